@@ -1,0 +1,85 @@
+/**
+ * One error type for the whole gateway. Protocol codecs render it in their caller's shape
+ * (OpenAI `{error:{message,type,code}}`, Anthropic `{type:"error",error:{type,message}}`,
+ * Gemini `{error:{code,message,status}}`); routing reads `retryable` to decide on failover.
+ * @module
+ */
+
+/** What went wrong, independent of protocol. Each kind has one HTTP status. */
+export type ErrorKind =
+	| 'invalid_request' // 400
+	| 'authentication' // 401
+	| 'insufficient_quota' // 402: not 429, so SDKs do not retry what cannot succeed
+	| 'permission' // 403
+	| 'not_found' // 404
+	| 'payload_too_large' // 413
+	| 'rate_limit' // 429
+	| 'api_error' // 500
+	| 'upstream' // 502
+	| 'unavailable' // 503
+	| 'overloaded' // 529 upstream, 503 to callers
+	| 'timeout' // 504
+
+const STATUS: Record<ErrorKind, number> = {
+	invalid_request: 400,
+	authentication: 401,
+	insufficient_quota: 402,
+	permission: 403,
+	not_found: 404,
+	payload_too_large: 413,
+	rate_limit: 429,
+	api_error: 500,
+	upstream: 502,
+	unavailable: 503,
+	overloaded: 503,
+	timeout: 504,
+}
+
+export class GatewayError extends Error {
+	readonly kind: ErrorKind
+	readonly status: number
+	/** Machine-readable code, e.g. `model_not_found`, `insufficient_quota`, `invalid_api_key`. */
+	readonly code?: string
+	/** Whether another channel might succeed where this one failed (network, 429, 5xx). */
+	readonly retryable: boolean
+	/** Seconds to wait, from the upstream's or our own `retry-after`. */
+	readonly retryAfter?: number
+	/** Field or parameter the error is about, when known. */
+	readonly param?: string
+
+	constructor(
+		kind: ErrorKind,
+		message: string,
+		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; cause?: unknown } = {},
+	) {
+		super(message, { cause: opts.cause })
+		this.name = 'GatewayError'
+		this.kind = kind
+		this.status = opts.status ?? STATUS[kind]
+		this.code = opts.code
+		this.retryable = opts.retryable ?? false
+		this.retryAfter = opts.retryAfter
+		this.param = opts.param
+	}
+}
+
+export const badRequest = (message: string, param?: string) =>
+	new GatewayError('invalid_request', message, { param, code: 'invalid_request_error' })
+
+export const notFound = (message: string, code = 'not_found') => new GatewayError('not_found', message, { code })
+
+/**
+ * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere; other 4xx are about the request.
+ * @example upstreamStatusError(429, 'slow down', 3).retryable === true
+ */
+export function upstreamStatusError(status: number, message: string, retryAfter?: number): GatewayError {
+	if (status === 429) return new GatewayError('rate_limit', message, { retryable: true, retryAfter, code: 'rate_limit_exceeded' })
+	if (status === 529) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
+	if (status >= 500) return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
+	if (status === 401 || status === 403)
+		// The channel's credentials are bad; the caller's are fine, so this is our failure, not theirs.
+		return new GatewayError('upstream', `upstream rejected the channel credentials: ${message}`, { retryable: true, code: 'upstream_auth' })
+	if (status === 404) return new GatewayError('not_found', message, { code: 'model_not_found' })
+	if (status === 413) return new GatewayError('payload_too_large', message)
+	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400 })
+}

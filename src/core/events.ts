@@ -1,0 +1,33 @@
+/**
+ * Canonical stream events. Block-structured like Anthropic's stream (the most explicit of the three): every
+ * content block opens, receives deltas and closes before the next block opens, with indexes increasing from 0.
+ * Gemini and OpenAI decoders synthesise the block lifecycle; encoders that have no blocks (OpenAI) ignore it.
+ * @module
+ */
+import type { GatewayError } from './errors'
+import type { StopReason, Usage } from './ir'
+
+export type BlockStart =
+	| { kind: 'text' }
+	| { kind: 'thinking' }
+	| { kind: 'redacted_thinking'; data: string }
+	| { kind: 'tool_call'; id: string; name: string; signature?: string }
+
+export type StreamEvent =
+	/** Exactly once, first. `usage` may carry input/cache counts known up front (Anthropic `message_start`). */
+	| { type: 'start'; id: string; model: string; created?: number; usage?: Partial<Usage> }
+	| { type: 'block_start'; index: number; block: BlockStart }
+	| { type: 'text_delta'; index: number; text: string }
+	| { type: 'thinking_delta'; index: number; text: string }
+	| { type: 'signature_delta'; index: number; signature: string }
+	/** A fragment of a tool call's JSON arguments. Concatenated fragments form the whole object. */
+	| { type: 'json_delta'; index: number; json: string }
+	| { type: 'block_stop'; index: number }
+	/** May repeat; each field given is the cumulative value so far (later values replace earlier ones). */
+	| { type: 'usage'; usage: Partial<Usage> }
+	/** Once, after the last block_stop. */
+	| { type: 'finish'; reason: StopReason; stopSequence?: string }
+	/** Terminal: the upstream failed mid-stream. Encoders emit their protocol's error frame. */
+	| { type: 'error'; error: GatewayError }
+	/** Keepalive; encoders emit a ping event or an SSE comment. */
+	| { type: 'ping' }

@@ -1,0 +1,47 @@
+/**
+ * The contract every wire protocol implements once. A codec is used on both sides of the gateway:
+ * client side (decodeRequest → … → encodeResponse / encodeStream) and upstream side
+ * (encodeRequest → … → decodeResponse / decodeStream).
+ * @module
+ */
+import type { GatewayError } from '../core/errors'
+import type { StreamEvent } from '../core/events'
+import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
+import type { SseFrame } from '../core/sse'
+
+export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini'
+
+/** What a client-side encoder needs to know beyond the events themselves. */
+export type EncodeContext = {
+	/** The model name to show the client (the one it asked for). */
+	model: string
+	/** OpenAI: the client asked for `stream_options.include_usage`, so emit the final usage chunk. */
+	includeUsage?: boolean
+	/** Locally counted prompt tokens, for protocols that must state input usage before upstream reports it
+	 * (Anthropic `message_start.message.usage.input_tokens`). */
+	inputTokensEstimate?: number
+}
+
+export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> }
+
+export interface ProtocolCodec<WireReq = any, WireRes = any> {
+	readonly name: ProtocolName
+	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
+	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
+	/** Canonical request → upstream body, with `model` set to the upstream model name. */
+	encodeRequest(req: ChatRequest, model: string): WireReq
+	/** Upstream body → canonical response. */
+	decodeResponse(body: WireRes): ChatResponse
+	/** Canonical response → client body. */
+	encodeResponse(res: ChatResponse, ctx: EncodeContext): WireRes
+	/** Upstream SSE frames → canonical events (always ends with `finish` or `error` when the stream is whole). */
+	decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent>
+	/** Canonical events → client SSE frames (including the protocol's terminator, e.g. `[DONE]`). */
+	encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame>
+	/** An error in this protocol's shape and status. */
+	encodeError(err: GatewayError): EncodedError
+	/** An error as a stream frame (sent when a stream fails after the headers went out). */
+	encodeStreamError(err: GatewayError): SseFrame
+	/** Reads the usage out of an upstream body of this protocol without a full decode (fast path billing). */
+	usageOf(body: WireRes): Usage | undefined
+}
