@@ -1,0 +1,30 @@
+/**
+ * Gemini attaches a `thoughtSignature` to function calls and rejects the next turn when it is missing
+ * ("Function call is missing a thought_signature"). OpenAI and Anthropic clients only send back the tool-call id,
+ * so the signature travels inside the id: `<id>__ts_<base64url(signature)>`. The alphabet stays within Anthropic's
+ * tool_use id pattern ^[a-zA-Z0-9_-]+$.
+ * @module
+ */
+
+const MARK = '__ts_'
+
+const toBase64Url = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+const fromBase64Url = (s: string) => {
+	const b64 = s.replace(/-/g, '+').replace(/_/g, '/')
+	return b64 + '='.repeat((4 - (b64.length % 4)) % 4)
+}
+
+/**
+ * @example packToolCallId('call_1', 'c2ln') === 'call_1__ts_c2ln'
+ * @param signature standard base64 as Gemini sends it
+ */
+export function packToolCallId(id: string, signature?: string): string {
+	return signature ? `${id}${MARK}${toBase64Url(signature)}` : id
+}
+
+/** @example unpackToolCallId('call_1__ts_c2ln') → { id: 'call_1', signature: 'c2ln' } */
+export function unpackToolCallId(packed: string): { id: string; signature?: string } {
+	const at = packed.indexOf(MARK)
+	if (at === -1) return { id: packed }
+	return { id: packed.slice(0, at), signature: fromBase64Url(packed.slice(at + MARK.length)) }
+}
