@@ -1,0 +1,81 @@
+/**
+ * createApp(services): composes the feature modules into one Elysia app. No side effects: tests import it and call
+ * `app.handle(request)`; src/index.ts adds `listen`.
+ * @module
+ */
+import { swagger } from '@elysiajs/swagger'
+import { Elysia } from 'elysia'
+import { GatewayError } from './core/errors'
+import { errorResponse, shapeForPath } from './http/error-shapes'
+import { requestGuard } from './http/request-guard'
+import { accountsModule } from './modules/admin/accounts'
+import { channelsModule } from './modules/admin/channels'
+import { modelsModule } from './modules/admin/models'
+import { tokensModule } from './modules/admin/tokens'
+import { usageModule } from './modules/admin/usage'
+import { healthModule } from './modules/health'
+import type { Services } from './services'
+
+export const API_VERSION = '0.1.0'
+
+export function createApp(svc: Services) {
+	return new Elysia({ name: 'switchboard' })
+		.use(
+			swagger({
+				path: '/docs',
+				exclude: ['/docs', '/docs/json'],
+				documentation: {
+					info: {
+						title: 'Switchboard',
+						version: API_VERSION,
+						description: 'Model gateway: OpenAI chat-completions, Anthropic messages and Gemini protocols for every model, plus the management API.',
+					},
+					tags: [
+						{ name: 'Health', description: 'Readiness' },
+						{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
+					],
+					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+					security: [{ bearer: [] }],
+				},
+			}),
+		)
+		.use(requestGuard(svc))
+		.onError(({ code, error, request, set }) => {
+			const path = new URL(request.url).pathname
+			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
+			return errorResponse(toGatewayError(code, error, svc), shapeForPath(path), rid)
+		})
+		.use(healthModule(svc))
+		.use(accountsModule(svc))
+		.use(tokensModule(svc))
+		.use(usageModule(svc))
+		.use(channelsModule(svc))
+		.use(modelsModule(svc))
+}
+
+export type App = ReturnType<typeof createApp>
+
+/** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
+function toGatewayError(code: string | number, error: unknown, svc: Services): GatewayError {
+	if (error instanceof GatewayError) return error
+	switch (code) {
+		case 'VALIDATION': {
+			const v = error as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string }
+			const first = v.all?.[0]
+			const field = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : (v.type ?? 'body')
+			return new GatewayError('invalid_request', `Invalid ${v.type ?? 'request'}: ${field ? `"${field}" ` : ''}${first?.message ?? first?.summary ?? 'is invalid'}`, {
+				param: field,
+				code: 'invalid_request_error',
+			})
+		}
+		case 'PARSE':
+			return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
+		case 'NOT_FOUND':
+			return new GatewayError('not_found', 'Not found', { code: 'not_found' })
+		case 'INVALID_COOKIE_SIGNATURE':
+			return new GatewayError('authentication', 'Invalid session', { code: 'invalid_session' })
+		default:
+			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
+			return new GatewayError('api_error', 'Internal error')
+	}
+}

@@ -1,0 +1,99 @@
+/**
+ * API keys: `sk-` + 48 characters from the CSPRNG. Stored as sha256 (indexed lookup) plus an AES-GCM copy for reveal.
+ * Lookups are served from an in-process cache once warm (no database round trip per request); changes invalidate
+ * the entry here at once and, through the bus, on every instance.
+ * @module
+ */
+import { eq } from 'drizzle-orm'
+import { GatewayError } from '../core/errors'
+import type { Db } from '../db/client'
+import { apiTokens } from '../db/schema'
+import { randomString } from '../lib/ids'
+import { type Cipher, sha256Hex } from '../lib/secrets'
+import type { Bus } from '../lib/bus'
+
+export const KEY_PREFIX = 'sk-'
+
+/** What a request needs to know about its key; cached. */
+export type AuthToken = {
+	id: number
+	accountId: number
+	name: string
+	status: string
+	expiresAt: number | null
+	spendLimit: number | null
+	allowedModels: string[] | null
+	rpmLimit: number | null
+	tpmLimit: number | null
+}
+
+export const generateKey = (): string => KEY_PREFIX + randomString(48)
+
+export const keyHint = (key: string): string => `${key.slice(0, 7)}…${key.slice(-4)}`
+
+const POSITIVE_TTL_MS = 60_000
+// Short, so a key created on another instance without a shared bus works within a couple of seconds.
+const NEGATIVE_TTL_MS = 2_000
+
+export type KeyCache = {
+	/** Resolves a presented key; throws 401 GatewayErrors. */
+	authenticate(key: string | undefined): Promise<AuthToken>
+	/** Drops a key from this and (through the bus) every instance's cache. */
+	invalidate(keyHash: string): void
+	/** For tests and metrics. */
+	size(): number
+}
+
+export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): KeyCache {
+	const cache = new Map<string, { token: AuthToken | null; until: number }>()
+	bus.subscribe('token-invalidate', (hash) => cache.delete(hash))
+
+	async function load(hash: string): Promise<AuthToken | null> {
+		const [row] = await db.orm.select().from(apiTokens).where(eq(apiTokens.keyHash, hash)).limit(1)
+		if (!row) return null
+		return {
+			id: row.id,
+			accountId: row.accountId,
+			name: row.name,
+			status: row.status,
+			expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+			spendLimit: row.spendLimit,
+			allowedModels: row.allowedModels ?? null,
+			rpmLimit: row.rpmLimit,
+			tpmLimit: row.tpmLimit,
+		}
+	}
+
+	return {
+		async authenticate(key) {
+			if (!key) throw new GatewayError('authentication', 'Missing API key: send Authorization: Bearer sk-…', { code: 'missing_api_key' })
+			if (!key.startsWith(KEY_PREFIX) || key.length < 35 || key.length > 128)
+				throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
+			const hash = sha256Hex(key)
+			const t = now()
+			let hit = cache.get(hash)
+			if (!hit || hit.until < t) {
+				const token = await load(hash)
+				hit = { token, until: t + (token ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) }
+				if (cache.size > 100_000) cache.clear() // bound memory against key-spraying
+				cache.set(hash, hit)
+			}
+			const tok = hit.token
+			if (!tok || tok.status === 'deleted') throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
+			if (tok.status !== 'active') throw new GatewayError('authentication', 'API key is disabled', { code: 'api_key_disabled' })
+			if (tok.expiresAt !== null && tok.expiresAt <= t)
+				throw new GatewayError('authentication', `API key expired at ${new Date(tok.expiresAt).toISOString()}`, { code: 'api_key_expired' })
+			return tok
+		},
+		invalidate(hash) {
+			cache.delete(hash)
+			bus.publish('token-invalidate', hash)
+		},
+		size: () => cache.size,
+	}
+}
+
+/** Creates the stored form of a new key. */
+export async function sealKey(cipher: Cipher, key = generateKey()) {
+	return { key, keyHash: sha256Hex(key), keyEnc: await cipher.encrypt(key), keyHint: keyHint(key) }
+}

@@ -1,0 +1,79 @@
+/**
+ * Opens the database: embedded PGlite (no DATABASE_URL) or PostgreSQL through postgres.js. Both get the same schema
+ * and migrations. Exposes Drizzle for ordinary queries and a small raw-SQL interface for the few hot paths
+ * (ledger, key lookup) and for migrations. int8 is parsed to JS numbers on both drivers (money fits, see schema.ts).
+ * @module
+ */
+import { PGlite } from '@electric-sql/pglite'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import * as schema from './schema'
+
+export type SqlTx = {
+	query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
+	/** Runs one or more statements without parameters. */
+	exec(text: string): Promise<void>
+}
+
+export type Sql = SqlTx & {
+	transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>
+	close(): Promise<void>
+}
+
+export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>
+
+export type Db = { kind: 'pglite' | 'postgres'; sql: Sql; orm: Orm }
+
+const INT8 = 20
+
+/**
+ * @param url postgres:// URL, or undefined for PGlite
+ * @param dataDir PGlite data directory; 'memory://' (or undefined) keeps it in memory (tests)
+ */
+export async function openDb(url: string | undefined, dataDir?: string): Promise<Db> {
+	return url ? openPostgres(url) : openPglite(dataDir)
+}
+
+async function openPostgres(url: string): Promise<Db> {
+	const client = postgres(url, {
+		max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+		onnotice: () => {},
+		types: { int8: { to: INT8, from: [INT8], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+	})
+	const wrap = (c: postgres.Sql | postgres.TransactionSql): SqlTx => ({
+		query: async <T>(text: string, params: unknown[] = []) => (await c.unsafe(text, params as never[])) as unknown as T[],
+		exec: async (text: string) => {
+			await c.unsafe(text)
+		},
+	})
+	const sql: Sql = {
+		...wrap(client),
+		transaction: (fn) => client.begin((tx) => fn(wrap(tx))) as never,
+		close: () => client.end({ timeout: 5 }),
+	}
+	await client`select 1`
+	return { kind: 'postgres', sql, orm: drizzlePostgres({ client, schema }) as unknown as Orm }
+}
+
+async function openPglite(dataDir?: string): Promise<Db> {
+	const { loadPgliteAssets } = await import('./pglite-assets')
+	const client = await PGlite.create({
+		dataDir: dataDir && dataDir !== 'memory://' ? dataDir : undefined,
+		parsers: { [INT8]: (v: string) => Number(v) },
+		...(await loadPgliteAssets()),
+	})
+	const wrap = (c: Pick<PGlite, 'query' | 'exec'>): SqlTx => ({
+		query: async <T>(text: string, params: unknown[] = []) => (await c.query<T>(text, params)).rows,
+		exec: async (text: string) => {
+			await c.exec(text)
+		},
+	})
+	const sql: Sql = {
+		...wrap(client),
+		transaction: (fn) => client.transaction((tx) => fn(wrap(tx))),
+		close: () => client.close(),
+	}
+	return { kind: 'pglite', sql, orm: drizzlePglite({ client, schema }) as unknown as Orm }
+}

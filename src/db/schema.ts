@@ -1,0 +1,148 @@
+/**
+ * Storage schema (Drizzle). Money columns are integer micro-USD (`bigint`, read as JS numbers: exact up to
+ * 2^53 micro-USD ≈ $9 billion). Prices are integer micro-USD per million tokens (i.e. pico-USD per token), so a
+ * price such as $0.075/Mtok stays an integer. `drizzle/` holds the SQL generated from this file.
+ * @module
+ */
+import { sql } from 'drizzle-orm'
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+
+const money = (name: string) => bigint(name, { mode: 'number' })
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
+
+export const accounts = pgTable('accounts', {
+	id: serial('id').primaryKey(),
+	name: text('name').notNull(),
+	/** Available balance: credits minus settled costs minus open holds. Never below zero. */
+	balance: money('balance').notNull().default(0),
+	status: text('status').notNull().default('active'),
+	createdAt: createdAt(),
+})
+
+/** Append-only record of money added to accounts; with usage costs and holds it proves the balance. */
+export const credits = pgTable(
+	'credits',
+	{
+		id: serial('id').primaryKey(),
+		accountId: integer('account_id').notNull().references(() => accounts.id),
+		amount: money('amount').notNull(),
+		note: text('note'),
+		createdAt: createdAt(),
+	},
+	(t) => [index('credits_account_idx').on(t.accountId)],
+)
+
+export const apiTokens = pgTable(
+	'api_tokens',
+	{
+		id: serial('id').primaryKey(),
+		accountId: integer('account_id').notNull().references(() => accounts.id),
+		name: text('name').notNull(),
+		/** sha256 of the full key, hex: the lookup index. */
+		keyHash: text('key_hash').notNull(),
+		/** AES-GCM ciphertext of the full key under SECRET_KEY, so it can be revealed again. */
+		keyEnc: text('key_enc').notNull(),
+		/** First and last characters, for masked display without decrypting. */
+		keyHint: text('key_hint').notNull(),
+		expiresAt: timestamp('expires_at', { withTimezone: true }),
+		spendLimit: money('spend_limit'),
+		/** Settled spend. Open reservations are in `reserved`. */
+		spent: money('spent').notNull().default(0),
+		reserved: money('reserved').notNull().default(0),
+		status: text('status').notNull().default('active'),
+		/** Optional limits (routing issue): requests and tokens per minute, allowed model names. */
+		rpmLimit: integer('rpm_limit'),
+		tpmLimit: integer('tpm_limit'),
+		allowedModels: jsonb('allowed_models').$type<string[]>(),
+		createdAt: createdAt(),
+		lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+	},
+	(t) => [uniqueIndex('api_tokens_key_hash_idx').on(t.keyHash), index('api_tokens_account_idx').on(t.accountId)],
+)
+
+export const channels = pgTable('channels', {
+	id: serial('id').primaryKey(),
+	name: text('name').notNull().unique(),
+	type: text('type').notNull(),
+	baseUrl: text('base_url').notNull(),
+	/** Encrypted upstream key (AES-GCM under SECRET_KEY); never returned by the API. */
+	apiKeyEnc: text('api_key_enc').notNull(),
+	models: jsonb('models').$type<string[]>().notNull(),
+	modelMap: jsonb('model_map').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+	priority: integer('priority').notNull().default(0),
+	weight: integer('weight').notNull().default(1),
+	status: text('status').notNull().default('enabled'),
+	disabledReason: text('disabled_reason'),
+	/** 'config' when declared in GATEWAY_CONFIG (re-applied at start), 'api' when created through /api. */
+	source: text('source').notNull().default('api'),
+	/** Per-channel options such as timeouts and extra headers. */
+	settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+	createdAt: createdAt(),
+	updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+})
+
+export const models = pgTable('models', {
+	id: serial('id').primaryKey(),
+	name: text('name').notNull().unique(),
+	/** micro-USD per million tokens. */
+	inputPerMtok: money('input_per_mtok').notNull().default(0),
+	outputPerMtok: money('output_per_mtok').notNull().default(0),
+	cacheReadPerMtok: money('cache_read_per_mtok'),
+	cacheWritePerMtok: money('cache_write_per_mtok'),
+	/** micro-USD per request (images, tasks, or a flat fee). */
+	perRequest: money('per_request'),
+	maxOutputTokens: integer('max_output_tokens'),
+	/** Other unit prices in micro-USD (per_image by size/quality, per_minute, per_second, per_char, per action). */
+	prices: jsonb('prices').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
+	status: text('status').notNull().default('enabled'),
+	source: text('source').notNull().default('api'),
+	createdAt: createdAt(),
+	updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+})
+
+/** Open reservations. A row exists from reserve until settle or release; request_id makes both idempotent. */
+export const ledgerHolds = pgTable(
+	'ledger_holds',
+	{
+		requestId: text('request_id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		tokenId: integer('token_id'),
+		amount: money('amount').notNull(),
+		/** 'open' while it holds money; 'expired' once the sweeper gave the money back (a late settle still charges). */
+		state: text('state').notNull().default('open'),
+		createdAt: createdAt(),
+		/** After this the sweeper releases the hold (its process died before settling). */
+		expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+	},
+	(t) => [index('ledger_holds_expires_idx').on(t.expiresAt)],
+)
+
+export const usageLogs = pgTable(
+	'usage_logs',
+	{
+		id: bigserial('id', { mode: 'number' }).primaryKey(),
+		createdAt: createdAt(),
+		requestId: text('request_id').notNull(),
+		accountId: integer('account_id').notNull(),
+		tokenId: integer('token_id'),
+		model: text('model').notNull(),
+		upstreamModel: text('upstream_model'),
+		endpoint: text('endpoint').notNull(),
+		channelId: integer('channel_id'),
+		channel: text('channel'),
+		inputTokens: integer('input_tokens').notNull().default(0),
+		outputTokens: integer('output_tokens').notNull().default(0),
+		cachedTokens: integer('cached_tokens').notNull().default(0),
+		cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+		reasoningTokens: integer('reasoning_tokens').notNull().default(0),
+		/** Charged, micro-USD. */
+		cost: money('cost').notNull().default(0),
+		status: integer('status').notNull(),
+		latencyMs: integer('latency_ms').notNull().default(0),
+		estimated: boolean('estimated').notNull().default(false),
+		/** How the request ended: ok, error, client_abort, upstream_cut … */
+		endReason: text('end_reason').notNull().default('ok'),
+		stream: boolean('stream').notNull().default(false),
+	},
+	(t) => [index('usage_logs_account_idx').on(t.accountId, t.id), index('usage_logs_token_idx').on(t.tokenId, t.id), index('usage_logs_request_idx').on(t.requestId)],
+)

@@ -1,0 +1,28 @@
+/**
+ * Runs first on every request: assigns the request id (the client's `x-request-id` when given, else a new one) and
+ * rejects bodies over the configured limit with a 413 in the caller's protocol shape before anything reads them.
+ * @module
+ */
+import { Elysia } from 'elysia'
+import { GatewayError } from '../core/errors'
+import { requestId } from '../lib/ids'
+import type { Services } from '../services'
+import { errorResponse, shapeForPath } from './error-shapes'
+
+const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export const requestGuard = (svc: Services) =>
+	new Elysia({ name: 'request-guard' }).onRequest(({ request, set }) => {
+		const given = request.headers.get('x-request-id')
+		const id = given && VALID_ID.test(given) ? given : requestId()
+		set.headers['x-request-id'] = id
+		const len = Number(request.headers.get('content-length') ?? 0)
+		if (len > 0) {
+			const multipart = (request.headers.get('content-type') ?? '').startsWith('multipart/')
+			const limit = multipart ? svc.env.maxUploadBytes : svc.env.maxJsonBytes
+			if (len > limit) {
+				const path = new URL(request.url).pathname
+				return errorResponse(new GatewayError('payload_too_large', `Request body is ${len} bytes; the limit is ${limit}`, { code: 'request_too_large' }), shapeForPath(path), id)
+			}
+		}
+	})

@@ -1,0 +1,33 @@
+/**
+ * Boot: environment → services (database opened and migrated, config applied) → app → listen.
+ * Exits with a readable message (never a stack trace) when the configuration is wrong.
+ */
+import { createApp } from './app'
+import { loadEnv } from './config/env'
+import { createServices } from './services'
+
+try {
+	const env = loadEnv()
+	const svc = await createServices(env)
+	const app = createApp(svc)
+	app.listen({
+		port: env.port,
+		hostname: env.host,
+		// Streams of slow reasoning models can be silent for minutes; keepalives go out every 15 s, so the socket
+		// idle timeout only has to outlast that (WIRE-NOTES §22). 255 s is Bun's maximum.
+		idleTimeout: 255,
+		maxRequestBodySize: Math.max(env.maxJsonBytes, env.maxUploadBytes) + 1024 * 1024,
+	})
+	svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, redis: svc.bus.kind === 'redis' })
+	const stop = async (signal: string) => {
+		svc.log.info('shutting down', { signal })
+		await app.stop()
+		await svc.close()
+		process.exit(0)
+	}
+	process.on('SIGTERM', () => void stop('SIGTERM'))
+	process.on('SIGINT', () => void stop('SIGINT'))
+} catch (e) {
+	console.error(`switchboard: cannot start: ${(e as Error).message}`)
+	process.exit(1)
+}

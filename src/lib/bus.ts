@@ -1,0 +1,63 @@
+/**
+ * A tiny publish/subscribe bus for cache invalidations across instances. With REDIS_URL it uses Redis pub/sub
+ * (Bun's native client); without, it is in-process only (one instance).
+ * @module
+ */
+
+export type Bus = {
+	publish(topic: string, message: string): void
+	subscribe(topic: string, handler: (message: string) => void): void
+	close(): Promise<void>
+	readonly kind: 'memory' | 'redis'
+	/** Whether Redis answers (health). */
+	ping(): Promise<boolean>
+}
+
+const PREFIX = 'switchboard:'
+
+export function memoryBus(): Bus {
+	const handlers = new Map<string, Set<(m: string) => void>>()
+	return {
+		kind: 'memory',
+		publish(topic, message) {
+			for (const h of handlers.get(topic) ?? []) h(message)
+		},
+		subscribe(topic, handler) {
+			const set = handlers.get(topic) ?? new Set()
+			set.add(handler)
+			handlers.set(topic, set)
+		},
+		close: async () => {},
+		ping: async () => true,
+	}
+}
+
+export async function redisBus(url: string, onError: (e: unknown) => void): Promise<Bus> {
+	const pub = new Bun.RedisClient(url, { enableOfflineQueue: false, autoReconnect: true })
+	const sub = new Bun.RedisClient(url, { autoReconnect: true })
+	await pub.connect()
+	await sub.connect()
+	const local = memoryBus()
+	return {
+		kind: 'redis',
+		publish(topic, message) {
+			local.publish(topic, message) // this instance at once, even if Redis is down
+			pub.publish(PREFIX + topic, message).catch(onError)
+		},
+		subscribe(topic, handler) {
+			local.subscribe(topic, handler)
+			sub.subscribe(PREFIX + topic, (message) => handler(message)).catch(onError)
+		},
+		async close() {
+			pub.close()
+			sub.close()
+		},
+		async ping() {
+			try {
+				return (await pub.send('PING', [])) === 'PONG'
+			} catch {
+				return false
+			}
+		},
+	}
+}

@@ -1,0 +1,73 @@
+/** Management API: accounts. */
+import { Elysia, t } from 'elysia'
+import { assertAccount, assertAdmin } from '../../../auth/principal'
+import { microsToUsd, usdToMicros } from '../../../billing/money'
+import { badRequest } from '../../../core/errors'
+import type { Services } from '../../../services'
+import { adminAuth } from '../auth'
+import { ErrorBody, IdParams, iso } from '../schemas'
+import { type AccountRow, createAccount, creditAccount, getAccount, listAccounts } from './service'
+
+const Account = t.Object({
+	id: t.Integer(),
+	name: t.String(),
+	balance: t.Number({ description: 'Available balance in USD (open reservations excluded)' }),
+	status: t.String(),
+	created_at: t.String({ format: 'date-time' }),
+})
+
+const view = (a: AccountRow) => ({ id: a.id, name: a.name, balance: microsToUsd(a.balance), status: a.status, created_at: iso(a.createdAt)! })
+
+const toMicros = (v: number, field: string) => {
+	try {
+		return usdToMicros(v)
+	} catch (e) {
+		throw badRequest(`${field}: ${(e as Error).message}`, field)
+	}
+}
+
+export const accountsModule = (svc: Services) =>
+	new Elysia({ prefix: '/api/accounts', detail: { tags: ['Management'] } })
+		.use(adminAuth(svc))
+		.post(
+			'/',
+			async ({ body, principal, status }) => {
+				assertAdmin(principal)
+				return status(201, view(await createAccount(svc.db, body.name, toMicros(body.balance ?? 0, 'balance'))))
+			},
+			{
+				body: t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), balance: t.Optional(t.Number({ minimum: 0 })) }),
+				response: { 201: Account, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+				detail: { summary: 'Create an account' },
+			},
+		)
+		.get(
+			'/',
+			async ({ principal }) => {
+				if (principal.kind === 'user' && !principal.admin) return { data: [view(await getAccount(svc.db, principal.accountId))] }
+				return { data: (await listAccounts(svc.db)).map(view) }
+			},
+			{ response: { 200: t.Object({ data: t.Array(Account) }), 401: ErrorBody }, detail: { summary: 'List accounts' } },
+		)
+		.get(
+			'/:id',
+			async ({ params, principal }) => {
+				assertAccount(principal, params.id)
+				return view(await getAccount(svc.db, params.id))
+			},
+			{ params: IdParams, response: { 200: Account, 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Get an account' } },
+		)
+		.post(
+			'/:id/credit',
+			async ({ params, body, principal }) => {
+				assertAdmin(principal)
+				if (body.amount === 0) throw badRequest('amount must not be zero', 'amount')
+				return { balance: microsToUsd(await creditAccount(svc.db, params.id, toMicros(body.amount, 'amount'), body.note)) }
+			},
+			{
+				params: IdParams,
+				body: t.Object({ amount: t.Number({ description: 'USD to add (negative to remove)' }), note: t.Optional(t.String({ maxLength: 500 })) }),
+				response: { 200: t.Object({ balance: t.Number() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				detail: { summary: 'Credit an account' },
+			},
+		)

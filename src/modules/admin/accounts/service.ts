@@ -1,0 +1,40 @@
+/** Accounts and credits. Crediting writes the append-only `credits` row and the balance in one transaction. */
+import { desc, eq, sql } from 'drizzle-orm'
+import { GatewayError, notFound } from '../../../core/errors'
+import type { Db } from '../../../db/client'
+import { accounts, credits } from '../../../db/schema'
+
+export type AccountRow = typeof accounts.$inferSelect
+
+export async function createAccount(db: Db, name: string, balanceMicros: number): Promise<AccountRow> {
+	return db.orm.transaction(async (tx) => {
+		const [row] = await tx.insert(accounts).values({ name, balance: balanceMicros }).returning()
+		if (balanceMicros > 0) await tx.insert(credits).values({ accountId: row!.id, amount: balanceMicros, note: 'initial balance' })
+		return row!
+	})
+}
+
+export async function getAccount(db: Db, id: number): Promise<AccountRow> {
+	const [row] = await db.orm.select().from(accounts).where(eq(accounts.id, id)).limit(1)
+	if (!row) throw notFound(`account ${id} not found`)
+	return row
+}
+
+export const listAccounts = (db: Db) => db.orm.select().from(accounts).orderBy(desc(accounts.id)).limit(1000)
+
+/** Adds (or, negative, removes) money. A debit never takes the balance below zero. */
+export async function creditAccount(db: Db, id: number, amountMicros: number, note?: string): Promise<number> {
+	return db.orm.transaction(async (tx) => {
+		const [row] = await tx
+			.update(accounts)
+			.set({ balance: sql`${accounts.balance} + ${amountMicros}` })
+			.where(sql`${accounts.id} = ${id} AND ${accounts.balance} + ${amountMicros} >= 0`)
+			.returning({ balance: accounts.balance })
+		if (!row) {
+			await getAccount(db, id) // 404 when missing
+			throw new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
+		}
+		await tx.insert(credits).values({ accountId: id, amount: amountMicros, note: note ?? null })
+		return row.balance
+	})
+}

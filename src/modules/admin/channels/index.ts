@@ -1,0 +1,172 @@
+/** Management API: upstream channels. Upstream keys are write-only (stored encrypted, never returned). */
+import { desc, eq } from 'drizzle-orm'
+import { Elysia, t } from 'elysia'
+import { assertAdmin } from '../../../auth/principal'
+import { GatewayError, notFound } from '../../../core/errors'
+import { channels } from '../../../db/schema'
+import { CHANNEL_TYPES } from '../../../providers/channel-types'
+import type { Services } from '../../../services'
+import { adminAuth } from '../auth'
+import { ErrorBody, IdParams, iso } from '../schemas'
+
+const ChannelType = t.Union(CHANNEL_TYPES.map((c) => t.Literal(c)))
+
+const Channel = t.Object({
+	id: t.Integer(),
+	name: t.String(),
+	type: t.String(),
+	base_url: t.String(),
+	models: t.Array(t.String()),
+	model_map: t.Record(t.String(), t.String()),
+	priority: t.Integer(),
+	weight: t.Integer(),
+	status: t.String({ description: 'enabled | disabled' }),
+	disabled_reason: t.Union([t.String(), t.Null()]),
+	source: t.String({ description: 'config (GATEWAY_CONFIG) | api' }),
+	settings: t.Record(t.String(), t.Unknown()),
+	created_at: t.String({ format: 'date-time' }),
+	updated_at: t.String({ format: 'date-time' }),
+})
+
+type Row = typeof channels.$inferSelect
+
+const view = (r: Row) => ({
+	id: r.id,
+	name: r.name,
+	type: r.type,
+	base_url: r.baseUrl,
+	models: r.models,
+	model_map: r.modelMap ?? {},
+	priority: r.priority,
+	weight: r.weight,
+	status: r.status,
+	disabled_reason: r.disabledReason,
+	source: r.source,
+	settings: r.settings ?? {},
+	created_at: iso(r.createdAt)!,
+	updated_at: iso(r.updatedAt)!,
+})
+
+const Fields = {
+	type: ChannelType,
+	base_url: t.String({ minLength: 1, pattern: '^https?://' }),
+	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
+	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
+	priority: t.Integer({ description: 'Lower is tried first' }),
+	weight: t.Integer({ minimum: 0, description: 'Share among channels of equal priority' }),
+	model_map: t.Record(t.String(), t.String(), { description: 'public name → upstream name' }),
+	settings: t.Record(t.String(), t.Unknown()),
+}
+
+export const channelsModule = (svc: Services) => {
+	const find = async (id: number) => {
+		const [row] = await svc.db.orm.select().from(channels).where(eq(channels.id, id)).limit(1)
+		if (!row) throw notFound(`channel ${id} not found`)
+		return row
+	}
+	const setStatus = async (id: number, enabled: boolean, reason: string | null) => {
+		await find(id)
+		const [row] = await svc.db.orm
+			.update(channels)
+			.set({ status: enabled ? 'enabled' : 'disabled', disabledReason: enabled ? null : reason, updatedAt: new Date() })
+			.where(eq(channels.id, id))
+			.returning()
+		await svc.catalog.changed()
+		return view(row!)
+	}
+	return new Elysia({ prefix: '/api/channels', detail: { tags: ['Management'] } })
+		.use(adminAuth(svc))
+		.onBeforeHandle(({ principal }) => assertAdmin(principal))
+		.get('/', async () => ({ data: (await svc.db.orm.select().from(channels).orderBy(desc(channels.id))).map(view) }), {
+			response: { 200: t.Object({ data: t.Array(Channel) }), 401: ErrorBody, 403: ErrorBody },
+			detail: { summary: 'List channels' },
+		})
+		.get('/:id', async ({ params }) => view(await find(params.id)), {
+			params: IdParams,
+			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+			detail: { summary: 'Get a channel' },
+		})
+		.post(
+			'/',
+			async ({ body, status }) => {
+				const [row] = await svc.db.orm
+					.insert(channels)
+					.values({
+						name: body.name,
+						type: body.type,
+						baseUrl: body.base_url,
+						apiKeyEnc: await svc.cipher.encrypt(body.api_key),
+						models: body.models,
+						modelMap: body.model_map ?? {},
+						priority: body.priority ?? 0,
+						weight: body.weight ?? 1,
+						settings: body.settings ?? {},
+						source: 'api',
+					})
+					.onConflictDoNothing()
+					.returning()
+				if (!row) throw new GatewayError('invalid_request', `a channel named "${body.name}" exists`, { param: 'name', status: 409 })
+				await svc.catalog.changed()
+				return status(201, view(row))
+			},
+			{
+				body: t.Object({
+					name: t.String({ minLength: 1, maxLength: 200 }),
+					type: Fields.type,
+					base_url: Fields.base_url,
+					api_key: Fields.api_key,
+					models: Fields.models,
+					priority: t.Optional(Fields.priority),
+					weight: t.Optional(Fields.weight),
+					model_map: t.Optional(Fields.model_map),
+					settings: t.Optional(Fields.settings),
+				}),
+				response: { 201: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody },
+				detail: { summary: 'Create a channel' },
+			},
+		)
+		.patch(
+			'/:id',
+			async ({ params, body }) => {
+				await find(params.id)
+				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
+				if (body.name !== undefined) set.name = body.name
+				if (body.type !== undefined) set.type = body.type
+				if (body.base_url !== undefined) set.baseUrl = body.base_url
+				if (body.api_key !== undefined) set.apiKeyEnc = await svc.cipher.encrypt(body.api_key)
+				if (body.models !== undefined) set.models = body.models
+				if (body.model_map !== undefined) set.modelMap = body.model_map
+				if (body.priority !== undefined) set.priority = body.priority
+				if (body.weight !== undefined) set.weight = body.weight
+				if (body.settings !== undefined) set.settings = body.settings
+				if (body.enabled !== undefined) {
+					set.status = body.enabled ? 'enabled' : 'disabled'
+					set.disabledReason = body.enabled ? null : 'disabled by an administrator'
+				}
+				const [row] = await svc.db.orm.update(channels).set(set).where(eq(channels.id, params.id)).returning()
+				await svc.catalog.changed()
+				return view(row!)
+			},
+			{
+				params: IdParams,
+				body: t.Partial(t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...Fields, enabled: t.Boolean() })),
+				response: { 200: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				detail: { summary: 'Update a channel' },
+			},
+		)
+		.post('/:id/disable', ({ params }) => setStatus(params.id, false, 'disabled by an administrator'), {
+			params: IdParams,
+			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+			detail: { summary: 'Disable a channel' },
+		})
+		.post('/:id/enable', ({ params }) => setStatus(params.id, true, null), {
+			params: IdParams,
+			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+			detail: { summary: 'Enable a channel' },
+		})
+		.delete('/:id', ({ params }) => setStatus(params.id, false, 'deleted by an administrator'), {
+			params: IdParams,
+			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+			detail: { summary: 'Disable a channel (channels are never deleted: usage rows refer to them)' },
+		})
+}

@@ -1,0 +1,122 @@
+/** Management API: the model price list. Prices are USD at the API and integer micro-USD inside. */
+import { asc, eq } from 'drizzle-orm'
+import { Elysia, t } from 'elysia'
+import { assertAdmin } from '../../../auth/principal'
+import { microsToUsd } from '../../../billing/money'
+import { priceColumns } from '../../../config/config-apply'
+import { ModelEntry } from '../../../config/gateway-file'
+import { GatewayError, badRequest, notFound } from '../../../core/errors'
+import { models } from '../../../db/schema'
+import type { Services } from '../../../services'
+import { adminAuth } from '../auth'
+import { ErrorBody, IdParams, iso } from '../schemas'
+
+const Nullable = t.Union([t.Number(), t.Null()])
+
+export const ModelPrice = t.Object({
+	id: t.Integer(),
+	name: t.String(),
+	input_per_mtok: t.Number({ description: 'USD per million input tokens' }),
+	output_per_mtok: t.Number({ description: 'USD per million output tokens (reasoning included)' }),
+	cache_read_per_mtok: Nullable,
+	cache_write_per_mtok: Nullable,
+	per_request: Nullable,
+	max_output_tokens: t.Union([t.Integer(), t.Null()]),
+	prices: t.Record(t.String(), t.Number(), { description: 'Other unit prices in USD (per_image, per_minute, per_mchar …)' }),
+	status: t.String(),
+	source: t.String(),
+	updated_at: t.String({ format: 'date-time' }),
+})
+
+type Row = typeof models.$inferSelect
+const usd = (v: number | null) => (v === null ? null : microsToUsd(v))
+
+export const modelView = (r: Row) => ({
+	id: r.id,
+	name: r.name,
+	input_per_mtok: microsToUsd(r.inputPerMtok),
+	output_per_mtok: microsToUsd(r.outputPerMtok),
+	cache_read_per_mtok: usd(r.cacheReadPerMtok),
+	cache_write_per_mtok: usd(r.cacheWritePerMtok),
+	per_request: usd(r.perRequest),
+	max_output_tokens: r.maxOutputTokens,
+	prices: Object.fromEntries(Object.entries(r.prices ?? {}).map(([k, v]) => [k, microsToUsd(v)])),
+	status: r.status,
+	source: r.source,
+	updated_at: iso(r.updatedAt)!,
+})
+
+const columns = (body: ModelEntry) => {
+	try {
+		return priceColumns(body)
+	} catch (e) {
+		throw badRequest((e as Error).message)
+	}
+}
+
+export const modelsModule = (svc: Services) => {
+	const find = async (id: number) => {
+		const [row] = await svc.db.orm.select().from(models).where(eq(models.id, id)).limit(1)
+		if (!row) throw notFound(`model ${id} not found`)
+		return row
+	}
+	return new Elysia({ prefix: '/api/models', detail: { tags: ['Management'] } })
+		.use(adminAuth(svc))
+		.get('/', async () => ({ data: (await svc.db.orm.select().from(models).orderBy(asc(models.name))).map(modelView) }), {
+			response: { 200: t.Object({ data: t.Array(ModelPrice) }), 401: ErrorBody },
+			detail: { summary: 'List model prices' },
+		})
+		.post(
+			'/',
+			async ({ body, principal, status }) => {
+				assertAdmin(principal)
+				const [row] = await svc.db.orm
+					.insert(models)
+					.values({ name: body.name, ...columns(body), source: 'api' })
+					.onConflictDoNothing()
+					.returning()
+				if (!row) throw new GatewayError('invalid_request', `a model named "${body.name}" exists`, { param: 'name', status: 409 })
+				await svc.catalog.changed()
+				return status(201, modelView(row))
+			},
+			{ body: ModelEntry, response: { 201: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody }, detail: { summary: 'Add a model price' } },
+		)
+		.patch(
+			'/:id',
+			async ({ params, body, principal }) => {
+				assertAdmin(principal)
+				const cur = await find(params.id)
+				const set = { ...columns({ ...pricesOf(cur), ...body, name: body.name ?? cur.name } as ModelEntry), name: body.name ?? cur.name, updatedAt: new Date() } as Partial<typeof models.$inferInsert>
+				if (body.enabled !== undefined) set.status = body.enabled ? 'enabled' : 'disabled'
+				const [row] = await svc.db.orm.update(models).set(set).where(eq(models.id, params.id)).returning()
+				await svc.catalog.changed()
+				return modelView(row!)
+			},
+			{ params: IdParams, body: t.Partial(ModelEntry), response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price' } },
+		)
+		.delete(
+			'/:id',
+			async ({ params, principal }) => {
+				assertAdmin(principal)
+				await find(params.id)
+				const [row] = await svc.db.orm.update(models).set({ status: 'disabled', updatedAt: new Date() }).where(eq(models.id, params.id)).returning()
+				await svc.catalog.changed()
+				return modelView(row!)
+			},
+			{ params: IdParams, response: { 200: ModelPrice, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Disable a model (kept for old usage rows)' } },
+		)
+}
+
+/** The stored prices of a row as a config entry in USD, so PATCH can merge a partial body over them. */
+function pricesOf(r: Row): Record<string, number | undefined> {
+	const v = modelView(r)
+	return {
+		input_per_mtok: v.input_per_mtok,
+		output_per_mtok: v.output_per_mtok,
+		cache_read_per_mtok: v.cache_read_per_mtok ?? undefined,
+		cache_write_per_mtok: v.cache_write_per_mtok ?? undefined,
+		per_request: v.per_request ?? undefined,
+		max_output_tokens: v.max_output_tokens ?? undefined,
+		...v.prices,
+	}
+}

@@ -1,0 +1,13 @@
+/** Shared schema pieces of the management API. */
+import { t } from 'elysia'
+
+export const ErrorBody = t.Object({
+	error: t.Object({ message: t.String(), type: t.String(), param: t.Optional(t.Union([t.String(), t.Null()])), code: t.Union([t.String(), t.Null()]) }),
+})
+
+export const IdParams = t.Object({ id: t.Numeric({ minimum: 1, maximum: 2_147_483_647 }) })
+
+/** USD amount at the API; stored as integer micro-USD. */
+export const Usd = (opts: { minimum?: number; description?: string } = {}) => t.Number({ minimum: opts.minimum ?? 0, description: opts.description ?? 'USD' })
+
+export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null)

@@ -1,0 +1,149 @@
+/** Management API: API keys (`sk-…`). */
+import { Elysia, t } from 'elysia'
+import { assertAccount } from '../../../auth/principal'
+import { microsToUsd, usdToMicros } from '../../../billing/money'
+import { badRequest } from '../../../core/errors'
+import type { Services } from '../../../services'
+import { adminAuth } from '../auth'
+import { ErrorBody, IdParams, iso } from '../schemas'
+import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
+
+const Token = t.Object({
+	id: t.Integer(),
+	account_id: t.Integer(),
+	name: t.String(),
+	key_hint: t.String({ description: 'Masked key, e.g. sk-AbCd…wxyz' }),
+	expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+	spend_limit: t.Union([t.Number(), t.Null()], { description: 'USD; null = no limit' }),
+	spent: t.Number({ description: 'USD settled so far' }),
+	reserved: t.Number({ description: 'USD held by requests in flight' }),
+	status: t.String({ description: 'active | disabled | expired' }),
+	rpm_limit: t.Union([t.Integer(), t.Null()]),
+	tpm_limit: t.Union([t.Integer(), t.Null()]),
+	allowed_models: t.Union([t.Array(t.String()), t.Null()]),
+	created_at: t.String({ format: 'date-time' }),
+	last_used_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+})
+
+const view = (r: TokenRow) => ({
+	id: r.id,
+	account_id: r.accountId,
+	name: r.name,
+	key_hint: r.keyHint,
+	expires_at: iso(r.expiresAt),
+	spend_limit: r.spendLimit === null ? null : microsToUsd(r.spendLimit),
+	spent: microsToUsd(r.spent),
+	reserved: microsToUsd(r.reserved),
+	status: r.status === 'active' && r.expiresAt && r.expiresAt.getTime() <= Date.now() ? 'expired' : r.status,
+	rpm_limit: r.rpmLimit,
+	tpm_limit: r.tpmLimit,
+	allowed_models: r.allowedModels ?? null,
+	created_at: iso(r.createdAt)!,
+	last_used_at: iso(r.lastUsedAt),
+})
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+
+const Editable = {
+	expires_at: t.Optional(Nullable(t.String({ format: 'date-time', description: 'ISO-8601; null = never' }))),
+	spend_limit: t.Optional(Nullable(t.Number({ minimum: 0, description: 'USD; null = no limit' }))),
+	rpm_limit: t.Optional(Nullable(t.Integer({ minimum: 1 }))),
+	tpm_limit: t.Optional(Nullable(t.Integer({ minimum: 1 }))),
+	allowed_models: t.Optional(Nullable(t.Array(t.String({ minLength: 1 })))),
+}
+
+type EditableBody = { expires_at?: string | null; spend_limit?: number | null; rpm_limit?: number | null; tpm_limit?: number | null; allowed_models?: string[] | null }
+
+function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disabled' }): TokenInput {
+	const input: TokenInput = { name: b.name, status: b.status, rpmLimit: b.rpm_limit, tpmLimit: b.tpm_limit, allowedModels: b.allowed_models }
+	if (b.expires_at !== undefined) {
+		const d = b.expires_at === null ? null : new Date(b.expires_at)
+		if (d && Number.isNaN(d.getTime())) throw badRequest('expires_at: not an ISO-8601 date-time', 'expires_at')
+		input.expiresAt = d
+	}
+	if (b.spend_limit !== undefined) {
+		try {
+			input.spendLimit = b.spend_limit === null ? null : usdToMicros(b.spend_limit)
+		} catch (e) {
+			throw badRequest(`spend_limit: ${(e as Error).message}`, 'spend_limit')
+		}
+	}
+	return input
+}
+
+export const tokensModule = (svc: Services) =>
+	new Elysia({ prefix: '/api/tokens', detail: { tags: ['Management'] } })
+		.use(adminAuth(svc))
+		.post(
+			'/',
+			async ({ body, principal, status }) => {
+				assertAccount(principal, body.account_id)
+				const { row, key } = await createToken(svc, body.account_id, { ...toInput(body), name: body.name })
+				return status(201, { ...view(row), key })
+			},
+			{
+				body: t.Object({ account_id: t.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
+				response: { 201: t.Composite([Token, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+				detail: { summary: 'Create an API key; the response carries the full key' },
+			},
+		)
+		.get(
+			'/',
+			async ({ query, principal }) => {
+				let accountId = query.account_id
+				if (principal.kind === 'user' && !principal.admin) accountId = principal.accountId
+				if (accountId !== undefined) assertAccount(principal, accountId)
+				return { data: (await listTokens(svc, accountId)).map(view) }
+			},
+			{
+				query: t.Object({ account_id: t.Optional(t.Numeric({ minimum: 1 })) }),
+				response: { 200: t.Object({ data: t.Array(Token) }), 401: ErrorBody },
+				detail: { summary: 'List API keys (without the keys)' },
+			},
+		)
+		.get(
+			'/:id',
+			async ({ params, principal }) => {
+				const row = await getToken(svc, params.id)
+				assertAccount(principal, row.accountId)
+				return view(row)
+			},
+			{ params: IdParams, response: { 200: Token, 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Get an API key (without the key)' } },
+		)
+		.get(
+			'/:id/key',
+			async ({ params, principal }) => {
+				const row = await getToken(svc, params.id)
+				assertAccount(principal, row.accountId)
+				return { key: await revealToken(svc, row) }
+			},
+			{ params: IdParams, response: { 200: t.Object({ key: t.String() }), 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Reveal the full key' } },
+		)
+		.patch(
+			'/:id',
+			async ({ params, body, principal }) => {
+				const row = await getToken(svc, params.id)
+				assertAccount(principal, row.accountId)
+				return view(await updateToken(svc, row, toInput(body)))
+			},
+			{
+				params: IdParams,
+				body: t.Object({
+					name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+					status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])),
+					...Editable,
+				}),
+				response: { 200: Token, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+				detail: { summary: 'Update an API key' },
+			},
+		)
+		.delete(
+			'/:id',
+			async ({ params, principal }) => {
+				const row = await getToken(svc, params.id)
+				assertAccount(principal, row.accountId)
+				await deleteToken(svc, row)
+				return { id: row.id, deleted: true }
+			},
+			{ params: IdParams, response: { 200: t.Object({ id: t.Integer(), deleted: t.Boolean() }), 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Delete an API key' } },
+		)

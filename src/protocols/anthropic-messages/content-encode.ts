@@ -1,0 +1,62 @@
+/**
+ * Canonical parts → Anthropic content blocks (request side), and the tool-call id rules shared with the
+ * response and stream encoders.
+ * @module
+ */
+import type { CacheControl, ImageSource, Part } from '../../core/ir'
+import { packToolCallId } from '../../core/tool-ids'
+import type { Json } from './check'
+import { notNull, reinsert } from './extra'
+
+/**
+ * The id a client or upstream sees for a tool call. Anthropic requires tool_use ids to match ^[a-zA-Z0-9_-]+$,
+ * so other characters (some vendors use `:` or `.`) become `_`; a Gemini thought signature rides inside the id.
+ * @example wireToolId('call:1', 'c2ln') === 'call_1__ts_c2ln'
+ */
+export const wireToolId = (id: string, signature?: string): string => packToolCallId(id.replace(/[^a-zA-Z0-9_-]/g, '_'), signature)
+
+const cache = (cc: CacheControl | undefined): Json => (cc ? { cache_control: cc } : {})
+
+/** `data:` URIs are parsed, never fetched (WIRE-NOTES wire §19); other URLs pass through as url sources. */
+export function encodeImageSource(src: ImageSource): Json {
+	if (src.kind === 'base64') return { type: 'base64', media_type: src.mediaType, data: src.data }
+	const m = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(src.url)
+	if (m) return { type: 'base64', media_type: m[1], data: m[2] }
+	return { type: 'url', url: src.url }
+}
+
+/** Maps every tool-call id of the request to its wire id, so tool_result ids match their (packed) tool_use. */
+export function toolIdMap(messages: Array<{ content: Part[] }>): (id: string) => string {
+	const ids = new Map<string, string>()
+	for (const m of messages) for (const p of m.content) if (p.type === 'tool_call') ids.set(p.id, wireToolId(p.id, p.signature))
+	return (id) => ids.get(id) ?? wireToolId(id)
+}
+
+/**
+ * One part → one block, or null when Anthropic would reject it: empty text ("text content blocks must be
+ * non-empty") and thinking without a signature (only Anthropic-issued signatures verify; unsigned reasoning
+ * from other vendors cannot be replayed).
+ * @param innerStored unknown blocks recorded inside this tool_result (same-protocol requests only)
+ */
+export function encodePart(p: Part, toolId: (id: string) => string, innerStored: Array<{ at: number; block: Json }> = []): Json | null {
+	switch (p.type) {
+		case 'text':
+			return p.text === '' ? null : { type: 'text', text: p.text, ...cache(p.cacheControl) }
+		case 'image':
+			return { type: 'image', source: encodeImageSource(p.source), ...cache(p.cacheControl) }
+		case 'tool_call':
+			return { type: 'tool_use', id: toolId(p.id), name: p.name, input: p.input, ...cache(p.cacheControl) }
+		case 'tool_result': {
+			const inner: Array<Json | null> = p.content.map((c) => encodePart(c, toolId))
+			const content = reinsert(inner, innerStored).filter(notNull)
+			const block: Json = { type: 'tool_result', tool_use_id: toolId(p.toolCallId) }
+			if (content.length) block.content = content
+			if (p.isError) block.is_error = true
+			return { ...block, ...cache(p.cacheControl) }
+		}
+		case 'thinking':
+			return p.signature ? { type: 'thinking', thinking: p.text, signature: p.signature } : null
+		case 'redacted_thinking':
+			return { type: 'redacted_thinking', data: p.data }
+	}
+}

@@ -1,0 +1,134 @@
+/**
+ * Content blocks ⇄ canonical parts, one block to one part, so positions recorded for unknown blocks (extra.ts)
+ * stay valid on the way back.
+ * @module
+ */
+import type { CacheControl, ImagePart, ImageSource, Part, Role, TextPart } from '../../core/ir'
+import { unpackToolCallId } from '../../core/tool-ids'
+import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
+import type { StoredBlock } from './extra'
+import { KNOWN_BLOCK_TYPES } from './model'
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+
+/** Per-request decode state: unknown blocks found so far and tool names by id (for tool results). */
+export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string> }
+
+/** `cache_control` → canonical marker. Anthropic only defines `ephemeral` (with an optional `ttl`). */
+export function decodeCacheControl(o: Json, path: string): CacheControl | undefined {
+	const cc = optObject(o, 'cache_control', path)
+	if (!cc) return undefined
+	if (cc.type !== 'ephemeral') throw invalid(at(at(path, 'cache_control'), 'type'), "Input should be 'ephemeral'")
+	const ttl = optString(cc, 'ttl', at(path, 'cache_control'))
+	return ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl }
+}
+
+const withCache = <T extends object>(part: T, cc: CacheControl | undefined): T => (cc ? { ...part, cacheControl: cc } : part)
+
+export function decodeText(b: Json, path: string): TextPart {
+	return withCache<TextPart>({ type: 'text', text: reqString(b, 'text', path) }, decodeCacheControl(b, path))
+}
+
+/** Image block → part; `undefined` for sources the canonical model cannot hold (`file`), kept verbatim instead. */
+function decodeImage(b: Json, path: string): ImagePart | undefined {
+	const src = reqObject(b, 'source', path)
+	const sp = at(path, 'source')
+	let source: ImageSource
+	if (src.type === 'base64') {
+		const mediaType = reqString(src, 'media_type', sp)
+		if (!IMAGE_TYPES.includes(mediaType))
+			throw invalid(at(sp, 'media_type'), "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
+		source = { kind: 'base64', mediaType, data: reqString(src, 'data', sp) }
+	} else if (src.type === 'url') source = { kind: 'url', url: reqString(src, 'url', sp) }
+	else if (typeof src.type === 'string') return undefined
+	else throw invalid(at(sp, 'type'), 'Field required')
+	return withCache<ImagePart>({ type: 'image', source }, decodeCacheControl(b, path))
+}
+
+function decodeToolResultContent(b: Json, path: string, prefix: number[], st: DecodeState): Array<TextPart | ImagePart> {
+	const c = b.content
+	if (c === undefined || c === null) return []
+	if (typeof c === 'string') return c === '' ? [] : [{ type: 'text', text: c }]
+	if (!Array.isArray(c)) throw invalid(at(path, 'content'), 'Input should be a valid string or list')
+	const out: Array<TextPart | ImagePart> = []
+	c.forEach((inner, i) => {
+		const ip = at(at(path, 'content'), i)
+		if (!isObject(inner)) throw invalid(ip, 'Input should be a valid dictionary')
+		const type = reqString(inner, 'type', ip)
+		const part = type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : undefined
+		if (part) out.push(part)
+		else st.blocks.push({ path: [...prefix, i], block: inner })
+	})
+	return out
+}
+
+const onlyIn = (role: Role, expected: Role, path: string, type: string) => {
+	if (role !== expected) throw invalid(path, `\`${type}\` blocks are only allowed in \`${expected}\` messages`)
+}
+
+/**
+ * Decodes one message's `content` (string or blocks) into parts. Tool-call and tool-result ids are unpacked so a
+ * Gemini thought signature that travelled inside an id is restored (core/tool-ids.ts).
+ * @param mi index of the message in `ChatRequest.messages` (recorded with unknown blocks)
+ */
+export function decodeContent(content: unknown, role: Role, mi: number, path: string, st: DecodeState): Part[] {
+	if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }]
+	if (!Array.isArray(content)) throw invalid(path, 'Input should be a valid string or list')
+	const parts: Part[] = []
+	content.forEach((b, bi) => {
+		const bp = at(path, bi)
+		if (!isObject(b)) throw invalid(bp, 'Input should be a valid dictionary')
+		const type = reqString(b, 'type', bp)
+		const keep = () => st.blocks.push({ path: [mi, bi], block: b })
+		switch (type) {
+			case 'text':
+				parts.push(decodeText(b, bp))
+				return
+			case 'image': {
+				const img = decodeImage(b, bp)
+				if (img) parts.push(img)
+				else keep()
+				return
+			}
+			case 'tool_use': {
+				onlyIn(role, 'assistant', bp, type)
+				const { id, signature } = unpackToolCallId(reqString(b, 'id', bp))
+				if (!id) throw invalid(at(bp, 'id'), 'String should have at least 1 character')
+				const name = reqString(b, 'name', bp)
+				const input = reqObject(b, 'input', bp)
+				st.toolNames.set(id, name)
+				const part: Part = { type: 'tool_call', id, name, input }
+				if (signature) part.signature = signature
+				parts.push(withCache(part, decodeCacheControl(b, bp)))
+				return
+			}
+			case 'tool_result': {
+				onlyIn(role, 'user', bp, type)
+				const { id } = unpackToolCallId(reqString(b, 'tool_use_id', bp))
+				if (!id) throw invalid(at(bp, 'tool_use_id'), 'String should have at least 1 character')
+				const part: Part = { type: 'tool_result', toolCallId: id, content: decodeToolResultContent(b, bp, [mi, bi], st) }
+				const name = st.toolNames.get(id)
+				if (name) part.name = name
+				if (optBoolean(b, 'is_error', bp)) part.isError = true
+				parts.push(withCache(part, decodeCacheControl(b, bp)))
+				return
+			}
+			case 'thinking': {
+				onlyIn(role, 'assistant', bp, type)
+				const signature = optString(b, 'signature', bp)
+				parts.push(signature ? { type: 'thinking', text: reqString(b, 'thinking', bp), signature } : { type: 'thinking', text: reqString(b, 'thinking', bp) })
+				return
+			}
+			case 'redacted_thinking':
+				onlyIn(role, 'assistant', bp, type)
+				parts.push({ type: 'redacted_thinking', data: reqString(b, 'data', bp) })
+				return
+			default:
+				keep()
+		}
+	})
+	return parts
+}
+
+/** True for block types this codec maps itself (anything else is carried verbatim). */
+export const isKnownBlockType = (type: unknown): boolean => (KNOWN_BLOCK_TYPES as readonly unknown[]).includes(type)

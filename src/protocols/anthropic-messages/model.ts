@@ -1,0 +1,249 @@
+/**
+ * Wire schemas of the Anthropic Messages API (https://docs.anthropic.com/en/api/messages), used as the Elysia
+ * `body` schema of `POST /v1/messages` and for the OpenAPI document. Permissive on purpose: every object allows
+ * additional properties (the API grows often and unknown fields ride in `ChatRequest.extra`), while types,
+ * required fields and enum values (roles, block types) are validated.
+ * @module
+ */
+import { t } from 'elysia'
+
+/** Additional properties are allowed everywhere: Elysia keeps them only when the schema says so. */
+const open = { additionalProperties: true } as const
+
+export const AnthropicCacheControl = t.Object({ type: t.Literal('ephemeral'), ttl: t.Optional(t.String()) }, open)
+
+const cacheControl = t.Optional(t.Nullable(AnthropicCacheControl))
+
+/** Block types the codec maps onto the canonical model; any other type is carried verbatim (see extra.ts). */
+export const KNOWN_BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
+
+export const AnthropicTextBlock = t.Object({ type: t.Literal('text'), text: t.String(), cache_control: cacheControl }, open)
+
+export const AnthropicImageSource = t.Union([
+	t.Object({ type: t.Literal('base64'), media_type: t.String(), data: t.String() }, open),
+	t.Object({ type: t.Literal('url'), url: t.String() }, open),
+	t.Object({ type: t.Literal('file'), file_id: t.String() }, open),
+])
+
+export const AnthropicImageBlock = t.Object({ type: t.Literal('image'), source: AnthropicImageSource, cache_control: cacheControl }, open)
+
+export const AnthropicToolUseBlock = t.Object(
+	{ type: t.Literal('tool_use'), id: t.String(), name: t.String(), input: t.Record(t.String(), t.Unknown()), cache_control: cacheControl },
+	open,
+)
+
+export const AnthropicThinkingBlock = t.Object(
+	// `signature` is required by Anthropic itself; we accept its absence so that clients replaying reasoning from
+	// non-Anthropic upstreams through this gateway are not refused (the encoder drops unsigned thinking upstream).
+	{ type: t.Literal('thinking'), thinking: t.String(), signature: t.Optional(t.String()) },
+	open,
+)
+
+export const AnthropicRedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
+
+/** document, search_result, server_tool_use, web_search_tool_result, mcp_tool_use, container_upload, … */
+export const AnthropicOtherBlock = t.Object(
+	{ type: t.String({ pattern: `^(?!(?:${KNOWN_BLOCK_TYPES.join('|')})$)[A-Za-z0-9_]+$` }) },
+	open,
+)
+
+export const AnthropicToolResultBlock = t.Object(
+	{
+		type: t.Literal('tool_result'),
+		tool_use_id: t.String(),
+		content: t.Optional(t.Union([t.String(), t.Array(t.Union([AnthropicTextBlock, AnthropicImageBlock, AnthropicOtherBlock]))])),
+		is_error: t.Optional(t.Boolean()),
+		cache_control: cacheControl,
+	},
+	open,
+)
+
+export const AnthropicContentBlock = t.Union([
+	AnthropicTextBlock,
+	AnthropicImageBlock,
+	AnthropicToolUseBlock,
+	AnthropicToolResultBlock,
+	AnthropicThinkingBlock,
+	AnthropicRedactedThinkingBlock,
+	AnthropicOtherBlock,
+])
+
+export const AnthropicMessageParam = t.Object(
+	{
+		// `system` messages are documented in the current SDK (SystemMessageParam); only leading ones are accepted.
+		role: t.Union([t.Literal('user'), t.Literal('assistant'), t.Literal('system')]),
+		content: t.Union([t.String(), t.Array(AnthropicContentBlock)]),
+	},
+	open,
+)
+
+export const AnthropicCustomTool = t.Object(
+	{
+		type: t.Optional(t.Nullable(t.Literal('custom'))),
+		name: t.String({ minLength: 1 }),
+		description: t.Optional(t.String()),
+		input_schema: t.Object({ type: t.Literal('object') }, open),
+		cache_control: cacheControl,
+		strict: t.Optional(t.Boolean()),
+	},
+	open,
+)
+
+/** Anthropic-hosted tools (web_search_20250305, bash_20250124, …): a versioned `type` and a fixed name. */
+export const AnthropicServerTool = t.Object({ type: t.String({ pattern: '^(?!custom$).+$' }), name: t.String() }, open)
+
+export const AnthropicToolChoice = t.Union([
+	t.Object({ type: t.Literal('auto'), disable_parallel_tool_use: t.Optional(t.Boolean()) }, open),
+	t.Object({ type: t.Literal('any'), disable_parallel_tool_use: t.Optional(t.Boolean()) }, open),
+	t.Object({ type: t.Literal('tool'), name: t.String(), disable_parallel_tool_use: t.Optional(t.Boolean()) }, open),
+	t.Object({ type: t.Literal('none') }, open),
+])
+
+const thinkingDisplay = t.Optional(t.Nullable(t.Union([t.Literal('summarized'), t.Literal('omitted')])))
+
+export const AnthropicThinkingConfig = t.Union([
+	t.Object({ type: t.Literal('enabled'), budget_tokens: t.Integer({ minimum: 1024 }), display: thinkingDisplay }, open),
+	t.Object({ type: t.Literal('disabled') }, open),
+	t.Object({ type: t.Literal('adaptive'), display: thinkingDisplay }, open),
+	t.Object({ type: t.Literal('between_tools') }, open),
+])
+
+/** The `POST /v1/messages` body. Use as the route's `body` schema. */
+export const AnthropicRequest = t.Object(
+	{
+		model: t.String({ minLength: 1 }),
+		max_tokens: t.Integer({ minimum: 0 }),
+		messages: t.Array(AnthropicMessageParam, { minItems: 1 }),
+		system: t.Optional(t.Union([t.String(), t.Array(AnthropicTextBlock)])),
+		tools: t.Optional(t.Array(t.Union([AnthropicCustomTool, AnthropicServerTool]))),
+		tool_choice: t.Optional(AnthropicToolChoice),
+		thinking: t.Optional(AnthropicThinkingConfig),
+		stop_sequences: t.Optional(t.Array(t.String())),
+		temperature: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+		top_p: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+		top_k: t.Optional(t.Integer({ minimum: 0 })),
+		metadata: t.Optional(t.Object({ user_id: t.Optional(t.Nullable(t.String())) }, open)),
+		output_config: t.Optional(t.Object({}, open)),
+		stream: t.Optional(t.Boolean()),
+	},
+	open,
+)
+
+export type AnthropicRequest = typeof AnthropicRequest.static
+export type AnthropicMessageParam = typeof AnthropicMessageParam.static
+export type AnthropicContentBlock = typeof AnthropicContentBlock.static
+export type AnthropicToolChoice = typeof AnthropicToolChoice.static
+
+export const AnthropicUsage = t.Object(
+	{
+		input_tokens: t.Integer(),
+		output_tokens: t.Integer(),
+		cache_creation_input_tokens: t.Optional(t.Nullable(t.Integer())),
+		cache_read_input_tokens: t.Optional(t.Nullable(t.Integer())),
+		output_tokens_details: t.Optional(t.Nullable(t.Object({ thinking_tokens: t.Integer() }, open))),
+	},
+	open,
+)
+
+export const AnthropicResponseBlock = t.Union([
+	t.Object({ type: t.Literal('text'), text: t.String() }, open),
+	t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open),
+	t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open),
+	t.Object({ type: t.Literal('tool_use'), id: t.String(), name: t.String(), input: t.Record(t.String(), t.Unknown()) }, open),
+])
+
+export const AnthropicStopReason = t.Union([
+	t.Literal('end_turn'),
+	t.Literal('max_tokens'),
+	t.Literal('stop_sequence'),
+	t.Literal('tool_use'),
+	t.Literal('pause_turn'),
+	t.Literal('refusal'),
+	t.Literal('model_context_window_exceeded'),
+])
+
+/** A non-streaming response body (the `Message` object). */
+export const AnthropicResponse = t.Object(
+	{
+		id: t.String(),
+		type: t.Literal('message'),
+		role: t.Literal('assistant'),
+		model: t.String(),
+		content: t.Array(AnthropicResponseBlock),
+		stop_reason: t.Nullable(AnthropicStopReason),
+		stop_sequence: t.Nullable(t.String()),
+		usage: AnthropicUsage,
+	},
+	open,
+)
+
+export type AnthropicUsage = typeof AnthropicUsage.static
+export type AnthropicResponseBlock = typeof AnthropicResponseBlock.static
+export type AnthropicStopReason = typeof AnthropicStopReason.static
+export type AnthropicResponse = typeof AnthropicResponse.static
+
+export const AnthropicErrorBody = t.Object(
+	{
+		type: t.Literal('error'),
+		error: t.Object({ type: t.String(), message: t.String() }, open),
+		request_id: t.Optional(t.Nullable(t.String())),
+	},
+	open,
+)
+
+export type AnthropicErrorBody = typeof AnthropicErrorBody.static
+
+const deltaUsage = t.Object(
+	{
+		output_tokens: t.Integer(),
+		input_tokens: t.Optional(t.Nullable(t.Integer())),
+		cache_creation_input_tokens: t.Optional(t.Nullable(t.Integer())),
+		cache_read_input_tokens: t.Optional(t.Nullable(t.Integer())),
+	},
+	open,
+)
+
+/** The `data` of each SSE event of a streamed response (https://docs.anthropic.com/en/api/messages-streaming). */
+export const AnthropicStreamEvent = t.Union([
+	t.Object({ type: t.Literal('message_start'), message: AnthropicResponse }, open),
+	t.Object(
+		{
+			type: t.Literal('content_block_start'),
+			index: t.Integer(),
+			content_block: t.Union([
+				t.Object({ type: t.Literal('text'), text: t.String() }, open),
+				t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open),
+				t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open),
+				t.Object({ type: t.Literal('tool_use'), id: t.String(), name: t.String(), input: t.Object({}, open) }, open),
+			]),
+		},
+		open,
+	),
+	t.Object(
+		{
+			type: t.Literal('content_block_delta'),
+			index: t.Integer(),
+			delta: t.Union([
+				t.Object({ type: t.Literal('text_delta'), text: t.String() }),
+				t.Object({ type: t.Literal('thinking_delta'), thinking: t.String() }),
+				t.Object({ type: t.Literal('signature_delta'), signature: t.String() }),
+				t.Object({ type: t.Literal('input_json_delta'), partial_json: t.String() }),
+			]),
+		},
+		open,
+	),
+	t.Object({ type: t.Literal('content_block_stop'), index: t.Integer() }, open),
+	t.Object(
+		{
+			type: t.Literal('message_delta'),
+			delta: t.Object({ stop_reason: t.Nullable(AnthropicStopReason), stop_sequence: t.Nullable(t.String()) }, open),
+			usage: deltaUsage,
+		},
+		open,
+	),
+	t.Object({ type: t.Literal('message_stop') }, open),
+	t.Object({ type: t.Literal('ping') }, open),
+	AnthropicErrorBody,
+])
+
+export type AnthropicStreamEvent = typeof AnthropicStreamEvent.static

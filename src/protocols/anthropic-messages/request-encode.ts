@@ -1,0 +1,173 @@
+/**
+ * Canonical request → Anthropic upstream body, applying the constraints other vendors' clients do not know about
+ * (WIRE-NOTES wire §20): `max_tokens` is required, `system` is top level, roles alternate, tool results lead their
+ * user turn, `temperature` ≤ 1, thinking budgets are ≥ 1024 and < `max_tokens`, no forced tool choice with thinking.
+ * @module
+ */
+import type { ChatRequest, Reasoning, ResponseFormat } from '../../core/ir'
+import { effortToBudget } from '../../core/reasoning'
+import { isObject, type Json } from './check'
+import { encodePart, toolIdMap } from './content-encode'
+import { type AnthropicExtra, notNull, ownExtra, passthroughFields, reinsert, storedAt } from './extra'
+import type { AnthropicRequest } from './model'
+
+/** Used when the caller gave no limit; Anthropic has no default (`max_tokens: Field required`). */
+export const DEFAULT_MAX_TOKENS = 4096
+/** https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking: budget_tokens must be ≥ 1024. */
+export const MIN_THINKING_BUDGET = 1024
+
+type Turn = { role: 'user' | 'assistant'; content: Json[] }
+
+const isThinking = (b: Json) => b.type === 'thinking' || b.type === 'redacted_thinking'
+
+function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Turn[] {
+	const toolId = toolIdMap(req.messages)
+	const turns: Turn[] = []
+	req.messages.forEach((m, mi) => {
+		// One slot per part, then the stored unknown blocks spliced back, so a slot's index is its original position.
+		const slots = reinsert<{ part?: (typeof m.content)[number]; block?: Json }>(
+			m.content.map((part) => ({ part })),
+			storedAt(extra, [mi]).map((s) => ({ at: s.at, block: { block: s.block } })),
+		)
+		const content = slots
+			.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi])) : null))
+			.filter(notNull)
+		if (!content.length) return
+		const last = turns[turns.length - 1]
+		// Anthropic combines consecutive same-role turns anyway; merging here keeps tool results next to their calls.
+		if (last?.role === m.role) last.content.push(...content)
+		else turns.push({ role: m.role, content })
+	})
+	for (const t of turns) {
+		if (t.role === 'user') {
+			// "tool_result blocks must come first in the user message that follows the tool_use" (WIRE-NOTES wire §9).
+			t.content = [...t.content.filter((b) => b.type === 'tool_result'), ...t.content.filter((b) => b.type !== 'tool_result')]
+		} else if (t.content.some((b) => b.type === 'tool_use') && t.content.some(isThinking) && !isThinking(t.content[0])) {
+			// With thinking on, an assistant tool-use turn must start with its thinking block (WIRE-NOTES wire §13).
+			t.content = [...t.content.filter(isThinking), ...t.content.filter((b) => !isThinking(b))]
+		}
+	}
+	return turns
+}
+
+/**
+ * Anthropic refuses thinking when the assistant turn being continued used tools without a leading thinking block
+ * ("a final assistant message must start with a thinking block"); history produced by another vendor has none,
+ * so thinking is left off for that request rather than failing it.
+ */
+function canThink(turns: Turn[]): boolean {
+	const last = [...turns].reverse().find((t) => t.role === 'assistant')
+	return !last || !last.content.some((b) => b.type === 'tool_use') || isThinking(last.content[0])
+}
+
+/** The thinking config and the max_tokens it needs (budget ≥ 1024 and < max_tokens). */
+function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxTokens: number): { thinking: Json; maxTokens: number } {
+	if (!r.enabled) return { thinking: { type: 'disabled' }, maxTokens }
+	const raw = extra?.__thinking
+	if (raw && raw.type !== 'enabled') return { thinking: raw, maxTokens } // adaptive / between_tools: no budget
+	let budget = Math.max(MIN_THINKING_BUDGET, Math.floor(r.budgetTokens ?? effortToBudget(r.effort ?? 'medium')))
+	if (maxTokens <= budget) {
+		// The caller's limit wins when it leaves room (half for thinking, half for the answer); a limit too small
+		// for the 1024-token minimum is taken as the answer's allowance on top of the smallest budget.
+		if (maxTokens >= 2 * MIN_THINKING_BUDGET) budget = Math.floor(maxTokens / 2)
+		else {
+			budget = MIN_THINKING_BUDGET
+			maxTokens = MIN_THINKING_BUDGET + Math.max(maxTokens, 1)
+		}
+	}
+	return { thinking: { ...raw, type: 'enabled', budget_tokens: budget }, maxTokens }
+}
+
+/**
+ * The classic Messages API has no response_format; the schema is stated as a system instruction instead
+ * (Anthropic's documented "prompt for JSON" approach). Same-protocol requests keep their own `output_config`.
+ */
+export function jsonInstruction(f: ResponseFormat): string | undefined {
+	if (f.type === 'json_object') return 'Respond with a single valid JSON object and nothing else (no prose, no code fences).'
+	if (f.type === 'json_schema')
+		return `Respond with a single JSON object that conforms to the JSON Schema "${f.name}" below, and nothing else (no prose, no code fences).\n${JSON.stringify(f.schema)}`
+	return undefined
+}
+
+function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined): string | Json[] | undefined {
+	const blocks: Json[] = (req.system ?? [])
+		.filter((p) => p.text !== '')
+		.map((p) => (p.cacheControl ? { type: 'text', text: p.text, cache_control: p.cacheControl } : { type: 'text', text: p.text }))
+	const instruction = req.responseFormat && !isObject(extra?.output_config) ? jsonInstruction(req.responseFormat) : undefined
+	if (instruction) blocks.push({ type: 'text', text: instruction })
+	if (!blocks.length) return undefined
+	return blocks.length === 1 && !blocks[0].cache_control ? (blocks[0].text as string) : blocks
+}
+
+function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined): Json[] {
+	const custom: Json[] = (req.tools ?? []).map((t) => {
+		const tool: Json = { name: t.name }
+		if (t.description) tool.description = t.description
+		tool.input_schema = { type: 'object', ...t.parameters }
+		if (t.cacheControl) tool.cache_control = t.cacheControl
+		// `strict` is re-emitted only to the client that sent it: OpenAI clients set it on schemas Anthropic's
+		// strict mode may refuse.
+		if (extra && t.strict !== undefined) tool.strict = t.strict
+		return { ...tool, ...extra?.__toolFields?.[t.name] }
+	})
+	return reinsert(custom, (extra?.__tools ?? []).map((s) => ({ at: s.index, block: s.tool })))
+}
+
+function encodeToolChoice(req: ChatRequest, thinking: boolean): Json | undefined {
+	let tc = req.toolChoice
+	// "Thinking may not be enabled when tool_choice forces tool use" (extended-thinking docs).
+	if (thinking && (tc?.type === 'required' || tc?.type === 'tool')) tc = { type: 'auto' }
+	const noParallel = req.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}
+	switch (tc?.type) {
+		case undefined:
+			return req.parallelToolCalls === false ? { type: 'auto', ...noParallel } : undefined
+		case 'auto':
+			return { type: 'auto', ...noParallel }
+		case 'required':
+			return { type: 'any', ...noParallel }
+		case 'tool':
+			return { type: 'tool', name: tc.name, ...noParallel }
+		case 'none':
+			return { type: 'none' }
+	}
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
+
+/** Canonical request → Anthropic body with `model` set to the upstream model name. */
+export function encodeRequest(req: ChatRequest, model: string): AnthropicRequest {
+	const extra = ownExtra(req)
+	const messages = encodeMessages(req, extra)
+	let maxTokens = req.maxTokens ?? DEFAULT_MAX_TOKENS
+	let thinking: Json | undefined
+	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) {
+		;({ thinking, maxTokens } = encodeThinking(req.reasoning, extra, maxTokens))
+	}
+	const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
+
+	const body: Json = { model, max_tokens: maxTokens, messages }
+	const system = encodeSystem(req, extra)
+	if (system !== undefined) body.system = system
+	const tools = encodeTools(req, extra)
+	if (tools.length) {
+		body.tools = tools
+		const tc = encodeToolChoice(req, thinkingOn)
+		if (tc) body.tool_choice = tc
+	}
+	if (thinking) body.thinking = thinking
+	// Thinking is incompatible with temperature and top_k, and allows top_p only in [0.95, 1] (extended-thinking docs).
+	if (req.temperature !== undefined && !thinkingOn) body.temperature = clamp(req.temperature, 0, 1)
+	// Current models refuse "`temperature` and `top_p` cannot both be specified"; temperature is the common knob.
+	if (req.topP !== undefined && body.temperature === undefined) body.top_p = thinkingOn ? clamp(req.topP, 0.95, 1) : clamp(req.topP, 0, 1)
+	if (req.topK !== undefined && !thinkingOn) body.top_k = req.topK
+	// Anthropic rejects stop sequences that are empty or only whitespace.
+	const stop = (req.stop ?? []).filter((s) => s.trim() !== '')
+	if (stop.length) body.stop_sequences = stop
+	const metadata: Json = { ...(isObject(extra?.metadata) ? extra.metadata : {}) }
+	if (req.user) metadata.user_id = req.user
+	if (Object.keys(metadata).length) body.metadata = metadata
+	if (req.stream) body.stream = true
+	if (extra) for (const [k, v] of Object.entries(passthroughFields(extra))) if (!(k in body)) body[k] = v
+	// Built field by field from the canonical request above; the schema type documents the shape.
+	return body as AnthropicRequest
+}

@@ -1,0 +1,226 @@
+/**
+ * Anthropic request body → canonical request (client side). Validation mirrors what the Messages API itself
+ * rejects (https://docs.anthropic.com/en/api/messages), with the same `field: reason` wording.
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ChatRequest, Message, Reasoning, ReasoningEffort, TextPart, Tool, ToolChoice } from '../../core/ir'
+import {
+	at,
+	invalid,
+	isObject,
+	type Json,
+	optArray,
+	optBoolean,
+	optInteger,
+	optNumber,
+	optObject,
+	optString,
+	reqObject,
+	reqString,
+} from './check'
+import { decodeCacheControl, decodeContent, decodeText, type DecodeState } from './content'
+import { type AnthropicExtra, PROTOCOL } from './extra'
+import type { AnthropicRequest } from './model'
+
+export { encodeRequest } from './request-encode'
+
+/** Top-level fields with a canonical slot; every other field goes to `extra` verbatim. */
+const KNOWN = new Set([
+	'model',
+	'max_tokens',
+	'messages',
+	'system',
+	'tools',
+	'tool_choice',
+	'thinking',
+	'stop_sequences',
+	'temperature',
+	'top_p',
+	'top_k',
+	'metadata',
+	'stream',
+])
+
+function decodeSystem(s: unknown, path: string): TextPart[] {
+	if (s === undefined || s === null) return []
+	if (typeof s === 'string') return s === '' ? [] : [{ type: 'text', text: s }]
+	if (!Array.isArray(s)) throw invalid(path, 'Input should be a valid string or list')
+	return s.map((block, i) => {
+		const p = at(path, i)
+		if (!isObject(block)) throw invalid(p, 'Input should be a valid dictionary')
+		if (block.type !== 'text') throw invalid(at(p, 'type'), "Input should be 'text'")
+		return decodeText(block, p)
+	})
+}
+
+function decodeTools(b: Json, extra: AnthropicExtra): Tool[] | undefined {
+	const list = optArray(b, 'tools', '')
+	if (!list) return undefined
+	const tools: Tool[] = []
+	list.forEach((raw, i) => {
+		const p = at('tools', i)
+		if (!isObject(raw)) throw invalid(p, 'Input should be a valid dictionary')
+		if (raw.type !== undefined && raw.type !== null && raw.type !== 'custom') {
+			// Server tools (web_search_20250305, bash_20250124, …) run at Anthropic: no canonical meaning.
+			if (typeof raw.type !== 'string') throw invalid(at(p, 'type'), 'Input should be a valid string')
+			;(extra.__tools ??= []).push({ index: i, tool: raw })
+			return
+		}
+		const name = reqString(raw, 'name', p)
+		if (!name) throw invalid(at(p, 'name'), 'String should have at least 1 character')
+		const schema = reqObject(raw, 'input_schema', p)
+		if (schema.type !== 'object') throw invalid(at(at(p, 'input_schema'), 'type'), "Input should be 'object'")
+		const tool: Tool = { name, parameters: schema }
+		const description = optString(raw, 'description', p)
+		if (description !== undefined) tool.description = description
+		const strict = optBoolean(raw, 'strict', p)
+		if (strict !== undefined) tool.strict = strict
+		const cc = decodeCacheControl(raw, p)
+		if (cc) tool.cacheControl = cc
+		const rest = Object.fromEntries(
+			Object.entries(raw).filter(([k]) => !['type', 'name', 'description', 'input_schema', 'cache_control', 'strict'].includes(k)),
+		)
+		if (Object.keys(rest).length) (extra.__toolFields ??= {})[name] = rest
+		tools.push(tool)
+	})
+	return tools
+}
+
+/** `any` is OpenAI's `required`; `disable_parallel_tool_use` is the inverse of `parallel_tool_calls`. */
+function decodeToolChoice(b: Json): { toolChoice?: ToolChoice; parallel?: boolean } {
+	const tc = optObject(b, 'tool_choice', '')
+	if (!tc) return {}
+	const disable = optBoolean(tc, 'disable_parallel_tool_use', 'tool_choice')
+	const parallel = disable === undefined ? undefined : !disable
+	switch (tc.type) {
+		case 'auto':
+			return { toolChoice: { type: 'auto' }, parallel }
+		case 'any':
+			return { toolChoice: { type: 'required' }, parallel }
+		case 'none':
+			return { toolChoice: { type: 'none' } }
+		case 'tool':
+			return { toolChoice: { type: 'tool', name: reqString(tc, 'name', 'tool_choice') }, parallel }
+		default:
+			throw invalid('tool_choice.type', "Input should be 'auto', 'any', 'tool' or 'none'")
+	}
+}
+
+const EFFORT: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' }
+
+function decodeThinking(b: Json, maxTokens: number, extra: AnthropicExtra): Reasoning | undefined {
+	const th = optObject(b, 'thinking', '')
+	if (!th) return undefined
+	const display = optString(th, 'display', 'thinking')
+	// Kept whole when it says more than the canonical model can (adaptive, display, between_tools).
+	if (th.type !== 'disabled' && (th.type !== 'enabled' || display !== undefined)) extra.__thinking = th
+	const base: Reasoning = { enabled: true }
+	if (display !== undefined) base.includeThoughts = display !== 'omitted'
+	switch (th.type) {
+		case 'disabled':
+			return { enabled: false }
+		case 'adaptive':
+		case 'between_tools':
+			return base
+		case 'enabled': {
+			const budget = optInteger(th, 'budget_tokens', 'thinking', 1024)
+			if (budget === undefined) throw invalid('thinking.budget_tokens', 'Field required')
+			// Anthropic: "`max_tokens` must be greater than `thinking.budget_tokens`".
+			if (budget >= maxTokens) throw badRequest('`max_tokens` must be greater than `thinking.budget_tokens`', 'max_tokens')
+			return { ...base, budgetTokens: budget }
+		}
+		default:
+			throw invalid('thinking.type', "Input should be 'enabled', 'disabled' or 'adaptive'")
+	}
+}
+
+/** Leading `system`-role messages join the system prompt; later ones have no canonical place and are refused. */
+function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): Message[] {
+	const messages: Message[] = []
+	list.forEach((raw, i) => {
+		const p = at('messages', i)
+		if (!isObject(raw)) throw invalid(p, 'Input should be a valid dictionary')
+		const role = raw.role
+		if (raw.content === undefined || raw.content === null) throw invalid(at(p, 'content'), 'Field required')
+		if (role === 'system') {
+			if (messages.length) throw invalid(at(p, 'role'), 'system messages are only supported before the first user or assistant message')
+			system.push(...decodeSystem(raw.content, at(p, 'content')))
+			return
+		}
+		if (role !== 'user' && role !== 'assistant') throw invalid(at(p, 'role'), "Input should be 'user' or 'assistant'")
+		messages.push({ role, content: decodeContent(raw.content, role, messages.length, at(p, 'content'), st) })
+	})
+	return messages
+}
+
+/**
+ * Client body → canonical request. Throws GatewayError('invalid_request') (400) naming the field for anything the
+ * Messages API would refuse. Unknown fields and blocks are kept in `extra` (see extra.ts).
+ */
+export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean }): ChatRequest {
+	const b: unknown = body
+	if (!isObject(b)) throw badRequest('request body must be a JSON object')
+	const model = reqString(b, 'model', '')
+	if (!model) throw invalid('model', 'String should have at least 1 character')
+	const maxTokens = optInteger(b, 'max_tokens', '', 0)
+	if (maxTokens === undefined) throw invalid('max_tokens', 'Field required')
+	const list = optArray(b, 'messages', '')
+	if (!list) throw invalid('messages', 'Field required')
+	if (!list.length) throw invalid('messages', 'List should have at least 1 item')
+
+	const extra: AnthropicExtra = { __protocol: PROTOCOL }
+	const st: DecodeState = { blocks: [], toolNames: new Map() }
+	const system = decodeSystem(b.system, 'system')
+	const messages = decodeMessages(list, system, st)
+	if (!messages.length) throw invalid('messages', 'at least one user or assistant message is required')
+	if (st.blocks.length) extra.__blocks = st.blocks
+
+	const req: ChatRequest = { model, messages, maxTokens, stream: opts?.stream ?? optBoolean(b, 'stream', '') ?? false }
+	if (system.length) req.system = system
+	const tools = decodeTools(b, extra)
+	if (tools?.length) req.tools = tools
+	const { toolChoice, parallel } = decodeToolChoice(b)
+	if (toolChoice) req.toolChoice = toolChoice
+	if (parallel !== undefined) req.parallelToolCalls = parallel
+	const reasoning = decodeThinking(b, maxTokens, extra)
+	if (reasoning) req.reasoning = reasoning
+
+	const temperature = optNumber(b, 'temperature', '', 0, 1)
+	if (temperature !== undefined) req.temperature = temperature
+	const topP = optNumber(b, 'top_p', '', 0, 1)
+	if (topP !== undefined) req.topP = topP
+	const topK = optInteger(b, 'top_k', '', 0)
+	if (topK !== undefined) req.topK = topK
+	const stop = optArray(b, 'stop_sequences', '')
+	if (stop) {
+		stop.forEach((s, i) => {
+			if (typeof s !== 'string') throw invalid(at('stop_sequences', i), 'Input should be a valid string')
+		})
+		if (stop.length) req.stop = stop as string[]
+	}
+	const metadata = optObject(b, 'metadata', '')
+	if (metadata) {
+		const user = optString(metadata, 'user_id', 'metadata')
+		if (user) req.user = user
+		const rest = Object.entries(metadata).filter(([k]) => k !== 'user_id')
+		if (rest.length) extra.metadata = Object.fromEntries(rest)
+	}
+
+	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k)) extra[k] = v
+	decodeOutputConfig(extra.output_config, req)
+	req.extra = extra
+	return req
+}
+
+/** `output_config` stays in `extra` verbatim; its `format` and `effort` also fill canonical slots for other vendors. */
+function decodeOutputConfig(oc: unknown, req: ChatRequest): void {
+	if (oc === undefined || oc === null) return
+	if (!isObject(oc)) throw invalid('output_config', 'Input should be a valid dictionary')
+	const format = oc.format
+	if (isObject(format) && format.type === 'json_schema' && isObject(format.schema))
+		req.responseFormat = { type: 'json_schema', name: 'response', schema: format.schema }
+	const effort = typeof oc.effort === 'string' ? EFFORT[oc.effort] : undefined
+	// Effort only refines reasoning the client turned on; alone it must not switch thinking on for other vendors.
+	if (effort && req.reasoning?.enabled) req.reasoning.effort = effort
+}

@@ -1,0 +1,80 @@
+/**
+ * Non-streaming `Message` bodies ⇄ canonical responses (https://docs.anthropic.com/en/api/messages).
+ * @module
+ */
+import type { EncodeContext } from '../codec'
+import type { ChatResponse, Usage } from '../../core/ir'
+import { unpackToolCallId } from '../../core/tool-ids'
+import { newId } from '../../lib/ids'
+import { isObject } from './check'
+import { wireToolId } from './content-encode'
+import type { AnthropicResponse, AnthropicResponseBlock } from './model'
+import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, withToolUse } from './usage'
+
+/** Anthropic ids start with `msg_`; anything else (an OpenAI `chatcmpl-…`) gets a fresh one so clients see one format. */
+export const messageId = (id: string | undefined): string => (id && id.startsWith('msg_') ? id : newId('msg_'))
+
+/**
+ * Upstream body → canonical response. Server-tool blocks (server_tool_use, web_search_tool_result, …) have no
+ * canonical form and are left out; same-protocol traffic is relayed as bytes and keeps them.
+ */
+export function decodeResponse(body: AnthropicResponse): ChatResponse {
+	const b: unknown = body
+	const o = isObject(b) ? b : {}
+	const content: ChatResponse['content'] = []
+	for (const block of Array.isArray(o.content) ? o.content : []) {
+		if (!isObject(block)) continue
+		if (block.type === 'text' && typeof block.text === 'string') content.push({ type: 'text', text: block.text })
+		else if (block.type === 'thinking') {
+			const text = typeof block.thinking === 'string' ? block.thinking : ''
+			const sig = typeof block.signature === 'string' && block.signature ? block.signature : undefined
+			content.push(sig ? { type: 'thinking', text, signature: sig } : { type: 'thinking', text })
+		} else if (block.type === 'redacted_thinking' && typeof block.data === 'string') content.push({ type: 'redacted_thinking', data: block.data })
+		else if (block.type === 'tool_use') {
+			const { id, signature } = unpackToolCallId(typeof block.id === 'string' ? block.id : '')
+			const input = isObject(block.input) ? block.input : {}
+			const name = typeof block.name === 'string' ? block.name : ''
+			content.push(signature ? { type: 'tool_call', id, name, input, signature } : { type: 'tool_call', id, name, input })
+		}
+	}
+	const sawTool = content.some((p) => p.type === 'tool_call')
+	const res: ChatResponse = {
+		id: typeof o.id === 'string' ? o.id : '',
+		model: typeof o.model === 'string' ? o.model : '',
+		content,
+		stopReason: decodeStopReason(o.stop_reason, sawTool),
+		usage: decodeUsage(o.usage),
+	}
+	if (typeof o.stop_sequence === 'string') res.stopSequence = o.stop_sequence
+	return res
+}
+
+/** Canonical response → client `Message`. Tool-call ids carry any Gemini signature (core/tool-ids.ts). */
+export function encodeResponse(res: ChatResponse, ctx: EncodeContext): AnthropicResponse {
+	const content: AnthropicResponseBlock[] = []
+	for (const p of res.content) {
+		if (p.type === 'text') {
+			if (p.text !== '') content.push({ type: 'text', text: p.text })
+		} else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature ?? '' })
+		else if (p.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: p.data })
+		else content.push({ type: 'tool_use', id: wireToolId(p.id, p.signature), name: p.name, input: p.input })
+	}
+	const sawTool = content.some((b) => b.type === 'tool_use')
+	const stop = sawTool ? withToolUse(res.stopReason) : res.stopReason
+	return {
+		id: messageId(res.id),
+		type: 'message',
+		role: 'assistant',
+		model: ctx.model,
+		content,
+		stop_reason: encodeStopReason(stop),
+		stop_sequence: stop === 'stop_sequence' ? (res.stopSequence ?? null) : null,
+		usage: encodeUsage(res.usage),
+	}
+}
+
+/** Usage of an upstream `Message` body, without a full decode (same-protocol fast path billing). */
+export function usageOf(body: AnthropicResponse): Usage | undefined {
+	const b: unknown = body
+	return isObject(b) && isObject(b.usage) ? decodeUsage(b.usage) : undefined
+}

@@ -1,0 +1,77 @@
+/**
+ * Usage and stop-reason mapping between Anthropic's wire fields and the canonical model.
+ * Anthropic's `input_tokens` already EXCLUDES cache reads and writes, exactly like `Usage.input`, so no arithmetic is
+ * needed here (WIRE-NOTES wire §4); `output_tokens` includes thinking, whose share is `output_tokens_details.thinking_tokens`.
+ * @module
+ */
+import type { StopReason, Usage } from '../../core/ir'
+import { count, isObject } from './check'
+import type { AnthropicStopReason, AnthropicUsage } from './model'
+
+/** Reads a wire usage object; absent or null counters are 0. */
+export function decodeUsage(u: unknown): Usage {
+	const o = isObject(u) ? u : {}
+	const details = isObject(o.output_tokens_details) ? o.output_tokens_details : {}
+	return {
+		input: count(o.input_tokens),
+		output: count(o.output_tokens),
+		cacheRead: count(o.cache_read_input_tokens),
+		cacheWrite: count(o.cache_creation_input_tokens),
+		reasoning: count(details.thinking_tokens),
+	}
+}
+
+/**
+ * Only the counters the event actually carries. `message_delta.usage` counters are cumulative and omitted when they
+ * do not apply, so they replace earlier values field by field and never add (anthropic-sdk `MessageDeltaUsage`).
+ */
+export function decodePartialUsage(u: unknown): Partial<Usage> {
+	if (!isObject(u)) return {}
+	const out: Partial<Usage> = {}
+	const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v)
+	if (num(u.input_tokens)) out.input = count(u.input_tokens)
+	if (num(u.output_tokens)) out.output = count(u.output_tokens)
+	if (num(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
+	if (num(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
+	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
+		out.reasoning = count(u.output_tokens_details.thinking_tokens)
+	return out
+}
+
+/** The wire usage of a `Message`. Cache counters are always present (strict clients read them as numbers). */
+export function encodeUsage(u: Usage): AnthropicUsage {
+	const out: AnthropicUsage = {
+		input_tokens: u.input,
+		cache_creation_input_tokens: u.cacheWrite,
+		cache_read_input_tokens: u.cacheRead,
+		output_tokens: u.output,
+	}
+	if (u.reasoning > 0) out.output_tokens_details = { thinking_tokens: u.reasoning }
+	return out
+}
+
+const STOP: Record<string, StopReason> = {
+	end_turn: 'end_turn',
+	max_tokens: 'max_tokens',
+	stop_sequence: 'stop_sequence',
+	tool_use: 'tool_use',
+	pause_turn: 'pause_turn',
+	refusal: 'refusal',
+	// The canonical model has no slot for it; like max_tokens, the output was cut short by a length limit.
+	model_context_window_exceeded: 'max_tokens',
+}
+
+/**
+ * Wire stop_reason → canonical; `sawToolCall` forces `tool_use` over a natural stop (WIRE-NOTES #1).
+ * @example decodeStopReason('end_turn', true) === 'tool_use'
+ */
+export function decodeStopReason(reason: unknown, sawToolCall = false): StopReason {
+	const mapped = (typeof reason === 'string' && STOP[reason]) || 'end_turn'
+	return sawToolCall ? withToolUse(mapped) : mapped
+}
+
+/** A turn that emitted tool calls ends in `tool_use` unless it was cut short or refused. */
+export const withToolUse = (r: StopReason): StopReason => (r === 'end_turn' || r === 'stop_sequence' ? 'tool_use' : r)
+
+/** Canonical → wire. `content_filter` (OpenAI/Gemini) is Anthropic's `refusal`. */
+export const encodeStopReason = (r: StopReason): AnthropicStopReason => (r === 'content_filter' ? 'refusal' : r)

@@ -1,0 +1,197 @@
+/**
+ * Wire schemas of the Gemini generateContent API (https://ai.google.dev/api/generate-content).
+ * Requests are validated permissively: unknown properties pass (Google adds fields often, and proto-JSON also
+ * accepts snake_case spellings, which the decoder reads), while the types, required fields and enum values the
+ * API checks are checked here too. Response and chunk schemas describe the OpenAPI document.
+ * @module
+ */
+import { t } from 'elysia'
+
+const open = { additionalProperties: true } as const
+
+const JsonObject = t.Record(t.String(), t.Unknown())
+
+// ── Request ────────────────────────────────────────────────────────────────────────────────────────────
+
+export const GeminiBlob = t.Object({ mimeType: t.String(), data: t.String() }, open)
+
+export const GeminiFileData = t.Object({ mimeType: t.Optional(t.String()), fileUri: t.String() }, open)
+
+export const GeminiFunctionCall = t.Object(
+	{ id: t.Optional(t.String()), name: t.String(), args: t.Optional(JsonObject) },
+	open,
+)
+
+export const GeminiFunctionResponse = t.Object(
+	{ id: t.Optional(t.String()), name: t.String(), response: t.Optional(JsonObject) },
+	open,
+)
+
+/** One part holds exactly one kind of data; `thought` marks thinking text, `thoughtSignature` may ride on any kind. */
+export const GeminiPart = t.Object(
+	{
+		text: t.Optional(t.String()),
+		thought: t.Optional(t.Boolean()),
+		thoughtSignature: t.Optional(t.String()),
+		inlineData: t.Optional(GeminiBlob),
+		fileData: t.Optional(GeminiFileData),
+		functionCall: t.Optional(GeminiFunctionCall),
+		functionResponse: t.Optional(GeminiFunctionResponse),
+	},
+	open,
+)
+
+export const GeminiRole = t.Union([t.Literal('user'), t.Literal('model')])
+
+export const GeminiContent = t.Object({ role: t.Optional(GeminiRole), parts: t.Array(GeminiPart) }, open)
+
+export const GeminiFunctionDeclaration = t.Object(
+	{
+		name: t.String(),
+		description: t.Optional(t.String()),
+		parameters: t.Optional(JsonObject),
+		parametersJsonSchema: t.Optional(t.Unknown()),
+	},
+	open,
+)
+
+/** A function tool, or a built-in one (`googleSearch`, `codeExecution`, `urlContext`…), which rides in `extra`. */
+export const GeminiTool = t.Object({ functionDeclarations: t.Optional(t.Array(GeminiFunctionDeclaration)) }, open)
+
+export const GeminiFunctionCallingMode = t.Union([
+	t.Literal('MODE_UNSPECIFIED'),
+	t.Literal('AUTO'),
+	t.Literal('ANY'),
+	t.Literal('NONE'),
+	t.Literal('VALIDATED'),
+])
+
+export const GeminiToolConfig = t.Object(
+	{
+		functionCallingConfig: t.Optional(
+			t.Object(
+				{ mode: t.Optional(GeminiFunctionCallingMode), allowedFunctionNames: t.Optional(t.Array(t.String())) },
+				open,
+			),
+		),
+	},
+	open,
+)
+
+export const GeminiThinkingConfig = t.Object(
+	{
+		thinkingBudget: t.Optional(t.Integer()),
+		includeThoughts: t.Optional(t.Boolean()),
+		/** Gemini 3: MINIMAL | LOW | MEDIUM | HIGH. */
+		thinkingLevel: t.Optional(t.String()),
+	},
+	open,
+)
+
+export const GeminiGenerationConfig = t.Object(
+	{
+		maxOutputTokens: t.Optional(t.Integer()),
+		temperature: t.Optional(t.Number()),
+		topP: t.Optional(t.Number()),
+		topK: t.Optional(t.Number()),
+		candidateCount: t.Optional(t.Integer()),
+		stopSequences: t.Optional(t.Array(t.String())),
+		responseMimeType: t.Optional(t.String()),
+		responseSchema: t.Optional(JsonObject),
+		responseJsonSchema: t.Optional(t.Unknown()),
+		thinkingConfig: t.Optional(GeminiThinkingConfig),
+	},
+	open,
+)
+
+export const GeminiSafetySetting = t.Object({ category: t.String(), threshold: t.String() }, open)
+
+/** Body of `POST /v1beta/models/{model}:generateContent` (and `:streamGenerateContent`). The model is in the URL. */
+export const GeminiRequest = t.Object(
+	{
+		model: t.Optional(t.String()),
+		contents: t.Array(GeminiContent),
+		systemInstruction: t.Optional(t.Object({ role: t.Optional(t.String()), parts: t.Array(GeminiPart) }, open)),
+		tools: t.Optional(t.Array(GeminiTool)),
+		toolConfig: t.Optional(GeminiToolConfig),
+		generationConfig: t.Optional(GeminiGenerationConfig),
+		safetySettings: t.Optional(t.Array(GeminiSafetySetting)),
+		cachedContent: t.Optional(t.String()),
+	},
+	open,
+)
+
+// ── Response ───────────────────────────────────────────────────────────────────────────────────────────
+
+export const GeminiUsageMetadata = t.Object(
+	{
+		/** Includes `cachedContentTokenCount`. */
+		promptTokenCount: t.Optional(t.Integer()),
+		cachedContentTokenCount: t.Optional(t.Integer()),
+		/** Excludes thinking: that is `thoughtsTokenCount`, billed as output too. */
+		candidatesTokenCount: t.Optional(t.Integer()),
+		thoughtsTokenCount: t.Optional(t.Integer()),
+		toolUsePromptTokenCount: t.Optional(t.Integer()),
+		totalTokenCount: t.Optional(t.Integer()),
+	},
+	open,
+)
+
+export const GeminiCandidate = t.Object(
+	{
+		content: t.Optional(t.Object({ role: t.Optional(t.String()), parts: t.Optional(t.Array(GeminiPart)) }, open)),
+		finishReason: t.Optional(t.String()),
+		index: t.Optional(t.Integer()),
+	},
+	open,
+)
+
+/** A whole response, and also one streamed chunk (with `alt=sse` each `data:` frame is one of these). */
+export const GeminiResponse = t.Object(
+	{
+		candidates: t.Optional(t.Array(GeminiCandidate)),
+		promptFeedback: t.Optional(t.Object({ blockReason: t.Optional(t.String()) }, open)),
+		usageMetadata: t.Optional(GeminiUsageMetadata),
+		modelVersion: t.Optional(t.String()),
+		responseId: t.Optional(t.String()),
+	},
+	open,
+)
+
+export const GeminiStreamChunk = GeminiResponse
+
+export const GeminiErrorStatus = t.Union([
+	t.Literal('INVALID_ARGUMENT'),
+	t.Literal('FAILED_PRECONDITION'),
+	t.Literal('UNAUTHENTICATED'),
+	t.Literal('PERMISSION_DENIED'),
+	t.Literal('NOT_FOUND'),
+	t.Literal('RESOURCE_EXHAUSTED'),
+	t.Literal('INTERNAL'),
+	t.Literal('UNAVAILABLE'),
+	t.Literal('DEADLINE_EXCEEDED'),
+])
+
+export const GeminiErrorBody = t.Object({
+	error: t.Object({ code: t.Integer(), message: t.String(), status: GeminiErrorStatus }, open),
+})
+
+export type GeminiBlob = typeof GeminiBlob.static
+export type GeminiFileData = typeof GeminiFileData.static
+export type GeminiFunctionCall = typeof GeminiFunctionCall.static
+export type GeminiFunctionResponse = typeof GeminiFunctionResponse.static
+export type GeminiPart = typeof GeminiPart.static
+export type GeminiRole = typeof GeminiRole.static
+export type GeminiContent = typeof GeminiContent.static
+export type GeminiFunctionDeclaration = typeof GeminiFunctionDeclaration.static
+export type GeminiTool = typeof GeminiTool.static
+export type GeminiToolConfig = typeof GeminiToolConfig.static
+export type GeminiThinkingConfig = typeof GeminiThinkingConfig.static
+export type GeminiGenerationConfig = typeof GeminiGenerationConfig.static
+export type GeminiRequest = typeof GeminiRequest.static
+export type GeminiUsageMetadata = typeof GeminiUsageMetadata.static
+export type GeminiCandidate = typeof GeminiCandidate.static
+export type GeminiResponse = typeof GeminiResponse.static
+export type GeminiStreamChunk = typeof GeminiStreamChunk.static
+export type GeminiErrorStatus = typeof GeminiErrorStatus.static
+export type GeminiErrorBody = typeof GeminiErrorBody.static

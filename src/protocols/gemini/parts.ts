@@ -1,0 +1,154 @@
+/**
+ * Gemini parts ⇄ canonical parts, shared by the request, response and stream codecs.
+ *
+ * Thought signatures (https://ai.google.dev/gemini-api/docs/thought-signatures): Gemini puts `thoughtSignature` on
+ * a functionCall part (the first of a parallel batch), and otherwise on a text part, often the part right after the
+ * thoughts or an empty text part at the end. The canonical model keeps signatures only on thinking and tool-call
+ * parts, so a signature on a text part is moved onto the thinking part that precedes it, or, when there is none,
+ * onto a signature-only thinking part after the text (WIRE-NOTES §14). `encodeModelTurn` (request side) puts it back.
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart } from '../../core/ir'
+import type { GeminiPart } from './model'
+import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+
+export type ModelPart = TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | ImagePart
+
+/** Assigns a tool-call id: `given` when Gemini sent one, else a synthetic one from the call's position. */
+export type CallIdFn = (n: number, name: string, given: string | undefined) => string
+
+/** Inline or file data → a canonical image part (the canonical model has one media part kind). */
+export function decodeMedia(part: Obj): ImagePart | undefined {
+	const inline = get(part, 'inlineData')
+	if (isObj(inline)) {
+		const mediaType = str(get(inline, 'mimeType'))
+		const data = str(inline.data)
+		if (mediaType && data !== undefined) return { type: 'image', source: { kind: 'base64', mediaType, data } }
+	}
+	const file = get(part, 'fileData')
+	if (isObj(file)) {
+		const url = str(get(file, 'fileUri'))
+		if (url) return { type: 'image', source: { kind: 'url', url } }
+	}
+	return undefined
+}
+
+/**
+ * Decodes the parts of a model turn (a response candidate or a `model` content of client history).
+ * Consecutive thought parts form one thinking part, consecutive text parts one text part.
+ * @param strictAt when set (request decoding), a malformed part is a 400 naming `${strictAt}[j]`; otherwise skipped
+ */
+export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: string): ModelPart[] {
+	const out: ModelPart[] = []
+	let thinking: ThinkingPart | undefined // the open, still unsigned thinking part
+	let calls = 0
+	const fail = (j: number, what: string) => {
+		if (strictAt) throw badRequest(`${strictAt}[${j}]: ${what}`, `${strictAt}[${j}]`)
+	}
+	parts.forEach((p, j) => {
+		if (!isObj(p)) return fail(j, 'each part must be an object')
+		const sig = str(get(p, 'thoughtSignature')) || undefined
+		if (p.thought === true) {
+			if (sig?.startsWith(REDACTED_PREFIX)) {
+				thinking = undefined
+				out.push({ type: 'redacted_thinking', data: sig.slice(REDACTED_PREFIX.length) })
+				return
+			}
+			if (!thinking) out.push((thinking = { type: 'thinking', text: '' }))
+			thinking.text += str(p.text) ?? ''
+			if (sig) {
+				thinking.signature = sig
+				thinking = undefined
+			}
+			return
+		}
+		const fc = get(p, 'functionCall')
+		if (fc !== undefined) {
+			if (!isObj(fc) || typeof fc.name !== 'string' || !fc.name) return fail(j, 'functionCall.name is required')
+			if (fc.args !== undefined && fc.args !== null && !isObj(fc.args)) return fail(j, 'functionCall.args must be an object')
+			thinking = undefined
+			const call: ToolCallPart = {
+				type: 'tool_call',
+				id: callId(calls++, fc.name, str(fc.id) || undefined),
+				name: fc.name,
+				input: isObj(fc.args) ? fc.args : {},
+			}
+			if (sig) call.signature = sig
+			out.push(call)
+			return
+		}
+		const text = typeof p.text === 'string' ? p.text : codePartText(p)
+		if (text !== undefined) {
+			let sigLeft = sig
+			if (sigLeft && thinking) {
+				thinking.signature = sigLeft
+				sigLeft = undefined
+			}
+			thinking = undefined
+			const last = out[out.length - 1]
+			if (text && last?.type === 'text') last.text += text
+			else if (text) out.push({ type: 'text', text })
+			if (sigLeft) out.push({ type: 'thinking', text: '', signature: sigLeft })
+			return
+		}
+		const media = decodeMedia(p)
+		if (media) {
+			thinking = undefined
+			out.push(media)
+			return
+		}
+		if (get(p, 'functionResponse') !== undefined) return fail(j, 'functionResponse is only allowed in user turns')
+		return fail(j, 'unsupported part: expected text, inlineData, fileData or functionCall')
+	})
+	return out
+}
+
+const MIME_BY_EXT: Record<string, string> = {
+	png: 'image/png',
+	jpg: 'image/jpeg',
+	jpeg: 'image/jpeg',
+	gif: 'image/gif',
+	webp: 'image/webp',
+	heic: 'image/heic',
+	heif: 'image/heif',
+	pdf: 'application/pdf',
+}
+
+/**
+ * A canonical image → `inlineData` (base64, or a parsed `data:` URI: WIRE-NOTES §19) or, as a fallback for a web
+ * URL the relay did not fetch, `fileData{fileUri}` (Gemini reads only uploaded/GCS files there reliably).
+ */
+export function encodeImage(src: ImageSource): GeminiPart {
+	if (src.kind === 'base64') return { inlineData: { mimeType: src.mediaType, data: src.data } }
+	const m = /^data:([^;,]*)((?:;[^;,]*)*?),(.*)$/s.exec(src.url)
+	if (m) {
+		const mimeType = m[1] || 'application/octet-stream'
+		const isBase64 = m[2].split(';').includes('base64')
+		const data = isBase64 ? m[3] : Buffer.from(decodeURIComponent(m[3]), 'utf8').toString('base64')
+		return { inlineData: { mimeType, data } }
+	}
+	const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(src.url)?.[1]?.toLowerCase()
+	const mimeType = ext ? MIME_BY_EXT[ext] : undefined
+	return { fileData: mimeType ? { fileUri: src.url, mimeType } : { fileUri: src.url } }
+}
+
+/**
+ * Canonical response content → Gemini parts, for Gemini-native clients: thinking becomes `thought: true` parts
+ * (with its signature), tool calls `functionCall` parts (with id and signature), and Anthropic redacted thinking a
+ * thought part whose signature carries the data behind `REDACTED_PREFIX`, so it can be replayed.
+ */
+export function encodeResponseParts(content: ReadonlyArray<Part>): GeminiPart[] {
+	const out: GeminiPart[] = []
+	for (const p of content) {
+		if (p.type === 'text') out.push({ text: p.text })
+		else if (p.type === 'thinking') out.push(p.signature ? { text: p.text, thought: true, thoughtSignature: p.signature } : { text: p.text, thought: true })
+		else if (p.type === 'redacted_thinking') out.push({ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + p.data })
+		else if (p.type === 'tool_call') {
+			const part: GeminiPart = { functionCall: { id: p.id, name: p.name, args: p.input } }
+			if (p.signature) part.thoughtSignature = p.signature
+			out.push(part)
+		} else if (p.type === 'image') out.push(encodeImage(p.source))
+	}
+	return out
+}

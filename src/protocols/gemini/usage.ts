@@ -1,0 +1,75 @@
+/**
+ * Gemini usage and finish reasons ⇄ canonical ones.
+ * Usage: `promptTokenCount` INCLUDES `cachedContentTokenCount` (https://ai.google.dev/api/generate-content#UsageMetadata),
+ * while canonical `input` excludes cache reads, so input = prompt − cached. Thinking is `thoughtsTokenCount`, separate
+ * from `candidatesTokenCount` but billed as output, so output = candidates + thoughts (WIRE-NOTES #13, §17).
+ * @module
+ */
+import { emptyUsage, promptTokens, type StopReason, type Usage } from '../../core/ir'
+import type { GeminiUsageMetadata } from './model'
+import { get, isObj, num } from './read'
+
+/**
+ * Canonical usage from a `usageMetadata` object; `undefined` when there is none.
+ * `toolUsePromptTokenCount` (results of built-in tools such as Google Search, fed back as input) counts as input.
+ * @example decodeUsage({ promptTokenCount: 100, cachedContentTokenCount: 60, candidatesTokenCount: 5, thoughtsTokenCount: 7 })
+ * // → { input: 40, cacheRead: 60, cacheWrite: 0, output: 12, reasoning: 7 }
+ */
+export function decodeUsage(meta: unknown): Usage | undefined {
+	if (!isObj(meta)) return undefined
+	const prompt = num(get(meta, 'promptTokenCount')) ?? 0
+	const cached = num(get(meta, 'cachedContentTokenCount')) ?? 0
+	const toolUse = num(get(meta, 'toolUsePromptTokenCount')) ?? 0
+	const candidates = num(get(meta, 'candidatesTokenCount')) ?? 0
+	const thoughts = num(get(meta, 'thoughtsTokenCount')) ?? 0
+	return {
+		input: Math.max(0, prompt - cached) + toolUse,
+		output: candidates + thoughts,
+		cacheRead: cached,
+		cacheWrite: 0,
+		reasoning: thoughts,
+	}
+}
+
+/** Canonical usage → `usageMetadata` (cache writes have no Gemini field, so they count in the prompt). */
+export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
+	const full = { ...emptyUsage(), ...u }
+	const prompt = promptTokens(full)
+	const meta: GeminiUsageMetadata = {
+		promptTokenCount: prompt,
+		candidatesTokenCount: Math.max(0, full.output - full.reasoning),
+		totalTokenCount: prompt + full.output,
+	}
+	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
+	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
+	return meta
+}
+
+const FILTERED = new Set([
+	'SAFETY',
+	'RECITATION',
+	'BLOCKLIST',
+	'PROHIBITED_CONTENT',
+	'SPII',
+	'IMAGE_SAFETY',
+	'IMAGE_PROHIBITED_CONTENT',
+	'IMAGE_RECITATION',
+])
+
+/**
+ * Gemini `finishReason` → canonical stop reason. A turn that emitted a functionCall ends with `tool_use` even when
+ * Gemini says STOP (WIRE-NOTES §6; BerriAI/litellm PR #10485); filtered and truncated turns keep their reason.
+ * @example decodeFinishReason('STOP', true) === 'tool_use'
+ */
+export function decodeFinishReason(reason: string | undefined, toolSeen: boolean): StopReason {
+	if (reason === 'MAX_TOKENS') return 'max_tokens'
+	if (reason !== undefined && FILTERED.has(reason)) return 'content_filter'
+	return toolSeen ? 'tool_use' : 'end_turn'
+}
+
+/** Canonical stop reason → Gemini `finishReason` (Gemini has no tool or stop-sequence reason: both are STOP). */
+export function encodeFinishReason(reason: StopReason): string {
+	if (reason === 'max_tokens') return 'MAX_TOKENS'
+	if (reason === 'content_filter' || reason === 'refusal') return 'SAFETY'
+	return 'STOP'
+}

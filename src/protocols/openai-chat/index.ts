@@ -1,0 +1,28 @@
+/**
+ * The OpenAI chat-completions codec (`POST /v1/chat/completions`), used for OpenAI clients and for every
+ * OpenAI-compatible upstream (OpenAI, DeepSeek, OpenRouter, vLLM, Ollama…).
+ * @module
+ */
+import type { ProtocolCodec } from '../codec'
+import { encodeError, encodeStreamError } from './error'
+import type { OpenAIChatCompletion, OpenAIChatRequest } from './model'
+import { decodeRequest, encodeRequest } from './request'
+import { decodeResponse, encodeResponse, usageOf } from './response'
+import { decodeStream, encodeStream } from './stream'
+
+export const openaiChat = {
+	name: 'openai-chat',
+	decodeRequest,
+	encodeRequest,
+	decodeResponse,
+	encodeResponse,
+	decodeStream,
+	encodeStream,
+	encodeError,
+	encodeStreamError,
+	usageOf,
+} satisfies ProtocolCodec<OpenAIChatRequest, OpenAIChatCompletion>
+
+export { OpenAIChatRequest, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIErrorBody } from './model'
+export { includeUsageOf, EXTRA_PROTOCOL_KEY } from './request'
+export { decodeError, errorKindOf } from './error'

@@ -1,0 +1,213 @@
+/**
+ * `messages` ⇄ canonical system + messages. The canonical model has two roles; OpenAI has five:
+ * system/developer hoist to the top-level system prompt (in order), `tool` messages become tool_result parts of
+ * a user turn, and consecutive same-role messages merge (Anthropic requires alternation, WIRE-NOTES wire §20).
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
+import { optString, reqArray, reqObject, reqString, type Json } from './guards'
+
+type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+
+/** A message as encodeRequest writes it. */
+export type WireMessage =
+	| { role: 'system'; content: string }
+	| { role: 'user'; content: string | WireContentPart[] }
+	| {
+			role: 'assistant'
+			content: string | null
+			tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
+			reasoning_content?: string
+			reasoning_details?: ReasoningDetailOut[]
+	  }
+	| { role: 'tool'; tool_call_id: string; content: string }
+
+// ── decode ─────────────────────────────────────────────────────────────────────────────────────────────
+
+function textParts(content: unknown, param: string): TextPart[] {
+	if (typeof content === 'string') return [{ type: 'text', text: content }]
+	return reqArray(content, param).map((raw, i) => {
+		const part = reqObject(raw, `${param}[${i}]`)
+		if (part.type !== 'text') throw badRequest(`${param}[${i}].type must be 'text' here`, `${param}[${i}].type`)
+		return { type: 'text', text: reqString(part.text, `${param}[${i}].text`) }
+	})
+}
+
+function userParts(content: unknown, param: string): Array<TextPart | ImagePart> {
+	if (typeof content === 'string') return [{ type: 'text', text: content }]
+	const list = reqArray(content, param)
+	if (!list.length) throw badRequest(`${param} must not be an empty array`, param)
+	return list.map((raw, i): TextPart | ImagePart => {
+		const at = `${param}[${i}]`
+		const part = reqObject(raw, at)
+		if (part.type === 'text') return { type: 'text', text: reqString(part.text, `${at}.text`) }
+		if (part.type === 'image_url') {
+			const image = reqObject(part.image_url, `${at}.image_url`)
+			const out: ImagePart = { type: 'image', source: decodeImageUrl(reqString(image.url, `${at}.image_url.url`), `${at}.image_url.url`) }
+			const detail = optString(image.detail, `${at}.image_url.detail`)
+			if (detail) out.detail = detail
+			return out
+		}
+		// Valid OpenAI input with no canonical slot: refusing beats dropping it silently (WIRE-NOTES #8).
+		if (part.type === 'input_audio' || part.type === 'file')
+			throw badRequest(`${at}.type '${part.type}' is not supported by this gateway`, `${at}.type`)
+		throw badRequest(`${at}.type must be one of text, image_url (got ${JSON.stringify(part.type)})`, `${at}.type`)
+	})
+}
+
+function assistantParts(m: Json, param: string, toolNames: Map<string, string>): Part[] {
+	const reasoningText = optString(m.reasoning_content, `${param}.reasoning_content`) ?? optString(m.reasoning, `${param}.reasoning`)
+	const parts: Part[] = decodeReasoning(reasoningText, m.reasoning_details)
+	const content = m.content
+	if (typeof content === 'string') {
+		if (content) parts.push({ type: 'text', text: content })
+	} else if (content !== null && content !== undefined) {
+		reqArray(content, `${param}.content`).forEach((raw, i) => {
+			const part = reqObject(raw, `${param}.content[${i}]`)
+			if (part.type === 'text') parts.push({ type: 'text', text: reqString(part.text, `${param}.content[${i}].text`) })
+			else if (part.type === 'refusal') parts.push({ type: 'text', text: reqString(part.refusal, `${param}.content[${i}].refusal`) })
+			else throw badRequest(`${param}.content[${i}].type must be 'text' or 'refusal'`, `${param}.content[${i}].type`)
+		})
+	}
+	const refusal = optString(m.refusal, `${param}.refusal`)
+	if (refusal && !parts.some((p) => p.type === 'text')) parts.push({ type: 'text', text: refusal })
+	const calls = m.tool_calls === null || m.tool_calls === undefined ? [] : reqArray(m.tool_calls, `${param}.tool_calls`)
+	calls.forEach((raw, i) => {
+		const at = `${param}.tool_calls[${i}]`
+		const call = reqObject(raw, at)
+		if (call.type !== undefined && call.type !== 'function')
+			throw badRequest(`${at}.type must be 'function' (got ${JSON.stringify(call.type)})`, `${at}.type`)
+		const fn = reqObject(call.function, `${at}.function`)
+		const { id, signature } = unpackToolCallId(reqString(call.id, `${at}.id`))
+		const part: ToolCallPart = { type: 'tool_call', id, name: reqString(fn.name, `${at}.function.name`), input: parseArguments(fn.arguments) }
+		if (signature) part.signature = signature
+		toolNames.set(id, part.name)
+		parts.push(part)
+	})
+	if ((content === null || content === undefined) && !calls.length && !parts.length)
+		throw badRequest(`${param}.content is required unless tool_calls is set`, `${param}.content`)
+	return parts
+}
+
+function toolResult(m: Json, param: string, toolNames: Map<string, string>): ToolResultPart {
+	const { id } = unpackToolCallId(reqString(m.tool_call_id, `${param}.tool_call_id`))
+	const content = textParts(m.content, `${param}.content`).filter((p) => p.text !== '')
+	const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content }
+	// Gemini's functionResponse needs the name; OpenAI only links by id, so look it up in the history.
+	const name = toolNames.get(id)
+	if (name) part.name = name
+	return part
+}
+
+/** Anthropic requires a user turn to start with its tool_result blocks (WIRE-NOTES wire §9). */
+const toolResultsFirst = (parts: Part[]): Part[] => [
+	...parts.filter((p) => p.type === 'tool_result'),
+	...parts.filter((p) => p.type !== 'tool_result'),
+]
+
+/**
+ * Decodes `messages`. Throws a 400 naming the offending field.
+ * @example decodeMessages([{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Hi' }])
+ * // { system: [{ type: 'text', text: 'Be brief' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }
+ */
+export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Message[] } {
+	const list = reqArray(raw, 'messages')
+	if (!list.length) throw badRequest('messages must contain at least one message', 'messages')
+	const system: TextPart[] = []
+	const messages: Message[] = []
+	const toolNames = new Map<string, string>()
+	const push = (role: Message['role'], parts: Part[]) => {
+		if (!parts.length) return
+		const last = messages[messages.length - 1]
+		if (last?.role === role) last.content.push(...parts)
+		else messages.push({ role, content: parts })
+	}
+	list.forEach((item, i) => {
+		const param = `messages[${i}]`
+		const m = reqObject(item, param)
+		switch (m.role) {
+			case 'system':
+			case 'developer':
+				system.push(...textParts(m.content, `${param}.content`))
+				break
+			case 'user':
+				push('user', userParts(m.content, `${param}.content`))
+				break
+			case 'assistant':
+				push('assistant', assistantParts(m, param, toolNames))
+				break
+			case 'tool':
+				push('user', [toolResult(m, param, toolNames)])
+				break
+			default:
+				throw badRequest(
+					`${param}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(m.role)})`,
+					`${param}.role`,
+				)
+		}
+	})
+	for (const m of messages) if (m.role === 'user') m.content = toolResultsFirst(m.content)
+	return { system, messages }
+}
+
+// ── encode ─────────────────────────────────────────────────────────────────────────────────────────────
+
+const imagePart = (p: ImagePart): WireContentPart => ({
+	type: 'image_url',
+	image_url: p.detail ? { url: imageUrlOf(p.source), detail: p.detail } : { url: imageUrlOf(p.source) },
+})
+
+/** String content when it is a single text (older compatibles reject arrays), parts otherwise. */
+function userContent(parts: Array<TextPart | ImagePart>): string | WireContentPart[] {
+	if (parts.length === 1 && parts[0].type === 'text') return parts[0].text
+	return parts.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : imagePart(p)))
+}
+
+function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[]) {
+	const carried: ImagePart[] = []
+	for (const p of parts) {
+		if (p.type !== 'tool_result') continue
+		const text = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('')
+		out.push({ role: 'tool', tool_call_id: packedIds.get(p.toolCallId) ?? p.toolCallId, content: text })
+		// OpenAI tool messages are text-only: images a tool returned travel in the user turn that follows.
+		carried.push(...p.content.filter((c): c is ImagePart => c.type === 'image'))
+	}
+	const rest = [...carried, ...parts.filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image')]
+	if (rest.length) out.push({ role: 'user', content: userContent(rest) })
+}
+
+function encodeAssistant(parts: Part[]): WireMessage {
+	const text = parts.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('')
+	const calls = parts
+		.filter((p): p is ToolCallPart => p.type === 'tool_call')
+		.map((c) => ({
+			id: packToolCallId(c.id, c.signature),
+			type: 'function' as const,
+			function: { name: c.name, arguments: JSON.stringify(c.input) },
+		}))
+	const msg: WireMessage = { role: 'assistant', content: text || (calls.length ? null : ''), ...encodeReasoning(parts) }
+	if (calls.length) msg.tool_calls = calls
+	return msg
+}
+
+/**
+ * Encodes the canonical conversation as OpenAI `messages`: the system prompt as one system message, tool results
+ * as one `role:"tool"` message each placed before the rest of their user turn, and thinking as
+ * `reasoning_content` / `reasoning_details` on the assistant message that produced it.
+ */
+export function encodeMessages(system: TextPart[] | undefined, messages: Message[]): WireMessage[] {
+	const out: WireMessage[] = []
+	// Tool results must echo the exact id the assistant message carries, which includes a packed signature.
+	const packedIds = new Map<string, string>()
+	for (const m of messages)
+		for (const p of m.content) if (p.type === 'tool_call' && p.signature) packedIds.set(p.id, packToolCallId(p.id, p.signature))
+	if (system?.length) out.push({ role: 'system', content: system.map((p) => p.text).join('\n\n') })
+	for (const m of messages) {
+		if (m.role === 'assistant') out.push(encodeAssistant(m.content))
+		else encodeUser(m.content, packedIds, out)
+	}
+	return out
+}

@@ -1,0 +1,270 @@
+/**
+ * Wire schemas of OpenAI chat completions (https://platform.openai.com/docs/api-reference/chat).
+ * Requests are validated permissively: unknown properties pass (vendors add fields every month), but the
+ * types, required fields and enum values the vendor checks are checked here too. Responses and chunks are
+ * described for the OpenAPI document only.
+ * @module
+ */
+import { t } from 'elysia'
+
+const open = { additionalProperties: true } as const
+
+// ── Request ────────────────────────────────────────────────────────────────────────────────────────────
+
+export const OpenAITextPart = t.Object({ type: t.Literal('text'), text: t.String() }, open)
+
+export const OpenAIImagePart = t.Object(
+	{
+		type: t.Literal('image_url'),
+		image_url: t.Object({ url: t.String(), detail: t.Optional(t.String()) }, open),
+	},
+	open,
+)
+
+/** Audio and file parts are valid OpenAI input but have no canonical slot: decodeRequest rejects them by name. */
+export const OpenAIOtherInputPart = t.Object({ type: t.Union([t.Literal('input_audio'), t.Literal('file')]) }, open)
+
+export const OpenAIRefusalPart = t.Object({ type: t.Literal('refusal'), refusal: t.String() }, open)
+
+export const OpenAIToolCall = t.Object(
+	{
+		id: t.String(),
+		type: t.Optional(t.Literal('function')),
+		function: t.Object({ name: t.String(), arguments: t.Optional(t.String()) }, open),
+	},
+	open,
+)
+
+/** OpenRouter-style reasoning detail; carries Anthropic thinking signatures and encrypted reasoning. */
+export const OpenAIReasoningDetail = t.Object(
+	{
+		type: t.String(),
+		text: t.Optional(t.Nullable(t.String())),
+		summary: t.Optional(t.Nullable(t.String())),
+		signature: t.Optional(t.Nullable(t.String())),
+		data: t.Optional(t.Nullable(t.String())),
+	},
+	open,
+)
+
+const systemContent = t.Union([t.String(), t.Array(OpenAITextPart)])
+
+export const OpenAISystemMessage = t.Object(
+	{ role: t.Union([t.Literal('system'), t.Literal('developer')]), content: systemContent, name: t.Optional(t.String()) },
+	open,
+)
+
+export const OpenAIUserMessage = t.Object(
+	{
+		role: t.Literal('user'),
+		content: t.Union([t.String(), t.Array(t.Union([OpenAITextPart, OpenAIImagePart, OpenAIOtherInputPart]))]),
+		name: t.Optional(t.String()),
+	},
+	open,
+)
+
+export const OpenAIAssistantMessage = t.Object(
+	{
+		role: t.Literal('assistant'),
+		content: t.Optional(t.Nullable(t.Union([t.String(), t.Array(t.Union([OpenAITextPart, OpenAIRefusalPart]))]))),
+		refusal: t.Optional(t.Nullable(t.String())),
+		tool_calls: t.Optional(t.Nullable(t.Array(OpenAIToolCall))),
+		reasoning_content: t.Optional(t.Nullable(t.String())),
+		reasoning: t.Optional(t.Nullable(t.String())),
+		reasoning_details: t.Optional(t.Nullable(t.Array(OpenAIReasoningDetail))),
+		name: t.Optional(t.String()),
+	},
+	open,
+)
+
+export const OpenAIToolMessage = t.Object(
+	{ role: t.Literal('tool'), tool_call_id: t.String(), content: t.Union([t.String(), t.Array(OpenAITextPart)]) },
+	open,
+)
+
+export const OpenAIMessage = t.Union([OpenAISystemMessage, OpenAIUserMessage, OpenAIAssistantMessage, OpenAIToolMessage])
+
+export const OpenAITool = t.Object(
+	{
+		type: t.Literal('function'),
+		function: t.Object(
+			{
+				name: t.String({ minLength: 1 }),
+				description: t.Optional(t.String()),
+				parameters: t.Optional(t.Record(t.String(), t.Unknown())),
+				strict: t.Optional(t.Nullable(t.Boolean())),
+			},
+			open,
+		),
+	},
+	open,
+)
+
+export const OpenAIToolChoice = t.Union([
+	t.Literal('auto'),
+	t.Literal('none'),
+	t.Literal('required'),
+	t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }, open) }, open),
+])
+
+export const OpenAIResponseFormat = t.Union([
+	t.Object({ type: t.Literal('text') }, open),
+	t.Object({ type: t.Literal('json_object') }, open),
+	t.Object(
+		{
+			type: t.Literal('json_schema'),
+			json_schema: t.Object(
+				{
+					name: t.String(),
+					description: t.Optional(t.String()),
+					schema: t.Optional(t.Record(t.String(), t.Unknown())),
+					strict: t.Optional(t.Nullable(t.Boolean())),
+				},
+				open,
+			),
+		},
+		open,
+	),
+])
+
+/** `none` and `xhigh` are accepted by newer OpenAI models; the canonical model has no slot for them (see request.ts). */
+export const OpenAIReasoningEffort = t.Union([
+	t.Literal('none'),
+	t.Literal('minimal'),
+	t.Literal('low'),
+	t.Literal('medium'),
+	t.Literal('high'),
+	t.Literal('xhigh'),
+])
+
+/** The body of `POST /v1/chat/completions`. Use as the Elysia route `body` schema. */
+export const OpenAIChatRequest = t.Object(
+	{
+		model: t.String({ minLength: 1 }),
+		messages: t.Array(OpenAIMessage, { minItems: 1 }),
+		max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		max_completion_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		temperature: t.Optional(t.Nullable(t.Number())),
+		top_p: t.Optional(t.Nullable(t.Number())),
+		stop: t.Optional(t.Nullable(t.Union([t.String(), t.Array(t.String())]))),
+		tools: t.Optional(t.Nullable(t.Array(OpenAITool))),
+		tool_choice: t.Optional(t.Nullable(OpenAIToolChoice)),
+		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
+		response_format: t.Optional(t.Nullable(OpenAIResponseFormat)),
+		reasoning_effort: t.Optional(t.Nullable(OpenAIReasoningEffort)),
+		stream: t.Optional(t.Nullable(t.Boolean())),
+		stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, open))),
+		user: t.Optional(t.String()),
+		n: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+	},
+	open,
+)
+
+export type OpenAIChatRequest = typeof OpenAIChatRequest.static
+export type OpenAIMessage = typeof OpenAIMessage.static
+export type OpenAIToolCall = typeof OpenAIToolCall.static
+export type OpenAIReasoningDetail = typeof OpenAIReasoningDetail.static
+
+// ── Response ───────────────────────────────────────────────────────────────────────────────────────────
+
+export const OpenAIUsage = t.Object(
+	{
+		prompt_tokens: t.Integer(),
+		completion_tokens: t.Integer(),
+		total_tokens: t.Integer(),
+		prompt_tokens_details: t.Optional(
+			t.Object({ cached_tokens: t.Optional(t.Integer()), cache_write_tokens: t.Optional(t.Integer()) }, open),
+		),
+		completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Optional(t.Integer()) }, open)),
+	},
+	open,
+)
+
+const FinishReason = t.Union([
+	t.Literal('stop'),
+	t.Literal('length'),
+	t.Literal('tool_calls'),
+	t.Literal('content_filter'),
+	t.Literal('function_call'),
+])
+
+export const OpenAIChatCompletion = t.Object(
+	{
+		id: t.String(),
+		object: t.Literal('chat.completion'),
+		created: t.Integer(),
+		model: t.String(),
+		choices: t.Array(
+			t.Object({
+				index: t.Integer(),
+				message: t.Object(
+					{
+						role: t.Literal('assistant'),
+						content: t.Nullable(t.String()),
+						refusal: t.Nullable(t.String()),
+						tool_calls: t.Optional(t.Array(OpenAIToolCall)),
+						reasoning_content: t.Optional(t.String()),
+						reasoning_details: t.Optional(t.Array(OpenAIReasoningDetail)),
+					},
+					open,
+				),
+				logprobs: t.Null(),
+				finish_reason: FinishReason,
+			}),
+		),
+		usage: OpenAIUsage,
+	},
+	open,
+)
+
+export type OpenAIChatCompletion = typeof OpenAIChatCompletion.static
+export type OpenAIUsage = typeof OpenAIUsage.static
+
+const ToolCallDelta = t.Object({
+	index: t.Integer(),
+	id: t.Optional(t.String()),
+	type: t.Optional(t.Literal('function')),
+	function: t.Object({ name: t.Optional(t.String()), arguments: t.Optional(t.String()) }),
+})
+
+/** One `data:` payload of a streamed completion. */
+export const OpenAIChatCompletionChunk = t.Object(
+	{
+		id: t.String(),
+		object: t.Literal('chat.completion.chunk'),
+		created: t.Integer(),
+		model: t.String(),
+		choices: t.Array(
+			t.Object({
+				index: t.Integer(),
+				delta: t.Object(
+					{
+						role: t.Optional(t.Literal('assistant')),
+						content: t.Optional(t.Nullable(t.String())),
+						reasoning_content: t.Optional(t.String()),
+						reasoning_details: t.Optional(t.Array(OpenAIReasoningDetail)),
+						tool_calls: t.Optional(t.Array(ToolCallDelta)),
+					},
+					open,
+				),
+				logprobs: t.Null(),
+				finish_reason: t.Nullable(FinishReason),
+			}),
+		),
+		usage: t.Optional(t.Nullable(OpenAIUsage)),
+	},
+	open,
+)
+
+export type OpenAIChatCompletionChunk = typeof OpenAIChatCompletionChunk.static
+
+export const OpenAIErrorBody = t.Object({
+	error: t.Object({
+		message: t.String(),
+		type: t.String(),
+		param: t.Nullable(t.String()),
+		code: t.Nullable(t.String()),
+	}),
+})
+
+export type OpenAIErrorBody = typeof OpenAIErrorBody.static

@@ -1,0 +1,208 @@
+/**
+ * Chat-completions request ⇄ canonical request (https://platform.openai.com/docs/api-reference/chat/create).
+ *
+ * `extra` convention: decodeRequest puts every field without a canonical slot into `extra` together with
+ * `extra.__protocol = 'openai-chat'`; encodeRequest re-emits `extra` only when that marker is present, so
+ * OpenAI-only fields (seed, logprobs, metadata…) reach OpenAI-compatible upstreams and nobody else.
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
+import { budgetToEffort } from '../../core/reasoning'
+import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
+import { decodeMessages, encodeMessages } from './messages'
+import type { OpenAIChatRequest } from './model'
+
+/** Key in `ChatRequest.extra` naming the protocol the extras came from. */
+export const EXTRA_PROTOCOL_KEY = '__protocol'
+export const PROTOCOL = 'openai-chat'
+
+const KNOWN = new Set([
+	'model',
+	'messages',
+	'max_tokens',
+	'max_completion_tokens',
+	'temperature',
+	'top_p',
+	'stop',
+	'tools',
+	'tool_choice',
+	'parallel_tool_calls',
+	'response_format',
+	'reasoning_effort',
+	'stream',
+	'stream_options',
+	'user',
+])
+
+const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
+
+function decodeTools(raw: unknown): Tool[] {
+	return reqArray(raw, 'tools').map((item, i) => {
+		const at = `tools[${i}]`
+		const tool = reqObject(item, at)
+		if (tool.type !== 'function') throw badRequest(`${at}.type must be 'function' (got ${JSON.stringify(tool.type)})`, `${at}.type`)
+		const fn = reqObject(tool.function, `${at}.function`)
+		const name = reqString(fn.name, `${at}.function.name`)
+		if (!name) throw badRequest(`${at}.function.name must not be empty`, `${at}.function.name`)
+		// OpenAI treats a missing `parameters` as a function that takes no arguments.
+		const parameters = fn.parameters === undefined || fn.parameters === null ? { type: 'object', properties: {} } : reqObject(fn.parameters, `${at}.function.parameters`)
+		const out: Tool = { name, parameters }
+		const description = optString(fn.description, `${at}.function.description`)
+		if (description !== undefined) out.description = description
+		const strict = optBoolean(fn.strict, `${at}.function.strict`)
+		if (strict !== undefined) out.strict = strict
+		return out
+	})
+}
+
+function decodeToolChoice(raw: unknown): ToolChoice {
+	if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw }
+	if (isObject(raw) && raw.type === 'function') {
+		const fn = reqObject(raw.function, 'tool_choice.function')
+		return { type: 'tool', name: reqString(fn.name, 'tool_choice.function.name') }
+	}
+	throw badRequest(`tool_choice must be 'auto', 'none', 'required' or {type:'function',function:{name}}`, 'tool_choice')
+}
+
+function decodeResponseFormat(raw: unknown): ResponseFormat {
+	const rf = reqObject(raw, 'response_format')
+	if (rf.type === 'text' || rf.type === 'json_object') return { type: rf.type }
+	if (rf.type !== 'json_schema') throw badRequest(`response_format.type must be one of text, json_object, json_schema`, 'response_format.type')
+	const js = reqObject(rf.json_schema, 'response_format.json_schema')
+	const out: ResponseFormat = {
+		type: 'json_schema',
+		name: reqString(js.name, 'response_format.json_schema.name'),
+		schema: js.schema === undefined || js.schema === null ? {} : reqObject(js.schema, 'response_format.json_schema.schema'),
+	}
+	const strict = optBoolean(js.strict, 'response_format.json_schema.strict')
+	if (strict !== undefined) out.strict = strict
+	const description = optString(js.description, 'response_format.json_schema.description')
+	if (description !== undefined) out.description = description
+	return out
+}
+
+function decodeStop(raw: unknown): string[] | undefined {
+	if (raw === undefined || raw === null) return undefined
+	if (typeof raw === 'string') return [raw]
+	const list = reqArray(raw, 'stop').map((s, i) => reqString(s, `stop[${i}]`))
+	return list.length ? list : undefined
+}
+
+/**
+ * Client body → canonical request. Throws GatewayError('invalid_request') naming the field for anything OpenAI
+ * would reject.
+ * Takes `unknown` on purpose: bodies also arrive without route validation (tests, replays, other callers).
+ * @param opts.stream overrides `body.stream` (the route knows which endpoint was called)
+ */
+export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): ChatRequest {
+	const b = reqObject(body, 'body')
+	const model = reqString(b.model, 'model')
+	if (!model) throw badRequest('model must not be empty', 'model')
+	const { system, messages } = decodeMessages(b.messages)
+	const req: ChatRequest = { model, messages, stream: opts.stream ?? optBoolean(b.stream, 'stream') ?? false }
+	if (system.length) req.system = system
+	const extra: Json = {}
+	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k) && v !== undefined) extra[k] = v
+	// The canonical model has one choice; quietly returning one of n would be a silent drop.
+	if (typeof extra.n === 'number' && extra.n > 1) throw badRequest('n > 1 is not supported by this gateway', 'n')
+
+	const maxTokens = optInteger(b.max_completion_tokens, 'max_completion_tokens', 1) ?? optInteger(b.max_tokens, 'max_tokens', 1)
+	if (maxTokens !== undefined) req.maxTokens = maxTokens
+	const temperature = optNumber(b.temperature, 'temperature')
+	if (temperature !== undefined) req.temperature = temperature
+	const topP = optNumber(b.top_p, 'top_p')
+	if (topP !== undefined) req.topP = topP
+	const stop = decodeStop(b.stop)
+	if (stop) req.stop = stop
+	if (b.tools !== undefined && b.tools !== null) {
+		const tools = decodeTools(b.tools)
+		if (tools.length) req.tools = tools
+	}
+	if (b.tool_choice !== undefined && b.tool_choice !== null) req.toolChoice = decodeToolChoice(b.tool_choice)
+	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
+	if (parallel !== undefined) req.parallelToolCalls = parallel
+	if (b.response_format !== undefined && b.response_format !== null) req.responseFormat = decodeResponseFormat(b.response_format)
+
+	const effort = optString(b.reasoning_effort, 'reasoning_effort')
+	if (effort !== undefined) {
+		if (EFFORTS.has(effort)) req.reasoning = { enabled: true, effort: effort as ReasoningEffort }
+		else if (effort === 'none' || effort === 'xhigh') {
+			// No canonical value: keep the original for OpenAI upstreams, give other vendors the nearest meaning.
+			req.reasoning = effort === 'none' ? { enabled: false } : { enabled: true, effort: 'high' }
+			extra.reasoning_effort = effort
+		} else throw badRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning_effort')
+	}
+	const user = optString(b.user, 'user')
+	if (user !== undefined) req.user = user
+	if (Object.keys(extra).length) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
+	return req
+}
+
+/** Whether the client asked for the final usage chunk (`stream_options.include_usage`), for EncodeContext. */
+export const includeUsageOf = (body: unknown): boolean =>
+	isObject(body) && isObject(body.stream_options) && body.stream_options.include_usage === true
+
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) reject `max_tokens` and want `max_completion_tokens`
+ * ("Unsupported parameter: 'max_tokens' is not supported with this model").
+ */
+const usesCompletionTokens = (model: string) => /^(o\d|gpt-5)/.test(model.slice(model.lastIndexOf('/') + 1))
+
+const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function' as const, function: { name: c.name } } : c.type)
+
+/**
+ * Canonical request → body for an OpenAI-compatible upstream. Streaming requests always ask for the usage chunk,
+ * because billing reads it (WIRE-NOTES #12, wire §12).
+ */
+export function encodeRequest(req: ChatRequest, model: string): OpenAIChatRequest {
+	const body: Json = {}
+	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
+		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
+	body.model = model
+	body.messages = encodeMessages(req.system, req.messages)
+	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
+	if (req.temperature !== undefined) body.temperature = req.temperature
+	if (req.topP !== undefined) body.top_p = req.topP
+	if (req.stop?.length) body.stop = req.stop
+	if (req.tools?.length) {
+		body.tools = req.tools.map((t) => ({
+			type: 'function',
+			function: {
+				name: t.name,
+				...(t.description !== undefined && { description: t.description }),
+				parameters: t.parameters,
+				...(t.strict !== undefined && { strict: t.strict }),
+			},
+		}))
+		// OpenAI rejects tool_choice and parallel_tool_calls when no tools are given, so they ride with tools.
+		if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
+		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
+	}
+	if (req.responseFormat) {
+		const rf = req.responseFormat
+		body.response_format =
+			rf.type === 'json_schema'
+				? {
+						type: 'json_schema',
+						json_schema: {
+							name: rf.name,
+							...(rf.description !== undefined && { description: rf.description }),
+							schema: rf.schema,
+							...(rf.strict !== undefined && { strict: rf.strict }),
+						},
+					}
+				: { type: rf.type }
+	}
+	const r = req.reasoning
+	if (r?.enabled && body.reasoning_effort === undefined) {
+		const effort = r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)
+		if (effort) body.reasoning_effort = effort
+	}
+	if (req.stream) {
+		body.stream = true
+		body.stream_options = { include_usage: true }
+	} else delete body.stream_options
+	if (req.user !== undefined) body.user = req.user
+	return body as OpenAIChatRequest
+}

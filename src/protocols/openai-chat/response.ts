@@ -1,0 +1,94 @@
+/**
+ * `chat.completion` bodies ⇄ canonical response (https://platform.openai.com/docs/api-reference/chat/object).
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { ChatResponse, TextPart, ToolCallPart, Usage } from '../../core/ir'
+import { emptyUsage } from '../../core/ir'
+import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import type { EncodeContext } from '../codec'
+import { newId } from '../../lib/ids'
+import { decodeReasoning, encodeReasoning, parseArguments } from './content'
+import { count, isObject, str } from './guards'
+import type { OpenAIChatCompletion } from './model'
+import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
+
+/** The upstream's error object as a GatewayError (a 200 body can still carry `{error}` on some compatibles). */
+export function upstreamError(error: unknown): GatewayError {
+	const e = isObject(error) ? error : {}
+	const code = str(e.code) ?? (typeof e.code === 'number' ? String(e.code) : undefined)
+	return new GatewayError('upstream', str(e.message) ?? 'upstream error', { code, retryable: true })
+}
+
+/** Text of `message.content`: a string, or text parts on some compatibles. */
+function contentText(content: unknown): string {
+	if (typeof content === 'string') return content
+	if (!Array.isArray(content)) return ''
+	return content.map((p) => (isObject(p) && p.type === 'text' ? (str(p.text) ?? '') : '')).join('')
+}
+
+/** Upstream `chat.completion` → canonical response. Throws GatewayError('upstream') on an error or malformed body. */
+export function decodeResponse(body: unknown): ChatResponse {
+	if (!isObject(body)) throw new GatewayError('upstream', 'upstream returned a malformed chat completion', { retryable: true })
+	if (body.error) throw upstreamError(body.error)
+	const choices = Array.isArray(body.choices) ? body.choices.filter(isObject) : []
+	const choice = choices.find((c) => c.index === 0) ?? choices[0] ?? {}
+	const message = isObject(choice.message) ? choice.message : {}
+	const content: ChatResponse['content'] = decodeReasoning(message.reasoning_content ?? message.reasoning, message.reasoning_details)
+	const text = contentText(message.content)
+	if (text) content.push({ type: 'text', text })
+	const refusal = str(message.refusal)
+	if (refusal) content.push({ type: 'text', text: refusal })
+	const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : []
+	for (const call of calls) {
+		const fn = isObject(call.function) ? call.function : {}
+		const { id, signature } = unpackToolCallId(str(call.id) || newId('call_'))
+		const part: ToolCallPart = { type: 'tool_call', id, name: str(fn.name) ?? '', input: parseArguments(fn.arguments) }
+		if (signature) part.signature = signature
+		content.push(part)
+	}
+	const reason = withToolUse(decodeFinishReason(choice.finish_reason), calls.length > 0)
+	const res: ChatResponse = {
+		id: str(body.id) || newId('chatcmpl'),
+		model: str(body.model) ?? '',
+		content,
+		stopReason: refusal && reason === 'end_turn' ? 'refusal' : reason,
+		usage: decodeUsage(body.usage) ?? emptyUsage(),
+	}
+	const created = count(body.created)
+	if (created) res.created = created
+	return res
+}
+
+/** Keeps the upstream id when it already looks like OpenAI's; other vendors' ids (msg_…) get a fresh one. */
+export const completionId = (id: string | undefined): string => (id?.startsWith('chatcmpl-') ? id : newId('chatcmpl'))
+
+/** Canonical response → client `chat.completion`, with `model` set to the name the client asked for. */
+export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAIChatCompletion {
+	const text = res.content.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('')
+	const calls = res.content
+		.filter((p): p is ToolCallPart => p.type === 'tool_call')
+		.map((c) => ({
+			id: packToolCallId(c.id, c.signature),
+			type: 'function' as const,
+			function: { name: c.name, arguments: JSON.stringify(c.input) },
+		}))
+	const message: OpenAIChatCompletion['choices'][number]['message'] = {
+		role: 'assistant',
+		content: text || (calls.length ? null : ''),
+		refusal: null,
+		...encodeReasoning(res.content),
+	}
+	if (calls.length) message.tool_calls = calls
+	return {
+		id: completionId(res.id),
+		object: 'chat.completion',
+		created: res.created ?? Math.floor(Date.now() / 1000),
+		model: ctx.model,
+		choices: [{ index: 0, message, logprobs: null, finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
+		usage: encodeUsage(res.usage),
+	}
+}
+
+/** Usage of an upstream `chat.completion` body without a full decode (fast-path billing). */
+export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage) : undefined)

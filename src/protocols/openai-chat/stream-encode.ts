@@ -1,0 +1,113 @@
+/**
+ * Canonical stream events → client `chat.completion.chunk` SSE, byte-for-byte in the shape OpenAI streams
+ * (https://platform.openai.com/docs/api-reference/chat-streaming), so the official SDK's `ChatCompletionStream`
+ * and the Vercel AI SDK's strict chunk schema both accept it.
+ *
+ * Keepalive: `ping` events produce nothing here. OpenAI's stream has no ping event and SseFrame cannot carry a
+ * comment line, so the relay sends `SSE_KEEPALIVE` comments itself.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { StreamEvent } from '../../core/events'
+import { emptyUsage, type Usage } from '../../core/ir'
+import type { SseFrame } from '../../core/sse'
+import { packToolCallId } from '../../core/tool-ids'
+import type { EncodeContext } from '../codec'
+import { encodeStreamError } from './error'
+import { completionId } from './response'
+import { encodeFinishReason, encodeUsage } from './usage'
+
+type Delta = Record<string, unknown>
+
+/**
+ * Encodes events as OpenAI chunks:
+ * - first chunk: `delta: {role:'assistant', content:'', refusal:null}` (Portkey #1399: role on the first delta);
+ * - text → `delta.content`, thinking → `delta.reasoning_content` (DeepSeek), signatures and redacted thinking →
+ *   `delta.reasoning_details` (OpenRouter);
+ * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
+ *   `type`, `function.name` and `arguments:''`; later deltas only `index` + `arguments` (WIRE-NOTES wire §7,
+ *   Portkey #1275);
+ * - then a chunk with an empty delta and `finish_reason`; then, when `ctx.includeUsage`, a chunk with
+ *   `choices: []` and `usage` (and `usage: null` on every other chunk, wire §12); then `data: [DONE]`.
+ * An `error` event becomes `data: {"error":{…}}` and ends the stream without `[DONE]`.
+ */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+	let id = ''
+	let created = 0
+	let started = false
+	let finished = false
+	let sawTool = false
+	let nextTool = 0
+	const toolOfBlock = new Map<number, number>()
+	const usage: Usage = emptyUsage()
+	const addUsage = (u: Partial<Usage>) => {
+		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) usage[k] = u[k] as number
+	}
+	const frame = (body: Record<string, unknown>): SseFrame => ({
+		data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: ctx.model, ...body }),
+	})
+	const chunk = (delta: Delta, finishReason: string | null = null): SseFrame =>
+		frame({
+			choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+			...(ctx.includeUsage && { usage: null }),
+		})
+
+	for await (const ev of events) {
+		if (ev.type === 'ping') continue
+		if (ev.type === 'error') {
+			yield encodeStreamError(ev.error)
+			return
+		}
+		if (!started) {
+			started = true
+			const start = ev.type === 'start' ? ev : undefined
+			id = completionId(start?.id)
+			created = start?.created ?? Math.floor(Date.now() / 1000)
+			yield chunk({ role: 'assistant', content: '', refusal: null })
+		}
+		if (finished && ev.type !== 'usage') continue
+		switch (ev.type) {
+			case 'start':
+				if (ev.usage) addUsage(ev.usage)
+				break
+			case 'usage':
+				addUsage(ev.usage)
+				break
+			case 'block_start':
+				if (ev.block.kind === 'tool_call') {
+					const index = nextTool++
+					toolOfBlock.set(ev.index, index)
+					sawTool = true
+					const call = { index, id: packToolCallId(ev.block.id, ev.block.signature), type: 'function', function: { name: ev.block.name, arguments: '' } }
+					yield chunk({ tool_calls: [call] })
+				} else if (ev.block.kind === 'redacted_thinking')
+					yield chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: ev.block.data }] })
+				break
+			case 'text_delta':
+				if (ev.text) yield chunk({ content: ev.text })
+				break
+			case 'thinking_delta':
+				if (ev.text) yield chunk({ reasoning_content: ev.text })
+				break
+			case 'signature_delta':
+				yield chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: ev.signature }] })
+				break
+			case 'json_delta': {
+				const index = toolOfBlock.get(ev.index)
+				if (index !== undefined && ev.json) yield chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] })
+				break
+			}
+			case 'finish':
+				finished = true
+				yield chunk({}, encodeFinishReason(ev.reason, sawTool))
+				break
+		}
+	}
+	if (!finished) {
+		// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
+		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
+		return
+	}
+	if (ctx.includeUsage) yield frame({ choices: [], usage: encodeUsage(usage) })
+	yield { data: '[DONE]' }
+}

@@ -1,0 +1,78 @@
+/**
+ * Usage and finish reasons between OpenAI's wire and the canonical model.
+ * @module
+ */
+import type { StopReason, Usage } from '../../core/ir'
+import { promptTokens } from '../../core/ir'
+import { count, isObject } from './guards'
+import type { OpenAIUsage } from './model'
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
+
+/**
+ * Canonical usage from an OpenAI `usage` object, or undefined when there is none.
+ * `prompt_tokens` INCLUDES cached tokens (WIRE-NOTES wire §4), so cache reads and writes are subtracted to get
+ * the canonical `input`. Cache reads come from `prompt_tokens_details.cached_tokens` (OpenAI) or
+ * `prompt_cache_hit_tokens` (DeepSeek); writes from `prompt_tokens_details.cache_write_tokens` (OpenRouter).
+ * `completion_tokens` already includes reasoning tokens.
+ */
+export function decodeUsage(u: unknown): Usage | undefined {
+	if (!isObject(u)) return undefined
+	const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {}
+	const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {}
+	const cacheRead = count(prompt.cached_tokens) || count(u.prompt_cache_hit_tokens)
+	const cacheWrite = count(prompt.cache_write_tokens)
+	return {
+		input: Math.max(0, count(u.prompt_tokens) - cacheRead - cacheWrite),
+		output: count(u.completion_tokens),
+		cacheRead,
+		cacheWrite,
+		reasoning: count(completion.reasoning_tokens),
+	}
+}
+
+/** OpenAI `usage` from canonical usage; `cache_write_tokens` only when there were writes (OpenAI has no such field). */
+export function encodeUsage(u: Usage): OpenAIUsage {
+	const prompt = promptTokens(u)
+	return {
+		prompt_tokens: prompt,
+		completion_tokens: u.output,
+		total_tokens: prompt + u.output,
+		prompt_tokens_details: u.cacheWrite ? { cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite } : { cached_tokens: u.cacheRead },
+		completion_tokens_details: { reasoning_tokens: u.reasoning },
+	}
+}
+
+/**
+ * OpenAI finish_reason → canonical stop reason (WIRE-NOTES wire §5). `function_call` is the legacy name of
+ * `tool_calls`; unknown values (compatibles invent some, e.g. `eos`) end the turn normally.
+ */
+export function decodeFinishReason(reason: unknown): StopReason {
+	switch (reason) {
+		case 'length':
+			return 'max_tokens'
+		case 'tool_calls':
+		case 'function_call':
+			return 'tool_use'
+		case 'content_filter':
+			return 'content_filter'
+		default:
+			return 'end_turn'
+	}
+}
+
+/**
+ * Canonical stop reason → OpenAI finish_reason. A turn that produced any tool call ends in `tool_calls` even when
+ * the vendor said stop (WIRE-NOTES #1, wire §6); truncation and filtering still win, because the client must
+ * learn that the call's arguments may be cut short.
+ */
+export function encodeFinishReason(reason: StopReason, sawToolCall: boolean): FinishReason {
+	if (reason === 'max_tokens') return 'length'
+	if (reason === 'refusal' || reason === 'content_filter') return 'content_filter'
+	if (sawToolCall || reason === 'tool_use') return 'tool_calls'
+	return 'stop'
+}
+
+/** The canonical stop reason once tool calls are known: a natural stop after a tool call is `tool_use`. */
+export const withToolUse = (reason: StopReason, sawToolCall: boolean): StopReason =>
+	sawToolCall && (reason === 'end_turn' || reason === 'stop_sequence' || reason === 'pause_turn') ? 'tool_use' : reason

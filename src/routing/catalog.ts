@@ -1,0 +1,123 @@
+/**
+ * The in-memory catalog of enabled channels (with decrypted upstream keys) and model prices, reloaded when the
+ * management API changes them (locally at once, other instances through the bus) and every 30 s as a backstop.
+ * Request handling reads only this; it never queries channels or prices per request.
+ * @module
+ */
+import type { Price } from '../billing/pricing'
+import type { Db } from '../db/client'
+import { channels, models } from '../db/schema'
+import type { Bus } from '../lib/bus'
+import type { Cipher } from '../lib/secrets'
+import type { ChannelType } from '../providers/channel-types'
+
+export type Channel = {
+	id: number
+	name: string
+	type: ChannelType
+	baseUrl: string
+	apiKey: string
+	/** Exact names or globs with `*`. */
+	models: string[]
+	modelMap: Record<string, string>
+	priority: number
+	weight: number
+	settings: Record<string, unknown>
+}
+
+export type ModelInfo = Price & { name: string }
+
+export type Catalog = {
+	/** Enabled channels that serve `model` (after globs), in no particular order. */
+	channelsFor(model: string): Channel[]
+	price(model: string): ModelInfo | undefined
+	/** Every model name that some channel lists exactly or that has a price and a serving channel. */
+	modelNames(): string[]
+	channel(id: number): Channel | undefined
+	reload(): Promise<void>
+	/** Reload here and tell other instances. */
+	changed(): Promise<void>
+	stop(): void
+}
+
+const globToRegex = (g: string) => new RegExp('^' + g.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*') + '$')
+
+export function matchesModel(patterns: string[], model: string): boolean {
+	for (const p of patterns) if (p === model || (p.includes('*') && globToRegex(p).test(model))) return true
+	return false
+}
+
+export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<Catalog> {
+	let chans: Channel[] = []
+	let prices = new Map<string, ModelInfo>()
+	const byModel = new Map<string, Channel[]>()
+
+	async function reload() {
+		const rows = await db.orm.select().from(channels)
+		const next: Channel[] = []
+		for (const r of rows) {
+			if (r.status !== 'enabled') continue
+			next.push({
+				id: r.id,
+				name: r.name,
+				type: r.type as ChannelType,
+				baseUrl: r.baseUrl.replace(/\/+$/, ''),
+				apiKey: await cipher.decrypt(r.apiKeyEnc),
+				models: r.models,
+				modelMap: r.modelMap ?? {},
+				priority: r.priority,
+				weight: r.weight,
+				settings: r.settings ?? {},
+			})
+		}
+		const m = new Map<string, ModelInfo>()
+		for (const r of await db.orm.select().from(models)) {
+			if (r.status !== 'enabled') continue
+			m.set(r.name, {
+				name: r.name,
+				inputPerMtok: r.inputPerMtok,
+				outputPerMtok: r.outputPerMtok,
+				cacheReadPerMtok: r.cacheReadPerMtok,
+				cacheWritePerMtok: r.cacheWritePerMtok,
+				perRequest: r.perRequest,
+				maxOutputTokens: r.maxOutputTokens,
+				prices: r.prices ?? {},
+			})
+		}
+		chans = next
+		prices = m
+		byModel.clear()
+	}
+
+	await reload()
+	bus.subscribe('catalog-changed', () => void reload().catch(() => {}))
+	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
+	timer.unref?.()
+
+	return {
+		channelsFor(model) {
+			let hit = byModel.get(model)
+			if (!hit) {
+				hit = chans.filter((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model))
+				if (byModel.size > 10_000) byModel.clear()
+				byModel.set(model, hit)
+			}
+			return hit
+		},
+		price: (model) => prices.get(model),
+		modelNames() {
+			const names = new Set<string>()
+			for (const c of chans) for (const p of c.models) if (!p.includes('*')) names.add(p)
+			for (const n of prices.keys()) if (chans.some((c) => matchesModel(c.models, n))) names.add(n)
+			for (const c of chans) for (const k of Object.keys(c.modelMap)) names.add(k)
+			return [...names].sort()
+		},
+		channel: (id) => chans.find((c) => c.id === id),
+		reload,
+		async changed() {
+			await reload()
+			bus.publish('catalog-changed', String(Date.now()))
+		},
+		stop: () => clearInterval(timer),
+	}
+}
