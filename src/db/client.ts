@@ -24,7 +24,7 @@ export type Sql = SqlTx & {
 
 export type Orm = PgDatabase<PgQueryResultHKT, typeof schema>
 
-export type Db = { kind: 'pglite' | 'postgres'; sql: Sql; orm: Orm }
+export type Db = { kind: 'pglite' | 'postgres'; sql: Sql; orm: Orm; /** The PGlite instance (tests clone it). */ client?: PGlite }
 
 const INT8 = 20
 
@@ -64,6 +64,10 @@ async function openPglite(dataDir?: string): Promise<Db> {
 		parsers: { [INT8]: (v: string) => Number(v) },
 		...(await loadPgliteAssets()),
 	})
+	return wrapPglite(client)
+}
+
+export function wrapPglite(client: PGlite): Db {
 	const wrap = (c: Pick<PGlite, 'query' | 'exec'>): SqlTx => ({
 		query: async <T>(text: string, params: unknown[] = []) => (await c.query<T>(text, params)).rows,
 		exec: async (text: string) => {
@@ -75,5 +79,5 @@ async function openPglite(dataDir?: string): Promise<Db> {
 		transaction: (fn) => client.transaction((tx) => fn(wrap(tx))),
 		close: () => client.close(),
 	}
-	return { kind: 'pglite', sql, orm: drizzlePglite({ client, schema }) as unknown as Orm }
+	return { kind: 'pglite', sql, orm: drizzlePglite({ client, schema }) as unknown as Orm, client }
 }

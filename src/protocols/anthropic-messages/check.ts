@@ -8,6 +8,7 @@ import { badRequest } from '../../core/errors'
 
 export type Json = Record<string, unknown>
 
+/** A plain JSON object (not null, not an array). */
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A GatewayError('invalid_request') whose message starts with the dotted path, as Anthropic words it. */
@@ -18,6 +19,7 @@ export const at = (path: string, key: string | number) => (path ? `${path}.${key
 
 const missing = (v: unknown) => v === undefined || v === null
 
+/** A required string field. @example reqString({ a: 'x' }, 'a', 'messages.0') === 'x' */
 export function reqString(o: Json, key: string, path: string): string {
 	const v = o[key]
 	if (missing(v)) throw invalid(at(path, key), 'Field required')
@@ -25,6 +27,7 @@ export function reqString(o: Json, key: string, path: string): string {
 	return v
 }
 
+/** An optional string field (absent or null → undefined). */
 export function optString(o: Json, key: string, path: string): string | undefined {
 	const v = o[key]
 	if (missing(v)) return undefined
@@ -32,6 +35,7 @@ export function optString(o: Json, key: string, path: string): string | undefine
 	return v
 }
 
+/** An optional finite number, optionally bounded (inclusive). */
 export function optNumber(o: Json, key: string, path: string, min?: number, max?: number): number | undefined {
 	const v = o[key]
 	if (missing(v)) return undefined
@@ -41,12 +45,14 @@ export function optNumber(o: Json, key: string, path: string, min?: number, max?
 	return v
 }
 
+/** An optional integer, optionally with a lower bound. */
 export function optInteger(o: Json, key: string, path: string, min?: number): number | undefined {
 	const v = optNumber(o, key, path, min)
 	if (v !== undefined && !Number.isInteger(v)) throw invalid(at(path, key), 'Input should be a valid integer')
 	return v
 }
 
+/** An optional boolean field. */
 export function optBoolean(o: Json, key: string, path: string): boolean | undefined {
 	const v = o[key]
 	if (missing(v)) return undefined
@@ -54,6 +60,7 @@ export function optBoolean(o: Json, key: string, path: string): boolean | undefi
 	return v
 }
 
+/** A required JSON object field. */
 export function reqObject(o: Json, key: string, path: string): Json {
 	const v = o[key]
 	if (missing(v)) throw invalid(at(path, key), 'Field required')
@@ -61,6 +68,7 @@ export function reqObject(o: Json, key: string, path: string): Json {
 	return v
 }
 
+/** An optional JSON object field. */
 export function optObject(o: Json, key: string, path: string): Json | undefined {
 	const v = o[key]
 	if (missing(v)) return undefined
@@ -68,6 +76,7 @@ export function optObject(o: Json, key: string, path: string): Json | undefined 
 	return v
 }
 
+/** An optional array field. */
 export function optArray(o: Json, key: string, path: string): unknown[] | undefined {
 	const v = o[key]
 	if (missing(v)) return undefined

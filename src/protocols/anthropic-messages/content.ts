@@ -7,7 +7,6 @@ import type { CacheControl, ImagePart, ImageSource, Part, Role, TextPart } from 
 import { unpackToolCallId } from '../../core/tool-ids'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
 import type { StoredBlock } from './extra'
-import { KNOWN_BLOCK_TYPES } from './model'
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
 
@@ -116,7 +115,11 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 			case 'thinking': {
 				onlyIn(role, 'assistant', bp, type)
 				const signature = optString(b, 'signature', bp)
-				parts.push(signature ? { type: 'thinking', text: reqString(b, 'thinking', bp), signature } : { type: 'thinking', text: reqString(b, 'thinking', bp) })
+				parts.push(
+					signature
+						? { type: 'thinking', text: reqString(b, 'thinking', bp), signature }
+						: { type: 'thinking', text: reqString(b, 'thinking', bp) },
+				)
 				return
 			}
 			case 'redacted_thinking':
@@ -129,6 +132,3 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 	})
 	return parts
 }
-
-/** True for block types this codec maps itself (anything else is carried verbatim). */
-export const isKnownBlockType = (type: unknown): boolean => (KNOWN_BLOCK_TYPES as readonly unknown[]).includes(type)

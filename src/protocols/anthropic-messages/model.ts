@@ -42,10 +42,7 @@ export const AnthropicThinkingBlock = t.Object(
 export const AnthropicRedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
 
 /** document, search_result, server_tool_use, web_search_tool_result, mcp_tool_use, container_upload, … */
-export const AnthropicOtherBlock = t.Object(
-	{ type: t.String({ pattern: `^(?!(?:${KNOWN_BLOCK_TYPES.join('|')})$)[A-Za-z0-9_]+$` }) },
-	open,
-)
+export const AnthropicOtherBlock = t.Object({ type: t.String({ pattern: `^(?!(?:${KNOWN_BLOCK_TYPES.join('|')})$)[A-Za-z0-9_]+$` }) }, open)
 
 export const AnthropicToolResultBlock = t.Object(
 	{

@@ -29,9 +29,7 @@ function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Tu
 			m.content.map((part) => ({ part })),
 			storedAt(extra, [mi]).map((s) => ({ at: s.at, block: { block: s.block } })),
 		)
-		const content = slots
-			.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi])) : null))
-			.filter(notNull)
+		const content = slots.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi])) : null)).filter(notNull)
 		if (!content.length) return
 		const last = turns[turns.length - 1]
 		// Anthropic combines consecutive same-role turns anyway; merging here keeps tool results next to their calls.
@@ -110,7 +108,10 @@ function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined): Json[
 		if (extra && t.strict !== undefined) tool.strict = t.strict
 		return { ...tool, ...extra?.__toolFields?.[t.name] }
 	})
-	return reinsert(custom, (extra?.__tools ?? []).map((s) => ({ at: s.index, block: s.tool })))
+	return reinsert(
+		custom,
+		(extra?.__tools ?? []).map((s) => ({ at: s.index, block: s.tool })),
+	)
 }
 
 function encodeToolChoice(req: ChatRequest, thinking: boolean): Json | undefined {

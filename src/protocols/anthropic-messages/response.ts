@@ -29,7 +29,8 @@ export function decodeResponse(body: AnthropicResponse): ChatResponse {
 			const text = typeof block.thinking === 'string' ? block.thinking : ''
 			const sig = typeof block.signature === 'string' && block.signature ? block.signature : undefined
 			content.push(sig ? { type: 'thinking', text, signature: sig } : { type: 'thinking', text })
-		} else if (block.type === 'redacted_thinking' && typeof block.data === 'string') content.push({ type: 'redacted_thinking', data: block.data })
+		} else if (block.type === 'redacted_thinking' && typeof block.data === 'string')
+			content.push({ type: 'redacted_thinking', data: block.data })
 		else if (block.type === 'tool_use') {
 			const { id, signature } = unpackToolCallId(typeof block.id === 'string' ? block.id : '')
 			const input = isObject(block.input) ? block.input : {}

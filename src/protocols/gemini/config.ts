@@ -5,7 +5,13 @@
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
 import { effortToBudget } from '../../core/reasoning'
-import type { GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiThinkingConfig, GeminiTool, GeminiToolConfig } from './model'
+import type {
+	GeminiFunctionDeclaration,
+	GeminiGenerationConfig,
+	GeminiThinkingConfig,
+	GeminiTool,
+	GeminiToolConfig,
+} from './model'
 import { get, isObj, num, type Obj, spellings, str } from './read'
 import { geminiSchemaToJsonSchema, sanitiseSchema } from './schema-sanitise'
 
@@ -92,7 +98,8 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[] } 
 		const { functionDeclarations: _, function_declarations: __, ...rest } = tool
 		if (Object.keys(rest).length) others.push(rest)
 		if (decls === undefined) return
-		if (!Array.isArray(decls)) throw badRequest(`tools[${i}].functionDeclarations must be an array`, `tools[${i}].functionDeclarations`)
+		if (!Array.isArray(decls))
+			throw badRequest(`tools[${i}].functionDeclarations must be an array`, `tools[${i}].functionDeclarations`)
 		decls.forEach((d, j) => {
 			const at = `tools[${i}].functionDeclarations[${j}]`
 			if (!isObj(d) || typeof d.name !== 'string' || !d.name) throw badRequest(`${at}.name is required`, `${at}.name`)
@@ -100,7 +107,11 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[] } 
 			const params = get(d, 'parameters')
 			const t: Tool = {
 				name: d.name,
-				parameters: isObj(jsonSchema) ? jsonSchema : isObj(params) ? geminiSchemaToJsonSchema(params) : { type: 'object', properties: {} },
+				parameters: isObj(jsonSchema)
+					? jsonSchema
+					: isObj(params)
+						? geminiSchemaToJsonSchema(params)
+						: { type: 'object', properties: {} },
 			}
 			if (typeof d.description === 'string') t.description = d.description
 			out.push(t)

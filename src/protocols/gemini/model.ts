@@ -43,7 +43,11 @@ export const GeminiPart = t.Object(
 
 export const GeminiRole = t.Union([t.Literal('user'), t.Literal('model')])
 
-export const GeminiContent = t.Object({ role: t.Optional(GeminiRole), parts: t.Array(GeminiPart) }, open)
+/** `function` is the legacy role of function-response turns (older docs and SDK samples); it decodes as `user`. */
+export const GeminiContent = t.Object(
+	{ role: t.Optional(t.Union([GeminiRole, t.Literal('function')])), parts: t.Array(GeminiPart) },
+	open,
+)
 
 export const GeminiFunctionDeclaration = t.Object(
 	{

@@ -142,7 +142,8 @@ export function encodeResponseParts(content: ReadonlyArray<Part>): GeminiPart[] 
 	const out: GeminiPart[] = []
 	for (const p of content) {
 		if (p.type === 'text') out.push({ text: p.text })
-		else if (p.type === 'thinking') out.push(p.signature ? { text: p.text, thought: true, thoughtSignature: p.signature } : { text: p.text, thought: true })
+		else if (p.type === 'thinking')
+			out.push(p.signature ? { text: p.text, thought: true, thoughtSignature: p.signature } : { text: p.text, thought: true })
 		else if (p.type === 'redacted_thinking') out.push({ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + p.data })
 		else if (p.type === 'tool_call') {
 			const part: GeminiPart = { functionCall: { id: p.id, name: p.name, args: p.input } }

@@ -1,7 +1,8 @@
 /**
  * Gemini usage and finish reasons ⇄ canonical ones.
- * Usage: `promptTokenCount` INCLUDES `cachedContentTokenCount` (https://ai.google.dev/api/generate-content#UsageMetadata),
- * while canonical `input` excludes cache reads, so input = prompt − cached. Thinking is `thoughtsTokenCount`, separate
+ * Usage: `promptTokenCount` INCLUDES `cachedContentTokenCount`
+ * (https://ai.google.dev/api/generate-content#UsageMetadata), while canonical `input` excludes cache reads, so
+ * input = prompt − cached. Thinking is `thoughtsTokenCount`, separate
  * from `candidatesTokenCount` but billed as output, so output = candidates + thoughts (WIRE-NOTES #13, §17).
  * @module
  */

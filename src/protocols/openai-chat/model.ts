@@ -161,6 +161,8 @@ export const OpenAIChatRequest = t.Object(
 )
 
 export type OpenAIChatRequest = typeof OpenAIChatRequest.static
+/** A request body as sent upstream: the schema's fields plus the pass-through extras it allows. */
+export type OpenAIChatBody = OpenAIChatRequest & Record<string, unknown>
 export type OpenAIMessage = typeof OpenAIMessage.static
 export type OpenAIToolCall = typeof OpenAIToolCall.static
 export type OpenAIReasoningDetail = typeof OpenAIReasoningDetail.static
@@ -241,6 +243,7 @@ export const OpenAIChatCompletionChunk = t.Object(
 					{
 						role: t.Optional(t.Literal('assistant')),
 						content: t.Optional(t.Nullable(t.String())),
+						refusal: t.Optional(t.Nullable(t.String())),
 						reasoning_content: t.Optional(t.String()),
 						reasoning_details: t.Optional(t.Array(OpenAIReasoningDetail)),
 						tool_calls: t.Optional(t.Array(ToolCallDelta)),

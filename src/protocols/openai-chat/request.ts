@@ -11,7 +11,7 @@ import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice } f
 import { budgetToEffort } from '../../core/reasoning'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { decodeMessages, encodeMessages } from './messages'
-import type { OpenAIChatRequest } from './model'
+import type { OpenAIChatBody } from './model'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
 export const EXTRA_PROTOCOL_KEY = '__protocol'
@@ -46,7 +46,10 @@ function decodeTools(raw: unknown): Tool[] {
 		const name = reqString(fn.name, `${at}.function.name`)
 		if (!name) throw badRequest(`${at}.function.name must not be empty`, `${at}.function.name`)
 		// OpenAI treats a missing `parameters` as a function that takes no arguments.
-		const parameters = fn.parameters === undefined || fn.parameters === null ? { type: 'object', properties: {} } : reqObject(fn.parameters, `${at}.function.parameters`)
+		const parameters =
+			fn.parameters === undefined || fn.parameters === null
+				? { type: 'object', properties: {} }
+				: reqObject(fn.parameters, `${at}.function.parameters`)
 		const out: Tool = { name, parameters }
 		const description = optString(fn.description, `${at}.function.description`)
 		if (description !== undefined) out.description = description
@@ -155,7 +158,7 @@ const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function'
  * Canonical request → body for an OpenAI-compatible upstream. Streaming requests always ask for the usage chunk,
  * because billing reads it (WIRE-NOTES #12, wire §12).
  */
-export function encodeRequest(req: ChatRequest, model: string): OpenAIChatRequest {
+export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 	const body: Json = {}
 	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
@@ -204,5 +207,5 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatReques
 		body.stream_options = { include_usage: true }
 	} else delete body.stream_options
 	if (req.user !== undefined) body.user = req.user
-	return body as OpenAIChatRequest
+	return body as OpenAIChatBody
 }

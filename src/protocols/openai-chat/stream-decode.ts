@@ -102,27 +102,35 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		})
 	}
 
+	const choiceDelta = (choice: Json, out: StreamEvent[]) => {
+		const d = isObject(choice.delta) ? choice.delta : {}
+		reasoning(d, out)
+		const content = str(d.content)
+		if (content) out.push({ type: 'text_delta', index: ensure('text', out), text: content })
+		const refusal = str(d.refusal)
+		if (refusal) {
+			sawRefusal = true
+			out.push({ type: 'text_delta', index: ensure('text', out), text: refusal })
+		}
+		if (Array.isArray(d.tool_calls)) toolCalls(d.tool_calls, out)
+		if (typeof choice.finish_reason === 'string') {
+			// The choice is complete: close its block now so consumers can flush it before the usage chunk.
+			finish = decodeFinishReason(choice.finish_reason)
+			close(out)
+		}
+	}
+
 	const chunk = (c: Json, out: StreamEvent[]) => {
 		if (c.error) {
 			failure = upstreamError(c.error)
 			return
 		}
-		const usage = decodeUsage(c.usage)
-		if (usage) out.push({ type: 'usage', usage })
 		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
 		const choice = choices.find((x) => x.index === 0 || x.index === undefined)
-		if (!choice) return
-		const delta = isObject(choice.delta) ? choice.delta : {}
-		reasoning(delta, out)
-		const content = str(delta.content)
-		if (content) out.push({ type: 'text_delta', index: ensure('text', out), text: content })
-		const refusal = str(delta.refusal)
-		if (refusal) {
-			sawRefusal = true
-			out.push({ type: 'text_delta', index: ensure('text', out), text: refusal })
-		}
-		if (Array.isArray(delta.tool_calls)) toolCalls(delta.tool_calls, out)
-		if (typeof choice.finish_reason === 'string') finish = decodeFinishReason(choice.finish_reason)
+		if (choice) choiceDelta(choice, out)
+		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block.
+		const usage = decodeUsage(c.usage)
+		if (usage) out.push({ type: 'usage', usage })
 	}
 
 	for await (const frame of frames) {

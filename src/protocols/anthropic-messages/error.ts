@@ -1,0 +1,81 @@
+/**
+ * Errors in Anthropic's shape: `{type:"error", error:{type, message}, request_id}` with the documented status per
+ * type (https://docs.anthropic.com/en/api/errors). Mid-stream, the same body goes out as `event: error`, which is
+ * the only form Anthropic SDKs surface (a bare `data:` error is ignored; WIRE-NOTES wire §2).
+ * @module
+ */
+import type { EncodedError } from '../codec'
+import { type ErrorKind, GatewayError } from '../../core/errors'
+import type { SseFrame } from '../../core/sse'
+import type { AnthropicErrorBody } from './model'
+
+/** Gateway error kind → Anthropic error type. */
+export const ERROR_TYPE: Record<ErrorKind, string> = {
+	invalid_request: 'invalid_request_error',
+	authentication: 'authentication_error',
+	insufficient_quota: 'billing_error',
+	permission: 'permission_error',
+	not_found: 'not_found_error',
+	payload_too_large: 'request_too_large',
+	rate_limit: 'rate_limit_error',
+	api_error: 'api_error',
+	upstream: 'api_error',
+	unavailable: 'api_error',
+	// Anthropic answers 529 overloaded_error; GatewayError gives our own overload 503 (retried by the SDKs too).
+	overloaded: 'overloaded_error',
+	timeout: 'timeout_error',
+}
+
+const KIND: Record<string, ErrorKind> = {
+	invalid_request_error: 'invalid_request',
+	authentication_error: 'authentication',
+	billing_error: 'insufficient_quota',
+	permission_error: 'permission',
+	not_found_error: 'not_found',
+	request_too_large: 'payload_too_large',
+	rate_limit_error: 'rate_limit',
+	api_error: 'api_error',
+	overloaded_error: 'overloaded',
+	timeout_error: 'timeout',
+}
+
+/**
+ * Anthropic error type → gateway error kind (unknown types are `api_error`).
+ * @example errorKindOf('overloaded_error') === 'overloaded'
+ */
+export const errorKindOf = (type: string): ErrorKind => KIND[type] ?? 'api_error'
+
+/** Error types after which another attempt may succeed. */
+const RETRYABLE = new Set(['rate_limit_error', 'api_error', 'overloaded_error', 'timeout_error'])
+
+/**
+ * An `error` object from an Anthropic body or stream event → GatewayError. Mid-stream failures are `upstream`
+ * (the relay already committed to this channel); `code` keeps the Anthropic type.
+ */
+export function upstreamError(error: unknown, fallback = 'upstream error'): GatewayError {
+	const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {}
+	const type = typeof e.type === 'string' ? e.type : 'api_error'
+	const message = typeof e.message === 'string' && e.message ? e.message : fallback
+	return new GatewayError('upstream', message, { code: type, retryable: RETRYABLE.has(type) })
+}
+
+const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
+	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message: err.message } }
+	if (requestId) out.request_id = requestId
+	return out
+}
+
+/**
+ * An error response. `requestId` (optional, beyond the codec contract) fills the documented `request_id` field.
+ * @example encodeError(new GatewayError('rate_limit', 'slow down', { retryAfter: 3 })).headers['retry-after'] === '3'
+ */
+export function encodeError(err: GatewayError, requestId?: string): EncodedError {
+	const out: EncodedError = { status: err.status, body: body(err, requestId) }
+	if (err.retryAfter !== undefined) out.headers = { 'retry-after': String(Math.max(0, Math.ceil(err.retryAfter))) }
+	return out
+}
+
+/** The `event: error` frame sent when a stream fails after the headers went out. */
+export function encodeStreamError(err: GatewayError): SseFrame {
+	return { event: 'error', data: JSON.stringify(body(err)) }
+}

@@ -1,0 +1,25 @@
+/**
+ * The Anthropic Messages codec (`POST /v1/messages`), used on both sides of the gateway.
+ * @module
+ */
+import type { ProtocolCodec } from '../codec'
+import { encodeError, encodeStreamError } from './error'
+import type { AnthropicRequest, AnthropicResponse } from './model'
+import { decodeRequest, encodeRequest } from './request'
+import { decodeResponse, encodeResponse, usageOf } from './response'
+import { decodeStream, encodeStream } from './stream'
+
+export const anthropicMessages = {
+	name: 'anthropic-messages',
+	decodeRequest,
+	encodeRequest,
+	decodeResponse,
+	encodeResponse,
+	decodeStream,
+	encodeStream,
+	encodeError,
+	encodeStreamError,
+	usageOf,
+} satisfies ProtocolCodec<AnthropicRequest, AnthropicResponse>
+
+export { AnthropicRequest, AnthropicResponse, AnthropicErrorBody, AnthropicStreamEvent } from './model'

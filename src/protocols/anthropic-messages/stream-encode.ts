@@ -1,0 +1,146 @@
+/**
+ * Canonical stream events → Anthropic SSE (client side), exactly as the Messages API streams it so the official SDK
+ * and `@ai-sdk/anthropic` (strict chunk schemas) accept it: an `event:` line on every frame, one well-formed
+ * `message_start` first (WIRE-NOTES #3, #21), strictly nested blocks with contiguous indexes (#5), the stop reason
+ * derived from the blocks sent (#1), and `message_delta` carrying the final cumulative usage (#12).
+ * @module
+ */
+import type { EncodeContext } from '../codec'
+import { GatewayError } from '../../core/errors'
+import type { StreamEvent } from '../../core/events'
+import type { StopReason, Usage } from '../../core/ir'
+import type { SseFrame } from '../../core/sse'
+import type { Json } from './check'
+import { wireToolId } from './content-encode'
+import { encodeStreamError } from './error'
+import { messageId } from './response'
+import { encodeStopReason, withToolUse } from './usage'
+
+/** One SSE frame; the `event:` line is mandatory (the Anthropic SDK skips frames without one). */
+const frame = (type: string, data: Json = {}): SseFrame => ({ event: type, data: JSON.stringify({ type, ...data }) })
+
+type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block']
+
+function contentBlock(b: BlockStart): Json {
+	switch (b.kind) {
+		case 'text':
+			return { type: 'text', text: '' }
+		case 'thinking':
+			return { type: 'thinking', thinking: '', signature: '' }
+		case 'redacted_thinking':
+			return { type: 'redacted_thinking', data: b.data }
+		case 'tool_call':
+			// Tool input always starts as {} and grows through input_json_delta (WIRE-NOTES wire §8).
+			return { type: 'tool_use', id: wireToolId(b.id, b.signature), name: b.name, input: {} }
+	}
+}
+
+/**
+ * Encodes events for an Anthropic client. `message_delta` + `message_stop` are held until the event stream ends,
+ * because OpenAI-shaped upstreams report usage only after their finish chunk.
+ */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+	let started = false
+	let next = 0
+	// `from` is the canonical index; `index` is assigned when the block is actually sent (text waits for real text).
+	let open: { from: number; block: BlockStart; index?: number } | undefined
+	let sawTool = false
+	const usage: Partial<Usage> = {}
+	let finish: { reason: StopReason; stopSequence?: string } | undefined
+
+	const messageStart = (id?: string): SseFrame => {
+		started = true
+		return frame('message_start', {
+			message: {
+				id: messageId(id),
+				type: 'message',
+				role: 'assistant',
+				model: ctx.model,
+				content: [],
+				stop_reason: null,
+				stop_sequence: null,
+				usage: {
+					// Never missing or 0 when known locally: Claude Code shows costs from it (WIRE-NOTES #21).
+					input_tokens: usage.input ?? ctx.inputTokensEstimate ?? 0,
+					cache_creation_input_tokens: usage.cacheWrite ?? 0,
+					cache_read_input_tokens: usage.cacheRead ?? 0,
+					output_tokens: usage.output ?? 0,
+				},
+			},
+		})
+	}
+	function* send(b: NonNullable<typeof open>): Generator<SseFrame> {
+		if (b.index !== undefined) return
+		b.index = next++
+		if (b.block.kind === 'tool_call') sawTool = true
+		yield frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
+	}
+	function* close(): Generator<SseFrame> {
+		if (open?.index !== undefined) yield frame('content_block_stop', { index: open.index })
+		open = undefined
+	}
+	const delta = (index: number, d: Json) => frame('content_block_delta', { index, delta: d })
+
+	for await (const ev of events) {
+		if (ev.type === 'ping') {
+			yield frame('ping')
+			continue
+		}
+		if (ev.type === 'usage' || ev.type === 'start') {
+			for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') usage[k as keyof Usage] = v
+			if (ev.type === 'start' && !started) yield messageStart(ev.id)
+			continue
+		}
+		if (ev.type === 'error') {
+			yield* close()
+			yield encodeStreamError(ev.error)
+			return
+		}
+		if (!started) yield messageStart()
+		if (ev.type === 'finish') {
+			finish = { reason: ev.reason, stopSequence: ev.stopSequence }
+			continue
+		}
+		if (ev.type === 'block_start') {
+			yield* close()
+			open = { from: ev.index, block: ev.block }
+			// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
+			if (ev.block.kind !== 'text') yield* send(open)
+			continue
+		}
+		if (!open || open.from !== ev.index) continue // a delta or stop for a block that is not open
+		if (ev.type === 'block_stop') {
+			yield* close()
+			continue
+		}
+		if (ev.type === 'text_delta') {
+			if (!ev.text || open.block.kind !== 'text') continue
+			yield* send(open)
+			yield delta(open.index!, { type: 'text_delta', text: ev.text })
+		} else if (open.index === undefined) continue
+		else if (ev.type === 'thinking_delta' && ev.text) yield delta(open.index, { type: 'thinking_delta', thinking: ev.text })
+		else if (ev.type === 'signature_delta' && ev.signature) yield delta(open.index, { type: 'signature_delta', signature: ev.signature })
+		else if (ev.type === 'json_delta' && ev.json) yield delta(open.index, { type: 'input_json_delta', partial_json: ev.json })
+	}
+
+	if (!finish) {
+		// The upstream decoder ends every whole stream with finish or error; anything else was cut.
+		yield* close()
+		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'stream_cut' }))
+		return
+	}
+	if (!started) yield messageStart()
+	yield* close()
+	const reason = sawTool ? withToolUse(finish.reason) : finish.reason
+	const u: Json = { output_tokens: usage.output ?? 0 }
+	// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.
+	if (usage.input !== undefined) u.input_tokens = usage.input
+	if (usage.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite
+	if (usage.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead
+	if (usage.reasoning) u.output_tokens_details = { thinking_tokens: usage.reasoning }
+	yield frame('message_delta', {
+		delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
+		usage: u,
+	})
+	yield frame('message_stop')
+}

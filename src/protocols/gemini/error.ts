@@ -1,0 +1,76 @@
+/**
+ * Errors in Gemini's shape: `{error: {code: <http status>, message, status: <google.rpc.Code name>}}`
+ * (https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes). Mid-stream, the same object is one `data:`
+ * frame; the Google SDKs throw an ApiError for any chunk carrying `error` with a 4xx/5xx `code`.
+ *
+ * Insufficient balance (402): Google APIs have no 402, but 429 RESOURCE_EXHAUSTED would make SDKs retry what cannot
+ * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message.
+ * @module
+ */
+import { type ErrorKind, GatewayError, upstreamStatusError } from '../../core/errors'
+import type { SseFrame } from '../../core/sse'
+import type { EncodedError } from '../codec'
+import type { GeminiErrorBody, GeminiErrorStatus } from './model'
+import { get, isObj, str } from './read'
+
+const STATUS: Record<ErrorKind, GeminiErrorStatus> = {
+	invalid_request: 'INVALID_ARGUMENT',
+	authentication: 'UNAUTHENTICATED',
+	insufficient_quota: 'RESOURCE_EXHAUSTED',
+	permission: 'PERMISSION_DENIED',
+	not_found: 'NOT_FOUND',
+	payload_too_large: 'INVALID_ARGUMENT',
+	rate_limit: 'RESOURCE_EXHAUSTED',
+	api_error: 'INTERNAL',
+	upstream: 'INTERNAL',
+	unavailable: 'UNAVAILABLE',
+	overloaded: 'UNAVAILABLE',
+	timeout: 'DEADLINE_EXCEEDED',
+}
+
+/** The Gemini rpc status name for an error kind. */
+export const geminiStatusOf = (kind: ErrorKind): GeminiErrorStatus => STATUS[kind]
+
+function body(err: GatewayError): GeminiErrorBody {
+	let message = err.message
+	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing: insufficient balance)`
+	return { error: { code: err.status, message, status: STATUS[err.kind] } }
+}
+
+/** An error response in Gemini's shape, with `retry-after` when known. */
+export function encodeError(err: GatewayError): EncodedError {
+	const out: EncodedError = { status: err.status, body: body(err) }
+	if (err.retryAfter !== undefined) out.headers = { 'retry-after': String(Math.ceil(err.retryAfter)) }
+	return out
+}
+
+/** The error as one SSE `data:` frame (Gemini streams have no event names). */
+export function encodeStreamError(err: GatewayError): SseFrame {
+	return { data: JSON.stringify(body(err)) }
+}
+
+/** Reads `{error:{code,message,status}}` (or the one-element array form of the non-SSE stream endpoint). */
+export function errorDetails(payload: unknown): { code?: number; message: string; status?: string } | undefined {
+	const o = Array.isArray(payload) ? payload[0] : payload
+	if (!isObj(o) || !isObj(o.error)) return undefined
+	const e = o.error
+	const code = typeof e.code === 'number' ? e.code : undefined
+	return { code, message: str(e.message) ?? str(get(e, 'status')) ?? 'upstream error', status: str(e.status) }
+}
+
+/**
+ * An upstream Gemini error response → GatewayError, classified by HTTP status (429/5xx retryable; 401/403 are the
+ * channel's credentials). The rpc status rides in `code` when the body has one.
+ */
+export function decodeError(httpStatus: number, payload: unknown, retryAfter?: number): GatewayError {
+	const d = errorDetails(payload)
+	const base = upstreamStatusError(httpStatus, d?.message ?? `upstream returned HTTP ${httpStatus}`, retryAfter)
+	if (!d?.status) return base
+	return new GatewayError(base.kind, base.message, {
+		code: base.code ?? d.status,
+		status: base.status,
+		retryable: base.retryable,
+		retryAfter: base.retryAfter,
+		cause: payload,
+	})
+}

@@ -1,0 +1,30 @@
+/**
+ * The Gemini generateContent codec (https://ai.google.dev/api/generate-content), used for Gemini-native clients
+ * (`/v1beta/models/{model}:generateContent`) and for Gemini upstreams. The model and the stream flag live in the
+ * URL, not the body: see `geminiPath`.
+ * @module
+ */
+import type { ProtocolCodec } from '../codec'
+import { encodeError, encodeStreamError } from './error'
+import type { GeminiRequest, GeminiResponse } from './model'
+import { decodeRequest, encodeRequest } from './request'
+import { decodeResponse, encodeResponse, usageOf } from './response'
+import { decodeStream, encodeStream } from './stream'
+
+export const gemini = {
+	name: 'gemini',
+	decodeRequest,
+	encodeRequest,
+	decodeResponse,
+	encodeResponse,
+	decodeStream,
+	encodeStream,
+	encodeError,
+	encodeStreamError,
+	usageOf,
+} satisfies ProtocolCodec<GeminiRequest, GeminiResponse>
+
+export { decodeError, errorDetails, geminiStatusOf } from './error'
+export { GeminiRequest, GeminiResponse, GeminiStreamChunk, GeminiErrorBody } from './model'
+export { geminiPath } from './request'
+export { geminiSchemaToJsonSchema, sanitiseSchema } from './schema-sanitise'

@@ -1,0 +1,113 @@
+/**
+ * Gemini generateContent request ⇄ canonical request.
+ *
+ * `extra` layout (re-emitted by `encodeRequest` only when `extra.__protocol === 'gemini'`, i.e. the request was
+ * decoded from a Gemini client): unknown top-level fields verbatim (`safetySettings`, `cachedContent`, `labels`…);
+ * `generationConfig`: its fields with no canonical slot; `thinkingConfig`: the original, re-sent verbatim (a
+ * `thinkingLevel` must not turn into a budget, Gemini rejects both together); `toolConfig`: the original (VALIDATED
+ * and multi-name ANY have no canonical form); `tools`: built-in tools (`googleSearch`, `codeExecution`…).
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ChatRequest, TextPart } from '../../core/ir'
+import {
+	decodeGenerationConfig,
+	decodeToolChoice,
+	decodeTools,
+	encodeGenerationConfig,
+	encodeToolChoice,
+	encodeTools,
+} from './config'
+import type { GeminiGenerationConfig, GeminiRequest, GeminiTool, GeminiToolConfig } from './model'
+import { get, isObj, type Obj, spellings } from './read'
+import { decodeContents, encodeMessages } from './turns'
+
+export const PROTOCOL = 'gemini'
+
+const KNOWN = ['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'].flatMap(spellings)
+const RESERVED = ['__protocol', 'generationConfig', 'thinkingConfig', 'toolConfig', 'tools']
+
+/**
+ * Client body → canonical request. The model is in the URL: `body.model` is read when present, else '' (the route
+ * fills it in). Streaming is also in the URL (`:streamGenerateContent`), so it comes from `opts.stream`.
+ */
+export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }): ChatRequest {
+	const b: unknown = body
+	if (!isObj(b)) throw badRequest('request body must be a JSON object')
+	const contents = get(b, 'contents')
+	if (!Array.isArray(contents) || contents.length === 0) throw badRequest('contents must be a non-empty array', 'contents')
+	const req: ChatRequest = {
+		model: typeof b.model === 'string' ? b.model.replace(/^models\//, '') : '',
+		messages: decodeContents(contents),
+		stream: opts?.stream ?? false,
+	}
+	const extra: Obj = { __protocol: PROTOCOL }
+	for (const [k, v] of Object.entries(b)) if (!KNOWN.includes(k)) extra[k] = v
+
+	const system = decodeSystem(get(b, 'systemInstruction'))
+	if (system.length) req.system = system
+
+	const { tools, others } = decodeTools(get(b, 'tools'))
+	if (tools) req.tools = tools
+	if (others) extra.tools = others
+
+	const toolConfig = get(b, 'toolConfig')
+	const toolChoice = decodeToolChoice(toolConfig)
+	if (toolChoice) req.toolChoice = toolChoice
+	if (toolConfig !== undefined) extra.toolConfig = toolConfig
+
+	const cfg = get(b, 'generationConfig')
+	const { settings, rest } = decodeGenerationConfig(cfg)
+	Object.assign(req, settings)
+	if (rest) extra.generationConfig = rest
+	if (isObj(cfg) && get(cfg, 'thinkingConfig') !== undefined) extra.thinkingConfig = get(cfg, 'thinkingConfig')
+
+	req.extra = extra
+	return req
+}
+
+function decodeSystem(si: unknown): TextPart[] {
+	if (si === undefined || si === null) return []
+	if (typeof si === 'string') return si ? [{ type: 'text', text: si }] : []
+	if (!isObj(si) || !Array.isArray(si.parts))
+		throw badRequest('systemInstruction.parts must be an array', 'systemInstruction.parts')
+	return si.parts.flatMap((p, j): TextPart[] => {
+		if (!isObj(p) || typeof p.text !== 'string')
+			throw badRequest(`systemInstruction.parts[${j}] must be a text part`, `systemInstruction.parts[${j}]`)
+		return p.text ? [{ type: 'text', text: p.text }] : []
+	})
+}
+
+/**
+ * Canonical request → upstream Gemini body, without `model` (it goes in the URL: see `geminiPath`).
+ * Fields of `extra` are re-emitted only for a request that came from a Gemini client.
+ */
+export function encodeRequest(req: ChatRequest, _model: string): GeminiRequest {
+	const extra = req.extra?.__protocol === PROTOCOL ? req.extra : undefined
+	const body: GeminiRequest = { contents: encodeMessages(req.messages) }
+	if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) }
+
+	const tools: GeminiTool[] = req.tools?.length ? [encodeTools(req.tools)] : []
+	if (extra && Array.isArray(extra.tools)) tools.push(...(extra.tools as GeminiTool[]))
+	if (tools.length) body.tools = tools
+
+	if (extra && isObj(extra.toolConfig)) body.toolConfig = extra.toolConfig as GeminiToolConfig
+	else if (req.toolChoice) body.toolConfig = encodeToolChoice(req.toolChoice)
+
+	let cfg = encodeGenerationConfig(req)
+	if (extra) {
+		if (isObj(extra.generationConfig)) cfg = { ...(extra.generationConfig as GeminiGenerationConfig), ...cfg }
+		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: extra.thinkingConfig }
+	}
+	if (cfg && Object.keys(cfg).length) body.generationConfig = cfg
+
+	if (extra) for (const [k, v] of Object.entries(extra)) if (!RESERVED.includes(k)) (body as Obj)[k] = v
+	return body
+}
+
+/**
+ * The upstream path for a model; with `alt=sse` the stream is server-sent events (without it, a JSON array).
+ * @example geminiPath('gemini-2.5-flash', true) === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'
+ */
+export const geminiPath = (model: string, stream: boolean): string =>
+	`/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`

@@ -1,0 +1,71 @@
+/**
+ * Gemini GenerateContentResponse ⇄ canonical response.
+ * @module
+ */
+import type { ChatResponse, Usage } from '../../core/ir'
+import { emptyUsage } from '../../core/ir'
+import { newId, randomString } from '../../lib/ids'
+import type { EncodeContext } from '../codec'
+import type { GeminiResponse } from './model'
+import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
+import { get, idSafe, isObj, str, syntheticCallId } from './read'
+import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
+
+/**
+ * Scope for synthetic tool-call ids of one response: its `responseId` when Gemini sent one (so the ids are stable
+ * for that response), else random, since ids must stay unique across the turns of a conversation.
+ */
+export const callScope = (responseId: string | undefined): string =>
+	responseId ? idSafe(responseId).slice(0, 16) : randomString(12)
+
+/**
+ * Upstream body → canonical response, from `candidates[0]`. A prompt blocked before generation
+ * (`promptFeedback.blockReason`, no candidates) is an empty `content_filter` response.
+ */
+export function decodeResponse(body: GeminiResponse): ChatResponse {
+	const b: unknown = body
+	const o = isObj(b) ? b : {}
+	const responseId = str(get(o, 'responseId'))
+	const candidate = Array.isArray(o.candidates) && isObj(o.candidates[0]) ? o.candidates[0] : undefined
+	const content = isObj(candidate?.content) ? candidate.content : undefined
+	const parts = Array.isArray(content?.parts) ? content.parts : []
+	const scope = callScope(responseId)
+	const decoded = decodeModelParts(parts, (n, name, given) => given ?? syntheticCallId(scope, n, name))
+	// Response content has no media slot: generated images are a known gap of the canonical model.
+	const out = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
+	const toolSeen = out.some((p) => p.type === 'tool_call')
+	const feedback = get(o, 'promptFeedback')
+	const blocked = !candidate && isObj(feedback) && !!str(get(feedback, 'blockReason'))
+	const res: ChatResponse = {
+		id: responseId ?? newId('gemini'),
+		model: str(get(o, 'modelVersion')) ?? '',
+		content: out,
+		stopReason: blocked ? 'content_filter' : decodeFinishReason(str(get(candidate ?? {}, 'finishReason')), toolSeen),
+		usage: usageOf(body) ?? emptyUsage(),
+	}
+	const created = Date.parse(str(get(o, 'createTime')) ?? '')
+	if (!Number.isNaN(created)) res.created = Math.floor(created / 1000)
+	return res
+}
+
+/** Canonical response → a Gemini body for a Gemini-native client (of any upstream model). */
+export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiResponse {
+	return {
+		candidates: [
+			{
+				content: { role: 'model', parts: encodeResponseParts(res.content) },
+				finishReason: encodeFinishReason(res.stopReason),
+				index: 0,
+			},
+		],
+		usageMetadata: encodeUsage(res.usage),
+		modelVersion: ctx.model,
+		responseId: res.id,
+	}
+}
+
+/** Usage of an upstream Gemini body without a full decode (fast-path billing). */
+export function usageOf(body: GeminiResponse): Usage | undefined {
+	const b: unknown = body
+	return isObj(b) ? decodeUsage(get(b, 'usageMetadata')) : undefined
+}

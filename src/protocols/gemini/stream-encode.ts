@@ -1,0 +1,99 @@
+/**
+ * Canonical events → a Gemini `alt=sse` stream, as `streamGenerateContent` sends it: every frame is a whole
+ * GenerateContentResponse chunk (`candidates[0].content.parts`, `modelVersion`, `responseId`), the last one adds
+ * `finishReason` and `usageMetadata`; no event names, no terminator. Tool calls are sent whole (Gemini never streams
+ * `args` in pieces), so their JSON fragments are collected until the block closes.
+ * @module
+ */
+import type { BlockStart, StreamEvent } from '../../core/events'
+import type { Usage } from '../../core/ir'
+import type { SseFrame } from '../../core/sse'
+import { newId } from '../../lib/ids'
+import type { EncodeContext } from '../codec'
+import { encodeStreamError } from './error'
+import type { GeminiPart, GeminiStreamChunk } from './model'
+import { isObj, REDACTED_PREFIX } from './read'
+import { encodeFinishReason, encodeUsage } from './usage'
+
+type Call = { id: string; name: string; signature?: string; json: string }
+
+const parseArgs = (json: string): Record<string, unknown> => {
+	try {
+		const v: unknown = JSON.parse(json || '{}')
+		return isObj(v) ? v : {}
+	} catch {
+		return {} // WIRE-NOTES §8: arguments may be invalid JSON; Gemini needs an object
+	}
+}
+
+/**
+ * Canonical events → Gemini SSE frames for a Gemini-native client. `ping` yields nothing: Gemini has no keepalive
+ * chunk, and an SSE comment is not expressible as an SseFrame (the relay can write `SSE_KEEPALIVE` bytes itself).
+ * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
+ */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+	let id = ''
+	const blocks = new Map<number, BlockStart>()
+	let call: Call | undefined
+	let usage: Partial<Usage> | undefined
+	const frame = (parts: GeminiPart[], finishReason?: string): SseFrame => {
+		if (!id) id = newId('gemini')
+		const chunk: GeminiStreamChunk = {
+			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+		}
+		if (finishReason && usage) chunk.usageMetadata = encodeUsage(usage)
+		chunk.modelVersion = ctx.model
+		chunk.responseId = id
+		return { data: JSON.stringify(chunk) }
+	}
+	for await (const ev of events) {
+		switch (ev.type) {
+			case 'start':
+				id = ev.id
+				if (ev.usage) usage = { ...usage, ...ev.usage }
+				break
+			case 'block_start':
+				blocks.set(ev.index, ev.block)
+				if (ev.block.kind === 'tool_call')
+					call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
+				else if (ev.block.kind === 'redacted_thinking')
+					yield frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }])
+				break
+			case 'text_delta':
+				if (ev.text) yield frame([{ text: ev.text }])
+				break
+			case 'thinking_delta':
+				if (ev.text) yield frame([{ text: ev.text, thought: true }])
+				break
+			case 'signature_delta': {
+				const kind = blocks.get(ev.index)?.kind
+				if (kind === 'tool_call' && call) call.signature = ev.signature
+				else if (kind === 'thinking') yield frame([{ text: '', thought: true, thoughtSignature: ev.signature }])
+				else yield frame([{ text: '', thoughtSignature: ev.signature }])
+				break
+			}
+			case 'json_delta':
+				if (call) call.json += ev.json
+				break
+			case 'block_stop':
+				if (call && blocks.get(ev.index)?.kind === 'tool_call') {
+					const part: GeminiPart = { functionCall: { id: call.id, name: call.name, args: parseArgs(call.json) } }
+					if (call.signature) part.thoughtSignature = call.signature
+					call = undefined
+					yield frame([part])
+				}
+				break
+			case 'usage':
+				usage = { ...usage, ...ev.usage }
+				break
+			case 'finish':
+				yield frame([{ text: '' }], encodeFinishReason(ev.reason))
+				break
+			case 'error':
+				yield encodeStreamError(ev.error)
+				return
+			case 'ping':
+				break
+		}
+	}
+}

@@ -1,0 +1,145 @@
+/**
+ * Gemini stream → canonical events. With `alt=sse` every `data:` frame is a whole GenerateContentResponse chunk:
+ * no event names, no `[DONE]`; the last chunk carries `finishReason` and the final (cumulative) `usageMetadata`.
+ * Gemini has no block lifecycle, so it is synthesised here: consecutive text parts extend one text block, thought
+ * parts one thinking block, and each functionCall is its own tool_call block whose args, sent whole, become ONE
+ * json_delta (WIRE-NOTES #2, BerriAI/litellm#25561).
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { BlockStart, StreamEvent } from '../../core/events'
+import type { SseFrame } from '../../core/sse'
+import { newId } from '../../lib/ids'
+import { errorDetails } from './error'
+import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
+import { callScope } from './response'
+import { decodeFinishReason, decodeUsage } from './usage'
+
+export { encodeStream } from './stream-encode'
+
+const upstreamError = (message: string, code?: string) =>
+	new GatewayError('upstream', message, code ? { code } : { code: 'upstream_stream_error' })
+
+/**
+ * Upstream SSE frames → canonical events: one `start`, strictly nested blocks, `usage` whenever it changes, then one
+ * `finish`, or an `error` last when the upstream sends an error chunk or ends without a `finishReason` (cut).
+ * `finishReason: STOP` after any functionCall becomes `tool_use`, even when it arrives in a later chunk (WIRE-NOTES §6).
+ */
+export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+	let started = false
+	let scope = ''
+	let next = 0
+	let open: { index: number; kind: 'text' | 'thinking' } | undefined
+	let calls = 0
+	let toolSeen = false
+	let finishReason: string | undefined
+	let blocked = false
+	let lastUsage = ''
+
+	function* start(chunk: Obj): Generator<StreamEvent> {
+		if (started) return
+		started = true
+		const responseId = str(get(chunk, 'responseId'))
+		scope = callScope(responseId)
+		const ev: StreamEvent = { type: 'start', id: responseId ?? newId('gemini'), model: str(get(chunk, 'modelVersion')) ?? '' }
+		const u = decodeUsage(get(chunk, 'usageMetadata'))
+		if (u) ev.usage = { input: u.input, cacheRead: u.cacheRead }
+		yield ev
+	}
+	function* close(): Generator<StreamEvent> {
+		if (!open) return
+		yield { type: 'block_stop', index: open.index }
+		open = undefined
+	}
+	function* openBlock(kind: 'text' | 'thinking'): Generator<StreamEvent, number> {
+		if (open?.kind === kind) return open.index
+		yield* close()
+		open = { index: next++, kind }
+		yield { type: 'block_start', index: open.index, block: { kind } }
+		return open.index
+	}
+	function* signed(signature: string): Generator<StreamEvent> {
+		// A signature ends its thinking block: it is the block's last event (as in Anthropic's stream).
+		const index = yield* openBlock('thinking')
+		yield { type: 'signature_delta', index, signature }
+		yield* close()
+	}
+	function* part(p: Obj): Generator<StreamEvent> {
+		const sig = str(get(p, 'thoughtSignature')) || undefined
+		if (p.thought === true) {
+			const text = str(p.text) ?? ''
+			if (text) yield { type: 'thinking_delta', index: yield* openBlock('thinking'), text }
+			if (sig) yield* signed(sig)
+			return
+		}
+		const fc = get(p, 'functionCall')
+		if (isObj(fc) && typeof fc.name === 'string') {
+			yield* close()
+			const index = next++
+			const n = calls++
+			const id = str(fc.id) || syntheticCallId(scope, n, fc.name)
+			const block: BlockStart = { kind: 'tool_call', id, name: fc.name }
+			if (sig) block.signature = sig
+			yield { type: 'block_start', index, block }
+			yield { type: 'json_delta', index, json: JSON.stringify(isObj(fc.args) ? fc.args : {}) }
+			yield { type: 'block_stop', index }
+			toolSeen = true
+			return
+		}
+		const text = typeof p.text === 'string' ? p.text : codePartText(p)
+		if (text === undefined) return // generated media (inlineData) has no canonical stream event
+		let sigLeft = sig
+		if (sigLeft && open?.kind === 'thinking') {
+			yield* signed(sigLeft)
+			sigLeft = undefined
+		}
+		// Open a text block only on the first non-empty text (WIRE-NOTES #1, BerriAI/litellm#34692).
+		if (text) yield { type: 'text_delta', index: yield* openBlock('text'), text }
+		if (sigLeft) yield* signed(sigLeft)
+	}
+
+	for await (const frame of frames) {
+		const data = frame.data.trim()
+		if (!data || data === '[DONE]') continue
+		let chunk: unknown
+		try {
+			chunk = JSON.parse(data)
+		} catch {
+			chunk = undefined
+		}
+		if (!isObj(chunk)) {
+			yield* start({})
+			yield* close()
+			yield { type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`) }
+			return
+		}
+		yield* start(chunk)
+		const err = errorDetails(chunk)
+		if (err) {
+			yield* close()
+			yield { type: 'error', error: upstreamError(err.message, err.status) }
+			return
+		}
+		const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
+		const content = isObj(candidate?.content) ? candidate.content : undefined
+		if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) yield* part(p)
+		const u = decodeUsage(get(chunk, 'usageMetadata'))
+		const key = u && JSON.stringify(u)
+		if (u && key !== lastUsage) {
+			lastUsage = key as string
+			yield { type: 'usage', usage: u }
+		}
+		const reason = candidate && str(get(candidate, 'finishReason'))
+		if (reason && reason !== 'FINISH_REASON_UNSPECIFIED') finishReason = reason
+		const feedback = get(chunk, 'promptFeedback')
+		if (!candidate && isObj(feedback) && str(get(feedback, 'blockReason'))) blocked = true
+	}
+	yield* start({})
+	yield* close()
+	if (finishReason !== undefined) yield { type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) }
+	else if (blocked) yield { type: 'finish', reason: 'content_filter' }
+	else {
+		const error = upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'stream_truncated')
+		yield { type: 'error', error }
+	}
+}

@@ -1,0 +1,213 @@
+/**
+ * Gemini `contents` ⇄ canonical messages.
+ *
+ * Tool-call ids: Gemini often omits `functionCall.id`, so a missing id is synthesised from the call's position
+ * (`call_<content index>_<n>_<name>`), and a `functionResponse` is matched to a call of the nearest preceding model
+ * turn by id, else by name in order (https://ai.google.dev/gemini-api/docs/function-calling). On the way out, ids are
+ * not sent: Gemini pairs responses by name and order, and some endpoints reject `id` with 400 "Unknown name \"id\" at
+ * 'contents[…].function_call'" (JetBrains/koog#735, google-gemini/gemini-cli#13972).
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import { unpackToolCallId } from '../../core/tool-ids'
+import type { GeminiContent, GeminiPart, GeminiRole } from './model'
+import { decodeMedia, decodeModelParts, encodeImage } from './parts'
+import { get, isObj, type Obj, str, syntheticCallId } from './read'
+
+// ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Client `contents` → canonical messages. Throws 400 on what Gemini would reject. */
+export function decodeContents(contents: unknown[]): Message[] {
+	const messages: Message[] = []
+	let lastCalls: ToolCallPart[] = []
+	contents.forEach((c, i) => {
+		const at = `contents[${i}]`
+		if (!isObj(c)) throw badRequest(`${at} must be an object`, at)
+		// 'function' is the legacy role of function-response turns in older Gemini docs; newer models reject it.
+		const role = c.role === undefined || c.role === null || c.role === 'function' ? 'user' : c.role
+		if (role !== 'user' && role !== 'model')
+			throw badRequest(`${at}.role must be 'user' or 'model', got ${JSON.stringify(role)}`, `${at}.role`)
+		if (!Array.isArray(c.parts) || c.parts.length === 0)
+			throw badRequest(`${at}.parts must be a non-empty array`, `${at}.parts`)
+		if (role === 'model') {
+			const content = decodeModelParts(c.parts, (n, name, given) => given ?? syntheticCallId(i, n, name), `${at}.parts`)
+			lastCalls = content.filter((p): p is ToolCallPart => p.type === 'tool_call')
+			messages.push({ role: 'assistant', content })
+		} else messages.push({ role: 'user', content: decodeUserParts(c.parts, `${at}.parts`, lastCalls) })
+	})
+	return messages
+}
+
+function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[]): Part[] {
+	const out: Part[] = []
+	const answered = new Set<ToolCallPart>()
+	parts.forEach((p, j) => {
+		const here = `${at}[${j}]`
+		if (!isObj(p)) throw badRequest(`${here} must be an object`, here)
+		if (p.thought === true) return // thoughts are model output; Gemini ignores them in user turns too
+		if (typeof p.text === 'string') {
+			if (p.text) out.push({ type: 'text', text: p.text })
+			return
+		}
+		const media = decodeMedia(p)
+		if (media) return void out.push(media)
+		const fr = get(p, 'functionResponse')
+		if (fr !== undefined) return void out.push(decodeFunctionResponse(fr, here, calls, answered))
+		if (get(p, 'functionCall') !== undefined)
+			throw badRequest(`${here}: functionCall is only allowed in model turns`, here)
+		throw badRequest(`${here}: unsupported part, expected text, inlineData, fileData or functionResponse`, here)
+	})
+	return out
+}
+
+function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>): ToolResultPart {
+	if (!isObj(fr) || typeof fr.name !== 'string' || !fr.name)
+		throw badRequest(`${at}.functionResponse.name is required`, `${at}.functionResponse.name`)
+	const name = fr.name
+	const id = str(fr.id)
+	const open = calls.filter((c) => !answered.has(c))
+	const call = (id && open.find((c) => c.id === id)) || open.find((c) => c.name === name)
+	if (!call)
+		throw badRequest(
+			`${at}.functionResponse '${name}' does not answer any functionCall of the preceding model turn`,
+			`${at}.functionResponse`,
+		)
+	answered.add(call)
+	const response = get(fr, 'response')
+	if (response !== undefined && !isObj(response))
+		throw badRequest(`${at}.functionResponse.response must be an object`, `${at}.functionResponse.response`)
+	const { text, isError } = resultText(isObj(response) ? response : {})
+	const content: Array<TextPart | ImagePart> = [{ type: 'text', text }]
+	// Multimodal function responses (Gemini 3) carry media in functionResponse.parts.
+	const subParts = Array.isArray(fr.parts) ? fr.parts : []
+	for (const sub of subParts) {
+		const media = isObj(sub) ? decodeMedia(sub) : undefined
+		if (media) content.push(media)
+	}
+	const part: ToolResultPart = { type: 'tool_result', toolCallId: call.id, name, content }
+	if (isError) part.isError = true
+	return part
+}
+
+/** `{result|output|content: "text"}` → that text; `{error: …}` → an error result; any other object → its JSON. */
+function resultText(r: Obj): { text: string; isError: boolean } {
+	const keys = Object.keys(r)
+	if (keys.length === 1) {
+		const v = r[keys[0]]
+		if (keys[0] === 'error') return { text: typeof v === 'string' ? v : JSON.stringify(v), isError: true }
+		if (['result', 'output', 'content'].includes(keys[0]) && typeof v === 'string') return { text: v, isError: false }
+	}
+	return { text: JSON.stringify(r), isError: false }
+}
+
+// ── Encode ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Documented placeholder for a function call whose signature is unknown (history written by another model):
+ * https://ai.google.dev/gemini-api/docs/thought-signatures (FAQ). Without it Gemini 3 answers 400
+ * "Function call is missing a thought_signature" (WIRE-NOTES #7, theopenco/llmgateway#1267).
+ */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
+
+/** Canonical messages → `contents`. Consecutive same-role messages are merged; empty turns are skipped. */
+export function encodeMessages(messages: Message[]): Array<GeminiContent & { role: GeminiRole }> {
+	const names = new Map<string, string>()
+	const contents: Array<GeminiContent & { role: GeminiRole }> = []
+	for (const m of messages) {
+		const role: GeminiRole = m.role === 'assistant' ? 'model' : 'user'
+		const parts = role === 'model' ? encodeModelTurn(m.content, names) : encodeUserTurn(m.content, names)
+		if (!parts.length) continue
+		const last = contents[contents.length - 1]
+		if (last?.role === role) last.parts.push(...parts)
+		else contents.push({ role, parts })
+	}
+	for (const c of contents) {
+		const first = c.role === 'model' ? c.parts.find((p) => p.functionCall) : undefined
+		if (first && !first.thoughtSignature) first.thoughtSignature = SKIP_SIGNATURE
+	}
+	return contents
+}
+
+/**
+ * An assistant turn → model parts. Thinking text is not sent back (Gemini reads only the signature); a thinking
+ * signature goes on the next text part, or back onto the text part it was split from, or on an empty text part (the
+ * shape Gemini itself streams). Redacted thinking is another vendor's ciphertext: Gemini cannot use it.
+ */
+function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPart[] {
+	const out: GeminiPart[] = []
+	let pending: string | undefined
+	const take = () => {
+		const s = pending
+		pending = undefined
+		return s
+	}
+	for (const p of content) {
+		if (p.type === 'text') {
+			if (!p.text && !pending) continue
+			const sig = take()
+			out.push(sig ? { text: p.text, thoughtSignature: sig } : { text: p.text })
+		} else if (p.type === 'thinking') {
+			if (!p.signature) continue
+			const last = out[out.length - 1]
+			if (!p.text && !pending && last && last.text !== undefined && !last.thoughtSignature) last.thoughtSignature = p.signature
+			else {
+				if (pending) out.push({ text: '', thoughtSignature: take() })
+				pending = p.signature
+			}
+		} else if (p.type === 'tool_call') {
+			const unpacked = unpackToolCallId(p.id)
+			names.set(p.id, p.name).set(unpacked.id, p.name)
+			// A function call keeps only its own signature: Gemini validates those strictly, and a thinking signature
+			// may be another vendor's (the canonical model does not say whose), so it stays on a text part.
+			const sig = p.signature ?? unpacked.signature
+			if (pending) out.push({ text: '', thoughtSignature: take() })
+			const part: GeminiPart = { functionCall: { name: p.name, args: p.input } }
+			if (sig) part.thoughtSignature = sig
+			out.push(part)
+		} else if (p.type === 'image') out.push(encodeImage(p.source))
+	}
+	if (pending) {
+		const last = out[out.length - 1]
+		if (last && last.text !== undefined && !last.thoughtSignature) last.thoughtSignature = pending
+		else out.push({ text: '', thoughtSignature: pending })
+	}
+	return out
+}
+
+/** A user turn → user parts; a tool result → `functionResponse{name, response: object}` (WIRE-NOTES §9). */
+function encodeUserTurn(content: Part[], names: Map<string, string>): GeminiPart[] {
+	const out: GeminiPart[] = []
+	for (const p of content) {
+		if (p.type === 'text') {
+			if (p.text) out.push({ text: p.text })
+		} else if (p.type === 'image') out.push(encodeImage(p.source))
+		else if (p.type === 'tool_result') {
+			const name = p.name ?? names.get(p.toolCallId) ?? names.get(unpackToolCallId(p.toolCallId).id)
+			if (!name)
+				throw badRequest(`tool result ${p.toolCallId} has no matching tool call: Gemini needs the function name`, 'messages')
+			const text = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('')
+			out.push({ functionResponse: { name, response: resultObject(text, p.isError === true) } })
+			// Images of a tool result follow it as separate parts: every Gemini model accepts that.
+			for (const c of p.content) if (c.type === 'image') out.push(encodeImage(c.source))
+		}
+	}
+	return out
+}
+
+/**
+ * Tool result text → `functionResponse.response`, which must be an object: a JSON object is sent as is (the model
+ * reads its fields), other text is wrapped as `{result}` or, for a failed call, `{error}`.
+ */
+function resultObject(text: string, isError: boolean): Obj {
+	if (isError) return { error: text }
+	if (text.startsWith('{')) {
+		try {
+			const v: unknown = JSON.parse(text)
+			if (isObj(v)) return v
+		} catch {
+			// not JSON: wrap it
+		}
+	}
+	return { result: text }
+}

@@ -1,0 +1,47 @@
+/**
+ * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, GET /v1/models.
+ * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it.
+ * @module
+ */
+
+import { frame, json, type Reply } from '../shared/reply'
+import { startMockServer, type MockRequest } from '../shared/server'
+import type { MockOptions, VendorMock } from '../shared/types'
+import { anthropicBody, anthropicError, checkHeaders } from './errors'
+import { countTokens, messages, notFound } from './messages'
+
+/** Models listed by GET /v1/models when the mock has no explicit list. */
+export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-haiku-4-5']
+
+const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
+
+function route(req: MockRequest, opts: MockOptions): Reply {
+	const bad = checkHeaders(req.headers, opts.apiKey)
+	if (bad) return bad
+	const { method, path, body, jsonError } = req
+	const version = req.headers.get('anthropic-version') ?? ''
+	if (method === 'POST' && path === '/v1/messages') return messages(body, jsonError, version, opts.models)
+	if (method === 'POST' && path === '/v1/messages/count_tokens') return countTokens(body, jsonError, version)
+	if (method === 'GET' && path === '/v1/models') {
+		const ids = opts.models ?? ANTHROPIC_MODELS
+		return json({ data: ids.map(modelInfo), has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null })
+	}
+	if (method === 'GET' && path.startsWith('/v1/models/')) {
+		const id = decodeURIComponent(path.slice('/v1/models/'.length))
+		return opts.models && !opts.models.includes(id) ? notFound(id) : json(modelInfo(id))
+	}
+	return anthropicError(404, 'Not Found')
+}
+
+/** The in-stream error is an `event: error` frame (an overloaded_error, the 529 of a non-stream call). */
+const streamError = (): { frame: string; status: number } => ({ frame: frame(anthropicBody(529), 'error'), status: 529 })
+
+/**
+ * Starts a mock Anthropic API on a free port; `url` is the bare origin `http://127.0.0.1:PORT`.
+ * @example
+ * const m = await startAnthropicMock({ apiKey: 'up-key' })
+ * new Anthropic({ apiKey: 'up-key', baseURL: m.url })
+ */
+export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock> {
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts), statusBody: (s) => anthropicBody(s), streamError }, opts)
+}

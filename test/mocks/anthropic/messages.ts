@@ -1,0 +1,111 @@
+/**
+ * POST /v1/messages (non-stream and stream) and /v1/messages/count_tokens.
+ * Stream order (docs.anthropic.com/en/api/messages-streaming): message_start (usage with input and cache fields)
+ * → per block content_block_start → content_block_delta* → content_block_stop (a `ping` after the first start)
+ * → message_delta (stop_reason, cumulative usage) → message_stop; every frame has an `event:` line; no [DONE].
+ * @module
+ */
+
+import { asObj, type Obj } from '../shared/json'
+import { frame, json, sse, type Reply } from '../shared/reply'
+import { inputTokens, plan, type Finish, type Plan } from '../shared/scenario'
+import { fragments, splitPieces, stableId } from '../shared/text'
+import { invalid } from './errors'
+import { checkMessages, readMessages, thinkingSignature } from './read'
+
+const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use' }
+
+/**
+ * `input_tokens` excludes cache reads, which are reported apart (cache writes are always 0 here). `message_start`
+ * carries a provisional `output_tokens: 1`; the final counts (message_delta, non-stream) are totals, not increments.
+ */
+function usageOf(p: Plan, final: boolean): Obj {
+	return {
+		input_tokens: p.usage.input - p.usage.cached,
+		cache_creation_input_tokens: 0,
+		cache_read_input_tokens: p.usage.cached,
+		cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+		output_tokens: final ? p.usage.output : 1,
+		output_tokens_details: { thinking_tokens: final ? p.usage.reasoning : 0 },
+		server_tool_use: null,
+		service_tier: 'standard',
+	}
+}
+
+const toolUseId = (seed: string, i: number): string => stableId('toolu_', `${seed}|${i}`)
+
+/**
+ * The final content blocks, in order: thinking, text, tool_use. With `thinking.display: 'omitted'` the thinking
+ * block keeps only its signature (empty text), as the API returns it.
+ */
+function contentOf(p: Plan, seed: string, omitted: boolean): Obj[] {
+	const blocks: Obj[] = []
+	if (p.thinking) blocks.push({ type: 'thinking', thinking: omitted ? '' : p.thinking, signature: thinkingSignature(p.thinking) })
+	if (p.calls.length === 0) blocks.push({ type: 'text', text: p.text })
+	p.calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: toolUseId(seed, i), name: c.name, input: c.args }))
+	return blocks
+}
+
+function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean): string[] {
+	const out: string[] = []
+	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
+	emit('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
+	contentOf(p, seed, omitted).forEach((block, index) => {
+		const start = (content_block: Obj) => {
+			emit('content_block_start', { index, content_block })
+			// Anthropic sends a ping right after the first block opens (any number of pings may appear).
+			if (index === 0) emit('ping', {})
+		}
+		if (block.type === 'thinking') {
+			start({ type: 'thinking', thinking: '', signature: '' })
+			for (const t of splitPieces(String(block.thinking))) emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: t } })
+			// The signature arrives in its own delta just before the block stops.
+			emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
+		} else if (block.type === 'text') {
+			start({ type: 'text', text: '' })
+			for (const t of splitPieces(p.text)) emit('content_block_delta', { index, delta: { type: 'text_delta', text: t } })
+		} else {
+			// tool_use starts with `input: {}` and streams its JSON as input_json_delta fragments.
+			start({ ...block, input: {} })
+			for (const f of fragments(JSON.stringify(block.input), 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: f } })
+		}
+		emit('content_block_stop', { index })
+	})
+	emit('message_delta', { delta: { stop_reason: STOP[p.finish], stop_sequence: p.stopSequence ?? null }, usage: usageOf(p, true) })
+	emit('message_stop', {})
+	return out
+}
+
+/** Handles a Messages call whose headers already passed. */
+export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined): Reply {
+	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
+	const b = body as Obj
+	const bad = checkMessages(b, version)
+	if (bad) return bad
+	if (models && !models.includes(String(b.model))) return notFound(String(b.model))
+	const conv = readMessages(b)
+	const p = plan(conv)
+	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
+	const message = { id: stableId('msg_', seed), type: 'message', role: 'assistant', model: b.model, container: null, stop_details: null }
+	const omitted = asObj(b.thinking)?.display === 'omitted'
+	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted), 1)
+	return json({
+		...message,
+		content: contentOf(p, seed, omitted),
+		stop_reason: STOP[p.finish],
+		stop_sequence: p.stopSequence ?? null,
+		usage: usageOf(p, true),
+	})
+}
+
+/** POST /v1/messages/count_tokens: `{ input_tokens }`, the same count `usage` reports (cache reads included). */
+export function countTokens(body: unknown, jsonError: boolean, version: string): Reply {
+	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
+	const b = body as Obj
+	const bad = checkMessages(b, version, true)
+	if (bad) return bad
+	return json({ input_tokens: inputTokens(readMessages(b)) })
+}
+
+/** The 404 for a model the mock does not serve. */
+export const notFound = (model: string): Reply => json({ type: 'error', error: { type: 'not_found_error', message: `model: ${model}` } }, 404)

@@ -1,0 +1,118 @@
+/**
+ * models/{model}:generateContent, :streamGenerateContent and :countTokens (ai.google.dev/api/generate-content).
+ * Streams are `data:` frames separated by CRLF CRLF with `alt=sse` (no terminator: the last chunk carries the
+ * finishReason), or one JSON array streamed element by element without it. `usageMetadata` rides on every chunk
+ * with cumulative counts; thinking tokens are in `thoughtsTokenCount`, apart from `candidatesTokenCount`.
+ * @module
+ */
+
+import { asObj, pick, type Obj } from '../shared/json'
+import { json, type Reply } from '../shared/reply'
+import { inputTokens, plan, type Plan } from '../shared/scenario'
+import { countWords, splitPieces, stableId } from '../shared/text'
+import { geminiError } from './errors'
+import { readGenerate } from './read'
+import { checkContents, checkSchemas, checkSignatures, thoughtSignatureFor } from './validate'
+
+/** Usage after `candidates` answer tokens and `thoughts` thinking tokens (cumulative, like the API's chunks). */
+function usageOf(p: Plan, candidates: number, thoughts: number, images: number): Obj {
+	const u: Obj = { promptTokenCount: p.usage.input, candidatesTokenCount: candidates, totalTokenCount: p.usage.input + candidates + thoughts }
+	if (thoughts > 0) u.thoughtsTokenCount = thoughts
+	// cachedContentTokenCount is part of promptTokenCount (not added to it).
+	if (p.usage.cached > 0) u.cachedContentTokenCount = p.usage.cached
+	const details: Obj[] = [{ modality: 'TEXT', tokenCount: p.usage.input - images * 85 }]
+	if (images > 0) details.push({ modality: 'IMAGE', tokenCount: images * 85 })
+	u.promptTokensDetails = details
+	return u
+}
+
+/** functionCall parts; Gemini 3 puts a `thoughtSignature` on the first call part of the turn only. */
+const callParts = (p: Plan): Obj[] =>
+	p.calls.map((c, i) => (i === 0 ? { functionCall: { name: c.name, args: c.args }, thoughtSignature: thoughtSignatureFor(c.name, c.args) } : { functionCall: { name: c.name, args: c.args } }))
+
+const finishOf = (p: Plan): string => (p.finish === 'length' ? 'MAX_TOKENS' : 'STOP')
+
+interface Head {
+	modelVersion: string
+	responseId: string
+}
+
+const chunk = (parts: Obj[], usage: Obj, head: Head, finishReason?: string): Obj => ({
+	candidates: [{ content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+	usageMetadata: usage,
+	...head,
+})
+
+function streamChunks(p: Plan, head: Head, images: number): Obj[] {
+	const out: Obj[] = []
+	let thoughts = 0
+	for (const piece of splitPieces(p.thinking)) {
+		thoughts += countWords(piece)
+		out.push(chunk([{ text: piece, thought: true }], usageOf(p, 0, thoughts, images), head))
+	}
+	const final = usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, images)
+	if (p.calls.length > 0) {
+		// Gemini sends each functionCall whole (args as an object), never as fragments.
+		out.push(chunk(callParts(p), final, head, finishOf(p)))
+		return out
+	}
+	const pieces = splitPieces(p.text)
+	let words = 0
+	pieces.forEach((piece, i) => {
+		words += countWords(piece)
+		const last = i === pieces.length - 1
+		out.push(chunk([{ text: piece }], last ? final : usageOf(p, words, p.usage.reasoning, images), head, last ? finishOf(p) : undefined))
+	})
+	if (pieces.length === 0) out.push(chunk([{ text: '' }], final, head, finishOf(p)))
+	return out
+}
+
+/** Which model and API version (`v1beta` or `v1`) a call addressed. */
+export interface Target {
+	model: string
+	version: string
+}
+
+const modelNotFound = ({ model, version }: Target, method: string): Reply =>
+	geminiError(
+		404,
+		`models/${model} is not found for API version ${version}, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+	)
+
+/** generateContent / streamGenerateContent for `model`; `sse` selects SSE framing for the stream. */
+export function generate(target: Target, body: unknown, jsonError: boolean, stream: boolean, sse: boolean, models: string[] | undefined): Reply {
+	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
+	const b = body as Obj
+	const model = target.model
+	if (models && !models.includes(model)) return modelNotFound(target, stream ? 'streamGenerateContent' : 'generateContent')
+	const contents = Array.isArray(b.contents) ? b.contents.map((c) => asObj(c) ?? {}) : []
+	const bad = checkContents(b.contents) ?? checkSchemas(b.tools) ?? checkSignatures(contents)
+	if (bad) return bad
+	const conv = readGenerate(b)
+	const p = plan(conv)
+	const head: Head = { modelVersion: model, responseId: stableId('', `${conv.lastUserText}|${conv.inputTexts.length}`, 22) }
+	if (!stream) {
+		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [{ text: p.text }])]
+		return json(chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p)))
+	}
+	const chunks = streamChunks(p, head, conv.images).map((c) => JSON.stringify(c))
+	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
+	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
+	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))
+	return { type: 'stream', status: 200, contentType: 'application/json; charset=UTF-8', chunks: [...elements, ']'], tail: 2 }
+}
+
+/** countTokens: `{ contents }` or `{ generateContentRequest }` → `{ totalTokens, promptTokensDetails }`. */
+export function countTokens(target: Target, body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
+	if (models && !models.includes(target.model)) return modelNotFound(target, 'countTokens')
+	const b = body as Obj
+	const inner = asObj(pick(b, 'generateContentRequest', 'generate_content_request')) ?? b
+	const bad = checkContents(inner.contents)
+	if (bad) return bad
+	const conv = readGenerate(inner)
+	const total = inputTokens(conv)
+	const details: Obj[] = [{ modality: 'TEXT', tokenCount: total - conv.images * 85 }]
+	if (conv.images > 0) details.push({ modality: 'IMAGE', tokenCount: conv.images * 85 })
+	return json({ totalTokens: total, promptTokensDetails: details })
+}

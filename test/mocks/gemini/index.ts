@@ -1,0 +1,83 @@
+/**
+ * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method} and
+ * GET /v1beta/models, also served under /v1 (which @google/genai 3.x calls by default).
+ * Auth is the `x-goog-api-key` header or the `key` query parameter.
+ * @module
+ */
+
+import { json, type Reply } from '../shared/reply'
+import { startMockServer, type MockRequest } from '../shared/server'
+import type { MockOptions, VendorMock } from '../shared/types'
+import { batchEmbedContents, embedContent } from './embed'
+import { checkKey, geminiBody, geminiError } from './errors'
+import { countTokens, generate } from './generate'
+
+/** Models listed by GET /v1beta/models when the mock has no explicit list. */
+export const GEMINI_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-3-pro-preview', 'gemini-embedding-001', 'text-embedding-004']
+
+const METHOD_PATH = /^\/(v1beta|v1)\/models\/([^/:]+):([A-Za-z]+)$/
+
+function modelInfo(id: string) {
+	const embedding = id.includes('embedding')
+	return {
+		name: `models/${id}`,
+		version: '001',
+		displayName: id,
+		description: `Mock ${id}`,
+		inputTokenLimit: embedding ? 2048 : 1048576,
+		outputTokenLimit: embedding ? 1 : 65536,
+		supportedGenerationMethods: embedding ? ['embedContent', 'batchEmbedContents'] : ['generateContent', 'countTokens'],
+		...(embedding ? {} : { temperature: 1, topP: 0.95, topK: 64, maxTemperature: 2, thinking: true }),
+	}
+}
+
+function route(req: MockRequest, opts: MockOptions): Reply {
+	const bad = checkKey(req.headers, req.query, opts.apiKey)
+	if (bad) return bad
+	const { method, path, body, jsonError } = req
+	if (method === 'GET' && (path === '/v1beta/models' || path === '/v1/models')) return json({ models: (opts.models ?? GEMINI_MODELS).map(modelInfo) })
+	if (method === 'GET' && /^\/(v1beta|v1)\/models\/[^/:]+$/.test(path)) {
+		const id = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1))
+		if (opts.models && !opts.models.includes(id)) return geminiError(404, `models/${id} is not found for API version ${path.split('/')[1]}`)
+		return json(modelInfo(id))
+	}
+	const m = method === 'POST' ? METHOD_PATH.exec(path) : null
+	if (m) {
+		const model = decodeURIComponent(m[2])
+		const target = { model, version: m[1] }
+		switch (m[3]) {
+			case 'generateContent':
+				return generate(target, body, jsonError, false, false, opts.models)
+			case 'streamGenerateContent': {
+				const sse = req.query.alt === 'sse'
+				const reply = generate(target, body, jsonError, true, sse, opts.models)
+				// Without alt=sse even an error comes as a JSON array: `[{ "error": … }]`.
+				return !sse && reply.type === 'json' && reply.status >= 400 ? { ...reply, body: [reply.body] } : reply
+			}
+			case 'countTokens':
+				return countTokens(target, body, jsonError, opts.models)
+			case 'embedContent':
+				return embedContent(model, body, jsonError)
+			case 'batchEmbedContents':
+				return batchEmbedContents(model, body, jsonError)
+		}
+	}
+	return geminiError(404, `Method not found: ${method} ${path}`)
+}
+
+/** The in-stream error is an `{ error }` object (503 UNAVAILABLE): a `data:` frame with alt=sse, else an array element. */
+function streamError(req: { query: Record<string, string> }, sequence: number): { frame: string; status: number } {
+	const error = JSON.stringify(geminiBody(503))
+	if (req.query.alt === 'sse') return { frame: `data: ${error}\r\n\r\n`, status: 503 }
+	return { frame: `${sequence === 0 ? '[' : '\r\n,'}${error}]`, status: 503 }
+}
+
+/**
+ * Starts a mock Gemini API on a free port; `url` is the bare origin `http://127.0.0.1:PORT`.
+ * @example
+ * const m = await startGeminiMock({ apiKey: 'up-key' })
+ * new GoogleGenAI({ apiKey: 'up-key', httpOptions: { baseUrl: m.url } })
+ */
+export async function startGeminiMock(opts: MockOptions): Promise<VendorMock> {
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts), statusBody: (s) => geminiBody(s), streamError }, opts)
+}

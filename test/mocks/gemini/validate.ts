@@ -1,0 +1,103 @@
+/**
+ * Gemini request checks with the API's own texts: the OpenAPI-subset `parameters` schema (unknown keys such as
+ * `$schema`/`additionalProperties` and list-valued `type` are rejected as "Invalid JSON payload received"), and
+ * Gemini 3 thought signatures on function calls of the current turn (ai.google.dev/gemini-api/docs/thought-signatures).
+ * @module
+ */
+
+import { asArr, asObj, pick, type Obj } from '../shared/json'
+import type { JsonReply } from '../shared/reply'
+import { base64, hash36 } from '../shared/text'
+import { badRequest, geminiError } from './errors'
+
+/** Fields of Gemini's `Schema` message (ai.google.dev/api/caching#Schema), in both JSON spellings. */
+const SCHEMA_FIELDS = new Set(
+	[
+		'type format title description nullable enum maxItems minItems properties required minProperties maxProperties',
+		'minLength maxLength pattern example anyOf propertyOrdering default items minimum maximum',
+		'max_items min_items min_properties max_properties min_length max_length any_of property_ordering',
+	]
+		.join(' ')
+		.split(' '),
+)
+
+type Violation = { field: string; description: string }
+
+function walkSchema(schema: Obj, at: string, out: Violation[]): void {
+	for (const [key, value] of Object.entries(schema)) {
+		if (!SCHEMA_FIELDS.has(key)) {
+			out.push({ field: at, description: `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.` })
+		} else if (key === 'type' && Array.isArray(value)) {
+			out.push({ field: at, description: `Invalid JSON payload received. Unknown name "type" at '${at}': Proto field is not repeating, cannot start list.` })
+		}
+	}
+	const props = asObj(schema.properties)
+	if (props) Object.values(props).forEach((p, i) => asObj(p) && walkSchema(p as Obj, `${at}.properties[${i}].value`, out))
+	const items = asObj(schema.items)
+	if (items) walkSchema(items, `${at}.items`, out)
+	asArr(pick(schema, 'anyOf', 'any_of')).forEach((s, i) => asObj(s) && walkSchema(s as Obj, `${at}.any_of[${i}]`, out))
+}
+
+/** Function declarations of `tools` (both spellings). */
+export const declarationsOf = (tools: unknown): Obj[][] =>
+	asArr(tools).map((t) => asArr(pick(asObj(t), 'functionDeclarations', 'function_declarations')).map((d) => asObj(d) ?? {}))
+
+/** Every `parameters` schema must stay inside the OpenAPI subset (`parametersJsonSchema` takes full JSON Schema). */
+export function checkSchemas(tools: unknown): JsonReply | undefined {
+	const out: Violation[] = []
+	declarationsOf(tools).forEach((decls, i) =>
+		decls.forEach((d, j) => {
+			const params = asObj(d.parameters)
+			if (params) walkSchema(params, `tools[${i}].function_declarations[${j}].parameters`, out)
+		}),
+	)
+	if (out.length > 0) return badRequest(out)
+}
+
+/**
+ * The thought signature the mock puts on the first functionCall part of a turn, and expects back on that part.
+ * @example thoughtSignatureFor('get_weather', { city: 'Paris' })
+ */
+export const thoughtSignatureFor = (name: string, args: unknown): string => base64(`mock-thought|${name}|${hash36(JSON.stringify(args ?? {}))}`)
+
+/** Dummy values Google documents for injected history; the API accepts them instead of a real signature. */
+const DUMMY_SIGNATURES = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go'])
+
+const isUserText = (c: Obj): boolean => c.role !== 'model' && asArr(c.parts).some((p) => typeof asObj(p)?.text === 'string')
+
+/**
+ * Gemini 3 validates the current turn (everything after the last user text): the first functionCall part of each
+ * model step must carry the signature the API issued for it.
+ */
+export function checkSignatures(contents: Obj[]): JsonReply | undefined {
+	let start = contents.length - 1
+	while (start >= 0 && !isUserText(contents[start])) start--
+	for (let i = start + 1; i < contents.length; i++) {
+		if (contents[i].role !== 'model') continue
+		const first = asArr(contents[i].parts)
+			.map((p) => asObj(p) ?? {})
+			.find((p) => pick(p, 'functionCall', 'function_call'))
+		if (!first) continue
+		const call = asObj(pick(first, 'functionCall', 'function_call')) ?? {}
+		const sig = pick(first, 'thoughtSignature', 'thought_signature')
+		if (sig === undefined) {
+			return geminiError(
+				400,
+				`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String(call.name)}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+			)
+		}
+		if (!DUMMY_SIGNATURES.has(String(sig)) && sig !== thoughtSignatureFor(String(call.name), call.args)) {
+			return geminiError(400, 'Corrupted thought signature.')
+		}
+	}
+}
+
+/** `contents` must be a non-empty list of user/model turns with parts. */
+export function checkContents(contents: unknown): JsonReply | undefined {
+	if (!Array.isArray(contents) || contents.length === 0) return geminiError(400, '* GenerateContentRequest.contents: contents is not specified\n')
+	for (let i = 0; i < contents.length; i++) {
+		const c = asObj(contents[i]) ?? {}
+		if (c.role !== undefined && c.role !== 'user' && c.role !== 'model' && c.role !== 'function') return geminiError(400, 'Please use a valid role: user, model.')
+		if (asArr(c.parts).length === 0) return geminiError(400, `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`)
+	}
+}

@@ -1,0 +1,82 @@
+/**
+ * POST /v1/chat/completions, non-stream and stream (platform.openai.com/docs/api-reference/chat).
+ * Reasoning is returned DeepSeek-style as `reasoning_content`; usage is in `completion_tokens_details`.
+ * @module
+ */
+
+import { asObj, type Obj } from '../shared/json'
+import { frame, json, sse, type Reply } from '../shared/reply'
+import { plan, type Finish, type Plan } from '../shared/scenario'
+import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
+import { checkMessages, readChat } from './chat-read'
+import { checkModel, requireObject } from './errors'
+
+const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls' }
+
+/** Chat Completions usage: `prompt_tokens` includes the cached tokens, `completion_tokens` the reasoning ones. */
+function usageOf(p: Plan): Obj {
+	const u = p.usage
+	return {
+		prompt_tokens: u.input,
+		completion_tokens: u.output,
+		total_tokens: u.input + u.output,
+		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
+		completion_tokens_details: { reasoning_tokens: u.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+	}
+}
+
+/** Deterministic tool-call ids, derived from the conversation so a test can predict them. */
+const callId = (seed: string, i: number): string => stableId('call_', `${seed}|${i}`)
+
+function message(p: Plan, seed: string): Obj {
+	const msg: Obj = { role: 'assistant', content: p.calls.length > 0 ? null : p.text, refusal: null, annotations: [] }
+	if (p.thinking) msg.reasoning_content = p.thinking
+	if (p.calls.length > 0) {
+		msg.tool_calls = p.calls.map((c, i) => ({ id: callId(seed, i), type: 'function', function: { name: c.name, arguments: c.json } }))
+	}
+	return msg
+}
+
+function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean): string[] {
+	const chunks: string[] = []
+	const push = (delta: Obj, finish: string | null = null) => {
+		const chunk: Obj = { ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }
+		if (includeUsage) chunk.usage = null
+		chunks.push(frame(chunk))
+	}
+	// The first delta carries the role (OpenAI always sends it first, with empty content).
+	push({ role: 'assistant', content: p.calls.length > 0 ? null : '', refusal: null })
+	for (const piece of splitPieces(p.thinking)) push({ content: null, reasoning_content: piece })
+	for (const piece of splitPieces(p.text)) push({ content: piece })
+	p.calls.forEach((c, i) => {
+		// First delta per call: index, id, type, name and empty arguments; then argument fragments by index only.
+		push({ tool_calls: [{ index: i, id: callId(seed, i), type: 'function', function: { name: c.name, arguments: '' } }] })
+		for (const f of fragments(c.json, 3)) push({ tool_calls: [{ index: i, function: { arguments: f } }] })
+	})
+	push({}, FINISH[p.finish])
+	// With stream_options.include_usage: one extra chunk with `choices: []` before [DONE].
+	if (includeUsage) chunks.push(frame({ ...head, choices: [], usage: usageOf(p) }))
+	chunks.push('data: [DONE]\n\n')
+	return chunks
+}
+
+/** Handles a Chat Completions call whose auth already passed. */
+export function chatCompletions(body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+	const bad = requireObject(body, jsonError)
+	if (bad) return bad
+	const b = body as Obj
+	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages)
+	if (invalid) return invalid
+	const conv = readChat(b)
+	const p = plan(conv)
+	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
+	const id = stableId('chatcmpl-', seed)
+	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: 'default', system_fingerprint: 'fp_mock' }
+	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true), 1)
+	return json({
+		...head,
+		object: 'chat.completion',
+		choices: [{ index: 0, message: message(p, seed), logprobs: null, finish_reason: FINISH[p.finish] }],
+		usage: usageOf(p),
+	})
+}

@@ -1,0 +1,59 @@
+/**
+ * OpenAI error bodies: `{ error: { message, type, param, code } }` (platform.openai.com/docs/guides/error-codes).
+ * @module
+ */
+
+import { json, type JsonReply } from '../shared/reply'
+
+/** An OpenAI-shaped error reply. */
+export function openaiError(status: number, message: string, param: string | null = null, code: string | null = null, type?: string): JsonReply {
+	return json({ error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code } }, status)
+}
+
+/** The body of an injected `status` fault, worded as OpenAI words it. */
+export function openaiStatusBody(status: number): unknown {
+	if (status === 429) return { error: { message: 'Rate limit reached for requests. Please try again later.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
+	if (status === 401) return { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }
+	if (status === 503) return { error: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null } }
+	if (status >= 500) return { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }
+	return { error: { message: `Mock error ${status}`, type: 'invalid_request_error', param: null, code: null } }
+}
+
+/** 401 for a missing or wrong `Authorization: Bearer` key, or undefined when the key is right. */
+export function checkBearer(headers: Headers, apiKey: string): JsonReply | undefined {
+	const auth = headers.get('authorization')
+	if (!auth) {
+		return openaiError(
+			401,
+			"You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+			null,
+			null,
+		)
+	}
+	const key = auth.startsWith('Bearer ') ? auth.slice(7).trim() : ''
+	if (key === apiKey) return
+	const shown = key.length > 8 ? `${key.slice(0, 3)}*****${key.slice(-4)}` : key
+	return openaiError(401, `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, null, 'invalid_api_key')
+}
+
+/** The 400 OpenAI gives when the body is not JSON. */
+export const invalidJson = (): JsonReply =>
+	openaiError(
+		400,
+		"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+	)
+
+/** Body must be a JSON object; returns the error reply otherwise. */
+export function requireObject(body: unknown, jsonError: boolean): JsonReply | undefined {
+	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalidJson()
+}
+
+/** The 404 for an unknown model (only when the mock was started with `models`). */
+export const modelNotFound = (model: string): JsonReply =>
+	openaiError(404, `The model \`${model}\` does not exist or you do not have access to it.`, null, 'model_not_found')
+
+/** Checks `model` is present (and served, when the mock has a model list). */
+export function checkModel(model: unknown, models: string[] | undefined): JsonReply | undefined {
+	if (typeof model !== 'string' || !model) return openaiError(400, 'you must provide a model parameter')
+	if (models && !models.includes(model)) return modelNotFound(model)
+}

@@ -1,0 +1,156 @@
+/**
+ * Images and audio: POST /v1/images/generations, /v1/audio/speech (binary, streamed) and
+ * /v1/audio/transcriptions (multipart; json, text, srt, vtt, verbose_json), plus GET /v1/mock-files/* for image URLs.
+ * @module
+ */
+
+import { asNum, asStr, type Obj } from '../shared/json'
+import { json, type Reply } from '../shared/reply'
+import { countWords, stableId, unixNow } from '../shared/text'
+import { openaiError, requireObject } from './errors'
+
+/** A valid 1×1 PNG, what every generated image is. */
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+const missing = (name: string) => openaiError(400, `Missing required parameter: '${name}'.`, name, 'missing_required_parameter')
+
+/** GET /v1/mock-files/<name>.png: the image behind every `url` the mock hands out. */
+export const imageFile = (): Reply => ({ type: 'raw', status: 200, contentType: 'image/png', body: new Uint8Array(Buffer.from(PNG_1X1, 'base64')) })
+
+/** POST /v1/images/generations: dall-e models honour `response_format`; gpt-image models always return b64_json + usage. */
+export function imageGenerations(body: unknown, jsonError: boolean, origin: string): Reply {
+	const bad = requireObject(body, jsonError)
+	if (bad) return bad
+	const b = body as Obj
+	const prompt = asStr(b.prompt)
+	if (!prompt) return missing('prompt')
+	const model = asStr(b.model) ?? 'dall-e-2'
+	const gptImage = model.startsWith('gpt-image')
+	const n = asNum(b.n) ?? 1
+	const max = model === 'dall-e-3' ? 1 : 10
+	if (n < 1 || n > max || !Number.isInteger(n)) {
+		return openaiError(400, `Invalid 'n': expected an integer between 1 and ${max}, but got ${n} instead.`, 'n', 'invalid_value')
+	}
+	if (gptImage && b.response_format !== undefined) return openaiError(400, "Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter')
+	const format = b.response_format ?? 'url'
+	if (format !== 'url' && format !== 'b64_json') {
+		return openaiError(400, `Invalid value: '${String(format)}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value')
+	}
+	const seed = stableId('img-', `${model}|${prompt}`, 16)
+	const data = Array.from({ length: n }, (_, i) => {
+		const item: Obj = gptImage || format === 'b64_json' ? { b64_json: PNG_1X1 } : { url: `${origin}/v1/mock-files/${seed}-${i}.png` }
+		if (model === 'dall-e-3') item.revised_prompt = prompt
+		return item
+	})
+	const out: Obj = { created: unixNow(), data }
+	if (gptImage) {
+		const text = countWords(prompt)
+		out.usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272 * n, total_tokens: text + 272 * n }
+	}
+	return json(out)
+}
+
+const AUDIO_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' }
+
+/** 16-bit mono 24 kHz silence with a RIFF header (what `wav` returns); other formats get a fixed header + silence. */
+function audioBytes(format: string, seconds: number): Uint8Array<ArrayBuffer> {
+	const samples = Math.round(24000 * seconds)
+	if (format === 'wav') {
+		const out = new Uint8Array(44 + samples * 2)
+		const v = new DataView(out.buffer)
+		const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
+		ascii(0, 'RIFF')
+		v.setUint32(4, 36 + samples * 2, true)
+		ascii(8, 'WAVEfmt ')
+		v.setUint32(16, 16, true)
+		v.setUint16(20, 1, true)
+		v.setUint16(22, 1, true)
+		v.setUint32(24, 24000, true)
+		v.setUint32(28, 48000, true)
+		v.setUint16(32, 2, true)
+		v.setUint16(34, 16, true)
+		ascii(36, 'data')
+		v.setUint32(40, samples * 2, true)
+		return out
+	}
+	const out = new Uint8Array(format === 'pcm' ? samples * 2 : Math.max(64, Math.round(seconds * 8000)))
+	if (format === 'mp3') out.set([0x49, 0x44, 0x33, 0x04])
+	return out
+}
+
+/** POST /v1/audio/speech: 0.25 s of silence per input word, streamed in 4 KiB chunks. */
+export function speech(body: unknown, jsonError: boolean): Reply {
+	const bad = requireObject(body, jsonError)
+	if (bad) return bad
+	const b = body as Obj
+	if (!asStr(b.model)) return missing('model')
+	const input = asStr(b.input)
+	if (input === undefined) return missing('input')
+	if (!asStr(b.voice)) return missing('voice')
+	if (input.length > 4096) {
+		return openaiError(
+			400,
+			`Invalid 'input': string too long. Expected a string with maximum length 4096, but got a string with length ${input.length} instead.`,
+			'input',
+			'string_above_max_length',
+		)
+	}
+	const format = asStr(b.response_format) ?? 'mp3'
+	const type = AUDIO_TYPES[format]
+	if (!type) return openaiError(400, `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`, 'response_format', 'invalid_value')
+	const bytes = audioBytes(format, Math.max(1, countWords(input)) * 0.25)
+	const chunks: Uint8Array<ArrayBuffer>[] = []
+	for (let i = 0; i < bytes.length; i += 4096) chunks.push(bytes.subarray(i, i + 4096))
+	return { type: 'stream', status: 200, contentType: type, chunks, tail: 0 }
+}
+
+/** Duration of an uploaded file: from the RIFF header for WAV, else 16 000 bytes per second. */
+async function durationOf(file: File): Promise<number> {
+	const head = new DataView(await file.slice(0, 44).arrayBuffer())
+	const riff = head.byteLength >= 44 && head.getUint32(0, false) === 0x52494646
+	const seconds = riff ? (file.size - 44) / (head.getUint32(28, true) || 1) : file.size / 16000
+	return Math.round(seconds * 100) / 100
+}
+
+const clock = (s: number, sep: string): string => {
+	const ms = Math.round(s * 1000)
+	const p = (n: number, w = 2) => String(n).padStart(w, '0')
+	return `${p(Math.floor(ms / 3600000))}:${p(Math.floor(ms / 60000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`
+}
+
+/** POST /v1/audio/transcriptions: the transcript is `Transcript of <filename>.`; whisper-1 alone has srt/vtt/verbose_json. */
+export async function transcriptions(form: FormData | undefined): Promise<Reply> {
+	if (!form) return openaiError(400, "Invalid Content-Type header (expected multipart/form-data).", null)
+	const file = form.get('file')
+	if (!(file instanceof File)) return missing('file')
+	const model = form.get('model')
+	if (typeof model !== 'string' || !model) return missing('model')
+	const format = String(form.get('response_format') ?? 'json')
+	const whisper = model === 'whisper-1'
+	if (!whisper && format !== 'json' && format !== 'text') {
+		return openaiError(400, `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text'.`, 'response_format', 'unsupported_value')
+	}
+	const text = `Transcript of ${file.name || 'audio'}.`
+	const duration = await durationOf(file)
+	const words = countWords(text)
+	const usage = whisper
+		? { type: 'duration', seconds: Math.ceil(duration) }
+		: { type: 'tokens', input_tokens: Math.ceil(duration * 10), input_token_details: { text_tokens: 0, audio_tokens: Math.ceil(duration * 10) }, output_tokens: words, total_tokens: Math.ceil(duration * 10) + words }
+	const raw = (contentType: string, body: string): Reply => ({ type: 'raw', status: 200, contentType, body })
+	switch (format) {
+		case 'text':
+			return raw('text/plain; charset=utf-8', `${text}\n`)
+		case 'srt':
+			return raw('text/plain; charset=utf-8', `1\n${clock(0, ',')} --> ${clock(duration, ',')}\n${text}\n\n`)
+		case 'vtt':
+			return raw('text/vtt; charset=utf-8', `WEBVTT\n\n${clock(0, '.')} --> ${clock(duration, '.')}\n${text}\n\n`)
+		case 'verbose_json': {
+			const segment = { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0 }
+			return json({ task: 'transcribe', language: 'english', duration, text, segments: [segment], usage })
+		}
+		case 'json':
+			return json({ text, usage })
+		default:
+			return openaiError(400, `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`, 'response_format', 'invalid_value')
+	}
+}

@@ -1,0 +1,93 @@
+/**
+ * Reads and validates a Responses API request (platform.openai.com/docs/api-reference/responses/create).
+ * @module
+ */
+
+import { asArr, asObj, asStr, type Obj } from '../shared/json'
+import type { JsonReply } from '../shared/reply'
+import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
+import { openaiError } from './errors'
+
+/** Texts and images of a Responses message `content` (string or input/output parts). */
+function contentOf(content: unknown): { texts: string[]; images: number } {
+	if (typeof content === 'string') return { texts: [content], images: 0 }
+	const texts: string[] = []
+	let images = 0
+	for (const p of asArr(content)) {
+		const part = asObj(p)
+		if (!part) continue
+		if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') texts.push(part.text)
+		else if (part.type === 'input_image') images++
+	}
+	return { texts, images }
+}
+
+/** The `output` of a `function_call_output` item as text (a string, or input_text parts). */
+const outputText = (output: unknown): string => (typeof output === 'string' ? output : contentOf(output).texts.join(' '))
+
+/** Responses tools are flat: `{ type: 'function', name, parameters }`. */
+function toolSpecs(tools: unknown): ToolSpec[] {
+	const out: ToolSpec[] = []
+	for (const t of asArr(tools)) {
+		const tool = asObj(t)
+		const name = asStr(tool?.name)
+		if (tool?.type === 'function' && name) out.push({ name, argKey: argKeyOf(tool.parameters) })
+	}
+	return out
+}
+
+/** The input as a list of items (a string input is one user message). */
+export const inputItems = (input: unknown): Obj[] =>
+	typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : asArr(input).map((i) => asObj(i) ?? {})
+
+/** Validates `input`: present, and function calls and their outputs pair up by `call_id` (unless continuing a stored response). */
+export function checkInput(body: Obj): JsonReply | undefined {
+	if (body.input === undefined && body.previous_response_id === undefined) {
+		return openaiError(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter')
+	}
+	if (body.previous_response_id !== undefined) return
+	const items = inputItems(body.input)
+	const calls = new Set(items.filter((i) => i.type === 'function_call').map((i) => asStr(i.call_id)))
+	const outputs = new Set(items.filter((i) => i.type === 'function_call_output').map((i) => asStr(i.call_id)))
+	for (const id of outputs) if (!calls.has(id)) return openaiError(400, `No tool call found for function call output with call_id ${id}.`, 'input')
+	for (const id of calls) if (!outputs.has(id)) return openaiError(400, `No tool output found for function call ${id}.`, 'input')
+}
+
+/** The neutral conversation of a validated Responses body. */
+export function readResponses(body: Obj): Conversation {
+	const items = inputItems(body.input)
+	const inputTexts: string[] = []
+	if (typeof body.instructions === 'string') inputTexts.push(body.instructions)
+	let images = 0
+	let lastUserText = ''
+	let lastUserImages = 0
+	for (const item of items) {
+		if (item.type === 'function_call_output') {
+			inputTexts.push(outputText(item.output))
+			continue
+		}
+		if (item.type !== undefined && item.type !== 'message') continue
+		const c = contentOf(item.content)
+		inputTexts.push(...c.texts)
+		images += c.images
+		if (item.role === 'user') {
+			lastUserText = c.texts.join(' ')
+			lastUserImages = c.images
+		}
+	}
+	let k = items.length - 1
+	while (k >= 0 && items[k].type === 'function_call_output') k--
+	const toolResults = k < items.length - 1 ? items.slice(k + 1).map((i) => outputText(i.output)) : undefined
+	const effort = asStr(asObj(body.reasoning)?.effort)
+	return {
+		inputTexts,
+		images,
+		lastUserText,
+		lastUserImages: toolResults ? 0 : lastUserImages,
+		toolResults,
+		tools: toolSpecs(body.tools),
+		stop: [],
+		maxTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined,
+		thinking: !!effort && effort !== 'none',
+	}
+}

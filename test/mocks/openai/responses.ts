@@ -1,0 +1,136 @@
+/**
+ * POST /v1/responses, non-stream and stream. The stream follows the documented event order:
+ * response.created → response.in_progress → per item (output_item.added → content_part.added → output_text.delta* →
+ * output_text.done → content_part.done → output_item.done; function calls use function_call_arguments.delta/done)
+ * → response.completed (or response.incomplete), each with a `sequence_number`; no `[DONE]`.
+ * @module
+ */
+
+import { asArr, asObj, type Obj } from '../shared/json'
+import { frame, json, sse, type Reply } from '../shared/reply'
+import { plan, type Plan } from '../shared/scenario'
+import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
+import { checkModel, requireObject } from './errors'
+import { checkInput, readResponses } from './responses-read'
+
+interface Ids {
+	resp: string
+	rs: string
+	msg: string
+	fc: (i: number) => string
+	call: (i: number) => string
+}
+
+/** Output items of a finished response (reasoning, message, function calls). */
+function outputItems(p: Plan, ids: Ids, b: Obj): Obj[] {
+	const items: Obj[] = []
+	if (p.thinking) {
+		const reasoning = asObj(b.reasoning)
+		const item: Obj = { id: ids.rs, type: 'reasoning', summary: reasoning?.summary ? [{ type: 'summary_text', text: p.thinking }] : [] }
+		if (asArr(b.include).includes('reasoning.encrypted_content')) item.encrypted_content = base64(`mock-reasoning:${p.thinking}`)
+		items.push(item)
+	}
+	if (p.calls.length === 0) {
+		const status = p.finish === 'length' ? 'incomplete' : 'completed'
+		items.push({ id: ids.msg, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [], logprobs: [] }] })
+	}
+	p.calls.forEach((c, i) => items.push({ id: ids.fc(i), type: 'function_call', status: 'completed', arguments: c.json, call_id: ids.call(i), name: c.name }))
+	return items
+}
+
+/** Responses usage: `input_tokens` includes cached tokens, `output_tokens` includes reasoning tokens. */
+const usageOf = (p: Plan): Obj => ({
+	input_tokens: p.usage.input,
+	input_tokens_details: { cached_tokens: p.usage.cached },
+	output_tokens: p.usage.output,
+	output_tokens_details: { reasoning_tokens: p.usage.reasoning },
+	total_tokens: p.usage.input + p.usage.output,
+})
+
+function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number): Obj {
+	const done = p !== undefined
+	const incomplete = p?.finish === 'length'
+	return {
+		id: ids.resp,
+		object: 'response',
+		created_at: created,
+		status: !done ? 'in_progress' : incomplete ? 'incomplete' : 'completed',
+		error: null,
+		incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+		instructions: b.instructions ?? null,
+		max_output_tokens: b.max_output_tokens ?? null,
+		model: b.model,
+		output: p ? outputItems(p, ids, b) : [],
+		parallel_tool_calls: b.parallel_tool_calls ?? true,
+		previous_response_id: b.previous_response_id ?? null,
+		reasoning: { effort: asObj(b.reasoning)?.effort ?? null, summary: asObj(b.reasoning)?.summary ?? null },
+		store: b.store ?? true,
+		temperature: b.temperature ?? 1,
+		text: b.text ?? { format: { type: 'text' } },
+		tool_choice: b.tool_choice ?? 'auto',
+		tools: b.tools ?? [],
+		top_p: b.top_p ?? 1,
+		truncation: b.truncation ?? 'disabled',
+		usage: p ? usageOf(p) : null,
+		user: b.user ?? null,
+		metadata: b.metadata ?? {},
+	}
+}
+
+function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): string[] {
+	const out: string[] = []
+	const emit = (type: string, data: Obj) => out.push(frame({ type, sequence_number: out.length, ...data }, type))
+	emit('response.created', { response: responseObject(undefined, ids, b, created) })
+	emit('response.in_progress', { response: responseObject(undefined, ids, b, created) })
+	const items = outputItems(p, ids, b)
+	items.forEach((item, output_index) => {
+		const at = { item_id: item.id, output_index }
+		if (item.type === 'reasoning') {
+			emit('response.output_item.added', { output_index, item: { ...item, summary: [] } })
+			if (asArr(item.summary).length > 0) {
+				emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } })
+				for (const d of splitPieces(p.thinking)) emit('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: d })
+				emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: p.thinking })
+				emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: p.thinking } })
+			}
+		} else if (item.type === 'message') {
+			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } })
+			const part = { type: 'output_text', text: '', annotations: [], logprobs: [] }
+			emit('response.content_part.added', { ...at, content_index: 0, part })
+			for (const d of splitPieces(p.text)) emit('response.output_text.delta', { ...at, content_index: 0, delta: d, logprobs: [] })
+			emit('response.output_text.done', { ...at, content_index: 0, text: p.text, logprobs: [] })
+			emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: p.text } })
+		} else {
+			const args = String(item.arguments)
+			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } })
+			for (const d of fragments(args, 3)) emit('response.function_call_arguments.delta', { ...at, delta: d })
+			emit('response.function_call_arguments.done', { ...at, arguments: args })
+		}
+		emit('response.output_item.done', { output_index, item })
+	})
+	const final = responseObject(p, ids, b, created)
+	emit(p.finish === 'length' ? 'response.incomplete' : 'response.completed', { response: final })
+	return out
+}
+
+/** Handles a Responses call whose auth already passed. */
+export function responses(body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+	const bad = requireObject(body, jsonError)
+	if (bad) return bad
+	const b = body as Obj
+	const invalid = checkModel(b.model, models) ?? checkInput(b)
+	if (invalid) return invalid
+	const conv = readResponses(b)
+	const p = plan(conv)
+	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
+	const ids: Ids = {
+		resp: stableId('resp_', seed, 32),
+		rs: stableId('rs_', seed, 32),
+		msg: stableId('msg_', seed, 32),
+		fc: (i) => stableId('fc_', `${seed}|${i}`, 32),
+		call: (i) => stableId('call_', `${seed}|${i}`),
+	}
+	const created = unixNow()
+	if (b.stream === true) return sse(streamEvents(p, ids, b, created), 1)
+	return json(responseObject(p, ids, b, created))
+}

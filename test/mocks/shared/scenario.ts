@@ -1,0 +1,164 @@
+/**
+ * The mocks' "model": a pure function from a vendor-neutral view of the request to the answer, so the three
+ * vendors answer the same conversation with the same text, tool calls, stop reason and token counts.
+ *
+ * Rules (driven by the last user text; see the tests for exact strings):
+ * - text `Hello! You said: <last user text>`, or `Tool results: <r1>; <r2>` when the last user turn is tool results;
+ *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
+ * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`);
+ * - thinking when requested: `Let me think about <last user text>.`;
+ * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
+ * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
+ *   `#cache` anywhere reports 10 input tokens as cache reads.
+ * @module
+ */
+
+import { countWords } from './text'
+
+/** A tool the request offers; `argKey` is its schema's first string property (or `city`). */
+export interface ToolSpec {
+	name: string
+	argKey: string
+}
+
+/** The vendor-neutral reading of a request that the answer depends on. */
+export interface Conversation {
+	/** Every text that counts as input: system, messages, tool results. */
+	inputTexts: string[]
+	/** Images anywhere in the request (85 input tokens each). */
+	images: number
+	lastUserText: string
+	lastUserImages: number
+	/** Set when the last user turn carries tool results: their texts, in order. */
+	toolResults?: string[]
+	tools: ToolSpec[]
+	stop: string[]
+	maxTokens?: number
+	thinking: boolean
+}
+
+export interface PlannedCall {
+	name: string
+	args: Record<string, string>
+	/** `JSON.stringify(args)` */
+	json: string
+}
+
+export type Finish = 'stop' | 'length' | 'tool_calls' | 'stop_sequence'
+
+export interface PlanUsage {
+	/** All input tokens, cache reads included. */
+	input: number
+	/** All output tokens, reasoning included. */
+	output: number
+	reasoning: number
+	cached: number
+}
+
+export interface Plan {
+	thinking: string
+	text: string
+	calls: PlannedCall[]
+	finish: Finish
+	stopSequence?: string
+	usage: PlanUsage
+}
+
+/** Input tokens of a conversation (also what the count-tokens endpoints return). */
+export function inputTokens(c: Pick<Conversation, 'inputTexts' | 'images'>): number {
+	let n = c.images * 85
+	for (const t of c.inputTexts) n += countWords(t)
+	return n
+}
+
+/** `I see 1 image. ` / `I see 2 images. ` */
+const imagePrefix = (n: number): string => (n > 0 ? `I see ${n} image${n === 1 ? '' : 's'}. ` : '')
+
+/** The answer text before stop sequences and caps. */
+export function baseText(c: Conversation): string {
+	let text = c.toolResults ? `Tool results: ${c.toolResults.join('; ')}` : `Hello! You said: ${c.lastUserText}`
+	text = imagePrefix(c.lastUserImages) + text
+	if (c.lastUserText.includes('#stop')) text += ' one two STOP three'
+	return text
+}
+
+/** First `n` words of `text`, padded with `more` when the text is shorter (the `#length` answer). */
+function capWords(text: string, n: number): string {
+	const words = text.split(/\s+/).filter(Boolean)
+	while (words.length < n) words.push('more')
+	return words.slice(0, n).join(' ')
+}
+
+function plannedCalls(c: Conversation): PlannedCall[] {
+	const first = c.tools[0]
+	const second = c.tools[1] ?? first
+	return [
+		{ name: first.name, args: { [first.argKey]: 'Paris' } },
+		{ name: second.name, args: { [second.argKey]: 'Tokyo' } },
+	].map((call) => ({ ...call, json: JSON.stringify(call.args) }))
+}
+
+/**
+ * Computes the answer to a conversation.
+ * @example plan({ inputTexts: ['hi'], images: 0, lastUserText: 'hi', lastUserImages: 0, tools: [], stop: [], thinking: false }).text
+ * // 'Hello! You said: hi'
+ */
+export function plan(c: Conversation): Plan {
+	const thinking = c.thinking ? `Let me think about ${c.lastUserText}.` : ''
+	const input = inputTokens(c)
+	const cached = c.inputTexts.some((t) => t.includes('#cache')) ? Math.min(10, input) : 0
+	const reasoning = countWords(thinking)
+	const usage = (outputWords: number): PlanUsage => ({ input, output: outputWords + reasoning, reasoning, cached })
+
+	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
+		const calls = plannedCalls(c)
+		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }
+	}
+	let text = baseText(c)
+	let finish: Finish = 'stop'
+	let stopSequence: string | undefined
+	let at = -1
+	for (const s of c.stop) {
+		const i = s ? text.indexOf(s) : -1
+		if (i >= 0 && (at < 0 || i < at)) {
+			at = i
+			stopSequence = s
+		}
+	}
+	if (at >= 0) {
+		text = text.slice(0, at)
+		finish = 'stop_sequence'
+	}
+	const cap = c.lastUserText.includes('#length') ? (c.maxTokens ?? 5) : c.maxTokens
+	if (cap !== undefined && (c.lastUserText.includes('#length') || countWords(text) > cap)) {
+		text = capWords(text, cap)
+		finish = 'length'
+		stopSequence = undefined
+	}
+	return { thinking, text, calls: [], finish, stopSequence, usage: usage(countWords(text)) }
+}
+
+/**
+ * The first string property of a JSON schema, the key the mock fills in tool arguments (default `city`).
+ * @example argKeyOf({ type: 'object', properties: { q: { type: 'string' } } }) // 'q'
+ */
+export function argKeyOf(schema: unknown): string {
+	const props = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties
+	if (props && typeof props === 'object') {
+		for (const [k, v] of Object.entries(props)) {
+			const t = v?.type
+			if (typeof t === 'string' ? t.toLowerCase() === 'string' : Array.isArray(t) && t.includes('string')) return k
+		}
+	}
+	return 'city'
+}
+
+/** Text of a tool result object (Gemini `functionResponse.response`): a lone string value, else its JSON. */
+export function resultText(value: unknown): string {
+	if (typeof value === 'string') return value
+	if (value && typeof value === 'object' && !Array.isArray(value)) {
+		const vals = Object.values(value)
+		if (vals.length === 1 && typeof vals[0] === 'string') return vals[0]
+	}
+	return JSON.stringify(value ?? null)
+}

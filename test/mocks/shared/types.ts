@@ -1,0 +1,73 @@
+/**
+ * Types shared by the mock vendor servers (OpenAI, Anthropic, Gemini).
+ * The mocks are deliberately independent of `src/`: they are the yardstick the gateway is measured against.
+ * @module
+ */
+
+/**
+ * A failure to inject. `fault` applies to every request, `faultOnce` to the next one only.
+ * - `status`: answer with this HTTP status and a vendor-shaped error body (or `body`), plus `retry-after` when given.
+ * - `cut`: send `afterChunks` stream chunks (or half a JSON body), then end without the terminator;
+ *   `abrupt: true` resets the connection instead of ending the body cleanly.
+ * - `slow`: wait `firstByteMs` before the headers, then answer normally.
+ * - `malformed`: 200 with invalid JSON (non-stream) or one SSE frame whose data is broken JSON (stream).
+ * - `empty`: 200 with an empty body. `hang`: never answer (until the client goes away).
+ * - `midstream`: after `afterChunks` stream chunks, the vendor's in-stream error event (OpenAI `data: {"error":…}`,
+ *   Anthropic `event: error` overloaded_error, Gemini `data: {"error":…}`), then the end; a non-stream call gets
+ *   the matching HTTP error (500 / 529 / 503) instead.
+ * - `refuse`: stop listening so connections are refused. As `faultOnce` the next connection is accepted and
+ *   closed at once (a refusal cannot be counted per request), then the server listens again.
+ */
+export type Fault =
+	| { kind: 'status'; status: number; body?: unknown; retryAfter?: number }
+	| { kind: 'cut'; afterChunks: number; abrupt?: boolean }
+	| { kind: 'slow'; firstByteMs: number }
+	| { kind: 'midstream'; afterChunks: number }
+	| { kind: 'malformed' }
+	| { kind: 'empty' }
+	| { kind: 'hang' }
+	| { kind: 'refuse' }
+
+export interface MockOptions {
+	/** The only key the mock accepts. */
+	apiKey: string
+	/** Wait before sending the headers of every response (benchmarks). */
+	delayMs?: number
+	/** Wait between stream chunks (benchmarks, or to force one chunk per network write). */
+	chunkDelayMs?: number
+	/** Record requests in `requests` (default true); turn off for long benchmarks. */
+	record?: boolean
+	/** When set, only these model ids are served; others get the vendor's 404. */
+	models?: string[]
+}
+
+/** One request as the mock received it. */
+export interface RecordedRequest {
+	method: string
+	path: string
+	query: Record<string, string>
+	/** Lower-case header names. */
+	headers: Record<string, string>
+	/** Parsed JSON, the raw text when it is not JSON, multipart fields (files as {filename,type,size}), or undefined. */
+	body: unknown
+	at: number
+}
+
+export interface RecordedAbort {
+	path: string
+	at: number
+}
+
+/** A running mock vendor server. */
+export interface VendorMock {
+	/** Base URL to configure as the upstream: OpenAI `…/v1`; Anthropic and Gemini the bare origin. */
+	readonly url: string
+	readonly port: number
+	readonly requests: RecordedRequest[]
+	readonly aborts: RecordedAbort[]
+	fault: Fault | undefined
+	faultOnce: Fault | undefined
+	/** Clears requests, aborts and faults. */
+	reset(): void
+	stop(): Promise<void>
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'bun:test'
+import { type ErrorKind, GatewayError } from '../../../../src/core/errors'
+import { decodeError, encodeError, encodeStreamError } from '../../../../src/protocols/gemini/error'
+
+describe('gemini encodeError', () => {
+	it('should render {error:{code,message,status}} with the HTTP status of each kind', () => {
+		const cases: Array<[ErrorKind, number, string]> = [
+			['invalid_request', 400, 'INVALID_ARGUMENT'],
+			['authentication', 401, 'UNAUTHENTICATED'],
+			['permission', 403, 'PERMISSION_DENIED'],
+			['not_found', 404, 'NOT_FOUND'],
+			['rate_limit', 429, 'RESOURCE_EXHAUSTED'],
+			['api_error', 500, 'INTERNAL'],
+			['upstream', 502, 'INTERNAL'],
+			['unavailable', 503, 'UNAVAILABLE'],
+			['overloaded', 503, 'UNAVAILABLE'],
+			['timeout', 504, 'DEADLINE_EXCEEDED'],
+		]
+		for (const [kind, code, status] of cases) {
+			const out = encodeError(new GatewayError(kind, 'boom'))
+			expect(out.status).toBe(code)
+			expect(out.body).toEqual({ error: { code, message: 'boom', status } })
+		}
+	})
+
+	it('should keep 402 for insufficient quota, with RESOURCE_EXHAUSTED and billing in the message', () => {
+		const out = encodeError(new GatewayError('insufficient_quota', 'Insufficient balance'))
+		expect(out.status).toBe(402)
+		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing: insufficient balance)', status: 'RESOURCE_EXHAUSTED' } })
+	})
+
+	it('should send retry-after when known', () => {
+		expect(encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 2.5 })).headers).toEqual({ 'retry-after': '3' })
+	})
+
+	it('should render a stream error as a bare data frame', () => {
+		const frame = encodeStreamError(new GatewayError('upstream', 'cut'))
+		expect(frame.event).toBeUndefined()
+		expect(JSON.parse(frame.data)).toEqual({ error: { code: 502, message: 'cut', status: 'INTERNAL' } })
+	})
+})
+
+describe('gemini decodeError', () => {
+	it('should classify upstream errors by status and keep the message and rpc status', () => {
+		const e = decodeError(429, { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } }, 7)
+		expect(e.kind).toBe('rate_limit')
+		expect(e.retryable).toBe(true)
+		expect(e.retryAfter).toBe(7)
+		expect(e.message).toBe('Resource has been exhausted')
+		const bad = decodeError(400, [{ error: { code: 400, message: 'Invalid JSON payload', status: 'INVALID_ARGUMENT' } }])
+		expect(bad.kind).toBe('invalid_request')
+		expect(bad.code).toBe('INVALID_ARGUMENT')
+		expect(bad.message).toBe('Invalid JSON payload')
+	})
+
+	it('should treat a rejected channel key as a retryable upstream failure, and survive odd bodies', () => {
+		expect(decodeError(403, { error: { code: 403, message: 'API key not valid', status: 'PERMISSION_DENIED' } }).kind).toBe('upstream')
+		expect(decodeError(500, 'oops').kind).toBe('upstream')
+	})
+})

@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'bun:test'
+import { GatewayError } from '../../../../src/core/errors'
+import { decodeRequest, includeUsageOf } from '../../../../src/protocols/openai-chat/request'
+
+const base = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }
+
+/** Runs decodeRequest and returns the 400 it threw. */
+function rejection(body: unknown): GatewayError {
+	try {
+		decodeRequest(body)
+	} catch (e) {
+		if (e instanceof GatewayError) return e
+		throw new Error(`expected a GatewayError, got ${String(e)}`)
+	}
+	throw new Error('expected decodeRequest to throw')
+}
+
+describe('openai-chat decodeRequest', () => {
+	it('should decode model, a user string and stream flags', () => {
+		const req = decodeRequest({ ...base, stream: true })
+		expect(req).toEqual({ model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], stream: true })
+	})
+
+	it('should let opts.stream override the body flag', () => {
+		expect(decodeRequest({ ...base, stream: true }, { stream: false }).stream).toBe(false)
+	})
+
+	it('should hoist system and developer messages into system parts in order', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'system', content: 'A' },
+				{ role: 'developer', content: [{ type: 'text', text: 'B' }] },
+				{ role: 'user', content: 'Hi' },
+			],
+		})
+		expect(req.system).toEqual([
+			{ type: 'text', text: 'A' },
+			{ type: 'text', text: 'B' },
+		])
+		expect(req.messages).toHaveLength(1)
+	})
+
+	it('should parse data: image URIs into base64 sources without fetching', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{
+					role: 'user',
+					content: [
+						{ type: 'text', text: 'What is this?' },
+						{ type: 'image_url', image_url: { url: 'data:image/PNG;base64,iVBORw0KGgo=', detail: 'high' } },
+						{ type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+					],
+				},
+			],
+		})
+		expect(req.messages[0].content).toEqual([
+			{ type: 'text', text: 'What is this?' },
+			{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, detail: 'high' },
+			{ type: 'image', source: { kind: 'url', url: 'https://example.com/cat.jpg' } },
+		])
+	})
+
+	it('should reject image URLs that are neither http(s) nor base64 data URIs', () => {
+		expect(rejection({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }).param).toBe(
+			'messages[0].content[0].image_url.url',
+		)
+		expect(rejection({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,abc' } }] }] }).status).toBe(400)
+	})
+
+	it('should decode assistant tool calls, parse arguments defensively and unpack signatures', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'user', content: 'Weather?' },
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [
+						{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+						{ id: 'call_2__ts_c2ln-_w', type: 'function', function: { name: 'noop', arguments: '' } },
+						{ id: 'call_3', type: 'function', function: { name: 'broken', arguments: '{"city":' } },
+					],
+				},
+			],
+		})
+		expect(req.messages[1]).toEqual({
+			role: 'assistant',
+			content: [
+				{ type: 'tool_call', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+				{ type: 'tool_call', id: 'call_2', name: 'noop', input: {}, signature: 'c2ln+/w=' },
+				{ type: 'tool_call', id: 'call_3', name: 'broken', input: {} },
+			],
+		})
+	})
+
+	it('should merge tool messages and the next user message into one user turn, tool results first', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'user', content: 'Weather in Paris and Tokyo?' },
+				{
+					role: 'assistant',
+					content: 'Checking.',
+					tool_calls: [
+						{ id: 'call_p', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+						{ id: 'call_t__ts_c2ln', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+					],
+				},
+				{ role: 'tool', tool_call_id: 'call_p', content: 'Sunny' },
+				{ role: 'tool', tool_call_id: 'call_t__ts_c2ln', content: [{ type: 'text', text: 'Rain' }] },
+				{ role: 'user', content: 'Thanks, and London?' },
+			],
+		})
+		expect(req.messages).toHaveLength(3)
+		expect(req.messages[2]).toEqual({
+			role: 'user',
+			content: [
+				{ type: 'tool_result', toolCallId: 'call_p', name: 'get_weather', content: [{ type: 'text', text: 'Sunny' }] },
+				{ type: 'tool_result', toolCallId: 'call_t', name: 'get_weather', content: [{ type: 'text', text: 'Rain' }] },
+				{ type: 'text', text: 'Thanks, and London?' },
+			],
+		})
+	})
+
+	it('should merge consecutive same-role messages', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'user', content: 'a' },
+				{ role: 'user', content: 'b' },
+				{ role: 'assistant', content: 'c' },
+				{ role: 'assistant', content: 'd' },
+			],
+		})
+		expect(req.messages.map((m) => [m.role, m.content.length])).toEqual([
+			['user', 2],
+			['assistant', 2],
+		])
+	})
+
+	it('should decode reasoning_content and reasoning_details into thinking parts with signatures', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'user', content: 'q' },
+				{
+					role: 'assistant',
+					content: 'a',
+					reasoning_content: 'ignored: details carry the text',
+					reasoning_details: [
+						{ type: 'reasoning.text', text: 'step 1', signature: 'sig1' },
+						{ type: 'reasoning.encrypted', data: 'enc' },
+					],
+				},
+				{ role: 'user', content: 'q2' },
+				{ role: 'assistant', content: 'b', reasoning_content: 'deepseek thoughts' },
+			],
+		})
+		expect(req.messages[1].content).toEqual([
+			{ type: 'thinking', text: 'step 1', signature: 'sig1' },
+			{ type: 'redacted_thinking', data: 'enc' },
+			{ type: 'text', text: 'a' },
+		])
+		expect(req.messages[3].content).toEqual([
+			{ type: 'thinking', text: 'deepseek thoughts' },
+			{ type: 'text', text: 'b' },
+		])
+	})
+
+	it('should put a signature-only detail on the text of reasoning_content (WIRE-NOTES wire §14)', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'user', content: 'q' },
+				{ role: 'assistant', content: 'a', reasoning_content: 'thought', reasoning_details: [{ type: 'reasoning.text', text: '', signature: 's' }] },
+			],
+		})
+		expect(req.messages[1].content[0]).toEqual({ type: 'thinking', text: 'thought', signature: 's' })
+	})
+
+	it('should decode sampling, limits, tools, tool_choice, response_format, reasoning and user', () => {
+		const req = decodeRequest({
+			...base,
+			max_tokens: 100,
+			max_completion_tokens: 200,
+			temperature: 0.2,
+			top_p: 0.9,
+			stop: 'END',
+			tools: [
+				{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+				{ type: 'function', function: { name: 'g' } },
+			],
+			tool_choice: { type: 'function', function: { name: 'f' } },
+			parallel_tool_calls: false,
+			response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object' }, strict: true } },
+			reasoning_effort: 'low',
+			user: 'u-1',
+		})
+		expect(req.maxTokens).toBe(200)
+		expect(req.temperature).toBe(0.2)
+		expect(req.topP).toBe(0.9)
+		expect(req.stop).toEqual(['END'])
+		expect(req.tools).toEqual([
+			{ name: 'f', description: 'does f', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+			{ name: 'g', parameters: { type: 'object', properties: {} } },
+		])
+		expect(req.toolChoice).toEqual({ type: 'tool', name: 'f' })
+		expect(req.parallelToolCalls).toBe(false)
+		expect(req.responseFormat).toEqual({ type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true })
+		expect(req.reasoning).toEqual({ enabled: true, effort: 'low' })
+		expect(req.user).toBe('u-1')
+		expect(req.extra).toBeUndefined()
+	})
+
+	it('should map string tool_choice values', () => {
+		for (const c of ['auto', 'none', 'required'] as const) expect(decodeRequest({ ...base, tool_choice: c }).toolChoice).toEqual({ type: c })
+	})
+
+	it('should keep fields without a canonical slot in extra, marked with their protocol', () => {
+		const req = decodeRequest({ ...base, seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
+		expect(req.extra).toEqual({ __protocol: 'openai-chat', seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
+	})
+
+	it("should map reasoning_effort 'none' and 'xhigh' to the nearest canonical value and keep the original in extra", () => {
+		const none = decodeRequest({ ...base, reasoning_effort: 'none' })
+		expect(none.reasoning).toEqual({ enabled: false })
+		expect(none.extra?.reasoning_effort).toBe('none')
+		expect(decodeRequest({ ...base, reasoning_effort: 'xhigh' }).reasoning).toEqual({ enabled: true, effort: 'high' })
+	})
+
+	it('should report whether the client asked for the usage chunk', () => {
+		expect(includeUsageOf({ ...base, stream: true, stream_options: { include_usage: true } })).toBe(true)
+		expect(includeUsageOf({ ...base, stream: true })).toBe(false)
+		expect(includeUsageOf(null)).toBe(false)
+	})
+})
+
+describe('openai-chat decodeRequest validation', () => {
+	const cases: Array<[string, unknown, string]> = [
+		['a non-object body', [], 'body'],
+		['a missing model', { messages: base.messages }, 'model'],
+		['an empty model', { model: '', messages: base.messages }, 'model'],
+		['missing messages', { model: 'm' }, 'messages'],
+		['an empty messages array', { model: 'm', messages: [] }, 'messages'],
+		['a message that is not an object', { model: 'm', messages: ['hi'] }, 'messages[0]'],
+		['an unknown role', { model: 'm', messages: [{ role: 'bot', content: 'x' }] }, 'messages[0].role'],
+		['the legacy function role', { model: 'm', messages: [{ role: 'function', name: 'f', content: 'x' }] }, 'messages[0].role'],
+		['user content of the wrong type', { model: 'm', messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
+		['an empty user content array', { model: 'm', messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
+		['an unknown user part type', { model: 'm', messages: [{ role: 'user', content: [{ type: 'video' }] }] }, 'messages[0].content[0].type'],
+		['an audio part (no canonical slot)', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
+		['a text part without text', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+		['a tool message without tool_call_id', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+		['an assistant message with neither content nor tool_calls', { model: 'm', messages: [{ role: 'assistant' }] }, 'messages[0].content'],
+		['a tool call without id', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f' } }] }] }, 'messages[0].tool_calls[0].id'],
+		['a tool call without function', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function' }] }] }, 'messages[0].tool_calls[0].function'],
+		['a custom tool call', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: {} }] }] }, 'messages[0].tool_calls[0].type'],
+		['a non-function tool', { ...base, tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0].type'],
+		['a tool without a name', { ...base, tools: [{ type: 'function', function: {} }] }, 'tools[0].function.name'],
+		['tool parameters that are not an object', { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] }, 'tools[0].function.parameters'],
+		['a bad tool_choice', { ...base, tool_choice: 'any' }, 'tool_choice'],
+		['a bad response_format type', { ...base, response_format: { type: 'xml' } }, 'response_format.type'],
+		['a json_schema without name', { ...base, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, 'response_format.json_schema.name'],
+		['a bad reasoning_effort', { ...base, reasoning_effort: 'max' }, 'reasoning_effort'],
+		['a non-numeric temperature', { ...base, temperature: 'hot' }, 'temperature'],
+		['a zero max_tokens', { ...base, max_tokens: 0 }, 'max_tokens'],
+		['a stop list with a number', { ...base, stop: ['a', 1] }, 'stop[1]'],
+		['n > 1', { ...base, n: 2 }, 'n'],
+	]
+	for (const [what, body, param] of cases)
+		it(`should reject ${what} with a 400 naming ${param}`, () => {
+			const err = rejection(body)
+			expect(err.status).toBe(400)
+			expect(err.kind).toBe('invalid_request')
+			expect(err.param).toBe(param)
+			expect(err.message).toContain(param)
+		})
+})

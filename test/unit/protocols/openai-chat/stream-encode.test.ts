@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'bun:test'
+import { GatewayError } from '../../../../src/core/errors'
+import type { StreamEvent } from '../../../../src/core/events'
+import { encodeStream } from '../../../../src/protocols/openai-chat/stream-encode'
+import { agentTurn, collect, from, payloads } from './helpers'
+
+const encode = (events: StreamEvent[], includeUsage = true) => collect(encodeStream(from(events), { model: 'client-model', includeUsage }))
+
+describe('openai-chat encodeStream', () => {
+	it('should open with a role chunk and give every chunk the same id, created and client model', async () => {
+		const frames = await encode(agentTurn())
+		const chunks = payloads(frames)
+		expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null })
+		expect(chunks[0].id).toMatch(/^chatcmpl-/)
+		for (const c of chunks) {
+			expect(c.object).toBe('chat.completion.chunk')
+			expect(c.id).toBe(chunks[0].id)
+			expect(c.created).toBe(chunks[0].created)
+			expect(c.model).toBe('client-model')
+		}
+	})
+
+	it('should stream reasoning, text and tool calls with per-call indexes (WIRE-NOTES wire §7)', async () => {
+		const deltas = payloads(await encode(agentTurn()))
+			.slice(1, -2)
+			.map((c) => c.choices[0].delta)
+		expect(deltas).toEqual([
+			{ reasoning_content: 'Think' },
+			{ reasoning_content: 'ing.' },
+			{ reasoning_details: [{ type: 'reasoning.text', text: '', signature: 'sig-A' }] },
+			{ content: 'Let me ' },
+			{ content: 'check.' },
+			{ tool_calls: [{ index: 0, id: 'toolu_A', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+			{ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] },
+			{ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] },
+			{ tool_calls: [{ index: 1, id: 'toolu_B__ts_Z2VtaW5p', type: 'function', function: { name: 'get_time', arguments: '' } }] },
+			{ tool_calls: [{ index: 1, function: { arguments: '{}' } }] },
+		])
+	})
+
+	it('should end with a finish chunk, a usage chunk with choices [] and [DONE] (WIRE-NOTES wire §12)', async () => {
+		const frames = await encode(agentTurn())
+		expect(frames.at(-1)).toEqual({ data: '[DONE]' })
+		const chunks = payloads(frames)
+		const [finish, usage] = chunks.slice(-2)
+		expect(finish.choices).toEqual([{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }])
+		expect(finish.usage).toBeNull()
+		expect(usage.choices).toEqual([])
+		expect(usage.usage).toEqual({
+			prompt_tokens: 100,
+			completion_tokens: 42,
+			total_tokens: 142,
+			prompt_tokens_details: { cached_tokens: 90 },
+			completion_tokens_details: { reasoning_tokens: 12 },
+		})
+		for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull()
+	})
+
+	it('should omit the usage chunk and the usage field when the client did not ask (Portkey #691)', async () => {
+		const frames = await encode(agentTurn(), false)
+		const chunks = payloads(frames)
+		expect(chunks.every((c) => !('usage' in c))).toBe(true)
+		expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls')
+		expect(frames.at(-1)).toEqual({ data: '[DONE]' })
+	})
+
+	it('should map stop reasons to finish_reason', async () => {
+		const finishOf = async (reason: 'end_turn' | 'max_tokens' | 'refusal') =>
+			payloads(await encode([{ type: 'start', id: 'x', model: 'm' }, { type: 'finish', reason }], false)).at(-1)?.choices[0].finish_reason
+		expect(await finishOf('end_turn')).toBe('stop')
+		expect(await finishOf('max_tokens')).toBe('length')
+		expect(await finishOf('refusal')).toBe('content_filter')
+	})
+
+	it('should emit encrypted reasoning as a reasoning_details delta', async () => {
+		const chunks = payloads(
+			await encode(
+				[
+					{ type: 'start', id: 'x', model: 'm' },
+					{ type: 'block_start', index: 0, block: { kind: 'redacted_thinking', data: 'ENC' } },
+					{ type: 'block_stop', index: 0 },
+					{ type: 'finish', reason: 'end_turn' },
+				],
+				false,
+			),
+		)
+		expect(chunks[1].choices[0].delta).toEqual({ reasoning_details: [{ type: 'reasoning.encrypted', data: 'ENC' }] })
+	})
+
+	it('should keep a chatcmpl id from upstream and replace other ids', async () => {
+		const idOf = async (id: string) => payloads(await encode([{ type: 'start', id, model: 'm' }, { type: 'finish', reason: 'end_turn' }], false))[0].id
+		expect(await idOf('chatcmpl-upstream')).toBe('chatcmpl-upstream')
+		expect(await idOf('msg_01ABC')).toMatch(/^chatcmpl-[A-Za-z0-9]{24}$/)
+	})
+
+	it('should emit an error frame and no [DONE] on an error event', async () => {
+		const frames = await encode([
+			{ type: 'start', id: 'x', model: 'm' },
+			{ type: 'block_start', index: 0, block: { kind: 'text' } },
+			{ type: 'text_delta', index: 0, text: 'par' },
+			{ type: 'error', error: new GatewayError('overloaded', 'Overloaded', { code: 'overloaded' }) },
+			{ type: 'text_delta', index: 0, text: 'never sent' },
+		])
+		expect(frames).toHaveLength(3)
+		expect(JSON.parse(frames[2].data)).toEqual({ error: { message: 'Overloaded', type: 'service_unavailable_error', param: null, code: 'overloaded' } })
+	})
+
+	it('should ignore ping events (the relay sends keepalive comments)', async () => {
+		const withPing = await encode([{ type: 'ping' }, { type: 'start', id: 'chatcmpl-p', model: 'm' }, { type: 'ping' }, { type: 'finish', reason: 'end_turn' }], false)
+		expect(withPing).toHaveLength(3)
+	})
+
+	it('should end with an error frame when the events stop without finish or error', async () => {
+		const frames = await encode([{ type: 'start', id: 'x', model: 'm' }])
+		expect(frames.at(-1)?.data).toContain('"error"')
+		expect(frames.some((f) => f.data === '[DONE]')).toBe(false)
+	})
+})
