@@ -146,3 +146,67 @@ export const usageLogs = pgTable(
 	},
 	(t) => [index('usage_logs_account_idx').on(t.accountId, t.id), index('usage_logs_token_idx').on(t.tokenId, t.id), index('usage_logs_request_idx').on(t.requestId)],
 )
+
+/** Console users. Each belongs to one account; administrators see everything. Passwords via Bun.password. */
+export const users = pgTable(
+	'users',
+	{
+		id: serial('id').primaryKey(),
+		accountId: integer('account_id').notNull().references(() => accounts.id),
+		username: text('username').notNull(),
+		passwordHash: text('password_hash').notNull(),
+		isAdmin: boolean('is_admin').notNull().default(false),
+		status: text('status').notNull().default('active'),
+		createdAt: createdAt(),
+	},
+	(t) => [uniqueIndex('users_username_idx').on(t.username)],
+)
+
+/** Console sessions: the cookie carries a random id; only its sha256 is stored. */
+export const sessions = pgTable(
+	'sessions',
+	{
+		idHash: text('id_hash').primaryKey(),
+		userId: integer('user_id').notNull().references(() => users.id),
+		csrfToken: text('csrf_token').notNull(),
+		createdAt: createdAt(),
+		expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+	},
+	(t) => [index('sessions_user_idx').on(t.userId)],
+)
+
+/** Settings an administrator changes at run time (e.g. self sign-up), key → JSON value. */
+export const settings = pgTable('settings', {
+	key: text('key').primaryKey(),
+	value: jsonb('value').notNull(),
+	updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+})
+
+/**
+ * Asynchronous upstream tasks (video, Midjourney, Suno). Status moves only by compare-and-set
+ * (`UPDATE … WHERE status = $expected`), so overlapping pollers and several instances refund a failure once.
+ */
+export const tasks = pgTable(
+	'tasks',
+	{
+		id: text('id').primaryKey(),
+		kind: text('kind').notNull(),
+		accountId: integer('account_id').notNull(),
+		tokenId: integer('token_id'),
+		model: text('model').notNull(),
+		channelId: integer('channel_id'),
+		upstreamId: text('upstream_id'),
+		/** queued | in_progress | completed | failed */
+		status: text('status').notNull().default('queued'),
+		progress: integer('progress').notNull().default(0),
+		/** The ledger request id whose charge a failure refunds. */
+		requestId: text('request_id').notNull(),
+		cost: money('cost').notNull().default(0),
+		refunded: boolean('refunded').notNull().default(false),
+		result: jsonb('result').$type<Record<string, unknown>>(),
+		error: text('error'),
+		createdAt: createdAt(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+	},
+	(t) => [index('tasks_account_idx').on(t.accountId), index('tasks_status_idx').on(t.status), uniqueIndex('tasks_upstream_idx').on(t.kind, t.channelId, t.upstreamId)],
+)
