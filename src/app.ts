@@ -13,6 +13,8 @@ import { channelsModule } from './modules/admin/channels'
 import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
+import { chatModule } from './modules/chat'
+import { messagesModule } from './modules/messages'
 import { healthModule } from './modules/health'
 import type { Services } from './services'
 
@@ -32,6 +34,8 @@ export function createApp(svc: Services) {
 					},
 					tags: [
 						{ name: 'Health', description: 'Readiness' },
+						{ name: 'OpenAI', description: 'OpenAI-compatible endpoints (base URL {root}/v1)' },
+						{ name: 'Anthropic', description: 'Anthropic-compatible endpoints (base URL {root})' },
 						{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
 					],
 					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -46,6 +50,8 @@ export function createApp(svc: Services) {
 			return errorResponse(toGatewayError(code, error, svc), shapeForPath(path), rid)
 		})
 		.use(healthModule(svc))
+		.use(chatModule(svc))
+		.use(messagesModule(svc))
 		.use(accountsModule(svc))
 		.use(tokensModule(svc))
 		.use(usageModule(svc))

@@ -23,6 +23,10 @@ export type Env = {
 	/** Process-level env holding vendor keys for `env:NAME` references and quick-start channels. */
 	vars: Record<string, string | undefined>
 	logLevel: 'debug' | 'info' | 'warn' | 'error'
+	/** Serve models that have no price at zero cost (otherwise they answer 403). */
+	allowUnpriced: boolean
+	/** Further channels tried after the first fails before any byte reached the client. */
+	retries: number
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -50,5 +54,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		fetchAllow: (vars.FETCH_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean),
 		vars,
 		logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',
+		allowUnpriced: ['1', 'true', 'yes'].includes((vars.ALLOW_UNPRICED_MODELS ?? '').toLowerCase()),
+		retries: int(vars.RETRIES, 2, 'RETRIES'),
 	}
 }

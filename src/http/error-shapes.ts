@@ -4,7 +4,10 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { anthropicMessages } from '../protocols/anthropic-messages'
 import type { EncodedError } from '../protocols/codec'
+import { gemini } from '../protocols/gemini'
+import { openaiChat } from '../protocols/openai-chat'
 
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini'
 
@@ -15,23 +18,15 @@ export function shapeForPath(path: string): ErrorShape {
 	return 'openai'
 }
 
-type Renderer = (e: GatewayError) => EncodedError
-const renderers: Partial<Record<ErrorShape, Renderer>> = {}
-
-/** Protocol codecs register their `encodeError` here at start (see protocols/registry.ts). */
-export function registerErrorRenderer(shape: ErrorShape, r: Renderer) {
-	renderers[shape] = r
+const renderers: Record<ErrorShape, (e: GatewayError) => EncodedError> = {
+	openai: openaiChat.encodeError,
+	anthropic: anthropicMessages.encodeError,
+	gemini: gemini.encodeError,
 }
-
-/** Minimal OpenAI-shape fallback, used before codecs register and for the management API. */
-const fallback: Renderer = (e) => ({
-	status: e.status,
-	body: { error: { message: e.message, type: e.kind === 'invalid_request' ? 'invalid_request_error' : e.kind, param: e.param ?? null, code: e.code ?? null } },
-})
 
 export function errorResponse(err: unknown, shape: ErrorShape, requestId?: string): Response {
 	const e = err instanceof GatewayError ? err : new GatewayError('api_error', 'Internal error')
-	const out = (renderers[shape] ?? fallback)(e)
+	const out = renderers[shape](e)
 	const headers: Record<string, string> = { 'content-type': 'application/json', ...out.headers }
 	if (requestId) headers['x-request-id'] = requestId
 	if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter))

@@ -1,0 +1,29 @@
+/**
+ * Authentication of model endpoints: `Authorization: Bearer sk-…` or `x-api-key` everywhere; on Gemini's
+ * `/v1beta` routes also `x-goog-api-key` and `?key=` (what Google's SDKs send). Resolves to the key's cached record.
+ * @module
+ */
+import { Elysia } from 'elysia'
+import type { Services } from '../services'
+
+export function presentedKey(request: Request, gemini: boolean): string | undefined {
+	const h = request.headers
+	const auth = h.get('authorization')
+	if (auth && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim()
+	const x = h.get('x-api-key')
+	if (x) return x.trim()
+	if (gemini) {
+		const g = h.get('x-goog-api-key')
+		if (g) return g.trim()
+		const q = new URL(request.url).searchParams.get('key')
+		if (q) return q.trim()
+	}
+	return undefined
+}
+
+export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
+	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => ({
+		token: await svc.keys.authenticate(presentedKey(request, opts.gemini ?? false)),
+		requestId: set.headers['x-request-id'] as string,
+		startedAt: Date.now(),
+	}))

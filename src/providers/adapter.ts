@@ -1,0 +1,27 @@
+/**
+ * A vendor adapter is data plus a codec: which wire protocol the vendor speaks, where its endpoints are and which
+ * headers authenticate a call. Optional operations are optional properties (ARCHITECTURE seam 2).
+ * @module
+ */
+import type { ProtocolCodec } from '../protocols/codec'
+import type { Channel } from '../routing/catalog'
+
+export type ChatAdapter = {
+	protocol: ProtocolCodec
+	/** URL of a chat call for this upstream model. */
+	chatUrl(ch: Channel, model: string, stream: boolean): string
+	/** Headers for a call: the channel's credentials, the vendor's version header, and allowed client headers. */
+	headers(ch: Channel, inbound?: Headers): Record<string, string>
+}
+
+/** Joins a base URL and a path without doubling or dropping the slash. */
+export const joinUrl = (base: string, path: string) => base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
+
+/** Extra headers configured on the channel (`settings.headers`), e.g. OpenRouter's HTTP-Referer. */
+export function channelHeaders(ch: Channel): Record<string, string> {
+	const h = ch.settings.headers
+	if (!h || typeof h !== 'object') return {}
+	const out: Record<string, string> = {}
+	for (const [k, v] of Object.entries(h as Record<string, unknown>)) if (typeof v === 'string') out[k.toLowerCase()] = v
+	return out
+}

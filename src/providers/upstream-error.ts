@@ -1,0 +1,26 @@
+/**
+ * An upstream's non-2xx answer → GatewayError, whatever its vendor: OpenAI and Gemini put `{error:{message}}`,
+ * Anthropic `{type:'error', error:{type,message}}`. The status decides retry and blame (core upstreamStatusError).
+ */
+import { type GatewayError, upstreamStatusError } from '../core/errors'
+
+export function upstreamError(status: number, text: string, retryAfterHeader: string | null): GatewayError {
+	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
+	try {
+		const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown }
+		const m = typeof body.error === 'object' ? body.error?.message : typeof body.error === 'string' ? body.error : body.message
+		if (typeof m === 'string' && m) message = m
+	} catch {
+		// not JSON: keep the text
+	}
+	return upstreamStatusError(status, message, parseRetryAfter(retryAfterHeader))
+}
+
+/** `retry-after` is seconds or an HTTP date. */
+export function parseRetryAfter(v: string | null): number | undefined {
+	if (!v) return undefined
+	const n = Number(v)
+	if (Number.isFinite(n)) return Math.max(0, n)
+	const d = Date.parse(v)
+	return Number.isNaN(d) ? undefined : Math.max(0, (d - Date.now()) / 1000)
+}

@@ -1,0 +1,132 @@
+/**
+ * Before the upstream call: find who serves the model and at what price, reserve the worst case through the ledger,
+ * and decide the output cap (lowered to the model's maximum, and to what the remaining balance covers).
+ * After it: turn usage into a cost and a usage row and settle.
+ * @module
+ */
+import type { AuthToken } from '../auth/api-key'
+import type { Hold } from '../billing/ledger'
+import { affordableOutput, tokenCost, upperBound } from '../billing/pricing'
+import type { UsageRecord } from '../billing/usage-record'
+import { GatewayError } from '../core/errors'
+import { type Usage, emptyUsage } from '../core/ir'
+import { type Channel, type ModelInfo, matchesModel } from '../routing/catalog'
+import type { Services } from '../services'
+
+/** Output cap assumed when neither the request nor the price list gives one. */
+export const DEFAULT_MAX_OUTPUT = 4096
+/** The smallest answer worth starting; below this headroom the request is refused with 402. */
+export const MIN_ANSWER_TOKENS = 16
+
+export type Route = { channels: Channel[]; price: ModelInfo }
+
+/** Throws 404 for a model no channel serves, 403 for one the key may not use or that has no price. */
+export function resolveModel(svc: Services, token: AuthToken, model: string): Route {
+	if (token.allowedModels && !matchesModel(token.allowedModels, model))
+		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
+	const channels = svc.catalog.channelsFor(model)
+	if (!channels.length) throw new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
+	const price = svc.catalog.price(model) ?? (svc.env.allowUnpriced ? { name: model, inputPerMtok: 0, outputPerMtok: 0 } : undefined)
+	if (!price) throw new GatewayError('permission', `The model "${model}" has no price configured; ask an administrator`, { code: 'model_not_priced' })
+	return { channels, price }
+}
+
+export type Budget = {
+	hold: Hold
+	/** The output cap to send upstream. */
+	cap: number
+	/** Whether `cap` differs from what the client asked (so the upstream body must carry it). */
+	capChanged: boolean
+	price: ModelInfo
+	inputEstimate: number
+}
+
+export async function reserveBudget(svc: Services, token: AuthToken, requestId: string, price: ModelInfo, inputEstimate: number, requested?: number): Promise<Budget> {
+	const modelMax = price.maxOutputTokens ?? undefined
+	let cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
+	const want = upperBound(inputEstimate, cap, price)
+	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS), price)
+	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, min)
+	if (hold.amount < want) cap = Math.max(1, Math.min(cap, affordableOutput(hold.amount, inputEstimate, price)))
+	return { hold, cap, capChanged: cap !== requested, price, inputEstimate }
+}
+
+export type Outcome = {
+	usage?: Partial<Usage>
+	/** Output text produced, for counting when the upstream gave no output count. */
+	estimateOutput: () => number | Promise<number>
+	status: number
+	endReason: string
+	channel?: Channel
+	upstreamModel?: string
+}
+
+export type CallInfo = { svc: Services; token: AuthToken; requestId: string; endpoint: string; model: string; stream: boolean; startedAt: number }
+
+/** Completes usage (estimating what the upstream did not report), prices it and settles the hold. */
+export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
+	const reported = o.usage
+	const usage: Usage = { ...emptyUsage(), ...reported }
+	let estimated = false
+	const sawInput = reported && (reported.input !== undefined || reported.cacheRead !== undefined)
+	if (!sawInput) {
+		usage.input = budget.inputEstimate
+		estimated = true
+	}
+	if (!reported || reported.output === undefined) {
+		usage.output = await o.estimateOutput()
+		estimated = true
+	} else if (o.endReason !== 'ok') {
+		// A cut or abandoned stream may carry only an early placeholder (Anthropic message_start says 1): count
+		// what was actually produced when that is more.
+		const counted = await o.estimateOutput()
+		if (counted > usage.output) {
+			usage.output = counted
+			estimated = true
+		}
+	}
+	const record: UsageRecord = {
+		requestId: call.requestId,
+		accountId: call.token.accountId,
+		tokenId: call.token.id,
+		model: call.model,
+		upstreamModel: o.upstreamModel,
+		endpoint: call.endpoint,
+		channelId: o.channel?.id,
+		channel: o.channel?.name,
+		inputTokens: usage.input,
+		outputTokens: usage.output,
+		cachedTokens: usage.cacheRead,
+		cacheWriteTokens: usage.cacheWrite,
+		reasoningTokens: usage.reasoning,
+		status: o.status,
+		latencyMs: Date.now() - call.startedAt,
+		estimated,
+		endReason: o.endReason,
+		stream: call.stream,
+	}
+	return budget.hold.settle(tokenCost(usage, budget.price), record)
+}
+
+/** Gives the hold back and records the failed request (cost 0). */
+export async function release(call: CallInfo, budget: Budget, status: number, endReason: string, channel?: Channel) {
+	await budget.hold.release({
+		requestId: call.requestId,
+		accountId: call.token.accountId,
+		tokenId: call.token.id,
+		model: call.model,
+		endpoint: call.endpoint,
+		channelId: channel?.id,
+		channel: channel?.name,
+		inputTokens: 0,
+		outputTokens: 0,
+		cachedTokens: 0,
+		cacheWriteTokens: 0,
+		reasoningTokens: 0,
+		status,
+		latencyMs: Date.now() - call.startedAt,
+		estimated: false,
+		endReason,
+		stream: call.stream,
+	})
+}

@@ -1,0 +1,126 @@
+/**
+ * The chat relay: one client request in any protocol → budget → channel attempts → the answer in the client's
+ * protocol, billed exactly once. Failover happens only before the first byte reaches the client.
+ * @module
+ */
+import type { AuthToken } from '../auth/api-key'
+import { GatewayError } from '../core/errors'
+import type { ChatRequest } from '../core/ir'
+import { errorResponse, type ErrorShape } from '../http/error-shapes'
+import type { ProtocolCodec } from '../protocols/codec'
+import { chatAdapterFor } from '../providers/registry'
+import { upstreamError } from '../providers/upstream-error'
+import type { Channel } from '../routing/catalog'
+import { orderChannels } from '../routing/select'
+import type { Services } from '../services'
+import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
+import { estimateInputTokens } from './estimate'
+import { rewriteBody } from './fast-path'
+import { inlineImageUrls } from './images'
+import { relayStream } from './stream'
+import { channelTimeouts, fetchUpstream } from './upstream-fetch'
+import { countOutputText } from './output-count'
+
+export type ChatCall = {
+	svc: Services
+	token: AuthToken
+	requestId: string
+	endpoint: string
+	shape: ErrorShape
+	client: ProtocolCodec
+	/** The validated wire body (forwarded as is on the fast path). */
+	body: Record<string, unknown>
+	ir: ChatRequest
+	/** OpenAI clients: they asked for the usage chunk. */
+	includeUsage: boolean
+	inbound: Headers
+	signal: AbortSignal
+	startedAt: number
+}
+
+type Attempt = { response: Response } | { error: GatewayError }
+
+export async function relayChat(call: ChatCall): Promise<Response> {
+	const { svc, ir } = call
+	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
+	const route = resolveModel(svc, call.token, ir.model)
+	const budget = await reserveBudget(svc, call.token, call.requestId, route.price, estimateInputTokens(ir), ir.maxTokens)
+	let lastErr = new GatewayError('unavailable', `no channel could serve "${ir.model}"`, { code: 'no_channel' })
+	let lastChannel: Channel | undefined
+	try {
+		for (const ch of orderChannels(route.channels).slice(0, 1 + svc.env.retries)) {
+			lastChannel = ch
+			const attempt = await attemptChat(call, info, ch, budget)
+			if ('response' in attempt) return attempt.response
+			lastErr = attempt.error
+			svc.log.warn('upstream attempt failed', { request_id: call.requestId, channel: ch.name, status: lastErr.status, error: lastErr.message, retryable: lastErr.retryable })
+			if (!lastErr.retryable || call.signal.aborted) break
+		}
+	} catch (e) {
+		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
+		if (!(e instanceof GatewayError)) svc.log.error('relay failed', { request_id: call.requestId, error: String(e) })
+	}
+	await release(info, budget, lastErr.status, call.signal.aborted ? 'client_abort' : 'error', lastChannel)
+	return errorResponse(lastErr, call.shape, call.requestId)
+}
+
+async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
+	const adapter = chatAdapterFor(ch.type)
+	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
+	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
+	const fast = adapter.protocol === call.client
+	let body: string
+	try {
+		if (fast) body = JSON.stringify(rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream))
+		else {
+			let ir: ChatRequest = { ...call.ir, maxTokens: budget.cap }
+			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
+			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel))
+		}
+	} catch (e) {
+		if (e instanceof GatewayError) return { error: e }
+		throw e
+	}
+	let up
+	try {
+		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body }, channelTimeouts(ch.settings), call.signal)
+	} catch (e) {
+		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
+	}
+	const { res } = up
+	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+	const headers = { 'x-request-id': call.requestId }
+	const outcome = { channel: ch, upstreamModel }
+
+	if (call.ir.stream) {
+		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
+		return relayStream({ call, info, budget, up, fast, upstream: adapter.protocol, headers, ...outcome })
+	}
+
+	let text: string
+	let json: unknown
+	try {
+		text = await res.text()
+		json = JSON.parse(text)
+	} catch {
+		return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+	}
+	let outBody = text
+	let usage
+	let estimateOutput = () => 0
+	try {
+		if (fast) {
+			usage = call.client.usageOf(json)
+			estimateOutput = () => countOutputText(call.client.decodeResponse(json))
+		} else {
+			const r = adapter.protocol.decodeResponse(json)
+			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
+			estimateOutput = () => countOutputText(r)
+			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage }))
+		}
+	} catch (e) {
+		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
+	}
+	await settle(info, budget, { usage, estimateOutput, status: 200, endReason: 'ok', ...outcome })
+	return { response: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
+}

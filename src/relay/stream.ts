@@ -1,0 +1,208 @@
+/**
+ * Streaming answers. Fast path: upstream frames are forwarded as they are (only OpenAI's usage chunk is stripped when
+ * the client did not ask for it) while a frame meter reads usage. Conversion: upstream frames → canonical events →
+ * the client's encoder. Either way the first events are awaited briefly before the response starts, so an upstream
+ * that fails at once can still fail over (WIRE-NOTES wire §21); the bill is settled in the generator's `finally`,
+ * which also runs when the client disconnects (the upstream call is aborted at once).
+ * @module
+ */
+import { GatewayError } from '../core/errors'
+import type { StreamEvent } from '../core/events'
+import { encodeSse, parseSse, type SseFrame } from '../core/sse'
+import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
+import type { Channel } from '../routing/catalog'
+import { type Budget, type CallInfo, settle } from './budget'
+import type { ChatCall } from './chat'
+import { countText } from './estimate'
+import { stripUsage } from './fast-path'
+import { createEventMeter, createFrameMeter, type StreamEnd } from './meter'
+import { sseResponse } from './sse-response'
+import type { UpstreamCall } from './upstream-fetch'
+
+/** How long to wait for the first content before committing to this channel. */
+export const FIRST_EVENT_WINDOW_MS = 1_000
+
+export type StreamAttempt = {
+	call: ChatCall
+	info: CallInfo
+	budget: Budget
+	up: UpstreamCall
+	fast: boolean
+	upstream: ProtocolCodec
+	headers: Record<string, string>
+	channel: Channel
+	upstreamModel: string
+}
+
+type Attempt = { response: Response } | { error: GatewayError }
+
+const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
+
+/** Reads items while they are only preamble (per `isPreamble`), up to the window. */
+async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
+	const buffered: T[] = []
+	const deadline = Date.now() + windowMs
+	let pending: Promise<IteratorResult<T>> | undefined
+	let done = false
+	while (true) {
+		const next = it.next()
+		const left = deadline - Date.now()
+		let timer: ReturnType<typeof setTimeout> | undefined
+		const r = left > 0 ? await Promise.race([next, new Promise<'wait'>((ok) => (timer = setTimeout(() => ok('wait'), left)))]) : 'wait'
+		clearTimeout(timer)
+		if (r === 'wait') {
+			pending = next
+			break
+		}
+		if (r.done) {
+			done = true
+			break
+		}
+		buffered.push(r.value)
+		if (!isPreamble(r.value)) break
+	}
+	return { buffered, pending, done }
+}
+
+export async function relayStream(a: StreamAttempt): Promise<Attempt> {
+	const frames = parseSse(a.up.res.body!)
+	return a.fast ? fastStream(a, frames) : convertedStream(a, frames)
+}
+
+function isErrorFrame(p: ProtocolName, f: SseFrame) {
+	return p === 'anthropic-messages' ? f.event === 'error' : f.data.startsWith('{"error"')
+}
+
+async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): Promise<Attempt> {
+	const proto = a.call.client.name
+	const meter = createFrameMeter(proto)
+	const it = frames[Symbol.asyncIterator]()
+	const pre = await prefetch(it, (f) => f.event === 'ping' || f.event === 'message_start', FIRST_EVENT_WINDOW_MS)
+	const err = pre.buffered.find((f) => isErrorFrame(proto, f))
+	if (err || (pre.done && pre.buffered.length === 0)) {
+		a.up.abort()
+		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
+	}
+	const strip = proto === 'openai-chat' && !a.call.includeUsage
+	let cancelled = false
+	const client = a.call.client
+	async function* bytes(): AsyncGenerator<Uint8Array> {
+		try {
+			const emit = (f: SseFrame) => {
+				meter.onFrame(f)
+				const data = strip ? stripUsage(f.data) : f.data
+				return data === undefined ? undefined : encodeSse(data === f.data ? f : { ...f, data })
+			}
+			for (const f of pre.buffered) {
+				const b = emit(f)
+				if (b) yield b
+			}
+			if (!pre.done) {
+				let r = pre.pending ? await pre.pending : await it.next()
+				while (!r.done) {
+					const b = emit(r.value)
+					if (b) yield b
+					r = await it.next()
+				}
+			}
+			if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
+		} catch {
+			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+		} finally {
+			a.up.abort()
+			await settle(a.info, a.budget, {
+				usage: meter.usage(),
+				estimateOutput: () => countFrames(a.upstream, meter.kept()),
+				status: 200,
+				endReason: endReason(cancelled, meter.end()),
+				channel: a.channel,
+				upstreamModel: a.upstreamModel,
+			}).catch((e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }))
+		}
+	}
+	const cancel = () => {
+		cancelled = true
+		a.up.abort()
+	}
+	a.call.signal.addEventListener('abort', cancel, { once: true })
+	return { response: sseResponse(bytes(), cancel, a.headers) }
+}
+
+async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): Promise<Attempt> {
+	const meter = createEventMeter()
+	const it = a.upstream.decodeStream(frames)[Symbol.asyncIterator]()
+	const pre = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS)
+	const err = pre.buffered.find((e) => e.type === 'error')
+	const sawContent = pre.buffered.some((e) => e.type === 'block_start' || e.type === 'finish')
+	if ((err && !sawContent) || (pre.done && pre.buffered.length === 0)) {
+		a.up.abort()
+		const e = err?.type === 'error' ? err.error : undefined
+		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
+	}
+	let cancelled = false
+	async function* events(): AsyncGenerator<StreamEvent> {
+		for (const e of pre.buffered) {
+			meter.onEvent(e)
+			yield e
+		}
+		if (pre.done) return
+		let r = pre.pending ? await pre.pending : await it.next()
+		while (!r.done) {
+			meter.onEvent(r.value)
+			yield r.value
+			r = await it.next()
+		}
+	}
+	const client = a.call.client
+	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.inputEstimate }
+	async function* bytes(): AsyncGenerator<Uint8Array> {
+		try {
+			for await (const f of client.encodeStream(events(), ctx)) yield encodeSse(f)
+		} catch {
+			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+		} finally {
+			a.up.abort()
+			await settle(a.info, a.budget, {
+				usage: meter.usage(),
+				estimateOutput: () => countText(meter.text()),
+				status: 200,
+				endReason: endReason(cancelled, meter.end()),
+				channel: a.channel,
+				upstreamModel: a.upstreamModel,
+			}).catch((e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }))
+		}
+	}
+	const cancel = () => {
+		cancelled = true
+		a.up.abort()
+	}
+	a.call.signal.addEventListener('abort', cancel, { once: true })
+	return { response: sseResponse(bytes(), cancel, a.headers) }
+}
+
+/** An error frame seen before anything was sent → a GatewayError that may fail over. */
+function errorOfFrame(f: SseFrame): GatewayError {
+	let message = 'upstream stream error'
+	try {
+		const b = JSON.parse(f.data) as { error?: { message?: string; type?: string } }
+		message = b.error?.message ?? message
+		if (b.error?.type === 'invalid_request_error') return new GatewayError('invalid_request', message)
+	} catch {
+		// keep the default message
+	}
+	return new GatewayError('upstream', message, { retryable: true })
+}
+
+/** Output tokens in relayed frames, decoded through the protocol's own decoder (only when usage was missing). */
+async function countFrames(codec: ProtocolCodec, frames: SseFrame[]): Promise<number> {
+	const meter = createEventMeter()
+	async function* replay() {
+		yield* frames
+	}
+	try {
+		for await (const e of codec.decodeStream(replay())) meter.onEvent(e)
+	} catch {
+		// partial frames: count what decoded
+	}
+	return countText(meter.text())
+}

@@ -1,0 +1,61 @@
+/**
+ * One HTTP call to a vendor, with the timeouts a gateway needs: until the response headers (first byte) and idle
+ * between body chunks (Bun's fetch `timeout`, https://bun.sh/reference/globals/BunFetchRequestInit/timeout), and
+ * cancellation when the client goes away. Failures become GatewayErrors that say whether another channel may help.
+ * @module
+ */
+import { GatewayError } from '../core/errors'
+
+export type Timeouts = { firstByteMs: number; idleMs: number }
+
+export const DEFAULT_TIMEOUTS: Timeouts = { firstByteMs: 120_000, idleMs: 300_000 }
+
+export type UpstreamCall = { res: Response; abort(): void }
+
+/** Per-channel overrides from `settings.timeouts` ({first_byte_ms, idle_ms}). */
+export function channelTimeouts(settings: Record<string, unknown>, base = DEFAULT_TIMEOUTS): Timeouts {
+	const t = (settings.timeouts ?? {}) as Record<string, unknown>
+	const pick = (v: unknown, d: number) => (typeof v === 'number' && v > 0 ? v : d)
+	return { firstByteMs: pick(t.first_byte_ms, base.firstByteMs), idleMs: pick(t.idle_ms, base.idleMs) }
+}
+
+export async function fetchUpstream(
+	url: string,
+	init: { method?: string; headers: Record<string, string>; body?: BodyInit },
+	timeouts: Timeouts,
+	clientSignal: AbortSignal,
+): Promise<UpstreamCall> {
+	const ctl = new AbortController()
+	let timedOut = false
+	const onClientAbort = () => ctl.abort(new GatewayError('api_error', 'client closed the request'))
+	if (clientSignal.aborted) onClientAbort()
+	else clientSignal.addEventListener('abort', onClientAbort, { once: true })
+	const timer = setTimeout(() => {
+		timedOut = true
+		ctl.abort()
+	}, timeouts.firstByteMs)
+	try {
+		const res = await fetch(url, {
+			method: init.method ?? 'POST',
+			headers: init.headers,
+			body: init.body,
+			signal: ctl.signal,
+			timeout: timeouts.idleMs,
+			redirect: 'manual',
+		})
+		return {
+			res,
+			abort: () => {
+				clientSignal.removeEventListener('abort', onClientAbort)
+				ctl.abort()
+			},
+		}
+	} catch (e) {
+		clientSignal.removeEventListener('abort', onClientAbort)
+		if (timedOut) throw new GatewayError('timeout', `upstream did not answer within ${timeouts.firstByteMs} ms`, { retryable: true, code: 'upstream_timeout' })
+		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
+		throw new GatewayError('upstream', `cannot reach upstream: ${(e as Error).message ?? e}`, { retryable: true, code: 'upstream_unreachable', cause: e })
+	} finally {
+		clearTimeout(timer)
+	}
+}
