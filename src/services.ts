@@ -62,6 +62,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	const catalog = await createCatalog(db, cipher, bus)
 	const ledger = createLedger(db, { holdTtlSeconds: Number(env.vars.HOLD_TTL_SECONDS ?? 900) })
 	const keys = createKeyCache(db, bus)
+	await bus.ready()
 	const sweeper = setInterval(() => void ledger.sweep().catch((e) => log.warn('hold sweep failed', { error: String(e) })), 60_000)
 	sweeper.unref?.()
 	return {

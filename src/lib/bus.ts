@@ -8,6 +8,8 @@ export type Bus = {
 	publish(topic: string, message: string): void
 	subscribe(topic: string, handler: (message: string) => void): void
 	close(): Promise<void>
+	/** Resolves once every subscription made so far is active (Redis SUBSCRIBE is asynchronous). */
+	ready(): Promise<void>
 	readonly kind: 'memory' | 'redis'
 	/** Whether Redis answers (health). */
 	ping(): Promise<boolean>
@@ -28,6 +30,7 @@ export function memoryBus(): Bus {
 			handlers.set(topic, set)
 		},
 		close: async () => {},
+		ready: async () => {},
 		ping: async () => true,
 	}
 }
@@ -38,6 +41,7 @@ export async function redisBus(url: string, onError: (e: unknown) => void): Prom
 	await pub.connect()
 	await sub.connect()
 	const local = memoryBus()
+	const pending: Promise<unknown>[] = []
 	return {
 		kind: 'redis',
 		publish(topic, message) {
@@ -46,7 +50,10 @@ export async function redisBus(url: string, onError: (e: unknown) => void): Prom
 		},
 		subscribe(topic, handler) {
 			local.subscribe(topic, handler)
-			sub.subscribe(PREFIX + topic, (message) => handler(message)).catch(onError)
+			pending.push(sub.subscribe(PREFIX + topic, (message) => handler(message)).catch(onError))
+		},
+		async ready() {
+			await Promise.all(pending)
 		},
 		async close() {
 			pub.close()

@@ -22,6 +22,7 @@ export async function createTestDb(): Promise<TestDb> {
 		u.pathname = `/${name}`
 		const url = u.toString()
 		const db = await openDb(url)
+		await migrate(db.sql)
 		return {
 			db,
 			url,

@@ -31,7 +31,9 @@ export async function creditAccount(db: Db, id: number, amountMicros: number, no
 			.where(sql`${accounts.id} = ${id} AND ${accounts.balance} + ${amountMicros} >= 0`)
 			.returning({ balance: accounts.balance })
 		if (!row) {
-			await getAccount(db, id) // 404 when missing
+			// Inside the transaction: PGlite has one connection, so a query outside it would wait forever.
+			const [exists] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).limit(1)
+			if (!exists) throw notFound(`account ${id} not found`)
 			throw new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
 		}
 		await tx.insert(credits).values({ accountId: id, amount: amountMicros, note: note ?? null })

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { startOpenAIMock } from '../../mocks'
+import { ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
+
+let app: TestApp
+let mock: Awaited<ReturnType<typeof startOpenAIMock>>
+
+beforeAll(async () => {
+	mock = await startOpenAIMock({ apiKey: 'up-key' })
+	app = await startTestApp({
+		config: {
+			channels: [{ name: 'mock', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['gpt-4o-mini'] }],
+			models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
+		},
+	})
+})
+afterAll(async () => {
+	await app.close()
+	await mock.stop()
+})
+
+const chat = (key: string) =>
+	fetch(`${app.url}/v1/chat/completions`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+		body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+	})
+
+describe('management API', () => {
+	it('should run a whole key session: create, reveal, use, expire, delete', async () => {
+		const acct = await app.admin('/api/accounts', { body: { name: 'acme', balance: 5 } })
+		expect(acct.status).toBe(201)
+		expect(acct.body).toMatchObject({ name: 'acme', balance: 5 })
+		const tok = await app.admin('/api/tokens', { body: { account_id: acct.body.id, name: 'ci', spend_limit: 1.25 } })
+		expect(tok.status).toBe(201)
+		expect(tok.body.key).toMatch(/^sk-[A-Za-z0-9]{48}$/)
+		expect(tok.body).toMatchObject({ name: 'ci', spend_limit: 1.25, spent: 0, expires_at: null, status: 'active' })
+
+		const shown = await app.admin(`/api/tokens/${tok.body.id}`)
+		expect(shown.body.key).toBeUndefined()
+		expect(shown.body.key_hint).toBe(`${tok.body.key.slice(0, 7)}…${tok.body.key.slice(-4)}`)
+		expect((await app.admin(`/api/tokens/${tok.body.id}/key`)).body.key).toBe(tok.body.key)
+		const list = await app.admin(`/api/tokens?account_id=${acct.body.id}`)
+		expect(list.body.data.map((t: { id: number }) => t.id)).toEqual([tok.body.id])
+
+		expect((await chat(tok.body.key)).status).toBe(200)
+
+		const past = new Date(Date.now() - 60_000).toISOString()
+		expect((await app.admin(`/api/tokens/${tok.body.id}`, { method: 'PATCH', body: { expires_at: past } })).body.status).toBe('expired')
+		const expired = await chat(tok.body.key)
+		expect(expired.status).toBe(401)
+		expect((await expired.json()).error.message).toMatch(/expired/)
+
+		await app.admin(`/api/tokens/${tok.body.id}`, { method: 'PATCH', body: { expires_at: null } })
+		expect((await chat(tok.body.key)).status).toBe(200)
+		expect((await app.admin(`/api/tokens/${tok.body.id}`, { method: 'DELETE' })).body).toEqual({ id: tok.body.id, deleted: true })
+		const gone = await chat(tok.body.key)
+		expect(gone.status).toBe(401)
+		expect((await gone.json()).error.code).toBe('invalid_api_key')
+		expect((await app.admin(`/api/tokens/${tok.body.id}`)).status).toBe(404)
+	})
+
+	it('should record usage rows, newest first, paged by cursor', async () => {
+		const { key, accountId } = await app.account(1)
+		for (let i = 0; i < 3; i++) expect((await chat(key)).status).toBe(200)
+		const p1 = await app.admin(`/api/usage?account_id=${accountId}&limit=2`)
+		expect(p1.body.data).toHaveLength(2)
+		expect(p1.body.next_cursor).toBeString()
+		const p2 = await app.admin(`/api/usage?account_id=${accountId}&limit=2&cursor=${p1.body.next_cursor}`)
+		expect(p2.body.data).toHaveLength(1)
+		expect(p2.body.next_cursor).toBeNull()
+		const row = p1.body.data[0]
+		expect(row).toMatchObject({ account_id: accountId, model: 'gpt-4o-mini', upstream_model: 'gpt-4o-mini', endpoint: '/v1/chat/completions', channel: 'mock', status: 200, estimated: false })
+		expect(row.id).toBeGreaterThan(p2.body.data[0].id)
+		expect(row.cost).toBeGreaterThan(0)
+		expect(await app.balance(accountId)).toBeCloseTo(1 - p1.body.data.concat(p2.body.data).reduce((s: number, r: { cost: number }) => s + r.cost, 0), 9)
+	})
+
+	it('should credit accounts and refuse a debit below zero', async () => {
+		const { accountId } = await app.account(1)
+		expect((await app.admin(`/api/accounts/${accountId}/credit`, { body: { amount: 2.5 } })).body).toEqual({ balance: 3.5 })
+		const over = await app.admin(`/api/accounts/${accountId}/credit`, { body: { amount: -10 } })
+		expect(over.status).toBe(400)
+		expect(over.body.error.param).toBe('amount')
+	})
+
+	it('should answer bad input with 400 naming the field, unknown ids with 404', async () => {
+		const bad = await app.admin('/api/tokens', { body: { account_id: 'x', name: 'n' } })
+		expect(bad.status).toBe(400)
+		expect(bad.body.error.message).toContain('account_id')
+		const noName = await app.admin('/api/accounts', { body: {} })
+		expect(noName.status).toBe(400)
+		expect(noName.body.error.message).toContain('name')
+		const limit = await app.admin('/api/tokens', { body: { account_id: 1, name: 'n', spend_limit: 0.0000001 } })
+		expect(limit.status).toBe(400)
+		expect(limit.body.error.param).toBe('spend_limit')
+		expect((await app.admin('/api/accounts/99999')).status).toBe(404)
+		expect((await app.admin('/api/tokens/99999/key')).status).toBe(404)
+		expect((await app.admin('/api/tokens', { body: { account_id: 99999, name: 'n' } })).status).toBe(404)
+		const raw = await fetch(`${app.url}/api/accounts`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: '{"name":' })
+		expect(raw.status).toBe(400)
+		expect((await raw.json()).error.code).toBe('invalid_json')
+	})
+
+	it('should refuse the management API without the admin key', async () => {
+		const res = await fetch(`${app.url}/api/accounts`)
+		expect(res.status).toBe(401)
+		const wrong = await fetch(`${app.url}/api/accounts`, { headers: { authorization: 'Bearer nope' } })
+		expect(wrong.status).toBe(401)
+	})
+
+	it('should reject oversize bodies with 413 in the caller protocol shape, leaving no rows', async () => {
+		const { key, accountId } = await app.account(1)
+		const big = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] })
+		const res = await fetch(`${app.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: big })
+		expect(res.status).toBe(413)
+		expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } })
+		expect((await app.admin(`/api/usage?account_id=${accountId}`)).body.data).toHaveLength(0)
+	})
+
+	it('should manage channels and prices, never returning upstream keys', async () => {
+		const ch = await app.admin('/api/channels', { body: { name: 'extra', type: 'anthropic', base_url: 'https://example.invalid', api_key: 'secret-up', models: ['claude-*'] } })
+		expect(ch.status).toBe(201)
+		expect(JSON.stringify(ch.body)).not.toContain('secret-up')
+		expect((await app.admin('/api/channels', { body: { name: 'extra', type: 'openai', base_url: 'https://x', api_key: 'k', models: ['m'] } })).status).toBe(409)
+		expect((await app.admin(`/api/channels/${ch.body.id}/disable`, { method: 'POST' })).body.status).toBe('disabled')
+		expect((await app.admin('/api/channels', { body: { name: 'bad', type: 'nope', base_url: 'https://x', api_key: 'k', models: ['m'] } })).status).toBe(400)
+		const m = await app.admin('/api/models', { body: { name: 'claude-x', input_per_mtok: 3, output_per_mtok: 15, per_image: 0.01 } })
+		expect(m.status).toBe(201)
+		expect(m.body).toMatchObject({ input_per_mtok: 3, output_per_mtok: 15, prices: { per_image: 0.01 } })
+		const patched = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { output_per_mtok: 12 } })
+		expect(patched.body).toMatchObject({ input_per_mtok: 3, output_per_mtok: 12, prices: { per_image: 0.01 } })
+		expect((await app.admin(`/api/models/${m.body.id}`, { method: 'DELETE' })).body.status).toBe('disabled')
+	})
+})

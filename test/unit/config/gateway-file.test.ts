@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'bun:test'
+import { loadGatewayFile, parseGatewayConfig } from '../../../src/config/gateway-file'
+
+const channel = { name: 'openai-main', type: 'openai', base_url: 'https://x/v1', api_key: 'k', models: ['gpt-4o-mini'] }
+
+describe('parseGatewayConfig', () => {
+	it('should accept the documented example', () => {
+		const cfg = parseGatewayConfig({
+			channels: [{ ...channel, priority: 0, weight: 1, model_map: { 'public-name': 'upstream-name' } }],
+			models: [{ name: 'gpt-4o-mini', input_per_mtok: 0.15, output_per_mtok: 0.6, max_output_tokens: 16384 }, { name: 'dall-e-3', per_request: 0.04 }],
+		})
+		expect(cfg.channels[0]!.model_map).toEqual({ 'public-name': 'upstream-name' })
+		expect(cfg.models).toHaveLength(2)
+	})
+	it('should name the file, the entry and the field of an unknown channel type', () => {
+		expect(() => parseGatewayConfig({ channels: [{ ...channel, type: 'nope' }] }, 'gw.json')).toThrow(/gw\.json: channels\[0\] \("openai-main"\): field "type"/)
+	})
+	it('should name a missing field', () => {
+		const { base_url: _, ...noUrl } = channel
+		expect(() => parseGatewayConfig({ channels: [noUrl] }, 'gw.json')).toThrow(/channels\[0\] \("openai-main"\): field "base_url"/)
+	})
+	it('should reject duplicate names', () => {
+		expect(() => parseGatewayConfig({ channels: [channel, channel] }, 'gw.json')).toThrow(/duplicate name "openai-main"/)
+	})
+	it('should reject unknown price fields and over-precise prices', () => {
+		expect(() => parseGatewayConfig({ models: [{ name: 'm', cost: 1 }] }, 'gw.json')).toThrow(/models\[0\] \("m"\): unknown field "cost"/)
+		expect(() => parseGatewayConfig({ models: [{ name: 'm', input_per_mtok: 0.0000001 }] }, 'gw.json')).toThrow(/field "input_per_mtok"/)
+	})
+})
+
+describe('loadGatewayFile', () => {
+	it('should read YAML and report unparsable files by name', async () => {
+		const dir = `/tmp/sb-cfg-${process.pid}`
+		await Bun.write(`${dir}/gw.yaml`, 'channels:\n  - name: a\n    type: anthropic\n    base_url: https://x\n    api_key: env:K\n    models: [claude-*]\n')
+		expect((await loadGatewayFile(`${dir}/gw.yaml`)).channels[0]!.type).toBe('anthropic')
+		await Bun.write(`${dir}/bad.json`, '{"channels": [')
+		expect(loadGatewayFile(`${dir}/bad.json`)).rejects.toThrow(/bad\.json: cannot parse/)
+		expect(loadGatewayFile(`${dir}/missing.json`)).rejects.toThrow(/missing\.json: file not found/)
+	})
+})
