@@ -7,6 +7,7 @@ import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
 import { GatewayError } from './core/errors'
 import { errorResponse, shapeForPath } from './http/error-shapes'
+import { tidyOpenApi } from './http/openapi-tidy'
 import { requestGuard } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
@@ -22,6 +23,7 @@ export const API_VERSION = '0.1.0'
 
 export function createApp(svc: Services) {
 	return new Elysia({ name: 'switchboard' })
+		.onAfterHandle({ as: 'global' }, ({ path, response }) => (path === '/docs/json' ? tidyOpenApi(response) : undefined))
 		.use(
 			swagger({
 				path: '/docs',

@@ -1,5 +1,10 @@
 /** Shared schema pieces of the management API. */
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+
+/** A plain JSON-Schema integer for responses (Elysia's `t.Integer` also accepts numeric strings, which is right for
+ * params but makes generated clients type ids as `string | number`). */
+export const Int = (o?: Parameters<typeof Type.Integer>[0]) => Type.Integer(o)
 
 export const ErrorBody = t.Object({
 	error: t.Object({ message: t.String(), type: t.String(), param: t.Optional(t.Union([t.String(), t.Null()])), code: t.Union([t.String(), t.Null()]) }),

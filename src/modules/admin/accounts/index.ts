@@ -5,11 +5,11 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso } from '../schemas'
 import { type AccountRow, createAccount, creditAccount, getAccount, listAccounts } from './service'
 
 const Account = t.Object({
-	id: t.Integer(),
+	id: Int(),
 	name: t.String(),
 	balance: t.Number({ description: 'Available balance in USD (open reservations excluded)' }),
 	status: t.String(),
@@ -29,8 +29,7 @@ const toMicros = (v: number, field: string) => {
 export const accountsModule = (svc: Services) =>
 	new Elysia({ prefix: '/api/accounts', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
-		.post(
-			'/',
+		.post('',
 			async ({ body, principal, status }) => {
 				assertAdmin(principal)
 				return status(201, view(await createAccount(svc.db, body.name, toMicros(body.balance ?? 0, 'balance'))))
@@ -41,8 +40,7 @@ export const accountsModule = (svc: Services) =>
 				detail: { summary: 'Create an account' },
 			},
 		)
-		.get(
-			'/',
+		.get('',
 			async ({ principal }) => {
 				if (principal.kind === 'user' && !principal.admin) return { data: [view(await getAccount(svc.db, principal.accountId))] }
 				return { data: (await listAccounts(svc.db)).map(view) }

@@ -7,19 +7,19 @@ import { channels } from '../../../db/schema'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso } from '../schemas'
 
 const ChannelType = t.Union(CHANNEL_TYPES.map((c) => t.Literal(c)))
 
 const Channel = t.Object({
-	id: t.Integer(),
+	id: Int(),
 	name: t.String(),
 	type: t.String(),
 	base_url: t.String(),
 	models: t.Array(t.String()),
 	model_map: t.Record(t.String(), t.String()),
-	priority: t.Integer(),
-	weight: t.Integer(),
+	priority: Int(),
+	weight: Int(),
 	status: t.String({ description: 'enabled | disabled' }),
 	disabled_reason: t.Union([t.String(), t.Null()]),
 	source: t.String({ description: 'config (GATEWAY_CONFIG) | api' }),
@@ -52,8 +52,8 @@ const Fields = {
 	base_url: t.String({ minLength: 1, pattern: '^https?://' }),
 	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
-	priority: t.Integer({ description: 'Lower is tried first' }),
-	weight: t.Integer({ minimum: 0, description: 'Share among channels of equal priority' }),
+	priority: Int({ description: 'Lower is tried first' }),
+	weight: Int({ minimum: 0, description: 'Share among channels of equal priority' }),
 	model_map: t.Record(t.String(), t.String(), { description: 'public name → upstream name' }),
 	settings: t.Record(t.String(), t.Unknown()),
 }
@@ -77,7 +77,7 @@ export const channelsModule = (svc: Services) => {
 	return new Elysia({ prefix: '/api/channels', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
 		.onBeforeHandle(({ principal }) => assertAdmin(principal))
-		.get('/', async () => ({ data: (await svc.db.orm.select().from(channels).orderBy(desc(channels.id))).map(view) }), {
+		.get('', async () => ({ data: (await svc.db.orm.select().from(channels).orderBy(desc(channels.id))).map(view) }), {
 			response: { 200: t.Object({ data: t.Array(Channel) }), 401: ErrorBody, 403: ErrorBody },
 			detail: { summary: 'List channels' },
 		})
@@ -86,8 +86,7 @@ export const channelsModule = (svc: Services) => {
 			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
 			detail: { summary: 'Get a channel' },
 		})
-		.post(
-			'/',
+		.post('',
 			async ({ body, status }) => {
 				const [row] = await svc.db.orm
 					.insert(channels)

@@ -9,19 +9,19 @@ import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { models } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso } from '../schemas'
 
 const Nullable = t.Union([t.Number(), t.Null()])
 
 export const ModelPrice = t.Object({
-	id: t.Integer(),
+	id: Int(),
 	name: t.String(),
 	input_per_mtok: t.Number({ description: 'USD per million input tokens' }),
 	output_per_mtok: t.Number({ description: 'USD per million output tokens (reasoning included)' }),
 	cache_read_per_mtok: Nullable,
 	cache_write_per_mtok: Nullable,
 	per_request: Nullable,
-	max_output_tokens: t.Union([t.Integer(), t.Null()]),
+	max_output_tokens: t.Union([Int(), t.Null()]),
 	prices: t.Record(t.String(), t.Number(), { description: 'Other unit prices in USD (per_image, per_minute, per_mchar …)' }),
 	status: t.String(),
 	source: t.String(),
@@ -62,12 +62,11 @@ export const modelsModule = (svc: Services) => {
 	}
 	return new Elysia({ prefix: '/api/models', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
-		.get('/', async () => ({ data: (await svc.db.orm.select().from(models).orderBy(asc(models.name))).map(modelView) }), {
+		.get('', async () => ({ data: (await svc.db.orm.select().from(models).orderBy(asc(models.name))).map(modelView) }), {
 			response: { 200: t.Object({ data: t.Array(ModelPrice) }), 401: ErrorBody },
 			detail: { summary: 'List model prices' },
 		})
-		.post(
-			'/',
+		.post('',
 			async ({ body, principal, status }) => {
 				assertAdmin(principal)
 				const [row] = await svc.db.orm

@@ -5,12 +5,12 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso } from '../schemas'
 import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
-	id: t.Integer(),
-	account_id: t.Integer(),
+	id: Int(),
+	account_id: Int(),
 	name: t.String(),
 	key_hint: t.String({ description: 'Masked key, e.g. sk-AbCd…wxyz' }),
 	expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
@@ -18,8 +18,8 @@ const Token = t.Object({
 	spent: t.Number({ description: 'USD settled so far' }),
 	reserved: t.Number({ description: 'USD held by requests in flight' }),
 	status: t.String({ description: 'active | disabled | expired' }),
-	rpm_limit: t.Union([t.Integer(), t.Null()]),
-	tpm_limit: t.Union([t.Integer(), t.Null()]),
+	rpm_limit: t.Union([Int(), t.Null()]),
+	tpm_limit: t.Union([Int(), t.Null()]),
 	allowed_models: t.Union([t.Array(t.String()), t.Null()]),
 	created_at: t.String({ format: 'date-time' }),
 	last_used_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
@@ -47,8 +47,8 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 const Editable = {
 	expires_at: t.Optional(Nullable(t.String({ format: 'date-time', description: 'ISO-8601; null = never' }))),
 	spend_limit: t.Optional(Nullable(t.Number({ minimum: 0, description: 'USD; null = no limit' }))),
-	rpm_limit: t.Optional(Nullable(t.Integer({ minimum: 1 }))),
-	tpm_limit: t.Optional(Nullable(t.Integer({ minimum: 1 }))),
+	rpm_limit: t.Optional(Nullable(Int({ minimum: 1 }))),
+	tpm_limit: t.Optional(Nullable(Int({ minimum: 1 }))),
 	allowed_models: t.Optional(Nullable(t.Array(t.String({ minLength: 1 })))),
 }
 
@@ -74,21 +74,19 @@ function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disable
 export const tokensModule = (svc: Services) =>
 	new Elysia({ prefix: '/api/tokens', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
-		.post(
-			'/',
+		.post('',
 			async ({ body, principal, status }) => {
 				assertAccount(principal, body.account_id)
 				const { row, key } = await createToken(svc, body.account_id, { ...toInput(body), name: body.name })
 				return status(201, { ...view(row), key })
 			},
 			{
-				body: t.Object({ account_id: t.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
+				body: t.Object({ account_id: Int({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
 				response: { 201: t.Composite([Token, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
 				detail: { summary: 'Create an API key; the response carries the full key' },
 			},
 		)
-		.get(
-			'/',
+		.get('',
 			async ({ query, principal }) => {
 				let accountId = query.account_id
 				if (principal.kind === 'user' && !principal.admin) accountId = principal.accountId
@@ -145,5 +143,5 @@ export const tokensModule = (svc: Services) =>
 				await deleteToken(svc, row)
 				return { id: row.id, deleted: true }
 			},
-			{ params: IdParams, response: { 200: t.Object({ id: t.Integer(), deleted: t.Boolean() }), 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Delete an API key' } },
+			{ params: IdParams, response: { 200: t.Object({ id: Int(), deleted: t.Boolean() }), 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Delete an API key' } },
 		)

@@ -7,27 +7,27 @@ import { badRequest } from '../../../core/errors'
 import { usageLogs } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, iso } from '../schemas'
+import { ErrorBody, Int, iso } from '../schemas'
 
 export const UsageRow = t.Object({
-	id: t.Integer(),
+	id: Int(),
 	created_at: t.String({ format: 'date-time' }),
 	request_id: t.String(),
-	account_id: t.Integer(),
-	token_id: t.Union([t.Integer(), t.Null()]),
+	account_id: Int(),
+	token_id: t.Union([Int(), t.Null()]),
 	model: t.String({ description: 'The model as the client named it' }),
 	upstream_model: t.Union([t.String(), t.Null()]),
 	endpoint: t.String(),
 	channel: t.Union([t.String(), t.Null()]),
-	channel_id: t.Union([t.Integer(), t.Null()]),
-	input_tokens: t.Integer({ description: 'Prompt tokens, cached ones included' }),
-	output_tokens: t.Integer({ description: 'Completion tokens, reasoning included' }),
-	cached_tokens: t.Integer(),
-	cache_write_tokens: t.Integer(),
-	reasoning_tokens: t.Integer(),
+	channel_id: t.Union([Int(), t.Null()]),
+	input_tokens: Int({ description: 'Prompt tokens, cached ones included' }),
+	output_tokens: Int({ description: 'Completion tokens, reasoning included' }),
+	cached_tokens: Int(),
+	cache_write_tokens: Int(),
+	reasoning_tokens: Int(),
 	cost: t.Number({ description: 'USD charged' }),
-	status: t.Integer(),
-	latency_ms: t.Integer(),
+	status: Int(),
+	latency_ms: Int(),
 	estimated: t.Boolean({ description: 'Token counts estimated locally (upstream gave none)' }),
 	end_reason: t.String(),
 	stream: t.Boolean(),
@@ -61,8 +61,7 @@ export const usageView = (r: Row) => ({
 })
 
 export const usageModule = (svc: Services) =>
-	new Elysia({ prefix: '/api/usage', detail: { tags: ['Management'] } }).use(adminAuth(svc)).get(
-		'/',
+	new Elysia({ prefix: '/api/usage', detail: { tags: ['Management'] } }).use(adminAuth(svc)).get('',
 		async ({ query, principal }) => {
 			const where: SQL[] = []
 			let accountId = query.account_id

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'bun:test'
+
+const root = new URL('../../../', import.meta.url).pathname
+const out = `${root}test-output/startup-${process.pid}`
+
+/** Runs the server (source or binary) until /health answers or it exits; returns what happened. */
+async function boot(cmd: string[], env: Record<string, string>, timeoutMs = 30_000) {
+	const port = String(20000 + Math.floor(Math.random() * 20000))
+	const proc = Bun.spawn(cmd, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: port, HOST: '127.0.0.1', ...env }, stdout: 'pipe', stderr: 'pipe' })
+	const deadline = Date.now() + timeoutMs
+	let health: unknown
+	while (Date.now() < deadline && proc.exitCode === null) {
+		try {
+			const res = await fetch(`http://127.0.0.1:${port}/health`)
+			if (res.ok) {
+				health = await res.json()
+				break
+			}
+		} catch {
+			// not up yet
+		}
+		await Bun.sleep(200)
+	}
+	if (proc.exitCode === null) proc.kill('SIGTERM')
+	const code = await proc.exited
+	return { health, code, stderr: await new Response(proc.stderr).text(), stdout: await new Response(proc.stdout).text() }
+}
+
+describe('startup', () => {
+	it('should refuse a bad gateway config with a message naming file, entry and field', async () => {
+		const cfg = `${out}/bad.json`
+		await Bun.write(cfg, JSON.stringify({ channels: [{ name: 'x', type: 'warp', base_url: 'https://x', api_key: 'k', models: ['m'] }] }))
+		const r = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d1`, GATEWAY_CONFIG: cfg })
+		expect(r.code).toBe(1)
+		expect(r.stderr).toContain(`${cfg}: channels[0] ("x"): field "type"`)
+	})
+
+	it('should refuse PostgreSQL without SECRET_KEY, saying why', async () => {
+		const r = await boot([process.execPath, 'src/index.ts'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' })
+		expect(r.code).toBe(1)
+		expect(r.stderr).toContain('SECRET_KEY is required with DATABASE_URL')
+	})
+
+	it('should build one executable that starts on a fresh DATA_DIR and serves /health', async () => {
+		const bin = `${out}/switchboard`
+		const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', bin], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
+		expect(build.exitCode).toBe(0)
+		const r = await boot([bin], { DATA_DIR: `${out}/bin-data` }, 60_000)
+		expect(r.health).toMatchObject({ status: 'ok', database: { kind: 'pglite', ok: true } })
+		expect(await Bun.file(`${out}/bin-data/secret.key`).exists()).toBe(true)
+		expect(r.code).toBe(0) // SIGTERM → clean exit
+	}, 120_000)
+})
