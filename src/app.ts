@@ -15,8 +15,10 @@ import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
 import { chatModule } from './modules/chat'
+import { consoleModule } from './modules/console'
 import { messagesModule } from './modules/messages'
 import { healthModule } from './modules/health'
+import { metricsModule } from './modules/metrics'
 import type { Services } from './services'
 
 export const API_VERSION = '0.1.0'
@@ -52,6 +54,7 @@ export function createApp(svc: Services) {
 			return errorResponse(toGatewayError(code, error, svc), shapeForPath(path), rid)
 		})
 		.use(healthModule(svc))
+		.use(metricsModule(svc))
 		.use(chatModule(svc))
 		.use(messagesModule(svc))
 		.use(accountsModule(svc))
@@ -59,6 +62,7 @@ export function createApp(svc: Services) {
 		.use(usageModule(svc))
 		.use(channelsModule(svc))
 		.use(modelsModule(svc))
+		.use(consoleModule(svc))
 }
 
 export type App = ReturnType<typeof createApp>
@@ -83,7 +87,15 @@ function toGatewayError(code: string | number, error: unknown, svc: Services): G
 		case 'INVALID_COOKIE_SIGNATURE':
 			return new GatewayError('authentication', 'Invalid session', { code: 'invalid_session' })
 		default:
+			if (isDatabaseDown(error)) return new GatewayError('unavailable', 'Service temporarily unavailable: the database cannot be reached', { code: 'database_unavailable' })
 			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
 			return new GatewayError('api_error', 'Internal error')
 	}
+}
+
+/** Connection-level database failures (PostgreSQL down or restarting): 503, never a silent unbilled answer. */
+function isDatabaseDown(e: unknown): boolean {
+	const code = (e as { code?: unknown } | null)?.code
+	if (typeof code !== 'string') return false
+	return ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08')
 }

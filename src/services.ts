@@ -15,6 +15,9 @@ import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
 import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
+import { type RateLimiter, createRateLimiter } from './limits/rate-limit'
+import { type Metrics, createMetrics } from './metrics/gateway-metrics'
+import { type ChannelHealthTracker, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
 
 export type Services = {
@@ -25,6 +28,9 @@ export type Services = {
 	keys: KeyCache
 	ledger: Ledger
 	catalog: Catalog
+	limits: RateLimiter
+	metrics: Metrics
+	health: ChannelHealthTracker
 	log: Logger
 	/** Extra ways to authenticate management calls (console sessions register here). */
 	principals: PrincipalResolver[]
@@ -73,6 +79,9 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		keys,
 		ledger,
 		catalog,
+		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
+		metrics: createMetrics(),
+		health: createChannelHealth(),
 		log,
 		principals: [],
 		startedAt: Date.now(),

@@ -17,6 +17,8 @@ export const KEY_PREFIX = 'sk-'
 /** What a request needs to know about its key; cached. */
 export type AuthToken = {
 	id: number
+	/** A prefix of the key's hash: names the key in shared stores (Redis) without colliding across databases. */
+	keyId: string
 	accountId: number
 	name: string
 	status: string
@@ -53,6 +55,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 		if (!row) return null
 		return {
 			id: row.id,
+			keyId: hash.slice(0, 24),
 			accountId: row.accountId,
 			name: row.name,
 			status: row.status,

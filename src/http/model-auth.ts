@@ -22,8 +22,8 @@ export function presentedKey(request: Request, gemini: boolean): string | undefi
 }
 
 export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
-	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => ({
-		token: await svc.keys.authenticate(presentedKey(request, opts.gemini ?? false)),
-		requestId: set.headers['x-request-id'] as string,
-		startedAt: Date.now(),
-	}))
+	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
+		const token = await svc.keys.authenticate(presentedKey(request, opts.gemini ?? false))
+		await svc.limits.admit(token)
+		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
+	})

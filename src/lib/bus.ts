@@ -38,8 +38,15 @@ export function memoryBus(): Bus {
 export async function redisBus(url: string, onError: (e: unknown) => void): Promise<Bus> {
 	const pub = new Bun.RedisClient(url, { enableOfflineQueue: false, autoReconnect: true })
 	const sub = new Bun.RedisClient(url, { autoReconnect: true })
-	await pub.connect()
-	await sub.connect()
+	// Bounded: an unreachable Redis must not hold up the start (the caller falls back to in-process state).
+	const timeout = new Promise<never>((_, no) => setTimeout(() => no(new Error(`cannot connect to ${url.replace(/\/\/.*@/, '//')}`)), 2_000))
+	try {
+		await Promise.race([Promise.all([pub.connect(), sub.connect()]), timeout])
+	} catch (e) {
+		pub.close()
+		sub.close()
+		throw e
+	}
 	const local = memoryBus()
 	const pending: Promise<unknown>[] = []
 	return {

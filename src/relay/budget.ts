@@ -35,7 +35,11 @@ export type Budget = {
 	hold: Hold
 	/** The output cap to send upstream. */
 	cap: number
-	/** Whether `cap` differs from what the client asked (so the upstream body must carry it). */
+	/**
+	 * Whether the upstream body must carry `cap`: it differs from the client's cap, or the client set none and a
+	 * configured model maximum or the balance limits the answer. Otherwise a client that set no cap keeps the vendor's
+	 * default: the fast path adds nothing the client did not send.
+	 */
 	capChanged: boolean
 	price: ModelInfo
 	inputEstimate: number
@@ -48,7 +52,8 @@ export async function reserveBudget(svc: Services, token: AuthToken, requestId: 
 	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS), price)
 	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, min)
 	if (hold.amount < want) cap = Math.max(1, Math.min(cap, affordableOutput(hold.amount, inputEstimate, price)))
-	return { hold, cap, capChanged: cap !== requested, price, inputEstimate }
+	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < DEFAULT_MAX_OUTPUT
+	return { hold, cap, capChanged, price, inputEstimate }
 }
 
 export type Outcome = {
@@ -105,12 +110,25 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 		endReason: o.endReason,
 		stream: call.stream,
 	}
-	return budget.hold.settle(tokenCost(usage, budget.price), record)
+	const charged = await budget.hold.settle(tokenCost(usage, budget.price), record)
+	observe(call, record, charged)
+	if (call.token.tpmLimit !== null) call.svc.limits.addTokens(call.token.keyId, usage.input + usage.cacheRead + usage.cacheWrite + usage.output)
+	return charged
+}
+
+/** Metrics of a finished request (settled or failed). */
+function observe(call: CallInfo, r: UsageRecord, charged: number) {
+	const m = call.svc.metrics
+	m.requests.inc({ endpoint: r.endpoint, model: r.model, channel: r.channel ?? '', status: r.status })
+	m.latency.observe({ endpoint: r.endpoint, model: r.model }, r.latencyMs / 1000)
+	if (charged > 0) m.cost.inc({ model: r.model }, charged / 1e6)
+	const t = { input: r.inputTokens, output: r.outputTokens, cache_read: r.cachedTokens, cache_write: r.cacheWriteTokens, reasoning: r.reasoningTokens }
+	for (const [kind, n] of Object.entries(t)) if (n) m.tokens.inc({ model: r.model, kind }, n)
 }
 
 /** Gives the hold back and records the failed request (cost 0). */
 export async function release(call: CallInfo, budget: Budget, status: number, endReason: string, channel?: Channel) {
-	await budget.hold.release({
+	const record: UsageRecord = {
 		requestId: call.requestId,
 		accountId: call.token.accountId,
 		tokenId: call.token.id,
@@ -128,5 +146,7 @@ export async function release(call: CallInfo, budget: Budget, status: number, en
 		estimated: false,
 		endReason,
 		stream: call.stream,
-	})
+	}
+	await budget.hold.release(record)
+	observe(call, record, 0)
 }

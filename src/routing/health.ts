@@ -1,0 +1,81 @@
+/**
+ * Channel circuit breakers (per instance). After `threshold` consecutive failures a channel opens (is skipped) for
+ * an exponentially growing cool-down (base × 2^(trips−1), capped); when it elapses one request probes it (half-open):
+ * success closes the breaker, failure opens it again for longer. Channels whose breaker is open are tried only after
+ * all others, so a request still goes somewhere when every channel is cooling down.
+ * @module
+ */
+
+export type BreakerState = 'closed' | 'open' | 'half_open'
+
+export type ChannelHealth = {
+	state: BreakerState
+	consecutive_failures: number
+	/** ISO time the cool-down ends, while open. */
+	open_until: string | null
+	last_error: string | null
+	last_failure_at: string | null
+}
+
+type Entry = { failures: number; trips: number; openUntil: number; probing: boolean; lastError: string | null; lastFailureAt: number | null }
+
+export type HealthOptions = { threshold: number; baseMs: number; maxMs: number; now: () => number }
+
+export const DEFAULT_HEALTH: HealthOptions = { threshold: 3, baseMs: 5_000, maxMs: 300_000, now: Date.now }
+
+export function createChannelHealth(opts: Partial<HealthOptions> = {}) {
+	const o = { ...DEFAULT_HEALTH, ...opts }
+	const m = new Map<number, Entry>()
+	const get = (id: number) => {
+		let e = m.get(id)
+		if (!e) m.set(id, (e = { failures: 0, trips: 0, openUntil: 0, probing: false, lastError: null, lastFailureAt: null }))
+		return e
+	}
+	const state = (e: Entry | undefined): BreakerState => (!e || e.trips === 0 ? 'closed' : o.now() < e.openUntil ? 'open' : 'half_open')
+
+	return {
+		/** Channels in the order to try them: healthy (or due for a probe) first, cooling-down ones last. */
+		order<C extends { id: number }>(channels: C[]): C[] {
+			const ready: C[] = []
+			const cooling: C[] = []
+			for (const c of channels) {
+				const e = m.get(c.id)
+				const s = state(e)
+				if (s === 'closed') ready.push(c)
+				else if (s === 'half_open' && !e!.probing) {
+					e!.probing = true // one probe at a time
+					ready.push(c)
+				} else cooling.push(c)
+			}
+			return ready.concat(cooling)
+		},
+		success(id: number) {
+			const e = m.get(id)
+			if (e) m.delete(id)
+		},
+		failure(id: number, error: string) {
+			const e = get(id)
+			e.failures++
+			e.lastError = error.slice(0, 300)
+			e.lastFailureAt = o.now()
+			if (e.probing || e.failures >= o.threshold) {
+				e.trips++
+				e.openUntil = o.now() + Math.min(o.maxMs, o.baseMs * 2 ** (e.trips - 1))
+				e.probing = false
+				e.failures = 0
+			}
+		},
+		snapshot(id: number): ChannelHealth {
+			const e = m.get(id)
+			return {
+				state: state(e),
+				consecutive_failures: e?.failures ?? 0,
+				open_until: e && state(e) === 'open' ? new Date(e.openUntil).toISOString() : null,
+				last_error: e?.lastError ?? null,
+				last_failure_at: e?.lastFailureAt ? new Date(e.lastFailureAt).toISOString() : null,
+			}
+		},
+	}
+}
+
+export type ChannelHealthTracker = ReturnType<typeof createChannelHealth>
