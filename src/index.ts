@@ -19,9 +19,19 @@ try {
 		maxRequestBodySize: Math.max(env.maxJsonBytes, env.maxUploadBytes) + 1024 * 1024,
 	})
 	svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, redis: svc.bus.kind === 'redis' })
+	// SIGTERM: stop accepting, let open requests and streams finish within the grace period (each settles its bill
+	// as it ends), then close the database and exit 0. A second signal, or the grace period running out, cuts them.
+	const graceMs = Number(env.vars.SHUTDOWN_GRACE_MS ?? 30_000)
+	let stopping = false
 	const stop = async (signal: string) => {
-		svc.log.info('shutting down', { signal })
-		await app.stop()
+		if (stopping) return process.exit(0)
+		stopping = true
+		svc.log.info('shutting down', { signal, grace_ms: graceMs })
+		const drained = await Promise.race([app.server!.stop(false).then(() => true), Bun.sleep(graceMs).then(() => false)])
+		if (!drained) {
+			svc.log.warn('grace period over: closing remaining connections')
+			await app.server!.stop(true)
+		}
 		await svc.close()
 		process.exit(0)
 	}
