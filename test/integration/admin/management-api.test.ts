@@ -132,4 +132,18 @@ describe('management API', () => {
 		expect(patched.body).toMatchObject({ input_per_mtok: 3, output_per_mtok: 12, prices: { per_image: 0.01 } })
 		expect((await app.admin(`/api/models/${m.body.id}`, { method: 'DELETE' })).body.status).toBe('disabled')
 	})
+
+	it('should test a channel with a real one-token call and report failures in words', async () => {
+		const list = (await app.admin('/api/channels')).body.data as Array<{ id: number; name: string; health: { state: string } }>
+		const mockCh = list.find((c) => c.name === 'mock')!
+		expect(mockCh.health.state).toBe('closed')
+		const ok = await app.admin(`/api/channels/${mockCh.id}/test`, { method: 'POST' })
+		expect(ok.body).toMatchObject({ ok: true, status: 200, model: 'gpt-4o-mini' })
+		expect(mock.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 1 })
+		const bad = await app.admin('/api/channels', { body: { name: 'bad-key', type: 'openai', base_url: mock.url, api_key: 'wrong', models: ['gpt-4o-mini'] } })
+		const res = await app.admin(`/api/channels/${bad.body.id}/test`, { method: 'POST' })
+		expect(res.body).toMatchObject({ ok: false, status: 401 })
+		expect(res.body.message).toMatch(/credentials|key/i)
+		await app.admin(`/api/channels/${bad.body.id}`, { method: 'DELETE' })
+	})
 })

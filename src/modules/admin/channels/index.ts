@@ -6,6 +6,7 @@ import { GatewayError, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
+import { testChannel } from './test-call'
 import { adminAuth } from '../auth'
 import { ErrorBody, IdParams, Int, iso } from '../schemas'
 
@@ -26,11 +27,29 @@ const Channel = t.Object({
 	settings: t.Record(t.String(), t.Unknown()),
 	created_at: t.String({ format: 'date-time' }),
 	updated_at: t.String({ format: 'date-time' }),
+	health: t.Object(
+		{
+			state: t.String({ description: 'closed (healthy) | open (cooling down) | half_open (next request probes it)' }),
+			consecutive_failures: Int(),
+			open_until: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+			last_error: t.Union([t.String(), t.Null()]),
+			last_failure_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+		},
+		{ description: "This instance's circuit-breaker state for the channel" },
+	),
+})
+
+const TestResult = t.Object({
+	ok: t.Boolean(),
+	status: Int({ description: 'Upstream HTTP status (0 when unreachable)' }),
+	latency_ms: Int(),
+	model: t.String(),
+	message: t.String({ description: 'The answer text, or the error' }),
 })
 
 type Row = typeof channels.$inferSelect
 
-const view = (r: Row) => ({
+export const channelView = (svc: Services) => (r: Row) => ({
 	id: r.id,
 	name: r.name,
 	type: r.type,
@@ -45,6 +64,7 @@ const view = (r: Row) => ({
 	settings: r.settings ?? {},
 	created_at: iso(r.createdAt)!,
 	updated_at: iso(r.updatedAt)!,
+	health: svc.health.snapshot(r.id),
 })
 
 const Fields = {
@@ -59,6 +79,7 @@ const Fields = {
 }
 
 export const channelsModule = (svc: Services) => {
+	const view = channelView(svc)
 	const find = async (id: number) => {
 		const [row] = await svc.db.orm.select().from(channels).where(eq(channels.id, id)).limit(1)
 		if (!row) throw notFound(`channel ${id} not found`)
@@ -163,6 +184,19 @@ export const channelsModule = (svc: Services) => {
 			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
 			detail: { summary: 'Enable a channel' },
 		})
+		.post(
+			'/:id/test',
+			async ({ params, body }) => {
+				const row = await find(params.id)
+				return testChannel(svc, row, body?.model)
+			},
+			{
+				params: IdParams,
+				body: t.Optional(t.Object({ model: t.Optional(t.String({ minLength: 1, description: 'Model to try; default: the first listed' })) })),
+				response: { 200: TestResult, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				detail: { summary: 'Make a real one-token call to the upstream and report the result (not billed)' },
+			},
+		)
 		.delete('/:id', ({ params }) => setStatus(params.id, false, 'deleted by an administrator'), {
 			params: IdParams,
 			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
