@@ -5,11 +5,13 @@
 import { createApp } from './app'
 import { loadEnv } from './config/env'
 import { createServices } from './services'
+import { startTaskPoller } from './tasks/poller'
 
 try {
 	const env = loadEnv()
 	const svc = await createServices(env)
 	const app = createApp(svc)
+	const poller = startTaskPoller(svc)
 	app.listen({
 		port: env.port,
 		hostname: env.host,
@@ -32,6 +34,7 @@ try {
 			svc.log.warn('grace period over: closing remaining connections')
 			await app.server!.stop(true)
 		}
+		await poller.stop()
 		await svc.close()
 		process.exit(0)
 	}

@@ -9,6 +9,7 @@ import type { Hold } from '../billing/ledger'
 import { affordableOutput, tokenCost, upperBound } from '../billing/pricing'
 import type { UsageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
+import { observeUsage } from '../metrics/observe-usage'
 import { type Usage, emptyUsage } from '../core/ir'
 import { type Channel, type ModelInfo, matchesModel } from '../routing/catalog'
 import type { Services } from '../services'
@@ -111,20 +112,10 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 		stream: call.stream,
 	}
 	const charged = await budget.hold.settle(tokenCost(usage, budget.price), record)
-	observe(call, record, charged)
-	if (call.token.tpmLimit !== null) call.svc.limits.addTokens(call.token.keyId, usage.input + usage.cacheRead + usage.cacheWrite + usage.output)
+	observeUsage(call.svc, call.token, record, charged)
 	return charged
 }
 
-/** Metrics of a finished request (settled or failed). */
-function observe(call: CallInfo, r: UsageRecord, charged: number) {
-	const m = call.svc.metrics
-	m.requests.inc({ endpoint: r.endpoint, model: r.model, channel: r.channel ?? '', status: r.status })
-	m.latency.observe({ endpoint: r.endpoint, model: r.model }, r.latencyMs / 1000)
-	if (charged > 0) m.cost.inc({ model: r.model }, charged / 1e6)
-	const t = { input: r.inputTokens, output: r.outputTokens, cache_read: r.cachedTokens, cache_write: r.cacheWriteTokens, reasoning: r.reasoningTokens }
-	for (const [kind, n] of Object.entries(t)) if (n) m.tokens.inc({ model: r.model, kind }, n)
-}
 
 /** Gives the hold back and records the failed request (cost 0). */
 export async function release(call: CallInfo, budget: Budget, status: number, endReason: string, channel?: Channel) {
@@ -148,5 +139,5 @@ export async function release(call: CallInfo, budget: Budget, status: number, en
 		stream: call.stream,
 	}
 	await budget.hold.release(record)
-	observe(call, record, 0)
+	observeUsage(call.svc, call.token, record, 0)
 }

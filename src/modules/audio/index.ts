@@ -1,0 +1,36 @@
+/** POST /v1/audio/transcriptions (multipart) and /v1/audio/speech (streamed audio), OpenAI's audio API. */
+import { Elysia, t } from 'elysia'
+import { modelAuth } from '../../http/model-auth'
+import { relayPassthrough } from '../../passthrough/relay'
+import { openaiErrors } from '../../passthrough/schemas'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import type { Services } from '../../services'
+import { SpeechRequest, Transcription, TranscriptionRequest } from './model'
+import { speechOp } from './speech'
+import { transcriptionOp } from './transcriptions'
+
+const errors = { ...openaiErrors, 413: OpenAIErrorBody }
+
+export const audioModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['OpenAI'] } })
+		.use(modelAuth(svc))
+		.post(
+			'/v1/audio/transcriptions',
+			async ({ body, token, requestId, startedAt, request }) =>
+				relayPassthrough(await transcriptionOp({ svc, token, requestId, startedAt, signal: request.signal }, body, svc.env.maxUploadBytes)),
+			{
+				type: 'multipart/form-data',
+				body: TranscriptionRequest,
+				response: { 200: Transcription, ...errors },
+				detail: {
+					summary: 'Transcribe audio',
+					description:
+						'Multipart upload (limit MAX_UPLOAD_BYTES, 25 MiB by default; 413 past it). `response_format` json, text, srt, vtt or verbose_json. Priced per minute of audio (`per_minute`/`per_second`) or per token.',
+				},
+			},
+		)
+		.post('/v1/audio/speech', ({ body, token, requestId, startedAt, request }) => relayPassthrough(speechOp({ svc, token, requestId, startedAt, signal: request.signal }, body)), {
+			body: SpeechRequest,
+			response: { 200: t.File({ description: 'Audio bytes (audio/mpeg, audio/wav …), streamed as the upstream produces them' }), ...errors },
+			detail: { summary: 'Create speech', description: 'Text to speech, streamed back with the upstream content type. Priced per input character (`per_mchar` or `per_char`), else per input token.' },
+		})

@@ -1,0 +1,40 @@
+/** Schemas of POST /v1/audio/transcriptions and /v1/audio/speech (platform.openai.com/docs/api-reference/audio). */
+import { t } from 'elysia'
+
+export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number]
+
+export const TranscriptionRequest = t.Object(
+	{
+		file: t.File({ description: 'The audio file (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm); forwarded unchanged' }),
+		model: t.String({ minLength: 1 }),
+		language: t.Optional(t.String({ description: 'ISO-639-1 code of the input language' })),
+		prompt: t.Optional(t.String()),
+		response_format: t.Optional(t.Union(TRANSCRIPT_FORMATS.map((f) => t.Literal(f)))),
+		temperature: t.Optional(t.Numeric({ minimum: 0, maximum: 1 })),
+	},
+	{ additionalProperties: true },
+)
+export type TranscriptionRequest = typeof TranscriptionRequest.static
+
+export const Transcription = t.Object(
+	{
+		text: t.String(),
+		duration: t.Optional(t.Number({ description: 'verbose_json: seconds of audio' })),
+		usage: t.Optional(t.Object({ type: t.String() }, { additionalProperties: true })),
+	},
+	{ additionalProperties: true, description: 'json / verbose_json; text, srt and vtt come as text/plain or text/vtt' },
+)
+
+export const SpeechRequest = t.Object(
+	{
+		model: t.String({ minLength: 1 }),
+		input: t.String({ minLength: 1, maxLength: 4096 }),
+		voice: t.String({ minLength: 1 }),
+		response_format: t.Optional(t.Union(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'].map((f) => t.Literal(f)))),
+		speed: t.Optional(t.Number({ minimum: 0.25, maximum: 4 })),
+		instructions: t.Optional(t.String()),
+	},
+	{ additionalProperties: true },
+)
+export type SpeechRequest = typeof SpeechRequest.static

@@ -1,0 +1,42 @@
+/**
+ * POST /v1/audio/speech: the upstream's audio is streamed back as it arrives, with its content type. The price is
+ * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens), so the charge is
+ * settled when the upstream starts answering and a client that leaves early still pays for what the upstream made.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import { charCost, requestFee, tokensCost } from '../../passthrough/pricing'
+import type { CallContext, PassOp } from '../../passthrough/relay'
+import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { countText } from '../../relay/estimate'
+import type { ModelInfo } from '../../routing/catalog'
+import type { SpeechRequest } from './model'
+
+/** Characters as people count them (code points, so an emoji is one). */
+export const charCount = (s: string): number => {
+	let n = 0
+	for (const _ of s) n++
+	return n
+}
+
+/** The pass operation of one speech call. */
+export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
+	const chars = charCount(body.input)
+	const tokens = countText(body.input)
+	const price = (p: ModelInfo) => requestFee(p) + (charCost(p, chars) ?? tokensCost(p, tokens))
+	return {
+		...ctx,
+		endpoint: '/v1/audio/speech',
+		model: body.model,
+		types: ['openai'],
+		hold: (p) => ({ want: price(p), min: price(p) }),
+		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
+		async respond(res, _ch, _m, p) {
+			if (!res.body) throw new GatewayError('upstream', 'upstream sent no audio', { retryable: true, code: 'upstream_malformed' })
+			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
+			const len = res.headers.get('content-length')
+			if (len) headers['content-length'] = len
+			return { response: new Response(res.body, { status: 200, headers }), cost: price(p), input: tokens, estimated: true }
+		},
+	}
+}

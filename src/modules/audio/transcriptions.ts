@@ -1,0 +1,94 @@
+/**
+ * POST /v1/audio/transcriptions: the multipart form is forwarded field by field with the file's bytes and name
+ * unchanged. Priced by duration (`per_minute`, `per_second`) or by tokens, as the model's price says. The duration
+ * comes from `verbose_json.duration` or the upstream's `usage` ({type:'duration', seconds}); for srt/vtt from the last
+ * cue; failing those from the file (exact for WAV). `text` is asked upstream as `json` (which carries usage) and
+ * rendered as text here, so the charge does not depend on a format that reports nothing.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import { durationCost, pricedByDuration, requestFee, tokensCost } from '../../passthrough/pricing'
+import { type CallContext, type PassOp, readJson } from '../../passthrough/relay'
+import { authHeaders, channelUrl } from '../../passthrough/upstream'
+import { countText } from '../../relay/estimate'
+import type { Channel, ModelInfo } from '../../routing/catalog'
+import { cueEnd, estimateSeconds } from './duration'
+import type { TranscriptFormat, TranscriptionRequest } from './model'
+
+/** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
+const AUDIO_TOKENS_PER_SECOND = 25
+
+type TranscriptJson = { text?: unknown; duration?: unknown; usage?: { type?: unknown; seconds?: unknown; input_tokens?: unknown; output_tokens?: unknown } }
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
+
+/** The upstream form: every field as sent, `model` renamed, `text` asked as `json`. */
+export function upstreamForm(body: TranscriptionRequest, upstreamModel: string, format: TranscriptFormat): FormData {
+	const fd = new FormData()
+	for (const [k, v] of Object.entries(body)) {
+		if (k === 'model' || k === 'response_format' || v === undefined) continue
+		for (const item of Array.isArray(v) ? v : [v]) {
+			if (item instanceof File) fd.append(k, item, item.name)
+			else fd.append(k, typeof item === 'string' ? item : String(item))
+		}
+	}
+	fd.set('model', upstreamModel)
+	fd.set('response_format', format === 'text' ? 'json' : format)
+	return fd
+}
+
+/** The pass operation of one transcription call. */
+export async function transcriptionOp(ctx: CallContext, body: TranscriptionRequest, maxBytes: number): Promise<PassOp> {
+	const file = body.file
+	if (file.size > maxBytes) throw new GatewayError('payload_too_large', `The file is ${file.size} bytes; the limit is ${maxBytes}`, { code: 'request_too_large', param: 'file' })
+	if (file.size === 0) throw new GatewayError('invalid_request', 'The file is empty', { code: 'invalid_request_error', param: 'file' })
+	// Streamed transcripts (gpt-4o-transcribe `stream=true`) are server-sent events this relay does not meter yet.
+	if (String((body as Record<string, unknown>).stream ?? 'false') === 'true') throw new GatewayError('invalid_request', 'stream=true is not supported for transcriptions here; omit it', { code: 'unsupported_parameter', param: 'stream' })
+	const format: TranscriptFormat = body.response_format ?? 'json'
+	const guess = await estimateSeconds(file)
+	const headers = { 'x-request-id': ctx.requestId }
+
+	function cost(price: ModelInfo, seconds: number, input: number | undefined, output: number | undefined, text: string) {
+		const byDuration = pricedByDuration(price)
+		let c = requestFee(price) + (byDuration ? durationCost(price, seconds) : 0)
+		if (input !== undefined || output !== undefined) c += tokensCost(price, input ?? 0, output ?? 0)
+		else if (!byDuration) c += tokensCost(price, Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND), countText(text))
+		return c
+	}
+
+	return {
+		...ctx,
+		endpoint: '/v1/audio/transcriptions',
+		model: body.model,
+		types: ['openai'],
+		hold(price) {
+			const fee = requestFee(price)
+			if (pricedByDuration(price)) return { want: fee + durationCost(price, guess.seconds), min: fee + durationCost(price, Math.min(guess.seconds, 60)) }
+			const tokens = Math.ceil(guess.seconds * AUDIO_TOKENS_PER_SECOND)
+			return { want: fee + tokensCost(price, tokens, Math.ceil(tokens / 2)), min: fee + tokensCost(price, 1, 1) }
+		},
+		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/audio/transcriptions'), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
+		async respond(res, _ch, _m, price) {
+			if (format === 'srt' || format === 'vtt') {
+				const text = await res.text()
+				const end = cueEnd(text)
+				const seconds = end ?? guess.seconds
+				const response = new Response(text, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/plain; charset=utf-8', ...headers } })
+				return { response, cost: cost(price, seconds, undefined, undefined, text), output: countText(text), estimated: true }
+			}
+			const json = await readJson<TranscriptJson>(res)
+			const text = typeof json.text === 'string' ? json.text : ''
+			const u = json.usage
+			const reportedSeconds = num(json.duration) ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
+			const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
+			const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
+			const seconds = reportedSeconds ?? guess.seconds
+			const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
+			const response =
+				format === 'text'
+					? new Response(`${text}\n`, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+					: new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json', ...headers } })
+			return { response, cost: cost(price, seconds, input, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+		},
+	}
+}

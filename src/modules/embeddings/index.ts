@@ -1,0 +1,74 @@
+/**
+ * POST /v1/embeddings: OpenAI-type channels by passthrough (the body forwarded with only `model` renamed and the answer
+ * relayed with its vectors untouched, so `encoding_format: base64`, which the OpenAI SDK asks for by default, stays
+ * exact); Gemini
+ * channels through embedContent / batchEmbedContents. Billed on input tokens: the upstream's `usage.prompt_tokens`,
+ * else counted locally (Gemini reports none).
+ * @module
+ */
+import { Elysia } from 'elysia'
+import { upperBound } from '../../billing/pricing'
+import { modelAuth } from '../../http/model-auth'
+import { readJson, jsonResponse, relayPassthrough } from '../../passthrough/relay'
+import { openaiErrors } from '../../passthrough/schemas'
+import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { tokensCost, requestFee } from '../../passthrough/pricing'
+import { countText } from '../../relay/estimate'
+import type { Services } from '../../services'
+import { geminiEmbedCall, geminiTexts, geminiToOpenAI } from './gemini'
+import { EmbeddingList, EmbeddingsRequest } from './model'
+
+/** Local token count of an input: text by the o200k tokenizer, token arrays by their length. */
+export function countInput(input: EmbeddingsRequest['input']): number {
+	if (typeof input === 'string') return countText(input)
+	let n = 0
+	for (const x of input) n += typeof x === 'string' ? countText(x) : typeof x === 'number' ? 1 : x.length
+	return n
+}
+
+export const embeddingsModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
+		'/v1/embeddings',
+		({ body, token, requestId, startedAt, request }) => {
+			const counted = countInput(body.input)
+			return relayPassthrough({
+				svc,
+				token,
+				requestId,
+				startedAt,
+				signal: request.signal,
+				endpoint: '/v1/embeddings',
+				model: body.model,
+				types: ['openai', 'gemini'],
+				hold: (price) => ({ want: upperBound(counted, 0, price), min: upperBound(counted, 0, price) }),
+				request(ch, upstreamModel) {
+					if (ch.type === 'gemini') {
+						const call = geminiEmbedCall(upstreamModel, geminiTexts(body.input), body.dimensions)
+						return { url: channelUrl(ch, call.path), headers: jsonHeaders(ch), body: JSON.stringify(call.body) }
+					}
+					return { url: channelUrl(ch, '/embeddings'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
+				},
+				async respond(res, ch, upstreamModel, price) {
+					if (ch.type === 'gemini') {
+						const texts = geminiTexts(body.input)
+						const out = geminiToOpenAI(await readJson(res), texts.length, body.model, counted, body.encoding_format === 'base64')
+						return { response: jsonResponse(out, requestId), cost: tokensCost(price, counted) + requestFee(price), input: counted, estimated: true }
+					}
+					const json = await readJson<{ usage?: { prompt_tokens?: unknown }; model?: unknown }>(res)
+					const reported = json.usage?.prompt_tokens
+					const input = typeof reported === 'number' && reported >= 0 ? reported : counted
+					// The client named the model it asked for; a model_map rename stays invisible.
+					if (upstreamModel !== body.model && typeof json.model === 'string') json.model = body.model
+					return { response: jsonResponse(json, requestId), cost: tokensCost(price, input) + requestFee(price), input, estimated: input !== reported }
+				},
+			})
+		},
+		{
+			body: EmbeddingsRequest,
+			response: { 200: EmbeddingList, ...openaiErrors },
+			detail: {
+				summary: 'Create embeddings',
+				description: 'OpenAI embeddings for OpenAI-type and Gemini models. `encoding_format: base64` gives float32 little-endian vectors. Billed on input tokens.',
+			},
+		},
+	)

@@ -1,0 +1,30 @@
+/** Schemas of POST /v1/embeddings (platform.openai.com/docs/api-reference/embeddings). */
+import { t } from 'elysia'
+
+export const EmbeddingsRequest = t.Object(
+	{
+		model: t.String({ minLength: 1 }),
+		input: t.Union(
+			[
+				t.String({ minLength: 1 }),
+				t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 2048 }),
+				t.Array(t.Integer({ minimum: 0 }), { minItems: 1 }),
+				t.Array(t.Array(t.Integer({ minimum: 0 }), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
+			],
+			{ description: 'A string, an array of strings, or token arrays (token arrays only for OpenAI-type upstreams)' },
+		),
+		encoding_format: t.Optional(t.Union([t.Literal('float'), t.Literal('base64')], { description: 'base64: float32 little-endian' })),
+		dimensions: t.Optional(t.Integer({ minimum: 1, description: 'Output size, for models that support shortening' })),
+		user: t.Optional(t.String()),
+	},
+	{ additionalProperties: true },
+)
+export type EmbeddingsRequest = typeof EmbeddingsRequest.static
+
+export const EmbeddingList = t.Object({
+	object: t.Literal('list'),
+	data: t.Array(t.Object({ object: t.Literal('embedding'), index: t.Integer(), embedding: t.Union([t.Array(t.Number()), t.String()]) })),
+	model: t.String(),
+	usage: t.Object({ prompt_tokens: t.Integer(), total_tokens: t.Integer() }),
+})
+export type EmbeddingList = typeof EmbeddingList.static

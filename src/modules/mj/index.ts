@@ -1,0 +1,116 @@
+/**
+ * `/mj/*`: midjourney-proxy passthrough on channels of type `imgsvc` (github.com/novicezk/midjourney-proxy). The path
+ * and query go to the channel's base_url unchanged (`/mj/submit/imagine` → `{base_url}/mj/submit/imagine`), the
+ * client's key replaced by the channel's `mj-api-secret`. Submits are tasks: charged from the price list under their
+ * action name when the proxy accepts (code 1 or 22), refunded once if the task fails. Task ids are recorded to the
+ * account, so fetches and lists show only the caller's tasks, and a follow-up (upscale, variation, action…) must name
+ * one of the caller's tasks and goes to the channel that made it. Other sub-paths pass through unbilled.
+ * @module
+ */
+import { Elysia, t } from 'elysia'
+import { notFound } from '../../core/errors'
+import { forwardAny, serviceChannels } from '../../passthrough/forward'
+import { requestFee } from '../../passthrough/pricing'
+import { relayPassthrough } from '../../passthrough/relay'
+import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import type { Services } from '../../services'
+import { findByUpstream, ownedByUpstream } from '../../tasks/store'
+import { taskOp } from '../../tasks/submit'
+import { MJ_ACCEPTED, MJ_EXISTED, MJ_MODELS, mjActionModel, mjParentId } from './actions'
+import { serviceAuth } from './auth'
+import { fetchOwnedTask, listOwned, listRecent } from './tasks'
+
+const MjSubmitResponse = t.Object(
+	{ code: t.Integer({ description: '1 submitted, 21 exists, 22 queued, other: refused' }), description: t.String(), result: t.Optional(t.Unknown()), properties: t.Optional(t.Unknown()) },
+	{ additionalProperties: true },
+)
+const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })
+
+const textResponse = (text: string, res: Response, requestId: string) =>
+	new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
+
+export const mjModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['Midjourney'] } })
+		.use(serviceAuth(svc))
+		.post(
+			'/mj/submit/:action',
+			async ({ params, body, token, requestId, startedAt, request }) => {
+				const action = params.action
+				const search = new URL(request.url).search
+				const model = mjActionModel(action, body)
+				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
+				if (!model)
+					return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: `/mj/submit/${action}${search}`, method: 'POST', inbound: request.headers, body: JSON.stringify(body), signal: request.signal, requestId }, 'Midjourney')
+				const parentId = mjParentId(action, body)
+				let pin: ((ch: { id: number }) => boolean) | undefined
+				if (parentId) {
+					const [parent] = await ownedByUpstream(svc.db, 'mj', token.accountId, [parentId])
+					if (!parent) throw notFound(`No Midjourney task "${parentId}"`, 'task_not_found')
+					pin = (ch) => ch.id === parent.channelId
+				}
+				return relayPassthrough(
+					taskOp({
+						ctx,
+						kind: 'mj',
+						endpoint: `/mj/submit/${action}`,
+						model,
+						types: ['imgsvc'],
+						pin,
+						cost: requestFee,
+						request: (ch) => ({ url: channelUrl(ch, `/mj/submit/${action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
+						async accept(res, ch) {
+							const text = await res.text()
+							let answer: { code?: unknown; result?: unknown } = {}
+							try {
+								answer = JSON.parse(text)
+							} catch {
+								// not JSON: a refusal, passed back as it is
+							}
+							const response = textResponse(text, res, requestId)
+							const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
+							const code = Number(answer.code)
+							if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }
+							const existing = code === MJ_EXISTED && (await findByUpstream(svc.db, 'mj', ch.id, id)) !== undefined
+							return { response, upstreamId: id, existing }
+						},
+					}),
+				)
+			},
+			{
+				params: t.Object({ action: t.String({ minLength: 1, maxLength: 64 }) }),
+				body: t.Record(t.String(), t.Unknown()),
+				response: { 200: MjSubmitResponse, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody },
+				detail: { summary: 'Submit a Midjourney job', description: 'imagine, blend, describe, change, simple-change, action, modal … Charged under mj_<action> when accepted.' },
+			},
+		)
+		.get('/mj/task/:id/fetch', ({ params, token, request, requestId }) => fetchOwnedTask(svc, token.accountId, params.id, `/mj/task/${encodeURIComponent(params.id)}/fetch`, request, requestId), {
+			params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }),
+			response: { 200: MjTask, 401: OpenAIErrorBody, 404: OpenAIErrorBody },
+			detail: { summary: 'Fetch one of your Midjourney tasks' },
+		})
+		.post('/mj/task/list-by-condition', async ({ body, token, request, requestId }) => listOwned(svc, token.accountId, body.ids ?? [], request.signal, requestId), {
+			body: t.Object({ ids: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }, { additionalProperties: true }),
+			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			detail: { summary: 'Fetch several of your Midjourney tasks', description: 'Ids that are not yours are left out.' },
+		})
+		.get('/mj/task/list', ({ token, request, requestId }) => listRecent(svc, token.accountId, false, request.signal, requestId), {
+			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			detail: { summary: 'Your latest Midjourney tasks (up to 100)' },
+		})
+		.get('/mj/task/queue', ({ token, request, requestId }) => listRecent(svc, token.accountId, true, request.signal, requestId), {
+			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			detail: { summary: 'Your Midjourney tasks still running' },
+		})
+		.all(
+			'/mj/*',
+			async ({ request, token, requestId }) => {
+				const url = new URL(request.url)
+				// Any other per-task path (/mj/task/{id}/image-seed …) is the caller's own task only, on its channel.
+				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
+				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)
+				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
+			},
+			{ parse: 'none', detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)' } },
+		)

@@ -1,0 +1,149 @@
+/**
+ * The relay behind every non-chat endpoint (embeddings, images, audio, rerank, moderations, video, Midjourney, Suno):
+ * resolve the model, hold its worst-case price, try the channels that can serve the operation in routing order
+ * (failing over only on retryable errors, before anything reached the client), then let the operation read the
+ * answer and say what it cost. That cost is settled; when nothing succeeded the hold is released. A failed call is
+ * never charged (WIRE-NOTES #15, #20).
+ * @module
+ */
+import type { AuthToken } from '../auth/api-key'
+import { GatewayError } from '../core/errors'
+import { errorResponse } from '../http/error-shapes'
+import type { ChannelType } from '../providers/channel-types'
+import { upstreamError } from '../providers/upstream-error'
+import { type Route, resolveModel } from '../relay/budget'
+import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
+import type { Channel, ModelInfo } from '../routing/catalog'
+import { orderChannels } from '../routing/select'
+import type { Services } from '../services'
+import { observeUsage } from '../metrics/observe-usage'
+import { passUsage } from './usage'
+
+/** What a handler knows about the call it relays. */
+export type CallContext = { svc: Services; token: AuthToken; requestId: string; startedAt: number; signal: AbortSignal }
+
+export type UpstreamRequest = { url: string; method?: string; headers: Record<string, string>; body?: BodyInit }
+
+/** The operation's reading of a 2xx upstream answer. */
+export type Answer = {
+	response: Response
+	/** micro-USD to charge; 0 when the upstream refused the job (then `endReason` says so). */
+	cost: number
+	input?: number
+	output?: number
+	/** Token counts were estimated locally. */
+	estimated?: boolean
+	/** Defaults to 'ok'. */
+	endReason?: string
+	/** Runs after the charge is settled (task ops record their task here) and may replace the response. */
+	commit?: (charged: number, ch: Channel) => Promise<Response | undefined>
+}
+
+export type PassOp = CallContext & {
+	endpoint: string
+	model: string
+	/** Channel types that can serve this operation. */
+	types: readonly ChannelType[]
+	/** Only these channels (a follow-up on a task must go where the task lives). */
+	pin?: (ch: Channel) => boolean
+	/** Set false when a timed-out call may still have done its work upstream (task submits): no failover then. */
+	failoverOnTimeout?: boolean
+	/** Resolved route to use instead of `resolveModel` (e.g. a free route for an unpriced moderation model). */
+	route?: Route
+	/** micro-USD to hold before the call: `want` when the headroom allows it, at least `min` (else 402). */
+	hold(price: ModelInfo): { want: number; min: number }
+	/** The upstream call for one channel; may throw a GatewayError when this channel cannot take the input. */
+	request(ch: Channel, upstreamModel: string): UpstreamRequest | Promise<UpstreamRequest>
+	/** Reads a 2xx answer; throw a GatewayError for an unreadable one (retryable ones fail over). */
+	respond(res: Response, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Answer>
+}
+
+type Attempt = { answer: Answer } | { error: GatewayError }
+
+/** Route for a model, or a free route when it has channels but no price and `free` is set (moderations). */
+export function routeFor(svc: Services, token: AuthToken, model: string, free = false): Route {
+	try {
+		return resolveModel(svc, token, model)
+	} catch (e) {
+		if (!free || !(e instanceof GatewayError) || e.code !== 'model_not_priced') throw e
+		return { channels: svc.catalog.channelsFor(model), price: { name: model, inputPerMtok: 0, outputPerMtok: 0 } }
+	}
+}
+
+/** Runs one passthrough operation end to end; always answers (errors in OpenAI's shape). */
+export async function relayPassthrough(op: PassOp): Promise<Response> {
+	const { svc } = op
+	const route = op.route ?? resolveModel(svc, op.token, op.model)
+	const channels = route.channels.filter((c) => op.types.includes(c.type) && (!op.pin || op.pin(c)))
+	if (!channels.length)
+		throw new GatewayError('not_found', `The model "${op.model}" is not served for ${op.endpoint}`, { code: 'model_not_found', param: 'model' })
+	const { want, min } = op.hold(route.price)
+	const hold = await svc.ledger.reserve({ accountId: op.token.accountId, tokenId: op.token.id }, op.requestId, want, Math.min(min, want))
+	let lastErr = new GatewayError('unavailable', `no channel could serve "${op.model}"`, { code: 'no_channel' })
+	let lastChannel: Channel | undefined
+	try {
+		const tries = svc.health.order(orderChannels(channels)).slice(0, 1 + svc.env.retries)
+		for (const [i, ch] of tries.entries()) {
+			lastChannel = ch
+			const upstreamModel = ch.modelMap[op.model] ?? op.model
+			const r = await attempt(op, ch, upstreamModel, route.price)
+			if ('answer' in r) {
+				svc.health.success(ch.id)
+				const a = r.answer
+				const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: a.endReason ?? 'ok' })
+				const charged = await hold.settle(a.cost, record)
+				observeUsage(svc, op.token, record, charged)
+				if (!a.commit) return a.response
+				return (await a.commit(charged, ch)) ?? a.response
+			}
+			lastErr = r.error
+			svc.log.warn('upstream attempt failed', { request_id: op.requestId, endpoint: op.endpoint, channel: ch.name, status: lastErr.status, error: lastErr.message })
+			if (lastErr.retryable && !op.signal.aborted) {
+				// The channel's fault (network, 429, 5xx), not the request's: it counts against its breaker.
+				svc.health.failure(ch.id, lastErr.message)
+				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: lastErr.kind })
+			}
+			// A job the upstream may have taken before timing out must not be submitted twice (tasks).
+			const ambiguous = lastErr.kind === 'timeout' && op.failoverOnTimeout === false
+			if (!lastErr.retryable || ambiguous || op.signal.aborted) break
+			if (i < tries.length - 1) svc.metrics.retries.inc({ channel: ch.name })
+		}
+	} catch (e) {
+		if (hold.done) throw e
+		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
+		if (!(e instanceof GatewayError)) svc.log.error('passthrough failed', { request_id: op.requestId, error: String(e), stack: (e as Error).stack })
+	}
+	const record = passUsage(op, { ch: lastChannel, status: lastErr.status, endReason: op.signal.aborted ? 'client_abort' : 'error' })
+	await hold.release(record)
+	observeUsage(svc, op.token, record, 0)
+	return errorResponse(lastErr, 'openai', op.requestId)
+}
+
+async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {
+	try {
+		const req = await op.request(ch, upstreamModel)
+		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body }, channelTimeouts(ch.settings), op.signal)
+		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+		return { answer: await op.respond(res, ch, upstreamModel, price) }
+	} catch (e) {
+		if (e instanceof GatewayError) return { error: e }
+		throw e
+	}
+}
+
+/**
+ * Reads a JSON answer; an unreadable one is the upstream's fault (retryable).
+ * @example const body = await readJson<{ data: unknown[] }>(res)
+ */
+export async function readJson<T = Record<string, unknown>>(res: Response): Promise<T> {
+	const text = await res.text().catch(() => '')
+	try {
+		return JSON.parse(text) as T
+	} catch {
+		throw new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })
+	}
+}
+
+/** A JSON Response with the request id. */
+export const jsonResponse = (body: unknown, requestId: string, status = 200): Response =>
+	new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'x-request-id': requestId } })

@@ -1,0 +1,33 @@
+/**
+ * Where passthrough calls go and how they authenticate, per channel type. OpenAI-style channels (openai, rerank,
+ * video, musicsvc) take `Authorization: Bearer`; midjourney-proxy (imgsvc) its `mj-api-secret` header; Gemini
+ * `x-goog-api-key`. Channel `settings.headers` are added first so they can never replace the credentials.
+ * @module
+ */
+import { channelHeaders, joinUrl } from '../providers/adapter'
+import type { Channel } from '../routing/catalog'
+
+/** Credentials (and configured extra headers) for a call to this channel. */
+export function authHeaders(ch: Channel): Record<string, string> {
+	const extra = channelHeaders(ch)
+	switch (ch.type) {
+		case 'imgsvc':
+			return { ...extra, 'mj-api-secret': ch.apiKey }
+		case 'gemini':
+			return { ...extra, 'x-goog-api-key': ch.apiKey }
+		default:
+			return { ...extra, authorization: `Bearer ${ch.apiKey}` }
+	}
+}
+
+/** Headers for a JSON call to this channel. */
+export const jsonHeaders = (ch: Channel): Record<string, string> => ({ ...authHeaders(ch), 'content-type': 'application/json' })
+
+/** `{base_url}{path}`; for Gemini the API root without a trailing /v1 or /v1beta (as providers/gemini.ts does). */
+export function channelUrl(ch: Channel, path: string): string {
+	const base = ch.type === 'gemini' ? ch.baseUrl.replace(/\/v1(beta)?$/, '') : ch.baseUrl
+	return joinUrl(base, path)
+}
+
+/** The body's `model` renamed to the upstream's name (model_map), other fields untouched. */
+export const withModel = <T extends Record<string, unknown>>(body: T, upstreamModel: string): T => ({ ...body, model: upstreamModel })

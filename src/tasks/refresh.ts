@@ -1,0 +1,44 @@
+/**
+ * Bringing a task up to date: ask its upstream (unless it is terminal) and apply what it says through the state
+ * machine. Used by client polls (GET /v1/video/generations/{id}, the Midjourney and Suno fetch routes) and by the
+ * background poller, so a task nobody asks about still finishes, and a failure is refunded whoever sees it first.
+ * @module
+ */
+import type { Services } from '../services'
+import { failTask } from './refund'
+import { type TaskRow, type TaskUpdate, advance, getTask, isTerminal } from './store'
+import { TASK_POLLERS } from './upstream'
+
+/** Open tasks older than this are failed and refunded: their upstream lost them or stopped answering. */
+export const DEFAULT_TASK_MAX_AGE_MS = 24 * 3600_000
+
+/** Applies an upstream's update; returns the row as it is afterwards. */
+export async function applyUpdate(svc: Services, task: TaskRow, u: TaskUpdate): Promise<TaskRow> {
+	if (isTerminal(task.status)) return task
+	if (u.status === 'failed') await failTask(svc, task, u.error ?? 'task failed')
+	else {
+		const moved = await advance(svc.db, task.id, { ...u, status: u.status })
+		if (moved) return moved
+	}
+	return (await getTask(svc.db, task.id)) ?? task
+}
+
+/**
+ * Polls the task's upstream once and applies the answer. A poll that fails leaves the task as it is; a task past
+ * `maxAgeMs` is failed (and refunded) instead of polled forever.
+ */
+export async function refreshTask(svc: Services, task: TaskRow, opts: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<TaskRow> {
+	if (isTerminal(task.status)) return task
+	const maxAge = opts.maxAgeMs ?? Number(svc.env.vars.TASK_MAX_AGE_MS ?? DEFAULT_TASK_MAX_AGE_MS)
+	if (Date.now() - task.createdAt.getTime() > maxAge) return applyUpdate(svc, task, { status: 'failed', error: 'task timed out: the upstream did not finish it' })
+	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
+	if (!ch || !task.upstreamId) return task
+	let update: TaskUpdate | undefined
+	try {
+		update = await TASK_POLLERS[task.kind as keyof typeof TASK_POLLERS]?.(ch, task.upstreamId, opts.signal ?? new AbortController().signal)
+	} catch (e) {
+		svc.log.debug('task poll failed', { task: task.id, error: String(e) })
+		return task
+	}
+	return update ? applyUpdate(svc, task, update) : task
+}

@@ -1,0 +1,80 @@
+/**
+ * Reading a task's state from its upstream. Each kind maps its vendor's status words onto ours; a poll that fails
+ * (network, timeout, non-2xx, unreadable body) yields nothing, and nothing is not a failure (WIRE-NOTES #20,
+ * elizaOS/eliza PR #11920): the task stays open and is asked again later.
+ * @module
+ */
+import { fetchUpstream } from '../relay/upstream-fetch'
+import { authHeaders, channelUrl } from '../passthrough/upstream'
+import type { Channel } from '../routing/catalog'
+import type { TaskKind, TaskStatus, TaskUpdate } from './store'
+
+/** A poll is short: the next one comes soon. */
+const POLL_TIMEOUTS = { firstByteMs: 15_000, idleMs: 15_000 }
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined)
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
+
+/** `"45%"`, `"45"` or 45 → 45. */
+export function percent(v: unknown): number {
+	const n = typeof v === 'number' ? v : typeof v === 'string' ? Number.parseFloat(v) : Number.NaN
+	return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : 0
+}
+
+/** An OpenAI video object (`GET /videos/{id}`) → update. Status: queued | in_progress | completed | failed. */
+export function videoUpdate(v: unknown): TaskUpdate | undefined {
+	const o = obj(v)
+	const s = str(o?.status)?.toLowerCase()
+	if (!o || !s) return undefined
+	const status: TaskStatus = s === 'completed' || s === 'succeeded' ? 'completed' : s === 'failed' || s === 'cancelled' ? 'failed' : s === 'queued' || s === 'pending' ? 'queued' : 'in_progress'
+	const result: Obj = {}
+	for (const k of ['seconds', 'size', 'expires_at']) if (o[k] !== undefined && o[k] !== null) result[k] = o[k]
+	const url = str(o.url) ?? str(o.video_url)
+	if (url) result.url = url
+	const err = obj(o.error)
+	return { status, progress: percent(o.progress), result, error: str(err?.message) ?? str(err?.code) ?? (status === 'failed' ? 'video generation failed' : undefined) }
+}
+
+/** A midjourney-proxy task (`GET /mj/task/{id}/fetch`): NOT_START | SUBMITTED | MODAL | IN_PROGRESS | SUCCESS | FAILURE | CANCEL. */
+export function mjUpdate(v: unknown): TaskUpdate | undefined {
+	const o = obj(v)
+	const s = str(o?.status)?.toUpperCase()
+	if (!o || !s) return undefined
+	const status: TaskStatus = s === 'SUCCESS' ? 'completed' : s === 'FAILURE' || s === 'CANCEL' ? 'failed' : s === 'IN_PROGRESS' ? 'in_progress' : 'queued'
+	return { status, progress: percent(o.progress), result: o, error: str(o.failReason) ?? (status === 'failed' ? `midjourney task ${s.toLowerCase()}` : undefined) }
+}
+
+/** A Suno task (`data` of `GET /suno/fetch/{id}`): submitted | queued | in_progress | success | failure (any case). */
+export function sunoUpdate(v: unknown): TaskUpdate | undefined {
+	const o = obj(v)
+	const s = str(o?.status)?.toLowerCase()
+	if (!o || !s) return undefined
+	const status: TaskStatus = ['success', 'succeeded', 'complete', 'completed'].includes(s)
+		? 'completed'
+		: ['failure', 'failed', 'fail', 'error'].includes(s)
+			? 'failed'
+			: ['in_progress', 'processing', 'streaming', 'running'].includes(s)
+				? 'in_progress'
+				: 'queued'
+	return { status, progress: percent(o.progress), result: o, error: str(o.fail_reason) ?? (status === 'failed' ? 'suno task failed' : undefined) }
+}
+
+/** GET a JSON document from the channel; undefined when the answer is not a readable 2xx. */
+export async function pollJson(ch: Channel, path: string, signal: AbortSignal): Promise<unknown> {
+	const { res } = await fetchUpstream(channelUrl(ch, path), { method: 'GET', headers: authHeaders(ch) }, POLL_TIMEOUTS, signal)
+	const text = await res.text().catch(() => '')
+	if (!res.ok) return undefined
+	try {
+		return JSON.parse(text)
+	} catch {
+		return undefined
+	}
+}
+
+/** Where each kind's task state is read, and how. */
+export const TASK_POLLERS: Record<TaskKind, (ch: Channel, upstreamId: string, signal: AbortSignal) => Promise<TaskUpdate | undefined>> = {
+	video: async (ch, id, signal) => videoUpdate(await pollJson(ch, `/videos/${encodeURIComponent(id)}`, signal)),
+	mj: async (ch, id, signal) => mjUpdate(await pollJson(ch, `/mj/task/${encodeURIComponent(id)}/fetch`, signal)),
+	suno: async (ch, id, signal) => sunoUpdate(obj(await pollJson(ch, `/suno/fetch/${encodeURIComponent(id)}`, signal))?.data),
+}

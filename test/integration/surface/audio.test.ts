@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { toFile } from 'openai'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { transcriptionOp } from '../../../src/modules/audio/transcriptions'
+import { micros, priceList, usageOf } from './helpers'
+
+/** A PCM WAV file: 16 kHz mono 16-bit (32,000 bytes per second) of silence. */
+function wav(seconds: number): Uint8Array<ArrayBuffer> {
+	const data = Math.round(seconds * 32000)
+	const out = new Uint8Array(44 + data)
+	const v = new DataView(out.buffer)
+	const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
+	ascii(0, 'RIFF')
+	v.setUint32(4, 36 + data, true)
+	ascii(8, 'WAVEfmt ')
+	v.setUint32(16, 16, true)
+	v.setUint16(20, 1, true)
+	v.setUint16(22, 1, true)
+	v.setUint32(24, 16000, true)
+	v.setUint32(28, 32000, true)
+	v.setUint16(32, 2, true)
+	v.setUint16(34, 16, true)
+	ascii(36, 'data')
+	v.setUint32(40, data, true)
+	return out
+}
+
+let oa: VendorMock
+let slow: VendorMock
+let app: TestApp
+const config = (url: string, slowUrl: string) => ({
+	channels: [
+		{ name: 'oa', type: 'openai' as const, base_url: url, api_key: 'up-oa', models: ['whisper-1', 'gpt-4o-transcribe', 'tts-1'] },
+		{ name: 'slow', type: 'openai' as const, base_url: slowUrl, api_key: 'up-oa', models: ['tts-slow'], model_map: { 'tts-slow': 'tts-1' } },
+	],
+	models: priceList([
+		{ name: 'whisper-1', per_minute: 0.006 },
+		{ name: 'gpt-4o-transcribe', input_per_mtok: 2.5, output_per_mtok: 10 },
+		{ name: 'tts-1', per_mchar: 15 },
+		{ name: 'tts-slow', per_mchar: 15 },
+	]),
+})
+
+beforeAll(async () => {
+	oa = await startOpenAIMock({ apiKey: 'up-oa' })
+	slow = await startOpenAIMock({ apiKey: 'up-oa', chunkDelayMs: 60 })
+	app = await startTestApp({ config: config(oa.url, slow.url), env: { MAX_UPLOAD_BYTES: String(2 * 1024 * 1024) } })
+}, 30_000)
+
+afterAll(async () => {
+	await app.close()
+	await oa.stop()
+	await slow.stop()
+})
+
+describe('POST /v1/audio/transcriptions', () => {
+	it('should forward the file unchanged and bill verbose_json duration per minute', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const r = await openai.audio.transcriptions.create({ file: await toFile(wav(30), 'meeting.wav', { type: 'audio/wav' }), model: 'whisper-1', response_format: 'verbose_json', language: 'en', temperature: 0.2 })
+		expect(r.text).toBe('Transcript of meeting.wav.')
+		expect(r.duration).toBe(30)
+		const sent = oa.requests[0]!.body as Record<string, unknown>
+		expect(sent.file).toMatchObject({ filename: 'meeting.wav', size: 44 + 30 * 32000 })
+		expect(sent).toMatchObject({ model: 'whisper-1', response_format: 'verbose_json', language: 'en', temperature: '0.2' })
+		expect(oa.requests[0]!.headers.authorization).toBe('Bearer up-oa')
+		// 30 s at $0.006/min = $0.003
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 3000)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ endpoint: '/v1/audio/transcriptions', cost: 0.003, estimated: false })
+	})
+
+	it('should answer text as text, asking the upstream for json (which carries the duration)', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const form = new FormData()
+		form.append('file', new File([wav(12)], 'a.wav', { type: 'audio/wav' }))
+		form.append('model', 'whisper-1')
+		form.append('response_format', 'text')
+		const res = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+		expect(res.status).toBe(200)
+		expect(res.headers.get('content-type')).toContain('text/plain')
+		expect(await res.text()).toBe('Transcript of a.wav.\n')
+		expect((oa.requests[0]!.body as { response_format: string }).response_format).toBe('json')
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 1200)
+	})
+
+	it('should answer srt and vtt as the upstream wrote them, billing the last cue', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const srt = await openai.audio.transcriptions.create({ file: await toFile(wav(20), 'b.wav'), model: 'whisper-1', response_format: 'srt' })
+		expect(String(srt)).toContain('00:00:00,000 --> 00:00:20,000')
+		const vtt = await openai.audio.transcriptions.create({ file: await toFile(wav(20), 'b.wav'), model: 'whisper-1', response_format: 'vtt' })
+		expect(String(vtt)).toStartWith('WEBVTT')
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 2 * 2000)
+	})
+
+	it('should price a token-billed model by the usage tokens', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const r = await openai.audio.transcriptions.create({ file: await toFile(wav(30), 'c.wav'), model: 'gpt-4o-transcribe' })
+		expect(r.text).toBe('Transcript of c.wav.')
+		// 300 audio tokens × $2.5/M + 3 text tokens × $10/M = 750 + 30 micro-USD
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 780)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ input_tokens: 300, output_tokens: 3 })
+	})
+
+	it('should answer 413 past the upload limit, without calling the upstream', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const form = new FormData()
+		form.append('file', new File([wav(70)], 'big.wav'))
+		form.append('model', 'whisper-1')
+		const res = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+		expect(res.status).toBe(413)
+		expect(((await res.json()) as { error: { type: string } }).error.type).toBeString()
+		expect(oa.requests).toHaveLength(0)
+		expect(await app.balance(accountId)).toBe(1)
+	})
+
+	it('should refuse a file past the limit even when no content-length announced it', async () => {
+		const { key } = await app.account(1)
+		const token = await app.svc.keys.authenticate(key)
+		const ctx = { svc: app.svc, token, requestId: 'req_test_413', startedAt: Date.now(), signal: new AbortController().signal }
+		const file = new File([wav(2)], 'a.wav')
+		await expect(transcriptionOp(ctx, { file, model: 'whisper-1' }, 1000)).rejects.toMatchObject({ status: 413, param: 'file' })
+	})
+
+	it('should refuse stream=true with a clear 400', async () => {
+		const { key } = await app.account(1)
+		const form = new FormData()
+		form.append('file', new File([wav(1)], 'a.wav'))
+		form.append('model', 'gpt-4o-transcribe')
+		form.append('stream', 'true')
+		const res = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+		expect(res.status).toBe(400)
+		expect(((await res.json()) as { error: { param: string } }).error.param).toBe('stream')
+	})
+
+	it('should answer 400 for a missing file or a bad response_format', async () => {
+		const { key } = await app.account(1)
+		const noFile = new FormData()
+		noFile.append('model', 'whisper-1')
+		const a = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: noFile })
+		expect(a.status).toBe(400)
+		const bad = new FormData()
+		bad.append('file', new File([wav(1)], 'a.wav'))
+		bad.append('model', 'whisper-1')
+		bad.append('response_format', 'xml')
+		const b = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: bad })
+		expect(b.status).toBe(400)
+	})
+})
+
+describe('POST /v1/audio/speech', () => {
+	it('should stream the audio with the upstream content type and bill per character', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const res = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'hello there world', response_format: 'wav' })
+		expect(res.headers.get('content-type')).toBe('audio/wav')
+		const bytes = new Uint8Array(await res.arrayBuffer())
+		expect(String.fromCharCode(...bytes.slice(0, 4))).toBe('RIFF')
+		expect(bytes.length).toBe(44 + 24000 * 0.75 * 2)
+		// 17 characters at $15 per million = 255 micro-USD
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 255)
+	})
+
+	it('should pass the first bytes on before the upstream has finished', async () => {
+		const { key } = await app.account(1)
+		const started = Date.now()
+		const res = await fetch(`${app.url}/v1/audio/speech`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'tts-slow', voice: 'alloy', input: 'one two three four five six seven eight', response_format: 'pcm' }),
+		})
+		const reader = res.body!.getReader()
+		const first = await reader.read()
+		const firstAt = Date.now() - started
+		let total = first.value!.length
+		for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.length
+		const doneAt = Date.now() - started
+		expect(total).toBe(24000 * 2 * 2)
+		// 24 chunks of 4 KiB, 60 ms apart upstream: the first must not wait for the last.
+		expect(doneAt - firstAt).toBeGreaterThan(600)
+	})
+
+	it('should reject a bad speed or an empty input with 400', async () => {
+		const { key } = await app.account(1)
+		for (const body of [{ model: 'tts-1', voice: 'alloy', input: 'x', speed: 9 }, { model: 'tts-1', voice: 'alloy', input: '' }]) {
+			const res = await fetch(`${app.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+			expect(res.status).toBe(400)
+		}
+	})
+})

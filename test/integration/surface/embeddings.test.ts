@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { startGeminiMock, startOpenAIMock, vector, type VendorMock } from '../../mocks'
+import { call, micros, priceList, usageOf } from './helpers'
+
+let oa: VendorMock
+let ge: VendorMock
+let app: TestApp
+
+beforeAll(async () => {
+	oa = await startOpenAIMock({ apiKey: 'up-oa' })
+	ge = await startGeminiMock({ apiKey: 'up-ge' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['text-embedding-3-small', 'emb-alias'], model_map: { 'emb-alias': 'text-embedding-3-small' } },
+				{ name: 'ge', type: 'gemini', base_url: ge.url, api_key: 'up-ge', models: ['gemini-embedding-001'] },
+			],
+			// $1000 per million tokens = 1000 micro-USD per token, so every token shows in the balance.
+			models: priceList([
+				{ name: 'text-embedding-3-small', input_per_mtok: 1000 },
+				{ name: 'emb-alias', input_per_mtok: 1000 },
+				{ name: 'gemini-embedding-001', input_per_mtok: 1000 },
+			]),
+		},
+	})
+}, 30_000)
+
+afterAll(async () => {
+	await app.close()
+	await oa.stop()
+	await ge.stop()
+})
+
+describe('POST /v1/embeddings', () => {
+	it('should relay an OpenAI embedding through the SDK and bill the upstream prompt tokens', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const r = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'one two three', dimensions: 8 })
+		expect(r.data).toHaveLength(1)
+		expect(r.data[0]!.embedding).toHaveLength(8)
+		// The SDK asks for base64 and decodes it: the vector must survive the relay exactly (float32).
+		const expected = vector('one two three', 8).map((x) => Math.fround(x))
+		expect(r.data[0]!.embedding).toEqual(expected)
+		expect(r.usage.prompt_tokens).toBe(3)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 3000)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ endpoint: '/v1/embeddings', input_tokens: 3, cost: 0.003, estimated: false })
+	})
+
+	it('should return float arrays for an array input with encoding_format float', async () => {
+		const { key } = await app.account(1)
+		const r = await call(app, key, '/v1/embeddings', { body: { model: 'text-embedding-3-small', input: ['a b', 'c'], encoding_format: 'float', dimensions: 4 } })
+		expect(r.status).toBe(200)
+		expect(r.body.data.map((d: { index: number }) => d.index)).toEqual([0, 1])
+		expect(r.body.data[1].embedding).toEqual(vector('c', 4))
+	})
+
+	it('should rename the model through model_map and show the client the name it asked for', async () => {
+		const { key } = await app.account(1)
+		oa.reset()
+		const r = await call(app, key, '/v1/embeddings', { body: { model: 'emb-alias', input: 'x', encoding_format: 'float' } })
+		expect(r.status).toBe(200)
+		expect(r.body.model).toBe('emb-alias')
+		expect((oa.requests[0]!.body as { model: string }).model).toBe('text-embedding-3-small')
+		expect(oa.requests[0]!.headers.authorization).toBe('Bearer up-oa')
+	})
+
+	it('should convert to Gemini embedContent for one input and bill counted tokens', async () => {
+		const { key, accountId } = await app.account(1)
+		ge.reset()
+		const r = await call(app, key, '/v1/embeddings', { body: { model: 'gemini-embedding-001', input: 'hello world', encoding_format: 'float', dimensions: 5 } })
+		expect(r.status).toBe(200)
+		expect(ge.requests[0]!.path).toBe('/v1beta/models/gemini-embedding-001:embedContent')
+		expect(ge.requests[0]!.body).toEqual({ content: { parts: [{ text: 'hello world' }] }, outputDimensionality: 5 })
+		expect(r.body).toMatchObject({ object: 'list', model: 'gemini-embedding-001', usage: { prompt_tokens: 2, total_tokens: 2 } })
+		expect(r.body.data[0].embedding).toEqual(vector('hello world', 5))
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ input_tokens: 2, estimated: true, cost: 0.002 })
+	})
+
+	it('should convert an array to Gemini batchEmbedContents and answer base64 float32 when asked', async () => {
+		const { key } = await app.account(1)
+		ge.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const r = await openai.embeddings.create({ model: 'gemini-embedding-001', input: ['first', 'second'], dimensions: 3 })
+		expect(ge.requests[0]!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents')
+		expect((ge.requests[0]!.body as { requests: unknown[] }).requests).toHaveLength(2)
+		expect(r.data[1]!.embedding).toEqual(vector('second', 3).map((x) => Math.fround(x)))
+	})
+
+	it('should refuse token-array input for a Gemini model with a 400 and charge nothing', async () => {
+		const { key, accountId } = await app.account(1)
+		const r = await call(app, key, '/v1/embeddings', { body: { model: 'gemini-embedding-001', input: [[1, 2, 3]] } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('input')
+		expect(await app.balance(accountId)).toBe(1)
+	})
+
+	it('should answer 400 for empty input and 404 for an unknown model, in OpenAI shape', async () => {
+		const { key } = await app.account(1)
+		const empty = await call(app, key, '/v1/embeddings', { body: { model: 'text-embedding-3-small', input: '' } })
+		expect(empty.status).toBe(400)
+		expect(empty.body.error.type).toBe('invalid_request_error')
+		const unknown = await call(app, key, '/v1/embeddings', { body: { model: 'nope', input: 'x' } })
+		expect(unknown.status).toBe(404)
+		expect(unknown.body.error.code).toBe('model_not_found')
+	})
+
+	it('should not charge when the upstream fails', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.fault = { kind: 'status', status: 500 }
+		try {
+			const r = await call(app, key, '/v1/embeddings', { body: { model: 'text-embedding-3-small', input: 'x' } })
+			expect(r.status).toBe(502)
+		} finally {
+			oa.fault = undefined
+		}
+		expect(await app.balance(accountId)).toBe(1)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ cost: 0, end_reason: 'error' })
+	})
+})

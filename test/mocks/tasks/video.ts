@@ -1,0 +1,98 @@
+/**
+ * Mock OpenAI video API (developers.openai.com/api/reference/resources/videos): `POST /v1/videos` (JSON or
+ * multipart) answers a queued video job, `GET /v1/videos/{id}` advances it (see progress.ts), and
+ * `GET /v1/videos/{id}/content` serves MP4 bytes once it completed. A prompt with `#reject` is refused like the
+ * moderation system does; `#fail` makes the job fail.
+ * @module
+ */
+
+import { asStr, type Obj } from '../shared/json'
+import { json, type Reply } from '../shared/reply'
+import { startMockServer } from '../shared/server'
+import { unixNow } from '../shared/text'
+import type { VendorMock } from '../shared/types'
+import { checkBearer, openaiError, openaiStatusBody } from '../openai/errors'
+import { type MockTask, type TaskMockOptions, percentOf, phaseOf, poll } from './progress'
+
+const SIZES = ['720x1280', '1280x720', '1024x1792', '1792x1024']
+const SECONDS = ['4', '8', '12']
+/** What every finished video is: an `ftyp` box header and some filler. */
+export const VIDEO_BYTES = new Uint8Array([0, 0, 0, 24, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32, ...new Array(4096).fill(7)])
+
+export interface VideoMock extends VendorMock {
+	readonly videos: Map<string, MockTask>
+}
+
+function view(t: MockTask): Obj {
+	const phase = phaseOf(t)
+	const status = phase === 'queued' ? 'queued' : phase === 'running' ? 'in_progress' : phase === 'done' ? 'completed' : 'failed'
+	return {
+		id: t.id,
+		object: 'video',
+		model: t.meta.model,
+		status,
+		progress: percentOf(t),
+		created_at: t.createdAt,
+		completed_at: phase === 'done' ? unixNow() : null,
+		expires_at: phase === 'done' ? unixNow() + 3600 : null,
+		prompt: t.prompt,
+		seconds: t.meta.seconds,
+		size: t.meta.size,
+		remixed_from_video_id: null,
+		error: phase === 'failed' ? { code: 'video_generation_failed', message: 'The video could not be generated.' } : null,
+	}
+}
+
+function create(body: Obj, videos: Map<string, MockTask>, steps: number): Reply {
+	const prompt = asStr(body.prompt)
+	if (!prompt) return openaiError(400, "Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter')
+	const seconds = body.seconds === undefined ? '4' : String(body.seconds)
+	if (!SECONDS.includes(seconds)) return openaiError(400, `Invalid value: '${seconds}'. Supported values are: '4', '8', and '12'.`, 'seconds', 'invalid_value')
+	const size = asStr(body.size) ?? '720x1280'
+	if (!SIZES.includes(size)) return openaiError(400, `Invalid value: '${size}'. Supported values are: ${SIZES.map((s) => `'${s}'`).join(', ')}.`, 'size', 'invalid_value')
+	if (prompt.includes('#reject')) return openaiError(400, 'Your request was blocked by our moderation system.', null, 'moderation_blocked')
+	const id = `video_${crypto.randomUUID().replaceAll('-', '')}`
+	const t: MockTask = { id, prompt, polls: 0, steps, fails: prompt.includes('#fail'), createdAt: unixNow(), meta: { model: asStr(body.model) ?? 'sora-2', seconds, size } }
+	videos.set(id, t)
+	return json(view(t))
+}
+
+/**
+ * Starts the mock on a free port; `url` is `http://127.0.0.1:PORT/v1` (a `video` channel's base_url).
+ * @example const m = await startVideoMock({ apiKey: 'up-video', steps: 2 })
+ */
+export async function startVideoMock(opts: TaskMockOptions): Promise<VideoMock> {
+	const videos = new Map<string, MockTask>()
+	const steps = opts.steps ?? 2
+	const mock = startMockServer(
+		{
+			basePath: '/v1',
+			handle(req) {
+				const bad = checkBearer(req.headers, opts.apiKey)
+				if (bad) return bad
+				const { method, path } = req
+				if (method === 'POST' && path === '/v1/videos') {
+					const body = req.form ? Object.fromEntries([...req.form.entries()].filter(([, v]) => typeof v === 'string')) : req.body
+					if (req.jsonError || !body || typeof body !== 'object') return openaiError(400, 'We could not parse the JSON body of your request.')
+					return create(body as Obj, videos, steps)
+				}
+				const m = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(path)
+				const t = m ? videos.get(m[1]!) : undefined
+				if (method === 'GET' && m && !t) return openaiError(404, `Video with id '${m[1]}' not found.`, null, 'not_found')
+				if (method === 'GET' && t && !m![2]) {
+					poll(t)
+					return json(view(t))
+				}
+				if (method === 'GET' && t && m![2]) {
+					if (phaseOf(t) !== 'done') return openaiError(400, 'Video is not ready yet.', null, 'video_not_ready')
+					return { type: 'raw', status: 200, contentType: 'video/mp4', body: VIDEO_BYTES }
+				}
+				return openaiError(404, `Invalid URL (${method} ${path})`)
+			},
+			statusBody: openaiStatusBody,
+			streamError: () => ({ frame: '', status: 500 }),
+		},
+		{ apiKey: opts.apiKey },
+	)
+	return Object.assign(mock, { videos })
+}
