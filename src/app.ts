@@ -19,6 +19,19 @@ import { consoleModule } from './modules/console'
 import { messagesModule } from './modules/messages'
 import { healthModule } from './modules/health'
 import { metricsModule } from './modules/metrics'
+import { audioModule } from './modules/audio'
+import { dashboardModule } from './modules/dashboard'
+import { embeddingsModule } from './modules/embeddings'
+import { imagesModule } from './modules/images'
+import { mjModule } from './modules/mj'
+import { moderationsModule } from './modules/moderations'
+import { rerankModule } from './modules/rerank'
+import { sunoModule } from './modules/suno'
+import { videoModule } from './modules/video'
+import { countTokensModule } from './modules/count-tokens'
+import { geminiModule } from './modules/gemini'
+import { modelListModule } from './modules/models'
+import { responsesModule } from './modules/responses'
 import type { Services } from './services'
 
 export const API_VERSION = '0.1.0'
@@ -40,6 +53,9 @@ export function createApp(svc: Services) {
 						{ name: 'Health', description: 'Readiness' },
 						{ name: 'OpenAI', description: 'OpenAI-compatible endpoints (base URL {root}/v1)' },
 						{ name: 'Anthropic', description: 'Anthropic-compatible endpoints (base URL {root})' },
+						{ name: 'Gemini', description: 'Gemini native protocol (/v1beta/models/*, also /v1/models/*:method)' },
+						{ name: 'Midjourney', description: 'midjourney-proxy task API passthrough (/mj/*)' },
+						{ name: 'Suno', description: 'Suno task API passthrough (/suno/*)' },
 						{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
 					],
 					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -57,6 +73,19 @@ export function createApp(svc: Services) {
 		.use(metricsModule(svc))
 		.use(chatModule(svc))
 		.use(messagesModule(svc))
+		.use(countTokensModule(svc))
+		.use(responsesModule(svc))
+		.use(modelListModule(svc))
+		.use(geminiModule(svc))
+		.use(embeddingsModule(svc))
+		.use(imagesModule(svc))
+		.use(audioModule(svc))
+		.use(rerankModule(svc))
+		.use(moderationsModule(svc))
+		.use(videoModule(svc))
+		.use(mjModule(svc))
+		.use(sunoModule(svc))
+		.use(dashboardModule(svc))
 		.use(accountsModule(svc))
 		.use(tokensModule(svc))
 		.use(usageModule(svc))

@@ -11,10 +11,14 @@ import { openaiChat } from '../protocols/openai-chat'
 
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini'
 
-/** `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, everything else (incl. /api) OpenAI's shape. */
+/**
+ * `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
+ * (where @google/genai 3.x calls them); everything else (incl. /api) OpenAI's shape.
+ */
 export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/v1/messages')) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta') return 'gemini'
+	if (path.startsWith('/v1/models/') && /:[A-Za-z]+$/.test(path)) return 'gemini'
 	return 'openai'
 }
 

@@ -9,7 +9,7 @@ import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
 
-export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini'
+export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses'
 
 /** What a client-side encoder needs to know beyond the events themselves. */
 export type EncodeContext = {

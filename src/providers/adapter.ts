@@ -12,6 +12,8 @@ export type ChatAdapter = {
 	chatUrl(ch: Channel, model: string, stream: boolean): string
 	/** Headers for a call: the channel's credentials, the vendor's version header, and allowed client headers. */
 	headers(ch: Channel, inbound?: Headers): Record<string, string>
+	/** URL of the vendor's own Responses API, for Responses clients relayed verbatim (OpenAI `{base_url}/responses`). */
+	responsesUrl?(ch: Channel): string
 }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */

@@ -1,0 +1,95 @@
+/**
+ * Token counting for every model, never billed: by the vendor where it offers counting (Anthropic
+ * `/v1/messages/count_tokens`, Gemini `:countTokens`), else locally (relay/estimate.ts, the o200k tokenizer), so
+ * `count_tokens` never answers 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A vendor that
+ * fails with a retryable error is skipped; when none could count, the local estimate answers (counts are advisory).
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { GatewayError } from '../../core/errors'
+import type { ChatRequest } from '../../core/ir'
+import { anthropicMessages } from '../../protocols/anthropic-messages'
+import { gemini } from '../../protocols/gemini'
+import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
+import { chatAdapterFor } from '../../providers/registry'
+import { upstreamError } from '../../providers/upstream-error'
+import { estimateInputTokens } from '../../relay/estimate'
+import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { type Channel, matchesModel } from '../../routing/catalog'
+import { orderChannels } from '../../routing/select'
+import type { Services } from '../../services'
+
+/** Fields Anthropic's counter accepts; it rejects the others (`max_tokens`, `stream`…) as extra inputs. */
+const ANTHROPIC_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers']
+
+export type CountCall = {
+	svc: Services
+	token: AuthToken
+	requestId: string
+	model: string
+	ir: ChatRequest
+	/** The client's body when it speaks a vendor's protocol: that vendor's counter gets it as sent. */
+	native?: { protocol: 'anthropic-messages' | 'gemini'; body: Record<string, unknown> }
+	inbound: Headers
+	signal: AbortSignal
+}
+
+export type Counted = { tokens: number; by: 'anthropic' | 'gemini' | 'estimate'; /** The vendor's answer, for clients of its protocol. */ body?: unknown }
+
+const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
+
+async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
+	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.signal)
+	const text = await res.text().catch(() => '')
+	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
+	try {
+		return JSON.parse(text) as Record<string, unknown>
+	} catch {
+		throw new GatewayError('upstream', 'upstream sent a malformed count', { retryable: true, code: 'upstream_malformed' })
+	}
+}
+
+async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	const own = c.native?.protocol === 'anthropic-messages'
+	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(c.ir, upstreamModel) as Record<string, unknown>)
+	const body = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
+	const headers = chatAdapterFor('anthropic')!.headers(ch, own ? c.inbound : undefined)
+	const out = await post(c, ch, anthropicCountTokensUrl(ch), headers, body)
+	if (typeof out.input_tokens !== 'number') throw new GatewayError('upstream', 'upstream count has no input_tokens', { retryable: true })
+	return { tokens: out.input_tokens, by: 'anthropic', body: out }
+}
+
+async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	let body: Record<string, unknown>
+	const own = c.native?.protocol === 'gemini' ? c.native.body : undefined
+	if (own && !own.generateContentRequest) body = own
+	else {
+		// The generateContentRequest form counts the system instruction and tools too; it must name the model.
+		const inner = own?.generateContentRequest ?? gemini.encodeRequest(c.ir, upstreamModel)
+		body = { generateContentRequest: { ...(inner as Record<string, unknown>), model: `models/${upstreamModel}` } }
+	}
+	const out = await post(c, ch, geminiMethodUrl(ch, upstreamModel, 'countTokens'), chatAdapterFor('gemini')!.headers(ch), body)
+	if (typeof out.totalTokens !== 'number') throw new GatewayError('upstream', 'upstream count has no totalTokens', { retryable: true })
+	return { tokens: out.totalTokens, by: 'gemini', body: out }
+}
+
+/** Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one. */
+export async function countTokens(c: CountCall): Promise<Counted> {
+	const { svc, token, model } = c
+	if (token.allowedModels && !matchesModel(token.allowedModels, model))
+		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
+	const channels = svc.catalog.channelsFor(model)
+	if (!channels.length) throw new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
+	for (const ch of orderChannels(channels).slice(0, 1 + svc.env.retries)) {
+		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
+		if (!counter) break // this vendor has no counting endpoint: count here
+		try {
+			return await counter(c, ch, ch.modelMap[model] ?? model)
+		} catch (e) {
+			const err = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true })
+			if (!err.retryable || c.signal.aborted) throw err
+			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message })
+		}
+	}
+	return { tokens: estimateInputTokens(c.ir), by: 'estimate' }
+}

@@ -1,0 +1,24 @@
+/** `:countTokens` for every model (modules/count-tokens decides who counts). Not billed. */
+import { gemini, GeminiRequest } from '../../protocols/gemini'
+import { countTokens } from '../count-tokens/counter'
+import type { ModelCall } from './generate'
+import { GeminiCountTokensRequest } from './model'
+import { checkBody } from './target'
+
+export async function count(c: ModelCall, raw: unknown): Promise<Response> {
+	const body = checkBody(GeminiCountTokensRequest, raw)
+	const inner = body.generateContentRequest ?? checkBody(GeminiRequest, { contents: body.contents ?? [] })
+	const ir = { ...gemini.decodeRequest(inner), model: c.model }
+	const counted = await countTokens({
+		svc: c.svc,
+		token: c.token,
+		requestId: c.requestId,
+		model: c.model,
+		ir,
+		native: { protocol: 'gemini', body: body as Record<string, unknown> },
+		inbound: c.request.headers,
+		signal: c.request.signal,
+	})
+	const out = counted.by === 'gemini' && counted.body ? counted.body : { totalTokens: counted.tokens }
+	return Response.json(out, { headers: { 'x-request-id': c.requestId, 'x-switchboard-counted-by': counted.by } })
+}

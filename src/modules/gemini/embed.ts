@@ -1,0 +1,106 @@
+/**
+ * `:embedContent` and `:batchEmbedContents` (https://ai.google.dev/api/embeddings): verbatim to Gemini channels
+ * (only the model renamed), converted to `POST {base_url}/embeddings` for OpenAI channels. Billed on input tokens:
+ * OpenAI's `usage.prompt_tokens`, else counted locally (Gemini reports none). The reservation covers the input only.
+ * @module
+ */
+import { badRequest, GatewayError } from '../../core/errors'
+import { errorResponse } from '../../http/error-shapes'
+import { geminiMethodUrl, openaiEmbeddingsUrl } from '../../providers/native-endpoints'
+import { chatAdapterFor } from '../../providers/registry'
+import { upstreamError } from '../../providers/upstream-error'
+import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from '../../relay/budget'
+import { countText } from '../../relay/estimate'
+import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import type { Channel } from '../../routing/catalog'
+import { orderChannels } from '../../routing/select'
+import type { ModelCall } from './generate'
+import { GeminiBatchEmbedRequest, type GeminiEmbedContentRequest, GeminiEmbedContentRequest as EmbedSchema } from './model'
+import { checkBody } from './target'
+
+type Method = 'embedContent' | 'batchEmbedContents'
+type Json = Record<string, unknown>
+type Answer = { body: unknown; input?: number }
+
+/** The text of one request's content; `strict` (OpenAI conversion) refuses non-text parts rather than dropping them. */
+function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): string {
+	return r.content.parts
+		.map((p, j) => {
+			if (typeof p.text === 'string') return p.text
+			if (strict) throw badRequest(`${at}.content.parts[${j}]: only text parts can be embedded by this model`, `${at}.content.parts[${j}]`)
+			return ''
+		})
+		.join('')
+}
+
+async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
+	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.request.signal)
+	const text = await res.text().catch(() => '')
+	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
+	try {
+		return JSON.parse(text) as Json
+	} catch {
+		throw new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })
+	}
+}
+
+async function viaGemini(c: ModelCall, ch: Channel, upstream: string, method: Method, body: Json): Promise<Answer> {
+	// batchEmbedContents requires each request's model to equal the parent model.
+	const out = method === 'batchEmbedContents' ? { ...body, requests: (body.requests as Json[]).map((r) => ({ ...r, model: `models/${upstream}` })) } : { ...body, ...(body.model !== undefined && { model: `models/${upstream}` }) }
+	return { body: await call(c, ch, geminiMethodUrl(ch, upstream, method), chatAdapterFor('gemini')!.headers(ch), out) }
+}
+
+async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
+	const input = requests.map((r, i) => textOf(r, method === 'embedContent' ? 'body' : `requests[${i}]`, true))
+	const dims = new Set(requests.map((r) => r.outputDimensionality))
+	if (dims.size > 1) throw badRequest('all requests must ask for the same outputDimensionality for this model', 'requests')
+	const [dimensions] = dims
+	const body = { model: upstream, input, encoding_format: 'float', ...(dimensions !== undefined && { dimensions }) }
+	const out = await call(c, ch, openaiEmbeddingsUrl(ch), chatAdapterFor('openai')!.headers(ch), body)
+	const data = Array.isArray(out.data) ? (out.data as Array<{ index?: number; embedding?: unknown }>) : []
+	const vectors = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding)
+	if (vectors.length !== input.length || !vectors.every(Array.isArray))
+		throw new GatewayError('upstream', 'upstream sent a malformed embeddings response', { retryable: true, code: 'upstream_malformed' })
+	const embeddings = vectors.map((values) => ({ values }))
+	const usage = out.usage as { prompt_tokens?: unknown } | undefined
+	const reported = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : undefined
+	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: reported }
+}
+
+/** Serves one embed call; always answers (errors in Gemini's shape). */
+export async function embed(c: ModelCall, method: Method, raw: unknown): Promise<Response> {
+	const body = (method === 'embedContent' ? checkBody(EmbedSchema, raw) : checkBody(GeminiBatchEmbedRequest, raw)) as Json
+	const requests = method === 'embedContent' ? [body as GeminiEmbedContentRequest] : (body.requests as GeminiEmbedContentRequest[])
+	const route = resolveModel(c.svc, c.token, c.model)
+	const channels = route.channels.filter((ch) => ch.type === 'gemini' || ch.type === 'openai')
+	if (!channels.length) throw new GatewayError('not_found', `The model "${c.model}" is not served for embeddings`, { code: 'model_not_found', param: 'model' })
+	const counted = requests.reduce((n, r, i) => n + countText(textOf(r, `requests[${i}]`, false)), 0)
+	const info: CallInfo = { svc: c.svc, token: c.token, requestId: c.requestId, endpoint: `${c.version}/models/{model}:${method}`, model: c.model, stream: false, startedAt: c.startedAt }
+	const budget: Budget = await reserveBudget(c.svc, c.token, c.requestId, route.price, counted, 0)
+	let lastErr = new GatewayError('unavailable', `no channel could serve "${c.model}"`, { code: 'no_channel' })
+	let lastChannel: Channel | undefined
+	try {
+		for (const ch of orderChannels(channels).slice(0, 1 + c.svc.env.retries)) {
+			lastChannel = ch
+			const upstream = ch.modelMap[c.model] ?? c.model
+			let a: Answer
+			try {
+				a = ch.type === 'gemini' ? await viaGemini(c, ch, upstream, method, body) : await viaOpenAI(c, ch, upstream, method, requests)
+			} catch (e) {
+				if (!(e instanceof GatewayError)) throw e
+				lastErr = e
+				c.svc.log.warn('upstream attempt failed', { request_id: c.requestId, channel: ch.name, status: e.status, error: e.message })
+				if (!e.retryable || c.request.signal.aborted) break
+				continue
+			}
+			await settle(info, budget, { usage: a.input !== undefined ? { input: a.input, output: 0 } : undefined, estimateOutput: () => 0, status: 200, endReason: 'ok', channel: ch, upstreamModel: upstream })
+			return Response.json(a.body, { headers: { 'x-request-id': c.requestId } })
+		}
+	} catch (e) {
+		if (budget.hold.done) throw e
+		lastErr = new GatewayError('api_error', 'Internal error')
+		c.svc.log.error('embed failed', { request_id: c.requestId, error: String(e) })
+	}
+	await release(info, budget, lastErr.status, c.request.signal.aborted ? 'client_abort' : 'error', lastChannel)
+	return errorResponse(lastErr, 'gemini', c.requestId)
+}

@@ -1,0 +1,57 @@
+/**
+ * `:generateContent` and `:streamGenerateContent` for every model: the body is decoded by the Gemini codec, the model
+ * comes from the URL and streaming from the method (`alt=sse` → SSE, else a JSON array). Gemini channels take the
+ * body verbatim (the relay's fast path); OpenAI and Anthropic channels convert through the canonical model.
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { GatewayError } from '../../core/errors'
+import { errorResponse } from '../../http/error-shapes'
+import { gemini, GeminiRequest } from '../../protocols/gemini'
+import { relayChat } from '../../relay/chat'
+import type { Services } from '../../services'
+import { toJsonArray } from './json-array'
+import { checkBody } from './target'
+
+export type ModelCall = {
+	svc: Services
+	token: AuthToken
+	requestId: string
+	startedAt: number
+	request: Request
+	model: string
+	/** `/v1beta` or `/v1`, as the client called it (recorded as the endpoint). */
+	version: string
+}
+
+export async function generate(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
+	const array = stream && new URL(c.request.url).searchParams.get('alt') !== 'sse'
+	let res: Response
+	try {
+		res = await relay(c, body, stream)
+	} catch (e) {
+		// Without alt=sse even an error is an array element; elsewhere the app's error handler renders it.
+		if (!array || !(e instanceof GatewayError)) throw e
+		res = errorResponse(e, 'gemini', c.requestId)
+	}
+	return array ? toJsonArray(res) : res
+}
+
+function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
+	const wire = checkBody(GeminiRequest, body)
+	const ir = { ...gemini.decodeRequest(wire, { stream }), model: c.model }
+	return relayChat({
+		svc: c.svc,
+		token: c.token,
+		requestId: c.requestId,
+		startedAt: c.startedAt,
+		endpoint: `${c.version}/models/{model}:${stream ? 'streamGenerateContent' : 'generateContent'}`,
+		shape: 'gemini',
+		client: gemini,
+		body: wire as Record<string, unknown>,
+		ir,
+		includeUsage: false,
+		inbound: c.request.headers,
+		signal: c.request.signal,
+	})
+}

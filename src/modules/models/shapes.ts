@@ -1,0 +1,75 @@
+/**
+ * The models a key may use, rendered in each protocol's list shape. The catalog keeps no creation time, so every
+ * model shows one fixed date (lists stay stable across restarts).
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { GatewayError } from '../../core/errors'
+import { matchesModel } from '../../routing/catalog'
+import type { Services } from '../../services'
+import type { AnthropicModel, AnthropicModelList, GeminiListQuery, GeminiModel, GeminiModelList, ModelListQuery, OpenAIModel } from './model'
+
+const CREATED = 1735689600 // 2025-01-01T00:00:00Z
+const CREATED_AT = new Date(CREATED * 1000).toISOString().replace('.000', '')
+
+export type ListShape = 'openai' | 'anthropic' | 'gemini'
+
+/**
+ * Which shape a `/v1/models` caller reads: Anthropic SDKs send `anthropic-version`; Google's SDK sends
+ * `x-goog-api-key` (or `?key=`); everyone else gets OpenAI's.
+ */
+export function shapeOf(request: Request): ListShape {
+	const h = request.headers
+	if (h.get('anthropic-version')) return 'anthropic'
+	if (h.get('x-goog-api-key') || new URL(request.url).searchParams.has('key')) return 'gemini'
+	return 'openai'
+}
+
+/** Models served here that the key may use (and that have a price, unless unpriced models are allowed). */
+export function visibleModels(svc: Services, token: AuthToken): string[] {
+	return svc.catalog.modelNames().filter((m) => (!token.allowedModels || matchesModel(token.allowedModels, m)) && (svc.env.allowUnpriced || svc.catalog.price(m) !== undefined))
+}
+
+/** A 404 for a model the key cannot see, worded as the vendors word it. */
+export const modelNotFound = (id: string) => new GatewayError('not_found', `The model '${id}' does not exist or you do not have access to it`, { code: 'model_not_found', param: 'model' })
+
+export const openaiModel = (svc: Services, id: string): OpenAIModel => ({ id, object: 'model', created: CREATED, owned_by: svc.catalog.channelsFor(id)[0]?.type ?? 'switchboard' })
+
+export const anthropicModel = (id: string): AnthropicModel => ({ type: 'model', id, display_name: id, created_at: CREATED_AT })
+
+export function geminiModel(svc: Services, id: string): GeminiModel {
+	const embedding = /embed/i.test(id)
+	const max = svc.catalog.price(id)?.maxOutputTokens
+	return {
+		name: `models/${id}`,
+		baseModelId: id,
+		version: '001',
+		displayName: id,
+		description: `${id}, served by Switchboard`,
+		...(max ? { outputTokenLimit: max } : {}),
+		supportedGenerationMethods: embedding ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'streamGenerateContent', 'countTokens'],
+	}
+}
+
+/** Anthropic's cursor paging: `limit` (default 20), then `after_id` or `before_id`. */
+export function anthropicPage(ids: string[], q: ModelListQuery): AnthropicModelList {
+	const limit = q.limit ?? 20
+	let from = 0
+	let to = ids.length
+	if (q.after_id !== undefined) from = ids.indexOf(q.after_id) + 1
+	else if (q.before_id !== undefined) {
+		to = Math.max(0, ids.indexOf(q.before_id))
+		from = Math.max(0, to - limit)
+	}
+	const page = ids.slice(from, Math.min(to, from + limit))
+	return { data: page.map(anthropicModel), has_more: from + page.length < to || (q.before_id !== undefined && from > 0), first_id: page[0] ?? null, last_id: page[page.length - 1] ?? null }
+}
+
+/** Gemini's token paging: `pageSize` (default 50, at most 1000) and an opaque `pageToken` (here an offset). */
+export function geminiPage(svc: Services, ids: string[], q: GeminiListQuery): GeminiModelList {
+	const size = Math.min(q.pageSize ?? 50, 1000)
+	const from = q.pageToken && /^\d+$/.test(q.pageToken) ? Number(q.pageToken) : 0
+	const page = ids.slice(from, from + size)
+	const next = from + page.length
+	return { models: page.map((id) => geminiModel(svc, id)), ...(next < ids.length ? { nextPageToken: String(next) } : {}) }
+}

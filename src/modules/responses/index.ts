@@ -1,0 +1,42 @@
+/** POST /v1/responses: OpenAI's Responses API, for every model (verbatim to OpenAI channels, converted for others). */
+import { Elysia } from 'elysia'
+import { modelAuth } from '../../http/model-auth'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../protocols/openai-responses'
+import { relayChat } from '../../relay/chat'
+import type { Services } from '../../services'
+import { refuseUnconvertible, responsesNative } from './native'
+
+export const responsesModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
+		'/v1/responses',
+		({ body, token, requestId, startedAt, request }) => {
+			const wire = body as Record<string, unknown>
+			const ir = openaiResponses.decodeRequest(wire)
+			refuseUnconvertible(svc, token, wire, ir.model)
+			return relayChat({
+				svc,
+				token,
+				requestId,
+				startedAt,
+				endpoint: '/v1/responses',
+				shape: 'openai',
+				client: openaiResponses,
+				body: wire,
+				ir,
+				includeUsage: false,
+				inbound: request.headers,
+				signal: request.signal,
+				native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal }),
+			})
+		},
+		{
+			body: ResponsesRequest,
+			response: { 200: ResponsesResponse, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 429: OpenAIErrorBody, 502: OpenAIErrorBody },
+			detail: {
+				summary: 'Create a model response',
+				description:
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, file inputs). With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+			},
+		},
+	)

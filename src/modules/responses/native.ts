@@ -1,0 +1,90 @@
+/**
+ * The Responses API's own route: a channel whose adapter has a Responses URL (OpenAI) takes the client's body
+ * verbatim, with only `model` renamed and `max_output_tokens` lowered when the budget requires it, so every feature
+ * (stored responses, built-in tools, encrypted reasoning) works as on OpenAI. Other channels convert through the
+ * canonical model, which the request may forbid (`unconvertible`): a 400, unless an OpenAI channel of the model can
+ * serve it.
+ * A channel can opt out (an OpenAI-compatible vendor without /responses) with `settings.responses_api: false`.
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { GatewayError } from '../../core/errors'
+import type { ChatRequest } from '../../core/ir'
+import { openaiResponses, unconvertible } from '../../protocols/openai-responses'
+import type { ChatAdapter } from '../../providers/adapter'
+import { chatAdapterFor } from '../../providers/registry'
+import { upstreamError } from '../../providers/upstream-error'
+import { resolveModel, settle } from '../../relay/budget'
+import type { NativeRoute } from '../../relay/chat'
+import { countOutputText } from '../../relay/output-count'
+import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import type { Channel } from '../../routing/catalog'
+import type { Services } from '../../services'
+import { relayResponsesStream } from './stream'
+
+export type NativeCall = { body: Record<string, unknown>; ir: ChatRequest; inbound: Headers; signal: AbortSignal }
+
+/** The channel's Responses URL, or undefined when it converts (no such API, or opted out). */
+const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
+	ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
+
+const refusalError = (refusal: string, model: string, retryable: boolean) =>
+	new GatewayError('invalid_request', `${refusal} (model "${model}")`, { code: 'unsupported_for_model', retryable })
+
+/**
+ * Throws the 400 up front (before anything is reserved) when the request needs OpenAI and no channel of the model
+ * is an OpenAI one; a 403 or 404 for the model comes first.
+ */
+export function refuseUnconvertible(svc: Services, token: AuthToken, body: Record<string, unknown>, model: string): void {
+	const refusal = unconvertible(body)
+	if (!refusal) return
+	const { channels } = resolveModel(svc, token, model)
+	if (!channels.some((ch) => responsesUrlOf(ch, chatAdapterFor(ch.type)))) throw refusalError(refusal, model, false)
+}
+
+/** The NativeRoute of one Responses request. */
+export function responsesNative(call: NativeCall): NativeRoute {
+	const refusal = unconvertible(call.body)
+	return async (ch, adapter, info, budget) => {
+		const url = responsesUrlOf(ch, adapter)
+		if (!url) {
+			if (!refusal) return undefined
+			// The model also has an OpenAI channel (refuseUnconvertible checked): "retryable" moves on to it. This skips a
+			// channel that cannot take the request; it is not the channel's fault.
+			return { error: refusalError(refusal, call.ir.model, true) }
+		}
+		const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
+		const body: Record<string, unknown> = { ...call.body, model: upstreamModel }
+		if (budget.capChanged) body.max_output_tokens = budget.cap
+		let up
+		try {
+			up = await fetchUpstream(url, { headers: adapter.headers(ch, call.inbound), body: JSON.stringify(body) }, channelTimeouts(ch.settings), call.signal)
+		} catch (e) {
+			return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
+		}
+		const { res } = up
+		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+		const outcome = { channel: ch, upstreamModel }
+		if (call.ir.stream) {
+			if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
+			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model, signal: call.signal })
+		}
+		let json: Record<string, unknown>
+		try {
+			json = JSON.parse(await res.text()) as Record<string, unknown>
+		} catch {
+			return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		}
+		const estimateOutput = () => {
+			try {
+				return countOutputText(openaiResponses.decodeResponse(json))
+			} catch {
+				return 0
+			}
+		}
+		await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
+		// A model_map alias is shown to the client as it asked for it.
+		const out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
+		return { response: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
+	}
+}

@@ -1,0 +1,93 @@
+/**
+ * Responses input items ⇄ canonical system prompt and messages
+ * (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input).
+ * `message` items map to turns (system/developer hoist to the system prompt), `function_call` items to assistant
+ * tool calls, `function_call_output` items to tool results in a user turn (placed first, WIRE-NOTES wire §9), and
+ * `reasoning` items to thinking. Consecutive same-role items merge into one turn.
+ * Item kinds with no canonical meaning (`item_reference`, built-in tool calls) are skipped here: they only reach a
+ * non-OpenAI vendor after `unconvertible` (request.ts) has refused the request.
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
+import { unpackToolCallId } from '../../core/tool-ids'
+import { decodeImageUrl, parseArguments } from '../openai-chat/content'
+import { reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
+import { decodeReasoningItem } from './reasoning'
+
+type Turn = { role: Message['role']; parts: Part[] }
+
+/** Text and image parts of a message or tool output; parts with no canonical slot (files, audio) are skipped. */
+function contentParts(content: unknown, at: string): Array<TextPart | ImagePart> {
+	if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
+	return reqArray(content, at).flatMap((raw, i): Array<TextPart | ImagePart> => {
+		const p = reqObject(raw, `${at}[${i}]`)
+		if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') {
+			const text = reqString(p.text, `${at}[${i}].text`)
+			return text ? [{ type: 'text', text }] : []
+		}
+		if (p.type === 'refusal') return [{ type: 'text', text: reqString(p.refusal, `${at}[${i}].refusal`) }]
+		if (p.type === 'input_image') {
+			const url = str(p.image_url)
+			if (!url) return [] // a file_id image: OpenAI's file store only
+			const image: ImagePart = { type: 'image', source: decodeImageUrl(url, `${at}[${i}].image_url`) }
+			if (typeof p.detail === 'string') image.detail = p.detail
+			return [image]
+		}
+		return []
+	})
+}
+
+/**
+ * Decodes `instructions` + `input`. Throws a 400 naming the field for malformed items.
+ * @example decodeInput('Hi', 'Be brief') // { system: [{type:'text',text:'Be brief'}], messages: [{role:'user',content:[{type:'text',text:'Hi'}]}] }
+ */
+export function decodeInput(input: unknown, instructions?: string | null): { system: TextPart[]; messages: Message[] } {
+	const system: TextPart[] = instructions ? [{ type: 'text', text: instructions }] : []
+	const turns: Turn[] = []
+	const toolNames = new Map<string, string>()
+	const push = (role: Message['role'], parts: Part[]) => {
+		if (!parts.length) return
+		const last = turns[turns.length - 1]
+		if (last?.role === role) last.parts.push(...parts)
+		else turns.push({ role, parts })
+	}
+	const items = input === undefined || input === null ? [] : typeof input === 'string' ? [{ role: 'user', content: input }] : reqArray(input, 'input')
+	items.forEach((raw, i) => {
+		const at = `input[${i}]`
+		const item = reqObject(raw, at)
+		const type = item.type ?? 'message'
+		if (type === 'message') decodeMessageItem(item, at, system, push)
+		else if (type === 'function_call') {
+			const { id, signature } = unpackToolCallId(reqString(item.call_id, `${at}.call_id`))
+			const name = reqString(item.name, `${at}.name`)
+			toolNames.set(id, name)
+			push('assistant', [{ type: 'tool_call', id, name, input: parseArguments(item.arguments), ...(signature && { signature }) }])
+		} else if (type === 'function_call_output') {
+			const { id } = unpackToolCallId(reqString(item.call_id, `${at}.call_id`))
+			const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content: contentParts(item.output ?? '', `${at}.output`) }
+			const name = toolNames.get(id)
+			if (name) part.name = name
+			push('user', [part])
+		} else if (type === 'reasoning') {
+			const part = decodeReasoningItem(item, at)
+			if (part) push('assistant', [part])
+		}
+	})
+	const messages: Message[] = turns.map((t) => ({
+		role: t.role,
+		// Anthropic requires a user turn to start with its tool results (WIRE-NOTES wire §9).
+		content: t.role === 'user' ? [...t.parts.filter((p) => p.type === 'tool_result'), ...t.parts.filter((p) => p.type !== 'tool_result')] : t.parts,
+	}))
+	return { system, messages }
+}
+
+function decodeMessageItem(item: Json, at: string, system: TextPart[], push: (role: Message['role'], parts: Part[]) => void) {
+	const role = item.role
+	const parts = contentParts(item.content, `${at}.content`)
+	if (role === 'system' || role === 'developer') system.push(...parts.filter((p): p is TextPart => p.type === 'text'))
+	else if (role === 'user') push('user', parts)
+	else if (role === 'assistant') push('assistant', parts.filter((p): p is TextPart => p.type === 'text'))
+	else throw badRequest(`${at}.role must be one of user, assistant, system, developer (got ${JSON.stringify(role)})`, `${at}.role`)
+}
+

@@ -1,0 +1,239 @@
+/**
+ * Wire schemas of the OpenAI Responses API (https://platform.openai.com/docs/api-reference/responses).
+ * Requests are validated permissively: unknown properties and item types pass (OpenAI adds built-in tools and item
+ * kinds often; on the passthrough route they reach OpenAI untouched), while the types the API checks on the fields
+ * the gateway reads are checked here too. Response and event schemas describe the OpenAPI document.
+ * @module
+ */
+import { t } from 'elysia'
+
+const open = { additionalProperties: true } as const
+
+const JsonObject = t.Record(t.String(), t.Unknown())
+
+// ── Request ────────────────────────────────────────────────────────────────────────────────────────────
+
+export const ResponsesInputText = t.Object({ type: t.Literal('input_text'), text: t.String() }, open)
+
+/** `image_url` is an http(s) URL or a data URI; `file_id` needs OpenAI's file store (passthrough only). */
+export const ResponsesInputImage = t.Object(
+	{
+		type: t.Literal('input_image'),
+		image_url: t.Optional(t.Nullable(t.String())),
+		file_id: t.Optional(t.Nullable(t.String())),
+		detail: t.Optional(t.String()),
+	},
+	open,
+)
+
+/** A message item. `type` is optional ("easy input message"); content is a string or typed parts. */
+export const ResponsesMessageItem = t.Object(
+	{
+		type: t.Optional(t.Literal('message')),
+		role: t.Union([t.Literal('user'), t.Literal('assistant'), t.Literal('system'), t.Literal('developer')]),
+		content: t.Union([t.String(), t.Array(t.Union([ResponsesInputText, ResponsesInputImage, t.Object({ type: t.String() }, open)]))]),
+	},
+	open,
+)
+
+export const ResponsesFunctionCallItem = t.Object(
+	{ type: t.Literal('function_call'), call_id: t.String(), name: t.String(), arguments: t.String(), id: t.Optional(t.String()) },
+	open,
+)
+
+export const ResponsesFunctionCallOutputItem = t.Object(
+	{
+		type: t.Literal('function_call_output'),
+		call_id: t.String(),
+		output: t.Union([t.String(), t.Array(t.Object({ type: t.String() }, open))]),
+	},
+	open,
+)
+
+export const ResponsesSummaryText = t.Object({ type: t.Literal('summary_text'), text: t.String() }, open)
+
+/** Reasoning from an earlier turn, replayed. `encrypted_content` carries what must come back verbatim. */
+export const ResponsesReasoningItem = t.Object(
+	{
+		type: t.Literal('reasoning'),
+		id: t.Optional(t.String()),
+		summary: t.Array(ResponsesSummaryText),
+		content: t.Optional(t.Nullable(t.Array(t.Object({ type: t.String(), text: t.String() }, open)))),
+		encrypted_content: t.Optional(t.Nullable(t.String())),
+	},
+	open,
+)
+
+/** Any other input item (`item_reference`, built-in tool calls…): read by type only. */
+const OtherInputItem = t.Object({ type: t.Optional(t.String()) }, open)
+
+export const ResponsesInputItem = t.Union([
+	ResponsesMessageItem,
+	ResponsesFunctionCallItem,
+	ResponsesFunctionCallOutputItem,
+	ResponsesReasoningItem,
+	OtherInputItem,
+])
+
+/** A function tool; built-in tools (`web_search`, `file_search`, `mcp`…) have other types and other fields. */
+export const ResponsesTool = t.Object(
+	{
+		type: t.String(),
+		name: t.Optional(t.String()),
+		description: t.Optional(t.Nullable(t.String())),
+		parameters: t.Optional(t.Nullable(JsonObject)),
+		strict: t.Optional(t.Nullable(t.Boolean())),
+	},
+	open,
+)
+
+export const ResponsesToolChoice = t.Union([
+	t.Literal('auto'),
+	t.Literal('none'),
+	t.Literal('required'),
+	t.Object({ type: t.String() }, open),
+])
+
+export const ResponsesTextFormat = t.Object(
+	{
+		type: t.String(),
+		name: t.Optional(t.String()),
+		schema: t.Optional(JsonObject),
+		strict: t.Optional(t.Nullable(t.Boolean())),
+		description: t.Optional(t.String()),
+	},
+	open,
+)
+
+export const ResponsesReasoningEffort = t.Union([
+	t.Literal('none'),
+	t.Literal('minimal'),
+	t.Literal('low'),
+	t.Literal('medium'),
+	t.Literal('high'),
+	t.Literal('xhigh'),
+])
+
+/** The body of `POST /v1/responses`. Use as the route's `body` schema. */
+export const ResponsesRequest = t.Object(
+	{
+		model: t.String({ minLength: 1 }),
+		input: t.Optional(t.Union([t.String(), t.Array(ResponsesInputItem)])),
+		instructions: t.Optional(t.Nullable(t.String())),
+		tools: t.Optional(t.Nullable(t.Array(ResponsesTool))),
+		tool_choice: t.Optional(t.Nullable(ResponsesToolChoice)),
+		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
+		max_output_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		temperature: t.Optional(t.Nullable(t.Number())),
+		top_p: t.Optional(t.Nullable(t.Number())),
+		text: t.Optional(t.Nullable(t.Object({ format: t.Optional(ResponsesTextFormat) }, open))),
+		reasoning: t.Optional(
+			t.Nullable(t.Object({ effort: t.Optional(t.Nullable(ResponsesReasoningEffort)), summary: t.Optional(t.Nullable(t.String())) }, open)),
+		),
+		previous_response_id: t.Optional(t.Nullable(t.String())),
+		store: t.Optional(t.Nullable(t.Boolean())),
+		stream: t.Optional(t.Nullable(t.Boolean())),
+		user: t.Optional(t.String()),
+		metadata: t.Optional(t.Nullable(t.Record(t.String(), t.String()))),
+	},
+	open,
+)
+
+export type ResponsesRequest = typeof ResponsesRequest.static
+
+// ── Response ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** `input_tokens` INCLUDES cached tokens; `output_tokens` INCLUDES reasoning tokens. */
+export const ResponsesUsage = t.Object(
+	{
+		input_tokens: t.Integer(),
+		input_tokens_details: t.Object({ cached_tokens: t.Integer(), cache_write_tokens: t.Optional(t.Integer()) }, open),
+		output_tokens: t.Integer(),
+		output_tokens_details: t.Object({ reasoning_tokens: t.Integer() }, open),
+		total_tokens: t.Integer(),
+	},
+	open,
+)
+
+export const ResponsesOutputText = t.Object(
+	{ type: t.Literal('output_text'), text: t.String(), annotations: t.Array(t.Unknown()), logprobs: t.Optional(t.Array(t.Unknown())) },
+	open,
+)
+
+export const ResponsesOutputMessage = t.Object(
+	{
+		id: t.String(),
+		type: t.Literal('message'),
+		role: t.Literal('assistant'),
+		status: t.String(),
+		content: t.Array(t.Union([ResponsesOutputText, t.Object({ type: t.Literal('refusal'), refusal: t.String() }, open)])),
+	},
+	open,
+)
+
+export const ResponsesOutputFunctionCall = t.Object(
+	{
+		id: t.String(),
+		type: t.Literal('function_call'),
+		status: t.String(),
+		call_id: t.String(),
+		name: t.String(),
+		arguments: t.String(),
+	},
+	open,
+)
+
+export const ResponsesOutputReasoning = t.Object(
+	{
+		id: t.String(),
+		type: t.Literal('reasoning'),
+		summary: t.Array(ResponsesSummaryText),
+		encrypted_content: t.Optional(t.Nullable(t.String())),
+	},
+	open,
+)
+
+export const ResponsesOutputItem = t.Union([ResponsesOutputMessage, ResponsesOutputFunctionCall, ResponsesOutputReasoning])
+
+/** A `response` object: the non-stream body, and the `response` of lifecycle stream events. */
+export const ResponsesResponse = t.Object(
+	{
+		id: t.String(),
+		object: t.Literal('response'),
+		created_at: t.Integer(),
+		status: t.String(),
+		error: t.Nullable(t.Object({ code: t.Nullable(t.String()), message: t.String() }, open)),
+		incomplete_details: t.Nullable(t.Object({ reason: t.String() }, open)),
+		model: t.String(),
+		output: t.Array(ResponsesOutputItem),
+		usage: t.Nullable(ResponsesUsage),
+		// Echoes of the request's settings.
+		background: t.Optional(t.Boolean()),
+		instructions: t.Optional(t.Nullable(t.String())),
+		max_output_tokens: t.Optional(t.Nullable(t.Integer())),
+		parallel_tool_calls: t.Optional(t.Boolean()),
+		previous_response_id: t.Optional(t.Nullable(t.String())),
+		reasoning: t.Optional(t.Nullable(t.Object({ effort: t.Nullable(t.String()), summary: t.Nullable(t.String()) }, open))),
+		store: t.Optional(t.Boolean()),
+		temperature: t.Optional(t.Nullable(t.Number())),
+		text: t.Optional(t.Object({ format: t.Object({ type: t.String() }, open) }, open)),
+		tool_choice: t.Optional(t.Unknown()),
+		tools: t.Optional(t.Array(t.Unknown())),
+		top_p: t.Optional(t.Nullable(t.Number())),
+		truncation: t.Optional(t.String()),
+		user: t.Optional(t.Nullable(t.String())),
+		metadata: t.Optional(t.Record(t.String(), t.String())),
+	},
+	open,
+)
+
+/** One `data:` payload of a stream (its SSE `event:` name equals `type`). */
+export const ResponsesStreamEvent = t.Object({ type: t.String(), sequence_number: t.Integer() }, open)
+
+export type ResponsesUsage = typeof ResponsesUsage.static
+export type ResponsesOutputMessage = typeof ResponsesOutputMessage.static
+export type ResponsesOutputFunctionCall = typeof ResponsesOutputFunctionCall.static
+export type ResponsesOutputReasoning = typeof ResponsesOutputReasoning.static
+export type ResponsesOutputItem = typeof ResponsesOutputItem.static
+export type ResponsesResponse = typeof ResponsesResponse.static
+export type ResponsesStreamEvent = typeof ResponsesStreamEvent.static

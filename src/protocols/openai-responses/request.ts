@@ -1,0 +1,241 @@
+/**
+ * Responses request ⇄ canonical request (https://platform.openai.com/docs/api-reference/responses/create).
+ *
+ * `extra` convention (as openai-chat): fields without a canonical slot (`store`, `metadata`, `include`, `truncation`,
+ * `text.verbosity`…) ride in `extra` with `extra.__protocol = 'openai-responses'` and are re-emitted only by this
+ * codec's `encodeRequest`. Features that need state only OpenAI keeps (`previous_response_id`, stored prompts,
+ * `item_reference`) or tools only OpenAI runs are not errors here, since OpenAI channels take the body verbatim;
+ * `unconvertible` names them for the relay, which refuses to convert such a request for another vendor.
+ * @module
+ */
+import { badRequest } from '../../core/errors'
+import type { ChatRequest, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
+import { budgetToEffort } from '../../core/reasoning'
+import { packToolCallId } from '../../core/tool-ids'
+import { imageUrlOf } from '../openai-chat/content'
+import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
+import { decodeInput } from './items'
+import { encodeReasoningItem } from './reasoning'
+
+export const PROTOCOL = 'openai-responses'
+const EXTRA_KEY = '__protocol'
+
+const KNOWN = new Set([
+	'model',
+	'input',
+	'instructions',
+	'tools',
+	'tool_choice',
+	'parallel_tool_calls',
+	'max_output_tokens',
+	'temperature',
+	'top_p',
+	'text',
+	'reasoning',
+	'stream',
+	'user',
+	'safety_identifier',
+])
+
+const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
+
+function decodeTools(raw: unknown): { tools: Tool[]; names: Set<string> } {
+	const tools: Tool[] = []
+	reqArray(raw, 'tools').forEach((item, i) => {
+		const tool = reqObject(item, `tools[${i}]`)
+		if (tool.type !== 'function') return // a built-in tool: see unconvertible()
+		const name = reqString(tool.name, `tools[${i}].name`)
+		if (!name) throw badRequest(`tools[${i}].name must not be empty`, `tools[${i}].name`)
+		const params = tool.parameters
+		const out: Tool = { name, parameters: params === undefined || params === null ? { type: 'object', properties: {} } : reqObject(params, `tools[${i}].parameters`) }
+		const description = optString(tool.description, `tools[${i}].description`)
+		if (description) out.description = description
+		const strict = optBoolean(tool.strict, `tools[${i}].strict`)
+		if (strict !== undefined) out.strict = strict
+		tools.push(out)
+	})
+	return { tools, names: new Set(tools.map((t) => t.name)) }
+}
+
+/**
+ * `tool_choice`: the three modes, a named function, or `allowed_tools` (a mode over a subset of the tools, which
+ * narrows the canonical tool list to that subset).
+ */
+function decodeToolChoice(raw: unknown, req: ChatRequest) {
+	if (raw === 'auto' || raw === 'none' || raw === 'required') return void (req.toolChoice = { type: raw })
+	const c = reqObject(raw, 'tool_choice')
+	if (c.type === 'function') return void (req.toolChoice = { type: 'tool', name: reqString(c.name, 'tool_choice.name') })
+	if (c.type === 'allowed_tools') {
+		const allowed = new Set(reqArray(c.tools, 'tool_choice.tools').flatMap((t) => (isObject(t) && t.type === 'function' && typeof t.name === 'string' ? [t.name] : [])))
+		req.tools = req.tools?.filter((t) => allowed.has(t.name))
+		req.toolChoice = { type: c.mode === 'required' ? 'required' : 'auto' }
+	}
+	// Built-in tool choices (`{type:'web_search'}`…): see unconvertible().
+}
+
+function decodeFormat(raw: unknown): ResponseFormat | undefined {
+	if (raw === undefined || raw === null) return undefined
+	const f = reqObject(raw, 'text.format')
+	if (f.type === 'text' || f.type === 'json_object') return { type: f.type }
+	if (f.type !== 'json_schema') throw badRequest('text.format.type must be one of text, json_object, json_schema', 'text.format.type')
+	const out: ResponseFormat = { type: 'json_schema', name: reqString(f.name, 'text.format.name'), schema: f.schema === undefined ? {} : reqObject(f.schema, 'text.format.schema') }
+	const strict = optBoolean(f.strict, 'text.format.strict')
+	if (strict !== undefined) out.strict = strict
+	const description = optString(f.description, 'text.format.description')
+	if (description !== undefined) out.description = description
+	return out
+}
+
+/**
+ * Client body → canonical request. Throws GatewayError('invalid_request') naming the field for malformed input.
+ * @param opts.stream overrides `body.stream`
+ */
+export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): ChatRequest {
+	const b = reqObject(body, 'body')
+	const model = reqString(b.model, 'model')
+	if (!model) throw badRequest('model must not be empty', 'model')
+	const { system, messages } = decodeInput(b.input, optString(b.instructions, 'instructions'))
+	const req: ChatRequest = { model, messages, stream: opts.stream ?? optBoolean(b.stream, 'stream') ?? false }
+	if (system.length) req.system = system
+	const extra: Json = {}
+	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k) && v !== undefined && v !== null) extra[k] = v
+
+	if (b.tools !== undefined && b.tools !== null) {
+		const { tools } = decodeTools(b.tools)
+		if (tools.length) req.tools = tools
+	}
+	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req)
+	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
+	if (parallel !== undefined) req.parallelToolCalls = parallel
+	const maxTokens = optInteger(b.max_output_tokens, 'max_output_tokens', 1)
+	if (maxTokens !== undefined) req.maxTokens = maxTokens
+	const temperature = optNumber(b.temperature, 'temperature')
+	if (temperature !== undefined) req.temperature = temperature
+	const topP = optNumber(b.top_p, 'top_p')
+	if (topP !== undefined) req.topP = topP
+
+	if (b.text !== undefined && b.text !== null) {
+		const { format, ...rest } = reqObject(b.text, 'text')
+		const rf = decodeFormat(format)
+		if (rf) req.responseFormat = rf
+		if (Object.keys(rest).length) extra.text = rest // verbosity
+	}
+	if (b.reasoning !== undefined && b.reasoning !== null) {
+		const r = reqObject(b.reasoning, 'reasoning')
+		const effort = optString(r.effort, 'reasoning.effort')
+		const summary = optString(r.summary, 'reasoning.summary')
+		if (effort === 'none') req.reasoning = { enabled: false }
+		else if (effort !== undefined || summary !== undefined) {
+			if (effort !== undefined && !EFFORTS.has(effort) && effort !== 'xhigh')
+				throw badRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning.effort')
+			// `xhigh` has no canonical value: the nearest meaning for other vendors, the original for OpenAI ones.
+			req.reasoning = { enabled: true, ...(effort && { effort: (effort === 'xhigh' ? 'high' : effort) as ReasoningEffort }) }
+			// Asking for a summary is asking to see the reasoning (Gemini `includeThoughts`).
+			if (summary !== undefined) req.reasoning.includeThoughts = true
+		}
+		extra.reasoning = r
+	}
+	const user = optString(b.safety_identifier, 'safety_identifier') ?? optString(b.user, 'user')
+	if (user !== undefined) req.user = user
+	if (Object.keys(extra).length) req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
+	return req
+}
+
+const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning'])
+
+/**
+ * Why this request cannot be converted for a vendor other than OpenAI, or undefined when it can. Such features
+ * need OpenAI's stored state or OpenAI-run tools; answering 400 beats dropping them silently (WIRE-NOTES #8).
+ * @example unconvertible({ model: 'm', previous_response_id: 'resp_1' }) // 'previous_response_id needs …'
+ */
+export function unconvertible(body: Record<string, unknown>): string | undefined {
+	if (typeof body.previous_response_id === 'string')
+		return 'previous_response_id needs the conversation stored by OpenAI, and this model is served by another vendor: send the whole conversation in `input` instead'
+	if (body.conversation !== undefined && body.conversation !== null) return '`conversation` needs server-side state only OpenAI keeps: send the whole conversation in `input` instead'
+	if (body.prompt !== undefined && body.prompt !== null) return '`prompt` (a stored prompt template) is only available on OpenAI models'
+	if (body.background === true) return '`background` mode is only available on OpenAI models'
+	const items = Array.isArray(body.input) ? body.input : []
+	for (const [i, item] of items.entries()) {
+		if (!isObject(item)) continue
+		const type = str(item.type) ?? 'message'
+		if (!CONVERTIBLE_TYPES.has(type)) return `input[${i}] of type '${type}' is only available on OpenAI models`
+		const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : []
+		for (const [j, p] of parts.entries()) {
+			if (!isObject(p)) continue
+			if (p.type === 'input_file' || p.type === 'input_audio' || (p.type === 'input_image' && !str(p.image_url)))
+				return `input[${i}] content[${j}] (${p.type === 'input_image' ? 'an image by file_id' : p.type}) is only available on OpenAI models`
+		}
+	}
+	const tools = Array.isArray(body.tools) ? body.tools : []
+	for (const [i, t] of tools.entries()) if (isObject(t) && t.type !== 'function') return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
+	const choice = body.tool_choice
+	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools') return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
+	return undefined
+}
+
+const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function', name: c.name } : c.type)
+
+/** A tool result's `output`: a string, or input parts when the tool returned images. */
+function toolOutput(p: ToolResultPart): string | Json[] {
+	if (p.content.every((c) => c.type === 'text')) return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
+	return p.content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : { type: 'input_image', image_url: imageUrlOf(c.source), detail: c.detail ?? 'auto' }))
+}
+
+function encodeInput(messages: Message[]): Json[] {
+	const items: Json[] = []
+	let n = 0
+	for (const m of messages) {
+		const content: Json[] = []
+		const flush = () => {
+			if (content.length) items.push({ type: 'message', role: m.role, content: content.splice(0) })
+		}
+		for (const p of m.content) {
+			if (p.type === 'text') content.push({ type: m.role === 'user' ? 'input_text' : 'output_text', text: p.text })
+			else if (p.type === 'image') content.push({ type: 'input_image', image_url: imageUrlOf(p.source), detail: p.detail ?? 'auto' })
+			else {
+				flush()
+				if (p.type === 'tool_call') items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
+				else if (p.type === 'tool_result') items.push({ type: 'function_call_output', call_id: p.toolCallId, output: toolOutput(p) })
+				else items.push(encodeReasoningItem(p, `rs_${n++}`))
+			}
+		}
+		flush()
+	}
+	return items
+}
+
+/** Canonical request → a Responses body for an upstream that speaks this protocol. */
+export function encodeRequest(req: ChatRequest, model: string): Json {
+	const body: Json = {}
+	if (req.extra?.[EXTRA_KEY] === PROTOCOL) for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_KEY) body[k] = v
+	body.model = model
+	if (req.system?.length) body.instructions = req.system.map((p) => p.text).join('\n\n')
+	body.input = encodeInput(req.messages)
+	if (req.tools?.length) {
+		body.tools = req.tools.map((t) => ({
+			type: 'function',
+			name: t.name,
+			...(t.description !== undefined && { description: t.description }),
+			parameters: t.parameters,
+			strict: t.strict ?? false,
+		}))
+		if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
+		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
+	}
+	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
+	if (req.temperature !== undefined) body.temperature = req.temperature
+	if (req.topP !== undefined) body.top_p = req.topP
+	if (req.responseFormat) {
+		const rf = req.responseFormat
+		const format = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.name, schema: rf.schema, ...(rf.strict !== undefined && { strict: rf.strict }), ...(rf.description !== undefined && { description: rf.description }) } : { type: rf.type }
+		body.text = { ...(isObject(body.text) ? body.text : {}), format }
+	}
+	const r = req.reasoning
+	if (r && !isObject(body.reasoning)) {
+		const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : 'none'
+		if (effort || r.includeThoughts) body.reasoning = { ...(effort && { effort }), ...(r.includeThoughts && { summary: 'auto' }) }
+	}
+	if (req.stream) body.stream = true
+	if (req.user !== undefined) body.user = req.user
+	return body
+}

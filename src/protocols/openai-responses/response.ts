@@ -1,0 +1,153 @@
+/**
+ * `response` objects ⇄ canonical response (https://platform.openai.com/docs/api-reference/responses/object).
+ * Output order is content order: each thinking part is a `reasoning` item, each run of text one `message` item with
+ * one `output_text` part, each tool call a `function_call` item (its `call_id` carries a packed Gemini signature, as
+ * OpenAI chat tool-call ids do).
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { ChatResponse, Usage } from '../../core/ir'
+import { emptyUsage } from '../../core/ir'
+import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { newId } from '../../lib/ids'
+import type { EncodeContext } from '../codec'
+import { parseArguments } from '../openai-chat/content'
+import { count, isObject, str } from '../openai-chat/guards'
+import type { ResponsesOutputItem, ResponsesResponse } from './model'
+import { decodeReasoningItem, encodeReasoningItem } from './reasoning'
+import { decodeEnd, decodeUsage, encodeEnd, encodeUsage } from './usage'
+
+/** Keeps an upstream id that already looks like a Responses id; other vendors' ids get a fresh one. */
+export const responseId = (id: string | undefined): string => (id?.startsWith('resp_') ? id : newId('resp_'))
+
+export type Envelope = {
+	id: string
+	created: number
+	model: string
+	status: 'in_progress' | 'completed' | 'incomplete' | 'failed'
+	output: ResponsesOutputItem[]
+	usage?: Usage
+	incompleteReason?: string
+	error?: { code: string | null; message: string }
+}
+
+/**
+ * A full `response` object. Request echo fields hold neutral defaults: the gateway does not store responses, so
+ * `store` is false and `previous_response_id` null.
+ */
+export function envelope(e: Envelope): ResponsesResponse {
+	return {
+		id: e.id,
+		object: 'response',
+		created_at: e.created,
+		status: e.status,
+		background: false,
+		error: e.error ?? null,
+		incomplete_details: e.incompleteReason ? { reason: e.incompleteReason } : null,
+		instructions: null,
+		max_output_tokens: null,
+		model: e.model,
+		output: e.output,
+		parallel_tool_calls: true,
+		previous_response_id: null,
+		reasoning: { effort: null, summary: null },
+		store: false,
+		temperature: null,
+		text: { format: { type: 'text' } },
+		tool_choice: 'auto',
+		tools: [],
+		top_p: null,
+		truncation: 'disabled',
+		usage: e.usage ? encodeUsage(e.usage) : null,
+		user: null,
+		metadata: {},
+	}
+}
+
+/** Canonical content → output items, with fresh item ids. */
+export function encodeOutput(content: ChatResponse['content']): ResponsesOutputItem[] {
+	const items: ResponsesOutputItem[] = []
+	let text: string | undefined
+	const flush = () => {
+		if (text === undefined) return
+		items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] })
+		text = undefined
+	}
+	for (const p of content) {
+		if (p.type === 'text') {
+			text = (text ?? '') + p.text
+			continue
+		}
+		flush()
+		if (p.type === 'tool_call')
+			items.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
+		else items.push(encodeReasoningItem(p, newId('rs_')))
+	}
+	flush()
+	return items
+}
+
+/** Canonical response → client `response` object, with `model` set to the name the client asked for. */
+export function encodeResponse(res: ChatResponse, ctx: EncodeContext): ResponsesResponse {
+	const end = encodeEnd(res.stopReason)
+	return envelope({
+		id: responseId(res.id),
+		created: res.created ?? Math.floor(Date.now() / 1000),
+		model: ctx.model,
+		status: end.status,
+		incompleteReason: end.reason,
+		output: encodeOutput(res.content),
+		usage: res.usage,
+	})
+}
+
+/** The upstream's error object (of a failed response) as a GatewayError. */
+export function failedError(error: unknown): GatewayError {
+	const e = isObject(error) ? error : {}
+	return new GatewayError('upstream', str(e.message) ?? 'the upstream response failed', { code: str(e.code) ?? 'upstream_error', retryable: true })
+}
+
+/** Output items → canonical content, plus what the stop reason depends on. */
+export function decodeOutput(output: unknown): { content: ChatResponse['content']; sawTool: boolean; sawRefusal: boolean } {
+	const content: ChatResponse['content'] = []
+	let sawTool = false
+	let sawRefusal = false
+	for (const [i, item] of (Array.isArray(output) ? output : []).entries()) {
+		if (!isObject(item)) continue
+		if (item.type === 'reasoning') {
+			const part = decodeReasoningItem(item, `output[${i}]`)
+			if (part) content.push(part)
+		} else if (item.type === 'function_call') {
+			const { id, signature } = unpackToolCallId(str(item.call_id) || newId('call_'))
+			content.push({ type: 'tool_call', id, name: str(item.name) ?? '', input: parseArguments(item.arguments), ...(signature && { signature }) })
+			sawTool = true
+		} else if (item.type === 'message') {
+			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
+				const text = c.type === 'output_text' ? str(c.text) : c.type === 'refusal' ? str(c.refusal) : undefined
+				if (c.type === 'refusal') sawRefusal = true
+				if (text) content.push({ type: 'text', text })
+			}
+		}
+	}
+	return { content, sawTool, sawRefusal }
+}
+
+/** Upstream `response` → canonical response. A failed response is an upstream error. */
+export function decodeResponse(body: unknown): ChatResponse {
+	if (!isObject(body)) throw new GatewayError('upstream', 'upstream returned a malformed response object', { retryable: true })
+	if (body.status === 'failed' || (isObject(body.error) && body.status !== 'completed')) throw failedError(body.error)
+	const { content, sawTool, sawRefusal } = decodeOutput(body.output)
+	const res: ChatResponse = {
+		id: str(body.id) || newId('resp_'),
+		model: str(body.model) ?? '',
+		content,
+		stopReason: decodeEnd(body.status, body.incomplete_details, sawTool, sawRefusal),
+		usage: decodeUsage(body.usage) ?? emptyUsage(),
+	}
+	const created = count(body.created_at)
+	if (created) res.created = created
+	return res
+}
+
+/** Usage of an upstream `response` body without a full decode (passthrough billing). */
+export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage) : undefined)

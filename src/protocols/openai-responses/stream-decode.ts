@@ -1,0 +1,165 @@
+/**
+ * Upstream Responses SSE → canonical stream events. Output items map onto blocks: a `message` item is a text block
+ * (opened on its first text), a `reasoning` item a thinking block (summary or raw reasoning text; our signature from
+ * `encrypted_content` at `output_item.done`), a `function_call` item a tool_call block fed by
+ * `function_call_arguments.delta`. `response.completed` / `response.incomplete` give usage and the stop reason;
+ * `response.failed` and `error` become an `error` event, never an empty success (WIRE-NOTES wire §15).
+ * Per-request state lives in this generator's locals.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { StreamEvent } from '../../core/events'
+import type { SseFrame } from '../../core/sse'
+import { unpackToolCallId } from '../../core/tool-ids'
+import { newId } from '../../lib/ids'
+import { isObject, str, type Json } from '../openai-chat/guards'
+import { REDACTED_MARK, reasoningText, SIGNATURE_MARK } from './reasoning'
+import { failedError } from './response'
+import { decodeEnd, decodeUsage } from './usage'
+
+type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; streamed: boolean }
+
+/** Decodes a Responses stream; ends with `finish`, or with `error` when the upstream failed or the body was cut. */
+export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+	let started = false
+	let next = 0
+	let open: Open | undefined
+	let sawTool = false
+	let sawRefusal = false
+
+	const start = (r: Json | undefined): StreamEvent[] => {
+		if (started) return []
+		started = true
+		const created = typeof r?.created_at === 'number' ? r.created_at : undefined
+		return [{ type: 'start', id: str(r?.id) || newId('resp_'), model: str(r?.model) ?? '', ...(created && { created }) }]
+	}
+	const close = (out: StreamEvent[]) => {
+		if (open) out.push({ type: 'block_stop', index: open.index })
+		open = undefined
+	}
+	const ensure = (kind: 'text' | 'thinking', out: StreamEvent[]): Open => {
+		if (open?.kind === kind) return open
+		close(out)
+		open = { index: next++, kind, streamed: false }
+		out.push({ type: 'block_start', index: open.index, block: { kind } })
+		return open
+	}
+	const text = (kind: 'text' | 'thinking', t: string, out: StreamEvent[]) => {
+		if (!t) return
+		const o = ensure(kind, out)
+		o.streamed = true
+		out.push(kind === 'text' ? { type: 'text_delta', index: o.index, text: t } : { type: 'thinking_delta', index: o.index, text: t })
+	}
+
+	const itemAdded = (item: Json, out: StreamEvent[]) => {
+		close(out)
+		if (item.type === 'function_call') {
+			const { id, signature } = unpackToolCallId(str(item.call_id) || newId('call_'))
+			open = { index: next++, kind: 'tool_call', streamed: false }
+			out.push({ type: 'block_start', index: open.index, block: { kind: 'tool_call', id, name: str(item.name) ?? '', ...(signature && { signature }) } })
+			sawTool = true
+		} else if (item.type === 'reasoning') {
+			const enc = str(item.encrypted_content)
+			if (enc?.startsWith(REDACTED_MARK)) {
+				const index = next++
+				out.push({ type: 'block_start', index, block: { kind: 'redacted_thinking', data: enc.slice(REDACTED_MARK.length) } }, { type: 'block_stop', index })
+			} else ensure('thinking', out)
+		}
+	}
+
+	/** The finished item: fills in what a terse upstream sent only here, then closes the block. */
+	const itemDone = (item: Json, out: StreamEvent[]) => {
+		if (item.type === 'reasoning' && open?.kind === 'thinking') {
+			if (!open.streamed) text('thinking', reasoningText(item), out)
+			const enc = str(item.encrypted_content)
+			if (enc?.startsWith(SIGNATURE_MARK)) out.push({ type: 'signature_delta', index: open.index, signature: enc.slice(SIGNATURE_MARK.length) })
+		} else if (item.type === 'message' && !(open?.kind === 'text' && open.streamed)) {
+			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) text('text', str(c.text) ?? str(c.refusal) ?? '', out)
+		} else if (item.type === 'function_call' && open?.kind === 'tool_call' && !open.streamed) {
+			const args = str(item.arguments)
+			if (args) out.push({ type: 'json_delta', index: open.index, json: args })
+		}
+		close(out)
+	}
+
+	const event = (type: string, e: Json, out: StreamEvent[]): StreamEvent | undefined => {
+		switch (type) {
+			case 'response.created':
+			case 'response.queued':
+			case 'response.in_progress':
+				break
+			case 'response.output_item.added':
+				if (isObject(e.item)) itemAdded(e.item, out)
+				break
+			case 'response.output_item.done':
+				if (isObject(e.item)) itemDone(e.item, out)
+				break
+			case 'response.output_text.delta':
+				text('text', str(e.delta) ?? '', out)
+				break
+			case 'response.refusal.delta':
+				sawRefusal = true
+				text('text', str(e.delta) ?? '', out)
+				break
+			case 'response.reasoning_summary_part.added':
+				// Several summary parts read as paragraphs of one thinking text.
+				if (typeof e.summary_index === 'number' && e.summary_index > 0 && open?.kind === 'thinking' && open.streamed) text('thinking', '\n\n', out)
+				break
+			case 'response.reasoning_summary_text.delta':
+			case 'response.reasoning_text.delta':
+				text('thinking', str(e.delta) ?? '', out)
+				break
+			case 'response.function_call_arguments.delta':
+				if (open?.kind === 'tool_call' && str(e.delta)) {
+					open.streamed = true
+					out.push({ type: 'json_delta', index: open.index, json: str(e.delta) as string })
+				}
+				break
+			case 'response.completed':
+			case 'response.incomplete': {
+				close(out)
+				const r = isObject(e.response) ? e.response : {}
+				const usage = decodeUsage(r.usage)
+				if (usage) out.push({ type: 'usage', usage })
+				return { type: 'finish', reason: decodeEnd(r.status ?? (type === 'response.incomplete' ? 'incomplete' : 'completed'), r.incomplete_details, sawTool, sawRefusal) }
+			}
+			case 'response.failed':
+				close(out)
+				return { type: 'error', error: failedError(isObject(e.response) ? e.response.error : undefined) }
+			case 'error':
+				close(out)
+				return { type: 'error', error: new GatewayError('upstream', str(e.message) ?? 'upstream stream error', { code: str(e.code) ?? 'upstream_stream_error', retryable: true }) }
+		}
+		return undefined
+	}
+
+	for await (const frame of frames) {
+		const data = frame.data.trim()
+		if (!data || data === '[DONE]') continue
+		let e: unknown
+		try {
+			e = JSON.parse(data)
+		} catch {
+			e = undefined
+		}
+		const out: StreamEvent[] = []
+		if (!isObject(e)) {
+			out.push(...start(undefined))
+			close(out)
+			yield* out
+			yield { type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true }) }
+			return
+		}
+		out.push(...start(isObject(e.response) ? e.response : undefined))
+		const terminal = event(str(e.type) ?? frame.event ?? '', e, out)
+		yield* out
+		if (terminal) {
+			yield terminal
+			return
+		}
+	}
+	const tail = start(undefined)
+	close(tail)
+	yield* tail
+	yield { type: 'error', error: new GatewayError('upstream', 'upstream stream ended before response.completed', { code: 'upstream_cut', retryable: true }) }
+}

@@ -1,0 +1,172 @@
+/**
+ * Canonical stream events → a Responses SSE stream, in the order OpenAI sends it
+ * (https://platform.openai.com/docs/api-reference/responses-streaming; WIRE-NOTES wire §15):
+ * `response.created` → `response.in_progress` → per output item `output_item.added` → its part and delta events →
+ * their `…done` events → `output_item.done` → `response.completed` (or `response.incomplete` when cut by the token
+ * limit or a filter), each frame named by `event:` and numbered by `sequence_number` from 0. No `[DONE]`.
+ *
+ * Items: text → `message` with one `output_text` part; thinking → `reasoning` with one `summary_text` part (and the
+ * signature in `encrypted_content` at `output_item.done`); tool call → `function_call` with
+ * `function_call_arguments.delta/done`. The final response lists the same items, so strict clients (the openai SDK
+ * checks ids and call_ids against what was streamed) accept it. A failure becomes an `error` event (the SDK throws on
+ * it) followed by `response.failed`, never an empty success (usestrix/strix#719).
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { StreamEvent } from '../../core/events'
+import { emptyUsage, type Usage } from '../../core/ir'
+import type { SseFrame } from '../../core/sse'
+import { packToolCallId } from '../../core/tool-ids'
+import { newId } from '../../lib/ids'
+import type { EncodeContext } from '../codec'
+import { errorBody } from '../openai-chat/error'
+import type { ResponsesOutputItem } from './model'
+import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
+import { envelope, responseId } from './response'
+import { encodeEnd } from './usage'
+
+type Open =
+	| { kind: 'text'; index: number; out: number; id: string; text: string }
+	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
+	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
+	| { kind: 'call'; index: number; out: number; id: string; callId: string; name: string; args: string }
+
+const part = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] })
+
+/** Canonical events → Responses SSE frames for a client of the Responses API. */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+	let seq = 0
+	let id = ''
+	let created = 0
+	let open: Open | undefined
+	const output: ResponsesOutputItem[] = []
+	const usage: Usage = emptyUsage()
+	const addUsage = (u: Partial<Usage>) => {
+		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) usage[k] = u[k] as number
+	}
+	const frame = (type: string, data: Record<string, unknown>): SseFrame => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) })
+	const snapshot = (status: 'in_progress' | 'completed' | 'incomplete' | 'failed', extra: { incompleteReason?: string; error?: { code: string | null; message: string } } = {}) =>
+		envelope({ id, created, model: ctx.model, status, output: status === 'in_progress' ? [] : output.slice(), usage: status === 'in_progress' ? undefined : usage, ...extra })
+
+	function* begin(ev: StreamEvent): Generator<SseFrame> {
+		if (id) return
+		const start = ev.type === 'start' ? ev : undefined
+		id = responseId(start?.id)
+		created = start?.created ?? Math.floor(Date.now() / 1000)
+		yield frame('response.created', { response: snapshot('in_progress') })
+		yield frame('response.in_progress', { response: snapshot('in_progress') })
+	}
+
+	function* close(): Generator<SseFrame> {
+		const o = open
+		if (!o) return
+		open = undefined
+		const at = { output_index: o.out }
+		let item: ResponsesOutputItem
+		if (o.kind === 'text') {
+			const ids = { item_id: o.id, ...at, content_index: 0 }
+			yield frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] })
+			yield frame('response.content_part.done', { ...ids, part: part(o.text) })
+			item = { id: o.id, type: 'message', role: 'assistant', status: 'completed', content: [part(o.text)] }
+		} else if (o.kind === 'thinking') {
+			if (o.text) {
+				yield frame('response.reasoning_summary_text.done', { item_id: o.id, ...at, summary_index: 0, text: o.text })
+				yield frame('response.reasoning_summary_part.done', { item_id: o.id, ...at, summary_index: 0, part: { type: 'summary_text', text: o.text } })
+			}
+			item = encodeReasoningItem({ type: 'thinking', text: o.text, ...(o.signature && { signature: o.signature }) }, o.id)
+		} else if (o.kind === 'call') {
+			const args = o.args || '{}' // WIRE-NOTES wire §8: arguments are a JSON object, `{}` when the tool takes none
+			yield frame('response.function_call_arguments.done', { item_id: o.id, ...at, name: o.name, arguments: args })
+			item = { id: o.id, type: 'function_call', status: 'completed', call_id: o.callId, name: o.name, arguments: args }
+		} else item = o.item
+		output[o.out] = item
+		yield frame('response.output_item.done', { ...at, item })
+	}
+
+	function* openBlock(ev: Extract<StreamEvent, { type: 'block_start' }>): Generator<SseFrame> {
+		yield* close()
+		const out = output.length
+		const b = ev.block
+		let item: ResponsesOutputItem
+		if (b.kind === 'text') {
+			open = { kind: 'text', index: ev.index, out, id: newId('msg_'), text: '' }
+			item = { id: open.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
+		} else if (b.kind === 'thinking') {
+			open = { kind: 'thinking', index: ev.index, out, id: newId('rs_'), text: '' }
+			item = { id: open.id, type: 'reasoning', summary: [] }
+		} else if (b.kind === 'redacted_thinking') {
+			item = { id: newId('rs_'), type: 'reasoning', summary: [], encrypted_content: REDACTED_MARK + b.data }
+			open = { kind: 'redacted', index: ev.index, out, item }
+		} else {
+			open = { kind: 'call', index: ev.index, out, id: newId('fc_'), callId: packToolCallId(b.id, b.signature), name: b.name, args: '' }
+			item = { id: open.id, type: 'function_call', status: 'in_progress', call_id: open.callId, name: b.name, arguments: '' }
+		}
+		output.push(item)
+		yield frame('response.output_item.added', { output_index: out, item })
+		if (open.kind === 'text') yield frame('response.content_part.added', { item_id: open.id, output_index: out, content_index: 0, part: part('') })
+	}
+
+	function* fail(err: GatewayError): Generator<SseFrame> {
+		const e = errorBody(err).error
+		yield frame('error', { code: e.code, message: e.message, param: e.param })
+		yield frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) })
+	}
+
+	let ended = false
+	for await (const ev of events) {
+		if (ev.type === 'ping') continue
+		yield* begin(ev)
+		switch (ev.type) {
+			case 'start':
+				if (ev.usage) addUsage(ev.usage)
+				break
+			case 'usage':
+				addUsage(ev.usage)
+				break
+			case 'block_start':
+				yield* openBlock(ev)
+				break
+			case 'text_delta':
+				if (open?.kind === 'text' && ev.text) {
+					open.text += ev.text
+					yield frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] })
+				}
+				break
+			case 'thinking_delta':
+				if (open?.kind === 'thinking' && ev.text) {
+					const at = { item_id: open.id, output_index: open.out, summary_index: 0 }
+					if (!open.text) yield frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })
+					open.text += ev.text
+					yield frame('response.reasoning_summary_text.delta', { ...at, delta: ev.text })
+				}
+				break
+			case 'signature_delta':
+				if (open?.kind === 'thinking') open.signature = ev.signature
+				break
+			case 'json_delta':
+				if (open?.kind === 'call' && ev.json) {
+					open.args += ev.json
+					yield frame('response.function_call_arguments.delta', { item_id: open.id, output_index: open.out, delta: ev.json })
+				}
+				break
+			case 'block_stop':
+				if (open?.index === ev.index) yield* close()
+				break
+			case 'finish': {
+				yield* close()
+				const end = encodeEnd(ev.reason)
+				yield frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) })
+				ended = true
+				break
+			}
+			case 'error':
+				yield* fail(ev.error)
+				ended = true
+				break
+		}
+		if (ended) return
+	}
+	// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
+	yield* begin({ type: 'ping' })
+	yield* fail(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
+}
