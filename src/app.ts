@@ -56,6 +56,7 @@ export function createApp(svc: Services) {
 						{ name: 'Gemini', description: 'Gemini native protocol (/v1beta/models/*, also /v1/models/*:method)' },
 						{ name: 'Midjourney', description: 'midjourney-proxy task API passthrough (/mj/*)' },
 						{ name: 'Suno', description: 'Suno task API passthrough (/suno/*)' },
+						{ name: 'Console', description: 'Web console sessions, users and settings (cookie session + x-csrf-token, or ADMIN_KEY)' },
 						{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
 					],
 					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

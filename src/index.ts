@@ -4,12 +4,14 @@
  */
 import { createApp } from './app'
 import { loadEnv } from './config/env'
+import { bootstrapAdmin } from './modules/console'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
 
 try {
 	const env = loadEnv()
 	const svc = await createServices(env)
+	await bootstrapAdmin(svc)
 	const app = createApp(svc)
 	const poller = startTaskPoller(svc)
 	app.listen({

@@ -8,6 +8,7 @@ import { GatewayError } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
 import type { ProtocolCodec } from '../protocols/codec'
+import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
@@ -36,9 +37,17 @@ export type ChatCall = {
 	inbound: Headers
 	signal: AbortSignal
 	startedAt: number
+	/**
+	 * A client protocol's own route on channels that speak it natively although their adapter's chat protocol differs
+	 * (OpenAI Responses → `{base_url}/responses`). Called per channel before anything else: an answer ends the attempt;
+	 * undefined lets the attempt convert as usual.
+	 */
+	native?: NativeRoute
 }
 
 type Attempt = { response: Response } | { error: GatewayError }
+
+export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, budget: Budget) => Promise<Attempt | undefined>
 
 export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
@@ -67,6 +76,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)
 	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
+	const native = await call.native?.(ch, adapter, info, budget)
+	if (native) return native
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
 	let body: string
@@ -111,6 +122,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	try {
 		if (fast) {
 			usage = call.client.usageOf(json)
+			// A model_map alias is shown to the client as it asked for it, as on the converted path.
+			if (upstreamModel !== call.ir.model && json && typeof json === 'object' && 'model' in json) outBody = JSON.stringify({ ...json, model: call.ir.model })
 			estimateOutput = () => countOutputText(call.client.decodeResponse(json))
 		} else {
 			const r = adapter.protocol.decodeResponse(json)

@@ -4,7 +4,9 @@
  * (we bill from it) changed. Unknown fields pass through untouched.
  * @module
  */
+import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
+import { usesCompletionTokens } from '../protocols/openai-chat/request'
 
 type Body = Record<string, unknown>
 
@@ -15,13 +17,19 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			out.model = upstreamModel
 			if (stream) out.stream_options = { ...(body.stream_options as Body | undefined), include_usage: true }
 			if (cap !== undefined) {
-				if (body.max_completion_tokens !== undefined) out.max_completion_tokens = cap
-				else out.max_tokens = cap
+				// Lower the field the client used; when it used none, the one the model accepts (reasoning models
+				// refuse max_tokens).
+				const field = body.max_completion_tokens !== undefined || (body.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
+				out[field] = cap
 			}
 			break
 		case 'anthropic-messages':
 			out.model = upstreamModel
-			if (cap !== undefined) out.max_tokens = cap
+			if (cap !== undefined) {
+				out.max_tokens = cap
+				const thinking = fitThinking(body.thinking, cap)
+				if (thinking) out.thinking = thinking
+			}
 			break
 		case 'gemini':
 			// The model is in the URL; nothing in the body names it.
@@ -33,6 +41,20 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 }
 
 /**
+ * A lowered `max_tokens` must stay above the thinking budget ("`max_tokens` must be greater than
+ * `thinking.budget_tokens`", https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size),
+ * as when Claude Code asks for 32000 with a 31999 budget. The budget keeps half the new cap, as the converted path
+ * does, never under the 1024 minimum; a cap too small for that turns thinking off.
+ * @returns the thinking config to send instead, or undefined when the client's still fits
+ */
+function fitThinking(thinking: unknown, cap: number): Body | undefined {
+	const t = thinking as Body | undefined
+	if (t?.type !== 'enabled' || typeof t.budget_tokens !== 'number' || t.budget_tokens < cap) return undefined
+	if (cap <= MIN_THINKING_BUDGET) return { type: 'disabled' }
+	return { ...t, budget_tokens: Math.max(MIN_THINKING_BUDGET, Math.floor(cap / 2)) }
+}
+
+/**
  * OpenAI streams: the client did not ask for usage, but we did. Drop the usage-only chunk and the `"usage":null`
  * the others then carry, so the client sees the stream it asked for (WIRE-NOTES §12).
  * @returns the frame data to send, or undefined to drop the frame
@@ -40,4 +62,17 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 export function stripUsage(data: string): string | undefined {
 	if (data.includes('"choices":[]') && data.includes('"usage":{')) return undefined
 	return data.includes('"usage":null') ? data.replace(/,"usage":null|"usage":null,?/, '') : data
+}
+
+const MODEL_KEY = /"model":\s*"(?:[^"\\]|\\.)*"/
+
+/**
+ * The fast path relays the vendor's bytes, which name the upstream model. When `model_map` renamed the model, the
+ * client sees the name it asked for, as on the converted path (a mapped name is often an alias that hides the vendor).
+ * Only the first `"model":` key of a frame is rewritten: OpenAI chunks carry it at the top level before `choices`,
+ * Anthropic's message_start before `content`, and keys inside string values are escaped so they cannot match.
+ * @example renameModel('{"id":"c","model":"gpt-4o-mini","choices":[]}', 'gpt-m') === '{"id":"c","model":"gpt-m","choices":[]}'
+ */
+export function renameModel(data: string, to: string): string {
+	return data.replace(MODEL_KEY, () => `"model":${JSON.stringify(to)}`)
 }

@@ -97,7 +97,7 @@ export function createEventMeter() {
 	let usage: Partial<Usage> | undefined
 	let text = ''
 	let finished = false
-	let errored = false
+	let end: StreamEnd | undefined
 	return {
 		onEvent(e: StreamEvent) {
 			switch (e.type) {
@@ -116,12 +116,13 @@ export function createEventMeter() {
 					finished = true
 					break
 				case 'error':
-					errored = true
+					// Decoders end a body that stopped without its terminator with code `upstream_cut`.
+					end = e.error.code === 'upstream_cut' ? 'cut' : 'error'
 					break
 			}
 		},
 		usage: () => usage,
 		text: () => text,
-		end: (): StreamEnd => (errored ? 'error' : finished ? 'ok' : 'cut'),
+		end: (): StreamEnd => end ?? (finished ? 'ok' : 'cut'),
 	}
 }

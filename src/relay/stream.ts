@@ -11,10 +11,10 @@ import type { StreamEvent } from '../core/events'
 import { encodeSse, parseSse, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
-import { type Budget, type CallInfo, settle } from './budget'
+import { type Budget, type CallInfo, type Outcome, settle } from './budget'
 import type { ChatCall } from './chat'
 import { countText } from './estimate'
-import { stripUsage } from './fast-path'
+import { renameModel, stripUsage } from './fast-path'
 import { createEventMeter, createFrameMeter, type StreamEnd } from './meter'
 import { sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
@@ -84,23 +84,31 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
 	const strip = proto === 'openai-chat' && !a.call.includeUsage
+	// A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk,
+	// Anthropic only in message_start).
+	const alias = a.upstreamModel !== a.call.ir.model ? a.call.ir.model : undefined
+	const renames = (f: SseFrame) => (proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start')
 	let cancelled = false
 	const client = a.call.client
+	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countFrames(a.upstream, meter.kept()), endReason: endReason(cancelled, meter.end()) }))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
 			const emit = (f: SseFrame) => {
 				meter.onFrame(f)
-				const data = strip ? stripUsage(f.data) : f.data
+				let data = strip ? stripUsage(f.data) : f.data
+				if (data !== undefined && alias !== undefined && renames(f)) data = renameModel(data, alias)
 				return data === undefined ? undefined : encodeSse(data === f.data ? f : { ...f, data })
 			}
 			for (const f of pre.buffered) {
 				const b = emit(f)
+				if (isTerminal(proto, f)) await bill()
 				if (b) yield b
 			}
 			if (!pre.done) {
 				let r = pre.pending ? await pre.pending : await it.next()
 				while (!r.done) {
 					const b = emit(r.value)
+					if (isTerminal(proto, r.value)) await bill()
 					if (b) yield b
 					r = await it.next()
 				}
@@ -110,14 +118,7 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
 		} finally {
 			a.up.abort()
-			await settle(a.info, a.budget, {
-				usage: meter.usage(),
-				estimateOutput: () => countFrames(a.upstream, meter.kept()),
-				status: 200,
-				endReason: endReason(cancelled, meter.end()),
-				channel: a.channel,
-				upstreamModel: a.upstreamModel,
-			}).catch((e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }))
+			await bill()
 		}
 	}
 	const cancel = () => {
@@ -155,21 +156,18 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	}
 	const client = a.call.client
 	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.inputEstimate }
+	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(cancelled, meter.end()) }))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
-			for await (const f of client.encodeStream(events(), ctx)) yield encodeSse(f)
+			for await (const f of client.encodeStream(events(), ctx)) {
+				if (isTerminal(client.name, f)) await bill()
+				yield encodeSse(f)
+			}
 		} catch {
 			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
 		} finally {
 			a.up.abort()
-			await settle(a.info, a.budget, {
-				usage: meter.usage(),
-				estimateOutput: () => countText(meter.text()),
-				status: 200,
-				endReason: endReason(cancelled, meter.end()),
-				channel: a.channel,
-				upstreamModel: a.upstreamModel,
-			}).catch((e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }))
+			await bill()
 		}
 	}
 	const cancel = () => {
@@ -178,6 +176,25 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	}
 	a.call.signal.addEventListener('abort', cancel, { once: true })
 	return { response: sseResponse(bytes(), cancel, a.headers) }
+}
+
+/**
+ * The protocol's last frame. The bill is settled before it goes out: a client may hang up as soon as it has it (the
+ * OpenAI SDK aborts the request right after `[DONE]`), which must not turn a finished stream into a client_abort,
+ * and a client that has the whole stream can rely on its usage row being written.
+ */
+function isTerminal(p: ProtocolName, f: SseFrame): boolean {
+	return p === 'openai-chat' ? f.data === '[DONE]' : p === 'anthropic-messages' && f.event === 'message_stop'
+}
+
+/** Settles the stream's bill once, with the outcome as it stands at the first call (later calls wait for it). */
+function biller(a: StreamAttempt, outcome: () => Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason'>): () => Promise<void> {
+	let billed: Promise<void> | undefined
+	return () =>
+		(billed ??= settle(a.info, a.budget, { ...outcome(), status: 200, channel: a.channel, upstreamModel: a.upstreamModel }).then(
+			() => undefined,
+			(e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }),
+		))
 }
 
 /** An error frame seen before anything was sent → a GatewayError that may fail over. */

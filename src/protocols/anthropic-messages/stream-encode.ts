@@ -126,7 +126,7 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 	if (!finish) {
 		// The upstream decoder ends every whole stream with finish or error; anything else was cut.
 		yield* close()
-		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'stream_cut' }))
+		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'upstream_cut' }))
 		return
 	}
 	if (!started) yield messageStart()

@@ -152,6 +152,6 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	yield* close()
 	yield {
 		type: 'error',
-		error: new GatewayError('upstream', 'upstream stream ended before message_stop', { code: 'stream_cut', retryable: true }),
+		error: new GatewayError('upstream', 'upstream stream ended before message_stop', { code: 'upstream_cut', retryable: true }),
 	}
 }

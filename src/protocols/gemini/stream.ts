@@ -139,7 +139,7 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	if (finishReason !== undefined) yield { type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) }
 	else if (blocked) yield { type: 'finish', reason: 'content_filter' }
 	else {
-		const error = upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'stream_truncated')
+		const error = upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'upstream_cut')
 		yield { type: 'error', error }
 	}
 }

@@ -150,7 +150,7 @@ export const includeUsageOf = (body: unknown): boolean =>
  * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) reject `max_tokens` and want `max_completion_tokens`
  * ("Unsupported parameter: 'max_tokens' is not supported with this model").
  */
-const usesCompletionTokens = (model: string) => /^(o\d|gpt-5)/.test(model.slice(model.lastIndexOf('/') + 1))
+export const usesCompletionTokens = (model: string): boolean => /^(o\d|gpt-5)/.test(model.slice(model.lastIndexOf('/') + 1))
 
 const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function' as const, function: { name: c.name } } : c.type)
 

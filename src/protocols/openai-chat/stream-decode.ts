@@ -165,7 +165,8 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	const tail: StreamEvent[] = []
 	close(tail)
 	yield* tail
-	if (!failure && !done && finish === undefined) failure = upstream('upstream stream ended before [DONE]')
+	// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
+	if (!failure && !done && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
 	if (failure) {
 		yield { type: 'error', error: failure }
 		return

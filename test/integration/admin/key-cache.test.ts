@@ -18,7 +18,7 @@ beforeAll(async () => {
 	const env = loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', REDIS_URL })
 	a = await createServices(env, { db: t.db, log: silentLogger })
 	b = await createServices(env, { db: t.db, log: silentLogger })
-})
+}, 120_000)
 afterAll(async () => {
 	await a.close()
 	await b.close()

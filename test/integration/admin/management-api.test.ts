@@ -13,7 +13,7 @@ beforeAll(async () => {
 			models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
 		},
 	})
-})
+}, 120_000)
 afterAll(async () => {
 	await app.close()
 	await mock.stop()

@@ -14,7 +14,7 @@ const config = (url: string) => ({
 
 beforeAll(async () => {
 	mock = await startOpenAIMock({ apiKey: 'up-key' })
-})
+}, 120_000)
 afterAll(async () => {
 	for (const a of apps) await a.close()
 	await mock.stop()

@@ -11,7 +11,7 @@ let app: TestApp
 beforeAll(async () => {
 	doc = await buildOpenApiDocument()
 	app = await startTestApp()
-})
+}, 120_000)
 afterAll(() => app.close())
 
 describe('OpenAPI document', () => {

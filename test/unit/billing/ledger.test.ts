@@ -11,7 +11,7 @@ let n = 0
 beforeAll(async () => {
 	t = await createTestDb()
 	ledger = createLedger(t.db, { holdTtlSeconds: 900 })
-})
+}, 120_000)
 afterAll(() => t.drop())
 
 async function account(balance: number, spendLimit: number | null = null) {

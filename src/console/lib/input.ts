@@ -1,0 +1,47 @@
+/** Parsing of amounts typed into forms, with messages that say what to type instead. */
+
+/**
+ * A USD amount with at most 6 decimals (the gateway's precision); `signed` allows a leading minus.
+ * @example parseUsd('2.50') === 2.5; parseUsd('-5', true) === -5
+ */
+export function parseUsd(text: string, signed = false): number {
+	const s = text.trim()
+	if (!(signed ? /^-?\d+(\.\d{1,6})?$/ : /^\d+(\.\d{1,6})?$/).test(s)) throw new Error(`Enter an amount in USD, such as ${signed ? '10, 2.50 or -5' : '10 or 2.50'}`)
+	return Number(s)
+}
+
+/**
+ * The spend-limit field: '' → null (no limit); otherwise a non-negative USD amount.
+ * @example parseLimit(' 5.5 ') === 5.5; parseLimit('') === null
+ */
+export function parseLimit(text: string): number | null {
+	const s = text.trim()
+	if (!s) return null
+	if (!/^\d+(\.\d{1,6})?$/.test(s)) throw new Error('The spend limit must be an amount in USD, such as 5 or 12.50')
+	return Number(s)
+}
+
+/**
+ * `a=b` lines (model map, unit prices) → object; blank lines ignored. Throws naming the first bad line.
+ * @example parsePairs('gpt-4o = gpt-4o-2024-08-06') // { 'gpt-4o': 'gpt-4o-2024-08-06' }
+ */
+export function parsePairs(text: string, what: string): Record<string, string> {
+	const out: Record<string, string> = {}
+	for (const [i, raw] of text.split('\n').entries()) {
+		const line = raw.trim()
+		if (!line) continue
+		const eq = line.indexOf('=')
+		const k = eq > 0 ? line.slice(0, eq).trim() : ''
+		const v = eq > 0 ? line.slice(eq + 1).trim() : ''
+		if (!k || !v) throw new Error(`${what}, line ${i + 1}: write it as name = value`)
+		out[k] = v
+	}
+	return out
+}
+
+/** Model names from a textarea: one per line or comma-separated. */
+export const parseList = (text: string) =>
+	text
+		.split(/[\n,]/)
+		.map((s) => s.trim())
+		.filter(Boolean)

@@ -1,0 +1,48 @@
+/** Price presentation shared by the console's Models page and the server-rendered /pricing page. */
+import { usd } from './format'
+
+export type PriceFields = {
+	input_per_mtok: number | null
+	output_per_mtok: number | null
+	cache_read_per_mtok: number | null
+	cache_write_per_mtok: number | null
+	per_request: number | null
+	prices: Record<string, number>
+}
+
+const UNITS: Record<string, string> = {
+	per_image: 'image',
+	per_minute: 'minute',
+	per_second: 'second',
+	per_mchar: '1M characters',
+	per_char: 'character',
+	per_call: 'call',
+	per_task: 'task',
+}
+
+/**
+ * `per_image_hd` → 'image (hd)', `per_minute` → 'minute'.
+ * @example unitLabel('per_image_1024x1024') === 'image (1024x1024)'
+ */
+export function unitLabel(key: string): string {
+	if (UNITS[key]) return UNITS[key]
+	const base = Object.keys(UNITS)
+		.sort((a, b) => b.length - a.length)
+		.find((k) => key.startsWith(`${k}_`))
+	if (base) return `${UNITS[base]} (${key.slice(base.length + 1).replace(/_/g, ' ')})`
+	return key.replace(/^per_/, '').replace(/_/g, ' ')
+}
+
+/**
+ * Prices that are not per token, as readable lines.
+ * @example otherPrices({ ...m, per_request: 0.01, prices: { per_image: 0.04 } }) // ['$0.01 / request', '$0.04 / image']
+ */
+export function otherPrices(m: PriceFields): string[] {
+	const out: string[] = []
+	if (m.per_request !== null && m.per_request > 0) out.push(`${usd(m.per_request)} / request`)
+	for (const [k, v] of Object.entries(m.prices).sort(([a], [b]) => a.localeCompare(b))) out.push(`${usd(v)} / ${unitLabel(k)}`)
+	return out
+}
+
+/** Cached-input price as shown: the cache-read price, which defaults to the input price when unset. */
+export const cachedInput = (m: PriceFields) => m.cache_read_per_mtok ?? m.input_per_mtok

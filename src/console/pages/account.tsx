@@ -1,0 +1,67 @@
+/** Your account: who you are, the balance, and a password change. */
+import { useState } from 'preact/hooks'
+import { api, messageOf } from '../api'
+import { Alert, Badge, Button, PageHeader, TextField } from '../components/ui'
+import { usd } from '../lib/format'
+import { useSession } from '../session'
+
+export function AccountPage() {
+	const { user, account, toast } = useSession()
+	const [current, setCurrent] = useState('')
+	const [next, setNext] = useState('')
+	const [again, setAgain] = useState('')
+	const [error, setError] = useState<string>()
+	const [busy, setBusy] = useState(false)
+	const submit = async (e: Event) => {
+		e.preventDefault()
+		setError(undefined)
+		if (next !== again) return setError('The two new passwords differ')
+		setBusy(true)
+		try {
+			await api('POST', '/api/users/me/password', { current_password: current, new_password: next })
+			setCurrent('')
+			setNext('')
+			setAgain('')
+			toast('Password changed; other sessions were signed out')
+		} catch (err) {
+			setError(messageOf(err))
+		}
+		setBusy(false)
+	}
+	return (
+		<>
+			<PageHeader title="Your account" />
+			<div class="grid-2">
+				<section class="card" aria-labelledby="who">
+					<h2 id="who">Profile</h2>
+					<dl class="props">
+						<dt>Username</dt>
+						<dd>{user.username}</dd>
+						<dt>Account</dt>
+						<dd>
+							{account.name} <span class="muted">#{account.id}</span>
+						</dd>
+						<dt>Balance</dt>
+						<dd>{usd(account.balance)}</dd>
+						<dt>Role</dt>
+						<dd>{user.is_admin ? <Badge tone="info">administrator</Badge> : 'user'}</dd>
+					</dl>
+				</section>
+				<section class="card" aria-labelledby="pw">
+					<h2 id="pw">Change password</h2>
+					<form class="stack" onSubmit={submit}>
+						{error && <Alert>{error}</Alert>}
+						<TextField label="Current password" type="password" value={current} onValue={setCurrent} autoComplete="current-password" required />
+						<TextField label="New password" type="password" value={next} onValue={setNext} autoComplete="new-password" required minLength={8} hint="At least 8 characters." />
+						<TextField label="New password again" type="password" value={again} onValue={setAgain} autoComplete="new-password" required minLength={8} />
+						<div>
+							<Button type="submit" variant="primary" busy={busy}>
+								Change password
+							</Button>
+						</div>
+					</form>
+				</section>
+			</div>
+		</>
+	)
+}

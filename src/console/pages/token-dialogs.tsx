@@ -1,0 +1,162 @@
+/** Create, show-once-created, edit and delete dialogs of the Tokens page. */
+import { useState } from 'preact/hooks'
+import { api, messageOf } from '../api'
+import { CopyButton } from '../components/copy-button'
+import { ConfirmModal, Modal } from '../components/modal'
+import { Alert, Button, CheckField, SelectField, TextField } from '../components/ui'
+import { EXPIRY_OPTIONS, type ExpiryChoice, expiryToIso, localDate } from '../lib/expiry'
+import { parseLimit } from '../lib/input'
+import { dateTime } from '../lib/format'
+import type { Token } from '../types'
+
+type ExpiryValue = ExpiryChoice | 'keep'
+
+function ExpiryFields({ choice, setChoice, date, setDate, current }: { choice: ExpiryValue; setChoice: (c: ExpiryValue) => void; date: string; setDate: (d: string) => void; current?: string | null }) {
+	const options: Array<{ value: ExpiryValue; label: string }> = current !== undefined ? [{ value: 'keep', label: `Keep: ${current ? dateTime(current) : 'never'}` }, ...EXPIRY_OPTIONS] : EXPIRY_OPTIONS
+	return (
+		<>
+			<SelectField label="Expires" value={choice} onValue={setChoice} options={options} />
+			{choice === 'date' && <TextField label="Expiry date" type="date" value={date} onValue={setDate} min={localDate(new Date())} required hint="The key works until the end of this day." />}
+		</>
+	)
+}
+
+export function CreateTokenModal({ accountId, onClose, onCreated }: { accountId: number; onClose: () => void; onCreated: (t: Token, key: string) => void }) {
+	const [name, setName] = useState('')
+	const [choice, setChoice] = useState<ExpiryValue>('never')
+	const [date, setDate] = useState('')
+	const [limit, setLimit] = useState('')
+	const [error, setError] = useState<string>()
+	const [busy, setBusy] = useState(false)
+	const submit = async (e: Event) => {
+		e.preventDefault()
+		setError(undefined)
+		try {
+			const body = { account_id: accountId, name: name.trim(), expires_at: expiryToIso(choice as ExpiryChoice, date), spend_limit: parseLimit(limit) }
+			setBusy(true)
+			const created = await api<Token & { key: string }>('POST', '/api/tokens', body)
+			onCreated(created, created.key)
+		} catch (err) {
+			setError(messageOf(err))
+			setBusy(false)
+		}
+	}
+	return (
+		<Modal title="Create token" onClose={onClose}>
+			<form onSubmit={submit}>
+				<div class="modal-body stack">
+					{error && <Alert>{error}</Alert>}
+					<TextField label="Name" value={name} onValue={setName} required maxLength={200} placeholder="e.g. laptop, ci, my-app" autoFocus />
+					<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} />
+					<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Optional. Requests are refused once this key has spent this much." />
+				</div>
+				<div class="modal-foot">
+					<Button onClick={onClose}>Cancel</Button>
+					<Button type="submit" variant="primary" busy={busy}>
+						Create token
+					</Button>
+				</div>
+			</form>
+		</Modal>
+	)
+}
+
+/** Shown right after creation: the full key, with Copy key. */
+export function CreatedTokenModal({ token, secret, onClose }: { token: Token; secret: string; onClose: () => void }) {
+	return (
+		<Modal title="Token created" onClose={onClose}>
+			<div class="modal-body stack">
+				<p>
+					Your new key <strong>{token.name}</strong> is ready. Use it as <code>Authorization: Bearer …</code>.
+				</p>
+				<div class="key-box">
+					<input class="mono" readOnly value={secret} aria-label="New key" data-testid="new-key" onFocus={(e) => e.currentTarget.select()} />
+					<CopyButton text={secret} />
+				</div>
+				<Alert kind="info">You can reveal this key again at any time from the list with the eye icon.</Alert>
+			</div>
+			<div class="modal-foot">
+				<Button variant="primary" onClick={onClose}>
+					Done
+				</Button>
+			</div>
+		</Modal>
+	)
+}
+
+export function EditTokenModal({ token, onClose, onSaved }: { token: Token; onClose: () => void; onSaved: () => void }) {
+	const [name, setName] = useState(token.name)
+	const [choice, setChoice] = useState<ExpiryValue>('keep')
+	const [date, setDate] = useState('')
+	const [limit, setLimit] = useState(token.spend_limit === null ? '' : String(token.spend_limit))
+	const [enabled, setEnabled] = useState(token.status !== 'disabled')
+	const [error, setError] = useState<string>()
+	const [busy, setBusy] = useState(false)
+	const submit = async (e: Event) => {
+		e.preventDefault()
+		setError(undefined)
+		try {
+			const body: Record<string, unknown> = {}
+			if (name.trim() !== token.name) body.name = name.trim()
+			if (choice !== 'keep') body.expires_at = expiryToIso(choice, date)
+			const lim = parseLimit(limit)
+			if (lim !== token.spend_limit) body.spend_limit = lim
+			if (enabled !== (token.status !== 'disabled')) body.status = enabled ? 'active' : 'disabled'
+			setBusy(true)
+			if (Object.keys(body).length) await api('PATCH', `/api/tokens/${token.id}`, body)
+			onSaved()
+		} catch (err) {
+			setError(messageOf(err))
+			setBusy(false)
+		}
+	}
+	return (
+		<Modal title={`Edit “${token.name}”`} onClose={onClose}>
+			<form onSubmit={submit}>
+				<div class="modal-body stack">
+					{error && <Alert>{error}</Alert>}
+					<TextField label="Name" value={name} onValue={setName} required maxLength={200} />
+					<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} current={token.expires_at} />
+					<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Leave empty for no limit." />
+					<CheckField label="Enabled" checked={enabled} onValue={setEnabled} hint="A disabled key is refused until enabled again." />
+				</div>
+				<div class="modal-foot">
+					<Button onClick={onClose}>Cancel</Button>
+					<Button type="submit" variant="primary" busy={busy}>
+						Save
+					</Button>
+				</div>
+			</form>
+		</Modal>
+	)
+}
+
+export function DeleteTokenModal({ token, onClose, onDeleted }: { token: Token; onClose: () => void; onDeleted: () => void }) {
+	const [busy, setBusy] = useState(false)
+	const [error, setError] = useState<string>()
+	const confirm = async () => {
+		setBusy(true)
+		try {
+			await api('DELETE', `/api/tokens/${token.id}`)
+			onDeleted()
+		} catch (e) {
+			setError(messageOf(e))
+			setBusy(false)
+		}
+	}
+	return (
+		<ConfirmModal
+			title="Delete token?"
+			message={
+				<>
+					Requests with <strong>{token.name}</strong> (<code>{token.key_hint}</code>) will be refused at once. Its usage history stays. This cannot be undone.
+				</>
+			}
+			confirmLabel="Delete token"
+			busy={busy}
+			error={error}
+			onConfirm={confirm}
+			onClose={onClose}
+		/>
+	)
+}

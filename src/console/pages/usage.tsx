@@ -1,0 +1,174 @@
+/** Usage: spend per day as a chart, then the requests themselves, filterable by key, model and dates, paged. */
+import { useState } from 'preact/hooks'
+import { api, query } from '../api'
+import { AccountPicker } from '../components/account-picker'
+import { RefreshIcon } from '../components/icons'
+import { SpendChart } from '../components/spend-chart'
+import { Alert, Badge, Button, Empty, Loading, PageHeader, SelectField, TextField } from '../components/ui'
+import { useLoad } from '../hooks'
+import { fillDays } from '../lib/chart'
+import { localDate } from '../lib/expiry'
+import { dateTime, latency, tokens as fmtTokens, usd } from '../lib/format'
+import { useSession } from '../session'
+import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
+
+const startOfDay = (d: string) => (d ? new Date(`${d}T00:00:00`).toISOString() : undefined)
+const endOfDay = (d: string) => (d ? new Date(`${d}T23:59:59.999`).toISOString() : undefined)
+
+function StatusBadge({ r }: { r: UsageRow }) {
+	if (r.status >= 200 && r.status < 300 && r.end_reason === 'ok') return <Badge tone="success">{r.status}</Badge>
+	const label = r.end_reason && r.end_reason !== 'ok' ? `${r.status} ${r.end_reason.replace(/_/g, ' ')}` : String(r.status)
+	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
+}
+
+export function UsagePage() {
+	const { account, refreshBalance } = useSession()
+	const [accountId, setAccountId] = useState(account.id)
+	const [tokenId, setTokenId] = useState('')
+	const [model, setModel] = useState('')
+	const [from, setFrom] = useState(() => localDate(new Date(Date.now() - 29 * 86_400_000)))
+	const [to, setTo] = useState(() => localDate(new Date()))
+	const [limit, setLimit] = useState('25')
+	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
+	const [tick, setTick] = useState(0)
+	const cursor = cursors[cursors.length - 1]
+
+	const filters = { account_id: accountId, token_id: tokenId || undefined, model: model.trim() || undefined, from: startOfDay(from), to: endOfDay(to) }
+	const key = JSON.stringify(filters)
+	const reset = <T,>(set: (v: T) => void) => (v: T) => {
+		set(v)
+		setCursors([undefined])
+	}
+
+	const keys = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
+	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
+	const rows = useLoad(() => api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`), [key, limit, cursor, tick])
+	const spend = useLoad(
+		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, offset_minutes: -new Date().getTimezoneOffset() })}`),
+		[key, tick],
+	)
+
+	const names = new Map((keys.data?.data ?? []).map((t) => [t.id, t.name]))
+	const days = from && to ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
+	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
+	const refresh = () => {
+		setTick((n) => n + 1)
+		refreshBalance()
+	}
+
+	return (
+		<>
+			<PageHeader
+				title="Usage"
+				subtitle="Every request made with this account's keys, newest first."
+				actions={
+					<Button onClick={refresh}>
+						<RefreshIcon /> Refresh
+					</Button>
+				}
+			/>
+			<AccountPicker value={accountId} onValue={reset(setAccountId)} />
+			<form class="card filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: t.name }))]} />
+				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
+				<datalist id="usage-models">
+					{(models.data?.data ?? []).map((m) => (
+						<option key={m.name} value={m.name} />
+					))}
+				</datalist>
+				<TextField label="From" type="date" value={from} onValue={reset(setFrom)} max={to} />
+				<TextField label="To" type="date" value={to} onValue={reset(setTo)} min={from} />
+			</form>
+			<section class="card" aria-labelledby="spend-title">
+				<div class="card-head">
+					<h2 id="spend-title">Spend over time</h2>
+					<dl class="stats">
+						<div>
+							<dt>Spent</dt>
+							<dd data-testid="range-spend">{usd(total.cost)}</dd>
+						</div>
+						<div>
+							<dt>Requests</dt>
+							<dd>{fmtTokens(total.requests)}</dd>
+						</div>
+						<div>
+							<dt>Tokens</dt>
+							<dd>{fmtTokens(total.tokens)}</dd>
+						</div>
+					</dl>
+				</div>
+				{spend.error ? <Alert>{spend.error}</Alert> : <SpendChart days={days} />}
+			</section>
+			<section aria-labelledby="requests-title">
+				<h2 id="requests-title" class="section-title">
+					Requests
+				</h2>
+				{rows.error && <Alert>{rows.error}</Alert>}
+				{rows.loading && !rows.data ? (
+					<Loading />
+				) : !rows.data?.data.length ? (
+					<Empty>No requests match these filters.</Empty>
+				) : (
+					<div class="card table-wrap">
+						<table class="table cards-on-phone" aria-label="Requests">
+							<thead>
+								<tr>
+									<th scope="col">Time</th>
+									<th scope="col">Key</th>
+									<th scope="col">Model</th>
+									<th scope="col">Endpoint</th>
+									<th scope="col" class="num">Tokens in / out</th>
+									<th scope="col" class="num">Cost</th>
+									<th scope="col" class="num">Latency</th>
+									<th scope="col">Status</th>
+								</tr>
+							</thead>
+							<tbody>
+								{rows.data.data.map((r) => (
+									<tr key={r.id} title={`Request ${r.request_id}`}>
+										<td data-label="Time">{dateTime(r.created_at)}</td>
+										<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+										<td data-label="Model">
+											<code>{r.model}</code>
+										</td>
+										<td data-label="Endpoint">
+											<code class="endpoint">{r.endpoint}</code>
+											{r.stream && <span class="muted"> · stream</span>}
+										</td>
+										<td data-label="Tokens in / out" class="num">
+											{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}
+										</td>
+										<td data-label="Cost" class="num">
+											{usd(r.cost)}
+										</td>
+										<td data-label="Latency" class="num">
+											{latency(r.latency_ms)}
+										</td>
+										<td data-label="Status">
+											<StatusBadge r={r} />
+										</td>
+									</tr>
+								))}
+							</tbody>
+						</table>
+					</div>
+				)}
+				<nav class="pager" aria-label="Pages">
+					<Button disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+						← Newer
+					</Button>
+					<span class="muted">Page {cursors.length}</span>
+					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && setCursors((c) => [...c, rows.data!.next_cursor!])}>
+						Older →
+					</Button>
+					<SelectField
+						label="Per page"
+						value={limit}
+						onValue={reset(setLimit)}
+						options={['25', '50', '100'].map((v) => ({ value: v, label: v }))}
+					/>
+				</nav>
+			</section>
+		</>
+	)
+}

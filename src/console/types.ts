@@ -1,0 +1,101 @@
+/** Shapes of the management API as the console reads them (see the OpenAPI document at /docs). */
+
+export type User = { id: number; username: string; account_id: number; account_name: string; is_admin: boolean; status: string; created_at: string }
+
+export type Account = { id: number; name: string; balance: number; status: string; created_at?: string }
+
+export type SessionInfo = { user: User | null; account: Account | null; csrf_token: string | null; signup_enabled: boolean }
+
+export type Token = {
+	id: number
+	account_id: number
+	name: string
+	key_hint: string
+	expires_at: string | null
+	spend_limit: number | null
+	spent: number
+	reserved: number
+	status: string
+	created_at: string
+	last_used_at: string | null
+}
+
+export type UsageRow = {
+	id: number
+	created_at: string
+	request_id: string
+	account_id: number
+	token_id: number | null
+	model: string
+	endpoint: string
+	channel: string | null
+	input_tokens: number
+	output_tokens: number
+	cached_tokens: number
+	reasoning_tokens: number
+	cost: number
+	status: number
+	latency_ms: number
+	end_reason: string
+	stream: boolean
+}
+
+export type Page<T> = { data: T[]; next_cursor: string | null }
+
+export type SpendDay = { day: string; cost: number; requests: number; input_tokens: number; output_tokens: number }
+
+export type PricedModel = {
+	name: string
+	input_per_mtok: number | null
+	output_per_mtok: number | null
+	cache_read_per_mtok: number | null
+	cache_write_per_mtok: number | null
+	per_request: number | null
+	prices: Record<string, number>
+	endpoints: string[]
+	protocols: string[]
+}
+
+export type ModelPrice = {
+	id: number
+	name: string
+	input_per_mtok: number
+	output_per_mtok: number
+	cache_read_per_mtok: number | null
+	cache_write_per_mtok: number | null
+	per_request: number | null
+	max_output_tokens: number | null
+	prices: Record<string, number>
+	status: string
+	source: string
+}
+
+/** This instance's circuit-breaker state for a channel (cooldown after failures). */
+export type ChannelHealth = {
+	state: string
+	consecutive_failures?: number
+	open_until?: string | null
+	last_error?: string | null
+	last_failure_at?: string | null
+}
+
+export type Channel = {
+	id: number
+	name: string
+	type: string
+	base_url: string
+	models: string[]
+	model_map: Record<string, string>
+	priority: number
+	weight: number
+	status: string
+	disabled_reason: string | null
+	source: string
+	health?: ChannelHealth | null
+}
+
+export type ChannelTest = { ok: boolean; status: number; latency_ms: number; model: string; message: string }
+
+export type Settings = { signup_enabled: boolean; signup_balance: number }
+
+export const CHANNEL_TYPES = ['openai', 'anthropic', 'gemini', 'rerank', 'video', 'imgsvc', 'musicsvc'] as const

@@ -1,0 +1,46 @@
+/**
+ * Which gateway endpoints and client protocols serve a model, derived from the types of the channels that carry it.
+ * Chat channels speak every chat protocol (requests go through the canonical IR), so any chat model is reachable
+ * through each; the OpenAI-style special families are told apart by the model's name, as vendors name them.
+ * @module
+ */
+import type { ChannelType } from '../../providers/channel-types'
+
+export type Served = { endpoints: string[]; protocols: string[] }
+
+const CHAT: Served = {
+	endpoints: ['POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1beta/models/{model}:generateContent'],
+	protocols: ['OpenAI Chat Completions', 'OpenAI Responses', 'Anthropic Messages', 'Gemini'],
+}
+
+/** OpenAI-compatible families that are not chat, by the vendors' naming (text-embedding-3-small, tts-1, whisper-1 …). */
+const FAMILIES: Array<[RegExp, Served]> = [
+	[/embed/i, { endpoints: ['POST /v1/embeddings'], protocols: ['OpenAI Embeddings'] }],
+	[/^(dall-e|gpt-image|imagen)/i, { endpoints: ['POST /v1/images/generations'], protocols: ['OpenAI Images'] }],
+	[/(^|-)tts(-|$)/i, { endpoints: ['POST /v1/audio/speech'], protocols: ['OpenAI Audio'] }],
+	[/whisper|transcribe/i, { endpoints: ['POST /v1/audio/transcriptions'], protocols: ['OpenAI Audio'] }],
+	[/moderation/i, { endpoints: ['POST /v1/moderations'], protocols: ['OpenAI Moderations'] }],
+]
+
+const BY_TYPE: Partial<Record<ChannelType, Served>> = {
+	rerank: { endpoints: ['POST /v1/rerank'], protocols: ['Rerank (Cohere/Jina)'] },
+	video: { endpoints: ['POST /v1/video/generations'], protocols: ['Video tasks'] },
+	imgsvc: { endpoints: ['POST /mj/submit/{action}'], protocols: ['Midjourney tasks'] },
+	musicsvc: { endpoints: ['POST /suno/submit/{action}'], protocols: ['Suno tasks'] },
+}
+
+/**
+ * Endpoints and protocols for a model carried by channels of the given types (deduplicated, stable order).
+ * @example servedBy('gpt-4o-mini', ['openai']).endpoints[0] === 'POST /v1/chat/completions'
+ */
+export function servedBy(model: string, types: ChannelType[]): Served {
+	const endpoints = new Set<string>()
+	const protocols = new Set<string>()
+	for (const type of types) {
+		let s = BY_TYPE[type]
+		if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(model))?.[1] ?? CHAT)
+		for (const e of s.endpoints) endpoints.add(e)
+		for (const p of s.protocols) protocols.add(p)
+	}
+	return { endpoints: [...endpoints], protocols: [...protocols] }
+}

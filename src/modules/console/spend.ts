@@ -1,0 +1,79 @@
+/** Spend per day for the console's chart: one grouped query instead of shipping every usage row to the browser. */
+import { and, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
+import { Elysia, t } from 'elysia'
+import { assertAccount, isAdmin } from '../../auth/principal'
+import { microsToUsd } from '../../billing/money'
+import { badRequest } from '../../core/errors'
+import { usageLogs } from '../../db/schema'
+import type { Services } from '../../services'
+import { adminAuth } from '../admin/auth'
+import { ErrorBody } from '../admin/schemas'
+import { SpendDay } from './schemas'
+
+const DAY_MS = 86_400_000
+const MAX_DAYS = 400
+
+function date(s: string, field: string): Date {
+	const d = new Date(s)
+	if (Number.isNaN(d.getTime())) throw badRequest(`${field}: not an ISO-8601 date`, field)
+	return d
+}
+
+export function spendRoutes(svc: Services) {
+	return new Elysia({ prefix: '/api/console', detail: { tags: ['Console'] } }).use(adminAuth(svc)).get(
+		'/spend',
+		async ({ query, principal }) => {
+			const where: SQL[] = []
+			let accountId = query.account_id
+			// A user is pinned to their own account whatever they ask for, as in GET /api/usage.
+			if (!isAdmin(principal) && principal.kind === 'user') accountId = principal.accountId
+			if (accountId !== undefined) {
+				assertAccount(principal, accountId)
+				where.push(eq(usageLogs.accountId, accountId))
+			}
+			const to = query.to ? date(query.to, 'to') : new Date()
+			const from = query.from ? date(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS)
+			if (to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) throw badRequest(`the range may span at most ${MAX_DAYS} days`, 'from')
+			where.push(gte(usageLogs.createdAt, from), lte(usageLogs.createdAt, to))
+			if (query.token_id !== undefined) where.push(eq(usageLogs.tokenId, query.token_id))
+			if (query.model) where.push(eq(usageLogs.model, query.model))
+			// The offset is a validated integer, inlined so the same expression text appears in SELECT and GROUP BY.
+			const offset = sql.raw(String(Math.trunc(query.offset_minutes ?? 0)))
+			const day = sql<string>`to_char(date_trunc('day', (${usageLogs.createdAt} AT TIME ZONE 'UTC') + make_interval(mins => ${offset})), 'YYYY-MM-DD')`
+			const rows = await svc.db.orm
+				.select({
+					day,
+					cost: sql<number>`coalesce(sum(${usageLogs.cost}), 0)::bigint`.mapWith(Number),
+					requests: sql<number>`count(*)::int`.mapWith(Number),
+					input: sql<number>`coalesce(sum(${usageLogs.inputTokens} + ${usageLogs.cachedTokens} + ${usageLogs.cacheWriteTokens}), 0)::bigint`.mapWith(Number),
+					output: sql<number>`coalesce(sum(${usageLogs.outputTokens}), 0)::bigint`.mapWith(Number),
+				})
+				.from(usageLogs)
+				.where(and(...where))
+				.groupBy(day)
+				.orderBy(day)
+			return {
+				from: from.toISOString(),
+				to: to.toISOString(),
+				data: rows.map((r) => ({ day: r.day, cost: microsToUsd(r.cost), requests: r.requests, input_tokens: r.input, output_tokens: r.output })),
+			}
+		},
+		{
+			query: t.Object({
+				account_id: t.Optional(t.Numeric({ minimum: 1 })),
+				token_id: t.Optional(t.Numeric({ minimum: 1 })),
+				model: t.Optional(t.String()),
+				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; default 30 days before `to`' })),
+				to: t.Optional(t.String({ description: 'ISO-8601, inclusive; default now' })),
+				offset_minutes: t.Optional(t.Numeric({ minimum: -840, maximum: 840, description: 'Minutes east of UTC that days are counted in' })),
+			}),
+			response: {
+				200: t.Object({ from: t.String({ format: 'date-time' }), to: t.String({ format: 'date-time' }), data: t.Array(SpendDay) }),
+				400: ErrorBody,
+				401: ErrorBody,
+				404: ErrorBody,
+			},
+			detail: { summary: 'Spend per day (days without requests are omitted)' },
+		},
+	)
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'bun:test'
+import { readCookie, sessionCookie } from '../../../src/modules/console/cookies'
+import { servedBy } from '../../../src/modules/console/endpoints'
+import { esc } from '../../../src/modules/console/html'
+import { createLoginLimiter, limiterKey } from '../../../src/modules/console/login-limiter'
+
+describe('session cookie', () => {
+	it('should read one cookie among several', () => {
+		expect(readCookie('a=1; sb_session=xyz; b=2', 'sb_session')).toBe('xyz')
+		expect(readCookie('a=1', 'sb_session')).toBeUndefined()
+		expect(readCookie(null, 'sb_session')).toBeUndefined()
+	})
+
+	it('should set HttpOnly, SameSite=Strict and Path=/, and Secure only over https', () => {
+		expect(sessionCookie('abc', 3600, false)).toBe('sb_session=abc; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict')
+		expect(sessionCookie('abc', 3600, true)).toEndWith('; Secure')
+	})
+})
+
+describe('login limiter', () => {
+	it('should block after five failures for one key until the window passes', () => {
+		let now = 0
+		const l = createLoginLimiter({ maxFailures: 5, windowMs: 60_000, now: () => now })
+		const k = limiterKey(' Alice ', '1.2.3.4')
+		expect(k).toBe('alice|1.2.3.4')
+		for (let i = 0; i < 5; i++) {
+			expect(l.retryAfter(k)).toBe(0)
+			l.fail(k)
+		}
+		expect(l.retryAfter(k)).toBe(60)
+		expect(l.retryAfter(limiterKey('alice', '5.6.7.8'))).toBe(0)
+		now = 30_000
+		expect(l.retryAfter(k)).toBe(30)
+		now = 60_000
+		expect(l.retryAfter(k)).toBe(0)
+	})
+
+	it('should forget failures after a success', () => {
+		const l = createLoginLimiter({ maxFailures: 2 })
+		l.fail('k')
+		l.succeed('k')
+		l.fail('k')
+		expect(l.retryAfter('k')).toBe(0)
+	})
+})
+
+describe('served endpoints', () => {
+	it('should give chat models every chat protocol, whatever the vendor', () => {
+		for (const type of ['openai', 'anthropic', 'gemini'] as const) {
+			const s = servedBy('some-chat-model', [type])
+			expect(s.endpoints).toContain('POST /v1/chat/completions')
+			expect(s.endpoints).toContain('POST /v1/messages')
+			expect(s.protocols).toContain('Gemini')
+		}
+	})
+
+	it('should tell OpenAI-style families apart by name and task channels by type', () => {
+		expect(servedBy('text-embedding-3-small', ['openai']).endpoints).toEqual(['POST /v1/embeddings'])
+		expect(servedBy('tts-1', ['openai']).endpoints).toEqual(['POST /v1/audio/speech'])
+		expect(servedBy('whisper-1', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions'])
+		expect(servedBy('dall-e-3', ['openai']).endpoints).toEqual(['POST /v1/images/generations'])
+		expect(servedBy('claude-embed-like', ['anthropic']).endpoints).toContain('POST /v1/messages')
+		expect(servedBy('x', ['rerank']).endpoints).toEqual(['POST /v1/rerank'])
+		expect(servedBy('x', ['openai', 'rerank']).endpoints).toContain('POST /v1/rerank')
+	})
+})
+
+describe('html escaping', () => {
+	it('should escape the five HTML-significant characters', () => {
+		expect(esc(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;')
+	})
+})

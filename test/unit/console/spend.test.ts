@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { ADMIN_PASSWORD, type Browser, type ConsoleApp, startConsoleApp } from './console-app'
+
+let app: ConsoleApp
+let admin: Browser
+
+const row = (at: string, cost: number, model = 'm1', token: number | null = null) =>
+	app.svc.db.sql.query(
+		`INSERT INTO usage_logs (created_at, request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, cached_tokens, output_tokens) VALUES ($1, $2, 1, $3, $4, '/v1/chat/completions', 200, $5, 10, 2, 5)`,
+		[at, `r-${at}-${model}`, token, model, cost],
+	)
+
+beforeAll(async () => {
+	app = await startConsoleApp()
+	admin = await app.signIn('admin', ADMIN_PASSWORD)
+	await row('2025-01-01T23:30:00Z', 1_000_000)
+	await row('2025-01-02T00:30:00Z', 2_500_000)
+	await row('2025-01-02T10:00:00Z', 500_000, 'm2', 7)
+}, 120_000)
+afterAll(() => app.close())
+
+const spend = async (q: string) => (await admin.call(`/api/console/spend?${q}`)).body
+
+describe('GET /api/console/spend', () => {
+	it('should sum cost, requests and tokens per UTC day', async () => {
+		const r = await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z')
+		expect(r.data).toEqual([
+			{ day: '2025-01-01', cost: 1, requests: 1, input_tokens: 12, output_tokens: 5 },
+			{ day: '2025-01-02', cost: 3, requests: 2, input_tokens: 24, output_tokens: 10 },
+		])
+	})
+
+	it('should count days in the caller’s offset', async () => {
+		const r = await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&offset_minutes=60')
+		expect(r.data.map((d: { day: string; requests: number }) => [d.day, d.requests])).toEqual([['2025-01-02', 3]])
+		const west = await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&offset_minutes=-60')
+		expect(west.data.map((d: { day: string; requests: number }) => [d.day, d.requests])).toEqual([
+			['2025-01-01', 2],
+			['2025-01-02', 1],
+		])
+	})
+
+	it('should filter by key and model', async () => {
+		expect((await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&token_id=7')).data).toEqual([
+			{ day: '2025-01-02', cost: 0.5, requests: 1, input_tokens: 12, output_tokens: 5 },
+		])
+		expect((await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&model=m1')).data.length).toBe(2)
+	})
+
+	it('should refuse bad dates and huge ranges in words', async () => {
+		const bad = await admin.call('/api/console/spend?from=yesterday')
+		expect(bad.status).toBe(400)
+		expect(bad.body.error.message).toContain('from')
+		const huge = await admin.call('/api/console/spend?from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z')
+		expect(huge.status).toBe(400)
+		expect(huge.body.error.message).toContain('400 days')
+	})
+})
