@@ -12,7 +12,7 @@ import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
-import { orderChannels } from '../routing/select'
+import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
 import { estimateInputTokens } from './estimate'
@@ -54,17 +54,16 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
 	const budget = await reserveBudget(svc, call.token, call.requestId, route.price, estimateInputTokens(ir), ir.maxTokens)
-	let lastErr = new GatewayError('unavailable', `no channel could serve "${ir.model}"`, { code: 'no_channel' })
+	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		for (const ch of orderChannels(route.channels).slice(0, 1 + svc.env.retries)) {
-			lastChannel = ch
-			const attempt = await attemptChat(call, info, ch, budget)
-			if ('response' in attempt) return attempt.response
-			lastErr = attempt.error
-			svc.log.warn('upstream attempt failed', { request_id: call.requestId, channel: ch.name, status: lastErr.status, error: lastErr.message, retryable: lastErr.retryable })
-			if (!lastErr.retryable || call.signal.aborted) break
-		}
+		const r = await tryChannels(svc, route.channels, call.signal, async (ch) => {
+			const a = await attemptChat(call, info, ch, budget)
+			return 'response' in a ? { ok: a.response } : a
+		})
+		if ('ok' in r) return r.ok
+		lastErr = r.error
+		lastChannel = r.channel
 	} catch (e) {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('relay failed', { request_id: call.requestId, error: String(e) })
@@ -93,12 +92,14 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		throw e
 	}
 	let up
+	const attemptStart = Date.now()
 	try {
 		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body }, channelTimeouts(ch.settings), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}
 	const { res } = up
+	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - attemptStart) / 1000)
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
 	const headers = { 'x-request-id': call.requestId }
 	const outcome = { channel: ch, upstreamModel }

@@ -124,6 +124,7 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 	const cancel = () => {
 		cancelled = true
 		a.up.abort()
+		void bill() // also when the client left before the body was ever read
 	}
 	a.call.signal.addEventListener('abort', cancel, { once: true })
 	return { response: sseResponse(bytes(), cancel, a.headers) }
@@ -173,6 +174,7 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	const cancel = () => {
 		cancelled = true
 		a.up.abort()
+		void bill() // also when the client left before the body was ever read
 	}
 	a.call.signal.addEventListener('abort', cancel, { once: true })
 	return { response: sseResponse(bytes(), cancel, a.headers) }
@@ -190,11 +192,13 @@ function isTerminal(p: ProtocolName, f: SseFrame): boolean {
 /** Settles the stream's bill once, with the outcome as it stands at the first call (later calls wait for it). */
 function biller(a: StreamAttempt, outcome: () => Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason'>): () => Promise<void> {
 	let billed: Promise<void> | undefined
+	const open = a.call.svc.metrics.openStreams
+	open.inc()
 	return () =>
-		(billed ??= settle(a.info, a.budget, { ...outcome(), status: 200, channel: a.channel, upstreamModel: a.upstreamModel }).then(
+		(billed ??= (open.dec(), settle(a.info, a.budget, { ...outcome(), status: 200, channel: a.channel, upstreamModel: a.upstreamModel }).then(
 			() => undefined,
 			(e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }),
-		))
+		)))
 }
 
 /** An error frame seen before anything was sent → a GatewayError that may fail over. */

@@ -45,6 +45,13 @@ describe('upstream HTTP errors', () => {
 					const rows = await usageRows(m, acct.accountId)
 					expect(rows.map((r) => [r.cost, r.status, r.end_reason])).toEqual([[0, status, 'error']])
 					expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+					if (upstream === 401) {
+						// Issue 4: a channel whose credentials the vendor refuses is disabled with the reason.
+						const list = (await m.app.admin('/api/channels')).body.data as Array<{ id: number; status: string; disabled_reason: string | null; models: string[]; model_map: Record<string, string> }>
+						const ch = list.find((c) => c.status === 'disabled' && (c.models.includes(MODEL[up]) || MODEL[up] in c.model_map))!
+						expect(ch.disabled_reason).toContain('credentials')
+						expect((await m.app.admin(`/api/channels/${ch.id}/enable`, { method: 'POST' })).body.status).toBe('enabled')
+					}
 				})
 
 	it('should surface an Anthropic 529 overloaded as 503 overloaded_error to messages clients and service_unavailable to chat clients', async () => {

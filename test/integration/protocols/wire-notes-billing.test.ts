@@ -4,7 +4,7 @@
  * concurrent requests that cannot overspend, Anthropic's request constraints met for OpenAI clients, and failover
  * only before the first byte. Each title names the public issue.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { countWords } from '../../mocks'
 import { chat, messages, PROTOCOLS } from './clients'
 import { type Account, expectCharges, FAILOVER, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, usageRows } from './harness'
@@ -102,6 +102,11 @@ describe('WIRE-NOTES wire §20: Anthropic constraints for an OpenAI client', () 
 })
 
 describe('WIRE-NOTES wire §21: failover only before the first byte', () => {
+	// Each case starts with healthy channels: the failures injected by earlier cases would otherwise open the first
+	// channel's circuit breaker (issue 4) and change the order the next case relies on.
+	beforeEach(() => {
+		for (const c of m.app.svc.catalog.channelsFor(FAILOVER)) m.app.svc.health.success(c.id)
+	})
 	const failover = async (stream: boolean, fault: NonNullable<typeof m.mocks.openai.faultOnce>, up: Upstream = 'openai') => {
 		const acct = await m.account()
 		m.mocks[up].faultOnce = fault

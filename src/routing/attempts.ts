@@ -1,0 +1,58 @@
+/**
+ * The failover loop shared by every relay: channels in priority/weight order with cooling-down ones last, at most
+ * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx) and
+ * never once the client is gone. Each outcome feeds the channel's circuit breaker and the metrics; a channel whose
+ * credentials the vendor rejects (401/403) is disabled with the reason, since no request can succeed on it.
+ * @module
+ */
+import { eq } from 'drizzle-orm'
+import { GatewayError } from '../core/errors'
+import { channels as channelsTable } from '../db/schema'
+import type { Services } from '../services'
+import type { Channel } from './catalog'
+import { orderChannels } from './select'
+
+export type AttemptResult<T> = { ok: T } | { error: GatewayError }
+
+/** Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). */
+const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model'])
+
+export async function tryChannels<T>(
+	svc: Services,
+	candidates: Channel[],
+	signal: AbortSignal,
+	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
+): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
+	let last: { error: GatewayError; channel?: Channel } = { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
+	for (const ch of svc.health.order(orderChannels(candidates)).slice(0, 1 + svc.env.retries)) {
+		const r = await attempt(ch)
+		if ('ok' in r) {
+			svc.health.success(ch.id)
+			return { ok: r.ok, channel: ch }
+		}
+		const err = r.error
+		last = { error: err, channel: ch }
+		if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
+			svc.health.failure(ch.id, err.message)
+			svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
+		}
+		if (err.code === 'upstream_auth') void disableChannel(svc, ch, err.message)
+		svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, retryable: err.retryable })
+		if (!err.retryable || signal.aborted) break
+		svc.metrics.retries.inc({ channel: ch.name })
+	}
+	return last
+}
+
+async function disableChannel(svc: Services, ch: Channel, reason: string) {
+	try {
+		await svc.db.orm
+			.update(channelsTable)
+			.set({ status: 'disabled', disabledReason: `the upstream rejected the channel's credentials: ${reason}`.slice(0, 500), updatedAt: new Date() })
+			.where(eq(channelsTable.id, ch.id))
+		await svc.catalog.changed()
+		svc.log.warn('channel disabled: upstream rejected its credentials', { channel: ch.name })
+	} catch (e) {
+		svc.log.error('could not disable channel', { channel: ch.name, error: String(e) })
+	}
+}
