@@ -14,7 +14,7 @@ import { upstreamError } from '../providers/upstream-error'
 import { type Route, resolveModel } from '../relay/budget'
 import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../routing/catalog'
-import { orderChannels } from '../routing/select'
+import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { observeUsage } from '../metrics/observe-usage'
 import { passUsage } from './usage'
@@ -79,35 +79,29 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 		throw new GatewayError('not_found', `The model "${op.model}" is not served for ${op.endpoint}`, { code: 'model_not_found', param: 'model' })
 	const { want, min } = op.hold(route.price)
 	const hold = await svc.ledger.reserve({ accountId: op.token.accountId, tokenId: op.token.id }, op.requestId, want, Math.min(min, want))
-	let lastErr = new GatewayError('unavailable', `no channel could serve "${op.model}"`, { code: 'no_channel' })
+	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const tries = svc.health.order(orderChannels(channels)).slice(0, 1 + svc.env.retries)
-		for (const [i, ch] of tries.entries()) {
-			lastChannel = ch
+		const r = await tryChannels(svc, channels, op.signal, async (ch) => {
 			const upstreamModel = ch.modelMap[op.model] ?? op.model
-			const r = await attempt(op, ch, upstreamModel, route.price)
-			if ('answer' in r) {
-				svc.health.success(ch.id)
-				const a = r.answer
-				const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: a.endReason ?? 'ok' })
-				const charged = await hold.settle(a.cost, record)
-				observeUsage(svc, op.token, record, charged)
-				if (!a.commit) return a.response
-				return (await a.commit(charged, ch)) ?? a.response
-			}
-			lastErr = r.error
-			svc.log.warn('upstream attempt failed', { request_id: op.requestId, endpoint: op.endpoint, channel: ch.name, status: lastErr.status, error: lastErr.message })
-			if (lastErr.retryable && !op.signal.aborted) {
-				// The channel's fault (network, 429, 5xx), not the request's: it counts against its breaker.
-				svc.health.failure(ch.id, lastErr.message)
-				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: lastErr.kind })
-			}
+			const a = await attempt(op, ch, upstreamModel, route.price)
+			if ('answer' in a) return { ok: { answer: a.answer, upstreamModel } }
 			// A job the upstream may have taken before timing out must not be submitted twice (tasks).
-			const ambiguous = lastErr.kind === 'timeout' && op.failoverOnTimeout === false
-			if (!lastErr.retryable || ambiguous || op.signal.aborted) break
-			if (i < tries.length - 1) svc.metrics.retries.inc({ channel: ch.name })
+			if (a.error.kind === 'timeout' && op.failoverOnTimeout === false)
+				return { error: new GatewayError(a.error.kind, a.error.message, { code: a.error.code, status: a.error.status }) }
+			return a
+		})
+		if ('ok' in r) {
+			const { answer: a, upstreamModel } = r.ok
+			const ch = r.channel
+			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: a.endReason ?? 'ok' })
+			const charged = await hold.settle(a.cost, record)
+			observeUsage(svc, op.token, record, charged)
+			if (!a.commit) return a.response
+			return (await a.commit(charged, ch)) ?? a.response
 		}
+		lastErr = r.error
+		lastChannel = r.channel
 	} catch (e) {
 		if (hold.done) throw e
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')

@@ -13,7 +13,7 @@ import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settl
 import { countText } from '../../relay/estimate'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
-import { orderChannels } from '../../routing/select'
+import { tryChannels } from '../../routing/attempts'
 import type { ModelCall } from './generate'
 import { GeminiBatchEmbedRequest, type GeminiEmbedContentRequest, GeminiEmbedContentRequest as EmbedSchema } from './model'
 import { checkBody } from './target'
@@ -77,25 +77,25 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 	const counted = requests.reduce((n, r, i) => n + countText(textOf(r, `requests[${i}]`, false)), 0)
 	const info: CallInfo = { svc: c.svc, token: c.token, requestId: c.requestId, endpoint: `${c.version}/models/{model}:${method}`, model: c.model, stream: false, startedAt: c.startedAt }
 	const budget: Budget = await reserveBudget(c.svc, c.token, c.requestId, route.price, counted, 0)
-	let lastErr = new GatewayError('unavailable', `no channel could serve "${c.model}"`, { code: 'no_channel' })
+	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		for (const ch of orderChannels(channels).slice(0, 1 + c.svc.env.retries)) {
-			lastChannel = ch
+		const r = await tryChannels<{ a: Answer; upstream: string }>(c.svc, channels, c.request.signal, async (ch) => {
 			const upstream = ch.modelMap[c.model] ?? c.model
-			let a: Answer
 			try {
-				a = ch.type === 'gemini' ? await viaGemini(c, ch, upstream, method, body) : await viaOpenAI(c, ch, upstream, method, requests)
+				return { ok: { a: ch.type === 'gemini' ? await viaGemini(c, ch, upstream, method, body) : await viaOpenAI(c, ch, upstream, method, requests), upstream } }
 			} catch (e) {
-				if (!(e instanceof GatewayError)) throw e
-				lastErr = e
-				c.svc.log.warn('upstream attempt failed', { request_id: c.requestId, channel: ch.name, status: e.status, error: e.message })
-				if (!e.retryable || c.request.signal.aborted) break
-				continue
+				if (e instanceof GatewayError) return { error: e }
+				throw e
 			}
-			await settle(info, budget, { usage: a.input !== undefined ? { input: a.input, output: 0 } : undefined, estimateOutput: () => 0, status: 200, endReason: 'ok', channel: ch, upstreamModel: upstream })
+		})
+		if ('ok' in r) {
+			const { a, upstream } = r.ok
+			await settle(info, budget, { usage: a.input !== undefined ? { input: a.input, output: 0 } : undefined, estimateOutput: () => 0, status: 200, endReason: 'ok', channel: r.channel, upstreamModel: upstream })
 			return Response.json(a.body, { headers: { 'x-request-id': c.requestId } })
 		}
+		lastErr = r.error
+		lastChannel = r.channel
 	} catch (e) {
 		if (budget.hold.done) throw e
 		lastErr = new GatewayError('api_error', 'Internal error')
