@@ -2,7 +2,8 @@
  * The ledger: every charge passes through here. `reserve` takes an upper bound out of the account's balance and
  * into the key's `reserved` before the upstream call, atomically (row locks, account before key), so concurrent
  * requests can never overspend; `settle` turns the hold into the real cost and writes the usage row in the same
- * transaction; `release` gives the hold back. Both are idempotent: the hold row, keyed by request id, is deleted
+ * transaction; `release` gives the hold back. Each is one database round trip: the SQL functions sb_reserve and
+ * sb_finish (drizzle/0001_ledger_functions.sql) hold the logic. Both are idempotent: the hold row, keyed by request id, is deleted
  * exactly once. Invariant: credits = balance + Σ usage cost + Σ open holds, per account.
  * @module
  */
@@ -52,15 +53,38 @@ export function createLedger(db: Db, opts: LedgerOptions = { holdTtlSeconds: 900
 		return { balance: acct.balance, tokenRoom }
 	}
 
-	async function writeUsage(tx: SqlTx, u: UsageRecord, cost: number) {
-		await tx.query(
-			`INSERT INTO usage_logs (request_id, account_id, token_id, model, upstream_model, endpoint, channel_id, channel,
-				input_tokens, output_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost, status, latency_ms, estimated, end_reason, stream)
-			 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
-			[u.requestId, u.accountId, u.tokenId, u.model, u.upstreamModel ?? null, u.endpoint, u.channelId ?? null, u.channel ?? null,
-				u.inputTokens, u.outputTokens, u.cachedTokens, u.cacheWriteTokens, u.reasoningTokens, cost, u.status, u.latencyMs, u.estimated, u.endReason, u.stream],
-		)
-		if (u.tokenId !== null) await tx.query('UPDATE api_tokens SET last_used_at = now() WHERE id = $1', [u.tokenId])
+	/** The usage row as sb_finish reads it (jsonb_to_record column names). */
+	const usageJson = (u: UsageRecord) =>
+		JSON.stringify({
+			request_id: u.requestId,
+			model: u.model,
+			upstream_model: u.upstreamModel ?? null,
+			endpoint: u.endpoint,
+			channel_id: u.channelId ?? null,
+			channel: u.channel ?? null,
+			input_tokens: u.inputTokens,
+			output_tokens: u.outputTokens,
+			cached_tokens: u.cachedTokens,
+			cache_write_tokens: u.cacheWriteTokens,
+			reasoning_tokens: u.reasoningTokens,
+			status: u.status,
+			latency_ms: u.latencyMs,
+			estimated: u.estimated,
+			end_reason: u.endReason,
+			stream: u.stream,
+		})
+
+	/** One round trip: settle (charge) or release a hold, with its usage row. -1 when already done. */
+	const finish = async (owner: HoldOwner, requestId: string, cost: number, charge: boolean, usage?: UsageRecord) => {
+		const [r] = await sql.query<{ charged: number }>('SELECT sb_finish($1, $2, $3, $4, $5, $6::jsonb) AS charged', [
+			requestId,
+			owner.accountId,
+			owner.tokenId,
+			cost,
+			charge,
+			usage ? usageJson(usage) : null,
+		])
+		return Number(r!.charged)
 	}
 
 	function makeHold(owner: HoldOwner, requestId: string, amount: number): Hold {
@@ -81,57 +105,31 @@ export function createLedger(db: Db, opts: LedgerOptions = { holdTtlSeconds: 900
 			},
 			settle: (cost, usage) =>
 				once(async () => {
-					const charged = await sql.transaction(async (tx) => {
-						const room = await lockHeadroom(tx, owner)
-						const [h] = await tx.query<{ amount: number; state: string }>('DELETE FROM ledger_holds WHERE request_id = $1 RETURNING amount, state', [requestId])
-						if (!h) return -1 // settled or released already: idempotent no-op
-						const held = h.state === 'open' ? h.amount : 0
-						// Never take the balance below zero or the key past its limit, even when the estimate was short.
-						const charge = Math.max(0, Math.min(cost, held + Math.max(0, room.balance), held + Math.max(0, room.tokenRoom)))
-						await tx.query('UPDATE accounts SET balance = balance + $2 - $3 WHERE id = $1', [owner.accountId, held, charge])
-						if (owner.tokenId !== null)
-							await tx.query('UPDATE api_tokens SET reserved = reserved - $2, spent = spent + $3 WHERE id = $1', [owner.tokenId, held, charge])
-						await writeUsage(tx, usage, charge)
-						return charge
-					})
+					const charged = await finish(owner, requestId, Math.max(0, Math.round(cost)), true, usage)
 					if (charged >= 0) opts.onUsage?.({ ...usage, cost: charged })
 					return Math.max(0, charged)
 				}),
 			release: (usage) =>
 				once(async () => {
-					await sql.transaction(async (tx) => {
-						await lockHeadroom(tx, owner)
-						const [h] = await tx.query<{ amount: number; state: string }>('DELETE FROM ledger_holds WHERE request_id = $1 RETURNING amount, state', [requestId])
-						if (!h) return
-						const held = h.state === 'open' ? h.amount : 0
-						await tx.query('UPDATE accounts SET balance = balance + $2 WHERE id = $1', [owner.accountId, held])
-						if (owner.tokenId !== null) await tx.query('UPDATE api_tokens SET reserved = reserved - $2 WHERE id = $1', [owner.tokenId, held])
-						if (usage) await writeUsage(tx, usage, 0)
-					})
-					if (usage) opts.onUsage?.({ ...usage, cost: 0 })
+					const r = await finish(owner, requestId, 0, false, usage)
+					if (usage && r >= 0) opts.onUsage?.({ ...usage, cost: 0 })
 				}),
 		}
 	}
 
 	return {
 		async reserve(owner, requestId, want, min) {
-			const amount = await sql.transaction(async (tx) => {
-				const room = await lockHeadroom(tx, owner)
-				const headroom = Math.min(room.balance, room.tokenRoom)
-				if (headroom < min) {
-					const why = room.tokenRoom < min && room.tokenRoom <= room.balance ? 'API key spend limit reached' : 'account balance exhausted'
-					throw new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
-				}
-				const take = Math.min(want, headroom)
-				await tx.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [owner.accountId, take])
-				if (owner.tokenId !== null) await tx.query('UPDATE api_tokens SET reserved = reserved + $2 WHERE id = $1', [owner.tokenId, take])
-				await tx.query(
-					`INSERT INTO ledger_holds (request_id, account_id, token_id, amount, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-					[requestId, owner.accountId, owner.tokenId, take, opts.holdTtlSeconds],
-				)
-				return take
-			})
-			return makeHold(owner, requestId, amount)
+			const [r] = await sql.query<{ o_taken: number | null; o_balance: number | null; o_token_room: number | null; o_found: boolean }>(
+				'SELECT * FROM sb_reserve($1, $2, $3, $4, $5, $6)',
+				[requestId, owner.accountId, owner.tokenId, Math.max(0, Math.round(want)), Math.max(0, Math.round(min)), opts.holdTtlSeconds],
+			)
+			if (!r?.o_found) throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
+			if (r.o_taken === null) {
+				const room = r.o_token_room === null ? Number.MAX_SAFE_INTEGER : Number(r.o_token_room)
+				const why = room < min && room <= Number(r.o_balance) ? 'API key spend limit reached' : 'account balance exhausted'
+				throw new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
+			}
+			return makeHold(owner, requestId, Number(r.o_taken))
 		},
 
 		async sweep() {
