@@ -1,4 +1,5 @@
 /** Shapes of the management API as the console reads them (see the OpenAPI document at /docs). */
+import type { PriceFields } from './lib/prices'
 
 export type User = { id: number; username: string; account_id: number; account_name: string; is_admin: boolean; status: string; created_at: string }
 
@@ -44,17 +45,7 @@ export type Page<T> = { data: T[]; next_cursor: string | null }
 
 export type SpendDay = { day: string; cost: number; requests: number; input_tokens: number; output_tokens: number }
 
-export type PricedModel = {
-	name: string
-	input_per_mtok: number | null
-	output_per_mtok: number | null
-	cache_read_per_mtok: number | null
-	cache_write_per_mtok: number | null
-	per_request: number | null
-	prices: Record<string, number>
-	endpoints: string[]
-	protocols: string[]
-}
+export type PricedModel = PriceFields & { name: string; endpoints: string[]; protocols: string[] }
 
 export type ModelPrice = {
 	id: number

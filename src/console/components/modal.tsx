@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from 'preact'
 import { useEffect, useId, useRef } from 'preact/hooks'
+import { useAction } from '../hooks'
 import { Alert, Button } from './ui'
 
 export function Modal({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
@@ -35,20 +36,64 @@ export function Modal({ title, onClose, children, wide }: { title: string; onClo
 	)
 }
 
+/** Cancel, then the one button that names the dialog's action. */
+function ModalFoot({ onCancel, children }: { onCancel: () => void; children: ComponentChildren }) {
+	return (
+		<div class="modal-foot">
+			<Button onClick={onCancel}>Cancel</Button>
+			{children}
+		</div>
+	)
+}
+
+type FormModalProps = {
+	title: string
+	/** The submit button's text: the action, e.g. "Create token". */
+	submitLabel: string
+	/** Checks the fields and calls the server; a throw is shown in words above the fields and the dialog stays. */
+	onSubmit: () => Promise<unknown>
+	onClose: () => void
+	/** Shown above the error (context such as the current balance). */
+	intro?: ComponentChildren
+	wide?: boolean
+	children: ComponentChildren
+}
+
+/** A dialog around a form: its fields, the failure in words, Cancel and the submit button (busy while it runs). */
+export function FormModal({ title, submitLabel, onSubmit, onClose, intro, wide, children }: FormModalProps) {
+	const action = useAction()
+	return (
+		<Modal title={title} onClose={onClose} wide={wide}>
+			<form onSubmit={action.submit(onSubmit)}>
+				<div class="modal-body stack">
+					{intro}
+					{action.error && <Alert>{action.error}</Alert>}
+					{children}
+				</div>
+				<ModalFoot onCancel={onClose}>
+					<Button type="submit" variant="primary" busy={action.busy}>
+						{submitLabel}
+					</Button>
+				</ModalFoot>
+			</form>
+		</Modal>
+	)
+}
+
 /** "Are you sure?" with the consequence spelled out; the confirm button names the action. */
-export function ConfirmModal(props: { title: string; message: ComponentChildren; confirmLabel: string; busy?: boolean; error?: string; onConfirm: () => void; onClose: () => void }) {
+export function ConfirmModal(props: { title: string; message: ComponentChildren; confirmLabel: string; onConfirm: () => Promise<unknown>; onClose: () => void }) {
+	const action = useAction()
 	return (
 		<Modal title={props.title} onClose={props.onClose}>
 			<div class="modal-body">
 				<p>{props.message}</p>
-				{props.error && <Alert>{props.error}</Alert>}
+				{action.error && <Alert>{action.error}</Alert>}
 			</div>
-			<div class="modal-foot">
-				<Button onClick={props.onClose}>Cancel</Button>
-				<Button variant="danger" busy={props.busy} onClick={props.onConfirm}>
+			<ModalFoot onCancel={props.onClose}>
+				<Button variant="danger" busy={action.busy} onClick={() => action.run(props.onConfirm)}>
 					{props.confirmLabel}
 				</Button>
-			</div>
+			</ModalFoot>
 		</Modal>
 	)
 }

@@ -39,6 +39,15 @@ export function parsePairs(text: string, what: string): Record<string, string> {
 	return out
 }
 
+/**
+ * The inverse of `parsePairs`, for a textarea's first value.
+ * @example formatPairs({ 'gpt-4o': 'gpt-4o-2024-08-06' }) === 'gpt-4o = gpt-4o-2024-08-06'
+ */
+export const formatPairs = (pairs: Record<string, string | number> | undefined) =>
+	Object.entries(pairs ?? {})
+		.map(([k, v]) => `${k} = ${v}`)
+		.join('\n')
+
 /** Model names from a textarea: one per line or comma-separated. */
 export const parseList = (text: string) =>
 	text

@@ -1,7 +1,8 @@
 /** Your account: who you are, the balance, and a password change. */
 import { useState } from 'preact/hooks'
-import { api, messageOf } from '../api'
+import { api } from '../api'
 import { Alert, Badge, Button, PageHeader, TextField } from '../components/ui'
+import { useAction } from '../hooks'
 import { usd } from '../lib/format'
 import { useSession } from '../session'
 
@@ -10,24 +11,15 @@ export function AccountPage() {
 	const [current, setCurrent] = useState('')
 	const [next, setNext] = useState('')
 	const [again, setAgain] = useState('')
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		if (next !== again) return setError('The two new passwords differ')
-		setBusy(true)
-		try {
-			await api('POST', '/api/users/me/password', { current_password: current, new_password: next })
-			setCurrent('')
-			setNext('')
-			setAgain('')
-			toast('Password changed; other sessions were signed out')
-		} catch (err) {
-			setError(messageOf(err))
-		}
-		setBusy(false)
-	}
+	const change = useAction()
+	const submit = change.submit(async () => {
+		if (next !== again) throw new Error('The two new passwords differ')
+		await api('POST', '/api/users/me/password', { current_password: current, new_password: next })
+		setCurrent('')
+		setNext('')
+		setAgain('')
+		toast('Password changed; other sessions were signed out')
+	})
 	return (
 		<>
 			<PageHeader title="Your account" />
@@ -50,12 +42,12 @@ export function AccountPage() {
 				<section class="card" aria-labelledby="pw">
 					<h2 id="pw">Change password</h2>
 					<form class="stack" onSubmit={submit}>
-						{error && <Alert>{error}</Alert>}
+						{change.error && <Alert>{change.error}</Alert>}
 						<TextField label="Current password" type="password" value={current} onValue={setCurrent} autoComplete="current-password" required />
 						<TextField label="New password" type="password" value={next} onValue={setNext} autoComplete="new-password" required minLength={8} hint="At least 8 characters." />
 						<TextField label="New password again" type="password" value={again} onValue={setAgain} autoComplete="new-password" required minLength={8} />
 						<div>
-							<Button type="submit" variant="primary" busy={busy}>
+							<Button type="submit" variant="primary" busy={change.busy}>
 								Change password
 							</Button>
 						</div>

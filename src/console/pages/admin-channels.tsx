@@ -1,9 +1,11 @@
 /** Administration → Channels: upstreams, their routing state, a live Test, create/edit and enable/disable. */
 import { useState } from 'preact/hooks'
 import { ApiError, api, messageOf } from '../api'
-import { EditIcon, PlayIcon, PlusIcon } from '../components/icons'
-import { Alert, Badge, Button, Empty, IconButton, Loading, PageHeader, statusTone } from '../components/ui'
-import { useLoad } from '../hooks'
+import { AddButton, EditButton, EnableButton } from '../components/actions'
+import { DataTable } from '../components/data-table'
+import { PlayIcon } from '../components/icons'
+import { Badge, Button, PageHeader, statusTone } from '../components/ui'
+import { useAction, useDialogs, useLoad } from '../hooks'
 import { dateTime, latency } from '../lib/format'
 import { useSession } from '../session'
 import type { Channel, ChannelHealth, ChannelTest } from '../types'
@@ -59,8 +61,8 @@ export function AdminChannels() {
 	const { toast } = useSession()
 	const list = useLoad(() => api<{ data: Channel[] }>('GET', '/api/channels'), [])
 	const [tests, setTests] = useState<Record<number, TestState>>({})
-	const [editing, setEditing] = useState<Channel | 'new'>()
-	const [error, setError] = useState<string>()
+	const dialog = useDialogs<Channel | 'new'>(list.reload)
+	const toggle = useAction()
 
 	const test = async (c: Channel) => {
 		setTests((t) => ({ ...t, [c.id]: { busy: true } }))
@@ -73,109 +75,75 @@ export function AdminChannels() {
 			setTests((t) => ({ ...t, [c.id]: { error: missing ? 'this server does not offer channel tests (HTTP 404)' : messageOf(e) } }))
 		}
 	}
-	const setEnabled = async (c: Channel, enabled: boolean) => {
-		setError(undefined)
-		try {
+	const setEnabled = (c: Channel, enabled: boolean) =>
+		toggle.run(async () => {
 			await api('POST', `/api/channels/${c.id}/${enabled ? 'enable' : 'disable'}`)
 			toast(`${enabled ? 'Enabled' : 'Disabled'} “${c.name}”`)
 			list.reload()
-		} catch (e) {
-			setError(messageOf(e))
-		}
-	}
+		})
 
 	return (
 		<>
 			<PageHeader
 				title="Channels"
 				subtitle="Upstream providers that serve the models. Lower priority is tried first; a failing channel cools down."
-				actions={
-					<Button variant="primary" onClick={() => setEditing('new')}>
-						<PlusIcon /> New channel
-					</Button>
-				}
+				actions={<AddButton label="New channel" onClick={() => dialog.show('new')} />}
 			/>
-			{list.error && <Alert>{list.error}</Alert>}
-			{error && <Alert>{error}</Alert>}
-			{list.loading && !list.data ? (
-				<Loading />
-			) : !list.data?.data.length ? (
-				<Empty>No channels yet. Add one to start serving models.</Empty>
-			) : (
-				<div class="card table-wrap">
-					<table class="table cards-on-phone" aria-label="Channels">
-						<thead>
-							<tr>
-								<th scope="col">Name</th>
-								<th scope="col">Type</th>
-								<th scope="col">Models</th>
-								<th scope="col">Priority / weight</th>
-								<th scope="col">Status</th>
-								<th scope="col">
-									<span class="sr-only">Actions</span>
-								</th>
-							</tr>
-						</thead>
-						<tbody>
-							{list.data.data.map((c) => (
-								<tr key={c.id} data-channel={c.name}>
-									<th scope="row" data-label="Name">
-										{c.name}
-										<div class="muted small">{c.base_url}</div>
-										{c.source === 'config' && <div class="muted small">from GATEWAY_CONFIG</div>}
-									</th>
-									<td data-label="Type">
-										<Badge>{c.type}</Badge>
-									</td>
-									<td data-label="Models">
-										<ul class="chips">
-											{c.models.slice(0, 6).map((m) => (
-												<li key={m} class="chip">
-													{m}
-												</li>
-											))}
-											{c.models.length > 6 && <li class="chip">+{c.models.length - 6} more</li>}
-										</ul>
-									</td>
-									<td data-label="Priority / weight">
-										{c.priority} / {c.weight}
-									</td>
-									<td data-label="Status">
-										<div class="stack-sm">
-											<span>
-												<Badge tone={statusTone(c.status)}>{c.status}</Badge>
-												{c.disabled_reason && <span class="muted small"> {c.disabled_reason}</span>}
-											</span>
-											{c.health && <Health h={c.health} />}
-											{tests[c.id] && <TestResult t={tests[c.id]!} />}
-										</div>
-									</td>
-									<td class="actions">
-										<Button class="btn-sm" onClick={() => test(c)} busy={Boolean(tests[c.id] && 'busy' in tests[c.id]!)} aria-label={`Test ${c.name}`}>
-											<PlayIcon size={14} /> Test
-										</Button>
-										<Button class="btn-sm" onClick={() => setEnabled(c, c.status !== 'enabled')} aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}>
-											{c.status === 'enabled' ? 'Disable' : 'Enable'}
-										</Button>
-										<IconButton label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
-											<EditIcon />
-										</IconButton>
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</div>
-			)}
-			{editing && (
+			<DataTable
+				loaded={list}
+				label="Channels"
+				columns={['Name', 'Type', 'Models', 'Priority / weight', 'Status']}
+				actions
+				errors={[toggle.error]}
+				empty="No channels yet. Add one to start serving models."
+				row={(c) => (
+					<tr key={c.id} data-channel={c.name}>
+						<th scope="row" data-label="Name">
+							{c.name}
+							<div class="muted small">{c.base_url}</div>
+							{c.source === 'config' && <div class="muted small">from GATEWAY_CONFIG</div>}
+						</th>
+						<td data-label="Type">
+							<Badge>{c.type}</Badge>
+						</td>
+						<td data-label="Models">
+							<ul class="chips">
+								{c.models.slice(0, 6).map((m) => (
+									<li key={m} class="chip">
+										{m}
+									</li>
+								))}
+								{c.models.length > 6 && <li class="chip">+{c.models.length - 6} more</li>}
+							</ul>
+						</td>
+						<td data-label="Priority / weight">
+							{c.priority} / {c.weight}
+						</td>
+						<td data-label="Status">
+							<div class="stack-sm">
+								<span>
+									<Badge tone={statusTone(c.status)}>{c.status}</Badge>
+									{c.disabled_reason && <span class="muted small"> {c.disabled_reason}</span>}
+								</span>
+								{c.health && <Health h={c.health} />}
+								{tests[c.id] && <TestResult t={tests[c.id]!} />}
+							</div>
+						</td>
+						<td class="actions">
+							<Button class="btn-sm" onClick={() => test(c)} busy={Boolean(tests[c.id] && 'busy' in tests[c.id]!)} aria-label={`Test ${c.name}`}>
+								<PlayIcon size={14} /> Test
+							</Button>
+							<EnableButton name={c.name} enabled={c.status === 'enabled'} onToggle={(on) => setEnabled(c, on)} />
+							<EditButton name={c.name} onClick={() => dialog.show(c)} />
+						</td>
+					</tr>
+				)}
+			/>
+			{dialog.open && (
 				<ChannelModal
-					channel={editing === 'new' ? undefined : editing}
-					onClose={() => setEditing(undefined)}
-					onSaved={(c) => {
-						setEditing(undefined)
-						toast(`Saved “${c.name}”`)
-						list.reload()
-					}}
+					channel={dialog.open === 'new' ? undefined : dialog.open}
+					onClose={dialog.close}
+					onSaved={(c) => dialog.done(`Saved “${c.name}”`)}
 				/>
 			)}
 		</>

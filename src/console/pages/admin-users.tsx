@@ -1,10 +1,11 @@
 /** Administration → Users: console users, their accounts and roles; create, edit, delete. */
 import { useState } from 'preact/hooks'
-import { api, messageOf } from '../api'
-import { EditIcon, PlusIcon, TrashIcon } from '../components/icons'
-import { ConfirmModal, Modal } from '../components/modal'
-import { Alert, Badge, Button, CheckField, Empty, IconButton, Loading, PageHeader, SelectField, TextField, statusTone } from '../components/ui'
-import { useLoad } from '../hooks'
+import { api } from '../api'
+import { AddButton, DeleteButton, EditButton } from '../components/actions'
+import { DataTable } from '../components/data-table'
+import { ConfirmModal, FormModal } from '../components/modal'
+import { Badge, CheckField, PageHeader, SelectField, TextField, statusTone } from '../components/ui'
+import { useDialogs, useLoad } from '../hooks'
 import { dateTime } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
@@ -17,48 +18,27 @@ function NewUserModal({ accounts, onClose, onDone }: { accounts: Account[]; onCl
 	const [accountName, setAccountName] = useState('')
 	const [balance, setBalance] = useState('')
 	const [admin, setAdmin] = useState(false)
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		try {
-			const body: Record<string, unknown> = { username: username.trim(), password, is_admin: admin }
-			if (accountId === 'new') {
-				if (accountName.trim()) body.account_name = accountName.trim()
-				if (balance.trim()) body.balance = parseUsd(balance)
-			} else body.account_id = Number(accountId)
-			setBusy(true)
-			onDone(await api<User>('POST', '/api/users', body))
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
-		}
+	const save = async () => {
+		const body: Record<string, unknown> = { username: username.trim(), password, is_admin: admin }
+		if (accountId === 'new') {
+			if (accountName.trim()) body.account_name = accountName.trim()
+			if (balance.trim()) body.balance = parseUsd(balance)
+		} else body.account_id = Number(accountId)
+		onDone(await api<User>('POST', '/api/users', body))
 	}
 	return (
-		<Modal title="New user" onClose={onClose}>
-			<form onSubmit={submit}>
-				<div class="modal-body stack">
-					{error && <Alert>{error}</Alert>}
-					<TextField label="Username" value={username} onValue={setUsername} required autoFocus autoComplete="off" autoCapitalize="none" hint="Letters, digits and . _ @ -" />
-					<TextField label="Password" type="password" value={password} onValue={setPassword} required minLength={8} autoComplete="new-password" hint="At least 8 characters. Share it with the user privately." />
-					<SelectField label="Account" value={accountId} onValue={setAccountId} options={[{ value: 'new', label: 'A new account' }, ...accounts.map((a) => ({ value: String(a.id), label: `${a.name} (#${a.id})` }))]} />
-					{accountId === 'new' && (
-						<>
-							<TextField label="Account name" value={accountName} onValue={setAccountName} placeholder="Same as the username" />
-							<TextField label="Starting balance (USD)" value={balance} onValue={setBalance} inputMode="decimal" placeholder="0" />
-						</>
-					)}
-					<CheckField label="Administrator" checked={admin} onValue={setAdmin} hint="Administrators see every account and manage channels, prices and users." />
-				</div>
-				<div class="modal-foot">
-					<Button onClick={onClose}>Cancel</Button>
-					<Button type="submit" variant="primary" busy={busy}>
-						Create user
-					</Button>
-				</div>
-			</form>
-		</Modal>
+		<FormModal title="New user" submitLabel="Create user" onSubmit={save} onClose={onClose}>
+			<TextField label="Username" value={username} onValue={setUsername} required autoFocus autoComplete="off" autoCapitalize="none" hint="Letters, digits and . _ @ -" />
+			<TextField label="Password" type="password" value={password} onValue={setPassword} required minLength={8} autoComplete="new-password" hint="At least 8 characters. Share it with the user privately." />
+			<SelectField label="Account" value={accountId} onValue={setAccountId} options={[{ value: 'new', label: 'A new account' }, ...accounts.map((a) => ({ value: String(a.id), label: `${a.name} (#${a.id})` }))]} />
+			{accountId === 'new' && (
+				<>
+					<TextField label="Account name" value={accountName} onValue={setAccountName} placeholder="Same as the username" />
+					<TextField label="Starting balance (USD)" value={balance} onValue={setBalance} inputMode="decimal" placeholder="0" />
+				</>
+			)}
+			<CheckField label="Administrator" checked={admin} onValue={setAdmin} hint="Administrators see every account and manage channels, prices and users." />
+		</FormModal>
 	)
 }
 
@@ -66,165 +46,86 @@ function EditUserModal({ user, onClose, onDone }: { user: User; onClose: () => v
 	const [admin, setAdmin] = useState(user.is_admin)
 	const [active, setActive] = useState(user.status === 'active')
 	const [password, setPassword] = useState('')
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
+	const save = async () => {
 		const body: Record<string, unknown> = {}
 		if (admin !== user.is_admin) body.is_admin = admin
 		if (active !== (user.status === 'active')) body.status = active ? 'active' : 'disabled'
 		if (password) body.password = password
-		setBusy(true)
-		try {
-			if (Object.keys(body).length) await api('PATCH', `/api/users/${user.id}`, body)
-			onDone()
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
-		}
+		if (Object.keys(body).length) await api('PATCH', `/api/users/${user.id}`, body)
+		onDone()
 	}
 	return (
-		<Modal title={`Edit ${user.username}`} onClose={onClose}>
-			<form onSubmit={submit}>
-				<div class="modal-body stack">
-					{error && <Alert>{error}</Alert>}
-					<CheckField label="Administrator" checked={admin} onValue={setAdmin} />
-					<CheckField label="Active" checked={active} onValue={setActive} hint="A disabled user is signed out and cannot sign in." />
-					<TextField label="New password" type="password" value={password} onValue={setPassword} minLength={8} autoComplete="new-password" placeholder="Unchanged" hint="Setting one signs the user out everywhere." />
-				</div>
-				<div class="modal-foot">
-					<Button onClick={onClose}>Cancel</Button>
-					<Button type="submit" variant="primary" busy={busy}>
-						Save
-					</Button>
-				</div>
-			</form>
-		</Modal>
+		<FormModal title={`Edit ${user.username}`} submitLabel="Save" onSubmit={save} onClose={onClose}>
+			<CheckField label="Administrator" checked={admin} onValue={setAdmin} />
+			<CheckField label="Active" checked={active} onValue={setActive} hint="A disabled user is signed out and cannot sign in." />
+			<TextField label="New password" type="password" value={password} onValue={setPassword} minLength={8} autoComplete="new-password" placeholder="Unchanged" hint="Setting one signs the user out everywhere." />
+		</FormModal>
 	)
 }
 
+type Dialog = { kind: 'new' } | { kind: 'edit'; user: User } | { kind: 'delete'; user: User }
+
 export function AdminUsers() {
-	const { user: me, toast } = useSession()
+	const { user: me } = useSession()
 	const list = useLoad(() => api<{ data: User[] }>('GET', '/api/users'), [])
 	const accounts = useLoad(() => api<{ data: Account[] }>('GET', '/api/accounts'), [])
-	const [creating, setCreating] = useState(false)
-	const [editing, setEditing] = useState<User>()
-	const [deleting, setDeleting] = useState<User>()
-	const [delError, setDelError] = useState<string>()
-	const [delBusy, setDelBusy] = useState(false)
-	const remove = async () => {
-		if (!deleting) return
-		setDelBusy(true)
-		try {
-			await api('DELETE', `/api/users/${deleting.id}`)
-			toast(`Deleted ${deleting.username}`)
-			setDeleting(undefined)
-			list.reload()
-		} catch (e) {
-			setDelError(messageOf(e))
-		}
-		setDelBusy(false)
-	}
+	const dialog = useDialogs<Dialog>(list.reload)
+	const { open } = dialog
 	return (
 		<>
-			<PageHeader
-				title="Users"
-				subtitle="People who sign in to this console."
-				actions={
-					<Button variant="primary" onClick={() => setCreating(true)}>
-						<PlusIcon /> New user
-					</Button>
-				}
+			<PageHeader title="Users" subtitle="People who sign in to this console." actions={<AddButton label="New user" onClick={() => dialog.show({ kind: 'new' })} />} />
+			<DataTable
+				loaded={list}
+				label="Users"
+				columns={['Username', 'Account', 'Role', 'Status', 'Created']}
+				actions
+				empty="No users."
+				row={(u) => (
+					<tr key={u.id} data-user={u.username}>
+						<th scope="row" data-label="Username">
+							{u.username}
+							{u.id === me.id && <span class="muted"> (you)</span>}
+						</th>
+						<td data-label="Account">
+							{u.account_name} <span class="muted">#{u.account_id}</span>
+						</td>
+						<td data-label="Role">{u.is_admin ? <Badge tone="info">administrator</Badge> : 'user'}</td>
+						<td data-label="Status">
+							<Badge tone={statusTone(u.status)}>{u.status}</Badge>
+						</td>
+						<td data-label="Created">{dateTime(u.created_at)}</td>
+						<td class="actions">
+							<EditButton name={u.username} onClick={() => dialog.show({ kind: 'edit', user: u })} />
+							<DeleteButton name={u.username} disabled={u.id === me.id} onClick={() => dialog.show({ kind: 'delete', user: u })} />
+						</td>
+					</tr>
+				)}
 			/>
-			{list.error && <Alert>{list.error}</Alert>}
-			{list.loading && !list.data ? (
-				<Loading />
-			) : !list.data?.data.length ? (
-				<Empty>No users.</Empty>
-			) : (
-				<div class="card table-wrap">
-					<table class="table cards-on-phone" aria-label="Users">
-						<thead>
-							<tr>
-								<th scope="col">Username</th>
-								<th scope="col">Account</th>
-								<th scope="col">Role</th>
-								<th scope="col">Status</th>
-								<th scope="col">Created</th>
-								<th scope="col">
-									<span class="sr-only">Actions</span>
-								</th>
-							</tr>
-						</thead>
-						<tbody>
-							{list.data.data.map((u) => (
-								<tr key={u.id} data-user={u.username}>
-									<th scope="row" data-label="Username">
-										{u.username}
-										{u.id === me.id && <span class="muted"> (you)</span>}
-									</th>
-									<td data-label="Account">
-										{u.account_name} <span class="muted">#{u.account_id}</span>
-									</td>
-									<td data-label="Role">{u.is_admin ? <Badge tone="info">administrator</Badge> : 'user'}</td>
-									<td data-label="Status">
-										<Badge tone={statusTone(u.status)}>{u.status}</Badge>
-									</td>
-									<td data-label="Created">{dateTime(u.created_at)}</td>
-									<td class="actions">
-										<IconButton label={`Edit ${u.username}`} onClick={() => setEditing(u)}>
-											<EditIcon />
-										</IconButton>
-										<IconButton label={`Delete ${u.username}`} disabled={u.id === me.id} onClick={() => {
-												setDelError(undefined)
-												setDeleting(u)
-											}}>
-											<TrashIcon />
-										</IconButton>
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</div>
-			)}
-			{creating && (
+			{open?.kind === 'new' && (
 				<NewUserModal
 					accounts={accounts.data?.data ?? []}
-					onClose={() => setCreating(false)}
+					onClose={dialog.close}
 					onDone={(u) => {
-						setCreating(false)
-						toast(`Created ${u.username}`)
-						list.reload()
+						dialog.done(`Created ${u.username}`)
 						accounts.reload()
 					}}
 				/>
 			)}
-			{editing && (
-				<EditUserModal
-					user={editing}
-					onClose={() => setEditing(undefined)}
-					onDone={() => {
-						setEditing(undefined)
-						toast('User saved')
-						list.reload()
-					}}
-				/>
-			)}
-			{deleting && (
+			{open?.kind === 'edit' && <EditUserModal user={open.user} onClose={dialog.close} onDone={() => dialog.done('User saved')} />}
+			{open?.kind === 'delete' && (
 				<ConfirmModal
 					title="Delete user?"
 					message={
 						<>
-							<strong>{deleting.username}</strong> will no longer be able to sign in. The account “{deleting.account_name}”, its keys and its usage stay.
+							<strong>{open.user.username}</strong> will no longer be able to sign in. The account “{open.user.account_name}”, its keys and its usage stay.
 						</>
 					}
 					confirmLabel="Delete user"
-					busy={delBusy}
-					error={delError}
-					onConfirm={remove}
-					onClose={() => setDeleting(undefined)}
+					onConfirm={async () => {
+						await api('DELETE', `/api/users/${open.user.id}`)
+						dialog.done(`Deleted ${open.user.username}`)
+					}}
+					onClose={dialog.close}
 				/>
 			)}
 		</>

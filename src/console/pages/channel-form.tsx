@@ -1,9 +1,9 @@
 /** Create or edit an upstream channel. The upstream key is write-only: left empty on edit, it stays as it is. */
 import { useState } from 'preact/hooks'
-import { api, messageOf } from '../api'
-import { Modal } from '../components/modal'
-import { Alert, Button, SelectField, TextArea, TextField } from '../components/ui'
-import { parseList, parsePairs } from '../lib/input'
+import { api } from '../api'
+import { FormModal } from '../components/modal'
+import { Alert, SelectField, TextArea, TextField } from '../components/ui'
+import { formatPairs, parseList, parsePairs } from '../lib/input'
 import { CHANNEL_TYPES, type Channel } from '../types'
 
 const int = (s: string, what: string) => {
@@ -19,74 +19,49 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 	const [models, setModels] = useState((channel?.models ?? []).join('\n'))
 	const [priority, setPriority] = useState(String(channel?.priority ?? 0))
 	const [weight, setWeight] = useState(String(channel?.weight ?? 1))
-	const [modelMap, setModelMap] = useState(
-		Object.entries(channel?.model_map ?? {})
-			.map(([k, v]) => `${k} = ${v}`)
-			.join('\n'),
-	)
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
+	const [modelMap, setModelMap] = useState(formatPairs(channel?.model_map))
 
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		try {
-			const list = parseList(models)
-			if (!list.length) throw new Error('List at least one model')
-			const body: Record<string, unknown> = {
-				name: name.trim(),
-				type,
-				base_url: baseUrl.trim(),
-				models: list,
-				priority: int(priority, 'Priority'),
-				weight: int(weight, 'Weight'),
-				model_map: parsePairs(modelMap, 'Model map'),
-			}
-			if (apiKey) body.api_key = apiKey
-			else if (!channel) throw new Error('Enter the upstream API key')
-			setBusy(true)
-			onSaved(await api<Channel>(channel ? 'PATCH' : 'POST', channel ? `/api/channels/${channel.id}` : '/api/channels', body))
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
+	const save = async () => {
+		const list = parseList(models)
+		if (!list.length) throw new Error('List at least one model')
+		const body: Record<string, unknown> = {
+			name: name.trim(),
+			type,
+			base_url: baseUrl.trim(),
+			models: list,
+			priority: int(priority, 'Priority'),
+			weight: int(weight, 'Weight'),
+			model_map: parsePairs(modelMap, 'Model map'),
 		}
+		if (apiKey) body.api_key = apiKey
+		else if (!channel) throw new Error('Enter the upstream API key')
+		onSaved(await api<Channel>(channel ? 'PATCH' : 'POST', channel ? `/api/channels/${channel.id}` : '/api/channels', body))
 	}
 
 	return (
-		<Modal title={channel ? `Edit channel “${channel.name}”` : 'New channel'} onClose={onClose} wide>
-			<form onSubmit={submit}>
-				<div class="modal-body stack">
-					{error && <Alert>{error}</Alert>}
-					{channel?.source === 'config' && <Alert kind="info">This channel comes from GATEWAY_CONFIG: the file's values are applied again at the next start.</Alert>}
-					<div class="grid-2">
-						<TextField label="Name" value={name} onValue={setName} required maxLength={200} autoFocus />
-						<SelectField label="Type" value={type} onValue={setType} options={CHANNEL_TYPES.map((t) => ({ value: t, label: t }))} />
-					</div>
-					<TextField label="Base URL" type="url" value={baseUrl} onValue={setBaseUrl} required placeholder="https://api.openai.com/v1" />
-					<TextField
-						label="API key"
-						type="password"
-						value={apiKey}
-						onValue={setApiKey}
-						autoComplete="off"
-						required={!channel}
-						placeholder={channel ? 'Unchanged' : ''}
-						hint={channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}
-					/>
-					<TextArea label="Models" value={models} onValue={setModels} rows={4} hint="One per line (or comma-separated). * matches anything, e.g. gpt-4o*." />
-					<div class="grid-2">
-						<TextField label="Priority" value={priority} onValue={setPriority} inputMode="numeric" hint="Lower is tried first." />
-						<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority." />
-					</div>
-					<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line." />
-				</div>
-				<div class="modal-foot">
-					<Button onClick={onClose}>Cancel</Button>
-					<Button type="submit" variant="primary" busy={busy}>
-						{channel ? 'Save' : 'Create channel'}
-					</Button>
-				</div>
-			</form>
-		</Modal>
+		<FormModal title={channel ? `Edit channel “${channel.name}”` : 'New channel'} submitLabel={channel ? 'Save' : 'Create channel'} onSubmit={save} onClose={onClose} wide>
+			{channel?.source === 'config' && <Alert kind="info">This channel comes from GATEWAY_CONFIG: the file's values are applied again at the next start.</Alert>}
+			<div class="grid-2">
+				<TextField label="Name" value={name} onValue={setName} required maxLength={200} autoFocus />
+				<SelectField label="Type" value={type} onValue={setType} options={CHANNEL_TYPES.map((t) => ({ value: t, label: t }))} />
+			</div>
+			<TextField label="Base URL" type="url" value={baseUrl} onValue={setBaseUrl} required placeholder="https://api.openai.com/v1" />
+			<TextField
+				label="API key"
+				type="password"
+				value={apiKey}
+				onValue={setApiKey}
+				autoComplete="off"
+				required={!channel}
+				placeholder={channel ? 'Unchanged' : ''}
+				hint={channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}
+			/>
+			<TextArea label="Models" value={models} onValue={setModels} rows={4} hint="One per line (or comma-separated). * matches anything, e.g. gpt-4o*." />
+			<div class="grid-2">
+				<TextField label="Priority" value={priority} onValue={setPriority} inputMode="numeric" hint="Lower is tried first." />
+				<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority." />
+			</div>
+			<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line." />
+		</FormModal>
 	)
 }

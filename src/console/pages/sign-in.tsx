@@ -1,29 +1,18 @@
 /** Sign-in (and self sign-up when an administrator allows it). */
 import { useState } from 'preact/hooks'
-import { api, messageOf } from '../api'
+import { api } from '../api'
 import { Logo } from '../components/icons'
 import { Alert, Button, TextField } from '../components/ui'
+import { useAction } from '../hooks'
 import type { SessionInfo } from '../types'
 
 export function SignIn({ signupEnabled, notice, onSignedIn }: { signupEnabled: boolean; notice?: string; onSignedIn: (s: SessionInfo) => void }) {
 	const [mode, setMode] = useState<'signin' | 'signup'>('signin')
 	const [username, setUsername] = useState('')
 	const [password, setPassword] = useState('')
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
+	const send = useAction()
 	const signup = mode === 'signup'
-
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		setBusy(true)
-		try {
-			onSignedIn(await api<SessionInfo>('POST', signup ? '/api/signup' : '/api/session', { username: username.trim(), password }))
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
-		}
-	}
+	const submit = send.submit(async () => onSignedIn(await api<SessionInfo>('POST', signup ? '/api/signup' : '/api/session', { username: username.trim(), password })))
 
 	return (
 		<main class="auth" id="main">
@@ -35,8 +24,8 @@ export function SignIn({ signupEnabled, notice, onSignedIn }: { signupEnabled: b
 						<p class="muted">{signup ? 'Create your account' : 'Sign in to the console'}</p>
 					</div>
 				</div>
-				{notice && !error && <Alert kind="info">{notice}</Alert>}
-				{error && <Alert>{error}</Alert>}
+				{notice && !send.error && <Alert kind="info">{notice}</Alert>}
+				{send.error && <Alert>{send.error}</Alert>}
 				<form onSubmit={submit} class="stack">
 					<TextField label="Username" value={username} onValue={setUsername} autoComplete="username" required autoFocus name="username" autoCapitalize="none" spellcheck={false} />
 					<TextField
@@ -50,7 +39,7 @@ export function SignIn({ signupEnabled, notice, onSignedIn }: { signupEnabled: b
 						minLength={signup ? 8 : undefined}
 						hint={signup ? 'At least 8 characters.' : undefined}
 					/>
-					<Button type="submit" variant="primary" busy={busy} class="btn-block">
+					<Button type="submit" variant="primary" busy={send.busy} class="btn-block">
 						{signup ? 'Create account' : 'Sign in'}
 					</Button>
 				</form>
@@ -62,7 +51,7 @@ export function SignIn({ signupEnabled, notice, onSignedIn }: { signupEnabled: b
 							class="link"
 							onClick={() => {
 								setMode(signup ? 'signin' : 'signup')
-								setError(undefined)
+								send.clearError()
 							}}
 						>
 							{signup ? 'Sign in' : 'Create an account'}

@@ -1,8 +1,8 @@
 /** Create, show-once-created, edit and delete dialogs of the Tokens page. */
 import { useState } from 'preact/hooks'
-import { api, messageOf } from '../api'
+import { api } from '../api'
 import { CopyButton } from '../components/copy-button'
-import { ConfirmModal, Modal } from '../components/modal'
+import { ConfirmModal, FormModal, Modal } from '../components/modal'
 import { Alert, Button, CheckField, SelectField, TextField } from '../components/ui'
 import { EXPIRY_OPTIONS, type ExpiryChoice, expiryToIso, localDate } from '../lib/expiry'
 import { parseLimit } from '../lib/input'
@@ -26,38 +26,17 @@ export function CreateTokenModal({ accountId, onClose, onCreated }: { accountId:
 	const [choice, setChoice] = useState<ExpiryValue>('never')
 	const [date, setDate] = useState('')
 	const [limit, setLimit] = useState('')
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		try {
-			const body = { account_id: accountId, name: name.trim(), expires_at: expiryToIso(choice as ExpiryChoice, date), spend_limit: parseLimit(limit) }
-			setBusy(true)
-			const created = await api<Token & { key: string }>('POST', '/api/tokens', body)
-			onCreated(created, created.key)
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
-		}
+	const save = async () => {
+		const body = { account_id: accountId, name: name.trim(), expires_at: expiryToIso(choice as ExpiryChoice, date), spend_limit: parseLimit(limit) }
+		const created = await api<Token & { key: string }>('POST', '/api/tokens', body)
+		onCreated(created, created.key)
 	}
 	return (
-		<Modal title="Create token" onClose={onClose}>
-			<form onSubmit={submit}>
-				<div class="modal-body stack">
-					{error && <Alert>{error}</Alert>}
-					<TextField label="Name" value={name} onValue={setName} required maxLength={200} placeholder="e.g. laptop, ci, my-app" autoFocus />
-					<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} />
-					<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Optional. Requests are refused once this key has spent this much." />
-				</div>
-				<div class="modal-foot">
-					<Button onClick={onClose}>Cancel</Button>
-					<Button type="submit" variant="primary" busy={busy}>
-						Create token
-					</Button>
-				</div>
-			</form>
-		</Modal>
+		<FormModal title="Create token" submitLabel="Create token" onSubmit={save} onClose={onClose}>
+			<TextField label="Name" value={name} onValue={setName} required maxLength={200} placeholder="e.g. laptop, ci, my-app" autoFocus />
+			<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} />
+			<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Optional. Requests are refused once this key has spent this much." />
+		</FormModal>
 	)
 }
 
@@ -90,60 +69,27 @@ export function EditTokenModal({ token, onClose, onSaved }: { token: Token; onCl
 	const [date, setDate] = useState('')
 	const [limit, setLimit] = useState(token.spend_limit === null ? '' : String(token.spend_limit))
 	const [enabled, setEnabled] = useState(token.status !== 'disabled')
-	const [error, setError] = useState<string>()
-	const [busy, setBusy] = useState(false)
-	const submit = async (e: Event) => {
-		e.preventDefault()
-		setError(undefined)
-		try {
-			const body: Record<string, unknown> = {}
-			if (name.trim() !== token.name) body.name = name.trim()
-			if (choice !== 'keep') body.expires_at = expiryToIso(choice, date)
-			const lim = parseLimit(limit)
-			if (lim !== token.spend_limit) body.spend_limit = lim
-			if (enabled !== (token.status !== 'disabled')) body.status = enabled ? 'active' : 'disabled'
-			setBusy(true)
-			if (Object.keys(body).length) await api('PATCH', `/api/tokens/${token.id}`, body)
-			onSaved()
-		} catch (err) {
-			setError(messageOf(err))
-			setBusy(false)
-		}
+	const save = async () => {
+		const body: Record<string, unknown> = {}
+		if (name.trim() !== token.name) body.name = name.trim()
+		if (choice !== 'keep') body.expires_at = expiryToIso(choice, date)
+		const lim = parseLimit(limit)
+		if (lim !== token.spend_limit) body.spend_limit = lim
+		if (enabled !== (token.status !== 'disabled')) body.status = enabled ? 'active' : 'disabled'
+		if (Object.keys(body).length) await api('PATCH', `/api/tokens/${token.id}`, body)
+		onSaved()
 	}
 	return (
-		<Modal title={`Edit “${token.name}”`} onClose={onClose}>
-			<form onSubmit={submit}>
-				<div class="modal-body stack">
-					{error && <Alert>{error}</Alert>}
-					<TextField label="Name" value={name} onValue={setName} required maxLength={200} />
-					<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} current={token.expires_at} />
-					<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Leave empty for no limit." />
-					<CheckField label="Enabled" checked={enabled} onValue={setEnabled} hint="A disabled key is refused until enabled again." />
-				</div>
-				<div class="modal-foot">
-					<Button onClick={onClose}>Cancel</Button>
-					<Button type="submit" variant="primary" busy={busy}>
-						Save
-					</Button>
-				</div>
-			</form>
-		</Modal>
+		<FormModal title={`Edit “${token.name}”`} submitLabel="Save" onSubmit={save} onClose={onClose}>
+			<TextField label="Name" value={name} onValue={setName} required maxLength={200} />
+			<ExpiryFields choice={choice} setChoice={setChoice} date={date} setDate={setDate} current={token.expires_at} />
+			<TextField label="Spend limit (USD)" value={limit} onValue={setLimit} inputMode="decimal" placeholder="No limit" hint="Leave empty for no limit." />
+			<CheckField label="Enabled" checked={enabled} onValue={setEnabled} hint="A disabled key is refused until enabled again." />
+		</FormModal>
 	)
 }
 
 export function DeleteTokenModal({ token, onClose, onDeleted }: { token: Token; onClose: () => void; onDeleted: () => void }) {
-	const [busy, setBusy] = useState(false)
-	const [error, setError] = useState<string>()
-	const confirm = async () => {
-		setBusy(true)
-		try {
-			await api('DELETE', `/api/tokens/${token.id}`)
-			onDeleted()
-		} catch (e) {
-			setError(messageOf(e))
-			setBusy(false)
-		}
-	}
 	return (
 		<ConfirmModal
 			title="Delete token?"
@@ -153,9 +99,10 @@ export function DeleteTokenModal({ token, onClose, onDeleted }: { token: Token; 
 				</>
 			}
 			confirmLabel="Delete token"
-			busy={busy}
-			error={error}
-			onConfirm={confirm}
+			onConfirm={async () => {
+				await api('DELETE', `/api/tokens/${token.id}`)
+				onDeleted()
+			}}
 			onClose={onClose}
 		/>
 	)

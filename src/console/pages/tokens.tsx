@@ -2,16 +2,18 @@
 import { useState } from 'preact/hooks'
 import { api, messageOf, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
+import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { CopyButton } from '../components/copy-button'
-import { EditIcon, EyeIcon, EyeOffIcon, PlusIcon, TrashIcon } from '../components/icons'
-import { Alert, Badge, Button, Empty, IconButton, Loading, PageHeader, statusTone } from '../components/ui'
-import { useLoad } from '../hooks'
+import { DataTable } from '../components/data-table'
+import { EyeIcon, EyeOffIcon } from '../components/icons'
+import { Badge, Button, IconButton, PageHeader, statusTone } from '../components/ui'
+import { useDialogs, useLoad } from '../hooks'
 import { dateTime, relative, usd } from '../lib/format'
 import { useSession } from '../session'
 import type { Token } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
 
-type Dialog = { kind: 'create' } | { kind: 'created'; token: Token; secret: string } | { kind: 'edit'; token: Token } | { kind: 'delete'; token: Token } | null
+type Dialog = { kind: 'create' } | { kind: 'created'; token: Token; secret: string } | { kind: 'edit'; token: Token } | { kind: 'delete'; token: Token }
 
 const fetchKey = async (id: number) => (await api<{ key: string }>('GET', `/api/tokens/${id}/key`)).key
 
@@ -29,10 +31,10 @@ function SpendCell({ t }: { t: Token }) {
 }
 
 export function TokensPage() {
-	const { account, toast } = useSession()
+	const { account } = useSession()
 	const [accountId, setAccountId] = useState(account.id)
 	const list = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
-	const [dialog, setDialog] = useState<Dialog>(null)
+	const dialog = useDialogs<Dialog>(list.reload)
 	const [revealed, setRevealed] = useState<Record<number, string>>({})
 	const [rowError, setRowError] = useState<string>()
 
@@ -50,131 +52,81 @@ export function TokensPage() {
 			setRowError(`Could not reveal “${t.name}”: ${messageOf(e)}`)
 		}
 	}
-	const close = () => setDialog(null)
-	const tokens = list.data?.data ?? []
+	const create = () => dialog.show({ kind: 'create' })
+	const { open } = dialog
 
 	return (
 		<>
-			<PageHeader
-				title="Tokens"
-				subtitle="API keys for the gateway. Send one as Authorization: Bearer sk-…"
-				actions={
-					<Button variant="primary" onClick={() => setDialog({ kind: 'create' })}>
-						<PlusIcon /> Create token
-					</Button>
-				}
-			/>
+			<PageHeader title="Tokens" subtitle="API keys for the gateway. Send one as Authorization: Bearer sk-…" actions={<AddButton label="Create token" onClick={create} />} />
 			<AccountPicker value={accountId} onValue={setAccountId} />
-			{list.error && <Alert>{list.error}</Alert>}
-			{rowError && <Alert>{rowError}</Alert>}
-			{list.loading && !list.data ? (
-				<Loading />
-			) : tokens.length === 0 ? (
-				<Empty>
-					<p>No tokens yet.</p>
-					<Button variant="primary" onClick={() => setDialog({ kind: 'create' })}>
-						Create your first token
-					</Button>
-				</Empty>
-			) : (
-				<div class="card table-wrap">
-					<table class="table cards-on-phone" aria-label="Tokens">
-						<thead>
-							<tr>
-								<th scope="col">Name</th>
-								<th scope="col">Key</th>
-								<th scope="col">Created</th>
-								<th scope="col">Expires</th>
-								<th scope="col">Spent / limit</th>
-								<th scope="col">Status</th>
-								<th scope="col">Last used</th>
-								<th scope="col">
-									<span class="sr-only">Actions</span>
-								</th>
-							</tr>
-						</thead>
-						<tbody>
-							{tokens.map((t) => {
-								const full = revealed[t.id]
-								return (
-									<tr key={t.id} data-token={t.name}>
-										<th scope="row" data-label="Name">
-											{t.name}
-										</th>
-										<td data-label="Key">
-											<div class="key-cell">
-												<code class={`key${full ? ' key-full' : ''}`} data-testid="token-key">
-													{full ?? t.key_hint}
-												</code>
-												<IconButton label={`${full ? 'Hide' : 'Show'} key of ${t.name}`} pressed={Boolean(full)} onClick={() => toggle(t)}>
-													{full ? <EyeOffIcon /> : <EyeIcon />}
-												</IconButton>
-												<CopyButton compact label={`Copy key of ${t.name}`} text={() => full ?? fetchKey(t.id)} />
-											</div>
-										</td>
-										<td data-label="Created" title={t.created_at}>
-											{dateTime(t.created_at)}
-										</td>
-										<td data-label="Expires" title={t.expires_at ? relative(t.expires_at) : undefined}>
-											{t.expires_at ? dateTime(t.expires_at) : 'Never'}
-										</td>
-										<td data-label="Spent / limit">
-											<SpendCell t={t} />
-										</td>
-										<td data-label="Status">
-											<Badge tone={statusTone(t.status)}>{t.status}</Badge>
-										</td>
-										<td data-label="Last used" title={t.last_used_at ?? undefined}>
-											{relative(t.last_used_at)}
-										</td>
-										<td class="actions">
-											<IconButton label={`Edit ${t.name}`} onClick={() => setDialog({ kind: 'edit', token: t })}>
-												<EditIcon />
-											</IconButton>
-											<IconButton label={`Delete ${t.name}`} onClick={() => setDialog({ kind: 'delete', token: t })}>
-												<TrashIcon />
-											</IconButton>
-										</td>
-									</tr>
-								)
-							})}
-						</tbody>
-					</table>
-				</div>
-			)}
-			{dialog?.kind === 'create' && (
+			<DataTable
+				loaded={list}
+				label="Tokens"
+				columns={['Name', 'Key', 'Created', 'Expires', 'Spent / limit', 'Status', 'Last used']}
+				actions
+				errors={[rowError]}
+				empty={
+					<>
+						<p>No tokens yet.</p>
+						<Button variant="primary" onClick={create}>
+							Create your first token
+						</Button>
+					</>
+				}
+				row={(t) => {
+					const full = revealed[t.id]
+					return (
+						<tr key={t.id} data-token={t.name}>
+							<th scope="row" data-label="Name">
+								{t.name}
+							</th>
+							<td data-label="Key">
+								<div class="key-cell">
+									<code class={`key${full ? ' key-full' : ''}`} data-testid="token-key">
+										{full ?? t.key_hint}
+									</code>
+									<IconButton label={`${full ? 'Hide' : 'Show'} key of ${t.name}`} pressed={Boolean(full)} onClick={() => toggle(t)}>
+										{full ? <EyeOffIcon /> : <EyeIcon />}
+									</IconButton>
+									<CopyButton compact label={`Copy key of ${t.name}`} text={() => full ?? fetchKey(t.id)} />
+								</div>
+							</td>
+							<td data-label="Created" title={t.created_at}>
+								{dateTime(t.created_at)}
+							</td>
+							<td data-label="Expires" title={t.expires_at ? relative(t.expires_at) : undefined}>
+								{t.expires_at ? dateTime(t.expires_at) : 'Never'}
+							</td>
+							<td data-label="Spent / limit">
+								<SpendCell t={t} />
+							</td>
+							<td data-label="Status">
+								<Badge tone={statusTone(t.status)}>{t.status}</Badge>
+							</td>
+							<td data-label="Last used" title={t.last_used_at ?? undefined}>
+								{relative(t.last_used_at)}
+							</td>
+							<td class="actions">
+								<EditButton name={t.name} onClick={() => dialog.show({ kind: 'edit', token: t })} />
+								<DeleteButton name={t.name} onClick={() => dialog.show({ kind: 'delete', token: t })} />
+							</td>
+						</tr>
+					)
+				}}
+			/>
+			{open?.kind === 'create' && (
 				<CreateTokenModal
 					accountId={accountId}
-					onClose={close}
+					onClose={dialog.close}
 					onCreated={(token, secret) => {
-						setDialog({ kind: 'created', token, secret })
+						dialog.show({ kind: 'created', token, secret })
 						list.reload()
 					}}
 				/>
 			)}
-			{dialog?.kind === 'created' && <CreatedTokenModal token={dialog.token} secret={dialog.secret} onClose={close} />}
-			{dialog?.kind === 'edit' && (
-				<EditTokenModal
-					token={dialog.token}
-					onClose={close}
-					onSaved={() => {
-						close()
-						toast('Token saved')
-						list.reload()
-					}}
-				/>
-			)}
-			{dialog?.kind === 'delete' && (
-				<DeleteTokenModal
-					token={dialog.token}
-					onClose={close}
-					onDeleted={() => {
-						close()
-						toast(`Deleted “${dialog.token.name}”`)
-						list.reload()
-					}}
-				/>
-			)}
+			{open?.kind === 'created' && <CreatedTokenModal token={open.token} secret={open.secret} onClose={dialog.close} />}
+			{open?.kind === 'edit' && <EditTokenModal token={open.token} onClose={dialog.close} onSaved={() => dialog.done('Token saved')} />}
+			{open?.kind === 'delete' && <DeleteTokenModal token={open.token} onClose={dialog.close} onDeleted={() => dialog.done(`Deleted “${open.token.name}”`)} />}
 		</>
 	)
 }

@@ -2,9 +2,10 @@
 import { useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
+import { DataTable, NumCell } from '../components/data-table'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
-import { Alert, Badge, Button, Empty, Loading, PageHeader, SelectField, TextField } from '../components/ui'
+import { Alert, Badge, Button, PageHeader, SelectField, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
 import { fillDays } from '../lib/chart'
 import { localDate } from '../lib/expiry'
@@ -103,56 +104,31 @@ export function UsagePage() {
 				<h2 id="requests-title" class="section-title">
 					Requests
 				</h2>
-				{rows.error && <Alert>{rows.error}</Alert>}
-				{rows.loading && !rows.data ? (
-					<Loading />
-				) : !rows.data?.data.length ? (
-					<Empty>No requests match these filters.</Empty>
-				) : (
-					<div class="card table-wrap">
-						<table class="table cards-on-phone" aria-label="Requests">
-							<thead>
-								<tr>
-									<th scope="col">Time</th>
-									<th scope="col">Key</th>
-									<th scope="col">Model</th>
-									<th scope="col">Endpoint</th>
-									<th scope="col" class="num">Tokens in / out</th>
-									<th scope="col" class="num">Cost</th>
-									<th scope="col" class="num">Latency</th>
-									<th scope="col">Status</th>
-								</tr>
-							</thead>
-							<tbody>
-								{rows.data.data.map((r) => (
-									<tr key={r.id} title={`Request ${r.request_id}`}>
-										<td data-label="Time">{dateTime(r.created_at)}</td>
-										<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
-										<td data-label="Model">
-											<code>{r.model}</code>
-										</td>
-										<td data-label="Endpoint">
-											<code class="endpoint">{r.endpoint}</code>
-											{r.stream && <span class="muted"> · stream</span>}
-										</td>
-										<td data-label="Tokens in / out" class="num">
-											{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}
-										</td>
-										<td data-label="Cost" class="num">
-											{usd(r.cost)}
-										</td>
-										<td data-label="Latency" class="num">
-											{latency(r.latency_ms)}
-										</td>
-										<td data-label="Status">
-											<StatusBadge r={r} />
-										</td>
-									</tr>
-								))}
-							</tbody>
-						</table>
-					</div>
-				)}
+				<DataTable
+					loaded={rows}
+					label="Requests"
+					columns={['Time', 'Key', 'Model', 'Endpoint', { label: 'Tokens in / out', num: true }, { label: 'Cost', num: true }, { label: 'Latency', num: true }, 'Status']}
+					empty="No requests match these filters."
+					row={(r) => (
+						<tr key={r.id} title={`Request ${r.request_id}`}>
+							<td data-label="Time">{dateTime(r.created_at)}</td>
+							<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+							<td data-label="Model">
+								<code>{r.model}</code>
+							</td>
+							<td data-label="Endpoint">
+								<code class="endpoint">{r.endpoint}</code>
+								{r.stream && <span class="muted"> · stream</span>}
+							</td>
+							<NumCell label="Tokens in / out">{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}</NumCell>
+							<NumCell label="Cost">{usd(r.cost)}</NumCell>
+							<NumCell label="Latency">{latency(r.latency_ms)}</NumCell>
+							<td data-label="Status">
+								<StatusBadge r={r} />
+							</td>
+						</tr>
+					)}
+				/>
 				<nav class="pager" aria-label="Pages">
 					<Button disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
 						← Newer
