@@ -13,11 +13,25 @@ const IMAGE_TOKENS = 1_600
 const OVERHEAD = 4
 const EXACT_LIMIT = 64 * 1024
 
+/**
+ * Counts of longer texts, remembered: agents resend the same system prompt, tools and history on every turn, and
+ * tokenising 50 KB costs about a millisecond. Bounded; the oldest entries go first.
+ */
+const memo = new Map<string, number>()
+const MEMO_MIN = 256
+const MEMO_MAX = 4096
+
 /** @example countText('hello world') === 2 */
 export function countText(text: string): number {
 	if (!text) return 0
 	if (text.length > EXACT_LIMIT) return Math.ceil(text.length / 3)
-	return countTokens(text)
+	if (text.length < MEMO_MIN) return countTokens(text)
+	const hit = memo.get(text)
+	if (hit !== undefined) return hit
+	const n = countTokens(text)
+	if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!)
+	memo.set(text, n)
+	return n
 }
 
 function partText(p: Part): string {
@@ -39,22 +53,18 @@ function partText(p: Part): string {
 
 const imagesIn = (p: Part): number => (p.type === 'image' ? 1 : p.type === 'tool_result' ? p.content.filter((c) => c.type === 'image').length : 0)
 
-/** Prompt tokens of a canonical request (system, messages, tools). */
+/** Prompt tokens of a canonical request (system, messages, tools), counted part by part so repeats hit the memo. */
 export function estimateInputTokens(req: ChatRequest): number {
-	let text = ''
-	let images = 0
 	let n = 0
-	for (const s of req.system ?? []) text += s.text + '\n'
+	let images = 0
+	for (const s of req.system ?? []) n += countText(s.text)
 	for (const m of req.messages) {
 		n += OVERHEAD
 		for (const p of m.content) {
-			text += partText(p) + '\n'
+			n += countText(partText(p))
 			images += imagesIn(p)
 		}
 	}
-	for (const t of req.tools ?? []) {
-		n += OVERHEAD
-		text += t.name + (t.description ?? '') + JSON.stringify(t.parameters) + '\n'
-	}
-	return countText(text) + n + images * IMAGE_TOKENS
+	for (const t of req.tools ?? []) n += OVERHEAD + countText(t.name + (t.description ?? '') + JSON.stringify(t.parameters))
+	return n + images * IMAGE_TOKENS
 }
