@@ -17,7 +17,7 @@ import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
 import { type RateLimiter, createRateLimiter } from './limits/rate-limit'
 import { type Metrics, createMetrics } from './metrics/gateway-metrics'
-import { type ChannelHealthTracker, createChannelHealth } from './routing/health'
+import { type ChannelHealthTracker, DEFAULT_HEALTH, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
 
 export type Services = {
@@ -66,10 +66,20 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	cfg = withQuickStart(cfg, env.vars)
 	if (env.gatewayConfig || opts.config || cfg.channels.length) await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config')
 	const catalog = await createCatalog(db, cipher, bus)
-	const ledger = createLedger(db, { holdTtlSeconds: Number(env.vars.HOLD_TTL_SECONDS ?? 900) })
+	const ledger = createLedger(db, { holdTtlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 900)) })
 	const keys = createKeyCache(db, bus)
 	await bus.ready()
-	const sweeper = setInterval(() => void ledger.sweep().catch((e) => log.warn('hold sweep failed', { error: String(e) })), 60_000)
+	// Holds left open by a process that died are released once they expire (see ledger.ts): sweep now, so a restart
+	// after a crash gives the money back without waiting a full interval, and then every HOLD_SWEEP_MS.
+	let sweeping: Promise<unknown> = Promise.resolve()
+	const sweep = () => {
+		sweeping = ledger
+			.sweep()
+			.then((n) => n && log.info('expired holds released', { count: n }))
+			.catch((e) => log.warn('hold sweep failed', { error: String(e) }))
+	}
+	sweep()
+	const sweeper = setInterval(sweep, positive(env.vars.HOLD_SWEEP_MS, 60_000))
 	sweeper.unref?.()
 	return {
 		env,
@@ -81,15 +91,26 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		catalog,
 		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
 		metrics: createMetrics(),
-		health: createChannelHealth(),
+		health: createChannelHealth({
+			threshold: positive(env.vars.BREAKER_THRESHOLD, DEFAULT_HEALTH.threshold),
+			baseMs: positive(env.vars.BREAKER_BASE_MS, DEFAULT_HEALTH.baseMs),
+			maxMs: positive(env.vars.BREAKER_MAX_MS, DEFAULT_HEALTH.maxMs),
+		}),
 		log,
 		principals: [],
 		startedAt: Date.now(),
 		async close() {
 			clearInterval(sweeper)
+			await sweeping
 			catalog.stop()
 			await bus.close()
 			if (!opts.db) await db.sql.close()
 		},
 	}
+}
+
+/** A positive number from the environment (tuning knobs such as BREAKER_BASE_MS), else the default. */
+function positive(v: string | undefined, fallback: number): number {
+	const n = Number(v)
+	return v !== undefined && v !== '' && Number.isFinite(n) && n > 0 ? n : fallback
 }

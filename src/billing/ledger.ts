@@ -9,11 +9,16 @@
  */
 import type { Db, SqlTx } from '../db/client'
 import { GatewayError } from '../core/errors'
+import { randomString } from '../lib/ids'
 import type { UsageRecord } from './usage-record'
 
 export type HoldOwner = { accountId: number; tokenId: number | null }
 
 export type Hold = {
+	/**
+	 * The hold's key in ledger_holds: the request id, or the request id with a random suffix when another hold already
+	 * has that key (the id comes from the client's `x-request-id` when given, and clients do reuse ids, even at once).
+	 */
 	readonly requestId: string
 	/** Micro-USD reserved. */
 	readonly amount: number
@@ -30,7 +35,13 @@ export type Ledger = {
 	 * least `min`, reserves the headroom: the caller lowers the output cap to fit. Throws 402 below `min`.
 	 */
 	reserve(owner: HoldOwner, requestId: string, want: number, min: number): Promise<Hold>
-	/** Releases holds past their expiry (their process died); returns how many. */
+	/**
+	 * Releases holds past their expiry (their process died); returns how many. Released, not settled: the usage died
+	 * with the process and so did the client's connection, so there is nothing true to charge, and charging the worst
+	 * case would bill an answer nobody received. The cost of what the upstream did produce falls on the operator,
+	 * bounded by the holds open at the crash. The row stays as 'expired' so a late settle (a stream that outlived the
+	 * TTL) still charges, within the balance and the key's limit, without giving the hold back twice.
+	 */
 	sweep(): Promise<number>
 }
 
@@ -119,17 +130,37 @@ export function createLedger(db: Db, opts: LedgerOptions = { holdTtlSeconds: 900
 
 	return {
 		async reserve(owner, requestId, want, min) {
-			const [r] = await sql.query<{ o_taken: number | null; o_balance: number | null; o_token_room: number | null; o_found: boolean }>(
-				'SELECT * FROM sb_reserve($1, $2, $3, $4, $5, $6)',
-				[requestId, owner.accountId, owner.tokenId, Math.max(0, Math.round(want)), Math.max(0, Math.round(min)), opts.holdTtlSeconds],
-			)
+			type Reserved = { o_taken: number | null; o_balance: number | null; o_token_room: number | null; o_found: boolean }
+			const call = (key: string) =>
+				sql.query<Reserved>('SELECT * FROM sb_reserve($1, $2, $3, $4, $5, $6)', [
+					key,
+					owner.accountId,
+					owner.tokenId,
+					Math.max(0, Math.round(want)),
+					Math.max(0, Math.round(min)),
+					opts.holdTtlSeconds,
+				])
+			// A key already held (a concurrent request with the same client id, or an expired hold kept for a late
+			// settle) fails the insert and rolls the whole call back: try again under a key of our own.
+			let key = requestId
+			let rows: Reserved[]
+			for (let attempt = 0; ; attempt++) {
+				try {
+					rows = await call(key)
+					break
+				} catch (e) {
+					if ((e as { code?: unknown }).code !== '23505' || attempt >= 2) throw e
+					key = `${requestId}~${randomString(8)}`
+				}
+			}
+			const r = rows[0]
 			if (!r?.o_found) throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
 			if (r.o_taken === null) {
 				const room = r.o_token_room === null ? Number.MAX_SAFE_INTEGER : Number(r.o_token_room)
 				const why = room < min && room <= Number(r.o_balance) ? 'API key spend limit reached' : 'account balance exhausted'
 				throw new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
 			}
-			return makeHold(owner, requestId, Number(r.o_taken))
+			return makeHold(owner, key, Number(r.o_taken))
 		},
 
 		async sweep() {

@@ -15,6 +15,7 @@ import { type Budget, type CallInfo, type Outcome, settle } from './budget'
 import type { ChatCall } from './chat'
 import { countText } from './estimate'
 import { renameModel, stripUsage } from './fast-path'
+import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type StreamEnd } from './meter'
 import { sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
@@ -77,11 +78,15 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 	const proto = a.call.client.name
 	const meter = createFrameMeter(proto)
 	const it = frames[Symbol.asyncIterator]()
-	const pre = await prefetch(it, (f) => f.event === 'ping' || f.event === 'message_start', FIRST_EVENT_WINDOW_MS)
+	const pre = await prefetch(it, (f) => isPreambleFrame(proto, f), FIRST_EVENT_WINDOW_MS)
 	const err = pre.buffered.find((f) => isErrorFrame(proto, f))
 	if (err || (pre.done && pre.buffered.length === 0)) {
 		a.up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
+	}
+	if (pre.buffered.some(isBrokenFrame)) {
+		a.up.abort()
+		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	const strip = proto === 'openai-chat' && !a.call.includeUsage
 	// A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk,
@@ -89,8 +94,13 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 	const alias = a.upstreamModel !== a.call.ir.model ? a.call.ir.model : undefined
 	const renames = (f: SseFrame) => (proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start')
 	let cancelled = false
+	let broken = false
 	const client = a.call.client
-	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countFrames(a.upstream, meter.kept()), endReason: endReason(cancelled, meter.end()) }))
+	const bill = biller(a, () => ({
+		usage: meter.usage(),
+		estimateOutput: () => countFrames(a.upstream, meter.kept()),
+		endReason: broken && !cancelled ? 'upstream_malformed' : endReason(cancelled, meter.end()),
+	}))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
 			const emit = (f: SseFrame) => {
@@ -107,13 +117,18 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 			if (!pre.done) {
 				let r = pre.pending ? await pre.pending : await it.next()
 				while (!r.done) {
+					if (isBrokenFrame(r.value)) {
+						broken = true
+						break
+					}
 					const b = emit(r.value)
 					if (isTerminal(proto, r.value)) await bill()
 					if (b) yield b
 					r = await it.next()
 				}
 			}
-			if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
+			if (broken) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream sent a malformed stream event', { code: 'upstream_malformed' })))
+			else if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
 		} catch {
 			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
 		} finally {

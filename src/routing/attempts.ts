@@ -24,24 +24,33 @@ export async function tryChannels<T>(
 	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
 	let last: { error: GatewayError; channel?: Channel } = { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
-	for (const ch of svc.health.order(orderChannels(candidates)).slice(0, 1 + svc.env.retries)) {
-		const r = await attempt(ch)
-		if ('ok' in r) {
-			svc.health.success(ch.id)
-			return { ok: r.ok, channel: ch }
+	const claims: number[] = []
+	const judged = new Set<number>()
+	try {
+		for (const ch of svc.health.order(orderChannels(candidates), claims).slice(0, 1 + svc.env.retries)) {
+			const r = await attempt(ch)
+			if ('ok' in r) {
+				svc.health.success(ch.id)
+				judged.add(ch.id)
+				return { ok: r.ok, channel: ch }
+			}
+			const err = withoutKey(r.error, ch.apiKey)
+			last = { error: err, channel: ch }
+			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
+				svc.health.failure(ch.id, err.message)
+				judged.add(ch.id)
+				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
+			}
+			if (err.code === 'upstream_auth') void disableChannel(svc, ch, err.message)
+			svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, retryable: err.retryable })
+			if (!err.retryable || signal.aborted) break
+			svc.metrics.retries.inc({ channel: ch.name })
 		}
-		const err = r.error
-		last = { error: err, channel: ch }
-		if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
-			svc.health.failure(ch.id, err.message)
-			svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
-		}
-		if (err.code === 'upstream_auth') void disableChannel(svc, ch, err.message)
-		svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, retryable: err.retryable })
-		if (!err.retryable || signal.aborted) break
-		svc.metrics.retries.inc({ channel: ch.name })
+		return last
+	} finally {
+		// Probes this request claimed but never judged (not reached, or the request's own error) go back.
+		for (const id of claims) if (!judged.has(id)) svc.health.unclaim(id)
 	}
-	return last
 }
 
 async function disableChannel(svc: Services, ch: Channel, reason: string) {
@@ -55,4 +64,21 @@ async function disableChannel(svc: Services, ch: Channel, reason: string) {
 	} catch (e) {
 		svc.log.error('could not disable channel', { channel: ch.name, error: String(e) })
 	}
+}
+
+/**
+ * The error with the channel's own key cut out of its message: some vendors and proxies repeat the credentials they
+ * were given, and the message goes to the log, the disabled reason and the caller. Log redaction catches key-shaped
+ * strings only (sk-…, Bearer …); this catches the actual value whatever its shape.
+ */
+function withoutKey(err: GatewayError, key: string): GatewayError {
+	if (key.length < 8 || !err.message.includes(key)) return err
+	return new GatewayError(err.kind, err.message.split(key).join('***'), {
+		code: err.code,
+		status: err.status,
+		retryable: err.retryable,
+		retryAfter: err.retryAfter,
+		param: err.param,
+		cause: err.cause,
+	})
 }

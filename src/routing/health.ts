@@ -34,8 +34,12 @@ export function createChannelHealth(opts: Partial<HealthOptions> = {}) {
 	const state = (e: Entry | undefined): BreakerState => (!e || e.trips === 0 ? 'closed' : o.now() < e.openUntil ? 'open' : 'half_open')
 
 	return {
-		/** Channels in the order to try them: healthy (or due for a probe) first, cooling-down ones last. */
-		order<C extends { id: number }>(channels: C[]): C[] {
+		/**
+		 * Channels in the order to try them: healthy (or due for a probe) first, cooling-down ones last. A channel due for
+		 * a probe is claimed by this call (one probe at a time); `success`, `failure` or `unclaim` ends the claim, and
+		 * `claims` says which ids this call claimed.
+		 */
+		order<C extends { id: number }>(channels: C[], claims: number[] = []): C[] {
 			const ready: C[] = []
 			const cooling: C[] = []
 			for (const c of channels) {
@@ -44,10 +48,19 @@ export function createChannelHealth(opts: Partial<HealthOptions> = {}) {
 				if (s === 'closed') ready.push(c)
 				else if (s === 'half_open' && !e!.probing) {
 					e!.probing = true // one probe at a time
+					claims.push(c.id)
 					ready.push(c)
 				} else cooling.push(c)
 			}
 			return ready.concat(cooling)
+		},
+		/**
+		 * Gives back a probe `order` claimed when the request ended without a verdict on the channel (it was not tried,
+		 * or failed for the request's own reason): otherwise the channel would stay half-open and never be probed again.
+		 */
+		unclaim(id: number) {
+			const e = m.get(id)
+			if (e) e.probing = false
 		},
 		success(id: number) {
 			const e = m.get(id)

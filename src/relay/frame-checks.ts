@@ -1,0 +1,35 @@
+/**
+ * Cheap checks on upstream SSE frames for the fast path, which relays frames without decoding them: whether a frame
+ * is only preamble (nothing the client could act on yet, so failover is still possible) and whether it is broken.
+ * @module
+ */
+import type { SseFrame } from '../core/sse'
+import type { ProtocolName } from '../protocols/codec'
+
+/**
+ * Frames that carry no content: Anthropic `ping`/`message_start`, and OpenAI's first chunk, which only names the role
+ * (`delta: {role: "assistant", content: ""}`, https://platform.openai.com/docs/api-reference/chat-streaming). Only the
+ * first few frames are asked, so parsing them costs nothing per stream.
+ */
+export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
+	if (p === 'anthropic-messages') return f.event === 'ping' || f.event === 'message_start'
+	if (p !== 'openai-chat' || isBrokenFrame(f) || f.data === '[DONE]') return false
+	try {
+		const c = JSON.parse(f.data) as { choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown; error?: unknown }
+		if (c.error || c.usage || !Array.isArray(c.choices)) return false
+		return c.choices.every((ch) => !ch.finish_reason && Object.entries(ch.delta ?? {}).every(([k, v]) => k === 'role' || v === null || v === ''))
+	} catch {
+		return false
+	}
+}
+
+/**
+ * A data frame that cannot be a JSON object (truncated, or an HTML/text error page spliced into the stream). Relaying
+ * it would break the client's SDK mid-answer, so the relay ends the stream with a protocol error instead. A structural
+ * check, not a parse: the fast path does not decode the frames it forwards.
+ */
+export function isBrokenFrame(f: SseFrame): boolean {
+	const d = f.data.trim()
+	if (d === '' || d === '[DONE]') return false
+	return !(d.startsWith('{') && d.endsWith('}'))
+}
