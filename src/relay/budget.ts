@@ -43,10 +43,22 @@ export type Budget = {
 	 */
 	capChanged: boolean
 	price: ModelInfo
+	/** The prompt-token bound the reservation was sized with. */
 	inputEstimate: number
+	/** The prompt tokens counted with the tokenizer (computed on first call): for usage the upstream did not report and
+	 * for Anthropic's message_start when the upstream reports input only at the end. */
+	countInput: () => number
 }
 
-export async function reserveBudget(svc: Services, token: AuthToken, requestId: string, price: ModelInfo, inputEstimate: number, requested?: number): Promise<Budget> {
+export async function reserveBudget(
+	svc: Services,
+	token: AuthToken,
+	requestId: string,
+	price: ModelInfo,
+	inputEstimate: number,
+	requested?: number,
+	count?: () => number,
+): Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
 	let cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
 	const want = upperBound(inputEstimate, cap, price)
@@ -54,7 +66,9 @@ export async function reserveBudget(svc: Services, token: AuthToken, requestId: 
 	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, min)
 	if (hold.amount < want) cap = Math.max(1, Math.min(cap, affordableOutput(hold.amount, inputEstimate, price)))
 	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < DEFAULT_MAX_OUTPUT
-	return { hold, cap, capChanged, price, inputEstimate }
+	let counted: number | undefined
+	const countInput = () => (counted ??= count ? count() : inputEstimate)
+	return { hold, cap, capChanged, price, inputEstimate, countInput }
 }
 
 export type Outcome = {
@@ -76,7 +90,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 	let estimated = false
 	const sawInput = reported && (reported.input !== undefined || reported.cacheRead !== undefined)
 	if (!sawInput) {
-		usage.input = budget.inputEstimate
+		usage.input = budget.countInput()
 		estimated = true
 	}
 	if (!reported || reported.output === undefined) {

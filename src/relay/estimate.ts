@@ -4,8 +4,11 @@
  * o200k tokenizer (gpt-tokenizer); beyond a size where exact counting would cost real CPU, by bytes.
  * @module
  */
-import { countTokens } from 'gpt-tokenizer'
 import type { ChatRequest, Part } from '../core/ir'
+
+// The tokenizer's tables take ~65 MB of memory: load them on first use, which the fast path never needs.
+let tokenizer: { countTokens(text: string): number } | undefined
+const countTokens = (text: string): number => (tokenizer ??= require('gpt-tokenizer') as { countTokens(text: string): number }).countTokens(text)
 
 /** Per image, a generous bound across vendors (Anthropic ≈ 1,600 for the largest; OpenAI high detail ≈ 1,100). */
 const IMAGE_TOKENS = 1_600
@@ -53,18 +56,40 @@ function partText(p: Part): string {
 
 const imagesIn = (p: Part): number => (p.type === 'image' ? 1 : p.type === 'tool_result' ? p.content.filter((c) => c.type === 'image').length : 0)
 
+/**
+ * A cheap, generous bound on a text's tokens without the tokenizer: BPE vocabularies average 3–4 ASCII characters
+ * per token, while CJK and other non-ASCII characters can be a token each. Used for reservations (an upper bound).
+ * @example boundText('hello world') === 4
+ */
+export function boundText(text: string): number {
+	let ascii = 0
+	let other = 0
+	for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 128) ascii++
+	else other++
+	return Math.ceil(ascii / 3) + other
+}
+
+/** Prompt-token bound of a canonical request for the reservation (no tokenizer: see boundText). */
+export function boundInputTokens(req: ChatRequest): number {
+	return sumParts(req, boundText)
+}
+
 /** Prompt tokens of a canonical request (system, messages, tools), counted part by part so repeats hit the memo. */
 export function estimateInputTokens(req: ChatRequest): number {
+	return sumParts(req, countText)
+}
+
+function sumParts(req: ChatRequest, count: (text: string) => number): number {
 	let n = 0
 	let images = 0
-	for (const s of req.system ?? []) n += countText(s.text)
+	for (const s of req.system ?? []) n += count(s.text)
 	for (const m of req.messages) {
 		n += OVERHEAD
 		for (const p of m.content) {
-			n += countText(partText(p))
+			n += count(partText(p))
 			images += imagesIn(p)
 		}
 	}
-	for (const t of req.tools ?? []) n += OVERHEAD + countText(t.name + (t.description ?? '') + JSON.stringify(t.parameters))
+	for (const t of req.tools ?? []) n += OVERHEAD + count(t.name + (t.description ?? '') + JSON.stringify(t.parameters))
 	return n + images * IMAGE_TOKENS
 }

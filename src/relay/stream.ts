@@ -171,7 +171,7 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 		}
 	}
 	const client = a.call.client
-	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.inputEstimate }
+	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.countInput() }
 	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(cancelled, meter.end()) }))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
