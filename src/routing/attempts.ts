@@ -23,11 +23,11 @@ export async function tryChannels<T>(
 	signal: AbortSignal,
 	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
-	let last: { error: GatewayError; channel?: Channel } = { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
+	let last: { error: GatewayError; channel?: Channel } | undefined
 	const claims: number[] = []
 	const judged = new Set<number>()
 	try {
-		for (const ch of svc.health.order(orderChannels(candidates), claims).slice(0, 1 + svc.env.retries)) {
+		for (const ch of svc.health.order(candidates.length > 1 ? orderChannels(candidates) : candidates, claims).slice(0, 1 + svc.env.retries)) {
 			const r = await attempt(ch)
 			if ('ok' in r) {
 				svc.health.success(ch.id)
@@ -46,7 +46,8 @@ export async function tryChannels<T>(
 			if (!err.retryable || signal.aborted) break
 			svc.metrics.retries.inc({ channel: ch.name })
 		}
-		return last
+		// Built only when needed: an Error captures a stack trace, which the success path should not pay for.
+		return last ?? { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
 	} finally {
 		// Probes this request claimed but never judged (not reached, or the request's own error) go back.
 		for (const id of claims) if (!judged.has(id)) svc.health.unclaim(id)
