@@ -5,13 +5,17 @@
  * @module
  */
 import type { GatewayError } from './errors'
-import type { StopReason, Usage } from './ir'
+import type { StopReason, TextPart, Usage } from './ir'
 
 export type BlockStart =
 	| { kind: 'text' }
 	| { kind: 'thinking' }
 	| { kind: 'redacted_thinking'; data: string }
 	| { kind: 'tool_call'; id: string; name: string; signature?: string }
+	/** A call run by an MCP client (src/mcp); its input arrives as `json_delta`s like a tool call's. */
+	| { kind: 'mcp_tool_use'; id: string; name: string; serverName: string }
+	/** The MCP server's answer, whole at block start (no deltas), as Anthropic streams `mcp_tool_result`. */
+	| { kind: 'mcp_tool_result'; toolUseId: string; isError: boolean; content: TextPart[] }
 
 export type StreamEvent =
 	/** Exactly once, first. `usage` may carry input/cache counts known up front (Anthropic `message_start`). */

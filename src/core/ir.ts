@@ -48,6 +48,15 @@ export type ThinkingPart = { type: 'thinking'; text: string; signature?: string 
 /** Encrypted reasoning (Anthropic `redacted_thinking.data`, OpenAI `reasoning.encrypted`). */
 export type RedactedThinkingPart = { type: 'redacted_thinking'; data: string }
 
+/**
+ * A call to a tool of a remote MCP server, run by the MCP client (Anthropic's MCP connector, or the gateway's own
+ * agent loop for other vendors: src/mcp), not by the caller. Answers only; Anthropic `mcp_tool_use`.
+ */
+export type McpToolUsePart = { type: 'mcp_tool_use'; id: string; serverName: string; name: string; input: Record<string, unknown> }
+
+/** The MCP server's answer to an `mcp_tool_use` (Anthropic `mcp_tool_result`); `isError` when the call failed. */
+export type McpToolResultPart = { type: 'mcp_tool_result'; toolUseId: string; isError: boolean; content: TextPart[] }
+
 export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart
 
 export type Role = 'user' | 'assistant'
@@ -131,7 +140,7 @@ export type ChatResponse = {
 	model: string
 	/** Unix seconds. */
 	created?: number
-	content: Array<TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart>
+	content: Array<TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | McpToolUsePart | McpToolResultPart>
 	stopReason: StopReason
 	stopSequence?: string
 	usage: Usage

@@ -26,6 +26,12 @@ export function isPrivateAddress(ip: string): boolean {
 	const v6 = ip.toLowerCase().replace(/^\[|\]$/g, '')
 	const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6)
 	if (mapped) return isPrivateAddress(mapped[1]!)
+	// `URL` writes IPv4-mapped addresses in hex: [::ffff:c0a8:101] is 192.168.1.1.
+	const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6)
+	if (hex) {
+		const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)]
+		return isPrivateAddress([hi >> 8, hi & 255, lo >> 8, lo & 255].join('.'))
+	}
 	return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || /^ff/.test(v6)
 }
 
@@ -33,7 +39,8 @@ function allowed(host: string, addr: string, guard: FetchGuard): boolean {
 	return guard.allow.some((a) => a === host || a === addr || (a.includes('/') && /^\d+\.\d+\.\d+\.\d+$/.test(addr) && inCidr4(addr, a)))
 }
 
-async function checkHost(url: URL, guard: FetchGuard): Promise<string> {
+/** Resolves the host and checks every address against the guard; returns the address to connect to. */
+export async function checkHost(url: URL, guard: FetchGuard): Promise<string> {
 	const host = url.hostname.replace(/^\[|\]$/g, '')
 	let addrs: string[]
 	if (/^[\d.]+$/.test(host) || host.includes(':')) addrs = [host]

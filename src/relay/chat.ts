@@ -7,6 +7,7 @@ import type { AuthToken } from '../auth/api-key'
 import { GatewayError } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
+import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
 import type { ProtocolCodec } from '../protocols/codec'
 import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
@@ -15,7 +16,7 @@ import type { Channel } from '../routing/catalog'
 import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
-import { estimateInputTokens } from './estimate'
+import { boundInputTokens, estimateInputTokens } from './estimate'
 import { rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { relayStream } from './stream'
@@ -53,7 +54,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
-	const budget = await reserveBudget(svc, call.token, call.requestId, route.price, estimateInputTokens(ir), ir.maxTokens)
+	const budget = await reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir), ir.maxTokens, () => estimateInputTokens(ir))
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
@@ -77,6 +78,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
 	const native = await call.native?.(ch, adapter, info, budget)
 	if (native) return native
+	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
+	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
 	let body: string

@@ -89,6 +89,12 @@ export const AnthropicCustomTool = t.Object(
 /** Anthropic-hosted tools (web_search_20250305, bash_20250124, …): a versioned `type` and a fixed name. */
 export const AnthropicServerTool = t.Object({ type: t.String({ pattern: '^(?!custom$).+$' }), name: t.String() }, open)
 
+/**
+ * The tools of one `mcp_servers` entry (MCP connector, beta `mcp-client-2025-11-20`): it has no `name` of its own.
+ * Checked in depth by src/mcp/request.ts.
+ */
+export const AnthropicMcpToolset = t.Object({ type: t.Literal('mcp_toolset'), mcp_server_name: t.String() }, open)
+
 export const AnthropicToolChoice = t.Union([
 	t.Object({ type: t.Literal('auto'), disable_parallel_tool_use: t.Optional(t.Boolean()) }, open),
 	t.Object({ type: t.Literal('any'), disable_parallel_tool_use: t.Optional(t.Boolean()) }, open),
@@ -112,7 +118,7 @@ export const AnthropicRequest = t.Object(
 		max_tokens: t.Integer({ minimum: 0 }),
 		messages: t.Array(AnthropicMessageParam, { minItems: 1 }),
 		system: t.Optional(t.Union([t.String(), t.Array(AnthropicTextBlock)])),
-		tools: t.Optional(t.Array(t.Union([AnthropicCustomTool, AnthropicServerTool]))),
+		tools: t.Optional(t.Array(t.Union([AnthropicCustomTool, AnthropicServerTool, AnthropicMcpToolset]))),
 		tool_choice: t.Optional(AnthropicToolChoice),
 		thinking: t.Optional(AnthropicThinkingConfig),
 		stop_sequences: t.Optional(t.Array(t.String())),

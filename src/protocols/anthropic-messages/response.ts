@@ -6,8 +6,9 @@ import type { EncodeContext } from '../codec'
 import type { ChatResponse, Usage } from '../../core/ir'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
-import { isObject } from './check'
+import { isObject, type Json } from './check'
 import { wireToolId } from './content-encode'
+import { decodeMcpBlock, encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicResponse, AnthropicResponseBlock } from './model'
 import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, withToolUse } from './usage'
 
@@ -16,7 +17,8 @@ export const messageId = (id: string | undefined): string => (id && id.startsWit
 
 /**
  * Upstream body → canonical response. Server-tool blocks (server_tool_use, web_search_tool_result, …) have no
- * canonical form and are left out; same-protocol traffic is relayed as bytes and keeps them.
+ * canonical form and are left out (MCP connector blocks have one); same-protocol traffic is relayed as bytes and
+ * keeps them all.
  */
 export function decodeResponse(body: AnthropicResponse): ChatResponse {
 	const b: unknown = body
@@ -36,6 +38,9 @@ export function decodeResponse(body: AnthropicResponse): ChatResponse {
 			const input = isObject(block.input) ? block.input : {}
 			const name = typeof block.name === 'string' ? block.name : ''
 			content.push(signature ? { type: 'tool_call', id, name, input, signature } : { type: 'tool_call', id, name, input })
+		} else {
+			const mcp = decodeMcpBlock(block)
+			if (mcp) content.push(mcp)
 		}
 	}
 	const sawTool = content.some((p) => p.type === 'tool_call')
@@ -50,15 +55,21 @@ export function decodeResponse(body: AnthropicResponse): ChatResponse {
 	return res
 }
 
-/** Canonical response → client `Message`. Tool-call ids carry any Gemini signature (core/tool-ids.ts). */
+/**
+ * Canonical response → client `Message`. Tool-call ids carry any Gemini signature (core/tool-ids.ts). MCP parts
+ * (the gateway's MCP loop, src/mcp) become `mcp_tool_use` / `mcp_tool_result` blocks; the response schema
+ * (model.ts) does not list those, hence the widened element type.
+ */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): AnthropicResponse {
-	const content: AnthropicResponseBlock[] = []
+	const content: Array<AnthropicResponseBlock | Json> = []
 	for (const p of res.content) {
 		if (p.type === 'text') {
 			if (p.text !== '') content.push({ type: 'text', text: p.text })
 		} else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature ?? '' })
 		else if (p.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: p.data })
-		else content.push({ type: 'tool_use', id: wireToolId(p.id, p.signature), name: p.name, input: p.input })
+		else if (p.type === 'tool_call') content.push({ type: 'tool_use', id: wireToolId(p.id, p.signature), name: p.name, input: p.input })
+		else if (p.type === 'mcp_tool_use') content.push(encodeMcpToolUse(p, p.input))
+		else content.push(encodeMcpToolResult(p))
 	}
 	const sawTool = content.some((b) => b.type === 'tool_use')
 	const stop = sawTool ? withToolUse(res.stopReason) : res.stopReason
@@ -67,7 +78,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Anthropic
 		type: 'message',
 		role: 'assistant',
 		model: ctx.model,
-		content,
+		content: content as AnthropicResponseBlock[],
 		stop_reason: encodeStopReason(stop),
 		stop_sequence: stop === 'stop_sequence' ? (res.stopSequence ?? null) : null,
 		usage: encodeUsage(res.usage),

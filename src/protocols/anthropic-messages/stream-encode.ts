@@ -13,6 +13,7 @@ import type { SseFrame } from '../../core/sse'
 import type { Json } from './check'
 import { wireToolId } from './content-encode'
 import { encodeStreamError } from './error'
+import { encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import { messageId } from './response'
 import { encodeStopReason, withToolUse } from './usage'
 
@@ -32,6 +33,10 @@ function contentBlock(b: BlockStart): Json {
 		case 'tool_call':
 			// Tool input always starts as {} and grows through input_json_delta (WIRE-NOTES wire §8).
 			return { type: 'tool_use', id: wireToolId(b.id, b.signature), name: b.name, input: {} }
+		case 'mcp_tool_use':
+			return encodeMcpToolUse(b, {})
+		case 'mcp_tool_result':
+			return encodeMcpToolResult(b)
 	}
 }
 

@@ -13,6 +13,7 @@ import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObject, type Json } from './check'
 import { upstreamError } from './error'
+import { decodeMcpResultContent } from './mcp-blocks'
 import { decodePartialUsage, decodeStopReason } from './usage'
 
 export { encodeStream } from './stream-encode'
@@ -107,7 +108,12 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 					// Some Anthropic-compatible upstreams put the whole input in the start event.
 					if (isObject(b.input) && Object.keys(b.input).length)
 						yield { type: 'json_delta', index: open!.index, json: JSON.stringify(b.input) }
-				}
+				} else if (b.type === 'mcp_tool_use') {
+					yield* openBlock(index, { kind: 'mcp_tool_use', id: str(b.id), name: str(b.name), serverName: str(b.server_name) })
+					if (isObject(b.input) && Object.keys(b.input).length)
+						yield { type: 'json_delta', index: open!.index, json: JSON.stringify(b.input) }
+				} else if (b.type === 'mcp_tool_result')
+					yield* openBlock(index, { kind: 'mcp_tool_result', toolUseId: str(b.tool_use_id), isError: b.is_error === true, content: decodeMcpResultContent(b.content) })
 				// Other block types (server_tool_use, web_search_tool_result, …) have no canonical form: skipped.
 				break
 			}

@@ -2,7 +2,7 @@
  * Gemini GenerateContentResponse ⇄ canonical response.
  * @module
  */
-import type { ChatResponse, Usage } from '../../core/ir'
+import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
@@ -48,12 +48,18 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 	return res
 }
 
-/** Canonical response → a Gemini body for a Gemini-native client (of any upstream model). */
+/**
+ * Canonical response → a Gemini body for a Gemini-native client (of any upstream model). MCP connector parts are
+ * left out: Gemini has no such parts, and a Gemini client cannot ask for MCP servers (src/mcp serves the messages
+ * and chat-completions protocols).
+ */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiResponse {
+	type Kept = Exclude<ChatResponse['content'][number], McpToolUsePart | McpToolResultPart>
+	const parts = res.content.filter((p): p is Kept => p.type !== 'mcp_tool_use' && p.type !== 'mcp_tool_result')
 	return {
 		candidates: [
 			{
-				content: { role: 'model', parts: encodeResponseParts(res.content) },
+				content: { role: 'model', parts: encodeResponseParts(parts) },
 				finishReason: encodeFinishReason(res.stopReason),
 				index: 0,
 			},

@@ -58,6 +58,7 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 					call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
 				else if (ev.block.kind === 'redacted_thinking')
 					yield frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }])
+				// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
 				break
 			case 'text_delta':
 				if (ev.text) yield frame([{ text: ev.text }])

@@ -10,6 +10,7 @@ import type { EncodeContext } from '../codec'
 import { newId } from '../../lib/ids'
 import { decodeReasoning, encodeReasoning, parseArguments } from './content'
 import { count, isObject, str } from './guards'
+import { encodeMcpCalls, type McpCall } from './mcp'
 import type { OpenAIChatCompletion } from './model'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
 
@@ -63,7 +64,10 @@ export function decodeResponse(body: unknown): ChatResponse {
 /** Keeps the upstream id when it already looks like OpenAI's; other vendors' ids (msg_…) get a fresh one. */
 export const completionId = (id: string | undefined): string => (id?.startsWith('chatcmpl-') ? id : newId('chatcmpl'))
 
-/** Canonical response → client `chat.completion`, with `model` set to the name the client asked for. */
+/**
+ * Canonical response → client `chat.completion`, with `model` set to the name the client asked for. MCP calls the
+ * gateway ran go to the `message.mcp_calls` extension (mcp.ts).
+ */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAIChatCompletion {
 	const text = res.content.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('')
 	const calls = res.content
@@ -73,13 +77,15 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 			type: 'function' as const,
 			function: { name: c.name, arguments: JSON.stringify(c.input) },
 		}))
-	const message: OpenAIChatCompletion['choices'][number]['message'] = {
+	const message: OpenAIChatCompletion['choices'][number]['message'] & { mcp_calls?: McpCall[] } = {
 		role: 'assistant',
 		content: text || (calls.length ? null : ''),
 		refusal: null,
 		...encodeReasoning(res.content),
 	}
 	if (calls.length) message.tool_calls = calls
+	const mcpCalls = encodeMcpCalls(res.content)
+	if (mcpCalls.length) message.mcp_calls = mcpCalls
 	return {
 		id: completionId(res.id),
 		object: 'chat.completion',

@@ -14,6 +14,7 @@ import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import type { EncodeContext } from '../codec'
 import { encodeStreamError } from './error'
+import { mcpOutcome } from './mcp'
 import { completionId } from './response'
 import { encodeFinishReason, encodeUsage } from './usage'
 
@@ -26,7 +27,7 @@ type Delta = Record<string, unknown>
  *   `delta.reasoning_details` (OpenRouter);
  * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
  *   `type`, `function.name` and `arguments:''`; later deltas only `index` + `arguments` (WIRE-NOTES wire §7,
- *   Portkey #1275);
+ *   Portkey #1275); MCP calls the gateway ran go to `delta.mcp_calls` the same way (mcp.ts);
  * - then a chunk with an empty delta and `finish_reason`; then, when `ctx.includeUsage`, a chunk with
  *   `choices: []` and `usage` (and `usage: null` on every other chunk, wire §12); then `data: [DONE]`.
  * An `error` event becomes `data: {"error":{…}}` and ends the stream without `[DONE]`.
@@ -39,6 +40,10 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 	let sawTool = false
 	let nextTool = 0
 	const toolOfBlock = new Map<number, number>()
+	// MCP calls the gateway ran (mcp.ts): their own index sequence, by block and by call id (for the result).
+	let nextMcp = 0
+	const mcpOfBlock = new Map<number, number>()
+	const mcpOfId = new Map<string, number>()
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
 		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) usage[k] = u[k] as number
@@ -82,6 +87,16 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 					yield chunk({ tool_calls: [call] })
 				} else if (ev.block.kind === 'redacted_thinking')
 					yield chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: ev.block.data }] })
+				else if (ev.block.kind === 'mcp_tool_use') {
+					const index = nextMcp++
+					mcpOfBlock.set(ev.index, index)
+					mcpOfId.set(ev.block.id, index)
+					const b = ev.block
+					yield chunk({ mcp_calls: [{ index, id: b.id, type: 'mcp_call', server_name: b.serverName, name: b.name, arguments: '' }] })
+				} else if (ev.block.kind === 'mcp_tool_result') {
+					const index = mcpOfId.get(ev.block.toolUseId)
+					if (index !== undefined) yield chunk({ mcp_calls: [{ index, ...mcpOutcome(ev.block) }] })
+				}
 				break
 			case 'text_delta':
 				if (ev.text) yield chunk({ content: ev.text })
@@ -95,6 +110,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			case 'json_delta': {
 				const index = toolOfBlock.get(ev.index)
 				if (index !== undefined && ev.json) yield chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] })
+				const mcp = mcpOfBlock.get(ev.index)
+				if (mcp !== undefined && ev.json) yield chunk({ mcp_calls: [{ index: mcp, arguments: ev.json }] })
 				break
 			}
 			case 'finish':

@@ -78,6 +78,9 @@ export function encodeOutput(content: ChatResponse['content']): ResponsesOutputI
 			text = (text ?? '') + p.text
 			continue
 		}
+		// MCP connector parts are left out: a Responses client declares MCP servers as `tools` of type `mcp`, which
+		// the gateway does not run (src/mcp serves the messages and chat-completions protocols).
+		if (p.type === 'mcp_tool_use' || p.type === 'mcp_tool_result') continue
 		flush()
 		if (p.type === 'tool_call')
 			items.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })

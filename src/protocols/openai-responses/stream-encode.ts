@@ -87,6 +87,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		yield* close()
 		const out = output.length
 		const b = ev.block
+		// No output item for MCP blocks (see encodeOutput in response.ts); their deltas find nothing open.
+		if (b.kind === 'mcp_tool_use' || b.kind === 'mcp_tool_result') return
 		let item: ResponsesOutputItem
 		if (b.kind === 'text') {
 			open = { kind: 'text', index: ev.index, out, id: newId('msg_'), text: '' }
