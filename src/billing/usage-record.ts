@@ -1,3 +1,5 @@
+import type { Usage } from '../core/ir'
+
 /** One usage row as the relay reports it to the ledger (cost is decided by the ledger at settle). */
 export type UsageRecord = {
 	requestId: string
@@ -20,4 +22,41 @@ export type UsageRecord = {
 	endReason: string
 	stream: boolean
 	cost?: number
+}
+
+/** What every usage row of one request shares. */
+export type RecordBase = { requestId: string; token: { id: number; accountId: number }; model: string; endpoint: string; stream: boolean; startedAt: number }
+
+export type RecordOutcome = {
+	channel?: { id: number; name: string }
+	upstreamModel?: string
+	status: number
+	endReason: string
+	usage?: Partial<Usage>
+	estimated?: boolean
+}
+
+/** Builds the usage row of a finished request (latency measured now). */
+export function usageRecord(b: RecordBase, o: RecordOutcome): UsageRecord {
+	const u = o.usage ?? {}
+	return {
+		requestId: b.requestId,
+		accountId: b.token.accountId,
+		tokenId: b.token.id,
+		model: b.model,
+		upstreamModel: o.upstreamModel,
+		endpoint: b.endpoint,
+		channelId: o.channel?.id,
+		channel: o.channel?.name,
+		inputTokens: u.input ?? 0,
+		outputTokens: u.output ?? 0,
+		cachedTokens: u.cacheRead ?? 0,
+		cacheWriteTokens: u.cacheWrite ?? 0,
+		reasoningTokens: u.reasoning ?? 0,
+		status: o.status,
+		latencyMs: Date.now() - b.startedAt,
+		estimated: o.estimated ?? false,
+		endReason: o.endReason,
+		stream: b.stream,
+	}
 }

@@ -1,5 +1,5 @@
 /** The usage row a passthrough call writes through the ledger (settle or release), and what it reports. */
-import type { UsageRecord } from '../billing/usage-record'
+import { type UsageRecord, usageRecord } from '../billing/usage-record'
 import type { Channel } from '../routing/catalog'
 import type { CallContext } from './relay'
 
@@ -15,24 +15,8 @@ export type PassOutcome = {
 
 /** @example passUsage(op, { ch, status: 200, endReason: 'ok', input: 12 }) */
 export function passUsage(call: CallContext & { endpoint: string; model: string }, o: PassOutcome): UsageRecord {
-	return {
-		requestId: call.requestId,
-		accountId: call.token.accountId,
-		tokenId: call.token.id,
-		model: call.model,
-		upstreamModel: o.upstreamModel,
-		endpoint: call.endpoint,
-		channelId: o.ch?.id,
-		channel: o.ch?.name,
-		inputTokens: o.input ?? 0,
-		outputTokens: o.output ?? 0,
-		cachedTokens: 0,
-		cacheWriteTokens: 0,
-		reasoningTokens: 0,
-		status: o.status,
-		latencyMs: Date.now() - call.startedAt,
-		estimated: o.estimated ?? false,
-		endReason: o.endReason,
-		stream: false,
-	}
+	return usageRecord(
+		{ ...call, stream: false },
+		{ channel: o.ch, upstreamModel: o.upstreamModel, status: o.status, endReason: o.endReason, usage: { input: o.input, output: o.output }, estimated: o.estimated },
+	)
 }

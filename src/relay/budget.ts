@@ -7,7 +7,7 @@
 import type { AuthToken } from '../auth/api-key'
 import type { Hold } from '../billing/ledger'
 import { affordableOutput, tokenCost, upperBound } from '../billing/pricing'
-import type { UsageRecord } from '../billing/usage-record'
+import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { observeUsage } from '../metrics/observe-usage'
 import { type Usage, emptyUsage } from '../core/ir'
@@ -105,26 +105,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 			estimated = true
 		}
 	}
-	const record: UsageRecord = {
-		requestId: call.requestId,
-		accountId: call.token.accountId,
-		tokenId: call.token.id,
-		model: call.model,
-		upstreamModel: o.upstreamModel,
-		endpoint: call.endpoint,
-		channelId: o.channel?.id,
-		channel: o.channel?.name,
-		inputTokens: usage.input,
-		outputTokens: usage.output,
-		cachedTokens: usage.cacheRead,
-		cacheWriteTokens: usage.cacheWrite,
-		reasoningTokens: usage.reasoning,
-		status: o.status,
-		latencyMs: Date.now() - call.startedAt,
-		estimated,
-		endReason: o.endReason,
-		stream: call.stream,
-	}
+	const record = usageRecord(call, { channel: o.channel, upstreamModel: o.upstreamModel, status: o.status, endReason: o.endReason, usage, estimated })
 	const charged = await budget.hold.settle(tokenCost(usage, budget.price), record)
 	observeUsage(call.svc, call.token, record, charged)
 	return charged
@@ -133,25 +114,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 
 /** Gives the hold back and records the failed request (cost 0). */
 export async function release(call: CallInfo, budget: Budget, status: number, endReason: string, channel?: Channel) {
-	const record: UsageRecord = {
-		requestId: call.requestId,
-		accountId: call.token.accountId,
-		tokenId: call.token.id,
-		model: call.model,
-		endpoint: call.endpoint,
-		channelId: channel?.id,
-		channel: channel?.name,
-		inputTokens: 0,
-		outputTokens: 0,
-		cachedTokens: 0,
-		cacheWriteTokens: 0,
-		reasoningTokens: 0,
-		status,
-		latencyMs: Date.now() - call.startedAt,
-		estimated: false,
-		endReason,
-		stream: call.stream,
-	}
+	const record = usageRecord(call, { channel, status, endReason })
 	await budget.hold.release(record)
 	observeUsage(call.svc, call.token, record, 0)
 }

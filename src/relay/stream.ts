@@ -93,13 +93,13 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 	// Anthropic only in message_start).
 	const alias = a.upstreamModel !== a.call.ir.model ? a.call.ir.model : undefined
 	const renames = (f: SseFrame) => (proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start')
-	let cancelled = false
+	const stop = { cancelled: false }
 	let broken = false
 	const client = a.call.client
 	const bill = biller(a, () => ({
 		usage: meter.usage(),
 		estimateOutput: () => countFrames(a.upstream, meter.kept()),
-		endReason: broken && !cancelled ? 'upstream_malformed' : endReason(cancelled, meter.end()),
+		endReason: broken && !stop.cancelled ? 'upstream_malformed' : endReason(stop.cancelled, meter.end()),
 	}))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
@@ -130,19 +130,13 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 			if (broken) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream sent a malformed stream event', { code: 'upstream_malformed' })))
 			else if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
 		} catch {
-			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+			if (!stop.cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
 		} finally {
 			a.up.abort()
 			await bill()
 		}
 	}
-	const cancel = () => {
-		cancelled = true
-		a.up.abort()
-		void bill() // also when the client left before the body was ever read
-	}
-	a.call.signal.addEventListener('abort', cancel, { once: true })
-	return { response: sseResponse(bytes(), cancel, a.headers) }
+	return respond(a, bytes(), stop, bill)
 }
 
 async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): Promise<Attempt> {
@@ -156,7 +150,7 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 		const e = err?.type === 'error' ? err.error : undefined
 		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 	}
-	let cancelled = false
+	const stop = { cancelled: false }
 	async function* events(): AsyncGenerator<StreamEvent> {
 		for (const e of pre.buffered) {
 			meter.onEvent(e)
@@ -172,7 +166,7 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	}
 	const client = a.call.client
 	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.countInput() }
-	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(cancelled, meter.end()) }))
+	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(stop.cancelled, meter.end()) }))
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
 			for await (const f of client.encodeStream(events(), ctx)) {
@@ -180,19 +174,25 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 				yield encodeSse(f)
 			}
 		} catch {
-			if (!cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+			if (!stop.cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
 		} finally {
 			a.up.abort()
 			await bill()
 		}
 	}
+	return respond(a, bytes(), stop, bill)
+}
+
+/** Starts the response; a client that goes away aborts the upstream at once and settles what was produced (also when
+ * it left before the body was ever read, so the generator's `finally` never ran). */
+function respond(a: StreamAttempt, bytes: AsyncGenerator<Uint8Array>, stop: { cancelled: boolean }, bill: () => Promise<void>): Attempt {
 	const cancel = () => {
-		cancelled = true
+		stop.cancelled = true
 		a.up.abort()
-		void bill() // also when the client left before the body was ever read
+		void bill()
 	}
 	a.call.signal.addEventListener('abort', cancel, { once: true })
-	return { response: sseResponse(bytes(), cancel, a.headers) }
+	return { response: sseResponse(bytes, cancel, a.headers) }
 }
 
 /**
