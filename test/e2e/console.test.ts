@@ -100,6 +100,7 @@ describe('administration', () => {
 		await dialog.getByLabel('Amount (USD)').fill('5')
 		await dialog.getByLabel('Note').fill('welcome credit')
 		await dialog.getByRole('button', { name: 'Credit account' }).click()
+		await dialog.waitFor({ state: 'detached' })
 		await page.locator('tr[data-account="Alice Labs"]', { hasText: '$5.00' }).waitFor()
 		await shot(page, 'admin-accounts')
 	}, 60_000)
@@ -107,6 +108,7 @@ describe('administration', () => {
 	it('should show an error in words when a credit is invalid', async () => {
 		await page.getByRole('button', { name: 'Credit Alice Labs' }).click()
 		const dialog = page.getByRole('dialog', { name: 'Credit “Alice Labs”' })
+		await dialog.waitFor()
 		await dialog.getByLabel('Amount (USD)').fill('-500')
 		await dialog.getByRole('button', { name: 'Credit account' }).click()
 		await expect(dialog.getByRole('alert').textContent()).resolves.toContain('below zero')
