@@ -14,7 +14,7 @@ const Account = t.Object({
 	balance: t.Number({ description: 'Available balance in USD (open reservations excluded)' }),
 	status: t.String(),
 	created_at: t.String({ format: 'date-time' }),
-})
+}, { additionalProperties: false })
 
 const view = (a: AccountRow) => ({ id: a.id, name: a.name, balance: microsToUsd(a.balance), status: a.status, created_at: iso(a.createdAt)! })
 

@@ -37,7 +37,7 @@ const Channel = t.Object({
 		},
 		{ description: "This instance's circuit-breaker state for the channel" },
 	),
-})
+}, { additionalProperties: false })
 
 const TestResult = t.Object({
 	ok: t.Boolean(),

@@ -26,7 +26,7 @@ export const ModelPrice = t.Object({
 	status: t.String(),
 	source: t.String(),
 	updated_at: t.String({ format: 'date-time' }),
-})
+}, { additionalProperties: false })
 
 type Row = typeof models.$inferSelect
 const usd = (v: number | null) => (v === null ? null : microsToUsd(v))

@@ -23,7 +23,7 @@ const Token = t.Object({
 	allowed_models: t.Union([t.Array(t.String()), t.Null()]),
 	created_at: t.String({ format: 'date-time' }),
 	last_used_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-})
+}, { additionalProperties: false })
 
 const view = (r: TokenRow) => ({
 	id: r.id,
