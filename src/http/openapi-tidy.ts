@@ -1,7 +1,9 @@
 /**
  * Tidies the document @elysiajs/swagger generates: a JSON route is listed with JSON content only (the plugin adds
  * multipart/form-data and text/plain copies of every schema unless a route declares its parser, which tripled the
- * document and confused client generators). Routes that really take multipart keep it.
+ * document and confused client generators). Routes that really take multipart keep it. `additionalProperties: false`
+ * is dropped everywhere: Elysia adds it to a schema object the first time it validates a response with it, so the
+ * document would otherwise change after the first request.
  * @module
  */
 
@@ -25,8 +27,19 @@ function tidyContent(content: unknown) {
 	}
 }
 
+function dropClosedObjects(v: unknown) {
+	if (Array.isArray(v)) for (const x of v) dropClosedObjects(x)
+	else if (isObj(v)) {
+		if (v.additionalProperties === false) delete v.additionalProperties
+		for (const x of Object.values(v)) dropClosedObjects(x)
+	}
+}
+
 export function tidyOpenApi(doc: unknown): unknown {
 	if (!isObj(doc) || !isObj(doc.paths)) return doc
+	doc = structuredClone(doc)
+	if (!isObj(doc) || !isObj(doc.paths)) return doc
+	dropClosedObjects(doc)
 	for (const item of Object.values(doc.paths)) {
 		if (!isObj(item)) continue
 		for (const op of Object.values(item)) {
