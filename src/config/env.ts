@@ -27,6 +27,8 @@ export type Env = {
 	allowUnpriced: boolean
 	/** Further channels tried after the first fails before any byte reached the client. */
 	retries: number
+	/** A stream silent this long gets an SSE comment, so proxies' idle timeouts do not cut slow reasoning. */
+	keepaliveMs: number
 }
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
@@ -56,5 +58,6 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',
 		allowUnpriced: ['1', 'true', 'yes'].includes((vars.ALLOW_UNPRICED_MODELS ?? '').toLowerCase()),
 		retries: int(vars.RETRIES, 2, 'RETRIES'),
+		keepaliveMs: Math.max(100, int(vars.SSE_KEEPALIVE_MS, 15_000, 'SSE_KEEPALIVE_MS')),
 	}
 }

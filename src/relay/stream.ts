@@ -40,7 +40,7 @@ type Attempt = { response: Response } | { error: GatewayError }
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
 
 /** Reads items while they are only preamble (per `isPreamble`), up to the window. */
-async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
+export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
 	const buffered: T[] = []
 	const deadline = Date.now() + windowMs
 	let pending: Promise<IteratorResult<T>> | undefined
@@ -111,8 +111,10 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 			}
 			for (const f of pre.buffered) {
 				const b = emit(f)
-				if (isTerminal(proto, f)) await bill()
+				const last = isTerminal(proto, f)
+				if (last) await bill()
 				if (b) yield b
+				if (last) return
 			}
 			if (!pre.done) {
 				let r = pre.pending ? await pre.pending : await it.next()
@@ -122,8 +124,12 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 						break
 					}
 					const b = emit(r.value)
-					if (isTerminal(proto, r.value)) await bill()
+					const last = isTerminal(proto, r.value)
+					if (last) await bill()
 					if (b) yield b
+					// Nothing follows the terminator: end now rather than wait for the upstream to close (and send
+					// keepalives after it).
+					if (last) return
 					r = await it.next()
 				}
 			}
@@ -170,8 +176,10 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
 			for await (const f of client.encodeStream(events(), ctx)) {
-				if (isTerminal(client.name, f)) await bill()
+				const last = isTerminal(client.name, f)
+				if (last) await bill()
 				yield encodeSse(f)
+				if (last) return
 			}
 		} catch {
 			if (!stop.cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
@@ -192,7 +200,7 @@ function respond(a: StreamAttempt, bytes: AsyncGenerator<Uint8Array>, stop: { ca
 		void bill()
 	}
 	a.call.signal.addEventListener('abort', cancel, { once: true })
-	return { response: sseResponse(bytes, cancel, a.headers) }
+	return { response: sseResponse(bytes, cancel, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 /**

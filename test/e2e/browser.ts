@@ -33,7 +33,8 @@ export async function newPage(browser: Browser, opts: { baseURL: string; phone?:
 		timezoneId: 'UTC',
 	})
 	if (opts.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: opts.baseURL })
-	context.setDefaultTimeout(15_000)
+	// Generous: on a loaded 2-core CI machine a page action can take several seconds.
+	context.setDefaultTimeout(30_000)
 	const page = await context.newPage()
 	return { context, page }
 }

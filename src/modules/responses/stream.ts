@@ -11,7 +11,7 @@ import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { settle } from '../../relay/budget'
 import { sseResponse } from '../../relay/sse-response'
-import { FIRST_EVENT_WINDOW_MS } from '../../relay/stream'
+import { FIRST_EVENT_WINDOW_MS, prefetch } from '../../relay/stream'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -22,22 +22,6 @@ type Attempt = { response: Response } | { error: GatewayError }
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
 
-/** Reads frames while they are preamble, up to the window; returns them and what is still pending. */
-async function prefetch(it: AsyncIterator<SseFrame>) {
-	const buffered: SseFrame[] = []
-	const deadline = Date.now() + FIRST_EVENT_WINDOW_MS
-	while (true) {
-		const next = it.next()
-		let timer: ReturnType<typeof setTimeout> | undefined
-		const wait = new Promise<'wait'>((ok) => (timer = setTimeout(() => ok('wait'), Math.max(0, deadline - Date.now()))))
-		const r = await Promise.race([next, wait])
-		clearTimeout(timer)
-		if (r === 'wait') return { buffered, pending: next, done: false }
-		if (r.done) return { buffered, done: true }
-		buffered.push(r.value)
-		if (!PREAMBLE.has(eventType(r.value))) return { buffered, done: false }
-	}
-}
 
 /** The frame with `response.model` set to the client's name (lifecycle frames only; others pass untouched). */
 function renamed(f: SseFrame, model: string): SseFrame {
@@ -66,7 +50,7 @@ function errorOf(f: SseFrame): GatewayError {
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	const meter = createResponsesMeter()
 	const it = parseSse(a.up.res.body!)[Symbol.asyncIterator]()
-	const pre = await prefetch(it)
+	const pre = await prefetch(it, (f) => PREAMBLE.has(eventType(f)), FIRST_EVENT_WINDOW_MS)
 	const failed = pre.buffered.find(isFailure)
 	if (failed || (pre.done && !pre.buffered.length)) {
 		a.up.abort()
@@ -109,5 +93,5 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 	}
 	a.signal.addEventListener('abort', cancel, { once: true })
-	return { response: sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }) }
+	return { response: sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
