@@ -50,7 +50,7 @@ describe('key cache', () => {
 		const { key, row } = await createToken(a, acct.id, { name: 'x' })
 		expect((await b.keys.authenticate(key)).id).toBe(row.id) // warm on b
 		await deleteToken(a, await getToken(a, row.id))
-		expect(a.keys.authenticate(key)).rejects.toBeInstanceOf(GatewayError) // at once here
+		await expect(a.keys.authenticate(key)).rejects.toBeInstanceOf(GatewayError) // at once here
 		const deadline = Date.now() + 1000
 		let rejected = false
 		while (Date.now() < deadline && !rejected) {

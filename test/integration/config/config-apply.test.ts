@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { applyGatewayConfig, withQuickStart } from '../../../src/config/config-apply'
+import { parseGatewayConfig } from '../../../src/config/gateway-file'
+import { createCipher } from '../../../src/lib/secrets'
+import { createTestDb, type TestDb } from '../../helpers/db'
+
+let t: TestDb
+
+beforeAll(async () => {
+	t = await createTestDb()
+}, 120_000)
+afterAll(() => t.drop())
+
+const channel = (name: string, models = ['m']) => ({ name, type: 'openai', base_url: 'https://example.invalid/v1', api_key: 'env:UP_KEY', models })
+const rows = async () =>
+	(await t.db.sql.query<{ name: string; status: string; disabled_reason: string | null; models: string[] }>('SELECT name, status, disabled_reason, models FROM channels ORDER BY name')).map((r) => [r.name, r.status, r.disabled_reason, r.models])
+
+describe('GATEWAY_CONFIG at start', () => {
+	it('should upsert by name and disable, not delete, what the file no longer names', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const vars = { UP_KEY: 'k1' }
+		await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [channel('a'), channel('b')], models: [{ name: 'm', input_per_mtok: 1 }] }), vars)
+		await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [channel('a', ['m', 'n'])], models: [] }), vars)
+		expect(await rows()).toEqual([
+			['a', 'enabled', null, ['m', 'n']],
+			['b', 'disabled', 'removed from config', ['m']],
+		])
+		const [m] = await t.db.sql.query<{ status: string }>(`SELECT status FROM models WHERE name = 'm'`)
+		expect(m!.status).toBe('disabled')
+		// Re-adding it enables it again.
+		await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [channel('a'), channel('b')] }), vars)
+		expect((await rows()).map((r) => r[1])).toEqual(['enabled', 'enabled'])
+	})
+
+	it('should refuse an env: key whose variable is not set, naming it', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		await expect(applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [channel('c')] }), {}, 'gw.json')).rejects.toThrow(
+			'gw.json: channel "c": field "api_key" names environment variable UP_KEY, which is not set',
+		)
+	})
+
+	it('should add a quick-start channel per vendor key only when no configured channel has that type', () => {
+		const none = withQuickStart({ channels: [], models: [] }, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' })
+		expect(none.channels.map((c) => [c.name, c.type, c.api_key])).toEqual([
+			['openai-default', 'openai', 'env:OPENAI_API_KEY'],
+			['anthropic-default', 'anthropic', 'env:ANTHROPIC_API_KEY'],
+		])
+		const configured = withQuickStart(parseGatewayConfig({ channels: [channel('mine')] }), { OPENAI_API_KEY: 'x' })
+		expect(configured.channels.map((c) => c.name)).toEqual(['mine'])
+	})
+})
