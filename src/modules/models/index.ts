@@ -59,12 +59,12 @@ export const modelListModule = (svc: Services) => {
 		.get('/v1beta/models', ({ token, query }) => geminiPage(svc, visibleModels(svc, token), query), {
 			query: GeminiListQuery,
 			response: { 200: GeminiModelList, ...errors },
-			detail: { summary: 'List models (Gemini)', description: 'The models this key may use, in Gemini’s shape, paged by `pageSize` and `pageToken`.' },
+			detail: { tags: ['Gemini'], summary: 'List models (Gemini)', description: 'The models this key may use, in Gemini’s shape, paged by `pageSize` and `pageToken`.' },
 		})
 		.get('/v1beta/models/:model', ({ token, params, requestId }) => retrieveGemini(token, params.model, requestId), {
 			params: t.Object({ model: t.String() }),
 			response: { 200: GeminiModel, ...errors },
-			detail: { summary: 'Retrieve a model (Gemini)', description: 'One model this key may use, in Gemini’s shape.' },
+			detail: { tags: ['Gemini'], summary: 'Retrieve a model (Gemini)', description: 'One model this key may use, in Gemini’s shape.' },
 		})
 		.get('/v1beta/models/*', ({ token, params, requestId }) => retrieveGemini(token, params['*'], requestId), { detail: { hide: true } })
 }
