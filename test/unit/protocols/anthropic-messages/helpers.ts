@@ -1,6 +1,7 @@
 /** Shared test helpers for the Anthropic codec: fixture loading, event collection and SSE responses. */
 import type { StreamEvent } from '../../../../src/core/events'
-import { formatSse, parseSse, SSE_HEADERS, type SseFrame } from '../../../../src/core/sse'
+import { parseSse, type SseFrame } from '../../../../src/core/sse'
+export { collect, from, sseResponse } from '../../../helpers/sse'
 
 const FIXTURES = new URL('../../../fixtures/anthropic-messages/', import.meta.url)
 
@@ -11,29 +12,8 @@ export const fixtureFrames = (name: string): AsyncIterable<SseFrame> => parseSse
 
 export const fixtureJson = async <T = unknown>(name: string): Promise<T> => (await Bun.file(fixturePath(name)).json()) as T
 
-export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-	const out: T[] = []
-	for await (const x of it) out.push(x)
-	return out
-}
 
-export async function* from<T>(items: T[]): AsyncGenerator<T> {
-	for (const x of items) yield x
-}
 
-/** Frames → an SSE `Response`, as the gateway sends it to a client. */
-export function sseResponse(frames: AsyncIterable<SseFrame>): Response {
-	const enc = new TextEncoder()
-	const it = frames[Symbol.asyncIterator]()
-	const body = new ReadableStream<Uint8Array>({
-		async pull(controller) {
-			const { value, done } = await it.next()
-			if (done) controller.close()
-			else controller.enqueue(enc.encode(formatSse(value)))
-		},
-	})
-	return new Response(body, { headers: SSE_HEADERS })
-}
 
 /** Data objects of encoded frames, for assertions on the wire shape. */
 export const payloads = (frames: SseFrame[]) => frames.map((f) => JSON.parse(f.data) as Record<string, unknown>)

@@ -1,7 +1,8 @@
 /** Shared helpers for the Gemini codec tests: fixtures, event collection, SSE bodies. */
 import { join } from 'node:path'
 import type { StreamEvent } from '../../../../src/core/events'
-import { formatSse, parseSse, type SseFrame } from '../../../../src/core/sse'
+import { parseSse, type SseFrame } from '../../../../src/core/sse'
+export { sseResponse } from '../../../helpers/sse'
 
 const FIXTURES = join(import.meta.dir, '../../../fixtures/gemini')
 
@@ -26,10 +27,6 @@ export async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
 	for (const x of items) yield x
 }
 
-/** Frames → an SSE `Response`, as the gateway would send it to a client. */
-export function sseResponse(frames: SseFrame[]): Response {
-	return new Response(frames.map(formatSse).join(''), { headers: { 'content-type': 'text/event-stream' } })
-}
 
 /** Asserts the canonical stream invariants: one start first, strictly nested blocks, increasing indexes, one terminal. */
 export function checkInvariants(events: StreamEvent[]): void {

@@ -1,8 +1,10 @@
 /** Test helpers for the OpenAI chat codec: fixtures as frames, events as streams, frames as an HTTP body. */
 import { join } from 'node:path'
 import type { StreamEvent } from '../../../../src/core/events'
-import { formatSse, parseSse, type SseFrame } from '../../../../src/core/sse'
+import { parseSse, type SseFrame } from '../../../../src/core/sse'
 import type { OpenAIChatCompletionChunk } from '../../../../src/protocols/openai-chat/model'
+import { from } from '../../../helpers/sse'
+export { collect, from, sseResponse } from '../../../helpers/sse'
 
 const FIXTURES = join(import.meta.dir, '../../../fixtures/openai-chat')
 
@@ -11,24 +13,11 @@ export const fixtureFrames = (name: string): AsyncGenerator<SseFrame> => parseSs
 
 export const fixtureJson = async (name: string): Promise<unknown> => Bun.file(join(FIXTURES, name)).json()
 
-export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-	const out: T[] = []
-	for await (const x of it) out.push(x)
-	return out
-}
 
-export async function* from<T>(items: T[]): AsyncGenerator<T> {
-	for (const x of items) yield x
-}
 
 /** SSE frames from raw text (one `data:` payload per entry). */
 export const framesOf = (payloads: string[]): AsyncGenerator<SseFrame> => from(payloads.map((data) => ({ data })))
 
-/** Encoded frames as the HTTP response a client would receive. */
-export function sseResponse(frames: SseFrame[]): Response {
-	const body = frames.map(formatSse).join('')
-	return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
-}
 
 /** The JSON payloads of encoded frames, skipping `[DONE]`. */
 export const payloads = (frames: SseFrame[]): OpenAIChatCompletionChunk[] =>

@@ -1,7 +1,8 @@
 /** Test helpers for the Responses codec: fixtures as frames, events as streams, frames as an HTTP body. */
 import { join } from 'node:path'
 import type { StreamEvent } from '../../../../src/core/events'
-import { formatSse, parseSse, type SseFrame } from '../../../../src/core/sse'
+import { parseSse, type SseFrame } from '../../../../src/core/sse'
+export { collect, sseResponse } from '../../../helpers/sse'
 
 export { checkInvariants } from '../gemini/helpers'
 
@@ -12,19 +13,11 @@ export const fixtureFrames = (name: string): AsyncGenerator<SseFrame> => parseSs
 
 export const fixtureJson = async (name: string): Promise<Record<string, unknown>> => Bun.file(join(FIXTURES, name)).json()
 
-export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-	const out: T[] = []
-	for await (const x of it) out.push(x)
-	return out
-}
 
 export async function* from<T>(items: T[]): AsyncGenerator<T> {
 	for (const x of items) yield x
 }
 
-/** Encoded frames as the HTTP response a client would receive. */
-export const sseResponse = (frames: SseFrame[]): Response =>
-	new Response(frames.map(formatSse).join(''), { headers: { 'content-type': 'text/event-stream' } })
 
 /** The JSON payloads of encoded frames. */
 export const payloads = (frames: SseFrame[]): Array<Record<string, any>> => frames.map((f) => JSON.parse(f.data))
