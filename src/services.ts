@@ -44,6 +44,8 @@ export type ServiceOptions = {
 	/** Gateway config given in code (tests), applied after the file's. */
 	config?: GatewayConfig
 	log?: Logger
+	/** Use this bus (tests running several instances in one process share one, as instances share Redis). */
+	bus?: Bus
 }
 
 export async function createServices(env: Env, opts: ServiceOptions = {}): Promise<Services> {
@@ -52,8 +54,8 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
 	const cipher = await createCipher(await resolveSecretKey(env))
-	let bus: Bus = memoryBus()
-	if (env.redisUrl) {
+	let bus: Bus = opts.bus ?? memoryBus()
+	if (env.redisUrl && !opts.bus) {
 		try {
 			bus = await redisBus(env.redisUrl, (e) => log.warn('redis error', { error: String(e) }))
 		} catch (e) {
@@ -66,16 +68,22 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	cfg = withQuickStart(cfg, env.vars)
 	if (env.gatewayConfig || opts.config || cfg.channels.length) await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config')
 	const catalog = await createCatalog(db, cipher, bus)
-	const ledger = createLedger(db, { holdTtlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 900)) })
+	const ledger = createLedger(db, {
+		ttlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 60)),
+		flushMs: positive(env.vars.LEDGER_FLUSH_MS, 100),
+		idleMs: positive(env.vars.LEASE_IDLE_MS, 5_000),
+		bus,
+		log,
+	})
 	const keys = createKeyCache(db, bus)
 	await bus.ready()
-	// Holds left open by a process that died are released once they expire (see ledger.ts): sweep now, so a restart
+	// Leases left by a process that died are released once they expire (see ledger.ts): sweep now, so a restart
 	// after a crash gives the money back without waiting a full interval, and then every HOLD_SWEEP_MS.
 	let sweeping: Promise<unknown> = Promise.resolve()
 	const sweep = () => {
 		sweeping = ledger
 			.sweep()
-			.then((n) => n && log.info('expired holds released', { count: n }))
+			.then((n) => n && log.info('expired leases released', { count: n }))
 			.catch((e) => log.warn('hold sweep failed', { error: String(e) }))
 	}
 	sweep()
@@ -102,8 +110,10 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		async close() {
 			clearInterval(sweeper)
 			await sweeping
+			// Unbilled usage and leased money go back to the database before it closes.
+			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))
 			catalog.stop()
-			await bus.close()
+			if (!opts.bus) await bus.close()
 			if (!opts.db) await db.sql.close()
 		},
 	}

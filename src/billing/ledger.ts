@@ -1,33 +1,48 @@
 /**
- * The ledger: every charge passes through here. `reserve` takes an upper bound out of the account's balance and
- * into the key's `reserved` before the upstream call, atomically (row locks, account before key), so concurrent
- * requests can never overspend; `settle` turns the hold into the real cost and writes the usage row in the same
- * transaction; `release` gives the hold back. Each is one database round trip: the SQL functions sb_reserve and
- * sb_finish (drizzle/0001_ledger_functions.sql) hold the logic. Both are idempotent: the hold row, keyed by request id, is deleted
- * exactly once. Invariant: credits = balance + Σ usage cost + Σ open holds, per account.
+ * The ledger: every charge passes through here, and no request can spend past an account's balance or a key's
+ * limit, whatever runs concurrently and on however many instances.
+ *
+ * Reservations are served from memory. Each instance leases a slice of an account's (and key's) headroom from the
+ * database with one atomic update (`sb_lease_take`: the money leaves the balance and enters the key's `reserved`
+ * exactly as a reservation would), reserves from that slice, settles into it, and writes the charges and usage rows
+ * in batches (`sb_lease_flush`, every `flushMs`). A lease unused for `idleMs` goes back; so do all at shutdown.
+ * A lease whose instance died stops being flushed, expires after `ttlSeconds` and is swept back into the balance.
+ * Several instances cannot overspend: each spends only what it leased, and leases come out of one row under a lock.
+ * When one instance finds the headroom leased away by others, it asks them (bus topic `ledger-reclaim`) to return
+ * what they do not use.
+ *
+ * What the batching costs: a crash loses the usage rows of at most one flush interval (their money goes back to the
+ * balance with the lease: never overcharged, possibly undercharged). A lease is used only while the database has
+ * confirmed it recently: a failed flush stops all of them until the database answers again, so an outage stops
+ * service within about one flush interval (the answers given meanwhile are billed once it is back).
+ *
+ * Invariant, per account: credits = balance + Σ usage cost + Σ lease amounts (after a flush);
+ * per key: spent = Σ its usage cost, reserved = Σ its lease amounts.
  * @module
  */
-import type { Db, SqlTx } from '../db/client'
 import { GatewayError } from '../core/errors'
+import type { Db } from '../db/client'
+import type { Bus } from '../lib/bus'
 import { randomString } from '../lib/ids'
+import type { Logger } from '../lib/log'
+import { type ChargedUsage, type LeaseFlush, type LeaseStore, type TakeResult, createLeaseStore } from './lease-store'
 import type { UsageRecord } from './usage-record'
 
 export type HoldOwner = { accountId: number; tokenId: number | null }
 
 export type Hold = {
-	/**
-	 * The hold's key in ledger_holds: the request id, or the request id with a random suffix when another hold already
-	 * has that key (the id comes from the client's `x-request-id` when given, and clients do reuse ids, even at once).
-	 */
 	readonly requestId: string
 	/** Micro-USD reserved. */
 	readonly amount: number
-	/** Charges min(cost, what the hold and remaining headroom cover) and records usage; returns the charged amount. */
+	/** Charges min(cost, what the hold and the remaining headroom cover) and records usage; returns the charged amount. */
 	settle(cost: number, usage: UsageRecord): Promise<number>
 	/** Returns the hold; records usage (cost 0) when given. */
 	release(usage?: UsageRecord): Promise<void>
 	readonly done: boolean
 }
+
+/** One lease as this instance sees it (tests, views). */
+export type LeaseView = { id: string; accountId: number; tokenId: number | null; amount: number; inUse: number }
 
 export type Ledger = {
 	/**
@@ -35,78 +50,159 @@ export type Ledger = {
 	 * least `min`, reserves the headroom: the caller lowers the output cap to fit. Throws 402 below `min`.
 	 */
 	reserve(owner: HoldOwner, requestId: string, want: number, min: number): Promise<Hold>
+	/** Writes what was settled so far (charges, usage rows, what is in use). Views call it before they read. */
+	flush(): Promise<void>
 	/**
-	 * Releases holds past their expiry (their process died); returns how many. Released, not settled: the usage died
-	 * with the process and so did the client's connection, so there is nothing true to charge, and charging the worst
-	 * case would bill an answer nobody received. The cost of what the upstream did produce falls on the operator,
-	 * bounded by the holds open at the crash. The row stays as 'expired' so a late settle (a stream that outlived the
-	 * TTL) still charges, within the balance and the key's limit, without giving the hold back twice.
+	 * Returns every instance's unused lease money for this account (or only this key): after an administrator
+	 * changed the key or the account, and when another instance finds the headroom leased away.
 	 */
+	reclaim(scope: { accountId: number; tokenId?: number }): Promise<void>
+	/** Releases leases past their expiry (their instance died); returns how many. */
 	sweep(): Promise<number>
+	leases(): LeaseView[]
+	/** Flushes and returns every lease (shutdown, after requests drained). */
+	close(): Promise<void>
 }
 
-export type LedgerOptions = { holdTtlSeconds: number; onUsage?: (u: UsageRecord) => void }
+export type LedgerOptions = {
+	/** A lease not flushed for this long is taken for dead and swept. */
+	ttlSeconds: number
+	/** How often settled usage is written. */
+	flushMs?: number
+	/** An unused lease goes back after this long. */
+	idleMs?: number
+	bus?: Bus
+	log?: Logger
+}
 
-export function createLedger(db: Db, opts: LedgerOptions = { holdTtlSeconds: 900 }): Ledger {
-	const { sql } = db
+const RECLAIM_TOPIC = 'ledger-reclaim'
+/** Waits before trying again after asking other instances to return their leases. */
+const RECLAIM_BACKOFF_MS = [20, 60, 150]
+/** The first slice of a lease covers this many reservations of the size asked; each later one doubles. */
+const FIRST_SLICE = 16
 
-	async function lockHeadroom(tx: SqlTx, owner: HoldOwner) {
-		const [acct] = await tx.query<{ balance: number; status: string }>('SELECT balance, status FROM accounts WHERE id = $1 FOR UPDATE', [owner.accountId])
-		if (!acct) throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
-		let tokenRoom = Number.MAX_SAFE_INTEGER
-		if (owner.tokenId !== null) {
-			const [tok] = await tx.query<{ spend_limit: number | null; spent: number; reserved: number }>(
-				'SELECT spend_limit, spent, reserved FROM api_tokens WHERE id = $1 FOR UPDATE',
-				[owner.tokenId],
-			)
-			if (tok?.spend_limit != null) tokenRoom = tok.spend_limit - tok.spent - tok.reserved
+type Lease = {
+	readonly id: string
+	readonly owner: HoldOwner
+	/** The row exists (a take succeeded). */
+	existing: boolean
+	/** Money held and not yet charged. */
+	amount: number
+	/** Reserved by requests in flight. */
+	inUse: number
+	/** Charged since the last flush. */
+	charge: number
+	/** Usage rows since the last flush (the key's last_used_at moves). */
+	used: boolean
+	/** inUse as the database last saw it. */
+	written: number
+	/** Taken in all, to size the next slice. */
+	taken: number
+	lastUsed: number
+	/** When the database last confirmed the lease (take or flush); 0 after a failed flush. */
+	confirmedAt: number
+	/** No new reservations: idle, reclaimed, swept or shutting down. */
+	retired: boolean
+	/** The sweeper released it: its remaining charges come out of the balance. */
+	lost: boolean
+	growing?: Promise<void>
+}
+
+export function createLedger(db: Db, opts: LedgerOptions): Ledger {
+	const store: LeaseStore = createLeaseStore(db.sql, opts.ttlSeconds)
+	const flushMs = opts.flushMs ?? 100
+	const idleMs = opts.idleMs ?? 5_000
+	const ttlMs = opts.ttlSeconds * 1000
+	const instance = randomString(10)
+	let generation = 0
+	const active = new Map<string, Lease>()
+	const retiring = new Set<Lease>()
+	let pending: ChargedUsage[] = []
+	let lastFlushAt = Date.now()
+	let closed = false
+	/** Flushes and returns run one at a time, in order. */
+	let chain: Promise<unknown> = Promise.resolve()
+	const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+		const p = chain.then(fn)
+		chain = p.catch(() => {})
+		return p
+	}
+
+	const ownerKey = (o: HoldOwner) => `${o.accountId}:${o.tokenId ?? '-'}`
+	const leaseFor = (owner: HoldOwner): Lease => {
+		const k = ownerKey(owner)
+		let l = active.get(k)
+		if (!l) {
+			l = {
+				id: `${instance}:${k}:${++generation}`,
+				owner: { accountId: owner.accountId, tokenId: owner.tokenId },
+				existing: false,
+				amount: 0,
+				inUse: 0,
+				charge: 0,
+				used: false,
+				written: 0,
+				taken: 0,
+				lastUsed: Date.now(),
+				confirmedAt: 0,
+				retired: false,
+				lost: false,
+			}
+			active.set(k, l)
 		}
-		return { balance: acct.balance, tokenRoom }
+		return l
+	}
+	const usable = (l: Lease) => !l.retired && Date.now() - l.confirmedAt < ttlMs / 2
+	const free = (l: Lease) => l.amount - l.inUse
+
+	/** No new reservations; kept (in `retiring`) while its row or its charges still need the database. */
+	const retire = (l: Lease) => {
+		if (l.retired) return
+		l.retired = true
+		if (active.get(ownerKey(l.owner)) === l) active.delete(ownerKey(l.owner))
+		if (l.existing || l.lost || l.inUse > 0) retiring.add(l)
 	}
 
-	/** The usage row as sb_finish reads it (jsonb_to_record column names). */
-	const usageJson = (u: UsageRecord) =>
-		JSON.stringify({
-			request_id: u.requestId,
-			model: u.model,
-			upstream_model: u.upstreamModel ?? null,
-			endpoint: u.endpoint,
-			channel_id: u.channelId ?? null,
-			channel: u.channel ?? null,
-			input_tokens: u.inputTokens,
-			output_tokens: u.outputTokens,
-			cached_tokens: u.cachedTokens,
-			cache_write_tokens: u.cacheWriteTokens,
-			reasoning_tokens: u.reasoningTokens,
-			status: u.status,
-			latency_ms: u.latencyMs,
-			estimated: u.estimated,
-			end_reason: u.endReason,
-			stream: u.stream,
-		})
-
-	/** One round trip: settle (charge) or release a hold, with its usage row. -1 when already done. */
-	const finish = async (owner: HoldOwner, requestId: string, cost: number, charge: boolean, usage?: UsageRecord) => {
-		const [r] = await sql.query<{ charged: number }>('SELECT sb_finish($1, $2, $3, $4, $5, $6::jsonb) AS charged', [
-			requestId,
-			owner.accountId,
-			owner.tokenId,
-			cost,
-			charge,
-			usage ? usageJson(usage) : null,
-		])
-		return Number(r!.charged)
+	/**
+	 * One take from the database into the lease. Takes of one lease run one after another (the first creates its
+	 * row); each slice is at least twice the last, so a busy lease goes to the database less and less often.
+	 */
+	const grow = async (l: Lease, need: number, min: number) => {
+		while (l.growing) await l.growing
+		const extra = Math.max(FIRST_SLICE * need, l.taken)
+		const p = store.take({ id: l.id, existing: l.existing, accountId: l.owner.accountId, tokenId: l.owner.tokenId, need, min, extra, inUse: l.inUse })
+		const mine = p.then(
+			() => undefined,
+			() => undefined,
+		)
+		l.growing = mine
+		let r: TakeResult
+		try {
+			r = await p
+		} finally {
+			if (l.growing === mine) l.growing = undefined
+		}
+		if (r.kind === 'taken') {
+			l.existing = true
+			l.amount += r.amount
+			l.taken += r.amount
+			l.written = l.inUse
+			l.confirmedAt = Date.now()
+		} else if (r.kind === 'lost') {
+			l.lost = true
+			retire(l)
+		}
+		return r
 	}
 
-	function makeHold(owner: HoldOwner, requestId: string, amount: number): Hold {
+	function makeHold(l: Lease, requestId: string, amount: number): Hold {
+		l.inUse += amount
+		l.lastUsed = Date.now()
 		let done = false
-		let pending: Promise<unknown> | undefined
-		const once = <T>(fn: () => Promise<T>): Promise<T> => {
-			if (pending) return pending as Promise<T>
-			done = true
-			const p = fn()
-			pending = p
-			return p
+		let result: Promise<number> | undefined
+		const record = (usage: UsageRecord, cost: number) => {
+			l.used = true
+			pending.push({ ...usage, cost, at: Date.now() })
 		}
 		return {
 			requestId,
@@ -114,76 +210,206 @@ export function createLedger(db: Db, opts: LedgerOptions = { holdTtlSeconds: 900
 			get done() {
 				return done
 			},
-			settle: (cost, usage) =>
-				once(async () => {
-					const charged = await finish(owner, requestId, Math.max(0, Math.round(cost)), true, usage)
-					if (charged >= 0) opts.onUsage?.({ ...usage, cost: charged })
-					return Math.max(0, charged)
-				}),
-			release: (usage) =>
-				once(async () => {
-					const r = await finish(owner, requestId, 0, false, usage)
-					if (usage && r >= 0) opts.onUsage?.({ ...usage, cost: 0 })
-				}),
+			settle(cost, usage) {
+				if (result) return result
+				done = true
+				l.inUse -= amount
+				result = (async () => {
+					const want = Math.max(0, Math.round(cost))
+					// An estimate that fell short: the rest comes from the lease, and from the database when the lease
+					// has too little (never past the balance or the key's limit).
+					if (want > free(l) && !l.retired) await grow(l, want - free(l), 0).catch(() => undefined)
+					const charge = Math.min(want, Math.max(0, free(l)))
+					l.amount -= charge
+					l.charge += charge
+					record(usage, charge)
+					return charge
+				})()
+				return result
+			},
+			release(usage) {
+				if (result) return result.then(() => undefined)
+				done = true
+				l.inUse -= amount
+				if (usage) record(usage, 0)
+				result = Promise.resolve(0)
+				return Promise.resolve()
+			},
 		}
 	}
 
+	/** Writes charges, usage rows and in-use amounts of every lease, and moves their expiry forward. */
+	async function flushNow(): Promise<void> {
+		const leases = [...active.values(), ...retiring].filter((l) => (l.existing && !l.lost) || l.charge !== 0)
+		const dirty = pending.length > 0 || leases.some((l) => l.charge !== 0 || l.used || l.written !== l.inUse)
+		// Nothing to write: still move the leases' expiry forward now and then (the heartbeat that keeps them alive).
+		if (!dirty && (!leases.length || Date.now() - lastFlushAt < ttlMs / 4)) return
+		const usage = pending
+		pending = []
+		const sent: Array<{ l: Lease; f: LeaseFlush }> = leases.map((l) => ({ l, f: { id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, charge: l.charge, inUse: l.inUse, used: l.used } }))
+		for (const { l } of sent) {
+			l.charge = 0
+			l.used = false
+		}
+		try {
+			const lost = new Set(await store.flush(sent.map((s) => s.f), usage))
+			const now = Date.now()
+			lastFlushAt = now
+			for (const { l, f } of sent) {
+				l.written = f.inUse
+				if (lost.has(l.id)) {
+					l.lost = true
+					retire(l)
+				} else l.confirmedAt = now
+			}
+		} catch (e) {
+			// Keep everything for the next attempt, and stop serving from leases the database no longer confirms.
+			pending = usage.concat(pending)
+			for (const { l, f } of sent) {
+				l.charge += f.charge
+				l.used ||= f.used
+			}
+			for (const l of active.values()) l.confirmedAt = 0
+			throw e
+		}
+	}
+
+	/** Gives back what a retired lease does not use; forgets it once nothing is left in it. */
+	async function giveBack(l: Lease) {
+		if (l.lost || !l.existing) {
+			if (l.inUse === 0 && l.charge === 0) retiring.delete(l)
+			return
+		}
+		const keep = l.inUse
+		const given = await store.give(l.id, l.owner.accountId, l.owner.tokenId, keep)
+		if (given < 0) {
+			l.lost = true
+			retiring.delete(l)
+			return
+		}
+		l.amount -= given
+		l.written = keep
+		if (keep === 0) {
+			l.existing = false
+			retiring.delete(l)
+		}
+	}
+
+	/** The timer's work: flush when there is something to write, retire idle leases, return retired ones. */
+	async function maintain() {
+		const now = Date.now()
+		for (const l of active.values()) if (l.inUse === 0 && now - l.lastUsed > idleMs && !l.growing) retire(l)
+		await flushNow()
+		for (const l of [...retiring]) if (l.inUse === 0) await giveBack(l)
+	}
+
+	const onReclaim = (msg: string) => {
+		if (closed) return
+		let scope: { accountId?: number; tokenId?: number }
+		try {
+			scope = JSON.parse(msg)
+		} catch {
+			return
+		}
+		void reclaimLocal(scope).catch((e) => opts.log?.warn('lease reclaim failed', { error: String(e) }))
+	}
+	async function reclaimLocal(scope: { accountId?: number; tokenId?: number }) {
+		const hit = [...active.values()].filter((l) => l.owner.accountId === scope.accountId && (scope.tokenId === undefined || l.owner.tokenId === scope.tokenId))
+		if (!hit.length) return
+		for (const l of hit) retire(l)
+		await serial(async () => {
+			await flushNow()
+			for (const l of hit) await giveBack(l)
+		})
+	}
+	opts.bus?.subscribe(RECLAIM_TOPIC, onReclaim)
+
+	let ticking = false
+	let failing = false
+	const timer = setInterval(() => {
+		if (ticking || closed) return
+		ticking = true
+		serial(maintain)
+			.then(() => {
+				if (failing) opts.log?.info('ledger flush works again')
+				failing = false
+			})
+			.catch((e) => {
+				// Once per outage, not every tick.
+				if (!failing) opts.log?.warn('ledger flush failed; usage is kept in memory and retried', { error: String(e) })
+				failing = true
+			})
+			.finally(() => {
+				ticking = false
+			})
+	}, flushMs)
+	;(timer as { unref?: () => void }).unref?.()
+
+	const refuse = (min: number, r: { balance: number; tokenRoom: number | null }) => {
+		const room = r.tokenRoom ?? Number.MAX_SAFE_INTEGER
+		const why = room < min && room <= r.balance ? 'API key spend limit reached' : 'account balance exhausted'
+		return new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
+	}
+
 	return {
-		async reserve(owner, requestId, want, min) {
-			type Reserved = { o_taken: number | null; o_balance: number | null; o_token_room: number | null; o_found: boolean }
-			const call = (key: string) =>
-				sql.query<Reserved>('SELECT * FROM sb_reserve($1, $2, $3, $4, $5, $6)', [
-					key,
-					owner.accountId,
-					owner.tokenId,
-					Math.max(0, Math.round(want)),
-					Math.max(0, Math.round(min)),
-					opts.holdTtlSeconds,
-				])
-			// A key already held (a concurrent request with the same client id, or an expired hold kept for a late
-			// settle) fails the insert and rolls the whole call back: try again under a key of our own.
-			let key = requestId
-			let rows: Reserved[]
-			for (let attempt = 0; ; attempt++) {
-				try {
-					rows = await call(key)
-					break
-				} catch (e) {
-					if ((e as { code?: unknown }).code !== '23505' || attempt >= 2) throw e
-					key = `${requestId}~${randomString(8)}`
+		async reserve(owner, requestId, wantIn, minIn) {
+			if (closed) throw new GatewayError('unavailable', 'Service is shutting down', { code: 'shutting_down' })
+			const want = Math.max(0, Math.round(wantIn))
+			const min = Math.min(want, Math.max(0, Math.round(minIn)))
+			let reclaims = 0
+			for (;;) {
+				const l = leaseFor(owner)
+				if (want === 0 || (usable(l) && free(l) >= want)) return makeHold(l, requestId, want)
+				if (l.growing) {
+					await l.growing
+					continue
 				}
+				const room = Math.max(0, free(l))
+				const r = await grow(l, want - room, Math.max(0, min - room))
+				if (r.kind === 'taken') {
+					if (free(l) >= want) return makeHold(l, requestId, want)
+					if (free(l) >= min && free(l) > 0) return makeHold(l, requestId, free(l))
+					continue // others took it meanwhile: ask again
+				}
+				if (r.kind === 'lost') continue // a fresh lease next time round
+				if (r.kind === 'no_account') throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
+				// Short: the headroom left is below what this request needs.
+				if (!l.retired && free(l) >= min && free(l) > 0) return makeHold(l, requestId, free(l))
+				// Other leases hold enough unused money (as of their last flush) to make up the difference: ask for it.
+				const headroom = Math.max(0, Math.min(r.balance, r.tokenRoom ?? r.balance))
+				if (r.others > 0 && r.others + headroom >= min - Math.max(0, free(l)) && reclaims < RECLAIM_BACKOFF_MS.length && opts.bus) {
+					const tokenBound = r.tokenRoom !== null && r.tokenRoom < r.balance
+					opts.bus.publish(RECLAIM_TOPIC, JSON.stringify(tokenBound && owner.tokenId !== null ? { accountId: owner.accountId, tokenId: owner.tokenId } : { accountId: owner.accountId }))
+					await Bun.sleep(RECLAIM_BACKOFF_MS[reclaims++]!)
+					continue
+				}
+				throw refuse(min, r)
 			}
-			const r = rows[0]
-			if (!r?.o_found) throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
-			if (r.o_taken === null) {
-				const room = r.o_token_room === null ? Number.MAX_SAFE_INTEGER : Number(r.o_token_room)
-				const why = room < min && room <= Number(r.o_balance) ? 'API key spend limit reached' : 'account balance exhausted'
-				throw new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
-			}
-			return makeHold(owner, key, Number(r.o_taken))
 		},
 
-		async sweep() {
-			// Candidates first without locks, then each in its own transaction in the usual lock order
-			// (account, key, hold) so the sweeper can never deadlock with a settle.
-			const due = await sql.query<{ request_id: string; account_id: number; token_id: number | null }>(
-				`SELECT request_id, account_id, token_id FROM ledger_holds WHERE state = 'open' AND expires_at < now() LIMIT 1000`,
-			)
-			let n = 0
-			for (const d of due) {
-				n += await sql.transaction(async (tx) => {
-					await lockHeadroom(tx, { accountId: d.account_id, tokenId: d.token_id })
-					const [h] = await tx.query<{ amount: number }>(
-						`UPDATE ledger_holds SET state = 'expired' WHERE request_id = $1 AND state = 'open' AND expires_at < now() RETURNING amount`,
-						[d.request_id],
-					)
-					if (!h) return 0
-					await tx.query('UPDATE accounts SET balance = balance + $2 WHERE id = $1', [d.account_id, h.amount])
-					if (d.token_id !== null) await tx.query('UPDATE api_tokens SET reserved = reserved - $2 WHERE id = $1', [d.token_id, h.amount])
-					return 1
-				})
-			}
-			return n
+		flush: () => serial(flushNow),
+
+		async reclaim(scope) {
+			await reclaimLocal(scope)
+			opts.bus?.publish(RECLAIM_TOPIC, JSON.stringify(scope))
+		},
+
+		sweep: () => store.sweep(),
+
+		leases: () =>
+			[...active.values(), ...retiring].map((l) => ({ id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, amount: l.amount, inUse: l.inUse })),
+
+		async close() {
+			if (closed) return
+			closed = true
+			clearInterval(timer)
+			// Requests cut at shutdown settle as they unwind: give them a moment, so their leases go back whole.
+			for (let waited = 0; waited < 2_000 && [...active.values(), ...retiring].some((l) => l.inUse > 0); waited += 10) await Bun.sleep(10)
+			for (const l of [...active.values()]) retire(l)
+			await serial(async () => {
+				await flushNow()
+				for (const l of [...retiring]) await giveBack(l)
+			})
 		},
 	}
 }

@@ -100,21 +100,26 @@ export const models = pgTable('models', {
 	updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 })
 
-/** Open reservations. A row exists from reserve until settle or release; request_id makes both idempotent. */
-export const ledgerHolds = pgTable(
-	'ledger_holds',
+/**
+ * Leases: money an instance took out of an account's balance (and out of a key's headroom, into its `reserved`)
+ * with one atomic update, to serve reservations from memory (src/billing/ledger.ts). `amount` is what the lease
+ * still holds; settled costs leave it at each flush. A row lives from the first reservation until the lease is
+ * returned (idle, shutdown, reclaim) or, when its instance died, until the sweeper releases it after `expires_at`
+ * (every flush moves that forward). Ids are never reused, so a flush that finds its row gone knows it was swept.
+ */
+export const ledgerLeases = pgTable(
+	'ledger_leases',
 	{
-		requestId: text('request_id').primaryKey(),
+		id: text('id').primaryKey(),
 		accountId: integer('account_id').notNull(),
 		tokenId: integer('token_id'),
 		amount: money('amount').notNull(),
-		/** 'open' while it holds money; 'expired' once the sweeper gave the money back (a late settle still charges). */
-		state: text('state').notNull().default('open'),
+		/** The part reserved by requests in flight, as of the instance's last flush (what views call reserved). */
+		inUse: money('in_use').notNull().default(0),
 		createdAt: createdAt(),
-		/** After this the sweeper releases the hold (its process died before settling). */
 		expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 	},
-	(t) => [index('ledger_holds_expires_idx').on(t.expiresAt)],
+	(t) => [index('ledger_leases_expires_idx').on(t.expiresAt), index('ledger_leases_account_idx').on(t.accountId), index('ledger_leases_token_idx').on(t.tokenId)],
 )
 
 export const usageLogs = pgTable(

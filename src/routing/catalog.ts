@@ -51,8 +51,12 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	let chans: Channel[] = []
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
+	let loads = 0
 
 	async function reload() {
+		// Reloads overlap (timer, bus, a local change): only the latest one started may apply what it read, or an
+		// older read finishing last would bring back a channel just disabled.
+		const mine = ++loads
 		const rows = await db.orm.select().from(channels)
 		const next: Channel[] = []
 		for (const r of rows) {
@@ -84,6 +88,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 				prices: r.prices ?? {},
 			})
 		}
+		if (mine !== loads) return
 		chans = next
 		prices = m
 		byModel.clear()

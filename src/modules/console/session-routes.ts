@@ -34,6 +34,7 @@ export function assertSameOriginJson(request: Request) {
 export async function sessionInfo(svc: Services, s: ActiveSession | undefined, csrfToken?: string): Promise<SessionInfo> {
 	const { signupEnabled } = await readSettings(svc.db)
 	if (!s) return { user: null, account: null, csrf_token: null, signup_enabled: signupEnabled }
+	await svc.ledger.flush()
 	const [{ view }, acc] = await Promise.all([getUser(svc.db, s.userId), getAccount(svc.db, s.accountId)])
 	return {
 		user: view,

@@ -10,6 +10,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { microsToUsd } from '../../billing/money'
+import { AVAILABLE_BALANCE_SQL } from '../../billing/views'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import type { AuthToken } from '../../auth/api-key'
@@ -31,7 +32,8 @@ export const BillingUsage = t.Object({
 
 /** Limit and spend in micro-USD for the key's view. */
 export async function billingView(svc: Services, token: AuthToken): Promise<{ limit: number; used: number }> {
-	const [acct] = await svc.db.sql.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1', [token.accountId])
+	await svc.ledger.flush()
+	const [acct] = await svc.db.sql.query<{ balance: number }>(AVAILABLE_BALANCE_SQL, [token.accountId])
 	const balance = Number(acct?.balance ?? 0)
 	const [tok] = await svc.db.sql.query<{ spend_limit: number | null; spent: number }>('SELECT spend_limit, spent FROM api_tokens WHERE id = $1', [token.id])
 	if (tok && tok.spend_limit !== null) {

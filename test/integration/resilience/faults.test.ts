@@ -200,8 +200,8 @@ describe('a stream that stalls after content reached the caller', () => {
 })
 
 describe('faults: the ledger', () => {
-	it('should hold the invariant after every fault above, with no hold left open', async () => {
-		const t = await expectLedgerInvariant(rig.app.svc.db.sql)
-		expect(t.openHolds).toBe(0)
+	it('should hold the invariant after every fault above, with nothing left reserved', async () => {
+		const t = await expectLedgerInvariant(rig.app.svc.db.sql, rig.app.svc.ledger)
+		expect(t.inUse).toBe(0)
 	})
 })

@@ -9,6 +9,7 @@
  */
 import { startAnthropicMock, startOpenAIMock, type VendorMock } from '../../mocks'
 import { startTestApp, type TestApp } from '../../helpers/app'
+import { AVAILABLE_BALANCE_SQL } from '../../../src/billing/views'
 
 export const UP_KEY = { openai: 'up-openai-secret-0001', anthropic: 'up-anthropic-secret-0002' }
 export const FIRST_BYTE_MS = 400
@@ -119,17 +120,19 @@ export function errorOf(proto: Proto, json: any): { type: string; message: strin
 	return json.error
 }
 
-/** Usage rows of one request id. */
-export function usageOf(app: TestApp, requestId: string) {
+/** Usage rows of one request id (the ledger flushed first: it writes them in batches). */
+export async function usageOf(app: TestApp, requestId: string) {
+	await app.svc.ledger.flush()
 	return app.svc.db.sql.query<{ cost: number; status: number; channel: string | null; end_reason: string; output_tokens: number }>(
 		'SELECT cost, status, channel, end_reason, output_tokens FROM usage_logs WHERE request_id = $1 ORDER BY id',
 		[requestId],
 	)
 }
 
-/** The account's balance in micro-USD, straight from the database. */
+/** The account's available balance in micro-USD (leased but unused money counts), from the database after a flush. */
 export async function balanceOf(app: TestApp, accountId: number): Promise<number> {
-	const [r] = await app.svc.db.sql.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1', [accountId])
+	await app.svc.ledger.flush()
+	const [r] = await app.svc.db.sql.query<{ balance: number }>(AVAILABLE_BALANCE_SQL, [accountId])
 	return r!.balance
 }
 

@@ -78,7 +78,7 @@ describe('SIGTERM', () => {
 			['term-messages', 200, 'ok'],
 		])
 		expect(rows.every((r) => r.cost > 0)).toBe(true)
-		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).openHolds).toBe(0)
+		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 
 	it('should bill the streams it cuts when the grace period runs out, and still exit 0', async () => {
@@ -94,6 +94,6 @@ describe('SIGTERM', () => {
 		const rows = await dep.withDb((db) => db.sql.query<{ request_id: string; end_reason: string; cost: number }>(`SELECT request_id, end_reason, cost FROM usage_logs WHERE request_id LIKE 'cut-%' ORDER BY request_id`))
 		expect(rows.map((r) => r.request_id)).toEqual(['cut-chat', 'cut-messages'])
 		expect(rows.every((r) => r.end_reason !== 'ok' && r.cost > 0)).toBe(true)
-		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).openHolds).toBe(0)
+		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 })

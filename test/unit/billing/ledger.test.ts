@@ -1,18 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createLedger, type Ledger } from '../../../src/billing/ledger'
+import { createLedger, type Hold, type Ledger, type LedgerOptions } from '../../../src/billing/ledger'
 import type { UsageRecord } from '../../../src/billing/usage-record'
 import { GatewayError } from '../../../src/core/errors'
+import type { Db, Sql } from '../../../src/db/client'
+import { memoryBus } from '../../../src/lib/bus'
 import { createTestDb, type TestDb } from '../../helpers/db'
 
 let t: TestDb
 let ledger: Ledger
+const ledgers: Ledger[] = []
 let n = 0
+
+/** A ledger on the test database; the timer is slow so the tests decide when to flush. */
+const open = (o: Partial<LedgerOptions> = {}, db: Db = t.db) => {
+	const l = createLedger(db, { ttlSeconds: 60, flushMs: 60_000, ...o })
+	ledgers.push(l)
+	return l
+}
 
 beforeAll(async () => {
 	t = await createTestDb()
-	ledger = createLedger(t.db, { holdTtlSeconds: 900 })
+	ledger = open()
 }, 120_000)
-afterAll(() => t.drop())
+afterAll(async () => {
+	for (const l of ledgers) await l.close().catch(() => {})
+	await t.drop()
+})
 
 async function account(balance: number, spendLimit: number | null = null) {
 	const [a] = await t.db.sql.query<{ id: number }>('INSERT INTO accounts (name, balance) VALUES ($1, $2) RETURNING id', ['a', balance])
@@ -42,81 +55,208 @@ const usage = (o: { accountId: number; tokenId: number }, requestId: string): Us
 	stream: false,
 })
 
-/** credits = balance + Σ usage cost + Σ open holds; spent = Σ usage cost of the key. */
-async function invariant(o: { accountId: number; tokenId: number }) {
-	const [r] = await t.db.sql.query<{ credits: number; balance: number; costs: number; holds: number; spent: number; keycosts: number; reserved: number }>(
+/**
+ * After a flush: credits = balance + Σ usage cost + Σ leases; spent = Σ the key's usage cost; reserved = Σ its
+ * leases. `available` is the balance a view shows (leased but unused money counts), `inUse` what requests hold.
+ */
+async function invariant(o: { accountId: number; tokenId: number }, ...flush: Ledger[]) {
+	for (const l of flush.length ? flush : [ledger]) await l.flush()
+	const [r] = await t.db.sql.query<{ credits: number; balance: number; costs: number; leased: number; inuse: number; spent: number; keycosts: number; reserved: number; keyleased: number }>(
 		`SELECT (SELECT coalesce(sum(amount),0)::int8 FROM credits WHERE account_id = $1) AS credits,
 		        (SELECT balance FROM accounts WHERE id = $1) AS balance,
 		        (SELECT coalesce(sum(cost),0)::int8 FROM usage_logs WHERE account_id = $1) AS costs,
-		        (SELECT coalesce(sum(amount),0)::int8 FROM ledger_holds WHERE account_id = $1 AND state = 'open') AS holds,
+		        (SELECT coalesce(sum(amount),0)::int8 FROM ledger_leases WHERE account_id = $1) AS leased,
+		        (SELECT coalesce(sum(in_use),0)::int8 FROM ledger_leases WHERE account_id = $1) AS inuse,
 		        (SELECT spent FROM api_tokens WHERE id = $2) AS spent,
 		        (SELECT reserved FROM api_tokens WHERE id = $2) AS reserved,
+		        (SELECT coalesce(sum(amount),0)::int8 FROM ledger_leases WHERE token_id = $2) AS keyleased,
 		        (SELECT coalesce(sum(cost),0)::int8 FROM usage_logs WHERE token_id = $2) AS keycosts`,
 		[o.accountId, o.tokenId],
 	)
-	expect(r!.credits).toBe(r!.balance + r!.costs + r!.holds)
+	expect(r!.credits).toBe(r!.balance + r!.costs + r!.leased)
 	expect(r!.spent).toBe(r!.keycosts)
-	return r!
+	expect(r!.reserved).toBe(r!.keyleased)
+	expect(r!.balance).toBeGreaterThanOrEqual(0)
+	return { ...r!, available: r!.balance + r!.leased - r!.inuse }
+}
+
+const settled = (rs: PromiseSettledResult<Hold>[]) => rs.filter((r): r is PromiseFulfilledResult<Hold> => r.status === 'fulfilled').map((r) => r.value)
+
+/** A Sql that counts statements and can be made to fail like a database that went away. */
+function flaky(sql: Sql) {
+	const s = { queries: 0, down: false }
+	const fail = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+	const wrapped: Sql = {
+		...sql,
+		query: (text, params) => (s.queries++, s.down ? fail() : sql.query(text, params)),
+		exec: (text) => (s.queries++, s.down ? fail() : sql.exec(text)),
+		transaction: (fn) => sql.transaction(fn),
+		close: async () => {},
+	}
+	return { s, db: { ...t.db, sql: wrapped } as Db }
 }
 
 describe('ledger', () => {
 	it('should never let concurrent reservations take a balance below zero', async () => {
 		const o = await account(10_000)
-		const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => ledger.reserve(o, `c1-${o.accountId}-${i}`, 1000, 1000)))
-		const held = results.filter((r) => r.status === 'fulfilled')
+		const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => ledger.reserve(o, `c1-${i}`, 1000, 1000)))
+		const held = settled(results)
 		expect(held).toHaveLength(10)
 		for (const r of results) if (r.status === 'rejected') expect((r.reason as GatewayError).status).toBe(402)
-		await Promise.all(held.map((r, i) => (r as PromiseFulfilledResult<Awaited<ReturnType<Ledger['reserve']>>>).value.settle(900, usage(o, `c1-${o.accountId}-${i}`))))
+		await Promise.all(held.map((h, i) => h.settle(900, usage(o, `c1-${i}`))))
 		const s = await invariant(o)
-		expect(s.balance).toBe(1000)
+		expect(s.available).toBe(1000)
 		expect(s.costs).toBe(9000)
+		expect(s.inuse).toBe(0)
 	})
 
 	it('should never let concurrent reservations take a key past its spend limit', async () => {
 		const o = await account(1_000_000, 5_000)
-		const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => ledger.reserve(o, `c2-${o.accountId}-${i}`, 1000, 1000)))
-		expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
+		const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => ledger.reserve(o, `c2-${i}`, 1000, 1000)))
+		expect(settled(results)).toHaveLength(5)
 		const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
 		expect((rejected.reason as GatewayError).message).toMatch(/spend limit/)
+		for (const h of settled(results)) await h.release()
+		await invariant(o)
 	})
 
 	it('should reserve less than wanted when only that much headroom is left', async () => {
 		const o = await account(700)
-		const h = await ledger.reserve(o, `c3-${o.accountId}`, 1000, 100)
+		const h = await ledger.reserve(o, 'c3', 1000, 100)
 		expect(h.amount).toBe(700)
 		await h.release()
-		await invariant(o)
+		expect((await invariant(o)).available).toBe(700)
 	})
 
 	it('should settle and release idempotently', async () => {
 		const o = await account(5000)
-		const h = await ledger.reserve(o, `c4-${o.accountId}`, 1000, 1000)
+		const h = await ledger.reserve(o, 'c4', 1000, 1000)
 		const [a, b] = await Promise.all([h.settle(300, usage(o, h.requestId)), h.settle(300, usage(o, h.requestId))])
 		expect(a).toBe(300)
 		expect(b).toBe(300)
 		await h.release()
 		const s = await invariant(o)
-		expect(s.balance).toBe(4700)
+		expect(s.available).toBe(4700)
 		expect(s.costs).toBe(300)
+		const [rows] = await t.db.sql.query<{ n: number }>('SELECT count(*)::int8 AS n FROM usage_logs WHERE account_id = $1', [o.accountId])
+		expect(rows!.n).toBe(1)
 	})
 
 	it('should cap a settlement that exceeds the hold at what the balance allows', async () => {
 		const o = await account(1500)
-		const h = await ledger.reserve(o, `c5-${o.accountId}`, 1000, 1000)
+		const h = await ledger.reserve(o, 'c5', 1000, 1000)
 		expect(await h.settle(99_999, usage(o, h.requestId))).toBe(1500)
-		const s = await invariant(o)
-		expect(s.balance).toBe(0)
+		expect((await invariant(o)).available).toBe(0)
 	})
 
-	it('should release expired holds and still charge a late settlement without going negative', async () => {
+	it('should serve reservations from memory and write settlements in batches', async () => {
+		const { s, db } = flaky(t.db.sql)
+		const l = open({}, db)
+		const o = await account(10_000_000)
+		for (let i = 0; i < 200; i++) {
+			const h = await l.reserve(o, `b-${i}`, 2000, 100)
+			await h.settle(40, usage(o, h.requestId))
+		}
+		// A few takes while the lease grows (each slice at least twice the last), then one flush for 200 requests.
+		expect(s.queries).toBeLessThanOrEqual(4)
+		await l.flush()
+		expect(s.queries).toBeLessThanOrEqual(5)
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(200 * 40)
+		expect(v.available).toBe(10_000_000 - 200 * 40)
+	})
+
+	it('should give every lease back on close', async () => {
+		const l = open()
+		const o = await account(50_000)
+		const h = await l.reserve(o, 'close-1', 1000, 1000)
+		await h.settle(10, usage(o, h.requestId))
+		await l.close()
+		const v = await invariant(o, l)
+		expect(v.leased).toBe(0)
+		expect(v.balance).toBe(50_000 - 10)
+		await expect(l.reserve(o, 'close-2', 1, 1)).rejects.toThrow(/shutting down/)
+	})
+
+	it('should give an idle lease back by itself', async () => {
+		const l = open({ flushMs: 20, idleMs: 50 })
+		const o = await account(50_000)
+		const h = await l.reserve(o, 'idle-1', 1000, 1000)
+		await h.settle(10, usage(o, h.requestId))
+		for (let i = 0; i < 100 && l.leases().length; i++) await Bun.sleep(20)
+		expect(l.leases()).toEqual([])
+		const v = await invariant(o, l)
+		expect(v.leased).toBe(0)
+		expect(v.balance).toBe(50_000 - 10)
+	})
+
+	it('should let a second instance reclaim headroom the first one leased and does not use', async () => {
+		const bus = memoryBus()
+		const a = open({ bus })
+		const b = open({ bus })
+		const o = await account(100_000)
+		// a leases more than it needs (its first slice covers many reservations) …
+		const h = await a.reserve(o, 'r-a', 30_000, 30_000)
+		expect(a.leases()[0]!.amount).toBeGreaterThan(30_000)
+		// … b needs what only a's unused lease holds; b asks for it back and gets it.
+		const hb = await b.reserve(o, 'r-b', 70_000, 70_000)
+		expect(hb.amount).toBe(70_000)
+		await expect(b.reserve(o, 'r-b2', 1, 1)).rejects.toThrow(/balance exhausted/)
+		await h.settle(30_000, usage(o, 'r-a'))
+		await hb.settle(70_000, usage(o, 'r-b'))
+		const v = await invariant(o, a, b)
+		expect(v.costs).toBe(100_000)
+		expect(v.balance).toBe(0)
+	})
+
+	it('should give a key lease back when the key is reclaimed (its limit changed)', async () => {
+		const o = await account(100_000, 50_000)
+		const h = await ledger.reserve(o, 'k-1', 1000, 1000)
+		expect(ledger.leases().find((x) => x.tokenId === o.tokenId)!.amount).toBeGreaterThan(1000)
+		await ledger.reclaim({ accountId: o.accountId, tokenId: o.tokenId })
+		let v = await invariant(o)
+		expect(v.keyleased).toBe(1000) // only what the request in flight holds
+		await h.settle(5, usage(o, 'k-1'))
+		await ledger.reclaim({ accountId: o.accountId, tokenId: o.tokenId })
+		await Bun.sleep(10)
+		v = await invariant(o)
+		expect(v.available).toBe(100_000 - 5)
+	})
+
+	it('should release the lease of an instance that died once it expires, and still bill its late settlement', async () => {
+		const dead = open()
 		const o = await account(2000)
-		const h = await ledger.reserve(o, `c6-${o.accountId}`, 1000, 1000)
-		await t.db.sql.query(`UPDATE ledger_holds SET expires_at = now() - interval '1 second' WHERE request_id = $1`, [h.requestId])
+		const h = await dead.reserve(o, 'late', 1000, 1000)
+		await t.db.sql.query(`UPDATE ledger_leases SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [o.accountId])
 		expect(await ledger.sweep()).toBeGreaterThanOrEqual(1)
 		expect((await invariant(o)).balance).toBe(2000)
+		// The process was only slow: its settlement still charges, from the balance now.
 		expect(await h.settle(500, usage(o, h.requestId))).toBe(500)
-		const s = await invariant(o)
+		const s = await invariant(o, dead)
 		expect(s.balance).toBe(1500)
 		expect(s.reserved).toBe(0)
+		expect(s.costs).toBe(500)
+	})
+
+	it('should stop serving from leases once a flush fails, keep the usage, and write it when the database is back', async () => {
+		const { s, db } = flaky(t.db.sql)
+		const l = open({}, db)
+		const o = await account(1_000_000)
+		const h = await l.reserve(o, 'down-1', 1000, 100)
+		s.down = true
+		await h.settle(77, usage(o, 'down-1'))
+		await expect(l.flush()).rejects.toThrow(/ECONNREFUSED/)
+		// The lease has money, but the database no longer confirms it: no more answers until it is back.
+		await expect(l.reserve(o, 'down-2', 1000, 100)).rejects.toThrow(/ECONNREFUSED/)
+		s.down = false
+		const h2 = await l.reserve(o, 'down-3', 1000, 100)
+		await h2.settle(23, usage(o, 'down-3'))
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(100)
+		const rows = await t.db.sql.query<{ request_id: string; cost: number }>('SELECT request_id, cost FROM usage_logs WHERE account_id = $1 ORDER BY id', [o.accountId])
+		expect(rows).toEqual([
+			{ request_id: 'down-1', cost: 77 },
+			{ request_id: 'down-3', cost: 23 },
+		])
 	})
 })

@@ -42,6 +42,7 @@ export const accountsModule = (svc: Services) =>
 		)
 		.get('',
 			async ({ principal }) => {
+				await svc.ledger.flush()
 				if (principal.kind === 'user' && !principal.admin) return { data: [view(await getAccount(svc.db, principal.accountId))] }
 				return { data: (await listAccounts(svc.db)).map(view) }
 			},
@@ -51,6 +52,7 @@ export const accountsModule = (svc: Services) =>
 			'/:id',
 			async ({ params, principal }) => {
 				assertAccount(principal, params.id)
+				await svc.ledger.flush()
 				return view(await getAccount(svc.db, params.id))
 			},
 			{ params: IdParams, response: { 200: Account, 401: ErrorBody, 404: ErrorBody }, detail: { summary: 'Get an account' } },
@@ -60,6 +62,9 @@ export const accountsModule = (svc: Services) =>
 			async ({ params, body, principal }) => {
 				assertAdmin(principal)
 				if (body.amount === 0) throw badRequest('amount must not be zero', 'amount')
+				// A debit may need the money instances have leased; a credit is seen at once either way.
+				if (body.amount < 0) await svc.ledger.reclaim({ accountId: params.id })
+				else await svc.ledger.flush()
 				return { balance: microsToUsd(await creditAccount(svc.db, params.id, toMicros(body.amount, 'amount'), body.note)) }
 			},
 			{

@@ -1,5 +1,6 @@
 /** Accounts and credits. Crediting writes the append-only `credits` row and the balance in one transaction. */
-import { desc, eq, sql } from 'drizzle-orm'
+import { desc, eq, getTableColumns, sql } from 'drizzle-orm'
+import { availableBalance } from '../../../billing/views'
 import { GatewayError, notFound } from '../../../core/errors'
 import type { Db } from '../../../db/client'
 import { accounts, credits } from '../../../db/schema'
@@ -14,15 +15,18 @@ export async function createAccount(db: Db, name: string, balanceMicros: number)
 	})
 }
 
+/** The row with `balance` as what is available (see billing/views.ts); callers flush the ledger first. */
+const viewColumns = () => ({ ...getTableColumns(accounts), balance: availableBalance })
+
 export async function getAccount(db: Db, id: number): Promise<AccountRow> {
-	const [row] = await db.orm.select().from(accounts).where(eq(accounts.id, id)).limit(1)
+	const [row] = await db.orm.select(viewColumns()).from(accounts).where(eq(accounts.id, id)).limit(1)
 	if (!row) throw notFound(`account ${id} not found`)
 	return row
 }
 
-export const listAccounts = (db: Db) => db.orm.select().from(accounts).orderBy(desc(accounts.id)).limit(1000)
+export const listAccounts = (db: Db) => db.orm.select(viewColumns()).from(accounts).orderBy(desc(accounts.id)).limit(1000)
 
-/** Adds (or, negative, removes) money. A debit never takes the balance below zero. */
+/** Adds (or, negative, removes) money; returns the available balance. A debit never takes the balance below zero. */
 export async function creditAccount(db: Db, id: number, amountMicros: number, note?: string): Promise<number> {
 	return db.orm.transaction(async (tx) => {
 		const [row] = await tx
@@ -37,6 +41,7 @@ export async function creditAccount(db: Db, id: number, amountMicros: number, no
 			throw new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
 		}
 		await tx.insert(credits).values({ accountId: id, amount: amountMicros, note: note ?? null })
-		return row.balance
+		const [after] = await tx.select({ balance: availableBalance }).from(accounts).where(eq(accounts.id, id))
+		return after!.balance
 	})
 }

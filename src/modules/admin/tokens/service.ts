@@ -1,5 +1,6 @@
 /** API keys of an account: create, list, reveal, update, delete (soft: usage rows keep their reference). */
-import { and, desc, eq, ne } from 'drizzle-orm'
+import { and, desc, eq, getTableColumns, ne } from 'drizzle-orm'
+import { inFlight } from '../../../billing/views'
 import { sealKey } from '../../../auth/api-key'
 import { notFound } from '../../../core/errors'
 import { apiTokens } from '../../../db/schema'
@@ -41,9 +42,13 @@ export async function createToken(svc: Services, accountId: number, input: Token
 	return { row: row!, key: sealed.key }
 }
 
+/** The row with `reserved` as what requests in flight hold (see billing/views.ts). */
+const viewColumns = () => ({ ...getTableColumns(apiTokens), reserved: inFlight })
+
 export async function getToken(svc: Services, id: number): Promise<TokenRow> {
+	await svc.ledger.flush()
 	const [row] = await svc.db.orm
-		.select()
+		.select(viewColumns())
 		.from(apiTokens)
 		.where(and(eq(apiTokens.id, id), ne(apiTokens.status, 'deleted')))
 		.limit(1)
@@ -51,13 +56,15 @@ export async function getToken(svc: Services, id: number): Promise<TokenRow> {
 	return row
 }
 
-export const listTokens = (svc: Services, accountId?: number) =>
-	svc.db.orm
-		.select()
+export const listTokens = async (svc: Services, accountId?: number) => {
+	await svc.ledger.flush()
+	return svc.db.orm
+		.select(viewColumns())
 		.from(apiTokens)
 		.where(accountId === undefined ? ne(apiTokens.status, 'deleted') : and(eq(apiTokens.accountId, accountId), ne(apiTokens.status, 'deleted')))
 		.orderBy(desc(apiTokens.id))
 		.limit(5000)
+}
 
 export const revealToken = async (svc: Services, row: TokenRow) => svc.cipher.decrypt(row.keyEnc)
 
@@ -71,12 +78,15 @@ export async function updateToken(svc: Services, row: TokenRow, input: TokenInpu
 	if (input.tpmLimit !== undefined) set.tpmLimit = input.tpmLimit
 	if (input.allowedModels !== undefined) set.allowedModels = input.allowedModels
 	if (Object.keys(set).length === 0) return row
-	const [next] = await svc.db.orm.update(apiTokens).set(set).where(eq(apiTokens.id, row.id)).returning()
+	await svc.db.orm.update(apiTokens).set(set).where(eq(apiTokens.id, row.id))
 	svc.keys.invalidate(row.keyHash)
-	return next!
+	// Leases were sized by the old limit and status: every instance gives this key's back.
+	await svc.ledger.reclaim({ accountId: row.accountId, tokenId: row.id })
+	return getToken(svc, row.id)
 }
 
 export async function deleteToken(svc: Services, row: TokenRow) {
 	await svc.db.orm.update(apiTokens).set({ status: 'deleted' }).where(eq(apiTokens.id, row.id))
 	svc.keys.invalidate(row.keyHash)
+	await svc.ledger.reclaim({ accountId: row.accountId, tokenId: row.id })
 }

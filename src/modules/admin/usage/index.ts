@@ -80,6 +80,7 @@ export const usageModule = (svc: Services) =>
 				where.push(lt(usageLogs.id, c))
 			}
 			const limit = query.limit ?? 100
+			await svc.ledger.flush()
 			const rows = await svc.db.orm
 				.select()
 				.from(usageLogs)

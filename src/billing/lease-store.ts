@@ -1,0 +1,94 @@
+/**
+ * The ledger's database side: one round trip per call to the SQL functions of drizzle/0002_leases.sql, which hold
+ * the locking and the arithmetic. src/billing/ledger.ts decides when to call them.
+ * @module
+ */
+import type { Sql } from '../db/client'
+import type { UsageRecord } from './usage-record'
+
+export type TakeResult =
+	| { kind: 'taken'; amount: number }
+	| { kind: 'short'; balance: number; tokenRoom: number | null; others: number }
+	| { kind: 'lost' }
+	| { kind: 'no_account' }
+
+export type LeaseFlush = { id: string; accountId: number; tokenId: number | null; charge: number; inUse: number; used: boolean }
+
+/** A settled request's usage row with its charge, as the flush writes it. */
+export type ChargedUsage = UsageRecord & { cost: number; at: number }
+
+export type LeaseStore = {
+	take(a: { id: string; existing: boolean; accountId: number; tokenId: number | null; need: number; min: number; extra: number; inUse: number }): Promise<TakeResult>
+	/** Writes charges and usage rows; returns the ids of leases that were swept meanwhile. */
+	flush(leases: LeaseFlush[], usage: ChargedUsage[]): Promise<string[]>
+	/** Gives back all but `keep`; -1 when the lease was swept. */
+	give(id: string, accountId: number, tokenId: number | null, keep: number): Promise<number>
+	sweep(): Promise<number>
+}
+
+export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
+	const ttl = Math.max(1, Math.ceil(ttlSeconds))
+	return {
+		async take(a) {
+			type Row = { o_taken: number | null; o_balance: number | null; o_token_room: number | null; o_found: boolean; o_lost: boolean; o_others: number }
+			const [r] = await sql.query<Row>('SELECT * FROM sb_lease_take($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+				a.id,
+				a.existing,
+				a.accountId,
+				a.tokenId,
+				Math.max(0, Math.round(a.need)),
+				Math.max(0, Math.round(a.min)),
+				Math.max(0, Math.round(a.extra)),
+				a.inUse,
+				ttl,
+			])
+			if (!r?.o_found) return { kind: 'no_account' }
+			if (r.o_lost) return { kind: 'lost' }
+			if (r.o_taken === null) return { kind: 'short', balance: Number(r.o_balance), tokenRoom: r.o_token_room === null ? null : Number(r.o_token_room), others: Number(r.o_others) }
+			return { kind: 'taken', amount: Number(r.o_taken) }
+		},
+
+		async flush(leases, usage) {
+			const rows = await sql.query<{ id: string }>('SELECT sb_lease_flush($1::jsonb, $2::jsonb, $3) AS id', [
+				JSON.stringify(leases.map((l) => ({ id: l.id, account_id: l.accountId, token_id: l.tokenId, charge: l.charge, in_use: l.inUse, used: l.used }))),
+				JSON.stringify(usage.map(usageJson)),
+				ttl,
+			])
+			return rows.map((r) => r.id).filter(Boolean)
+		},
+
+		async give(id, accountId, tokenId, keep) {
+			const [r] = await sql.query<{ given: number }>('SELECT sb_lease_return($1, $2, $3, $4) AS given', [id, accountId, tokenId, keep])
+			return Number(r!.given)
+		},
+
+		async sweep() {
+			const [r] = await sql.query<{ n: number }>('SELECT sb_lease_sweep() AS n')
+			return Number(r?.n ?? 0)
+		},
+	}
+}
+
+/** The usage row as sb_lease_flush reads it (jsonb_to_recordset column names). */
+const usageJson = (u: ChargedUsage) => ({
+	request_id: u.requestId,
+	account_id: u.accountId,
+	token_id: u.tokenId,
+	model: u.model,
+	upstream_model: u.upstreamModel ?? null,
+	endpoint: u.endpoint,
+	channel_id: u.channelId ?? null,
+	channel: u.channel ?? null,
+	input_tokens: u.inputTokens,
+	output_tokens: u.outputTokens,
+	cached_tokens: u.cachedTokens,
+	cache_write_tokens: u.cacheWriteTokens,
+	reasoning_tokens: u.reasoningTokens,
+	cost: u.cost,
+	status: u.status,
+	latency_ms: u.latencyMs,
+	estimated: u.estimated,
+	end_reason: u.endReason,
+	stream: u.stream,
+	at: u.at,
+})
