@@ -4,12 +4,13 @@
  * (ledger, key lookup) and for migrations. int8 is parsed to JS numbers on both drivers (money fits, see schema.ts).
  * @module
  */
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
-import postgres from 'postgres'
+import type postgres from 'postgres'
 import * as schema from './schema'
+
+// Each driver (and its Drizzle adapter) is loaded only when used: a gateway on PostgreSQL never holds PGlite in
+// memory, nor one on PGlite postgres.js (~10 MB each).
 
 export type SqlTx = {
 	query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
@@ -37,6 +38,7 @@ export async function openDb(url: string | undefined, dataDir?: string): Promise
 }
 
 async function openPostgres(url: string): Promise<Db> {
+	const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')])
 	const client = postgres(url, {
 		max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
 		onnotice: () => {},
@@ -58,7 +60,7 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 async function openPglite(dataDir?: string): Promise<Db> {
-	const { loadPgliteAssets } = await import('./pglite-assets')
+	const [{ loadPgliteAssets }, { PGlite }] = await Promise.all([import('./pglite-assets'), import('@electric-sql/pglite')])
 	const client = await PGlite.create({
 		dataDir: dataDir && dataDir !== 'memory://' ? dataDir : undefined,
 		parsers: { [INT8]: (v: string) => Number(v) },
@@ -67,7 +69,8 @@ async function openPglite(dataDir?: string): Promise<Db> {
 	return wrapPglite(client)
 }
 
-export function wrapPglite(client: PGlite): Db {
+export async function wrapPglite(client: PGlite): Promise<Db> {
+	const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite')
 	const wrap = (c: Pick<PGlite, 'query' | 'exec'>): SqlTx => ({
 		query: async <T>(text: string, params: unknown[] = []) => (await c.query<T>(text, params)).rows,
 		exec: async (text: string) => {

@@ -8,8 +8,6 @@
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { TextPart } from '../core/ir'
 import type { FetchGuard } from '../lib/safe-fetch'
 import type { McpLimits } from './config'
@@ -33,6 +31,13 @@ export type McpSession = {
 export type McpFailure = { server: string; error: string }
 
 const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' }
+
+/**
+ * The SDK (and the schema library under it) weighs ~25 MB of memory once loaded: loaded with the first request that
+ * names an MCP server, not by every gateway at start.
+ */
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/client/index.js'), typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')]> | undefined
+const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js')]))
 /** A server listing more pages than this is cut (a bound on a misbehaving server, not a real limit). */
 const MAX_PAGES = 20
 /** The session-ending DELETE is a courtesy (spec: clients SHOULD send it); it must not hold the request up. */
@@ -80,6 +85,7 @@ export async function openSession(spec: McpServerSpec, guard: FetchGuard, limits
 		const ctl = owner.getStore()
 		return ctl && ((e: Error) => ctl.abort(e))
 	}
+	const [{ Client }, { StreamableHTTPClientTransport }] = await loadSdk()
 	const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
 		fetch: guardedFetch(guard, limits.maxResponseBytes, ownerOf),
 		requestInit: spec.token ? { headers: { authorization: `Bearer ${spec.token}` } } : undefined,

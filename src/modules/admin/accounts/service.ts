@@ -16,7 +16,7 @@ export async function createAccount(db: Db, name: string, balanceMicros: number)
 }
 
 /** The row with `balance` as what is available (see billing/views.ts); callers flush the ledger first. */
-const viewColumns = () => ({ ...getTableColumns(accounts), balance: availableBalance })
+const viewColumns = () => ({ ...getTableColumns(accounts), balance: availableBalance() })
 
 export async function getAccount(db: Db, id: number): Promise<AccountRow> {
 	const [row] = await db.orm.select(viewColumns()).from(accounts).where(eq(accounts.id, id)).limit(1)
@@ -41,7 +41,7 @@ export async function creditAccount(db: Db, id: number, amountMicros: number, no
 			throw new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
 		}
 		await tx.insert(credits).values({ accountId: id, amount: amountMicros, note: note ?? null })
-		const [after] = await tx.select({ balance: availableBalance }).from(accounts).where(eq(accounts.id, id))
+		const [after] = await tx.select({ balance: availableBalance() }).from(accounts).where(eq(accounts.id, id))
 		return after!.balance
 	})
 }

@@ -43,7 +43,7 @@ export async function createToken(svc: Services, accountId: number, input: Token
 }
 
 /** The row with `reserved` as what requests in flight hold (see billing/views.ts). */
-const viewColumns = () => ({ ...getTableColumns(apiTokens), reserved: inFlight })
+const viewColumns = () => ({ ...getTableColumns(apiTokens), reserved: inFlight() })
 
 export async function getToken(svc: Services, id: number): Promise<TokenRow> {
 	await svc.ledger.flush()
