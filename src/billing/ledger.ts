@@ -25,7 +25,7 @@ import type { Db } from '../db/client'
 import type { Bus } from '../lib/bus'
 import { randomString } from '../lib/ids'
 import type { Logger } from '../lib/log'
-import { type ChargedUsage, type LeaseFlush, type LeaseStore, type TakeResult, createLeaseStore } from './lease-store'
+import { type LeaseFlush, type LeaseStore, type TakeResult, type UsageRowJson, createLeaseStore, usageRowJson } from './lease-store'
 import type { UsageRecord } from './usage-record'
 
 export type HoldOwner = { accountId: number; tokenId: number | null }
@@ -117,7 +117,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	let generation = 0
 	const active = new Map<string, Lease>()
 	const retiring = new Set<Lease>()
-	let pending: ChargedUsage[] = []
+	let pending: UsageRowJson[] = []
 	let lastFlushAt = Date.now()
 	let closed = false
 	/** Flushes and returns run one at a time, in order. */
@@ -202,7 +202,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		let result: Promise<number> | undefined
 		const record = (usage: UsageRecord, cost: number) => {
 			l.used = true
-			pending.push({ ...usage, cost, at: Date.now() })
+			pending.push(usageRowJson(usage, cost, Date.now()))
 		}
 		return {
 			requestId,
