@@ -31,13 +31,36 @@ function numberToPlain(n: number): string {
 	return /e/i.test(s) ? n.toFixed(12).replace(/0+$/, '').replace(/\.$/, '') : s
 }
 
+/** Below this, integer products and sums are exact in doubles (with room for the half-up term). */
+const EXACT = 2 ** 52
+
 /**
- * Exact `amount × rate / divisor`, rounded once, half up, in BigInt (no float error).
+ * floor(a / b) of non-negative integers, exact: the float quotient is corrected by one either way when it rounded
+ * across an integer. For a < 2^52.
+ */
+function floorDiv(a: number, b: number): number {
+	let q = Math.floor(a / b)
+	if (q * b > a) q--
+	else if ((q + 1) * b <= a) q++
+	return q
+}
+
+/**
+ * `num / divisor` rounded half up, for a non-negative integer numerator given as a number when it is exact (the
+ * common case, no allocation) and in BigInt otherwise.
+ */
+export function divRoundHalfUp(num: number | bigint, divisor: number): number {
+	if (typeof num === 'number' && num < EXACT) return floorDiv(num * 2 + divisor, 2 * divisor)
+	const d = BigInt(divisor)
+	return Number((BigInt(num) * 2n + d) / (2n * d))
+}
+
+/**
+ * Exact `amount × rate / divisor`, rounded once, half up (no float error).
  * @example mulDivRound(1234, 150000, 1_000_000) === 185  // 185.1 → 185
  */
 export function mulDivRound(amount: number, rate: number, divisor: number): number {
 	if (amount === 0 || rate === 0) return 0
-	const num = BigInt(amount) * BigInt(rate)
-	const d = BigInt(divisor)
-	return Number((num * 2n + d) / (2n * d))
+	const num = amount * rate
+	return divRoundHalfUp(num < EXACT ? num : BigInt(amount) * BigInt(rate), divisor)
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Usage } from '../core/ir'
-import { mulDivRound } from './money'
+import { divRoundHalfUp, mulDivRound } from './money'
 
 export type Price = {
 	inputPerMtok: number
@@ -25,13 +25,15 @@ const MTOK = 1_000_000
  * @example tokenCost({input: 1000, output: 500, cacheRead: 0, cacheWrite: 0, reasoning: 0}, gpt4oMini) // micro-USD
  */
 export function tokenCost(u: Usage, p: Price): number {
-	const num =
-		BigInt(u.input) * BigInt(p.inputPerMtok) +
-		BigInt(u.cacheRead) * BigInt(p.cacheReadPerMtok ?? p.inputPerMtok) +
-		BigInt(u.cacheWrite) * BigInt(p.cacheWritePerMtok ?? p.inputPerMtok) +
-		BigInt(u.output) * BigInt(p.outputPerMtok)
-	// One half-up rounding of the exact sum.
-	return Number((num * 2n + BigInt(MTOK)) / BigInt(2 * MTOK)) + (p.perRequest ?? 0)
+	const cacheRead = p.cacheReadPerMtok ?? p.inputPerMtok
+	const cacheWrite = p.cacheWritePerMtok ?? p.inputPerMtok
+	const num = u.input * p.inputPerMtok + u.cacheRead * cacheRead + u.cacheWrite * cacheWrite + u.output * p.outputPerMtok
+	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
+	const exact =
+		num < 2 ** 52
+			? num
+			: BigInt(u.input) * BigInt(p.inputPerMtok) + BigInt(u.cacheRead) * BigInt(cacheRead) + BigInt(u.cacheWrite) * BigInt(cacheWrite) + BigInt(u.output) * BigInt(p.outputPerMtok)
+	return divRoundHalfUp(exact, MTOK) + (p.perRequest ?? 0)
 }
 
 /** Worst-case cost of a request before it runs: all input uncached at the higher of the input prices, full output cap. */

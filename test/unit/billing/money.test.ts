@@ -52,3 +52,37 @@ describe('upperBound and affordableOutput', () => {
 		expect(upperBound(1000, cap, price)).toBeLessThanOrEqual(2001)
 	})
 })
+
+describe('exact rounding without BigInt on the common path', () => {
+	const reference = (amount: number, rate: number, divisor: number) => {
+		const d = BigInt(divisor)
+		return Number((BigInt(amount) * BigInt(rate) * 2n + d) / (2n * d))
+	}
+	it('should agree with BigInt arithmetic for random and boundary values', () => {
+		let seed = 7
+		const rnd = (max: number) => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31
+			return Math.floor((seed / 2 ** 31) * max)
+		}
+		const cases: Array<[number, number, number]> = [
+			[1, 500_000, 1_000_000], // exactly half: rounds up
+			[3, 500_000, 1_000_000],
+			[1, 499_999, 1_000_000],
+			[2 ** 26, 2 ** 26 - 1, 1_000_000], // just below 2^52
+			[2 ** 27, 2 ** 27, 1_000_000], // past it: BigInt path
+			[Number.MAX_SAFE_INTEGER, 3, 7],
+		]
+		for (let i = 0; i < 5000; i++) cases.push([rnd(2 ** 31), rnd(2 ** 24), 1 + rnd(2 ** 21)])
+		for (const [a, r, d] of cases) expect(mulDivRound(a, r, d)).toBe(reference(a, r, d))
+	})
+	it('should price usage the same as exact arithmetic', () => {
+		const p = { inputPerMtok: 150_000, outputPerMtok: 600_000, cacheReadPerMtok: 75_000, cacheWritePerMtok: 187_500, perRequest: 3 }
+		for (const u of [
+			{ input: 1234, output: 567, cacheRead: 89, cacheWrite: 10, reasoning: 0 },
+			{ input: 2 ** 40, output: 2 ** 33, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+		]) {
+			const num = BigInt(u.input) * 150_000n + BigInt(u.cacheRead) * 75_000n + BigInt(u.cacheWrite) * 187_500n + BigInt(u.output) * 600_000n
+			expect(tokenCost(u, p)).toBe(Number((num * 2n + 1_000_000n) / 2_000_000n) + 3)
+		}
+	})
+})
