@@ -3,7 +3,7 @@ import { createLedger, type Hold, type Ledger, type LedgerOptions } from '../../
 import type { UsageRecord } from '../../../src/billing/usage-record'
 import { GatewayError } from '../../../src/core/errors'
 import type { Db, Sql } from '../../../src/db/client'
-import { memoryBus } from '../../../src/lib/bus'
+import { type Bus, memoryBus, redisBus } from '../../../src/lib/bus'
 import { createTestDb, type TestDb } from '../../helpers/db'
 
 let t: TestDb
@@ -207,6 +207,23 @@ describe('ledger', () => {
 		const v = await invariant(o, a, b)
 		expect(v.costs).toBe(100_000)
 		expect(v.balance).toBe(0)
+	})
+
+	it.skipIf(!process.env.REDIS_URL)('should reclaim across instances through Redis (REDIS_URL)', async () => {
+		const buses: Bus[] = [await redisBus(process.env.REDIS_URL!, () => {}), await redisBus(process.env.REDIS_URL!, () => {})]
+		try {
+			const [a, b] = buses.map((bus) => open({ bus }))
+			for (const bus of buses) await bus.ready()
+			const o = await account(100_000)
+			const h = await a!.reserve(o, 'rr-a', 30_000, 30_000)
+			const hb = await b!.reserve(o, 'rr-b', 70_000, 70_000)
+			expect(hb.amount).toBe(70_000)
+			await h.release()
+			await hb.release()
+			expect((await invariant(o, a!, b!)).available).toBe(100_000)
+		} finally {
+			for (const bus of buses) await bus.close()
+		}
 	})
 
 	it('should give a key lease back when the key is reclaimed (its limit changed)', async () => {
