@@ -38,7 +38,12 @@ export const API_VERSION = '0.1.0'
 
 export function createApp(svc: Services) {
 	return new Elysia({ name: 'switchboard' })
-		.onAfterHandle({ as: 'global' }, ({ path, response }) => (path === '/docs/json' ? tidyOpenApi(response) : undefined))
+		.onAfterHandle({ as: 'global' }, ({ path, response, set }) => {
+			if (path === '/docs/json') return tidyOpenApi(response)
+			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
+			// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
+			if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
+		})
 		.use(
 			swagger({
 				path: '/docs',

@@ -14,6 +14,15 @@ const encoder = new TextEncoder()
  * @example for await (const f of parseSse(res.body!)) console.log(f.event, f.data)
  */
 export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+	for await (const batch of parseSseBatches(body)) yield* batch
+}
+
+/**
+ * Like `parseSse`, but yields the frames each chunk of the body completed together, so a relay can forward them in
+ * one write (vendors often send several events per chunk) and need not resume a generator per frame.
+ * @example for await (const frames of parseSseBatches(res.body!)) console.log(frames.length)
+ */
+export async function* parseSseBatches(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<SseFrame[]> {
 	const decoder = new TextDecoder()
 	let buf = ''
 	let event: string | undefined
@@ -48,26 +57,39 @@ export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream
 	}
 	for await (const chunk of body as AsyncIterable<Uint8Array>) {
 		buf += decoder.decode(chunk, { stream: true })
+		const frames: SseFrame[] = []
 		let start = 0
-		for (let i = 0; i < buf.length; i++) {
-			const c = buf.charCodeAt(i)
-			if (c !== 10 && c !== 13) continue
-			// A CR at the very end may be the first half of CRLF: wait for more bytes.
-			if (c === 13 && i === buf.length - 1) break
-			const frame = line(buf.slice(start, i))
-			if (frame) yield frame
-			if (c === 13 && buf.charCodeAt(i + 1) === 10) i++
-			start = i + 1
+		// Vendors end lines with LF: find those natively. Only a buffer holding a CR needs the scan by character.
+		if (buf.indexOf('\r') === -1) {
+			for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n', start)) {
+				const frame = line(buf.slice(start, nl))
+				start = nl + 1
+				if (frame) frames.push(frame)
+			}
+		} else {
+			for (let i = 0; i < buf.length; i++) {
+				const c = buf.charCodeAt(i)
+				if (c !== 10 && c !== 13) continue
+				// A CR at the very end may be the first half of CRLF: wait for more bytes.
+				if (c === 13 && i === buf.length - 1) break
+				const frame = line(buf.slice(start, i))
+				if (frame) frames.push(frame)
+				if (c === 13 && buf.charCodeAt(i + 1) === 10) i++
+				start = i + 1
+			}
 		}
 		buf = buf.slice(start)
+		if (frames.length) yield frames
 	}
 	buf += decoder.decode()
+	const frames: SseFrame[] = []
 	if (buf.length) {
 		const frame = line(buf.replace(/\r$/, ''))
-		if (frame) yield frame
+		if (frame) frames.push(frame)
 	}
 	const last = dispatch()
-	if (last) yield last
+	if (last) frames.push(last)
+	if (frames.length) yield frames
 }
 
 /** Encodes one frame. `data` containing newlines becomes several `data:` lines. */

@@ -10,9 +10,10 @@ export function randomString(length: number): string {
 	let out = ''
 	while (out.length < length) {
 		const bytes = crypto.getRandomValues(new Uint8Array(length * 2))
-		for (const b of bytes) {
+		// An indexed loop: iterating a typed array with for…of goes through its iterator (this runs per request).
+		for (let i = 0; i < bytes.length && out.length < length; i++) {
+			const b = bytes[i]!
 			if (b < 248) out += ALPHABET[b % 62] // 248 = 62 * 4: drop the tail that would bias
-			if (out.length === length) break
 		}
 	}
 	return out

@@ -11,8 +11,12 @@ export function observeUsage(svc: Services, token: AuthToken, r: UsageRecord, ch
 	m.requests.inc({ endpoint: r.endpoint, model: r.model, channel: r.channel ?? '', status: r.status })
 	m.latency.observe({ endpoint: r.endpoint, model: r.model }, r.latencyMs / 1000)
 	if (charged > 0) m.cost.inc({ model: r.model }, charged / 1e6)
-	const kinds = { input: r.inputTokens, output: r.outputTokens, cache_read: r.cachedTokens, cache_write: r.cacheWriteTokens, reasoning: r.reasoningTokens }
-	for (const [kind, n] of Object.entries(kinds)) if (n) m.tokens.inc({ model: r.model, kind }, n)
+	const tokens = (kind: string, n: number) => n && m.tokens.inc({ model: r.model, kind }, n)
+	tokens('input', r.inputTokens)
+	tokens('output', r.outputTokens)
+	tokens('cache_read', r.cachedTokens)
+	tokens('cache_write', r.cacheWriteTokens)
+	tokens('reasoning', r.reasoningTokens)
 	const total = r.inputTokens + r.cachedTokens + r.cacheWriteTokens + r.outputTokens
 	if (token.tpmLimit !== null && total > 0) svc.limits.addTokens(token.keyId, total)
 }

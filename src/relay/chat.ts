@@ -32,6 +32,8 @@ export type ChatCall = {
 	client: ProtocolCodec
 	/** The validated wire body (forwarded as is on the fast path). */
 	body: Record<string, unknown>
+	/** The body's text as the client sent it, when the route kept it: forwarded when the fast path changes nothing. */
+	raw?: string
 	ir: ChatRequest
 	/** OpenAI clients: they asked for the usage chunk. */
 	includeUsage: boolean
@@ -84,8 +86,10 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const fast = adapter.protocol === call.client
 	let body: string
 	try {
-		if (fast) body = JSON.stringify(rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream))
-		else {
+		if (fast) {
+			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)
+			body = out === call.body && call.raw !== undefined ? call.raw : JSON.stringify(out)
+		} else {
 			let ir: ChatRequest = { ...call.ir, maxTokens: budget.cap }
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
 			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel))

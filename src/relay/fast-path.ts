@@ -10,34 +10,44 @@ import { usesCompletionTokens } from '../protocols/openai-chat/request'
 
 type Body = Record<string, unknown>
 
+/**
+ * The body to send upstream on the fast path.
+ * @returns `body` itself when nothing needs changing (the caller can then forward the client's own bytes), else a
+ * shallow copy with the changes
+ */
 export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: string, cap: number | undefined, stream: boolean): Body {
-	const out: Body = { ...body }
+	let out: Body | undefined
+	const set = (key: string, value: unknown) => {
+		if (body[key] !== value) (out ??= { ...body })[key] = value
+	}
 	switch (protocol) {
-		case 'openai-chat':
-			out.model = upstreamModel
-			if (stream) out.stream_options = { ...(body.stream_options as Body | undefined), include_usage: true }
+		case 'openai-chat': {
+			set('model', upstreamModel)
+			const options = body.stream_options as Body | undefined
+			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
 			if (cap !== undefined) {
 				// Lower the field the client used; when it used none, the one the model accepts (reasoning models
 				// refuse max_tokens).
 				const field = body.max_completion_tokens !== undefined || (body.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
-				out[field] = cap
+				set(field, cap)
 			}
 			break
+		}
 		case 'anthropic-messages':
-			out.model = upstreamModel
+			set('model', upstreamModel)
 			if (cap !== undefined) {
-				out.max_tokens = cap
+				set('max_tokens', cap)
 				const thinking = fitThinking(body.thinking, cap)
-				if (thinking) out.thinking = thinking
+				if (thinking) set('thinking', thinking)
 			}
 			break
 		case 'gemini':
 			// The model is in the URL; nothing in the body names it.
-			delete out.model
-			if (cap !== undefined) out.generationConfig = { ...(body.generationConfig as Body | undefined), maxOutputTokens: cap }
+			if ('model' in body) delete (out ??= { ...body }).model
+			if (cap !== undefined) set('generationConfig', { ...(body.generationConfig as Body | undefined), maxOutputTokens: cap })
 			break
 	}
-	return out
+	return out ?? body
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import { encodeSse, parseSse, type SseFrame } from '../core/sse'
+import { encodeSse, formatSse, parseSseBatches, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 import { type Budget, type CallInfo, type Outcome, settle } from './budget'
@@ -22,6 +22,8 @@ import type { UpstreamCall } from './upstream-fetch'
 
 /** How long to wait for the first content before committing to this channel. */
 export const FIRST_EVENT_WINDOW_MS = 1_000
+
+const encoder = new TextEncoder()
 
 export type StreamAttempt = {
 	call: ChatCall
@@ -42,49 +44,53 @@ const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_a
 /** Reads items while they are only preamble (per `isPreamble`), up to the window. */
 export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
 	const buffered: T[] = []
-	const deadline = Date.now() + windowMs
-	let pending: Promise<IteratorResult<T>> | undefined
-	let done = false
-	while (true) {
-		const next = it.next()
-		const left = deadline - Date.now()
-		let timer: ReturnType<typeof setTimeout> | undefined
-		const r = left > 0 ? await Promise.race([next, new Promise<'wait'>((ok) => (timer = setTimeout(() => ok('wait'), left)))]) : 'wait'
+	// One timer for the whole window, not one per item read.
+	let timer: ReturnType<typeof setTimeout> | undefined
+	const expired = new Promise<'wait'>((ok) => (timer = setTimeout(ok, windowMs, 'wait')))
+	try {
+		while (true) {
+			const next = it.next()
+			const r = await Promise.race([next, expired])
+			if (r === 'wait') return { buffered, pending: next, done: false }
+			if (r.done) return { buffered, pending: undefined, done: true }
+			buffered.push(r.value)
+			if (!isPreamble(r.value)) return { buffered, pending: undefined, done: false }
+		}
+	} finally {
 		clearTimeout(timer)
-		if (r === 'wait') {
-			pending = next
-			break
-		}
-		if (r.done) {
-			done = true
-			break
-		}
-		buffered.push(r.value)
-		if (!isPreamble(r.value)) break
 	}
-	return { buffered, pending, done }
 }
 
 export async function relayStream(a: StreamAttempt): Promise<Attempt> {
-	const frames = parseSse(a.up.res.body!)
-	return a.fast ? fastStream(a, frames) : convertedStream(a, frames)
+	const body = a.up.res.body!
+	return a.fast ? fastStream(a, parseSseBatches(body)) : convertedStream(a, parseSseBatches(body))
 }
 
 function isErrorFrame(p: ProtocolName, f: SseFrame) {
 	return p === 'anthropic-messages' ? f.event === 'error' : f.data.startsWith('{"error"')
 }
 
-async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): Promise<Attempt> {
+/**
+ * Frames are relayed in the batches the upstream's chunks delivered: one write per chunk rather than per frame, and
+ * a frame is formatted once, into the batch's text.
+ */
+async function fastStream(a: StreamAttempt, batches: AsyncGenerator<SseFrame[]>): Promise<Attempt> {
 	const proto = a.call.client.name
 	const meter = createFrameMeter(proto)
-	const it = frames[Symbol.asyncIterator]()
-	const pre = await prefetch(it, (f) => isPreambleFrame(proto, f), FIRST_EVENT_WINDOW_MS)
-	const err = pre.buffered.find((f) => isErrorFrame(proto, f))
-	if (err || (pre.done && pre.buffered.length === 0)) {
+	const it = batches[Symbol.asyncIterator]()
+	// Where content starts in the last batch prefetch looked at (-1: all preamble). Only frames up to that one decide
+	// failover, as when frames were awaited one at a time.
+	let contentAt = -1
+	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS)
+	const frames = pre.buffered.flat()
+	const lastBatch = pre.buffered.at(-1)?.length ?? 0
+	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	const err = head.find((f) => isErrorFrame(proto, f))
+	if (err || (pre.done && frames.length === 0)) {
 		a.up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
-	if (pre.buffered.some(isBrokenFrame)) {
+	if (head.some(isBrokenFrame)) {
 		a.up.abort()
 		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
@@ -101,37 +107,38 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 		estimateOutput: () => countFrames(a.upstream, meter.kept()),
 		endReason: broken && !stop.cancelled ? 'upstream_malformed' : endReason(stop.cancelled, meter.end()),
 	}))
+	const emit = (f: SseFrame): string => {
+		meter.onFrame(f)
+		let data = strip ? stripUsage(f.data) : f.data
+		if (data !== undefined && alias !== undefined && renames(f)) data = renameModel(data, alias)
+		return data === undefined ? '' : formatSse(data === f.data ? f : { ...f, data })
+	}
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
-			const emit = (f: SseFrame) => {
-				meter.onFrame(f)
-				let data = strip ? stripUsage(f.data) : f.data
-				if (data !== undefined && alias !== undefined && renames(f)) data = renameModel(data, alias)
-				return data === undefined ? undefined : encodeSse(data === f.data ? f : { ...f, data })
-			}
-			for (const f of pre.buffered) {
-				const b = emit(f)
-				const last = isTerminal(proto, f)
-				if (last) await bill()
-				if (b) yield b
-				if (last) return
-			}
-			if (!pre.done) {
-				let r = pre.pending ? await pre.pending : await it.next()
-				while (!r.done) {
-					if (isBrokenFrame(r.value)) {
+			let batch = frames
+			// A read the prefetch window left running.
+			let pending = pre.pending
+			while (true) {
+				let out = ''
+				let last = false
+				for (const f of batch) {
+					if (isBrokenFrame(f)) {
 						broken = true
 						break
 					}
-					const b = emit(r.value)
-					const last = isTerminal(proto, r.value)
-					if (last) await bill()
-					if (b) yield b
-					// Nothing follows the terminator: end now rather than wait for the upstream to close (and send
-					// keepalives after it).
-					if (last) return
-					r = await it.next()
+					out += emit(f)
+					if ((last = isTerminal(proto, f))) break
 				}
+				if (last) await bill()
+				if (out) yield encoder.encode(out)
+				// Nothing follows the terminator: end now rather than wait for the upstream to close (and send
+				// keepalives after it).
+				if (last) return
+				if (broken || pre.done) break
+				const r = await (pending ?? it.next())
+				pending = undefined
+				if (r.done) break
+				batch = r.value
 			}
 			if (broken) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream sent a malformed stream event', { code: 'upstream_malformed' })))
 			else if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
@@ -145,9 +152,28 @@ async function fastStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): P
 	return respond(a, bytes(), stop, bill)
 }
 
-async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame>): Promise<Attempt> {
+/**
+ * The frames of the parser's batches one by one, and `waiting()`, which settles whenever the parser needs the
+ * network for the next frame: output held back to be sent in one write must go out then, not after the next chunk.
+ */
+function unbatch(batches: AsyncIterator<SseFrame[]>) {
+	let gate = Promise.withResolvers<void>()
+	async function* frames(): AsyncGenerator<SseFrame> {
+		while (true) {
+			gate.resolve()
+			const r = await batches.next()
+			if (r.done) return
+			gate = Promise.withResolvers<void>()
+			yield* r.value
+		}
+	}
+	return { frames: frames(), waiting: () => gate.promise }
+}
+
+async function convertedStream(a: StreamAttempt, batches: AsyncGenerator<SseFrame[]>): Promise<Attempt> {
 	const meter = createEventMeter()
-	const it = a.upstream.decodeStream(frames)[Symbol.asyncIterator]()
+	const upstream = unbatch(batches)
+	const it = a.upstream.decodeStream(upstream.frames)[Symbol.asyncIterator]()
 	const pre = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS)
 	const err = pre.buffered.find((e) => e.type === 'error')
 	const sawContent = pre.buffered.some((e) => e.type === 'block_start' || e.type === 'finish')
@@ -173,16 +199,31 @@ async function convertedStream(a: StreamAttempt, frames: AsyncGenerator<SseFrame
 	const client = a.call.client
 	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.countInput() }
 	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(stop.cancelled, meter.end()) }))
+	// Client frames are joined into one write while the upstream's frames are at hand (a chunk of the upstream
+	// usually converts to several), and sent as soon as the parser waits for the network.
+	let held = ''
 	async function* bytes(): AsyncGenerator<Uint8Array> {
 		try {
-			for await (const f of client.encodeStream(events(), ctx)) {
-				const last = isTerminal(client.name, f)
-				if (last) await bill()
-				yield encodeSse(f)
-				if (last) return
+			const out = client.encodeStream(events(), ctx)[Symbol.asyncIterator]()
+			while (true) {
+				const next = out.next()
+				let r = held ? await Promise.race([next, upstream.waiting()]) : await next
+				if (r === undefined) {
+					yield encoder.encode(held)
+					held = ''
+					r = await next
+				}
+				if (r.done) break
+				held += formatSse(r.value)
+				if (isTerminal(client.name, r.value)) {
+					await bill()
+					yield encoder.encode(held)
+					return
+				}
 			}
+			if (held) yield encoder.encode(held)
 		} catch {
-			if (!stop.cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+			if (!stop.cancelled) yield encoder.encode(held + formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
 		} finally {
 			a.up.abort()
 			await bill()

@@ -1,6 +1,7 @@
 /** POST /v1/chat/completions: OpenAI's chat-completions protocol, for every model. */
 import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
+import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageOf, openaiChat } from '../../protocols/openai-chat'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
@@ -18,12 +19,14 @@ export const chatModule = (svc: Services) =>
 				shape: 'openai',
 				client: openaiChat,
 				body: body as Record<string, unknown>,
+				raw: rawJson(request),
 				ir: openaiChat.decodeRequest(body),
 				includeUsage: includeUsageOf(body),
 				inbound: request.headers,
 				signal: request.signal,
 			}),
 		{
+			parse: keepRawJson,
 			body: OpenAIChatRequest,
 			response: { 200: OpenAIChatCompletion, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 429: OpenAIErrorBody, 502: OpenAIErrorBody },
 			detail: {

@@ -1,5 +1,6 @@
 /** POST /v1/messages/count_tokens: Anthropic's token counting, for every model. Not billed. */
 import { Elysia, t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 import { modelAuth } from '../../http/model-auth'
 import { AnthropicErrorBody, AnthropicRequest, anthropicMessages } from '../../protocols/anthropic-messages'
 import { DEFAULT_MAX_TOKENS } from '../../protocols/anthropic-messages/request-encode'
@@ -11,7 +12,7 @@ const { max_tokens: _maxTokens, stream: _stream, ...countFields } = AnthropicReq
 /** The messages body without `max_tokens` (https://docs.anthropic.com/en/api/messages-count-tokens). */
 export const AnthropicCountTokensRequest = t.Object(countFields, { additionalProperties: true })
 
-export const AnthropicCountTokensResponse = t.Object({ input_tokens: t.Integer() })
+export const AnthropicCountTokensResponse = t.Object({ input_tokens: Integer() })
 
 export const countTokensModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['Anthropic'] } }).use(modelAuth(svc)).post(

@@ -1,5 +1,6 @@
 /** Schemas of POST /v1/embeddings (platform.openai.com/docs/api-reference/embeddings). */
 import { t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 
 export const EmbeddingsRequest = t.Object(
 	{
@@ -8,13 +9,13 @@ export const EmbeddingsRequest = t.Object(
 			[
 				t.String({ minLength: 1 }),
 				t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 2048 }),
-				t.Array(t.Integer({ minimum: 0 }), { minItems: 1 }),
-				t.Array(t.Array(t.Integer({ minimum: 0 }), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
+				t.Array(Integer({ minimum: 0 }), { minItems: 1 }),
+				t.Array(t.Array(Integer({ minimum: 0 }), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
 			],
 			{ description: 'A string, an array of strings, or token arrays (token arrays only for OpenAI-type upstreams)' },
 		),
 		encoding_format: t.Optional(t.Union([t.Literal('float'), t.Literal('base64')], { description: 'base64: float32 little-endian' })),
-		dimensions: t.Optional(t.Integer({ minimum: 1, description: 'Output size, for models that support shortening' })),
+		dimensions: t.Optional(Integer({ minimum: 1, description: 'Output size, for models that support shortening' })),
 		user: t.Optional(t.String()),
 	},
 	{ additionalProperties: true },
@@ -23,8 +24,8 @@ export type EmbeddingsRequest = typeof EmbeddingsRequest.static
 
 export const EmbeddingList = t.Object({
 	object: t.Literal('list'),
-	data: t.Array(t.Object({ object: t.Literal('embedding'), index: t.Integer(), embedding: t.Union([t.Array(t.Number()), t.String()]) })),
+	data: t.Array(t.Object({ object: t.Literal('embedding'), index: Integer(), embedding: t.Union([t.Array(t.Number()), t.String()]) })),
 	model: t.String(),
-	usage: t.Object({ prompt_tokens: t.Integer(), total_tokens: t.Integer() }),
+	usage: t.Object({ prompt_tokens: Integer(), total_tokens: Integer() }),
 })
 export type EmbeddingList = typeof EmbeddingList.static

@@ -4,6 +4,7 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 import { GeminiRequest, GeminiResponse } from '../../protocols/gemini'
 import { GeminiContent } from '../../protocols/gemini/model'
 
@@ -15,7 +16,7 @@ export const GeminiCountTokensRequest = t.Object(
 	open,
 )
 
-export const GeminiCountTokensResponse = t.Object({ totalTokens: t.Integer(), cachedContentTokenCount: t.Optional(t.Integer()) }, open)
+export const GeminiCountTokensResponse = t.Object({ totalTokens: Integer(), cachedContentTokenCount: t.Optional(Integer()) }, open)
 
 export const GeminiEmbedContentRequest = t.Object(
 	{
@@ -23,7 +24,7 @@ export const GeminiEmbedContentRequest = t.Object(
 		content: GeminiContent,
 		taskType: t.Optional(t.String()),
 		title: t.Optional(t.String()),
-		outputDimensionality: t.Optional(t.Integer({ minimum: 1 })),
+		outputDimensionality: t.Optional(Integer({ minimum: 1 })),
 	},
 	open,
 )

@@ -1,11 +1,12 @@
 /** Schemas of POST /v1/images/generations (platform.openai.com/docs/api-reference/images/create). */
 import { t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 
 export const ImagesRequest = t.Object(
 	{
 		model: t.String({ minLength: 1 }),
 		prompt: t.String({ minLength: 1, maxLength: 32000 }),
-		n: t.Optional(t.Integer({ minimum: 1, maximum: 10 })),
+		n: t.Optional(Integer({ minimum: 1, maximum: 10 })),
 		size: t.Optional(t.String({ description: '`WxH` in pixels, each side 64–8192 (e.g. 1024x1024), or `auto`' })),
 		quality: t.Optional(t.String({ description: 'standard | hd (dall-e-3); low | medium | high | auto (gpt-image)' })),
 		response_format: t.Optional(t.Union([t.Literal('url'), t.Literal('b64_json')])),
@@ -18,9 +19,9 @@ export type ImagesRequest = typeof ImagesRequest.static
 
 export const ImagesResponse = t.Object(
 	{
-		created: t.Integer(),
+		created: Integer(),
 		data: t.Array(t.Object({ url: t.Optional(t.String()), b64_json: t.Optional(t.String()), revised_prompt: t.Optional(t.String()) })),
-		usage: t.Optional(t.Object({ input_tokens: t.Integer(), output_tokens: t.Integer(), total_tokens: t.Integer() }, { additionalProperties: true })),
+		usage: t.Optional(t.Object({ input_tokens: Integer(), output_tokens: Integer(), total_tokens: Integer() }, { additionalProperties: true })),
 	},
 	{ additionalProperties: true },
 )

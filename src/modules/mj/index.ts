@@ -8,6 +8,7 @@
  * @module
  */
 import { Elysia, t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 import { notFound } from '../../core/errors'
 import { forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
@@ -22,7 +23,7 @@ import { serviceAuth } from './auth'
 import { fetchOwnedTask, listOwned, listRecent } from './tasks'
 
 const MjSubmitResponse = t.Object(
-	{ code: t.Integer({ description: '1 submitted, 21 exists, 22 queued, other: refused' }), description: t.String(), result: t.Optional(t.Unknown()), properties: t.Optional(t.Unknown()) },
+	{ code: Integer({ description: '1 submitted, 21 exists, 22 queued, other: refused' }), description: t.String(), result: t.Optional(t.Unknown()), properties: t.Optional(t.Unknown()) },
 	{ additionalProperties: true },
 )
 const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })

@@ -5,10 +5,11 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 
 const open = { additionalProperties: true } as const
 
-export const OpenAIModel = t.Object({ id: t.String(), object: t.Literal('model'), created: t.Integer(), owned_by: t.String() })
+export const OpenAIModel = t.Object({ id: t.String(), object: t.Literal('model'), created: Integer(), owned_by: t.String() })
 export const OpenAIModelList = t.Object({ object: t.Literal('list'), data: t.Array(OpenAIModel) })
 
 export const AnthropicModel = t.Object({ type: t.Literal('model'), id: t.String(), display_name: t.String(), created_at: t.String() })
@@ -26,7 +27,7 @@ export const GeminiModel = t.Object(
 		version: t.String(),
 		displayName: t.String(),
 		description: t.String(),
-		outputTokenLimit: t.Optional(t.Integer()),
+		outputTokenLimit: t.Optional(Integer()),
 		supportedGenerationMethods: t.Array(t.String()),
 	},
 	open,

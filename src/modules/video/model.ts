@@ -1,5 +1,6 @@
 /** Schemas of the video task API: POST /v1/video/generations, GET /v1/video/generations/{id}. */
 import { t } from 'elysia'
+import { Integer } from '../../protocols/json-types'
 
 export const VideoRequest = t.Object(
 	{
@@ -20,8 +21,8 @@ export const VideoTask = t.Object({
 	object: t.Literal('video'),
 	model: t.String(),
 	status: VideoStatus,
-	progress: t.Integer({ minimum: 0, maximum: 100 }),
-	created_at: t.Integer({ description: 'Unix seconds' }),
+	progress: Integer({ minimum: 0, maximum: 100 }),
+	created_at: Integer({ description: 'Unix seconds' }),
 	seconds: t.Optional(t.String()),
 	size: t.Optional(t.String()),
 	url: t.Optional(t.String({ description: 'When completed: where to download the video (the upstream URL, or this gateway streaming it with your key)' })),

@@ -6,6 +6,7 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../json-types'
 
 /** Additional properties are allowed everywhere: Elysia keeps them only when the schema says so. */
 const open = { additionalProperties: true } as const
@@ -105,7 +106,7 @@ export const AnthropicToolChoice = t.Union([
 const thinkingDisplay = t.Optional(t.Nullable(t.Union([t.Literal('summarized'), t.Literal('omitted')])))
 
 export const AnthropicThinkingConfig = t.Union([
-	t.Object({ type: t.Literal('enabled'), budget_tokens: t.Integer({ minimum: 1024 }), display: thinkingDisplay }, open),
+	t.Object({ type: t.Literal('enabled'), budget_tokens: Integer({ minimum: 1024 }), display: thinkingDisplay }, open),
 	t.Object({ type: t.Literal('disabled') }, open),
 	t.Object({ type: t.Literal('adaptive'), display: thinkingDisplay }, open),
 	t.Object({ type: t.Literal('between_tools') }, open),
@@ -115,7 +116,7 @@ export const AnthropicThinkingConfig = t.Union([
 export const AnthropicRequest = t.Object(
 	{
 		model: t.String({ minLength: 1 }),
-		max_tokens: t.Integer({ minimum: 0 }),
+		max_tokens: Integer({ minimum: 0 }),
 		messages: t.Array(AnthropicMessageParam, { minItems: 1 }),
 		system: t.Optional(t.Union([t.String(), t.Array(AnthropicTextBlock)])),
 		tools: t.Optional(t.Array(t.Union([AnthropicCustomTool, AnthropicServerTool, AnthropicMcpToolset]))),
@@ -124,7 +125,7 @@ export const AnthropicRequest = t.Object(
 		stop_sequences: t.Optional(t.Array(t.String())),
 		temperature: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
 		top_p: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-		top_k: t.Optional(t.Integer({ minimum: 0 })),
+		top_k: t.Optional(Integer({ minimum: 0 })),
 		metadata: t.Optional(t.Object({ user_id: t.Optional(t.Nullable(t.String())) }, open)),
 		output_config: t.Optional(t.Object({}, open)),
 		stream: t.Optional(t.Boolean()),
@@ -139,11 +140,11 @@ export type AnthropicToolChoice = typeof AnthropicToolChoice.static
 
 export const AnthropicUsage = t.Object(
 	{
-		input_tokens: t.Integer(),
-		output_tokens: t.Integer(),
-		cache_creation_input_tokens: t.Optional(t.Nullable(t.Integer())),
-		cache_read_input_tokens: t.Optional(t.Nullable(t.Integer())),
-		output_tokens_details: t.Optional(t.Nullable(t.Object({ thinking_tokens: t.Integer() }, open))),
+		input_tokens: Integer(),
+		output_tokens: Integer(),
+		cache_creation_input_tokens: t.Optional(t.Nullable(Integer())),
+		cache_read_input_tokens: t.Optional(t.Nullable(Integer())),
+		output_tokens_details: t.Optional(t.Nullable(t.Object({ thinking_tokens: Integer() }, open))),
 	},
 	open,
 )
@@ -198,10 +199,10 @@ export type AnthropicErrorBody = typeof AnthropicErrorBody.static
 
 const deltaUsage = t.Object(
 	{
-		output_tokens: t.Integer(),
-		input_tokens: t.Optional(t.Nullable(t.Integer())),
-		cache_creation_input_tokens: t.Optional(t.Nullable(t.Integer())),
-		cache_read_input_tokens: t.Optional(t.Nullable(t.Integer())),
+		output_tokens: Integer(),
+		input_tokens: t.Optional(t.Nullable(Integer())),
+		cache_creation_input_tokens: t.Optional(t.Nullable(Integer())),
+		cache_read_input_tokens: t.Optional(t.Nullable(Integer())),
 	},
 	open,
 )
@@ -212,7 +213,7 @@ export const AnthropicStreamEvent = t.Union([
 	t.Object(
 		{
 			type: t.Literal('content_block_start'),
-			index: t.Integer(),
+			index: Integer(),
 			content_block: t.Union([
 				t.Object({ type: t.Literal('text'), text: t.String() }, open),
 				t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open),
@@ -225,7 +226,7 @@ export const AnthropicStreamEvent = t.Union([
 	t.Object(
 		{
 			type: t.Literal('content_block_delta'),
-			index: t.Integer(),
+			index: Integer(),
 			delta: t.Union([
 				t.Object({ type: t.Literal('text_delta'), text: t.String() }),
 				t.Object({ type: t.Literal('thinking_delta'), thinking: t.String() }),
@@ -235,7 +236,7 @@ export const AnthropicStreamEvent = t.Union([
 		},
 		open,
 	),
-	t.Object({ type: t.Literal('content_block_stop'), index: t.Integer() }, open),
+	t.Object({ type: t.Literal('content_block_stop'), index: Integer() }, open),
 	t.Object(
 		{
 			type: t.Literal('message_delta'),

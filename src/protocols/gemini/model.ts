@@ -6,6 +6,7 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../json-types'
 
 const open = { additionalProperties: true } as const
 
@@ -84,7 +85,7 @@ export const GeminiToolConfig = t.Object(
 
 export const GeminiThinkingConfig = t.Object(
 	{
-		thinkingBudget: t.Optional(t.Integer()),
+		thinkingBudget: t.Optional(Integer()),
 		includeThoughts: t.Optional(t.Boolean()),
 		/** Gemini 3: MINIMAL | LOW | MEDIUM | HIGH. */
 		thinkingLevel: t.Optional(t.String()),
@@ -94,11 +95,11 @@ export const GeminiThinkingConfig = t.Object(
 
 export const GeminiGenerationConfig = t.Object(
 	{
-		maxOutputTokens: t.Optional(t.Integer()),
+		maxOutputTokens: t.Optional(Integer()),
 		temperature: t.Optional(t.Number()),
 		topP: t.Optional(t.Number()),
 		topK: t.Optional(t.Number()),
-		candidateCount: t.Optional(t.Integer()),
+		candidateCount: t.Optional(Integer()),
 		stopSequences: t.Optional(t.Array(t.String())),
 		responseMimeType: t.Optional(t.String()),
 		responseSchema: t.Optional(JsonObject),
@@ -130,13 +131,13 @@ export const GeminiRequest = t.Object(
 export const GeminiUsageMetadata = t.Object(
 	{
 		/** Includes `cachedContentTokenCount`. */
-		promptTokenCount: t.Optional(t.Integer()),
-		cachedContentTokenCount: t.Optional(t.Integer()),
+		promptTokenCount: t.Optional(Integer()),
+		cachedContentTokenCount: t.Optional(Integer()),
 		/** Excludes thinking: that is `thoughtsTokenCount`, billed as output too. */
-		candidatesTokenCount: t.Optional(t.Integer()),
-		thoughtsTokenCount: t.Optional(t.Integer()),
-		toolUsePromptTokenCount: t.Optional(t.Integer()),
-		totalTokenCount: t.Optional(t.Integer()),
+		candidatesTokenCount: t.Optional(Integer()),
+		thoughtsTokenCount: t.Optional(Integer()),
+		toolUsePromptTokenCount: t.Optional(Integer()),
+		totalTokenCount: t.Optional(Integer()),
 	},
 	open,
 )
@@ -145,7 +146,7 @@ export const GeminiCandidate = t.Object(
 	{
 		content: t.Optional(t.Object({ role: t.Optional(t.String()), parts: t.Optional(t.Array(GeminiPart)) }, open)),
 		finishReason: t.Optional(t.String()),
-		index: t.Optional(t.Integer()),
+		index: t.Optional(Integer()),
 	},
 	open,
 )
@@ -177,7 +178,7 @@ export const GeminiErrorStatus = t.Union([
 ])
 
 export const GeminiErrorBody = t.Object({
-	error: t.Object({ code: t.Integer(), message: t.String(), status: GeminiErrorStatus }, open),
+	error: t.Object({ code: Integer(), message: t.String(), status: GeminiErrorStatus }, open),
 })
 
 export type GeminiBlob = typeof GeminiBlob.static

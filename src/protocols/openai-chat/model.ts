@@ -6,6 +6,7 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../json-types'
 
 const open = { additionalProperties: true } as const
 
@@ -142,8 +143,8 @@ export const OpenAIChatRequest = t.Object(
 	{
 		model: t.String({ minLength: 1 }),
 		messages: t.Array(OpenAIMessage, { minItems: 1 }),
-		max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
-		max_completion_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		max_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
+		max_completion_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
 		temperature: t.Optional(t.Nullable(t.Number())),
 		top_p: t.Optional(t.Nullable(t.Number())),
 		stop: t.Optional(t.Nullable(t.Union([t.String(), t.Array(t.String())]))),
@@ -155,7 +156,7 @@ export const OpenAIChatRequest = t.Object(
 		stream: t.Optional(t.Nullable(t.Boolean())),
 		stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, open))),
 		user: t.Optional(t.String()),
-		n: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		n: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
 	},
 	open,
 )
@@ -171,13 +172,13 @@ export type OpenAIReasoningDetail = typeof OpenAIReasoningDetail.static
 
 export const OpenAIUsage = t.Object(
 	{
-		prompt_tokens: t.Integer(),
-		completion_tokens: t.Integer(),
-		total_tokens: t.Integer(),
+		prompt_tokens: Integer(),
+		completion_tokens: Integer(),
+		total_tokens: Integer(),
 		prompt_tokens_details: t.Optional(
-			t.Object({ cached_tokens: t.Optional(t.Integer()), cache_write_tokens: t.Optional(t.Integer()) }, open),
+			t.Object({ cached_tokens: t.Optional(Integer()), cache_write_tokens: t.Optional(Integer()) }, open),
 		),
-		completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Optional(t.Integer()) }, open)),
+		completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Optional(Integer()) }, open)),
 	},
 	open,
 )
@@ -194,11 +195,11 @@ export const OpenAIChatCompletion = t.Object(
 	{
 		id: t.String(),
 		object: t.Literal('chat.completion'),
-		created: t.Integer(),
+		created: Integer(),
 		model: t.String(),
 		choices: t.Array(
 			t.Object({
-				index: t.Integer(),
+				index: Integer(),
 				message: t.Object(
 					{
 						role: t.Literal('assistant'),
@@ -223,7 +224,7 @@ export type OpenAIChatCompletion = typeof OpenAIChatCompletion.static
 export type OpenAIUsage = typeof OpenAIUsage.static
 
 const ToolCallDelta = t.Object({
-	index: t.Integer(),
+	index: Integer(),
 	id: t.Optional(t.String()),
 	type: t.Optional(t.Literal('function')),
 	function: t.Object({ name: t.Optional(t.String()), arguments: t.Optional(t.String()) }),
@@ -234,11 +235,11 @@ export const OpenAIChatCompletionChunk = t.Object(
 	{
 		id: t.String(),
 		object: t.Literal('chat.completion.chunk'),
-		created: t.Integer(),
+		created: Integer(),
 		model: t.String(),
 		choices: t.Array(
 			t.Object({
-				index: t.Integer(),
+				index: Integer(),
 				delta: t.Object(
 					{
 						role: t.Optional(t.Literal('assistant')),

@@ -6,6 +6,7 @@
  * @module
  */
 import { t } from 'elysia'
+import { Integer } from '../json-types'
 
 const open = { additionalProperties: true } as const
 
@@ -123,7 +124,7 @@ export const ResponsesRequest = t.Object(
 		tools: t.Optional(t.Nullable(t.Array(ResponsesTool))),
 		tool_choice: t.Optional(t.Nullable(ResponsesToolChoice)),
 		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
-		max_output_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+		max_output_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
 		temperature: t.Optional(t.Nullable(t.Number())),
 		top_p: t.Optional(t.Nullable(t.Number())),
 		text: t.Optional(t.Nullable(t.Object({ format: t.Optional(ResponsesTextFormat) }, open))),
@@ -146,11 +147,11 @@ export type ResponsesRequest = typeof ResponsesRequest.static
 /** `input_tokens` INCLUDES cached tokens; `output_tokens` INCLUDES reasoning tokens. */
 export const ResponsesUsage = t.Object(
 	{
-		input_tokens: t.Integer(),
-		input_tokens_details: t.Object({ cached_tokens: t.Integer(), cache_write_tokens: t.Optional(t.Integer()) }, open),
-		output_tokens: t.Integer(),
-		output_tokens_details: t.Object({ reasoning_tokens: t.Integer() }, open),
-		total_tokens: t.Integer(),
+		input_tokens: Integer(),
+		input_tokens_details: t.Object({ cached_tokens: Integer(), cache_write_tokens: t.Optional(Integer()) }, open),
+		output_tokens: Integer(),
+		output_tokens_details: t.Object({ reasoning_tokens: Integer() }, open),
+		total_tokens: Integer(),
 	},
 	open,
 )
@@ -200,7 +201,7 @@ export const ResponsesResponse = t.Object(
 	{
 		id: t.String(),
 		object: t.Literal('response'),
-		created_at: t.Integer(),
+		created_at: Integer(),
 		status: t.String(),
 		error: t.Nullable(t.Object({ code: t.Nullable(t.String()), message: t.String() }, open)),
 		incomplete_details: t.Nullable(t.Object({ reason: t.String() }, open)),
@@ -210,7 +211,7 @@ export const ResponsesResponse = t.Object(
 		// Echoes of the request's settings.
 		background: t.Optional(t.Boolean()),
 		instructions: t.Optional(t.Nullable(t.String())),
-		max_output_tokens: t.Optional(t.Nullable(t.Integer())),
+		max_output_tokens: t.Optional(t.Nullable(Integer())),
 		parallel_tool_calls: t.Optional(t.Boolean()),
 		previous_response_id: t.Optional(t.Nullable(t.String())),
 		reasoning: t.Optional(t.Nullable(t.Object({ effort: t.Nullable(t.String()), summary: t.Nullable(t.String()) }, open))),
@@ -228,7 +229,7 @@ export const ResponsesResponse = t.Object(
 )
 
 /** One `data:` payload of a stream (its SSE `event:` name equals `type`). */
-export const ResponsesStreamEvent = t.Object({ type: t.String(), sequence_number: t.Integer() }, open)
+export const ResponsesStreamEvent = t.Object({ type: t.String(), sequence_number: Integer() }, open)
 
 export type ResponsesUsage = typeof ResponsesUsage.static
 export type ResponsesOutputMessage = typeof ResponsesOutputMessage.static
