@@ -29,7 +29,15 @@ export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
  * check, not a parse: the fast path does not decode the frames it forwards.
  */
 export function isBrokenFrame(f: SseFrame): boolean {
-	const d = f.data.trim()
-	if (d === '' || d === '[DONE]') return false
-	return !(d.startsWith('{') && d.endsWith('}'))
+	const d = f.data
+	// The first and last characters that are not white space, found without copying the frame (it runs on every one).
+	let i = 0
+	let j = d.length - 1
+	while (i <= j && isSpace(d.charCodeAt(i))) i++
+	while (j >= i && isSpace(d.charCodeAt(j))) j--
+	if (i > j) return false
+	if (d.charCodeAt(i) === 123 /* { */) return d.charCodeAt(j) !== 125 /* } */
+	return d.slice(i, j + 1) !== '[DONE]'
 }
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13

@@ -9,44 +9,78 @@ import { SSE_HEADERS, SSE_KEEPALIVE } from '../core/sse'
 
 export const KEEPALIVE_MS = 15_000
 
+type Open = { lastSent: number; keepaliveMs: number; ping(): void }
+
+/**
+ * One timer for every open stream rather than one per stream (most streams end long before their first keepalive,
+ * and a timer per stream is a cost on each of them). It ticks at a third of the shortest keepalive in use.
+ */
+const open = new Set<Open>()
+let ticker: ReturnType<typeof setInterval> | undefined
+let tickMs = 0
+
+function watch(s: Open) {
+	open.add(s)
+	const want = Math.max(50, Math.floor(s.keepaliveMs / 3))
+	if (ticker && want >= tickMs) return
+	if (ticker) clearInterval(ticker)
+	tickMs = want
+	ticker = setInterval(() => {
+		const now = Date.now()
+		for (const o of open) if (now - o.lastSent >= o.keepaliveMs) o.ping()
+	}, tickMs)
+	;(ticker as { unref?: () => void }).unref?.()
+}
+
+function unwatch(s: Open) {
+	open.delete(s)
+	if (open.size === 0 && ticker) {
+		clearInterval(ticker)
+		ticker = undefined
+	}
+}
+
 export function sseResponse(gen: AsyncGenerator<Uint8Array>, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
-	let lastSent = Date.now()
 	let closed = false
-	let timer: ReturnType<typeof setInterval> | undefined
+	let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+	const self: Open = {
+		lastSent: Date.now(),
+		keepaliveMs,
+		ping() {
+			if (closed || !controller) return
+			try {
+				controller.enqueue(SSE_KEEPALIVE)
+				self.lastSent = Date.now()
+			} catch {
+				stop()
+			}
+		},
+	}
 	const stop = () => {
+		if (closed) return
 		closed = true
-		if (timer) clearInterval(timer)
+		unwatch(self)
 	}
 	const body = new ReadableStream<Uint8Array>(
 		{
-			start(controller) {
-				timer = setInterval(
-					() => {
-						if (closed || Date.now() - lastSent < keepaliveMs) return
-						try {
-							controller.enqueue(SSE_KEEPALIVE)
-							lastSent = Date.now()
-						} catch {
-							stop()
-						}
-					},
-					Math.max(250, keepaliveMs / 3),
-				)
+			start(c) {
+				controller = c
+				watch(self)
 			},
-			async pull(controller) {
+			async pull(c) {
 				try {
 					const { value, done } = await gen.next()
 					if (closed) return
 					if (done) {
 						stop()
-						controller.close()
+						c.close()
 						return
 					}
-					lastSent = Date.now()
-					controller.enqueue(value)
+					self.lastSent = Date.now()
+					c.enqueue(value)
 				} catch (e) {
 					stop()
-					controller.error(e)
+					c.error(e)
 				}
 			},
 			async cancel() {
