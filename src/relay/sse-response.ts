@@ -40,7 +40,10 @@ function unwatch(s: Open) {
 	}
 }
 
-export function sseResponse(gen: AsyncGenerator<Uint8Array>, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
+/** What the response reads: an async generator, or a hand-written iterator with the same `next` and `return`. */
+export type ByteSource = Pick<AsyncGenerator<Uint8Array, unknown, undefined>, 'next' | 'return'>
+
+export function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
 	let closed = false
 	let controller: ReadableStreamDefaultController<Uint8Array> | undefined
 	const self: Open = {

@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import { encodeSse, formatSse, parseSseBatches, type SseFrame } from '../core/sse'
+import { formatSse, parseSseBatches, type SseFrame, sseBatchReader } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 import { type Budget, type CallInfo, type Outcome, settle } from './budget'
@@ -17,7 +17,7 @@ import { countText } from './estimate'
 import { renameModel, stripUsage } from './fast-path'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type StreamEnd } from './meter'
-import { sseResponse } from './sse-response'
+import { type ByteSource, sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /** How long to wait for the first content before committing to this channel. */
@@ -62,8 +62,7 @@ export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => bo
 }
 
 export async function relayStream(a: StreamAttempt): Promise<Attempt> {
-	const body = a.up.res.body!
-	return a.fast ? fastStream(a, parseSseBatches(body)) : convertedStream(a, parseSseBatches(body))
+	return a.fast ? fastStream(a) : convertedStream(a, parseSseBatches(a.up.res.body!))
 }
 
 function isErrorFrame(p: ProtocolName, f: SseFrame) {
@@ -72,17 +71,18 @@ function isErrorFrame(p: ProtocolName, f: SseFrame) {
 
 /**
  * Frames are relayed in the batches the upstream's chunks delivered: one write per chunk rather than per frame, and
- * a frame is formatted once, into the batch's text.
+ * a frame nothing changes goes out as the upstream sent it. The response reads a plain iterator (no generators
+ * between the upstream's reader and the client's stream: this path runs for every chunk of every stream).
  */
-async function fastStream(a: StreamAttempt, batches: AsyncGenerator<SseFrame[]>): Promise<Attempt> {
+async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const proto = a.call.client.name
 	const meter = createFrameMeter(proto)
-	const it = batches[Symbol.asyncIterator]()
+	const it = sseBatchReader(a.up.res.body!)
 	// Where content starts in the last batch prefetch looked at (-1: all preamble). Only frames up to that one decide
 	// failover, as when frames were awaited one at a time.
 	let contentAt = -1
 	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS)
-	const frames = pre.buffered.flat()
+	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
 	const lastBatch = pre.buffered.at(-1)?.length ?? 0
 	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
 	const err = head.find((f) => isErrorFrame(proto, f))
@@ -111,45 +111,73 @@ async function fastStream(a: StreamAttempt, batches: AsyncGenerator<SseFrame[]>)
 		meter.onFrame(f)
 		let data = strip ? stripUsage(f.data) : f.data
 		if (data !== undefined && alias !== undefined && renames(f)) data = renameModel(data, alias)
-		return data === undefined ? '' : formatSse(data === f.data ? f : { ...f, data })
+		if (data === undefined) return ''
+		return data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data })
 	}
-	async function* bytes(): AsyncGenerator<Uint8Array> {
-		try {
-			let batch = frames
-			// A read the prefetch window left running.
-			let pending = pre.pending
-			while (true) {
-				let out = ''
-				let last = false
-				for (const f of batch) {
-					if (isBrokenFrame(f)) {
-						broken = true
+	const streamError = (message: string, code: string) => formatSse(client.encodeStreamError(new GatewayError('upstream', message, { code })))
+
+	// The relay's state between reads: the batch at hand, a read the prefetch window left running, and whether the
+	// stream is over (then `finish` has aborted the upstream and settled the bill).
+	let batch: SseFrame[] | undefined = frames
+	let pending = pre.pending
+	let upstreamDone = pre.done
+	let over = false
+	const done = { value: undefined, done: true } as const
+	const finish = async () => {
+		over = true
+		a.up.abort()
+		await bill()
+	}
+	const source: ByteSource = {
+		async next() {
+			if (over) return done
+			let out = ''
+			try {
+				while (true) {
+					if (batch) {
+						let last = false
+						for (const f of batch) {
+							if (isBrokenFrame(f)) {
+								broken = true
+								break
+							}
+							out += emit(f)
+							if ((last = isTerminal(proto, f))) break
+						}
+						batch = undefined
+						// The bill is settled before the terminator goes out; nothing follows it, so the stream ends now
+						// rather than waiting for the upstream to close (and sending keepalives after it).
+						if (last) {
+							await finish()
+							return { value: encoder.encode(out), done: false }
+						}
+						if (broken) {
+							out += streamError('the upstream sent a malformed stream event', 'upstream_malformed')
+							break
+						}
+						if (out) return { value: encoder.encode(out), done: false }
+					}
+					if (upstreamDone) {
+						if (meter.end() === 'cut') out += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
 						break
 					}
-					out += emit(f)
-					if ((last = isTerminal(proto, f))) break
+					const r = await (pending ?? it.next())
+					pending = undefined
+					if (r.done) upstreamDone = true
+					else batch = r.value
 				}
-				if (last) await bill()
-				if (out) yield encoder.encode(out)
-				// Nothing follows the terminator: end now rather than wait for the upstream to close (and send
-				// keepalives after it).
-				if (last) return
-				if (broken || pre.done) break
-				const r = await (pending ?? it.next())
-				pending = undefined
-				if (r.done) break
-				batch = r.value
+			} catch {
+				if (!stop.cancelled) out += streamError('the upstream stream failed', 'upstream_stream_error')
 			}
-			if (broken) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream sent a malformed stream event', { code: 'upstream_malformed' })))
-			else if (meter.end() === 'cut') yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
-		} catch {
-			if (!stop.cancelled) yield encodeSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
-		} finally {
-			a.up.abort()
-			await bill()
-		}
+			await finish()
+			return out ? { value: encoder.encode(out), done: false } : done
+		},
+		async return() {
+			if (!over) await finish()
+			return done
+		},
 	}
-	return respond(a, bytes(), stop, bill)
+	return respond(a, source, stop, bill)
 }
 
 /**
@@ -234,7 +262,7 @@ async function convertedStream(a: StreamAttempt, batches: AsyncGenerator<SseFram
 
 /** Starts the response; a client that goes away aborts the upstream at once and settles what was produced (also when
  * it left before the body was ever read, so the generator's `finally` never ran). */
-function respond(a: StreamAttempt, bytes: AsyncGenerator<Uint8Array>, stop: { cancelled: boolean }, bill: () => Promise<void>): Attempt {
+function respond(a: StreamAttempt, bytes: ByteSource, stop: { cancelled: boolean }, bill: () => Promise<void>): Attempt {
 	const cancel = () => {
 		stop.cancelled = true
 		a.up.abort()

@@ -12,6 +12,12 @@ export const DEFAULT_TIMEOUTS: Timeouts = { firstByteMs: 120_000, idleMs: 300_00
 
 export type UpstreamCall = { res: Response; abort(): void }
 
+/**
+ * The reason given when the relay is done with an upstream call (every call ends so, most after the body was read
+ * whole): one shared value, because `abort()` without a reason builds a DOMException with a stack trace each time.
+ */
+const RELEASED = new GatewayError('api_error', 'upstream call released by the relay', { code: 'released' })
+
 /** Per-channel overrides from `settings.timeouts` ({first_byte_ms, idle_ms}). */
 export function channelTimeouts(settings: Record<string, unknown>, base = DEFAULT_TIMEOUTS): Timeouts {
 	const t = (settings.timeouts ?? {}) as Record<string, unknown>
@@ -47,7 +53,7 @@ export async function fetchUpstream(
 			res,
 			abort: () => {
 				clientSignal.removeEventListener('abort', onClientAbort)
-				ctl.abort()
+				ctl.abort(RELEASED)
 			},
 		}
 	} catch (e) {

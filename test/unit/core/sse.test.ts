@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { formatSse, parseSse } from '../../../src/core/sse'
+import { createSseParser, formatSse, parseSse, type SseFrame, sseBatchReader } from '../../../src/core/sse'
 
 async function* chunks(...parts: string[]) {
 	const te = new TextEncoder()
@@ -33,4 +33,80 @@ describe('parseSse', () => {
 
 describe('formatSse', () => {
 	it('should write event and data lines', () => expect(formatSse({ event: 'x', data: 'a\nb' })).toBe('event: x\ndata: a\ndata: b\n\n'))
+})
+
+describe('createSseParser', () => {
+	// Vendor shapes (data only; event + data), and the ones read line by line: multi-line data, comments, ids, CRLF,
+	// fields without a space, an event without data, a data line with an empty value.
+	const corpus = [
+		'data: {"a":1}\n\n',
+		'event: message_start\ndata: {"type":"message_start"}\n\n',
+		': keepalive\n\n',
+		'data: line one\ndata: line two\n\n',
+		'id: 7\nevent: e\ndata: x\n\n',
+		'data:nospace\n\n',
+		'event: ping\n\n',
+		'data: after ping\n\n',
+		'data: crlf\r\n\r\n',
+		'data: \n\n',
+		'data: [DONE]\n\n',
+	].join('')
+	const whole = (keepRaw: boolean) => {
+		const p = createSseParser(keepRaw)
+		return [...p.push(corpus), ...p.end()]
+	}
+
+	it('should read vendor-shaped and general frames alike, each with its text as received', () => {
+		const frames = whole(true)
+		expect(frames.map((f) => [f.event ?? null, f.data, f.id ?? null])).toEqual([
+			[null, '{"a":1}', null],
+			['message_start', '{"type":"message_start"}', null],
+			[null, 'line one\nline two', null],
+			['e', 'x', '7'],
+			[null, 'nospace', '7'],
+			[null, 'after ping', '7'],
+			[null, 'crlf', '7'],
+			[null, '', '7'],
+			[null, '[DONE]', '7'],
+		])
+		// Forwarding every raw text gives back the stream, less the comment-only and data-less blocks.
+		expect(frames.map((f) => f.raw).join('')).toBe(corpus.replace(': keepalive\n\n', '').replace('event: ping\n\n', ''))
+	})
+
+	it('should give the same frames however the text is split (every split point, and three pieces)', () => {
+		const expected = whole(true)
+		const split = (cuts: number[]) => {
+			const p = createSseParser(true)
+			const out: SseFrame[] = []
+			let at = 0
+			for (const c of [...cuts, corpus.length]) {
+				out.push(...p.push(corpus.slice(at, c)))
+				at = c
+			}
+			return [...out, ...p.end()]
+		}
+		for (let i = 0; i <= corpus.length; i++) expect(split([i])).toEqual(expected)
+		for (let i = 0; i < corpus.length; i += 7) for (let j = i; j < corpus.length; j += 11) expect(split([i, j])).toEqual(expected)
+	})
+
+	it('should leave out raw text unless asked, and give none to a last frame the stream did not end', () => {
+		expect(whole(false).every((f) => f.raw === undefined)).toBe(true)
+		const p = createSseParser(true)
+		expect(p.push('data: a\n\ndata: cut')).toEqual([{ data: 'a', raw: 'data: a\n\n' }])
+		expect(p.end()).toEqual([{ data: 'cut' }])
+	})
+
+	it('should read batches from a stream reader, one per chunk that completes frames', async () => {
+		const te = new TextEncoder()
+		const body = new ReadableStream<Uint8Array>({
+			start(c) {
+				for (const part of ['data: 1\n\nda', 'ta: 2\n', '\ndata: 3\n\ndata: 4']) c.enqueue(te.encode(part))
+				c.close()
+			},
+		})
+		const it = sseBatchReader(body)
+		const batches: string[][] = []
+		for (let r = await it.next(); !r.done; r = await it.next()) batches.push(r.value.map((f) => f.data))
+		expect(batches).toEqual([['1'], ['2', '3'], ['4']])
+	})
 })
