@@ -120,7 +120,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		}
 		if (ev.type === 'text_delta') {
 			if (!ev.text || open.block.kind !== 'text') continue
-			yield* send(open)
+			// Checked here, not only in send: delegating to a generator costs one per delta, and most deltas follow one.
+			if (open.index === undefined) yield* send(open)
 			yield delta(open.index!, { type: 'text_delta', text: ev.text })
 		} else if (open.index === undefined) continue
 		else if (ev.type === 'thinking_delta' && ev.text) yield delta(open.index, { type: 'thinking_delta', thinking: ev.text })
