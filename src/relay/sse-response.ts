@@ -40,8 +40,12 @@ function unwatch(s: Open) {
 	}
 }
 
-/** What the response reads: an async generator, or a hand-written iterator with the same `next` and `return`. */
-export type ByteSource = Pick<AsyncGenerator<Uint8Array, unknown, undefined>, 'next' | 'return'>
+/**
+ * What the response reads: an async generator, or a hand-written iterator with the same `next` and `return` and,
+ * optionally, `over()`: true once the chunk just returned was the last, so the stream closes with it (one write and
+ * the end together) instead of on a further read.
+ */
+export type ByteSource = Pick<AsyncGenerator<Uint8Array, unknown, undefined>, 'next' | 'return'> & { over?(): boolean }
 
 export function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
 	let closed = false
@@ -81,6 +85,10 @@ export function sseResponse(gen: ByteSource, onCancel: () => void, headers: Reco
 					}
 					self.lastSent = Date.now()
 					c.enqueue(value)
+					if (gen.over?.()) {
+						stop()
+						c.close()
+					}
 				} catch (e) {
 					stop()
 					c.error(e)

@@ -176,6 +176,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 			if (!over) await finish()
 			return done
 		},
+		over: () => over,
 	}
 	return respond(a, source, stop, bill)
 }
@@ -301,6 +302,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 			if (!over) await finish()
 			return DONE
 		},
+		over: () => over,
 	}
 	return respond(a, source, stop, bill)
 }
