@@ -188,6 +188,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			l.taken += r.amount
 			l.written = l.inUse
 			l.confirmedAt = Date.now()
+			// Retired while this take was under way (idle, reclaim, shutdown): its new row must still go back.
+			if (l.retired) retiring.add(l)
 		} else if (r.kind === 'lost') {
 			l.lost = true
 			retire(l)

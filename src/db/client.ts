@@ -64,6 +64,9 @@ async function openPglite(dataDir?: string): Promise<Db> {
 	const client = await PGlite.create({
 		dataDir: dataDir && dataDir !== 'memory://' ? dataDir : undefined,
 		parsers: { [INT8]: (v: string) => Number(v) },
+		// PGlite's memory never shrinks: PostgreSQL's default 128 MB of buffers would become the gateway's for good.
+		// The hot path no longer queries per request (leases), so a small cache costs nothing measurable.
+		postgresqlconf: ['shared_buffers=16MB'],
 		...(await loadPgliteAssets()),
 	})
 	return wrapPglite(client)
