@@ -3,7 +3,7 @@
  * (account, key, then the task row) and moves the task from an open status to `failed` by compare-and-set; only the
  * transaction whose update matched refunds. Overlapping pollers, client polls and several instances therefore refund
  * a failure once (QuantumNous/new-api#2050, PR #6074). The refund is a negative usage row next to the charge, so the
- * ledger invariant (credits = balance + Σ usage cost + Σ open holds) holds and the history shows both.
+ * ledger invariant (credits = balance + Σ usage cost + Σ leases) holds and the history shows both.
  * @module
  */
 import type { SqlTx } from '../db/client'
@@ -42,6 +42,8 @@ async function credit(tx: SqlTx, o: RefundOwner, amount: number, requestId: stri
  */
 export async function failTask(svc: Services, task: Pick<TaskRow, 'id' | 'accountId' | 'tokenId' | 'kind' | 'model' | 'channelId'>, error: string): Promise<boolean> {
 	const owner = { accountId: task.accountId, tokenId: task.tokenId }
+	// The charge may still wait in the ledger's batch: written first, the refund finds its row and its spend.
+	await svc.ledger.flush()
 	const done = await svc.db.sql.transaction(async (tx) => {
 		await lockOwner(tx, owner)
 		const [row] = await tx.query<{ cost: number; request_id: string }>(
@@ -59,6 +61,7 @@ export async function failTask(svc: Services, task: Pick<TaskRow, 'id' | 'accoun
 
 /** Refunds a settled charge that never became a task (recording it failed). */
 export async function refundCharge(svc: Services, owner: RefundOwner, amount: number, requestId: string, what: { model: string; endpoint: string; channelId: number | null }) {
+	await svc.ledger.flush()
 	await svc.db.sql.transaction(async (tx) => {
 		await lockOwner(tx, owner)
 		await credit(tx, owner, amount, requestId, what)

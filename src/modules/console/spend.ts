@@ -40,6 +40,7 @@ export function spendRoutes(svc: Services) {
 			// The offset is a validated integer, inlined so the same expression text appears in SELECT and GROUP BY.
 			const offset = sql.raw(String(Math.trunc(query.offset_minutes ?? 0)))
 			const day = sql<string>`to_char(date_trunc('day', (${usageLogs.createdAt} AT TIME ZONE 'UTC') + make_interval(mins => ${offset})), 'YYYY-MM-DD')`
+			await svc.ledger.flush()
 			const rows = await svc.db.orm
 				.select({
 					day,
