@@ -215,12 +215,16 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			settle(cost, usage) {
 				if (result) return result
 				done = true
-				l.inUse -= amount
 				result = (async () => {
 					const want = Math.max(0, Math.round(cost))
 					// An estimate that fell short: the rest comes from the lease, and from the database when the lease
-					// has too little (never past the balance or the key's limit).
-					if (want > free(l) && !l.retired) await grow(l, want - free(l), 0).catch(() => undefined)
+					// has too little (never past the balance or the key's limit). The hold stays in use meanwhile, so
+					// no other reservation takes its money while the take is under way.
+					for (let i = 0; i < 3 && want > amount + free(l) && !l.retired; i++) {
+						const r = await grow(l, want - amount - free(l), 0).catch(() => undefined)
+						if (r?.kind !== 'taken' || r.amount === 0) break
+					}
+					l.inUse -= amount
 					const charge = Math.min(want, Math.max(0, free(l)))
 					l.amount -= charge
 					l.charge += charge

@@ -149,6 +149,22 @@ describe('ledger', () => {
 		expect((await invariant(o)).available).toBe(0)
 	})
 
+	it('should charge a settlement past its hold in full while other reservations take the lease meanwhile', async () => {
+		const l = open()
+		const o = await account(5000)
+		const h = await l.reserve(o, 'over-1', 1000, 1000)
+		// The lease holds a little more than this hold; the settlement needs more than both, so it takes from the
+		// database, and a reservation made during that take must not eat the hold's own money.
+		const settling = h.settle(2500, usage(o, 'over-1'))
+		const other = await l.reserve(o, 'over-2', 1000, 1000)
+		expect(await settling).toBe(2500)
+		expect(other.amount).toBe(1000)
+		await other.settle(1000, usage(o, 'over-2'))
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(3500)
+		expect(v.available).toBe(1500)
+	})
+
 	it('should serve reservations from memory and write settlements in batches', async () => {
 		const { s, db } = flaky(t.db.sql)
 		const l = open({}, db)
