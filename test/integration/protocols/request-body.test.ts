@@ -63,6 +63,15 @@ describe('fast path body', () => {
 		expect(await send(text)).toBe(text)
 	})
 
+	it('should append what it adds (the usage option of a stream) to the client text rather than serialise it again', async () => {
+		const text = '{ "messages": [ { "content": "caf\\u00e9", "role": "user" } ],\n  "model": "gpt-raw", "stream": true }'
+		const before = received.length
+		// This upstream answers JSON to a stream request (the gateway then answers 502): only what it was sent matters here.
+		await (await post(text)).text()
+		expect(received.length).toBeGreaterThan(before)
+		expect(received[before]).toBe('{ "messages": [ { "content": "caf\\u00e9", "role": "user" } ],\n  "model": "gpt-raw", "stream": true ,"stream_options":{"include_usage":true}}')
+	})
+
 	it('should send the rewritten body when the model is renamed upstream', async () => {
 		const body = { model: 'raw-alias', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }
 		expect(JSON.parse((await send(JSON.stringify(body)))!)).toEqual({ ...body, model: 'gpt-raw' })
