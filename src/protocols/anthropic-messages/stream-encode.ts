@@ -17,8 +17,14 @@ import { encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import { messageId } from './response'
 import { encodeStopReason, withToolUse } from './usage'
 
-/** One SSE frame; the `event:` line is mandatory (the Anthropic SDK skips frames without one). */
-const frame = (type: string, data: Json = {}): SseFrame => ({ event: type, data: JSON.stringify({ type, ...data }) })
+/**
+ * One SSE frame; the `event:` line is mandatory (the Anthropic SDK skips frames without one). The JSON is
+ * `{"type":…}` followed by `data`'s members (none of which is `type`), written without copying `data` into a new object.
+ */
+const frame = (type: string, data?: Json): SseFrame => {
+	const rest = data === undefined ? '{}' : JSON.stringify(data)
+	return { event: type, data: `{"type":${JSON.stringify(type)}${rest === '{}' ? '}' : `,${rest.slice(1)}`}` }
+}
 
 type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block']
 
