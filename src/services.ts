@@ -13,12 +13,14 @@ import { resolveSecretKey } from './config/secret-key'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
+import { type IdleGc, createIdleGc } from './lib/idle-gc'
 import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
 import { type RateLimiter, createRateLimiter } from './limits/rate-limit'
 import { type Metrics, createMetrics } from './metrics/gateway-metrics'
 import { type ChannelHealthTracker, DEFAULT_HEALTH, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
+import { openStreams } from './relay/sse-response'
 
 export type Services = {
 	env: Env
@@ -31,6 +33,8 @@ export type Services = {
 	limits: RateLimiter
 	metrics: Metrics
 	health: ChannelHealthTracker
+	/** Counts requests; gives memory back after a burst (lib/idle-gc.ts). */
+	idleGc: IdleGc
 	log: Logger
 	/** Extra ways to authenticate management calls (console sessions register here). */
 	principals: PrincipalResolver[]
@@ -89,6 +93,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	sweep()
 	const sweeper = setInterval(sweep, positive(env.vars.HOLD_SWEEP_MS, 60_000))
 	sweeper.unref?.()
+	const idleGc = createIdleGc({ busy: () => openStreams() > 0 })
 	return {
 		env,
 		db,
@@ -104,11 +109,13 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			baseMs: positive(env.vars.BREAKER_BASE_MS, DEFAULT_HEALTH.baseMs),
 			maxMs: positive(env.vars.BREAKER_MAX_MS, DEFAULT_HEALTH.maxMs),
 		}),
+		idleGc,
 		log,
 		principals: [],
 		startedAt: Date.now(),
 		async close() {
 			clearInterval(sweeper)
+			idleGc.stop()
 			await sweeping
 			// Unbilled usage and leased money go back to the database before it closes.
 			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))

@@ -13,6 +13,7 @@ const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export const requestGuard = (svc: Services) =>
 	new Elysia({ name: 'request-guard' }).onRequest(({ request, set }) => {
+		svc.idleGc.note()
 		const given = request.headers.get('x-request-id')
 		const id = given && VALID_ID.test(given) ? given : requestId()
 		set.headers['x-request-id'] = id

@@ -18,19 +18,12 @@ type Open = { lastSent: number; keepaliveMs: number; ping(): void }
 const open = new Set<Open>()
 let ticker: ReturnType<typeof setInterval> | undefined
 let tickMs = 0
-/** Most streams open at once since the last time none was. */
-let peak = 0
 
-/**
- * After a burst of this many concurrent streams has drained, one full collection runs (a second later, once): the
- * garbage collector left alone keeps the burst's memory for a long time, and the process's RSS with it.
- */
-const BURST_STREAMS = 100
-const BURST_GC_DELAY_MS = 1_000
+/** Streams open now (the idle collector waits for none: lib/idle-gc.ts). */
+export const openStreams = () => open.size
 
 function watch(s: Open) {
 	open.add(s)
-	if (open.size > peak) peak = open.size
 	const want = Math.max(50, Math.floor(s.keepaliveMs / 3))
 	if (ticker && want >= tickMs) return
 	if (ticker) clearInterval(ticker)
@@ -47,8 +40,6 @@ function unwatch(s: Open) {
 	if (open.size === 0 && ticker) {
 		clearInterval(ticker)
 		ticker = undefined
-		if (peak >= BURST_STREAMS) setTimeout(() => open.size === 0 && Bun.gc(true), BURST_GC_DELAY_MS).unref?.()
-		peak = 0
 	}
 }
 
