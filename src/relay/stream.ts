@@ -116,68 +116,37 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	}
 	const streamError = (message: string, code: string) => formatSse(client.encodeStreamError(new GatewayError('upstream', message, { code })))
 
-	// The relay's state between reads: the batch at hand, a read the prefetch window left running, and whether the
-	// stream is over (then `finish` has aborted the upstream and settled the bill).
+	// The relay's state between reads: the batch at hand, and a read the prefetch window left running.
 	let batch: SseFrame[] | undefined = frames
 	let pending = pre.pending
 	let upstreamDone = pre.done
-	let over = false
-	const done = DONE
-	const finish = async () => {
-		over = true
-		a.up.abort()
-		await bill()
-	}
-	const source: ByteSource = {
-		async next() {
-			if (over) return done
-			let out = ''
-			try {
-				while (true) {
-					if (batch) {
-						let last = false
-						for (const f of batch) {
-							if (isBrokenFrame(f)) {
-								broken = true
-								break
-							}
-							out += emit(f)
-							if ((last = isTerminal(proto, f))) break
-						}
-						batch = undefined
-						// The bill is settled before the terminator goes out; nothing follows it, so the stream ends now
-						// rather than waiting for the upstream to close (and sending keepalives after it).
-						if (last) {
-							await finish()
-							return { value: encoder.encode(out), done: false }
-						}
-						if (broken) {
-							out += streamError('the upstream sent a malformed stream event', 'upstream_malformed')
-							break
-						}
-						if (out) return { value: encoder.encode(out), done: false }
-					}
-					if (upstreamDone) {
-						if (meter.end() === 'cut') out += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+	const source = relaySource(a, bill, () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')), async () => {
+		let out = ''
+		while (true) {
+			if (batch) {
+				let last = false
+				for (const f of batch) {
+					if (isBrokenFrame(f)) {
+						broken = true
 						break
 					}
-					const r = await (pending ?? it.next())
-					pending = undefined
-					if (r.done) upstreamDone = true
-					else batch = r.value
+					out += emit(f)
+					if ((last = isTerminal(proto, f))) break
 				}
-			} catch {
-				if (!stop.cancelled) out += streamError('the upstream stream failed', 'upstream_stream_error')
+				batch = undefined
+				// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close
+				// (and sending keepalives after it).
+				if (last) return { text: out, last: true }
+				if (broken) return { text: out + streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
+				if (out) return { text: out, last: false }
 			}
-			await finish()
-			return out ? { value: encoder.encode(out), done: false } : done
-		},
-		async return() {
-			if (!over) await finish()
-			return done
-		},
-		over: () => over,
-	}
+			if (upstreamDone) return { text: meter.end() === 'cut' ? streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true }
+			const r = await (pending ?? it.next())
+			pending = undefined
+			if (r.done) upstreamDone = true
+			else batch = r.value
+		}
+	})
 	return respond(a, source, stop, bill)
 }
 
@@ -266,37 +235,50 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	// usually converts to several), and sent as soon as the parser waits for the network.
 	let held = ''
 	let next: Promise<IteratorResult<SseFrame>> | undefined
+	const take = (last: boolean) => {
+		const text = held
+		held = ''
+		return { text, last }
+	}
+	const failed = () => (stop.cancelled ? '' : take(true).text + formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
+	const source = relaySource(a, bill, failed, async () => {
+		while (true) {
+			next ??= out.next()
+			const r = held ? await Promise.race([next, upstream.waiting()]) : await next
+			if (r === undefined) return take(false)
+			next = undefined
+			if (r.done) return take(true)
+			held += formatSse(r.value)
+			if (isTerminal(client.name, r.value)) return take(true)
+		}
+	})
+	return respond(a, source, stop, bill)
+}
+
+/**
+ * The client stream's byte source around a relay's `read` step, which returns the next text to send (never empty
+ * unless it is the last) and whether the stream ends with it. When it ends (or `read` throws: then `failed()` gives
+ * the closing text), the upstream call is released and the bill settled before that last chunk goes out: a client
+ * may hang up as soon as it has the terminator. A client that goes away (`return`) does the same.
+ */
+function relaySource(a: StreamAttempt, bill: () => Promise<void>, failed: () => string, read: () => Promise<{ text: string; last: boolean }>): ByteSource {
 	let over = false
 	const finish = async () => {
 		over = true
 		a.up.abort()
 		await bill()
 	}
-	const flush = (text: string) => {
-		held = ''
-		return { value: encoder.encode(text), done: false } as const
-	}
-	const source: ByteSource = {
+	return {
 		async next() {
 			if (over) return DONE
+			let step: { text: string; last: boolean }
 			try {
-				while (true) {
-					next ??= out.next()
-					const r = held ? await Promise.race([next, upstream.waiting()]) : await next
-					if (r === undefined) return flush(held)
-					next = undefined
-					if (r.done) break
-					held += formatSse(r.value)
-					if (isTerminal(client.name, r.value)) {
-						await finish()
-						return flush(held)
-					}
-				}
+				step = await read()
 			} catch {
-				if (!stop.cancelled) held += formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+				step = { text: failed(), last: true }
 			}
-			await finish()
-			return held ? flush(held) : DONE
+			if (step.last) await finish()
+			return step.text ? { value: encoder.encode(step.text), done: false } : DONE
 		},
 		async return() {
 			if (!over) await finish()
@@ -304,7 +286,6 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 		},
 		over: () => over,
 	}
-	return respond(a, source, stop, bill)
 }
 
 /** Starts the response; a client that goes away aborts the upstream at once and settles what was produced (also when
