@@ -9,11 +9,14 @@ import { sql } from 'drizzle-orm'
 // Qualified by hand: Drizzle renders columns of a single-table select unqualified, and inside the subquery an
 // unqualified "id" would be the lease's. Functions, not constants: built on use, not while modules initialise.
 
-/** Balance plus the unused part of the account's leases (a select from `accounts`). */
-export const availableBalance = () => sql<number>`("accounts"."balance" + COALESCE((SELECT SUM(l.amount - l.in_use) FROM ledger_leases l WHERE l.account_id = "accounts"."id"), 0))`.mapWith(Number)
+/** Balance plus the unused part of the account's leases, over a row of `accounts`: one text for Drizzle and raw SQL. */
+const AVAILABLE = `("accounts"."balance" + COALESCE((SELECT SUM(l.amount - l.in_use) FROM ledger_leases l WHERE l.account_id = "accounts"."id"), 0))::bigint`
+
+/** The available balance, for a Drizzle select from `accounts`. */
+export const availableBalance = () => sql<number>`${sql.raw(AVAILABLE)}`.mapWith(Number)
 
 /** What the key's requests in flight hold (its `reserved` minus the unused part of its leases; a select from `api_tokens`). */
 export const inFlight = () => sql<number>`COALESCE((SELECT SUM(l.in_use) FROM ledger_leases l WHERE l.token_id = "api_tokens"."id"), 0)`.mapWith(Number)
 
-/** The same for raw SQL: the account's available balance, `$1` being its id. */
-export const AVAILABLE_BALANCE_SQL = `SELECT (a.balance + COALESCE((SELECT SUM(l.amount - l.in_use) FROM ledger_leases l WHERE l.account_id = a.id), 0))::bigint AS balance FROM accounts a WHERE a.id = $1`
+/** The same in raw SQL: the available balance of the account `$1`. */
+export const AVAILABLE_BALANCE_SQL = `SELECT ${AVAILABLE} AS balance FROM accounts WHERE accounts.id = $1`
