@@ -23,8 +23,6 @@ import type { UpstreamCall } from './upstream-fetch'
 /** How long to wait for the first content before committing to this channel. */
 export const FIRST_EVENT_WINDOW_MS = 1_000
 
-const encoder = new TextEncoder()
-
 export type StreamAttempt = {
 	call: ChatCall
 	info: CallInfo
@@ -278,7 +276,7 @@ function relaySource(a: StreamAttempt, bill: () => Promise<void>, failed: () => 
 				step = { text: failed(), last: true }
 			}
 			if (step.last) await finish()
-			return step.text ? { value: encoder.encode(step.text), done: false } : DONE
+			return step.text ? { value: step.text, done: false } : DONE
 		},
 		async return() {
 			if (!over) await finish()
