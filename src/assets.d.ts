@@ -7,3 +7,7 @@ declare module '*.data' {
 	const path: string
 	export default path
 }
+declare module '*.tiktoken' {
+	const path: string
+	export default path
+}

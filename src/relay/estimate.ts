@@ -1,14 +1,12 @@
 /**
  * Local token counts, for the reservation's upper bound, for Anthropic's `message_start.input_tokens` when the
  * upstream reports usage only at the end, and for usage the upstream never sent (a cut stream). Counted with the
- * o200k tokenizer (gpt-tokenizer); beyond a size where exact counting would cost real CPU, by bytes.
+ * o200k tokenizer (./o200k); beyond a size where exact counting would cost real CPU, by bytes.
  * @module
  */
 import type { ChatRequest, Part } from '../core/ir'
-
-// The tokenizer's tables take ~65 MB of memory: load them on first use, which the fast path never needs.
-let tokenizer: { countTokens(text: string): number } | undefined
-const countTokens = (text: string): number => (tokenizer ??= require('gpt-tokenizer') as { countTokens(text: string): number }).countTokens(text)
+// Its ranks (~4 MB) load on the first count, which the fast path never makes.
+import { countTokens } from './o200k'
 
 /** Per image, a generous bound across vendors (Anthropic ≈ 1,600 for the largest; OpenAI high detail ≈ 1,100). */
 const IMAGE_TOKENS = 1_600
