@@ -167,7 +167,7 @@ describe('ledger', () => {
 
 	it('should serve reservations from memory and write settlements in batches', async () => {
 		const { s, db } = flaky(t.db.sql)
-		const l = open({}, db)
+		const l = open({ flushRows: 10_000 }, db)
 		const o = await account(10_000_000)
 		for (let i = 0; i < 200; i++) {
 			const h = await l.reserve(o, `b-${i}`, 2000, 100)
@@ -180,6 +180,25 @@ describe('ledger', () => {
 		const v = await invariant(o, l)
 		expect(v.costs).toBe(200 * 40)
 		expect(v.available).toBe(10_000_000 - 200 * 40)
+	})
+
+	it('should write a batch as soon as enough usage rows wait, without waiting for the timer', async () => {
+		const { s, db } = flaky(t.db.sql)
+		const l = open({ flushRows: 50 }, db)
+		const o = await account(10_000_000)
+		for (let i = 0; i < 200; i++) {
+			const h = await l.reserve(o, `rows-${i}`, 2000, 100)
+			await h.settle(40, usage(o, h.requestId))
+		}
+		// The timer would not fire for a minute: the rows reach the database in batches of about 50.
+		const written = async () => Number((await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_logs WHERE request_id LIKE $1', ['rows-%']))[0]!.n)
+		for (let i = 0; i < 100 && (await written()) < 150; i++) await Bun.sleep(20)
+		expect(await written()).toBeGreaterThanOrEqual(150)
+		expect(s.queries).toBeLessThanOrEqual(4 + 200 / 50 + 2)
+		await l.flush()
+		expect(await written()).toBe(200)
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(200 * 40)
 	})
 
 	it('should give every lease back on close', async () => {
