@@ -80,15 +80,18 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			},
 		})
 	}
-	function* send(b: NonNullable<typeof open>): Generator<SseFrame> {
-		if (b.index !== undefined) return
+	// Plain functions returning the frame to send, if any: delegating to a generator from this async generator would
+	// wrap it in an async-from-sync iterator (objects and promises on every block of every converted stream).
+	const send = (b: NonNullable<typeof open>): SseFrame | undefined => {
+		if (b.index !== undefined) return undefined
 		b.index = next++
 		if (b.block.kind === 'tool_call') sawTool = true
-		yield frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
+		return frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
 	}
-	function* close(): Generator<SseFrame> {
-		if (open?.index !== undefined) yield frame('content_block_stop', { index: open.index })
+	const close = (): SseFrame | undefined => {
+		const f = open?.index !== undefined ? frame('content_block_stop', { index: open.index }) : undefined
 		open = undefined
+		return f
 	}
 	const delta = (index: number, d: Json) => frame('content_block_delta', { index, delta: d })
 
@@ -103,7 +106,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			continue
 		}
 		if (ev.type === 'error') {
-			yield* close()
+			const stop = close()
+			if (stop) yield stop
 			yield encodeStreamError(ev.error)
 			return
 		}
@@ -113,21 +117,24 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			continue
 		}
 		if (ev.type === 'block_start') {
-			yield* close()
+			const stop = close()
+			if (stop) yield stop
 			open = { from: ev.index, block: ev.block }
 			// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
-			if (ev.block.kind !== 'text') yield* send(open)
+			const start = ev.block.kind !== 'text' ? send(open) : undefined
+			if (start) yield start
 			continue
 		}
 		if (!open || open.from !== ev.index) continue // a delta or stop for a block that is not open
 		if (ev.type === 'block_stop') {
-			yield* close()
+			const stop = close()
+			if (stop) yield stop
 			continue
 		}
 		if (ev.type === 'text_delta') {
 			if (!ev.text || open.block.kind !== 'text') continue
-			// Checked here, not only in send: delegating to a generator costs one per delta, and most deltas follow one.
-			if (open.index === undefined) yield* send(open)
+			const start = send(open)
+			if (start) yield start
 			yield delta(open.index!, { type: 'text_delta', text: ev.text })
 		} else if (open.index === undefined) continue
 		else if (ev.type === 'thinking_delta' && ev.text) yield delta(open.index, { type: 'thinking_delta', thinking: ev.text })
@@ -137,12 +144,14 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 
 	if (!finish) {
 		// The upstream decoder ends every whole stream with finish or error; anything else was cut.
-		yield* close()
+		const stop = close()
+		if (stop) yield stop
 		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'upstream_cut' }))
 		return
 	}
 	if (!started) yield messageStart()
-	yield* close()
+	const stop = close()
+	if (stop) yield stop
 	const reason = sawTool ? withToolUse(finish.reason) : finish.reason
 	const u: Json = { output_tokens: usage.output ?? 0 }
 	// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.

@@ -157,14 +157,16 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 			else chunk(parsed, out)
 		}
 		if (failure) close(out)
-		yield* out
+		// A loop rather than `yield* out`: delegating to an array's iterator from an async generator wraps it in an
+		// async-from-sync iterator, a few more objects and promises per frame of every converted stream.
+		for (const e of out) yield e
 		if (failure) break
 	}
 
 	if (!started) yield { type: 'start', id: newId('chatcmpl'), model: '' }
 	const tail: StreamEvent[] = []
 	close(tail)
-	yield* tail
+	for (const e of tail) yield e
 	// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
 	if (!failure && !done && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
 	if (failure) {
