@@ -146,13 +146,13 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		if (!isObject(e)) {
 			out.push(...start(undefined))
 			close(out)
-			yield* out
+			for (const ev of out) yield ev
 			yield { type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true }) }
 			return
 		}
 		out.push(...start(isObject(e.response) ? e.response : undefined))
 		const terminal = event(str(e.type) ?? frame.event ?? '', e, out)
-		yield* out
+		for (const ev of out) yield ev
 		if (terminal) {
 			yield terminal
 			return
@@ -160,6 +160,6 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	}
 	const tail = start(undefined)
 	close(tail)
-	yield* tail
+	for (const ev of tail) yield ev
 	yield { type: 'error', error: new GatewayError('upstream', 'upstream stream ended before response.completed', { code: 'upstream_cut', retryable: true }) }
 }
