@@ -13,7 +13,9 @@ type Open = { lastSent: number; keepaliveMs: number; ping(): void }
 
 /**
  * One timer for every open stream rather than one per stream (most streams end long before their first keepalive,
- * and a timer per stream is a cost on each of them). It ticks at a third of the shortest keepalive in use.
+ * and a timer per stream is a cost on each of them). It ticks at a third of the shortest keepalive in use, and stops
+ * at a tick that finds no stream open (not when the last one closes: streams one after another would otherwise
+ * create and clear it each time).
  */
 const open = new Set<Open>()
 let ticker: ReturnType<typeof setInterval> | undefined
@@ -29,6 +31,11 @@ function watch(s: Open) {
 	if (ticker) clearInterval(ticker)
 	tickMs = want
 	ticker = setInterval(() => {
+		if (open.size === 0) {
+			clearInterval(ticker)
+			ticker = undefined
+			return
+		}
 		const now = Date.now()
 		for (const o of open) if (now - o.lastSent >= o.keepaliveMs) o.ping()
 	}, tickMs)
@@ -37,10 +44,6 @@ function watch(s: Open) {
 
 function unwatch(s: Open) {
 	open.delete(s)
-	if (open.size === 0 && ticker) {
-		clearInterval(ticker)
-		ticker = undefined
-	}
 }
 
 /**
