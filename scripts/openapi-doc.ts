@@ -1,20 +1,51 @@
 /**
- * Builds the OpenAPI document the server serves at /docs/json, from an app on a throwaway in-memory database.
- * Shared by `bun run openapi` (writes openapi/openapi.json) and the test that fails when the committed file is stale.
+ * Builds the OpenAPI document from the routes' schemas: an app on a throwaway in-memory database, with
+ * @elysiajs/swagger generating /docs/json, tidied (openapi-tidy.ts). Shared by `bun run openapi` (writes
+ * openapi/openapi.json, which the server serves: src/http/api-docs.ts) and the test that fails when the committed
+ * file is stale. The generator is loaded here only, never by the server.
  */
+import { swagger } from '@elysiajs/swagger'
 import { createApp } from '../src/app'
 import { loadEnv } from '../src/config/env'
 import { openDb } from '../src/db/client'
 import { silentLogger } from '../src/lib/log'
 import { createServices } from '../src/services'
+import { tidyOpenApi } from './openapi-tidy'
+
+export const API_VERSION = '0.1.0'
+
+const generator = () =>
+	swagger({
+		path: '/docs',
+		exclude: ['/docs', '/docs/json'],
+		documentation: {
+			info: {
+				title: 'Switchboard',
+				version: API_VERSION,
+				description: 'Model gateway: OpenAI chat-completions, Anthropic messages and Gemini protocols for every model, plus the management API.',
+			},
+			tags: [
+				{ name: 'Health', description: 'Readiness' },
+				{ name: 'OpenAI', description: 'OpenAI-compatible endpoints (base URL {root}/v1)' },
+				{ name: 'Anthropic', description: 'Anthropic-compatible endpoints (base URL {root})' },
+				{ name: 'Gemini', description: 'Gemini native protocol (/v1beta/models/*, also /v1/models/*:method)' },
+				{ name: 'Midjourney', description: 'midjourney-proxy task API passthrough (/mj/*)' },
+				{ name: 'Suno', description: 'Suno task API passthrough (/suno/*)' },
+				{ name: 'Console', description: 'Web console sessions, users and settings (cookie session + x-csrf-token, or ADMIN_KEY)' },
+				{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
+			],
+			components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+			security: [{ bearer: [] }],
+		},
+	})
 
 export async function buildOpenApiDocument(): Promise<string> {
 	const db = await openDb(undefined, 'memory://')
 	const svc = await createServices(loadEnv({ SECRET_KEY: 'openapi-generation-only-key' }), { db, log: silentLogger })
 	try {
-		const res = await createApp(svc).handle(new Request('http://localhost/docs/json'))
+		const res = await createApp(svc, { docs: generator() }).handle(new Request('http://localhost/docs/json'))
 		if (!res.ok) throw new Error(`/docs/json answered ${res.status}`)
-		return JSON.stringify(await res.json(), null, '\t') + '\n'
+		return JSON.stringify(tidyOpenApi(await res.json()), null, '\t') + '\n'
 	} finally {
 		await svc.close()
 		await db.sql.close()

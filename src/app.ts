@@ -3,11 +3,10 @@
  * `app.handle(request)`; src/index.ts adds `listen`.
  * @module
  */
-import { swagger } from '@elysiajs/swagger'
-import { Elysia } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import { GatewayError } from './core/errors'
 import { errorResponse, shapeForPath } from './http/error-shapes'
-import { tidyOpenApi } from './http/openapi-tidy'
+import { apiDocs } from './http/api-docs'
 import { requestGuard } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
@@ -34,41 +33,18 @@ import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
 import type { Services } from './services'
 
-export const API_VERSION = '0.1.0'
-
-export function createApp(svc: Services) {
+/**
+ * `docs` replaces what serves /docs and /docs/json (the committed document, src/http/api-docs.ts): the document
+ * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes.
+ */
+export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	return new Elysia({ name: 'switchboard' })
-		.onAfterHandle({ as: 'global' }, ({ path, response, set }) => {
-			if (path === '/docs/json') return tidyOpenApi(response)
+		.onAfterHandle({ as: 'global' }, ({ response, set }) => {
 			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
 			// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
 			if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
 		})
-		.use(
-			swagger({
-				path: '/docs',
-				exclude: ['/docs', '/docs/json'],
-				documentation: {
-					info: {
-						title: 'Switchboard',
-						version: API_VERSION,
-						description: 'Model gateway: OpenAI chat-completions, Anthropic messages and Gemini protocols for every model, plus the management API.',
-					},
-					tags: [
-						{ name: 'Health', description: 'Readiness' },
-						{ name: 'OpenAI', description: 'OpenAI-compatible endpoints (base URL {root}/v1)' },
-						{ name: 'Anthropic', description: 'Anthropic-compatible endpoints (base URL {root})' },
-						{ name: 'Gemini', description: 'Gemini native protocol (/v1beta/models/*, also /v1/models/*:method)' },
-						{ name: 'Midjourney', description: 'midjourney-proxy task API passthrough (/mj/*)' },
-						{ name: 'Suno', description: 'Suno task API passthrough (/suno/*)' },
-						{ name: 'Console', description: 'Web console sessions, users and settings (cookie session + x-csrf-token, or ADMIN_KEY)' },
-						{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
-					],
-					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-					security: [{ bearer: [] }],
-				},
-			}),
-		)
+		.use(opts.docs ?? apiDocs())
 		.use(requestGuard(svc))
 		.onError(({ code, error, request, set }) => {
 			const path = new URL(request.url).pathname
