@@ -96,6 +96,14 @@ function flaky(sql: Sql) {
 	return { s, db: { ...t.db, sql: wrapped } as Db }
 }
 
+/** `n` requests one after another, each reserving 2,000 and settling 40. */
+async function settleEach(l: Ledger, o: { accountId: number; tokenId: number }, prefix: string, n: number) {
+	for (let i = 0; i < n; i++) {
+		const h = await l.reserve(o, `${prefix}-${i}`, 2000, 100)
+		await h.settle(40, usage(o, h.requestId))
+	}
+}
+
 describe('ledger', () => {
 	it('should never let concurrent reservations take a balance below zero', async () => {
 		const o = await account(10_000)
@@ -169,10 +177,7 @@ describe('ledger', () => {
 		const { s, db } = flaky(t.db.sql)
 		const l = open({ flushRows: 10_000 }, db)
 		const o = await account(10_000_000)
-		for (let i = 0; i < 200; i++) {
-			const h = await l.reserve(o, `b-${i}`, 2000, 100)
-			await h.settle(40, usage(o, h.requestId))
-		}
+		await settleEach(l, o, 'b', 200)
 		// A few takes while the lease grows (each slice at least twice the last), then one flush for 200 requests.
 		expect(s.queries).toBeLessThanOrEqual(4)
 		await l.flush()
@@ -186,10 +191,7 @@ describe('ledger', () => {
 		const { s, db } = flaky(t.db.sql)
 		const l = open({ flushRows: 50 }, db)
 		const o = await account(10_000_000)
-		for (let i = 0; i < 200; i++) {
-			const h = await l.reserve(o, `rows-${i}`, 2000, 100)
-			await h.settle(40, usage(o, h.requestId))
-		}
+		await settleEach(l, o, 'rows', 200)
 		// The timer would not fire for a minute: the rows reach the database in batches of about 50.
 		const written = async () => Number((await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_logs WHERE request_id LIKE $1', ['rows-%']))[0]!.n)
 		for (let i = 0; i < 100 && (await written()) < 150; i++) await Bun.sleep(20)
