@@ -36,7 +36,12 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	let blocked = false
 	let lastUsage = ''
 
-	function* start(chunk: Obj): Generator<StreamEvent> {
+	// The helpers below push the events a chunk produces here; the loop yields them. Helpers that were generators
+	// delegated to with yield* cost an async-from-sync iterator per call in this async generator, on every chunk.
+	const out: StreamEvent[] = []
+	const drain = () => out.splice(0)
+
+	function start(chunk: Obj) {
 		if (started) return
 		started = true
 		const responseId = str(get(chunk, 'responseId'))
@@ -44,45 +49,43 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		const ev: StreamEvent = { type: 'start', id: responseId ?? newId('gemini'), model: str(get(chunk, 'modelVersion')) ?? '' }
 		const u = decodeUsage(get(chunk, 'usageMetadata'))
 		if (u) ev.usage = { input: u.input, cacheRead: u.cacheRead }
-		yield ev
+		out.push(ev)
 	}
-	function* close(): Generator<StreamEvent> {
+	function close() {
 		if (!open) return
-		yield { type: 'block_stop', index: open.index }
+		out.push({ type: 'block_stop', index: open.index })
 		open = undefined
 	}
-	function* openBlock(kind: 'text' | 'thinking'): Generator<StreamEvent, number> {
+	function openBlock(kind: 'text' | 'thinking'): number {
 		if (open?.kind === kind) return open.index
-		yield* close()
+		close()
 		open = { index: next++, kind }
-		yield { type: 'block_start', index: open.index, block: { kind } }
+		out.push({ type: 'block_start', index: open.index, block: { kind } })
 		return open.index
 	}
-	function* signed(signature: string): Generator<StreamEvent> {
+	function signed(signature: string) {
 		// A signature ends its thinking block: it is the block's last event (as in Anthropic's stream).
-		const index = yield* openBlock('thinking')
-		yield { type: 'signature_delta', index, signature }
-		yield* close()
+		const index = openBlock('thinking')
+		out.push({ type: 'signature_delta', index, signature })
+		close()
 	}
-	function* part(p: Obj): Generator<StreamEvent> {
+	function part(p: Obj) {
 		const sig = str(get(p, 'thoughtSignature')) || undefined
 		if (p.thought === true) {
 			const text = str(p.text) ?? ''
-			if (text) yield { type: 'thinking_delta', index: yield* openBlock('thinking'), text }
-			if (sig) yield* signed(sig)
+			if (text) out.push({ type: 'thinking_delta', index: openBlock('thinking'), text })
+			if (sig) signed(sig)
 			return
 		}
 		const fc = get(p, 'functionCall')
 		if (isObj(fc) && typeof fc.name === 'string') {
-			yield* close()
+			close()
 			const index = next++
 			const n = calls++
 			const id = str(fc.id) || syntheticCallId(scope, n, fc.name)
 			const block: BlockStart = { kind: 'tool_call', id, name: fc.name }
 			if (sig) block.signature = sig
-			yield { type: 'block_start', index, block }
-			yield { type: 'json_delta', index, json: JSON.stringify(isObj(fc.args) ? fc.args : {}) }
-			yield { type: 'block_stop', index }
+			out.push({ type: 'block_start', index, block }, { type: 'json_delta', index, json: JSON.stringify(isObj(fc.args) ? fc.args : {}) }, { type: 'block_stop', index })
 			toolSeen = true
 			return
 		}
@@ -90,12 +93,12 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		if (text === undefined) return // generated media (inlineData) has no canonical stream event
 		let sigLeft = sig
 		if (sigLeft && open?.kind === 'thinking') {
-			yield* signed(sigLeft)
+			signed(sigLeft)
 			sigLeft = undefined
 		}
 		// Open a text block only on the first non-empty text (WIRE-NOTES #1, BerriAI/litellm#34692).
-		if (text) yield { type: 'text_delta', index: yield* openBlock('text'), text }
-		if (sigLeft) yield* signed(sigLeft)
+		if (text) out.push({ type: 'text_delta', index: openBlock('text'), text })
+		if (sigLeft) signed(sigLeft)
 	}
 
 	for await (const frame of frames) {
@@ -108,34 +111,38 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 			chunk = undefined
 		}
 		if (!isObj(chunk)) {
-			yield* start({})
-			yield* close()
+			start({})
+			close()
+			for (const e of drain()) yield e
 			yield { type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`) }
 			return
 		}
-		yield* start(chunk)
+		start(chunk)
 		const err = errorDetails(chunk)
 		if (err) {
-			yield* close()
+			close()
+			for (const e of drain()) yield e
 			yield { type: 'error', error: upstreamError(err.message, err.status) }
 			return
 		}
 		const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
 		const content = isObj(candidate?.content) ? candidate.content : undefined
-		if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) yield* part(p)
+		if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
 		const u = decodeUsage(get(chunk, 'usageMetadata'))
 		const key = u && JSON.stringify(u)
 		if (u && key !== lastUsage) {
 			lastUsage = key as string
-			yield { type: 'usage', usage: u }
+			out.push({ type: 'usage', usage: u })
 		}
+		for (const e of drain()) yield e
 		const reason = candidate && str(get(candidate, 'finishReason'))
 		if (reason && reason !== 'FINISH_REASON_UNSPECIFIED') finishReason = reason
 		const feedback = get(chunk, 'promptFeedback')
 		if (!candidate && isObj(feedback) && str(get(feedback, 'blockReason'))) blocked = true
 	}
-	yield* start({})
-	yield* close()
+	start({})
+	close()
+	for (const e of drain()) yield e
 	if (finishReason !== undefined) yield { type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) }
 	else if (blocked) yield { type: 'finish', reason: 'content_filter' }
 	else {
