@@ -48,16 +48,20 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 	const snapshot = (status: 'in_progress' | 'completed' | 'incomplete' | 'failed', extra: { incompleteReason?: string; error?: { code: string | null; message: string } } = {}) =>
 		envelope({ id, created, model: ctx.model, status, output: status === 'in_progress' ? [] : output.slice(), usage: status === 'in_progress' ? undefined : usage, ...extra })
 
-	function* begin(ev: StreamEvent): Generator<SseFrame> {
+	// The helpers below push the frames an event produces here and the loop yields them: generators delegated to
+	// with yield* from this async generator cost an async-from-sync iterator per call, and begin() runs per event.
+	const frames: SseFrame[] = []
+
+	function begin(ev: StreamEvent) {
 		if (id) return
 		const start = ev.type === 'start' ? ev : undefined
 		id = responseId(start?.id)
 		created = start?.created ?? Math.floor(Date.now() / 1000)
-		yield frame('response.created', { response: snapshot('in_progress') })
-		yield frame('response.in_progress', { response: snapshot('in_progress') })
+		frames.push(frame('response.created', { response: snapshot('in_progress') }))
+		frames.push(frame('response.in_progress', { response: snapshot('in_progress') }))
 	}
 
-	function* close(): Generator<SseFrame> {
+	function close() {
 		const o = open
 		if (!o) return
 		open = undefined
@@ -65,26 +69,26 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		let item: ResponsesOutputItem
 		if (o.kind === 'text') {
 			const ids = { item_id: o.id, ...at, content_index: 0 }
-			yield frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] })
-			yield frame('response.content_part.done', { ...ids, part: part(o.text) })
+			frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] }))
+			frames.push(frame('response.content_part.done', { ...ids, part: part(o.text) }))
 			item = { id: o.id, type: 'message', role: 'assistant', status: 'completed', content: [part(o.text)] }
 		} else if (o.kind === 'thinking') {
 			if (o.text) {
-				yield frame('response.reasoning_summary_text.done', { item_id: o.id, ...at, summary_index: 0, text: o.text })
-				yield frame('response.reasoning_summary_part.done', { item_id: o.id, ...at, summary_index: 0, part: { type: 'summary_text', text: o.text } })
+				frames.push(frame('response.reasoning_summary_text.done', { item_id: o.id, ...at, summary_index: 0, text: o.text }))
+				frames.push(frame('response.reasoning_summary_part.done', { item_id: o.id, ...at, summary_index: 0, part: { type: 'summary_text', text: o.text } }))
 			}
 			item = encodeReasoningItem({ type: 'thinking', text: o.text, ...(o.signature && { signature: o.signature }) }, o.id)
 		} else if (o.kind === 'call') {
 			const args = o.args || '{}' // WIRE-NOTES wire §8: arguments are a JSON object, `{}` when the tool takes none
-			yield frame('response.function_call_arguments.done', { item_id: o.id, ...at, name: o.name, arguments: args })
+			frames.push(frame('response.function_call_arguments.done', { item_id: o.id, ...at, name: o.name, arguments: args }))
 			item = { id: o.id, type: 'function_call', status: 'completed', call_id: o.callId, name: o.name, arguments: args }
 		} else item = o.item
 		output[o.out] = item
-		yield frame('response.output_item.done', { ...at, item })
+		frames.push(frame('response.output_item.done', { ...at, item }))
 	}
 
-	function* openBlock(ev: Extract<StreamEvent, { type: 'block_start' }>): Generator<SseFrame> {
-		yield* close()
+	function openBlock(ev: Extract<StreamEvent, { type: 'block_start' }>) {
+		close()
 		const out = output.length
 		const b = ev.block
 		// No output item for MCP blocks (see encodeOutput in response.ts); their deltas find nothing open.
@@ -104,20 +108,20 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			item = { id: open.id, type: 'function_call', status: 'in_progress', call_id: open.callId, name: b.name, arguments: '' }
 		}
 		output.push(item)
-		yield frame('response.output_item.added', { output_index: out, item })
-		if (open.kind === 'text') yield frame('response.content_part.added', { item_id: open.id, output_index: out, content_index: 0, part: part('') })
+		frames.push(frame('response.output_item.added', { output_index: out, item }))
+		if (open.kind === 'text') frames.push(frame('response.content_part.added', { item_id: open.id, output_index: out, content_index: 0, part: part('') }))
 	}
 
-	function* fail(err: GatewayError): Generator<SseFrame> {
+	function fail(err: GatewayError) {
 		const e = errorBody(err).error
-		yield frame('error', { code: e.code, message: e.message, param: e.param })
-		yield frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) })
+		frames.push(frame('error', { code: e.code, message: e.message, param: e.param }))
+		frames.push(frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) }))
 	}
 
 	let ended = false
 	for await (const ev of events) {
 		if (ev.type === 'ping') continue
-		yield* begin(ev)
+		begin(ev)
 		switch (ev.type) {
 			case 'start':
 				if (ev.usage) addUsage(ev.usage)
@@ -126,20 +130,20 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 				addUsage(ev.usage)
 				break
 			case 'block_start':
-				yield* openBlock(ev)
+				openBlock(ev)
 				break
 			case 'text_delta':
 				if (open?.kind === 'text' && ev.text) {
 					open.text += ev.text
-					yield frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] })
+					frames.push(frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] }))
 				}
 				break
 			case 'thinking_delta':
 				if (open?.kind === 'thinking' && ev.text) {
 					const at = { item_id: open.id, output_index: open.out, summary_index: 0 }
-					if (!open.text) yield frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })
+					if (!open.text) frames.push(frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }))
 					open.text += ev.text
-					yield frame('response.reasoning_summary_text.delta', { ...at, delta: ev.text })
+					frames.push(frame('response.reasoning_summary_text.delta', { ...at, delta: ev.text }))
 				}
 				break
 			case 'signature_delta':
@@ -148,27 +152,29 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			case 'json_delta':
 				if (open?.kind === 'call' && ev.json) {
 					open.args += ev.json
-					yield frame('response.function_call_arguments.delta', { item_id: open.id, output_index: open.out, delta: ev.json })
+					frames.push(frame('response.function_call_arguments.delta', { item_id: open.id, output_index: open.out, delta: ev.json }))
 				}
 				break
 			case 'block_stop':
-				if (open?.index === ev.index) yield* close()
+				if (open?.index === ev.index) close()
 				break
 			case 'finish': {
-				yield* close()
+				close()
 				const end = encodeEnd(ev.reason)
-				yield frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) })
+				frames.push(frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) }))
 				ended = true
 				break
 			}
 			case 'error':
-				yield* fail(ev.error)
+				fail(ev.error)
 				ended = true
 				break
 		}
+		for (const f of frames.splice(0)) yield f
 		if (ended) return
 	}
 	// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
-	yield* begin({ type: 'ping' })
-	yield* fail(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
+	begin({ type: 'ping' })
+	fail(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
+	for (const f of frames.splice(0)) yield f
 }
