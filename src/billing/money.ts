@@ -32,7 +32,7 @@ function numberToPlain(n: number): string {
 }
 
 /** Below this, integer products and sums are exact in doubles (with room for the half-up term). */
-const EXACT = 2 ** 52
+export const EXACT = 2 ** 52
 
 /**
  * floor(a / b) of non-negative integers, exact: the float quotient is corrected by one either way when it rounded

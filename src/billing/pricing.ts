@@ -5,7 +5,7 @@
  * @module
  */
 import type { Usage } from '../core/ir'
-import { divRoundHalfUp, mulDivRound } from './money'
+import { EXACT, divRoundHalfUp, mulDivRound } from './money'
 
 export type Price = {
 	inputPerMtok: number
@@ -30,7 +30,7 @@ export function tokenCost(u: Usage, p: Price): number {
 	const num = u.input * p.inputPerMtok + u.cacheRead * cacheRead + u.cacheWrite * cacheWrite + u.output * p.outputPerMtok
 	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
 	const exact =
-		num < 2 ** 52
+		num < EXACT
 			? num
 			: BigInt(u.input) * BigInt(p.inputPerMtok) + BigInt(u.cacheRead) * BigInt(cacheRead) + BigInt(u.cacheWrite) * BigInt(cacheWrite) + BigInt(u.output) * BigInt(p.outputPerMtok)
 	return divRoundHalfUp(exact, MTOK) + (p.perRequest ?? 0)

@@ -128,32 +128,22 @@ export function createSseParser(keepRaw = false) {
 }
 
 /**
- * Parses an SSE byte stream into frames, incrementally (never buffers more than one unfinished event).
+ * Parses an SSE byte stream into frames, incrementally (never buffers more than one unfinished event). Frames are
+ * yielded one by one, not by `yield*` onto the parser's arrays: from an async generator that wraps each array in an
+ * async-from-sync iterator.
  * @example for await (const f of parseSse(res.body!)) console.log(f.event, f.data)
  */
 export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
-	for await (const batch of parseSseBatches(body)) yield* batch
-}
-
-/**
- * Like `parseSse`, but yields the frames each chunk of the body completed together, so a relay can forward them in
- * one write (vendors often send several events per chunk) and need not resume a generator per frame.
- * @example for await (const frames of parseSseBatches(res.body!)) console.log(frames.length)
- */
-export async function* parseSseBatches(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<SseFrame[]> {
 	const decoder = new TextDecoder()
 	const parser = createSseParser()
-	for await (const chunk of body as AsyncIterable<Uint8Array>) {
-		const frames = parser.push(decoder.decode(chunk, { stream: true }))
-		if (frames.length) yield frames
-	}
-	const last = parser.end(decoder.decode())
-	if (last.length) yield last
+	for await (const chunk of body as AsyncIterable<Uint8Array>) for (const f of parser.push(decoder.decode(chunk, { stream: true }))) yield f
+	for (const f of parser.end(decoder.decode())) yield f
 }
 
 /**
- * The same batches from a ReadableStream's reader, as a plain iterator (no generator to resume per chunk), with each
- * frame's `raw` text: the relay's fast path reads through this and forwards unchanged frames as they came.
+ * The frames each chunk of a ReadableStream completed, in batches, from its reader as a plain iterator (no generator
+ * to resume per chunk), with each frame's `raw` text: the relay reads through this, forwards a batch in one write and
+ * unchanged frames as they came.
  */
 export function sseBatchReader(body: ReadableStream<Uint8Array>): AsyncIterator<SseFrame[], undefined> {
 	const reader = body.getReader()

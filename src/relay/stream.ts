@@ -2,8 +2,8 @@
  * Streaming answers. Fast path: upstream frames are forwarded as they are (only OpenAI's usage chunk is stripped when
  * the client did not ask for it) while a frame meter reads usage. Conversion: upstream frames → canonical events →
  * the client's encoder. Either way the first events are awaited briefly before the response starts, so an upstream
- * that fails at once can still fail over (WIRE-NOTES wire §21); the bill is settled in the generator's `finally`,
- * which also runs when the client disconnects (the upstream call is aborted at once).
+ * that fails at once can still fail over (WIRE-NOTES wire §21); the bill is settled when the byte source ends (before
+ * its last chunk goes out) or when the client disconnects (the upstream call is aborted at once).
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -287,7 +287,7 @@ function relaySource(a: StreamAttempt, bill: () => Promise<void>, failed: () => 
 }
 
 /** Starts the response; a client that goes away aborts the upstream at once and settles what was produced (also when
- * it left before the body was ever read, so the generator's `finally` never ran). */
+ * it left before the body was ever read, so the byte source never ended). */
 function respond(a: StreamAttempt, bytes: ByteSource, stop: { cancelled: boolean }, bill: () => Promise<void>): Attempt {
 	const cancel = () => {
 		stop.cancelled = true
