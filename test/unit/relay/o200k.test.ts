@@ -26,6 +26,18 @@ const prng = (seed: number) => () => {
 	return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
+/** `count` strings of characters drawn from `alphabet`, the i-th `length(i)` long. */
+function randomTexts(random: () => number, alphabet: string, count: number, length: (i: number) => number): string[] {
+	const texts: string[] = []
+	for (let i = 0; i < count; i++) {
+		const n = length(i)
+		let s = ''
+		for (let j = 0; j < n; j++) s += alphabet[Math.floor(random() * alphabet.length)]
+		texts.push(s)
+	}
+	return texts
+}
+
 describe('countTokens (o200k_base)', () => {
 	it('should count the documented examples', () => {
 		expect(countTokens('')).toBe(0)
@@ -86,14 +98,7 @@ describe('countTokens (o200k_base)', () => {
 
 	it('should agree on long pieces (merged with a heap beyond 128 bytes) and short ones (merged by scanning)', () => {
 		const random = prng(7)
-		const letters = 'abcdefghijklmnopqrstuvwxyzéüñøå'
-		const texts: string[] = []
-		for (let i = 0; i < 60; i++) {
-			const n = 1 + Math.floor(random() * (i < 30 ? 140 : 2000))
-			let s = ''
-			for (let j = 0; j < n; j++) s += letters[Math.floor(random() * letters.length)]
-			texts.push(s)
-		}
+		const texts = randomTexts(random, 'abcdefghijklmnopqrstuvwxyzéüñøå', 60, (i) => 1 + Math.floor(random() * (i < 30 ? 140 : 2000)))
 		expect(mismatches(texts)).toEqual([])
 	})
 
@@ -115,14 +120,7 @@ describe('countTokens (o200k_base)', () => {
 		const random = prng(42)
 		// Few distinct characters, so runs, contractions and whitespace-before-newline cases come up often.
 		const alphabet = "aAbZsStTlLvVeErRmMdD'''   \t\n\n\r/.,!-_0123456789\u000b\f\u0000\u007f\"#({"
-		const texts: string[] = []
-		for (let i = 0; i < 400; i++) {
-			const n = Math.floor(random() * 80)
-			let s = ''
-			for (let j = 0; j < n; j++) s += alphabet[Math.floor(random() * alphabet.length)]
-			texts.push(s)
-		}
-		expect(mismatches(texts)).toEqual([])
+		expect(mismatches(randomTexts(random, alphabet, 400, () => Math.floor(random() * 80)))).toEqual([])
 	})
 
 	it('should agree on random Unicode (seeded)', () => {
