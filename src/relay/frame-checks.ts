@@ -9,11 +9,15 @@ import type { ProtocolName } from '../protocols/codec'
 /**
  * Frames that carry no content: Anthropic `ping`/`message_start`, and OpenAI's first chunk, which only names the role
  * (`delta: {role: "assistant", content: ""}`, https://platform.openai.com/docs/api-reference/chat-streaming). Only the
- * first few frames are asked, so parsing them costs nothing per stream.
+ * first few frames are asked. A frame whose `"content":` is a non-empty string carries content and is told without
+ * parsing (an unescaped `"content":"` is a key, never text inside a string), as is the first content chunk of most
+ * streams.
  */
 export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
 	if (p === 'anthropic-messages') return f.event === 'ping' || f.event === 'message_start'
 	if (p !== 'openai-chat' || isBrokenFrame(f) || f.data === '[DONE]') return false
+	const at = f.data.indexOf('"content":"')
+	if (at !== -1 && f.data.charCodeAt(at + 11) !== 34 /* " */) return false
 	try {
 		const c = JSON.parse(f.data) as { choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown; error?: unknown }
 		if (c.error || c.usage || !Array.isArray(c.choices)) return false

@@ -39,23 +39,42 @@ type Attempt = { response: Response } | { error: GatewayError }
 
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
 
+/**
+ * The clock of the prefetch windows: one timer for every stream in its window rather than a timer set and cleared
+ * per stream (most windows end at the first read). It ticks every WINDOW_TICK_MS while someone waits on it and stops
+ * at a tick nobody asked for, so a window ends at most one tick late.
+ */
+const WINDOW_TICK_MS = 50
+let tick: PromiseWithResolvers<'tick'> | undefined
+let clock: ReturnType<typeof setInterval> | undefined
+
+function windowTick(): Promise<'tick'> {
+	tick ??= Promise.withResolvers<'tick'>()
+	clock ??= setInterval(() => {
+		const t = tick
+		tick = undefined
+		if (t) return t.resolve('tick')
+		clearInterval(clock)
+		clock = undefined
+	}, WINDOW_TICK_MS)
+	return tick.promise
+}
+
 /** Reads items while they are only preamble (per `isPreamble`), up to the window. */
 export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
 	const buffered: T[] = []
-	// One timer for the whole window, not one per item read.
-	let timer: ReturnType<typeof setTimeout> | undefined
-	const expired = new Promise<'wait'>((ok) => (timer = setTimeout(ok, windowMs, 'wait')))
-	try {
-		while (true) {
-			const next = it.next()
-			const r = await Promise.race([next, expired])
-			if (r === 'wait') return { buffered, pending: next, done: false }
-			if (r.done) return { buffered, pending: undefined, done: true }
-			buffered.push(r.value)
-			if (!isPreamble(r.value)) return { buffered, pending: undefined, done: false }
+	const deadline = Date.now() + windowMs
+	let next = it.next()
+	while (true) {
+		const r = await Promise.race([next, windowTick()])
+		if (r === 'tick') {
+			if (Date.now() >= deadline) return { buffered, pending: next, done: false }
+			continue
 		}
-	} finally {
-		clearTimeout(timer)
+		if (r.done) return { buffered, pending: undefined, done: true }
+		buffered.push(r.value)
+		if (!isPreamble(r.value)) return { buffered, pending: undefined, done: false }
+		next = it.next()
 	}
 }
 
