@@ -289,6 +289,10 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 
 	/** Gives back what a retired lease does not use; forgets it once nothing is left in it. */
 	async function giveBack(l: Lease) {
+		// A hold that settled after the last flush took its snapshot left a charge the database has not seen: the row
+		// still holds that money, and giving the row back as it stands would return what was spent (and forget the
+		// charge once nothing is kept). Write it first; a hold still in flight may settle during that write too.
+		while (l.charge !== 0 && l.existing && !l.lost && retiring.has(l)) await flushNow()
 		if (l.lost || !l.existing) {
 			if (l.inUse === 0 && l.charge === 0) retiring.delete(l)
 			return

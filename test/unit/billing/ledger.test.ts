@@ -263,6 +263,31 @@ describe('ledger', () => {
 		}
 	})
 
+	it('should write what a request settled during a reclaim before giving its lease back', async () => {
+		// The request settles while the reclaim's flush is on its way to the database (the flush has already taken
+		// its snapshot): the lease then has a charge the database has not seen, and nothing in use.
+		let during: (() => Promise<unknown>) | undefined
+		const sql: Sql = {
+			...t.db.sql,
+			query: async (text, params) => {
+				const f = text.includes('sb_lease_flush') ? during : undefined
+				during = undefined
+				if (f) await f()
+				return t.db.sql.query(text, params)
+			},
+		}
+		const l = open({}, { ...t.db, sql } as Db)
+		const o = await account(100_000)
+		const h = await l.reserve(o, 'rc-1', 1000, 1000)
+		during = () => h.settle(300, usage(o, 'rc-1'))
+		await l.reclaim({ accountId: o.accountId })
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(300)
+		expect(v.spent).toBe(300)
+		expect(v.balance).toBe(100_000 - 300)
+		expect(v.leased).toBe(0)
+	})
+
 	it('should give a key lease back when the key is reclaimed (its limit changed)', async () => {
 		const o = await account(100_000, 50_000)
 		const h = await ledger.reserve(o, 'k-1', 1000, 1000)
