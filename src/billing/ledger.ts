@@ -298,13 +298,26 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			return
 		}
 		const keep = l.inUse
-		const given = await store.give(l.id, l.owner.accountId, l.owner.tokenId, keep)
+		// From now on the row keeps only `keep`: a hold that settles past its amount while the rest goes back must not
+		// be charged from money the balance is getting back (the row would go below zero, the balance would show
+		// spent money as free, and another request could spend it again).
+		const returning = Math.max(0, l.amount - keep)
+		l.amount -= returning
+		let given: number
+		try {
+			given = await store.give(l.id, l.owner.accountId, l.owner.tokenId, keep)
+		} catch (e) {
+			l.amount += returning
+			throw e
+		}
 		if (given < 0) {
+			l.amount += returning
 			l.lost = true
 			retiring.delete(l)
 			return
 		}
-		l.amount -= given
+		// What the database gave back is what it held beyond `keep`: the same as `returning` once charges are written.
+		l.amount += returning - given
 		l.written = keep
 		if (keep === 0) {
 			l.existing = false

@@ -270,9 +270,11 @@ describe('ledger', () => {
 		const sql: Sql = {
 			...t.db.sql,
 			query: async (text, params) => {
-				const f = text.includes('sb_lease_flush') ? during : undefined
-				during = undefined
-				if (f) await f()
+				if (during && text.includes('sb_lease_flush')) {
+					const f = during
+					during = undefined
+					await f()
+				}
 				return t.db.sql.query(text, params)
 			},
 		}
@@ -286,6 +288,38 @@ describe('ledger', () => {
 		expect(v.spent).toBe(300)
 		expect(v.balance).toBe(100_000 - 300)
 		expect(v.leased).toBe(0)
+	})
+
+	it('should not charge from money a lease is giving back, when a settlement past its hold lands meanwhile', async () => {
+		// The key's limit leaves nothing beyond what the lease holds: once the unused part goes back, the request
+		// can be charged at most what it reserved.
+		let during: (() => Promise<unknown>) | undefined
+		const sql: Sql = {
+			...t.db.sql,
+			query: async (text, params) => {
+				if (during && text.includes('sb_lease_return')) {
+					const f = during
+					during = undefined
+					await f()
+				}
+				return t.db.sql.query(text, params)
+			},
+		}
+		const l = open({}, { ...t.db, sql } as Db)
+		const o = await account(100_000, 2_000)
+		const h = await l.reserve(o, 'gb-1', 600, 600)
+		expect(l.leases()[0]!.amount).toBeGreaterThan(600)
+		let charged = 0
+		during = async () => {
+			charged = await h.settle(1_500, usage(o, 'gb-1'))
+		}
+		await l.reclaim({ accountId: o.accountId, tokenId: o.tokenId })
+		const v = await invariant(o, l)
+		expect(charged).toBe(600)
+		expect(v.spent).toBe(600)
+		expect(v.costs).toBe(600)
+		expect(v.leased).toBe(0)
+		expect(v.balance).toBe(100_000 - 600)
 	})
 
 	it('should give a key lease back when the key is reclaimed (its limit changed)', async () => {
