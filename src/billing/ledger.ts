@@ -177,7 +177,10 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const grow = async (l: Lease, need: number, min: number) => {
 		while (l.growing) await l.growing
 		const extra = Math.max(FIRST_SLICE * need, l.taken)
-		const p = store.take({ id: l.id, existing: l.existing, accountId: l.owner.accountId, tokenId: l.owner.tokenId, need, min, extra, inUse: l.inUse })
+		// What the row will say is in use: holds may settle while the take is under way, and the next flush must
+		// then still write theirs.
+		const inUse = l.inUse
+		const p = store.take({ id: l.id, existing: l.existing, accountId: l.owner.accountId, tokenId: l.owner.tokenId, need, min, extra, inUse })
 		const mine = p.then(
 			() => undefined,
 			() => undefined,
@@ -193,7 +196,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			l.existing = true
 			l.amount += r.amount
 			l.taken += r.amount
-			l.written = l.inUse
+			l.written = inUse
 			l.confirmedAt = Date.now()
 			// Retired while this take was under way (idle, reclaim, shutdown): its new row must still go back.
 			if (l.retired) retiring.add(l)

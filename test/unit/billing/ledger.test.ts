@@ -322,6 +322,32 @@ describe('ledger', () => {
 		expect(v.balance).toBe(100_000 - 600)
 	})
 
+	it('should write what is in use after a hold was released while the lease was growing', async () => {
+		let during: (() => Promise<unknown>) | undefined
+		const sql: Sql = {
+			...t.db.sql,
+			query: async (text, params) => {
+				if (during && text.includes('sb_lease_take')) {
+					const f = during
+					during = undefined
+					await f()
+				}
+				return t.db.sql.query(text, params)
+			},
+		}
+		const l = open({}, { ...t.db, sql } as Db)
+		const o = await account(1_000_000)
+		const a = await l.reserve(o, 'gr-1', 1000, 1000)
+		await l.flush()
+		// A reservation larger than the lease's slice makes it grow; the first request gives its hold back during that
+		// take (no usage row, no charge: only what is in use changes).
+		during = () => a.release()
+		const b = await l.reserve(o, 'gr-2', 200_000, 200_000)
+		await b.release()
+		const v = await invariant(o, l)
+		expect(v.inuse).toBe(0)
+	})
+
 	it('should give a key lease back when the key is reclaimed (its limit changed)', async () => {
 		const o = await account(100_000, 50_000)
 		const h = await ledger.reserve(o, 'k-1', 1000, 1000)
