@@ -96,6 +96,26 @@ function flaky(sql: Sql) {
 	return { s, db: { ...t.db, sql: wrapped } as Db }
 }
 
+/**
+ * The test database with a hook: `during(fn)` runs `fn` the next time the ledger calls the database function `name`,
+ * before that query goes out (what another request does while the ledger waits on the database).
+ */
+function gated(name: string) {
+	let hook: (() => Promise<unknown>) | undefined
+	const sql: Sql = {
+		...t.db.sql,
+		query: async (text, params) => {
+			if (hook && text.includes(name)) {
+				const f = hook
+				hook = undefined
+				await f()
+			}
+			return t.db.sql.query(text, params)
+		},
+	}
+	return { db: { ...t.db, sql } as Db, during: (fn: () => Promise<unknown>) => (hook = fn) }
+}
+
 /** `n` requests one after another, each reserving 2,000 and settling 40. */
 async function settleEach(l: Ledger, o: { accountId: number; tokenId: number }, prefix: string, n: number) {
 	for (let i = 0; i < n; i++) {
@@ -266,22 +286,11 @@ describe('ledger', () => {
 	it('should write what a request settled during a reclaim before giving its lease back', async () => {
 		// The request settles while the reclaim's flush is on its way to the database (the flush has already taken
 		// its snapshot): the lease then has a charge the database has not seen, and nothing in use.
-		let during: (() => Promise<unknown>) | undefined
-		const sql: Sql = {
-			...t.db.sql,
-			query: async (text, params) => {
-				if (during && text.includes('sb_lease_flush')) {
-					const f = during
-					during = undefined
-					await f()
-				}
-				return t.db.sql.query(text, params)
-			},
-		}
-		const l = open({}, { ...t.db, sql } as Db)
+		const g = gated('sb_lease_flush')
+		const l = open({}, g.db)
 		const o = await account(100_000)
 		const h = await l.reserve(o, 'rc-1', 1000, 1000)
-		during = () => h.settle(300, usage(o, 'rc-1'))
+		g.during(() => h.settle(300, usage(o, 'rc-1')))
 		await l.reclaim({ accountId: o.accountId })
 		const v = await invariant(o, l)
 		expect(v.costs).toBe(300)
@@ -293,26 +302,15 @@ describe('ledger', () => {
 	it('should not charge from money a lease is giving back, when a settlement past its hold lands meanwhile', async () => {
 		// The key's limit leaves nothing beyond what the lease holds: once the unused part goes back, the request
 		// can be charged at most what it reserved.
-		let during: (() => Promise<unknown>) | undefined
-		const sql: Sql = {
-			...t.db.sql,
-			query: async (text, params) => {
-				if (during && text.includes('sb_lease_return')) {
-					const f = during
-					during = undefined
-					await f()
-				}
-				return t.db.sql.query(text, params)
-			},
-		}
-		const l = open({}, { ...t.db, sql } as Db)
+		const g = gated('sb_lease_return')
+		const l = open({}, g.db)
 		const o = await account(100_000, 2_000)
 		const h = await l.reserve(o, 'gb-1', 600, 600)
 		expect(l.leases()[0]!.amount).toBeGreaterThan(600)
 		let charged = 0
-		during = async () => {
+		g.during(async () => {
 			charged = await h.settle(1_500, usage(o, 'gb-1'))
-		}
+		})
 		await l.reclaim({ accountId: o.accountId, tokenId: o.tokenId })
 		const v = await invariant(o, l)
 		expect(charged).toBe(600)
@@ -323,25 +321,14 @@ describe('ledger', () => {
 	})
 
 	it('should write what is in use after a hold was released while the lease was growing', async () => {
-		let during: (() => Promise<unknown>) | undefined
-		const sql: Sql = {
-			...t.db.sql,
-			query: async (text, params) => {
-				if (during && text.includes('sb_lease_take')) {
-					const f = during
-					during = undefined
-					await f()
-				}
-				return t.db.sql.query(text, params)
-			},
-		}
-		const l = open({}, { ...t.db, sql } as Db)
+		const g = gated('sb_lease_take')
+		const l = open({}, g.db)
 		const o = await account(1_000_000)
 		const a = await l.reserve(o, 'gr-1', 1000, 1000)
 		await l.flush()
 		// A reservation larger than the lease's slice makes it grow; the first request gives its hold back during that
 		// take (no usage row, no charge: only what is in use changes).
-		during = () => a.release()
+		g.during(() => a.release())
 		const b = await l.reserve(o, 'gr-2', 200_000, 200_000)
 		await b.release()
 		const v = await invariant(o, l)
