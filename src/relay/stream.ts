@@ -63,12 +63,13 @@ function windowTick(): Promise<'tick'> {
 /** Reads items while they are only preamble (per `isPreamble`), up to the window. */
 export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
 	const buffered: T[] = []
-	const deadline = Date.now() + windowMs
+	// Monotonic: a wall-clock change must not stretch or cut the window.
+	const deadline = performance.now() + windowMs
 	let next = it.next()
 	while (true) {
 		const r = await Promise.race([next, windowTick()])
 		if (r === 'tick') {
-			if (Date.now() >= deadline) return { buffered, pending: next, done: false }
+			if (performance.now() >= deadline) return { buffered, pending: next, done: false }
 			continue
 		}
 		if (r.done) return { buffered, pending: undefined, done: true }
