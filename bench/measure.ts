@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from 'node:path'
-import { cpuMicros, loadavg, processTree, statusBytes } from './procs'
+import { cpuMicros, loadavg, mainThreadMicros, processTree, statusBytes } from './procs'
 import type { Billing } from './gateway'
 import { type Scenario, expectedCost, loadFor } from './scenarios'
 import type { LoadResult, LoadSpec, Measurement, ProcUsage, RequestSpec, TargetName } from './types'
@@ -98,6 +98,7 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 	const mockTree = processTree(ctx.mock.pid)
 	const db0 = (await target.dbBackends?.()) ?? []
 	const [cpu0, mockCpu0, dbCpu0, seen0] = [cpuMicros(tree0), cpuMicros(mockTree), cpuMicros(db0), await mockCount(ctx)]
+	const main0 = mainThreadMicros(target.pid)
 	const rssBefore = statusBytes(tree0, 'VmRSS')
 	const mockRssBefore = statusBytes(mockTree, 'VmRSS')
 	const sampler = rssSampler(tree0)
@@ -108,12 +109,14 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 	const tree1 = union(tree0, processTree(target.pid))
 	const db1 = (await target.dbBackends?.()) ?? []
 	const [cpu1, mockCpu1, dbCpu1, seen1] = [cpuMicros(tree1), cpuMicros(mockTree), cpuMicros(db1), await mockCount(ctx)]
+	const main1 = mainThreadMicros(target.pid)
 	const peakRss = sampler.stop()
 	const mockPeak = mockSampler.stop()
 	// The memory scenario's point: does RSS come back down once the streams are over?
 	if (s.memory) await Bun.sleep(5000)
-	const usage = (cpu: number, peak: number, before: number, pids: number[]): ProcUsage => ({
+	const usage = (cpu: number, main: number, peak: number, before: number, pids: number[]): ProcUsage => ({
 		cpuUs: Math.round(cpu),
+		mainUs: Math.round(main),
 		peakRss: peak,
 		rssBefore: before,
 		rssAfter: statusBytes(pids, 'VmRSS'),
@@ -134,8 +137,8 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 		target: target.name,
 		round,
 		load,
-		target_usage: usage(cpu1 - cpu0, peakRss, rssBefore, tree1),
-		mock_usage: usage(mockCpu1 - mockCpu0, mockPeak, mockRssBefore, mockTree),
+		target_usage: usage(cpu1 - cpu0, main1 - main0, peakRss, rssBefore, tree1),
+		mock_usage: usage(mockCpu1 - mockCpu0, 0, mockPeak, mockRssBefore, mockTree),
 		db_cpu_us: target.dbBackends ? Math.round(dbCpu1 - dbCpu0) : undefined,
 		mock_seen: seen,
 		billed: billing && bill0 ? { spent: billing.after.spent - bill0.spent, usage_rows: diff(billing.after.usageRows, bill0.usageRows), expected_each: expectedCost(s) } : undefined,

@@ -84,9 +84,9 @@ export function spawnChild(name: string, cmd: string[], env: Record<string, stri
 	}
 }
 
-const statOf = (pid: number): string[] | undefined => {
+const statOf = (pid: number, thread?: number): string[] | undefined => {
 	try {
-		const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
+		const s = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
 		// The command name (field 2) may contain spaces; fields after it are split from the last ')'.
 		return s.slice(s.lastIndexOf(')') + 2).split(' ')
 	} catch {
@@ -119,6 +119,15 @@ export function cpuMicros(pids: number[]): number {
 		if (f) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
 	}
 	return (ticks * 1e6) / CLK_TCK
+}
+
+/**
+ * CPU time in microseconds of one process's main thread alone (/proc/<pid>/task/<pid>/stat): in Bun, the thread
+ * that runs JavaScript. The rest of the tree's figure is the runtime's helpers (HTTP client, JIT, collector).
+ */
+export function mainThreadMicros(pid: number): number {
+	const f = statOf(pid, pid)
+	return f ? ((Number(f[11]) + Number(f[12])) * 1e6) / CLK_TCK : 0
 }
 
 /** Sum of one /proc/<pid>/status field (kB) over processes, in bytes. */

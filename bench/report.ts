@@ -19,6 +19,8 @@ export type Row = {
 	ttfb99: number
 	/** Target process tree CPU per completed request, µs. */
 	cpu: number
+	/** Of `cpu`, the main thread's (where JavaScript runs), µs per request. */
+	mainCpu: number
 	mockCpu: number
 	dbCpu?: number
 	peakRssMb: number
@@ -53,6 +55,7 @@ export function summarize(ms: Measurement[]): Row[] {
 			ttfb50: r3(med((m) => (m.load.ttfb ?? m.load.latency).p50)),
 			ttfb99: r3(med((m) => (m.load.ttfb ?? m.load.latency).p99)),
 			cpu: r1(med(per((m) => m.target_usage.cpuUs))),
+			mainCpu: r1(med(per((m) => m.target_usage.mainUs))),
 			mockCpu: r1(med(per((m) => m.mock_usage.cpuUs))),
 			dbCpu: db,
 			peakRssMb: mb(Math.max(...g.map((m) => m.target_usage.peakRss))),
@@ -74,14 +77,14 @@ const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`
 /** The table and the ratio lines, as text. */
 export function formatTable(rows: Row[]): string {
 	const out: string[] = []
-	const head = `${'target'.padEnd(12)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('ttfb50', 9)}${pad('ttfb99', 9)}${pad('cpu µs/rq', 11)}${pad('mock µs', 9)}${pad('db µs', 7)}${pad('rss MB', 8)}${pad('fail', 6)}`
+	const head = `${'target'.padEnd(12)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('ttfb50', 9)}${pad('ttfb99', 9)}${pad('cpu µs/rq', 11)}${pad('main µs', 9)}${pad('mock µs', 9)}${pad('db µs', 7)}${pad('rss MB', 8)}${pad('fail', 6)}`
 	for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
 		const rs = rows.filter((r) => r.scenario === scenario)
 		out.push('', `## ${scenario}`, head)
 		for (const r of rs) {
 			const db = r.dbCpu === undefined ? '-' : r.dbCpu
 			out.push(
-				`${r.target.padEnd(12)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.ttfb50, 9)}${pad(r.ttfb99, 9)}${pad(r.cpu, 11)}${pad(r.mockCpu, 9)}${pad(db, 7)}${pad(r.peakRssMb, 8)}${pad(r.failed, 6)}`,
+				`${r.target.padEnd(12)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.ttfb50, 9)}${pad(r.ttfb99, 9)}${pad(r.cpu, 11)}${pad(r.mainCpu, 9)}${pad(r.mockCpu, 9)}${pad(db, 7)}${pad(r.peakRssMb, 8)}${pad(r.failed, 6)}`,
 			)
 		}
 		const direct = rs.find((r) => r.target === 'direct')

@@ -59,6 +59,8 @@ export type TargetName = 'direct' | 'bare' | 'sb-pglite' | 'sb-postgres'
 /** CPU and memory of a process tree over one measurement. */
 export type ProcUsage = {
 	cpuUs: number
+	/** Of `cpuUs`, the main process's main thread (JavaScript in Bun); 0 when not measured. */
+	mainUs: number
 	/** Highest VmRSS sampled during the measurement, bytes. */
 	peakRss: number
 	rssBefore: number
