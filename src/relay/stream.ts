@@ -314,7 +314,7 @@ function respond(a: StreamAttempt, bytes: ByteSource, stop: { cancelled: boolean
 		a.up.abort()
 		void bill()
 	}
-	a.call.signal.addEventListener('abort', cancel, { once: true })
+	a.up.onClientGone(cancel)
 	return { response: sseResponse(bytes, cancel, a.headers, a.call.svc.env.keepaliveMs) }
 }
 

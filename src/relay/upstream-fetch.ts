@@ -10,7 +10,17 @@ export type Timeouts = { firstByteMs: number; idleMs: number }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { firstByteMs: 120_000, idleMs: 300_000 }
 
-export type UpstreamCall = { res: Response; abort(): void }
+export type UpstreamCall = {
+	res: Response
+	/** Releases the call (the relay is done with it) and stops watching the client. */
+	abort(): void
+	/**
+	 * Runs `fn` when the client goes away before `abort()`, after the upstream call was aborted: the one listener on
+	 * the client's signal serves the relay too (a second listener per request costs as much as the rest of the
+	 * bookkeeping around it). Runs it at once when the client is already gone.
+	 */
+	onClientGone(fn: () => void): void
+}
 
 /**
  * The reason given when the relay is done with an upstream call (every call ends so, most after the body was read
@@ -33,7 +43,11 @@ export async function fetchUpstream(
 ): Promise<UpstreamCall> {
 	const ctl = new AbortController()
 	let timedOut = false
-	const onClientAbort = () => ctl.abort(new GatewayError('api_error', 'client closed the request'))
+	let gone: (() => void) | undefined
+	const onClientAbort = () => {
+		ctl.abort(new GatewayError('api_error', 'client closed the request'))
+		gone?.()
+	}
 	if (clientSignal.aborted) onClientAbort()
 	else clientSignal.addEventListener('abort', onClientAbort, { once: true })
 	const timer = setTimeout(() => {
@@ -49,11 +63,18 @@ export async function fetchUpstream(
 			timeout: timeouts.idleMs,
 			redirect: 'manual',
 		})
+		let released = false
 		return {
 			res,
 			abort: () => {
+				released = true
 				clientSignal.removeEventListener('abort', onClientAbort)
 				ctl.abort(RELEASED)
+			},
+			onClientGone(fn) {
+				if (released) return
+				if (clientSignal.aborted) return fn()
+				gone = fn
 			},
 		}
 	} catch (e) {

@@ -67,7 +67,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		const outcome = { channel: ch, upstreamModel }
 		if (call.ir.stream) {
 			if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model, signal: call.signal })
+			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model })
 		}
 		let json: Record<string, unknown>
 		try {

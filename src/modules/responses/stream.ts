@@ -16,7 +16,7 @@ import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
 
-export type NativeStream = { info: CallInfo; budget: Budget; up: UpstreamCall; channel: Channel; upstreamModel: string; clientModel: string; signal: AbortSignal }
+export type NativeStream = { info: CallInfo; budget: Budget; up: UpstreamCall; channel: Channel; upstreamModel: string; clientModel: string }
 
 type Attempt = { response: Response } | { error: GatewayError }
 
@@ -92,6 +92,6 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		cancelled = true
 		a.up.abort()
 	}
-	a.signal.addEventListener('abort', cancel, { once: true })
+	a.up.onClientGone(cancel)
 	return { response: sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { GatewayError } from '../../../src/core/errors'
+import { fetchUpstream } from '../../../src/relay/upstream-fetch'
+
+// An upstream that answers at once with a body it never finishes, and notes when a call's request is aborted.
+const aborted: string[] = []
+let server: ReturnType<typeof Bun.serve>
+let url: string
+
+beforeAll(() => {
+	server = Bun.serve({
+		port: 0,
+		hostname: '127.0.0.1',
+		fetch(req) {
+			const id = new URL(req.url).searchParams.get('id') ?? ''
+			req.signal.addEventListener('abort', () => aborted.push(id))
+			if (id.startsWith('slow')) return Bun.sleep(5_000).then(() => new Response('late'))
+			return new Response(
+				new ReadableStream({
+					start(c) {
+						c.enqueue(new TextEncoder().encode('data: first\n\n'))
+					},
+				}),
+				{ headers: { 'content-type': 'text/event-stream' } },
+			)
+		},
+	})
+	url = `http://127.0.0.1:${server.port}/v1/chat/completions`
+})
+
+afterAll(() => server.stop(true))
+
+const TIMEOUTS = { firstByteMs: 2_000, idleMs: 10_000 }
+const post = (id: string, client: AbortSignal) => fetchUpstream(`${url}?id=${id}`, { headers: {}, body: '{}' }, TIMEOUTS, client)
+
+async function until(test: () => boolean, ms = 1_000) {
+	const end = Date.now() + ms
+	while (!test()) {
+		if (Date.now() > end) throw new Error('condition not met in time')
+		await Bun.sleep(5)
+	}
+}
+
+describe('fetchUpstream', () => {
+	it('should abort the upstream call and run the relay hook when the client goes away mid-answer', async () => {
+		const client = new AbortController()
+		const up = await post('mid', client.signal)
+		const reader = up.res.body!.getReader()
+		expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n')
+		let read: Promise<unknown> | undefined
+		up.onClientGone(() => (read = reader.read().then(() => 'read', () => 'aborted')))
+		client.abort()
+		expect(await read).toBe('aborted')
+		await until(() => aborted.includes('mid'))
+	})
+
+	it('should not run the hook once the relay released the call', async () => {
+		const client = new AbortController()
+		const up = await post('released', client.signal)
+		let ran = 0
+		up.onClientGone(() => ran++)
+		up.abort()
+		client.abort()
+		up.onClientGone(() => ran++)
+		expect(ran).toBe(0)
+	})
+
+	it('should run the hook at once when the client is already gone', async () => {
+		const client = new AbortController()
+		const up = await post('gone', client.signal)
+		client.abort()
+		let ran = 0
+		up.onClientGone(() => ran++)
+		expect(ran).toBe(1)
+	})
+
+	it('should fail with client_closed when the client leaves before the upstream answers', async () => {
+		const client = new AbortController()
+		const pending = post('slow-1', client.signal).catch((e: unknown) => e)
+		await Bun.sleep(50)
+		client.abort()
+		const e = await pending
+		expect(e).toBeInstanceOf(GatewayError)
+		expect((e as GatewayError).code).toBe('client_closed')
+		await until(() => aborted.includes('slow-1'))
+	})
+
+	it('should fail with upstream_timeout when no headers come within the first-byte timeout', async () => {
+		const e = await fetchUpstream(`${url}?id=slow-2`, { headers: {}, body: '{}' }, { firstByteMs: 100, idleMs: 10_000 }, new AbortController().signal).catch((x: unknown) => x)
+		expect(e).toBeInstanceOf(GatewayError)
+		expect((e as GatewayError).code).toBe('upstream_timeout')
+	})
+})
