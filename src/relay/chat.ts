@@ -78,7 +78,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)
 	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
-	const native = await call.native?.(ch, adapter, info, budget)
+	const native = call.native && (await call.native(ch, adapter, info, budget))
 	if (native) return native
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)

@@ -21,10 +21,19 @@ export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
 	try {
 		const c = JSON.parse(f.data) as { choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown; error?: unknown }
 		if (c.error || c.usage || !Array.isArray(c.choices)) return false
-		return c.choices.every((ch) => !ch.finish_reason && Object.entries(ch.delta ?? {}).every(([k, v]) => k === 'role' || v === null || v === ''))
+		return c.choices.every((ch) => !ch.finish_reason && onlyRole(ch.delta))
 	} catch {
 		return false
 	}
+}
+
+/** A delta that names the role and nothing else (other members null or empty). */
+function onlyRole(delta: Record<string, unknown> | undefined): boolean {
+	for (const k in delta) {
+		const v = delta[k]
+		if (k !== 'role' && v !== null && v !== '') return false
+	}
+	return true
 }
 
 /**

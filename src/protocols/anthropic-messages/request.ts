@@ -207,7 +207,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 		if (rest.length) extra.metadata = Object.fromEntries(rest)
 	}
 
-	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k)) extra[k] = v
+	for (const k in b) if (!KNOWN.has(k)) extra[k] = b[k]
 	decodeOutputConfig(extra.output_config, req)
 	req.extra = extra
 	return req
