@@ -75,7 +75,7 @@ async function api<T>(base: string, adminKey: string, path: string, body: unknow
 export async function startGateway(
 	kind: 'pglite' | 'postgres',
 	mock: MockPorts,
-	opts: { repo: string; upstreamKey: string; postgresUrl: string; startTimeoutMs: number; cpuProf?: string; env?: Record<string, string> },
+	opts: { repo: string; upstreamKey: string; postgresUrl: string; startTimeoutMs: number; cpuProf?: string; gcLog?: boolean; env?: Record<string, string> },
 ): Promise<Gateway> {
 	const dir = mkdtempSync(join(tmpdir(), `sb-bench-${kind}-`))
 	const configPath = join(dir, 'gateway.json')
@@ -109,7 +109,7 @@ export async function startGateway(
 	}
 	// --cpu-prof writes a Chrome DevTools profile when the process exits (SIGTERM makes it exit cleanly).
 	const prof = opts.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf, '--cpu-prof-name', `switchboard-${kind}.cpuprofile`] : []
-	const child = spawnChild(`switchboard (${kind})`, ['bun', ...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts'], env, opts.repo)
+	const child = spawnChild(`switchboard (${kind})`, ['bun', ...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts'], env, opts.repo, { gcLog: opts.gcLog })
 	try {
 		const line = await child.waitLine((l) => l.includes('switchboard listening'), opts.startTimeoutMs)
 		const url = (JSON.parse(line) as { url: string }).url

@@ -1,9 +1,11 @@
 /**
- * The harness's own parts that could silently lie: the response checks, the percentiles and the raw HTTP client.
+ * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
+ * the GC log's totals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { checkResponse } from './checks'
+import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
 import { percentiles } from './stats'
 
@@ -73,5 +75,49 @@ describe('openConn', () => {
 		const r = await c.send(encodeRequest(listener.port, '/length', {}, ''), performance.now())
 		expect(r).toMatchObject({ status: 200, body: 'ok' })
 		expect(c.alive).toBe(false)
+	})
+})
+
+describe('GC log', () => {
+	const heap = '[GC<0x59fee608118>:'
+	// As BUN_JSC_logGC=1 prints them (middles shortened): a short cycle on one line, a longer one over two, and a
+	// full collection a timer started (no "Requesting GC" line before it).
+	const before = [`${heap} START M 8928kb => EdenCollection, a=0kb hf=0.000 i#1:N<CsMsr> 33+0 => 285kb, p=1.697736ms (max 1.697736), cycle 1.639628ms END]`, 'GC END!']
+	const window = [
+		'Requesting GC because bytes allocated this cycle: 22199031 exceed bytes allowed: 22196953 normal bytes: 22199031 oversized bytes: 0',
+		`${heap} START M 28741kb => EdenCollection, a=0kb ... p=1.192344ms (max 5.831469)...]`,
+		`${heap} M a=40kb v=88kb (C:88 M:0 P1:0) ... => 17063kb, p=6.428020ms (max 6.428020), cycle 5.851204ms END]`,
+		'GC END!',
+		`${heap} epilogue 0.032360ms]`,
+		`${heap} START M 20000kb => FullCollection, a=0kb v=202kb ... => 9000kb, p=2.500000ms (max 6.428020), cycle 2.500000ms END]`,
+	]
+
+	it('should count allocation from one collection to the next start, and sum cycle times', () => {
+		const log = newGcLog()
+		for (const l of [...before, ...window]) feedGcLine(log, l)
+		// (8928 − 0) + (28741 − 285) + (20000 − 17063) kB
+		expect(gcTotals(log)).toEqual({ allocatedBytes: (8928 + 28456 + 2937) * 1024, gcMs: 9.990832, cycles: 3 })
+	})
+
+	it('should carry the size after the last collection into a window that starts between collections', () => {
+		const log = newGcLog()
+		for (const l of before) feedGcLine(log, l)
+		const t0 = gcTotals(log)
+		for (const l of window) feedGcLine(log, l)
+		const t1 = gcTotals(log)
+		expect(t1.allocatedBytes - t0.allocatedBytes).toBe((28456 + 2937) * 1024)
+		expect(t1.cycles - t0.cycles).toBe(2)
+		expect(t1.gcMs - t0.gcMs).toBeCloseTo(8.351204, 9)
+	})
+
+	it('should keep each heap apart (a Worker has its own) and tell GC lines from the program\'s', () => {
+		const log = newGcLog()
+		for (const l of before) feedGcLine(log, l)
+		feedGcLine(log, '[GC<0x7000>: START C 5000kb => EdenCollection, a=0kb => 1000kb, p=0.5ms (max 0.5), cycle 1.000000ms END]')
+		feedGcLine(log, 'START M 99999kb => 1kb, p=1ms (max 1), cycle 99ms END]')
+		feedGcLine(log, `${heap} START M 1285kb => EdenCollection, a=0kb => 300kb, p=0.4ms (max 1.697736), cycle 0.400000ms END]`)
+		expect(gcTotals(log)).toEqual({ allocatedBytes: (8928 + 5000 + 1000) * 1024, gcMs: 3.039628, cycles: 3 })
+		expect([...before, ...window].every(isGcLogLine)).toBe(true)
+		expect(isGcLogLine('{"level":"error","msg":"GC failed"}')).toBe(false)
 	})
 })

@@ -1,19 +1,20 @@
 /**
- * One measurement: a scenario against one target. Warms up, snapshots CPU (process trees) and the mock's request
- * count, applies the load (wrk or the own generator, each in its own process), samples RSS meanwhile, and checks
- * that every response passed and that the mock saw as many requests as were sent.
+ * One measurement: a scenario against one target. Warms up, snapshots CPU (process trees), the GC log's totals
+ * (`--gc-log`) and the mock's request count, applies the load (wrk or the own generator, each in its own process),
+ * samples RSS meanwhile, and checks that every response passed and that the mock saw as many requests as were sent.
  * @module
  */
 import { join } from 'node:path'
 import { cpuMicros, loadavg, mainThreadMicros, processTree, statusBytes } from './procs'
 import type { Billing } from './gateway'
+import type { GcTotals } from './gc-log'
 import { type Scenario, expectedCost, loadFor } from './scenarios'
 import type { LoadResult, LoadSpec, Measurement, ProcUsage, RequestSpec, TargetName } from './types'
 import { runWrk } from './wrk'
 import type { Options } from './options'
 
-/** A process tree we measure. */
-export type Target = { name: TargetName; pid: number; dbBackends?: () => Promise<number[]>; billing?: () => Promise<Billing> }
+/** A process tree we measure; `gc`: its GC log's running totals, when it runs with one. */
+export type Target = { name: TargetName; pid: number; dbBackends?: () => Promise<number[]>; billing?: () => Promise<Billing>; gc?: () => GcTotals }
 
 export type Context = { opts: Options; wrk?: string; mock: { pid: number; control: number } }
 
@@ -99,6 +100,7 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 	const db0 = (await target.dbBackends?.()) ?? []
 	const [cpu0, mockCpu0, dbCpu0, seen0] = [cpuMicros(tree0), cpuMicros(mockTree), cpuMicros(db0), await mockCount(ctx)]
 	const main0 = mainThreadMicros(target.pid)
+	const gc0 = target.gc?.()
 	const rssBefore = statusBytes(tree0, 'VmRSS')
 	const mockRssBefore = statusBytes(mockTree, 'VmRSS')
 	const sampler = rssSampler(tree0)
@@ -110,6 +112,8 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 	const db1 = (await target.dbBackends?.()) ?? []
 	const [cpu1, mockCpu1, dbCpu1, seen1] = [cpuMicros(tree1), cpuMicros(mockTree), cpuMicros(db1), await mockCount(ctx)]
 	const main1 = mainThreadMicros(target.pid)
+	// The pause above also lets the log lines of the load's last collections arrive through the pipe.
+	const gc1 = target.gc?.()
 	const peakRss = sampler.stop()
 	const mockPeak = mockSampler.stop()
 	// The memory scenario's point: does RSS come back down once the streams are over?
@@ -140,6 +144,7 @@ export async function measure(ctx: Context, s: Scenario, target: Target, request
 		target_usage: usage(cpu1 - cpu0, main1 - main0, peakRss, rssBefore, tree1),
 		mock_usage: usage(mockCpu1 - mockCpu0, 0, mockPeak, mockRssBefore, mockTree),
 		db_cpu_us: target.dbBackends ? Math.round(dbCpu1 - dbCpu0) : undefined,
+		gc: gc0 && gc1 ? { alloc_bytes: gc1.allocatedBytes - gc0.allocatedBytes, gc_ms: Math.round((gc1.gcMs - gc0.gcMs) * 1000) / 1000, cycles: gc1.cycles - gc0.cycles } : undefined,
 		mock_seen: seen,
 		billed: billing && bill0 ? { spent: billing.after.spent - bill0.spent, usage_rows: diff(billing.after.usageRows, bill0.usageRows), expected_each: expectedCost(s) } : undefined,
 		problems,

@@ -24,6 +24,8 @@ export type Options = {
 	noWrk: boolean
 	/** Directory for `bun --cpu-prof` profiles of the gateways (written when they stop). */
 	cpuProf?: string
+	/** Run the bare proxy and the gateways with JavaScriptCore's GC log on and report allocation and GC time per request. */
+	gcLog: boolean
 	out: string
 	list: boolean
 }
@@ -43,6 +45,8 @@ export const USAGE = `bun run bench [options]
                         fetches (default 4096; Bun's own default, 256, queues the memory scenario; 0 keeps it)
   --no-wrk              use the own generator for non-stream scenarios too
   --cpu-prof DIR        run the gateways under bun --cpu-prof, profiles written to DIR when they stop
+  --gc-log              run the bare proxy and the gateways with BUN_JSC_logGC=1 and report the JavaScript heap's
+                        allocation (alloc KB) and GC cycle time (gc µs) per request
   --out DIR             JSON report directory (default bench/results)
   --list                print the scenarios and exit`
 
@@ -71,6 +75,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
 			'fetch-limit': { type: 'string' },
 			'no-wrk': { type: 'boolean' },
 			'cpu-prof': { type: 'string' },
+			'gc-log': { type: 'boolean' },
 			out: { type: 'string' },
 			list: { type: 'boolean' },
 			help: { type: 'boolean', short: 'h' },
@@ -97,6 +102,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
 		postgresUrl: values['postgres-url'] ?? process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 		noWrk: values['no-wrk'] ?? false,
 		cpuProf: values['cpu-prof'],
+		gcLog: values['gc-log'] ?? false,
 		out: values.out ?? 'bench/results',
 		list: values.list ?? false,
 	}

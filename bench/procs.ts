@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Subprocess } from 'bun'
+import { type GcTotals, feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on Linux). */
 const CLK_TCK = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100
@@ -21,11 +22,17 @@ export type Child = {
 	/** Resolves with the first line matching `test`. */
 	waitLine(test: (line: string) => boolean, timeoutMs: number): Promise<string>
 	stop(): Promise<void>
+	/** With `gcLog`: JavaScriptCore's GC log so far, as running totals (bench/gc-log.ts). */
+	gc?: () => GcTotals
 }
 
-/** Starts a child process in the repository root with extra environment variables. */
-export function spawnChild(name: string, cmd: string[], env: Record<string, string>, cwd: string): Child {
-	const proc = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+/**
+ * Starts a child process in the repository root with extra environment variables. `gcLog` sets `BUN_JSC_logGC=1`
+ * (a bun child then logs every collection on stderr) and sums that log.
+ */
+export function spawnChild(name: string, cmd: string[], env: Record<string, string>, cwd: string, opts: { gcLog?: boolean } = {}): Child {
+	const gcLog = opts.gcLog ? newGcLog() : undefined
+	const proc = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env, ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
 	const lines: string[] = []
 	const watchers = new Set<(line: string) => void>()
 	const pump = async (stream: ReadableStream<Uint8Array>) => {
@@ -40,9 +47,13 @@ export function spawnChild(name: string, cmd: string[], env: Record<string, stri
 			while (at >= 0) {
 				const line = rest.slice(0, at)
 				rest = rest.slice(at + 1)
-				lines.push(line)
-				if (lines.length > 50) lines.shift()
-				for (const w of watchers) w(line)
+				// GC lines (several a second under load) stay out of the tail, which is there for error output.
+				if (gcLog && isGcLogLine(line)) feedGcLine(gcLog, line)
+				else {
+					lines.push(line)
+					if (lines.length > 50) lines.shift()
+					for (const w of watchers) w(line)
+				}
 				at = rest.indexOf('\n')
 			}
 		}
@@ -70,6 +81,7 @@ export function spawnChild(name: string, cmd: string[], env: Record<string, stri
 		pid: proc.pid,
 		tail,
 		waitLine,
+		gc: gcLog && (() => gcTotals(gcLog)),
 		async firstJson<T>(timeoutMs: number) {
 			const line = await waitLine((l) => l.startsWith('{') && l.endsWith('}'), timeoutMs)
 			return JSON.parse(line) as T

@@ -23,6 +23,9 @@ export type Row = {
 	mainCpu: number
 	mockCpu: number
 	dbCpu?: number
+	/** With `--gc-log`: KB the JavaScript heap allocated per request, and GC cycle µs per request. */
+	allocKb?: number
+	gcUs?: number
 	peakRssMb: number
 	rssBeforeMb: number
 	rssAfterMb: number
@@ -46,6 +49,7 @@ export function summarize(ms: Measurement[]): Row[] {
 		const med = (f: (m: Measurement) => number) => median(g.map(f))
 		const per = (f: (m: Measurement) => number | undefined) => (m: Measurement) => (f(m) ?? 0) / Math.max(1, m.load.completed)
 		const db = g[0].db_cpu_us !== undefined ? r1(med(per((m) => m.db_cpu_us))) : undefined
+		const gc = g.every((m) => m.gc) ? { allocKb: r1(med(per((m) => m.gc!.alloc_bytes / 1024))), gcUs: r1(med(per((m) => m.gc!.gc_ms * 1000))) } : {}
 		return {
 			scenario: g[0].scenario,
 			target: g[0].target,
@@ -58,6 +62,7 @@ export function summarize(ms: Measurement[]): Row[] {
 			mainCpu: r1(med(per((m) => m.target_usage.mainUs))),
 			mockCpu: r1(med(per((m) => m.mock_usage.cpuUs))),
 			dbCpu: db,
+			...gc,
 			peakRssMb: mb(Math.max(...g.map((m) => m.target_usage.peakRss))),
 			rssBeforeMb: mb(med((m) => m.target_usage.rssBefore)),
 			rssAfterMb: mb(med((m) => m.target_usage.rssAfter)),
@@ -77,14 +82,18 @@ const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`
 /** The table and the ratio lines, as text. */
 export function formatTable(rows: Row[]): string {
 	const out: string[] = []
-	const head = `${'target'.padEnd(12)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('ttfb50', 9)}${pad('ttfb99', 9)}${pad('cpu µs/rq', 11)}${pad('main µs', 9)}${pad('mock µs', 9)}${pad('db µs', 7)}${pad('rss MB', 8)}${pad('fail', 6)}`
+	// The GC columns only when some target ran with the GC log (--gc-log); the table is unchanged otherwise.
+	const gcCols = rows.some((r) => r.allocKb !== undefined)
+	const gcHead = gcCols ? `${pad('alloc KB', 10)}${pad('gc µs', 8)}` : ''
+	const gcCells = (r: Row) => (gcCols ? `${pad(r.allocKb?.toFixed(1) ?? '-', 10)}${pad(r.gcUs?.toFixed(1) ?? '-', 8)}` : '')
+	const head = `${'target'.padEnd(12)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('ttfb50', 9)}${pad('ttfb99', 9)}${pad('cpu µs/rq', 11)}${pad('main µs', 9)}${pad('mock µs', 9)}${pad('db µs', 7)}${gcHead}${pad('rss MB', 8)}${pad('fail', 6)}`
 	for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
 		const rs = rows.filter((r) => r.scenario === scenario)
 		out.push('', `## ${scenario}`, head)
 		for (const r of rs) {
 			const db = r.dbCpu === undefined ? '-' : r.dbCpu
 			out.push(
-				`${r.target.padEnd(12)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.ttfb50, 9)}${pad(r.ttfb99, 9)}${pad(r.cpu, 11)}${pad(r.mainCpu, 9)}${pad(r.mockCpu, 9)}${pad(db, 7)}${pad(r.peakRssMb, 8)}${pad(r.failed, 6)}`,
+				`${r.target.padEnd(12)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.ttfb50, 9)}${pad(r.ttfb99, 9)}${pad(r.cpu, 11)}${pad(r.mainCpu, 9)}${pad(r.mockCpu, 9)}${pad(db, 7)}${gcCells(r)}${pad(r.peakRssMb, 8)}${pad(r.failed, 6)}`,
 			)
 		}
 		const direct = rs.find((r) => r.target === 'direct')

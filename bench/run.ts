@@ -70,7 +70,8 @@ try {
 	const origins = [mp.openai, mp.anthropic, mp.slow].map((p) => `http://127.0.0.1:${p}`)
 	// Bun's fetch runs at most 256 requests at once by default and queues the rest; both proxies get the same limit.
 	const fetchEnv: Record<string, string> = opts.fetchLimit > 0 ? { BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) } : {}
-	const proxy = spawnChild('bare proxy', ['bun', 'bench/bare-proxy.ts'], { ...fetchEnv, UPSTREAMS: JSON.stringify(origins) }, REPO)
+	// The GC log is the proxy's and the gateways' only: the mock serves every target.
+	const proxy = spawnChild('bare proxy', ['bun', 'bench/bare-proxy.ts'], { ...fetchEnv, UPSTREAMS: JSON.stringify(origins) }, REPO, { gcLog: opts.gcLog })
 	children.push(proxy)
 	const pp = (await proxy.firstJson<{ ports: number[] }>(30_000)).ports
 
@@ -81,19 +82,19 @@ try {
 	}
 	const targets: Target[] = [
 		{ name: 'direct', pid: mock.pid },
-		{ name: 'bare', pid: proxy.pid },
+		{ name: 'bare', pid: proxy.pid, gc: proxy.gc },
 	]
 	const keys: Record<string, string> = {}
 	for (const kind of opts.databases) {
 		log(`starting switchboard on ${kind}…`)
 		const started = Date.now()
 		try {
-			const gw = await startGateway(kind, mp, { repo: REPO, upstreamKey: UPSTREAM_KEY, postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, cpuProf: opts.cpuProf, env: fetchEnv })
+			const gw = await startGateway(kind, mp, { repo: REPO, upstreamKey: UPSTREAM_KEY, postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, cpuProf: opts.cpuProf, gcLog: opts.gcLog, env: fetchEnv })
 			gateways.push(gw)
 			const name: TargetName = `sb-${kind}`
 			ports.gateways[name] = gw.port
 			keys[name] = gw.key
-			targets.push({ name, pid: gw.child.pid, dbBackends: kind === 'postgres' ? gw.dbBackends : undefined, billing: gw.billing })
+			targets.push({ name, pid: gw.child.pid, dbBackends: kind === 'postgres' ? gw.dbBackends : undefined, billing: gw.billing, gc: gw.child.gc })
 			log(`  ready in ${((Date.now() - started) / 1000).toFixed(1)} s on port ${gw.port}`)
 		} catch (e) {
 			log(`  cannot start switchboard on ${kind}: ${(e as Error).message.split('\n')[0]} (skipped)`)
@@ -119,7 +120,8 @@ try {
 				results.push(m)
 				const l = m.load
 				const ttfb = l.ttfb ? ` ttfb p50 ${l.ttfb.p50} ms` : ''
-				log(`[${round}] ${s.name.padEnd(22)} ${t.name.padEnd(12)} ${String(l.rps).padStart(8)} req/s  p50 ${l.latency.p50} p99 ${l.latency.p99} ms${ttfb}  ${Math.round(m.target_usage.cpuUs / Math.max(1, l.completed))} µs/req${m.problems.length ? `  PROBLEMS: ${m.problems.join('; ')}` : ''}`)
+				const alloc = m.gc ? `  ${(m.gc.alloc_bytes / 1024 / Math.max(1, l.completed)).toFixed(1)} KB/req` : ''
+				log(`[${round}] ${s.name.padEnd(22)} ${t.name.padEnd(12)} ${String(l.rps).padStart(8)} req/s  p50 ${l.latency.p50} p99 ${l.latency.p99} ms${ttfb}  ${Math.round(m.target_usage.cpuUs / Math.max(1, l.completed))} µs/req${alloc}${m.problems.length ? `  PROBLEMS: ${m.problems.join('; ')}` : ''}`)
 			}
 		}
 	}

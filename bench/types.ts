@@ -69,6 +69,15 @@ export type ProcUsage = {
 	hwm: number
 }
 
+/** The target's JavaScript heap over one measurement, from JavaScriptCore's GC log (`--gc-log`). */
+export type GcUsage = {
+	/** Bytes allocated, counted at the collections that started during the measurement. */
+	alloc_bytes: number
+	/** Cycle time of the collections that ended during the measurement, ms. */
+	gc_ms: number
+	cycles: number
+}
+
 export type Measurement = {
 	scenario: string
 	target: TargetName
@@ -78,6 +87,8 @@ export type Measurement = {
 	mock_usage: ProcUsage
 	/** PostgreSQL backends serving the gateway's database (sb-postgres only). */
 	db_cpu_us?: number
+	/** With `--gc-log`, targets that run it (the bare proxy and the gateways). */
+	gc?: GcUsage
 	/** POST requests the mock received during the measurement. */
 	mock_seen: number
 	/** Gateways: micro-USD settled on the key and usage rows written (PostgreSQL) during the measurement. */
