@@ -19,6 +19,7 @@ import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settl
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
+import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
@@ -116,24 +117,43 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return relayStream({ call, info, budget, up, fast, upstream: adapter.protocol, headers, ...outcome })
 	}
 
+	const malformed = () => ({ error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) })
 	let text: string
-	let json: unknown
 	try {
 		text = await res.text()
-		json = JSON.parse(text)
 	} catch {
-		return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		return malformed()
 	}
 	let outBody = text
 	let usage
 	let estimateOutput = () => 0
 	try {
 		if (fast) {
-			usage = call.client.usageOf(json)
+			// The body goes out as it came: only its usage is parsed, not the whole answer.
+			const members = topLevelMembers(text, FORWARDED_READS)
+			if (!members) return malformed()
+			const read: Record<string, unknown> = {}
+			for (const [k, s] of members) if (k !== 'model') read[k] = JSON.parse(text.slice(s.start, s.end))
+			usage = call.client.usageOf(read)
 			// A model_map alias is shown to the client as it asked for it, as on the converted path.
-			if (upstreamModel !== call.ir.model && json && typeof json === 'object' && 'model' in json) outBody = JSON.stringify({ ...json, model: call.ir.model })
-			estimateOutput = () => countOutputText(call.client.decodeResponse(json))
+			const model = members.get('model')
+			if (upstreamModel !== call.ir.model && model) outBody = text.slice(0, model.start) + JSON.stringify(call.ir.model) + text.slice(model.end)
+			// Only when the upstream sent no usage. The scan checked the structure, not every value: a body JSON.parse
+			// refuses is counted as no output rather than failing an answer that is already in hand.
+			estimateOutput = () => {
+				try {
+					return countOutputText(call.client.decodeResponse(JSON.parse(text)))
+				} catch {
+					return 0
+				}
+			}
 		} else {
+			let json: unknown
+			try {
+				json = JSON.parse(text)
+			} catch {
+				return malformed()
+			}
 			const r = adapter.protocol.decodeResponse(json)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			estimateOutput = () => countOutputText(r)
@@ -145,6 +165,10 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	await settle(info, budget, { usage, estimateOutput, status: 200, endReason: 'ok', ...outcome })
 	return { response: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 }
+
+/** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol
+ * uses (Gemini's in either spelling), and the model, renamed for a model_map alias. */
+const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'model'])
 
 /**
  * The client's body text with the fast path's changes spliced in, when every change adds a key the client did not
