@@ -54,7 +54,7 @@ export type ServiceOptions = {
 
 export async function createServices(env: Env, opts: ServiceOptions = {}): Promise<Services> {
 	const log = opts.log ?? createLogger(env.logLevel)
-	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir))
+	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
 	const cipher = await createCipher(await resolveSecretKey(env))

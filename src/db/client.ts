@@ -32,9 +32,18 @@ const INT8 = 20
 /**
  * @param url postgres:// URL, or undefined for PGlite
  * @param dataDir PGlite data directory; 'memory://' (or undefined) keeps it in memory (tests)
+ * @param opts.worker PGlite in a thread of its own (src/db/pglite-worker.ts says why): what the server does. Tests
+ * keep it in process, where they can clone it.
  */
-export async function openDb(url: string | undefined, dataDir?: string): Promise<Db> {
-	return url ? openPostgres(url) : openPglite(dataDir)
+export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean } = {}): Promise<Db> {
+	if (url) return openPostgres(url)
+	const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined
+	if (!opts.worker) return openPglite(dir)
+	const { openPgliteWorker } = await import('./pglite-remote')
+	const db = await wrapPglite(await openPgliteWorker(dir))
+	// Not a PGlite instance: nothing may clone it.
+	delete db.client
+	return db
 }
 
 async function openPostgres(url: string): Promise<Db> {
@@ -62,7 +71,7 @@ async function openPostgres(url: string): Promise<Db> {
 async function openPglite(dataDir?: string): Promise<Db> {
 	const [{ loadPgliteAssets }, { PGlite }] = await Promise.all([import('./pglite-assets'), import('@electric-sql/pglite')])
 	const client = await PGlite.create({
-		dataDir: dataDir && dataDir !== 'memory://' ? dataDir : undefined,
+		dataDir,
 		parsers: { [INT8]: (v: string) => Number(v) },
 		// PGlite's memory never shrinks: PostgreSQL's default 128 MB of buffers would become the gateway's for good.
 		// The hot path no longer queries per request (leases), so a small cache costs nothing measurable.
