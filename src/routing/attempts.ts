@@ -41,7 +41,9 @@ export async function tryChannels<T>(
 				judged.add(ch.id)
 				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
 			}
-			if (err.code === 'upstream_auth') void disableChannel(svc, ch, err.message)
+			// Awaited: a caller (or an operator) who sees this failure finds the channel disabled, and the next request
+			// does not try it again meanwhile. A rare path, so the write's few milliseconds do not matter.
+			if (err.code === 'upstream_auth') await disableChannel(svc, ch, err.message)
 			svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, retryable: err.retryable })
 			if (!err.retryable || signal.aborted) break
 			svc.metrics.retries.inc({ channel: ch.name })
