@@ -99,7 +99,9 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	// Where content starts in the last batch prefetch looked at (-1: all preamble). Only frames up to that one decide
 	// failover, as when frames were awaited one at a time.
 	let contentAt = -1
-	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS)
+	const prefetched = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	if (!prefetched) return failedBeforeContent(a.up, a.call.signal)
+	const pre = prefetched
 	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
 	const lastBatch = pre.buffered.at(-1)?.length ?? 0
 	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
@@ -206,7 +208,9 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const meter = createEventMeter()
 	const upstream = unbatch(sseBatchReader(a.up.res.body!))
 	const it = a.upstream.decodeStream(upstream.frames)[Symbol.asyncIterator]()
-	const pre = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS)
+	const prefetched = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	if (!prefetched) return failedBeforeContent(a.up, a.call.signal)
+	const pre = prefetched
 	const err = pre.buffered.find((e) => e.type === 'error')
 	const sawContent = pre.buffered.some((e) => e.type === 'block_start' || e.type === 'finish')
 	if ((err && !sawContent) || (pre.done && pre.buffered.length === 0)) {
@@ -337,6 +341,16 @@ function biller(a: StreamAttempt, outcome: () => Pick<Outcome, 'usage' | 'estima
 			() => undefined,
 			(e) => a.call.svc.log.error('settle failed', { request_id: a.call.requestId, error: String(e) }),
 		)))
+}
+
+/**
+ * The upstream's body failed (a reset connection) while the window still held everything back: nothing reached the
+ * client, so this is an upstream failure another channel may answer, not an internal error.
+ */
+export function failedBeforeContent(up: UpstreamCall, client?: AbortSignal): Attempt {
+	up.abort()
+	if (client?.aborted) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }
 }
 
 /** An error frame seen before anything was sent → a GatewayError that may fail over. */

@@ -11,7 +11,7 @@ import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { settle } from '../../relay/budget'
 import { sseResponse } from '../../relay/sse-response'
-import { FIRST_EVENT_WINDOW_MS, prefetch } from '../../relay/stream'
+import { FIRST_EVENT_WINDOW_MS, failedBeforeContent, prefetch } from '../../relay/stream'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -50,7 +50,9 @@ function errorOf(f: SseFrame): GatewayError {
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	const meter = createResponsesMeter()
 	const it = parseSse(a.up.res.body!)[Symbol.asyncIterator]()
-	const pre = await prefetch(it, (f) => PREAMBLE.has(eventType(f)), FIRST_EVENT_WINDOW_MS)
+	const prefetched = await prefetch(it, (f) => PREAMBLE.has(eventType(f)), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	if (!prefetched) return failedBeforeContent(a.up)
+	const pre = prefetched
 	const failed = pre.buffered.find(isFailure)
 	if (failed || (pre.done && !pre.buffered.length)) {
 		a.up.abort()

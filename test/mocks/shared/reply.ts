@@ -112,7 +112,9 @@ export function toResponse(reply: Reply, fault: Fault | undefined, hooks: BodyHo
 			}
 			// A cut with `abrupt` resets the connection mid-body; otherwise the body ends without its terminator.
 			if (abrupt) {
-				await Bun.sleep(1)
+				// Long enough for the chunks already written to reach the reader first: a reset that overtakes them
+				// (seen at 1 ms on a loaded machine) makes "cut after content" a cut before any.
+				await Bun.sleep(25)
 				hooks.done()
 				controller.error(new Error('mock: connection cut'))
 				return
