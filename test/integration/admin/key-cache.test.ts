@@ -6,6 +6,8 @@ import { createServices, type Services } from '../../../src/services'
 import { createTestDb, type TestDb } from '../../helpers/db'
 import { createToken, deleteToken, getToken } from '../../../src/modules/admin/tokens/service'
 import { createAccount } from '../../../src/modules/admin/accounts/service'
+import { createKeyCache } from '../../../src/auth/api-key'
+import { sha256Hex } from '../../../src/lib/secrets'
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -61,5 +63,69 @@ describe('key cache', () => {
 			if (!rejected) await Bun.sleep(20)
 		}
 		expect(rejected).toBe(true)
+	})
+})
+
+describe('key cache expiry', () => {
+	/** A cache on the test database with its own clock, and a count of the lookups it sends. */
+	function clocked() {
+		let clock = 1_000_000
+		let lookups = 0
+		const orm = t.db.orm
+		const db = {
+			...t.db,
+			orm: new Proxy(orm, {
+				get(target, prop, receiver) {
+					if (prop === 'select') lookups++
+					return Reflect.get(target, prop, receiver)
+				},
+			}),
+		}
+		const local = { kind: 'memory', subscribe() {}, publish() {} }
+		const cache = createKeyCache(db as never, local as never, () => clock)
+		return { cache, lookups: () => lookups, advance: (ms: number) => (clock += ms) }
+	}
+
+	it('should send one lookup for a burst of requests with a key it has not seen', async () => {
+		const acct = await createAccount(t.db, 'burst', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'burst' })
+		const c = clocked()
+		const tokens = await Promise.all(Array.from({ length: 200 }, () => c.cache.authenticate(key)))
+		expect(tokens.every((x) => x.id === row.id)).toBe(true)
+		expect(c.lookups()).toBe(1)
+	})
+
+	it('should keep answering an expired valid key while one lookup refreshes it, then apply what the lookup found', async () => {
+		const acct = await createAccount(t.db, 'stale', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'stale' })
+		const c = clocked()
+		await c.cache.authenticate(key)
+		c.advance(61_000)
+		// Disabled behind the cache's back (no invalidation): the expired entry still answers while it refreshes.
+		await t.db.sql.query("UPDATE api_tokens SET status = 'disabled' WHERE id = $1", [row.id])
+		const burst = await Promise.all(Array.from({ length: 50 }, () => c.cache.authenticate(key)))
+		expect(burst.every((x) => x.id === row.id)).toBe(true)
+		expect(c.lookups()).toBe(2)
+		const deadline = Date.now() + 1000
+		let err: unknown
+		while (Date.now() < deadline && !err) {
+			err = await c.cache.authenticate(key).then(
+				() => undefined,
+				(e: unknown) => e,
+			)
+			if (!err) await Bun.sleep(5)
+		}
+		expect((err as GatewayError).code).toBe('api_key_disabled')
+	})
+
+	it('should wait for the lookup of a key it last found unknown, so a new key works at once', async () => {
+		const acct = await createAccount(t.db, 'late', 0)
+		const c = clocked()
+		const { key } = await createToken(a, acct.id, { name: 'late' })
+		await t.db.sql.query("UPDATE api_tokens SET key_hash = 'x' || key_hash WHERE key_hash = $1", [sha256Hex(key)])
+		await expect(c.cache.authenticate(key)).rejects.toBeInstanceOf(GatewayError)
+		await t.db.sql.query("UPDATE api_tokens SET key_hash = substr(key_hash, 2) WHERE key_hash = $1", [`x${sha256Hex(key)}`])
+		c.advance(2_001)
+		expect((await c.cache.authenticate(key)).name).toBe('late')
 	})
 })
