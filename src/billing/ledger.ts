@@ -112,8 +112,6 @@ type Lease = {
 	/** The sweeper released it: its remaining charges come out of the balance. */
 	lost: boolean
 	growing?: Promise<void>
-	/** Reservations waiting for the take under way: the next take sizes itself for them too. */
-	waiting: number
 }
 
 export function createLedger(db: Db, opts: LedgerOptions): Ledger {
@@ -150,7 +148,6 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				inUse: 0,
 				charge: 0,
 				used: false,
-				waiting: 0,
 				written: 0,
 				taken: 0,
 				lastUsed: Date.now(),
@@ -175,13 +172,11 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 
 	/**
 	 * One take from the database into the lease. Takes of one lease run one after another (the first creates its
-	 * row); each slice is at least twice the last, so a busy lease goes to the database less and less often, and
-	 * covers the reservations that queued behind the previous take (a burst of a thousand requests then needs two
-	 * takes, not seven in a row).
+	 * row); each slice is at least twice the last, so a busy lease goes to the database less and less often.
 	 */
 	const grow = async (l: Lease, need: number, min: number) => {
 		while (l.growing) await l.growing
-		const extra = Math.max(FIRST_SLICE * need, l.taken, need * l.waiting)
+		const extra = Math.max(FIRST_SLICE * need, l.taken)
 		// What the row will say is in use: holds may settle while the take is under way, and the next flush must
 		// then still write theirs.
 		const inUse = l.inUse
@@ -403,12 +398,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				const l = leaseFor(owner)
 				if (want === 0 || (usable(l) && free(l) >= want)) return makeHold(l, requestId, want)
 				if (l.growing) {
-					l.waiting++
-					try {
-						await l.growing
-					} finally {
-						l.waiting--
-					}
+					await l.growing
 					continue
 				}
 				const room = Math.max(0, free(l))
