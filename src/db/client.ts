@@ -69,15 +69,8 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 async function openPglite(dataDir?: string): Promise<Db> {
-	const [{ loadPgliteAssets }, { PGlite }] = await Promise.all([import('./pglite-assets'), import('@electric-sql/pglite')])
-	const client = await PGlite.create({
-		dataDir,
-		parsers: { [INT8]: (v: string) => Number(v) },
-		// PGlite's memory never shrinks: PostgreSQL's default 128 MB of buffers would become the gateway's for good.
-		// The hot path no longer queries per request (leases), so a small cache costs nothing measurable.
-		postgresqlconf: ['shared_buffers=16MB'],
-		...(await loadPgliteAssets()),
-	})
+	const { createPglite } = await import('./pglite-open')
+	const client = await createPglite(dataDir)
 	return wrapPglite(client)
 }
 

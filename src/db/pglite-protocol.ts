@@ -5,8 +5,6 @@
  * @module
  */
 
-export const INT8 = 20
-
 export type Call = { id: number } & (
 	| { op: 'open'; dataDir?: string }
 	| { op: 'query'; text: string; params?: unknown[]; rowMode?: 'array' | 'object'; rawTypes?: number[]; tx?: number }

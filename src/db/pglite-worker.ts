@@ -6,9 +6,9 @@
  * requests. In a worker the memory is counted in a heap that allocates little, and queries run beside the requests.
  * @module
  */
-import { PGlite, type Results } from '@electric-sql/pglite'
-import { loadPgliteAssets } from './pglite-assets'
-import { type Call, INT8, type Reply, serialiseError } from './pglite-protocol'
+import type { PGlite, Results } from '@electric-sql/pglite'
+import { createPglite } from './pglite-open'
+import { type Call, type Reply, serialiseError } from './pglite-protocol'
 
 declare const self: Worker
 
@@ -49,13 +49,7 @@ function begin(id: number): Promise<void> {
 async function handle(c: Call): Promise<unknown> {
 	switch (c.op) {
 		case 'open':
-			db = await PGlite.create({
-				dataDir: c.dataDir,
-				parsers: { [INT8]: (v: string) => Number(v) },
-				// PGlite's memory never shrinks: PostgreSQL's default 128 MB of buffers would stay for good.
-				postgresqlconf: ['shared_buffers=16MB'],
-				...(await loadPgliteAssets()),
-			})
+			db = await createPglite(c.dataDir)
 			// A fresh data directory leaves initdb's instance (~900 MB) as garbage, and this heap allocates too little
 			// for its collector to come by on its own.
 			setTimeout(() => Bun.gc(true), 100)
