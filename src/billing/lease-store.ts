@@ -22,8 +22,11 @@ export type UsageRowJson = string
 
 export type LeaseStore = {
 	take(a: { id: string; existing: boolean; accountId: number; tokenId: number | null; need: number; min: number; extra: number; inUse: number }): Promise<TakeResult>
-	/** Writes charges and usage rows; returns the ids of leases that were swept meanwhile. */
-	flush(leases: LeaseFlush[], usage: UsageRowJson[]): Promise<string[]>
+	/**
+	 * Writes charges and usage rows as batch `seq` of `instance`; returns the ids of leases that were swept meanwhile.
+	 * The same batch sent again (its reply was lost) is applied once and answered the same.
+	 */
+	flush(instance: string, seq: number, leases: LeaseFlush[], usage: UsageRowJson[]): Promise<string[]>
 	/** Gives back all but `keep`; -1 when the lease was swept. */
 	give(id: string, accountId: number, tokenId: number | null, keep: number): Promise<number>
 	sweep(): Promise<number>
@@ -51,8 +54,10 @@ export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
 			return { kind: 'taken', amount: Number(r.o_taken) }
 		},
 
-		async flush(leases, usage) {
-			const rows = await sql.query<{ id: string }>('SELECT sb_lease_flush($1::jsonb, $2::jsonb, $3) AS id', [
+		async flush(instance, seq, leases, usage) {
+			const rows = await sql.query<{ id: string }>('SELECT sb_lease_flush($1, $2, $3::jsonb, $4::jsonb, $5) AS id', [
+				instance,
+				seq,
 				JSON.stringify(leases.map((l) => ({ id: l.id, account_id: l.accountId, token_id: l.tokenId, charge: l.charge, in_use: l.inUse, used: l.used }))),
 				`[${usage.join(',')}]`,
 				ttl,

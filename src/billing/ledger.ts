@@ -114,6 +114,9 @@ type Lease = {
 	growing?: Promise<void>
 }
 
+/** One flush: what it writes, numbered so that sending it again applies it once. */
+type Batch = { readonly seq: number; readonly sent: ReadonlyArray<{ l: Lease; f: LeaseFlush }>; readonly usage: UsageRowJson[] }
+
 export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const store: LeaseStore = createLeaseStore(db.sql, opts.ttlSeconds)
 	const flushMs = opts.flushMs ?? 100
@@ -125,6 +128,9 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const active = new Map<string, Lease>()
 	const retiring = new Set<Lease>()
 	let pending: UsageRowJson[] = []
+	/** A batch sent and not confirmed (see `send`); its number; how many were built. */
+	let unconfirmed: Batch | undefined
+	let batches = 0
 	let lastFlushAt = Date.now()
 	let closed = false
 	/** Flushes and returns run one at a time, in order. */
@@ -254,40 +260,52 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		}
 	}
 
+	/**
+	 * Sends one batch. Until the database confirms it, it stays `unconfirmed` and is sent again as it is, under the
+	 * same number, before anything newer: a flush whose reply was lost after its commit is then applied once
+	 * (sb_lease_flush knows the number), where merging it into the next batch would charge it twice.
+	 */
+	async function send(b: Batch): Promise<void> {
+		unconfirmed = b
+		let lost: Set<string>
+		try {
+			lost = new Set(await store.flush(instance, b.seq, b.sent.map((s) => s.f), b.usage))
+		} catch (e) {
+			// Stop serving from leases the database no longer confirms.
+			for (const l of active.values()) l.confirmedAt = 0
+			throw e
+		}
+		unconfirmed = undefined
+		const now = Date.now()
+		lastFlushAt = now
+		for (const { l, f } of b.sent) {
+			l.written = f.inUse
+			if (lost.has(l.id)) {
+				l.lost = true
+				retire(l)
+			} else l.confirmedAt = now
+		}
+	}
+
 	/** Writes charges, usage rows and in-use amounts of every lease, and moves their expiry forward. */
 	async function flushNow(): Promise<void> {
+		if (unconfirmed) await send(unconfirmed)
 		const leases = [...active.values(), ...retiring].filter((l) => (l.existing && !l.lost) || l.charge !== 0)
 		const dirty = pending.length > 0 || leases.some((l) => l.charge !== 0 || l.used || l.written !== l.inUse)
 		// Nothing to write: still move the leases' expiry forward now and then (the heartbeat that keeps them alive).
 		if (!dirty && (!leases.length || Date.now() - lastFlushAt < ttlMs / 4)) return
-		const usage = pending
+		const b: Batch = {
+			seq: ++batches,
+			usage: pending,
+			sent: leases.map((l) => ({ l, f: { id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, charge: l.charge, inUse: l.inUse, used: l.used } })),
+		}
 		pending = []
-		const sent: Array<{ l: Lease; f: LeaseFlush }> = leases.map((l) => ({ l, f: { id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, charge: l.charge, inUse: l.inUse, used: l.used } }))
-		for (const { l } of sent) {
+		// The charges now belong to the batch, whatever becomes of it.
+		for (const { l } of b.sent) {
 			l.charge = 0
 			l.used = false
 		}
-		try {
-			const lost = new Set(await store.flush(sent.map((s) => s.f), usage))
-			const now = Date.now()
-			lastFlushAt = now
-			for (const { l, f } of sent) {
-				l.written = f.inUse
-				if (lost.has(l.id)) {
-					l.lost = true
-					retire(l)
-				} else l.confirmedAt = now
-			}
-		} catch (e) {
-			// Keep everything for the next attempt, and stop serving from leases the database no longer confirms.
-			pending = usage.concat(pending)
-			for (const { l, f } of sent) {
-				l.charge += f.charge
-				l.used ||= f.used
-			}
-			for (const l of active.values()) l.confirmedAt = 0
-			throw e
-		}
+		await send(b)
 	}
 
 	/** Gives back what a retired lease does not use; forgets it once nothing is left in it. */
@@ -295,32 +313,27 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		// A hold that settled after the last flush took its snapshot left a charge the database has not seen: the row
 		// still holds that money, and giving the row back as it stands would return what was spent (and forget the
 		// charge once nothing is kept). Write it first; a hold still in flight may settle during that write too.
-		while (l.charge !== 0 && l.existing && !l.lost && retiring.has(l)) await flushNow()
+		while ((l.charge !== 0 || unconfirmed) && l.existing && !l.lost && retiring.has(l)) await flushNow()
 		if (l.lost || !l.existing) {
 			if (l.inUse === 0 && l.charge === 0) retiring.delete(l)
 			return
 		}
 		const keep = l.inUse
-		// From now on the row keeps only `keep`: a hold that settles past its amount while the rest goes back must not
-		// be charged from money the balance is getting back (the row would go below zero, the balance would show
-		// spent money as free, and another request could spend it again).
-		const returning = Math.max(0, l.amount - keep)
-		l.amount -= returning
-		let given: number
-		try {
-			given = await store.give(l.id, l.owner.accountId, l.owner.tokenId, keep)
-		} catch (e) {
-			l.amount += returning
-			throw e
-		}
+		// From now on the lease counts only `keep`: a hold that settles past its amount while the rest goes back must
+		// not be charged from money the balance is getting back (the row would go below zero, the balance would show
+		// spent money as free, and another request could spend it again). The lease does not count it again even when
+		// the call fails, since it may have been applied with its reply lost: the row then still holds the money, and
+		// the next attempt gives it back.
+		l.amount = Math.min(l.amount, keep)
+		const given = await store.give(l.id, l.owner.accountId, l.owner.tokenId, keep)
 		if (given < 0) {
-			l.amount += returning
+			// Swept meanwhile: a hold still in flight charges the balance through the next flush.
 			l.lost = true
-			retiring.delete(l)
+			if (l.inUse === 0 && l.charge === 0) retiring.delete(l)
 			return
 		}
-		// What the database gave back is what it held beyond `keep`: the same as `returning` once charges are written.
-		l.amount += returning - given
+		// The row now holds `keep`, and so does the lease, less what holds settled meanwhile (charges the next flush
+		// writes).
 		l.written = keep
 		if (keep === 0) {
 			l.existing = false

@@ -122,6 +122,20 @@ export const ledgerLeases = pgTable(
 	(t) => [index('ledger_leases_expires_idx').on(t.expiresAt), index('ledger_leases_account_idx').on(t.accountId), index('ledger_leases_token_idx').on(t.tokenId)],
 )
 
+/**
+ * The last flush each ledger instance applied (sb_lease_flush). A flush whose reply was lost (connection cut after
+ * the commit) is sent again with the same number; finding it here, the database applies nothing twice and answers
+ * what it answered the first time. One row per instance: a later batch replaces the one before, which the instance
+ * saw confirmed before building it. Rows of instances gone for a week are swept.
+ */
+export const ledgerFlushes = pgTable('ledger_flushes', {
+	instance: text('instance').primaryKey(),
+	seq: bigint('seq', { mode: 'number' }).notNull(),
+	/** Ids of the leases that batch found swept: the answer to give again. */
+	lost: text('lost').array().notNull().default(sql`'{}'`),
+	updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+})
+
 export const usageLogs = pgTable(
 	'usage_logs',
 	{

@@ -116,6 +116,26 @@ function gated(name: string) {
 	return { db: { ...t.db, sql } as Db, during: (fn: () => Promise<unknown>) => (hook = fn) }
 }
 
+/**
+ * The test database where the next call of the database function `name` is applied and its reply then lost, as when
+ * the connection is cut after the commit: the ledger sees an error for what the database did.
+ */
+function replyLost(name: string) {
+	let armed = false
+	const sql: Sql = {
+		...t.db.sql,
+		query: async (text, params) => {
+			const r = await t.db.sql.query(text, params)
+			if (armed && text.includes(name)) {
+				armed = false
+				throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
+			}
+			return r
+		},
+	}
+	return { db: { ...t.db, sql } as Db, arm: () => (armed = true) }
+}
+
 /** `n` requests one after another, each reserving 2,000 and settling 40. */
 async function settleEach(l: Ledger, o: { accountId: number; tokenId: number }, prefix: string, n: number) {
 	for (let i = 0; i < n; i++) {
@@ -384,5 +404,80 @@ describe('ledger', () => {
 			{ request_id: 'down-1', cost: 77 },
 			{ request_id: 'down-3', cost: 23 },
 		])
+	})
+
+	it('should apply a flush once when its reply was lost after the commit, with what settled meanwhile', async () => {
+		const g = replyLost('sb_lease_flush')
+		const l = open({}, g.db)
+		const o = await account(1_000_000)
+		const h = await l.reserve(o, 'lr-1', 1000, 100)
+		await h.settle(300, usage(o, 'lr-1'))
+		g.arm()
+		await expect(l.flush()).rejects.toThrow(/ECONNRESET/)
+		// Another request settles before the next attempt: the batch sent again must not carry it, nor be applied twice.
+		const h2 = await l.reserve(o, 'lr-2', 1000, 100)
+		await h2.settle(200, usage(o, 'lr-2'))
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(500)
+		expect(v.spent).toBe(500)
+		const rows = await t.db.sql.query<{ request_id: string }>('SELECT request_id FROM usage_logs WHERE account_id = $1 ORDER BY id', [o.accountId])
+		expect(rows.map((r) => r.request_id)).toEqual(['lr-1', 'lr-2'])
+		await l.close()
+		expect((await invariant(o, l)).available).toBe(1_000_000 - 500)
+	})
+
+	it('should find a swept lease again when the flush that found it was applied and its reply lost', async () => {
+		const g = replyLost('sb_lease_flush')
+		const l = open({}, g.db)
+		const o = await account(2000)
+		const h = await l.reserve(o, 'ls-1', 1000, 1000)
+		await t.db.sql.query(`UPDATE ledger_leases SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [o.accountId])
+		expect(await ledger.sweep()).toBeGreaterThanOrEqual(1)
+		await h.settle(400, usage(o, 'ls-1'))
+		g.arm()
+		await expect(l.flush()).rejects.toThrow(/ECONNRESET/)
+		await l.flush()
+		// The answer sent again says the lease is gone, so its money (back in the balance) is not served a second time
+		// from memory: 1,600 is left, and 800 + 1,600 do not fit.
+		const h2 = await l.reserve(o, 'ls-2', 800, 800)
+		const err = await l.reserve(o, 'ls-3', 1600, 1600).catch((e) => e)
+		expect((err as GatewayError).status).toBe(402)
+		await h2.release()
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(400)
+		expect(v.available).toBe(1600)
+	})
+
+	it('should not count money a lease gave back when the reply of that return was lost', async () => {
+		const g = replyLost('sb_lease_return')
+		const l = open({}, g.db)
+		const o = await account(100_000, 2_000)
+		const h = await l.reserve(o, 'lg-1', 600, 600)
+		expect(l.leases()[0]!.amount).toBeGreaterThan(600)
+		g.arm()
+		await expect(l.reclaim({ accountId: o.accountId, tokenId: o.tokenId })).rejects.toThrow(/ECONNRESET/)
+		// The rest went back: a settlement past the hold may take only what the hold reserved.
+		expect(await h.settle(1_500, usage(o, 'lg-1'))).toBe(600)
+		await l.reclaim({ accountId: o.accountId, tokenId: o.tokenId })
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(600)
+		expect(v.spent).toBe(600)
+		expect(v.leased).toBe(0)
+		expect(v.balance).toBe(100_000 - 600)
+	})
+
+	it('should go on serving after the first take of a lease was applied and its reply lost, and give it all back', async () => {
+		const g = replyLost('sb_lease_take')
+		const l = open({}, g.db)
+		const o = await account(100_000)
+		g.arm()
+		await expect(l.reserve(o, 'lt-1', 1000, 1000)).rejects.toThrow(/ECONNRESET/)
+		const h = await l.reserve(o, 'lt-2', 1000, 1000)
+		await h.settle(250, usage(o, 'lt-2'))
+		await l.reclaim({ accountId: o.accountId })
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(250)
+		expect(v.leased).toBe(0)
+		expect(v.balance).toBe(100_000 - 250)
 	})
 })
