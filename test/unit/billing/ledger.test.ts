@@ -124,8 +124,8 @@ function replyLost(name: string) {
 	let armed = false
 	const sql: Sql = {
 		...t.db.sql,
-		query: async (text, params) => {
-			const r = await t.db.sql.query(text, params)
+		query: async <T,>(text: string, params?: unknown[]) => {
+			const r = await t.db.sql.query<T>(text, params)
 			if (armed && text.includes(name)) {
 				armed = false
 				throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
