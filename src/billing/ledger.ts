@@ -112,6 +112,8 @@ type Lease = {
 	/** The sweeper released it: its remaining charges come out of the balance. */
 	lost: boolean
 	growing?: Promise<void>
+	/** Reservations waiting for the take under way: the next take sizes itself for them too. */
+	waiting: number
 }
 
 /** One flush: what it writes, numbered so that sending it again applies it once. */
@@ -154,6 +156,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				inUse: 0,
 				charge: 0,
 				used: false,
+				waiting: 0,
 				written: 0,
 				taken: 0,
 				lastUsed: Date.now(),
@@ -178,11 +181,13 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 
 	/**
 	 * One take from the database into the lease. Takes of one lease run one after another (the first creates its
-	 * row); each slice is at least twice the last, so a busy lease goes to the database less and less often.
+	 * row); each slice is at least twice the last, so a busy lease goes to the database less and less often, and
+	 * covers the reservations that queued behind the previous take (a burst of a thousand requests then needs two
+	 * takes, not seven in a row).
 	 */
 	const grow = async (l: Lease, need: number, min: number) => {
 		while (l.growing) await l.growing
-		const extra = Math.max(FIRST_SLICE * need, l.taken)
+		const extra = Math.max(FIRST_SLICE * need, l.taken, need * l.waiting)
 		// What the row will say is in use: holds may settle while the take is under way, and the next flush must
 		// then still write theirs.
 		const inUse = l.inUse
@@ -411,7 +416,12 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				const l = leaseFor(owner)
 				if (want === 0 || (usable(l) && free(l) >= want)) return makeHold(l, requestId, want)
 				if (l.growing) {
-					await l.growing
+					l.waiting++
+					try {
+						await l.growing
+					} finally {
+						l.waiting--
+					}
 					continue
 				}
 				const room = Math.max(0, free(l))
