@@ -187,7 +187,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	 */
 	const grow = async (l: Lease, need: number, min: number) => {
 		while (l.growing) await l.growing
-		const extra = Math.max(FIRST_SLICE * need, l.taken, need * l.waiting)
+		// The waiters, and the caller of the take before: it resumes after them, so they may have used its share.
+		const extra = Math.max(FIRST_SLICE * need, l.taken, need * (l.waiting + 1))
 		// What the row will say is in use: holds may settle while the take is under way, and the next flush must
 		// then still write theirs.
 		const inUse = l.inUse

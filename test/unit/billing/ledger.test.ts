@@ -406,6 +406,18 @@ describe('ledger', () => {
 		])
 	})
 
+	it('should size a lease for the reservations queued behind its first take (a burst takes twice, not once per doubling)', async () => {
+		let takes = 0
+		const sql: Sql = { ...t.db.sql, query: (text, params) => (text.includes('sb_lease_take') && takes++, t.db.sql.query(text, params)) }
+		const l = open({}, { ...t.db, sql } as Db)
+		const o = await account(100_000_000)
+		const holds = await Promise.all(Array.from({ length: 500 }, (_, i) => l.reserve(o, `burst-${i}`, 1000, 1000)))
+		// Before: 16, 32, 64… reservations per take, so 500 waited on ~5 takes in a row.
+		expect(takes).toBeLessThanOrEqual(2)
+		for (const h of holds) await h.release()
+		expect((await invariant(o, l)).inuse).toBe(0)
+	})
+
 	it('should apply a flush once when its reply was lost after the commit, with what settled meanwhile', async () => {
 		const g = replyLost('sb_lease_flush')
 		const l = open({}, g.db)
