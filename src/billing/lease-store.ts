@@ -1,10 +1,11 @@
 /**
- * The ledger's database side: one round trip per call to the SQL functions of drizzle/0002_leases.sql, which hold
+ * The ledger's database side: one round trip per call to the SQL functions of drizzle/0002_leases.sql (the flush as
+ * redefined in 0003_flush_once.sql), which hold
  * the locking and the arithmetic. src/billing/ledger.ts decides when to call them.
  * @module
  */
 import type { Sql } from '../db/client'
-import type { UsageRecord } from './usage-record'
+import { USAGE_COLUMNS } from './usage-columns'
 
 export type TakeResult =
 	| { kind: 'taken'; amount: number }
@@ -14,11 +15,11 @@ export type TakeResult =
 
 export type LeaseFlush = { id: string; accountId: number; tokenId: number | null; charge: number; inUse: number; used: boolean }
 
-/**
- * A settled request's usage row with its charge, serialised when it is recorded (a small cost on each request
- * rather than one long pause of the event loop at each flush).
- */
-export type UsageRowJson = string
+/** A batch's usage rows, one PostgreSQL array literal per column (UsageColumns.literals). */
+export type UsageLiterals = string[]
+
+/** sb_lease_flush with the usage columns as arrays ($5 onwards). */
+const FLUSH = `SELECT sb_lease_flush($1, $2, $3::jsonb, $4, ${Array.from({ length: USAGE_COLUMNS }, (_, i) => `$${i + 5}`).join(', ')}) AS id`
 
 export type LeaseStore = {
 	take(a: { id: string; existing: boolean; accountId: number; tokenId: number | null; need: number; min: number; extra: number; inUse: number }): Promise<TakeResult>
@@ -26,7 +27,7 @@ export type LeaseStore = {
 	 * Writes charges and usage rows as batch `seq` of `instance`; returns the ids of leases that were swept meanwhile.
 	 * The same batch sent again (its reply was lost) is applied once and answered the same.
 	 */
-	flush(instance: string, seq: number, leases: LeaseFlush[], usage: UsageRowJson[]): Promise<string[]>
+	flush(instance: string, seq: number, leases: LeaseFlush[], usage: UsageLiterals): Promise<string[]>
 	/** Gives back all but `keep`; -1 when the lease was swept. */
 	give(id: string, accountId: number, tokenId: number | null, keep: number): Promise<number>
 	sweep(): Promise<number>
@@ -55,13 +56,8 @@ export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
 		},
 
 		async flush(instance, seq, leases, usage) {
-			const rows = await sql.query<{ id: string }>('SELECT sb_lease_flush($1, $2, $3::jsonb, $4::jsonb, $5) AS id', [
-				instance,
-				seq,
-				JSON.stringify(leases.map((l) => ({ id: l.id, account_id: l.accountId, token_id: l.tokenId, charge: l.charge, in_use: l.inUse, used: l.used }))),
-				`[${usage.join(',')}]`,
-				ttl,
-			])
+			const params = [instance, seq, JSON.stringify(leases.map((l) => ({ id: l.id, account_id: l.accountId, token_id: l.tokenId, charge: l.charge, in_use: l.inUse, used: l.used }))), ttl, ...usage]
+			const rows = await sql.query<{ id: string }>(FLUSH, params)
 			return rows.map((r) => r.id).filter(Boolean)
 		},
 
@@ -76,28 +72,3 @@ export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
 		},
 	}
 }
-
-/** The usage row as sb_lease_flush reads it (jsonb_to_recordset column names), charged `cost` at `at` (ms). */
-export const usageRowJson = (u: UsageRecord, cost: number, at: number): UsageRowJson =>
-	JSON.stringify({
-		request_id: u.requestId,
-		account_id: u.accountId,
-		token_id: u.tokenId,
-		model: u.model,
-		upstream_model: u.upstreamModel ?? null,
-		endpoint: u.endpoint,
-		channel_id: u.channelId ?? null,
-		channel: u.channel ?? null,
-		input_tokens: u.inputTokens,
-		output_tokens: u.outputTokens,
-		cached_tokens: u.cachedTokens,
-		cache_write_tokens: u.cacheWriteTokens,
-		reasoning_tokens: u.reasoningTokens,
-		cost,
-		status: u.status,
-		latency_ms: u.latencyMs,
-		estimated: u.estimated,
-		end_reason: u.endReason,
-		stream: u.stream,
-		at,
-	})

@@ -25,7 +25,8 @@ import type { Db } from '../db/client'
 import type { Bus } from '../lib/bus'
 import { randomString } from '../lib/ids'
 import type { Logger } from '../lib/log'
-import { type LeaseFlush, type LeaseStore, type TakeResult, type UsageRowJson, createLeaseStore, usageRowJson } from './lease-store'
+import { type LeaseFlush, type LeaseStore, type TakeResult, type UsageLiterals, createLeaseStore } from './lease-store'
+import { UsageColumns } from './usage-columns'
 import type { UsageRecord } from './usage-record'
 
 export type HoldOwner = { accountId: number; tokenId: number | null }
@@ -117,7 +118,7 @@ type Lease = {
 }
 
 /** One flush: what it writes, numbered so that sending it again applies it once. */
-type Batch = { readonly seq: number; readonly sent: ReadonlyArray<{ l: Lease; f: LeaseFlush }>; readonly usage: UsageRowJson[] }
+type Batch = { readonly seq: number; readonly sent: ReadonlyArray<{ l: Lease; f: LeaseFlush }>; readonly usage: UsageLiterals }
 
 export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const store: LeaseStore = createLeaseStore(db.sql, opts.ttlSeconds)
@@ -129,7 +130,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	let generation = 0
 	const active = new Map<string, Lease>()
 	const retiring = new Set<Lease>()
-	let pending: UsageRowJson[] = []
+	let pending = new UsageColumns()
 	/** A batch sent and not confirmed (see `send`); its number; how many were built. */
 	let unconfirmed: Batch | undefined
 	let batches = 0
@@ -226,7 +227,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		let result: Promise<number> | undefined
 		const record = (usage: UsageRecord, cost: number) => {
 			l.used = true
-			if (pending.push(usageRowJson(usage, cost, Date.now())) >= flushRows) tick()
+			if (pending.add(usage, cost, Date.now()) >= flushRows) tick()
 		}
 		return {
 			requestId,
@@ -297,15 +298,15 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	async function flushNow(): Promise<void> {
 		if (unconfirmed) await send(unconfirmed)
 		const leases = [...active.values(), ...retiring].filter((l) => (l.existing && !l.lost) || l.charge !== 0)
-		const dirty = pending.length > 0 || leases.some((l) => l.charge !== 0 || l.used || l.written !== l.inUse)
+		const dirty = pending.size > 0 || leases.some((l) => l.charge !== 0 || l.used || l.written !== l.inUse)
 		// Nothing to write: still move the leases' expiry forward now and then (the heartbeat that keeps them alive).
 		if (!dirty && (!leases.length || Date.now() - lastFlushAt < ttlMs / 4)) return
 		const b: Batch = {
 			seq: ++batches,
-			usage: pending,
+			usage: pending.literals(),
 			sent: leases.map((l) => ({ l, f: { id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, charge: l.charge, inUse: l.inUse, used: l.used } })),
 		}
-		pending = []
+		pending = new UsageColumns()
 		// The charges now belong to the batch, whatever becomes of it.
 		for (const { l } of b.sent) {
 			l.charge = 0
@@ -395,7 +396,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			.finally(() => {
 				ticking = false
 				// Rows that came in meanwhile: the next batch goes now (not during an outage: the timer retries).
-				if (!failing && pending.length >= flushRows) tick()
+				if (!failing && pending.size >= flushRows) tick()
 			})
 	}
 	const timer = setInterval(tick, flushMs)

@@ -418,6 +418,35 @@ describe('ledger', () => {
 		expect((await invariant(o, l)).inuse).toBe(0)
 	})
 
+	it('should write usage rows exactly as recorded, whatever characters their text holds', async () => {
+		const o = await account(1_000_000)
+		const odd = ['quote " and backslash \\ end', 'comma, {brace} NULL', 'naïve 模型 🚀', '', 'NULL', ' spaced ']
+		for (const [i, text] of odd.entries()) {
+			const h = await ledger.reserve(o, `odd-${i}`, 1000, 100)
+			const u = { ...usage(o, `odd-${i}`), model: text, upstreamModel: i % 2 ? undefined : `${text}-up`, channel: text, channelId: i, endReason: text, estimated: i % 2 === 0, stream: i % 3 === 0, latencyMs: 1000 + i }
+			await h.settle(10 + i, u)
+		}
+		await ledger.flush()
+		const rows = await t.db.sql.query<Record<string, unknown>>(
+			'SELECT request_id, model, upstream_model, channel, channel_id, end_reason, estimated, stream, latency_ms, cost FROM usage_logs WHERE account_id = $1 ORDER BY request_id',
+			[o.accountId],
+		)
+		expect(rows).toEqual(
+			odd.map((text, i) => ({
+				request_id: `odd-${i}`,
+				model: text,
+				upstream_model: i % 2 ? null : `${text}-up`,
+				channel: text,
+				channel_id: i,
+				end_reason: text,
+				estimated: i % 2 === 0,
+				stream: i % 3 === 0,
+				latency_ms: 1000 + i,
+				cost: 10 + i,
+			})),
+		)
+	})
+
 	it('should apply a flush once when its reply was lost after the commit, with what settled meanwhile', async () => {
 		const g = replyLost('sb_lease_flush')
 		const l = open({}, g.db)
