@@ -14,7 +14,9 @@
  * What the batching costs: a crash loses the usage rows of at most one flush interval (their money goes back to the
  * balance with the lease: never overcharged, possibly undercharged). A lease is used only while the database has
  * confirmed it recently: a failed flush stops all of them until the database answers again, so an outage stops
- * service within about one flush interval (the answers given meanwhile are billed once it is back).
+ * service within about one flush interval (the answers given meanwhile are billed once it is back). A failed flush
+ * may have been applied (the connection cut after the commit): batches are numbered and sent again unchanged until
+ * confirmed, and the database applies a number once.
  *
  * Invariant, per account: credits = balance + Σ usage cost + Σ lease amounts (after a flush);
  * per key: spent = Σ its usage cost, reserved = Σ its lease amounts.
