@@ -18,8 +18,11 @@ export type LeaseFlush = { id: string; accountId: number; tokenId: number | null
 /** A batch's usage rows, one PostgreSQL array literal per column (UsageColumns.literals). */
 export type UsageLiterals = string[]
 
-/** sb_lease_flush with the usage columns as arrays ($5 onwards). */
-const FLUSH = `SELECT sb_lease_flush($1, $2, $3::jsonb, $4, ${Array.from({ length: USAGE_COLUMNS }, (_, i) => `$${i + 5}`).join(', ')}) AS id`
+/**
+ * sb_lease_flush with the usage columns as arrays ($5 onwards). The leases go as text cast in SQL: postgres.js alone
+ * would encode a string bound to a jsonb parameter as a JSON string (only Drizzle's set-up of the client prevents it).
+ */
+const FLUSH = `SELECT sb_lease_flush($1, $2, $3::text::jsonb, $4, ${Array.from({ length: USAGE_COLUMNS }, (_, i) => `$${i + 5}`).join(', ')}) AS id`
 
 export type LeaseStore = {
 	take(a: { id: string; existing: boolean; accountId: number; tokenId: number | null; need: number; min: number; extra: number; inUse: number }): Promise<TakeResult>
