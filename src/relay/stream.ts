@@ -100,7 +100,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	// failover, as when frames were awaited one at a time.
 	let contentAt = -1
 	const prefetched = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
-	if (!prefetched) return failedBeforeContent(a.up, a.call.signal)
+	if (!prefetched) return failedBeforeContent(a.up)
 	const pre = prefetched
 	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
 	const lastBatch = pre.buffered.at(-1)?.length ?? 0
@@ -209,7 +209,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const upstream = unbatch(sseBatchReader(a.up.res.body!))
 	const it = a.upstream.decodeStream(upstream.frames)[Symbol.asyncIterator]()
 	const prefetched = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS).catch(() => undefined)
-	if (!prefetched) return failedBeforeContent(a.up, a.call.signal)
+	if (!prefetched) return failedBeforeContent(a.up)
 	const pre = prefetched
 	const err = pre.buffered.find((e) => e.type === 'error')
 	const sawContent = pre.buffered.some((e) => e.type === 'block_start' || e.type === 'finish')
@@ -347,9 +347,9 @@ function biller(a: StreamAttempt, outcome: () => Pick<Outcome, 'usage' | 'estima
  * The upstream's body failed (a reset connection) while the window still held everything back: nothing reached the
  * client, so this is an upstream failure another channel may answer, not an internal error.
  */
-export function failedBeforeContent(up: UpstreamCall, client?: AbortSignal): Attempt {
+export function failedBeforeContent(up: UpstreamCall): Attempt {
 	up.abort()
-	if (client?.aborted) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
 	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }
 }
 

@@ -20,6 +20,8 @@ export type UpstreamCall = {
 	 * bookkeeping around it). Runs it at once when the client is already gone.
 	 */
 	onClientGone(fn: () => void): void
+	/** The client went away (its request was aborted). */
+	readonly clientGone: boolean
 }
 
 /**
@@ -75,6 +77,9 @@ export async function fetchUpstream(
 				if (released) return
 				if (clientSignal.aborted) return fn()
 				gone = fn
+			},
+			get clientGone() {
+				return clientSignal.aborted
 			},
 		}
 	} catch (e) {

@@ -42,6 +42,15 @@ async function until(test: () => boolean, ms = 1_000) {
 }
 
 describe('fetchUpstream', () => {
+	it('should say the client is gone once its request is aborted, so a failure then is not blamed on the upstream', async () => {
+		const client = new AbortController()
+		const up = await post('gone', client.signal)
+		expect(up.clientGone).toBe(false)
+		client.abort()
+		expect(up.clientGone).toBe(true)
+		up.abort()
+	})
+
 	it('should abort the upstream call and run the relay hook when the client goes away mid-answer', async () => {
 		const client = new AbortController()
 		const up = await post('mid', client.signal)
