@@ -139,5 +139,5 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 			uncount()
 		}
 	}
-	return { response: sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs) }
+	return { response: await sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs) }
 }

@@ -53,13 +53,33 @@ function unwatch(s: Open) {
  */
 export type ByteSource = Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean }
 
+/** One event-loop turn, shared by every response started in the same turn (see `sseResponse`). */
+let turn: Promise<void> | undefined
+const nextTurn = () =>
+	(turn ??= new Promise<void>((resolve) =>
+		setImmediate(() => {
+			turn = undefined
+			resolve()
+		}),
+	))
+
 /**
  * A direct stream (Bun's `type: 'direct'`): chunks are written straight into the response with no queue between
  * (~3 µs less per stream than a pull stream's enqueue/read in a micro-benchmark; within noise in the gateway). `pull` runs
  * once and writes until the source ends; a write returns a promise when the client reads slower than we produce
  * (backpressure: await it) and 0 once the client is gone, when `cancel` has already run.
+ *
+ * The first chunk is asked for before the response starts, and written by `pull` before it awaits anything when it
+ * was ready within the turn (no network wait: a relay's first chunk is usually what its prefetch window already
+ * read): Bun then sends the status line, headers and that chunk in one write. A `pull` that awaits first makes it
+ * send the headers alone, one more syscall and TCP segment per stream. A first chunk that needs the network does not
+ * hold the headers back: the response starts after one turn, as before.
  */
-export function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
+export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
+	type Step = IteratorResult<Uint8Array | string, unknown>
+	const first = gen.next()
+	let head: Step | undefined
+	await Promise.race([first.then((r) => (head = r)), nextTurn()]).catch(() => {})
 	let closed = false
 	let controller: ReadableStreamDirectController | undefined
 	const self: Open = {
@@ -82,9 +102,13 @@ export function sseResponse(gen: ByteSource, onCancel: () => void, headers: Reco
 		async pull(c) {
 			controller = c
 			watch(self)
+			// The first chunk, when ready, is written without an await before it (see above).
+			let ready = head
+			let pending: Promise<Step> | undefined = head ? undefined : first
 			try {
 				while (true) {
-					const { value, done } = await gen.next()
+					const { value, done } = ready ?? (await (pending ?? gen.next()))
+					ready = pending = undefined
 					if (closed) return
 					if (done) break
 					self.lastSent = Date.now()

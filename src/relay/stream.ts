@@ -312,14 +312,14 @@ function relaySource(a: StreamAttempt, bill: () => Promise<void>, failed: () => 
 
 /** Starts the response; a client that goes away aborts the upstream at once and settles what was produced (also when
  * it left before the body was ever read, so the byte source never ended). */
-function respond(a: StreamAttempt, bytes: ByteSource, stop: { cancelled: boolean }, bill: () => Promise<void>): Attempt {
+async function respond(a: StreamAttempt, bytes: ByteSource, stop: { cancelled: boolean }, bill: () => Promise<void>): Promise<Attempt> {
 	const cancel = () => {
 		stop.cancelled = true
 		a.up.abort()
 		void bill()
 	}
 	a.up.onClientGone(cancel)
-	return { response: sseResponse(bytes, cancel, a.headers, a.call.svc.env.keepaliveMs) }
+	return { response: await sseResponse(bytes, cancel, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 /**

@@ -95,5 +95,5 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 	}
 	a.up.onClientGone(cancel)
-	return { response: sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	return { response: await sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
