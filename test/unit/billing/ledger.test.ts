@@ -243,6 +243,24 @@ describe('ledger', () => {
 		expect(v.costs).toBe(200 * 40)
 	})
 
+	it('should space batches that fill up quickly by the flush gap', async () => {
+		const l = open({ flushRows: 10, flushGapMs: 400 })
+		const o = await account(10_000_000)
+		const written = async () => Number((await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_logs WHERE request_id LIKE $1', ['gap-%']))[0]!.n)
+		await settleEach(l, o, 'gap-a', 10)
+		// The first full batch goes at once (no flush before it).
+		for (let i = 0; i < 50 && (await written()) < 10; i++) await Bun.sleep(10)
+		const first = Date.now()
+		expect(await written()).toBe(10)
+		await settleEach(l, o, 'gap-b', 10)
+		await Bun.sleep(100)
+		// Full again, but the gap since the last flush has not passed: it waits (the timer is a minute away).
+		if (Date.now() - first < 300) expect(await written()).toBe(10)
+		for (let i = 0; i < 100 && (await written()) < 20; i++) await Bun.sleep(20)
+		expect(await written()).toBe(20)
+		expect(Date.now() - first).toBeGreaterThanOrEqual(300)
+	})
+
 	it('should give every lease back on close', async () => {
 		const l = open()
 		const o = await account(50_000)
