@@ -11,3 +11,7 @@ declare module '*.tiktoken' {
 	const path: string
 	export default path
 }
+declare module '*.tar.gz' {
+	const path: string
+	export default path
+}

@@ -40,8 +40,8 @@ export async function openDb(url: string | undefined, dataDir?: string, opts: { 
 	const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined
 	if (!opts.worker) return openPglite(dir)
 	const { openPgliteWorker } = await import('./pglite-remote')
-	// A fresh directory is initialised first (initdb) in a thread that then ends: what initdb touched is then not kept
-	// as the serving thread's memory for good (~20 MB of RSS measured; PGlite's memory never shrinks).
+	// A fresh directory is initialised first (from the image, src/db/pglite-open.ts) in a thread that then ends: what
+	// that touched is then not kept as the serving thread's memory for good (PGlite's memory never shrinks).
 	if (dir !== undefined && !(await Bun.file(`${dir}/PG_VERSION`).exists())) await (await openPgliteWorker(dir)).close()
 	const db = await wrapPglite(await openPgliteWorker(dir))
 	// Not a PGlite instance: nothing may clone it.

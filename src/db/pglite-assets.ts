@@ -6,6 +6,10 @@
 import initdbWasmPath from '../../node_modules/@electric-sql/pglite/dist/initdb.wasm' with { type: 'file' }
 import fsBundlePath from '../../node_modules/@electric-sql/pglite/dist/pglite.data' with { type: 'file' }
 import pgliteWasmPath from '../../node_modules/@electric-sql/pglite/dist/pglite.wasm' with { type: 'file' }
+import imagePath from './pglite-image.tar.gz' with { type: 'file' }
+
+/** A freshly initialised data directory (scripts/pglite-image.ts): what a new DATA_DIR starts from. */
+export const pgliteImage = () => Bun.file(imagePath)
 
 let cached: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined
 
