@@ -418,7 +418,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			})
 			.finally(() => {
 				ticking = false
-				// Rows that came in meanwhile: the next batch goes now (not during an outage: the timer retries).
+				// Rows that came in meanwhile: the next batch goes once the gap allows (not during an outage: the timer retries).
 				if (!failing && pending.size >= flushRows) full()
 			})
 	}
