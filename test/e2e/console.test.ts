@@ -62,8 +62,13 @@ describe('public pricing page', () => {
 describe('sign-in', () => {
 	it('should refuse a wrong password and say so', async () => {
 		const { context, page } = await newPage(browser, { baseURL: app.url })
+		// The answer first, then what the page makes of it: a run that stalls says at which of the two.
+		const answered = page.waitForResponse((r) => r.url().endsWith('/api/session') && r.request().method() === 'POST')
 		await signIn(page, 'admin', 'not-the-password')
-		await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong username or password')
+		expect((await answered).status()).toBe(401)
+		const alert = page.getByRole('alert')
+		await alert.waitFor()
+		expect(await alert.textContent()).toContain('Wrong username or password')
 		expect(await page.getByTestId('balance').count()).toBe(0)
 		await shot(page, 'sign-in-error')
 		await context.close()
