@@ -1,12 +1,13 @@
 /**
  * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
- * the GC log's totals.
+ * the GC log's totals, and the targets' verdicts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { checkResponse } from './checks'
 import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
+import { type Row, verdicts } from './report'
 import { percentiles } from './stats'
 
 describe('checkResponse', () => {
@@ -119,5 +120,22 @@ describe('GC log', () => {
 		expect(gcTotals(log)).toEqual({ allocatedBytes: (8928 + 5000 + 1000) * 1024, gcMs: 3.039628, cycles: 3 })
 		expect([...before, ...window].every(isGcLogLine)).toBe(true)
 		expect(isGcLogLine('{"level":"error","msg":"GC failed"}')).toBe(false)
+	})
+})
+
+describe('verdicts', () => {
+	const row = (target: Row['target'], p50: number, p99: number): Row => ({
+		scenario: 'chat-sse-c1', target, rps: 1000, p50, p99, ttfb50: p50, ttfb99: p99, cpu: 100, mainCpu: 80, mockCpu: 50,
+		peakRssMb: 100, rssBeforeMb: 90, rssAfterMb: 90, hwmMb: 100, failed: 0, problems: [],
+	})
+	it('should judge added latency against direct and show the bare proxy figure beside it', () => {
+		const v = verdicts([row('direct', 0.2, 0.6), row('bare', 0.4, 2.1), row('sb-postgres', 0.45, 2.4)])
+		const p99 = v.find((x) => x.target === 'sb-postgres chat-sse-c1: added p99 ≤ 1 ms')!
+		expect(p99).toEqual({ target: 'sb-postgres chat-sse-c1: added p99 ≤ 1 ms', value: '+1.800 ms (bare proxy +1.500 ms)', ok: false })
+		expect(v.find((x) => x.target === 'sb-postgres chat-sse-c1: added p50 ≤ 0.3 ms')).toMatchObject({ value: '+0.250 ms (bare proxy +0.200 ms)', ok: true })
+	})
+	it('should leave the floor out when the bare proxy did not run', () => {
+		const v = verdicts([row('direct', 0.2, 0.6), row('sb-postgres', 0.45, 1.4)])
+		expect(v.find((x) => x.target.endsWith('added p99 ≤ 1 ms'))).toMatchObject({ value: '+0.800 ms', ok: true })
 	})
 })

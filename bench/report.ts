@@ -131,9 +131,13 @@ export function verdicts(rows: Row[]): Verdict[] {
 			const g = get(s, gw)
 			const d = get(s, 'direct')
 			if (!g || !d) continue
-			v.push({ target: `${gw} ${s}: added p50 ≤ 0.3 ms`, value: `${signed(g.p50 - d.p50)} ms`, ok: g.p50 - d.p50 <= 0.3 })
-			v.push({ target: `${gw} ${s}: added p99 ≤ 1 ms`, value: `${signed(g.p99 - d.p99)} ms`, ok: g.p99 - d.p99 <= 1 })
-			if (s.includes('sse')) v.push({ target: `${gw} ${s}: added ttfb p50 ≤ 0.3 ms`, value: `${signed(g.ttfb50 - d.ttfb50)} ms`, ok: g.ttfb50 - d.ttfb50 <= 0.3 })
+			// The bare proxy's own figure in the same run: on a shared 2-core machine the floor's tail moves too, and
+			// a gateway tail no worse than the floor's is the machine's, not the gateway's.
+			const b = get(s, 'bare')
+			const floor = (k: 'p50' | 'p99' | 'ttfb50') => (b ? ` (bare proxy ${signed(b[k] - d[k])} ms)` : '')
+			v.push({ target: `${gw} ${s}: added p50 ≤ 0.3 ms`, value: `${signed(g.p50 - d.p50)} ms${floor('p50')}`, ok: g.p50 - d.p50 <= 0.3 })
+			v.push({ target: `${gw} ${s}: added p99 ≤ 1 ms`, value: `${signed(g.p99 - d.p99)} ms${floor('p99')}`, ok: g.p99 - d.p99 <= 1 })
+			if (s.includes('sse')) v.push({ target: `${gw} ${s}: added ttfb p50 ≤ 0.3 ms`, value: `${signed(g.ttfb50 - d.ttfb50)} ms${floor('ttfb50')}`, ok: g.ttfb50 - d.ttfb50 <= 0.3 })
 		}
 		for (const c of ['c1', 'c16']) {
 			const conv = get(`messages-sse-conv-${c}`, gw)
