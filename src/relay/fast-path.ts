@@ -71,8 +71,17 @@ function fitThinking(thinking: unknown, cap: number): Body | undefined {
  */
 export function stripUsage(data: string): string | undefined {
 	if (data.includes('"choices":[]') && data.includes('"usage":{')) return undefined
-	return data.includes('"usage":null') ? data.replace(/,"usage":null|"usage":null,?/, '') : data
+	// Cut with indexOf and slices rather than a regex replace: this runs on every chunk of such streams, and a regex
+	// literal is a new RegExp object at each call (about 3× the time here).
+	const at = data.indexOf(USAGE_NULL)
+	if (at === -1) return data
+	const end = at + USAGE_NULL.length
+	// The member with its comma: the one before it (usage is usually the last key), else the one after it.
+	if (data.charCodeAt(at - 1) === 44 /* , */) return data.slice(0, at - 1) + data.slice(end)
+	return data.slice(0, at) + data.slice(data.charCodeAt(end) === 44 ? end + 1 : end)
 }
+
+const USAGE_NULL = '"usage":null'
 
 const MODEL_KEY = /"model":\s*"(?:[^"\\]|\\.)*"/
 
