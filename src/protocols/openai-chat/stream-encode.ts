@@ -56,6 +56,11 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
 			...(ctx.includeUsage && { usage: null }),
 		})
+	// Text and reasoning deltas, most of the chunks of a converted stream, are written as text around the one string
+	// that changes: the bytes `chunk({[key]: text})` gives, at a fraction of the time and without its four objects.
+	let head = ''
+	let tail = ''
+	const textChunk = (key: 'content' | 'reasoning_content', text: string): SseFrame => ({ data: `${head}"${key}":${JSON.stringify(text)}${tail}` })
 
 	for await (const ev of events) {
 		if (ev.type === 'ping') continue
@@ -68,6 +73,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 			const start = ev.type === 'start' ? ev : undefined
 			id = completionId(start?.id)
 			created = start?.created ?? Math.floor(Date.now() / 1000)
+			head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"delta":{`
+			tail = `},"logprobs":null,"finish_reason":null}]${ctx.includeUsage ? ',"usage":null' : ''}}`
 			yield chunk({ role: 'assistant', content: '', refusal: null })
 		}
 		if (finished && ev.type !== 'usage') continue
@@ -99,10 +106,10 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 				}
 				break
 			case 'text_delta':
-				if (ev.text) yield chunk({ content: ev.text })
+				if (ev.text) yield textChunk('content', ev.text)
 				break
 			case 'thinking_delta':
-				if (ev.text) yield chunk({ reasoning_content: ev.text })
+				if (ev.text) yield textChunk('reasoning_content', ev.text)
 				break
 			case 'signature_delta':
 				yield chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: ev.signature }] })

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
 import { formatSse } from '../../../../src/core/sse'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
+import { delta, frame } from '../../../../src/protocols/anthropic-messages/stream-encode'
 import { assertContract, collect, fixtureFrames, from, payloads } from './helpers'
 
 const ctx = { model: 'claude-client', inputTokensEstimate: 42 }
@@ -179,5 +180,18 @@ describe('anthropicMessages.encodeStream', () => {
 			if (lastUsage(events)) expect(lastUsage(again)).toMatchObject(lastUsage(events)!)
 			expect(again.at(-1)?.type).toBe(events.at(-1)!.type)
 		}
+	})
+})
+
+describe('content_block_delta frames written as text', () => {
+	it('should be the bytes the generic frame builder writes, for every delta kind and awkward text', () => {
+		const values = ['Hello', '', 'quote " backslash \\ newline \n tab \t', 'unicode ✓ 😀 \u2028 \u0000', '{"a":[1,2]}']
+		for (const [type, key] of [['text_delta', 'text'], ['thinking_delta', 'thinking'], ['signature_delta', 'signature'], ['input_json_delta', 'partial_json']])
+			for (const v of values)
+				for (const index of [0, 7, 12345]) {
+					const fast = delta(index, type!, key!, v)
+					expect(fast).toEqual(frame('content_block_delta', { index, delta: { type: type!, [key!]: v } }))
+					expect(JSON.parse(fast.data)).toEqual({ type: 'content_block_delta', index, delta: { type, [key!]: v } })
+				}
 	})
 })

@@ -116,3 +116,26 @@ describe('openai-chat encodeStream', () => {
 		expect(frames.some((f) => f.data === '[DONE]')).toBe(false)
 	})
 })
+
+describe('text and reasoning chunks written as text', () => {
+	const awkward = ['Hello', 'quote " backslash \\ newline \n tab \t', 'unicode ✓ 😀 \u2028 \u0000', '{"content":"x"}']
+	for (const includeUsage of [true, false])
+		it(`should be the bytes JSON.stringify writes for the same chunk (include_usage ${includeUsage})`, async () => {
+			const events: StreamEvent[] = [{ type: 'start', id: 'chatcmpl-"odd\\id', model: 'm', created: 1700000000 }]
+			events.push({ type: 'block_start', index: 0, block: { kind: 'thinking' } })
+			for (const t of awkward) events.push({ type: 'thinking_delta', index: 0, text: t })
+			events.push({ type: 'block_stop', index: 0 }, { type: 'block_start', index: 1, block: { kind: 'text' } })
+			for (const t of awkward) events.push({ type: 'text_delta', index: 1, text: t })
+			events.push({ type: 'block_stop', index: 1 }, { type: 'finish', reason: 'end_turn' })
+			const frames = (await encode(events, includeUsage)).filter((f) => f.data !== '[DONE]')
+			const deltas = frames.map((f) => JSON.parse(f.data)).filter((c) => c.choices[0]?.delta && ('content' in c.choices[0].delta || 'reasoning_content' in c.choices[0].delta))
+			expect(deltas.slice(1).map((c) => c.choices[0].delta)).toEqual([...awkward.map((t) => ({ reasoning_content: t })), ...awkward.map((t) => ({ content: t }))])
+			for (const f of frames) {
+				const c = JSON.parse(f.data)
+				// Same members in the same order as every other chunk, formatted as JSON.stringify formats them.
+				expect(f.data).toBe(JSON.stringify(c))
+				expect(Object.keys(c)).toEqual(['id', 'object', 'created', 'model', 'choices', ...(includeUsage ? ['usage'] : [])])
+				expect(c).toMatchObject({ id: 'chatcmpl-"odd\\id', object: 'chat.completion.chunk', created: 1700000000, model: 'client-model' })
+			}
+		})
+})
