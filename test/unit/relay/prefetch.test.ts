@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, spyOn } from 'bun:test'
 import { isPreambleFrame } from '../../../src/relay/frame-checks'
 import { prefetch } from '../../../src/relay/stream'
 
@@ -25,6 +25,25 @@ describe('isPreambleFrame (OpenAI chat)', () => {
 		// The role chunk of a tool call whose arguments mention "content": the key in the text is escaped.
 		expect(pre(chunk({ role: 'assistant', content: '' }, { note: '{"content":"x"}' }))).toBe(true)
 		expect(pre(chunk({ role: 'assistant', refusal: 'say "content":"x"' }))).toBe(false)
+	})
+	it('should tell the usual role chunks without parsing them, and parse anything less plain', () => {
+		const parse = spyOn(JSON, 'parse')
+		try {
+			// OpenAI's own first chunk, as it streams it (with include_usage: "usage":null on every chunk).
+			const openai = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}'
+			for (const d of [openai, chunk({ role: 'assistant', content: '' }).data, chunk({ role: 'assistant', content: null }).data, chunk({ role: 'assistant' }).data])
+				expect(pre({ data: d })).toBe(true)
+			expect(parse).not.toHaveBeenCalled()
+			// Two choices, a finish, usage beside the role, or an error member: decided by the parse, as before.
+			const two = { data: JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }, { index: 1, delta: { content: 'x' }, finish_reason: null }] }) }
+			const finished = { data: JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: 'stop' }] }) }
+			const usage = chunk({ role: 'assistant', content: '' }, { usage: { prompt_tokens: 1, completion_tokens: 0 } })
+			const error = chunk({ role: 'assistant', content: '' }, { error: { message: 'x' } })
+			expect([two, finished, usage, error].map(pre)).toEqual([false, false, false, false])
+			expect(parse).toHaveBeenCalledTimes(4)
+		} finally {
+			parse.mockRestore()
+		}
 	})
 	it('should take [DONE], errors and broken frames for content (they end the window)', () => {
 		expect(pre({ data: '[DONE]' })).toBe(false)
