@@ -99,14 +99,14 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		return frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
 	}
 	const close = (): SseFrame | undefined => {
-		const f = open?.index !== undefined ? frame('content_block_stop', { index: open.index }) : undefined
+		const f = open?.index !== undefined ? { event: 'content_block_stop', data: `{"type":"content_block_stop","index":${open.index}}` } : undefined
 		open = undefined
 		return f
 	}
 
 	for await (const ev of events) {
 		if (ev.type === 'ping') {
-			yield frame('ping')
+			yield { event: 'ping', data: '{"type":"ping"}' }
 			continue
 		}
 		if (ev.type === 'usage' || ev.type === 'start') {
@@ -172,5 +172,5 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
 		usage: u,
 	})
-	yield frame('message_stop')
+	yield { event: 'message_stop', data: '{"type":"message_stop"}' }
 }

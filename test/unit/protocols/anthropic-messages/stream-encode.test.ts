@@ -194,4 +194,11 @@ describe('content_block_delta frames written as text', () => {
 					expect(JSON.parse(fast.data)).toEqual({ type: 'content_block_delta', index, delta: { type, [key!]: v } })
 				}
 	})
+	it('should write content_block_stop, ping and message_stop as the generic builder does', async () => {
+		const frames = await encode([{ type: 'ping' }, ...openaiLike])
+		const byEvent = (e: string) => frames.filter((f) => f.event === e)
+		expect(byEvent('ping')).toEqual([frame('ping')])
+		expect(byEvent('message_stop')).toEqual([frame('message_stop')])
+		expect(byEvent('content_block_stop')).toEqual([frame('content_block_stop', { index: 0 }), frame('content_block_stop', { index: 1 })])
+	})
 })
