@@ -8,6 +8,7 @@ import type { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
+import type { EventEncoder, FrameDecoder } from './stream-machine'
 
 export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses'
 
@@ -38,6 +39,10 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent>
 	/** Canonical events → client SSE frames (including the protocol's terminator, e.g. `[DONE]`). */
 	encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame>
+	/** The same decoding as a synchronous machine, one frame at a time (stream-machine.ts): what relays use. */
+	streamDecoder(): FrameDecoder
+	/** The same encoding as a synchronous machine, one event at a time. */
+	streamEncoder(ctx: EncodeContext): EventEncoder
 	/** An error in this protocol's shape and status. */
 	encodeError(err: GatewayError): EncodedError
 	/** An error as a stream frame (sent when a stream fails after the headers went out). */

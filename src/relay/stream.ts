@@ -10,6 +10,7 @@ import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { formatSse, type SseFrame, sseBatchReader } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
+import type { FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
 import { type Budget, type CallInfo, type Outcome, settle } from './budget'
 import type { ChatCall } from './chat'
@@ -192,105 +193,95 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 const DONE = { value: undefined, done: true } as const
 
 /**
- * The frames of the parser's batches one by one, and `waiting()`, which settles whenever the parser needs the
- * network for the next frame: output held back to be sent in one write must go out then, not after the next chunk.
- * A plain iterator, like the fast path's reader: one fewer generator to resume per frame.
+ * An upstream body's chunks run through the protocol's decoder, each chunk's events as one array: one await per
+ * chunk (for the network), not a promise per event. Ends once the decoder is done (the upstream's terminator or an
+ * error), without waiting for the body to close.
  */
-function unbatch(batches: AsyncIterator<SseFrame[], undefined>) {
-	let gate = Promise.withResolvers<void>()
-	let batch: SseFrame[] = []
-	let i = 0
-	const frames: AsyncIterableIterator<SseFrame> = {
+function decodeChunks(decoder: FrameDecoder, batches: AsyncIterator<SseFrame[], undefined>): AsyncIterator<StreamEvent[], undefined> {
+	return {
 		async next() {
-			while (i >= batch.length) {
-				gate.resolve()
+			while (!decoder.done) {
 				const r = await batches.next()
-				if (r.done) return DONE
-				gate = Promise.withResolvers<void>()
-				batch = r.value
-				i = 0
+				const events: StreamEvent[] = []
+				if (r.done) decoder.end(events)
+				else
+					for (const f of r.value) {
+						decoder.push(f, events)
+						if (decoder.done) break
+					}
+				if (events.length) return { value: events, done: false }
 			}
-			return { value: batch[i++]!, done: false }
+			return DONE
 		},
 		async return() {
 			await batches.return?.()
 			return DONE
 		},
-		[Symbol.asyncIterator]() {
-			return frames
-		},
 	}
-	return { frames, waiting: () => gate.promise }
 }
 
+const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage'
+
+/**
+ * Conversion: upstream frames → the upstream protocol's decoder → canonical events (metered) → the client protocol's
+ * encoder → client frames, all synchronous per upstream chunk (src/protocols/stream-machine.ts). A chunk's output
+ * goes out in one write as soon as the chunk is converted.
+ */
 async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const meter = createEventMeter()
-	const upstream = unbatch(sseBatchReader(a.up.res.body!))
-	const it = a.upstream.decodeStream(upstream.frames)[Symbol.asyncIterator]()
-	const prefetched = await prefetch(it, (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage', FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	const decoder = a.upstream.streamDecoder()
+	const chunks = decodeChunks(decoder, sseBatchReader(a.up.res.body!))
+	const prefetched = await prefetch(chunks, (events) => events.every(isPreambleEvent), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const pre = prefetched
-	const err = pre.buffered.find((e) => e.type === 'error')
-	const sawContent = pre.buffered.some((e) => e.type === 'block_start' || e.type === 'finish')
-	if ((err && !sawContent) || (pre.done && pre.buffered.length === 0)) {
+	const head = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
+	const err = head.find((e) => e.type === 'error')
+	const sawContent = head.some((e) => e.type === 'block_start' || e.type === 'finish')
+	if ((err && !sawContent) || (pre.done && head.length === 0)) {
 		a.up.abort()
 		const e = err?.type === 'error' ? err.error : undefined
 		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 	}
 	const stop = { cancelled: false }
-	// The decoded events, metered on the way to the client's encoder: first those the prefetch window read, then
-	// the rest (a plain iterator rather than a generator, as above).
-	let replay = 0
-	let pending = pre.pending
-	let decoded = pre.done
-	const events: AsyncIterableIterator<StreamEvent> = {
-		async next() {
-			let r: IteratorResult<StreamEvent>
-			if (replay < pre.buffered.length) r = { value: pre.buffered[replay++]!, done: false }
-			else if (decoded) return DONE
-			else {
-				r = await (pending ?? it.next())
-				pending = undefined
-			}
-			if (r.done) {
-				decoded = true
-				return DONE
-			}
-			meter.onEvent(r.value)
-			return r
-		},
-		async return() {
-			decoded = true
-			await it.return?.(undefined)
-			return DONE
-		},
-		[Symbol.asyncIterator]() {
-			return events
-		},
-	}
 	const client = a.call.client
 	const ctx = { model: a.call.ir.model, includeUsage: a.call.includeUsage, inputTokensEstimate: a.budget.countInput() }
 	const bill = biller(a, () => ({ usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(stop.cancelled, meter.end()) }))
-	const out = client.encodeStream(events, ctx)[Symbol.asyncIterator]()
-	// Client frames are joined into one write while the upstream's frames are at hand (a chunk of the upstream
-	// usually converts to several), and sent as soon as the parser waits for the network.
-	let held = ''
-	let next: Promise<IteratorResult<SseFrame>> | undefined
-	const take = (last: boolean) => {
-		const text = held
-		held = ''
-		return { text, last }
+	const encoder = client.streamEncoder(ctx)
+	const frames: SseFrame[] = []
+	/** The client text for a chunk's events (metered on the way); `last` closes the encoder (its terminator). */
+	const encode = (events: StreamEvent[] | undefined, last: boolean): string => {
+		if (events)
+			for (const e of events) {
+				meter.onEvent(e)
+				encoder.push(e, frames)
+			}
+		if (last) encoder.end(frames)
+		let text = ''
+		for (const f of frames) text += formatSse(f)
+		frames.length = 0
+		return text
 	}
-	const failed = () => (stop.cancelled ? '' : take(true).text + formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
+	// The chunks the prefetch window read are replayed first; then a read it left running, then the rest.
+	let replayed = 0
+	let pending = pre.pending
+	const failed = () => (stop.cancelled ? '' : formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
 	const source = relaySource(a, bill, failed, async () => {
 		while (true) {
-			next ??= out.next()
-			const r = held ? await Promise.race([next, upstream.waiting()]) : await next
-			if (r === undefined) return take(false)
-			next = undefined
-			if (r.done) return take(true)
-			held += formatSse(r.value)
-			if (isTerminal(client.name, r.value)) return take(true)
+			let events: StreamEvent[] | undefined
+			let ended = false
+			if (replayed < pre.buffered.length) events = pre.buffered[replayed++]
+			else if (pre.done && !pending) ended = true
+			else {
+				const r = await (pending ?? chunks.next())
+				pending = undefined
+				if (r.done) ended = true
+				else events = r.value
+			}
+			// The decoder is done with the events at hand (the upstream's terminator or an error): nothing follows, so
+			// the stream ends now rather than waiting for the upstream to close.
+			const last = ended || encoder.done || (decoder.done && replayed >= pre.buffered.length && !pending)
+			const text = encode(events, last)
+			if (last || text) return { text, last }
 		}
 	})
 	return respond(a, source, stop, bill)
@@ -386,15 +377,15 @@ function errorOfFrame(f: SseFrame): GatewayError {
 }
 
 /** Output tokens in relayed frames, decoded through the protocol's own decoder (only when usage was missing). */
-async function countFrames(codec: ProtocolCodec, frames: SseFrame[]): Promise<number> {
+function countFrames(codec: ProtocolCodec, frames: SseFrame[]): number {
 	const meter = createEventMeter()
-	async function* replay() {
-		yield* frames
+	const decoder = codec.streamDecoder()
+	const events: StreamEvent[] = []
+	for (const f of frames) {
+		decoder.push(f, events)
+		if (decoder.done) break
 	}
-	try {
-		for await (const e of codec.decodeStream(replay())) meter.onEvent(e)
-	} catch {
-		// partial frames: count what decoded
-	}
+	decoder.end(events)
+	for (const e of events) meter.onEvent(e)
 	return countText(meter.text())
 }

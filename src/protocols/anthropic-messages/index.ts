@@ -7,7 +7,7 @@ import { encodeError, encodeStreamError } from './error'
 import type { AnthropicRequest, AnthropicResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
-import { decodeStream, encodeStream } from './stream'
+import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 
 export const anthropicMessages = {
 	name: 'anthropic-messages',
@@ -17,6 +17,8 @@ export const anthropicMessages = {
 	encodeResponse,
 	decodeStream,
 	encodeStream,
+	streamDecoder,
+	streamEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

@@ -6,6 +6,7 @@
  * @module
  */
 import type { EncodeContext } from '../codec'
+import { encodeWith, type EventEncoder } from '../stream-machine'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
 import type { StopReason, Usage } from '../../core/ir'
@@ -60,7 +61,8 @@ function contentBlock(b: BlockStart): Json {
  * Encodes events for an Anthropic client. `message_delta` + `message_stop` are held until the event stream ends,
  * because OpenAI-shaped upstreams report usage only after their finish chunk.
  */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+export function streamEncoder(ctx: EncodeContext): EventEncoder {
+	let over = false
 	let started = false
 	let next = 0
 	// `from` is the canonical index; `index` is assigned when the block is actually sent (text waits for real text).
@@ -104,73 +106,87 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		return f
 	}
 
-	for await (const ev of events) {
-		if (ev.type === 'ping') {
-			yield { event: 'ping', data: '{"type":"ping"}' }
-			continue
-		}
-		if (ev.type === 'usage' || ev.type === 'start') {
-			for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') usage[k as keyof Usage] = v
-			if (ev.type === 'start' && !started) yield messageStart(ev.id)
-			continue
-		}
-		if (ev.type === 'error') {
+	return {
+		push(ev, out) {
+			if (over) return
+			if (ev.type === 'ping') {
+				out.push({ event: 'ping', data: '{"type":"ping"}' })
+				return
+			}
+			if (ev.type === 'usage' || ev.type === 'start') {
+				for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') usage[k as keyof Usage] = v
+				if (ev.type === 'start' && !started) out.push(messageStart(ev.id))
+				return
+			}
+			if (ev.type === 'error') {
+				const stop = close()
+				if (stop) out.push(stop)
+				out.push(encodeStreamError(ev.error))
+				over = true
+				return
+			}
+			if (!started) out.push(messageStart())
+			if (ev.type === 'finish') {
+				finish = { reason: ev.reason, stopSequence: ev.stopSequence }
+				return
+			}
+			if (ev.type === 'block_start') {
+				const stop = close()
+				if (stop) out.push(stop)
+				open = { from: ev.index, block: ev.block }
+				// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
+				const start = ev.block.kind !== 'text' ? send(open) : undefined
+				if (start) out.push(start)
+				return
+			}
+			if (!open || open.from !== ev.index) return // a delta or stop for a block that is not open
+			if (ev.type === 'block_stop') {
+				const stop = close()
+				if (stop) out.push(stop)
+				return
+			}
+			if (ev.type === 'text_delta') {
+				if (!ev.text || open.block.kind !== 'text') return
+				const start = send(open)
+				if (start) out.push(start)
+				out.push(delta(open.index!, 'text_delta', 'text', ev.text))
+			} else if (open.index === undefined) return
+			else if (ev.type === 'thinking_delta' && ev.text) out.push(delta(open.index, 'thinking_delta', 'thinking', ev.text))
+			else if (ev.type === 'signature_delta' && ev.signature) out.push(delta(open.index, 'signature_delta', 'signature', ev.signature))
+			else if (ev.type === 'json_delta' && ev.json) out.push(delta(open.index, 'input_json_delta', 'partial_json', ev.json))
+		},
+		end(out) {
+			if (over) return
+			over = true
+			if (!finish) {
+				// The upstream decoder ends every whole stream with finish or error; anything else was cut.
+				const stop = close()
+				if (stop) out.push(stop)
+				out.push(encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'upstream_cut' })))
+				return
+			}
+			if (!started) out.push(messageStart())
 			const stop = close()
-			if (stop) yield stop
-			yield encodeStreamError(ev.error)
-			return
-		}
-		if (!started) yield messageStart()
-		if (ev.type === 'finish') {
-			finish = { reason: ev.reason, stopSequence: ev.stopSequence }
-			continue
-		}
-		if (ev.type === 'block_start') {
-			const stop = close()
-			if (stop) yield stop
-			open = { from: ev.index, block: ev.block }
-			// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
-			const start = ev.block.kind !== 'text' ? send(open) : undefined
-			if (start) yield start
-			continue
-		}
-		if (!open || open.from !== ev.index) continue // a delta or stop for a block that is not open
-		if (ev.type === 'block_stop') {
-			const stop = close()
-			if (stop) yield stop
-			continue
-		}
-		if (ev.type === 'text_delta') {
-			if (!ev.text || open.block.kind !== 'text') continue
-			const start = send(open)
-			if (start) yield start
-			yield delta(open.index!, 'text_delta', 'text', ev.text)
-		} else if (open.index === undefined) continue
-		else if (ev.type === 'thinking_delta' && ev.text) yield delta(open.index, 'thinking_delta', 'thinking', ev.text)
-		else if (ev.type === 'signature_delta' && ev.signature) yield delta(open.index, 'signature_delta', 'signature', ev.signature)
-		else if (ev.type === 'json_delta' && ev.json) yield delta(open.index, 'input_json_delta', 'partial_json', ev.json)
+			if (stop) out.push(stop)
+			const reason = sawTool ? withToolUse(finish.reason) : finish.reason
+			const u: Json = { output_tokens: usage.output ?? 0 }
+			// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.
+			if (usage.input !== undefined) u.input_tokens = usage.input
+			if (usage.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite
+			if (usage.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead
+			if (usage.reasoning) u.output_tokens_details = { thinking_tokens: usage.reasoning }
+			out.push(
+				frame('message_delta', {
+					delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
+					usage: u,
+				}),
+			)
+			out.push({ event: 'message_stop', data: '{"type":"message_stop"}' })
+		},
+		get done() {
+			return over
+		},
 	}
-
-	if (!finish) {
-		// The upstream decoder ends every whole stream with finish or error; anything else was cut.
-		const stop = close()
-		if (stop) yield stop
-		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'upstream_cut' }))
-		return
-	}
-	if (!started) yield messageStart()
-	const stop = close()
-	if (stop) yield stop
-	const reason = sawTool ? withToolUse(finish.reason) : finish.reason
-	const u: Json = { output_tokens: usage.output ?? 0 }
-	// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.
-	if (usage.input !== undefined) u.input_tokens = usage.input
-	if (usage.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite
-	if (usage.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead
-	if (usage.reasoning) u.output_tokens_details = { thinking_tokens: usage.reasoning }
-	yield frame('message_delta', {
-		delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
-		usage: u,
-	})
-	yield { event: 'message_stop', data: '{"type":"message_stop"}' }
 }
+
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)

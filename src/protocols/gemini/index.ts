@@ -9,7 +9,7 @@ import { encodeError, encodeStreamError } from './error'
 import type { GeminiRequest, GeminiResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
-import { decodeStream, encodeStream } from './stream'
+import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 
 export const gemini = {
 	name: 'gemini',
@@ -19,6 +19,8 @@ export const gemini = {
 	encodeResponse,
 	decodeStream,
 	encodeStream,
+	streamDecoder,
+	streamEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

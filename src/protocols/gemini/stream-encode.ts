@@ -10,6 +10,7 @@ import type { Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
+import { encodeWith, type EventEncoder } from '../stream-machine'
 import { encodeStreamError } from './error'
 import type { GeminiPart, GeminiStreamChunk } from './model'
 import { isObj, REDACTED_PREFIX } from './read'
@@ -31,7 +32,8 @@ const parseArgs = (json: string): Record<string, unknown> => {
  * chunk, and an SSE comment is not expressible as an SseFrame (the relay can write `SSE_KEEPALIVE` bytes itself).
  * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
  */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+export function streamEncoder(ctx: EncodeContext): EventEncoder {
+	let over = false
 	let id = ''
 	const blocks = new Map<number, BlockStart>()
 	let call: Call | undefined
@@ -46,55 +48,68 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		chunk.responseId = id
 		return { data: JSON.stringify(chunk) }
 	}
-	for await (const ev of events) {
-		switch (ev.type) {
-			case 'start':
-				id = ev.id
-				if (ev.usage) usage = { ...usage, ...ev.usage }
-				break
-			case 'block_start':
-				blocks.set(ev.index, ev.block)
-				if (ev.block.kind === 'tool_call')
-					call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
-				else if (ev.block.kind === 'redacted_thinking')
-					yield frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }])
-				// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
-				break
-			case 'text_delta':
-				if (ev.text) yield frame([{ text: ev.text }])
-				break
-			case 'thinking_delta':
-				if (ev.text) yield frame([{ text: ev.text, thought: true }])
-				break
-			case 'signature_delta': {
-				const kind = blocks.get(ev.index)?.kind
-				if (kind === 'tool_call' && call) call.signature = ev.signature
-				else if (kind === 'thinking') yield frame([{ text: '', thought: true, thoughtSignature: ev.signature }])
-				else yield frame([{ text: '', thoughtSignature: ev.signature }])
-				break
-			}
-			case 'json_delta':
-				if (call) call.json += ev.json
-				break
-			case 'block_stop':
-				if (call && blocks.get(ev.index)?.kind === 'tool_call') {
-					const part: GeminiPart = { functionCall: { id: call.id, name: call.name, args: parseArgs(call.json) } }
-					if (call.signature) part.thoughtSignature = call.signature
-					call = undefined
-					yield frame([part])
+	return {
+		push(ev, out) {
+			if (over) return
+			switch (ev.type) {
+				case 'start':
+					id = ev.id
+					if (ev.usage) usage = { ...usage, ...ev.usage }
+					break
+				case 'block_start':
+					blocks.set(ev.index, ev.block)
+					if (ev.block.kind === 'tool_call')
+						call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
+					else if (ev.block.kind === 'redacted_thinking')
+						out.push(frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }]))
+					// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
+					break
+				case 'text_delta':
+					if (ev.text) out.push(frame([{ text: ev.text }]))
+					break
+				case 'thinking_delta':
+					if (ev.text) out.push(frame([{ text: ev.text, thought: true }]))
+					break
+				case 'signature_delta': {
+					const kind = blocks.get(ev.index)?.kind
+					if (kind === 'tool_call' && call) call.signature = ev.signature
+					else if (kind === 'thinking') out.push(frame([{ text: '', thought: true, thoughtSignature: ev.signature }]))
+					else out.push(frame([{ text: '', thoughtSignature: ev.signature }]))
+					break
 				}
-				break
-			case 'usage':
-				usage = { ...usage, ...ev.usage }
-				break
-			case 'finish':
-				yield frame([{ text: '' }], encodeFinishReason(ev.reason))
-				break
-			case 'error':
-				yield encodeStreamError(ev.error)
-				return
-			case 'ping':
-				break
-		}
+				case 'json_delta':
+					if (call) call.json += ev.json
+					break
+				case 'block_stop':
+					if (call && blocks.get(ev.index)?.kind === 'tool_call') {
+						const part: GeminiPart = { functionCall: { id: call.id, name: call.name, args: parseArgs(call.json) } }
+						if (call.signature) part.thoughtSignature = call.signature
+						call = undefined
+						out.push(frame([part]))
+					}
+					break
+				case 'usage':
+					usage = { ...usage, ...ev.usage }
+					break
+				case 'finish':
+					out.push(frame([{ text: '' }], encodeFinishReason(ev.reason)))
+					break
+				case 'error':
+					out.push(encodeStreamError(ev.error))
+					over = true
+					return
+				case 'ping':
+					break
+			}
+		},
+		// A Gemini stream has no terminator: it ends with the chunk that carries finishReason.
+		end() {
+			over = true
+		},
+		get done() {
+			return over
+		},
 	}
 }
+
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)

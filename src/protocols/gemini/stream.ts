@@ -10,12 +10,13 @@ import { GatewayError } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
+import { decodeWith, type FrameDecoder } from '../stream-machine'
 import { errorDetails } from './error'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope } from './response'
 import { decodeFinishReason, decodeUsage } from './usage'
 
-export { encodeStream } from './stream-encode'
+export { encodeStream, streamEncoder } from './stream-encode'
 
 const upstreamError = (message: string, code?: string) =>
 	new GatewayError('upstream', message, code ? { code } : { code: 'upstream_stream_error' })
@@ -25,7 +26,8 @@ const upstreamError = (message: string, code?: string) =>
  * `finish`, or an `error` last when the upstream sends an error chunk or ends without a `finishReason` (cut).
  * `finishReason: STOP` after any functionCall becomes `tool_use`, even when it arrives in a later chunk (WIRE-NOTES §6).
  */
-export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+export function streamDecoder(): FrameDecoder {
+	let over = false
 	let started = false
 	let scope = ''
 	let next = 0
@@ -36,10 +38,8 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	let blocked = false
 	let lastUsage = ''
 
-	// The helpers below push the events a chunk produces here; the loop yields them. Helpers that were generators
-	// delegated to with yield* cost an async-from-sync iterator per call in this async generator, on every chunk.
-	const out: StreamEvent[] = []
-	const drain = () => out.splice(0)
+	// The helpers below append the events a chunk produces to the caller's array, set by push and end.
+	let out: StreamEvent[] = []
 
 	function start(chunk: Obj) {
 		if (started) return
@@ -101,52 +101,61 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		if (sigLeft) signed(sigLeft)
 	}
 
-	for await (const frame of frames) {
-		const data = frame.data.trim()
-		if (!data || data === '[DONE]') continue
-		let chunk: unknown
-		try {
-			chunk = JSON.parse(data)
-		} catch {
-			chunk = undefined
-		}
-		if (!isObj(chunk)) {
+	return {
+		push(frame, target) {
+			if (over) return
+			out = target
+			const data = frame.data.trim()
+			if (!data || data === '[DONE]') return
+			let chunk: unknown
+			try {
+				chunk = JSON.parse(data)
+			} catch {
+				chunk = undefined
+			}
+			if (!isObj(chunk)) {
+				start({})
+				close()
+				out.push({ type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`) })
+				over = true
+				return
+			}
+			start(chunk)
+			const err = errorDetails(chunk)
+			if (err) {
+				close()
+				out.push({ type: 'error', error: upstreamError(err.message, err.status) })
+				over = true
+				return
+			}
+			const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
+			const content = isObj(candidate?.content) ? candidate.content : undefined
+			if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
+			const u = decodeUsage(get(chunk, 'usageMetadata'))
+			const key = u && JSON.stringify(u)
+			if (u && key !== lastUsage) {
+				lastUsage = key as string
+				out.push({ type: 'usage', usage: u })
+			}
+			const reason = candidate && str(get(candidate, 'finishReason'))
+			if (reason && reason !== 'FINISH_REASON_UNSPECIFIED') finishReason = reason
+			const feedback = get(chunk, 'promptFeedback')
+			if (!candidate && isObj(feedback) && str(get(feedback, 'blockReason'))) blocked = true
+		},
+		end(target) {
+			if (over) return
+			over = true
+			out = target
 			start({})
 			close()
-			for (const e of drain()) yield e
-			yield { type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`) }
-			return
-		}
-		start(chunk)
-		const err = errorDetails(chunk)
-		if (err) {
-			close()
-			for (const e of drain()) yield e
-			yield { type: 'error', error: upstreamError(err.message, err.status) }
-			return
-		}
-		const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
-		const content = isObj(candidate?.content) ? candidate.content : undefined
-		if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
-		const u = decodeUsage(get(chunk, 'usageMetadata'))
-		const key = u && JSON.stringify(u)
-		if (u && key !== lastUsage) {
-			lastUsage = key as string
-			out.push({ type: 'usage', usage: u })
-		}
-		for (const e of drain()) yield e
-		const reason = candidate && str(get(candidate, 'finishReason'))
-		if (reason && reason !== 'FINISH_REASON_UNSPECIFIED') finishReason = reason
-		const feedback = get(chunk, 'promptFeedback')
-		if (!candidate && isObj(feedback) && str(get(feedback, 'blockReason'))) blocked = true
-	}
-	start({})
-	close()
-	for (const e of drain()) yield e
-	if (finishReason !== undefined) yield { type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) }
-	else if (blocked) yield { type: 'finish', reason: 'content_filter' }
-	else {
-		const error = upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'upstream_cut')
-		yield { type: 'error', error }
+			if (finishReason !== undefined) out.push({ type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) })
+			else if (blocked) out.push({ type: 'finish', reason: 'content_filter' })
+			else out.push({ type: 'error', error: upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'upstream_cut') })
+		},
+		get done() {
+			return over
+		},
 	}
 }
+
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)

@@ -8,7 +8,7 @@ import { encodeError, encodeStreamError } from './error'
 import type { OpenAIChatCompletion, OpenAIChatRequest } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
-import { decodeStream, encodeStream } from './stream'
+import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 
 export const openaiChat = {
 	name: 'openai-chat',
@@ -18,6 +18,8 @@ export const openaiChat = {
 	encodeResponse,
 	decodeStream,
 	encodeStream,
+	streamDecoder,
+	streamEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

@@ -2,7 +2,7 @@
  * Upstream `chat.completion.chunk` SSE → canonical stream events.
  * OpenAI chunks have no blocks, so the block lifecycle is synthesised: a change of kind (reasoning → text →
  * tool call) or of tool-call `index` closes the open block and opens the next, with indexes 0, 1, 2… never
- * reused (WIRE-NOTES #5). Per-request state lives in this generator's locals.
+ * reused (WIRE-NOTES #5).
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -11,6 +11,7 @@ import type { StopReason } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
+import { decodeWith, type FrameDecoder } from '../stream-machine'
 import { isObject, str, type Json } from './guards'
 import { upstreamError } from './response'
 import { decodeFinishReason, decodeUsage, withToolUse } from './usage'
@@ -24,8 +25,9 @@ const upstream = (message: string) => new GatewayError('upstream', message, { re
  * emitted when it arrives; `finish` is held until `[DONE]` or the end of the body, because `finish_reason`
  * comes in a chunk BEFORE the usage chunk (WIRE-NOTES wire §12) and canonical `usage` must precede `finish`.
  * A body that ends with neither `[DONE]` nor a `finish_reason` was cut: it ends in an `error` event.
+ * Per-request state lives in the machine's closure.
  */
-export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+export function streamDecoder(): FrameDecoder {
 	let started = false
 	let next = 0
 	let open: Open | undefined
@@ -33,8 +35,9 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 	let sawTool = false
 	let sawRefusal = false
 	let finish: StopReason | undefined
-	let done = false
+	let sawDone = false
 	let failure: GatewayError | undefined
+	let over = false
 
 	const close = (out: StreamEvent[]) => {
 		if (!open) return
@@ -133,46 +136,51 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		if (usage) out.push({ type: 'usage', usage })
 	}
 
-	for await (const frame of frames) {
-		if (frame.data === '[DONE]') {
-			done = true
-			break
-		}
-		if (frame.data.trim() === '') continue
-		const out: StreamEvent[] = []
-		let parsed: unknown
-		try {
-			parsed = JSON.parse(frame.data)
-		} catch {
-			failure = upstream('upstream sent a malformed stream chunk')
-		}
-		if (!started) {
-			started = true
-			const c = isObject(parsed) ? parsed : {}
-			const created = typeof c.created === 'number' ? c.created : undefined
-			out.push({ type: 'start', id: str(c.id) || newId('chatcmpl'), model: str(c.model) ?? '', ...(created && { created }) })
-		}
-		if (!failure && isObject(parsed)) {
-			if (frame.event === 'error') failure = upstreamError(parsed.error ?? parsed)
-			else chunk(parsed, out)
-		}
-		if (failure) close(out)
-		// A loop rather than `yield* out`: delegating to an array's iterator from an async generator wraps it in an
-		// async-from-sync iterator, a few more objects and promises per frame of every converted stream.
-		for (const e of out) yield e
-		if (failure) break
+	/** The closing events: blocks closed, then `finish`, or `error` when the stream failed or was cut. */
+	const tail = (out: StreamEvent[]) => {
+		over = true
+		if (!started) out.push({ type: 'start', id: newId('chatcmpl'), model: '' })
+		close(out)
+		// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
+		if (!failure && !sawDone && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
+		if (failure) return void out.push({ type: 'error', error: failure })
+		const reason = withToolUse(finish ?? 'end_turn', sawTool)
+		out.push({ type: 'finish', reason: sawRefusal && reason === 'end_turn' ? 'refusal' : reason })
 	}
 
-	if (!started) yield { type: 'start', id: newId('chatcmpl'), model: '' }
-	const tail: StreamEvent[] = []
-	close(tail)
-	for (const e of tail) yield e
-	// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
-	if (!failure && !done && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
-	if (failure) {
-		yield { type: 'error', error: failure }
-		return
+	return {
+		push(frame, out) {
+			if (over) return
+			if (frame.data === '[DONE]') {
+				sawDone = true
+				return tail(out)
+			}
+			if (frame.data.trim() === '') return
+			let parsed: unknown
+			try {
+				parsed = JSON.parse(frame.data)
+			} catch {
+				failure = upstream('upstream sent a malformed stream chunk')
+			}
+			if (!started) {
+				started = true
+				const c = isObject(parsed) ? parsed : {}
+				const created = typeof c.created === 'number' ? c.created : undefined
+				out.push({ type: 'start', id: str(c.id) || newId('chatcmpl'), model: str(c.model) ?? '', ...(created && { created }) })
+			}
+			if (!failure && isObject(parsed)) {
+				if (frame.event === 'error') failure = upstreamError(parsed.error ?? parsed)
+				else chunk(parsed, out)
+			}
+			if (failure) tail(out)
+		},
+		end(out) {
+			if (!over) tail(out)
+		},
+		get done() {
+			return over
+		},
 	}
-	const reason = withToolUse(finish ?? 'end_turn', sawTool)
-	yield { type: 'finish', reason: sawRefusal && reason === 'end_turn' ? 'refusal' : reason }
 }
+
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)

@@ -13,6 +13,7 @@ import { emptyUsage, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import type { EncodeContext } from '../codec'
+import { encodeWith, type EventEncoder } from '../stream-machine'
 import { encodeStreamError } from './error'
 import { mcpOutcome } from './mcp'
 import { completionId } from './response'
@@ -32,7 +33,8 @@ type Delta = Record<string, unknown>
  *   `choices: []` and `usage` (and `usage: null` on every other chunk, wire §12); then `data: [DONE]`.
  * An `error` event becomes `data: {"error":{…}}` and ends the stream without `[DONE]`.
  */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+export function streamEncoder(ctx: EncodeContext): EventEncoder {
+	let over = false
 	let id = ''
 	let created = 0
 	let started = false
@@ -62,76 +64,89 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 	let tail = ''
 	const textChunk = (key: 'content' | 'reasoning_content', text: string): SseFrame => ({ data: `${head}"${key}":${JSON.stringify(text)}${tail}` })
 
-	for await (const ev of events) {
-		if (ev.type === 'ping') continue
-		if (ev.type === 'error') {
-			yield encodeStreamError(ev.error)
-			return
-		}
-		if (!started) {
-			started = true
-			const start = ev.type === 'start' ? ev : undefined
-			id = completionId(start?.id)
-			created = start?.created ?? Math.floor(Date.now() / 1000)
-			head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"delta":{`
-			tail = `},"logprobs":null,"finish_reason":null}]${ctx.includeUsage ? ',"usage":null' : ''}}`
-			yield chunk({ role: 'assistant', content: '', refusal: null })
-		}
-		if (finished && ev.type !== 'usage') continue
-		switch (ev.type) {
-			case 'start':
-				if (ev.usage) addUsage(ev.usage)
-				break
-			case 'usage':
-				addUsage(ev.usage)
-				break
-			case 'block_start':
-				if (ev.block.kind === 'tool_call') {
-					const index = nextTool++
-					toolOfBlock.set(ev.index, index)
-					sawTool = true
-					const call = { index, id: packToolCallId(ev.block.id, ev.block.signature), type: 'function', function: { name: ev.block.name, arguments: '' } }
-					yield chunk({ tool_calls: [call] })
-				} else if (ev.block.kind === 'redacted_thinking')
-					yield chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: ev.block.data }] })
-				else if (ev.block.kind === 'mcp_tool_use') {
-					const index = nextMcp++
-					mcpOfBlock.set(ev.index, index)
-					mcpOfId.set(ev.block.id, index)
-					const b = ev.block
-					yield chunk({ mcp_calls: [{ index, id: b.id, type: 'mcp_call', server_name: b.serverName, name: b.name, arguments: '' }] })
-				} else if (ev.block.kind === 'mcp_tool_result') {
-					const index = mcpOfId.get(ev.block.toolUseId)
-					if (index !== undefined) yield chunk({ mcp_calls: [{ index, ...mcpOutcome(ev.block) }] })
-				}
-				break
-			case 'text_delta':
-				if (ev.text) yield textChunk('content', ev.text)
-				break
-			case 'thinking_delta':
-				if (ev.text) yield textChunk('reasoning_content', ev.text)
-				break
-			case 'signature_delta':
-				yield chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: ev.signature }] })
-				break
-			case 'json_delta': {
-				const index = toolOfBlock.get(ev.index)
-				if (index !== undefined && ev.json) yield chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] })
-				const mcp = mcpOfBlock.get(ev.index)
-				if (mcp !== undefined && ev.json) yield chunk({ mcp_calls: [{ index: mcp, arguments: ev.json }] })
-				break
+	return {
+		push(ev, out) {
+			if (over) return
+			if (ev.type === 'ping') return
+			if (ev.type === 'error') {
+				out.push(encodeStreamError(ev.error))
+				over = true
+				return
 			}
-			case 'finish':
-				finished = true
-				yield chunk({}, encodeFinishReason(ev.reason, sawTool))
-				break
-		}
+			if (!started) {
+				started = true
+				const start = ev.type === 'start' ? ev : undefined
+				id = completionId(start?.id)
+				created = start?.created ?? Math.floor(Date.now() / 1000)
+				head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"delta":{`
+				tail = `},"logprobs":null,"finish_reason":null}]${ctx.includeUsage ? ',"usage":null' : ''}}`
+				out.push(chunk({ role: 'assistant', content: '', refusal: null }))
+			}
+			if (finished && ev.type !== 'usage') return
+			switch (ev.type) {
+				case 'start':
+					if (ev.usage) addUsage(ev.usage)
+					break
+				case 'usage':
+					addUsage(ev.usage)
+					break
+				case 'block_start':
+					if (ev.block.kind === 'tool_call') {
+						const index = nextTool++
+						toolOfBlock.set(ev.index, index)
+						sawTool = true
+						const call = { index, id: packToolCallId(ev.block.id, ev.block.signature), type: 'function', function: { name: ev.block.name, arguments: '' } }
+						out.push(chunk({ tool_calls: [call] }))
+					} else if (ev.block.kind === 'redacted_thinking')
+						out.push(chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: ev.block.data }] }))
+					else if (ev.block.kind === 'mcp_tool_use') {
+						const index = nextMcp++
+						mcpOfBlock.set(ev.index, index)
+						mcpOfId.set(ev.block.id, index)
+						const b = ev.block
+						out.push(chunk({ mcp_calls: [{ index, id: b.id, type: 'mcp_call', server_name: b.serverName, name: b.name, arguments: '' }] }))
+					} else if (ev.block.kind === 'mcp_tool_result') {
+						const index = mcpOfId.get(ev.block.toolUseId)
+						if (index !== undefined) out.push(chunk({ mcp_calls: [{ index, ...mcpOutcome(ev.block) }] }))
+					}
+					break
+				case 'text_delta':
+					if (ev.text) out.push(textChunk('content', ev.text))
+					break
+				case 'thinking_delta':
+					if (ev.text) out.push(textChunk('reasoning_content', ev.text))
+					break
+				case 'signature_delta':
+					out.push(chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: ev.signature }] }))
+					break
+				case 'json_delta': {
+					const index = toolOfBlock.get(ev.index)
+					if (index !== undefined && ev.json) out.push(chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] }))
+					const mcp = mcpOfBlock.get(ev.index)
+					if (mcp !== undefined && ev.json) out.push(chunk({ mcp_calls: [{ index: mcp, arguments: ev.json }] }))
+					break
+				}
+				case 'finish':
+					finished = true
+					out.push(chunk({}, encodeFinishReason(ev.reason, sawTool)))
+					break
+			}
+		},
+		end(out) {
+			if (over) return
+			over = true
+			if (!finished) {
+				// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
+				out.push(encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true })))
+				return
+			}
+			if (ctx.includeUsage) out.push(frame({ choices: [], usage: encodeUsage(usage) }))
+			out.push({ data: '[DONE]' })
+		},
+		get done() {
+			return over
+		},
 	}
-	if (!finished) {
-		// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
-		yield encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
-		return
-	}
-	if (ctx.includeUsage) yield frame({ choices: [], usage: encodeUsage(usage) })
-	yield { data: '[DONE]' }
 }
+
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)

@@ -3,5 +3,5 @@
  * events → client chunks (stream-encode.ts).
  * @module
  */
-export { decodeStream } from './stream-decode'
-export { encodeStream } from './stream-encode'
+export { decodeStream, streamDecoder } from './stream-decode'
+export { encodeStream, streamEncoder } from './stream-encode'

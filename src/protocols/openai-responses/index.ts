@@ -9,7 +9,7 @@ import { encodeError, encodeStreamError } from './error'
 import type { ResponsesResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
-import { decodeStream, encodeStream } from './stream'
+import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 
 
 export const openaiResponses = {
@@ -20,6 +20,8 @@ export const openaiResponses = {
 	encodeResponse,
 	decodeStream,
 	encodeStream,
+	streamDecoder,
+	streamEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

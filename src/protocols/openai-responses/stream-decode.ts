@@ -13,6 +13,7 @@ import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObject, str, type Json } from '../openai-chat/guards'
+import { decodeWith, type FrameDecoder } from '../stream-machine'
 import { REDACTED_MARK, reasoningText, SIGNATURE_MARK } from './reasoning'
 import { failedError } from './response'
 import { decodeEnd, decodeUsage } from './usage'
@@ -20,7 +21,8 @@ import { decodeEnd, decodeUsage } from './usage'
 type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; streamed: boolean }
 
 /** Decodes a Responses stream; ends with `finish`, or with `error` when the upstream failed or the body was cut. */
-export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+export function streamDecoder(): FrameDecoder {
+	let over = false
 	let started = false
 	let next = 0
 	let open: Open | undefined
@@ -133,33 +135,42 @@ export async function* decodeStream(frames: AsyncIterable<SseFrame>): AsyncGener
 		return undefined
 	}
 
-	for await (const frame of frames) {
-		const data = frame.data.trim()
-		if (!data || data === '[DONE]') continue
-		let e: unknown
-		try {
-			e = JSON.parse(data)
-		} catch {
-			e = undefined
-		}
-		const out: StreamEvent[] = []
-		if (!isObject(e)) {
+	return {
+		push(frame, out) {
+			if (over) return
+			const data = frame.data.trim()
+			if (!data || data === '[DONE]') return
+			let e: unknown
+			try {
+				e = JSON.parse(data)
+			} catch {
+				e = undefined
+			}
+			if (!isObject(e)) {
+				out.push(...start(undefined))
+				close(out)
+				out.push({ type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true }) })
+				over = true
+				return
+			}
+			out.push(...start(isObject(e.response) ? e.response : undefined))
+			const terminal = event(str(e.type) ?? frame.event ?? '', e, out)
+			if (terminal) {
+				out.push(terminal)
+				over = true
+			}
+		},
+		end(out) {
+			if (over) return
+			over = true
 			out.push(...start(undefined))
 			close(out)
-			for (const ev of out) yield ev
-			yield { type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true }) }
-			return
-		}
-		out.push(...start(isObject(e.response) ? e.response : undefined))
-		const terminal = event(str(e.type) ?? frame.event ?? '', e, out)
-		for (const ev of out) yield ev
-		if (terminal) {
-			yield terminal
-			return
-		}
+			out.push({ type: 'error', error: new GatewayError('upstream', 'upstream stream ended before response.completed', { code: 'upstream_cut', retryable: true }) })
+		},
+		get done() {
+			return over
+		},
 	}
-	const tail = start(undefined)
-	close(tail)
-	for (const ev of tail) yield ev
-	yield { type: 'error', error: new GatewayError('upstream', 'upstream stream ended before response.completed', { code: 'upstream_cut', retryable: true }) }
 }
+
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)

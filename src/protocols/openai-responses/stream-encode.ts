@@ -19,6 +19,7 @@ import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
+import { encodeWith, type EventEncoder } from '../stream-machine'
 import { errorBody } from '../openai-chat/error'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
@@ -34,7 +35,8 @@ type Open =
 const part = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] })
 
 /** Canonical events → Responses SSE frames for a client of the Responses API. */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> {
+export function streamEncoder(ctx: EncodeContext): EventEncoder {
+	let over = false
 	let seq = 0
 	let id = ''
 	let created = 0
@@ -48,9 +50,8 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 	const snapshot = (status: 'in_progress' | 'completed' | 'incomplete' | 'failed', extra: { incompleteReason?: string; error?: { code: string | null; message: string } } = {}) =>
 		envelope({ id, created, model: ctx.model, status, output: status === 'in_progress' ? [] : output.slice(), usage: status === 'in_progress' ? undefined : usage, ...extra })
 
-	// The helpers below push the frames an event produces here and the loop yields them: generators delegated to
-	// with yield* from this async generator cost an async-from-sync iterator per call, and begin() runs per event.
-	const frames: SseFrame[] = []
+	// The helpers below append the frames an event produces to the caller's array, set by push and end.
+	let frames: SseFrame[] = []
 
 	function begin(ev: StreamEvent) {
 		if (id) return
@@ -118,63 +119,73 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 		frames.push(frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) }))
 	}
 
-	let ended = false
-	for await (const ev of events) {
-		if (ev.type === 'ping') continue
-		begin(ev)
-		switch (ev.type) {
-			case 'start':
-				if (ev.usage) addUsage(ev.usage)
-				break
-			case 'usage':
-				addUsage(ev.usage)
-				break
-			case 'block_start':
-				openBlock(ev)
-				break
-			case 'text_delta':
-				if (open?.kind === 'text' && ev.text) {
-					open.text += ev.text
-					frames.push(frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] }))
+	return {
+		push(ev, out) {
+			if (over) return
+			frames = out
+			if (ev.type === 'ping') return
+			begin(ev)
+			switch (ev.type) {
+				case 'start':
+					if (ev.usage) addUsage(ev.usage)
+					break
+				case 'usage':
+					addUsage(ev.usage)
+					break
+				case 'block_start':
+					openBlock(ev)
+					break
+				case 'text_delta':
+					if (open?.kind === 'text' && ev.text) {
+						open.text += ev.text
+						frames.push(frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] }))
+					}
+					break
+				case 'thinking_delta':
+					if (open?.kind === 'thinking' && ev.text) {
+						const at = { item_id: open.id, output_index: open.out, summary_index: 0 }
+						if (!open.text) frames.push(frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }))
+						open.text += ev.text
+						frames.push(frame('response.reasoning_summary_text.delta', { ...at, delta: ev.text }))
+					}
+					break
+				case 'signature_delta':
+					if (open?.kind === 'thinking') open.signature = ev.signature
+					break
+				case 'json_delta':
+					if (open?.kind === 'call' && ev.json) {
+						open.args += ev.json
+						frames.push(frame('response.function_call_arguments.delta', { item_id: open.id, output_index: open.out, delta: ev.json }))
+					}
+					break
+				case 'block_stop':
+					if (open?.index === ev.index) close()
+					break
+				case 'finish': {
+					close()
+					const end = encodeEnd(ev.reason)
+					frames.push(frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) }))
+					over = true
+					break
 				}
-				break
-			case 'thinking_delta':
-				if (open?.kind === 'thinking' && ev.text) {
-					const at = { item_id: open.id, output_index: open.out, summary_index: 0 }
-					if (!open.text) frames.push(frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }))
-					open.text += ev.text
-					frames.push(frame('response.reasoning_summary_text.delta', { ...at, delta: ev.text }))
-				}
-				break
-			case 'signature_delta':
-				if (open?.kind === 'thinking') open.signature = ev.signature
-				break
-			case 'json_delta':
-				if (open?.kind === 'call' && ev.json) {
-					open.args += ev.json
-					frames.push(frame('response.function_call_arguments.delta', { item_id: open.id, output_index: open.out, delta: ev.json }))
-				}
-				break
-			case 'block_stop':
-				if (open?.index === ev.index) close()
-				break
-			case 'finish': {
-				close()
-				const end = encodeEnd(ev.reason)
-				frames.push(frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) }))
-				ended = true
-				break
+				case 'error':
+					fail(ev.error)
+					over = true
+					break
 			}
-			case 'error':
-				fail(ev.error)
-				ended = true
-				break
-		}
-		for (const f of frames.splice(0)) yield f
-		if (ended) return
+		},
+		end(out) {
+			if (over) return
+			over = true
+			frames = out
+			// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
+			begin({ type: 'ping' })
+			fail(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
+		},
+		get done() {
+			return over
+		},
 	}
-	// Upstream decoders end a cut stream with `error`; reaching here means the event source stopped early.
-	begin({ type: 'ping' })
-	fail(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true }))
-	for (const f of frames.splice(0)) yield f
 }
+
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)

@@ -1,3 +1,3 @@
 /** Stream codec of the Responses API: decode (upstream) and encode (client). */
-export { decodeStream } from './stream-decode'
-export { encodeStream } from './stream-encode'
+export { decodeStream, streamDecoder } from './stream-decode'
+export { encodeStream, streamEncoder } from './stream-encode'
