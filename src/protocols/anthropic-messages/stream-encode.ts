@@ -6,7 +6,7 @@
  * @module
  */
 import type { EncodeContext } from '../codec'
-import { encodeWith, type EventEncoder } from '../stream-machine'
+import { type EventEncoder, runMachine } from '../stream-machine'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
 import type { StopReason, Usage } from '../../core/ir'
@@ -189,4 +189,4 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 }
 
-export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => runMachine(streamEncoder(ctx), events)

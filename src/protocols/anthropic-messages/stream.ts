@@ -11,7 +11,7 @@ import type { StopReason, Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
-import { decodeWith, type FrameDecoder } from '../stream-machine'
+import { type FrameDecoder, runMachine } from '../stream-machine'
 import { isObject, type Json } from './check'
 import { upstreamError } from './error'
 import { decodeMcpResultContent } from './mcp-blocks'
@@ -166,4 +166,4 @@ export function streamDecoder(): FrameDecoder {
 	}
 }
 
-export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => runMachine(streamDecoder(), frames)

@@ -10,7 +10,7 @@ import type { Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
-import { encodeWith, type EventEncoder } from '../stream-machine'
+import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
 import type { GeminiPart, GeminiStreamChunk } from './model'
 import { isObj, REDACTED_PREFIX } from './read'
@@ -112,4 +112,4 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 }
 
-export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => runMachine(streamEncoder(ctx), events)

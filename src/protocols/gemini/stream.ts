@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
-import { decodeWith, type FrameDecoder } from '../stream-machine'
+import { type FrameDecoder, runMachine } from '../stream-machine'
 import { errorDetails } from './error'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope } from './response'
@@ -158,4 +158,4 @@ export function streamDecoder(): FrameDecoder {
 	}
 }
 
-export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => runMachine(streamDecoder(), frames)

@@ -11,7 +11,7 @@ import type { StopReason } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
-import { decodeWith, type FrameDecoder } from '../stream-machine'
+import { type FrameDecoder, runMachine } from '../stream-machine'
 import { isObject, str, type Json } from './guards'
 import { upstreamError } from './response'
 import { decodeFinishReason, decodeUsage, withToolUse } from './usage'
@@ -183,4 +183,4 @@ export function streamDecoder(): FrameDecoder {
 	}
 }
 
-export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => runMachine(streamDecoder(), frames)

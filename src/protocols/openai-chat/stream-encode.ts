@@ -13,7 +13,7 @@ import { emptyUsage, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import type { EncodeContext } from '../codec'
-import { encodeWith, type EventEncoder } from '../stream-machine'
+import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
 import { mcpOutcome } from './mcp'
 import { completionId } from './response'
@@ -149,4 +149,4 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 }
 
-export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => runMachine(streamEncoder(ctx), events)

@@ -13,7 +13,7 @@ import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObject, str, type Json } from '../openai-chat/guards'
-import { decodeWith, type FrameDecoder } from '../stream-machine'
+import { type FrameDecoder, runMachine } from '../stream-machine'
 import { REDACTED_MARK, reasoningText, SIGNATURE_MARK } from './reasoning'
 import { failedError } from './response'
 import { decodeEnd, decodeUsage } from './usage'
@@ -173,4 +173,4 @@ export function streamDecoder(): FrameDecoder {
 	}
 }
 
-export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => decodeWith(streamDecoder(), frames)
+export const decodeStream = (frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> => runMachine(streamDecoder(), frames)

@@ -19,7 +19,7 @@ import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
-import { encodeWith, type EventEncoder } from '../stream-machine'
+import { type EventEncoder, runMachine } from '../stream-machine'
 import { errorBody } from '../openai-chat/error'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
@@ -188,4 +188,4 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 }
 
-export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => encodeWith(streamEncoder(ctx), events)
+export const encodeStream = (events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame> => runMachine(streamEncoder(ctx), events)
