@@ -1,16 +1,17 @@
 /**
  * A Responses stream relayed verbatim from an OpenAI channel. The first frames are awaited briefly before the
  * response starts (only the lifecycle preamble is buffered), so an upstream that fails at once can still fail over
- * (WIRE-NOTES wire §21); the bill is settled in the generator's `finally`, which also runs on client disconnect.
+ * (WIRE-NOTES wire §21). Frames go out as the upstream sent them, one write per upstream chunk; the bill is settled
+ * when the stream ends (before its last chunk goes out) or when the client disconnects.
  * When `model_map` renamed the model, lifecycle frames name the model the client asked for.
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import { encodeSse, parseSse, type SseFrame } from '../../core/sse'
+import { formatSse, type SseFrame, sseBatchReader } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { settle } from '../../relay/budget'
-import { sseResponse } from '../../relay/sse-response'
+import { type ByteSource, sseResponse } from '../../relay/sse-response'
 import { FIRST_EVENT_WINDOW_MS, failedBeforeContent, prefetch } from '../../relay/stream'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
@@ -47,37 +48,43 @@ function errorOf(f: SseFrame): GatewayError {
 	return new GatewayError('upstream', message, { retryable: true, code: 'upstream_stream_error' })
 }
 
+/** Lifecycle events that end a Responses stream: nothing follows them. */
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+
+const DONE = { value: undefined, done: true } as const
+
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	const meter = createResponsesMeter()
-	const it = parseSse(a.up.res.body!)[Symbol.asyncIterator]()
-	const prefetched = await prefetch(it, (f) => PREAMBLE.has(eventType(f)), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	const it = sseBatchReader(a.up.res.body!)
+	// Where the first frame past the lifecycle preamble stands in the last batch the window looked at (-1: none
+	// yet): only frames up to it decide failover, as when frames were awaited one at a time.
+	let contentAt = -1
+	const prefetched = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !PREAMBLE.has(eventType(f)))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const pre = prefetched
-	const failed = pre.buffered.find(isFailure)
-	if (failed || (pre.done && !pre.buffered.length)) {
+	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
+	const lastBatch = pre.buffered.at(-1)?.length ?? 0
+	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	const failed = head.find(isFailure)
+	if (failed || (pre.done && !frames.length)) {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
 	const rename = a.upstreamModel !== a.clientModel
 	let cancelled = false
-	async function* bytes(): AsyncGenerator<Uint8Array> {
-		const emit = (f: SseFrame) => {
-			meter.onFrame(f)
-			return encodeSse(rename ? renamed(f, a.clientModel) : f)
-		}
-		try {
-			for (const f of pre.buffered) yield emit(f)
-			if (!pre.done) {
-				let r = pre.pending ? await pre.pending : await it.next()
-				while (!r.done) {
-					yield emit(r.value)
-					r = await it.next()
-				}
-			}
-			if (meter.end() === 'cut') yield encodeSse(openaiResponses.encodeStreamError(new GatewayError('upstream', 'the upstream stream ended unexpectedly', { code: 'upstream_cut' })))
-		} catch {
-			if (!cancelled) yield encodeSse(openaiResponses.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
-		} finally {
+	let terminal = false
+	/** A frame's bytes for the client: as the upstream sent them, unless the model name is rewritten. */
+	const emit = (f: SseFrame): string => {
+		meter.onFrame(f)
+		const type = eventType(f)
+		if (TERMINAL.has(type)) terminal = true
+		const out = rename ? renamed(f, a.clientModel) : f
+		return out === f ? (f.raw ?? formatSse(f)) : formatSse({ event: out.event, id: out.id, data: out.data })
+	}
+	let billed: Promise<void> | undefined
+	/** Releases the upstream call and settles the bill, once, with the outcome as it stands. */
+	const finish = () =>
+		(billed ??= (async () => {
 			a.up.abort()
 			const end = meter.end()
 			await settle(a.info, a.budget, {
@@ -88,12 +95,56 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 				channel: a.channel,
 				upstreamModel: a.upstreamModel,
 			}).catch((e) => a.info.svc.log.error('settle failed', { request_id: a.info.requestId, error: String(e) }))
-		}
+		})())
+	const streamError = (message: string, code: string) => formatSse(openaiResponses.encodeStreamError(new GatewayError('upstream', message, { code })))
+	// The batches the window read are replayed first; then a read it left running, then the rest. Each upstream chunk
+	// goes out in one write. The bill is settled before the last chunk goes out (a client may hang up as soon as it
+	// has the terminal event).
+	let replayed = 0
+	let pending = pre.pending
+	let upstreamDone = pre.done
+	let over = false
+	const source: ByteSource = {
+		async next() {
+			if (over) return DONE
+			let text = ''
+			try {
+				while (true) {
+					let batch: SseFrame[] | undefined
+					if (replayed < pre.buffered.length) batch = pre.buffered[replayed++]
+					else if (!upstreamDone) {
+						const r = await (pending ?? it.next())
+						pending = undefined
+						if (r.done) upstreamDone = true
+						else batch = r.value
+					}
+					if (batch) for (const f of batch) text += emit(f)
+					// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
+					if (terminal || (upstreamDone && replayed >= pre.buffered.length)) {
+						if (meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+						break
+					}
+					if (text) return { value: text, done: false }
+				}
+			} catch {
+				if (!cancelled) text += streamError('the upstream stream failed', 'upstream_stream_error')
+			}
+			over = true
+			await finish()
+			return text ? { value: text, done: false } : DONE
+		},
+		async return() {
+			over = true
+			await finish()
+			return DONE
+		},
+		over: () => over,
 	}
 	const cancel = () => {
 		cancelled = true
 		a.up.abort()
+		void finish()
 	}
 	a.up.onClientGone(cancel)
-	return { response: await sseResponse(bytes(), cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	return { response: await sseResponse(source, cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }

@@ -1,8 +1,8 @@
 /**
  * An upstream that sends its whole stream, terminator included, and then keeps the connection open (some
  * OpenAI-compatible servers close late, or send keepalive comments after `[DONE]`). The relay must end the client's
- * stream at the terminator, on the fast path and through conversion, and bill it as a finished request, not wait
- * for the upstream to close.
+ * stream at the terminator, on the fast path, through conversion and on the verbatim Responses relay, and bill it as
+ * a finished request, not wait for the upstream to close.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
@@ -16,23 +16,45 @@ const open = new Set<ReadableStreamDefaultController>()
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) =>
 	`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: usage ?? null })}\n\n`
 
+/** A response whose body is `text` and then nothing more: it stays open until the test ends. */
+const lingering = (text: string) =>
+	new Response(
+		new ReadableStream({
+			start(c) {
+				c.enqueue(new TextEncoder().encode(text))
+				open.add(c)
+			},
+		}),
+		{ headers: { 'content-type': 'text/event-stream' } },
+	)
+
+const response = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'resp_1', object: 'response', created_at: 1, model: 'gpt-4o-mini', status, output: [], ...extra })
+const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello there', annotations: [] }] }
+/** A Responses stream as OpenAI sends it, `sequence_number`s and all, ending with response.completed. */
+const RESPONSES_STREAM = [
+	['response.created', { response: response('in_progress') }],
+	['response.in_progress', { response: response('in_progress') }],
+	['response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }],
+	['response.content_part.added', { item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }],
+	['response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hello' }],
+	['response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: ' there' }],
+	['response.output_text.done', { item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello there' }],
+	['response.content_part.done', { item_id: 'msg_1', output_index: 0, content_index: 0, part: item.content[0] }],
+	['response.output_item.done', { output_index: 0, item }],
+	['response.completed', { response: response('completed', { output: [item], usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } }) }],
+]
+	.map(([type, data], i) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: i, ...(data as object) })}\n\n`)
+	.join('')
+
 beforeAll(async () => {
 	upstream = Bun.serve({
 		port: 0,
 		hostname: '127.0.0.1',
 		idleTimeout: 0,
-		fetch() {
+		fetch(req) {
+			if (new URL(req.url).pathname === '/v1/responses') return lingering(RESPONSES_STREAM)
 			const body = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), chunk({ content: ' there' }), chunk({}, 'stop'), chunk({}, null, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }), 'data: [DONE]\n\n']
-			return new Response(
-				new ReadableStream({
-					start(c) {
-						c.enqueue(new TextEncoder().encode(body.join('')))
-						// …and nothing more: the body stays open until the test ends.
-						open.add(c)
-					},
-				}),
-				{ headers: { 'content-type': 'text/event-stream' } },
-			)
+			return lingering(body.join(''))
 		},
 	})
 	app = await startTestApp({
@@ -84,5 +106,24 @@ describe('an upstream that keeps its stream open after the terminator', () => {
 		expect(message.usage.output_tokens).toBe(2)
 		const usage = await app.admin(`/api/usage?account_id=${accountId}`)
 		expect(usage.body.data[0]).toMatchObject({ input_tokens: 3, output_tokens: 2, end_reason: 'ok', status: 200 })
+	})
+
+	it('should end the verbatim Responses stream at response.completed, forward its bytes as sent and bill it', async () => {
+		const { key, accountId } = await app.account(10)
+		const body = await within(
+			(async () => {
+				const res = await fetch(`${app.url}/v1/responses`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+					body: JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', stream: true }),
+				})
+				expect(res.status).toBe(200)
+				return res.text()
+			})(),
+			5_000,
+		)
+		expect(body).toBe(RESPONSES_STREAM)
+		const usage = await app.admin(`/api/usage?account_id=${accountId}`)
+		expect(usage.body.data[0]).toMatchObject({ endpoint: '/v1/responses', input_tokens: 3, output_tokens: 2, end_reason: 'ok', status: 200 })
 	})
 })
