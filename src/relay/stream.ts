@@ -99,6 +99,22 @@ export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => bo
 	}
 }
 
+/**
+ * The prefetch window over an upstream's frame batches: `frames`, all it read; `head`, those up to the first that is
+ * not preamble (only they decide failover, as when frames were awaited one at a time). Undefined when the upstream's
+ * body failed inside the window.
+ */
+export async function prefetchFrames(it: AsyncIterator<SseFrame[], undefined>, isPreamble: (f: SseFrame) => boolean) {
+	// Where content starts in the last batch the window looked at (-1: all preamble).
+	let contentAt = -1
+	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreamble(f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	if (!pre) return undefined
+	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
+	const lastBatch = pre.buffered.at(-1)?.length ?? 0
+	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	return { pre, frames, head }
+}
+
 export async function relayStream(a: StreamAttempt): Promise<Attempt> {
 	return a.fast ? fastStream(a) : convertedStream(a)
 }
@@ -116,15 +132,9 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const proto = a.call.client.name
 	const meter = createFrameMeter(proto)
 	const it = sseBatchReader(a.up.res.body!)
-	// Where content starts in the last batch prefetch looked at (-1: all preamble). Only frames up to that one decide
-	// failover, as when frames were awaited one at a time.
-	let contentAt = -1
-	const prefetched = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreambleFrame(proto, f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	const prefetched = await prefetchFrames(it, (f) => isPreambleFrame(proto, f))
 	if (!prefetched) return failedBeforeContent(a.up)
-	const pre = prefetched
-	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
-	const lastBatch = pre.buffered.at(-1)?.length ?? 0
-	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	const { pre, frames, head } = prefetched
 	const err = head.find((f) => isErrorFrame(proto, f))
 	if (err || (pre.done && frames.length === 0)) {
 		a.up.abort()
@@ -160,7 +170,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	let batch: SseFrame[] | undefined = frames
 	let pending = pre.pending
 	let upstreamDone = pre.done
-	const source = relaySource(a, bill, () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')), async () => {
+	const source = relaySource(a.up, bill, () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')), async () => {
 		let out = ''
 		while (true) {
 			if (batch) {
@@ -265,7 +275,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	let replayed = 0
 	let pending = pre.pending
 	const failed = () => (stop.cancelled ? '' : formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
-	const source = relaySource(a, bill, failed, async () => {
+	const source = relaySource(a.up, bill, failed, async () => {
 		while (true) {
 			let events: StreamEvent[] | undefined
 			let ended = false
@@ -293,11 +303,11 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
  * the closing text), the upstream call is released and the bill settled before that last chunk goes out: a client
  * may hang up as soon as it has the terminator. A client that goes away (`return`) does the same.
  */
-function relaySource(a: StreamAttempt, bill: () => Promise<void>, failed: () => string, read: () => Promise<{ text: string; last: boolean }>): ByteSource {
+export function relaySource(up: Pick<UpstreamCall, 'abort'>, bill: () => Promise<void>, failed: () => string, read: () => Promise<{ text: string; last: boolean }>): ByteSource {
 	let over = false
 	const finish = async () => {
 		over = true
-		a.up.abort()
+		up.abort()
 		await bill()
 	}
 	return {

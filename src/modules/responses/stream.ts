@@ -11,8 +11,8 @@ import { formatSse, type SseFrame, sseBatchReader } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { settle } from '../../relay/budget'
-import { type ByteSource, sseResponse } from '../../relay/sse-response'
-import { FIRST_EVENT_WINDOW_MS, failedBeforeContent, prefetch } from '../../relay/stream'
+import { sseResponse } from '../../relay/sse-response'
+import { failedBeforeContent, prefetchFrames, relaySource } from '../../relay/stream'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -51,20 +51,12 @@ function errorOf(f: SseFrame): GatewayError {
 /** Lifecycle events that end a Responses stream: nothing follows them. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
-const DONE = { value: undefined, done: true } as const
-
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	const meter = createResponsesMeter()
 	const it = sseBatchReader(a.up.res.body!)
-	// Where the first frame past the lifecycle preamble stands in the last batch the window looked at (-1: none
-	// yet): only frames up to it decide failover, as when frames were awaited one at a time.
-	let contentAt = -1
-	const prefetched = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !PREAMBLE.has(eventType(f)))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	const prefetched = await prefetchFrames(it, (f) => PREAMBLE.has(eventType(f)))
 	if (!prefetched) return failedBeforeContent(a.up)
-	const pre = prefetched
-	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
-	const lastBatch = pre.buffered.at(-1)?.length ?? 0
-	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	const { pre, frames, head } = prefetched
 	const failed = head.find(isFailure)
 	if (failed || (pre.done && !frames.length)) {
 		a.up.abort()
@@ -82,68 +74,50 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		return out === f ? (f.raw ?? formatSse(f)) : formatSse({ event: out.event, id: out.id, data: out.data })
 	}
 	let billed: Promise<void> | undefined
-	/** Releases the upstream call and settles the bill, once, with the outcome as it stands. */
-	const finish = () =>
-		(billed ??= (async () => {
-			a.up.abort()
-			const end = meter.end()
-			await settle(a.info, a.budget, {
-				usage: meter.usage(),
-				estimateOutput: () => meter.countOutput(),
-				status: 200,
-				endReason: cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end,
-				channel: a.channel,
-				upstreamModel: a.upstreamModel,
-			}).catch((e) => a.info.svc.log.error('settle failed', { request_id: a.info.requestId, error: String(e) }))
-		})())
+	/** Settles the bill once, with the outcome as it stands at the first call. */
+	const bill = () =>
+		(billed ??= settle(a.info, a.budget, {
+			usage: meter.usage(),
+			estimateOutput: () => meter.countOutput(),
+			status: 200,
+			endReason: cancelled ? 'client_abort' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
+			channel: a.channel,
+			upstreamModel: a.upstreamModel,
+		}).then(
+			() => undefined,
+			(e) => a.info.svc.log.error('settle failed', { request_id: a.info.requestId, error: String(e) }),
+		))
 	const streamError = (message: string, code: string) => formatSse(openaiResponses.encodeStreamError(new GatewayError('upstream', message, { code })))
 	// The batches the window read are replayed first; then a read it left running, then the rest. Each upstream chunk
-	// goes out in one write. The bill is settled before the last chunk goes out (a client may hang up as soon as it
-	// has the terminal event).
+	// goes out in one write; the bill is settled before the last one (relaySource).
 	let replayed = 0
 	let pending = pre.pending
 	let upstreamDone = pre.done
-	let over = false
-	const source: ByteSource = {
-		async next() {
-			if (over) return DONE
-			let text = ''
-			try {
-				while (true) {
-					let batch: SseFrame[] | undefined
-					if (replayed < pre.buffered.length) batch = pre.buffered[replayed++]
-					else if (!upstreamDone) {
-						const r = await (pending ?? it.next())
-						pending = undefined
-						if (r.done) upstreamDone = true
-						else batch = r.value
-					}
-					if (batch) for (const f of batch) text += emit(f)
-					// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
-					if (terminal || (upstreamDone && replayed >= pre.buffered.length)) {
-						if (meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
-						break
-					}
-					if (text) return { value: text, done: false }
-				}
-			} catch {
-				if (!cancelled) text += streamError('the upstream stream failed', 'upstream_stream_error')
+	const failedText = () => (cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
+	const source = relaySource(a.up, bill, failedText, async () => {
+		let text = ''
+		while (true) {
+			let batch: SseFrame[] | undefined
+			if (replayed < pre.buffered.length) batch = pre.buffered[replayed++]
+			else if (!upstreamDone) {
+				const r = await (pending ?? it.next())
+				pending = undefined
+				if (r.done) upstreamDone = true
+				else batch = r.value
 			}
-			over = true
-			await finish()
-			return text ? { value: text, done: false } : DONE
-		},
-		async return() {
-			over = true
-			await finish()
-			return DONE
-		},
-		over: () => over,
-	}
+			if (batch) for (const f of batch) text += emit(f)
+			// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
+			if (terminal || (upstreamDone && replayed >= pre.buffered.length)) {
+				if (meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+				return { text, last: true }
+			}
+			if (text) return { text, last: false }
+		}
+	})
 	const cancel = () => {
 		cancelled = true
 		a.up.abort()
-		void finish()
+		void bill()
 	}
 	a.up.onClientGone(cancel)
 	return { response: await sseResponse(source, cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
