@@ -1,9 +1,10 @@
 /**
  * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
- * the GC log's totals, and the targets' verdicts.
+ * the GC log's totals, the targets' verdicts, and which build an A/B run starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
+import { parseBuild } from './ab'
 import { checkResponse } from './checks'
 import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
@@ -137,5 +138,18 @@ describe('verdicts', () => {
 	it('should leave the floor out when the bare proxy did not run', () => {
 		const v = verdicts([row('direct', 0.2, 0.6), row('sb-postgres', 0.45, 1.4)])
 		expect(v.find((x) => x.target.endsWith('added p99 ≤ 1 ms'))).toMatchObject({ value: '+0.800 ms', ok: true })
+	})
+})
+
+describe('parseBuild (bench/ab.ts)', () => {
+	it('should read a checkout with its settings', () => {
+		expect(parseBuild('/tmp/old@MIMALLOC_PURGE_DELAY=0,A=b=c')).toEqual({ label: '/tmp/old@MIMALLOC_PURGE_DELAY=0,A=b=c', dir: '/tmp/old', env: { MIMALLOC_PURGE_DELAY: '0', A: 'b=c' } })
+	})
+	it('should start the bare proxy for `bare`, and a proxy script for `proxy:`', () => {
+		expect(parseBuild('bare').proxy).toEndWith('bench/bare-proxy.ts')
+		expect(parseBuild('proxy:/tmp/p.ts@X=1')).toEqual({ label: 'proxy:/tmp/p.ts@X=1', proxy: '/tmp/p.ts', env: { X: '1' } })
+	})
+	it('should refuse a setting without a name', () => {
+		expect(() => parseBuild('/tmp/old@=1')).toThrow('bad setting')
 	})
 })
