@@ -170,7 +170,13 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	let batch: SseFrame[] | undefined = frames
 	let pending = pre.pending
 	let upstreamDone = pre.done
-	const source = relaySource(a.up, bill, () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')), async () => {
+	const nextBatch = () => {
+		const r = pending ?? it.next()
+		pending = undefined
+		return r
+	}
+	const failed = () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
+	const source = relaySource(a.up, bill, failed, nextBatch, async () => {
 		let out = ''
 		while (true) {
 			if (batch) {
@@ -186,13 +192,12 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 				batch = undefined
 				// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close
 				// (and sending keepalives after it).
-				if (last) return { text: out, last: true }
+				if (last) return { text: out, last: true, clean: true }
 				if (broken) return { text: out + streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
 				if (out) return { text: out, last: false }
 			}
-			if (upstreamDone) return { text: meter.end() === 'cut' ? streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true }
-			const r = await (pending ?? it.next())
-			pending = undefined
+			if (upstreamDone) return { text: meter.end() === 'cut' ? streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
+			const r = await nextBatch()
 			if (r.done) upstreamDone = true
 			else batch = r.value
 		}
@@ -240,7 +245,8 @@ const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'pi
 async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const meter = createEventMeter()
 	const decoder = a.upstream.streamDecoder()
-	const chunks = decodeChunks(decoder, sseBatchReader(a.up.res.body!))
+	const batches = sseBatchReader(a.up.res.body!)
+	const chunks = decodeChunks(decoder, batches)
 	const prefetched = await prefetch(chunks, (events) => events.every(isPreambleEvent), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const pre = prefetched
@@ -275,7 +281,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	let replayed = 0
 	let pending = pre.pending
 	const failed = () => (stop.cancelled ? '' : formatSse(client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))))
-	const source = relaySource(a.up, bill, failed, async () => {
+	const source = relaySource(a.up, bill, failed, () => batches.next(), async () => {
 		while (true) {
 			let events: StreamEvent[] | undefined
 			let ended = false
@@ -291,39 +297,85 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 			// the stream ends now rather than waiting for the upstream to close.
 			const last = ended || encoder.done || (decoder.done && replayed >= pre.buffered.length && !pending)
 			const text = encode(events, last)
-			if (last || text) return { text, last }
+			// An error event also leaves the decoder done: only the terminator or the body's end leave the rest to drain.
+			if (last) return { text, last, clean: ended || (decoder.done && meter.end() !== 'error') }
+			if (text) return { text, last }
 		}
 	})
 	return respond(a, source, stop, bill)
 }
 
 /**
- * The client stream's byte source around a relay's `read` step, which returns the next text to send (never empty
- * unless it is the last) and whether the stream ends with it. When it ends (or `read` throws: then `failed()` gives
- * the closing text), the upstream call is released and the bill settled before that last chunk goes out: a client
- * may hang up as soon as it has the terminator. A client that goes away (`return`) does the same.
+ * One step of a relay: the next text to send (never empty unless it is the last), whether the stream ends with it,
+ * and, when it does, whether the upstream's stream ended cleanly (its terminator, or its body's end): only then is
+ * the rest of its body drained rather than the call aborted.
  */
-export function relaySource(up: Pick<UpstreamCall, 'abort'>, bill: () => Promise<void>, failed: () => string, read: () => Promise<{ text: string; last: boolean }>): ByteSource {
+export type RelayStep = { text: string; last: boolean; clean?: boolean }
+
+/** How long an upstream that sent its terminator may take to end its body before the call is aborted. */
+export const DRAIN_GRACE_MS = 1_000
+
+/**
+ * After the upstream's terminator its body usually ends at once (the last chunk of the chunked encoding, or HTTP/2's
+ * end of stream), but the two may arrive in separate reads, and only a body read to its end lets the connection go
+ * back to the pool: aborting the call closes it, and the next request to the vendor pays a new TCP and TLS handshake.
+ * So what is left is read and dropped, and the call aborted only when the upstream holds its body open past the grace
+ * (some servers close late, or send keepalives after the end) or the read fails.
+ */
+export function releaseAfterEnd(up: Pick<UpstreamCall, 'abort' | 'release'>, next: () => Promise<IteratorResult<unknown>>, graceMs = DRAIN_GRACE_MS) {
+	const deadline = performance.now() + graceMs
+	void (async () => {
+		try {
+			let read = next()
+			while (true) {
+				const r = await untilTick(read)
+				if (r === 'tick') {
+					if (performance.now() >= deadline) return up.abort()
+					continue
+				}
+				if (r.done) return up.release()
+				read = next()
+			}
+		} catch {
+			up.abort()
+		}
+	})()
+}
+
+/**
+ * The client stream's byte source around a relay's `read` step. When the stream ends (or `read` throws: then
+ * `failed()` gives the closing text), the upstream call is let go (the rest of its body drained through `rest` after a
+ * clean end, aborted otherwise) and the bill settled before that last chunk goes out: a client may hang up as soon
+ * as it has the terminator. A client that goes away (`return`) aborts the call and settles the same way.
+ */
+export function relaySource(
+	up: Pick<UpstreamCall, 'abort' | 'release'>,
+	bill: () => Promise<void>,
+	failed: () => string,
+	rest: () => Promise<IteratorResult<unknown>>,
+	read: () => Promise<RelayStep>,
+): ByteSource {
 	let over = false
-	const finish = async () => {
+	const finish = async (clean: boolean) => {
 		over = true
-		up.abort()
+		if (clean) releaseAfterEnd(up, rest)
+		else up.abort()
 		await bill()
 	}
 	return {
 		async next() {
 			if (over) return DONE
-			let step: { text: string; last: boolean }
+			let step: RelayStep
 			try {
 				step = await read()
 			} catch {
 				step = { text: failed(), last: true }
 			}
-			if (step.last) await finish()
+			if (step.last) await finish(step.clean === true)
 			return step.text ? { value: step.text, done: false } : DONE
 		},
 		async return() {
-			if (!over) await finish()
+			if (!over) await finish(false)
 			return DONE
 		},
 		over: () => over,

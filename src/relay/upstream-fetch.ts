@@ -15,6 +15,11 @@ export type UpstreamCall = {
 	/** Releases the call (the relay is done with it) and stops watching the client. */
 	abort(): void
 	/**
+	 * The body was read to its end: stops watching the client and aborts nothing, so the connection goes back to the
+	 * pool (an abort before the body's end closes it).
+	 */
+	release(): void
+	/**
 	 * Runs `fn` when the client goes away before `abort()`, after the upstream call was aborted: the one listener on
 	 * the client's signal serves the relay too (a second listener per request costs as much as the rest of the
 	 * bookkeeping around it). Runs it at once when the client is already gone.
@@ -66,13 +71,17 @@ export async function fetchUpstream(
 			redirect: 'manual',
 		})
 		let released = false
+		const release = () => {
+			released = true
+			clientSignal.removeEventListener('abort', onClientAbort)
+		}
 		return {
 			res,
 			abort: () => {
-				released = true
-				clientSignal.removeEventListener('abort', onClientAbort)
+				release()
 				ctl.abort(RELEASED)
 			},
+			release,
 			onClientGone(fn) {
 				if (released) return
 				if (clientSignal.aborted) return fn()

@@ -94,14 +94,18 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	let pending = pre.pending
 	let upstreamDone = pre.done
 	const failedText = () => (cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
-	const source = relaySource(a.up, bill, failedText, async () => {
+	const nextBatch = () => {
+		const r = pending ?? it.next()
+		pending = undefined
+		return r
+	}
+	const source = relaySource(a.up, bill, failedText, nextBatch, async () => {
 		let text = ''
 		while (true) {
 			let batch: SseFrame[] | undefined
 			if (replayed < pre.buffered.length) batch = pre.buffered[replayed++]
 			else if (!upstreamDone) {
-				const r = await (pending ?? it.next())
-				pending = undefined
+				const r = await nextBatch()
 				if (r.done) upstreamDone = true
 				else batch = r.value
 			}
@@ -109,7 +113,7 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 			// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
 			if (terminal || (upstreamDone && replayed >= pre.buffered.length)) {
 				if (meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
-				return { text, last: true }
+				return { text, last: true, clean: true }
 			}
 			if (text) return { text, last: false }
 		}

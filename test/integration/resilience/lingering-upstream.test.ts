@@ -16,17 +16,33 @@ const open = new Set<ReadableStreamDefaultController>()
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) =>
 	`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: usage ?? null })}\n\n`
 
-/** A response whose body is `text` and then nothing more: it stays open until the test ends. */
-const lingering = (text: string) =>
-	new Response(
+/** Bodies the gateway gave up on (it aborts a call whose body stays open past the grace after the terminator). */
+let released = 0
+
+/** A response whose body is `text` and then nothing more: it stays open until the gateway lets go or the test ends. */
+const lingering = (text: string) => {
+	let ctl: ReadableStreamDefaultController
+	return new Response(
 		new ReadableStream({
 			start(c) {
+				ctl = c
 				c.enqueue(new TextEncoder().encode(text))
 				open.add(c)
+			},
+			cancel() {
+				open.delete(ctl)
+				released++
 			},
 		}),
 		{ headers: { 'content-type': 'text/event-stream' } },
 	)
+}
+
+/** Waits until the gateway has let go of one more upstream body than `before`: after the grace (DRAIN_GRACE_MS). */
+async function releasedSince(before: number) {
+	for (let i = 0; i < 60 && released <= before; i++) await Bun.sleep(50)
+	return released - before
+}
 
 const response = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'resp_1', object: 'response', created_at: 1, model: 'gpt-4o-mini', status, output: [], ...extra })
 const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello there', annotations: [] }] }
@@ -80,8 +96,9 @@ afterAll(async () => {
 const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, Bun.sleep(ms).then(() => Promise.reject(new Error(`still open after ${ms} ms`)))])
 
 describe('an upstream that keeps its stream open after the terminator', () => {
-	it('should end the chat stream (fast path) at [DONE] and bill it', async () => {
+	it('should end the chat stream (fast path) at [DONE], bill it, and let go of the upstream after the grace', async () => {
 		const { key, accountId } = await app.account(10)
+		const before = released
 		const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0 })
 		const text = await within(
 			(async () => {
@@ -95,10 +112,12 @@ describe('an upstream that keeps its stream open after the terminator', () => {
 		expect(text).toBe('Hello there')
 		const usage = await app.admin(`/api/usage?account_id=${accountId}`)
 		expect(usage.body.data[0]).toMatchObject({ input_tokens: 3, output_tokens: 2, end_reason: 'ok', status: 200 })
+		expect(await releasedSince(before)).toBe(1)
 	})
 
-	it('should end the converted messages stream at the upstream terminator and bill it', async () => {
+	it('should end the converted messages stream at the upstream terminator, bill it, and let go of the upstream', async () => {
 		const { key, accountId } = await app.account(10)
+		const before = released
 		const client = new Anthropic({ baseURL: app.url, apiKey: key, maxRetries: 0 })
 		const message = await within(client.messages.stream({ model: 'gpt-4o-mini', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(), 5_000)
 		expect(message.content).toMatchObject([{ type: 'text', text: 'Hello there' }])
@@ -106,10 +125,12 @@ describe('an upstream that keeps its stream open after the terminator', () => {
 		expect(message.usage.output_tokens).toBe(2)
 		const usage = await app.admin(`/api/usage?account_id=${accountId}`)
 		expect(usage.body.data[0]).toMatchObject({ input_tokens: 3, output_tokens: 2, end_reason: 'ok', status: 200 })
+		expect(await releasedSince(before)).toBe(1)
 	})
 
-	it('should end the verbatim Responses stream at response.completed, forward its bytes as sent and bill it', async () => {
+	it('should end the verbatim Responses stream at response.completed, forward its bytes as sent, bill it, and let go of the upstream', async () => {
 		const { key, accountId } = await app.account(10)
+		const before = released
 		const body = await within(
 			(async () => {
 				const res = await fetch(`${app.url}/v1/responses`, {
@@ -125,5 +146,6 @@ describe('an upstream that keeps its stream open after the terminator', () => {
 		expect(body).toBe(RESPONSES_STREAM)
 		const usage = await app.admin(`/api/usage?account_id=${accountId}`)
 		expect(usage.body.data[0]).toMatchObject({ endpoint: '/v1/responses', input_tokens: 3, output_tokens: 2, end_reason: 'ok', status: 200 })
+		expect(await releasedSince(before)).toBe(1)
 	})
 })
