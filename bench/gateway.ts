@@ -109,7 +109,7 @@ export async function startGateway(
 	}
 	// --cpu-prof writes a Chrome DevTools profile when the process exits (SIGTERM makes it exit cleanly).
 	const prof = opts.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf, '--cpu-prof-name', `switchboard-${kind}.cpuprofile`] : []
-	const child = spawnChild(`switchboard (${kind})`, ['bun', ...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts'], env, opts.repo, { gcLog: opts.gcLog })
+	const child = spawnChild(`switchboard (${kind})`, ['bun', ...((opts.env?.BENCH_BUN_FLAGS ?? process.env.BENCH_BUN_FLAGS)?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts'], env, opts.repo, { gcLog: opts.gcLog })
 	try {
 		const line = await child.waitLine((l) => l.includes('switchboard listening'), opts.startTimeoutMs)
 		const url = (JSON.parse(line) as { url: string }).url

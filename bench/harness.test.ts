@@ -1,10 +1,13 @@
 /**
  * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
- * the GC log's totals, the targets' verdicts, and which build an A/B run starts.
+ * the GC log's totals, the targets' verdicts, which build an A/B run starts, and how a perf profile is named and
+ * summed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { parseBuild } from './ab'
+import { parseJitdump, perfMap } from './jitdump'
+import { aggregate, jsFunction } from './perf-profile'
 import { checkResponse } from './checks'
 import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
@@ -151,5 +154,67 @@ describe('parseBuild (bench/ab.ts)', () => {
 	})
 	it('should refuse a setting without a name', () => {
 		expect(() => parseBuild('/tmp/old@=1')).toThrow('bad setting')
+	})
+})
+
+/** A jitdump as JavaScriptCore writes it: the 40-byte header, then one JIT_CODE_LOAD record per entry. */
+function jitdump(loads: { addr: number; size: number; name: string }[]): Uint8Array {
+	const parts: Uint8Array[] = []
+	const header = new DataView(new ArrayBuffer(40))
+	header.setUint32(0, 0x4a695444, true)
+	header.setUint32(4, 1, true)
+	header.setUint32(8, 40, true)
+	parts.push(new Uint8Array(header.buffer))
+	for (const l of loads) {
+		const name = new TextEncoder().encode(`${l.name}\0`)
+		const rec = new DataView(new ArrayBuffer(56 + name.length + l.size))
+		rec.setUint32(0, 0, true)
+		rec.setUint32(4, rec.byteLength, true)
+		rec.setBigUint64(24, BigInt(l.addr), true)
+		rec.setBigUint64(32, BigInt(l.addr), true)
+		rec.setBigUint64(40, BigInt(l.size), true)
+		new Uint8Array(rec.buffer).set(name, 56)
+		parts.push(new Uint8Array(rec.buffer))
+	}
+	return Buffer.concat(parts)
+}
+
+describe('jitdump → perf map', () => {
+	it('should name each code load, a later load replacing an earlier one over the same addresses', () => {
+		const buf = jitdump([
+			{ addr: 0x1000, size: 0x40, name: 'JSC-Baseline: buildForeignKeys#AAAAAA' },
+			{ addr: 0x2000, size: 0x10, name: 'JSC-Thunk: DefaultCall' },
+			{ addr: 0x1020, size: 0x40, name: 'JSC-FTL: fastStream#BBBBBB' },
+		])
+		expect(parseJitdump(buf).map((l) => l.name)).toEqual(['JSC-Baseline: buildForeignKeys#AAAAAA', 'JSC-Thunk: DefaultCall', 'JSC-FTL: fastStream#BBBBBB'])
+		expect(perfMap(parseJitdump(buf))).toBe('1020 40 JSC-FTL: fastStream#BBBBBB\n2000 10 JSC-Thunk: DefaultCall\n')
+	})
+	it('should refuse a file that is not a jitdump', () => {
+		expect(() => parseJitdump(new Uint8Array(64))).toThrow('not a little-endian jitdump')
+	})
+})
+
+describe('perf profile aggregation', () => {
+	it('should take a JavaScript function name from compiled code, not from stubs', () => {
+		expect(jsFunction('JSC-FTL: fastStream#AZlheR')).toBe('fastStream')
+		expect(jsFunction('JSC-Baseline: #BHZHN2')).toBe('(anonymous)')
+		expect(jsFunction('JSC-Thunk: DefaultCall')).toBeUndefined()
+		expect(jsFunction('[unknown]')).toBeUndefined()
+	})
+	it('should charge main-thread samples to the innermost JavaScript function, split by where the leaf ran', () => {
+		const script = [
+			'bun \n\t ffffffff81000000 tcp_sendmsg ([kernel.kallsyms])\n\t 1b8adda [unknown] (/usr/lib/node_modules/bun/bin/bun.exe)\n\t 7fe5b5ce38aa JSC-Thunk: DefaultCall (/tmp/perf-1.map)\n\t 7fe5b5ce38ab JSC-FTL: pull#AAA (/tmp/perf-1.map)\n\t 7fe5b5ce38ac JSC-FTL: respond#BBB (/tmp/perf-1.map)',
+			'bun \n\t 183cff1 [unknown] (/usr/lib/node_modules/bun/bin/bun.exe)\n\t 7fe5b5ce38ab JSC-FTL: pull#AAA (/tmp/perf-1.map)',
+			'bun \n\t 7fe5b5ce38ab JSC-FTL: pull#AAA (/tmp/perf-1.map)',
+			'bun \n\t 183cff1 [unknown] (/usr/lib/node_modules/bun/bin/bun.exe)\n\t 2724a __libc_start_call_main (/usr/lib/x86_64-linux-gnu/libc.so.6)',
+			'HTTP Client \n\t ffffffff81000000 tcp_recvmsg ([kernel.kallsyms])',
+		].join('\n\n')
+		const a = aggregate(script, 'bun')
+		expect(a.total).toBe(5)
+		expect(a.threads.get('HTTP Client')).toEqual({ n: 1, kernel: 1, native: 0, jit: 0, other: 0 })
+		expect(a.threads.get('bun')).toEqual({ n: 4, kernel: 1, native: 2, jit: 1, other: 0 })
+		expect(a.functions.get('pull')).toEqual({ n: 3, kernel: 1, native: 1, jit: 1, other: 0 })
+		expect([...a.functions.keys()]).toEqual(['pull', '(no JavaScript on the stack: event loop, I/O, collector)'])
+		expect(aggregate(script, 'bun', 2).functions.get('pull < respond')).toEqual({ n: 1, kernel: 1, native: 0, jit: 0, other: 0 })
 	})
 })
