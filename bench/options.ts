@@ -41,9 +41,9 @@ export const USAGE = `bun run bench [options]
   --streams N           concurrent slow streams in the memory scenario (default 1000)
   --slow-chunk-ms N     pause between chunks of the slow upstream (default 500; a stream lasts ~12 s)
   --mock-delay-ms N     upstream delay before every response's headers (default 0)
-  --fetch-limit N       BUN_CONFIG_MAX_HTTP_REQUESTS of the bare proxy and the gateways: simultaneous upstream
-                        fetches (default 4096; Bun's own default, 256, queues the memory scenario; 0 leaves it
-                        unset: the bare proxy keeps 256, a gateway raises its own to 4096)
+  --fetch-limit N       BUN_CONFIG_MAX_HTTP_REQUESTS of the bare proxy: simultaneous upstream fetches (default 4096,
+                        what the gateways set for themselves; Bun's own default, 256, queues the memory scenario;
+                        0 leaves it unset)
   --no-wrk              use the own generator for non-stream scenarios too
   --cpu-prof DIR        run the gateways under bun --cpu-prof, profiles written to DIR when they stop
   --gc-log              run the bare proxy and the gateways with BUN_JSC_logGC=1 and report the JavaScript heap's

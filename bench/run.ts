@@ -68,7 +68,8 @@ try {
 	children.push(mock)
 	const mp = await mock.firstJson<MockPorts>(30_000)
 	const origins = [mp.openai, mp.anthropic, mp.slow].map((p) => `http://127.0.0.1:${p}`)
-	// Bun's fetch runs at most 256 requests at once by default and queues the rest; both proxies get the same limit.
+	// Bun's fetch runs at most 256 requests at once by default and queues the rest. The bare proxy gets the limit the
+	// gateways set for themselves when started as operators start them (src/lib/fetch-limit.ts): they get nothing here.
 	const fetchEnv: Record<string, string> = opts.fetchLimit > 0 ? { BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) } : {}
 	// The GC log is the proxy's and the gateways' only: the mock serves every target.
 	const proxy = spawnChild('bare proxy', ['bun', 'bench/bare-proxy.ts'], { ...fetchEnv, UPSTREAMS: JSON.stringify(origins) }, REPO, { gcLog: opts.gcLog })
@@ -89,7 +90,7 @@ try {
 		log(`starting switchboard on ${kind}…`)
 		const started = Date.now()
 		try {
-			const gw = await startGateway(kind, mp, { repo: REPO, upstreamKey: UPSTREAM_KEY, postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, cpuProf: opts.cpuProf, gcLog: opts.gcLog, env: fetchEnv })
+			const gw = await startGateway(kind, mp, { repo: REPO, upstreamKey: UPSTREAM_KEY, postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, cpuProf: opts.cpuProf, gcLog: opts.gcLog })
 			gateways.push(gw)
 			const name: TargetName = `sb-${kind}`
 			ports.gateways[name] = gw.port
