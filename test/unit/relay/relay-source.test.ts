@@ -1,0 +1,94 @@
+/**
+ * How a relay lets go of its upstream call when the client's stream ends: after a clean end the rest of the body is
+ * drained (the connection goes back to the pool) and the call aborted only past the grace; after anything else, and
+ * when the client leaves, it is aborted at once. The bill is settled before the last chunk either way.
+ */
+import { describe, expect, it } from 'bun:test'
+import { type RelayStep, relaySource, releaseAfterEnd } from '../../../src/relay/stream'
+
+/** An upstream call that records what the relay did with it. */
+function call() {
+	const log: string[] = []
+	return { log, up: { abort: () => log.push('abort'), release: () => log.push('release') } }
+}
+
+/** A body's remaining reads: `n` chunks, then its end, or never an end. */
+function rest(n: number, ends = true) {
+	let reads = 0
+	return {
+		reads: () => reads,
+		next: (): Promise<IteratorResult<unknown>> => {
+			reads++
+			if (reads <= n) return Promise.resolve({ value: [], done: false })
+			return ends ? Promise.resolve({ value: undefined, done: true }) : new Promise(() => {})
+		},
+	}
+}
+
+const steps = (...list: RelayStep[]) => {
+	let i = 0
+	return async () => list[i++]!
+}
+
+describe('releaseAfterEnd', () => {
+	it('should read the body to its end and release the call without aborting it', async () => {
+		const { log, up } = call()
+		const body = rest(2)
+		releaseAfterEnd(up, body.next, 500)
+		await Bun.sleep(20)
+		expect(body.reads()).toBe(3)
+		expect(log).toEqual(['release'])
+	})
+	it('should abort a call whose body stays open past the grace', async () => {
+		const { log, up } = call()
+		releaseAfterEnd(up, rest(0, false).next, 100)
+		await Bun.sleep(40)
+		expect(log).toEqual([])
+		// The window clock ticks every 50 ms: the abort comes at most one tick after the grace.
+		await Bun.sleep(160)
+		expect(log).toEqual(['abort'])
+	})
+	it('should abort when reading the rest fails', async () => {
+		const { log, up } = call()
+		releaseAfterEnd(up, () => Promise.reject(new Error('reset')), 500)
+		await Bun.sleep(20)
+		expect(log).toEqual(['abort'])
+	})
+})
+
+describe('relaySource', () => {
+	it('should settle, then drain after a clean end, before the last chunk goes out', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
+		expect(await source.next()).toEqual({ value: 'a', done: false })
+		expect(log).toEqual([])
+		expect(await source.next()).toEqual({ value: 'b', done: false })
+		expect(source.over?.()).toBe(true)
+		await Bun.sleep(20)
+		expect(log).toEqual(['bill', 'release'])
+		expect(await source.next()).toEqual({ value: undefined, done: true })
+	})
+	it('should abort at once when the stream ends otherwise (a broken frame, an upstream error)', async () => {
+		const { log, up } = call()
+		const body = rest(0)
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', body.next, steps({ text: 'error frame', last: true }))
+		expect(await source.next()).toEqual({ value: 'error frame', done: false })
+		expect(log).toEqual(['abort', 'bill'])
+		expect(body.reads()).toBe(0)
+	})
+	it('should abort at once and send the closing text when a read throws', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, async () => {
+			throw new Error('cut')
+		})
+		expect(await source.next()).toEqual({ value: 'failed', done: false })
+		expect(log).toEqual(['abort', 'bill'])
+	})
+	it('should abort at once when the client goes away', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }))
+		await source.next()
+		await source.return(undefined)
+		expect(log).toEqual(['abort', 'bill'])
+	})
+})
