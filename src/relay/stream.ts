@@ -50,19 +50,16 @@ const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_a
  */
 const WINDOW_TICK_MS = 50
 const waiting = new Set<(v: 'tick') => void>()
-/** Deadline checks of upstream bodies being drained (`releaseAfterEnd`): each returns true once it is done. */
-const draining = new Set<() => boolean>()
 let clock: ReturnType<typeof setInterval> | undefined
 
 function onTick() {
-	if (waiting.size === 0 && draining.size === 0) {
+	if (waiting.size === 0) {
 		clearInterval(clock)
 		clock = undefined
 		return
 	}
 	for (const resolve of waiting) resolve('tick')
 	waiting.clear()
-	for (const check of draining) if (check()) draining.delete(check)
 }
 
 /** `next`'s result, or 'tick' if the clock ticks first. */
@@ -327,27 +324,22 @@ export const DRAIN_GRACE_MS = 1_000
  */
 export function releaseAfterEnd(up: Pick<UpstreamCall, 'abort' | 'release'>, next: () => Promise<IteratorResult<unknown>>, graceMs = DRAIN_GRACE_MS) {
 	const deadline = performance.now() + graceMs
-	let over = false
-	const end = (release: boolean) => {
-		if (over) return
-		over = true
-		if (release) up.release()
-		else up.abort()
-	}
-	const failed = () => end(false)
-	// Plain callbacks, not an async loop: this runs at the end of every stream, and the body has usually ended already.
-	const onRead = (r: IteratorResult<unknown>) => {
-		if (over) return
-		if (r.done) end(true)
-		else next().then(onRead, failed)
-	}
-	next().then(onRead, failed)
-	// The window clock checks the deadline at each tick (at most one tick late), and forgets a drain once it is over.
-	draining.add(() => {
-		if (!over && performance.now() >= deadline) end(false)
-		return over
-	})
-	clock ??= setInterval(onTick, WINDOW_TICK_MS)
+	void (async () => {
+		try {
+			let read = next()
+			while (true) {
+				const r = await untilTick(read)
+				if (r === 'tick') {
+					if (performance.now() >= deadline) return up.abort()
+					continue
+				}
+				if (r.done) return up.release()
+				read = next()
+			}
+		} catch {
+			up.abort()
+		}
+	})()
 }
 
 /**
