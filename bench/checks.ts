@@ -13,6 +13,8 @@ import type { Expect } from './types'
 export const USAGE_MARKER: Record<Expect, string> = {
 	'chat-json': '"completion_tokens"',
 	'chat-sse': '"completion_tokens"',
+	// Not asked for, so none may come (the gateway asks upstream for it, to bill, and strips it).
+	'chat-sse-plain': '',
 	'messages-json': '"output_tokens"',
 	'messages-sse': '"output_tokens"',
 }
@@ -27,6 +29,10 @@ const MESSAGES_END = /event: message_stop\r?\ndata: [^\n]*\s*$/
  */
 export function checkResponse(expect: Expect, status: number, body: string): string | undefined {
 	if (status !== 200) return `status ${status}`
+	if (expect === 'chat-sse-plain') {
+		if (body.includes('"usage"')) return 'usage the client did not ask for'
+		return CHAT_END.test(body) ? undefined : 'no [DONE] at the end'
+	}
 	if (!body.includes(USAGE_MARKER[expect])) return 'no usage'
 	if (expect === 'chat-sse' && !CHAT_END.test(body)) return 'no [DONE] at the end'
 	if (expect === 'messages-sse' && !MESSAGES_END.test(body)) return 'no message_stop at the end'

@@ -19,6 +19,11 @@ describe('checkResponse', () => {
 	it('should accept a chat stream that ends with [DONE] and carries usage', () => {
 		expect(checkResponse('chat-sse', 200, `data: {"choices":[],${usage}}\n\ndata: [DONE]\n\n`)).toBeUndefined()
 	})
+	it('should accept a plain chat stream (usage not asked for) only without usage', () => {
+		expect(checkResponse('chat-sse-plain', 200, 'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\ndata: [DONE]\n\n')).toBeUndefined()
+		expect(checkResponse('chat-sse-plain', 200, 'data: {"choices":[],"usage":null}\n\ndata: [DONE]\n\n')).toBe('usage the client did not ask for')
+		expect(checkResponse('chat-sse-plain', 200, 'data: {"choices":[]}\n\n')).toBe('no [DONE] at the end')
+	})
 	it('should reject a chat stream cut before [DONE]', () => {
 		expect(checkResponse('chat-sse', 200, `data: {"choices":[],${usage}}\n\n`)).toBe('no [DONE] at the end')
 	})

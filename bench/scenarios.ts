@@ -22,6 +22,8 @@ export type Scenario = {
 	rate?: number
 	/** Memory scenario: one request per connection, RSS compared before, during and after. */
 	memory?: boolean
+	/** A chat stream whose client does not ask for usage (`stream_options.include_usage`), as the SDKs by default. */
+	plain?: boolean
 }
 
 /** Ports of every target, by upstream. */
@@ -47,6 +49,16 @@ export function allScenarios(o: Options): Scenario[] {
 		s.push({ name: `chat-json-c${c}`, description: `chat non-stream, ${c} connections`, client: 'chat', upstream: 'openai', stream: false, mode: 'closed', concurrency: c })
 	for (const c of [1, 16, 64])
 		s.push({ name: `chat-sse-c${c}`, description: `chat stream, ${c} connections`, client: 'chat', upstream: 'openai', stream: true, mode: 'closed', concurrency: c })
+	s.push({
+		name: 'chat-sse-plain-c64',
+		description: 'chat stream, 64 connections, the client not asking for usage (the SDKs\' default): the gateway asks upstream, bills, strips it',
+		client: 'chat',
+		upstream: 'openai',
+		stream: true,
+		mode: 'closed',
+		concurrency: 64,
+		plain: true,
+	})
 	for (const c of [1, 16]) {
 		s.push({
 			name: `messages-sse-conv-c${c}`,
@@ -98,11 +110,12 @@ export function selectScenarios(o: Options): Scenario[] {
 	return all.filter((s) => o.scenarios.some((f) => (names.has(f) ? s.name === f : s.name.includes(f))))
 }
 
-function body(protocol: 'chat' | 'messages', model: string, stream: boolean, prompt: string): string {
+function body(protocol: 'chat' | 'messages', model: string, stream: boolean, prompt: string, plain: boolean): string {
 	const messages = [{ role: 'user', content: prompt }]
 	if (protocol === 'messages') return JSON.stringify({ model, max_tokens: 256, stream, messages })
 	// include_usage: OpenAI sends stream usage only when asked (platform.openai.com/docs/api-reference/chat/create).
-	return JSON.stringify(stream ? { model, max_tokens: 256, stream, stream_options: { include_usage: true }, messages } : { model, max_tokens: 256, messages })
+	if (stream && !plain) return JSON.stringify({ model, max_tokens: 256, stream, stream_options: { include_usage: true }, messages })
+	return JSON.stringify(stream ? { model, max_tokens: 256, stream, messages } : { model, max_tokens: 256, messages })
 }
 
 function headers(protocol: 'chat' | 'messages', key: string): Record<string, string> {
@@ -123,9 +136,9 @@ export function requestFor(s: Scenario, target: TargetName, ports: Ports, keys: 
 	const model = gateway ? MODELS[s.upstream] : s.upstream === 'anthropic' ? MODELS.anthropic : MODELS.openai
 	const port = gateway ? ports.gateways[target] : ports[target as 'direct' | 'bare'][s.upstream]
 	if (!port) throw new Error(`no port for target ${target}`)
-	const expect: Expect = `${protocol}-${s.stream ? 'sse' : 'json'}`
+	const expect: Expect = s.plain ? 'chat-sse-plain' : `${protocol}-${s.stream ? 'sse' : 'json'}`
 	const prompt = s.upstream === 'slow' ? SLOW_PROMPT : PROMPT
-	return { port, path: protocol === 'chat' ? '/v1/chat/completions' : '/v1/messages', headers: headers(protocol, gateway ? keys.gateway : keys.upstream), body: body(protocol, model, s.stream, prompt), expect }
+	return { port, path: protocol === 'chat' ? '/v1/chat/completions' : '/v1/messages', headers: headers(protocol, gateway ? keys.gateway : keys.upstream), body: body(protocol, model, s.stream, prompt, s.plain === true), expect }
 }
 
 /** The load for one measurement (or its warmup when `warmup`). */

@@ -3,8 +3,11 @@
  * @module
  */
 
-/** What a good response looks like; checked on every response by both generators. */
-export type Expect = 'chat-json' | 'chat-sse' | 'messages-json' | 'messages-sse'
+/**
+ * What a good response looks like; checked on every response by both generators. `chat-sse-plain`: a chat stream
+ * whose client did not ask for usage (the SDKs' default), so it must carry none.
+ */
+export type Expect = 'chat-json' | 'chat-sse' | 'chat-sse-plain' | 'messages-json' | 'messages-sse'
 
 /** One HTTP request, prepared once and sent many times. */
 export type RequestSpec = {
