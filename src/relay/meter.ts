@@ -7,6 +7,7 @@
  * @module
  */
 import type { StreamEvent } from '../core/events'
+import { jsonOrUndefined } from '../core/json'
 import type { Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
 import { decodePartialUsage } from '../protocols/anthropic-messages/usage'
@@ -27,14 +28,6 @@ export type FrameMeter = {
 }
 
 const KEEP_BYTES = 512 * 1024
-
-const parse = (s: string): unknown => {
-	try {
-		return JSON.parse(s)
-	} catch {
-		return undefined
-	}
-}
 
 export function createFrameMeter(protocol: ProtocolName): FrameMeter {
 	let usage: Partial<Usage> | undefined
@@ -57,7 +50,7 @@ export function createFrameMeter(protocol: ProtocolName): FrameMeter {
 					const d = f.data
 					if (d === '[DONE]') return void (end = end === 'error' ? 'error' : 'ok')
 					if (d.startsWith('{"error"')) end = 'error'
-					if (d.includes('"usage":{')) merge(openaiChat.usageOf(parse(d)))
+					if (d.includes('"usage":{')) merge(openaiChat.usageOf(jsonOrUndefined(d)))
 					else keep(f)
 					// Some OpenAI-compatible vendors end without [DONE]; a finish_reason is as good.
 					if (end === 'cut' && d.includes('"finish_reason":"')) end = 'ok'
@@ -65,9 +58,9 @@ export function createFrameMeter(protocol: ProtocolName): FrameMeter {
 			: protocol === 'anthropic-messages'
 				? (f) => {
 						if (f.event === 'message_start') {
-							const m = parse(f.data) as { message?: { usage?: unknown } } | undefined
+							const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown } } | undefined
 							merge(decodePartialUsage(m?.message?.usage))
-						} else if (f.event === 'message_delta') merge(decodePartialUsage((parse(f.data) as { usage?: unknown } | undefined)?.usage))
+						} else if (f.event === 'message_delta') merge(decodePartialUsage((jsonOrUndefined(f.data) as { usage?: unknown } | undefined)?.usage))
 						else if (f.event === 'message_stop') end = 'ok'
 						else if (f.event === 'error') end = 'error'
 						if (f.event !== 'ping') keep(f)
@@ -83,7 +76,7 @@ export function createFrameMeter(protocol: ProtocolName): FrameMeter {
 	return {
 		onFrame,
 		usage() {
-			if (lastGeminiUsage) merge(gemini.usageOf(parse(lastGeminiUsage) as never))
+			if (lastGeminiUsage) merge(gemini.usageOf(jsonOrUndefined(lastGeminiUsage) as never))
 			lastGeminiUsage = undefined
 			return usage
 		},

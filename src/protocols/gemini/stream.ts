@@ -8,6 +8,7 @@
  */
 import { GatewayError } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
+import { jsonOrUndefined } from '../../core/json'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
@@ -107,12 +108,7 @@ export function streamDecoder(): FrameDecoder {
 			out = target
 			const data = frame.data.trim()
 			if (!data || data === '[DONE]') return
-			let chunk: unknown
-			try {
-				chunk = JSON.parse(data)
-			} catch {
-				chunk = undefined
-			}
+			const chunk = jsonOrUndefined(data)
 			if (!isObj(chunk)) {
 				start({})
 				close()

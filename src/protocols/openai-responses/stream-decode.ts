@@ -9,6 +9,7 @@
  */
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
+import { jsonOrUndefined } from '../../core/json'
 import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
@@ -140,12 +141,7 @@ export function streamDecoder(): FrameDecoder {
 			if (over) return
 			const data = frame.data.trim()
 			if (!data || data === '[DONE]') return
-			let e: unknown
-			try {
-				e = JSON.parse(data)
-			} catch {
-				e = undefined
-			}
+			const e = jsonOrUndefined(data)
 			if (!isObject(e)) {
 				out.push(...start(undefined))
 				close(out)
