@@ -69,7 +69,7 @@ try {
 	const mp = await mock.firstJson<MockPorts>(30_000)
 	const origins = [mp.openai, mp.anthropic, mp.slow].map((p) => `http://127.0.0.1:${p}`)
 	// Bun's fetch runs at most 256 requests at once by default and queues the rest. The bare proxy gets the limit the
-	// gateways set for themselves when started as operators start them (src/lib/fetch-limit.ts): they get nothing here.
+	// gateways set for themselves when started as operators start them (src/lib/runtime-settings.ts): they get nothing here.
 	const fetchEnv: Record<string, string> = opts.fetchLimit > 0 ? { BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) } : {}
 	// The GC log is the proxy's and the gateways' only: the mock serves every target.
 	const proxy = spawnChild('bare proxy', ['bun', 'bench/bare-proxy.ts'], { ...fetchEnv, UPSTREAMS: JSON.stringify(origins) }, REPO, { gcLog: opts.gcLog })

@@ -1,7 +1,7 @@
 /**
  * A server started as operators start it (`bun src/index.ts`, no BUN_CONFIG_MAX_HTTP_REQUESTS in its environment)
  * calls its upstream more than 256 times at once. Bun's fetch queues everything past 256 in flight unless that
- * variable is set when the process starts (src/lib/fetch-limit.ts): a gateway's upstream calls last as long as their
+ * variable is set when the process starts (src/lib/runtime-settings.ts): a gateway's upstream calls last as long as their
  * answers, so the 257th concurrent request would wait for another to finish before it even reached the vendor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
