@@ -18,8 +18,8 @@ import { dlopen, FFIType, type Pointer, ptr } from 'bun:ffi'
  *   one's allowance (ratio 1/3), so under load the heap climbs to ~80 MB between them; at 0.6 it peaks near 46 MB
  *   (BUN_JSC_logGC=1, 64 streamed connections). Measured on PostgreSQL (bench/ab.ts, 5–8 alternations; chat at 64
  *   connections streamed and not, messages converted at 16): peak RSS 15–26 MB lower, CPU per request unchanged
- *   within the noise (±3 µs either way); 0.75 measured the same, and at 1.0 the peak fell a little further but CPU
- *   rose by up to 7 µs.
+ *   within the noise (±3 µs either way; at one connection, non-streamed, three A/Bs gave +12, +12 and −12 µs);
+ *   0.75 measured the same, and at 1.0 the peak fell a little further but CPU rose by up to 7 µs.
  */
 export const RUNTIME_DEFAULTS: Readonly<Record<string, string>> = {
 	BUN_CONFIG_MAX_HTTP_REQUESTS: '4096',
