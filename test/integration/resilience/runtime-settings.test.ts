@@ -36,10 +36,13 @@ describe('runtime settings', () => {
 	})
 
 	it.skipIf(process.platform !== 'linux')('should run with every default when none is set', async () => {
-		const server = await d.start()
+		// JavaScriptCore lists the options that differ from its defaults at start (after the relaunch too).
+		const server = await d.start({ BUN_JSC_dumpOptions: '1' })
 		const env = environOf(server.proc.pid)
 		for (const [k, v] of Object.entries(RUNTIME_DEFAULTS)) expect(env[k]).toBe(v)
 		expect(server.output()).not.toContain('relaunch')
+		// The runtime took the collector setting, not only the environment.
+		expect(server.errors()).toContain(`minEdenToOldGenerationRatio=${RUNTIME_DEFAULTS.BUN_JSC_minEdenToOldGenerationRatio}`)
 		server.proc.kill()
 		await server.exited
 	}, 60_000)
