@@ -21,6 +21,7 @@ import { type Metrics, createMetrics } from './metrics/gateway-metrics'
 import { type ChannelHealthTracker, DEFAULT_HEALTH, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
 import { openStreams } from './relay/sse-response'
+import { drainingUpstreams } from './relay/stream'
 
 export type Services = {
 	env: Env
@@ -95,7 +96,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	sweep()
 	const sweeper = setInterval(sweep, positive(env.vars.HOLD_SWEEP_MS, 60_000))
 	sweeper.unref?.()
-	const idleGc = createIdleGc({ busy: () => openStreams() > 0 })
+	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
 	return {
 		env,
 		db,

@@ -4,7 +4,7 @@
  * when the client leaves, it is aborted at once. The bill is settled before the last chunk either way.
  */
 import { describe, expect, it } from 'bun:test'
-import { type RelayStep, relaySource, releaseAfterEnd } from '../../../src/relay/stream'
+import { drainingUpstreams, type RelayStep, relaySource, releaseAfterEnd } from '../../../src/relay/stream'
 
 /** An upstream call that records what the relay did with it. */
 function call() {
@@ -47,6 +47,28 @@ describe('releaseAfterEnd', () => {
 		// The window clock ticks every 50 ms: the abort comes at most one tick after the grace.
 		await Bun.sleep(160)
 		expect(log).toEqual(['abort'])
+	})
+	it('should count the drain as pending until the body ends, for the idle collector', async () => {
+		const { log, up } = call()
+		let end!: () => void
+		const before = drainingUpstreams()
+		releaseAfterEnd(up, () => new Promise((r) => (end = () => r({ value: undefined, done: true }))), 500)
+		expect(drainingUpstreams()).toBe(before + 1)
+		await Bun.sleep(10)
+		expect(drainingUpstreams()).toBe(before + 1)
+		end()
+		await Bun.sleep(10)
+		expect(log).toEqual(['release'])
+		expect(drainingUpstreams()).toBe(before)
+	})
+	it('should stop counting a drain it aborted', async () => {
+		const { log, up } = call()
+		const before = drainingUpstreams()
+		releaseAfterEnd(up, rest(0, false).next, 60)
+		expect(drainingUpstreams()).toBe(before + 1)
+		await Bun.sleep(160)
+		expect(log).toEqual(['abort'])
+		expect(drainingUpstreams()).toBe(before)
 	})
 	it('should abort when reading the rest fails', async () => {
 		const { log, up } = call()
