@@ -99,6 +99,15 @@ export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => bo
 	}
 }
 
+/** The reads after a prefetch window: the read it left running, if any, then the iterator's own. */
+export function readsAfter<T, R>(pending: Promise<IteratorResult<T, R>> | undefined, it: AsyncIterator<T, R>): () => Promise<IteratorResult<T, R>> {
+	return () => {
+		const r = pending ?? it.next()
+		pending = undefined
+		return r
+	}
+}
+
 /**
  * The prefetch window over an upstream's frame batches: `frames`, all it read; `head`, those up to the first that is
  * not preamble (only they decide failover, as when frames were awaited one at a time). Undefined when the upstream's
@@ -168,13 +177,8 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 
 	// The relay's state between reads: the batch at hand, and a read the prefetch window left running.
 	let batch: SseFrame[] | undefined = frames
-	let pending = pre.pending
 	let upstreamDone = pre.done
-	const nextBatch = () => {
-		const r = pending ?? it.next()
-		pending = undefined
-		return r
-	}
+	const nextBatch = readsAfter(pre.pending, it)
 	const failed = () => (stop.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
 	const source = relaySource(a.up, bill, failed, nextBatch, async () => {
 		let out = ''
@@ -316,6 +320,15 @@ export type RelayStep = { text: string; last: boolean; clean?: boolean }
 export const DRAIN_GRACE_MS = 1_000
 
 /**
+ * Upstream bodies being drained after their stream ended. Each still holds its relay (the upstream's response, the
+ * request, the metered frames), so the idle collector waits for these as for open streams (lib/idle-gc.ts): one
+ * that ran while 1,000 streams' drains were pending found ~260,000 objects still reachable, which then stayed in
+ * memory, as garbage, until something else brought a collection (seconds to never on an idle server).
+ */
+let draining = 0
+export const drainingUpstreams = () => draining
+
+/**
  * After the upstream's terminator its body usually ends at once (the last chunk of the chunked encoding, or HTTP/2's
  * end of stream), but the two may arrive in separate reads, and only a body read to its end lets the connection go
  * back to the pool: aborting the call closes it, and the next request to the vendor pays a new TCP and TLS handshake.
@@ -344,15 +357,6 @@ export function releaseAfterEnd(up: Pick<UpstreamCall, 'abort' | 'release'>, nex
 		}
 	})()
 }
-
-/**
- * Upstream bodies being drained after their stream ended. Each still holds its relay (the upstream's response, the
- * request, the metered frames), so the idle collector waits for these as for open streams (lib/idle-gc.ts): one
- * that ran while 1,000 streams' drains were pending found ~260,000 objects still reachable, which then stayed in
- * memory, as garbage, until something else brought a collection (seconds to never on an idle server).
- */
-let draining = 0
-export const drainingUpstreams = () => draining
 
 /**
  * The client stream's byte source around a relay's `read` step. When the stream ends (or `read` throws: then

@@ -12,7 +12,7 @@ import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { settle } from '../../relay/budget'
 import { sseResponse } from '../../relay/sse-response'
-import { failedBeforeContent, prefetchFrames, relaySource } from '../../relay/stream'
+import { failedBeforeContent, prefetchFrames, readsAfter, relaySource } from '../../relay/stream'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -91,14 +91,9 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	// The batches the window read are replayed first; then a read it left running, then the rest. Each upstream chunk
 	// goes out in one write; the bill is settled before the last one (relaySource).
 	let replayed = 0
-	let pending = pre.pending
 	let upstreamDone = pre.done
 	const failedText = () => (cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
-	const nextBatch = () => {
-		const r = pending ?? it.next()
-		pending = undefined
-		return r
-	}
+	const nextBatch = readsAfter(pre.pending, it)
 	const source = relaySource(a.up, bill, failedText, nextBatch, async () => {
 		let text = ''
 		while (true) {
