@@ -62,9 +62,13 @@ const watchdog = setInterval(() => {
 	for (const c of conns) if (c.alive && c.busySince && now - c.busySince > spec.timeoutMs) c.close('timeout')
 }, 250)
 
+/** BENCH_LATENCY_LOG=FILE: every request's send time (ms since the epoch) and latency, for looking at when the slow ones happen. */
+const timeline: number[] | undefined = process.env.BENCH_LATENCY_LOG ? [] : undefined
 const exchange = async (c: Conn, startedAt: number) => {
 	sent++
-	record(await c.send(bytes, startedAt))
+	const x = await c.send(bytes, startedAt)
+	timeline?.push(performance.timeOrigin + startedAt, x.totalMs)
+	record(x)
 }
 
 async function closedLoop(): Promise<number> {
@@ -146,5 +150,6 @@ const result: LoadResult = {
 	ttfb: percentiles(ttfb),
 	dropped: spec.mode === 'open' ? dropped : undefined,
 }
+if (timeline) await Bun.write(`${process.env.BENCH_LATENCY_LOG}.${process.pid}.json`, JSON.stringify(timeline))
 console.log(JSON.stringify(result))
 process.exit(0)
