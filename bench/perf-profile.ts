@@ -115,6 +115,8 @@ if (import.meta.main) {
 			env: { BUN_JSC_useJITDump: '1', BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) },
 		})
 		const pid = gw.child.pid
+		// The main thread's name is the executable's: `bun`, or `bun.exe` when Bun came from npm.
+		const mainComm = (await Bun.file(`/proc/${pid}/comm`).text()).trim()
 		const name = `sb-${kind}` as const
 		const request = requestFor(scenario, name, { direct: mp, bare: mp, gateways: { [name]: gw.port } }, { upstream: 'bench-upstream-key', gateway: gw.key })
 		const warmupMs = 2000
@@ -129,19 +131,21 @@ if (import.meta.main) {
 		if (rec.exitCode !== 0) throw new Error(`perf record failed: ${rec.stderr.toString()}`)
 		const result = await load
 		console.log(`load: ${result.completed} requests, ${result.rps} req/s, ${result.failed} failed`)
-		// jit-<thread that writes it>-<pid>-<random>
-		const dump = readdirSync('/tmp').find((f) => f.startsWith('jit-') && f.split('-')[2] === String(pid))
+		// jit-<thread that writes it>-<pid>-<random>. The launcher writes one too before it relaunches itself with its
+		// runtime settings (src/lib/runtime-settings.ts: the same pid); the serving process's is the large one.
+		const dumps = readdirSync('/tmp').filter((f) => f.startsWith('jit-') && f.split('-')[2] === String(pid))
+		const dump = dumps.sort((a, b) => Bun.file(join('/tmp', b)).size - Bun.file(join('/tmp', a)).size)[0]
 		const mapFile = `/tmp/perf-${pid}.map`
 		if (dump) await Bun.write(mapFile, perfMap(parseJitdump(new Uint8Array(await Bun.file(join('/tmp', dump)).arrayBuffer()))))
 		else console.log('no jitdump found: JIT frames stay unnamed')
 		const script = Bun.spawnSync([perf, 'script', '-i', data, '-F', 'comm,ip,sym,dso'], { stdout: 'pipe', stderr: 'pipe', maxBuffer: 2 ** 31 }).stdout.toString()
-		const { threads, functions, total } = aggregate(script, 'bun', Number(values.depth ?? 1))
+		const { threads, functions, total } = aggregate(script, mainComm, Number(values.depth ?? 1))
 		console.log(`\n${total} samples; by thread (leaf: kernel, Bun's native code, JIT code)`)
 		for (const [comm, s] of [...threads].sort((a, b) => b[1].n - a[1].n)) console.log(`${row(s, total)}  ${comm}`)
 		console.log('\nmain thread, by innermost JavaScript function')
 		for (const [fn, s] of [...functions].sort((a, b) => b[1].n - a[1].n).slice(0, Number(values.top ?? 30))) console.log(`${row(s, total)}  ${fn}`)
-		console.log(`\nperf data: ${data} (perf report -i ${data} --comm bun; the map ${mapFile} names JIT code while it exists)`)
-		if (dump) rmSync(join('/tmp', dump), { force: true })
+		console.log(`\nperf data: ${data} (perf report -i ${data} --comm ${mainComm}; the map ${mapFile} names JIT code while it exists)`)
+		for (const d of dumps) rmSync(join('/tmp', d), { force: true })
 	} finally {
 		await gw?.stop()
 		await Promise.all(children.map((c) => c.stop()))
