@@ -58,10 +58,10 @@ async function openPostgres(url: string): Promise<Db> {
 	})
 	// Our texts with parameters are a fixed few (the ledger's calls above all), so each is prepared once per
 	// connection: postgres.js's `unsafe` would otherwise describe it first on every call, a second round trip (and a
-	// parse) per query. `?prepare=false` in DATABASE_URL turns this off, for poolers that drop named statements.
-	const prepare = client.options.prepare
+	// parse) per query. The client's own setting still wins: `?prepare=false` in DATABASE_URL turns it off, for
+	// poolers that drop named statements.
 	const wrap = (c: postgres.Sql | postgres.TransactionSql): SqlTx => ({
-		query: async <T>(text: string, params: unknown[] = []) => (await c.unsafe(text, params as never[], { prepare })) as unknown as T[],
+		query: async <T>(text: string, params: unknown[] = []) => (await c.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
 		exec: async (text: string) => {
 			await c.unsafe(text)
 		},

@@ -1,7 +1,8 @@
 /**
  * On PostgreSQL, our parameterised queries are prepared once per connection (src/db/client.ts), so the ledger's calls
- * take one round trip, not a describe and then an execute; `?prepare=false` in the URL turns it off for poolers
- * that drop named statements. PostgreSQL only: PGlite has no connections to prepare on.
+ * take one round trip, not a describe and then an execute. `?prepare=false` in the URL, the escape the README gives
+ * operators behind poolers that drop named statements, must still turn it off: postgres.js's client setting wins
+ * over the query's, and this checks that it still does. PostgreSQL only: PGlite has no connections to prepare on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { openDb } from '../../../src/db/client'
