@@ -18,38 +18,42 @@ const encoder = new TextEncoder()
 /**
  * The incremental parser: `push` takes the next piece of text and returns the frames it completed; `end` returns
  * the one an unterminated stream left. Never holds more than one unfinished event. With `keepRaw`, frames carry
- * their text as received (`raw`), for relays that forward what they do not change.
+ * their text as received (`raw`), for relays that forward what they do not change. A class rather than closures: one
+ * runs per stream, and its state as fields costs one object where closures cost a function and a scope each.
  */
-export function createSseParser(keepRaw = false) {
-	let buf = ''
+export class SseParser {
+	private buf = ''
 	/** Complete lines of the frame in progress that earlier pieces delivered (its raw text so far). */
-	let carried = ''
-	let event: string | undefined
-	let id: string | undefined
-	let data: string[] = []
-	let sawData = false
-	let out: SseFrame[] = []
+	private carried = ''
+	private event: string | undefined = undefined
+	private id: string | undefined = undefined
+	private data: string[] = []
+	private sawData = false
+	private out: SseFrame[] = []
 	/** Where the frame in progress starts in `buf`. */
-	let blockStart = 0
+	private blockStart = 0
 
-	const dispatch = (raw: string | undefined) => {
-		if (sawData) {
-			const frame: SseFrame = { data: data.join('\n') }
-			if (event !== undefined) frame.event = event
-			if (id !== undefined) frame.id = id
-			if (keepRaw && raw !== undefined) frame.raw = raw
-			out.push(frame)
+	constructor(private readonly keepRaw = false) {}
+
+	private dispatch(raw: string | undefined) {
+		if (this.sawData) {
+			const frame: SseFrame = { data: this.data.join('\n') }
+			if (this.event !== undefined) frame.event = this.event
+			if (this.id !== undefined) frame.id = this.id
+			if (this.keepRaw && raw !== undefined) frame.raw = raw
+			this.out.push(frame)
+			this.data = []
 		}
-		event = undefined
-		data = []
-		sawData = false
+		this.event = undefined
+		this.sawData = false
 	}
+
 	/** One line, without its terminator; `end` is where the next line starts. */
-	const line = (l: string, end: number) => {
+	private line(l: string, end: number) {
 		if (l === '') {
-			dispatch(keepRaw ? carried + buf.slice(blockStart, end) : undefined)
-			carried = ''
-			blockStart = end
+			this.dispatch(this.keepRaw ? this.carried + this.buf.slice(this.blockStart, end) : undefined)
+			this.carried = ''
+			this.blockStart = end
 			return
 		}
 		if (l.charCodeAt(0) === 58 /* : */) return
@@ -58,74 +62,75 @@ export function createSseParser(keepRaw = false) {
 		let value = colon === -1 ? '' : l.slice(colon + 1)
 		if (value.charCodeAt(0) === 32) value = value.slice(1)
 		if (field === 'data') {
-			data.push(value)
-			sawData = true
-		} else if (field === 'event') event = value
-		else if (field === 'id') id = value
+			this.data.push(value)
+			this.sawData = true
+		} else if (field === 'event') this.event = value
+		else if (field === 'id') this.id = value
 	}
 
-	return {
-		push(text: string): SseFrame[] {
-			buf += text
-			out = []
-			blockStart = 0
-			let start = 0
-			// Vendors end lines with LF: find those natively. Only a buffer holding a CR needs the scan by character.
-			if (buf.indexOf('\r') === -1) {
-				for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n', start)) {
-					// The shapes vendors send, `data: …` or `event: …` + `data: …`, then a blank line, read in one step
-					// when a frame starts here; anything else goes line by line.
-					if (start === blockStart && !sawData && event === undefined && carried === '') {
-						let ev: string | undefined
-						let d = start
-						let end = nl
-						if (buf.startsWith('event: ', start)) {
-							ev = buf.slice(start + 7, nl)
-							d = nl + 1
-							end = buf.indexOf('\n', d)
-						}
-						if (end !== -1 && buf.charCodeAt(end + 1) === 10 && buf.startsWith('data: ', d)) {
-							const frame: SseFrame = { data: buf.slice(d + 6, end) }
-							if (ev !== undefined) frame.event = ev
-							if (id !== undefined) frame.id = id
-							if (keepRaw) frame.raw = buf.slice(start, end + 2)
-							out.push(frame)
-							start = blockStart = end + 2
-							continue
-						}
+	push(text: string): SseFrame[] {
+		const buf = (this.buf += text)
+		const out: SseFrame[] = (this.out = [])
+		this.blockStart = 0
+		let start = 0
+		// Vendors end lines with LF: find those natively. Only a buffer holding a CR needs the scan by character.
+		if (buf.indexOf('\r') === -1) {
+			for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n', start)) {
+				// The shapes vendors send, `data: …` or `event: …` + `data: …`, then a blank line, read in one step
+				// when a frame starts here; anything else goes line by line.
+				if (start === this.blockStart && !this.sawData && this.event === undefined && this.carried === '') {
+					let ev: string | undefined
+					let d = start
+					let end = nl
+					if (buf.startsWith('event: ', start)) {
+						ev = buf.slice(start + 7, nl)
+						d = nl + 1
+						end = buf.indexOf('\n', d)
 					}
-					line(buf.slice(start, nl), nl + 1)
-					start = nl + 1
+					if (end !== -1 && buf.charCodeAt(end + 1) === 10 && buf.startsWith('data: ', d)) {
+						const frame: SseFrame = { data: buf.slice(d + 6, end) }
+						if (ev !== undefined) frame.event = ev
+						if (this.id !== undefined) frame.id = this.id
+						if (this.keepRaw) frame.raw = buf.slice(start, end + 2)
+						out.push(frame)
+						start = this.blockStart = end + 2
+						continue
+					}
 				}
-			} else {
-				for (let i = 0; i < buf.length; i++) {
-					const c = buf.charCodeAt(i)
-					if (c !== 10 && c !== 13) continue
-					// A CR at the very end may be the first half of CRLF: wait for more bytes.
-					if (c === 13 && i === buf.length - 1) break
-					const l = buf.slice(start, i)
-					if (c === 13 && buf.charCodeAt(i + 1) === 10) i++
-					line(l, i + 1)
-					start = i + 1
-				}
+				this.line(buf.slice(start, nl), nl + 1)
+				start = nl + 1
 			}
-			if (keepRaw) carried += buf.slice(blockStart, start)
-			buf = buf.slice(start)
-			return out
-		},
-		end(text = ''): SseFrame[] {
-			buf += text
-			out = []
-			blockStart = 0
-			if (buf.length) line(buf.replace(/\r$/, ''), buf.length)
-			// Not terminated by a blank line: no raw text, so it is formatted afresh (with one) when relayed.
-			dispatch(undefined)
-			buf = ''
-			carried = ''
-			return out
-		},
+		} else {
+			for (let i = 0; i < buf.length; i++) {
+				const c = buf.charCodeAt(i)
+				if (c !== 10 && c !== 13) continue
+				// A CR at the very end may be the first half of CRLF: wait for more bytes.
+				if (c === 13 && i === buf.length - 1) break
+				const l = buf.slice(start, i)
+				if (c === 13 && buf.charCodeAt(i + 1) === 10) i++
+				this.line(l, i + 1)
+				start = i + 1
+			}
+		}
+		if (this.keepRaw) this.carried += buf.slice(this.blockStart, start)
+		this.buf = buf.slice(start)
+		return out
+	}
+
+	end(text = ''): SseFrame[] {
+		this.buf += text
+		this.out = []
+		this.blockStart = 0
+		if (this.buf.length) this.line(this.buf.replace(/\r$/, ''), this.buf.length)
+		// Not terminated by a blank line: no raw text, so it is formatted afresh (with one) when relayed.
+		this.dispatch(undefined)
+		this.buf = ''
+		this.carried = ''
+		return this.out
 	}
 }
+
+export const createSseParser = (keepRaw = false) => new SseParser(keepRaw)
 
 /**
  * Parses an SSE byte stream into frames, incrementally (never buffers more than one unfinished event). Frames are
@@ -145,31 +150,38 @@ export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream
  * to resume per chunk), with each frame's `raw` text: the relay reads through this, forwards a batch in one write and
  * unchanged frames as they came.
  */
-export function sseBatchReader(body: ReadableStream<Uint8Array>): AsyncIterator<SseFrame[], undefined> {
-	const reader = body.getReader()
-	const decoder = new TextDecoder()
-	const parser = createSseParser(true)
-	let ended = false
-	const done = { value: undefined, done: true } as const
-	return {
-		async next() {
-			while (!ended) {
-				const r = await reader.read()
-				if (r.done) {
-					ended = true
-					const last = parser.end(decoder.decode())
-					if (last.length) return { value: last, done: false }
-					break
-				}
-				const frames = parser.push(decoder.decode(r.value, { stream: true }))
-				if (frames.length) return { value: frames, done: false }
+export const sseBatchReader = (body: ReadableStream<Uint8Array>): AsyncIterator<SseFrame[], undefined> => new SseBatchReader(body)
+
+const DONE = { value: undefined, done: true } as const
+
+class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
+	private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+	private readonly decoder = new TextDecoder()
+	private readonly parser = new SseParser(true)
+	private ended = false
+
+	constructor(body: ReadableStream<Uint8Array>) {
+		this.reader = body.getReader()
+	}
+
+	async next(): Promise<IteratorResult<SseFrame[], undefined>> {
+		while (!this.ended) {
+			const r = await this.reader.read()
+			if (r.done) {
+				this.ended = true
+				const last = this.parser.end(this.decoder.decode())
+				if (last.length) return { value: last, done: false }
+				break
 			}
-			return done
-		},
-		async return() {
-			ended = true
-			return done
-		},
+			const frames = this.parser.push(this.decoder.decode(r.value, { stream: true }))
+			if (frames.length) return { value: frames, done: false }
+		}
+		return DONE
+	}
+
+	async return(): Promise<IteratorResult<SseFrame[], undefined>> {
+		this.ended = true
+		return DONE
 	}
 }
 

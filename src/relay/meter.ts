@@ -30,58 +30,87 @@ export type FrameMeter = {
 const KEEP_BYTES = 512 * 1024
 
 export function createFrameMeter(protocol: ProtocolName): FrameMeter {
-	let usage: Partial<Usage> | undefined
-	let end: StreamEnd = 'cut'
-	let lastGeminiUsage: string | undefined
-	const kept: SseFrame[] = []
-	let keptBytes = 0
-	const keep = (f: SseFrame) => {
-		if (keptBytes > KEEP_BYTES) return
-		kept.push(f)
-		keptBytes += f.data.length
-	}
-	const merge = (u: Partial<Usage> | undefined) => {
-		if (u) usage = { ...usage, ...u }
+	return protocol === 'openai-chat' ? new OpenAIChatMeter() : protocol === 'anthropic-messages' ? new AnthropicMeter() : new GeminiMeter()
+}
+
+/**
+ * What every protocol's meter keeps. Classes rather than closures: a meter runs per stream, and its state as fields
+ * costs one object where closures cost a function and a scope each.
+ */
+abstract class BaseMeter implements FrameMeter {
+	protected reported: Partial<Usage> | undefined = undefined
+	protected ending: StreamEnd = 'cut'
+	private readonly keptFrames: SseFrame[] = []
+	private keptBytes = 0
+
+	abstract onFrame(f: SseFrame): void
+
+	protected keep(f: SseFrame) {
+		if (this.keptBytes > KEEP_BYTES) return
+		this.keptFrames.push(f)
+		this.keptBytes += f.data.length
 	}
 
-	const onFrame: (f: SseFrame) => void =
-		protocol === 'openai-chat'
-			? (f) => {
-					const d = f.data
-					if (d === '[DONE]') return void (end = end === 'error' ? 'error' : 'ok')
-					if (d.startsWith('{"error"')) end = 'error'
-					if (d.includes('"usage":{')) merge(openaiChat.usageOf(jsonOrUndefined(d)))
-					else keep(f)
-					// Some OpenAI-compatible vendors end without [DONE]; a finish_reason is as good.
-					if (end === 'cut' && d.includes('"finish_reason":"')) end = 'ok'
-				}
-			: protocol === 'anthropic-messages'
-				? (f) => {
-						if (f.event === 'message_start') {
-							const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown } } | undefined
-							merge(decodePartialUsage(m?.message?.usage))
-						} else if (f.event === 'message_delta') merge(decodePartialUsage((jsonOrUndefined(f.data) as { usage?: unknown } | undefined)?.usage))
-						else if (f.event === 'message_stop') end = 'ok'
-						else if (f.event === 'error') end = 'error'
-						if (f.event !== 'ping') keep(f)
-					}
-				: (f) => {
-						const d = f.data
-						if (d.includes('"usageMetadata"')) lastGeminiUsage = d
-						if (d.includes('"finishReason"')) end = 'ok'
-						if (d.startsWith('{"error"')) end = 'error'
-						keep(f)
-					}
+	protected merge(u: Partial<Usage> | undefined) {
+		if (u) this.reported = { ...this.reported, ...u }
+	}
 
-	return {
-		onFrame,
-		usage() {
-			if (lastGeminiUsage) merge(gemini.usageOf(jsonOrUndefined(lastGeminiUsage) as never))
-			lastGeminiUsage = undefined
-			return usage
-		},
-		end: () => end,
-		kept: () => kept,
+	usage() {
+		return this.reported
+	}
+
+	end() {
+		return this.ending
+	}
+
+	kept() {
+		return this.keptFrames
+	}
+}
+
+class OpenAIChatMeter extends BaseMeter {
+	onFrame(f: SseFrame) {
+		const d = f.data
+		if (d === '[DONE]') {
+			this.ending = this.ending === 'error' ? 'error' : 'ok'
+			return
+		}
+		if (d.startsWith('{"error"')) this.ending = 'error'
+		if (d.includes('"usage":{')) this.merge(openaiChat.usageOf(jsonOrUndefined(d)))
+		else this.keep(f)
+		// Some OpenAI-compatible vendors end without [DONE]; a finish_reason is as good.
+		if (this.ending === 'cut' && d.includes('"finish_reason":"')) this.ending = 'ok'
+	}
+}
+
+class AnthropicMeter extends BaseMeter {
+	onFrame(f: SseFrame) {
+		if (f.event === 'message_start') {
+			const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown } } | undefined
+			this.merge(decodePartialUsage(m?.message?.usage))
+		} else if (f.event === 'message_delta') this.merge(decodePartialUsage((jsonOrUndefined(f.data) as { usage?: unknown } | undefined)?.usage))
+		else if (f.event === 'message_stop') this.ending = 'ok'
+		else if (f.event === 'error') this.ending = 'error'
+		if (f.event !== 'ping') this.keep(f)
+	}
+}
+
+/** Gemini repeats `usageMetadata` as it grows: only the last one counts, parsed once when usage is asked for. */
+class GeminiMeter extends BaseMeter {
+	private lastUsage: string | undefined = undefined
+
+	onFrame(f: SseFrame) {
+		const d = f.data
+		if (d.includes('"usageMetadata"')) this.lastUsage = d
+		if (d.includes('"finishReason"')) this.ending = 'ok'
+		if (d.startsWith('{"error"')) this.ending = 'error'
+		this.keep(f)
+	}
+
+	override usage() {
+		if (this.lastUsage) this.merge(gemini.usageOf(jsonOrUndefined(this.lastUsage) as never))
+		this.lastUsage = undefined
+		return this.reported
 	}
 }
 

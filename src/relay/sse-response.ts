@@ -76,61 +76,87 @@ const nextTurn = () =>
  * hold the headers back: the response starts after one turn, as before.
  */
 export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
-	type Step = IteratorResult<Uint8Array | string, unknown>
 	const first = gen.next()
 	let head: Step | undefined
-	await Promise.race([first.then((r) => (head = r)), nextTurn()]).catch(() => {})
-	let closed = false
-	let controller: ReadableStreamDirectController | undefined
-	const self: Open = {
-		lastSent: Date.now(),
-		keepaliveMs,
-		ping() {
-			if (closed || !controller) return
-			controller.write(SSE_KEEPALIVE)
-			controller.flush()
-			self.lastSent = Date.now()
-		},
+	try {
+		// nextTurn resolves to undefined, a source's step is an object.
+		head = (await Promise.race([first, nextTurn()])) ?? undefined
+	} catch {
+		// `pull` meets the error again when it awaits `first`
 	}
-	const stop = () => {
-		if (closed) return
-		closed = true
-		unwatch(self)
-	}
-	const source: Bun.DirectUnderlyingSource = {
-		type: 'direct',
-		async pull(c) {
-			controller = c
-			watch(self)
-			// The first chunk, when ready, is written without an await before it (see above).
-			let ready = head
-			let pending: Promise<Step> | undefined = head ? undefined : first
-			try {
-				while (true) {
-					const { value, done } = ready ?? (await (pending ?? gen.next()))
-					ready = pending = undefined
-					if (closed) return
-					if (done) break
-					self.lastSent = Date.now()
-					const written = c.write(value)
-					if (gen.over?.()) break
-					if (typeof written !== 'number') await written
-					else c.flush()
-				}
-				stop()
-				c.close()
-			} catch (e) {
-				stop()
-				c.close(e as Error)
-			}
-		},
-		cancel() {
-			if (closed) return
-			stop()
-			onCancel()
-			void gen.return(undefined)
-		},
-	}
+	const source = new DirectSse(gen, onCancel, keepaliveMs, first, head)
 	// The DOM library's ReadableStream constructor (also in scope) hides bun-types' overload for direct sources.
 	return new Response(new ReadableStream(source as unknown as UnderlyingDefaultSource), { status: 200, headers: { ...SSE_HEADERS, ...headers } })
+}
+
+type Step = IteratorResult<Uint8Array | string, unknown>
+
+/**
+ * The direct stream's source, and its entry in the keepalive watch. A class: one is made per stream, and its state as
+ * fields costs one object where closures cost a function and a scope each.
+ */
+class DirectSse implements Open {
+	readonly type = 'direct'
+	lastSent = Date.now()
+	private closed = false
+	private controller: ReadableStreamDirectController | undefined = undefined
+
+	constructor(
+		private readonly gen: ByteSource,
+		private readonly onCancel: () => void,
+		readonly keepaliveMs: number,
+		/** The first step, asked for before the response started; `head` is its result when it was ready by then. */
+		private first: Promise<Step> | undefined,
+		private head: Step | undefined,
+	) {}
+
+	ping() {
+		if (this.closed || !this.controller) return
+		this.controller.write(SSE_KEEPALIVE)
+		this.controller.flush()
+		this.lastSent = Date.now()
+	}
+
+	private stop() {
+		if (this.closed) return
+		this.closed = true
+		unwatch(this)
+	}
+
+	async pull(c: ReadableStreamDirectController) {
+		this.controller = c
+		watch(this)
+		const gen = this.gen
+		// The first chunk, when ready, is written without an await before it (see sseResponse).
+		let pending = this.head ? undefined : this.first
+		// Also when it became ready after the response started (before the client began to read).
+		let ready = this.head ?? (pending && Bun.peek.status(pending) === 'fulfilled' ? (Bun.peek(pending) as Step) : undefined)
+		if (ready) pending = undefined
+		this.head = this.first = undefined
+		try {
+			while (true) {
+				const { value, done } = ready ?? (await (pending ?? gen.next()))
+				ready = pending = undefined
+				if (this.closed) return
+				if (done) break
+				this.lastSent = Date.now()
+				const written = c.write(value as string | Uint8Array)
+				if (gen.over?.()) break
+				if (typeof written !== 'number') await written
+				else c.flush()
+			}
+			this.stop()
+			c.close()
+		} catch (e) {
+			this.stop()
+			c.close(e as Error)
+		}
+	}
+
+	cancel() {
+		if (this.closed) return
+		this.stop()
+		this.onCancel()
+		void this.gen.return(undefined)
+	}
 }

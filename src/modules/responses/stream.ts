@@ -10,9 +10,9 @@ import { GatewayError } from '../../core/errors'
 import { formatSse, type SseFrame, sseBatchReader } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
-import { settle } from '../../relay/budget'
-import { sseResponse } from '../../relay/sse-response'
-import { failedBeforeContent, prefetchFrames, readsAfter, relaySource } from '../../relay/stream'
+import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
+import { failedBeforeContent } from '../../relay/stream'
+import { countOpen, FrameBatchRelay, type RelayStep, settleStream } from '../../relay/stream-relay'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -52,9 +52,8 @@ function errorOf(f: SseFrame): GatewayError {
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
-	const meter = createResponsesMeter()
 	const it = sseBatchReader(a.up.res.body!)
-	const prefetched = await prefetchFrames(it, (f) => PREAMBLE.has(eventType(f)))
+	const prefetched = await prefetchFrames(it, isPreamble)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched
 	const failed = head.find(isFailure)
@@ -62,62 +61,65 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
-	const rename = a.upstreamModel !== a.clientModel
-	let cancelled = false
-	let terminal = false
-	/** A frame's bytes for the client: as the upstream sent them, unless the model name is rewritten. */
-	const emit = (f: SseFrame): string => {
-		meter.onFrame(f)
-		const type = eventType(f)
-		if (TERMINAL.has(type)) terminal = true
-		const out = rename ? renamed(f, a.clientModel) : f
-		return out === f ? (f.raw ?? formatSse(f)) : formatSse({ event: out.event, id: out.id, data: out.data })
+	return { response: await new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+}
+
+const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
+
+/** Each upstream chunk goes out in one write; the bill is settled before the last one (StreamRelay). */
+class ResponsesRelay extends FrameBatchRelay {
+	private readonly meter = createResponsesMeter()
+	private readonly rename: boolean
+	private terminal = false
+
+	constructor(
+		private readonly a: NativeStream,
+		it: AsyncIterator<SseFrame[], undefined>,
+		window: FramesPrefetched,
+	) {
+		super(a.up, it, window)
+		this.rename = a.upstreamModel !== a.clientModel
+		countOpen(a)
 	}
-	let billed: Promise<void> | undefined
-	/** Settles the bill once, with the outcome as it stands at the first call. */
-	const bill = () =>
-		(billed ??= settle(a.info, a.budget, {
-			usage: meter.usage(),
-			estimateOutput: () => meter.countOutput(),
-			status: 200,
-			endReason: cancelled ? 'client_abort' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
-			channel: a.channel,
-			upstreamModel: a.upstreamModel,
-		}).then(
-			() => undefined,
-			(e) => a.info.svc.log.error('settle failed', { request_id: a.info.requestId, error: String(e) }),
-		))
-	const streamError = (message: string, code: string) => formatSse(openaiResponses.encodeStreamError(new GatewayError('upstream', message, { code })))
-	// The batches the window read are replayed first; then a read it left running, then the rest. Each upstream chunk
-	// goes out in one write; the bill is settled before the last one (relaySource).
-	let replayed = 0
-	let upstreamDone = pre.done
-	const failedText = () => (cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error'))
-	const nextBatch = readsAfter(pre.pending, it)
-	const source = relaySource(a.up, bill, failedText, nextBatch, async () => {
+
+	protected async read(): Promise<RelayStep> {
 		let text = ''
 		while (true) {
-			let batch: SseFrame[] | undefined
-			if (replayed < pre.buffered.length) batch = pre.buffered[replayed++]
-			else if (!upstreamDone) {
-				const r = await nextBatch()
-				if (r.done) upstreamDone = true
-				else batch = r.value
-			}
-			if (batch) for (const f of batch) text += emit(f)
+			const batch = this.batch
+			this.batch = undefined
+			if (batch) for (const f of batch) text += this.emit(f)
 			// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
-			if (terminal || (upstreamDone && replayed >= pre.buffered.length)) {
-				if (meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+			if (this.terminal || this.upstreamDone) {
+				if (this.meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
 				return { text, last: true, clean: true }
 			}
 			if (text) return { text, last: false }
+			const r = await this.nextBatch()
+			if (r.done) this.upstreamDone = true
+			else this.batch = r.value
 		}
-	})
-	const cancel = () => {
-		cancelled = true
-		a.up.abort()
-		void bill()
 	}
-	a.up.onClientGone(cancel)
-	return { response: await sseResponse(source, cancel, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+
+	/** A frame's bytes for the client: as the upstream sent them, unless the model name is rewritten. */
+	private emit(f: SseFrame): string {
+		this.meter.onFrame(f)
+		if (TERMINAL.has(eventType(f))) this.terminal = true
+		const out = this.rename ? renamed(f, this.a.clientModel) : f
+		return out === f ? (f.raw ?? formatSse(f)) : formatSse({ event: out.event, id: out.id, data: out.data })
+	}
+
+	protected failed() {
+		return this.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')
+	}
+
+	protected settle() {
+		const meter = this.meter
+		return settleStream(this.a, {
+			usage: meter.usage(),
+			estimateOutput: () => meter.countOutput(),
+			endReason: this.cancelled ? 'client_abort' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
+		})
+	}
 }
+
+const streamError = (message: string, code: string) => formatSse(openaiResponses.encodeStreamError(new GatewayError('upstream', message, { code })))

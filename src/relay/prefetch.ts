@@ -1,0 +1,87 @@
+/**
+ * The prefetch window: a stream's first reads are held back until content arrives (or the window ends), so an
+ * upstream that fails at once can still fail over to another channel before the client has seen anything
+ * (WIRE-NOTES wire §21).
+ * @module
+ */
+import type { SseFrame } from '../core/sse'
+
+/** How long to wait for the first content before committing to this channel. */
+export const FIRST_EVENT_WINDOW_MS = 1_000
+
+/**
+ * The clock of the prefetch windows: one timer for every stream in its window rather than a timer set and cleared
+ * per stream (most windows end at the first read). It ticks every WINDOW_TICK_MS while reads wait on it and stops at
+ * a tick that finds none, so a window ends at most one tick late. Each waiting read registers its own resolver and
+ * removes it when the read wins: a `Promise.race` against one shared tick promise would instead leave a reaction on
+ * it per read, keeping every read's result (the upstream's first frames) alive until the tick (measured: 7 µs of CPU
+ * per stream and ~25 MB of peak RSS at 64 streamed connections).
+ */
+const WINDOW_TICK_MS = 50
+const waiting = new Set<(v: 'tick') => void>()
+let clock: ReturnType<typeof setInterval> | undefined
+
+function onTick() {
+	if (waiting.size === 0) {
+		clearInterval(clock)
+		clock = undefined
+		return
+	}
+	for (const resolve of waiting) resolve('tick')
+	waiting.clear()
+}
+
+/** `next`'s result, or 'tick' if the clock ticks first. */
+export function untilTick<T>(next: Promise<T>): Promise<T | 'tick'> {
+	const { promise, resolve, reject } = Promise.withResolvers<T | 'tick'>()
+	waiting.add(resolve)
+	clock ??= setInterval(onTick, WINDOW_TICK_MS)
+	next.then(
+		(v) => {
+			waiting.delete(resolve)
+			resolve(v)
+		},
+		(e) => {
+			waiting.delete(resolve)
+			reject(e)
+		},
+	)
+	return promise
+}
+
+/** Reads items while they are only preamble (per `isPreamble`), up to the window. */
+export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => boolean, windowMs: number) {
+	const buffered: T[] = []
+	// Monotonic: a wall-clock change must not stretch or cut the window.
+	const deadline = performance.now() + windowMs
+	let next = it.next()
+	while (true) {
+		const r = await untilTick(next)
+		if (r === 'tick') {
+			if (performance.now() >= deadline) return { buffered, pending: next, done: false }
+			continue
+		}
+		if (r.done) return { buffered, pending: undefined, done: true }
+		buffered.push(r.value)
+		if (!isPreamble(r.value)) return { buffered, pending: undefined, done: false }
+		next = it.next()
+	}
+}
+
+/**
+ * The prefetch window over an upstream's frame batches: `frames`, all it read; `head`, those up to the first that is
+ * not preamble (only they decide failover, as when frames were awaited one at a time). Undefined when the upstream's
+ * body failed inside the window.
+ */
+export async function prefetchFrames(it: AsyncIterator<SseFrame[], undefined>, isPreamble: (f: SseFrame) => boolean) {
+	// Where content starts in the last batch the window looked at (-1: all preamble).
+	let contentAt = -1
+	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreamble(f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	if (!pre) return undefined
+	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
+	const lastBatch = pre.buffered.at(-1)?.length ?? 0
+	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	return { pre, frames, head }
+}
+
+export type FramesPrefetched = NonNullable<Awaited<ReturnType<typeof prefetchFrames>>>
