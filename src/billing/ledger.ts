@@ -229,50 +229,56 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		return r
 	}
 
-	function makeHold(l: Lease, requestId: string, amount: number): Hold {
-		l.inUse += amount
-		l.lastUsed = Date.now()
-		let done = false
-		let result: Promise<number> | undefined
-		const record = (usage: UsageRecord, cost: number) => {
-			l.used = true
-			if (pending.add(usage, cost, Date.now()) >= flushRows) full()
+	/** A reservation served from a lease. A class: one is made per request, and methods cost nothing per instance. */
+	class LeaseHold implements Hold {
+		done = false
+		private result: Promise<number> | undefined = undefined
+
+		constructor(
+			private readonly l: Lease,
+			readonly requestId: string,
+			readonly amount: number,
+		) {
+			l.inUse += amount
+			l.lastUsed = Date.now()
 		}
-		return {
-			requestId,
-			amount,
-			get done() {
-				return done
-			},
-			settle(cost, usage) {
-				if (result) return result
-				done = true
-				result = (async () => {
-					const want = Math.max(0, Math.round(cost))
-					// An estimate that fell short: the rest comes from the lease, and from the database when the lease
-					// has too little (never past the balance or the key's limit). The hold stays in use meanwhile, so
-					// no other reservation takes its money while the take is under way.
-					for (let i = 0; i < 3 && want > amount + free(l) && !l.retired; i++) {
-						const r = await grow(l, want - amount - free(l), 0).catch(() => undefined)
-						if (r?.kind !== 'taken' || r.amount === 0) break
-					}
-					l.inUse -= amount
-					const charge = Math.min(want, Math.max(0, free(l)))
-					l.amount -= charge
-					l.charge += charge
-					record(usage, charge)
-					return charge
-				})()
-				return result
-			},
-			release(usage) {
-				if (result) return result.then(() => undefined)
-				done = true
-				l.inUse -= amount
-				if (usage) record(usage, 0)
-				result = Promise.resolve(0)
-				return Promise.resolve()
-			},
+
+		settle(cost: number, usage: UsageRecord): Promise<number> {
+			if (this.result) return this.result
+			this.done = true
+			return (this.result = this.charge(cost, usage))
+		}
+
+		release(usage?: UsageRecord): Promise<void> {
+			if (this.result) return this.result.then(() => undefined)
+			this.done = true
+			this.l.inUse -= this.amount
+			if (usage) this.record(usage, 0)
+			this.result = Promise.resolve(0)
+			return Promise.resolve()
+		}
+
+		private async charge(cost: number, usage: UsageRecord): Promise<number> {
+			const { l, amount } = this
+			const want = Math.max(0, Math.round(cost))
+			// An estimate that fell short: the rest comes from the lease, and from the database when the lease has too
+			// little (never past the balance or the key's limit). The hold stays in use meanwhile, so no other
+			// reservation takes its money while the take is under way.
+			for (let i = 0; i < 3 && want > amount + free(l) && !l.retired; i++) {
+				const r = await grow(l, want - amount - free(l), 0).catch(() => undefined)
+				if (r?.kind !== 'taken' || r.amount === 0) break
+			}
+			l.inUse -= amount
+			const charge = Math.min(want, Math.max(0, free(l)))
+			l.amount -= charge
+			l.charge += charge
+			this.record(usage, charge)
+			return charge
+		}
+
+		private record(usage: UsageRecord, cost: number) {
+			this.l.used = true
+			if (pending.add(usage, cost, Date.now()) >= flushRows) full()
 		}
 	}
 
@@ -439,7 +445,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			let reclaims = 0
 			for (;;) {
 				const l = leaseFor(owner)
-				if (want === 0 || (usable(l) && free(l) >= want)) return makeHold(l, requestId, want)
+				if (want === 0 || (usable(l) && free(l) >= want)) return new LeaseHold(l, requestId, want)
 				if (l.growing) {
 					l.waiting++
 					try {
@@ -452,14 +458,14 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				const room = Math.max(0, free(l))
 				const r = await grow(l, want - room, Math.max(0, min - room))
 				if (r.kind === 'taken') {
-					if (free(l) >= want) return makeHold(l, requestId, want)
-					if (free(l) >= min && free(l) > 0) return makeHold(l, requestId, free(l))
+					if (free(l) >= want) return new LeaseHold(l, requestId, want)
+					if (free(l) >= min && free(l) > 0) return new LeaseHold(l, requestId, free(l))
 					continue // others took it meanwhile: ask again
 				}
 				if (r.kind === 'lost') continue // a fresh lease next time round
 				if (r.kind === 'no_account') throw new GatewayError('authentication', 'account not found', { code: 'invalid_api_key' })
 				// Short: the headroom left is below what this request needs.
-				if (!l.retired && free(l) >= min && free(l) > 0) return makeHold(l, requestId, free(l))
+				if (!l.retired && free(l) >= min && free(l) > 0) return new LeaseHold(l, requestId, free(l))
 				// Other leases hold enough unused money (as of their last flush) to make up the difference: ask for it.
 				const headroom = Math.max(0, Math.min(r.balance, r.tokenRoom ?? r.balance))
 				if (r.others > 0 && r.others + headroom >= min - Math.max(0, free(l)) && reclaims < RECLAIM_BACKOFF_MS.length && opts.bus) {

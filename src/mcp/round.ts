@@ -43,11 +43,11 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
 	if (ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return { events: adapter.protocol.decodeStream(parseSse(res.body)), abort: up.abort }
+		return { events: adapter.protocol.decodeStream(parseSse(res.body)), abort: () => up.abort() }
 	}
 	try {
 		const answer = adapter.protocol.decodeResponse(JSON.parse(await res.text()))
-		return { events: responseEvents(answer), abort: up.abort }
+		return { events: responseEvents(answer), abort: () => up.abort() }
 	} catch (e) {
 		return { error: asError(e, () => new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })) }
 	}

@@ -48,55 +48,68 @@ export async function fetchUpstream(
 	timeouts: Timeouts,
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
-	const ctl = new AbortController()
-	let timedOut = false
-	let gone: (() => void) | undefined
-	const onClientAbort = () => {
-		ctl.abort(new GatewayError('api_error', 'client closed the request'))
-		gone?.()
-	}
-	if (clientSignal.aborted) onClientAbort()
-	else clientSignal.addEventListener('abort', onClientAbort, { once: true })
-	const timer = setTimeout(() => {
-		timedOut = true
-		ctl.abort()
-	}, timeouts.firstByteMs)
+	const call = new Call(clientSignal)
+	if (clientSignal.aborted) call.onClientAbort()
+	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
+	const timer = setTimeout(firstByteTimeout, timeouts.firstByteMs, call)
 	try {
-		const res = await fetch(url, {
+		call.res = await fetch(url, {
 			method: init.method ?? 'POST',
 			headers: init.headers,
 			body: init.body,
-			signal: ctl.signal,
+			signal: call.ctl.signal,
 			timeout: timeouts.idleMs,
 			redirect: 'manual',
 		})
-		let released = false
-		const release = () => {
-			released = true
-			clientSignal.removeEventListener('abort', onClientAbort)
-		}
-		return {
-			res,
-			abort: () => {
-				release()
-				ctl.abort(RELEASED)
-			},
-			release,
-			onClientGone(fn) {
-				if (released) return
-				if (clientSignal.aborted) return fn()
-				gone = fn
-			},
-			get clientGone() {
-				return clientSignal.aborted
-			},
-		}
+		return call
 	} catch (e) {
-		clientSignal.removeEventListener('abort', onClientAbort)
-		if (timedOut) throw new GatewayError('timeout', `upstream did not answer within ${timeouts.firstByteMs} ms`, { retryable: true, code: 'upstream_timeout' })
+		clientSignal.removeEventListener('abort', call.onClientAbort)
+		if (call.timedOut) throw new GatewayError('timeout', `upstream did not answer within ${timeouts.firstByteMs} ms`, { retryable: true, code: 'upstream_timeout' })
 		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
 		throw new GatewayError('upstream', `cannot reach upstream: ${(e as Error).message ?? e}`, { retryable: true, code: 'upstream_unreachable', cause: e })
 	} finally {
 		clearTimeout(timer)
+	}
+}
+
+function firstByteTimeout(call: Call) {
+	call.timedOut = true
+	call.ctl.abort()
+}
+
+/** A class: one is made per upstream call, and its methods cost nothing per instance (only the listener does). */
+class Call implements UpstreamCall {
+	res!: Response
+	readonly ctl = new AbortController()
+	timedOut = false
+	private released = false
+	private gone: (() => void) | undefined = undefined
+
+	constructor(private readonly clientSignal: AbortSignal) {}
+
+	/** The listener on the client's signal. */
+	readonly onClientAbort = () => {
+		this.ctl.abort(new GatewayError('api_error', 'client closed the request'))
+		this.gone?.()
+	}
+
+	abort() {
+		this.release()
+		this.ctl.abort(RELEASED)
+	}
+
+	release() {
+		this.released = true
+		this.clientSignal.removeEventListener('abort', this.onClientAbort)
+	}
+
+	onClientGone(fn: () => void) {
+		if (this.released) return
+		if (this.clientSignal.aborted) return fn()
+		this.gone = fn
+	}
+
+	get clientGone() {
+		return this.clientSignal.aborted
 	}
 }
