@@ -15,7 +15,7 @@ import { type Context, type Target, measure } from './measure'
 import { type Options, parseOptions } from './options'
 import { type Child, spawnChild } from './procs'
 import { median } from './stats'
-import { requestFor, selectScenarios } from './scenarios'
+import { requestFor, selectScenarios, type Upstream } from './scenarios'
 import type { Measurement } from './types'
 import { findWrk } from './wrk'
 
@@ -78,14 +78,14 @@ async function run(builds: Build[], opts: Options) {
 		const fetchEnv = { BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) }
 		const kind = opts.databases[0]
 		// Each build gets its own ports record: requestFor addresses a gateway by target name, a proxy by upstream.
-		const targets: { build: Build; target: Target; port: (up: 'openai' | 'anthropic' | 'slow') => number; key: string }[] = []
+		const targets: { build: Build; target: Target; port: (up: Upstream) => number; key: string }[] = []
 		for (const b of builds) {
 			if (b.proxy) {
-				const origins = [mp.openai, mp.anthropic, mp.slow].map((p) => `http://127.0.0.1:${p}`)
+				const origins = [mp.openai, mp.anthropic, mp.slow, mp.paced].map((p) => `http://127.0.0.1:${p}`)
 				const proxy = spawnChild(b.label, ['bun', b.proxy], { ...fetchEnv, ...b.env, UPSTREAMS: JSON.stringify(origins) }, REPO)
 				children.push(proxy)
 				const pp = (await proxy.firstJson<{ ports: number[] }>(30_000)).ports
-				const byUp = { openai: pp[0], anthropic: pp[1], slow: pp[2] }
+				const byUp = { openai: pp[0], anthropic: pp[1], slow: pp[2], paced: pp[3] }
 				targets.push({ build: b, target: { name: 'bare', pid: proxy.pid }, port: (u) => byUp[u], key: UPSTREAM_KEY })
 				continue
 			}
@@ -102,7 +102,7 @@ async function run(builds: Build[], opts: Options) {
 				const k = round % targets.length
 				for (const t of [...targets.slice(k), ...targets.slice(0, k)]) {
 					const up = s.upstream
-					const ports = { direct: { openai: 0, anthropic: 0, slow: 0 }, bare: { openai: t.port('openai'), anthropic: t.port('anthropic'), slow: t.port('slow') }, gateways: { [t.target.name]: t.port(up) } }
+					const ports = { direct: { openai: 0, anthropic: 0, slow: 0, paced: 0 }, bare: { openai: t.port('openai'), anthropic: t.port('anthropic'), slow: t.port('slow'), paced: t.port('paced') }, gateways: { [t.target.name]: t.port(up) } }
 					const req = requestFor(s, t.target.name, ports, { upstream: UPSTREAM_KEY, gateway: t.key })
 					const m = await measure(ctx, s, t.target, req, round)
 					const key = `${s.name}\u0000${t.build.label}`

@@ -11,10 +11,11 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { type Child, spawnChild } from './procs'
 
-export type MockPorts = { openai: number; anthropic: number; slow: number; control: number }
+export type MockPorts = { openai: number; anthropic: number; slow: number; paced: number; control: number }
 
-/** Public model names the scenarios use; `bench-slow` is served by the slow mock (renamed to a model it knows). */
-export const MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5', slow: 'bench-slow' } as const
+/** Public model names the scenarios use; `bench-slow` is served by the slow mock (renamed to a model it knows),
+ * `bench-paced` by the paced one (under its own name: no renaming in the relay). */
+export const MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5', slow: 'bench-slow', paced: 'bench-paced' } as const
 
 export type Gateway = {
 	kind: 'pglite' | 'postgres'
@@ -49,8 +50,9 @@ export function gatewayConfig(mock: MockPorts, upstreamKey: string) {
 				models: [MODELS.slow],
 				model_map: { [MODELS.slow]: MODELS.openai },
 			},
+			{ name: 'bench-paced', type: 'openai', base_url: `${origin(mock.paced)}/v1`, api_key: upstreamKey, models: [MODELS.paced] },
 		],
-		models: [price(MODELS.openai), price(MODELS.anthropic), price(MODELS.slow)],
+		models: [price(MODELS.openai), price(MODELS.anthropic), price(MODELS.slow), price(MODELS.paced)],
 	}
 }
 

@@ -67,7 +67,7 @@ try {
 	const mock = spawnChild('mock', ['bun', 'bench/mock-server.ts'], { UPSTREAM_KEY, MOCK_DELAY_MS: String(opts.mockDelayMs), SLOW_CHUNK_MS: String(opts.slowChunkMs) }, REPO)
 	children.push(mock)
 	const mp = await mock.firstJson<MockPorts>(30_000)
-	const origins = [mp.openai, mp.anthropic, mp.slow].map((p) => `http://127.0.0.1:${p}`)
+	const origins = [mp.openai, mp.anthropic, mp.slow, mp.paced].map((p) => `http://127.0.0.1:${p}`)
 	// Bun's fetch runs at most 256 requests at once by default and queues the rest. The bare proxy gets the limit the
 	// gateways set for themselves when started as operators start them (src/lib/runtime-settings.ts): they get nothing here.
 	const fetchEnv: Record<string, string> = opts.fetchLimit > 0 ? { BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) } : {}
@@ -77,8 +77,8 @@ try {
 	const pp = (await proxy.firstJson<{ ports: number[] }>(30_000)).ports
 
 	const ports: Ports = {
-		direct: { openai: mp.openai, anthropic: mp.anthropic, slow: mp.slow },
-		bare: { openai: pp[0], anthropic: pp[1], slow: pp[2] },
+		direct: { openai: mp.openai, anthropic: mp.anthropic, slow: mp.slow, paced: mp.paced },
+		bare: { openai: pp[0], anthropic: pp[1], slow: pp[2], paced: pp[3] },
 		gateways: {},
 	}
 	const targets: Target[] = [

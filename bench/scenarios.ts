@@ -8,7 +8,7 @@ import { MODELS } from './gateway'
 import type { Options } from './options'
 import type { Expect, LoadSpec, RequestSpec, TargetName } from './types'
 
-export type Upstream = 'openai' | 'anthropic' | 'slow'
+export type Upstream = 'openai' | 'anthropic' | 'slow' | 'paced'
 
 export type Scenario = {
 	name: string
@@ -32,13 +32,17 @@ export type Ports = { direct: Record<Upstream, number>; bare: Record<Upstream, n
 // 'Hello! You said: <prompt>' comes back one word per chunk; the slow prompt sets how long slow streams last.
 const PROMPT = 'Please say hello to the benchmark'
 const SLOW_PROMPT = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen'
+/** 100 words: answers of 104 content chunks, the length of a short paragraph of tokens. */
+const LONG_PROMPT = Array.from({ length: 10 }, () => 'alpha bravo charlie delta echo foxtrot golf hotel india juliet').join(' ')
+
+const promptOf = (s: Pick<Scenario, 'upstream'>) => (s.upstream === 'slow' ? SLOW_PROMPT : s.upstream === 'paced' ? LONG_PROMPT : PROMPT)
 
 /**
  * What one request of the scenario costs on the gateway, micro-USD: the mock counts input = prompt words and
  * output = answer words (test/mocks/README.md), the bench prices are 1 and 2 micro-USD per token (gateway.ts).
  */
 export function expectedCost(s: Scenario): number {
-	const words = (s.upstream === 'slow' ? SLOW_PROMPT : PROMPT).split(/\s+/).length
+	const words = promptOf(s).split(/\s+/).length
 	return words + 2 * (words + 3)
 }
 
@@ -58,6 +62,15 @@ export function allScenarios(o: Options): Scenario[] {
 		mode: 'closed',
 		concurrency: 64,
 		plain: true,
+	})
+	s.push({
+		name: 'chat-sse-long-c16',
+		description: 'chat stream, 16 connections, answers of ~110 chunks arriving 1 ms apart (each a read of its own): the cost per chunk',
+		client: 'chat',
+		upstream: 'paced',
+		stream: true,
+		mode: 'closed',
+		concurrency: 16,
 	})
 	for (const c of [1, 16]) {
 		s.push({
@@ -137,7 +150,7 @@ export function requestFor(s: Scenario, target: TargetName, ports: Ports, keys: 
 	const port = gateway ? ports.gateways[target] : ports[target as 'direct' | 'bare'][s.upstream]
 	if (!port) throw new Error(`no port for target ${target}`)
 	const expect: Expect = s.plain ? 'chat-sse-plain' : `${protocol}-${s.stream ? 'sse' : 'json'}`
-	const prompt = s.upstream === 'slow' ? SLOW_PROMPT : PROMPT
+	const prompt = promptOf(s)
 	return { port, path: protocol === 'chat' ? '/v1/chat/completions' : '/v1/messages', headers: headers(protocol, gateway ? keys.gateway : keys.upstream), body: body(protocol, model, s.stream, prompt, s.plain === true), expect }
 }
 
