@@ -150,30 +150,32 @@ export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream
  * to resume per chunk), with each frame's `raw` text: the relay reads through this, forwards a batch in one write and
  * unchanged frames as they came.
  */
-export const sseBatchReader = (body: ReadableStream<Uint8Array>): AsyncIterator<SseFrame[], undefined> => new SseBatchReader(body)
+export const sseBatchReader = (body: ReadableStream<Uint8Array>) => new SseBatchReader(body)
 
 const DONE = { value: undefined, done: true } as const
 
-class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
-	private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
+	/** Read directly by a relay that parses each read with `framesOf` (one await per chunk instead of two). */
+	readonly reader: ReadableStreamDefaultReader<Uint8Array>
 	private readonly decoder = new TextDecoder()
 	private readonly parser = new SseParser(true)
-	private ended = false
+	/** The body ended (its last frames were returned). */
+	ended = false
 
 	constructor(body: ReadableStream<Uint8Array>) {
 		this.reader = body.getReader()
 	}
 
+	/** The frames one read of `reader` completed (often none); at the body's end, the frame an unterminated body left. */
+	framesOf(r: { done: true; value?: undefined } | { done: false; value: Uint8Array }): SseFrame[] {
+		if (!r.done) return this.parser.push(this.decoder.decode(r.value, { stream: true }))
+		this.ended = true
+		return this.parser.end(this.decoder.decode())
+	}
+
 	async next(): Promise<IteratorResult<SseFrame[], undefined>> {
 		while (!this.ended) {
-			const r = await this.reader.read()
-			if (r.done) {
-				this.ended = true
-				const last = this.parser.end(this.decoder.decode())
-				if (last.length) return { value: last, done: false }
-				break
-			}
-			const frames = this.parser.push(this.decoder.decode(r.value, { stream: true }))
+			const frames = this.framesOf(await this.reader.read())
 			if (frames.length) return { value: frames, done: false }
 		}
 		return DONE

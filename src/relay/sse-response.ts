@@ -51,7 +51,21 @@ function unwatch(s: Open) {
  * optionally, `over()`: true once the chunk just returned was the last, so the stream closes with it (one write and
  * the end together) instead of on a further read. Chunks may be text: the response encodes it natively.
  */
-export type ByteSource = Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean }
+export type ByteSource = Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean; pump?: Pump }
+
+/**
+ * Where a pumping source writes: each write goes out at once (flushed), or returns a promise while the client reads
+ * slower than the source produces (await it: backpressure). `closed` once the client is gone.
+ */
+export type Sink = { write(chunk: Uint8Array | string): number | Promise<number>; readonly closed: boolean }
+
+/**
+ * A source that writes its chunks itself instead of being read (the relays, src/relay/stream-relay.ts): one loop per
+ * stream between the upstream's reads and the client's writes, where reading it through `next()` put an iterator and
+ * its promises between them at every chunk. It writes the first chunk before anything it awaits when it has it at
+ * hand (see `sseResponse`), and returns once the stream is over; `return()` still runs when the client goes away.
+ */
+export type Pump = (sink: Sink) => Promise<void>
 
 /** One event-loop turn, shared by every response started in the same turn (see `sseResponse`). */
 let turn: Promise<void> | undefined
@@ -76,14 +90,16 @@ const nextTurn = () =>
  * hold the headers back: the response starts after one turn, as before.
  */
 export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
-	const first = gen.next()
+	// A pumping source writes its first chunk itself, before it awaits anything.
+	const first = gen.pump ? undefined : gen.next()
 	let head: Step | undefined
-	try {
-		// nextTurn resolves to undefined, a source's step is an object.
-		head = (await Promise.race([first, nextTurn()])) ?? undefined
-	} catch {
-		// `pull` meets the error again when it awaits `first`
-	}
+	if (first)
+		try {
+			// nextTurn resolves to undefined, a source's step is an object.
+			head = (await Promise.race([first, nextTurn()])) ?? undefined
+		} catch {
+			// `pull` meets the error again when it awaits `first`
+		}
 	const source = new DirectSse(gen, onCancel, keepaliveMs, first, head)
 	// The DOM library's ReadableStream constructor (also in scope) hides bun-types' overload for direct sources.
 	return new Response(new ReadableStream(source as unknown as UnderlyingDefaultSource), { status: 200, headers: { ...SSE_HEADERS, ...headers } })
@@ -95,10 +111,10 @@ type Step = IteratorResult<Uint8Array | string, unknown>
  * The direct stream's source, and its entry in the keepalive watch. A class: one is made per stream, and its state as
  * fields costs one object where closures cost a function and a scope each.
  */
-class DirectSse implements Open {
+class DirectSse implements Open, Sink {
 	readonly type = 'direct'
 	lastSent = Date.now()
-	private closed = false
+	private isClosed = false
 	private controller: ReadableStreamDirectController | undefined = undefined
 
 	constructor(
@@ -111,22 +127,47 @@ class DirectSse implements Open {
 	) {}
 
 	ping() {
-		if (this.closed || !this.controller) return
+		if (this.isClosed || !this.controller) return
 		this.controller.write(SSE_KEEPALIVE)
 		this.controller.flush()
 		this.lastSent = Date.now()
 	}
 
 	private stop() {
-		if (this.closed) return
-		this.closed = true
+		if (this.isClosed) return
+		this.isClosed = true
 		unwatch(this)
+	}
+
+	get closed() {
+		return this.isClosed
+	}
+
+	write(chunk: Uint8Array | string): number | Promise<number> {
+		if (this.isClosed) return 0
+		this.lastSent = Date.now()
+		const c = this.controller!
+		const written = c.write(chunk)
+		if (typeof written === 'number') c.flush()
+		return written
 	}
 
 	async pull(c: ReadableStreamDirectController) {
 		this.controller = c
 		watch(this)
 		const gen = this.gen
+		if (gen.pump) {
+			try {
+				await gen.pump(this)
+				if (this.isClosed) return
+				this.stop()
+				c.close()
+			} catch (e) {
+				this.stop()
+				c.close(e as Error)
+			}
+			return
+		}
 		// The first chunk, when ready, is written without an await before it (see sseResponse).
 		let pending = this.head ? undefined : this.first
 		// Also when it became ready after the response started (before the client began to read).
@@ -137,7 +178,7 @@ class DirectSse implements Open {
 			while (true) {
 				const { value, done } = ready ?? (await (pending ?? gen.next()))
 				ready = pending = undefined
-				if (this.closed) return
+				if (this.isClosed) return
 				if (done) break
 				this.lastSent = Date.now()
 				const written = c.write(value as string | Uint8Array)
@@ -154,7 +195,7 @@ class DirectSse implements Open {
 	}
 
 	cancel() {
-		if (this.closed) return
+		if (this.isClosed) return
 		this.stop()
 		this.onCancel()
 		void this.gen.return(undefined)

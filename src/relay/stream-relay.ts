@@ -6,12 +6,12 @@
  * stream, and its state as fields costs one object where closures cost a function and a scope each.
  * @module
  */
-import type { SseFrame } from '../core/sse'
+import type { SseBatchReader, SseFrame } from '../core/sse'
 import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
 import { untilTick } from './prefetch'
-import { type ByteSource, sseResponse } from './sse-response'
+import { type ByteSource, type Sink, sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /**
@@ -33,8 +33,12 @@ export abstract class StreamRelay implements ByteSource {
 
 	constructor(protected readonly up: Up) {}
 
-	/** The next step; may throw (the upstream's body failed), and then `failed()` gives the closing text. */
-	protected abstract read(): Promise<RelayStep>
+	/**
+	 * The next step; may throw (the upstream's body failed), and then `failed()` gives the closing text. A step at hand
+	 * (the prefetch window's frames) may come back as it is rather than in a promise: the pump then writes it before
+	 * it awaits anything, and Bun sends it with the response's headers.
+	 */
+	protected abstract read(): RelayStep | Promise<RelayStep>
 	protected abstract failed(): string
 	/** Reads the upstream's body on after a clean end (drained, so its connection goes back to the pool). */
 	protected abstract rest(): Promise<IteratorResult<unknown>>
@@ -72,6 +76,34 @@ export abstract class StreamRelay implements ByteSource {
 
 	over(): boolean {
 		return this.ended
+	}
+
+	/**
+	 * Writes the stream into the response until it ends (sse-response.ts, `Pump`): the client's stream runs this loop
+	 * rather than reading `next()`, so each upstream chunk costs one await here and one in `read`.
+	 */
+	async pump(sink: Sink): Promise<void> {
+		while (!this.ended) {
+			let step: RelayStep
+			try {
+				const r = this.read()
+				step = r instanceof Promise ? await r : r
+			} catch {
+				step = { text: this.failed(), last: true }
+			}
+			if (sink.closed) return
+			if (step.last) {
+				// The bill is taken before the last chunk is written (its outcome fixed, the charge recorded: the
+				// ledger's part runs synchronously), and awaited after it, so that a last chunk at hand still goes out
+				// with the headers.
+				const finished = this.finish(step.clean === true)
+				if (step.text) sink.write(step.text)
+				await finished
+				return
+			}
+			const written = sink.write(step.text)
+			if (typeof written !== 'number') await written
+		}
 	}
 
 	/**
@@ -121,11 +153,11 @@ export const countOpen = (b: StreamBilling) => b.info.svc.metrics.openStreams.in
 export abstract class FrameBatchRelay extends StreamRelay {
 	protected batch: SseFrame[] | undefined
 	protected upstreamDone: boolean
-	private pending: Promise<IteratorResult<SseFrame[], undefined>> | undefined
+	protected pending: Promise<IteratorResult<SseFrame[], undefined>> | undefined
 
 	constructor(
 		up: Up,
-		private readonly it: AsyncIterator<SseFrame[], undefined>,
+		protected readonly it: SseBatchReader,
 		window: { frames: SseFrame[]; pre: { pending?: Promise<IteratorResult<SseFrame[], undefined>>; done: boolean } },
 	) {
 		super(up)

@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import { formatSse, type SseFrame, sseBatchReader } from '../core/sse'
+import { formatSse, type SseBatchReader, type SseFrame, sseBatchReader } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
@@ -88,7 +88,7 @@ class FastRelay extends FrameBatchRelay {
 
 	constructor(
 		private readonly a: StreamAttempt,
-		it: AsyncIterator<SseFrame[], undefined>,
+		it: SseBatchReader,
 		window: FramesPrefetched,
 	) {
 		super(a.up, it, window)
@@ -99,31 +99,52 @@ class FastRelay extends FrameBatchRelay {
 		countOpen(a)
 	}
 
-	protected async read(): Promise<RelayStep> {
-		let out = ''
-		while (true) {
-			const batch = this.batch
-			if (batch) {
-				let last = false
-				for (const f of batch) {
-					if (isBrokenFrame(f)) {
-						this.broken = true
-						break
-					}
-					out += this.emit(f)
-					if ((last = isTerminal(this.proto, f))) break
+	protected read(): RelayStep | Promise<RelayStep> {
+		return this.take() ?? this.readMore()
+	}
+
+	/** The step the frames at hand make, if any (none when they all were dropped, or there are none). */
+	private take(): RelayStep | undefined {
+		const batch = this.batch
+		if (batch) {
+			this.batch = undefined
+			let out = ''
+			let last = false
+			for (const f of batch) {
+				if (isBrokenFrame(f)) {
+					this.broken = true
+					break
 				}
-				this.batch = undefined
-				// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close
-				// (and sending keepalives after it).
-				if (last) return { text: out, last: true, clean: true }
-				if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
-				if (out) return { text: out, last: false }
+				out += this.emit(f)
+				if ((last = isTerminal(this.proto, f))) break
 			}
-			if (this.upstreamDone) return { text: this.meter.end() === 'cut' ? this.streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
-			const r = await this.nextBatch()
-			if (r.done) this.upstreamDone = true
-			else this.batch = r.value
+			// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close (and
+			// sending keepalives after it).
+			if (last) return { text: out, last: true, clean: true }
+			if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
+			if (out) return { text: out, last: false }
+		}
+		if (this.upstreamDone) return { text: this.meter.end() === 'cut' ? this.streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
+		return undefined
+	}
+
+	/** Reads until the upstream's frames make a step: the read the window left running first, then the body's reader
+	 * itself (not through the batch reader's iterator: one await per chunk, this runs for every chunk of every stream). */
+	private async readMore(): Promise<RelayStep> {
+		while (true) {
+			const pending = this.pending
+			if (pending) {
+				this.pending = undefined
+				const r = await pending
+				if (r.done) this.upstreamDone = true
+				else this.batch = r.value
+			} else {
+				const frames = this.it.framesOf(await this.it.reader.read())
+				if (this.it.ended) this.upstreamDone = true
+				if (frames.length) this.batch = frames
+			}
+			const step = this.take()
+			if (step) return step
 		}
 	}
 
@@ -246,27 +267,36 @@ class ConvertedRelay extends StreamRelay {
 		return text
 	}
 
-	protected async read(): Promise<RelayStep> {
+	/** The chunks the window read are converted without an await (the pump then writes them with the headers). */
+	protected read(): RelayStep | Promise<RelayStep> {
 		const pre = this.pre
-		while (true) {
-			let events: StreamEvent[] | undefined
-			let ended = false
-			if (this.replayed < pre.buffered.length) events = pre.buffered[this.replayed++]
-			else if (pre.done && !this.pending) ended = true
-			else {
-				const r = await (this.pending ?? this.chunks.next())
-				this.pending = undefined
-				if (r.done) ended = true
-				else events = r.value
-			}
-			// The decoder is done with the events at hand (the upstream's terminator or an error): nothing follows, so
-			// the stream ends now rather than waiting for the upstream to close.
-			const last = ended || this.encoder.done || (this.decoder.done && this.replayed >= pre.buffered.length && !this.pending)
-			const text = this.encode(events, last)
-			// An error event also leaves the decoder done: only the terminator or the body's end leave the rest to drain.
-			if (last) return { text, last, clean: ended || (this.decoder.done && this.meter.end() !== 'error') }
-			if (text) return { text, last }
+		while (this.replayed < pre.buffered.length || (pre.done && !this.pending)) {
+			const ended = this.replayed >= pre.buffered.length
+			const step = this.stepOf(ended ? undefined : pre.buffered[this.replayed++], ended)
+			if (step) return step
 		}
+		return this.readMore()
+	}
+
+	private async readMore(): Promise<RelayStep> {
+		while (true) {
+			const r = await (this.pending ?? this.chunks.next())
+			this.pending = undefined
+			const step = r.done ? this.stepOf(undefined, true) : this.stepOf(r.value, false)
+			if (step) return step
+		}
+	}
+
+	/** The step a chunk's events make (none when they encode to nothing); `ended`: the upstream's body ended. */
+	private stepOf(events: StreamEvent[] | undefined, ended: boolean): RelayStep | undefined {
+		// The decoder is done with the events at hand (the upstream's terminator or an error): nothing follows, so the
+		// stream ends now rather than waiting for the upstream to close.
+		const last = ended || this.encoder.done || (this.decoder.done && this.replayed >= this.pre.buffered.length && !this.pending)
+		const text = this.encode(events, last)
+		// An error event also leaves the decoder done: only the terminator or the body's end leave the rest to drain.
+		if (last) return { text, last, clean: ended || (this.decoder.done && this.meter.end() !== 'error') }
+		if (text) return { text, last }
+		return undefined
 	}
 
 	protected failed() {

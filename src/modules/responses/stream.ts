@@ -7,7 +7,7 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import { formatSse, type SseFrame, sseBatchReader } from '../../core/sse'
+import { formatSse, type SseBatchReader, type SseFrame, sseBatchReader } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
@@ -74,7 +74,7 @@ class ResponsesRelay extends FrameBatchRelay {
 
 	constructor(
 		private readonly a: NativeStream,
-		it: AsyncIterator<SseFrame[], undefined>,
+		it: SseBatchReader,
 		window: FramesPrefetched,
 	) {
 		super(a.up, it, window)
@@ -82,21 +82,31 @@ class ResponsesRelay extends FrameBatchRelay {
 		countOpen(a)
 	}
 
-	protected async read(): Promise<RelayStep> {
+	protected read(): RelayStep | Promise<RelayStep> {
+		return this.take() ?? this.readMore()
+	}
+
+	/** The step the frames at hand make, if any. */
+	private take(): RelayStep | undefined {
 		let text = ''
+		const batch = this.batch
+		this.batch = undefined
+		if (batch) for (const f of batch) text += this.emit(f)
+		// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
+		if (this.terminal || this.upstreamDone) {
+			if (this.meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+			return { text, last: true, clean: true }
+		}
+		return text ? { text, last: false } : undefined
+	}
+
+	private async readMore(): Promise<RelayStep> {
 		while (true) {
-			const batch = this.batch
-			this.batch = undefined
-			if (batch) for (const f of batch) text += this.emit(f)
-			// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
-			if (this.terminal || this.upstreamDone) {
-				if (this.meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
-				return { text, last: true, clean: true }
-			}
-			if (text) return { text, last: false }
 			const r = await this.nextBatch()
 			if (r.done) this.upstreamDone = true
 			else this.batch = r.value
+			const step = this.take()
+			if (step) return step
 		}
 	}
 

@@ -114,3 +114,52 @@ describe('relaySource', () => {
 		expect(log).toEqual(['abort', 'bill'])
 	})
 })
+
+describe('relay pump (what the client stream runs)', () => {
+	/** A sink that logs writes into the same log as the upstream call and the bill. */
+	const sink = (log: string[], opts: { slow?: boolean } = {}) => ({
+		closed: false,
+		write(chunk: string | Uint8Array) {
+			log.push(`write ${chunk}`)
+			return opts.slow ? Bun.sleep(5).then(() => log.push(`drained ${chunk}`)) : 1
+		},
+	})
+
+	it('should write each step, bill before the last write, then drain after a clean end', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
+		await source.pump!(sink(log))
+		await Bun.sleep(20)
+		expect(log).toEqual(['write a', 'bill', 'write b', 'release'])
+		expect(source.over?.()).toBe(true)
+	})
+	it('should wait for a slow client before reading on (backpressure)', async () => {
+		const { log, up } = call()
+		let reads = 0
+		const read = async () => {
+			log.push(`read ${++reads}`)
+			return reads < 3 ? { text: `t${reads}`, last: false } : { text: 'end', last: true, clean: true }
+		}
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, read)
+		await source.pump!(sink(log, { slow: true }))
+		expect(log.slice(0, 7)).toEqual(['read 1', 'write t1', 'drained t1', 'read 2', 'write t2', 'drained t2', 'read 3'])
+	})
+	it('should abort and write the closing text when a read throws', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, async () => {
+			throw new Error('cut')
+		})
+		await source.pump!(sink(log))
+		expect(log).toEqual(['abort', 'bill', 'write failed'])
+	})
+	it('should stop without writing once the client is gone', async () => {
+		const { log, up } = call()
+		const s = sink(log)
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, async () => {
+			s.closed = true
+			return { text: 'late', last: false }
+		})
+		await source.pump!(s)
+		expect(log).toEqual([])
+	})
+})
