@@ -49,9 +49,13 @@ function unwatch(s: Open) {
 /**
  * What the response reads: an async generator, or a hand-written iterator with the same `next` and `return` and,
  * optionally, `over()`: true once the chunk just returned was the last, so the stream closes with it (one write and
- * the end together) instead of on a further read. Chunks may be text: the response encodes it natively.
+ * the end together) instead of on a further read. Or a source that writes itself (`PumpSource`). Chunks may be text:
+ * the response encodes it natively.
  */
-export type ByteSource = Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean; pump?: Pump }
+export type ByteSource = (Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean }) | PumpSource
+
+/** `return()` runs when the client goes away, as for an iterator. */
+export type PumpSource = { pump: Pump; return(value?: undefined): Promise<unknown> }
 
 /**
  * Where a pumping source writes: each write goes out at once (flushed), or returns a promise while the client reads
@@ -91,7 +95,7 @@ const nextTurn = () =>
  */
 export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
 	// A pumping source writes its first chunk itself, before it awaits anything.
-	const first = gen.pump ? undefined : gen.next()
+	const first = 'pump' in gen ? undefined : gen.next()
 	let head: Step | undefined
 	if (first)
 		try {
@@ -156,7 +160,7 @@ class DirectSse implements Open, Sink {
 		this.controller = c
 		watch(this)
 		const gen = this.gen
-		if (gen.pump) {
+		if ('pump' in gen) {
 			try {
 				await gen.pump(this)
 				if (this.isClosed) return

@@ -11,7 +11,7 @@ import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
 import { untilTick } from './prefetch'
-import { type ByteSource, type Sink, sseResponse } from './sse-response'
+import { type PumpSource, type Sink, sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /**
@@ -25,7 +25,7 @@ type Up = Pick<UpstreamCall, 'abort' | 'release'>
 
 const DONE = { value: undefined, done: true } as const
 
-export abstract class StreamRelay implements ByteSource {
+export abstract class StreamRelay implements PumpSource {
 	/** The client went away. */
 	protected cancelled = false
 	private ended = false
@@ -57,24 +57,14 @@ export abstract class StreamRelay implements ByteSource {
 		void this.bill()
 	}
 
-	async next(): Promise<IteratorResult<string, undefined>> {
-		if (this.ended) return DONE
-		let step: RelayStep
-		try {
-			step = await this.read()
-		} catch {
-			step = { text: this.failed(), last: true }
-		}
-		if (step.last) await this.finish(step.clean === true)
-		return step.text ? { value: step.text, done: false } : DONE
-	}
-
+	/** The client went away before the stream ended (DirectSse.cancel, after `cancel`). */
 	async return(): Promise<IteratorResult<string, undefined>> {
 		if (!this.ended) await this.finish(false)
 		return DONE
 	}
 
-	over(): boolean {
+	/** The stream ended: nothing more will be written. */
+	get over(): boolean {
 		return this.ended
 	}
 
@@ -202,8 +192,8 @@ class FnRelay extends StreamRelay {
 	}
 }
 
-/** A StreamRelay of the given steps. */
-export function relaySource(up: Up, bill: () => Promise<void>, failed: () => string, rest: () => Promise<IteratorResult<unknown>>, read: () => Promise<RelayStep>): ByteSource {
+/** A StreamRelay of the given steps (tests). */
+export function relaySource(up: Up, bill: () => Promise<void>, failed: () => string, rest: () => Promise<IteratorResult<unknown>>, read: () => Promise<RelayStep>): StreamRelay {
 	return new FnRelay(up, bill, failed, rest, read)
 }
 

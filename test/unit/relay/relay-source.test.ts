@@ -78,43 +78,6 @@ describe('releaseAfterEnd', () => {
 	})
 })
 
-describe('relaySource', () => {
-	it('should settle, then drain after a clean end, before the last chunk goes out', async () => {
-		const { log, up } = call()
-		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
-		expect(await source.next()).toEqual({ value: 'a', done: false })
-		expect(log).toEqual([])
-		expect(await source.next()).toEqual({ value: 'b', done: false })
-		expect(source.over?.()).toBe(true)
-		await Bun.sleep(20)
-		expect(log).toEqual(['bill', 'release'])
-		expect(await source.next()).toEqual({ value: undefined, done: true })
-	})
-	it('should abort at once when the stream ends otherwise (a broken frame, an upstream error)', async () => {
-		const { log, up } = call()
-		const body = rest(0)
-		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', body.next, steps({ text: 'error frame', last: true }))
-		expect(await source.next()).toEqual({ value: 'error frame', done: false })
-		expect(log).toEqual(['abort', 'bill'])
-		expect(body.reads()).toBe(0)
-	})
-	it('should abort at once and send the closing text when a read throws', async () => {
-		const { log, up } = call()
-		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, async () => {
-			throw new Error('cut')
-		})
-		expect(await source.next()).toEqual({ value: 'failed', done: false })
-		expect(log).toEqual(['abort', 'bill'])
-	})
-	it('should abort at once when the client goes away', async () => {
-		const { log, up } = call()
-		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }))
-		await source.next()
-		await source.return(undefined)
-		expect(log).toEqual(['abort', 'bill'])
-	})
-})
-
 describe('relay pump (what the client stream runs)', () => {
 	/** A sink that logs writes into the same log as the upstream call and the bill. */
 	const sink = (log: string[], opts: { slow?: boolean } = {}) => ({
@@ -128,10 +91,25 @@ describe('relay pump (what the client stream runs)', () => {
 	it('should write each step, bill before the last write, then drain after a clean end', async () => {
 		const { log, up } = call()
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
-		await source.pump!(sink(log))
+		await source.pump(sink(log))
 		await Bun.sleep(20)
 		expect(log).toEqual(['write a', 'bill', 'write b', 'release'])
-		expect(source.over?.()).toBe(true)
+		expect(source.over).toBe(true)
+	})
+	it('should abort at once when the stream ends otherwise (a broken frame, an upstream error)', async () => {
+		const { log, up } = call()
+		const body = rest(0)
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', body.next, steps({ text: 'error frame', last: true }))
+		await source.pump(sink(log))
+		expect(log).toEqual(['abort', 'bill', 'write error frame'])
+		expect(body.reads()).toBe(0)
+	})
+	it('should abort at once and settle when the client goes away', async () => {
+		const { log, up } = call()
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }))
+		await source.return()
+		expect(log).toEqual(['abort', 'bill'])
+		expect(source.over).toBe(true)
 	})
 	it('should wait for a slow client before reading on (backpressure)', async () => {
 		const { log, up } = call()
@@ -141,7 +119,7 @@ describe('relay pump (what the client stream runs)', () => {
 			return reads < 3 ? { text: `t${reads}`, last: false } : { text: 'end', last: true, clean: true }
 		}
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, read)
-		await source.pump!(sink(log, { slow: true }))
+		await source.pump(sink(log, { slow: true }))
 		expect(log.slice(0, 7)).toEqual(['read 1', 'write t1', 'drained t1', 'read 2', 'write t2', 'drained t2', 'read 3'])
 	})
 	it('should abort and write the closing text when a read throws', async () => {
@@ -149,7 +127,7 @@ describe('relay pump (what the client stream runs)', () => {
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, async () => {
 			throw new Error('cut')
 		})
-		await source.pump!(sink(log))
+		await source.pump(sink(log))
 		expect(log).toEqual(['abort', 'bill', 'write failed'])
 	})
 	it('should stop without writing once the client is gone', async () => {
@@ -159,7 +137,7 @@ describe('relay pump (what the client stream runs)', () => {
 			s.closed = true
 			return { text: 'late', last: false }
 		})
-		await source.pump!(s)
+		await source.pump(s)
 		expect(log).toEqual([])
 	})
 })

@@ -41,13 +41,32 @@ function source(chunks: string[], delays: number[] = []): Source {
 				return { value: chunks[i++]!, done: false }
 			},
 			async return() {
-				return { value: undefined, done: true }
+				return { value: undefined, done: true as const }
 			},
 		}
 	}
 }
 
 describe('sseResponse', () => {
+	it('should send the headers and the first write of a pumping source in one write, then its later ones', async () => {
+		sources.set('/pump', () => ({
+			async pump(sink) {
+				sink.write('data: {"n":1}\n\n')
+				await Bun.sleep(50)
+				const w = sink.write('data: [DONE]\n\n')
+				if (typeof w !== 'number') await w
+			},
+			async return() {
+				return undefined
+			},
+		}))
+		const pieces = await rawGet('/pump')
+		expect(pieces[0]!.text).toStartWith('HTTP/1.1 200')
+		expect(pieces[0]!.text).toContain('data: {"n":1}')
+		expect(pieces[0]!.text).not.toContain('[DONE]')
+		expect(pieces.map((p) => p.text).join('')).toContain('data: [DONE]')
+	})
+
 	it('should send the headers and a ready first chunk in one write', async () => {
 		sources.set('/ready', source(['data: {"n":1}\n\n', 'data: [DONE]\n\n'], [0, 50]))
 		const pieces = await rawGet('/ready')
