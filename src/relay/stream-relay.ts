@@ -70,7 +70,7 @@ export abstract class StreamRelay implements PumpSource {
 
 	/**
 	 * Writes the stream into the response until it ends (sse-response.ts, `Pump`): the client's stream runs this loop
-	 * rather than reading `next()`, so each upstream chunk costs one await here and one in `read`.
+	 * rather than reading the relay as an iterator, so each upstream chunk costs one await here and one in `read`.
 	 */
 	async pump(sink: Sink): Promise<void> {
 		while (!this.ended) {
