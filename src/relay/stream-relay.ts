@@ -138,16 +138,17 @@ export const countOpen = (b: StreamBilling) => b.info.svc.metrics.openStreams.in
 
 /**
  * A relay of frame batches (the same-protocol fast path, the Responses verbatim relay): the window's frames first as
- * one batch, then the read the window left running, if any, then the reader's own.
+ * one batch, then the read the window left running, if any, then the reader's own. A relay says what step the frames
+ * at hand make (`take`); reading more until they make one is shared.
  */
 export abstract class FrameBatchRelay extends StreamRelay {
 	protected batch: SseFrame[] | undefined
 	protected upstreamDone: boolean
-	protected pending: Promise<IteratorResult<SseFrame[], undefined>> | undefined
+	private pending: Promise<IteratorResult<SseFrame[], undefined>> | undefined
 
 	constructor(
 		up: Up,
-		protected readonly it: SseBatchReader,
+		private readonly it: SseBatchReader,
 		window: { frames: SseFrame[]; pre: { pending?: Promise<IteratorResult<SseFrame[], undefined>>; done: boolean } },
 	) {
 		super(up)
@@ -156,14 +157,42 @@ export abstract class FrameBatchRelay extends StreamRelay {
 		this.pending = window.pre.pending
 	}
 
-	protected nextBatch(): Promise<IteratorResult<SseFrame[], undefined>> {
-		const r = this.pending ?? this.it.next()
-		this.pending = undefined
-		return r
+	/**
+	 * The step `batch` makes (taking it), or the end's once `upstreamDone`; undefined when neither makes one (every
+	 * frame dropped, or nothing at hand).
+	 */
+	protected abstract take(): RelayStep | undefined
+
+	protected read(): RelayStep | Promise<RelayStep> {
+		return this.take() ?? this.readMore()
+	}
+
+	/**
+	 * Reads until the upstream's frames make a step: the read the window left running first, then the body's reader
+	 * itself (not through the batch reader's iterator: one await per chunk, this runs for every chunk of every stream).
+	 */
+	private async readMore(): Promise<RelayStep> {
+		while (true) {
+			const pending = this.pending
+			if (pending) {
+				this.pending = undefined
+				const r = await pending
+				if (r.done) this.upstreamDone = true
+				else this.batch = r.value
+			} else {
+				const frames = this.it.framesOf(await this.it.reader.read())
+				if (this.it.ended) this.upstreamDone = true
+				if (frames.length) this.batch = frames
+			}
+			const step = this.take()
+			if (step) return step
+		}
 	}
 
 	protected rest(): Promise<IteratorResult<unknown>> {
-		return this.nextBatch()
+		const r = this.pending ?? this.it.next()
+		this.pending = undefined
+		return r
 	}
 }
 

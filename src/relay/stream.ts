@@ -99,12 +99,7 @@ class FastRelay extends FrameBatchRelay {
 		countOpen(a)
 	}
 
-	protected read(): RelayStep | Promise<RelayStep> {
-		return this.take() ?? this.readMore()
-	}
-
-	/** The step the frames at hand make, if any (none when they all were dropped, or there are none). */
-	private take(): RelayStep | undefined {
+	protected take(): RelayStep | undefined {
 		const batch = this.batch
 		if (batch) {
 			this.batch = undefined
@@ -126,26 +121,6 @@ class FastRelay extends FrameBatchRelay {
 		}
 		if (this.upstreamDone) return { text: this.meter.end() === 'cut' ? this.streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
 		return undefined
-	}
-
-	/** Reads until the upstream's frames make a step: the read the window left running first, then the body's reader
-	 * itself (not through the batch reader's iterator: one await per chunk, this runs for every chunk of every stream). */
-	private async readMore(): Promise<RelayStep> {
-		while (true) {
-			const pending = this.pending
-			if (pending) {
-				this.pending = undefined
-				const r = await pending
-				if (r.done) this.upstreamDone = true
-				else this.batch = r.value
-			} else {
-				const frames = this.it.framesOf(await this.it.reader.read())
-				if (this.it.ended) this.upstreamDone = true
-				if (frames.length) this.batch = frames
-			}
-			const step = this.take()
-			if (step) return step
-		}
 	}
 
 	/** A frame's text for the client: as the upstream sent it unless usage is stripped or the model renamed. */

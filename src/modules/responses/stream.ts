@@ -82,12 +82,7 @@ class ResponsesRelay extends FrameBatchRelay {
 		countOpen(a)
 	}
 
-	protected read(): RelayStep | Promise<RelayStep> {
-		return this.take() ?? this.readMore()
-	}
-
-	/** The step the frames at hand make, if any. */
-	private take(): RelayStep | undefined {
+	protected take(): RelayStep | undefined {
 		let text = ''
 		const batch = this.batch
 		this.batch = undefined
@@ -98,16 +93,6 @@ class ResponsesRelay extends FrameBatchRelay {
 			return { text, last: true, clean: true }
 		}
 		return text ? { text, last: false } : undefined
-	}
-
-	private async readMore(): Promise<RelayStep> {
-		while (true) {
-			const r = await this.nextBatch()
-			if (r.done) this.upstreamDone = true
-			else this.batch = r.value
-			const step = this.take()
-			if (step) return step
-		}
 	}
 
 	/** A frame's bytes for the client: as the upstream sent them, unless the model name is rewritten. */
