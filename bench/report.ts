@@ -144,7 +144,14 @@ export function verdicts(rows: Row[]): Verdict[] {
 			const fast = get(`messages-sse-fast-${c}`, gw)
 			if (conv && fast) v.push({ target: `${gw} messages ${c}: conversion cpu ≤ 1.5× fast path`, value: `${conv.cpu} vs ${fast.cpu} µs (${ratio(conv.cpu, fast.cpu)})`, ok: conv.cpu <= 1.5 * fast.cpu })
 		}
-		const standard = rows.filter((r) => r.target === gw && !r.scenario.startsWith('streams-'))
+		// Large bodies (not among the issue's scenarios): the same CPU bar, and their peak memory shown on its own.
+		const agent = (r: Row) => r.scenario.includes('-agent-')
+		for (const g of rows.filter((r) => r.target === gw && agent(r))) {
+			const b = get(g.scenario, 'bare')
+			if (b) v.push({ target: `${gw} ${g.scenario}: cpu ≤ 2× bare`, value: `${g.cpu} vs ${b.cpu} µs (${ratio(g.cpu, b.cpu)})`, ok: g.cpu <= 2 * b.cpu })
+			v.push({ target: `${gw} ${g.scenario}: peak RSS (no target)`, value: `${g.peakRssMb} MB`, ok: undefined })
+		}
+		const standard = rows.filter((r) => r.target === gw && !r.scenario.startsWith('streams-') && !agent(r))
 		if (standard.length) {
 			const peak = Math.max(...standard.map((r) => r.peakRssMb))
 			v.push({ target: `${gw} peak RSS ≤ 120 MB (sampled, standard scenarios)`, value: `${peak} MB (VmHWM since start ${Math.max(...standard.map((r) => r.hwmMb))} MB)`, ok: peak <= 120 })

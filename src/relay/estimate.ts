@@ -35,20 +35,27 @@ export function countText(text: string): number {
 	return n
 }
 
-function partText(p: Part): string {
+/**
+ * A part's tokens, text by text: a tool result's texts are counted one by one (plus a token per separator) rather than
+ * joined first, so an agent's resent results hit the memo and a long history is not copied into one string per turn.
+ */
+function countPart(p: Part, count: (text: string) => number): number {
 	switch (p.type) {
 		case 'text':
-			return p.text
+			return count(p.text)
 		case 'thinking':
-			return p.text
+			return count(p.text)
 		case 'redacted_thinking':
-			return p.data
+			return count(p.data)
 		case 'tool_call':
-			return p.name + JSON.stringify(p.input)
-		case 'tool_result':
-			return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
+			return count(p.name + JSON.stringify(p.input))
+		case 'tool_result': {
+			let n = 0
+			for (const c of p.content) if (c.type === 'text') n += count(c.text) + 1
+			return Math.max(0, n - 1)
+		}
 		case 'image':
-			return ''
+			return 0
 	}
 }
 
@@ -60,11 +67,12 @@ const imagesIn = (p: Part): number => (p.type === 'image' ? 1 : p.type === 'tool
  * @example boundText('hello world') === 4
  */
 export function boundText(text: string): number {
-	let ascii = 0
+	// Most prompts are ASCII, told by their UTF-8 length (counted natively, ~20× faster than a loop or a regex here:
+	// agents resend ~100 KB of history on every turn); only other texts are counted character by character.
+	if (Buffer.byteLength(text, 'utf8') === text.length) return Math.ceil(text.length / 3)
 	let other = 0
-	for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 128) ascii++
-	else other++
-	return Math.ceil(ascii / 3) + other
+	for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) other++
+	return Math.ceil((text.length - other) / 3) + other
 }
 
 /** Prompt-token bound of a canonical request for the reservation (no tokenizer: see boundText). */
@@ -84,7 +92,7 @@ function sumParts(req: ChatRequest, count: (text: string) => number): number {
 	for (const m of req.messages) {
 		n += OVERHEAD
 		for (const p of m.content) {
-			n += count(partText(p))
+			n += countPart(p, count)
 			images += imagesIn(p)
 		}
 	}
