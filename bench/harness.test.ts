@@ -143,6 +143,13 @@ describe('verdicts', () => {
 		expect(p99).toEqual({ target: 'sb-postgres chat-sse-c1: added p99 ≤ 1 ms', value: '+1.800 ms (bare proxy +1.500 ms)', ok: false })
 		expect(v.find((x) => x.target === 'sb-postgres chat-sse-c1: added p50 ≤ 0.3 ms')).toMatchObject({ value: '+0.250 ms (bare proxy +0.200 ms)', ok: true })
 	})
+	it('should judge large-body scenarios against the bare proxy and keep them out of the standard peak', () => {
+		const at = (scenario: string, target: Row['target'], cpu: number, peakRssMb: number): Row => ({ ...row(target, 1, 2), scenario, cpu, peakRssMb, hwmMb: peakRssMb })
+		const v = verdicts([at('chat-sse-c64', 'sb-postgres', 200, 110), at('messages-agent-c16', 'bare', 300, 40), at('messages-agent-c16', 'sb-postgres', 1000, 160)])
+		expect(v.find((x) => x.target === 'sb-postgres messages-agent-c16: cpu ≤ 2× bare')).toMatchObject({ ok: false })
+		expect(v.find((x) => x.target === 'sb-postgres messages-agent-c16: peak RSS (no target)')).toMatchObject({ value: '160 MB', ok: undefined })
+		expect(v.find((x) => x.target.startsWith('sb-postgres peak RSS ≤ 120 MB'))).toMatchObject({ ok: true })
+	})
 	it('should leave the floor out when the bare proxy did not run', () => {
 		const v = verdicts([row('direct', 0.2, 0.6), row('sb-postgres', 0.45, 1.4)])
 		expect(v.find((x) => x.target.endsWith('added p99 ≤ 1 ms'))).toMatchObject({ value: '+0.800 ms', ok: true })
