@@ -47,12 +47,10 @@ function unwatch(s: Open) {
 }
 
 /**
- * What the response reads: an async generator, or a hand-written iterator with the same `next` and `return` and,
- * optionally, `over()`: true once the chunk just returned was the last, so the stream closes with it (one write and
- * the end together) instead of on a further read. Or a source that writes itself (`PumpSource`). Chunks may be text:
- * the response encodes it natively.
+ * What the response reads: an async generator (or an iterator with the same `next` and `return`), or a source that
+ * writes itself (`PumpSource`). Chunks may be text: the response encodes it natively.
  */
-export type ByteSource = (Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> & { over?(): boolean }) | PumpSource
+export type ByteSource = Pick<AsyncGenerator<Uint8Array | string, unknown, undefined>, 'next' | 'return'> | PumpSource
 
 /** `return()` runs when the client goes away, as for an iterator. */
 export type PumpSource = { pump: Pump; return(value?: undefined): Promise<unknown> }
@@ -184,11 +182,8 @@ class DirectSse implements Open, Sink {
 				ready = pending = undefined
 				if (this.isClosed) return
 				if (done) break
-				this.lastSent = Date.now()
-				const written = c.write(value as string | Uint8Array)
-				if (gen.over?.()) break
+				const written = this.write(value as string | Uint8Array)
 				if (typeof written !== 'number') await written
-				else c.flush()
 			}
 			this.stop()
 			c.close()
