@@ -48,7 +48,7 @@ function countPart(p: Part, count: (text: string) => number): number {
 		case 'redacted_thinking':
 			return count(p.data)
 		case 'tool_call':
-			return count(p.name + JSON.stringify(p.input))
+			return count(p.name) + count(JSON.stringify(p.input))
 		case 'tool_result': {
 			let n = 0
 			for (const c of p.content) if (c.type === 'text') n += count(c.text) + 1
@@ -97,6 +97,7 @@ function sumParts(req: ChatRequest, count: (text: string) => number): number {
 			images += imagesIn(p)
 		}
 	}
-	for (const t of req.tools ?? []) n += OVERHEAD + count(t.name + (t.description ?? '') + JSON.stringify(t.parameters))
+	// Field by field: a description resent every turn hits the memo, and nothing is joined into a new string.
+	for (const t of req.tools ?? []) n += OVERHEAD + count(t.name) + count(t.description ?? '') + count(JSON.stringify(t.parameters))
 	return n + images * IMAGE_TOKENS
 }
