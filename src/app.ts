@@ -38,7 +38,13 @@ import type { Services } from './services'
  * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes.
  */
 export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
-	return new Elysia({ name: 'switchboard' })
+	// No normalisation: Elysia would otherwise deep-copy every body through its schema (exact-mirror, a compiled
+	// check per union variant at every level) to drop the fields a schema does not name. The model APIs' schemas are
+	// open (vendors' clients send fields we do not model, and they pass through), so that copy dropped nothing, at
+	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
+	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
+	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
+	return new Elysia({ name: 'switchboard', normalize: false })
 		.onAfterHandle({ as: 'global' }, ({ response, set }) => {
 			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
 			// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).

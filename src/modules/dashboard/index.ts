@@ -45,7 +45,8 @@ export async function billingView(svc: Services, token: AuthToken): Promise<{ li
 	return { used, limit: balance + used }
 }
 
-const UsageQuery = t.Object({ start_date: t.Optional(t.String()), end_date: t.Optional(t.String()) })
+// Open, as the vendors' own queries: a client's other parameters are ignored, not refused (src/app.ts).
+const UsageQuery = t.Object({ start_date: t.Optional(t.String()), end_date: t.Optional(t.String()) }, { additionalProperties: true })
 
 const routes = (svc: Services, prefix: string) =>
 	new Elysia({ prefix, detail: { tags: ['OpenAI'], hide: prefix === '' } })

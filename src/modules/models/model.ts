@@ -41,7 +41,7 @@ export const GeminiListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minim
 export const ModelListQuery = t.Composite([
 	t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000 })), after_id: t.Optional(t.String()), before_id: t.Optional(t.String()) }),
 	GeminiListQuery,
-])
+], open)
 
 export type OpenAIModel = typeof OpenAIModel.static
 export type AnthropicModel = typeof AnthropicModel.static

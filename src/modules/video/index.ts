@@ -108,7 +108,7 @@ export const videoModule = (svc: Services) =>
 			},
 			{
 				params: TaskIdParams,
-				query: t.Object({ variant: t.Optional(t.Union([t.Literal('video'), t.Literal('thumbnail'), t.Literal('spritesheet')])) }),
+				query: t.Object({ variant: t.Optional(t.Union([t.Literal('video'), t.Literal('thumbnail'), t.Literal('spritesheet')])) }, { additionalProperties: true }),
 				response: { 200: t.File({ description: 'The video bytes (video/mp4), streamed from the upstream' }), 401: OpenAIErrorBody, 404: OpenAIErrorBody, 409: OpenAIErrorBody, 502: OpenAIErrorBody },
 				detail: { summary: 'Download a completed video' },
 			},

@@ -1,0 +1,59 @@
+/**
+ * Fields a schema does not name (src/app.ts: the app does not normalise bodies). The model APIs take them, as the
+ * vendors' clients send fields we do not model; the management API refuses them with a 400 naming the field, so a
+ * misspelt setting is not silently dropped, and nothing unnamed reaches storage. No answer carries a stored secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { startTestApp, type TestApp } from '../../helpers/app'
+
+let app: TestApp
+
+beforeAll(async () => {
+	app = await startTestApp()
+}, 120_000)
+afterAll(async () => {
+	await app.close()
+})
+
+describe('fields no schema names', () => {
+	it('should refuse them in management bodies and queries, naming the field, and change nothing', async () => {
+		const before = (await app.admin('/api/accounts')).body.data.length
+		const acct = await app.admin('/api/accounts', { body: { name: 'plain', balance: 2, credits: 1e9 } })
+		expect(acct.status).toBe(400)
+		expect(acct.body.error).toMatchObject({ type: 'invalid_request_error', param: 'credits' })
+		expect((await app.admin('/api/accounts')).body.data.length).toBe(before)
+
+		const { accountId, tokenId, key } = await app.account(3)
+		const edited = await app.admin(`/api/tokens/${tokenId}`, { method: 'PATCH', body: { spend_limit: 1, spent: -100 } })
+		expect(edited.status).toBe(400)
+		expect(edited.body.error.param).toBe('spent')
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body).toMatchObject({ spend_limit: null, spent: 0, account_id: accountId })
+
+		const listed = await app.admin('/api/tokens?acount_id=1')
+		expect(listed.status).toBe(400)
+		expect(listed.body.error.param).toBe('acount_id')
+
+		// The key is untouched and works.
+		expect((await fetch(`${app.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+	})
+
+	it('should take them in the model APIs’ queries, as the vendors do', async () => {
+		const { key } = await app.account(1)
+		for (const path of ['/v1/models?foo=1', '/v1/models?limit=1&after_id=&x=y', '/v1/dashboard/billing/usage?foo=1']) {
+			const r = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+			expect(r.status).toBe(200)
+		}
+	})
+
+	it('should answer with the documented fields only, never a stored secret', async () => {
+		const { accountId, tokenId, key } = await app.account(1)
+		const ch = await app.admin('/api/channels', { body: { name: 'c', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'upstream-secret-value', models: ['m'] } })
+		expect(ch.status).toBe(201)
+		for (const path of [`/api/tokens/${tokenId}`, '/api/tokens', `/api/channels/${ch.body.id}`, '/api/channels', `/api/accounts/${accountId}`]) {
+			const r = await app.admin(path)
+			expect(r.status).toBe(200)
+			const text = JSON.stringify(r.body)
+			for (const secret of ['upstream-secret-value', key, 'keyHash', 'key_hash', 'keyEnc', 'key_enc', 'apiKeyEnc', 'api_key_enc']) expect(text).not.toContain(secret)
+		}
+	})
+})
