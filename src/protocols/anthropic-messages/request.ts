@@ -78,14 +78,17 @@ function decodeTools(b: Json, extra: AnthropicExtra): Tool[] | undefined {
 		if (strict !== undefined) tool.strict = strict
 		const cc = decodeCacheControl(raw, p)
 		if (cc) tool.cacheControl = cc
-		const rest = Object.fromEntries(
-			Object.entries(raw).filter(([k]) => !['type', 'name', 'description', 'input_schema', 'cache_control', 'strict'].includes(k)),
-		)
-		if (Object.keys(rest).length) (extra.__toolFields ??= {})[name] = rest
+		// A key loop rather than entries and a filter: agents send tens of tools on every turn.
+		let rest: Json | undefined
+		for (const k in raw) if (!TOOL_FIELDS.has(k)) (rest ??= {})[k] = raw[k]
+		if (rest) (extra.__toolFields ??= {})[name] = rest
 		tools.push(tool)
 	})
 	return tools
 }
+
+/** A custom tool's members with a canonical slot; others ride in `extra.__toolFields`. */
+const TOOL_FIELDS = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'strict'])
 
 /** `any` is OpenAI's `required`; `disable_parallel_tool_use` is the inverse of `parallel_tool_calls`. */
 function decodeToolChoice(b: Json): { toolChoice?: ToolChoice; parallel?: boolean } {
