@@ -28,3 +28,13 @@ export function unpackToolCallId(packed: string): { id: string; signature?: stri
 	if (at === -1) return { id: packed }
 	return { id: packed.slice(0, at), signature: fromBase64Url(packed.slice(at + MARK.length)) }
 }
+
+/**
+ * The id without a packed signature, with no object allocated when there is none (the common case: agents resend
+ * every earlier call's id on each turn).
+ * @example plainToolCallId('call_1__ts_c2ln') === 'call_1'
+ */
+export function plainToolCallId(packed: string): string {
+	const at = packed.indexOf(MARK)
+	return at === -1 ? packed : packed.slice(0, at)
+}

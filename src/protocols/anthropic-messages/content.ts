@@ -4,7 +4,7 @@
  * @module
  */
 import type { CacheControl, ImagePart, ImageSource, Part, Role, TextPart } from '../../core/ir'
-import { unpackToolCallId } from '../../core/tool-ids'
+import { plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
 import type { StoredBlock } from './extra'
 
@@ -50,14 +50,15 @@ function decodeToolResultContent(b: Json, path: string, prefix: number[], st: De
 	if (typeof c === 'string') return c === '' ? [] : [{ type: 'text', text: c }]
 	if (!Array.isArray(c)) throw invalid(at(path, 'content'), 'Input should be a valid string or list')
 	const out: Array<TextPart | ImagePart> = []
-	c.forEach((inner, i) => {
+	for (let i = 0; i < c.length; i++) {
+		const inner: unknown = c[i]
 		const ip = at(at(path, 'content'), i)
 		if (!isObject(inner)) throw invalid(ip, 'Input should be a valid dictionary')
 		const type = reqString(inner, 'type', ip)
 		const part = type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : undefined
 		if (part) out.push(part)
 		else st.blocks.push({ path: [...prefix, i], block: inner })
-	})
+	}
 	return out
 }
 
@@ -74,43 +75,46 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 	if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }]
 	if (!Array.isArray(content)) throw invalid(path, 'Input should be a valid string or list')
 	const parts: Part[] = []
-	content.forEach((b, bi) => {
+	// A loop with no closure per block: agents resend their whole history on every turn, and this runs per request.
+	for (let bi = 0; bi < content.length; bi++) {
+		const b: unknown = content[bi]
 		const bp = at(path, bi)
 		if (!isObject(b)) throw invalid(bp, 'Input should be a valid dictionary')
 		const type = reqString(b, 'type', bp)
-		const keep = () => st.blocks.push({ path: [mi, bi], block: b })
 		switch (type) {
 			case 'text':
 				parts.push(decodeText(b, bp))
-				return
+				continue
 			case 'image': {
 				const img = decodeImage(b, bp)
 				if (img) parts.push(img)
-				else keep()
-				return
+				else st.blocks.push({ path: [mi, bi], block: b })
+				continue
 			}
 			case 'tool_use': {
 				onlyIn(role, 'assistant', bp, type)
-				const { id, signature } = unpackToolCallId(reqString(b, 'id', bp))
+				const packed = reqString(b, 'id', bp)
+				const id = plainToolCallId(packed)
 				if (!id) throw invalid(at(bp, 'id'), 'String should have at least 1 character')
 				const name = reqString(b, 'name', bp)
 				const input = reqObject(b, 'input', bp)
 				st.toolNames.set(id, name)
 				const part: Part = { type: 'tool_call', id, name, input }
+				const signature = id === packed ? undefined : unpackToolCallId(packed).signature
 				if (signature) part.signature = signature
 				parts.push(withCache(part, decodeCacheControl(b, bp)))
-				return
+				continue
 			}
 			case 'tool_result': {
 				onlyIn(role, 'user', bp, type)
-				const { id } = unpackToolCallId(reqString(b, 'tool_use_id', bp))
+				const id = plainToolCallId(reqString(b, 'tool_use_id', bp))
 				if (!id) throw invalid(at(bp, 'tool_use_id'), 'String should have at least 1 character')
 				const part: Part = { type: 'tool_result', toolCallId: id, content: decodeToolResultContent(b, bp, [mi, bi], st) }
 				const name = st.toolNames.get(id)
 				if (name) part.name = name
 				if (optBoolean(b, 'is_error', bp)) part.isError = true
 				parts.push(withCache(part, decodeCacheControl(b, bp)))
-				return
+				continue
 			}
 			case 'thinking': {
 				onlyIn(role, 'assistant', bp, type)
@@ -120,15 +124,15 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 						? { type: 'thinking', text: reqString(b, 'thinking', bp), signature }
 						: { type: 'thinking', text: reqString(b, 'thinking', bp) },
 				)
-				return
+				continue
 			}
 			case 'redacted_thinking':
 				onlyIn(role, 'assistant', bp, type)
 				parts.push({ type: 'redacted_thinking', data: reqString(b, 'data', bp) })
-				return
+				continue
 			default:
-				keep()
+				st.blocks.push({ path: [mi, bi], block: b })
 		}
-	})
+	}
 	return parts
 }

@@ -141,7 +141,8 @@ function decodeThinking(b: Json, maxTokens: number, extra: AnthropicExtra): Reas
 /** Leading `system`-role messages join the system prompt; later ones have no canonical place and are refused. */
 function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): Message[] {
 	const messages: Message[] = []
-	list.forEach((raw, i) => {
+	for (let i = 0; i < list.length; i++) {
+		const raw = list[i]
 		const p = at('messages', i)
 		if (!isObject(raw)) throw invalid(p, 'Input should be a valid dictionary')
 		const role = raw.role
@@ -149,11 +150,11 @@ function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): M
 		if (role === 'system') {
 			if (messages.length) throw invalid(at(p, 'role'), 'system messages are only supported before the first user or assistant message')
 			system.push(...decodeSystem(raw.content, at(p, 'content')))
-			return
+			continue
 		}
 		if (role !== 'user' && role !== 'assistant') throw invalid(at(p, 'role'), "Input should be 'user' or 'assistant'")
 		messages.push({ role, content: decodeContent(raw.content, role, messages.length, at(p, 'content'), st) })
-	})
+	}
 	return messages
 }
 

@@ -6,9 +6,9 @@
  */
 import { badRequest } from '../../core/errors'
 import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
-import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
-import { optString, reqArray, reqObject, reqString, type Json } from './guards'
+import { isObject, optString, reqArray, reqObject, reqString, type Json } from './guards'
 
 type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
 
@@ -26,75 +26,106 @@ export type WireMessage =
 	| { role: 'tool'; tool_call_id: string; content: string }
 
 // ── decode ─────────────────────────────────────────────────────────────────────────────────────────────
+// Loops rather than forEach and map with closures, and a field's path for its error message built only when it is
+// thrown: agents resend their whole history on every turn (hundreds of messages), and this runs on every request.
 
 function textParts(content: unknown, param: string): TextPart[] {
 	if (typeof content === 'string') return [{ type: 'text', text: content }]
-	return reqArray(content, param).map((raw, i) => {
-		const part = reqObject(raw, `${param}[${i}]`)
+	const list = reqArray(content, param)
+	const out: TextPart[] = []
+	for (let i = 0; i < list.length; i++) {
+		const part = list[i]
+		if (!isObject(part)) throw badRequest(`${param}[${i}] must be an object`, `${param}[${i}]`)
 		if (part.type !== 'text') throw badRequest(`${param}[${i}].type must be 'text' here`, `${param}[${i}].type`)
-		return { type: 'text', text: reqString(part.text, `${param}[${i}].text`) }
-	})
+		if (typeof part.text !== 'string') throw notString(`${param}[${i}].text`)
+		out.push({ type: 'text', text: part.text })
+	}
+	return out
 }
 
 function userParts(content: unknown, param: string): Array<TextPart | ImagePart> {
 	if (typeof content === 'string') return [{ type: 'text', text: content }]
 	const list = reqArray(content, param)
 	if (!list.length) throw badRequest(`${param} must not be an empty array`, param)
-	return list.map((raw, i): TextPart | ImagePart => {
+	const out: Array<TextPart | ImagePart> = []
+	for (let i = 0; i < list.length; i++) {
 		const at = `${param}[${i}]`
-		const part = reqObject(raw, at)
-		if (part.type === 'text') return { type: 'text', text: reqString(part.text, `${at}.text`) }
+		const part = reqObject(list[i], at)
+		if (part.type === 'text') {
+			out.push({ type: 'text', text: reqString(part.text, `${at}.text`) })
+			continue
+		}
 		if (part.type === 'image_url') {
 			const image = reqObject(part.image_url, `${at}.image_url`)
-			const out: ImagePart = { type: 'image', source: decodeImageUrl(reqString(image.url, `${at}.image_url.url`), `${at}.image_url.url`) }
+			const img: ImagePart = { type: 'image', source: decodeImageUrl(reqString(image.url, `${at}.image_url.url`), `${at}.image_url.url`) }
 			const detail = optString(image.detail, `${at}.image_url.detail`)
-			if (detail) out.detail = detail
-			return out
+			if (detail) img.detail = detail
+			out.push(img)
+			continue
 		}
 		// Valid OpenAI input with no canonical slot: refusing beats dropping it silently (WIRE-NOTES #8).
 		if (part.type === 'input_audio' || part.type === 'file')
 			throw badRequest(`${at}.type '${part.type}' is not supported by this gateway`, `${at}.type`)
 		throw badRequest(`${at}.type must be one of text, image_url (got ${JSON.stringify(part.type)})`, `${at}.type`)
-	})
+	}
+	return out
 }
 
-function assistantParts(m: Json, param: string, toolNames: Map<string, string>): Part[] {
-	const reasoningText = optString(m.reasoning_content, `${param}.reasoning_content`) ?? optString(m.reasoning, `${param}.reasoning`)
-	const parts: Part[] = decodeReasoning(reasoningText, m.reasoning_details)
+const notString = (param: string) => badRequest(`${param} is required and must be a string`, param)
+
+function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Part[] {
+	const parts: Part[] =
+		m.reasoning_content == null && m.reasoning == null && m.reasoning_details == null
+			? []
+			: decodeReasoning(
+					optString(m.reasoning_content, `messages[${i}].reasoning_content`) ?? optString(m.reasoning, `messages[${i}].reasoning`),
+					m.reasoning_details,
+				)
 	const content = m.content
 	if (typeof content === 'string') {
 		if (content) parts.push({ type: 'text', text: content })
 	} else if (content !== null && content !== undefined) {
-		reqArray(content, `${param}.content`).forEach((raw, i) => {
-			const part = reqObject(raw, `${param}.content[${i}]`)
-			if (part.type === 'text') parts.push({ type: 'text', text: reqString(part.text, `${param}.content[${i}].text`) })
-			else if (part.type === 'refusal') parts.push({ type: 'text', text: reqString(part.refusal, `${param}.content[${i}].refusal`) })
-			else throw badRequest(`${param}.content[${i}].type must be 'text' or 'refusal'`, `${param}.content[${i}].type`)
-		})
+		const list = reqArray(content, `messages[${i}].content`)
+		for (let j = 0; j < list.length; j++) {
+			const at = `messages[${i}].content[${j}]`
+			const part = reqObject(list[j], at)
+			if (part.type === 'text') parts.push({ type: 'text', text: reqString(part.text, `${at}.text`) })
+			else if (part.type === 'refusal') parts.push({ type: 'text', text: reqString(part.refusal, `${at}.refusal`) })
+			else throw badRequest(`${at}.type must be 'text' or 'refusal'`, `${at}.type`)
+		}
 	}
-	const refusal = optString(m.refusal, `${param}.refusal`)
-	if (refusal && !parts.some((p) => p.type === 'text')) parts.push({ type: 'text', text: refusal })
-	const calls = m.tool_calls === null || m.tool_calls === undefined ? [] : reqArray(m.tool_calls, `${param}.tool_calls`)
-	calls.forEach((raw, i) => {
-		const at = `${param}.tool_calls[${i}]`
-		const call = reqObject(raw, at)
-		if (call.type !== undefined && call.type !== 'function')
-			throw badRequest(`${at}.type must be 'function' (got ${JSON.stringify(call.type)})`, `${at}.type`)
-		const fn = reqObject(call.function, `${at}.function`)
-		const { id, signature } = unpackToolCallId(reqString(call.id, `${at}.id`))
-		const part: ToolCallPart = { type: 'tool_call', id, name: reqString(fn.name, `${at}.function.name`), input: parseArguments(fn.arguments) }
-		if (signature) part.signature = signature
-		toolNames.set(id, part.name)
-		parts.push(part)
-	})
-	if ((content === null || content === undefined) && !calls.length && !parts.length)
-		throw badRequest(`${param}.content is required unless tool_calls is set`, `${param}.content`)
+	if (m.refusal != null) {
+		const refusal = optString(m.refusal, `messages[${i}].refusal`)
+		if (refusal && !parts.some((p) => p.type === 'text')) parts.push({ type: 'text', text: refusal })
+	}
+	const calls = m.tool_calls === null || m.tool_calls === undefined ? undefined : reqArray(m.tool_calls, `messages[${i}].tool_calls`)
+	if (calls)
+		for (let j = 0; j < calls.length; j++) {
+			const call = calls[j]
+			if (!isObject(call)) throw badRequest(`messages[${i}].tool_calls[${j}] must be an object`, `messages[${i}].tool_calls[${j}]`)
+			if (call.type !== undefined && call.type !== 'function') {
+				const at = `messages[${i}].tool_calls[${j}].type`
+				throw badRequest(`${at} must be 'function' (got ${JSON.stringify(call.type)})`, at)
+			}
+			const fn = call.function
+			if (!isObject(fn)) throw badRequest(`messages[${i}].tool_calls[${j}].function must be an object`, `messages[${i}].tool_calls[${j}].function`)
+			if (typeof call.id !== 'string') throw notString(`messages[${i}].tool_calls[${j}].id`)
+			if (typeof fn.name !== 'string') throw notString(`messages[${i}].tool_calls[${j}].function.name`)
+			const part: ToolCallPart = { type: 'tool_call', id: plainToolCallId(call.id), name: fn.name, input: parseArguments(fn.arguments) }
+			const signature = part.id === call.id ? undefined : unpackToolCallId(call.id).signature
+			if (signature) part.signature = signature
+			toolNames.set(part.id, part.name)
+			parts.push(part)
+		}
+	if ((content === null || content === undefined) && !calls?.length && !parts.length)
+		throw badRequest(`messages[${i}].content is required unless tool_calls is set`, `messages[${i}].content`)
 	return parts
 }
 
-function toolResult(m: Json, param: string, toolNames: Map<string, string>): ToolResultPart {
-	const { id } = unpackToolCallId(reqString(m.tool_call_id, `${param}.tool_call_id`))
-	const content = textParts(m.content, `${param}.content`).filter((p) => p.text !== '')
+function toolResult(m: Json, i: number, toolNames: Map<string, string>): ToolResultPart {
+	if (typeof m.tool_call_id !== 'string') throw notString(`messages[${i}].tool_call_id`)
+	const id = plainToolCallId(m.tool_call_id)
+	const content = typeof m.content === 'string' ? (m.content ? [{ type: 'text' as const, text: m.content }] : []) : textParts(m.content, `messages[${i}].content`).filter((p) => p.text !== '')
 	const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content }
 	// Gemini's functionResponse needs the name; OpenAI only links by id, so look it up in the history.
 	const name = toolNames.get(id)
@@ -102,11 +133,15 @@ function toolResult(m: Json, param: string, toolNames: Map<string, string>): Too
 	return part
 }
 
-/** Anthropic requires a user turn to start with its tool_result blocks (WIRE-NOTES wire §9). */
-const toolResultsFirst = (parts: Part[]): Part[] => [
-	...parts.filter((p) => p.type === 'tool_result'),
-	...parts.filter((p) => p.type !== 'tool_result'),
-]
+/** Anthropic requires a user turn to start with its tool_result blocks (WIRE-NOTES wire §9); most already do. */
+function toolResultsFirst(parts: Part[]): Part[] {
+	let other = false
+	for (const p of parts) {
+		if (p.type !== 'tool_result') other = true
+		else if (other) return [...parts.filter((q) => q.type === 'tool_result'), ...parts.filter((q) => q.type !== 'tool_result')]
+	}
+	return parts
+}
 
 /**
  * Decodes `messages`. Throws a 400 naming the offending field.
@@ -125,30 +160,30 @@ export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Me
 		if (last?.role === role) last.content.push(...parts)
 		else messages.push({ role, content: parts })
 	}
-	list.forEach((item, i) => {
-		const param = `messages[${i}]`
-		const m = reqObject(item, param)
+	for (let i = 0; i < list.length; i++) {
+		const m = list[i]
+		if (!isObject(m)) throw badRequest(`messages[${i}] must be an object`, `messages[${i}]`)
 		switch (m.role) {
 			case 'system':
 			case 'developer':
-				system.push(...textParts(m.content, `${param}.content`))
+				system.push(...textParts(m.content, `messages[${i}].content`))
 				break
 			case 'user':
-				push('user', userParts(m.content, `${param}.content`))
+				push('user', userParts(m.content, `messages[${i}].content`))
 				break
 			case 'assistant':
-				push('assistant', assistantParts(m, param, toolNames))
+				push('assistant', assistantParts(m, i, toolNames))
 				break
 			case 'tool':
-				push('user', [toolResult(m, param, toolNames)])
+				push('user', [toolResult(m, i, toolNames)])
 				break
 			default:
 				throw badRequest(
-					`${param}.role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(m.role)})`,
-					`${param}.role`,
+					`messages[${i}].role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(m.role)})`,
+					`messages[${i}].role`,
 				)
 		}
-	})
+	}
 	for (const m of messages) if (m.role === 'user') m.content = toolResultsFirst(m.content)
 	return { system, messages }
 }

@@ -124,6 +124,23 @@ describe('openai-chat decodeRequest', () => {
 		})
 	})
 
+	it('should move tool results ahead of user text that came before them in the merged turn', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [
+				{ role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+				{ role: 'user', content: 'Before the result' },
+				{ role: 'tool', tool_call_id: 'call_a', content: 'Done' },
+				{ role: 'user', content: 'After it' },
+			],
+		})
+		expect(req.messages[1].content).toEqual([
+			{ type: 'tool_result', toolCallId: 'call_a', name: 'f', content: [{ type: 'text', text: 'Done' }] },
+			{ type: 'text', text: 'Before the result' },
+			{ type: 'text', text: 'After it' },
+		])
+	})
+
 	it('should merge consecutive same-role messages', () => {
 		const req = decodeRequest({
 			model: 'm',
@@ -256,6 +273,13 @@ describe('openai-chat decodeRequest validation', () => {
 		['an assistant message with neither content nor tool_calls', { model: 'm', messages: [{ role: 'assistant' }] }, 'messages[0].content'],
 		['a tool call without id', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f' } }] }] }, 'messages[0].tool_calls[0].id'],
 		['a tool call without function', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function' }] }] }, 'messages[0].tool_calls[0].function'],
+		['a tool call that is not an object', { model: 'm', messages: [{ role: 'assistant', tool_calls: ['c'] }] }, 'messages[0].tool_calls[0]'],
+		['a tool call without a function name', { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: {} }] }] }, 'messages[1].tool_calls[0].function.name'],
+		['an assistant part of another type', { model: 'm', messages: [{ role: 'assistant', content: [{ type: 'image_url' }] }] }, 'messages[0].content[0].type'],
+		['a refusal that is not a string', { model: 'm', messages: [{ role: 'assistant', content: 'x', refusal: 5 }] }, 'messages[0].refusal'],
+		['reasoning_content that is not a string', { model: 'm', messages: [{ role: 'assistant', content: 'x', reasoning_content: 5 }] }, 'messages[0].reasoning_content'],
+		['a tool result part without text', { model: 'm', messages: [{ role: 'tool', tool_call_id: 'c', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+		['a system part that is not an object', { model: 'm', messages: [{ role: 'system', content: [1] }, { role: 'user', content: 'hi' }] }, 'messages[0].content[0]'],
 		['a custom tool call', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: {} }] }] }, 'messages[0].tool_calls[0].type'],
 		['a non-function tool', { ...base, tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0].type'],
 		['a tool without a name', { ...base, tools: [{ type: 'function', function: {} }] }, 'tools[0].function.name'],
