@@ -84,10 +84,10 @@ export abstract class StreamRelay implements PumpSource {
 			if (sink.closed) return
 			if (step.last) {
 				// The bill is taken before the last chunk is written (its outcome fixed, the charge recorded: the
-				// ledger's part runs synchronously), and awaited after it, so that a last chunk at hand still goes out
-				// with the headers.
+				// ledger's part runs synchronously), and awaited after the response ended with that chunk, so that a
+				// last chunk at hand still goes out with the headers, and the body's end with it.
 				const finished = this.finish(step.clean === true)
-				if (step.text) sink.write(step.text)
+				sink.end(step.text)
 				await finished
 				return
 			}

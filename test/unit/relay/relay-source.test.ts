@@ -79,21 +79,24 @@ describe('releaseAfterEnd', () => {
 })
 
 describe('relay pump (what the client stream runs)', () => {
-	/** A sink that logs writes into the same log as the upstream call and the bill. */
+	/** A sink that logs writes and the response's end into the same log as the upstream call and the bill. */
 	const sink = (log: string[], opts: { slow?: boolean } = {}) => ({
 		closed: false,
 		write(chunk: string | Uint8Array) {
 			log.push(`write ${chunk}`)
 			return opts.slow ? Bun.sleep(5).then(() => log.push(`drained ${chunk}`)) : 1
 		},
+		end(last: string) {
+			log.push(`end ${last}`)
+		},
 	})
 
-	it('should write each step, bill before the last write, then drain after a clean end', async () => {
+	it('should write each step, bill before the last one, end the response with it, then drain after a clean end', async () => {
 		const { log, up } = call()
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
 		await source.pump(sink(log))
 		await Bun.sleep(20)
-		expect(log).toEqual(['write a', 'bill', 'write b', 'release'])
+		expect(log).toEqual(['write a', 'bill', 'end b', 'release'])
 		expect(source.over).toBe(true)
 	})
 	it('should abort at once when the stream ends otherwise (a broken frame, an upstream error)', async () => {
@@ -101,7 +104,7 @@ describe('relay pump (what the client stream runs)', () => {
 		const body = rest(0)
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', body.next, steps({ text: 'error frame', last: true }))
 		await source.pump(sink(log))
-		expect(log).toEqual(['abort', 'bill', 'write error frame'])
+		expect(log).toEqual(['abort', 'bill', 'end error frame'])
 		expect(body.reads()).toBe(0)
 	})
 	it('should abort at once and settle when the client goes away', async () => {
@@ -128,7 +131,7 @@ describe('relay pump (what the client stream runs)', () => {
 			throw new Error('cut')
 		})
 		await source.pump(sink(log))
-		expect(log).toEqual(['abort', 'bill', 'write failed'])
+		expect(log).toEqual(['abort', 'bill', 'end failed'])
 	})
 	it('should stop without writing once the client is gone', async () => {
 		const { log, up } = call()
