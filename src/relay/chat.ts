@@ -17,7 +17,7 @@ import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
-import { rewriteBody } from './fast-path'
+import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
@@ -89,7 +89,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	try {
 		if (fast) {
 			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)
-			body = (call.raw !== undefined && withAddedKeys(call.raw, call.body, out)) || JSON.stringify(out)
+			body = (call.raw !== undefined && bodyText(call.raw, call.body, out)) || JSON.stringify(out)
 		} else {
 			let ir: ChatRequest = { ...call.ir, maxTokens: budget.cap }
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
@@ -169,27 +169,3 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol
  * uses (Gemini's in either spelling), and the model, renamed for a model_map alias. */
 const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'model'])
-
-/**
- * The client's body text with the fast path's changes spliced in, when every change adds a key the client did not
- * send (typically OpenAI's `stream_options`, or an output cap): its bytes go upstream as they came, with the new
- * members appended, and a large body is not serialised again. Undefined when a change replaces a key the client
- * sent (a duplicate key would be read differently by different parsers).
- */
-export function withAddedKeys(raw: string, body: Record<string, unknown>, out: Record<string, unknown>): string | undefined {
-	if (out === body) return raw
-	let added = ''
-	for (const k in out) {
-		if (out[k] === body[k]) continue
-		if (k in body) return undefined
-		added += `,${JSON.stringify(k)}:${JSON.stringify(out[k])}`
-	}
-	for (const k in body) if (!(k in out)) return undefined
-	const end = raw.lastIndexOf('}')
-	if (end === -1 || raw.slice(end + 1).trim() !== '') return undefined
-	// An empty object has no member for the new ones to follow.
-	let before = end - 1
-	while (before >= 0 && /\s/.test(raw[before]!)) before--
-	const empty = raw[before] === '{'
-	return raw.slice(0, end) + (empty ? added.slice(1) : added) + raw.slice(end)
-}

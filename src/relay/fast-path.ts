@@ -7,6 +7,7 @@
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
+import { topLevelMembers } from './json-members'
 
 type Body = Record<string, unknown>
 
@@ -48,6 +49,49 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			break
 	}
 	return out ?? body
+}
+
+/**
+ * The client's body text with the fast path's changes spliced in: a member it replaced (the model renamed by
+ * `model_map`, a lowered cap, `stream_options`) rewritten where it stands, one it added appended. Everything else
+ * goes upstream as the client wrote it, and a large body (an agent's whole history, on every turn) is not serialised
+ * again: for a 90 KB turn, finding the members costs about half of a `JSON.stringify` and none of its copy.
+ * Undefined (serialise instead) when a change removes a key, or replaces one the text holds twice at its top level
+ * (parsers differ on which of two equal keys counts).
+ * @example bodyText('{"model":"a","x":1}', { model: 'a', x: 1 }, { model: 'b', x: 1 }) === '{"model":"b","x":1}'
+ */
+export function bodyText(raw: string, body: Body, out: Body): string | undefined {
+	if (out === body) return raw
+	let added = ''
+	let replaced: Set<string> | undefined
+	for (const k in out) {
+		if (out[k] === body[k]) continue
+		if (k in body) (replaced ??= new Set()).add(k)
+		else added += `,${JSON.stringify(k)}:${JSON.stringify(out[k])}`
+	}
+	for (const k in body) if (!(k in out)) return undefined
+	let text = raw
+	if (replaced) {
+		const spans = topLevelMembers(raw, replaced, { unique: true })
+		if (!spans || spans.size !== replaced.size) return undefined
+		// Pieces of the client's text between the members, in order: slicing the string a first splice made would
+		// copy the whole body (it is a rope until then).
+		text = ''
+		let from = 0
+		for (const [k, at] of spans.size === 1 ? spans : [...spans].sort((x, y) => x[1].start - y[1].start)) {
+			text += raw.slice(from, at.start) + JSON.stringify(out[k])
+			from = at.end
+		}
+		text += raw.slice(from)
+	}
+	if (!added) return text
+	const end = text.lastIndexOf('}')
+	if (end === -1 || text.slice(end + 1).trim() !== '') return undefined
+	// An empty object has no member for the new ones to follow.
+	let before = end - 1
+	while (before >= 0 && /\s/.test(text[before]!)) before--
+	const empty = text[before] === '{'
+	return text.slice(0, end) + (empty ? added.slice(1) : added) + text.slice(end)
 }
 
 /**

@@ -24,11 +24,13 @@ const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9
 /**
  * The spans of the `wanted` members of the object `text` holds (the last one when a key repeats, as JSON.parse
  * reads it).
+ * @param opts.unique refuse (undefined) a text in which a wanted key repeats: for a caller that rewrites the member,
+ *   since parsers differ on which of two equal keys counts
  * @returns undefined when the text is not an object or its structure is broken (truncated, unbalanced, a value
  * without a key)
  * @example topLevelMembers('{"a":{"usage":1},"usage":{"x":2}}', new Set(['usage'])) // Map { 'usage' => { start: 25, end: 32 } }
  */
-export function topLevelMembers(text: string, wanted: ReadonlySet<string>): Map<string, Span> | undefined {
+export function topLevelMembers(text: string, wanted: ReadonlySet<string>, opts: { unique?: boolean } = {}): Map<string, Span> | undefined {
 	const found = new Map<string, Span>()
 	let i = skipSpace(text, 0)
 	if (text.charCodeAt(i) !== OPEN_BRACE) return undefined
@@ -46,7 +48,10 @@ export function topLevelMembers(text: string, wanted: ReadonlySet<string>): Map<
 		if (end === -1) return undefined
 		// A key with an escape in it is compared as it reads, not as it is written.
 		const name = key.indexOf('\\') === -1 ? key : (JSON.parse(`"${key}"`) as string)
-		if (wanted.has(name)) found.set(name, { start, end })
+		if (wanted.has(name)) {
+			if (opts.unique && found.has(name)) return undefined
+			found.set(name, { start, end })
+		}
 		i = skipSpace(text, end)
 		const c = text.charCodeAt(i)
 		if (c === COMMA) i = skipSpace(text, i + 1)

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
-import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAM_MODEL } from './harness'
+import { CAPPED, CAPPED_MAX, CAPPED_UPSTREAM, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAM_MODEL } from './harness'
 import { sseFrames } from './wire-checks'
 
 let m: Matrix
@@ -40,6 +40,24 @@ describe('OpenAI fast path', () => {
 		expect(sent.body).toEqual({ ...body, model: UPSTREAM_MODEL.openai })
 		// The channel's key replaces the caller's.
 		expect(sent.headers.authorization).toBe('Bearer up-openai')
+	})
+
+	it("should forward the client's own bytes with only the mapped model and the lowered cap rewritten in place", async () => {
+		const acct = await m.account()
+		// Spacing, key order and escapes JSON.stringify would not reproduce; a quoted "model" key inside a string.
+		const text = (model: string, cap: number) =>
+			`{ "max_tokens" : ${cap},\n  "messages": [{"role": "user", "content": "caf\\u00e9 \\"model\\": x"}],\n  "model" : ${JSON.stringify(model)}, "x_vendor": [1, {"model": "inner"}] }`
+		for (const [asked, upstream, cap, expectedCap] of [
+			[MODEL.openai, UPSTREAM_MODEL.openai, 64, 64],
+			[CAPPED.openai, CAPPED_UPSTREAM.openai, CAPPED_MAX + 1000, CAPPED_MAX],
+		] as const) {
+			const res = await fetch(`${m.app.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` }, body: text(asked, cap) })
+			expect(res.status).toBe(200)
+			const sent = lastRequest(m.mocks.openai)
+			// The capped model is a reasoning model: its cap is still written into the field the client used.
+			expect(m.mocks.openai.requests.at(-1)!.text).toBe(text(upstream, expectedCap))
+			expect(sent.body.messages[0].content).toBe('café "model": x')
+		}
 	})
 
 	it('should ask for the usage chunk upstream and strip it when the client did not', async () => {
@@ -81,6 +99,19 @@ describe('OpenAI fast path', () => {
 })
 
 describe('Anthropic fast path', () => {
+	it("should forward the client's own bytes with the model, the lowered max_tokens and the thinking budget rewritten in place", async () => {
+		const acct = await m.account()
+		const text = (model: string, cap: number, budget: number) =>
+			`{"model":${JSON.stringify(model)},"max_tokens":${cap},\n "thinking": {"type": "enabled", "budget_tokens": ${budget}},\n "messages":[{"role":"user","content":"\\u00fcber"}]}`
+		const res = await fetch(`${m.app.url}/v1/messages`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-api-key': acct.key, 'anthropic-version': '2023-06-01' },
+			body: text(CAPPED.anthropic, 32000, 31999),
+		})
+		expect(res.status).toBe(200)
+		// The model's maximum is CAPPED_MAX: the budget keeps half of it (a rewritten member is serialised compactly).
+		expect(m.mocks.anthropic.requests.at(-1)!.text).toBe(text(CAPPED_UPSTREAM.anthropic, CAPPED_MAX, CAPPED_MAX / 2).replace('{"type": "enabled", "budget_tokens": ', '{"type":"enabled","budget_tokens":'))
+	})
 	it('should pass metadata, top_k, cache_control, unknown fields and the beta header untouched', async () => {
 		const acct = await m.account()
 		const body = {

@@ -17,6 +17,8 @@ export interface MockRequest {
 	headers: Headers
 	/** Parsed JSON, the raw text when `jsonError`, or undefined for an empty body. */
 	body: unknown
+	/** The body's text as it came (not for multipart bodies): what a relay forwarded byte for byte. */
+	text?: string
 	/** Set for multipart bodies. */
 	form?: FormData
 	/** The body was present but not valid JSON (or not a valid multipart body). */
@@ -39,7 +41,7 @@ type BunServer = ReturnType<typeof Bun.serve>
 
 const HOST = '127.0.0.1'
 
-async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form' | 'jsonError'>> {
+async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form' | 'jsonError' | 'text'>> {
 	if (req.method === 'GET' || req.method === 'HEAD') return { body: undefined, jsonError: false }
 	const type = req.headers.get('content-type') ?? ''
 	if (type.startsWith('multipart/form-data')) {
@@ -57,9 +59,9 @@ async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form'
 	const text = await req.text()
 	if (!text) return { body: undefined, jsonError: false }
 	try {
-		return { body: JSON.parse(text), jsonError: false }
+		return { body: JSON.parse(text), jsonError: false, text }
 	} catch {
-		return { body: text, jsonError: true }
+		return { body: text, jsonError: true, text }
 	}
 }
 
@@ -104,7 +106,7 @@ export function startMockServer(spec: VendorSpec, opts: MockOptions): VendorMock
 		req.signal.addEventListener('abort', gone, { once: true })
 		const query = url.search ? Object.fromEntries(url.searchParams) : {}
 		const read = await readBody(req)
-		if (record) requests.push({ method: req.method, path, query, headers: Object.fromEntries(req.headers), body: read.body, at: Date.now() })
+		if (record) requests.push({ method: req.method, path, query, headers: Object.fromEntries(req.headers), body: read.body, text: read.text, at: Date.now() })
 		const wait = delayMs + (f?.kind === 'slow' ? f.firstByteMs : 0)
 		if (wait > 0) {
 			await Bun.sleep(wait)

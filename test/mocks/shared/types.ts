@@ -50,6 +50,8 @@ export interface RecordedRequest {
 	headers: Record<string, string>
 	/** Parsed JSON, the raw text when it is not JSON, multipart fields (files as {filename,type,size}), or undefined. */
 	body: unknown
+	/** The body's text as it came (not for multipart bodies). */
+	text?: string
 	at: number
 }
 
