@@ -173,12 +173,14 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 		return this.parser.end(this.decoder.decode())
 	}
 
-	async next(): Promise<IteratorResult<SseFrame[], undefined>> {
-		while (!this.ended) {
-			const frames = this.framesOf(await this.reader.read())
-			if (frames.length) return { value: frames, done: false }
-		}
-		return DONE
+	/** Chained to the reader's read with a method made once, not awaited in an async call per chunk (a frame each). */
+	next(): Promise<IteratorResult<SseFrame[], undefined>> {
+		return this.ended ? Promise.resolve(DONE) : this.reader.read().then(this.onRead)
+	}
+
+	private readonly onRead = (r: Parameters<SseBatchReader['framesOf']>[0]): IteratorResult<SseFrame[], undefined> | Promise<IteratorResult<SseFrame[], undefined>> => {
+		const frames = this.framesOf(r)
+		return frames.length ? { value: frames, done: false } : this.next()
 	}
 
 	async return(): Promise<IteratorResult<SseFrame[], undefined>> {

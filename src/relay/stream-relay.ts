@@ -169,24 +169,32 @@ export abstract class FrameBatchRelay extends StreamRelay {
 
 	/**
 	 * Reads until the upstream's frames make a step: the read the window left running first, then the body's reader
-	 * itself (not through the batch reader's iterator: one await per chunk, this runs for every chunk of every stream).
+	 * itself (not through the batch reader's iterator). The upstream's read is chained to with methods made once per
+	 * relay rather than awaited in an async function: this runs for every chunk of every stream, and an async call
+	 * costs a frame object and a promise of its own each time.
 	 */
-	private async readMore(): Promise<RelayStep> {
-		while (true) {
-			const pending = this.pending
-			if (pending) {
-				this.pending = undefined
-				const r = await pending
-				if (r.done) this.upstreamDone = true
-				else this.batch = r.value
-			} else {
-				const frames = this.it.framesOf(await this.it.reader.read())
-				if (this.it.ended) this.upstreamDone = true
-				if (frames.length) this.batch = frames
-			}
-			const step = this.take()
-			if (step) return step
+	private readMore(): Promise<RelayStep> {
+		const pending = this.pending
+		if (pending) {
+			this.pending = undefined
+			return pending.then(this.onBatch)
 		}
+		return this.it.reader.read().then(this.onChunk)
+	}
+
+	/** The window's running read ended: its frames, or the body's end. */
+	private readonly onBatch = (r: IteratorResult<SseFrame[], undefined>): RelayStep | Promise<RelayStep> => {
+		if (r.done) this.upstreamDone = true
+		else this.batch = r.value
+		return this.take() ?? this.readMore()
+	}
+
+	/** One read of the body: the frames it completed (often none), or its end. */
+	private readonly onChunk = (r: Parameters<SseBatchReader['framesOf']>[0]): RelayStep | Promise<RelayStep> => {
+		const frames = this.it.framesOf(r)
+		if (this.it.ended) this.upstreamDone = true
+		if (frames.length) this.batch = frames
+		return this.take() ?? this.readMore()
 	}
 
 	protected rest(): Promise<IteratorResult<unknown>> {

@@ -158,21 +158,20 @@ const DONE = { value: undefined, done: true } as const
  * error), without waiting for the body to close.
  */
 function decodeChunks(decoder: FrameDecoder, batches: AsyncIterator<SseFrame[], undefined>): AsyncIterator<StreamEvent[], undefined> {
-	return {
-		async next() {
-			while (!decoder.done) {
-				const r = await batches.next()
-				const events: StreamEvent[] = []
-				if (r.done) decoder.end(events)
-				else
-					for (const f of r.value) {
-						decoder.push(f, events)
-						if (decoder.done) break
-					}
-				if (events.length) return { value: events, done: false }
+	// Chained to the batch's read rather than awaited in an async `next` per chunk (a frame object each).
+	const next = (): Promise<IteratorResult<StreamEvent[], undefined>> => (decoder.done ? Promise.resolve(DONE) : batches.next().then(decode))
+	const decode = (r: IteratorResult<SseFrame[], undefined>): IteratorResult<StreamEvent[], undefined> | Promise<IteratorResult<StreamEvent[], undefined>> => {
+		const events: StreamEvent[] = []
+		if (r.done) decoder.end(events)
+		else
+			for (const f of r.value) {
+				decoder.push(f, events)
+				if (decoder.done) break
 			}
-			return DONE
-		},
+		return events.length ? { value: events, done: false } : next()
+	}
+	return {
+		next,
 		async return() {
 			await batches.return?.()
 			return DONE
@@ -253,14 +252,15 @@ class ConvertedRelay extends StreamRelay {
 		return this.readMore()
 	}
 
-	private async readMore(): Promise<RelayStep> {
-		while (true) {
-			const r = await (this.pending ?? this.chunks.next())
-			this.pending = undefined
-			const step = r.done ? this.stepOf(undefined, true) : this.stepOf(r.value, false)
-			if (step) return step
-		}
+	/** The next chunk's step, chained to its read (see FrameBatchRelay.readMore). */
+	private readMore(): Promise<RelayStep> {
+		const read = this.pending ?? this.chunks.next()
+		this.pending = undefined
+		return read.then(this.onChunk)
 	}
+
+	private readonly onChunk = (r: IteratorResult<StreamEvent[], undefined>): RelayStep | Promise<RelayStep> =>
+		(r.done ? this.stepOf(undefined, true) : this.stepOf(r.value, false)) ?? this.readMore()
 
 	/** The step a chunk's events make (none when they encode to nothing); `ended`: the upstream's body ended. */
 	private stepOf(events: StreamEvent[] | undefined, ended: boolean): RelayStep | undefined {
