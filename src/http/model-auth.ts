@@ -9,7 +9,8 @@ import type { Services } from '../services'
 export function presentedKey(request: Request, gemini: boolean): string | undefined {
 	const h = request.headers
 	const auth = h.get('authorization')
-	if (auth && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim()
+	// `Bearer ` as clients write it is told without copying the prefix; other spellings of the scheme are compared lowercased.
+	if (auth && auth.length > 7 && (auth.startsWith('Bearer ') || auth.slice(0, 7).toLowerCase() === 'bearer ')) return auth.slice(7).trim()
 	const x = h.get('x-api-key')
 	if (x) return x.trim()
 	if (gemini) {
