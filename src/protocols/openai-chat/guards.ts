@@ -11,14 +11,18 @@ export type Json = Record<string, unknown>
 /** A plain JSON object (not an array, not null). */
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
+/** The 400s of `reqObject` and `reqString`, for callers that check inline and build the field's path only to throw. */
+export const notObject = (param: string) => badRequest(`${param} must be an object`, param)
+export const notString = (param: string) => badRequest(`${param} is required and must be a string`, param)
+
 /** @example reqObject(body, 'body') // throws 400 "body must be an object" for [] */
 export function reqObject(v: unknown, param: string): Json {
-	if (!isObject(v)) throw badRequest(`${param} must be an object`, param)
+	if (!isObject(v)) throw notObject(param)
 	return v
 }
 
 export function reqString(v: unknown, param: string): string {
-	if (typeof v !== 'string') throw badRequest(`${param} is required and must be a string`, param)
+	if (typeof v !== 'string') throw notString(param)
 	return v
 }
 

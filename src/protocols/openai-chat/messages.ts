@@ -8,7 +8,7 @@ import { badRequest } from '../../core/errors'
 import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
 import { packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
-import { isObject, optString, reqArray, reqObject, reqString, type Json } from './guards'
+import { isObject, notObject, notString, optString, reqArray, reqObject, reqString, type Json } from './guards'
 
 type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
 
@@ -35,7 +35,7 @@ function textParts(content: unknown, param: string): TextPart[] {
 	const out: TextPart[] = []
 	for (let i = 0; i < list.length; i++) {
 		const part = list[i]
-		if (!isObject(part)) throw badRequest(`${param}[${i}] must be an object`, `${param}[${i}]`)
+		if (!isObject(part)) throw notObject(`${param}[${i}]`)
 		if (part.type !== 'text') throw badRequest(`${param}[${i}].type must be 'text' here`, `${param}[${i}].type`)
 		if (typeof part.text !== 'string') throw notString(`${param}[${i}].text`)
 		out.push({ type: 'text', text: part.text })
@@ -71,8 +71,6 @@ function userParts(content: unknown, param: string): Array<TextPart | ImagePart>
 	return out
 }
 
-const notString = (param: string) => badRequest(`${param} is required and must be a string`, param)
-
 function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Part[] {
 	const parts: Part[] =
 		m.reasoning_content == null && m.reasoning == null && m.reasoning_details == null
@@ -102,13 +100,13 @@ function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Par
 	if (calls)
 		for (let j = 0; j < calls.length; j++) {
 			const call = calls[j]
-			if (!isObject(call)) throw badRequest(`messages[${i}].tool_calls[${j}] must be an object`, `messages[${i}].tool_calls[${j}]`)
+			if (!isObject(call)) throw notObject(`messages[${i}].tool_calls[${j}]`)
 			if (call.type !== undefined && call.type !== 'function') {
 				const at = `messages[${i}].tool_calls[${j}].type`
 				throw badRequest(`${at} must be 'function' (got ${JSON.stringify(call.type)})`, at)
 			}
 			const fn = call.function
-			if (!isObject(fn)) throw badRequest(`messages[${i}].tool_calls[${j}].function must be an object`, `messages[${i}].tool_calls[${j}].function`)
+			if (!isObject(fn)) throw notObject(`messages[${i}].tool_calls[${j}].function`)
 			if (typeof call.id !== 'string') throw notString(`messages[${i}].tool_calls[${j}].id`)
 			if (typeof fn.name !== 'string') throw notString(`messages[${i}].tool_calls[${j}].function.name`)
 			const part: ToolCallPart = { type: 'tool_call', id: plainToolCallId(call.id), name: fn.name, input: parseArguments(fn.arguments) }
@@ -162,7 +160,7 @@ export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Me
 	}
 	for (let i = 0; i < list.length; i++) {
 		const m = list[i]
-		if (!isObject(m)) throw badRequest(`messages[${i}] must be an object`, `messages[${i}]`)
+		if (!isObject(m)) throw notObject(`messages[${i}]`)
 		switch (m.role) {
 			case 'system':
 			case 'developer':
