@@ -37,9 +37,13 @@ export async function createCipher(secret: string): Promise<Cipher> {
 	}
 }
 
-/** sha256 hex, for key lookup (keys have ≥190 bits of entropy, so a fast hash is the right tool here). */
+/**
+ * sha256 hex, for key lookup (keys have ≥190 bits of entropy, so a fast hash is the right tool here). Bun's one-shot
+ * hash: it runs on every request, and a hasher object made, fed and read costs twice as much (0.5–0.7 against
+ * 0.22 µs for a key, in a loop).
+ */
 export function sha256Hex(s: string): string {
-	return new Bun.CryptoHasher('sha256').update(s).digest('hex')
+	return Bun.SHA256.hash(s, 'hex') as string
 }
 
 /** Compares two strings in time independent of where they differ. */
