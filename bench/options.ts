@@ -30,10 +30,18 @@ export type Options = {
 	list: boolean
 }
 
+/**
+ * Seconds of unmeasured load before each measurement. JavaScriptCore compiles a path that has just become hot for
+ * several seconds: on a fresh gateway under streamed load its JIT thread used 20–27% of a core for the first 4–5 s,
+ * ~0 after 6 s (bench/README, ninth VM). With one second, the first scenario to run a path (converted messages at
+ * one connection, say) measured that compilation more than the path.
+ */
+export const DEFAULT_WARMUP_S = 3
+
 export const USAGE = `bun run bench [options]
   --scenario, -s LIST   comma-separated substrings of scenario names (default: all; --list shows them)
   --duration SECONDS    measured time per scenario and target (default 5)
-  --warmup SECONDS      unmeasured load before each measurement (default 1)
+  --warmup SECONDS      unmeasured load before each measurement (default 3: JIT compilation of a newly hot path)
   --rounds N            rounds; the targets alternate within each round, figures are medians (default 1)
   --db pglite|postgres|both   database(s) of the gateway (default both)
   --postgres-url URL    server to create the bench database on (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -92,7 +100,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
 			.map((s) => s.trim())
 			.filter(Boolean),
 		durationMs: num(values.duration, 5, 'duration', 0.5) * 1000,
-		warmupMs: num(values.warmup, 1, 'warmup') * 1000,
+		warmupMs: num(values.warmup, DEFAULT_WARMUP_S, 'warmup') * 1000,
 		rounds: Math.floor(num(values.rounds, 1, 'rounds', 1)),
 		databases: db === 'both' ? ['pglite', 'postgres'] : [db as 'pglite' | 'postgres'],
 		rate: num(values.rate, 100, 'rate', 1),
