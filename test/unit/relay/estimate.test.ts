@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatRequest } from '../../../src/core/ir'
+import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
+import { openaiChat } from '../../../src/protocols/openai-chat'
 import { boundInputTokens, boundText, estimateInputTokens } from '../../../src/relay/estimate'
 
 /** The bound as it was first defined: ASCII characters / 3 (rounded up) plus one per other UTF-16 unit. */
@@ -55,4 +57,72 @@ describe('boundInputTokens', () => {
 		expect(boundInputTokens(req)).toBeGreaterThanOrEqual(boundInputTokens(joined))
 		expect(boundInputTokens(req) - boundInputTokens(joined)).toBeLessThanOrEqual(2)
 	})
+})
+
+describe('boundInputTokens from the body text', () => {
+	/** A coding agent's turn: a system prompt, tools with schemas, and `rounds` tool round trips of ASCII text. */
+	function agentTurn(protocol: 'chat' | 'messages', rounds: number, extra: unknown[] = []) {
+		const tools = Array.from({ length: 12 }, (_, i) => ({
+			name: `tool_${i}`,
+			description: `Does thing number ${i} to the workspace. `.repeat(4),
+			schema: { type: 'object', properties: { path: { type: 'string', description: 'A path in the repository' }, limit: { type: 'integer', minimum: 1 } }, required: ['path'] },
+		}))
+		const system = 'You are a careful coding agent working in a repository. '.repeat(40)
+		if (protocol === 'chat') {
+			const messages: unknown[] = [{ role: 'system', content: system }, { role: 'user', content: 'Fix the failing test, please.' }]
+			for (let r = 0; r < rounds; r++) {
+				messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${r}`, type: 'function', function: { name: 'tool_1', arguments: JSON.stringify({ path: `src/file_${r}.ts`, limit: 200 }) } }] })
+				messages.push({ role: 'tool', tool_call_id: `call_${r}`, content: `export function f${r}() { return ${r} }\n`.repeat(30) })
+			}
+			messages.push(...extra)
+			return { model: 'm', stream: true, max_tokens: 4096, messages, tools: tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.schema } })) }
+		}
+		const messages: unknown[] = [{ role: 'user', content: 'Fix the failing test, please.' }]
+		for (let r = 0; r < rounds; r++) {
+			messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: `toolu_${r}`, name: 'tool_1', input: { path: `src/file_${r}.ts`, limit: 200 } }] })
+			messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${r}`, content: `export function f${r}() { return ${r} }\n`.repeat(30) }] })
+		}
+		messages.push(...extra)
+		return { model: 'm', stream: true, max_tokens: 4096, system, messages, tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.schema })) }
+	}
+	const decode = (protocol: 'chat' | 'messages', body: unknown) => (protocol === 'chat' ? openaiChat.decodeRequest(body as never) : anthropicMessages.decodeRequest(body as never))
+
+	for (const protocol of ['chat', 'messages'] as const) {
+		it(`should bound a large ASCII ${protocol} body by its length / 3, never below the text-by-text bound`, () => {
+			const body = agentTurn(protocol, 40)
+			for (const raw of [JSON.stringify(body), JSON.stringify(body, null, 2)]) {
+				expect(raw.length).toBeGreaterThan(16 * 1024)
+				const ir = decode(protocol, JSON.parse(raw))
+				const byText = boundInputTokens(ir)
+				expect(boundInputTokens(ir, raw)).toBe(Math.ceil(raw.length / 3))
+				expect(boundInputTokens(ir, raw)).toBeGreaterThanOrEqual(byText)
+				expect(boundInputTokens(ir, raw)).toBeGreaterThanOrEqual(estimateInputTokens(ir))
+			}
+			// Compact JSON: the text's own characters add less than half again.
+			const raw = JSON.stringify(body)
+			expect(boundInputTokens(decode(protocol, body), raw)).toBeLessThan(1.5 * boundInputTokens(decode(protocol, body)))
+		})
+
+		it(`should count ${protocol} bodies text by text when small, not ASCII, or carrying an image`, () => {
+			const small = agentTurn(protocol, 1)
+			const smallRaw = JSON.stringify(small)
+			expect(smallRaw.length).toBeLessThan(16 * 1024)
+			expect(boundInputTokens(decode(protocol, small), smallRaw)).toBe(boundInputTokens(decode(protocol, small)))
+
+			const cjk = agentTurn(protocol, 40, [{ role: 'user', content: '日本語で説明してください' }])
+			const cjkIr = decode(protocol, cjk)
+			expect(boundInputTokens(cjkIr, JSON.stringify(cjk))).toBe(boundInputTokens(cjkIr))
+
+			const png = 'iVBORw0KGgo'.repeat(3000)
+			const image =
+				protocol === 'chat'
+					? { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }
+					: { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }
+			const withImage = agentTurn(protocol, 40, [image])
+			const imageIr = decode(protocol, withImage)
+			// Per image, not by the size of its data.
+			expect(boundInputTokens(imageIr, JSON.stringify(withImage))).toBe(boundInputTokens(imageIr))
+			expect(boundInputTokens(imageIr)).toBeLessThan(Math.ceil(JSON.stringify(withImage).length / 3))
+		})
+	}
 })
