@@ -83,19 +83,24 @@ const RAW_BOUND_MIN = 16 * 1024
  * Prompt-token bound of a canonical request for the reservation (no tokenizer: see boundText).
  *
  * `raw`, the client's body text the request was decoded from: a large body whose text is all ASCII and that carries
- * no image is bounded by its length / 3 instead. Every text of the request is in it, quoted, and each message and tool
+ * no image or document is bounded by its length / 3 instead. Every text of the request is in it, quoted, and each message and tool
  * has more characters of JSON around it than the per-item overhead, so this bounds what counting text by text would,
  * with one native length count: 2 µs against 27–31 µs for a 90 KB agent turn, most of those serialising the tools'
  * schemas (bench/README, ninth VM). It reserves a little more (the JSON's own characters, ~20% there); small bodies,
  * where that share is large and counting cheap, are counted as before.
  */
 export function boundInputTokens(req: ChatRequest, raw?: string): number {
-	if (raw !== undefined && raw.length >= RAW_BOUND_MIN && !hasImages(req) && Buffer.byteLength(raw) === raw.length) return Math.ceil(raw.length / 3)
+	if (raw !== undefined && raw.length >= RAW_BOUND_MIN && !carriesData(req) && Buffer.byteLength(raw) === raw.length) return Math.ceil(raw.length / 3)
 	return sumParts(req, boundText)
 }
 
-/** Images are bounded per image, not by the size of their data (which the body's text would count). */
-function hasImages(req: ChatRequest): boolean {
+/**
+ * Images (bounded per image, not by the size of their data, which the body's text would count), or content blocks
+ * the decoder set aside for lack of a canonical part (Anthropic's documents, search results…, in `extra.__blocks`:
+ * a PDF's base64 would make the bound of its text hundreds of thousands of tokens).
+ */
+function carriesData(req: ChatRequest): boolean {
+	if (req.extra !== undefined && '__blocks' in req.extra) return true
 	for (const m of req.messages) for (const p of m.content) if (imagesIn(p) > 0) return true
 	return false
 }

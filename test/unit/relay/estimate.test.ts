@@ -103,7 +103,7 @@ describe('boundInputTokens from the body text', () => {
 			expect(boundInputTokens(decode(protocol, body), raw)).toBeLessThan(1.5 * boundInputTokens(decode(protocol, body)))
 		})
 
-		it(`should count ${protocol} bodies text by text when small, not ASCII, or carrying an image`, () => {
+		it(`should count ${protocol} bodies text by text when small, not ASCII, or carrying an image or a document`, () => {
 			const small = agentTurn(protocol, 1)
 			const smallRaw = JSON.stringify(small)
 			expect(smallRaw.length).toBeLessThan(16 * 1024)
@@ -123,6 +123,14 @@ describe('boundInputTokens from the body text', () => {
 			// Per image, not by the size of its data.
 			expect(boundInputTokens(imageIr, JSON.stringify(withImage))).toBe(boundInputTokens(imageIr))
 			expect(boundInputTokens(imageIr)).toBeLessThan(Math.ceil(JSON.stringify(withImage).length / 3))
+
+			if (protocol === 'messages') {
+				// A PDF rides along for the same protocol; its base64 is not text to bound.
+				const document = { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: png } }, { type: 'text', text: 'Summarise it.' }] }
+				const withDocument = agentTurn(protocol, 40, [document])
+				const documentIr = decode(protocol, withDocument)
+				expect(boundInputTokens(documentIr, JSON.stringify(withDocument))).toBe(boundInputTokens(documentIr))
+			}
 		})
 	}
 })
