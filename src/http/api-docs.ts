@@ -11,7 +11,7 @@ import committed from '../../openapi/openapi.json' with { type: 'file' }
 import html from './api-docs.html' with { type: 'text' }
 
 // The document is imported as a file (a path, embedded in a compiled binary) and sent from it when asked for: as a
-// module of text its 600 KB cost every server ~3.5 MB of memory from the start (the source, its parse and the
+// module of text its 600 KB cost every server ~3 MB of memory from the start (the source, its parse and the
 // string), for a route few requests reach. The page is small and kept as text. (TypeScript types the imports as a
 // parsed value and an HTML bundle.)
 const docPath = committed as unknown as string

@@ -83,11 +83,11 @@ const RAW_BOUND_MIN = 16 * 1024
  * Prompt-token bound of a canonical request for the reservation (no tokenizer: see boundText).
  *
  * `raw`, the client's body text the request was decoded from: a large body whose text is all ASCII and that carries
- * no image or document is bounded by its length / 3 instead. Every text of the request is in it, quoted, and each message and tool
- * has more characters of JSON around it than the per-item overhead, so this bounds what counting text by text would,
- * with one native length count: 2 µs against 27–31 µs for a 90 KB agent turn, most of those serialising the tools'
- * schemas (bench/README, ninth VM). It reserves a little more (the JSON's own characters, ~20% there); small bodies,
- * where that share is large and counting cheap, are counted as before.
+ * no image or document is bounded by its length / 3 instead. Every text of the request is in it, quoted, and each
+ * message and tool has more characters of JSON around it than the per-item overhead, so this bounds what counting
+ * text by text would, with one native length count: 2 µs against 27–31 µs for a 90 KB agent turn, most of those
+ * serialising the tools' schemas (bench/README, ninth VM). It reserves a little more (the JSON's own characters, ~20%
+ * there); small bodies, where that share is large and counting cheap, are counted as before.
  */
 export function boundInputTokens(req: ChatRequest, raw?: string): number {
 	if (raw !== undefined && raw.length >= RAW_BOUND_MIN && !carriesData(req) && Buffer.byteLength(raw) === raw.length) return Math.ceil(raw.length / 3)
