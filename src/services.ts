@@ -76,7 +76,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	const ledger = createLedger(db, {
 		ttlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 60)),
 		flushMs: positive(env.vars.LEDGER_FLUSH_MS, 100),
-		flushRows: positive(env.vars.LEDGER_FLUSH_ROWS, 64),
+		flushRows: positive(env.vars.LEDGER_FLUSH_ROWS, 128),
 		flushGapMs: positive(env.vars.LEDGER_FLUSH_GAP_MS, 20),
 		idleMs: positive(env.vars.LEASE_IDLE_MS, 5_000),
 		bus,
