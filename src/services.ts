@@ -5,7 +5,7 @@
  */
 import { type KeyCache, createKeyCache } from './auth/api-key'
 import type { PrincipalResolver } from './auth/principal'
-import { type Ledger, createLedger } from './billing/ledger'
+import { LEDGER_DEFAULTS, type Ledger, createLedger } from './billing/ledger'
 import { applyGatewayConfig, withQuickStart } from './config/config-apply'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
@@ -75,10 +75,10 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	const catalog = await createCatalog(db, cipher, bus)
 	const ledger = createLedger(db, {
 		ttlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 60)),
-		flushMs: positive(env.vars.LEDGER_FLUSH_MS, 100),
-		flushRows: positive(env.vars.LEDGER_FLUSH_ROWS, 128),
-		flushGapMs: positive(env.vars.LEDGER_FLUSH_GAP_MS, 20),
-		idleMs: positive(env.vars.LEASE_IDLE_MS, 5_000),
+		flushMs: positive(env.vars.LEDGER_FLUSH_MS, LEDGER_DEFAULTS.flushMs),
+		flushRows: positive(env.vars.LEDGER_FLUSH_ROWS, LEDGER_DEFAULTS.flushRows),
+		flushGapMs: positive(env.vars.LEDGER_FLUSH_GAP_MS, LEDGER_DEFAULTS.flushGapMs),
+		idleMs: positive(env.vars.LEASE_IDLE_MS, LEDGER_DEFAULTS.idleMs),
 		bus,
 		log,
 	})

@@ -129,12 +129,15 @@ type Lease = {
 /** One flush: what it writes, numbered so that sending it again applies it once. */
 type Batch = { readonly seq: number; readonly sent: ReadonlyArray<{ l: Lease; f: LeaseFlush }>; readonly usage: UsageLiterals }
 
+/** The options' defaults (also what the server uses when their environment variables are unset). */
+export const LEDGER_DEFAULTS = { flushMs: 100, flushRows: 128, flushGapMs: 20, idleMs: 5_000 } as const
+
 export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const store: LeaseStore = createLeaseStore(db.sql, opts.ttlSeconds)
-	const flushMs = opts.flushMs ?? 100
-	const flushRows = opts.flushRows ?? 128
-	const flushGapMs = opts.flushGapMs ?? 20
-	const idleMs = opts.idleMs ?? 5_000
+	const flushMs = opts.flushMs ?? LEDGER_DEFAULTS.flushMs
+	const flushRows = opts.flushRows ?? LEDGER_DEFAULTS.flushRows
+	const flushGapMs = opts.flushGapMs ?? LEDGER_DEFAULTS.flushGapMs
+	const idleMs = opts.idleMs ?? LEDGER_DEFAULTS.idleMs
 	const ttlMs = opts.ttlSeconds * 1000
 	const instance = randomString(10)
 	let generation = 0

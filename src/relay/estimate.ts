@@ -5,6 +5,7 @@
  * @module
  */
 import type { ChatRequest, Part } from '../core/ir'
+import { ownExtra } from '../protocols/anthropic-messages/extra'
 // Its ranks (~4 MB) load on the first count, which the fast path never makes.
 import { countTokens } from './o200k'
 
@@ -96,11 +97,11 @@ export function boundInputTokens(req: ChatRequest, raw?: string): number {
 
 /**
  * Images (bounded per image, not by the size of their data, which the body's text would count), or content blocks
- * the decoder set aside for lack of a canonical part (Anthropic's documents, search results…, in `extra.__blocks`:
+ * the decoder set aside for lack of a canonical part (Anthropic's documents, search results…, kept in its `extra`:
  * a PDF's base64 would make the bound of its text hundreds of thousands of tokens).
  */
 function carriesData(req: ChatRequest): boolean {
-	if (req.extra !== undefined && '__blocks' in req.extra) return true
+	if (ownExtra(req)?.__blocks) return true
 	for (const m of req.messages) for (const p of m.content) if (imagesIn(p) > 0) return true
 	return false
 }
