@@ -119,7 +119,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 		}
 	}
 
-	const ctx = { model: call.ir.model, includeUsage: call.includeUsage, inputTokensEstimate: budget.countInput() }
+	const ctx = { model: call.ir.model, includeUsage: call.includeUsage, countInputTokens: budget.countInput }
 	const gauge = call.svc.metrics.openStreams
 	gauge.inc()
 	let counted = true

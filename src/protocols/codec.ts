@@ -18,9 +18,9 @@ export type EncodeContext = {
 	model: string
 	/** OpenAI: the client asked for `stream_options.include_usage`, so emit the final usage chunk. */
 	includeUsage?: boolean
-	/** Locally counted prompt tokens, for protocols that must state input usage before upstream reports it
-	 * (Anthropic `message_start.message.usage.input_tokens`). */
-	inputTokensEstimate?: number
+	/** Counts the prompt tokens locally, for protocols that must state input usage before upstream reports it
+	 * (Anthropic `message_start.message.usage.input_tokens`). Called only then: counting loads the tokenizer. */
+	countInputTokens?: () => number
 }
 
 export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> }

@@ -84,7 +84,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				stop_sequence: null,
 				usage: {
 					// Never missing or 0 when known locally: Claude Code shows costs from it (WIRE-NOTES #21).
-					input_tokens: usage.input ?? ctx.inputTokensEstimate ?? 0,
+					input_tokens: usage.input ?? ctx.countInputTokens?.() ?? 0,
 					cache_creation_input_tokens: usage.cacheWrite ?? 0,
 					cache_read_input_tokens: usage.cacheRead ?? 0,
 					output_tokens: usage.output ?? 0,

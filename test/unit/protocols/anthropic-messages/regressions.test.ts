@@ -8,7 +8,7 @@ import type { AnthropicRequest } from '../../../../src/protocols/anthropic-messa
 import { assertContract, collect, fakeFetch, fixtureFrames, from, payloads, sseResponse } from './helpers'
 
 type Body = Record<string, any>
-const ctx = { model: 'claude-client', inputTokensEstimate: 321 }
+const ctx = { model: 'claude-client', countInputTokens: () => 321 }
 const encodeEvents = (events: StreamEvent[]) => collect(anthropicMessages.encodeStream(from(events), ctx))
 const sdkFinal = (events: AsyncIterable<StreamEvent>) =>
 	new Anthropic({ apiKey: 'k', maxRetries: 0, fetch: fakeFetch(() => sseResponse(anthropicMessages.encodeStream(events, ctx))) }).messages

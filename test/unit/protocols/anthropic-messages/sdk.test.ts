@@ -11,7 +11,7 @@ import type { StreamEvent } from '../../../../src/core/events'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 import { fakeFetch, fixtureFrames, from, sseResponse } from './helpers'
 
-const ctx = { model: 'claude-client', inputTokensEstimate: 42 }
+const ctx = { model: 'claude-client', countInputTokens: () => 42 }
 // The AI SDK logs compatibility warnings for unknown model names; they are noise here.
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 

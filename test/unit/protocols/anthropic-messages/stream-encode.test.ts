@@ -6,7 +6,7 @@ import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 import { delta, frame } from '../../../../src/protocols/anthropic-messages/stream-encode'
 import { assertContract, collect, fixtureFrames, from, payloads } from './helpers'
 
-const ctx = { model: 'claude-client', inputTokensEstimate: 42 }
+const ctx = { model: 'claude-client', countInputTokens: () => 42 }
 const encode = (events: StreamEvent[], c = ctx) => collect(anthropicMessages.encodeStream(from(events), c))
 
 /** A typical OpenAI-upstream event sequence: usage arrives only after finish. */
@@ -56,6 +56,13 @@ describe('anthropicMessages.encodeStream', () => {
 				usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
 			},
 		})
+	})
+
+	it('should not count the prompt locally when the upstream stated input at the start', async () => {
+		let counts = 0
+		const [start] = payloads(await encode([{ type: 'start', id: 'msg_1', model: 'm', usage: { input: 5 } }, { type: 'finish', reason: 'end_turn' }], { model: 'claude-client', countInputTokens: () => ++counts }))
+		expect(start.message).toMatchObject({ usage: { input_tokens: 5 } })
+		expect(counts).toBe(0)
 	})
 
 	it('should hold message_delta until the end so it carries usage that came after finish', async () => {
