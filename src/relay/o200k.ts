@@ -1,11 +1,11 @@
 /**
- * Exact o200k_base token counts (the tokenizer of GPT-4o, GPT-4.1, GPT-5 and the o-series), counting only.
+ * o200k_base token counts (the tokenizer of GPT-4o, GPT-4.1, GPT-5 and the o-series), counting only.
  *
  * Why not gpt-tokenizer: loading it adds ~64 MB of RSS (its rank tables are multi-MB JS sources, parsed into
  * 200k strings and a Map), against a gateway target of 120 MB. Here the same ranks, read from the rank file that
- * package ships, live in three typed arrays, 4.2 MB in all: every token's bytes end to end, their offsets, and an
- * open-addressing hash table from bytes to rank. No JS string per token, nothing for the GC to trace. A small
- * cache of merged pieces (260 KB) makes up for gpt-tokenizer's (a Map of up to 100,000 pieces).
+ * package ships, live in one hash table of two typed arrays, 2 MB in all, keyed by two hashes of a token's bytes
+ * (see `entries`). No JS string per token, nothing for the GC to trace. A small cache of merged pieces (16 KB)
+ * makes up for gpt-tokenizer's (a Map of up to 100,000 pieces).
  *
  * The algorithm is tiktoken's: split the text with the o200k pattern, UTF-8 encode each piece, count a piece that
  * is itself a token as one, else merge byte pairs (always the lowest-ranked pair, leftmost first) and count the
@@ -28,51 +28,68 @@ const SPLIT =
 /** Rank of a byte sequence that is no token: above every real rank, so the merge loops need no special case. */
 const NONE = 0x7fffffff
 
-// The table, filled on first count. tokenBytes[offsets[r] .. offsets[r + 1]) are the bytes of rank r.
-let tokenBytes: Uint8Array
-let offsets: Uint32Array
 /**
- * Open addressing, linear probing, at least twice the token count so probes stay short. A slot holds the rank in
- * its low 18 bits and the top 13 bits of the token's hash above them (-1: empty).
+ * The table, filled on first count: open addressing with linear probing over 2^18 slots (199,998 ranks, 76% full),
+ * two words a slot and nothing else. entries[i] holds the rank in its low 18 bits and 14 bits of the token's first
+ * hash above them (-1: empty); checks[i] the token's second hash. A probe is a match when both agree, so a byte
+ * sequence that is no token passes for one only when 46 bits of two independent hashes agree by chance (~1e-14 per
+ * probe; no two tokens of the vocabulary agree, see the unit tests). The tokens' bytes are not kept: 2 MB in all,
+ * where keeping and comparing them took 4.5 MB. Every live megabyte costs the gateway about three of peak RSS (the
+ * collector lets the heap grow to about three times what is live), see bench/README, tenth VM.
  */
-let slots: Int32Array
+let entries: Int32Array
+let checks: Int32Array
+const SLOT_BITS = 18
+const MASK = (1 << SLOT_BITS) - 1
 const RANK_BITS = 18
 const RANK_MASK = (1 << RANK_BITS) - 1
-const TAG_SHIFT = 32 - 13
-let mask = 0
+/** Past this many ranks probes grow long (and a full table would never end one). */
+const MAX_RANKS = ((1 << SLOT_BITS) * 4) / 5
 let loaded = false
 
-/** FNV-1a over the bytes, then a murmur finaliser so the low bits (the slot index) are well mixed. */
-function hash(buf: Uint8Array, start: number, end: number): number {
-	let h = 0x811c9dc5
-	for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193)
-	h ^= h >>> 16
-	h = Math.imul(h, 0x85ebca6b)
-	h ^= h >>> 13
-	return h >>> 0
-}
+/** The two hashes of the last `hashOf` (both 32-bit, the first unsigned). */
+let hashA = 0
+let hashB = 0
 
-/** The hash of rankOf's last lookup (for the merge cache, which is keyed by the same hash). */
-let lastHash = 0
+/** FNV-1a and a second multiply-xor lane over the same bytes, each ended with a murmur finaliser (well-mixed bits). */
+function hashOf(buf: Uint8Array, start: number, end: number): void {
+	let a = 0x811c9dc5
+	let b = 0x9747b28c
+	for (let i = start; i < end; i++) {
+		const c = buf[i]
+		a = Math.imul(a ^ c, 0x01000193)
+		b = Math.imul(b ^ c, 0x5bd1e995)
+	}
+	a ^= a >>> 16
+	a = Math.imul(a, 0x85ebca6b)
+	a ^= a >>> 13
+	b ^= b >>> 15
+	b = Math.imul(b, 0xc2b2ae35)
+	b ^= b >>> 16
+	hashA = a >>> 0
+	hashB = b ^ (end - start)
+}
 
 /** Rank of buf[start .. end), or NONE. */
 function rankOf(buf: Uint8Array, start: number, end: number): number {
-	const h = hash(buf, start, end)
-	lastHash = h
-	const tag = h >>> TAG_SHIFT
-	const len = end - start
-	for (let i = h & mask; ; i = (i + 1) & mask) {
-		const slot = slots[i]
-		if (slot < 0) return NONE
-		// The tag settles almost every probe of another token without touching its bytes.
-		if (slot >>> RANK_BITS !== tag) continue
-		const r = slot & RANK_MASK
-		const o = offsets[r]
-		if (offsets[r + 1] - o !== len) continue
-		let k = 0
-		while (k < len && tokenBytes[o + k] === buf[start + k]) k++
-		if (k === len) return r
+	hashOf(buf, start, end)
+	const tag = hashA >>> RANK_BITS
+	const check = hashB
+	for (let i = hashA & MASK; ; i = (i + 1) & MASK) {
+		const e = entries[i]
+		if (e === -1) return NONE
+		if (e >>> RANK_BITS === tag && checks[i] === check) return e & RANK_MASK
 	}
+}
+
+/**
+ * The rank of a byte sequence, or undefined when it is no token (the table's keys, checked by the unit tests).
+ * @example rankOfBytes(new TextEncoder().encode('hello')) !== undefined
+ */
+export function rankOfBytes(bytes: Uint8Array): number | undefined {
+	if (!loaded) load()
+	const r = rankOf(bytes, 0, bytes.length)
+	return r === NONE ? undefined : r
 }
 
 /** Standard base64 alphabet to 6-bit values (255: not base64). */
@@ -81,61 +98,42 @@ for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 
 /**
  * Reads the rank file (lines `base64bytes rank`, ranks 0, 1, 2, … in order) straight from its bytes into the
- * typed arrays: no line strings, no per-token objects. Synchronous, as callers count synchronously; readFileSync
- * also reads the copy `bun build --compile` embeds.
+ * table: each token decoded into a scratch buffer, hashed and placed. Synchronous, as callers count synchronously;
+ * readFileSync also reads the copy `bun build --compile` embeds.
  */
 function load(): void {
 	const file = readFileSync(rankPath)
-	let lines = 0
-	let size = 0
-	// First pass: the token count and the decoded size, to allocate exactly.
-	for (let i = 0; i < file.length; ) {
-		let j = i
-		while (j < file.length && file[j] !== 0x20) j++
-		let pad = 0
-		while (file[j - 1 - pad] === 0x3d) pad++
-		size += ((j - i) / 4) * 3 - pad
-		lines++
-		while (j < file.length && file[j] !== 0x0a) j++
-		i = j + 1
-	}
-	if (lines > RANK_MASK + 1) throw new Error(`o200k_base.tiktoken: ${lines} ranks do not fit ${RANK_BITS} bits`)
-	tokenBytes = new Uint8Array(size)
-	offsets = new Uint32Array(lines + 1)
-	let capacity = 1
-	while (capacity < lines * 2) capacity *= 2
-	slots = new Int32Array(capacity).fill(-1)
-	mask = capacity - 1
-	let at = 0
+	entries = new Int32Array(1 << SLOT_BITS).fill(-1)
+	checks = new Int32Array(1 << SLOT_BITS)
+	let bytes = new Uint8Array(256)
 	let rank = 0
 	for (let i = 0; i < file.length; rank++) {
-		offsets[rank] = at
+		let n = 0
+		let j = i
+		while (j < file.length && file[j] !== 0x20) j++
+		if (bytes.length < j - i) bytes = new Uint8Array(j - i)
 		// Four base64 characters to three bytes; '=' padding (255 here) ends the token early.
-		for (; i < file.length && file[i] !== 0x20; i += 4) {
+		for (; i < j; i += 4) {
 			const a = B64[file[i]]
 			const b = B64[file[i + 1]]
 			const c = B64[file[i + 2]]
 			const d = B64[file[i + 3]]
-			tokenBytes[at++] = (a << 2) | (b >> 4)
-			if (c !== 255) tokenBytes[at++] = ((b & 15) << 4) | (c >> 2)
-			if (d !== 255) tokenBytes[at++] = ((c & 3) << 6) | d
+			bytes[n++] = (a << 2) | (b >> 4)
+			if (c !== 255) bytes[n++] = ((b & 15) << 4) | (c >> 2)
+			if (d !== 255) bytes[n++] = ((c & 3) << 6) | d
 		}
-		let n = 0
-		for (i++; i < file.length && file[i] !== 0x0a; i++) n = n * 10 + file[i] - 0x30
+		let r = 0
+		for (i++; i < file.length && file[i] !== 0x0a; i++) r = r * 10 + file[i] - 0x30
 		i++
-		// Ranks index the offsets directly, so they must be 0, 1, 2, … (true of o200k_base.tiktoken).
-		if (n !== rank) throw new Error(`o200k_base.tiktoken: rank ${n} on line ${rank + 1}`)
+		// Ranks are the slots' payload, so they must be 0, 1, 2, … (true of o200k_base.tiktoken).
+		if (r !== rank) throw new Error(`o200k_base.tiktoken: rank ${r} on line ${rank + 1}`)
+		if (rank >= MAX_RANKS) throw new Error(`o200k_base.tiktoken: more than ${MAX_RANKS} ranks`)
+		hashOf(bytes, 0, n)
+		let s = hashA & MASK
+		while (entries[s] !== -1) s = (s + 1) & MASK
+		entries[s] = ((hashA >>> RANK_BITS) << RANK_BITS) | rank
+		checks[s] = hashB
 	}
-	offsets[rank] = at
-	for (let r = 0; r < lines; r++) {
-		const h = hash(tokenBytes, offsets[r], offsets[r + 1])
-		let s = h & mask
-		while (slots[s] >= 0) s = (s + 1) & mask
-		slots[s] = ((h >>> TAG_SHIFT) << RANK_BITS) | r
-	}
-	cachedBytes = new Uint8Array(SCAN_MAX << CACHE_BITS)
-	cachedLength = new Uint8Array(1 << CACHE_BITS)
-	cachedCount = new Uint8Array(1 << CACHE_BITS)
 	loaded = true
 }
 
@@ -143,15 +141,15 @@ function load(): void {
 const SCAN_MAX = 128
 
 /**
- * Counts of recently merged pieces (those of up to SCAN_MAX bytes), direct-mapped by hash, with their bytes to
- * compare, so a hit is exact: words and identifiers recur, and merging costs ~3 table lookups per byte. 2,048 slots,
- * 260 KB, no allocation per piece; twice the speed on non-ASCII text. Pieces that are tokens never get here.
+ * Counts of recently merged pieces (those of up to SCAN_MAX bytes), direct-mapped by the piece's first hash and
+ * checked by its second (as the table's slots are): words and identifiers recur, and merging costs ~3 table lookups
+ * per byte. 2,048 slots, 16 KB, no allocation per piece; twice the speed on non-ASCII text. Pieces that are tokens
+ * never get here.
  */
 const CACHE_BITS = 11
-// Allocated by load(), with the table: the gateway's fast path never counts.
-let cachedBytes: Uint8Array
-let cachedLength: Uint8Array
-let cachedCount: Uint8Array
+const cachedCheck = new Int32Array(1 << CACHE_BITS)
+/** 0: an empty slot (every piece merged here counts at least 2). */
+const cachedCount = new Int32Array(1 << CACHE_BITS)
 // Scratch space reused across calls (counting is synchronous, so one set suffices); buf grows with the longest piece.
 let buf = new Uint8Array(1024)
 const starts = new Int32Array(SCAN_MAX + 1)
@@ -298,16 +296,12 @@ function countPiece(text: string, start: number, end: number): number {
 	// would reach it too): the common case, and it skips merging.
 	if (n === 1 || rankOf(buf, 0, n) !== NONE) return 1
 	if (n > SCAN_MAX) return mergeCountLong(n)
-	const slot = lastHash >>> (32 - CACHE_BITS)
-	const at = slot * SCAN_MAX
-	if (cachedLength[slot] === n) {
-		let k = 0
-		while (k < n && cachedBytes[at + k] === buf[k]) k++
-		if (k === n) return cachedCount[slot]
-	}
+	// The hashes of the whole piece, from the lookup just above.
+	const slot = hashA >>> (32 - CACHE_BITS)
+	const check = hashB
+	if (cachedCount[slot] !== 0 && cachedCheck[slot] === check) return cachedCount[slot]
 	const count = mergeCount(n)
-	for (let k = 0; k < n; k++) cachedBytes[at + k] = buf[k]
-	cachedLength[slot] = n
+	cachedCheck[slot] = check
 	cachedCount[slot] = count
 	return count
 }

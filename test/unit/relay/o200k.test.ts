@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { countTokens } from '../../../src/relay/o200k'
+import { countTokens, rankOfBytes } from '../../../src/relay/o200k'
 
 /**
  * The oracle: gpt-tokenizer, with special tokens counted as ordinary text (its default countTokens throws on
@@ -102,7 +102,39 @@ describe('countTokens (o200k_base)', () => {
 		expect(mismatches(texts)).toEqual([])
 	})
 
-	it('should not mistake one merged piece for a similar one (the merge cache compares bytes and length)', () => {
+	it('should find every token of the rank file under its own rank (no two tokens share both hashes)', () => {
+		const file = readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')
+		const lines = file.split('\n').filter(Boolean)
+		expect(lines.length).toBe(199_998)
+		const wrong: string[] = []
+		for (const line of lines) {
+			const [b64, rank] = line.split(' ')
+			if (rankOfBytes(Buffer.from(b64!, 'base64')) !== Number(rank)) wrong.push(line)
+		}
+		expect(wrong).toEqual([])
+	})
+
+	it('should find no token in byte sequences that are none (a hash match alone is no match)', () => {
+		const file = readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')
+		const tokens = new Set(file.split('\n').map((l) => l.split(' ')[0]))
+		const random = prng(2024)
+		// A million lookups that miss: with the slot's 14-bit tag alone as the check, ~600 would pass for tokens.
+		let misses = 0
+		const found: string[] = []
+		const bytes = new Uint8Array(12)
+		while (misses < 1_000_000) {
+			const n = 2 + Math.floor(random() * 10)
+			for (let i = 0; i < n; i++) bytes[i] = Math.floor(random() * 256)
+			const piece = bytes.subarray(0, n)
+			const b64 = Buffer.from(piece).toString('base64')
+			if (tokens.has(b64)) continue
+			misses++
+			if (rankOfBytes(piece) !== undefined) found.push(b64)
+		}
+		expect(found).toEqual([])
+	})
+
+	it('should not mistake one merged piece for a similar one (the merge cache checks a second hash)', () => {
 		const random = prng(99)
 		const texts: string[] = []
 		// Families of rare words that differ in the last letter only, or are prefixes of one another: with 2,048 cache
