@@ -6,7 +6,7 @@
  */
 import type { ChatRequest, Part } from '../core/ir'
 import { ownExtra } from '../protocols/anthropic-messages/extra'
-// Its ranks (~4 MB) load on the first count, which the fast path never makes.
+// Its ranks (2 MB) load on the first count, which the fast path never makes.
 import { countTokens } from './o200k'
 
 /** Per image, a generous bound across vendors (Anthropic ≈ 1,600 for the largest; OpenAI high detail ≈ 1,100). */
