@@ -32,7 +32,7 @@ const NONE = 0x7fffffff
  * The table, filled on first count: open addressing with linear probing over 2^18 slots (199,998 ranks, 76% full),
  * two words a slot and nothing else. entries[i] holds the rank in its low 18 bits and 14 bits of the token's first
  * hash above them (-1: empty); checks[i] the token's second hash. A probe is a match when both agree, so a byte
- * sequence that is no token passes for one only when 46 bits of two independent hashes agree by chance (~1e-14 per
+ * sequence that is no token passes for one only when 46 bits of two different hashes agree by chance (~1e-14 per
  * probe; no two tokens of the vocabulary agree, see the unit tests). The tokens' bytes are not kept: 2 MB in all,
  * where keeping and comparing them took 4.5 MB. Every live megabyte costs the gateway about three of peak RSS (the
  * collector lets the heap grow to about three times what is live), see bench/README, tenth VM.
