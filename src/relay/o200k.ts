@@ -44,7 +44,7 @@ const MASK = (1 << SLOT_BITS) - 1
 const RANK_BITS = 18
 const RANK_MASK = (1 << RANK_BITS) - 1
 /** Past this many ranks probes grow long (and a full table would never end one). */
-const MAX_RANKS = ((1 << SLOT_BITS) * 4) / 5
+const MAX_RANKS = Math.floor(((1 << SLOT_BITS) * 4) / 5)
 let loaded = false
 
 /** The two hashes of the last `hashOf` (both 32-bit, the first unsigned). */
