@@ -1,13 +1,14 @@
 /**
  * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
- * the GC log's totals, the targets' verdicts, which build an A/B run starts, and how a perf profile is named and
- * summed.
+ * the GC log's totals, the targets' verdicts, which build an A/B run starts, how a perf profile is named and
+ * summed, and what a slow request's time is charged to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { parseBuild } from './ab'
 import { parseJitdump, perfMap } from './jitdump'
 import { aggregate, jsFunction } from './perf-profile'
+import { inFlight, parseTimehist } from './tail'
 import { checkResponse } from './checks'
 import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
@@ -228,5 +229,47 @@ describe('perf profile aggregation', () => {
 		expect(a.functions.get('pull')).toEqual({ n: 3, kernel: 1, native: 1, jit: 1, other: 0 })
 		expect([...a.functions.keys()]).toEqual(['pull', '(no JavaScript on the stack: event loop, I/O, collector)'])
 		expect(aggregate(script, 'bun', 2).functions.get('pull < respond')).toEqual({ n: 1, kernel: 1, native: 0, jit: 0, other: 0 })
+	})
+})
+
+describe('tail attribution (bench/tail.ts)', () => {
+	const hist = [
+		'           time    cpu  task name                       wait time  sch delay   run time',
+		'                        [tid/pid]                          (msec)     (msec)     (msec)',
+		'--------------- ------  ------------------------------  ---------  ---------  ---------',
+		'     100.001000 [0000]  bun.exe[500]                        0.000      0.200      0.800 ',
+		'     100.002000 [0001]  HTTP Client[501/500]                0.000      0.000      0.500 ',
+		'     100.003000 [0000]  <idle>                              0.000      0.000      1.000 ',
+		'     100.004000 [0001]  postgres[77]                        0.000      0.000      1.900 ',
+		'     100.009000 [0000]  bun.exe[500]                        4.000      1.000      1.000 ',
+	].join('\n')
+	const label = (comm: string, pid: number) => (pid === 500 ? `gateway ${comm}` : comm)
+
+	it('should read each run with its thread named by process, idle CPUs included', () => {
+		const runs = parseTimehist(hist, label)
+		expect(runs.map((r) => r.task)).toEqual(['gateway bun.exe', 'gateway HTTP Client', '<idle>', 'postgres', 'gateway bun.exe'])
+		const first = runs[0]!
+		expect(first.start).toBeCloseTo(100.0002, 6)
+		expect(first.end).toBeCloseTo(100.001, 6)
+		expect(first.schedDelay).toBeCloseTo(0.0002, 6)
+	})
+
+	it('should sum per request what ran while it was in flight, and the main thread’s wait for a CPU', () => {
+		const runs = parseTimehist(hist, label)
+		// In flight from 100.0015 to 100.0085: half of the HTTP client's run, all of postgres's, the idle ms, and the main
+		// thread's wait from 100.007 (woken) to 100.008 (on a CPU) plus 0.5 ms of its run.
+		const p = inFlight([{ from: 100.0015, to: 100.0085 }], runs, 'gateway bun.exe')
+		expect(p.requests).toBe(1)
+		expect(p.meanMs).toBeCloseTo(7, 6)
+		expect(Object.fromEntries(p.byTask.map(([k, v]) => [k, Number(v.toFixed(6))]))).toEqual({
+			postgres: 1.9,
+			'<idle>': 1,
+			'gateway HTTP Client': 0.5,
+			'gateway bun.exe': 0.5,
+		})
+		expect(p.mainDelayMs).toBeCloseTo(1, 6)
+		expect(p.byTask[0]![0]).toBe('postgres')
+		// Nothing in flight: nothing charged.
+		expect(inFlight([{ from: 99, to: 99.5 }], runs, 'gateway bun.exe').byTask).toEqual([])
 	})
 })

@@ -1,0 +1,175 @@
+/**
+ * Where the slow requests' time goes: the scenario's load against the gateway with every request's send time and
+ * latency logged (BENCH_LATENCY_LOG, the own generator), and the scheduler's events of the whole machine recorded
+ * meanwhile (`perf sched record`). For the slow requests and for the fast ones it sums, per request, what ran on the
+ * CPUs while they were in flight (the gateway's threads by name, the mock's, every other process by its command
+ * name: `bun` is the load generator), and how long the gateway's main thread waited for a CPU once woken. What
+ * shows up in the slow requests' time and not in the fast ones' is where the tail comes from (bench/README, eleventh
+ * VM). A one-connection scenario gives the clearest picture: one request in flight at a time.
+ *
+ *   bun bench/tail.ts [-s chat-sse-c1] [--warmup 5] [--duration 5] [--slow-ms 1.5] [--db postgres|pglite]
+ *
+ * Needs `perf` (Debian: `apt-get install linux-perf`) and permission to record scheduler events (root).
+ * @module
+ */
+import { dlopen, FFIType, ptr } from 'bun:ffi'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type Gateway, type MockPorts, startGateway } from './gateway'
+import { runLoadgen } from './measure'
+import { type Options, parseOptions } from './options'
+import { type Child, spawnChild } from './procs'
+import { loadFor, requestFor, selectScenarios } from './scenarios'
+
+/** A thread's stretch on a CPU (seconds, CLOCK_MONOTONIC), and how long it waited for the CPU after its wake-up. */
+export type Run = { start: number; end: number; task: string; schedDelay: number }
+
+/**
+ * Parses `perf sched timehist` lines (`time [cpu] comm[tid/pid] wait delay run`, times in seconds, the rest in ms)
+ * into runs, each task named by `label(comm, pid)` (the process's main thread prints as `comm[pid]`). Sorted by start.
+ */
+export function parseTimehist(text: string, label: (comm: string, pid: number) => string): Run[] {
+	const runs: Run[] = []
+	for (const line of text.split('\n')) {
+		// A CPU's idle stretches print as `<idle>`, with no thread.
+		const m = /^\s*(\d+\.\d+)\s+\[\d+\]\s+(\S.*?)(?:\[(\d+)(?:\/(\d+))?\])?\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$/.exec(line)
+		if (!m) continue
+		const end = Number(m[1])
+		const run = Number(m[7]) / 1000
+		runs.push({ start: end - run, end, task: label(m[2]!, Number(m[4] ?? m[3] ?? 0)), schedDelay: Number(m[6]) / 1000 })
+	}
+	return runs.sort((a, b) => a.start - b.start)
+}
+
+/** Requests as [send, latency] pairs (seconds on the runs' clock, ms), the loadgen's log shifted onto that clock. */
+export type Flight = { from: number; to: number }
+
+export type TailProfile = { requests: number; meanMs: number; mainDelayMs: number; byTask: [string, number][] }
+
+/**
+ * Per request in flight: CPU time of each task that ran meanwhile (ms, sorted, largest first) and the main thread's
+ * wait for a CPU. `runs` sorted by start; no run is longer than `maxRunS` (bounds the backward search).
+ */
+export function inFlight(flights: Flight[], runs: Run[], mainTask: string, maxRunS = 0.1): TailProfile {
+	const byTask = new Map<string, number>()
+	let span = 0
+	let delay = 0
+	for (const f of flights) {
+		span += f.to - f.from
+		let lo = 0
+		let hi = runs.length
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1
+			if (runs[mid]!.start < f.from - maxRunS) lo = mid + 1
+			else hi = mid
+		}
+		for (let i = lo; i < runs.length && runs[i]!.start < f.to; i++) {
+			const r = runs[i]!
+			const overlap = Math.min(f.to, r.end) - Math.max(f.from, r.start)
+			if (overlap > 0) byTask.set(r.task, (byTask.get(r.task) ?? 0) + overlap)
+			if (r.task === mainTask) {
+				const waited = Math.min(f.to, r.start) - Math.max(f.from, r.start - r.schedDelay)
+				if (waited > 0) delay += waited
+			}
+		}
+	}
+	const n = Math.max(1, flights.length)
+	return {
+		requests: flights.length,
+		meanMs: (span / n) * 1000,
+		mainDelayMs: (delay / n) * 1000,
+		byTask: [...byTask].map(([k, v]): [string, number] => [k, (v / n) * 1000]).sort((a, b) => b[1] - a[1]),
+	}
+}
+
+/** CLOCK_REALTIME minus CLOCK_MONOTONIC in ms (perf's `-k mono` clock against the loadgen's epoch times). */
+function realtimeOffsetMs(): number {
+	const { clock_gettime } = dlopen('libc.so.6', { clock_gettime: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 } }).symbols
+	const ts = new BigInt64Array(2)
+	const read = (clock: number) => {
+		clock_gettime(clock, ptr(ts))
+		return Number(ts[0]) * 1000 + Number(ts[1]) / 1e6
+	}
+	const offsets = Array.from({ length: 5 }, () => {
+		const mono0 = read(1)
+		const real = read(0)
+		return real - (mono0 + read(1)) / 2
+	})
+	return offsets.sort((a, b) => a - b)[2]!
+}
+
+if (import.meta.main) {
+	const { values } = parseArgs({
+		args: Bun.argv.slice(2),
+		options: { s: { type: 'string' }, warmup: { type: 'string' }, duration: { type: 'string' }, 'slow-ms': { type: 'string' }, db: { type: 'string' }, top: { type: 'string' } },
+	})
+	const perf = Bun.which('perf')
+	if (!perf) {
+		console.error('perf not found (Debian: apt-get install linux-perf)')
+		process.exit(2)
+	}
+	const warmupS = Number(values.warmup ?? 5)
+	const durationS = Number(values.duration ?? 5)
+	const slowMs = Number(values['slow-ms'] ?? 1.5)
+	const opts = parseOptions(['-s', values.s ?? 'chat-sse-c1', '--db', values.db ?? 'postgres', '--duration', String(durationS)]) as Options
+	const scenario = selectScenarios(opts).find((s) => !s.memory && s.mode === 'closed')
+	if (!scenario) {
+		console.error(`no closed-loop scenario matches ${values.s} (bun run bench --list)`)
+		process.exit(2)
+	}
+	const repo = join(import.meta.dir, '..')
+	const dir = mkdtempSync(join(tmpdir(), 'sb-tail-'))
+	const children: Child[] = []
+	let gw: Gateway | undefined
+	try {
+		const mock = spawnChild('mock', ['bun', 'bench/mock-server.ts'], { UPSTREAM_KEY: 'bench-upstream-key', MOCK_DELAY_MS: '0', SLOW_CHUNK_MS: '500' }, repo)
+		children.push(mock)
+		const mp = await mock.firstJson<MockPorts>(30_000)
+		const kind = opts.databases[0]!
+		gw = await startGateway(kind, mp, { repo, upstreamKey: 'bench-upstream-key', postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, env: {} })
+		const pid = gw.child.pid
+		const name = `sb-${kind}` as const
+		const request = requestFor(scenario, name, { direct: mp, bare: mp, gateways: { [name]: gw.port } }, { upstream: 'bench-upstream-key', gateway: gw.key })
+		process.env.BENCH_LATENCY_LOG = join(dir, 'lat')
+		console.log(`${scenario.name} on ${kind}: ${warmupS} s of warm-up, then ${durationS} s with the scheduler recorded (gateway pid ${pid})`)
+		const load = runLoadgen({ ...loadFor(scenario, request, opts, false), durationMs: (warmupS + durationS + 1) * 1000 })
+		await Bun.sleep(warmupS * 1000)
+		const data = join(dir, 'sched.data')
+		const rec = Bun.spawnSync([perf, 'sched', 'record', '-a', '-k', 'mono', '-o', data, '--', 'sleep', String(durationS)], { stdout: 'pipe', stderr: 'pipe' })
+		if (rec.exitCode !== 0) throw new Error(`perf sched record failed: ${rec.stderr.toString()}`)
+		const offsetMs = realtimeOffsetMs()
+		const result = await load
+		console.log(`load: ${result.completed} requests, ${result.rps} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`)
+		const hist = Bun.spawnSync([perf, 'sched', 'timehist', '-i', data], { stdout: 'pipe', stderr: 'pipe', maxBuffer: 2 ** 31 }).stdout.toString()
+		const mockPid = mock.pid
+		const runs = parseTimehist(hist, (comm, p) => (p === pid ? `gateway ${comm}` : p === mockPid ? `mock ${comm}` : comm))
+		const log = readdirSync(dir).find((f) => f.startsWith('lat.'))
+		if (!log || runs.length === 0) throw new Error('no latency log or no scheduler events')
+		const pairs = (await Bun.file(join(dir, log)).json()) as number[]
+		const first = runs[0]!.start
+		const last = runs[runs.length - 1]!.end
+		const slow: Flight[] = []
+		const fast: Flight[] = []
+		for (let i = 0; i < pairs.length; i += 2) {
+			const from = (pairs[i]! - offsetMs) / 1000
+			const to = from + pairs[i + 1]! / 1000
+			if (from < first || to > last) continue
+			;(pairs[i + 1]! >= slowMs ? slow : fast).push({ from, to })
+		}
+		const mainTask = `gateway ${(await Bun.file(`/proc/${pid}/comm`).text()).trim()}`
+		const top = Number(values.top ?? 14)
+		for (const [label, flights] of [[`slow (≥ ${slowMs} ms)`, slow], [`fast (< ${slowMs} ms)`, fast]] as const) {
+			const p = inFlight(flights, runs, mainTask)
+			console.log(`\n${label}: ${p.requests} requests, ${p.meanMs.toFixed(3)} ms each on average; the gateway's main thread waited ${p.mainDelayMs.toFixed(3)} ms for a CPU`)
+			console.log('  ms per request  share of its time  what ran')
+			for (const [task, ms] of p.byTask.slice(0, top)) console.log(`${ms.toFixed(3).padStart(16)}  ${`${((ms / p.meanMs) * 100).toFixed(0)}%`.padStart(17)}  ${task}`)
+		}
+	} finally {
+		await gw?.stop()
+		await Promise.all(children.map((c) => c.stop()))
+		rmSync(dir, { recursive: true, force: true })
+	}
+	process.exit(0)
+}
