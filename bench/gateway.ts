@@ -151,3 +151,29 @@ export async function startGateway(
 		throw e
 	}
 }
+
+/** A mock upstream answering at once and one gateway on it, as the profiling tools run them (perf-profile.ts, tail.ts). */
+export type Rig = { mock: Child; ports: MockPorts; gw: Gateway; stop(): Promise<void> }
+
+/** Starts a Rig; a gateway that fails to start stops the mock before the error is thrown. */
+export async function startRig(kind: 'pglite' | 'postgres', postgresUrl: string, env: Record<string, string> = {}): Promise<Rig> {
+	const repo = join(import.meta.dir, '..')
+	const upstreamKey = 'bench-upstream-key'
+	const mock = spawnChild('mock', ['bun', 'bench/mock-server.ts'], { UPSTREAM_KEY: upstreamKey, MOCK_DELAY_MS: '0', SLOW_CHUNK_MS: '500' }, repo)
+	try {
+		const ports = await mock.firstJson<MockPorts>(30_000)
+		const gw = await startGateway(kind, ports, { repo, upstreamKey, postgresUrl, startTimeoutMs: 180_000, env })
+		return {
+			mock,
+			ports,
+			gw,
+			async stop() {
+				await gw.stop()
+				await mock.stop()
+			},
+		}
+	} catch (e) {
+		await mock.stop()
+		throw e
+	}
+}

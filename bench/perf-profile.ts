@@ -15,11 +15,10 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Gateway, type MockPorts, startGateway } from './gateway'
+import { startRig } from './gateway'
 import { parseJitdump, perfMap } from './jitdump'
 import { runLoadgen } from './measure'
 import { type Options, parseOptions } from './options'
-import { type Child, spawnChild } from './procs'
 import { loadFor, requestFor, selectScenarios } from './scenarios'
 import { findWrk, runWrk } from './wrk'
 
@@ -99,21 +98,10 @@ if (import.meta.main) {
 		console.error(`no scenario matches ${values.s} (bun run bench --list)`)
 		process.exit(2)
 	}
-	const repo = join(import.meta.dir, '..')
-	const children: Child[] = []
-	let gw: Gateway | undefined
+	const kind = opts.databases[0]!
+	const rig = await startRig(kind, opts.postgresUrl, { BUN_JSC_useJITDump: '1', BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) })
 	try {
-		const mock = spawnChild('mock', ['bun', 'bench/mock-server.ts'], { UPSTREAM_KEY: 'bench-upstream-key', MOCK_DELAY_MS: '0', SLOW_CHUNK_MS: '500' }, repo)
-		children.push(mock)
-		const mp = await mock.firstJson<MockPorts>(30_000)
-		const kind = opts.databases[0]!
-		gw = await startGateway(kind, mp, {
-			repo,
-			upstreamKey: 'bench-upstream-key',
-			postgresUrl: opts.postgresUrl,
-			startTimeoutMs: 180_000,
-			env: { BUN_JSC_useJITDump: '1', BUN_CONFIG_MAX_HTTP_REQUESTS: String(opts.fetchLimit) },
-		})
+		const { gw, ports: mp } = rig
 		const pid = gw.child.pid
 		// The main thread's name is the executable's: `bun`, or `bun.exe` when Bun came from npm.
 		const mainComm = (await Bun.file(`/proc/${pid}/comm`).text()).trim()
@@ -147,8 +135,7 @@ if (import.meta.main) {
 		console.log(`\nperf data: ${data} (perf report -i ${data} --comm ${mainComm}; the map ${mapFile} names JIT code while it exists)`)
 		for (const d of dumps) rmSync(join('/tmp', d), { force: true })
 	} finally {
-		await gw?.stop()
-		await Promise.all(children.map((c) => c.stop()))
+		await rig.stop()
 	}
 	process.exit(0)
 }

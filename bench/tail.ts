@@ -17,10 +17,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Gateway, type MockPorts, startGateway } from './gateway'
+import { startRig } from './gateway'
 import { runLoadgen } from './measure'
 import { type Options, parseOptions } from './options'
-import { type Child, spawnChild } from './procs'
 import { loadFor, requestFor, selectScenarios } from './scenarios'
 
 /** A thread's stretch on a CPU (seconds, CLOCK_MONOTONIC), and how long it waited for the CPU after its wake-up. */
@@ -119,16 +118,11 @@ if (import.meta.main) {
 		console.error(`no closed-loop scenario matches ${values.s} (bun run bench --list)`)
 		process.exit(2)
 	}
-	const repo = join(import.meta.dir, '..')
 	const dir = mkdtempSync(join(tmpdir(), 'sb-tail-'))
-	const children: Child[] = []
-	let gw: Gateway | undefined
+	const kind = opts.databases[0]!
+	const rig = await startRig(kind, opts.postgresUrl)
 	try {
-		const mock = spawnChild('mock', ['bun', 'bench/mock-server.ts'], { UPSTREAM_KEY: 'bench-upstream-key', MOCK_DELAY_MS: '0', SLOW_CHUNK_MS: '500' }, repo)
-		children.push(mock)
-		const mp = await mock.firstJson<MockPorts>(30_000)
-		const kind = opts.databases[0]!
-		gw = await startGateway(kind, mp, { repo, upstreamKey: 'bench-upstream-key', postgresUrl: opts.postgresUrl, startTimeoutMs: 180_000, env: {} })
+		const { gw, ports: mp } = rig
 		const pid = gw.child.pid
 		const name = `sb-${kind}` as const
 		const request = requestFor(scenario, name, { direct: mp, bare: mp, gateways: { [name]: gw.port } }, { upstream: 'bench-upstream-key', gateway: gw.key })
@@ -143,7 +137,7 @@ if (import.meta.main) {
 		const result = await load
 		console.log(`load: ${result.completed} requests, ${result.rps} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`)
 		const hist = Bun.spawnSync([perf, 'sched', 'timehist', '-i', data], { stdout: 'pipe', stderr: 'pipe', maxBuffer: 2 ** 31 }).stdout.toString()
-		const mockPid = mock.pid
+		const mockPid = rig.mock.pid
 		const runs = parseTimehist(hist, (comm, p) => (p === pid ? `gateway ${comm}` : p === mockPid ? `mock ${comm}` : comm))
 		const log = readdirSync(dir).find((f) => f.startsWith('lat.'))
 		if (!log || runs.length === 0) throw new Error('no latency log or no scheduler events')
@@ -167,8 +161,7 @@ if (import.meta.main) {
 			for (const [task, ms] of p.byTask.slice(0, top)) console.log(`${ms.toFixed(3).padStart(16)}  ${`${((ms / p.meanMs) * 100).toFixed(0)}%`.padStart(17)}  ${task}`)
 		}
 	} finally {
-		await gw?.stop()
-		await Promise.all(children.map((c) => c.stop()))
+		await rig.stop()
 		rmSync(dir, { recursive: true, force: true })
 	}
 	process.exit(0)
