@@ -254,7 +254,7 @@ describe('tail attribution (bench/tail.ts)', () => {
 		expect(first.schedDelay).toBeCloseTo(0.0002, 6)
 	})
 
-	it('should sum per request what ran while it was in flight, and the main thread’s wait for a CPU', () => {
+	it("should sum per request what ran while it was in flight, and the main thread's wait for a CPU", () => {
 		const runs = parseTimehist(hist, label)
 		// In flight from 100.0015 to 100.0085: half of the HTTP client's run, all of postgres's, the idle ms, and the main
 		// thread's wait from 100.007 (woken) to 100.008 (on a CPU) plus 0.5 ms of its run.

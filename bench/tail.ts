@@ -42,7 +42,7 @@ export function parseTimehist(text: string, label: (comm: string, pid: number) =
 	return runs.sort((a, b) => a.start - b.start)
 }
 
-/** Requests as [send, latency] pairs (seconds on the runs' clock, ms), the loadgen's log shifted onto that clock. */
+/** A request in flight, from its send to its end (seconds on the runs' clock: the loadgen's log shifted onto it). */
 export type Flight = { from: number; to: number }
 
 export type TailProfile = { requests: number; meanMs: number; mainDelayMs: number; byTask: [string, number][] }
@@ -118,9 +118,9 @@ if (import.meta.main) {
 		console.error(`no closed-loop scenario matches ${values.s} (bun run bench --list)`)
 		process.exit(2)
 	}
-	const dir = mkdtempSync(join(tmpdir(), 'sb-tail-'))
 	const kind = opts.databases[0]!
 	const rig = await startRig(kind, opts.postgresUrl)
+	const dir = mkdtempSync(join(tmpdir(), 'sb-tail-'))
 	try {
 		const { gw, ports: mp } = rig
 		const pid = gw.child.pid
