@@ -271,5 +271,8 @@ describe('tail attribution (bench/tail.ts)', () => {
 		expect(p.byTask[0]![0]).toBe('postgres')
 		// Nothing in flight: nothing charged.
 		expect(inFlight([{ from: 99, to: 99.5 }], runs, 'gateway bun.exe').byTask).toEqual([])
+		// A run that began long before the request (a CPU idle for 300 ms) still overlaps it.
+		const long = parseTimehist(`     101.000000 [0001]  <idle>                              0.000      0.000    300.000 \n${hist}`, label)
+		expect(inFlight([{ from: 100.95, to: 100.96 }], long, 'gateway bun.exe').byTask.map(([k, v]) => [k, Number(v.toFixed(6))])).toEqual([['<idle>', 10]])
 	})
 })

@@ -49,9 +49,12 @@ export type TailProfile = { requests: number; meanMs: number; mainDelayMs: numbe
 
 /**
  * Per request in flight: CPU time of each task that ran meanwhile (ms, sorted, largest first) and the main thread's
- * wait for a CPU. `runs` sorted by start; no run is longer than `maxRunS` (bounds the backward search).
+ * wait for a CPU. `runs` sorted by start.
  */
-export function inFlight(flights: Flight[], runs: Run[], mainTask: string, maxRunS = 0.1): TailProfile {
+export function inFlight(flights: Flight[], runs: Run[], mainTask: string): TailProfile {
+	// How far before a request a run may start and still overlap it (an idle CPU's stretch can be long).
+	let longest = 0
+	for (const r of runs) longest = Math.max(longest, r.end - r.start)
 	const byTask = new Map<string, number>()
 	let span = 0
 	let delay = 0
@@ -61,7 +64,7 @@ export function inFlight(flights: Flight[], runs: Run[], mainTask: string, maxRu
 		let hi = runs.length
 		while (lo < hi) {
 			const mid = (lo + hi) >> 1
-			if (runs[mid]!.start < f.from - maxRunS) lo = mid + 1
+			if (runs[mid]!.start < f.from - longest) lo = mid + 1
 			else hi = mid
 		}
 		for (let i = lo; i < runs.length && runs[i]!.start < f.to; i++) {
