@@ -60,7 +60,7 @@ export type PumpSource = { pump: Pump; return(value?: undefined): Promise<unknow
  * slower than the source produces (await it: backpressure). `closed` once the client is gone. `end` writes the last
  * chunk and ends the response, both in one socket write.
  */
-export type Sink = { write(chunk: Uint8Array | string): number | Promise<number>; end(last: string): void; readonly closed: boolean }
+export type Sink = { write(chunk: Uint8Array | string): number | Promise<number>; end(last: Uint8Array | string): void; readonly closed: boolean }
 
 /**
  * A source that writes its chunks itself instead of being read (the relays, src/relay/stream-relay.ts): one loop per
@@ -161,10 +161,10 @@ class DirectSse implements Open, Sink {
 	 * second `sendto` (a loopback one runs the receiver's side too): ~11 µs of the stream's last chunk at one
 	 * connection (bench/README).
 	 */
-	end(last: string) {
+	end(last: Uint8Array | string) {
 		if (this.isClosed) return
 		const c = this.controller!
-		if (last) c.write(last)
+		if (last.length) c.write(last)
 		this.stop()
 		c.close()
 	}

@@ -15,11 +15,11 @@ import { type PumpSource, type Sink, sseResponse } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /**
- * One step of a relay: the next text to send (never empty unless it is the last), whether the stream ends with it,
- * and, when it does, whether the upstream's stream ended cleanly (its terminator, or its body's end): only then is
- * the rest of its body drained rather than the call aborted.
+ * One step of a relay: the next text to send, or the upstream's own bytes when they are that text (never empty unless
+ * it is the last); whether the stream ends with it, and, when it does, whether the upstream's stream ended cleanly (its
+ * terminator, or its body's end): only then is the rest of its body drained rather than the call aborted.
  */
-export type RelayStep = { text: string; last: boolean; clean?: boolean }
+export type RelayStep = { text: string | Uint8Array; last: boolean; clean?: boolean }
 
 type Up = Pick<UpstreamCall, 'abort' | 'release'>
 
@@ -148,7 +148,7 @@ export abstract class FrameBatchRelay extends StreamRelay {
 
 	constructor(
 		up: Up,
-		private readonly it: SseBatchReader,
+		protected readonly it: SseBatchReader,
 		window: { frames: SseFrame[]; pre: { pending?: Promise<IteratorResult<SseFrame[], undefined>>; done: boolean } },
 	) {
 		super(up)

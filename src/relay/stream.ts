@@ -103,21 +103,38 @@ class FastRelay extends FrameBatchRelay {
 		const batch = this.batch
 		if (batch) {
 			this.batch = undefined
+			// While every frame goes out as it came, nothing is built: the upstream's own bytes are sent when the batch
+			// is one read's whole text, else the frames' raw texts joined.
+			const bytes = this.it.bytesOf(batch)
 			let out = ''
+			let changed = bytes === undefined
 			let last = false
-			for (const f of batch) {
+			let n = 0
+			for (; n < batch.length; n++) {
+				const f = batch[n]!
 				if (isBrokenFrame(f)) {
 					this.broken = true
 					break
 				}
-				out += this.emit(f)
-				if ((last = isTerminal(this.proto, f))) break
+				const text = this.emit(f)
+				if (!changed && text !== f.raw) {
+					changed = true
+					out = rawText(batch, n)
+				}
+				if (changed) out += text
+				if ((last = isTerminal(this.proto, f))) {
+					n++
+					break
+				}
 			}
+			const whole = !changed && n === batch.length
+			if (!changed && !whole) out = rawText(batch, n)
+			const step = whole ? bytes! : out
 			// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close (and
 			// sending keepalives after it).
-			if (last) return { text: out, last: true, clean: true }
+			if (last) return { text: step, last: true, clean: true }
 			if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
-			if (out) return { text: out, last: false }
+			if (step.length) return { text: step, last: false }
 		}
 		if (this.upstreamDone) return { text: this.meter.end() === 'cut' ? this.streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
 		return undefined
@@ -151,6 +168,13 @@ class FastRelay extends FrameBatchRelay {
 }
 
 const DONE = { value: undefined, done: true } as const
+
+/** The first `n` frames' text as received (each has `raw`: they went out unchanged). */
+function rawText(frames: SseFrame[], n: number): string {
+	let text = ''
+	for (let i = 0; i < n; i++) text += frames[i]!.raw
+	return text
+}
 
 /**
  * An upstream body's chunks run through the protocol's decoder, each chunk's events as one array: one await per

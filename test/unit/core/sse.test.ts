@@ -109,4 +109,66 @@ describe('createSseParser', () => {
 		for (let r = await it.next(); !r.done; r = await it.next()) batches.push(r.value.map((f) => f.data))
 		expect(batches).toEqual([['1'], ['2', '3'], ['4']])
 	})
+
+	describe('bytesOf', () => {
+		const te = new TextEncoder()
+		/** Each read's frames and what bytesOf gives for them (the text of the bytes, or undefined). */
+		const reads = async (...parts: (string | Uint8Array)[]) => {
+			const body = new ReadableStream<Uint8Array>({
+				start(c) {
+					for (const p of parts) c.enqueue(typeof p === 'string' ? te.encode(p) : p)
+					c.close()
+				},
+			})
+			const it = sseBatchReader(body)
+			const out: Array<{ data: string[]; bytes: string | undefined }> = []
+			for (let r = await it.next(); !r.done; r = await it.next()) {
+				const bytes = it.bytesOf(r.value)
+				out.push({ data: r.value.map((f) => f.data), bytes: bytes && new TextDecoder().decode(bytes) })
+			}
+			return out
+		}
+
+		it("should give a read's own bytes when it held exactly whole frames", async () => {
+			expect(await reads('data: 1\n\nevent: e\ndata: é\n\n', 'data: 3\n\n')).toEqual([
+				{ data: ['1', 'é'], bytes: 'data: 1\n\nevent: e\ndata: é\n\n' },
+				{ data: ['3'], bytes: 'data: 3\n\n' },
+			])
+		})
+
+		it('should give none for a read that began or ended inside a frame', async () => {
+			expect(await reads('data: 1\n\nda', 'ta: 2\n\n', 'data: 3\n\n')).toEqual([
+				{ data: ['1'], bytes: undefined },
+				{ data: ['2'], bytes: undefined },
+				{ data: ['3'], bytes: 'data: 3\n\n' },
+			])
+			// A character split between two reads: the second begins inside the first's frame.
+			const bytes = te.encode('data: héllo\n\ndata: x\n\n')
+			expect(await reads(bytes.slice(0, 8), bytes.slice(8))).toEqual([{ data: ['héllo', 'x'], bytes: undefined }])
+		})
+
+		it('should give none when the read held text that no frame carries', async () => {
+			// A comment and a stray blank line are dropped by the parser: the bytes are more than the frames.
+			expect(await reads(': keepalive\n\ndata: 1\n\n', '\ndata: 2\n\n')).toEqual([
+				{ data: ['1'], bytes: undefined },
+				{ data: ['2'], bytes: undefined },
+			])
+			// The decoder drops a leading byte-order mark.
+			expect(await reads(new Uint8Array([0xef, 0xbb, 0xbf, ...te.encode('data: 1\n\n')]))).toEqual([{ data: ['1'], bytes: undefined }])
+		})
+
+		it("should give none for frames other than the last read's", async () => {
+			const body = new ReadableStream<Uint8Array>({
+				start(c) {
+					c.enqueue(te.encode('data: 1\n\n'))
+					c.close()
+				},
+			})
+			const it = sseBatchReader(body)
+			const r = await it.next()
+			if (r.done) throw new Error('no batch')
+			expect(it.bytesOf([...r.value])).toBeUndefined()
+			expect(it.bytesOf(r.value)).toBeDefined()
+		})
+	})
 })
