@@ -261,18 +261,21 @@ describe('tail attribution (bench/tail.ts)', () => {
 		const p = inFlight([{ from: 100.0015, to: 100.0085 }], runs, 'gateway bun.exe')
 		expect(p.requests).toBe(1)
 		expect(p.meanMs).toBeCloseTo(7, 6)
-		expect(Object.fromEntries(p.byTask.map(([k, v]) => [k, Number(v.toFixed(6))]))).toEqual({
+		expect(Object.fromEntries(p.byTask.map((t) => [t.task, Number(t.ms.toFixed(6))]))).toEqual({
 			postgres: 1.9,
 			'<idle>': 1,
 			'gateway HTTP Client': 0.5,
 			'gateway bun.exe': 0.5,
 		})
 		expect(p.mainDelayMs).toBeCloseTo(1, 6)
-		expect(p.byTask[0]![0]).toBe('postgres')
+		expect(p.byTask[0]!.task).toBe('postgres')
+		// Two requests: the second overlaps only the main thread's last run. Each task's share of the requests it ran in.
+		const two = inFlight([{ from: 100.0015, to: 100.0085 }, { from: 100.0085, to: 100.009 }], runs, 'gateway bun.exe')
+		expect(Object.fromEntries(two.byTask.map((t) => [t.task, t.share]))).toEqual({ postgres: 0.5, '<idle>': 0.5, 'gateway HTTP Client': 0.5, 'gateway bun.exe': 1 })
 		// Nothing in flight: nothing charged.
 		expect(inFlight([{ from: 99, to: 99.5 }], runs, 'gateway bun.exe').byTask).toEqual([])
 		// A run that began long before the request (a CPU idle for 300 ms) still overlaps it.
 		const long = parseTimehist(`     101.000000 [0001]  <idle>                              0.000      0.000    300.000 \n${hist}`, label)
-		expect(inFlight([{ from: 100.95, to: 100.96 }], long, 'gateway bun.exe').byTask.map(([k, v]) => [k, Number(v.toFixed(6))])).toEqual([['<idle>', 10]])
+		expect(inFlight([{ from: 100.95, to: 100.96 }], long, 'gateway bun.exe').byTask.map((t) => [t.task, Number(t.ms.toFixed(6))])).toEqual([['<idle>', 10]])
 	})
 })

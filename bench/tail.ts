@@ -45,20 +45,27 @@ export function parseTimehist(text: string, label: (comm: string, pid: number) =
 /** A request in flight, from its send to its end (seconds on the runs' clock: the loadgen's log shifted onto it). */
 export type Flight = { from: number; to: number }
 
-export type TailProfile = { requests: number; meanMs: number; mainDelayMs: number; byTask: [string, number][] }
+/** A task's time per request in flight (ms), and the share of those requests during which it ran at all. */
+export type TaskShare = { task: string; ms: number; share: number }
+
+export type TailProfile = { requests: number; meanMs: number; mainDelayMs: number; byTask: TaskShare[] }
 
 /**
- * Per request in flight: CPU time of each task that ran meanwhile (ms, sorted, largest first) and the main thread's
- * wait for a CPU. `runs` sorted by start.
+ * Per request in flight: CPU time of each task that ran meanwhile (sorted, largest first), in how many of the
+ * requests it ran (a collector's helper threads run in only the few requests a collection overlaps), and the main
+ * thread's wait for a CPU. `runs` sorted by start.
  */
 export function inFlight(flights: Flight[], runs: Run[], mainTask: string): TailProfile {
 	// How far before a request a run may start and still overlap it (an idle CPU's stretch can be long).
 	let longest = 0
 	for (const r of runs) longest = Math.max(longest, r.end - r.start)
 	const byTask = new Map<string, number>()
+	const seenIn = new Map<string, number>()
+	const seen = new Set<string>()
 	let span = 0
 	let delay = 0
 	for (const f of flights) {
+		seen.clear()
 		span += f.to - f.from
 		let lo = 0
 		let hi = runs.length
@@ -70,7 +77,13 @@ export function inFlight(flights: Flight[], runs: Run[], mainTask: string): Tail
 		for (let i = lo; i < runs.length && runs[i]!.start < f.to; i++) {
 			const r = runs[i]!
 			const overlap = Math.min(f.to, r.end) - Math.max(f.from, r.start)
-			if (overlap > 0) byTask.set(r.task, (byTask.get(r.task) ?? 0) + overlap)
+			if (overlap > 0) {
+				byTask.set(r.task, (byTask.get(r.task) ?? 0) + overlap)
+				if (!seen.has(r.task)) {
+					seen.add(r.task)
+					seenIn.set(r.task, (seenIn.get(r.task) ?? 0) + 1)
+				}
+			}
 			if (r.task === mainTask) {
 				const waited = Math.min(f.to, r.start) - Math.max(f.from, r.start - r.schedDelay)
 				if (waited > 0) delay += waited
@@ -82,7 +95,7 @@ export function inFlight(flights: Flight[], runs: Run[], mainTask: string): Tail
 		requests: flights.length,
 		meanMs: (span / n) * 1000,
 		mainDelayMs: (delay / n) * 1000,
-		byTask: [...byTask].map(([k, v]): [string, number] => [k, (v / n) * 1000]).sort((a, b) => b[1] - a[1]),
+		byTask: [...byTask].map(([task, v]) => ({ task, ms: (v / n) * 1000, share: (seenIn.get(task) ?? 0) / n })).sort((a, b) => b.ms - a.ms),
 	}
 }
 
@@ -160,8 +173,9 @@ if (import.meta.main) {
 		for (const [label, flights] of [[`slow (≥ ${slowMs} ms)`, slow], [`fast (< ${slowMs} ms)`, fast]] as const) {
 			const p = inFlight(flights, runs, mainTask)
 			console.log(`\n${label}: ${p.requests} requests, ${p.meanMs.toFixed(3)} ms each on average; the gateway's main thread waited ${p.mainDelayMs.toFixed(3)} ms for a CPU`)
-			console.log('  ms per request  share of its time  what ran')
-			for (const [task, ms] of p.byTask.slice(0, top)) console.log(`${ms.toFixed(3).padStart(16)}  ${`${((ms / p.meanMs) * 100).toFixed(0)}%`.padStart(17)}  ${task}`)
+			console.log('  ms per request  share of its time  ran in  what ran')
+			for (const { task, ms, share } of p.byTask.slice(0, top))
+				console.log(`${ms.toFixed(3).padStart(16)}  ${`${((ms / p.meanMs) * 100).toFixed(0)}%`.padStart(17)}  ${`${(share * 100).toFixed(0)}%`.padStart(6)}  ${task}`)
 		}
 	} finally {
 		await rig.stop()
