@@ -104,8 +104,8 @@ class FastRelay extends FrameBatchRelay {
 		if (batch) {
 			this.batch = undefined
 			// While every frame goes out as it came, nothing is built: the upstream's own bytes are sent when the batch
-			// is one read's whole text, else the frames' raw texts joined.
-			const bytes = this.it.bytesOf(batch)
+			// is one read's whole text, else the frames' raw texts joined. (Stripping usage changes every chunk.)
+			const bytes = this.strip ? undefined : this.it.bytesOf(batch)
 			let out = ''
 			let changed = bytes === undefined
 			let last = false
