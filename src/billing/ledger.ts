@@ -250,7 +250,9 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		settle(cost: number, usage: UsageRecord): Promise<number> {
 			if (this.result) return this.result
 			this.done = true
-			return (this.result = this.charge(cost, usage))
+			const want = Math.max(0, Math.round(cost))
+			// Nearly always the hold covers the cost and the charge is made at once; only a shortfall waits for a take.
+			return (this.result = this.short(want) ? this.growThenCharge(want, usage) : Promise.resolve(this.charge(want, usage)))
 		}
 
 		release(usage?: UsageRecord): Promise<void> {
@@ -262,16 +264,28 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			return Promise.resolve()
 		}
 
-		private async charge(cost: number, usage: UsageRecord): Promise<number> {
+		/** More is owed than the hold and its lease's free part cover (and the lease may still grow). */
+		private short(want: number): boolean {
+			return want > this.amount + free(this.l) && !this.l.retired
+		}
+
+		/**
+		 * An estimate that fell short: the rest comes from the lease, and from the database when the lease has too
+		 * little (never past the balance or the key's limit). The hold stays in use meanwhile, so no other reservation
+		 * takes its money while the take is under way.
+		 */
+		private async growThenCharge(want: number, usage: UsageRecord): Promise<number> {
 			const { l, amount } = this
-			const want = Math.max(0, Math.round(cost))
-			// An estimate that fell short: the rest comes from the lease, and from the database when the lease has too
-			// little (never past the balance or the key's limit). The hold stays in use meanwhile, so no other
-			// reservation takes its money while the take is under way.
-			for (let i = 0; i < 3 && want > amount + free(l) && !l.retired; i++) {
+			for (let i = 0; i < 3 && this.short(want); i++) {
 				const r = await grow(l, want - amount - free(l), 0).catch(() => undefined)
 				if (r?.kind !== 'taken' || r.amount === 0) break
 			}
+			return this.charge(want, usage)
+		}
+
+		/** Takes `want` (or what the lease has, if less) and records the usage row; the hold is done with. */
+		private charge(want: number, usage: UsageRecord): number {
+			const { l, amount } = this
 			l.inUse -= amount
 			const charge = Math.min(want, Math.max(0, free(l)))
 			l.amount -= charge

@@ -13,7 +13,7 @@ import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
-import { tryChannels } from '../routing/attempts'
+import { type AttemptResult, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
@@ -61,10 +61,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, route.channels, call.signal, async (ch) => {
-			const a = await attemptChat(call, info, ch, budget)
-			return 'response' in a ? { ok: a.response } : a
-		})
+		const r = await tryChannels(svc, route.channels, call.signal, (ch) => attemptChat(call, info, ch, budget).then(asResult))
 		if ('ok' in r) return r.ok
 		lastErr = r.error
 		lastChannel = r.channel
@@ -75,6 +72,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	await release(info, budget, lastErr.status, call.signal.aborted ? 'client_abort' : 'error', lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
 }
+
+const asResult = (a: Attempt): AttemptResult<Response> => ('response' in a ? { ok: a.response } : a)
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)

@@ -68,19 +68,26 @@ export async function prefetch<T>(it: AsyncIterator<T>, isPreamble: (v: T) => bo
 	}
 }
 
+/** A frame predicate's counterpart for whole batches, made once per predicate (not a closure per stream). */
+const allPreamble = new WeakMap<(f: SseFrame) => boolean, (b: SseFrame[]) => boolean>()
+const toUndefined = () => undefined
+
 /**
  * The prefetch window over an upstream's frame batches: `frames`, all it read; `head`, those up to the first that is
  * not preamble (only they decide failover, as when frames were awaited one at a time). Undefined when the upstream's
  * body failed inside the window.
  */
 export async function prefetchFrames(it: AsyncIterator<SseFrame[], undefined>, isPreamble: (f: SseFrame) => boolean) {
-	// Where content starts in the last batch the window looked at (-1: all preamble).
-	let contentAt = -1
-	const pre = await prefetch(it, (b) => (contentAt = b.findIndex((f) => !isPreamble(f))) === -1, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
+	let batchIsPreamble = allPreamble.get(isPreamble)
+	if (!batchIsPreamble) allPreamble.set(isPreamble, (batchIsPreamble = (b) => b.every(isPreamble)))
+	const pre = await prefetch(it, batchIsPreamble, FIRST_EVENT_WINDOW_MS).catch(toUndefined)
 	if (!pre) return undefined
 	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
-	const lastBatch = pre.buffered.at(-1)?.length ?? 0
-	const head = contentAt === -1 ? frames : frames.slice(0, frames.length - lastBatch + contentAt + 1)
+	// Where content starts in the last batch the window read (-1: all preamble; the earlier ones were).
+	const last = pre.buffered.length ? pre.buffered[pre.buffered.length - 1]! : []
+	let contentAt = 0
+	while (contentAt < last.length && isPreamble(last[contentAt]!)) contentAt++
+	const head = contentAt === last.length ? frames : frames.slice(0, frames.length - last.length + contentAt + 1)
 	return { pre, frames, head }
 }
 

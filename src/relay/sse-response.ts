@@ -93,17 +93,27 @@ const nextTurn = () =>
  * hold the headers back: the response starts after one turn, as before.
  */
 export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
-	// A pumping source writes its first chunk itself, before it awaits anything.
-	const first = 'pump' in gen ? undefined : gen.next()
+	if ('pump' in gen) return pumpResponse(gen, onCancel, headers, keepaliveMs)
+	const first = gen.next()
 	let head: Step | undefined
-	if (first)
-		try {
-			// nextTurn resolves to undefined, a source's step is an object.
-			head = (await Promise.race([first, nextTurn()])) ?? undefined
-		} catch {
-			// `pull` meets the error again when it awaits `first`
-		}
-	const source = new DirectSse(gen, onCancel, keepaliveMs, first, head)
+	try {
+		// nextTurn resolves to undefined, a source's step is an object.
+		head = (await Promise.race([first, nextTurn()])) ?? undefined
+	} catch {
+		// `pull` meets the error again when it awaits `first`
+	}
+	return directResponse(new DirectSse(gen, onCancel, keepaliveMs, first, head), headers)
+}
+
+/**
+ * A pumping source's response, made at once (no await: the relays start one per stream): the source writes its first
+ * chunk itself, before it awaits anything.
+ */
+export function pumpResponse(source: PumpSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Response {
+	return directResponse(new DirectSse(source, onCancel, keepaliveMs, undefined, undefined), headers)
+}
+
+function directResponse(source: DirectSse, headers: Record<string, string>): Response {
 	// The DOM library's ReadableStream constructor (also in scope) hides bun-types' overload for direct sources.
 	return new Response(new ReadableStream(source as unknown as UnderlyingDefaultSource), { status: 200, headers: { ...SSE_HEADERS, ...headers } })
 }

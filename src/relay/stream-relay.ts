@@ -11,7 +11,7 @@ import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
 import { untilTick } from './prefetch'
-import { type PumpSource, type Sink, sseResponse } from './sse-response'
+import { type PumpSource, pumpResponse, type Sink } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /**
@@ -101,20 +101,20 @@ export abstract class StreamRelay implements PumpSource {
 	 * it has the terminator (the OpenAI SDK aborts the request right after `[DONE]`), which must not turn a finished
 	 * stream into a client_abort, and a client that has the whole stream can rely on its usage row being written.
 	 */
-	private async finish(clean: boolean) {
+	private finish(clean: boolean): Promise<void> {
 		this.ended = true
 		if (clean) releaseAfterEnd(this.up, () => this.rest())
 		else this.up.abort()
-		await this.bill()
+		return this.bill()
 	}
 
 	/**
 	 * Starts the client's response. A client that goes away aborts the upstream at once and settles what was produced
 	 * (also when it left before the body was ever read, so this source never ended).
 	 */
-	respond(up: UpstreamCall, headers: Record<string, string>, keepaliveMs: number): Promise<Response> {
+	respond(up: UpstreamCall, headers: Record<string, string>, keepaliveMs: number): Response {
 		up.onClientGone(this.cancel)
-		return sseResponse(this, this.cancel, headers, keepaliveMs)
+		return pumpResponse(this, this.cancel, headers, keepaliveMs)
 	}
 }
 

@@ -41,12 +41,14 @@ type Attempt = { response: Response } | { error: GatewayError }
 
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
 
-export async function relayStream(a: StreamAttempt): Promise<Attempt> {
+export function relayStream(a: StreamAttempt): Promise<Attempt> {
 	return a.fast ? fastStream(a) : convertedStream(a)
 }
 
-function isErrorFrame(p: ProtocolName, f: SseFrame) {
-	return p === 'anthropic-messages' ? f.event === 'error' : f.data.startsWith('{"error"')
+/** The first error frame among `frames`, if any. */
+function errorFrameIn(p: ProtocolName, frames: SseFrame[]): SseFrame | undefined {
+	for (const f of frames) if (p === 'anthropic-messages' ? f.event === 'error' : f.data.startsWith('{"error"')) return f
+	return undefined
 }
 
 /**
@@ -60,7 +62,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const prefetched = await prefetchFrames(it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched
-	const err = head.find((f) => isErrorFrame(proto, f))
+	const err = errorFrameIn(proto, head)
 	if (err || (pre.done && frames.length === 0)) {
 		a.up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
@@ -69,7 +71,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 		a.up.abort()
 		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
-	return { response: await new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { response: new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 const isOpenAIPreamble = (f: SseFrame) => isPreambleFrame('openai-chat', f)
@@ -224,7 +226,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 		const e = err?.type === 'error' ? err.error : undefined
 		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 	}
-	return { response: await new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { response: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 type ChunksPrefetched = { buffered: StreamEvent[][]; pending: Promise<IteratorResult<StreamEvent[], undefined>> | undefined; done: boolean }

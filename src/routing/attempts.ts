@@ -25,20 +25,24 @@ export async function tryChannels<T>(
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
 	let last: { error: GatewayError; channel?: Channel } | undefined
 	const claims: number[] = []
-	const judged = new Set<number>()
+	// Channels this request judged; only asked about when it claimed a probe (rare), so kept only then.
+	let judged: Set<number> | undefined
 	try {
-		for (const ch of svc.health.order(candidates.length > 1 ? orderChannels(candidates) : candidates, claims).slice(0, 1 + svc.env.retries)) {
+		const order = svc.health.order(candidates.length > 1 ? orderChannels(candidates) : candidates, claims)
+		if (claims.length) judged = new Set()
+		for (let i = 0; i < order.length && i <= svc.env.retries; i++) {
+			const ch = order[i]!
 			const r = await attempt(ch)
 			if ('ok' in r) {
 				svc.health.success(ch.id)
-				judged.add(ch.id)
+				judged?.add(ch.id)
 				return { ok: r.ok, channel: ch }
 			}
 			const err = withoutKey(r.error, ch.apiKey)
 			last = { error: err, channel: ch }
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
 				svc.health.failure(ch.id, err.message)
-				judged.add(ch.id)
+				judged?.add(ch.id)
 				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
 			}
 			// Awaited: a caller (or an operator) who sees this failure finds the channel disabled, and the next request
@@ -52,7 +56,7 @@ export async function tryChannels<T>(
 		return last ?? { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
 	} finally {
 		// Probes this request claimed but never judged (not reached, or the request's own error) go back.
-		for (const id of claims) if (!judged.has(id)) svc.health.unclaim(id)
+		for (const id of claims) if (!judged?.has(id)) svc.health.unclaim(id)
 	}
 }
 

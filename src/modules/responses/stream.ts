@@ -61,7 +61,7 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
-	return { response: await new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	return { response: new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
 
 const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))

@@ -22,4 +22,14 @@ describe('UsageColumns', () => {
 		expect([cost, estimated, stream, at]).toEqual(['{7,0}', '{f,f}', '{t,t}', '{1700000000000,1700000000001}'])
 		expect(c.size).toBe(2)
 	})
+
+	it('should give an empty array for every column before any row, and mix NULL into a text column as its own element', () => {
+		const c = new UsageColumns()
+		expect(c.literals()).toEqual(Array.from({ length: 20 }, () => '{}'))
+		c.add(row({ channel: 'a' }), 1, 1)
+		c.add(row({ channel: undefined }), 2, 2)
+		c.add(row({ channel: '' }), 3, 3)
+		expect(c.literals()[7]).toBe('{"a",NULL,""}')
+		expect(c.literals()[0]).toBe('{"req_1","req_1","req_1"}')
+	})
 })
