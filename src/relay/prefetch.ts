@@ -83,7 +83,7 @@ export async function prefetchFrames(it: AsyncIterator<SseFrame[], undefined>, i
 	const pre = await prefetch(it, batchIsPreamble, FIRST_EVENT_WINDOW_MS).catch(toUndefined)
 	if (!pre) return undefined
 	const frames = pre.buffered.length === 1 ? pre.buffered[0]! : pre.buffered.flat()
-	// Where content starts in the last batch the window read (-1: all preamble; the earlier ones were).
+	// Where content starts in the last batch the window read (its length: all preamble, as the earlier ones were).
 	const last = pre.buffered.length ? pre.buffered[pre.buffered.length - 1]! : []
 	let contentAt = 0
 	while (contentAt < last.length && isPreamble(last[contentAt]!)) contentAt++
