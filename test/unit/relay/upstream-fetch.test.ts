@@ -99,4 +99,25 @@ describe('fetchUpstream', () => {
 		expect(e).toBeInstanceOf(GatewayError)
 		expect((e as GatewayError).code).toBe('upstream_timeout')
 	})
+
+	it('should time out each call at its own deadline, and never a call whose headers came', async () => {
+		const started = performance.now()
+		const answered = await fetchUpstream(`${url}?id=answered`, { headers: {}, body: '{}' }, { firstByteMs: 100, idleMs: 10_000 }, new AbortController().signal)
+		const times = await Promise.all(
+			[100, 400].map((ms, i) =>
+				fetchUpstream(`${url}?id=slow-at-${i}`, { headers: {}, body: '{}' }, { firstByteMs: ms, idleMs: 10_000 }, new AbortController().signal).catch((e: GatewayError) => {
+					expect(e.code).toBe('upstream_timeout')
+					return performance.now() - started
+				}),
+			),
+		)
+		// Each fired after its own timeout (with some scheduling slack), not with the other.
+		expect(times[0]).toBeGreaterThanOrEqual(100)
+		expect(times[0]).toBeLessThan(300)
+		expect(times[1]).toBeGreaterThanOrEqual(400)
+		expect(times[1]).toBeLessThan(600)
+		// Long past its own 100 ms, the call that got its headers is still open: its body reads on.
+		expect(aborted).not.toContain('answered')
+		answered.abort()
+	})
 })
