@@ -155,7 +155,7 @@ export async function* parseSse(body: AsyncIterable<Uint8Array> | ReadableStream
  * to resume per chunk), with each frame's `raw` text: the relay reads through this, forwards a batch in one write and
  * unchanged frames as they came.
  */
-export const sseBatchReader = (body: ReadableStream<Uint8Array>) => new SseBatchReader(body)
+export const sseBatchReader = (body: ReadableStream<Uint8Array>, keepRaw = true) => new SseBatchReader(body, keepRaw)
 
 const DONE = { value: undefined, done: true } as const
 
@@ -163,7 +163,7 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 	/** Read directly by a relay that parses each read with `framesOf` (one await per chunk instead of two). */
 	readonly reader: ReadableStreamDefaultReader<Uint8Array>
 	private readonly decoder = new TextDecoder()
-	private readonly parser = new SseParser(true)
+	private readonly parser: SseParser
 	/** The body ended (its last frames were returned). */
 	ended = false
 	/** The last read, when its text was exactly whole frames (see `bytesOf`): those frames, its bytes, its length as text. */
@@ -171,8 +171,10 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 	private chunkBytes: Uint8Array | undefined = undefined
 	private chunkChars = 0
 
-	constructor(body: ReadableStream<Uint8Array>) {
+	/** `keepRaw` false: frames without their text as received (a relay that rewrites every frame has no use for it). */
+	constructor(body: ReadableStream<Uint8Array>, keepRaw = true) {
 		this.reader = body.getReader()
+		this.parser = new SseParser(keepRaw)
 	}
 
 	/** The frames one read of `reader` completed (often none); at the body's end, the frame an unterminated body left. */

@@ -58,7 +58,8 @@ function errorFrameIn(p: ProtocolName, frames: SseFrame[]): SseFrame | undefined
  */
 async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const proto = a.call.client.name
-	const it = sseBatchReader(a.up.res.body!)
+	// Stripping usage rewrites every chunk but the terminator: their text as received would go unused.
+	const it = sseBatchReader(a.up.res.body!, !stripsUsage(a))
 	const prefetched = await prefetchFrames(it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched
@@ -74,6 +75,9 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	return { response: new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
+/** The client did not ask for usage: its chunk and every chunk's `"usage":null` are cut (WIRE-NOTES §12). */
+const stripsUsage = (a: StreamAttempt) => a.call.client.name === 'openai-chat' && !a.call.includeUsage
+
 const isOpenAIPreamble = (f: SseFrame) => isPreambleFrame('openai-chat', f)
 const isAnthropicPreamble = (f: SseFrame) => isPreambleFrame('anthropic-messages', f)
 const isGeminiPreamble = (f: SseFrame) => isPreambleFrame('gemini', f)
@@ -81,7 +85,7 @@ const isGeminiPreamble = (f: SseFrame) => isPreambleFrame('gemini', f)
 class FastRelay extends FrameBatchRelay {
 	private readonly proto: ProtocolName
 	private readonly meter: FrameMeter
-	/** The client did not ask for usage: its chunk and every chunk's `"usage":null` are cut (WIRE-NOTES §12). */
+	/** Usage is cut (`stripsUsage`). */
 	private readonly strip: boolean
 	/** A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk, Anthropic
 	 * only in message_start). */
@@ -96,7 +100,7 @@ class FastRelay extends FrameBatchRelay {
 		super(a.up, it, window)
 		this.proto = a.call.client.name
 		this.meter = createFrameMeter(this.proto)
-		this.strip = this.proto === 'openai-chat' && !a.call.includeUsage
+		this.strip = stripsUsage(a)
 		this.alias = a.upstreamModel !== a.call.ir.model ? a.call.ir.model : undefined
 		countOpen(a)
 	}
