@@ -109,11 +109,12 @@ class FastRelay extends FrameBatchRelay {
 		const batch = this.batch
 		if (batch) {
 			this.batch = undefined
-			// While every frame goes out as it came, nothing is built: the upstream's own bytes are sent when the batch
-			// is one read's whole text, else the frames' raw texts joined. (Stripping usage changes every chunk.)
+			// When the batch is one read's whole text and every frame of it goes out as it came, the upstream's own
+			// bytes are sent rather than the text joined (the response would encode it again). Stripping usage changes
+			// every chunk.
 			const bytes = this.strip ? undefined : this.it.bytesOf(batch)
+			let unchanged = bytes !== undefined
 			let out = ''
-			let changed = bytes === undefined
 			let last = false
 			let n = 0
 			for (; n < batch.length; n++) {
@@ -123,19 +124,14 @@ class FastRelay extends FrameBatchRelay {
 					break
 				}
 				const text = this.emit(f)
-				if (!changed && text !== f.raw) {
-					changed = true
-					out = rawText(batch, n)
-				}
-				if (changed) out += text
+				unchanged &&= text === f.raw
+				out += text
 				if ((last = isTerminal(this.proto, f))) {
 					n++
 					break
 				}
 			}
-			const whole = !changed && n === batch.length
-			if (!changed && !whole) out = rawText(batch, n)
-			const step = whole ? bytes! : out
+			const step = unchanged && n === batch.length ? bytes! : out
 			// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close (and
 			// sending keepalives after it).
 			if (last) return { text: step, last: true, clean: true }
@@ -174,13 +170,6 @@ class FastRelay extends FrameBatchRelay {
 }
 
 const DONE = { value: undefined, done: true } as const
-
-/** The first `n` frames' text as received (each has `raw`: they went out unchanged). */
-function rawText(frames: SseFrame[], n: number): string {
-	let text = ''
-	for (let i = 0; i < n; i++) text += frames[i]!.raw
-	return text
-}
 
 /**
  * An upstream body's chunks run through the protocol's decoder, each chunk's events as one array: one await per
