@@ -44,6 +44,13 @@ if (positionals.length !== 2 || !scenario || scenario.memory || scenario.mode !=
 	console.error(USAGE)
 	process.exit(2)
 }
+// One checkout twice would be one set of module instances (the same URLs), sharing module state and compiled code:
+// such a pair differed by 6–9 µs per request by itself (bench/README, thirteenth VM). Two worktrees of one commit
+// differ by ~1 µs.
+if (resolve(positionals[0]!) === resolve(positionals[1]!)) {
+	console.error('A and B are the same checkout; compare against a worktree of it (git worktree add -f /tmp/a HEAD --detach)')
+	process.exit(2)
+}
 const batch = Number(values.batch ?? 2000)
 const rounds = Number(values.rounds ?? 20)
 const concurrency = Number(values.concurrency ?? 16)
