@@ -53,6 +53,8 @@ export type Ledger = {
 	 * least `min`, reserves the headroom: the caller lowers the output cap to fit. Throws 402 below `min`.
 	 */
 	reserve(owner: HoldOwner, requestId: string, want: number, min: number): Promise<Hold>
+	/** A hold of `want` when this instance's lease has that much free now (the common case, no await); else undefined. */
+	reserveNow(owner: HoldOwner, requestId: string, want: number): Hold | undefined
 	/** Writes what was settled so far (charges, usage rows, what is in use). Views call it before they read. */
 	flush(): Promise<void>
 	/**
@@ -494,6 +496,13 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				}
 				throw refuse(min, r)
 			}
+		},
+
+		reserveNow(owner, requestId, wantIn) {
+			if (closed) return undefined
+			const want = Math.max(0, Math.round(wantIn))
+			const l = leaseFor(owner)
+			return want === 0 || (usable(l) && free(l) >= want) ? new LeaseHold(l, requestId, want) : undefined
 		},
 
 		flush: () => serial(flushNow),

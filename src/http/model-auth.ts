@@ -24,7 +24,10 @@ export function presentedKey(request: Request, gemini: boolean): string | undefi
 
 export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
 	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
-		const token = await svc.keys.authenticate(presentedKey(request, opts.gemini ?? false))
-		await svc.limits.admit(token)
+		// The cached key and no limit to count, as for most requests: no await before the handler's own.
+		const key = presentedKey(request, opts.gemini ?? false)
+		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
+		const admitted = svc.limits.admit(token)
+		if (admitted) await admitted
 		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
 	})

@@ -12,8 +12,11 @@ import type { Logger } from '../lib/log'
 export type LimitedToken = { keyId: string; rpmLimit: number | null; tpmLimit: number | null }
 
 export type RateLimiter = {
-	/** Counts one request and throws 429 (with retry-after) when a limit is exceeded. */
-	admit(token: LimitedToken): Promise<void>
+	/**
+	 * Counts one request and throws 429 (with retry-after) when a limit is exceeded. Undefined, not a promise, for a
+	 * key without limits (most keys): nothing to wait for.
+	 */
+	admit(token: LimitedToken): Promise<void> | undefined
 	/** Adds the tokens a finished request used. */
 	addTokens(keyId: string, tokens: number): void
 	readonly shared: boolean
@@ -91,21 +94,24 @@ export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: 
 	}
 	const retryAfter = (t: number) => Math.max(1, Math.ceil((WINDOW_MS - (t % WINDOW_MS)) / 1000))
 
+	async function check(token: LimitedToken): Promise<void> {
+		const t = now()
+		if (token.tpmLimit !== null) {
+			const used = await run((c) => windowed(c, `sb:tpm:${token.keyId}`, t, 0))
+			if (used >= token.tpmLimit)
+				throw new GatewayError('rate_limit', `Token rate limit reached: ${token.tpmLimit} tokens per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
+		}
+		if (token.rpmLimit !== null) {
+			const n = await run((c) => windowed(c, `sb:rpm:${token.keyId}`, t, 1))
+			if (n > token.rpmLimit)
+				throw new GatewayError('rate_limit', `Request rate limit reached: ${token.rpmLimit} requests per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
+		}
+	}
+
 	return {
 		shared: !!remote,
-		async admit(token) {
-			if (token.rpmLimit === null && token.tpmLimit === null) return
-			const t = now()
-			if (token.tpmLimit !== null) {
-				const used = await run((c) => windowed(c, `sb:tpm:${token.keyId}`, t, 0))
-				if (used >= token.tpmLimit)
-					throw new GatewayError('rate_limit', `Token rate limit reached: ${token.tpmLimit} tokens per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
-			}
-			if (token.rpmLimit !== null) {
-				const n = await run((c) => windowed(c, `sb:rpm:${token.keyId}`, t, 1))
-				if (n > token.rpmLimit)
-					throw new GatewayError('rate_limit', `Request rate limit reached: ${token.rpmLimit} requests per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
-			}
+		admit(token) {
+			return token.rpmLimit === null && token.tpmLimit === null ? undefined : check(token)
 		},
 		addTokens(keyId, tokens) {
 			if (tokens > 0) void run((c) => c.incr(`sb:tpm:${keyId}:${Math.floor(now() / WINDOW_MS)}`, tokens)).catch(() => {})

@@ -50,7 +50,11 @@ export type Budget = {
 	countInput: () => number
 }
 
-export async function reserveBudget(
+/**
+ * Reserves the request's bound: at once from this instance's lease when it has room (the common case: a Budget, not
+ * a promise), else through the ledger's take.
+ */
+export function reserveBudget(
 	svc: Services,
 	token: AuthToken,
 	requestId: string,
@@ -58,13 +62,21 @@ export async function reserveBudget(
 	inputEstimate: number,
 	requested?: number,
 	count?: () => number,
-): Promise<Budget> {
+): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
-	let cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
+	const cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
 	const want = upperBound(inputEstimate, cap, price)
+	const owner = { accountId: token.accountId, tokenId: token.id }
+	const now = svc.ledger.reserveNow(owner, requestId, want)
+	if (now) return budgetOf(now, want, cap, requested, price, inputEstimate, count)
 	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS), price)
-	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, min)
-	if (hold.amount < want) cap = Math.max(1, Math.min(cap, affordableOutput(hold.amount, inputEstimate, price)))
+	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, cap, requested, price, inputEstimate, count))
+}
+
+/** The budget a hold makes: the output cap lowered to what it affords when it is less than `want`. */
+function budgetOf(hold: Hold, want: number, maxCap: number, requested: number | undefined, price: ModelInfo, inputEstimate: number, count?: () => number): Budget {
+	const modelMax = price.maxOutputTokens ?? undefined
+	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, affordableOutput(hold.amount, inputEstimate, price))) : maxCap
 	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < DEFAULT_MAX_OUTPUT
 	let counted: number | undefined
 	const countInput = () => (counted ??= count ? count() : inputEstimate)

@@ -57,7 +57,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
-	const budget = await reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir))
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir))
+	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {

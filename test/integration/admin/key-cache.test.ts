@@ -128,4 +128,37 @@ describe('key cache expiry', () => {
 		c.advance(2_001)
 		expect((await c.cache.authenticate(key)).name).toBe('late')
 	})
+
+	it('should hand a warm, usable key over at once, and leave everything else to authenticate', async () => {
+		const acct = await createAccount(t.db, 'now', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'now' })
+		const c = clocked()
+		// Not looked up yet: the cache does not know it.
+		expect(c.cache.cached(key)).toBeUndefined()
+		await c.cache.authenticate(key)
+		expect(c.cache.cached(key)?.id).toBe(row.id)
+		expect(c.lookups()).toBe(1)
+		for (const bad of [undefined, '', 'sk-short', `pk-${key.slice(3)}`, `${key}x`]) expect(c.cache.cached(bad)).toBeUndefined()
+		// Stale: authenticate answers and refreshes it.
+		c.advance(61_000)
+		expect(c.cache.cached(key)).toBeUndefined()
+		// Disabled: only authenticate says why.
+		await t.db.sql.query("UPDATE api_tokens SET status = 'disabled' WHERE id = $1", [row.id])
+		c.cache.invalidate(sha256Hex(key))
+		expect(c.cache.cached(key)).toBeUndefined()
+		await expect(c.cache.authenticate(key)).rejects.toMatchObject({ code: 'api_key_disabled' })
+		expect(c.cache.cached(key)).toBeUndefined()
+	})
+
+	it('should not hand over a key past its expiry', async () => {
+		const acct = await createAccount(t.db, 'expiring', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'expiring' })
+		const c = clocked()
+		await t.db.sql.query('UPDATE api_tokens SET expires_at = $1 WHERE id = $2', [new Date(1_000_000 + 30_000).toISOString(), row.id])
+		await c.cache.authenticate(key)
+		expect(c.cache.cached(key)?.id).toBe(row.id)
+		c.advance(30_000)
+		expect(c.cache.cached(key)).toBeUndefined()
+		await expect(c.cache.authenticate(key)).rejects.toMatchObject({ code: 'api_key_expired' })
+	})
 })

@@ -227,6 +227,35 @@ describe('ledger', () => {
 		expect(v.available).toBe(10_000_000 - 200 * 40)
 	})
 
+	it('should hold at once only what a confirmed lease has free, and leave the rest to reserve', async () => {
+		const { s, db } = flaky(t.db.sql)
+		const l = open({}, db)
+		const o = await account(1_000_000)
+		// No lease yet: nothing to hold from without the database.
+		expect(l.reserveNow(o, 'now-0', 1000)).toBeUndefined()
+		const first = await l.reserve(o, 'now-1', 1000, 100)
+		const queries = s.queries
+		const lease = l.leases()[0]!
+		const free = lease.amount - lease.inUse
+		const h = l.reserveNow(o, 'now-2', 1000)!
+		expect(h.amount).toBe(1000)
+		expect(s.queries).toBe(queries)
+		// More than the lease has free now: undefined, not a smaller hold and not a take.
+		expect(l.reserveNow(o, 'now-3', free)).toBeUndefined()
+		expect(s.queries).toBe(queries)
+		expect(await h.settle(40, usage(o, 'now-2'))).toBe(40)
+		await first.settle(60, usage(o, 'now-1'))
+		// Once a flush failed, the lease is not confirmed: reserve waits for the database, and so must this.
+		s.down = true
+		await expect(l.flush()).rejects.toThrow(/ECONNREFUSED/)
+		expect(l.reserveNow(o, 'now-4', 1000)).toBeUndefined()
+		s.down = false
+		const v = await invariant(o, l)
+		expect(v.costs).toBe(100)
+		await l.close()
+		expect(l.reserveNow(o, 'now-5', 1000)).toBeUndefined()
+	})
+
 	it('should write a batch as soon as enough usage rows wait, without waiting for the timer', async () => {
 		const { s, db } = flaky(t.db.sql)
 		const l = open({ flushRows: 50 }, db)
