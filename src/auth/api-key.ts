@@ -33,6 +33,9 @@ export const generateKey = (): string => KEY_PREFIX + randomString(48)
 
 export const keyHint = (key: string): string => `${key.slice(0, 7)}…${key.slice(-4)}`
 
+/** A key of our shape: anything else is refused without hashing it or asking the database. */
+const wellFormed = (key: string) => key.startsWith(KEY_PREFIX) && key.length >= 35 && key.length <= 128
+
 const POSITIVE_TTL_MS = 60_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
 const NEGATIVE_TTL_MS = 2_000
@@ -107,8 +110,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 	return {
 		async authenticate(key) {
 			if (!key) throw new GatewayError('authentication', 'Missing API key: send Authorization: Bearer sk-…', { code: 'missing_api_key' })
-			if (!key.startsWith(KEY_PREFIX) || key.length < 35 || key.length > 128)
-				throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
+			if (!wellFormed(key)) throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
 			const hash = sha256Hex(key)
 			const t = now()
 			const hit = cache.get(hash)
@@ -127,7 +129,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			return tok
 		},
 		cached(key) {
-			if (!key || !key.startsWith(KEY_PREFIX) || key.length < 35 || key.length > 128) return undefined
+			if (!key || !wellFormed(key)) return undefined
 			const hit = cache.get(sha256Hex(key))
 			const t = now()
 			const tok = hit && hit.until >= t ? hit.token : null

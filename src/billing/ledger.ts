@@ -186,6 +186,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	}
 	const usable = (l: Lease) => !l.retired && Date.now() - l.confirmedAt < ttlMs / 2
 	const free = (l: Lease) => l.amount - l.inUse
+	/** The lease covers `want` now, without asking the database. */
+	const covers = (l: Lease, want: number) => want === 0 || (usable(l) && free(l) >= want)
 
 	/** No new reservations; kept (in `retiring`) while its row or its charges still need the database. */
 	const retire = (l: Lease) => {
@@ -465,7 +467,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			let reclaims = 0
 			for (;;) {
 				const l = leaseFor(owner)
-				if (want === 0 || (usable(l) && free(l) >= want)) return new LeaseHold(l, requestId, want)
+				if (covers(l, want)) return new LeaseHold(l, requestId, want)
 				if (l.growing) {
 					l.waiting++
 					try {
@@ -502,7 +504,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			if (closed) return undefined
 			const want = Math.max(0, Math.round(wantIn))
 			const l = leaseFor(owner)
-			return want === 0 || (usable(l) && free(l) >= want) ? new LeaseHold(l, requestId, want) : undefined
+			return covers(l, want) ? new LeaseHold(l, requestId, want) : undefined
 		},
 
 		flush: () => serial(flushNow),

@@ -24,7 +24,7 @@ export function presentedKey(request: Request, gemini: boolean): string | undefi
 
 export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
 	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
-		// The cached key and no limit to count, as for most requests: no await before the handler's own.
+		// A cached key without limits to count, as most are: answered without an await of its own.
 		const key = presentedKey(request, opts.gemini ?? false)
 		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 		const admitted = svc.limits.admit(token)
