@@ -2,8 +2,8 @@
  * Streaming answers. Fast path: upstream frames are forwarded as they are (only OpenAI's usage chunk is stripped when
  * the client did not ask for it) while a frame meter reads usage. Conversion: upstream frames → canonical events →
  * the client's encoder. Either way the first events are awaited briefly before the response starts, so an upstream
- * that fails at once can still fail over (WIRE-NOTES wire §21); the bill is settled when the byte source ends (before
- * its last chunk goes out) or when the client disconnects (the upstream call is aborted at once).
+ * that fails at once can still fail over (WIRE-NOTES wire §21); the bill is settled when the byte source ends (in the
+ * turn its last chunk goes out) or when the client disconnects (the upstream call is aborted at once).
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -308,9 +308,8 @@ class ConvertedRelay extends StreamRelay {
 }
 
 /**
- * The protocol's last frame. The bill is settled before it goes out: a client may hang up as soon as it has it (the
- * OpenAI SDK aborts the request right after `[DONE]`), which must not turn a finished stream into a client_abort,
- * and a client that has the whole stream can rely on its usage row being written.
+ * The protocol's last frame: the stream ends with it, and the bill is settled in the same turn (StreamRelay.finish),
+ * without waiting for the upstream to close its body.
  */
 function isTerminal(p: ProtocolName, f: SseFrame): boolean {
 	return p === 'openai-chat' ? f.data === '[DONE]' : p === 'anthropic-messages' && f.event === 'message_stop'

@@ -2,7 +2,7 @@
  * A Responses stream relayed verbatim from an OpenAI channel. The first frames are awaited briefly before the
  * response starts (only the lifecycle preamble is buffered), so an upstream that fails at once can still fail over
  * (WIRE-NOTES wire §21). Frames go out as the upstream sent them, one write per upstream chunk; the bill is settled
- * when the stream ends (before its last chunk goes out) or when the client disconnects.
+ * when the stream ends (in the turn its last chunk goes out) or when the client disconnects.
  * When `model_map` renamed the model, lifecycle frames name the model the client asked for.
  * @module
  */
@@ -66,7 +66,7 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 
 const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
 
-/** Each upstream chunk goes out in one write; the bill is settled before the last one (StreamRelay). */
+/** Each upstream chunk goes out in one write; the bill is settled as the last one goes (StreamRelay). */
 class ResponsesRelay extends FrameBatchRelay {
 	private readonly meter = createResponsesMeter()
 	private readonly rename: boolean

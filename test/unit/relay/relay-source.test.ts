@@ -1,7 +1,7 @@
 /**
  * How a relay lets go of its upstream call when the client's stream ends: after a clean end the rest of the body is
  * drained (the connection goes back to the pool) and the call aborted only past the grace; after anything else, and
- * when the client leaves, it is aborted at once. The bill is settled before the last chunk either way.
+ * when the client leaves, it is aborted at once. The bill is settled in the turn the last chunk goes out either way.
  */
 import { describe, expect, it } from 'bun:test'
 import { drainingUpstreams, type RelayStep, relaySource, releaseAfterEnd } from '../../../src/relay/stream'
@@ -80,7 +80,7 @@ describe('releaseAfterEnd', () => {
 
 describe('relay pump (what the client stream runs)', () => {
 	/** A sink that logs writes and the response's end into the same log as the upstream call and the bill. */
-	const sink = (log: string[], opts: { slow?: boolean } = {}) => ({
+	const sink = (log: string[], opts: { slow?: boolean; turn?: boolean } = {}) => ({
 		closed: false,
 		write(chunk: string | Uint8Array) {
 			log.push(`write ${chunk}`)
@@ -88,15 +88,17 @@ describe('relay pump (what the client stream runs)', () => {
 		},
 		end(last: string) {
 			log.push(`end ${last}`)
+			// Whatever runs after the end's turn (a microtask: the earliest anything else can run).
+			if (opts.turn) queueMicrotask(() => log.push('later'))
 		},
 	})
 
-	it('should write each step, bill before the last one, end the response with it, then drain after a clean end', async () => {
+	it('should write each step, end the response with the last one, bill in the same turn, then drain after a clean end', async () => {
 		const { log, up } = call()
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, steps({ text: 'a', last: false }, { text: 'b', last: true, clean: true }))
-		await source.pump(sink(log))
+		await source.pump(sink(log, { turn: true }))
 		await Bun.sleep(20)
-		expect(log).toEqual(['write a', 'bill', 'end b', 'release'])
+		expect(log).toEqual(['write a', 'end b', 'bill', 'later', 'release'])
 		expect(source.over).toBe(true)
 	})
 	it('should abort at once when the stream ends otherwise (a broken frame, an upstream error)', async () => {
@@ -104,7 +106,7 @@ describe('relay pump (what the client stream runs)', () => {
 		const body = rest(0)
 		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', body.next, steps({ text: 'error frame', last: true }))
 		await source.pump(sink(log))
-		expect(log).toEqual(['abort', 'bill', 'end error frame'])
+		expect(log).toEqual(['end error frame', 'abort', 'bill'])
 		expect(body.reads()).toBe(0)
 	})
 	it('should abort at once and settle when the client goes away', async () => {
@@ -131,7 +133,7 @@ describe('relay pump (what the client stream runs)', () => {
 			throw new Error('cut')
 		})
 		await source.pump(sink(log))
-		expect(log).toEqual(['abort', 'bill', 'end failed'])
+		expect(log).toEqual(['end failed', 'abort', 'bill'])
 	})
 	it('should stop without writing once the client is gone', async () => {
 		const { log, up } = call()
