@@ -5,7 +5,6 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import { http1Request } from '../lib/http1/client'
 
 export type Timeouts = { firstByteMs: number; idleMs: number }
 
@@ -54,11 +53,14 @@ export async function fetchUpstream(
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
 	const timer = setTimeout(firstByteTimeout, timeouts.firstByteMs, call)
 	try {
-		const method = init.method ?? 'POST'
-		const own = ownClient(url, init.body)
-		call.res = own
-			? await http1Request(own, { method, headers: init.headers, body: init.body as string | undefined, signal: call.ctl.signal, idleMs: timeouts.idleMs })
-			: await fetch(url, { method, headers: init.headers, body: init.body, signal: call.ctl.signal, timeout: timeouts.idleMs, redirect: 'manual' })
+		call.res = await fetch(url, {
+			method: init.method ?? 'POST',
+			headers: init.headers,
+			body: init.body,
+			signal: call.ctl.signal,
+			timeout: timeouts.idleMs,
+			redirect: 'manual',
+		})
 		return call
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)
@@ -69,22 +71,6 @@ export async function fetchUpstream(
 		clearTimeout(timer)
 	}
 }
-
-/**
- * The URL when the call goes over the gateway's own HTTP/1.1 client (src/lib/http1/client.ts): an http or https URL
- * with a body given whole (or none), unless the operator chose Bun's `fetch` (`UPSTREAM_HTTP_CLIENT=fetch`) or set a
- * proxy, which `fetch` honours.
- */
-function ownClient(url: string, body: BodyInit | undefined): URL | undefined {
-	if (!useOwnClient() || (body !== undefined && typeof body !== 'string')) return undefined
-	if (!url.startsWith('https://') && !url.startsWith('http://')) return undefined
-	return new URL(url)
-}
-
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']
-
-let ownClientChosen: boolean | undefined
-const useOwnClient = () => (ownClientChosen ??= process.env.UPSTREAM_HTTP_CLIENT !== 'fetch' && !PROXY_VARIABLES.some((v) => process.env[v]))
 
 function firstByteTimeout(call: Call) {
 	call.timedOut = true
