@@ -19,16 +19,29 @@ export const FIRST_EVENT_WINDOW_MS = 1_000
  */
 const WINDOW_TICK_MS = 50
 const waiting = new Set<(v: 'tick') => void>()
+/** Called at every tick until taken off (the drains of ended streams, src/relay/stream-relay.ts). */
+const watchers = new Set<() => void>()
 let clock: ReturnType<typeof setInterval> | undefined
 
 function onTick() {
-	if (waiting.size === 0) {
+	if (waiting.size === 0 && watchers.size === 0) {
 		clearInterval(clock)
 		clock = undefined
 		return
 	}
 	for (const resolve of waiting) resolve('tick')
 	waiting.clear()
+	for (const watch of watchers) watch()
+}
+
+/** Calls `fn` at every tick of the windows' clock until `unwatchTicks(fn)`. */
+export function watchTicks(fn: () => void) {
+	watchers.add(fn)
+	clock ??= setInterval(onTick, WINDOW_TICK_MS)
+}
+
+export function unwatchTicks(fn: () => void) {
+	watchers.delete(fn)
 }
 
 /** `next`'s result, or 'tick' if the clock ticks first. */

@@ -10,7 +10,7 @@ import type { SseBatchReader, SseFrame } from '../core/sse'
 import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
-import { untilTick } from './prefetch'
+import { unwatchTicks, watchTicks } from './prefetch'
 import { type PumpSource, pumpResponse, type Sink } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
@@ -87,7 +87,8 @@ export abstract class StreamRelay implements PumpSource {
 				// is taken right after, in the same turn: nothing the client does can come between (see `finish`), and
 				// the bill's own work is not on the way to the client's last byte (~13 µs at one connection).
 				sink.end(step.text)
-				await this.finish(step.clean === true)
+				// Not awaited: the bill's own writes need nothing more from the response (settleStream never rejects).
+				void this.finish(step.clean === true)
 				return
 			}
 			const written = sink.write(step.text)
@@ -254,25 +255,51 @@ export const drainingUpstreams = () => draining
  * (some servers close late, or send keepalives after the end) or the read fails.
  */
 export function releaseAfterEnd(up: Up, next: () => Promise<IteratorResult<unknown>>, graceMs = DRAIN_GRACE_MS) {
-	draining++
-	void drain(up, next, performance.now() + graceMs)
+	new Drain(up, next, performance.now() + graceMs).read()
 }
 
-async function drain(up: Up, next: () => Promise<IteratorResult<unknown>>, deadline: number) {
-	try {
-		let read = next()
-		while (true) {
-			const r = await untilTick(read)
-			if (r === 'tick') {
-				if (performance.now() >= deadline) return up.abort()
-				continue
-			}
-			if (r.done) return up.release()
-			read = next()
+/**
+ * One drain: its reads chained with methods made once per drain, its deadline checked at the windows' clock ticks
+ * (no promise per wait: most drains end at their first read).
+ */
+class Drain {
+	private over = false
+
+	constructor(
+		private readonly up: Up,
+		private readonly next: () => Promise<IteratorResult<unknown>>,
+		private readonly deadline: number,
+	) {
+		draining++
+		watchTicks(this.onTick)
+	}
+
+	read() {
+		try {
+			this.next().then(this.onRead, this.onFail)
+		} catch {
+			this.end(true)
 		}
-	} catch {
-		up.abort()
-	} finally {
+	}
+
+	private readonly onRead = (r: IteratorResult<unknown>) => {
+		if (this.over) return
+		if (r.done) this.end(false)
+		else this.read()
+	}
+
+	private readonly onFail = () => this.end(true)
+
+	private readonly onTick = () => {
+		if (performance.now() >= this.deadline) this.end(true)
+	}
+
+	private end(abort: boolean) {
+		if (this.over) return
+		this.over = true
 		draining--
+		unwatchTicks(this.onTick)
+		if (abort) this.up.abort()
+		else this.up.release()
 	}
 }
