@@ -33,8 +33,7 @@ import { parseMcp, wantsMcp } from './request'
 import { openRound, type RoundTarget } from './round'
 import { isFailure, type McpFailure, type McpSession, openSession } from './session'
 import { nameTools, type ToolNames } from './tools'
-
-type Attempt = { response: Response } | { error: GatewayError }
+import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
 /** Whether this attempt is the gateway's to run as an MCP client (not the Anthropic channel's own connector). */
 export function runsMcpHere(call: Pick<ChatCall, 'body' | 'client'>, adapter: ChatAdapter): boolean {
@@ -112,10 +111,10 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 		try {
 			const res = await collectResponse(loop.events, call.ir.model)
 			const body = call.client.encodeResponse(res, { model: call.ir.model, includeUsage: call.includeUsage })
-			return { response: new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
+			return { ok: new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 		} catch (e) {
 			// The rounds so far are billed; failing over now would run the MCP tools a second time.
-			return { response: errorResponse(e, call.shape, call.requestId) }
+			return { ok: errorResponse(e, call.shape, call.requestId) }
 		}
 	}
 
@@ -139,5 +138,5 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 			uncount()
 		}
 	}
-	return { response: await sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs) }
+	return { ok: await sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs) }
 }

@@ -13,7 +13,7 @@ import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
-import { type AttemptResult, tryChannels } from '../routing/attempts'
+import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
@@ -49,8 +49,6 @@ export type ChatCall = {
 	native?: NativeRoute
 }
 
-type Attempt = { response: Response } | { error: GatewayError }
-
 export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, budget: Budget) => Promise<Attempt | undefined>
 
 export async function relayChat(call: ChatCall): Promise<Response> {
@@ -62,7 +60,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, route.channels, call.signal, (ch) => attemptChat(call, info, ch, budget).then(asResult))
+		const r = await tryChannels(svc, route.channels, call.signal, (ch) => attemptChat(call, info, ch, budget))
 		if ('ok' in r) return r.ok
 		lastErr = r.error
 		lastChannel = r.channel
@@ -73,8 +71,6 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	await release(info, budget, lastErr.status, call.signal.aborted ? 'client_abort' : 'error', lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
 }
-
-const asResult = (a: Attempt): AttemptResult<Response> => ('response' in a ? { ok: a.response } : a)
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)
@@ -163,7 +159,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	await settle(info, budget, { usage, estimateOutput, status: 200, endReason: 'ok', ...outcome })
-	return { response: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
+	return { ok: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 }
 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol

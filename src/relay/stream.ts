@@ -21,6 +21,7 @@ import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } f
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
 import { countOpen, FrameBatchRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
 import type { UpstreamCall } from './upstream-fetch'
+import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
 export { FIRST_EVENT_WINDOW_MS, prefetch, prefetchFrames } from './prefetch'
 export { DRAIN_GRACE_MS, drainingUpstreams, type RelayStep, relaySource, releaseAfterEnd } from './stream-relay'
@@ -36,8 +37,6 @@ export type StreamAttempt = {
 	channel: Channel
 	upstreamModel: string
 }
-
-type Attempt = { response: Response } | { error: GatewayError }
 
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
 
@@ -72,7 +71,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 		a.up.abort()
 		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
-	return { response: new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { ok: new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 /** The client did not ask for usage: its chunk and every chunk's `"usage":null` are cut (WIRE-NOTES §12). */
@@ -219,7 +218,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 		const e = err?.type === 'error' ? err.error : undefined
 		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 	}
-	return { response: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { ok: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
 
 type ChunksPrefetched = { buffered: StreamEvent[][]; pending: Promise<IteratorResult<StreamEvent[], undefined>> | undefined; done: boolean }

@@ -14,6 +14,9 @@ import { orderChannels } from './select'
 
 export type AttemptResult<T> = { ok: T } | { error: GatewayError }
 
+/** An attempt that answers with a Response (the chat and Responses relays). */
+export type ResponseAttempt = AttemptResult<Response>
+
 /** Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). */
 const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model'])
 

@@ -85,6 +85,6 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
 		// A model_map alias is shown to the client as it asked for it.
 		const out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
-		return { response: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
+		return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
 	}
 }

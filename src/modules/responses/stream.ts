@@ -16,10 +16,9 @@ import { countOpen, FrameBatchRelay, type RelayStep, settleStream } from '../../
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
+import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
 export type NativeStream = { info: CallInfo; budget: Budget; up: UpstreamCall; channel: Channel; upstreamModel: string; clientModel: string }
-
-type Attempt = { response: Response } | { error: GatewayError }
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
 
@@ -61,7 +60,7 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
-	return { response: new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	return { ok: new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
 
 const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
