@@ -1,7 +1,7 @@
 /**
  * What every relayed stream shares, whatever it does to its frames: it is the client response's byte source, takes
- * the bill in the turn its last chunk goes out, and lets go of the upstream call when it ends (the rest of the body drained
- * after a clean end, the call aborted otherwise and when the client goes away). The relays (src/relay/stream.ts,
+ * the bill in the turn its last chunk goes out, and lets go of the upstream call when it ends (the rest of the body
+ * drained after a clean end, the call aborted otherwise and when the client goes away). The relays (src/relay/stream.ts,
  * src/modules/responses/stream.ts) extend it with how they read. Classes rather than closures: one relay runs per
  * stream, and its state as fields costs one object where closures cost a function and a scope each.
  * @module
@@ -85,9 +85,9 @@ export abstract class StreamRelay implements PumpSource {
 			if (step.last) {
 				// The last chunk goes out with the body's end (and with the headers when it was at hand), and the bill
 				// is taken right after, in the same turn: nothing the client does can come between (see `finish`), and
-				// the bill's own work is not on the way to the client's last byte (~13 µs at one connection).
+				// the bill's own work is not on the way to the client's last byte (~13 µs at one connection). Not
+				// awaited: the rest of the bill needs nothing from the response (and settleStream never rejects).
 				sink.end(step.text)
-				// Not awaited: the bill's own writes need nothing more from the response (settleStream never rejects).
 				void this.finish(step.clean === true)
 				return
 			}
