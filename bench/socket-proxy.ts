@@ -2,10 +2,11 @@
  * The metering floor without Bun's `fetch`: as metering-proxy.ts (an event stream read chunk by chunk in JavaScript
  * and written into a direct stream, a JSON answer read whole and sent again), but the upstream call goes over a
  * keep-alive HTTP/1.1 connection of its own on `Bun.connect`, its bytes handed over in the socket's `data` callback:
- * no HTTP client thread, no response body stream between the upstream's bytes and the client's. What an upstream
- * client of the gateway's own could save (`bun bench/ab.ts bare proxy:bench/metering-proxy.ts
- * proxy:bench/socket-proxy.ts`, bench/README, fourteenth VM). Plain HTTP to the bench's mock only: no TLS, no
- * proxies, no timeouts, no retry of a pooled connection the server closed. A measurement, not a client to ship.
+ * no HTTP client thread, no response body stream between the upstream's bytes and the client's: how much of the
+ * metering floor is `fetch` (`bun bench/ab.ts bare proxy:bench/metering-proxy.ts proxy:bench/socket-proxy.ts`). A
+ * full client built this way for the gateway, handing the relays a `Response`, cost more than `fetch` and was
+ * reverted (bench/README, fourteenth VM). Plain HTTP to the bench's mock only: no TLS, no proxies, no timeouts, no
+ * retry of a pooled connection the server closed. A measurement, not a client to ship.
  * @module
  */
 const upstreams = JSON.parse(process.env.UPSTREAMS ?? '[]') as string[]
