@@ -10,6 +10,8 @@
  * Each build gets its own services and database (a fresh PostgreSQL database each, dropped at the end, or PGlite
  * with `--db pglite`), the bench's mock upstream in another process, and a key. `--stub` answers the upstream from
  * memory (the mock's reply, read once) so that only the gateway's CPU is measured; the paced scenario needs the mock.
+ * A body from memory holds its end with its last bytes, where a fetched one's end comes in a later read: a change to
+ * what happens after a stream's terminator is measured against the mock, not `--stub` (bench/README, fifteenth VM).
  *
  *   bun bench/duel.ts [-s chat-sse-c64] [--batch 2000] [--rounds 20] [--concurrency 16] [--stub] DIR_A DIR_B
  * @module
