@@ -41,7 +41,7 @@ describe('startup', () => {
 		expect(r.stderr).toContain('SECRET_KEY is required with DATABASE_URL')
 	})
 
-	it('should build one executable that starts on a fresh DATA_DIR and serves /health', async () => {
+	it('should build one executable that starts on a fresh DATA_DIR, serves /health, and starts again on that DATA_DIR', async () => {
 		const bin = `${out}/switchboard`
 		const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', bin], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
 		expect(build.exitCode).toBe(0)
@@ -49,5 +49,9 @@ describe('startup', () => {
 		expect(r.health).toMatchObject({ status: 'ok', database: { kind: 'pglite', ok: true } })
 		expect(await Bun.file(`${out}/bin-data/secret.key`).exists()).toBe(true)
 		expect(r.code).toBe(0) // SIGTERM → clean exit
+		// Restarted on the directory it made: its database is found and resumed, nothing loaded again.
+		const again = await boot([bin], { DATA_DIR: `${out}/bin-data` }, 60_000)
+		expect(again.health).toMatchObject({ status: 'ok', database: { kind: 'pglite', ok: true } })
+		expect(again.code).toBe(0)
 	}, 120_000)
 })
