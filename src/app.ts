@@ -4,18 +4,19 @@
  * @module
  */
 import { type AnyElysia, Elysia } from 'elysia'
-import { GatewayError } from './core/errors'
+import { toGatewayError } from './http/error-map'
 import { errorResponse, shapeForPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
+import { hotRoute } from './http/hot-route'
 import { requestGuard } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
 import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
-import { chatModule } from './modules/chat'
+import { chatModule, chatRoute } from './modules/chat'
 import { consoleModule } from './modules/console'
-import { messagesModule } from './modules/messages'
+import { messagesModule, messagesRoute } from './modules/messages'
 import { healthModule } from './modules/health'
 import { metricsModule } from './modules/metrics'
 import { audioModule } from './modules/audio'
@@ -44,7 +45,15 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
 	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
 	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
-	return new Elysia({ name: 'switchboard', normalize: false })
+	const chat = chatRoute(svc)
+	const messages = messagesRoute(svc)
+	// The hottest routes skip Elysia's pipeline when the request is plain, and hand it anything else (hot-route.ts).
+	const elysia = (request: Request): Promise<Response> => app.handle(request)
+	const routes = {
+		'/v1/chat/completions': { POST: hotRoute(svc, chat, elysia) },
+		'/v1/messages': { POST: hotRoute(svc, messages, elysia) },
+	}
+	const app = new Elysia({ name: 'switchboard', normalize: false, serve: { routes } })
 		.onAfterHandle({ as: 'global' }, ({ response, set }) => {
 			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
 			// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
@@ -59,8 +68,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		})
 		.use(healthModule(svc))
 		.use(metricsModule(svc))
-		.use(chatModule(svc))
-		.use(messagesModule(svc))
+		.use(chatModule(svc, chat))
+		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
 		.use(modelListModule(svc))
@@ -80,39 +89,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(channelsModule(svc))
 		.use(modelsModule(svc))
 		.use(consoleModule(svc))
+	return app
 }
 
 export type App = ReturnType<typeof createApp>
-
-/** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
-function toGatewayError(code: string | number, error: unknown, svc: Services): GatewayError {
-	if (error instanceof GatewayError) return error
-	switch (code) {
-		case 'VALIDATION': {
-			const v = error as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string }
-			const first = v.all?.[0]
-			const field = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : (v.type ?? 'body')
-			return new GatewayError('invalid_request', `Invalid ${v.type ?? 'request'}: ${field ? `"${field}" ` : ''}${first?.message ?? first?.summary ?? 'is invalid'}`, {
-				param: field,
-				code: 'invalid_request_error',
-			})
-		}
-		case 'PARSE':
-			return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
-		case 'NOT_FOUND':
-			return new GatewayError('not_found', 'Not found', { code: 'not_found' })
-		case 'INVALID_COOKIE_SIGNATURE':
-			return new GatewayError('authentication', 'Invalid session', { code: 'invalid_session' })
-		default:
-			if (isDatabaseDown(error)) return new GatewayError('unavailable', 'Service temporarily unavailable: the database cannot be reached', { code: 'database_unavailable' })
-			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
-			return new GatewayError('api_error', 'Internal error')
-	}
-}
-
-/** Connection-level database failures (PostgreSQL down or restarting): 503, never a silent unbilled answer. */
-function isDatabaseDown(e: unknown): boolean {
-	const code = (e as { code?: unknown } | null)?.code
-	if (typeof code !== 'string') return false
-	return ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08')
-}

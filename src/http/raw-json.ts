@@ -13,8 +13,7 @@ const texts = new WeakMap<Request, string>()
  * @example app.post('/v1/messages', handler, { parse: keepRawJson, body: AnthropicRequest })
  */
 export async function keepRawJson({ request }: { request: Request }, contentType: string): Promise<unknown> {
-	// The test Elysia's default parser dispatch uses: `application/json`, with or without a suffix or parameters.
-	if (contentType.charCodeAt(12) !== 106 /* j */) return undefined
+	if (!isJsonType(contentType)) return undefined
 	const text = await request.text()
 	texts.set(request, text)
 	return JSON.parse(text)
@@ -22,3 +21,9 @@ export async function keepRawJson({ request }: { request: Request }, contentType
 
 /** The body text `keepRawJson` kept for this request. */
 export const rawJson = (request: Request): string | undefined => texts.get(request)
+
+/**
+ * A JSON body's media type, as `keepRawJson` is given it (the header up to its parameters): the test Elysia's default
+ * parser dispatch uses, `application/json` with or without a suffix.
+ */
+export const isJsonType = (contentType: string): boolean => contentType.charCodeAt(12) === 106 /* j */

@@ -3,31 +3,39 @@ import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageOf, openaiChat } from '../../protocols/openai-chat'
+import type { HotRoute } from '../../http/hot-route'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 
-export const chatModule = (svc: Services) =>
+/** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
+export const chatRoute = (svc: Services): HotRoute => ({
+	schema: OpenAIChatRequest,
+	shape: 'openai',
+	serve: ({ body, raw, token, requestId, startedAt, request }) =>
+		relayChat({
+			svc,
+			token,
+			requestId,
+			startedAt,
+			endpoint: '/v1/chat/completions',
+			shape: 'openai',
+			client: openaiChat,
+			body: body as Record<string, unknown>,
+			raw,
+			ir: openaiChat.decodeRequest(body),
+			includeUsage: includeUsageOf(body),
+			inbound: request.headers,
+			signal: request.signal,
+		}),
+})
+
+export const chatModule = (svc: Services, route = chatRoute(svc)) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
 		'/v1/chat/completions',
-		({ body, token, requestId, startedAt, request }) =>
-			relayChat({
-				svc,
-				token,
-				requestId,
-				startedAt,
-				endpoint: '/v1/chat/completions',
-				shape: 'openai',
-				client: openaiChat,
-				body: body as Record<string, unknown>,
-				raw: rawJson(request),
-				ir: openaiChat.decodeRequest(body),
-				includeUsage: includeUsageOf(body),
-				inbound: request.headers,
-				signal: request.signal,
-			}),
+		({ body, token, requestId, startedAt, request }) => route.serve({ body, raw: rawJson(request), token, requestId, startedAt, request }),
 		{
 			parse: keepRawJson,
-			body: OpenAIChatRequest,
+			body: route.schema,
 			response: { 200: OpenAIChatCompletion, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 429: OpenAIErrorBody, 502: OpenAIErrorBody },
 			detail: {
 				summary: 'Create a chat completion',
