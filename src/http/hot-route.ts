@@ -1,7 +1,7 @@
 /**
  * The two routes nearly every model request takes, POST /v1/chat/completions and POST /v1/messages, served by Bun's
  * router straight to their handler rather than through Elysia's request pipeline (its context, hooks, parse and derive
- * steps and response mapping): ~15 µs less CPU per streamed request, 8% of the gateway's (bench/README, sixteenth VM).
+ * steps and response mapping): 5–15 µs less CPU per request, 3–8% of the gateway's (bench/README, sixteenth VM).
  * Only the plain case is served here: a JSON body that parses and passes the route's schema (checked by the validator
  * Elysia builds for it), a key found in the key cache. Anything else (another content type, a body that does not
  * parse or validate, a key to look up or to refuse) goes to the Elysia route itself, which answers as it always does,
