@@ -15,6 +15,8 @@ import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
+import type { TSchema } from 'elysia'
+import type { HotRoute } from '../http/hot-route'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { bodyText, rewriteBody } from './fast-path'
@@ -70,6 +72,33 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	}
 	await release(info, budget, lastErr.status, call.signal.aborted ? 'client_abort' : 'error', lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
+}
+
+/**
+ * A model route whose handler is this relay (chat completions, messages): what its Elysia route and its hot route
+ * (src/http/hot-route.ts) share.
+ */
+export function relayRoute(svc: Services, o: { endpoint: string; shape: ErrorShape; client: ProtocolCodec; schema: TSchema; includeUsage(body: unknown): boolean }): HotRoute {
+	return {
+		schema: o.schema,
+		shape: o.shape,
+		serve: ({ body, raw, token, requestId, startedAt, request }) =>
+			relayChat({
+				svc,
+				token,
+				requestId,
+				startedAt,
+				endpoint: o.endpoint,
+				shape: o.shape,
+				client: o.client,
+				body: body as Record<string, unknown>,
+				raw,
+				ir: o.client.decodeRequest(body),
+				includeUsage: o.includeUsage(body),
+				inbound: request.headers,
+				signal: request.signal,
+			}),
+	}
 }
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {

@@ -4,30 +4,12 @@ import { modelAuth } from '../../http/model-auth'
 import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageOf, openaiChat } from '../../protocols/openai-chat'
 import type { HotRoute } from '../../http/hot-route'
-import { relayChat } from '../../relay/chat'
+import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
-export const chatRoute = (svc: Services): HotRoute => ({
-	schema: OpenAIChatRequest,
-	shape: 'openai',
-	serve: ({ body, raw, token, requestId, startedAt, request }) =>
-		relayChat({
-			svc,
-			token,
-			requestId,
-			startedAt,
-			endpoint: '/v1/chat/completions',
-			shape: 'openai',
-			client: openaiChat,
-			body: body as Record<string, unknown>,
-			raw,
-			ir: openaiChat.decodeRequest(body),
-			includeUsage: includeUsageOf(body),
-			inbound: request.headers,
-			signal: request.signal,
-		}),
-})
+export const chatRoute = (svc: Services): HotRoute =>
+	relayRoute(svc, { endpoint: '/v1/chat/completions', shape: 'openai', client: openaiChat, schema: OpenAIChatRequest, includeUsage: includeUsageOf })
 
 export const chatModule = (svc: Services, route = chatRoute(svc)) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(

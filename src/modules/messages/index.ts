@@ -1,33 +1,15 @@
 /** POST /v1/messages: Anthropic's messages protocol, for every model. */
-import { Elysia, type Static } from 'elysia'
+import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { keepRawJson, rawJson } from '../../http/raw-json'
 import { AnthropicErrorBody, AnthropicRequest, AnthropicResponse, anthropicMessages } from '../../protocols/anthropic-messages'
 import type { HotRoute } from '../../http/hot-route'
-import { relayChat } from '../../relay/chat'
+import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
-export const messagesRoute = (svc: Services): HotRoute => ({
-	schema: AnthropicRequest,
-	shape: 'anthropic',
-	serve: ({ body, raw, token, requestId, startedAt, request }) =>
-		relayChat({
-			svc,
-			token,
-			requestId,
-			startedAt,
-			endpoint: '/v1/messages',
-			shape: 'anthropic',
-			client: anthropicMessages,
-			body: body as Record<string, unknown>,
-			raw,
-			ir: anthropicMessages.decodeRequest(body as Static<typeof AnthropicRequest>),
-			includeUsage: false,
-			inbound: request.headers,
-			signal: request.signal,
-		}),
-})
+export const messagesRoute = (svc: Services): HotRoute =>
+	relayRoute(svc, { endpoint: '/v1/messages', shape: 'anthropic', client: anthropicMessages, schema: AnthropicRequest, includeUsage: () => false })
 
 export const messagesModule = (svc: Services, route = messagesRoute(svc)) =>
 	new Elysia({ detail: { tags: ['Anthropic'] } }).use(modelAuth(svc)).post(
