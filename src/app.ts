@@ -39,12 +39,6 @@ import type { Services } from './services'
  * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes.
  */
 export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
-	// No normalisation: Elysia would otherwise deep-copy every body through its schema (exact-mirror, a compiled
-	// check per union variant at every level) to drop the fields a schema does not name. The model APIs' schemas are
-	// open (vendors' clients send fields we do not model, and they pass through), so that copy dropped nothing, at
-	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
-	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
-	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
 	const chat = chatRoute(svc)
 	const messages = messagesRoute(svc)
 	// The hottest routes skip Elysia's pipeline when the request is plain, and hand it anything else (hot-route.ts).
@@ -53,6 +47,12 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		'/v1/chat/completions': { POST: hotRoute(svc, chat, elysia) },
 		'/v1/messages': { POST: hotRoute(svc, messages, elysia) },
 	}
+	// No normalisation: Elysia would otherwise deep-copy every body through its schema (exact-mirror, a compiled
+	// check per union variant at every level) to drop the fields a schema does not name. The model APIs' schemas are
+	// open (vendors' clients send fields we do not model, and they pass through), so that copy dropped nothing, at
+	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
+	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
+	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
 	const app = new Elysia({ name: 'switchboard', normalize: false, serve: { routes } })
 		.onAfterHandle({ as: 'global' }, ({ response, set }) => {
 			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the

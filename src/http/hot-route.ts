@@ -2,8 +2,8 @@
  * The two routes nearly every model request takes, POST /v1/chat/completions and POST /v1/messages, served by Bun's
  * router straight to their handler rather than through Elysia's request pipeline (its context, hooks, parse and derive
  * steps and response mapping): 5–15 µs less CPU per request, 3–8% of the gateway's (bench/README, sixteenth VM).
- * Only the plain case is served here: a JSON body that parses and passes the route's schema (checked by the validator
- * Elysia builds for it), a key found in the key cache. Anything else (another content type, a body that does not
+ * Only the plain case is served here: a JSON body that parses and passes the route's schema (checked by a validator
+ * built as Elysia builds its own), a key found in the key cache. Anything else (another content type, a body that does not
  * parse or validate, a key to look up or to refuse) goes to the Elysia route itself, which answers as it always does,
  * so what the routes do when something is wrong has one implementation. The Elysia routes stay the routes' definition:
  * their schemas make the OpenAPI document, and `app.handle` serves them.

@@ -1,5 +1,5 @@
 /** POST /v1/chat/completions: OpenAI's chat-completions protocol, for every model. */
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageOf, openaiChat } from '../../protocols/openai-chat'
