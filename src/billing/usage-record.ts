@@ -24,6 +24,18 @@ export type UsageRecord = {
 	cost?: number
 }
 
+/**
+ * How a request that got no answer is recorded: as the client's own doing when it went away first (status 499, nginx's
+ * "client closed request": nothing was sent, so the error that ended the attempt, often our 500 for the aborted call,
+ * would read as a server fault in the usage statistics), else as the error it got.
+ * @example failedRow(502, false) // { status: 502, endReason: 'error' }
+ */
+export function failedRow(status: number, aborted: boolean): { status: number; endReason: 'client_abort' | 'error' } {
+	return aborted ? { status: CLIENT_CLOSED, endReason: 'client_abort' } : { status, endReason: 'error' }
+}
+
+export const CLIENT_CLOSED = 499
+
 /** What every usage row of one request shares. */
 export type RecordBase = { requestId: string; token: { id: number; accountId: number }; model: string; endpoint: string; stream: boolean; startedAt: number }
 

@@ -16,6 +16,7 @@
  * settle rules that depend on it. A refused reservation ends the answer with the 402 as an error.
  * @module
  */
+import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
@@ -150,7 +151,8 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			const next = await openRound(target, { ...ir, maxTokens: budget.cap })
 			if ('error' in next) {
 				billed = true
-				await release(roundInfo, budget, next.error.status, target.signal.aborted ? 'client_abort' : 'error', target.ch)
+				const failed = failedRow(next.error.status, target.signal.aborted)
+				await release(roundInfo, budget, failed.status, failed.endReason, target.ch)
 				yield { type: 'error', error: next.error }
 				return
 			}

@@ -7,6 +7,7 @@
  * @module
  */
 import type { AuthToken } from '../auth/api-key'
+import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { errorResponse } from '../http/error-shapes'
 import type { ChannelType } from '../providers/channel-types'
@@ -107,7 +108,7 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('passthrough failed', { request_id: op.requestId, error: String(e), stack: (e as Error).stack })
 	}
-	const record = passUsage(op, { ch: lastChannel, status: lastErr.status, endReason: op.signal.aborted ? 'client_abort' : 'error' })
+	const record = passUsage(op, { ch: lastChannel, ...failedRow(lastErr.status, op.signal.aborted) })
 	await hold.release(record)
 	observeUsage(svc, op.token, record, 0)
 	return errorResponse(lastErr, 'openai', op.requestId)

@@ -4,6 +4,7 @@
  * @module
  */
 import type { AuthToken } from '../auth/api-key'
+import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
@@ -70,7 +71,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('relay failed', { request_id: call.requestId, error: String(e) })
 	}
-	await release(info, budget, lastErr.status, call.signal.aborted ? 'client_abort' : 'error', lastChannel)
+	const failed = failedRow(lastErr.status, call.signal.aborted)
+	await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
 }
 

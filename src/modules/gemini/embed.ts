@@ -4,6 +4,7 @@
  * OpenAI's `usage.prompt_tokens`, else counted locally (Gemini reports none). The reservation covers the input only.
  * @module
  */
+import { failedRow } from '../../billing/usage-record'
 import { badRequest, GatewayError } from '../../core/errors'
 import { errorResponse } from '../../http/error-shapes'
 import { geminiMethodUrl, openaiEmbeddingsUrl } from '../../providers/native-endpoints'
@@ -101,6 +102,7 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 		lastErr = new GatewayError('api_error', 'Internal error')
 		c.svc.log.error('embed failed', { request_id: c.requestId, error: String(e) })
 	}
-	await release(info, budget, lastErr.status, c.request.signal.aborted ? 'client_abort' : 'error', lastChannel)
+	const failed = failedRow(lastErr.status, c.request.signal.aborted)
+	await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return errorResponse(lastErr, 'gemini', c.requestId)
 }

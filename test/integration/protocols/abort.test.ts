@@ -87,7 +87,8 @@ describe('client abort before the first byte', () => {
 		const abort = await waitFor(() => m.mocks.anthropic.aborts[before], 1000)
 		expect(abort.at - t0).toBeLessThan(1000)
 		const row = await waitFor<UsageRow>(async () => (await usageRows(m, acct.accountId))[0], 2000)
-		expect(row).toMatchObject({ end_reason: 'client_abort', cost: 0, input_tokens: 0, output_tokens: 0 })
+		// 499, not the 500 of the aborted call: the usage statistics must not show a server fault.
+		expect(row).toMatchObject({ end_reason: 'client_abort', status: 499, cost: 0, input_tokens: 0, output_tokens: 0 })
 		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 	})
 })
