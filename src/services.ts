@@ -9,7 +9,7 @@ import { LEDGER_DEFAULTS, type Ledger, createLedger } from './billing/ledger'
 import { applyGatewayConfig, withQuickStart } from './config/config-apply'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
-import { resolveSecretKey } from './config/secret-key'
+import { checkSecretKey, resolveSecretKey } from './config/secret-key'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
@@ -55,10 +55,12 @@ export type ServiceOptions = {
 
 export async function createServices(env: Env, opts: ServiceOptions = {}): Promise<Services> {
 	const log = opts.log ?? createLogger(env.logLevel)
+	// The key first: a start that is refused for want of one must not have migrated the database already.
+	const cipher = await createCipher(await resolveSecretKey(env))
 	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
-	const cipher = await createCipher(await resolveSecretKey(env))
+	await checkSecretKey(db.sql, cipher)
 	let bus: Bus = opts.bus ?? memoryBus()
 	if (env.redisUrl && !opts.bus) {
 		try {

@@ -7,6 +7,18 @@
 
 export type Cipher = { encrypt(plain: string): Promise<string>; decrypt(enc: string): Promise<string> }
 
+/**
+ * A stored secret that this SECRET_KEY cannot open: it was encrypted under another one (the variable changed, or
+ * instances sharing a database were given different values). WebCrypto says only "The operation failed for an
+ * operation-specific reason", which tells an operator nothing.
+ */
+export class SecretKeyMismatch extends Error {
+	constructor() {
+		super('a stored secret cannot be decrypted with this SECRET_KEY: it was encrypted under a different one (every instance and restart must use the same SECRET_KEY)')
+		this.name = 'SecretKeyMismatch'
+	}
+}
+
 const te = new TextEncoder()
 const td = new TextDecoder()
 
@@ -31,8 +43,12 @@ export async function createCipher(secret: string): Promise<Cipher> {
 		},
 		async decrypt(enc) {
 			const raw = Buffer.from(enc, 'base64')
-			const pt = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: raw.subarray(0, 12) }, key, raw.subarray(12))
-			return td.decode(pt)
+			try {
+				return td.decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: raw.subarray(0, 12) }, key, raw.subarray(12)))
+			} catch {
+				// AES-GCM's tag check fails for a wrong key (or a damaged value): either way this key cannot open it.
+				throw new SecretKeyMismatch()
+			}
 		},
 	}
 }
