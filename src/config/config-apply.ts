@@ -6,6 +6,7 @@
  */
 import { and, eq, notInArray } from 'drizzle-orm'
 import { usdToMicros } from '../billing/money'
+import { isUnitPrice } from '../billing/unit-prices'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Cipher } from '../lib/secrets'
@@ -36,16 +37,28 @@ function resolveKey(c: ChannelEntry, vars: Record<string, string | undefined>, s
 	return v
 }
 
+/**
+ * A validated entry's prices as columns (micro-USD). Throws PriceError naming the field of a price micro-USD cannot
+ * hold. Unit prices are kept only under names something charges: a stored name from before those were checked is
+ * dropped at the next update (it never billed anything).
+ */
 function priceColumns(m: ModelEntry) {
-	const micros = (v: number | undefined) => (v === undefined ? null : usdToMicros(v))
+	const micros = (v: number | undefined, field: string) => {
+		if (v === undefined) return null
+		try {
+			return usdToMicros(v)
+		} catch (e) {
+			throw new PriceError(field, (e as Error).message)
+		}
+	}
 	const extra: Record<string, number> = {}
-	for (const [k, v] of Object.entries(m)) if (k.startsWith('per_') && k !== 'per_request') extra[k] = usdToMicros(v as number)
+	for (const [k, v] of Object.entries(m)) if (isUnitPrice(k)) extra[k] = micros(v as number, k)!
 	return {
-		inputPerMtok: micros(m.input_per_mtok) ?? 0,
-		outputPerMtok: micros(m.output_per_mtok) ?? 0,
-		cacheReadPerMtok: micros(m.cache_read_per_mtok),
-		cacheWritePerMtok: micros(m.cache_write_per_mtok),
-		perRequest: micros(m.per_request),
+		inputPerMtok: micros(m.input_per_mtok, 'input_per_mtok') ?? 0,
+		outputPerMtok: micros(m.output_per_mtok, 'output_per_mtok') ?? 0,
+		cacheReadPerMtok: micros(m.cache_read_per_mtok, 'cache_read_per_mtok'),
+		cacheWritePerMtok: micros(m.cache_write_per_mtok, 'cache_write_per_mtok'),
+		perRequest: micros(m.per_request, 'per_request'),
 		maxOutputTokens: m.max_output_tokens ?? null,
 		prices: extra,
 	}
@@ -87,6 +100,16 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 			.set({ status: 'disabled', updatedAt: new Date() })
 			.where(mnames.length ? and(eq(models.source, 'config'), notInArray(models.name, mnames)) : eq(models.source, 'config'))
 	})
+}
+
+/** A price that micro-USD cannot hold (more than 6 decimals, out of range), with the field it came from. */
+export class PriceError extends Error {
+	constructor(
+		readonly field: string,
+		message: string,
+	) {
+		super(`${field}: ${message}`)
+	}
 }
 
 export { priceColumns }

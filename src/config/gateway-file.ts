@@ -3,49 +3,69 @@
  * name the file, the entry and the field, then applied at every start (config-apply.ts).
  * @module
  */
-import { type Static, Type as T } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { type Static, type TLiteral, type TNumber, type TRecord, type TString, type TTemplateLiteral, Type as T } from '@sinclair/typebox'
+import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
+import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
 
 const Usd = T.Number({ minimum: 0 })
 
-export const ChannelEntry = T.Object({
-	name: T.String({ minLength: 1 }),
-	type: T.Union(CHANNEL_TYPES.map((c) => T.Literal(c))),
-	base_url: T.String({ minLength: 1 }),
-	api_key: T.String(),
-	models: T.Array(T.String({ minLength: 1 }), { minItems: 1 }),
-	priority: T.Optional(T.Integer()),
-	weight: T.Optional(T.Integer({ minimum: 0 })),
-	model_map: T.Optional(T.Record(T.String(), T.String())),
-	enabled: T.Optional(T.Boolean()),
-	settings: T.Optional(T.Record(T.String(), T.Unknown())),
-})
-export type ChannelEntry = Static<typeof ChannelEntry>
-
-export const ModelEntry = T.Object(
+export const ChannelEntry = T.Object(
 	{
 		name: T.String({ minLength: 1 }),
-		input_per_mtok: T.Optional(Usd),
-		output_per_mtok: T.Optional(Usd),
-		cache_read_per_mtok: T.Optional(Usd),
-		cache_write_per_mtok: T.Optional(Usd),
-		per_request: T.Optional(Usd),
-		max_output_tokens: T.Optional(T.Integer({ minimum: 1 })),
+		type: T.Union(CHANNEL_TYPES.map((c) => T.Literal(c))),
+		base_url: T.String({ minLength: 1 }),
+		api_key: T.String(),
+		models: T.Array(T.String({ minLength: 1 }), { minItems: 1 }),
+		priority: T.Optional(T.Integer()),
+		weight: T.Optional(T.Integer({ minimum: 0 })),
+		model_map: T.Optional(T.Record(T.String(), T.String())),
 		enabled: T.Optional(T.Boolean()),
+		settings: T.Optional(T.Record(T.String(), T.Unknown())),
 	},
-	// Any other `per_*` key is a unit price in USD (per_image, per_minute, per_mchar …).
-	{ additionalProperties: Usd },
+	// A misspelt field ("prioirty") would otherwise be dropped without a word.
+	{ additionalProperties: false },
 )
+export type ChannelEntry = Static<typeof ChannelEntry>
+
+const ModelFields = T.Object({
+	name: T.String({ minLength: 1 }),
+	input_per_mtok: T.Optional(Usd),
+	output_per_mtok: T.Optional(Usd),
+	cache_read_per_mtok: T.Optional(Usd),
+	cache_write_per_mtok: T.Optional(Usd),
+	per_request: T.Optional(Usd),
+	max_output_tokens: T.Optional(T.Integer({ minimum: 1 })),
+	enabled: T.Optional(T.Boolean()),
+})
+
+/**
+ * Unit prices in USD: only the names billing/unit-prices.ts lists. Typed as `per_*` keys (the checked pattern is
+ * narrower) so that the entry's other fields keep their own types.
+ */
+const UnitPrices = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), Usd, {
+	description: `Unit prices in USD: ${UNIT_PRICE_NAMES}`,
+}) as unknown as TRecord<TTemplateLiteral<[TLiteral<'per_'>, TString]>, TNumber>
+
+// A field neither part names is refused: a misspelt price must not bill that price at $0.
+export const ModelEntry = T.Intersect([ModelFields, UnitPrices], { unevaluatedProperties: false })
 export type ModelEntry = Static<typeof ModelEntry>
+
+/** A model entry with every field optional (the management API's PATCH). */
+export const ModelEntryUpdate = T.Intersect([T.Partial(ModelFields), UnitPrices], { unevaluatedProperties: false })
 
 const GatewayFile = T.Object({
 	channels: T.Optional(T.Array(T.Unknown())),
 	models: T.Optional(T.Array(T.Unknown())),
 })
+const FILE_FIELDS = Object.keys(GatewayFile.properties)
 
 export type GatewayConfig = { channels: ChannelEntry[]; models: ModelEntry[] }
+
+/** What an entry may name, for the message about a field it may not. */
+const CHANNEL_FIELDS = Object.keys(ChannelEntry.properties).join(', ')
+const MODEL_FIELDS = `${Object.keys(ModelFields.properties).join(', ')}, and unit prices ${UNIT_PRICE_NAMES}`
 
 export class ConfigError extends Error {}
 
@@ -65,15 +85,17 @@ export async function loadGatewayFile(path: string): Promise<GatewayConfig> {
 
 export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): GatewayConfig {
 	if (!Value.Check(GatewayFile, raw)) throw new ConfigError(`${source}: must be an object with "channels" and/or "models" arrays`)
-	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, `${source}: channels[${i}]`))
-	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, `${source}: models[${i}]`))
+	// A misspelt "modles" would drop every price.
+	const stray = Object.keys(raw).find((k) => !FILE_FIELDS.includes(k))
+	if (stray !== undefined) throw new ConfigError(`${source}: unknown field "${stray}" (allowed: ${FILE_FIELDS.join(', ')})`)
+	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, `${source}: channels[${i}]`, CHANNEL_FIELDS))
+	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, `${source}: models[${i}]`, MODEL_FIELDS))
 	dupes(channels.map((c) => c.name), `${source}: channels`)
 	dupes(models.map((m) => m.name), `${source}: models`)
 	for (const [i, m] of models.entries()) {
+		// Every other field is a USD price (the schema admits no other); micro-USD must hold it exactly.
 		for (const [k, v] of Object.entries(m)) {
 			if (k === 'name' || k === 'enabled' || k === 'max_output_tokens') continue
-			if (!k.endsWith('_per_mtok') && !k.startsWith('per_'))
-				throw new ConfigError(`${source}: models[${i}] ("${m.name}"): unknown field "${k}" (prices are *_per_mtok or per_*)`)
 			try {
 				usdToMicros(v as number)
 			} catch (e) {
@@ -84,14 +106,23 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): Gat
 	return { channels, models }
 }
 
-function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: unknown, where: string): Static<S> {
+function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: unknown, where: string, allowed: string): Static<S> {
 	if (Value.Check(schema, value)) return value as Static<S>
 	const name = (value as { name?: unknown } | null)?.name
 	const label = typeof name === 'string' ? `${where} ("${name}")` : where
 	const first = Value.Errors(schema, value).First()
 	const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || '(entry)'
-	const msg = first?.value === undefined && first ? 'is required' : first?.message
-	throw new ConfigError(`${label}: field "${field}" ${msg}`)
+	if (first?.type === ValueErrorType.ObjectAdditionalProperties || first?.type === ValueErrorType.IntersectUnevaluatedProperties)
+		throw new ConfigError(`${label}: unknown field "${field}" (allowed: ${allowed})`)
+	throw new ConfigError(`${label}: field "${field}" ${first ? describe(first) : 'is invalid'}`)
+}
+
+/** TypeBox's message, except where it hides what is wanted: a union of literals ("type") lists them. */
+function describe(e: ValueError): string {
+	if (e.value === undefined) return 'is required'
+	const literals = (e.schema.anyOf as Array<{ const?: unknown }> | undefined)?.map((s) => s.const)
+	if (e.type === ValueErrorType.Union && literals?.every((l) => typeof l === 'string')) return `must be one of ${literals.join(', ')}, not ${JSON.stringify(e.value)}`
+	return e.message
 }
 
 function dupes(names: string[], where: string) {

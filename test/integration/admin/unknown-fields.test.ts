@@ -37,6 +37,36 @@ describe('fields no schema names', () => {
 		expect((await fetch(`${app.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
 	})
 
+	it('should refuse a misspelt or unknown model price with 400 naming it, storing nothing', async () => {
+		const names = async () => (await app.admin('/api/models')).body.data.map((m: { name: string }) => m.name)
+		const before = await names()
+		for (const [field, body] of [
+			['ouput_per_mtok', { name: 'typo-a', input_per_mtok: 1, ouput_per_mtok: 2 }],
+			['bogus', { name: 'typo-b', input_per_mtok: 1, bogus: 2 }],
+			['per_reqest', { name: 'typo-c', per_reqest: 0.01 }],
+			['reasoning_per_mtok', { name: 'typo-d', reasoning_per_mtok: 1 }],
+			['per_image_1024x1024_hdd', { name: 'typo-e', per_image_1024x1024_hdd: 0.08 }],
+		] as const) {
+			const r = await app.admin('/api/models', { body })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: field })
+			expect(r.body.error.message).toContain(field)
+		}
+		expect(await names()).toEqual(before)
+
+		const m = await app.admin('/api/models', { body: { name: 'priced', input_per_mtok: 1, output_per_mtok: 2, per_image_1024x1024_hd: 0.08, per_second_1280x720: 0.1 } })
+		expect(m.status).toBe(201)
+		const edited = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { outptu_per_mtok: 0 } })
+		expect(edited.status).toBe(400)
+		expect(edited.body.error.param).toBe('outptu_per_mtok')
+		const precise = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { per_image: 0.0000001 } })
+		expect(precise.status).toBe(400)
+		expect(precise.body.error.param).toBe('per_image')
+		const ok = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { per_minute: 0.006 } })
+		expect(ok.status).toBe(200)
+		expect(ok.body).toMatchObject({ input_per_mtok: 1, output_per_mtok: 2, prices: { per_image_1024x1024_hd: 0.08, per_second_1280x720: 0.1, per_minute: 0.006 } })
+	})
+
 	it('should take them in the model APIs’ queries, as the vendors do', async () => {
 		const { key } = await app.account(1)
 		for (const path of ['/v1/models?foo=1', '/v1/models?limit=1&after_id=&x=y', '/v1/dashboard/billing/usage?foo=1']) {

@@ -26,6 +26,24 @@ describe('parseGatewayConfig', () => {
 		expect(() => parseGatewayConfig({ models: [{ name: 'm', cost: 1 }] }, 'gw.json')).toThrow(/models\[0\] \("m"\): unknown field "cost"/)
 		expect(() => parseGatewayConfig({ models: [{ name: 'm', input_per_mtok: 0.0000001 }] }, 'gw.json')).toThrow(/field "input_per_mtok"/)
 	})
+	it('should refuse a misspelt token price, naming file, entry and field, rather than bill it at $0', () => {
+		const typo = { models: [{ name: 'gpt-4o-mini', input_per_mtok: 0.15, ouput_per_mtok: 0.6 }] }
+		expect(() => parseGatewayConfig(typo, 'gw.json')).toThrow(/^gw\.json: models\[0\] \("gpt-4o-mini"\): unknown field "ouput_per_mtok" \(allowed: name, input_per_mtok, output_per_mtok, .*per_image/)
+		expect(() => parseGatewayConfig({ models: [{ name: 'm', reasoning_per_mtok: 1 }] }, 'gw.json')).toThrow(/unknown field "reasoning_per_mtok"/)
+	})
+	it('should accept only the unit prices something charges', () => {
+		for (const k of ['per_reqest', 'per_imgae', 'per_call', 'per_image_1024x1024_hdd', 'per_image_big', 'per_second_hd', 'per_minutes'])
+			expect(() => parseGatewayConfig({ models: [{ name: 'm', [k]: 1 }] }, 'gw.json')).toThrow(`gw.json: models[0] ("m"): unknown field "${k}"`)
+		const units = { per_image: 0.04, per_image_1024x1024: 0.04, per_image_hd: 0.08, per_image_1792x1024_hd: 0.12, per_minute: 0.006, per_second: 0.0001, per_second_1280x720: 0.1, per_mchar: 15, per_char: 0.000015, per_search_unit: 0.002 }
+		expect(parseGatewayConfig({ models: [{ name: 'm', per_request: 0.01, ...units }] }).models[0]).toMatchObject(units)
+	})
+	it('should refuse an unknown channel field and list the channel types', () => {
+		expect(() => parseGatewayConfig({ channels: [{ ...channel, prioirty: 3 }] }, 'gw.json')).toThrow(/^gw\.json: channels\[0\] \("openai-main"\): unknown field "prioirty" \(allowed: name, type, .*priority/)
+		expect(() => parseGatewayConfig({ channels: [{ ...channel, type: 'opnai' }] }, 'gw.json')).toThrow(/field "type" must be one of openai, anthropic, gemini, .*not "opnai"/)
+	})
+	it('should refuse an unknown top-level field', () => {
+		expect(() => parseGatewayConfig({ modles: [{ name: 'm', input_per_mtok: 1 }] }, 'gw.json')).toThrow('gw.json: unknown field "modles" (allowed: channels, models)')
+	})
 })
 
 describe('loadGatewayFile', () => {

@@ -3,8 +3,9 @@ import { asc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
 import { microsToUsd } from '../../../billing/money'
-import { priceColumns } from '../../../config/config-apply'
-import { ModelEntry } from '../../../config/gateway-file'
+import { UNIT_PRICE_NAMES } from '../../../billing/unit-prices'
+import { PriceError, priceColumns } from '../../../config/config-apply'
+import { ModelEntry, ModelEntryUpdate } from '../../../config/gateway-file'
 import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { models } from '../../../db/schema'
 import type { Services } from '../../../services'
@@ -22,7 +23,7 @@ export const ModelPrice = t.Object({
 	cache_write_per_mtok: Nullable,
 	per_request: Nullable,
 	max_output_tokens: t.Union([Int(), t.Null()]),
-	prices: t.Record(t.String(), t.Number(), { description: 'Other unit prices in USD (per_image, per_minute, per_mchar …)' }),
+	prices: t.Record(t.String(), t.Number(), { description: `Unit prices in USD: ${UNIT_PRICE_NAMES}` }),
 	status: t.String(),
 	source: t.String(),
 	updated_at: t.String({ format: 'date-time' }),
@@ -50,7 +51,8 @@ const columns = (body: ModelEntry) => {
 	try {
 		return priceColumns(body)
 	} catch (e) {
-		throw badRequest((e as Error).message)
+		if (e instanceof PriceError) throw badRequest(e.message, e.field)
+		throw e
 	}
 }
 
@@ -91,7 +93,7 @@ export const modelsModule = (svc: Services) => {
 				await svc.catalog.changed()
 				return modelView(row!)
 			},
-			{ params: IdParams, body: t.Partial(ModelEntry), response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price' } },
+			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price' } },
 		)
 		.delete(
 			'/:id',

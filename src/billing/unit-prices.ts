@@ -1,0 +1,43 @@
+/**
+ * The unit prices (`per_*`, beside the token prices and `per_request`) a model may list: exactly the names some code
+ * charges. The config file check and the management API both accept only these, because a name nothing reads would
+ * bill that unit at $0 without a word.
+ * @module
+ */
+
+/** `WxH` in pixels, as passthrough/validate.ts `checkSize` accepts for images and videos. */
+const SIZE = '\\d{1,5}x\\d{1,5}'
+/** The image qualities of modules/images/model.ts; `auto` is never looked up (passthrough/pricing.ts). */
+const QUALITIES = ['standard', 'hd', 'low', 'medium', 'high']
+const QUALITY = `(?:${QUALITIES.join('|')})`
+
+/** [name as shown in messages, regex source]. A change here needs a consumer that charges the unit. */
+const UNITS: ReadonlyArray<readonly [string, string]> = [
+	// Images: passthrough/pricing.ts `imageUnitPrice` (modules/images).
+	['per_image', 'per_image'],
+	['per_image_<size>', `per_image_${SIZE}`],
+	['per_image_<quality>', `per_image_${QUALITY}`],
+	['per_image_<size>_<quality>', `per_image_${SIZE}_${QUALITY}`],
+	// Transcriptions: passthrough/pricing.ts `durationCost`/`pricedByDuration` (modules/audio/transcriptions.ts);
+	// per_second also prices videos.
+	['per_minute', 'per_minute'],
+	['per_second', 'per_second'],
+	// Videos: modules/video `videoCost`, before per_second.
+	['per_second_<size>', `per_second_${SIZE}`],
+	// Speech: passthrough/pricing.ts `charCost` (modules/audio/speech.ts).
+	['per_mchar', 'per_mchar'],
+	['per_char', 'per_char'],
+	// Rerank: Cohere search units (modules/rerank).
+	['per_search_unit', 'per_search_unit'],
+]
+
+/** Anchored regex source matching every accepted unit price name (a JSON Schema `patternProperties` key). */
+export const UNIT_PRICE_PATTERN = `^(?:${UNITS.map(([, p]) => p).join('|')})$`
+
+const unitPrice = new RegExp(UNIT_PRICE_PATTERN)
+
+/** @example isUnitPrice('per_image_1024x1024_hd') === true; isUnitPrice('per_reqest') === false */
+export const isUnitPrice = (key: string): boolean => unitPrice.test(key)
+
+/** The accepted names, for error messages and the OpenAPI description. */
+export const UNIT_PRICE_NAMES = `${UNITS.map(([n]) => n).join(', ')} (<size> is WxH, <quality> one of ${QUALITIES.join(', ')})`
