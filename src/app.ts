@@ -5,7 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia'
 import { toGatewayError } from './http/error-map'
-import { errorResponse, shapeForPath } from './http/error-shapes'
+import { errorResponse, shapeForPath, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
 import { hotRoute } from './http/hot-route'
 import { requestGuard } from './http/request-guard'
@@ -61,10 +61,11 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		})
 		.use(opts.docs ?? apiDocs())
 		.use(requestGuard(svc))
-		.onError(({ code, error, request, set }) => {
+		.onError(({ code, error, request, set, query, params, body }) => {
 			const path = new URL(request.url).pathname
 			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
-			return errorResponse(toGatewayError(code, error, svc), shapeForPath(path), rid)
+			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForPath(path)
+			return errorResponse(toGatewayError(code, error, svc, { query, params, body }), shape, rid)
 		})
 		.use(healthModule(svc))
 		.use(metricsModule(svc))

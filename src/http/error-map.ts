@@ -3,21 +3,34 @@
  * caught it (Elysia's `onError`, src/app.ts; the hot routes, src/http/hot-route.ts).
  * @module
  */
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import type { Services } from '../services'
 import { GatewayError } from '../core/errors'
 
+/** The request's parts as Elysia parsed them, before its schemas coerced them. */
+export type RequestParts = { query?: unknown; params?: unknown; body?: unknown }
+
+type ValidationLike = { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string; value?: unknown; validator?: unknown }
+
 /** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
-export function toGatewayError(code: string | number, error: unknown, svc: Services): GatewayError {
+export function toGatewayError(code: string | number, error: unknown, svc: Services, parts: RequestParts = {}): GatewayError {
 	if (error instanceof GatewayError) return error
 	switch (code) {
 		case 'VALIDATION': {
-			const v = error as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string }
+			const v = error as ValidationLike
 			const first = v.all?.[0]
-			const field = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : (v.type ?? 'body')
-			return new GatewayError('invalid_request', `Invalid ${v.type ?? 'request'}: ${field ? `"${field}" ` : ''}${first?.message ?? first?.summary ?? 'is invalid'}`, {
-				param: field,
-				code: 'invalid_request_error',
-			})
+			const detail = first?.message ?? first?.summary ?? 'is invalid'
+			let where = v.type ?? 'request'
+			let field: string | null = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : null
+			if (v.type === 'property') {
+				// A numeric query or path value out of bounds is refused after coercion, by its own schema alone: Elysia
+				// reports the value, not where it stood (type "property", path ""), so it is looked up in the request.
+				const found = coercedField(v, parts)
+				where = found?.where ?? 'request'
+				field = found?.field ?? null
+			} else if (!field) field = v.type ?? 'body'
+			return new GatewayError('invalid_request', `Invalid ${where}: ${field ? `"${field}" ` : ''}${detail}`, { param: field ?? undefined, code: 'invalid_request_error' })
 		}
 		case 'PARSE':
 			return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
@@ -30,6 +43,39 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
 			return new GatewayError('api_error', 'Internal error')
 	}
+}
+
+/** The member of the query, path or body whose value, coerced, is the refused one and fails the schema reported. */
+function coercedField(v: ValidationLike, parts: RequestParts): { where: string; field: string } | undefined {
+	const schema = v.validator as TSchema | undefined
+	const fails = (raw: unknown) => {
+		const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw
+		if (!Object.is(n, v.value)) return false
+		try {
+			return !schema || !Value.Check(schema, n)
+		} catch {
+			return true
+		}
+	}
+	for (const where of ['query', 'params', 'body'] as const) {
+		const field = find(parts[where], fails, '', 0)
+		if (field) return { where, field }
+	}
+	return undefined
+}
+
+function find(value: unknown, fails: (raw: unknown) => boolean, at: string, depth: number): string | undefined {
+	if (!value || typeof value !== 'object' || depth > 8) return undefined
+	for (const [k, x] of Object.entries(value)) {
+		const path = at ? `${at}.${k}` : k
+		if (typeof x === 'string' || typeof x === 'number') {
+			if (fails(x)) return path
+		} else {
+			const inner = find(x, fails, path, depth + 1)
+			if (inner) return inner
+		}
+	}
+	return undefined
 }
 
 /** Connection-level database failures (PostgreSQL down or restarting): 503, never a silent unbilled answer. */

@@ -22,6 +22,17 @@ export function shapeForPath(path: string): ErrorShape {
 	return 'openai'
 }
 
+/**
+ * An unknown path has no protocol of its own, so its 404 speaks the caller's: Anthropic's clients send
+ * `anthropic-version` and call `…/messages` (the SDK given `{root}/v1` calls /v1/v1/messages), Google's send
+ * `x-goog-api-key` or call under /v1beta; anyone else reads OpenAI's shape.
+ */
+export function shapeForUnknownPath(request: Request, path: string): ErrorShape {
+	if (request.headers.has('anthropic-version') || /\/messages(\/count_tokens)?\/?$/.test(path)) return 'anthropic'
+	if (request.headers.has('x-goog-api-key')) return 'gemini'
+	return shapeForPath(path)
+}
+
 const renderers: Record<ErrorShape, (e: GatewayError) => EncodedError> = {
 	openai: openaiChat.encodeError,
 	anthropic: anthropicMessages.encodeError,

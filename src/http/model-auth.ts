@@ -4,7 +4,9 @@
  * @module
  */
 import { Elysia } from 'elysia'
+import { GatewayError } from '../core/errors'
 import type { Services } from '../services'
+import { type ErrorShape, shapeForPath } from './error-shapes'
 
 export function presentedKey(request: Request, gemini: boolean): string | undefined {
 	const h = request.headers
@@ -22,10 +24,20 @@ export function presentedKey(request: Request, gemini: boolean): string | undefi
 	return undefined
 }
 
+/** Where a request without a key should have put it: the header its protocol's clients send. */
+const KEY_WHERE: Record<ErrorShape, string> = {
+	openai: 'Authorization: Bearer sk-…',
+	anthropic: 'x-api-key: sk-…',
+	gemini: 'x-goog-api-key: sk-… (or ?key=sk-…)',
+}
+
+export const missingKey = (shape: ErrorShape) => new GatewayError('authentication', `Missing API key: send ${KEY_WHERE[shape]}`, { code: 'missing_api_key' })
+
 export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
 	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
 		// A cached key without limits to count, as most are: answered without an await of its own.
 		const key = presentedKey(request, opts.gemini ?? false)
+		if (!key) throw missingKey(shapeForPath(new URL(request.url).pathname))
 		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 		const admitted = svc.limits.admit(token)
 		if (admitted) await admitted

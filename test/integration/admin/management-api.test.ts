@@ -146,4 +146,53 @@ describe('management API', () => {
 		expect(res.body.message).toMatch(/credentials|key/i)
 		await app.admin(`/api/channels/${bad.body.id}`, { method: 'DELETE' })
 	})
+
+	it('should test a channel of globs with a concrete model: a priced chat model they match, the one asked for, or a 400 saying so', async () => {
+		// A vendor answers a glob sent as the model name with 404: Test would call a healthy channel broken.
+		const embed = await app.admin('/api/models', { body: { name: 'gpt-4o-embed-x', input_per_mtok: 0.1 } })
+		expect(embed.status).toBe(201)
+		const glob = await app.admin('/api/channels', { body: { name: 'globs', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['gpt-4o*'] } })
+		const picked = await app.admin(`/api/channels/${glob.body.id}/test`, { method: 'POST' })
+		expect(picked.body).toMatchObject({ ok: true, status: 200, model: 'gpt-4o-mini' })
+		expect(mock.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini' })
+
+		const asked = await app.admin(`/api/channels/${glob.body.id}/test`, { body: { model: 'gpt-4o-2024-08-06' } })
+		expect(asked.body).toMatchObject({ ok: true, model: 'gpt-4o-2024-08-06' })
+		expect(mock.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-2024-08-06' })
+
+		const before = mock.requests.length
+		const none = await app.admin('/api/channels', { body: { name: 'no-priced', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['zz-*'] } })
+		const refused = await app.admin(`/api/channels/${none.body.id}/test`, { method: 'POST' })
+		expect(refused.status).toBe(400)
+		expect(refused.body.error).toMatchObject({ type: 'invalid_request_error', param: 'model' })
+		expect(refused.body.error.message).toContain('zz-*')
+		expect(refused.body.error.message).toContain('"model"')
+		expect(mock.requests.length).toBe(before)
+		for (const id of [glob.body.id, none.body.id]) await app.admin(`/api/channels/${id}`, { method: 'DELETE' })
+		await app.admin(`/api/models/${embed.body.id}`, { method: 'DELETE' })
+	})
+
+	it('should name the field of every refused query, path or body value, coerced or not', async () => {
+		const cases: Array<[string, { method?: string; body?: unknown }, string]> = [
+			['/api/usage?limit=0', {}, 'limit'],
+			['/api/usage?limit=100000', {}, 'limit'],
+			['/api/usage?limit=abc', {}, 'limit'],
+			['/api/usage?account_id=0&limit=5', {}, 'account_id'],
+			['/api/usage?limit=5&token_id=-3', {}, 'token_id'],
+			['/api/tokens?account_id=0', {}, 'account_id'],
+			['/api/tokens/0', {}, 'id'],
+			['/api/accounts/99999999999', {}, 'id'],
+			['/api/accounts', { body: { name: 'x', balance: 'ten' } }, 'balance'],
+			['/api/accounts', { body: { balance: 1 } }, 'name'],
+			['/api/tokens', { body: { account_id: 0, name: 'k' } }, 'account_id'],
+			['/api/tokens', { body: { account_id: 1, name: 'k', rpm_limit: 0 } }, 'rpm_limit'],
+		]
+		for (const [path, init, field] of cases) {
+			const r = await app.admin(path, init)
+			expect([path, r.status]).toEqual([path, 400])
+			expect([path, r.body.error.param]).toEqual([path, field])
+			expect(r.body.error.message).toContain(`"${field}"`)
+			expect(r.body.error.message).not.toContain('Invalid property')
+		}
+	})
 })

@@ -129,3 +129,47 @@ describe('malformed requests', () => {
 			it(`should answer 400 in the ${proto} shape to ${what}, before any vendor sees it`, () => expectRefused(proto, acct.key, body, 400, INVALID))
 		}
 })
+
+describe('where the caller went wrong, told in its own protocol', () => {
+	it('should name the header each protocol’s clients send a key in when none came', async () => {
+		const wants: Array<[string, string, (b: any) => string, string]> = [
+			['/v1/chat/completions', JSON.stringify(simpleBody('chat', MODEL.openai, 'hi', false)), (b) => b.error.message, 'Authorization: Bearer'],
+			['/v1/messages', JSON.stringify(simpleBody('messages', MODEL.anthropic, 'hi', false)), (b) => b.error.message, 'x-api-key'],
+			['/v1/messages/count_tokens', JSON.stringify(simpleBody('messages', MODEL.anthropic, 'hi', false)), (b) => b.error.message, 'x-api-key'],
+			[`/v1beta/models/${MODEL.gemini}:generateContent`, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }), (b) => b.error.message, 'x-goog-api-key'],
+		]
+		for (const [path, body, message, header] of wants) {
+			const res = await fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body })
+			expect(res.status).toBe(401)
+			const text = message(await res.json())
+			expect(text).toContain(header)
+			if (header !== 'Authorization: Bearer') expect(text).not.toContain('Bearer')
+		}
+	})
+
+	it('should answer an unknown path in the shape of the client that called it, still 404', async () => {
+		// The Anthropic SDK given `{root}/v1` (README: Connecting clients) calls /v1/v1/messages.
+		const acct = await m.account()
+		const wrong = new Anthropic({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+		const err = await wrong.messages.create({ model: MODEL.anthropic, max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(Anthropic.NotFoundError)
+		expect((err as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
+
+		const get = (path: string, headers: Record<string, string> = {}) => fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
+		const anthropic = { type: 'error', error: { type: 'not_found_error' } }
+		const shapes: Array<[string, Record<string, string>, unknown]> = [
+			['/v1/v1/messages', {}, anthropic],
+			['/v1/v1/messages/count_tokens', {}, anthropic],
+			['/nope', { 'anthropic-version': '2023-06-01' }, anthropic],
+			['/v1beta/nope', {}, { error: { code: 404, status: 'NOT_FOUND' } }],
+			['/v1/v1beta/models/x:generateContent', { 'x-goog-api-key': acct.key }, { error: { code: 404, status: 'NOT_FOUND' } }],
+			['/v1/nope', { authorization: `Bearer ${acct.key}` }, { error: { type: 'not_found_error', code: 'not_found' } }],
+		]
+		for (const [path, headers, shape] of shapes) {
+			const res = await get(path, headers)
+			expect(res.status).toBe(404)
+			expect(await res.json()).toMatchObject(shape as object)
+		}
+		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+	})
+})

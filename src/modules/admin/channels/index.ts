@@ -192,8 +192,17 @@ export const channelsModule = (svc: Services) => {
 			},
 			{
 				params: IdParams,
-				body: t.Optional(t.Object({ model: t.Optional(t.String({ minLength: 1, description: 'Model to try; default: the first listed' })) })),
-				response: { 200: TestResult, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				body: t.Optional(
+					t.Object({
+						model: t.Optional(
+							t.String({
+								minLength: 1,
+								description: 'Model to try; default: the first `model_map` key or exact model name, else the first priced model (with an output price) the globs match; 400 when there is none',
+							}),
+						),
+					}),
+				),
+				response: { 200: TestResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
 				detail: { summary: 'Make a real one-token call to the upstream and report the result (not billed)' },
 			},
 		)

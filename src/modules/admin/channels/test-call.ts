@@ -2,22 +2,39 @@
  * The channel Test button: one real, minimal call (one output token) through the channel's own adapter, with its
  * decrypted key, answering what happened in words. Administrative, so not billed.
  */
-import { GatewayError } from '../../../core/errors'
-import type { channels } from '../../../db/schema'
+import { asc, eq } from 'drizzle-orm'
+import { badRequest, GatewayError } from '../../../core/errors'
+import { type channels, models } from '../../../db/schema'
 import { chatAdapterFor } from '../../../providers/registry'
 import { upstreamError } from '../../../providers/upstream-error'
 import type { ChannelType } from '../../../providers/channel-types'
 import { fetchUpstream } from '../../../relay/upstream-fetch'
+import { matchesModel } from '../../../routing/catalog'
 import type { Services } from '../../../services'
 
 type Row = typeof channels.$inferSelect
 
+/**
+ * The model to call: the one asked for, else a name the channel serves as it is (a `model_map` key or an exact entry),
+ * else a priced chat model (one with an output price) that its globs match. Never a glob itself: the vendor would
+ * answer it 404 and report a healthy channel as broken.
+ */
+export async function testModel(svc: Services, row: Row, wanted?: string): Promise<string> {
+	const named = wanted ?? Object.keys(row.modelMap ?? {})[0] ?? row.models.find((m) => !m.includes('*'))
+	if (named) return named
+	const priced = await svc.db.orm.select({ name: models.name, output: models.outputPerMtok }).from(models).where(eq(models.status, 'enabled')).orderBy(asc(models.name))
+	const hit = priced.find((m) => m.output > 0 && matchesModel(row.models, m.name))
+	if (hit) return hit.name
+	throw badRequest(`channel "${row.name}" lists only patterns (${row.models.join(', ')}) and no priced model matches them: name the model to test, as {"model": "…"}`, 'model')
+}
+
 export async function testChannel(svc: Services, row: Row, wanted?: string) {
-	const model = wanted ?? Object.keys(row.modelMap ?? {})[0] ?? row.models.find((m) => !m.includes('*')) ?? row.models[0]!
+	const adapter = chatAdapterFor(row.type as ChannelType)
+	// Before a model is looked for: such a channel has no model to test either.
+	if (!adapter) return { ok: false, status: 0, latency_ms: 0, model: wanted ?? row.models[0]!, message: `channels of type ${row.type} have no chat endpoint to test` }
+	const model = await testModel(svc, row, wanted)
 	const started = Date.now()
 	const done = (ok: boolean, status: number, message: string) => ({ ok, status, latency_ms: Date.now() - started, model, message })
-	const adapter = chatAdapterFor(row.type as ChannelType)
-	if (!adapter) return done(false, 0, `channels of type ${row.type} have no chat endpoint to test`)
 	const ch = {
 		id: row.id,
 		name: row.name,

@@ -1,0 +1,77 @@
+/**
+ * The README's promises that a reader acts on without reading the code: the Quick start's first session, run as
+ * written against a freshly started gateway (whose first start already made the console administrator's account, id 1,
+ * QA: the key once landed on it and its first request got 402), and the SECRET_KEY rule in the Configuration table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createCipher } from '../../../src/lib/secrets'
+import { bootstrapAdmin } from '../../../src/modules/console'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { startOpenAIMock } from '../../mocks'
+
+const readme = await Bun.file(new URL('../../../README.md', import.meta.url)).text()
+const section = readme.slice(readme.indexOf('A first session'), readme.indexOf('## Connecting clients'))
+const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((b) => b[1]!)
+const session = blocks.find((b) => b.includes('/api/tokens'))!
+const adminKey = /ADMIN_KEY=(\S+)/.exec(session)![1]!
+
+let app: TestApp
+let mock: Awaited<ReturnType<typeof startOpenAIMock>>
+
+beforeAll(async () => {
+	mock = await startOpenAIMock({ apiKey: 'up-key' })
+	app = await startTestApp({
+		env: { ADMIN_KEY: adminKey },
+		config: {
+			channels: [{ name: 'mock', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['gpt-4o-mini'] }],
+			models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
+		},
+	})
+	await bootstrapAdmin(app.svc, () => {}) // what the server does at its first start (src/server.ts)
+}, 120_000)
+afterAll(async () => {
+	await app.close()
+	await mock.stop()
+})
+
+/** The management API with the README's admin key (the test helper's own is not set here). */
+const admin = async (path: string) => (await fetch(app.url + path, { headers: { authorization: `Bearer ${adminKey}` } })).json() as Promise<any>
+
+const tools = Boolean(Bun.which('sh') && Bun.which('curl') && Bun.which('sed'))
+
+describe('README', () => {
+	it('should start the server with the ADMIN_KEY its first session uses', () => {
+		expect(blocks.some((b) => b.includes(`ADMIN_KEY=${adminKey}`) && b.includes('run server'))).toBe(true)
+	})
+
+	it.skipIf(!tools)('should give a working key on the new account when the first session is pasted as written', async () => {
+		const run = Bun.spawn(['sh', '-c', session.replaceAll('localhost:3000', app.url)], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe' })
+		const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+		expect(err).toBe('')
+		expect(code).toBe(0)
+		const [accountId, key, subscription] = out.trim().split('\n')
+		// What the README says the reader sees: account 2, beside the administrator's account 1.
+		expect(accountId).toBe('2')
+		expect(section).toContain('"id":2,"name":"acme","balance":10,"status":"active"')
+		expect(await admin('/api/accounts/2')).toMatchObject({ id: 2, name: 'acme', balance: 10, status: 'active' })
+		expect(await admin('/api/accounts/1')).toMatchObject({ name: 'admin', balance: 0 })
+		expect(key).toMatch(/^sk-[A-Za-z0-9]{48}$/)
+		const tokens = (await admin('/api/tokens?account_id=2')).data
+		expect(tokens).toMatchObject([{ id: 1, account_id: 2, name: 'laptop', spend_limit: 5 }])
+		expect(JSON.parse(subscription!)).toMatchObject({ object: 'billing_subscription', soft_limit_usd: 5, hard_limit_usd: 5 })
+		// The key spends the new account's $10, not the administrator's $0 (which answered 402).
+		const chat = await fetch(`${app.url}/v1/chat/completions`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+		})
+		expect(chat.status).toBe(200)
+	})
+
+	it('should state the SECRET_KEY minimum the start enforces', async () => {
+		const row = readme.split('\n').find((l) => l.startsWith('| `SECRET_KEY` |'))!
+		expect(row).toContain('at least 16 characters')
+		await expect(createCipher('x'.repeat(15))).rejects.toThrow('SECRET_KEY must be at least 16 characters')
+		expect(await createCipher('x'.repeat(16))).toBeDefined()
+	})
+})

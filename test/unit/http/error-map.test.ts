@@ -1,0 +1,65 @@
+/**
+ * Validation errors name the field (README, Management API). Elysia reports a numeric value that fails its bounds
+ * after coercion with type "property" and no path (QA: `?limit=0` answered `"param":"property"`): the field is found
+ * in the request's query, path or body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Elysia, t } from 'elysia'
+import { toGatewayError } from '../../../src/http/error-map'
+import type { Services } from '../../../src/services'
+
+const svc = { log: { error() {} } } as unknown as Services
+let url: string
+let stop: () => void
+
+beforeAll(() => {
+	const app = new Elysia({ normalize: false })
+		.onError(({ code, error, query, params, body }) => {
+			const e = toGatewayError(code, error, svc, { query, params, body })
+			return Response.json({ param: e.param ?? null, message: e.message }, { status: e.status })
+		})
+		.get('/q', ({ query }) => query, { query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })), page: t.Optional(t.Numeric({ minimum: 0 })), q: t.Optional(t.String({ minLength: 2 })) }) })
+		.get('/p/:id', ({ params }) => params, { params: t.Object({ id: t.Numeric({ minimum: 1 }) }) })
+		.post('/b', ({ body }) => body, { body: t.Object({ n: t.Number({ minimum: 1 }), count: t.Optional(t.Numeric({ minimum: 1 })), o: t.Optional(t.Object({ x: t.Integer(), k: t.Optional(t.Numeric({ maximum: 9 })) })) }) })
+		.listen({ port: 0, hostname: '127.0.0.1' })
+	url = `http://127.0.0.1:${app.server!.port}`
+	stop = () => void app.stop(true)
+})
+afterAll(() => stop())
+
+const call = async (path: string, body?: unknown) => {
+	const res = await fetch(url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+	return { status: res.status, ...((await res.json()) as { param: string | null; message: string }) }
+}
+
+describe('toGatewayError on validation errors', () => {
+	it('should name the query or path field whose coerced value is out of bounds', async () => {
+		expect(await call('/q?limit=0')).toMatchObject({ status: 400, param: 'limit', message: 'Invalid query: "limit" Expected number to be greater or equal to 1' })
+		expect(await call('/q?limit=501')).toMatchObject({ status: 400, param: 'limit' })
+		// Another field holding an acceptable value is not blamed.
+		expect(await call('/q?page=1&limit=501')).toMatchObject({ status: 400, param: 'limit' })
+		expect(await call('/q?limit=1&page=-1')).toMatchObject({ status: 400, param: 'page' })
+		expect(await call('/p/0')).toMatchObject({ status: 400, param: 'id', message: 'Invalid params: "id" Expected number to be greater or equal to 1' })
+	})
+
+	it('should name the field Elysia names itself: uncoercible, too short, unknown', async () => {
+		expect(await call('/q?limit=abc')).toMatchObject({ status: 400, param: 'limit' })
+		expect(await call('/q?q=a')).toMatchObject({ status: 400, param: 'q' })
+		expect(await call('/q?lmit=5')).toMatchObject({ status: 400, param: 'lmit' })
+	})
+
+	it('should name body fields, nested ones by their dotted path, numeric strings included', async () => {
+		expect(await call('/b', { n: 0 })).toMatchObject({ status: 400, param: 'n' })
+		expect(await call('/b', {})).toMatchObject({ status: 400, param: 'n' })
+		expect(await call('/b', { n: 2, o: { x: 1.5 } })).toMatchObject({ status: 400, param: 'o.x' })
+		expect(await call('/b', { n: 2, z: 1 })).toMatchObject({ status: 400, param: 'z' })
+		expect(await call('/b', { n: 2, count: '0' })).toMatchObject({ status: 400, param: 'count', message: 'Invalid body: "count" Expected number to be greater or equal to 1' })
+		expect(await call('/b', { n: 2, o: { x: 1, k: '10' } })).toMatchObject({ status: 400, param: 'o.k' })
+	})
+
+	it('should say "request" and name no field when the value cannot be found, never "property"', () => {
+		const e = toGatewayError('VALIDATION', { type: 'property', value: 7, validator: { type: 'number', maximum: 5 }, all: [{ path: '', message: 'Expected number to be less or equal to 5' }] }, svc, { query: { a: '1' } })
+		expect(e.param).toBeUndefined()
+		expect(e.message).toBe('Invalid request: Expected number to be less or equal to 5')
+	})
+})
