@@ -46,11 +46,16 @@ export class GatewayError extends Error {
 	readonly retryAfter?: number
 	/** Field or parameter the error is about, when known. */
 	readonly param?: string
+	/**
+	 * What the upstream said, for the log and the operator (a channel's disabled reason and health) only: never
+	 * rendered to the caller, since it can name the gateway's account (a key hint, an organisation).
+	 */
+	readonly detail?: string
 
 	constructor(
 		kind: ErrorKind,
 		message: string,
-		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; cause?: unknown } = {},
+		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; detail?: string; cause?: unknown } = {},
 	) {
 		super(message, { cause: opts.cause })
 		this.name = 'GatewayError'
@@ -60,6 +65,7 @@ export class GatewayError extends Error {
 		this.retryable = opts.retryable ?? false
 		this.retryAfter = opts.retryAfter
 		this.param = opts.param
+		this.detail = opts.detail
 	}
 }
 
@@ -68,17 +74,25 @@ export const badRequest = (message: string, param?: string) =>
 
 export const notFound = (message: string, code = 'not_found') => new GatewayError('not_found', message, { code })
 
+/** Codes of an upstream's refusal of the gateway itself (its key, its account's access), not of the request. */
+export const UPSTREAM_REFUSALS = new Set(['upstream_auth', 'upstream_forbidden'])
+
 /**
- * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere; other 4xx are about the request.
+ * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere; other 4xx are about the request,
+ * except 401 and 403: those refuse the gateway's own credentials, so they are our failure (502 when no channel
+ * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
 export function upstreamStatusError(status: number, message: string, retryAfter?: number): GatewayError {
 	if (status === 429) return new GatewayError('rate_limit', message, { retryable: true, retryAfter, code: 'rate_limit_exceeded' })
 	if (status === 529) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
 	if (status >= 500) return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
-	if (status === 401 || status === 403)
-		// The channel's credentials are bad; the caller's are fine, so this is our failure, not theirs.
-		return new GatewayError('upstream', `upstream rejected the channel credentials: ${message}`, { retryable: true, code: 'upstream_auth' })
+	if (status === 401)
+		// The channel's key is wrong or revoked: no request can succeed on it (routing disables the channel).
+		return new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail: message })
+	if (status === 403)
+		// Often one model the vendor account may not use, not the whole channel: another channel may serve it.
+		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail: message })
 	if (status === 404) return new GatewayError('not_found', message, { code: 'model_not_found' })
 	if (status === 413) return new GatewayError('payload_too_large', message)
 	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400 })

@@ -21,15 +21,27 @@ export const MIN_ANSWER_TOKENS = 16
 
 export type Route = { channels: Channel[]; price: ModelInfo }
 
-/** Throws 404 for a model no channel serves, 403 for one the key may not use or that has no price. */
+/**
+ * Throws 404 for a model no channel serves, 503 for one whose channels are all disabled, 403 for one the key may not
+ * use or that has no price.
+ */
 export function resolveModel(svc: Services, token: AuthToken, model: string): Route {
 	if (token.allowedModels && !matchesModel(token.allowedModels, model))
 		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
 	const channels = svc.catalog.channelsFor(model)
-	if (!channels.length) throw new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
+	if (!channels.length) throw unservedModel(svc, model)
 	const price = svc.catalog.price(model) ?? (svc.env.allowUnpriced ? { name: model, inputPerMtok: 0, outputPerMtok: 0 } : undefined)
 	if (!price) throw new GatewayError('permission', `The model "${model}" has no price configured; ask an administrator`, { code: 'model_not_priced' })
 	return { channels, price }
+}
+
+/**
+ * The error for a model no enabled channel serves: 503 when it exists here (priced, or listed by a disabled channel,
+ * e.g. one disabled after its key was refused), since an operator can bring it back; else 404.
+ */
+export function unservedModel(svc: Services, model: string): GatewayError {
+	if (svc.catalog.known(model)) return new GatewayError('unavailable', `No channel is available for model "${model}" right now`, { code: 'model_unavailable', param: 'model' })
+	return new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
 }
 
 export type Budget = {

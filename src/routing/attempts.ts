@@ -1,13 +1,15 @@
 /**
  * The failover loop shared by every relay: channels in priority/weight order with cooling-down ones last, at most
- * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx) and
- * never once the client is gone. Each outcome feeds the channel's circuit breaker and the metrics; a channel whose
- * credentials the vendor rejects (401/403) is disabled with the reason, since no request can succeed on it.
+ * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx, and
+ * the vendor refusing the gateway's own credentials) and never once the client is gone. Each outcome feeds the
+ * channel's circuit breaker and the metrics. A 401 disables the channel with the reason, since no request can succeed
+ * on a wrong or revoked key; a 403 does not: it often concerns one model the vendor account may not use.
  * @module
  */
 import { eq } from 'drizzle-orm'
 import { GatewayError } from '../core/errors'
 import { channels as channelsTable } from '../db/schema'
+import { redact } from '../lib/log'
 import type { Services } from '../services'
 import type { Channel } from './catalog'
 import { orderChannels } from './select'
@@ -44,14 +46,14 @@ export async function tryChannels<T>(
 			const err = withoutKey(r.error, ch.apiKey)
 			last = { error: err, channel: ch }
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
-				svc.health.failure(ch.id, err.message)
+				svc.health.failure(ch.id, err.detail ?? err.message)
 				judged?.add(ch.id)
 				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
 			}
 			// Awaited: a caller (or an operator) who sees this failure finds the channel disabled, and the next request
 			// does not try it again meanwhile. A rare path, so the write's few milliseconds do not matter.
-			if (err.code === 'upstream_auth') await disableChannel(svc, ch, err.message)
-			svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, retryable: err.retryable })
+			if (err.code === 'upstream_auth') await disableChannel(svc, ch, err.detail ?? err.message)
+			svc.log.warn('upstream attempt failed', { channel: ch.name, status: err.status, code: err.code, error: err.message, detail: err.detail, retryable: err.retryable })
 			if (!err.retryable || signal.aborted) break
 			svc.metrics.retries.inc({ channel: ch.name })
 		}
@@ -63,32 +65,44 @@ export async function tryChannels<T>(
 	}
 }
 
-async function disableChannel(svc: Services, ch: Channel, reason: string) {
+async function disableChannel(svc: Services, ch: Channel, said: string) {
+	const reason = `the upstream rejected the channel's credentials (HTTP 401): ${said}`.slice(0, 500)
 	try {
-		await svc.db.orm
-			.update(channelsTable)
-			.set({ status: 'disabled', disabledReason: `the upstream rejected the channel's credentials: ${reason}`.slice(0, 500), updatedAt: new Date() })
-			.where(eq(channelsTable.id, ch.id))
+		await svc.db.orm.update(channelsTable).set({ status: 'disabled', disabledReason: reason, updatedAt: new Date() }).where(eq(channelsTable.id, ch.id))
 		await svc.catalog.changed()
-		svc.log.warn('channel disabled: upstream rejected its credentials', { channel: ch.name })
+		svc.log.warn('channel disabled: upstream rejected its credentials', { channel: ch.name, reason })
 	} catch (e) {
 		svc.log.error('could not disable channel', { channel: ch.name, error: String(e) })
 	}
 }
 
 /**
- * The error with the channel's own key cut out of its message: some vendors and proxies repeat the credentials they
- * were given, and the message goes to the log, the disabled reason and the caller. Log redaction catches key-shaped
- * strings only (sk-…, Bearer …); this catches the actual value whatever its shape.
+ * The error with the channel's key cut out of its message and detail: some vendors and proxies repeat the credentials
+ * they were given, and both go to the log, the disabled reason and the health view (the message also to the caller).
+ * Log redaction catches key-shaped strings only (sk-…, Bearer …); this also catches the actual value whatever its
+ * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own.
  */
 function withoutKey(err: GatewayError, key: string): GatewayError {
-	if (key.length < 8 || !err.message.includes(key)) return err
-	return new GatewayError(err.kind, err.message.split(key).join('***'), {
+	const message = redactKey(err.message, key)
+	const detail = err.detail === undefined ? undefined : redactKey(err.detail, key)
+	if (message === err.message && detail === err.detail) return err
+	return new GatewayError(err.kind, message, {
 		code: err.code,
 		status: err.status,
 		retryable: err.retryable,
 		retryAfter: err.retryAfter,
 		param: err.param,
+		detail,
 		cause: err.cause,
 	})
+}
+
+/** A word with a run of asterisks in it: a vendor's masked key. */
+const MASKED = /[\w-]*\*{3,}[\w-]*/g
+
+/** @example redactKey('Incorrect API key provided: sk-proj-AbCd****wXyZ. You can…', 'k') === 'Incorrect API key provided: ***. You can…' */
+export function redactKey(text: string, key: string): string {
+	let out = key.length >= 8 && text.includes(key) ? text.split(key).join('***') : text
+	if (out.includes('***')) out = out.replace(MASKED, '***')
+	return redact(out)
 }

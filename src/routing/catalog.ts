@@ -33,6 +33,11 @@ export type Catalog = {
 	price(model: string): ModelInfo | undefined
 	/** Every model name that some channel lists exactly or that has a price and a serving channel. */
 	modelNames(): string[]
+	/**
+	 * Whether `model` exists here although no enabled channel may serve it: it has a price, or a disabled channel
+	 * lists it. Such a model is unavailable for now (503), not unknown (404).
+	 */
+	known(model: string): boolean
 	channel(id: number): Channel | undefined
 	reload(): Promise<void>
 	/** Reload here and tell other instances. */
@@ -49,6 +54,8 @@ export function matchesModel(patterns: string[], model: string): boolean {
 
 export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<Catalog> {
 	let chans: Channel[] = []
+	/** Disabled channels, only for what they would serve (their keys are not decrypted). */
+	let offline: Array<Pick<Channel, 'models' | 'modelMap'>> = []
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
 	let loads = 0
@@ -59,8 +66,12 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		const mine = ++loads
 		const rows = await db.orm.select().from(channels)
 		const next: Channel[] = []
+		const off: typeof offline = []
 		for (const r of rows) {
-			if (r.status !== 'enabled') continue
+			if (r.status !== 'enabled') {
+				off.push({ models: r.models, modelMap: r.modelMap ?? {} })
+				continue
+			}
 			next.push({
 				id: r.id,
 				name: r.name,
@@ -90,6 +101,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		}
 		if (mine !== loads) return
 		chans = next
+		offline = off
 		prices = m
 		byModel.clear()
 	}
@@ -117,6 +129,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 			for (const c of chans) for (const k of Object.keys(c.modelMap)) names.add(k)
 			return [...names].sort()
 		},
+		known: (model) => prices.has(model) || offline.some((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model)),
 		channel: (id) => chans.find((c) => c.id === id),
 		reload,
 		async changed() {

@@ -13,8 +13,10 @@ import { gemini } from '../../protocols/gemini'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
+import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import { orderChannels } from '../../routing/select'
 import type { Services } from '../../services'
@@ -73,13 +75,16 @@ async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promi
 	return { tokens: out.totalTokens, by: 'gemini', body: out }
 }
 
-/** Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one. */
+/**
+ * Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one
+ * (503 when its channels are all disabled).
+ */
 export async function countTokens(c: CountCall): Promise<Counted> {
 	const { svc, token, model } = c
 	if (token.allowedModels && !matchesModel(token.allowedModels, model))
 		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
 	const channels = svc.catalog.channelsFor(model)
-	if (!channels.length) throw new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
+	if (!channels.length) throw unservedModel(svc, model)
 	for (const ch of orderChannels(channels).slice(0, 1 + svc.env.retries)) {
 		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
 		if (!counter) break // this vendor has no counting endpoint: count here
@@ -88,7 +93,7 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 		} catch (e) {
 			const err = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true })
 			if (!err.retryable || c.signal.aborted) throw err
-			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message })
+			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message, detail: err.detail && redactKey(err.detail, ch.apiKey) })
 		}
 	}
 	return { tokens: estimateInputTokens(c.ir), by: 'estimate' }

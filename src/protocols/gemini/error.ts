@@ -71,6 +71,7 @@ export function decodeError(httpStatus: number, payload: unknown, retryAfter?: n
 		status: base.status,
 		retryable: base.retryable,
 		retryAfter: base.retryAfter,
+		detail: base.detail,
 		cause: payload,
 	})
 }

@@ -4,7 +4,7 @@
  * body, which the official SDK turns into an APIError (openai-node `Stream.fromSSEResponse` checks `data.error`).
  * @module
  */
-import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors'
+import { GatewayError, UPSTREAM_REFUSALS, upstreamStatusError, type ErrorKind } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { EncodedError } from '../codec'
 import { isObject, str } from './guards'
@@ -81,7 +81,8 @@ export function decodeError(status: number, body: unknown, retryAfter?: number):
 	const message = str(e.message) ?? (typeof body === 'string' && body ? body : `upstream returned HTTP ${status}`)
 	const base = upstreamStatusError(status, message, retryAfter)
 	const code = str(e.code)
-	if (!code || code === base.code || base.code === 'upstream_auth') return base
+	// A refusal keeps its own code and message: the vendor's words stay in `detail`, out of the caller's answer.
+	if (!code || code === base.code || UPSTREAM_REFUSALS.has(base.code ?? '')) return base
 	return new GatewayError(base.kind, message, {
 		code,
 		status: base.status,

@@ -140,10 +140,15 @@ describe('management API', () => {
 		const ok = await app.admin(`/api/channels/${mockCh.id}/test`, { method: 'POST' })
 		expect(ok.body).toMatchObject({ ok: true, status: 200, model: 'gpt-4o-mini' })
 		expect(mock.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 1 })
-		const bad = await app.admin('/api/channels', { body: { name: 'bad-key', type: 'openai', base_url: mock.url, api_key: 'wrong', models: ['gpt-4o-mini'] } })
+		const wrongKey = 'sk-wrong-key-0123456789abcdef'
+		const bad = await app.admin('/api/channels', { body: { name: 'bad-key', type: 'openai', base_url: mock.url, api_key: wrongKey, models: ['gpt-4o-mini'] } })
 		const res = await app.admin(`/api/channels/${bad.body.id}/test`, { method: 'POST' })
 		expect(res.body).toMatchObject({ ok: false, status: 401 })
-		expect(res.body.message).toMatch(/credentials|key/i)
+		// The administrator sees the vendor's own words (callers get only the gateway's), without the key or its
+		// masked form.
+		expect(res.body.message).toContain('Incorrect API key provided')
+		expect(res.body.message).not.toContain(wrongKey.slice(0, 8))
+		expect(res.body.message).not.toContain(wrongKey.slice(-4))
 		await app.admin(`/api/channels/${bad.body.id}`, { method: 'DELETE' })
 	})
 

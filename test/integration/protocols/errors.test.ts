@@ -26,6 +26,8 @@ const MAPPED: Array<[number, number, string, string]> = [
 	[400, 400, 'invalid_request_error', 'invalid_request_error'],
 	// The channel's credentials were refused: the gateway's fault, not the caller's key.
 	[401, 502, 'server_error', 'api_error'],
+	// The vendor account may not use this model: the gateway's fault too.
+	[403, 502, 'server_error', 'api_error'],
 ]
 
 describe('upstream HTTP errors', () => {
@@ -41,6 +43,8 @@ describe('upstream HTTP errors', () => {
 					const err = errorOf(proto, await res.json())
 					expect(err.type).toBe(proto === 'chat' ? chatType : msgType)
 					if (upstream === 400) expect(err.message).toContain('Mock error 400')
+					// The vendor's words about the gateway's own account stay with the operator.
+					if (upstream === 401 || upstream === 403) for (const said of ['Mock error', 'Incorrect API key']) expect(err.message).not.toContain(said)
 					if (upstream === 429) expect(res.headers.get('retry-after')).toBe('7')
 					const rows = await usageRows(m, acct.accountId)
 					expect(rows.map((r) => [r.cost, r.status, r.end_reason])).toEqual([[0, status, 'error']])
@@ -51,6 +55,10 @@ describe('upstream HTTP errors', () => {
 						const ch = list.find((c) => c.status === 'disabled' && (c.models.includes(MODEL[up]) || MODEL[up] in c.model_map))!
 						expect(ch.disabled_reason).toContain('credentials')
 						expect((await m.app.admin(`/api/channels/${ch.id}/enable`, { method: 'POST' })).body.status).toBe('enabled')
+					}
+					if (upstream === 403) {
+						const list = (await m.app.admin('/api/channels')).body.data as Array<{ status: string; models: string[] }>
+						expect(list.filter((c) => c.models.includes(MODEL[up])).map((c) => c.status)).toEqual(['enabled'])
 					}
 				})
 

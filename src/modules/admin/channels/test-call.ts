@@ -9,6 +9,7 @@ import { chatAdapterFor } from '../../../providers/registry'
 import { upstreamError } from '../../../providers/upstream-error'
 import type { ChannelType } from '../../../providers/channel-types'
 import { fetchUpstream } from '../../../relay/upstream-fetch'
+import { redactKey } from '../../../routing/attempts'
 import { matchesModel } from '../../../routing/catalog'
 import type { Services } from '../../../services'
 
@@ -52,7 +53,12 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	try {
 		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body) }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
 		const text = await res.text()
-		if (!res.ok) return done(false, res.status, upstreamError(res.status, text, null).message)
+		if (!res.ok) {
+			// The administrator testing the channel is shown what the vendor said (callers only get the gateway's own
+			// words for a refused key), with the channel's key cut out as in the log.
+			const err = upstreamError(res.status, text, null)
+			return done(false, res.status, redactKey(err.detail ?? err.message, ch.apiKey))
+		}
 		const r = adapter.protocol.decodeResponse(JSON.parse(text))
 		const answer = r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
 		return done(true, res.status, `OK: the upstream answered${answer ? ` "${answer.slice(0, 200)}"` : ''} (stop reason ${r.stopReason})`)

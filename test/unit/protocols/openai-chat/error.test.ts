@@ -60,6 +60,12 @@ describe('openai-chat decodeError', () => {
 		expect(e.code).toBe('upstream_auth')
 	})
 
+	it("should keep the vendor's words of a 401 or 403 out of the message a caller reads", () => {
+		const e = decodeError(403, { error: { message: 'Your organization org-12345 does not have access', type: 'invalid_request_error', code: 'model_not_found' } })
+		expect(e).toMatchObject({ kind: 'upstream', code: 'upstream_forbidden', detail: 'Your organization org-12345 does not have access' })
+		expect(e.message).not.toContain('org-12345')
+	})
+
 	it('should keep the param of a 400 and cope with odd bodies', () => {
 		expect(decodeError(400, { error: { message: 'bad', type: 'invalid_request_error', param: 'messages', code: 'invalid_value' } })).toMatchObject({ kind: 'invalid_request', param: 'messages', code: 'invalid_value' })
 		expect(decodeError(502, 'Bad Gateway').message).toBe('Bad Gateway')
