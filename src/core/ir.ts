@@ -104,6 +104,11 @@ export type ChatRequest = {
 	responseFormat?: ResponseFormat
 	reasoning?: Reasoning
 	stream: boolean
+	/**
+	 * How many alternative answers (OpenAI `n`), when more than one. The canonical answer has one, so only a channel
+	 * that speaks the client's protocol can give them (src/relay/chat.ts); the reservation covers all of them.
+	 */
+	choices?: number
 	/** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
 	user?: string
 	/** Fields of the source protocol with no canonical slot; only re-emitted to the same protocol. */

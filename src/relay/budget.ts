@@ -64,7 +64,7 @@ export type Budget = {
 
 /**
  * Reserves the request's bound: at once from this instance's lease when it has room (the common case: a Budget, not
- * a promise), else through the ledger's take.
+ * a promise), else through the ledger's take. `choices` answers (OpenAI `n`) may each reach the output cap.
  */
 export function reserveBudget(
 	svc: Services,
@@ -74,21 +74,22 @@ export function reserveBudget(
 	inputEstimate: number,
 	requested?: number,
 	count?: () => number,
+	choices = 1,
 ): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
-	const want = upperBound(inputEstimate, cap, price)
+	const want = upperBound(inputEstimate, cap * choices, price)
 	const owner = { accountId: token.accountId, tokenId: token.id }
 	const now = svc.ledger.reserveNow(owner, requestId, want)
-	if (now) return budgetOf(now, want, cap, requested, price, inputEstimate, count)
-	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS), price)
-	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, cap, requested, price, inputEstimate, count))
+	if (now) return budgetOf(now, want, cap, requested, price, inputEstimate, count, choices)
+	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price)
+	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, cap, requested, price, inputEstimate, count, choices))
 }
 
-/** The budget a hold makes: the output cap lowered to what it affords when it is less than `want`. */
-function budgetOf(hold: Hold, want: number, maxCap: number, requested: number | undefined, price: ModelInfo, inputEstimate: number, count?: () => number): Budget {
+/** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than `want`. */
+function budgetOf(hold: Hold, want: number, maxCap: number, requested: number | undefined, price: ModelInfo, inputEstimate: number, count: (() => number) | undefined, choices: number): Budget {
 	const modelMax = price.maxOutputTokens ?? undefined
-	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, affordableOutput(hold.amount, inputEstimate, price))) : maxCap
+	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price) / choices))) : maxCap
 	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < DEFAULT_MAX_OUTPUT
 	let counted: number | undefined
 	const countInput = () => (counted ??= count ? count() : inputEstimate)

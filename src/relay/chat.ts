@@ -58,7 +58,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir))
+	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(ir.model, false)
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices)
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -103,9 +104,27 @@ export function relayRoute(svc: Services, o: { endpoint: string; shape: ErrorSha
 	}
 }
 
+/**
+ * Several choices (OpenAI `n`) come only from a channel that speaks the client's protocol, where the body goes upstream
+ * as written: the canonical answer has one, and the gateway's own MCP loop runs one conversation.
+ */
+const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
+	const adapter = chatAdapterFor(ch.type)
+	return adapter?.protocol === call.client && !runsMcpHere(call, adapter)
+}
+
+/** Retryable: another channel of the model may give them (a skip, not the channel's fault: attempts.ts). */
+const severalChoices = (model: string, retryable: boolean) =>
+	new GatewayError('invalid_request', `n > 1 needs a channel that speaks the client's protocol (OpenAI-compatible); none serves model "${model}" that way`, {
+		code: 'unsupported_for_model',
+		param: 'n',
+		retryable,
+	})
+
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)
 	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
+	if (call.ir.choices && !canGiveChoices(call, ch)) return { error: severalChoices(call.ir.model, true) }
 	const native = call.native && (await call.native(ch, adapter, info, budget))
 	if (native) return native
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).

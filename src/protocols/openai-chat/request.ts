@@ -115,8 +115,11 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 			extras = true
 		}
 	}
-	// The canonical model has one choice; quietly returning one of n would be a silent drop.
-	if (typeof extra.n === 'number' && extra.n > 1) throw badRequest('n > 1 is not supported by this gateway', 'n')
+	// Several choices stay in `extra` (the fast path forwards the body as written); `choices` tells the relay, which
+	// refuses a channel that cannot give them rather than quietly returning one (OpenAI allows 1–128).
+	const choices = optInteger(b.n, 'n', 1)
+	if (choices !== undefined && choices > 128) throw badRequest('n must be an integer <= 128', 'n')
+	if (choices !== undefined && choices > 1) req.choices = choices
 
 	const maxTokens = optInteger(b.max_completion_tokens, 'max_completion_tokens', 1) ?? optInteger(b.max_tokens, 'max_tokens', 1)
 	if (maxTokens !== undefined) req.maxTokens = maxTokens

@@ -4,24 +4,28 @@
  * @module
  */
 
-import { asObj, type Obj } from '../shared/json'
+import { asNum, asObj, type Obj } from '../shared/json'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
-import { checkModel, requireObject } from './errors'
+import { checkModel, openaiError, requireObject } from './errors'
 
 const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls' }
 
-/** Chat Completions usage: `prompt_tokens` includes the cached tokens, `completion_tokens` the reasoning ones. */
-function usageOf(p: Plan): Obj {
+/**
+ * Chat Completions usage: `prompt_tokens` includes the cached tokens, `completion_tokens` the reasoning ones. With
+ * `n` choices the prompt counts once and the completion tokens of every choice add up ("you will be charged based on
+ * the number of generated tokens across all of the choices", the `n` parameter's documentation).
+ */
+function usageOf(p: Plan, n = 1): Obj {
 	const u = p.usage
 	return {
 		prompt_tokens: u.input,
-		completion_tokens: u.output,
-		total_tokens: u.input + u.output,
+		completion_tokens: u.output * n,
+		total_tokens: u.input + u.output * n,
 		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
-		completion_tokens_details: { reasoning_tokens: u.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+		completion_tokens_details: { reasoning_tokens: u.reasoning * n, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 	}
 }
 
@@ -37,25 +41,28 @@ function message(p: Plan, seed: string): Obj {
 	return msg
 }
 
-function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean): string[] {
+function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number): string[] {
 	const chunks: string[] = []
-	const push = (delta: Obj, finish: string | null = null) => {
-		const chunk: Obj = { ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }
-		if (includeUsage) chunk.usage = null
-		chunks.push(frame(chunk))
+	// With n > 1 each chunk names its choice by `index`; the choices follow one another here.
+	for (let choice = 0; choice < n; choice++) {
+		const push = (delta: Obj, finish: string | null = null) => {
+			const chunk: Obj = { ...head, choices: [{ index: choice, delta, logprobs: null, finish_reason: finish }] }
+			if (includeUsage) chunk.usage = null
+			chunks.push(frame(chunk))
+		}
+		// The first delta carries the role (OpenAI always sends it first, with empty content).
+		push({ role: 'assistant', content: p.calls.length > 0 ? null : '', refusal: null })
+		for (const piece of splitPieces(p.thinking)) push({ content: null, reasoning_content: piece })
+		for (const piece of splitPieces(p.text)) push({ content: piece })
+		p.calls.forEach((c, i) => {
+			// First delta per call: index, id, type, name and empty arguments; then argument fragments by index only.
+			push({ tool_calls: [{ index: i, id: callId(seed, i), type: 'function', function: { name: c.name, arguments: '' } }] })
+			for (const f of fragments(c.json, 3)) push({ tool_calls: [{ index: i, function: { arguments: f } }] })
+		})
+		push({}, FINISH[p.finish])
 	}
-	// The first delta carries the role (OpenAI always sends it first, with empty content).
-	push({ role: 'assistant', content: p.calls.length > 0 ? null : '', refusal: null })
-	for (const piece of splitPieces(p.thinking)) push({ content: null, reasoning_content: piece })
-	for (const piece of splitPieces(p.text)) push({ content: piece })
-	p.calls.forEach((c, i) => {
-		// First delta per call: index, id, type, name and empty arguments; then argument fragments by index only.
-		push({ tool_calls: [{ index: i, id: callId(seed, i), type: 'function', function: { name: c.name, arguments: '' } }] })
-		for (const f of fragments(c.json, 3)) push({ tool_calls: [{ index: i, function: { arguments: f } }] })
-	})
-	push({}, FINISH[p.finish])
 	// With stream_options.include_usage: one extra chunk with `choices: []` before [DONE].
-	if (includeUsage) chunks.push(frame({ ...head, choices: [], usage: usageOf(p) }))
+	if (includeUsage) chunks.push(frame({ ...head, choices: [], usage: usageOf(p, n) }))
 	chunks.push('data: [DONE]\n\n')
 	return chunks
 }
@@ -67,16 +74,18 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const b = body as Obj
 	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages)
 	if (invalid) return invalid
+	const n = asNum(b.n) ?? 1
+	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')
 	const conv = readChat(b)
 	const p = plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const id = stableId('chatcmpl-', seed)
 	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: 'default', system_fingerprint: 'fp_mock' }
-	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true), 1)
+	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n), 1)
 	return json({
 		...head,
 		object: 'chat.completion',
-		choices: [{ index: 0, message: message(p, seed), logprobs: null, finish_reason: FINISH[p.finish] }],
-		usage: usageOf(p),
+		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: null, finish_reason: FINISH[p.finish] })),
+		usage: usageOf(p, n),
 	})
 }

@@ -238,6 +238,13 @@ describe('openai-chat decodeRequest', () => {
 	it('should keep fields without a canonical slot in extra, marked with their protocol', () => {
 		const req = decodeRequest({ ...base, seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
 		expect(req.extra).toEqual({ __protocol: 'openai-chat', seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
+		expect(req.choices).toBeUndefined()
+	})
+
+	it('should tell the relay of several choices, keeping n for the body it forwards', () => {
+		const req = decodeRequest({ ...base, n: 3 })
+		expect(req.choices).toBe(3)
+		expect(req.extra).toEqual({ __protocol: 'openai-chat', n: 3 })
 	})
 
 	it("should map reasoning_effort 'none' and 'xhigh' to the nearest canonical value and keep the original in extra", () => {
@@ -291,7 +298,9 @@ describe('openai-chat decodeRequest validation', () => {
 		['a non-numeric temperature', { ...base, temperature: 'hot' }, 'temperature'],
 		['a zero max_tokens', { ...base, max_tokens: 0 }, 'max_tokens'],
 		['a stop list with a number', { ...base, stop: ['a', 1] }, 'stop[1]'],
-		['n > 1', { ...base, n: 2 }, 'n'],
+		['n of 0', { ...base, n: 0 }, 'n'],
+		['a fractional n', { ...base, n: 1.5 }, 'n'],
+		['n over 128', { ...base, n: 129 }, 'n'],
 	]
 	for (const [what, body, param] of cases)
 		it(`should reject ${what} with a 400 naming ${param}`, () => {
