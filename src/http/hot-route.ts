@@ -16,7 +16,7 @@ import { toGatewayError } from './error-map'
 import { type ErrorShape, errorResponse } from './error-shapes'
 import { presentedKey } from './model-auth'
 import { isJsonType } from './raw-json'
-import { guardRequest } from './request-guard'
+import { guardRequest, hasUnsizedBody } from './request-guard'
 
 /** What a model route's handler gets, from either pipeline. */
 export type RouteContext = { body: unknown; raw: string | undefined; token: AuthToken; requestId: string; startedAt: number; request: Request }
@@ -30,6 +30,8 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 	return async (request: Request): Promise<Response> => {
 		const id = guardRequest(svc, request)
 		if (typeof id !== 'string') return id
+		// A body without a length is measured by Elysia's guard as it arrives (request-guard.ts).
+		if (hasUnsizedBody(request)) return elysia(request)
 		const type = request.headers.get('content-type') ?? ''
 		const semi = type.indexOf(';')
 		if (!isJsonType(semi === -1 ? type : type.slice(0, semi))) return elysia(request)

@@ -22,19 +22,49 @@ export function guardRequest(svc: Services, request: Request): string | Response
 	const id = given && VALID_ID.test(given) ? given : requestId()
 	const len = Number(request.headers.get('content-length') ?? 0)
 	if (len > 0) {
-		const multipart = (request.headers.get('content-type') ?? '').startsWith('multipart/')
-		const limit = multipart ? svc.env.maxUploadBytes : svc.env.maxJsonBytes
-		if (len > limit) {
-			const path = new URL(request.url).pathname
-			return errorResponse(new GatewayError('payload_too_large', `Request body is ${len} bytes; the limit is ${limit}`, { code: 'request_too_large' }), shapeForPath(path), id)
-		}
+		const limit = limitOf(svc, request)
+		if (len > limit) return tooLarge(request, `Request body is ${len} bytes; the limit is ${limit}`, id)
 	}
 	return id
 }
 
+const limitOf = (svc: Services, request: Request) =>
+	(request.headers.get('content-type') ?? '').startsWith('multipart/') ? svc.env.maxUploadBytes : svc.env.maxJsonBytes
+
+const tooLarge = (request: Request, message: string, id: string) =>
+	errorResponse(new GatewayError('payload_too_large', message, { code: 'request_too_large' }), shapeForPath(new URL(request.url).pathname), id)
+
+/**
+ * A body sent without a length (chunked), whose size no header tells. The header first: `request.body` makes the
+ * body a stream object, which a request with a length must not pay for (its `text()` reads natively).
+ */
+export const hasUnsizedBody = (request: Request): boolean => !request.headers.has('content-length') && request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null
+
+/**
+ * Measures a body sent without a length as it arrives, from a clone the route reads afterwards, and answers 413 once
+ * it passes the limit: the length check above cannot see its size, and a route's parser would read any amount (a
+ * chunked chat body over MAX_JSON_BYTES was once served and billed). Clients that send JSON give a length, so this
+ * runs for few requests.
+ */
+export async function guardUnsizedBody(svc: Services, request: Request, id: string): Promise<Response | undefined> {
+	const limit = limitOf(svc, request)
+	const reader = request.clone().body!.getReader()
+	let size = 0
+	for (;;) {
+		const { done, value } = await reader.read()
+		if (done) return undefined
+		size += value.byteLength
+		if (size > limit) {
+			void reader.cancel().catch(() => {})
+			return tooLarge(request, `Request body is over ${limit} bytes, the limit`, id)
+		}
+	}
+}
+
 export const requestGuard = (svc: Services) =>
-	new Elysia({ name: 'request-guard' }).onRequest(({ request, set }) => {
+	new Elysia({ name: 'request-guard' }).onRequest(async ({ request, set }) => {
 		const id = guardRequest(svc, request)
 		if (typeof id !== 'string') return id
 		set.headers['x-request-id'] = id
+		if (hasUnsizedBody(request)) return guardUnsizedBody(svc, request, id)
 	})
