@@ -11,6 +11,20 @@ import { orderChannels } from '../routing/select'
 import type { Services } from '../services'
 import { authHeaders, channelUrl } from './upstream'
 
+/** Path segments as the task services name their routes and ids: letters, digits, `_`, `-`, `.` (not `.`/`..` alone). */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.-]+)+\/?$/
+
+/**
+ * Refuses a path the catch-all routes would forward that is not written plainly: an empty segment (`//`), a `;`
+ * parameter, an encoded character. The services' own servers normalise such paths (Tomcat collapses `//` and drops
+ * `;…`), so `/mj//submit/imagine` would reach the billed route's action unbilled, and `/mj/task;x/{id}/fetch` the
+ * ownership check's task unchecked.
+ * @example checkPlainPath('/mj/task/1712/image-seed') // passes; checkPlainPath('/mj//submit/imagine') throws 404
+ */
+export function checkPlainPath(path: string): void {
+	if (!PLAIN_PATH.test(path)) throw new GatewayError('not_found', `No route ${path.slice(0, 200)}`, { code: 'not_found' })
+}
+
 /** Channels of `type` serving any of `models` (deduplicated), in routing order. */
 export function serviceChannels(svc: Services, type: ChannelType, models: readonly string[]): Channel[] {
 	const seen = new Map<number, Channel>()

@@ -10,7 +10,7 @@
 import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
 import { notFound } from '../../core/errors'
-import { forwardAny, serviceChannels } from '../../passthrough/forward'
+import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { relayPassthrough } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
@@ -107,6 +107,7 @@ export const mjModule = (svc: Services) =>
 			'/mj/*',
 			async ({ request, token, requestId }) => {
 				const url = new URL(request.url)
+				checkPlainPath(url.pathname)
 				// Any other per-task path (/mj/task/{id}/image-seed …) is the caller's own task only, on its channel.
 				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
 				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)

@@ -9,7 +9,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { badRequest, GatewayError, notFound } from '../../core/errors'
-import { forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
+import { checkPlainPath, forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
@@ -126,6 +126,7 @@ export const sunoModule = (svc: Services) =>
 			'/suno/*',
 			async ({ request, requestId }) => {
 				const url = new URL(request.url)
+				checkPlainPath(url.pathname)
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'musicsvc', SUNO_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
 			},

@@ -153,6 +153,21 @@ describe('/mj/task', () => {
 		expect(task).toMatchObject({ status: 'completed', progress: 100 })
 	})
 
+	it('should refuse a path not written plainly, sending nothing upstream and charging nothing', async () => {
+		// midjourney-proxy's server (Tomcat) collapses `//` and drops `;…`: these would be an unbilled imagine and a
+		// fetch of a task the ownership check never saw.
+		const { key, accountId } = await app.account(1)
+		up.reset()
+		for (const path of ['/mj//submit/imagine', '/mj/submit//imagine', '/mj/task;x/1712000000000/fetch', '/mj//task/1712000000000/fetch', '/mj/%2e%2e/submit/imagine']) {
+			const r = await mj(key, path, { prompt: 'free castle' })
+			expect(r.status).toBe(404)
+			expect(r.body.error.code).toBe('not_found')
+		}
+		expect(up.requests).toHaveLength(0)
+		expect(await spent(accountId)).toBe(0)
+		expect(await usageOf(app, accountId)).toEqual([])
+	})
+
 	it('should pass other sub-paths through with the channel secret', async () => {
 		const { key } = await app.account(1)
 		up.reset()
