@@ -18,6 +18,18 @@ import { ImagesRequest, ImagesResponse } from './model'
 /** Output tokens one image may take at most (gpt-image-1 high quality 1536×1024 is 6,208), for the hold. */
 const MAX_IMAGE_TOKENS = 6240
 
+/**
+ * The size and quality a dall-e model makes when the request leaves them out (OpenAI's image API reference: 1024x1024
+ * for dall-e-2 and dall-e-3; quality `standard`, also what dall-e-3's `auto` picks), so such an image is priced as
+ * what it is, not at the plain or the dearest per_image price. gpt-image models choose for `auto` themselves: theirs
+ * stay unknown.
+ * @example pricedAs('dall-e-3') // { size: '1024x1024', quality: 'standard' }
+ */
+export function pricedAs(model: string, size?: string, quality?: string): { size?: string; quality?: string } {
+	if (!/^dall-e-[23](?![\w.])/.test(model)) return { size, quality }
+	return { size: size && size !== 'auto' ? size : '1024x1024', quality: quality && quality !== 'auto' ? quality : 'standard' }
+}
+
 type ImagesAnswer = { data?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; [k: string]: unknown }
 
 export const imagesModule = (svc: Services) =>
@@ -27,6 +39,7 @@ export const imagesModule = (svc: Services) =>
 			checkSize(body.size)
 			const n = body.n ?? 1
 			const prompt = countText(body.prompt)
+			const made = pricedAs(body.model, body.size, body.quality)
 			return relayPassthrough({
 				svc,
 				token,
@@ -37,7 +50,7 @@ export const imagesModule = (svc: Services) =>
 				model: body.model,
 				types: ['openai'],
 				hold(price) {
-					const each = imageUnitPrice(price, body.size, body.quality)
+					const each = imageUnitPrice(price, made.size, made.quality)
 					if (each !== undefined) return { want: each * n, min: each * n }
 					const one = tokensCost(price, prompt, MAX_IMAGE_TOKENS)
 					return { want: tokensCost(price, prompt, MAX_IMAGE_TOKENS * n), min: one }
@@ -46,7 +59,7 @@ export const imagesModule = (svc: Services) =>
 				async respond(res, _ch, _upstreamModel, price) {
 					const json = await readJson<ImagesAnswer>(res)
 					const delivered = Array.isArray(json.data) ? json.data.length : 0
-					const each = imageUnitPrice(price, body.size, body.quality)
+					const each = imageUnitPrice(price, made.size, made.quality)
 					const num = (v: unknown) => (typeof v === 'number' && v >= 0 ? v : undefined)
 					const input = num(json.usage?.input_tokens)
 					const output = num(json.usage?.output_tokens)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
+import { pricedAs } from '../../../src/modules/images'
 import { imageUnitPrice } from '../../../src/passthrough/pricing'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
@@ -12,9 +13,11 @@ beforeAll(async () => {
 	oa = await startOpenAIMock({ apiKey: 'up-oa' })
 	app = await startTestApp({
 		config: {
-			channels: [{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['dall-e-3', 'dall-e-2', 'gpt-image-1'] }],
+			channels: [{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['dall-e-3', 'dall-e-2', 'gpt-image-1', 'dall-e-3-listed'], model_map: { 'dall-e-3-listed': 'dall-e-3' } }],
 			models: priceList([
 				{ name: 'dall-e-3', per_image: 0.04, per_image_1024x1024_hd: 0.08, per_image_1792x1024: 0.08 },
+				// OpenAI's dall-e-3 list: a request naming no size or quality makes (and pays for) 1024x1024 standard.
+				{ name: 'dall-e-3-listed', per_image: 0.05, per_image_1024x1024_standard: 0.04, per_image_1024x1024_hd: 0.08 },
 				{ name: 'dall-e-2', per_request: 0.02 },
 				// No per-image price: the tokens the upstream reports price it.
 				{ name: 'gpt-image-1', input_per_mtok: 5, output_per_mtok: 40 },
@@ -52,6 +55,15 @@ describe('POST /v1/images/generations', () => {
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 80_000)
 		const [row] = await usageOf(app, accountId)
 		expect(row).toMatchObject({ endpoint: '/v1/images/generations', model: 'dall-e-3', cost: 0.08 })
+	})
+
+	it("should price a dall-e image by the size and quality it is made at when the request leaves them out", async () => {
+		const { key, accountId } = await app.account(1)
+		expect((await call(app, key, '/v1/images/generations', { body: { model: 'dall-e-3-listed', prompt: 'a fox' } })).status).toBe(200)
+		expect((await call(app, key, '/v1/images/generations', { body: { model: 'dall-e-3-listed', prompt: 'a fox', quality: 'hd' } })).status).toBe(200)
+		expect((await usageOf(app, accountId)).map((r: { cost: number }) => r.cost).sort()).toEqual([0.04, 0.08])
+		expect(pricedAs('dall-e-2', undefined, 'auto')).toEqual({ size: '1024x1024', quality: 'standard' })
+		expect(pricedAs('gpt-image-1')).toEqual({ size: undefined, quality: undefined })
 	})
 
 	it('should charge per delivered image with per_request as the unit price and relay b64_json', async () => {
