@@ -23,7 +23,9 @@ type Delta = Record<string, unknown>
 
 /**
  * Encodes events as OpenAI chunks:
- * - first chunk: `delta: {role:'assistant', content:'', refusal:null}` (Portkey #1399: role on the first delta);
+ * - first chunk: `delta: {role:'assistant', content:'', refusal:null}` (Portkey #1399: role on the first delta), with
+ *   `content: null` when the answer opens with a tool call, as OpenAI sends it (a client that reads `''` as text, the
+ *   Vercel AI SDK, would show an empty text part); written with the first event that shows what the answer opens with;
  * - text → `delta.content`, thinking → `delta.reasoning_content` (DeepSeek), signatures and redacted thinking →
  *   `delta.reasoning_details` (OpenRouter);
  * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
@@ -38,6 +40,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let id = ''
 	let created = 0
 	let started = false
+	let roleSent = false
 	let finished = false
 	let sawTool = false
 	let nextTool = 0
@@ -80,7 +83,11 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				created = start?.created ?? Math.floor(Date.now() / 1000)
 				head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"delta":{`
 				tail = `},"logprobs":null,"finish_reason":null}]${ctx.includeUsage ? ',"usage":null' : ''}}`
-				out.push(chunk({ role: 'assistant', content: '', refusal: null }))
+			}
+			if (!roleSent && ev.type !== 'start' && ev.type !== 'usage') {
+				roleSent = true
+				const tool = ev.type === 'block_start' && (ev.block.kind === 'tool_call' || ev.block.kind === 'mcp_tool_use')
+				out.push(chunk({ role: 'assistant', content: tool ? null : '', refusal: null }))
 			}
 			if (finished && ev.type !== 'usage') return
 			switch (ev.type) {

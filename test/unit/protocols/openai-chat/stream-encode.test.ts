@@ -20,6 +20,20 @@ describe('openai-chat encodeStream', () => {
 		}
 	})
 
+	it('should open an answer that starts with a tool call with content null, as OpenAI does', async () => {
+		const events: StreamEvent[] = [
+			{ type: 'start', id: 'msg_1', model: 'm' },
+			{ type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'toolu_A', name: 'get_time' } },
+			{ type: 'json_delta', index: 0, json: '{}' },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'finish', reason: 'tool_use' },
+		]
+		const chunks = payloads(await encode(events))
+		expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: null, refusal: null })
+		expect(chunks[1].choices[0].delta.tool_calls[0]).toMatchObject({ index: 0, id: 'toolu_A' })
+		expect(chunks.filter((c) => c.choices[0]?.delta?.role)).toHaveLength(1)
+	})
+
 	it('should stream reasoning, text and tool calls with per-call indexes (WIRE-NOTES wire §7)', async () => {
 		const deltas = payloads(await encode(agentTurn()))
 			.slice(1, -2)
