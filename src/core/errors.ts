@@ -83,7 +83,7 @@ export const UPSTREAM_REFUSALS = new Set(['upstream_auth', 'upstream_forbidden']
  * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
-export function upstreamStatusError(status: number, message: string, retryAfter?: number): GatewayError {
+export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string } = {}): GatewayError {
 	if (status === 429) return new GatewayError('rate_limit', message, { retryable: true, retryAfter, code: 'rate_limit_exceeded' })
 	if (status === 529) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
 	if (status >= 500) return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
@@ -95,5 +95,6 @@ export function upstreamStatusError(status: number, message: string, retryAfter?
 		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail: message })
 	if (status === 404) return new GatewayError('not_found', message, { code: 'model_not_found' })
 	if (status === 413) return new GatewayError('payload_too_large', message)
-	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400 })
+	// The request's own fault: the vendor's code and param go with it (`context_length_exceeded` is what agents compact on).
+	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param })
 }

@@ -6,16 +6,20 @@ import { type GatewayError, upstreamStatusError } from '../core/errors'
 
 export function upstreamError(status: number, text: string, retryAfterHeader: string | null): GatewayError {
 	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
+	const said: { code?: string; param?: string } = {}
 	try {
-		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown } | string; message?: unknown }
+		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown; code?: unknown; param?: unknown } | string; message?: unknown }
 		const m = typeof body.error === 'object' ? body.error?.message : typeof body.error === 'string' ? body.error : body.message
 		if (typeof m === 'string' && m) message = m
+		// OpenAI's `code` and `param` (Gemini's `code` is the HTTP status, a number: not taken).
+		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code
+		if (typeof body.error === 'object' && typeof body.error?.param === 'string') said.param = body.error.param
 		// Gemini refuses a wrong key with 400 API_KEY_INVALID, not 401: still the channel's key, not the caller's request.
 		if (status === 400 && typeof body.error === 'object' && keyInvalid(body.error?.details)) status = 401
 	} catch {
 		// not JSON: keep the text
 	}
-	return upstreamStatusError(status, message, parseRetryAfter(retryAfterHeader))
+	return upstreamStatusError(status, message, parseRetryAfter(retryAfterHeader), said)
 }
 
 const keyInvalid = (details: unknown) => Array.isArray(details) && details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID')

@@ -30,7 +30,7 @@ describe('openai-chat encodeStream', () => {
 		]
 		const chunks = payloads(await encode(events))
 		expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: null, refusal: null })
-		expect(chunks[1].choices[0].delta.tool_calls[0]).toMatchObject({ index: 0, id: 'toolu_A' })
+		expect(chunks[1].choices[0].delta.tool_calls?.[0]).toMatchObject({ index: 0, id: 'toolu_A' })
 		expect(chunks.filter((c) => c.choices[0]?.delta?.role)).toHaveLength(1)
 	})
 
