@@ -33,13 +33,17 @@ const KEY_WHERE: Record<ErrorShape, string> = {
 
 export const missingKey = (shape: ErrorShape) => new GatewayError('authentication', `Missing API key: send ${KEY_WHERE[shape]}`, { code: 'missing_api_key' })
 
-export const modelAuth = (svc: Services, opts: { gemini?: boolean } = {}) =>
-	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
+/**
+ * The key check of the model routes. `counted: false` for routes that call no model (the model list, the billing
+ * dashboard): a key's requests-per-minute limit is for model calls, and clients list the models at every start.
+ */
+export const modelAuth = (svc: Services, opts: { gemini?: boolean; counted?: boolean } = {}) =>
+	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}${opts.counted === false ? '-uncounted' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
 		// A cached key without limits to count, as most are: answered without an await of its own.
 		const key = presentedKey(request, opts.gemini ?? false)
 		if (!key) throw missingKey(shapeForPath(new URL(request.url).pathname))
 		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
-		const admitted = svc.limits.admit(token)
+		const admitted = opts.counted === false ? undefined : svc.limits.admit(token)
 		if (admitted) await admitted
 		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
 	})

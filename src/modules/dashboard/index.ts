@@ -50,7 +50,7 @@ const UsageQuery = t.Object({ start_date: t.Optional(t.String()), end_date: t.Op
 
 const routes = (svc: Services, prefix: string) =>
 	new Elysia({ prefix, detail: { tags: ['OpenAI'], hide: prefix === '' } })
-		.use(modelAuth(svc))
+		.use(modelAuth(svc, { counted: false }))
 		.get(
 			'/dashboard/billing/subscription',
 			async ({ token }) => {

@@ -30,7 +30,7 @@ export const modelListModule = (svc: Services) => {
 		return geminiModel(svc, id)
 	}
 	return new Elysia({ detail: { tags: ['OpenAI'] } })
-		.use(modelAuth(svc, { gemini: true }))
+		.use(modelAuth(svc, { gemini: true, counted: false }))
 		.get(
 			'/v1/models',
 			({ token, request, query }) => {

@@ -56,6 +56,18 @@ describe('rate limits', () => {
 		expect(await overAnthropic.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } })
 	})
 
+	it('should not count what calls no model (the model list, the billing dashboard) toward requests per minute', async () => {
+		const app = apps[0]!
+		const key = await limitedKey(app, { rpm_limit: 1 })
+		const auth = { authorization: `Bearer ${key}` }
+		for (let i = 0; i < 3; i++) {
+			expect((await fetch(`${app.url}/v1/models`, { headers: auth })).status).toBe(200)
+			expect((await fetch(`${app.url}/v1/dashboard/billing/subscription`, { headers: auth })).status).toBe(200)
+		}
+		expect((await chat(app, key)).status).toBe(200)
+		expect((await chat(app, key)).status).toBe(429)
+	})
+
 	it('should stop a key once its tokens per minute are used up', async () => {
 		const app = apps[0]!
 		const key = await limitedKey(app, { tpm_limit: 10 })
