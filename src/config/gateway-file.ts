@@ -3,7 +3,7 @@
  * name the file, the entry and the field, then applied at every start (config-apply.ts).
  * @module
  */
-import { type Static, type TLiteral, type TNumber, type TRecord, type TString, type TTemplateLiteral, Type as T } from '@sinclair/typebox'
+import { type Static, type TLiteral, type TNull, type TNumber, type TRecord, type TSchema, type TString, type TTemplateLiteral, type TUnion, Type as T } from '@sinclair/typebox'
 import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
@@ -52,8 +52,34 @@ const UnitPrices = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), Usd, {
 export const ModelEntry = T.Intersect([ModelFields, UnitPrices], { unevaluatedProperties: false })
 export type ModelEntry = Static<typeof ModelEntry>
 
-/** A model entry with every field optional (the management API's PATCH). */
-export const ModelEntryUpdate = T.Intersect([T.Partial(ModelFields), UnitPrices], { unevaluatedProperties: false })
+/** `null` in a PATCH: remove the stored value (input and output then cost 0, as when a new entry leaves them out). */
+const Clearable = <S extends TSchema>(s: S) => T.Optional(T.Union([s, T.Null()]))
+
+const UnitPriceUpdates = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), T.Union([Usd, T.Null()]), {
+	description: `Unit prices in USD, null to remove one: ${UNIT_PRICE_NAMES}`,
+}) as unknown as TRecord<TTemplateLiteral<[TLiteral<'per_'>, TString]>, TUnion<[TNumber, TNull]>>
+
+/**
+ * The management API's PATCH: a field left out keeps its stored value, a price set to null is removed. Without
+ * null an emptied price could not be taken away and went on billing.
+ */
+export const ModelEntryUpdate = T.Intersect(
+	[
+		T.Object({
+			name: T.Optional(T.String({ minLength: 1 })),
+			input_per_mtok: Clearable(Usd),
+			output_per_mtok: Clearable(Usd),
+			cache_read_per_mtok: Clearable(Usd),
+			cache_write_per_mtok: Clearable(Usd),
+			per_request: Clearable(Usd),
+			max_output_tokens: Clearable(T.Integer({ minimum: 1 })),
+			enabled: T.Optional(T.Boolean()),
+		}),
+		UnitPriceUpdates,
+	],
+	{ unevaluatedProperties: false },
+)
+export type ModelEntryUpdate = Static<typeof ModelEntryUpdate>
 
 const GatewayFile = T.Object({
 	channels: T.Optional(T.Array(T.Unknown())),

@@ -45,5 +45,5 @@ export function pageRoutes(svc: Services) {
 		.get('/console', () => htmlResponse(SHELL), hidden)
 		.get('/console/*', () => htmlResponse(SHELL), hidden)
 		.get('/console/assets/:file', ({ params, request }) => serveAsset(params.file, request), { ...hidden, params: t.Object({ file: t.String() }) })
-		.get('/pricing', () => htmlResponse(renderPricingPage(svc.catalog)), hidden)
+		.get('/pricing', () => htmlResponse(renderPricingPage(svc.catalog, svc.env.allowUnpriced)), hidden)
 }

@@ -17,8 +17,8 @@ const cell = (label: string, html: string, cls = '') => `<td data-label="${esc(l
 const endpoints = (list: string[]) =>
 	`<details class="endpoints"><summary>${list.length} endpoint${list.length === 1 ? '' : 's'}</summary>${list.map((e) => `<div><code class="endpoint">${esc(e)}</code></div>`).join('')}</details>`
 
-export function renderPricingPage(catalog: Catalog): string {
-	const models = pricedModels(catalog)
+export function renderPricingPage(catalog: Catalog, allowUnpriced: boolean): string {
+	const models = pricedModels(catalog, allowUnpriced)
 	const rows = models
 		.map((m) => {
 			const other = otherPrices(m)

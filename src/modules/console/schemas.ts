@@ -36,7 +36,7 @@ export type Settings = typeof Settings.static
 
 export const PricedModel = t.Object({
 	name: t.String(),
-	input_per_mtok: t.Union([t.Number(), t.Null()], { description: 'USD per million input tokens; null when unpriced' }),
+	input_per_mtok: t.Union([t.Number(), t.Null()], { description: 'USD per million input tokens; null for a model served unpriced (ALLOW_UNPRICED_MODELS)' }),
 	output_per_mtok: t.Union([t.Number(), t.Null()]),
 	cache_read_per_mtok: t.Union([t.Number(), t.Null()]),
 	cache_write_per_mtok: t.Union([t.Number(), t.Null()]),

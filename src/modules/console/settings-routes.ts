@@ -46,7 +46,7 @@ export function pricingRoutes(svc: Services) {
 		'/api/pricing',
 		({ set }) => {
 			set.headers['cache-control'] = 'public, max-age=60'
-			return { data: pricedModels(svc.catalog) }
+			return { data: pricedModels(svc.catalog, svc.env.allowUnpriced) }
 		},
 		{ response: { 200: t.Object({ data: t.Array(PricedModel) }) }, detail: { summary: 'Public price list: models, USD prices, endpoints and protocols', security: [] } },
 	)

@@ -133,6 +133,47 @@ describe('management API', () => {
 		expect((await app.admin(`/api/models/${m.body.id}`, { method: 'DELETE' })).body.status).toBe('disabled')
 	})
 
+	it('should remove a price set to null in PATCH, keep the fields left out, and stop billing what was removed', async () => {
+		const ch = await app.admin('/api/channels', { body: { name: 'clearable', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['clear-me'] } })
+		const m = await app.admin('/api/models', {
+			body: { name: 'clear-me', input_per_mtok: 1, output_per_mtok: 2, cache_read_per_mtok: 0.5, cache_write_per_mtok: 1.5, per_request: 0.01, max_output_tokens: 100, per_image: 0.04, per_image_hd: 0.06, per_image_1024x1024_hd: 0.08 },
+		})
+		expect(m.status).toBe(201)
+		const { key, accountId } = await app.account(1)
+		const call = () =>
+			fetch(`${app.url}/v1/chat/completions`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model: 'clear-me', messages: [{ role: 'user', content: 'hi' }] }),
+			})
+		const lastCost = async () => (await app.admin(`/api/usage?account_id=${accountId}&limit=1`)).body.data[0].cost as number
+		expect((await call()).status).toBe(200)
+		expect(await lastCost()).toBeGreaterThanOrEqual(0.01)
+
+		const cleared = await app.admin(`/api/models/${m.body.id}`, {
+			method: 'PATCH',
+			body: { per_request: null, cache_read_per_mtok: null, cache_write_per_mtok: null, max_output_tokens: null, per_image: 0.05, per_image_hd: null, per_image_1024x1024_hd: null },
+		})
+		expect(cleared.status).toBe(200)
+		expect(cleared.body).toMatchObject({ input_per_mtok: 1, output_per_mtok: 2, cache_read_per_mtok: null, cache_write_per_mtok: null, per_request: null, max_output_tokens: null })
+		expect(cleared.body.prices).toEqual({ per_image: 0.05 })
+		const listed = (await app.admin('/api/models')).body.data.find((x: { id: number }) => x.id === m.body.id)
+		expect(listed).toMatchObject({ per_request: null, prices: { per_image: 0.05 } })
+		expect((await call()).status).toBe(200)
+		expect(await lastCost()).toBeLessThan(0.01)
+
+		// null on input or output means 0, what a new price leaves out; the name and status cannot be null.
+		const zero = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { input_per_mtok: null } })
+		expect(zero.body).toMatchObject({ input_per_mtok: 0, output_per_mtok: 2, prices: { per_image: 0.05 } })
+		for (const field of ['name', 'enabled']) {
+			const r = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { [field]: null } })
+			expect(r.status).toBe(400)
+			expect(r.body.error.param).toBe(field)
+		}
+		await app.admin(`/api/models/${m.body.id}`, { method: 'DELETE' })
+		await app.admin(`/api/channels/${ch.body.id}`, { method: 'DELETE' })
+	})
+
 	it('should test a channel with a real one-token call and report failures in words', async () => {
 		const list = (await app.admin('/api/channels')).body.data as Array<{ id: number; name: string; health: { state: string } }>
 		const mockCh = list.find((c) => c.name === 'mock')!

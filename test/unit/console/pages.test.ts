@@ -8,11 +8,14 @@ beforeAll(async () => {
 	app = await startConsoleApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['gpt-4o-mini', 'text-embedding-3-small', '<script>x</script>'] },
+				{ name: 'oa', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['gpt-4o-mini', 'text-embedding-3-small', '<script>x</script>', 'gpt-price-disabled', 'gpt-never-priced'] },
 				{ name: 'rr', type: 'rerank', base_url: 'http://127.0.0.1:9', api_key: 'k', models: ['rerank-v1'] },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 0.15, output_per_mtok: 0.6, cache_read_per_mtok: 0.075 },
+				{ name: 'text-embedding-3-small', input_per_mtok: 0.02 },
+				{ name: '<script>x</script>', input_per_mtok: 1 },
+				{ name: 'gpt-price-disabled', input_per_mtok: 2, output_per_mtok: 8, enabled: false },
 				{ name: 'rerank-v1', per_request: 0.002 },
 				{ name: 'unserved-model', input_per_mtok: 9 },
 			],
@@ -97,8 +100,18 @@ describe('public pricing', () => {
 		expect(by['gpt-4o-mini']!.protocols).toContain('Anthropic Messages')
 		expect(by['gpt-4o-mini']!.endpoints).toContain('POST /v1/messages')
 		expect(by['text-embedding-3-small']!.endpoints).toEqual(['POST /v1/embeddings'])
-		expect(by['text-embedding-3-small']!.input_per_mtok).toBeNull()
+		expect(by['text-embedding-3-small']!.input_per_mtok).toBe(0.02)
 		expect(by['rerank-v1']!.endpoints).toEqual(['POST /v1/rerank'])
+	})
+
+	it('should leave out a model whose price is disabled or missing: calls to it are refused (403 model_not_priced)', async () => {
+		const html = await (await get('/pricing')).text()
+		const names = ((await (await get('/api/pricing')).json()) as { data: Array<{ name: string }> }).data.map((m) => m.name)
+		for (const name of ['gpt-price-disabled', 'gpt-never-priced']) {
+			expect(html).not.toContain(name)
+			expect(names).not.toContain(name)
+		}
+		expect(names).toContain('gpt-4o-mini')
 	})
 
 	it('should list the console routes in the OpenAPI document', async () => {

@@ -87,13 +87,14 @@ export const modelsModule = (svc: Services) => {
 			async ({ params, body, principal }) => {
 				assertAdmin(principal)
 				const cur = await find(params.id)
-				const set = { ...columns({ ...pricesOf(cur), ...body, name: body.name ?? cur.name } as ModelEntry), name: body.name ?? cur.name, updatedAt: new Date() } as Partial<typeof models.$inferInsert>
+				const name = body.name ?? cur.name
+				const set = { ...columns({ ...merged(pricesOf(cur), body), name } as ModelEntry), name, updatedAt: new Date() } as Partial<typeof models.$inferInsert>
 				if (body.enabled !== undefined) set.status = body.enabled ? 'enabled' : 'disabled'
 				const [row] = await svc.db.orm.update(models).set(set).where(eq(models.id, params.id)).returning()
 				await svc.catalog.changed()
 				return modelView(row!)
 			},
-			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price' } },
+			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price', description: 'Fields left out keep their stored value. null removes a price (input and output then cost 0) or max_output_tokens.' } },
 		)
 		.delete(
 			'/:id',
@@ -106,6 +107,16 @@ export const modelsModule = (svc: Services) => {
 			},
 			{ params: IdParams, response: { 200: ModelPrice, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Disable a model (kept for old usage rows)' } },
 		)
+}
+
+/** A PATCH body over the stored prices: a field left out is kept, one set to null is removed. */
+function merged(stored: Record<string, number | undefined>, body: ModelEntryUpdate): Record<string, unknown> {
+	const out: Record<string, unknown> = { ...stored }
+	for (const [k, v] of Object.entries(body)) {
+		if (v === null) delete out[k]
+		else if (v !== undefined) out[k] = v
+	}
+	return out
 }
 
 /** The stored prices of a row as a config entry in USD, so PATCH can merge a partial body over them. */
