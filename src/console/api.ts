@@ -9,6 +9,8 @@ export class ApiError extends Error {
 		message: string,
 		readonly status: number,
 		readonly code?: string,
+		/** The request field the server refused (its 400's `param`), for a form to name in its own words. */
+		readonly param?: string,
 	) {
 		super(message)
 	}
@@ -65,9 +67,9 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
 		data = text ? JSON.parse(text) : null
 	} catch {}
 	if (!res.ok) {
-		const code = (data as { error?: { code?: string } } | null)?.error?.code ?? undefined
+		const err = (data as { error?: { code?: string | null; param?: string | null } } | null)?.error
 		if (res.status === 401 && !path.startsWith('/api/session')) onSignedOut()
-		throw new ApiError(errorMessage(res.status, data), res.status, code)
+		throw new ApiError(errorMessage(res.status, data), res.status, err?.code ?? undefined, err?.param ?? undefined)
 	}
 	return data as T
 }

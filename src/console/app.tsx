@@ -130,6 +130,10 @@ function SignedIn({ info, route, onSignedOut }: { info: SessionInfo & { user: No
 	const signOut = useCallback(() => {
 		api('DELETE', '/api/session').finally(() => {
 			setCsrfToken(null)
+			// Back to the start: whoever signs in next lands on their own Tokens page, not on this user's page (for
+			// a non-administrator after an administrator, "This page is for administrators."). An expired session
+			// keeps its page instead, so the same user signing in again returns to it.
+			navigate('/', true)
 			onSignedOut()
 		})
 	}, [onSignedOut])

@@ -1,5 +1,6 @@
 /** The frame of every signed-in page: top bar with the balance, navigation, and the page itself. */
 import type { ComponentChildren } from 'preact'
+import { useEffect, useRef } from 'preact/hooks'
 import { usd } from '../lib/format'
 import { linkClick } from '../router'
 import { useSession } from '../session'
@@ -32,8 +33,27 @@ function NavLink({ item, route }: { item: NavItem; route: string }) {
 	)
 }
 
+/**
+ * On a phone the navigation is a strip that scrolls sideways: bring the current page's item into it, or an
+ * administrator on Settings sees only "Tokens Usage Models Accounts Us…" and not where they are.
+ */
+function useCurrentInView(route: string) {
+	const nav = useRef<HTMLElement>(null)
+	useEffect(() => {
+		const strip = nav.current
+		const item = strip?.querySelector<HTMLElement>('[aria-current="page"]')
+		if (!strip || !item || strip.scrollWidth <= strip.clientWidth) return
+		const s = strip.getBoundingClientRect()
+		const i = item.getBoundingClientRect()
+		// Centred, not scrollIntoView: that would also scroll the page, and only as far as the edge.
+		if (i.left < s.left || i.right > s.right) strip.scrollLeft += i.left - s.left - (s.width - i.width) / 2
+	}, [route])
+	return nav
+}
+
 export function Layout({ route, children }: { route: string; children: ComponentChildren }) {
 	const { user, account, signOut } = useSession()
+	const nav = useCurrentInView(route)
 	return (
 		<div class="shell">
 			<a class="skip-link" href="#main">
@@ -65,7 +85,7 @@ export function Layout({ route, children }: { route: string; children: Component
 				</div>
 			</header>
 			<div class="frame">
-				<nav class="sidenav" aria-label="Console">
+				<nav class="sidenav" aria-label="Console" ref={nav}>
 					<ul>
 						{MAIN.map((i) => (
 							<NavLink key={i.route} item={i} route={route} />

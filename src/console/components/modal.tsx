@@ -1,19 +1,30 @@
 /**
  * A modal dialog on the native `<dialog>` element: `showModal()` gives focus trapping, Escape to close and an
- * inert background for free. Render it only while open.
+ * inert background for free. Render it only while open. Closing puts focus back on what opened it.
  */
 import type { ComponentChildren } from 'preact'
-import { useEffect, useId, useRef } from 'preact/hooks'
+import { useId, useLayoutEffect, useRef } from 'preact/hooks'
 import { useAction } from '../hooks'
 import { Alert, Button } from './ui'
 
 export function Modal({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
 	const ref = useRef<HTMLDialogElement>(null)
 	const id = useId()
-	useEffect(() => {
+	// Layout effect: its cleanup runs before the dialog leaves the DOM (a passive one runs after paint, when focus has
+	// already dropped to <body>), and the opener is read before anything else can take focus.
+	useLayoutEffect(() => {
+		// Still the opener: showModal has not moved focus yet. When one dialog replaces another ("Token created"
+		// after "Create token"), the first has already given focus back to its own opener.
+		const opener = document.activeElement
 		const d = ref.current
 		if (d && !d.open) d.showModal()
-		return () => d?.close()
+		return () => {
+			d?.close()
+			// The dialog leaves the DOM next, so the browser would drop focus to <body> (WCAG 2.4.3): back to the
+			// opener, or to the page when the opener is gone (e.g. the empty list's "Create your first token").
+			if (opener instanceof HTMLElement && opener !== document.body && opener.isConnected) opener.focus()
+			else document.getElementById('main')?.focus({ preventScroll: true })
+		}
 	}, [])
 	return (
 		<dialog

@@ -1,6 +1,7 @@
 /** Small building blocks: buttons, labelled fields, alerts, badges, page headers, loading and empty states. */
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact'
 import { useId } from 'preact/hooks'
+import { dateTime } from '../lib/format'
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & { variant?: 'primary' | 'secondary' | 'danger' | 'ghost'; busy?: boolean; type?: 'button' | 'submit' }
 
@@ -127,6 +128,17 @@ export function PageHeader({ title, subtitle, actions }: { title: string; subtit
 			</div>
 			{actions && <div class="page-actions">{actions}</div>}
 		</div>
+	)
+}
+
+/** A table's date and time: it may break between the two, never inside the date ("2026-11-" / "28 01:34"). */
+export function DateTime({ iso }: { iso: string | null | undefined }) {
+	const [date, time] = dateTime(iso).split(' ')
+	if (!iso || !time) return <>{date}</>
+	return (
+		<time dateTime={iso}>
+			<span class="nowrap">{date}</span> <span class="nowrap">{time}</span>
+		</time>
 	)
 }
 

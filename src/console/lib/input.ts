@@ -22,22 +22,29 @@ export function parseLimit(text: string): number | null {
 }
 
 /**
- * `a=b` lines (model map, unit prices) → object; blank lines ignored. Throws naming the first bad line.
- * @example parsePairs('gpt-4o = gpt-4o-2024-08-06') // { 'gpt-4o': 'gpt-4o-2024-08-06' }
+ * `a=b` lines with their 1-based line numbers, so a later check can name the line; blank lines skipped. Throws
+ * naming the first line not written as `a = b`.
+ * @example pairLines('\nper_image = 0.04', 'Unit prices') // [{ key: 'per_image', value: '0.04', line: 2 }]
  */
-export function parsePairs(text: string, what: string): Record<string, string> {
-	const out: Record<string, string> = {}
+export function pairLines(text: string, what: string): Array<{ key: string; value: string; line: number }> {
+	const out: Array<{ key: string; value: string; line: number }> = []
 	for (const [i, raw] of text.split('\n').entries()) {
 		const line = raw.trim()
 		if (!line) continue
 		const eq = line.indexOf('=')
-		const k = eq > 0 ? line.slice(0, eq).trim() : ''
-		const v = eq > 0 ? line.slice(eq + 1).trim() : ''
-		if (!k || !v) throw new Error(`${what}, line ${i + 1}: write it as name = value`)
-		out[k] = v
+		const key = eq > 0 ? line.slice(0, eq).trim() : ''
+		const value = eq > 0 ? line.slice(eq + 1).trim() : ''
+		if (!key || !value) throw new Error(`${what}, line ${i + 1}: write it as name = value`)
+		out.push({ key, value, line: i + 1 })
 	}
 	return out
 }
+
+/**
+ * `a=b` lines (model map, unit prices) → object; blank lines ignored. Throws naming the first bad line.
+ * @example parsePairs('gpt-4o = gpt-4o-2024-08-06') // { 'gpt-4o': 'gpt-4o-2024-08-06' }
+ */
+export const parsePairs = (text: string, what: string): Record<string, string> => Object.fromEntries(pairLines(text, what).map((p) => [p.key, p.value]))
 
 /**
  * The inverse of `parsePairs`, for a textarea's first value.

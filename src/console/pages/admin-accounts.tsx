@@ -4,9 +4,9 @@ import { api } from '../api'
 import { AddButton } from '../components/actions'
 import { DataTable, NumCell } from '../components/data-table'
 import { FormModal } from '../components/modal'
-import { Badge, Button, PageHeader, TextField, statusTone } from '../components/ui'
+import { Badge, Button, DateTime, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
-import { dateTime, usd } from '../lib/format'
+import { usd } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
 import type { Account } from '../types'
@@ -76,7 +76,9 @@ export function AdminAccounts() {
 						<td data-label="Status">
 							<Badge tone={statusTone(a.status)}>{a.status}</Badge>
 						</td>
-						<td data-label="Created">{dateTime(a.created_at)}</td>
+						<td data-label="Created">
+							<DateTime iso={a.created_at} />
+						</td>
 						<td class="actions">
 							<Button class="btn-sm" onClick={() => dialog.show({ kind: 'credit', account: a })} aria-label={`Credit ${a.name}`}>
 								Credit

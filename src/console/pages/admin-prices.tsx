@@ -7,7 +7,8 @@ import { FormModal } from '../components/modal'
 import { Badge, PageHeader, TextArea, TextField, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { usd } from '../lib/format'
-import { formatPairs, parsePairs, parseUsd } from '../lib/input'
+import { formatPairs } from '../lib/input'
+import { priceBody, priceError } from '../lib/price-form'
 import { otherPrices } from '../lib/prices'
 import { useSession } from '../session'
 import type { ModelPrice } from '../types'
@@ -25,24 +26,13 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 	const [units, setUnits] = useState(formatPairs(model?.prices))
 
 	const save = async () => {
-		const body: Record<string, unknown> = { name: name.trim() }
-		const money: Array<[string, string]> = [
-			['input_per_mtok', input],
-			['output_per_mtok', output],
-			['cache_read_per_mtok', cacheRead],
-			['cache_write_per_mtok', cacheWrite],
-			['per_request', perRequest],
-		]
-		for (const [k, v] of money) if (v.trim()) body[k] = parseUsd(v)
-		if (maxOut.trim()) {
-			if (!/^\d+$/.test(maxOut.trim()) || Number(maxOut) < 1) throw new Error('Max output tokens must be a whole number above 0')
-			body.max_output_tokens = Number(maxOut)
+		const form = { name, input, output, cacheRead, cacheWrite, perRequest, maxOut, units }
+		const body = priceBody(form, model)
+		try {
+			await api(model ? 'PATCH' : 'POST', model ? `/api/models/${model.id}` : '/api/models', body)
+		} catch (e) {
+			throw new Error(priceError(e, form))
 		}
-		for (const [k, v] of Object.entries(parsePairs(units, 'Unit prices'))) {
-			if (!k.startsWith('per_')) throw new Error(`Unit prices: "${k}" must start with per_, e.g. per_image`)
-			body[k] = parseUsd(v)
-		}
-		await api(model ? 'PATCH' : 'POST', model ? `/api/models/${model.id}` : '/api/models', body)
 		onSaved()
 	}
 	return (
@@ -56,7 +46,7 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 				<TextField label="Per request (USD)" value={perRequest} onValue={setPerRequest} inputMode="decimal" placeholder="None" />
 				<TextField label="Max output tokens" value={maxOut} onValue={setMaxOut} inputMode="numeric" placeholder="Model default" />
 			</div>
-			<TextArea label="Unit prices" value={units} onValue={setUnits} rows={3} hint="Optional, USD per unit: per_image = 0.04, per_minute = 0.006 …" />
+			<TextArea label="Unit prices" value={units} onValue={setUnits} rows={3} hint="Optional, USD per unit: per_image = 0.04, per_minute = 0.006 … Delete a line (or empty a field above) to remove that price." />
 		</FormModal>
 	)
 }

@@ -4,9 +4,8 @@ import { api } from '../api'
 import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { DataTable } from '../components/data-table'
 import { ConfirmModal, FormModal } from '../components/modal'
-import { Badge, CheckField, PageHeader, SelectField, TextField, statusTone } from '../components/ui'
+import { Badge, CheckField, DateTime, PageHeader, SelectField, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
-import { dateTime } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
 import type { Account, User } from '../types'
@@ -93,7 +92,9 @@ export function AdminUsers() {
 						<td data-label="Status">
 							<Badge tone={statusTone(u.status)}>{u.status}</Badge>
 						</td>
-						<td data-label="Created">{dateTime(u.created_at)}</td>
+						<td data-label="Created">
+							<DateTime iso={u.created_at} />
+						</td>
 						<td class="actions">
 							<EditButton name={u.username} onClick={() => dialog.show({ kind: 'edit', user: u })} />
 							<DeleteButton name={u.username} disabled={u.id === me.id} onClick={() => dialog.show({ kind: 'delete', user: u })} />

@@ -49,7 +49,8 @@ export function CreatedTokenModal({ token, secret, onClose }: { token: Token; se
 					Your new key <strong>{token.name}</strong> is ready. Use it as <code>Authorization: Bearer …</code>.
 				</p>
 				<div class="key-box">
-					<input class="mono" readOnly value={secret} aria-label="New key" data-testid="new-key" onFocus={(e) => e.currentTarget.select()} />
+					{/* autofocus: showModal would focus the first control, the × Close button, instead of the key. */}
+					<input class="mono" readOnly value={secret} aria-label="New key" data-testid="new-key" autoFocus onFocus={(e) => e.currentTarget.select()} />
 					<CopyButton text={secret} />
 				</div>
 				<Alert kind="info">You can reveal this key again at any time from the list with the eye icon.</Alert>

@@ -6,9 +6,9 @@ import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { CopyButton } from '../components/copy-button'
 import { DataTable } from '../components/data-table'
 import { EyeIcon, EyeOffIcon } from '../components/icons'
-import { Badge, Button, IconButton, PageHeader, statusTone } from '../components/ui'
+import { Badge, Button, DateTime, IconButton, PageHeader, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
-import { dateTime, relative, usd } from '../lib/format'
+import { relative, usd } from '../lib/format'
 import { useSession } from '../session'
 import type { Token } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
@@ -92,10 +92,10 @@ export function TokensPage() {
 								</div>
 							</td>
 							<td data-label="Created" title={t.created_at}>
-								{dateTime(t.created_at)}
+								<DateTime iso={t.created_at} />
 							</td>
 							<td data-label="Expires" title={t.expires_at ? relative(t.expires_at) : undefined}>
-								{t.expires_at ? dateTime(t.expires_at) : 'Never'}
+								{t.expires_at ? <DateTime iso={t.expires_at} /> : 'Never'}
 							</td>
 							<td data-label="Spent / limit">
 								<SpendCell t={t} />

@@ -5,11 +5,11 @@ import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
-import { Alert, Badge, Button, PageHeader, SelectField, TextField } from '../components/ui'
+import { Alert, Badge, Button, DateTime, PageHeader, SelectField, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
 import { fillDays } from '../lib/chart'
 import { localDate } from '../lib/expiry'
-import { dateTime, latency, tokens as fmtTokens, usd } from '../lib/format'
+import { latency, tokens as fmtTokens, usd } from '../lib/format'
 import { useSession } from '../session'
 import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
 
@@ -111,7 +111,9 @@ export function UsagePage() {
 					empty="No requests match these filters."
 					row={(r) => (
 						<tr key={r.id} title={`Request ${r.request_id}`}>
-							<td data-label="Time">{dateTime(r.created_at)}</td>
+							<td data-label="Time">
+								<DateTime iso={r.created_at} />
+							</td>
 							<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
 							<td data-label="Model">
 								<code>{r.model}</code>
