@@ -34,14 +34,17 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			}
 			break
 		}
-		case 'anthropic-messages':
+		case 'anthropic-messages': {
 			set('model', upstreamModel)
+			const messages = signedThinkingOnly(body.messages)
+			if (messages) set('messages', messages)
 			if (cap !== undefined) {
 				set('max_tokens', cap)
 				const thinking = fitThinking(body.thinking, cap)
 				if (thinking) set('thinking', thinking)
 			}
 			break
+		}
 		case 'gemini':
 			// The model is in the URL; nothing in the body names it.
 			if ('model' in body) delete (out ??= { ...body }).model
@@ -94,6 +97,27 @@ export function bodyText(raw: string, body: Body, out: Body): string | undefined
 	const empty = text[before] === '{'
 	return text.slice(0, end) + (empty ? added.slice(1) : added) + text.slice(end)
 }
+
+/**
+ * The messages without the thinking blocks no Anthropic signature vouches for, or undefined when there are none (the
+ * common case: nothing is copied). An answer the gateway converted from a vendor that does not sign (OpenAI-compatible,
+ * Gemini) carries `signature: ""`, and a client that switches the conversation to a Claude model sends it back: Anthropic
+ * refuses the whole request ("Invalid `signature` in `thinking` block"), as the converted path never sends such a block
+ * (anthropic-messages/content-encode.ts).
+ */
+export function signedThinkingOnly(messages: unknown): unknown[] | undefined {
+	if (!Array.isArray(messages)) return undefined
+	let out: unknown[] | undefined
+	for (let i = 0; i < messages.length; i++) {
+		const content = (messages[i] as Body | null)?.content
+		if (!Array.isArray(content) || !content.some(unsigned)) continue
+		out ??= messages.slice()
+		out[i] = { ...(messages[i] as Body), content: content.filter((b) => !unsigned(b)) }
+	}
+	return out
+}
+
+const unsigned = (b: unknown): boolean => (b as Body | null)?.type === 'thinking' && !(b as Body).signature
 
 /**
  * A lowered `max_tokens` must stay above the thinking budget ("`max_tokens` must be greater than

@@ -15,6 +15,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
+import { signedThinkingOnly } from '../../relay/fast-path'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
@@ -54,7 +55,10 @@ async function post(c: CountCall, ch: Channel, url: string, headers: Record<stri
 async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	const own = c.native?.protocol === 'anthropic-messages'
 	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(c.ir, upstreamModel) as Record<string, unknown>)
-	const body = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
+	const body: Record<string, unknown> = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
+	// As on the fast path: thinking no Anthropic signature vouches for would make Anthropic refuse the count.
+	const messages = own ? signedThinkingOnly(body.messages) : undefined
+	if (messages) body.messages = messages
 	const headers = chatAdapterFor('anthropic')!.headers(ch, own ? c.inbound : undefined)
 	const out = await post(c, ch, anthropicCountTokensUrl(ch), headers, body)
 	if (typeof out.input_tokens !== 'number') throw new GatewayError('upstream', 'upstream count has no input_tokens', { retryable: true })

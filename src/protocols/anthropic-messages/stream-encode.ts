@@ -66,7 +66,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let started = false
 	let next = 0
 	// `from` is the canonical index; `index` is assigned when the block is actually sent (text waits for real text).
-	let open: { from: number; block: BlockStart; index?: number } | undefined
+	let open: { from: number; block: BlockStart; index?: number; signed?: boolean } | undefined
 	let sawTool = false
 	const usage: Partial<Usage> = {}
 	let finish: { reason: StopReason; stopSequence?: string } | undefined
@@ -100,10 +100,18 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		if (b.block.kind === 'tool_call') sawTool = true
 		return frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
 	}
-	const close = (): SseFrame | undefined => {
-		const f = open?.index !== undefined ? { event: 'content_block_stop', data: `{"type":"content_block_stop","index":${open.index}}` } : undefined
+	/**
+	 * Ends the open block. A thinking block from a vendor that does not sign (OpenAI-compatible, Gemini) gets an empty
+	 * `signature_delta` first, as Anthropic sends one before every thinking block's stop and as the non-streamed answer
+	 * carries `signature: ""`: clients keep such a block to send back (the Vercel AI SDK warned and dropped it, and its
+	 * reasoning never went back to the vendor, WIRE-NOTES #6), and the gateway leaves it out for Anthropic upstreams.
+	 */
+	const close = (out: SseFrame[]): void => {
+		if (open?.index !== undefined) {
+			if (open.block.kind === 'thinking' && !open.signed) out.push(delta(open.index, 'signature_delta', 'signature', ''))
+			out.push({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${open.index}}` })
+		}
 		open = undefined
-		return f
 	}
 
 	return {
@@ -119,8 +127,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				return
 			}
 			if (ev.type === 'error') {
-				const stop = close()
-				if (stop) out.push(stop)
+				close(out)
 				out.push(encodeStreamError(ev.error))
 				over = true
 				return
@@ -131,8 +138,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				return
 			}
 			if (ev.type === 'block_start') {
-				const stop = close()
-				if (stop) out.push(stop)
+				close(out)
 				open = { from: ev.index, block: ev.block }
 				// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
 				const start = ev.block.kind !== 'text' ? send(open) : undefined
@@ -141,8 +147,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			}
 			if (!open || open.from !== ev.index) return // a delta or stop for a block that is not open
 			if (ev.type === 'block_stop') {
-				const stop = close()
-				if (stop) out.push(stop)
+				close(out)
 				return
 			}
 			if (ev.type === 'text_delta') {
@@ -152,7 +157,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				out.push(delta(open.index!, 'text_delta', 'text', ev.text))
 			} else if (open.index === undefined) return
 			else if (ev.type === 'thinking_delta' && ev.text) out.push(delta(open.index, 'thinking_delta', 'thinking', ev.text))
-			else if (ev.type === 'signature_delta' && ev.signature) out.push(delta(open.index, 'signature_delta', 'signature', ev.signature))
+			else if (ev.type === 'signature_delta' && ev.signature) {
+				open.signed = true
+				out.push(delta(open.index, 'signature_delta', 'signature', ev.signature))
+			}
 			else if (ev.type === 'json_delta' && ev.json) out.push(delta(open.index, 'input_json_delta', 'partial_json', ev.json))
 		},
 		end(out) {
@@ -160,14 +168,12 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			over = true
 			if (!finish) {
 				// The upstream decoder ends every whole stream with finish or error; anything else was cut.
-				const stop = close()
-				if (stop) out.push(stop)
+				close(out)
 				out.push(encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { code: 'upstream_cut' })))
 				return
 			}
 			if (!started) out.push(messageStart())
-			const stop = close()
-			if (stop) out.push(stop)
+			close(out)
 			const reason = sawTool ? withToolUse(finish.reason) : finish.reason
 			const u: Json = { output_tokens: usage.output ?? 0 }
 			// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.

@@ -102,6 +102,21 @@ describe('anthropicMessages.encodeStream', () => {
 		])
 	})
 
+	it('should end an unsigned thinking block with an empty signature_delta, and a signed one with its own only', async () => {
+		const thinking = (signature?: string): StreamEvent[] => [
+			{ type: 'start', id: 'x', model: 'm' },
+			{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
+			{ type: 'thinking_delta', index: 0, text: 'Hmm.' },
+			...(signature ? [{ type: 'signature_delta', index: 0, signature } as StreamEvent] : []),
+			{ type: 'block_stop', index: 0 },
+			{ type: 'finish', reason: 'end_turn' },
+		]
+		const deltas = async (events: StreamEvent[]) => payloads(await encode(events)).filter((p) => p.type === 'content_block_delta').map((p) => p.delta)
+		// As Anthropic streams it: the signature just before the stop, here empty (the vendor signs nothing).
+		expect(await deltas(thinking())).toEqual([{ type: 'thinking_delta', thinking: 'Hmm.' }, { type: 'signature_delta', signature: '' }])
+		expect(await deltas(thinking('sig_1'))).toEqual([{ type: 'thinking_delta', thinking: 'Hmm.' }, { type: 'signature_delta', signature: 'sig_1' }])
+	})
+
 	it('should answer ping with an event: ping frame', async () => {
 		const frames = await encode([{ type: 'ping' }, ...openaiLike])
 		expect(frames[0]).toEqual({ event: 'ping', data: '{"type":"ping"}' })
