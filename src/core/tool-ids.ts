@@ -38,3 +38,16 @@ export function plainToolCallId(packed: string): string {
 	const at = packed.indexOf(MARK)
 	return at === -1 ? packed : packed.slice(0, at)
 }
+
+/** OpenAI's longest tool call id ("string_above_max_length" past it, on the call and on its result alike). */
+const OPENAI_ID_MAX = 40
+
+/**
+ * The id a tool call goes to an OpenAI upstream under: its own when short enough, else a short one made from it, the
+ * same for the call and its result. A Gemini call's id carries its thought signature (90 characters and more), and other
+ * vendors' ids can be long too (Responses `fc_…`); OpenAI needs neither, and the client keeps the full id.
+ * @example openaiToolCallId('call_1') === 'call_1'
+ */
+export function openaiToolCallId(id: string): string {
+	return id.length <= OPENAI_ID_MAX ? id : `call_${Bun.hash(id).toString(36)}`
+}

@@ -4,6 +4,7 @@
  * (we bill from it) changed. Unknown fields pass through untouched.
  * @module
  */
+import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
@@ -24,6 +25,8 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 	switch (protocol) {
 		case 'openai-chat': {
 			set('model', upstreamModel)
+			const messages = shortToolCallIds(body.messages)
+			if (messages) set('messages', messages)
 			const options = body.stream_options as Body | undefined
 			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
 			if (cap !== undefined) {
@@ -116,6 +119,31 @@ export function signedThinkingOnly(messages: unknown): unknown[] | undefined {
 	}
 	return out
 }
+
+/**
+ * The messages with every tool call id OpenAI would refuse as too long replaced by a short one made from it, or
+ * undefined when there is none (nothing copied). Such ids come from another vendor earlier in the conversation (a
+ * Gemini call's id carries its thought signature); the client keeps them, so the conversation can go back there.
+ */
+function shortToolCallIds(messages: unknown): unknown[] | undefined {
+	if (!Array.isArray(messages)) return undefined
+	let out: unknown[] | undefined
+	for (let i = 0; i < messages.length; i++) {
+		const m = messages[i] as Body | null
+		const calls = m?.tool_calls
+		const longCall = Array.isArray(calls) && calls.some((c) => tooLongId((c as Body | null)?.id))
+		const longResult = tooLongId(m?.tool_call_id)
+		if (!longCall && !longResult) continue
+		out ??= messages.slice()
+		const next: Body = { ...m }
+		if (longCall) next.tool_calls = (calls as Body[]).map((c) => (typeof c?.id === 'string' ? { ...c, id: openaiToolCallId(c.id) } : c))
+		if (longResult) next.tool_call_id = openaiToolCallId(m!.tool_call_id as string)
+		out[i] = next
+	}
+	return out
+}
+
+const tooLongId = (id: unknown): boolean => typeof id === 'string' && openaiToolCallId(id) !== id
 
 const unsigned = (b: unknown): boolean => (b as Body | null)?.type === 'thinking' && !(b as Body).signature
 

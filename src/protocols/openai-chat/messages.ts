@@ -6,7 +6,7 @@
  */
 import { badRequest } from '../../core/errors'
 import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
-import { packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { openaiToolCallId, packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
 import { isObject, notObject, notString, optString, reqArray, reqObject, reqString, type Json } from './guards'
 
@@ -204,7 +204,7 @@ function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMess
 	for (const p of parts) {
 		if (p.type !== 'tool_result') continue
 		const text = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('')
-		out.push({ role: 'tool', tool_call_id: packedIds.get(p.toolCallId) ?? p.toolCallId, content: text })
+		out.push({ role: 'tool', tool_call_id: openaiToolCallId(packedIds.get(p.toolCallId) ?? p.toolCallId), content: text })
 		// OpenAI tool messages are text-only: images a tool returned travel in the user turn that follows.
 		carried.push(...p.content.filter((c): c is ImagePart => c.type === 'image'))
 	}
@@ -217,7 +217,7 @@ function encodeAssistant(parts: Part[]): WireMessage {
 	const calls = parts
 		.filter((p): p is ToolCallPart => p.type === 'tool_call')
 		.map((c) => ({
-			id: packToolCallId(c.id, c.signature),
+			id: openaiToolCallId(packToolCallId(c.id, c.signature)),
 			type: 'function' as const,
 			function: { name: c.name, arguments: JSON.stringify(c.input) },
 		}))

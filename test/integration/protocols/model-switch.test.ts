@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
+import type OpenAI from 'openai'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
 let m: Matrix
@@ -47,4 +48,28 @@ describe('switching vendors mid-conversation (Anthropic client)', () => {
 				const replayed = (lastRequest(m.mocks.anthropic).body.messages as Array<{ content: Block[] }>)[3]!.content
 				expect(thinkingOf(replayed)).toEqual(signed)
 			})
+})
+
+describe('switching vendors mid-conversation (OpenAI client)', () => {
+	it("should give Gemini's tool calls, whose ids carry its thought signature, to an OpenAI model within its 40-character limit", async () => {
+		const acct = await m.account()
+		const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]
+		const ask: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'Weather in two cities #tools' }
+		const one = await acct.openai.chat.completions.create({ model: MODEL.gemini, tools, messages: [ask] })
+		const calls = one.choices[0]!.message.tool_calls!
+		expect(calls.length).toBeGreaterThan(0)
+		// The signature rides in the id, so the id is long.
+		expect(Math.max(...calls.map((c) => c.id.length))).toBeGreaterThan(40)
+		const history: OpenAI.ChatCompletionMessageParam[] = [ask, one.choices[0]!.message, ...calls.map((c) => ({ role: 'tool' as const, tool_call_id: c.id, content: 'sunny' }))]
+		const two = await acct.openai.chat.completions.create({ model: MODEL.openai, tools, messages: history })
+		expect(two.choices[0]!.message.content).toContain('Tool results')
+		const sent = lastRequest(m.mocks.openai).body.messages as Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>
+		const ids = sent[1]!.tool_calls!.map((c) => c.id)
+		expect(ids.every((id) => id.length <= 40)).toBe(true)
+		expect(sent.slice(2).map((t) => t.tool_call_id)).toEqual(ids)
+
+		// Back to Gemini: the signatures are still in the client's ids, so they go back with the calls.
+		await acct.openai.chat.completions.create({ model: MODEL.gemini, tools, messages: [...history, { role: 'assistant', content: two.choices[0]!.message.content }, { role: 'user', content: 'Thanks' }] })
+		expect(lastRequest(m.mocks.gemini).path).toContain('generateContent')
+	})
 })

@@ -94,7 +94,29 @@ export function checkMessages(messages: unknown): JsonReply | undefined {
 			)
 		}
 	}
-	return checkToolPairing(messages as Obj[])
+	return checkToolCallIds(messages as Obj[]) ?? checkToolPairing(messages as Obj[])
+}
+
+/**
+ * OpenAI refuses a tool call id over 40 characters, on the assistant's call and on the tool message alike (reported
+ * against the API as `string_above_max_length`, e.g. vercel/ai#5171, agno-agi/agno#5382).
+ */
+function checkToolCallIds(messages: Obj[]): JsonReply | undefined {
+	const tooLong = (id: unknown, param: string) =>
+		typeof id === 'string' && id.length > 40
+			? openaiError(400, `Invalid '${param}': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.`, param, 'string_above_max_length')
+			: undefined
+	for (let i = 0; i < messages.length; i++) {
+		const m = messages[i]!
+		const calls = asArr(m.tool_calls)
+		for (let j = 0; j < calls.length; j++) {
+			const bad = tooLong(asObj(calls[j])?.id, `messages[${i}].tool_calls[${j}].id`)
+			if (bad) return bad
+		}
+		const bad = tooLong(m.tool_call_id, `messages[${i}].tool_call_id`)
+		if (bad) return bad
+	}
+	return undefined
 }
 
 /** The neutral conversation of a validated Chat Completions body. */
