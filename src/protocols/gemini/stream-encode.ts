@@ -92,7 +92,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					usage = { ...usage, ...ev.usage }
 					break
 				case 'finish':
-					out.push(frame([{ text: '' }], encodeFinishReason(ev.reason)))
+					// No part of its own: an empty text part here went into the history @google/genai clients send back.
+					out.push(frame([], encodeFinishReason(ev.reason)))
 					break
 				case 'error':
 					out.push(encodeStreamError(ev.error))

@@ -53,7 +53,7 @@ describe('gemini encodeStream', () => {
 			[{ text: '', thought: true, thoughtSignature: 'c2lnLWE=' }],
 			[{ text: 'Hello' }],
 			[{ text: ' there' }],
-			[{ text: '' }],
+			[],
 		])
 		expect(chunks.every((c) => c.responseId === 'msg_1' && c.modelVersion === 'my-model')).toBe(true)
 		const last = chunks.at(-1)
@@ -67,7 +67,7 @@ describe('gemini encodeStream', () => {
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
 			[{ functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } } }],
 			[{ functionCall: { id: 'call_b', name: 'get_time', args: {} }, thoughtSignature: 'c2lnLWI=' }],
-			[{ text: '' }],
+			[],
 		])
 	})
 
@@ -81,7 +81,7 @@ describe('gemini encodeStream', () => {
 		])
 		expect(frames.map((f) => JSON.parse(f.data).candidates[0].content.parts)).toEqual([
 			[{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` }],
-			[{ text: '' }],
+			[],
 		])
 	})
 
