@@ -11,6 +11,7 @@ import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
 import type { ChatRequest } from '../../core/ir'
 import { openaiResponses, unconvertible } from '../../protocols/openai-responses'
+import { withoutForeignReasoning } from '../../protocols/openai-responses/reasoning'
 import type { ChatAdapter } from '../../providers/adapter'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
@@ -55,6 +56,8 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		}
 		const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 		const body: Record<string, unknown> = { ...call.body, model: upstreamModel }
+		const input = withoutForeignReasoning(call.body.input)
+		if (input) body.input = input
 		if (budget.capChanged) body.max_output_tokens = budget.cap
 		let up
 		try {

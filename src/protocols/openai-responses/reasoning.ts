@@ -43,6 +43,25 @@ export function decodeReasoningItem(item: Json, at: string): ThinkingPart | Reda
 export function encodeReasoningItem(p: ThinkingPart | RedactedThinkingPart, id: string): ResponsesOutputReasoning {
 	if (p.type === 'redacted_thinking') return { id, type: 'reasoning', summary: [], encrypted_content: REDACTED_MARK + p.data }
 	const item: ResponsesOutputReasoning = { id, type: 'reasoning', summary: p.text ? [{ type: 'summary_text', text: p.text }] : [] }
-	if (p.signature) item.encrypted_content = SIGNATURE_MARK + p.signature
+	// Unsigned thinking (Gemini's thoughts, OpenAI-compatible reasoning_content) still gets the mark alone: stateless
+	// clients expect every reasoning item to carry encrypted_content (the Vercel AI SDK warned and dropped the item on
+	// every step), and it decodes back to unsigned thinking.
+	if (p.signature || p.text) item.encrypted_content = SIGNATURE_MARK + (p.signature ?? '')
 	return item
+}
+
+/**
+ * The input without the reasoning items this gateway made from another vendor's thinking (marked `encrypted_content`),
+ * or undefined when it has none (nothing copied): on OpenAI's own Responses API, which the native route forwards the
+ * body to, such an item is reasoning it cannot decrypt, as a conversation that moved from Claude or Gemini carries.
+ */
+export function withoutForeignReasoning(input: unknown): unknown[] | undefined {
+	if (!Array.isArray(input) || !input.some(foreign)) return undefined
+	return input.filter((item) => !foreign(item))
+}
+
+const foreign = (item: unknown): boolean => {
+	if (!isObject(item) || item.type !== 'reasoning') return false
+	const enc = str(item.encrypted_content)
+	return enc !== undefined && (enc.startsWith(SIGNATURE_MARK) || enc.startsWith(REDACTED_MARK))
 }
