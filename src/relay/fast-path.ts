@@ -1,7 +1,8 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
  * cap (when the budget or the model's maximum lowered it) and, for OpenAI streams, `stream_options.include_usage`
- * (we bill from it) changed. Unknown fields pass through untouched.
+ * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: unsigned thinking
+ * for Anthropic, tool call ids over OpenAI's length limit. Unknown fields pass through untouched.
  * @module
  */
 import { openaiToolCallId } from '../core/tool-ids'
