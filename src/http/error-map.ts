@@ -11,7 +11,7 @@ import { GatewayError } from '../core/errors'
 /** The request's parts as Elysia parsed them, before its schemas coerced them. */
 export type RequestParts = { query?: unknown; params?: unknown; body?: unknown }
 
-type ValidationLike = { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string; value?: unknown; validator?: unknown }
+type ValidationLike = { all?: Array<{ path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown } }>; type?: string; value?: unknown; validator?: unknown }
 
 /** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
 export function toGatewayError(code: string | number, error: unknown, svc: Services, parts: RequestParts = {}): GatewayError {
@@ -20,7 +20,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 		case 'VALIDATION': {
 			const v = error as ValidationLike
 			const first = v.all?.[0]
-			const detail = first?.message ?? first?.summary ?? 'is invalid'
+			const detail = patternRule(first) ?? first?.message ?? first?.summary ?? 'is invalid'
 			let where = v.type ?? 'request'
 			let field: string | null = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : null
 			if (v.type === 'property') {
@@ -43,6 +43,16 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
 			return new GatewayError('api_error', 'Internal error')
 	}
+}
+
+/**
+ * A value that does not match its field's pattern is told what the field takes, from the schema's description, rather
+ * than the regular expression itself (QA: the console showed "Expected string to match '^[A-Za-z0-9._@-]+$'").
+ */
+function patternRule(e: NonNullable<ValidationLike['all']>[number] | undefined): string | undefined {
+	const s = e?.schema
+	if (typeof s?.pattern !== 'string' || typeof s.description !== 'string' || !e?.message?.includes(s.pattern)) return undefined
+	return `does not fit: ${s.description}`
 }
 
 /** The member of the query, path or body whose value, coerced, is the refused one and fails the schema reported. */

@@ -20,6 +20,7 @@ beforeAll(() => {
 		})
 		.get('/q', ({ query }) => query, { query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })), page: t.Optional(t.Numeric({ minimum: 0 })), q: t.Optional(t.String({ minLength: 2 })) }) })
 		.get('/p/:id', ({ params }) => params, { params: t.Object({ id: t.Numeric({ minimum: 1 }) }) })
+		.post('/u', ({ body }) => body, { body: t.Object({ name: t.String({ pattern: '^[a-z]+$', description: 'Lower-case letters' }), code: t.Optional(t.String({ pattern: '^[0-9]+$' })) }) })
 		.post('/b', ({ body }) => body, { body: t.Object({ n: t.Number({ minimum: 1 }), count: t.Optional(t.Numeric({ minimum: 1 })), o: t.Optional(t.Object({ x: t.Integer(), k: t.Optional(t.Numeric({ maximum: 9 })) })) }) })
 		.listen({ port: 0, hostname: '127.0.0.1' })
 	url = `http://127.0.0.1:${app.server!.port}`
@@ -55,6 +56,12 @@ describe('toGatewayError on validation errors', () => {
 		expect(await call('/b', { n: 2, z: 1 })).toMatchObject({ status: 400, param: 'z' })
 		expect(await call('/b', { n: 2, count: '0' })).toMatchObject({ status: 400, param: 'count', message: 'Invalid body: "count" Expected number to be greater or equal to 1' })
 		expect(await call('/b', { n: 2, o: { x: 1, k: '10' } })).toMatchObject({ status: 400, param: 'o.k' })
+	})
+
+	it('should tell a value that does not fit its pattern what the field takes, not the regular expression', async () => {
+		expect(await call('/u', { name: 'Bob 1' })).toMatchObject({ status: 400, param: 'name', message: 'Invalid body: "name" does not fit: Lower-case letters' })
+		// A pattern with no description keeps TypeBox's words.
+		expect((await call('/u', { name: 'bob', code: 'x' })).message).toContain("Expected string to match '^[0-9]+$'")
 	})
 
 	it('should say "request" and name no field when the value cannot be found, never "property"', () => {

@@ -69,7 +69,7 @@ export const channelView = (svc: Services) => (r: Row) => ({
 
 const Fields = {
 	type: ChannelType,
-	base_url: t.String({ minLength: 1, pattern: '^https?://' }),
+	base_url: t.String({ minLength: 1, pattern: '^https?://', description: 'An http:// or https:// URL' }),
 	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
 	priority: Int({ description: 'Lower is tried first' }),
