@@ -74,6 +74,14 @@ export const badRequest = (message: string, param?: string) =>
 
 export const notFound = (message: string, code = 'not_found') => new GatewayError('not_found', message, { code })
 
+/**
+ * A request one of the model's channels cannot take (it needs what only another kind of channel gives). Retryable:
+ * the failover loop moves on to the next channel without holding it against this one (routing/attempts.ts); not
+ * retryable when no channel of the model could take it, answered before anything is reserved.
+ */
+export const unsupportedForModel = (message: string, retryable: boolean, param?: string) =>
+	new GatewayError('invalid_request', message, { code: 'unsupported_for_model', retryable, param })
+
 /** Codes of an upstream's refusal of the gateway itself (its key, its account's access), not of the request. */
 export const UPSTREAM_REFUSALS = new Set(['upstream_auth', 'upstream_forbidden'])
 

@@ -5,7 +5,7 @@
  */
 import type { AuthToken } from '../auth/api-key'
 import { failedRow } from '../billing/usage-record'
-import { GatewayError } from '../core/errors'
+import { GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
 import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
@@ -113,13 +113,8 @@ const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
 	return adapter?.protocol === call.client && !runsMcpHere(call, adapter)
 }
 
-/** Retryable: another channel of the model may give them (a skip, not the channel's fault: attempts.ts). */
 const severalChoices = (model: string, retryable: boolean) =>
-	new GatewayError('invalid_request', `n > 1 needs a channel that speaks the client's protocol (OpenAI-compatible); none serves model "${model}" that way`, {
-		code: 'unsupported_for_model',
-		param: 'n',
-		retryable,
-	})
+	unsupportedForModel(`n > 1 needs a channel that speaks the client's protocol (OpenAI-compatible); none serves model "${model}" that way`, retryable, 'n')
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)

@@ -8,7 +8,7 @@
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
-import { GatewayError } from '../../core/errors'
+import { GatewayError, unsupportedForModel } from '../../core/errors'
 import type { ChatRequest } from '../../core/ir'
 import { openaiResponses, unconvertible } from '../../protocols/openai-responses'
 import { withoutForeignReasoning } from '../../protocols/openai-responses/reasoning'
@@ -29,8 +29,7 @@ export type NativeCall = { body: Record<string, unknown>; ir: ChatRequest; inbou
 const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
 	ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 
-const refusalError = (refusal: string, model: string, retryable: boolean) =>
-	new GatewayError('invalid_request', `${refusal} (model "${model}")`, { code: 'unsupported_for_model', retryable })
+const refusalError = (refusal: string, model: string, retryable: boolean) => unsupportedForModel(`${refusal} (model "${model}")`, retryable)
 
 /**
  * Throws the 400 up front (before anything is reserved) when the request needs OpenAI and no channel of the model
