@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
+import { unpackToolCallId } from '../../../src/core/tool-ids'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
 let m: Matrix
@@ -68,8 +69,13 @@ describe('switching vendors mid-conversation (OpenAI client)', () => {
 		expect(ids.every((id) => id.length <= 40)).toBe(true)
 		expect(sent.slice(2).map((t) => t.tool_call_id)).toEqual(ids)
 
-		// Back to Gemini: the signatures are still in the client's ids, so they go back with the calls.
+		// Back to Gemini: the signatures are still in the client's ids, so they go back on the calls' parts.
+		const before = m.mocks.gemini.requests.length
 		await acct.openai.chat.completions.create({ model: MODEL.gemini, tools, messages: [...history, { role: 'assistant', content: two.choices[0]!.message.content }, { role: 'user', content: 'Thanks' }] })
-		expect(lastRequest(m.mocks.gemini).path).toContain('generateContent')
+		expect(m.mocks.gemini.requests.length).toBe(before + 1)
+		const parts = (lastRequest(m.mocks.gemini).body.contents as Array<{ parts: Array<{ functionCall?: unknown; thoughtSignature?: string }> }>).flatMap((c) => c.parts)
+		// Gemini signs the first of parallel calls; each call's part gets back what its id carried.
+		expect(parts.filter((p) => p.functionCall).map((p) => p.thoughtSignature)).toEqual(calls.map((c) => unpackToolCallId(c.id).signature))
+		expect(parts.some((p) => p.functionCall && p.thoughtSignature)).toBe(true)
 	})
 })
