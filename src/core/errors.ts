@@ -86,14 +86,17 @@ export const unsupportedForModel = (message: string, retryable: boolean, param?:
 export const UPSTREAM_REFUSALS = new Set(['upstream_auth', 'upstream_forbidden'])
 
 /**
- * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere; other 4xx are about the request,
+ * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere (503 and 529, an overload, stay 503;
+ * other 5xx are the gateway's 502); other 4xx are about the request,
  * except 401 and 403: those refuse the gateway's own credentials, so they are our failure (502 when no channel
  * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
 export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string } = {}): GatewayError {
 	if (status === 429) return new GatewayError('rate_limit', message, { retryable: true, retryAfter, code: 'rate_limit_exceeded' })
-	if (status === 529) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
+	// An overloaded upstream (Anthropic 529 overloaded_error, OpenAI and Gemini 503 / UNAVAILABLE) reaches every
+	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it.
+	if (status === 529 || status === 503) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
 	if (status >= 500) return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
 	if (status === 401)
 		// The channel's key is wrong or revoked: no request can succeed on it (routing disables the channel).

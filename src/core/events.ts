@@ -8,7 +8,8 @@ import type { GatewayError } from './errors'
 import type { StopReason, TextPart, Usage } from './ir'
 
 export type BlockStart =
-	| { kind: 'text' }
+	/** `refusal`: the upstream marked this text as the model's refusal (OpenAI `refusal`), not ordinary output. */
+	| { kind: 'text'; refusal?: true }
 	| { kind: 'thinking' }
 	| { kind: 'redacted_thinking'; data: string }
 	| { kind: 'tool_call'; id: string; name: string; signature?: string }

@@ -22,6 +22,51 @@ export type ImageSource =
 
 export type ImagePart = { type: 'image'; source: ImageSource; detail?: string; cacheControl?: CacheControl }
 
+/**
+ * Where a file's bytes are. Each vendor takes only some kinds; an encoder that cannot send one refuses the part with a
+ * 400 naming it (WIRE-NOTES #8) rather than dropping it.
+ * - `base64`: the bytes inline with their media type (a PDF, a text file…): OpenAI `file.file_data` (a data URL),
+ *   Anthropic `document` base64 (PDF) source, Gemini `inlineData`.
+ * - `text`: a plain-text document's text (Anthropic `source.type: "text"`, media type text/plain).
+ * - `url`: a public http(s) URL (Anthropic `url` source, a PDF; Gemini `fileData` with a web URL).
+ * - `content`: Anthropic's custom-content document, text and image blocks cited one by one.
+ * - `file_id`: a file in one vendor's file store (OpenAI `file.file_id`; Anthropic Files API `source.type: "file"`),
+ *   readable by that vendor only.
+ * - `uri`: a Gemini file reference (`fileData.fileUri`: a Files API URI or `gs://`), readable by Gemini only.
+ */
+export type FileSource =
+	| { kind: 'base64'; mediaType: string; data: string }
+	| { kind: 'text'; text: string }
+	| { kind: 'url'; url: string; mediaType?: string }
+	| { kind: 'content'; content: Array<TextPart | ImagePart> }
+	| { kind: 'file_id'; id: string; store: 'openai' | 'anthropic' }
+	| { kind: 'uri'; uri: string; mediaType?: string }
+
+/**
+ * A file or document given as input (OpenAI `file` part, Anthropic `document` block, Gemini non-image `inlineData` /
+ * `fileData`). `path` is where the client put it (`messages[0].content[1]`, `contents[0].parts[1]`), so an encoder
+ * that cannot send it names the part in its refusal.
+ */
+export type FilePart = {
+	type: 'file'
+	source: FileSource
+	/** OpenAI `file.filename`. */
+	filename?: string
+	/** Anthropic `title` and `context`; kept as text where a plain-text document becomes a text part. */
+	title?: string
+	context?: string
+	/** Anthropic `citations.enabled`. */
+	citations?: boolean
+	cacheControl?: CacheControl
+	path?: string
+}
+
+/**
+ * Audio given as input: OpenAI `input_audio` (`format` wav | mp3 ⇄ audio/wav | audio/mp3), Gemini audio `inlineData`.
+ * `data` is base64; `path` as in FilePart.
+ */
+export type AudioPart = { type: 'audio'; mediaType: string; data: string; path?: string }
+
 /** A call the model made. `signature` carries an opaque vendor token tied to the call (Gemini `thoughtSignature`). */
 export type ToolCallPart = {
 	type: 'tool_call'
@@ -37,12 +82,15 @@ export type ToolResultPart = {
 	toolCallId: string
 	/** The tool's name when the protocol carries it (Gemini `functionResponse.name` needs it). */
 	name?: string
-	content: Array<TextPart | ImagePart>
+	content: Array<TextPart | ImagePart | FilePart>
 	isError?: boolean
 	cacheControl?: CacheControl
 }
 
-/** Model reasoning. `signature` must be replayed verbatim to the vendor that produced it. Text may be empty. */
+/**
+ * Model reasoning. `signature` must be replayed verbatim to the vendor that produced it: Anthropic's as it came, any
+ * other vendor's behind an origin tag (core/signatures.ts). Text may be empty.
+ */
 export type ThinkingPart = { type: 'thinking'; text: string; signature?: string }
 
 /** Encrypted reasoning (Anthropic `redacted_thinking.data`, OpenAI `reasoning.encrypted`). */
@@ -57,7 +105,7 @@ export type McpToolUsePart = { type: 'mcp_tool_use'; id: string; serverName: str
 /** The MCP server's answer to an `mcp_tool_use` (Anthropic `mcp_tool_result`); `isError` when the call failed. */
 export type McpToolResultPart = { type: 'mcp_tool_result'; toolUseId: string; isError: boolean; content: TextPart[] }
 
-export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart
+export type Part = TextPart | ImagePart | FilePart | AudioPart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart
 
 export type Role = 'user' | 'assistant'
 
@@ -100,6 +148,16 @@ export type ChatRequest = {
 	temperature?: number
 	topP?: number
 	topK?: number
+	/** Sampling seed, for best-effort determinism (OpenAI `seed`, Gemini `generationConfig.seed`). */
+	seed?: number
+	/** OpenAI `presence_penalty` / Gemini `presencePenalty` (OpenAI: -2 to 2). */
+	presencePenalty?: number
+	/** OpenAI `frequency_penalty` / Gemini `frequencyPenalty` (OpenAI: -2 to 2). */
+	frequencyPenalty?: number
+	/** Return the output tokens' log probabilities (OpenAI `logprobs`, Gemini `responseLogprobs`). */
+	logprobs?: boolean
+	/** How many alternatives per token come with them, 0 to 20 (OpenAI `top_logprobs`, Gemini `logprobs`). */
+	topLogprobs?: number
 	stop?: string[]
 	responseFormat?: ResponseFormat
 	reasoning?: Reasoning
@@ -149,4 +207,12 @@ export type ChatResponse = {
 	stopReason: StopReason
 	stopSequence?: string
 	usage: Usage
+	/** The answer tokens' log probabilities, when the request asked for them (whole answers; streams do not carry them). */
+	logprobs?: TokenLogprob[]
 }
+
+/**
+ * One output token's log probability, with the most likely tokens at its position (OpenAI `logprobs.content[]`,
+ * Gemini `logprobsResult.chosenCandidates[]` + `topCandidates[]`).
+ */
+export type TokenLogprob = { token: string; logprob: number; top: Array<{ token: string; logprob: number }> }

@@ -20,7 +20,7 @@ import { encodeSse } from '../core/sse'
 import { errorResponse } from '../http/error-shapes'
 import { newId } from '../lib/ids'
 import type { ChatAdapter } from '../providers/adapter'
-import type { Budget, CallInfo } from '../relay/budget'
+import { type Budget, type CallInfo, withUpstreamCap } from '../relay/budget'
 import type { ChatCall } from '../relay/chat'
 import { inlineImageUrls } from '../relay/images'
 import { sseResponse } from '../relay/sse-response'
@@ -99,7 +99,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 	const tools = [...callerTools, ...names.tools]
 	const first = { ...view, messages: [...view.messages, ...pre.messages], ...(tools.length && { tools }) }
 	const target: RoundTarget = { call, ch, adapter, upstreamModel: ch.modelMap[call.ir.model] ?? call.ir.model, signal: ctl.signal }
-	const round = await openRound(target, { ...first, maxTokens: budget.cap })
+	const round = await openRound(target, withUpstreamCap(first, budget, adapter.protocol.requiresMaxTokens === true))
 	if ('error' in round) {
 		closeAll()
 		return round

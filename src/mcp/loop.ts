@@ -20,7 +20,8 @@ import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
-import { type Budget, type CallInfo, release, reserveBudget, settle } from '../relay/budget'
+import { defaultOutputCap } from '../core/reasoning'
+import { type Budget, type CallInfo, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
 import { addUsage, type McpCall, newRoundOut, type RoundOut, spliceRound } from './splice'
 import type { McpLimits } from './config'
@@ -142,13 +143,13 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			out = newRoundOut()
 			roundInfo = { ...info, requestId: `${requestId}:r${n + 1}` }
 			try {
-				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir))
+				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir), 1, defaultOutputCap(ir.reasoning))
 			} catch (e) {
 				yield { type: 'error', error: e instanceof GatewayError ? e : new GatewayError('api_error', 'cannot reserve the next round') }
 				return
 			}
 			billed = false
-			const next = await openRound(target, { ...ir, maxTokens: budget.cap })
+			const next = await openRound(target, withUpstreamCap(ir, budget, target.adapter.protocol.requiresMaxTokens === true))
 			if ('error' in next) {
 				billed = true
 				const failed = failedRow(next.error.status, target.signal.aborted)

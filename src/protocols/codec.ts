@@ -27,6 +27,11 @@ export type EncodedError = { status: number; body: unknown; headers?: Record<str
 
 export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	readonly name: ProtocolName
+	/**
+	 * The protocol has no default output cap and refuses a request without one (Anthropic: "max_tokens: Field
+	 * required"): a converted request always carries the cap the relay reserved for.
+	 */
+	readonly requiresMaxTokens?: boolean
 	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
 	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
 	/** Canonical request → upstream body, with `model` set to the upstream model name. */

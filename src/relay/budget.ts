@@ -9,13 +9,17 @@ import type { Hold } from '../billing/ledger'
 import { affordableOutput, tokenCost, upperBound } from '../billing/pricing'
 import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
+import { DEFAULT_ANSWER_TOKENS } from '../core/reasoning'
 import { observeUsage } from '../metrics/observe-usage'
-import { type Usage, emptyUsage } from '../core/ir'
+import { type ChatRequest, type Usage, emptyUsage } from '../core/ir'
 import { type Channel, type ModelInfo, matchesModel } from '../routing/catalog'
 import type { Services } from '../services'
 
-/** Output cap assumed when neither the request nor the price list gives one. */
-export const DEFAULT_MAX_OUTPUT = 4096
+/**
+ * Output cap assumed when neither the request nor the price list gives one (a thinking request adds its budget:
+ * `defaultOutputCap`, core/reasoning.ts).
+ */
+export const DEFAULT_MAX_OUTPUT = DEFAULT_ANSWER_TOKENS
 /** The smallest answer worth starting; below this headroom the request is refused with 402. */
 export const MIN_ANSWER_TOKENS = 16
 
@@ -63,8 +67,29 @@ export type Budget = {
 }
 
 /**
+ * The output cap a converted request carries upstream, as the fast path decides it: the client's (lowered when the
+ * model's maximum or the balance requires), or the one the budget imposes on a client that set none; else none, and
+ * the vendor's default applies (a client that set no cap is not given a hidden one). A protocol that requires a cap
+ * (Anthropic `max_tokens`) gets the one the reservation assumed: the model's configured maximum, else the default.
+ * @example upstreamCap({ cap: 4096, capChanged: false }, undefined, false) === undefined
+ */
+export function upstreamCap(budget: Pick<Budget, 'cap' | 'capChanged'>, requested: number | undefined, required: boolean): number | undefined {
+	return requested !== undefined || budget.capChanged || required ? budget.cap : undefined
+}
+
+/** `ir` (with the client's own cap) carrying the cap `upstreamCap` gives, or none. */
+export function withUpstreamCap(ir: ChatRequest, budget: Pick<Budget, 'cap' | 'capChanged'>, required: boolean): ChatRequest {
+	const out = { ...ir }
+	const cap = upstreamCap(budget, ir.maxTokens, required)
+	if (cap === undefined) delete out.maxTokens
+	else out.maxTokens = cap
+	return out
+}
+
+/**
  * Reserves the request's bound: at once from this instance's lease when it has room (the common case: a Budget, not
  * a promise), else through the ledger's take. `choices` answers (OpenAI `n`) may each reach the output cap.
+ * `uncapped` is the cap assumed when neither the client nor the model's configured maximum gives one.
  */
 export function reserveBudget(
 	svc: Services,
@@ -75,22 +100,26 @@ export function reserveBudget(
 	requested?: number,
 	count?: () => number,
 	choices = 1,
+	uncapped = DEFAULT_MAX_OUTPUT,
 ): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
-	const cap = Math.min(requested ?? modelMax ?? DEFAULT_MAX_OUTPUT, modelMax ?? Number.MAX_SAFE_INTEGER)
+	const cap = Math.min(requested ?? modelMax ?? uncapped, modelMax ?? Number.MAX_SAFE_INTEGER)
 	const want = upperBound(inputEstimate, cap * choices, price)
 	const owner = { accountId: token.accountId, tokenId: token.id }
+	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices }
 	const now = svc.ledger.reserveNow(owner, requestId, want)
-	if (now) return budgetOf(now, want, cap, requested, price, inputEstimate, count, choices)
+	if (now) return budgetOf(now, want, shape)
 	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price)
-	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, cap, requested, price, inputEstimate, count, choices))
+	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, shape))
 }
 
+type Shape = { maxCap: number; requested: number | undefined; uncapped: number; price: ModelInfo; inputEstimate: number; count: (() => number) | undefined; choices: number }
+
 /** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than `want`. */
-function budgetOf(hold: Hold, want: number, maxCap: number, requested: number | undefined, price: ModelInfo, inputEstimate: number, count: (() => number) | undefined, choices: number): Budget {
+function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices }: Shape): Budget {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price) / choices))) : maxCap
-	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < DEFAULT_MAX_OUTPUT
+	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < uncapped
 	let counted: number | undefined
 	const countInput = () => (counted ??= count ? count() : inputEstimate)
 	return { hold, cap, capChanged, price, inputEstimate, countInput }

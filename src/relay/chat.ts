@@ -18,7 +18,8 @@ import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempt
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
-import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from './budget'
+import { defaultOutputCap } from '../core/reasoning'
+import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, withUpstreamCap } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
@@ -58,8 +59,9 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
-	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(ir.model, false)
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices)
+	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
+	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts).
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices, defaultOutputCap(ir.reasoning))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -105,21 +107,24 @@ export function relayRoute(svc: Services, o: { endpoint: string; shape: ErrorSha
 }
 
 /**
- * Several choices (OpenAI `n`) come only from a channel that speaks the client's protocol, where the body goes upstream
- * as written: the canonical answer has one, and the gateway's own MCP loop runs one conversation.
+ * Several choices (OpenAI `n`, Gemini `candidateCount`) come only from a channel that speaks the client's protocol,
+ * where the body goes upstream as written: the canonical answer has one, and the gateway's own MCP loop runs one
+ * conversation.
  */
 const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
 	const adapter = chatAdapterFor(ch.type)
 	return adapter?.protocol === call.client && !runsMcpHere(call, adapter)
 }
 
-const severalChoices = (model: string, retryable: boolean) =>
-	unsupportedForModel(`n > 1 needs a channel that speaks the client's protocol (OpenAI-compatible); none serves model "${model}" that way`, retryable, 'n')
+const severalChoices = (call: ChatCall, retryable: boolean) => {
+	const [field, kind] = call.client.name === 'gemini' ? ['generationConfig.candidateCount', 'Gemini'] : ['n', 'OpenAI-compatible']
+	return unsupportedForModel(`${field} > 1 needs a channel that speaks the client's protocol (${kind}); none serves model "${call.ir.model}" that way`, retryable, field)
+}
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
 	const adapter = chatAdapterFor(ch.type)
 	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
-	if (call.ir.choices && !canGiveChoices(call, ch)) return { error: severalChoices(call.ir.model, true) }
+	if (call.ir.choices && !canGiveChoices(call, ch)) return { error: severalChoices(call, true) }
 	const native = call.native && (await call.native(ch, adapter, info, budget))
 	if (native) return native
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
@@ -132,7 +137,9 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)
 			body = (call.raw !== undefined && bodyText(call.raw, call.body, out)) || JSON.stringify(out)
 		} else {
-			let ir: ChatRequest = { ...call.ir, maxTokens: budget.cap }
+			// The cap the fast path would send: the client's, or one the budget imposes; none otherwise (the vendor's
+			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
+			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
 			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel))
 		}

@@ -6,6 +6,7 @@
  */
 import type { ChatRequest, Part } from '../core/ir'
 import { ownExtra } from '../protocols/anthropic-messages/extra'
+import { audioTokens, fileTokens } from './file-tokens'
 // Its ranks (2 MB) load on the first count, which the fast path never makes.
 import { countTokens } from './o200k'
 
@@ -52,15 +53,27 @@ function countPart(p: Part, count: (text: string) => number): number {
 			return count(p.name) + count(JSON.stringify(p.input))
 		case 'tool_result': {
 			let n = 0
-			for (const c of p.content) if (c.type === 'text') n += count(c.text) + 1
-			return Math.max(0, n - 1)
+			let files = 0
+			for (const c of p.content)
+				if (c.type === 'text') n += count(c.text) + 1
+				else if (c.type === 'file') files += fileTokens(c, count, IMAGE_TOKENS)
+			return Math.max(0, n - 1) + files
 		}
 		case 'image':
 			return 0
+		case 'file':
+			// Counted by pages or length, not by the size of its data (see file-tokens.ts).
+			return fileTokens(p, count, IMAGE_TOKENS)
+		case 'audio':
+			return audioTokens(p)
 	}
 }
 
 const imagesIn = (p: Part): number => (p.type === 'image' ? 1 : p.type === 'tool_result' ? p.content.filter((c) => c.type === 'image').length : 0)
+
+/** Whether a part carries data the body's text would miscount (an image, a file, audio), in itself or a tool result. */
+const isData = (p: Part): boolean =>
+	p.type === 'image' || p.type === 'file' || p.type === 'audio' || (p.type === 'tool_result' && p.content.some((c) => c.type !== 'text'))
 
 /**
  * A cheap, generous bound on a text's tokens without the tokenizer: BPE vocabularies average 3–4 ASCII characters
@@ -96,13 +109,13 @@ export function boundInputTokens(req: ChatRequest, raw?: string): number {
 }
 
 /**
- * Images (bounded per image, not by the size of their data, which the body's text would count), or content blocks
- * the decoder set aside for lack of a canonical part (Anthropic's documents, search results…, kept in its `extra`:
- * a PDF's base64 would make the bound of its text hundreds of thousands of tokens).
+ * Images, files and audio (bounded per image, page or second, not by the size of their data, which the body's text
+ * would count: a PDF's base64 would make the bound of its text hundreds of thousands of tokens), or content blocks the
+ * decoder set aside for lack of a canonical part (Anthropic's search results…, kept in its `extra`).
  */
 function carriesData(req: ChatRequest): boolean {
 	if (ownExtra(req)?.__blocks) return true
-	for (const m of req.messages) for (const p of m.content) if (imagesIn(p) > 0) return true
+	for (const m of req.messages) for (const p of m.content) if (isData(p)) return true
 	return false
 }
 

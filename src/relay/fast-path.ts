@@ -1,10 +1,11 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
  * cap (when the budget or the model's maximum lowered it) and, for OpenAI streams, `stream_options.include_usage`
- * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: unsigned thinking
- * for Anthropic, tool call ids over OpenAI's length limit. Unknown fields pass through untouched.
+ * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
+ * an Anthropic signature for Anthropic, tool call ids over OpenAI's length limit. Unknown fields pass through untouched.
  * @module
  */
+import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
@@ -41,10 +42,14 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 		case 'anthropic-messages': {
 			set('model', upstreamModel)
 			const messages = signedThinkingOnly(body.messages)
-			if (messages) set('messages', messages)
+			if (messages) {
+				set('messages', messages)
+				const off = thinkingOffFor(messages, body.thinking)
+				if (off) set('thinking', off)
+			}
 			if (cap !== undefined) {
 				set('max_tokens', cap)
-				const thinking = fitThinking(body.thinking, cap)
+				const thinking = fitThinking((out ?? body).thinking, cap)
 				if (thinking) set('thinking', thinking)
 			}
 			break
@@ -104,21 +109,39 @@ export function bodyText(raw: string, body: Body, out: Body): string | undefined
 
 /**
  * The messages without the thinking blocks no Anthropic signature vouches for, or undefined when there are none (the
- * common case: nothing is copied). An answer the gateway converted from a vendor that does not sign (OpenAI-compatible,
- * Gemini) carries `signature: ""`, and a client that switches the conversation to a Claude model sends it back: Anthropic
- * refuses the whole request ("Invalid `signature` in `thinking` block"), as the converted path never sends such a block
- * (anthropic-messages/content-encode.ts).
+ * common case: nothing is copied, and Anthropic's own signatures go up byte for byte). An answer the gateway converted
+ * from a vendor that does not sign (OpenAI-compatible) carries `signature: ""`, one from a vendor that signs in its own
+ * way (Gemini) a signature with an origin tag (core/signatures.ts), and a client that switches the conversation to a
+ * Claude model sends it back: Anthropic refuses the whole request ("Invalid `signature` in `thinking` block"), as the
+ * converted path never sends such a block (anthropic-messages/content-encode.ts).
  */
 export function signedThinkingOnly(messages: unknown): unknown[] | undefined {
 	if (!Array.isArray(messages)) return undefined
 	let out: unknown[] | undefined
 	for (let i = 0; i < messages.length; i++) {
 		const content = (messages[i] as Body | null)?.content
-		if (!Array.isArray(content) || !content.some(unsigned)) continue
+		if (!Array.isArray(content) || !content.some(unverifiable)) continue
 		out ??= messages.slice()
-		out[i] = { ...(messages[i] as Body), content: content.filter((b) => !unsigned(b)) }
+		out[i] = { ...(messages[i] as Body), content: content.filter((b) => !unverifiable(b)) }
 	}
 	return out
+}
+
+/**
+ * The thinking config for messages `signedThinkingOnly` repaired: thinking off when it is on and the assistant turn
+ * being continued used tools but no longer starts with a thinking block (Anthropic: "a final `assistant` message must
+ * start with a thinking block"), as the converted path decides (anthropic-messages/request-encode.ts `canThink`);
+ * undefined to keep the client's.
+ * @example thinkingOffFor([{ role: 'assistant', content: [{ type: 'tool_use' }] }], { type: 'enabled', budget_tokens: 1024 }) // { type: 'disabled' }
+ */
+export function thinkingOffFor(messages: unknown[], thinking: unknown): Body | undefined {
+	const type = (thinking as Body | null | undefined)?.type
+	if (type !== 'enabled' && type !== 'adaptive') return undefined
+	const last = messages.findLast((m) => (m as Body | null)?.role === 'assistant') as Body | undefined
+	const content = last?.content
+	if (!Array.isArray(content) || !content.some((b) => (b as Body | null)?.type === 'tool_use')) return undefined
+	const first = (content[0] as Body | null)?.type
+	return first === 'thinking' || first === 'redacted_thinking' ? undefined : { type: 'disabled' }
 }
 
 /**
@@ -146,7 +169,12 @@ function shortToolCallIds(messages: unknown): unknown[] | undefined {
 
 const tooLongId = (id: unknown): boolean => typeof id === 'string' && openaiToolCallId(id) !== id
 
-const unsigned = (b: unknown): boolean => (b as Body | null)?.type === 'thinking' && !(b as Body).signature
+/** Thinking with no signature, or with another vendor's (origin-tagged). */
+const unverifiable = (b: unknown): boolean => {
+	if ((b as Body | null)?.type !== 'thinking') return false
+	const signature = (b as Body).signature
+	return !signature || (typeof signature === 'string' && isForeignSignature(signature))
+}
 
 /**
  * A lowered `max_tokens` must stay above the thinking budget ("`max_tokens` must be greater than

@@ -324,13 +324,17 @@ export function failedBeforeContent(up: UpstreamCall): Attempt {
 	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }
 }
 
-/** An error frame seen before anything was sent → a GatewayError that may fail over. */
+/**
+ * An error frame seen before anything was sent → a GatewayError that may fail over. An overload (Anthropic
+ * `overloaded_error`, Gemini 503 `UNAVAILABLE`) is answered 503, as the same error at the HTTP level is.
+ */
 function errorOfFrame(f: SseFrame): GatewayError {
 	let message = 'upstream stream error'
 	try {
-		const b = JSON.parse(f.data) as { error?: { message?: string; type?: string } }
+		const b = JSON.parse(f.data) as { error?: { message?: string; type?: string; status?: string; code?: unknown } }
 		message = b.error?.message ?? message
 		if (b.error?.type === 'invalid_request_error') return new GatewayError('invalid_request', message)
+		if (b.error?.type === 'overloaded_error' || b.error?.status === 'UNAVAILABLE' || b.error?.code === 503) return new GatewayError('overloaded', message, { retryable: true })
 	} catch {
 		// keep the default message
 	}

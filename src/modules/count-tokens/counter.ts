@@ -15,7 +15,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
-import { signedThinkingOnly } from '../../relay/fast-path'
+import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
@@ -58,7 +58,11 @@ async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Pr
 	const body: Record<string, unknown> = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
 	// As on the fast path: thinking no Anthropic signature vouches for would make Anthropic refuse the count.
 	const messages = own ? signedThinkingOnly(body.messages) : undefined
-	if (messages) body.messages = messages
+	if (messages) {
+		body.messages = messages
+		const off = thinkingOffFor(messages, body.thinking)
+		if (off) body.thinking = off
+	}
 	const headers = chatAdapterFor('anthropic')!.headers(ch, own ? c.inbound : undefined)
 	const out = await post(c, ch, anthropicCountTokensUrl(ch), headers, body)
 	if (typeof out.input_tokens !== 'number') throw new GatewayError('upstream', 'upstream count has no input_tokens', { retryable: true })

@@ -4,8 +4,10 @@
  * @module
  */
 import type { CacheControl, ImageSource, Part } from '../../core/ir'
+import { isForeignSignature } from '../../core/signatures'
 import { packToolCallId } from '../../core/tool-ids'
 import type { Json } from './check'
+import { encodeFile, refuseAudio } from './document'
 import { notNull, reinsert } from './extra'
 
 /**
@@ -35,19 +37,24 @@ export function toolIdMap(messages: Array<{ content: Part[] }>): (id: string) =>
 /**
  * One part → one block, or null when Anthropic would reject it: empty text ("text content blocks must be
  * non-empty") and thinking without a signature (only Anthropic-issued signatures verify; unsigned reasoning
- * from other vendors cannot be replayed).
+ * from other vendors cannot be replayed). Audio, and files Anthropic cannot read, are refused (document.ts).
  * @param innerStored unknown blocks recorded inside this tool_result (same-protocol requests only)
+ * @param where the part's position, for a refusal when its decoder recorded none
  */
-export function encodePart(p: Part, toolId: (id: string) => string, innerStored: Array<{ at: number; block: Json }> = []): Json | null {
+export function encodePart(p: Part, toolId: (id: string) => string, innerStored: Array<{ at: number; block: Json }> = [], where = 'messages'): Json | null {
 	switch (p.type) {
 		case 'text':
 			return p.text === '' ? null : { type: 'text', text: p.text, ...cache(p.cacheControl) }
 		case 'image':
 			return { type: 'image', source: encodeImageSource(p.source), ...cache(p.cacheControl) }
+		case 'file':
+			return encodeFile(p, (c) => encodePart(c, toolId), where)
+		case 'audio':
+			throw refuseAudio(p, where)
 		case 'tool_call':
 			return { type: 'tool_use', id: toolId(p.id), name: p.name, input: p.input, ...cache(p.cacheControl) }
 		case 'tool_result': {
-			const inner: Array<Json | null> = p.content.map((c) => encodePart(c, toolId))
+			const inner: Array<Json | null> = p.content.map((c, i) => encodePart(c, toolId, [], `${where}.content[${i}]`))
 			const content = reinsert(inner, innerStored).filter(notNull)
 			const block: Json = { type: 'tool_result', tool_use_id: toolId(p.toolCallId) }
 			if (content.length) block.content = content
@@ -55,7 +62,8 @@ export function encodePart(p: Part, toolId: (id: string) => string, innerStored:
 			return { ...block, ...cache(p.cacheControl) }
 		}
 		case 'thinking':
-			return p.signature ? { type: 'thinking', thinking: p.text, signature: p.signature } : null
+			// Another vendor's signature (origin-tagged, core/signatures.ts) verifies no better than none.
+			return p.signature && !isForeignSignature(p.signature) ? { type: 'thinking', thinking: p.text, signature: p.signature } : null
 		case 'redacted_thinking':
 			return { type: 'redacted_thinking', data: p.data }
 	}

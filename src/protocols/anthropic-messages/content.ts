@@ -3,12 +3,13 @@
  * stay valid on the way back.
  * @module
  */
-import type { CacheControl, ImagePart, ImageSource, Part, Role, TextPart } from '../../core/ir'
+import type { CacheControl, FilePart, FileSource, ImagePart, ImageSource, Part, Role, TextPart } from '../../core/ir'
 import { plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
 import type { StoredBlock } from './extra'
 
-const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+/** The image media types Anthropic accepts. */
+export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
 
 /** Per-request decode state: unknown blocks found so far and tool names by id (for tool results). */
 export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string> }
@@ -44,18 +45,80 @@ function decodeImage(b: Json, path: string): ImagePart | undefined {
 	return withCache<ImagePart>({ type: 'image', source }, decodeCacheControl(b, path))
 }
 
-function decodeToolResultContent(b: Json, path: string, prefix: number[], st: DecodeState): Array<TextPart | ImagePart> {
+/** Text and image blocks of a custom-content document (`source.type: "content"`); undefined when one has no canonical part. */
+function decodeContentSource(src: Json, sp: string): Array<TextPart | ImagePart> | undefined {
+	const c = src.content
+	if (typeof c === 'string') return c === '' ? [] : [{ type: 'text', text: c }]
+	if (!Array.isArray(c)) throw invalid(at(sp, 'content'), 'Input should be a valid string or list')
+	const out: Array<TextPart | ImagePart> = []
+	for (let i = 0; i < c.length; i++) {
+		const inner: unknown = c[i]
+		const ip = at(at(sp, 'content'), i)
+		if (!isObject(inner)) throw invalid(ip, 'Input should be a valid dictionary')
+		const type = reqString(inner, 'type', ip)
+		const part = type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : undefined
+		if (!part) return undefined
+		out.push(part)
+	}
+	return out
+}
+
+/**
+ * Document block → file part (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support and /citations):
+ * `base64` (a PDF), `text` (text/plain), `url` (a PDF), `file` (Files API) and `content` (custom content) sources, with
+ * `title`, `context`, `citations` and `cache_control`. `undefined` for a source the canonical model cannot hold (a
+ * newer source type), kept verbatim instead (extra.ts).
+ */
+function decodeDocument(b: Json, path: string): FilePart | undefined {
+	const src = reqObject(b, 'source', path)
+	const sp = at(path, 'source')
+	let source: FileSource
+	switch (src.type) {
+		case 'base64':
+			source = { kind: 'base64', mediaType: reqString(src, 'media_type', sp), data: reqString(src, 'data', sp) }
+			break
+		case 'text':
+			source = { kind: 'text', text: reqString(src, 'data', sp) }
+			break
+		case 'url':
+			source = { kind: 'url', url: reqString(src, 'url', sp), mediaType: 'application/pdf' }
+			break
+		case 'file':
+			source = { kind: 'file_id', id: reqString(src, 'file_id', sp), store: 'anthropic' }
+			break
+		case 'content': {
+			const content = decodeContentSource(src, sp)
+			if (!content) return undefined
+			source = { kind: 'content', content }
+			break
+		}
+		default:
+			if (typeof src.type === 'string') return undefined
+			throw invalid(at(sp, 'type'), 'Field required')
+	}
+	const part: FilePart = { type: 'file', source, path }
+	const title = optString(b, 'title', path)
+	if (title !== undefined) part.title = title
+	const context = optString(b, 'context', path)
+	if (context !== undefined) part.context = context
+	const citations = optObject(b, 'citations', path)
+	if (citations) part.citations = optBoolean(citations, 'enabled', at(path, 'citations')) === true
+	return withCache(part, decodeCacheControl(b, path))
+}
+
+function decodeToolResultContent(b: Json, path: string, prefix: number[], st: DecodeState): Array<TextPart | ImagePart | FilePart> {
 	const c = b.content
 	if (c === undefined || c === null) return []
 	if (typeof c === 'string') return c === '' ? [] : [{ type: 'text', text: c }]
 	if (!Array.isArray(c)) throw invalid(at(path, 'content'), 'Input should be a valid string or list')
-	const out: Array<TextPart | ImagePart> = []
+	const out: Array<TextPart | ImagePart | FilePart> = []
 	for (let i = 0; i < c.length; i++) {
 		const inner: unknown = c[i]
 		const ip = at(at(path, 'content'), i)
 		if (!isObject(inner)) throw invalid(ip, 'Input should be a valid dictionary')
 		const type = reqString(inner, 'type', ip)
-		const part = type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : undefined
+		const part =
+			type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : type === 'document' ? decodeDocument(inner, ip) : undefined
 		if (part) out.push(part)
 		else st.blocks.push({ path: [...prefix, i], block: inner })
 	}
@@ -88,6 +151,12 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 			case 'image': {
 				const img = decodeImage(b, bp)
 				if (img) parts.push(img)
+				else st.blocks.push({ path: [mi, bi], block: b })
+				continue
+			}
+			case 'document': {
+				const doc = decodeDocument(b, bp)
+				if (doc) parts.push(doc)
 				else st.blocks.push({ path: [mi, bi], block: b })
 				continue
 			}

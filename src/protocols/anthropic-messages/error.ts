@@ -50,13 +50,14 @@ const RETRYABLE = new Set(['rate_limit_error', 'api_error', 'overloaded_error', 
 
 /**
  * An `error` object from an Anthropic body or stream event → GatewayError. Mid-stream failures are `upstream`
- * (the relay already committed to this channel); `code` keeps the Anthropic type.
+ * (the relay already committed to this channel), except an overload: `overloaded`, the 503 every caller gets for an
+ * Anthropic 529 (also when it is the first event of a stream and no channel answers instead); `code` keeps the type.
  */
 export function upstreamError(error: unknown, fallback = 'upstream error'): GatewayError {
 	const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {}
 	const type = typeof e.type === 'string' ? e.type : 'api_error'
 	const message = typeof e.message === 'string' && e.message ? e.message : fallback
-	return new GatewayError('upstream', message, { code: type, retryable: RETRYABLE.has(type) })
+	return new GatewayError(type === 'overloaded_error' ? 'overloaded' : 'upstream', message, { code: type, retryable: RETRYABLE.has(type) })
 }
 
 const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {

@@ -11,6 +11,7 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 
 export const anthropicMessages = {
 	name: 'anthropic-messages',
+	requiresMaxTokens: true,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -16,7 +16,7 @@ export const AnthropicCacheControl = t.Object({ type: t.Literal('ephemeral'), tt
 const cacheControl = t.Optional(t.Nullable(AnthropicCacheControl))
 
 /** Block types the codec maps onto the canonical model; any other type is carried verbatim (see extra.ts). */
-export const KNOWN_BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
+export const KNOWN_BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
 
 export const AnthropicTextBlock = t.Object({ type: t.Literal('text'), text: t.String(), cache_control: cacheControl }, open)
 
@@ -27,6 +27,42 @@ export const AnthropicImageSource = t.Union([
 ])
 
 export const AnthropicImageBlock = t.Object({ type: t.Literal('image'), source: AnthropicImageSource, cache_control: cacheControl }, open)
+
+/** Where a document's content is (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support, /citations, /files). */
+export const AnthropicDocumentSource = t.Union([
+	t.Object(
+		{ type: t.Literal('base64'), media_type: t.String({ description: "'application/pdf'" }), data: t.String({ description: 'The PDF, base64-encoded.' }) },
+		{ ...open, description: 'A PDF given inline.' },
+	),
+	t.Object(
+		{ type: t.Literal('text'), media_type: t.String({ description: "'text/plain'" }), data: t.String({ description: 'The document text.' }) },
+		{ ...open, description: 'A plain-text document.' },
+	),
+	t.Object({ type: t.Literal('url'), url: t.String({ description: 'An http(s) URL of a PDF.' }) }, { ...open, description: 'A PDF at a URL.' }),
+	t.Object({ type: t.Literal('file'), file_id: t.String() }, { ...open, description: 'A file uploaded with the Files API (Anthropic models only).' }),
+	t.Object(
+		{ type: t.Literal('content'), content: t.Union([t.String(), t.Array(t.Object({ type: t.String() }, open))]) },
+		{ ...open, description: 'Custom content: text and image blocks, cited one by one.' },
+	),
+	t.Object({ type: t.String() }, { ...open, description: 'A newer source type, relayed to Anthropic models as written.' }),
+])
+
+/**
+ * A document: a PDF, plain text or custom content. For models of other vendors it becomes their file input (OpenAI
+ * `file`, Gemini `inlineData`/`fileData`) or, for plain text, a text part with its title; what a vendor cannot read
+ * (a Files API id, a URL for OpenAI) is refused with a 400 naming the block.
+ */
+export const AnthropicDocumentBlock = t.Object(
+	{
+		type: t.Literal('document'),
+		source: AnthropicDocumentSource,
+		title: t.Optional(t.Nullable(t.String())),
+		context: t.Optional(t.Nullable(t.String({ description: 'About the document; not cited from.' }))),
+		citations: t.Optional(t.Nullable(t.Object({ enabled: t.Optional(t.Boolean()) }, open))),
+		cache_control: cacheControl,
+	},
+	open,
+)
 
 export const AnthropicToolUseBlock = t.Object(
 	{ type: t.Literal('tool_use'), id: t.String(), name: t.String(), input: t.Record(t.String(), t.Unknown()), cache_control: cacheControl },
@@ -42,14 +78,14 @@ export const AnthropicThinkingBlock = t.Object(
 
 export const AnthropicRedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
 
-/** document, search_result, server_tool_use, web_search_tool_result, mcp_tool_use, container_upload, … */
+/** search_result, server_tool_use, web_search_tool_result, mcp_tool_use, container_upload, … */
 export const AnthropicOtherBlock = t.Object({ type: t.String({ pattern: `^(?!(?:${KNOWN_BLOCK_TYPES.join('|')})$)[A-Za-z0-9_]+$` }) }, open)
 
 export const AnthropicToolResultBlock = t.Object(
 	{
 		type: t.Literal('tool_result'),
 		tool_use_id: t.String(),
-		content: t.Optional(t.Union([t.String(), t.Array(t.Union([AnthropicTextBlock, AnthropicImageBlock, AnthropicOtherBlock]))])),
+		content: t.Optional(t.Union([t.String(), t.Array(t.Union([AnthropicTextBlock, AnthropicImageBlock, AnthropicDocumentBlock, AnthropicOtherBlock]))])),
 		is_error: t.Optional(t.Boolean()),
 		cache_control: cacheControl,
 	},
@@ -59,6 +95,7 @@ export const AnthropicToolResultBlock = t.Object(
 export const AnthropicContentBlock = t.Union([
 	AnthropicTextBlock,
 	AnthropicImageBlock,
+	AnthropicDocumentBlock,
 	AnthropicToolUseBlock,
 	AnthropicToolResultBlock,
 	AnthropicThinkingBlock,

@@ -4,15 +4,16 @@
  * user turn, `temperature` ≤ 1, thinking budgets are ≥ 1024 and < `max_tokens`, no forced tool choice with thinking.
  * @module
  */
+import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning, ResponseFormat } from '../../core/ir'
-import { effortToBudget } from '../../core/reasoning'
+import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import { isObject, type Json } from './check'
 import { encodePart, toolIdMap } from './content-encode'
 import { type AnthropicExtra, notNull, ownExtra, passthroughFields, reinsert, storedAt } from './extra'
 import type { AnthropicRequest } from './model'
 
-/** Used when the caller gave no limit; Anthropic has no default (`max_tokens: Field required`). */
-export const DEFAULT_MAX_TOKENS = 4096
+/** Used when the caller gave no limit (plus the thinking budget); Anthropic has no default (`max_tokens: Field required`). */
+export const DEFAULT_MAX_TOKENS = DEFAULT_ANSWER_TOKENS
 /** https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking: budget_tokens must be ≥ 1024. */
 export const MIN_THINKING_BUDGET = 1024
 
@@ -29,7 +30,9 @@ function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Tu
 			m.content.map((part) => ({ part })),
 			storedAt(extra, [mi]).map((s) => ({ at: s.at, block: { block: s.block } })),
 		)
-		const content = slots.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi])) : null)).filter(notNull)
+		const content = slots
+			.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi]), `messages[${mi}].content[${bi}]`) : null))
+			.filter(notNull)
 		if (!content.length) return
 		const last = turns[turns.length - 1]
 		// Anthropic combines consecutive same-role turns anyway; merging here keeps tool results next to their calls.
@@ -58,22 +61,17 @@ function canThink(turns: Turn[]): boolean {
 	return !last || !last.content.some((b) => b.type === 'tool_use') || isThinking(last.content[0])
 }
 
-/** The thinking config and the max_tokens it needs (budget ≥ 1024 and < max_tokens). */
-function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxTokens: number): { thinking: Json; maxTokens: number } {
-	if (!r.enabled) return { thinking: { type: 'disabled' }, maxTokens }
+/**
+ * The thinking config under `maxTokens` (budget ≥ 1024 and < max_tokens). The caller's cap is a total and is never
+ * raised: a budget that does not fit is lowered, and a cap too small for the 1024 minimum turns thinking off
+ * (the rule: core/reasoning.ts).
+ */
+function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxTokens: number): Json {
+	if (!r.enabled) return { type: 'disabled' }
 	const raw = extra?.__thinking
-	if (raw && raw.type !== 'enabled') return { thinking: raw, maxTokens } // adaptive / between_tools: no budget
-	let budget = Math.max(MIN_THINKING_BUDGET, Math.floor(r.budgetTokens ?? effortToBudget(r.effort ?? 'medium')))
-	if (maxTokens <= budget) {
-		// The caller's limit wins when it leaves room (half for thinking, half for the answer); a limit too small
-		// for the 1024-token minimum is taken as the answer's allowance on top of the smallest budget.
-		if (maxTokens >= 2 * MIN_THINKING_BUDGET) budget = Math.floor(maxTokens / 2)
-		else {
-			budget = MIN_THINKING_BUDGET
-			maxTokens = MIN_THINKING_BUDGET + Math.max(maxTokens, 1)
-		}
-	}
-	return { thinking: { ...raw, type: 'enabled', budget_tokens: budget }, maxTokens }
+	if (raw && raw.type !== 'enabled') return raw // adaptive / between_tools: no budget
+	const budget = fitThinkingBudget(thinkingBudget(r, effortToBudget('medium'))!, r.budgetTokens !== undefined, maxTokens, MIN_THINKING_BUDGET)
+	return budget === undefined ? { type: 'disabled' } : { ...raw, type: 'enabled', budget_tokens: budget }
 }
 
 /**
@@ -139,11 +137,14 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 export function encodeRequest(req: ChatRequest, model: string): AnthropicRequest {
 	const extra = ownExtra(req)
 	const messages = encodeMessages(req, extra)
-	let maxTokens = req.maxTokens ?? DEFAULT_MAX_TOKENS
+	// "messages: at least one message is required": a conversation of only a system prompt (valid in OpenAI chat)
+	// cannot go to Claude. Retryable, so a channel that can take it is tried next.
+	if (!messages.length) throw unsupportedForModel('messages: Anthropic models need at least one user or assistant message with content, and this conversation has none besides the system prompt', true, 'messages')
+	// No cap from the caller: room for a default answer above the thinking budget (the relay passes the cap it
+	// reserved for, the model's maximum when configured, so this default is for other callers).
+	const maxTokens = req.maxTokens ?? defaultOutputCap(req.reasoning)
 	let thinking: Json | undefined
-	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) {
-		;({ thinking, maxTokens } = encodeThinking(req.reasoning, extra, maxTokens))
-	}
+	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) thinking = encodeThinking(req.reasoning, extra, maxTokens)
 	const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
 
 	const body: Json = { model, max_tokens: maxTokens, messages }

@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
-import { effortToBudget } from '../../core/reasoning'
+import { fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import type {
 	GeminiFunctionDeclaration,
 	GeminiGenerationConfig,
@@ -17,30 +17,69 @@ import { geminiSchemaToJsonSchema, sanitiseSchema } from './schema-sanitise'
 
 // ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
 
-type Settings = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'stop' | 'responseFormat' | 'reasoning'>
-
-const number = (cfg: Obj, key: string): number | undefined => {
-	const v = get(cfg, key)
-	if (v === undefined || v === null) return undefined
-	if (num(v) === undefined) throw badRequest(`generationConfig.${key} must be a number`, `generationConfig.${key}`)
-	return v as number
-}
-
-const MAPPED = ['maxOutputTokens', 'temperature', 'topP', 'topK', 'stopSequences', 'thinkingConfig'].flatMap(spellings)
+type Settings = Pick<
+	ChatRequest,
+	'maxTokens' | 'temperature' | 'topP' | 'topK' | 'stop' | 'responseFormat' | 'reasoning' | 'seed' | 'presencePenalty' | 'frequencyPenalty' | 'logprobs' | 'topLogprobs' | 'choices'
+>
 
 /**
- * `generationConfig` → canonical settings, plus the fields with no canonical slot (candidateCount, seed,
- * responseModalities…, or a non-JSON `responseMimeType`) to keep in `extra.generationConfig`.
+ * A number of `generationConfig`, within `range` when given: the ranges Gemini documents (temperature "[0.0, 2.0]",
+ * logprobs "in the range of [0, 20]"; https://ai.google.dev/api/generate-content), a probability
+ * (topP) and counts (maxOutputTokens, candidateCount ≥ 1). Outside them the request is refused with a 400 naming the
+ * field, as Gemini would, rather than clamped or forwarded to another vendor.
+ */
+const number = (cfg: Obj, key: string, range?: { min?: number; max?: number; integer?: boolean }): number | undefined => {
+	const v = get(cfg, key)
+	if (v === undefined || v === null) return undefined
+	const param = `generationConfig.${key}`
+	if (num(v) === undefined) throw badRequest(`${param} must be a number`, param)
+	const n = v as number
+	if (range?.integer && !Number.isInteger(n)) throw badRequest(`${param} must be an integer`, param)
+	if (range?.min !== undefined && n < range.min) throw badRequest(`${param} must be at least ${range.min} (got ${n})`, param)
+	if (range?.max !== undefined && n > range.max) throw badRequest(`${param} must be at most ${range.max} (got ${n})`, param)
+	return n
+}
+
+const MAPPED = [
+	'maxOutputTokens',
+	'temperature',
+	'topP',
+	'topK',
+	'stopSequences',
+	'thinkingConfig',
+	'seed',
+	'presencePenalty',
+	'frequencyPenalty',
+	'responseLogprobs',
+	'logprobs',
+].flatMap(spellings)
+
+/**
+ * `generationConfig` → canonical settings, plus the fields with no canonical slot (candidateCount, responseModalities…,
+ * or a non-JSON `responseMimeType`) to keep in `extra.generationConfig`.
  */
 export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest: Obj | undefined } {
 	if (cfg === undefined || cfg === null) return { settings: {}, rest: undefined }
 	if (!isObj(cfg)) throw badRequest('generationConfig must be an object', 'generationConfig')
 	const settings: Settings = {
-		maxTokens: number(cfg, 'maxOutputTokens'),
-		temperature: number(cfg, 'temperature'),
-		topP: number(cfg, 'topP'),
+		maxTokens: number(cfg, 'maxOutputTokens', { min: 1, integer: true }),
+		temperature: number(cfg, 'temperature', { min: 0, max: 2 }),
+		topP: number(cfg, 'topP', { min: 0, max: 1 }),
 		topK: number(cfg, 'topK'),
+		seed: number(cfg, 'seed', { integer: true }),
+		presencePenalty: number(cfg, 'presencePenalty'),
+		frequencyPenalty: number(cfg, 'frequencyPenalty'),
+		topLogprobs: number(cfg, 'logprobs', { min: 0, max: 20, integer: true }),
 	}
+	const responseLogprobs = get(cfg, 'responseLogprobs')
+	if (responseLogprobs !== undefined && responseLogprobs !== null) {
+		if (typeof responseLogprobs !== 'boolean') throw badRequest('generationConfig.responseLogprobs must be a boolean', 'generationConfig.responseLogprobs')
+		settings.logprobs = responseLogprobs
+	}
+	// Several candidates stay in `rest` too (the fast path forwards the body as written); `choices` tells the relay,
+	// which refuses a channel that would quietly return one (as for OpenAI `n`).
+	const candidates = number(cfg, 'candidateCount', { min: 1, integer: true })
+	if (candidates !== undefined && candidates > 1) settings.choices = candidates
 	const stop = get(cfg, 'stopSequences')
 	if (stop !== undefined) {
 		if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string'))
@@ -164,16 +203,26 @@ export function encodeToolChoice(choice: ToolChoice): GeminiToolConfig {
 }
 
 /**
+ * The smallest thinking budget a Gemini 2.5 model takes (2.5 Pro: 128 to 32768; Flash 0 to 24576; Flash-Lite 512 to
+ * 24576; https://ai.google.dev/gemini-api/docs/thinking).
+ */
+export const MIN_GEMINI_THINKING_BUDGET = 128
+
+/**
  * Canonical reasoning → `thinkingConfig`: a token budget (derived from the effort when only that is known), and
  * `includeThoughts` so thought summaries stream back. Disabled reasoning sends budget 0 only when the client said 0
  * explicitly: some models (2.5 Pro) reject 0, so otherwise the model default applies.
+ * Gemini counts thoughts against `maxOutputTokens`: under a cap the budget is fitted by the gateway's rule
+ * (core/reasoning.ts), and a cap too small for any budget turns thinking off (budget 0) rather than let the model's
+ * default thinking take the whole cap.
  */
-export function encodeThinking(r: Reasoning): GeminiThinkingConfig | undefined {
+export function encodeThinking(r: Reasoning, cap?: number): GeminiThinkingConfig | undefined {
 	if (!r.enabled) return r.budgetTokens === 0 ? { thinkingBudget: 0 } : undefined
 	const cfg: GeminiThinkingConfig = { includeThoughts: r.includeThoughts ?? true }
-	const budget = r.budgetTokens ?? (r.effort ? effortToBudget(r.effort) : undefined)
-	if (budget !== undefined) cfg.thinkingBudget = budget
-	return cfg
+	const want = thinkingBudget(r)
+	if (want === undefined) return cfg
+	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, Math.min(want, MIN_GEMINI_THINKING_BUDGET))
+	return budget === undefined ? { thinkingBudget: 0 } : { ...cfg, thinkingBudget: budget }
 }
 
 /** Canonical settings → `generationConfig`; `undefined` when nothing is set. */
@@ -183,6 +232,12 @@ export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig
 	if (req.temperature !== undefined) cfg.temperature = req.temperature
 	if (req.topP !== undefined) cfg.topP = req.topP
 	if (req.topK !== undefined) cfg.topK = req.topK
+	if (req.seed !== undefined) cfg.seed = req.seed
+	if (req.presencePenalty !== undefined) cfg.presencePenalty = req.presencePenalty
+	if (req.frequencyPenalty !== undefined) cfg.frequencyPenalty = req.frequencyPenalty
+	if (req.logprobs !== undefined) cfg.responseLogprobs = req.logprobs
+	// "Only valid if responseLogprobs=True".
+	if (req.topLogprobs !== undefined && req.logprobs) cfg.logprobs = req.topLogprobs
 	if (req.stop?.length) cfg.stopSequences = req.stop
 	const format = req.responseFormat
 	if (format?.type === 'json_object') cfg.responseMimeType = 'application/json'
@@ -191,7 +246,7 @@ export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig
 		cfg.responseMimeType = 'application/json'
 		cfg.responseJsonSchema = format.schema
 	}
-	const thinking = req.reasoning && encodeThinking(req.reasoning)
+	const thinking = req.reasoning && encodeThinking(req.reasoning, req.maxTokens)
 	if (thinking) cfg.thinkingConfig = thinking
 	return Object.keys(cfg).length ? cfg : undefined
 }

@@ -14,8 +14,16 @@ const JsonObject = t.Record(t.String(), t.Unknown())
 
 // ── Request ────────────────────────────────────────────────────────────────────────────────────────────
 
-export const GeminiBlob = t.Object({ mimeType: t.String(), data: t.String() }, open)
+/**
+ * Inline media: an image, audio (audio/wav, audio/mp3…), or a document (application/pdf, text/plain…). For models of other
+ * vendors, images become their image input, audio OpenAI `input_audio`, documents OpenAI `file` or Anthropic `document`.
+ */
+export const GeminiBlob = t.Object({ mimeType: t.String(), data: t.String({ description: 'The bytes, base64-encoded.' }) }, open)
 
+/**
+ * A file by URI: a Files API URI or `gs://` (Gemini models only: refused with a 400 naming the part for other vendors),
+ * or a public web URL.
+ */
 export const GeminiFileData = t.Object({ mimeType: t.Optional(t.String()), fileUri: t.String() }, open)
 
 export const GeminiFunctionCall = t.Object(
@@ -24,7 +32,17 @@ export const GeminiFunctionCall = t.Object(
 )
 
 export const GeminiFunctionResponse = t.Object(
-	{ id: t.Optional(t.String()), name: t.String(), response: t.Optional(JsonObject) },
+	{
+		id: t.Optional(t.String()),
+		name: t.String(),
+		response: t.Optional(JsonObject),
+		/** Multimodal function response (Gemini 3): media the function returned, alongside `response`. */
+		parts: t.Optional(
+			t.Array(t.Object({ inlineData: t.Optional(GeminiBlob), fileData: t.Optional(GeminiFileData) }, open), {
+				description: 'Media the function returned (a multimodal function response, Gemini 3 models).',
+			}),
+		),
+	},
 	open,
 )
 
@@ -95,11 +113,18 @@ export const GeminiThinkingConfig = t.Object(
 
 export const GeminiGenerationConfig = t.Object(
 	{
-		maxOutputTokens: t.Optional(Integer()),
-		temperature: t.Optional(t.Number()),
-		topP: t.Optional(t.Number()),
+		maxOutputTokens: t.Optional(Integer({ minimum: 1 })),
+		/** "Values can range from [0.0, 2.0]." */
+		temperature: t.Optional(t.Number({ minimum: 0, maximum: 2 })),
+		topP: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
 		topK: t.Optional(t.Number()),
-		candidateCount: t.Optional(Integer()),
+		candidateCount: t.Optional(Integer({ minimum: 1 })),
+		seed: t.Optional(Integer()),
+		presencePenalty: t.Optional(t.Number()),
+		frequencyPenalty: t.Optional(t.Number()),
+		responseLogprobs: t.Optional(t.Boolean()),
+		/** Top alternatives per token; "only valid if responseLogprobs=True", "in the range of [0, 20]". */
+		logprobs: t.Optional(Integer({ minimum: 0, maximum: 20 })),
 		stopSequences: t.Optional(t.Array(t.String())),
 		responseMimeType: t.Optional(t.String()),
 		responseSchema: t.Optional(JsonObject),
@@ -147,6 +172,8 @@ export const GeminiCandidate = t.Object(
 		content: t.Optional(t.Object({ role: t.Optional(t.String()), parts: t.Optional(t.Array(GeminiPart)) }, open)),
 		finishReason: t.Optional(t.String()),
 		index: t.Optional(Integer()),
+		/** With `responseLogprobs`: `chosenCandidates[]` and `topCandidates[].candidates[]` of `{token, logProbability}`. */
+		logprobsResult: t.Optional(JsonObject),
 	},
 	open,
 )

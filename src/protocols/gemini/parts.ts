@@ -5,11 +5,14 @@
  * a functionCall part (the first of a parallel batch), and otherwise on a text part, often the part right after the
  * thoughts or an empty text part at the end. The canonical model keeps signatures only on thinking and tool-call
  * parts, so a signature on a text part is moved onto the thinking part that precedes it, or, when there is none,
- * onto a signature-only thinking part after the text (WIRE-NOTES §14). `encodeModelTurn` (request side) puts it back.
+ * onto a signature-only thinking part after the text (WIRE-NOTES §14). In an upstream answer, such a signature gets
+ * the origin tag that names the kind of part it was on (core/signatures.ts); `encodeModelTurn` (request side) puts it
+ * back there.
  * @module
  */
 import { badRequest } from '../../core/errors'
 import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart } from '../../core/ir'
+import { type SignatureOrigin, tagSignature } from '../../core/signatures'
 import type { GeminiPart } from './model'
 import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
 
@@ -38,9 +41,11 @@ export function decodeMedia(part: Obj): ImagePart | undefined {
  * Decodes the parts of a model turn (a response candidate or a `model` content of client history).
  * Consecutive thought parts form one thinking part, consecutive text parts one text part.
  * @param strictAt when set (request decoding), a malformed part is a 400 naming `${strictAt}[j]`; otherwise skipped
+ * @param upstream an answer from Gemini: thinking signatures get their origin tag (function-call ones travel in ids)
  */
-export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: string): ModelPart[] {
+export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: string, upstream = false): ModelPart[] {
 	const out: ModelPart[] = []
+	const own = (origin: SignatureOrigin, sig: string) => (upstream ? tagSignature(origin, sig) : sig)
 	let thinking: ThinkingPart | undefined // the open, still unsigned thinking part
 	let calls = 0
 	const fail = (j: number, what: string) => {
@@ -58,7 +63,7 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 			if (!thinking) out.push((thinking = { type: 'thinking', text: '' }))
 			thinking.text += str(p.text) ?? ''
 			if (sig) {
-				thinking.signature = sig
+				thinking.signature = own('gemini-thought', sig)
 				thinking = undefined
 			}
 			return
@@ -80,7 +85,7 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		}
 		const text = typeof p.text === 'string' ? p.text : codePartText(p)
 		if (text !== undefined) {
-			let sigLeft = sig
+			let sigLeft = sig && own('gemini-text', sig)
 			if (sigLeft && thinking) {
 				thinking.signature = sigLeft
 				sigLeft = undefined

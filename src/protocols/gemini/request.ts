@@ -8,7 +8,7 @@
  * and multi-name ANY have no canonical form); `tools`: built-in tools (`googleSearch`, `codeExecution`…).
  * @module
  */
-import { badRequest } from '../../core/errors'
+import { badRequest, unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, TextPart } from '../../core/ir'
 import {
 	decodeGenerationConfig,
@@ -82,9 +82,12 @@ function decodeSystem(si: unknown): TextPart[] {
  * Canonical request → upstream Gemini body, without `model` (it goes in the URL: see `geminiPath`).
  * Fields of `extra` are re-emitted only for a request that came from a Gemini client.
  */
-export function encodeRequest(req: ChatRequest, _model: string): GeminiRequest {
+export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	const extra = req.extra?.__protocol === PROTOCOL ? req.extra : undefined
-	const body: GeminiRequest = { contents: encodeMessages(req.messages) }
+	const body: GeminiRequest = { contents: encodeMessages(req.messages, model) }
+	// Gemini refuses empty `contents` ("contents is not specified"): a conversation of only a system prompt (valid in
+	// OpenAI chat) cannot go there. Retryable, so a channel that can take it is tried next.
+	if (!body.contents.length) throw unsupportedForModel('messages: Gemini models need at least one user or assistant message with content, and this conversation has none besides the system prompt', true, 'messages')
 	if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) }
 
 	const tools: GeminiTool[] = req.tools?.length ? [encodeTools(req.tools)] : []

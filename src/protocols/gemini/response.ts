@@ -7,6 +7,7 @@ import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import type { GeminiResponse } from './model'
+import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
 import { get, idSafe, isObj, str, syntheticCallId } from './read'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
@@ -30,7 +31,7 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 	const content = isObj(candidate?.content) ? candidate.content : undefined
 	const parts = Array.isArray(content?.parts) ? content.parts : []
 	const scope = callScope(responseId)
-	const decoded = decodeModelParts(parts, (n, name, given) => given ?? syntheticCallId(scope, n, name))
+	const decoded = decodeModelParts(parts, (n, name, given) => given ?? syntheticCallId(scope, n, name), undefined, true)
 	// Response content has no media slot: generated images are a known gap of the canonical model.
 	const out = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
 	const toolSeen = out.some((p) => p.type === 'tool_call')
@@ -43,6 +44,8 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 		stopReason: blocked ? 'content_filter' : decodeFinishReason(str(get(candidate ?? {}, 'finishReason')), toolSeen),
 		usage: usageOf(body) ?? emptyUsage(),
 	}
+	const logprobs = decodeLogprobs(get(candidate ?? {}, 'logprobsResult'))
+	if (logprobs) res.logprobs = logprobs
 	const created = Date.parse(str(get(o, 'createTime')) ?? '')
 	if (!Number.isNaN(created)) res.created = Math.floor(created / 1000)
 	return res
@@ -62,6 +65,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiRes
 				content: { role: 'model', parts: encodeResponseParts(parts) },
 				finishReason: encodeFinishReason(res.stopReason),
 				index: 0,
+				...(res.logprobs?.length && { logprobsResult: encodeLogprobs(res.logprobs) }),
 			},
 		],
 		usageMetadata: encodeUsage(res.usage),

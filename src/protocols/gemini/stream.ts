@@ -9,6 +9,7 @@
 import { GatewayError } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import { jsonOrUndefined } from '../../core/json'
+import { type SignatureOrigin, tagSignature } from '../../core/signatures'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
@@ -19,8 +20,9 @@ import { decodeFinishReason, decodeUsage } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'
 
-const upstreamError = (message: string, code?: string) =>
-	new GatewayError('upstream', message, code ? { code } : { code: 'upstream_stream_error' })
+/** An in-stream failure; Gemini's overload (503 UNAVAILABLE, "The model is overloaded") stays one, a 503 to callers. */
+const upstreamError = (message: string, code?: string, overloaded = false) =>
+	new GatewayError(overloaded ? 'overloaded' : 'upstream', message, code ? { code } : { code: 'upstream_stream_error' })
 
 /**
  * Upstream SSE frames → canonical events: one `start`, strictly nested blocks, `usage` whenever it changes, then one
@@ -64,10 +66,13 @@ export function streamDecoder(): FrameDecoder {
 		out.push({ type: 'block_start', index: open.index, block: { kind } })
 		return open.index
 	}
-	function signed(signature: string) {
-		// A signature ends its thinking block: it is the block's last event (as in Anthropic's stream).
+	/**
+	 * A signature ends its thinking block: it is the block's last event (as in Anthropic's stream). It carries the tag
+	 * of the kind of part it came on, so it can go back there and is never taken for Anthropic's (core/signatures.ts).
+	 */
+	function signed(origin: SignatureOrigin, signature: string) {
 		const index = openBlock('thinking')
-		out.push({ type: 'signature_delta', index, signature })
+		out.push({ type: 'signature_delta', index, signature: tagSignature(origin, signature) })
 		close()
 	}
 	function part(p: Obj) {
@@ -75,7 +80,7 @@ export function streamDecoder(): FrameDecoder {
 		if (p.thought === true) {
 			const text = str(p.text) ?? ''
 			if (text) out.push({ type: 'thinking_delta', index: openBlock('thinking'), text })
-			if (sig) signed(sig)
+			if (sig) signed('gemini-thought', sig)
 			return
 		}
 		const fc = get(p, 'functionCall')
@@ -94,12 +99,12 @@ export function streamDecoder(): FrameDecoder {
 		if (text === undefined) return // generated media (inlineData) has no canonical stream event
 		let sigLeft = sig
 		if (sigLeft && open?.kind === 'thinking') {
-			signed(sigLeft)
+			signed('gemini-text', sigLeft)
 			sigLeft = undefined
 		}
 		// Open a text block only on the first non-empty text (WIRE-NOTES #1, BerriAI/litellm#34692).
 		if (text) out.push({ type: 'text_delta', index: openBlock('text'), text })
-		if (sigLeft) signed(sigLeft)
+		if (sigLeft) signed('gemini-text', sigLeft)
 	}
 
 	return {
@@ -120,7 +125,7 @@ export function streamDecoder(): FrameDecoder {
 			const err = errorDetails(chunk)
 			if (err) {
 				close()
-				out.push({ type: 'error', error: upstreamError(err.message, err.status) })
+				out.push({ type: 'error', error: upstreamError(err.message, err.status, err.code === 503 || err.status === 'UNAVAILABLE') })
 				over = true
 				return
 			}

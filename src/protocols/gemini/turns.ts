@@ -9,10 +9,12 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import { isForeignSignature, untagSignature } from '../../core/signatures'
 import { unpackToolCallId } from '../../core/tool-ids'
-import type { GeminiContent, GeminiPart, GeminiRole } from './model'
-import { decodeMedia, decodeModelParts, encodeImage } from './parts'
+import type { GeminiContent, GeminiFunctionResponse, GeminiPart, GeminiRole } from './model'
+import { decodeUserMedia, encodeAudio, encodeFile, multimodalResults } from './files'
+import { decodeModelParts, encodeImage } from './parts'
 import { get, isObj, type Obj, str, syntheticCallId } from './read'
 
 // ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -50,7 +52,7 @@ function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[]): P
 			if (p.text) out.push({ type: 'text', text: p.text })
 			return
 		}
-		const media = decodeMedia(p)
+		const media = decodeUserMedia(p, here)
 		if (media) return void out.push(media)
 		const fr = get(p, 'functionResponse')
 		if (fr !== undefined) return void out.push(decodeFunctionResponse(fr, here, calls, answered))
@@ -78,13 +80,15 @@ function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], 
 	if (response !== undefined && !isObj(response))
 		throw badRequest(`${at}.functionResponse.response must be an object`, `${at}.functionResponse.response`)
 	const { text, isError } = resultText(isObj(response) ? response : {})
-	const content: Array<TextPart | ImagePart> = [{ type: 'text', text }]
+	const content: Array<TextPart | ImagePart | FilePart> = [{ type: 'text', text }]
 	// Multimodal function responses (Gemini 3) carry media in functionResponse.parts.
 	const subParts = Array.isArray(fr.parts) ? fr.parts : []
-	for (const sub of subParts) {
-		const media = isObj(sub) ? decodeMedia(sub) : undefined
-		if (media) content.push(media)
-	}
+	subParts.forEach((sub, k) => {
+		const media = isObj(sub) ? decodeUserMedia(sub, `${at}.functionResponse.parts[${k}]`) : undefined
+		// A tool result holds no audio part: audio a function returned is a file of its media type.
+		if (media?.type === 'audio') content.push({ type: 'file', source: { kind: 'base64', mediaType: media.mediaType, data: media.data }, path: media.path })
+		else if (media) content.push(media)
+	})
 	const part: ToolResultPart = { type: 'tool_result', toolCallId: call.id, name, content }
 	if (isError) part.isError = true
 	return part
@@ -110,13 +114,17 @@ function resultText(r: Obj): { text: string; isError: boolean } {
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
 
-/** Canonical messages → `contents`. Consecutive same-role messages are merged; empty turns are skipped. */
-export function encodeMessages(messages: Message[]): Array<GeminiContent & { role: GeminiRole }> {
+/**
+ * Canonical messages → `contents`. Consecutive same-role messages are merged; empty turns are skipped.
+ * @param model the upstream model: Gemini 3 models get a tool result's media inside its functionResponse (files.ts)
+ */
+export function encodeMessages(messages: Message[], model = ''): Array<GeminiContent & { role: GeminiRole }> {
 	const names = new Map<string, string>()
 	const contents: Array<GeminiContent & { role: GeminiRole }> = []
-	for (const m of messages) {
+	const multimodal = multimodalResults(model)
+	for (const [mi, m] of messages.entries()) {
 		const role: GeminiRole = m.role === 'assistant' ? 'model' : 'user'
-		const parts = role === 'model' ? encodeModelTurn(m.content, names) : encodeUserTurn(m.content, names)
+		const parts = role === 'model' ? encodeModelTurn(m.content, names) : encodeUserTurn(m.content, names, multimodal, mi)
 		if (!parts.length) continue
 		const last = contents[contents.length - 1]
 		if (last?.role === role) last.parts.push(...parts)
@@ -132,7 +140,10 @@ export function encodeMessages(messages: Message[]): Array<GeminiContent & { rol
 /**
  * An assistant turn → model parts. Thinking text is not sent back (Gemini reads only the signature); a thinking
  * signature goes on the next text part, or back onto the text part it was split from, or on an empty text part (the
- * shape Gemini itself streams). Redacted thinking is another vendor's ciphertext: Gemini cannot use it.
+ * shape Gemini itself streams). Gemini's own signatures carry an origin tag in the canonical model
+ * (core/signatures.ts): it comes off here, and one that came on a `thought: true` part goes back on that thought
+ * part, with its text; another vendor's tagged signature is left out. Redacted thinking is another vendor's
+ * ciphertext: Gemini cannot use it.
  */
 function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPart[] {
 	const out: GeminiPart[] = []
@@ -149,11 +160,19 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
 			out.push(sig ? { text: p.text, thoughtSignature: sig } : { text: p.text })
 		} else if (p.type === 'thinking') {
 			if (!p.signature) continue
+			const tagged = untagSignature(p.signature)
+			if (!tagged && isForeignSignature(p.signature)) continue
+			const sig = tagged?.signature ?? p.signature
+			if (tagged?.origin === 'gemini-thought') {
+				if (pending) out.push({ text: '', thoughtSignature: take() })
+				out.push({ text: p.text, thought: true, thoughtSignature: sig })
+				continue
+			}
 			const last = out[out.length - 1]
-			if (!p.text && !pending && last && last.text !== undefined && !last.thoughtSignature) last.thoughtSignature = p.signature
+			if (!p.text && !pending && last && last.text !== undefined && !last.thoughtSignature) last.thoughtSignature = sig
 			else {
 				if (pending) out.push({ text: '', thoughtSignature: take() })
-				pending = p.signature
+				pending = sig
 			}
 		} else if (p.type === 'tool_call') {
 			const unpacked = unpackToolCallId(p.id)
@@ -166,6 +185,8 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
 			if (sig) part.thoughtSignature = sig
 			out.push(part)
 		} else if (p.type === 'image') out.push(encodeImage(p.source))
+		else if (p.type === 'file') out.push(...encodeFile(p, 'messages'))
+		else if (p.type === 'audio') out.push(encodeAudio(p))
 	}
 	if (pending) {
 		const last = out[out.length - 1]
@@ -175,23 +196,39 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
 	return out
 }
 
-/** A user turn → user parts; a tool result → `functionResponse{name, response: object}` (WIRE-NOTES §9). */
-function encodeUserTurn(content: Part[], names: Map<string, string>): GeminiPart[] {
+/**
+ * A user turn → user parts; a tool result → `functionResponse{name, response: object}` (WIRE-NOTES §9), its texts
+ * joined by a newline so their boundary survives in the one string. Images and files the tool returned go in
+ * `functionResponse.parts` when inline and the model takes a multimodal function response (`multimodal`), else as
+ * parts right after the functionResponse, which every model accepts.
+ */
+function encodeUserTurn(content: Part[], names: Map<string, string>, multimodal: boolean, mi: number): GeminiPart[] {
 	const out: GeminiPart[] = []
-	for (const p of content) {
+	content.forEach((p, pi) => {
 		if (p.type === 'text') {
 			if (p.text) out.push({ text: p.text })
 		} else if (p.type === 'image') out.push(encodeImage(p.source))
+		else if (p.type === 'file') out.push(...encodeFile(p, `messages[${mi}].content[${pi}]`))
+		else if (p.type === 'audio') out.push(encodeAudio(p))
 		else if (p.type === 'tool_result') {
 			const name = p.name ?? names.get(p.toolCallId) ?? names.get(unpackToolCallId(p.toolCallId).id)
 			if (!name)
 				throw badRequest(`tool result ${p.toolCallId} has no matching tool call: Gemini needs the function name`, 'messages')
-			const text = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('')
-			out.push({ functionResponse: { name, response: resultObject(text, p.isError === true) } })
-			// Images of a tool result follow it as separate parts: every Gemini model accepts that.
-			for (const c of p.content) if (c.type === 'image') out.push(encodeImage(c.source))
+			const texts: string[] = []
+			const media: GeminiPart[] = []
+			p.content.forEach((c, ci) => {
+				if (c.type === 'text') return void texts.push(c.text)
+				const parts = c.type === 'image' ? [encodeImage(c.source)] : encodeFile(c, `messages[${mi}].content[${pi}].content[${ci}]`)
+				// A plain-text document a tool returned is more of its text.
+				for (const g of parts) if (g.text !== undefined) texts.push(g.text)
+				else media.push(g)
+			})
+			const response: GeminiFunctionResponse = { name, response: resultObject(texts.join('\n'), p.isError === true) }
+			const inline = multimodal ? media.filter((g) => g.inlineData) : []
+			if (inline.length) response.parts = inline.map((g) => ({ inlineData: g.inlineData }))
+			out.push({ functionResponse: response }, ...media.filter((g) => !inline.includes(g)))
 		}
-	}
+	})
 	return out
 }
 

@@ -5,12 +5,14 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import type { AudioPart, FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
 import { openaiToolCallId, packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { cannotSend } from '../files'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
+import { decodeAudioPart, decodeFilePart, encodeAudioPart, encodeFilePart, type WireFilePart } from './files'
 import { isObject, notObject, notString, optString, reqArray, reqObject, reqString, type Json } from './guards'
 
-type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } } | WireFilePart
 
 /** A message as encodeRequest writes it. */
 export type WireMessage =
@@ -43,11 +45,13 @@ function textParts(content: unknown, param: string): TextPart[] {
 	return out
 }
 
-function userParts(content: unknown, param: string): Array<TextPart | ImagePart> {
+type UserPart = TextPart | ImagePart | FilePart | AudioPart
+
+function userParts(content: unknown, param: string): UserPart[] {
 	if (typeof content === 'string') return [{ type: 'text', text: content }]
 	const list = reqArray(content, param)
 	if (!list.length) throw badRequest(`${param} must not be an empty array`, param)
-	const out: Array<TextPart | ImagePart> = []
+	const out: UserPart[] = []
 	for (let i = 0; i < list.length; i++) {
 		const at = `${param}[${i}]`
 		const part = reqObject(list[i], at)
@@ -63,10 +67,15 @@ function userParts(content: unknown, param: string): Array<TextPart | ImagePart>
 			out.push(img)
 			continue
 		}
-		// Valid OpenAI input with no canonical slot: refusing beats dropping it silently (WIRE-NOTES #8).
-		if (part.type === 'input_audio' || part.type === 'file')
-			throw badRequest(`${at}.type '${part.type}' is not supported by this gateway`, `${at}.type`)
-		throw badRequest(`${at}.type must be one of text, image_url (got ${JSON.stringify(part.type)})`, `${at}.type`)
+		if (part.type === 'file') {
+			out.push(decodeFilePart(part, at))
+			continue
+		}
+		if (part.type === 'input_audio') {
+			out.push(decodeAudioPart(part, at))
+			continue
+		}
+		throw badRequest(`${at}.type must be one of text, image_url, input_audio, file (got ${JSON.stringify(part.type)})`, `${at}.type`)
 	}
 	return out
 }
@@ -194,22 +203,46 @@ const imagePart = (p: ImagePart): WireContentPart => ({
 })
 
 /** String content when it is a single text (older compatibles reject arrays), parts otherwise. */
-function userContent(parts: Array<TextPart | ImagePart>): string | WireContentPart[] {
-	if (parts.length === 1 && parts[0].type === 'text') return parts[0].text
-	return parts.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : imagePart(p)))
+function userContent(parts: Array<{ part: UserPart; where: string }>): string | WireContentPart[] {
+	const wire = parts.flatMap(({ part: p, where }): WireContentPart[] => {
+		if (p.type === 'text') return [{ type: 'text', text: p.text }]
+		if (p.type === 'image') return [imagePart(p)]
+		if (p.type === 'audio') return [encodeAudioPart(p, where)]
+		return encodeFilePart(p, where)
+	})
+	if (wire.length === 1 && wire[0].type === 'text') return wire[0].text
+	return wire
 }
 
-function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[]) {
-	const carried: ImagePart[] = []
-	for (const p of parts) {
-		if (p.type !== 'tool_result') continue
-		const text = p.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('')
-		out.push({ role: 'tool', tool_call_id: openaiToolCallId(packedIds.get(p.toolCallId) ?? p.toolCallId), content: text })
-		// OpenAI tool messages are text-only: images a tool returned travel in the user turn that follows.
-		carried.push(...p.content.filter((c): c is ImagePart => c.type === 'image'))
-	}
-	const rest = [...carried, ...parts.filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image')]
+/**
+ * A user turn → one `role:"tool"` message per tool result, then a user message with the rest. Several texts of one
+ * result are joined by a newline, so their boundary survives in OpenAI's single string.
+ */
+function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[], mi: number) {
+	const carried: Array<{ part: UserPart; where: string }> = []
+	parts.forEach((p, pi) => {
+		if (p.type !== 'tool_result') return
+		const texts: string[] = []
+		p.content.forEach((c, ci) => {
+			const where = `messages[${mi}].content[${pi}].content[${ci}]`
+			if (c.type === 'text') texts.push(c.text)
+			// OpenAI tool messages are text-only: images and files a tool returned travel in the user turn that follows.
+			else carried.push({ part: c, where })
+		})
+		out.push({ role: 'tool', tool_call_id: openaiToolCallId(packedIds.get(p.toolCallId) ?? p.toolCallId), content: texts.join('\n') })
+	})
+	const rest = [...carried]
+	parts.forEach((p, pi) => {
+		if (p.type === 'text' || p.type === 'image' || p.type === 'file' || p.type === 'audio') rest.push({ part: p, where: `messages[${mi}].content[${pi}]` })
+	})
 	if (rest.length) out.push({ role: 'user', content: userContent(rest) })
+}
+
+/** An assistant message has no slot for files or audio (user input in OpenAI chat): refused rather than dropped. */
+function refuseAssistantMedia(parts: Part[], mi: number) {
+	parts.forEach((p, pi) => {
+		if (p.type === 'file' || p.type === 'audio') throw cannotSend(p, 'OpenAI chat', 'it takes files and audio in user messages only', `messages[${mi}].content[${pi}]`)
+	})
 }
 
 function encodeAssistant(parts: Part[]): WireMessage {
@@ -238,9 +271,11 @@ export function encodeMessages(system: TextPart[] | undefined, messages: Message
 	for (const m of messages)
 		for (const p of m.content) if (p.type === 'tool_call' && p.signature) packedIds.set(p.id, packToolCallId(p.id, p.signature))
 	if (system?.length) out.push({ role: 'system', content: system.map((p) => p.text).join('\n\n') })
-	for (const m of messages) {
-		if (m.role === 'assistant') out.push(encodeAssistant(m.content))
-		else encodeUser(m.content, packedIds, out)
-	}
+	messages.forEach((m, mi) => {
+		if (m.role === 'assistant') {
+			refuseAssistantMedia(m.content, mi)
+			out.push(encodeAssistant(m.content))
+		} else encodeUser(m.content, packedIds, out, mi)
+	})
 	return out
 }

@@ -22,8 +22,37 @@ export const OpenAIImagePart = t.Object(
 	open,
 )
 
-/** Audio and file parts are valid OpenAI input but have no canonical slot: decodeRequest rejects them by name. */
-export const OpenAIOtherInputPart = t.Object({ type: t.Union([t.Literal('input_audio'), t.Literal('file')]) }, open)
+/**
+ * A file (https://platform.openai.com/docs/guides/pdf-files): `file_data` as a base64 data URL with `filename`, or
+ * `file_id` of a file uploaded to OpenAI. Other vendors' models get it as their document input (Anthropic `document`,
+ * Gemini `inlineData`); a `file_id` reaches OpenAI models only, and is refused with a 400 naming the part elsewhere.
+ */
+export const OpenAIFilePart = t.Object(
+	{
+		type: t.Literal('file'),
+		file: t.Object(
+			{
+				file_data: t.Optional(t.String({ description: 'The file as a base64 data URL: data:application/pdf;base64,…' })),
+				file_id: t.Optional(t.String({ description: 'A file uploaded to OpenAI (OpenAI models only).' })),
+				filename: t.Optional(t.String({ description: 'The file name, sent with file_data.' })),
+			},
+			open,
+		),
+	},
+	open,
+)
+
+/**
+ * Audio input (https://platform.openai.com/docs/guides/audio): base64 `data` in `format` wav or mp3. Gemini models get
+ * it as audio `inlineData`; Anthropic models take no audio, and refuse it with a 400 naming the part.
+ */
+export const OpenAIInputAudioPart = t.Object(
+	{
+		type: t.Literal('input_audio'),
+		input_audio: t.Object({ data: t.String({ description: 'The audio, base64-encoded.' }), format: t.String({ description: "'wav' or 'mp3'" }) }, open),
+	},
+	open,
+)
 
 export const OpenAIRefusalPart = t.Object({ type: t.Literal('refusal'), refusal: t.String() }, open)
 
@@ -58,7 +87,7 @@ export const OpenAISystemMessage = t.Object(
 export const OpenAIUserMessage = t.Object(
 	{
 		role: t.Literal('user'),
-		content: t.Union([t.String(), t.Array(t.Union([OpenAITextPart, OpenAIImagePart, OpenAIOtherInputPart]))]),
+		content: t.Union([t.String(), t.Array(t.Union([OpenAITextPart, OpenAIImagePart, OpenAIInputAudioPart, OpenAIFilePart]))]),
 		name: t.Optional(t.String()),
 	},
 	open,
@@ -145,8 +174,13 @@ export const OpenAIChatRequest = t.Object(
 		messages: t.Array(OpenAIMessage, { minItems: 1 }),
 		max_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
 		max_completion_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
-		temperature: t.Optional(t.Nullable(t.Number())),
-		top_p: t.Optional(t.Nullable(t.Number())),
+		temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
+		top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
+		seed: t.Optional(t.Nullable(Integer())),
+		presence_penalty: t.Optional(t.Nullable(t.Number({ minimum: -2, maximum: 2 }))),
+		frequency_penalty: t.Optional(t.Nullable(t.Number({ minimum: -2, maximum: 2 }))),
+		logprobs: t.Optional(t.Nullable(t.Boolean())),
+		top_logprobs: t.Optional(t.Nullable(Integer({ minimum: 0, maximum: 20 }))),
 		stop: t.Optional(t.Nullable(t.Union([t.String(), t.Array(t.String())]))),
 		tools: t.Optional(t.Nullable(t.Array(OpenAITool))),
 		tool_choice: t.Optional(t.Nullable(OpenAIToolChoice)),
@@ -183,6 +217,17 @@ export const OpenAIUsage = t.Object(
 	open,
 )
 
+const TopLogprob = t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Nullable(t.Array(Integer())) }, open)
+
+/** `choices[].logprobs` when the request asked for `logprobs` (whole answers; streamed chunks carry null). */
+export const OpenAIChoiceLogprobs = t.Object(
+	{
+		content: t.Nullable(t.Array(t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Nullable(t.Array(Integer())), top_logprobs: t.Array(TopLogprob) }, open))),
+		refusal: t.Nullable(t.Array(t.Unknown())),
+	},
+	open,
+)
+
 const FinishReason = t.Union([
 	t.Literal('stop'),
 	t.Literal('length'),
@@ -211,7 +256,7 @@ export const OpenAIChatCompletion = t.Object(
 					},
 					open,
 				),
-				logprobs: t.Null(),
+				logprobs: t.Nullable(OpenAIChoiceLogprobs),
 				finish_reason: FinishReason,
 			}),
 		),

@@ -3,7 +3,7 @@
  *
  * `extra` convention: decodeRequest puts every field without a canonical slot into `extra` together with
  * `extra.__protocol = 'openai-chat'`; encodeRequest re-emits `extra` only when that marker is present, so
- * OpenAI-only fields (seed, logprobs, metadata…) reach OpenAI-compatible upstreams and nobody else.
+ * OpenAI-only fields (metadata, logit_bias, service_tier…) reach OpenAI-compatible upstreams and nobody else.
  * @module
  */
 import { badRequest } from '../../core/errors'
@@ -33,6 +33,11 @@ const KNOWN = new Set([
 	'stream',
 	'stream_options',
 	'user',
+	'seed',
+	'presence_penalty',
+	'frequency_penalty',
+	'logprobs',
+	'top_logprobs',
 ])
 
 const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
@@ -85,6 +90,17 @@ function decodeResponseFormat(raw: unknown): ResponseFormat {
 	return out
 }
 
+/**
+ * A number in the range OpenAI documents for the field (chat create reference: temperature "between 0 and 2",
+ * presence and frequency penalties "between -2.0 and 2.0", top_logprobs "an integer between 0 and 20"); OpenAI answers
+ * 400 outside it, and so does the gateway, for every model, rather than clamp or forward it.
+ */
+function optRange(v: unknown, param: string, min: number, max: number): number | undefined {
+	const n = optNumber(v, param)
+	if (n !== undefined && (n < min || n > max)) throw badRequest(`${param} must be between ${min} and ${max} (got ${n})`, param)
+	return n
+}
+
 function decodeStop(raw: unknown): string[] | undefined {
 	if (raw === undefined || raw === null) return undefined
 	if (typeof raw === 'string') return [raw]
@@ -123,10 +139,11 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 
 	const maxTokens = optInteger(b.max_completion_tokens, 'max_completion_tokens', 1) ?? optInteger(b.max_tokens, 'max_tokens', 1)
 	if (maxTokens !== undefined) req.maxTokens = maxTokens
-	const temperature = optNumber(b.temperature, 'temperature')
+	const temperature = optRange(b.temperature, 'temperature', 0, 2)
 	if (temperature !== undefined) req.temperature = temperature
-	const topP = optNumber(b.top_p, 'top_p')
+	const topP = optRange(b.top_p, 'top_p', 0, 1)
 	if (topP !== undefined) req.topP = topP
+	decodeSampling(b, req)
 	const stop = decodeStop(b.stop)
 	if (stop) req.stop = stop
 	if (b.tools !== undefined && b.tools !== null) {
@@ -154,6 +171,25 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	return req
 }
 
+/** seed, penalties and log probabilities: canonical, so Gemini gets them too (its generationConfig has all five). */
+function decodeSampling(b: Json, req: ChatRequest) {
+	const seed = optInteger(b.seed, 'seed', Number.MIN_SAFE_INTEGER)
+	if (seed !== undefined) req.seed = seed
+	const presence = optRange(b.presence_penalty, 'presence_penalty', -2, 2)
+	if (presence !== undefined) req.presencePenalty = presence
+	const frequency = optRange(b.frequency_penalty, 'frequency_penalty', -2, 2)
+	if (frequency !== undefined) req.frequencyPenalty = frequency
+	const logprobs = optBoolean(b.logprobs, 'logprobs')
+	if (logprobs !== undefined) req.logprobs = logprobs
+	const top = optRange(b.top_logprobs, 'top_logprobs', 0, 20)
+	if (top !== undefined) {
+		if (!Number.isInteger(top)) throw badRequest('top_logprobs must be an integer between 0 and 20', 'top_logprobs')
+		// OpenAI: "logprobs must be set to true if this parameter is used" (a 0 asks for nothing and passes).
+		if (logprobs !== true && top > 0) throw badRequest('top_logprobs requires logprobs: true', 'top_logprobs')
+		if (logprobs === true) req.topLogprobs = top
+	}
+}
+
 /** Whether the client asked for the final usage chunk (`stream_options.include_usage`), for EncodeContext. */
 export const includeUsageOf = (body: unknown): boolean =>
 	isObject(body) && isObject(body.stream_options) && body.stream_options.include_usage === true
@@ -163,6 +199,8 @@ export const includeUsageOf = (body: unknown): boolean =>
  * ("Unsupported parameter: 'max_tokens' is not supported with this model").
  */
 export const usesCompletionTokens = (model: string): boolean => /^(o\d|gpt-5)/.test(model.slice(model.lastIndexOf('/') + 1))
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function' as const, function: { name: c.name } } : c.type)
 
@@ -179,6 +217,12 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
 	if (req.temperature !== undefined) body.temperature = req.temperature
 	if (req.topP !== undefined) body.top_p = req.topP
+	if (req.seed !== undefined) body.seed = req.seed
+	// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
+	if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
+	if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
+	if (req.logprobs !== undefined) body.logprobs = req.logprobs
+	if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
 	if (req.stop?.length) body.stop = req.stop
 	if (req.tools?.length) {
 		body.tools = req.tools.map((t) => ({

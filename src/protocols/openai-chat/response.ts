@@ -10,6 +10,7 @@ import type { EncodeContext } from '../codec'
 import { newId } from '../../lib/ids'
 import { decodeReasoning, encodeReasoning, parseArguments } from './content'
 import { count, isObject, str } from './guards'
+import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { encodeMcpCalls, type McpCall } from './mcp'
 import type { OpenAIChatCompletion } from './model'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
@@ -56,6 +57,8 @@ export function decodeResponse(body: unknown): ChatResponse {
 		stopReason: refusal && reason === 'end_turn' ? 'refusal' : reason,
 		usage: decodeUsage(body.usage) ?? emptyUsage(),
 	}
+	const logprobs = decodeLogprobs(choice.logprobs)
+	if (logprobs) res.logprobs = logprobs
 	const created = count(body.created)
 	if (created) res.created = created
 	return res
@@ -91,7 +94,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 		object: 'chat.completion',
 		created: res.created ?? Math.floor(Date.now() / 1000),
 		model: ctx.model,
-		choices: [{ index: 0, message, logprobs: null, finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
+		choices: [{ index: 0, message, logprobs: encodeLogprobs(res.logprobs), finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
 		usage: encodeUsage(res.usage),
 	}
 }

@@ -3,20 +3,30 @@
  * OpenAI chunks have no blocks, so the block lifecycle is synthesised: a change of kind (reasoning → text →
  * tool call) or of tool-call `index` closes the open block and opens the next, with indexes 0, 1, 2… never
  * reused (WIRE-NOTES #5).
+ *
+ * Parallel tool calls: deltas are keyed by `tool_calls[].index`, and nothing orders one call's deltas before the next
+ * call's (some upstreams interleave them 0, 1, 0, 1…), while a canonical block must be whole before the next opens.
+ * The open call streams as it comes; a call that starts while the open call's arguments are not yet a whole JSON
+ * object is held (its arguments collected per index) and follows, as a complete block, once the open call's object
+ * closes, or at `finish_reason`, or when a non-tool delta arrives. Calls sent one after the other never wait.
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import type { StreamEvent } from '../../core/events'
+import type { BlockStart, StreamEvent } from '../../core/events'
 import type { StopReason } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
 import { isObject, str, type Json } from './guards'
+import { feedJson, jsonDone, jsonProgress, type JsonProgress } from './json-progress'
 import { upstreamError } from './response'
 import { decodeFinishReason, decodeUsage, withToolUse } from './usage'
 
-type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; tool?: number; signed?: boolean }
+type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; tool?: number; signed?: boolean; refusal?: boolean; args?: JsonProgress }
+
+/** A tool call that started while another call's arguments were still open: held until that call is done. */
+type Held = { block: Extract<BlockStart, { kind: 'tool_call' }>; json: string; args: JsonProgress }
 
 const upstream = (message: string) => new GatewayError('upstream', message, { retryable: true })
 
@@ -32,6 +42,8 @@ export function streamDecoder(): FrameDecoder {
 	let next = 0
 	let open: Open | undefined
 	const closedTools = new Set<number>()
+	/** Held calls by tool index, in the order they started. Non-empty only while the open block is an unfinished call. */
+	const held = new Map<number, Held>()
 	let sawTool = false
 	let sawRefusal = false
 	let finish: StopReason | undefined
@@ -39,18 +51,46 @@ export function streamDecoder(): FrameDecoder {
 	let failure: GatewayError | undefined
 	let over = false
 
-	const close = (out: StreamEvent[]) => {
+	const stopOpen = (out: StreamEvent[]) => {
 		if (!open) return
 		out.push({ type: 'block_stop', index: open.index })
 		if (open.tool !== undefined) closedTools.add(open.tool)
 		open = undefined
 	}
-	/** The open block of `kind`, opening one if needed; a signed thinking block is finished, so it is not reused. */
-	const ensure = (kind: 'text' | 'thinking', out: StreamEvent[]): number => {
-		if (open?.kind === kind && !open.signed) return open.index
+	const openTool = (tool: number, block: Held['block'], json: string, args: JsonProgress, out: StreamEvent[]) => {
+		open = { index: next++, kind: 'tool_call', tool, args }
+		out.push({ type: 'block_start', index: open.index, block })
+		if (json) out.push({ type: 'json_delta', index: open.index, json })
+	}
+	/** Closes the open block, then emits every held call as a whole block (the turn moved on, or ended). */
+	const close = (out: StreamEvent[]) => {
+		stopOpen(out)
+		if (held.size === 0) return
+		for (const [tool, h] of held) {
+			openTool(tool, h.block, h.json, h.args, out)
+			stopOpen(out)
+		}
+		held.clear()
+	}
+	/** The open call's arguments are whole: it closes, and the held calls follow, the first unfinished one left open. */
+	const advance = (out: StreamEvent[]) => {
+		stopOpen(out)
+		for (const [tool, h] of held) {
+			held.delete(tool)
+			openTool(tool, h.block, h.json, h.args, out)
+			if (!jsonDone(h.args)) return
+			stopOpen(out)
+		}
+	}
+	/**
+	 * The open block of `kind`, opening one if needed; a signed thinking block is finished, so it is not reused. The
+	 * `refusal` field's text is a text block of its own, marked so (a Responses client gets it as a refusal part).
+	 */
+	const ensure = (kind: 'text' | 'thinking', out: StreamEvent[], refusal = false): number => {
+		if (open?.kind === kind && !open.signed && (open.refusal ?? false) === refusal) return open.index
 		close(out)
-		open = { index: next++, kind }
-		out.push({ type: 'block_start', index: open.index, block: { kind } })
+		open = refusal ? { index: next++, kind, refusal } : { index: next++, kind }
+		out.push({ type: 'block_start', index: open.index, block: refusal ? { kind: 'text', refusal } : { kind } })
 		return open.index
 	}
 
@@ -84,24 +124,37 @@ export function streamDecoder(): FrameDecoder {
 			if (failure || !isObject(raw)) return
 			const tool = typeof raw.index === 'number' ? raw.index : position
 			const fn = isObject(raw.function) ? raw.function : {}
-			if (open?.kind !== 'tool_call' || open.tool !== tool) {
-				if (closedTools.has(tool)) {
-					// The block model cannot reopen a closed call; failing beats corrupting its arguments.
-					failure = upstream(`upstream interleaved tool-call deltas (index ${tool} resumed after another call)`)
-					return
-				}
-				close(out)
-				const { id, signature } = unpackToolCallId(str(raw.id) || newId('call_'))
-				open = { index: next++, kind: 'tool_call', tool }
-				const block = signature
-					? { kind: 'tool_call' as const, id, name: str(fn.name) ?? '', signature }
-					: { kind: 'tool_call' as const, id, name: str(fn.name) ?? '' }
-				out.push({ type: 'block_start', index: open.index, block })
-				sawTool = true
-			}
 			// Arguments are a string fragment; a few compatibles send the whole object instead.
-			const json = isObject(fn.arguments) ? JSON.stringify(fn.arguments) : str(fn.arguments)
-			if (json) out.push({ type: 'json_delta', index: open.index, json })
+			const json = (isObject(fn.arguments) ? JSON.stringify(fn.arguments) : str(fn.arguments)) ?? ''
+			if (open?.kind === 'tool_call' && open.tool === tool) {
+				if (!json) return
+				out.push({ type: 'json_delta', index: open.index, json })
+				if (open.args && feedJson(open.args, json) && held.size > 0) advance(out)
+				return
+			}
+			const h = held.get(tool)
+			if (h) {
+				h.json += json
+				feedJson(h.args, json)
+				return
+			}
+			if (closedTools.has(tool)) {
+				// Whitespace after a whole object changes nothing; more arguments for a call already closed (its object was
+				// whole, or other content came between) cannot be placed: failing beats corrupting its arguments.
+				if (json.trim()) failure = upstream(`upstream sent more arguments for tool call ${tool} after it ended`)
+				return
+			}
+			const { id, signature } = unpackToolCallId(str(raw.id) || newId('call_'))
+			const block: Held['block'] = signature ? { kind: 'tool_call', id, name: str(fn.name) ?? '', signature } : { kind: 'tool_call', id, name: str(fn.name) ?? '' }
+			const args = jsonProgress()
+			feedJson(args, json)
+			sawTool = true
+			// The open call may still get arguments: this one waits its turn (interleaved deltas).
+			if (open?.args && !jsonDone(open.args)) held.set(tool, { block, json, args })
+			else {
+				close(out)
+				openTool(tool, block, json, args, out)
+			}
 		})
 	}
 
@@ -113,7 +166,7 @@ export function streamDecoder(): FrameDecoder {
 		const refusal = str(d.refusal)
 		if (refusal) {
 			sawRefusal = true
-			out.push({ type: 'text_delta', index: ensure('text', out), text: refusal })
+			out.push({ type: 'text_delta', index: ensure('text', out, true), text: refusal })
 		}
 		if (Array.isArray(d.tool_calls)) toolCalls(d.tool_calls, out)
 		if (typeof choice.finish_reason === 'string') {

@@ -9,10 +9,12 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ChatRequest, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
+import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
+import { cannotSend } from '../files'
 import { imageUrlOf } from '../openai-chat/content'
+import { encodeFilePart } from '../openai-chat/files'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { decodeInput } from './items'
 import { encodeReasoningItem } from './reasoning'
@@ -175,10 +177,20 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 
 const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function', name: c.name } : c.type)
 
-/** A tool result's `output`: a string, or input parts when the tool returned images. */
+/** A file as input parts: `input_file` takes chat's `file` fields (file_data, file_id, filename); audio is refused. */
+function fileInput(p: FilePart | AudioPart, where: string): Json[] {
+	if (p.type === 'audio') throw cannotSend(p, 'OpenAI Responses', 'it takes no audio input', where)
+	return encodeFilePart(p, where).map((w) =>
+		w.type === 'file' ? { type: 'input_file', ...w.file } : w.type === 'image_url' ? { type: 'input_image', image_url: w.image_url.url, detail: 'auto' } : w.type === 'text' ? { type: 'input_text', text: w.text } : w,
+	)
+}
+
+/** A tool result's `output`: a string, or input parts when the tool returned images or files. */
 function toolOutput(p: ToolResultPart): string | Json[] {
 	if (p.content.every((c) => c.type === 'text')) return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
-	return p.content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : { type: 'input_image', image_url: imageUrlOf(c.source), detail: c.detail ?? 'auto' }))
+	return p.content.flatMap((c) =>
+		c.type === 'text' ? [{ type: 'input_text', text: c.text }] : c.type === 'image' ? [{ type: 'input_image', image_url: imageUrlOf(c.source), detail: c.detail ?? 'auto' }] : fileInput(c, 'input'),
+	)
 }
 
 function encodeInput(messages: Message[]): Json[] {
@@ -192,6 +204,7 @@ function encodeInput(messages: Message[]): Json[] {
 		for (const p of m.content) {
 			if (p.type === 'text') content.push({ type: m.role === 'user' ? 'input_text' : 'output_text', text: p.text })
 			else if (p.type === 'image') content.push({ type: 'input_image', image_url: imageUrlOf(p.source), detail: p.detail ?? 'auto' })
+			else if (p.type === 'file' || p.type === 'audio') content.push(...fileInput(p, 'input'))
 			else {
 				flush()
 				if (p.type === 'tool_call') items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })

@@ -64,13 +64,27 @@ export function envelope(e: Envelope): ResponsesResponse {
 	}
 }
 
-/** Canonical content → output items, with fresh item ids. */
-export function encodeOutput(content: ChatResponse['content']): ResponsesOutputItem[] {
+/**
+ * Canonical content → output items, with fresh item ids. An answer that ended in a refusal (Anthropic
+ * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives its text as `refusal` parts, not `output_text`; with no text
+ * at all, one message carries an empty refusal part, so the client still learns it was refused.
+ */
+export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason']): ResponsesOutputItem[] {
 	const items: ResponsesOutputItem[] = []
+	const refused = stopReason === 'refusal'
 	let text: string | undefined
+	let sawText = false
+	const message = (text: string): ResponsesOutputItem => ({
+		id: newId('msg_'),
+		type: 'message',
+		role: 'assistant',
+		status: 'completed',
+		content: [refused ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: [] }],
+	})
 	const flush = () => {
 		if (text === undefined) return
-		items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] })
+		items.push(message(text))
+		sawText = true
 		text = undefined
 	}
 	for (const p of content) {
@@ -87,6 +101,7 @@ export function encodeOutput(content: ChatResponse['content']): ResponsesOutputI
 		else items.push(encodeReasoningItem(p, newId('rs_')))
 	}
 	flush()
+	if (refused && !sawText) items.push(message(''))
 	return items
 }
 
@@ -99,7 +114,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Responses
 		model: ctx.model,
 		status: end.status,
 		incompleteReason: end.reason,
-		output: encodeOutput(res.content),
+		output: encodeOutput(res.content, res.stopReason),
 		usage: res.usage,
 	})
 }

@@ -19,7 +19,7 @@ import { REDACTED_MARK, reasoningText, SIGNATURE_MARK } from './reasoning'
 import { failedError } from './response'
 import { decodeEnd, decodeUsage } from './usage'
 
-type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; streamed: boolean }
+type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; streamed: boolean; refusal?: boolean }
 
 /** Decodes a Responses stream; ends with `finish`, or with `error` when the upstream failed or the body was cut. */
 export function streamDecoder(): FrameDecoder {
@@ -40,16 +40,17 @@ export function streamDecoder(): FrameDecoder {
 		if (open) out.push({ type: 'block_stop', index: open.index })
 		open = undefined
 	}
-	const ensure = (kind: 'text' | 'thinking', out: StreamEvent[]): Open => {
-		if (open?.kind === kind) return open
+	/** The open block of `kind`; a `refusal` part's text is a text block of its own, marked so. */
+	const ensure = (kind: 'text' | 'thinking', out: StreamEvent[], refusal = false): Open => {
+		if (open?.kind === kind && (open.refusal ?? false) === refusal) return open
 		close(out)
-		open = { index: next++, kind, streamed: false }
-		out.push({ type: 'block_start', index: open.index, block: { kind } })
+		open = { index: next++, kind, streamed: false, ...(refusal && { refusal }) }
+		out.push({ type: 'block_start', index: open.index, block: refusal ? { kind: 'text', refusal } : { kind } })
 		return open
 	}
-	const text = (kind: 'text' | 'thinking', t: string, out: StreamEvent[]) => {
+	const text = (kind: 'text' | 'thinking', t: string, out: StreamEvent[], refusal = false) => {
 		if (!t) return
-		const o = ensure(kind, out)
+		const o = ensure(kind, out, refusal)
 		o.streamed = true
 		out.push(kind === 'text' ? { type: 'text_delta', index: o.index, text: t } : { type: 'thinking_delta', index: o.index, text: t })
 	}
@@ -77,7 +78,10 @@ export function streamDecoder(): FrameDecoder {
 			const enc = str(item.encrypted_content)
 			if (enc?.startsWith(SIGNATURE_MARK)) out.push({ type: 'signature_delta', index: open.index, signature: enc.slice(SIGNATURE_MARK.length) })
 		} else if (item.type === 'message' && !(open?.kind === 'text' && open.streamed)) {
-			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) text('text', str(c.text) ?? str(c.refusal) ?? '', out)
+			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
+				if (c.type === 'refusal') sawRefusal = true
+				text('text', str(c.text) ?? str(c.refusal) ?? '', out, c.type === 'refusal')
+			}
 		} else if (item.type === 'function_call' && open?.kind === 'tool_call' && !open.streamed) {
 			const args = str(item.arguments)
 			if (args) out.push({ type: 'json_delta', index: open.index, json: args })
@@ -102,7 +106,7 @@ export function streamDecoder(): FrameDecoder {
 				break
 			case 'response.refusal.delta':
 				sawRefusal = true
-				text('text', str(e.delta) ?? '', out)
+				text('text', str(e.delta) ?? '', out, true)
 				break
 			case 'response.reasoning_summary_part.added':
 				// Several summary parts read as paragraphs of one thinking text.

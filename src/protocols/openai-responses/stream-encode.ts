@@ -5,11 +5,17 @@
  * their `…done` events → `output_item.done` → `response.completed` (or `response.incomplete` when cut by the token
  * limit or a filter), each frame named by `event:` and numbered by `sequence_number` from 0. No `[DONE]`.
  *
- * Items: text → `message` with one `output_text` part; thinking → `reasoning` with one `summary_text` part (and the
- * signature in `encrypted_content` at `output_item.done`); tool call → `function_call` with
- * `function_call_arguments.delta/done`. The final response lists the same items, so strict clients (the openai SDK
- * checks ids and call_ids against what was streamed) accept it. A failure becomes an `error` event (the SDK throws on
- * it) followed by `response.failed`, never an empty success (usestrix/strix#719).
+ * Items: text → `message` with one `output_text` part (a `refusal` part, `response.refusal.delta/done`, for text the
+ * upstream marked as a refusal); thinking → `reasoning` with one `summary_text` part (and the signature in
+ * `encrypted_content` at `output_item.done`); tool call → `function_call` with `function_call_arguments.delta/done`.
+ * The final response lists the same items, so strict clients (the openai SDK checks ids and call_ids against what was
+ * streamed) accept it. A failure becomes an `error` event (the SDK throws on it) followed by `response.failed`, never
+ * an empty success (usestrix/strix#719).
+ *
+ * An item's `…done` events wait for the event after its block stops: only then is it known whether the item was
+ * `completed` or cut by a failure (`incomplete`, before `error`), and whether the answer ended in a refusal the
+ * upstream told only at the end (Anthropic `stop_reason: "refusal"`): the text already went out as `output_text`, so
+ * the message gets a `refusal` part after it (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -27,12 +33,18 @@ import { envelope, responseId } from './response'
 import { encodeEnd } from './usage'
 
 type Open =
-	| { kind: 'text'; index: number; out: number; id: string; text: string }
+	/** `refusal`: the part is a refusal; `endsRefused`: a refusal part follows the text (the answer ended refused). */
+	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean }
 	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
 	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
 	| { kind: 'call'; index: number; out: number; id: string; callId: string; name: string; args: string }
 
 const part = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] })
+const refusalPart = (refusal: string) => ({ type: 'refusal' as const, refusal })
+/** The content part a text block opens: `refusal` parts start empty as `output_text` ones do. */
+const emptyPart = (refusal: boolean) => (refusal ? refusalPart('') : part(''))
+
+type ItemStatus = 'completed' | 'incomplete'
 
 /** Canonical events → Responses SSE frames for a client of the Responses API. */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
@@ -41,6 +53,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let id = ''
 	let created = 0
 	let open: Open | undefined
+	/** The block that stopped last: its `…done` events wait for what follows (completed, or cut by a failure). */
+	let stopped: Open | undefined
+	/** A refusal part was sent (a refusal the upstream marked as such, as it came). */
+	let refused = false
 	const output: ResponsesOutputItem[] = []
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
@@ -62,17 +78,35 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		frames.push(frame('response.in_progress', { response: snapshot('in_progress') }))
 	}
 
-	function close() {
-		const o = open
-		if (!o) return
-		open = undefined
+	/** The `…done` events of a refusal part at `content_index` of a message. */
+	function refusalDone(o: Extract<Open, { kind: 'text' }>, contentIndex: number, text: string) {
+		const ids = { item_id: o.id, output_index: o.out, content_index: contentIndex }
+		frames.push(frame('response.refusal.done', { ...ids, refusal: text }))
+		frames.push(frame('response.content_part.done', { ...ids, part: refusalPart(text) }))
+	}
+
+	/** Sends an item's `…done` events with its final status, and keeps the item for the final response. */
+	function done(o: Open, status: ItemStatus) {
 		const at = { output_index: o.out }
 		let item: ResponsesOutputItem
 		if (o.kind === 'text') {
 			const ids = { item_id: o.id, ...at, content_index: 0 }
-			frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] }))
-			frames.push(frame('response.content_part.done', { ...ids, part: part(o.text) }))
-			item = { id: o.id, type: 'message', role: 'assistant', status: 'completed', content: [part(o.text)] }
+			const content: Array<ReturnType<typeof part> | ReturnType<typeof refusalPart>> = []
+			if (o.refusal) {
+				refusalDone(o, 0, o.text)
+				content.push(refusalPart(o.text))
+			} else {
+				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] }))
+				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text) }))
+				content.push(part(o.text))
+			}
+			if (o.endsRefused) {
+				// Anthropic says "refusal" only in its last event, and gives no words for it: an empty refusal part.
+				frames.push(frame('response.content_part.added', { ...ids, content_index: 1, part: refusalPart('') }))
+				refusalDone(o, 1, '')
+				content.push(refusalPart(''))
+			}
+			item = { id: o.id, type: 'message', role: 'assistant', status, content }
 		} else if (o.kind === 'thinking') {
 			if (o.text) {
 				frames.push(frame('response.reasoning_summary_text.done', { item_id: o.id, ...at, summary_index: 0, text: o.text }))
@@ -82,23 +116,44 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		} else if (o.kind === 'call') {
 			const args = o.args || '{}' // WIRE-NOTES wire §8: arguments are a JSON object, `{}` when the tool takes none
 			frames.push(frame('response.function_call_arguments.done', { item_id: o.id, ...at, name: o.name, arguments: args }))
-			item = { id: o.id, type: 'function_call', status: 'completed', call_id: o.callId, name: o.name, arguments: args }
+			item = { id: o.id, type: 'function_call', status, call_id: o.callId, name: o.name, arguments: args }
 		} else item = o.item
 		output[o.out] = item
 		frames.push(frame('response.output_item.done', { ...at, item }))
 	}
 
+	/** Sends the `…done` events of the items still waiting: `completed` as the stream goes on, `incomplete` on a failure. */
+	function settle(status: ItemStatus) {
+		if (stopped) done(stopped, status)
+		stopped = undefined
+		if (open) done(open, status)
+		open = undefined
+	}
+
+	/** A message item with its first content part (empty), the text to follow as deltas. */
+	function openMessage(index: number, refusal: boolean): Extract<Open, { kind: 'text' }> {
+		const out = output.length
+		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal }
+		const item: ResponsesOutputItem = { id: o.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
+		output.push(item)
+		frames.push(frame('response.output_item.added', { output_index: out, item }))
+		frames.push(frame('response.content_part.added', { item_id: o.id, output_index: out, content_index: 0, part: emptyPart(refusal) }))
+		if (refusal) refused = true
+		return o
+	}
+
 	function openBlock(ev: Extract<StreamEvent, { type: 'block_start' }>) {
-		close()
+		settle('completed')
 		const out = output.length
 		const b = ev.block
 		// No output item for MCP blocks (see encodeOutput in response.ts); their deltas find nothing open.
 		if (b.kind === 'mcp_tool_use' || b.kind === 'mcp_tool_result') return
-		let item: ResponsesOutputItem
 		if (b.kind === 'text') {
-			open = { kind: 'text', index: ev.index, out, id: newId('msg_'), text: '' }
-			item = { id: open.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
-		} else if (b.kind === 'thinking') {
+			open = openMessage(ev.index, b.refusal === true)
+			return
+		}
+		let item: ResponsesOutputItem
+		if (b.kind === 'thinking') {
 			open = { kind: 'thinking', index: ev.index, out, id: newId('rs_'), text: '' }
 			item = { id: open.id, type: 'reasoning', summary: [] }
 		} else if (b.kind === 'redacted_thinking') {
@@ -110,10 +165,26 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		}
 		output.push(item)
 		frames.push(frame('response.output_item.added', { output_index: out, item }))
-		if (open.kind === 'text') frames.push(frame('response.content_part.added', { item_id: open.id, output_index: out, content_index: 0, part: part('') }))
+	}
+
+	/**
+	 * The answer ended refused but no refusal part went out (the upstream said so only at the end): the last message
+	 * gets one after its text, or, when the answer has no text message last, a message of its own carries it.
+	 */
+	function endRefused() {
+		if (refused) return
+		const last = stopped ?? open
+		if (last?.kind === 'text') {
+			last.endsRefused = true
+			return
+		}
+		settle('completed')
+		stopped = openMessage(-1, true)
 	}
 
 	function fail(err: GatewayError) {
+		// The item the failure cut is not `completed` (QA: a cut message was marked completed before `error`).
+		settle('incomplete')
 		const e = errorBody(err).error
 		frames.push(frame('error', { code: e.code, message: e.message, param: e.param }))
 		frames.push(frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) }))
@@ -138,7 +209,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				case 'text_delta':
 					if (open?.kind === 'text' && ev.text) {
 						open.text += ev.text
-						frames.push(frame('response.output_text.delta', { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text, logprobs: [] }))
+						const at = { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text }
+						frames.push(open.refusal ? frame('response.refusal.delta', at) : frame('response.output_text.delta', { ...at, logprobs: [] }))
 					}
 					break
 				case 'thinking_delta':
@@ -159,10 +231,14 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					}
 					break
 				case 'block_stop':
-					if (open?.index === ev.index) close()
+					if (open?.index === ev.index) {
+						stopped = open
+						open = undefined
+					}
 					break
 				case 'finish': {
-					close()
+					if (ev.reason === 'refusal') endRefused()
+					settle('completed')
 					const end = encodeEnd(ev.reason)
 					frames.push(frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) }))
 					over = true

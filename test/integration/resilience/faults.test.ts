@@ -2,7 +2,7 @@
  * Fault injection through the mock vendors (issue 4), for OpenAI and Anthropic callers, streaming or not: every
  * failure an upstream can produce before the first byte either fails over to the second channel (answered and billed
  * once) or, with no second channel, reaches the caller as a protocol-shaped 502/504 (429 stays 429 with its
- * retry-after). Never a 500 from Switchboard, never a charge for a failed call, and the ledger invariant holds.
+ * retry-after, an overload 503). Never a 500 from Switchboard, never a charge for a failed call, and the ledger invariant holds.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import type { Fault } from '../../mocks'
@@ -37,7 +37,8 @@ type Case = { name: string; fault: Fault; status: number; streamOnly?: boolean }
 const CASES: Case[] = [
 	{ name: 'HTTP 500', fault: { kind: 'status', status: 500 }, status: 502 },
 	{ name: 'HTTP 429 with retry-after', fault: { kind: 'status', status: 429, retryAfter: 7 }, status: 429 },
-	{ name: 'HTTP 503', fault: { kind: 'status', status: 503 }, status: 502 },
+	// An overload (OpenAI's 503) stays 503 in the caller's shape (QA report item 9); other 5xx are the gateway's 502.
+	{ name: 'HTTP 503', fault: { kind: 'status', status: 503 }, status: 503 },
 	{ name: 'connection refused', fault: { kind: 'refuse' }, status: 502 },
 	{ name: 'slow first byte', fault: { kind: 'slow', firstByteMs: 1_500 }, status: 504 },
 	{ name: 'cut before any content', fault: { kind: 'cut', afterChunks: 0 }, status: 502 },
@@ -84,6 +85,7 @@ for (const proto of PROTOS)
 						expect(a.headers.get('retry-after')).toBe('7')
 						if (proto === 'messages') expect(e.type).toBe('rate_limit_error')
 					}
+					if (c.status === 503) expect(e.type).toBe(proto === 'messages' ? 'overloaded_error' : 'service_unavailable_error')
 					const rows = await usageOf(rig.app, id)
 					expect(rows.map((r) => [r.cost, r.status])).toEqual([[0, c.status]])
 					expect(await balanceOf(rig.app, accountId)).toBe(before)

@@ -13,7 +13,7 @@ import { fragments, splitPieces, stableId } from '../shared/text'
 import { invalid } from './errors'
 import { checkMessages, readMessages, thinkingSignature } from './read'
 
-const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use' }
+const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use', refusal: 'refusal' }
 
 /**
  * `input_tokens` excludes cache reads, which are reported apart (cache writes are always 0 here). `message_start`

@@ -9,6 +9,7 @@ import { asArr, asNum, asObj, asStr, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
 import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
 import { base64, hash36 } from '../shared/text'
+import { checkBlocks } from './blocks'
 import { invalid } from './errors'
 
 /**
@@ -133,7 +134,7 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 			if (temperature !== undefined && temperature !== 1) return invalid('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.')
 		}
 	}
-	return checkPairing(messages) ?? checkThinking(messages, thinkingOn(b))
+	return checkBlocks(messages) ?? checkPairing(messages) ?? checkThinking(messages, thinkingOn(b))
 }
 
 /** Tools with a custom `input_schema` (server tools are ignored). */

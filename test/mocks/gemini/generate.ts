@@ -6,13 +6,14 @@
  * @module
  */
 
-import { asObj, pick, type Obj } from '../shared/json'
+import { asNum, asObj, pick, type Obj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
+import { pieceLogprobs } from '../shared/logprobs'
 import { inputTokens, plan, type Plan } from '../shared/scenario'
 import { countWords, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
 import { readGenerate } from './read'
-import { checkContents, checkSchemas, checkSignatures, thoughtSignatureFor } from './validate'
+import { checkContents, checkSchemas, checkSignatures, checkTextSignatures, textSignatureFor, thoughtSignatureFor } from './validate'
 
 /** Usage after `candidates` answer tokens and `thoughts` thinking tokens (cumulative, like the API's chunks). */
 function usageOf(p: Plan, candidates: number, thoughts: number, images: number): Obj {
@@ -30,7 +31,15 @@ function usageOf(p: Plan, candidates: number, thoughts: number, images: number):
 const callParts = (p: Plan): Obj[] =>
 	p.calls.map((c, i) => (i === 0 ? { functionCall: { name: c.name, args: c.args }, thoughtSignature: thoughtSignatureFor(c.name, c.args) } : { functionCall: { name: c.name, args: c.args } }))
 
-const finishOf = (p: Plan): string => (p.finish === 'length' ? 'MAX_TOKENS' : 'STOP')
+/** Gemini has no refusal of its own: its safety stop is the nearest. */
+const finishOf = (p: Plan): string => (p.finish === 'length' ? 'MAX_TOKENS' : p.finish === 'refusal' ? 'SAFETY' : 'STOP')
+
+/**
+ * The signature of an answer's text, when the model signs one: Gemini 3 models put a `thoughtSignature` on the text
+ * part of an answer without function calls when they thought (ai.google.dev/gemini-api/docs/thought-signatures).
+ */
+const textSignature = (model: string, p: Plan): string | undefined =>
+	model.startsWith('gemini-3') && p.thinking && p.calls.length === 0 ? textSignatureFor(p.text) : undefined
 
 interface Head {
 	modelVersion: string
@@ -43,7 +52,7 @@ const chunk = (parts: Obj[], usage: Obj, head: Head, finishReason?: string): Obj
 	...head,
 })
 
-function streamChunks(p: Plan, head: Head, images: number): Obj[] {
+function streamChunks(p: Plan, head: Head, images: number, signature: string | undefined): Obj[] {
 	const out: Obj[] = []
 	let thoughts = 0
 	for (const piece of splitPieces(p.thinking)) {
@@ -61,9 +70,11 @@ function streamChunks(p: Plan, head: Head, images: number): Obj[] {
 	pieces.forEach((piece, i) => {
 		words += countWords(piece)
 		const last = i === pieces.length - 1
-		out.push(chunk([{ text: piece }], last ? final : usageOf(p, words, p.usage.reasoning, images), head, last ? finishOf(p) : undefined))
+		out.push(chunk([{ text: piece }], last ? final : usageOf(p, words, p.usage.reasoning, images), head, last && !signature ? finishOf(p) : undefined))
 	})
-	if (pieces.length === 0) out.push(chunk([{ text: '' }], final, head, finishOf(p)))
+	// A signed answer's stream ends with the signature alone on an empty text part.
+	if (signature) out.push(chunk([{ text: '', thoughtSignature: signature }], final, head, finishOf(p)))
+	else if (pieces.length === 0) out.push(chunk([{ text: '' }], final, head, finishOf(p)))
 	return out
 }
 
@@ -79,6 +90,13 @@ const modelNotFound = ({ model, version }: Target, method: string): Reply =>
 		`models/${model} is not found for API version ${version}, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
 	)
 
+/** `candidates[].logprobsResult` with `responseLogprobs` (non-stream answers): the answer's pieces and alternatives. */
+function logprobsResultOf(p: Plan, top: number): Obj {
+	const lp = pieceLogprobs(p.text, top)
+	const entry = (token: string, logProbability: number) => ({ token, tokenId: token.length, logProbability })
+	return { topCandidates: lp.map((t) => ({ candidates: t.top.map((a) => entry(a.token, a.logprob)) })), chosenCandidates: lp.map((t) => entry(t.token, t.logprob)) }
+}
+
 /** generateContent / streamGenerateContent for `model`; `sse` selects SSE framing for the stream. */
 export function generate(target: Target, body: unknown, jsonError: boolean, stream: boolean, sse: boolean, models: string[] | undefined): Reply {
 	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
@@ -86,16 +104,21 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const model = target.model
 	if (models && !models.includes(model)) return modelNotFound(target, stream ? 'streamGenerateContent' : 'generateContent')
 	const contents = Array.isArray(b.contents) ? b.contents.map((c) => asObj(c) ?? {}) : []
-	const bad = checkContents(b.contents) ?? checkSchemas(b.tools) ?? checkSignatures(contents)
+	const bad = checkContents(b.contents) ?? checkSchemas(b.tools) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
 	if (bad) return bad
 	const conv = readGenerate(b)
 	const p = plan(conv)
 	const head: Head = { modelVersion: model, responseId: stableId('', `${conv.lastUserText}|${conv.inputTexts.length}`, 22) }
+	const signature = textSignature(model, p)
 	if (!stream) {
-		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [{ text: p.text }])]
-		return json(chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p)))
+		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
+		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [answer])]
+		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
+		const cfg = asObj(b.generationConfig) ?? {}
+		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsResultOf(p, asNum(cfg.logprobs) ?? 0)
+		return json(whole)
 	}
-	const chunks = streamChunks(p, head, conv.images).map((c) => JSON.stringify(c))
+	const chunks = streamChunks(p, head, conv.images, signature).map((c) => JSON.stringify(c))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
 	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
 	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))

@@ -9,6 +9,7 @@ import { asArr, asObj, pick, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
 import { base64, hash36 } from '../shared/text'
 import { badRequest, geminiError } from './errors'
+import { checkParts } from './media'
 
 /** Fields of Gemini's `Schema` message (ai.google.dev/api/caching#Schema), in both JSON spellings. */
 const SCHEMA_FIELDS = new Set(
@@ -60,6 +61,15 @@ export function checkSchemas(tools: unknown): JsonReply | undefined {
  */
 export const thoughtSignatureFor = (name: string, args: unknown): string => base64(`mock-thought|${name}|${hash36(JSON.stringify(args ?? {}))}`)
 
+/**
+ * The thought signature a Gemini 3 model puts on the text part of an answer without function calls, and expects back
+ * on that part: the one with this text, or the empty text part right after it (where streams send it).
+ * @example textSignatureFor('Hello! You said: hi')
+ */
+export const textSignatureFor = (text: string): string => base64(`${TEXT_MARK}${hash36(text)}`)
+
+const TEXT_MARK = 'mock-text|'
+
 /** Dummy values Google documents for injected history; the API accepts them instead of a real signature. */
 const DUMMY_SIGNATURES = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go'])
 
@@ -92,6 +102,31 @@ export function checkSignatures(contents: Obj[]): JsonReply | undefined {
 	}
 }
 
+/**
+ * Text-part signatures this mock issued must come back on the part they were issued for, and as issued: one with
+ * bytes before or after it (another vendor's wrapping, say) or on another part is corrupted. Google's guide asks for
+ * each signature back in the part it came in, and signatures are model-specific
+ * (ai.google.dev/gemini-api/docs/thought-signatures); the mock holds clients to that more strictly than the API is
+ * documented to for text parts. Signatures the mock did not issue on text parts (another vendor's, from a model
+ * switch) are not judged here; function calls are, by `checkSignatures`.
+ */
+export function checkTextSignatures(contents: Obj[]): JsonReply | undefined {
+	for (const c of contents) {
+		if (c.role !== 'model') continue
+		const parts = asArr(c.parts).map((p) => asObj(p) ?? {})
+		for (let j = 0; j < parts.length; j++) {
+			const sig = pick(parts[j], 'thoughtSignature', 'thought_signature')
+			if (typeof sig !== 'string') continue
+			const at = Buffer.from(sig, 'base64').toString('latin1').indexOf(TEXT_MARK)
+			if (at === -1) continue
+			const prev = parts[j - 1]
+			const signed = parts[j].text === '' && prev && typeof prev.text === 'string' && prev.thought !== true ? prev : parts[j]
+			const onItsPart = typeof signed.text === 'string' && signed.thought !== true && !pick(parts[j], 'functionCall', 'function_call')
+			if (at !== 0 || !onItsPart || sig !== textSignatureFor(String(signed.text))) return geminiError(400, 'Corrupted thought signature.')
+		}
+	}
+}
+
 /** `contents` must be a non-empty list of user/model turns with parts. */
 export function checkContents(contents: unknown): JsonReply | undefined {
 	if (!Array.isArray(contents) || contents.length === 0) return geminiError(400, '* GenerateContentRequest.contents: contents is not specified\n')
@@ -100,4 +135,5 @@ export function checkContents(contents: unknown): JsonReply | undefined {
 		if (c.role !== undefined && c.role !== 'user' && c.role !== 'model' && c.role !== 'function') return geminiError(400, 'Please use a valid role: user, model.')
 		if (asArr(c.parts).length === 0) return geminiError(400, `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`)
 	}
+	return checkParts(contents)
 }

@@ -7,6 +7,7 @@
 import { asArr, asObj, asStr, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
 import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
+import { checkContentParts } from './content-parts'
 import { openaiError } from './errors'
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function'])
@@ -94,7 +95,7 @@ export function checkMessages(messages: unknown): JsonReply | undefined {
 			)
 		}
 	}
-	return checkToolCallIds(messages as Obj[]) ?? checkToolPairing(messages as Obj[])
+	return checkContentParts(messages as Obj[]) ?? checkToolCallIds(messages as Obj[]) ?? checkToolPairing(messages as Obj[])
 }
 
 /**

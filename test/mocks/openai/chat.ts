@@ -5,13 +5,15 @@
  */
 
 import { asNum, asObj, type Obj } from '../shared/json'
+import { pieceLogprobs } from '../shared/logprobs'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
 import { checkModel, openaiError, requireObject } from './errors'
 
-const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls' }
+/** A refusal ends with `stop`: the refusal is told by the message's `refusal` field, not the finish reason. */
+const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', refusal: 'stop' }
 
 /**
  * Chat Completions usage: `prompt_tokens` includes the cached tokens, `completion_tokens` the reasoning ones. With
@@ -33,7 +35,8 @@ function usageOf(p: Plan, n = 1): Obj {
 const callId = (seed: string, i: number): string => stableId('call_', `${seed}|${i}`)
 
 function message(p: Plan, seed: string): Obj {
-	const msg: Obj = { role: 'assistant', content: p.calls.length > 0 ? null : p.text, refusal: null, annotations: [] }
+	const refused = p.finish === 'refusal'
+	const msg: Obj = { role: 'assistant', content: p.calls.length > 0 || refused ? null : p.text, refusal: refused ? p.text : null, annotations: [] }
 	if (p.thinking) msg.reasoning_content = p.thinking
 	if (p.calls.length > 0) {
 		msg.tool_calls = p.calls.map((c, i) => ({ id: callId(seed, i), type: 'function', function: { name: c.name, arguments: c.json } }))
@@ -41,7 +44,22 @@ function message(p: Plan, seed: string): Obj {
 	return msg
 }
 
-function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number): string[] {
+/**
+ * The tool-call deltas of one choice. Deltas are keyed by `tool_calls[].index` and the format does not order one call's
+ * deltas before the next call's: with `interleave` (`#interleave` in the last user text) every call starts first, then
+ * their argument fragments alternate 0, 1, 0, 1… (the QA report's upstream); otherwise each call is whole in turn.
+ */
+function callDeltas(p: Plan, seed: string, interleave: boolean): Obj[] {
+	// First delta per call: index, id, type, name and empty arguments; then argument fragments by index only.
+	const heads = p.calls.map((c, i) => ({ tool_calls: [{ index: i, id: callId(seed, i), type: 'function', function: { name: c.name, arguments: '' } }] }))
+	const frags = p.calls.map((c, i) => fragments(c.json, 3).map((f) => ({ tool_calls: [{ index: i, function: { arguments: f } }] })))
+	if (!interleave) return heads.flatMap((h, i) => [h, ...frags[i]!])
+	const out: Obj[] = [...heads]
+	for (let k = 0; frags.some((f) => k < f.length); k++) for (const f of frags) if (k < f.length) out.push(f[k]!)
+	return out
+}
+
+function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number, interleave = false): string[] {
 	const chunks: string[] = []
 	// With n > 1 each chunk names its choice by `index`; the choices follow one another here.
 	for (let choice = 0; choice < n; choice++) {
@@ -51,20 +69,24 @@ function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n
 			chunks.push(frame(chunk))
 		}
 		// The first delta carries the role (OpenAI always sends it first, with empty content).
-		push({ role: 'assistant', content: p.calls.length > 0 ? null : '', refusal: null })
+		const refused = p.finish === 'refusal'
+		push({ role: 'assistant', content: p.calls.length > 0 || refused ? null : '', refusal: refused ? '' : null })
 		for (const piece of splitPieces(p.thinking)) push({ content: null, reasoning_content: piece })
-		for (const piece of splitPieces(p.text)) push({ content: piece })
-		p.calls.forEach((c, i) => {
-			// First delta per call: index, id, type, name and empty arguments; then argument fragments by index only.
-			push({ tool_calls: [{ index: i, id: callId(seed, i), type: 'function', function: { name: c.name, arguments: '' } }] })
-			for (const f of fragments(c.json, 3)) push({ tool_calls: [{ index: i, function: { arguments: f } }] })
-		})
+		// A refusal streams in the `refusal` field, in pieces like content.
+		for (const piece of splitPieces(p.text)) push(refused ? { refusal: piece } : { content: piece })
+		for (const delta of callDeltas(p, seed, interleave)) push(delta)
 		push({}, FINISH[p.finish])
 	}
 	// With stream_options.include_usage: one extra chunk with `choices: []` before [DONE].
 	if (includeUsage) chunks.push(frame({ ...head, choices: [], usage: usageOf(p, n) }))
 	chunks.push('data: [DONE]\n\n')
 	return chunks
+}
+
+/** `choices[].logprobs` with `logprobs: true` (non-stream answers): the answer's pieces, `bytes` their UTF-8 bytes. */
+function logprobsOf(p: Plan, top: number): Obj {
+	const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...new TextEncoder().encode(token)] })
+	return { content: pieceLogprobs(p.text, top).map((t) => ({ ...entry(t.token, t.logprob), top_logprobs: t.top.map((a) => entry(a.token, a.logprob)) })), refusal: null }
 }
 
 /** Handles a Chat Completions call whose auth already passed. */
@@ -81,11 +103,11 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const id = stableId('chatcmpl-', seed)
 	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: 'default', system_fingerprint: 'fp_mock' }
-	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n), 1)
+	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave')), 1)
 	return json({
 		...head,
 		object: 'chat.completion',
-		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: null, finish_reason: FINISH[p.finish] })),
+		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: b.logprobs === true ? logprobsOf(p, asNum(b.top_logprobs) ?? 0) : null, finish_reason: FINISH[p.finish] })),
 		usage: usageOf(p, n),
 	})
 }

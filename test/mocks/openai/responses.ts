@@ -32,7 +32,9 @@ function outputItems(p: Plan, ids: Ids, b: Obj): Obj[] {
 	}
 	if (p.calls.length === 0) {
 		const status = p.finish === 'length' ? 'incomplete' : 'completed'
-		items.push({ id: ids.msg, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [], logprobs: [] }] })
+		// A refusal is a `refusal` content part rather than output_text.
+		const part = p.finish === 'refusal' ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text, annotations: [], logprobs: [] }
+		items.push({ id: ids.msg, type: 'message', status, role: 'assistant', content: [part] })
 	}
 	p.calls.forEach((c, i) => items.push({ id: ids.fc(i), type: 'function_call', status: 'completed', arguments: c.json, call_id: ids.call(i), name: c.name }))
 	return items
@@ -95,11 +97,19 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): string[] {
 			}
 		} else if (item.type === 'message') {
 			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } })
-			const part = { type: 'output_text', text: '', annotations: [], logprobs: [] }
-			emit('response.content_part.added', { ...at, content_index: 0, part })
-			for (const d of splitPieces(p.text)) emit('response.output_text.delta', { ...at, content_index: 0, delta: d, logprobs: [] })
-			emit('response.output_text.done', { ...at, content_index: 0, text: p.text, logprobs: [] })
-			emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: p.text } })
+			if (p.finish === 'refusal') {
+				// A refusal part streams as response.refusal.delta/done.
+				emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'refusal', refusal: '' } })
+				for (const d of splitPieces(p.text)) emit('response.refusal.delta', { ...at, content_index: 0, delta: d })
+				emit('response.refusal.done', { ...at, content_index: 0, refusal: p.text })
+				emit('response.content_part.done', { ...at, content_index: 0, part: { type: 'refusal', refusal: p.text } })
+			} else {
+				const part = { type: 'output_text', text: '', annotations: [], logprobs: [] }
+				emit('response.content_part.added', { ...at, content_index: 0, part })
+				for (const d of splitPieces(p.text)) emit('response.output_text.delta', { ...at, content_index: 0, delta: d, logprobs: [] })
+				emit('response.output_text.done', { ...at, content_index: 0, text: p.text, logprobs: [] })
+				emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: p.text } })
+			}
 		} else {
 			const args = String(item.arguments)
 			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } })

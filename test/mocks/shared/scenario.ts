@@ -6,6 +6,8 @@
  * - text `Hello! You said: <last user text>`, or `Tool results: <r1>; <r2>` when the last user turn is tool results;
  *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
  * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`);
+ * - `#refusal`: the model refuses, `REFUSAL_TEXT` with stop reason refusal (OpenAI's `refusal` field, Anthropic
+ *   `stop_reason: "refusal"`, a Responses `refusal` part, Gemini `SAFETY`);
  * - thinking when requested: `Let me think about <last user text>.`;
  * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
  * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
@@ -44,7 +46,11 @@ export interface PlannedCall {
 	json: string
 }
 
-export type Finish = 'stop' | 'length' | 'tool_calls' | 'stop_sequence'
+export type Finish = 'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'refusal'
+
+/** What the model says when it refuses (`#refusal`). */
+export const REFUSAL_TEXT = "I'm sorry, I can't help with that."
+
 
 export interface PlanUsage {
 	/** All input tokens, cache reads included. */
@@ -110,6 +116,7 @@ export function plan(c: Conversation): Plan {
 	const reasoning = countWords(thinking)
 	const usage = (outputWords: number): PlanUsage => ({ input, output: outputWords + reasoning, reasoning, cached })
 
+	if (c.lastUserText.includes('#refusal')) return { thinking, text: REFUSAL_TEXT, calls: [], finish: 'refusal', usage: usage(countWords(REFUSAL_TEXT)) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
 		const calls = plannedCalls(c)
 		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { FinishReason, GoogleGenAI, Type, type Content, type FunctionDeclaration } from '@google/genai'
 
-import { startGeminiMock, thoughtSignatureFor, vector, type VendorMock } from '../../mocks'
+import { startGeminiMock, textSignatureFor, thoughtSignatureFor, vector, type VendorMock } from '../../mocks'
 
 let m: VendorMock
 let ai: GoogleGenAI
@@ -117,6 +117,43 @@ describe('gemini mock: generateContent', () => {
 		expect(parts[0]).toEqual({ text: 'Let me think about hi there.', thought: true })
 		expect(r.text).toBe('Hello! You said: hi there')
 		expect(r.usageMetadata).toMatchObject({ candidatesTokenCount: 5, thoughtsTokenCount: 6, totalTokenCount: 2 + 5 + 6 })
+	})
+
+	it('should sign the answer text of a Gemini 3 model that thought, and want it back on that part only, as issued', async () => {
+		const g3 = 'gemini-3-pro-preview'
+		const config = { thinkingConfig: { includeThoughts: true } }
+		const r = await ai.models.generateContent({ model: g3, contents: 'hi there', config })
+		const answer = 'Hello! You said: hi there'
+		expect(r.candidates?.[0].content?.parts).toEqual([
+			{ text: 'Let me think about hi there.', thought: true },
+			{ text: answer, thoughtSignature: textSignatureFor(answer) },
+		])
+		// Streamed: the signature comes alone on an empty text part at the end.
+		const chunks = []
+		for await (const c of await ai.models.generateContentStream({ model: g3, contents: 'hi there', config })) chunks.push(c)
+		expect(chunks.at(-1)?.candidates?.[0].content?.parts).toEqual([{ text: '', thoughtSignature: textSignatureFor(answer) }])
+		expect(chunks.map((c) => c.text ?? '').join('')).toBe(answer)
+		// Gemini 2.5 signs no text part.
+		const plain = await ai.models.generateContent({ model, contents: 'hi there', config })
+		expect(plain.candidates?.[0].content?.parts?.some((p) => p.thoughtSignature)).toBe(false)
+
+		const next = async (modelParts: unknown[]) =>
+			(
+				await fetch(`${m.url}/v1beta/models/${g3}:generateContent`, {
+					method: 'POST',
+					headers: { 'x-goog-api-key': 'up-key', 'content-type': 'application/json' },
+					body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi there' }] }, { role: 'model', parts: modelParts }, { role: 'user', parts: [{ text: 'more' }] }] }),
+				})
+			).status
+		const sig = textSignatureFor(answer)
+		expect(await next([{ text: answer, thoughtSignature: sig }])).toBe(200)
+		expect(await next([{ text: answer }, { text: '', thoughtSignature: sig }])).toBe(200)
+		// Another vendor's signature on a text part is not this mock's to judge.
+		expect(await next([{ text: answer, thoughtSignature: 'c2lnX2Zyb21fY2xhdWRl' }])).toBe(200)
+		expect(await next([{ text: 'another text', thoughtSignature: sig }])).toBe(400)
+		expect(await next([{ text: answer, thought: true, thoughtSignature: sig }])).toBe(400)
+		// Wrapped in other bytes (a prefix that is itself base64, so the whole still decodes).
+		expect(await next([{ text: answer, thoughtSignature: `QUJD${sig}` }])).toBe(400)
 	})
 
 	it('should report MAX_TOKENS, stop sequences, images and cached tokens', async () => {

@@ -20,4 +20,15 @@ describe('upstreamError', () => {
 		const refused = upstreamError(401, JSON.stringify({ error: { message: 'bad key', code: 'invalid_api_key' } }), null)
 		expect(refused.code).toBe('upstream_auth')
 	})
+
+	it('should make an overload 503 whichever vendor said it, and leave other 5xx the gateway 502 (QA report item 9)', () => {
+		const openai = upstreamError(503, JSON.stringify({ error: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null } }), '2')
+		const anthropic = upstreamError(529, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), null)
+		const gemini = upstreamError(503, JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }), null)
+		for (const e of [openai, anthropic, gemini]) expect([e.kind, e.status, e.retryable]).toEqual(['overloaded', 503, true])
+		expect(openai.retryAfter).toBe(2)
+		// A proxy's 500 around the vendor's overload body is still an overload.
+		expect(upstreamError(500, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), null).status).toBe(503)
+		for (const status of [500, 502, 504]) expect([upstreamError(status, '{"error":{"message":"boom"}}', null).kind, upstreamError(status, 'x', null).status]).toEqual(['upstream', 502])
+	})
 })

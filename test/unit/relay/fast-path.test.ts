@@ -1,6 +1,10 @@
-/** The fast path's edits of relayed OpenAI chunks: removing the usage the client did not ask for. */
+/**
+ * The fast path's edits: of relayed OpenAI chunks (removing the usage the client did not ask for), and of Anthropic
+ * bodies that carry another vendor's thinking.
+ */
 import { describe, expect, it } from 'bun:test'
-import { stripUsage } from '../../../src/relay/fast-path'
+import { tagSignature } from '../../../src/core/signatures'
+import { bodyText, rewriteBody, signedThinkingOnly, stripUsage, thinkingOffFor } from '../../../src/relay/fast-path'
 
 describe('stripUsage', () => {
 	it('should remove "usage":null with its comma wherever the member stands', () => {
@@ -19,5 +23,58 @@ describe('stripUsage', () => {
 	it('should remove only the first member, as a chunk has one top-level usage', () => {
 		// A later "usage":null can only be inside a string (escaped quotes) or a nested object; the first is the chunk's.
 		expect(stripUsage('{"usage":null,"choices":[{"delta":{"content":"say \\"usage\\":null"}}]}')).toBe('{"choices":[{"delta":{"content":"say \\"usage\\":null"}}]}')
+	})
+})
+
+describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouches for', () => {
+	const CLAUDE_SIG = 'EqQBCkgIARABGAIiQL5ZtMmXqy+/=='
+	const GEMINI_SIG = tagSignature('gemini-text', 'R0VNX1NJR18y')
+	const THINKING = { type: 'enabled', budget_tokens: 1024 }
+	const ask = { role: 'user', content: 'x' }
+	const claudeTurn = { role: 'assistant', content: [{ type: 'thinking', thinking: 'Mine.', signature: CLAUDE_SIG }, { type: 'text', text: 'Hi.' }] }
+	const geminiTurn = { role: 'assistant', content: [{ type: 'thinking', thinking: 'Pondering.', signature: GEMINI_SIG }, { type: 'text', text: 'Answer.' }] }
+	const more = { role: 'user', content: 'more' }
+
+	it("should forward a body of Anthropic's own signatures as it came: the same object and the client's bytes", () => {
+		const body = { model: 'claude-m', max_tokens: 2048, thinking: THINKING, messages: [ask, claudeTurn, more, claudeTurn, more] }
+		const raw = JSON.stringify(body)
+		const out = rewriteBody('anthropic-messages', body, 'claude-m', undefined, false)
+		expect(out).toBe(body)
+		expect(bodyText(raw, body, out)).toBe(raw)
+		expect(signedThinkingOnly(body.messages)).toBeUndefined()
+	})
+
+	it("should leave out thinking signed by another vendor (origin-tagged) and keep Anthropic's blocks byte for byte", () => {
+		const body = { model: 'claude-m', max_tokens: 2048, thinking: THINKING, messages: [ask, geminiTurn, more, claudeTurn, more] }
+		const out = rewriteBody('anthropic-messages', body, 'claude-m', undefined, false)
+		const messages = out.messages as Array<{ content: unknown[] }>
+		expect(messages[1]!.content).toEqual([{ type: 'text', text: 'Answer.' }])
+		// Untouched messages are the client's own objects, not copies.
+		expect(messages[3]).toBe(claudeTurn)
+		expect(out.thinking).toBe(THINKING)
+		expect(body.messages[1]).toBe(geminiTurn)
+	})
+
+	it('should turn thinking off when the tool turn being continued loses its thinking, as the converted path does', () => {
+		const toolTurn = { role: 'assistant', content: [{ type: 'thinking', thinking: 'P', signature: GEMINI_SIG }, { type: 'tool_use', id: 't1', name: 'f', input: {} }] }
+		const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }
+		const body = { model: 'claude-m', max_tokens: 4096, thinking: THINKING, messages: [ask, toolTurn, results] }
+		expect(rewriteBody('anthropic-messages', body, 'claude-m', undefined, false).thinking).toEqual({ type: 'disabled' })
+		// A lowered cap does not turn it back on.
+		expect(rewriteBody('anthropic-messages', body, 'claude-m', 2000, false)).toMatchObject({ max_tokens: 2000, thinking: { type: 'disabled' } })
+		// Unsigned thinking (an OpenAI-compatible vendor's) on a tool turn: the same.
+		const unsigned = { ...toolTurn, content: [{ type: 'thinking', thinking: 'P', signature: '' }, toolTurn.content[1]] }
+		expect(rewriteBody('anthropic-messages', { ...body, messages: [ask, unsigned, results] }, 'claude-m', undefined, false).thinking).toEqual({ type: 'disabled' })
+	})
+
+	it('should keep thinking on when the last assistant turn still starts with thinking, used no tools, or thinking is off', () => {
+		const use = { type: 'tool_use', id: 't', name: 'f', input: {} }
+		const on = { type: 'adaptive' }
+		expect(thinkingOffFor([{ role: 'assistant', content: [use] }], on)).toEqual({ type: 'disabled' })
+		expect(thinkingOffFor([{ role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }, use] }], on)).toBeUndefined()
+		expect(thinkingOffFor([{ role: 'assistant', content: [{ type: 'text', text: 'a' }] }], on)).toBeUndefined()
+		expect(thinkingOffFor([{ role: 'assistant', content: [use] }, { role: 'user', content: 'x' }, { role: 'assistant', content: 'fine' }], on)).toBeUndefined()
+		expect(thinkingOffFor([{ role: 'assistant', content: [use] }], { type: 'disabled' })).toBeUndefined()
+		expect(thinkingOffFor([{ role: 'assistant', content: [use] }], undefined)).toBeUndefined()
 	})
 })

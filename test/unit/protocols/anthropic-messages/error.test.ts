@@ -52,7 +52,8 @@ describe('anthropic error type mapping', () => {
 
 	it('should turn an upstream error object into a retryable upstream GatewayError when it is transient', () => {
 		const e = upstreamError({ type: 'overloaded_error', message: 'Overloaded' })
-		expect([e.kind, e.code, e.retryable, e.message]).toEqual(['upstream', 'overloaded_error', true, 'Overloaded'])
+		expect([e.kind, e.status, e.code, e.retryable, e.message]).toEqual(['overloaded', 503, 'overloaded_error', true, 'Overloaded'])
+		expect([upstreamError({ type: 'api_error', message: 'x' }).kind, upstreamError({ type: 'api_error', message: 'x' }).status]).toEqual(['upstream', 502])
 		const bad = upstreamError({ type: 'invalid_request_error', message: 'bad' })
 		expect(bad.retryable).toBe(false)
 		expect(upstreamError(undefined).message).toBe('upstream error')

@@ -52,6 +52,7 @@ describe('anthropicMessages.decodeRequest', () => {
 		const [user, assistant, results] = req.messages
 		expect(user.content).toEqual([
 			{ type: 'text', text: 'Summarise this PDF and list the files.' },
+			{ type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0x' }, path: 'messages.0.content.1' },
 			{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } },
 			{ type: 'image', source: { kind: 'url', url: 'https://example.com/cat.jpg' }, cacheControl: { type: 'ephemeral' } },
 		])
@@ -85,10 +86,8 @@ describe('anthropicMessages.decodeRequest', () => {
 		expect(extra?.__tools).toEqual([{ index: 1, tool: { type: 'web_search_20250305', name: 'web_search', max_uses: 3 } }])
 		expect(extra?.__toolFields).toEqual({ bash: { defer_loading: false } })
 		const blocks = extra?.__blocks as Array<{ path: number[]; block: { type: string } }>
-		expect(blocks.map((b) => [b.path, b.block.type])).toEqual([
-			[[0, 1], 'document'],
-			[[2, 1, 1], 'search_result'],
-		])
+		// Documents are canonical file parts now (so other vendors get them); search results stay verbatim.
+		expect(blocks.map((b) => [b.path, b.block.type])).toEqual([[[2, 1, 1], 'search_result']])
 	})
 
 	it('should map tool_choice any to required and tool to a named choice', () => {

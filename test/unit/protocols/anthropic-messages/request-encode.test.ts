@@ -124,15 +124,15 @@ describe('anthropicMessages.encodeRequest', () => {
 	})
 
 	it('should turn an effort into a thinking budget and drop temperature and top_k with thinking', () => {
-		const body = encode({ ...base, maxTokens: 8000, temperature: 0.5, topK: 3, topP: 0.5, reasoning: { enabled: true, effort: 'high' } })
+		const body = encode({ ...base, maxTokens: 8192, temperature: 0.5, topK: 3, topP: 0.5, reasoning: { enabled: true, effort: 'high' } })
 		expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
-		expect(body.max_tokens).toBe(8000)
+		expect(body.max_tokens).toBe(8192)
 		expect(body.temperature).toBeUndefined()
 		expect(body.top_k).toBeUndefined()
 		expect(body.top_p).toBe(0.95)
 	})
 
-	it('should keep budget_tokens at least 1024 and below max_tokens', () => {
+	it('should keep budget_tokens at least 1024 and below max_tokens, never raising the cap', () => {
 		expect(encode({ ...base, maxTokens: 8000, reasoning: { enabled: true, budgetTokens: 100 } }).thinking).toEqual({
 			type: 'enabled',
 			budget_tokens: 1024,
@@ -140,9 +140,10 @@ describe('anthropicMessages.encodeRequest', () => {
 		const lowered = encode({ ...base, maxTokens: 3000, reasoning: { enabled: true, budgetTokens: 5000 } })
 		expect(lowered.thinking.budget_tokens).toBe(1500)
 		expect(lowered.max_tokens).toBe(3000)
-		const raised = encode({ ...base, maxTokens: 500, reasoning: { enabled: true, effort: 'low' } })
-		expect(raised.thinking.budget_tokens).toBe(1024)
-		expect(raised.max_tokens).toBe(1524)
+		// A cap too small for the 1024 minimum turns thinking off: the caller's cap is a total (core/reasoning.ts).
+		const small = encode({ ...base, maxTokens: 500, reasoning: { enabled: true, effort: 'low' } })
+		expect(small.thinking).toEqual({ type: 'disabled' })
+		expect(small.max_tokens).toBe(500)
 		const defaulted = encode({ ...base, reasoning: { enabled: true } })
 		expect(defaulted.thinking.budget_tokens).toBeLessThan(defaulted.max_tokens)
 	})

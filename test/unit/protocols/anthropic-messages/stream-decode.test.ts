@@ -85,7 +85,8 @@ describe('anthropicMessages.decodeStream', () => {
 		const last = events.at(-1)
 		expect(last?.type).toBe('error')
 		if (last?.type !== 'error') return
-		expect(last.error.kind).toBe('upstream')
+		// overloaded_error: an overload, which callers get as 503 (QA report item 9), not the gateway's own 502.
+		expect([last.error.kind, last.error.status]).toEqual(['overloaded', 503])
 		expect(last.error.code).toBe('overloaded_error')
 		expect(last.error.message).toBe('Overloaded')
 	})

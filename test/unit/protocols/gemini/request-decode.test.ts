@@ -75,9 +75,27 @@ describe('gemini decodeRequest', () => {
 		expect(req.toolChoice).toEqual({ type: 'none' })
 	})
 
-	it('should decode fileData as an image url source', () => {
-		const req = decode({ contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'image/jpeg', fileUri: 'gs://b/cat.jpg' } }] }] })
-		expect(req.messages[0].content).toEqual([{ type: 'image', source: { kind: 'url', url: 'gs://b/cat.jpg' } }])
+	it('should decode fileData with a web image URL as an image url source', () => {
+		const req = decode({ contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } }] }] })
+		expect(req.messages[0].content).toEqual([{ type: 'image', source: { kind: 'url', url: 'https://example.com/cat.jpg' } }])
+	})
+
+	it('should decode a gs:// or Files API fileData as a Gemini file reference, not a URL other vendors could fetch', () => {
+		const req = decode({
+			contents: [
+				{
+					role: 'user',
+					parts: [
+						{ fileData: { mimeType: 'image/jpeg', fileUri: 'gs://b/cat.jpg' } },
+						{ fileData: { mimeType: 'application/pdf', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+					],
+				},
+			],
+		})
+		expect(req.messages[0].content).toEqual([
+			{ type: 'file', source: { kind: 'uri', uri: 'gs://b/cat.jpg', mediaType: 'image/jpeg' }, path: 'contents[0].parts[0]' },
+			{ type: 'file', source: { kind: 'uri', uri: 'https://generativelanguage.googleapis.com/v1beta/files/abc', mediaType: 'application/pdf' }, path: 'contents[0].parts[1]' },
+		])
 	})
 
 	it('should map generation settings and keep the rest in extra.generationConfig', () => {
@@ -85,8 +103,8 @@ describe('gemini decodeRequest', () => {
 			contents: [user('x')],
 			generationConfig: { temperature: 0.2, topP: 0.9, topK: 40, maxOutputTokens: 100, candidateCount: 1, seed: 7, responseModalities: ['TEXT'] },
 		})
-		expect([req.temperature, req.topP, req.topK, req.maxTokens]).toEqual([0.2, 0.9, 40, 100])
-		expect(req.extra?.generationConfig).toEqual({ candidateCount: 1, seed: 7, responseModalities: ['TEXT'] })
+		expect([req.temperature, req.topP, req.topK, req.maxTokens, req.seed]).toEqual([0.2, 0.9, 40, 100, 7])
+		expect(req.extra?.generationConfig).toEqual({ candidateCount: 1, responseModalities: ['TEXT'] })
 	})
 
 	it('should decode JSON mode with responseSchema converted to JSON Schema', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatResponse } from '../../../../src/core/ir'
+import { tagSignature } from '../../../../src/core/signatures'
 import type { GeminiResponse } from '../../../../src/protocols/gemini/model'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
 import { decodeResponse, encodeResponse, usageOf } from '../../../../src/protocols/gemini/response'
@@ -99,7 +100,8 @@ describe('gemini encodeResponse', () => {
 	it('should round-trip content and usage through decodeResponse', () => {
 		const back = decodeResponse(encodeResponse(res, { model: 'm' }))
 		expect(back.content).toEqual([
-			{ type: 'thinking', text: 'hmm', signature: 'QW50aHJvcGlj' },
+			// Read as an answer from Gemini: the signature comes back tagged as Gemini's, from a thought part.
+			{ type: 'thinking', text: 'hmm', signature: tagSignature('gemini-thought', 'QW50aHJvcGlj') },
 			{ type: 'redacted_thinking', data: 'ZW5j' },
 			{ type: 'text', text: 'Calling.' },
 			{ type: 'tool_call', id: 'toolu_1', name: 'f', input: { a: 1 } },

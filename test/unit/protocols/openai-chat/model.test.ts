@@ -28,7 +28,7 @@ describe('openai-chat OpenAIChatRequest schema', () => {
 			prediction: { type: 'content', content: 'x' },
 		})
 		expect(res.status).toBe(200)
-		expect(await res.json()).toMatchObject({ model: 'gpt-4o', extra: { __protocol: 'openai-chat', seed: 1 } })
+		expect(await res.json()).toMatchObject({ model: 'gpt-4o', seed: 1, extra: { __protocol: 'openai-chat', prediction: { type: 'content', content: 'x' } } })
 	})
 
 	it('should reject a bad role, a bad tool_choice, a missing model and an empty messages array', async () => {

@@ -237,7 +237,9 @@ describe('openai-chat decodeRequest', () => {
 
 	it('should keep fields without a canonical slot in extra, marked with their protocol', () => {
 		const req = decodeRequest({ ...base, seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
-		expect(req.extra).toEqual({ __protocol: 'openai-chat', seed: 7, logprobs: true, metadata: { a: '1' }, service_tier: 'flex', n: 1 })
+		expect(req.extra).toEqual({ __protocol: 'openai-chat', metadata: { a: '1' }, service_tier: 'flex', n: 1 })
+		// seed and logprobs have canonical slots (Gemini takes them too).
+		expect([req.seed, req.logprobs]).toEqual([7, true])
 		expect(req.choices).toBeUndefined()
 	})
 
@@ -274,7 +276,10 @@ describe('openai-chat decodeRequest validation', () => {
 		['user content of the wrong type', { model: 'm', messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
 		['an empty user content array', { model: 'm', messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
 		['an unknown user part type', { model: 'm', messages: [{ role: 'user', content: [{ type: 'video' }] }] }, 'messages[0].content[0].type'],
-		['an audio part (no canonical slot)', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
+		['an audio part without data', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { format: 'wav' } }] }] }, 'messages[0].content[0].input_audio.data'],
+		['an audio part without a format', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklG' } }] }] }, 'messages[0].content[0].input_audio.format'],
+		['a file part with neither file_data nor file_id', { model: 'm', messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }, 'messages[0].content[0].file'],
+		['a file part whose data URL is not base64', { model: 'm', messages: [{ role: 'user', content: [{ type: 'file', file: { file_data: 'data:text/plain,hi' } }] }] }, 'messages[0].content[0].file.file_data'],
 		['a text part without text', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
 		['a tool message without tool_call_id', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
 		['an assistant message with neither content nor tool_calls', { model: 'm', messages: [{ role: 'assistant' }] }, 'messages[0].content'],

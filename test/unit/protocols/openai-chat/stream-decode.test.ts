@@ -151,7 +151,7 @@ describe('openai-chat decodeStream', () => {
 		expect(events[1]).toEqual({ type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'call_9', name: 'f', signature: 'c2ln' } })
 	})
 
-	it('should fail loudly rather than corrupt arguments when tool-call deltas interleave', async () => {
+	it('should present interleaved tool-call deltas as whole blocks in call order, not fail (QA: converted streams broke)', async () => {
 		const tc = (index: number, extra: object) => JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { tool_calls: [{ index, ...extra }] }, finish_reason: null }] })
 		const events = await collect(
 			decodeStream(
@@ -164,7 +164,16 @@ describe('openai-chat decodeStream', () => {
 			),
 		)
 		assertWellFormed(events)
-		expect(events.at(-1)).toMatchObject({ type: 'error' })
+		expect(events.slice(1)).toEqual([
+			{ type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'a', name: 'f' } },
+			{ type: 'json_delta', index: 0, json: '{"x":' },
+			{ type: 'json_delta', index: 0, json: '1}' },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'b', name: 'g' } },
+			{ type: 'json_delta', index: 1, json: '{}' },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'finish', reason: 'tool_use' },
+		])
 	})
 
 	it('should decode an error frame named by event: error', async () => {

@@ -1,0 +1,54 @@
+/**
+ * Where a thinking signature came from. Anthropic verifies the `signature` of every thinking block it is sent and
+ * refuses the whole request over one it did not issue ("Invalid `signature` in `thinking` block",
+ * https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking), while Gemini needs its
+ * own `thoughtSignature` back on the part it came on (https://ai.google.dev/gemini-api/docs/thought-signatures).
+ * Anthropic and chat clients show every vendor's signature in the same field, so a signature that Anthropic did not
+ * make carries an origin tag there, and the gateway reads the tag when the client sends the history back:
+ *
+ * - in the canonical model (`ThinkingPart.signature`, `signature_delta`), an Anthropic signature is verbatim, byte for
+ *   byte both ways, and any other vendor's is tagged: the Gemini decoders tag what they read from Gemini, and the
+ *   Anthropic and chat codecs pass signatures through untouched, so clients keep the tag;
+ * - to an Anthropic upstream (converted path, fast path, count_tokens), thinking with a tagged signature is left out
+ *   like unsigned thinking; to a Gemini upstream the tag comes off and the signature goes back on its kind of part.
+ *
+ * Tag format: the base64 of `sbsig:` plus a six-character code for the origin and the part it was on, so the tag is
+ * 16 base64 characters with no padding, and a tagged base64 signature is still base64 (as Gemini's redacted-thinking
+ * prefix in gemini/read.ts): opaque to clients, like any signature. `sbsig:` is the mark the Responses route puts on
+ * the gateway's own reasoning items (openai-responses/reasoning.ts). Every tag starts with `c2JzaWc6` (base64 of
+ * `sbsig:`), which decodes to no Anthropic signature's first bytes.
+ * @module
+ */
+
+/** The origins a tag names: Gemini, from a text part (or an empty one) or from a `thought: true` part. */
+export type SignatureOrigin = 'gemini-text' | 'gemini-thought'
+
+/** base64(`sbsig:`): the start of every origin tag. */
+const TAG_START = 'c2JzaWc6'
+
+/** base64(`sbsig:gm-txt`) and base64(`sbsig:gm-tht`). */
+const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0', 'gemini-thought': 'c2JzaWc6Z20tdGh0' }
+
+/**
+ * A vendor's signature with its origin tag, as the canonical model and Anthropic and chat clients carry it.
+ * @example tagSignature('gemini-text', 'R0VN') === 'c2JzaWc6Z20tdHh0R0VN'
+ */
+export const tagSignature = (origin: SignatureOrigin, signature: string): string => TAGS[origin] + signature
+
+/**
+ * Whether a signature carries an origin tag, that is, whether a vendor other than Anthropic made it. Anthropic's own
+ * signatures (and unknown ones) are untagged.
+ * @example isForeignSignature('c2JzaWc6Z20tdHh0R0VN') === true
+ */
+export const isForeignSignature = (signature: string): boolean => signature.startsWith(TAG_START)
+
+/**
+ * The origin and the vendor's own signature behind a tag, or undefined for an untagged signature.
+ * @example untagSignature('c2JzaWc6Z20tdHh0R0VN') // { origin: 'gemini-text', signature: 'R0VN' }
+ */
+export function untagSignature(signature: string): { origin: SignatureOrigin; signature: string } | undefined {
+	if (!signature.startsWith(TAG_START)) return undefined
+	for (const origin of Object.keys(TAGS) as SignatureOrigin[])
+		if (signature.startsWith(TAGS[origin])) return { origin, signature: signature.slice(TAGS[origin].length) }
+	return undefined
+}

@@ -1,0 +1,105 @@
+/**
+ * QA report item 9: an upstream overload reaches every caller as 503 in the caller's own shape, whichever vendor
+ * said it — OpenAI 503, Anthropic 529 `overloaded_error`, Gemini 503 `UNAVAILABLE` — also when the overload is the
+ * first event of a 200 stream, and when it is the last failure after failover. Gemini's 503 reached a Gemini client
+ * (same protocol) as 502 INTERNAL and an Anthropic client as 502 api_error. Other 5xx stay the gateway's 502.
+ * Checked through the official SDKs (they retry on 503/529 and read the status), with retries off.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
+import Anthropic from '@anthropic-ai/sdk'
+import { ApiError, GoogleGenAI } from '@google/genai'
+import OpenAI from 'openai'
+import type { Fault } from '../../mocks'
+import { type Account, FAILOVER, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix()
+}, SETUP_MS)
+afterAll(() => m.close())
+afterEach(() => {
+	for (const u of UPSTREAMS) m.mocks[u].reset()
+})
+
+/** Each vendor's overload at the HTTP level: the status and the body its mock sends for it. */
+const OVERLOAD: Record<Upstream, Fault> = {
+	openai: { kind: 'status', status: 503 },
+	anthropic: { kind: 'status', status: 529 },
+	gemini: { kind: 'status', status: 503 },
+}
+
+type Seen = { status: number; type: string }
+
+/** One call through each client SDK; what its error says (status, and the shape's own error type/status). */
+const CLIENTS: Record<'openai' | 'anthropic' | 'gemini', (acct: Account, model: string, stream: boolean) => Promise<Seen>> = {
+	async openai(acct, model, stream) {
+		const e = await (async () => {
+			if (!stream) return acct.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'busy?' }] })
+			for await (const _ of await acct.openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'busy?' }] }));
+		})().catch((x: unknown) => x)
+		if (!(e instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(e)}`)
+		return { status: e.status as number, type: e.type ?? '' }
+	},
+	async anthropic(acct, model, stream) {
+		const params = { model, max_tokens: 50, messages: [{ role: 'user' as const, content: 'busy?' }] }
+		const e = await (stream ? acct.anthropic.messages.stream(params).finalMessage() : acct.anthropic.messages.create(params)).catch((x: unknown) => x)
+		if (!(e instanceof Anthropic.APIError)) throw new Error(`expected an APIError, got ${String(e)}`)
+		return { status: e.status as number, type: (e.error as { error?: { type?: string } }).error?.type ?? '' }
+	},
+	async gemini(acct, model, stream) {
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta', retryOptions: { attempts: 1 } } })
+		const e = await (async () => {
+			if (!stream) return ai.models.generateContent({ model, contents: 'busy?' })
+			for await (const _ of await ai.models.generateContentStream({ model, contents: 'busy?' }));
+		})().catch((x: unknown) => x)
+		if (!(e instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(e)}`)
+		return { status: e.status, type: (JSON.parse(e.message) as { error: { status: string } }).error.status }
+	},
+}
+
+/** The overload as each caller must see it. */
+const EXPECTED: Record<keyof typeof CLIENTS, Seen> = {
+	openai: { status: 503, type: 'service_unavailable_error' },
+	anthropic: { status: 503, type: 'overloaded_error' },
+	gemini: { status: 503, type: 'UNAVAILABLE' },
+}
+
+describe('an upstream overload', () => {
+	for (const up of UPSTREAMS)
+		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>)
+			for (const stream of [false, true])
+				it(`should reach a ${client} client as 503 in its shape when ${up} is overloaded (${stream ? 'stream' : 'non-stream'})`, async () => {
+					const acct = await m.account()
+					m.mocks[up].fault = OVERLOAD[up]
+					expect(await CLIENTS[client](acct, MODEL[up], stream)).toEqual(EXPECTED[client])
+					const rows = await usageRows(m, acct.accountId)
+					expect(rows.map((r) => [r.status, r.cost])).toEqual([[503, 0]])
+				})
+
+	// Anthropic and Gemini stream the overload as the first event of a 200 (the mocks' in-stream error: Anthropic
+	// `event: error` overloaded_error, Gemini `{"error":{"code":503,"status":"UNAVAILABLE"}}`); nothing was sent yet,
+	// so the caller gets the same 503 as for the HTTP error.
+	for (const up of ['anthropic', 'gemini'] as const)
+		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>)
+			it(`should answer 503 to a ${client} stream when the ${up} stream opens with an overload`, async () => {
+				const acct = await m.account()
+				m.mocks[up].fault = { kind: 'midstream', afterChunks: 0 }
+				expect(await CLIENTS[client](acct, MODEL[up], true)).toEqual(EXPECTED[client])
+			})
+
+	it('should answer 503 when every channel of a failover was overloaded', async () => {
+		const acct = await m.account()
+		m.mocks.openai.fault = OVERLOAD.openai
+		m.mocks.gemini.fault = OVERLOAD.gemini
+		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>) expect(await CLIENTS[client](acct, FAILOVER, false)).toEqual(EXPECTED[client])
+		expect(m.mocks.gemini.requests.length).toBeGreaterThanOrEqual(3)
+	})
+
+	it('should keep 502 for another 5xx', async () => {
+		const acct = await m.account()
+		m.mocks.gemini.fault = { kind: 'status', status: 500 }
+		expect(await CLIENTS.gemini(acct, MODEL.gemini, false)).toEqual({ status: 502, type: 'INTERNAL' })
+		expect(await CLIENTS.anthropic(acct, MODEL.gemini, false)).toEqual({ status: 502, type: 'api_error' })
+		expect(await CLIENTS.openai(acct, MODEL.gemini, false)).toEqual({ status: 502, type: 'server_error' })
+	})
+})

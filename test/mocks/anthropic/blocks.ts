@@ -1,0 +1,80 @@
+/**
+ * Anthropic's checks on content blocks, in its `path: reason` wording: the block types the Messages API knows (an
+ * OpenAI or Gemini part that leaked through is refused), image sources (the four image types, http(s) URLs) and
+ * document sources (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support: base64 PDFs, text/plain text,
+ * http(s) URLs, Files API ids, custom content), also inside tool results.
+ * @module
+ */
+
+import { asArr, asObj, type Obj } from '../shared/json'
+import type { JsonReply } from '../shared/reply'
+import { invalid } from './errors'
+
+const BLOCK_TYPES = [
+	'text',
+	'image',
+	'document',
+	'search_result',
+	'tool_use',
+	'tool_result',
+	'thinking',
+	'redacted_thinking',
+	'server_tool_use',
+	'web_search_tool_result',
+	'web_fetch_tool_result',
+	'code_execution_tool_result',
+	'mcp_tool_use',
+	'mcp_tool_result',
+	'container_upload',
+]
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+const isHttp = (u: unknown) => typeof u === 'string' && /^https?:\/\//.test(u)
+
+function checkSource(kind: 'image' | 'document', src: Obj | undefined, at: string): JsonReply | undefined {
+	if (!src) return invalid(`${at}.${kind}.source: Field required`)
+	const p = `${at}.${kind}.source.${String(src.type)}`
+	switch (src.type) {
+		case 'base64':
+			if (kind === 'image' && !IMAGE_TYPES.includes(String(src.media_type))) return invalid(`${p}.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`)
+			if (kind === 'document' && src.media_type !== 'application/pdf') return invalid(`${p}.media_type: Input should be 'application/pdf'`)
+			return typeof src.data === 'string' ? undefined : invalid(`${p}.data: Field required`)
+		case 'url':
+			return isHttp(src.url) ? undefined : invalid(`${p}.url: Only http and https URLs are supported`)
+		case 'file':
+			return typeof src.file_id === 'string' ? undefined : invalid(`${p}.file_id: Field required`)
+		case 'text':
+			if (kind !== 'document') break
+			if (src.media_type !== 'text/plain') return invalid(`${p}.media_type: Input should be 'text/plain'`)
+			return typeof src.data === 'string' ? undefined : invalid(`${p}.data: Field required`)
+		case 'content':
+			if (kind !== 'document') break
+			return typeof src.content === 'string' || Array.isArray(src.content) ? undefined : invalid(`${p}.content: Field required`)
+	}
+	const tags = kind === 'image' ? "'base64', 'url', 'file'" : "'base64', 'text', 'content', 'url', 'file'"
+	return invalid(`${at}.${kind}.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: ${tags}`)
+}
+
+function checkBlock(b: Obj, at: string): JsonReply | undefined {
+	if (!BLOCK_TYPES.includes(String(b.type)))
+		return invalid(`${at}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags: ${BLOCK_TYPES.map((t) => `'${t}'`).join(', ')}`)
+	if (b.type === 'image' || b.type === 'document') return checkSource(b.type, asObj(b.source), at)
+	if (b.type === 'tool_result' && Array.isArray(b.content)) {
+		for (let k = 0; k < b.content.length; k++) {
+			const bad = checkBlock(asObj(b.content[k]) ?? {}, `${at}.tool_result.content.${k}`)
+			if (bad) return bad
+		}
+	}
+}
+
+/** Every block of every message. */
+export function checkBlocks(messages: Obj[]): JsonReply | undefined {
+	for (let i = 0; i < messages.length; i++) {
+		const content = messages[i]!.content
+		if (typeof content === 'string') continue
+		const blocks = asArr(content)
+		for (let j = 0; j < blocks.length; j++) {
+			const bad = checkBlock(asObj(blocks[j]) ?? {}, `messages.${i}.content.${j}`)
+			if (bad) return bad
+		}
+	}
+}
