@@ -12,6 +12,12 @@
  * - to an Anthropic upstream (converted path, fast path, count_tokens), thinking with a tagged signature is left out
  *   like unsigned thinking; to a Gemini upstream the tag comes off and the signature goes back on its kind of part.
  *
+ * Gemini clients see it the other way round (protocols/gemini/signatures.ts): like a client of Google's, they get
+ * Gemini's signatures as Gemini made them, so there the signature that carries a tag is Anthropic's (`anthropic`).
+ * The Gemini codec takes that tag off when the client sends the history back and tags the client's untagged
+ * signatures as Gemini's, so in the canonical model the rule above holds whatever the client's protocol. The
+ * `anthropic` tag is never in the canonical model.
+ *
  * Tag format: the base64 of `sbsig:` plus a six-character code for the origin and the part it was on, so the tag is
  * 16 base64 characters with no padding, and a tagged base64 signature is still base64 (as Gemini's redacted-thinking
  * prefix in gemini/read.ts): opaque to clients, like any signature. `sbsig:` is the mark the Responses route puts on
@@ -20,14 +26,20 @@
  * @module
  */
 
-/** The origins a tag names: Gemini, from a text part (or an empty one) or from a `thought: true` part. */
-export type SignatureOrigin = 'gemini-text' | 'gemini-thought'
+/**
+ * The origins a tag names: Gemini, from a text part (or an empty one) or from a `thought: true` part; Anthropic, as
+ * Gemini clients are shown its signatures (never in the canonical model, where Anthropic's are untagged).
+ */
+export type SignatureOrigin = 'gemini-text' | 'gemini-thought' | 'anthropic'
+
+/** The origins of Gemini's own signatures. */
+export type GeminiOrigin = Exclude<SignatureOrigin, 'anthropic'>
 
 /** base64(`sbsig:`): the start of every origin tag. */
 const TAG_START = 'c2JzaWc6'
 
-/** base64(`sbsig:gm-txt`) and base64(`sbsig:gm-tht`). */
-const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0', 'gemini-thought': 'c2JzaWc6Z20tdGh0' }
+/** base64(`sbsig:gm-txt`), base64(`sbsig:gm-tht`) and base64(`sbsig:an-sig`). */
+const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0', 'gemini-thought': 'c2JzaWc6Z20tdGh0', anthropic: 'c2JzaWc6YW4tc2ln' }
 
 /**
  * A vendor's signature with its origin tag, as the canonical model and Anthropic and chat clients carry it.
@@ -36,8 +48,8 @@ const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0
 export const tagSignature = (origin: SignatureOrigin, signature: string): string => TAGS[origin] + signature
 
 /**
- * Whether a signature carries an origin tag, that is, whether a vendor other than Anthropic made it. Anthropic's own
- * signatures (and unknown ones) are untagged.
+ * Whether a signature carries an origin tag, that is, in the canonical model, whether a vendor other than Anthropic
+ * made it: Anthropic's own signatures (and unknown ones) are untagged, and no tagged one verifies at Anthropic.
  * @example isForeignSignature('c2JzaWc6Z20tdHh0R0VN') === true
  */
 export const isForeignSignature = (signature: string): boolean => signature.startsWith(TAG_START)
@@ -52,3 +64,9 @@ export function untagSignature(signature: string): { origin: SignatureOrigin; si
 		if (signature.startsWith(TAGS[origin])) return { origin, signature: signature.slice(TAGS[origin].length) }
 	return undefined
 }
+
+/**
+ * Whether an origin is Gemini's (either kind of part).
+ * @example isGeminiOrigin('gemini-text') === true
+ */
+export const isGeminiOrigin = (origin: SignatureOrigin | undefined): origin is GeminiOrigin => origin === 'gemini-text' || origin === 'gemini-thought'

@@ -2,13 +2,15 @@
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
  * cap (when the budget or the model's maximum lowered it) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
- * an Anthropic signature for Anthropic, tool call ids over OpenAI's length limit. Unknown fields pass through untouched.
+ * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit.
+ * Unknown fields pass through untouched.
  * @module
  */
 import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
+import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
 
@@ -54,11 +56,15 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			}
 			break
 		}
-		case 'gemini':
+		case 'gemini': {
 			// The model is in the URL; nothing in the body names it.
 			if ('model' in body) delete (out ??= { ...body }).model
+			// Answers converted from Claude gave the client Claude's signatures, tagged (protocols/gemini/signatures.ts).
+			const contents = ownSignaturesOnly(body.contents)
+			if (contents) set('contents', contents)
 			if (cap !== undefined) set('generationConfig', { ...(body.generationConfig as Body | undefined), maxOutputTokens: cap })
 			break
+		}
 	}
 	return out ?? body
 }

@@ -10,6 +10,7 @@ import { GatewayError } from '../../core/errors'
 import type { ChatRequest } from '../../core/ir'
 import { anthropicMessages } from '../../protocols/anthropic-messages'
 import { gemini } from '../../protocols/gemini'
+import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
@@ -69,13 +70,19 @@ async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Pr
 	return { tokens: out.input_tokens, by: 'anthropic', body: out }
 }
 
+/** A Gemini client's body as Gemini may count it: what the fast path repairs in its history, repaired here too. */
+function forGemini(body: Record<string, unknown>): Record<string, unknown> {
+	const contents = ownSignaturesOnly(body.contents)
+	return contents ? { ...body, contents } : body
+}
+
 async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	let body: Record<string, unknown>
 	const own = c.native?.protocol === 'gemini' ? c.native.body : undefined
-	if (own && !own.generateContentRequest) body = own
+	if (own && !own.generateContentRequest) body = forGemini(own)
 	else {
 		// The generateContentRequest form counts the system instruction and tools too; it must name the model.
-		const inner = own?.generateContentRequest ?? gemini.encodeRequest(c.ir, upstreamModel)
+		const inner = own?.generateContentRequest ? forGemini(own.generateContentRequest as Record<string, unknown>) : gemini.encodeRequest(c.ir, upstreamModel)
 		body = { generateContentRequest: { ...(inner as Record<string, unknown>), model: `models/${upstreamModel}` } }
 	}
 	const out = await post(c, ch, geminiMethodUrl(ch, upstreamModel, 'countTokens'), chatAdapterFor('gemini')!.headers(ch), body)

@@ -153,7 +153,8 @@ export const AnthropicThinkingConfig = t.Union([
 export const AnthropicRequest = t.Object(
 	{
 		model: t.String({ minLength: 1 }),
-		max_tokens: Integer({ minimum: 0 }),
+		/** "max_tokens: Input should be greater than or equal to 1" (Anthropic refuses 0). */
+		max_tokens: Integer({ minimum: 1 }),
 		messages: t.Array(AnthropicMessageParam, { minItems: 1 }),
 		system: t.Optional(t.Union([t.String(), t.Array(AnthropicTextBlock)])),
 		tools: t.Optional(t.Array(t.Union([AnthropicCustomTool, AnthropicServerTool, AnthropicMcpToolset]))),

@@ -167,7 +167,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (!isObject(b)) throw badRequest('request body must be a JSON object')
 	const model = reqString(b, 'model', '')
 	if (!model) throw invalid('model', 'String should have at least 1 character')
-	const maxTokens = optInteger(b, 'max_tokens', '', 0)
+	const maxTokens = optInteger(b, 'max_tokens', '', 1)
 	if (maxTokens === undefined) throw invalid('max_tokens', 'Field required')
 	const list = optArray(b, 'messages', '')
 	if (!list) throw invalid('messages', 'Field required')

@@ -5,16 +5,18 @@
  * a functionCall part (the first of a parallel batch), and otherwise on a text part, often the part right after the
  * thoughts or an empty text part at the end. The canonical model keeps signatures only on thinking and tool-call
  * parts, so a signature on a text part is moved onto the thinking part that precedes it, or, when there is none,
- * onto a signature-only thinking part after the text (WIRE-NOTES §14). In an upstream answer, such a signature gets
- * the origin tag that names the kind of part it was on (core/signatures.ts); `encodeModelTurn` (request side) puts it
- * back there.
+ * onto a signature-only thinking part after the text (WIRE-NOTES §14). Such a signature gets the origin tag that
+ * names the kind of part it was on (core/signatures.ts): in an upstream answer always, in a client's history when it is
+ * untagged there (Gemini's own: gemini/signatures.ts); `encodeModelTurn` (request side) and `encodeResponseParts`
+ * (Gemini clients) put it back there.
  * @module
  */
 import { badRequest } from '../../core/errors'
 import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart } from '../../core/ir'
-import { type SignatureOrigin, tagSignature } from '../../core/signatures'
+import { type GeminiOrigin, tagSignature } from '../../core/signatures'
 import type { GeminiPart } from './model'
 import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+import { callSignatureFromClient, SKIP_SIGNATURE, signatureForClient, signatureFromClient } from './signatures'
 
 export type ModelPart = TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | ImagePart
 
@@ -41,11 +43,13 @@ export function decodeMedia(part: Obj): ImagePart | undefined {
  * Decodes the parts of a model turn (a response candidate or a `model` content of client history).
  * Consecutive thought parts form one thinking part, consecutive text parts one text part.
  * @param strictAt when set (request decoding), a malformed part is a 400 naming `${strictAt}[j]`; otherwise skipped
- * @param upstream an answer from Gemini: thinking signatures get their origin tag (function-call ones travel in ids)
+ * @param upstream an answer from Gemini: every thinking signature is Gemini's and gets its origin tag; otherwise a
+ * client's history, where an untagged one is Gemini's and an `anthropic`-tagged one Claude's (gemini/signatures.ts).
+ * Function-call signatures stay raw: only Gemini signs calls (other clients carry them in ids, core/tool-ids.ts).
  */
 export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: string, upstream = false): ModelPart[] {
 	const out: ModelPart[] = []
-	const own = (origin: SignatureOrigin, sig: string) => (upstream ? tagSignature(origin, sig) : sig)
+	const own = (origin: GeminiOrigin, sig: string) => (upstream ? tagSignature(origin, sig) : signatureFromClient(origin, sig))
 	let thinking: ThinkingPart | undefined // the open, still unsigned thinking part
 	let calls = 0
 	const fail = (j: number, what: string) => {
@@ -79,7 +83,8 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 				name: fc.name,
 				input: isObj(fc.args) ? fc.args : {},
 			}
-			if (sig) call.signature = sig
+			const callSig = upstream ? sig : callSignatureFromClient(sig)
+			if (callSig) call.signature = callSig
 			out.push(call)
 			return
 		}
@@ -142,19 +147,52 @@ export function encodeImage(src: ImageSource): GeminiPart {
  * Canonical response content → Gemini parts, for Gemini-native clients: thinking becomes `thought: true` parts
  * (with its signature), tool calls `functionCall` parts (with id and signature), and Anthropic redacted thinking a
  * thought part whose signature carries the data behind `REDACTED_PREFIX`, so it can be replayed.
+ * Signatures are shown as Google would show them (gemini/signatures.ts): Gemini's raw and back on the kind of part it
+ * came on (one of a text part on that text part, or on an empty text part after it, as `encodeModelTurn` does),
+ * Anthropic's with its origin tag on the thought part. The first function call of an answer Gemini did not make
+ * carries the documented placeholder signature, so the client's history can go to a Gemini 3 model as it is.
  */
 export function encodeResponseParts(content: ReadonlyArray<Part>): GeminiPart[] {
 	const out: GeminiPart[] = []
-	for (const p of content) {
-		if (p.type === 'text') out.push({ text: p.text })
-		else if (p.type === 'thinking')
-			out.push(p.signature ? { text: p.text, thought: true, thoughtSignature: p.signature } : { text: p.text, thought: true })
-		else if (p.type === 'redacted_thinking') out.push({ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + p.data })
-		else if (p.type === 'tool_call') {
-			const part: GeminiPart = { functionCall: { id: p.id, name: p.name, args: p.input } }
-			if (p.signature) part.thoughtSignature = p.signature
-			out.push(part)
-		} else if (p.type === 'image') out.push(encodeImage(p.source))
+	let pending: string | undefined // a text part's signature, for the next text part
+	let calls = 0
+	const flush = () => {
+		if (pending) out.push({ text: '', thoughtSignature: pending })
+		pending = undefined
 	}
+	for (const p of content) {
+		if (p.type === 'text') {
+			out.push(pending ? { text: p.text, thoughtSignature: pending } : { text: p.text })
+			pending = undefined
+		} else if (p.type === 'thinking') {
+			const shown = p.signature ? signatureForClient(p.signature) : undefined
+			if (!shown?.onText) {
+				flush()
+				out.push(shown ? { text: p.text, thought: true, thoughtSignature: shown.signature } : { text: p.text, thought: true })
+				continue
+			}
+			if (p.text) out.push({ text: p.text, thought: true })
+			const last = out[out.length - 1]
+			if (!p.text && !pending && last && last.text !== undefined && !last.thought && !last.thoughtSignature) last.thoughtSignature = shown.signature
+			else {
+				flush()
+				pending = shown.signature
+			}
+		} else if (p.type === 'redacted_thinking') {
+			flush()
+			out.push({ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + p.data })
+		} else if (p.type === 'tool_call') {
+			flush()
+			const part: GeminiPart = { functionCall: { id: p.id, name: p.name, args: p.input } }
+			const sig = p.signature ?? (calls === 0 ? SKIP_SIGNATURE : undefined)
+			if (sig) part.thoughtSignature = sig
+			calls++
+			out.push(part)
+		} else if (p.type === 'image') {
+			flush()
+			out.push(encodeImage(p.source))
+		}
+	}
+	flush()
 	return out
 }

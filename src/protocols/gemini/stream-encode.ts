@@ -14,6 +14,7 @@ import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
 import type { GeminiPart, GeminiStreamChunk } from './model'
 import { isObj, REDACTED_PREFIX } from './read'
+import { SKIP_SIGNATURE, signatureForClient } from './signatures'
 import { encodeFinishReason, encodeUsage } from './usage'
 
 type Call = { id: string; name: string; signature?: string; json: string }
@@ -27,16 +28,24 @@ const parseArgs = (json: string): Record<string, unknown> => {
 	}
 }
 
+/** A block as the encoder knows it: whether it followed a text block, and (thinking) whether it had text. */
+type Open = { block: BlockStart; afterText: boolean; text: boolean }
+
 /**
  * Canonical events → Gemini SSE frames for a Gemini-native client. `ping` yields nothing: Gemini has no keepalive
  * chunk, and an SSE comment is not expressible as an SseFrame (the relay can write `SSE_KEEPALIVE` bytes itself).
  * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
+ * Signatures are shown as in `encodeResponseParts` (parts.ts): Anthropic's tagged on a thought part, Gemini's raw on
+ * its kind of part; one of a text part follows that text on an empty text part, as Gemini streams it.
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let over = false
 	let id = ''
-	const blocks = new Map<number, BlockStart>()
+	const blocks = new Map<number, Open>()
+	let lastKind: BlockStart['kind'] | undefined
 	let call: Call | undefined
+	let calls = 0
+	let pending: string | undefined // a text part's signature, sent once the text after it is
 	let usage: Partial<Usage> | undefined
 	const frame = (parts: GeminiPart[], finishReason?: string): SseFrame => {
 		if (!id) id = newId('gemini')
@@ -48,6 +57,20 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		chunk.responseId = id
 		return { data: JSON.stringify(chunk) }
 	}
+	const flush = (out: SseFrame[]) => {
+		if (pending) out.push(frame([{ text: '', thoughtSignature: pending }]))
+		pending = undefined
+	}
+	function signature(open: Open | undefined, signature: string, out: SseFrame[]) {
+		if (open?.block.kind === 'tool_call' && call) return void (call.signature = signature)
+		if (open?.block.kind !== 'thinking') return void out.push(frame([{ text: '', thoughtSignature: signature }]))
+		const shown = signatureForClient(signature)
+		if (!shown.onText) return void out.push(frame([{ text: '', thought: true, thoughtSignature: shown.signature }]))
+		// Signature-only thinking right after a text block: the signature of that text.
+		if (!open.text && open.afterText && !pending) return void out.push(frame([{ text: '', thoughtSignature: shown.signature }]))
+		flush(out)
+		pending = shown.signature
+	}
 	return {
 		push(ev, out) {
 			if (over) return
@@ -57,7 +80,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (ev.usage) usage = { ...usage, ...ev.usage }
 					break
 				case 'block_start':
-					blocks.set(ev.index, ev.block)
+					blocks.set(ev.index, { block: ev.block, afterText: lastKind === 'text', text: false })
+					lastKind = ev.block.kind
+					if (ev.block.kind !== 'text') flush(out)
 					if (ev.block.kind === 'tool_call')
 						call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
 					else if (ev.block.kind === 'redacted_thinking')
@@ -67,33 +92,41 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				case 'text_delta':
 					if (ev.text) out.push(frame([{ text: ev.text }]))
 					break
-				case 'thinking_delta':
+				case 'thinking_delta': {
+					const open = blocks.get(ev.index)
+					if (open && ev.text) open.text = true
 					if (ev.text) out.push(frame([{ text: ev.text, thought: true }]))
 					break
-				case 'signature_delta': {
-					const kind = blocks.get(ev.index)?.kind
-					if (kind === 'tool_call' && call) call.signature = ev.signature
-					else if (kind === 'thinking') out.push(frame([{ text: '', thought: true, thoughtSignature: ev.signature }]))
-					else out.push(frame([{ text: '', thoughtSignature: ev.signature }]))
-					break
 				}
+				case 'signature_delta':
+					signature(blocks.get(ev.index), ev.signature, out)
+					break
 				case 'json_delta':
 					if (call) call.json += ev.json
 					break
-				case 'block_stop':
-					if (call && blocks.get(ev.index)?.kind === 'tool_call') {
+				case 'block_stop': {
+					const kind = blocks.get(ev.index)?.block.kind
+					if (kind === 'text') flush(out)
+					if (call && kind === 'tool_call') {
 						const part: GeminiPart = { functionCall: { id: call.id, name: call.name, args: parseArgs(call.json) } }
-						if (call.signature) part.thoughtSignature = call.signature
+						// The first call of an answer Gemini did not make: the documented placeholder (parts.ts).
+						const sig = call.signature ?? (calls === 0 ? SKIP_SIGNATURE : undefined)
+						if (sig) part.thoughtSignature = sig
+						calls++
 						call = undefined
 						out.push(frame([part]))
 					}
 					break
+				}
 				case 'usage':
 					usage = { ...usage, ...ev.usage }
 					break
 				case 'finish':
-					// No part of its own: an empty text part here went into the history @google/genai clients send back.
-					out.push(frame([], encodeFinishReason(ev.reason)))
+					flush(out)
+					// An empty text part, as Gemini ends streams: @google/genai's chat sessions drop an answer (and the question
+					// before it) from their history when any chunk has no part. The part comes back in that history as a
+					// model turn of its own, which the request decoder reads as nothing (gemini/parts.ts).
+					out.push(frame([{ text: '' }], encodeFinishReason(ev.reason)))
 					break
 				case 'error':
 					out.push(encodeStreamError(ev.error))

@@ -10,12 +10,15 @@
  */
 import { badRequest } from '../../core/errors'
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
-import { isForeignSignature, untagSignature } from '../../core/signatures'
+import { isGeminiOrigin, untagSignature } from '../../core/signatures'
 import { unpackToolCallId } from '../../core/tool-ids'
 import type { GeminiContent, GeminiFunctionResponse, GeminiPart, GeminiRole } from './model'
 import { decodeUserMedia, encodeAudio, encodeFile, multimodalResults } from './files'
 import { decodeModelParts, encodeImage } from './parts'
 import { get, isObj, type Obj, str, syntheticCallId } from './read'
+import { SKIP_SIGNATURE } from './signatures'
+
+export { SKIP_SIGNATURE }
 
 // ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -108,13 +111,6 @@ function resultText(r: Obj): { text: string; isError: boolean } {
 // ── Encode ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Documented placeholder for a function call whose signature is unknown (history written by another model):
- * https://ai.google.dev/gemini-api/docs/thought-signatures (FAQ). Without it Gemini 3 answers 400
- * "Function call is missing a thought_signature" (WIRE-NOTES #7, theopenco/llmgateway#1267).
- */
-export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
-
-/**
  * Canonical messages → `contents`. Consecutive same-role messages are merged; empty turns are skipped.
  * @param model the upstream model: Gemini 3 models get a tool result's media inside its functionResponse (files.ts)
  */
@@ -142,7 +138,8 @@ export function encodeMessages(messages: Message[], model = ''): Array<GeminiCon
  * signature goes on the next text part, or back onto the text part it was split from, or on an empty text part (the
  * shape Gemini itself streams). Gemini's own signatures carry an origin tag in the canonical model
  * (core/signatures.ts): it comes off here, and one that came on a `thought: true` part goes back on that thought
- * part, with its text; another vendor's tagged signature is left out. Redacted thinking is another vendor's
+ * part, with its text. Any other signature is another vendor's (Anthropic's are untagged there) and is left out, with
+ * its thinking: Gemini would take it for its own and find it corrupted. Redacted thinking is another vendor's
  * ciphertext: Gemini cannot use it.
  */
 function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPart[] {
@@ -159,11 +156,10 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
 			const sig = take()
 			out.push(sig ? { text: p.text, thoughtSignature: sig } : { text: p.text })
 		} else if (p.type === 'thinking') {
-			if (!p.signature) continue
-			const tagged = untagSignature(p.signature)
-			if (!tagged && isForeignSignature(p.signature)) continue
-			const sig = tagged?.signature ?? p.signature
-			if (tagged?.origin === 'gemini-thought') {
+			const tagged = p.signature ? untagSignature(p.signature) : undefined
+			if (!tagged || !isGeminiOrigin(tagged.origin)) continue
+			const sig = tagged.signature
+			if (tagged.origin === 'gemini-thought') {
 				if (pending) out.push({ text: '', thoughtSignature: take() })
 				out.push({ text: p.text, thought: true, thoughtSignature: sig })
 				continue
@@ -177,8 +173,8 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
 		} else if (p.type === 'tool_call') {
 			const unpacked = unpackToolCallId(p.id)
 			names.set(p.id, p.name).set(unpacked.id, p.name)
-			// A function call keeps only its own signature: Gemini validates those strictly, and a thinking signature
-			// may be another vendor's (the canonical model does not say whose), so it stays on a text part.
+			// A function call keeps only its own signature (Gemini validates those strictly); a thinking signature of a
+			// text part stays on a text part.
 			const sig = p.signature ?? unpacked.signature
 			if (pending) out.push({ text: '', thoughtSignature: take() })
 			const part: GeminiPart = { functionCall: { name: p.name, args: p.input } }

@@ -270,6 +270,18 @@ describe('values outside the caller’s protocol ranges', () => {
 		}
 	})
 
+	it('should refuse max_tokens 0 on /v1/messages with a 400 naming the field, as Anthropic does (it takes ≥ 1)', async () => {
+		for (const model of [MODEL.anthropic, MODEL.openai]) {
+			const acct = await m.account()
+			const before = m.mocks.anthropic.requests.length + m.mocks.openai.requests.length
+			const err = (await acct.anthropic.messages.create({ model, max_tokens: 0, messages: say('no room') }).catch((e: unknown) => e)) as { status?: number; message?: string }
+			expect(err.status).toBe(400)
+			expect(err.message).toContain('max_tokens')
+			expect(m.mocks.anthropic.requests.length + m.mocks.openai.requests.length).toBe(before)
+			await expectRefusedUnbilled(acct)
+		}
+	})
+
 	it('should still clamp a temperature valid for OpenAI but above Claude’s range', async () => {
 		const acct = await m.account()
 		await chat(acct.openai, { model: MODEL.anthropic, messages: say('hot'), temperature: 2 }, false)

@@ -1,6 +1,6 @@
 /** Origin tags on thinking signatures (src/core/signatures.ts). */
 import { describe, expect, it } from 'bun:test'
-import { isForeignSignature, tagSignature, untagSignature } from '../../../src/core/signatures'
+import { isForeignSignature, isGeminiOrigin, tagSignature, untagSignature } from '../../../src/core/signatures'
 
 describe('signature origin tags', () => {
 	it('should tag a Gemini signature by the kind of part it came on, and take the tag off again', () => {
@@ -22,6 +22,14 @@ describe('signature origin tags', () => {
 	it("should leave Anthropic's signatures (and the unsigned) untagged", () => {
 		for (const sig of ['EqQBCkgIARABGAIiQL5ZtMmXqy', 'sig_bW9jaw==', ''])
 			expect([isForeignSignature(sig), untagSignature(sig)]).toEqual([false, undefined])
+	})
+
+	it("should tag Anthropic's signatures for Gemini clients (sbsig:an-sig) and tell the tag apart from Gemini's", () => {
+		const tagged = tagSignature('anthropic', 'EqQBCkgI')
+		expect(tagged).toBe(`${Buffer.from('sbsig:an-sig').toString('base64')}EqQBCkgI`)
+		expect(untagSignature(tagged)).toEqual({ origin: 'anthropic', signature: 'EqQBCkgI' })
+		expect(isForeignSignature(tagged)).toBe(true)
+		expect(['gemini-text', 'gemini-thought', 'anthropic', undefined].map((o) => isGeminiOrigin(o as never))).toEqual([true, true, false, false])
 	})
 
 	it('should count a tag of an origin it does not know as foreign, with nothing to take off', () => {

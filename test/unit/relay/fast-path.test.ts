@@ -1,9 +1,11 @@
 /**
- * The fast path's edits: of relayed OpenAI chunks (removing the usage the client did not ask for), and of Anthropic
- * bodies that carry another vendor's thinking.
+ * The fast path's edits: of relayed OpenAI chunks (removing the usage the client did not ask for), of Anthropic
+ * bodies that carry another vendor's thinking, and of Gemini bodies that carry Claude's.
  */
 import { describe, expect, it } from 'bun:test'
 import { tagSignature } from '../../../src/core/signatures'
+import { REDACTED_PREFIX } from '../../../src/protocols/gemini/read'
+import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
 import { bodyText, rewriteBody, signedThinkingOnly, stripUsage, thinkingOffFor } from '../../../src/relay/fast-path'
 
 describe('stripUsage', () => {
@@ -76,5 +78,79 @@ describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouc
 		expect(thinkingOffFor([{ role: 'assistant', content: [use] }, { role: 'user', content: 'x' }, { role: 'assistant', content: 'fine' }], on)).toBeUndefined()
 		expect(thinkingOffFor([{ role: 'assistant', content: [use] }], { type: 'disabled' })).toBeUndefined()
 		expect(thinkingOffFor([{ role: 'assistant', content: [use] }], undefined)).toBeUndefined()
+	})
+})
+
+describe('rewriteBody (gemini): signatures only this gateway explains', () => {
+	const CLAUDE = tagSignature('anthropic', 'EqQBCkgIARABGAIiQL5ZtMmXqy+/==')
+	const GEMINI = 'R0VNX1NJR18y'
+	const ask = { role: 'user', parts: [{ text: 'q' }] }
+	const geminiTurn = { role: 'model', parts: [{ text: 'P', thought: true }, { text: 'A', thoughtSignature: GEMINI }] }
+
+	it("should forward a history of Gemini's own signatures as it came: the same object and the client's bytes", () => {
+		const body = { contents: [ask, geminiTurn, ask], generationConfig: { thinkingConfig: { includeThoughts: true } } }
+		const raw = JSON.stringify(body)
+		const out = rewriteBody('gemini', body, 'gemini-3-pro-preview', undefined, false)
+		expect(out).toBe(body)
+		expect(bodyText(raw, body, out)).toBe(raw)
+	})
+
+	it("should leave out Claude's thinking (tagged signatures, redacted thinking) and keep Gemini's turns as they are", () => {
+		const claudeTurn = {
+			role: 'model',
+			parts: [
+				{ text: 'Mine.', thought: true, thoughtSignature: CLAUDE },
+				{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` },
+				{ text: 'Answer.' },
+			],
+		}
+		const body = { contents: [ask, geminiTurn, ask, claudeTurn, ask] }
+		const raw = JSON.stringify(body)
+		const out = rewriteBody('gemini', body, 'gemini-3-pro-preview', undefined, false)
+		const contents = out.contents as unknown[]
+		expect(contents[3]).toEqual({ role: 'model', parts: [{ text: 'Answer.' }] })
+		expect(contents[1]).toBe(geminiTurn)
+		expect(body.contents[3]).toBe(claudeTurn)
+		expect(JSON.parse(bodyText(raw, body, out)!)).toEqual(out)
+	})
+
+	it('should give a function call the documented placeholder, strip a text part, untag a Gemini tag, and drop an emptied turn', () => {
+		const body = {
+			contents: [
+				ask,
+				{ role: 'model', parts: [{ text: 'Mine.', thought: true, thought_signature: CLAUDE }] },
+				ask,
+				{
+					role: 'model',
+					parts: [
+						{ functionCall: { name: 'f', args: {} }, thoughtSignature: CLAUDE },
+						{ text: 'A', thoughtSignature: CLAUDE },
+						{ text: '', thoughtSignature: CLAUDE },
+						{ text: 'B', thoughtSignature: tagSignature('gemini-text', GEMINI) },
+					],
+				},
+				ask,
+			],
+		}
+		const out = rewriteBody('gemini', body, 'gemini-3-pro-preview', undefined, false)
+		expect(out.contents).toEqual([
+			ask,
+			ask,
+			{ role: 'model', parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: SKIP_SIGNATURE }, { text: 'A' }, { text: 'B', thoughtSignature: GEMINI }] },
+			ask,
+		])
+	})
+
+	it("should drop the bare empty text parts a chat session keeps from converted streams' last chunk, and the turns they leave empty", () => {
+		// @google/genai's chats keep each streamed chunk as a model turn of its own: the answer, then the finishReason
+		// chunk's empty text part (Gemini refuses an empty text parameter).
+		const answer = { role: 'model', parts: [{ text: 'Hello' }] }
+		const body = { contents: [ask, answer, { role: 'model', parts: [{ text: '' }] }, { role: 'model', parts: [{ text: 'x' }, { text: '' }] }, ask] }
+		const out = rewriteBody('gemini', body, 'gemini-3-pro-preview', undefined, false)
+		expect(out.contents).toEqual([ask, answer, { role: 'model', parts: [{ text: 'x' }] }, ask])
+		expect((out.contents as unknown[])[1]).toBe(answer)
+		// An empty text part that carries something else (a signature) is the vendor's and stays.
+		const signed = { contents: [ask, { role: 'model', parts: [{ text: 'A' }, { text: '', thoughtSignature: GEMINI }] }, ask] }
+		expect(rewriteBody('gemini', signed, 'gemini-3-pro-preview', undefined, false)).toBe(signed)
 	})
 })

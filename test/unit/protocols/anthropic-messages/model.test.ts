@@ -25,6 +25,7 @@ describe('AnthropicRequest schema', () => {
 
 	it.each([
 		['a missing max_tokens', { model: 'm', messages: base.messages }],
+		['a max_tokens of 0 (Anthropic takes at least 1)', { ...base, max_tokens: 0 }],
 		['a bad role', { ...base, messages: [{ role: 'tool', content: 'x' }] }],
 		['a text block without text', { ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }],
 		['a tool_result without tool_use_id', { ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] }],

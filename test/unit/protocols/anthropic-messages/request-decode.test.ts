@@ -130,6 +130,7 @@ describe('anthropicMessages.decodeRequest', () => {
 
 	it.each([
 		[{ model: 'm', messages: base.messages }, 'max_tokens: Field required', 'max_tokens'],
+		[{ ...base, max_tokens: 0 }, 'max_tokens: Input should be greater than or equal to 1', 'max_tokens'],
 		[{ max_tokens: 10, messages: base.messages }, 'model: Field required', 'model'],
 		[{ model: 'm', max_tokens: 10 }, 'messages: Field required', 'messages'],
 		[{ ...base, messages: [] }, 'messages: List should have at least 1 item', 'messages'],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../../src/core/errors'
+import { tagSignature } from '../../../../src/core/signatures'
 import type { GeminiRequest } from '../../../../src/protocols/gemini/model'
 import { decodeRequest } from '../../../../src/protocols/gemini/request'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
@@ -211,7 +212,7 @@ describe('gemini decodeRequest', () => {
 		])
 	})
 
-	it('should merge consecutive thought parts into one thinking part and move a text signature onto it', () => {
+	it("should merge consecutive thought parts into one thinking part and move a text signature onto it, as Gemini's", () => {
 		const req = decode({
 			contents: [
 				user('q'),
@@ -222,7 +223,7 @@ describe('gemini decodeRequest', () => {
 			],
 		})
 		expect(req.messages[1].content).toEqual([
-			{ type: 'thinking', text: 'ab', signature: 'U0lH' },
+			{ type: 'thinking', text: 'ab', signature: tagSignature('gemini-text', 'U0lH') },
 			{ type: 'text', text: 'answer' },
 		])
 	})

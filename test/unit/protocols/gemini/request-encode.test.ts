@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../../src/core/errors'
 import type { ChatRequest, Message } from '../../../../src/core/ir'
+import { tagSignature } from '../../../../src/core/signatures'
 import { packToolCallId } from '../../../../src/core/tool-ids'
 import { encodeRequest, geminiPath } from '../../../../src/protocols/gemini/request'
 import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/turns'
@@ -147,7 +148,7 @@ describe('gemini encodeRequest', () => {
 				{
 					role: 'assistant',
 					content: [
-						{ type: 'thinking', text: 'secret reasoning', signature: 'VEhJTks=' },
+						{ type: 'thinking', text: 'secret reasoning', signature: tagSignature('gemini-text', 'VEhJTks=') },
 						{ type: 'text', text: 'answer' },
 						{ type: 'thinking', text: 'unsigned, dropped' },
 						{ type: 'redacted_thinking', data: 'opaque' },
@@ -161,7 +162,7 @@ describe('gemini encodeRequest', () => {
 
 	it('should put a trailing signature-only thinking part back onto the text it was split from', () => {
 		const body = encodeRequest(
-			base([u('q'), { role: 'assistant', content: [{ type: 'text', text: 'Paris.' }, { type: 'thinking', text: '', signature: 'VFJM' }] }]),
+			base([u('q'), { role: 'assistant', content: [{ type: 'text', text: 'Paris.' }, { type: 'thinking', text: '', signature: tagSignature('gemini-text', 'VFJM') }] }]),
 			'm',
 		)
 		expect(body.contents[1].parts).toEqual([{ text: 'Paris.', thoughtSignature: 'VFJM' }])
@@ -169,7 +170,7 @@ describe('gemini encodeRequest', () => {
 
 	it('should never move a thinking signature onto a function call, which Gemini validates strictly', () => {
 		const body = encodeRequest(
-			base([u('q'), { role: 'assistant', content: [{ type: 'thinking', text: 't', signature: 'U0lH' }, { type: 'tool_call', id: 'c', name: 'f', input: {} }] }]),
+			base([u('q'), { role: 'assistant', content: [{ type: 'thinking', text: 't', signature: tagSignature('gemini-text', 'U0lH') }, { type: 'tool_call', id: 'c', name: 'f', input: {} }] }]),
 			'm',
 		)
 		expect(body.contents[1].parts).toEqual([

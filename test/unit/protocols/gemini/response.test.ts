@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatResponse } from '../../../../src/core/ir'
 import { tagSignature } from '../../../../src/core/signatures'
-import type { GeminiResponse } from '../../../../src/protocols/gemini/model'
+import type { GeminiContent, GeminiResponse } from '../../../../src/protocols/gemini/model'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
+import { decodeRequest } from '../../../../src/protocols/gemini/request'
 import { decodeResponse, encodeResponse, usageOf } from '../../../../src/protocols/gemini/response'
+import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
 import { fixtureJson } from './helpers'
 
 describe('gemini decodeResponse', () => {
@@ -81,10 +83,11 @@ describe('gemini encodeResponse', () => {
 					content: {
 						role: 'model',
 						parts: [
-							{ text: 'hmm', thought: true, thoughtSignature: 'QW50aHJvcGlj' },
+							// Claude's signature with its origin tag; its function call with the documented placeholder.
+							{ text: 'hmm', thought: true, thoughtSignature: tagSignature('anthropic', 'QW50aHJvcGlj') },
 							{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` },
 							{ text: 'Calling.' },
-							{ functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } } },
+							{ functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } }, thoughtSignature: SKIP_SIGNATURE },
 						],
 					},
 					finishReason: 'STOP',
@@ -97,15 +100,12 @@ describe('gemini encodeResponse', () => {
 		})
 	})
 
-	it('should round-trip content and usage through decodeResponse', () => {
-		const back = decodeResponse(encodeResponse(res, { model: 'm' }))
-		expect(back.content).toEqual([
-			// Read as an answer from Gemini: the signature comes back tagged as Gemini's, from a thought part.
-			{ type: 'thinking', text: 'hmm', signature: tagSignature('gemini-thought', 'QW50aHJvcGlj') },
-			{ type: 'redacted_thinking', data: 'ZW5j' },
-			{ type: 'text', text: 'Calling.' },
-			{ type: 'tool_call', id: 'toolu_1', name: 'f', input: { a: 1 } },
-		])
+	it('should round-trip content as the client sends it back, and usage through decodeResponse', () => {
+		const answer = encodeResponse(res, { model: 'm' })
+		const history = decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, answer.candidates![0]!.content as GeminiContent] })
+		// Claude's signature comes back verbatim; the placeholder is no signature.
+		expect(history.messages[1]!.content as unknown[]).toEqual(res.content)
+		const back = decodeResponse(answer)
 		expect(back.stopReason).toBe('tool_use')
 		// Gemini has no cache-write field: those tokens come back as plain input.
 		expect(back.usage).toEqual({ input: 15, cacheRead: 90, cacheWrite: 0, output: 30, reasoning: 12 })

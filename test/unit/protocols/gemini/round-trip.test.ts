@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatRequest } from '../../../../src/core/ir'
+import { tagSignature } from '../../../../src/core/signatures'
 import { gemini } from '../../../../src/protocols/gemini'
 import type { GeminiRequest } from '../../../../src/protocols/gemini/model'
 
@@ -45,7 +46,7 @@ describe('gemini codec round trip', () => {
 					content: [
 						// The decoder's normal form of a signed text part: the text, then a signature-only thinking part.
 						{ type: 'text', text: 'a' },
-						{ type: 'thinking', text: '', signature: 'VA==' },
+						{ type: 'thinking', text: '', signature: tagSignature('gemini-text', 'VA==') },
 						{ type: 'tool_call', id: 'call_1_0_f', name: 'f', input: { x: 1 }, signature: 'Rg==' },
 					],
 				},

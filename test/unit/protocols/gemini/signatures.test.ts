@@ -80,10 +80,12 @@ describe('Gemini thought signatures across vendors', () => {
 		])
 	})
 
-	it("should leave another vendor's tagged signature out for Gemini and pass Anthropic's as before", () => {
+	it("should leave another vendor's signature out for Gemini: a tagged one, and Anthropic's (untagged)", () => {
 		const foreign = `${Buffer.from('sbsig:xx-yyy').toString('base64')}QUJD`
 		expect(toGemini([{ type: 'thinking', text: 'x', signature: foreign }, { type: 'text', text: 'A' }])).toEqual([{ text: 'A' }])
-		expect(toGemini([{ type: 'thinking', text: 'x', signature: 'EqQBCkgI' }, { type: 'text', text: 'A' }])).toEqual([{ text: 'A', thoughtSignature: 'EqQBCkgI' }])
+		// Claude's signature on a Gemini text part was the gap of a Gemini client switching to Gemini (turns.ts).
+		expect(toGemini([{ type: 'thinking', text: 'x', signature: 'EqQBCkgI' }, { type: 'text', text: 'A' }])).toEqual([{ text: 'A' }])
+		expect(toGemini([{ type: 'text', text: 'A' }, { type: 'thinking', text: '', signature: 'EqQBCkgI' }])).toEqual([{ text: 'A' }])
 	})
 })
 

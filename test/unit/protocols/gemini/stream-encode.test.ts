@@ -3,8 +3,10 @@ import { GoogleGenAI } from '@google/genai'
 import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
 import type { ChatResponse } from '../../../../src/core/ir'
+import { tagSignature } from '../../../../src/core/signatures'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
 import { encodeResponse } from '../../../../src/protocols/gemini/response'
+import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
 import { decodeStream, encodeStream } from '../../../../src/protocols/gemini/stream'
 import { collect, fixtureFrames, fromArray, sseResponse } from './helpers'
 
@@ -50,10 +52,11 @@ describe('gemini encodeStream', () => {
 		expect(frames.every((f) => f.event === undefined)).toBe(true)
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
 			[{ text: 'Let me think.', thought: true }],
-			[{ text: '', thought: true, thoughtSignature: 'c2lnLWE=' }],
+			// Claude's signature, with its origin tag (protocols/gemini/signatures.ts).
+			[{ text: '', thought: true, thoughtSignature: tagSignature('anthropic', 'c2lnLWE=') }],
 			[{ text: 'Hello' }],
 			[{ text: ' there' }],
-			[],
+			[{ text: '' }],
 		])
 		expect(chunks.every((c) => c.responseId === 'msg_1' && c.modelVersion === 'my-model')).toBe(true)
 		const last = chunks.at(-1)
@@ -65,9 +68,10 @@ describe('gemini encodeStream', () => {
 	it('should send each tool call whole, once its block closes', async () => {
 		const chunks = (await encode(toolTurn)).map((f) => JSON.parse(f.data))
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
-			[{ functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } } }],
+			// The first call of an answer Gemini did not make carries the documented placeholder.
+			[{ functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SKIP_SIGNATURE }],
 			[{ functionCall: { id: 'call_b', name: 'get_time', args: {} }, thoughtSignature: 'c2lnLWI=' }],
-			[],
+			[{ text: '' }],
 		])
 	})
 
@@ -81,7 +85,7 @@ describe('gemini encodeStream', () => {
 		])
 		expect(frames.map((f) => JSON.parse(f.data).candidates[0].content.parts)).toEqual([
 			[{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` }],
-			[],
+			[{ text: '' }],
 		])
 	})
 
@@ -129,7 +133,7 @@ describe('gemini encodeStream', () => {
 			{ id: 'call_a', name: 'get_weather', args: { city: 'Paris' } },
 			{ id: 'call_b', name: 'get_time', args: {} },
 		])
-		expect(signatures).toEqual([undefined, 'c2lnLWI='])
+		expect(signatures).toEqual([SKIP_SIGNATURE, 'c2lnLWI='])
 	})
 
 	it('should make the official SDK throw on the mid-stream error frame', async () => {
