@@ -5,28 +5,62 @@
  * @module
  */
 import { createApp } from './app'
-import { loadEnv } from './config/env'
+import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
+
+/** What the server listens with, beyond Elysia's defaults. */
+export function listenOptions(env: Env) {
+	return {
+		port: env.port,
+		hostname: env.host,
+		// Elysia's Bun adapter listens with SO_REUSEPORT unless told not to: a second gateway started on this port would
+		// listen as well, and the kernel would split the connections between the two (with PGlite each on its own copy
+		// of the database). A port in use must fail the start instead.
+		reusePort: false,
+		// Streams of slow reasoning models can be silent for minutes; keepalives go out every 15 s, so the socket
+		// idle timeout only has to outlast that (WIRE-NOTES §22). 255 s is Bun's maximum.
+		idleTimeout: 255,
+		maxRequestBodySize: Math.max(env.maxJsonBytes, env.maxUploadBytes) + 1024 * 1024,
+	}
+}
+
+/**
+ * Fails the start at once when the port is taken, before a database is opened (or created, and an administrator
+ * password printed) for a server that could not listen. The listen itself, last, still fails if the port was taken
+ * in between.
+ */
+async function checkPort(env: Env) {
+	let probe: ReturnType<typeof Bun.serve>
+	try {
+		probe = Bun.serve({ port: env.port, hostname: env.host, reusePort: false, fetch: () => new Response() })
+	} catch (e) {
+		throw portError(e, env)
+	}
+	await probe.stop(true)
+}
+
+const portError = (e: unknown, env: Env) =>
+	(e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? new Error(`port ${env.port} on ${env.host} is in use by another process (another Switchboard?): stop it, or set PORT`) : e
 
 /** `startupNotes`: what the launcher wants logged once the logger exists. */
 export async function runServer(startupNotes: string[] = []) {
 	try {
 		const env = loadEnv()
+		await checkPort(env)
 		const svc = await createServices(env)
 		for (const note of startupNotes) svc.log.warn(note)
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
-		app.listen({
-			port: env.port,
-			hostname: env.host,
-			// Streams of slow reasoning models can be silent for minutes; keepalives go out every 15 s, so the socket
-			// idle timeout only has to outlast that (WIRE-NOTES §22). 255 s is Bun's maximum.
-			idleTimeout: 255,
-			maxRequestBodySize: Math.max(env.maxJsonBytes, env.maxUploadBytes) + 1024 * 1024,
-		})
+		try {
+			app.listen(listenOptions(env))
+		} catch (e) {
+			await poller.stop()
+			await svc.close()
+			throw portError(e, env)
+		}
 		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, redis: svc.bus.kind === 'redis' })
 		// What ran to start (migrations, configuration, building every route) runs once, but its compiled code would
 		// stay live, and the collector lets the heap grow to about three times what is live before collecting: so it
@@ -45,6 +79,8 @@ export async function runServer(startupNotes: string[] = []) {
 			const drained = await Promise.race([app.server!.stop(false).then(() => true), Bun.sleep(graceMs).then(() => false)])
 			if (!drained) {
 				svc.log.warn('grace period over: closing remaining connections')
+				// The requests this cuts end as if their clients had left: recorded as `shutdown` instead.
+				svc.ledger.cutForShutdown()
 				await app.server!.stop(true)
 			}
 			await poller.stop()

@@ -56,25 +56,37 @@ export type ServiceOptions = {
 export async function createServices(env: Env, opts: ServiceOptions = {}): Promise<Services> {
 	const log = opts.log ?? createLogger(env.logLevel)
 	// The key first: a start that is refused for want of one must not have migrated the database already.
-	const cipher = await createCipher(await resolveSecretKey(env))
-	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true }))
+	const secret = await resolveSecretKey(env)
+	const cipher = await createCipher(secret.key)
+	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, warn: (m) => log.warn(m) }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
-	await checkSecretKey(db.sql, cipher)
+	await checkSecretKey(db.sql, cipher).catch(secret.refuse)
 	let bus: Bus = opts.bus ?? memoryBus()
 	if (env.redisUrl && !opts.bus) {
 		try {
-			bus = await redisBus(env.redisUrl, (e) => log.warn('redis error', { error: String(e) }))
+			// Never fails for an unreachable Redis: the bus keeps trying in the background and joins once it answers.
+			bus = await redisBus(env.redisUrl, (e) => log.warn('redis error', { error: String(e) }), {
+				onState: (up, e) =>
+					up
+						? log.info('redis bus subscribed: key cache dropped and catalog reloaded, in case messages were missed')
+						: log.warn('redis bus down: revocations and catalog changes from other instances cannot arrive; reconnecting', { error: String(e) }),
+			})
 		} catch (e) {
-			log.warn('REDIS_URL unreachable; running with per-instance state', { error: String(e) })
+			log.warn('REDIS_URL unusable; running with per-instance state', { error: String(e) })
 		}
 	}
 	let cfg: GatewayConfig = { channels: [], models: [] }
 	if (env.gatewayConfig) cfg = await loadGatewayFile(env.gatewayConfig)
 	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }
 	cfg = withQuickStart(cfg, env.vars)
-	if (env.gatewayConfig || opts.config || cfg.channels.length) await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config')
-	const catalog = await createCatalog(db, cipher, bus)
+	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
+	const catalog = await createCatalog(db, cipher, bus).catch(secret.refuse)
+	// Other instances on this database would keep the old channels and prices until their 30 s backstop reload: tell
+	// them, as a change through the management API does (a restart with an unchanged config tells no one).
+	if (configChanged) await catalog.changed()
+	// Every stored secret opened with it: a generated key is kept from now on (secret-key.ts says why not sooner).
+	await secret.save()
 	const ledger = createLedger(db, {
 		ttlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 60)),
 		flushMs: positive(env.vars.LEDGER_FLUSH_MS, LEDGER_DEFAULTS.flushMs),

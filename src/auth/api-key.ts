@@ -37,6 +37,12 @@ export const keyHint = (key: string): string => `${key.slice(0, 7)}…${key.slic
 const wellFormed = (key: string) => key.startsWith(KEY_PREFIX) && key.length >= 35 && key.length <= 128
 
 const POSITIVE_TTL_MS = 60_000
+/**
+ * How long a valid key is trusted while the bus is not subscribed (Redis down or reconnecting): revocations made on
+ * other instances cannot reach this one then, so the cache only bounds how stale it may be. A stale valid key is still
+ * answered while one lookup refreshes it, so requests do not wait for the database.
+ */
+const DETACHED_TTL_MS = 5_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
 const NEGATIVE_TTL_MS = 2_000
 
@@ -55,7 +61,9 @@ export type KeyCache = {
 }
 
 export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): KeyCache {
-	const cache = new Map<string, { token: AuthToken | null; until: number }>()
+	const cache = new Map<string, { token: AuthToken | null; at: number; until: number }>()
+	/** Whether an entry may be used as it is (else it is refreshed). */
+	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (bus.subscribed() || hit.at + DETACHED_TTL_MS >= t)
 	/**
 	 * One lookup per key at a time: when an entry expires under load (every minute for a busy key) or a burst brings a
 	 * key nobody has used yet, the requests in flight share one query rather than each sending its own (1,000 streams
@@ -66,7 +74,11 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 		cache.delete(hash)
 		loading.delete(hash)
 	}
-	bus.subscribe('token-invalidate', forget)
+	// After the bus was down, any key may have been revoked or changed meanwhile: everything is looked up again.
+	bus.subscribe('token-invalidate', forget, () => {
+		cache.clear()
+		loading.clear()
+	})
 
 	function refresh(hash: string): Promise<AuthToken | null> {
 		const running = loading.get(hash)
@@ -76,7 +88,8 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 				// Not when the key was invalidated meanwhile: what this query read may be what changed.
 				if (loading.get(hash) === p) {
 					if (cache.size > 100_000) cache.clear() // bound memory against key-spraying
-					cache.set(hash, { token, until: now() + (token ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
+					const t = now()
+					cache.set(hash, { token, at: t, until: t + (token ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
 					loading.delete(hash)
 				}
 				return token
@@ -115,7 +128,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			const t = now()
 			const hit = cache.get(hash)
 			let tok: AuthToken | null
-			if (hit && hit.until >= t) tok = hit.token
+			if (hit && fresh(hit, t)) tok = hit.token
 			else if (hit?.token) {
 				// An expired key that was valid: used while one lookup refreshes it (changes made through the API
 				// reach the cache at once, by invalidation; this only bounds how stale anything else can be).
@@ -132,7 +145,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			if (!key || !wellFormed(key)) return undefined
 			const hit = cache.get(sha256Hex(key))
 			const t = now()
-			const tok = hit && hit.until >= t ? hit.token : null
+			const tok = hit && fresh(hit, t) ? hit.token : null
 			return tok && tok.status === 'active' && (tok.expiresAt === null || tok.expiresAt > t) ? tok : undefined
 		},
 		invalidate(hash) {

@@ -67,6 +67,12 @@ export type Ledger = {
 	leases(): LeaseView[]
 	/** Flushes and returns every lease (shutdown, after requests drained). */
 	close(): Promise<void>
+	/**
+	 * The process is cutting the connections still open at the end of its shutdown grace period (SHUTDOWN_GRACE_MS):
+	 * a request that ends as `client_abort` from now on was cut by the gateway, not left by its client, and its row
+	 * says `shutdown`. Here because every usage row passes through the ledger, whichever relay ended it.
+	 */
+	cutForShutdown(): void
 }
 
 export type LedgerOptions = {
@@ -151,6 +157,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	let batches = 0
 	let lastFlushAt = Date.now()
 	let closed = false
+	/** `cutForShutdown` was called. */
+	let cutting = false
 	/** Flushes and returns run one at a time, in order. */
 	let chain: Promise<unknown> = Promise.resolve()
 	const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -300,6 +308,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 
 		private record(usage: UsageRecord, cost: number) {
 			this.l.used = true
+			if (cutting && usage.endReason === 'client_abort') usage.endReason = 'shutdown'
 			if (pending.add(usage, cost, Date.now()) >= flushRows) full()
 		}
 	}
@@ -412,6 +421,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 			for (const l of hit) await giveBack(l)
 		})
 	}
+	// No resync: a reclaim request is not state that goes stale. One missed while the bus was down failed its request
+	// then; the next request that runs short asks again, and an unused lease goes back after idleMs anyway.
 	opts.bus?.subscribe(RECLAIM_TOPIC, onReclaim)
 
 	let ticking = false
@@ -518,6 +529,10 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 
 		leases: () =>
 			[...active.values(), ...retiring].map((l) => ({ id: l.id, accountId: l.owner.accountId, tokenId: l.owner.tokenId, amount: l.amount, inUse: l.inUse })),
+
+		cutForShutdown() {
+			cutting = true
+		},
 
 		async close() {
 			if (closed) return

@@ -18,7 +18,11 @@ export type UsageRecord = {
 	status: number
 	latencyMs: number
 	estimated: boolean
-	/** ok | error | client_abort | upstream_cut | timeout */
+	/**
+	 * How the request ended (the `end_reason` column; README "Usage rows" lists them): ok, error, client_abort,
+	 * shutdown (cut when SHUTDOWN_GRACE_MS ran out), upstream_cut, upstream_malformed; tasks add rejected,
+	 * existing_task and refund.
+	 */
 	endReason: string
 	stream: boolean
 	cost?: number

@@ -1,10 +1,12 @@
 /**
  * Applies GATEWAY_CONFIG and the quick-start vendor keys to the database at every start: upsert by name; entries
  * that came from the file earlier but are gone now are disabled (not deleted), so old usage rows keep their
- * references. Channels and models created through the management API are left alone.
+ * references. Channels and models created through the management API are left alone. Only what differs is written,
+ * and the caller learns whether anything did: other instances running on the same database then reload their
+ * catalog at once (src/services.ts) rather than at their 30 s backstop.
  * @module
  */
-import { and, eq, notInArray } from 'drizzle-orm'
+import { and, eq, inArray, ne, notInArray, or, sql } from 'drizzle-orm'
 import { usdToMicros } from '../billing/money'
 import { isUnitPrice } from '../billing/unit-prices'
 import type { Db } from '../db/client'
@@ -64,14 +66,20 @@ function priceColumns(m: ModelEntry) {
 	}
 }
 
-export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayConfig, vars: Record<string, string | undefined>, source = 'GATEWAY_CONFIG') {
+/**
+ * Writes the config's channels and models where they differ from the database; returns whether anything changed
+ * (a channel or model added, altered, enabled or disabled).
+ */
+export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayConfig, vars: Record<string, string | undefined>, source = 'GATEWAY_CONFIG'): Promise<boolean> {
 	const keys = new Map(cfg.channels.map((c) => [c.name, resolveKey(c, vars, source)]))
-	await db.orm.transaction(async (tx) => {
+	return db.orm.transaction(async (tx) => {
+		let changed = false
+		const names = cfg.channels.map((c) => c.name)
+		const had = new Map((names.length ? await tx.select().from(channels).where(inArray(channels.name, names)) : []).map((r) => [r.name, r]))
 		for (const c of cfg.channels) {
-			const row = {
+			const want = {
 				type: c.type,
 				baseUrl: c.base_url,
-				apiKeyEnc: await cipher.encrypt(keys.get(c.name)!),
 				models: c.models,
 				modelMap: c.model_map ?? {},
 				priority: c.priority ?? 0,
@@ -80,26 +88,79 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 				disabledReason: c.enabled === false ? 'disabled in config' : null,
 				source: 'config',
 				settings: c.settings ?? {},
-				updatedAt: new Date(),
 			}
+			const old = had.get(c.name)
+			if (old && sameChannel(old, want) && (await holdsKey(cipher, old.apiKeyEnc, keys.get(c.name)!))) continue
+			changed = true
+			const row = { ...want, apiKeyEnc: await cipher.encrypt(keys.get(c.name)!), updatedAt: new Date() }
 			await tx.insert(channels).values({ name: c.name, ...row }).onConflictDoUpdate({ target: channels.name, set: row })
 		}
-		const names = cfg.channels.map((c) => c.name)
-		await tx
+		const gone = await tx
 			.update(channels)
 			.set({ status: 'disabled', disabledReason: 'removed from config', updatedAt: new Date() })
-			.where(names.length ? and(eq(channels.source, 'config'), notInArray(channels.name, names)) : eq(channels.source, 'config'))
+			.where(
+				and(
+					names.length ? and(eq(channels.source, 'config'), notInArray(channels.name, names)) : eq(channels.source, 'config'),
+					or(ne(channels.status, 'disabled'), sql`${channels.disabledReason} IS DISTINCT FROM 'removed from config'`),
+				),
+			)
+			.returning({ id: channels.id })
+		if (gone.length) changed = true
 
+		const mnames = cfg.models.map((m) => m.name)
+		const priced = new Map((mnames.length ? await tx.select().from(models).where(inArray(models.name, mnames)) : []).map((r) => [r.name, r]))
 		for (const m of cfg.models) {
-			const row = { ...priceColumns(m), status: m.enabled === false ? 'disabled' : 'enabled', source: 'config', updatedAt: new Date() }
+			const want = { ...priceColumns(m), status: m.enabled === false ? 'disabled' : 'enabled', source: 'config' }
+			const old = priced.get(m.name)
+			if (old && sameModel(old, want)) continue
+			changed = true
+			const row = { ...want, updatedAt: new Date() }
 			await tx.insert(models).values({ name: m.name, ...row }).onConflictDoUpdate({ target: models.name, set: row })
 		}
-		const mnames = cfg.models.map((m) => m.name)
-		await tx
+		const unpriced = await tx
 			.update(models)
 			.set({ status: 'disabled', updatedAt: new Date() })
-			.where(mnames.length ? and(eq(models.source, 'config'), notInArray(models.name, mnames)) : eq(models.source, 'config'))
+			.where(and(mnames.length ? and(eq(models.source, 'config'), notInArray(models.name, mnames)) : eq(models.source, 'config'), ne(models.status, 'disabled')))
+			.returning({ id: models.id })
+		if (unpriced.length) changed = true
+		return changed
 	})
+}
+
+type ChannelRow = typeof channels.$inferSelect
+type ModelRow = typeof models.$inferSelect
+
+/**
+ * Whether a stored channel already is what the config says (its key aside). JSON columns compare by value: PostgreSQL
+ * gives `jsonb` objects back with their keys reordered.
+ */
+function sameChannel(r: ChannelRow, want: Omit<ChannelRow, 'id' | 'name' | 'apiKeyEnc' | 'createdAt' | 'updatedAt'>): boolean {
+	const have = { type: r.type, baseUrl: r.baseUrl, models: r.models, modelMap: r.modelMap ?? {}, priority: r.priority, weight: r.weight, status: r.status, disabledReason: r.disabledReason, source: r.source, settings: r.settings ?? {} }
+	return Bun.deepEquals(have, want)
+}
+
+function sameModel(r: ModelRow, want: ReturnType<typeof priceColumns> & { status: string; source: string }): boolean {
+	const have = {
+		inputPerMtok: r.inputPerMtok,
+		outputPerMtok: r.outputPerMtok,
+		cacheReadPerMtok: r.cacheReadPerMtok,
+		cacheWritePerMtok: r.cacheWritePerMtok,
+		perRequest: r.perRequest,
+		maxOutputTokens: r.maxOutputTokens,
+		prices: r.prices ?? {},
+		status: r.status,
+		source: r.source,
+	}
+	return Bun.deepEquals(have, want)
+}
+
+/** The stored key decrypts to `key` (one encrypted under another SECRET_KEY does not: it is written again). */
+async function holdsKey(cipher: Cipher, enc: string, key: string): Promise<boolean> {
+	try {
+		return (await cipher.decrypt(enc)) === key
+	} catch {
+		return false
+	}
 }
 
 /** A price that micro-USD cannot hold (more than 6 decimals, out of range), with the field it came from. */

@@ -8,6 +8,7 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
+import { BaseUrl, ChannelSettings } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
 
@@ -15,14 +16,14 @@ export const ChannelEntry = T.Object(
 	{
 		name: T.String({ minLength: 1 }),
 		type: T.Union(CHANNEL_TYPES.map((c) => T.Literal(c))),
-		base_url: T.String({ minLength: 1 }),
+		base_url: BaseUrl,
 		api_key: T.String(),
 		models: T.Array(T.String({ minLength: 1 }), { minItems: 1 }),
 		priority: T.Optional(T.Integer()),
 		weight: T.Optional(T.Integer({ minimum: 0 })),
 		model_map: T.Optional(T.Record(T.String(), T.String())),
 		enabled: T.Optional(T.Boolean()),
-		settings: T.Optional(T.Record(T.String(), T.Unknown())),
+		settings: T.Optional(ChannelSettings),
 	},
 	// A misspelt field ("prioirty") would otherwise be dropped without a word.
 	{ additionalProperties: false },
@@ -138,14 +139,24 @@ function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: un
 	const label = typeof name === 'string' ? `${where} ("${name}")` : where
 	const first = Value.Errors(schema, value).First()
 	const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || '(entry)'
-	if (first?.type === ValueErrorType.ObjectAdditionalProperties || first?.type === ValueErrorType.IntersectUnevaluatedProperties)
-		throw new ConfigError(`${label}: unknown field "${field}" (allowed: ${allowed})`)
+	if (first?.type === ValueErrorType.ObjectAdditionalProperties || first?.type === ValueErrorType.IntersectUnevaluatedProperties) {
+		// A key of a map with a pattern (settings.headers) is not unknown but malformed.
+		const keyPattern = first.schema.patternProperties && Object.keys(first.schema.patternProperties)[0]
+		if (keyPattern) throw new ConfigError(`${label}: field "${field}": not a valid name (it must match ${keyPattern})`)
+		// Deeper than the entry (settings.timeoutz): what that object may name.
+		const nested = field.includes('.') && first.schema.properties ? Object.keys(first.schema.properties).join(', ') : undefined
+		throw new ConfigError(`${label}: unknown field "${field}" (allowed: ${nested ?? allowed})`)
+	}
 	throw new ConfigError(`${label}: field "${field}" ${first ? describe(first) : 'is invalid'}`)
 }
 
-/** TypeBox's message, except where it hides what is wanted: a union of literals ("type") lists them. */
+/**
+ * TypeBox's message, except where it hides what is wanted: a union of literals ("type") lists them, and a pattern
+ * with a description (base_url) says what it takes rather than the regular expression.
+ */
 function describe(e: ValueError): string {
 	if (e.value === undefined) return 'is required'
+	if (e.type === ValueErrorType.StringPattern && typeof e.schema.description === 'string') return `does not fit: ${e.schema.description}, not ${JSON.stringify(e.value)}`
 	const literals = (e.schema.anyOf as Array<{ const?: unknown }> | undefined)?.map((s) => s.const)
 	if (e.type === ValueErrorType.Union && literals?.every((l) => typeof l === 'string')) return `must be one of ${literals.join(', ')}, not ${JSON.stringify(e.value)}`
 	return e.message

@@ -82,18 +82,31 @@ export const notFound = (message: string, code = 'not_found') => new GatewayErro
 export const unsupportedForModel = (message: string, retryable: boolean, param?: string) =>
 	new GatewayError('invalid_request', message, { code: 'unsupported_for_model', retryable, param })
 
-/** Codes of an upstream's refusal of the gateway itself (its key, its account's access), not of the request. */
-export const UPSTREAM_REFUSALS = new Set(['upstream_auth', 'upstream_forbidden'])
+/**
+ * The vendor rate-limited the gateway's account (its 429): 429 to the caller, whose SDK retries it with backoff (after
+ * `retry-after` when the vendor said how long), but told apart from the caller's own key limit (`rate_limit_exceeded`,
+ * src/limits/rate-limit.ts) by its code (`upstream_rate_limited`; OpenAI's shape shows it, Anthropic's and Gemini's
+ * have only the message), and in the gateway's words: the vendor's name the gateway's account and its limits
+ * ("Rate limit reached for gpt-4o in organization org-… on tokens per min"), so they go to `detail` (log, health).
+ * @example upstreamRateLimited('Rate limit reached … org-123 …', 20).message.includes('org-123') === false
+ */
+export const upstreamRateLimited = (said: string, retryAfter?: number) =>
+	new GatewayError('rate_limit', 'the upstream provider is rate limiting requests for this model; retry after a short wait', {
+		retryable: true,
+		retryAfter,
+		code: 'upstream_rate_limited',
+		detail: said,
+	})
 
 /**
- * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere (503 and 529, an overload, stay 503;
- * other 5xx are the gateway's 502); other 4xx are about the request,
+ * Classifies an upstream HTTP failure. 429, 5xx and 529 may succeed elsewhere (429 stays 429, `upstreamRateLimited`;
+ * 503 and 529, an overload, stay 503; other 5xx are the gateway's 502); other 4xx are about the request,
  * except 401 and 403: those refuse the gateway's own credentials, so they are our failure (502 when no channel
  * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
 export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string } = {}): GatewayError {
-	if (status === 429) return new GatewayError('rate_limit', message, { retryable: true, retryAfter, code: 'rate_limit_exceeded' })
+	if (status === 429) return upstreamRateLimited(message, retryAfter)
 	// An overloaded upstream (Anthropic 529 overloaded_error, OpenAI and Gemini 503 / UNAVAILABLE) reaches every
 	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it.
 	if (status === 529 || status === 503) return new GatewayError('overloaded', message, { retryable: true, retryAfter })

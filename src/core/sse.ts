@@ -160,8 +160,15 @@ export const sseBatchReader = (body: ReadableStream<Uint8Array>, keepRaw = true)
 const DONE = { value: undefined, done: true } as const
 
 export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
-	/** Read directly by a relay that parses each read with `framesOf` (one await per chunk instead of two). */
+	/** The body's reader: read through `read()`, so that `asked` counts the reads. */
 	readonly reader: ReadableStreamDefaultReader<Uint8Array>
+	/**
+	 * Reads asked of the body (`read()`) and reads it answered (`framesOf`): a read waits on the upstream while they
+	 * differ. Two counters rather than a timestamp per chunk: the upstream call's idle watch (relay/upstream-fetch.ts)
+	 * compares them at its clock's ticks, so a chunk costs two increments, not a clock read or a timer reset.
+	 */
+	asked = 0
+	got = 0
 	private readonly decoder = new TextDecoder()
 	private readonly parser: SseParser
 	/** The body ended (its last frames were returned). */
@@ -179,6 +186,7 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 
 	/** The frames one read of `reader` completed (often none); at the body's end, the frame an unterminated body left. */
 	framesOf(r: { done: true; value?: undefined } | { done: false; value: Uint8Array }): SseFrame[] {
+		this.got++
 		if (!r.done) {
 			// A leading byte-order mark is dropped by the decoder, so such a read's bytes are not its frames' text.
 			const fromBoundary = this.parser.atBoundary && r.value[0] !== 0xef
@@ -212,9 +220,15 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 		return chars === this.chunkChars ? this.chunkBytes : undefined
 	}
 
+	/** One read of the body, for a relay that parses it with `framesOf` (one await per chunk instead of two). */
+	read(): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
+		this.asked++
+		return this.reader.read()
+	}
+
 	/** Chained to the reader's read with a method made once, not awaited in an async call per chunk (a frame each). */
 	next(): Promise<IteratorResult<SseFrame[], undefined>> {
-		return this.ended ? Promise.resolve(DONE) : this.reader.read().then(this.onRead)
+		return this.ended ? Promise.resolve(DONE) : this.read().then(this.onRead)
 	}
 
 	private readonly onRead = (r: Parameters<SseBatchReader['framesOf']>[0]): IteratorResult<SseFrame[], undefined> | Promise<IteratorResult<SseFrame[], undefined>> => {
@@ -225,6 +239,23 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 	async return(): Promise<IteratorResult<SseFrame[], undefined>> {
 		this.ended = true
 		return DONE
+	}
+}
+
+/**
+ * The frames of a batch reader one by one, for a reader of single frames (a codec's `decodeStream`); stopping early
+ * ends the batch reader too.
+ * @example for await (const f of eachFrame(up.sse(false))) console.log(f.data)
+ */
+export async function* eachFrame(batches: AsyncIterator<SseFrame[], undefined>): AsyncGenerator<SseFrame> {
+	try {
+		for (;;) {
+			const r = await batches.next()
+			if (r.done) return
+			for (const f of r.value) yield f
+		}
+	} finally {
+		await batches.return?.()
 	}
 }
 

@@ -34,11 +34,41 @@ const INT8 = 20
  * @param dataDir PGlite data directory; 'memory://' (or undefined) keeps it in memory (tests)
  * @param opts.worker PGlite in a thread of its own (src/db/pglite-worker.ts says why): what the server does. Tests
  * keep it in process, where they can clone it.
+ * @param opts.warn where to report what the start changed or could not (DATA_DIR's permissions)
+ * @throws DataDirInUse when another process has the data directory open (src/db/data-dir-lock.ts)
  */
-export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean } = {}): Promise<Db> {
+export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean; warn?: (message: string) => void } = {}): Promise<Db> {
 	if (url) return openPostgres(url)
 	const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined
-	if (!opts.worker) return openPglite(dir)
+	if (dir === undefined) return opts.worker ? openPgliteThread(undefined) : openPglite(undefined)
+	const { prepareDataDir, restrictTree } = await import('./data-dir')
+	const { lockDataDir } = await import('./data-dir-lock')
+	const warning = prepareDataDir(dir)
+	if (warning) opts.warn?.(warning)
+	// Locked before the database is read or written, for as long as it is open: see data-dir-lock.ts.
+	const lock = lockDataDir(dir)
+	if (lock.warning) opts.warn?.(lock.warning)
+	let db: Db
+	try {
+		db = opts.worker ? await openPgliteThread(dir) : await openPglite(dir)
+		// PGlite writes its files readable and writable by everyone (data-dir.ts); the image's among them.
+		restrictTree(dir)
+	} catch (e) {
+		lock.release()
+		throw e
+	}
+	const close = db.sql.close
+	db.sql.close = async () => {
+		try {
+			await close()
+		} finally {
+			lock.release()
+		}
+	}
+	return db
+}
+
+async function openPgliteThread(dir: string | undefined): Promise<Db> {
 	const { openPgliteWorker } = await import('./pglite-remote')
 	// A fresh directory is initialised first (from the image, src/db/pglite-open.ts) in a thread that then ends: what
 	// that touched is then not kept as the serving thread's memory for good (PGlite's memory never shrinks).

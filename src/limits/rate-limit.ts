@@ -49,18 +49,39 @@ function memoryCounter(): Counter {
 	}
 }
 
-function redisCounter(url: string): Counter {
-	const client = new Bun.RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 500, autoReconnect: true })
+function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
+	const client = new Bun.RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 500, autoReconnect: true, ...options })
+	// Bun reconnects by itself, but gives up after `maxRetries` attempts (about 30 s down) and runs `onclose`; the
+	// limits would then stay per instance until a restart. From there a failing command asks for a new connection,
+	// at most once a second (https://bun.com/docs/runtime/redis "Reconnection Behavior").
+	let gaveUp = false
+	let lastTry = 0
+	client.onclose = () => {
+		gaveUp = true
+	}
+	const revive = () => {
+		if (!gaveUp || Date.now() - lastTry < 1_000) return
+		gaveUp = false
+		lastTry = Date.now()
+		client.connect().catch(() => {})
+	}
+	const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
+		try {
+			return await fn()
+		} catch (e) {
+			revive()
+			throw e
+		}
+	}
 	client.connect().catch(() => {}) // failures surface per command, which then falls back to memory
 	return {
-		async incr(key, by) {
-			const n = Number(await client.send('INCRBY', [key, String(by)]))
-			if (n === by) await client.send('PEXPIRE', [key, String(2 * WINDOW_MS)])
-			return n
-		},
-		async get(key) {
-			return Number((await client.get(key)) ?? 0)
-		},
+		incr: (key, by) =>
+			guarded(async () => {
+				const n = Number(await client.send('INCRBY', [key, String(by)]))
+				if (n === by) await client.send('PEXPIRE', [key, String(2 * WINDOW_MS)])
+				return n
+			}),
+		get: (key) => guarded(async () => Number((await client.get(key)) ?? 0)),
 	}
 }
 
@@ -73,16 +94,23 @@ async function windowed(c: Counter, base: string, now: number, add: number): Pro
 	return cur + prev * overlap
 }
 
-export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: () => number }): RateLimiter {
+/**
+ * `redis`: options for the Redis client (tests lower `maxRetries`).
+ *
+ * Policy while Redis is down: fail open to per-instance counters (each instance enforces the full limit on its own
+ * share of the traffic), never refuse for want of Redis; shared counting resumes once it answers again.
+ */
+export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: () => number; redis?: Bun.RedisOptions }): RateLimiter {
 	const now = opts.now ?? Date.now
 	const local = memoryCounter()
-	const remote = opts.redisUrl ? redisCounter(opts.redisUrl) : undefined
+	const remote = opts.redisUrl ? redisCounter(opts.redisUrl, opts.redis) : undefined
 	let warned = false
 	/** Redis when it answers, else the local counter. */
 	const run = async <T>(fn: (c: Counter) => Promise<T>): Promise<T> => {
 		if (remote) {
 			try {
 				const r = await fn(remote)
+				if (warned) opts.log.info('redis answers again: rate limits are shared across instances')
 				warned = false
 				return r
 			} catch (e) {

@@ -7,7 +7,7 @@
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest } from '../core/ir'
-import { parseSse } from '../core/sse'
+import { eachFrame } from '../core/sse'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
@@ -40,10 +40,11 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	}
 	const { res } = up
 	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - started) / 1000)
-	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	if (ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return { events: adapter.protocol.decodeStream(parseSse(res.body)), abort: () => up.abort() }
+		// Read through the call's batch reader, which its idle timeout watches (relay/upstream-fetch.ts).
+		return { events: adapter.protocol.decodeStream(eachFrame(up.sse(false))), abort: () => up.abort() }
 	}
 	try {
 		const answer = adapter.protocol.decodeResponse(JSON.parse(await res.text()))

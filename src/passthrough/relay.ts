@@ -118,7 +118,7 @@ async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: Mo
 	try {
 		const req = await op.request(ch, upstreamModel)
 		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body }, channelTimeouts(ch.settings), op.signal)
-		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		return { answer: await op.respond(res, ch, upstreamModel, price) }
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }

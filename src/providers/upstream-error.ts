@@ -2,13 +2,19 @@
  * An upstream's non-2xx answer → GatewayError, whatever its vendor: OpenAI and Gemini put `{error:{message}}`,
  * Anthropic `{type:'error', error:{type,message}}`. The status decides retry and blame (core upstreamStatusError):
  * an overload (Anthropic 529 overloaded_error, OpenAI 503, Gemini 503 UNAVAILABLE) is 503 to every caller, other
- * 5xx the gateway's 502.
+ * 5xx the gateway's 502; a rate limit (429) is 429 `upstream_rate_limited` in the gateway's words. How long to wait
+ * comes from `retry-after-ms`, `retry-after` or, for Gemini, the body's `google.rpc.RetryInfo`.
  */
 import { type GatewayError, upstreamStatusError } from '../core/errors'
 
-export function upstreamError(status: number, text: string, retryAfterHeader: string | null): GatewayError {
+/**
+ * @param retryAfter the response's headers (read for `retry-after-ms` and `retry-after`), or the `retry-after`
+ * value alone.
+ */
+export function upstreamError(status: number, text: string, retryAfter: Headers | string | null): GatewayError {
 	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
 	const said: { code?: string; param?: string } = {}
+	let wait = typeof retryAfter === 'string' || retryAfter === null ? parseRetryAfter(retryAfter) : retryAfterOf(retryAfter)
 	try {
 		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown; code?: unknown; param?: unknown; type?: unknown; status?: unknown } | string; message?: unknown }
 		const m = typeof body.error === 'object' ? body.error?.message : typeof body.error === 'string' ? body.error : body.message
@@ -21,10 +27,11 @@ export function upstreamError(status: number, text: string, retryAfterHeader: st
 		// A 5xx whose body names an overload (Anthropic `overloaded_error`, Gemini `UNAVAILABLE`) is one, whatever
 		// the status a proxy in between gave it: 503 like the vendors' own.
 		if (status >= 500 && typeof body.error === 'object' && (body.error?.type === 'overloaded_error' || body.error?.status === 'UNAVAILABLE')) status = 503
+		if (wait === undefined && typeof body.error === 'object') wait = retryDelayOf(body.error?.details)
 	} catch {
 		// not JSON: keep the text
 	}
-	return upstreamStatusError(status, message, parseRetryAfter(retryAfterHeader), said)
+	return upstreamStatusError(status, message, wait, said)
 }
 
 const keyInvalid = (details: unknown) => Array.isArray(details) && details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID')
@@ -36,4 +43,32 @@ export function parseRetryAfter(v: string | null): number | undefined {
 	if (Number.isFinite(n)) return Math.max(0, n)
 	const d = Date.parse(v)
 	return Number.isNaN(d) ? undefined : Math.max(0, (d - Date.now()) / 1000)
+}
+
+/**
+ * Seconds to wait from a response's headers: `retry-after-ms` first (milliseconds; OpenAI-compatible APIs such as
+ * Azure OpenAI send it, and the OpenAI and Anthropic SDKs read it before `retry-after`), else `retry-after`.
+ * @example retryAfterOf(new Headers({ 'retry-after-ms': '1500' })) === 1.5
+ */
+export function retryAfterOf(h: Headers): number | undefined {
+	const ms = Number(h.get('retry-after-ms') ?? Number.NaN)
+	if (Number.isFinite(ms) && ms >= 0) return ms / 1000
+	return parseRetryAfter(h.get('retry-after'))
+}
+
+/**
+ * Gemini says how long to wait in its error's details, not in a header: a `google.rpc.RetryInfo` whose `retryDelay`
+ * is a protobuf Duration in JSON, decimal seconds with an `s` (https://ai.google.dev/gemini-api/docs/rate-limits,
+ * https://protobuf.dev/reference/protobuf/google.protobuf/#duration).
+ * @example retryDelayOf([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37s' }]) === 37
+ */
+export function retryDelayOf(details: unknown): number | undefined {
+	if (!Array.isArray(details)) return undefined
+	for (const d of details) {
+		const o = d as { '@type'?: unknown; retryDelay?: unknown } | null
+		if (typeof o?.['@type'] !== 'string' || !o['@type'].endsWith('google.rpc.RetryInfo') || typeof o.retryDelay !== 'string') continue
+		const m = /^(\d+(?:\.\d+)?)s$/.exec(o.retryDelay)
+		if (m) return Number(m[1])
+	}
+	return undefined
 }

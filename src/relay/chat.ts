@@ -156,7 +156,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	}
 	const { res } = up
 	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - attemptStart) / 1000)
-	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	const headers = { 'x-request-id': call.requestId }
 	const outcome = { channel: ch, upstreamModel }
 

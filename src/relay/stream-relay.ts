@@ -180,7 +180,7 @@ export abstract class FrameBatchRelay extends StreamRelay {
 			this.pending = undefined
 			return pending.then(this.onBatch)
 		}
-		return this.it.reader.read().then(this.onChunk)
+		return this.it.read().then(this.onChunk)
 	}
 
 	/** The window's running read ended: its frames, or the body's end. */
@@ -290,8 +290,8 @@ class Drain {
 
 	private readonly onFail = () => this.end(true)
 
-	private readonly onTick = () => {
-		if (performance.now() >= this.deadline) this.end(true)
+	private readonly onTick = (now: number) => {
+		if (now >= this.deadline) this.end(true)
 	}
 
 	private end(abort: boolean) {

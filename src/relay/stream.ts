@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import { formatSse, type SseBatchReader, type SseFrame, sseBatchReader } from '../core/sse'
+import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
@@ -58,7 +58,7 @@ function errorFrameIn(p: ProtocolName, frames: SseFrame[]): SseFrame | undefined
 async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const proto = a.call.client.name
 	// Stripping usage rewrites every chunk but the terminator: their text as received would go unused.
-	const it = sseBatchReader(a.up.res.body!, !stripsUsage(a))
+	const it = a.up.sse(!stripsUsage(a))
 	const prefetched = await prefetchFrames(it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched
@@ -206,7 +206,7 @@ const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'pi
  */
 async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const decoder = a.upstream.streamDecoder()
-	const batches = sseBatchReader(a.up.res.body!)
+	const batches = a.up.sse()
 	const chunks = decodeChunks(decoder, batches)
 	const pre = await prefetch(chunks, (events) => events.every(isPreambleEvent), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	if (!pre) return failedBeforeContent(a.up)

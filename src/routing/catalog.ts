@@ -107,7 +107,12 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	}
 
 	await reload()
-	bus.subscribe('catalog-changed', () => void reload().catch(() => {}))
+	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
+	bus.subscribe(
+		'catalog-changed',
+		() => void reload().catch(() => {}),
+		() => void reload().catch(() => {}),
+	)
 	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
 	timer.unref?.()
 

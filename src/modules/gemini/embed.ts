@@ -37,7 +37,7 @@ function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): stri
 async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
 	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.request.signal)
 	const text = await res.text().catch(() => '')
-	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
+	if (!res.ok) throw upstreamError(res.status, text, res.headers)
 	try {
 		return JSON.parse(text) as Json
 	} catch {

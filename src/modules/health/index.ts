@@ -1,6 +1,22 @@
-/** GET /health: 200 once migrations ran and the app is ready; reports the database kind and Redis reachability. */
+/**
+ * GET /health: 200 once migrations ran and the app is ready, 503 while the database does not answer. Reports the
+ * database kind, whether Redis answers and whether this instance is subscribed to the bus. Redis being down does not
+ * make it 503 (the instance still serves, with per-instance state), but `status` says `degraded`: revocations and
+ * catalog changes made on other instances cannot reach it until it is subscribed again (src/lib/bus.ts).
+ */
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
+
+const Health = t.Object({
+	status: t.String({ description: 'ok | degraded (database down: 503; Redis configured but the bus not subscribed: 200)' }),
+	database: t.Object({ kind: t.String(), ok: t.Boolean() }),
+	redis: t.Object({
+		configured: t.Boolean(),
+		reachable: t.Boolean(),
+		subscribed: t.Boolean({ description: 'messages from other instances reach this one (false while reconnecting)' }),
+	}),
+	uptime_s: t.Number(),
+})
 
 export const healthModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['Health'] } }).get(
@@ -12,20 +28,13 @@ export const healthModule = (svc: Services) =>
 			} catch {
 				dbOk = false
 			}
-			const redis = svc.env.redisUrl ? { configured: true, reachable: svc.bus.kind === 'redis' && (await svc.bus.ping()) } : { configured: false, reachable: false }
-			const body = { status: dbOk ? 'ok' : 'degraded', database: { kind: svc.db.kind, ok: dbOk }, redis, uptime_s: Math.round((Date.now() - svc.startedAt) / 1000) }
+			const shared = svc.bus.kind === 'redis'
+			const redis = svc.env.redisUrl
+				? { configured: true, reachable: shared && (await svc.bus.ping()), subscribed: shared && svc.bus.subscribed() }
+				: { configured: false, reachable: false, subscribed: false }
+			const degraded = !dbOk || (redis.configured && !redis.subscribed)
+			const body = { status: degraded ? 'degraded' : 'ok', database: { kind: svc.db.kind, ok: dbOk }, redis, uptime_s: Math.round((Date.now() - svc.startedAt) / 1000) }
 			return dbOk ? body : status(503, body)
 		},
-		{
-			response: {
-				200: t.Object({
-					status: t.String(),
-					database: t.Object({ kind: t.String(), ok: t.Boolean() }),
-					redis: t.Object({ configured: t.Boolean(), reachable: t.Boolean() }),
-					uptime_s: t.Number(),
-				}),
-				503: t.Object({ status: t.String(), database: t.Object({ kind: t.String(), ok: t.Boolean() }), redis: t.Object({ configured: t.Boolean(), reachable: t.Boolean() }), uptime_s: t.Number() }),
-			},
-			detail: { summary: 'Readiness' },
-		},
+		{ response: { 200: Health, 503: Health }, detail: { summary: 'Readiness' } },
 	)

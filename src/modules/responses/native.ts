@@ -65,7 +65,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 			return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 		}
 		const { res } = up
-		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers.get('retry-after')) }
+		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		const outcome = { channel: ch, upstreamModel }
 		if (call.ir.stream) {
 			if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }

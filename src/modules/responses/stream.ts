@@ -7,7 +7,7 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import { formatSse, type SseBatchReader, type SseFrame, sseBatchReader } from '../../core/sse'
+import { formatSse, type SseBatchReader, type SseFrame } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
@@ -51,7 +51,7 @@ function errorOf(f: SseFrame): GatewayError {
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
 export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
-	const it = sseBatchReader(a.up.res.body!)
+	const it = a.up.sse()
 	const prefetched = await prefetchFrames(it, isPreamble)
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched

@@ -4,7 +4,7 @@
  * body, which the official SDK turns into an APIError (openai-node `Stream.fromSSEResponse` checks `data.error`).
  * @module
  */
-import { GatewayError, UPSTREAM_REFUSALS, upstreamStatusError, type ErrorKind } from '../../core/errors'
+import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { EncodedError } from '../codec'
 import { isObject, str } from './guards'
@@ -81,8 +81,9 @@ export function decodeError(status: number, body: unknown, retryAfter?: number):
 	const message = str(e.message) ?? (typeof body === 'string' && body ? body : `upstream returned HTTP ${status}`)
 	const base = upstreamStatusError(status, message, retryAfter)
 	const code = str(e.code)
-	// A refusal keeps its own code and message: the vendor's words stay in `detail`, out of the caller's answer.
-	if (!code || code === base.code || UPSTREAM_REFUSALS.has(base.code ?? '')) return base
+	// An error in the gateway's own words (a refusal of its credentials, a rate limit on its account) keeps its code
+	// and message: the vendor's words stay in `detail`, out of the caller's answer.
+	if (!code || code === base.code || base.detail !== undefined) return base
 	return new GatewayError(base.kind, message, {
 		code,
 		status: base.status,

@@ -68,7 +68,7 @@ describe('key cache', () => {
 
 describe('key cache expiry', () => {
 	/** A cache on the test database with its own clock, and a count of the lookups it sends. */
-	function clocked() {
+	function clocked(opts: { subscribed?: () => boolean } = {}) {
 		let clock = 1_000_000
 		let lookups = 0
 		const orm = t.db.orm
@@ -81,7 +81,7 @@ describe('key cache expiry', () => {
 				},
 			}),
 		}
-		const local = { kind: 'memory', subscribe() {}, publish() {} }
+		const local = { kind: 'memory', subscribe() {}, publish() {}, subscribed: opts.subscribed ?? (() => true) }
 		const cache = createKeyCache(db as never, local as never, () => clock)
 		return { cache, lookups: () => lookups, advance: (ms: number) => (clock += ms) }
 	}
@@ -148,6 +148,31 @@ describe('key cache expiry', () => {
 		expect(c.cache.cached(key)).toBeUndefined()
 		await expect(c.cache.authenticate(key)).rejects.toMatchObject({ code: 'api_key_disabled' })
 		expect(c.cache.cached(key)).toBeUndefined()
+	})
+
+	it('should trust a cached key only briefly while the bus is not subscribed (revocations cannot arrive)', async () => {
+		const acct = await createAccount(t.db, 'detached', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'detached' })
+		let subscribed = true
+		const c = clocked({ subscribed: () => subscribed })
+		await c.cache.authenticate(key)
+		c.advance(10_000)
+		expect(c.cache.cached(key)?.id).toBe(row.id) // subscribed: the minute-long entry holds
+		subscribed = false
+		expect(c.cache.cached(key)).toBeUndefined() // not subscribed: older than 5 s is looked up again
+		await t.db.sql.query("UPDATE api_tokens SET status = 'disabled' WHERE id = $1", [row.id])
+		await c.cache.authenticate(key) // answered from the stale entry while one lookup refreshes it
+		expect(c.lookups()).toBe(2)
+		const deadline = Date.now() + 1000
+		let err: unknown
+		while (Date.now() < deadline && !err) {
+			err = await c.cache.authenticate(key).then(
+				() => undefined,
+				(e: unknown) => e,
+			)
+			if (!err) await Bun.sleep(5)
+		}
+		expect((err as GatewayError).code).toBe('api_key_disabled')
 	})
 
 	it('should not hand over a key past its expiry', async () => {

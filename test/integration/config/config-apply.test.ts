@@ -32,6 +32,28 @@ describe('GATEWAY_CONFIG at start', () => {
 		expect((await rows()).map((r) => r[1])).toEqual(['enabled', 'enabled'])
 	})
 
+	it('should say whether it changed anything, comparing JSON by value and the key decrypted', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const vars = { UP_KEY: 'k1' }
+		// Several keys in settings and model_map: jsonb gives them back in its own order.
+		const ch = { ...channel('w', ['m', 'n']), model_map: { zeta: 'z-1', a: 'a-1' }, settings: { timeouts: { idle_ms: 5000, first_byte_ms: 3000 }, headers: { 'x-long-header-name': '1', b: '2' } } }
+		const cfg = parseGatewayConfig({ channels: [ch], models: [{ name: 'w-m', input_per_mtok: 1.5, output_per_mtok: 2, per_image: 0.04 }] })
+		expect(await applyGatewayConfig(t.db, cipher, cfg, vars)).toBe(true)
+		const [before] = await t.db.sql.query<{ updated_at: string }>(`SELECT updated_at FROM channels WHERE name = 'w'`)
+		expect(await applyGatewayConfig(t.db, cipher, cfg, vars)).toBe(false)
+		const [after] = await t.db.sql.query<{ updated_at: string }>(`SELECT updated_at FROM channels WHERE name = 'w'`)
+		expect(after!.updated_at).toEqual(before!.updated_at) // not written again
+		// A new key for the same channel is a change, though nothing else is.
+		expect(await applyGatewayConfig(t.db, cipher, cfg, { UP_KEY: 'k2' })).toBe(true)
+		expect(await applyGatewayConfig(t.db, cipher, cfg, { UP_KEY: 'k2' })).toBe(false)
+		// So is a price, a channel disabled by the upstream (401) that the config enables again, and a removal.
+		expect(await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [ch], models: [{ name: 'w-m', input_per_mtok: 1.6, output_per_mtok: 2, per_image: 0.04 }] }), { UP_KEY: 'k2' })).toBe(true)
+		await t.db.sql.query(`UPDATE channels SET status = 'disabled', disabled_reason = 'the upstream rejected the channel''s credentials' WHERE name = 'w'`)
+		expect(await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [ch], models: [{ name: 'w-m', input_per_mtok: 1.6, output_per_mtok: 2, per_image: 0.04 }] }), { UP_KEY: 'k2' })).toBe(true)
+		expect(await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [], models: [] }), vars)).toBe(true)
+		expect(await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [], models: [] }), vars)).toBe(false)
+	})
+
 	it('should refuse an env: key whose variable is not set, naming it', async () => {
 		const cipher = await createCipher('test-secret-key-0123456789')
 		await expect(applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [channel('c')] }), {}, 'gw.json')).rejects.toThrow(

@@ -81,10 +81,21 @@ describe('SIGTERM', () => {
 		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 
-	it('should bill the streams it cuts when the grace period runs out, and still exit 0', async () => {
+	it('should bill the streams it cuts when the grace period runs out, record them as shutdown, and still exit 0', async () => {
 		const s = await dep.start({ SHUTDOWN_GRACE_MS: '400' })
 		const tok = (await dep.admin(s, '/api/tokens')).data[0] as { id: number }
 		const key = (await dep.admin(s, `/api/tokens/${tok.id}/key`)).key as string
+		// A client that leaves on its own before the shutdown: still its own doing (client_abort).
+		const leaving = new AbortController()
+		const left = await fetch(s.url + ENDPOINT.chat, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-request-id': 'cut-left', ...auth('chat', key) },
+			body: JSON.stringify(body('term', PROMPT, true, 100)),
+			signal: leaving.signal,
+		})
+		await readFrames(left, 3)
+		leaving.abort()
+		await Bun.sleep(300)
 		const chat = await openStream(s, key, 'chat', 'cut-chat')
 		const messages = await openStream(s, key, 'messages', 'cut-messages')
 		s.proc.kill('SIGTERM')
@@ -92,8 +103,13 @@ describe('SIGTERM', () => {
 		await chat.rest().catch(() => '')
 		await messages.rest().catch(() => '')
 		const rows = await dep.withDb((db) => db.sql.query<{ request_id: string; end_reason: string; cost: number }>(`SELECT request_id, end_reason, cost FROM usage_logs WHERE request_id LIKE 'cut-%' ORDER BY request_id`))
-		expect(rows.map((r) => r.request_id)).toEqual(['cut-chat', 'cut-messages'])
-		expect(rows.every((r) => r.end_reason !== 'ok' && r.cost > 0)).toBe(true)
+		// QA operator report: the streams the gateway cut were recorded as client_abort, as if their clients had left.
+		expect(rows.map((r) => [r.request_id, r.end_reason])).toEqual([
+			['cut-chat', 'shutdown'],
+			['cut-left', 'client_abort'],
+			['cut-messages', 'shutdown'],
+		])
+		expect(rows.every((r) => r.cost > 0)).toBe(true)
 		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 })

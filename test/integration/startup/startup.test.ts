@@ -35,6 +35,19 @@ describe('startup', () => {
 		expect(r.stderr).toContain(`${cfg}: channels[0] ("x"): field "type"`)
 	})
 
+	it('should refuse a misspelt channel setting and a base_url that is not a URL, naming file, entry and field', async () => {
+		const cfg = `${out}/bad-settings.yaml`
+		await Bun.write(cfg, 'channels:\n  - name: x\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings:\n      timeoutz:\n        first_byte_ms: 100\n')
+		const r = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d-settings`, GATEWAY_CONFIG: cfg })
+		expect(r.code).toBe(1)
+		expect(r.stderr).toContain(`${cfg}: channels[0] ("x"): unknown field "settings.timeoutz"`)
+		const url = `${out}/bad-url.json`
+		await Bun.write(url, JSON.stringify({ channels: [{ name: 'y', type: 'openai', base_url: 'not a url', api_key: 'k', models: ['m'] }] }))
+		const u = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d-url`, GATEWAY_CONFIG: url })
+		expect(u.code).toBe(1)
+		expect(u.stderr).toContain(`${url}: channels[0] ("y"): field "base_url" does not fit: An http:// or https:// URL`)
+	})
+
 	it('should refuse PostgreSQL without SECRET_KEY, saying why', async () => {
 		const r = await boot([process.execPath, 'src/index.ts'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' })
 		expect(r.code).toBe(1)

@@ -20,8 +20,12 @@ const TYPES: Record<number, string> = {
 	529: 'overloaded_error',
 }
 
+/** The organization a mock 429 names (a vendor account detail no gateway caller should see). */
+export const MOCK_ORG = '5b0c9d2e-7f41-4a36-9e58-0d1c2b3a4f5e'
+
 const MESSAGES: Record<number, string> = {
-	429: 'Number of request tokens has exceeded your per-minute rate limit',
+	// As Anthropic words it (https://docs.anthropic.com/en/api/rate-limits): the organization is in the message.
+	429: `This request would exceed the rate limit for your organization (${MOCK_ORG}) of 50,000 input tokens per minute. For details, refer to: https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.`,
 	500: 'Internal server error',
 	504: 'Request timeout',
 	529: 'Overloaded',

@@ -21,15 +21,34 @@ const STATUS: Record<number, string> = {
 	504: 'DEADLINE_EXCEEDED',
 }
 
+/** The project a mock 429 names (a vendor account detail no gateway caller should see). */
+export const MOCK_PROJECT = 'projects/812345678901'
+
+/** Seconds a mock 429 asks to wait, in its `google.rpc.RetryInfo` (Gemini sends no retry-after header). */
+export const MOCK_RETRY_DELAY_S = 37
+
 const MESSAGES: Record<number, string> = {
-	429: 'Resource has been exhausted (e.g. check quota).',
+	429: `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.0-flash, consumer: ${MOCK_PROJECT}\nPlease retry in ${MOCK_RETRY_DELAY_S}.2s.`,
 	500: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
 	503: 'The model is overloaded. Please try again later.',
 	504: 'Deadline expired before operation could complete.',
 }
 
+/**
+ * What Gemini details a 429 with (https://ai.google.dev/gemini-api/docs/rate-limits): the quota that ran out, a help
+ * link, and how long to wait (`RetryInfo.retryDelay`, a protobuf Duration).
+ */
+const RATE_LIMIT_DETAILS = [
+	{
+		'@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+		violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier', quotaDimensions: { location: 'global', model: 'gemini-2.0-flash' }, quotaValue: '10' }],
+	},
+	{ '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+	{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${MOCK_RETRY_DELAY_S}s` },
+]
+
 /** The error body for `status`. */
-export function geminiBody(status: number, message?: string, details?: unknown[]): unknown {
+export function geminiBody(status: number, message?: string, details: unknown[] | undefined = status === 429 && message === undefined ? RATE_LIMIT_DETAILS : undefined): unknown {
 	const error: Record<string, unknown> = {
 		code: status,
 		message: message ?? MESSAGES[status] ?? `Mock error ${status}`,

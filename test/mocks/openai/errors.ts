@@ -10,9 +10,21 @@ export function openaiError(status: number, message: string, param: string | nul
 	return json({ error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code } }, status)
 }
 
+/** The organization a mock 429 names (a vendor account detail no gateway caller should see). */
+export const MOCK_ORG = 'org-MockOrg4kQ9zT2'
+
 /** The body of an injected `status` fault, worded as OpenAI words it. */
 export function openaiStatusBody(status: number): unknown {
-	if (status === 429) return { error: { message: 'Rate limit reached for requests. Please try again later.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
+	// As OpenAI words it: the organization (the gateway's own account) and its limits are in the message.
+	if (status === 429)
+		return {
+			error: {
+				message: `Rate limit reached for gpt-4o-mini in organization ${MOCK_ORG} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s. Visit https://platform.openai.com/account/rate-limits to learn more.`,
+				type: 'requests',
+				param: null,
+				code: 'rate_limit_exceeded',
+			},
+		}
 	if (status === 401) return { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }
 	if (status === 503) return { error: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null } }
 	if (status >= 500) return { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }

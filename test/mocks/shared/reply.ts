@@ -64,11 +64,11 @@ function breakChunk(chunk: Chunk): string {
 	return text.slice(0, cut) + text.slice(end + 1)
 }
 
-/** Applies the body-level faults (`cut`, `malformed`, `empty`) to a reply, returning the chunks to write. */
+/** Applies the body-level faults (`cut`, `stall`, `malformed`, `empty`) to a reply, returning the chunks to write. */
 function plan(reply: Reply, fault: Fault | undefined): { chunks: Chunk[]; abrupt: boolean; contentLength: boolean } {
 	if (reply.type === 'stream') {
 		const c = reply.chunks
-		if (fault?.kind === 'cut') return { chunks: c.slice(0, Math.min(fault.afterChunks, c.length - reply.tail)), abrupt: !!fault.abrupt, contentLength: false }
+		if (fault?.kind === 'cut' || fault?.kind === 'stall') return { chunks: c.slice(0, Math.min(fault.afterChunks, c.length - reply.tail)), abrupt: fault.kind === 'cut' && !!fault.abrupt, contentLength: false }
 		if (fault?.kind === 'malformed') {
 			const at = c.length > 1 ? 1 : 0
 			return { chunks: [...c.slice(0, at), breakChunk(c[at]), ...c.slice(at + 1)], abrupt: false, contentLength: false }
@@ -78,7 +78,7 @@ function plan(reply: Reply, fault: Fault | undefined): { chunks: Chunk[]; abrupt
 	}
 	const body = reply.type === 'json' ? JSON.stringify(reply.body) : reply.body
 	const half = (b: Chunk): Chunk => b.slice(0, Math.max(1, Math.floor(b.length / 2)))
-	if (fault?.kind === 'cut') return { chunks: [half(body)], abrupt: !!fault.abrupt, contentLength: false }
+	if (fault?.kind === 'cut' || fault?.kind === 'stall') return { chunks: [half(body)], abrupt: fault.kind === 'cut' && !!fault.abrupt, contentLength: false }
 	if (fault?.kind === 'malformed') return { chunks: [half(body)], abrupt: false, contentLength: true }
 	if (fault?.kind === 'empty') return { chunks: [], abrupt: false, contentLength: true }
 	return { chunks: [body], abrupt: false, contentLength: true }
@@ -94,7 +94,8 @@ export function toResponse(reply: Reply, fault: Fault | undefined, hooks: BodyHo
 	const status = fault?.kind === 'empty' || fault?.kind === 'malformed' ? 200 : reply.status
 	const { chunks, abrupt, contentLength } = plan(reply, fault)
 	const streamed = reply.type === 'stream'
-	if (!abrupt && (contentLength || (hooks.chunkDelayMs <= 0 && fault?.kind !== 'cut'))) {
+	const stall = fault?.kind === 'stall'
+	if (!abrupt && !stall && (contentLength || (hooks.chunkDelayMs <= 0 && fault?.kind !== 'cut'))) {
 		hooks.done()
 		if (chunks.length === 1) return new Response(chunks[0], { status, headers })
 		if (chunks.length === 0) return new Response(streamed ? '' : null, { status, headers })
@@ -108,6 +109,11 @@ export function toResponse(reply: Reply, fault: Fault | undefined, hooks: BodyHo
 			if (hooks.signal.aborted) return
 			if (i < chunks.length) {
 				controller.enqueue(toBytes(chunks[i++]))
+				return
+			}
+			// Silent from here on, the body still open, until the client gives up (then `cancel` reports it).
+			if (stall) {
+				await new Promise<void>((resolve) => (hooks.signal.aborted ? resolve() : hooks.signal.addEventListener('abort', () => resolve(), { once: true })))
 				return
 			}
 			// A cut with `abrupt` resets the connection mid-body; otherwise the body ends without its terminator.

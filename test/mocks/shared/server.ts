@@ -117,6 +117,8 @@ export function startMockServer(spec: VendorSpec, opts: MockOptions): VendorMock
 			done()
 			const headers: Record<string, string> = { 'content-type': 'application/json' }
 			if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter)
+			// Sent by OpenAI-compatible APIs (Azure OpenAI) and read first by the OpenAI and Anthropic SDKs.
+			if (f.retryAfterMs !== undefined) headers['retry-after-ms'] = String(f.retryAfterMs)
 			const body = f.body ?? spec.statusBody(f.status)
 			return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status: f.status, headers })
 		}

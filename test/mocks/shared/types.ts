@@ -6,10 +6,13 @@
 
 /**
  * A failure to inject. `fault` applies to every request, `faultOnce` to the next one only.
- * - `status`: answer with this HTTP status and a vendor-shaped error body (or `body`), plus `retry-after` when given.
+ * - `status`: answer with this HTTP status and a vendor-shaped error body (or `body`), plus `retry-after` (seconds)
+ *   and `retry-after-ms` when given.
  * - `cut`: send `afterChunks` stream chunks (or half a JSON body), then end without the terminator;
  *   `abrupt: true` resets the connection instead of ending the body cleanly.
  * - `slow`: wait `firstByteMs` before the headers, then answer normally.
+ * - `stall`: send `afterChunks` stream chunks (or half a JSON body), then hold the body open, silent, until the
+ *   client goes away (an upstream that stops mid-answer: what idle timeouts are for).
  * - `malformed`: 200 with invalid JSON (non-stream) or one SSE frame whose data is broken JSON (stream).
  * - `empty`: 200 with an empty body. `hang`: never answer (until the client goes away).
  * - `midstream`: after `afterChunks` stream chunks, the vendor's in-stream error event (OpenAI `data: {"error":…}`,
@@ -19,9 +22,10 @@
  *   closed at once (a refusal cannot be counted per request), then the server listens again.
  */
 export type Fault =
-	| { kind: 'status'; status: number; body?: unknown; retryAfter?: number }
+	| { kind: 'status'; status: number; body?: unknown; retryAfter?: number; retryAfterMs?: number }
 	| { kind: 'cut'; afterChunks: number; abrupt?: boolean }
 	| { kind: 'slow'; firstByteMs: number }
+	| { kind: 'stall'; afterChunks: number }
 	| { kind: 'midstream'; afterChunks: number }
 	| { kind: 'malformed' }
 	| { kind: 'empty' }

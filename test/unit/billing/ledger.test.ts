@@ -290,6 +290,25 @@ describe('ledger', () => {
 		expect(Date.now() - first).toBeGreaterThanOrEqual(300)
 	})
 
+	it('should record the requests that end as client_abort once connections are cut for shutdown as shutdown', async () => {
+		const l = open()
+		const o = await account(50_000)
+		const row = (id: string, endReason: string) => ({ ...usage(o, id), endReason })
+		await (await l.reserve(o, 'cut-before', 100, 100)).settle(5, row('cut-before', 'client_abort'))
+		l.cutForShutdown()
+		await (await l.reserve(o, 'cut-settled', 100, 100)).settle(5, row('cut-settled', 'client_abort'))
+		await (await l.reserve(o, 'cut-released', 100, 100)).release(row('cut-released', 'client_abort'))
+		await (await l.reserve(o, 'cut-done', 100, 100)).settle(5, row('cut-done', 'ok'))
+		await l.close()
+		const rows = await t.db.sql.query<{ request_id: string; end_reason: string }>(`SELECT request_id, end_reason FROM usage_logs WHERE request_id LIKE 'cut-%' ORDER BY request_id`)
+		expect(rows.map((r) => [r.request_id, r.end_reason])).toEqual([
+			['cut-before', 'client_abort'],
+			['cut-done', 'ok'],
+			['cut-released', 'shutdown'],
+			['cut-settled', 'shutdown'],
+		])
+	})
+
 	it('should give every lease back on close', async () => {
 		const l = open()
 		const o = await account(50_000)

@@ -41,6 +41,32 @@ describe('parseGatewayConfig', () => {
 		expect(() => parseGatewayConfig({ channels: [{ ...channel, prioirty: 3 }] }, 'gw.json')).toThrow(/^gw\.json: channels\[0\] \("openai-main"\): unknown field "prioirty" \(allowed: name, type, .*priority/)
 		expect(() => parseGatewayConfig({ channels: [{ ...channel, type: 'opnai' }] }, 'gw.json')).toThrow(/field "type" must be one of openai, anthropic, gemini, .*not "opnai"/)
 	})
+	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
+		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz" (allowed: timeouts, headers, responses_api)')
+		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
+		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
+	})
+	it('should refuse a channel setting of the wrong type, naming the field', () => {
+		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
+		expect(bad({ timeouts: { first_byte_ms: 'abc' } })).toThrow(/^gw\.json: channels\[0\] \("openai-main"\): field "settings\.timeouts\.first_byte_ms" Expected integer/)
+		expect(bad({ timeouts: { idle_ms: 0 } })).toThrow(/field "settings\.timeouts\.idle_ms"/)
+		expect(bad({ headers: { 'x-title': 1 } })).toThrow(/field "settings\.headers\.x-title" Expected string/)
+		expect(bad({ responses_api: 'false' })).toThrow(/field "settings\.responses_api" Expected boolean/)
+		expect(bad([])).toThrow(/field "settings"/)
+	})
+	it('should accept every documented channel setting', () => {
+		const settings = { timeouts: { first_byte_ms: 120000, idle_ms: 300000 }, headers: { 'HTTP-Referer': 'https://example.com' }, responses_api: false }
+		expect(parseGatewayConfig({ channels: [{ ...channel, settings }] }).channels[0]!.settings).toEqual(settings)
+	})
+	it('should refuse a base_url that is not an http(s) URL, as the management API does', () => {
+		for (const base_url of ['not a url', 'http://', 'https:// x/v1', 'ftp://host/v1', 'api.openai.com/v1'])
+			expect(() => parseGatewayConfig({ channels: [{ ...channel, base_url }] }, 'gw.json')).toThrow(
+				`gw.json: channels[0] ("openai-main"): field "base_url" does not fit: An http:// or https:// URL, not ${JSON.stringify(base_url)}`,
+			)
+		for (const base_url of ['http://127.0.0.1:8080', 'https://api.openai.com/v1', 'https://[::1]:8443/v1?x=1'])
+			expect(parseGatewayConfig({ channels: [{ ...channel, base_url }] }).channels[0]!.base_url).toBe(base_url)
+	})
 	it('should refuse an unknown top-level field', () => {
 		expect(() => parseGatewayConfig({ modles: [{ name: 'm', input_per_mtok: 1 }] }, 'gw.json')).toThrow('gw.json: unknown field "modles" (allowed: channels, models)')
 	})
@@ -54,5 +80,7 @@ describe('loadGatewayFile', () => {
 		await Bun.write(`${dir}/bad.json`, '{"channels": [')
 		await expect(loadGatewayFile(`${dir}/bad.json`)).rejects.toThrow(/bad\.json: cannot parse/)
 		await expect(loadGatewayFile(`${dir}/missing.json`)).rejects.toThrow(/missing\.json: file not found/)
+		await Bun.write(`${dir}/typo.yaml`, 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings:\n      timeoutz:\n        first_byte_ms: 100\n')
+		await expect(loadGatewayFile(`${dir}/typo.yaml`)).rejects.toThrow(`${dir}/typo.yaml: channels[0] ("a"): unknown field "settings.timeoutz"`)
 	})
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { createSseParser, formatSse, parseSse, type SseFrame, sseBatchReader } from '../../../src/core/sse'
+import { createSseParser, eachFrame, formatSse, parseSse, type SseFrame, sseBatchReader } from '../../../src/core/sse'
 
 async function* chunks(...parts: string[]) {
 	const te = new TextEncoder()
@@ -108,6 +108,24 @@ describe('createSseParser', () => {
 		const batches: string[][] = []
 		for (let r = await it.next(); !r.done; r = await it.next()) batches.push(r.value.map((f) => f.data))
 		expect(batches).toEqual([['1'], ['2', '3'], ['4']])
+	})
+
+	it('should count the reads asked and answered (what the idle watch compares), and give the frames one by one', async () => {
+		const te = new TextEncoder()
+		const body = new ReadableStream<Uint8Array>({
+			start(c) {
+				for (const part of ['data: 1\n\nda', 'ta: 2\n\n']) c.enqueue(te.encode(part))
+				c.close()
+			},
+		})
+		const it = sseBatchReader(body)
+		const pending = it.next()
+		expect([it.asked, it.got]).toEqual([1, 0]) // a read waits on the body
+		await pending
+		expect(it.asked).toBe(it.got)
+		expect((await collect(eachFrame(it))).map((f) => (f as SseFrame).data)).toEqual(['2'])
+		expect(it.ended).toBe(true)
+		expect([it.asked, it.got]).toEqual([3, 3])
 	})
 
 	describe('bytesOf', () => {

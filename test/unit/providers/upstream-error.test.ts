@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { errorBody } from '../../../src/protocols/openai-chat/error'
-import { upstreamError } from '../../../src/providers/upstream-error'
+import { retryAfterOf, retryDelayOf, upstreamError } from '../../../src/providers/upstream-error'
 
 describe('upstreamError', () => {
 	it("should keep OpenAI's code and param on a request error, and the caller's OpenAI shape shows them", () => {
@@ -30,5 +30,46 @@ describe('upstreamError', () => {
 		// A proxy's 500 around the vendor's overload body is still an overload.
 		expect(upstreamError(500, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), null).status).toBe(503)
 		for (const status of [500, 502, 504]) expect([upstreamError(status, '{"error":{"message":"boom"}}', null).kind, upstreamError(status, 'x', null).status]).toEqual(['upstream', 502])
+	})
+
+	it('should make a 429 upstream_rate_limited in the gateway words, the vendor account in detail (QA operator report item 6)', () => {
+		const said = 'Rate limit reached for gpt-4o in organization org-AbC123 on tokens per min (TPM): Limit 30000, Used 29000.'
+		const e = upstreamError(429, JSON.stringify({ error: { message: said, type: 'tokens', param: null, code: 'rate_limit_exceeded' } }), new Headers({ 'retry-after': '20' }))
+		expect(e).toMatchObject({ kind: 'rate_limit', status: 429, code: 'upstream_rate_limited', retryable: true, retryAfter: 20, detail: said })
+		expect(e.message).not.toContain('org-AbC123')
+		expect(errorBody(e).error).toMatchObject({ type: 'rate_limit_error', code: 'upstream_rate_limited' })
+	})
+
+	it('should take how long to wait from retry-after-ms, retry-after, or Gemini RetryInfo', () => {
+		const body = JSON.stringify({ error: { message: 'slow down' } })
+		expect(upstreamError(429, body, new Headers({ 'retry-after-ms': '1500', 'retry-after': '9' })).retryAfter).toBe(1.5)
+		expect(upstreamError(429, body, new Headers({ 'retry-after': '9' })).retryAfter).toBe(9)
+		expect(upstreamError(429, body, '4').retryAfter).toBe(4)
+		expect(upstreamError(429, body, new Headers()).retryAfter).toBeUndefined()
+		const gemini = JSON.stringify({
+			error: {
+				code: 429,
+				message: 'You exceeded your current quota … consumer: projects/1234',
+				status: 'RESOURCE_EXHAUSTED',
+				details: [
+					{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [] },
+					{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37s' },
+				],
+			},
+		})
+		const e = upstreamError(429, gemini, new Headers())
+		expect([e.code, e.retryAfter]).toEqual(['upstream_rate_limited', 37])
+		expect(e.message).not.toContain('projects/1234')
+		// A header, when there is one, wins over the body.
+		expect(upstreamError(429, gemini, new Headers({ 'retry-after': '5' })).retryAfter).toBe(5)
+	})
+
+	it('should read the header forms and the Duration form of each', () => {
+		expect(retryAfterOf(new Headers({ 'retry-after-ms': '250' }))).toBe(0.25)
+		expect(retryAfterOf(new Headers({ 'retry-after-ms': 'soon', 'retry-after': '3' }))).toBe(3)
+		expect(retryAfterOf(new Headers({ 'retry-after': new Date(Date.now() + 10_000).toUTCString() }))).toBeGreaterThan(8)
+		expect(retryDelayOf([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.250s' }])).toBe(0.25)
+		expect(retryDelayOf([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: 'soon' }])).toBeUndefined()
+		expect(retryDelayOf('nope')).toBeUndefined()
 	})
 })

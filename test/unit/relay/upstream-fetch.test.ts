@@ -15,6 +15,19 @@ beforeAll(() => {
 			const id = new URL(req.url).searchParams.get('id') ?? ''
 			req.signal.addEventListener('abort', () => aborted.push(id))
 			if (id.startsWith('slow')) return Bun.sleep(5_000).then(() => new Response('late'))
+			// A first frame, then a second one `gap` ms later, then silence.
+			const gap = Number(new URL(req.url).searchParams.get('gap') ?? 0)
+			if (gap)
+				return new Response(
+					new ReadableStream({
+						async start(c) {
+							c.enqueue(new TextEncoder().encode('data: first\n\n'))
+							await Bun.sleep(gap)
+							c.enqueue(new TextEncoder().encode('data: second\n\n'))
+						},
+					}),
+					{ headers: { 'content-type': 'text/event-stream' } },
+				)
 			return new Response(
 				new ReadableStream({
 					start(c) {
@@ -119,5 +132,54 @@ describe('fetchUpstream', () => {
 		// Long past its own 100 ms, the call that got its headers is still open: its body reads on.
 		expect(aborted).not.toContain('answered')
 		answered.abort()
+	})
+
+	describe('idle timeout of a body read as SSE', () => {
+		const watched = (id: string, idleMs: number, query = '') => fetchUpstream(`${url}?id=${id}${query}`, { headers: {}, body: '{}' }, { firstByteMs: 2_000, idleMs }, new AbortController().signal)
+
+		it('should abort the call once a read has waited idleMs, to within two ticks of the shared clock', async () => {
+			const up = await watched('idle-300', 300)
+			const it = up.sse()
+			expect((await it.next()).value?.map((f) => f.data)).toEqual(['first'])
+			const started = performance.now()
+			const e = await it.next().catch((x: unknown) => x)
+			const took = performance.now() - started
+			expect(e).toBeInstanceOf(GatewayError)
+			expect((e as GatewayError).code).toBe('upstream_timeout')
+			expect(took).toBeGreaterThanOrEqual(300)
+			expect(took).toBeLessThan(300 + 2 * 50 + 100)
+			await until(() => aborted.includes('idle-300'))
+			up.abort()
+		})
+
+		it('should restart the idle time at every chunk', async () => {
+			const up = await watched('idle-gap', 500, '&gap=300')
+			const it = up.sse()
+			expect((await it.next()).value?.map((f) => f.data)).toEqual(['first'])
+			// 300 ms after the first frame, under the 500 ms idle timeout: it comes.
+			expect((await it.next()).value?.map((f) => f.data)).toEqual(['second'])
+			up.abort()
+		})
+
+		it('should not count the time the relay does not read (a slow client holding it back)', async () => {
+			// The second frame comes 600 ms after the first, past the 300 ms idle timeout, but no read waits meanwhile.
+			const up = await watched('idle-unread', 300, '&gap=600')
+			const it = up.sse()
+			expect((await it.next()).value?.map((f) => f.data)).toEqual(['first'])
+			await Bun.sleep(800)
+			expect((await it.next()).value?.map((f) => f.data)).toEqual(['second'])
+			expect(aborted).not.toContain('idle-unread')
+			up.abort()
+		})
+
+		it('should stop watching once the relay lets the call go', async () => {
+			const up = await watched('idle-released', 200)
+			const it = up.sse()
+			await it.next()
+			up.release()
+			await Bun.sleep(400)
+			expect(aborted).not.toContain('idle-released')
+			up.abort()
+		})
 	})
 })

@@ -6,7 +6,7 @@ import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
 import { ErrorBody, IdParams, Int, iso } from '../schemas'
-import { type AccountRow, createAccount, creditAccount, getAccount, listAccounts } from './service'
+import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts } from './service'
 
 const Account = t.Object({
 	id: Int(),
@@ -62,15 +62,22 @@ export const accountsModule = (svc: Services) =>
 			async ({ params, body, principal }) => {
 				assertAdmin(principal)
 				if (body.amount === 0) throw badRequest('amount must not be zero', 'amount')
-				// A debit may need the money instances have leased; a credit is seen at once either way.
-				if (body.amount < 0) await svc.ledger.reclaim({ accountId: params.id })
-				else await svc.ledger.flush()
-				return { balance: microsToUsd(await creditAccount(svc.db, params.id, toMicros(body.amount, 'amount'), body.note)) }
+				const micros = toMicros(body.amount, 'amount')
+				// A debit may need the money instances have leased (the balance shown counts it): it waits for it to come back.
+				if (micros < 0) return { balance: microsToUsd(await debitAccount(svc.db, svc.ledger, params.id, micros, body.note)) }
+				// A credit is seen at once either way.
+				await svc.ledger.flush()
+				return { balance: microsToUsd(await creditAccount(svc.db, params.id, micros, body.note)) }
 			},
 			{
 				params: IdParams,
-				body: t.Object({ amount: t.Number({ description: 'USD to add (negative to remove)' }), note: t.Optional(t.String({ maxLength: 500 })) }),
-				response: { 200: t.Object({ balance: t.Number() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				body: t.Object({
+					amount: t.Number({
+						description: `USD to add (negative to remove). A removal may take up to the balance shown: unused money other instances have leased is asked back first (409 \`balance_leased\` when it has not come back within ${DEBIT_WAIT_MS} ms); money held by requests in flight is never taken (400 beyond what is free)`,
+					}),
+					note: t.Optional(t.String({ maxLength: 500 })),
+				}),
+				response: { 200: t.Object({ balance: t.Number() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Credit an account' },
 			},
 		)

@@ -1,5 +1,7 @@
 /** Accounts and credits. Crediting writes the append-only `credits` row and the balance in one transaction. */
 import { desc, eq, getTableColumns, sql } from 'drizzle-orm'
+import type { Ledger } from '../../../billing/ledger'
+import { microsToUsd } from '../../../billing/money'
 import { availableBalance } from '../../../billing/views'
 import { GatewayError, notFound } from '../../../core/errors'
 import type { Db } from '../../../db/client'
@@ -28,6 +30,56 @@ export const listAccounts = (db: Db) => db.orm.select(viewColumns()).from(accoun
 
 /** Adds (or, negative, removes) money; returns the available balance. A debit never takes the balance below zero. */
 export async function creditAccount(db: Db, id: number, amountMicros: number, note?: string): Promise<number> {
+	const r = await applyCredit(db, id, amountMicros, note)
+	if (!r.ok) throw belowZero()
+	return r.balance
+}
+
+/** How long a debit waits for other instances to give back the unused lease money it needs. */
+export const DEBIT_WAIT_MS = 3_000
+/** Pauses between tries while they do; the last one repeats. */
+const DEBIT_BACKOFF_MS = [10, 25, 50, 100, 200, 400]
+
+/**
+ * Removes money (`amountMicros` < 0) up to the balance the API shows, which counts the unused part of every lease
+ * (billing/views.ts). That part stays out of the `balance` column until the instance holding the lease gives it back:
+ * only that instance knows what its requests in flight hold now (it reserves from memory), so nothing here takes from
+ * a lease. The debit asks every instance for its unused lease money (this one's comes back before the first try, the
+ * others' through the bus) and tries again while they give it back, for at most `waitMs`. It is refused at once (400)
+ * when even the balance shown, with what the database knows to be in use, does not cover it.
+ * Returns the available balance.
+ * @example await debitAccount(db, ledger, 7, -740_000) // $0.74 out, though another instance leased part of it
+ */
+export async function debitAccount(db: Db, ledger: Pick<Ledger, 'reclaim'>, id: number, amountMicros: number, note?: string, waitMs = DEBIT_WAIT_MS): Promise<number> {
+	const deadline = Date.now() + waitMs
+	for (let i = 0; ; i++) {
+		// Every round: an instance may have leased again since it gave back (a request came in).
+		await ledger.reclaim({ accountId: id })
+		const r = await applyCredit(db, id, amountMicros, note)
+		if (r.ok) return r.balance
+		if (r.available + amountMicros < 0) throw belowZero()
+		if (Date.now() >= deadline) {
+			const leased = microsToUsd(r.available - r.balance)
+			throw new GatewayError(
+				'invalid_request',
+				`$${leased} of the balance is leased by another instance that has not given it back within ${waitMs} ms; try again ` +
+					'(an instance that cannot be asked gives a lease back after LEASE_IDLE_MS unused, or HOLD_TTL_SECONDS after it stopped)',
+				{ status: 409, param: 'amount', code: 'balance_leased' },
+			)
+		}
+		await Bun.sleep(Math.min(DEBIT_BACKOFF_MS[Math.min(i, DEBIT_BACKOFF_MS.length - 1)]!, Math.max(1, deadline - Date.now())))
+	}
+}
+
+const belowZero = () => new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
+
+type Applied = { ok: true; balance: number } | { ok: false; balance: number; available: number }
+
+/**
+ * One transaction: the `balance` column moves only when it stays at or above zero (the row locked by the update),
+ * with the append-only `credits` row. Refused, it reports the column and the available balance as locked.
+ */
+async function applyCredit(db: Db, id: number, amountMicros: number, note?: string): Promise<Applied> {
 	return db.orm.transaction(async (tx) => {
 		const [row] = await tx
 			.update(accounts)
@@ -36,12 +88,12 @@ export async function creditAccount(db: Db, id: number, amountMicros: number, no
 			.returning({ balance: accounts.balance })
 		if (!row) {
 			// Inside the transaction: PGlite has one connection, so a query outside it would wait forever.
-			const [exists] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).limit(1)
-			if (!exists) throw notFound(`account ${id} not found`)
-			throw new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
+			const [now] = await tx.select({ balance: accounts.balance, available: availableBalance() }).from(accounts).where(eq(accounts.id, id)).limit(1)
+			if (!now) throw notFound(`account ${id} not found`)
+			return { ok: false, balance: now.balance, available: now.available }
 		}
 		await tx.insert(credits).values({ accountId: id, amount: amountMicros, note: note ?? null })
 		const [after] = await tx.select({ balance: availableBalance() }).from(accounts).where(eq(accounts.id, id))
-		return after!.balance
+		return { ok: true, balance: after!.balance }
 	})
 }

@@ -2,6 +2,7 @@
 import { desc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
+import { BaseUrl, ChannelSettings } from '../../../config/channel-settings'
 import { GatewayError, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
@@ -24,7 +25,8 @@ const Channel = t.Object({
 	status: t.String({ description: 'enabled | disabled' }),
 	disabled_reason: t.Union([t.String(), t.Null()]),
 	source: t.String({ description: 'config (GATEWAY_CONFIG) | api' }),
-	settings: t.Record(t.String(), t.Unknown()),
+	// Open in answers: a row stored before settings were checked must still be readable (and fixable by a PATCH).
+	settings: t.Record(t.String(), t.Unknown(), { description: 'As set (see the request schema of POST /api/channels)' }),
 	created_at: t.String({ format: 'date-time' }),
 	updated_at: t.String({ format: 'date-time' }),
 	health: t.Object(
@@ -69,13 +71,14 @@ export const channelView = (svc: Services) => (r: Row) => ({
 
 const Fields = {
 	type: ChannelType,
-	base_url: t.String({ minLength: 1, pattern: '^https?://', description: 'An http:// or https:// URL' }),
+	base_url: BaseUrl,
 	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
 	priority: Int({ description: 'Lower is tried first' }),
 	weight: Int({ minimum: 0, description: 'Share among channels of equal priority' }),
 	model_map: t.Record(t.String(), t.String(), { description: 'public name → upstream name' }),
-	settings: t.Record(t.String(), t.Unknown()),
+	// The config file's schema too (config/channel-settings.ts): a misspelt key or a wrong type is refused, not stored.
+	settings: ChannelSettings,
 }
 
 export const channelsModule = (svc: Services) => {

@@ -42,11 +42,14 @@ describe('gemini encodeError', () => {
 
 describe('gemini decodeError', () => {
 	it('should classify upstream errors by status and keep the message and rpc status', () => {
-		const e = decodeError(429, { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } }, 7)
+		const e = decodeError(429, { error: { code: 429, message: 'Resource has been exhausted for projects/1234', status: 'RESOURCE_EXHAUSTED' } }, 7)
 		expect(e.kind).toBe('rate_limit')
 		expect(e.retryable).toBe(true)
 		expect(e.retryAfter).toBe(7)
-		expect(e.message).toBe('Resource has been exhausted')
+		// A rate limit on the gateway's account is told in the gateway's words (the vendor's name its project).
+		expect(e.code).toBe('upstream_rate_limited')
+		expect(e.message).not.toContain('projects/1234')
+		expect(e.detail).toBe('Resource has been exhausted for projects/1234')
 		const bad = decodeError(400, [{ error: { code: 400, message: 'Invalid JSON payload', status: 'INVALID_ARGUMENT' } }])
 		expect(bad.kind).toBe('invalid_request')
 		expect(bad.code).toBe('INVALID_ARGUMENT')

@@ -46,12 +46,17 @@ describe('openai-chat encodeError', () => {
 
 describe('openai-chat decodeError', () => {
 	it('should classify by status and keep the upstream message and code', () => {
-		const e = decodeError(429, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }, 7)
-		expect(e.kind).toBe('rate_limit')
-		expect(e.retryable).toBe(true)
-		expect(e.retryAfter).toBe(7)
-		expect(e.code).toBe('insufficient_quota')
-		expect(e.message).toBe('You exceeded your current quota')
+		const e = decodeError(409, { error: { message: 'Conflict on the file', type: 'invalid_request_error', code: 'file_conflict' } })
+		expect(e.kind).toBe('invalid_request')
+		expect(e.status).toBe(409)
+		expect(e.code).toBe('file_conflict')
+		expect(e.message).toBe('Conflict on the file')
+	})
+
+	it("should make a 429 the gateway's upstream_rate_limited, the vendor's words (its account) in detail", () => {
+		const e = decodeError(429, { error: { message: 'You exceeded your current quota for org-12345', type: 'insufficient_quota', code: 'insufficient_quota' } }, 7)
+		expect(e).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfter: 7, code: 'upstream_rate_limited', detail: 'You exceeded your current quota for org-12345' })
+		expect(e.message).not.toContain('org-12345')
 	})
 
 	it('should blame the channel, not the caller, for upstream 401s', () => {

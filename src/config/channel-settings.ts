@@ -1,0 +1,54 @@
+/**
+ * A channel's `base_url` and optional `settings`: one schema for the config file (gateway-file.ts) and the management
+ * API (modules/admin/channels), so both refuse the same values with a message naming the field. Every key is one
+ * some code reads; a misspelt key ("timeoutz") or a wrong type would otherwise be stored and then ignored without a
+ * word, since the readers fall back to their defaults.
+ * @module
+ */
+import { type Static, Type as T } from '@sinclair/typebox'
+
+/** What setTimeout can wait: a longer delay fires at once (https://developer.mozilla.org/docs/Web/API/setTimeout#maximum_delay_value). */
+const MAX_TIMER_MS = 2_147_483_647
+
+const Ms = (description: string) => T.Integer({ minimum: 1, maximum: MAX_TIMER_MS, description })
+
+/** Read by relay/upstream-fetch.ts `channelTimeouts`. */
+export const ChannelTimeouts = T.Object(
+	{
+		first_byte_ms: T.Optional(Ms('Milliseconds to wait for the upstream response headers before failing over (default 120000)')),
+		idle_ms: T.Optional(Ms('Milliseconds a response body may stay silent before the call is cut (default 300000)')),
+	},
+	{ additionalProperties: false, description: 'Upstream timeouts of this channel' },
+)
+
+/** An HTTP header name (RFC 9110 token): fetch refuses anything else, which would fail every call of the channel. */
+const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+
+export const ChannelSettings = T.Object(
+	{
+		timeouts: T.Optional(ChannelTimeouts),
+		// Read by providers/adapter.ts `channelHeaders` (and passthrough/upstream.ts), added before the credentials.
+		headers: T.Optional(
+			T.Record(T.String({ pattern: HEADER_NAME }), T.String(), {
+				additionalProperties: false,
+				description: "Extra headers sent upstream with every call (e.g. OpenRouter's http-referer); they never replace the credentials",
+			}),
+		),
+		// Read by modules/responses/native.ts.
+		responses_api: T.Optional(
+			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),
+		),
+	},
+	{ additionalProperties: false, description: 'Optional channel settings; any other key is refused' },
+)
+export type ChannelSettings = Static<typeof ChannelSettings>
+
+/**
+ * An http(s) URL with a host and no whitespace. A value that is not one (e.g. "not a url") would make every call of
+ * the channel fail with `upstream_unreachable`.
+ */
+export const BaseUrl = T.String({
+	minLength: 1,
+	pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
+	description: 'An http:// or https:// URL',
+})
