@@ -9,6 +9,7 @@ import { parseBuild } from './ab'
 import { parseJitdump, perfMap } from './jitdump'
 import { aggregate, jsFunction } from './perf-profile'
 import { inFlight, parseTimehist } from './tail'
+import { smaps } from './mem-map'
 import { checkResponse } from './checks'
 import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
@@ -277,5 +278,24 @@ describe('tail attribution (bench/tail.ts)', () => {
 		// A run that began long before the request (a CPU idle for 300 ms) still overlaps it.
 		const long = parseTimehist(`     101.000000 [0001]  <idle>                              0.000      0.000    300.000 \n${hist}`, label)
 		expect(inFlight([{ from: 100.95, to: 100.96 }], long, 'gateway bun.exe').byTask.map((t) => [t.task, Number(t.ms.toFixed(6))])).toEqual([['<idle>', 10]])
+	})
+})
+
+describe('memory by mapping (bench/mem-map.ts)', () => {
+	it('should sum resident kB per mapping, naming anonymous ones by size and start', () => {
+		const text = [
+			'7f0000000000-7f0008000000 rw-p 00000000 00:00 0 ',
+			'Size:             131072 kB',
+			'Rss:               31000 kB',
+			'55d000000000-55d004e00000 r-xp 00000000 08:01 1234                       /usr/bin/bun',
+			'Rss:               40000 kB',
+			'55d004e00000-55d005000000 r--p 04e00000 08:01 1234                       /usr/bin/bun',
+			'Rss:                1000 kB',
+		].join('\n')
+		expect([...smaps(text)]).toEqual([
+			['[anon] 128M@7f00000', 31000],
+			['/usr/bin/bun 78M@55d0000', 40000],
+			['/usr/bin/bun 2M@55d004e', 1000],
+		])
 	})
 })
