@@ -65,7 +65,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 			const path = new URL(request.url).pathname
 			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
 			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForPath(path)
-			return errorResponse(toGatewayError(code, error, svc, { query, params, body }), shape, rid)
+			return errorResponse(toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') }), shape, rid)
 		})
 		.use(healthModule(svc))
 		.use(metricsModule(svc))

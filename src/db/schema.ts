@@ -231,3 +231,18 @@ export const tasks = pgTable(
 	},
 	(t) => [index('tasks_account_idx').on(t.accountId), index('tasks_status_idx').on(t.status), uniqueIndex('tasks_upstream_idx').on(t.kind, t.channelId, t.upstreamId)],
 )
+
+/**
+ * Responses the vendor stores (OpenAI's Responses API, `store` not false), by the id the account received: a
+ * `previous_response_id` is continued only for the account it was answered to, on the channel (vendor key) that holds
+ * it. Every account shares a channel's key, so the vendor alone cannot tell them apart.
+ */
+export const storedResponses = pgTable(
+	'stored_responses',
+	{
+		responseId: text('response_id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		channelId: integer('channel_id'),
+		createdAt: createdAt(),
+	},
+)

@@ -8,8 +8,11 @@ import { Value } from '@sinclair/typebox/value'
 import type { Services } from '../services'
 import { GatewayError } from '../core/errors'
 
-/** The request's parts as Elysia parsed them, before its schemas coerced them. */
-export type RequestParts = { query?: unknown; params?: unknown; body?: unknown }
+/**
+ * The request's parts as Elysia parsed them, before its schemas coerced them, and its content type (which a body that
+ * could not be parsed is named by).
+ */
+export type RequestParts = { query?: unknown; params?: unknown; body?: unknown; contentType?: string | null }
 
 type ValidationLike = { all?: Array<{ path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown } }>; type?: string; value?: unknown; validator?: unknown }
 
@@ -33,7 +36,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			return new GatewayError('invalid_request', `Invalid ${where}: ${field ? `"${field}" ` : ''}${detail}`, { param: field ?? undefined, code: 'invalid_request_error' })
 		}
 		case 'PARSE':
-			return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
+			return parseError(parts.contentType)
 		case 'NOT_FOUND':
 			return new GatewayError('not_found', 'Not found', { code: 'not_found' })
 		case 'INVALID_COOKIE_SIGNATURE':
@@ -43,6 +46,20 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
 			return new GatewayError('api_error', 'Internal error')
 	}
+}
+
+/**
+ * A body that could not be parsed, named by the content type it was sent as (QA non-chat item 10: a multipart body
+ * with a bad boundary was told "not valid JSON"). No content type, or a JSON one, is JSON: what the endpoints take.
+ * @example parseError('multipart/form-data').message // 'Malformed request body: multipart/form-data without a boundary …'
+ */
+export function parseError(contentType: string | null | undefined): GatewayError {
+	const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+	if (!media || media === 'application/json' || media.endsWith('+json'))
+		return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
+	if (media.startsWith('multipart/') && !/;\s*boundary=/i.test(contentType ?? ''))
+		return new GatewayError('invalid_request', `Malformed request body: ${media} without a boundary parameter in its content-type`, { code: 'invalid_body' })
+	return new GatewayError('invalid_request', `Malformed request body: not valid ${media}`, { code: 'invalid_body' })
 }
 
 /**

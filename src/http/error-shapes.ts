@@ -8,14 +8,19 @@ import { anthropicMessages } from '../protocols/anthropic-messages'
 import type { EncodedError } from '../protocols/codec'
 import { gemini } from '../protocols/gemini'
 import { openaiChat } from '../protocols/openai-chat'
+import { encodeMjError, encodeSunoError } from '../passthrough/task-errors'
 
-export type ErrorShape = 'openai' | 'anthropic' | 'gemini'
+/** `midjourney` and `suno`: the task services' own shapes (passthrough/task-errors.ts). */
+export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'suno'
 
 /**
  * `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
- * (where @google/genai 3.x calls them); everything else (incl. /api) OpenAI's shape.
+ * (where @google/genai 3.x calls them); `/mj/…` midjourney-proxy's and `/suno/…` new-api's task shape, which their
+ * clients read; everything else (incl. /api) OpenAI's shape.
  */
 export function shapeForPath(path: string): ErrorShape {
+	if (path.startsWith('/mj/') || path === '/mj') return 'midjourney'
+	if (path.startsWith('/suno/') || path === '/suno') return 'suno'
 	if (path.startsWith('/v1/messages')) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta') return 'gemini'
 	if (path.startsWith('/v1/models/') && /:[A-Za-z]+$/.test(path)) return 'gemini'
@@ -37,6 +42,8 @@ const renderers: Record<ErrorShape, (e: GatewayError) => EncodedError> = {
 	openai: openaiChat.encodeError,
 	anthropic: anthropicMessages.encodeError,
 	gemini: gemini.encodeError,
+	midjourney: encodeMjError,
+	suno: encodeSunoError,
 }
 
 export function errorResponse(err: unknown, shape: ErrorShape, requestId?: string): Response {

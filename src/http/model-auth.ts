@@ -29,21 +29,29 @@ const KEY_WHERE: Record<ErrorShape, string> = {
 	openai: 'Authorization: Bearer sk-…',
 	anthropic: 'x-api-key: sk-…',
 	gemini: 'x-goog-api-key: sk-… (or ?key=sk-…)',
+	midjourney: 'mj-api-secret: sk-… (or Authorization: Bearer sk-…)',
+	suno: 'Authorization: Bearer sk-…',
 }
 
 export const missingKey = (shape: ErrorShape) => new GatewayError('authentication', `Missing API key: send ${KEY_WHERE[shape]}`, { code: 'missing_api_key' })
 
+/** Whether a request only reads (a task poll or download): GET and HEAD. */
+export const isRead = (request: Request): boolean => request.method === 'GET' || request.method === 'HEAD'
+
 /**
  * The key check of the model routes. `counted: false` for routes that call no model (the model list, the billing
  * dashboard): a key's requests-per-minute limit is for model calls, and clients list the models at every start.
+ * `counted: 'submits'` for task routes: a submit is counted, a poll (GET) is not, since clients poll every few seconds
+ * and would otherwise lock themselves out of the submits the limit is for.
  */
-export const modelAuth = (svc: Services, opts: { gemini?: boolean; counted?: boolean } = {}) =>
-	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}${opts.counted === false ? '-uncounted' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
+export const modelAuth = (svc: Services, opts: { gemini?: boolean; counted?: boolean | 'submits' } = {}) =>
+	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}${opts.counted === false ? '-uncounted' : opts.counted === 'submits' ? '-submits' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
 		// A cached key without limits to count, as most are: answered without an await of its own.
 		const key = presentedKey(request, opts.gemini ?? false)
 		if (!key) throw missingKey(shapeForPath(new URL(request.url).pathname))
 		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
-		const admitted = opts.counted === false ? undefined : svc.limits.admit(token)
+		const counted = opts.counted === 'submits' ? !isRead(request) : opts.counted !== false
+		const admitted = counted ? svc.limits.admit(token) : undefined
 		if (admitted) await admitted
 		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
 	})

@@ -1,6 +1,7 @@
 /**
- * Runs first on every request: assigns the request id (the client's `x-request-id` when given, else a new one) and
- * rejects bodies over the configured limit with a 413 in the caller's protocol shape before anything reads them.
+ * Runs first on every request: assigns the request id (the client's `x-request-id` when given, else a new one),
+ * refuses a multipart body on a route that takes JSON (415), and rejects bodies over the configured limit with a 413,
+ * both in the caller's protocol shape before anything reads them.
  * @module
  */
 import { Elysia } from 'elysia'
@@ -20,6 +21,10 @@ export function guardRequest(svc: Services, request: Request): string | Response
 	svc.idleGc.note()
 	const given = request.headers.get('x-request-id')
 	const id = given && VALID_ID.test(given) ? given : requestId()
+	if (isMultipart(request)) {
+		const path = pathOf(request)
+		if (!UPLOAD_ROUTES.has(path)) return notAnUploadRoute(path, id)
+	}
 	const len = Number(request.headers.get('content-length') ?? 0)
 	if (len > 0) {
 		const limit = limitOf(svc, request)
@@ -28,8 +33,37 @@ export function guardRequest(svc: Services, request: Request): string | Response
 	return id
 }
 
-const limitOf = (svc: Services, request: Request) =>
-	(request.headers.get('content-type') ?? '').startsWith('multipart/') ? svc.env.maxUploadBytes : svc.env.maxJsonBytes
+/**
+ * The routes that take multipart uploads, held to MAX_UPLOAD_BYTES: an audio file to transcribe, a video submit with
+ * an `input_reference` image. Every other route takes JSON (MAX_JSON_BYTES); Elysia would parse a multipart body into
+ * any route's `body` as well, so without this a 2 MB `input` sent as a form field passed a 1 MB JSON limit (QA non-chat
+ * item 6).
+ */
+export const UPLOAD_ROUTES: ReadonlySet<string> = new Set(['/v1/audio/transcriptions', '/v1/video/generations'])
+
+const isMultipart = (request: Request) => {
+	const type = request.headers.get('content-type')
+	return type !== null && type.slice(0, 10).toLowerCase() === 'multipart/'
+}
+
+/** The path without a trailing slash, as the routes are declared. */
+const pathOf = (request: Request) => {
+	const path = new URL(request.url).pathname
+	return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+}
+
+/** Only reached for a multipart body on an upload route, or a body of any other type (JSON). */
+const limitOf = (svc: Services, request: Request) => (isMultipart(request) ? svc.env.maxUploadBytes : svc.env.maxJsonBytes)
+
+const notAnUploadRoute = (path: string, id: string) =>
+	errorResponse(
+		new GatewayError('invalid_request', `${path} does not take multipart/form-data: send the body as JSON (content-type: application/json)`, {
+			code: 'unsupported_media_type',
+			status: 415,
+		}),
+		shapeForPath(path),
+		id,
+	)
 
 const tooLarge = (request: Request, message: string, id: string) =>
 	errorResponse(new GatewayError('payload_too_large', message, { code: 'request_too_large' }), shapeForPath(new URL(request.url).pathname), id)

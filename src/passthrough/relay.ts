@@ -9,7 +9,7 @@
 import type { AuthToken } from '../auth/api-key'
 import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
-import { errorResponse } from '../http/error-shapes'
+import { type ErrorShape, errorResponse } from '../http/error-shapes'
 import type { ChannelType } from '../providers/channel-types'
 import { upstreamError } from '../providers/upstream-error'
 import { type Route, resolveModel } from '../relay/budget'
@@ -51,6 +51,8 @@ export type PassOp = CallContext & {
 	failoverOnTimeout?: boolean
 	/** Resolved route to use instead of `resolveModel` (e.g. a free route for an unpriced moderation model). */
 	route?: Route
+	/** The shape of the gateway's errors (default OpenAI's; the task services' clients read their own). */
+	shape?: ErrorShape
 	/** micro-USD to hold before the call: `want` when the headroom allows it, at least `min` (else 402). */
 	hold(price: ModelInfo): { want: number; min: number }
 	/** The upstream call for one channel; may throw a GatewayError when this channel cannot take the input. */
@@ -71,7 +73,7 @@ export function routeFor(svc: Services, token: AuthToken, model: string, free = 
 	}
 }
 
-/** Runs one passthrough operation end to end; always answers (errors in OpenAI's shape). */
+/** Runs one passthrough operation end to end; always answers (errors in `op.shape`, OpenAI's by default). */
 export async function relayPassthrough(op: PassOp): Promise<Response> {
 	const { svc } = op
 	const route = op.route ?? resolveModel(svc, op.token, op.model)
@@ -111,7 +113,7 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 	const record = passUsage(op, { ch: lastChannel, ...failedRow(lastErr.status, op.signal.aborted) })
 	await hold.release(record)
 	observeUsage(svc, op.token, record, 0)
-	return errorResponse(lastErr, 'openai', op.requestId)
+	return errorResponse(lastErr, op.shape ?? 'openai', op.requestId)
 }
 
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {

@@ -6,6 +6,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import type { ErrorShape } from '../http/error-shapes'
 import type { CallContext, PassOp, UpstreamRequest } from '../passthrough/relay'
 import type { ChannelType } from '../providers/channel-types'
 import type { Channel, ModelInfo } from '../routing/catalog'
@@ -34,6 +35,8 @@ export type TaskSubmit = {
 	model: string
 	types: readonly ChannelType[]
 	pin?: (ch: Channel) => boolean
+	/** The shape of the gateway's errors (PassOp `shape`). */
+	shape?: ErrorShape
 	/** Switchboard's id for the task (video answers with it); generated when absent. */
 	id?: string
 	/** Flat price of the job, micro-USD. */
@@ -52,6 +55,7 @@ export function taskOp(s: TaskSubmit): PassOp {
 		model: s.model,
 		types: s.types,
 		pin: s.pin,
+		shape: s.shape,
 		failoverOnTimeout: false,
 		hold: (price) => ({ want: s.cost(price), min: s.cost(price) }),
 		request: (ch, upstreamModel) => s.request(ch, upstreamModel),

@@ -1,7 +1,13 @@
 /** Schemas of POST /v1/audio/transcriptions and /v1/audio/speech (platform.openai.com/docs/api-reference/audio). */
 import { t } from 'elysia'
 
-export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const
+/**
+ * `diarized_json` (gpt-4o-transcribe-diarize) answers `{ task, duration, text, segments: [{ type:
+ * 'transcript.text.segment', id, start, end, text, speaker }], usage }`; its extra fields (`chunking_strategy`, required
+ * past 30 s, `known_speaker_names[]`, `known_speaker_references[]`) are forwarded like every other field
+ * (platform.openai.com/docs/api-reference/audio/createTranscription).
+ */
+export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json', 'diarized_json'] as const
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number]
 
 export const TranscriptionRequest = t.Object(
@@ -20,10 +26,10 @@ export type TranscriptionRequest = typeof TranscriptionRequest.static
 export const Transcription = t.Object(
 	{
 		text: t.String(),
-		duration: t.Optional(t.Number({ description: 'verbose_json: seconds of audio' })),
+		duration: t.Optional(t.Number({ description: 'verbose_json, diarized_json: seconds of audio' })),
 		usage: t.Optional(t.Object({ type: t.String() }, { additionalProperties: true })),
 	},
-	{ additionalProperties: true, description: 'json / verbose_json; text, srt and vtt come as text/plain or text/vtt' },
+	{ additionalProperties: true, description: 'json / verbose_json / diarized_json; text, srt and vtt come as text/plain or text/vtt' },
 )
 
 export const SpeechRequest = t.Object(

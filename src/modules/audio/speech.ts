@@ -19,6 +19,38 @@ export const charCount = (s: string): number => {
 	return n
 }
 
+const noAudio = () => new GatewayError('upstream', 'upstream sent no audio', { retryable: true, code: 'upstream_malformed' })
+
+/**
+ * The answer's audio, once its first bytes arrived: a 200 with an empty body (which Bun gives a body object, not
+ * null) is no audio, so it fails (retryable, never charged) instead of being charged in full (QA non-chat item 7).
+ * The rest still streams through as it arrives.
+ */
+export async function withFirstBytes(res: Response): Promise<ReadableStream<Uint8Array>> {
+	if (!res.body || res.headers.get('content-length') === '0') {
+		void res.body?.cancel().catch(() => {})
+		throw noAudio()
+	}
+	const reader = res.body.getReader()
+	let first = await reader.read()
+	while (!first.done && first.value.byteLength === 0) first = await reader.read()
+	if (first.done) throw noAudio()
+	const head = first.value
+	return new ReadableStream<Uint8Array>({
+		start(c) {
+			c.enqueue(head)
+		},
+		async pull(c) {
+			const r = await reader.read()
+			if (r.done) c.close()
+			else c.enqueue(r.value)
+		},
+		cancel(reason) {
+			return reader.cancel(reason)
+		},
+	})
+}
+
 /** The pass operation of one speech call. */
 export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 	const chars = charCount(body.input)
@@ -32,11 +64,11 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		hold: (p) => ({ want: price(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 		async respond(res, _ch, _m, p) {
-			if (!res.body) throw new GatewayError('upstream', 'upstream sent no audio', { retryable: true, code: 'upstream_malformed' })
+			const audio = await withFirstBytes(res)
 			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
 			if (len) headers['content-length'] = len
-			return { response: new Response(res.body, { status: 200, headers }), cost: price(p), input: tokens, estimated: true }
+			return { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true }
 		},
 	}
 }

@@ -2,8 +2,10 @@
  * POST /v1/audio/transcriptions: the multipart form is forwarded field by field with the file's bytes and name
  * unchanged. Priced by duration (`per_minute`, `per_second`) or by tokens, as the model's price says. The duration
  * comes from `verbose_json.duration` or the upstream's `usage` ({type:'duration', seconds}); for srt/vtt from the last
- * cue; failing those from the file (exact for WAV). `text` is asked upstream as `json` (which carries usage) and
- * rendered as text here, so the charge does not depend on a format that reports nothing.
+ * cue; failing those from the file's header (duration.ts: WAV, MP3, M4A/MP4, FLAC, Ogg), else a size-based figure
+ * at 128 kbit/s marked estimated; the hold alone uses the 16 kbit/s upper bound. `text` is asked upstream as `json`
+ * (which carries usage) and rendered as text here, so the charge does not depend on a format that reports nothing;
+ * other formats (`diarized_json` among them) are asked and relayed as the client sent them.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -63,8 +65,8 @@ export async function transcriptionOp(ctx: CallContext, body: TranscriptionReque
 		types: ['openai'],
 		hold(price) {
 			const fee = requestFee(price)
-			if (pricedByDuration(price)) return { want: fee + durationCost(price, guess.seconds), min: fee + durationCost(price, Math.min(guess.seconds, 60)) }
-			const tokens = Math.ceil(guess.seconds * AUDIO_TOKENS_PER_SECOND)
+			if (pricedByDuration(price)) return { want: fee + durationCost(price, guess.upper), min: fee + durationCost(price, Math.min(guess.upper, 60)) }
+			const tokens = Math.ceil(guess.upper * AUDIO_TOKENS_PER_SECOND)
 			return { want: fee + tokensCost(price, tokens, Math.ceil(tokens / 2)), min: fee + tokensCost(price, 1, 1) }
 		},
 		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/audio/transcriptions'), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),

@@ -1,9 +1,8 @@
 /**
  * POST /v1/embeddings: OpenAI-type channels by passthrough (the body forwarded with only `model` renamed and the answer
  * relayed with its vectors untouched, so `encoding_format: base64`, which the OpenAI SDK asks for by default, stays
- * exact); Gemini
- * channels through embedContent / batchEmbedContents. Billed on input tokens: the upstream's `usage.prompt_tokens`,
- * else counted locally (Gemini reports none).
+ * exact); Gemini channels through embedContent / batchEmbedContents, in batches of at most 100 (gemini.ts). Billed on
+ * input tokens: the upstream's `usage.prompt_tokens`, else counted locally (Gemini reports none).
  * @module
  */
 import { Elysia } from 'elysia'
@@ -15,7 +14,7 @@ import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { tokensCost, requestFee } from '../../passthrough/pricing'
 import { countText } from '../../relay/estimate'
 import type { Services } from '../../services'
-import { geminiEmbedCall, geminiTexts, geminiToOpenAI } from './gemini'
+import { embedRest, geminiBatches, geminiEmbedCall, geminiTexts, geminiVectors, toOpenAIList } from './gemini'
 import { EmbeddingList, EmbeddingsRequest } from './model'
 
 /** Local token count of an input: text by the o200k tokenizer, token arrays by their length. */
@@ -43,15 +42,19 @@ export const embeddingsModule = (svc: Services) =>
 				hold: (price) => ({ want: upperBound(counted, 0, price), min: upperBound(counted, 0, price) }),
 				request(ch, upstreamModel) {
 					if (ch.type === 'gemini') {
-						const call = geminiEmbedCall(upstreamModel, geminiTexts(body.input), body.dimensions)
+						// The first batch of at most 100 (Gemini's limit); `respond` sends the others once it succeeded.
+						const call = geminiEmbedCall(upstreamModel, geminiBatches(geminiTexts(body.input))[0]!, body.dimensions)
 						return { url: channelUrl(ch, call.path), headers: jsonHeaders(ch), body: JSON.stringify(call.body) }
 					}
 					return { url: channelUrl(ch, '/embeddings'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
 				},
 				async respond(res, ch, upstreamModel, price) {
 					if (ch.type === 'gemini') {
-						const texts = geminiTexts(body.input)
-						const out = geminiToOpenAI(await readJson(res), texts.length, body.model, counted, body.encoding_format === 'base64')
+						const batches = geminiBatches(geminiTexts(body.input))
+						const first = geminiVectors(await readJson(res), batches[0]!.length)
+						const rest = batches.length > 1 ? await embedRest(ch, upstreamModel, batches, body.dimensions, request.signal) : []
+						// Gemini reports no token usage: the charge is the local count of all the texts (every batch), estimated.
+						const out = toOpenAIList([first, ...rest].flat(), body.model, counted, body.encoding_format === 'base64')
 						return { response: jsonResponse(out, requestId), cost: tokensCost(price, counted) + requestFee(price), input: counted, estimated: true }
 					}
 					const json = await readJson<{ usage?: { prompt_tokens?: unknown }; model?: unknown }>(res)

@@ -1,12 +1,13 @@
 /**
  * POST /v1/images/generations: passthrough to OpenAI-type channels (body forwarded with only `model` renamed),
  * priced per delivered image by size and quality (lookup order in passthrough/pricing.ts `imageUnitPrice`), or by the
- * tokens the upstream reports when the price list has no per-image price (gpt-image models).
+ * tokens the upstream reports when the price list has no per-image price (gpt-image models). With `"stream": true`
+ * the upstream's image events are relayed as they come and billed when the stream ends (stream.ts).
  * @module
  */
 import { Elysia } from 'elysia'
+import { GatewayError } from '../../core/errors'
 import { modelAuth } from '../../http/model-auth'
-import { imageUnitPrice, requestFee, tokensCost } from '../../passthrough/pricing'
 import { jsonResponse, readJson, relayPassthrough } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
@@ -14,59 +15,45 @@ import { checkSize } from '../../passthrough/validate'
 import { countText } from '../../relay/estimate'
 import type { Services } from '../../services'
 import { ImagesRequest, ImagesResponse } from './model'
+import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
+import { IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
 
-/** Output tokens one image may take at most (gpt-image-1 high quality 1536×1024 is 6,208), for the hold. */
-const MAX_IMAGE_TOKENS = 6240
+export { pricedAs } from './pricing'
 
 /**
- * The size and quality a dall-e model makes when the request leaves them out (OpenAI's image API reference: 1024x1024
- * for dall-e-2 and dall-e-3; quality `standard`, also what dall-e-3's `auto` picks), so such an image is priced as
- * what it is, not at the plain or the dearest per_image price. gpt-image models choose for `auto` themselves: theirs
- * stay unknown.
- * @example pricedAs('dall-e-3') // { size: '1024x1024', quality: 'standard' }
+ * An event stream the request did not ask for with `"stream": true` (a field the gateway does not model made the
+ * vendor stream): the request's doing, so neither retried elsewhere (each channel would make the images again) nor
+ * held against the channel's breaker, as a retryable unreadable answer would be.
  */
-export function pricedAs(model: string, size?: string, quality?: string): { size?: string; quality?: string } {
-	if (!/^dall-e-[23](?![\w.])/.test(model)) return { size, quality }
-	return { size: size && size !== 'auto' ? size : '1024x1024', quality: quality && quality !== 'auto' ? quality : 'standard' }
-}
-
-type ImagesAnswer = { data?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; [k: string]: unknown }
+const unaskedStream = () =>
+	new GatewayError('invalid_request', 'The upstream answered with an event stream, which this request did not ask for: send "stream": true to receive one', {
+		code: 'unexpected_stream',
+		param: 'stream',
+	})
 
 export const imagesModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
-		'/v1/images/generations',
+		IMAGES_ENDPOINT,
 		({ body, token, requestId, startedAt, request }) => {
 			checkSize(body.size)
-			const n = body.n ?? 1
-			const prompt = countText(body.prompt)
-			const made = pricedAs(body.model, body.size, body.quality)
+			const job: ImageJob = { made: pricedAs(body.model, body.size, body.quality), n: body.n ?? 1, prompt: countText(body.prompt) }
+			const ctx = { svc, token, requestId, startedAt, signal: request.signal }
+			if (body.stream === true) return relayImageStream(ctx, body, job)
 			return relayPassthrough({
-				svc,
-				token,
-				requestId,
-				startedAt,
-				signal: request.signal,
-				endpoint: '/v1/images/generations',
+				...ctx,
+				endpoint: IMAGES_ENDPOINT,
 				model: body.model,
 				types: ['openai'],
-				hold(price) {
-					const each = imageUnitPrice(price, made.size, made.quality)
-					if (each !== undefined) return { want: each * n, min: each * n }
-					const one = tokensCost(price, prompt, MAX_IMAGE_TOKENS)
-					return { want: tokensCost(price, prompt, MAX_IMAGE_TOKENS * n), min: one }
-				},
+				hold: (price) => imageHold(price, job),
 				request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 				async respond(res, _ch, _upstreamModel, price) {
+					if (isEventStream(res)) {
+						void res.body?.cancel().catch(() => {})
+						throw unaskedStream()
+					}
 					const json = await readJson<ImagesAnswer>(res)
-					const delivered = Array.isArray(json.data) ? json.data.length : 0
-					const each = imageUnitPrice(price, made.size, made.quality)
-					const num = (v: unknown) => (typeof v === 'number' && v >= 0 ? v : undefined)
-					const input = num(json.usage?.input_tokens)
-					const output = num(json.usage?.output_tokens)
-					let cost: number
-					if (each !== undefined) cost = each * delivered
-					else cost = tokensCost(price, input ?? prompt, output ?? 0) + requestFee(price)
-					return { response: jsonResponse(json, requestId), cost, input: input ?? prompt, output: output ?? 0, estimated: input === undefined && each === undefined }
+					const c = imageCost(price, job, tallyOf(json))
+					return { response: jsonResponse(json, requestId), cost: c.cost, input: c.input, output: c.output, estimated: c.estimated }
 				},
 			})
 		},
@@ -76,7 +63,7 @@ export const imagesModule = (svc: Services) =>
 			detail: {
 				summary: 'Create images',
 				description:
-					'OpenAI image generation. Priced per delivered image: `per_image_<size>_<quality>`, `per_image_<size>`, `per_image_<quality>`, `per_image`, then `per_request`, then the highest `per_image_*` listed; without any, by the tokens the upstream reports.',
+					'OpenAI image generation. Priced per delivered image: `per_image_<size>_<quality>`, `per_image_<size>`, `per_image_<quality>`, `per_image`, then `per_request`, then the highest `per_image_*` listed; without any, by the tokens the upstream reports. With `"stream": true` (GPT image models) the answer is `text/event-stream`: `image_generation.partial_image` and `image_generation.completed` events as the upstream sends them, billed from the completed events when the stream ends.',
 			},
 		},
 	)

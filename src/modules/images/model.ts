@@ -12,6 +12,12 @@ export const ImagesRequest = t.Object(
 		response_format: t.Optional(t.Union([t.Literal('url'), t.Literal('b64_json')])),
 		style: t.Optional(t.String()),
 		user: t.Optional(t.String()),
+		stream: t.Optional(
+			t.Union([t.Boolean(), t.Null()], {
+				description: 'GPT image models: answer with server-sent events (`image_generation.partial_image`, `image_generation.completed`) instead of JSON',
+			}),
+		),
+		partial_images: t.Optional(t.Union([Integer({ minimum: 0, maximum: 3 }), t.Null()], { description: 'partial images to stream before each final one (0–3)' })),
 	},
 	{ additionalProperties: true },
 )

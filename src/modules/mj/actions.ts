@@ -1,11 +1,13 @@
 /**
  * Which price a midjourney-proxy submit takes (github.com/novicezk/midjourney-proxy, API `/mj/submit/*`), and which
  * earlier task a follow-up acts on. Prices are model entries named after the action: mj_imagine, mj_upscale,
- * mj_variation, mj_blend, mj_describe, and mj_action for every other job (reroll, zoom, pan, inpaint, modal …).
+ * mj_variation, mj_blend, mj_describe, and mj_action for every other job (reroll, zoom, pan, inpaint, modal, shorten,
+ * video, edits …). midjourney-proxy-plus's InsightFace face swap (`POST /mj/insight-face/swap`, a SWAP_FACE task;
+ * new-api's `RelayModeSwapFace`) is mj_swap_face.
  * @module
  */
 
-export const MJ_MODELS = ['mj_imagine', 'mj_upscale', 'mj_variation', 'mj_blend', 'mj_describe', 'mj_action'] as const
+export const MJ_MODELS = ['mj_imagine', 'mj_upscale', 'mj_variation', 'mj_blend', 'mj_describe', 'mj_action', 'mj_swap_face'] as const
 export type MjModel = (typeof MJ_MODELS)[number]
 
 /** Submit paths that create no task (uploads): passed through unbilled. */
@@ -43,6 +45,13 @@ export function mjActionModel(action: string, body: Record<string, unknown>): Mj
 			return 'mj_action'
 	}
 }
+
+/**
+ * The action model of `POST /mj/insight-face/<op>`: every InsightFace call creates a task (swap is the one
+ * midjourney-proxy-plus documents; another would still be a job, priced as mj_action like an unknown submit).
+ * @example mjInsightFaceModel('swap') // 'mj_swap_face'
+ */
+export const mjInsightFaceModel = (op: string): MjModel => (op === 'swap' ? 'mj_swap_face' : 'mj_action')
 
 /** The earlier task a follow-up acts on: `taskId`, or the first word of simple-change's `content`. */
 export function mjParentId(action: string, body: Record<string, unknown>): string | undefined {

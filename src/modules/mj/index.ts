@@ -1,10 +1,13 @@
 /**
  * `/mj/*`: midjourney-proxy passthrough on channels of type `imgsvc` (github.com/novicezk/midjourney-proxy). The path
  * and query go to the channel's base_url unchanged (`/mj/submit/imagine` → `{base_url}/mj/submit/imagine`), the
- * client's key replaced by the channel's `mj-api-secret`. Submits are tasks: charged from the price list under their
- * action name when the proxy accepts (code 1 or 22), refunded once if the task fails. Task ids are recorded to the
- * account, so fetches and lists show only the caller's tasks, and a follow-up (upscale, variation, action…) must name
- * one of the caller's tasks and goes to the channel that made it. Other sub-paths pass through unbilled.
+ * client's key replaced by the channel's `mj-api-secret`. Every call that creates a task is billed: submits
+ * (`/mj/submit/*` but the upload) and midjourney-proxy-plus's InsightFace face swap (`/mj/insight-face/swap`). They are
+ * charged from the price list under their action name when the proxy accepts (code 1 or 22), refunded once if the
+ * task fails. Task ids are recorded to the account, so fetches and lists show only the caller's tasks, and a
+ * follow-up (upscale, variation, action…) must name one of the caller's tasks and goes to the channel that made it.
+ * Other sub-paths (uploads, the proxy's own routes) pass through unbilled. The gateway's own errors come in
+ * midjourney-proxy's shape (passthrough/task-errors.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -12,13 +15,13 @@ import { Integer } from '../../protocols/json-types'
 import { notFound } from '../../core/errors'
 import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
-import { relayPassthrough } from '../../passthrough/relay'
+import { type CallContext, relayPassthrough } from '../../passthrough/relay'
+import { MjErrorBody, taskErrors } from '../../passthrough/task-errors'
 import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
-import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import type { Services } from '../../services'
 import { findByUpstream, ownedByUpstream } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
-import { MJ_ACCEPTED, MJ_EXISTED, MJ_MODELS, mjActionModel, mjParentId } from './actions'
+import { MJ_ACCEPTED, MJ_EXISTED, MJ_MODELS, type MjModel, mjActionModel, mjInsightFaceModel, mjParentId } from './actions'
 import { serviceAuth } from './auth'
 import { fetchOwnedTask, listOwned, listRecent } from './tasks'
 
@@ -27,80 +30,108 @@ const MjSubmitResponse = t.Object(
 	{ additionalProperties: true },
 )
 const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })
+const mjErrors = taskErrors(MjErrorBody)
 
 const textResponse = (text: string, res: Response, requestId: string) =>
 	new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 
+/** Task reads (fetch, list, queue, list-by-condition, image-seed): polls, not counted against rpm_limit. */
+export const isMjPoll = (_method: string, path: string): boolean => path.startsWith('/mj/task/')
+
+/**
+ * Submits a task-creating call (`path` with its query) under `model`: charged when the proxy accepts it, the task
+ * recorded to the account. A follow-up (`parentId`) must act on one of the caller's tasks, on the channel that made it.
+ */
+async function submitTask(ctx: CallContext, path: string, model: MjModel, body: Record<string, unknown>, parentId: string | undefined): Promise<Response> {
+	const { svc, token, requestId } = ctx
+	let pin: ((ch: { id: number }) => boolean) | undefined
+	if (parentId) {
+		const [parent] = await ownedByUpstream(svc.db, 'mj', token.accountId, [parentId])
+		if (!parent) throw notFound(`No Midjourney task "${parentId}"`, 'task_not_found')
+		pin = (ch) => ch.id === parent.channelId
+	}
+	return relayPassthrough(
+		taskOp({
+			ctx,
+			kind: 'mj',
+			endpoint: path.split('?')[0]!,
+			model,
+			types: ['imgsvc'],
+			pin,
+			shape: 'midjourney',
+			cost: requestFee,
+			request: (ch) => ({ url: channelUrl(ch, path), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
+			async accept(res, ch) {
+				const text = await res.text()
+				let answer: { code?: unknown; result?: unknown } = {}
+				try {
+					answer = JSON.parse(text)
+				} catch {
+					// not JSON: a refusal, passed back as it is
+				}
+				const response = textResponse(text, res, requestId)
+				const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
+				const code = Number(answer.code)
+				if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }
+				const existing = code === MJ_EXISTED && (await findByUpstream(svc.db, 'mj', ch.id, id)) !== undefined
+				return { response, upstreamId: id, existing }
+			},
+		}),
+	)
+}
+
 export const mjModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['Midjourney'] } })
-		.use(serviceAuth(svc))
+		.use(serviceAuth(svc, { service: 'midjourney', models: MJ_MODELS, isPoll: isMjPoll }))
 		.post(
 			'/mj/submit/:action',
 			async ({ params, body, token, requestId, startedAt, request }) => {
+				const url = new URL(request.url)
+				checkPlainPath(url.pathname) // an encoded `/` in the action would reach another route upstream
 				const action = params.action
-				const search = new URL(request.url).search
+				const path = `/mj/submit/${action}${url.search}`
 				const model = mjActionModel(action, body)
-				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
 				if (!model)
-					return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: `/mj/submit/${action}${search}`, method: 'POST', inbound: request.headers, body: JSON.stringify(body), signal: request.signal, requestId }, 'Midjourney')
-				const parentId = mjParentId(action, body)
-				let pin: ((ch: { id: number }) => boolean) | undefined
-				if (parentId) {
-					const [parent] = await ownedByUpstream(svc.db, 'mj', token.accountId, [parentId])
-					if (!parent) throw notFound(`No Midjourney task "${parentId}"`, 'task_not_found')
-					pin = (ch) => ch.id === parent.channelId
-				}
-				return relayPassthrough(
-					taskOp({
-						ctx,
-						kind: 'mj',
-						endpoint: `/mj/submit/${action}`,
-						model,
-						types: ['imgsvc'],
-						pin,
-						cost: requestFee,
-						request: (ch) => ({ url: channelUrl(ch, `/mj/submit/${action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
-						async accept(res, ch) {
-							const text = await res.text()
-							let answer: { code?: unknown; result?: unknown } = {}
-							try {
-								answer = JSON.parse(text)
-							} catch {
-								// not JSON: a refusal, passed back as it is
-							}
-							const response = textResponse(text, res, requestId)
-							const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
-							const code = Number(answer.code)
-							if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }
-							const existing = code === MJ_EXISTED && (await findByUpstream(svc.db, 'mj', ch.id, id)) !== undefined
-							return { response, upstreamId: id, existing }
-						},
-					}),
-				)
+					return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path, method: 'POST', inbound: request.headers, body: JSON.stringify(body), signal: request.signal, requestId }, 'Midjourney')
+				return submitTask({ svc, token, requestId, startedAt, signal: request.signal }, path, model, body, mjParentId(action, body))
 			},
 			{
 				params: t.Object({ action: t.String({ minLength: 1, maxLength: 64 }) }),
 				body: t.Record(t.String(), t.Unknown()),
-				response: { 200: MjSubmitResponse, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody },
-				detail: { summary: 'Submit a Midjourney job', description: 'imagine, blend, describe, change, simple-change, action, modal … Charged under mj_<action> when accepted.' },
+				response: { 200: MjSubmitResponse, ...mjErrors },
+				detail: { summary: 'Submit a Midjourney job', description: 'imagine, blend, describe, change, simple-change, action, modal, shorten, video … Charged under mj_<action> when accepted (upload-discord-images is not a job: unbilled).' },
+			},
+		)
+		.post(
+			'/mj/insight-face/:op',
+			async ({ params, body, token, requestId, startedAt, request }) => {
+				const url = new URL(request.url)
+				checkPlainPath(url.pathname)
+				return submitTask({ svc, token, requestId, startedAt, signal: request.signal }, `/mj/insight-face/${params.op}${url.search}`, mjInsightFaceModel(params.op), body, undefined)
+			},
+			{
+				params: t.Object({ op: t.String({ minLength: 1, maxLength: 64 }) }),
+				body: t.Record(t.String(), t.Unknown()),
+				response: { 200: MjSubmitResponse, ...mjErrors },
+				detail: { summary: 'Submit an InsightFace face swap (midjourney-proxy-plus)', description: '`swap` with {sourceBase64, targetBase64}: a SWAP_FACE task, charged under mj_swap_face when accepted and fetched like any other task.' },
 			},
 		)
 		.get('/mj/task/:id/fetch', ({ params, token, request, requestId }) => fetchOwnedTask(svc, token.accountId, params.id, `/mj/task/${encodeURIComponent(params.id)}/fetch`, request, requestId), {
 			params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }),
-			response: { 200: MjTask, 401: OpenAIErrorBody, 404: OpenAIErrorBody },
+			response: { 200: MjTask, ...mjErrors },
 			detail: { summary: 'Fetch one of your Midjourney tasks' },
 		})
 		.post('/mj/task/list-by-condition', async ({ body, token, request, requestId }) => listOwned(svc, token.accountId, body.ids ?? [], request.signal, requestId), {
 			body: t.Object({ ids: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }, { additionalProperties: true }),
-			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Fetch several of your Midjourney tasks', description: 'Ids that are not yours are left out.' },
 		})
 		.get('/mj/task/list', ({ token, request, requestId }) => listRecent(svc, token.accountId, false, request.signal, requestId), {
-			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Your latest Midjourney tasks (up to 100)' },
 		})
 		.get('/mj/task/queue', ({ token, request, requestId }) => listRecent(svc, token.accountId, true, request.signal, requestId), {
-			response: { 200: t.Array(MjTask), 401: OpenAIErrorBody },
+			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Your Midjourney tasks still running' },
 		})
 		.all(
@@ -114,5 +145,5 @@ export const mjModule = (svc: Services) =>
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
 			},
-			{ parse: 'none', detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)' } },
+			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks.' } },
 		)

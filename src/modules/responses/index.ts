@@ -6,14 +6,18 @@ import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../prot
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 import { refuseUnconvertible, responsesNative } from './native'
+import { checkContinuation, continuedIds } from './ownership'
 
 export const responsesModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
 		'/v1/responses',
-		({ body, token, requestId, startedAt, request }) => {
+		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = body as Record<string, unknown>
 			const ir = openaiResponses.decodeRequest(wire)
 			refuseUnconvertible(svc, token, wire, ir.model)
+			// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
+			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
+			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
 			return relayChat({
 				svc,
 				token,
@@ -27,7 +31,7 @@ export const responsesModule = (svc: Services) =>
 				includeUsage: false,
 				inbound: request.headers,
 				signal: request.signal,
-				native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal }),
+				native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal, holder: holds ? holder : undefined }),
 			})
 		},
 		{
@@ -36,7 +40,7 @@ export const responsesModule = (svc: Services) =>
 			detail: {
 				summary: 'Create a model response',
 				description:
-					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, file inputs). With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, file inputs). A `previous_response_id` or `conversation` that was not answered to the calling account through this gateway is 404. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
 			},
 		},
 	)

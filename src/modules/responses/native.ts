@@ -5,6 +5,8 @@
  * canonical model, which the request may forbid (`unconvertible`): a 400, unless an OpenAI channel of the model can
  * serve it.
  * A channel can opt out (an OpenAI-compatible vendor without /responses) with `settings.responses_api: false`.
+ * The ids of stored responses are recorded to the account (ownership.ts), and a continuation goes to the channel
+ * that holds its response.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -15,15 +17,23 @@ import { withoutForeignReasoning } from '../../protocols/openai-responses/reason
 import type { ChatAdapter } from '../../providers/adapter'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
-import { resolveModel, settle } from '../../relay/budget'
+import { type CallInfo, resolveModel, settle } from '../../relay/budget'
 import type { NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { recordResponse } from './ownership'
 import { relayResponsesStream } from './stream'
 
-export type NativeCall = { body: Record<string, unknown>; ir: ChatRequest; inbound: Headers; signal: AbortSignal }
+export type NativeCall = {
+	body: Record<string, unknown>
+	ir: ChatRequest
+	inbound: Headers
+	signal: AbortSignal
+	/** The channel holding the response this request continues (ownership.ts `checkContinuation`), when it serves the model. */
+	holder?: number
+}
 
 /** The channel's Responses URL, or undefined when it converts (no such API, or opted out). */
 const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
@@ -45,7 +55,11 @@ export function refuseUnconvertible(svc: Services, token: AuthToken, body: Recor
 /** The NativeRoute of one Responses request. */
 export function responsesNative(call: NativeCall): NativeRoute {
 	const refusal = unconvertible(call.body)
+	// OpenAI stores a response unless `store: false`; only a stored one can be continued.
+	const stored = call.body.store !== false
 	return async (ch, adapter, info, budget) => {
+		// Another vendor key does not hold the response: skip the channel (not its fault) for the one that does.
+		if (call.holder !== undefined && ch.id !== call.holder) return { error: unsupportedForModel(`The response continued is held by another channel of model "${call.ir.model}"`, true) }
 		const url = responsesUrlOf(ch, adapter)
 		if (!url) {
 			if (!refusal) return undefined
@@ -69,7 +83,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		const outcome = { channel: ch, upstreamModel }
 		if (call.ir.stream) {
 			if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model })
+			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model, record: stored ? (id) => record(info, ch, id) : undefined })
 		}
 		let json: Record<string, unknown>
 		try {
@@ -85,8 +99,18 @@ export function responsesNative(call: NativeCall): NativeRoute {
 			}
 		}
 		await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
+		if (stored) await record(info, ch, json.id)
 		// A model_map alias is shown to the client as it asked for it.
 		const out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
 		return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
+	}
+}
+
+/** Records a stored response's id to the account; a failure is logged, never the answer's (it was paid for). */
+async function record(info: CallInfo, ch: Channel, id: unknown): Promise<void> {
+	try {
+		await recordResponse(info.svc, info.token.accountId, ch.id, id)
+	} catch (e) {
+		info.svc.log.error('response id not recorded', { request_id: info.requestId, error: String(e) })
 	}
 }

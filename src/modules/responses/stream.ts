@@ -16,9 +16,19 @@ import { countOpen, FrameBatchRelay, type RelayStep, settleStream } from '../../
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
+import { createdResponseId } from './ownership'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
-export type NativeStream = { info: CallInfo; budget: Budget; up: UpstreamCall; channel: Channel; upstreamModel: string; clientModel: string }
+export type NativeStream = {
+	info: CallInfo
+	budget: Budget
+	up: UpstreamCall
+	channel: Channel
+	upstreamModel: string
+	clientModel: string
+	/** Records the response's id (from `response.created`) before the client sees it: a stored response. */
+	record?: (id: string) => Promise<void>
+}
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
 
@@ -60,6 +70,8 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
+	const id = a.record ? head.map(createdResponseId).find((x) => x !== undefined) : undefined
+	if (id) await a.record!(id)
 	return { ok: new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
 

@@ -4,7 +4,7 @@
  * `status`, `progress`, `fail_reason` and the songs in `data`) on channels of type `musicsvc`, path and query
  * unchanged, the client's key replaced by the channel's Bearer key. Submits are charged under suno_music /
  * suno_lyrics when accepted and refunded once if the task fails; fetches show only the caller's tasks. Other
- * sub-paths pass through unbilled.
+ * sub-paths pass through unbilled. The gateway's own errors come in new-api's task shape (passthrough/task-errors.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -13,7 +13,7 @@ import { checkPlainPath, forwardAny, groupBy, postJson, serviceChannels } from '
 import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
-import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { SunoErrorBody, taskErrors } from '../../passthrough/task-errors'
 import type { Services } from '../../services'
 import { applyUpdate } from '../../tasks/refresh'
 import { ownedByUpstream } from '../../tasks/store'
@@ -24,10 +24,14 @@ import { serviceAuth } from '../mj/auth'
 export const SUNO_MODELS = ['suno_music', 'suno_lyrics'] as const
 
 const SunoAnswer = t.Object({ code: t.String(), message: t.Optional(t.String()), data: t.Optional(t.Unknown()) }, { additionalProperties: true })
+const sunoErrors = taskErrors(SunoErrorBody)
+
+/** Task reads (`GET /suno/fetch/{id}`, `POST /suno/fetch`): polls, not counted against rpm_limit. */
+export const isSunoPoll = (_method: string, path: string): boolean => path === '/suno/fetch' || path.startsWith('/suno/fetch/')
 
 export const sunoModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['Suno'] } })
-		.use(serviceAuth(svc))
+		.use(serviceAuth(svc, { service: 'suno', models: SUNO_MODELS, isPoll: isSunoPoll }))
 		.post(
 			'/suno/submit/:action',
 			async ({ params, body, token, requestId, startedAt, request }) => {
@@ -50,6 +54,7 @@ export const sunoModule = (svc: Services) =>
 						model,
 						types: ['musicsvc'],
 						pin,
+						shape: 'suno',
 						cost: requestFee,
 						request: (ch) => ({ url: channelUrl(ch, `/suno/submit/${params.action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
 						async accept(res) {
@@ -71,7 +76,7 @@ export const sunoModule = (svc: Services) =>
 			{
 				params: t.Object({ action: t.String({ minLength: 1, maxLength: 32 }) }),
 				body: t.Record(t.String(), t.Unknown()),
-				response: { 200: SunoAnswer, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody },
+				response: { 200: SunoAnswer, ...sunoErrors },
 				detail: { summary: 'Submit a Suno job (music or lyrics)', description: 'Charged under suno_<action> when the upstream accepts it.' },
 			},
 		)
@@ -94,7 +99,7 @@ export const sunoModule = (svc: Services) =>
 				}
 				return new Response(text, { status: answer.status, headers: answer.headers })
 			},
-			{ params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }), response: { 200: SunoAnswer, 401: OpenAIErrorBody, 404: OpenAIErrorBody }, detail: { summary: 'Fetch one of your Suno tasks' } },
+			{ params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }), response: { 200: SunoAnswer, ...sunoErrors }, detail: { summary: 'Fetch one of your Suno tasks' } },
 		)
 		.post(
 			'/suno/fetch',
@@ -118,7 +123,7 @@ export const sunoModule = (svc: Services) =>
 			},
 			{
 				body: t.Object({ ids: t.Array(t.String(), { maxItems: 1000 }), action: t.Optional(t.String()) }, { additionalProperties: true }),
-				response: { 200: SunoAnswer, 401: OpenAIErrorBody },
+				response: { 200: SunoAnswer, ...sunoErrors },
 				detail: { summary: 'Fetch several of your Suno tasks', description: 'Ids that are not yours are left out.' },
 			},
 		)
@@ -130,5 +135,5 @@ export const sunoModule = (svc: Services) =>
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'musicsvc', SUNO_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
 			},
-			{ parse: 'none', detail: { summary: 'Other Suno routes (passed through unbilled)' } },
+			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)' } },
 		)

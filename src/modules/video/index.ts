@@ -5,6 +5,9 @@
  * accepts the job and answers with Switchboard's own task id; polling maps to the upstream task; a failure is refunded
  * once; only the account that created a task can read it (others get 404).
  * Price: `per_request` + seconds × (`per_second_<size>` or `per_second`); seconds default to 4 (OpenAI's default).
+ * A multipart submit (an `input_reference` image uploaded as a file, as OpenAI's `POST /videos` takes it and the
+ * OpenAI SDK's `videos.create` sends it) is forwarded as multipart with the file's bytes, name and type unchanged;
+ * a JSON submit stays JSON (there `input_reference` is `{ image_url }` or `{ file_id }`).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -23,8 +26,12 @@ import { refreshTask } from '../../tasks/refresh'
 import { findOwned, newTaskId } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
 import { videoUpdate } from '../../tasks/upstream'
+import { upstreamVideoForm } from './form'
 import { TaskIdParams, VideoRequest, VideoTask } from './model'
 import { publicBase, videoView } from './view'
+
+/** A field holds an uploaded file (or several): the body cannot be sent as JSON. */
+const hasBlob = (body: Record<string, unknown>): boolean => Object.values(body).some((v) => v instanceof Blob || (Array.isArray(v) && v.some((x) => x instanceof Blob)))
 
 /** OpenAI's default clip length. */
 export const DEFAULT_VIDEO_SECONDS = 4
@@ -37,7 +44,8 @@ export function videoCost(p: ModelInfo, seconds: number, size?: string): number 
 
 export const videoModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } })
-		.use(modelAuth(svc))
+		// Polls (GET …/{id}, …/content) are not counted against rpm_limit: only the submit calls a model.
+		.use(modelAuth(svc, { counted: 'submits' }))
 		.post(
 			'/v1/video/generations',
 			({ body, token, requestId, startedAt, request }) => {
@@ -46,6 +54,7 @@ export const videoModule = (svc: Services) =>
 				const seconds = asked === undefined ? DEFAULT_VIDEO_SECONDS : Number(asked)
 				if (!(seconds > 0 && seconds <= 600)) throw new GatewayError('invalid_request', `Invalid 'seconds': ${String(asked)}`, { param: 'seconds', code: 'invalid_request_error' })
 				const { duration: _alias, ...rest } = body
+				const multipart = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('multipart/form-data') || hasBlob(rest)
 				const id = newTaskId('video')
 				const base = publicBase(svc.env.vars, request)
 				return relayPassthrough(
@@ -60,6 +69,8 @@ export const videoModule = (svc: Services) =>
 						request(ch, upstreamModel) {
 							// OpenAI's `seconds` is a string enum ("4", "8", "12").
 							const up = withModel({ ...rest, ...(asked !== undefined ? { seconds: String(seconds) } : {}) }, upstreamModel)
+							// A File would serialize to `{}` in JSON: a multipart submit goes on as multipart (fetch sets the boundary).
+							if (multipart) return { url: channelUrl(ch, '/videos'), headers: authHeaders(ch), body: upstreamVideoForm(up) }
 							return { url: channelUrl(ch, '/videos'), headers: jsonHeaders(ch), body: JSON.stringify(up) }
 						},
 						async accept(res, _ch, price) {

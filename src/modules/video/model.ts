@@ -1,4 +1,4 @@
-/** Schemas of the video task API: POST /v1/video/generations, GET /v1/video/generations/{id}. */
+/** Schemas of the video task API: POST /v1/video/generations (JSON or multipart), GET /v1/video/generations/{id}. */
 import { t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
 
@@ -7,7 +7,8 @@ export const VideoRequest = t.Object(
 		model: t.String({ minLength: 1 }),
 		prompt: t.String({ minLength: 1, maxLength: 32000 }),
 		seconds: t.Optional(t.Union([t.Number({ exclusiveMinimum: 0, maximum: 600 }), t.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })], { description: 'Clip length in seconds' })),
-		duration: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 600, description: 'Alias of `seconds`' })),
+		// A string too: a multipart submit (with an `input_reference` file) carries every field as text.
+		duration: t.Optional(t.Union([t.Number({ exclusiveMinimum: 0, maximum: 600 }), t.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })], { description: 'Alias of `seconds`' })),
 		size: t.Optional(t.String({ description: '`WxH`, e.g. 1280x720' })),
 	},
 	{ additionalProperties: true },

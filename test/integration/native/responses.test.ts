@@ -53,9 +53,11 @@ describe('POST /v1/responses to an OpenAI channel (verbatim)', () => {
 
 	it('should pass previous_response_id and built-in tools through to OpenAI', async () => {
 		const a = await client()
-		const r = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'again', previous_response_id: 'resp_earlier', tools: [{ type: 'web_search' }] })
+		// Only a response answered to this account can be continued (responses-ownership.test.ts).
+		const earlier = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'an earlier turn to continue' })
+		const r = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'again', previous_response_id: earlier.id, tools: [{ type: 'web_search' }] })
 		expect(r.status).toBe('completed')
-		expect(lastRequest(n.openai).body).toMatchObject({ previous_response_id: 'resp_earlier', tools: [{ type: 'web_search' }] })
+		expect(lastRequest(n.openai).body).toMatchObject({ previous_response_id: earlier.id, tools: [{ type: 'web_search' }] })
 	})
 
 	it('should relay the upstream 4xx as an OpenAI error', async () => {
@@ -154,9 +156,10 @@ describe('POST /v1/responses converted for Anthropic and Gemini models', () => {
 		const plain = await a.openai.responses.create({ model: 'mixed', input: 'first' })
 		expect(plain.output_text).toBe('Hello! You said: first')
 		expect(lastRequest(n.anthropic).body.model).toBe('claude-sonnet-5')
-		const chained = await a.openai.responses.create({ model: 'mixed', input: 'next', previous_response_id: 'resp_1' })
+		const stored = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'a stored turn for mixed' })
+		const chained = await a.openai.responses.create({ model: 'mixed', input: 'next', previous_response_id: stored.id })
 		expect(chained.model).toBe('mixed')
-		expect(lastRequest(n.openai).body).toMatchObject({ model: 'gpt-4o-mini', previous_response_id: 'resp_1' })
+		expect(lastRequest(n.openai).body).toMatchObject({ model: 'gpt-4o-mini', previous_response_id: stored.id })
 	})
 
 	it('should refuse OpenAI built-in tools for a converted model', async () => {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
+import type { TranscriptionDiarized } from 'openai/resources/audio/transcriptions'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
 import { transcriptionOp } from '../../../src/modules/audio/transcriptions'
 import { micros, priceList, usageOf } from './helpers'
+import { mp3Cbr } from '../../unit/audio/audio-files'
 
 /** A PCM WAV file: 16 kHz mono 16-bit (32,000 bytes per second) of silence. */
 function wav(seconds: number): Uint8Array<ArrayBuffer> {
@@ -31,12 +33,15 @@ let slow: VendorMock
 let app: TestApp
 const config = (url: string, slowUrl: string) => ({
 	channels: [
-		{ name: 'oa', type: 'openai' as const, base_url: url, api_key: 'up-oa', models: ['whisper-1', 'gpt-4o-transcribe', 'tts-1'] },
+		{ name: 'oa', type: 'openai' as const, base_url: url, api_key: 'up-oa', models: ['whisper-1', 'gpt-4o-transcribe', 'tts-1', 'whisper-large-v3', 'gpt-4o-transcribe-diarize'] },
 		{ name: 'slow', type: 'openai' as const, base_url: slowUrl, api_key: 'up-oa', models: ['tts-slow'], model_map: { 'tts-slow': 'tts-1' } },
 	],
 	models: priceList([
 		{ name: 'whisper-1', per_minute: 0.006 },
 		{ name: 'gpt-4o-transcribe', input_per_mtok: 2.5, output_per_mtok: 10 },
+		{ name: 'gpt-4o-transcribe-diarize', input_per_mtok: 2.5, output_per_mtok: 10 },
+		// Served as Groq serves it: `json` without usage or duration.
+		{ name: 'whisper-large-v3', per_minute: 0.006 },
 		{ name: 'tts-1', per_mchar: 15 },
 		{ name: 'tts-slow', per_mchar: 15 },
 	]),
@@ -106,6 +111,73 @@ describe('POST /v1/audio/transcriptions', () => {
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 780)
 		const [row] = await usageOf(app, accountId)
 		expect(row).toMatchObject({ input_tokens: 300, output_tokens: 3 })
+	})
+
+	it('should charge an MP3 by the duration its frames give when the upstream reports none (not the 16 kbit/s bound)', async () => {
+		const { key, accountId, tokenId } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		// 60 s at 128 kbit/s: 960,000 bytes, which the hold's bound (2,000 B/s) would take for 8 minutes.
+		const mp3 = mp3Cbr(60)
+		const r = await openai.audio.transcriptions.create({ file: await toFile(mp3, 'talk.mp3', { type: 'audio/mpeg' }), model: 'whisper-large-v3' })
+		expect(r.text).toBe('Transcript of talk.mp3.')
+		expect(r).not.toHaveProperty('usage')
+		const form = oa.requests[0]!.form!
+		expect(form.get('response_format')).toBe('json')
+		expect(new Uint8Array(await (form.get('file') as File).arrayBuffer())).toEqual(mp3)
+		// 60 s at $0.006/min = $0.006, read from the file: not estimated.
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 6000)
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ model: 'whisper-large-v3', cost: 0.006, estimated: false, end_reason: 'ok' })
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
+	})
+
+	it('should charge a WAV by its header when the upstream reports no duration', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		await openai.audio.transcriptions.create({ file: await toFile(wav(3), 'short.wav', { type: 'audio/wav' }), model: 'whisper-large-v3' })
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 300)
+		expect((await usageOf(app, accountId))[0]).toMatchObject({ cost: 0.0003, estimated: false })
+	})
+
+	it('should charge a file it cannot read at 128 kbit/s and mark the row estimated', async () => {
+		const { key, accountId, tokenId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		// 160,000 bytes that are no format read here (a WebM, say): 10 s at 16,000 B/s.
+		const bytes = new Uint8Array(160_000).map((_, i) => (i * 7919) % 251)
+		await openai.audio.transcriptions.create({ file: await toFile(bytes, 'clip.webm', { type: 'audio/webm' }), model: 'whisper-large-v3' })
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 1000)
+		expect((await usageOf(app, accountId))[0]).toMatchObject({ cost: 0.001, estimated: true })
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
+	})
+
+	it('should accept diarized_json and relay it with chunking_strategy and known speakers', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		// The SDK types the answer by response_format only for its own literal overloads: this one is a diarized transcript.
+		const r = (await openai.audio.transcriptions.create({
+			file: await toFile(wav(40), 'call.wav', { type: 'audio/wav' }),
+			model: 'gpt-4o-transcribe-diarize',
+			response_format: 'diarized_json',
+			chunking_strategy: 'auto',
+			known_speaker_names: ['agent', 'customer'],
+			known_speaker_references: ['data:audio/wav;base64,AAAA', 'data:audio/wav;base64,BBBB'],
+		})) as unknown as TranscriptionDiarized
+		expect(r.duration).toBe(40)
+		expect(r.segments.map((s) => [s.type, s.speaker])).toEqual([
+			['transcript.text.segment', 'agent'],
+			['transcript.text.segment', 'customer'],
+		])
+		const form = oa.requests[0]!.form!
+		expect(form.get('response_format')).toBe('diarized_json')
+		expect(form.get('chunking_strategy')).toBe('auto')
+		expect(form.getAll('known_speaker_names[]')).toEqual(['agent', 'customer'])
+		expect(form.getAll('known_speaker_references[]')).toEqual(['data:audio/wav;base64,AAAA', 'data:audio/wav;base64,BBBB'])
+		// 400 audio tokens × $2.5/M + 3 text tokens × $10/M = 1000 + 30 micro-USD
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 1030)
+		expect((await usageOf(app, accountId))[0]).toMatchObject({ input_tokens: 400, output_tokens: 3, estimated: false })
 	})
 
 	it('should answer 413 past the upload limit, without calling the upstream', async () => {

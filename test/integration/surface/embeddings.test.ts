@@ -2,26 +2,44 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startGeminiMock, startOpenAIMock, vector, type VendorMock } from '../../mocks'
+import { countInput } from '../../../src/modules/embeddings'
 import { call, micros, priceList, usageOf } from './helpers'
 
 let oa: VendorMock
 let ge: VendorMock
 let app: TestApp
+/** In front of the Gemini mock: answers 503 UNAVAILABLE to the call numbered `failAt` (1-based), forwards the rest. */
+let flaky: ReturnType<typeof Bun.serve>
+let flakyCalls: { path: string; requests: number }[] = []
+let failAt = 0
 
 beforeAll(async () => {
 	oa = await startOpenAIMock({ apiKey: 'up-oa' })
 	ge = await startGeminiMock({ apiKey: 'up-ge' })
+	flaky = Bun.serve({
+		port: 0,
+		hostname: '127.0.0.1',
+		async fetch(req) {
+			const url = new URL(req.url)
+			const text = await req.text()
+			flakyCalls.push({ path: url.pathname, requests: (JSON.parse(text) as { requests?: unknown[] }).requests?.length ?? 1 })
+			if (flakyCalls.length === failAt) return Response.json({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }, { status: 503 })
+			return fetch(ge.url + url.pathname + url.search, { method: 'POST', headers: req.headers, body: text })
+		},
+	})
 	app = await startTestApp({
 		config: {
 			channels: [
 				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['text-embedding-3-small', 'emb-alias'], model_map: { 'emb-alias': 'text-embedding-3-small' } },
 				{ name: 'ge', type: 'gemini', base_url: ge.url, api_key: 'up-ge', models: ['gemini-embedding-001'] },
+				{ name: 'ge-flaky', type: 'gemini', base_url: `http://127.0.0.1:${flaky.port}`, api_key: 'up-ge', models: ['gemini-flaky'], model_map: { 'gemini-flaky': 'gemini-embedding-001' } },
 			],
 			// $1000 per million tokens = 1000 micro-USD per token, so every token shows in the balance.
 			models: priceList([
 				{ name: 'text-embedding-3-small', input_per_mtok: 1000 },
 				{ name: 'emb-alias', input_per_mtok: 1000 },
 				{ name: 'gemini-embedding-001', input_per_mtok: 1000 },
+				{ name: 'gemini-flaky', input_per_mtok: 1000 },
 			]),
 		},
 	})
@@ -31,6 +49,7 @@ afterAll(async () => {
 	await app.close()
 	await oa.stop()
 	await ge.stop()
+	await flaky.stop(true)
 })
 
 describe('POST /v1/embeddings', () => {
@@ -88,6 +107,46 @@ describe('POST /v1/embeddings', () => {
 		expect(ge.requests[0]!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents')
 		expect((ge.requests[0]!.body as { requests: unknown[] }).requests).toHaveLength(2)
 		expect(r.data[1]!.embedding).toEqual(vector('second', 3).map((x) => Math.fround(x)))
+	})
+
+	it('should split 150 inputs into Gemini batches of at most 100 and join the vectors in order', async () => {
+		const { key, accountId, tokenId } = await app.account(1)
+		ge.reset()
+		const input = Array.from({ length: 150 }, (_, i) => `text number ${i}`)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const r = await openai.embeddings.create({ model: 'gemini-embedding-001', input, dimensions: 4 })
+		const batches = ge.requests.map((q) => ({ path: q.path, texts: (q.body as { requests: { content: { parts: { text: string }[] } }[] }).requests.map((x) => x.content.parts[0]!.text) }))
+		expect(batches.map((b) => b.path)).toEqual(Array(2).fill('/v1beta/models/gemini-embedding-001:batchEmbedContents'))
+		expect(batches.map((b) => b.texts.length)).toEqual([100, 50])
+		expect(batches.flatMap((b) => b.texts)).toEqual(input)
+		expect(r.data.map((d) => d.index)).toEqual(input.map((_, i) => i))
+		r.data.forEach((d, i) => expect(d.embedding).toEqual(vector(input[i]!, 4).map((x) => Math.fround(x))))
+		// Charged once for every text of every batch (counted locally, as Gemini reports no usage).
+		const tokens = countInput(input)
+		expect(r.usage.prompt_tokens).toBe(tokens)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - tokens * 1000)
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ input_tokens: tokens, estimated: true, status: 200, end_reason: 'ok' })
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
+	})
+
+	it('should fail the whole request, uncharged, when a later batch fails', async () => {
+		const { key, accountId, tokenId } = await app.account(1)
+		flakyCalls = []
+		failAt = 2
+		const input = Array.from({ length: 250 }, (_, i) => `t ${i}`)
+		const r = await call(app, key, '/v1/embeddings', { body: { model: 'gemini-flaky', input, encoding_format: 'float' } })
+		failAt = 0
+		expect(r.status).toBe(503)
+		expect(r.body.error).toBeDefined()
+		expect(flakyCalls[0]!.requests).toBe(100)
+		expect(flakyCalls.every((c) => c.path === '/v1beta/models/gemini-embedding-001:batchEmbedContents' && c.requests <= 100)).toBe(true)
+		expect(await app.balance(accountId)).toBe(1)
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ cost: 0, end_reason: 'error' })
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
 	})
 
 	it('should refuse token-array input for a Gemini model with a 400 and charge nothing', async () => {

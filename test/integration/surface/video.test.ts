@@ -14,12 +14,13 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'vid', type: 'video', base_url: up.url, api_key: 'up-video', models: ['sora-2', 'sora-2-pro', 'sora-2-twice'], priority: 1 },
+				{ name: 'vid', type: 'video', base_url: up.url, api_key: 'up-video', models: ['sora-2', 'sora-2-pro', 'sora-2-twice', 'sora-ref'], model_map: { 'sora-ref': 'sora-2' }, priority: 1 },
 				// Tried first for sora-2-twice, with a short first-byte timeout.
 				{ name: 'vid-first', type: 'video', base_url: first.url, api_key: 'up-first', models: ['sora-2-twice'], priority: 0, settings: { timeouts: { first_byte_ms: 300 } } },
 			],
 			models: priceList([
 				{ name: 'sora-2', per_second: 0.1 },
+				{ name: 'sora-ref', per_second: 0.1 },
 				{ name: 'sora-2-twice', per_request: 0.1 },
 				{ name: 'sora-2-pro', per_request: 0.05, per_second: 0.3, per_second_1792x1024: 0.5 },
 			]),
@@ -105,6 +106,62 @@ describe('POST /v1/video/generations', () => {
 		expect(first.requests).toHaveLength(1)
 		expect(up.requests).toHaveLength(0)
 		expect(await app.balance(accountId)).toBe(2)
+	})
+
+	it('should forward a multipart submit as multipart, the input_reference file intact and the model mapped', async () => {
+		const { key, accountId, tokenId } = await app.account(2)
+		up.reset()
+		// A real PNG header followed by bytes that are not valid UTF-8, so any text round trip would show.
+		const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 3000 }, (_, i) => (i * 37 + 200) % 256)])
+		const form = new FormData()
+		form.append('model', 'sora-ref')
+		form.append('prompt', 'a cat')
+		form.append('seconds', '8')
+		form.append('size', '1280x720')
+		form.append('input_reference', new File([png], 'first frame.png', { type: 'image/png' }))
+		const res = await fetch(`${app.url}/v1/video/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+		const body = (await res.json()) as { id: string; status: string; seconds: string }
+		expect(res.status).toBe(200)
+		expect(body).toMatchObject({ status: 'queued', seconds: '8' })
+		const sent = up.requests[0]!
+		expect(sent.headers['content-type']).toStartWith('multipart/form-data; boundary=')
+		expect(sent.form!.get('model')).toBe('sora-2')
+		expect(sent.form!.get('prompt')).toBe('a cat')
+		expect(sent.form!.get('seconds')).toBe('8')
+		expect(sent.form!.get('size')).toBe('1280x720')
+		const ref = sent.form!.get('input_reference') as File
+		expect(ref).toBeInstanceOf(File)
+		expect(ref.name).toBe('first frame.png')
+		expect(ref.type).toBe('image/png')
+		expect(new Uint8Array(await ref.arrayBuffer())).toEqual(png)
+		// 8 s × $0.10, charged once; nothing left reserved.
+		expect(micros(await app.balance(accountId))).toBe(2_000_000 - 800_000)
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ model: 'sora-ref', cost: 0.8, status: 200, end_reason: 'ok' })
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
+	})
+
+	it('should take duration as text in a multipart submit (form fields are strings)', async () => {
+		const { key } = await app.account(2)
+		up.reset()
+		const form = new FormData()
+		form.append('model', 'sora-2')
+		form.append('prompt', 'rain')
+		form.append('duration', '12')
+		const res = await fetch(`${app.url}/v1/video/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+		expect(res.status).toBe(200)
+		expect(up.requests[0]!.form!.get('seconds')).toBe('12')
+		expect(up.requests[0]!.form!.get('duration')).toBeNull()
+	})
+
+	it('should keep a JSON input_reference ({ image_url }) as JSON', async () => {
+		const { key } = await app.account(2)
+		up.reset()
+		const r = await submit(key, { model: 'sora-2', prompt: 'a dog', input_reference: { image_url: 'https://example.com/f.png' } })
+		expect(r.status).toBe(200)
+		expect(up.requests[0]!.headers['content-type']).toBe('application/json')
+		expect(up.requests[0]!.body).toEqual({ model: 'sora-2', prompt: 'a dog', input_reference: { image_url: 'https://example.com/f.png' } })
 	})
 
 	it('should reject a bad size or seconds with 400', async () => {

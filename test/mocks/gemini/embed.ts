@@ -9,6 +9,9 @@ import { vector } from '../shared/text'
 import { geminiError } from './errors'
 import { partsOf } from './read'
 
+/** Requests allowed in one batchEmbedContents call. */
+export const MAX_BATCH = 100
+
 /** Default output sizes of Google's embedding models. */
 const DIMS: Record<string, number> = { 'gemini-embedding-001': 3072, 'text-embedding-004': 768, 'embedding-001': 768 }
 
@@ -30,11 +33,13 @@ export function embedContent(model: string, body: unknown, jsonError: boolean): 
 	return typeof r === 'string' ? geminiError(400, r) : json({ embedding: r })
 }
 
-/** batchEmbedContents: `{ requests: [{ model, content }] }` → `{ embeddings: [{ values }] }`, in order. */
+/** batchEmbedContents: `{ requests: [{ model, content }] }` (1 to 100 of them) → `{ embeddings: [{ values }] }`, in order. */
 export function batchEmbedContents(model: string, body: unknown, jsonError: boolean): Reply {
 	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
 	const requests = asArr((body as Obj).requests)
 	if (requests.length === 0) return geminiError(400, '* BatchEmbedContentsRequest.requests: at least one request is required\n')
+	// The real API's limit (its wording, as quoted in geldata/gel#9032 and vercel/ai#16575).
+	if (requests.length > MAX_BATCH) return geminiError(400, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n')
 	const embeddings: { values: number[] }[] = []
 	for (let i = 0; i < requests.length; i++) {
 		const req = asObj(requests[i]) ?? {}

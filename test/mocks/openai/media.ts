@@ -5,7 +5,7 @@
  */
 
 import { asNum, asStr, type Obj } from '../shared/json'
-import { json, type Reply } from '../shared/reply'
+import { frame, json, type Reply, sse } from '../shared/reply'
 import { countWords, stableId, unixNow } from '../shared/text'
 import { openaiError, requireObject } from './errors'
 
@@ -17,7 +17,12 @@ const missing = (name: string) => openaiError(400, `Missing required parameter: 
 /** GET /v1/mock-files/<name>.png: the image behind every `url` the mock hands out. */
 export const imageFile = (): Reply => ({ type: 'raw', status: 200, contentType: 'image/png', body: new Uint8Array(Buffer.from(PNG_1X1, 'base64')) })
 
-/** POST /v1/images/generations: dall-e models honour `response_format`; gpt-image models always return b64_json + usage. */
+/**
+ * POST /v1/images/generations: dall-e models honour `response_format`; gpt-image models always return b64_json + usage.
+ * With `stream: true` (gpt-image only, as OpenAI: dall-e answers 400) the answer is OpenAI's image streaming events:
+ * per image, `partial_images` × `image_generation.partial_image`, then `image_generation.completed` with that image's
+ * usage (the prompt's input tokens, 272 output tokens); the last completed event is the terminator a `cut` never sends.
+ */
 export function imageGenerations(body: unknown, jsonError: boolean, origin: string): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
@@ -36,6 +41,10 @@ export function imageGenerations(body: unknown, jsonError: boolean, origin: stri
 	if (format !== 'url' && format !== 'b64_json') {
 		return openaiError(400, `Invalid value: '${String(format)}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value')
 	}
+	if (b.stream === true) {
+		if (!gptImage) return openaiError(400, `Streaming is not supported for model '${model}'.`, 'stream', 'unsupported_value')
+		return imageStream(b, prompt, n)
+	}
 	const seed = stableId('img-', `${model}|${prompt}`, 16)
 	const data = Array.from({ length: n }, (_, i) => {
 		const item: Obj = gptImage || format === 'b64_json' ? { b64_json: PNG_1X1 } : { url: `${origin}/v1/mock-files/${seed}-${i}.png` }
@@ -48,6 +57,21 @@ export function imageGenerations(body: unknown, jsonError: boolean, origin: stri
 		out.usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272 * n, total_tokens: text + 272 * n }
 	}
 	return json(out)
+}
+
+function imageStream(b: Obj, prompt: string, n: number): Reply {
+	const partials = Math.min(3, Math.max(0, asNum(b.partial_images) ?? 0))
+	const settings = { size: asStr(b.size) ?? '1024x1024', quality: asStr(b.quality) ?? 'high', background: 'opaque', output_format: asStr(b.output_format) ?? 'png' }
+	const text = countWords(prompt)
+	const usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272, total_tokens: text + 272 }
+	const chunks: string[] = []
+	for (let i = 0; i < n; i++) {
+		for (let p = 0; p < partials; p++) {
+			chunks.push(frame({ type: 'image_generation.partial_image', b64_json: PNG_1X1, created_at: unixNow(), partial_image_index: p, ...settings }, 'image_generation.partial_image'))
+		}
+		chunks.push(frame({ type: 'image_generation.completed', b64_json: PNG_1X1, created_at: unixNow(), ...settings, usage }, 'image_generation.completed'))
+	}
+	return sse(chunks, 1)
 }
 
 const AUDIO_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' }
@@ -118,7 +142,10 @@ const clock = (s: number, sep: string): string => {
 	return `${p(Math.floor(ms / 3600000))}:${p(Math.floor(ms / 60000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`
 }
 
-/** POST /v1/audio/transcriptions: the transcript is `Transcript of <filename>.`; whisper-1 alone has srt/vtt/verbose_json. */
+/**
+ * POST /v1/audio/transcriptions: the transcript is `Transcript of <filename>.`; whisper-1 alone has srt/vtt/verbose_json,
+ * gpt-4o-transcribe-diarize has diarized_json, and `whisper-large-v3*` answers as Groq does (no usage).
+ */
 export async function transcriptions(form: FormData | undefined): Promise<Reply> {
 	if (!form) return openaiError(400, "Invalid Content-Type header (expected multipart/form-data).", null)
 	const file = form.get('file')
@@ -127,12 +154,25 @@ export async function transcriptions(form: FormData | undefined): Promise<Reply>
 	if (typeof model !== 'string' || !model) return missing('model')
 	const format = String(form.get('response_format') ?? 'json')
 	const whisper = model === 'whisper-1'
-	if (!whisper && format !== 'json' && format !== 'text') {
-		return openaiError(400, `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text'.`, 'response_format', 'unsupported_value')
+	// Groq's OpenAI-compatible API (console.groq.com/docs/speech-to-text): `json` is `{ text, x_groq }`, no usage.
+	const groq = model.startsWith('whisper-large-v3')
+	const diarize = model === 'gpt-4o-transcribe-diarize'
+	const formats = whisper ? ['json', 'text', 'srt', 'vtt', 'verbose_json'] : groq ? ['json', 'text', 'verbose_json'] : diarize ? ['json', 'text', 'diarized_json'] : ['json', 'text']
+	if (!formats.includes(format) && ['json', 'text', 'srt', 'vtt', 'verbose_json', 'diarized_json'].includes(format)) {
+		return openaiError(400, `response_format '${format}' is not compatible with model '${model}'. Use ${formats.map((f) => `'${f}'`).join(' or ')}.`, 'response_format', 'unsupported_value')
 	}
 	const text = `Transcript of ${file.name || 'audio'}.`
 	const duration = await durationOf(file)
 	const words = countWords(text)
+	if (diarize && duration > 30 && !form.get('chunking_strategy') && !form.get('chunking_strategy[type]')) {
+		return openaiError(400, 'chunking_strategy is required for diarization models when the input audio is longer than 30 seconds.', 'chunking_strategy', 'missing_required_parameter')
+	}
+	if (groq) {
+		const x_groq = { id: stableId('req_', `${model}|${file.name}|${file.size}`, 26) }
+		if (format === 'text') return { type: 'raw', status: 200, contentType: 'text/plain; charset=utf-8', body: `${text}\n` }
+		if (format === 'verbose_json') return json({ task: 'transcribe', language: 'English', duration, text, segments: [{ id: 0, start: 0, end: duration, text }], x_groq })
+		return json({ text, x_groq })
+	}
 	const usage = whisper
 		? { type: 'duration', seconds: Math.ceil(duration) }
 		: { type: 'tokens', input_tokens: Math.ceil(duration * 10), input_token_details: { text_tokens: 0, audio_tokens: Math.ceil(duration * 10) }, output_tokens: words, total_tokens: Math.ceil(duration * 10) + words }
@@ -148,9 +188,20 @@ export async function transcriptions(form: FormData | undefined): Promise<Reply>
 			const segment = { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0 }
 			return json({ task: 'transcribe', language: 'english', duration, text, segments: [segment], usage })
 		}
+		case 'diarized_json': {
+			// Speakers take the names of `known_speaker_names[]` when given, else A, B, … (two halves, two speakers).
+			const names = form.getAll('known_speaker_names[]').map(String)
+			const speaker = (i: number) => names[i] ?? String.fromCharCode(65 + i)
+			const half = Math.round((duration / 2) * 100) / 100
+			const segments = [
+				{ type: 'transcript.text.segment', id: 'seg_0', start: 0, end: half, text, speaker: speaker(0) },
+				{ type: 'transcript.text.segment', id: 'seg_1', start: half, end: duration, text, speaker: speaker(1) },
+			]
+			return json({ task: 'transcribe', duration, text, segments, usage })
+		}
 		case 'json':
 			return json({ text, usage })
 		default:
-			return openaiError(400, `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`, 'response_format', 'invalid_value')
+			return openaiError(400, `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', 'vtt', and 'diarized_json'.`, 'response_format', 'invalid_value')
 	}
 }

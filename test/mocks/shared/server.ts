@@ -106,7 +106,7 @@ export function startMockServer(spec: VendorSpec, opts: MockOptions): VendorMock
 		req.signal.addEventListener('abort', gone, { once: true })
 		const query = url.search ? Object.fromEntries(url.searchParams) : {}
 		const read = await readBody(req)
-		if (record) requests.push({ method: req.method, path, query, headers: Object.fromEntries(req.headers), body: read.body, text: read.text, at: Date.now() })
+		if (record) requests.push({ method: req.method, path, query, headers: Object.fromEntries(req.headers), body: read.body, text: read.text, form: read.form, at: Date.now() })
 		const wait = delayMs + (f?.kind === 'slow' ? f.firstByteMs : 0)
 		if (wait > 0) {
 			await Bun.sleep(wait)

@@ -56,6 +56,8 @@ export interface RecordedRequest {
 	body: unknown
 	/** The body's text as it came (not for multipart bodies). */
 	text?: string
+	/** The parsed multipart body, files with their bytes (to check a relay forwarded them intact). */
+	form?: FormData
 	at: number
 }
 

@@ -1,6 +1,7 @@
 /**
  * Mock midjourney-proxy (github.com/novicezk/midjourney-proxy): `POST /mj/submit/{imagine,blend,describe,change,
- * simple-change,action,modal}` answer `{code, description, result, properties}` (1 submitted, 3 parent not found,
+ * simple-change,action,modal}` and midjourney-proxy-plus's `POST /mj/insight-face/swap` ({sourceBase64, targetBase64}:
+ * a SWAP_FACE task) answer `{code, description, result, properties}` (1 submitted, 3 parent not found,
  * 4 validation error, 21 already exists, 22 queued, 24 banned prompt), `GET /mj/task/{id}/fetch` advances and answers
  * the task, `POST /mj/task/list-by-condition` and `GET /mj/task/list` answer task arrays without advancing them.
  * Auth is the `mj-api-secret` header. Prompts: `#banned` → code 24, `#queue` → code 22, `#fail` → the task fails.
@@ -95,6 +96,8 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 					return answer(1, 'success', asArr(body.base64Array).map((_, i) => `${origin}/attachments/upload-${i}.png`))
 			}
 		}
+		if (method === 'POST' && path === '/mj/insight-face/swap')
+			return asStr(body.sourceBase64) && asStr(body.targetBase64) ? submit('SWAP_FACE', 'swap face') : answer(4, 'sourceBase64 and targetBase64 are required')
 		const fetch = /^\/mj\/task\/([^/]+)\/fetch$/.exec(path)
 		if (method === 'GET' && fetch) {
 			const t = tasks.get(fetch[1]!)

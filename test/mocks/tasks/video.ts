@@ -1,6 +1,6 @@
 /**
  * Mock OpenAI video API (developers.openai.com/api/reference/resources/videos): `POST /v1/videos` (JSON or
- * multipart) answers a queued video job, `GET /v1/videos/{id}` advances it (see progress.ts), and
+ * multipart, `input_reference` checked as OpenAI does) answers a queued video job, `GET /v1/videos/{id}` advances it (see progress.ts), and
  * `GET /v1/videos/{id}/content` serves MP4 bytes once it completed. A prompt with `#reject` is refused like the
  * moderation system does; `#fail` makes the job fail.
  * @module
@@ -58,6 +58,24 @@ function create(body: Obj, videos: Map<string, MockTask>, steps: number): Reply 
 }
 
 /**
+ * `input_reference`: in multipart an image file; in JSON `{ image_url }` or `{ file_id }` (ImageInputReferenceParam).
+ * Anything else (a text field, `{}`) is refused as OpenAI refuses it.
+ */
+function checkReference(form: FormData | undefined, body: Obj): Reply | undefined {
+	const ref = form ? form.get('input_reference') : body.input_reference
+	if (ref === null || ref === undefined) return undefined
+	if (form) {
+		if (!(ref instanceof File)) return openaiError(400, "Invalid 'input_reference': expected a file.", 'input_reference', 'invalid_type')
+		if (ref.size === 0 || !/^image\/(png|jpeg|webp)$/.test(ref.type)) return openaiError(400, `Invalid file 'input_reference': unsupported mimetype ('${ref.type}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`, 'input_reference', 'invalid_value')
+		return undefined
+	}
+	const r = ref as Obj
+	if (typeof r !== 'object' || Array.isArray(r) || (typeof r.image_url !== 'string' && typeof r.file_id !== 'string'))
+		return openaiError(400, "Invalid 'input_reference': expected an object with 'image_url' or 'file_id'.", 'input_reference', 'invalid_value')
+	return undefined
+}
+
+/**
  * Starts the mock on a free port; `url` is `http://127.0.0.1:PORT/v1` (a `video` channel's base_url).
  * @example const m = await startVideoMock({ apiKey: 'up-video', steps: 2 })
  */
@@ -74,7 +92,8 @@ export async function startVideoMock(opts: TaskMockOptions): Promise<VideoMock> 
 				if (method === 'POST' && path === '/v1/videos') {
 					const body = req.form ? Object.fromEntries([...req.form.entries()].filter(([, v]) => typeof v === 'string')) : req.body
 					if (req.jsonError || !body || typeof body !== 'object') return openaiError(400, 'We could not parse the JSON body of your request.')
-					return create(body as Obj, videos, steps)
+					const bad = checkReference(req.form, body as Obj)
+					return bad ?? create(body as Obj, videos, steps)
 				}
 				const m = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(path)
 				const t = m ? videos.get(m[1]!) : undefined

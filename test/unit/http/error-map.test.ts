@@ -70,3 +70,14 @@ describe('toGatewayError on validation errors', () => {
 		expect(e.message).toBe('Invalid request: Expected number to be less or equal to 5')
 	})
 })
+
+describe('toGatewayError on a body that cannot be parsed', () => {
+	it('should name the content type it was sent as (not JSON for a multipart body)', () => {
+		const parse = (contentType?: string | null) => toGatewayError('PARSE', new Error('Bad Request'), svc, { contentType })
+		expect(parse('application/json')).toMatchObject({ message: 'Malformed request body: not valid JSON', code: 'invalid_json', status: 400 })
+		expect(parse(null).code).toBe('invalid_json')
+		expect(parse('multipart/form-data; boundary=XYZ')).toMatchObject({ message: 'Malformed request body: not valid multipart/form-data', code: 'invalid_body', status: 400 })
+		expect(parse('multipart/form-data').message).toBe('Malformed request body: multipart/form-data without a boundary parameter in its content-type')
+		expect(parse('application/x-www-form-urlencoded; charset=utf-8').message).toBe('Malformed request body: not valid application/x-www-form-urlencoded')
+	})
+})

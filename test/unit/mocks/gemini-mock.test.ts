@@ -201,3 +201,23 @@ describe('gemini mock: tokens, embeddings, models', () => {
 		expect(names).toContain('models/gemini-2.5-flash')
 	})
 })
+
+describe('gemini mock: batchEmbedContents limit', () => {
+	const batch = (n: number) =>
+		fetch(`${m.url}/v1beta/models/gemini-embedding-001:batchEmbedContents`, {
+			method: 'POST',
+			headers: { 'x-goog-api-key': 'up-key', 'content-type': 'application/json' },
+			body: JSON.stringify({ requests: Array.from({ length: n }, (_, i) => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text: `t${i}` }] } })) }),
+		})
+
+	it('should take 100 requests and refuse 101 as the API does (400 INVALID_ARGUMENT)', async () => {
+		const ok = await batch(100)
+		expect(ok.status).toBe(200)
+		expect(((await ok.json()) as { embeddings: unknown[] }).embeddings).toHaveLength(100)
+		const over = await batch(101)
+		expect(over.status).toBe(400)
+		const body = (await over.json()) as { error: { status: string; message: string } }
+		expect(body.error.status).toBe('INVALID_ARGUMENT')
+		expect(body.error.message).toContain('at most 100 requests can be in one batch')
+	})
+})

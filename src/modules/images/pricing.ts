@@ -1,0 +1,50 @@
+/**
+ * What an image generation holds and costs, shared by the JSON answer and the streamed one (stream.ts): per delivered
+ * image by size and quality (passthrough/pricing.ts `imageUnitPrice`), or by the tokens the upstream reports when the
+ * price list has no per-image price (gpt-image models).
+ * @module
+ */
+import type { Price } from '../../billing/pricing'
+import { imageUnitPrice, requestFee, tokensCost } from '../../passthrough/pricing'
+
+/** Output tokens one image may take at most (gpt-image-1 high quality 1536×1024 is 6,208), for the hold. */
+export const MAX_IMAGE_TOKENS = 6240
+
+/**
+ * The size and quality a dall-e model makes when the request leaves them out (OpenAI's image API reference: 1024x1024
+ * for dall-e-2 and dall-e-3; quality `standard`, also what dall-e-3's `auto` picks), so such an image is priced as
+ * what it is, not at the plain or the dearest per_image price. gpt-image models choose for `auto` themselves: theirs
+ * stay unknown.
+ * @example pricedAs('dall-e-3') // { size: '1024x1024', quality: 'standard' }
+ */
+export function pricedAs(model: string, size?: string, quality?: string): { size?: string; quality?: string } {
+	if (!/^dall-e-[23](?![\w.])/.test(model)) return { size, quality }
+	return { size: size && size !== 'auto' ? size : '1024x1024', quality: quality && quality !== 'auto' ? quality : 'standard' }
+}
+
+/** One generation request as pricing sees it: what it makes (`pricedAs`), how many, and its prompt's tokens. */
+export type ImageJob = { made: { size?: string; quality?: string }; n: number; prompt: number }
+
+/** What the upstream delivered: whole images, and the tokens it reported (absent when it reported none). */
+export type ImageTally = { images: number; input?: number; output?: number }
+
+/** micro-USD to hold: every image at its unit price, or at the most output tokens an image may take. */
+export function imageHold(price: Price, job: ImageJob): { want: number; min: number } {
+	const each = imageUnitPrice(price, job.made.size, job.made.quality)
+	if (each !== undefined) return { want: each * job.n, min: each * job.n }
+	const one = tokensCost(price, job.prompt, MAX_IMAGE_TOKENS)
+	return { want: tokensCost(price, job.prompt, MAX_IMAGE_TOKENS * job.n), min: one }
+}
+
+/**
+ * The charge for what was delivered: each image at its unit price; else the reported tokens (the prompt counted
+ * locally, and then marked estimated, when the upstream reported none) plus the per-request fee.
+ * @example imageCost(p, job, { images: 1, input: 10, output: 272 })
+ */
+export function imageCost(price: Price, job: ImageJob, t: ImageTally): { cost: number; input: number; output: number; estimated: boolean } {
+	const each = imageUnitPrice(price, job.made.size, job.made.quality)
+	const input = t.input ?? job.prompt
+	const output = t.output ?? 0
+	if (each !== undefined) return { cost: each * t.images, input, output, estimated: false }
+	return { cost: tokensCost(price, input, output) + requestFee(price), input, output, estimated: t.input === undefined }
+}

@@ -1,0 +1,330 @@
+/**
+ * POST /v1/images/generations with `"stream": true` (OpenAI's image streaming events,
+ * https://platform.openai.com/docs/api-reference/images-streaming): the upstream's server-sent events,
+ * `image_generation.partial_image` previews and one `image_generation.completed` per image (which carries the
+ * image's `usage` on GPT image models), are relayed to the client as they come, and the charge is settled when the
+ * stream ends, from the completed events (pricing.ts `imageCost`), within what was reserved up front as for a JSON
+ * answer. Another channel is tried only before the client has seen anything: the first events are awaited within
+ * the prefetch window, as for chat (relay/prefetch.ts); once bytes went out the stream stays on its channel.
+ *
+ * A stream that ends before its images completed (the upstream cut it or sent an error event, or the client left) is
+ * charged by the module's rules for what was delivered: completed images at their unit price; on token pricing, the
+ * completed images' tokens plus the prompt (README, Billing: a cut answer costs "the input plus the output produced
+ * so far"; a partial preview reports no tokens, so it adds none); nothing at all when not one event was produced.
+ * @module
+ */
+import { failedRow, usageRecord } from '../../billing/usage-record'
+import { badRequest, GatewayError } from '../../core/errors'
+import { formatSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
+import { observeUsage } from '../../metrics/observe-usage'
+import type { CallContext } from '../../passthrough/relay'
+import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { upstreamError } from '../../providers/upstream-error'
+import { resolveModel } from '../../relay/budget'
+import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
+import { sseResponse } from '../../relay/sse-response'
+import { channelTimeouts, fetchUpstream, type UpstreamCall } from '../../relay/upstream-fetch'
+import { type AttemptResult, tryChannels } from '../../routing/attempts'
+import type { Channel } from '../../routing/catalog'
+import { errorResponse } from '../../http/error-shapes'
+import type { ImagesRequest } from './model'
+import { type ImageJob, type ImageTally, imageCost, imageHold } from './pricing'
+
+export const IMAGES_ENDPOINT = '/v1/images/generations'
+
+/** The JSON answer of the images API (the non-streamed one). */
+export type ImagesAnswer = { created?: unknown; data?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; [k: string]: unknown }
+
+/**
+ * Whether OpenAI streams images for this (upstream) model: `stream` "is only supported for the GPT image models"
+ * (images API reference); dall-e-2 and dall-e-3 refuse it.
+ * @example canStream('gpt-image-1') === true; canStream('dall-e-3') === false
+ */
+export const canStream = (upstreamModel: string): boolean => !/^dall-e-/.test(upstreamModel)
+
+/** The upstream answered with server-sent events. */
+export const isEventStream = (res: Response): boolean => (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream')
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
+
+/** Images and reported tokens of a JSON answer. */
+export function tallyOf(json: ImagesAnswer): ImageTally {
+	return { images: Array.isArray(json.data) ? json.data.length : 0, input: num(json.usage?.input_tokens), output: num(json.usage?.output_tokens) }
+}
+
+type Opened = { upstreamModel: string } & ({ sse: { up: UpstreamCall; it: SseBatchReader; window: FramesPrefetched } } | { json: ImagesAnswer })
+
+/** Relays one streamed image generation; always answers (errors in OpenAI's shape). */
+export async function relayImageStream(ctx: CallContext, body: ImagesRequest, job: ImageJob): Promise<Response> {
+	const { svc, token, requestId } = ctx
+	const route = resolveModel(svc, token, body.model)
+	const served = route.channels.filter((c) => c.type === 'openai')
+	if (!served.length) throw new GatewayError('not_found', `The model "${body.model}" is not served for ${IMAGES_ENDPOINT}`, { code: 'model_not_found', param: 'model' })
+	// Refused here, before anything is reserved or sent, rather than by each vendor in turn.
+	const channels = served.filter((c) => canStream(c.modelMap[body.model] ?? body.model))
+	if (!channels.length) throw badRequest(`The model "${body.model}" cannot stream images: "stream" is for the GPT image models; leave it out`, 'stream')
+	const { want, min } = imageHold(route.price, job)
+	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, Math.min(min, want))
+	const base = { requestId, token, model: body.model, endpoint: IMAGES_ENDPOINT, stream: true, startedAt: ctx.startedAt }
+	let lastErr: GatewayError
+	let lastChannel: Channel | undefined
+	try {
+		const r = await tryChannels(svc, channels, ctx.signal, (ch) => open(ctx, body, ch))
+		if ('ok' in r) {
+			const { ok, channel } = r
+			if ('json' in ok) {
+				// A vendor that does not stream images answered JSON: billed as such, sent as the events it stands for.
+				const c = imageCost(route.price, job, tallyOf(ok.json))
+				const record = usageRecord(base, { channel, upstreamModel: ok.upstreamModel, status: 200, endReason: 'ok', usage: { input: c.input, output: c.output }, estimated: c.estimated })
+				observeUsage(svc, token, record, await hold.settle(c.cost, record))
+				return new Response(completedEvents(ok.json), { status: 200, headers: { ...SSE_HEADERS, 'x-request-id': requestId } })
+			}
+			const relay = new ImageStream(ctx, ok.sse, job, async (end, t) => {
+				const c = t.images > 0 || t.partials > 0 ? imageCost(route.price, job, t) : { cost: 0, input: 0, output: 0, estimated: false }
+				const record = usageRecord(base, { channel, upstreamModel: ok.upstreamModel, status: 200, endReason: end, usage: { input: c.input, output: c.output }, estimated: c.estimated })
+				observeUsage(svc, token, record, await hold.settle(c.cost, record))
+			})
+			return relay.respond()
+		}
+		lastErr = r.error
+		lastChannel = r.channel
+	} catch (e) {
+		if (hold.done) throw e
+		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
+		if (!(e instanceof GatewayError)) svc.log.error('image stream failed', { request_id: requestId, error: String(e), stack: (e as Error).stack })
+	}
+	const record = usageRecord(base, { channel: lastChannel, ...failedRow(lastErr.status, ctx.signal.aborted) })
+	await hold.release(record)
+	observeUsage(svc, token, record, 0)
+	return errorResponse(lastErr, 'openai', requestId)
+}
+
+/** One channel's attempt: its answer, up to the first events of a stream (nothing has gone to the client yet). */
+async function open(ctx: CallContext, body: ImagesRequest, ch: Channel): Promise<AttemptResult<Opened>> {
+	const upstreamModel = ch.modelMap[body.model] ?? body.model
+	let up: UpstreamCall
+	try {
+		const init = { headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
+		up = await fetchUpstream(channelUrl(ch, '/images/generations'), init, channelTimeouts(ch.settings), ctx.signal)
+	} catch (e) {
+		if (e instanceof GatewayError) return { error: e }
+		throw e
+	}
+	const res = up.res
+	if (!res.ok || !isEventStream(res)) {
+		const text = await res.text().catch(() => undefined)
+		up.release()
+		if (text === undefined) return failedEarly(up)
+		if (!res.ok) return { error: upstreamError(res.status, text, res.headers) }
+		try {
+			return { ok: { upstreamModel, json: JSON.parse(text) as ImagesAnswer } }
+		} catch {
+			return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		}
+	}
+	const it = up.sse()
+	const window = await prefetchFrames(it, notPreamble)
+	if (!window) return failedEarly(up)
+	const failure = window.pre.done && window.frames.length === 0 ? new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) : firstError(window.head)
+	if (failure) {
+		up.abort()
+		return { error: failure }
+	}
+	return { ok: { upstreamModel, sse: { up, it, window } } }
+}
+
+/** The upstream's body failed before any event: the client left, or the channel cut it (another may serve it). */
+function failedEarly(up: UpstreamCall): { error: GatewayError } {
+	up.abort()
+	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	return { error: new GatewayError('upstream', 'the upstream stream failed before its first event', { retryable: true, code: 'upstream_cut' }) }
+}
+
+/** Every image event is content: the first one commits the stream to its channel. */
+const notPreamble = () => false
+
+/**
+ * An error event as the stream's first (nothing sent yet, nothing made: a later one follows images the vendor made,
+ * and is relayed) → the error it stands for: a refusal of the request
+ * (OpenAI's `invalid_request_error`, a moderation block) is the caller's, answered 400 with no failover and nothing
+ * held against the channel; anything else may succeed on another channel.
+ */
+function firstError(frames: SseFrame[]): GatewayError | undefined {
+	const f = frames.find((x) => kindOf(x) === 'error')
+	if (!f) return undefined
+	let said: { message?: unknown; type?: unknown; code?: unknown } = {}
+	try {
+		const d = JSON.parse(f.data) as { error?: typeof said } & typeof said
+		said = d.error ?? d
+	} catch {
+		// no detail
+	}
+	const message = typeof said.message === 'string' && said.message ? said.message : 'upstream stream error'
+	const kind = `${typeof said.type === 'string' ? said.type : ''} ${typeof said.code === 'string' ? said.code : ''}`
+	if (/invalid_request|user_error|moderation|content_policy/.test(kind)) return upstreamError(400, JSON.stringify({ error: said }), null)
+	return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
+}
+
+type Kind = 'image_generation.completed' | 'image_generation.partial_image' | 'error' | 'other'
+
+/**
+ * What a frame is, by its `event:` name, else by its JSON's `type` (or an `error` member), found without parsing the
+ * frame: a partial image is megabytes of base64, and base64 never holds a quote.
+ */
+function kindOf(f: SseFrame): Kind {
+	const e = f.event
+	if (e === 'image_generation.completed' || e === 'image_generation.partial_image' || e === 'error') return e
+	const d = f.data
+	if (d.includes('"image_generation.completed"')) return 'image_generation.completed'
+	if (d.includes('"image_generation.partial_image"')) return 'image_generation.partial_image'
+	if (d.includes('"error"')) return 'error'
+	return 'other'
+}
+
+/** What the stream delivered so far. */
+export type StreamTally = ImageTally & { partials: number }
+
+type StreamEnd = 'ok' | 'upstream_cut' | 'error' | 'upstream_malformed' | 'client_abort'
+
+/**
+ * Reads the events that pass: completed images and their usage (the prompt's tokens, "in the input prompt", are the
+ * same on every image of one request, so the largest is kept; each image's output tokens, "in the output image", add
+ * up), partial previews, error events and unreadable completed events.
+ */
+export class ImageMeter {
+	readonly tally: StreamTally = { images: 0, partials: 0 }
+	errored = false
+	malformed = false
+
+	see(f: SseFrame) {
+		const k = kindOf(f)
+		if (k === 'image_generation.partial_image') this.tally.partials++
+		else if (k === 'error') this.errored = true
+		else if (k === 'image_generation.completed') {
+			let u: { input_tokens?: unknown; output_tokens?: unknown } | undefined
+			try {
+				u = (JSON.parse(f.data) as { usage?: typeof u }).usage
+			} catch {
+				this.malformed = true
+				return
+			}
+			const t = this.tally
+			t.images++
+			const input = num(u?.input_tokens)
+			const output = num(u?.output_tokens)
+			if (input !== undefined) t.input = Math.max(t.input ?? 0, input)
+			if (output !== undefined) t.output = (t.output ?? 0) + output
+		}
+	}
+
+	/** How a stream that ended (its body read to the end) ended, for `n` images asked for. */
+	end(n: number): StreamEnd {
+		if (this.errored) return 'error'
+		if (this.malformed) return 'upstream_malformed'
+		return this.tally.images >= n ? 'ok' : 'upstream_cut'
+	}
+}
+
+/** The error event the gateway adds when the upstream's stream ends short (the SDKs raise an `error` event). */
+const cutEvent = (end: StreamEnd) =>
+	formatSse({
+		event: 'error',
+		data: JSON.stringify({
+			type: 'error',
+			error: end === 'upstream_malformed'
+				? { type: 'api_error', code: 'upstream_malformed', message: 'the upstream sent an image event that could not be read', param: null }
+				: { type: 'api_error', code: 'upstream_cut', message: 'the upstream stream ended before the images were completed', param: null },
+		}),
+	})
+
+/** A JSON answer as the streamed events it stands for: one `image_generation.completed` per image, `usage` on the last. */
+export function completedEvents(json: ImagesAnswer): string {
+	const data = Array.isArray(json.data) ? (json.data as Record<string, unknown>[]) : []
+	const created = num(json.created) ?? Math.floor(Date.now() / 1000)
+	const { data: _, created: __, usage, ...rest } = json
+	return data
+		.map((img, i) => {
+			const ev: Record<string, unknown> = { type: 'image_generation.completed', ...rest, ...img, created_at: created }
+			if (i === data.length - 1 && usage !== undefined) ev.usage = usage
+			return formatSse({ event: 'image_generation.completed', data: JSON.stringify(ev) })
+		})
+		.join('')
+}
+
+/**
+ * One relayed stream: its frames as the upstream sent them, the bill settled once when it ends (however it ends), the
+ * upstream call let go then (read to its end, or aborted), and at once when the client leaves.
+ */
+class ImageStream {
+	private cancelled = false
+	private settled: Promise<void> | undefined
+
+	constructor(
+		private readonly ctx: CallContext,
+		private readonly s: { up: UpstreamCall; it: SseBatchReader; window: FramesPrefetched },
+		private readonly job: ImageJob,
+		private readonly bill: (end: StreamEnd, t: StreamTally) => Promise<void>,
+	) {}
+
+	private readonly meter = new ImageMeter()
+
+	private readonly cancel = () => {
+		this.cancelled = true
+		this.s.up.abort()
+	}
+
+	respond(): Promise<Response> {
+		this.ctx.svc.metrics.openStreams.inc()
+		this.s.up.onClientGone(this.cancel)
+		return sseResponse(this.frames(), this.cancel, { 'x-request-id': this.ctx.requestId }, this.ctx.svc.env.keepaliveMs)
+	}
+
+	/** Batches as they came (each frame's own text), then, when the stream ended short, the gateway's error event. */
+	private async *frames(): AsyncGenerator<string> {
+		let end: StreamEnd = 'client_abort'
+		let clean = false
+		try {
+			const w = this.s.window
+			let batch = w.frames
+			let pending = w.pre.pending
+			let done = w.pre.done
+			try {
+				for (;;) {
+					if (batch.length) yield this.pass(batch)
+					if (done) break
+					const r = await (pending ?? this.s.it.next())
+					pending = undefined
+					if (r.done) {
+						done = true
+						batch = []
+					} else batch = r.value
+				}
+				clean = true
+				end = this.meter.end(this.job.n)
+			} catch {
+				// The body failed: cut, silent past idle_ms (the call was aborted), or the client left.
+				end = this.cancelled ? 'client_abort' : 'upstream_cut'
+			}
+			if (!this.cancelled && (end === 'upstream_cut' || end === 'upstream_malformed')) yield cutEvent(end)
+		} finally {
+			if (clean) this.s.up.release()
+			else this.s.up.abort()
+			await this.settle(this.cancelled && end !== 'ok' ? 'client_abort' : end)
+		}
+	}
+
+	private pass(batch: SseFrame[]): string {
+		let out = ''
+		for (const f of batch) {
+			this.meter.see(f)
+			out += f.raw ?? formatSse(f)
+		}
+		return out
+	}
+
+	private settle(end: StreamEnd): Promise<void> {
+		return (this.settled ??= this.bill(end, this.meter.tally)
+			.catch((e) => this.ctx.svc.log.error('settle failed', { request_id: this.ctx.requestId, error: String(e) }))
+			.finally(() => this.ctx.svc.metrics.openStreams.dec()))
+	}
+}

@@ -1,0 +1,62 @@
+/**
+ * Stored responses belong to the account they were answered to. OpenAI stores a response (unless `store: false`) under
+ * the project of the key that made it, and every account shares a channel's key: without this, account B could
+ * continue account A's conversation by naming A's response id in `previous_response_id`
+ * (https://platform.openai.com/docs/api-reference/responses/create). The ids an account receives from the native
+ * Responses route are recorded with the channel that holds them; a continuation naming any other id is refused with
+ * 404 before anything is reserved or sent upstream, and goes to the holding channel when the model has several.
+ * `conversation` names a Conversations API object, which the gateway does not serve: its id is held to the same rule,
+ * so on a shared key it is refused unless recorded to the caller.
+ * @module
+ */
+import { eq } from 'drizzle-orm'
+import { GatewayError } from '../../core/errors'
+import type { SseFrame } from '../../core/sse'
+import { storedResponses } from '../../db/schema'
+import type { Services } from '../../services'
+
+/** The ids a request continues from: `previous_response_id` and `conversation` (a string or `{id}`). */
+export function continuedIds(body: Record<string, unknown>): Array<{ id: string; param: 'previous_response_id' | 'conversation' }> {
+	const out: Array<{ id: string; param: 'previous_response_id' | 'conversation' }> = []
+	if (typeof body.previous_response_id === 'string' && body.previous_response_id) out.push({ id: body.previous_response_id, param: 'previous_response_id' })
+	const conv = body.conversation
+	const convId = typeof conv === 'string' ? conv : conv && typeof conv === 'object' ? (conv as { id?: unknown }).id : undefined
+	if (typeof convId === 'string' && convId) out.push({ id: convId, param: 'conversation' })
+	return out
+}
+
+/**
+ * Throws 404 (OpenAI's shape, as OpenAI words an unknown id) unless every id the request continues from was answered
+ * to this account; returns the channel that holds them (undefined when the request continues nothing).
+ * @example await checkContinuation(svc, 7, { previous_response_id: 'resp_1' }) // 3: resp_1 is account 7's, on channel 3
+ */
+export async function checkContinuation(svc: Services, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
+	let holder: number | undefined
+	for (const { id, param } of continuedIds(body)) {
+		const [row] = await svc.db.orm.select().from(storedResponses).where(eq(storedResponses.responseId, id)).limit(1)
+		if (!row || row.accountId !== accountId) {
+			const what = param === 'conversation' ? 'Conversation' : 'Previous response'
+			throw new GatewayError('not_found', `${what} with id '${id}' not found.`, { code: param === 'conversation' ? 'conversation_not_found' : 'previous_response_not_found', param })
+		}
+		holder ??= row.channelId ?? undefined
+	}
+	return holder
+}
+
+/** Records a response id answered to the account on `channelId` (once: a repeat of the id changes nothing). */
+export async function recordResponse(svc: Services, accountId: number, channelId: number, id: unknown): Promise<void> {
+	if (typeof id !== 'string' || !id) return
+	await svc.db.orm.insert(storedResponses).values({ responseId: id, accountId, channelId }).onConflictDoNothing()
+}
+
+/** The response id in a `response.created` stream frame, if it is one. */
+export function createdResponseId(f: SseFrame): string | undefined {
+	if (f.event !== undefined && f.event !== 'response.created') return undefined
+	try {
+		const e = JSON.parse(f.data) as { type?: unknown; response?: { id?: unknown } }
+		if (e.type !== 'response.created') return undefined
+		return typeof e.response?.id === 'string' ? e.response.id : undefined
+	} catch {
+		return undefined
+	}
+}

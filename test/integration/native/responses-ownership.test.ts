@@ -1,0 +1,112 @@
+/**
+ * Stored responses belong to the account they were answered to (outside QA pass, item 8): every account shares the
+ * channel's OpenAI key, so without the gateway's check account B could continue account A's stored response. Through
+ * the official `openai` SDK, as users call it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { APIError } from 'openai'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { usageRows } from './setup'
+
+let near: VendorMock
+let far: VendorMock
+let app: TestApp
+
+beforeAll(async () => {
+	near = await startOpenAIMock({ apiKey: 'up-near' })
+	far = await startOpenAIMock({ apiKey: 'up-far' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				// gpt-4o-mini goes to `near` first; `only-far` is served by `far` alone (as gpt-4o-mini).
+				{ name: 'near', type: 'openai', base_url: near.url, api_key: 'up-near', models: ['gpt-4o-mini'], priority: 0 },
+				{ name: 'far', type: 'openai', base_url: far.url, api_key: 'up-far', models: ['gpt-4o-mini', 'only-far'], model_map: { 'only-far': 'gpt-4o-mini' }, priority: 1 },
+			],
+			models: [
+				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'only-far', input_per_mtok: 1, output_per_mtok: 2 },
+			],
+		},
+	})
+}, 60_000)
+
+afterAll(async () => {
+	await app.close()
+	await near.stop()
+	await far.stop()
+})
+
+const client = async () => {
+	const a = await app.account(1)
+	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
+}
+const upstreamCalls = () => near.requests.length + far.requests.length
+const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
+
+/** B's continuation of `id` is a 404 in OpenAI's shape, sent nowhere, reserved and charged nothing. */
+async function expectRefused(b: { accountId: number; openai: OpenAI }, body: Parameters<OpenAI['responses']['create']>[0], code: string, param: string) {
+	const before = upstreamCalls()
+	const err = await refused(b.openai.responses.create(body))
+	expect(err).toBeInstanceOf(APIError)
+	expect(err!.status).toBe(404)
+	expect(err!.error).toMatchObject({ type: 'not_found_error', code, param })
+	expect(upstreamCalls()).toBe(before)
+	expect(await app.balance(b.accountId)).toBe(1)
+	expect(await usageRows(app, b.accountId)).toEqual([])
+}
+
+describe('previous_response_id across accounts', () => {
+	it('should let only the account that received a response continue it', async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'secret plan of account a' })
+		await expectRefused(b, { model: 'gpt-4o-mini', input: 'repeat what I said', previous_response_id: first.id }, 'previous_response_not_found', 'previous_response_id')
+		const err = await refused(b.openai.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: first.id }))
+		expect(err!.message).toContain(`Previous response with id '${first.id}' not found.`)
+
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'and then?', previous_response_id: first.id })
+		expect(next.output_text).toBe('Hello! You said: and then?')
+		expect(near.requests.at(-1)!.body).toMatchObject({ previous_response_id: first.id })
+		// A's two calls are billed as usual.
+		expect((await usageRows(app, a.accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+	})
+
+	it('should record the id of a streamed response before the client sees it', async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'streamed secret of account a' }).finalResponse()
+		await expectRefused(b, { model: 'gpt-4o-mini', input: 'go on', previous_response_id: first.id }, 'previous_response_not_found', 'previous_response_id')
+		const next = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'go on streaming', previous_response_id: first.id }).finalResponse()
+		expect(next.output_text).toBe('Hello! You said: go on streaming')
+	})
+
+	it('should refuse an id the gateway never answered, and one of a response not stored', async () => {
+		const a = await client()
+		await expectRefused(a, { model: 'gpt-4o-mini', input: 'x', previous_response_id: 'resp_made_up' }, 'previous_response_not_found', 'previous_response_id')
+		const unstored = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'not stored by account a', store: false })
+		const err = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: unstored.id }))
+		expect(err!.status).toBe(404)
+	})
+
+	it('should refuse a conversation that is not the caller\'s', async () => {
+		const b = await client()
+		await expectRefused(b, { model: 'gpt-4o-mini', input: 'x', conversation: 'conv_of_someone_else' }, 'conversation_not_found', 'conversation')
+		await expectRefused(b, { model: 'gpt-4o-mini', input: 'x', conversation: { id: 'conv_of_someone_else' } }, 'conversation_not_found', 'conversation')
+	})
+
+	it('should continue on the channel that holds the response', async () => {
+		const a = await client()
+		const first = await a.openai.responses.create({ model: 'only-far', input: 'held by the far channel' })
+		expect((far.requests.at(-1)!.body as { input?: unknown }).input).toBe('held by the far channel')
+		const nearBefore = near.requests.length
+		// gpt-4o-mini would go to `near` first, which does not hold the response.
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'continue far', previous_response_id: first.id })
+		expect(next.output_text).toBe('Hello! You said: continue far')
+		expect(near.requests.length).toBe(nearBefore)
+		expect(far.requests.at(-1)!.body).toMatchObject({ input: 'continue far', previous_response_id: first.id })
+		// The channel skipped for not holding the response is not held against it.
+		const health = (await app.admin('/api/channels')).body.data.find((c: { name: string }) => c.name === 'near').health
+		expect(health).toMatchObject({ state: 'closed', consecutive_failures: 0 })
+	})
+})

@@ -1,0 +1,39 @@
+/**
+ * guardRequest (QA non-chat endpoints, item 6): MAX_UPLOAD_BYTES is for the upload routes' multipart bodies only; a
+ * multipart body anywhere else is refused with 415 in the caller's shape, whatever its size.
+ */
+import { describe, expect, it } from 'bun:test'
+import { guardRequest, UPLOAD_ROUTES } from '../../../src/http/request-guard'
+import type { Services } from '../../../src/services'
+
+const svc = { idleGc: { note() {} }, env: { maxJsonBytes: 1000, maxUploadBytes: 100_000 } } as unknown as Services
+
+const req = (path: string, contentType: string, length: number) =>
+	new Request(`http://gw${path}`, { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(length) } })
+
+const statusOf = (r: string | Response) => (typeof r === 'string' ? 'passed' : r.status)
+
+describe('guardRequest', () => {
+	it('should hold a multipart upload route to the upload limit', () => {
+		expect(UPLOAD_ROUTES.has('/v1/audio/transcriptions')).toBe(true)
+		expect(statusOf(guardRequest(svc, req('/v1/audio/transcriptions', 'multipart/form-data; boundary=x', 50_000)))).toBe('passed')
+		expect(statusOf(guardRequest(svc, req('/v1/audio/transcriptions', 'multipart/form-data; boundary=x', 100_001)))).toBe(413)
+		expect(statusOf(guardRequest(svc, req('/v1/video/generations', 'Multipart/Form-Data; boundary=x', 50_000)))).toBe('passed')
+	})
+
+	it('should refuse multipart on a JSON route with 415, small or large, in its shape', async () => {
+		for (const len of [10, 50_000]) {
+			const r = guardRequest(svc, req('/v1/embeddings', 'multipart/form-data; boundary=x', len)) as Response
+			expect(r.status).toBe(415)
+			expect(((await r.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type')
+		}
+		const anthropic = guardRequest(svc, req('/v1/messages', 'multipart/form-data; boundary=x', 10)) as Response
+		expect(((await anthropic.json()) as { type: string }).type).toBe('error')
+	})
+
+	it('should hold JSON to the JSON limit on every route', () => {
+		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1000)))).toBe('passed')
+		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1001)))).toBe(413)
+		expect(statusOf(guardRequest(svc, req('/v1/audio/transcriptions', 'application/json', 1001)))).toBe(413)
+	})
+})
