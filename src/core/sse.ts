@@ -169,6 +169,11 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 	 */
 	asked = 0
 	got = 0
+	/**
+	 * Called once when the body ends or the reader is given up: the upstream call's idle watch stops then, rather than
+	 * at its clock's next tick with the ended stream still referenced.
+	 */
+	onEnd: (() => void) | undefined = undefined
 	private readonly decoder = new TextDecoder()
 	private readonly parser: SseParser
 	/** The body ended (its last frames were returned). */
@@ -200,7 +205,7 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 			return frames
 		}
 		this.chunkFrames = this.chunkBytes = undefined
-		this.ended = true
+		this.end()
 		return this.parser.end(this.decoder.decode())
 	}
 
@@ -237,8 +242,16 @@ export class SseBatchReader implements AsyncIterator<SseFrame[], undefined> {
 	}
 
 	async return(): Promise<IteratorResult<SseFrame[], undefined>> {
-		this.ended = true
+		this.end()
 		return DONE
+	}
+
+	private end() {
+		if (this.ended) return
+		this.ended = true
+		const onEnd = this.onEnd
+		this.onEnd = undefined
+		onEnd?.()
 	}
 }
 

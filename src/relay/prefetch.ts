@@ -10,9 +10,9 @@ import type { SseFrame } from '../core/sse'
 export const FIRST_EVENT_WINDOW_MS = 1_000
 
 /**
- * The clock of the prefetch windows (and of what watches it: the drains after a stream's end, for their grace; the
- * upstream calls' idle timeouts, relay/upstream-fetch.ts): one timer for every stream rather than a timer set and
- * cleared per stream (most windows end at the first read) or reset per chunk. It ticks every WINDOW_TICK_MS while
+ * The clock of the prefetch windows (and of the drains after a stream's end, which watch it for their grace): one
+ * timer for every stream rather than a timer set and cleared per stream (most windows end at the first read). The
+ * upstream calls' idle watch has a clock of its own (relay/upstream-fetch.ts). It ticks every WINDOW_TICK_MS while
  * reads wait on it or watchers watch it, and stops at a tick that finds neither, so a window ends at most one tick
  * late. Each waiting read registers its own resolver and removes it when the read wins: a `Promise.race` against one shared tick promise would instead leave a reaction on
  * it per read, keeping every read's result (the upstream's first frames) alive until the tick (measured: 7 µs of CPU
@@ -20,10 +20,7 @@ export const FIRST_EVENT_WINDOW_MS = 1_000
  */
 const WINDOW_TICK_MS = 50
 const waiting = new Set<(v: 'tick') => void>()
-/**
- * Called at every tick, with the tick's `performance.now()`, until taken off (the drains of ended streams,
- * src/relay/stream-relay.ts; the idle watch of upstream bodies, src/relay/upstream-fetch.ts).
- */
+/** Called at every tick, with the tick's `performance.now()`, until taken off (the drains of ended streams, src/relay/stream-relay.ts). */
 const watchers = new Set<(now: number) => void>()
 let clock: ReturnType<typeof setInterval> | undefined
 

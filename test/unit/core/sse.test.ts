@@ -190,3 +190,34 @@ describe('createSseParser', () => {
 		})
 	})
 })
+
+describe('sseBatchReader onEnd', () => {
+	const body = (text: string) =>
+		new ReadableStream<Uint8Array>({
+			start(c) {
+				c.enqueue(new TextEncoder().encode(text))
+				c.close()
+			},
+		})
+
+	it('should call it once when the body ends, after the last frames were read', async () => {
+		const it = sseBatchReader(body('data: a\n\ndata: b\n\n'))
+		let ended = 0
+		it.onEnd = () => ended++
+		const first = await it.next()
+		expect(first.value?.map((f) => f.data)).toEqual(['a', 'b'])
+		expect(ended).toBe(0)
+		expect((await it.next()).done).toBe(true)
+		await it.return()
+		expect(ended).toBe(1)
+	})
+
+	it('should call it when the reader is given up before the end', async () => {
+		const it = sseBatchReader(body('data: a\n\n'))
+		let ended = 0
+		it.onEnd = () => ended++
+		await it.return()
+		expect(ended).toBe(1)
+		expect(it.ended).toBe(true)
+	})
+})
