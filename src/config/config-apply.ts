@@ -12,6 +12,7 @@ import { isUnitPrice } from '../billing/unit-prices'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Cipher } from '../lib/secrets'
+import { storedPrice } from '../routing/catalog'
 import { ConfigError, type ChannelEntry, type GatewayConfig, type ModelEntry } from './gateway-file'
 
 /** Quick-start channels, created only when no configured channel has that type. */
@@ -140,18 +141,7 @@ function sameChannel(r: ChannelRow, want: Omit<ChannelRow, 'id' | 'name' | 'apiK
 }
 
 function sameModel(r: ModelRow, want: ReturnType<typeof priceColumns> & { status: string; source: string }): boolean {
-	const have = {
-		inputPerMtok: r.inputPerMtok,
-		outputPerMtok: r.outputPerMtok,
-		cacheReadPerMtok: r.cacheReadPerMtok,
-		cacheWritePerMtok: r.cacheWritePerMtok,
-		perRequest: r.perRequest,
-		maxOutputTokens: r.maxOutputTokens,
-		prices: r.prices ?? {},
-		status: r.status,
-		source: r.source,
-	}
-	return Bun.deepEquals(have, want)
+	return Bun.deepEquals({ ...storedPrice(r), status: r.status, source: r.source }, want)
 }
 
 /** The stored key decrypts to `key` (one encrypted under another SECRET_KEY does not: it is written again). */

@@ -27,6 +27,19 @@ export type Channel = {
 
 export type ModelInfo = Price & { name: string }
 
+/** A stored model row's prices (micro-USD columns), as billing reads them. */
+export function storedPrice(r: typeof models.$inferSelect): Price {
+	return {
+		inputPerMtok: r.inputPerMtok,
+		outputPerMtok: r.outputPerMtok,
+		cacheReadPerMtok: r.cacheReadPerMtok,
+		cacheWritePerMtok: r.cacheWritePerMtok,
+		perRequest: r.perRequest,
+		maxOutputTokens: r.maxOutputTokens,
+		prices: r.prices ?? {},
+	}
+}
+
 export type Catalog = {
 	/** Enabled channels that serve `model` (after globs), in no particular order. */
 	channelsFor(model: string): Channel[]
@@ -88,16 +101,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		const m = new Map<string, ModelInfo>()
 		for (const r of await db.orm.select().from(models)) {
 			if (r.status !== 'enabled') continue
-			m.set(r.name, {
-				name: r.name,
-				inputPerMtok: r.inputPerMtok,
-				outputPerMtok: r.outputPerMtok,
-				cacheReadPerMtok: r.cacheReadPerMtok,
-				cacheWritePerMtok: r.cacheWritePerMtok,
-				perRequest: r.perRequest,
-				maxOutputTokens: r.maxOutputTokens,
-				prices: r.prices ?? {},
-			})
+			m.set(r.name, { name: r.name, ...storedPrice(r) })
 		}
 		if (mine !== loads) return
 		chans = next
