@@ -7,8 +7,12 @@
 import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
+import { purgeStoredResponses } from './modules/responses/ownership'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
+
+/** How often recorded response ids past their retention are deleted (modules/responses/ownership.ts). */
+const PURGE_EVERY_MS = 6 * 3_600_000
 
 /** What the server listens with, beyond Elysia's defaults. */
 export function listenOptions(env: Env) {
@@ -54,9 +58,15 @@ export async function runServer(startupNotes: string[] = []) {
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
+		// Recorded response ids past the vendor's retention, every few hours (and at start).
+		const purge = () => void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
+		purge()
+		const purger = setInterval(purge, PURGE_EVERY_MS)
+		purger.unref?.()
 		try {
 			app.listen(listenOptions(env))
 		} catch (e) {
+			clearInterval(purger)
 			await poller.stop()
 			await svc.close()
 			throw portError(e, env)
@@ -83,6 +93,7 @@ export async function runServer(startupNotes: string[] = []) {
 				svc.ledger.cutForShutdown()
 				await app.server!.stop(true)
 			}
+			clearInterval(purger)
 			await poller.stop()
 			await svc.close()
 			process.exit(0)

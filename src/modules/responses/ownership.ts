@@ -9,7 +9,7 @@
  * so on a shared key it is refused unless recorded to the caller.
  * @module
  */
-import { eq } from 'drizzle-orm'
+import { eq, lt } from 'drizzle-orm'
 import { GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import { storedResponses } from '../../db/schema'
@@ -47,6 +47,21 @@ export async function checkContinuation(svc: Services, accountId: number, body: 
 export async function recordResponse(svc: Services, accountId: number, channelId: number, id: unknown): Promise<void> {
 	if (typeof id !== 'string' || !id) return
 	await svc.db.orm.insert(storedResponses).values({ responseId: id, accountId, channelId }).onConflictDoNothing()
+}
+
+/**
+ * How long a recorded id is kept: OpenAI keeps a stored response for 30 days by default, after which a continuation
+ * naming it fails upstream anyway; without a bound the table would gain a row per stored call for good.
+ */
+export const STORED_RESPONSE_DAYS = 30
+
+/** Forgets the ids recorded before `days` ago; returns how many. Any instance may run it: a repeat deletes nothing. */
+export async function purgeStoredResponses(svc: Pick<Services, 'db'>, days = STORED_RESPONSE_DAYS, now = Date.now()): Promise<number> {
+	const gone = await svc.db.orm
+		.delete(storedResponses)
+		.where(lt(storedResponses.createdAt, new Date(now - days * 86_400_000)))
+		.returning({ id: storedResponses.responseId })
+	return gone.length
 }
 
 /** The response id in a `response.created` stream frame, if it is one. */
