@@ -7,7 +7,7 @@
  * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message.
  * @module
  */
-import { type ErrorKind, GatewayError, upstreamStatusError } from '../../core/errors'
+import type { ErrorKind, GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { EncodedError } from '../codec'
 import type { GeminiErrorBody, GeminiErrorStatus } from './model'
@@ -58,20 +58,3 @@ export function errorDetails(payload: unknown): { code?: number; message: string
 	return { code, message: str(e.message) ?? str(get(e, 'status')) ?? 'upstream error', status: str(e.status) }
 }
 
-/**
- * An upstream Gemini error response → GatewayError, classified by HTTP status (429/5xx retryable; 401/403 are the
- * channel's credentials). The rpc status rides in `code` when the body has one.
- */
-export function decodeError(httpStatus: number, payload: unknown, retryAfter?: number): GatewayError {
-	const d = errorDetails(payload)
-	const base = upstreamStatusError(httpStatus, d?.message ?? `upstream returned HTTP ${httpStatus}`, retryAfter)
-	if (!d?.status) return base
-	return new GatewayError(base.kind, base.message, {
-		code: base.code ?? d.status,
-		status: base.status,
-		retryable: base.retryable,
-		retryAfter: base.retryAfter,
-		detail: base.detail,
-		cause: payload,
-	})
-}

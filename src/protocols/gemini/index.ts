@@ -26,7 +26,7 @@ export const gemini = {
 	usageOf,
 } satisfies ProtocolCodec<GeminiRequest, GeminiResponse>
 
-export { decodeError, errorDetails, geminiStatusOf } from './error'
+export { errorDetails, geminiStatusOf } from './error'
 export { GeminiRequest, GeminiResponse, GeminiStreamChunk, GeminiErrorBody } from './model'
 export { geminiPath } from './request'
 export { geminiSchemaToJsonSchema, sanitiseSchema } from './schema-sanitise'

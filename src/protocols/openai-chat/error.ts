@@ -4,10 +4,9 @@
  * body, which the official SDK turns into an APIError (openai-node `Stream.fromSSEResponse` checks `data.error`).
  * @module
  */
-import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors'
+import type { ErrorKind, GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { EncodedError } from '../codec'
-import { isObject, str } from './guards'
 import type { OpenAIErrorBody } from './model'
 
 const TYPE: Record<ErrorKind, string> = {
@@ -71,24 +70,3 @@ const KIND_OF_TYPE: Record<string, ErrorKind> = {
 /** @example errorKindOf('rate_limit_error') === 'rate_limit' */
 export const errorKindOf = (type: string): ErrorKind | undefined => KIND_OF_TYPE[type]
 
-/**
- * An OpenAI-compatible upstream's non-2xx response → GatewayError. The status decides retry and blame
- * (core `upstreamStatusError`); the body contributes its message and code.
- * @example decodeError(429, { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }, 2)
- */
-export function decodeError(status: number, body: unknown, retryAfter?: number): GatewayError {
-	const e = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {}
-	const message = str(e.message) ?? (typeof body === 'string' && body ? body : `upstream returned HTTP ${status}`)
-	const base = upstreamStatusError(status, message, retryAfter)
-	const code = str(e.code)
-	// An error in the gateway's own words (a refusal of its credentials, a rate limit on its account) keeps its code
-	// and message: the vendor's words stay in `detail`, out of the caller's answer.
-	if (!code || code === base.code || base.detail !== undefined) return base
-	return new GatewayError(base.kind, message, {
-		code,
-		status: base.status,
-		retryable: base.retryable,
-		retryAfter: base.retryAfter,
-		param: str(e.param),
-	})
-}

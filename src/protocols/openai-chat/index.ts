@@ -27,4 +27,4 @@ export const openaiChat = {
 
 export { OpenAIChatRequest, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIErrorBody } from './model'
 export { includeUsageOf, EXTRA_PROTOCOL_KEY } from './request'
-export { decodeError, errorKindOf } from './error'
+export { errorKindOf } from './error'

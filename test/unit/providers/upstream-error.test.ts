@@ -14,6 +14,16 @@ describe('upstreamError', () => {
 		expect(errorBody(e).error).toEqual({ message: said.error.message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' })
 	})
 
+	it("should keep the vendor's words of a 401 or 403 out of the caller's message, and cope with odd bodies", () => {
+		const e = upstreamError(403, JSON.stringify({ error: { message: 'Your organization org-12345 does not have access', type: 'invalid_request_error', code: 'model_not_found' } }), null)
+		expect(e).toMatchObject({ kind: 'upstream', code: 'upstream_forbidden', detail: 'Your organization org-12345 does not have access' })
+		expect(e.message).not.toContain('org-12345')
+		expect(upstreamError(401, JSON.stringify({ error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } }), null)).toMatchObject({ kind: 'upstream', code: 'upstream_auth' })
+		expect(upstreamError(409, JSON.stringify({ error: { message: 'Conflict on the file', code: 'file_conflict' } }), null)).toMatchObject({ kind: 'invalid_request', status: 409, code: 'file_conflict', message: 'Conflict on the file' })
+		expect(upstreamError(502, 'Bad Gateway', null).message).toBe('Bad Gateway')
+		expect(upstreamError(500, '', null).message).toBe('upstream returned HTTP 500')
+	})
+
 	it("should not take Gemini's numeric code, nor a code on the gateway's own failures", () => {
 		const gemini = upstreamError(400, JSON.stringify({ error: { code: 400, message: 'Invalid JSON payload', status: 'INVALID_ARGUMENT' } }), null)
 		expect(gemini.code).toBeUndefined()

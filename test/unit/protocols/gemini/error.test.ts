@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { type ErrorKind, GatewayError } from '../../../../src/core/errors'
-import { decodeError, encodeError, encodeStreamError } from '../../../../src/protocols/gemini/error'
+import { encodeError, encodeStreamError } from '../../../../src/protocols/gemini/error'
 
 describe('gemini encodeError', () => {
 	it('should render {error:{code,message,status}} with the HTTP status of each kind', () => {
@@ -37,27 +37,5 @@ describe('gemini encodeError', () => {
 		const frame = encodeStreamError(new GatewayError('upstream', 'cut'))
 		expect(frame.event).toBeUndefined()
 		expect(JSON.parse(frame.data)).toEqual({ error: { code: 502, message: 'cut', status: 'INTERNAL' } })
-	})
-})
-
-describe('gemini decodeError', () => {
-	it('should classify upstream errors by status and keep the message and rpc status', () => {
-		const e = decodeError(429, { error: { code: 429, message: 'Resource has been exhausted for projects/1234', status: 'RESOURCE_EXHAUSTED' } }, 7)
-		expect(e.kind).toBe('rate_limit')
-		expect(e.retryable).toBe(true)
-		expect(e.retryAfter).toBe(7)
-		// A rate limit on the gateway's account is told in the gateway's words (the vendor's name its project).
-		expect(e.code).toBe('upstream_rate_limited')
-		expect(e.message).not.toContain('projects/1234')
-		expect(e.detail).toBe('Resource has been exhausted for projects/1234')
-		const bad = decodeError(400, [{ error: { code: 400, message: 'Invalid JSON payload', status: 'INVALID_ARGUMENT' } }])
-		expect(bad.kind).toBe('invalid_request')
-		expect(bad.code).toBe('INVALID_ARGUMENT')
-		expect(bad.message).toBe('Invalid JSON payload')
-	})
-
-	it('should treat a rejected channel key as a retryable upstream failure, and survive odd bodies', () => {
-		expect(decodeError(403, { error: { code: 403, message: 'API key not valid', status: 'PERMISSION_DENIED' } }).kind).toBe('upstream')
-		expect(decodeError(500, 'oops').kind).toBe('upstream')
 	})
 })
