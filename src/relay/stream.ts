@@ -6,7 +6,7 @@
  * turn its last chunk goes out) or when the client disconnects (the upstream call is aborted at once).
  * @module
  */
-import { GatewayError } from '../core/errors'
+import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
@@ -216,7 +216,8 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	if ((err && !sawContent) || (pre.done && head.length === 0)) {
 		a.up.abort()
 		const e = err?.type === 'error' ? err.error : undefined
-		return { error: e ? new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
+		if (!e) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
+		return { error: isRateLimit(e) ? upstreamRateLimited(e.message) : new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) }
 	}
 	return { ok: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }
@@ -326,13 +327,15 @@ export function failedBeforeContent(up: UpstreamCall): Attempt {
 
 /**
  * An error frame seen before anything was sent → a GatewayError that may fail over. An overload (Anthropic
- * `overloaded_error`, Gemini 503 `UNAVAILABLE`) is answered 503, as the same error at the HTTP level is.
+ * `overloaded_error`, Gemini 503 `UNAVAILABLE`) is answered 503 and a rate limit 429 `upstream_rate_limited`, as the
+ * same errors at the HTTP level are.
  */
 function errorOfFrame(f: SseFrame): GatewayError {
 	let message = 'upstream stream error'
 	try {
 		const b = JSON.parse(f.data) as { error?: { message?: string; type?: string; status?: string; code?: unknown } }
 		message = b.error?.message ?? message
+		if (isRateLimit(b.error)) return upstreamRateLimited(message)
 		if (b.error?.type === 'invalid_request_error') return new GatewayError('invalid_request', message)
 		if (b.error?.type === 'overloaded_error' || b.error?.status === 'UNAVAILABLE' || b.error?.code === 503) return new GatewayError('overloaded', message, { retryable: true })
 	} catch {
@@ -340,6 +343,16 @@ function errorOfFrame(f: SseFrame): GatewayError {
 	}
 	return new GatewayError('upstream', message, { retryable: true })
 }
+
+/**
+ * Whether an upstream's in-stream error (its frame's `error` object, or the GatewayError a decoder made of it, whose
+ * `code` keeps the vendor's word) says it is rate limited: Anthropic `rate_limit_error`, Gemini `RESOURCE_EXHAUSTED`
+ * (code 429), OpenAI `rate_limit_exceeded`.
+ */
+const isRateLimit = (e: { type?: unknown; status?: unknown; code?: unknown } | undefined) =>
+	e !== undefined && (e.type === 'rate_limit_error' || e.status === 'RESOURCE_EXHAUSTED' || e.code === 429 || RATE_LIMIT_CODES.has(e.code))
+
+const RATE_LIMIT_CODES = new Set<unknown>(['rate_limit_error', 'RESOURCE_EXHAUSTED', 'rate_limit_exceeded', '429'])
 
 /** Output tokens in relayed frames, decoded through the protocol's own decoder (only when usage was missing). */
 function countFrames(codec: ProtocolCodec, frames: SseFrame[]): number {

@@ -6,15 +6,15 @@
  * Checked through the official SDKs (they retry on 503/529 and read the status), with retries off.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
-import Anthropic from '@anthropic-ai/sdk'
-import { ApiError, GoogleGenAI } from '@google/genai'
-import OpenAI from 'openai'
 import type { Fault } from '../../mocks'
-import { type Account, FAILOVER, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
+import { CLIENT_NAMES, type ClientName, errorClients, type Seen } from './error-clients'
+import { FAILOVER, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
+let CLIENTS: ReturnType<typeof errorClients>
 beforeAll(async () => {
 	m = await startMatrix()
+	CLIENTS = errorClients(m.app.url)
 }, SETUP_MS)
 afterAll(() => m.close())
 afterEach(() => {
@@ -28,37 +28,8 @@ const OVERLOAD: Record<Upstream, Fault> = {
 	gemini: { kind: 'status', status: 503 },
 }
 
-type Seen = { status: number; type: string }
-
-/** One call through each client SDK; what its error says (status, and the shape's own error type/status). */
-const CLIENTS: Record<'openai' | 'anthropic' | 'gemini', (acct: Account, model: string, stream: boolean) => Promise<Seen>> = {
-	async openai(acct, model, stream) {
-		const e = await (async () => {
-			if (!stream) return acct.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'busy?' }] })
-			for await (const _ of await acct.openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'busy?' }] }));
-		})().catch((x: unknown) => x)
-		if (!(e instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(e)}`)
-		return { status: e.status as number, type: e.type ?? '' }
-	},
-	async anthropic(acct, model, stream) {
-		const params = { model, max_tokens: 50, messages: [{ role: 'user' as const, content: 'busy?' }] }
-		const e = await (stream ? acct.anthropic.messages.stream(params).finalMessage() : acct.anthropic.messages.create(params)).catch((x: unknown) => x)
-		if (!(e instanceof Anthropic.APIError)) throw new Error(`expected an APIError, got ${String(e)}`)
-		return { status: e.status as number, type: (e.error as { error?: { type?: string } }).error?.type ?? '' }
-	},
-	async gemini(acct, model, stream) {
-		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta', retryOptions: { attempts: 1 } } })
-		const e = await (async () => {
-			if (!stream) return ai.models.generateContent({ model, contents: 'busy?' })
-			for await (const _ of await ai.models.generateContentStream({ model, contents: 'busy?' }));
-		})().catch((x: unknown) => x)
-		if (!(e instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(e)}`)
-		return { status: e.status, type: (JSON.parse(e.message) as { error: { status: string } }).error.status }
-	},
-}
-
 /** The overload as each caller must see it. */
-const EXPECTED: Record<keyof typeof CLIENTS, Seen> = {
+const EXPECTED: Record<ClientName, Seen> = {
 	openai: { status: 503, type: 'service_unavailable_error' },
 	anthropic: { status: 503, type: 'overloaded_error' },
 	gemini: { status: 503, type: 'UNAVAILABLE' },
@@ -66,7 +37,7 @@ const EXPECTED: Record<keyof typeof CLIENTS, Seen> = {
 
 describe('an upstream overload', () => {
 	for (const up of UPSTREAMS)
-		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>)
+		for (const client of CLIENT_NAMES)
 			for (const stream of [false, true])
 				it(`should reach a ${client} client as 503 in its shape when ${up} is overloaded (${stream ? 'stream' : 'non-stream'})`, async () => {
 					const acct = await m.account()
@@ -80,7 +51,7 @@ describe('an upstream overload', () => {
 	// `event: error` overloaded_error, Gemini `{"error":{"code":503,"status":"UNAVAILABLE"}}`); nothing was sent yet,
 	// so the caller gets the same 503 as for the HTTP error.
 	for (const up of ['anthropic', 'gemini'] as const)
-		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>)
+		for (const client of CLIENT_NAMES)
 			it(`should answer 503 to a ${client} stream when the ${up} stream opens with an overload`, async () => {
 				const acct = await m.account()
 				m.mocks[up].fault = { kind: 'midstream', afterChunks: 0 }
@@ -91,7 +62,7 @@ describe('an upstream overload', () => {
 		const acct = await m.account()
 		m.mocks.openai.fault = OVERLOAD.openai
 		m.mocks.gemini.fault = OVERLOAD.gemini
-		for (const client of Object.keys(CLIENTS) as Array<keyof typeof CLIENTS>) expect(await CLIENTS[client](acct, FAILOVER, false)).toEqual(EXPECTED[client])
+		for (const client of CLIENT_NAMES) expect(await CLIENTS[client](acct, FAILOVER, false)).toEqual(EXPECTED[client])
 		expect(m.mocks.gemini.requests.length).toBeGreaterThanOrEqual(3)
 	})
 

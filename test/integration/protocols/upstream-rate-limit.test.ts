@@ -12,6 +12,7 @@ import OpenAI from 'openai'
 import { MOCK_ORG as ANTHROPIC_ORG } from '../../mocks/anthropic/errors'
 import { MOCK_PROJECT, MOCK_RETRY_DELAY_S } from '../../mocks/gemini/errors'
 import { MOCK_ORG as OPENAI_ORG } from '../../mocks/openai/errors'
+import { CLIENT_NAMES, type ClientName, errorClients } from './error-clients'
 import { FAILOVER, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
@@ -123,5 +124,38 @@ describe('an upstream 429 that ends the failover', () => {
 		expect(err).toBeInstanceOf(OpenAI.RateLimitError)
 		expect(err.code).toBe('rate_limit_exceeded')
 		expect(err.message).toContain('Request rate limit reached')
+	})
+})
+
+/**
+ * A rate limit sent as the first event of a 200 stream (Anthropic `event: error` rate_limit_error, Gemini
+ * `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}`, OpenAI `data: {"error":{"code":"rate_limit_exceeded"}}`):
+ * nothing was sent to the caller yet, so it gets the same 429 as for the HTTP-level one (it was a 502).
+ */
+describe('a stream that opens with a rate limit', () => {
+	const SEEN: Record<ClientName, { status: number; type: string }> = {
+		openai: { status: 429, type: 'rate_limit_error' },
+		anthropic: { status: 429, type: 'rate_limit_error' },
+		gemini: { status: 429, type: 'RESOURCE_EXHAUSTED' },
+	}
+	for (const up of UPSTREAMS)
+		for (const client of CLIENT_NAMES)
+			it(`should reach a ${client} caller as 429 uncharged when the ${up} stream opens with a rate limit`, async () => {
+				const acct = await m.account()
+				m.mocks[up].fault = { kind: 'midstream', afterChunks: 0, status: 429 }
+				expect(await errorClients(m.app.url)[client](acct, MODEL[up], true)).toEqual(SEEN[client])
+				const rows = await usageRows(m, acct.accountId)
+				expect(rows.map((r) => [r.status, r.cost])).toEqual([[429, 0]])
+			})
+
+	it('should fail over to the next channel when the first stream opens with a rate limit', async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 0, status: 429 }
+		const s = await acct.openai.chat.completions.create({ model: FAILOVER, stream: true, messages: [{ role: 'user', content: 'again' }] })
+		let text = ''
+		for await (const c of s) text += c.choices[0]?.delta.content ?? ''
+		expect(text).toBe('Hello! You said: again')
+		expect(m.mocks.openai.requests).toHaveLength(1)
+		expect(m.mocks.gemini.requests).toHaveLength(1)
 	})
 })

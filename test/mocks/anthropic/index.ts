@@ -33,8 +33,8 @@ function route(req: MockRequest, opts: MockOptions): Reply {
 	return anthropicError(404, 'Not Found')
 }
 
-/** The in-stream error is an `event: error` frame (an overloaded_error, the 529 of a non-stream call). */
-const streamError = (): { frame: string; status: number } => ({ frame: frame(anthropicBody(529), 'error'), status: 529 })
+/** The in-stream error is an `event: error` frame (an overloaded_error, the 529 of a non-stream call, unless `status` says another). */
+const streamError = (_req: unknown, _sequence: number, status = 529): { frame: string; status: number } => ({ frame: frame(anthropicBody(status), 'error'), status })
 
 /**
  * Starts a mock Anthropic API on a free port; `url` is the bare origin `http://127.0.0.1:PORT`.

@@ -66,10 +66,10 @@ function route(req: MockRequest, opts: MockOptions): Reply {
 }
 
 /** The in-stream error is an `{ error }` object (503 UNAVAILABLE): a `data:` frame with alt=sse, else an array element. */
-function streamError(req: { query: Record<string, string> }, sequence: number): { frame: string; status: number } {
-	const error = JSON.stringify(geminiBody(503))
-	if (req.query.alt === 'sse') return { frame: `data: ${error}\r\n\r\n`, status: 503 }
-	return { frame: `${sequence === 0 ? '[' : '\r\n,'}${error}]`, status: 503 }
+function streamError(req: { query: Record<string, string> }, sequence: number, status = 503): { frame: string; status: number } {
+	const error = JSON.stringify(geminiBody(status))
+	if (req.query.alt === 'sse') return { frame: `data: ${error}\r\n\r\n`, status }
+	return { frame: `${sequence === 0 ? '[' : '\r\n,'}${error}]`, status }
 }
 
 /**

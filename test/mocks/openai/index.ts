@@ -57,13 +57,13 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
  * In-stream errors: Chat Completions sends a bare `data: {"error":…}`; the Responses API an `error` event; image
  * streams an `error` event with the error object (what the SDK raises as an APIError).
  */
-function streamError({ path }: { path: string }, sequence: number): { frame: string; status: number } {
-	const error = (openaiStatusBody(500) as { error: { message: string; type: string; code: string | null } }).error
+function streamError({ path }: { path: string }, sequence: number, status = 500): { frame: string; status: number } {
+	const error = (openaiStatusBody(status) as { error: { message: string; type: string; code: string | null } }).error
 	if (path.endsWith('/responses')) {
-		return { frame: frame({ type: 'error', code: 'server_error', message: error.message, param: null, sequence_number: sequence }, 'error'), status: 500 }
+		return { frame: frame({ type: 'error', code: error.code ?? 'server_error', message: error.message, param: null, sequence_number: sequence }, 'error'), status }
 	}
-	if (path.endsWith('/images/generations')) return { frame: frame({ type: 'error', error }, 'error'), status: 500 }
-	return { frame: frame({ error }), status: 500 }
+	if (path.endsWith('/images/generations')) return { frame: frame({ type: 'error', error }, 'error'), status }
+	return { frame: frame({ error }), status }
 }
 
 /**

@@ -34,7 +34,7 @@ export interface VendorSpec {
 	/** The vendor's error body for an injected `status` fault. */
 	statusBody(status: number): unknown
 	/** The vendor's in-stream error frame for a request (the `midstream` fault), and the HTTP status it stands for. */
-	streamError(req: Pick<MockRequest, 'path' | 'query'>, sequence: number): { frame: string; status: number }
+	streamError(req: Pick<MockRequest, 'path' | 'query'>, sequence: number, status?: number): { frame: string; status: number }
 }
 
 type BunServer = ReturnType<typeof Bun.serve>
@@ -130,18 +130,18 @@ export function startMockServer(spec: VendorSpec, opts: MockOptions): VendorMock
 			reply = json(spec.statusBody(500), 500)
 			console.error('mock handler failed', e)
 		}
-		if (f?.kind === 'midstream') return midstream(reply, f.afterChunks, mreq, { chunkDelayMs, signal: req.signal, done, cancelled: gone })
+		if (f?.kind === 'midstream') return midstream(reply, f.afterChunks, f.status, mreq, { chunkDelayMs, signal: req.signal, done, cancelled: gone })
 		return toResponse(reply, f, { chunkDelayMs, signal: req.signal, done, cancelled: gone })
 	}
 
 	// A stream gets the vendor's error frame after `after` chunks; anything else the equivalent HTTP error.
-	const midstream = (reply: Reply, after: number, req: MockRequest, hooks: BodyHooks): Response => {
+	const midstream = (reply: Reply, after: number, as: number | undefined, req: MockRequest, hooks: BodyHooks): Response => {
 		if (reply.type === 'stream' && reply.status === 200) {
 			const kept = reply.chunks.slice(0, Math.min(after, reply.chunks.length - reply.tail))
-			const { frame } = spec.streamError(req, kept.length)
+			const { frame } = spec.streamError(req, kept.length, as)
 			return toResponse({ ...reply, chunks: [...kept, frame], tail: 0 }, undefined, hooks)
 		}
-		const { status } = spec.streamError(req, 0)
+		const { status } = spec.streamError(req, 0, as)
 		return toResponse(json(spec.statusBody(status), status), undefined, hooks)
 	}
 

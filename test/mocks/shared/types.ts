@@ -17,7 +17,8 @@
  * - `empty`: 200 with an empty body. `hang`: never answer (until the client goes away).
  * - `midstream`: after `afterChunks` stream chunks, the vendor's in-stream error event (OpenAI `data: {"error":…}`,
  *   Anthropic `event: error` overloaded_error, Gemini `data: {"error":…}`), then the end; a non-stream call gets
- *   the matching HTTP error (500 / 529 / 503) instead.
+ *   the matching HTTP error (500 / 529 / 503) instead. `status` picks another error, as the vendor words the HTTP
+ *   error of that status (429: each vendor's rate limit).
  * - `refuse`: stop listening so connections are refused. As `faultOnce` the next connection is accepted and
  *   closed at once (a refusal cannot be counted per request), then the server listens again.
  */
@@ -26,7 +27,7 @@ export type Fault =
 	| { kind: 'cut'; afterChunks: number; abrupt?: boolean }
 	| { kind: 'slow'; firstByteMs: number }
 	| { kind: 'stall'; afterChunks: number }
-	| { kind: 'midstream'; afterChunks: number }
+	| { kind: 'midstream'; afterChunks: number; status?: number }
 	| { kind: 'malformed' }
 	| { kind: 'empty' }
 	| { kind: 'hang' }
