@@ -16,20 +16,9 @@ import { countText } from '../../relay/estimate'
 import type { Services } from '../../services'
 import { ImagesRequest, ImagesResponse } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
-import { IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
+import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
 
 export { pricedAs } from './pricing'
-
-/**
- * An event stream the request did not ask for with `"stream": true` (a field the gateway does not model made the
- * vendor stream): the request's doing, so neither retried elsewhere (each channel would make the images again) nor
- * held against the channel's breaker, as a retryable unreadable answer would be.
- */
-const unaskedStream = () =>
-	new GatewayError('invalid_request', 'The upstream answered with an event stream, which this request did not ask for: send "stream": true to receive one', {
-		code: 'unexpected_stream',
-		param: 'stream',
-	})
 
 export const imagesModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
@@ -47,11 +36,8 @@ export const imagesModule = (svc: Services) =>
 				hold: (price) => imageHold(price, job),
 				request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 				async respond(res, _ch, _upstreamModel, price) {
-					if (isEventStream(res)) {
-						void res.body?.cancel().catch(() => {})
-						throw unaskedStream()
-					}
-					const json = await readJson<ImagesAnswer>(res)
+					// An event stream the request did not ask for is read to its end and answered as JSON (stream.ts).
+					const json = isEventStream(res) && res.body ? await answerOfEvents(res.body) : await readJson<ImagesAnswer>(res)
 					const c = imageCost(price, job, tallyOf(json))
 					return { response: jsonResponse(json, requestId), cost: c.cost, input: c.input, output: c.output, estimated: c.estimated }
 				},

@@ -15,7 +15,7 @@
  */
 import { failedRow, usageRecord } from '../../billing/usage-record'
 import { badRequest, GatewayError } from '../../core/errors'
-import { formatSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
+import { formatSse, parseSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
 import { observeUsage } from '../../metrics/observe-usage'
 import type { CallContext } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
@@ -249,6 +249,37 @@ export function completedEvents(json: ImagesAnswer): string {
 			return formatSse({ event: 'image_generation.completed', data: JSON.stringify(ev) })
 		})
 		.join('')
+}
+
+/**
+ * Streamed events as the JSON answer they stand for (the inverse of `completedEvents`), for a request that did not ask
+ * for a stream but got one (a field the gateway does not model made the vendor stream): the images were made and
+ * are paid for upstream, so the caller gets them, billed as a JSON answer would be. Partial previews are dropped; an
+ * error event before any image completed is the answer's error; images completed before one are kept.
+ */
+export async function answerOfEvents(body: ReadableStream<Uint8Array>): Promise<ImagesAnswer> {
+	const meter = new ImageMeter()
+	const data: Record<string, unknown>[] = []
+	let answer: ImagesAnswer = {}
+	let failure: GatewayError | undefined
+	try {
+		for await (const f of parseSse(body)) {
+			meter.see(f)
+			const k = kindOf(f)
+			if (k === 'error') failure ??= firstError([f])
+			if (k !== 'image_generation.completed' || meter.malformed) continue
+			const { type: _, created_at, usage: __, b64_json, revised_prompt, url, ...rest } = JSON.parse(f.data) as Record<string, unknown>
+			answer = { ...answer, ...rest, created: num(created_at) ?? answer.created }
+			data.push(Object.fromEntries(Object.entries({ b64_json, revised_prompt, url }).filter(([, v]) => v !== undefined)))
+		}
+	} catch {
+		throw new GatewayError('upstream', 'the upstream stream failed before the images were completed', { retryable: true, code: 'upstream_cut' })
+	}
+	if (meter.malformed) throw new GatewayError('upstream', 'the upstream sent an image event that could not be read', { retryable: true, code: 'upstream_malformed' })
+	if (!data.length) throw failure ?? new GatewayError('upstream', 'the upstream stream ended before any image was completed', { retryable: true, code: 'upstream_cut' })
+	const t = meter.tally
+	const usage = t.input === undefined && t.output === undefined ? undefined : { input_tokens: t.input ?? 0, output_tokens: t.output ?? 0, total_tokens: (t.input ?? 0) + (t.output ?? 0) }
+	return { created: answer.created ?? Math.floor(Date.now() / 1000), ...answer, data, ...(usage ? { usage } : {}) }
 }
 
 /**

@@ -225,11 +225,10 @@ describe('POST /v1/images/generations with stream: true', () => {
 	it("should not open the channels' breakers on streamed calls, nor on an event stream the request did not ask for", async () => {
 		const { key, accountId } = await app.account(1)
 		for (let i = 0; i < 4; i++) expect((await collect(key, {})).error).toBeUndefined()
-		// A field the gateway does not model made the vendor stream: the request's doing, refused with no retry.
+		// A field the gateway does not model made the vendor stream: the images were made, so they are answered as JSON.
 		for (let i = 0; i < 4; i++) {
 			const r = await call(app, key, '/v1/images/generations', { body: { model: 'always-sse', prompt: 'x' } })
-			expect(r.status).toBe(400)
-			expect(r.body.error).toMatchObject({ code: 'unexpected_stream', param: 'stream' })
+			expect(r.status).toBe(200)
 		}
 		expect(oddHits).toEqual(['always-sse', 'always-sse', 'always-sse', 'always-sse'])
 		expect(await breakers()).toEqual([
@@ -237,7 +236,18 @@ describe('POST /v1/images/generations with stream: true', () => {
 			['oa2', 'closed', 0],
 			['odd', 'closed', 0],
 		])
-		expect((await rowsOf(accountId, 8)).filter((r) => r.status === 400)).toHaveLength(4)
+		expect((await rowsOf(accountId, 8)).filter((r) => r.status === 200)).toHaveLength(8)
+	})
+
+	it('should answer a non-streamed request that got an event stream with the images as JSON, billed like the JSON answer', async () => {
+		const { key, accountId } = await app.account(1)
+		const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const r = await client.images.generate({ model: 'always-sse', prompt: 'a red fox' })
+		expect(r.data).toEqual([{ b64_json: PNG }])
+		expect(r).toMatchObject({ created: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png', usage: { input_tokens: 7, output_tokens: 100, total_tokens: 107 } })
+		const [row] = await rowsOf(accountId)
+		expect(row).toMatchObject({ status: 200, input_tokens: 7, output_tokens: 100, end_reason: 'ok' })
+		expect(micros(row!.cost)).toBe(7 * 5 + 100 * 40)
 	})
 
 	it('should leave the ledger sound with nothing reserved after all of the above', async () => {
