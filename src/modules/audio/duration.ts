@@ -5,13 +5,15 @@
  * The rule, in order:
  * 1. The upstream's figure (verbose_json/diarized_json `duration`, `usage.seconds`, the last SRT/VTT cue) always wins
  *    (transcriptions.ts).
- * 2. Else the file's own header (media-duration.ts: WAV, MP3 frame walk, MP4/M4A `mvhd`, FLAC, Ogg Opus/Vorbis),
- *    settled as exact. The header is the client's: a duration too short for the file's size (below size ÷ the
- *    format's top bitrate, plus a second) is not believed, and that floor is charged instead, marked estimated.
- * 3. Else (a format not read here, e.g. WebM) the size at {@link SETTLE_BYTES_PER_SECOND} (128 kbit/s, the usual
- *    bitrate of MP3/AAC exports and of browser MediaRecorder Opus by default), marked estimated: close for common
- *    uploads, an undercharge for low-bitrate speech codecs rather than the 8× overcharge the size bound gives at
- *    128 kbit/s. An operator who needs exact figures for such files should use upstreams that report the duration.
+ * 2. Else the file's own header (media-duration.ts: WAV, MP3 and AAC/ADTS frame walks, MP4/M4A `mvhd`, FLAC, Ogg
+ *    Opus/Vorbis, WebM/Matroska blocks), settled as exact. The header is the client's: a duration too short for the
+ *    file's size (below size ÷ the format's top bitrate, plus a second) is not believed, and that floor is charged
+ *    instead, marked estimated.
+ * 3. Else (a format not read here, e.g. AMR, or a damaged file) the size at {@link SETTLE_BYTES_PER_SECOND}
+ *    (128 kbit/s, the usual bitrate of MP3/AAC exports and of browser MediaRecorder Opus by default), marked
+ *    estimated: close for common uploads, an undercharge for low-bitrate speech codecs rather than the 8× overcharge
+ *    the size bound gives at 128 kbit/s. An operator who needs exact figures for such files should use upstreams that
+ *    report the duration.
  * The hold stays an upper bound: size at {@link MIN_BYTES_PER_SECOND} (16 kbit/s), or the header's figure if longer.
  * @module
  */

@@ -1,11 +1,12 @@
 /**
- * How long an audio file plays, read from its container where that is cheap: WAV (RIFF chunks), MP3 (a walk over
- * the MPEG frame headers), MP4/M4A (`moov/mvhd`), FLAC (STREAMINFO) and Ogg Opus/Vorbis (the last page's granule
- * position). Each reader answers the seconds and the most bytes a second of that format can take, so a header that
+ * How long an audio file plays, read from its container where that is cheap: WAV (RIFF chunks), MP3 and AAC/ADTS
+ * (walks over their frame headers), MP4/M4A (`moov/mvhd`), FLAC (STREAMINFO), Ogg Opus/Vorbis (the last page's granule
+ * position) and WebM/Matroska (the blocks' timestamps; browsers' MediaRecorder writes no Duration). Each reader answers the seconds and the most bytes a second of that format can take, so a header that
  * claims too short a duration for the file's size can be caught (duration.ts).
  * References: RIFF/WAVE (Microsoft Multimedia Programming Interface 1.0); ISO/IEC 11172-3 and 13818-3 frame header;
  * ISO/IEC 14496-12 §8.2.2 (mvhd); https://xiph.org/flac/format.html#metadata_block_streaminfo;
- * RFC 7845 §4 (Opus granule position, pre-skip) and the Vorbis I spec §4.2.2.
+ * RFC 7845 §4 (Opus granule position, pre-skip) and the Vorbis I spec §4.2.2; ISO/IEC 13818-7 §6.2 (ADTS header);
+ * RFC 8794 (EBML) and RFC 9559 §5.1 (Matroska Info, Cluster, SimpleBlock).
  * @module
  */
 
@@ -15,7 +16,7 @@ export type MediaDuration = {
 	maxBytesPerSecond: number
 	/** Bytes of the file that are audio (without tags, cover art, metadata). */
 	audioBytes: number
-	format: 'wav' | 'mp3' | 'mp4' | 'flac' | 'ogg'
+	format: 'wav' | 'mp3' | 'mp4' | 'flac' | 'ogg' | 'aac' | 'webm'
 }
 
 const ascii = (b: Uint8Array, at: number, n = 4) => String.fromCharCode(...b.subarray(at, at + n))
@@ -220,9 +221,131 @@ export async function oggDuration(file: Blob): Promise<MediaDuration | undefined
 	return undefined
 }
 
+const ADTS_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+type AdtsFrame = { length: number; samples: number; sampleRate: number; channels: number; key: number }
+
+/** The ADTS header at `at` (sync 0xFFF, layer 0), or undefined. */
+function adtsFrame(b: Uint8Array, at: number): AdtsFrame | undefined {
+	if (at + 7 > b.length || b[at] !== 0xff || (b[at + 1]! & 0xf6) !== 0xf0) return undefined
+	const sri = (b[at + 2]! >> 2) & 15
+	const length = ((b[at + 3]! & 3) << 11) | (b[at + 4]! << 3) | (b[at + 5]! >> 5)
+	if (sri >= ADTS_RATES.length || length < 7) return undefined
+	const channels = ((b[at + 2]! & 1) << 2) | (b[at + 3]! >> 6)
+	// Profile, rate and channels stay the same from frame to frame.
+	const key = (b[at + 1]! << 16) | ((b[at + 2]! & 0xfd) << 8) | (b[at + 3]! & 0xc0)
+	return { length, samples: 1024 * ((b[at + 6]! & 3) + 1), sampleRate: ADTS_RATES[sri]!, channels, key }
+}
+
+/**
+ * AAC in ADTS (a raw `.aac`): past an ID3v2 tag, two consecutive frames that agree, then every frame header to the
+ * end (1,024 samples per raw data block). Bytes that are not frames end the walk.
+ */
+export async function adtsDuration(file: Blob): Promise<MediaDuration | undefined> {
+	const b = new Uint8Array(await file.arrayBuffer())
+	const start = id3Size(b)
+	let at = -1
+	for (let i = start; i < Math.min(b.length, start + 8192) && at < 0; i++) {
+		const f = adtsFrame(b, i)
+		if (f && adtsFrame(b, i + f.length)?.key === f.key) at = i
+	}
+	if (at < 0) return undefined
+	const first = adtsFrame(b, at)!
+	let samples = 0
+	for (let f: AdtsFrame | undefined = first; f && f.key === first.key && at + f.length <= b.length; f = adtsFrame(b, at)) {
+		samples += f.samples
+		at += f.length
+	}
+	// AAC's ceiling: 6,144 bits per channel per 1,024 samples (ISO/IEC 14496-3 §4.5.3.2); channel configuration 0 as 8.
+	const maxBytesPerSecond = ((first.channels || 8) * 768 * first.sampleRate) / 1024
+	return { seconds: samples / first.sampleRate, maxBytesPerSecond, audioBytes: Math.max(0, b.length - start), format: 'aac' }
+}
+
+// Matroska/WebM element IDs (RFC 9559), with their marker bits.
+const EBML_HEADER = 0x1a45dfa3
+const SEGMENT = 0x18538067
+const INFO = 0x1549a966
+const TIMESTAMP_SCALE = 0x2ad7b1
+const DURATION = 0x4489
+const CLUSTER = 0x1f43b675
+const CLUSTER_TIMESTAMP = 0xe7
+const BLOCK_GROUP = 0xa0
+const BLOCK = 0xa1
+const SIMPLE_BLOCK = 0xa3
+const BLOCK_DURATION = 0x9b
+/** Elements whose children are read in place (the walk goes into them rather than over them). */
+const ENTERED = new Set([SEGMENT, INFO, CLUSTER, BLOCK_GROUP])
+
+/** An EBML variable-size integer at `at`: its value (the marker bit kept for IDs) and length; undefined past the end. */
+function vint(b: Uint8Array, at: number, keepMarker: boolean): { value: number; length: number; unknown: boolean } | undefined {
+	const first = b[at]
+	if (first === undefined || first === 0) return undefined
+	const length = Math.clz32(first) - 23
+	if (at + length > b.length) return undefined
+	let value = keepMarker ? first : first & (0xff >> length)
+	let ones = value === 0xff >> length
+	for (let i = 1; i < length; i++) {
+		value = value * 256 + b[at + i]!
+		ones &&= b[at + i] === 0xff
+	}
+	return { value, length, unknown: !keepMarker && ones }
+}
+
+const uintOf = (b: Uint8Array, at: number, n: number) => {
+	let v = 0
+	for (let i = 0; i < n; i++) v = v * 256 + b[at + i]!
+	return v
+}
+
+/**
+ * WebM/Matroska: the end of the last block (cluster timestamp + the block's own, plus its duration or the gap between
+ * the last two blocks), scaled by the Info's TimestampScale; the Info's Duration when there are no blocks. What
+ * MediaRecorder writes (clusters of unknown size, no Duration) is read the same way.
+ */
+export async function webmDuration(file: Blob): Promise<MediaDuration | undefined> {
+	const b = new Uint8Array(await file.arrayBuffer())
+	if (uintOf(b, 0, 4) !== EBML_HEADER) return undefined
+	const v = new DataView(b.buffer, b.byteOffset, b.byteLength)
+	let scale = 1_000_000
+	let declared: number | undefined
+	let cluster = 0
+	let last: number | undefined
+	let gap = 0
+	let end = 0
+	for (let at = 0; at < b.length; ) {
+		const id = vint(b, at, true)
+		const size = id && vint(b, at + id.length, false)
+		if (!id || !size) break
+		const body = at + id.length + size.length
+		if (ENTERED.has(id.value)) {
+			at = body
+			continue
+		}
+		if (size.unknown || body + size.value > b.length) break
+		const n = size.value
+		if (id.value === TIMESTAMP_SCALE && n <= 8) scale = uintOf(b, body, n) || scale
+		else if (id.value === DURATION && (n === 4 || n === 8)) declared = n === 4 ? v.getFloat32(body) : v.getFloat64(body)
+		else if (id.value === CLUSTER_TIMESTAMP && n <= 8) cluster = uintOf(b, body, n)
+		else if (id.value === SIMPLE_BLOCK || id.value === BLOCK) {
+			const track = vint(b, body, false)
+			if (track && track.length + 2 <= n) {
+				const t = cluster + v.getInt16(body + track.length)
+				if (last !== undefined && t > last) gap = t - last
+				last = t
+				end = Math.max(end, t + gap)
+			}
+		} else if (id.value === BLOCK_DURATION && n <= 8 && last !== undefined) end = Math.max(end, last + uintOf(b, body, n))
+		at = body + n
+	}
+	const ticks = last !== undefined ? end : declared
+	if (ticks === undefined || !Number.isFinite(ticks)) return undefined
+	// 1 MB/s: a .webm may carry video, so the ceiling is loose, as for MP4.
+	return { seconds: (ticks * scale) / 1e9, maxBytesPerSecond: 1_000_000, audioBytes: b.length, format: 'webm' }
+}
+
 /** The first reader that recognises the file, or undefined. @example await mediaDuration(file) */
 export async function mediaDuration(file: Blob): Promise<MediaDuration | undefined> {
-	for (const read of [wavDuration, flacDuration, oggDuration, mp4Duration, mp3Duration]) {
+	for (const read of [wavDuration, flacDuration, oggDuration, webmDuration, mp4Duration, adtsDuration, mp3Duration]) {
 		const d = await read(file)
 		if (d && Number.isFinite(d.seconds)) return d
 	}

@@ -135,3 +135,50 @@ export function oggOpus(seconds: number, bodyBytes: number): Uint8Array<ArrayBuf
 	const mid = Array.from({ length: Math.ceil(bodyBytes / 4000) }, (_, i) => oggPage(48000 * (i + 1) * 0.01, i + 2, new Uint8Array(4000)))
 	return concat([oggPage(0, 0, head, 2), ...mid, oggPage(seconds * 48000 + 312, mid.length + 2, new Uint8Array(200), 4)])
 }
+
+/** AAC in ADTS, 44.1 kHz stereo, one raw data block (1,024 samples) per `frameBytes`-byte frame, ~`seconds` long. */
+export function adts(seconds: number, frameBytes = 372): Uint8Array<ArrayBuffer> {
+	const frames = Math.round((seconds * 44100) / 1024)
+	const out = new Uint8Array(frames * frameBytes)
+	for (let i = 0; i < frames; i++) {
+		const at = i * frameBytes
+		// Sync, MPEG-4, layer 0, no CRC; AAC LC, rate index 4 (44.1 kHz), channels 2; frame length; fullness 0x7FF.
+		out.set([0xff, 0xf1, (1 << 6) | (4 << 2), (2 << 6) | (frameBytes >> 11), (frameBytes >> 3) & 0xff, ((frameBytes & 7) << 5) | 0x1f, 0xfc], at)
+	}
+	return out
+}
+
+/** One EBML element: its ID's bytes, an 8-byte size (or unknown), its body. */
+function ebml(id: number[], body: Uint8Array | Uint8Array[] | undefined, unknownSize = false): Uint8Array {
+	const inner = body === undefined ? new Uint8Array() : Array.isArray(body) ? concat(body) : body
+	const size = new Uint8Array(8)
+	if (unknownSize) size.set([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+	else {
+		size[0] = 0x01
+		new DataView(size.buffer).setUint32(4, inner.length)
+	}
+	return concat([new Uint8Array(id), size, inner])
+}
+
+const uint = (n: number, bytes: number) => new Uint8Array(bytes).map((_, i) => Math.floor(n / 256 ** (bytes - 1 - i)) % 256)
+
+/**
+ * WebM as MediaRecorder writes it: no Duration, clusters of unknown size, Opus blocks every 20 ms (1 ms timestamps);
+ * one cluster per second. With `declaredMs` the Info carries a Duration (a float64 of ms) and the clusters a size.
+ */
+export function webm(seconds: number, declaredMs?: number, blockBytes = 80): Uint8Array<ArrayBuffer> {
+	const info = [ebml([0x2a, 0xd7, 0xb1], uint(1_000_000, 3))]
+	if (declaredMs !== undefined) {
+		const d = new Uint8Array(8)
+		new DataView(d.buffer).setFloat64(0, declaredMs)
+		info.push(ebml([0x44, 0x89], d))
+	}
+	const clusters: Uint8Array[] = []
+	for (let start = 0; start < seconds * 1000; start += 1000) {
+		const blocks = [ebml([0xe7], uint(start, 4))]
+		for (let t = 0; t < 1000 && start + t < seconds * 1000; t += 20) blocks.push(ebml([0xa3], concat([new Uint8Array([0x81]), uint(t, 2), new Uint8Array([0x80]), new Uint8Array(blockBytes)])))
+		clusters.push(ebml([0x1f, 0x43, 0xb6, 0x75], blocks, declaredMs === undefined))
+	}
+	const tracks = ebml([0x16, 0x54, 0xae, 0x6b], new Uint8Array(30))
+	return concat([ebml([0x1a, 0x45, 0xdf, 0xa3], new Uint8Array(20)), ebml([0x18, 0x53, 0x80, 0x67], [ebml([0x15, 0x49, 0xa9, 0x66], info), tracks, ...clusters], true)])
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { estimateSeconds, MIN_BYTES_PER_SECOND, SETTLE_BYTES_PER_SECOND } from '../../../src/modules/audio/duration'
-import { flacDuration, mediaDuration, mp3Duration, mp4Duration, oggDuration, wavDuration } from '../../../src/modules/audio/media-duration'
-import { flac, m4a, mp3Cbr, mp3Vbr, oggOpus, wavFile } from './audio-files'
+import { adtsDuration, flacDuration, mediaDuration, mp3Duration, mp4Duration, oggDuration, wavDuration, webmDuration } from '../../../src/modules/audio/media-duration'
+import { adts, flac, m4a, mp3Cbr, mp3Vbr, oggOpus, wavFile, webm } from './audio-files'
 
 const blob = (b: Uint8Array<ArrayBuffer>) => new Blob([b])
 
@@ -30,6 +30,25 @@ describe('audio duration readers', () => {
 		expect((await oggDuration(blob(oggOpus(7, 40_000))))!.seconds).toBe(7)
 	})
 
+	it('should walk the frames of an ADTS AAC: 1,024 samples each at 44.1 kHz, not the MP3 reader', async () => {
+		const file = adts(30)
+		const d = await adtsDuration(blob(file))
+		expect(d).toMatchObject({ format: 'aac' })
+		expect(d!.seconds).toBeCloseTo((Math.round((30 * 44100) / 1024) * 1024) / 44100, 6)
+		expect(await mp3Duration(blob(file))).toBeUndefined()
+		expect(await mediaDuration(blob(file))).toMatchObject({ format: 'aac' })
+		expect(await adtsDuration(blob(mp3Cbr(2)))).toBeUndefined()
+	})
+
+	it('should read WebM as MediaRecorder writes it (no Duration, clusters of unknown size) by its blocks', async () => {
+		// 95 s of 20 ms Opus blocks: the last starts at 94.98 s and lasts the 20 ms gap before it.
+		expect((await webmDuration(blob(webm(95))))!.seconds).toBeCloseTo(95, 6)
+		expect(await mediaDuration(blob(webm(12)))).toMatchObject({ format: 'webm' })
+		// The blocks are what plays: a Duration that says 1 s does not shorten 20 s of blocks.
+		expect((await webmDuration(blob(webm(20, 1000))))!.seconds).toBeCloseTo(20, 6)
+		expect(await webmDuration(blob(m4a(1000, 100)))).toBeUndefined()
+	})
+
 	it('should not recognise bytes that are none of these formats', async () => {
 		const junk = new Uint8Array(50_000).map((_, i) => (i * 7919) % 251)
 		expect(await mediaDuration(blob(junk))).toBeUndefined()
@@ -42,6 +61,15 @@ describe('estimateSeconds', () => {
 	it('should charge what the header says and hold at least that', async () => {
 		expect(await estimateSeconds(blob(mp3Cbr(60)))).toEqual({ seconds: 60, upper: 960_000 / MIN_BYTES_PER_SECOND, exact: true })
 		expect(await estimateSeconds(blob(wavFile(3)))).toMatchObject({ seconds: 3, exact: true })
+	})
+
+	it('should charge a 60 s WebM and a 60 s AAC for 60 s, whatever their bitrate (they were charged at 128 kbit/s)', async () => {
+		const w = await estimateSeconds(blob(webm(60, undefined, 40)))
+		expect(w.exact).toBe(true)
+		expect(w.seconds).toBeCloseTo(60, 6)
+		const a = await estimateSeconds(blob(adts(60, 200)))
+		expect(a.exact).toBe(true)
+		expect(a.seconds).toBeCloseTo(60, 1)
 	})
 
 	it('should settle an unknown format at 128 kbit/s, marked estimated, and hold at 16 kbit/s', async () => {
