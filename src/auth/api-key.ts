@@ -38,9 +38,10 @@ const wellFormed = (key: string) => key.startsWith(KEY_PREFIX) && key.length >= 
 
 const POSITIVE_TTL_MS = 60_000
 /**
- * How long a valid key is trusted while the bus is not subscribed (Redis down or reconnecting): revocations made on
- * other instances cannot reach this one then, so the cache only bounds how stale it may be. A stale valid key is still
- * answered while one lookup refreshes it, so requests do not wait for the database.
+ * How long a valid key is trusted while revocations made on other instances cannot reach this one: the Redis bus is
+ * not subscribed (down or reconnecting), or there is no Redis at all on a PostgreSQL that other instances may share.
+ * The cache then only bounds how stale it may be. A stale valid key is still answered while one lookup refreshes it,
+ * so requests do not wait for the database.
  */
 const DETACHED_TTL_MS = 5_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
@@ -62,8 +63,14 @@ export type KeyCache = {
 
 export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): KeyCache {
 	const cache = new Map<string, { token: AuthToken | null; at: number; until: number }>()
+	/**
+	 * Whether a key disabled, deleted or changed on another instance would be heard here at once. An in-process bus
+	 * hears only this process: enough on PGlite (one process per data directory), not on a PostgreSQL that several
+	 * instances share without Redis, where a revoked key would otherwise work on the others for a cached minute.
+	 */
+	const hears = bus.kind === 'redis' ? () => bus.subscribed() : () => db.kind !== 'postgres'
 	/** Whether an entry may be used as it is (else it is refreshed). */
-	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (bus.subscribed() || hit.at + DETACHED_TTL_MS >= t)
+	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (hears() || hit.at + DETACHED_TTL_MS >= t)
 	/**
 	 * One lookup per key at a time: when an entry expires under load (every minute for a busy key) or a burst brings a
 	 * key nobody has used yet, the requests in flight share one query rather than each sending its own (1,000 streams

@@ -85,13 +85,37 @@ function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
 	}
 }
 
-/** Window count: the current bucket plus the overlapping share of the previous one. */
-async function windowed(c: Counter, base: string, now: number, add: number): Promise<number> {
+/** The two buckets a window at some moment reads: the current one and the one before. */
+type Buckets = { cur: number; prev: number }
+
+/** Window count at `t`: the current bucket plus the overlapping share of the previous one. */
+const count = (w: Buckets, t: number) => w.cur + w.prev * (1 - (t % WINDOW_MS) / WINDOW_MS)
+
+/** Reads (after adding `add` to the current one) the buckets of the window at `now`. */
+async function windowed(c: Counter, base: string, now: number, add: number): Promise<Buckets> {
 	const bucket = Math.floor(now / WINDOW_MS)
-	const overlap = 1 - (now % WINDOW_MS) / WINDOW_MS
 	const cur = add ? await c.incr(`${base}:${bucket}`, add) : await c.get(`${base}:${bucket}`)
 	const prev = await c.get(`${base}:${bucket - 1}`)
-	return cur + prev * overlap
+	return { cur, prev }
+}
+
+/**
+ * Whole seconds until the window, with no further traffic, `fits`: the value of `retry-after`, which the SDKs wait
+ * before they send the request again. Not the current bucket's end: the window slides, and right after that end the
+ * full bucket still counts almost whole as the previous one, so a retry sent then would be refused again (and, being
+ * counted, push the next one further out). Checked second by second over the two minutes after which nothing counts.
+ * @example retryAfter({ cur: 3, prev: 0 }, 1_000, (n) => n + 1 <= 2) // 100: 59 s to the bucket's end, then 41 s of sliding
+ */
+export function retryAfter(w: Buckets, now: number, fits: (n: number) => boolean): number {
+	const bucket = Math.floor(now / WINDOW_MS)
+	const limit = (2 * WINDOW_MS) / 1000
+	for (let s = 1; s < limit; s++) {
+		const t = now + s * 1000
+		const ahead = Math.floor(t / WINDOW_MS) - bucket
+		const at = ahead === 0 ? w : ahead === 1 ? { cur: 0, prev: w.cur } : { cur: 0, prev: 0 }
+		if (fits(count(at, t))) return s
+	}
+	return limit
 }
 
 /**
@@ -120,19 +144,27 @@ export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: 
 		}
 		return fn(local)
 	}
-	const retryAfter = (t: number) => Math.max(1, Math.ceil((WINDOW_MS - (t % WINDOW_MS)) / 1000))
-
 	async function check(token: LimitedToken): Promise<void> {
 		const t = now()
-		if (token.tpmLimit !== null) {
+		const tpm = token.tpmLimit
+		if (tpm !== null) {
 			const used = await run((c) => windowed(c, `sb:tpm:${token.keyId}`, t, 0))
-			if (used >= token.tpmLimit)
-				throw new GatewayError('rate_limit', `Token rate limit reached: ${token.tpmLimit} tokens per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
+			if (count(used, t) >= tpm)
+				throw new GatewayError('rate_limit', `Token rate limit reached: ${tpm} tokens per minute`, {
+					code: 'rate_limit_exceeded',
+					retryAfter: retryAfter(used, t, (n) => n < tpm),
+				})
 		}
-		if (token.rpmLimit !== null) {
-			const n = await run((c) => windowed(c, `sb:rpm:${token.keyId}`, t, 1))
-			if (n > token.rpmLimit)
-				throw new GatewayError('rate_limit', `Request rate limit reached: ${token.rpmLimit} requests per minute`, { code: 'rate_limit_exceeded', retryAfter: retryAfter(t) })
+		const rpm = token.rpmLimit
+		if (rpm !== null) {
+			// This request is counted, admitted or not (as OpenAI counts refused requests): a client retrying at once
+			// does not get through sooner.
+			const w = await run((c) => windowed(c, `sb:rpm:${token.keyId}`, t, 1))
+			if (count(w, t) > rpm)
+				throw new GatewayError('rate_limit', `Request rate limit reached: ${rpm} requests per minute`, {
+					code: 'rate_limit_exceeded',
+					retryAfter: retryAfter(w, t, (n) => n + 1 <= rpm),
+				})
 		}
 	}
 

@@ -68,12 +68,13 @@ describe('key cache', () => {
 
 describe('key cache expiry', () => {
 	/** A cache on the test database with its own clock, and a count of the lookups it sends. */
-	function clocked(opts: { subscribed?: () => boolean } = {}) {
+	function clocked(opts: { subscribed?: () => boolean; bus?: 'memory' | 'redis'; db?: 'pglite' | 'postgres' } = {}) {
 		let clock = 1_000_000
 		let lookups = 0
 		const orm = t.db.orm
 		const db = {
 			...t.db,
+			kind: opts.db ?? t.db.kind,
 			orm: new Proxy(orm, {
 				get(target, prop, receiver) {
 					if (prop === 'select') lookups++
@@ -81,7 +82,8 @@ describe('key cache expiry', () => {
 				},
 			}),
 		}
-		const local = { kind: 'memory', subscribe() {}, publish() {}, subscribed: opts.subscribed ?? (() => true) }
+		// A Redis bus whose subscription the test turns off and on (an outage).
+		const local = { kind: opts.bus ?? 'redis', subscribe() {}, publish() {}, subscribed: opts.subscribed ?? (() => true) }
 		const cache = createKeyCache(db as never, local as never, () => clock)
 		return { cache, lookups: () => lookups, advance: (ms: number) => (clock += ms) }
 	}
@@ -167,6 +169,31 @@ describe('key cache expiry', () => {
 		let err: unknown
 		while (Date.now() < deadline && !err) {
 			err = await c.cache.authenticate(key).then(
+				() => undefined,
+				(e: unknown) => e,
+			)
+			if (!err) await Bun.sleep(5)
+		}
+		expect((err as GatewayError).code).toBe('api_key_disabled')
+	})
+
+	it('should trust a cached key only briefly on a PostgreSQL shared without Redis (other instances cannot tell it)', async () => {
+		const acct = await createAccount(t.db, 'no-redis', 0)
+		const { key, row } = await createToken(a, acct.id, { name: 'no-redis' })
+		const shared = clocked({ bus: 'memory', db: 'postgres' })
+		const alone = clocked({ bus: 'memory', db: 'pglite' })
+		for (const c of [shared, alone]) await c.cache.authenticate(key)
+		shared.advance(6_000)
+		alone.advance(6_000)
+		// PGlite has one process: its own bus hears every change. PostgreSQL may have other instances that do not.
+		expect(alone.cache.cached(key)?.id).toBe(row.id)
+		expect(shared.cache.cached(key)).toBeUndefined()
+		await t.db.sql.query("UPDATE api_tokens SET status = 'disabled' WHERE id = $1", [row.id])
+		await shared.cache.authenticate(key) // the stale entry answers while one lookup refreshes it
+		const deadline = Date.now() + 1000
+		let err: unknown
+		while (Date.now() < deadline && !err) {
+			err = await shared.cache.authenticate(key).then(
 				() => undefined,
 				(e: unknown) => e,
 			)

@@ -79,14 +79,42 @@ export async function updateToken(svc: Services, row: TokenRow, input: TokenInpu
 	if (input.allowedModels !== undefined) set.allowedModels = input.allowedModels
 	if (Object.keys(set).length === 0) return row
 	await svc.db.orm.update(apiTokens).set(set).where(eq(apiTokens.id, row.id))
-	svc.keys.invalidate(row.keyHash)
-	// Leases were sized by the old limit and status: every instance gives this key's back.
-	await svc.ledger.reclaim({ accountId: row.accountId, tokenId: row.id })
+	await revoke(svc, row, Object.keys(set).some((k) => k !== 'name'))
 	return getToken(svc, row.id)
 }
 
 export async function deleteToken(svc: Services, row: TokenRow) {
 	await svc.db.orm.update(apiTokens).set({ status: 'deleted' }).where(eq(apiTokens.id, row.id))
+	await revoke(svc, row, true)
+}
+
+/** How long a change to a key waits for the other instances to give back the unused money they leased of it. */
+export const RECLAIM_WAIT_MS = 3_000
+const RECLAIM_BACKOFF_MS = [5, 10, 25, 50, 100, 200]
+
+/**
+ * After a change of the key's row: every instance drops the key from its cache and gives back its leases of the key,
+ * which were sized by the old limit and status. Other instances hear both through Redis, and until they have, one of
+ * them could still serve from its lease: a limit lowered below what is spent would be passed, a disabled key still
+ * charged. So, when `wait`, the change returns once the leases that held unused money have given it back (at most
+ * RECLAIM_WAIT_MS: an instance that cannot be asked gives its lease back after LEASE_IDLE_MS unused, or after
+ * HOLD_TTL_SECONDS once it stopped). Each instance hears the invalidation before the reclaim published after it, so
+ * an instance that gave back has dropped the key too. Without Redis no other instance can be asked: nothing to wait for.
+ */
+async function revoke(svc: Services, row: TokenRow, wait: boolean) {
 	svc.keys.invalidate(row.keyHash)
+	const others = wait && svc.bus.kind === 'redis' ? await unusedLeases(svc, row.id) : []
 	await svc.ledger.reclaim({ accountId: row.accountId, tokenId: row.id })
+	const deadline = Date.now() + RECLAIM_WAIT_MS
+	for (let i = 0, left = others; left.length && Date.now() < deadline; i++) {
+		await Bun.sleep(Math.min(RECLAIM_BACKOFF_MS[Math.min(i, RECLAIM_BACKOFF_MS.length - 1)]!, Math.max(1, deadline - Date.now())))
+		const still = new Set(await unusedLeases(svc, row.id))
+		left = left.filter((id) => still.has(id))
+	}
+}
+
+/** Ids of the key's leases holding money no request uses (any instance's, as of its last flush). */
+async function unusedLeases(svc: Services, tokenId: number): Promise<string[]> {
+	const rows = await svc.db.sql.query<{ id: string }>('SELECT id FROM ledger_leases WHERE token_id = $1 AND amount > in_use', [tokenId])
+	return rows.map((r) => r.id)
 }

@@ -1,0 +1,156 @@
+/**
+ * Several gateways on one database, as an operator runs them: each with its own connection pool on PostgreSQL (one
+ * shared PGlite in-process without DATABASE_URL), its own ledger and key cache, and Redis between them when asked.
+ * Clients for the three protocols' official SDKs, and the management API, on any instance.
+ * @module
+ */
+import Anthropic from '@anthropic-ai/sdk'
+import { GoogleGenAI } from '@google/genai'
+import OpenAI from 'openai'
+import { createApp } from '../../../src/app'
+import { loadEnv } from '../../../src/config/env'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
+import { openDb } from '../../../src/db/client'
+import type { Bus } from '../../../src/lib/bus'
+import { silentLogger } from '../../../src/lib/log'
+import { createServices, type Services } from '../../../src/services'
+import { ADMIN_KEY } from '../../helpers/app'
+import { createTestDb, type TestDb } from '../../helpers/db'
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+export type Instance = {
+	url: string
+	svc: Services
+	admin(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any }>
+	/** Stops listening and closes the services (the ledger gives its leases back). */
+	stop(): Promise<void>
+}
+
+export type Cluster = {
+	t: TestDb
+	nodes: Instance[]
+	/** Creates an account with `balance` USD and a key on it (through the first instance). */
+	account(balance: number, token?: Record<string, unknown>): Promise<{ accountId: number; tokenId: number; key: string }>
+	close(): Promise<void>
+}
+
+export type Clients = { openai: OpenAI; anthropic: Anthropic; gemini: GoogleGenAI }
+
+export const clients = (node: Instance, key: string): Clients => ({
+	openai: new OpenAI({ apiKey: key, baseURL: `${node.url}/v1`, maxRetries: 0 }),
+	anthropic: new Anthropic({ apiKey: key, baseURL: node.url, maxRetries: 0 }),
+	gemini: new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: node.url, apiVersion: 'v1beta' } }),
+})
+
+async function startNode(t: TestDb, config: GatewayConfig, env: Record<string, string>, first: boolean, bus?: Bus): Promise<Instance> {
+	const db = first || !t.url ? t.db : await openDb(t.url)
+	const svc = await createServices(loadEnv({ ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'error', ...env }), { db, config, log: silentLogger, bus })
+	const app = createApp(svc).listen({ port: 0, hostname: '127.0.0.1', idleTimeout: 60 })
+	const url = `http://127.0.0.1:${app.server!.port}`
+	let stopped = false
+	return {
+		url,
+		svc,
+		async admin(path, init = {}) {
+			const res = await fetch(url + path, {
+				method: init.method ?? (init.body ? 'POST' : 'GET'),
+				headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+				body: init.body ? JSON.stringify(init.body) : undefined,
+			})
+			const text = await res.text()
+			let body: unknown = text
+			try {
+				body = JSON.parse(text)
+			} catch {
+				// keep the text
+			}
+			return { status: res.status, body }
+		},
+		async stop() {
+			if (stopped) return
+			stopped = true
+			await app.stop(true)
+			await svc.close()
+			if (db !== t.db) await db.sql.close()
+		},
+	}
+}
+
+/**
+ * A bus shared by instances in one process that delivers each message `delayMs` after it was published, to every
+ * instance (the publisher too, as Redis does): Redis with a slow network, where a change reaches the other instances
+ * only after the call that made it has answered.
+ */
+export function slowBus(delayMs: number): Bus {
+	const handlers = new Map<string, Set<(m: string) => void>>()
+	return {
+		kind: 'redis',
+		publish(topic, message) {
+			setTimeout(() => {
+				for (const h of handlers.get(topic) ?? []) h(message)
+			}, delayMs)
+		},
+		subscribe(topic, handler) {
+			let set = handlers.get(topic)
+			if (!set) handlers.set(topic, (set = new Set()))
+			set.add(handler)
+		},
+		close: async () => {},
+		ready: async () => {},
+		ping: async () => true,
+		subscribed: () => true,
+	}
+}
+
+/** `n` instances on one fresh database with the same config and environment (and `bus` shared, when given). */
+export async function startCluster(n: number, config: GatewayConfig, env: Record<string, string> = {}, bus?: Bus): Promise<Cluster> {
+	const t = await createTestDb()
+	const nodes: Instance[] = []
+	for (let i = 0; i < n; i++) nodes.push(await startNode(t, config, env, i === 0, bus))
+	return {
+		t,
+		nodes,
+		async account(balance, token = {}) {
+			const a = await nodes[0]!.admin('/api/accounts', { body: { name: 'acct', balance } })
+			if (a.status !== 201) throw new Error(`account: ${JSON.stringify(a.body)}`)
+			const k = await nodes[0]!.admin('/api/tokens', { body: { account_id: a.body.id, name: 'key', ...token } })
+			if (k.status !== 201) throw new Error(`token: ${JSON.stringify(k.body)}`)
+			return { accountId: a.body.id, tokenId: k.body.id, key: k.body.key }
+		},
+		async close() {
+			for (const node of nodes) await node.stop()
+			await t.drop()
+		},
+	}
+}
+
+/** Every usage row of an account (all pages), as the management API gives them. */
+export async function allUsage(node: Instance, accountId: number): Promise<any[]> {
+	const rows: any[] = []
+	let cursor: string | undefined
+	for (;;) {
+		const r = await node.admin(`/api/usage?account_id=${accountId}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+		if (r.status !== 200) throw new Error(`usage: ${JSON.stringify(r.body)}`)
+		rows.push(...r.body.data)
+		if (!r.body.next_cursor) return rows
+		cursor = r.body.next_cursor
+	}
+}
+
+/** The account's balance column and leases straight from the database (no view, nothing counted twice). */
+export async function dbState(t: TestDb, accountId: number) {
+	const [a] = await t.db.sql.query<{ balance: string }>('SELECT balance FROM accounts WHERE id = $1', [accountId])
+	const leases = await t.db.sql.query<{ amount: string; in_use: string }>('SELECT amount, in_use FROM ledger_leases WHERE account_id = $1', [accountId])
+	const [c] = await t.db.sql.query<{ s: string | null }>('SELECT SUM(amount) AS s FROM credits WHERE account_id = $1', [accountId])
+	const [u] = await t.db.sql.query<{ s: string | null; n: string }>('SELECT SUM(cost) AS s, COUNT(*) AS n FROM usage_logs WHERE account_id = $1', [accountId])
+	return {
+		balance: Number(a!.balance),
+		leased: leases.reduce((s, l) => s + Number(l.amount), 0),
+		inUse: leases.reduce((s, l) => s + Number(l.in_use), 0),
+		leases: leases.length,
+		credits: Number(c!.s ?? 0),
+		usageCost: Number(u!.s ?? 0),
+		usageRows: Number(u!.n),
+	}
+}
