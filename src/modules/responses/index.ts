@@ -6,18 +6,27 @@ import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../prot
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 import { refuseUnconvertible, responsesNative } from './native'
+import { convertedItems, rememberingCodec } from './converted-items'
+import { echoingCodec, echoOf } from './echo'
 import { checkContinuation, continuedIds } from './ownership'
 
-export const responsesModule = (svc: Services) =>
-	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
+export const responsesModule = (svc: Services) => {
+	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
+	const items = convertedItems()
+	return new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
 		'/v1/responses',
 		async ({ body, token, requestId, startedAt, request }) => {
-			const wire = body as Record<string, unknown>
+			const wire = { ...(body as Record<string, unknown>) }
+			const input = items.resolve(token.accountId, wire.input)
+			if (input) wire.input = input
 			const ir = openaiResponses.decodeRequest(wire)
 			refuseUnconvertible(svc, token, wire, ir.model)
 			// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
 			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
 			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
+			// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
+			// `store: false`, and so does this gateway for a converted one (converted-items.ts).
+			const client = echoingCodec(openaiResponses, echoOf(wire))
 			return relayChat({
 				svc,
 				token,
@@ -25,7 +34,7 @@ export const responsesModule = (svc: Services) =>
 				startedAt,
 				endpoint: '/v1/responses',
 				shape: 'openai',
-				client: openaiResponses,
+				client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out)),
 				body: wire,
 				ir,
 				includeUsage: false,
@@ -44,3 +53,4 @@ export const responsesModule = (svc: Services) =>
 			},
 		},
 	)
+}

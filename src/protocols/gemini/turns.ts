@@ -82,7 +82,7 @@ function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], 
 	const response = get(fr, 'response')
 	if (response !== undefined && !isObj(response))
 		throw badRequest(`${at}.functionResponse.response must be an object`, `${at}.functionResponse.response`)
-	const { text, isError } = resultText(isObj(response) ? response : {})
+	const { text, isError } = resultText(isObj(response) ? response : {}, name)
 	const content: Array<TextPart | ImagePart | FilePart> = [{ type: 'text', text }]
 	// Multimodal function responses (Gemini 3) carry media in functionResponse.parts.
 	const subParts = Array.isArray(fr.parts) ? fr.parts : []
@@ -97,9 +97,13 @@ function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], 
 	return part
 }
 
-/** `{result|output|content: "text"}` → that text; `{error: …}` → an error result; any other object → its JSON. */
-function resultText(r: Obj): { text: string; isError: boolean } {
-	const keys = Object.keys(r)
+/**
+ * `{result|output|content: "text"}` → that text; `{error: …}` → an error result; any other object → its JSON.
+ * A `name` key repeating the function's name is not content: `@ai-sdk/google` sends every tool result as
+ * `{name: <tool>, content: "text"}`, and a converted upstream should read the text, not that wrapper.
+ */
+function resultText(r: Obj, name: string): { text: string; isError: boolean } {
+	const keys = Object.keys(r).filter((k) => !(k === 'name' && r[k] === name))
 	if (keys.length === 1) {
 		const v = r[keys[0]]
 		if (keys[0] === 'error') return { text: typeof v === 'string' ? v : JSON.stringify(v), isError: true }

@@ -160,6 +160,9 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	for (const [i, item] of items.entries()) {
 		if (!isObject(item)) continue
 		const type = str(item.type) ?? 'message'
+		// A reference the gateway could not resolve (modules/responses/converted-items.ts): say how to do without.
+		if (type === 'item_reference')
+			return `input[${i}] of type 'item_reference' names an item this gateway does not hold (only OpenAI stores responses for later reference): send the items themselves in \`input\` (with the Vercel AI SDK, providerOptions.openai.store = false)`
 		if (!CONVERTIBLE_TYPES.has(type)) return `input[${i}] of type '${type}' is only available on OpenAI models`
 		const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : []
 		for (const [j, p] of parts.entries()) {

@@ -7,7 +7,8 @@
 
 import { asArr, asNum, asObj, asStr, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
-import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
+import { formatOf } from '../shared/structured'
+import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../shared/scenario'
 import { base64, hash36 } from '../shared/text'
 import { checkBlocks } from './blocks'
 import { invalid } from './errors'
@@ -143,7 +144,7 @@ function toolSpecs(tools: unknown): ToolSpec[] {
 	for (const t of asArr(tools)) {
 		const tool = asObj(t)
 		const name = asStr(tool?.name)
-		if (name && asObj(tool?.input_schema)) out.push({ name, argKey: argKeyOf(tool?.input_schema) })
+		if (name && asObj(tool?.input_schema)) out.push({ name, argKey: argKeyOf(tool?.input_schema), schema: tool?.input_schema })
 	}
 	return out
 }
@@ -187,5 +188,14 @@ export function readMessages(b: Obj): Conversation {
 		stop: asArr(b.stop_sequences).filter((s): s is string => typeof s === 'string'),
 		maxTokens: asNum(b.max_tokens),
 		thinking: thinkingOn(b),
+		// Structured outputs: `output_config.format` (GA), `output_format` (the structured-outputs beta).
+		format: formatOf(asObj(b.output_config)?.format ?? b.output_format, (f) => f.schema),
+		forcedCall: forcedCall(b),
 	}
+}
+
+/** The tool `tool_choice` forces: `{type: 'tool', name}`, or the first for `{type: 'any'}`. */
+function forcedCall(b: Obj): Conversation['forcedCall'] {
+	const choice = asObj(b.tool_choice)
+	return forcedTool(toolSpecs(b.tools), { required: choice?.type === 'any', name: choice?.type === 'tool' ? asStr(choice.name) : undefined })
 }

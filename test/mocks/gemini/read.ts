@@ -5,7 +5,7 @@
  */
 
 import { asArr, asNum, asObj, asStr, pick, type Obj } from '../shared/json'
-import { argKeyOf, resultText, type Conversation, type ToolSpec } from '../shared/scenario'
+import { argKeyOf, forcedTool, resultText, type Conversation, type ToolSpec } from '../shared/scenario'
 import { declarationsOf } from './validate'
 
 /** Parts of a content (or of `systemInstruction`, which may also be a plain string). */
@@ -17,7 +17,9 @@ function toolSpecs(tools: unknown): ToolSpec[] {
 	for (const decls of declarationsOf(tools)) {
 		for (const d of decls) {
 			const name = asStr(d.name)
-			if (name) out.push({ name, argKey: argKeyOf(d.parameters ?? pick(d, 'parametersJsonSchema', 'parameters_json_schema')) })
+			if (!name) continue
+			const schema = d.parameters ?? pick(d, 'parametersJsonSchema', 'parameters_json_schema')
+			out.push({ name, argKey: argKeyOf(schema), schema })
 		}
 	}
 	return out
@@ -66,5 +68,18 @@ export function readGenerate(b: Obj): Conversation {
 		stop: asArr(pick(config, 'stopSequences', 'stop_sequences')).filter((s): s is string => typeof s === 'string'),
 		maxTokens: asNum(pick(config, 'maxOutputTokens', 'max_output_tokens')),
 		thinking: pick(thinking, 'includeThoughts', 'include_thoughts') === true,
+		format:
+			pick(config, 'responseMimeType', 'response_mime_type') === 'application/json'
+				? { schema: asObj(pick(config, 'responseJsonSchema', 'response_json_schema') ?? pick(config, 'responseSchema', 'response_schema')) ?? {} }
+				: undefined,
+		forcedCall: forcedCallOf(b),
 	}
+}
+
+/** `toolConfig.functionCallingConfig` mode ANY forces a call (of the first allowed function, when it names some). */
+function forcedCallOf(b: Obj): Conversation['forcedCall'] {
+	const cfg = asObj(pick(asObj(pick(b, 'toolConfig', 'tool_config')), 'functionCallingConfig', 'function_calling_config'))
+	if (asStr(cfg?.mode) !== 'ANY') return undefined
+	const allowed = asArr(pick(cfg, 'allowedFunctionNames', 'allowed_function_names'))
+	return forcedTool(toolSpecs(b.tools), { required: true, name: asStr(allowed[0]) })
 }

@@ -6,7 +6,8 @@
 
 import { asArr, asObj, asStr, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
-import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
+import { formatOf } from '../shared/structured'
+import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../shared/scenario'
 import { checkContentParts } from './content-parts'
 import { openaiError } from './errors'
 
@@ -32,7 +33,7 @@ export function toolSpecs(tools: unknown): ToolSpec[] {
 	for (const t of asArr(tools)) {
 		const fn = asObj(asObj(t)?.function)
 		const name = asStr(fn?.name)
-		if (name) out.push({ name, argKey: argKeyOf(fn?.parameters) })
+		if (name) out.push({ name, argKey: argKeyOf(fn?.parameters), schema: fn?.parameters })
 	}
 	return out
 }
@@ -155,5 +156,7 @@ export function readChat(body: Obj): Conversation {
 		stop,
 		maxTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
 		thinking: !!effort && effort !== 'none',
+		format: formatOf(body.response_format, (f) => asObj(f.json_schema)?.schema),
+		forcedCall: forcedTool(toolSpecs(body.tools), { required: body.tool_choice === 'required', name: asStr(asObj(asObj(body.tool_choice)?.function)?.name) }),
 	}
 }

@@ -5,7 +5,8 @@
 
 import { asArr, asObj, asStr, type Obj } from '../shared/json'
 import type { JsonReply } from '../shared/reply'
-import { argKeyOf, type Conversation, type ToolSpec } from '../shared/scenario'
+import { formatOf } from '../shared/structured'
+import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../shared/scenario'
 import { openaiError } from './errors'
 
 /** Texts and images of a Responses message `content` (string or input/output parts). */
@@ -31,7 +32,7 @@ function toolSpecs(tools: unknown): ToolSpec[] {
 	for (const t of asArr(tools)) {
 		const tool = asObj(t)
 		const name = asStr(tool?.name)
-		if (tool?.type === 'function' && name) out.push({ name, argKey: argKeyOf(tool.parameters) })
+		if (tool?.type === 'function' && name) out.push({ name, argKey: argKeyOf(tool.parameters), schema: tool.parameters })
 	}
 	return out
 }
@@ -89,5 +90,7 @@ export function readResponses(body: Obj): Conversation {
 		stop: [],
 		maxTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined,
 		thinking: !!effort && effort !== 'none',
+		format: formatOf(asObj(body.text)?.format, (f) => f.schema),
+		forcedCall: forcedTool(toolSpecs(body.tools), { required: body.tool_choice === 'required', name: asObj(body.tool_choice)?.type === 'function' ? asStr(asObj(body.tool_choice)?.name) : undefined }),
 	}
 }

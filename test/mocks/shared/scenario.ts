@@ -9,18 +9,24 @@
  * - `#refusal`: the model refuses, `REFUSAL_TEXT` with stop reason refusal (OpenAI's `refusal` field, Anthropic
  *   `stop_reason: "refusal"`, a Responses `refusal` part, Gemini `SAFETY`);
  * - thinking when requested: `Let me think about <last user text>.`;
+ * - a forced tool call (`tool_choice` naming a tool, or required / any / ANY), without `#tools`: one call of it (the
+ *   named or first tool), arguments sampled from its schema;
+ * - a JSON output format (structured.ts): a JSON document satisfying the schema instead of the text;
  * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
  * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
  *   `#cache` anywhere reports 10 input tokens as cache reads.
  * @module
  */
 
+import { type JsonFormat, sampleFor, structuredText } from './structured'
 import { countWords } from './text'
 
 /** A tool the request offers; `argKey` is its schema's first string property (or `city`). */
 export interface ToolSpec {
 	name: string
 	argKey: string
+	/** Its parameters' JSON schema (for a forced call's arguments). */
+	schema?: unknown
 }
 
 /** The vendor-neutral reading of a request that the answer depends on. */
@@ -37,11 +43,16 @@ export interface Conversation {
 	stop: string[]
 	maxTokens?: number
 	thinking: boolean
+	/** The request asked for JSON output (structured.ts): the answer is a JSON document instead of the usual text. */
+	format?: JsonFormat
+	/** The request forces a tool call (`tool_choice` naming a tool, or required / any / ANY): unless `#tools` plans its
+	 * two calls, the answer is one call of this tool, its arguments sampled from its schema (structured.ts). */
+	forcedCall?: ToolSpec
 }
 
 export interface PlannedCall {
 	name: string
-	args: Record<string, string>
+	args: Record<string, unknown>
 	/** `JSON.stringify(args)` */
 	json: string
 }
@@ -121,7 +132,11 @@ export function plan(c: Conversation): Plan {
 		const calls = plannedCalls(c)
 		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }
 	}
-	let text = baseText(c)
+	if (!c.toolResults && c.forcedCall) {
+		const args = sampleFor(c.forcedCall.schema, c.lastUserText) as Record<string, unknown>
+		return { thinking, text: '', calls: [{ name: c.forcedCall.name, args, json: JSON.stringify(args) }], finish: 'tool_calls', usage: usage(2) }
+	}
+	let text = c.format && !c.toolResults ? structuredText(c.format, c.lastUserText) : baseText(c)
 	let finish: Finish = 'stop'
 	let stopSequence: string | undefined
 	let at = -1
@@ -168,4 +183,13 @@ export function resultText(value: unknown): string {
 		if (vals.length === 1 && typeof vals[0] === 'string') return vals[0]
 	}
 	return JSON.stringify(value ?? null)
+}
+
+/**
+ * The tool a `tool_choice` forces: the named one, or the first offered when any call is required.
+ * @example forcedTool([{ name: 'a', argKey: 'city' }], { required: true }) // { name: 'a', argKey: 'city' }
+ */
+export function forcedTool(tools: ToolSpec[], choice: { required?: boolean; name?: string }): ToolSpec | undefined {
+	if (choice.name) return tools.find((t) => t.name === choice.name)
+	return choice.required ? tools[0] : undefined
 }

@@ -1,0 +1,58 @@
+/**
+ * The request fields a Response object echoes (https://platform.openai.com/docs/api-reference/responses/object):
+ * OpenAI returns the `instructions`, `text.format`, `tools`, `tool_choice`, `reasoning`, sampling settings and
+ * `metadata` the request set. The codec alone fills neutral defaults (it sees only the answer), so a converted answer
+ * said `text.format: {type: 'text'}` to a request for a JSON schema; this puts the request's values back, on the body
+ * and on the `response` of the stream's lifecycle events.
+ * @module
+ */
+import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
+import type { EventEncoder } from '../../protocols/stream-machine'
+
+const ECHOED = ['instructions', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls', 'tool_choice', 'tools', 'metadata', 'user'] as const
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/** The echo fields of a request body, as the Response object carries them (absent ones keep the codec's defaults). */
+export function echoOf(body: Record<string, unknown>): Record<string, unknown> {
+	const out: Record<string, unknown> = {}
+	for (const k of ECHOED) if (body[k] !== undefined && body[k] !== null) out[k] = body[k]
+	if (isObj(body.text) && isObj(body.text.format)) out.text = { ...body.text, format: body.text.format }
+	if (isObj(body.reasoning)) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
+	return out
+}
+
+/** Lifecycle events whose `response` is a whole Response object. */
+const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed'])
+
+/** The Responses codec with the request's echo fields set on every Response object it encodes. */
+export function echoingCodec<C extends ProtocolCodec>(codec: C, echo: Record<string, unknown>): C {
+	if (!Object.keys(echo).length) return codec
+	return {
+		...codec,
+		encodeResponse(res, ctx: EncodeContext) {
+			return { ...codec.encodeResponse(res, ctx), ...echo }
+		},
+		streamEncoder(ctx: EncodeContext): EventEncoder {
+			const inner = codec.streamEncoder(ctx)
+			return {
+				push(event, out) {
+					const from = out.length
+					inner.push(event, out)
+					for (let i = from; i < out.length; i++) {
+						const f = out[i]!
+						if (!f.event || !LIFECYCLE.has(f.event)) continue
+						const e = JSON.parse(f.data) as { response?: Record<string, unknown> }
+						if (!isObj(e.response)) continue
+						e.response = { ...e.response, ...echo }
+						out[i] = { ...f, data: JSON.stringify(e) }
+					}
+				},
+				end: (out) => inner.end(out),
+				get done() {
+					return inner.done
+				},
+			}
+		},
+	}
+}
