@@ -142,6 +142,14 @@ export function DateTime({ iso }: { iso: string | null | undefined }) {
 	)
 }
 
+/**
+ * An endpoint path that may break before each / and : (a table column no wider than its longest piece, so that a
+ * long Gemini path such as /v1beta/models/{model}:streamGenerateContent does not push the next columns out of view).
+ */
+export function Endpoint({ path }: { path: string }) {
+	return <code class="endpoint">{path.split(/(?=[/:])/).flatMap((piece, i) => (i ? [<wbr key={i} />, piece] : [piece]))}</code>
+}
+
 export const Loading = ({ label = 'Loading…' }: { label?: string }) => (
 	<p class="loading" role="status">
 		<span class="spinner" aria-hidden="true" /> {label}

@@ -42,6 +42,8 @@ export function AccountPage() {
 				<section class="card" aria-labelledby="pw">
 					<h2 id="pw">Change password</h2>
 					<form class="stack" onSubmit={submit}>
+						{/* Whose password this is, for password managers (and Chrome's "password forms should have username fields"). */}
+						<input type="text" name="username" autoComplete="username" value={user.username} readOnly hidden />
 						{change.error && <Alert>{change.error}</Alert>}
 						<TextField label="Current password" type="password" value={current} onValue={setCurrent} autoComplete="current-password" required />
 						<TextField label="New password" type="password" value={next} onValue={setNext} autoComplete="new-password" required minLength={8} hint="At least 8 characters." />

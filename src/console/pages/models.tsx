@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api'
 import { DataTable, NumCell } from '../components/data-table'
-import { PageHeader, TextField } from '../components/ui'
+import { Endpoint, PageHeader, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
 import { usd } from '../lib/format'
 import { cachedInput, otherPrices } from '../lib/prices'
@@ -53,7 +53,7 @@ export function ModelsPage() {
 									<summary>{m.endpoints.length} endpoint{m.endpoints.length === 1 ? '' : 's'}</summary>
 									{m.endpoints.map((e) => (
 										<div key={e}>
-											<code class="endpoint">{e}</code>
+											<Endpoint path={e} />
 										</div>
 									))}
 								</details>

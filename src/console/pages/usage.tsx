@@ -5,7 +5,7 @@ import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
-import { Alert, Badge, Button, DateTime, PageHeader, SelectField, TextField } from '../components/ui'
+import { Alert, Badge, Button, DateTime, Endpoint, PageHeader, SelectField, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
 import { fillDays } from '../lib/chart'
 import { localDate } from '../lib/expiry'
@@ -119,7 +119,7 @@ export function UsagePage() {
 								<code>{r.model}</code>
 							</td>
 							<td data-label="Endpoint">
-								<code class="endpoint">{r.endpoint}</code>
+								<Endpoint path={r.endpoint} />
 								{r.stream && <span class="muted"> · stream</span>}
 							</td>
 							<NumCell label="Tokens in / out">{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}</NumCell>
