@@ -142,6 +142,19 @@ describe('administration', () => {
 		expect(await result.textContent()).toMatch(/^(Failed|Test failed): .*401/)
 	}, 60_000)
 
+	it("should show the chosen vendor's base URL form, and keep password managers out of the upstream key", async () => {
+		await page.getByRole('button', { name: 'New channel' }).click()
+		const dialog = page.getByRole('dialog', { name: 'New channel' })
+		const url = dialog.getByLabel('Base URL')
+		expect(await url.getAttribute('placeholder')).toBe('https://api.openai.com/v1')
+		await dialog.getByLabel('Type').selectOption('anthropic')
+		expect(await url.getAttribute('placeholder')).toBe('https://api.anthropic.com')
+		expect(await dialog.getByText('Without /v1.').isVisible()).toBe(true)
+		expect(await dialog.getByLabel('API key').getAttribute('autocomplete')).toBe('new-password')
+		await dialog.press('Escape')
+		await dialog.waitFor({ state: 'detached' })
+	}, 60_000)
+
 	it('should list the model prices', async () => {
 		await page.getByRole('link', { name: 'Prices' }).click()
 		await page.locator('tr[data-model="gpt-4o-mini"]').waitFor()

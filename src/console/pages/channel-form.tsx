@@ -6,6 +6,13 @@ import { Alert, SelectField, TextArea, TextField } from '../components/ui'
 import { formatPairs, parseList, parsePairs } from '../lib/input'
 import { CHANNEL_TYPES, type Channel } from '../types'
 
+/** What each vendor's base URL looks like (README, GATEWAY_CONFIG): OpenAI-compatible ones include `/v1`, Anthropic's does not. */
+const BASE_URL_EXAMPLE: Record<string, string> = {
+	openai: 'https://api.openai.com/v1',
+	anthropic: 'https://api.anthropic.com',
+	gemini: 'https://generativelanguage.googleapis.com',
+}
+
 const int = (s: string, what: string) => {
 	if (!/^-?\d+$/.test(s.trim())) throw new Error(`${what} must be a whole number`)
 	return Number(s.trim())
@@ -45,13 +52,22 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				<TextField label="Name" value={name} onValue={setName} required maxLength={200} autoFocus />
 				<SelectField label="Type" value={type} onValue={setType} options={CHANNEL_TYPES.map((t) => ({ value: t, label: t }))} />
 			</div>
-			<TextField label="Base URL" type="url" value={baseUrl} onValue={setBaseUrl} required placeholder="https://api.openai.com/v1" />
+			<TextField
+				label="Base URL"
+				type="url"
+				value={baseUrl}
+				onValue={setBaseUrl}
+				required
+				placeholder={BASE_URL_EXAMPLE[type] ?? 'https://'}
+				hint={type === 'openai' ? 'Includes /v1.' : type === 'anthropic' ? 'Without /v1.' : type === 'gemini' ? 'The host; /v1beta is added.' : undefined}
+			/>
 			<TextField
 				label="API key"
 				type="password"
 				value={apiKey}
 				onValue={setApiKey}
-				autoComplete="off"
+				// "off" is ignored on password fields: a password manager would offer the console's own password here.
+				autoComplete="new-password"
 				required={!channel}
 				placeholder={channel ? 'Unchanged' : ''}
 				hint={channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}
