@@ -246,3 +246,19 @@ export const storedResponses = pgTable(
 		createdAt: createdAt(),
 	},
 )
+
+/**
+ * Output items of Responses answers converted from another vendor (Claude, Gemini), kept so that a later request on
+ * any instance can name them by `item_reference`, as OpenAI keeps a stored response's items
+ * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are.
+ */
+export const convertedItems = pgTable(
+	'converted_items',
+	{
+		itemId: text('item_id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		item: jsonb('item').notNull(),
+		createdAt: createdAt(),
+	},
+	(t) => [index('converted_items_created_idx').on(t.createdAt)],
+)

@@ -5,12 +5,18 @@
  * text and reasoning as `{type: 'item_reference', id}` rather than the items themselves, so without this a second
  * turn to a converted model failed with 400 (`item_reference is only available on OpenAI models`).
  *
- * Kept only for requests that did not say `store: false`, in this process's memory, bounded by count, size and age,
- * per account (a client never reads another account's items;
- * the ids are random besides). A reference this instance does not hold (another instance answered, or the item
- * expired) still gets the 400 of `unconvertible`, which says to send the items themselves (`store: false`).
+ * Kept only for requests that did not say `store: false`, per account (a client never reads another account's items;
+ * the ids are random besides): in the database (`converted_items`, written after the answer, off its path), so any
+ * instance resolves them, also after a restart, for as long as stored response ids are kept (ownership.ts); and the
+ * recent ones in this process's memory too, bounded by count, size and age, so the usual next turn on the same
+ * instance reads no database. A reference nobody holds (expired, or never answered through the gateway) still gets the
+ * 400 of `unconvertible`, which says to send the items themselves (`store: false`).
  * @module
  */
+import { and, eq, inArray, lt } from 'drizzle-orm'
+import { convertedItems as itemsTable } from '../../db/schema'
+import type { Db } from '../../db/client'
+import type { Logger } from '../../lib/log'
 import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
 import type { EventEncoder } from '../../protocols/stream-machine'
 
@@ -27,12 +33,20 @@ export type ConvertedItems = {
 	remember(accountId: number, items: unknown[]): void
 	/**
 	 * `input` with every `item_reference` this store holds for the account replaced by the item it names, or
-	 * `undefined` when nothing was replaced.
+	 * `undefined` when nothing was replaced (at once, without a promise, when `input` names no reference).
 	 */
-	resolve(accountId: number, input: unknown): unknown[] | undefined
+	resolve(accountId: number, input: unknown): unknown[] | undefined | Promise<unknown[] | undefined>
+	/** Resolves once every item remembered so far is written (tests, shutdown). */
+	written(): Promise<void>
 }
 
-export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: number; now?: () => number } = {}): ConvertedItems {
+/** Where items outlive this process: the database, shared by every instance. */
+export type ItemStore = { db: Db; log: Logger }
+
+const isRef = (x: unknown): x is { type: 'item_reference'; id: string } =>
+	!!x && typeof x === 'object' && (x as Item).type === 'item_reference' && typeof (x as Item).id === 'string'
+
+export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: number; now?: () => number; store?: ItemStore } = {}): ConvertedItems {
 	const limit = opts.limit ?? ITEM_LIMIT
 	const maxBytes = opts.bytes ?? ITEM_BYTES
 	let bytes = 0
@@ -55,12 +69,44 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 		}
 		return e.item
 	}
+	/** Inserts under way (each answer's items in one, side by side). */
+	const writing = new Set<Promise<void>>()
+	const persist = (rows: Array<{ itemId: string; accountId: number; item: Item }>) => {
+		const store = opts.store
+		if (!store || !rows.length) return
+		const w: Promise<void> = store.db.orm
+			.insert(itemsTable)
+			.values(rows)
+			.onConflictDoNothing()
+			.then(
+				() => undefined,
+				(e) => store.log.warn('converted items not stored', { error: String(e) }),
+			)
+			.finally(() => writing.delete(w))
+		writing.add(w)
+	}
+	const writes = async () => {
+		await Promise.all(writing)
+	}
+	/** The stored items of `ids` answered to the account (as the database has them). */
+	const load = async (accountId: number, ids: string[]): Promise<Map<string, Item>> => {
+		const store = opts.store
+		if (!store || !ids.length) return new Map()
+		await writes()
+		const rows = await store.db.orm
+			.select({ id: itemsTable.itemId, item: itemsTable.item })
+			.from(itemsTable)
+			.where(and(eq(itemsTable.accountId, accountId), inArray(itemsTable.itemId, ids)))
+		return new Map(rows.map((r) => [r.id, r.item as Item]))
+	}
 	return {
 		remember(accountId, items) {
+			const rows: Array<{ itemId: string; accountId: number; item: Item }> = []
 			for (const item of items) {
 				if (!item || typeof item !== 'object') continue
 				const { id, status: _status, ...rest } = item as Item
 				if (typeof id !== 'string' || !id) continue
+				rows.push({ itemId: id, accountId, item: rest })
 				const size = JSON.stringify(rest).length
 				if (size > maxBytes) continue
 				drop(id)
@@ -68,21 +114,27 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 				bytes += size
 			}
 			while (entries.size > limit || bytes > maxBytes) drop(entries.keys().next().value!)
+			persist(rows)
 		},
 		resolve(accountId, input) {
-			if (!Array.isArray(input)) return undefined
-			let replaced = false
-			const out = input.map((x) => {
-				const ref = x as Item | null
-				if (!ref || typeof ref !== 'object' || ref.type !== 'item_reference' || typeof ref.id !== 'string') return x
-				const item = lookup(accountId, ref.id)
-				if (!item) return x
-				replaced = true
-				return item
-			})
-			return replaced ? out : undefined
+			if (!Array.isArray(input) || !input.some(isRef)) return undefined
+			const missing = input.filter((x) => isRef(x) && !lookup(accountId, x.id)).map((x) => (x as { id: string }).id)
+			const swap = (stored: Map<string, Item>) => input.map((x) => (isRef(x) ? (lookup(accountId, x.id) ?? stored.get(x.id) ?? x) : x))
+			const replaced = (out: unknown[]) => (out.some((x, i) => x !== input[i]) ? out : undefined)
+			if (!missing.length) return replaced(swap(new Map()))
+			return load(accountId, missing).then((stored) => replaced(swap(stored)))
 		},
+		written: writes,
 	}
+}
+
+/** Forgets the items stored before `days` ago (with the stored response ids: ownership.ts); returns how many. */
+export async function purgeConvertedItems(db: Db, days: number, now = Date.now()): Promise<number> {
+	const gone = await db.orm
+		.delete(itemsTable)
+		.where(lt(itemsTable.createdAt, new Date(now - days * 86_400_000)))
+		.returning({ id: itemsTable.itemId })
+	return gone.length
 }
 
 /**

@@ -12,12 +12,13 @@ import { checkContinuation, continuedIds } from './ownership'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
-	const items = convertedItems()
+	const items = convertedItems({ store: { db: svc.db, log: svc.log } })
 	return new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
 		'/v1/responses',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
-			const input = items.resolve(token.accountId, wire.input)
+			const resolved = items.resolve(token.accountId, wire.input)
+			const input = resolved instanceof Promise ? await resolved : resolved
 			if (input) wire.input = input
 			const ir = openaiResponses.decodeRequest(wire)
 			refuseUnconvertible(svc, token, wire, ir.model)

@@ -14,6 +14,7 @@ import { GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import { storedResponses } from '../../db/schema'
 import type { Services } from '../../services'
+import { purgeConvertedItems } from './converted-items'
 
 /** The ids a request continues from: `previous_response_id` and `conversation` (a string or `{id}`). */
 export function continuedIds(body: Record<string, unknown>): Array<{ id: string; param: 'previous_response_id' | 'conversation' }> {
@@ -55,8 +56,12 @@ export async function recordResponse(svc: Services, accountId: number, channelId
  */
 export const STORED_RESPONSE_DAYS = 30
 
-/** Forgets the ids recorded before `days` ago; returns how many. Any instance may run it: a repeat deletes nothing. */
+/**
+ * Forgets the ids recorded before `days` ago, and the converted answers' items stored as long (converted-items.ts);
+ * returns how many ids. Any instance may run it: a repeat deletes nothing.
+ */
 export async function purgeStoredResponses(svc: Pick<Services, 'db'>, days = STORED_RESPONSE_DAYS, now = Date.now()): Promise<number> {
+	await purgeConvertedItems(svc.db, days, now)
 	const gone = await svc.db.orm
 		.delete(storedResponses)
 		.where(lt(storedResponses.createdAt, new Date(now - days * 86_400_000)))
