@@ -17,8 +17,8 @@ import { and, eq, inArray, lt } from 'drizzle-orm'
 import { convertedItems as itemsTable } from '../../db/schema'
 import type { Db } from '../../db/client'
 import type { Logger } from '../../lib/log'
-import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
-import type { EventEncoder } from '../../protocols/stream-machine'
+import type { ProtocolCodec } from '../../protocols/codec'
+import { tappedCodec } from './codec-tap'
 
 /** How many items are kept (oldest dropped first), their total JSON size, and for how long. */
 export const ITEM_LIMIT = 20_000
@@ -142,34 +142,19 @@ export async function purgeConvertedItems(db: Db, days: number, now = Date.now()
  * `output`, a stream's `response.output_item.done` items) is handed to `remember`.
  */
 export function rememberingCodec<C extends ProtocolCodec>(codec: C, remember: (items: unknown[]) => void): C {
-	return {
-		...codec,
-		encodeResponse(res, ctx: EncodeContext) {
-			const body = codec.encodeResponse(res, ctx) as { output?: unknown }
+	return tappedCodec(codec, {
+		body(body) {
 			if (Array.isArray(body.output)) remember(body.output)
 			return body
 		},
-		streamEncoder(ctx: EncodeContext): EventEncoder {
-			const inner = codec.streamEncoder(ctx)
-			return {
-				push(event, out) {
-					const from = out.length
-					inner.push(event, out)
-					for (let i = from; i < out.length; i++) {
-						const f = out[i]!
-						if (f.event !== 'response.output_item.done') continue
-						try {
-							remember([(JSON.parse(f.data) as { item?: unknown }).item])
-						} catch {
-							// not ours to judge: the frame goes to the client as encoded
-						}
-					}
-				},
-				end: (out) => inner.end(out),
-				get done() {
-					return inner.done
-				},
+		frame(f) {
+			if (f.event !== 'response.output_item.done') return f
+			try {
+				remember([(JSON.parse(f.data) as { item?: unknown }).item])
+			} catch {
+				// not ours to judge: the frame goes to the client as encoded
 			}
+			return f
 		},
-	}
+	})
 }

@@ -6,8 +6,8 @@
  * and on the `response` of the stream's lifecycle events.
  * @module
  */
-import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
-import type { EventEncoder } from '../../protocols/stream-machine'
+import type { ProtocolCodec } from '../../protocols/codec'
+import { tappedCodec } from './codec-tap'
 
 const ECHOED = ['instructions', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls', 'tool_choice', 'tools', 'metadata', 'user'] as const
 
@@ -28,31 +28,14 @@ const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response
 /** The Responses codec with the request's echo fields set on every Response object it encodes. */
 export function echoingCodec<C extends ProtocolCodec>(codec: C, echo: Record<string, unknown>): C {
 	if (!Object.keys(echo).length) return codec
-	return {
-		...codec,
-		encodeResponse(res, ctx: EncodeContext) {
-			return { ...codec.encodeResponse(res, ctx), ...echo }
+	return tappedCodec(codec, {
+		body: (body) => ({ ...body, ...echo }),
+		frame(f) {
+			if (!f.event || !LIFECYCLE.has(f.event)) return f
+			const e = JSON.parse(f.data) as { response?: Record<string, unknown> }
+			if (!isObj(e.response)) return f
+			e.response = { ...e.response, ...echo }
+			return { ...f, data: JSON.stringify(e) }
 		},
-		streamEncoder(ctx: EncodeContext): EventEncoder {
-			const inner = codec.streamEncoder(ctx)
-			return {
-				push(event, out) {
-					const from = out.length
-					inner.push(event, out)
-					for (let i = from; i < out.length; i++) {
-						const f = out[i]!
-						if (!f.event || !LIFECYCLE.has(f.event)) continue
-						const e = JSON.parse(f.data) as { response?: Record<string, unknown> }
-						if (!isObj(e.response)) continue
-						e.response = { ...e.response, ...echo }
-						out[i] = { ...f, data: JSON.stringify(e) }
-					}
-				},
-				end: (out) => inner.end(out),
-				get done() {
-					return inner.done
-				},
-			}
-		},
-	}
+	})
 }

@@ -1,0 +1,37 @@
+/**
+ * A client codec whose output is read or rewritten on its way out: the JSON answer it encodes, and each stream frame
+ * its encoder makes. What the Responses route adds to the OpenAI Responses codec for converted answers (echo.ts,
+ * converted-items.ts) without the codec knowing the request.
+ * @module
+ */
+import type { SseFrame } from '../../core/sse'
+import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
+import type { EventEncoder } from '../../protocols/stream-machine'
+
+export type Tap = {
+	/** The encoded JSON answer, or what goes out instead. */
+	body(body: Record<string, unknown>): Record<string, unknown>
+	/** A stream frame the encoder made, or what goes out instead. */
+	frame(f: SseFrame): SseFrame
+}
+
+export function tappedCodec<C extends ProtocolCodec>(codec: C, tap: Tap): C {
+	return {
+		...codec,
+		encodeResponse: (res, ctx: EncodeContext) => tap.body(codec.encodeResponse(res, ctx) as Record<string, unknown>),
+		streamEncoder(ctx: EncodeContext): EventEncoder {
+			const inner = codec.streamEncoder(ctx)
+			return {
+				push(event, out) {
+					const from = out.length
+					inner.push(event, out)
+					for (let i = from; i < out.length; i++) out[i] = tap.frame(out[i]!)
+				},
+				end: (out) => inner.end(out),
+				get done() {
+					return inner.done
+				},
+			}
+		},
+	}
+}
