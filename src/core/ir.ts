@@ -136,6 +136,12 @@ export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high'
  */
 export type Reasoning = { enabled: boolean; effort?: ReasoningEffort; budgetTokens?: number; includeThoughts?: boolean }
 
+/**
+ * Something in the client's request only its own vendor can take: `protocol` is the client's protocol, `what` names
+ * it for a refusal ("server tool web_search_20250305", "a search_result block"), `path` is where it stood.
+ */
+export type VendorOnly = { protocol: string; what: string; path: string }
+
 export type ChatRequest = {
 	/** The model as the client named it. */
 	model: string
@@ -169,6 +175,13 @@ export type ChatRequest = {
 	choices?: number
 	/** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
 	user?: string
+	/**
+	 * What only the client's vendor can take: tools it runs on its own servers (Anthropic server tools such as
+	 * `web_search_20250305`, Gemini `googleSearch`, `codeExecution`…) and input blocks with no canonical form (an
+	 * Anthropic `search_result`). They travel in `extra`, so only the same protocol re-emits them; an encoder of another
+	 * protocol refuses the request rather than drop them silently (WIRE-NOTES #8; protocols/vendor-only.ts).
+	 */
+	vendorOnly?: VendorOnly[]
 	/** Fields of the source protocol with no canonical slot; only re-emitted to the same protocol. */
 	extra?: Record<string, unknown>
 }

@@ -3,16 +3,26 @@
  * stay valid on the way back.
  * @module
  */
-import type { CacheControl, FilePart, FileSource, ImagePart, ImageSource, Part, Role, TextPart } from '../../core/ir'
+import type { CacheControl, FilePart, FileSource, ImagePart, ImageSource, Part, Role, TextPart, VendorOnly } from '../../core/ir'
 import { plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
-import type { StoredBlock } from './extra'
+import { PROTOCOL, type StoredBlock } from './extra'
 
 /** The image media types Anthropic accepts. */
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
 
-/** Per-request decode state: unknown blocks found so far and tool names by id (for tool results). */
-export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string> }
+/**
+ * What decoding one request collects: blocks with no canonical part (extra.ts), tool names by call id, and what only
+ * Anthropic can take (core/ir.ts `vendorOnly`): a user-side block stored verbatim is input the model must read (a
+ * `search_result`, a newer source type), which another vendor would never see.
+ */
+export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string>; vendorOnly: VendorOnly[] }
+
+/** Keeps a block with no canonical part; on the user side it is also input only Anthropic can read. */
+function store(st: DecodeState, at: number[], block: Json, path: string, user: boolean): void {
+	st.blocks.push({ path: at, block })
+	if (user) st.vendorOnly.push({ protocol: PROTOCOL, what: `a ${String(block.type)} block`, path })
+}
 
 /** `cache_control` → canonical marker. Anthropic only defines `ephemeral` (with an optional `ttl`). */
 export function decodeCacheControl(o: Json, path: string): CacheControl | undefined {
@@ -120,7 +130,7 @@ function decodeToolResultContent(b: Json, path: string, prefix: number[], st: De
 		const part =
 			type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : type === 'document' ? decodeDocument(inner, ip) : undefined
 		if (part) out.push(part)
-		else st.blocks.push({ path: [...prefix, i], block: inner })
+		else store(st, [...prefix, i], inner, ip, true)
 	}
 	return out
 }
@@ -151,13 +161,13 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 			case 'image': {
 				const img = decodeImage(b, bp)
 				if (img) parts.push(img)
-				else st.blocks.push({ path: [mi, bi], block: b })
+				else store(st, [mi, bi], b, bp, role === 'user')
 				continue
 			}
 			case 'document': {
 				const doc = decodeDocument(b, bp)
 				if (doc) parts.push(doc)
-				else st.blocks.push({ path: [mi, bi], block: b })
+				else store(st, [mi, bi], b, bp, role === 'user')
 				continue
 			}
 			case 'tool_use': {
@@ -200,7 +210,9 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 				parts.push({ type: 'redacted_thinking', data: reqString(b, 'data', bp) })
 				continue
 			default:
-				st.blocks.push({ path: [mi, bi], block: b })
+				// Assistant-side blocks (server_tool_use, web_search_tool_result, …) record what Anthropic did in an earlier
+				// turn; another vendor continues from the turn's text without them.
+				store(st, [mi, bi], b, bp, role === 'user')
 		}
 	}
 	return parts

@@ -7,9 +7,10 @@
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning, ResponseFormat } from '../../core/ir'
 import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
+import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
 import { encodePart, toolIdMap } from './content-encode'
-import { type AnthropicExtra, notNull, ownExtra, passthroughFields, reinsert, storedAt } from './extra'
+import { type AnthropicExtra, notNull, ownExtra, PROTOCOL, passthroughFields, reinsert, storedAt } from './extra'
 import type { AnthropicRequest } from './model'
 
 /** Used when the caller gave no limit (plus the thinking budget); Anthropic has no default (`max_tokens: Field required`). */
@@ -135,6 +136,7 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 
 /** Canonical request → Anthropic body with `model` set to the upstream model name. */
 export function encodeRequest(req: ChatRequest, model: string): AnthropicRequest {
+	refuseVendorOnly(req, PROTOCOL)
 	const extra = ownExtra(req)
 	const messages = encodeMessages(req, extra)
 	// "messages: at least one message is required": a conversation of only a system prompt (valid in OpenAI chat)

@@ -174,7 +174,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (!list.length) throw invalid('messages', 'List should have at least 1 item')
 
 	const extra: AnthropicExtra = { __protocol: PROTOCOL }
-	const st: DecodeState = { blocks: [], toolNames: new Map() }
+	const st: DecodeState = { blocks: [], toolNames: new Map(), vendorOnly: [] }
 	const system = decodeSystem(b.system, 'system')
 	const messages = decodeMessages(list, system, st)
 	if (!messages.length) throw invalid('messages', 'at least one user or assistant message is required')
@@ -184,6 +184,10 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (system.length) req.system = system
 	const tools = decodeTools(b, extra)
 	if (tools?.length) req.tools = tools
+	// Server tools run at Anthropic; `mcp_toolset` names tools of `mcp_servers`, which the gateway's own MCP client
+	// serves for other vendors (src/mcp), so it is not one.
+	for (const s of extra.__tools ?? []) if (s.tool.type !== 'mcp_toolset') st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
+	if (st.vendorOnly.length) req.vendorOnly = st.vendorOnly
 	const { toolChoice, parallel } = decodeToolChoice(b)
 	if (toolChoice) req.toolChoice = toolChoice
 	if (parallel !== undefined) req.parallelToolCalls = parallel

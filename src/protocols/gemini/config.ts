@@ -3,7 +3,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
+import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import type {
 	GeminiFunctionDeclaration,
@@ -125,17 +125,22 @@ function decodeThinking(v: unknown): Reasoning {
 	return r
 }
 
-/** `tools` → canonical function tools, plus built-in tools (googleSearch, codeExecution…) kept for `extra.tools`. */
-export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[] } {
+/**
+ * `tools` → canonical function tools, plus built-in tools (googleSearch, codeExecution…) kept for `extra.tools` and
+ * listed as `hosted` (Gemini runs them: another vendor cannot, protocols/vendor-only.ts).
+ */
+export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[]; hosted?: VendorOnly[] } {
 	if (tools === undefined || tools === null) return {}
 	if (!Array.isArray(tools)) throw badRequest('tools must be an array', 'tools')
 	const out: Tool[] = []
 	const others: Obj[] = []
+	const hosted: VendorOnly[] = []
 	tools.forEach((tool, i) => {
 		if (!isObj(tool)) throw badRequest(`tools[${i}] must be an object`, `tools[${i}]`)
 		const decls = get(tool, 'functionDeclarations')
 		const { functionDeclarations: _, function_declarations: __, ...rest } = tool
 		if (Object.keys(rest).length) others.push(rest)
+		for (const k in rest) hosted.push({ protocol: 'gemini', what: `built-in tool ${k}`, path: `tools[${i}].${k}` })
 		if (decls === undefined) return
 		if (!Array.isArray(decls))
 			throw badRequest(`tools[${i}].functionDeclarations must be an array`, `tools[${i}].functionDeclarations`)
@@ -156,7 +161,7 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[] } 
 			out.push(t)
 		})
 	})
-	return { tools: out.length ? out : undefined, others: others.length ? others : undefined }
+	return { tools: out.length ? out : undefined, others: others.length ? others : undefined, hosted: hosted.length ? hosted : undefined }
 }
 
 /**

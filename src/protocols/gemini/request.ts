@@ -19,6 +19,7 @@ import {
 	encodeTools,
 } from './config'
 import type { GeminiGenerationConfig, GeminiRequest, GeminiTool, GeminiToolConfig } from './model'
+import { refuseVendorOnly } from '../vendor-only'
 import { get, isObj, type Obj, spellings } from './read'
 import { decodeContents, encodeMessages } from './turns'
 
@@ -47,9 +48,10 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	const system = decodeSystem(get(b, 'systemInstruction'))
 	if (system.length) req.system = system
 
-	const { tools, others } = decodeTools(get(b, 'tools'))
+	const { tools, others, hosted } = decodeTools(get(b, 'tools'))
 	if (tools) req.tools = tools
 	if (others) extra.tools = others
+	if (hosted) req.vendorOnly = hosted
 
 	const toolConfig = get(b, 'toolConfig')
 	const toolChoice = decodeToolChoice(toolConfig)
@@ -83,6 +85,7 @@ function decodeSystem(si: unknown): TextPart[] {
  * Fields of `extra` are re-emitted only for a request that came from a Gemini client.
  */
 export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
+	refuseVendorOnly(req, PROTOCOL)
 	const extra = req.extra?.__protocol === PROTOCOL ? req.extra : undefined
 	const body: GeminiRequest = { contents: encodeMessages(req.messages, model) }
 	// Gemini refuses empty `contents` ("contents is not specified"): a conversation of only a system prompt (valid in

@@ -9,6 +9,7 @@
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
+import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { decodeMessages, encodeMessages } from './messages'
 import type { OpenAIChatBody } from './model'
@@ -209,6 +210,7 @@ const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function'
  * because billing reads it (WIRE-NOTES #12, wire §12).
  */
 export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
+	refuseVendorOnly(req, PROTOCOL)
 	const body: Json = {}
 	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v

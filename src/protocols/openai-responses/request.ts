@@ -13,6 +13,7 @@ import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, Respon
 import { budgetToEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
 import { cannotSend } from '../files'
+import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
 import { encodeFilePart } from '../openai-chat/files'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
@@ -222,6 +223,7 @@ function encodeInput(messages: Message[]): Json[] {
 
 /** Canonical request → a Responses body for an upstream that speaks this protocol. */
 export function encodeRequest(req: ChatRequest, model: string): Json {
+	refuseVendorOnly(req, PROTOCOL)
 	const body: Json = {}
 	if (req.extra?.[EXTRA_KEY] === PROTOCOL) for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_KEY) body[k] = v
 	body.model = model

@@ -184,7 +184,8 @@ export function readMessages(b: Obj): Conversation {
 		lastUserText,
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		tools: toolSpecs(b.tools),
+		// `tool_choice: {type: 'none'}`: the model sees the tools but may not call them.
+		tools: asObj(b.tool_choice)?.type === 'none' ? [] : toolSpecs(b.tools),
 		stop: asArr(b.stop_sequences).filter((s): s is string => typeof s === 'string'),
 		maxTokens: asNum(b.max_tokens),
 		thinking: thinkingOn(b),

@@ -64,7 +64,8 @@ export function readGenerate(b: Obj): Conversation {
 		lastUserText,
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		tools: toolSpecs(b.tools),
+		// Mode NONE: the model sees the functions but may not call them.
+		tools: modeOf(b) === 'NONE' ? [] : toolSpecs(b.tools),
 		stop: asArr(pick(config, 'stopSequences', 'stop_sequences')).filter((s): s is string => typeof s === 'string'),
 		maxTokens: asNum(pick(config, 'maxOutputTokens', 'max_output_tokens')),
 		thinking: pick(thinking, 'includeThoughts', 'include_thoughts') === true,
@@ -76,10 +77,15 @@ export function readGenerate(b: Obj): Conversation {
 	}
 }
 
+const callingConfig = (b: Obj) => asObj(pick(asObj(pick(b, 'toolConfig', 'tool_config')), 'functionCallingConfig', 'function_calling_config'))
+
+/** `toolConfig.functionCallingConfig.mode`: AUTO, ANY, NONE or VALIDATED. */
+const modeOf = (b: Obj) => asStr(callingConfig(b)?.mode)
+
 /** `toolConfig.functionCallingConfig` mode ANY forces a call (of the first allowed function, when it names some). */
 function forcedCallOf(b: Obj): Conversation['forcedCall'] {
-	const cfg = asObj(pick(asObj(pick(b, 'toolConfig', 'tool_config')), 'functionCallingConfig', 'function_calling_config'))
-	if (asStr(cfg?.mode) !== 'ANY') return undefined
+	const cfg = callingConfig(b)
+	if (modeOf(b) !== 'ANY') return undefined
 	const allowed = asArr(pick(cfg, 'allowedFunctionNames', 'allowed_function_names'))
 	return forcedTool(toolSpecs(b.tools), { required: true, name: asStr(allowed[0]) })
 }

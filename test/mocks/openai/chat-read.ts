@@ -152,7 +152,8 @@ export function readChat(body: Obj): Conversation {
 		lastUserText: seenUser ? lastUserText : '',
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		tools: toolSpecs(body.tools),
+		// `tool_choice: 'none'`: the model sees the tools but may not call them.
+		tools: body.tool_choice === 'none' ? [] : toolSpecs(body.tools),
 		stop,
 		maxTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
 		thinking: !!effort && effort !== 'none',

@@ -86,7 +86,7 @@ export function readResponses(body: Obj): Conversation {
 		lastUserText,
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		tools: toolSpecs(body.tools),
+		tools: body.tool_choice === 'none' ? [] : toolSpecs(body.tools),
 		stop: [],
 		maxTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined,
 		thinking: !!effort && effort !== 'none',

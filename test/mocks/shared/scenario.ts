@@ -14,7 +14,8 @@
  * - a JSON output format (structured.ts): a JSON document satisfying the schema instead of the text;
  * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
  * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
- *   `#cache` anywhere reports 10 input tokens as cache reads.
+ *   `#cache` anywhere reports 10 input tokens as cache reads, `#write-cache` 10 as cache writes (Anthropic alone
+ *   reports writes; OpenAI and Gemini count them as plain prompt tokens).
  * @module
  */
 
@@ -70,6 +71,8 @@ export interface PlanUsage {
 	output: number
 	reasoning: number
 	cached: number
+	/** Input tokens written to the prompt cache (part of `input`, apart from `cached`); set on `#write-cache` only. */
+	cacheWrite?: number
 }
 
 export interface Plan {
@@ -124,8 +127,9 @@ export function plan(c: Conversation): Plan {
 	const thinking = c.thinking ? `Let me think about ${c.lastUserText}.` : ''
 	const input = inputTokens(c)
 	const cached = c.inputTexts.some((t) => t.includes('#cache')) ? Math.min(10, input) : 0
+	const cacheWrite = c.inputTexts.some((t) => t.includes('#write-cache')) ? Math.min(10, input - cached) : 0
 	const reasoning = countWords(thinking)
-	const usage = (outputWords: number): PlanUsage => ({ input, output: outputWords + reasoning, reasoning, cached })
+	const usage = (outputWords: number): PlanUsage => ({ input, output: outputWords + reasoning, reasoning, cached, ...(cacheWrite > 0 && { cacheWrite }) })
 
 	if (c.lastUserText.includes('#refusal')) return { thinking, text: REFUSAL_TEXT, calls: [], finish: 'refusal', usage: usage(countWords(REFUSAL_TEXT)) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
