@@ -243,9 +243,21 @@ describe('seed, penalties and log probabilities between chat and Gemini', () => 
 	it('should pass candidateCount through to a Gemini channel, reserving for every candidate', async () => {
 		const acct = await m.account()
 		const r = await genai(acct).models.generateContent({ model: MODEL.gemini, contents: 'two on gemini', config: { candidateCount: 2 } })
-		expect(r.text).toBe(answer('two on gemini'))
+		expect(r.candidates?.map((c) => [c.index, c.content?.parts?.[0]?.text])).toEqual([
+			[0, answer('two on gemini')],
+			[1, answer('two on gemini')],
+		])
 		expect(lastRequest(m.mocks.gemini).body.generationConfig.candidateCount).toBe(2)
-		await expectCharges(m, acct, [{ model: MODEL.gemini, input: 3, output: countWords(answer('two on gemini')) }])
+		// Gemini counts every candidate's tokens in candidatesTokenCount: both are charged.
+		await expectCharges(m, acct, [{ model: MODEL.gemini, input: 3, output: 2 * countWords(answer('two on gemini')) }])
+	})
+
+	it('should charge every streamed candidate on a Gemini channel', async () => {
+		const acct = await m.account()
+		const seen = new Set<number>()
+		for await (const c of await genai(acct).models.generateContentStream({ model: MODEL.gemini, contents: 'two streamed', config: { candidateCount: 2 } })) for (const k of c.candidates ?? []) seen.add(k.index ?? 0)
+		expect([...seen].sort()).toEqual([0, 1])
+		await expectCharges(m, acct, [{ model: MODEL.gemini, input: 2, output: 2 * countWords(answer('two streamed')) }])
 	})
 })
 

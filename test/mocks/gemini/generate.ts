@@ -97,6 +97,22 @@ function logprobsResultOf(p: Plan, top: number): Obj {
 	return { topCandidates: lp.map((t) => ({ candidates: t.top.map((a) => entry(a.token, a.logprob)) })), chosenCandidates: lp.map((t) => entry(t.token, t.logprob)) }
 }
 
+/**
+ * A chunk (or whole answer) with `n` candidates (`generationConfig.candidateCount`): the same answer under indexes
+ * 0…n-1, and usage that counts every candidate's tokens (the prompt once).
+ */
+function withCandidates(c: Obj, n: number): Obj {
+	if (n <= 1) return c
+	const [first] = c.candidates as Obj[]
+	const u = { ...(c.usageMetadata as Obj) }
+	const answer = (asNum(u.candidatesTokenCount) ?? 0) * n
+	const thoughts = (asNum(u.thoughtsTokenCount) ?? 0) * n
+	u.candidatesTokenCount = answer
+	if (u.thoughtsTokenCount !== undefined) u.thoughtsTokenCount = thoughts
+	u.totalTokenCount = (asNum(u.promptTokenCount) ?? 0) + answer + thoughts
+	return { ...c, candidates: Array.from({ length: n }, (_, index) => ({ ...first, index })), usageMetadata: u }
+}
+
 /** generateContent / streamGenerateContent for `model`; `sse` selects SSE framing for the stream. */
 export function generate(target: Target, body: unknown, jsonError: boolean, stream: boolean, sse: boolean, models: string[] | undefined): Reply {
 	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
@@ -110,15 +126,16 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const p = plan(conv)
 	const head: Head = { modelVersion: model, responseId: stableId('', `${conv.lastUserText}|${conv.inputTexts.length}`, 22) }
 	const signature = textSignature(model, p)
+	const n = asNum((asObj(b.generationConfig) ?? {}).candidateCount) ?? 1
 	if (!stream) {
 		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
 		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsResultOf(p, asNum(cfg.logprobs) ?? 0)
-		return json(whole)
+		return json(withCandidates(whole, n))
 	}
-	const chunks = streamChunks(p, head, conv.images, signature).map((c) => JSON.stringify(c))
+	const chunks = streamChunks(p, head, conv.images, signature).map((c) => JSON.stringify(withCandidates(c, n)))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
 	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
 	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))
