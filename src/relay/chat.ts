@@ -181,10 +181,10 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			const members = topLevelMembers(text, FORWARDED_READS)
 			if (!members) return malformed()
 			const read: Record<string, unknown> = {}
-			for (const [k, s] of members) if (k !== 'model') read[k] = JSON.parse(text.slice(s.start, s.end))
+			for (const [k, s] of members) if (k !== 'model' && k !== 'modelVersion') read[k] = JSON.parse(text.slice(s.start, s.end))
 			usage = call.client.usageOf(read)
-			// A model_map alias is shown to the client as it asked for it, as on the converted path.
-			const model = members.get('model')
+			// A model_map alias is shown to the client as it asked for it, as on the converted path (Gemini: `modelVersion`).
+			const model = members.get('model') ?? members.get('modelVersion')
 			if (upstreamModel !== call.ir.model && model) outBody = text.slice(0, model.start) + JSON.stringify(call.ir.model) + text.slice(model.end)
 			// Only when the upstream sent no usage. The scan checked the structure, not every value: a body JSON.parse
 			// refuses is counted as no output rather than failing an answer that is already in hand.
@@ -215,5 +215,5 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 }
 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol
- * uses (Gemini's in either spelling), and the model, renamed for a model_map alias. */
-const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'model'])
+ * uses (Gemini's in either spelling), and the model (Gemini's `modelVersion`), renamed for a model_map alias. */
+const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'model', 'modelVersion'])

@@ -216,6 +216,7 @@ export function stripUsage(data: string): string | undefined {
 const USAGE_NULL = '"usage":null'
 
 const MODEL_KEY = /"model":\s*"(?:[^"\\]|\\.)*"/
+const MODEL_VERSION_KEY = /"modelVersion":\s*"(?:[^"\\]|\\.)*"/
 
 /**
  * The fast path relays the vendor's bytes, which name the upstream model. When `model_map` renamed the model, the
@@ -226,4 +227,13 @@ const MODEL_KEY = /"model":\s*"(?:[^"\\]|\\.)*"/
  */
 export function renameModel(data: string, to: string): string {
 	return data.replace(MODEL_KEY, () => `"model":${JSON.stringify(to)}`)
+}
+
+/**
+ * Gemini's chunks and answers name the model in `modelVersion` (after the candidates, whose text cannot match: a key
+ * inside a string value is escaped).
+ * @example renameModelVersion('{"candidates":[],"modelVersion":"gemini-2.5-flash"}', 'gemini-m') === '{"candidates":[],"modelVersion":"gemini-m"}'
+ */
+export function renameModelVersion(data: string, to: string): string {
+	return data.replace(MODEL_VERSION_KEY, () => `"modelVersion":${JSON.stringify(to)}`)
 }

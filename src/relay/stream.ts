@@ -15,7 +15,7 @@ import type { Channel } from '../routing/catalog'
 import type { Budget, CallInfo } from './budget'
 import type { ChatCall } from './chat'
 import { countText } from './estimate'
-import { renameModel, stripUsage } from './fast-path'
+import { renameModel, renameModelVersion, stripUsage } from './fast-path'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
@@ -87,7 +87,7 @@ class FastRelay extends FrameBatchRelay {
 	/** Usage is cut (`stripsUsage`). */
 	private readonly strip: boolean
 	/** A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk, Anthropic
-	 * only in message_start). */
+	 * only in message_start, Gemini on every chunk as `modelVersion`). */
 	private readonly alias: string | undefined
 	private broken = false
 
@@ -145,7 +145,10 @@ class FastRelay extends FrameBatchRelay {
 	private emit(f: SseFrame): string {
 		this.meter.onFrame(f)
 		let data = this.strip ? stripUsage(f.data) : f.data
-		if (data !== undefined && this.alias !== undefined && (this.proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start')) data = renameModel(data, this.alias)
+		if (data !== undefined && this.alias !== undefined) {
+			if (this.proto === 'gemini') data = renameModelVersion(data, this.alias)
+			else if (this.proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start') data = renameModel(data, this.alias)
+		}
 		if (data === undefined) return ''
 		return data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data })
 	}
