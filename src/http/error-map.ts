@@ -42,8 +42,16 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 		case 'INVALID_COOKIE_SIGNATURE':
 			return new GatewayError('authentication', 'Invalid session', { code: 'invalid_session' })
 		default:
+			const refused = dataException(error)
+			if (refused) return new GatewayError('invalid_request', `Invalid value: ${refused}`, { code: 'invalid_value' })
 			if (isDatabaseDown(error)) return new GatewayError('unavailable', 'Service temporarily unavailable: the database cannot be reached', { code: 'database_unavailable' })
-			svc.log.error('unhandled error', { code: String(code), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined })
+			svc.log.error('unhandled error', {
+				code: String(code),
+				error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+				// A wrapped error's reason (Drizzle's "Failed query" says where, its cause says why).
+				cause: error instanceof Error && error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined,
+				stack: error instanceof Error ? error.stack : undefined,
+			})
 			return new GatewayError('api_error', 'Internal error')
 	}
 }
@@ -105,9 +113,28 @@ function find(value: unknown, fails: (raw: unknown) => boolean, at: string, dept
 	return undefined
 }
 
+/** The SQLSTATE of a database error, also when Drizzle wrapped it (DrizzleQueryError keeps the driver's as `cause`). */
+function sqlState(e: unknown): unknown {
+	const o = e as { code?: unknown; cause?: { code?: unknown } } | null
+	return o?.code ?? o?.cause?.code
+}
+
+/**
+ * PostgreSQL refused a value the request carried (SQLSTATE class 22, "data exception": a number out of its column's
+ * range, a NUL byte in text, an impossible date): the caller's input, so a 400 saying which rule, never a 500.
+ * Returns the database's reason (which names the rule, not our query), or undefined for any other error.
+ */
+function dataException(e: unknown): string | undefined {
+	const code = sqlState(e)
+	if (typeof code !== 'string' || !/^22[0-9A-Z]{3}$/.test(code)) return undefined
+	const o = e as { message?: unknown; cause?: { message?: unknown } }
+	const m = typeof o.cause?.message === 'string' ? o.cause.message : typeof o.message === 'string' ? o.message : 'rejected by the database'
+	return m.split('\n')[0]!.slice(0, 200)
+}
+
 /** Connection-level database failures (PostgreSQL down or restarting): 503, never a silent unbilled answer. */
 function isDatabaseDown(e: unknown): boolean {
-	const code = (e as { code?: unknown } | null)?.code
+	const code = sqlState(e)
 	if (typeof code !== 'string') return false
 	return ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08')
 }

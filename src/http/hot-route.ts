@@ -15,7 +15,7 @@ import type { Services } from '../services'
 import { toGatewayError } from './error-map'
 import { type ErrorShape, errorResponse } from './error-shapes'
 import { presentedKey } from './model-auth'
-import { isJsonType } from './raw-json'
+import { isJsonType, jsonTooDeep, tooDeepError } from './raw-json'
 import { guardRequest, hasUnsizedBody } from './request-guard'
 
 /** What a model route's handler gets, from either pipeline. */
@@ -43,6 +43,8 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		}
 		// The body read here is the one Elysia's route reads again when it answers instead.
 		const again = () => elysia(new Request(request.url, { method: request.method, headers: request.headers, body: raw, signal: request.signal }))
+		// Before parsing: a pathologically nested body is slow to parse at all (raw-json.ts).
+		if (jsonTooDeep(raw)) return errorResponse(tooDeepError(), route.shape, id)
 		let body: unknown
 		try {
 			body = JSON.parse(raw)

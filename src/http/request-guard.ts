@@ -9,6 +9,7 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { errorResponse, shapeForPath } from './error-shapes'
+import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -95,10 +96,32 @@ export async function guardUnsizedBody(svc: Services, request: Request, id: stri
 	}
 }
 
+/**
+ * Refuses a JSON body nested deeper than MAX_JSON_DEPTH before a route's parser sees it (raw-json.ts: such a body
+ * holds the event loop for seconds, then fails with a 500). Read from a clone; a body too short to nest that deep is
+ * not read at all. The chat and messages routes check in their own parser (`keepRawJson`), which reads the text anyway.
+ */
+async function guardJsonDepth(request: Request, id: string): Promise<Response | undefined> {
+	if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return undefined
+	const type = request.headers.get('content-type') ?? ''
+	const semi = type.indexOf(';')
+	if (!isJsonType((semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase())) return undefined
+	const len = request.headers.get('content-length')
+	if (len !== null && Number(len) <= MAX_JSON_DEPTH * 2) return undefined
+	const path = pathOf(request)
+	if (path === '/v1/chat/completions' || path === '/v1/messages') return undefined
+	const text = await request.clone().text().catch(() => '')
+	return jsonTooDeep(text) ? errorResponse(tooDeepError(), shapeForPath(path), id) : undefined
+}
+
 export const requestGuard = (svc: Services) =>
 	new Elysia({ name: 'request-guard' }).onRequest(async ({ request, set }) => {
 		const id = guardRequest(svc, request)
 		if (typeof id !== 'string') return id
 		set.headers['x-request-id'] = id
-		if (hasUnsizedBody(request)) return guardUnsizedBody(svc, request, id)
+		if (hasUnsizedBody(request)) {
+			const refused = await guardUnsizedBody(svc, request, id)
+			if (refused) return refused
+		}
+		return guardJsonDepth(request, id)
 	})

@@ -18,6 +18,11 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
 	[/([?&](?:key|api_key|token)=)[^&\s"]+/gi, '$1***'],
 	[/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1***'],
 	[/("?(?:authorization|x-api-key|x-goog-api-key|mj-api-secret|api_key|apiKey|password)"?\s*[:=]\s*"?)[^",}\s]+/gi, '$1***'],
+	// Drizzle's "Failed query: …\nparams: …" carries the bound values: a new key's hash and ciphertext, a session's
+	// CSRF token. The query text says where it failed; the values stay out (here as JSON-escaped text: `\n`, `\"`).
+	[/(\\nparams: )(?:[^"\\]|\\[^n])*/g, '$1***'],
+	// Google API keys (the Gemini channels') have no prefix that the patterns above catch.
+	[/\bAIza[0-9A-Za-z_-]{35}\b/g, 'AIza***'],
 ]
 
 /** @example redact('Bearer sk-abc123456789') === 'Bearer ***' */

@@ -1,8 +1,9 @@
 /**
  * Fetching a URL a client gave us (image URLs, MCP servers) without letting the client reach our own network:
  * the host is resolved first and every address must be public (no loopback, private, link-local, CGNAT,
- * multicast or IPv4-mapped private IPv6), unless allow-listed (FETCH_ALLOW: hosts or CIDRs). Plain-http requests are
- * pinned to the checked address; redirects are followed by hand and each hop is checked again. Size and time capped.
+ * multicast, nor an IPv6 form that embeds a private IPv4 address), unless allow-listed (FETCH_ALLOW: hosts or CIDRs).
+ * Plain-http requests are pinned to the checked address; redirects are followed by hand and each hop is checked
+ * again. Size and time capped (the time cap covers the DNS lookup and the whole body).
  * (WIRE-NOTES #16: one-api#2388, new-api#1636.)
  * @module
  */
@@ -20,19 +21,55 @@ function inCidr4(ip: string, cidr: string): boolean {
 
 const PRIVATE_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/4', '240.0.0.0/4']
 
-/** @example isPrivateAddress('169.254.169.254') === true */
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail allowed), or undefined when it is not one. */
+function v6Groups(ip: string): number[] | undefined {
+	let s = ip
+	const tail = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(s)
+	if (tail) {
+		const n = v4ToInt(tail[2]!)
+		s = `${tail[1]}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
+	}
+	const halves = s.split('::')
+	if (halves.length > 2) return undefined
+	const part = (h: string) => (h === '' ? [] : h.split(':'))
+	const head = part(halves[0]!)
+	const rest = halves.length === 2 ? part(halves[1]!) : []
+	const fill = 8 - head.length - rest.length
+	if (halves.length === 2 ? fill < 0 : fill !== 0) return undefined
+	const groups = [...head, ...Array<string>(fill).fill('0'), ...rest]
+	if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined
+	return groups.map((g) => parseInt(g, 16))
+}
+
+const v4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.')
+
+/**
+ * IPv6 forms that carry an IPv4 address a router or the kernel may turn back into IPv4: mapped (::ffff:0:0/96),
+ * translated (::ffff:0:0:0/96), compatible (::/96), NAT64 (64:ff9b::/96, RFC 6052) and 6to4 (2002::/16, RFC 3056).
+ * Each is as private as the IPv4 address inside.
+ */
+function embeddedV4(g: number[]): string | undefined {
+	const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+	if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return v4Of(g[6]!, g[7]!)
+	if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return v4Of(g[6]!, g[7]!)
+	if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4Of(g[6]!, g[7]!)
+	if (g[0] === 0x2002) return v4Of(g[1]!, g[2]!)
+	return undefined
+}
+
+/** @example isPrivateAddress('169.254.169.254') === true; isPrivateAddress('::ffff:0:7f00:1') === true */
 export function isPrivateAddress(ip: string): boolean {
 	if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) return PRIVATE_V4.some((c) => inCidr4(ip, c))
-	const v6 = ip.toLowerCase().replace(/^\[|\]$/g, '')
-	const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6)
-	if (mapped) return isPrivateAddress(mapped[1]!)
-	// `URL` writes IPv4-mapped addresses in hex: [::ffff:c0a8:101] is 192.168.1.1.
-	const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6)
-	if (hex) {
-		const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)]
-		return isPrivateAddress([hi >> 8, hi & 255, lo >> 8, lo & 255].join('.'))
-	}
-	return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || /^ff/.test(v6)
+	const g = v6Groups(ip.toLowerCase().replace(/^\[|\]$/g, '').replace(/%.*$/, ''))
+	// Not an address we can read: refuse rather than guess.
+	if (!g) return true
+	if (g.slice(0, 7).every((x) => x === 0) && g[7]! <= 1) return true // :: and ::1
+	const v4 = embeddedV4(g)
+	if (v4 !== undefined) return v4 === '0.0.0.0' || isPrivateAddress(v4)
+	const top = g[0]!
+	// ULA fc00::/7, link-local fe80::/10, site-local fec0::/10 (deprecated, still routed on some networks), multicast
+	// ff00::/8, NAT64 local-use 64:ff9b:1::/48 (RFC 8215), Teredo 2001::/32 (tunnels to an IPv4 address it hides).
+	return (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80 || (top & 0xffc0) === 0xfec0 || (top & 0xff00) === 0xff00 || (top === 0x64 && g[1] === 0xff9b && g[2] === 1) || (top === 0x2001 && g[1] === 0)
 }
 
 function allowed(host: string, addr: string, guard: FetchGuard): boolean {
@@ -40,14 +77,16 @@ function allowed(host: string, addr: string, guard: FetchGuard): boolean {
 }
 
 /** Resolves the host and checks every address against the guard; returns the address to connect to. */
-export async function checkHost(url: URL, guard: FetchGuard): Promise<string> {
+export async function checkHost(url: URL, guard: FetchGuard, signal?: AbortSignal): Promise<string> {
 	const host = url.hostname.replace(/^\[|\]$/g, '')
 	let addrs: string[]
 	if (/^[\d.]+$/.test(host) || host.includes(':')) addrs = [host]
 	else {
 		try {
-			addrs = (await Bun.dns.lookup(host, {})).map((a) => a.address)
-		} catch {
+			// A resolver that never answers must not outlast the fetch's time cap.
+			addrs = (await (signal ? Promise.race([Bun.dns.lookup(host, {}), aborted(signal)]) : Bun.dns.lookup(host, {}))).map((a) => a.address)
+		} catch (e) {
+			if (signal?.aborted) throw timedOut(url, e)
 			throw new GatewayError('invalid_request', `cannot resolve host ${host}`, { code: 'url_unresolvable' })
 		}
 	}
@@ -57,9 +96,18 @@ export async function checkHost(url: URL, guard: FetchGuard): Promise<string> {
 	return addrs[0]!
 }
 
+const aborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
+
+const timedOut = (url: URL, e: unknown) =>
+	new GatewayError('invalid_request', `fetching ${url.hostname} took too long`, { code: 'url_fetch_failed', cause: e })
+
 export type SafeFetchOptions = { maxBytes: number; timeoutMs: number; accept?: (contentType: string) => boolean; init?: RequestInit }
 
-/** GET (or `init`) a client-supplied URL under the guard; returns the body bytes and content type. */
+/**
+ * GET (or `init`) a client-supplied URL under the guard; returns the body bytes and content type. Every way it can
+ * fail (refused, unreachable, slow, reset mid-body, too big, a bad redirect) is a GatewayError the caller answers
+ * 400 with: the URL is the client's, so is the fault; a raw network error would become a 500.
+ */
 export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchOptions): Promise<{ bytes: Uint8Array; contentType: string }> {
 	let url: URL
 	try {
@@ -70,7 +118,7 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 	const signal = AbortSignal.timeout(opts.timeoutMs)
 	for (let hop = 0; hop < 4; hop++) {
 		if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GatewayError('invalid_request', `unsupported URL scheme ${url.protocol}`, { code: 'invalid_url' })
-		const addr = await checkHost(url, guard)
+		const addr = await checkHost(url, guard, signal)
 		// Plain http: connect to the address we checked (no second DNS answer can swap it). https keeps the name for TLS.
 		const target = url.protocol === 'http:' ? new URL(url) : url
 		const headers = new Headers(opts.init?.headers)
@@ -82,25 +130,51 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 		try {
 			res = await fetch(target, { ...opts.init, headers, redirect: 'manual', signal })
 		} catch (e) {
+			if (signal.aborted) throw timedOut(url, e)
 			throw new GatewayError('invalid_request', `cannot fetch ${url.hostname}: ${(e as Error).message}`, { code: 'url_fetch_failed' })
 		}
-		if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-			url = new URL(res.headers.get('location')!, url)
+		const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null
+		if (location) {
+			void res.body?.cancel().catch(() => {})
+			try {
+				url = new URL(location, url)
+			} catch {
+				throw new GatewayError('invalid_request', `${url.hostname} redirected to an invalid URL`, { code: 'url_fetch_failed' })
+			}
 			continue
 		}
-		if (!res.ok) throw new GatewayError('invalid_request', `fetching ${url.hostname} returned HTTP ${res.status}`, { code: 'url_fetch_failed' })
-		const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim()
-		if (opts.accept && !opts.accept(contentType)) throw new GatewayError('invalid_request', `unexpected content type ${contentType || '(none)'} at ${url.hostname}`, { code: 'url_bad_type' })
-		const declared = Number(res.headers.get('content-length') ?? 0)
-		if (declared > opts.maxBytes) throw new GatewayError('invalid_request', `content at ${url.hostname} exceeds ${opts.maxBytes} bytes`, { code: 'url_too_large' })
-		const chunks: Uint8Array[] = []
-		let size = 0
-		for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
-			size += c.length
-			if (size > opts.maxBytes) throw new GatewayError('invalid_request', `content at ${url.hostname} exceeds ${opts.maxBytes} bytes`, { code: 'url_too_large' })
-			chunks.push(c)
+		const refuse = (e: GatewayError): never => {
+			void res.body?.cancel().catch(() => {})
+			throw e
 		}
-		return { bytes: Buffer.concat(chunks), contentType }
+		if (!res.ok) refuse(new GatewayError('invalid_request', `fetching ${url.hostname} returned HTTP ${res.status}`, { code: 'url_fetch_failed' }))
+		const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim()
+		if (opts.accept && !opts.accept(contentType)) refuse(new GatewayError('invalid_request', `unexpected content type ${contentType || '(none)'} at ${url.hostname}`, { code: 'url_bad_type' }))
+		const tooLarge = () => new GatewayError('invalid_request', `content at ${url.hostname} exceeds ${opts.maxBytes} bytes`, { code: 'url_too_large' })
+		if (Number(res.headers.get('content-length') ?? 0) > opts.maxBytes) refuse(tooLarge())
+		return { bytes: await readCapped(res, opts.maxBytes, tooLarge, url, signal), contentType }
 	}
 	throw new GatewayError('invalid_request', 'too many redirects', { code: 'url_fetch_failed' })
+}
+
+/** The body, failing past `max` bytes; a body cut or stalled past the deadline is the URL's fault too (400). */
+async function readCapped(res: Response, max: number, tooLarge: () => GatewayError, url: URL, signal: AbortSignal): Promise<Uint8Array> {
+	if (!res.body) return new Uint8Array()
+	const reader = res.body.getReader()
+	const chunks: Uint8Array[] = []
+	let size = 0
+	try {
+		for (;;) {
+			const { done, value } = await reader.read()
+			if (done) return Buffer.concat(chunks)
+			size += value.length
+			if (size > max) throw tooLarge()
+			chunks.push(value)
+		}
+	} catch (e) {
+		void reader.cancel().catch(() => {})
+		if (e instanceof GatewayError) throw e
+		if (signal.aborted) throw timedOut(url, e)
+		throw new GatewayError('invalid_request', `the download from ${url.hostname} failed: ${(e as Error).message}`, { code: 'url_fetch_failed' })
+	}
 }

@@ -10,7 +10,10 @@ export const ErrorBody = t.Object({
 	error: t.Object({ message: t.String(), type: t.String(), param: t.Optional(t.Union([t.String(), t.Null()])), code: t.Union([t.String(), t.Null()]) }),
 })
 
-export const IdParams = t.Object({ id: t.Numeric({ minimum: 1, maximum: 2_147_483_647 }) })
+/** A row id in a path or query: bounded to PostgreSQL's `integer`, since a larger one fails the query itself (a 500). */
+export const IdNumber = () => t.Numeric({ minimum: 1, maximum: 2_147_483_647 })
+
+export const IdParams = t.Object({ id: IdNumber() })
 
 /** USD amount at the API; stored as integer micro-USD. */
 export const Usd = (opts: { minimum?: number; description?: string } = {}) => t.Number({ minimum: opts.minimum ?? 0, description: opts.description ?? 'USD' })

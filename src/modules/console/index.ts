@@ -23,10 +23,12 @@ export function consoleModule(svc: Services) {
 		registered.add(svc)
 		svc.principals.push(sessionResolver(svc.db))
 	}
+	// One limiter for every password check: sign-in, and the current password a password change asks for.
+	const limiter = createLoginLimiter()
 	return new Elysia()
 		.use(pageRoutes(svc))
-		.use(sessionRoutes(svc, createLoginLimiter()))
-		.use(usersRoutes(svc))
+		.use(sessionRoutes(svc, limiter))
+		.use(usersRoutes(svc, limiter))
 		.use(settingsRoutes(svc))
 		.use(pricingRoutes(svc))
 		.use(spendRoutes(svc))

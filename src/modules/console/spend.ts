@@ -7,7 +7,7 @@ import { badRequest } from '../../core/errors'
 import { usageLogs } from '../../db/schema'
 import type { Services } from '../../services'
 import { adminAuth } from '../admin/auth'
-import { ErrorBody } from '../admin/schemas'
+import { ErrorBody, IdNumber } from '../admin/schemas'
 import { SpendDay } from './schemas'
 
 const DAY_MS = 86_400_000
@@ -61,8 +61,8 @@ export function spendRoutes(svc: Services) {
 		},
 		{
 			query: t.Object({
-				account_id: t.Optional(t.Numeric({ minimum: 1 })),
-				token_id: t.Optional(t.Numeric({ minimum: 1 })),
+				account_id: t.Optional(IdNumber()),
+				token_id: t.Optional(IdNumber()),
 				model: t.Optional(t.String()),
 				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; default 30 days before `to`' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive; default now' })),

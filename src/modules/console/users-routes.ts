@@ -7,12 +7,17 @@ import type { Services } from '../../services'
 import { adminAuth } from '../admin/auth'
 import { ErrorBody, IdParams } from '../admin/schemas'
 import { Password, User, Username } from './schemas'
+import type { LoginLimiter } from './login-limiter'
 import { sessionFromRequest } from './sessions'
 import { changeOwnPassword, checkPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './users-service'
 
 const Status = t.Union([t.Literal('active'), t.Literal('disabled')])
 
-export function usersRoutes(svc: Services) {
+/**
+ * @param limiter counts wrong current passwords per user: a stolen session (cookie and CSRF token) must not become an
+ * unlimited oracle for the password, which would outlive the session.
+ */
+export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 	return new Elysia({ prefix: '/api/users', detail: { tags: ['Console'] } })
 		.use(adminAuth(svc))
 		.post(
@@ -20,15 +25,21 @@ export function usersRoutes(svc: Services) {
 			async ({ body, principal, request }) => {
 				const s = principal.kind === 'user' ? await sessionFromRequest(svc.db, request) : undefined
 				if (!s) throw badRequest('Only a signed-in console user has a password to change (ADMIN_KEY has none)')
-				if (!(await checkPassword(svc.db, s.userId, body.current_password)))
+				const key = `#password|${s.userId}`
+				const wait = limiter.retryAfter(key)
+				if (wait > 0) throw new GatewayError('rate_limit', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} minute(s)`, { code: 'too_many_attempts', retryAfter: wait })
+				if (!(await checkPassword(svc.db, s.userId, body.current_password))) {
+					limiter.fail(key)
 					throw new GatewayError('invalid_request', 'The current password is wrong', { param: 'current_password', code: 'wrong_password' })
+				}
+				limiter.succeed(key)
 				await changeOwnPassword(svc.db, s.userId, body.new_password, s.idHash)
 				return { changed: true }
 			},
 			{
 				body: t.Object({ current_password: t.String({ minLength: 1, maxLength: 200 }), new_password: Password }),
-				response: { 200: t.Object({ changed: t.Boolean() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
-				detail: { summary: 'Change your own password (other sessions are signed out)' },
+				response: { 200: t.Object({ changed: t.Boolean() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+				detail: { summary: 'Change your own password (other sessions are signed out; five wrong current passwords lock it for 15 minutes)' },
 			},
 		)
 		.get(

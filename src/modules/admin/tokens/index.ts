@@ -5,7 +5,7 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, IdParams, Int, iso } from '../schemas'
 import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
@@ -47,8 +47,9 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 const Editable = {
 	expires_at: t.Optional(Nullable(t.String({ format: 'date-time', description: 'ISO-8601; null = never' }))),
 	spend_limit: t.Optional(Nullable(t.Number({ minimum: 0, description: 'USD; null = no limit' }))),
-	rpm_limit: t.Optional(Nullable(Int({ minimum: 1 }))),
-	tpm_limit: t.Optional(Nullable(Int({ minimum: 1 }))),
+	// Stored as PostgreSQL `integer`: a larger value would fail the write itself.
+	rpm_limit: t.Optional(Nullable(Int({ minimum: 1, maximum: 2_147_483_647 }))),
+	tpm_limit: t.Optional(Nullable(Int({ minimum: 1, maximum: 2_147_483_647 }))),
 	allowed_models: t.Optional(Nullable(t.Array(t.String({ minLength: 1 })))),
 }
 
@@ -81,7 +82,7 @@ export const tokensModule = (svc: Services) =>
 				return status(201, { ...view(row), key })
 			},
 			{
-				body: t.Object({ account_id: Int({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
+				body: t.Object({ account_id: Int({ minimum: 1, maximum: 2_147_483_647 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
 				response: { 201: t.Composite([Token, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
 				detail: { summary: 'Create an API key; the response carries the full key' },
 			},
@@ -94,7 +95,7 @@ export const tokensModule = (svc: Services) =>
 				return { data: (await listTokens(svc, accountId)).map(view) }
 			},
 			{
-				query: t.Object({ account_id: t.Optional(t.Numeric({ minimum: 1 })) }),
+				query: t.Object({ account_id: t.Optional(IdNumber()) }),
 				response: { 200: t.Object({ data: t.Array(Token) }), 401: ErrorBody },
 				detail: { summary: 'List API keys (without the keys)' },
 			},

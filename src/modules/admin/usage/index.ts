@@ -7,7 +7,7 @@ import { badRequest } from '../../../core/errors'
 import { usageLogs } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, Int, iso } from '../schemas'
 
 export const UsageRow = t.Object({
 	id: Int(),
@@ -92,8 +92,8 @@ export const usageModule = (svc: Services) =>
 		},
 		{
 			query: t.Object({
-				account_id: t.Optional(t.Numeric({ minimum: 1 })),
-				token_id: t.Optional(t.Numeric({ minimum: 1 })),
+				account_id: t.Optional(IdNumber()),
+				token_id: t.Optional(IdNumber()),
 				model: t.Optional(t.String()),
 				from: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
