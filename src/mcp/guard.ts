@@ -11,10 +11,13 @@ import { checkHost, type FetchGuard } from '../lib/safe-fetch'
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
 
-/** Resolves the host and checks every address (lib/safe-fetch.ts); returns the one to connect to. */
-export async function checkMcpHost(url: URL, guard: FetchGuard): Promise<string> {
+/**
+ * Resolves the host and checks every address (lib/safe-fetch.ts); returns the one to connect to. The lookup ends with
+ * `signal` (the call's own), so a resolver that never answers does not hold the session past it.
+ */
+export async function checkMcpHost(url: URL, guard: FetchGuard, signal?: AbortSignal | null): Promise<string> {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GatewayError('invalid_request', `unsupported URL scheme ${url.protocol}`, { code: 'invalid_url' })
-	return checkHost(url, guard)
+	return checkHost(url, guard, signal ?? undefined)
 }
 
 /**
@@ -52,7 +55,7 @@ export function guardedFetch(guard: FetchGuard, maxBytes: number, ownerOf: () =>
 	return async (input, init) => {
 		const onTooLarge = ownerOf()
 		const url = new URL(String(input))
-		const addr = await checkMcpHost(url, guard)
+		const addr = await checkMcpHost(url, guard, init?.signal)
 		const headers = new Headers(init?.headers)
 		const target = new URL(url)
 		// Plain http: connect to the checked address so a second DNS answer cannot swap it; https keeps the name for TLS.
