@@ -7,6 +7,7 @@
  * @module
  */
 import type { AuthToken } from '../auth/api-key'
+import type { Hold } from '../billing/ledger'
 import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { type ErrorShape, errorResponse } from '../http/error-shapes'
@@ -38,6 +39,12 @@ export type Answer = {
 	endReason?: string
 	/** Runs after the charge is settled (task ops record their task here) and may replace the response. */
 	commit?: (charged: number, ch: Channel) => Promise<Response | undefined>
+	/**
+	 * How the response's body ended, for a body relayed as it arrives (audio): the charge is then settled once it has,
+	 * and nothing is charged when the upstream cut it ('upstream_cut'); a client that left ('client_abort') still pays
+	 * for what the upstream made.
+	 */
+	ended?: Promise<'ok' | 'upstream_cut' | 'client_abort'>
 }
 
 export type PassOp = CallContext & {
@@ -97,6 +104,10 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 		if ('ok' in r) {
 			const { answer: a, upstreamModel } = r.ok
 			const ch = r.channel
+			if (a.ended) {
+				settleWhenEnded(op, hold, a, a.ended, ch, upstreamModel)
+				return a.response
+			}
 			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: a.endReason ?? 'ok' })
 			const charged = await hold.settle(a.cost, record)
 			observeUsage(svc, op.token, record, charged)
@@ -114,6 +125,16 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 	await hold.release(record)
 	observeUsage(svc, op.token, record, 0)
 	return errorResponse(lastErr, op.shape ?? 'openai', op.requestId)
+}
+
+/** Settles a relayed body's charge once it ended (Answer.ended); never rejects (a failure is logged). */
+function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<Answer['ended']>, ch: Channel, upstreamModel: string) {
+	void ended
+		.then(async (end) => {
+			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: end })
+			observeUsage(op.svc, op.token, record, await hold.settle(end === 'upstream_cut' ? 0 : a.cost, record))
+		})
+		.catch((e) => op.svc.log.error('settle failed', { request_id: op.requestId, error: String(e) }))
 }
 
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {

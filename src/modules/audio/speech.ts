@@ -1,7 +1,8 @@
 /**
  * POST /v1/audio/speech: the upstream's audio is streamed back as it arrives, with its content type. The price is
- * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens), so the charge is
- * settled when the upstream starts answering and a client that leaves early still pays for what the upstream made.
+ * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens). The charge is
+ * settled when the audio has been relayed: in full when it all came through, and when the client left early (the
+ * upstream made it); nothing when the upstream cut it, since the caller's audio is broken.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -21,12 +22,15 @@ export const charCount = (s: string): number => {
 
 const noAudio = () => new GatewayError('upstream', 'upstream sent no audio', { retryable: true, code: 'upstream_malformed' })
 
+type BodyEnd = 'ok' | 'upstream_cut' | 'client_abort'
+
 /**
  * The answer's audio, once its first bytes arrived: a 200 with an empty body (which Bun gives a body object, not
  * null) is no audio, so it fails (retryable, never charged) instead of being charged in full (QA non-chat item 7).
- * The rest still streams through as it arrives.
+ * The rest still streams through as it arrives, and `ended` says how it ended: read to the end, cut by the upstream
+ * (the client's body fails too, so it knows its audio is broken), or left by the client.
  */
-export async function withFirstBytes(res: Response): Promise<ReadableStream<Uint8Array>> {
+export async function withFirstBytes(res: Response): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	if (!res.body || res.headers.get('content-length') === '0') {
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
@@ -36,19 +40,31 @@ export async function withFirstBytes(res: Response): Promise<ReadableStream<Uint
 	while (!first.done && first.value.byteLength === 0) first = await reader.read()
 	if (first.done) throw noAudio()
 	const head = first.value
-	return new ReadableStream<Uint8Array>({
+	const { promise: ended, resolve: end } = Promise.withResolvers<BodyEnd>()
+	const audio = new ReadableStream<Uint8Array>({
 		start(c) {
 			c.enqueue(head)
 		},
 		async pull(c) {
-			const r = await reader.read()
-			if (r.done) c.close()
-			else c.enqueue(r.value)
+			let r: Awaited<ReturnType<typeof reader.read>>
+			try {
+				r = await reader.read()
+			} catch (e) {
+				end('upstream_cut')
+				c.error(e)
+				return
+			}
+			if (r.done) {
+				end('ok')
+				c.close()
+			} else c.enqueue(r.value)
 		},
 		cancel(reason) {
+			end('client_abort')
 			return reader.cancel(reason)
 		},
 	})
+	return { audio, ended }
 }
 
 /** The pass operation of one speech call. */
@@ -64,11 +80,11 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		hold: (p) => ({ want: price(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 		async respond(res, _ch, _m, p) {
-			const audio = await withFirstBytes(res)
+			const { audio, ended } = await withFirstBytes(res)
 			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
 			if (len) headers['content-length'] = len
-			return { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true }
+			return { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true, ended }
 		},
 	}
 }

@@ -74,3 +74,37 @@ describe('POST /v1/audio/speech with an empty upstream answer', () => {
 		expect((await expectLedgerInvariant(app.svc.db.sql, app.svc.ledger)).inUse).toBe(0)
 	})
 })
+
+describe('POST /v1/audio/speech whose audio the upstream cuts', () => {
+	it('should fail the client’s body and charge nothing, recording the cut', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.faultOnce = { kind: 'cut', afterChunks: 2, abrupt: true }
+		const res = await speak(key)
+		const read = await res.arrayBuffer().then(
+			(b) => b.byteLength,
+			(e: unknown) => e,
+		)
+		expect(read).toBeInstanceOf(Error)
+		for (let i = 0; i < 50 && (await usageOf(app, accountId)).length === 0; i++) await Bun.sleep(20)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ end_reason: 'upstream_cut' })
+		expect(micros(row!.cost)).toBe(0)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000)
+	})
+
+	it('should still charge in full a client that leaves before the end (the upstream made the audio)', async () => {
+		const { key, accountId } = await app.account(1)
+		const res = await speak(key)
+		const reader = res.body!.getReader()
+		await reader.read()
+		await reader.cancel()
+		for (let i = 0; i < 50 && (await usageOf(app, accountId)).length === 0; i++) await Bun.sleep(20)
+		const [row] = await usageOf(app, accountId)
+		expect(micros(row!.cost)).toBe(255)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 255)
+	})
+
+	it('should leave the ledger sound', async () => {
+		await expectLedgerInvariant(app.svc.db.sql, app.svc.ledger)
+	})
+})
