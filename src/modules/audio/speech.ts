@@ -30,7 +30,7 @@ type BodyEnd = 'ok' | 'upstream_cut' | 'client_abort'
  * The rest still streams through as it arrives, and `ended` says how it ended: read to the end, cut by the upstream
  * (the client's body fails too, so it knows its audio is broken), or left by the client.
  */
-export async function withFirstBytes(res: Response): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
+export async function withFirstBytes(res: Response, signal?: AbortSignal): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	if (!res.body || res.headers.get('content-length') === '0') {
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
@@ -41,6 +41,9 @@ export async function withFirstBytes(res: Response): Promise<{ audio: ReadableSt
 	if (first.done) throw noAudio()
 	const head = first.value
 	const { promise: ended, resolve: end } = Promise.withResolvers<BodyEnd>()
+	// A client gone before its body was read to the end (its stream may never be pulled or cancelled): the charge
+	// must not wait for a read that never comes. Later calls of `end` change nothing.
+	signal?.addEventListener('abort', () => end('client_abort'), { once: true })
 	const audio = new ReadableStream<Uint8Array>({
 		start(c) {
 			c.enqueue(head)
@@ -80,7 +83,7 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		hold: (p) => ({ want: price(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 		async respond(res, _ch, _m, p) {
-			const { audio, ended } = await withFirstBytes(res)
+			const { audio, ended } = await withFirstBytes(res, ctx.signal)
 			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
 			if (len) headers['content-length'] = len
