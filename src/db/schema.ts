@@ -245,6 +245,8 @@ export const storedResponses = pgTable(
 		channelId: integer('channel_id'),
 		createdAt: createdAt(),
 	},
+	// The purge (every 6 hours) deletes by age: without it each purge reads the whole table.
+	(t) => [index('stored_responses_created_idx').on(t.createdAt)],
 )
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX "stored_responses_created_idx" ON "stored_responses" USING btree ("created_at");
