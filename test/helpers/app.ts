@@ -21,27 +21,30 @@ export type TestApp = {
 	close(): Promise<void>
 }
 
+/** Calls the management API of the gateway at `url` with its admin key: JSON in, JSON (or the text) out. */
+export const adminCaller =
+	(url: string, adminKey = ADMIN_KEY) =>
+	async (path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> => {
+		const res = await fetch(url + path, {
+			method: init.method ?? (init.body ? 'POST' : 'GET'),
+			headers: { authorization: `Bearer ${adminKey}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+			body: init.body ? JSON.stringify(init.body) : undefined,
+		})
+		const text = await res.text()
+		try {
+			return { status: res.status, body: JSON.parse(text) }
+		} catch {
+			return { status: res.status, body: text }
+		}
+	}
+
 export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<string, string> } = {}): Promise<TestApp> {
 	const tdb = await createTestDb()
 	const env = loadEnv({ ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'error', ...opts.env })
 	const svc = await createServices(env, { db: tdb.db, config: opts.config ?? { channels: [], models: [] }, log: silentLogger })
 	const app = createApp(svc).listen({ port: 0, hostname: '127.0.0.1', idleTimeout: 60 })
 	const url = `http://127.0.0.1:${app.server!.port}`
-	const admin: TestApp['admin'] = async (path, init = {}) => {
-		const res = await fetch(url + path, {
-			method: init.method ?? (init.body ? 'POST' : 'GET'),
-			headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-			body: init.body ? JSON.stringify(init.body) : undefined,
-		})
-		const text = await res.text()
-		let body: unknown = text
-		try {
-			body = JSON.parse(text)
-		} catch {
-			// keep text
-		}
-		return { status: res.status, body }
-	}
+	const admin = adminCaller(url)
 	return {
 		url,
 		svc,

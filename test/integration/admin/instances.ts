@@ -14,7 +14,7 @@ import { openDb } from '../../../src/db/client'
 import type { Bus } from '../../../src/lib/bus'
 import { silentLogger } from '../../../src/lib/log'
 import { createServices, type Services } from '../../../src/services'
-import { ADMIN_KEY } from '../../helpers/app'
+import { ADMIN_KEY, adminCaller } from '../../helpers/app'
 import { createTestDb, type TestDb } from '../../helpers/db'
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -52,21 +52,7 @@ async function startNode(t: TestDb, config: GatewayConfig, env: Record<string, s
 	return {
 		url,
 		svc,
-		async admin(path, init = {}) {
-			const res = await fetch(url + path, {
-				method: init.method ?? (init.body ? 'POST' : 'GET'),
-				headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-				body: init.body ? JSON.stringify(init.body) : undefined,
-			})
-			const text = await res.text()
-			let body: unknown = text
-			try {
-				body = JSON.parse(text)
-			} catch {
-				// keep the text
-			}
-			return { status: res.status, body }
-		},
+		admin: adminCaller(url),
 		async stop() {
 			if (stopped) return
 			stopped = true

@@ -7,6 +7,7 @@ import { loadEnv } from '../../../src/config/env'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { createLogger } from '../../../src/lib/log'
 import { createServices, type Services } from '../../../src/services'
+import { adminCaller } from '../../helpers/app'
 import { createTestDb } from '../../helpers/db'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
 
@@ -48,19 +49,7 @@ export async function startSecApp(env: Record<string, string> = {}): Promise<Sec
 	const svc = await createServices(e, { db: tdb.db, config, log })
 	const app = createApp(svc).listen({ port: 0, hostname: '127.0.0.1', idleTimeout: 30 })
 	const url = `http://127.0.0.1:${app.server!.port}`
-	const admin: SecApp['admin'] = async (path, init = {}) => {
-		const res = await fetch(url + path, {
-			method: init.method ?? (init.body ? 'POST' : 'GET'),
-			headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-			body: init.body ? JSON.stringify(init.body) : undefined,
-		})
-		const text = await res.text()
-		try {
-			return { status: res.status, body: JSON.parse(text) }
-		} catch {
-			return { status: res.status, body: text }
-		}
-	}
+	const admin: SecApp['admin'] = adminCaller(url, ADMIN_KEY)
 	return {
 		url,
 		svc,
