@@ -34,6 +34,13 @@ export const ChannelSettings = T.Object(
 				description: "Extra headers sent upstream with every call (e.g. OpenRouter's http-referer); they never replace the credentials",
 			}),
 		),
+		// Read by providers/anthropic.ts `upstreamOptions`.
+		structured_outputs: T.Optional(
+			T.Union([T.Literal('native'), T.Literal('prompt')], {
+				description:
+					"Anthropic channels: how a JSON response format of a converted request is sent. 'native': Claude's output_config.format (constrained decoding); 'prompt': an instruction in the system prompt, for models or Anthropic-compatible vendors without structured outputs. Default: native for Claude 4.5 and later models, by name",
+			}),
+		),
 		// Read by modules/responses/native.ts.
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),

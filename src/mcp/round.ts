@@ -26,7 +26,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const { call, ch, adapter } = t
 	let body: string
 	try {
-		body = JSON.stringify(adapter.protocol.encodeRequest(ir, t.upstreamModel))
+		body = JSON.stringify(adapter.protocol.encodeRequest(ir, t.upstreamModel, adapter.upstreamOptions?.(ch, t.upstreamModel)))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e

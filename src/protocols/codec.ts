@@ -25,6 +25,15 @@ export type EncodeContext = {
 
 export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> }
 
+/** What the upstream channel can take beyond the protocol's baseline (the adapter decides: providers/adapter.ts). */
+export type UpstreamOptions = {
+	/**
+	 * A JSON response format goes as the vendor's own constrained decoding (Claude's `output_config.format`), not as
+	 * an instruction in the system prompt. Not every model or Anthropic-compatible vendor has it.
+	 */
+	nativeStructuredOutputs?: boolean
+}
+
 export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	readonly name: ProtocolName
 	/**
@@ -35,7 +44,7 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
 	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
 	/** Canonical request → upstream body, with `model` set to the upstream model name. */
-	encodeRequest(req: ChatRequest, model: string): WireReq
+	encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): WireReq
 	/** Upstream body → canonical response. */
 	decodeResponse(body: WireRes): ChatResponse
 	/** Canonical response → client body. */

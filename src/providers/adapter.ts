@@ -3,7 +3,7 @@
  * headers authenticate a call. Optional operations are optional properties (ARCHITECTURE seam 2).
  * @module
  */
-import type { ProtocolCodec } from '../protocols/codec'
+import type { ProtocolCodec, UpstreamOptions } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 
 export type ChatAdapter = {
@@ -14,6 +14,8 @@ export type ChatAdapter = {
 	headers(ch: Channel, inbound?: Headers): Record<string, string>
 	/** URL of the vendor's own Responses API, for Responses clients relayed verbatim (OpenAI `{base_url}/responses`). */
 	responsesUrl?(ch: Channel): string
+	/** What this channel's upstream model can take beyond the protocol's baseline, for converted requests. */
+	upstreamOptions?(ch: Channel, model: string): UpstreamOptions
 }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */

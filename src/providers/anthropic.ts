@@ -6,6 +6,13 @@
 import { anthropicMessages } from '../protocols/anthropic-messages'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 
+/**
+ * Models with structured outputs (GA on Claude 4.5 and later:
+ * https://platform.claude.com/docs/en/build-with-claude/structured-outputs). `claude-sonnet-4-20250514` is not one:
+ * the version must end at a dash or the name's end.
+ */
+const STRUCTURED_OUTPUT_MODELS = /claude-(?:opus|sonnet|haiku)-(?:4-[5-9]|[5-9]|\d\d)(?:-|@|$)/
+
 export const ANTHROPIC_VERSION = '2023-06-01'
 
 export const anthropicAdapter: ChatAdapter = {
@@ -22,4 +29,9 @@ export const anthropicAdapter: ChatAdapter = {
 		if (beta) h['anthropic-beta'] = beta
 		return h
 	},
+	// A channel setting decides for vendors that speak Anthropic's protocol without the feature (or with it on
+	// models named otherwise); else the model's name.
+	upstreamOptions: (ch, model) => ({
+		nativeStructuredOutputs: ch.settings.structured_outputs === undefined ? STRUCTURED_OUTPUT_MODELS.test(model) : ch.settings.structured_outputs === 'native',
+	}),
 }

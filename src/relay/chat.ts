@@ -141,7 +141,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
-			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel))
+			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }

@@ -6,12 +6,14 @@
  */
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning, ResponseFormat } from '../../core/ir'
+import type { UpstreamOptions } from '../codec'
 import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
 import { encodePart, toolIdMap } from './content-encode'
 import { type AnthropicExtra, notNull, ownExtra, PROTOCOL, passthroughFields, reinsert, storedAt } from './extra'
 import type { AnthropicRequest } from './model'
+import { claudeOutputSchema } from './output-schema'
 
 /** Used when the caller gave no limit (plus the thinking budget); Anthropic has no default (`max_tokens: Field required`). */
 export const DEFAULT_MAX_TOKENS = DEFAULT_ANSWER_TOKENS
@@ -76,8 +78,8 @@ function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxToke
 }
 
 /**
- * The classic Messages API has no response_format; the schema is stated as a system instruction instead
- * (Anthropic's documented "prompt for JSON" approach). Same-protocol requests keep their own `output_config`.
+ * A JSON response format for a model without structured outputs (or a schema they cannot express): the schema is
+ * stated as a system instruction (Anthropic's documented "prompt for JSON" approach).
  */
 export function jsonInstruction(f: ResponseFormat): string | undefined {
 	if (f.type === 'json_object') return 'Respond with a single valid JSON object and nothing else (no prose, no code fences).'
@@ -86,11 +88,22 @@ export function jsonInstruction(f: ResponseFormat): string | undefined {
 	return undefined
 }
 
-function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined): string | Json[] | undefined {
+/**
+ * Claude's own structured outputs (`output_config.format`), when the upstream has them, the format is a schema they
+ * can express, and the conversation does not end with an assistant turn (a prefill, which they refuse).
+ */
+function nativeFormat(req: ChatRequest, messages: Turn[], upstream: UpstreamOptions | undefined): Json | undefined {
+	const f = req.responseFormat
+	if (f?.type !== 'json_schema' || !upstream?.nativeStructuredOutputs || messages[messages.length - 1]?.role === 'assistant') return undefined
+	const schema = claudeOutputSchema(f.schema)
+	return schema && { type: 'json_schema', schema }
+}
+
+function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined, prompted: boolean): string | Json[] | undefined {
 	const blocks: Json[] = (req.system ?? [])
 		.filter((p) => p.text !== '')
 		.map((p) => (p.cacheControl ? { type: 'text', text: p.text, cache_control: p.cacheControl } : { type: 'text', text: p.text }))
-	const instruction = req.responseFormat && !isObject(extra?.output_config) ? jsonInstruction(req.responseFormat) : undefined
+	const instruction = prompted && req.responseFormat && !isObject(extra?.output_config) ? jsonInstruction(req.responseFormat) : undefined
 	if (instruction) blocks.push({ type: 'text', text: instruction })
 	if (!blocks.length) return undefined
 	return blocks.length === 1 && !blocks[0].cache_control ? (blocks[0].text as string) : blocks
@@ -135,7 +148,7 @@ function encodeToolChoice(req: ChatRequest, thinking: boolean): Json | undefined
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 /** Canonical request → Anthropic body with `model` set to the upstream model name. */
-export function encodeRequest(req: ChatRequest, model: string): AnthropicRequest {
+export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): AnthropicRequest {
 	refuseVendorOnly(req, PROTOCOL)
 	const extra = ownExtra(req)
 	const messages = encodeMessages(req, extra)
@@ -150,8 +163,10 @@ export function encodeRequest(req: ChatRequest, model: string): AnthropicRequest
 	const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
 
 	const body: Json = { model, max_tokens: maxTokens, messages }
-	const system = encodeSystem(req, extra)
+	const format = isObject(extra?.output_config) ? undefined : nativeFormat(req, messages, upstream)
+	const system = encodeSystem(req, extra, !format)
 	if (system !== undefined) body.system = system
+	if (format) body.output_config = { format }
 	const tools = encodeTools(req, extra)
 	if (tools.length) {
 		body.tools = tools

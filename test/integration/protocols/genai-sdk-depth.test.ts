@@ -121,10 +121,11 @@ describe('@google/genai generation settings', () => {
 			const schema = { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] }
 			const r = await generate(genai(acct), { model: MODEL[up], contents: 'pick a city', config: { responseMimeType: 'application/json', responseSchema: schema } }, stream)
 			const b = lastRequest(m.mocks[up]).body
-			// Anthropic gets the schema as an instruction in the system prompt (the converted path); the others in their
-			// own format field, which the mocks answer with schema-shaped JSON.
-			if (up === 'anthropic') expect(b.system).toContain('{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}')
-			else expect(JSON.parse(r.text)).toEqual({ city: 'pick a city' })
+			// Each vendor gets it in its own format field (Claude 4.5+: structured outputs, every object closed), which the
+			// mocks answer with schema-shaped JSON.
+			expect(JSON.parse(r.text)).toEqual({ city: 'pick a city' })
+			if (up === 'anthropic')
+				expect(b.output_config).toEqual({ format: { type: 'json_schema', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } })
 			if (up === 'openai') expect(b.response_format.type).toBe('json_schema')
 			if (up === 'gemini') expect(b.generationConfig.responseSchema).toEqual(schema)
 		})
