@@ -23,7 +23,6 @@ function check(s: Obj, at: string): string | undefined {
 		const bad = (UNSUPPORTED[t] ?? []).find((k) => k in s)
 		if (bad) return `${at}: For '${t}' type, property '${bad}' is not supported`
 		if (t === 'array' && s.minItems !== undefined && s.minItems !== 0 && s.minItems !== 1) return `${at}: For 'array' type, 'minItems' values other than 0 or 1 are not supported`
-		if (t === 'object' && s.additionalProperties !== false) return `${at}: For 'object' type, 'additionalProperties' must be explicitly set to false`
 	}
 	const children: Obj[] = [
 		...Object.values(asObj(s.properties) ?? {}),
