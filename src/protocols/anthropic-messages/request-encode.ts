@@ -109,15 +109,19 @@ function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined, promp
 	return blocks.length === 1 && !blocks[0].cache_control ? (blocks[0].text as string) : blocks
 }
 
-function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined): Json[] {
+function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined, upstream: UpstreamOptions | undefined): Json[] {
 	const custom: Json[] = (req.tools ?? []).map((t) => {
 		const tool: Json = { name: t.name }
 		if (t.description) tool.description = t.description
 		tool.input_schema = { type: 'object', ...t.parameters }
 		if (t.cacheControl) tool.cache_control = t.cacheControl
-		// `strict` is re-emitted only to the client that sent it: OpenAI clients set it on schemas Anthropic's
-		// strict mode may refuse.
+		// `strict` is re-emitted verbatim to the client that sent it. Another client's strict tool becomes Claude's
+		// strict tool use where the model has it, its schema cut to the subset Claude accepts (else a 400).
 		if (extra && t.strict !== undefined) tool.strict = t.strict
+		else if (t.strict && upstream?.nativeStructuredOutputs) {
+			const schema = claudeOutputSchema(tool.input_schema as Record<string, unknown>)
+			if (schema) Object.assign(tool, { input_schema: schema, strict: true })
+		}
 		return { ...tool, ...extra?.__toolFields?.[t.name] }
 	})
 	return reinsert(
@@ -167,7 +171,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	const system = encodeSystem(req, extra, !format)
 	if (system !== undefined) body.system = system
 	if (format) body.output_config = { format }
-	const tools = encodeTools(req, extra)
+	const tools = encodeTools(req, extra, upstream)
 	if (tools.length) {
 		body.tools = tools
 		const tc = encodeToolChoice(req, thinkingOn)

@@ -5,7 +5,7 @@
  * `structured_outputs: "prompt"` get the schema as a system instruction instead. The mock refuses what the API refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { zodResponseFormat } from 'openai/helpers/zod'
+import { zodFunction, zodResponseFormat } from 'openai/helpers/zod'
 import { z } from 'zod'
 import { lastRequest, type Matrix, SETUP_MS, startMatrix } from './harness'
 
@@ -115,5 +115,37 @@ describe('Claude structured outputs from an OpenAI client', () => {
 		const body = lastRequest(m.mocks.anthropic).body
 		expect(body.output_config).toBeUndefined()
 		expect(body.system).toContain('Respond with a single valid JSON object')
+	})
+})
+
+describe('Claude strict tool use from an OpenAI client', () => {
+	const Lookup = z.object({ city: z.string().min(2), days: z.number().int().min(1).max(100) })
+
+	it('should send a strict function as a strict Claude tool, its schema cut to what Claude accepts', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.chat.completions.parse({
+			model: 'claude-m',
+			messages: [{ role: 'user', content: 'weather in Oslo' }],
+			tools: [zodFunction({ name: 'lookup', parameters: Lookup })],
+			tool_choice: 'required',
+		})
+		const call = r.choices[0].message.tool_calls[0]
+		expect(call.function.name).toBe('lookup')
+		expect(call.function.parsed_arguments).toEqual({ city: 'weather in Oslo', days: 42 })
+		const tool = lastRequest(m.mocks.anthropic).body.tools[0]
+		expect(tool.strict).toBe(true)
+		expect(tool.input_schema).toMatchObject({
+			type: 'object',
+			additionalProperties: false,
+			properties: { city: { type: 'string', description: '{minLength: 2}' }, days: { type: 'integer', description: '{minimum: 1, maximum: 100}' } },
+		})
+	})
+
+	it('should leave a strict function as a plain tool for a model without strict tool use', async () => {
+		const acct = await m.account()
+		await acct.openai.chat.completions.create({ model: OLD, messages: [{ role: 'user', content: 'weather in Oslo' }], tools: [zodFunction({ name: 'lookup', parameters: Lookup })] })
+		const tool = lastRequest(m.mocks.anthropic).body.tools[0]
+		expect(tool.strict).toBeUndefined()
+		expect(tool.input_schema.properties.days).toMatchObject({ minimum: 1, maximum: 100 })
 	})
 })

@@ -3,7 +3,8 @@
  * https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations — "if you use an
  * unsupported feature, you'll receive a 400 error with details", worded as the API does
  * ("output_config.format.schema: For 'integer' type, property 'minimum' is not supported"). Also refuses a format
- * on a conversation that ends with an assistant turn (prefill is incompatible with structured outputs).
+ * on a conversation that ends with an assistant turn (prefill is incompatible with structured outputs). Strict tools'
+ * input schemas (strict tool use) are held to the same subset.
  * @module
  */
 import { asArr, asObj, type Obj } from '../shared/json'
@@ -37,6 +38,17 @@ function check(s: Obj, at: string): string | undefined {
 	for (const c of children) {
 		const found = check(c, at)
 		if (found) return found
+	}
+	return undefined
+}
+
+/** Strict tools (`strict: true`) take the same schema subset. */
+export function checkStrictTools(b: Obj): JsonReply | undefined {
+	for (const [i, t] of asArr(b.tools).entries()) {
+		const tool = asObj(t)
+		const schema = asObj(tool?.input_schema)
+		const refused = tool?.strict === true && schema ? check(schema, `tools.${i}.custom.input_schema`) : undefined
+		if (refused) return invalid(refused)
 	}
 	return undefined
 }

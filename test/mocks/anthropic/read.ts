@@ -12,7 +12,7 @@ import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../share
 import { base64, hash36 } from '../shared/text'
 import { checkBlocks } from './blocks'
 import { invalid } from './errors'
-import { checkOutputFormat } from './output-format'
+import { checkOutputFormat, checkStrictTools } from './output-format'
 
 /**
  * The signature the mock puts on a thinking block, and expects back verbatim with the same text.
@@ -136,7 +136,7 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 			if (temperature !== undefined && temperature !== 1) return invalid('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.')
 		}
 	}
-	return checkBlocks(messages) ?? checkPairing(messages) ?? checkThinking(messages, thinkingOn(b)) ?? (forCount ? undefined : checkOutputFormat(b))
+	return checkBlocks(messages) ?? checkPairing(messages) ?? checkThinking(messages, thinkingOn(b)) ?? checkStrictTools(b) ?? (forCount ? undefined : checkOutputFormat(b))
 }
 
 /** Tools with a custom `input_schema` (server tools are ignored). */
