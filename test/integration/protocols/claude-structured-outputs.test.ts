@@ -129,7 +129,8 @@ describe('Claude strict tool use from an OpenAI client', () => {
 			tools: [zodFunction({ name: 'lookup', parameters: Lookup })],
 			tool_choice: 'required',
 		})
-		const call = r.choices[0].message.tool_calls[0]
+		const call = r.choices[0].message.tool_calls?.[0]
+		if (call?.type !== 'function') throw new Error(`expected a function call, got ${JSON.stringify(call)}`)
 		expect(call.function.name).toBe('lookup')
 		expect(call.function.parsed_arguments).toEqual({ city: 'weather in Oslo', days: 42 })
 		const tool = lastRequest(m.mocks.anthropic).body.tools[0]
