@@ -2,8 +2,9 @@
  * Fetching a URL a client gave us (image URLs, MCP servers) without letting the client reach our own network:
  * the host is resolved first and every address must be public (no loopback, private, link-local, CGNAT,
  * multicast, nor an IPv6 form that embeds a private IPv4 address), unless allow-listed (FETCH_ALLOW: hosts or CIDRs).
- * Plain-http requests are pinned to the checked address; redirects are followed by hand and each hop is checked
- * again. Size and time capped (the time cap covers the DNS lookup and the whole body).
+ * Requests connect to the checked address (https too: the name goes as TLS server name and Host, so the certificate
+ * is still verified for it), so a second DNS answer cannot swap in another (DNS rebinding); redirects are followed
+ * by hand and each hop is checked again. Size and time capped (the time cap covers the DNS lookup and the whole body).
  * (WIRE-NOTES #16: one-api#2388, new-api#1636.)
  * @module
  */
@@ -96,6 +97,21 @@ export async function checkHost(url: URL, guard: FetchGuard, signal?: AbortSigna
 	return addrs[0]!
 }
 
+/**
+ * The request for `url` sent to `addr`, the address checkHost approved: the URL's host becomes the address, the name
+ * stays in Host and, for https, in the TLS server name (SNI and the certificate check; Bun pools connections per
+ * server name, so two names on one address never share one).
+ */
+export function pinned(url: URL, addr: string, init: BunFetchRequestInit = {}): { target: URL; init: BunFetchRequestInit } {
+	const target = new URL(url)
+	const host = url.hostname.replace(/^\[|\]$/g, '')
+	if (host === addr) return { target, init }
+	target.hostname = addr.includes(':') ? `[${addr}]` : addr
+	const headers = new Headers(init.headers)
+	headers.set('host', url.host)
+	return { target, init: url.protocol === 'https:' ? { ...init, headers, tls: { ...init.tls, serverName: host } } : { ...init, headers } }
+}
+
 const aborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
 
 const timedOut = (url: URL, e: unknown) =>
@@ -118,17 +134,10 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 	const signal = AbortSignal.timeout(opts.timeoutMs)
 	for (let hop = 0; hop < 4; hop++) {
 		if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GatewayError('invalid_request', `unsupported URL scheme ${url.protocol}`, { code: 'invalid_url' })
-		const addr = await checkHost(url, guard, signal)
-		// Plain http: connect to the address we checked (no second DNS answer can swap it). https keeps the name for TLS.
-		const target = url.protocol === 'http:' ? new URL(url) : url
-		const headers = new Headers(opts.init?.headers)
-		if (url.protocol === 'http:') {
-			target.hostname = addr.includes(':') ? `[${addr}]` : addr
-			headers.set('host', url.host)
-		}
+		const { target, init } = pinned(url, await checkHost(url, guard, signal), opts.init)
 		let res: Response
 		try {
-			res = await fetch(target, { ...opts.init, headers, redirect: 'manual', signal })
+			res = await fetch(target, { ...init, redirect: 'manual', signal })
 		} catch (e) {
 			if (signal.aborted) throw timedOut(url, e)
 			throw new GatewayError('invalid_request', `cannot fetch ${url.hostname}: ${(e as Error).message}`, { code: 'url_fetch_failed' })

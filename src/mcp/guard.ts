@@ -1,13 +1,13 @@
 /**
  * The `fetch` the MCP SDK's transport uses: the same outbound guard as image URLs (lib/safe-fetch.ts, WIRE-NOTES
  * #16): the host is resolved and every address must be public unless allow-listed (FETCH_ALLOW: hosts, addresses or
- * IPv4 CIDRs); plain http connects to the address that was checked; redirects are never followed by fetch itself
+ * IPv4 CIDRs); the request connects to the address that was checked (https with the name as TLS server name); redirects are never followed by fetch itself
  * (the SDK follows same-origin ones by calling this function again, so each hop is checked); every response body is
  * capped. The SDK does its own HTTP, so it gets this function rather than `safeFetch`, which buffers whole bodies.
  * @module
  */
 import { GatewayError } from '../core/errors'
-import { checkHost, type FetchGuard } from '../lib/safe-fetch'
+import { checkHost, type FetchGuard, pinned } from '../lib/safe-fetch'
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
 
@@ -55,15 +55,8 @@ export function guardedFetch(guard: FetchGuard, maxBytes: number, ownerOf: () =>
 	return async (input, init) => {
 		const onTooLarge = ownerOf()
 		const url = new URL(String(input))
-		const addr = await checkMcpHost(url, guard, init?.signal)
-		const headers = new Headers(init?.headers)
-		const target = new URL(url)
-		// Plain http: connect to the checked address so a second DNS answer cannot swap it; https keeps the name for TLS.
-		if (url.protocol === 'http:') {
-			target.hostname = addr.includes(':') ? `[${addr}]` : addr
-			headers.set('host', url.host)
-		}
-		const res = await fetch(target, { ...init, headers, redirect: 'manual' })
+		const to = pinned(url, await checkMcpHost(url, guard, init?.signal), init)
+		const res = await fetch(to.target, { ...to.init, redirect: 'manual' })
 		return capped(res, maxBytes, url.hostname, onTooLarge)
 	}
 }
