@@ -5,7 +5,7 @@
  * @module
  */
 import type { GatewayError } from './errors'
-import type { StopReason, TextPart, Usage } from './ir'
+import type { StopReason, TextPart, TokenLogprob, Usage } from './ir'
 
 export type BlockStart =
 	/** `refusal`: the upstream marked this text as the model's refusal (OpenAI `refusal`), not ordinary output. */
@@ -22,7 +22,8 @@ export type StreamEvent =
 	/** Exactly once, first. `usage` may carry input/cache counts known up front (Anthropic `message_start`). */
 	| { type: 'start'; id: string; model: string; created?: number; usage?: Partial<Usage> }
 	| { type: 'block_start'; index: number; block: BlockStart }
-	| { type: 'text_delta'; index: number; text: string }
+	/** `logprobs`: the log probabilities of this delta's tokens, when the request asked for them (OpenAI, Gemini). */
+	| { type: 'text_delta'; index: number; text: string; logprobs?: TokenLogprob[] }
 	| { type: 'thinking_delta'; index: number; text: string }
 	| { type: 'signature_delta'; index: number; signature: string }
 	/** A fragment of a tool call's JSON arguments. Concatenated fragments form the whole object. */

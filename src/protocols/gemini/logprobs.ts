@@ -1,7 +1,7 @@
 /**
  * `candidates[].logprobsResult` ⇄ canonical token log probabilities (https://ai.google.dev/api/generate-content, LogprobsResult:
  * `chosenCandidates[]` of `{token, tokenId, logProbability}`, one per decoding step, and `topCandidates[].candidates[]`,
- * the alternatives at each step). Whole answers only: the stream events carry no log probabilities.
+ * the alternatives at each step). Streamed chunks carry the result for their own tokens (stream.ts, stream-encode.ts).
  * @module
  */
 import type { TokenLogprob } from '../../core/ir'

@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
+import { encodeLogprobs } from './logprobs'
 import type { GeminiPart, GeminiStreamChunk } from './model'
 import { isObj, REDACTED_PREFIX } from './read'
 import { SKIP_SIGNATURE, signatureForClient } from './signatures'
@@ -47,10 +48,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let calls = 0
 	let pending: string | undefined // a text part's signature, sent once the text after it is
 	let usage: Partial<Usage> | undefined
-	const frame = (parts: GeminiPart[], finishReason?: string): SseFrame => {
+	const frame = (parts: GeminiPart[], finishReason?: string, logprobsResult?: Record<string, unknown>): SseFrame => {
 		if (!id) id = newId('gemini')
 		const chunk: GeminiStreamChunk = {
-			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), ...(logprobsResult && { logprobsResult }), index: 0 }],
 		}
 		if (finishReason && usage) chunk.usageMetadata = encodeUsage(usage)
 		chunk.modelVersion = ctx.model
@@ -90,7 +91,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
 					break
 				case 'text_delta':
-					if (ev.text) out.push(frame([{ text: ev.text }]))
+					// Each streamed chunk carries the logprobsResult of its own tokens.
+					if (ev.text) out.push(frame([{ text: ev.text }], undefined, encodeLogprobs(ev.logprobs)))
 					break
 				case 'thinking_delta': {
 					const open = blocks.get(ev.index)

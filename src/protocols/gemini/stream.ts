@@ -14,6 +14,7 @@ import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
 import { errorDetails } from './error'
+import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope } from './response'
 import { decodeFinishReason, decodeUsage } from './usage'
@@ -131,7 +132,12 @@ export function streamDecoder(): FrameDecoder {
 			}
 			const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
 			const content = isObj(candidate?.content) ? candidate.content : undefined
+			const from = out.length
 			if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
+			// Each streamed chunk has its own `logprobsResult`, for the tokens of its text: it rides on that text's delta.
+			const logprobs = decodeLogprobs(get(candidate ?? {}, 'logprobsResult'))
+			const delta = logprobs && out.slice(from).find((e) => e.type === 'text_delta')
+			if (delta?.type === 'text_delta') delta.logprobs = logprobs
 			const u = decodeUsage(get(chunk, 'usageMetadata'))
 			const key = u && JSON.stringify(u)
 			if (u && key !== lastUsage) {

@@ -1,6 +1,6 @@
 /**
  * `choices[].logprobs` ⇄ canonical token log probabilities (chat object reference: `logprobs.content[]` of
- * `{token, logprob, bytes, top_logprobs[]}`). Whole answers only: the stream events carry no log probabilities.
+ * `{token, logprob, bytes, top_logprobs[]}`); streamed chunks carry the same object for their own tokens.
  * @module
  */
 import type { TokenLogprob } from '../../core/ir'

@@ -219,7 +219,7 @@ export const OpenAIUsage = t.Object(
 
 const TopLogprob = t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Nullable(t.Array(Integer())) }, open)
 
-/** `choices[].logprobs` when the request asked for `logprobs` (whole answers; streamed chunks carry null). */
+/** `choices[].logprobs` when the request asked for `logprobs` (in a stream, each chunk's for its own tokens, else null). */
 export const OpenAIChoiceLogprobs = t.Object(
 	{
 		content: t.Nullable(t.Array(t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Nullable(t.Array(Integer())), top_logprobs: t.Array(TopLogprob) }, open))),
@@ -296,7 +296,7 @@ export const OpenAIChatCompletionChunk = t.Object(
 					},
 					open,
 				),
-				logprobs: t.Null(),
+				logprobs: t.Nullable(OpenAIChoiceLogprobs),
 				finish_reason: t.Nullable(FinishReason),
 			}),
 		),

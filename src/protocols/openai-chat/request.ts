@@ -7,7 +7,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../core/ir'
+import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
@@ -152,6 +152,11 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 		if (tools.length) req.tools = tools
 	}
 	if (b.tool_choice !== undefined && b.tool_choice !== null) req.toolChoice = decodeToolChoice(b.tool_choice)
+	// OpenAI answers 400 for a named function that is not among the tools; Claude and Gemini would be asked to force a
+	// call they cannot make.
+	const forced = req.toolChoice?.type === 'tool' ? req.toolChoice.name : undefined
+	if (forced !== undefined && !req.tools?.some((t) => t.name === forced))
+		throw badRequest(`Invalid value for 'tool_choice': function '${forced}' is not among the tools given`, 'tool_choice')
 	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
 	if (parallel !== undefined) req.parallelToolCalls = parallel
 	if (b.response_format !== undefined && b.response_format !== null) req.responseFormat = decodeResponseFormat(b.response_format)
@@ -160,16 +165,34 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (effort !== undefined) {
 		if (EFFORTS.has(effort)) req.reasoning = { enabled: true, effort: effort as ReasoningEffort }
 		else if (effort === 'none' || effort === 'xhigh') {
-			// No canonical value: keep the original for OpenAI upstreams, give other vendors the nearest meaning.
-			req.reasoning = effort === 'none' ? { enabled: false } : { enabled: true, effort: 'high' }
+			// No canonical value: keep the original for OpenAI upstreams, give other vendors the nearest meaning. "none" asks
+			// for no reasoning at all: an explicit zero budget, so Gemini 2.5 turns its default thinking off.
+			req.reasoning = effort === 'none' ? { enabled: false, budgetTokens: 0 } : { enabled: true, effort: 'high' }
 			extra.reasoning_effort = effort
 			extras = true
 		} else throw badRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning_effort')
 	}
-	const user = optString(b.user, 'user')
+	// `user` is deprecated for `safety_identifier`, the same abuse-tracking id: either fills the canonical slot
+	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
+	const user = optString(b.user, 'user') ?? optString(b.safety_identifier, 'safety_identifier')
 	if (user !== undefined) req.user = user
+	const only = vendorOnlyOf(b)
+	if (only.length) req.vendorOnly = only
 	if (extras) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
 	return req
+}
+
+/**
+ * What only OpenAI does, refused for other vendors rather than dropped (vendor-only.ts): web search
+ * (`web_search_options`, search-preview models), audio output (`modalities` with "audio") and legacy `functions`.
+ */
+function vendorOnlyOf(b: Json): VendorOnly[] {
+	const out: VendorOnly[] = []
+	if (b.web_search_options !== undefined && b.web_search_options !== null) out.push({ protocol: PROTOCOL, what: 'web search (web_search_options)', path: 'web_search_options' })
+	if (Array.isArray(b.modalities) && b.modalities.includes('audio')) out.push({ protocol: PROTOCOL, what: 'audio output (modalities "audio")', path: 'modalities' })
+	// The deprecated `functions` list: converting it would answer `tool_calls` where such a client reads `function_call`.
+	if (Array.isArray(b.functions) && b.functions.length) out.push({ protocol: PROTOCOL, what: 'legacy function calling (functions; send tools instead)', path: 'functions' })
+	return out
 }
 
 /** seed, penalties and log probabilities: canonical, so Gemini gets them too (its generationConfig has all five). */
@@ -264,6 +287,7 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 		body.stream = true
 		body.stream_options = { include_usage: true }
 	} else delete body.stream_options
-	if (req.user !== undefined) body.user = req.user
+	// A user id that came as safety_identifier goes back as that alone (already among the extras).
+	if (req.user !== undefined && body.safety_identifier !== req.user) body.user = req.user
 	return body as OpenAIChatBody
 }

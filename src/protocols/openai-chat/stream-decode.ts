@@ -20,6 +20,7 @@ import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
 import { isObject, str, type Json } from './guards'
 import { feedJson, jsonDone, jsonProgress, type JsonProgress } from './json-progress'
+import { decodeLogprobs } from './logprobs'
 import { upstreamError } from './response'
 import { decodeFinishReason, decodeUsage, withToolUse } from './usage'
 
@@ -162,7 +163,10 @@ export function streamDecoder(): FrameDecoder {
 		const d = isObject(choice.delta) ? choice.delta : {}
 		reasoning(d, out)
 		const content = str(d.content)
-		if (content) out.push({ type: 'text_delta', index: ensure('text', out), text: content })
+		if (content) {
+			const logprobs = decodeLogprobs(choice.logprobs)
+			out.push(logprobs ? { type: 'text_delta', index: ensure('text', out), text: content, logprobs } : { type: 'text_delta', index: ensure('text', out), text: content })
+		}
 		const refusal = str(d.refusal)
 		if (refusal) {
 			sawRefusal = true

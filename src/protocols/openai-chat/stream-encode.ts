@@ -15,6 +15,7 @@ import { packToolCallId } from '../../core/tool-ids'
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
+import { encodeLogprobs } from './logprobs'
 import { mcpOutcome } from './mcp'
 import { completionId } from './response'
 import { encodeFinishReason, encodeUsage } from './usage'
@@ -26,7 +27,7 @@ type Delta = Record<string, unknown>
  * - first chunk: `delta: {role:'assistant', content:'', refusal:null}` (Portkey #1399: role on the first delta), with
  *   `content: null` when the answer opens with a tool call, as OpenAI sends it (a client that reads `''` as text, the
  *   Vercel AI SDK, would show an empty text part); written with the first event that shows what the answer opens with;
- * - text → `delta.content`, thinking → `delta.reasoning_content` (DeepSeek), signatures and redacted thinking →
+ * - text → `delta.content` (with `logprobs` on its chunk when the event has them), thinking → `delta.reasoning_content` (DeepSeek), signatures and redacted thinking →
  *   `delta.reasoning_details` (OpenRouter);
  * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
  *   `type`, `function.name` and `arguments:''`; later deltas only `index` + `arguments` (WIRE-NOTES wire §7,
@@ -56,9 +57,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const frame = (body: Record<string, unknown>): SseFrame => ({
 		data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: ctx.model, ...body }),
 	})
-	const chunk = (delta: Delta, finishReason: string | null = null): SseFrame =>
+	const chunk = (delta: Delta, finishReason: string | null = null, logprobs: ReturnType<typeof encodeLogprobs> = null): SseFrame =>
 		frame({
-			choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+			choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
 			...(ctx.includeUsage && { usage: null }),
 		})
 	// Text and reasoning deltas, most of the chunks of a converted stream, are written as text around the one string
@@ -118,7 +119,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					}
 					break
 				case 'text_delta':
-					if (ev.text) out.push(textChunk('content', ev.text))
+					// Log probabilities go on the chunk of the text they score, as OpenAI streams them.
+					if (ev.logprobs?.length) out.push(chunk({ content: ev.text }, null, encodeLogprobs(ev.logprobs)))
+					else if (ev.text) out.push(textChunk('content', ev.text))
 					break
 				case 'thinking_delta':
 					if (ev.text) out.push(textChunk('reasoning_content', ev.text))

@@ -8,7 +8,7 @@
 
 import { asNum, asObj, pick, type Obj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
-import { pieceLogprobs } from '../shared/logprobs'
+import { type MockLogprob, pieceLogprobs } from '../shared/logprobs'
 import { inputTokens, plan, type Plan } from '../shared/scenario'
 import { countWords, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
@@ -52,8 +52,10 @@ const chunk = (parts: Obj[], usage: Obj, head: Head, finishReason?: string): Obj
 	...head,
 })
 
-function streamChunks(p: Plan, head: Head, images: number, signature: string | undefined): Obj[] {
+function streamChunks(p: Plan, head: Head, images: number, signature: string | undefined, top?: number): Obj[] {
 	const out: Obj[] = []
+	// With responseLogprobs every text chunk has the logprobsResult of its own piece (`top` alternatives).
+	const lp = top === undefined ? [] : pieceLogprobs(p.text, top)
 	let thoughts = 0
 	for (const piece of splitPieces(p.thinking)) {
 		thoughts += countWords(piece)
@@ -70,7 +72,10 @@ function streamChunks(p: Plan, head: Head, images: number, signature: string | u
 	pieces.forEach((piece, i) => {
 		words += countWords(piece)
 		const last = i === pieces.length - 1
-		out.push(chunk([{ text: piece }], last ? final : usageOf(p, words, p.usage.reasoning, images), head, last && !signature ? finishOf(p) : undefined))
+		const c = chunk([{ text: piece }], last ? final : usageOf(p, words, p.usage.reasoning, images), head, last && !signature ? finishOf(p) : undefined)
+		const t = lp[i]
+		if (t) (c.candidates as Obj[])[0]!.logprobsResult = logprobsEntry([t])
+		out.push(c)
 	})
 	// A signed answer's stream ends with the signature alone on an empty text part.
 	if (signature) out.push(chunk([{ text: '', thoughtSignature: signature }], final, head, finishOf(p)))
@@ -90,9 +95,8 @@ const modelNotFound = ({ model, version }: Target, method: string): Reply =>
 		`models/${model} is not found for API version ${version}, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
 	)
 
-/** `candidates[].logprobsResult` with `responseLogprobs` (non-stream answers): the answer's pieces and alternatives. */
-function logprobsResultOf(p: Plan, top: number): Obj {
-	const lp = pieceLogprobs(p.text, top)
+/** `candidates[].logprobsResult` with `responseLogprobs`: the given pieces and their alternatives. */
+function logprobsEntry(lp: MockLogprob[]): Obj {
 	const entry = (token: string, logProbability: number) => ({ token, tokenId: token.length, logProbability })
 	return { topCandidates: lp.map((t) => ({ candidates: t.top.map((a) => entry(a.token, a.logprob)) })), chosenCandidates: lp.map((t) => entry(t.token, t.logprob)) }
 }
@@ -132,10 +136,11 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
 		const cfg = asObj(b.generationConfig) ?? {}
-		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsResultOf(p, asNum(cfg.logprobs) ?? 0)
+		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))
 		return json(withCandidates(whole, n))
 	}
-	const chunks = streamChunks(p, head, conv.images, signature).map((c) => JSON.stringify(withCandidates(c, n)))
+	const cfg = asObj(b.generationConfig) ?? {}
+	const chunks = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined).map((c) => JSON.stringify(withCandidates(c, n)))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
 	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
 	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))

@@ -59,12 +59,17 @@ function callDeltas(p: Plan, seed: string, interleave: boolean): Obj[] {
 	return out
 }
 
-function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number, interleave = false): string[] {
+function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number, interleave = false, top?: number): string[] {
 	const chunks: string[] = []
+	// With `logprobs: true` each content chunk carries the log probabilities of its own piece (`top` alternatives).
+	const lp = top === undefined ? [] : pieceLogprobs(p.text, top)
+	const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...new TextEncoder().encode(token)] })
 	// With n > 1 each chunk names its choice by `index`; the choices follow one another here.
 	for (let choice = 0; choice < n; choice++) {
-		const push = (delta: Obj, finish: string | null = null) => {
-			const chunk: Obj = { ...head, choices: [{ index: choice, delta, logprobs: null, finish_reason: finish }] }
+		const push = (delta: Obj, finish: string | null = null, piece?: number) => {
+			const t = piece === undefined ? undefined : lp[piece]
+			const logprobs = t ? { content: [{ ...entry(t.token, t.logprob), top_logprobs: t.top.map((a) => entry(a.token, a.logprob)) }], refusal: null } : null
+			const chunk: Obj = { ...head, choices: [{ index: choice, delta, logprobs, finish_reason: finish }] }
 			if (includeUsage) chunk.usage = null
 			chunks.push(frame(chunk))
 		}
@@ -73,7 +78,7 @@ function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n
 		push({ role: 'assistant', content: p.calls.length > 0 || refused ? null : '', refusal: refused ? '' : null })
 		for (const piece of splitPieces(p.thinking)) push({ content: null, reasoning_content: piece })
 		// A refusal streams in the `refusal` field, in pieces like content.
-		for (const piece of splitPieces(p.text)) push(refused ? { refusal: piece } : { content: piece })
+		splitPieces(p.text).forEach((piece, i) => push(refused ? { refusal: piece } : { content: piece }, null, refused ? undefined : i))
 		for (const delta of callDeltas(p, seed, interleave)) push(delta)
 		push({}, FINISH[p.finish])
 	}
@@ -83,7 +88,7 @@ function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n
 	return chunks
 }
 
-/** `choices[].logprobs` with `logprobs: true` (non-stream answers): the answer's pieces, `bytes` their UTF-8 bytes. */
+/** `choices[].logprobs` with `logprobs: true` (whole answers; streams in streamChunks): the answer's pieces, `bytes` their UTF-8 bytes. */
 function logprobsOf(p: Plan, top: number): Obj {
 	const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...new TextEncoder().encode(token)] })
 	return { content: pieceLogprobs(p.text, top).map((t) => ({ ...entry(t.token, t.logprob), top_logprobs: t.top.map((a) => entry(a.token, a.logprob)) })), refusal: null }
@@ -103,7 +108,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const id = stableId('chatcmpl-', seed)
 	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: 'default', system_fingerprint: 'fp_mock' }
-	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave')), 1)
+	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave'), b.logprobs === true ? (asNum(b.top_logprobs) ?? 0) : undefined), 1)
 	return json({
 		...head,
 		object: 'chat.completion',

@@ -251,7 +251,8 @@ describe('openai-chat decodeRequest', () => {
 
 	it("should map reasoning_effort 'none' and 'xhigh' to the nearest canonical value and keep the original in extra", () => {
 		const none = decodeRequest({ ...base, reasoning_effort: 'none' })
-		expect(none.reasoning).toEqual({ enabled: false })
+		// An explicit zero budget: 'none' is no reasoning at all, not the model's default (Gemini 2.5 thinks by default).
+		expect(none.reasoning).toEqual({ enabled: false, budgetTokens: 0 })
 		expect(none.extra?.reasoning_effort).toBe('none')
 		expect(decodeRequest({ ...base, reasoning_effort: 'xhigh' }).reasoning).toEqual({ enabled: true, effort: 'high' })
 	})
