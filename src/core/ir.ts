@@ -126,7 +126,15 @@ export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required
 export type ResponseFormat =
 	| { type: 'text' }
 	| { type: 'json_object' }
-	| { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string }
+	| {
+			type: 'json_schema'
+			name: string
+			schema: Record<string, unknown>
+			strict?: boolean
+			description?: string
+			/** The client's vendor enforces the schema (Claude, Gemini): ask the same of another where the schema allows. */
+			enforced?: true
+	  }
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high'
 

@@ -227,7 +227,8 @@ function decodeOutputConfig(oc: unknown, req: ChatRequest): void {
 	if (!isObject(oc)) throw invalid('output_config', 'Input should be a valid dictionary')
 	const format = oc.format
 	if (isObject(format) && format.type === 'json_schema' && isObject(format.schema))
-		req.responseFormat = { type: 'json_schema', name: 'response', schema: format.schema }
+		// Claude enforces the schema (constrained decoding): other vendors are asked to where they can.
+		req.responseFormat = { type: 'json_schema', name: 'response', schema: format.schema, enforced: true }
 	const effort = typeof oc.effort === 'string' ? EFFORT[oc.effort] : undefined
 	// Effort only refines reasoning the client turned on; alone it must not switch thinking on for other vendors.
 	if (effort && req.reasoning?.enabled) req.reasoning.effort = effort

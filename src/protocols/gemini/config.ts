@@ -104,9 +104,10 @@ function decodeResponseFormat(cfg: Obj): ResponseFormat | undefined {
 	if (mime === 'text/plain') return { type: 'text' }
 	if (mime !== 'application/json') return undefined
 	const jsonSchema = get(cfg, 'responseJsonSchema')
-	if (isObj(jsonSchema)) return { type: 'json_schema', name: 'response', schema: jsonSchema }
+	// Gemini enforces a response schema (constrained decoding): other vendors are asked to where they can.
+	if (isObj(jsonSchema)) return { type: 'json_schema', name: 'response', schema: jsonSchema, enforced: true }
 	const schema = get(cfg, 'responseSchema')
-	if (isObj(schema)) return { type: 'json_schema', name: 'response', schema: geminiSchemaToJsonSchema(schema) }
+	if (isObj(schema)) return { type: 'json_schema', name: 'response', schema: geminiSchemaToJsonSchema(schema), enforced: true }
 	return { type: 'json_object' }
 }
 

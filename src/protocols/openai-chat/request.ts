@@ -265,6 +265,9 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 	}
 	if (req.responseFormat) {
 		const rf = req.responseFormat
+		// A schema another vendor enforced asks for strict mode, which refuses (400) a schema short of its rules: only
+		// where it meets them. An OpenAI client's own `strict` goes as it was written.
+		const strict = rf.type === 'json_schema' ? (rf.strict ?? (rf.enforced && strictReady(rf.schema) ? true : undefined)) : undefined
 		body.response_format =
 			rf.type === 'json_schema'
 				? {
@@ -273,7 +276,7 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 							name: rf.name,
 							...(rf.description !== undefined && { description: rf.description }),
 							schema: rf.schema,
-							...(rf.strict !== undefined && { strict: rf.strict }),
+							...(strict !== undefined && { strict }),
 						},
 					}
 				: { type: rf.type }
@@ -290,4 +293,23 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 	// A user id that came as safety_identifier goes back as that alone (already among the extras).
 	if (req.user !== undefined && body.safety_identifier !== req.user) body.user = req.user
 	return body as OpenAIChatBody
+}
+
+/**
+ * OpenAI's strict-mode rules for a schema (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
+ * an object at the root, and every object closed (`additionalProperties: false`) with all its properties required.
+ */
+export function strictReady(schema: Record<string, unknown>): boolean {
+	const ok = (s: unknown): boolean => {
+		if (Array.isArray(s)) return s.every(ok)
+		if (!isObject(s)) return true
+		const types = Array.isArray(s.type) ? s.type : [s.type]
+		if (types.includes('object') || isObject(s.properties)) {
+			const props = isObject(s.properties) ? Object.keys(s.properties) : []
+			const required = Array.isArray(s.required) ? s.required : []
+			if (s.additionalProperties !== false || !props.every((k) => required.includes(k))) return false
+		}
+		return [s.properties, s.$defs, s.definitions].every((m) => !isObject(m) || Object.values(m).every(ok)) && [s.items, s.anyOf, s.allOf].every(ok)
+	}
+	return schema.type === 'object' && !('anyOf' in schema) && ok(schema)
 }

@@ -116,7 +116,7 @@ describe('anthropicMessages.decodeRequest', () => {
 	it('should decode output_config.format as a json_schema response format and keep output_config', () => {
 		const schema = { type: 'object', properties: { a: { type: 'string' } } }
 		const req = decode({ ...base, output_config: { format: { type: 'json_schema', schema } } })
-		expect(req.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema })
+		expect(req.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema, enforced: true })
 		expect(req.extra?.output_config).toEqual({ format: { type: 'json_schema', schema } })
 	})
 

@@ -113,7 +113,7 @@ describe('gemini decodeRequest', () => {
 			contents: [user('x')],
 			generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } } },
 		})
-		expect(req.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { a: { type: 'string' } } } })
+		expect(req.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { a: { type: 'string' } } }, enforced: true })
 		expect(decode({ contents: [user('x')], generationConfig: { responseMimeType: 'application/json' } }).responseFormat).toEqual({ type: 'json_object' })
 	})
 

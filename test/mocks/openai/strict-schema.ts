@@ -1,0 +1,37 @@
+/**
+ * OpenAI's strict-mode schema rules (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
+ * with `strict: true`, every object must set `additionalProperties: false` and list every property in `required`;
+ * OpenAI answers 400 "Invalid schema for response_format '…': In context=(…), …" otherwise.
+ * @module
+ */
+import { asArr, asObj, type Obj } from '../shared/json'
+import type { JsonReply } from '../shared/reply'
+import { openaiError } from './errors'
+
+function fault(s: Obj, context: string[]): string | undefined {
+	const types = asArr(s.type).length ? asArr(s.type) : [s.type]
+	const props = asObj(s.properties)
+	const at = `In context=(${context.map((c) => `'${c}'`).join(', ')}${context.length === 1 ? ',' : ''})`
+	if (types.includes('object') || props) {
+		if (s.additionalProperties !== false) return `${at}, 'additionalProperties' is required to be supplied and to be false.`
+		const missing = Object.keys(props ?? {}).filter((k) => !asArr(s.required).includes(k))
+		if (missing.length) return `${at}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing[0]}'.`
+	}
+	for (const [k, v] of Object.entries(props ?? {})) {
+		const child = asObj(v)
+		const found = child && fault(child, [...context, 'properties', k])
+		if (found) return found
+	}
+	const items = asObj(s.items)
+	if (items) return fault(items, [...context, 'items'])
+	return undefined
+}
+
+/** The 400 for a strict `response_format` schema that breaks the rules, or undefined. */
+export function checkStrictFormat(b: Obj): JsonReply | undefined {
+	const rf = asObj(b.response_format)
+	const js = asObj(rf?.json_schema)
+	if (rf?.type !== 'json_schema' || js?.strict !== true) return undefined
+	const found = fault(asObj(js.schema) ?? {}, [])
+	return found ? openaiError(400, `Invalid schema for response_format '${String(js.name)}': ${found}`, 'response_format', 'invalid_json_schema') : undefined
+}
