@@ -17,7 +17,8 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 export function echoOf(body: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {}
 	for (const k of ECHOED) if (body[k] !== undefined && body[k] !== null) out[k] = body[k]
-	if (isObj(body.text) && isObj(body.text.format)) out.text = { ...body.text, format: body.text.format }
+	// `text` is echoed with its `verbosity` (Codex sends `text: {verbosity}` alone), the format defaulting as OpenAI's does.
+	if (isObj(body.text)) out.text = { ...body.text, format: isObj(body.text.format) ? body.text.format : { type: 'text' } }
 	if (isObj(body.reasoning)) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
 	return out
 }

@@ -10,9 +10,9 @@
  */
 import { badRequest } from '../../core/errors'
 import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
-import { unpackToolCallId } from '../../core/tool-ids'
 import { decodeImageUrl, parseArguments } from '../openai-chat/content'
 import { reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
+import { callIdIn } from './call-ids'
 import { decodeReasoningItem } from './reasoning'
 
 type Turn = { role: Message['role']; parts: Part[] }
@@ -59,12 +59,15 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		const type = item.type ?? 'message'
 		if (type === 'message') decodeMessageItem(item, at, system, push)
 		else if (type === 'function_call') {
-			const { id, signature } = unpackToolCallId(reqString(item.call_id, `${at}.call_id`))
+			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			const name = reqString(item.name, `${at}.name`)
 			toolNames.set(id, name)
-			push('assistant', [{ type: 'tool_call', id, name, input: parseArguments(item.arguments), ...(signature && { signature }) }])
+			const call: Part = { type: 'tool_call', id, name, input: parseArguments(item.arguments), ...(signature && { signature }) }
+			const step = sibling ? parallelStep(turns) : undefined
+			if (step) step.parts.push(call)
+			else push('assistant', [call])
 		} else if (type === 'function_call_output') {
-			const { id } = unpackToolCallId(reqString(item.call_id, `${at}.call_id`))
+			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content: contentParts(item.output ?? '', `${at}.output`) }
 			const name = toolNames.get(id)
 			if (name) part.name = name
@@ -80,6 +83,20 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		content: t.role === 'user' ? [...t.parts.filter((p) => p.type === 'tool_result'), ...t.parts.filter((p) => p.type !== 'tool_result')] : t.parts,
 	}))
 	return { system, messages }
+}
+
+/**
+ * The assistant step a later call of an answer (call-ids.ts) belongs to when the outputs of that step's calls came
+ * between them: clients that record each call with its output (Codex CLI) replay parallel calls interleaved, call A,
+ * output A, call B, output B. Read as written, call B would be a step of its own, without the thinking block that
+ * starts the answer on Anthropic (which wants the message back as received) and without the signature of a step's
+ * first call on Gemini. Undefined when anything else came between (the call then starts a turn as written).
+ */
+function parallelStep(turns: Turn[]): Turn | undefined {
+	const results = turns[turns.length - 1]
+	const step = turns[turns.length - 2]
+	if (results?.role !== 'user' || !results.parts.every((p) => p.type === 'tool_result')) return undefined
+	return step?.role === 'assistant' && step.parts[step.parts.length - 1]?.type === 'tool_call' ? step : undefined
 }
 
 function decodeMessageItem(item: Json, at: string, system: TextPart[], push: (role: Message['role'], parts: Part[]) => void) {

@@ -173,7 +173,14 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 		}
 	}
 	const tools = Array.isArray(body.tools) ? body.tools : []
-	for (const [i, t] of tools.entries()) if (isObject(t) && t.type !== 'function') return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
+	for (const [i, t] of tools.entries()) {
+		if (!isObject(t) || t.type === 'function') continue
+		// A custom tool is the client's own (Codex's freeform apply_patch), not one OpenAI runs: what other vendors lack
+		// is free-text input under a grammar, and the client can offer the same tool as a function instead.
+		if (t.type === 'custom')
+			return `tools[${i}] ('${str(t.name)}') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model`
+		return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
+	}
 	const choice = body.tool_choice
 	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools') return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined

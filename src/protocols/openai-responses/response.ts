@@ -2,18 +2,18 @@
  * `response` objects ⇄ canonical response (https://platform.openai.com/docs/api-reference/responses/object).
  * Output order is content order: each thinking part is a `reasoning` item, each run of text one `message` item with
  * one `output_text` part, each tool call a `function_call` item (its `call_id` carries a packed Gemini signature, as
- * OpenAI chat tool-call ids do).
+ * OpenAI chat tool-call ids do, and marks the later calls of one answer: call-ids.ts).
  * @module
  */
 import { GatewayError } from '../../core/errors'
 import type { ChatResponse, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
-import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { parseArguments } from '../openai-chat/content'
 import { count, isObject, str } from '../openai-chat/guards'
 import type { ResponsesOutputItem, ResponsesResponse } from './model'
+import { callIdIn, callIdOut } from './call-ids'
 import { decodeReasoningItem, encodeReasoningItem } from './reasoning'
 import { decodeEnd, decodeUsage, encodeEnd, encodeUsage } from './usage'
 
@@ -74,6 +74,7 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	const refused = stopReason === 'refusal'
 	let text: string | undefined
 	let sawText = false
+	let calls = 0
 	const message = (text: string): ResponsesOutputItem => ({
 		id: newId('msg_'),
 		type: 'message',
@@ -97,7 +98,7 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 		if (p.type === 'mcp_tool_use' || p.type === 'mcp_tool_result') continue
 		flush()
 		if (p.type === 'tool_call')
-			items.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
+			items.push({ id: newId('fc_'), type: 'function_call', status: 'completed', call_id: callIdOut(p.id, p.signature, calls++), name: p.name, arguments: JSON.stringify(p.input) })
 		else items.push(encodeReasoningItem(p, newId('rs_')))
 	}
 	flush()
@@ -136,7 +137,7 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 			const part = decodeReasoningItem(item, `output[${i}]`)
 			if (part) content.push(part)
 		} else if (item.type === 'function_call') {
-			const { id, signature } = unpackToolCallId(str(item.call_id) || newId('call_'))
+			const { id, signature } = callIdIn(str(item.call_id) || newId('call_'))
 			content.push({ type: 'tool_call', id, name: str(item.name) ?? '', input: parseArguments(item.arguments), ...(signature && { signature }) })
 			sawTool = true
 		} else if (item.type === 'message') {

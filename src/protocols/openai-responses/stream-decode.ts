@@ -11,10 +11,10 @@ import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
 import { jsonOrUndefined } from '../../core/json'
 import type { SseFrame } from '../../core/sse'
-import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObject, str, type Json } from '../openai-chat/guards'
 import { type FrameDecoder, runMachine } from '../stream-machine'
+import { callIdIn } from './call-ids'
 import { REDACTED_MARK, reasoningText, SIGNATURE_MARK } from './reasoning'
 import { failedError } from './response'
 import { decodeEnd, decodeUsage } from './usage'
@@ -58,7 +58,7 @@ export function streamDecoder(): FrameDecoder {
 	const itemAdded = (item: Json, out: StreamEvent[]) => {
 		close(out)
 		if (item.type === 'function_call') {
-			const { id, signature } = unpackToolCallId(str(item.call_id) || newId('call_'))
+			const { id, signature } = callIdIn(str(item.call_id) || newId('call_'))
 			open = { index: next++, kind: 'tool_call', streamed: false }
 			out.push({ type: 'block_start', index: open.index, block: { kind: 'tool_call', id, name: str(item.name) ?? '', ...(signature && { signature }) } })
 			sawTool = true

@@ -22,11 +22,11 @@ import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
 import { emptyUsage, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
-import { packToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { errorBody } from '../openai-chat/error'
+import { callIdOut } from './call-ids'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
 import { envelope, responseId } from './response'
@@ -57,6 +57,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let stopped: Open | undefined
 	/** A refusal part was sent (a refusal the upstream marked as such, as it came). */
 	let refused = false
+	/** Function calls opened so far: the later ones are marked as calls of the same answer (call-ids.ts). */
+	let calls = 0
 	const output: ResponsesOutputItem[] = []
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
@@ -160,7 +162,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			item = { id: newId('rs_'), type: 'reasoning', summary: [], encrypted_content: REDACTED_MARK + b.data }
 			open = { kind: 'redacted', index: ev.index, out, item }
 		} else {
-			open = { kind: 'call', index: ev.index, out, id: newId('fc_'), callId: packToolCallId(b.id, b.signature), name: b.name, args: '' }
+			open = { kind: 'call', index: ev.index, out, id: newId('fc_'), callId: callIdOut(b.id, b.signature, calls++), name: b.name, args: '' }
 			item = { id: open.id, type: 'function_call', status: 'in_progress', call_id: open.callId, name: b.name, arguments: '' }
 		}
 		output.push(item)

@@ -48,10 +48,17 @@ export function checkInput(body: Obj): JsonReply | undefined {
 	}
 	if (body.previous_response_id !== undefined) return
 	const items = inputItems(body.input)
-	const calls = new Set(items.filter((i) => i.type === 'function_call').map((i) => asStr(i.call_id)))
-	const outputs = new Set(items.filter((i) => i.type === 'function_call_output').map((i) => asStr(i.call_id)))
-	for (const id of outputs) if (!calls.has(id)) return openaiError(400, `No tool call found for function call output with call_id ${id}.`, 'input')
-	for (const id of calls) if (!outputs.has(id)) return openaiError(400, `No tool output found for function call ${id}.`, 'input')
+	// A `local_shell_call` is answered by a `function_call_output` too; a custom tool call by a `custom_tool_call_output`.
+	const ids = (...types: string[]) => new Set(items.filter((i) => types.includes(String(i.type))).map((i) => asStr(i.call_id)))
+	for (const [callTypes, outputType, what] of [
+		[['function_call', 'local_shell_call'], 'function_call_output', 'function call'],
+		[['custom_tool_call'], 'custom_tool_call_output', 'custom tool call'],
+	] as const) {
+		const calls = ids(...callTypes)
+		const outputs = ids(outputType)
+		for (const id of outputs) if (!calls.has(id)) return openaiError(400, `No tool call found for ${what} output with call_id ${id}.`, 'input')
+		for (const id of calls) if (!outputs.has(id)) return openaiError(400, `No tool output found for ${what} ${id}.`, 'input')
+	}
 }
 
 /** The neutral conversation of a validated Responses body. */
@@ -76,9 +83,12 @@ export function readResponses(body: Obj): Conversation {
 			lastUserImages = c.images
 		}
 	}
+	// The last turn is tool results when only calls and their outputs follow the last message. Clients that record a
+	// call and its output as a pair (Codex) send parallel calls interleaved: call A, output A, call B, output B.
 	let k = items.length - 1
-	while (k >= 0 && items[k].type === 'function_call_output') k--
-	const toolResults = k < items.length - 1 ? items.slice(k + 1).map((i) => outputText(i.output)) : undefined
+	while (k >= 0 && (items[k].type === 'function_call_output' || items[k].type === 'function_call')) k--
+	const trailing = items.slice(k + 1).filter((i) => i.type === 'function_call_output')
+	const toolResults = trailing.length > 0 && items[items.length - 1].type === 'function_call_output' ? trailing.map((i) => outputText(i.output)) : undefined
 	const effort = asStr(asObj(body.reasoning)?.effort)
 	return {
 		inputTexts,

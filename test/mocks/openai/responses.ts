@@ -68,7 +68,8 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number):
 		reasoning: { effort: asObj(b.reasoning)?.effort ?? null, summary: asObj(b.reasoning)?.summary ?? null },
 		store: b.store ?? true,
 		temperature: b.temperature ?? 1,
-		text: b.text ?? { format: { type: 'text' } },
+		// OpenAI echoes `text` with the format filled in (`text: {verbosity}` alone comes back with `format: {type: 'text'}`).
+		text: { format: { type: 'text' }, ...asObj(b.text) },
 		tool_choice: b.tool_choice ?? 'auto',
 		tools: b.tools ?? [],
 		top_p: b.top_p ?? 1,

@@ -31,7 +31,8 @@ describe('openai-responses encodeStream with the openai SDK', () => {
 		const calls = final.output.flatMap((o) => (o.type === 'function_call' ? [[o.call_id, o.name, o.arguments]] : []))
 		expect(calls).toEqual([
 			['toolu_A', 'get_weather', '{"city":"Paris"}'],
-			['toolu_B__ts_Z2VtaW5p', 'get_time', '{}'],
+			// The second call of the answer is marked as such (call-ids.ts).
+			['sbp_toolu_B__ts_Z2VtaW5p', 'get_time', '{}'],
 		])
 		const reasoning = final.output[0]
 		expect(reasoning.type === 'reasoning' && reasoning.summary.map((s) => s.text)).toEqual(['Thinking.'])

@@ -48,7 +48,7 @@ describe('openaiResponses.encodeStream', () => {
 		expect(done).toMatchObject({ status: 'completed', model: 'client-model', usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 90 }, output_tokens: 42, output_tokens_details: { reasoning_tokens: 12 }, total_tokens: 142 } })
 		expect(done.output.map((o: { type: string }) => o.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call'])
 		expect(done.output[0].encrypted_content).toBe('sbsig:sig-A')
-		expect(done.output[3]).toMatchObject({ call_id: 'toolu_B__ts_Z2VtaW5p', arguments: '{}' })
+		expect(done.output[3]).toMatchObject({ call_id: 'sbp_toolu_B__ts_Z2VtaW5p', arguments: '{}' }) // the second call of the answer: marked (call-ids.ts)
 		const streamedIds = data.filter((d) => d.type === 'response.output_item.added').map((d) => d.item.id)
 		expect(done.output.map((o: { id: string }) => o.id)).toEqual(streamedIds)
 		expect(data[0].response).toMatchObject({ status: 'in_progress', output: [], usage: null })

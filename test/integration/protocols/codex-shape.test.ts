@@ -1,0 +1,230 @@
+/**
+ * Coding-agent traffic shaped like OpenAI's Codex CLI over `/v1/responses` (codex-shape.ts), with the official `openai`
+ * SDK, against a GPT model (verbatim to OpenAI), a Claude model and a Gemini model (converted): a tool loop over
+ * several turns, each replaying the whole conversation with the reasoning items' `encrypted_content` (which must carry
+ * Claude's thinking signatures and Gemini's thought signatures back) and the parallel calls interleaved with their
+ * outputs as Codex records them (which must reach the vendor as one step again), usage and billing per turn (cache
+ * reads and reasoning tokens), the stream's event order, and clear 400s in the Responses error shape for what a
+ * converted vendor cannot do (freeform and built-in tools, their replayed calls).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
+import { countWords, textSignatureFor, thinkingSignature, thoughtSignatureFor } from '../../mocks'
+import { APPLY_PATCH_FREEFORM, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, codexBody, codexReplay, userText } from './codex-shape'
+import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
+
+/** A Gemini 3 model too: it signs the text of an answer after thinking, and the first call of every step. */
+const GEMINI3 = 'gemini-3-m'
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({
+		models: [{ name: GEMINI3, input_per_mtok: 2, output_per_mtok: 12 }],
+		channels: (mocks) => [{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI3], model_map: { [GEMINI3]: 'gemini-3-pro-preview' } }],
+	})
+}, SETUP_MS)
+afterAll(() => m.close())
+
+type Response = OpenAI.Responses.Response
+
+/** Event-order invariants of a Responses stream (WIRE-NOTES wire §15), and the final response built from them. */
+function checkEvents(events: ResponseStreamEvent[], final: Response): void {
+	expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+	expect(events.slice(0, 2).map((e) => e.type)).toEqual(['response.created', 'response.in_progress'])
+	const open = new Map<number, string>()
+	const done: unknown[] = []
+	let next = 0
+	for (const e of events) {
+		if (e.type === 'response.output_item.added') {
+			// Output indexes are handed out in order, one item at a time (Codex reads items at output_item.done).
+			expect(e.output_index).toBe(next++)
+			expect(open.size).toBe(0)
+			open.set(e.output_index, e.item.id!)
+		} else if (e.type === 'response.output_item.done') {
+			expect(open.get(e.output_index)).toBe(e.item.id!)
+			open.delete(e.output_index)
+			done[e.output_index] = e.item
+		} else if ('item_id' in e && 'output_index' in e) expect(open.get(e.output_index as number)).toBe(e.item_id as string)
+	}
+	expect(open.size).toBe(0)
+	const last = events.at(-1)!
+	expect(last.type).toBe('response.completed')
+	if (last.type === 'response.completed') {
+		expect(last.response.output).toEqual(done as Response['output'])
+		expect(last.response.id).toBe(events[0]!.type === 'response.created' ? events[0].response.id : '')
+		expect(final.id).toBe(last.response.id)
+	}
+}
+
+/** A Codex client: the SDK with Codex's headers. */
+const codexClient = (acct: Account) => new OpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0, defaultHeaders: CODEX_HEADERS })
+
+/** One streamed Codex turn through the SDK's stream helper, its events checked. */
+async function turn(client: OpenAI, body: OpenAI.Responses.ResponseCreateParamsStreaming): Promise<Response> {
+	const { stream: _, ...params } = body
+	const s = client.responses.stream(params)
+	const events: ResponseStreamEvent[] = []
+	s.on('event', (e) => events.push(e))
+	const final = await s.finalResponse()
+	checkEvents(events, final)
+	return final
+}
+
+const reasoningOf = (r: Response) => r.output.flatMap((o) => (o.type === 'reasoning' ? [o] : []))
+const callsOf = (r: Response) => r.output.flatMap((o) => (o.type === 'function_call' ? [o] : []))
+
+/** The two asks of the session; each is followed by a turn that replays the calls interleaved with their outputs. */
+const ASK = 'fix the failing test in src #tools #cache'
+const ASK2 = 'now run the linter #tools'
+
+describe('Codex-shaped /v1/responses', () => {
+	const targets: Array<[Upstream, string, string]> = [...UPSTREAMS.map((u): [Upstream, string, string] => [u, MODEL[u], UPSTREAM_MODEL[u]]), ['gemini', GEMINI3, 'gemini-3-pro-preview']]
+	for (const [up, model, upstreamModel] of targets) {
+		it(`should run a multi-turn Codex tool loop on ${up} (${upstreamModel}) with signatures, usage and billing`, async () => {
+			const acct = await m.account()
+			const client = codexClient(acct)
+			const prefix = [userText(CODEX_ENV), userText(ASK)]
+			// Converted, the environment context and the ask are one user turn (consecutive user items merge), which the
+			// mocks think about whole; OpenAI's mock reads the last user message.
+			const thinking = (text: string) => `Let me think about ${up === 'openai' || text !== ASK ? text : `${CODEX_ENV} ${ASK}`}.`
+
+			// Turn 1: reasoning, then two parallel calls.
+			const first = await turn(client, codexBody(model, prefix))
+			const [r1] = reasoningOf(first)
+			expect(r1?.summary.map((s) => s.text)).toEqual([thinking(ASK)])
+			// Requested with include: ["reasoning.encrypted_content"], a stateless client's only way to carry reasoning.
+			expect(typeof r1?.encrypted_content).toBe('string')
+			const calls1 = callsOf(first)
+			expect(calls1.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+				['shell', { workdir: 'Paris' }],
+				['apply_patch', { input: 'Tokyo' }],
+			])
+			// The request's settings are echoed (Codex reads none of them back, the SDK types them).
+			expect([(first as Response & { store?: boolean }).store, first.parallel_tool_calls, first.tool_choice, first.reasoning?.summary]).toEqual([false, true, 'auto', 'auto'])
+			expect(first.text).toEqual({ format: { type: 'text' }, verbosity: 'medium' })
+
+			const sent1 = lastRequest(m.mocks[up]).body
+			if (up === 'openai') {
+				// Fast path: the body as Codex sent it, model renamed.
+				expect(sent1).toEqual({ ...codexBody(upstreamModel, prefix) })
+			} else if (up === 'anthropic') {
+				expect(sent1.thinking?.type).toBe('enabled')
+				expect(sent1.tools.map((t: { name: string }) => t.name)).toEqual(CODEX_TOOLS.map((t) => t.name))
+				expect(sent1.system).toEqual(expect.stringContaining(CODEX_INSTRUCTIONS))
+			} else {
+				expect(sent1.generationConfig.thinkingConfig.includeThoughts).toBe(true)
+				expect(JSON.stringify(sent1.tools)).not.toContain('additionalProperties')
+			}
+
+			// Turn 2: Codex replays everything, each call followed by its output.
+			const outputs1 = { [calls1[0]!.call_id]: 'exit 1: 1 failed', [calls1[1]!.call_id]: 'patch applied' }
+			const history2 = [...prefix, ...codexReplay(first.output, outputs1)]
+			const second = await turn(client, codexBody(model, history2))
+			expect(second.output_text).toBe('Tool results: exit 1: 1 failed; patch applied')
+			const sent2 = lastRequest(m.mocks[up]).body
+			if (up === 'openai') expect(sent2.input).toEqual(history2)
+			if (up === 'anthropic') {
+				const assistant = sent2.messages.find((x: { role: string }) => x.role === 'assistant')
+				expect(assistant.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use'])
+				expect(assistant.content[0]).toEqual({ type: 'thinking', thinking: thinking(ASK), signature: thinkingSignature(thinking(ASK)) })
+			}
+			if (up === 'gemini') {
+				const model = sent2.contents.filter((c: { role: string }) => c.role === 'model')
+				expect(model).toHaveLength(1)
+				expect(model[0].parts.filter((p: { functionCall?: unknown }) => p.functionCall).map((p: { thoughtSignature?: string }) => p.thoughtSignature)).toEqual([
+					thoughtSignatureFor('shell', { workdir: 'Paris' }),
+					undefined,
+				])
+			}
+
+			// Turn 3: a new ask on the same session, another parallel round, then its results (turn 4).
+			const history3 = [...history2, ...codexReplay(second.output), userText(ASK2)]
+			const third = await turn(client, codexBody(model, history3))
+			const calls3 = callsOf(third)
+			expect(calls3).toHaveLength(2)
+			if (upstreamModel.startsWith('gemini-3')) {
+				// The signature Gemini 3 put on turn 2's text came back (in the reasoning item's encrypted_content) on it.
+				const parts = lastRequest(m.mocks.gemini).body.contents.flatMap((c: { parts: unknown[] }) => c.parts)
+				expect(parts.filter((p: { thoughtSignature?: string }) => p.thoughtSignature === textSignatureFor(second.output_text))).toHaveLength(1)
+			}
+			const history4 = [...history3, ...codexReplay(third.output, { [calls3[0]!.call_id]: 'clean', [calls3[1]!.call_id]: 'ok' })]
+			const fourth = await turn(client, codexBody(model, history4))
+			expect(fourth.output_text).toBe('Tool results: clean; ok')
+			if (up === 'anthropic') {
+				const assistants = lastRequest(m.mocks.anthropic).body.messages.filter((x: { role: string }) => x.role === 'assistant')
+				expect(assistants.map((a: { content: Array<{ type: string }> }) => a.content.map((b) => b.type))).toEqual([
+					['thinking', 'tool_use', 'tool_use'],
+					['thinking', 'text'],
+					['thinking', 'tool_use', 'tool_use'],
+				])
+			}
+
+			// Each turn is billed as the upstream reported it: the whole prompt, the 10 cached tokens, reasoning included.
+			const responses = [first, second, third, fourth]
+			const expected: Expected[] = responses.map((r) => ({
+				model,
+				input: r.usage!.input_tokens,
+				output: r.usage!.output_tokens,
+				cached: r.usage!.input_tokens_details.cached_tokens,
+				reasoning: r.usage!.output_tokens_details.reasoning_tokens,
+				stream: true,
+				endpoint: '/v1/responses',
+			}))
+			// Every turn's prompt is the whole replay (reasoning is not input text), the same on every vendor.
+			const words = (...t: string[]) => t.reduce((n, x) => n + countWords(x), 0)
+			const in1 = words(CODEX_INSTRUCTIONS, CODEX_ENV, ASK)
+			const in2 = in1 + words('exit 1: 1 failed', 'patch applied')
+			const in3 = in2 + words(second.output_text, ASK2)
+			expect(responses.map((r) => r.usage!.input_tokens)).toEqual([in1, in2, in3, in3 + words('clean', 'ok')])
+			expect(responses.map((r) => r.usage!.input_tokens_details.cached_tokens)).toEqual([10, 10, 10, 10])
+			const thoughts = [thinking(ASK), thinking(ASK), thinking(ASK2), thinking(ASK2)].map((t) => countWords(t))
+			expect(responses.map((r) => r.usage!.output_tokens_details.reasoning_tokens)).toEqual(thoughts)
+			expect(responses.map((r) => r.usage!.output_tokens)).toEqual([thoughts[0]! + 4, thoughts[1]! + words(second.output_text), thoughts[2]! + 4, thoughts[3]! + words(fourth.output_text)])
+			if (model === GEMINI3) {
+				const rows = await usageRows(m, acct.accountId)
+				expect(rows.map((r) => [r.input_tokens, r.output_tokens, r.cached_tokens, r.reasoning_tokens])).toEqual(expected.map((e) => [e.input, e.output, e.cached ?? 0, e.reasoning ?? 0]))
+			} else await expectCharges(m, acct, expected)
+		})
+	}
+})
+
+describe('Codex-shaped requests a converted vendor cannot serve', () => {
+	const withTools = (tools: unknown[]) => ({ tools })
+	const localShellCall = { type: 'local_shell_call', call_id: 'call_ls1', status: 'completed', action: { type: 'exec', command: ['ls'], timeout_ms: null, working_directory: null, env: null, user: null } }
+	const customCall = { type: 'custom_tool_call', call_id: 'call_cp1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' }
+	const cases: Array<[string, (up: string) => Record<string, unknown>, string]> = [
+		[
+			'a freeform (custom) apply_patch tool',
+			() => withTools([...CODEX_TOOLS, APPLY_PATCH_FREEFORM]),
+			"tools[4] ('apply_patch') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model",
+		],
+		['the local_shell tool', () => withTools([{ type: 'local_shell' }, ...CODEX_TOOLS]), "tools[0] of type 'local_shell' is an OpenAI built-in tool"],
+		['the web_search tool', () => withTools([...CODEX_TOOLS, { type: 'web_search' }]), "tools[4] of type 'web_search' is an OpenAI built-in tool"],
+		// A session that began on a GPT model replays that model's local_shell and freeform calls.
+		['a replayed local_shell_call', () => ({ input: [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }] }), "input[1] of type 'local_shell_call' is only available on OpenAI models"],
+		['a replayed custom_tool_call', () => ({ input: [userText('hi'), customCall, { type: 'custom_tool_call_output', call_id: 'call_cp1', output: 'Done!' }] }), "input[1] of type 'custom_tool_call' is only available on OpenAI models"],
+	]
+	for (const up of UPSTREAMS.filter((u) => u !== 'openai'))
+		for (const [what, extra, says] of cases)
+			it(`should refuse ${what} for ${up} with a 400 in the Responses error shape, before any upstream call`, async () => {
+				const acct = await m.account()
+				const before = m.mocks[up].requests.length
+				const err = await codexClient(acct)
+					.responses.create(codexBody(MODEL[up], [userText('hi')], extra(up)))
+					.then(() => undefined, (e: unknown) => e)
+				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+				const e = err as InstanceType<typeof OpenAI.BadRequestError>
+				expect(e.error).toEqual({ message: `${says} (model "${MODEL[up]}")`, type: 'invalid_request_error', param: null, code: 'unsupported_for_model' })
+				expect(m.mocks[up].requests.length).toBe(before)
+				expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+			})
+
+	it('should forward the same tools and items verbatim to a GPT model', async () => {
+		const acct = await m.account()
+		const input = [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }, customCall, { type: 'custom_tool_call_output', call_id: 'call_cp1', output: 'Done!' }]
+		const body = codexBody(MODEL.openai, input, withTools([{ type: 'local_shell' }, ...CODEX_TOOLS, APPLY_PATCH_FREEFORM, { type: 'web_search' }]))
+		const r = await turn(codexClient(acct), body)
+		expect(r.status).toBe('completed')
+		expect(lastRequest(m.mocks.openai).body).toEqual({ ...body, model: UPSTREAM_MODEL.openai })
+	})
+})

@@ -1,0 +1,86 @@
+/**
+ * Requests shaped like OpenAI's Codex CLI (`codex-rs`, `core/src/client.rs` + `protocol/src/models.rs`): stateless
+ * `/v1/responses` calls (`store: false`, so no `previous_response_id`) that replay the whole conversation each turn,
+ * with `include: ["reasoning.encrypted_content"]`, `reasoning: {effort, summary: "auto"}`, `text.verbosity`,
+ * `prompt_cache_key`, `parallel_tool_calls`, `tool_choice: "auto"` and its function tools, streamed.
+ * The replay is serialised as Codex serialises `ResponseItem`s: without item ids (`#[serde(skip_serializing)] id`),
+ * reasoning with `content: null`, and each function call followed at once by its output (Codex records a call and
+ * its output as a pair, so parallel calls come back interleaved: call A, output A, call B, output B).
+ * @module
+ */
+import type OpenAI from 'openai'
+
+type Item = Record<string, unknown>
+
+export const CODEX_INSTRUCTIONS = 'You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI on a user computer.'
+
+/** The environment context Codex sends as the first user message of a session. */
+export const CODEX_ENV = '<environment_context> <cwd>/repo</cwd> <approval_policy>on-request</approval_policy> <sandbox_mode>workspace-write</sandbox_mode> <shell>bash</shell> </environment_context>'
+
+const fn = (name: string, description: string, properties: Record<string, unknown>, required: string[]) => ({
+	type: 'function' as const,
+	name,
+	description,
+	strict: false,
+	parameters: { type: 'object', properties, required, additionalProperties: false },
+})
+
+/**
+ * Codex's function tools for a model without freeform tools. `shell.command` is an array, so the mocks fill
+ * `workdir`, its first string property; `apply_patch` takes the patch as `input`.
+ */
+export const CODEX_TOOLS = [
+	fn('shell', 'Runs a shell command and returns its output.', { command: { type: 'array', items: { type: 'string' } }, workdir: { type: 'string' }, timeout_ms: { type: 'number' } }, ['command']),
+	fn('apply_patch', 'Use the `apply_patch` tool to edit files.', { input: { type: 'string', description: 'The entire contents of the apply_patch command' } }, ['input']),
+	fn('update_plan', 'Updates the task plan.', { explanation: { type: 'string' }, plan: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } }, required: ['step', 'status'], additionalProperties: false } } }, ['plan']),
+	fn('view_image', 'Attach a local image to the context.', { path: { type: 'string' } }, ['path']),
+]
+
+/** Codex's freeform `apply_patch` (gpt-5 family): a `custom` tool constrained by a Lark grammar. */
+export const APPLY_PATCH_FREEFORM = {
+	type: 'custom' as const,
+	name: 'apply_patch',
+	description: 'Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.',
+	format: { type: 'grammar' as const, syntax: 'lark' as const, definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?\nhunk: /(.|\\n)+/\n%import common.LF' },
+}
+
+export const CODEX_HEADERS = { originator: 'codex_cli_rs', 'OpenAI-Beta': 'responses=experimental', session_id: '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }
+
+export const userText = (text: string): Item => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] })
+
+/** One Codex request body (streamed). */
+export function codexBody(model: string, input: Item[], extra: Record<string, unknown> = {}) {
+	return {
+		model,
+		instructions: CODEX_INSTRUCTIONS,
+		input,
+		tools: CODEX_TOOLS,
+		tool_choice: 'auto',
+		parallel_tool_calls: true,
+		reasoning: { effort: 'medium', summary: 'auto' },
+		store: false,
+		stream: true,
+		include: ['reasoning.encrypted_content'],
+		prompt_cache_key: '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+		text: { verbosity: 'medium' },
+		...extra,
+	} as unknown as OpenAI.Responses.ResponseCreateParamsStreaming
+}
+
+/**
+ * A response's output as Codex records it for the next request: ids dropped, reasoning with `content: null`, and the
+ * output of each function call right after it (`outputs` by call_id).
+ */
+export function codexReplay(output: OpenAI.Responses.ResponseOutputItem[], outputs: Record<string, string> = {}): Item[] {
+	const items: Item[] = []
+	for (const o of output) {
+		if (o.type === 'reasoning') items.push({ type: 'reasoning', summary: o.summary, content: null, encrypted_content: o.encrypted_content ?? null })
+		else if (o.type === 'message') items.push({ type: 'message', role: 'assistant', content: o.content.flatMap((c) => (c.type === 'output_text' ? [{ type: 'output_text', text: c.text }] : [])) })
+		else if (o.type === 'function_call') {
+			items.push({ type: 'function_call', name: o.name, arguments: o.arguments, call_id: o.call_id })
+			const out = outputs[o.call_id]
+			if (out !== undefined) items.push({ type: 'function_call_output', call_id: o.call_id, output: out })
+		} else throw new Error(`unexpected output item ${o.type}`)
+	}
+	return items
+}
