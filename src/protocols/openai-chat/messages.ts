@@ -5,7 +5,10 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { AudioPart, FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import type { AudioPart, FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart, VendorOnly } from '../../core/ir'
+
+/** What only OpenAI's models take, found in the messages (the caller tags it with the protocol). */
+export type OpenAIOnly = Omit<VendorOnly, 'protocol'>
 import { openaiToolCallId, packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { cannotSend } from '../files'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
@@ -80,7 +83,7 @@ function userParts(content: unknown, param: string): UserPart[] {
 	return out
 }
 
-function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Part[] {
+function assistantParts(m: Json, i: number, toolNames: Map<string, string>, only: OpenAIOnly[]): Part[] {
 	const parts: Part[] =
 		m.reasoning_content == null && m.reasoning == null && m.reasoning_details == null
 			? []
@@ -110,6 +113,11 @@ function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Par
 		for (let j = 0; j < calls.length; j++) {
 			const call = calls[j]
 			if (!isObject(call)) throw notObject(`messages[${i}].tool_calls[${j}]`)
+			// A custom tool's call (freeform text input): only OpenAI models have such tools. Kept for them, as written.
+			if (call.type === 'custom') {
+				only.push({ what: 'a call of a custom (freeform) tool', path: `messages[${i}].tool_calls[${j}]` })
+				continue
+			}
 			if (call.type !== undefined && call.type !== 'function') {
 				const at = `messages[${i}].tool_calls[${j}].type`
 				throw badRequest(`${at} must be 'function' (got ${JSON.stringify(call.type)})`, at)
@@ -124,7 +132,9 @@ function assistantParts(m: Json, i: number, toolNames: Map<string, string>): Par
 			toolNames.set(part.id, part.name)
 			parts.push(part)
 		}
-	if ((content === null || content === undefined) && !calls?.length && !parts.length)
+	// Legacy function calling: converting it would answer `tool_calls` where such a client reads `function_call`.
+	if (m.function_call != null) only.push({ what: 'legacy function calling (function_call; send tool_calls instead)', path: `messages[${i}].function_call` })
+	if ((content === null || content === undefined) && !calls?.length && !parts.length && m.function_call == null)
 		throw badRequest(`messages[${i}].content is required unless tool_calls is set`, `messages[${i}].content`)
 	return parts
 }
@@ -155,12 +165,13 @@ function toolResultsFirst(parts: Part[]): Part[] {
  * @example decodeMessages([{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Hi' }])
  * // { system: [{ type: 'text', text: 'Be brief' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }
  */
-export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Message[] } {
+export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Message[]; openaiOnly: OpenAIOnly[] } {
 	const list = reqArray(raw, 'messages')
 	if (!list.length) throw badRequest('messages must contain at least one message', 'messages')
 	const system: TextPart[] = []
 	const messages: Message[] = []
 	const toolNames = new Map<string, string>()
+	const openaiOnly: OpenAIOnly[] = []
 	const push = (role: Message['role'], parts: Part[]) => {
 		if (!parts.length) return
 		const last = messages[messages.length - 1]
@@ -179,20 +190,25 @@ export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Me
 				push('user', userParts(m.content, `messages[${i}].content`))
 				break
 			case 'assistant':
-				push('assistant', assistantParts(m, i, toolNames))
+				push('assistant', assistantParts(m, i, toolNames, openaiOnly))
 				break
 			case 'tool':
 				push('user', [toolResult(m, i, toolNames)])
 				break
+			case 'function':
+				// Legacy function calling's result: its text still counts as input on OpenAI's own models.
+				openaiOnly.push({ what: "legacy function calling (role 'function'; send role 'tool' instead)", path: `messages[${i}].role` })
+				if (typeof m.content === 'string' && m.content) push('user', [{ type: 'text', text: m.content }])
+				break
 			default:
 				throw badRequest(
-					`messages[${i}].role must be one of system, developer, user, assistant, tool (got ${JSON.stringify(m.role)})`,
+					`messages[${i}].role must be one of system, developer, user, assistant, tool, function (got ${JSON.stringify(m.role)})`,
 					`messages[${i}].role`,
 				)
 		}
 	}
 	for (const m of messages) if (m.role === 'user') m.content = toolResultsFirst(m.content)
-	return { system, messages }
+	return { system, messages, openaiOnly }
 }
 
 // ── encode ─────────────────────────────────────────────────────────────────────────────────────────────

@@ -56,7 +56,7 @@ export const OpenAIInputAudioPart = t.Object(
 
 export const OpenAIRefusalPart = t.Object({ type: t.Literal('refusal'), refusal: t.String() }, open)
 
-export const OpenAIToolCall = t.Object(
+export const OpenAIFunctionToolCall = t.Object(
 	{
 		id: t.String(),
 		type: t.Optional(t.Literal('function')),
@@ -64,6 +64,11 @@ export const OpenAIToolCall = t.Object(
 	},
 	open,
 )
+
+/** A call of a custom (freeform) tool: its input is text, not JSON arguments. */
+export const OpenAICustomToolCall = t.Object({ id: t.String(), type: t.Literal('custom'), custom: t.Object({ name: t.String(), input: t.String() }, open) }, open)
+
+export const OpenAIToolCall = t.Union([OpenAIFunctionToolCall, OpenAICustomToolCall])
 
 /** OpenRouter-style reasoning detail; carries Anthropic thinking signatures and encrypted reasoning. */
 export const OpenAIReasoningDetail = t.Object(
@@ -103,6 +108,8 @@ export const OpenAIAssistantMessage = t.Object(
 		reasoning: t.Optional(t.Nullable(t.String())),
 		reasoning_details: t.Optional(t.Nullable(t.Array(OpenAIReasoningDetail))),
 		name: t.Optional(t.String()),
+		/** Deprecated (legacy function calling): the call `functions` asked for. */
+		function_call: t.Optional(t.Nullable(t.Object({ name: t.String(), arguments: t.String() }, open))),
 	},
 	open,
 )
@@ -112,7 +119,10 @@ export const OpenAIToolMessage = t.Object(
 	open,
 )
 
-export const OpenAIMessage = t.Union([OpenAISystemMessage, OpenAIUserMessage, OpenAIAssistantMessage, OpenAIToolMessage])
+/** Deprecated (legacy function calling): a function's result, answering an assistant `function_call`. */
+export const OpenAIFunctionMessage = t.Object({ role: t.Literal('function'), name: t.String(), content: t.Nullable(t.String()) }, open)
+
+export const OpenAIMessage = t.Union([OpenAISystemMessage, OpenAIUserMessage, OpenAIAssistantMessage, OpenAIToolMessage, OpenAIFunctionMessage])
 
 export const OpenAITool = t.Object(
 	{
@@ -130,11 +140,29 @@ export const OpenAITool = t.Object(
 	open,
 )
 
+/** A custom (freeform) tool: the model writes text for it, optionally held to a grammar (`format`). */
+export const OpenAICustomTool = t.Object(
+	{
+		type: t.Literal('custom'),
+		custom: t.Object({ name: t.String({ minLength: 1 }), description: t.Optional(t.String()), format: t.Optional(t.Object({ type: t.String() }, open)) }, open),
+	},
+	open,
+)
+
 export const OpenAIToolChoice = t.Union([
 	t.Literal('auto'),
 	t.Literal('none'),
 	t.Literal('required'),
 	t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }, open) }, open),
+	t.Object({ type: t.Literal('custom'), custom: t.Object({ name: t.String() }, open) }, open),
+	/** Only these of `tools` may be called (`mode` as `auto` or `required`); the list itself stays whole for caching. */
+	t.Object(
+		{
+			type: t.Literal('allowed_tools'),
+			allowed_tools: t.Object({ mode: t.Union([t.Literal('auto'), t.Literal('required')]), tools: t.Array(t.Object({ type: t.String() }, open)) }, open),
+		},
+		open,
+	),
 ])
 
 export const OpenAIResponseFormat = t.Union([
@@ -182,7 +210,7 @@ export const OpenAIChatRequest = t.Object(
 		logprobs: t.Optional(t.Nullable(t.Boolean())),
 		top_logprobs: t.Optional(t.Nullable(Integer({ minimum: 0, maximum: 20 }))),
 		stop: t.Optional(t.Nullable(t.Union([t.String(), t.Array(t.String())]))),
-		tools: t.Optional(t.Nullable(t.Array(OpenAITool))),
+		tools: t.Optional(t.Nullable(t.Array(t.Union([OpenAITool, OpenAICustomTool])))),
 		tool_choice: t.Optional(t.Nullable(OpenAIToolChoice)),
 		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
 		response_format: t.Optional(t.Nullable(OpenAIResponseFormat)),

@@ -11,7 +11,7 @@ import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice, Ve
 import { budgetToEffort } from '../../core/reasoning'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
-import { decodeMessages, encodeMessages } from './messages'
+import { decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
 import type { OpenAIChatBody } from './model'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
@@ -43,11 +43,16 @@ const KNOWN = new Set([
 
 const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
 
-function decodeTools(raw: unknown): Tool[] {
-	return reqArray(raw, 'tools').map((item, i) => {
+function decodeTools(raw: unknown, only: OpenAIOnly[]): Tool[] {
+	return reqArray(raw, 'tools').flatMap((item, i) => {
 		const at = `tools[${i}]`
 		const tool = reqObject(item, at)
-		if (tool.type !== 'function') throw badRequest(`${at}.type must be 'function' (got ${JSON.stringify(tool.type)})`, `${at}.type`)
+		// A custom (freeform) tool takes text, not JSON arguments: only OpenAI models have them. Kept for them as written.
+		if (tool.type === 'custom') {
+			only.push({ what: `custom (freeform) tool '${String(reqObject(tool.custom, `${at}.custom`).name)}'`, path: at })
+			return []
+		}
+		if (tool.type !== 'function') throw badRequest(`${at}.type must be 'function' or 'custom' (got ${JSON.stringify(tool.type)})`, `${at}.type`)
 		const fn = reqObject(tool.function, `${at}.function`)
 		const name = reqString(fn.name, `${at}.function.name`)
 		if (!name) throw badRequest(`${at}.function.name must not be empty`, `${at}.function.name`)
@@ -61,17 +66,28 @@ function decodeTools(raw: unknown): Tool[] {
 		if (description !== undefined) out.description = description
 		const strict = optBoolean(fn.strict, `${at}.function.strict`)
 		if (strict !== undefined) out.strict = strict
-		return out
+		return [out]
 	})
 }
 
-function decodeToolChoice(raw: unknown): ToolChoice {
-	if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw }
+/** The tool choice, and for `allowed_tools` the names of the functions it allows. */
+function decodeToolChoice(raw: unknown, only: OpenAIOnly[]): { choice?: ToolChoice; allowed?: Set<string> } {
+	if (raw === 'auto' || raw === 'none' || raw === 'required') return { choice: { type: raw } }
 	if (isObject(raw) && raw.type === 'function') {
 		const fn = reqObject(raw.function, 'tool_choice.function')
-		return { type: 'tool', name: reqString(fn.name, 'tool_choice.function.name') }
+		return { choice: { type: 'tool', name: reqString(fn.name, 'tool_choice.function.name') } }
 	}
-	throw badRequest(`tool_choice must be 'auto', 'none', 'required' or {type:'function',function:{name}}`, 'tool_choice')
+	if (isObject(raw) && raw.type === 'custom') {
+		only.push({ what: `a forced custom (freeform) tool ('${String(reqObject(raw.custom, 'tool_choice.custom').name)}')`, path: 'tool_choice' })
+		return {}
+	}
+	if (isObject(raw) && raw.type === 'allowed_tools') {
+		const at = reqObject(raw.allowed_tools, 'tool_choice.allowed_tools')
+		if (at.mode !== 'auto' && at.mode !== 'required') throw badRequest("tool_choice.allowed_tools.mode must be 'auto' or 'required'", 'tool_choice.allowed_tools.mode')
+		const names = reqArray(at.tools, 'tool_choice.allowed_tools.tools').flatMap((t) => (isObject(t) && t.type === 'function' && isObject(t.function) && typeof t.function.name === 'string' ? [t.function.name] : []))
+		return { choice: { type: at.mode }, allowed: new Set(names) }
+	}
+	throw badRequest(`tool_choice must be 'auto', 'none', 'required', {type:'function',function:{name}}, {type:'custom',custom:{name}} or {type:'allowed_tools',allowed_tools}`, 'tool_choice')
 }
 
 function decodeResponseFormat(raw: unknown): ResponseFormat {
@@ -119,7 +135,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	const b = reqObject(body, 'body')
 	const model = reqString(b.model, 'model')
 	if (!model) throw badRequest('model must not be empty', 'model')
-	const { system, messages } = decodeMessages(b.messages)
+	const { system, messages, openaiOnly } = decodeMessages(b.messages)
 	const req: ChatRequest = { model, messages, stream: opts.stream ?? optBoolean(b.stream, 'stream') ?? false }
 	if (system.length) req.system = system
 	const extra: Json = {}
@@ -147,11 +163,14 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	decodeSampling(b, req)
 	const stop = decodeStop(b.stop)
 	if (stop) req.stop = stop
-	if (b.tools !== undefined && b.tools !== null) {
-		const tools = decodeTools(b.tools)
-		if (tools.length) req.tools = tools
+	let tools = b.tools !== undefined && b.tools !== null ? decodeTools(b.tools, openaiOnly) : []
+	if (b.tool_choice !== undefined && b.tool_choice !== null) {
+		const { choice, allowed } = decodeToolChoice(b.tool_choice, openaiOnly)
+		if (choice) req.toolChoice = choice
+		// Another vendor is offered only the allowed tools (OpenAI keeps the list whole so its prompt cache holds).
+		if (allowed) tools = tools.filter((t) => allowed.has(t.name))
 	}
-	if (b.tool_choice !== undefined && b.tool_choice !== null) req.toolChoice = decodeToolChoice(b.tool_choice)
+	if (tools.length) req.tools = tools
 	// OpenAI answers 400 for a named function that is not among the tools; Claude and Gemini would be asked to force a
 	// call they cannot make.
 	const forced = req.toolChoice?.type === 'tool' ? req.toolChoice.name : undefined
@@ -176,7 +195,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
 	const user = optString(b.user, 'user') ?? optString(b.safety_identifier, 'safety_identifier')
 	if (user !== undefined) req.user = user
-	const only = vendorOnlyOf(b)
+	const only = [...openaiOnly.map((o) => ({ protocol: PROTOCOL, ...o })), ...vendorOnlyOf(b)]
 	if (only.length) req.vendorOnly = only
 	if (extras) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
 	return req

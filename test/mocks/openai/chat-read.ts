@@ -146,18 +146,21 @@ export function readChat(body: Obj): Conversation {
 	const stop = typeof body.stop === 'string' ? [body.stop] : asArr(body.stop).filter((s): s is string => typeof s === 'string')
 	const effort = asStr(body.reasoning_effort)
 	const maxTokens = body.max_completion_tokens ?? body.max_tokens
+	const allowed = asObj(body.tool_choice)?.type === 'allowed_tools' ? asObj(asObj(body.tool_choice)?.allowed_tools) : undefined
+	const allowedNames = allowed && asArr(allowed.tools).map((t) => asStr(asObj(asObj(t)?.function)?.name))
+	const offered = toolSpecs(body.tools).filter((t) => !allowedNames || allowedNames.includes(t.name))
 	return {
 		inputTexts,
 		images,
 		lastUserText: seenUser ? lastUserText : '',
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		// `tool_choice: 'none'`: the model sees the tools but may not call them.
-		tools: body.tool_choice === 'none' ? [] : toolSpecs(body.tools),
+		// `tool_choice: 'none'`: the model sees the tools but may not call them; `allowed_tools`: only those it lists.
+		tools: body.tool_choice === 'none' ? [] : offered,
 		stop,
 		maxTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
 		thinking: !!effort && effort !== 'none',
 		format: formatOf(body.response_format, (f) => asObj(f.json_schema)?.schema),
-		forcedCall: forcedTool(toolSpecs(body.tools), { required: body.tool_choice === 'required', name: asStr(asObj(asObj(body.tool_choice)?.function)?.name) }),
+		forcedCall: forcedTool(offered, { required: body.tool_choice === 'required' || allowed?.mode === 'required', name: asStr(asObj(asObj(body.tool_choice)?.function)?.name) }),
 	}
 }

@@ -273,7 +273,6 @@ describe('openai-chat decodeRequest validation', () => {
 		['an empty messages array', { model: 'm', messages: [] }, 'messages'],
 		['a message that is not an object', { model: 'm', messages: ['hi'] }, 'messages[0]'],
 		['an unknown role', { model: 'm', messages: [{ role: 'bot', content: 'x' }] }, 'messages[0].role'],
-		['the legacy function role', { model: 'm', messages: [{ role: 'function', name: 'f', content: 'x' }] }, 'messages[0].role'],
 		['user content of the wrong type', { model: 'm', messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
 		['an empty user content array', { model: 'm', messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
 		['an unknown user part type', { model: 'm', messages: [{ role: 'user', content: [{ type: 'video' }] }] }, 'messages[0].content[0].type'],
@@ -293,8 +292,9 @@ describe('openai-chat decodeRequest validation', () => {
 		['reasoning_content that is not a string', { model: 'm', messages: [{ role: 'assistant', content: 'x', reasoning_content: 5 }] }, 'messages[0].reasoning_content'],
 		['a tool result part without text', { model: 'm', messages: [{ role: 'tool', tool_call_id: 'c', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
 		['a system part that is not an object', { model: 'm', messages: [{ role: 'system', content: [1] }, { role: 'user', content: 'hi' }] }, 'messages[0].content[0]'],
-		['a custom tool call', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: {} }] }] }, 'messages[0].tool_calls[0].type'],
-		['a non-function tool', { ...base, tools: [{ type: 'custom', custom: { name: 'x' } }] }, 'tools[0].type'],
+		['a tool of an unknown type', { ...base, tools: [{ type: 'mcp', server_url: 'x' }] }, 'tools[0].type'],
+		['a tool call of an unknown type', { model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'mcp', mcp: {} }] }] }, 'messages[0].tool_calls[0].type'],
+		['allowed_tools with a bad mode', { ...base, tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'any', tools: [] } } }, 'tool_choice.allowed_tools.mode'],
 		['a tool without a name', { ...base, tools: [{ type: 'function', function: {} }] }, 'tools[0].function.name'],
 		['tool parameters that are not an object', { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] }, 'tools[0].function.parameters'],
 		['a bad tool_choice', { ...base, tool_choice: 'any' }, 'tool_choice'],
@@ -316,4 +316,32 @@ describe('openai-chat decodeRequest validation', () => {
 			expect(err.param).toBe(param)
 			expect(err.message).toContain(param)
 		})
+})
+
+describe('openai-chat decodeRequest: what only OpenAI models take', () => {
+	const user = { role: 'user', content: 'hi' }
+	const fn = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object' } } })
+	it('should mark custom tools, custom tool calls, a forced custom tool and legacy function calling as OpenAI-only, naming each', () => {
+		const req = decodeRequest({
+			model: 'm',
+			messages: [user, { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }, { role: 'function', name: 'f', content: 'out' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'p', input: 'x' } }] }, { role: 'tool', tool_call_id: 'c', content: 'ok' }],
+			tools: [fn('a'), { type: 'custom', custom: { name: 'p' } }],
+			tool_choice: { type: 'custom', custom: { name: 'p' } },
+		})
+		expect(req.vendorOnly?.map((v) => [v.protocol, v.path])).toEqual([
+			['openai-chat', 'messages[1].function_call'],
+			['openai-chat', 'messages[2].role'],
+			['openai-chat', 'messages[3].tool_calls[0]'],
+			['openai-chat', 'tools[1]'],
+			['openai-chat', 'tool_choice'],
+		])
+		expect(req.tools?.map((t) => t.name)).toEqual(['a'])
+		// The function's result still counts as input (the assistant turns hold nothing canonical: the user turns merge).
+		expect(req.messages).toHaveLength(1)
+		expect(req.messages[0].content).toContainEqual({ type: 'text', text: 'out' })
+	})
+	it('should turn allowed_tools into its tools and mode', () => {
+		const req = decodeRequest({ model: 'm', messages: [user], tools: [fn('a'), fn('b'), fn('c')], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'c' } }, { type: 'function', function: { name: 'a' } }] } } })
+		expect([req.tools?.map((t) => t.name), req.toolChoice, req.vendorOnly]).toEqual([['a', 'c'], { type: 'required' }, undefined])
+	})
 })
