@@ -82,6 +82,8 @@ export type Channel = {
 	status: string
 	disabled_reason: string | null
 	source: string
+	/** timeouts, headers, responses_api, structured_outputs (README, Configuration). */
+	settings?: Record<string, unknown>
 	health?: ChannelHealth | null
 }
 

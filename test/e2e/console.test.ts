@@ -155,6 +155,31 @@ describe('administration', () => {
 		await dialog.waitFor({ state: 'detached' })
 	}, 60_000)
 
+	it("should edit a channel's settings as JSON, saying in words what the gateway refuses", async () => {
+		await page.getByRole('button', { name: 'Edit mock' }).click()
+		const dialog = page.getByRole('dialog', { name: 'Edit channel “mock”' })
+		const field = dialog.getByLabel('Settings')
+		const save = async (text: string) => {
+			await field.fill(text)
+			await dialog.getByRole('button', { name: 'Save' }).click()
+		}
+		await save('{"timeouts": 5')
+		await dialog.getByRole('alert').filter({ hasText: 'Settings must be JSON' }).waitFor()
+		// The management API's check (config/channel-settings.ts) names the misspelt key.
+		await save('{"timeoutz": {"first_byte_ms": 5000}}')
+		await dialog.getByRole('alert').filter({ hasText: 'timeoutz' }).waitFor()
+		await save('{"timeouts": {"first_byte_ms": 60000}, "responses_api": false}')
+		await dialog.waitFor({ state: 'detached' })
+		const stored = (await app.admin('/api/channels')).body.data.find((c: { name: string }) => c.name === 'mock')
+		expect(stored.settings).toEqual({ timeouts: { first_byte_ms: 60000 }, responses_api: false })
+		// Shown again as it was saved, and cleared by emptying the field.
+		await page.getByRole('button', { name: 'Edit mock' }).click()
+		expect(JSON.parse(await field.inputValue())).toEqual(stored.settings)
+		await save('')
+		await dialog.waitFor({ state: 'detached' })
+		expect((await app.admin('/api/channels')).body.data.find((c: { name: string }) => c.name === 'mock').settings).toEqual({})
+	}, 60_000)
+
 	it('should list the model prices', async () => {
 		await page.getByRole('link', { name: 'Prices' }).click()
 		await page.locator('tr[data-model="gpt-4o-mini"]').waitFor()

@@ -61,3 +61,20 @@ export const parseList = (text: string) =>
 		.split(/[\n,]/)
 		.map((s) => s.trim())
 		.filter(Boolean)
+
+/**
+ * A JSON object typed into a form; '' → {}. Throws saying what to type instead (the server checks the keys).
+ * @example parseJsonObject('{"responses_api": false}', 'Settings') // { responses_api: false }
+ */
+export function parseJsonObject(text: string, what: string): Record<string, unknown> {
+	const s = text.trim()
+	if (!s) return {}
+	let v: unknown
+	try {
+		v = JSON.parse(s)
+	} catch (e) {
+		throw new Error(`${what} must be JSON: ${(e as Error).message}`)
+	}
+	if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} must be a JSON object, such as {"responses_api": false}`)
+	return v as Record<string, unknown>
+}

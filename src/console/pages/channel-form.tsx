@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api'
 import { FormModal } from '../components/modal'
 import { Alert, SelectField, TextArea, TextField } from '../components/ui'
-import { formatPairs, parseList, parsePairs } from '../lib/input'
+import { formatPairs, parseJsonObject, parseList, parsePairs } from '../lib/input'
 import { CHANNEL_TYPES, type Channel } from '../types'
 
 /** What each vendor's base URL looks like (README, GATEWAY_CONFIG): OpenAI-compatible ones include `/v1`, Anthropic's does not. */
@@ -27,6 +27,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 	const [priority, setPriority] = useState(String(channel?.priority ?? 0))
 	const [weight, setWeight] = useState(String(channel?.weight ?? 1))
 	const [modelMap, setModelMap] = useState(formatPairs(channel?.model_map))
+	const [settings, setSettings] = useState(channel?.settings && Object.keys(channel.settings).length ? JSON.stringify(channel.settings, null, 2) : '')
 
 	const save = async () => {
 		const list = parseList(models)
@@ -39,6 +40,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 			priority: int(priority, 'Priority'),
 			weight: int(weight, 'Weight'),
 			model_map: parsePairs(modelMap, 'Model map'),
+			settings: parseJsonObject(settings, 'Settings'),
 		}
 		if (apiKey) body.api_key = apiKey
 		else if (!channel) throw new Error('Enter the upstream API key')
@@ -78,6 +80,13 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority." />
 			</div>
 			<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line." />
+			<TextArea
+				label="Settings"
+				value={settings}
+				onValue={setSettings}
+				rows={3}
+				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic). See the README.'
+			/>
 		</FormModal>
 	)
 }
