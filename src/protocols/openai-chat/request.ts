@@ -275,7 +275,9 @@ export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
 				name: t.name,
 				...(t.description !== undefined && { description: t.description }),
 				parameters: t.parameters,
-				...(t.strict !== undefined && { strict: t.strict }),
+				// Strict mode refuses (400) a schema short of its rules, which another vendor's client (Claude's strict
+				// tools take optional properties) did not write for: asked for only where the schema meets them.
+				...(t.strict !== undefined && (!t.strict || strictReady(t.parameters)) && { strict: t.strict }),
 			},
 		}))
 		// OpenAI rejects tool_choice and parallel_tool_calls when no tools are given, so they ride with tools.

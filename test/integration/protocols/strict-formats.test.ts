@@ -2,7 +2,7 @@
  * Claude's `output_config.format` and Gemini's response schemas are enforced by their vendors (constrained decoding).
  * Converted for a GPT model, they ask for OpenAI's strict mode where the schema meets its rules (every object closed,
  * every property required), and leave it off where it does not: OpenAI answers 400 to a strict schema short of them,
- * as the mock does.
+ * as the mock does. The same for a Claude client's strict tools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI } from '@google/genai'
@@ -43,5 +43,20 @@ describe('a Gemini client to a GPT model', () => {
 		expect(lastRequest(m.mocks.openai).body.response_format.json_schema.strict).toBe(true)
 		await genai(acct.key).models.generateContent({ model: MODEL.openai, contents: 'Oslo', config: { responseMimeType: 'application/json', responseJsonSchema: open } })
 		expect(lastRequest(m.mocks.openai).body.response_format.json_schema).not.toHaveProperty('strict')
+	})
+})
+
+describe("a Claude client's strict tools to a GPT model", () => {
+	const tool = (schema: Record<string, unknown>) => ({ name: 'lookup', description: 'Look up', input_schema: schema, strict: true })
+	it('should keep strict for a schema that meets its rules and drop it, rather than be refused, for one that does not', async () => {
+		const acct = await m.account()
+		const ask = (schema: Record<string, unknown>) =>
+			acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 200, messages: [{ role: 'user', content: 'Oslo' }], tools: [tool(schema)], tool_choice: { type: 'any' } } as never)
+		const r = (await ask(closed)) as { content: { type: string; name?: string }[] }
+		expect(r.content.find((b) => b.type === 'tool_use')?.name).toBe('lookup')
+		expect(lastRequest(m.mocks.openai).body.tools[0].function.strict).toBe(true)
+		const r2 = (await ask(open)) as { content: { type: string; name?: string }[] }
+		expect(r2.content.find((b) => b.type === 'tool_use')?.name).toBe('lookup')
+		expect(lastRequest(m.mocks.openai).body.tools[0].function).not.toHaveProperty('strict')
 	})
 })

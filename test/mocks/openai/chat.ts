@@ -11,7 +11,7 @@ import { plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
 import { checkModel, openaiError, requireObject } from './errors'
-import { checkStrictFormat } from './strict-schema'
+import { checkStrictFormat, checkStrictTools } from './strict-schema'
 
 /** A refusal ends with `stop`: the refusal is told by the message's `refusal` field, not the finish reason. */
 const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', refusal: 'stop' }
@@ -100,7 +100,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages) ?? checkStrictFormat(b)
+	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')

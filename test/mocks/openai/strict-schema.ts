@@ -1,6 +1,6 @@
 /**
  * OpenAI's strict-mode schema rules (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
- * with `strict: true`, every object must set `additionalProperties: false` and list every property in `required`;
+ * with `strict: true` (a response format or a function tool), every object must set `additionalProperties: false` and list every property in `required`;
  * OpenAI answers 400 "Invalid schema for response_format '…': In context=(…), …" otherwise.
  * @module
  */
@@ -24,6 +24,17 @@ function fault(s: Obj, context: string[]): string | undefined {
 	}
 	const items = asObj(s.items)
 	if (items) return fault(items, [...context, 'items'])
+	return undefined
+}
+
+/** The 400 for a strict function tool whose parameters break the rules, or undefined. */
+export function checkStrictTools(b: Obj): JsonReply | undefined {
+	for (const t of asArr(b.tools)) {
+		const fn = asObj(asObj(t)?.function)
+		if (fn?.strict !== true) continue
+		const found = fault(asObj(fn.parameters) ?? {}, [])
+		if (found) return openaiError(400, `Invalid schema for function '${String(fn.name)}': ${found}`, 'tools', 'invalid_function_parameters')
+	}
 	return undefined
 }
 

@@ -138,7 +138,11 @@ describe('openai-chat encodeRequest', () => {
 				model: 'm',
 				messages: [user('Hi')],
 				stream: false,
-				tools: [{ name: 'f', description: 'd', parameters: { type: 'object' }, strict: true }],
+				tools: [
+					{ name: 'f', description: 'd', parameters: { type: 'object', properties: {}, additionalProperties: false }, strict: true },
+					// Not closed: strict would be refused (400), so it is left off.
+					{ name: 'g', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+				],
 				toolChoice: { type: 'tool', name: 'f' },
 				parallelToolCalls: false,
 				responseFormat: { type: 'json_schema', name: 'o', schema: { type: 'object' }, strict: true },
@@ -151,7 +155,10 @@ describe('openai-chat encodeRequest', () => {
 			'gpt-4o',
 		)
 		expect(body).toMatchObject({
-			tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' }, strict: true } }],
+			tools: [
+				{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object', properties: {}, additionalProperties: false }, strict: true } },
+				{ type: 'function', function: { name: 'g', parameters: { type: 'object', properties: { a: { type: 'string' } } } } },
+			],
 			tool_choice: { type: 'function', function: { name: 'f' } },
 			parallel_tool_calls: false,
 			response_format: { type: 'json_schema', json_schema: { name: 'o', schema: { type: 'object' }, strict: true } },
@@ -160,6 +167,7 @@ describe('openai-chat encodeRequest', () => {
 			stop: ['x'],
 			user: 'u',
 		})
+		expect('strict' in (body.tools![1] as { function: object }).function).toBe(false)
 		// OpenAI rejects unknown parameters such as top_k.
 		expect('top_k' in body).toBe(false)
 	})
