@@ -154,6 +154,9 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 /** Canonical request → Anthropic body with `model` set to the upstream model name. */
 export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): AnthropicRequest {
 	refuseVendorOnly(req, PROTOCOL)
+	// Claude returns no log probabilities: an answer without the ones asked for would be a silent loss. Retryable, so a
+	// channel of the model that has them (OpenAI, Gemini) is tried next.
+	if (req.logprobs) throw unsupportedForModel(`logprobs: model "${req.model}" is served by Claude here, which returns no log probabilities: remove logprobs, or use a model served by OpenAI or Gemini`, true, 'logprobs')
 	const extra = ownExtra(req)
 	const messages = encodeMessages(req, extra)
 	// "messages: at least one message is required": a conversation of only a system prompt (valid in OpenAI chat)

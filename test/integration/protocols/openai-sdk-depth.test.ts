@@ -52,6 +52,16 @@ async function chunksOf(client: OpenAI, params: Record<string, unknown>): Promis
 
 describe('logprobs and top_logprobs', () => {
 	const text = 'rate these words'
+	for (const stream of [false, true])
+		it(`should refuse logprobs for Claude, which has none, with a 400 naming the field, before any upstream call (anthropic upstream, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const before = m.mocks.anthropic.requests.length
+			const err = await acct.openai.chat.completions.create({ model: MODEL.anthropic, messages: [{ role: 'user', content: text }], logprobs: true, stream }).catch((e) => e)
+			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+			expect(err.error).toMatchObject({ code: 'unsupported_for_model', param: 'logprobs' })
+			expect(m.mocks.anthropic.requests.length).toBe(before)
+		})
+
 	it('should return logprobs.content per token from Gemini (gemini upstream, non-stream)', async () => {
 		const acct = await m.account()
 		const r = await acct.openai.chat.completions.create({ model: MODEL.gemini, messages: [{ role: 'user', content: text }], logprobs: true, top_logprobs: 2 })
