@@ -14,7 +14,8 @@ import { GatewayError } from '../core/errors'
  */
 export type RequestParts = { query?: unknown; params?: unknown; body?: unknown; contentType?: string | null }
 
-type ValidationLike = { all?: Array<{ path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown } }>; type?: string; value?: unknown; validator?: unknown }
+type FieldError = { path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown; const?: unknown; type?: unknown }; errors?: Iterable<FieldError>[] }
+type ValidationLike = { all?: FieldError[]; type?: string; value?: unknown; validator?: unknown }
 
 /** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
 export function toGatewayError(code: string | number, error: unknown, svc: Services, parts: RequestParts = {}): GatewayError {
@@ -22,7 +23,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 	switch (code) {
 		case 'VALIDATION': {
 			const v = error as ValidationLike
-			const first = v.all?.[0]
+			const first = v.all?.[0] && specific(v.all[0])
 			const detail = patternRule(first) ?? first?.message ?? first?.summary ?? 'is invalid'
 			let where = v.type ?? 'request'
 			let field: string | null = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : null
@@ -68,6 +69,35 @@ export function parseError(contentType: string | null | undefined): GatewayError
 	if (media.startsWith('multipart/') && !/;\s*boundary=/i.test(contentType ?? ''))
 		return new GatewayError('invalid_request', `Malformed request body: ${media} without a boundary parameter in its content-type`, { code: 'invalid_body' })
 	return new GatewayError('invalid_request', `Malformed request body: not valid ${media}`, { code: 'invalid_body' })
+}
+
+/** A type mismatch at the union's own path ("Expected number"), not a constraint ("Expected number to be …"). */
+const kindMismatch = (e: FieldError, at: string | undefined) => e.path === at && !/ to /.test(e.message ?? '') && !e.errors?.length
+
+/** What a schema takes, in words: a literal as written, else its type. */
+const kindOf = (s: FieldError['schema']) => (s && 'const' in s ? JSON.stringify(s.const) : typeof s?.type === 'string' ? s.type : 'value')
+
+/**
+ * A union's error ("Expected union value", which says nothing) → the error of the member the value came closest to:
+ * the one that failed on a constraint or deeper in, with the fewest errors (`temperature: 3` → "Expected number to be
+ * less or equal to 2"; a message with a bad `content` → that content's error). When every member refuses the value's
+ * kind outright, what they take is listed ("Expected one of "auto", "none", "required" or object").
+ */
+function specific(e: FieldError, depth = 0): FieldError {
+	if (!e.errors?.length || depth > 8) return e
+	const members = e.errors.map((it) => {
+		const list: FieldError[] = []
+		for (const x of it) if (list.push(x) >= 50) break
+		return list
+	})
+	const near = members.filter((l) => l.length && !(l.length === 1 && kindMismatch(l[0]!, e.path)))
+	if (!near.length) {
+		const kinds = [...new Set(members.flatMap((l) => (l[0] ? [kindOf(l[0].schema)] : [])))]
+		if (kinds.length < 2) return e
+		return { ...e, errors: undefined, message: `Expected one of ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}` }
+	}
+	const best = near.reduce((a, b) => (b.length < a.length || (b.length === a.length && (b[0]!.path ?? '').length > (a[0]!.path ?? '').length) ? b : a))
+	return specific(best[0]!, depth + 1)
 }
 
 /**

@@ -22,6 +22,13 @@ beforeAll(() => {
 		.get('/p/:id', ({ params }) => params, { params: t.Object({ id: t.Numeric({ minimum: 1 }) }) })
 		.post('/u', ({ body }) => body, { body: t.Object({ name: t.String({ pattern: '^[a-z]+$', description: 'Lower-case letters' }), code: t.Optional(t.String({ pattern: '^[0-9]+$' })) }) })
 		.post('/b', ({ body }) => body, { body: t.Object({ n: t.Number({ minimum: 1 }), count: t.Optional(t.Numeric({ minimum: 1 })), o: t.Optional(t.Object({ x: t.Integer(), k: t.Optional(t.Numeric({ maximum: 9 })) })) }) })
+		.post('/union', ({ body }) => body, {
+			body: t.Object({
+				temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
+				choice: t.Optional(t.Union([t.Literal('auto'), t.Literal('none'), t.Object({ name: t.String() })])),
+				messages: t.Optional(t.Array(t.Union([t.Object({ role: t.Literal('system'), content: t.String() }), t.Object({ role: t.Literal('user'), content: t.Union([t.String(), t.Array(t.String())]) })]))),
+			}),
+		})
 		.listen({ port: 0, hostname: '127.0.0.1' })
 	url = `http://127.0.0.1:${app.server!.port}`
 	stop = () => void app.stop(true)
@@ -79,5 +86,16 @@ describe('toGatewayError on a body that cannot be parsed', () => {
 		expect(parse('multipart/form-data; boundary=XYZ')).toMatchObject({ message: 'Malformed request body: not valid multipart/form-data', code: 'invalid_body', status: 400 })
 		expect(parse('multipart/form-data').message).toBe('Malformed request body: multipart/form-data without a boundary parameter in its content-type')
 		expect(parse('application/x-www-form-urlencoded; charset=utf-8').message).toBe('Malformed request body: not valid application/x-www-form-urlencoded')
+	})
+})
+
+describe('toGatewayError on a union that refuses a value', () => {
+	it("should say what the member the value came closest to refused, not 'Expected union value'", async () => {
+		expect(await call('/union', { temperature: 3 })).toMatchObject({ status: 400, param: 'temperature', message: 'Invalid body: "temperature" Expected number to be less or equal to 2' })
+		// The user message's content is what is wrong, not its role.
+		expect(await call('/union', { messages: [{ role: 'user', content: 5 }] })).toMatchObject({ param: 'messages.0.content', message: 'Invalid body: "messages.0.content" Expected one of string or array' })
+	})
+	it('should list what a union takes when the value is of none of its kinds', async () => {
+		expect(await call('/union', { choice: 'any' })).toMatchObject({ param: 'choice', message: 'Invalid body: "choice" Expected one of "auto", "none" or object' })
 	})
 })
