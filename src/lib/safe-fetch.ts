@@ -94,7 +94,8 @@ export async function checkHost(url: URL, guard: FetchGuard, signal?: AbortSigna
 	for (const a of addrs)
 		if (isPrivateAddress(a) && !allowed(host, a, guard))
 			throw new GatewayError('invalid_request', `refusing to fetch ${url.hostname}: it resolves to a private or loopback address`, { code: 'url_blocked' })
-	return addrs[0]!
+	// All were checked; an IPv4 one first, since the request is pinned to it and many hosts have no IPv6 route.
+	return addrs.find((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)) ?? addrs[0]!
 }
 
 /**

@@ -6,7 +6,7 @@
  * (test/fixtures/tls: a self-signed certificate for pics.example, valid for 100 years.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { safeFetch } from '../../../src/lib/safe-fetch'
+import { checkHost, safeFetch } from '../../../src/lib/safe-fetch'
 import { guardedFetch } from '../../../src/mcp/guard'
 
 const dir = `${import.meta.dir}/../../fixtures/tls`
@@ -54,5 +54,20 @@ describe("the MCP transport's fetch over https", () => {
 		const res = await guardedFetch(guard, 1024)(`https://pics.example:${server.port}/mcp`, { tls: { ca } } as RequestInit)
 		expect(res.status).toBe(200)
 		expect(seen.at(-1)).toBe(`pics.example:${server.port}`)
+	})
+})
+
+describe('checkHost', () => {
+	it('should pin to an IPv4 address when the name has both kinds (many hosts have no IPv6 route)', async () => {
+		const saved = Bun.dns.lookup
+		Bun.dns.lookup = (async () => [
+			{ address: '2606:4700::6810:84e5', family: 6, ttl: 60 },
+			{ address: '104.16.132.229', family: 4, ttl: 60 },
+		]) as unknown as typeof Bun.dns.lookup
+		try {
+			expect(await checkHost(new URL('https://dual.example/x.png'), { allow: [] })).toBe('104.16.132.229')
+		} finally {
+			Bun.dns.lookup = saved
+		}
 	})
 })
