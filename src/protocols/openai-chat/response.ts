@@ -35,6 +35,8 @@ export function decodeResponse(body: unknown): ChatResponse {
 	if (body.error) throw upstreamError(body.error)
 	const choices = Array.isArray(body.choices) ? body.choices.filter(isObject) : []
 	const choice = choices.find((c) => c.index === 0) ?? choices[0] ?? {}
+	// Mistral's `error` finish reason (API ref FinishReason): generation failed; the partial message is not an answer.
+	if (choice.finish_reason === 'error') throw new GatewayError('upstream', 'upstream ended the answer with finish_reason "error"', { retryable: true })
 	const message = isObject(choice.message) ? choice.message : {}
 	const content: ChatResponse['content'] = decodeReasoning(message.reasoning_content ?? message.reasoning, message.reasoning_details)
 	const text = contentText(message.content)
@@ -99,5 +101,9 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 	}
 }
 
-/** Usage of an upstream `chat.completion` body without a full decode (fast-path billing). */
-export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage) : undefined)
+/**
+ * Usage of an upstream `chat.completion` body or chunk without a full decode (fast-path billing). Groq streams carry
+ * it in `x_groq.usage` instead (vercel/ai#1651).
+ */
+export const usageOf = (body: unknown): Usage | undefined =>
+	isObject(body) ? (decodeUsage(body.usage) ?? (isObject(body.x_groq) ? decodeUsage(body.x_groq.usage) : undefined)) : undefined

@@ -45,6 +45,17 @@ export function streamDecoder(): FrameDecoder {
 	const closedTools = new Set<number>()
 	/** Held calls by tool index, in the order they started. Non-empty only while the open block is an unfinished call. */
 	const held = new Map<number, Held>()
+	/**
+	 * Tool-call identity beyond `index`: Ollama sends every call with `index: 0` (ollama/ollama#15457) and older Ollama
+	 * and Gemini's OpenAI-compatible endpoint send none (ollama/ollama#7881), each call whole in its own chunk. A delta
+	 * that names a function under an `id` other than the one already seen at its index is a new call: it gets a key of
+	 * its own (negative, so it never meets a real index), and later deltas of that index go to it (`slot`); as vercel/ai
+	 * PR #14277. The name is required because some servers change the id on a call's later argument deltas
+	 * (poolsideai/pool#9): those carry no name and stay with their call.
+	 */
+	const callIds = new Map<number, string>()
+	const slot = new Map<number, number>()
+	let nextKey = -1
 	let sawTool = false
 	let sawRefusal = false
 	let finish: StopReason | undefined
@@ -123,8 +134,15 @@ export function streamDecoder(): FrameDecoder {
 	const toolCalls = (calls: unknown[], out: StreamEvent[]) => {
 		calls.forEach((raw, position) => {
 			if (failure || !isObject(raw)) return
-			const tool = typeof raw.index === 'number' ? raw.index : position
+			const wire = typeof raw.index === 'number' ? raw.index : position
 			const fn = isObject(raw.function) ? raw.function : {}
+			const rawId = str(raw.id)
+			let tool = slot.get(wire) ?? wire
+			const seen = callIds.get(tool)
+			if (rawId && str(fn.name) && seen !== undefined && seen !== rawId) {
+				tool = nextKey--
+				slot.set(wire, tool)
+			}
 			// Arguments are a string fragment; a few compatibles send the whole object instead.
 			const json = (isObject(fn.arguments) ? JSON.stringify(fn.arguments) : str(fn.arguments)) ?? ''
 			if (open?.kind === 'tool_call' && open.tool === tool) {
@@ -145,7 +163,8 @@ export function streamDecoder(): FrameDecoder {
 				if (json.trim()) failure = upstream(`upstream sent more arguments for tool call ${tool} after it ended`)
 				return
 			}
-			const { id, signature } = unpackToolCallId(str(raw.id) || newId('call_'))
+			if (rawId) callIds.set(tool, rawId)
+			const { id, signature } = unpackToolCallId(rawId || newId('call_'))
 			const block: Held['block'] = signature ? { kind: 'tool_call', id, name: str(fn.name) ?? '', signature } : { kind: 'tool_call', id, name: str(fn.name) ?? '' }
 			const args = jsonProgress()
 			feedJson(args, json)
@@ -173,7 +192,9 @@ export function streamDecoder(): FrameDecoder {
 			out.push({ type: 'text_delta', index: ensure('text', out, true), text: refusal })
 		}
 		if (Array.isArray(d.tool_calls)) toolCalls(d.tool_calls, out)
-		if (typeof choice.finish_reason === 'string') {
+		// Mistral's `error` finish reason (API ref FinishReason): generation failed, so the answer must not look finished.
+		if (choice.finish_reason === 'error') failure = upstream('upstream ended the answer with finish_reason "error"')
+		else if (typeof choice.finish_reason === 'string') {
 			// The choice is complete: close its block now so consumers can flush it before the usage chunk.
 			finish = decodeFinishReason(choice.finish_reason)
 			close(out)
@@ -188,8 +209,9 @@ export function streamDecoder(): FrameDecoder {
 		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
 		const choice = choices.find((x) => x.index === 0 || x.index === undefined)
 		if (choice) choiceDelta(choice, out)
-		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block.
-		const usage = decodeUsage(c.usage)
+		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block. Groq puts the
+		// stream's usage in `x_groq.usage` on that chunk instead (vercel/ai#1651).
+		const usage = decodeUsage(c.usage) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
 		if (usage) out.push({ type: 'usage', usage })
 	}
 

@@ -14,7 +14,7 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
  * `prompt_tokens` INCLUDES cached tokens (WIRE-NOTES wire §4), so cache reads and writes are subtracted to get
  * the canonical `input`. Cache reads come from `prompt_tokens_details.cached_tokens` (OpenAI) or
  * `prompt_cache_hit_tokens` (DeepSeek); writes from `prompt_tokens_details.cache_write_tokens` (OpenRouter).
- * `completion_tokens` already includes reasoning tokens.
+ * `completion_tokens` already includes reasoning tokens (except on xAI, below): canonical `output` always does.
  */
 export function decodeUsage(u: unknown): Usage | undefined {
 	if (!isObject(u)) return undefined
@@ -22,12 +22,19 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {}
 	const cacheRead = count(prompt.cached_tokens) || count(u.prompt_cache_hit_tokens)
 	const cacheWrite = count(prompt.cache_write_tokens)
+	const promptTokens = count(u.prompt_tokens)
+	const completionTokens = count(u.completion_tokens)
+	const reasoning = count(completion.reasoning_tokens)
+	// xAI counts reasoning outside `completion_tokens` but inside `total_tokens` ("counted separately from
+	// completion_tokens, but … in the total_tokens": docs.x.ai consumption-and-rate-limits; vercel/ai PR #12425). The
+	// total tells the two conventions apart: OpenAI's is prompt + completion, so the sum below matches only xAI's.
+	const separate = reasoning > 0 && count(u.total_tokens) === promptTokens + completionTokens + reasoning
 	return {
-		input: Math.max(0, count(u.prompt_tokens) - cacheRead - cacheWrite),
-		output: count(u.completion_tokens),
+		input: Math.max(0, promptTokens - cacheRead - cacheWrite),
+		output: separate ? completionTokens + reasoning : completionTokens,
 		cacheRead,
 		cacheWrite,
-		reasoning: count(completion.reasoning_tokens),
+		reasoning,
 	}
 }
 
@@ -45,11 +52,14 @@ export function encodeUsage(u: Usage): OpenAIUsage {
 
 /**
  * OpenAI finish_reason → canonical stop reason (WIRE-NOTES wire §5). `function_call` is the legacy name of
- * `tool_calls`; unknown values (compatibles invent some, e.g. `eos`) end the turn normally.
+ * `tool_calls`; Mistral's `model_length` is a truncation; unknown values (compatibles invent some, e.g. `eos`) end the
+ * turn normally. Mistral's `error` is a failure, handled by the decoders before this.
  */
 export function decodeFinishReason(reason: unknown): StopReason {
 	switch (reason) {
 		case 'length':
+		// Mistral: the model's context window, not max_tokens, cut the answer; still a truncation to the client.
+		case 'model_length':
 			return 'max_tokens'
 		case 'tool_calls':
 		case 'function_call':
