@@ -8,6 +8,7 @@
  */
 import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
+import type { Usage } from '../core/ir'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
@@ -254,6 +255,7 @@ class ConvertedRelay extends StreamRelay {
 		if (events)
 			for (const e of events) {
 				this.meter.onEvent(e)
+				if (e.type === 'finish') this.showEstimate(frames)
 				this.encoder.push(e, frames)
 			}
 		if (last) this.encoder.end(frames)
@@ -261,6 +263,20 @@ class ConvertedRelay extends StreamRelay {
 		for (const f of frames) text += formatSse(f)
 		frames.length = 0
 		return text
+	}
+
+	/**
+	 * An upstream that reported no usage (some OpenAI-compatible servers) is billed on counts (budget.ts `settle`): the
+	 * client is shown the same counts rather than zeros (WIRE-NOTES #12). Not metered, so the bill still says estimated.
+	 */
+	private showEstimate(frames: SseFrame[]) {
+		const u = this.meter.usage()
+		const input = u?.input === undefined && u?.cacheRead === undefined
+		if (!input && u?.output !== undefined) return
+		const usage: Partial<Usage> = {}
+		if (input) usage.input = this.a.budget.countInput()
+		if (u?.output === undefined) usage.output = countText(this.meter.text())
+		this.encoder.push({ type: 'usage', usage }, frames)
 	}
 
 	/** The chunks the window read are converted without an await (the pump then writes them with the headers). */

@@ -238,7 +238,16 @@ describe('a server that sends no usage (usage: null on every chunk, no usage chu
 			expect(row.input_tokens).toBeGreaterThan(0)
 			expect(row.output_tokens).toBeGreaterThan(0)
 			expect(Math.round(row.cost * 1e6)).toBe(micros(row.input_tokens, 0, row.output_tokens))
+			// The client is shown the counts it is billed for, not zeros (WIRE-NOTES #12).
+			expect(a.usage).toEqual({ input: row.input_tokens, cached: 0, output: row.output_tokens })
 			billed.push(row)
+		})
+		it(`should show a Gemini client the counts it is billed for (${how(stream)})`, async () => {
+			const acct = await account()
+			const g = await generate(acct, model, stream)
+			const row = await lastRow(acct.accountId)
+			expect(row.estimated).toBe(true)
+			expect(g.usage).toMatchObject({ promptTokenCount: row.input_tokens, candidatesTokenCount: row.output_tokens, totalTokenCount: row.input_tokens + row.output_tokens })
 		})
 	}
 	it('should estimate a stream and a non-stream answer alike', () => {
