@@ -19,6 +19,9 @@ import { decodePartialUsage, decodeStopReason } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'
 
+/** The event types of https://docs.anthropic.com/en/api/messages-streaming that carry the message (besides ping and error). */
+const KNOWN = new Set(['content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 /**
@@ -50,6 +53,11 @@ export function streamDecoder(): FrameDecoder {
 		close(out)
 		open = { upstream, index: next++ }
 		out.push({ type: 'block_start', index: open.index, block })
+	}
+	const finish = (out: StreamEvent[]) => {
+		if (!usageSent && Object.keys(usage).length) out.push({ type: 'usage', usage: { ...usage } })
+		const reason: StopReason = decodeStopReason(stopReason, sawTool)
+		out.push(reason === 'stop_sequence' && stopSequence !== undefined ? { type: 'finish', reason, stopSequence } : { type: 'finish', reason })
 	}
 	const isOpen = (upstream: unknown) => open !== undefined && open.upstream === upstream
 
@@ -84,6 +92,10 @@ export function streamDecoder(): FrameDecoder {
 				out.push(start(str(m.id) || newId('msg_'), str(m.model), usage))
 				return
 			}
+			// Unknown event types are skipped ("handle unknown event types gracefully", messages-streaming docs): one sent
+			// before message_start must not synthesise a start, or the real message_start is dropped as a duplicate and
+			// its input usage is lost (billed as 0 input).
+			if (type === undefined || !KNOWN.has(type)) return
 			if (!started) out.push(start(newId('msg_'), ''))
 			const index = typeof data.index === 'number' ? data.index : -1
 			switch (type) {
@@ -144,20 +156,23 @@ export function streamDecoder(): FrameDecoder {
 					usageSent = true
 					break
 				}
-				case 'message_stop': {
+				case 'message_stop':
 					close(out)
-					if (!usageSent && Object.keys(usage).length) out.push({ type: 'usage', usage: { ...usage } })
-					const reason: StopReason = decodeStopReason(stopReason, sawTool)
-					out.push(reason === 'stop_sequence' && stopSequence !== undefined ? { type: 'finish', reason, stopSequence } : { type: 'finish', reason })
+					finish(out)
 					over = true
 					return
-				}
 			}
 		},
 		end(out) {
 			if (over) return
 			over = true
 			close(out)
+			// The body ended after a message_delta that gave the stop reason: the answer and its final usage are
+			// complete, only the message_stop frame is missing (relays that drop the last frame). Finish normally.
+			if (stopReason !== null) {
+				finish(out)
+				return
+			}
 			out.push({ type: 'error', error: new GatewayError('upstream', 'upstream stream ended before message_stop', { code: 'upstream_cut', retryable: true }) })
 		},
 		get done() {

@@ -24,15 +24,23 @@ export function decodeUsage(u: unknown): Usage {
 /**
  * Only the counters the event actually carries. `message_delta.usage` counters are cumulative and omitted when they
  * do not apply, so they replace earlier values field by field and never add (anthropic-sdk `MessageDeltaUsage`).
+ * A zero input or cache counter is treated as absent: a cumulative count cannot fall back to 0, and relays put
+ * `input_tokens: 0` placeholders in `message_delta` after the real count in `message_start` (envoyproxy/ai-gateway#1631),
+ * or zeros in `message_start` before the real count in `message_delta` (zai-org/GLM-5#139). Absent counters are 0.
+ * A zero `input_tokens` next to a positive cache counter is a real count (the whole prompt was read from or written
+ * to the cache), and kept.
+ * @example decodePartialUsage({ input_tokens: 0, output_tokens: 7 }) // { output: 7 }
  */
 export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (!isObject(u)) return {}
 	const out: Partial<Usage> = {}
 	const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v)
-	if (num(u.input_tokens)) out.input = count(u.input_tokens)
+	const positive = (v: unknown) => num(v) && count(v) > 0
+	const cached = positive(u.cache_read_input_tokens) || positive(u.cache_creation_input_tokens)
+	if (positive(u.input_tokens) || (num(u.input_tokens) && cached)) out.input = count(u.input_tokens)
 	if (num(u.output_tokens)) out.output = count(u.output_tokens)
-	if (num(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
-	if (num(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
+	if (positive(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
+	if (positive(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
 	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
 		out.reasoning = count(u.output_tokens_details.thinking_tokens)
 	return out

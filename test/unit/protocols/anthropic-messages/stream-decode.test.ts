@@ -19,14 +19,14 @@ describe('anthropicMessages.decodeStream', () => {
 				type: 'start',
 				id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
 				model: 'claude-sonnet-4-5',
-				usage: { input: 25, output: 1, cacheRead: 0, cacheWrite: 0 },
+				usage: { input: 25, output: 1 },
 			},
 			{ type: 'ping' },
 			{ type: 'block_start', index: 0, block: { kind: 'text' } },
 			{ type: 'text_delta', index: 0, text: 'Hello' },
 			{ type: 'text_delta', index: 0, text: '!' },
 			{ type: 'block_stop', index: 0 },
-			{ type: 'usage', usage: { input: 25, output: 15, cacheRead: 0, cacheWrite: 0 } },
+			{ type: 'usage', usage: { input: 25, output: 15 } },
 			{ type: 'finish', reason: 'end_turn' },
 		])
 	})
@@ -68,7 +68,7 @@ describe('anthropicMessages.decodeStream', () => {
 		])
 		expect(events.find((e) => e.type === 'usage')).toEqual({
 			type: 'usage',
-			usage: { input: 778, output: 120, cacheRead: 0, cacheWrite: 0, reasoning: 90 },
+			usage: { input: 778, output: 120, reasoning: 90 },
 		})
 	})
 
