@@ -167,6 +167,10 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	const maxTokens = req.maxTokens ?? defaultOutputCap(req.reasoning)
 	let thinking: Json | undefined
 	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) thinking = encodeThinking(req.reasoning, extra, maxTokens)
+	// A tool turn continued with its thinking left out (unsigned or another vendor's, which is not sent back): said off
+	// outright. Claude has it off by default anyway; vendors that think by default (DeepSeek's Anthropic API) refuse
+	// such a turn otherwise ("the reasoning_content in the thinking mode must be passed back").
+	else if (!canThink(messages) && req.messages.some((m) => m.role === 'assistant' && m.content.some((p) => p.type === 'thinking'))) thinking = { type: 'disabled' }
 	const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
 
 	const body: Json = { model, max_tokens: maxTokens, messages }

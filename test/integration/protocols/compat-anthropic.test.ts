@@ -120,13 +120,11 @@ describe('openai SDK chat completions → Anthropic-compatible vendors', () => {
 			await expectCharged(acct, MODELS['deepseek-v4-flash'], WITH_CACHE, stream)
 		})
 
-	// KNOWN DEFECT (request side, outside this suite's files; see the QA report): the converted request drops thinking
-	// without a signature (content-encode.ts) and then leaves `thinking` out instead of disabling it (request-encode.ts
-	// canThink), so DeepSeek, which thinks by default, refuses the tool loop's next turn with a 400. `failing` inverts
-	// the result: once the request side is fixed these fail, and must become plain `it`.
+	// The converted request drops thinking without a signature (content-encode.ts), so the tool turn has none: thinking
+	// is then said off (request-encode.ts), which DeepSeek, thinking by default, would otherwise refuse with a 400.
 	for (const effort of [undefined, 'low'] as const)
 		for (const stream of [false, true])
-			it.failing(`should continue a DeepSeek tool loop after replaying its unsigned reasoning without a 400 (deepseek-v4-flash, reasoning_effort ${effort ?? 'unset'}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			it(`should continue a DeepSeek tool loop after replaying its unsigned reasoning without a 400 (deepseek-v4-flash, reasoning_effort ${effort ?? 'unset'}, ${stream ? 'stream' : 'non-stream'})`, async () => {
 				const acct = await m.account()
 				const model = MODELS['deepseek-v4-flash']
 				const ask = { model, tools: [weatherFn], ...(effort && { reasoning_effort: effort }) }

@@ -111,6 +111,7 @@ describe('Gemini-signed thinking to Anthropic (converted path)', () => {
 			thinking?: unknown
 		}
 		expect(body.messages[1]!.content.map((b) => b.type)).toEqual(['tool_use'])
-		expect(body.thinking).toBeUndefined()
+		// Said off outright: vendors that think by default refuse such a turn otherwise.
+		expect(body.thinking).toEqual({ type: 'disabled' })
 	})
 })
