@@ -88,8 +88,12 @@ class AnthropicMeter extends BaseMeter {
 		if (f.event === 'message_start') {
 			const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown } } | undefined
 			this.merge(decodePartialUsage(m?.message?.usage))
-		} else if (f.event === 'message_delta') this.merge(decodePartialUsage((jsonOrUndefined(f.data) as { usage?: unknown } | undefined)?.usage))
-		else if (f.event === 'message_stop') this.ending = 'ok'
+		} else if (f.event === 'message_delta') {
+			const d = jsonOrUndefined(f.data) as { usage?: unknown; delta?: { stop_reason?: unknown } } | undefined
+			this.merge(decodePartialUsage(d?.usage))
+			// Some Anthropic-compatible vendors end after the stop reason without message_stop: the answer is whole.
+			if (this.ending === 'cut' && d?.delta?.stop_reason != null) this.ending = 'ok'
+		} else if (f.event === 'message_stop') this.ending = 'ok'
 		else if (f.event === 'error') this.ending = 'error'
 		if (f.event !== 'ping') this.keep(f)
 	}

@@ -138,8 +138,20 @@ class FastRelay extends FrameBatchRelay {
 			if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
 			if (step.length) return { text: step, last: false }
 		}
-		if (this.upstreamDone) return { text: this.meter.end() === 'cut' ? this.streamError('the upstream stream ended unexpectedly', 'upstream_cut') : '', last: true, clean: true }
+		if (this.upstreamDone) return { text: this.ending(), last: true, clean: true }
 		return undefined
+	}
+
+	/**
+	 * What closes a stream whose upstream body ended without the protocol's terminator (which would have ended it
+	 * already): an error when it was cut, else the terminator a whole answer lacked (vendors that stop after the finish
+	 * reason), so clients that wait for it see the end.
+	 */
+	private ending(): string {
+		const end = this.meter.end()
+		if (end === 'cut') return this.streamError('the upstream stream ended unexpectedly', 'upstream_cut')
+		if (end === 'error') return ''
+		return this.proto === 'anthropic-messages' ? MESSAGE_STOP : this.proto === 'openai-chat' ? DONE_FRAME : ''
 	}
 
 	/** A frame's text for the client: as the upstream sent it unless usage is stripped or the model renamed. */
@@ -173,6 +185,8 @@ class FastRelay extends FrameBatchRelay {
 }
 
 const DONE = { value: undefined, done: true } as const
+const MESSAGE_STOP = formatSse({ event: 'message_stop', data: '{"type":"message_stop"}' })
+const DONE_FRAME = formatSse({ data: '[DONE]' })
 
 /**
  * An upstream body's chunks run through the protocol's decoder, each chunk's events as one array: one await per

@@ -392,6 +392,19 @@ describe('SSE framing: `data:` without a space, CRLF split across reads, no [DON
 			await expectBilled(acct, model, { input: 9, output: 5 })
 		})
 	}
+	it('should end the relayed stream of an OpenAI client (fast path) with the [DONE] the vendor left out', async () => {
+		const acct = await account()
+		const res = await fetch(`${app.url}/v1/chat/completions`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${acct.openai.apiKey}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hello there' }] }),
+		})
+		const text = await res.text()
+		expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true)
+		expect(text).not.toContain('"error"')
+		await expectBilled(acct, model, { input: 9, output: 5 })
+	})
+
 	it('should stream the same to a Gemini client', async () => {
 		const acct = await account()
 		const g = await generate(acct, model, true)
