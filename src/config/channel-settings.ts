@@ -41,6 +41,13 @@ export const ChannelSettings = T.Object(
 					"Anthropic channels: how a JSON response format of a converted request is sent. 'native': Claude's output_config.format (constrained decoding); 'prompt': an instruction in the system prompt, for models or Anthropic-compatible vendors without structured outputs. Default: native for Claude 4.5 and later models, by name",
 			}),
 		),
+		// Read by providers/openai.ts `upstreamOptions`.
+		tool_call_ids: T.Optional(
+			T.Literal('alnum9', {
+				description:
+					"OpenAI-compatible channels: tool call ids sent upstream are nine letters or digits, as Mistral models require (automatic for api.mistral.ai); another vendor's ids are mapped",
+			}),
+		),
 		// Read by modules/responses/native.ts.
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),

@@ -51,3 +51,14 @@ const OPENAI_ID_MAX = 40
 export function openaiToolCallId(id: string): string {
 	return id.length <= OPENAI_ID_MAX ? id : `call_${Bun.hash(id).toString(36)}`
 }
+
+const ALNUM9 = /^[A-Za-z0-9]{9}$/
+
+/**
+ * The id for upstreams that take only nine letters or digits (Mistral: "Tool call id was call_… but must be a-z, A-Z,
+ * 0-9, with a length of 9"): its own when it is one, else nine made from it, the same for the call and its result.
+ * @example alnum9ToolCallId('toolu_01A') // e.g. '0k3j5x9qa'
+ */
+export function alnum9ToolCallId(id: string): string {
+	return ALNUM9.test(id) ? id : Bun.hash(id).toString(36).padStart(9, '0').slice(-9)
+}

@@ -32,6 +32,8 @@ export type UpstreamOptions = {
 	 * an instruction in the system prompt. Not every model or Anthropic-compatible vendor has it.
 	 */
 	nativeStructuredOutputs?: boolean
+	/** Tool call ids must be nine letters or digits (Mistral's API and templates); others are mapped to such. */
+	toolCallIds?: 'alnum9'
 }
 
 export interface ProtocolCodec<WireReq = any, WireRes = any> {

@@ -234,7 +234,7 @@ function userContent(parts: Array<{ part: UserPart; where: string }>): string | 
  * A user turn → one `role:"tool"` message per tool result, then a user message with the rest. Several texts of one
  * result are joined by a newline, so their boundary survives in OpenAI's single string.
  */
-function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[], mi: number) {
+function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[], mi: number, idOut: (id: string) => string) {
 	const carried: Array<{ part: UserPart; where: string }> = []
 	parts.forEach((p, pi) => {
 		if (p.type !== 'tool_result') return
@@ -245,7 +245,7 @@ function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMess
 			// OpenAI tool messages are text-only: images and files a tool returned travel in the user turn that follows.
 			else carried.push({ part: c, where })
 		})
-		out.push({ role: 'tool', tool_call_id: openaiToolCallId(packedIds.get(p.toolCallId) ?? p.toolCallId), content: texts.join('\n') })
+		out.push({ role: 'tool', tool_call_id: idOut(packedIds.get(p.toolCallId) ?? p.toolCallId), content: texts.join('\n') })
 	})
 	const rest = [...carried]
 	parts.forEach((p, pi) => {
@@ -261,12 +261,12 @@ function refuseAssistantMedia(parts: Part[], mi: number) {
 	})
 }
 
-function encodeAssistant(parts: Part[]): WireMessage {
+function encodeAssistant(parts: Part[], idOut: (id: string) => string): WireMessage {
 	const text = parts.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('')
 	const calls = parts
 		.filter((p): p is ToolCallPart => p.type === 'tool_call')
 		.map((c) => ({
-			id: openaiToolCallId(packToolCallId(c.id, c.signature)),
+			id: idOut(packToolCallId(c.id, c.signature)),
 			type: 'function' as const,
 			function: { name: c.name, arguments: JSON.stringify(c.input) },
 		}))
@@ -280,7 +280,7 @@ function encodeAssistant(parts: Part[]): WireMessage {
  * as one `role:"tool"` message each placed before the rest of their user turn, and thinking as
  * `reasoning_content` / `reasoning_details` on the assistant message that produced it.
  */
-export function encodeMessages(system: TextPart[] | undefined, messages: Message[]): WireMessage[] {
+export function encodeMessages(system: TextPart[] | undefined, messages: Message[], idOut: (id: string) => string = openaiToolCallId): WireMessage[] {
 	const out: WireMessage[] = []
 	// Tool results must echo the exact id the assistant message carries, which includes a packed signature.
 	const packedIds = new Map<string, string>()
@@ -290,8 +290,8 @@ export function encodeMessages(system: TextPart[] | undefined, messages: Message
 	messages.forEach((m, mi) => {
 		if (m.role === 'assistant') {
 			refuseAssistantMedia(m.content, mi)
-			out.push(encodeAssistant(m.content))
-		} else encodeUser(m.content, packedIds, out, mi)
+			out.push(encodeAssistant(m.content, idOut))
+		} else encodeUser(m.content, packedIds, out, mi, idOut)
 	})
 	return out
 }

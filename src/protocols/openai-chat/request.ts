@@ -9,6 +9,8 @@
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
+import { alnum9ToolCallId } from '../../core/tool-ids'
+import type { UpstreamOptions } from '../codec'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
@@ -251,13 +253,13 @@ const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function'
  * Canonical request → body for an OpenAI-compatible upstream. Streaming requests always ask for the usage chunk,
  * because billing reads it (WIRE-NOTES #12, wire §12).
  */
-export function encodeRequest(req: ChatRequest, model: string): OpenAIChatBody {
+export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): OpenAIChatBody {
 	refuseVendorOnly(req, PROTOCOL)
 	const body: Json = {}
 	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
 	body.model = model
-	body.messages = encodeMessages(req.system, req.messages)
+	body.messages = encodeMessages(req.system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
 	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
 	if (req.temperature !== undefined) body.temperature = req.temperature
 	if (req.topP !== undefined) body.top_p = req.topP

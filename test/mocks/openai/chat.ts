@@ -4,7 +4,7 @@
  * @module
  */
 
-import { asNum, asObj, type Obj } from '../shared/json'
+import { asArr, asNum, asObj, type Obj } from '../shared/json'
 import { pieceLogprobs } from '../shared/logprobs'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
@@ -12,6 +12,19 @@ import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
 import { checkModel, openaiError, requireObject } from './errors'
 import { checkStrictFormat, checkStrictTools } from './strict-schema'
+
+/**
+ * Mistral's rule for tool call ids, in its words and error shape (its API and its chat templates): nine letters or
+ * digits, in the assistant's calls and in the results that answer them.
+ */
+function checkAlnum9Ids(b: Obj): Reply | undefined {
+	for (const m of asArr(b.messages).map(asObj)) {
+		const ids = [...asArr(m?.tool_calls).map((c) => asObj(c)?.id), ...(m?.role === 'tool' ? [m.tool_call_id] : [])]
+		const bad = ids.find((id) => typeof id !== 'string' || !/^[A-Za-z0-9]{9}$/.test(id))
+		if (bad !== undefined) return json({ object: 'error', message: `Tool call id was ${String(bad)} but must be a-z, A-Z, 0-9, with a length of 9.`, type: 'invalid_function_call', param: null, code: '3280' }, 400)
+	}
+	return undefined
+}
 
 /** A refusal ends with `stop`: the refusal is told by the message's `refusal` field, not the finish reason. */
 const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', refusal: 'stop' }
@@ -96,11 +109,11 @@ function logprobsOf(p: Plan, top: number): Obj {
 }
 
 /** Handles a Chat Completions call whose auth already passed. */
-export function chatCompletions(body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+export function chatCompletions(body: unknown, jsonError: boolean, models: string[] | undefined, alnum9Ids = false): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b)
+	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')

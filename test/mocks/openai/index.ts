@@ -33,7 +33,7 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 	if (method === 'POST') {
 		switch (path) {
 			case '/v1/chat/completions':
-				return chatCompletions(body, jsonError, opts.models)
+				return chatCompletions(body, jsonError, opts.models, opts.alnum9ToolCallIds)
 			case '/v1/responses':
 				return responses(body, jsonError, opts.models)
 			case '/v1/embeddings':

@@ -44,6 +44,8 @@ export interface MockOptions {
 	record?: boolean
 	/** When set, only these model ids are served; others get the vendor's 404. */
 	models?: string[]
+	/** OpenAI mock: refuse tool call ids other than nine letters or digits, as Mistral's API does. */
+	alnum9ToolCallIds?: boolean
 }
 
 /** One request as the mock received it. */
