@@ -13,6 +13,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords, textSignatureFor, thinkingSignature, thoughtSignatureFor } from '../../mocks'
 import { APPLY_PATCH_FREEFORM, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, codexBody, codexReplay, userText } from './codex-shape'
 import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
+import { checkResponsesEvents } from './wire-checks'
 
 /** A Gemini 3 model too: it signs the text of an answer after thinking, and the first call of every step. */
 const GEMINI3 = 'gemini-3-m'
@@ -27,35 +28,6 @@ afterAll(() => m.close())
 
 type Response = OpenAI.Responses.Response
 
-/** Event-order invariants of a Responses stream (WIRE-NOTES wire §15), and the final response built from them. */
-function checkEvents(events: ResponseStreamEvent[], final: Response): void {
-	expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
-	expect(events.slice(0, 2).map((e) => e.type)).toEqual(['response.created', 'response.in_progress'])
-	const open = new Map<number, string>()
-	const done: unknown[] = []
-	let next = 0
-	for (const e of events) {
-		if (e.type === 'response.output_item.added') {
-			// Output indexes are handed out in order, one item at a time (Codex reads items at output_item.done).
-			expect(e.output_index).toBe(next++)
-			expect(open.size).toBe(0)
-			open.set(e.output_index, e.item.id!)
-		} else if (e.type === 'response.output_item.done') {
-			expect(open.get(e.output_index)).toBe(e.item.id!)
-			open.delete(e.output_index)
-			done[e.output_index] = e.item
-		} else if ('item_id' in e && 'output_index' in e) expect(open.get(e.output_index as number)).toBe(e.item_id as string)
-	}
-	expect(open.size).toBe(0)
-	const last = events.at(-1)!
-	expect(last.type).toBe('response.completed')
-	if (last.type === 'response.completed') {
-		expect(last.response.output).toEqual(done as Response['output'])
-		expect(last.response.id).toBe(events[0]!.type === 'response.created' ? events[0].response.id : '')
-		expect(final.id).toBe(last.response.id)
-	}
-}
-
 /** A Codex client: the SDK with Codex's headers. */
 const codexClient = (acct: Account) => new OpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0, defaultHeaders: CODEX_HEADERS })
 
@@ -66,7 +38,7 @@ async function turn(client: OpenAI, body: OpenAI.Responses.ResponseCreateParamsS
 	const events: ResponseStreamEvent[] = []
 	s.on('event', (e) => events.push(e))
 	const final = await s.finalResponse()
-	checkEvents(events, final)
+	checkResponsesEvents(events, { oneAtATime: true, final })
 	return final
 }
 

@@ -10,6 +10,7 @@ import type OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords } from '../../mocks'
 import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { checkResponsesEvents } from './wire-checks'
 
 let m: Matrix
 beforeAll(async () => {
@@ -20,29 +21,6 @@ afterAll(() => m.close())
 type Params = OpenAI.Responses.ResponseCreateParamsNonStreaming
 type Response = OpenAI.Responses.Response
 
-/** Checks the invariants of a Responses event stream (WIRE-NOTES wire §15). */
-function checkEvents(events: ResponseStreamEvent[]): void {
-	expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
-	expect(events[0]?.type).toBe('response.created')
-	expect(events[1]?.type).toBe('response.in_progress')
-	const open = new Map<number, string>()
-	const done: unknown[] = []
-	for (const e of events) {
-		if (e.type === 'response.output_item.added') {
-			expect(open.has(e.output_index)).toBe(false)
-			open.set(e.output_index, e.item.id!)
-		} else if (e.type === 'response.output_item.done') {
-			expect(open.get(e.output_index)).toBe(e.item.id!)
-			open.delete(e.output_index)
-			done[e.output_index] = e.item
-		} else if ('item_id' in e && 'output_index' in e) expect(open.get(e.output_index as number)).toBe(e.item_id as string)
-	}
-	expect(open.size).toBe(0)
-	const last = events.at(-1)!
-	expect(['response.completed', 'response.incomplete']).toContain(last.type)
-	if (last.type === 'response.completed') expect(last.response.output).toEqual(done as Response['output'])
-}
-
 /** `responses.create`, or `.stream(...).finalResponse()` with the events checked. */
 async function respond(acct: Account, stream: boolean, params: Params): Promise<Response> {
 	if (!stream) return acct.openai.responses.create(params)
@@ -51,7 +29,7 @@ async function respond(acct: Account, stream: boolean, params: Params): Promise<
 	const events: ResponseStreamEvent[] = []
 	s.on('event', (e) => events.push(e))
 	const final = await s.finalResponse()
-	checkEvents(events)
+	checkResponsesEvents(events)
 	return final
 }
 
@@ -103,7 +81,7 @@ describe('openai SDK responses matrix', () => {
 				const s = acct.openai.responses.stream({ model: MODEL[up], input: 'plan Oslo', text: { format } })
 				s.on('event', (e) => events.push(e))
 				await s.finalResponse()
-				checkEvents(events)
+				checkResponsesEvents(events)
 				const lifecycle = events.flatMap((e) => ('response' in e ? [e.response.text?.format] : []))
 				expect(lifecycle).toEqual(lifecycle.map(() => format))
 			}

@@ -7,6 +7,8 @@
  * - messages (wire §1; maximhq/bifrost#5907, #4556; QuantumNous/new-api PR #2854): exactly one well-formed
  *   message_start first, blocks opened and closed one at a time with indexes 0, 1, 2…, deltas of the block's type,
  *   then message_delta and message_stop last.
+ * - responses (wire §15): sequence numbers 0, 1, 2…, created and in_progress first, each item opened once and closed
+ *   with the same id, deltas naming the open item, and a completed response listing the items as they closed.
  * @module
  */
 import { expect } from 'bun:test'
@@ -122,4 +124,43 @@ export function sseFrames(text: string): Array<{ event?: string; data: string }>
 				.join('\n')
 			return event === undefined ? { data } : { event, data }
 		})
+}
+
+type ResponsesEvent = OpenAI.Responses.ResponseStreamEvent
+type ResponsesResponse = OpenAI.Responses.Response
+
+/**
+ * Checks a whole Responses stream. `oneAtATime`: items open in output order, one at a time (Codex reads an item at its
+ * output_item.done, so a converted answer must not interleave them); `final`: the SDK's `finalResponse()`, which must
+ * be the completed one.
+ */
+export function checkResponsesEvents(events: ResponsesEvent[], opts: { oneAtATime?: boolean; final?: ResponsesResponse } = {}): void {
+	expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+	expect(events.slice(0, 2).map((e) => e.type)).toEqual(['response.created', 'response.in_progress'])
+	const open = new Map<number, string>()
+	const done: unknown[] = []
+	let next = 0
+	for (const e of events) {
+		if (e.type === 'response.output_item.added') {
+			expect(open.has(e.output_index)).toBe(false)
+			if (opts.oneAtATime) {
+				expect(e.output_index).toBe(next++)
+				expect(open.size).toBe(0)
+			}
+			open.set(e.output_index, e.item.id!)
+		} else if (e.type === 'response.output_item.done') {
+			expect(open.get(e.output_index)).toBe(e.item.id!)
+			open.delete(e.output_index)
+			done[e.output_index] = e.item
+		} else if ('item_id' in e && 'output_index' in e) expect(open.get(e.output_index as number)).toBe(e.item_id as string)
+	}
+	expect(open.size).toBe(0)
+	const last = events.at(-1)!
+	expect(opts.final ? ['response.completed'] : ['response.completed', 'response.incomplete']).toContain(last.type)
+	if (last.type !== 'response.completed') return
+	expect(last.response.output).toEqual(done as ResponsesResponse['output'])
+	if (opts.final) {
+		expect(last.response.id).toBe(events[0]!.type === 'response.created' ? events[0].response.id : '')
+		expect(opts.final.id).toBe(last.response.id)
+	}
 }
