@@ -39,7 +39,10 @@ export type NativeCall = {
 const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
 	ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 
-const refusalError = (refusal: string, model: string, retryable: boolean) => unsupportedForModel(`${refusal} (model "${model}")`, retryable)
+/** The field a refusal starts with (`tools[1]`, `input[2] content[0]`, `` `conversation` ``), as the error's `param`. */
+const paramOf = (refusal: string) => /^`?([a-z_]+(?:\[\d+\])?(?: content\[\d+\])?)/.exec(refusal)?.[1]?.replace(' ', '.')
+
+const refusalError = (refusal: string, model: string, retryable: boolean) => unsupportedForModel(`${refusal} (model "${model}")`, retryable, paramOf(refusal))
 
 /**
  * Throws the 400 up front (before anything is reserved) when the request needs OpenAI and no channel of the model

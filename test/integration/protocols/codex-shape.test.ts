@@ -186,7 +186,8 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 					.then(() => undefined, (e: unknown) => e)
 				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 				const e = err as InstanceType<typeof OpenAI.BadRequestError>
-				expect(e.error).toEqual({ message: `${says} (model "${MODEL[up]}")`, type: 'invalid_request_error', param: null, code: 'unsupported_for_model' })
+				// `param` names the refused field: the tool or the input item the message starts with.
+				expect(e.error).toEqual({ message: `${says} (model "${MODEL[up]}")`, type: 'invalid_request_error', param: says.split(' ')[0], code: 'unsupported_for_model' })
 				expect(m.mocks[up].requests.length).toBe(before)
 				expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 			})
