@@ -137,17 +137,22 @@ export type Outcome = {
 
 export type CallInfo = { svc: Services; token: AuthToken; requestId: string; endpoint: string; model: string; stream: boolean; startedAt: number }
 
+/** What the upstream left out of its usage, which the bill counts instead (and a converted answer shows the same). */
+export function unreported(u: Partial<Usage> | undefined): { input: boolean; output: boolean } {
+	return { input: u?.input === undefined && u?.cacheRead === undefined, output: u?.output === undefined }
+}
+
 /** Completes usage (estimating what the upstream did not report), prices it and settles the hold. */
 export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
 	const reported = o.usage
 	const usage: Usage = { ...emptyUsage(), ...reported }
 	let estimated = false
-	const sawInput = reported && (reported.input !== undefined || reported.cacheRead !== undefined)
-	if (!sawInput) {
+	const missing = unreported(reported)
+	if (missing.input) {
 		usage.input = budget.countInput()
 		estimated = true
 	}
-	if (!reported || reported.output === undefined) {
+	if (missing.output) {
 		usage.output = await o.estimateOutput()
 		estimated = true
 	} else if (o.endReason !== 'ok') {

@@ -207,7 +207,11 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			// No usage from the upstream: billed on counts (settle), and the client is shown the same counts rather than
 			// zeros (WIRE-NOTES #12). `usage` stays unset, so the bill still says estimated.
-			else r.usage = { ...r.usage, input: budget.countInput(), output: countOutputText(r) }
+			else {
+				const output = countOutputText(r)
+				estimateOutput = () => output
+				r.usage = { ...r.usage, input: budget.countInput(), output }
+			}
 			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage }))
 		}
 	} catch (e) {

@@ -13,7 +13,7 @@ import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
-import type { Budget, CallInfo } from './budget'
+import { type Budget, type CallInfo, unreported } from './budget'
 import type { ChatCall } from './chat'
 import { countText } from './estimate'
 import { renameModel, renameModelVersion, stripUsage } from './fast-path'
@@ -284,12 +284,11 @@ class ConvertedRelay extends StreamRelay {
 	 * client is shown the same counts rather than zeros (WIRE-NOTES #12). Not metered, so the bill still says estimated.
 	 */
 	private showEstimate(frames: SseFrame[]) {
-		const u = this.meter.usage()
-		const input = u?.input === undefined && u?.cacheRead === undefined
-		if (!input && u?.output !== undefined) return
+		const missing = unreported(this.meter.usage())
+		if (!missing.input && !missing.output) return
 		const usage: Partial<Usage> = {}
-		if (input) usage.input = this.a.budget.countInput()
-		if (u?.output === undefined) usage.output = countText(this.meter.text())
+		if (missing.input) usage.input = this.a.budget.countInput()
+		if (missing.output) usage.output = countText(this.meter.text())
 		this.encoder.push({ type: 'usage', usage }, frames)
 	}
 

@@ -16,7 +16,7 @@ export type TestApp = {
 	svc: Services
 	admin(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any }>
 	/** Creates an account with `balance` USD and a key on it; returns both ids and the key. */
-	account(balance: number, token?: { spend_limit?: number | null; expires_at?: string | null; name?: string }): Promise<{ accountId: number; tokenId: number; key: string }>
+	account(balance: number, token?: TokenFields): Promise<{ accountId: number; tokenId: number; key: string }>
 	balance(accountId: number): Promise<number>
 	close(): Promise<void>
 }
@@ -38,6 +38,33 @@ export const adminCaller =
 		}
 	}
 
+type Admin = ReturnType<typeof adminCaller>
+type TokenFields = { spend_limit?: number | null; expires_at?: string | null; name?: string }
+
+/** Through the management API: an account named `name` with `balance` USD and a key on it. */
+export async function createAccount(admin: Admin, balance: number, name = 'test', token: TokenFields = {}): Promise<{ accountId: number; tokenId: number; key: string }> {
+	const a = await admin('/api/accounts', { body: { name, balance } })
+	if (a.status !== 201) throw new Error(`account: ${JSON.stringify(a.body)}`)
+	const k = await admin('/api/tokens', { body: { account_id: a.body.id, name: token.name ?? 'key', ...token } })
+	if (k.status !== 201) throw new Error(`token: ${JSON.stringify(k.body)}`)
+	return { accountId: a.body.id, tokenId: k.body.id, key: k.body.key }
+}
+
+/** An account's balance in USD, through the management API. */
+export const balanceOf = async (admin: Admin, accountId: number): Promise<number> => (await admin(`/api/accounts/${accountId}`)).body.balance
+
+/** A response's status, headers and text, and its JSON when it is JSON. */
+export async function readAnswer(res: Response): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+	const text = await res.text()
+	let json: unknown
+	try {
+		json = JSON.parse(text)
+	} catch {
+		json = undefined
+	}
+	return { status: res.status, headers: res.headers, text, json }
+}
+
 export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<string, string> } = {}): Promise<TestApp> {
 	const tdb = await createTestDb()
 	const env = loadEnv({ ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'error', ...opts.env })
@@ -49,16 +76,8 @@ export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<
 		url,
 		svc,
 		admin,
-		async account(balance, token = {}) {
-			const a = await admin('/api/accounts', { body: { name: 'test', balance } })
-			if (a.status !== 201) throw new Error(`account: ${JSON.stringify(a.body)}`)
-			const k = await admin('/api/tokens', { body: { account_id: a.body.id, name: token.name ?? 'key', ...token } })
-			if (k.status !== 201) throw new Error(`token: ${JSON.stringify(k.body)}`)
-			return { accountId: a.body.id, tokenId: k.body.id, key: k.body.key }
-		},
-		async balance(accountId) {
-			return (await admin(`/api/accounts/${accountId}`)).body.balance
-		},
+		account: (balance, token = {}) => createAccount(admin, balance, 'test', token),
+		balance: (accountId) => balanceOf(admin, accountId),
 		async close() {
 			await app.stop(true)
 			await svc.close()

@@ -8,7 +8,7 @@
  * @module
  */
 import { startAnthropicMock, startOpenAIMock, type VendorMock } from '../../mocks'
-import { startTestApp, type TestApp } from '../../helpers/app'
+import { readAnswer, startTestApp, type TestApp } from '../../helpers/app'
 import { AVAILABLE_BALANCE_SQL } from '../../../src/billing/views'
 
 export const UP_KEY = { openai: 'up-openai-secret-0001', anthropic: 'up-anthropic-secret-0002' }
@@ -79,15 +79,7 @@ export type Answer = { status: number; headers: Headers; text: string; json: any
 
 /** POSTs and reads the whole answer (a stream to its end). */
 export async function post(url: string, proto: Proto, key: string, b: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-	const res = await fetch(url + ENDPOINT[proto], { method: 'POST', headers: { 'content-type': 'application/json', ...auth(proto, key), ...headers }, body: JSON.stringify(b) })
-	const text = await res.text()
-	let json: unknown
-	try {
-		json = JSON.parse(text)
-	} catch {
-		json = undefined
-	}
-	return { status: res.status, headers: res.headers, text, json }
+	return readAnswer(await fetch(url + ENDPOINT[proto], { method: 'POST', headers: { 'content-type': 'application/json', ...auth(proto, key), ...headers }, body: JSON.stringify(b) }))
 }
 
 /** SSE `data:` payloads of a stream body, in order. */

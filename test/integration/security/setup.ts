@@ -7,7 +7,7 @@ import { loadEnv } from '../../../src/config/env'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { createLogger } from '../../../src/lib/log'
 import { createServices, type Services } from '../../../src/services'
-import { adminCaller } from '../../helpers/app'
+import { adminCaller, balanceOf, createAccount, readAnswer } from '../../helpers/app'
 import { createTestDb } from '../../helpers/db'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
 
@@ -56,16 +56,8 @@ export async function startSecApp(env: Record<string, string> = {}): Promise<Sec
 		logs,
 		mocks,
 		admin,
-		async account(balance, name = 'acct') {
-			const a = await admin('/api/accounts', { body: { name, balance } })
-			if (a.status !== 201) throw new Error(`account: ${JSON.stringify(a.body)}`)
-			const k = await admin('/api/tokens', { body: { account_id: a.body.id, name: 'key' } })
-			if (k.status !== 201) throw new Error(`token: ${JSON.stringify(k.body)}`)
-			return { accountId: a.body.id, tokenId: k.body.id, key: k.body.key }
-		},
-		async balance(accountId) {
-			return (await admin(`/api/accounts/${accountId}`)).body.balance
-		},
+		account: (balance, name = 'acct') => createAccount(admin, balance, name),
+		balance: (accountId) => balanceOf(admin, accountId),
 		async close() {
 			await app.stop(true)
 			await svc.close()
@@ -77,15 +69,7 @@ export async function startSecApp(env: Record<string, string> = {}): Promise<Sec
 
 /** POSTs JSON and returns status, headers and the body's text (and JSON when it is JSON). */
 export async function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Headers; text: string; json: any }> {
-	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
-	const text = await res.text()
-	let json: any
-	try {
-		json = JSON.parse(text)
-	} catch {
-		json = undefined
-	}
-	return { status: res.status, headers: res.headers, text, json }
+	return readAnswer(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }))
 }
 
 /** Settled charges are written in batches (LEDGER_FLUSH_MS): wait for them before reading a balance. */
