@@ -35,12 +35,19 @@ export function guardRequest(svc: Services, request: Request): string | Response
 }
 
 /**
- * The routes that take multipart uploads, held to MAX_UPLOAD_BYTES: an audio file to transcribe, a video submit with
- * an `input_reference` image. Every other route takes JSON (MAX_JSON_BYTES); Elysia would parse a multipart body into
+ * The routes that take multipart uploads, held to MAX_UPLOAD_BYTES: an audio file to transcribe or translate, a video
+ * submit with an `input_reference` image, images to edit or vary. Every other route takes JSON (MAX_JSON_BYTES); Elysia would parse a multipart body into
  * any route's `body` as well, so without this a 2 MB `input` sent as a form field passed a 1 MB JSON limit (QA non-chat
  * item 6).
  */
-export const UPLOAD_ROUTES: ReadonlySet<string> = new Set(['/v1/audio/transcriptions', '/v1/video/generations'])
+export const UPLOAD_ROUTES: ReadonlySet<string> = new Set([
+	'/v1/audio/transcriptions',
+	'/v1/audio/translations',
+	'/v1/video/generations',
+	'/v1/videos',
+	'/v1/images/edits',
+	'/v1/images/variations',
+])
 
 const isMultipart = (request: Request) => {
 	const type = request.headers.get('content-type')

@@ -31,3 +31,48 @@ export const ImagesResponse = t.Object(
 	},
 	{ additionalProperties: true },
 )
+
+/**
+ * An input image of a JSON edit: exactly one of `image_url` (an https URL or a `data:` URL) or `file_id` (an uploaded
+ * file), OpenAI's `ImageRefParam` (platform.openai.com/docs/api-reference/images/createEdit, JSON body).
+ */
+export const ImageRef = t.Object({ image_url: t.Optional(t.String()), file_id: t.Optional(t.String()) }, { additionalProperties: true })
+
+const ImageFiles = t.Union([t.File(), t.Array(t.File())])
+const TextOrNumber = t.Union([t.String(), t.Number()])
+
+/**
+ * POST /v1/images/edits: multipart (`image`, or `image[]` repeated, as files; `mask` a file; other fields as text) or,
+ * for GPT image models, JSON with `images` (ImageRef[]) and `mask` (ImageRef). Both are read and checked by
+ * edits.ts; this schema documents them.
+ */
+export const ImageEditRequest = t.Object(
+	{
+		model: t.String({ minLength: 1, description: 'dall-e-2 or a GPT image model' }),
+		prompt: t.String({ minLength: 1, maxLength: 32000 }),
+		image: t.Optional(t.Union([ImageFiles], { description: 'multipart: the image to edit (dall-e-2: one square PNG)' })),
+		'image[]': t.Optional(t.Union([ImageFiles], { description: 'multipart, GPT image models: up to 16 images, the field repeated' })),
+		images: t.Optional(t.Array(ImageRef, { description: 'JSON, GPT image models: up to 16 images by URL or file id' })),
+		mask: t.Optional(t.Union([t.File(), ImageRef], { description: 'PNG whose transparent areas say where to edit (applied to the first image)' })),
+		n: t.Optional(TextOrNumber),
+		size: t.Optional(t.String()),
+		quality: t.Optional(t.String()),
+		stream: t.Optional(t.Union([t.String(), t.Boolean(), t.Null()], { description: 'GPT image models: answer with `image_edit.partial_image` and `image_edit.completed` events' })),
+		partial_images: t.Optional(t.Union([TextOrNumber, t.Null()])),
+	},
+	{ additionalProperties: true },
+)
+export type ImageEditRequest = typeof ImageEditRequest.static
+
+/** POST /v1/images/variations (dall-e-2): multipart with `image`, one square PNG. */
+export const ImageVariationRequest = t.Object(
+	{
+		image: t.File({ description: 'the image to vary: one square PNG under 4 MB' }),
+		model: t.Optional(t.String({ minLength: 1, description: 'dall-e-2 (the default)' })),
+		n: t.Optional(t.String()),
+		size: t.Optional(t.String({ description: '256x256, 512x512 or 1024x1024' })),
+		response_format: t.Optional(t.String({ description: 'url or b64_json' })),
+	},
+	{ additionalProperties: true },
+)
+export type ImageVariationRequest = typeof ImageVariationRequest.static

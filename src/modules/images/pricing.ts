@@ -22,8 +22,17 @@ export function pricedAs(model: string, size?: string, quality?: string): { size
 	return { size: size && size !== 'auto' ? size : '1024x1024', quality: quality && quality !== 'auto' ? quality : 'standard' }
 }
 
-/** One generation request as pricing sees it: what it makes (`pricedAs`), how many, and its prompt's tokens. */
-export type ImageJob = { made: { size?: string; quality?: string }; n: number; prompt: number }
+/**
+ * Input tokens one input image of an edit or variation may add, for the hold only (the charge is the tokens the
+ * upstream reports): the most output tokens an image takes stands in for a large input image at high fidelity.
+ */
+export const INPUT_IMAGE_TOKENS = MAX_IMAGE_TOKENS
+
+/**
+ * One image request as pricing sees it: what it makes (`pricedAs`), how many, its prompt's tokens, and the images it
+ * takes in (edits, variations), which the hold allows for.
+ */
+export type ImageJob = { made: { size?: string; quality?: string }; n: number; prompt: number; inputImages?: number }
 
 /** What the upstream delivered: whole images, and the tokens it reported (absent when it reported none). */
 export type ImageTally = { images: number; input?: number; output?: number }
@@ -32,8 +41,9 @@ export type ImageTally = { images: number; input?: number; output?: number }
 export function imageHold(price: Price, job: ImageJob): { want: number; min: number } {
 	const each = imageUnitPrice(price, job.made.size, job.made.quality)
 	if (each !== undefined) return { want: each * job.n, min: each * job.n }
-	const one = tokensCost(price, job.prompt, MAX_IMAGE_TOKENS)
-	return { want: tokensCost(price, job.prompt, MAX_IMAGE_TOKENS * job.n), min: one }
+	const input = job.prompt + (job.inputImages ?? 0) * INPUT_IMAGE_TOKENS
+	const one = tokensCost(price, input, MAX_IMAGE_TOKENS)
+	return { want: tokensCost(price, input, MAX_IMAGE_TOKENS * job.n), min: one }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * POST /v1/images/generations with `"stream": true` (OpenAI's image streaming events,
+ * POST /v1/images/generations and /v1/images/edits with `"stream": true` (OpenAI's image streaming events,
  * https://platform.openai.com/docs/api-reference/images-streaming): the upstream's server-sent events,
- * `image_generation.partial_image` previews and one `image_generation.completed` per image (which carries the
+ * `image_generation.partial_image` previews and one `image_generation.completed` per image (for edits
+ * `image_edit.partial_image` and `image_edit.completed`; the completed event carries the
  * image's `usage` on GPT image models), are relayed to the client as they come, and the charge is settled when the
  * stream ends, from the completed events (pricing.ts `imageCost`), within what was reserved up front as for a JSON
  * answer. Another channel is tried only before the client has seen anything: the first events are awaited within
@@ -18,7 +19,6 @@ import { badRequest, GatewayError } from '../../core/errors'
 import { formatSse, parseSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
 import { observeUsage } from '../../metrics/observe-usage'
 import type { CallContext } from '../../passthrough/relay'
-import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
@@ -27,10 +27,21 @@ import { channelTimeouts, fetchUpstream, type UpstreamCall } from '../../relay/u
 import { type AttemptResult, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
 import { errorResponse } from '../../http/error-shapes'
-import type { ImagesRequest } from './model'
 import { type ImageJob, type ImageTally, imageCost, imageHold } from './pricing'
 
 export const IMAGES_ENDPOINT = '/v1/images/generations'
+
+/** The event names' prefix: `image_generation.*` for generations, `image_edit.*` for edits. */
+export type ImageEventFamily = 'image_generation' | 'image_edit'
+
+/** One streamed image call as the relay sees it: where it is recorded, its model, and the upstream call per channel. */
+export type ImageStreamOp = {
+	endpoint: string
+	model: string
+	family: ImageEventFamily
+	/** The upstream call for one channel (a fresh body per attempt: a form's files are read again on failover). */
+	request(ch: Channel, upstreamModel: string): { url: string; headers: Record<string, string>; body: BodyInit }
+}
 
 /** The JSON answer of the images API (the non-streamed one). */
 export type ImagesAnswer = { created?: unknown; data?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; [k: string]: unknown }
@@ -54,22 +65,22 @@ export function tallyOf(json: ImagesAnswer): ImageTally {
 
 type Opened = { upstreamModel: string } & ({ sse: { up: UpstreamCall; it: SseBatchReader; window: FramesPrefetched } } | { json: ImagesAnswer })
 
-/** Relays one streamed image generation; always answers (errors in OpenAI's shape). */
-export async function relayImageStream(ctx: CallContext, body: ImagesRequest, job: ImageJob): Promise<Response> {
+/** Relays one streamed image call; always answers (errors in OpenAI's shape). */
+export async function relayImageStream(ctx: CallContext, op: ImageStreamOp, job: ImageJob): Promise<Response> {
 	const { svc, token, requestId } = ctx
-	const route = resolveModel(svc, token, body.model)
+	const route = resolveModel(svc, token, op.model)
 	const served = route.channels.filter((c) => c.type === 'openai')
-	if (!served.length) throw new GatewayError('not_found', `The model "${body.model}" is not served for ${IMAGES_ENDPOINT}`, { code: 'model_not_found', param: 'model' })
+	if (!served.length) throw new GatewayError('not_found', `The model "${op.model}" is not served for ${op.endpoint}`, { code: 'model_not_found', param: 'model' })
 	// Refused here, before anything is reserved or sent, rather than by each vendor in turn.
-	const channels = served.filter((c) => canStream(c.modelMap[body.model] ?? body.model))
-	if (!channels.length) throw badRequest(`The model "${body.model}" cannot stream images: "stream" is for the GPT image models; leave it out`, 'stream')
+	const channels = served.filter((c) => canStream(c.modelMap[op.model] ?? op.model))
+	if (!channels.length) throw badRequest(`The model "${op.model}" cannot stream images: "stream" is for the GPT image models; leave it out`, 'stream')
 	const { want, min } = imageHold(route.price, job)
 	const hold = await svc.ledger.reserve({ accountId: token.accountId, tokenId: token.id }, requestId, want, Math.min(min, want))
-	const base = { requestId, token, model: body.model, endpoint: IMAGES_ENDPOINT, stream: true, startedAt: ctx.startedAt }
+	const base = { requestId, token, model: op.model, endpoint: op.endpoint, stream: true, startedAt: ctx.startedAt }
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, channels, ctx.signal, (ch) => open(ctx, body, ch))
+		const r = await tryChannels(svc, channels, ctx.signal, (ch) => open(ctx, op, ch))
 		if ('ok' in r) {
 			const { ok, channel } = r
 			if ('json' in ok) {
@@ -77,7 +88,7 @@ export async function relayImageStream(ctx: CallContext, body: ImagesRequest, jo
 				const c = imageCost(route.price, job, tallyOf(ok.json))
 				const record = usageRecord(base, { channel, upstreamModel: ok.upstreamModel, status: 200, endReason: 'ok', usage: { input: c.input, output: c.output }, estimated: c.estimated })
 				observeUsage(svc, token, record, await hold.settle(c.cost, record))
-				return new Response(completedEvents(ok.json), { status: 200, headers: { ...SSE_HEADERS, 'x-request-id': requestId } })
+				return new Response(completedEvents(ok.json, op.family), { status: 200, headers: { ...SSE_HEADERS, 'x-request-id': requestId } })
 			}
 			const relay = new ImageStream(ctx, ok.sse, job, async (end, t) => {
 				const c = t.images > 0 || t.partials > 0 ? imageCost(route.price, job, t) : { cost: 0, input: 0, output: 0, estimated: false }
@@ -100,12 +111,12 @@ export async function relayImageStream(ctx: CallContext, body: ImagesRequest, jo
 }
 
 /** One channel's attempt: its answer, up to the first events of a stream (nothing has gone to the client yet). */
-async function open(ctx: CallContext, body: ImagesRequest, ch: Channel): Promise<AttemptResult<Opened>> {
-	const upstreamModel = ch.modelMap[body.model] ?? body.model
+async function open(ctx: CallContext, op: ImageStreamOp, ch: Channel): Promise<AttemptResult<Opened>> {
+	const upstreamModel = ch.modelMap[op.model] ?? op.model
 	let up: UpstreamCall
 	try {
-		const init = { headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
-		up = await fetchUpstream(channelUrl(ch, '/images/generations'), init, channelTimeouts(ch.settings), ctx.signal)
+		const { url, ...init } = op.request(ch, upstreamModel)
+		up = await fetchUpstream(url, init, channelTimeouts(ch.settings), ctx.signal)
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -165,18 +176,26 @@ function firstError(frames: SseFrame[]): GatewayError | undefined {
 	return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
 }
 
-type Kind = 'image_generation.completed' | 'image_generation.partial_image' | 'error' | 'other'
+type Kind = 'completed' | 'partial_image' | 'error' | 'other'
+
+const EVENT_KINDS = new Map<string, Kind>([
+	['image_generation.completed', 'completed'],
+	['image_edit.completed', 'completed'],
+	['image_generation.partial_image', 'partial_image'],
+	['image_edit.partial_image', 'partial_image'],
+	['error', 'error'],
+])
 
 /**
- * What a frame is, by its `event:` name, else by its JSON's `type` (or an `error` member), found without parsing the
- * frame: a partial image is megabytes of base64, and base64 never holds a quote.
+ * What a frame is (of either family), by its `event:` name, else by its JSON's `type` (or an `error` member), found
+ * without parsing the frame: a partial image is megabytes of base64, and base64 never holds a quote.
  */
 function kindOf(f: SseFrame): Kind {
-	const e = f.event
-	if (e === 'image_generation.completed' || e === 'image_generation.partial_image' || e === 'error') return e
+	const named = f.event === undefined ? undefined : EVENT_KINDS.get(f.event)
+	if (named) return named
 	const d = f.data
-	if (d.includes('"image_generation.completed"')) return 'image_generation.completed'
-	if (d.includes('"image_generation.partial_image"')) return 'image_generation.partial_image'
+	if (d.includes('"image_generation.completed"') || d.includes('"image_edit.completed"')) return 'completed'
+	if (d.includes('"image_generation.partial_image"') || d.includes('"image_edit.partial_image"')) return 'partial_image'
 	if (d.includes('"error"')) return 'error'
 	return 'other'
 }
@@ -198,9 +217,9 @@ export class ImageMeter {
 
 	see(f: SseFrame) {
 		const k = kindOf(f)
-		if (k === 'image_generation.partial_image') this.tally.partials++
+		if (k === 'partial_image') this.tally.partials++
 		else if (k === 'error') this.errored = true
-		else if (k === 'image_generation.completed') {
+		else if (k === 'completed') {
 			let u: { input_tokens?: unknown; output_tokens?: unknown } | undefined
 			try {
 				u = (JSON.parse(f.data) as { usage?: typeof u }).usage
@@ -237,16 +256,16 @@ const cutEvent = (end: StreamEnd) =>
 		}),
 	})
 
-/** A JSON answer as the streamed events it stands for: one `image_generation.completed` per image, `usage` on the last. */
-export function completedEvents(json: ImagesAnswer): string {
+/** A JSON answer as the streamed events it stands for: one `<family>.completed` per image, `usage` on the last. */
+export function completedEvents(json: ImagesAnswer, family: ImageEventFamily = 'image_generation'): string {
 	const data = Array.isArray(json.data) ? (json.data as Record<string, unknown>[]) : []
 	const created = num(json.created) ?? Math.floor(Date.now() / 1000)
 	const { data: _, created: __, usage, ...rest } = json
 	return data
 		.map((img, i) => {
-			const ev: Record<string, unknown> = { type: 'image_generation.completed', ...rest, ...img, created_at: created }
+			const ev: Record<string, unknown> = { type: `${family}.completed`, ...rest, ...img, created_at: created }
 			if (i === data.length - 1 && usage !== undefined) ev.usage = usage
-			return formatSse({ event: 'image_generation.completed', data: JSON.stringify(ev) })
+			return formatSse({ event: `${family}.completed`, data: JSON.stringify(ev) })
 		})
 		.join('')
 }
@@ -267,7 +286,7 @@ export async function answerOfEvents(body: ReadableStream<Uint8Array>): Promise<
 			meter.see(f)
 			const k = kindOf(f)
 			if (k === 'error') failure ??= firstError([f])
-			if (k !== 'image_generation.completed' || meter.malformed) continue
+			if (k !== 'completed' || meter.malformed) continue
 			const { type: _, created_at, usage: __, b64_json, revised_prompt, url, ...rest } = JSON.parse(f.data) as Record<string, unknown>
 			answer = { ...answer, ...rest, created: num(created_at) ?? answer.created }
 			data.push(Object.fromEntries(Object.entries({ b64_json, revised_prompt, url }).filter(([, v]) => v !== undefined)))
