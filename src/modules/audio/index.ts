@@ -1,13 +1,13 @@
-/** POST /v1/audio/transcriptions (multipart) and /v1/audio/speech (streamed audio), OpenAI's audio API. */
+/** POST /v1/audio/transcriptions and /v1/audio/translations (multipart), /v1/audio/speech (streamed audio): OpenAI's audio API. */
 import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { relayPassthrough } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import type { Services } from '../../services'
-import { SpeechRequest, Transcription, TranscriptionRequest } from './model'
+import { SpeechRequest, Transcription, TranscriptionRequest, Translation, TranslationRequest } from './model'
 import { speechOp } from './speech'
-import { transcriptionOp } from './transcriptions'
+import { transcriptionOp, translationOp } from './transcriptions'
 
 const errors = { ...openaiErrors, 413: OpenAIErrorBody }
 
@@ -26,6 +26,21 @@ export const audioModule = (svc: Services) =>
 					summary: 'Transcribe audio',
 					description:
 						'Multipart upload (limit MAX_UPLOAD_BYTES, 25 MiB by default; 413 past it). `response_format` json, text, srt, vtt, verbose_json or diarized_json. Priced per minute of audio (`per_minute`/`per_second`) or per token.',
+				},
+			},
+		)
+		.post(
+			'/v1/audio/translations',
+			async ({ body, token, requestId, startedAt, request }) =>
+				relayPassthrough(await translationOp({ svc, token, requestId, startedAt, signal: request.signal }, body, svc.env.maxUploadBytes)),
+			{
+				type: 'multipart/form-data',
+				body: TranslationRequest,
+				response: { 200: Translation, ...errors },
+				detail: {
+					summary: 'Translate audio into English',
+					description:
+						'Multipart upload (limit MAX_UPLOAD_BYTES, 25 MiB by default; 413 past it). `response_format` json, text, srt, vtt or verbose_json. Priced like transcriptions: per minute of audio (`per_minute`/`per_second`) or per token.',
 				},
 			},
 		)

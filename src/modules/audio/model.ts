@@ -1,4 +1,4 @@
-/** Schemas of POST /v1/audio/transcriptions and /v1/audio/speech (platform.openai.com/docs/api-reference/audio). */
+/** Schemas of POST /v1/audio/transcriptions, /v1/audio/translations and /v1/audio/speech (platform.openai.com/docs/api-reference/audio). */
 import { t } from 'elysia'
 
 /**
@@ -23,6 +23,21 @@ export const TranscriptionRequest = t.Object(
 )
 export type TranscriptionRequest = typeof TranscriptionRequest.static
 
+/** createTranslation: the transcription form without `language` (the output is always English) or diarization. */
+export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const
+
+export const TranslationRequest = t.Object(
+	{
+		file: t.File({ description: 'The audio file (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm); forwarded unchanged' }),
+		model: t.String({ minLength: 1, description: 'OpenAI serves only whisper-1' }),
+		prompt: t.Optional(t.String({ description: 'In English' })),
+		response_format: t.Optional(t.Union(TRANSLATION_FORMATS.map((f) => t.Literal(f)))),
+		temperature: t.Optional(t.Numeric({ minimum: 0, maximum: 1 })),
+	},
+	{ additionalProperties: true },
+)
+export type TranslationRequest = typeof TranslationRequest.static
+
 export const Transcription = t.Object(
 	{
 		text: t.String(),
@@ -30,6 +45,11 @@ export const Transcription = t.Object(
 		usage: t.Optional(t.Object({ type: t.String() }, { additionalProperties: true })),
 	},
 	{ additionalProperties: true, description: 'json / verbose_json / diarized_json; text, srt and vtt come as text/plain or text/vtt' },
+)
+
+export const Translation = t.Object(
+	{ text: t.String(), duration: t.Optional(t.Number({ description: 'verbose_json: seconds of audio' })), language: t.Optional(t.String({ description: "verbose_json: always 'english'" })) },
+	{ additionalProperties: true, description: 'json / verbose_json; text, srt and vtt come as text/plain or text/vtt' },
 )
 
 export const SpeechRequest = t.Object(

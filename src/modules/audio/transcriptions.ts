@@ -1,11 +1,14 @@
 /**
- * POST /v1/audio/transcriptions: the multipart form is forwarded field by field with the file's bytes and name
- * unchanged. Priced by duration (`per_minute`, `per_second`) or by tokens, as the model's price says. The duration
- * comes from `verbose_json.duration` or the upstream's `usage` ({type:'duration', seconds}); for srt/vtt from the last
- * cue; failing those from the file's header (duration.ts: WAV, MP3, M4A/MP4, FLAC, Ogg), else a size-based figure
- * at 128 kbit/s marked estimated; the hold alone uses the 16 kbit/s upper bound. `text` is asked upstream as `json`
+ * POST /v1/audio/transcriptions and /v1/audio/translations (speech to English text, whisper-1): the same multipart
+ * form, forwarded field by field with the file's bytes and name unchanged, to the same path upstream. Priced by
+ * duration (`per_minute`, `per_second`) or by tokens, as the model's price says. The duration comes from
+ * `verbose_json.duration` or the upstream's `usage` ({type:'duration', seconds}); for srt/vtt from the last cue;
+ * failing those from the file's header (duration.ts: WAV, MP3, M4A/MP4, FLAC, Ogg), else a size-based figure at
+ * 128 kbit/s marked estimated; the hold alone uses the 16 kbit/s upper bound. `text` is asked upstream as `json`
  * (which carries usage) and rendered as text here, so the charge does not depend on a format that reports nothing;
- * other formats (`diarized_json` among them) are asked and relayed as the client sent them.
+ * other formats (`diarized_json` among them) are asked and relayed as the client sent them. A translation's json is
+ * `{ text }` alone (platform.openai.com/docs/api-reference/audio/createTranslation), so outside verbose_json and
+ * srt/vtt its duration is the file's.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -15,7 +18,7 @@ import { authHeaders, channelUrl } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { cueEnd, estimateSeconds } from './duration'
-import type { TranscriptFormat, TranscriptionRequest } from './model'
+import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from './model'
 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
 const AUDIO_TOKENS_PER_SECOND = 25
@@ -24,8 +27,11 @@ type TranscriptJson = { text?: unknown; duration?: unknown; usage?: { type?: unk
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
 
+/** The two speech-to-text endpoints, named as the gateway and the upstream (`{base_url}` + the part after /v1) serve them. */
+export type SpeechToTextEndpoint = '/v1/audio/transcriptions' | '/v1/audio/translations'
+
 /** The upstream form: every field as sent, `model` renamed, `text` asked as `json`. */
-export function upstreamForm(body: TranscriptionRequest, upstreamModel: string, format: TranscriptFormat): FormData {
+export function upstreamForm(body: TranscriptionRequest | TranslationRequest, upstreamModel: string, format: TranscriptFormat): FormData {
 	const fd = new FormData()
 	for (const [k, v] of Object.entries(body)) {
 		if (k === 'model' || k === 'response_format' || v === undefined) continue
@@ -40,7 +46,12 @@ export function upstreamForm(body: TranscriptionRequest, upstreamModel: string, 
 }
 
 /** The pass operation of one transcription call. */
-export async function transcriptionOp(ctx: CallContext, body: TranscriptionRequest, maxBytes: number): Promise<PassOp> {
+export const transcriptionOp = (ctx: CallContext, body: TranscriptionRequest, maxBytes: number): Promise<PassOp> => speechToTextOp(ctx, body, maxBytes, '/v1/audio/transcriptions')
+
+/** The pass operation of one translation call. */
+export const translationOp = (ctx: CallContext, body: TranslationRequest, maxBytes: number): Promise<PassOp> => speechToTextOp(ctx, body, maxBytes, '/v1/audio/translations')
+
+async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | TranslationRequest, maxBytes: number, endpoint: SpeechToTextEndpoint): Promise<PassOp> {
 	const file = body.file
 	if (file.size > maxBytes) throw new GatewayError('payload_too_large', `The file is ${file.size} bytes; the limit is ${maxBytes}`, { code: 'request_too_large', param: 'file' })
 	if (file.size === 0) throw new GatewayError('invalid_request', 'The file is empty', { code: 'invalid_request_error', param: 'file' })
@@ -60,7 +71,7 @@ export async function transcriptionOp(ctx: CallContext, body: TranscriptionReque
 
 	return {
 		...ctx,
-		endpoint: '/v1/audio/transcriptions',
+		endpoint,
 		model: body.model,
 		types: ['openai'],
 		hold(price) {
@@ -69,7 +80,7 @@ export async function transcriptionOp(ctx: CallContext, body: TranscriptionReque
 			const tokens = Math.ceil(guess.upper * AUDIO_TOKENS_PER_SECOND)
 			return { want: fee + tokensCost(price, tokens, Math.ceil(tokens / 2)), min: fee + tokensCost(price, 1, 1) }
 		},
-		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/audio/transcriptions'), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
+		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
 		async respond(res, _ch, _m, price) {
 			if (format === 'srt' || format === 'vtt') {
 				const text = await res.text()

@@ -129,14 +129,14 @@ export function speech(body: unknown, jsonError: boolean): Reply {
 }
 
 /** Duration of an uploaded file: from the RIFF header for WAV, else 16 000 bytes per second. */
-async function durationOf(file: File): Promise<number> {
+export async function durationOf(file: File): Promise<number> {
 	const head = new DataView(await file.slice(0, 44).arrayBuffer())
 	const riff = head.byteLength >= 44 && head.getUint32(0, false) === 0x52494646
 	const seconds = riff ? (file.size - 44) / (head.getUint32(28, true) || 1) : file.size / 16000
 	return Math.round(seconds * 100) / 100
 }
 
-const clock = (s: number, sep: string): string => {
+export const clock = (s: number, sep: string): string => {
 	const ms = Math.round(s * 1000)
 	const p = (n: number, w = 2) => String(n).padStart(w, '0')
 	return `${p(Math.floor(ms / 3600000))}:${p(Math.floor(ms / 60000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`
