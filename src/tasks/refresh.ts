@@ -17,7 +17,9 @@ export async function applyUpdate(svc: Services, task: TaskRow, u: TaskUpdate): 
 	if (isTerminal(task.status)) return task
 	if (u.status === 'failed') await failTask(svc, task, u.error ?? 'task failed')
 	else {
-		const moved = await advance(svc.db, task.id, { ...u, status: u.status })
+		// What the submit recorded (e.g. a video's prompt) stays beside what the upstream says now.
+		const result = u.result ? { ...task.result, ...u.result } : undefined
+		const moved = await advance(svc.db, task.id, { ...u, status: u.status, result })
 		if (moved) return moved
 	}
 	return (await getTask(svc.db, task.id)) ?? task

@@ -4,7 +4,7 @@
  * several instances agree on one outcome (WIRE-NOTES #20). Failing (which refunds) lives in refund.ts.
  * @module
  */
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tasks } from '../db/schema'
 import { randomString } from '../lib/ids'
@@ -60,6 +60,34 @@ export async function ownedByUpstream(db: Db, kind: TaskKind, accountId: number,
 		.select()
 		.from(tasks)
 		.where(and(eq(tasks.kind, kind), eq(tasks.accountId, accountId), inArray(tasks.upstreamId, upstreamIds)))
+}
+
+/**
+ * A page of this account's tasks of a kind, newest first (or oldest with `order: 'asc'`), after the task `after`
+ * (whose own position is read by the database, at its full timestamp precision). Fetches one more than `limit`, so
+ * the caller can tell whether more follow.
+ */
+export async function listOwned(db: Db, kind: TaskKind, accountId: number, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<TaskRow[]> {
+	const dir = page.order === 'asc' ? sql`>` : sql`<`
+	const cursor = page.after
+		? sql`(${tasks.createdAt}, ${tasks.id}) ${dir} (SELECT c.created_at, c.id FROM tasks c WHERE c.id = ${page.after} AND c.kind = ${kind} AND c.account_id = ${accountId})`
+		: undefined
+	const by = page.order === 'asc' ? [asc(tasks.createdAt), asc(tasks.id)] : [desc(tasks.createdAt), desc(tasks.id)]
+	return db.orm
+		.select()
+		.from(tasks)
+		.where(and(eq(tasks.kind, kind), eq(tasks.accountId, accountId), cursor))
+		.orderBy(...by)
+		.limit(page.limit + 1)
+}
+
+/** Removes this account's task once it is terminal (an open one still has a charge a failure may refund); false when none was. */
+export async function deleteFinished(db: Db, kind: TaskKind, id: string, accountId: number): Promise<boolean> {
+	const gone = await db.orm
+		.delete(tasks)
+		.where(and(eq(tasks.id, id), eq(tasks.kind, kind), eq(tasks.accountId, accountId), inArray(tasks.status, ['completed', 'failed'])))
+		.returning({ id: tasks.id })
+	return gone.length > 0
 }
 
 /** Any account's task with this upstream id on this channel. */

@@ -29,7 +29,7 @@ export function videoUpdate(v: unknown): TaskUpdate | undefined {
 	if (!o || !s) return undefined
 	const status: TaskStatus = s === 'completed' || s === 'succeeded' ? 'completed' : s === 'failed' || s === 'cancelled' ? 'failed' : s === 'queued' || s === 'pending' ? 'queued' : 'in_progress'
 	const result: Obj = {}
-	for (const k of ['seconds', 'size', 'expires_at']) if (o[k] !== undefined && o[k] !== null) result[k] = o[k]
+	for (const k of ['seconds', 'size', 'completed_at', 'expires_at']) if (o[k] !== undefined && o[k] !== null) result[k] = o[k]
 	const url = str(o.url) ?? str(o.video_url)
 	if (url) result.url = url
 	const err = obj(o.error)

@@ -10,5 +10,5 @@
 
 export { startMidjourneyMock, type MidjourneyMock } from './midjourney'
 export { startSunoMock, type SunoMock } from './suno'
-export { startVideoMock, VIDEO_BYTES, type VideoMock } from './video'
+export { SPRITESHEET_BYTES, startVideoMock, THUMBNAIL_BYTES, VIDEO_BYTES, type VideoMock } from './video'
 export type { MockTask, TaskMockOptions } from './progress'
