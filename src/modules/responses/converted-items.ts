@@ -38,7 +38,16 @@ export type ConvertedItems = {
 	resolve(accountId: number, input: unknown): unknown[] | undefined | Promise<unknown[] | undefined>
 	/** Resolves once every item remembered so far is written (tests, shutdown). */
 	written(): Promise<void>
+	/** Keeps a copy of a whole converted Response object, for `GET /v1/responses/{id}` (the database only). */
+	keepResponse(accountId: number, response: Record<string, unknown>): void
+	/** The copy of the account's converted response `id`, if kept. */
+	response(accountId: number, id: string): Promise<Record<string, unknown> | undefined>
+	/** Forgets the copy; whether there was one. */
+	forgetResponse(accountId: number, id: string): Promise<boolean>
 }
+
+/** Where a converted Response object's copy is kept among the items: its own namespace, no item id starts so. */
+const responseKey = (id: string) => `response:${id}`
 
 /** Where items outlive this process: the database, shared by every instance. */
 export type ItemStore = { db: Db; log: Logger }
@@ -125,6 +134,22 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 			return load(accountId, missing).then((stored) => replaced(swap(stored)))
 		},
 		written: writes,
+		keepResponse(accountId, response) {
+			if (typeof response.id === 'string' && response.id) persist([{ itemId: responseKey(response.id), accountId, item: response }])
+		},
+		async response(accountId, id) {
+			return (await load(accountId, [responseKey(id)])).get(responseKey(id))
+		},
+		async forgetResponse(accountId, id) {
+			const store = opts.store
+			if (!store) return false
+			await writes()
+			const gone = await store.db.orm
+				.delete(itemsTable)
+				.where(and(eq(itemsTable.accountId, accountId), eq(itemsTable.itemId, responseKey(id))))
+				.returning({ id: itemsTable.itemId })
+			return gone.length > 0
+		},
 	}
 }
 
@@ -139,18 +164,23 @@ export async function purgeConvertedItems(db: Db, days: number, now = Date.now()
 
 /**
  * The Responses codec with its client-side encoders tapped: every output item of a converted answer (the body's
- * `output`, a stream's `response.output_item.done` items) is handed to `remember`.
+ * `output`, a stream's `response.output_item.done` items) is handed to `remember`, and the whole Response object (the
+ * body, a stream's terminal event's `response`) to `keep`.
  */
-export function rememberingCodec<C extends ProtocolCodec>(codec: C, remember: (items: unknown[]) => void): C {
+export function rememberingCodec<C extends ProtocolCodec>(codec: C, remember: (items: unknown[]) => void, keep?: (response: Record<string, unknown>) => void): C {
 	return tappedCodec(codec, {
 		body(body) {
 			if (Array.isArray(body.output)) remember(body.output)
+			keep?.(body)
 			return body
 		},
 		frame(f) {
-			if (f.event !== 'response.output_item.done') return f
+			const terminal = f.event === 'response.completed' || f.event === 'response.incomplete' || f.event === 'response.failed'
+			if (!terminal && f.event !== 'response.output_item.done') return f
 			try {
-				remember([(JSON.parse(f.data) as { item?: unknown }).item])
+				const e = JSON.parse(f.data) as { item?: unknown; response?: unknown }
+				if (!terminal) remember([e.item])
+				else if (keep && e.response && typeof e.response === 'object') keep(e.response as Record<string, unknown>)
 			} catch {
 				// not ours to judge: the frame goes to the client as encoded
 			}

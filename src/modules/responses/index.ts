@@ -1,4 +1,7 @@
-/** POST /v1/responses: OpenAI's Responses API, for every model (verbatim to OpenAI channels, converted for others). */
+/**
+ * POST /v1/responses: OpenAI's Responses API, for every model (verbatim to OpenAI channels, converted for others);
+ * and the routes on a stored response (stored-routes.ts) and input token counting (input-tokens.ts).
+ */
 import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
@@ -9,11 +12,27 @@ import { refuseUnconvertible, responsesNative } from './native'
 import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { checkContinuation, continuedIds } from './ownership'
+import { type BackgroundPoller, startBackgroundPoller } from './background'
+import { inputTokensRoute } from './input-tokens'
+import { storedResponseRoutes } from './stored-routes'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
 	const items = convertedItems({ store: { db: svc.db, log: svc.log } })
-	return new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
+	// Background responses nobody retrieves are settled by polling OpenAI while the server listens (background.ts).
+	let poller: BackgroundPoller | undefined
+	return new Elysia({ detail: { tags: ['OpenAI'] } })
+		.onStart(() => {
+			poller ??= startBackgroundPoller(svc)
+		})
+		.onStop(async () => {
+			await poller?.stop()
+			poller = undefined
+		})
+		.use(storedResponseRoutes(svc, items))
+		.use(inputTokensRoute(svc, items))
+		.use(modelAuth(svc))
+		.post(
 		'/v1/responses',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
@@ -35,7 +54,7 @@ export const responsesModule = (svc: Services) => {
 				startedAt,
 				endpoint: '/v1/responses',
 				shape: 'openai',
-				client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out)),
+				client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out), (response) => items.keepResponse(token.accountId, response)),
 				body: wire,
 				ir,
 				includeUsage: false,

@@ -23,6 +23,7 @@ import { countOutputText } from '../../relay/output-count'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { chargeBackground, isRunningBackground } from './background'
 import { recordResponse } from './ownership'
 import { relayResponsesStream } from './stream'
 
@@ -36,7 +37,7 @@ export type NativeCall = {
 }
 
 /** The channel's Responses URL, or undefined when it converts (no such API, or opted out). */
-const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
+export const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
 	ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 
 /** The field a refusal starts with (`tools[1]`, `input[2] content[0]`, `` `conversation` ``), as the error's `param`. */
@@ -86,7 +87,15 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		const outcome = { channel: ch, upstreamModel }
 		if (call.ir.stream) {
 			if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-			return relayResponsesStream({ info, budget, up, ...outcome, clientModel: call.ir.model, record: stored ? (id) => record(info, ch, id) : undefined })
+			return relayResponsesStream({
+				info,
+				budget,
+				up,
+				...outcome,
+				clientModel: call.ir.model,
+				record: stored ? (id) => record(info, ch, id) : undefined,
+				background: call.body.background === true,
+			})
 		}
 		let json: Record<string, unknown>
 		try {
@@ -101,7 +110,9 @@ export function responsesNative(call: NativeCall): NativeRoute {
 				return 0
 			}
 		}
-		await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
+		// A background response runs on after this answer: its reservation is charged now and settled when it ends.
+		if (isRunningBackground(call.body, json)) await chargeBackground(info, budget, ch, upstreamModel, json)
+		else await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
 		if (stored) await record(info, ch, json.id)
 		// A model_map alias is shown to the client as it asked for it.
 		const out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json

@@ -17,6 +17,7 @@ import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
 import { createdResponseId } from './ownership'
+import { chargeBackgroundStream } from './background'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
 export type NativeStream = {
@@ -28,6 +29,8 @@ export type NativeStream = {
 	clientModel: string
 	/** Records the response's id (from `response.created`) before the client sees it: a stored response. */
 	record?: (id: string) => Promise<void>
+	/** A background response (`background: true`): it runs on upstream when its stream ends early. */
+	background?: boolean
 }
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
@@ -70,9 +73,9 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
-	const id = a.record ? head.map(createdResponseId).find((x) => x !== undefined) : undefined
-	if (id) await a.record!(id)
-	return { ok: new ResponsesRelay(a, it, prefetched).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	const id = a.record || a.background ? head.map(createdResponseId).find((x) => x !== undefined) : undefined
+	if (id && a.record) await a.record(id)
+	return { ok: new ResponsesRelay(a, it, prefetched, id).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
 }
 
 const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
@@ -87,6 +90,7 @@ class ResponsesRelay extends FrameBatchRelay {
 		private readonly a: NativeStream,
 		it: SseBatchReader,
 		window: FramesPrefetched,
+		private readonly id: string | undefined,
 	) {
 		super(a.up, it, window)
 		this.rename = a.upstreamModel !== a.clientModel
@@ -120,6 +124,9 @@ class ResponsesRelay extends FrameBatchRelay {
 
 	protected settle() {
 		const meter = this.meter
+		// A background response's stream that ended before its terminal event (the client left, or the connection was
+		// cut) does not end the response: OpenAI runs it on, and it is billed when it ends (background.ts).
+		if (this.a.background && this.id && meter.end() === 'cut') return chargeBackgroundStream(this.a, this.id)
 		return settleStream(this.a, {
 			usage: meter.usage(),
 			estimateOutput: () => meter.countOutput(),

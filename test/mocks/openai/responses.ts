@@ -12,6 +12,7 @@ import { plan, type Plan } from '../shared/scenario'
 import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkModel, requireObject } from './errors'
 import { checkInput, readResponses } from './responses-read'
+import { type ResponsesStore, storeResponse } from './responses-store'
 
 interface Ids {
 	resp: string
@@ -80,9 +81,9 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number):
 	}
 }
 
-function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): string[] {
-	const out: string[] = []
-	const emit = (type: string, data: Obj) => out.push(frame({ type, sequence_number: out.length, ...data }, type))
+function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): Obj[] {
+	const out: Obj[] = []
+	const emit = (type: string, data: Obj) => out.push({ type, sequence_number: out.length, ...data })
 	emit('response.created', { response: responseObject(undefined, ids, b, created) })
 	emit('response.in_progress', { response: responseObject(undefined, ids, b, created) })
 	const items = outputItems(p, ids, b)
@@ -124,8 +125,8 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): string[] {
 	return out
 }
 
-/** Handles a Responses call whose auth already passed. */
-export function responses(body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+/** Handles a Responses call whose auth already passed; a stored response goes into `store`. */
+export function responses(body: unknown, jsonError: boolean, models: string[] | undefined, store: ResponsesStore): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
@@ -142,6 +143,8 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 		call: (i) => stableId('call_', `${seed}|${i}`),
 	}
 	const created = unixNow()
-	if (b.stream === true) return sse(streamEvents(p, ids, b, created), 1)
-	return json(responseObject(p, ids, b, created))
+	const events = streamEvents(p, ids, b, created)
+	const answer = storeResponse(store, b, responseObject(p, ids, b, created), events)
+	if (b.stream === true) return sse(events.map((e) => frame(e, String(e.type))), 1)
+	return json(answer)
 }

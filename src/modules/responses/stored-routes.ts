@@ -1,0 +1,198 @@
+/**
+ * The routes on a stored response (https://platform.openai.com/docs/api-reference/responses): `GET /v1/responses/{id}`
+ * (also `?stream=true&starting_after=N`, a background response's events), `DELETE /v1/responses/{id}`,
+ * `POST /v1/responses/{id}/cancel` and `GET /v1/responses/{id}/input_items`.
+ *
+ * Only ids answered to the caller's account are served: any other is the 404 OpenAI gives an unknown id, never a
+ * sign that another account holds it (ownership.ts). An OpenAI response goes to the channel (vendor key) that holds
+ * it; what OpenAI answers about a background response settles its bill (background.ts). A converted response
+ * (another vendor's model) exists only as the copy this gateway kept (converted-items.ts): it is retrieved and
+ * deleted from that copy; it was never a background response, so cancelling it is a 400 as OpenAI answers for a
+ * synchronous one; and its input was not kept, so `input_items` is a 400 that says so rather than a wrong list.
+ * @module
+ */
+import { Elysia, t } from 'elysia'
+import { eq } from 'drizzle-orm'
+import { GatewayError } from '../../core/errors'
+import { storedResponses } from '../../db/schema'
+import { modelAuth } from '../../http/model-auth'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { chatAdapterFor } from '../../providers/registry'
+import { upstreamError } from '../../providers/upstream-error'
+import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import type { Channel } from '../../routing/catalog'
+import type { Services } from '../../services'
+import { fetchResponse, hasOpenBackground, settleBackground } from './background'
+import type { ConvertedItems } from './converted-items'
+
+type Obj = Record<string, unknown>
+/** Where a response id of the account lives: on an OpenAI channel, or as this gateway's copy of a converted answer. */
+type Held = { channel: Channel } | { copy: Obj }
+
+const notFound = (id: string) => new GatewayError('not_found', `Response with id '${id}' not found.`, { code: 'response_not_found', param: 'response_id' })
+
+/** Where the account's response `id` is; throws 404 for an id that is not the account's. */
+async function locate(svc: Services, items: ConvertedItems, accountId: number, id: string): Promise<Held> {
+	const [row] = await svc.db.orm.select().from(storedResponses).where(eq(storedResponses.responseId, id)).limit(1)
+	if (row) {
+		if (row.accountId !== accountId || row.channelId === null) throw notFound(id)
+		const channel = svc.catalog.channel(row.channelId)
+		if (!channel) throw new GatewayError('unavailable', `The channel holding response '${id}' is not available right now`, { code: 'channel_unavailable' })
+		return { channel }
+	}
+	const copy = await items.response(accountId, id)
+	if (!copy) throw notFound(id)
+	return { copy }
+}
+
+/** The holding channel's URL for the response (`suffix` after its id), with the client's query as sent. */
+function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request): { url: string; headers: Record<string, string> } {
+	const adapter = chatAdapterFor(ch.type)
+	const base = ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
+	if (!adapter || !base)
+		throw new GatewayError('unavailable', `The channel holding response '${id}' no longer serves the Responses API`, { code: 'channel_unavailable' })
+	return { url: `${base}/${encodeURIComponent(id)}${suffix}${new URL(request.url).search}`, headers: adapter.headers(ch) }
+}
+
+/**
+ * Sends the call to the holding channel. A JSON answer is read whole (and handed to `seen`); an event stream (a
+ * retrieve with `stream=true`) is passed through as it comes. An upstream error becomes the gateway's error.
+ */
+async function forward(
+	ch: Channel,
+	id: string,
+	suffix: string,
+	method: string,
+	request: Request,
+	requestId: string,
+	seen?: (answer: Obj) => Promise<unknown>,
+): Promise<Response> {
+	const { url, headers } = upstreamUrl(ch, id, suffix, request)
+	const up = await fetchUpstream(url, { method, headers }, channelTimeouts(ch.settings), request.signal)
+	const type = up.res.headers.get('content-type') ?? 'application/json'
+	if (up.res.ok && up.res.body && type.startsWith('text/event-stream')) {
+		const release = new TransformStream<Uint8Array, Uint8Array>({ flush: () => up.release() })
+		return new Response(up.res.body.pipeThrough(release), {
+			status: 200,
+			headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-request-id': requestId },
+		})
+	}
+	const text = await up.res.text()
+	up.release()
+	if (!up.res.ok) throw upstreamError(up.res.status, text, up.res.headers)
+	if (seen) {
+		let answer: Obj | undefined
+		try {
+			answer = JSON.parse(text) as Obj
+		} catch {
+			throw new GatewayError('upstream', 'upstream sent a malformed response', { code: 'upstream_malformed' })
+		}
+		await seen(answer)
+	}
+	return new Response(text, { status: 200, headers: { 'content-type': type, 'x-request-id': requestId } })
+}
+
+const jsonAnswer = (body: unknown, requestId: string) => Response.json(body, { headers: { 'x-request-id': requestId } })
+
+const IdParams = t.Object({ id: t.String() })
+const errors = { 400: OpenAIErrorBody, 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody, 503: OpenAIErrorBody }
+
+export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
+	// Polling is reading: like a task poll, a GET does not count against the key's request rate.
+	new Elysia({ detail: { tags: ['OpenAI'] } })
+		.use(modelAuth(svc, { counted: 'submits' }))
+		.get(
+			'/v1/responses/:id',
+			async ({ params: { id }, token, requestId, request }) => {
+				const held = await locate(svc, items, token.accountId, id)
+				if ('copy' in held) return jsonAnswer(held.copy, requestId)
+				const ch = held.channel
+				return forward(ch, id, '', 'GET', request, requestId, (answer) => settleBackground(svc, ch.id, answer))
+			},
+			{
+				params: IdParams,
+				response: errors,
+				detail: {
+					summary: 'Retrieve a model response',
+					description:
+						"A response answered to the calling account: from the OpenAI channel that holds it (`stream=true` with `starting_after` streams a background response's events), or this gateway's copy of a converted answer. A background response that has ended is billed then. Any other id is 404.",
+				},
+			},
+		)
+		.delete(
+			'/v1/responses/:id',
+			async ({ params: { id }, token, requestId, request }) => {
+				const held = await locate(svc, items, token.accountId, id)
+				if ('copy' in held) {
+					await items.forgetResponse(token.accountId, id)
+					return jsonAnswer({ id, object: 'response', deleted: true }, requestId)
+				}
+				const ch = held.channel
+				// A deleted response can no longer be asked for its usage: a background one is settled first, and while it
+				// still runs it must be cancelled (which settles it) before it can go.
+				if (await hasOpenBackground(svc, ch.id, id)) {
+					await settleBackground(svc, ch.id, await fetchResponse(ch, id, request.signal))
+					if (await hasOpenBackground(svc, ch.id, id))
+						throw new GatewayError('invalid_request', `Response '${id}' is still running in the background: cancel it before deleting it.`, {
+							code: 'response_in_progress',
+						})
+				}
+				const out = await forward(ch, id, '', 'DELETE', request, requestId)
+				await svc.db.orm.delete(storedResponses).where(eq(storedResponses.responseId, id))
+				return out
+			},
+			{
+				params: IdParams,
+				response: errors,
+				detail: {
+					summary: 'Delete a model response',
+					description:
+						"Deletes a response answered to the calling account (on its channel, or this gateway's copy of a converted answer). A background response still running must be cancelled first (400).",
+				},
+			},
+		)
+		.post(
+			'/v1/responses/:id/cancel',
+			async ({ params: { id }, token, requestId, request }) => {
+				const held = await locate(svc, items, token.accountId, id)
+				if ('copy' in held)
+					throw new GatewayError(
+						'invalid_request',
+						`Only responses created with \`background: true\` can be cancelled; response '${id}' was answered at once.`,
+						{ code: 'response_not_cancellable' },
+					)
+				const ch = held.channel
+				return forward(ch, id, '/cancel', 'POST', request, requestId, (answer) => settleBackground(svc, ch.id, answer))
+			},
+			{
+				params: IdParams,
+				response: errors,
+				detail: {
+					summary: 'Cancel a background response',
+					description:
+						'Cancels a background response answered to the calling account; a cancelled response is billed for the usage OpenAI reports (nothing when none). 400 for a response that was not created in the background.',
+				},
+			},
+		)
+		.get(
+			'/v1/responses/:id/input_items',
+			async ({ params: { id }, token, requestId, request }) => {
+				const held = await locate(svc, items, token.accountId, id)
+				if ('copy' in held)
+					throw new GatewayError(
+						'invalid_request',
+						`The input items of response '${id}' are not available: it was answered by model "${String(held.copy.model)}" of another vendor, for which this gateway keeps only the output.`,
+						{ code: 'input_items_unavailable' },
+					)
+				return forward(held.channel, id, '/input_items', 'GET', request, requestId)
+			},
+			{
+				params: IdParams,
+				response: errors,
+				detail: {
+					summary: 'List the input items of a model response',
+					description:
+						"A page of the input items of a response answered to the calling account on an OpenAI channel (`after`, `limit`, `order`, `include` as OpenAI takes them). 400 for a converted answer (another vendor's model), whose input is not kept.",
+				},
+			},
+		)

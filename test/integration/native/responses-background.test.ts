@@ -1,0 +1,188 @@
+/**
+ * Background responses (`background: true`) through the official `openai` SDK: OpenAI answers the POST `queued` with
+ * no usage and runs the response afterwards. The bill must be the completed response's real usage, learned when the
+ * client retrieves or cancels it or when the gateway polls it itself, and settled once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { APIError } from 'openai'
+import { startBackgroundPoller } from '../../../src/modules/responses/background'
+import { startTaskPoller } from '../../../src/tasks/poller'
+import { startTestApp } from '../../helpers/app'
+import { startOpenAIMock } from '../../mocks'
+import { PRICES, SETUP_MS, settledRows, startNative, usageRows, type Native } from './setup'
+
+let n: Native
+
+beforeAll(async () => {
+	n = await startNative()
+}, SETUP_MS)
+
+afterAll(async () => {
+	await n.close()
+})
+
+const client = async () => {
+	const a = await n.app.account(1)
+	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
+}
+
+/** Micro-USD of a gpt-4o-mini response's usage (USD per million tokens, so one token costs the price in micro-USD). */
+const costOf = (u: { input_tokens: number; output_tokens: number }) => u.input_tokens * PRICES['gpt-4o-mini']![0] + u.output_tokens * PRICES['gpt-4o-mini']![1]
+const USD = 1_000_000
+
+describe('background responses', () => {
+	it("should bill the completed response's usage once, however often it is retrieved", async () => {
+		const a = await client()
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'work on this in the background please', background: true })
+		expect(queued.status).toBe('queued')
+		// The POST holds the reservation: more than nothing, though no usage is known yet.
+		expect(await n.app.balance(a.accountId)).toBeLessThan(1)
+
+		// Retrieved at once by several polls: one of them sees it completed first; it is settled once.
+		const polls = await Promise.all([1, 2, 3].map(() => a.openai.responses.retrieve(queued.id)))
+		const done = polls.find((r) => r.status === 'completed')!
+		expect(done.output_text).toBe('Hello! You said: work on this in the background please')
+		await a.openai.responses.retrieve(queued.id)
+
+		const rows = await usageRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['background', 'ok'])
+		expect(rows[1]).toMatchObject({ input_tokens: done.usage!.input_tokens, output_tokens: done.usage!.output_tokens, estimated: false })
+		const cost = costOf(done.usage!)
+		expect(Math.round(rows.reduce((s, r) => s + r.cost, 0) * USD)).toBe(cost)
+		expect(Math.round((await n.app.balance(a.accountId)) * USD)).toBe(USD - cost)
+	})
+
+	it('should settle a response nobody retrieves when the gateway polls it', async () => {
+		const a = await client()
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'nobody will ever poll for this answer', background: true })
+		await Bun.sleep(250)
+		// The video/Midjourney/Suno task poller, on the same interval, claims the open response first (and does nothing
+		// with it): the response is still due for this poller.
+		const tasks = startTaskPoller(n.app.svc, { intervalMs: 200 })
+		await tasks.tick()
+		await tasks.stop()
+		const poller = startBackgroundPoller(n.app.svc, { intervalMs: 200 })
+		try {
+			expect(await poller.tick()).toBeGreaterThanOrEqual(1)
+		} finally {
+			await poller.stop()
+		}
+		const rows = await usageRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['background', 'ok'])
+		// The poll completed it upstream: what the client reads now is what was billed.
+		const done = await a.openai.responses.retrieve(queued.id)
+		expect(rows[1]).toMatchObject({ input_tokens: done.usage!.input_tokens, output_tokens: done.usage!.output_tokens })
+		expect(Math.round((await n.app.balance(a.accountId)) * USD)).toBe(USD - costOf(done.usage!))
+		expect((await usageRows(n.app, a.accountId)).length).toBe(2)
+	})
+
+	it('should give the whole charge back for a response cancelled without usage', async () => {
+		const a = await client()
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'cancel me before I start', background: true })
+		const cancelled = await a.openai.responses.cancel(queued.id)
+		expect(cancelled.status).toBe('cancelled')
+		const rows = await usageRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['background', 'refund'])
+		expect(rows[0]!.cost).toBeGreaterThan(0)
+		expect(rows[1]!.cost).toBe(-rows[0]!.cost)
+		expect(await n.app.balance(a.accountId)).toBe(1)
+		// A later retrieve of the cancelled response changes nothing.
+		await a.openai.responses.retrieve(queued.id)
+		expect((await usageRows(n.app, a.accountId)).length).toBe(2)
+	})
+
+	it('should refuse to delete a response still running, and delete it once cancelled', async () => {
+		const a = await client()
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'delete me while I run', background: true })
+		// The mock completes a queued response at its first retrieve: the delete's own check finds it done and settles it.
+		await a.openai.responses.delete(queued.id)
+		expect((await usageRows(n.app, a.accountId)).map((r) => r.end_reason)).toEqual(['background', 'ok'])
+
+		const running = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'I keep running #running', background: true })
+		const refused = await a.openai.responses.delete(running.id).then(
+			() => undefined,
+			(e: unknown) => e as APIError,
+		)
+		expect(refused?.status).toBe(400)
+		expect(refused?.message).toContain('cancel it before deleting it')
+		expect(n.openai.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/responses/${running.id}`)).toBe(false)
+		await a.openai.responses.cancel(running.id)
+		await a.openai.responses.delete(running.id)
+		const err = await a.openai.responses.retrieve(running.id).then(
+			() => undefined,
+			(e: unknown) => e as APIError,
+		)
+		expect(err?.status).toBe(404)
+	})
+
+	it("should stream a background response's events from a retrieve", async () => {
+		const a = await client()
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'stream me later', background: true })
+		const types: string[] = []
+		for await (const e of await a.openai.responses.retrieve(queued.id, { stream: true, starting_after: 1 })) types.push(e.type)
+		expect(types[0]).toBe('response.output_item.added')
+		expect(types.at(-1)).toBe('response.completed')
+		expect(n.openai.requests.at(-1)!.query).toMatchObject({ stream: 'true', starting_after: '1' })
+	})
+})
+
+describe('streamed background responses', () => {
+	it('should bill a response whose stream was cut when it ends, not the part streamed', async () => {
+		const a = await client()
+		n.openai.faultOnce = { kind: 'cut', afterChunks: 5 }
+		let id = ''
+		const stream = a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'stream in the background and get cut off', background: true })
+		stream.on('response.created', (e) => (id = e.response.id))
+		await stream.finalResponse().catch(() => undefined)
+		expect(id).toStartWith('resp_')
+		const rows = await settledRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['background'])
+
+		// The connection was lost, the response was not: the client resumes it and its whole usage is billed once.
+		const done = await a.openai.responses.retrieve(id)
+		expect(done.status).toBe('completed')
+		const after = await usageRows(n.app, a.accountId)
+		expect(after.map((r) => r.end_reason)).toEqual(['background', 'ok'])
+		expect(Math.round((await n.app.balance(a.accountId)) * USD)).toBe(USD - costOf(done.usage!))
+	})
+
+	it('should bill a background stream that ran to its end as any stream', async () => {
+		const a = await client()
+		const final = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'stream in the background to the end', background: true }).finalResponse()
+		const rows = await settledRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['ok'])
+		expect(Math.round((await n.app.balance(a.accountId)) * USD)).toBe(USD - costOf(final.usage!))
+	})
+})
+
+describe("the gateway's own poller", () => {
+	it(
+		'should run while the server listens, so a client that never polls still pays',
+		async () => {
+			const openai = await startOpenAIMock({ apiKey: 'up-poll' })
+			const app = await startTestApp({
+				env: { TASK_POLL_INTERVAL_MS: '100' },
+				config: {
+					channels: [{ name: 'oa', type: 'openai', base_url: openai.url, api_key: 'up-poll', models: ['gpt-4o-mini'] }],
+					models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
+				},
+			})
+			try {
+				const a = await app.account(1)
+				const sdk = new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+				const queued = await sdk.responses.create({ model: 'gpt-4o-mini', input: 'left alone in the background', background: true })
+				let rows = await usageRows(app, a.accountId)
+				for (let i = 0; i < 100 && rows.length < 2; i++) {
+					await Bun.sleep(50)
+					rows = await usageRows(app, a.accountId)
+				}
+				expect(rows.map((r) => r.end_reason)).toEqual(['background', 'ok'])
+				expect(openai.requests.some((r) => r.method === 'GET' && r.path === `/v1/responses/${queued.id}`)).toBe(true)
+			} finally {
+				await app.close()
+				await openai.stop()
+			}
+		},
+		SETUP_MS,
+	)
+})
