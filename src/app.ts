@@ -15,6 +15,7 @@ import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
 import { chatModule, chatRoute } from './modules/chat'
+import { completionsModule } from './modules/completions'
 import { consoleModule } from './modules/console'
 import { messagesModule, messagesRoute } from './modules/messages'
 import { healthModule } from './modules/health'
@@ -28,6 +29,7 @@ import { moderationsModule } from './modules/moderations'
 import { rerankModule } from './modules/rerank'
 import { sunoModule } from './modules/suno'
 import { videoModule } from './modules/video'
+import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
 import { geminiModule } from './modules/gemini'
 import { modelListModule } from './modules/models'
@@ -70,6 +72,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(healthModule(svc))
 		.use(metricsModule(svc))
 		.use(chatModule(svc, chat))
+		.use(completionsModule(svc))
 		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
@@ -81,6 +84,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(rerankModule(svc))
 		.use(moderationsModule(svc))
 		.use(videoModule(svc))
+		.use(videosApiModule(svc))
 		.use(mjModule(svc))
 		.use(sunoModule(svc))
 		.use(dashboardModule(svc))

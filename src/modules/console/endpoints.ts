@@ -16,15 +16,22 @@ const CHAT: Served = {
 /** OpenAI-compatible families that are not chat, by the vendors' naming (text-embedding-3-small, tts-1, whisper-1 …). */
 const FAMILIES: Array<[RegExp, Served]> = [
 	[/embed/i, { endpoints: ['POST /v1/embeddings'], protocols: ['OpenAI Embeddings'] }],
-	[/^(dall-e|gpt-image|imagen)/i, { endpoints: ['POST /v1/images/generations'], protocols: ['OpenAI Images'] }],
+	// Edits take dall-e-2 and the GPT image models, variations dall-e-2 alone (OpenAI's images reference).
+	[/^dall-e-2/i, { endpoints: ['POST /v1/images/generations', 'POST /v1/images/edits', 'POST /v1/images/variations'], protocols: ['OpenAI Images'] }],
+	[/^gpt-image/i, { endpoints: ['POST /v1/images/generations', 'POST /v1/images/edits'], protocols: ['OpenAI Images'] }],
+	[/^(dall-e|imagen)/i, { endpoints: ['POST /v1/images/generations'], protocols: ['OpenAI Images'] }],
 	[/(^|-)tts(-|$)/i, { endpoints: ['POST /v1/audio/speech'], protocols: ['OpenAI Audio'] }],
-	[/whisper|transcribe/i, { endpoints: ['POST /v1/audio/transcriptions'], protocols: ['OpenAI Audio'] }],
+	// Translations (into English) are whisper-1's alone.
+	[/whisper/i, { endpoints: ['POST /v1/audio/transcriptions', 'POST /v1/audio/translations'], protocols: ['OpenAI Audio'] }],
+	[/transcribe/i, { endpoints: ['POST /v1/audio/transcriptions'], protocols: ['OpenAI Audio'] }],
+	// The legacy completions models (gpt-3.5-turbo-instruct, davinci-002, babbage-002).
+	[/instruct|^(davinci|babbage)/i, { endpoints: ['POST /v1/completions'], protocols: ['OpenAI Completions (legacy)'] }],
 	[/moderation/i, { endpoints: ['POST /v1/moderations'], protocols: ['OpenAI Moderations'] }],
 ]
 
 const BY_TYPE: Partial<Record<ChannelType, Served>> = {
 	rerank: { endpoints: ['POST /v1/rerank'], protocols: ['Rerank (Cohere/Jina)'] },
-	video: { endpoints: ['POST /v1/video/generations'], protocols: ['Video tasks'] },
+	video: { endpoints: ['POST /v1/videos', 'POST /v1/video/generations'], protocols: ['Video tasks'] },
 	imgsvc: { endpoints: ['POST /mj/submit/{action}'], protocols: ['Midjourney tasks'] },
 	musicsvc: { endpoints: ['POST /suno/submit/{action}'], protocols: ['Suno tasks'] },
 }

@@ -7,10 +7,14 @@ import { frame, json, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
 import { chatCompletions } from './chat'
+import { completions } from './completions'
 import { rerank, embeddings, moderations } from './embeddings'
 import { checkBearer, openaiError, openaiStatusBody } from './errors'
 import { imageFile, imageGenerations, speech, transcriptions } from './media'
+import { imageEdits, imageVariations } from './image-edits'
+import { translations } from './audio-translations'
 import { responses } from './responses'
+import { storedResponseRoute, storeOf } from './responses-store'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
 export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'whisper-1', 'tts-1', 'dall-e-3']
@@ -30,12 +34,16 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 		if (opts.models && !opts.models.includes(id)) return openaiError(404, `The model '${id}' does not exist`, 'model', 'model_not_found')
 		return json({ id, object: 'model', created: 1700000000, owned_by: 'system' })
 	}
+	const stored = path.startsWith('/v1/responses/') ? storedResponseRoute(storeOf(opts), method, path, req.query, body) : undefined
+	if (stored) return stored
 	if (method === 'POST') {
 		switch (path) {
 			case '/v1/chat/completions':
 				return chatCompletions(body, jsonError, opts.models, opts.alnum9ToolCallIds)
+			case '/v1/completions':
+				return completions(body, jsonError, opts.models)
 			case '/v1/responses':
-				return responses(body, jsonError, opts.models)
+				return responses(body, jsonError, opts.models, storeOf(opts))
 			case '/v1/embeddings':
 				return embeddings(body, jsonError, opts.models)
 			case '/v1/moderations':
@@ -44,10 +52,16 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 				return rerank(body, jsonError)
 			case '/v1/images/generations':
 				return imageGenerations(body, jsonError, req.origin)
+			case '/v1/images/edits':
+				return imageEdits(body, req.form, jsonError, req.origin)
+			case '/v1/images/variations':
+				return imageVariations(req.form, req.origin)
 			case '/v1/audio/speech':
 				return speech(body, jsonError)
 			case '/v1/audio/transcriptions':
 				return transcriptions(req.form)
+			case '/v1/audio/translations':
+				return translations(req.form)
 		}
 	}
 	return openaiError(404, `Invalid URL (${method} ${path})`, null, null, 'invalid_request_error')
@@ -62,7 +76,7 @@ function streamError({ path }: { path: string }, sequence: number, status = 500)
 	if (path.endsWith('/responses')) {
 		return { frame: frame({ type: 'error', code: error.code ?? 'server_error', message: error.message, param: null, sequence_number: sequence }, 'error'), status }
 	}
-	if (path.endsWith('/images/generations')) return { frame: frame({ type: 'error', error }, 'error'), status }
+	if (path.endsWith('/images/generations') || path.endsWith('/images/edits')) return { frame: frame({ type: 'error', error }, 'error'), status }
 	return { frame: frame({ error }), status }
 }
 

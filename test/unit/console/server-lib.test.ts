@@ -57,8 +57,14 @@ describe('served endpoints', () => {
 	it('should tell OpenAI-style families apart by name and task channels by type', () => {
 		expect(servedBy('text-embedding-3-small', ['openai']).endpoints).toEqual(['POST /v1/embeddings'])
 		expect(servedBy('tts-1', ['openai']).endpoints).toEqual(['POST /v1/audio/speech'])
-		expect(servedBy('whisper-1', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions'])
+		expect(servedBy('whisper-1', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions', 'POST /v1/audio/translations'])
+		expect(servedBy('gpt-4o-transcribe', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions'])
+		// OpenAI's edits take dall-e-2 and the GPT image models; variations dall-e-2 alone.
 		expect(servedBy('dall-e-3', ['openai']).endpoints).toEqual(['POST /v1/images/generations'])
+		expect(servedBy('gpt-image-1', ['openai']).endpoints).toEqual(['POST /v1/images/generations', 'POST /v1/images/edits'])
+		expect(servedBy('dall-e-2', ['openai']).endpoints).toEqual(['POST /v1/images/generations', 'POST /v1/images/edits', 'POST /v1/images/variations'])
+		expect(servedBy('gpt-3.5-turbo-instruct', ['openai']).endpoints).toEqual(['POST /v1/completions'])
+		expect(servedBy('x', ['video']).endpoints).toEqual(['POST /v1/videos', 'POST /v1/video/generations'])
 		expect(servedBy('claude-embed-like', ['anthropic']).endpoints).toContain('POST /v1/messages')
 		expect(servedBy('x', ['rerank']).endpoints).toEqual(['POST /v1/rerank'])
 		expect(servedBy('x', ['openai', 'rerank']).endpoints).toContain('POST /v1/rerank')
