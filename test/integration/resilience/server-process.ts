@@ -11,18 +11,11 @@ import type { Subprocess } from 'bun'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type Db, openDb } from '../../../src/db/client'
 import { createTestDb, type TestDb } from '../../helpers/db'
+import { freePort } from '../../helpers/ports'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 export const ADMIN_KEY = 'proc-admin-key-ABCDEFGH12345678'
 export const SECRET_KEY = 'proc-secret-key-0123456789abcdef'
-
-/** A free port on 127.0.0.1 (asked from the OS, then released for the server to take). */
-function freePort(): number {
-	const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-	const port = s.port
-	s.stop(true)
-	return port
-}
 
 export type Server = {
 	url: string

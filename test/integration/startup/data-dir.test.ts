@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort } from '../../helpers/ports'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const ADMIN_KEY = 'data-dir-admin-key-ABCDEFGH12345678'
@@ -28,13 +29,6 @@ beforeEach(() => {
 afterEach(() => {
 	process.umask(umask)
 })
-
-function freePort(): number {
-	const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-	const port = s.port
-	s.stop(true)
-	return port
-}
 
 type Server = { proc: Subprocess<'ignore', 'pipe', 'pipe'>; url: string; up: boolean; code: Promise<number | null>; stderr(): string }
 

@@ -11,6 +11,7 @@ import { parseGatewayConfig } from '../../../src/config/gateway-file'
 import { bootstrapAdmin } from '../../../src/modules/console'
 import { ADMIN_KEY as TEST_ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock } from '../../mocks'
+import { freePort } from '../../helpers/ports'
 
 const root = new URL('../../../', import.meta.url).pathname
 const readme = await Bun.file(`${root}README.md`).text()
@@ -115,7 +116,7 @@ describe('README single executable', () => {
 				`${dir}/gateway.json`,
 				JSON.stringify({ channels: [{ name: 'mock', type: 'openai', base_url: mock.url, api_key: 'env:OPENAI_API_KEY', models: ['gpt-4o-mini'] }], models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }] }),
 			)
-			const port = 20000 + Math.floor(Math.random() * 20000)
+			const port = freePort()
 			const url = `http://127.0.0.1:${port}`
 			const proc = Bun.spawn([`${dir}/switchboard`], {
 				cwd: dir,

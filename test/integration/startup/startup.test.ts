@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test'
+import { freePort } from '../../helpers/ports'
 
 const root = new URL('../../../', import.meta.url).pathname
 const out = `${root}test-output/startup-${process.pid}`
 
 /** Runs the server (source or binary) until /health answers or it exits; returns what happened. */
 async function boot(cmd: string[], env: Record<string, string>, timeoutMs = 30_000) {
-	const port = String(20000 + Math.floor(Math.random() * 20000))
+	const port = String(freePort())
 	const proc = Bun.spawn(cmd, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: port, HOST: '127.0.0.1', ...env }, stdout: 'pipe', stderr: 'pipe' })
 	const deadline = Date.now() + timeoutMs
 	let health: unknown
