@@ -1,5 +1,6 @@
 /** POST /v1/audio/transcriptions and /v1/audio/translations (multipart), /v1/audio/speech (streamed audio): OpenAI's audio API. */
 import { Elysia, t } from 'elysia'
+import { readPlainForm } from '../../http/form-view'
 import { modelAuth } from '../../http/model-auth'
 import { relayPassthrough } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
@@ -19,7 +20,8 @@ export const audioModule = (svc: Services) =>
 			async ({ body, token, requestId, startedAt, request }) =>
 				relayPassthrough(await transcriptionOp({ svc, token, requestId, startedAt, signal: request.signal }, body, svc.env.maxUploadBytes)),
 			{
-				type: 'multipart/form-data',
+				// Read as sent: Elysia's form parser would turn a prompt written as JSON into an object.
+				parse: readPlainForm,
 				body: TranscriptionRequest,
 				response: { 200: Transcription, ...errors },
 				detail: {
@@ -34,7 +36,8 @@ export const audioModule = (svc: Services) =>
 			async ({ body, token, requestId, startedAt, request }) =>
 				relayPassthrough(await translationOp({ svc, token, requestId, startedAt, signal: request.signal }, body, svc.env.maxUploadBytes)),
 			{
-				type: 'multipart/form-data',
+				// Read as sent: Elysia's form parser would turn a prompt written as JSON into an object.
+				parse: readPlainForm,
 				body: TranslationRequest,
 				response: { 200: Translation, ...errors },
 				detail: {

@@ -12,7 +12,8 @@ import { authHeaders, channelUrl, jsonHeaders, withModel } from '../../passthrou
 import { checkSize } from '../../passthrough/validate'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
-import { type FormView, upstreamImageForm, valuesOf } from './form'
+import { type FormView, valuesOf } from '../../http/form-view'
+import { upstreamImageForm } from './form'
 import { type ImageJob, pricedAs } from './pricing'
 import type { ImageEventFamily } from './stream'
 

@@ -17,7 +17,7 @@ import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
-import { formOf, type FormView, readImageForm } from './form'
+import { formOf, type FormView, readPlainForm } from '../../http/form-view'
 import { ImageEditRequest, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
@@ -85,7 +85,7 @@ export const imagesModule = (svc: Services) =>
 			({ body, token, requestId, startedAt, request }) =>
 				relayImages({ svc, token, requestId, startedAt, signal: request.signal }, checkedCalls.get(request) ?? editOf(body, request)),
 			{
-				parse: readImageForm,
+				parse: readPlainForm,
 				transform: ({ body, request }) => void checkedCalls.set(request, editOf(body, request)),
 				body: ImageEditRequest,
 				response: { 200: ImagesResponse, ...uploadErrors },
@@ -101,7 +101,7 @@ export const imagesModule = (svc: Services) =>
 			({ body, token, requestId, startedAt, request }) =>
 				relayImages({ svc, token, requestId, startedAt, signal: request.signal }, checkedCalls.get(request) ?? variationOf(body, request)),
 			{
-				parse: readImageForm,
+				parse: readPlainForm,
 				transform: ({ body, request }) => void checkedCalls.set(request, variationOf(body, request)),
 				body: ImageVariationRequest,
 				response: { 200: ImagesResponse, ...uploadErrors },

@@ -24,6 +24,7 @@ import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { fetchResponse, hasOpenBackground, settleBackground } from './background'
 import type { ConvertedItems } from './converted-items'
+import { responsesUrlOf } from './native'
 
 type Obj = Record<string, unknown>
 /** Where a response id of the account lives: on an OpenAI channel, or as this gateway's copy of a converted answer. */
@@ -48,7 +49,7 @@ async function locate(svc: Services, items: ConvertedItems, accountId: number, i
 /** The holding channel's URL for the response (`suffix` after its id), with the client's query as sent. */
 function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request): { url: string; headers: Record<string, string> } {
 	const adapter = chatAdapterFor(ch.type)
-	const base = ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
+	const base = responsesUrlOf(ch, adapter)
 	if (!adapter || !base)
 		throw new GatewayError('unavailable', `The channel holding response '${id}' no longer serves the Responses API`, { code: 'channel_unavailable' })
 	return { url: `${base}/${encodeURIComponent(id)}${suffix}${new URL(request.url).search}`, headers: adapter.headers(ch) }

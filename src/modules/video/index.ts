@@ -12,6 +12,7 @@
  * @module
  */
 import { Elysia, t } from 'elysia'
+import { readPlainForm } from '../../http/form-view'
 import { modelAuth } from '../../http/model-auth'
 import { jsonResponse } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
@@ -33,6 +34,8 @@ export const videoModule = (svc: Services) =>
 				return submitVideo({ svc, token, requestId, startedAt, request, endpoint: '/v1/video/generations', reply: (task) => jsonResponse(videoView(task, base), requestId) }, body)
 			},
 			{
+				// A multipart submit's fields are read as the text they are (a prompt written as JSON stays a string).
+				parse: readPlainForm,
 				body: VideoRequest,
 				response: { 200: VideoTask, ...openaiErrors },
 				detail: { summary: 'Create a video (async task)', description: 'Charges the model price when the upstream accepts; answers a task to poll with GET /v1/video/generations/{id}.' },

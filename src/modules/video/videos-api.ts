@@ -11,6 +11,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { GatewayError, notFound } from '../../core/errors'
+import { readPlainForm } from '../../http/form-view'
 import { modelAuth } from '../../http/model-auth'
 import { jsonResponse } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
@@ -38,6 +39,8 @@ export const videosApiModule = (svc: Services) =>
 			({ body, token, requestId, startedAt, request }) =>
 				submitVideo({ svc, token, requestId, startedAt, request, endpoint: '/v1/videos', reply: (task) => jsonResponse(openaiVideo(task), requestId) }, { ...body, model: body.model ?? DEFAULT_VIDEO_MODEL }),
 			{
+				// The SDK sends multipart: its fields are read as the text they are (a prompt written as JSON stays a string).
+				parse: readPlainForm,
 				body: VideoCreateBody,
 				response: { 200: Video, ...openaiErrors },
 				detail: { summary: 'Create a video', description: "OpenAI's `POST /videos` (multipart or JSON). Charged when the upstream accepts; poll it with GET /v1/videos/{id}." },

@@ -9,7 +9,7 @@ import { startBackgroundPoller } from '../../../src/modules/responses/background
 import { startTaskPoller } from '../../../src/tasks/poller'
 import { startTestApp } from '../../helpers/app'
 import { startOpenAIMock } from '../../mocks'
-import { PRICES, SETUP_MS, settledRows, startNative, usageRows, type Native } from './setup'
+import { PRICES, SETUP_MS, settledRows, startNative, usageRows, openaiAccount, type Native } from './setup'
 
 let n: Native
 
@@ -21,10 +21,7 @@ afterAll(async () => {
 	await n.close()
 })
 
-const client = async () => {
-	const a = await n.app.account(1)
-	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
-}
+const client = () => openaiAccount(n.app)
 
 /** Micro-USD of a gpt-4o-mini response's usage (USD per million tokens, so one token costs the price in micro-USD). */
 const costOf = (u: { input_tokens: number; output_tokens: number }) => u.input_tokens * PRICES['gpt-4o-mini']![0] + u.output_tokens * PRICES['gpt-4o-mini']![1]
@@ -113,6 +110,31 @@ describe('background responses', () => {
 			(e: unknown) => e as APIError,
 		)
 		expect(err?.status).toBe(404)
+	})
+
+	it("should take what the usage exceeds the charge by only as far as the key's spend limit goes", async () => {
+		// A continuation is billed its whole conversation as input (OpenAI counts the chain's earlier inputs and
+		// outputs): far more than the POST could estimate from its own input, so the settlement owes more than it took.
+		const a = await client()
+		const long = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ')
+		const first = await a.openai.responses.create({ model: 'gpt-4o-mini', input: long })
+		await n.app.svc.ledger.flush()
+		const spent = (await n.app.admin(`/api/tokens/${a.tokenId}`)).body.spent as number
+		// 200 micro-USD of room left on the key: enough for the POST's reservation, not for the conversation.
+		const limit = (Math.round(spent * USD) + 200) / USD
+		expect((await n.app.admin(`/api/tokens/${a.tokenId}`, { method: 'PATCH', body: { spend_limit: limit } })).status).toBe(200)
+
+		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: first.id, max_output_tokens: 16, background: true })
+		const done = await a.openai.responses.retrieve(queued.id)
+		expect(done.status).toBe('completed')
+		expect(costOf(done.usage!)).toBeGreaterThan(200)
+
+		await n.app.svc.ledger.flush()
+		const key = (await n.app.admin(`/api/tokens/${a.tokenId}`)).body
+		expect(Math.round(key.spent * USD)).toBeLessThanOrEqual(Math.round(limit * USD))
+		const rows = await usageRows(n.app, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['ok', 'background', 'ok'])
+		expect(Math.round(rows.reduce((s, r) => s + r.cost, 0) * USD)).toBe(Math.round(key.spent * USD))
 	})
 
 	it("should stream a background response's events from a retrieve", async () => {

@@ -4,8 +4,8 @@
  * `/v1/messages/count_tokens`, and nothing is billed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI, { APIError } from 'openai'
-import { lastRequest, SETUP_MS, startNative, usageRows, type Native } from './setup'
+import type { APIError } from 'openai'
+import { lastRequest, SETUP_MS, startNative, usageRows, openaiAccount, type Native } from './setup'
 
 let n: Native
 
@@ -17,10 +17,7 @@ afterAll(async () => {
 	await n.close()
 })
 
-const client = async () => {
-	const a = await n.app.account(1)
-	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
-}
+const client = () => openaiAccount(n.app)
 
 const body = { instructions: 'Be brief.', input: [{ role: 'user' as const, content: 'count these few words please' }] }
 

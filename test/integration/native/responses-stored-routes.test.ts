@@ -4,8 +4,8 @@
  * converted answer; a 404 in OpenAI's shape for anyone else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI, { APIError } from 'openai'
-import { lastRequest, SETUP_MS, startNative, type Native } from './setup'
+import { APIError } from 'openai'
+import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native } from './setup'
 
 let n: Native
 
@@ -17,10 +17,7 @@ afterAll(async () => {
 	await n.close()
 })
 
-const client = async () => {
-	const a = await n.app.account(1)
-	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
-}
+const client = () => openaiAccount(n.app)
 const refused = (p: Promise<unknown>) =>
 	p.then(
 		() => undefined,

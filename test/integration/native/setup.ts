@@ -3,6 +3,7 @@
  * counting): a chat model per vendor, an alias renamed by `model_map`, and an embedding model on OpenAI and Gemini.
  * @module
  */
+import OpenAI from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
 
@@ -80,4 +81,10 @@ export function lastRequest(mock: VendorMock): { path: string; query: Record<str
 	const r = mock.requests[mock.requests.length - 1]
 	if (!r) throw new Error('the mock received no request')
 	return r as { path: string; query: Record<string, string>; headers: Record<string, string>; body: any }
+}
+
+/** A new account with `balance` USD, its key, and the official `openai` SDK on the gateway with that key. */
+export async function openaiAccount(app: TestApp, balance = 1) {
+	const a = await app.account(balance)
+	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
 }

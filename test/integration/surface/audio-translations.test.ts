@@ -44,6 +44,15 @@ describe('POST /v1/audio/translations', () => {
 		expect(row).toMatchObject({ model: 'whisper-1', endpoint: '/v1/audio/translations', cost: 0.003, status: 200, estimated: false })
 	})
 
+	it('should forward a prompt that looks like JSON as the text it is', async () => {
+		const { key } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const prompt = '["Kubernetes", "kubectl", "etcd"]'
+		await openai.audio.translations.create({ file: await toFile(wavFile(5), 'talk.wav'), model: 'whisper-1', prompt })
+		expect((oa.requests[0]!.body as Record<string, unknown>).prompt).toBe(prompt)
+	})
+
 	it('should answer text as text and bill srt/vtt by their last cue', async () => {
 		const { key, accountId } = await app.account(1)
 		oa.reset()

@@ -100,6 +100,18 @@ describe('POST /v1/videos (client.videos.create)', () => {
 		expect(micros(await app.balance(accountId))).toBe(2_000_000 - 400_000)
 	})
 
+	it('should forward a prompt written as JSON as the text it is (the SDK sends multipart)', async () => {
+		// Structured prompts are a common way to direct a shot; a form field is text whatever it looks like.
+		const { key } = await app.account(2)
+		a.reset()
+		const prompt = '{"shot": "wide", "subject": "a cat on a skateboard", "camera": ["dolly", "pan"]}'
+		const video = await sdk(key).videos.create({ model: 'sora-2', prompt })
+		expect(video.prompt).toBe(prompt)
+		expect(a.requests[0]!.form!.get('prompt')).toBe(prompt)
+		const list = await sdk(key).videos.create({ model: 'sora-2', prompt: '["a cat", "a dog"]' })
+		expect(list.prompt).toBe('["a cat", "a dog"]')
+	})
+
 	it("should pass an upstream refusal on in OpenAI's error shape, uncharged", async () => {
 		const { key, accountId } = await app.account(2)
 		const err = await sdk(key)

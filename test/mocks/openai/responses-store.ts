@@ -11,10 +11,12 @@
  * - `GET /v1/responses/{id}/input_items`: a cursor page (`after`, `limit`, `order`; newest first by default) of the
  *   input items, each with an id.
  * - `POST /v1/responses/input_tokens`: `{object: 'response.input_tokens', input_tokens}` of the body.
+ * A continuation (`previous_response_id` of a stored response) counts the chain's inputs and outputs as its input
+ * tokens, as OpenAI bills it.
  * @module
  */
 
-import { asStr, type Obj } from '../shared/json'
+import { asArr, asObj, asStr, type Obj } from '../shared/json'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { plan } from '../shared/scenario'
 import { stableId } from '../shared/text'
@@ -31,6 +33,9 @@ type Stored = {
 	/** Its stream events (frames' data objects), for a streamed retrieve. */
 	events: Obj[]
 	input: Obj[]
+	/** The conversation's texts up to and including this response (its chain's inputs and outputs), which a
+	 * continuation (`previous_response_id`) is billed as input for. */
+	context: string[]
 }
 
 export type ResponsesStore = Map<string, Stored>
@@ -44,16 +49,35 @@ export function storeOf(opts: object): ResponsesStore {
 	return s
 }
 
-/** Remembers a response answered to `b` (unless `store: false`): `final` is the finished Response object. */
-export function storeResponse(store: ResponsesStore, b: Obj, final: Obj, events: Obj[]): Obj {
+/**
+ * The texts a continuation of `b` carries before its own input: the stored chain it continues. OpenAI bills them as
+ * input tokens ("when previous_response_id is given, all the previous inputs are charged": the conversation state
+ * guide, and community.openai.com/t/1327213).
+ */
+export const priorContext = (store: ResponsesStore, b: Obj): string[] =>
+	(typeof b.previous_response_id === 'string' ? store.get(b.previous_response_id)?.context : undefined) ?? []
+
+/** The texts of a finished response's output messages. */
+const outputTexts = (final: Obj): string[] =>
+	asArr(final.output)
+		.flatMap((item) => asArr(asObj(item)?.content))
+		.map((part) => asObj(part)?.text)
+		.filter((text): text is string => typeof text === 'string')
+
+/**
+ * Remembers a response answered to `b` (unless `store: false`): `final` is the finished Response object, `inputTexts`
+ * the texts it was billed input for (its chain's included).
+ */
+export function storeResponse(store: ResponsesStore, b: Obj, final: Obj, events: Obj[], inputTexts: string[] = []): Obj {
+	const context = [...inputTexts, ...outputTexts(final)]
 	const input = inputItems(b.input).map((item, i) => ({ id: stableId('msg_', `${final.id}|in|${i}`, 32), ...(item.type ? {} : { type: 'message' }), ...item }))
 	if (b.background === true) {
 		const queued = { ...final, status: 'queued', output: [], usage: null, incomplete_details: null, background: true }
 		const running = JSON.stringify(b.input ?? '').includes('#running')
-		store.set(String(final.id), { current: queued, finished: { ...final, background: true }, running, events, input })
+		store.set(String(final.id), { current: queued, finished: { ...final, background: true }, running, events, input, context })
 		return queued
 	}
-	if (b.store !== false) store.set(String(final.id), { current: final, events, input })
+	if (b.store !== false) store.set(String(final.id), { current: final, events, input, context })
 	return final
 }
 
@@ -63,7 +87,9 @@ const notFound = (id: string) => openaiError(404, `Response with id '${id}' not 
 export function storedResponseRoute(store: ResponsesStore, method: string, path: string, query: Record<string, string>, body: unknown): Reply | undefined {
 	if (method === 'POST' && path === '/v1/responses/input_tokens') {
 		const b = (body ?? {}) as Obj
-		return json({ object: 'response.input_tokens', input_tokens: plan(readResponses(b)).usage.input })
+		const conv = readResponses(b)
+		conv.inputTexts.unshift(...priorContext(store, b))
+		return json({ object: 'response.input_tokens', input_tokens: plan(conv).usage.input })
 	}
 	const m = /^\/v1\/responses\/([^/]+)(\/cancel|\/input_items)?$/.exec(path)
 	if (!m) return undefined

@@ -12,7 +12,7 @@ import { plan, type Plan } from '../shared/scenario'
 import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkModel, requireObject } from './errors'
 import { checkInput, readResponses } from './responses-read'
-import { type ResponsesStore, storeResponse } from './responses-store'
+import { priorContext, type ResponsesStore, storeResponse } from './responses-store'
 
 interface Ids {
 	resp: string
@@ -133,6 +133,8 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const invalid = checkModel(b.model, models) ?? checkInput(b)
 	if (invalid) return invalid
 	const conv = readResponses(b)
+	// A continuation's input is the conversation it continues as well as its own (billed so by OpenAI).
+	conv.inputTexts.unshift(...priorContext(store, b))
 	const p = plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const ids: Ids = {
@@ -144,7 +146,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	}
 	const created = unixNow()
 	const events = streamEvents(p, ids, b, created)
-	const answer = storeResponse(store, b, responseObject(p, ids, b, created), events)
+	const answer = storeResponse(store, b, responseObject(p, ids, b, created), events, conv.inputTexts)
 	if (b.stream === true) return sse(events.map((e) => frame(e, String(e.type))), 1)
 	return json(answer)
 }

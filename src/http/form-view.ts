@@ -1,0 +1,47 @@
+/**
+ * Multipart bodies read as they came. Elysia's own form parser reshapes a form: it JSON-parses a field whose text
+ * starts with `{` or `[` (a prompt written as JSON becomes an object, refused as "Expected string", or sent on
+ * re-serialized), and nests bracketed names. The upload routes read the form themselves with this parse hook: the
+ * route sees a plain view of it (each name's text or file, or its values in order when the name repeats), and the
+ * request keeps the form itself for a relay that sends it on field by field.
+ * @module
+ */
+/** A field's value: text or a file; a name given several times holds them all, in order. */
+export type FormValue = string | File
+export type FormView = Record<string, FormValue | FormValue[]>
+
+const forms = new WeakMap<Request, FormData>()
+
+/** The media type as Elysia hands it to a parse hook (the header without its parameters). */
+const isMultipartType = (contentType: string): boolean => contentType.trim().toLowerCase() === 'multipart/form-data'
+
+/**
+ * Route parse hook: a multipart body is read here (and kept for `formOf`) and answered as its plain view; any other
+ * body falls through to Elysia's parsers (`undefined`).
+ * @example app.post('/v1/images/edits', handler, { parse: readPlainForm, body: ImageEditRequest })
+ */
+export async function readPlainForm({ request }: { request: Request }, contentType: string): Promise<FormView | undefined> {
+	if (!isMultipartType(contentType)) return undefined
+	const form = await request.formData()
+	forms.set(request, form)
+	return viewOf(form)
+}
+
+/** The form `readPlainForm` kept for this request (undefined for a JSON body). */
+export const formOf = (request: Request): FormData | undefined => forms.get(request)
+
+/** Each name's value, or its values when given several times. */
+export function viewOf(form: FormData): FormView {
+	const view: FormView = Object.create(null)
+	for (const [k, v] of form.entries()) {
+		const had = view[k]
+		view[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v]
+	}
+	return { ...view }
+}
+
+/** A name's values, whether given once or several times. */
+export const valuesOf = (view: FormView, name: string): FormValue[] => {
+	const v = view[name]
+	return v === undefined ? [] : Array.isArray(v) ? v : [v]
+}
