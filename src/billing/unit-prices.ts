@@ -1,9 +1,11 @@
 /**
- * The unit prices (`per_*`, beside the token prices and `per_request`) a model may list: exactly the names some code
- * charges. The config file check and the management API both accept only these, because a name nothing reads would
- * bill that unit at $0 without a word.
+ * The unit prices (`per_*`, beside the token prices and `per_request`) and the prices of token kinds billed apart
+ * (`audio_input_per_mtok` …, billing/pricing.ts) a model may list: exactly the names some code charges. The config
+ * file check and the management API both accept only these, because a name nothing reads would bill that unit at $0
+ * without a word.
  * @module
  */
+import { TOKEN_PRICES } from './pricing'
 
 /** `WxH` in pixels, as passthrough/validate.ts `checkSize` accepts for images and videos. */
 const SIZE = '\\d{1,5}x\\d{1,5}'
@@ -29,6 +31,8 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
 	['per_char', 'per_char'],
 	// Rerank: Cohere search units (modules/rerank).
 	['per_search_unit', 'per_search_unit'],
+	// Token kinds priced apart, per million tokens: billing/pricing.ts `ratesFor` (TOKEN_PRICES).
+	...Object.values(TOKEN_PRICES).map((n) => [n, n] as const),
 ]
 
 /** Anchored regex source matching every accepted unit price name (a JSON Schema `patternProperties` key). */

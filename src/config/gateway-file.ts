@@ -42,12 +42,13 @@ const ModelFields = T.Object({
 })
 
 /**
- * Unit prices in USD: only the names billing/unit-prices.ts lists. Typed as `per_*` keys (the checked pattern is
- * narrower) so that the entry's other fields keep their own types.
+ * Unit prices in USD: only the names billing/unit-prices.ts lists. Typed as `per_*` and `*_per_mtok` keys (the
+ * checked pattern is narrower) so that the entry's other fields keep their own types.
  */
+type UnitKey = TUnion<[TTemplateLiteral<[TLiteral<'per_'>, TString]>, TTemplateLiteral<[TString, TLiteral<'_per_mtok'>]>]>
 const UnitPrices = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), Usd, {
 	description: `Unit prices in USD: ${UNIT_PRICE_NAMES}`,
-}) as unknown as TRecord<TTemplateLiteral<[TLiteral<'per_'>, TString]>, TNumber>
+}) as unknown as TRecord<UnitKey, TNumber>
 
 // A field neither part names is refused: a misspelt price must not bill that price at $0.
 export const ModelEntry = T.Intersect([ModelFields, UnitPrices], { unevaluatedProperties: false })
@@ -58,7 +59,7 @@ const Clearable = <S extends TSchema>(s: S) => T.Optional(T.Union([s, T.Null()])
 
 const UnitPriceUpdates = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), T.Union([Usd, T.Null()]), {
 	description: `Unit prices in USD, null to remove one: ${UNIT_PRICE_NAMES}`,
-}) as unknown as TRecord<TTemplateLiteral<[TLiteral<'per_'>, TString]>, TUnion<[TNumber, TNull]>>
+}) as unknown as TRecord<UnitKey, TUnion<[TNumber, TNull]>>
 
 /**
  * The management API's PATCH: a field left out keeps its stored value, a price set to null is removed. Without

@@ -212,6 +212,17 @@ export type Usage = {
 	cacheRead: number
 	cacheWrite: number
 	reasoning: number
+	/**
+	 * Parts of the counts above that vendors price apart, when the upstream reports them (each a share of a total,
+	 * never an addition to it): audio in the uncached `input` (OpenAI `prompt_tokens_details.audio_tokens`, Gemini
+	 * `promptTokensDetails` AUDIO), audio and image tokens in `output` (OpenAI `completion_tokens_details.audio_tokens`,
+	 * Gemini `candidatesTokensDetails` AUDIO / IMAGE), and 1-hour cache writes in `cacheWrite` (Anthropic
+	 * `cache_creation.ephemeral_1h_input_tokens`).
+	 */
+	audioInput?: number
+	audioOutput?: number
+	imageOutput?: number
+	cacheWrite1h?: number
 }
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })

@@ -12,14 +12,24 @@ import type { AnthropicStopReason, AnthropicUsage } from './model'
 export function decodeUsage(u: unknown): Usage {
 	const o = isObject(u) ? u : {}
 	const details = isObject(o.output_tokens_details) ? o.output_tokens_details : {}
-	return {
+	const out: Usage = {
 		input: count(o.input_tokens),
 		output: count(o.output_tokens),
 		cacheRead: count(o.cache_read_input_tokens),
 		cacheWrite: count(o.cache_creation_input_tokens),
 		reasoning: count(details.thinking_tokens),
 	}
+	const hour = writes1h(o)
+	if (hour > 0) out.cacheWrite1h = Math.min(hour, out.cacheWrite)
+	return out
 }
+
+/**
+ * The 1-hour share of the cache writes: `cache_creation.ephemeral_1h_input_tokens`, beside the 5-minute
+ * `ephemeral_5m_input_tokens`; both are parts of `cache_creation_input_tokens` and priced differently (1h writes at
+ * 2× base input, 5m at 1.25×: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing).
+ */
+const writes1h = (o: Record<string, unknown>): number => (isObject(o.cache_creation) ? count(o.cache_creation.ephemeral_1h_input_tokens) : 0)
 
 /**
  * Only the counters the event actually carries. `message_delta.usage` counters are cumulative and omitted when they
@@ -41,6 +51,7 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (num(u.output_tokens)) out.output = count(u.output_tokens)
 	if (positive(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
 	if (positive(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
+	if (writes1h(u) > 0) out.cacheWrite1h = writes1h(u)
 	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
 		out.reasoning = count(u.output_tokens_details.thinking_tokens)
 	return out
@@ -55,7 +66,14 @@ export function encodeUsage(u: Usage): AnthropicUsage {
 		output_tokens: u.output,
 	}
 	if (u.reasoning > 0) out.output_tokens_details = { thinking_tokens: u.reasoning }
+	if (u.cacheWrite1h) Object.assign(out, { cache_creation: cacheCreation(u) })
 	return out
+}
+
+/** Anthropic's `cache_creation` split of the writes by duration, for usage that reported 1-hour writes. */
+const cacheCreation = (u: Pick<Usage, 'cacheWrite' | 'cacheWrite1h'>) => {
+	const hour = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
+	return { ephemeral_5m_input_tokens: u.cacheWrite - hour, ephemeral_1h_input_tokens: hour }
 }
 
 const STOP: Record<string, StopReason> = {

@@ -23,13 +23,31 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 	const toolUse = num(get(meta, 'toolUsePromptTokenCount')) ?? 0
 	const candidates = num(get(meta, 'candidatesTokenCount')) ?? 0
 	const thoughts = num(get(meta, 'thoughtsTokenCount')) ?? 0
-	return {
+	const out: Usage = {
 		input: Math.max(0, prompt - cached) + toolUse,
 		output: candidates + thoughts,
 		cacheRead: cached,
 		cacheWrite: 0,
 		reasoning: thoughts,
 	}
+	// Audio in the prompt (less what was read from the cache) and audio or images among the candidates are priced
+	// apart (ai.google.dev/gemini-api/docs/pricing); the modality lists split the counts above, thoughts excluded.
+	const audioIn = Math.max(0, modality(meta, 'promptTokensDetails', 'AUDIO') - modality(meta, 'cacheTokensDetails', 'AUDIO'))
+	const audioOut = Math.min(modality(meta, 'candidatesTokensDetails', 'AUDIO'), candidates)
+	const imageOut = Math.min(modality(meta, 'candidatesTokensDetails', 'IMAGE'), candidates - audioOut)
+	if (audioIn > 0) out.audioInput = Math.min(audioIn, out.input)
+	if (audioOut > 0) out.audioOutput = audioOut
+	if (imageOut > 0) out.imageOutput = imageOut
+	return out
+}
+
+/** The tokens of one modality in a `ModalityTokenCount` list (`[{ modality: 'AUDIO', tokenCount: 120 }, …]`). */
+function modality(meta: Record<string, unknown>, list: string, name: string): number {
+	const entries = get(meta, list)
+	if (!Array.isArray(entries)) return 0
+	let n = 0
+	for (const e of entries) if (isObj(e) && e.modality === name) n += num(get(e, 'tokenCount')) ?? 0
+	return n
 }
 
 /** Canonical usage → `usageMetadata` (cache writes have no Gemini field, so they count in the prompt). */
@@ -43,8 +61,17 @@ export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 	}
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
+	// The modality split, when the upstream reported tokens priced apart (text is what is left).
+	if (full.audioInput) Object.assign(meta, { promptTokensDetails: details([['TEXT', prompt - full.audioInput], ['AUDIO', full.audioInput]]) })
+	if (full.audioOutput || full.imageOutput) {
+		const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)
+		const split: Array<[string, number]> = [['TEXT', (meta.candidatesTokenCount ?? 0) - media], ['AUDIO', full.audioOutput ?? 0], ['IMAGE', full.imageOutput ?? 0]]
+		Object.assign(meta, { candidatesTokensDetails: details(split) })
+	}
 	return meta
 }
+
+const details = (split: Array<[string, number]>) => split.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }))
 
 const FILTERED = new Set([
 	'SAFETY',

@@ -29,24 +29,39 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	// completion_tokens, but … in the total_tokens": docs.x.ai consumption-and-rate-limits; vercel/ai PR #12425). The
 	// total tells the two conventions apart: OpenAI's is prompt + completion, so the sum below matches only xAI's.
 	const separate = reasoning > 0 && count(u.total_tokens) === promptTokens + completionTokens + reasoning
-	return {
+	const out: Usage = {
 		input: Math.max(0, promptTokens - cacheRead - cacheWrite),
 		output: separate ? completionTokens + reasoning : completionTokens,
 		cacheRead,
 		cacheWrite,
 		reasoning,
 	}
+	// Audio models report their audio tokens, priced far above text, inside the totals (`audio_tokens` of each details
+	// object: platform.openai.com/docs/api-reference/chat/object#chat/object-usage).
+	const audioIn = count(prompt.audio_tokens)
+	const audioOut = count(completion.audio_tokens)
+	if (audioIn > 0) out.audioInput = Math.min(audioIn, out.input)
+	if (audioOut > 0) out.audioOutput = Math.min(audioOut, out.output)
+	return out
 }
 
-/** OpenAI `usage` from canonical usage; `cache_write_tokens` only when there were writes (OpenAI has no such field). */
+/**
+ * OpenAI `usage` from canonical usage; `cache_write_tokens` only when there were writes (OpenAI has no such field),
+ * `audio_tokens` only when the upstream reported audio.
+ */
 export function encodeUsage(u: Usage): OpenAIUsage {
 	const prompt = promptTokens(u)
+	const promptDetails: { cached_tokens: number; cache_write_tokens?: number; audio_tokens?: number } = { cached_tokens: u.cacheRead }
+	if (u.cacheWrite) promptDetails.cache_write_tokens = u.cacheWrite
+	if (u.audioInput) promptDetails.audio_tokens = u.audioInput
+	const completionDetails: { reasoning_tokens: number; audio_tokens?: number } = { reasoning_tokens: u.reasoning }
+	if (u.audioOutput) completionDetails.audio_tokens = u.audioOutput
 	return {
 		prompt_tokens: prompt,
 		completion_tokens: u.output,
 		total_tokens: prompt + u.output,
-		prompt_tokens_details: u.cacheWrite ? { cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite } : { cached_tokens: u.cacheRead },
-		completion_tokens_details: { reasoning_tokens: u.reasoning },
+		prompt_tokens_details: promptDetails,
+		completion_tokens_details: completionDetails,
 	}
 }
 

@@ -16,17 +16,18 @@ import { checkMessages, readMessages, thinkingSignature } from './read'
 const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use', refusal: 'refusal' }
 
 /**
- * `input_tokens` excludes cache reads and writes, which are reported apart (writes by TTL in `cache_creation`, here
- * all 5-minute ones). `message_start` carries a provisional `output_tokens: 1`; the final counts (message_delta,
+ * `input_tokens` excludes cache reads and writes, which are reported apart (writes by TTL in `cache_creation`:
+ * 5-minute ones, or 1-hour ones on `#write-cache-1h`). `message_start` carries a provisional `output_tokens: 1`; the final counts (message_delta,
  * non-stream) are totals, not increments.
  */
 function usageOf(p: Plan, final: boolean): Obj {
 	const written = p.usage.cacheWrite ?? 0
+	const hour = p.usage.cacheWrite1h ?? 0
 	return {
 		input_tokens: p.usage.input - p.usage.cached - written,
 		cache_creation_input_tokens: written,
 		cache_read_input_tokens: p.usage.cached,
-		cache_creation: { ephemeral_5m_input_tokens: written, ephemeral_1h_input_tokens: 0 },
+		cache_creation: { ephemeral_5m_input_tokens: written - hour, ephemeral_1h_input_tokens: hour },
 		output_tokens: final ? p.usage.output : 1,
 		output_tokens_details: { thinking_tokens: final ? p.usage.reasoning : 0 },
 		server_tool_use: null,

@@ -21,9 +21,20 @@ function usageOf(p: Plan, candidates: number, thoughts: number, images: number):
 	if (thoughts > 0) u.thoughtsTokenCount = thoughts
 	// cachedContentTokenCount is part of promptTokenCount (not added to it).
 	if (p.usage.cached > 0) u.cachedContentTokenCount = p.usage.cached
-	const details: Obj[] = [{ modality: 'TEXT', tokenCount: p.usage.input - images * 85 }]
+	const audioIn = p.usage.audioInput ?? 0
+	const details: Obj[] = [{ modality: 'TEXT', tokenCount: p.usage.input - images * 85 - audioIn }]
 	if (images > 0) details.push({ modality: 'IMAGE', tokenCount: images * 85 })
+	if (audioIn > 0) details.push({ modality: 'AUDIO', tokenCount: audioIn })
 	u.promptTokensDetails = details
+	// The answer by modality (thoughts are not in it), cumulative like the counts: audio and image tokens come first.
+	const audioOut = Math.min(p.usage.audioOutput ?? 0, candidates)
+	const imageOut = Math.min(p.usage.imageOutput ?? 0, candidates - audioOut)
+	if (audioOut + imageOut > 0) {
+		const answer: Obj[] = [{ modality: 'TEXT', tokenCount: candidates - audioOut - imageOut }]
+		if (audioOut > 0) answer.push({ modality: 'AUDIO', tokenCount: audioOut })
+		if (imageOut > 0) answer.push({ modality: 'IMAGE', tokenCount: imageOut })
+		u.candidatesTokensDetails = answer
+	}
 	return u
 }
 

@@ -40,8 +40,8 @@ function usageOf(p: Plan, n = 1): Obj {
 		prompt_tokens: u.input,
 		completion_tokens: u.output * n,
 		total_tokens: u.input + u.output * n,
-		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
-		completion_tokens_details: { reasoning_tokens: u.reasoning * n, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: u.audioInput ?? 0 },
+		completion_tokens_details: { reasoning_tokens: u.reasoning * n, audio_tokens: (u.audioOutput ?? 0) * n, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 	}
 }
 

@@ -15,7 +15,10 @@
  * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
  * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
  *   `#cache` anywhere reports 10 input tokens as cache reads, `#write-cache` 10 as cache writes (Anthropic alone
- *   reports writes; OpenAI and Gemini count them as plain prompt tokens).
+ *   reports writes; OpenAI and Gemini count them as plain prompt tokens), `#write-cache-1h` reports those writes as
+ *   1-hour ones (Anthropic `cache_creation.ephemeral_1h_input_tokens`), `#audio` 10 uncached input tokens and 5 answer
+ *   tokens as audio (OpenAI `*_tokens_details.audio_tokens`, Gemini modality AUDIO), `#image-out` 5 answer tokens as
+ *   image output (Gemini `candidatesTokensDetails` modality IMAGE).
  * @module
  */
 
@@ -73,6 +76,12 @@ export interface PlanUsage {
 	cached: number
 	/** Input tokens written to the prompt cache (part of `input`, apart from `cached`); set on `#write-cache` only. */
 	cacheWrite?: number
+	/** The part of `cacheWrite` written for one hour (`#write-cache-1h`). */
+	cacheWrite1h?: number
+	/** Uncached input tokens that were audio, and answer tokens that were audio or image (`#audio`, `#image-out`). */
+	audioInput?: number
+	audioOutput?: number
+	imageOutput?: number
 }
 
 export interface Plan {
@@ -129,7 +138,23 @@ export function plan(c: Conversation): Plan {
 	const cached = c.inputTexts.some((t) => t.includes('#cache')) ? Math.min(10, input) : 0
 	const cacheWrite = c.inputTexts.some((t) => t.includes('#write-cache')) ? Math.min(10, input - cached) : 0
 	const reasoning = countWords(thinking)
-	const usage = (outputWords: number): PlanUsage => ({ input, output: outputWords + reasoning, reasoning, cached, ...(cacheWrite > 0 && { cacheWrite }) })
+	const tagged = (tag: string) => c.inputTexts.some((t) => t.includes(tag))
+	const audioInput = tagged('#audio') ? Math.min(10, input - cached - cacheWrite) : 0
+	const usage = (outputWords: number): PlanUsage => {
+		const audioOutput = tagged('#audio') ? Math.min(5, outputWords) : 0
+		const imageOutput = tagged('#image-out') ? Math.min(5, outputWords - audioOutput) : 0
+		return {
+			input,
+			output: outputWords + reasoning,
+			reasoning,
+			cached,
+			...(cacheWrite > 0 && { cacheWrite }),
+			...(cacheWrite > 0 && tagged('#write-cache-1h') && { cacheWrite1h: cacheWrite }),
+			...(audioInput > 0 && { audioInput }),
+			...(audioOutput > 0 && { audioOutput }),
+			...(imageOutput > 0 && { imageOutput }),
+		}
+	}
 
 	if (c.lastUserText.includes('#refusal')) return { thinking, text: REFUSAL_TEXT, calls: [], finish: 'refusal', usage: usage(countWords(REFUSAL_TEXT)) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {

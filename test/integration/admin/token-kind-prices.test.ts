@@ -1,0 +1,30 @@
+/**
+ * The management API's token-kind prices (billing/pricing.ts TOKEN_PRICES): accepted beside the other prices, shown
+ * under `prices`, removed with null, and a misspelt one refused rather than billed at $0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { startTestApp, type TestApp } from '../../helpers/app'
+
+let app: TestApp
+beforeAll(async () => {
+	app = await startTestApp()
+}, 60_000)
+afterAll(() => app.close())
+
+describe('token-kind prices through /api/models', () => {
+	it('should store, show and remove them, and refuse a name no code charges', async () => {
+		const body = { name: 'gpt-audio-x', input_per_mtok: 2.5, output_per_mtok: 10, audio_input_per_mtok: 40, audio_output_per_mtok: 80, image_output_per_mtok: 30 }
+		const created = await app.admin('/api/models', { body })
+		expect(created.status).toBe(201)
+		expect(created.body.prices).toEqual({ audio_input_per_mtok: 40, audio_output_per_mtok: 80, image_output_per_mtok: 30 })
+		expect(app.svc.catalog.price('gpt-audio-x')?.prices).toEqual({ audio_input_per_mtok: 40_000_000, audio_output_per_mtok: 80_000_000, image_output_per_mtok: 30_000_000 })
+
+		const patched = await app.admin(`/api/models/${created.body.id}`, { method: 'PATCH', body: { image_output_per_mtok: null, cache_write_1h_per_mtok: 6, input_above_200k_per_mtok: 5, output_above_200k_per_mtok: 15 } })
+		expect(patched.status).toBe(200)
+		expect(patched.body.prices).toEqual({ audio_input_per_mtok: 40, audio_output_per_mtok: 80, cache_write_1h_per_mtok: 6, input_above_200k_per_mtok: 5, output_above_200k_per_mtok: 15 })
+
+		const misspelt = await app.admin('/api/models', { body: { name: 'gpt-audio-y', input_per_mtok: 2.5, audio_in_per_mtok: 40 } })
+		expect(misspelt.status).toBe(400)
+		expect(JSON.stringify(misspelt.body)).toContain('audio_in_per_mtok')
+	})
+})

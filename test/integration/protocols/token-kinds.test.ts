@@ -1,0 +1,139 @@
+/**
+ * Token kinds vendors price apart, billed exactly through the official SDKs against the mock vendors: OpenAI audio
+ * tokens (`prompt_tokens_details` / `completion_tokens_details.audio_tokens`), Gemini audio and image tokens by
+ * modality (`promptTokensDetails` / `candidatesTokensDetails`), Anthropic 1-hour cache writes
+ * (`cache_creation.ephemeral_1h_input_tokens`) and Gemini's long-context tier; on the same-protocol fast path and
+ * converted, streamed or not, with the sub-counts shown to clients whose protocol has the field. Expected micro-USD are
+ * worked out by hand from the mocks' word counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { GoogleGenAI } from '@google/genai'
+import { countWords } from '../../mocks'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({
+		models: [
+			// gpt-m (base $0.15 / $0.60): audio at $40 in, $80 out.
+			{ name: MODEL.openai, audio_input_per_mtok: 40, audio_output_per_mtok: 80 },
+			// gemini-m (base $0.30 / $2.50): audio input $1, image output $30; above 200k prompt tokens $0.60 / $3.75.
+			{ name: MODEL.gemini, audio_input_per_mtok: 1, image_output_per_mtok: 30, input_above_200k_per_mtok: 0.6, output_above_200k_per_mtok: 3.75 },
+			// claude-m (base $3 / $15, reads $0.30): 5-minute writes $3.75, 1-hour writes $6.
+			{ name: MODEL.anthropic, cache_write_per_mtok: 3.75, cache_write_1h_per_mtok: 6 },
+		],
+	})
+}, SETUP_MS)
+afterAll(() => m.close())
+
+const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+/** Costs of the account's requests in micro-USD, oldest first, and the balance's fall. */
+async function charged(acct: Account): Promise<{ costs: number[]; spent: number }> {
+	const rows = await usageRows(m, acct.accountId)
+	const spent = Math.round(acct.balance * 1e6) - Math.round((await m.app.balance(acct.accountId)) * 1e6)
+	return { costs: rows.map((r) => Math.round(r.cost * 1e6)), spent }
+}
+
+// 12 words, so 10 input tokens are audio; the answer "Hello! You said: …" is 15 words, 5 of them audio.
+const AUDIO_TEXT = '#audio please read this recording back to me right now, thanks again'
+
+describe('audio tokens', () => {
+	// (12 − 10) × 0.15 + 10 × 40 + (15 − 5) × 0.60 + 5 × 80 = 0.3 + 400 + 6 + 400 = 806.3
+	const GPT_AUDIO = 806
+
+	it('should bill OpenAI audio tokens at the audio prices, through chat (fast path, streamed or not) and converted', async () => {
+		expect(countWords(AUDIO_TEXT)).toBe(12)
+		const acct = await m.account()
+		const plain = await acct.openai.chat.completions.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		expect(plain.usage?.prompt_tokens_details?.audio_tokens).toBe(10)
+		expect(plain.usage?.completion_tokens_details?.audio_tokens).toBe(5)
+		const stream = await acct.openai.chat.completions.create({ model: MODEL.openai, max_tokens: 100, stream: true, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		for await (const _ of stream);
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		// A Gemini client sees the audio share of the prompt and of the answer by modality.
+		const g = await genai(acct).models.generateContent({ model: MODEL.openai, contents: AUDIO_TEXT, config: { maxOutputTokens: 100 } })
+		expect(g.usageMetadata?.promptTokensDetails).toEqual([
+			{ modality: 'TEXT' as never, tokenCount: 2 },
+			{ modality: 'AUDIO' as never, tokenCount: 10 },
+		])
+		expect(g.usageMetadata?.candidatesTokensDetails).toEqual([
+			{ modality: 'TEXT' as never, tokenCount: 10 },
+			{ modality: 'AUDIO' as never, tokenCount: 5 },
+		])
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [GPT_AUDIO, GPT_AUDIO, GPT_AUDIO, GPT_AUDIO], spent: 4 * GPT_AUDIO })
+	})
+
+	it('should bill Gemini audio input at its price and show it to an OpenAI client as audio_tokens', async () => {
+		const acct = await m.account()
+		// 2 × 0.30 + 10 × 1 + 15 × 2.50 = 0.6 + 10 + 37.5 = 48.1 (Gemini's audio output has no price here: text price)
+		const chat = await acct.openai.chat.completions.create({ model: MODEL.gemini, max_tokens: 100, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		expect(chat.usage?.prompt_tokens_details?.audio_tokens).toBe(10)
+		expect(chat.usage?.completion_tokens_details?.audio_tokens).toBe(5)
+		const stream = await genai(acct).models.generateContentStream({ model: MODEL.gemini, contents: AUDIO_TEXT, config: { maxOutputTokens: 100 } })
+		for await (const _ of stream);
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [48, 48], spent: 96 })
+	})
+
+	it('should lower the output cap to what the limit covers at the audio output price', async () => {
+		// $0.005 covers 100 answer tokens at the text price ($0.00006) but not at the audio price ($0.008).
+		const acct = await m.account(10, { spend_limit: 0.005 })
+		await acct.openai.chat.completions.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		const sent = lastRequest(m.mocks.openai).body.max_tokens as number
+		expect(sent).toBeGreaterThan(15)
+		expect(sent).toBeLessThan(5000 / 80)
+	})
+})
+
+describe('image output tokens', () => {
+	it('should bill Gemini image output tokens at the image price, whatever the client protocol', async () => {
+		const acct = await m.account()
+		// 4 words in; the 7-word answer's first 5 tokens are image: 4 × 0.30 + 5 × 30 + 2 × 2.50 = 1.2 + 150 + 5 = 156.2
+		const text = '#image-out draw a cat'
+		const g = await genai(acct).models.generateContent({ model: MODEL.gemini, contents: text, config: { maxOutputTokens: 100 } })
+		expect(g.usageMetadata?.candidatesTokensDetails).toEqual([
+			{ modality: 'TEXT' as never, tokenCount: 2 },
+			{ modality: 'IMAGE' as never, tokenCount: 5 },
+		])
+		const stream = await acct.openai.chat.completions.create({ model: MODEL.gemini, max_tokens: 100, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: text }] })
+		for await (const _ of stream);
+		await acct.anthropic.messages.create({ model: MODEL.gemini, max_tokens: 100, messages: [{ role: 'user', content: text }] })
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [156, 156, 156], spent: 468 })
+	})
+})
+
+describe('Anthropic 1-hour cache writes', () => {
+	it('should bill 1-hour writes at their price and 5-minute ones at the cache-write price', async () => {
+		const acct = await m.account()
+		// 12 words: 10 written to the cache, 2 plain input; the answer is 15 words.
+		const oneHour = '#write-cache-1h keep this long system prompt around for the whole next hour'
+		const fiveMin = '#write-cache keep this long system prompt around for just a few minutes'
+		expect([countWords(oneHour), countWords(fiveMin)]).toEqual([12, 12])
+		const a = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user', content: oneHour }] })
+		expect(a.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 10 })
+		const s = acct.anthropic.messages.stream({ model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user', content: oneHour }] })
+		await s.finalMessage()
+		await acct.openai.chat.completions.create({ model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user', content: oneHour }] })
+		await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user', content: fiveMin }] })
+		await m.app.svc.ledger.flush()
+		// 1h: 2 × 3 + 10 × 6 + 15 × 15 = 6 + 60 + 225 = 291; 5m: 6 + 10 × 3.75 + 225 = 268.5 → 269
+		expect(await charged(acct)).toEqual({ costs: [291, 291, 291, 269], spent: 3 * 291 + 269 })
+	})
+})
+
+describe('the long-context tier', () => {
+	it('should bill a prompt over 200k tokens at the long-context prices, and one at the threshold at the standard ones', async () => {
+		const acct = await m.account()
+		const over = `${'word '.repeat(200_000)}end`
+		const at = 'word '.repeat(200_000).trimEnd()
+		expect([countWords(over), countWords(at)]).toEqual([200_001, 200_000])
+		// Capped at 10 answer tokens. Over: 200,001 × 0.60 + 10 × 3.75 = 120,000.6 + 37.5 = 120,038.1
+		await acct.openai.chat.completions.create({ model: MODEL.gemini, max_tokens: 10, messages: [{ role: 'user', content: over }] })
+		// At the threshold: 200,000 × 0.30 + 10 × 2.50 = 60,025
+		await genai(acct).models.generateContent({ model: MODEL.gemini, contents: at, config: { maxOutputTokens: 10 } })
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [120_038, 60_025], spent: 180_063 })
+	}, 30_000)
+})
