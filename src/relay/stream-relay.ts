@@ -10,6 +10,7 @@ import type { SseBatchReader, SseFrame } from '../core/sse'
 import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
+import { isBrokenFrame } from './frame-checks'
 import { unwatchTicks, watchTicks } from './prefetch'
 import { type PumpSource, pumpResponse, type Sink } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
@@ -202,6 +203,64 @@ export abstract class FrameBatchRelay extends StreamRelay {
 		const r = this.pending ?? this.it.next()
 		this.pending = undefined
 		return r
+	}
+}
+
+/**
+ * A relay that forwards the upstream's frames as they came: each batch goes out as the upstream's own bytes when
+ * `emit` changes none of its frames (the response would encode joined text again), the stream ends at the
+ * protocol's terminator without waiting for the upstream to close, a broken frame ends it with an error event, and a
+ * body that stopped without its terminator ends with `ending()`. The same-protocol chat relay and the legacy
+ * completions relay are these.
+ */
+export abstract class PassthroughRelay extends FrameBatchRelay {
+	/** A frame could not be read: the stream ended with an error event there. */
+	protected broken = false
+	/** Every chunk is rewritten (usage cut): a batch's bytes as received would go unused. */
+	protected abstract readonly strip: boolean
+	/** A frame's text for the client (empty to drop it); its meter reads it here. */
+	protected abstract emit(f: SseFrame): string
+	/** The protocol's last frame. */
+	protected abstract isLast(f: SseFrame): boolean
+	/** What closes a body that ended without the terminator: an error when it was cut, else the terminator it lacked. */
+	protected abstract ending(): string
+	/** An error event in the client's protocol. */
+	protected abstract streamError(message: string, code: string): string
+
+	protected take(): RelayStep | undefined {
+		const batch = this.batch
+		if (batch) {
+			this.batch = undefined
+			const bytes = this.strip ? undefined : this.it.bytesOf(batch)
+			let unchanged = bytes !== undefined
+			let out = ''
+			let last = false
+			let n = 0
+			for (; n < batch.length; n++) {
+				const f = batch[n]!
+				if (isBrokenFrame(f)) {
+					this.broken = true
+					break
+				}
+				const text = this.emit(f)
+				unchanged &&= text === f.raw
+				out += text
+				if ((last = this.isLast(f))) {
+					n++
+					break
+				}
+			}
+			const step = unchanged && n === batch.length ? bytes! : out
+			if (last) return { text: step, last: true, clean: true }
+			if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
+			if (step.length) return { text: step, last: false }
+		}
+		if (this.upstreamDone) return { text: this.ending(), last: true, clean: true }
+		return undefined
+	}
+
+	protected failed() {
+		return this.cancelled ? '' : this.streamError('the upstream stream failed', 'upstream_stream_error')
 	}
 }
 

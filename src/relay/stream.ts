@@ -20,7 +20,7 @@ import { renameModel, renameModelVersion, stripUsage } from './fast-path'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
-import { countOpen, FrameBatchRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
+import { countOpen, PassthroughRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
 import type { UpstreamCall } from './upstream-fetch'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
@@ -60,19 +60,29 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const proto = a.call.client.name
 	// Stripping usage rewrites every chunk but the terminator: their text as received would go unused.
 	const it = a.up.sse(!stripsUsage(a))
-	const prefetched = await prefetchFrames(it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble)
-	if (!prefetched) return failedBeforeContent(a.up)
+	const opened = await openRelayed(a.up, it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble, proto)
+	if ('error' in opened) return opened
+	return { ok: new FastRelay(a, it, opened).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+}
+
+/**
+ * The prefetch window of a stream relayed as it comes, or the failure that ends the attempt before anything was sent
+ * (and may fail over): the body failed or ended empty, an error event came first, or a frame could not be read.
+ */
+export async function openRelayed(up: UpstreamCall, it: SseBatchReader, isPreamble: (f: SseFrame) => boolean, proto: ProtocolName): Promise<FramesPrefetched | { error: GatewayError }> {
+	const prefetched = await prefetchFrames(it, isPreamble)
+	if (!prefetched) return failedBeforeContent(up) as { error: GatewayError }
 	const { pre, frames, head } = prefetched
 	const err = errorFrameIn(proto, head)
 	if (err || (pre.done && frames.length === 0)) {
-		a.up.abort()
+		up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
 	if (head.some(isBrokenFrame)) {
-		a.up.abort()
+		up.abort()
 		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
-	return { ok: new FastRelay(a, it, prefetched).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return prefetched
 }
 
 /** The client did not ask for usage: its chunk and every chunk's `"usage":null` are cut (WIRE-NOTES §12). */
@@ -82,15 +92,14 @@ const isOpenAIPreamble = (f: SseFrame) => isPreambleFrame('openai-chat', f)
 const isAnthropicPreamble = (f: SseFrame) => isPreambleFrame('anthropic-messages', f)
 const isGeminiPreamble = (f: SseFrame) => isPreambleFrame('gemini', f)
 
-class FastRelay extends FrameBatchRelay {
+class FastRelay extends PassthroughRelay {
 	private readonly proto: ProtocolName
 	private readonly meter: FrameMeter
 	/** Usage is cut (`stripsUsage`). */
-	private readonly strip: boolean
+	protected readonly strip: boolean
 	/** A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk, Anthropic
 	 * only in message_start, Gemini on every chunk as `modelVersion`). */
 	private readonly alias: string | undefined
-	private broken = false
 
 	constructor(
 		private readonly a: StreamAttempt,
@@ -105,49 +114,12 @@ class FastRelay extends FrameBatchRelay {
 		countOpen(a)
 	}
 
-	protected take(): RelayStep | undefined {
-		const batch = this.batch
-		if (batch) {
-			this.batch = undefined
-			// When the batch is one read's whole text and every frame of it goes out as it came, the upstream's own
-			// bytes are sent rather than the text joined (the response would encode it again). Stripping usage changes
-			// every chunk.
-			const bytes = this.strip ? undefined : this.it.bytesOf(batch)
-			let unchanged = bytes !== undefined
-			let out = ''
-			let last = false
-			let n = 0
-			for (; n < batch.length; n++) {
-				const f = batch[n]!
-				if (isBrokenFrame(f)) {
-					this.broken = true
-					break
-				}
-				const text = this.emit(f)
-				unchanged &&= text === f.raw
-				out += text
-				if ((last = isTerminal(this.proto, f))) {
-					n++
-					break
-				}
-			}
-			const step = unchanged && n === batch.length ? bytes! : out
-			// Nothing follows the terminator: the stream ends now rather than waiting for the upstream to close (and
-			// sending keepalives after it).
-			if (last) return { text: step, last: true, clean: true }
-			if (this.broken) return { text: out + this.streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
-			if (step.length) return { text: step, last: false }
-		}
-		if (this.upstreamDone) return { text: this.ending(), last: true, clean: true }
-		return undefined
+	protected isLast(f: SseFrame): boolean {
+		return isTerminal(this.proto, f)
 	}
 
-	/**
-	 * What closes a stream whose upstream body ended without the protocol's terminator (which would have ended it
-	 * already): an error when it was cut, else the terminator a whole answer lacked (vendors that stop after the finish
-	 * reason), so clients that wait for it see the end.
-	 */
-	private ending(): string {
+	/** Vendors that stop after the finish reason get the terminator a whole answer lacked, so clients waiting for it see the end. */
+	protected ending(): string {
 		const end = this.meter.end()
 		if (end === 'cut') return this.streamError('the upstream stream ended unexpectedly', 'upstream_cut')
 		if (end === 'error') return ''
@@ -155,7 +127,7 @@ class FastRelay extends FrameBatchRelay {
 	}
 
 	/** A frame's text for the client: as the upstream sent it unless usage is stripped or the model renamed. */
-	private emit(f: SseFrame): string {
+	protected emit(f: SseFrame): string {
 		this.meter.onFrame(f)
 		let data = this.strip ? stripUsage(f.data) : f.data
 		if (data !== undefined && this.alias !== undefined) {
@@ -166,12 +138,8 @@ class FastRelay extends FrameBatchRelay {
 		return data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data })
 	}
 
-	private streamError(message: string, code: string) {
+	protected streamError(message: string, code: string) {
 		return formatSse(this.a.call.client.encodeStreamError(new GatewayError('upstream', message, { code })))
-	}
-
-	protected failed() {
-		return this.cancelled ? '' : this.streamError('the upstream stream failed', 'upstream_stream_error')
 	}
 
 	protected settle() {
@@ -351,7 +319,7 @@ function isTerminal(p: ProtocolName, f: SseFrame): boolean {
  * The upstream's body failed (a reset connection) while the window still held everything back: nothing reached the
  * client, so this is an upstream failure another channel may answer, not an internal error.
  */
-export function failedBeforeContent(up: UpstreamCall): Attempt {
+export function failedBeforeContent(up: UpstreamCall): { error: GatewayError } {
 	up.abort()
 	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
 	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }
