@@ -34,6 +34,7 @@ import { countTokensModule } from './modules/count-tokens'
 import { geminiModule } from './modules/gemini'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
+import { realtimeModule } from './modules/realtime'
 import type { Services } from './services'
 
 /**
@@ -76,6 +77,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
+		.use(realtimeModule(svc))
 		.use(modelListModule(svc))
 		.use(geminiModule(svc))
 		.use(embeddingsModule(svc))

@@ -21,7 +21,11 @@ export const REALTIME_USAGE = {
 		audio_tokens: 70,
 		image_tokens: 0,
 		cached_tokens: 40,
-		cached_tokens_details: { text_tokens: 40, audio_tokens: 0, image_tokens: 0 },
+		cached_tokens_details: {
+			text_tokens: 40,
+			audio_tokens: 0,
+			image_tokens: 0,
+		},
 	},
 	output_token_details: { text_tokens: 50, audio_tokens: 200 },
 }
@@ -31,11 +35,21 @@ export const REALTIME_CANCELLED_USAGE = {
 	total_tokens: 130,
 	input_tokens: 120,
 	output_tokens: 10,
-	input_token_details: { text_tokens: 120, audio_tokens: 0, image_tokens: 0, cached_tokens: 0, cached_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0 } },
+	input_token_details: {
+		text_tokens: 120,
+		audio_tokens: 0,
+		image_tokens: 0,
+		cached_tokens: 0,
+		cached_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+	},
 	output_token_details: { text_tokens: 2, audio_tokens: 8 },
 }
 
-export type RealtimeHandshake = { url: string; headers: Record<string, string>; protocols: string[] }
+export type RealtimeHandshake = {
+	url: string
+	headers: Record<string, string>
+	protocols: string[]
+}
 
 export type RealtimeMock = {
 	/** http:// base, as a channel's `base_url` (…/v1). */
@@ -64,17 +78,53 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 		fetch(req, srv) {
 			const u = new URL(req.url)
 			const headers = Object.fromEntries(req.headers)
-			const protocols = (req.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean)
+			const protocols = (req.headers.get('sec-websocket-protocol') ?? '')
+				.split(',')
+				.map((p) => p.trim())
+				.filter(Boolean)
 			handshakes.push({ url: req.url, headers, protocols })
-			if (u.pathname !== '/v1/realtime') return Response.json({ error: { message: `Invalid URL (GET ${u.pathname})`, type: 'invalid_request_error', param: null, code: null } }, { status: 404 })
+			if (u.pathname !== '/v1/realtime')
+				return Response.json(
+					{
+						error: {
+							message: `Invalid URL (GET ${u.pathname})`,
+							type: 'invalid_request_error',
+							param: null,
+							code: null,
+						},
+					},
+					{ status: 404 },
+				)
 			if (req.headers.get('authorization') !== `Bearer ${opts.apiKey}`)
-				return Response.json({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }, { status: 401 })
-			const ok = srv.upgrade(req, { data: { model: u.searchParams.get('model') ?? '', seq: 0 }, headers: protocols.includes('realtime') ? { 'sec-websocket-protocol': 'realtime' } : undefined })
+				return Response.json(
+					{
+						error: {
+							message: 'Incorrect API key provided',
+							type: 'invalid_request_error',
+							param: null,
+							code: 'invalid_api_key',
+						},
+					},
+					{ status: 401 },
+				)
+			const ok = srv.upgrade(req, {
+				data: { model: u.searchParams.get('model') ?? '', seq: 0 },
+				headers: protocols.includes('realtime') ? { 'sec-websocket-protocol': 'realtime' } : undefined,
+			})
 			return ok ? undefined : new Response('Expected a WebSocket upgrade', { status: 426 })
 		},
 		websocket: {
 			open(ws) {
-				send(ws, { type: 'session.created', session: { id: 'sess_mock1', object: 'realtime.session', type: 'realtime', model: ws.data.model, output_modalities: ['audio'] } })
+				send(ws, {
+					type: 'session.created',
+					session: {
+						id: 'sess_mock1',
+						object: 'realtime.session',
+						type: 'realtime',
+						model: ws.data.model,
+						output_modalities: ['audio'],
+					},
+				})
 			},
 			message(ws, message) {
 				if (typeof message !== 'string') {
@@ -83,25 +133,78 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					return
 				}
 				received.push(message)
-				const event = JSON.parse(message) as { type: string; response?: { metadata?: Record<string, string> } }
+				const event = JSON.parse(message) as {
+					type: string
+					response?: { metadata?: Record<string, string> }
+				}
 				if (event.type === 'mock.hangup') return ws.close(1011, 'mock hangup')
 				if (event.type === 'response.cancel' && ws.data.held) {
 					const id = ws.data.held
 					ws.data.held = undefined
-					send(ws, { type: 'response.done', response: { id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'client_cancelled' }, output: [], usage: REALTIME_CANCELLED_USAGE } })
+					send(ws, {
+						type: 'response.done',
+						response: {
+							id,
+							object: 'realtime.response',
+							status: 'cancelled',
+							status_details: { type: 'cancelled', reason: 'client_cancelled' },
+							output: [],
+							usage: REALTIME_CANCELLED_USAGE,
+						},
+					})
 					return
 				}
 				if (event.type !== 'response.create') return
 				const id = `resp_${ws.data.seq + 1}`
-				send(ws, { type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [], usage: null } })
-				send(ws, { type: 'response.output_audio.delta', response_id: id, item_id: 'item_1', output_index: 0, content_index: 0, delta: AUDIO_CHUNKS[0] })
+				send(ws, {
+					type: 'response.created',
+					response: {
+						id,
+						object: 'realtime.response',
+						status: 'in_progress',
+						output: [],
+						usage: null,
+					},
+				})
+				send(ws, {
+					type: 'response.output_audio.delta',
+					response_id: id,
+					item_id: 'item_1',
+					output_index: 0,
+					content_index: 0,
+					delta: AUDIO_CHUNKS[0],
+				})
 				if (event.response?.metadata?.mock === 'hold') {
 					ws.data.held = id
 					return
 				}
-				send(ws, { type: 'response.output_audio.delta', response_id: id, item_id: 'item_1', output_index: 0, content_index: 0, delta: AUDIO_CHUNKS[1] })
-				send(ws, { type: 'response.output_audio_transcript.delta', response_id: id, item_id: 'item_1', output_index: 0, content_index: 0, delta: 'Hello there.' })
-				send(ws, { type: 'response.done', response: { id, object: 'realtime.response', status: 'completed', status_details: null, output: [], usage: REALTIME_USAGE } })
+				send(ws, {
+					type: 'response.output_audio.delta',
+					response_id: id,
+					item_id: 'item_1',
+					output_index: 0,
+					content_index: 0,
+					delta: AUDIO_CHUNKS[1],
+				})
+				send(ws, {
+					type: 'response.output_audio_transcript.delta',
+					response_id: id,
+					item_id: 'item_1',
+					output_index: 0,
+					content_index: 0,
+					delta: 'Hello there.',
+				})
+				send(ws, {
+					type: 'response.done',
+					response: {
+						id,
+						object: 'realtime.response',
+						status: 'completed',
+						status_details: null,
+						output: [],
+						usage: REALTIME_USAGE,
+					},
+				})
 			},
 			close(_ws, code) {
 				closed.push(code)

@@ -1,0 +1,153 @@
+/**
+ * GET /v1/realtime?model=…: OpenAI's Realtime API over WebSocket, relayed to the model's OpenAI-type channels.
+ * Everything that can refuse the session is decided before the upgrade, answered in OpenAI's error shape: the key
+ * (`Authorization: Bearer`, or the `openai-insecure-api-key.<key>` subprotocol browsers send), its rate limit and
+ * `allowed_models`, the model and its channels, the first hold (402 when the balance cannot cover a response) and
+ * the upstream handshake (with failover, as other routes fail over). Then the client's socket is upgraded, answering
+ * the `realtime` subprotocol when offered, and the session (session.ts) relays and bills.
+ * The upgrade goes through Bun's `server.upgrade` with the session's handlers in the socket's data: Elysia's own
+ * `websocket` handler, which every `app.listen` installs, calls them (`ws.data.open/message/close`), and the frames
+ * reach them as they came (Elysia's `.ws()` would parse JSON text first).
+ * @module
+ */
+import type { Server, ServerWebSocket } from 'bun'
+import { Elysia, t } from 'elysia'
+import { GatewayError } from '../../core/errors'
+import { missingKey, presentedKey } from '../../http/model-auth'
+import { usageRecord } from '../../billing/usage-record'
+import { openaiErrors } from '../../passthrough/schemas'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { resolveModel } from '../../relay/budget'
+import { channelTimeouts } from '../../relay/upstream-fetch'
+import { tryChannels } from '../../routing/attempts'
+import type { Services } from '../../services'
+import { RealtimeSession, responseBound } from './session'
+import { openUpstream } from './upstream'
+
+const KEY_PROTOCOL = 'openai-insecure-api-key.'
+
+/** The subprotocols a client offered (`Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.sk-…`). */
+const offeredProtocols = (request: Request): string[] =>
+	(request.headers.get('sec-websocket-protocol') ?? '')
+		.split(',')
+		.map((p) => p.trim())
+		.filter(Boolean)
+
+/** The key in the Authorization header, else in the subprotocol browsers use (they cannot set headers). */
+function realtimeKey(request: Request, protocols: string[]): string | undefined {
+	const header = presentedKey(request, false)
+	if (header) return header
+	const p = protocols.find((x) => x.startsWith(KEY_PROTOCOL))
+	return p ? p.slice(KEY_PROTOCOL.length) || undefined : undefined
+}
+
+/** What Elysia's `websocket` handler calls for an upgraded socket. */
+type SocketHandlers = {
+	open(ws: ServerWebSocket<unknown>): void
+	message(ws: ServerWebSocket<unknown>, data: string | Buffer): void
+	close(ws: ServerWebSocket<unknown>, code: number, reason: string): void
+}
+
+export const realtimeModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['OpenAI'] } }).get(
+		'/v1/realtime',
+		async ({ request, server, set, query }) => {
+			const requestId = set.headers['x-request-id'] as string
+			const startedAt = Date.now()
+			const protocols = offeredProtocols(request)
+			const key = realtimeKey(request, protocols)
+			if (!key) throw missingKey('openai')
+			const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
+			const admitted = svc.limits.admit(token)
+			if (admitted) await admitted
+			const model = typeof query.model === 'string' ? query.model : ''
+			if (!model) throw new GatewayError('invalid_request', 'Missing required parameter: model (GET /v1/realtime?model=…)', { code: 'missing_required_parameter', param: 'model' })
+			if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !server)
+				throw new GatewayError('invalid_request', 'The Realtime API takes a WebSocket connection (Upgrade: websocket)', { status: 426, code: 'websocket_required' })
+			const route = resolveModel(svc, token, model)
+			const channels = route.channels.filter((c) => c.type === 'openai')
+			if (!channels.length)
+				throw new GatewayError('invalid_request', `The Realtime API is not available for model "${model}": it is served only by OpenAI-compatible channels`, {
+					code: 'unsupported_for_model',
+					param: 'model',
+				})
+
+			const owner = { accountId: token.accountId, tokenId: token.id }
+			const bound = responseBound(route.price, 0)
+			const hold = svc.ledger.reserveNow(owner, requestId, bound.want) ?? (await svc.ledger.reserve(owner, requestId, bound.want, bound.min))
+			const session = new RealtimeSession({
+				svc,
+				token,
+				requestId,
+				startedAt,
+				model,
+				price: route.price,
+				hold,
+			})
+			const handshake = { protocols, beta: request.headers.get('openai-beta') }
+			const opened = await tryChannels(svc, channels, request.signal, (ch) =>
+				openUpstream(ch, ch.modelMap[model] ?? model, handshake, channelTimeouts(ch.settings).firstByteMs, (data) => session.fromUpstream(data)),
+			)
+			if ('error' in opened) {
+				const base = {
+					requestId,
+					token,
+					model,
+					endpoint: '/v1/realtime',
+					stream: true,
+					startedAt,
+				}
+				await hold.release(
+					usageRecord(base, {
+						channel: opened.channel,
+						status: opened.error.status,
+						endReason: 'error',
+					}),
+				)
+				throw opened.error
+			}
+			session.connected(opened.ok, opened.channel, opened.channel.modelMap[model] ?? model)
+			const handlers: SocketHandlers = {
+				open: (ws) => session.clientOpen(ws),
+				message: (_ws, data) => session.fromClient(data),
+				close: (_ws, code, reason) => void session.clientClosed(code, reason),
+			}
+			const headers: Record<string, string> = { 'x-request-id': requestId }
+			// A browser fails the handshake unless the server picks one of the subprotocols it offered.
+			if (protocols.includes('realtime')) headers['sec-websocket-protocol'] = 'realtime'
+			if (
+				(server as Server<unknown>).upgrade(request, {
+					headers,
+					data: handlers,
+				})
+			)
+				return
+			opened.ok.close(1000)
+			await session.clientClosed(1000, '')
+			throw new GatewayError('invalid_request', 'The WebSocket upgrade failed', { status: 426, code: 'websocket_required' })
+		},
+		{
+			// Checked in the handler, after the key (as OpenAI answers a request without a key 401 whatever it asks).
+			query: t.Object(
+				{
+					model: t.Optional(
+						t.String({
+							description: 'The model of the session, e.g. gpt-realtime',
+						}),
+					),
+				},
+				{ additionalProperties: true },
+			),
+			response: {
+				426: OpenAIErrorBody,
+				...openaiErrors,
+				503: OpenAIErrorBody,
+				504: OpenAIErrorBody,
+			},
+			detail: {
+				summary: 'Realtime API session (WebSocket)',
+				description:
+					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol. Each `response.done` is billed from its `response.usage` (one usage row per response); the session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
+			},
+		},
+	)

@@ -1,0 +1,74 @@
+/**
+ * The upstream side of a Realtime session: the channel's WebSocket URL (`{base_url}/realtime?model=…` in ws/wss
+ * form) and the handshake, authenticated with the channel's key. Of the client's subprotocols only those that select
+ * the protocol itself go upstream (`realtime`, the beta's `openai-beta.realtime-v1`): never the client's key
+ * (`openai-insecure-api-key.…`) nor its organization or project.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import type { AttemptResult } from '../../routing/attempts'
+import type { Channel } from '../../routing/catalog'
+import { authHeaders } from '../../passthrough/upstream'
+import { joinUrl } from '../../providers/adapter'
+
+/** `http(s)://host/v1` → `ws(s)://host/v1/realtime?model=…`. */
+export function realtimeUrl(ch: Channel, upstreamModel: string): string {
+	const u = new URL(joinUrl(ch.baseUrl, '/realtime'))
+	u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:'
+	u.searchParams.set('model', upstreamModel)
+	return u.toString()
+}
+
+/** Subprotocols that carry the client's credentials or account routing: for the gateway alone. */
+const PRIVATE_PROTOCOL = /^openai-(insecure-api-key|organization|project)\./i
+
+export const forwardedProtocols = (offered: string[]) => offered.filter((p) => !PRIVATE_PROTOCOL.test(p))
+
+/** What of the client's handshake goes upstream. */
+export type ClientHandshake = { protocols: string[]; beta: string | null }
+
+/**
+ * Opens the upstream socket; resolves once it is open (frames it sends meanwhile are kept by the session, which
+ * listens from the start). A refused handshake or silence past `timeoutMs` is a retryable failure: another channel
+ * may serve the session.
+ */
+export function openUpstream(
+	ch: Channel,
+	upstreamModel: string,
+	client: ClientHandshake,
+	timeoutMs: number,
+	onFrame: (data: string | ArrayBuffer) => void,
+): Promise<AttemptResult<WebSocket>> {
+	const headers: Record<string, string> = authHeaders(ch)
+	if (client.beta) headers['openai-beta'] = client.beta
+	const protocols = forwardedProtocols(client.protocols)
+	return new Promise((resolve) => {
+		let ws: WebSocket
+		try {
+			ws = new WebSocket(realtimeUrl(ch, upstreamModel), {
+				headers,
+				protocols,
+			} as unknown as string[])
+		} catch (e) {
+			return resolve({
+				error: new GatewayError('upstream', `Could not open the upstream Realtime socket: ${(e as Error).message}`, { code: 'upstream_error', retryable: true }),
+			})
+		}
+		ws.binaryType = 'arraybuffer'
+		ws.addEventListener('message', (e) => onFrame(e.data as string | ArrayBuffer))
+		const fail = (error: GatewayError) => {
+			clearTimeout(timer)
+			ws.close()
+			resolve({ error })
+		}
+		const timer = setTimeout(() => fail(new GatewayError('timeout', 'The upstream Realtime socket did not open in time', { code: 'upstream_timeout', retryable: true })), timeoutMs)
+		ws.addEventListener('open', () => {
+			clearTimeout(timer)
+			resolve({ ok: ws })
+		})
+		// Before `open` only: a handshake the upstream refused (its status is not exposed to WebSocket clients).
+		const refused = () => fail(new GatewayError('upstream', 'The upstream refused the Realtime connection', { code: 'upstream_error', retryable: true }))
+		ws.addEventListener('error', refused, { once: true })
+		ws.addEventListener('open', () => ws.removeEventListener('error', refused), { once: true })
+	})
+}

@@ -1,0 +1,363 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { REALTIME_CANCELLED_USAGE, REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
+import { micros, priceList, usageOf } from './helpers'
+
+let rt: RealtimeMock
+let app: TestApp
+
+// gpt-realtime's list prices per million tokens: text $4 / $16, cached $0.40, audio $32 / $64.
+const PRICE = {
+	input_per_mtok: 4,
+	output_per_mtok: 16,
+	cache_read_per_mtok: 0.4,
+	audio_input_per_mtok: 32,
+	audio_output_per_mtok: 64,
+	max_output_tokens: 1000,
+}
+// REALTIME_USAGE: 10 text + 70 audio uncached input, 40 cached text, 50 text + 200 audio output.
+const RESPONSE_COST = 10 * 4 + 70 * 32 + 40 * 0.4 + 50 * 16 + 200 * 64 // 15,896 micro-USD
+// REALTIME_CANCELLED_USAGE: 120 text input, 2 text + 8 audio output.
+const CANCELLED_COST = 120 * 4 + 2 * 16 + 8 * 64 // 1,024 micro-USD
+
+beforeAll(async () => {
+	rt = await startRealtimeMock({ apiKey: 'up-rt' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				{
+					name: 'rt',
+					type: 'openai',
+					base_url: rt.url,
+					api_key: 'up-rt',
+					models: ['gpt-realtime', 'voice'],
+					model_map: { voice: 'gpt-realtime-2025-08-28' },
+				},
+				{
+					name: 'claude',
+					type: 'anthropic',
+					base_url: 'http://127.0.0.1:9',
+					api_key: 'up-an',
+					models: ['claude-voice'],
+				},
+			],
+			models: priceList([
+				{ name: 'gpt-realtime', ...PRICE },
+				{ name: 'voice', ...PRICE },
+				{ name: 'claude-voice', input_per_mtok: 3, output_per_mtok: 15 },
+			]),
+		},
+	})
+}, 30_000)
+
+afterAll(async () => {
+	await app.close()
+	await rt.stop()
+})
+
+const wsUrl = (model: string) => `${app.url.replace('http', 'ws')}/v1/realtime?model=${model}`
+
+type Client = {
+	ws: WebSocket
+	frames: Array<string | ArrayBuffer>
+	closed: Promise<{ code: number; reason: string }>
+	next(type: string): Promise<any>
+}
+
+/** A raw WebSocket client that keeps every frame, and waits for an event of a given type. */
+async function connect(model: string, opts: { key?: string; protocols?: string[] } = {}): Promise<Client> {
+	const ws = new WebSocket(wsUrl(model), {
+		headers: opts.key ? { authorization: `Bearer ${opts.key}` } : {},
+		protocols: opts.protocols ?? ['realtime'],
+	} as unknown as string[])
+	ws.binaryType = 'arraybuffer'
+	const frames: Array<string | ArrayBuffer> = []
+	let seen = 0
+	const waiters: Array<() => void> = []
+	ws.addEventListener('message', (e) => {
+		frames.push(e.data as string | ArrayBuffer)
+		for (const w of waiters.splice(0)) w()
+	})
+	const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })))
+	await new Promise<void>((resolve, reject) => {
+		ws.addEventListener('open', () => resolve())
+		ws.addEventListener('error', () => reject(new Error('websocket error')))
+	})
+	const next = async (type: string) => {
+		for (;;) {
+			while (seen < frames.length) {
+				const f = frames[seen++]!
+				if (typeof f === 'string' && JSON.parse(f).type === type) return JSON.parse(f)
+			}
+			await Promise.race([new Promise<void>((r) => waiters.push(r)), closed.then(() => Bun.sleep(0))])
+			if (seen >= frames.length && ws.readyState === WebSocket.CLOSED) throw new Error(`closed before ${type}`)
+		}
+	}
+	return { ws, frames, closed, next }
+}
+
+/** The gateway's HTTP answer to a WebSocket handshake it refuses (status and JSON body). */
+async function refusedHandshake(model: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+	const port = Number(new URL(app.url).port)
+	const lines = [
+		`GET /v1/realtime?model=${model} HTTP/1.1`,
+		`host: 127.0.0.1:${port}`,
+		'upgrade: websocket',
+		'connection: Upgrade',
+		'sec-websocket-version: 13',
+		'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
+		...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+		'',
+		'',
+	]
+	let text = ''
+	await new Promise<void>((resolve, reject) =>
+		Bun.connect({
+			hostname: '127.0.0.1',
+			port,
+			socket: {
+				open: (s) => void s.write(lines.join('\r\n')),
+				data: (s, d) => {
+					text += new TextDecoder().decode(d)
+					const [head, body = ''] = text.split('\r\n\r\n')
+					const len = Number(/content-length: (\d+)/i.exec(head!)?.[1] ?? -1)
+					if (len >= 0 && Buffer.byteLength(body) >= len) s.end()
+				},
+				close: () => resolve(),
+				error: (_s, e) => reject(e),
+			},
+		}).catch(reject),
+	)
+	const [head, body = ''] = text.split('\r\n\r\n')
+	return { status: Number(head!.split(' ')[1]), body: JSON.parse(body) }
+}
+
+/** Polls until `check` passes (settlement runs as the sockets close). */
+async function eventually(check: () => Promise<void>, ms = 3000) {
+	const until = Date.now() + ms
+	for (;;) {
+		try {
+			return await check()
+		} catch (e) {
+			if (Date.now() > until) throw e
+			await Bun.sleep(20)
+		}
+	}
+}
+
+describe('GET /v1/realtime (WebSocket)', () => {
+	it('should relay text and binary frames intact both ways, with the channel key upstream, and bill each response.done exactly', async () => {
+		const { key, accountId } = await app.account(1)
+		const before = rt.handshakes.length
+		const c = await connect('voice', { key })
+		expect(c.ws.protocol).toBe('realtime')
+		const created = await c.next('session.created')
+		expect(created.session.model).toBe('gpt-realtime-2025-08-28')
+
+		const hs = rt.handshakes[before]!
+		expect(hs.headers.authorization).toBe('Bearer up-rt')
+		expect(new URL(hs.url).searchParams.get('model')).toBe('gpt-realtime-2025-08-28')
+		expect(JSON.stringify(hs)).not.toContain(key)
+
+		// A client event goes up byte for byte (odd spacing, key order and an unknown field kept).
+		const update = '{ "type":"session.update",  "session": {"type":"realtime","instructions":"Be brief. ✓"}, "x_extra": [1,2] }'
+		c.ws.send(update)
+		const bytes = new Uint8Array([0, 1, 2, 250, 251, 252, 253, 254, 255])
+		c.ws.send(bytes)
+		await eventually(async () => expect(c.frames.some((f) => f instanceof ArrayBuffer)).toBe(true))
+		expect(rt.received).toContain(update)
+		expect(new Uint8Array(c.frames.find((f) => f instanceof ArrayBuffer) as ArrayBuffer)).toEqual(bytes)
+
+		c.ws.send(JSON.stringify({ type: 'response.create' }))
+		const done = await c.next('response.done')
+		expect(done.response.usage).toEqual(REALTIME_USAGE)
+		expect(c.frames.filter((f) => typeof f === 'string' && f.includes('"response.output_audio.delta"'))).toHaveLength(2)
+
+		c.ws.send(JSON.stringify({ type: 'response.create' }))
+		await c.next('response.done')
+		c.ws.close(1000)
+		await c.closed
+
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(1_000_000 - 2 * RESPONSE_COST))
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(2)
+		for (const row of rows)
+			expect(row).toMatchObject({
+				endpoint: '/v1/realtime',
+				model: 'voice',
+				cost: RESPONSE_COST / 1e6,
+				input_tokens: 120,
+				cached_tokens: 40,
+				output_tokens: 250,
+				status: 200,
+				end_reason: 'ok',
+				upstream_model: 'gpt-realtime-2025-08-28',
+			})
+	})
+
+	it('should take the key from the openai-insecure-api-key subprotocol and never forward it', async () => {
+		const { key } = await app.account(1)
+		const before = rt.handshakes.length
+		const c = await connect('gpt-realtime', {
+			protocols: ['realtime', `openai-insecure-api-key.${key}`, 'openai-beta.realtime-v1'],
+		})
+		expect(c.ws.protocol).toBe('realtime')
+		await c.next('session.created')
+		const hs = rt.handshakes[before]!
+		expect(hs.protocols).toEqual(['realtime', 'openai-beta.realtime-v1'])
+		expect(hs.headers.authorization).toBe('Bearer up-rt')
+		expect(JSON.stringify(hs)).not.toContain(key)
+		c.ws.close()
+		await c.closed
+	})
+
+	it('should refuse the handshake in OpenAI error shape: no key, a bad key, a model not allowed, unknown, or served by no OpenAI channel', async () => {
+		const { key } = await app.account(1)
+		const before = rt.handshakes.length
+		const none = await refusedHandshake('gpt-realtime')
+		expect(none.status).toBe(401)
+		expect(none.body.error.type).toBe('authentication_error')
+		expect(
+			(
+				await refusedHandshake('gpt-realtime', {
+					authorization: 'Bearer sk-wrong',
+				})
+			).status,
+		).toBe(401)
+		expect(
+			(
+				await refusedHandshake('gpt-realtime', {
+					'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-wrong',
+				})
+			).status,
+		).toBe(401)
+
+		const anthropic = await refusedHandshake('claude-voice', {
+			authorization: `Bearer ${key}`,
+		})
+		expect(anthropic.status).toBe(400)
+		expect(anthropic.body.error).toMatchObject({
+			code: 'unsupported_for_model',
+			param: 'model',
+		})
+		const unknown = await refusedHandshake('nope', {
+			authorization: `Bearer ${key}`,
+		})
+		expect(unknown.status).toBe(404)
+		expect(unknown.body.error.code).toBe('model_not_found')
+
+		const limited = await app.admin('/api/tokens', {
+			body: { account_id: (await app.account(1)).accountId, name: 'limited' },
+		})
+		await app.admin(`/api/tokens/${limited.body.id}`, {
+			method: 'PATCH',
+			body: { allowed_models: ['gpt-4o'] },
+		})
+		const notAllowed = await refusedHandshake('gpt-realtime', {
+			authorization: `Bearer ${limited.body.key}`,
+		})
+		expect(notAllowed.status).toBe(403)
+		expect(notAllowed.body.error.code).toBe('model_not_allowed')
+		const plain = await fetch(`${app.url}/v1/realtime?model=gpt-realtime`, {
+			headers: { authorization: `Bearer ${key}` },
+		})
+		expect(plain.status).toBe(426)
+		expect((await plain.json()).error.code).toBe('websocket_required')
+		expect(rt.handshakes.length).toBe(before)
+	})
+
+	it('should refuse with 402 before upgrading when the balance cannot cover a response, and 429 past the rpm limit', async () => {
+		const { key } = await app.account(0.01)
+		const poor = await refusedHandshake('gpt-realtime', {
+			authorization: `Bearer ${key}`,
+		})
+		expect(poor.status).toBe(402)
+		expect(poor.body.error.code).toBe('insufficient_quota')
+
+		const rich = await app.account(1)
+		await app.admin(`/api/tokens/${rich.tokenId}`, {
+			method: 'PATCH',
+			body: { rpm_limit: 1 },
+		})
+		const c = await connect('gpt-realtime', { key: rich.key })
+		await c.next('session.created')
+		const over = await refusedHandshake('gpt-realtime', {
+			authorization: `Bearer ${rich.key}`,
+		})
+		expect(over.status).toBe(429)
+		expect(over.body.error.code).toBe('rate_limit_exceeded')
+		c.ws.close()
+		await c.closed
+	})
+
+	// Held per response: 2,048 turn tokens at the audio input price and 1,000 output at the audio output price; at
+	// least 16 output tokens. $0.09 covers the first response's minimum, not the second's (a longer conversation).
+	for (const [what, balance, limit] of [
+		['balance', 0.09, undefined],
+		["key's spend limit", 10, 0.09],
+	] as const) {
+		it(`should cut the session off with an insufficient_quota error event when the ${what} runs out, never spending past it`, async () => {
+			const { key, accountId } = await app.account(balance, limit === undefined ? {} : { spend_limit: limit })
+			const c = await connect('gpt-realtime', { key })
+			await c.next('session.created')
+			c.ws.send(JSON.stringify({ type: 'response.create' }))
+			await c.next('response.done')
+			const err = await c.next('error')
+			expect(err.error).toMatchObject({
+				type: 'insufficient_quota',
+				code: 'insufficient_quota',
+			})
+			expect((await c.closed).code).toBe(1008)
+			await eventually(async () => expect(rt.closed.length).toBeGreaterThan(0))
+			await eventually(async () => expect(micros(await app.balance(accountId))).toBe(micros(balance) - RESPONSE_COST))
+			const rows = await usageOf(app, accountId)
+			expect(rows.map((r) => r.cost)).toEqual([RESPONSE_COST / 1e6])
+		})
+	}
+
+	it('should cancel a running response when the client leaves and bill what its response.done reports', async () => {
+		const { key, accountId } = await app.account(1)
+		const c = await connect('gpt-realtime', { key })
+		await c.next('session.created')
+		c.ws.send(
+			JSON.stringify({
+				type: 'response.create',
+				response: { metadata: { mock: 'hold' } },
+			}),
+		)
+		await c.next('response.output_audio.delta')
+		const received = rt.received.length
+		c.ws.close(1000)
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(1_000_000 - CANCELLED_COST))
+		expect(rt.received.slice(received).map((f) => JSON.parse(f as string).type)).toEqual(['response.cancel'])
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({
+			end_reason: 'client_abort',
+			input_tokens: REALTIME_CANCELLED_USAGE.input_tokens,
+			output_tokens: 10,
+			cost: CANCELLED_COST / 1e6,
+		})
+	})
+
+	it('should close the client when the upstream closes, keeping what was billed and releasing the rest', async () => {
+		const { key, accountId } = await app.account(1)
+		const c = await connect('gpt-realtime', { key })
+		await c.next('session.created')
+		c.ws.send(JSON.stringify({ type: 'response.create' }))
+		await c.next('response.done')
+		c.ws.send(JSON.stringify({ type: 'mock.hangup' }))
+		const closed = await c.closed
+		expect(closed.code).toBe(1011)
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(1_000_000 - RESPONSE_COST))
+		await eventually(async () =>
+			expect(
+				app.svc.ledger
+					.leases()
+					.filter((l) => l.accountId === accountId)
+					.reduce((s, l) => s + l.inUse, 0),
+			).toBe(0),
+		)
+		expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok'])
+	})
+})
