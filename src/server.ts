@@ -7,6 +7,7 @@
 import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
+import { shutdownSessions } from './modules/realtime/session'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
@@ -91,6 +92,8 @@ export async function runServer(startupNotes: string[] = []) {
 				svc.log.warn('grace period over: closing remaining connections')
 				// The requests this cuts end as if their clients had left: recorded as `shutdown` instead.
 				svc.ledger.cutForShutdown()
+				// Realtime sessions: 1001 both ways, their running response billed (Bun's own close would not wait for it).
+				await shutdownSessions()
 				await app.server!.stop(true)
 			}
 			clearInterval(purger)

@@ -60,6 +60,12 @@ export const realtimeModule = (svc: Services) =>
 			const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 			const admitted = svc.limits.admit(token)
 			if (admitted) await admitted
+			// Transcription sessions (`?intent=transcription`, the model in session.update, billed by the transcription
+			// model) and sideband connections to a WebRTC/SIP call (`?call_id=`, a call the gateway never saw): not relayed.
+			if (query.intent === 'transcription')
+				throw new GatewayError('invalid_request', 'Realtime transcription sessions (?intent=transcription) are not supported by this gateway: use POST /v1/audio/transcriptions, or a conversation session (?model=…)', { code: 'unsupported_value', param: 'intent' })
+			if (typeof query.call_id === 'string')
+				throw new GatewayError('invalid_request', 'Sideband connections to a WebRTC or SIP call (?call_id=…) are not supported by this gateway: open a WebSocket session with ?model=…', { code: 'unsupported_value', param: 'call_id' })
 			const model = typeof query.model === 'string' ? query.model : ''
 			if (!model) throw new GatewayError('invalid_request', 'Missing required parameter: model (GET /v1/realtime?model=…)', { code: 'missing_required_parameter', param: 'model' })
 			if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !server)
@@ -135,6 +141,8 @@ export const realtimeModule = (svc: Services) =>
 							description: 'The model of the session, e.g. gpt-realtime',
 						}),
 					),
+					intent: t.Optional(t.String({ description: '`transcription` sessions are not supported (400 unsupported_value)' })),
+					call_id: t.Optional(t.String({ description: 'Sideband connections to WebRTC/SIP calls are not supported (400 unsupported_value)' })),
 				},
 				{ additionalProperties: true },
 			),

@@ -7,9 +7,13 @@
  * `response.done` settles its `response.usage` from that hold (one usage row per response, under the session's
  * request id) and reserves the next; when the balance or the key's limit cannot cover a minimal response the client
  * gets an OpenAI `error` event (`insufficient_quota`) and both sockets close. A client that leaves while a response
- * runs has it cancelled upstream and pays what its `response.done` reports (at most `DRAIN_MS` waited); an upstream
- * that closes mid-response leaves no usage to bill (row `upstream_cut`, cost 0). Whatever is still held at the end
- * goes back.
+ * runs has it cancelled upstream and pays what its `response.done` reports (at most `DRAIN_MS` waited); a response
+ * whose `response.done` never comes (the upstream cut it, or did not answer the cancel) is billed as estimated from
+ * the frames seen (estimate.ts). Whatever is still held at the end goes back.
+ *
+ * A client that stops reading is closed (1008, an `error` event first) once `CLIENT_BUFFER_LIMIT` bytes wait for it
+ * (or a frame was dropped): the upstream's socket cannot be paused, and Bun drops frames past its own limit. At shutdown (`shutdownSessions`, once
+ * SHUTDOWN_GRACE_MS ran out) both sockets close with 1001 and the running response is billed as `shutdown`.
  * @module
  */
 import type { ServerWebSocket } from 'bun'
@@ -21,15 +25,33 @@ import { emptyUsage, type Usage } from '../../core/ir'
 import { GatewayError } from '../../core/errors'
 import { observeUsage } from '../../metrics/observe-usage'
 import { errorBody } from '../../protocols/openai-chat/error'
+import { countText } from '../../relay/estimate'
 import { DEFAULT_MAX_OUTPUT, MIN_ANSWER_TOKENS } from '../../relay/budget'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { AUDIO_DELTAS, assistantAudioTokens, base64Bytes, audioBytesPerSecond, clientInput, TEXT_DELTAS, userAudioTokens } from './estimate'
 import { realtimeUsage } from './usage'
 
 /** Input tokens a new turn may add to the conversation before the next response (about 3 minutes of audio input). */
 export const TURN_TOKENS = 2048
 /** How long a client that left waits, upstream, for the `response.done` of the response it cancelled. */
 export const DRAIN_MS = 5_000
+/** How long a session cut at shutdown waits for the `response.done` of its cancelled response before estimating it. */
+export const SHUTDOWN_DRAIN_MS = 1_000
+/**
+ * Bytes that may wait for a client that does not read (a minute of PCM16 audio is about 3.8 MB in base64 events).
+ * Below Bun's own per-socket `backpressureLimit` (16 MB), past which `send` silently drops frames: the client would
+ * get a session with holes in it, never told.
+ */
+export const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024
+
+/** The sessions open in this process, for shutdown. */
+const live = new Set<RealtimeSession>()
+
+/** Shutdown, once the grace period ran out: closes every open session (1001 both ways) and bills what each was running. */
+export async function shutdownSessions(): Promise<void> {
+	await Promise.all([...live].map((s) => s.shutdown()))
+}
 
 /** The hold for one more response after a conversation of `context` tokens: `want` when the headroom allows, at least `min`. */
 export function responseBound(price: ModelInfo, context: number): { want: number; min: number } {
@@ -74,8 +96,16 @@ export class RealtimeSession {
 	private clientGone = false
 	private cutOff = false
 	private finished = false
+	private shuttingDown = false
 	private drained: (() => void) | undefined
 	private readonly base: RecordBase
+	/** Bytes per second of the session's input and output audio (session.created / session.updated). */
+	private audioIn = audioBytesPerSecond(undefined)
+	private audioOut = audioBytesPerSecond(undefined)
+	/** Input the client added since the last response (text tokens, audio bytes), for an estimate. */
+	private turn = { text: 0, audioBytes: 0 }
+	/** Output of the running response as seen in its deltas, for an estimate. */
+	private seen = { text: '', audioBytes: 0 }
 
 	constructor(private readonly s: SessionInit) {
 		this.hold = s.hold
@@ -94,6 +124,8 @@ export class RealtimeSession {
 		this.upstream = upstream
 		this.channel = channel
 		this.upstreamModel = upstreamModel
+		// Only connected sessions: one whose handshake failed never finishes (its hold is released by the route).
+		live.add(this)
 		upstream.addEventListener('close', (e) => this.upstreamClosed(e.code, e.reason))
 	}
 
@@ -110,35 +142,70 @@ export class RealtimeSession {
 			if (typeof data === 'string') this.meter(data)
 			return
 		}
-		if (this.client) this.client.send(data)
-		else this.waiting.push(data)
+		if (this.client) {
+			const sent = this.client.send(data)
+			if (sent === 0 || this.client.getBufferedAmount() > CLIENT_BUFFER_LIMIT) {
+				this.end(new GatewayError('invalid_request', `The client did not read the session's events: more than ${CLIENT_BUFFER_LIMIT} bytes were waiting for it`, { code: 'client_too_slow' }))
+				return
+			}
+		} else this.waiting.push(data)
 		if (typeof data === 'string') this.meter(data)
 	}
 
 	fromClient(data: string | Buffer) {
 		if (this.cutOff) return
 		if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(data)
+		if (typeof data === 'string' && (data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
+			try {
+				const added = clientInput(JSON.parse(data))
+				this.turn.text += added.text
+				this.turn.audioBytes += added.audioBytes
+			} catch {
+				// not JSON: the upstream answers it with an error event
+			}
+		}
 	}
 
 	/** The client left: cancel a running response and wait for its usage, then close upstream and settle. */
 	async clientClosed(code: number, reason: string) {
 		if (this.clientGone) return
 		this.clientGone = true
+		await this.cancelAndClose(DRAIN_MS, sendableCode(code), reason)
+	}
+
+	/** Shutdown: the client is told the server is going away (1001), the running response cancelled and billed. */
+	async shutdown() {
+		this.shuttingDown = true
+		if (this.client && !this.clientGone) this.client.close(1001, 'server shutting down')
+		this.clientGone = true
+		await this.cancelAndClose(SHUTDOWN_DRAIN_MS, 1001, 'server shutting down')
+	}
+
+	/** Cancels a running response (its usage awaited at most `waitMs`, else estimated), then closes upstream and settles. */
+	private async cancelAndClose(waitMs: number, code: number, reason: string) {
 		const up = this.upstream
 		if (this.responding && up?.readyState === WebSocket.OPEN) {
 			const done = new Promise<void>((resolve) => (this.drained = resolve))
 			up.send(JSON.stringify({ type: 'response.cancel' }))
-			await Promise.race([done, Bun.sleep(DRAIN_MS)])
+			await Promise.race([done, Bun.sleep(waitMs)])
 		}
-		if (up && up.readyState < WebSocket.CLOSING) up.close(sendableCode(code), reason)
+		if (this.responding) {
+			// Its response.done did not come in time: billed from what was seen.
+			this.responding = false
+			this.closeResponse(this.estimate(), true, this.abandonReason())
+		}
+		if (up && up.readyState < WebSocket.CLOSING) up.close(code, reason)
 		await this.finish()
 	}
+
+	/** A response the client did not wait for: it left, or the gateway is shutting down. */
+	private abandonReason = () => (this.shuttingDown ? 'shutdown' : 'client_abort')
 
 	/** The upstream closed: the client is told with the same code, a running response is recorded as cut. */
 	async upstreamClosed(code: number, reason: string) {
 		if (this.responding) {
 			this.responding = false
-			this.bill(() => this.cutResponse())
+			this.closeResponse(this.estimate(), true, this.clientGone ? this.abandonReason() : 'upstream_cut')
 		}
 		this.drained?.()
 		if (this.client && !this.clientGone) {
@@ -150,10 +217,12 @@ export class RealtimeSession {
 
 	/** Reads what billing needs from an upstream text frame: the start and the end (with usage) of each response. */
 	private meter(text: string) {
-		const created = text.includes('"response.created"')
-		if (!created && !text.includes('"response.done"')) return
+		const delta = this.responding && text.includes('.delta"')
+		if (!delta && !text.includes('"response.created"') && !text.includes('"response.done"') && !text.includes('"session.')) return
 		let event: {
 			type?: unknown
+			delta?: unknown
+			session?: Record<string, any>
 			response?: { status?: unknown; usage?: unknown }
 		}
 		try {
@@ -161,12 +230,24 @@ export class RealtimeSession {
 		} catch {
 			return
 		}
-		if (event.type === 'response.created') this.responding = true
-		else if (event.type === 'response.done') {
+		const type = String(event.type)
+		if (type === 'response.created') {
+			this.responding = true
+			this.seen = { text: '', audioBytes: 0 }
+		} else if (type === 'response.done') {
 			this.responding = false
 			const abandoned = this.clientGone
-			this.bill(() => this.settle(event.response?.usage, event.response?.status, abandoned))
+			const reported = realtimeUsage(event.response?.usage)
+			const endReason = abandoned ? this.abandonReason() : event.response?.status === 'failed' ? 'error' : 'ok'
+			this.closeResponse(reported ?? this.estimate(), reported === undefined, endReason)
 			this.billing.then(() => this.drained?.())
+		} else if (typeof event.delta === 'string' && TEXT_DELTAS.has(type)) this.seen.text += event.delta
+		else if (typeof event.delta === 'string' && AUDIO_DELTAS.has(type)) this.seen.audioBytes += base64Bytes(event.delta)
+		else if ((type === 'session.created' || type === 'session.updated') && event.session) {
+			// GA: session.audio.{input,output}.format; the beta: input_audio_format / output_audio_format.
+			const ss = event.session
+			this.audioIn = audioBytesPerSecond(ss.audio?.input?.format ?? ss.input_audio_format)
+			this.audioOut = audioBytesPerSecond(ss.audio?.output?.format ?? ss.output_audio_format)
 		}
 	}
 
@@ -180,20 +261,24 @@ export class RealtimeSession {
 		)
 	}
 
+	/** A response ended: the conversation now includes it; its bill is queued. */
+	private closeResponse(usage: Usage, estimated: boolean, endReason: string) {
+		this.context = usage.input + usage.cacheRead + usage.output
+		this.turn = { text: 0, audioBytes: 0 }
+		this.bill(() => this.settle(usage, estimated, endReason))
+	}
+
 	/** Charges one response from the hold, then holds for the next (or cuts the session off). */
-	private async settle(reported: unknown, status: unknown, abandoned: boolean) {
+	private async settle(usage: Usage, estimated: boolean, endReason: string) {
 		const hold = this.hold
 		this.hold = undefined
-		const usage: Usage = realtimeUsage(reported) ?? emptyUsage()
-		this.context = usage.input + usage.cacheRead + usage.output
-		const endReason = abandoned ? 'client_abort' : status === 'failed' ? 'error' : 'ok'
 		const record = usageRecord(this.base, {
 			channel: this.channel,
 			upstreamModel: this.upstreamModel,
-			status: 200,
+			status: endReason === 'upstream_cut' ? 502 : 200,
 			endReason,
 			usage,
-			estimated: realtimeUsage(reported) === undefined,
+			estimated,
 		})
 		// No hold: the session is being cut off; what the response cost is still charged, as far as the headroom goes.
 		const h = hold ?? (await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, 0, 0))
@@ -236,26 +321,28 @@ export class RealtimeSession {
 		if (up && up.readyState < WebSocket.CLOSING) up.close(1000, 'session ended')
 	}
 
-	/** A response the upstream never finished: recorded, not charged (its usage is unknown). */
-	private async cutResponse() {
-		const hold = this.hold
-		this.hold = undefined
-		const record = usageRecord(this.base, {
-			channel: this.channel,
-			upstreamModel: this.upstreamModel,
-			status: 502,
-			endReason: 'upstream_cut',
-			usage: emptyUsage(),
-			estimated: true,
-		})
-		if (hold) await hold.release(record)
-		observeUsage(this.s.svc, this.s.token, record, 0)
+	/**
+	 * What the running response used, from what the gateway saw: as input the conversation so far (the last
+	 * response's input and output, and what the client added since), as output its text and audio deltas.
+	 */
+	private estimate(): Usage {
+		const audioIn = userAudioTokens(this.turn.audioBytes, this.audioIn)
+		const audioOut = assistantAudioTokens(this.seen.audioBytes, this.audioOut)
+		return {
+			...emptyUsage(),
+			input: this.context + this.turn.text + audioIn,
+			audioInput: audioIn,
+			output: countText(this.seen.text) + audioOut,
+			audioOutput: audioOut,
+		}
 	}
+
 
 	/** Once both sides are done with: the rest of the hold goes back. */
 	private async finish() {
 		if (this.finished) return
 		this.finished = true
+		live.delete(this)
 		await this.billing
 		const hold = this.hold
 		this.hold = undefined

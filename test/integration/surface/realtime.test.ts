@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { REALTIME_CANCELLED_USAGE, REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
+import { countText } from '../../../src/relay/estimate'
+import { CLIENT_BUFFER_LIMIT } from '../../../src/modules/realtime/session'
 import { micros, priceList, usageOf } from './helpers'
 
 let rt: RealtimeMock
@@ -266,6 +268,20 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		expect(rt.handshakes.length).toBe(before)
 	})
 
+	it('should refuse transcription sessions and call_id sideband connections clearly, naming the parameter, before any upstream handshake', async () => {
+		const { key } = await app.account(1)
+		const before = rt.handshakes.length
+		// As OpenAI documents them: no model in the URL (it is in session.update), or the call's id.
+		const transcription = await refusedHandshake('&intent=transcription', { authorization: `Bearer ${key}` })
+		expect(transcription.status).toBe(400)
+		expect(transcription.body.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_value', param: 'intent' })
+		expect(transcription.body.error.message).toContain('transcription')
+		const sideband = await refusedHandshake('&call_id=rtc_u1_9c6574da8b8a41a18da9308f4ad974ce', { authorization: `Bearer ${key}` })
+		expect(sideband.status).toBe(400)
+		expect(sideband.body.error).toMatchObject({ code: 'unsupported_value', param: 'call_id' })
+		expect(rt.handshakes.length).toBe(before)
+	})
+
 	it('should refuse with 402 before upgrading when the balance cannot cover a response, and 429 past the rpm limit', async () => {
 		const { key } = await app.account(0.01)
 		const poor = await refusedHandshake('gpt-realtime', {
@@ -360,4 +376,72 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		)
 		expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok'])
 	})
+
+	it('should bill a response the upstream cut from what was seen, estimated: the conversation so far as input, its text and audio deltas as output', async () => {
+		const { key, accountId } = await app.account(1)
+		const c = await connect('gpt-realtime', { key })
+		await c.next('session.created')
+		const said = 'Tell me about the tides, and keep it short please.'
+		c.ws.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: said }] } }))
+		// 1 s of PCM16 24 kHz input audio: 10 tokens (1 per 100 ms).
+		c.ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(48_000).toString('base64') }))
+		// 2 s of output audio: 40 tokens (1 per 50 ms).
+		c.ws.send(JSON.stringify({ type: 'response.create', response: { metadata: { mock: 'hold', audio_ms: '2000' } } }))
+		await c.next('response.output_audio.delta')
+		c.ws.send(JSON.stringify({ type: 'mock.hangup' }))
+		expect((await c.closed).code).toBe(1011)
+		const input = countText(said) + 10
+		const cost = (input - 10) * 4 + 10 * 32 + 40 * 64
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(1_000_000 - cost))
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ end_reason: 'upstream_cut', estimated: true, input_tokens: input, output_tokens: 40, cost: cost / 1e6 })
+	})
+
+	it('should close a client that stops reading with 1008 once its unsent frames pass the buffer limit, instead of buffering without bound', async () => {
+		const { key } = await app.account(1)
+		const port = Number(new URL(app.url).port)
+		const net = await import('node:net')
+		// A raw client that completes the handshake, then stops reading: the gateway's frames pile up in its buffer.
+		const sock = net.connect(port, '127.0.0.1')
+		let head = ''
+		await new Promise<void>((resolve) => {
+			sock.on('connect', () =>
+				sock.write(
+					[`GET /v1/realtime?model=gpt-realtime HTTP/1.1`, `host: 127.0.0.1:${port}`, 'upgrade: websocket', 'connection: Upgrade', 'sec-websocket-version: 13', 'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==', `authorization: Bearer ${key}`, '', ''].join('\r\n'),
+				),
+			)
+			const onHead = (d: Buffer) => {
+				head += d.toString('latin1')
+				if (head.includes('\r\n\r\n')) {
+					sock.pause()
+					sock.off('data', onHead)
+					resolve()
+				}
+			}
+			sock.on('data', onHead)
+		})
+		expect(head.startsWith('HTTP/1.1 101')).toBe(true)
+		const closedBefore = rt.closed.length
+		// A masked client text frame asking the mock for four times the limit in 1 MiB frames.
+		const payload = Buffer.from(JSON.stringify({ type: 'mock.flood', count: Math.ceil((4 * CLIENT_BUFFER_LIMIT) / 2 ** 20), bytes: 2 ** 20 }))
+		const frame = Buffer.concat([Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255, 0, 0, 0, 0]), payload])
+		sock.write(frame)
+		// The gateway gives up on the client and closes the upstream session with it.
+		await eventually(async () => expect(rt.closed.length).toBeGreaterThan(closedBefore), 10_000)
+		// Reading again: what was buffered arrives, then the close frame with 1008.
+		const chunks: Buffer[] = []
+		const ended = new Promise<void>((resolve) => sock.on('close', () => resolve()))
+		sock.on('data', (d) => chunks.push(Buffer.from(d)))
+		sock.resume()
+		await Promise.race([ended, Bun.sleep(10_000)])
+		const all = Buffer.concat(chunks)
+		expect(all.length).toBeLessThan(2 * CLIENT_BUFFER_LIMIT)
+		expect(all.toString('latin1')).toContain('"code":"client_too_slow"')
+		// The last frame is a close frame (0x88) whose code is 1008.
+		const at = all.lastIndexOf(Buffer.from([0x88]))
+		expect(at).toBeGreaterThan(-1)
+		expect(all.readUInt16BE(at + 2)).toBe(1008)
+		sock.destroy()
+	}, 30_000)
 })

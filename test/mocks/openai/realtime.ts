@@ -5,7 +5,9 @@
  * carrying `response.usage` (`REALTIME_USAGE`); on `response.cancel` of a response still running, its
  * `response.done` with status `cancelled` and the usage so far. Binary frames are echoed back as they came.
  * Test knobs: a `response.create` whose `response.metadata.mock` is `"hold"` stops after its first delta until
- * cancelled; a client event `mock.hangup` makes the server close the socket (code 1011).
+ * cancelled (`"stall"`: never answers the cancel either; `response.metadata.audio_ms`: its delta carries that many ms of
+ * PCM16 24 kHz audio); a client event `mock.hangup` makes the server close the socket (code 1011); `mock.flood` with
+ * `count` and `bytes` sends that many binary frames of that size at once.
  * Its own server, since the shared mock server speaks HTTP only. Records every handshake and every frame received.
  * @module
  */
@@ -62,7 +64,7 @@ export type RealtimeMock = {
 	stop(): Promise<void>
 }
 
-type Conn = { model: string; seq: number; held?: string }
+type Conn = { model: string; seq: number; held?: string; stall?: boolean }
 
 const AUDIO_CHUNKS = ['AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwAQ', 'EQASABMAFAAVABYAFwAYABkAGgAbABwAHQAeAB8AIAAh']
 
@@ -136,9 +138,15 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 				const event = JSON.parse(message) as {
 					type: string
 					response?: { metadata?: Record<string, string> }
+					count?: number
+					bytes?: number
 				}
 				if (event.type === 'mock.hangup') return ws.close(1011, 'mock hangup')
-				if (event.type === 'response.cancel' && ws.data.held) {
+				if (event.type === 'mock.flood') {
+					for (let i = 0; i < (event.count ?? 0); i++) ws.send(new Uint8Array(event.bytes ?? 0).fill(i & 255))
+					return
+				}
+				if (event.type === 'response.cancel' && ws.data.held && !ws.data.stall) {
 					const id = ws.data.held
 					ws.data.held = undefined
 					send(ws, {
@@ -172,10 +180,12 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					item_id: 'item_1',
 					output_index: 0,
 					content_index: 0,
-					delta: AUDIO_CHUNKS[0],
+					delta: event.response?.metadata?.audio_ms ? Buffer.alloc(Number(event.response.metadata.audio_ms) * 48).toString('base64') : AUDIO_CHUNKS[0],
 				})
-				if (event.response?.metadata?.mock === 'hold') {
+				const mock = event.response?.metadata?.mock
+				if (mock === 'hold' || mock === 'stall') {
 					ws.data.held = id
+					ws.data.stall = mock === 'stall'
 					return
 				}
 				send(ws, {
