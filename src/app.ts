@@ -32,6 +32,7 @@ import { videoModule } from './modules/video'
 import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
 import { geminiModule } from './modules/gemini'
+import { geminiOperationsModule } from './modules/gemini/operations'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
 import { realtimeModule } from './modules/realtime'
@@ -80,6 +81,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(realtimeModule(svc))
 		.use(modelListModule(svc))
 		.use(geminiModule(svc))
+		.use(geminiOperationsModule(svc))
 		.use(embeddingsModule(svc))
 		.use(imagesModule(svc))
 		.use(audioModule(svc))

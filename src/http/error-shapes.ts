@@ -23,7 +23,7 @@ export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/suno/') || path === '/suno') return 'suno'
 	if (path.startsWith('/v1/messages')) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta') return 'gemini'
-	if (path.startsWith('/v1/models/') && /:[A-Za-z]+$/.test(path)) return 'gemini'
+	if (path.startsWith('/v1/models/') && /:[A-Za-z]+$|\/operations\/[^/]+$/.test(path)) return 'gemini'
 	return 'openai'
 }
 

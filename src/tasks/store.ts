@@ -9,7 +9,8 @@ import type { Db } from '../db/client'
 import { tasks } from '../db/schema'
 import { randomString } from '../lib/ids'
 
-export type TaskKind = 'video' | 'mj' | 'suno'
+/** `veo`: Gemini's long-running video operations (src/modules/gemini/veo.ts). */
+export type TaskKind = 'video' | 'mj' | 'suno' | 'veo'
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed'
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -60,6 +60,28 @@ export function sunoUpdate(v: unknown): TaskUpdate | undefined {
 	return { status, progress: percent(o.progress), result: o, error: str(o.fail_reason) ?? (status === 'failed' ? 'suno task failed' : undefined) }
 }
 
+/**
+ * A Gemini long-running Operation (`GET /v1beta/{name}`, ai.google.dev/gemini-api/docs/video): not `done` yet →
+ * in progress; done with `error` (a google.rpc.Status) → failed; done with videos → completed, their upstream URIs kept
+ * (`samples`); done with none (all withheld by the safety filter, `raiMediaFilteredCount`) → failed, nothing delivered.
+ */
+export function veoUpdate(v: unknown): TaskUpdate | undefined {
+	const o = obj(v)
+	if (!o || typeof o.name !== 'string') return undefined
+	if (o.done !== true) return { status: 'in_progress', progress: percent(obj(o.metadata)?.progressPercent) }
+	const err = obj(o.error)
+	if (err) return { status: 'failed', error: str(err.message) ?? 'video generation failed' }
+	const answer = obj(obj(o.response)?.generateVideoResponse)
+	const samples = (Array.isArray(answer?.generatedSamples) ? answer.generatedSamples : []).map((s) => str(obj(obj(s)?.video)?.uri)).filter((u): u is string => !!u)
+	const filtered: Obj = {}
+	for (const k of ['raiMediaFilteredCount', 'raiMediaFilteredReasons']) if (answer?.[k] !== undefined) filtered[k] = answer[k]
+	if (!samples.length) {
+		const reasons = Array.isArray(answer?.raiMediaFilteredReasons) ? answer.raiMediaFilteredReasons.filter((r) => typeof r === 'string') : []
+		return { status: 'failed', error: reasons.length ? `no video was generated: ${reasons.join('; ')}` : 'no video was generated' }
+	}
+	return { status: 'completed', result: { samples, ...filtered } }
+}
+
 /** GET a JSON document from the channel; undefined when the answer is not a readable 2xx. */
 export async function pollJson(ch: Channel, path: string, signal: AbortSignal): Promise<unknown> {
 	const { res } = await fetchUpstream(channelUrl(ch, path), { method: 'GET', headers: authHeaders(ch) }, POLL_TIMEOUTS, signal)
@@ -77,4 +99,6 @@ export const TASK_POLLERS: Record<TaskKind, (ch: Channel, upstreamId: string, si
 	video: async (ch, id, signal) => videoUpdate(await pollJson(ch, `/videos/${encodeURIComponent(id)}`, signal)),
 	mj: async (ch, id, signal) => mjUpdate(await pollJson(ch, `/mj/task/${encodeURIComponent(id)}/fetch`, signal)),
 	suno: async (ch, id, signal) => sunoUpdate(obj(await pollJson(ch, `/suno/fetch/${encodeURIComponent(id)}`, signal))?.data),
+	// The upstream's operation name (`models/{model}/operations/{id}`) is a path under the API version.
+	veo: async (ch, name, signal) => veoUpdate(await pollJson(ch, `/v1beta/${name.split('/').map(encodeURIComponent).join('/')}`, signal)),
 }

@@ -1,6 +1,7 @@
 /**
  * Gemini's model methods for every model: `POST /v1beta/models/{model}:{method}` with generateContent,
- * streamGenerateContent (`alt=sse` → SSE, else a JSON array), countTokens, embedContent and batchEmbedContents; also
+ * streamGenerateContent (`alt=sse` → SSE, else a JSON array), countTokens, embedContent and batchEmbedContents, and
+ * Imagen's predict and Veo's predictLongRunning (predict.ts, veo.ts; their operations in operations.ts); also
  * under `/v1/models/…`, which @google/genai 3.x calls by default, so the SDK works with only its base URL set.
  * Keys: `x-goog-api-key`, `?key=`, Bearer or `x-api-key`. Errors answer in Gemini's shape.
  * The `{model}:{method}` segment is split at its last colon; a model name with slashes is served by a wildcard twin.
@@ -13,13 +14,20 @@ import type { Services } from '../../services'
 import { count } from './count'
 import { embed } from './embed'
 import { generate, type ModelCall } from './generate'
-import { GeminiMethodBody, GeminiMethodResponse } from './model'
+import { publicBase } from '../video/view'
+import { GeminiMethodBody as ChatMethodBody, GeminiMethodResponse as ChatMethodResponse } from './model'
+import { predictImages } from './predict'
+import { GeminiOperation, PredictRequest, PredictResponse } from './predict-model'
 import { parseTarget } from './target'
+import { submitVeo } from './veo'
+
+const GeminiMethodBody = t.Union([ChatMethodBody, PredictRequest])
+const GeminiMethodResponse = t.Union([ChatMethodResponse, PredictResponse, GeminiOperation])
 
 const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 402: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 429: GeminiErrorBody, 500: GeminiErrorBody, 503: GeminiErrorBody }
 
 const description =
-	'`{model}:{method}` with method generateContent, streamGenerateContent (`?alt=sse` for server-sent events, else a streamed JSON array), countTokens, embedContent or batchEmbedContents. Gemini models are served verbatim; OpenAI and Anthropic models are converted (embeddings: OpenAI models only). countTokens is not billed.'
+	'`{model}:{method}` with method generateContent, streamGenerateContent (`?alt=sse` for server-sent events, else a streamed JSON array), countTokens, embedContent, batchEmbedContents, predict (Imagen, priced per image returned) or predictLongRunning (Veo: an operation to poll at `GET /v1beta/{name}`, charged on acceptance, refunded if it fails). Gemini models are served verbatim; OpenAI and Anthropic models are converted (embeddings: OpenAI models only). countTokens is not billed.'
 
 export const geminiModule = (svc: Services) => {
 	const handler = (version: string) => async ({ params, body, token, requestId, startedAt, request }: { params: { model?: string; '*'?: string }; body: unknown; token: ModelCall['token']; requestId: string; startedAt: number; request: Request }) => {
@@ -35,6 +43,10 @@ export const geminiModule = (svc: Services) => {
 			case 'embedContent':
 			case 'batchEmbedContents':
 				return embed(c, method, body)
+			case 'predict':
+				return predictImages(c, body)
+			case 'predictLongRunning':
+				return submitVeo(c, body, publicBase(svc.env.vars, request))
 		}
 	}
 	const hook = (version: string) => ({

@@ -1,6 +1,7 @@
 /**
  * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method} and
- * GET /v1beta/models, also served under /v1 (which @google/genai 3.x calls by default).
+ * GET /v1beta/models, also served under /v1 (which @google/genai 3.x calls by default); Imagen's `:predict`, Veo's
+ * `:predictLongRunning`, their operations and files (predict.ts).
  * Auth is the `x-goog-api-key` header or the `key` query parameter.
  * @module
  */
@@ -11,6 +12,7 @@ import type { MockOptions, VendorMock } from '../shared/types'
 import { batchEmbedContents, embedContent } from './embed'
 import { checkKey, geminiBody, geminiError } from './errors'
 import { countTokens, generate } from './generate'
+import { downloadFile, getOperation, type MediaState, newMediaState, predict, predictLongRunning } from './predict'
 
 /** Models listed by GET /v1beta/models when the mock has no explicit list. */
 export const GEMINI_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-3-pro-preview', 'gemini-embedding-001', 'text-embedding-004']
@@ -31,10 +33,18 @@ function modelInfo(id: string) {
 	}
 }
 
-function route(req: MockRequest, opts: MockOptions): Reply {
+/** Imagen's and Veo's operations and files (predict.ts): read `steps` times before they are done. */
+const OPERATION = /^\/(v1beta|v1)\/(models\/[^/:]+\/operations\/[^/:]+)$/
+const FILE = /^\/(v1beta|v1)\/files\/([a-z0-9]+):download$/
+
+function route(req: MockRequest, opts: MockOptions, media: MediaState): Reply {
 	const bad = checkKey(req.headers, req.query, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
+	const op = method === 'GET' ? OPERATION.exec(path) : null
+	if (op) return getOperation(media, op[2]!, req.origin, op[1]!)
+	const file = method === 'GET' ? FILE.exec(path) : null
+	if (file) return downloadFile(media, file[2]!, req.query)
 	if (method === 'GET' && (path === '/v1beta/models' || path === '/v1/models')) return json({ models: (opts.models ?? GEMINI_MODELS).map(modelInfo) })
 	if (method === 'GET' && /^\/(v1beta|v1)\/models\/[^/:]+$/.test(path)) {
 		const id = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1))
@@ -60,6 +70,10 @@ function route(req: MockRequest, opts: MockOptions): Reply {
 				return embedContent(model, body, jsonError)
 			case 'batchEmbedContents':
 				return batchEmbedContents(model, body, jsonError)
+			case 'predict':
+				return predict(model, body, jsonError)
+			case 'predictLongRunning':
+				return predictLongRunning(media, model, body, jsonError, 2)
 		}
 	}
 	return geminiError(404, `Method not found: ${method} ${path}`)
@@ -78,6 +92,8 @@ function streamError(req: { query: Record<string, string> }, sequence: number, s
  * const m = await startGeminiMock({ apiKey: 'up-key' })
  * new GoogleGenAI({ apiKey: 'up-key', httpOptions: { baseUrl: m.url } })
  */
-export async function startGeminiMock(opts: MockOptions): Promise<VendorMock> {
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts), statusBody: (s) => geminiBody(s), streamError }, opts)
+export async function startGeminiMock(opts: MockOptions): Promise<VendorMock & { media: MediaState }> {
+	const media = newMediaState()
+	const mock = await startMockServer({ basePath: '', handle: (req) => route(req, opts, media), statusBody: (s) => geminiBody(s), streamError }, opts)
+	return Object.assign(mock, { media })
 }
