@@ -5,10 +5,12 @@
  *
  * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input and
  * output, image output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
- * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price).
+ * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price). OpenAI's
+ * `priority` and `flex` processing tiers have optional input and output prices there too, charged when the answer
+ * reports that tier served it.
  * @module
  */
-import type { Usage } from '../core/ir'
+import type { ServiceTier, Usage } from '../core/ir'
 import { EXACT, divRoundHalfUp, mulDivRound } from './money'
 
 export type Price = {
@@ -37,7 +39,22 @@ export const TOKEN_PRICES = {
 	inputLong: 'input_above_200k_per_mtok',
 	/** Output of such a request. */
 	outputLong: 'output_above_200k_per_mtok',
+	/** OpenAI Priority processing (`service_tier: "priority"`; gpt-4.1: $3.50 / $14 against $2 / $8). */
+	priorityInput: 'priority_input_per_mtok',
+	priorityOutput: 'priority_output_per_mtok',
+	/** OpenAI Flex processing (`service_tier: "flex"`; o3: $1 / $4 against $2 / $8). */
+	flexInput: 'flex_input_per_mtok',
+	flexOutput: 'flex_output_per_mtok',
 } as const
+
+/** The input and output price names of each tier priced apart. */
+const TIER_PRICES: Record<ServiceTier, readonly [string, string]> = {
+	priority: [TOKEN_PRICES.priorityInput, TOKEN_PRICES.priorityOutput],
+	flex: [TOKEN_PRICES.flexInput, TOKEN_PRICES.flexOutput],
+}
+
+/** Whether the model lists a price of its own for `tier`. */
+const tierPriced = (p: Price, tier: ServiceTier): boolean => p.prices?.[TIER_PRICES[tier][0]] !== undefined || p.prices?.[TIER_PRICES[tier][1]] !== undefined
 
 /**
  * Prompts longer than this (input + cache reads + cache writes) are billed at the long-context prices, on all their
@@ -52,16 +69,24 @@ const MTOK = 1_000_000
 type Rates = { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; audioInput: number; audioOutput: number; imageOutput: number }
 
 /**
- * The rates of a request whose prompt is `promptTokens` long. Above the long-context threshold, input and output take
- * their long prices and the cache prices scale as the input price does (both vendors double every cache price with
- * the input price); audio and image prices have no tier.
+ * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). A tier the
+ * model prices takes its input and output prices (OpenAI's tier prices exclude long context); else, above the
+ * long-context threshold, input and output take their long prices. The cache prices scale as the input price does
+ * (both vendors double every cache price with the input price, and OpenAI's tiers keep the cached-input discount);
+ * audio and image prices have no tier.
  */
-export function ratesFor(p: Price, promptTokens: number): Rates {
+export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Rates {
 	const extra = p.prices
-	const inLong = extra?.[TOKEN_PRICES.inputLong]
-	const long = promptTokens > LONG_CONTEXT_TOKENS && (inLong !== undefined || extra?.[TOKEN_PRICES.outputLong] !== undefined)
-	const input = long ? (inLong ?? p.inputPerMtok) : p.inputPerMtok
-	const output = long ? (extra?.[TOKEN_PRICES.outputLong] ?? p.outputPerMtok) : p.outputPerMtok
+	let input = p.inputPerMtok
+	let output = p.outputPerMtok
+	if (tier && tierPriced(p, tier)) {
+		const [inName, outName] = TIER_PRICES[tier]
+		input = extra?.[inName] ?? input
+		output = extra?.[outName] ?? output
+	} else if (promptTokens > LONG_CONTEXT_TOKENS && (extra?.[TOKEN_PRICES.inputLong] !== undefined || extra?.[TOKEN_PRICES.outputLong] !== undefined)) {
+		input = extra?.[TOKEN_PRICES.inputLong] ?? input
+		output = extra?.[TOKEN_PRICES.outputLong] ?? output
+	}
 	const scale = (r: number) => (input === p.inputPerMtok || p.inputPerMtok === 0 ? r : mulDivRound(r, input, p.inputPerMtok))
 	const cacheWrite = p.cacheWritePerMtok ?? p.inputPerMtok
 	return {
@@ -80,7 +105,7 @@ export function ratesFor(p: Price, promptTokens: number): Rates {
  * @example tokenCost({input: 1000, output: 500, cacheRead: 0, cacheWrite: 0, reasoning: 0}, gpt4oMini) // micro-USD
  */
 export function tokenCost(u: Usage, p: Price): number {
-	const r = ratesFor(p, u.input + u.cacheRead + u.cacheWrite)
+	const r = ratesFor(p, u.input + u.cacheRead + u.cacheWrite, u.tier)
 	// Each sub-count is a share of its total, clamped to it: a vendor's odd report never bills a token twice.
 	const audioIn = Math.min(u.audioInput ?? 0, u.input)
 	const write1h = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
@@ -100,24 +125,42 @@ export function tokenCost(u: Usage, p: Price): number {
 }
 
 /**
- * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its tier), every
- * input token at the dearest input kind (uncached, cache writes of either duration, audio) and every output token at
- * the dearest output kind (text, audio, image). A model priced for audio or images reserves at those prices.
+ * What a request can make its answer cost beyond text (relay/reach.ts reads it from the request): audio parts in its
+ * input, audio asked for as output, 1-hour cache writes, and the processing tiers that may serve it (undefined in the
+ * list: standard; no list: any). Image output needs no flag: image models produce images unprompted. A bound without a Reach assumes
+ * everything the model prices.
  */
-function boundRates(inputTokens: number, p: Price): { input: number; output: number } {
-	const r = ratesFor(p, inputTokens)
-	return { input: Math.max(r.input, r.cacheRead, r.cacheWrite, r.cacheWrite1h, r.audioInput), output: Math.max(r.output, r.audioOutput, r.imageOutput) }
+export type Reach = { audioInput: boolean; audioOutput: boolean; cacheWrite1h: boolean; tiers?: ReadonlyArray<ServiceTier | undefined> }
+
+const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority', 'flex']
+
+/**
+ * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its long-context
+ * tier), at each processing tier it may be served at, every input token at the dearest input kind it can reach
+ * (uncached, cache writes, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
+ * output kind (text, image, audio when asked for).
+ */
+function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { input: number; output: number } {
+	let input = 0
+	let output = 0
+	for (const tier of reach?.tiers ?? EVERY_TIER) {
+		if (tier && !tierPriced(p, tier)) continue
+		const r = ratesFor(p, inputTokens, tier)
+		input = Math.max(input, r.input, r.cacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0)
+		output = Math.max(output, r.output, r.imageOutput, !reach || reach.audioOutput ? r.audioOutput : 0)
+	}
+	return { input, output }
 }
 
-/** Worst-case cost of a request before it runs: all input at the dearest input price, full output cap at the dearest output price. */
-export function upperBound(inputTokens: number, maxOutput: number, p: Price): number {
-	const r = boundRates(inputTokens, p)
+/** Worst-case cost of a request before it runs: all input at the dearest input price, full output cap at the dearest output price it can reach. */
+export function upperBound(inputTokens: number, maxOutput: number, p: Price, reach?: Reach): number {
+	const r = boundRates(inputTokens, p, reach)
 	return mulDivRound(inputTokens, r.input, MTOK) + mulDivRound(maxOutput, r.output, MTOK) + 1 + (p.perRequest ?? 0)
 }
 
 /** Largest output cap that `budget` micro-USD covers after the input, or 0. */
-export function affordableOutput(budget: number, inputTokens: number, p: Price): number {
-	const r = boundRates(inputTokens, p)
+export function affordableOutput(budget: number, inputTokens: number, p: Price, reach?: Reach): number {
+	const r = boundRates(inputTokens, p, reach)
 	const left = budget - (p.perRequest ?? 0) - mulDivRound(inputTokens, r.input, MTOK) - 1
 	if (left <= 0) return 0
 	if (r.output === 0) return Number.MAX_SAFE_INTEGER

@@ -223,7 +223,12 @@ export type Usage = {
 	audioOutput?: number
 	imageOutput?: number
 	cacheWrite1h?: number
+	/** The processing tier that served the request when it is one priced apart (OpenAI `service_tier` of the answer). */
+	tier?: ServiceTier
 }
+
+/** OpenAI's processing tiers priced apart from the standard one (`service_tier`: platform.openai.com/docs/pricing). */
+export type ServiceTier = 'priority' | 'flex'
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 

@@ -143,7 +143,7 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			out = newRoundOut()
 			roundInfo = { ...info, requestId: `${requestId}:r${n + 1}` }
 			try {
-				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir), 1, defaultOutputCap(ir.reasoning))
+				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir), 1, defaultOutputCap(ir.reasoning), budget.reach)
 			} catch (e) {
 				yield { type: 'error', error: e instanceof GatewayError ? e : new GatewayError('api_error', 'cannot reserve the next round') }
 				return

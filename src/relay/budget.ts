@@ -6,7 +6,7 @@
  */
 import type { AuthToken } from '../auth/api-key'
 import type { Hold } from '../billing/ledger'
-import { affordableOutput, tokenCost, upperBound } from '../billing/pricing'
+import { type Reach, affordableOutput, tokenCost, upperBound } from '../billing/pricing'
 import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { DEFAULT_ANSWER_TOKENS } from '../core/reasoning'
@@ -61,6 +61,9 @@ export type Budget = {
 	price: ModelInfo
 	/** The prompt-token bound the reservation was sized with. */
 	inputEstimate: number
+	/** The token kinds and tiers the request can reach, which the reservation priced (relay/reach.ts); later rounds of
+	 * the same conversation (src/mcp) reserve with it too. */
+	reach?: Reach
 	/** The prompt tokens counted with the tokenizer (computed on first call): for usage the upstream did not report and
 	 * for Anthropic's message_start when the upstream reports input only at the end. */
 	countInput: () => number
@@ -89,7 +92,8 @@ export function withUpstreamCap(ir: ChatRequest, budget: Pick<Budget, 'cap' | 'c
 /**
  * Reserves the request's bound: at once from this instance's lease when it has room (the common case: a Budget, not
  * a promise), else through the ledger's take. `choices` answers (OpenAI `n`) may each reach the output cap.
- * `uncapped` is the cap assumed when neither the client nor the model's configured maximum gives one.
+ * `uncapped` is the cap assumed when neither the client nor the model's configured maximum gives one. `reach` prices
+ * only the token kinds and tiers the request can produce (relay/reach.ts); without it, every kind the model prices.
  */
 export function reserveBudget(
 	svc: Services,
@@ -101,28 +105,29 @@ export function reserveBudget(
 	count?: () => number,
 	choices = 1,
 	uncapped = DEFAULT_MAX_OUTPUT,
+	reach?: Reach,
 ): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = Math.min(requested ?? modelMax ?? uncapped, modelMax ?? Number.MAX_SAFE_INTEGER)
-	const want = upperBound(inputEstimate, cap * choices, price)
+	const want = upperBound(inputEstimate, cap * choices, price, reach)
 	const owner = { accountId: token.accountId, tokenId: token.id }
-	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices }
+	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices, reach }
 	const now = svc.ledger.reserveNow(owner, requestId, want)
 	if (now) return budgetOf(now, want, shape)
-	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price)
+	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price, reach)
 	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, shape))
 }
 
-type Shape = { maxCap: number; requested: number | undefined; uncapped: number; price: ModelInfo; inputEstimate: number; count: (() => number) | undefined; choices: number }
+type Shape = { maxCap: number; requested: number | undefined; uncapped: number; price: ModelInfo; inputEstimate: number; count: (() => number) | undefined; choices: number; reach: Reach | undefined }
 
 /** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than `want`. */
-function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices }: Shape): Budget {
+function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices, reach }: Shape): Budget {
 	const modelMax = price.maxOutputTokens ?? undefined
-	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price) / choices))) : maxCap
+	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price, reach) / choices))) : maxCap
 	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < uncapped
 	let counted: number | undefined
 	const countInput = () => (counted ??= count ? count() : inputEstimate)
-	return { hold, cap, capChanged, price, inputEstimate, countInput }
+	return { hold, cap, capChanged, price, inputEstimate, countInput, reach }
 }
 
 export type Outcome = {

@@ -21,6 +21,7 @@ import type { HotRoute } from '../http/hot-route'
 import { defaultOutputCap } from '../core/reasoning'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, withUpstreamCap } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
+import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
@@ -61,7 +62,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const route = resolveModel(svc, call.token, ir.model)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts).
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices, defaultOutputCap(ir.reasoning))
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -222,5 +223,6 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 }
 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol
- * uses (Gemini's in either spelling), and the model (Gemini's `modelVersion`), renamed for a model_map alias. */
-const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'model', 'modelVersion'])
+ * uses (Gemini's in either spelling), with the tier that served it (OpenAI `service_tier`), and the model (Gemini's
+ * `modelVersion`), renamed for a model_map alias. */
+const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'service_tier', 'model', 'modelVersion'])

@@ -122,7 +122,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				return
 			}
 			if (ev.type === 'usage' || ev.type === 'start') {
-				for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') usage[k as keyof Usage] = v
+				for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') Object.assign(usage, { [k]: v })
 				if (ev.type === 'start' && !started) out.push(messageStart(ev.id))
 				return
 			}

@@ -57,7 +57,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		model: str(body.model) ?? '',
 		content,
 		stopReason: refusal && reason === 'end_turn' ? 'refusal' : reason,
-		usage: decodeUsage(body.usage) ?? emptyUsage(),
+		usage: decodeUsage(body.usage, body.service_tier) ?? emptyUsage(),
 	}
 	const logprobs = decodeLogprobs(choice.logprobs)
 	if (logprobs) res.logprobs = logprobs
@@ -106,4 +106,4 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
  * it in `x_groq.usage` instead (vercel/ai#1651).
  */
 export const usageOf = (body: unknown): Usage | undefined =>
-	isObject(body) ? (decodeUsage(body.usage) ?? (isObject(body.x_groq) ? decodeUsage(body.x_groq.usage) : undefined)) : undefined
+	isObject(body) ? (decodeUsage(body.usage, body.service_tier) ?? (isObject(body.x_groq) ? decodeUsage(body.x_groq.usage) : undefined)) : undefined

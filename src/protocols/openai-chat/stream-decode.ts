@@ -211,7 +211,7 @@ export function streamDecoder(): FrameDecoder {
 		if (choice) choiceDelta(choice, out)
 		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block. Groq puts the
 		// stream's usage in `x_groq.usage` on that chunk instead (vercel/ai#1651).
-		const usage = decodeUsage(c.usage) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
+		const usage = decodeUsage(c.usage, c.service_tier) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
 		if (usage) out.push({ type: 'usage', usage })
 	}
 

@@ -52,7 +52,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const mcpOfId = new Map<string, number>()
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
-		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) usage[k] = u[k] as number
+		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) Object.assign(usage, { [k]: u[k] })
 	}
 	const frame = (body: Record<string, unknown>): SseFrame => ({
 		data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: ctx.model, ...body }),

@@ -2,7 +2,7 @@
  * Usage and finish reasons between OpenAI's wire and the canonical model.
  * @module
  */
-import type { StopReason, Usage } from '../../core/ir'
+import type { ServiceTier, StopReason, Usage } from '../../core/ir'
 import { promptTokens } from '../../core/ir'
 import { count, isObject } from './guards'
 import type { OpenAIUsage } from './model'
@@ -16,7 +16,7 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
  * `prompt_cache_hit_tokens` (DeepSeek); writes from `prompt_tokens_details.cache_write_tokens` (OpenRouter).
  * `completion_tokens` already includes reasoning tokens (except on xAI, below): canonical `output` always does.
  */
-export function decodeUsage(u: unknown): Usage | undefined {
+export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefined {
 	if (!isObject(u)) return undefined
 	const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {}
 	const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {}
@@ -42,8 +42,19 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const audioOut = count(completion.audio_tokens)
 	if (audioIn > 0) out.audioInput = Math.min(audioIn, out.input)
 	if (audioOut > 0) out.audioOutput = Math.min(audioOut, out.output)
+	const tier = servedTier(serviceTier)
+	if (tier) out.tier = tier
 	return out
 }
+
+/**
+ * The tier priced apart that served a request, from the `service_tier` of the answer (the chat completion object, its
+ * chunks, the Response object): "the processing mode actually used to serve the request", which may differ from the
+ * one asked (platform.openai.com/docs/api-reference/chat/object). `default`, `auto` and `scale` bill at the standard
+ * prices.
+ * @example servedTier('priority') === 'priority'; servedTier('default') === undefined
+ */
+export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'priority' || v === 'flex' ? v : undefined)
 
 /**
  * OpenAI `usage` from canonical usage; `cache_write_tokens` only when there were writes (OpenAI has no such field),

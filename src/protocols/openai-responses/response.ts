@@ -161,7 +161,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		model: str(body.model) ?? '',
 		content,
 		stopReason: decodeEnd(body.status, body.incomplete_details, sawTool, sawRefusal),
-		usage: decodeUsage(body.usage) ?? emptyUsage(),
+		usage: decodeUsage(body.usage, body.service_tier) ?? emptyUsage(),
 	}
 	const created = count(body.created_at)
 	if (created) res.created = created
@@ -169,4 +169,4 @@ export function decodeResponse(body: unknown): ChatResponse {
 }
 
 /** Usage of an upstream `response` body without a full decode (passthrough billing). */
-export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage) : undefined)
+export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage, body.service_tier) : undefined)

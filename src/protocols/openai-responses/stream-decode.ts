@@ -126,7 +126,7 @@ export function streamDecoder(): FrameDecoder {
 			case 'response.incomplete': {
 				close(out)
 				const r = isObject(e.response) ? e.response : {}
-				const usage = decodeUsage(r.usage)
+				const usage = decodeUsage(r.usage, r.service_tier)
 				if (usage) out.push({ type: 'usage', usage })
 				return { type: 'finish', reason: decodeEnd(r.status ?? (type === 'response.incomplete' ? 'incomplete' : 'completed'), r.incomplete_details, sawTool, sawRefusal) }
 			}

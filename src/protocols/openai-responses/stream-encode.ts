@@ -62,7 +62,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const output: ResponsesOutputItem[] = []
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
-		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) usage[k] = u[k] as number
+		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) Object.assign(usage, { [k]: u[k] })
 	}
 	const frame = (type: string, data: Record<string, unknown>): SseFrame => ({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...data }) })
 	const snapshot = (status: 'in_progress' | 'completed' | 'incomplete' | 'failed', extra: { incompleteReason?: string; error?: { code: string | null; message: string } } = {}) =>

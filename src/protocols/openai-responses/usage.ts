@@ -7,22 +7,29 @@
  */
 import { promptTokens, type StopReason, type Usage } from '../../core/ir'
 import { count, isObject, str } from '../openai-chat/guards'
+import { servedTier } from '../openai-chat/usage'
 import type { ResponsesUsage } from './model'
 
-/** Canonical usage from a Responses `usage` object; undefined when there is none. */
-export function decodeUsage(u: unknown): Usage | undefined {
+/**
+ * Canonical usage from a Responses `usage` object, and the tier the Response's `service_tier` says served it;
+ * undefined when there is no usage.
+ */
+export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefined {
 	if (!isObject(u)) return undefined
 	const inDetails = isObject(u.input_tokens_details) ? u.input_tokens_details : {}
 	const outDetails = isObject(u.output_tokens_details) ? u.output_tokens_details : {}
 	const cacheRead = count(inDetails.cached_tokens)
 	const cacheWrite = count(inDetails.cache_write_tokens)
-	return {
+	const out: Usage = {
 		input: Math.max(0, count(u.input_tokens) - cacheRead - cacheWrite),
 		output: count(u.output_tokens),
 		cacheRead,
 		cacheWrite,
 		reasoning: count(outDetails.reasoning_tokens),
 	}
+	const tier = servedTier(serviceTier)
+	if (tier) out.tier = tier
+	return out
 }
 
 /** Canonical usage → Responses `usage`; `cache_write_tokens` only when there were writes (OpenAI itself has none). */

@@ -76,10 +76,10 @@ describe('audio tokens', () => {
 		expect(await charged(acct)).toEqual({ costs: [48, 48], spent: 96 })
 	})
 
-	it('should lower the output cap to what the limit covers at the audio output price', async () => {
+	it('should lower the output cap of a request asking for audio to what the limit covers at the audio output price', async () => {
 		// $0.005 covers 100 answer tokens at the text price ($0.00006) but not at the audio price ($0.008).
 		const acct = await m.account(10, { spend_limit: 0.005 })
-		await acct.openai.chat.completions.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: AUDIO_TEXT }] })
+		await acct.openai.chat.completions.create({ model: MODEL.openai, max_tokens: 100, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, messages: [{ role: 'user', content: AUDIO_TEXT }] })
 		const sent = lastRequest(m.mocks.openai).body.max_tokens as number
 		expect(sent).toBeGreaterThan(15)
 		expect(sent).toBeLessThan(5000 / 80)

@@ -10,6 +10,7 @@ import { frame, json, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
+import { servedTier } from './service-tier'
 import { checkModel, openaiError, requireObject } from './errors'
 import { checkStrictFormat, checkStrictTools } from './strict-schema'
 
@@ -121,7 +122,8 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const p = plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const id = stableId('chatcmpl-', seed)
-	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: 'default', system_fingerprint: 'fp_mock' }
+	// Every chunk, and the completion, name the tier that served the request.
+	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: servedTier(b.service_tier, conv.inputTexts.join(' ')), system_fingerprint: 'fp_mock' }
 	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave'), b.logprobs === true ? (asNum(b.top_logprobs) ?? 0) : undefined), 1)
 	return json({
 		...head,

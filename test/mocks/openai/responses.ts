@@ -13,6 +13,7 @@ import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/tex
 import { checkModel, requireObject } from './errors'
 import { checkInput, readResponses } from './responses-read'
 import { priorContext, type ResponsesStore, storeResponse } from './responses-store'
+import { servedTier } from './service-tier'
 
 interface Ids {
 	resp: string
@@ -76,6 +77,7 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number):
 		top_p: b.top_p ?? 1,
 		truncation: b.truncation ?? 'disabled',
 		usage: p ? usageOf(p) : null,
+		service_tier: servedTier(b.service_tier, JSON.stringify(b.input ?? '')),
 		user: b.user ?? null,
 		metadata: b.metadata ?? {},
 	}

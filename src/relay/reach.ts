@@ -1,0 +1,106 @@
+/**
+ * What a request can make its answer cost beyond text, read from the request so that its reservation prices only the
+ * token kinds it can produce (billing/pricing.ts `Reach`): a text request to an audio model is not reserved as if it
+ * answered in audio. Read only for a model that lists such prices: for any other the bound is the text bound anyway,
+ * and the fast path pays nothing.
+ * @module
+ */
+import { type Reach, TOKEN_PRICES } from '../billing/pricing'
+import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
+import type { ProtocolCodec } from '../protocols/codec'
+import { isObject as isObj } from '../protocols/openai-chat/guards'
+import { chatAdapterFor } from '../providers/registry'
+import type { Channel } from '../routing/catalog'
+import type { Route } from './budget'
+
+export type ReachCall = { ir: ChatRequest; body: Record<string, unknown>; client: Pick<ProtocolCodec, 'name'> }
+
+/** The request's reach, or undefined (every kind the model prices) when the model prices none of them apart. */
+export function reachOf(call: ReachCall, route: Route): Reach | undefined {
+	const prices = route.price.prices
+	if (!prices) return undefined
+	const priced = (name: string) => prices[name] !== undefined
+	const audioIn = priced(TOKEN_PRICES.audioInput)
+	const audioOut = priced(TOKEN_PRICES.audioOutput)
+	const write1h = priced(TOKEN_PRICES.cacheWrite1h)
+	const tiers = [TOKEN_PRICES.priorityInput, TOKEN_PRICES.priorityOutput, TOKEN_PRICES.flexInput, TOKEN_PRICES.flexOutput].some(priced)
+	if (!audioIn && !audioOut && !write1h && !tiers) return undefined
+	const reach: Reach = {
+		audioInput: audioIn && carriesAudio(call.ir),
+		audioOutput: audioOut && asksAudio(call, route.channels),
+		// Anthropic `cache_control: {type: "ephemeral", ttl: "1h"}` on any block, tool or the request itself (its default
+		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). The parsed body
+		// re-serialised has one spelling of it wherever it stands.
+		cacheWrite1h: write1h && JSON.stringify(call.body).includes('"ttl":"1h"'),
+	}
+	if (tiers) {
+		const only = tiersAsked(call, route.channels)
+		if (only) reach.tiers = only
+	}
+	return reach
+}
+
+/**
+ * Audio among the input parts: OpenAI `input_audio`, Gemini audio data, and files that may hold audio (audio or video:
+ * Gemini counts a video's sound track as AUDIO tokens; a file of unknown type, by id or URL, may be either).
+ */
+function carriesAudio(ir: ChatRequest): boolean {
+	const audible = (p: Part | FilePart): boolean => {
+		if (p.type === 'audio') return true
+		if (p.type === 'tool_result') return p.content.some(audible)
+		if (p.type !== 'file') return false
+		const s = p.source
+		if (s.kind === 'text' || s.kind === 'content') return false
+		const type = s.kind === 'file_id' ? undefined : s.mediaType?.toLowerCase()
+		return type === undefined || type.startsWith('audio/') || type.startsWith('video/')
+	}
+	return ir.messages.some((m) => m.content.some(audible))
+}
+
+/**
+ * Audio asked for as output: OpenAI `modalities` with "audio" (platform.openai.com/docs/guides/audio), Gemini
+ * `generationConfig.responseModalities` with AUDIO or a `speechConfig`, or a text-to-speech model, which answers in
+ * audio whatever it is asked (Gemini `gemini-2.5-flash-preview-tts`: ai.google.dev/gemini-api/docs/speech-generation).
+ */
+function asksAudio(call: ReachCall, channels: Channel[]): boolean {
+	const lists = [call.body.modalities]
+	const cfg = call.body.generationConfig ?? call.body.generation_config
+	if (isObj(cfg)) {
+		if (cfg.speechConfig !== undefined || cfg.speech_config !== undefined) return true
+		lists.push(cfg.responseModalities, cfg.response_modalities)
+	}
+	if (lists.some((l) => Array.isArray(l) && l.some((m) => typeof m === 'string' && m.toLowerCase() === 'audio'))) return true
+	const model = call.ir.model
+	return TTS.test(model) || channels.some((ch) => TTS.test(ch.modelMap[model] ?? model))
+}
+
+const TTS = /(?:^|[-_./])tts(?:$|[-_.])/i
+
+/**
+ * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI
+ * `service_tier`: "flex" or "priority" is processed at that tier, "default" at the standard one); undefined when it
+ * may be any. A request that names none, or "auto", gets the project's default tier, which may be Priority
+ * (developers.openai.com/api/docs/guides/priority-processing), and one sent converted to another protocol names none.
+ * Priority may fall back to the standard tier (its ramp-rate limit), so it bounds as "any".
+ */
+function tiersAsked(call: ReachCall, channels: Channel[]): ReadonlyArray<ServiceTier | undefined> | undefined {
+	const asked = call.body.service_tier
+	if (asked !== 'flex' && asked !== 'default') return undefined
+	if (call.client.name !== 'openai-chat' && call.client.name !== 'openai-responses') return undefined
+	if (!channels.every((ch) => receivesAsWritten(call, ch))) return undefined
+	return asked === 'flex' ? FLEX : STANDARD
+}
+
+const FLEX: ReadonlyArray<ServiceTier | undefined> = ['flex']
+const STANDARD: ReadonlyArray<ServiceTier | undefined> = [undefined]
+
+/**
+ * Whether the channel gets the client's own fields: it speaks the client's protocol (chat completions), or has the
+ * Responses API a Responses request goes to verbatim (modules/responses/native.ts `responsesUrlOf`).
+ */
+function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
+	const adapter = chatAdapterFor(ch.type)
+	if (!adapter) return false
+	if (call.client.name === 'openai-responses') return ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
+	return adapter.protocol.name === call.client.name
+}

@@ -1,0 +1,111 @@
+/**
+ * OpenAI's processing tiers through the official SDKs against the OpenAI mock, which reports the tier that served each
+ * request in `service_tier` as OpenAI documents (test/mocks/openai/service-tier.ts): each request is billed at the
+ * prices of the tier its answer reports (which may differ from the one asked), on the same-protocol fast path, through
+ * the Responses API and converted; and reserved at the dearest tier it can be served at, so a flex request near a
+ * spend limit keeps its cap where a request that may be served at Priority has it lowered. Micro-USD by hand.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { countWords } from '../../mocks'
+import { type Account, FAILOVER, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({
+		models: [
+			// gpt-m (base $0.15 / $0.60): Priority $0.25 / $1.00, Flex $0.075 / $0.30 (gpt-4o-mini's Priority prices).
+			{ name: MODEL.openai, priority_input_per_mtok: 0.25, priority_output_per_mtok: 1, flex_input_per_mtok: 0.075, flex_output_per_mtok: 0.3 },
+			// fo-m (base $1 / $2, an OpenAI channel then a Gemini one): Flex $0.50 / $1.
+			{ name: FAILOVER, flex_input_per_mtok: 0.5, flex_output_per_mtok: 1 },
+		],
+	})
+}, SETUP_MS)
+afterAll(() => m.close())
+
+/** Costs of the account's requests in micro-USD, oldest first, and the balance's fall. */
+async function charged(acct: Account): Promise<{ costs: number[]; spent: number }> {
+	await m.app.svc.ledger.flush()
+	const rows = await usageRows(m, acct.accountId)
+	const spent = Math.round(acct.balance * 1e6) - Math.round((await m.app.balance(acct.accountId)) * 1e6)
+	return { costs: rows.map((r) => Math.round(r.cost * 1e6)), spent }
+}
+
+// 10 words in; the answer "Hello! You said: …" is 13 words.
+const TEXT = 'what is the weather like in paris today my friend'
+// standard 10 × 0.15 + 13 × 0.60 = 9.3; Priority 10 × 0.25 + 13 × 1 = 15.5; Flex 10 × 0.075 + 13 × 0.30 = 4.65
+const STANDARD = 9
+const PRIORITY = 16
+const FLEX = 5
+
+describe('billing by the tier that served the request', () => {
+	it('should bill chat completions at the tier the answer reports, streamed or not, and show OpenAI its own field', async () => {
+		expect(countWords(TEXT)).toBe(10)
+		const acct = await m.account()
+		const priority = await acct.openai.chat.completions.create({ model: MODEL.openai, service_tier: 'priority', messages: [{ role: 'user', content: TEXT }] })
+		expect(priority.service_tier).toBe('priority')
+		expect(priority.usage?.completion_tokens).toBe(13)
+		const flex = await acct.openai.chat.completions.create({ model: MODEL.openai, service_tier: 'flex', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: TEXT }] })
+		const tiers = new Set<string | null | undefined>()
+		for await (const chunk of flex) tiers.add(chunk.service_tier)
+		expect([...tiers]).toEqual(['flex'])
+		// Asked for Priority, downgraded by its ramp-rate limit: the answer says default, billed at the standard prices.
+		const ramped = await acct.openai.chat.completions.create({ model: MODEL.openai, service_tier: 'priority', messages: [{ role: 'user', content: 'what is the weather like in paris today #ramp friend' }] })
+		expect(ramped.service_tier).toBe('default')
+		// No tier asked, a project whose default tier is Priority: billed at Priority, streamed without include_usage too.
+		const project = await acct.openai.chat.completions.create({ model: MODEL.openai, stream: true, messages: [{ role: 'user', content: 'what is the weather like in paris today #project-priority friend' }] })
+		for await (const _ of project);
+		expect(await charged(acct)).toEqual({ costs: [PRIORITY, FLEX, STANDARD, PRIORITY], spent: 2 * PRIORITY + FLEX + STANDARD })
+	})
+
+	it('should bill the Responses API at the tier the Response reports, streamed or not', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'priority', input: TEXT })
+		expect(r.service_tier).toBe('priority')
+		expect(r.usage?.output_tokens).toBe(13)
+		const s = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'flex', stream: true, input: TEXT })
+		for await (const _ of s);
+		expect(await charged(acct)).toEqual({ costs: [PRIORITY, FLEX], spent: PRIORITY + FLEX })
+	})
+
+	it('should bill a converted request at the tier its OpenAI answer reports', async () => {
+		const acct = await m.account()
+		// An Anthropic client names no OpenAI tier: the project's default (Priority here) serves it.
+		const text = 'what is the weather like in paris today #project-priority friend'
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: text }] })
+		const s = acct.anthropic.messages.stream({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: text }] })
+		await s.finalMessage()
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: TEXT }] })
+		expect(await charged(acct)).toEqual({ costs: [PRIORITY, PRIORITY, STANDARD], spent: 2 * PRIORITY + STANDARD })
+	})
+})
+
+describe('the reservation at the dearest tier a request can be served at', () => {
+	/** The max_tokens the OpenAI mock received for a request of 1,000 under a $0.0006 key limit. */
+	async function sentCap(model: string, tier?: 'flex' | 'default' | 'priority' | 'auto', limit = 0.0006): Promise<number> {
+		const acct = await m.account(10, { spend_limit: limit })
+		await acct.openai.chat.completions.create({ model, max_tokens: 1000, messages: [{ role: 'user', content: TEXT }], ...(tier && { service_tier: tier }) })
+		return lastRequest(m.mocks.openai).body.max_tokens as number
+	}
+
+	it('should keep a flex request its cap where the limit covers it at the flex price', async () => {
+		// 1,000 tokens: $0.0003 at Flex, $0.0006 standard, $0.001 at Priority.
+		expect(await sentCap(MODEL.openai, 'flex')).toBe(1000)
+		// Standard only: (600 − input − 1) / 0.60 per token.
+		const standard = await sentCap(MODEL.openai, 'default')
+		expect(standard).toBeGreaterThan(900)
+		expect(standard).toBeLessThan(1000)
+		// No tier, auto or priority: the project's default may be Priority, (600 − input − 1) / 1.00.
+		for (const tier of [undefined, 'auto', 'priority'] as const) {
+			const cap = await sentCap(MODEL.openai, tier)
+			expect(cap).toBeGreaterThan(550)
+			expect(cap).toBeLessThan(600)
+		}
+	})
+
+	it('should reserve a flex request at the standard price when a channel of the model would not pass the tier on', async () => {
+		// fo-m's Gemini channel converts (no service_tier, no Flex): 1,000 tokens at $2, not $1, under a $0.0015 limit.
+		const cap = await sentCap(FAILOVER, 'flex', 0.0015)
+		expect(cap).toBeGreaterThan(700)
+		expect(cap).toBeLessThan(750)
+	})
+})

@@ -1,0 +1,72 @@
+/**
+ * What a request can make its answer cost beyond text (src/relay/reach.ts), read from the request as each protocol
+ * decodes it: audio parts and files that may hold sound, audio asked for as output, 1-hour cache writes, and the tier
+ * a request is bound to when every channel receives its `service_tier`. Nothing is read for a model without such
+ * prices.
+ */
+import { describe, expect, it } from 'bun:test'
+import type { ProtocolCodec } from '../../../src/protocols/codec'
+import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
+import { gemini } from '../../../src/protocols/gemini'
+import { openaiChat } from '../../../src/protocols/openai-chat'
+import { openaiResponses } from '../../../src/protocols/openai-responses'
+import { reachOf } from '../../../src/relay/reach'
+import type { Channel, ModelInfo } from '../../../src/routing/catalog'
+
+const channel = (type: Channel['type'], o: Partial<Channel> = {}): Channel => ({ id: 1, name: type, type, baseUrl: 'http://x', apiKey: 'k', models: ['m'], modelMap: {}, priority: 0, weight: 1, settings: {}, ...o })
+const price = (prices: Record<string, number>): ModelInfo => ({ name: 'm', inputPerMtok: 1, outputPerMtok: 2, prices })
+const ALL = price({ audio_input_per_mtok: 40, audio_output_per_mtok: 80, cache_write_1h_per_mtok: 6, flex_input_per_mtok: 0.5 })
+const reach = (client: ProtocolCodec, body: Record<string, unknown>, p = ALL, channels = [channel('openai')]) =>
+	reachOf({ client, body, ir: client.decodeRequest({ model: 'm', ...body } as never) }, { channels, price: p })
+
+const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA='
+
+describe('reachOf', () => {
+	it('should read nothing for a model without prices of its own kinds', () => {
+		expect(reach(openaiChat, { messages: [{ role: 'user', content: 'hi' }] }, price({}))).toBeUndefined()
+		expect(reach(openaiChat, { messages: [{ role: 'user', content: 'hi' }] }, price({ image_output_per_mtok: 30 }))).toBeUndefined()
+	})
+
+	it('should find audio input in audio parts and in files that may hold sound', () => {
+		const text = reach(openaiChat, { messages: [{ role: 'user', content: 'hi' }] })
+		expect(text).toEqual({ audioInput: false, audioOutput: false, cacheWrite1h: false })
+		const audio = reach(openaiChat, { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: WAV, format: 'wav' } }] }] })
+		expect(audio?.audioInput).toBe(true)
+		const part = (mimeType: string) => ({ contents: [{ role: 'user', parts: [{ text: 'what is this?' }, { fileData: { mimeType, fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } }] }] })
+		expect(reach(gemini, part('video/mp4'))?.audioInput).toBe(true)
+		expect(reach(gemini, part('audio/mp3'))?.audioInput).toBe(true)
+		expect(reach(gemini, part('application/pdf'))?.audioInput).toBe(false)
+	})
+
+	it('should find audio output asked for by OpenAI modalities, Gemini responseModalities or speechConfig, or a TTS model', () => {
+		expect(reach(openaiChat, { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, messages: [{ role: 'user', content: 'hi' }] })?.audioOutput).toBe(true)
+		expect(reach(openaiChat, { modalities: ['text'], messages: [{ role: 'user', content: 'hi' }] })?.audioOutput).toBe(false)
+		const contents = [{ role: 'user', parts: [{ text: 'say hi' }] }]
+		expect(reach(gemini, { contents, generationConfig: { responseModalities: ['AUDIO'] } })?.audioOutput).toBe(true)
+		expect(reach(gemini, { contents, generationConfig: { speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } })?.audioOutput).toBe(true)
+		expect(reach(gemini, { contents, generationConfig: { responseModalities: ['TEXT'] } })?.audioOutput).toBe(false)
+		const tts = [channel('gemini', { modelMap: { m: 'gemini-2.5-flash-preview-tts' } })]
+		expect(reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, ALL, tts)?.audioOutput).toBe(true)
+	})
+
+	it('should find 1-hour cache writes wherever a cache_control asks for them', () => {
+		const at = (cache_control: Record<string, unknown>) => reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control }] }] })?.cacheWrite1h
+		expect(at({ type: 'ephemeral', ttl: '1h' })).toBe(true)
+		expect(at({ type: 'ephemeral', ttl: '5m' })).toBe(false)
+		expect(at({ type: 'ephemeral' })).toBe(false)
+		// A user text that merely mentions it is a string, not a cache_control.
+		expect(reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: '{"ttl":"1h"}' }] })?.cacheWrite1h).toBe(false)
+		// Anthropic's top-level automatic caching.
+		expect(reach(anthropicMessages, { max_tokens: 10, cache_control: { type: 'ephemeral', ttl: '1h' }, messages: [{ role: 'user', content: 'hi' }] })?.cacheWrite1h).toBe(true)
+	})
+
+	it('should bind the tier to flex or standard only when every channel receives the service_tier as written', () => {
+		const messages = [{ role: 'user', content: 'hi' }]
+		expect(reach(openaiChat, { service_tier: 'flex', messages })?.tiers).toEqual(['flex'])
+		expect(reach(openaiChat, { service_tier: 'default', messages })?.tiers).toEqual([undefined])
+		for (const tier of [undefined, 'auto', 'priority']) expect(reach(openaiChat, { service_tier: tier, messages })?.tiers).toBeUndefined()
+		expect(reach(openaiChat, { service_tier: 'flex', messages }, ALL, [channel('openai'), channel('gemini')])?.tiers).toBeUndefined()
+		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' })?.tiers).toEqual(['flex'])
+		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' }, ALL, [channel('openai', { settings: { responses_api: false } })])?.tiers).toBeUndefined()
+	})
+})
