@@ -17,12 +17,16 @@ import { missingKey, presentedKey } from '../../http/model-auth'
 import { usageRecord } from '../../billing/usage-record'
 import { openaiErrors } from '../../passthrough/schemas'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
-import { resolveModel } from '../../relay/budget'
 import { channelTimeouts } from '../../relay/upstream-fetch'
 import { tryChannels } from '../../routing/attempts'
 import type { Services } from '../../services'
 import { RealtimeSession, responseBound } from './session'
-import { openUpstream } from './upstream'
+import { isClientSecret, openClientSecret } from './client-secret'
+import { realtimeSecretsModule } from './secrets'
+import { openUpstream, realtimeRoute } from './upstream'
+
+/** A minted session config as a `session.update` carries it: the model is the URL's (mapped per channel). */
+const sessionConfig = ({ model: _model, ...rest }: Record<string, unknown>) => rest
 
 const KEY_PROTOCOL = 'openai-insecure-api-key.'
 
@@ -48,7 +52,13 @@ type SocketHandlers = {
 	close(ws: ServerWebSocket<unknown>, code: number, reason: string): void
 }
 
-export const realtimeModule = (svc: Services) =>
+/**
+ * The socket's route, then the secrets' (secrets.ts): in this order, so the key check those take from modelAuth
+ * stays off the socket's route, which reads its key from a subprotocol too.
+ */
+export const realtimeModule = (svc: Services) => new Elysia({ name: 'realtime' }).use(realtimeSocketModule(svc)).use(realtimeSecretsModule(svc))
+
+const realtimeSocketModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).get(
 		'/v1/realtime',
 		async ({ request, server, set, query }) => {
@@ -57,7 +67,9 @@ export const realtimeModule = (svc: Services) =>
 			const protocols = offeredProtocols(request)
 			const key = realtimeKey(request, protocols)
 			if (!key) throw missingKey('openai')
-			const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
+			// An ephemeral client secret (secrets.ts) stands for its key, for the model and config it was minted for.
+			const secret = isClientSecret(key) ? await openClientSecret(svc, key) : undefined
+			const token = secret?.token ?? svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 			const admitted = svc.limits.admit(token)
 			if (admitted) await admitted
 			// Transcription sessions (`?intent=transcription`, the model in session.update, billed by the transcription
@@ -66,17 +78,15 @@ export const realtimeModule = (svc: Services) =>
 				throw new GatewayError('invalid_request', 'Realtime transcription sessions (?intent=transcription) are not supported by this gateway: use POST /v1/audio/transcriptions, or a conversation session (?model=…)', { code: 'unsupported_value', param: 'intent' })
 			if (typeof query.call_id === 'string')
 				throw new GatewayError('invalid_request', 'Sideband connections to a WebRTC or SIP call (?call_id=…) are not supported by this gateway: open a WebSocket session with ?model=…', { code: 'unsupported_value', param: 'call_id' })
-			const model = typeof query.model === 'string' ? query.model : ''
+			const asked = typeof query.model === 'string' ? query.model : ''
+			if (secret && asked && asked !== secret.grant.model)
+				throw new GatewayError('invalid_request', `This client secret is for model "${secret.grant.model}", not "${asked}"`, { code: 'invalid_value', param: 'model' })
+			const model = secret?.grant.model ?? asked
 			if (!model) throw new GatewayError('invalid_request', 'Missing required parameter: model (GET /v1/realtime?model=…)', { code: 'missing_required_parameter', param: 'model' })
 			if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !server)
 				throw new GatewayError('invalid_request', 'The Realtime API takes a WebSocket connection (Upgrade: websocket)', { status: 426, code: 'websocket_required' })
-			const route = resolveModel(svc, token, model)
-			const channels = route.channels.filter((c) => c.type === 'openai')
-			if (!channels.length)
-				throw new GatewayError('invalid_request', `The Realtime API is not available for model "${model}": it is served only by OpenAI-compatible channels`, {
-					code: 'unsupported_for_model',
-					param: 'model',
-				})
+			const route = realtimeRoute(svc, token, model)
+			const channels = route.channels
 
 			const owner = { accountId: token.accountId, tokenId: token.id }
 			const bound = responseBound(route.price, 0)
@@ -112,6 +122,8 @@ export const realtimeModule = (svc: Services) =>
 				)
 				throw opened.error
 			}
+			// The config the secret was minted with, before anything of the client's (the upstream model is in the URL).
+			if (secret) opened.ok.send(JSON.stringify({ type: 'session.update', session: sessionConfig(secret.grant.session) }))
 			session.connected(opened.ok, opened.channel, opened.channel.modelMap[model] ?? model)
 			const handlers: SocketHandlers = {
 				open: (ws) => session.clientOpen(ws),
@@ -138,7 +150,7 @@ export const realtimeModule = (svc: Services) =>
 				{
 					model: t.Optional(
 						t.String({
-							description: 'The model of the session, e.g. gpt-realtime',
+							description: 'The model of the session, e.g. gpt-realtime (with a client secret: its model, or left out)',
 						}),
 					),
 					intent: t.Optional(t.String({ description: '`transcription` sessions are not supported (400 unsupported_value)' })),
@@ -155,7 +167,7 @@ export const realtimeModule = (svc: Services) =>
 			detail: {
 				summary: 'Realtime API session (WebSocket)',
 				description:
-					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol. Each `response.done` is billed from its `response.usage` (one usage row per response); the session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
+					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol, or with an `ek_…` client secret (POST /v1/realtime/client_secrets) the same ways: then `model` may be left out (the secret names it) and the secret\'s session config is applied first. Each `response.done` is billed from its `response.usage` (one usage row per response); the session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
 			},
 		},
 	)

@@ -2,11 +2,16 @@
  * One Realtime session: relays frames between the client's socket and the upstream's as they come (text and binary,
  * untouched, in order) and bills it response by response.
  *
- * Billing: the session always holds, through the ledger, enough for one more response (`responseBound`: the
- * conversation so far plus a turn as input, the model's output cap as output, at the dearest token prices). Each
- * `response.done` settles its `response.usage` from that hold (one usage row per response, under the session's
- * request id) and reserves the next; when the balance or the key's limit cannot cover a minimal response the client
- * gets an OpenAI `error` event (`insufficient_quota`) and both sockets close. A client that leaves while a response
+ * Billing: every response in flight has a hold of its own, through the ledger, of a response's bound
+ * (`responseBound`: the conversation so far plus a turn as input, the model's output cap as output, at the dearest
+ * token prices), since several may run at once (out-of-band ones, `response.conversation: "none"`). The session
+ * keeps one spare hold for the next response (taken at connect). A client `response.create` takes the spare, or a new
+ * hold; when none can be held it is not sent upstream and the client gets an OpenAI `error` event
+ * (`insufficient_quota`, naming its `event_id`), the session running on (the client's frames after it wait for that
+ * answer, so their order is kept). A `response.created` the client did not ask for (server VAD) takes the spare or
+ * a new hold. Each `response.done` settles its `response.usage` from its response's hold (one usage row per
+ * response, under the session's request id) and the spare is renewed; when the balance or the key's limit cannot
+ * cover a minimal response with none running, the client gets the `error` event and both sockets close. A client that leaves while a response
  * runs has it cancelled upstream and pays what its `response.done` reports (at most `DRAIN_MS` waited); a response
  * whose `response.done` never comes (the upstream cut it, or did not answer the cancel) is billed as estimated from
  * the frames seen (estimate.ts). Whatever is still held at the end goes back.
@@ -64,6 +69,24 @@ export function responseBound(price: ModelInfo, context: number): { want: number
 
 type Frame = string | ArrayBuffer | Uint8Array
 
+/** A response in flight: its hold (none yet while one is being reserved) and its output as seen, for an estimate. */
+type Running = { hold: Hold | undefined; seen: { text: string; audioBytes: number } }
+
+type Json = Record<string, unknown>
+
+const parseEvent = (text: string): Json | undefined => {
+	try {
+		const v = JSON.parse(text)
+		return v && typeof v === 'object' ? (v as Json) : undefined
+	} catch {
+		return undefined
+	}
+}
+
+/** An OpenAI Realtime `error` server event; `clientEventId` names the client event it answers. */
+const errorEvent = (eventId: string, err: GatewayError, clientEventId: string | null) =>
+	JSON.stringify({ type: 'error', event_id: eventId, error: { ...errorBody(err).error, event_id: clientEventId } })
+
 /** WebSocket close codes that are reported, never sent (RFC 6455 §7.4.1): relayed as 1011. */
 const UNSENDABLE = new Set([1004, 1005, 1006, 1015])
 const sendableCode = (code: number) => (UNSENDABLE.has(code) || code < 1000 || code > 4999 ? 1011 : code)
@@ -85,11 +108,17 @@ export class RealtimeSession {
 	private upstreamModel: string | undefined
 	/** Upstream frames that came before the client's socket was open. */
 	private waiting: Frame[] = []
-	private hold: Hold | undefined
+	/** The hold for the next response. */
+	private spare: Hold | undefined
+	/** Holds of the `response.create`s sent upstream whose `response.created` has not come yet, oldest first. */
+	private pending: Hold[] = []
+	/** Responses running upstream (`response.created` seen, their `response.done` not yet), by id. */
+	private running = new Map<string, Running>()
+	/** Client frames waiting while a hold is reserved for the `response.create` before them. */
+	private queued: Array<string | Buffer> | undefined
 	/** Settlements and reservations, one after another in the order of the events. */
 	private billing: Promise<void> = Promise.resolve()
-	/** A response is running upstream (`response.created` seen, its `response.done` not yet). */
-	private responding = false
+	private refusals = 0
 	/** Conversation tokens as of the last response (its input and output), for the next hold. */
 	private context = 0
 	/** The client left (or was cut off): frames no longer go to it; a response it cancelled is `client_abort`. */
@@ -104,11 +133,9 @@ export class RealtimeSession {
 	private audioOut = audioBytesPerSecond(undefined)
 	/** Input the client added since the last response (text tokens, audio bytes), for an estimate. */
 	private turn = { text: 0, audioBytes: 0 }
-	/** Output of the running response as seen in its deltas, for an estimate. */
-	private seen = { text: '', audioBytes: 0 }
 
 	constructor(private readonly s: SessionInit) {
-		this.hold = s.hold
+		this.spare = s.hold
 		this.base = {
 			requestId: s.requestId,
 			token: s.token,
@@ -154,15 +181,74 @@ export class RealtimeSession {
 
 	fromClient(data: string | Buffer) {
 		if (this.cutOff) return
+		if (this.queued) {
+			this.queued.push(data)
+			return
+		}
+		if (typeof data === 'string' && data.includes('"response.create"')) {
+			const event = parseEvent(data)
+			if (event?.type === 'response.create') {
+				const hold = this.takeHold()
+				if (!hold) {
+					this.queued = []
+					void this.holdFor(data, event)
+					return
+				}
+				this.pending.push(hold)
+			}
+		}
+		this.forward(data)
+	}
+
+	private forward(data: string | Buffer) {
 		if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(data)
 		if (typeof data === 'string' && (data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
-			try {
-				const added = clientInput(JSON.parse(data))
-				this.turn.text += added.text
-				this.turn.audioBytes += added.audioBytes
-			} catch {
-				// not JSON: the upstream answers it with an error event
+			const event = parseEvent(data)
+			if (!event) return // not JSON: the upstream answers it with an error event
+			const added = clientInput(event)
+			this.turn.text += added.text
+			this.turn.audioBytes += added.audioBytes
+		}
+	}
+
+	/** The spare hold, else one the lease covers at once. */
+	private takeHold(): Hold | undefined {
+		const spare = this.spare
+		this.spare = undefined
+		return spare ?? this.s.svc.ledger.reserveNow(this.owner(), this.s.requestId, responseBound(this.s.price, this.context).want)
+	}
+
+	/** A hold for a `response.create` that needs the ledger: sent upstream with it, else refused; then the frames that waited. */
+	private async holdFor(data: string, event: Json) {
+		const { want, min } = responseBound(this.s.price, this.context)
+		let hold: Hold | undefined
+		let refused: GatewayError | undefined
+		try {
+			hold = await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, want, min)
+		} catch (e) {
+			refused = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
+		}
+		const waiting = this.queued ?? []
+		this.queued = undefined
+		if (this.cutOff || this.clientGone || this.finished) {
+			await hold?.release()
+			return
+		}
+		if (hold) {
+			this.pending.push(hold)
+			this.forward(data)
+		} else if (refused && this.client) {
+			this.client.send(errorEvent(`event_${this.s.requestId}_refused_${++this.refusals}`, refused, typeof event.event_id === 'string' ? event.event_id : null))
+		}
+		for (let i = 0; i < waiting.length; i++) {
+			// fromClient may have started another wait (TypeScript keeps the narrowing from above).
+			const again = this.queued as Array<string | Buffer> | undefined
+			if (again) {
+				// Another response.create is waiting for its hold: the rest waits behind it.
+				again.push(...waiting.slice(i))
+				return
 			}
+			this.fromClient(waiting[i]!)
 		}
 	}
 
@@ -184,18 +270,23 @@ export class RealtimeSession {
 	/** Cancels a running response (its usage awaited at most `waitMs`, else estimated), then closes upstream and settles. */
 	private async cancelAndClose(waitMs: number, code: number, reason: string) {
 		const up = this.upstream
-		if (this.responding && up?.readyState === WebSocket.OPEN) {
+		this.queued = undefined
+		if (this.running.size && up?.readyState === WebSocket.OPEN) {
 			const done = new Promise<void>((resolve) => (this.drained = resolve))
-			up.send(JSON.stringify({ type: 'response.cancel' }))
+			for (const id of this.running.keys()) up.send(JSON.stringify({ type: 'response.cancel', response_id: id }))
 			await Promise.race([done, Bun.sleep(waitMs)])
 		}
-		if (this.responding) {
-			// Its response.done did not come in time: billed from what was seen.
-			this.responding = false
-			this.closeResponse(this.estimate(), true, this.abandonReason())
-		}
+		// Those whose response.done did not come in time: billed from what was seen.
+		this.estimateRunning(this.abandonReason())
 		if (up && up.readyState < WebSocket.CLOSING) up.close(code, reason)
 		await this.finish()
+	}
+
+	/** Every response still running, billed as estimated from what was seen. */
+	private estimateRunning(endReason: string) {
+		const cut = [...this.running.values()]
+		this.running.clear()
+		for (const r of cut) this.closeResponse(r.hold, this.estimate(r), true, endReason)
 	}
 
 	/** A response the client did not wait for: it left, or the gateway is shutting down. */
@@ -203,10 +294,7 @@ export class RealtimeSession {
 
 	/** The upstream closed: the client is told with the same code, a running response is recorded as cut. */
 	async upstreamClosed(code: number, reason: string) {
-		if (this.responding) {
-			this.responding = false
-			this.closeResponse(this.estimate(), true, this.clientGone ? this.abandonReason() : 'upstream_cut')
-		}
+		this.estimateRunning(this.clientGone ? this.abandonReason() : 'upstream_cut')
 		this.drained?.()
 		if (this.client && !this.clientGone) {
 			this.clientGone = true
@@ -217,13 +305,14 @@ export class RealtimeSession {
 
 	/** Reads what billing needs from an upstream text frame: the start and the end (with usage) of each response. */
 	private meter(text: string) {
-		const delta = this.responding && text.includes('.delta"')
+		const delta = this.running.size > 0 && text.includes('.delta"')
 		if (!delta && !text.includes('"response.created"') && !text.includes('"response.done"') && !text.includes('"session.')) return
 		let event: {
 			type?: unknown
 			delta?: unknown
+			response_id?: unknown
 			session?: Record<string, any>
-			response?: { status?: unknown; usage?: unknown }
+			response?: { id?: unknown; status?: unknown; usage?: unknown }
 		}
 		try {
 			event = JSON.parse(text)
@@ -231,24 +320,46 @@ export class RealtimeSession {
 			return
 		}
 		const type = String(event.type)
-		if (type === 'response.created') {
-			this.responding = true
-			this.seen = { text: '', audioBytes: 0 }
-		} else if (type === 'response.done') {
-			this.responding = false
+		if (type === 'response.created') this.started(String(event.response?.id))
+		else if (type === 'response.done') {
+			const id = String(event.response?.id)
+			const r = this.running.get(id) ?? { hold: undefined, seen: { text: '', audioBytes: 0 } }
+			this.running.delete(id)
 			const abandoned = this.clientGone
 			const reported = realtimeUsage(event.response?.usage)
 			const endReason = abandoned ? this.abandonReason() : event.response?.status === 'failed' ? 'error' : 'ok'
-			this.closeResponse(reported ?? this.estimate(), reported === undefined, endReason)
-			this.billing.then(() => this.drained?.())
-		} else if (typeof event.delta === 'string' && TEXT_DELTAS.has(type)) this.seen.text += event.delta
-		else if (typeof event.delta === 'string' && AUDIO_DELTAS.has(type)) this.seen.audioBytes += base64Bytes(event.delta)
+			this.closeResponse(r.hold, reported ?? this.estimate(r), reported === undefined, endReason)
+			if (!this.running.size) this.billing.then(() => this.drained?.())
+		} else if (typeof event.delta === 'string' && (TEXT_DELTAS.has(type) || AUDIO_DELTAS.has(type))) {
+			const r = this.running.get(String(event.response_id)) ?? [...this.running.values()].at(-1)
+			if (!r) return
+			if (TEXT_DELTAS.has(type)) r.seen.text += event.delta
+			else r.seen.audioBytes += base64Bytes(event.delta)
+		}
 		else if ((type === 'session.created' || type === 'session.updated') && event.session) {
 			// GA: session.audio.{input,output}.format; the beta: input_audio_format / output_audio_format.
 			const ss = event.session
 			this.audioIn = audioBytesPerSecond(ss.audio?.input?.format ?? ss.input_audio_format)
 			this.audioOut = audioBytesPerSecond(ss.audio?.output?.format ?? ss.output_audio_format)
 		}
+	}
+
+	/**
+	 * A response started upstream: it takes the hold of the oldest `response.create` sent, else (one the server
+	 * started, e.g. on a turn its voice detection ended) the spare or a new hold; when none can be had, the session ends.
+	 */
+	private started(id: string) {
+		const r: Running = { hold: this.pending.shift() ?? this.takeHold(), seen: { text: '', audioBytes: 0 } }
+		this.running.set(id, r)
+		if (r.hold || this.cutOff) return
+		const { want, min } = responseBound(this.s.price, this.context)
+		this.bill(async () => {
+			try {
+				r.hold = await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, want, min)
+			} catch (e) {
+				this.end(e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error'))
+			}
+		})
 	}
 
 	/** Queues a billing step; a failed one is logged (the ledger refuses nothing it already holds). */
@@ -262,16 +373,16 @@ export class RealtimeSession {
 	}
 
 	/** A response ended: the conversation now includes it; its bill is queued. */
-	private closeResponse(usage: Usage, estimated: boolean, endReason: string) {
+	private closeResponse(hold: Hold | undefined, usage: Usage, estimated: boolean, endReason: string) {
 		this.context = usage.input + usage.cacheRead + usage.output
 		this.turn = { text: 0, audioBytes: 0 }
-		this.bill(() => this.settle(usage, estimated, endReason))
+		// Read when the step runs: a hold still being reserved (started) is in place by then.
+		const r = { hold }
+		this.bill(() => this.settle(r.hold, usage, estimated, endReason))
 	}
 
-	/** Charges one response from the hold, then holds for the next (or cuts the session off). */
-	private async settle(usage: Usage, estimated: boolean, endReason: string) {
-		const hold = this.hold
-		this.hold = undefined
+	/** Charges one response from its hold, then renews the spare (or cuts the session off). */
+	private async settle(hold: Hold | undefined, usage: Usage, estimated: boolean, endReason: string) {
 		const record = usageRecord(this.base, {
 			channel: this.channel,
 			upstreamModel: this.upstreamModel,
@@ -284,7 +395,7 @@ export class RealtimeSession {
 		const h = hold ?? (await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, 0, 0))
 		const charged = await h.settle(tokenCost(usage, this.s.price), record)
 		observeUsage(this.s.svc, this.s.token, record, charged)
-		if (!this.clientGone && !this.cutOff) await this.reserveNext()
+		if (!this.clientGone && !this.cutOff && !this.spare) await this.reserveNext()
 	}
 
 	private owner = () => ({
@@ -292,13 +403,17 @@ export class RealtimeSession {
 		tokenId: this.s.token.id,
 	})
 
-	/** The hold for the next response; when the headroom cannot cover a minimal one, the session ends. */
+	/**
+	 * The spare hold for the next response; when the headroom cannot cover a minimal one and no response is in flight,
+	 * the session ends (with responses in flight it runs on: a further response.create is refused on its own).
+	 */
 	private async reserveNext() {
 		const { want, min } = responseBound(this.s.price, this.context)
 		const ledger = this.s.svc.ledger
 		try {
-			this.hold = ledger.reserveNow(this.owner(), this.s.requestId, want) ?? (await ledger.reserve(this.owner(), this.s.requestId, want, min))
+			this.spare = ledger.reserveNow(this.owner(), this.s.requestId, want) ?? (await ledger.reserve(this.owner(), this.s.requestId, want, min))
 		} catch (e) {
+			if (this.running.size || this.pending.length) return
 			this.end(e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error'))
 		}
 	}
@@ -308,13 +423,7 @@ export class RealtimeSession {
 		this.cutOff = true
 		if (this.client && !this.clientGone) {
 			this.clientGone = true
-			this.client.send(
-				JSON.stringify({
-					type: 'error',
-					event_id: `event_${this.s.requestId}`,
-					error: { ...errorBody(err).error, event_id: null },
-				}),
-			)
+			this.client.send(errorEvent(`event_${this.s.requestId}`, err, null))
 			this.client.close(1008, err.code ?? 'session ended')
 		}
 		const up = this.upstream
@@ -325,27 +434,28 @@ export class RealtimeSession {
 	 * What the running response used, from what the gateway saw: as input the conversation so far (the last
 	 * response's input and output, and what the client added since), as output its text and audio deltas.
 	 */
-	private estimate(): Usage {
+	private estimate(r: Running): Usage {
 		const audioIn = userAudioTokens(this.turn.audioBytes, this.audioIn)
-		const audioOut = assistantAudioTokens(this.seen.audioBytes, this.audioOut)
+		const audioOut = assistantAudioTokens(r.seen.audioBytes, this.audioOut)
 		return {
 			...emptyUsage(),
 			input: this.context + this.turn.text + audioIn,
 			audioInput: audioIn,
-			output: countText(this.seen.text) + audioOut,
+			output: countText(r.seen.text) + audioOut,
 			audioOutput: audioOut,
 		}
 	}
 
 
-	/** Once both sides are done with: the rest of the hold goes back. */
+	/** Once both sides are done with: what is still held goes back. */
 	private async finish() {
 		if (this.finished) return
 		this.finished = true
 		live.delete(this)
 		await this.billing
-		const hold = this.hold
-		this.hold = undefined
-		await hold?.release()
+		const held = [this.spare, ...this.pending]
+		this.spare = undefined
+		this.pending = []
+		await Promise.all(held.map((h) => h?.release()))
 	}
 }

@@ -7,7 +7,10 @@
  */
 import { GatewayError } from '../../core/errors'
 import type { AttemptResult } from '../../routing/attempts'
-import type { Channel } from '../../routing/catalog'
+import type { AuthToken } from '../../auth/api-key'
+import { resolveModel } from '../../relay/budget'
+import type { Channel, ModelInfo } from '../../routing/catalog'
+import type { Services } from '../../services'
 import { authHeaders } from '../../passthrough/upstream'
 import { joinUrl } from '../../providers/adapter'
 
@@ -71,4 +74,19 @@ export function openUpstream(
 		ws.addEventListener('error', refused, { once: true })
 		ws.addEventListener('open', () => ws.removeEventListener('error', refused), { once: true })
 	})
+}
+
+/**
+ * The route of a Realtime model for a key: its `allowed_models`, the model's price and its OpenAI-type channels (the
+ * only ones that speak the Realtime protocol).
+ */
+export function realtimeRoute(svc: Services, token: AuthToken, model: string): { channels: Channel[]; price: ModelInfo } {
+	const route = resolveModel(svc, token, model)
+	const channels = route.channels.filter((c) => c.type === 'openai')
+	if (!channels.length)
+		throw new GatewayError('invalid_request', `The Realtime API is not available for model "${model}": it is served only by OpenAI-compatible channels`, {
+			code: 'unsupported_for_model',
+			param: 'model',
+		})
+	return { channels, price: route.price }
 }

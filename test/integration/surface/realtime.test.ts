@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { REALTIME_CANCELLED_USAGE, REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
 import { countText } from '../../../src/relay/estimate'
-import { CLIENT_BUFFER_LIMIT } from '../../../src/modules/realtime/session'
+import { CLIENT_BUFFER_LIMIT, responseBound } from '../../../src/modules/realtime/session'
 import { micros, priceList, usageOf } from './helpers'
+import { connectRealtime, eventually, refusedRealtimeHandshake } from './realtime-client'
 
 let rt: RealtimeMock
 let app: TestApp
@@ -59,93 +60,8 @@ afterAll(async () => {
 
 const wsUrl = (model: string) => `${app.url.replace('http', 'ws')}/v1/realtime?model=${model}`
 
-type Client = {
-	ws: WebSocket
-	frames: Array<string | ArrayBuffer>
-	closed: Promise<{ code: number; reason: string }>
-	next(type: string): Promise<any>
-}
-
-/** A raw WebSocket client that keeps every frame, and waits for an event of a given type. */
-async function connect(model: string, opts: { key?: string; protocols?: string[] } = {}): Promise<Client> {
-	const ws = new WebSocket(wsUrl(model), {
-		headers: opts.key ? { authorization: `Bearer ${opts.key}` } : {},
-		protocols: opts.protocols ?? ['realtime'],
-	} as unknown as string[])
-	ws.binaryType = 'arraybuffer'
-	const frames: Array<string | ArrayBuffer> = []
-	let seen = 0
-	const waiters: Array<() => void> = []
-	ws.addEventListener('message', (e) => {
-		frames.push(e.data as string | ArrayBuffer)
-		for (const w of waiters.splice(0)) w()
-	})
-	const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })))
-	await new Promise<void>((resolve, reject) => {
-		ws.addEventListener('open', () => resolve())
-		ws.addEventListener('error', () => reject(new Error('websocket error')))
-	})
-	const next = async (type: string) => {
-		for (;;) {
-			while (seen < frames.length) {
-				const f = frames[seen++]!
-				if (typeof f === 'string' && JSON.parse(f).type === type) return JSON.parse(f)
-			}
-			await Promise.race([new Promise<void>((r) => waiters.push(r)), closed.then(() => Bun.sleep(0))])
-			if (seen >= frames.length && ws.readyState === WebSocket.CLOSED) throw new Error(`closed before ${type}`)
-		}
-	}
-	return { ws, frames, closed, next }
-}
-
-/** The gateway's HTTP answer to a WebSocket handshake it refuses (status and JSON body). */
-async function refusedHandshake(model: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-	const port = Number(new URL(app.url).port)
-	const lines = [
-		`GET /v1/realtime?model=${model} HTTP/1.1`,
-		`host: 127.0.0.1:${port}`,
-		'upgrade: websocket',
-		'connection: Upgrade',
-		'sec-websocket-version: 13',
-		'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
-		...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-		'',
-		'',
-	]
-	let text = ''
-	await new Promise<void>((resolve, reject) =>
-		Bun.connect({
-			hostname: '127.0.0.1',
-			port,
-			socket: {
-				open: (s) => void s.write(lines.join('\r\n')),
-				data: (s, d) => {
-					text += new TextDecoder().decode(d)
-					const [head, body = ''] = text.split('\r\n\r\n')
-					const len = Number(/content-length: (\d+)/i.exec(head!)?.[1] ?? -1)
-					if (len >= 0 && Buffer.byteLength(body) >= len) s.end()
-				},
-				close: () => resolve(),
-				error: (_s, e) => reject(e),
-			},
-		}).catch(reject),
-	)
-	const [head, body = ''] = text.split('\r\n\r\n')
-	return { status: Number(head!.split(' ')[1]), body: JSON.parse(body) }
-}
-
-/** Polls until `check` passes (settlement runs as the sockets close). */
-async function eventually(check: () => Promise<void>, ms = 3000) {
-	const until = Date.now() + ms
-	for (;;) {
-		try {
-			return await check()
-		} catch (e) {
-			if (Date.now() > until) throw e
-			await Bun.sleep(20)
-		}
-	}
-}
+const connect = (model: string, opts: { key?: string; protocols?: string[] } = {}) => connectRealtime(wsUrl(model), opts)
+const refusedHandshake = (model: string, headers: Record<string, string> = {}) => refusedRealtimeHandshake(app.url, `/v1/realtime?model=${model}`, headers)
 
 describe('GET /v1/realtime (WebSocket)', () => {
 	it('should relay text and binary frames intact both ways, with the channel key upstream, and bill each response.done exactly', async () => {
@@ -330,6 +246,57 @@ describe('GET /v1/realtime (WebSocket)', () => {
 			expect(rows.map((r) => r.cost)).toEqual([RESPONSE_COST / 1e6])
 		})
 	}
+
+	// One response's hold is 2,048 turn tokens at the audio input price and 1,000 output at the audio output price
+	// ($0.1295); $0.15 covers it, not a second one's minimum ($0.0666) beside it.
+	it('should hold for each response in flight: a concurrent out-of-band response.create the balance cannot also cover is refused with an error event and not sent upstream', async () => {
+		const { key, accountId } = await app.account(0.15)
+		const c = await connect('gpt-realtime', { key })
+		await c.next('session.created')
+		const outOfBand = (id: string) => JSON.stringify({ type: 'response.create', event_id: id, response: { conversation: 'none', metadata: { mock: 'hold' } } })
+		const sent = rt.received.length
+		c.ws.send(outOfBand('evt_first'))
+		const first = (await c.next('response.created')).response.id
+		c.ws.send(outOfBand('evt_second'))
+		const err = await c.next('error')
+		expect(err.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota', event_id: 'evt_second' })
+		// Only the first went upstream; the session stays open, the first response runs on.
+		expect(rt.received.slice(sent).map((f) => JSON.parse(f as string).event_id)).toEqual(['evt_first'])
+		c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: first }))
+		expect((await c.next('response.done')).response.id).toBe(first)
+		// Settled, the hold is back: the next response is covered.
+		c.ws.send(JSON.stringify({ type: 'response.create' }))
+		expect((await c.next('response.done')).response.usage).toEqual(REALTIME_USAGE)
+		c.ws.close()
+		await c.closed
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
+		expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+	})
+
+	it('should bill each of several responses in flight at once at its own response.done, each from its own hold', async () => {
+		const { key, accountId } = await app.account(1)
+		const c = await connect('gpt-realtime', { key })
+		await c.next('session.created')
+		const oob = JSON.stringify({ type: 'response.create', response: { conversation: 'none', metadata: { mock: 'hold' } } })
+		c.ws.send(oob)
+		const a = (await c.next('response.created')).response.id
+		c.ws.send(oob)
+		const b = (await c.next('response.created')).response.id
+		c.ws.send(oob)
+		const d = (await c.next('response.created')).response.id
+		// Three responses running: three holds of a response each (the first taken at connect).
+		const held = () => app.svc.ledger.leases().filter((l) => l.accountId === accountId).reduce((s, l) => s + l.inUse, 0)
+		await eventually(async () => expect(held()).toBeGreaterThanOrEqual(3 * responseBound(app.svc.catalog.price('gpt-realtime')!, 0).want))
+		for (const id of [b, a, d]) {
+			c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: id }))
+			expect((await c.next('response.done')).response.id).toBe(id)
+		}
+		c.ws.close()
+		await c.closed
+		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(1_000_000 - 3 * CANCELLED_COST))
+		expect(await usageOf(app, accountId)).toHaveLength(3)
+		await eventually(async () => expect(held()).toBe(0))
+	})
 
 	it('should cancel a running response when the client leaves and bill what its response.done reports', async () => {
 		const { key, accountId } = await app.account(1)

@@ -2,7 +2,7 @@
  * Mock of OpenAI's Realtime API over WebSocket (`wss://api.openai.com/v1/realtime?model=…`), from the documented
  * events (platform.openai.com/docs/api-reference/realtime-server-events): `session.created` on connect; on
  * `response.create`, `response.created`, two `response.output_audio.delta`, a transcript delta and `response.done`
- * carrying `response.usage` (`REALTIME_USAGE`); on `response.cancel` of a response still running, its
+ * carrying `response.usage` (`REALTIME_USAGE`); on `response.cancel` of a response still running (its `response_id`, else the latest), its
  * `response.done` with status `cancelled` and the usage so far. Binary frames are echoed back as they came.
  * Test knobs: a `response.create` whose `response.metadata.mock` is `"hold"` stops after its first delta until
  * cancelled (`"stall"`: never answers the cancel either; `response.metadata.audio_ms`: its delta carries that many ms of
@@ -64,7 +64,8 @@ export type RealtimeMock = {
 	stop(): Promise<void>
 }
 
-type Conn = { model: string; seq: number; held?: string; stall?: boolean }
+/** `held`: responses stopped after their first delta, by id, oldest first; true when they never answer a cancel. */
+type Conn = { model: string; seq: number; held: Map<string, boolean> }
 
 const AUDIO_CHUNKS = ['AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwAQ', 'EQASABMAFAAVABYAFwAYABkAGgAbABwAHQAeAB8AIAAh']
 
@@ -110,7 +111,7 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					{ status: 401 },
 				)
 			const ok = srv.upgrade(req, {
-				data: { model: u.searchParams.get('model') ?? '', seq: 0 },
+				data: { model: u.searchParams.get('model') ?? '', seq: 0, held: new Map() },
 				headers: protocols.includes('realtime') ? { 'sec-websocket-protocol': 'realtime' } : undefined,
 			})
 			return ok ? undefined : new Response('Expected a WebSocket upgrade', { status: 426 })
@@ -138,6 +139,7 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 				const event = JSON.parse(message) as {
 					type: string
 					response?: { metadata?: Record<string, string> }
+					response_id?: string
 					count?: number
 					bytes?: number
 				}
@@ -146,13 +148,14 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					for (let i = 0; i < (event.count ?? 0); i++) ws.send(new Uint8Array(event.bytes ?? 0).fill(i & 255))
 					return
 				}
-				if (event.type === 'response.cancel' && ws.data.held && !ws.data.stall) {
-					const id = ws.data.held
-					ws.data.held = undefined
+				// The named response, else the latest: several may run at once (out-of-band, `conversation: "none"`).
+				const cancelled = event.type === 'response.cancel' ? (event.response_id ?? [...ws.data.held.keys()].at(-1)) : undefined
+				if (cancelled && ws.data.held.get(cancelled) === false) {
+					ws.data.held.delete(cancelled)
 					send(ws, {
 						type: 'response.done',
 						response: {
-							id,
+							id: cancelled,
 							object: 'realtime.response',
 							status: 'cancelled',
 							status_details: { type: 'cancelled', reason: 'client_cancelled' },
@@ -184,8 +187,7 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 				})
 				const mock = event.response?.metadata?.mock
 				if (mock === 'hold' || mock === 'stall') {
-					ws.data.held = id
-					ws.data.stall = mock === 'stall'
+					ws.data.held.set(id, mock === 'stall')
 					return
 				}
 				send(ws, {
