@@ -21,6 +21,8 @@ import { messagesModule, messagesRoute } from './modules/messages'
 import { healthModule } from './modules/health'
 import { metricsModule } from './modules/metrics'
 import { audioModule } from './modules/audio'
+import { batchesModule } from './modules/batches'
+import { filesModule } from './modules/batches/files'
 import { dashboardModule } from './modules/dashboard'
 import { embeddingsModule } from './modules/embeddings'
 import { imagesModule } from './modules/images'
@@ -83,6 +85,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(geminiModule(svc))
 		.use(geminiOperationsModule(svc))
 		.use(embeddingsModule(svc))
+		.use(filesModule(svc))
+		.use(batchesModule(svc))
 		.use(imagesModule(svc))
 		.use(audioModule(svc))
 		.use(rerankModule(svc))

@@ -45,6 +45,9 @@ export const TOKEN_PRICES = {
 	/** OpenAI Flex processing (`service_tier: "flex"`; o3: $1 / $4 against $2 / $8). */
 	flexInput: 'flex_input_per_mtok',
 	flexOutput: 'flex_output_per_mtok',
+	/** OpenAI Batch API lines (`/v1/batches`); default half the standard input and output prices (modules/batches/price.ts). */
+	batchInput: 'batch_input_per_mtok',
+	batchOutput: 'batch_output_per_mtok',
 } as const
 
 /** The input and output price names of each tier priced apart. */

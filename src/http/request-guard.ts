@@ -47,6 +47,7 @@ export const UPLOAD_ROUTES: ReadonlySet<string> = new Set([
 	'/v1/videos',
 	'/v1/images/edits',
 	'/v1/images/variations',
+	'/v1/files',
 ])
 
 const isMultipart = (request: Request) => {

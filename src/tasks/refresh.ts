@@ -5,6 +5,7 @@
  * @module
  */
 import type { Services } from '../services'
+import { refreshBatch } from './batch'
 import { failTask } from './refund'
 import { type TaskRow, type TaskUpdate, advance, getTask, isTerminal } from './store'
 import { TASK_POLLERS } from './upstream'
@@ -31,6 +32,8 @@ export async function applyUpdate(svc: Services, task: TaskRow, u: TaskUpdate): 
  */
 export async function refreshTask(svc: Services, task: TaskRow, opts: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<TaskRow> {
 	if (isTerminal(task.status)) return task
+	// A batch settles its real cost when it ends, and lives by its own window (batch.ts).
+	if (task.kind === 'batch') return (await refreshBatch(svc, task, opts.signal)).task
 	const maxAge = opts.maxAgeMs ?? Number(svc.env.vars.TASK_MAX_AGE_MS ?? DEFAULT_TASK_MAX_AGE_MS)
 	if (Date.now() - task.createdAt.getTime() > maxAge) return applyUpdate(svc, task, { status: 'failed', error: 'task timed out: the upstream did not finish it' })
 	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)

@@ -12,13 +12,13 @@ import type { TaskRow } from './store'
 
 export type RefundOwner = { accountId: number; tokenId: number | null }
 
-async function lockOwner(tx: SqlTx, o: RefundOwner) {
+export async function lockOwner(tx: SqlTx, o: RefundOwner) {
 	await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [o.accountId])
 	if (o.tokenId !== null) await tx.query('SELECT id FROM api_tokens WHERE id = $1 FOR UPDATE', [o.tokenId])
 }
 
 /** Credits `amount` back and writes the negative usage row, copied from the charge's row (`requestId`). */
-async function credit(tx: SqlTx, o: RefundOwner, amount: number, requestId: string, fallback: { model: string; endpoint: string; channelId: number | null }) {
+export async function credit(tx: SqlTx, o: RefundOwner, amount: number, requestId: string, fallback: { model: string; endpoint: string; channelId: number | null }) {
 	if (amount <= 0) return
 	await tx.query('UPDATE accounts SET balance = balance + $2 WHERE id = $1', [o.accountId, amount])
 	if (o.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = GREATEST(0, spent - $2) WHERE id = $1', [o.tokenId, amount])

@@ -9,8 +9,11 @@ import type { Db } from '../db/client'
 import { tasks } from '../db/schema'
 import { randomString } from '../lib/ids'
 
-/** `veo`: Gemini's long-running video operations (src/modules/gemini/veo.ts). */
-export type TaskKind = 'video' | 'mj' | 'suno' | 'veo'
+/**
+ * `veo`: Gemini's long-running video operations (src/modules/gemini/veo.ts). `batch`: OpenAI batches (batch.ts);
+ * `file`: an uploaded or batch output file recorded to its account, never open (modules/batches/files.ts).
+ */
+export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file'
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed'
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -16,6 +16,7 @@ import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { refreshTask } from '../../tasks/refresh'
 import { findOwned } from '../../tasks/store'
+import { retrieveFile } from '../batches/files'
 import { publicBase } from '../video/view'
 import { GeminiOperation } from './predict-model'
 import { operationView, parseSampleFile } from './veo'
@@ -65,7 +66,8 @@ export const geminiOperationsModule = (svc: Services) => {
 	const poll = async ({ params, token, request }: { params: { model: string; id: string }; token: { accountId: number }; request: Request }) =>
 		operationView(await ownOperation(svc, params.id, token.accountId, request.signal, decodeURIComponent(params.model)), publicBase(svc.env.vars, request))
 	const file = ({ params, token, request, requestId }: { params: { file: string }; token: { accountId: number }; request: Request; requestId: string }) =>
-		download(svc, decodeURIComponent(params.file), token.accountId, request, requestId)
+		// An OpenAI file id (no `:download`) is the Files API's retrieve, which shares this path (modules/batches/files.ts).
+		params.file.includes(':') ? download(svc, decodeURIComponent(params.file), token.accountId, request, requestId) : retrieveFile(svc, params.file, token.accountId, request, requestId)
 	const pollHook = (version: string) => ({
 		params: t.Object({ model: t.String(), id: t.String() }),
 		response: { 200: GeminiOperation, ...errors },

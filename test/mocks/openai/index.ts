@@ -15,6 +15,7 @@ import { imageEdits, imageVariations } from './image-edits'
 import { translations } from './audio-translations'
 import { responses } from './responses'
 import { storedResponseRoute, storeOf } from './responses-store'
+import { filesAndBatches } from './batches'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
 export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'whisper-1', 'tts-1', 'dall-e-3']
@@ -36,6 +37,8 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 	}
 	const stored = path.startsWith('/v1/responses/') ? storedResponseRoute(storeOf(opts), method, path, req.query, body) : undefined
 	if (stored) return stored
+	const batchRoute = path.startsWith('/v1/files') || path.startsWith('/v1/batches') ? filesAndBatches(opts, method, path, body, req.form) : undefined
+	if (batchRoute) return batchRoute
 	if (method === 'POST') {
 		switch (path) {
 			case '/v1/chat/completions':

@@ -1,0 +1,88 @@
+/**
+ * Reading a batch input file (platform.openai.com/docs/guides/batch: one JSON object a line,
+ * `{custom_id, method: "POST", url, body}`, every `url` the batch's endpoint) and bounding what it can cost, so the
+ * whole batch is reserved before the upstream runs it and the gateway never pays for more than it held.
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { type Price, upperBound } from '../../billing/pricing'
+import { GatewayError } from '../../core/errors'
+import { DEFAULT_MAX_OUTPUT, resolveModel } from '../../relay/budget'
+import { type Channel, matchesModel } from '../../routing/catalog'
+import type { Services } from '../../services'
+import { batchPrice } from './price'
+
+/** The endpoints whose lines are priced by tokens here; OpenAI's others (moderations, images, videos) are refused. */
+export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions'] as const
+export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number]
+
+export type BatchLine = { customId: string; url: string; model: string; body: Record<string, unknown>; bytes: number }
+
+const refuse = (message: string, code = 'invalid_batch_file', param: string | null = 'input_file_id') => new GatewayError('invalid_request', message, { code, param: param ?? undefined })
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/** The file's lines; refuses (400, naming the line) one that is not a request with a model. */
+export function parseLines(text: string): BatchLine[] {
+	const out: BatchLine[] = []
+	const seen = new Set<string>()
+	const enc = new TextEncoder()
+	text.split('\n').forEach((raw, i) => {
+		if (!raw.trim()) return
+		let line: unknown
+		try {
+			line = JSON.parse(raw)
+		} catch {
+			throw refuse(`Line ${i + 1} of the input file is not valid JSON`)
+		}
+		if (!isObj(line) || typeof line.custom_id !== 'string' || typeof line.url !== 'string' || !isObj(line.body)) throw refuse(`Line ${i + 1} of the input file must be {custom_id, method, url, body}`)
+		if (typeof line.body.model !== 'string' || !line.body.model) throw refuse(`Line ${i + 1} of the input file has no body.model`)
+		if (seen.has(line.custom_id)) throw refuse(`Line ${i + 1} repeats custom_id '${line.custom_id}'; each must be unique`)
+		seen.add(line.custom_id)
+		out.push({ customId: line.custom_id, url: line.url, model: line.body.model, body: line.body, bytes: enc.encode(JSON.stringify(line.body)).byteLength })
+	})
+	if (!out.length) throw refuse('The input file has no requests')
+	return out
+}
+
+/**
+ * Checks every line's model: one the key may use, priced here, served by `ch` under its own name (a batch body is
+ * sent as written, so a model the channel renames with `model_map` is refused rather than rewritten in the file).
+ * Returns each model's price.
+ */
+export function checkModels(svc: Services, token: AuthToken, ch: Channel, lines: BatchLine[]): Map<string, Price> {
+	const prices = new Map<string, Price>()
+	for (const line of lines) {
+		if (prices.has(line.model)) continue
+		const route = resolveModel(svc, token, line.model)
+		if (!route.channels.some((c) => c.id === ch.id) || !matchesModel(ch.models, line.model))
+			throw refuse(`The model "${line.model}" (request '${line.customId}') is not served by the channel holding the input file`, 'model_not_found', 'model')
+		const mapped = ch.modelMap[line.model]
+		if (mapped !== undefined && mapped !== line.model)
+			throw refuse(`The model "${line.model}" (request '${line.customId}') is served here as "${mapped}"; name that model in the batch file`, 'model_mapped', 'model')
+		prices.set(line.model, route.price)
+	}
+	return prices
+}
+
+/** The output cap a line asks for, or the model's, or the gateway's default. */
+function outputCap(line: BatchLine, p: Price): number {
+	if (line.url === '/v1/embeddings') return 0
+	const b = line.body
+	const asked = [b.max_completion_tokens, b.max_tokens, b.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined
+	const cap = asked ?? p.maxOutputTokens ?? DEFAULT_MAX_OUTPUT
+	const n = typeof b.n === 'number' && b.n > 1 ? Math.floor(b.n) : 1
+	return cap * n
+}
+
+/**
+ * The most the lines can cost at batch prices, micro-USD: each line's input counted as one token per byte of its
+ * body (a text token is at least a byte) plus its output cap.
+ */
+export function batchBound(lines: BatchLine[], prices: Map<string, Price>): number {
+	let total = 0
+	for (const line of lines) {
+		const p = batchPrice(prices.get(line.model)!)
+		total += upperBound(line.bytes, outputCap(line, p), p)
+	}
+	return total
+}

@@ -1,0 +1,25 @@
+/**
+ * The price of a batch line. OpenAI bills Batch API requests at 50% of the model's standard prices
+ * (platform.openai.com/docs/guides/batch: "a 50% cost discount compared to synchronous APIs"). A model may set its
+ * own `batch_input_per_mtok` / `batch_output_per_mtok`; every other price (cache reads and writes, audio, per request)
+ * is halved.
+ * @module
+ */
+import { type Price, TOKEN_PRICES } from '../../billing/pricing'
+
+const half = (n: number) => Math.round(n / 2)
+
+/** @example batchPrice({ inputPerMtok: 1_000_000, outputPerMtok: 2_000_000 }) // 500_000 / 1_000_000 */
+export function batchPrice(p: Price): Price {
+	const prices: Record<string, number> = {}
+	for (const [k, v] of Object.entries(p.prices ?? {})) if (k !== TOKEN_PRICES.batchInput && k !== TOKEN_PRICES.batchOutput) prices[k] = half(v)
+	return {
+		inputPerMtok: p.prices?.[TOKEN_PRICES.batchInput] ?? half(p.inputPerMtok),
+		outputPerMtok: p.prices?.[TOKEN_PRICES.batchOutput] ?? half(p.outputPerMtok),
+		cacheReadPerMtok: half(p.cacheReadPerMtok ?? p.inputPerMtok),
+		cacheWritePerMtok: p.cacheWritePerMtok == null ? null : half(p.cacheWritePerMtok),
+		perRequest: p.perRequest == null ? null : half(p.perRequest),
+		maxOutputTokens: p.maxOutputTokens,
+		prices,
+	}
+}

@@ -1,0 +1,142 @@
+/**
+ * OpenAI batches as tasks (kind `batch`). The whole file's upper bound was charged when the upstream accepted the
+ * batch (modules/batches); when the batch ends (completed, failed, expired or cancelled: the Batch object's terminal
+ * statuses, platform.openai.com/docs/api-reference/batch/object) its output file is read, each line's
+ * `response.body.usage` priced at the batch prices recorded at creation, and the rest of the charge refunded: once,
+ * by the same compare-and-set on the task row that failures use (refund.ts). A failed, expired or cancelled batch
+ * thus pays only for the lines that completed. The output and error files are recorded to the batch's account.
+ * Learned when the client retrieves the batch, or by the background poller.
+ * @module
+ */
+import type { Price } from '../billing/pricing'
+import { tokenCost } from '../billing/pricing'
+import type { Usage } from '../core/ir'
+import { tasks } from '../db/schema'
+import { authHeaders, channelUrl } from '../passthrough/upstream'
+import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
+import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
+import { fetchUpstream } from '../relay/upstream-fetch'
+import type { Channel } from '../routing/catalog'
+import type { Services } from '../services'
+import { credit, failTask, lockOwner } from './refund'
+import { type TaskRow, advance, getTask, isTerminal } from './store'
+import { pollJson } from './upstream'
+
+type Obj = Record<string, unknown>
+
+/** What a batch task keeps in `result`. */
+export type BatchRecord = {
+	/** The upstream's Batch object as last seen. */
+	batch: Obj
+	endpoint: string
+	/** Batch prices per model, fixed at creation. */
+	prices: Record<string, Price>
+	/** custom_id → model, when the file names more than one model (else every line is `task.model`). */
+	models?: Record<string, string>
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
+const FETCH_TIMEOUTS = { firstByteMs: 30_000, idleMs: 30_000 }
+/** A batch open this long is failed and refunded: OpenAI ends a batch within its 24h window (as `expired`). */
+export const BATCH_MAX_AGE_MS = 72 * 3600_000
+
+/** The text of a file on the channel; undefined when it cannot be read now. */
+export async function fileText(ch: Channel, fileId: string, signal: AbortSignal): Promise<string | undefined> {
+	const { res } = await fetchUpstream(channelUrl(ch, `/files/${encodeURIComponent(fileId)}/content`), { method: 'GET', headers: authHeaders(ch) }, FETCH_TIMEOUTS, signal)
+	const text = await res.text().catch(() => undefined)
+	return res.ok ? text : undefined
+}
+
+/** What the completed lines of an output file cost at the recorded batch prices, micro-USD. */
+export function outputCost(text: string, rec: BatchRecord, defaultModel: string): number {
+	let total = 0
+	for (const raw of text.split('\n')) {
+		if (!raw.trim()) continue
+		let line: Obj
+		try {
+			line = JSON.parse(raw) as Obj
+		} catch {
+			continue
+		}
+		const response = line.response as Obj | null | undefined
+		const body = response?.body as Obj | undefined
+		if (!body || response?.status_code !== 200) continue
+		const model = (typeof line.custom_id === 'string' ? rec.models?.[line.custom_id] : undefined) ?? defaultModel
+		const price = rec.prices[model]
+		const usage: Usage | undefined = rec.endpoint === '/v1/responses' ? responsesUsage(body.usage) : chatUsage(body.usage)
+		if (price && usage) total += tokenCost(usage, price)
+	}
+	return total
+}
+
+/**
+ * Ends the task once: moves it from open to completed (or failed: the batch did not complete), keeps `batch`, and
+ * refunds the charge above `actual` (never charging more than was held). True when this call ended it.
+ */
+async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: number): Promise<boolean> {
+	await svc.ledger.flush()
+	const status = batch.status === 'completed' ? 'completed' : 'failed'
+	const result = { ...(task.result as BatchRecord), batch }
+	return svc.db.sql.transaction(async (tx) => {
+		const owner = { accountId: task.accountId, tokenId: task.tokenId }
+		await lockOwner(tx, owner)
+		// Locked open row: a concurrent settle waits here, then finds the task ended and does nothing.
+		const [row] = await tx.query<{ cost: number; request_id: string }>(`SELECT cost, request_id FROM tasks WHERE id = $1 AND status IN ('queued', 'in_progress') FOR UPDATE`, [task.id])
+		if (!row) return false
+		const charged = Math.min(actual, Number(row.cost))
+		await tx.query(`UPDATE tasks SET status = $2, progress = 100, result = $3::jsonb, cost = $4, refunded = $5, error = $6, updated_at = now() WHERE id = $1`, [
+			task.id,
+			status,
+			JSON.stringify(result),
+			charged,
+			charged < Number(row.cost),
+			status === 'failed' ? `batch ${String(batch.status)}` : null,
+		])
+		await credit(tx, owner, Number(row.cost) - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
+		return true
+	})
+}
+
+/** Records a batch's output and error files to its account, so it may read them (and only it). */
+async function recordOutputFiles(svc: Services, task: TaskRow, ch: Channel, batch: Obj, signal: AbortSignal) {
+	for (const id of [batch.output_file_id, batch.error_file_id]) {
+		if (typeof id !== 'string' || !id) continue
+		const file = ((await pollJson(ch, `/files/${encodeURIComponent(id)}`, signal).catch(() => undefined)) as Obj | undefined) ?? { id, object: 'file', purpose: 'batch_output' }
+		await svc.db.orm
+			.insert(tasks)
+			.values({ id: `file_${task.id}_${id}`.slice(0, 200), kind: 'file', accountId: task.accountId, tokenId: task.tokenId, model: '', channelId: ch.id, upstreamId: id, status: 'completed', progress: 100, requestId: task.requestId, cost: 0, result: { file } })
+			.onConflictDoNothing()
+	}
+}
+
+/**
+ * Asks the upstream for the batch and applies it: open → the last seen object is kept; ended → settled (once).
+ * Returns the task and the Batch object to show (the upstream's, or the last one seen when it cannot be asked).
+ */
+export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSignal = new AbortController().signal): Promise<{ task: TaskRow; batch: Obj }> {
+	const seen = () => (task.result as BatchRecord | null)?.batch ?? {}
+	if (isTerminal(task.status)) return { task, batch: seen() }
+	if (Date.now() - task.createdAt.getTime() > BATCH_MAX_AGE_MS) {
+		await failTask(svc, task, 'batch timed out: the upstream did not finish it')
+		return { task: (await getTask(svc.db, task.id)) ?? task, batch: seen() }
+	}
+	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
+	if (!ch || !task.upstreamId) return { task, batch: seen() }
+	const batch = (await pollJson(ch, `/batches/${encodeURIComponent(task.upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
+	if (!batch || typeof batch.status !== 'string') return { task, batch: seen() }
+	if (TERMINAL.has(batch.status)) {
+		let actual = 0
+		if (typeof batch.output_file_id === 'string' && batch.output_file_id) {
+			const text = await fileText(ch, batch.output_file_id, signal).catch(() => undefined)
+			// Not readable now: settle on a later poll rather than refund work that was done.
+			if (text === undefined) return { task, batch }
+			actual = outputCost(text, task.result as BatchRecord, task.model)
+		}
+		// Recorded before the batch shows as ended (a repeat records nothing), so whoever sees it ended can read them.
+		await recordOutputFiles(svc, task, ch, batch, signal)
+		await settleBatch(svc, task, batch, actual)
+		return { task: (await getTask(svc.db, task.id)) ?? task, batch }
+	}
+	const moved = await advance(svc.db, task.id, { status: batch.status === 'validating' ? 'queued' : 'in_progress', result: { ...(task.result as BatchRecord), batch } })
+	return { task: moved ?? task, batch }
+}

@@ -1,0 +1,201 @@
+/**
+ * OpenAI's Files and Batch API through the gateway, with the official `openai` SDK against the OpenAI mock
+ * (test/mocks/openai/batches.ts): upload, create, poll, download, list, cancel; the whole file's upper bound held
+ * at creation and the real cost of the completed lines settled at batch prices (half the model's) when it ends;
+ * every file and batch seen only by its own account.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { APIError, toFile } from 'openai'
+import { startTaskPoller } from '../../../src/tasks/poller'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { startOpenAIMock, type VendorMock } from '../../mocks'
+
+let mock: VendorMock
+let app: TestApp
+
+beforeAll(async () => {
+	mock = await startOpenAIMock({ apiKey: 'up-oa' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				{ name: 'oa', type: 'openai', base_url: mock.url, api_key: 'up-oa', models: ['gpt-4o-mini', 'gpt-4.1', 'text-embedding-3-small', 'renamed'], model_map: { renamed: 'gpt-4o-mini' } },
+			],
+			models: [
+				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				// Its own batch prices instead of half.
+				{ name: 'gpt-4.1', input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 0.4, batch_output_per_mtok: 3 },
+				{ name: 'text-embedding-3-small', input_per_mtok: 0.5, output_per_mtok: 0 },
+				{ name: 'renamed', input_per_mtok: 1, output_per_mtok: 2 },
+			],
+		},
+	})
+}, 60_000)
+
+afterAll(async () => {
+	await app.close()
+	await mock.stop()
+})
+
+const client = async (balance = 1, fields?: Record<string, unknown>) => {
+	const a = await app.account(balance, fields as Parameters<TestApp['account']>[1])
+	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
+}
+const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
+
+type Line = { custom_id: string; method: 'POST'; url: string; body: Record<string, unknown> }
+const chatLine = (id: string, text: string, model = 'gpt-4o-mini', max = 100): Line => ({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }], max_tokens: max } })
+const jsonl = (lines: Line[]) => lines.map((l) => JSON.stringify(l)).join('\n') + '\n'
+const upload = async (openai: OpenAI, lines: Line[]) => openai.files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'batch.jsonl'), purpose: 'batch' })
+
+/** micro-USD of an output file's lines at per-model batch prices (USD per million tokens: [input, output]), each line rounded half up. */
+function costOf(output: string, prices: Record<string, [number, number]>, modelOf: (customId: string) => string): number {
+	let micro = 0
+	for (const raw of output.trim().split('\n')) {
+		const line = JSON.parse(raw)
+		const u = line.response.body.usage
+		const [i, o] = prices[modelOf(line.custom_id)]!
+		const input = u.prompt_tokens ?? u.input_tokens
+		const out = u.completion_tokens ?? u.output_tokens ?? 0
+		micro += Math.round(input * i + out * o)
+	}
+	return micro
+}
+const usd = (micro: number) => micro / 1e6
+
+describe('OpenAI batches', () => {
+	it('should hold the upper bound, then charge the completed lines at half price and refund the rest', async () => {
+		const a = await client(1)
+		const lines = [chatLine('one', 'hello there batch'), chatLine('two', 'second line of the batch', 'gpt-4o-mini', 50)]
+		const file = await upload(a.openai, lines)
+		expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'batch.jsonl' })
+		const created = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		expect(created).toMatchObject({ object: 'batch', status: 'validating', input_file_id: file.id })
+		// Held: each line's body bytes as input tokens at $0.50/M plus its max_tokens at $1/M (and a micro-USD of rounding margin).
+		const bound = lines.reduce((sum, l) => sum + Math.round(Buffer.byteLength(JSON.stringify(l.body)) * 0.5) + (l.body.max_tokens as number) * 1 + 1, 0)
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(bound), 9)
+
+		const done = await a.openai.batches.retrieve(created.id)
+		expect(done.status).toBe('completed')
+		expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 })
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		expect(output.trim().split('\n').map((l) => JSON.parse(l).custom_id).sort()).toEqual(['one', 'two'])
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		expect(cost).toBeGreaterThan(0)
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+		// Settled once: retrieving again changes nothing.
+		await a.openai.batches.retrieve(created.id)
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it("should price each line by its own model, at a model's own batch prices", async () => {
+		const a = await client(1)
+		const file = await upload(a.openai, [chatLine('mini', 'cheap model line'), chatLine('big', 'the larger model answers this', 'gpt-4.1')])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1], 'gpt-4.1': [0.4, 3] }, (id) => (id === 'big' ? 'gpt-4.1' : 'gpt-4o-mini'))
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it('should price a Responses batch from its lines\' usage', async () => {
+		const a = await client(1)
+		const line = { custom_id: 'r1', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'answer through the responses api', max_output_tokens: 64 } }
+		const file = await upload(a.openai, [line])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		expect(done.status).toBe('completed')
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		expect(JSON.parse(output).response.body.usage.input_tokens).toBeGreaterThan(0)
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it('should settle an embeddings batch found ended by the background poller', async () => {
+		const a = await client(1)
+		const file = await a.openai.files.create({
+			file: await toFile(Buffer.from(JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'embed these words please' } }) + '\n'), 'e.jsonl'),
+			purpose: 'batch',
+		})
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' })
+		const poller = startTaskPoller(app.svc, { intervalMs: 3_600_000, idleMs: 0 })
+		try {
+			expect(await poller.tick()).toBeGreaterThan(0)
+		} finally {
+			await poller.stop()
+		}
+		const seen = await a.openai.batches.retrieve(b.id)
+		expect(seen.status).toBe('completed')
+		const output = await (await a.openai.files.content(seen.output_file_id!)).text()
+		const cost = costOf(output, { 'text-embedding-3-small': [0.25, 0] }, () => 'text-embedding-3-small')
+		expect(cost).toBeGreaterThan(0)
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it('should charge a cancelled batch only for the lines that completed', async () => {
+		const a = await client(1)
+		const file = await upload(a.openai, [chatLine('first', 'done before the cancel'), chatLine('second', 'never run'), chatLine('third', 'never run either')])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		expect((await a.openai.batches.cancel(b.id)).status).toBe('cancelling')
+		const done = await a.openai.batches.retrieve(b.id)
+		expect(done.status).toBe('cancelled')
+		expect(done.request_counts).toEqual({ total: 3, completed: 1, failed: 0 })
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it("should show files and batches only to their account and list each account's own", async () => {
+		const a = await client(1)
+		const b = await client(1)
+		const file = await upload(a.openai, [chatLine('x', 'private work')])
+		const batch = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		const before = mock.requests.length
+		for (const call of [() => b.openai.files.retrieve(file.id), () => b.openai.files.content(file.id), () => b.openai.files.delete(file.id), () => b.openai.batches.retrieve(batch.id), () => b.openai.batches.cancel(batch.id)]) {
+			const err = await refused(call())
+			expect(err).toBeInstanceOf(APIError)
+			expect(err!.status).toBe(404)
+		}
+		const err = await refused(b.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+		expect(err!.status).toBe(404)
+		expect(mock.requests.length).toBe(before)
+		expect(await app.balance(b.accountId)).toBe(1)
+
+		const done = await a.openai.batches.retrieve(batch.id)
+		expect((await refused(b.openai.files.content(done.output_file_id!)))!.status).toBe(404)
+		expect((await a.openai.files.retrieve(done.output_file_id!)).purpose).toBe('batch_output')
+		expect((await a.openai.batches.list()).data.map((x) => x.id)).toEqual([batch.id])
+		expect((await b.openai.batches.list()).data).toEqual([])
+		expect((await a.openai.files.list()).data.map((f) => f.id).sort()).toEqual([file.id, done.output_file_id!].sort())
+		expect(await a.openai.files.delete(file.id)).toMatchObject({ id: file.id, deleted: true })
+		expect((await refused(a.openai.files.retrieve(file.id)))!.status).toBe(404)
+	})
+
+	it('should refuse a file naming a model the key may not use, unserved or renamed, before anything is sent or held', async () => {
+		const a = await client(1, { allowed_models: ['gpt-4o-mini', 'renamed'] } as Record<string, unknown>)
+		const before = mock.requests.length
+		const denied = await refused(upload(a.openai, [chatLine('ok', 'fine'), chatLine('no', 'not allowed', 'gpt-4.1')]))
+		expect(denied!.status).toBe(403)
+		const unknown = await refused(upload((await client(1)).openai, [chatLine('u', 'who', 'no-such-model')]))
+		expect(unknown!.status).toBe(404)
+		const renamed = await refused(upload(a.openai, [chatLine('r', 'mapped', 'renamed')]))
+		expect(renamed!.status).toBe(400)
+		expect(renamed!.message).toContain('served here as "gpt-4o-mini"')
+		const purpose = await refused(a.openai.files.create({ file: await toFile(Buffer.from('x'), 'x.txt'), purpose: 'assistants' }))
+		expect(purpose!.status).toBe(400)
+		expect(mock.requests.length).toBe(before)
+		expect(await app.balance(a.accountId)).toBe(1)
+	})
+
+	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
+		const a = await client(0.0001)
+		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
+		const batchCalls = () => mock.requests.filter((r) => r.path === '/v1/batches').length
+		const before = batchCalls()
+		const wrong = await refused(a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' }))
+		expect(wrong!.status).toBe(400)
+		const poor = await refused(a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))
+		expect(poor!.status).toBe(402)
+		expect(batchCalls()).toBe(before)
+		expect(await app.balance(a.accountId)).toBeCloseTo(0.0001, 9)
+	})
+})
