@@ -57,7 +57,9 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
 	if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
 	let res: Response
 	try {
-		res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) })
+		// Never from the HTTP cache: /api/pricing is cacheable for public readers (max-age=60), but an administrator who
+		// just saved a price must see it on the Models page at once.
+		res = await fetch(path, { method, headers, credentials: 'same-origin', cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body) })
 	} catch {
 		throw new ApiError('Cannot reach the server. Check the connection and try again.', 0)
 	}

@@ -37,6 +37,8 @@ export type UsageRow = {
 	cost: number
 	status: number
 	latency_ms: number
+	/** Token counts the gateway estimated (the upstream reported none). */
+	estimated: boolean
 	end_reason: string
 	stream: boolean
 }

@@ -14,7 +14,7 @@ let page: Page
 beforeAll(async () => {
 	app = await startConsoleApp({
 		config: {
-			channels: [{ name: 'oa', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['gpt-4o-mini', 'gpt-4.1'] }],
+			channels: [{ name: 'oa', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['gpt-4o-mini', 'gpt-4.1', 'gpt-realtime'] }],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 0.15, output_per_mtok: 0.6 },
 				{ name: 'gpt-4.1', input_per_mtok: 2, output_per_mtok: 8 },
@@ -99,5 +99,48 @@ describe('price dialog', () => {
 		await page.getByRole('link', { name: 'Models' }).click()
 		await page.locator('tr', { hasText: 'gpt-4o-mini' }).waitFor()
 		expect(await page.locator('tr', { hasText: 'gpt-4.1' }).count()).toBe(0)
+	}, 60_000)
+
+	it('should set, show and clear the token-kind and tier prices, and list a realtime model on its WebSocket route', async () => {
+		await page.getByRole('link', { name: 'Prices' }).click()
+		await page.getByRole('button', { name: 'Add price' }).click()
+		const add = page.getByRole('dialog', { name: 'Add a model price' })
+		expect(await add.getByText('audio_input_per_mtok').count()).toBe(1)
+		await add.getByLabel('Model name').fill('gpt-realtime')
+		await add.getByLabel('Input (USD / 1M tokens)').fill('4')
+		await add.getByLabel('Output (USD / 1M tokens)').fill('16')
+		await add.getByLabel('Unit prices').fill('audio_input_per_mtok = 32\naudio_output_per_mtok = 64\npriority_input_per_mtok = 8\ninput_above_200k_per_mtok = 6')
+		await add.getByRole('button', { name: 'Add price' }).click()
+		await add.waitFor({ state: 'detached' })
+		const other = page.locator('tr[data-model="gpt-realtime"] td[data-label="Other"]')
+		await other.waitFor()
+		expect(await other.textContent()).toBe(
+			'$32.00 / 1M audio input tokens, $64.00 / 1M audio output tokens, $6.00 / 1M input tokens (prompts over 200k), $8.00 / 1M input tokens (priority tier)',
+		)
+
+		// The Models page shows the same prices, and the realtime model's one endpoint.
+		await page.getByRole('link', { name: 'Models' }).click()
+		const row = page.getByRole('table', { name: 'Models and prices' }).locator('tr', { hasText: 'gpt-realtime' })
+		await row.waitFor()
+		expect(await row.locator('td[data-label="Other"]').textContent()).toContain('$64.00 / 1M audio output tokens')
+		expect(await row.locator('details.endpoints').textContent()).toBe('1 endpointGET /v1/realtime?model={model}')
+		expect(await row.locator('.chip').allTextContents()).toEqual(['OpenAI Realtime'])
+
+		// Deleting a line clears that price alone.
+		await page.getByRole('link', { name: 'Prices' }).click()
+		await page.getByRole('button', { name: 'Edit gpt-realtime' }).click()
+		const edit = page.getByRole('dialog', { name: 'Edit price of gpt-realtime' })
+		expect((await edit.getByLabel('Unit prices').inputValue()).split('\n').sort()).toEqual([
+			'audio_input_per_mtok = 32',
+			'audio_output_per_mtok = 64',
+			'input_above_200k_per_mtok = 6',
+			'priority_input_per_mtok = 8',
+		])
+		await edit.getByLabel('Unit prices').fill('audio_input_per_mtok = 32')
+		await edit.getByRole('button', { name: 'Save' }).click()
+		await edit.waitFor({ state: 'detached' })
+		await page.locator('tr[data-model="gpt-realtime"] td[data-label="Other"]', { hasText: /^\$32\.00 \/ 1M audio input tokens$/ }).waitFor()
+		expect((await stored('gpt-realtime')).prices).toEqual({ audio_input_per_mtok: 32 })
+		await shot(page, 'price-token-kinds')
 	}, 60_000)
 })

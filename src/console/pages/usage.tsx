@@ -16,7 +16,14 @@ import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
 const startOfDay = (d: string) => (d ? new Date(`${d}T00:00:00`).toISOString() : undefined)
 const endOfDay = (d: string) => (d ? new Date(`${d}T23:59:59.999`).toISOString() : undefined)
 
+/**
+ * Rows that move money without being a call's outcome: a task's refund (tasks/refund.ts) and a background response's
+ * reservation charged while it runs (responses/background.ts). Neither is a failure, so neither is shown as one.
+ */
+const BOOKKEEPING = new Set(['refund', 'background'])
+
 function StatusBadge({ r }: { r: UsageRow }) {
+	if (BOOKKEEPING.has(r.end_reason) && r.status < 400) return <Badge tone="info">{r.end_reason}</Badge>
 	if (r.status >= 200 && r.status < 300 && r.end_reason === 'ok') return <Badge tone="success">{r.status}</Badge>
 	const label = r.end_reason && r.end_reason !== 'ok' ? `${r.status} ${r.end_reason.replace(/_/g, ' ')}` : String(r.status)
 	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
@@ -121,8 +128,17 @@ export function UsagePage() {
 							<td data-label="Endpoint">
 								<Endpoint path={r.endpoint} />
 								{r.stream && <span class="muted"> · stream</span>}
+								{/* A background response's real usage, settled under its request's id (responses/background.ts). */}
+								{r.request_id.endsWith(':settle') && <span class="muted"> · settlement</span>}
 							</td>
-							<NumCell label="Tokens in / out">{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}</NumCell>
+							<NumCell label="Tokens in / out">
+								{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}
+								{r.estimated && (
+									<div class="muted small" title="Counted by the gateway: the upstream reported no usage">
+										estimated
+									</div>
+								)}
+							</NumCell>
 							<NumCell label="Cost">{usd(r.cost)}</NumCell>
 							<NumCell label="Latency">{latency(r.latency_ms)}</NumCell>
 							<td data-label="Status">

@@ -27,6 +27,17 @@ const FAMILIES: Array<[RegExp, Served]> = [
 	// The legacy completions models (gpt-3.5-turbo-instruct, davinci-002, babbage-002).
 	[/instruct|^(davinci|babbage)/i, { endpoints: ['POST /v1/completions'], protocols: ['OpenAI Completions (legacy)'] }],
 	[/moderation/i, { endpoints: ['POST /v1/moderations'], protocols: ['OpenAI Moderations'] }],
+	// gpt-realtime*, gpt-4o(-mini)-realtime-preview*: the Realtime API over WebSocket (modules/realtime, OpenAI channels).
+	[/realtime/i, { endpoints: ['GET /v1/realtime?model={model}'], protocols: ['OpenAI Realtime'] }],
+]
+
+/**
+ * Gemini's own media methods (modules/gemini predict.ts, veo.ts): on a Gemini channel Imagen and Veo are reached by
+ * `:predict` and `:predictLongRunning` only, since the OpenAI images and video routes take other channel types.
+ */
+const GEMINI_FAMILIES: Array<[RegExp, Served]> = [
+	[/^imagen/i, { endpoints: ['POST /v1beta/models/{model}:predict'], protocols: ['Gemini Imagen'] }],
+	[/^veo/i, { endpoints: ['POST /v1beta/models/{model}:predictLongRunning', 'GET /v1beta/models/{model}/operations/{id}'], protocols: ['Gemini Veo'] }],
 ]
 
 const BY_TYPE: Partial<Record<ChannelType, Served>> = {
@@ -45,6 +56,7 @@ export function servedBy(model: string, types: ChannelType[]): Served {
 	const protocols = new Set<string>()
 	for (const type of types) {
 		let s = BY_TYPE[type]
+		if (!s && type === 'gemini') s = GEMINI_FAMILIES.find(([re]) => re.test(model))?.[1]
 		if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(model))?.[1] ?? CHAT)
 		for (const e of s.endpoints) endpoints.add(e)
 		for (const p of s.protocols) protocols.add(p)

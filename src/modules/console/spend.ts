@@ -45,7 +45,9 @@ export function spendRoutes(svc: Services) {
 				.select({
 					day,
 					cost: sql<number>`coalesce(sum(${usageLogs.cost}), 0)::bigint`.mapWith(Number),
-					requests: sql<number>`count(*)::int`.mapWith(Number),
+					// A refund (tasks/refund.ts) or a background settlement (responses/background.ts) is a second row of
+					// its request, under the request's id with a suffix: money moved, not another request.
+					requests: sql<number>`(count(*) filter (where ${usageLogs.requestId} not like '%:refund' and ${usageLogs.requestId} not like '%:settle'))::int`.mapWith(Number),
 					input: sql<number>`coalesce(sum(${usageLogs.inputTokens} + ${usageLogs.cachedTokens} + ${usageLogs.cacheWriteTokens}), 0)::bigint`.mapWith(Number),
 					output: sql<number>`coalesce(sum(${usageLogs.outputTokens}), 0)::bigint`.mapWith(Number),
 				})

@@ -69,6 +69,22 @@ describe('served endpoints', () => {
 		expect(servedBy('x', ['rerank']).endpoints).toEqual(['POST /v1/rerank'])
 		expect(servedBy('x', ['openai', 'rerank']).endpoints).toContain('POST /v1/rerank')
 	})
+
+	it('should list the routes of realtime models and of Imagen and Veo on Gemini channels', () => {
+		// Realtime models answer over the WebSocket only, on OpenAI channels (GET /v1/realtime?model=…).
+		for (const m of ['gpt-realtime', 'gpt-realtime-mini-2025-10-06', 'gpt-4o-realtime-preview', 'gpt-4o-mini-realtime-preview'])
+			expect(servedBy(m, ['openai'])).toEqual({ endpoints: ['GET /v1/realtime?model={model}'], protocols: ['OpenAI Realtime'] })
+		// On Gemini channels Imagen is served by :predict (the OpenAI images routes take OpenAI channels only) …
+		expect(servedBy('imagen-4.0-generate-001', ['gemini'])).toEqual({ endpoints: ['POST /v1beta/models/{model}:predict'], protocols: ['Gemini Imagen'] })
+		// … and Veo by :predictLongRunning, its operation polled by name.
+		expect(servedBy('veo-3.0-generate-001', ['gemini'])).toEqual({
+			endpoints: ['POST /v1beta/models/{model}:predictLongRunning', 'GET /v1beta/models/{model}/operations/{id}'],
+			protocols: ['Gemini Veo'],
+		})
+		// An Imagen model behind an OpenAI-compatible channel keeps the OpenAI images route.
+		expect(servedBy('imagen-4.0-generate-001', ['openai']).endpoints).toEqual(['POST /v1/images/generations'])
+		expect(servedBy('gemini-2.5-flash', ['gemini']).endpoints).toContain('POST /v1beta/models/{model}:generateContent')
+	})
 })
 
 describe('html escaping', () => {

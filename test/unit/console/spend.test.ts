@@ -47,6 +47,21 @@ describe('GET /api/console/spend', () => {
 		expect((await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&model=m1')).data.length).toBe(2)
 	})
 
+	it('should count a refund or a background settlement as part of its request, not as another request', async () => {
+		const log = (requestId: string, cost: number, endReason: string, endpoint: string, tokens = 0) =>
+			app.svc.db.sql.query(
+				`INSERT INTO usage_logs (created_at, request_id, account_id, model, endpoint, status, cost, input_tokens, output_tokens, end_reason) VALUES ('2025-02-01T12:00:00Z', $1, 1, 'm3', $2, 200, $3, $4, $4, $5)`,
+				[requestId, endpoint, cost, tokens, endReason],
+			)
+		// A failed video refunded (tasks/refund.ts) and a background response settled (responses/background.ts).
+		await log('vid-1', 2_000_000, 'ok', '/v1/videos')
+		await log('vid-1:refund', -2_000_000, 'refund', '/v1/videos')
+		await log('bg-1', 1_000_000, 'background', '/v1/responses')
+		await log('bg-1:settle', -250_000, 'ok', '/v1/responses', 100)
+		const r = await spend('from=2025-02-01T00:00:00Z&to=2025-02-02T00:00:00Z')
+		expect(r.data).toEqual([{ day: '2025-02-01', cost: 0.75, requests: 2, input_tokens: 100, output_tokens: 100 }])
+	})
+
 	it('should refuse bad dates and huge ranges in words', async () => {
 		const bad = await admin.call('/api/console/spend?from=yesterday')
 		expect(bad.status).toBe(400)
