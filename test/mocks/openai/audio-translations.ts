@@ -8,7 +8,7 @@
 
 import { json, type Reply } from '../shared/reply'
 import { openaiError } from './errors'
-import { clock, durationOf } from './media'
+import { durationOf, plainTranscript } from './media'
 
 const FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json']
 
@@ -23,14 +23,9 @@ export async function translations(form: FormData | undefined): Promise<Reply> {
 	if (!FORMATS.includes(format)) return openaiError(400, `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`, 'response_format', 'invalid_value')
 	const text = `Translation of ${file.name || 'audio'}.`
 	const duration = await durationOf(file)
-	const raw = (contentType: string, body: string): Reply => ({ type: 'raw', status: 200, contentType, body })
+	const plain = plainTranscript(format, text, duration)
+	if (plain) return plain
 	switch (format) {
-		case 'text':
-			return raw('text/plain; charset=utf-8', `${text}\n`)
-		case 'srt':
-			return raw('text/plain; charset=utf-8', `1\n${clock(0, ',')} --> ${clock(duration, ',')}\n${text}\n\n`)
-		case 'vtt':
-			return raw('text/vtt; charset=utf-8', `WEBVTT\n\n${clock(0, '.')} --> ${clock(duration, '.')}\n${text}\n\n`)
 		case 'verbose_json': {
 			const segment = { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0 }
 			return json({ task: 'translate', language: 'english', duration, text, segments: [segment] })

@@ -136,10 +136,19 @@ export async function durationOf(file: File): Promise<number> {
 	return Math.round(seconds * 100) / 100
 }
 
-export const clock = (s: number, sep: string): string => {
+const clock = (s: number, sep: string): string => {
 	const ms = Math.round(s * 1000)
 	const p = (n: number, w = 2) => String(n).padStart(w, '0')
 	return `${p(Math.floor(ms / 3600000))}:${p(Math.floor(ms / 60000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`
+}
+
+/** A transcript as text, SRT or WebVTT (one cue over the whole audio); undefined for the JSON formats. */
+export function plainTranscript(format: string, text: string, duration: number): Reply | undefined {
+	const raw = (contentType: string, body: string): Reply => ({ type: 'raw', status: 200, contentType, body })
+	if (format === 'text') return raw('text/plain; charset=utf-8', `${text}\n`)
+	if (format === 'srt') return raw('text/plain; charset=utf-8', `1\n${clock(0, ',')} --> ${clock(duration, ',')}\n${text}\n\n`)
+	if (format === 'vtt') return raw('text/vtt; charset=utf-8', `WEBVTT\n\n${clock(0, '.')} --> ${clock(duration, '.')}\n${text}\n\n`)
+	return undefined
 }
 
 /**
@@ -176,14 +185,9 @@ export async function transcriptions(form: FormData | undefined): Promise<Reply>
 	const usage = whisper
 		? { type: 'duration', seconds: Math.ceil(duration) }
 		: { type: 'tokens', input_tokens: Math.ceil(duration * 10), input_token_details: { text_tokens: 0, audio_tokens: Math.ceil(duration * 10) }, output_tokens: words, total_tokens: Math.ceil(duration * 10) + words }
-	const raw = (contentType: string, body: string): Reply => ({ type: 'raw', status: 200, contentType, body })
+	const plain = plainTranscript(format, text, duration)
+	if (plain) return plain
 	switch (format) {
-		case 'text':
-			return raw('text/plain; charset=utf-8', `${text}\n`)
-		case 'srt':
-			return raw('text/plain; charset=utf-8', `1\n${clock(0, ',')} --> ${clock(duration, ',')}\n${text}\n\n`)
-		case 'vtt':
-			return raw('text/vtt; charset=utf-8', `WEBVTT\n\n${clock(0, '.')} --> ${clock(duration, '.')}\n${text}\n\n`)
 		case 'verbose_json': {
 			const segment = { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0 }
 			return json({ task: 'transcribe', language: 'english', duration, text, segments: [segment], usage })
