@@ -13,7 +13,7 @@ import { chatAdapterFor } from '../providers/registry'
 import type { Channel } from '../routing/catalog'
 import type { Route } from './budget'
 
-export type ReachCall = { ir: ChatRequest; body: Record<string, unknown>; client: Pick<ProtocolCodec, 'name'> }
+export type ReachCall = { ir: ChatRequest; body: Record<string, unknown>; client: Pick<ProtocolCodec, 'name'>; raw?: string }
 
 /** The request's reach, or undefined (every kind the model prices) when the model prices none of them apart. */
 export function reachOf(call: ReachCall, route: Route): Reach | undefined {
@@ -29,9 +29,10 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 		audioInput: audioIn && carriesAudio(call.ir),
 		audioOutput: audioOut && asksAudio(call, route.channels),
 		// Anthropic `cache_control: {type: "ephemeral", ttl: "1h"}` on any block, tool or the request itself (its default
-		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). The parsed body
-		// re-serialised has one spelling of it wherever it stands.
-		cacheWrite1h: write1h && JSON.stringify(call.body).includes('"ttl":"1h"'),
+		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). Searched in the
+		// body's text as received (an agent's body is ~100 KB: serialising it again per request is not free); the same
+		// inside a string value has escaped quotes and does not match.
+		cacheWrite1h: write1h && TTL_1H.test(call.raw ?? JSON.stringify(call.body)),
 	}
 	if (tiers) {
 		const only = tiersAsked(call, route.channels)
@@ -75,6 +76,8 @@ function asksAudio(call: ReachCall, channels: Channel[]): boolean {
 }
 
 const TTS = /(?:^|[-_./])tts(?:$|[-_.])/i
+
+const TTL_1H = /"ttl"\s*:\s*"1h"/
 
 /**
  * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI

@@ -60,6 +60,16 @@ describe('reachOf', () => {
 		expect(reach(anthropicMessages, { max_tokens: 10, cache_control: { type: 'ephemeral', ttl: '1h' }, messages: [{ role: 'user', content: 'hi' }] })?.cacheWrite1h).toBe(true)
 	})
 
+	it('should read the 1-hour ttl from the body as the client wrote it, spaces and all', () => {
+		const fromText = (raw: string) => {
+			const body = JSON.parse(raw) as Record<string, unknown>
+			return reachOf({ client: anthropicMessages, body, raw, ir: anthropicMessages.decodeRequest({ model: 'm', ...body } as never) }, { channels: [channel('openai')], price: ALL })?.cacheWrite1h
+		}
+		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral", "ttl" : "1h"}}]}]}')).toBe(true)
+		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": "{\\"ttl\\": \\"1h\\"}"}]}')).toBe(false)
+		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}]}')).toBe(false)
+	})
+
 	it('should bind the tier to flex or standard only when every channel receives the service_tier as written', () => {
 		const messages = [{ role: 'user', content: 'hi' }]
 		expect(reach(openaiChat, { service_tier: 'flex', messages })?.tiers).toEqual(['flex'])
