@@ -1,7 +1,7 @@
 /**
  * The request fields a Response object echoes (https://platform.openai.com/docs/api-reference/responses/object):
  * OpenAI returns the `instructions`, `text.format`, `tools`, `tool_choice`, `reasoning`, sampling settings and
- * `metadata` the request set. The codec alone fills neutral defaults (it sees only the answer), so a converted answer
+ * `metadata` the request set, and `store`. The codec alone fills neutral defaults (it sees only the answer), so a converted answer
  * said `text.format: {type: 'text'}` to a request for a JSON schema; this puts the request's values back, on the body
  * and on the `response` of the stream's lifecycle events.
  * @module
@@ -20,6 +20,8 @@ export function echoOf(body: Record<string, unknown>): Record<string, unknown> {
 	// `text` is echoed with its `verbosity` (Codex sends `text: {verbosity}` alone), the format defaulting as OpenAI's does.
 	if (isObj(body.text)) out.text = { ...body.text, format: isObj(body.text.format) ? body.text.format : { type: 'text' } }
 	if (isObj(body.reasoning)) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
+	// The gateway keeps a converted answer unless asked not to (converted-items.ts), as OpenAI does: say so.
+	out.store = body.store !== false
 	return out
 }
 

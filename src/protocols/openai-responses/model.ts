@@ -125,8 +125,10 @@ export const ResponsesRequest = t.Object(
 		tool_choice: t.Optional(t.Nullable(ResponsesToolChoice)),
 		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
 		max_output_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
-		temperature: t.Optional(t.Nullable(t.Number())),
-		top_p: t.Optional(t.Nullable(t.Number())),
+		// OpenAI's ranges (as on chat completions): out of them OpenAI answers 400, Claude would clamp and Gemini refuse.
+		temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
+		top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
+		top_logprobs: t.Optional(t.Nullable(Integer({ minimum: 0, maximum: 20 }))),
 		text: t.Optional(t.Nullable(t.Object({ format: t.Optional(ResponsesTextFormat) }, open))),
 		reasoning: t.Optional(
 			t.Nullable(t.Object({ effort: t.Optional(t.Nullable(ResponsesReasoningEffort)), summary: t.Optional(t.Nullable(t.String())) }, open)),

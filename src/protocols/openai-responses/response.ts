@@ -32,8 +32,8 @@ export type Envelope = {
 }
 
 /**
- * A full `response` object. Request echo fields hold neutral defaults: the gateway does not store responses, so
- * `store` is false and `previous_response_id` null.
+ * A full `response` object. Request echo fields hold neutral defaults (`store` false, `previous_response_id` null):
+ * the codec sees only the answer; the responses module echoes the request's settings over them (modules/responses/echo.ts).
  */
 export function envelope(e: Envelope): ResponsesResponse {
 	return {
