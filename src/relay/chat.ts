@@ -25,6 +25,7 @@ import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
+import { firstToolCallOnly, keepsFirstToolCallOnly } from './single-tool-call'
 import { relayStream } from './stream'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
@@ -203,7 +204,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			} catch {
 				return malformed()
 			}
-			const r = adapter.protocol.decodeResponse(json)
+			const decoded = adapter.protocol.decodeResponse(json)
+			const r = keepsFirstToolCallOnly(call.ir, adapter.protocol.name) ? firstToolCallOnly(decoded) : decoded
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			// No usage from the upstream: billed on counts (settle), and the client is shown the same counts rather than

@@ -193,6 +193,7 @@ export function readMessages(b: Obj): Conversation {
 		// Structured outputs: `output_config.format` (GA), `output_format` (the structured-outputs beta).
 		format: formatOf(asObj(b.output_config)?.format ?? b.output_format, (f) => f.schema),
 		forcedCall: forcedCall(b),
+		singleCall: asObj(b.tool_choice)?.disable_parallel_tool_use === true,
 	}
 }
 

@@ -162,5 +162,6 @@ export function readChat(body: Obj): Conversation {
 		thinking: !!effort && effort !== 'none',
 		format: formatOf(body.response_format, (f) => asObj(f.json_schema)?.schema),
 		forcedCall: forcedTool(offered, { required: body.tool_choice === 'required' || allowed?.mode === 'required', name: asStr(asObj(asObj(body.tool_choice)?.function)?.name) }),
+		singleCall: body.parallel_tool_calls === false,
 	}
 }

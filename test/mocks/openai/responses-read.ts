@@ -102,5 +102,6 @@ export function readResponses(body: Obj): Conversation {
 		thinking: !!effort && effort !== 'none',
 		format: formatOf(asObj(body.text)?.format, (f) => f.schema),
 		forcedCall: forcedTool(toolSpecs(body.tools), { required: body.tool_choice === 'required', name: asObj(body.tool_choice)?.type === 'function' ? asStr(asObj(body.tool_choice)?.name) : undefined }),
+		singleCall: body.parallel_tool_calls === false,
 	}
 }

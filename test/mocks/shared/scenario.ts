@@ -5,7 +5,8 @@
  * Rules (driven by the last user text; see the tests for exact strings):
  * - text `Hello! You said: <last user text>`, or `Tool results: <r1>; <r2>` when the last user turn is tool results;
  *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
- * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`);
+ * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`),
+ *   only the first when the request turned parallel calls off;
  * - `#refusal`: the model refuses, `REFUSAL_TEXT` with stop reason refusal (OpenAI's `refusal` field, Anthropic
  *   `stop_reason: "refusal"`, a Responses `refusal` part, Gemini `SAFETY`);
  * - thinking when requested: `Let me think about <last user text>.`;
@@ -52,6 +53,9 @@ export interface Conversation {
 	/** The request forces a tool call (`tool_choice` naming a tool, or required / any / ANY): unless `#tools` plans its
 	 * two calls, the answer is one call of this tool, its arguments sampled from its schema (structured.ts). */
 	forcedCall?: ToolSpec
+	/** Parallel calls are off (OpenAI `parallel_tool_calls: false`, Anthropic `disable_parallel_tool_use`; Gemini has no
+	 * such switch): `#tools` plans only its first call. */
+	singleCall?: boolean
 }
 
 export interface PlannedCall {
@@ -158,7 +162,7 @@ export function plan(c: Conversation): Plan {
 
 	if (c.lastUserText.includes('#refusal')) return { thinking, text: REFUSAL_TEXT, calls: [], finish: 'refusal', usage: usage(countWords(REFUSAL_TEXT)) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
-		const calls = plannedCalls(c)
+		const calls = c.singleCall ? plannedCalls(c).slice(0, 1) : plannedCalls(c)
 		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }
 	}
 	if (!c.toolResults && c.forcedCall) {
