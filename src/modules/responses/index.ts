@@ -69,7 +69,7 @@ export const responsesModule = (svc: Services) => {
 			detail: {
 				summary: 'Create a model response',
 				description:
-					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, file inputs). A `previous_response_id` or `conversation` that was not answered to the calling account through this gateway is 404. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data`, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, files by `file_id` or `file_url`). A `previous_response_id` or `conversation` that was not answered to the calling account through this gateway is 404. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
 			},
 		},
 	)

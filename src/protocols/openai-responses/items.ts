@@ -9,7 +9,8 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
+import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
+import { guessMediaType, parseDataUrl } from '../files'
 import { decodeImageUrl, parseArguments } from '../openai-chat/content'
 import { reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { callIdIn } from './call-ids'
@@ -17,10 +18,13 @@ import { decodeReasoningItem } from './reasoning'
 
 type Turn = { role: Message['role']; parts: Part[] }
 
-/** Text and image parts of a message or tool output; parts with no canonical slot (files, audio) are skipped. */
-function contentParts(content: unknown, at: string): Array<TextPart | ImagePart> {
+/**
+ * Text, image and file parts of a message or tool output. Parts with no canonical slot (a file or image by OpenAI
+ * `file_id`, a `file_url`) are skipped: they reach a non-OpenAI vendor only after `unconvertible` refused them.
+ */
+function contentParts(content: unknown, at: string): Array<TextPart | ImagePart | FilePart> {
 	if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
-	return reqArray(content, at).flatMap((raw, i): Array<TextPart | ImagePart> => {
+	return reqArray(content, at).flatMap((raw, i): Array<TextPart | ImagePart | FilePart> => {
 		const p = reqObject(raw, `${at}[${i}]`)
 		if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') {
 			const text = reqString(p.text, `${at}[${i}].text`)
@@ -34,8 +38,24 @@ function contentParts(content: unknown, at: string): Array<TextPart | ImagePart>
 			if (typeof p.detail === 'string') image.detail = p.detail
 			return [image]
 		}
+		if (p.type === 'input_file' && typeof p.file_data === 'string') return [fileData(p, `${at}[${i}]`)]
 		return []
 	})
+}
+
+/**
+ * `{type:"input_file", file_data, filename?}` → a file part, as chat's `file` part decodes (openai-chat/files.ts):
+ * `file_data` is a base64 data URL (https://platform.openai.com/docs/guides/pdf-files), or bare base64 whose media
+ * type its bytes or the file name tell.
+ */
+function fileData(p: Json, at: string): FilePart {
+	const data = p.file_data as string
+	const filename = str(p.filename)
+	const parsed = parseDataUrl(data)
+	if (!parsed && data.startsWith('data:')) throw badRequest(`${at}.file_data must be a base64 data URL (data:<media-type>;base64,<data>) or base64 data`, `${at}.file_data`)
+	const out: FilePart = { type: 'file', source: parsed ? { kind: 'base64', ...parsed } : { kind: 'base64', mediaType: guessMediaType(data, filename), data }, path: at }
+	if (filename !== undefined) out.filename = filename
+	return out
 }
 
 /**

@@ -3,11 +3,13 @@
  * (https://platform.openai.com/docs/api-reference/responses/create and /responses/object): sampling settings out of
  * OpenAI's ranges are a 400 naming the field, as they are on chat completions, rather than reaching the vendor (Claude
  * clamps a temperature of 9 to 1, Gemini refuses it in its own words); and the `store` a Response object carries says
- * whether the gateway kept it, so a stored answer that `GET /v1/responses/{id}` returns does not claim `store: false`.
+ * whether the gateway kept it, so a stored answer that `GET /v1/responses/{id}` returns does not claim `store: false`;
+ * and an `input_file` given as `file_data` (a base64 data URL, https://platform.openai.com/docs/guides/pdf-files)
+ * reaches Claude as a document and Gemini as inline data, as chat completions' `file` part does, rather than a 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
-import { label, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+import { label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -82,4 +84,57 @@ describe('store', () => {
 			['response.completed', true],
 		])
 	})
+})
+
+describe('input_file with file_data', () => {
+	const PDF = 'JVBERi0xLjQK'
+	const SENT: Record<Up, (body: Record<string, any>) => unknown> = {
+		anthropic: (b) => b.messages[0].content[0],
+		gemini: (b) => b.contents[0].parts[0],
+	}
+	const EXPECTED: Record<Up, unknown> = {
+		anthropic: { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
+		gemini: { inlineData: { mimeType: 'application/pdf', data: PDF } },
+	}
+	for (const [up, stream] of BOTH)
+		it(`should send a PDF as the vendor's document and answer (${label(up, stream)})`, async () => {
+			const acct = await m.account()
+			const input: OpenAI.Responses.ResponseInput = [
+				{ role: 'user', content: [{ type: 'input_file', filename: 'report.pdf', file_data: `data:application/pdf;base64,${PDF}` }, { type: 'input_text', text: 'summarise this' }] },
+			]
+			const r = stream ? await acct.openai.responses.stream({ model: MODEL[up], input }).finalResponse() : await acct.openai.responses.create({ model: MODEL[up], input })
+			// The Gemini mock counts every inlineData part as an image.
+			expect(r.output_text).toBe(`${up === 'gemini' ? 'I see 1 image. ' : ''}Hello! You said: summarise this`)
+			expect(SENT[up](lastRequest(m.mocks[up]).body)).toEqual(EXPECTED[up])
+		})
+
+	it('should send a file a function returned in its output to Claude within the tool result', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({
+			model: MODEL.anthropic,
+			input: [
+				{ role: 'user', content: 'fetch the report' },
+				{ type: 'function_call', call_id: 'call_1', name: 'fetch', arguments: '{}' },
+				{ type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_file', filename: 'r.pdf', file_data: `data:application/pdf;base64,${PDF}` }] },
+			],
+			tools: [{ type: 'function', name: 'fetch', parameters: { type: 'object', properties: {} }, strict: false }],
+		})
+		expect(r.status).toBe('completed')
+		const result = lastRequest(m.mocks.anthropic).body.messages[2].content[0]
+		expect(result.type).toBe('tool_result')
+		expect(result.content).toContainEqual(EXPECTED.anthropic)
+	})
+
+	for (const [what, part, param] of [
+		['a file_id', { type: 'input_file', file_id: 'file-abc' }, 'input[0].content[0]'],
+		['a file_url', { type: 'input_file', file_url: 'https://example.com/a.pdf' }, 'input[0].content[0]'],
+	] as const)
+		it(`should still refuse ${what}, which needs OpenAI, with a 400 naming the part`, async () => {
+			const acct = await m.account()
+			const before = m.mocks.anthropic.requests.length
+			const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: [{ role: 'user', content: [part as OpenAI.Responses.ResponseInputFile] }] }).catch((e: unknown) => e)
+			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+			expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param)
+			expect(m.mocks.anthropic.requests.length).toBe(before)
+		})
 })
