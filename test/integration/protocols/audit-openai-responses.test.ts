@@ -8,6 +8,8 @@
  * reaches Claude as a document and Gemini as inline data, as chat completions' `file` part does, rather than a 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createOpenAI } from '@ai-sdk/openai'
+import { generateText } from 'ai'
 import OpenAI from 'openai'
 import { label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
@@ -124,6 +126,15 @@ describe('input_file with file_data', () => {
 		expect(result.type).toBe('tool_result')
 		expect(result.content).toContainEqual(EXPECTED.anthropic)
 	})
+
+	for (const up of ['anthropic', 'gemini'] as Up[])
+		it(`should take a PDF from the Vercel AI SDK's Responses model (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const model = createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).responses(MODEL[up])
+			const r = await generateText({ model, messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'application/pdf', data: PDF, filename: 'r.pdf' }, { type: 'text', text: 'sum it' }] }] })
+			expect(r.text).toBe(`${up === 'gemini' ? 'I see 1 image. ' : ''}Hello! You said: sum it`)
+			expect(SENT[up](lastRequest(m.mocks[up]).body)).toEqual(EXPECTED[up])
+		})
 
 	for (const [what, part, param] of [
 		['a file_id', { type: 'input_file', file_id: 'file-abc' }, 'input[0].content[0]'],
