@@ -116,6 +116,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (temperature !== undefined) req.temperature = temperature
 	const topP = optNumber(b.top_p, 'top_p')
 	if (topP !== undefined) req.topP = topP
+	decodeLogprobs(b, req)
 
 	if (b.text !== undefined && b.text !== null) {
 		const { format, ...rest } = reqObject(b.text, 'text')
@@ -142,6 +143,23 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (user !== undefined) req.user = user
 	if (Object.keys(extra).length) req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
 	return req
+}
+
+/** What asks a Responses answer for the log probabilities of its text (`output_text.logprobs`). */
+const LOGPROBS_INCLUDE = 'message.output_text.logprobs'
+
+/**
+ * `include: ["message.output_text.logprobs"]` and `top_logprobs` (0 to 20 alternatives per token) → canonical
+ * logprobs, as chat's `logprobs` / `top_logprobs` (https://platform.openai.com/docs/api-reference/responses/create).
+ * Either asks for them; a vendor that has none (Claude) refuses the request rather than answer without them.
+ */
+function decodeLogprobs(b: Json, req: ChatRequest) {
+	const top = optInteger(b.top_logprobs, 'top_logprobs', 0)
+	if (top !== undefined && top > 20) throw badRequest('top_logprobs must be an integer between 0 and 20', 'top_logprobs')
+	const included = Array.isArray(b.include) && b.include.includes(LOGPROBS_INCLUDE)
+	if (!included && !top) return
+	req.logprobs = true
+	if (top !== undefined) req.topLogprobs = top
 }
 
 const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning'])

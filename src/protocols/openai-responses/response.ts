@@ -6,12 +6,13 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import type { ChatResponse, Usage } from '../../core/ir'
+import type { ChatResponse, TokenLogprob, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { parseArguments } from '../openai-chat/content'
 import { count, isObject, str } from '../openai-chat/guards'
+import { encodeLogprobs } from '../openai-chat/logprobs'
 import type { ResponsesOutputItem, ResponsesResponse } from './model'
 import { callIdIn, callIdOut } from './call-ids'
 import { decodeReasoningItem, encodeReasoningItem } from './reasoning'
@@ -64,24 +65,33 @@ export function envelope(e: Envelope): ResponsesResponse {
 	}
 }
 
+/** Canonical log probabilities → the entries of `output_text.logprobs` (chat's `logprobs.content` entries). */
+export const logprobEntries = (list: TokenLogprob[] | undefined) => encodeLogprobs(list)?.content ?? []
+
 /**
  * Canonical content → output items, with fresh item ids. An answer that ended in a refusal (Anthropic
  * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives its text as `refusal` parts, not `output_text`; with no text
  * at all, one message carries an empty refusal part, so the client still learns it was refused.
  */
-export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason']): ResponsesOutputItem[] {
+export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason'], logprobs?: TokenLogprob[]): ResponsesOutputItem[] {
 	const items: ResponsesOutputItem[] = []
+	// The answer's log probabilities are of its text, which is one message in all but rare answers: they go on the first.
+	let pending = logprobEntries(logprobs)
 	const refused = stopReason === 'refusal'
 	let text: string | undefined
 	let sawText = false
 	let calls = 0
-	const message = (text: string): ResponsesOutputItem => ({
-		id: newId('msg_'),
-		type: 'message',
-		role: 'assistant',
-		status: 'completed',
-		content: [refused ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: [] }],
-	})
+	const message = (text: string): ResponsesOutputItem => {
+		const lp = pending
+		pending = []
+		return {
+			id: newId('msg_'),
+			type: 'message',
+			role: 'assistant',
+			status: 'completed',
+			content: [refused ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: lp }],
+		}
+	}
 	const flush = () => {
 		if (text === undefined) return
 		items.push(message(text))
@@ -115,7 +125,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Responses
 		model: ctx.model,
 		status: end.status,
 		incompleteReason: end.reason,
-		output: encodeOutput(res.content, res.stopReason),
+		output: encodeOutput(res.content, res.stopReason, res.logprobs),
 		usage: res.usage,
 	})
 }

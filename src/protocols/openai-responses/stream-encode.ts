@@ -29,17 +29,18 @@ import { errorBody } from '../openai-chat/error'
 import { callIdOut } from './call-ids'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
-import { envelope, responseId } from './response'
+import { envelope, logprobEntries, responseId } from './response'
 import { encodeEnd } from './usage'
 
 type Open =
 	/** `refusal`: the part is a refusal; `endsRefused`: a refusal part follows the text (the answer ended refused). */
-	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean }
+	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean; logprobs: LogprobEntry[] }
 	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
 	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
 	| { kind: 'call'; index: number; out: number; id: string; callId: string; name: string; args: string }
 
-const part = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] })
+type LogprobEntry = ReturnType<typeof logprobEntries>[number]
+const part = (text: string, logprobs: LogprobEntry[] = []) => ({ type: 'output_text' as const, text, annotations: [], logprobs })
 const refusalPart = (refusal: string) => ({ type: 'refusal' as const, refusal })
 /** The content part a text block opens: `refusal` parts start empty as `output_text` ones do. */
 const emptyPart = (refusal: boolean) => (refusal ? refusalPart('') : part(''))
@@ -98,9 +99,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				refusalDone(o, 0, o.text)
 				content.push(refusalPart(o.text))
 			} else {
-				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: [] }))
-				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text) }))
-				content.push(part(o.text))
+				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: o.logprobs }))
+				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs) }))
+				content.push(part(o.text, o.logprobs))
 			}
 			if (o.endsRefused) {
 				// Anthropic says "refusal" only in its last event, and gives no words for it: an empty refusal part.
@@ -135,7 +136,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	/** A message item with its first content part (empty), the text to follow as deltas. */
 	function openMessage(index: number, refusal: boolean): Extract<Open, { kind: 'text' }> {
 		const out = output.length
-		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal }
+		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal, logprobs: [] }
 		const item: ResponsesOutputItem = { id: o.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
 		output.push(item)
 		frames.push(frame('response.output_item.added', { output_index: out, item }))
@@ -212,7 +213,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (open?.kind === 'text' && ev.text) {
 						open.text += ev.text
 						const at = { item_id: open.id, output_index: open.out, content_index: 0, delta: ev.text }
-						frames.push(open.refusal ? frame('response.refusal.delta', at) : frame('response.output_text.delta', { ...at, logprobs: [] }))
+						// Each piece's log probabilities with it (OpenAI's `response.output_text.delta.logprobs`), all of them on `…done`.
+						const logprobs = logprobEntries(ev.logprobs)
+						open.logprobs.push(...logprobs)
+						frames.push(open.refusal ? frame('response.refusal.delta', at) : frame('response.output_text.delta', { ...at, logprobs }))
 					}
 					break
 				case 'thinking_delta':

@@ -5,7 +5,9 @@
  * clamps a temperature of 9 to 1, Gemini refuses it in its own words); and the `store` a Response object carries says
  * whether the gateway kept it, so a stored answer that `GET /v1/responses/{id}` returns does not claim `store: false`;
  * and an `input_file` given as `file_data` (a base64 data URL, https://platform.openai.com/docs/guides/pdf-files)
- * reaches Claude as a document and Gemini as inline data, as chat completions' `file` part does, rather than a 400.
+ * reaches Claude as a document and Gemini as inline data, as chat completions' `file` part does, rather than a 400;
+ * and `include: ["message.output_text.logprobs"]` with `top_logprobs` gives a Gemini answer's log probabilities on its
+ * `output_text` part and each `response.output_text.delta`, and is refused for Claude, which has none, as on chat.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createOpenAI } from '@ai-sdk/openai'
@@ -146,6 +148,57 @@ describe('input_file with file_data', () => {
 			const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: [{ role: 'user', content: [part as OpenAI.Responses.ResponseInputFile] }] }).catch((e: unknown) => e)
 			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 			expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param)
+			expect(m.mocks.anthropic.requests.length).toBe(before)
+		})
+})
+
+describe('logprobs', () => {
+	/** The log probabilities the mocks give an answer (test/mocks/shared/logprobs.ts), as OpenAI writes them. */
+	function expected(text: string, top: number) {
+		const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...new TextEncoder().encode(token)] })
+		return text.split(/(?= )/).map((token, i) => {
+			const lp = -(i + 1) / 10
+			return { ...entry(token, lp), top_logprobs: Array.from({ length: top }, (_, k) => entry(k === 0 ? token : `alt${k}`, lp - k)) }
+		})
+	}
+	const include: OpenAI.Responses.ResponseIncludable[] = ['message.output_text.logprobs']
+
+	it('should give a Gemini answer\'s logprobs on its output_text part (non-stream)', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({ model: MODEL.gemini, input: 'rate these words', include, top_logprobs: 2 })
+		const part = r.output.flatMap((o) => (o.type === 'message' ? o.content : []))[0] as OpenAI.Responses.ResponseOutputText
+		expect(part.logprobs).toEqual(expected('Hello! You said: rate these words', 2))
+		expect(lastRequest(m.mocks.gemini).body.generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 2 })
+	})
+
+	it('should put each streamed piece\'s logprobs on its output_text.delta and all of them on the done events (stream)', async () => {
+		const acct = await m.account()
+		const s = acct.openai.responses.stream({ model: MODEL.gemini, input: 'rate these words', include, top_logprobs: 1 })
+		const deltas: unknown[] = []
+		let done: unknown
+		s.on('event', (e) => {
+			if (e.type === 'response.output_text.delta') deltas.push(...e.logprobs)
+			if (e.type === 'response.output_text.done') done = e.logprobs
+		})
+		const r = await s.finalResponse()
+		const all = expected('Hello! You said: rate these words', 1)
+		expect(deltas).toEqual(all)
+		expect(done).toEqual(all)
+		expect((r.output.flatMap((o) => (o.type === 'message' ? o.content : []))[0] as OpenAI.Responses.ResponseOutputText).logprobs).toEqual(all)
+	})
+
+	it('should send no logprobs request to Gemini when none is asked for', async () => {
+		const acct = await m.account()
+		await acct.openai.responses.create({ model: MODEL.gemini, input: 'plain' })
+		expect(lastRequest(m.mocks.gemini).body.generationConfig?.responseLogprobs).toBeUndefined()
+	})
+
+	for (const stream of [false, true])
+		it(`should refuse them for Claude, which has none, with a 400 before any upstream call (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const before = m.mocks.anthropic.requests.length
+			const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: 'rate', include, stream } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e)
+			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 			expect(m.mocks.anthropic.requests.length).toBe(before)
 		})
 })
