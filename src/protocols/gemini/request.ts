@@ -98,7 +98,9 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	if (tools.length) body.tools = tools
 
 	if (extra && isObj(extra.toolConfig)) body.toolConfig = extra.toolConfig as GeminiToolConfig
-	else if (req.toolChoice) body.toolConfig = encodeToolChoice(req.toolChoice)
+	// Gemini refuses a calling config with no function declarations ("Function calling config is set without
+	// function_declarations"), which an OpenAI client's `tool_choice: 'auto'` with no tools would become.
+	else if (req.toolChoice && req.tools?.length) body.toolConfig = encodeToolChoice(req.toolChoice)
 
 	let cfg = encodeGenerationConfig(req)
 	if (extra) {

@@ -1,4 +1,8 @@
 /**
+ * Tools settings with a Gemini model as an OpenAI client sends them. A `tool_choice` with no tools (`'auto'` is what
+ * many clients always send, often with `tools: []`) must not become a `toolConfig`, which Gemini refuses without
+ * function declarations ("Function calling config is set without function_declarations").
+ *
  * `parallel_tool_calls: false` with a Gemini model, as an `openai` SDK user sends it
  * (https://platform.openai.com/docs/api-reference/chat/create#chat-create-parallel_tool_calls: "Whether to enable
  * parallel function calling"; off, the model calls at most one tool per turn). Claude takes it as
@@ -92,4 +96,19 @@ describe('parallel_tool_calls: false on the Responses API', () => {
 			expect(calls).toEqual([['weather', { city: 'Paris' }]])
 			expect(r.parallel_tool_calls).toBe(false)
 		})
+})
+
+describe('tool_choice without tools', () => {
+	for (const [up, stream] of BOTH)
+		for (const [label_, extra] of [
+			["'auto' and tools: []", { tools: [], tool_choice: 'auto' }],
+			["'none' and no tools", { tool_choice: 'none' }],
+		] as const)
+			it(`should answer ${label_} as a plain request (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const r = await answer(acct.openai, { model: MODEL[up], messages: [{ role: 'user', content: 'plain question' }], ...extra } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, stream)
+				expect(r.finish).toBe('stop')
+				if (!stream) expect(r.message.content).toBe('Hello! You said: plain question')
+				if (up === 'gemini') expect(lastRequest(m.mocks.gemini).body.toolConfig).toBeUndefined()
+			})
 })

@@ -56,6 +56,15 @@ export function checkSchemas(tools: unknown): JsonReply | undefined {
 }
 
 /**
+ * A `toolConfig.functionCallingConfig` needs function declarations to apply to: without any, Gemini answers
+ * 400 INVALID_ARGUMENT "Function calling config is set without function_declarations."
+ */
+export function checkToolConfig(b: Obj): JsonReply | undefined {
+	const config = asObj(pick(asObj(pick(b, 'toolConfig', 'tool_config')), 'functionCallingConfig', 'function_calling_config'))
+	if (config && declarationsOf(b.tools).every((d) => d.length === 0)) return geminiError(400, 'Function calling config is set without function_declarations.')
+}
+
+/**
  * The thought signature the mock puts on the first functionCall part of a turn, and expects back on that part.
  * @example thoughtSignatureFor('get_weather', { city: 'Paris' })
  */

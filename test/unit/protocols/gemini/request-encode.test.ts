@@ -214,10 +214,16 @@ describe('gemini encodeRequest', () => {
 	})
 
 	it('should map every tool choice (WIRE-NOTES §10)', () => {
-		const tc = (toolChoice: ChatRequest['toolChoice']) => encodeRequest(base([u('x')], { toolChoice }), 'm').toolConfig
+		const tools = [{ name: 'f', parameters: { type: 'object', properties: {} } }]
+		const tc = (toolChoice: ChatRequest['toolChoice']) => encodeRequest(base([u('x')], { toolChoice, tools }), 'm').toolConfig
 		expect(tc({ type: 'auto' })).toEqual({ functionCallingConfig: { mode: 'AUTO' } })
 		expect(tc({ type: 'none' })).toEqual({ functionCallingConfig: { mode: 'NONE' } })
 		expect(tc({ type: 'required' })).toEqual({ functionCallingConfig: { mode: 'ANY' } })
+	})
+
+	it('should send no toolConfig without tools, which Gemini refuses without function declarations', () => {
+		expect(encodeRequest(base([u('x')], { toolChoice: { type: 'auto' } }), 'm').toolConfig).toBeUndefined()
+		expect(encodeRequest(base([u('x')], { toolChoice: { type: 'none' }, tools: [] }), 'm').toolConfig).toBeUndefined()
 	})
 
 	it('should map response formats to JSON mode', () => {
