@@ -26,6 +26,7 @@ import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
+import { withPortableToolNames } from './tool-names'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
 
@@ -132,6 +133,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
+	let codec = adapter.protocol
 	let body: string
 	try {
 		if (fast) {
@@ -142,7 +144,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
-			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
+			;({ ir, codec } = withPortableToolNames(ir, codec))
+			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
@@ -163,7 +166,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return relayStream({ call, info, budget, up, fast, upstream: adapter.protocol, headers, ...outcome })
+		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, ...outcome })
 	}
 
 	const malformed = () => ({ error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) })
@@ -203,7 +206,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			} catch {
 				return malformed()
 			}
-			const r = adapter.protocol.decodeResponse(json)
+			const r = codec.decodeResponse(json)
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			// No usage from the upstream: billed on counts (settle), and the client is shown the same counts rather than

@@ -1,0 +1,104 @@
+/**
+ * Tool names an upstream vendor would refuse. Gemini allows dots and colons in a function name ("a-z, A-Z, 0-9, or
+ * contain underscores, colons, dots, and dashes, with a maximum length of 64";
+ * https://ai.google.dev/api/caching#FunctionDeclaration); OpenAI and Anthropic only `^[a-zA-Z0-9_-]{1,64}$`, and
+ * answer 400 to anything else. So a Gemini client's `weather.get` or `docs:search` goes to them under a portable
+ * name, the same in the tools, the tool choice and the history, and their calls come back under the client's name.
+ * @module
+ */
+import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
+import type { ProtocolCodec } from '../protocols/codec'
+import type { FrameDecoder } from '../protocols/stream-machine'
+
+const PORTABLE = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Every tool name the request uses: declared, forced, called and answered in the history. */
+function namesOf(ir: ChatRequest): Set<string> {
+	const names = new Set<string>()
+	for (const t of ir.tools ?? []) names.add(t.name)
+	if (ir.toolChoice?.type === 'tool') names.add(ir.toolChoice.name)
+	for (const m of ir.messages)
+		for (const p of m.content) {
+			if (p.type === 'tool_call') names.add(p.name)
+			else if (p.type === 'tool_result' && p.name) names.add(p.name)
+		}
+	return names
+}
+
+/**
+ * Client name → portable name for each name that is not portable (none: undefined). Unsafe characters become `_`;
+ * a name that would then clash with another gets a numbered suffix.
+ * @example portableNames(new Set(['weather.get', 'weather_get'])) // Map { 'weather.get' => 'weather_get_2' }
+ */
+export function portableNames(names: Set<string>): Map<string, string> | undefined {
+	let out: Map<string, string> | undefined
+	const taken = new Set([...names].filter((n) => PORTABLE.test(n)))
+	for (const name of names) {
+		if (PORTABLE.test(name)) continue
+		const base = (name.replace(/[^A-Za-z0-9_-]/g, '_') || 'tool').slice(0, 64)
+		let candidate = base
+		for (let i = 2; taken.has(candidate); i++) candidate = `${base.slice(0, 64 - String(i).length - 1)}_${i}`
+		taken.add(candidate)
+		;(out ??= new Map()).set(name, candidate)
+	}
+	return out
+}
+
+function renameRequest(ir: ChatRequest, to: Map<string, string>): ChatRequest {
+	const name = (n: string) => to.get(n) ?? n
+	const messages: Message[] = ir.messages.map((m) =>
+		m.content.some((p) => (p.type === 'tool_call' || p.type === 'tool_result') && p.name !== undefined && to.has(p.name))
+			? { ...m, content: m.content.map((p) => (p.type === 'tool_call' || (p.type === 'tool_result' && p.name !== undefined) ? { ...p, name: name(p.name!) } : p)) }
+			: m,
+	)
+	const out: ChatRequest = { ...ir, messages }
+	if (ir.tools) out.tools = ir.tools.map((t) => (to.has(t.name) ? { ...t, name: name(t.name) } : t))
+	if (ir.toolChoice?.type === 'tool') out.toolChoice = { type: 'tool', name: name(ir.toolChoice.name) } satisfies ToolChoice
+	return out
+}
+
+function renameResponse(r: ChatResponse, back: Map<string, string>): ChatResponse {
+	for (const p of r.content) if (p.type === 'tool_call' && back.has(p.name)) p.name = back.get(p.name)!
+	return r
+}
+
+/** The decoder's tool-call blocks under the client's names. */
+function renamingDecoder(d: FrameDecoder, back: Map<string, string>): FrameDecoder {
+	const rename = (out: Parameters<FrameDecoder['push']>[1], from: number) => {
+		for (let i = from; i < out.length; i++) {
+			const e = out[i]!
+			if (e.type === 'block_start' && e.block.kind === 'tool_call' && back.has(e.block.name)) out[i] = { ...e, block: { ...e.block, name: back.get(e.block.name)! } }
+		}
+	}
+	return {
+		push(frame, out) {
+			const from = out.length
+			d.push(frame, out)
+			rename(out, from)
+		},
+		end(out) {
+			const from = out.length
+			d.end(out)
+			rename(out, from)
+		},
+		get done() {
+			return d.done
+		},
+	}
+}
+
+/**
+ * The request and the upstream codec to use for `codec`'s vendor: as they are when every tool name is portable or
+ * the vendor is Gemini (whose names are a superset of the others'); else the request under portable names and a codec
+ * whose decoded answers (whole or streamed) carry the client's names again.
+ */
+export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
+	if (codec.name === 'gemini' || (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call')))) return { ir, codec }
+	const to = portableNames(namesOf(ir))
+	if (!to) return { ir, codec }
+	const back = new Map([...to].map(([client, portable]) => [portable, client]))
+	return {
+		ir: renameRequest(ir, to),
+		codec: { ...codec, decodeResponse: (body) => renameResponse(codec.decodeResponse(body), back), streamDecoder: () => renamingDecoder(codec.streamDecoder(), back) },
+	}
+}
