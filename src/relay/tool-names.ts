@@ -1,16 +1,22 @@
 /**
- * Tool names an upstream vendor would refuse. Gemini allows dots and colons in a function name ("a-z, A-Z, 0-9, or
- * contain underscores, colons, dots, and dashes, with a maximum length of 64";
- * https://ai.google.dev/api/caching#FunctionDeclaration); OpenAI and Anthropic only `^[a-zA-Z0-9_-]{1,64}$`, and
- * answer 400 to anything else. So a Gemini client's `weather.get` or `docs:search` goes to them under a portable
- * name, the same in the tools, the tool choice and the history, and their calls come back under the client's name.
+ * Tool names an upstream vendor would refuse. OpenAI takes `^[a-zA-Z0-9_-]{1,64}$`, Anthropic the same characters
+ * up to 128, Gemini also dots and colons but only 64 ("a-z, A-Z, 0-9, or contain underscores, colons, dots, and
+ * dashes, with a maximum length of 64"; https://ai.google.dev/api/caching#FunctionDeclaration), and each answers 400
+ * to anything else. So a Gemini client's `weather.get`, or a Claude Code MCP tool named past 64 characters
+ * (`mcp__<server>__<tool>`), goes to a vendor that would refuse it under a name it takes, the same in the tools, the
+ * tool choice and the history, and the vendor's calls come back under the client's name.
  * @module
  */
 import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import type { FrameDecoder } from '../protocols/stream-machine'
 
-const PORTABLE = /^[A-Za-z0-9_-]{1,64}$/
+/** What each vendor takes, and the characters it refuses. OpenAI's rule is used for Anthropic too (64 fits both). */
+const RULES = {
+	gemini: { ok: /^[A-Za-z0-9_.:-]{1,64}$/, bad: /[^A-Za-z0-9_.:-]/g },
+	other: { ok: /^[A-Za-z0-9_-]{1,64}$/, bad: /[^A-Za-z0-9_-]/g },
+}
+type Rule = (typeof RULES)['other']
 
 /** Every tool name the request uses: declared, forced, called and answered in the history. */
 function namesOf(ir: ChatRequest): Set<string> {
@@ -30,12 +36,12 @@ function namesOf(ir: ChatRequest): Set<string> {
  * a name that would then clash with another gets a numbered suffix.
  * @example portableNames(new Set(['weather.get', 'weather_get'])) // Map { 'weather.get' => 'weather_get_2' }
  */
-export function portableNames(names: Set<string>): Map<string, string> | undefined {
+export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map<string, string> | undefined {
 	let out: Map<string, string> | undefined
-	const taken = new Set([...names].filter((n) => PORTABLE.test(n)))
+	const taken = new Set([...names].filter((n) => rule.ok.test(n)))
 	for (const name of names) {
-		if (PORTABLE.test(name)) continue
-		const base = (name.replace(/[^A-Za-z0-9_-]/g, '_') || 'tool').slice(0, 64)
+		if (rule.ok.test(name)) continue
+		const base = (name.replace(rule.bad, '_') || 'tool').slice(0, 64)
 		let candidate = base
 		for (let i = 2; taken.has(candidate); i++) candidate = `${base.slice(0, 64 - String(i).length - 1)}_${i}`
 		taken.add(candidate)
@@ -88,13 +94,12 @@ function renamingDecoder(d: FrameDecoder, back: Map<string, string>): FrameDecod
 }
 
 /**
- * The request and the upstream codec to use for `codec`'s vendor: as they are when every tool name is portable or
- * the vendor is Gemini (whose names are a superset of the others'); else the request under portable names and a codec
- * whose decoded answers (whole or streamed) carry the client's names again.
+ * The request and the upstream codec to use for `codec`'s vendor: as they are when it takes every tool name; else the
+ * request under names it takes and a codec whose decoded answers (whole or streamed) carry the client's names again.
  */
 export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
-	if (codec.name === 'gemini' || (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call')))) return { ir, codec }
-	const to = portableNames(namesOf(ir))
+	if (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call'))) return { ir, codec }
+	const to = portableNames(namesOf(ir), codec.name === 'gemini' ? RULES.gemini : RULES.other)
 	if (!to) return { ir, codec }
 	const back = new Map([...to].map(([client, portable]) => [portable, client]))
 	return {

@@ -89,3 +89,41 @@ describe('Gemini function names another vendor refuses', () => {
 			})
 	}
 })
+
+/**
+ * Anthropic takes tool names up to 128 characters, OpenAI and Gemini up to 64: Claude Code names MCP tools
+ * `mcp__<server>__<tool>`, which can run past 64, and such a tool sent to a GPT or Gemini model was refused.
+ */
+describe('Anthropic tool names past 64 characters', () => {
+	const LONG = `mcp__${'enterprise_knowledge_base_server'}__${'search_documents_by_semantic_similarity'}`
+	const OTHER = `${LONG}_v2`
+	for (const [up, stream] of PAIRS) {
+		it(`should reach the vendor under a name it takes and come back as sent (${up} upstream, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			expect(LONG.length).toBeGreaterThan(64)
+			const acct = await m.account()
+			const tools = [LONG, OTHER].map((name) => ({ name, input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } } }))
+			const params = { model: MODEL[up], max_tokens: 200, tools, messages: [{ role: 'user' as const, content: 'look it up #tools' }] }
+			const msg = stream ? await acct.anthropic.messages.stream(params).finalMessage() : await acct.anthropic.messages.create(params)
+			const uses = msg.content.flatMap((b) => (b.type === 'tool_use' ? [b] : []))
+			expect(uses.map((u) => u.name)).toEqual([LONG, OTHER])
+			expect(uses.map((u) => u.input)).toEqual([{ query: 'Paris' }, { query: 'Tokyo' }])
+			const body = lastRequest(m.mocks[up]).body
+			const sent: string[] = up === 'openai' ? body.tools.map((t: any) => t.function.name) : up === 'gemini' ? body.tools[0].functionDeclarations.map((d: any) => d.name) : body.tools.map((t: any) => t.name)
+			if (up === 'anthropic') expect(sent).toEqual([LONG, OTHER])
+			else {
+				expect(sent.every((n) => n.length <= 64)).toBe(true)
+				expect(new Set(sent).size).toBe(2)
+			}
+			// The next turn, with the calls and their results, answers from the results.
+			const next = await acct.anthropic.messages.create({
+				...params,
+				messages: [
+					...params.messages,
+					{ role: 'assistant', content: msg.content.filter((b) => b.type === 'tool_use') },
+					{ role: 'user', content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, content: `found ${(u.input as { query: string }).query}` })) },
+				],
+			})
+			expect(next.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Tool results: found Paris; found Tokyo'])
+		})
+	}
+})
