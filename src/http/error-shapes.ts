@@ -4,7 +4,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import { anthropicMessages } from '../protocols/anthropic-messages'
+import { encodeError as encodeAnthropicError } from '../protocols/anthropic-messages/error'
 import type { EncodedError } from '../protocols/codec'
 import { gemini } from '../protocols/gemini'
 import { openaiChat } from '../protocols/openai-chat'
@@ -38,9 +38,10 @@ export function shapeForUnknownPath(request: Request, path: string): ErrorShape 
 	return shapeForPath(path)
 }
 
-const renderers: Record<ErrorShape, (e: GatewayError) => EncodedError> = {
+/** `requestId` is used where the shape has a place for it (Anthropic's `request_id`, and its `request-id` header). */
+const renderers: Record<ErrorShape, (e: GatewayError, requestId?: string) => EncodedError> = {
 	openai: openaiChat.encodeError,
-	anthropic: anthropicMessages.encodeError,
+	anthropic: encodeAnthropicError,
 	gemini: gemini.encodeError,
 	midjourney: encodeMjError,
 	suno: encodeSunoError,
@@ -48,7 +49,7 @@ const renderers: Record<ErrorShape, (e: GatewayError) => EncodedError> = {
 
 export function errorResponse(err: unknown, shape: ErrorShape, requestId?: string): Response {
 	const e = err instanceof GatewayError ? err : new GatewayError('api_error', 'Internal error')
-	const out = renderers[shape](e)
+	const out = renderers[shape](e, requestId)
 	const headers: Record<string, string> = { 'content-type': 'application/json', ...out.headers }
 	if (requestId) headers['x-request-id'] = requestId
 	if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter))

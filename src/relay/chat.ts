@@ -27,6 +27,7 @@ import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
 import { firstToolCallOnly, keepsFirstToolCallOnly } from './single-tool-call'
 import { relayStream } from './stream'
+import { withPortableToolNames } from './tool-names'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
 
@@ -133,6 +134,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
+	let codec = adapter.protocol
 	let body: string
 	try {
 		if (fast) {
@@ -143,7 +145,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
-			body = JSON.stringify(adapter.protocol.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
+			;({ ir, codec } = withPortableToolNames(ir, codec))
+			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
@@ -164,7 +167,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return relayStream({ call, info, budget, up, fast, upstream: adapter.protocol, headers, ...outcome })
+		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, ...outcome })
 	}
 
 	const malformed = () => ({ error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) })
@@ -204,7 +207,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			} catch {
 				return malformed()
 			}
-			const decoded = adapter.protocol.decodeResponse(json)
+			const decoded = codec.decodeResponse(json)
 			const r = keepsFirstToolCallOnly(call.ir, adapter.protocol.name) ? firstToolCallOnly(decoded) : decoded
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
 import { modelAuth } from '../../http/model-auth'
 import { AnthropicErrorBody, AnthropicRequest, anthropicMessages } from '../../protocols/anthropic-messages'
+import { REQUEST_ID_HEADER } from '../../protocols/anthropic-messages/error'
 import { DEFAULT_MAX_TOKENS } from '../../protocols/anthropic-messages/request-encode'
 import type { Services } from '../../services'
 import { countTokens } from './counter'
@@ -23,7 +24,7 @@ export const countTokensModule = (svc: Services) =>
 			const budget = body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : 0
 			const ir = anthropicMessages.decodeRequest({ ...body, max_tokens: Math.max(DEFAULT_MAX_TOKENS, budget + 1) })
 			const counted = await countTokens({ svc, token, requestId, model: body.model, ir, native: { protocol: 'anthropic-messages', body: wire }, inbound: request.headers, signal: request.signal })
-			return Response.json({ input_tokens: counted.tokens }, { headers: { 'x-request-id': requestId, 'x-switchboard-counted-by': counted.by } })
+			return Response.json({ input_tokens: counted.tokens }, { headers: { 'x-request-id': requestId, [REQUEST_ID_HEADER]: requestId, 'x-switchboard-counted-by': counted.by } })
 		},
 		{
 			body: AnthropicCountTokensRequest,

@@ -3,13 +3,17 @@ import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { keepRawJson, rawJson } from '../../http/raw-json'
 import { AnthropicErrorBody, AnthropicRequest, AnthropicResponse, anthropicMessages } from '../../protocols/anthropic-messages'
+import { withRequestId } from '../../protocols/anthropic-messages/error'
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
-export const messagesRoute = (svc: Services): HotRoute =>
-	relayRoute(svc, { endpoint: '/v1/messages', shape: 'anthropic', client: anthropicMessages, schema: AnthropicRequest, includeUsage: () => false })
+export const messagesRoute = (svc: Services): HotRoute => {
+	const route = relayRoute(svc, { endpoint: '/v1/messages', shape: 'anthropic', client: anthropicMessages, schema: AnthropicRequest, includeUsage: () => false })
+	// Anthropic's SDK reads the request's id from `request-id` (error answers get it in errorResponse).
+	return { ...route, serve: async (c) => withRequestId(await route.serve(c), c.requestId) }
+}
 
 export const messagesModule = (svc: Services, route = messagesRoute(svc)) =>
 	new Elysia({ detail: { tags: ['Anthropic'] } }).use(modelAuth(svc)).post(

@@ -73,7 +73,20 @@ const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
 export function encodeError(err: GatewayError, requestId?: string): EncodedError {
 	const out: EncodedError = { status: err.status, body: body(err, requestId) }
 	if (err.retryAfter !== undefined) out.headers = { 'retry-after': String(Math.max(0, Math.ceil(err.retryAfter))) }
+	if (requestId) out.headers = { ...out.headers, [REQUEST_ID_HEADER]: requestId }
 	return out
+}
+
+/**
+ * The header Anthropic names every answer's request with, which `@anthropic-ai/sdk` reads (`_request_id`,
+ * `APIError.requestID`; https://docs.anthropic.com/en/api/errors#request-id). The gateway puts its own id there.
+ */
+export const REQUEST_ID_HEADER = 'request-id'
+
+/** Names `res` with `requestId` as Anthropic does, in place (the relays' Responses have mutable headers). */
+export function withRequestId(res: Response, requestId: string): Response {
+	res.headers.set(REQUEST_ID_HEADER, requestId)
+	return res
 }
 
 /** The `event: error` frame sent when a stream fails after the headers went out. */

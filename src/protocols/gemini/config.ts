@@ -58,7 +58,7 @@ const MAPPED = [
  * `generationConfig` → canonical settings, plus the fields with no canonical slot (candidateCount, responseModalities…,
  * or a non-JSON `responseMimeType`) to keep in `extra.generationConfig`.
  */
-export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest: Obj | undefined } {
+export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest: Obj | undefined; geminiOnly?: VendorOnly[] } {
 	if (cfg === undefined || cfg === null) return { settings: {}, rest: undefined }
 	if (!isObj(cfg)) throw badRequest('generationConfig must be an object', 'generationConfig')
 	const settings: Settings = {
@@ -96,7 +96,30 @@ export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest
 	const thinking = get(cfg, 'thinkingConfig')
 	if (thinking !== undefined) settings.reasoning = decodeThinking(thinking)
 	for (const k of Object.keys(settings) as Array<keyof Settings>) if (settings[k] === undefined) delete settings[k]
-	return { settings, rest: Object.keys(rest).length ? rest : undefined }
+	const geminiOnly = geminiOnlyOutputs(cfg)
+	return { settings, rest: Object.keys(rest).length ? rest : undefined, ...(geminiOnly.length && { geminiOnly }) }
+}
+
+/** The `responseMimeType`s other vendors' answers can be given in (JSON through their structured outputs). */
+const PORTABLE_MIME = new Set(['text/plain', 'application/json'])
+
+/**
+ * Answers only Gemini gives: spoken audio (`responseModalities` AUDIO, `speechConfig`), generated images
+ * (`responseModalities` IMAGE) and other `responseMimeType`s such as `text/x.enum` (a bare enum value;
+ * https://ai.google.dev/gemini-api/docs/structured-output). Another vendor's chat API would answer plain text in
+ * their place, so they are refused for its models rather than dropped (protocols/vendor-only.ts).
+ */
+function geminiOnlyOutputs(cfg: Obj): VendorOnly[] {
+	const out: VendorOnly[] = []
+	const named = (camel: string) => (cfg[camel] !== undefined ? camel : spellings(camel)[1]!)
+	const modalities = get(cfg, 'responseModalities')
+	const other = Array.isArray(modalities) ? modalities.filter((x) => typeof x !== 'string' || x.toUpperCase() !== 'TEXT') : []
+	if (other.length) out.push({ protocol: 'gemini', what: `responseModalities ${other.map(String).join(', ')}`, path: `generationConfig.${named('responseModalities')}` })
+	const speech = get(cfg, 'speechConfig')
+	if (speech !== undefined && speech !== null) out.push({ protocol: 'gemini', what: 'speechConfig (spoken answers)', path: `generationConfig.${named('speechConfig')}` })
+	const mime = str(get(cfg, 'responseMimeType'))
+	if (mime && !PORTABLE_MIME.has(mime)) out.push({ protocol: 'gemini', what: `responseMimeType ${mime}`, path: `generationConfig.${named('responseMimeType')}` })
+	return out
 }
 
 function decodeResponseFormat(cfg: Obj): ResponseFormat | undefined {

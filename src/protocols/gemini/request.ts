@@ -59,9 +59,10 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	if (toolConfig !== undefined) extra.toolConfig = toolConfig
 
 	const cfg = get(b, 'generationConfig')
-	const { settings, rest } = decodeGenerationConfig(cfg)
+	const { settings, rest, geminiOnly } = decodeGenerationConfig(cfg)
 	Object.assign(req, settings)
 	if (rest) extra.generationConfig = rest
+	if (geminiOnly) req.vendorOnly = [...(req.vendorOnly ?? []), ...geminiOnly]
 	if (isObj(cfg) && get(cfg, 'thinkingConfig') !== undefined) extra.thinkingConfig = get(cfg, 'thinkingConfig')
 
 	req.extra = extra

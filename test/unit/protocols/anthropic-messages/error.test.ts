@@ -30,8 +30,10 @@ describe('anthropicMessages.encodeError', () => {
 
 	it('should send retry-after in whole seconds and the request id when given', () => {
 		const out = anthropicMessages.encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 1.2 }), 'req_123')
-		expect(out.headers).toEqual({ 'retry-after': '2' })
+		// `request-id` as Anthropic names it, which the SDK reads into APIError.requestID.
+		expect(out.headers).toEqual({ 'retry-after': '2', 'request-id': 'req_123' })
 		expect(out.body).toMatchObject({ request_id: 'req_123' })
+		expect(anthropicMessages.encodeError(new GatewayError('rate_limit', 'slow')).headers).toBeUndefined()
 	})
 })
 

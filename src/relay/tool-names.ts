@@ -1,0 +1,109 @@
+/**
+ * Tool names an upstream vendor would refuse. OpenAI takes `^[a-zA-Z0-9_-]{1,64}$`, Anthropic the same characters
+ * up to 128, Gemini also dots and colons but only 64 ("a-z, A-Z, 0-9, or contain underscores, colons, dots, and
+ * dashes, with a maximum length of 64"; https://ai.google.dev/api/caching#FunctionDeclaration), and each answers 400
+ * to anything else. So a Gemini client's `weather.get`, or a Claude Code MCP tool named past 64 characters
+ * (`mcp__<server>__<tool>`), goes to a vendor that would refuse it under a name it takes, the same in the tools, the
+ * tool choice and the history, and the vendor's calls come back under the client's name.
+ * @module
+ */
+import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
+import type { ProtocolCodec } from '../protocols/codec'
+import type { FrameDecoder } from '../protocols/stream-machine'
+
+/** What each vendor takes, and the characters it refuses. OpenAI's rule is used for Anthropic too (64 fits both). */
+const RULES = {
+	gemini: { ok: /^[A-Za-z0-9_.:-]{1,64}$/, bad: /[^A-Za-z0-9_.:-]/g },
+	other: { ok: /^[A-Za-z0-9_-]{1,64}$/, bad: /[^A-Za-z0-9_-]/g },
+}
+type Rule = (typeof RULES)['other']
+
+/** Every tool name the request uses: declared, forced, called and answered in the history. */
+function namesOf(ir: ChatRequest): Set<string> {
+	const names = new Set<string>()
+	for (const t of ir.tools ?? []) names.add(t.name)
+	if (ir.toolChoice?.type === 'tool') names.add(ir.toolChoice.name)
+	for (const m of ir.messages)
+		for (const p of m.content) {
+			if (p.type === 'tool_call') names.add(p.name)
+			else if (p.type === 'tool_result' && p.name) names.add(p.name)
+		}
+	return names
+}
+
+/**
+ * Client name → portable name for each name that is not portable (none: undefined). Unsafe characters become `_`;
+ * a name that would then clash with another gets a numbered suffix.
+ * @example portableNames(new Set(['weather.get', 'weather_get'])) // Map { 'weather.get' => 'weather_get_2' }
+ */
+export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map<string, string> | undefined {
+	let out: Map<string, string> | undefined
+	const taken = new Set([...names].filter((n) => rule.ok.test(n)))
+	for (const name of names) {
+		if (rule.ok.test(name)) continue
+		const base = (name.replace(rule.bad, '_') || 'tool').slice(0, 64)
+		let candidate = base
+		for (let i = 2; taken.has(candidate); i++) candidate = `${base.slice(0, 64 - String(i).length - 1)}_${i}`
+		taken.add(candidate)
+		;(out ??= new Map()).set(name, candidate)
+	}
+	return out
+}
+
+function renameRequest(ir: ChatRequest, to: Map<string, string>): ChatRequest {
+	const name = (n: string) => to.get(n) ?? n
+	const messages: Message[] = ir.messages.map((m) =>
+		m.content.some((p) => (p.type === 'tool_call' || p.type === 'tool_result') && p.name !== undefined && to.has(p.name))
+			? { ...m, content: m.content.map((p) => (p.type === 'tool_call' || (p.type === 'tool_result' && p.name !== undefined) ? { ...p, name: name(p.name!) } : p)) }
+			: m,
+	)
+	const out: ChatRequest = { ...ir, messages }
+	if (ir.tools) out.tools = ir.tools.map((t) => (to.has(t.name) ? { ...t, name: name(t.name) } : t))
+	if (ir.toolChoice?.type === 'tool') out.toolChoice = { type: 'tool', name: name(ir.toolChoice.name) } satisfies ToolChoice
+	return out
+}
+
+function renameResponse(r: ChatResponse, back: Map<string, string>): ChatResponse {
+	for (const p of r.content) if (p.type === 'tool_call' && back.has(p.name)) p.name = back.get(p.name)!
+	return r
+}
+
+/** The decoder's tool-call blocks under the client's names. */
+function renamingDecoder(d: FrameDecoder, back: Map<string, string>): FrameDecoder {
+	const rename = (out: Parameters<FrameDecoder['push']>[1], from: number) => {
+		for (let i = from; i < out.length; i++) {
+			const e = out[i]!
+			if (e.type === 'block_start' && e.block.kind === 'tool_call' && back.has(e.block.name)) out[i] = { ...e, block: { ...e.block, name: back.get(e.block.name)! } }
+		}
+	}
+	return {
+		push(frame, out) {
+			const from = out.length
+			d.push(frame, out)
+			rename(out, from)
+		},
+		end(out) {
+			const from = out.length
+			d.end(out)
+			rename(out, from)
+		},
+		get done() {
+			return d.done
+		},
+	}
+}
+
+/**
+ * The request and the upstream codec to use for `codec`'s vendor: as they are when it takes every tool name; else the
+ * request under names it takes and a codec whose decoded answers (whole or streamed) carry the client's names again.
+ */
+export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
+	if (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call'))) return { ir, codec }
+	const to = portableNames(namesOf(ir), codec.name === 'gemini' ? RULES.gemini : RULES.other)
+	if (!to) return { ir, codec }
+	const back = new Map([...to].map(([client, portable]) => [portable, client]))
+	return {
+		ir: renameRequest(ir, to),
+		codec: { ...codec, decodeResponse: (body) => renameResponse(codec.decodeResponse(body), back), streamDecoder: () => renamingDecoder(codec.streamDecoder(), back) },
+	}
+}
