@@ -66,3 +66,13 @@ export const BaseUrl = T.String({
 	pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
 	description: 'An http:// or https:// URL',
 })
+
+/** PostgreSQL's `integer`, the column type of a channel's priority and weight and of a model's output cap. */
+export const INT32_MAX = 2_147_483_647
+
+/**
+ * Bounded to the column: a larger value passed the schema and then failed the write itself, which stopped a start
+ * with the raw SQL statement rather than a message naming the file, entry and field.
+ */
+export const Priority = T.Integer({ minimum: -INT32_MAX, maximum: INT32_MAX, description: 'Lower is tried first' })
+export const Weight = T.Integer({ minimum: 0, maximum: INT32_MAX, description: 'Share among channels of equal priority' })
