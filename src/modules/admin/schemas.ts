@@ -10,8 +10,11 @@ export const ErrorBody = t.Object({
 	error: t.Object({ message: t.String(), type: t.String(), param: t.Optional(t.Union([t.String(), t.Null()])), code: t.Union([t.String(), t.Null()]) }),
 })
 
-/** A row id in a path or query: bounded to PostgreSQL's `integer`, since a larger one fails the query itself (a 500). */
-export const IdNumber = () => t.Numeric({ minimum: 1, maximum: 2_147_483_647 })
+/**
+ * A row id in a path or query: a whole number within PostgreSQL's `integer`, since anything else fails the query
+ * itself (`1.5`: "invalid input syntax for type integer", a 400 that named no field).
+ */
+export const IdNumber = () => t.Numeric({ minimum: 1, maximum: 2_147_483_647, multipleOf: 1 })
 
 export const IdParams = t.Object({ id: IdNumber() })
 

@@ -74,3 +74,20 @@ describe('integer ranges', () => {
 		expect(at({ channels: [channel('x', { priority: -3, weight: 0 })], models: [{ name: 'm', max_output_tokens: 64_000 }] })).toBe('accepted')
 	})
 })
+
+describe('whole numbers', () => {
+	it('should refuse a fractional id or limit with 400 naming the parameter', async () => {
+		for (const [path, param] of [
+			['/api/tokens/1.5', 'id'],
+			['/api/accounts/2.5', 'id'],
+			['/api/channels/1.5', 'id'],
+			['/api/tokens?account_id=1.5', 'account_id'],
+			['/api/usage?token_id=1.5', 'token_id'],
+			['/api/usage?limit=2.5', 'limit'],
+		] as const) {
+			const r = await app.admin(path)
+			expect({ path, status: r.status, param: r.body.error?.param }).toEqual({ path, status: 400, param })
+		}
+		expect((await app.admin('/api/usage?limit=2&account_id=1')).status).toBe(200)
+	})
+})

@@ -97,7 +97,7 @@ export const usageModule = (svc: Services) =>
 				model: t.Optional(t.String()),
 				from: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
-				limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000 })),
+				limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
 				cursor: t.Optional(t.String()),
 			}),
 			response: { 200: t.Object({ data: t.Array(UsageRow), next_cursor: t.Union([t.String(), t.Null()]) }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
