@@ -8,7 +8,7 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
-import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight } from './channel-settings'
+import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
 
@@ -118,6 +118,10 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): Gat
 	if (stray !== undefined) throw new ConfigError(`${source}: unknown field "${stray}" (allowed: ${FILE_FIELDS.join(', ')})`)
 	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, `${source}: channels[${i}]`, CHANNEL_FIELDS))
 	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, `${source}: models[${i}]`, MODEL_FIELDS))
+	for (const [i, c] of channels.entries()) {
+		const key = unlistedMapKey(c.models, c.model_map)
+		if (key !== undefined) throw new ConfigError(`${source}: channels[${i}] ("${c.name}"): field "model_map.${key}": ${unlistedMapKeyMessage(key)}`)
+	}
 	dupes(channels.map((c) => c.name), `${source}: channels`)
 	dupes(models.map((m) => m.name), `${source}: models`)
 	for (const [i, m] of models.entries()) {

@@ -2,8 +2,8 @@
 import { desc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
-import { BaseUrl, ChannelSettings, Priority, Weight } from '../../../config/channel-settings'
-import { GatewayError, notFound } from '../../../core/errors'
+import { BaseUrl, ChannelSettings, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
+import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
@@ -82,6 +82,12 @@ const Fields = {
 	settings: ChannelSettings,
 }
 
+/** 400 naming the `model_map` entry that no request could use (config/channel-settings.ts). */
+function checkMap(models: string[], modelMap: Record<string, string> | undefined) {
+	const key = unlistedMapKey(models, modelMap)
+	if (key !== undefined) throw badRequest(`model_map: ${unlistedMapKeyMessage(key)}`, `model_map.${key}`)
+}
+
 export const channelsModule = (svc: Services) => {
 	const view = channelView(svc)
 	const find = async (id: number) => {
@@ -113,6 +119,7 @@ export const channelsModule = (svc: Services) => {
 		})
 		.post('',
 			async ({ body, status }) => {
+				checkMap(body.models, body.model_map)
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -152,7 +159,9 @@ export const channelsModule = (svc: Services) => {
 		.patch(
 			'/:id',
 			async ({ params, body }) => {
-				await find(params.id)
+				const cur = await find(params.id)
+				// Checked when either changes: narrowing the models can leave an entry of the stored map unreachable too.
+				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type
