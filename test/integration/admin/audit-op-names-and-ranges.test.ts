@@ -91,3 +91,16 @@ describe('whole numbers', () => {
 		expect((await app.admin('/api/usage?limit=2&account_id=1')).status).toBe(200)
 	})
 })
+
+describe('expiry dates', () => {
+	it('should refuse an expiry on a day that does not exist, rather than roll it over to another day', async () => {
+		const { accountId, tokenId } = await app.account(1)
+		const made = await app.admin('/api/tokens', { body: { account_id: accountId, name: 'feb', expires_at: '2027-02-30T00:00:00Z' } })
+		expect([made.status, made.body.error?.param]).toEqual([400, 'expires_at'])
+		const patched = await app.admin(`/api/tokens/${tokenId}`, { method: 'PATCH', body: { expires_at: '2027-04-31T12:00:00+02:00' } })
+		expect([patched.status, patched.body.error?.param]).toEqual([400, 'expires_at'])
+		expect((await app.admin(`/api/tokens/${tokenId}`)).body.expires_at).toBeNull()
+		const leap = await app.admin(`/api/tokens/${tokenId}`, { method: 'PATCH', body: { expires_at: '2028-02-29T23:00:00-01:00' } })
+		expect([leap.status, leap.body.expires_at]).toEqual([200, '2028-03-01T00:00:00.000Z'])
+	})
+})

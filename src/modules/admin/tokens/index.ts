@@ -55,11 +55,24 @@ const Editable = {
 
 type EditableBody = { expires_at?: string | null; spend_limit?: number | null; rpm_limit?: number | null; tpm_limit?: number | null; allowed_models?: string[] | null }
 
+/**
+ * Whether the calendar day written at the start of an ISO-8601 value exists. Bun's Date rolls an impossible day over
+ * (2027-02-30 parses as March 2nd), so a key would expire on a day nobody asked for.
+ * @example realDay('2027-02-28T12:00:00Z') === true; realDay('2027-02-30T00:00:00Z') === false
+ */
+function realDay(iso: string): boolean {
+	const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso)
+	if (!m) return true
+	const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+	const day = new Date(Date.UTC(y, mo - 1, d))
+	return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d
+}
+
 function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disabled' }): TokenInput {
 	const input: TokenInput = { name: b.name, status: b.status, rpmLimit: b.rpm_limit, tpmLimit: b.tpm_limit, allowedModels: b.allowed_models }
 	if (b.expires_at !== undefined) {
 		const d = b.expires_at === null ? null : new Date(b.expires_at)
-		if (d && Number.isNaN(d.getTime())) throw badRequest('expires_at: not an ISO-8601 date-time', 'expires_at')
+		if (d && (Number.isNaN(d.getTime()) || !realDay(b.expires_at!))) throw badRequest(`expires_at: not an ISO-8601 date-time on a real day: ${b.expires_at}`, 'expires_at')
 		input.expiresAt = d
 	}
 	if (b.spend_limit !== undefined) {
