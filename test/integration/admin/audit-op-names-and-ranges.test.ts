@@ -102,5 +102,7 @@ describe('expiry dates', () => {
 		expect((await app.admin(`/api/tokens/${tokenId}`)).body.expires_at).toBeNull()
 		const leap = await app.admin(`/api/tokens/${tokenId}`, { method: 'PATCH', body: { expires_at: '2028-02-29T23:00:00-01:00' } })
 		expect([leap.status, leap.body.expires_at]).toEqual([200, '2028-03-01T00:00:00.000Z'])
+		const range = await app.admin('/api/usage?from=2026-02-29T00:00:00Z')
+		expect([range.status, range.body.error?.param]).toEqual([400, 'from'])
 	})
 })

@@ -5,7 +5,7 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, IdParams, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, IdParams, Int, iso, realDay } from '../schemas'
 import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
@@ -54,19 +54,6 @@ const Editable = {
 }
 
 type EditableBody = { expires_at?: string | null; spend_limit?: number | null; rpm_limit?: number | null; tpm_limit?: number | null; allowed_models?: string[] | null }
-
-/**
- * Whether the calendar day written at the start of an ISO-8601 value exists. Bun's Date rolls an impossible day over
- * (2027-02-30 parses as March 2nd), so a key would expire on a day nobody asked for.
- * @example realDay('2027-02-28T12:00:00Z') === true; realDay('2027-02-30T00:00:00Z') === false
- */
-function realDay(iso: string): boolean {
-	const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso)
-	if (!m) return true
-	const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-	const day = new Date(Date.UTC(y, mo - 1, d))
-	return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d
-}
 
 function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disabled' }): TokenInput {
 	const input: TokenInput = { name: b.name, status: b.status, rpmLimit: b.rpm_limit, tpmLimit: b.tpm_limit, allowedModels: b.allowed_models }

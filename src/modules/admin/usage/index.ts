@@ -7,7 +7,7 @@ import { badRequest } from '../../../core/errors'
 import { usageLogs } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, Int, iso, realDay } from '../schemas'
 
 export const UsageRow = t.Object({
 	id: Int(),
@@ -107,6 +107,6 @@ export const usageModule = (svc: Services) =>
 
 function date(s: string, field: string): Date {
 	const d = new Date(s)
-	if (Number.isNaN(d.getTime())) throw badRequest(`${field}: not an ISO-8601 date`, field)
+	if (Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
 	return d
 }
