@@ -81,7 +81,7 @@ export async function runServer(startupNotes: string[] = []) {
 		Bun.shrink()
 		// SIGTERM: stop accepting, let open requests and streams finish within the grace period (each settles its bill
 		// as it ends), then close the database and exit 0. A second signal, or the grace period running out, cuts them.
-		const graceMs = Number(env.vars.SHUTDOWN_GRACE_MS ?? 30_000)
+		const graceMs = env.shutdownGraceMs
 		let stopping = false
 		const stop = async (signal: string) => {
 			if (stopping) return process.exit(0)

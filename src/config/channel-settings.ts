@@ -6,6 +6,7 @@
  * @module
  */
 import { type Static, Type as T } from '@sinclair/typebox'
+import { matchesModel } from '../routing/catalog'
 
 /** What setTimeout can wait: a longer delay fires at once (https://developer.mozilla.org/docs/Web/API/setTimeout#maximum_delay_value). */
 const MAX_TIMER_MS = 2_147_483_647
@@ -66,3 +67,25 @@ export const BaseUrl = T.String({
 	pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
 	description: 'An http:// or https:// URL',
 })
+
+/** PostgreSQL's `integer`, the column type of a channel's priority and weight and of a model's output cap. */
+export const INT32_MAX = 2_147_483_647
+
+/**
+ * Bounded to the column: a larger value passed the schema and then failed the write itself, which stopped a start
+ * with the raw SQL statement rather than a message naming the file, entry and field.
+ */
+export const Priority = T.Integer({ minimum: -INT32_MAX, maximum: INT32_MAX, description: 'Lower is tried first' })
+export const Weight = T.Integer({ minimum: 0, maximum: INT32_MAX, description: 'Share among channels of equal priority' })
+
+/**
+ * The first `model_map` key the channel's `models` do not list (exactly or by a glob), if any. Routing looks the
+ * client's model up in `models` before it renames it, so such an entry is never used: clients asking for that name
+ * get 404, however the map reads. Refused, naming the key, in the config file and the management API.
+ * @example unlistedMapKey(['gpt-4o'], { fast: 'gpt-4.1-mini' }) === 'fast'
+ */
+export function unlistedMapKey(models: string[], modelMap: Record<string, string> | undefined): string | undefined {
+	return Object.keys(modelMap ?? {}).find((k) => !matchesModel(models, k))
+}
+
+export const unlistedMapKeyMessage = (key: string) => `"${key}" is not among the channel's models, so a request for it never reaches this channel (404): add "${key}" to models`

@@ -29,14 +29,28 @@ export type Env = {
 	retries: number
 	/** A stream silent this long gets an SSE comment, so proxies' idle timeouts do not cut slow reasoning. */
 	keepaliveMs: number
+	/** Time between rounds of the task and background-response pollers. */
+	taskPollIntervalMs: number
+	/** Open tasks older than this are failed and refunded. */
+	taskMaxAgeMs: number
+	/** On SIGTERM, how long open requests may take to finish. */
+	shutdownGraceMs: number
 }
 
-const int = (v: string | undefined, fallback: number, name: string): number => {
-	if (v === undefined || v === '') return fallback
+/**
+ * An integer setting: unset or empty is the default (as a compose file's `NAME=` leaves it); anything else that is not
+ * an integer of at least `min` stops the start naming the variable, rather than becoming NaN or 0 somewhere (a
+ * poller's interval of NaN runs every millisecond; a task age of 0 fails every task at its first poll).
+ */
+const int = (v: string | undefined, fallback: number, name: string, min = 0): number => {
+	if (v === undefined || v.trim() === '') return fallback
 	const n = Number(v)
-	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`)
+	if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be ${min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`}, got "${v}"`)
 	return n
 }
+
+/** Default of TASK_MAX_AGE_MS: a task still open after a day was lost upstream or stopped answering. */
+const DEFAULT_TASK_MAX_AGE_MS = 24 * 3600_000
 
 export function loadEnv(vars: Record<string, string | undefined> = process.env): Env {
 	const url = vars.DATABASE_URL?.trim()
@@ -59,5 +73,8 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		allowUnpriced: ['1', 'true', 'yes'].includes((vars.ALLOW_UNPRICED_MODELS ?? '').toLowerCase()),
 		retries: int(vars.RETRIES, 2, 'RETRIES'),
 		keepaliveMs: Math.max(100, int(vars.SSE_KEEPALIVE_MS, 15_000, 'SSE_KEEPALIVE_MS')),
+		taskPollIntervalMs: int(vars.TASK_POLL_INTERVAL_MS, 15_000, 'TASK_POLL_INTERVAL_MS', 1),
+		taskMaxAgeMs: int(vars.TASK_MAX_AGE_MS, DEFAULT_TASK_MAX_AGE_MS, 'TASK_MAX_AGE_MS', 1),
+		shutdownGraceMs: int(vars.SHUTDOWN_GRACE_MS, 30_000, 'SHUTDOWN_GRACE_MS'),
 	}
 }

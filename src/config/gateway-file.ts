@@ -8,7 +8,7 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
-import { BaseUrl, ChannelSettings } from './channel-settings'
+import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
 
@@ -19,8 +19,8 @@ export const ChannelEntry = T.Object(
 		base_url: BaseUrl,
 		api_key: T.String(),
 		models: T.Array(T.String({ minLength: 1 }), { minItems: 1 }),
-		priority: T.Optional(T.Integer()),
-		weight: T.Optional(T.Integer({ minimum: 0 })),
+		priority: T.Optional(Priority),
+		weight: T.Optional(Weight),
 		model_map: T.Optional(T.Record(T.String(), T.String())),
 		enabled: T.Optional(T.Boolean()),
 		settings: T.Optional(ChannelSettings),
@@ -37,7 +37,7 @@ const ModelFields = T.Object({
 	cache_read_per_mtok: T.Optional(Usd),
 	cache_write_per_mtok: T.Optional(Usd),
 	per_request: T.Optional(Usd),
-	max_output_tokens: T.Optional(T.Integer({ minimum: 1 })),
+	max_output_tokens: T.Optional(T.Integer({ minimum: 1, maximum: INT32_MAX })),
 	enabled: T.Optional(T.Boolean()),
 })
 
@@ -74,7 +74,7 @@ export const ModelEntryUpdate = T.Intersect(
 			cache_read_per_mtok: Clearable(Usd),
 			cache_write_per_mtok: Clearable(Usd),
 			per_request: Clearable(Usd),
-			max_output_tokens: Clearable(T.Integer({ minimum: 1 })),
+			max_output_tokens: Clearable(T.Integer({ minimum: 1, maximum: INT32_MAX })),
 			enabled: T.Optional(T.Boolean()),
 		}),
 		UnitPriceUpdates,
@@ -118,6 +118,10 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): Gat
 	if (stray !== undefined) throw new ConfigError(`${source}: unknown field "${stray}" (allowed: ${FILE_FIELDS.join(', ')})`)
 	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, `${source}: channels[${i}]`, CHANNEL_FIELDS))
 	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, `${source}: models[${i}]`, MODEL_FIELDS))
+	for (const [i, c] of channels.entries()) {
+		const key = unlistedMapKey(c.models, c.model_map)
+		if (key !== undefined) throw new ConfigError(`${source}: channels[${i}] ("${c.name}"): field "model_map.${key}": ${unlistedMapKeyMessage(key)}`)
+	}
 	dupes(channels.map((c) => c.name), `${source}: channels`)
 	dupes(models.map((m) => m.name), `${source}: models`)
 	for (const [i, m] of models.entries()) {

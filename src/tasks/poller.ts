@@ -5,7 +5,7 @@
  * @module
  */
 import type { Services } from '../services'
-import { DEFAULT_TASK_MAX_AGE_MS, refreshTask } from './refresh'
+import { refreshTask } from './refresh'
 import { claimDue } from './store'
 
 export type TaskPollerOptions = {
@@ -32,10 +32,10 @@ export type TaskPoller = {
  * process.on('SIGTERM', async () => { await poller.stop(); await svc.close() })
  */
 export function startTaskPoller(svc: Services, opts: TaskPollerOptions = {}): TaskPoller {
-	const intervalMs = opts.intervalMs ?? Number(svc.env.vars.TASK_POLL_INTERVAL_MS ?? 15_000)
+	const intervalMs = opts.intervalMs ?? svc.env.taskPollIntervalMs
 	const idleMs = opts.idleMs ?? intervalMs
 	const batch = opts.batch ?? 50
-	const maxAgeMs = opts.maxAgeMs ?? Number(svc.env.vars.TASK_MAX_AGE_MS ?? DEFAULT_TASK_MAX_AGE_MS)
+	const maxAgeMs = opts.maxAgeMs ?? svc.env.taskMaxAgeMs
 	const ctl = new AbortController()
 	let running: Promise<number> | undefined
 	let stopped = false

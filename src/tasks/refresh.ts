@@ -10,9 +10,6 @@ import { failTask } from './refund'
 import { type TaskRow, type TaskUpdate, advance, getTask, isTerminal } from './store'
 import { TASK_POLLERS } from './upstream'
 
-/** Open tasks older than this are failed and refunded: their upstream lost them or stopped answering. */
-export const DEFAULT_TASK_MAX_AGE_MS = 24 * 3600_000
-
 /** Applies an upstream's update; returns the row as it is afterwards. */
 export async function applyUpdate(svc: Services, task: TaskRow, u: TaskUpdate): Promise<TaskRow> {
 	if (isTerminal(task.status)) return task
@@ -34,7 +31,7 @@ export async function refreshTask(svc: Services, task: TaskRow, opts: { signal?:
 	if (isTerminal(task.status)) return task
 	// A batch settles its real cost when it ends, and lives by its own window (batch.ts).
 	if (task.kind === 'batch') return (await refreshBatch(svc, task, opts.signal)).task
-	const maxAge = opts.maxAgeMs ?? Number(svc.env.vars.TASK_MAX_AGE_MS ?? DEFAULT_TASK_MAX_AGE_MS)
+	const maxAge = opts.maxAgeMs ?? svc.env.taskMaxAgeMs
 	if (Date.now() - task.createdAt.getTime() > maxAge) return applyUpdate(svc, task, { status: 'failed', error: 'task timed out: the upstream did not finish it' })
 	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
 	if (!ch || !task.upstreamId) return task

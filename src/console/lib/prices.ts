@@ -29,6 +29,8 @@ const UNITS: Record<string, string> = {
 	priority_output_per_mtok: '1M output tokens (priority tier)',
 	flex_input_per_mtok: '1M input tokens (flex tier)',
 	flex_output_per_mtok: '1M output tokens (flex tier)',
+	batch_input_per_mtok: '1M input tokens (Batch API)',
+	batch_output_per_mtok: '1M output tokens (Batch API)',
 }
 
 /**

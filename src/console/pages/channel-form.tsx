@@ -79,7 +79,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				<TextField label="Priority" value={priority} onValue={setPriority} inputMode="numeric" hint="Lower is tried first." />
 				<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority." />
 			</div>
-			<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line." />
+			<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line; each public name must also be under Models." />
 			<TextArea
 				label="Settings"
 				value={settings}

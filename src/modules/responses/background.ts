@@ -225,7 +225,7 @@ export type BackgroundPoller = { tick(): Promise<number>; stop(): Promise<void> 
  * `TASK_MAX_AGE_MS` is failed and refunded by that poller (src/tasks), as a lost task is.
  */
 export function startBackgroundPoller(svc: Services, opts: { intervalMs?: number; batch?: number } = {}): BackgroundPoller {
-	const intervalMs = opts.intervalMs ?? Number(svc.env.vars.TASK_POLL_INTERVAL_MS ?? 15_000)
+	const intervalMs = opts.intervalMs ?? svc.env.taskPollIntervalMs
 	const batch = opts.batch ?? 50
 	const ctl = new AbortController()
 	let running: Promise<number> | undefined

@@ -36,7 +36,7 @@ describe('GATEWAY_CONFIG at start', () => {
 		const cipher = await createCipher('test-secret-key-0123456789')
 		const vars = { UP_KEY: 'k1' }
 		// Several keys in settings and model_map: jsonb gives them back in its own order.
-		const ch = { ...channel('w', ['m', 'n']), model_map: { zeta: 'z-1', a: 'a-1' }, settings: { timeouts: { idle_ms: 5000, first_byte_ms: 3000 }, headers: { 'x-long-header-name': '1', b: '2' } } }
+		const ch = { ...channel('w', ['m', 'n', 'zeta', 'a']), model_map: { zeta: 'z-1', a: 'a-1' }, settings: { timeouts: { idle_ms: 5000, first_byte_ms: 3000 }, headers: { 'x-long-header-name': '1', b: '2' } } }
 		const cfg = parseGatewayConfig({ channels: [ch], models: [{ name: 'w-m', input_per_mtok: 1.5, output_per_mtok: 2, per_image: 0.04 }] })
 		expect(await applyGatewayConfig(t.db, cipher, cfg, vars)).toBe(true)
 		const [before] = await t.db.sql.query<{ updated_at: string }>(`SELECT updated_at FROM channels WHERE name = 'w'`)

@@ -6,7 +6,7 @@ const channel = { name: 'openai-main', type: 'openai', base_url: 'https://x/v1',
 describe('parseGatewayConfig', () => {
 	it('should accept the documented example', () => {
 		const cfg = parseGatewayConfig({
-			channels: [{ ...channel, priority: 0, weight: 1, model_map: { 'public-name': 'upstream-name' } }],
+			channels: [{ ...channel, models: [...channel.models, 'public-name'], priority: 0, weight: 1, model_map: { 'public-name': 'upstream-name' } }],
 			models: [{ name: 'gpt-4o-mini', input_per_mtok: 0.15, output_per_mtok: 0.6, max_output_tokens: 16384 }, { name: 'dall-e-3', per_request: 0.04 }],
 		})
 		expect(cfg.channels[0]!.model_map).toEqual({ 'public-name': 'upstream-name' })

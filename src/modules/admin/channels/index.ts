@@ -2,13 +2,14 @@
 import { desc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
-import { BaseUrl, ChannelSettings } from '../../../config/channel-settings'
-import { GatewayError, notFound } from '../../../core/errors'
+import { BaseUrl, ChannelSettings, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
+import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
 import { testChannel } from './test-call'
 import { adminAuth } from '../auth'
+import { renaming } from '../name-taken'
 import { ErrorBody, IdParams, Int, iso } from '../schemas'
 
 const ChannelType = t.Union(CHANNEL_TYPES.map((c) => t.Literal(c)))
@@ -74,11 +75,17 @@ const Fields = {
 	base_url: BaseUrl,
 	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
-	priority: Int({ description: 'Lower is tried first' }),
-	weight: Int({ minimum: 0, description: 'Share among channels of equal priority' }),
+	priority: Priority,
+	weight: Weight,
 	model_map: t.Record(t.String(), t.String(), { description: 'public name → upstream name' }),
 	// The config file's schema too (config/channel-settings.ts): a misspelt key or a wrong type is refused, not stored.
 	settings: ChannelSettings,
+}
+
+/** 400 naming the `model_map` entry that no request could use (config/channel-settings.ts). */
+function checkMap(models: string[], modelMap: Record<string, string> | undefined) {
+	const key = unlistedMapKey(models, modelMap)
+	if (key !== undefined) throw badRequest(`model_map: ${unlistedMapKeyMessage(key)}`, `model_map.${key}`)
 }
 
 export const channelsModule = (svc: Services) => {
@@ -112,6 +119,7 @@ export const channelsModule = (svc: Services) => {
 		})
 		.post('',
 			async ({ body, status }) => {
+				checkMap(body.models, body.model_map)
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -151,7 +159,9 @@ export const channelsModule = (svc: Services) => {
 		.patch(
 			'/:id',
 			async ({ params, body }) => {
-				await find(params.id)
+				const cur = await find(params.id)
+				// Checked when either changes: narrowing the models can leave an entry of the stored map unreachable too.
+				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type
@@ -166,14 +176,14 @@ export const channelsModule = (svc: Services) => {
 					set.status = body.enabled ? 'enabled' : 'disabled'
 					set.disabledReason = body.enabled ? null : 'disabled by an administrator'
 				}
-				const [row] = await svc.db.orm.update(channels).set(set).where(eq(channels.id, params.id)).returning()
+				const [row] = await renaming('channel', body.name, () => svc.db.orm.update(channels).set(set).where(eq(channels.id, params.id)).returning())
 				await svc.catalog.changed()
 				return view(row!)
 			},
 			{
 				params: IdParams,
 				body: t.Partial(t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...Fields, enabled: t.Boolean() })),
-				response: { 200: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				response: { 200: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Update a channel' },
 			},
 		)

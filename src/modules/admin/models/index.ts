@@ -10,6 +10,7 @@ import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { models } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
+import { renaming } from '../name-taken'
 import { ErrorBody, IdParams, Int, iso } from '../schemas'
 
 const Nullable = t.Union([t.Number(), t.Null()])
@@ -90,11 +91,11 @@ export const modelsModule = (svc: Services) => {
 				const name = body.name ?? cur.name
 				const set = { ...columns({ ...merged(pricesOf(cur), body), name } as ModelEntry), name, updatedAt: new Date() } as Partial<typeof models.$inferInsert>
 				if (body.enabled !== undefined) set.status = body.enabled ? 'enabled' : 'disabled'
-				const [row] = await svc.db.orm.update(models).set(set).where(eq(models.id, params.id)).returning()
+				const [row] = await renaming('model', body.name, () => svc.db.orm.update(models).set(set).where(eq(models.id, params.id)).returning())
 				await svc.catalog.changed()
 				return modelView(row!)
 			},
-			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Update a model price', description: 'Fields left out keep their stored value. null removes a price (input and output then cost 0) or max_output_tokens.' } },
+			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }, detail: { summary: 'Update a model price', description: 'Fields left out keep their stored value. null removes a price (input and output then cost 0) or max_output_tokens.' } },
 		)
 		.delete(
 			'/:id',

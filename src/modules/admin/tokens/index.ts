@@ -5,7 +5,7 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, IdParams, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, IdParams, Int, iso, realDay } from '../schemas'
 import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
@@ -59,7 +59,7 @@ function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disable
 	const input: TokenInput = { name: b.name, status: b.status, rpmLimit: b.rpm_limit, tpmLimit: b.tpm_limit, allowedModels: b.allowed_models }
 	if (b.expires_at !== undefined) {
 		const d = b.expires_at === null ? null : new Date(b.expires_at)
-		if (d && Number.isNaN(d.getTime())) throw badRequest('expires_at: not an ISO-8601 date-time', 'expires_at')
+		if (d && (Number.isNaN(d.getTime()) || !realDay(b.expires_at!))) throw badRequest(`expires_at: not an ISO-8601 date-time on a real day: ${b.expires_at}`, 'expires_at')
 		input.expiresAt = d
 	}
 	if (b.spend_limit !== undefined) {

@@ -7,7 +7,7 @@ import { badRequest } from '../../../core/errors'
 import { usageLogs } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, Int, iso } from '../schemas'
+import { ErrorBody, IdNumber, Int, iso, realDay } from '../schemas'
 
 export const UsageRow = t.Object({
 	id: Int(),
@@ -97,7 +97,7 @@ export const usageModule = (svc: Services) =>
 				model: t.Optional(t.String()),
 				from: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
-				limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000 })),
+				limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
 				cursor: t.Optional(t.String()),
 			}),
 			response: { 200: t.Object({ data: t.Array(UsageRow), next_cursor: t.Union([t.String(), t.Null()]) }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
@@ -107,6 +107,6 @@ export const usageModule = (svc: Services) =>
 
 function date(s: string, field: string): Date {
 	const d = new Date(s)
-	if (Number.isNaN(d.getTime())) throw badRequest(`${field}: not an ISO-8601 date`, field)
+	if (Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
 	return d
 }
