@@ -16,6 +16,8 @@ export type LoginBackoff = {
 	fail(username: string, ip: string): void
 	/** Clears the username's count and remembers `ip` as one its owner signs in from. */
 	succeed(username: string, ip: string): void
+	/** Only remembers `ip` as one the owner signs in from (for a secret many share, whose count one success must not clear). */
+	remember(username: string, ip: string): void
 }
 
 type Failures = { count: number; last: number }
@@ -52,6 +54,17 @@ export function createLoginBackoff(opts: { freeFailures?: number; baseDelayMs?: 
 	}
 	const delayAfter = (count: number) => (count <= free ? 0 : Math.min(max, base * 2 ** Math.min(30, count - free - 1)))
 
+	const remember = (username: string, ip: string) => {
+		const user = norm(username)
+		const list = (known.get(user) ?? []).filter((a) => a !== ip)
+		list.push(ip)
+		if (list.length > KNOWN_PER_USER) list.shift()
+		// Re-inserted so the map's order is least recently signed in first; the oldest user goes when it is full.
+		known.delete(user)
+		if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value!)
+		known.set(user, list)
+	}
+
 	return {
 		retryAfter(username, ip) {
 			const user = norm(username)
@@ -74,15 +87,9 @@ export function createLoginBackoff(opts: { freeFailures?: number; baseDelayMs?: 
 			} else failures.set(user, { count: 1, last: now() })
 		},
 		succeed(username, ip) {
-			const user = norm(username)
-			failures.delete(user)
-			const list = (known.get(user) ?? []).filter((a) => a !== ip)
-			list.push(ip)
-			if (list.length > KNOWN_PER_USER) list.shift()
-			// Re-inserted so the map's order is least recently signed in first; the oldest user goes when it is full.
-			known.delete(user)
-			if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value!)
-			known.set(user, list)
+			failures.delete(norm(username))
+			remember(username, ip)
 		},
+		remember,
 	}
 }
