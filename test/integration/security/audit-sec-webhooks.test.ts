@@ -76,7 +76,7 @@ describe('midjourney notifyHook', () => {
 		mj.reset()
 		const r = await call(app, key, '/mj/submit/imagine', { body: { prompt: 'a lighthouse', notifyHook: 'https://203.0.113.9/mj-hook' } })
 		expect(r.status).toBe(200)
-		expect(JSON.parse(mj.requests[0]!.text).notifyHook).toBe('https://203.0.113.9/mj-hook')
+		expect(JSON.parse(mj.requests[0]!.text!).notifyHook).toBe('https://203.0.113.9/mj-hook')
 	})
 })
 
@@ -95,6 +95,6 @@ describe('suno notify_hook', () => {
 		suno.reset()
 		const r = await call(app, key, '/suno/submit/music', { body: { prompt: 'a song', notify_hook: 'https://203.0.113.9/suno' } })
 		expect(r.status).toBe(200)
-		expect(JSON.parse(suno.requests[0]!.text).notify_hook).toBe('https://203.0.113.9/suno')
+		expect(JSON.parse(suno.requests[0]!.text!).notify_hook).toBe('https://203.0.113.9/suno')
 	})
 })
