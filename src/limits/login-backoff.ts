@@ -77,7 +77,9 @@ export function createLoginBackoff(opts: { freeFailures?: number; baseDelayMs?: 
 		fail(username) {
 			const user = norm(username)
 			if (failures.size > MAX_ENTRIES) {
-				for (const k of failures.keys()) current(k)
+				// Expired entries go, and those still within the free failures (they hold nobody back): a flood of
+				// made-up usernames cannot push out, and so reset, the count of the one being guessed.
+				for (const [k, f] of failures) if (!current(k) || f.count <= free) failures.delete(k)
 				if (failures.size > MAX_ENTRIES) failures.clear()
 			}
 			const f = current(user)

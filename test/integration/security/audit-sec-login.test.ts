@@ -95,6 +95,13 @@ describe('the per-username back-off', () => {
 		expect(b.retryAfter('a', '1.1.1.5')).toBe(0)
 	})
 
+	it('should keep holding a username back through a flood of made-up usernames', () => {
+		const b = createLoginBackoff({ freeFailures: 2 })
+		for (let i = 0; i < 5; i++) b.fail('admin', `1.1.1.${i}`)
+		for (let i = 0; i < 60_000; i++) b.fail(`junk-${i}`, '6.6.6.6')
+		expect(b.retryAfter('admin', '9.9.9.9')).toBeGreaterThan(0)
+	})
+
 	it('should exempt only addresses the user signed in from', () => {
 		const b = createLoginBackoff({ freeFailures: 0 })
 		b.succeed('a', '2.2.2.2')
