@@ -118,7 +118,22 @@ const aborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signa
 const timedOut = (url: URL, e: unknown) =>
 	new GatewayError('invalid_request', `fetching ${url.hostname} took too long`, { code: 'url_fetch_failed', cause: e })
 
-export type SafeFetchOptions = { maxBytes: number; timeoutMs: number; accept?: (contentType: string) => boolean; init?: RequestInit }
+/**
+ * Bytes several fetches of one request may take together: each chunk read is taken from `left`, and the fetch that
+ * takes it below zero fails with `tooLarge()`.
+ */
+export type ByteBudget = { left: number; tooLarge: () => GatewayError }
+
+export type SafeFetchOptions = {
+	maxBytes: number
+	timeoutMs: number
+	accept?: (contentType: string) => boolean
+	init?: RequestInit
+	/** Shared by the fetches of one request (see ByteBudget). */
+	budget?: ByteBudget
+	/** Ends the fetch early, e.g. when another fetch of the same request failed; it then fails with `signal.reason`. */
+	signal?: AbortSignal
+}
 
 /**
  * GET (or `init`) a client-supplied URL under the guard; returns the body bytes and content type. Every way it can
@@ -132,7 +147,9 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 	} catch {
 		throw new GatewayError('invalid_request', 'not a valid URL', { code: 'invalid_url' })
 	}
-	const signal = AbortSignal.timeout(opts.timeoutMs)
+	const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs)
+	const failure = (e: unknown) => (opts.signal?.aborted && opts.signal.reason instanceof GatewayError ? opts.signal.reason : timedOut(url, e))
+	if (opts.signal?.aborted) throw failure(undefined)
 	for (let hop = 0; hop < 4; hop++) {
 		if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GatewayError('invalid_request', `unsupported URL scheme ${url.protocol}`, { code: 'invalid_url' })
 		const { target, init } = pinned(url, await checkHost(url, guard, signal), opts.init)
@@ -140,7 +157,7 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 		try {
 			res = await fetch(target, { ...init, redirect: 'manual', signal })
 		} catch (e) {
-			if (signal.aborted) throw timedOut(url, e)
+			if (signal.aborted) throw failure(e)
 			throw new GatewayError('invalid_request', `cannot fetch ${url.hostname}: ${(e as Error).message}`, { code: 'url_fetch_failed' })
 		}
 		const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null
@@ -161,14 +178,24 @@ export async function safeFetch(raw: string, guard: FetchGuard, opts: SafeFetchO
 		const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim()
 		if (opts.accept && !opts.accept(contentType)) refuse(new GatewayError('invalid_request', `unexpected content type ${contentType || '(none)'} at ${url.hostname}`, { code: 'url_bad_type' }))
 		const tooLarge = () => new GatewayError('invalid_request', `content at ${url.hostname} exceeds ${opts.maxBytes} bytes`, { code: 'url_too_large' })
-		if (Number(res.headers.get('content-length') ?? 0) > opts.maxBytes) refuse(tooLarge())
-		return { bytes: await readCapped(res, opts.maxBytes, tooLarge, url, signal), contentType }
+		const length = Number(res.headers.get('content-length') ?? 0)
+		if (length > opts.maxBytes) refuse(tooLarge())
+		if (opts.budget && length > opts.budget.left) refuse(opts.budget.tooLarge())
+		return { bytes: await readCapped(res, opts.maxBytes, tooLarge, url, signal, failure, opts.budget), contentType }
 	}
 	throw new GatewayError('invalid_request', 'too many redirects', { code: 'url_fetch_failed' })
 }
 
 /** The body, failing past `max` bytes; a body cut or stalled past the deadline is the URL's fault too (400). */
-async function readCapped(res: Response, max: number, tooLarge: () => GatewayError, url: URL, signal: AbortSignal): Promise<Uint8Array> {
+async function readCapped(
+	res: Response,
+	max: number,
+	tooLarge: () => GatewayError,
+	url: URL,
+	signal: AbortSignal,
+	failure: (e: unknown) => GatewayError,
+	budget?: ByteBudget,
+): Promise<Uint8Array> {
 	if (!res.body) return new Uint8Array()
 	const reader = res.body.getReader()
 	const chunks: Uint8Array[] = []
@@ -179,12 +206,13 @@ async function readCapped(res: Response, max: number, tooLarge: () => GatewayErr
 			if (done) return Buffer.concat(chunks)
 			size += value.length
 			if (size > max) throw tooLarge()
+			if (budget && (budget.left -= value.length) < 0) throw budget.tooLarge()
 			chunks.push(value)
 		}
 	} catch (e) {
 		void reader.cancel().catch(() => {})
 		if (e instanceof GatewayError) throw e
-		if (signal.aborted) throw timedOut(url, e)
+		if (signal.aborted) throw failure(e)
 		throw new GatewayError('invalid_request', `the download from ${url.hostname} failed: ${(e as Error).message}`, { code: 'url_fetch_failed' })
 	}
 }

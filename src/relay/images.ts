@@ -7,15 +7,62 @@
  */
 import { GatewayError } from '../core/errors'
 import type { ChatRequest, FilePart, ImagePart, Part } from '../core/ir'
-import { type FetchGuard, safeFetch } from '../lib/safe-fetch'
+import { type ByteBudget, type FetchGuard, safeFetch } from '../lib/safe-fetch'
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024
 /** Gemini's inline request limit (ai.google.dev/gemini-api/docs/document-processing: "under 20MB" inline). */
 const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+/**
+ * All the URLs of one request together: Gemini takes at most 100 MB of base64 inline data in a request
+ * (blog.google "Increased file size limits … in Gemini API", January 2026), 75 MB before encoding. Past it the request
+ * would fail upstream anyway, after the gateway had downloaded and held it all.
+ */
+const MAX_INLINE_TOTAL_BYTES = 75_000_000
+/** Downloads at once for one request, so a request naming thousands of URLs is no amplifier (nor thousands of sockets). */
+const FETCHES_AT_ONCE = 4
 
-async function inline(p: ImagePart, guard: FetchGuard): Promise<ImagePart> {
+/** What the downloads of one request share: the byte budget, the slots, and the signal that stops the rest once one fails. */
+type Batch = { guard: FetchGuard; budget: ByteBudget; signal: AbortSignal; run<T>(job: () => Promise<T>): Promise<T> }
+
+function newBatch(guard: FetchGuard): Batch {
+	const stop = new AbortController()
+	const waiting: Array<() => void> = []
+	let active = 0
+	return {
+		guard,
+		signal: stop.signal,
+		budget: {
+			left: MAX_INLINE_TOTAL_BYTES,
+			tooLarge: () =>
+				new GatewayError('invalid_request', `the images and documents fetched for this request exceed ${MAX_INLINE_TOTAL_BYTES} bytes in total, what Gemini takes inline`, {
+					code: 'url_too_large',
+				}),
+		},
+		async run(job) {
+			if (active < FETCHES_AT_ONCE) active++
+			else await new Promise<void>((r) => waiting.push(r))
+			try {
+				return await job()
+			} catch (e) {
+				// The request fails with this error: the downloads still running or waiting are of no use now.
+				if (!stop.signal.aborted) stop.abort(e)
+				throw e
+			} finally {
+				// The slot passes to the next waiting download, if any.
+				const next = waiting.shift()
+				if (next) next()
+				else active--
+			}
+		},
+	}
+}
+
+async function inline(p: ImagePart, b: Batch): Promise<ImagePart> {
 	if (p.source.kind !== 'url') return p
-	const { bytes, contentType } = await safeFetch(p.source.url, guard, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 15_000, accept: (t) => t.startsWith('image/') })
+	const url = p.source.url
+	const { bytes, contentType } = await b.run(() =>
+		safeFetch(url, b.guard, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 15_000, accept: (t) => t.startsWith('image/'), budget: b.budget, signal: b.signal }),
+	)
 	return { ...p, source: { kind: 'base64', mediaType: contentType, data: Buffer.from(bytes).toString('base64') } }
 }
 
@@ -23,12 +70,13 @@ async function inline(p: ImagePart, guard: FetchGuard): Promise<ImagePart> {
  * A document at a web URL → its bytes inline. PDF servers often say `application/octet-stream`; the declared type
  * (a PDF for Anthropic `url` documents) stands then. A failure names the part.
  */
-async function inlineFile(p: FilePart, guard: FetchGuard): Promise<FilePart> {
+async function inlineFile(p: FilePart, b: Batch): Promise<FilePart> {
 	if (p.source.kind !== 'url') return p
+	const url = p.source.url
 	const declared = p.source.mediaType ?? 'application/pdf'
 	const accept = (t: string) => t === declared || t === 'application/octet-stream' || (declared.startsWith('text/') && t.startsWith('text/'))
 	try {
-		const { bytes, contentType } = await safeFetch(p.source.url, guard, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: 30_000, accept })
+		const { bytes, contentType } = await b.run(() => safeFetch(url, b.guard, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: 30_000, accept, budget: b.budget, signal: b.signal }))
 		const mediaType = contentType && contentType !== 'application/octet-stream' ? contentType : declared
 		return { ...p, source: { kind: 'base64', mediaType, data: Buffer.from(bytes).toString('base64') } }
 	} catch (e) {
@@ -41,19 +89,20 @@ const isUrl = (c: Part): boolean => (c.type === 'image' || c.type === 'file') &&
 
 const hasUrlImage = (parts: Part[]) => parts.some((p) => isUrl(p) || (p.type === 'tool_result' && p.content.some(isUrl)))
 
-const inlineOne = <T extends Part>(p: T, guard: FetchGuard): Promise<T> | T =>
-	p.type === 'image' ? (inline(p, guard) as Promise<T>) : p.type === 'file' ? (inlineFile(p, guard) as Promise<T>) : p
+const inlineOne = <T extends Part>(p: T, b: Batch): Promise<T> | T =>
+	p.type === 'image' ? (inline(p, b) as Promise<T>) : p.type === 'file' ? (inlineFile(p, b) as Promise<T>) : p
 
 /** Returns the request with every URL image and document inlined (the same object when there is none). */
 export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard): Promise<ChatRequest> {
 	if (!req.messages.some((m) => hasUrlImage(m.content))) return req
+	const b = newBatch(guard)
 	const messages = await Promise.all(
 		req.messages.map(async (m) => ({
 			...m,
 			content: await Promise.all(
 				m.content.map(async (p): Promise<Part> => {
-					if (p.type === 'tool_result') return { ...p, content: await Promise.all(p.content.map((c) => inlineOne(c, guard))) }
-					return inlineOne(p, guard)
+					if (p.type === 'tool_result') return { ...p, content: await Promise.all(p.content.map((c) => inlineOne(c, b))) }
+					return inlineOne(p, b)
 				}),
 			),
 		})),

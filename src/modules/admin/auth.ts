@@ -6,18 +6,36 @@
 import { Elysia } from 'elysia'
 import type { Principal } from '../../auth/principal'
 import { GatewayError } from '../../core/errors'
+import { createSecretGuessGuard, type SecretGuessGuard } from '../../limits/secret-guess'
 import { safeEqual } from '../../lib/secrets'
 import type { Services } from '../../services'
 
+/** One guard per gateway, whichever module's routes the guesses go to (limits/secret-guess.ts). */
+const guards = new WeakMap<Services, SecretGuessGuard>()
+
+type Ip = { requestIP(r: Request): { address: string } | null } | null
+
 export function adminAuth(svc: Services) {
-	return new Elysia({ name: 'admin-auth' }).derive({ as: 'scoped' }, async ({ request }) => {
+	if (!guards.has(svc)) guards.set(svc, createSecretGuessGuard())
+	const guesses = guards.get(svc)!
+	return new Elysia({ name: 'admin-auth' }).derive({ as: 'scoped' }, async ({ request, server }) => {
 		const auth = request.headers.get('authorization') ?? ''
 		const bearer = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() : ''
-		if (bearer && svc.env.adminKey && safeEqual(bearer, svc.env.adminKey)) return { principal: { kind: 'admin' } as Principal }
+		// A presented bearer is a guess at ADMIN_KEY: limited per address and across addresses.
+		const ip = bearer && svc.env.adminKey ? ((server as Ip)?.requestIP(request)?.address ?? 'local') : ''
+		if (ip) {
+			const wait = guesses.retryAfter(ip)
+			if (wait > 0) throw new GatewayError('rate_limit', `Too many wrong admin keys; try again in ${wait} second(s)`, { code: 'too_many_attempts', retryAfter: wait })
+			if (safeEqual(bearer, svc.env.adminKey!)) {
+				guesses.succeed(ip)
+				return { principal: { kind: 'admin' } as Principal }
+			}
+		}
 		for (const r of svc.principals) {
 			const p = await r(request)
 			if (p) return { principal: p }
 		}
+		if (ip) guesses.fail(ip)
 		throw new GatewayError('authentication', svc.env.adminKey ? 'Missing or invalid admin credentials' : 'Management API disabled: set ADMIN_KEY', {
 			code: 'invalid_admin_key',
 		})

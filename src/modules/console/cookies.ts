@@ -15,9 +15,18 @@ export function readCookie(header: string | null, name: string): string | undefi
 	for (const part of header.split(';')) {
 		const eq = part.indexOf('=')
 		if (eq < 0) continue
-		if (part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim())
+		if (part.slice(0, eq).trim() === name) return decodeValue(part.slice(eq + 1).trim())
 	}
 	return undefined
+}
+
+/** A malformed escape (`%zz`) reads as no cookie: a client's broken or forged cookie must not turn into a 500. */
+function decodeValue(v: string): string | undefined {
+	try {
+		return decodeURIComponent(v)
+	} catch {
+		return undefined
+	}
 }
 
 /** Whether the browser reached us over https, so the cookie may (and should) be marked Secure. */

@@ -1,11 +1,13 @@
 /**
  * Sign-in, sign-out, "who am I" and self sign-up. Sign-in is JSON-only and same-origin only (login CSRF: a
- * foreign page must not sign a victim into the attacker's account), and rate-limited per username and address.
+ * foreign page must not sign a victim into the attacker's account), and rate-limited per username and address, and per
+ * username across addresses with a bounded back-off (limits/login-backoff.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
 import { microsToUsd } from '../../billing/money'
 import { GatewayError } from '../../core/errors'
+import { createLoginBackoff, type LoginBackoff } from '../../limits/login-backoff'
 import type { Services } from '../../services'
 import { ErrorBody } from '../admin/schemas'
 import { getAccount } from '../admin/accounts/service'
@@ -46,7 +48,8 @@ export async function sessionInfo(svc: Services, s: ActiveSession | undefined, c
 
 type Ip = { requestIP(r: Request): { address: string } | null } | null
 
-export function sessionRoutes(svc: Services, limiter: LoginLimiter) {
+/** @param backoff the per-username limit across addresses (one per app, as `limiter`) */
+export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: LoginBackoff = createLoginBackoff()) {
 	const startSession = async (request: Request, userId: number, set: { headers: Record<string, unknown> }) => {
 		const { id, csrfToken } = await createSession(svc.db, userId)
 		set.headers['set-cookie'] = sessionCookie(id, SESSION_TTL_SECONDS, isHttps(request))
@@ -68,15 +71,21 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter) {
 			'/session',
 			async ({ body, request, server, set }) => {
 				assertSameOriginJson(request)
-				const key = limiterKey(body.username, ipOf(server, request))
+				const ip = ipOf(server, request)
+				const key = limiterKey(body.username, ip)
 				const wait = limiter.retryAfter(key)
 				if (wait > 0) throw new GatewayError('rate_limit', `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} minute(s)`, { code: 'too_many_attempts', retryAfter: wait })
+				const held = backoff.retryAfter(body.username, ip)
+				if (held > 0)
+					throw new GatewayError('rate_limit', `Too many failed sign-ins for this user; try again in ${held} second(s)`, { code: 'too_many_attempts', retryAfter: held })
 				const user = await verifyLogin(svc.db, body.username, body.password)
 				if (!user) {
 					limiter.fail(key)
+					backoff.fail(body.username, ip)
 					throw new GatewayError('authentication', 'Wrong username or password', { code: 'invalid_credentials' })
 				}
 				limiter.succeed(key)
+				backoff.succeed(body.username, ip)
 				return startSession(request, user.id, set)
 			},
 			{

@@ -13,6 +13,7 @@
 import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
 import { notFound } from '../../core/errors'
+import { checkCallbackUrl } from '../../lib/callback-url'
 import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { type CallContext, relayPassthrough } from '../../passthrough/relay'
@@ -90,6 +91,8 @@ export const mjModule = (svc: Services) =>
 				checkPlainPath(url.pathname) // an encoded `/` in the action would reach another route upstream
 				const action = params.action
 				const path = `/mj/submit/${action}${url.search}`
+				// midjourney-proxy POSTs the task to `notifyHook` from its own network (lib/callback-url.ts).
+				await checkCallbackUrl(body.notifyHook, { allow: svc.env.fetchAllow }, 'notifyHook')
 				const model = mjActionModel(action, body)
 				if (!model)
 					return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path, method: 'POST', inbound: request.headers, body: JSON.stringify(body), signal: request.signal, requestId }, 'Midjourney')
@@ -107,6 +110,7 @@ export const mjModule = (svc: Services) =>
 			async ({ params, body, token, requestId, startedAt, request }) => {
 				const url = new URL(request.url)
 				checkPlainPath(url.pathname)
+				await checkCallbackUrl(body.notifyHook, { allow: svc.env.fetchAllow }, 'notifyHook')
 				return submitTask({ svc, token, requestId, startedAt, signal: request.signal }, `/mj/insight-face/${params.op}${url.search}`, mjInsightFaceModel(params.op), body, undefined)
 			},
 			{

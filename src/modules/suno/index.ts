@@ -14,6 +14,7 @@ import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
 import { SunoErrorBody, taskErrors } from '../../passthrough/task-errors'
+import { checkCallbackUrl } from '../../lib/callback-url'
 import type { Services } from '../../services'
 import { applyUpdate } from '../../tasks/refresh'
 import { ownedByUpstream } from '../../tasks/store'
@@ -39,6 +40,8 @@ export const sunoModule = (svc: Services) =>
 				const model = `suno_${action}`
 				if (!(SUNO_MODELS as readonly string[]).includes(model)) throw badRequest(`Unknown Suno action "${params.action}": use music or lyrics`, 'action')
 				const search = new URL(request.url).search
+				// The Suno API POSTs the task to `notify_hook` from its own network (lib/callback-url.ts).
+				await checkCallbackUrl(body.notify_hook, { allow: svc.env.fetchAllow }, 'notify_hook')
 				// A continuation (`task_id` + `continue_clip_id`) must be the caller's task, on the channel that made it.
 				let pin: ((ch: { id: number }) => boolean) | undefined
 				if (typeof body.task_id === 'string' && body.task_id) {
