@@ -1,6 +1,7 @@
 /**
  * POST /v1/audio/speech: the upstream's audio is streamed back as it arrives, with its content type. The price is
- * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens). The charge is
+ * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens, and for audio
+ * streamed as events the usage of its `speech.audio.done`, read as it passes: speech-usage.ts). The charge is
  * settled when the audio has been relayed: in full when it all came through, and when the client left early (the
  * upstream made it); nothing when the upstream cut it, since the caller's audio is broken.
  * @module
