@@ -124,8 +124,14 @@ export function tokenCost(u: Usage, p: Price): number {
 		exact = 0n
 		for (let i = 0; i < counts.length; i++) exact += BigInt(counts[i]!) * BigInt(rates[i]!)
 	}
-	return divRoundHalfUp(exact, MTOK) + (p.perRequest ?? 0)
+	return divRoundHalfUp(exact, MTOK) + searchCost(u, p) + (p.perRequest ?? 0)
 }
+
+/** The unit price of one server-side web search, micro-USD (Anthropic's $10 per 1,000 searches is 10000). */
+export const WEB_SEARCH_PRICE = 'per_web_search'
+
+/** Web searches the vendor reported running, at the model's `per_web_search` (none listed: not charged). */
+const searchCost = (u: Usage, p: Price): number => (u.webSearches ? u.webSearches * (p.prices?.[WEB_SEARCH_PRICE] ?? 0) : 0)
 
 /**
  * What a request can make its answer cost beyond text (relay/reach.ts reads it from the request): audio parts in its

@@ -5,7 +5,7 @@
  * without a word.
  * @module
  */
-import { TOKEN_PRICES } from './pricing'
+import { TOKEN_PRICES, WEB_SEARCH_PRICE } from './pricing'
 
 /** `WxH` in pixels, as passthrough/validate.ts `checkSize` accepts for images and videos. */
 const SIZE = '\\d{1,5}x\\d{1,5}'
@@ -31,6 +31,8 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
 	['per_char', 'per_char'],
 	// Rerank: Cohere search units (modules/rerank).
 	['per_search_unit', 'per_search_unit'],
+	// Server-side web searches the vendor reports (Anthropic `server_tool_use.web_search_requests`): billing/pricing.ts `tokenCost`.
+	[WEB_SEARCH_PRICE, WEB_SEARCH_PRICE],
 	// Token kinds priced apart, per million tokens: billing/pricing.ts `ratesFor` (TOKEN_PRICES).
 	...Object.values(TOKEN_PRICES).map((n) => [n, n] as const),
 ]

@@ -223,6 +223,8 @@ export type Usage = {
 	audioOutput?: number
 	imageOutput?: number
 	cacheWrite1h?: number
+	/** Web searches a vendor's built-in tool ran for the request, which it bills per search (Anthropic `server_tool_use.web_search_requests`, OpenAI Responses `web_search_call` items). */
+	webSearches?: number
 	/** The processing tier that served the request when it is one priced apart (OpenAI `service_tier` of the answer). */
 	tier?: ServiceTier
 }

@@ -45,6 +45,8 @@ export type Answer = {
 	 * for what the upstream made.
 	 */
 	ended?: Promise<'ok' | 'upstream_cut' | 'client_abort'>
+	/** With `ended`: the charge and counts as the relayed body told them (usage at its end), replacing the ones above. */
+	final?: () => { cost: number; input?: number; output?: number; estimated?: boolean }
 }
 
 export type PassOp = CallContext & {
@@ -131,8 +133,9 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<Answer['ended']>, ch: Channel, upstreamModel: string) {
 	void ended
 		.then(async (end) => {
-			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: a.input, output: a.output, estimated: a.estimated, endReason: end })
-			observeUsage(op.svc, op.token, record, await hold.settle(end === 'upstream_cut' ? 0 : a.cost, record))
+			const f = a.final?.() ?? a
+			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: f.input, output: f.output, estimated: f.estimated, endReason: end })
+			observeUsage(op.svc, op.token, record, await hold.settle(end === 'upstream_cut' ? 0 : f.cost, record))
 		})
 		.catch((e) => op.svc.log.error('settle failed', { request_id: op.requestId, error: String(e) }))
 }

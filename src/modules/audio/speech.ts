@@ -1,17 +1,21 @@
 /**
  * POST /v1/audio/speech: the upstream's audio is streamed back as it arrives, with its content type. The price is
- * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens). The charge is
+ * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens, and for audio
+ * streamed as events the usage of its `speech.audio.done`, read as it passes: speech-usage.ts). The charge is
  * settled when the audio has been relayed: in full when it all came through, and when the client left early (the
  * upstream made it); nothing when the upstream cut it, since the caller's audio is broken.
  * @module
  */
 import { GatewayError } from '../../core/errors'
+import { tokenCost } from '../../billing/pricing'
+import { emptyUsage } from '../../core/ir'
 import { charCost, requestFee, tokensCost } from '../../passthrough/pricing'
 import type { CallContext, PassOp } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
 import type { ModelInfo } from '../../routing/catalog'
 import type { SpeechRequest } from './model'
+import { speechUsageScanner } from './speech-usage'
 
 /** Characters as people count them (code points, so an emoji is one). */
 export const charCount = (s: string): number => {
@@ -30,7 +34,11 @@ type BodyEnd = 'ok' | 'upstream_cut' | 'client_abort'
  * The rest still streams through as it arrives, and `ended` says how it ended: read to the end, cut by the upstream
  * (the client's body fails too, so it knows its audio is broken), or left by the client.
  */
-export async function withFirstBytes(res: Response, signal?: AbortSignal): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
+export async function withFirstBytes(
+	res: Response,
+	signal?: AbortSignal,
+	onChunk?: (chunk: Uint8Array) => void,
+): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	if (!res.body || res.headers.get('content-length') === '0') {
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
@@ -40,6 +48,7 @@ export async function withFirstBytes(res: Response, signal?: AbortSignal): Promi
 	while (!first.done && first.value.byteLength === 0) first = await reader.read()
 	if (first.done) throw noAudio()
 	const head = first.value
+	onChunk?.(head)
 	const { promise: ended, resolve: end } = Promise.withResolvers<BodyEnd>()
 	// A client gone before its body was read to the end (its stream may never be pulled or cancelled): the charge
 	// must not wait for a read that never comes. Later calls of `end` change nothing.
@@ -60,7 +69,10 @@ export async function withFirstBytes(res: Response, signal?: AbortSignal): Promi
 			if (r.done) {
 				end('ok')
 				c.close()
-			} else c.enqueue(r.value)
+			} else {
+				onChunk?.(r.value)
+				c.enqueue(r.value)
+			}
 		},
 		cancel(reason) {
 			end('client_abort')
@@ -83,11 +95,25 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		hold: (p) => ({ want: price(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 		async respond(res, _ch, _m, p) {
-			const { audio, ended } = await withFirstBytes(res, ctx.signal)
+			// A model priced by tokens streamed as events (`stream_format: "sse"`) is charged the usage of its done event:
+			// the audio it made at the output prices, which the input alone leaves out.
+			const scanner = charCost(p, chars) === undefined && (res.headers.get('content-type') ?? '').includes('text/event-stream') ? speechUsageScanner() : undefined
+			const { audio, ended } = await withFirstBytes(res, ctx.signal, scanner?.feed)
 			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
 			if (len) headers['content-length'] = len
-			return { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true, ended }
+			const answer = { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true, ended }
+			if (!scanner) return answer
+			return {
+				...answer,
+				final() {
+					const u = scanner.usage()
+					if (!u) return { cost: answer.cost, input: tokens, estimated: true }
+					// TTS output is audio: `audio_output_per_mtok` when the model lists it, else the output price.
+					const cost = requestFee(p) + tokenCost({ ...emptyUsage(), input: u.input, output: u.output, audioOutput: u.output }, { ...p, perRequest: 0 })
+					return { cost, input: u.input, output: u.output, estimated: false }
+				},
+			}
 		},
 	}
 }

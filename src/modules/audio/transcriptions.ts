@@ -11,8 +11,10 @@
  * srt/vtt its duration is the file's.
  * @module
  */
+import { type Price, tokenCost } from '../../billing/pricing'
 import { GatewayError } from '../../core/errors'
-import { durationCost, pricedByDuration, requestFee, tokensCost } from '../../passthrough/pricing'
+import { emptyUsage } from '../../core/ir'
+import { durationCost, pricedByDuration, requestFee } from '../../passthrough/pricing'
 import { type CallContext, type PassOp, readJson } from '../../passthrough/relay'
 import { authHeaders, channelUrl } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
@@ -23,9 +25,24 @@ import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
 const AUDIO_TOKENS_PER_SECOND = 25
 
-type TranscriptJson = { text?: unknown; duration?: unknown; usage?: { type?: unknown; seconds?: unknown; input_tokens?: unknown; output_tokens?: unknown } }
+type TranscriptJson = {
+	text?: unknown
+	duration?: unknown
+	usage?: { type?: unknown; seconds?: unknown; input_tokens?: unknown; input_token_details?: { audio_tokens?: unknown }; output_tokens?: unknown }
+}
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
+
+/**
+ * Token part of a transcription's price, without the per-request fee: the audio share of the input at
+ * `audio_input_per_mtok` when the model lists it (gpt-4o-transcribe: $6 audio against $2.50 text input; the usage's
+ * `input_token_details.audio_tokens` says which are audio), the rest at the text prices.
+ * @example audioTokensCost(p, 300, 300, 3) // 300 audio input tokens, 3 output tokens
+ */
+export function audioTokensCost(p: Price, input: number, audio: number, output: number): number {
+	if (input <= 0 && output <= 0) return 0
+	return tokenCost({ ...emptyUsage(), input, output, audioInput: Math.min(audio, input) }, { ...p, perRequest: 0 })
+}
 
 /** The two speech-to-text endpoints, named as the gateway and the upstream (`{base_url}` + the part after /v1) serve them. */
 export type SpeechToTextEndpoint = '/v1/audio/transcriptions' | '/v1/audio/translations'
@@ -61,11 +78,15 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 	const guess = await estimateSeconds(file)
 	const headers = { 'x-request-id': ctx.requestId }
 
-	function cost(price: ModelInfo, seconds: number, input: number | undefined, output: number | undefined, text: string) {
+	function cost(price: ModelInfo, seconds: number, input: number | undefined, audio: number | undefined, output: number | undefined, text: string) {
 		const byDuration = pricedByDuration(price)
 		let c = requestFee(price) + (byDuration ? durationCost(price, seconds) : 0)
-		if (input !== undefined || output !== undefined) c += tokensCost(price, input ?? 0, output ?? 0)
-		else if (!byDuration) c += tokensCost(price, Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND), countText(text))
+		// Input without a breakdown is the audio file's: a transcription's prompt is text only when the client sent one.
+		if (input !== undefined || output !== undefined) c += audioTokensCost(price, input ?? 0, audio ?? input ?? 0, output ?? 0)
+		else if (!byDuration) {
+			const tokens = Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
+			c += audioTokensCost(price, tokens, tokens, countText(text))
+		}
 		return c
 	}
 
@@ -78,7 +99,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 			const fee = requestFee(price)
 			if (pricedByDuration(price)) return { want: fee + durationCost(price, guess.upper), min: fee + durationCost(price, Math.min(guess.upper, 60)) }
 			const tokens = Math.ceil(guess.upper * AUDIO_TOKENS_PER_SECOND)
-			return { want: fee + tokensCost(price, tokens, Math.ceil(tokens / 2)), min: fee + tokensCost(price, 1, 1) }
+			return { want: fee + audioTokensCost(price, tokens, tokens, Math.ceil(tokens / 2)), min: fee + audioTokensCost(price, 1, 1, 1) }
 		},
 		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
 		async respond(res, _ch, _m, price) {
@@ -87,13 +108,14 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 				const end = cueEnd(text)
 				const seconds = end ?? guess.seconds
 				const response = new Response(text, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/plain; charset=utf-8', ...headers } })
-				return { response, cost: cost(price, seconds, undefined, undefined, text), output: countText(text), estimated: true }
+				return { response, cost: cost(price, seconds, undefined, undefined, undefined, text), output: countText(text), estimated: true }
 			}
 			const json = await readJson<TranscriptJson>(res)
 			const text = typeof json.text === 'string' ? json.text : ''
 			const u = json.usage
 			const reportedSeconds = num(json.duration) ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
 			const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
+			const audio = u?.type === 'tokens' ? num(u.input_token_details?.audio_tokens) : undefined
 			const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
 			const seconds = reportedSeconds ?? guess.seconds
 			const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
@@ -101,7 +123,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 				format === 'text'
 					? new Response(`${text}\n`, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
 					: new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json', ...headers } })
-			return { response, cost: cost(price, seconds, input, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+			return { response, cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
 		},
 	}
 }

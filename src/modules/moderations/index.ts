@@ -1,12 +1,13 @@
 /**
  * POST /v1/moderations: OpenAI passthrough (body forwarded with only `model` renamed, answer relayed). Priced
- * `per_request` when the model has a price; a moderation model with no price entry is free (OpenAI does not charge
- * for moderation), unlike other endpoints where an unpriced model is refused.
+ * `per_request` plus the input's tokens at `input_per_mtok` (the upstream's `usage.prompt_tokens` when it reports
+ * them, else counted here) when the model has a price; a moderation model with no price entry is free (OpenAI does
+ * not charge for moderation), unlike other endpoints where an unpriced model is refused.
  * @module
  */
 import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
-import { requestFee } from '../../passthrough/pricing'
+import { requestFee, tokensCost } from '../../passthrough/pricing'
 import { jsonResponse, readJson, relayPassthrough, routeFor } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
@@ -46,18 +47,20 @@ export const moderationsModule = (svc: Services) =>
 				model,
 				route: routeFor(svc, token, model, true),
 				types: ['openai'],
-				hold: (p) => ({ want: requestFee(p), min: requestFee(p) }),
+				hold: (p) => ({ want: requestFee(p) + tokensCost(p, input), min: requestFee(p) + tokensCost(p, input) }),
 				request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/moderations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel({ ...body, model }, upstreamModel)) }),
 				async respond(res, _ch, upstreamModel, p) {
-					const json = await readJson(res)
+					const json = await readJson<{ model?: unknown; usage?: { prompt_tokens?: unknown } }>(res)
 					if (upstreamModel !== model && typeof json.model === 'string') json.model = model
-					return { response: jsonResponse(json, requestId), cost: requestFee(p), input, estimated: true }
+					const reported = json.usage?.prompt_tokens
+					const tokens = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0 ? reported : input
+					return { response: jsonResponse(json, requestId), cost: requestFee(p) + tokensCost(p, tokens), input: tokens, estimated: tokens !== reported }
 				},
 			})
 		},
 		{
 			body: ModerationRequest,
 			response: { 200: ModerationResponse, ...openaiErrors },
-			detail: { summary: 'Classify text (and images) for policy violations', description: 'OpenAI moderations passthrough. Priced `per_request`, or free when the model has no price.' },
+			detail: { summary: 'Classify text (and images) for policy violations', description: 'OpenAI moderations passthrough. Priced `per_request` plus the input tokens at `input_per_mtok`, or free when the model has no price.' },
 		},
 	)

@@ -21,8 +21,16 @@ export function decodeUsage(u: unknown): Usage {
 	}
 	const hour = writes1h(o)
 	if (hour > 0) out.cacheWrite1h = Math.min(hour, out.cacheWrite)
+	const searches = webSearches(o)
+	if (searches > 0) out.webSearches = searches
 	return out
 }
+
+/**
+ * Web searches the server tool ran (`server_tool_use.web_search_requests`, cumulative in `message_delta`), which
+ * Anthropic bills per search on top of tokens (docs.claude.com/en/docs/agents-and-tools/tool-use/web-search-tool#usage-and-pricing).
+ */
+const webSearches = (o: Record<string, unknown>): number => (isObject(o.server_tool_use) ? count(o.server_tool_use.web_search_requests) : 0)
 
 /**
  * The 1-hour share of the cache writes: `cache_creation.ephemeral_1h_input_tokens`, beside the 5-minute
@@ -52,6 +60,7 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (positive(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
 	if (positive(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
 	if (writes1h(u) > 0) out.cacheWrite1h = writes1h(u)
+	if (webSearches(u) > 0) out.webSearches = webSearches(u)
 	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
 		out.reasoning = count(u.output_tokens_details.thinking_tokens)
 	return out

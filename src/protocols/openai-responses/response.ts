@@ -178,5 +178,17 @@ export function decodeResponse(body: unknown): ChatResponse {
 	return res
 }
 
-/** Usage of an upstream `response` body without a full decode (passthrough billing). */
-export const usageOf = (body: unknown): Usage | undefined => (isObject(body) ? decodeUsage(body.usage, body.service_tier) : undefined)
+/**
+ * Usage of an upstream `response` body without a full decode (passthrough billing), with the web searches its
+ * built-in tool ran: OpenAI bills each `web_search_call` that searched per call on top of tokens
+ * (platform.openai.com/docs/pricing, "Built-in tools"); opening a page or finding in one is not a search.
+ */
+export function usageOf(body: unknown): Usage | undefined {
+	if (!isObject(body)) return undefined
+	const usage = decodeUsage(body.usage, body.service_tier)
+	const searches = Array.isArray(body.output) ? body.output.filter(isSearchCall).length : 0
+	if (usage && searches > 0) usage.webSearches = searches
+	return usage
+}
+
+const isSearchCall = (item: unknown): boolean => isObject(item) && item.type === 'web_search_call' && (!isObject(item.action) || item.action.type === 'search')

@@ -18,9 +18,10 @@ const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_se
 /**
  * `input_tokens` excludes cache reads and writes, which are reported apart (writes by TTL in `cache_creation`:
  * 5-minute ones, or 1-hour ones on `#write-cache-1h`). `message_start` carries a provisional `output_tokens: 1`; the final counts (message_delta,
- * non-stream) are totals, not increments.
+ * non-stream) are totals, not increments. `searches` web searches the server tool ran are counted in the final
+ * `server_tool_use.web_search_requests` (billed per search by Anthropic).
  */
-function usageOf(p: Plan, final: boolean): Obj {
+function usageOf(p: Plan, final: boolean, searches = 0): Obj {
 	const written = p.usage.cacheWrite ?? 0
 	const hour = p.usage.cacheWrite1h ?? 0
 	return {
@@ -30,7 +31,7 @@ function usageOf(p: Plan, final: boolean): Obj {
 		cache_creation: { ephemeral_5m_input_tokens: written - hour, ephemeral_1h_input_tokens: hour },
 		output_tokens: final ? p.usage.output : 1,
 		output_tokens_details: { thinking_tokens: final ? p.usage.reasoning : 0 },
-		server_tool_use: null,
+		server_tool_use: final && searches > 0 ? { web_search_requests: searches } : null,
 		service_tier: 'standard',
 	}
 }
@@ -49,7 +50,7 @@ function contentOf(p: Plan, seed: string, omitted: boolean): Obj[] {
 	return blocks
 }
 
-function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean): string[] {
+function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number): string[] {
 	const out: string[] = []
 	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
 	emit('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
@@ -74,7 +75,7 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean): st
 		}
 		emit('content_block_stop', { index })
 	})
-	emit('message_delta', { delta: { stop_reason: STOP[p.finish], stop_sequence: p.stopSequence ?? null }, usage: usageOf(p, true) })
+	emit('message_delta', { delta: { stop_reason: STOP[p.finish], stop_sequence: p.stopSequence ?? null }, usage: usageOf(p, true, searches) })
 	emit('message_stop', {})
 	return out
 }
@@ -91,14 +92,26 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const message = { id: stableId('msg_', seed), type: 'message', role: 'assistant', model: b.model, container: null, stop_details: null }
 	const omitted = asObj(b.thinking)?.display === 'omitted'
-	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted), 1)
+	const searches = webSearches(b, conv.lastUserText)
+	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches), 1)
 	return json({
 		...message,
 		content: contentOf(p, seed, omitted),
 		stop_reason: STOP[p.finish],
 		stop_sequence: p.stopSequence ?? null,
-		usage: usageOf(p, true),
+		usage: usageOf(p, true, searches),
 	})
+}
+
+/**
+ * Web searches run for `#search` when a `web_search_*` server tool is offered: two, or its `max_uses` if fewer. Only
+ * the usage counts them (the answer's text is the usual one, without search result blocks).
+ */
+function webSearches(b: Obj, lastUserText: string): number {
+	if (!lastUserText.includes('#search')) return 0
+	const tool = (Array.isArray(b.tools) ? b.tools : []).map(asObj).find((t) => typeof t?.type === 'string' && t.type.startsWith('web_search_'))
+	if (!tool) return 0
+	return typeof tool.max_uses === 'number' ? Math.min(2, tool.max_uses) : 2
 }
 
 /** POST /v1/messages/count_tokens: `{ input_tokens }`, the same count `usage` reports (cache reads included). */

@@ -102,7 +102,7 @@ function audioBytes(format: string, seconds: number): Uint8Array<ArrayBuffer> {
 	return out
 }
 
-/** POST /v1/audio/speech: 0.25 s of silence per input word, streamed in 4 KiB chunks. */
+/** POST /v1/audio/speech: 0.25 s of silence per input word, streamed in 4 KiB chunks (or as SSE events with the usage). */
 export function speech(body: unknown, jsonError: boolean): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
@@ -122,10 +122,16 @@ export function speech(body: unknown, jsonError: boolean): Reply {
 	const format = asStr(b.response_format) ?? 'mp3'
 	const type = AUDIO_TYPES[format]
 	if (!type) return openaiError(400, `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`, 'response_format', 'invalid_value')
-	const bytes = audioBytes(format, Math.max(1, countWords(input)) * 0.25)
+	const words = Math.max(1, countWords(input))
+	const bytes = audioBytes(format, words * 0.25)
 	const chunks: Uint8Array<ArrayBuffer>[] = []
 	for (let i = 0; i < bytes.length; i += 4096) chunks.push(bytes.subarray(i, i + 4096))
-	return { type: 'stream', status: 200, contentType: type, chunks, tail: 0 }
+	if (b.stream_format !== 'sse') return { type: 'stream', status: 200, contentType: type, chunks, tail: 0 }
+	// `stream_format: "sse"`: the audio as base64 `speech.audio.delta` events, then `speech.audio.done` with the usage
+	// (the input's tokens; 20 audio tokens a second of speech, 5 per word here).
+	const frames = chunks.map((c) => frame({ type: 'speech.audio.delta', audio: Buffer.from(c).toString('base64') }))
+	frames.push(frame({ type: 'speech.audio.done', usage: { input_tokens: countWords(input), output_tokens: words * 5, total_tokens: countWords(input) + words * 5 } }))
+	return sse(frames, 1)
 }
 
 /** Duration of an uploaded file: from the RIFF header for WAV, else 16 000 bytes per second. */

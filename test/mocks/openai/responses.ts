@@ -18,14 +18,26 @@ import { servedTier } from './service-tier'
 interface Ids {
 	resp: string
 	rs: string
+	ws: (i: number) => string
 	msg: string
 	fc: (i: number) => string
 	call: (i: number) => string
 }
 
-/** Output items of a finished response (reasoning, message, function calls). */
-function outputItems(p: Plan, ids: Ids, b: Obj): Obj[] {
+/**
+ * Searches the built-in web search tool runs: two for `#search` in the last user text when a `web_search` (or
+ * `web_search_preview`) tool is offered, each a `web_search_call` output item (billed per call by OpenAI).
+ */
+function webSearches(b: Obj, lastUserText: string): string[] {
+	if (!lastUserText.includes('#search')) return []
+	if (!asArr(b.tools).some((t) => /^web_search/.test(String(asObj(t)?.type)))) return []
+	return ['first query', 'second query']
+}
+
+/** Output items of a finished response (web searches, reasoning, message, function calls). */
+function outputItems(p: Plan, ids: Ids, b: Obj, searches: string[] = []): Obj[] {
 	const items: Obj[] = []
+	searches.forEach((query, i) => items.push({ id: ids.ws(i), type: 'web_search_call', status: 'completed', action: { type: 'search', query } }))
 	if (p.thinking) {
 		const reasoning = asObj(b.reasoning)
 		const item: Obj = { id: ids.rs, type: 'reasoning', summary: reasoning?.summary ? [{ type: 'summary_text', text: p.thinking }] : [] }
@@ -51,7 +63,7 @@ const usageOf = (p: Plan): Obj => ({
 	total_tokens: p.usage.input + p.usage.output,
 })
 
-function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number): Obj {
+function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number, searches: string[] = []): Obj {
 	const done = p !== undefined
 	const incomplete = p?.finish === 'length'
 	return {
@@ -64,7 +76,7 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number):
 		instructions: b.instructions ?? null,
 		max_output_tokens: b.max_output_tokens ?? null,
 		model: b.model,
-		output: p ? outputItems(p, ids, b) : [],
+		output: p ? outputItems(p, ids, b, searches) : [],
 		parallel_tool_calls: b.parallel_tool_calls ?? true,
 		previous_response_id: b.previous_response_id ?? null,
 		reasoning: { effort: asObj(b.reasoning)?.effort ?? null, summary: asObj(b.reasoning)?.summary ?? null },
@@ -83,15 +95,18 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number):
 	}
 }
 
-function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): Obj[] {
+function streamEvents(p: Plan, ids: Ids, b: Obj, created: number, searches: string[]): Obj[] {
 	const out: Obj[] = []
 	const emit = (type: string, data: Obj) => out.push({ type, sequence_number: out.length, ...data })
 	emit('response.created', { response: responseObject(undefined, ids, b, created) })
 	emit('response.in_progress', { response: responseObject(undefined, ids, b, created) })
-	const items = outputItems(p, ids, b)
+	const items = outputItems(p, ids, b, searches)
 	items.forEach((item, output_index) => {
 		const at = { item_id: item.id, output_index }
-		if (item.type === 'reasoning') {
+		if (item.type === 'web_search_call') {
+			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } })
+			for (const step of ['in_progress', 'searching', 'completed']) emit(`response.web_search_call.${step}`, at)
+		} else if (item.type === 'reasoning') {
 			emit('response.output_item.added', { output_index, item: { ...item, summary: [] } })
 			if (asArr(item.summary).length > 0) {
 				emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } })
@@ -122,7 +137,7 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number): Obj[] {
 		}
 		emit('response.output_item.done', { output_index, item })
 	})
-	const final = responseObject(p, ids, b, created)
+	const final = responseObject(p, ids, b, created, searches)
 	emit(p.finish === 'length' ? 'response.incomplete' : 'response.completed', { response: final })
 	return out
 }
@@ -142,13 +157,15 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const ids: Ids = {
 		resp: stableId('resp_', seed, 32),
 		rs: stableId('rs_', seed, 32),
+		ws: (i) => stableId('ws_', `${seed}|${i}`, 32),
 		msg: stableId('msg_', seed, 32),
 		fc: (i) => stableId('fc_', `${seed}|${i}`, 32),
 		call: (i) => stableId('call_', `${seed}|${i}`),
 	}
 	const created = unixNow()
-	const events = streamEvents(p, ids, b, created)
-	const answer = storeResponse(store, b, responseObject(p, ids, b, created), events, conv.inputTexts)
+	const searches = webSearches(b, conv.lastUserText)
+	const events = streamEvents(p, ids, b, created, searches)
+	const answer = storeResponse(store, b, responseObject(p, ids, b, created, searches), events, conv.inputTexts)
 	if (b.stream === true) return sse(events.map((e) => frame(e, String(e.type))), 1)
 	return json(answer)
 }

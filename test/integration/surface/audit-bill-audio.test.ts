@@ -1,0 +1,95 @@
+/**
+ * Billing audit of the audio endpoints as an account owner checks it: what a transcription or a speech is charged
+ * equals what the price list says for the usage the upstream reported, each token kind at its own price.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { toFile } from 'openai'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { micros, priceList, usageOf } from './helpers'
+
+/** A PCM WAV file: 16 kHz mono 16-bit (32,000 bytes per second) of silence. */
+function wav(seconds: number): Uint8Array<ArrayBuffer> {
+	const data = Math.round(seconds * 32000)
+	const out = new Uint8Array(44 + data)
+	const v = new DataView(out.buffer)
+	const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
+	ascii(0, 'RIFF')
+	v.setUint32(4, 36 + data, true)
+	ascii(8, 'WAVEfmt ')
+	v.setUint32(16, 16, true)
+	v.setUint16(20, 1, true)
+	v.setUint16(22, 1, true)
+	v.setUint32(24, 16000, true)
+	v.setUint32(28, 32000, true)
+	v.setUint16(32, 2, true)
+	v.setUint16(34, 16, true)
+	ascii(36, 'data')
+	v.setUint32(40, data, true)
+	return out
+}
+
+let oa: VendorMock
+let app: TestApp
+
+beforeAll(async () => {
+	oa = await startOpenAIMock({ apiKey: 'up-oa' })
+	app = await startTestApp({
+		config: {
+			channels: [{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-transcribe', 'gpt-4o-mini-tts'] }],
+			models: priceList([
+				// OpenAI's price list for gpt-4o-transcribe: text input $2.50, audio input $6, output $10 per million tokens.
+				{ name: 'gpt-4o-transcribe', input_per_mtok: 2.5, output_per_mtok: 10, audio_input_per_mtok: 6 },
+				// gpt-4o-mini-tts: text input $0.60, audio output $12 per million tokens.
+				{ name: 'gpt-4o-mini-tts', input_per_mtok: 0.6, output_per_mtok: 0.6, audio_output_per_mtok: 12 },
+			]),
+		},
+	})
+}, 60_000)
+
+afterAll(async () => {
+	await app.close()
+	await oa.stop()
+})
+
+describe('transcription billed by tokens', () => {
+	it('should bill the audio tokens of input_token_details at audio_input_per_mtok', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const r = await openai.audio.transcriptions.create({ file: await toFile(wav(30), 'c.wav'), model: 'gpt-4o-transcribe' })
+		expect(r.text).toBe('Transcript of c.wav.')
+		// The mock reports 300 input tokens, all audio (input_token_details.audio_tokens), and 3 output tokens:
+		// 300 × $6/M + 3 × $10/M = 1800 + 30 micro-USD.
+		expect((r as { usage?: unknown }).usage).toMatchObject({ input_tokens: 300, input_token_details: { audio_tokens: 300, text_tokens: 0 }, output_tokens: 3 })
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ input_tokens: 300, output_tokens: 3, estimated: false })
+		expect(micros(row!.cost)).toBe(1830)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 1830)
+	})
+})
+
+describe('speech billed by tokens', () => {
+	it('should bill the audio tokens of speech.audio.done at audio_output_per_mtok when the speech streams as events', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'hello there friend', voice: 'alloy', stream_format: 'sse' })
+		const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; usage?: unknown })
+		expect(events.at(-1)).toEqual({ type: 'speech.audio.done', usage: { input_tokens: 3, output_tokens: 15, total_tokens: 18 } })
+		// 3 text tokens × $0.60/M + 15 audio tokens × $12/M = 1.8 + 180 micro-USD, one half-up rounding: 182.
+		const rows = await usageOf(app, accountId)
+		expect(rows).toHaveLength(1)
+		expect(rows[0]).toMatchObject({ endpoint: '/v1/audio/speech', input_tokens: 3, output_tokens: 15, estimated: false, end_reason: 'ok' })
+		expect(micros(rows[0]!.cost)).toBe(182)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 182)
+	})
+
+	it('should bill the input alone, estimated, when the audio comes as bytes without usage', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'hello there friend', voice: 'alloy' })
+		expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+		const [row] = await usageOf(app, accountId)
+		expect(row).toMatchObject({ endpoint: '/v1/audio/speech', input_tokens: 3, estimated: true })
+		expect(micros(row!.cost)).toBe(2)
+	})
+})
