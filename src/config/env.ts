@@ -20,6 +20,8 @@ export type Env = {
 	maxUploadBytes: number
 	/** Hosts/CIDRs that server-side URL fetches may reach despite being private (comma-separated). */
 	fetchAllow: string[]
+	/** Proxies whose X-Forwarded-For names the caller (http/client-address.ts). */
+	trustedProxies: string[]
 	/** Process-level env holding vendor keys for `env:NAME` references and quick-start channels. */
 	vars: Record<string, string | undefined>
 	logLevel: 'debug' | 'info' | 'warn' | 'error'
@@ -68,6 +70,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		maxJsonBytes: int(vars.MAX_JSON_BYTES, 8 * 1024 * 1024, 'MAX_JSON_BYTES'),
 		maxUploadBytes: int(vars.MAX_UPLOAD_BYTES, 25 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
 		fetchAllow: (vars.FETCH_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+		trustedProxies: (vars.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
 		vars,
 		logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',
 		allowUnpriced: ['1', 'true', 'yes'].includes((vars.ALLOW_UNPRICED_MODELS ?? '').toLowerCase()),

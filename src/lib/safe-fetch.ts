@@ -14,7 +14,7 @@ export type FetchGuard = { allow: string[] }
 
 const v4ToInt = (ip: string) => ip.split('.').reduce((n, o) => (n << 8) + Number(o), 0) >>> 0
 
-function inCidr4(ip: string, cidr: string): boolean {
+export function inCidr4(ip: string, cidr: string): boolean {
 	const [base, bits] = cidr.split('/')
 	const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0
 	return (v4ToInt(ip) & mask) === (v4ToInt(base!) & mask)

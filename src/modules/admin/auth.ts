@@ -8,12 +8,11 @@ import type { Principal } from '../../auth/principal'
 import { GatewayError } from '../../core/errors'
 import { createSecretGuessGuard, type SecretGuessGuard } from '../../limits/secret-guess'
 import { safeEqual } from '../../lib/secrets'
+import { callerOf } from '../../http/client-address'
 import type { Services } from '../../services'
 
 /** One guard per gateway, whichever module's routes the guesses go to (limits/secret-guess.ts). */
 const guards = new WeakMap<Services, SecretGuessGuard>()
-
-type Ip = { requestIP(r: Request): { address: string } | null } | null
 
 export function adminAuth(svc: Services) {
 	if (!guards.has(svc)) guards.set(svc, createSecretGuessGuard())
@@ -22,7 +21,7 @@ export function adminAuth(svc: Services) {
 		const auth = request.headers.get('authorization') ?? ''
 		const bearer = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() : ''
 		// A presented bearer is a guess at ADMIN_KEY: limited per address and across addresses.
-		const ip = bearer && svc.env.adminKey ? ((server as Ip)?.requestIP(request)?.address ?? 'local') : ''
+		const ip = bearer && svc.env.adminKey ? callerOf(server, request, svc.env.trustedProxies) : ''
 		if (ip) {
 			const wait = guesses.retryAfter(ip)
 			if (wait > 0) throw new GatewayError('rate_limit', `Too many wrong admin keys; try again in ${wait} second(s)`, { code: 'too_many_attempts', retryAfter: wait })

@@ -17,6 +17,7 @@ import { Credentials, Password, SessionInfo, Username } from './schemas'
 import { type ActiveSession, SESSION_TTL_SECONDS, checkCsrf, createSession, deleteSession, findSession, sessionFromRequest } from './sessions'
 import { readSettings } from './settings-store'
 import { createUser, getUser, verifyLogin } from './users-service'
+import { callerOf } from '../../http/client-address'
 
 /** Rejects bodies that a plain HTML form could send, and requests another origin's page started. */
 export function assertSameOriginJson(request: Request) {
@@ -46,8 +47,6 @@ export async function sessionInfo(svc: Services, s: ActiveSession | undefined, c
 	}
 }
 
-type Ip = { requestIP(r: Request): { address: string } | null } | null
-
 /** @param backoff the per-username limit across addresses (one per app, as `limiter`) */
 export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: LoginBackoff = createLoginBackoff()) {
 	const startSession = async (request: Request, userId: number, set: { headers: Record<string, unknown> }) => {
@@ -56,7 +55,7 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: Log
 		set.headers['cache-control'] = 'no-store'
 		return sessionInfo(svc, await findSession(svc.db, id), csrfToken)
 	}
-	const ipOf = (server: Ip, request: Request) => server?.requestIP(request)?.address ?? 'local'
+	const ipOf = (server: unknown, request: Request) => callerOf(server, request, svc.env.trustedProxies)
 
 	return new Elysia({ prefix: '/api', detail: { tags: ['Console'] } })
 		.get(
