@@ -9,12 +9,16 @@ import type { SseFrame } from '../../core/sse'
 import type { EncodedError } from '../codec'
 import type { OpenAIErrorBody } from './model'
 
+/**
+ * OpenAI answers a wrong key (401) and anything not found (404: a model, a stored object, a path) with
+ * `invalid_request_error`, telling them apart by status and `code` (`invalid_api_key`, `model_not_found`).
+ */
 const TYPE: Record<ErrorKind, string> = {
 	invalid_request: 'invalid_request_error',
-	authentication: 'authentication_error',
+	authentication: 'invalid_request_error',
 	insufficient_quota: 'insufficient_quota',
 	permission: 'permission_error',
-	not_found: 'not_found_error',
+	not_found: 'invalid_request_error',
 	payload_too_large: 'invalid_request_error',
 	rate_limit: 'rate_limit_error',
 	api_error: 'server_error',

@@ -35,7 +35,7 @@ describe('GET /v1/models', () => {
 		expect(((await res.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual(['gemini-2.5-flash', 'gpt-4o-mini', 'gpt-alias'])
 		const hidden = await get('/v1/models/claude-sonnet-5', { authorization: `Bearer ${a.key}` })
 		expect(hidden.status).toBe(404)
-		expect(await hidden.json()).toMatchObject({ error: { type: 'not_found_error', code: 'model_not_found' } })
+		expect(await hidden.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'model_not_found' } })
 	})
 
 	it("should answer in Anthropic's shape, paged, for the anthropic SDK", async () => {

@@ -50,7 +50,7 @@ async function expectRefused(b: { accountId: number; openai: OpenAI }, body: Par
 	const err = await refused(b.openai.responses.create(body))
 	expect(err).toBeInstanceOf(APIError)
 	expect(err!.status).toBe(404)
-	expect(err!.error).toMatchObject({ type: 'not_found_error', code, param })
+	expect(err!.error).toMatchObject({ type: 'invalid_request_error', code, param })
 	expect(upstreamCalls()).toBe(before)
 	expect(await app.balance(b.accountId)).toBe(1)
 	expect(await usageRows(app, b.accountId)).toEqual([])

@@ -31,7 +31,8 @@ async function expectRefused(proto: Protocol, key: string | undefined, body: unk
 	return err
 }
 
-const AUTH = { chat: 'authentication_error', messages: 'authentication_error' }
+// OpenAI types a wrong key and a missing model invalid_request_error (status and code tell them apart); Anthropic has its own types.
+const AUTH = { chat: 'invalid_request_error', messages: 'authentication_error' }
 const INVALID = { chat: 'invalid_request_error', messages: 'invalid_request_error' }
 
 describe('keys', () => {
@@ -64,7 +65,7 @@ describe('keys', () => {
 
 		it(`should answer 404 model_not_found to an unknown model (${proto})`, async () => {
 			const acct = await m.account()
-			const err = await expectRefused(proto, acct.key, simpleBody(proto, 'no-such-model', 'hi', false), 404, { chat: 'not_found_error', messages: 'not_found_error' }, 'model_not_found')
+			const err = await expectRefused(proto, acct.key, simpleBody(proto, 'no-such-model', 'hi', false), 404, { chat: 'invalid_request_error', messages: 'not_found_error' }, 'model_not_found')
 			expect(err.message).toContain('no-such-model')
 		})
 
@@ -163,7 +164,7 @@ describe('where the caller went wrong, told in its own protocol', () => {
 			['/nope', { 'anthropic-version': '2023-06-01' }, anthropic],
 			['/v1beta/nope', {}, { error: { code: 404, status: 'NOT_FOUND' } }],
 			['/v1/v1beta/models/x:generateContent', { 'x-goog-api-key': acct.key }, { error: { code: 404, status: 'NOT_FOUND' } }],
-			['/v1/nope', { authorization: `Bearer ${acct.key}` }, { error: { type: 'not_found_error', code: 'not_found' } }],
+			['/v1/nope', { authorization: `Bearer ${acct.key}` }, { error: { type: 'invalid_request_error', code: 'not_found' } }],
 		]
 		for (const [path, headers, shape] of shapes) {
 			const res = await get(path, headers)

@@ -134,7 +134,7 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		const before = rt.handshakes.length
 		const none = await refusedHandshake('gpt-realtime')
 		expect(none.status).toBe(401)
-		expect(none.body.error.type).toBe('authentication_error')
+		expect(none.body.error.type).toBe('invalid_request_error')
 		expect(
 			(
 				await refusedHandshake('gpt-realtime', {

@@ -12,10 +12,10 @@ describe('openai-chat encodeError', () => {
 
 	it('should map every kind to an OpenAI type and default code', () => {
 		const cases: Array<[ErrorKind, number, string, string | null]> = [
-			['authentication', 401, 'authentication_error', 'invalid_api_key'],
+			['authentication', 401, 'invalid_request_error', 'invalid_api_key'],
 			['insufficient_quota', 402, 'insufficient_quota', 'insufficient_quota'],
 			['permission', 403, 'permission_error', null],
-			['not_found', 404, 'not_found_error', null],
+			['not_found', 404, 'invalid_request_error', null],
 			['payload_too_large', 413, 'invalid_request_error', null],
 			['rate_limit', 429, 'rate_limit_error', 'rate_limit_exceeded'],
 			['api_error', 500, 'server_error', null],
