@@ -60,6 +60,7 @@ export const SpeechRequest = t.Object(
 		response_format: t.Optional(t.Union(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'].map((f) => t.Literal(f)))),
 		speed: t.Optional(t.Number({ minimum: 0.25, maximum: 4 })),
 		instructions: t.Optional(t.String()),
+		stream_format: t.Optional(t.Union([t.Literal('sse'), t.Literal('audio')], { description: 'sse: the audio as speech.audio.delta events, ending with speech.audio.done and its usage' })),
 	},
 	{ additionalProperties: true },
 )

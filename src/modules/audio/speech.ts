@@ -82,17 +82,29 @@ export async function withFirstBytes(
 	return { audio, ended }
 }
 
+/**
+ * Audio tokens held per input character for speech billed by its usage: OpenAI estimates gpt-4o-mini-tts at $0.015 a
+ * minute against $12 per million audio tokens (1,250 tokens a minute), and speech runs at about 15 characters a
+ * second (~1.4 tokens a character). The hold covers the usual answer, so the charge is made as the audio ends rather
+ * than after a wait for more of the lease, and a tight key limit is checked before the call; a longer answer is still
+ * charged in full as far as the limit allows.
+ */
+const AUDIO_TOKENS_PER_CHAR = 2
+
 /** The pass operation of one speech call. */
 export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 	const chars = charCount(body.input)
 	const tokens = countText(body.input)
 	const price = (p: ModelInfo) => requestFee(p) + (charCost(p, chars) ?? tokensCost(p, tokens))
+	// Only event streams tell the audio's tokens (and are charged them); a plain audio body is charged its input.
+	const audioHold = (p: ModelInfo) =>
+		body.stream_format === 'sse' && charCost(p, chars) === undefined ? tokenCost({ ...emptyUsage(), output: chars * AUDIO_TOKENS_PER_CHAR, audioOutput: chars * AUDIO_TOKENS_PER_CHAR }, { ...p, perRequest: 0 }) : 0
 	return {
 		...ctx,
 		endpoint: '/v1/audio/speech',
 		model: body.model,
 		types: ['openai'],
-		hold: (p) => ({ want: price(p), min: price(p) }),
+		hold: (p) => ({ want: price(p) + audioHold(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
 		async respond(res, _ch, _m, p) {
 			// A model priced by tokens streamed as events (`stream_format: "sse"`) is charged the usage of its done event:
