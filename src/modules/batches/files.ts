@@ -33,7 +33,7 @@ export async function retrieveFile(svc: Services, id: string, accountId: number,
 }
 const FileObject = t.Object({ id: t.String(), object: t.Literal('file') }, { additionalProperties: true })
 const FileList = t.Object({ object: t.Literal('list'), data: t.Array(t.Unknown()), first_id: t.Union([t.String(), t.Null()]), last_id: t.Union([t.String(), t.Null()]), has_more: t.Boolean() })
-const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1 })), order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])), purpose: t.Optional(t.String()) })
+const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 10000, multipleOf: 1 })), order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])), purpose: t.Optional(t.String()) })
 const Upload = t.Object({ file: t.File(), purpose: t.String() }, { additionalProperties: true })
 
 /** The first OpenAI channel, in routing order, that serves every model the batch file names under its own name. */

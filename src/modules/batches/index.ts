@@ -36,7 +36,7 @@ const CreateBody = t.Object(
 	},
 	{ additionalProperties: true },
 )
-const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })) })
+const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })) })
 const BatchList = t.Object({ object: t.Literal('list'), data: t.Array(t.Unknown()), first_id: t.Union([t.String(), t.Null()]), last_id: t.Union([t.String(), t.Null()]), has_more: t.Boolean() })
 
 const seenBatch = (r: { result: unknown }) => (r.result as BatchRecord | null)?.batch

@@ -39,7 +39,7 @@ export const GeminiListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minim
 
 /** `/v1/models` serves all three shapes: Anthropic's cursor paging and Gemini's token paging both apply. */
 export const ModelListQuery = t.Composite([
-	t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000 })), after_id: t.Optional(t.String()), before_id: t.Optional(t.String()) }),
+	t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), after_id: t.Optional(t.String()), before_id: t.Optional(t.String()) }),
 	GeminiListQuery,
 ], open)
 

@@ -199,3 +199,14 @@ describe('OpenAI batches', () => {
 		expect(await app.balance(a.accountId)).toBeCloseTo(0.0001, 9)
 	})
 })
+
+describe('list paging', () => {
+	it('should refuse a limit that is not a whole number, naming it, before the database sees it', async () => {
+		const { key } = await client()
+		for (const path of ['/v1/files?limit=2.5', '/v1/batches?limit=2.5', '/v1/models?limit=2.5']) {
+			const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+			expect(res.status).toBe(400)
+			expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'limit' })
+		}
+	})
+})
