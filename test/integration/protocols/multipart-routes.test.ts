@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
 import { priceList, usageOf } from '../surface/helpers'
+import { wavBytes as wav } from '../../helpers/wav'
 
 const JSON_LIMIT = 8 * 1024
 const UPLOAD_LIMIT = 64 * 1024
@@ -40,26 +41,6 @@ afterAll(async () => {
 async function post(path: string, body: BodyInit, headers: Record<string, string> = {}) {
 	const res = await fetch(app.url + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body })
 	return { status: res.status, body: (await res.json()) as any }
-}
-
-/** A 16 kHz mono 16-bit PCM WAV header and `bytes` of silence. */
-function wav(bytes: number): Uint8Array<ArrayBuffer> {
-	const out = new Uint8Array(44 + bytes)
-	const v = new DataView(out.buffer)
-	const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
-	ascii(0, 'RIFF')
-	v.setUint32(4, 36 + bytes, true)
-	ascii(8, 'WAVEfmt ')
-	v.setUint32(16, 16, true)
-	v.setUint16(20, 1, true)
-	v.setUint16(22, 1, true)
-	v.setUint32(24, 16000, true)
-	v.setUint32(28, 32000, true)
-	v.setUint16(32, 2, true)
-	v.setUint16(34, 16, true)
-	ascii(36, 'data')
-	v.setUint32(40, bytes, true)
-	return out
 }
 
 describe('multipart bodies', () => {

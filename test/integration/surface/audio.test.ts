@@ -6,27 +6,7 @@ import { startOpenAIMock, type VendorMock } from '../../mocks'
 import { transcriptionOp } from '../../../src/modules/audio/transcriptions'
 import { micros, priceList, usageOf } from './helpers'
 import { mp3Cbr } from '../../unit/audio/audio-files'
-
-/** A PCM WAV file: 16 kHz mono 16-bit (32,000 bytes per second) of silence. */
-function wav(seconds: number): Uint8Array<ArrayBuffer> {
-	const data = Math.round(seconds * 32000)
-	const out = new Uint8Array(44 + data)
-	const v = new DataView(out.buffer)
-	const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
-	ascii(0, 'RIFF')
-	v.setUint32(4, 36 + data, true)
-	ascii(8, 'WAVEfmt ')
-	v.setUint32(16, 16, true)
-	v.setUint16(20, 1, true)
-	v.setUint16(22, 1, true)
-	v.setUint32(24, 16000, true)
-	v.setUint32(28, 32000, true)
-	v.setUint16(32, 2, true)
-	v.setUint16(34, 16, true)
-	ascii(36, 'data')
-	v.setUint32(40, data, true)
-	return out
-}
+import { wav } from '../../helpers/wav'
 
 let oa: VendorMock
 let slow: VendorMock
