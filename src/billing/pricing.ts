@@ -139,7 +139,14 @@ const searchCost = (u: Usage, p: Price): number => (u.webSearches ? u.webSearche
  * list: standard; no list: any). Image output needs no flag: image models produce images unprompted. A bound without a Reach assumes
  * everything the model prices.
  */
-export type Reach = { audioInput: boolean; audioOutput: boolean; cacheWrite1h: boolean; tiers?: ReadonlyArray<ServiceTier | undefined> }
+export type Reach = {
+	audioInput: boolean
+	audioOutput: boolean
+	cacheWrite1h: boolean
+	tiers?: ReadonlyArray<ServiceTier | undefined>
+	/** Web searches the request's tools may run (billed per search on top of tokens); none when absent. */
+	webSearches?: number
+}
 
 const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority', 'flex']
 
@@ -166,6 +173,13 @@ export function upperBound(inputTokens: number, maxOutput: number, p: Price, rea
 	const r = boundRates(inputTokens, p, reach)
 	return mulDivRound(inputTokens, r.input, MTOK) + mulDivRound(maxOutput, r.output, MTOK) + 1 + (p.perRequest ?? 0)
 }
+
+/**
+ * The searches a request's tools may run, at the model's `per_web_search`: held on top of the token bound when the
+ * balance allows, but neither needed to start nor taken from the answer's output cap (searches are charged apart,
+ * and a run past what was held is charged as far as the balance and the key's limit allow).
+ */
+export const searchHold = (p: Price, reach: Reach | undefined): number => (reach?.webSearches ? reach.webSearches * (p.prices?.[WEB_SEARCH_PRICE] ?? 0) : 0)
 
 /** Largest output cap that `budget` micro-USD covers after the input, or 0. */
 export function affordableOutput(budget: number, inputTokens: number, p: Price, reach?: Reach): number {

@@ -6,7 +6,7 @@
  */
 import type { AuthToken } from '../auth/api-key'
 import type { Hold } from '../billing/ledger'
-import { type Reach, affordableOutput, tokenCost, upperBound } from '../billing/pricing'
+import { type Reach, affordableOutput, searchHold, tokenCost, upperBound } from '../billing/pricing'
 import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { DEFAULT_ANSWER_TOKENS } from '../core/reasoning'
@@ -109,18 +109,19 @@ export function reserveBudget(
 ): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = Math.min(requested ?? modelMax ?? uncapped, modelMax ?? Number.MAX_SAFE_INTEGER)
-	const want = upperBound(inputEstimate, cap * choices, price, reach)
+	const tokens = upperBound(inputEstimate, cap * choices, price, reach)
+	const want = tokens + searchHold(price, reach)
 	const owner = { accountId: token.accountId, tokenId: token.id }
 	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices, reach }
 	const now = svc.ledger.reserveNow(owner, requestId, want)
-	if (now) return budgetOf(now, want, shape)
+	if (now) return budgetOf(now, tokens, shape)
 	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price, reach)
-	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, want, shape))
+	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, tokens, shape))
 }
 
 type Shape = { maxCap: number; requested: number | undefined; uncapped: number; price: ModelInfo; inputEstimate: number; count: (() => number) | undefined; choices: number; reach: Reach | undefined }
 
-/** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than `want`. */
+/** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than the tokens' bound `want`. */
 function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices, reach }: Shape): Budget {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price, reach) / choices))) : maxCap

@@ -5,7 +5,7 @@
  * and the fast path pays nothing.
  * @module
  */
-import { type Reach, TOKEN_PRICES } from '../billing/pricing'
+import { type Reach, TOKEN_PRICES, WEB_SEARCH_PRICE } from '../billing/pricing'
 import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { isObject as isObj } from '../protocols/openai-chat/guards'
@@ -24,7 +24,8 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 	const audioOut = priced(TOKEN_PRICES.audioOutput)
 	const write1h = priced(TOKEN_PRICES.cacheWrite1h)
 	const tiers = [TOKEN_PRICES.priorityInput, TOKEN_PRICES.priorityOutput, TOKEN_PRICES.flexInput, TOKEN_PRICES.flexOutput].some(priced)
-	if (!audioIn && !audioOut && !write1h && !tiers) return undefined
+	const searches = priced(WEB_SEARCH_PRICE)
+	if (!audioIn && !audioOut && !write1h && !tiers && !searches) return undefined
 	const reach: Reach = {
 		audioInput: audioIn && carriesAudio(call.ir),
 		audioOutput: audioOut && asksAudio(call, route.channels),
@@ -33,6 +34,10 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 		// body's text as received (an agent's body is ~100 KB: serialising it again per request is not free); the same
 		// inside a string value has escaped quotes and does not match.
 		cacheWrite1h: write1h && TTL_1H.test(call.raw ?? JSON.stringify(call.body)),
+	}
+	if (searches) {
+		const n = searchesAllowed(call.body)
+		if (n) reach.webSearches = n
 	}
 	if (tiers) {
 		const only = tiersAsked(call, route.channels)
@@ -106,4 +111,23 @@ function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
 	if (!adapter) return false
 	if (call.client.name === 'openai-responses') return ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
 	return adapter.protocol.name === call.client.name
+}
+
+/** Searches held for a search tool that names no limit of its own. */
+const DEFAULT_SEARCHES = 5
+
+/**
+ * Web searches the request's tools may run, as billed per search: Anthropic's server tool `web_search_*` (its
+ * `max_uses`), OpenAI Responses' `web_search*` tools (the request's `max_tool_calls`); each without a limit held at
+ * DEFAULT_SEARCHES. A longer run is still charged, as far as the balance and the key's limit allow.
+ */
+function searchesAllowed(body: Record<string, unknown>): number {
+	if (!Array.isArray(body.tools)) return 0
+	let n = 0
+	for (const t of body.tools) {
+		if (!isObj(t) || typeof t.type !== 'string' || !t.type.startsWith('web_search')) continue
+		const limit = typeof t.max_uses === 'number' ? t.max_uses : typeof body.max_tool_calls === 'number' ? body.max_tool_calls : DEFAULT_SEARCHES
+		n += Math.max(0, Math.min(Math.floor(limit), 100))
+	}
+	return n
 }

@@ -79,4 +79,15 @@ describe('reachOf', () => {
 		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' })?.tiers).toEqual(['flex'])
 		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' }, ALL, [channel('openai', { settings: { responses_api: false } })])?.tiers).toBeUndefined()
 	})
+	it('should hold the web searches a search tool may run, by its own limit, when the model prices them', () => {
+		const SEARCH = price({ per_web_search: 10_000 })
+		const messages = [{ role: 'user', content: 'news?' }]
+		expect(reach(anthropicMessages, { max_tokens: 10, messages, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }, SEARCH)?.webSearches).toBe(3)
+		expect(reach(anthropicMessages, { max_tokens: 10, messages, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, SEARCH)?.webSearches).toBe(5)
+		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search' }], max_tool_calls: 2 }, SEARCH)?.webSearches).toBe(2)
+		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search_preview' }] }, SEARCH)?.webSearches).toBe(5)
+		// No search tool, or a model without a search price: nothing held for searches.
+		expect(reach(openaiResponses, { input: 'news?' }, SEARCH)?.webSearches).toBeUndefined()
+		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search' }] }, price({}))).toBeUndefined()
+	})
 })
