@@ -126,17 +126,25 @@ export async function allUsage(node: Instance, accountId: number): Promise<any[]
 
 /** The account's balance column and leases straight from the database (no view, nothing counted twice). */
 export async function dbState(t: TestDb, accountId: number) {
-	const [a] = await t.db.sql.query<{ balance: string }>('SELECT balance FROM accounts WHERE id = $1', [accountId])
-	const leases = await t.db.sql.query<{ amount: string; in_use: string }>('SELECT amount, in_use FROM ledger_leases WHERE account_id = $1', [accountId])
-	const [c] = await t.db.sql.query<{ s: string | null }>('SELECT SUM(amount) AS s FROM credits WHERE account_id = $1', [accountId])
-	const [u] = await t.db.sql.query<{ s: string | null; n: string }>('SELECT SUM(cost) AS s, COUNT(*) AS n FROM usage_logs WHERE account_id = $1', [accountId])
+	// One statement, so one snapshot: read one table at a time, a lease handed back (or a flush) between two reads
+	// would count its money twice or not at all.
+	const [r] = await t.db.sql.query<{ balance: string; leased: string; in_use: string; leases: string; credits: string; usage_cost: string; usage_rows: string }>(
+		`SELECT (SELECT balance FROM accounts WHERE id = $1) AS balance,
+			(SELECT COALESCE(SUM(amount), 0) FROM ledger_leases WHERE account_id = $1) AS leased,
+			(SELECT COALESCE(SUM(in_use), 0) FROM ledger_leases WHERE account_id = $1) AS in_use,
+			(SELECT COUNT(*) FROM ledger_leases WHERE account_id = $1) AS leases,
+			(SELECT COALESCE(SUM(amount), 0) FROM credits WHERE account_id = $1) AS credits,
+			(SELECT COALESCE(SUM(cost), 0) FROM usage_logs WHERE account_id = $1) AS usage_cost,
+			(SELECT COUNT(*) FROM usage_logs WHERE account_id = $1) AS usage_rows`,
+		[accountId],
+	)
 	return {
-		balance: Number(a!.balance),
-		leased: leases.reduce((s, l) => s + Number(l.amount), 0),
-		inUse: leases.reduce((s, l) => s + Number(l.in_use), 0),
-		leases: leases.length,
-		credits: Number(c!.s ?? 0),
-		usageCost: Number(u!.s ?? 0),
-		usageRows: Number(u!.n),
+		balance: Number(r!.balance),
+		leased: Number(r!.leased),
+		inUse: Number(r!.in_use),
+		leases: Number(r!.leases),
+		credits: Number(r!.credits),
+		usageCost: Number(r!.usage_cost),
+		usageRows: Number(r!.usage_rows),
 	}
 }
