@@ -25,7 +25,7 @@ import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
-import { firstToolCallOnly, keepsFirstToolCallOnly } from './single-tool-call'
+import { withFirstToolCallOnly } from './single-tool-call'
 import { relayStream } from './stream'
 import { withPortableToolNames } from './tool-names'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
@@ -146,6 +146,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
 			;({ ir, codec } = withPortableToolNames(ir, codec))
+			codec = withFirstToolCallOnly(ir, codec)
 			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
 	} catch (e) {
@@ -207,8 +208,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			} catch {
 				return malformed()
 			}
-			const decoded = codec.decodeResponse(json)
-			const r = keepsFirstToolCallOnly(call.ir, adapter.protocol.name) ? firstToolCallOnly(decoded) : decoded
+			const r = codec.decodeResponse(json)
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			// No usage from the upstream: billed on counts (settle), and the client is shown the same counts rather than

@@ -9,12 +9,18 @@
  */
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
-import type { ProtocolName } from '../protocols/codec'
+import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { FrameDecoder } from '../protocols/stream-machine'
 
 /** The upstream protocol cannot be told to make at most one call, and the request asked for that. */
 export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls'>, upstream: ProtocolName): boolean =>
 	req.parallelToolCalls === false && upstream === 'gemini'
+
+/** `codec` as it is, or, when the request asked for one call and the upstream cannot be told so, a codec whose decoded answers (whole or streamed) carry the first call only. */
+export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: ProtocolCodec): ProtocolCodec {
+	if (!keepsFirstToolCallOnly(ir, codec.name)) return codec
+	return { ...codec, decodeResponse: (body) => firstToolCallOnly(codec.decodeResponse(body)), streamDecoder: () => firstToolCallOnlyDecoder(codec.streamDecoder()) }
+}
 
 /** A whole answer with its tool calls after the first left out. */
 export function firstToolCallOnly(res: ChatResponse): ChatResponse {

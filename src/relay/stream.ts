@@ -20,7 +20,6 @@ import { renameModel, renameModelVersion, stripUsage } from './fast-path'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
-import { firstToolCallOnlyDecoder, keepsFirstToolCallOnly } from './single-tool-call'
 import { countOpen, PassthroughRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
 import type { UpstreamCall } from './upstream-fetch'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
@@ -192,8 +191,7 @@ const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'pi
  * goes out in one write as soon as the chunk is converted.
  */
 async function convertedStream(a: StreamAttempt): Promise<Attempt> {
-	const upstreamDecoder = a.upstream.streamDecoder()
-	const decoder = keepsFirstToolCallOnly(a.call.ir, a.upstream.name) ? firstToolCallOnlyDecoder(upstreamDecoder) : upstreamDecoder
+	const decoder = a.upstream.streamDecoder()
 	const batches = a.up.sse()
 	const chunks = decodeChunks(decoder, batches)
 	const pre = await prefetch(chunks, (events) => events.every(isPreambleEvent), FIRST_EVENT_WINDOW_MS).catch(() => undefined)
