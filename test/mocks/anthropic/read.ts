@@ -94,6 +94,9 @@ export const thinkingOn = (b: Obj): boolean => ['enabled', 'adaptive'].includes(
 const NEW_VERSION = '2026-10-21'
 const SAMPLING = ['temperature', 'top_p', 'top_k']
 
+/** A custom tool's name: letters, digits, `_` and `-` (https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
+
 /**
  * Validates a Messages body for an `anthropic-version`; `forCount` skips the generation-only fields
  * (count_tokens takes no max_tokens).
@@ -109,6 +112,8 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 	for (const [i, t] of asArr(b.tools).entries()) {
 		const tool = asObj(t) ?? {}
 		if ((tool.type === undefined || tool.type === 'custom') && !asObj(tool.input_schema)) return invalid(`tools.${i}.custom.input_schema: Field required`)
+		// Anthropic's wording for a name it refuses (seen in home-assistant/core#147760; its docs give the same characters).
+		if ((tool.type === undefined || tool.type === 'custom') && !TOOL_NAME.test(String(tool.name))) return invalid(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`)
 	}
 	if (!forCount) {
 		const max = b.max_tokens

@@ -13,7 +13,7 @@ import { inputTokens, plan, type Plan } from '../shared/scenario'
 import { countWords, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
 import { readGenerate } from './read'
-import { checkContents, checkSchemas, checkSignatures, checkTextSignatures, checkToolConfig, textSignatureFor, thoughtSignatureFor } from './validate'
+import { checkContents, checkFunctionNames, checkSchemas, checkSignatures, checkTextSignatures, checkToolConfig, textSignatureFor, thoughtSignatureFor } from './validate'
 
 /** Usage after `candidates` answer tokens and `thoughts` thinking tokens (cumulative, like the API's chunks). */
 function usageOf(p: Plan, candidates: number, thoughts: number, images: number): Obj {
@@ -135,7 +135,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const model = target.model
 	if (models && !models.includes(model)) return modelNotFound(target, stream ? 'streamGenerateContent' : 'generateContent')
 	const contents = Array.isArray(b.contents) ? b.contents.map((c) => asObj(c) ?? {}) : []
-	const bad = checkContents(b.contents) ?? checkSchemas(b.tools) ?? checkToolConfig(b) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
+	const bad = checkContents(b.contents) ?? checkFunctionNames(b.tools) ?? checkSchemas(b.tools) ?? checkToolConfig(b) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
 	if (bad) return bad
 	const conv = readGenerate(b)
 	const p = plan(conv)
@@ -164,7 +164,7 @@ export function countTokens(target: Target, body: unknown, jsonError: boolean, m
 	if (models && !models.includes(target.model)) return modelNotFound(target, 'countTokens')
 	const b = body as Obj
 	const inner = asObj(pick(b, 'generateContentRequest', 'generate_content_request')) ?? b
-	const bad = checkContents(inner.contents)
+	const bad = checkContents(inner.contents) ?? checkFunctionNames(inner.tools)
 	if (bad) return bad
 	const conv = readGenerate(inner)
 	const total = inputTokens(conv)

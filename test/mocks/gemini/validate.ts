@@ -43,6 +43,22 @@ function walkSchema(schema: Obj, at: string, out: Violation[]): void {
 export const declarationsOf = (tools: unknown): Obj[][] =>
 	asArr(tools).map((t) => asArr(pick(asObj(t), 'functionDeclarations', 'function_declarations')).map((d) => asObj(d) ?? {}))
 
+/** FunctionDeclaration.name: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64" (https://ai.google.dev/api/caching#FunctionDeclaration). */
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
+
+/** Every function name must be one Gemini takes; it answers each other one with a field violation (google-gemini/gemini-cli#2966, #7869). */
+export function checkFunctionNames(tools: unknown): JsonReply | undefined {
+	const out: Violation[] = []
+	declarationsOf(tools).forEach((decls, i) =>
+		decls.forEach((d, j) => {
+			if (FUNCTION_NAME.test(String(d.name))) return
+			const field = `tools[${i}].function_declarations[${j}].name`
+			out.push({ field, description: `* GenerateContentRequest.${field}: Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.` })
+		}),
+	)
+	if (out.length > 0) return badRequest(out)
+}
+
 /** Every `parameters` schema must stay inside the OpenAPI subset (`parametersJsonSchema` takes full JSON Schema). */
 export function checkSchemas(tools: unknown): JsonReply | undefined {
 	const out: Violation[] = []

@@ -6,12 +6,12 @@
 
 import { asArr, asNum, asObj, type Obj } from '../shared/json'
 import { pieceLogprobs } from '../shared/logprobs'
-import { frame, json, sse, type Reply } from '../shared/reply'
+import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
 import { servedTier } from './service-tier'
-import { checkModel, openaiError, requireObject } from './errors'
+import { checkFunctionName, checkModel, openaiError, requireObject } from './errors'
 import { checkStrictFormat, checkStrictTools } from './strict-schema'
 
 /**
@@ -114,7 +114,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined)
+	const invalid = checkModel(b.model, models) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')
@@ -131,4 +131,12 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: b.logprobs === true ? logprobsOf(p, asNum(b.top_logprobs) ?? 0) : null, finish_reason: FINISH[p.finish] })),
 		usage: usageOf(p, n),
 	})
+}
+
+/** Every function tool's name as OpenAI takes it. */
+function checkToolNames(tools: unknown): JsonReply | undefined {
+	for (const [i, t] of (Array.isArray(tools) ? tools : []).entries()) {
+		const bad = checkFunctionName(asObj(asObj(t)?.function)?.name, `tools[${i}].function.name`)
+		if (bad) return bad
+	}
 }

@@ -69,3 +69,13 @@ export function checkModel(model: unknown, models: string[] | undefined): JsonRe
 	if (typeof model !== 'string' || !model) return openaiError(400, 'you must provide a model parameter')
 	if (models && !models.includes(model)) return modelNotFound(model)
 }
+
+/** A function name OpenAI takes: letters, digits, `_` and `-`, at most 64 (https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools). */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]+$/
+
+/** OpenAI's 400 for a function name it refuses at `param` (`tools[0].function.name`), or undefined for a good one. */
+export function checkFunctionName(name: unknown, param: string): JsonReply | undefined {
+	if (typeof name !== 'string') return
+	if (!FUNCTION_NAME.test(name)) return openaiError(400, `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, param, 'invalid_value')
+	if (name.length > 64) return openaiError(400, `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`, param, 'string_above_max_length')
+}

@@ -7,10 +7,10 @@
  */
 
 import { asArr, asObj, type Obj } from '../shared/json'
-import { frame, json, sse, type Reply } from '../shared/reply'
+import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Plan } from '../shared/scenario'
 import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
-import { checkModel, requireObject } from './errors'
+import { checkFunctionName, checkModel, requireObject } from './errors'
 import { checkInput, readResponses } from './responses-read'
 import { priorContext, type ResponsesStore, storeResponse } from './responses-store'
 import { servedTier } from './service-tier'
@@ -147,7 +147,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkInput(b)
+	const invalid = checkModel(b.model, models) ?? checkResponsesToolNames(b.tools) ?? checkInput(b)
 	if (invalid) return invalid
 	const conv = readResponses(b)
 	// A continuation's input is the conversation it continues as well as its own (billed so by OpenAI).
@@ -168,4 +168,13 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const answer = storeResponse(store, b, responseObject(p, ids, b, created, searches), events, conv.inputTexts)
 	if (b.stream === true) return sse(events.map((e) => frame(e, String(e.type))), 1)
 	return json(answer)
+}
+
+/** Every function tool's name as OpenAI takes it (Responses tools are flat: `tools[0].name`). */
+function checkResponsesToolNames(tools: unknown): JsonReply | undefined {
+	for (const [i, t] of (Array.isArray(tools) ? tools : []).entries()) {
+		const tool = asObj(t)
+		const bad = tool?.type === 'function' ? checkFunctionName(tool.name, `tools[${i}].name`) : undefined
+		if (bad) return bad
+	}
 }
