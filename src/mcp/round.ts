@@ -11,6 +11,7 @@ import { eachFrame } from '../core/sse'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
+import { forUpstream } from '../relay/upstream-codec'
 import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { responseEvents } from './events'
@@ -24,9 +25,12 @@ const asError = (e: unknown, fallback: () => GatewayError) => (e instanceof Gate
 /** Sends one round upstream; resolves once the answer (or its stream) has started. */
 export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round | { error: GatewayError }> {
 	const { call, ch, adapter } = t
+	// The caller's tool names as the vendor takes them, its calls decoded back under the caller's (the MCP tools'
+	// own names are portable already: tools.ts).
+	const { ir: sent, codec } = forUpstream(ir, adapter.protocol)
 	let body: string
 	try {
-		body = JSON.stringify(adapter.protocol.encodeRequest(ir, t.upstreamModel, adapter.upstreamOptions?.(ch, t.upstreamModel)))
+		body = JSON.stringify(codec.encodeRequest(sent, t.upstreamModel, adapter.upstreamOptions?.(ch, t.upstreamModel)))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -44,10 +48,10 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	if (ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 		// Read through the call's batch reader, which its idle timeout watches (relay/upstream-fetch.ts).
-		return { events: adapter.protocol.decodeStream(eachFrame(up.sse(false))), abort: () => up.abort() }
+		return { events: codec.decodeStream(eachFrame(up.sse(false))), abort: () => up.abort() }
 	}
 	try {
-		const answer = adapter.protocol.decodeResponse(JSON.parse(await res.text()))
+		const answer = codec.decodeResponse(JSON.parse(await res.text()))
 		return { events: responseEvents(answer), abort: () => up.abort() }
 	} catch (e) {
 		return { error: asError(e, () => new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })) }

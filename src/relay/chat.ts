@@ -25,9 +25,8 @@ import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { inlineImageUrls } from './images'
 import { topLevelMembers } from './json-members'
-import { withFirstToolCallOnly } from './single-tool-call'
 import { relayStream } from './stream'
-import { withPortableToolNames } from './tool-names'
+import { forUpstream } from './upstream-codec'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
 
@@ -145,8 +144,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
 			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
-			;({ ir, codec } = withPortableToolNames(ir, codec))
-			codec = withFirstToolCallOnly(ir, codec)
+			;({ ir, codec } = forUpstream(ir, codec))
 			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
 	} catch (e) {

@@ -10,7 +10,7 @@
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
-import type { FrameDecoder } from '../protocols/stream-machine'
+import { type FrameDecoder, runMachine } from '../protocols/stream-machine'
 
 /** The upstream protocol cannot be told to make at most one call, and the request asked for that. */
 export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls'>, upstream: ProtocolName): boolean =>
@@ -19,7 +19,8 @@ export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls
 /** `codec` as it is, or, when the request asked for one call and the upstream cannot be told so, a codec whose decoded answers (whole or streamed) carry the first call only. */
 export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: ProtocolCodec): ProtocolCodec {
 	if (!keepsFirstToolCallOnly(ir, codec.name)) return codec
-	return { ...codec, decodeResponse: (body) => firstToolCallOnly(codec.decodeResponse(body)), streamDecoder: () => firstToolCallOnlyDecoder(codec.streamDecoder()) }
+	const streamDecoder = () => firstToolCallOnlyDecoder(codec.streamDecoder())
+	return { ...codec, decodeResponse: (body) => firstToolCallOnly(codec.decodeResponse(body)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
 }
 
 /** A whole answer with its tool calls after the first left out. */

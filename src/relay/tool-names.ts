@@ -1,22 +1,24 @@
 /**
  * Tool names an upstream vendor would refuse. OpenAI takes `^[a-zA-Z0-9_-]{1,64}$`, Anthropic the same characters
- * up to 128, Gemini also dots and colons but only 64 ("a-z, A-Z, 0-9, or contain underscores, colons, dots, and
+ * (its docs say up to 64, its API has taken 128), Gemini also dots and colons but only 64 and from a letter or `_`
+ * ("Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and
  * dashes, with a maximum length of 64"; https://ai.google.dev/api/caching#FunctionDeclaration), and each answers 400
- * to anything else. So a Gemini client's `weather.get`, or a Claude Code MCP tool named past 64 characters
+ * to anything else. So a Gemini client's `weather.get`, an OpenAI client's `7zip_extract` for Gemini, or a Claude
+ * Code MCP tool named past 64 characters
  * (`mcp__<server>__<tool>`), goes to a vendor that would refuse it under a name it takes, the same in the tools, the
  * tool choice and the history, and the vendor's calls come back under the client's name.
  * @module
  */
 import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
-import type { FrameDecoder } from '../protocols/stream-machine'
+import { type FrameDecoder, runMachine } from '../protocols/stream-machine'
 
-/** What each vendor takes, and the characters it refuses. OpenAI's rule is used for Anthropic too (64 fits both). */
-const RULES = {
-	gemini: { ok: /^[A-Za-z0-9_.:-]{1,64}$/, bad: /[^A-Za-z0-9_.:-]/g },
+/** What each vendor takes, the characters it refuses, and how a name must start. OpenAI's rule is used for Anthropic too (64 fits both). */
+const RULES: Record<'gemini' | 'other', Rule> = {
+	gemini: { ok: /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/, bad: /[^A-Za-z0-9_.:-]/g, lead: /^[A-Za-z_]/ },
 	other: { ok: /^[A-Za-z0-9_-]{1,64}$/, bad: /[^A-Za-z0-9_-]/g },
 }
-type Rule = (typeof RULES)['other']
+type Rule = { ok: RegExp; bad: RegExp; lead?: RegExp }
 
 /** Every tool name the request uses: declared, forced, called and answered in the history. */
 function namesOf(ir: ChatRequest): Set<string> {
@@ -32,8 +34,9 @@ function namesOf(ir: ChatRequest): Set<string> {
 }
 
 /**
- * Client name → portable name for each name that is not portable (none: undefined). Unsafe characters become `_`;
- * a name that would then clash with another gets a numbered suffix.
+ * Client name → portable name for each name that is not portable (none: undefined). Unsafe characters become `_`,
+ * a name that may not start as it does gets a leading `_`, and a name that would then clash with another gets a
+ * numbered suffix.
  * @example portableNames(new Set(['weather.get', 'weather_get'])) // Map { 'weather.get' => 'weather_get_2' }
  */
 export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map<string, string> | undefined {
@@ -41,7 +44,8 @@ export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map
 	const taken = new Set([...names].filter((n) => rule.ok.test(n)))
 	for (const name of names) {
 		if (rule.ok.test(name)) continue
-		const base = (name.replace(rule.bad, '_') || 'tool').slice(0, 64)
+		const safe = name.replace(rule.bad, '_') || 'tool'
+		const base = (rule.lead && !rule.lead.test(safe) ? `_${safe}` : safe).slice(0, 64)
 		let candidate = base
 		for (let i = 2; taken.has(candidate); i++) candidate = `${base.slice(0, 64 - String(i).length - 1)}_${i}`
 		taken.add(candidate)
@@ -49,6 +53,11 @@ export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map
 	}
 	return out
 }
+
+const ruleOf = (codec: ProtocolCodec): Rule => (codec.name === 'gemini' ? RULES.gemini : RULES.other)
+
+/** Gemini's rule, for callers of `portableNames` that target Gemini. */
+export const GEMINI_NAMES = RULES.gemini
 
 function renameRequest(ir: ChatRequest, to: Map<string, string>): ChatRequest {
 	const name = (n: string) => to.get(n) ?? n
@@ -99,11 +108,12 @@ function renamingDecoder(d: FrameDecoder, back: Map<string, string>): FrameDecod
  */
 export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
 	if (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call'))) return { ir, codec }
-	const to = portableNames(namesOf(ir), codec.name === 'gemini' ? RULES.gemini : RULES.other)
+	const to = portableNames(namesOf(ir), ruleOf(codec))
 	if (!to) return { ir, codec }
 	const back = new Map([...to].map(([client, portable]) => [portable, client]))
+	const streamDecoder = () => renamingDecoder(codec.streamDecoder(), back)
 	return {
 		ir: renameRequest(ir, to),
-		codec: { ...codec, decodeResponse: (body) => renameResponse(codec.decodeResponse(body), back), streamDecoder: () => renamingDecoder(codec.streamDecoder(), back) },
+		codec: { ...codec, decodeResponse: (body) => renameResponse(codec.decodeResponse(body), back), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) },
 	}
 }

@@ -16,6 +16,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
+import { withPortableToolNames } from '../../relay/tool-names'
 import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
@@ -55,7 +56,8 @@ async function post(c: CountCall, ch: Channel, url: string, headers: Record<stri
 
 async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	const own = c.native?.protocol === 'anthropic-messages'
-	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(c.ir, upstreamModel) as Record<string, unknown>)
+	// Converted as for the answer: tool names the vendor would refuse go under ones it takes (relay/tool-names.ts).
+	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(withPortableToolNames(c.ir, anthropicMessages).ir, upstreamModel) as Record<string, unknown>)
 	const body: Record<string, unknown> = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
 	// As on the fast path: thinking no Anthropic signature vouches for would make Anthropic refuse the count.
 	const messages = own ? signedThinkingOnly(body.messages) : undefined
@@ -82,7 +84,7 @@ async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promi
 	if (own && !own.generateContentRequest) body = forGemini(own)
 	else {
 		// The generateContentRequest form counts the system instruction and tools too; it must name the model.
-		const inner = own?.generateContentRequest ? forGemini(own.generateContentRequest as Record<string, unknown>) : gemini.encodeRequest(c.ir, upstreamModel)
+		const inner = own?.generateContentRequest ? forGemini(own.generateContentRequest as Record<string, unknown>) : gemini.encodeRequest(withPortableToolNames(c.ir, gemini).ir, upstreamModel)
 		body = { generateContentRequest: { ...(inner as Record<string, unknown>), model: `models/${upstreamModel}` } }
 	}
 	const out = await post(c, ch, geminiMethodUrl(ch, upstreamModel, 'countTokens'), chatAdapterFor('gemini')!.headers(ch), body)
