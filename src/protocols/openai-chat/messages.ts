@@ -231,6 +231,19 @@ function userContent(parts: Array<{ part: UserPart; where: string }>): string | 
 }
 
 /**
+ * A failed call's result (Anthropic `is_error: true`, Gemini's `error` key) as OpenAI chat carries it. Its `role:"tool"`
+ * message has no field saying so (content and `tool_call_id` only:
+ * https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages), and dropping the flag makes the
+ * model read a failure as a result like any other. So the failure is stated in a line of its own ahead of the tool's
+ * text, which follows unchanged, as other gateways settled on (sgl-project/sglang#32610, brightwave-inc/tidebreak#1308);
+ * LiteLLM drops it. A successful result goes as it is.
+ * @example toolContent('ENOENT', true) // 'Error: the tool call failed.\nENOENT'
+ */
+export const toolContent = (text: string, isError: boolean): string => (isError ? (text ? `${TOOL_FAILED}\n${text}` : TOOL_FAILED) : text)
+
+const TOOL_FAILED = 'Error: the tool call failed.'
+
+/**
  * A user turn → one `role:"tool"` message per tool result, then a user message with the rest. Several texts of one
  * result are joined by a newline, so their boundary survives in OpenAI's single string.
  */
@@ -245,7 +258,7 @@ function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMess
 			// OpenAI tool messages are text-only: images and files a tool returned travel in the user turn that follows.
 			else carried.push({ part: c, where })
 		})
-		out.push({ role: 'tool', tool_call_id: idOut(packedIds.get(p.toolCallId) ?? p.toolCallId), content: texts.join('\n') })
+		out.push({ role: 'tool', tool_call_id: idOut(packedIds.get(p.toolCallId) ?? p.toolCallId), content: toolContent(texts.join('\n'), p.isError === true) })
 	})
 	const rest = [...carried]
 	parts.forEach((p, pi) => {
