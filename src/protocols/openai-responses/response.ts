@@ -70,8 +70,10 @@ export const logprobEntries = (list: TokenLogprob[] | undefined) => encodeLogpro
 
 /**
  * Canonical content → output items, with fresh item ids. An answer that ended in a refusal (Anthropic
- * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives its text as `refusal` parts, not `output_text`; with no text
- * at all, one message carries an empty refusal part, so the client still learns it was refused.
+ * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives the text of its last item as a `refusal` part, not
+ * `output_text`; when its last item is not a message (a call, reasoning), a message with an empty refusal part follows,
+ * so the client still learns it was refused. The same items as a stream of the answer ends with (stream-encode.ts),
+ * where the refusal is known only once the earlier items went out.
  */
 export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason'], logprobs?: TokenLogprob[]): ResponsesOutputItem[] {
 	const items: ResponsesOutputItem[] = []
@@ -79,7 +81,6 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	let pending = logprobEntries(logprobs)
 	const refused = stopReason === 'refusal'
 	let text: string | undefined
-	let sawText = false
 	let calls = 0
 	const message = (text: string): ResponsesOutputItem => {
 		const lp = pending
@@ -89,13 +90,12 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 			type: 'message',
 			role: 'assistant',
 			status: 'completed',
-			content: [refused ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: lp }],
+			content: [{ type: 'output_text', text, annotations: [], logprobs: lp }],
 		}
 	}
 	const flush = () => {
 		if (text === undefined) return
 		items.push(message(text))
-		sawText = true
 		text = undefined
 	}
 	for (const p of content) {
@@ -112,7 +112,11 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 		else items.push(encodeReasoningItem(p, newId('rs_')))
 	}
 	flush()
-	if (refused && !sawText) items.push(message(''))
+	if (refused) {
+		const last = items.at(-1)
+		if (last?.type === 'message') last.content = last.content.map((c) => ({ type: 'refusal' as const, refusal: c.type === 'output_text' ? c.text : c.refusal }))
+		else items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: '' }] })
+	}
 	return items
 }
 

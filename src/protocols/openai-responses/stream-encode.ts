@@ -14,8 +14,9 @@
  *
  * An item's `…done` events wait for the event after its block stops: only then is it known whether the item was
  * `completed` or cut by a failure (`incomplete`, before `error`), and whether the answer ended in a refusal the
- * upstream told only at the end (Anthropic `stop_reason: "refusal"`): the text already went out as `output_text`, so
- * the message gets a `refusal` part after it (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
+ * upstream told only at the end (Anthropic `stop_reason: "refusal"`): the text already went out as `output_text`
+ * deltas, and its part ends as a `refusal` part with those words, so the final response is the one a whole answer
+ * gives (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -33,7 +34,7 @@ import { envelope, logprobEntries, responseId } from './response'
 import { encodeEnd } from './usage'
 
 type Open =
-	/** `refusal`: the part is a refusal; `endsRefused`: a refusal part follows the text (the answer ended refused). */
+	/** `refusal`: the part is a refusal; `endsRefused`: the part, streamed as output_text, ends as a refusal (the answer ended refused). */
 	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean; logprobs: LogprobEntry[] }
 	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
 	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
@@ -98,16 +99,19 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			if (o.refusal) {
 				refusalDone(o, 0, o.text)
 				content.push(refusalPart(o.text))
+			} else if (o.endsRefused) {
+				// Anthropic says "refusal" only in its last event, after its words streamed as output_text: the part ends as
+				// the refusal it was, as a whole answer gives it (response.ts). `content_part.done` carries the final part,
+				// which the openai SDK puts in place of the one added (its output_text leaves `output_text`), and only then
+				// may `refusal.done` name it (the SDK requires a refusal part there), which tells the Vercel AI SDK the
+				// answer was refused without repeating the words it already has.
+				frames.push(frame('response.content_part.done', { ...ids, part: refusalPart(o.text) }))
+				frames.push(frame('response.refusal.done', { ...ids, refusal: o.text }))
+				content.push(refusalPart(o.text))
 			} else {
 				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: o.logprobs }))
 				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs) }))
 				content.push(part(o.text, o.logprobs))
-			}
-			if (o.endsRefused) {
-				// Anthropic says "refusal" only in its last event, and gives no words for it: an empty refusal part.
-				frames.push(frame('response.content_part.added', { ...ids, content_index: 1, part: refusalPart('') }))
-				refusalDone(o, 1, '')
-				content.push(refusalPart(''))
 			}
 			item = { id: o.id, type: 'message', role: 'assistant', status, content }
 		} else if (o.kind === 'thinking') {
@@ -171,8 +175,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 
 	/**
-	 * The answer ended refused but no refusal part went out (the upstream said so only at the end): the last message
-	 * gets one after its text, or, when the answer has no text message last, a message of its own carries it.
+	 * The answer ended refused but no refusal part went out (the upstream said so only at the end): the last message's
+	 * text ends as a refusal part, or, when the answer has no text message last, a message of its own carries an empty one.
 	 */
 	function endRefused() {
 		if (refused) return

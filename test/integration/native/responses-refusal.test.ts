@@ -59,9 +59,19 @@ describe('a refusal reaches a Responses client as a refusal part', () => {
 				expect(partsOf(final)).toMatchObject([{ type: 'refusal', refusal: REFUSAL_TEXT }])
 				expect(partsOf(final)).toHaveLength(1)
 			} else {
-				// Anthropic says "refusal" only in its last event, after the text streamed: the refusal part follows it.
-				expect(partsOf(final).map((p) => p.type)).toEqual(['output_text', 'refusal'])
+				// Anthropic says "refusal" only in its last event, after the text streamed as output_text: the part ends
+				// as the refusal it was (`content_part.done` replaces it), with its words rather than an empty refusal.
+				expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe(REFUSAL_TEXT)
+				expect(done[0]!.refusal).toBe(REFUSAL_TEXT)
+				expect(events.some((e) => e.type === 'response.output_text.done')).toBe(false)
 			}
+			// Streamed or not, the same answer: one refusal part with the words, no output_text.
+			const plain = (r: OpenAI.Responses.Response) => partsOf(r).map(({ type, text, refusal }) => ({ type, text, refusal }))
+			expect(plain(final)).toEqual([{ type: 'refusal', text: undefined, refusal: REFUSAL_TEXT }])
+			expect(final.output_text).toBe('')
+			const whole = await a.openai.responses.create({ model, input: 'do the bad thing #refusal' })
+			expect(whole.output.map((o) => o.type)).toEqual(final.output.map((o) => o.type))
+			expect(plain(whole)).toEqual(plain(final))
 		})
 
 		for (const stream of [false, true])

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
+import type { ChatResponse } from '../../../../src/core/ir'
 import { streamDecoder as chatDecoder } from '../../../../src/protocols/openai-chat/stream-decode'
 import { encodeResponse } from '../../../../src/protocols/openai-responses/response'
 import { decodeStream } from '../../../../src/protocols/openai-responses/stream-decode'
@@ -68,11 +69,12 @@ describe('Responses refusals, stream', () => {
 		expect(data.at(-1)!.response).toMatchObject({ status: 'completed', output: [item] })
 	})
 
-	it('should add a refusal part after the text when the upstream tells the refusal only at the end (Anthropic)', async () => {
+	it('should end the streamed text as a refusal part with its words when the upstream tells the refusal only at the end (Anthropic)', async () => {
 		const data = await encode([
 			{ type: 'start', id: 'm', model: 'claude' },
 			{ type: 'block_start', index: 0, block: { kind: 'text' } },
-			{ type: 'text_delta', index: 0, text: 'I' },
+			{ type: 'text_delta', index: 0, text: "I'm sorry, " },
+			{ type: 'text_delta', index: 0, text: "I can't help with that." },
 			{ type: 'block_stop', index: 0 },
 			{ type: 'usage', usage: { output: 1 } },
 			{ type: 'finish', reason: 'refusal' },
@@ -81,18 +83,58 @@ describe('Responses refusals, stream', () => {
 			'response.output_item.added',
 			'response.content_part.added:output_text',
 			'response.output_text.delta',
-			'response.output_text.done',
-			'response.content_part.done:output_text',
-			'response.content_part.added:refusal',
-			'response.refusal.done',
+			'response.output_text.delta',
+			// The part ends as what it was: no output_text.done, and refusal.done once the part is a refusal.
 			'response.content_part.done:refusal',
+			'response.refusal.done',
 			'response.output_item.done',
 			'response.completed',
 		])
-		expect(data.filter((d) => d.type.startsWith('response.content_part.')).map((d) => d.content_index)).toEqual([0, 0, 1, 1])
-		const content = [{ type: 'output_text', text: 'I' }, { type: 'refusal', refusal: '' }]
+		expect(data.filter((d) => d.type.startsWith('response.content_part.')).map((d) => d.content_index)).toEqual([0, 0])
+		expect(data.find((d) => d.type === 'response.refusal.done')).toMatchObject({ content_index: 0, refusal: REFUSAL })
+		const content = [{ type: 'refusal', refusal: REFUSAL }]
+		expect(data.find((d) => d.type === 'response.output_item.done')!.item.content).toEqual(content)
 		expect(data.at(-1)!.response.output).toMatchObject([{ type: 'message', content }])
 	})
+
+	/** Refused answers whose refusal was told at the end, as canonical events and as the whole answer. */
+	const answers: Array<{ name: string; events: StreamEvent[]; content: ChatResponse['content'] }> = [
+		{
+			name: 'text, a call, then text',
+			events: [
+				{ type: 'block_start', index: 0, block: { kind: 'text' } },
+				{ type: 'text_delta', index: 0, text: 'Looking.' },
+				{ type: 'block_stop', index: 0 },
+				{ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'call_1', name: 'f' } },
+				{ type: 'json_delta', index: 1, json: '{}' },
+				{ type: 'block_stop', index: 1 },
+				{ type: 'block_start', index: 2, block: { kind: 'text' } },
+				{ type: 'text_delta', index: 2, text: REFUSAL },
+				{ type: 'block_stop', index: 2 },
+			],
+			content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_call', id: 'call_1', name: 'f', input: {} }, { type: 'text', text: REFUSAL }],
+		},
+		{
+			name: 'text then a call',
+			events: [
+				{ type: 'block_start', index: 0, block: { kind: 'text' } },
+				{ type: 'text_delta', index: 0, text: 'Looking.' },
+				{ type: 'block_stop', index: 0 },
+				{ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'call_1', name: 'f' } },
+				{ type: 'json_delta', index: 1, json: '{}' },
+				{ type: 'block_stop', index: 1 },
+			],
+			content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_call', id: 'call_1', name: 'f', input: {} }],
+		},
+	]
+	const parts = (output: Array<Record<string, any>>) => output.map((o) => (o.type === 'message' ? o.content : o.type))
+	for (const a of answers)
+		it(`should end a refused answer (${a.name}) with the items its whole answer has`, async () => {
+			const data = await encode([{ type: 'start', id: 'm', model: 'claude' }, ...a.events, { type: 'finish', reason: 'refusal' }])
+			const whole = encodeResponse({ id: 'm', model: 'claude', content: a.content, stopReason: 'refusal', usage }, { model: 'client-model' })
+			expect(parts(data.at(-1)!.response.output)).toEqual(parts(whole.output as Array<Record<string, any>>))
+			expect(parts(whole.output as Array<Record<string, any>>).at(-1)).toEqual([{ type: 'refusal', refusal: a.name === 'text then a call' ? '' : REFUSAL }])
+		})
 
 	it('should give a refused answer with no text a message with a refusal part', async () => {
 		const data = await encode([{ type: 'start', id: 'm', model: 'claude' }, { type: 'finish', reason: 'refusal' }])
