@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { ask } from './ask'
-import { BETA, expectRounds, MODEL, type McpEnv, OLD_BETA, server, SETUP_MS, shape, startMcpEnv, toolset, UPS, usageRows } from './setup'
+import { BETA, expectRounds, failedAsSeen, MODEL, type McpEnv, OLD_BETA, server, SETUP_MS, shape, startMcpEnv, toolset, UPS, usageRows } from './setup'
 
 let bounded: McpEnv
 let guarded: McpEnv
@@ -64,7 +64,7 @@ for (const up of UPS)
 				const text = (a.content[1]!.content as Array<{ text: string }>)[0]!.text
 				expect(a.content[1]!.is_error).toBe(true)
 				expect(text).toContain('private or loopback address')
-				expect(a.content[2]!.text).toBe(`Tool results: ${text}`)
+				expect(a.content[2]!.text).toBe(`Tool results: ${failedAsSeen(up, text)}`)
 				// Nothing reached the server.
 				expect(guarded.mcp.auth).toEqual([])
 			})

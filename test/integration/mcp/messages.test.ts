@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { ask } from './ask'
-import { eventually, expectPaired, expectRounds, MODEL, type McpEnv, server, SETUP_MS, shape, startMcpEnv, toolset, UPS, usageRows } from './setup'
+import { eventually, expectPaired, expectRounds, failedAsSeen, MODEL, type McpEnv, server, SETUP_MS, shape, startMcpEnv, toolset, UPS, usageRows } from './setup'
 
 let env: McpEnv
 beforeAll(async () => {
@@ -101,7 +101,7 @@ for (const up of UPS)
 					use('explode', 'Tokyo'),
 					result('Sunny in Paris'),
 					result('boom for Tokyo', true),
-					{ type: 'text', text: 'Tool results: Sunny in Paris; boom for Tokyo' },
+					{ type: 'text', text: `Tool results: Sunny in Paris; ${failedAsSeen(up, 'boom for Tokyo')}` },
 				])
 				expect(a.stop_reason).toBe('end_turn')
 			})
@@ -115,7 +115,7 @@ for (const up of UPS)
 				const error = (a.content[1]!.content as Array<{ text: string }>)[0]!.text
 				expect(error).toStartWith('cannot use MCP server "down"')
 				// The model got the error as a tool result and answered from it.
-				expect(a.content[2]).toEqual({ type: 'text', text: `Tool results: ${error}` })
+				expect(a.content[2]).toEqual({ type: 'text', text: `Tool results: ${failedAsSeen(up, error)}` })
 				await expectRounds(env, acct, MODEL[up], 1)
 			})
 

@@ -66,6 +66,12 @@ export async function startMcpEnv(opts: { env?: Record<string, string>; anthropi
 	}
 }
 
+/**
+ * A failed tool's text as the model reads it: OpenAI chat's tool message has no error flag, so the gateway states the
+ * failure in a line ahead of the text (src/protocols/openai-chat/messages.ts `toolContent`).
+ */
+export const failedAsSeen = (up: Up, text: string) => (up === 'openai' ? `Error: the tool call failed.\n${text}` : text)
+
 /** One MCP server entry, as the connector documents it. */
 export const server = (url: string, name = 'tools', token = 'mcp-secret-token') => ({ type: 'url' as const, url, name, authorization_token: token })
 

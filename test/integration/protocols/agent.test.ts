@@ -96,7 +96,8 @@ describe('Claude-Code-shaped /v1/messages', () => {
 				expect(replayed.messages.find((x: { role: string }) => x.role === 'assistant').reasoning_content).toBe(first.reasoning)
 				expect(replayed.messages.slice(-3).map((x: { role: string; content: unknown }) => [x.role, x.content])).toEqual([
 					['tool', '1 failed'],
-					['tool', 'no match'],
+					// OpenAI's tool message has no error flag: the failure is stated ahead of the text (tool-result-error.test.ts).
+					['tool', 'Error: the tool call failed.\nno match'],
 					['user', AGENT_REMINDER],
 				])
 			}
@@ -107,7 +108,7 @@ describe('Claude-Code-shaped /v1/messages', () => {
 			const input1 = SYSTEM_WORDS + countWords(AGENT_REMINDER) + countWords(AGENT_ASK)
 			await expectCharges(m, acct, [
 				{ model, input: input1, output: countWords(first.reasoning) + 4, reasoning: countWords(first.reasoning), stream: true },
-				{ model, input: input1 + countWords('1 failed no match') + countWords(AGENT_REMINDER), output: countWords(second.reasoning) + countWords(second.text), stream: true },
+				{ model, input: input1 + countWords(up === 'openai' ? '1 failed Error: the tool call failed. no match' : '1 failed no match') + countWords(AGENT_REMINDER), output: countWords(second.reasoning) + countWords(second.text), stream: true },
 			])
 		})
 	}
