@@ -6,7 +6,7 @@
  * /api/caching, /gemini-api/docs/function-calling and /gemini-api/docs/google-search.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ApiError, FinishReason, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
+import { ApiError, FinishReason, type FunctionCall, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
 import { countWords } from '../../mocks'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
@@ -221,6 +221,26 @@ describe('@google/genai function calling', () => {
 			expect(second.text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
 			expect(second.candidates?.[0]?.finishReason).toBe(FinishReason.STOP)
 			expect(chat.getHistory().length).toBe(4)
+		})
+
+		// The SDK's streamed chat keeps each chunk as a model content of its own, so the history it sends back has a run
+		// of model contents (thought pieces, the signature, the calls) before the function responses: Gemini reads such a
+		// run as one turn, and so must the gateway, with the thinking whole and signed for Claude.
+		it(`should run a function-calling round trip with thinking in a streamed chat session (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const chat = genai(acct).chats.create({ model: MODEL[up], config: { tools: weatherOnly, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 }, maxOutputTokens: 4000 } })
+			const calls: FunctionCall[] = []
+			for await (const c of await chat.sendMessageStream({ message: 'weather in two cities #tools' })) calls.push(...(c.functionCalls ?? []))
+			expect(calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Tokyo' }])
+			let text = ''
+			const message = calls.map((c) => ({ functionResponse: { id: c.id, name: c.name!, response: { result: `sunny in ${(c.args as { city: string }).city}` } } }))
+			for await (const c of await chat.sendMessageStream({ message })) text += c.text ?? ''
+			expect(text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+			if (up === 'anthropic') {
+				const assistant = lastRequest(m.mocks.anthropic).body.messages[1]
+				expect(assistant.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use'])
+				expect(assistant.content[0].thinking).toBe('Let me think about weather in two cities #tools.')
+			}
 		})
 	}
 })
