@@ -130,6 +130,22 @@ describe('@google/genai generation settings', () => {
 			if (up === 'gemini') expect(b.generationConfig.responseSchema).toEqual(schema)
 		})
 
+		// Gemini's Schema has its int64 fields (minItems, maxItems, minLength, maxLength, minProperties, maxProperties) as
+		// JSON strings (https://ai.google.dev/api/caching#Schema), typed so by @google/genai; JSON Schema wants integers.
+		if (up !== 'gemini')
+			it(`should give the vendor a Gemini schema's int64 bounds as integers, in the format and the tools (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const schema = { type: Type.OBJECT, properties: { tags: { type: Type.ARRAY, items: { type: Type.STRING, minLength: '2', maxLength: '40' }, minItems: '1', maxItems: '3' } }, required: ['tags'] }
+				const tools: Tool[] = [{ functionDeclarations: [{ name: 'tag', parameters: { type: Type.OBJECT, properties: { names: { type: Type.ARRAY, items: { type: Type.STRING }, minItems: '2' } }, minProperties: '1' } }] }]
+				await generate(genai(acct), { model: MODEL[up], contents: 'tag this', config: { responseMimeType: 'application/json', responseSchema: schema, tools } }, stream)
+				const b = lastRequest(m.mocks[up]).body
+				const format = JSON.stringify(up === 'openai' ? b.response_format.json_schema.schema : b.output_config.format.schema)
+				const params = JSON.stringify(up === 'openai' ? b.tools[0].function.parameters : b.tools[0].input_schema)
+				for (const [k, v] of [['minItems', 1], ['maxItems', 3], ['minLength', 2], ['maxLength', 40]] as const) expect(format).not.toContain(`${k}\":\"${v}\"`)
+				if (up === 'openai') expect(JSON.parse(format).properties.tags).toEqual({ type: 'array', items: { type: 'string', minLength: 2, maxLength: 40 }, minItems: 1, maxItems: 3 })
+				expect(JSON.parse(params)).toMatchObject({ properties: { names: { minItems: 2 } }, minProperties: 1 })
+			})
+
 		it(`should return thoughts as thought parts and count them in thoughtsTokenCount and the bill (${label(up, stream)})`, async () => {
 			const acct = await m.account()
 			const r = await generate(genai(acct), { model: MODEL[up], contents: 'ponder this', config: { maxOutputTokens: 4096, thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } } }, stream)
