@@ -51,11 +51,16 @@ export class GatewayError extends Error {
 	 * rendered to the caller, since it can name the gateway's account (a key hint, an organisation).
 	 */
 	readonly detail?: string
+	/**
+	 * Anthropic's machine-readable `error.details` (`{error_code: 'thread_not_found'}`), which its SDK acts on (it replays
+	 * a lost message thread) and types its errors by: rendered in Anthropic's shape only.
+	 */
+	readonly details?: ErrorDetails
 
 	constructor(
 		kind: ErrorKind,
 		message: string,
-		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; detail?: string; cause?: unknown } = {},
+		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; detail?: string; details?: ErrorDetails; cause?: unknown } = {},
 	) {
 		super(message, { cause: opts.cause })
 		this.name = 'GatewayError'
@@ -66,8 +71,12 @@ export class GatewayError extends Error {
 		this.retryAfter = opts.retryAfter
 		this.param = opts.param
 		this.detail = opts.detail
+		this.details = opts.details
 	}
 }
+
+/** Anthropic's `error.details`: its `error_code`, and for `thread_unsupported_request` the fields it names. */
+export type ErrorDetails = { error_code: string; unsupported?: string[] }
 
 export const badRequest = (message: string, param?: string) =>
 	new GatewayError('invalid_request', message, { param, code: 'invalid_request_error' })
@@ -105,7 +114,7 @@ export const upstreamRateLimited = (said: string, retryAfter?: number) =>
  * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
-export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string } = {}): GatewayError {
+export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string; details?: ErrorDetails } = {}): GatewayError {
 	if (status === 429) return upstreamRateLimited(message, retryAfter)
 	// An overloaded upstream (Anthropic 529 overloaded_error, OpenAI and Gemini 503 / UNAVAILABLE) reaches every
 	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it.
@@ -117,8 +126,9 @@ export function upstreamStatusError(status: number, message: string, retryAfter?
 	if (status === 403)
 		// Often one model the vendor account may not use, not the whole channel: another channel may serve it.
 		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail: message })
-	if (status === 404) return new GatewayError('not_found', message, { code: 'model_not_found' })
+	// Anthropic's 404 thread_not_found (a message thread it no longer keeps) is not a missing model.
+	if (status === 404) return new GatewayError('not_found', message, { code: said.details ? said.details.error_code : 'model_not_found', details: said.details })
 	if (status === 413) return new GatewayError('payload_too_large', message)
 	// The request's own fault: the vendor's code and param go with it (`context_length_exceeded` is what agents compact on).
-	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param })
+	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param, details: said.details })
 }

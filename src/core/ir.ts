@@ -147,8 +147,10 @@ export type Reasoning = { enabled: boolean; effort?: ReasoningEffort; budgetToke
 /**
  * Something in the client's request only its own vendor can take: `protocol` is the client's protocol, `what` names
  * it for a refusal ("server tool web_search_20250305", "a search_result block"), `path` is where it stood.
+ * `lost`: it names state only that vendor keeps (an Anthropic message thread to continue), so another vendor answers
+ * as that vendor does for state it no longer has: a 404 with this `error_code`, which the client's SDK recovers from.
  */
-export type VendorOnly = { protocol: string; what: string; path: string }
+export type VendorOnly = { protocol: string; what: string; path: string; lost?: string }
 
 export type ChatRequest = {
 	/** The model as the client named it. */

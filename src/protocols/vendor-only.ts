@@ -7,7 +7,7 @@
  * would be a silent loss (WIRE-NOTES #8).
  * @module
  */
-import { unsupportedForModel } from '../core/errors'
+import { GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolName } from './codec'
 
@@ -24,6 +24,16 @@ export function refuseVendorOnly(req: ChatRequest, target: ProtocolName): void {
 	const v = req.vendorOnly?.find((h) => h.protocol !== target)
 	if (!v) return
 	const vendor = VENDOR[v.protocol] ?? v.protocol
+	if (v.lost)
+		// As the vendor answers for state it no longer keeps (Anthropic: 404 thread_not_found, on which its SDK replays
+		// the whole conversation), not a 400 the caller cannot recover from. Retryable and not the channel's fault
+		// (`unsupported_for_model`), like the refusal below: a channel of the vendor that keeps it may serve the model.
+		throw new GatewayError('not_found', `${v.path}: model "${req.model}" is served by ${VENDOR[target] ?? target} here, which keeps no ${v.what}: send the whole conversation without it`, {
+			code: 'unsupported_for_model',
+			retryable: true,
+			param: v.path,
+			details: { error_code: v.lost },
+		})
 	throw unsupportedForModel(
 		`${v.path}: ${v.what} is only available on ${vendor}'s API, and model "${req.model}" is served by ${VENDOR[target] ?? target} here: remove it, or use a model served by ${vendor}`,
 		true,

@@ -5,7 +5,7 @@
  * 5xx the gateway's 502; a rate limit (429) is 429 `upstream_rate_limited` in the gateway's words. How long to wait
  * comes from `retry-after-ms`, `retry-after` or, for Gemini, the body's `google.rpc.RetryInfo`.
  */
-import { type GatewayError, upstreamStatusError } from '../core/errors'
+import { type ErrorDetails, type GatewayError, upstreamStatusError } from '../core/errors'
 
 /**
  * @param retryAfter the response's headers (read for `retry-after-ms` and `retry-after`), or the `retry-after`
@@ -13,7 +13,7 @@ import { type GatewayError, upstreamStatusError } from '../core/errors'
  */
 export function upstreamError(status: number, text: string, retryAfter: Headers | string | null): GatewayError {
 	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
-	const said: { code?: string; param?: string } = {}
+	const said: { code?: string; param?: string; details?: ErrorDetails } = {}
 	let wait = typeof retryAfter === 'string' || retryAfter === null ? parseRetryAfter(retryAfter) : retryAfterOf(retryAfter)
 	try {
 		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown; code?: unknown; param?: unknown; type?: unknown; status?: unknown } | string; message?: unknown }
@@ -22,6 +22,7 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 		// OpenAI's `code` and `param` (Gemini's `code` is the HTTP status, a number: not taken).
 		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code
 		if (typeof body.error === 'object' && typeof body.error?.param === 'string') said.param = body.error.param
+		if (typeof body.error === 'object') said.details = anthropicDetails(body.error?.details)
 		// Gemini refuses a wrong key with 400 API_KEY_INVALID, not 401: still the channel's key, not the caller's request.
 		if (status === 400 && typeof body.error === 'object' && keyInvalid(body.error?.details)) status = 401
 		// A 5xx whose body names an overload (Anthropic `overloaded_error`, Gemini `UNAVAILABLE`) is one, whatever
@@ -32,6 +33,21 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 		// not JSON: keep the text
 	}
 	return upstreamStatusError(status, message, wait, said)
+}
+
+/**
+ * Anthropic's `error.details` (an object; Gemini's `details` is a list): its `error_code` and, for
+ * `thread_unsupported_request`, the `unsupported` fields it names. Only these documented members are kept: the
+ * caller's SDK recovers by them (a lost message thread is replayed), and nothing else of the vendor's answer reaches it.
+ * @example anthropicDetails({ error_code: 'thread_not_found' }) // { error_code: 'thread_not_found' }
+ */
+function anthropicDetails(details: unknown): ErrorDetails | undefined {
+	if (typeof details !== 'object' || details === null || Array.isArray(details)) return undefined
+	const d = details as { error_code?: unknown; unsupported?: unknown }
+	if (typeof d.error_code !== 'string' || !d.error_code) return undefined
+	const out: ErrorDetails = { error_code: d.error_code }
+	if (Array.isArray(d.unsupported) && d.unsupported.every((u) => typeof u === 'string')) out.unsupported = d.unsupported as string[]
+	return out
 }
 
 const keyInvalid = (details: unknown) => Array.isArray(details) && details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID')

@@ -62,6 +62,8 @@ export function upstreamError(error: unknown, fallback = 'upstream error'): Gate
 
 const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
 	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message: err.message } }
+	// Anthropic's SDK acts on `error.details.error_code` (a lost message thread is replayed under a new one).
+	if (err.details) out.error.details = err.details
 	if (requestId) out.request_id = requestId
 	return out
 }

@@ -227,7 +227,14 @@ export type AnthropicResponse = typeof AnthropicResponse.static
 export const AnthropicErrorBody = t.Object(
 	{
 		type: t.Literal('error'),
-		error: t.Object({ type: t.String(), message: t.String() }, open),
+		error: t.Object(
+			{
+				type: t.String(),
+				message: t.String(),
+				details: t.Optional(t.Object({ error_code: t.String(), unsupported: t.Optional(t.Array(t.String())) }, { ...open, description: 'Machine-readable detail, e.g. `{"error_code": "thread_not_found"}`' })),
+			},
+			open,
+		),
 		request_id: t.Optional(t.Nullable(t.String())),
 	},
 	open,

@@ -187,6 +187,11 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	// Server tools run at Anthropic; `mcp_toolset` names tools of `mcp_servers`, which the gateway's own MCP client
 	// serves for other vendors (src/mcp), so it is not one.
 	for (const s of extra.__tools ?? []) if (s.tool.type !== 'mcp_toolset') st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
+	// A message thread lives at Anthropic (https://platform.claude.com/docs/en/build-with-claude/message-threads): a
+	// `continue` carries only the new messages, so another vendor answering it would answer them without the
+	// conversation. It is refused as a lost thread, which the SDK replays in full under a `create`; a `create` carries the
+	// whole conversation and is answered as usual (no thread is kept: its continue is that lost thread).
+	if (isObject(b.thread) && b.thread.type === 'continue') st.vendorOnly.push({ protocol: PROTOCOL, what: 'message thread', path: 'thread', lost: 'thread_not_found' })
 	if (st.vendorOnly.length) req.vendorOnly = st.vendorOnly
 	const { toolChoice, parallel } = decodeToolChoice(b)
 	if (toolChoice) req.toolChoice = toolChoice

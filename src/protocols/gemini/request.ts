@@ -63,6 +63,10 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	Object.assign(req, settings)
 	if (rest) extra.generationConfig = rest
 	if (geminiOnly) req.vendorOnly = [...(req.vendorOnly ?? []), ...geminiOnly]
+	// A context cache (https://ai.google.dev/api/caching) is content the model must read, held by Gemini: another
+	// vendor's answer without it would silently ignore that content.
+	const cached = spellings('cachedContent').find((k) => b[k] !== undefined && b[k] !== null)
+	if (cached) req.vendorOnly = [...(req.vendorOnly ?? []), { protocol: PROTOCOL, what: 'cachedContent (a Gemini context cache)', path: cached }]
 	if (isObj(cfg) && get(cfg, 'thinkingConfig') !== undefined) extra.thinkingConfig = get(cfg, 'thinkingConfig')
 
 	req.extra = extra

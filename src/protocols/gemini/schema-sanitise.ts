@@ -171,16 +171,30 @@ export function sanitiseSchema(schema: unknown): Obj | undefined {
 }
 
 /**
+ * Gemini Schema's int64 fields, which its JSON gives as strings (`"minItems": "1"`, https://ai.google.dev/api/caching#Schema,
+ * and so `@google/genai` types them), in either spelling → the JSON Schema keyword, which takes an integer.
+ */
+const INT64 = new Map(
+	['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'].flatMap((k) => [
+		[k, k],
+		[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k],
+	]),
+)
+
+/**
  * Converts a Gemini Schema (uppercase `OBJECT`/`STRING` types as the Google SDKs send them, `nullable`) to JSON
- * Schema for the other protocols: lowercase types, `type: [X, "null"]`, no Gemini-only keywords.
+ * Schema for the other protocols: lowercase types, `type: [X, "null"]`, integer bounds, no Gemini-only keywords.
  * @example geminiSchemaToJsonSchema({ type: 'STRING', nullable: true }) // → { type: ['string', 'null'] }
+ * @example geminiSchemaToJsonSchema({ type: 'ARRAY', minItems: '1' }) // → { type: 'array', minItems: 1 }
  */
 export function geminiSchemaToJsonSchema(schema: unknown, depth = 0): Obj {
 	if (!isObj(schema) || depth > MAX_DEPTH) return {}
 	const out: Obj = {}
 	for (const [k, v] of Object.entries(schema)) {
 		if (k === 'propertyOrdering' || k === 'nullable') continue
-		if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase()
+		const bound = INT64.get(k)
+		if (bound && ((typeof v === 'string' && /^\d+$/.test(v)) || Number.isInteger(v))) out[bound] = Number(v)
+		else if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase()
 		else if (k === 'format' && v === 'enum') continue
 		else if (k === 'properties' && isObj(v)) {
 			const props: Obj = {}

@@ -22,31 +22,56 @@ export { SKIP_SIGNATURE }
 
 // ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Client `contents` → canonical messages. Throws 400 on what Gemini would reject. */
+/**
+ * Client `contents` → canonical messages. Throws 400 on what Gemini would reject. A run of contents of one role is one
+ * turn, as Gemini reads it: `@google/genai`'s streamed chat (`sendMessageStream`) keeps each chunk it received as a model
+ * content of its own, so its history has the thought pieces, their signature and the calls of one answer in
+ * consecutive model contents, and the function responses answer the calls of the whole run.
+ */
 export function decodeContents(contents: unknown[]): Message[] {
 	const messages: Message[] = []
 	let lastCalls: ToolCallPart[] = []
-	contents.forEach((c, i) => {
-		const at = `contents[${i}]`
-		if (!isObj(c)) throw badRequest(`${at} must be an object`, at)
-		// 'function' is the legacy role of function-response turns in older Gemini docs; newer models reject it.
-		const role = c.role === undefined || c.role === null || c.role === 'function' ? 'user' : c.role
-		if (role !== 'user' && role !== 'model')
-			throw badRequest(`${at}.role must be 'user' or 'model', got ${JSON.stringify(role)}`, `${at}.role`)
-		if (!Array.isArray(c.parts) || c.parts.length === 0)
-			throw badRequest(`${at}.parts must be a non-empty array`, `${at}.parts`)
+	let answered = new Set<ToolCallPart>()
+	const roles = contents.map((c, i) => roleOf(c, `contents[${i}]`))
+	for (let i = 0; i < contents.length; ) {
+		const role = roles[i]
+		let end = i + 1
+		while (end < contents.length && roles[end] === role) end++
 		if (role === 'model') {
-			const content = decodeModelParts(c.parts, (n, name, given) => given ?? syntheticCallId(i, n, name), `${at}.parts`)
+			// Read whole, so that thought pieces join into one thinking part with its signature; each content is checked
+			// on its own first, so that an error names the part where it stood.
+			const run = contents.slice(i, end) as Obj[]
+			if (run.length > 1) run.forEach((c, k) => decodeModelParts(c.parts as unknown[], (n, name) => syntheticCallId(i + k, n, name), `contents[${i + k}].parts`))
+			const first = i
+			const content = decodeModelParts(
+				run.flatMap((c) => c.parts as unknown[]),
+				(n, name, given) => given ?? syntheticCallId(first, n, name),
+				run.length > 1 ? undefined : `contents[${i}].parts`,
+			)
 			lastCalls = content.filter((p): p is ToolCallPart => p.type === 'tool_call')
+			answered = new Set()
 			messages.push({ role: 'assistant', content })
-		} else messages.push({ role: 'user', content: decodeUserParts(c.parts, `${at}.parts`, lastCalls) })
-	})
+		} else {
+			const content: Part[] = []
+			for (let k = i; k < end; k++) content.push(...decodeUserParts((contents[k] as Obj).parts as unknown[], `contents[${k}].parts`, lastCalls, answered))
+			messages.push({ role: 'user', content })
+		}
+		i = end
+	}
 	return messages
 }
 
-function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[]): Part[] {
+/** A content's role ('function', the legacy role of function-response turns in older Gemini docs, is a user turn). */
+function roleOf(c: unknown, at: string): 'user' | 'model' {
+	if (!isObj(c)) throw badRequest(`${at} must be an object`, at)
+	const role = c.role === undefined || c.role === null || c.role === 'function' ? 'user' : c.role
+	if (role !== 'user' && role !== 'model') throw badRequest(`${at}.role must be 'user' or 'model', got ${JSON.stringify(role)}`, `${at}.role`)
+	if (!Array.isArray(c.parts) || c.parts.length === 0) throw badRequest(`${at}.parts must be a non-empty array`, `${at}.parts`)
+	return role
+}
+
+function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>): Part[] {
 	const out: Part[] = []
-	const answered = new Set<ToolCallPart>()
 	parts.forEach((p, j) => {
 		const here = `${at}[${j}]`
 		if (!isObj(p)) throw badRequest(`${here} must be an object`, here)

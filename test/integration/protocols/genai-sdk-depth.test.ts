@@ -6,7 +6,7 @@
  * /api/caching, /gemini-api/docs/function-calling and /gemini-api/docs/google-search.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ApiError, FinishReason, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
+import { ApiError, FinishReason, type FunctionCall, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
 import { countWords } from '../../mocks'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
@@ -72,6 +72,23 @@ describe('@google/genai built-in tools', () => {
 	}
 })
 
+describe('@google/genai cachedContent', () => {
+	// A context cache (https://ai.google.dev/api/caching) holds content the model must read, at Gemini: answered by
+	// another vendor without it, the answer would silently ignore that content.
+	for (const [up, stream] of PAIRS)
+		if (up !== 'gemini')
+			it(`should refuse cachedContent with a 400 naming it rather than answer without the cached content (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const before = m.mocks[up].requests.length
+				const err = await generate(genai(acct), { model: MODEL[up], contents: 'summarise the document', config: { cachedContent: 'cachedContents/abc123' } }, stream).catch((e: unknown) => e)
+				expect(err).toBeInstanceOf(ApiError)
+				expect((err as ApiError).status).toBe(400)
+				expect((err as ApiError).message).toContain('cachedContent')
+				expect(m.mocks[up].requests.length).toBe(before)
+				expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+			})
+})
+
 describe('@google/genai generation settings', () => {
 	for (const [up, stream] of PAIRS) {
 		it(`should send systemInstruction and generationConfig in the vendor's fields (${label(up, stream)})`, async () => {
@@ -129,6 +146,22 @@ describe('@google/genai generation settings', () => {
 			if (up === 'openai') expect(b.response_format.type).toBe('json_schema')
 			if (up === 'gemini') expect(b.generationConfig.responseSchema).toEqual(schema)
 		})
+
+		// Gemini's Schema has its int64 fields (minItems, maxItems, minLength, maxLength, minProperties, maxProperties) as
+		// JSON strings (https://ai.google.dev/api/caching#Schema), typed so by @google/genai; JSON Schema wants integers.
+		if (up !== 'gemini')
+			it(`should give the vendor a Gemini schema's int64 bounds as integers, in the format and the tools (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const schema = { type: Type.OBJECT, properties: { tags: { type: Type.ARRAY, items: { type: Type.STRING, minLength: '2', maxLength: '40' }, minItems: '1', maxItems: '3' } }, required: ['tags'] }
+				const tools: Tool[] = [{ functionDeclarations: [{ name: 'tag', parameters: { type: Type.OBJECT, properties: { names: { type: Type.ARRAY, items: { type: Type.STRING }, minItems: '2' } }, minProperties: '1' } }] }]
+				await generate(genai(acct), { model: MODEL[up], contents: 'tag this', config: { responseMimeType: 'application/json', responseSchema: schema, tools } }, stream)
+				const b = lastRequest(m.mocks[up]).body
+				const format = JSON.stringify(up === 'openai' ? b.response_format.json_schema.schema : b.output_config.format.schema)
+				const params = JSON.stringify(up === 'openai' ? b.tools[0].function.parameters : b.tools[0].input_schema)
+				for (const [k, v] of [['minItems', 1], ['maxItems', 3], ['minLength', 2], ['maxLength', 40]] as const) expect(format).not.toContain(`${k}\":\"${v}\"`)
+				if (up === 'openai') expect(JSON.parse(format).properties.tags).toEqual({ type: 'array', items: { type: 'string', minLength: 2, maxLength: 40 }, minItems: 1, maxItems: 3 })
+				expect(JSON.parse(params)).toMatchObject({ properties: { names: { minItems: 2 } }, minProperties: 1 })
+			})
 
 		it(`should return thoughts as thought parts and count them in thoughtsTokenCount and the bill (${label(up, stream)})`, async () => {
 			const acct = await m.account()
@@ -221,6 +254,26 @@ describe('@google/genai function calling', () => {
 			expect(second.text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
 			expect(second.candidates?.[0]?.finishReason).toBe(FinishReason.STOP)
 			expect(chat.getHistory().length).toBe(4)
+		})
+
+		// The SDK's streamed chat keeps each chunk as a model content of its own, so the history it sends back has a run
+		// of model contents (thought pieces, the signature, the calls) before the function responses: Gemini reads such a
+		// run as one turn, and so must the gateway, with the thinking whole and signed for Claude.
+		it(`should run a function-calling round trip with thinking in a streamed chat session (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const chat = genai(acct).chats.create({ model: MODEL[up], config: { tools: weatherOnly, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 }, maxOutputTokens: 4000 } })
+			const calls: FunctionCall[] = []
+			for await (const c of await chat.sendMessageStream({ message: 'weather in two cities #tools' })) calls.push(...(c.functionCalls ?? []))
+			expect(calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Tokyo' }])
+			let text = ''
+			const message = calls.map((c) => ({ functionResponse: { id: c.id, name: c.name!, response: { result: `sunny in ${(c.args as { city: string }).city}` } } }))
+			for await (const c of await chat.sendMessageStream({ message })) text += c.text ?? ''
+			expect(text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+			if (up === 'anthropic') {
+				const assistant = lastRequest(m.mocks.anthropic).body.messages[1]
+				expect(assistant.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use'])
+				expect(assistant.content[0].thinking).toBe('Let me think about weather in two cities #tools.')
+			}
 		})
 	}
 })

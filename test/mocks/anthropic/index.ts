@@ -1,6 +1,7 @@
 /**
  * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, GET /v1/models.
- * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it.
+ * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it. Messages may
+ * name a message thread (threads.ts), kept in this mock's memory.
  * @module
  */
 
@@ -9,18 +10,19 @@ import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
 import { anthropicBody, anthropicError, checkHeaders } from './errors'
 import { countTokens, messages, notFound } from './messages'
+import type { ThreadStore } from './threads'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
 export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-haiku-4-5']
 
 const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
 
-function route(req: MockRequest, opts: MockOptions): Reply {
+function route(req: MockRequest, opts: MockOptions, threads: ThreadStore): Reply {
 	const bad = checkHeaders(req.headers, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const version = req.headers.get('anthropic-version') ?? ''
-	if (method === 'POST' && path === '/v1/messages') return messages(body, jsonError, version, opts.models)
+	if (method === 'POST' && path === '/v1/messages') return messages(body, jsonError, version, opts.models, req.headers, threads)
 	if (method === 'POST' && path === '/v1/messages/count_tokens') return countTokens(body, jsonError, version)
 	if (method === 'GET' && path === '/v1/models') {
 		const ids = opts.models ?? ANTHROPIC_MODELS
@@ -43,5 +45,6 @@ const streamError = (_req: unknown, _sequence: number, status = 529): { frame: s
  * new Anthropic({ apiKey: 'up-key', baseURL: m.url })
  */
 export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock> {
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts), statusBody: (s) => anthropicBody(s), streamError }, opts)
+	const threads: ThreadStore = new Map()
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads), statusBody: (s) => anthropicBody(s), streamError }, opts)
 }

@@ -12,6 +12,7 @@ import { inputTokens, plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId } from '../shared/text'
 import { invalid } from './errors'
 import { checkMessages, readMessages, thinkingSignature } from './read'
+import { threaded, type ThreadStore } from './threads'
 
 const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use', refusal: 'refusal' }
 
@@ -80,18 +81,25 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 	return out
 }
 
-/** Handles a Messages call whose headers already passed. */
-export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined): Reply {
+let threadedReplies = 0
+
+/** Handles a Messages call whose headers already passed; `threads` keeps this mock's message threads (threads.ts). */
+export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined, headers: Headers, threads: ThreadStore): Reply {
 	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
-	const b = body as Obj
+	const thread = threaded(body as Obj, headers, threads)
+	if (thread && 'refused' in thread) return thread.refused
+	const b = thread ? thread.body : (body as Obj)
 	const bad = checkMessages(b, version)
 	if (bad) return bad
 	if (models && !models.includes(String(b.model))) return notFound(String(b.model))
 	const conv = readMessages(b)
 	const p = plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
-	const message = { id: stableId('msg_', seed), type: 'message', role: 'assistant', model: b.model, container: null, stop_details: null }
+	// A kept reply's id names one thread: unique, where the mock's other ids repeat for the same conversation.
+	const id = stableId('msg_', thread ? `${seed}|thread|${++threadedReplies}` : seed)
+	const message = { id, type: 'message', role: 'assistant', model: b.model, container: null, stop_details: null }
 	const omitted = asObj(b.thinking)?.display === 'omitted'
+	thread?.keep(id, contentOf(p, seed, false))
 	const searches = webSearches(b, conv.lastUserText)
 	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches), 1)
 	return json({
