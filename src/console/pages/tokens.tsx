@@ -30,6 +30,12 @@ function SpendCell({ t }: { t: Token }) {
 	)
 }
 
+/**
+ * The key's state as its calls meet it: the API says `active` for a key whose spend has reached its limit, yet every
+ * call with it is refused (402) until the limit is raised.
+ */
+const shownStatus = (t: Token) => (t.status === 'active' && t.spend_limit !== null && t.spent >= t.spend_limit ? 'limit reached' : t.status)
+
 export function TokensPage() {
 	const { account } = useSession()
 	const [accountId, setAccountId] = useState(account.id)
@@ -101,7 +107,7 @@ export function TokensPage() {
 								<SpendCell t={t} />
 							</td>
 							<td data-label="Status">
-								<Badge tone={statusTone(t.status)}>{t.status}</Badge>
+								<Badge tone={statusTone(shownStatus(t))}>{shownStatus(t)}</Badge>
 							</td>
 							<td data-label="Last used" title={t.last_used_at ?? undefined}>
 								{relative(t.last_used_at)}

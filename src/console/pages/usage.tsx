@@ -13,6 +13,9 @@ import { latency, tokens as fmtTokens, usd } from '../lib/format'
 import { useSession } from '../session'
 import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
 
+/** The viewer's IANA time zone, e.g. Europe/Paris (undefined where the browser cannot say). */
+const viewerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined
+
 const startOfDay = (d: string) => (d ? new Date(`${d}T00:00:00`).toISOString() : undefined)
 const endOfDay = (d: string) => (d ? new Date(`${d}T23:59:59.999`).toISOString() : undefined)
 
@@ -52,7 +55,8 @@ export function UsagePage() {
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
 	const rows = useLoad(() => api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`), [key, limit, cursor, tick])
 	const spend = useLoad(
-		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, offset_minutes: -new Date().getTimezoneOffset() })}`),
+		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
+		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, time_zone: viewerZone(), offset_minutes: -new Date().getTimezoneOffset() })}`),
 		[key, tick],
 	)
 
@@ -75,7 +79,14 @@ export function UsagePage() {
 					</Button>
 				}
 			/>
-			<AccountPicker value={accountId} onValue={reset(setAccountId)} />
+			<AccountPicker
+				value={accountId}
+				onValue={reset((id: number) => {
+					// A key belongs to one account: kept, another account's key would filter every row away unseen.
+					setAccountId(id)
+					setTokenId('')
+				})}
+			/>
 			<form class="card filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
 				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: t.name }))]} />
 				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
@@ -121,7 +132,7 @@ export function UsagePage() {
 							<td data-label="Time">
 								<DateTime iso={r.created_at} />
 							</td>
-							<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+							<td data-label="Key" class="name">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
 							<td data-label="Model">
 								<code>{r.model}</code>
 							</td>

@@ -1,0 +1,128 @@
+/**
+ * What a user of the console ran into (a browser audit): the Usage page keeping another account's key as its filter,
+ * a blank key name refused in the schema's words, a long key name widening the tables and dialogs, a key past its
+ * spend limit shown as "active", and the spend chart counting days with today's UTC offset across a change of
+ * daylight saving time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
+import { launch, newPage, shot, signIn } from './browser'
+
+let app: ConsoleApp
+let browser: Browser
+let bob: { account: number; token: number }
+let adminToken: number
+
+/** A usage row written as the ledger writes them: `createdAt` is when the request was made. */
+const log = (r: { requestId: string; account: number; token: number; cost: number; createdAt?: string }) =>
+	app.svc.db.sql.query(
+		`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens, created_at)
+		 VALUES ($1, $2, $3, 'm-audit', '/v1/chat/completions', 200, $4, 10, 5, coalesce($5::timestamptz, now()))`,
+		[r.requestId, r.account, r.token, r.cost, r.createdAt ?? null],
+	)
+
+beforeAll(async () => {
+	app = await startConsoleApp({ config: { channels: [], models: [{ name: 'm-audit', input_per_mtok: 1, output_per_mtok: 2 }] } })
+	browser = await launch()
+	adminToken = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'admin-key' } })).body.id
+	const user = (await app.admin('/api/users', { body: { username: 'bob', password: 'bob-password' } })).body
+	bob = { account: user.account_id, token: (await app.admin('/api/tokens', { body: { account_id: user.account_id, name: 'bob-key' } })).body.id }
+	await log({ requestId: 'admin-1', account: 1, token: adminToken, cost: 1_000 })
+	await log({ requestId: 'bob-1', account: bob.account, token: bob.token, cost: 2_000 })
+}, 180_000)
+
+afterAll(async () => {
+	await browser?.close()
+	await app?.close()
+})
+
+async function signedIn(opts: { timezoneId?: string; width?: number } = {}): Promise<Page> {
+	const { page } = await newPage(browser, { baseURL: app.url, timezoneId: opts.timezoneId })
+	if (opts.width) await page.setViewportSize({ width: opts.width, height: 900 })
+	await signIn(page, 'admin', ADMIN_PASSWORD)
+	await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+	return page
+}
+
+const requests = (page: Page) => page.getByRole('table', { name: 'Requests' }).locator('tbody tr')
+
+describe('Usage, for an administrator', () => {
+	it("should show the chosen account's requests after switching accounts with a key chosen", async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Usage' }).click()
+		await page.getByLabel('Account').selectOption(String(bob.account))
+		await page.getByLabel('Key').selectOption({ label: 'bob-key' })
+		await requests(page).filter({ hasText: 'bob-key' }).waitFor()
+		// Back to the administrator's own account: bob's key must not stay the (invisible) filter of its list.
+		await page.getByLabel('Account').selectOption('1')
+		await requests(page).filter({ hasText: 'admin-key' }).waitFor()
+		expect(await page.getByLabel('Key').evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text)).toBe('All keys')
+		expect(await page.getByTestId('range-spend').textContent()).toBe('$0.001')
+		await page.context().close()
+	}, 60_000)
+})
+
+describe('Tokens', () => {
+	it('should say in words that a key needs a name when only spaces were typed', async () => {
+		const page = await signedIn()
+		await page.getByRole('button', { name: 'Create token' }).first().click()
+		const dialog = page.getByRole('dialog', { name: 'Create token' })
+		await dialog.getByLabel('Name').fill('   ')
+		await dialog.getByRole('button', { name: 'Create token' }).click()
+		const alert = dialog.getByRole('alert')
+		await alert.waitFor()
+		// Not the schema's "Invalid body: "name" Expected string length greater or equal to 1".
+		expect(await alert.textContent()).toBe('Enter a name for the key')
+		await page.context().close()
+	}, 60_000)
+
+	it('should wrap a long key name rather than widen the table and its dialogs', async () => {
+		const name = `ci-${'x'.repeat(150)}`
+		await app.admin('/api/tokens', { body: { account_id: 1, name } })
+		const page = await signedIn({ width: 1440 })
+		const row = page.locator(`tr[data-token="${name}"]`)
+		await row.waitFor()
+		const sideways = () => page.evaluate(() => [...document.querySelectorAll('.table-wrap, dialog')].map((e) => e.scrollWidth - e.clientWidth))
+		// Every column in view: no sideways scrolling in the table's box.
+		expect(await sideways()).toEqual([0])
+		expect(await row.getByRole('button', { name: `Delete ${name}` }).isVisible()).toBe(true)
+		await row.getByRole('button', { name: `Delete ${name}` }).click()
+		await page.getByRole('dialog', { name: 'Delete token?' }).waitFor()
+		expect(await sideways()).toEqual([0, 0])
+		await shot(page, 'token-long-name-delete')
+		await page.context().close()
+	}, 60_000)
+
+	it('should show a key that has spent its limit as such, not as active', async () => {
+		const id = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'spent-key', spend_limit: 1 } })).body.id
+		await app.svc.db.sql.query('UPDATE api_tokens SET spent = 1000000 WHERE id = $1', [id])
+		const page = await signedIn()
+		const status = page.locator('tr[data-token="spent-key"] [data-label="Status"]')
+		await status.waitFor()
+		expect((await status.textContent())?.trim()).toBe('limit reached')
+		expect(await status.locator('.badge-warning').count()).toBe(1)
+		// A key with money left under its limit stays active.
+		expect((await page.locator('tr[data-token="admin-key"] [data-label="Status"]').textContent())?.trim()).toBe('active')
+		await page.context().close()
+	}, 60_000)
+})
+
+describe('the spend chart across a change of daylight saving time', () => {
+	it("should count each request on the viewer's calendar day, as the table shows its time", async () => {
+		// Los Angeles left daylight saving time on 2026-11-01 at 02:00 (UTC−7 before, UTC−8 after): both requests were
+		// made on November 1st there, at 00:30 and at 23:30. A single offset (today's) puts one of them on another day.
+		await log({ requestId: 'dst-1', account: 1, token: adminToken, cost: 3_000, createdAt: '2026-11-01T07:30:00Z' })
+		await log({ requestId: 'dst-2', account: 1, token: adminToken, cost: 4_000, createdAt: '2026-11-02T07:30:00Z' })
+		const page = await signedIn({ timezoneId: 'America/Los_Angeles' })
+		await page.getByRole('link', { name: 'Usage' }).click()
+		await page.getByRole('textbox', { name: 'From' }).fill('2026-10-31')
+		await page.getByRole('textbox', { name: 'To' }).fill('2026-11-02')
+		await requests(page).nth(1).waitFor()
+		expect(await requests(page).locator('[data-label="Time"]').allTextContents()).toEqual(['2026-11-01 23:30', '2026-11-01 00:30'])
+		const days = page.locator('svg[role="img"] rect.chart-hit title')
+		await page.getByTestId('range-spend').filter({ hasText: '$0.007' }).waitFor()
+		expect(await days.allTextContents()).toEqual(['2026-10-31: $0.00, 0 requests', '2026-11-01: $0.007, 2 requests', '2026-11-02: $0.00, 0 requests'])
+		await page.context().close()
+	}, 60_000)
+})
