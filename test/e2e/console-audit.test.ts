@@ -1,8 +1,9 @@
 /**
  * What a user of the console ran into (a browser audit): the Usage page keeping another account's key as its filter,
  * a blank key name refused in the schema's words, a long key name widening the tables and dialogs, a key past its
- * spend limit shown as "active", and the spend chart counting days with today's UTC offset across a change of
- * daylight saving time.
+ * spend limit shown as "active", the spend chart counting days with today's UTC offset across a change of
+ * daylight saving time, and the schema's wording of a refused field ("Invalid body: "username" Expected string
+ * length greater or equal to 3") shown as it came.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -123,6 +124,39 @@ describe('the spend chart across a change of daylight saving time', () => {
 		const days = page.locator('svg[role="img"] rect.chart-hit title')
 		await page.getByTestId('range-spend').filter({ hasText: '$0.007' }).waitFor()
 		expect(await days.allTextContents()).toEqual(['2026-10-31: $0.00, 0 requests', '2026-11-01: $0.007, 2 requests', '2026-11-02: $0.00, 0 requests'])
+		await page.context().close()
+	}, 60_000)
+})
+
+describe("a refused field, in the form's words", () => {
+	it('should tell someone signing up what is wrong with the username, not the schema', async () => {
+		await app.admin('/api/settings', { method: 'PATCH', body: { signup_enabled: true } })
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await page.goto('/console')
+		await page.getByRole('button', { name: 'Create an account' }).click()
+		await page.getByLabel('Username').fill('ab')
+		await page.getByLabel('Password').fill('long-enough-password')
+		await page.getByRole('button', { name: 'Create account' }).click()
+		const alert = page.getByRole('alert')
+		await alert.waitFor()
+		expect(await alert.textContent()).toBe('Username: at least 3 characters')
+		await context.close()
+	}, 60_000)
+
+	it("should name a channel's priority beyond the largest the gateway stores", async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Channels' }).click()
+		await page.getByRole('button', { name: 'New channel' }).click()
+		const dialog = page.getByRole('dialog', { name: 'New channel' })
+		await dialog.getByLabel('Name').fill('extra')
+		await dialog.getByLabel('Base URL').fill('http://127.0.0.1:9/v1')
+		await dialog.getByLabel('API key').fill('up-key')
+		await dialog.getByLabel('Models').fill('m-audit')
+		await dialog.getByLabel('Priority').fill('99999999999')
+		await dialog.getByRole('button', { name: 'Create channel' }).click()
+		const alert = dialog.getByRole('alert')
+		await alert.waitFor()
+		expect(await alert.textContent()).toBe('Priority: at most 2,147,483,647')
 		await page.context().close()
 	}, 60_000)
 })
