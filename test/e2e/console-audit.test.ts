@@ -24,7 +24,13 @@ const log = (r: { requestId: string; account: number; token: number; cost: numbe
 	)
 
 beforeAll(async () => {
-	app = await startConsoleApp({ config: { channels: [], models: [{ name: 'm-audit', input_per_mtok: 1, output_per_mtok: 2 }] } })
+	app = await startConsoleApp({
+		config: {
+			// Never called: it makes m-audit reachable through every protocol, as the Models page lists them.
+			channels: [{ name: 'audit', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'up-key', models: ['m-audit'] }],
+			models: [{ name: 'm-audit', input_per_mtok: 1, output_per_mtok: 2 }],
+		},
+	})
 	browser = await launch()
 	adminToken = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'admin-key' } })).body.id
 	const user = (await app.admin('/api/users', { body: { username: 'bob', password: 'bob-password' } })).body
@@ -158,5 +164,25 @@ describe("a refused field, in the form's words", () => {
 		await alert.waitFor()
 		expect(await alert.textContent()).toBe('Priority: at most 2,147,483,647')
 		await page.context().close()
+	}, 60_000)
+})
+
+describe('a 375 px phone', () => {
+	it("should keep the Models page's protocol chips inside their card", async () => {
+		const { context, page } = await newPage(browser, { baseURL: app.url, phone: true })
+		await page.setViewportSize({ width: 375, height: 812 })
+		await signIn(page, 'admin', ADMIN_PASSWORD)
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		await page.getByRole('link', { name: 'Models' }).click()
+		await page.locator('tr', { hasText: 'm-audit' }).getByText('OpenAI Chat Completions').waitFor()
+		// At 375 px (an iPhone SE or mini) "OpenAI Chat Completions" ran 14 px past the card's edge, cut off.
+		const out = await page.evaluate(() => {
+			const wrap = document.querySelector('.table-wrap')!
+			const edge = wrap.getBoundingClientRect().right
+			return { sideways: wrap.scrollWidth - wrap.clientWidth, chipsPastEdge: [...wrap.querySelectorAll('.chip')].filter((c) => c.getBoundingClientRect().right > edge + 0.5).length }
+		})
+		expect(out).toEqual({ sideways: 0, chipsPastEdge: 0 })
+		await shot(page, 'phone-375-models')
+		await context.close()
 	}, 60_000)
 })
