@@ -186,3 +186,19 @@ describe('a 375 px phone', () => {
 		await context.close()
 	}, 60_000)
 })
+
+describe('Channels', () => {
+	it('should say a channel test got no answer, not "HTTP 0"', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Channels' }).click()
+		const row = page.locator('tr[data-channel="audit"]')
+		await row.getByRole('button', { name: 'Test audit' }).click()
+		const result = row.locator('.test-result.bad')
+		await result.waitFor()
+		// Nothing listens on port 9: the connection is refused, there is no HTTP status to show.
+		const text = (await result.textContent()) ?? ''
+		expect(text).not.toContain('HTTP 0')
+		expect(text).toMatch(/^Failed: no answer after \d+ ms with m-audit — cannot reach upstream/)
+		await page.context().close()
+	}, 60_000)
+})
