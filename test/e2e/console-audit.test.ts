@@ -70,6 +70,45 @@ describe('Usage, for an administrator', () => {
 	}, 60_000)
 })
 
+describe('Usage filters in the address', () => {
+	it('should keep the filters through a reload and Back, and open a link with them', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Usage' }).click()
+		await page.getByLabel('Account').selectOption(String(bob.account))
+		await page.getByLabel('Key').selectOption({ label: 'bob-key' })
+		await page.getByLabel('Model').fill('m-audit')
+		await page.getByLabel('Per page').selectOption('50')
+		await requests(page).filter({ hasText: 'bob-key' }).waitFor()
+		const shown = async () => ({
+			account: await page.getByLabel('Account').inputValue(),
+			key: await page.getByLabel('Key').evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text),
+			model: await page.getByLabel('Model').inputValue(),
+			perPage: await page.getByLabel('Per page').inputValue(),
+		})
+		const expected = { account: String(bob.account), key: 'bob-key', model: 'm-audit', perPage: '50' }
+		expect(await shown()).toEqual(expected)
+		// A reload used to open the administrator's own account, all keys and models again.
+		await page.reload()
+		await requests(page).filter({ hasText: 'bob-key' }).waitFor()
+		expect(await shown()).toEqual(expected)
+		// Away and Back again.
+		await page.getByRole('link', { name: 'Tokens' }).click()
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		await page.goBack()
+		await requests(page).filter({ hasText: 'bob-key' }).waitFor()
+		expect(await shown()).toEqual(expected)
+		// The address, opened elsewhere, shows the same.
+		const link = page.url()
+		expect(new URL(link).search).toBe(`?account_id=${bob.account}&token_id=${bob.token}&model=m-audit&limit=50`)
+		const other = await signedIn()
+		await other.goto(link)
+		await requests(other).filter({ hasText: 'bob-key' }).waitFor()
+		expect(await other.getByLabel('Model').inputValue()).toBe('m-audit')
+		await other.context().close()
+		await page.context().close()
+	}, 60_000)
+})
+
 describe('Tokens', () => {
 	it('should say in words that a key needs a name when only spaces were typed', async () => {
 		const page = await signedIn()

@@ -1,5 +1,5 @@
 /** Usage: spend per day as a chart, then the requests themselves, filterable by key, model and dates, paged. */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
@@ -32,14 +32,52 @@ function StatusBadge({ r }: { r: UsageRow }) {
 	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const PER_PAGE = ['25', '50', '100']
+
+/**
+ * The filters the page opens with: those in its address (`…/usage?model=gpt-4o&from=2025-01-01`), so a reload, a
+ * bookmark, a shared link or the Back button shows the same rows; else the last 30 days, all keys and models.
+ */
+function initialFilters(ownAccount: number, admin: boolean) {
+	const q = new URLSearchParams(location.search)
+	const day = (name: string) => (DAY.test(q.get(name) ?? '') ? q.get(name)! : undefined)
+	const account = Number(q.get('account_id'))
+	const defaults = { from: localDate(new Date(Date.now() - 29 * 86_400_000)), to: localDate(new Date()) }
+	return {
+		defaults,
+		// Only administrators choose the account (a user's link from one of them opens the user's own).
+		accountId: admin && Number.isSafeInteger(account) && account > 0 ? account : ownAccount,
+		tokenId: /^\d+$/.test(q.get('token_id') ?? '') ? q.get('token_id')! : '',
+		model: q.get('model') ?? '',
+		from: day('from') ?? defaults.from,
+		to: day('to') ?? defaults.to,
+		limit: PER_PAGE.includes(q.get('limit') ?? '') ? q.get('limit')! : '25',
+	}
+}
+
 export function UsagePage() {
-	const { account, refreshBalance } = useSession()
-	const [accountId, setAccountId] = useState(account.id)
-	const [tokenId, setTokenId] = useState('')
-	const [model, setModel] = useState('')
-	const [from, setFrom] = useState(() => localDate(new Date(Date.now() - 29 * 86_400_000)))
-	const [to, setTo] = useState(() => localDate(new Date()))
-	const [limit, setLimit] = useState('25')
+	const { account, user, refreshBalance } = useSession()
+	const [start] = useState(() => initialFilters(account.id, user.is_admin))
+	const [accountId, setAccountId] = useState(start.accountId)
+	const [tokenId, setTokenId] = useState(start.tokenId)
+	const [model, setModel] = useState(start.model)
+	const [from, setFrom] = useState(start.from)
+	const [to, setTo] = useState(start.to)
+	const [limit, setLimit] = useState(start.limit)
+	// Written back as they change (replacing the history entry, not adding one per keystroke); default values are
+	// left out, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
+	useEffect(() => {
+		const q = query({
+			account_id: accountId === account.id ? undefined : accountId,
+			token_id: tokenId,
+			model: model.trim(),
+			from: from === start.defaults.from ? undefined : from,
+			to: to === start.defaults.to ? undefined : to,
+			limit: limit === '25' ? undefined : limit,
+		})
+		if (q !== location.search) history.replaceState(history.state, '', location.pathname + q)
+	}, [accountId, tokenId, model, from, to, limit])
 	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
 	const [tick, setTick] = useState(0)
 	const cursor = cursors[cursors.length - 1]
