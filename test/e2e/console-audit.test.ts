@@ -3,15 +3,19 @@
  * a blank key name refused in the schema's words, a long key name widening the tables and dialogs, a key past its
  * spend limit shown as "active", the spend chart counting days with today's UTC offset across a change of
  * daylight saving time, and the schema's wording of a refused field ("Invalid body: "username" Expected string
- * length greater or equal to 3") shown as it came.
+ * length greater or equal to 3") shown as it came; a key's spend left stale on the Tokens page while the balance
+ * above it moved.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
+import { startOpenAIMock } from '../mocks'
+import { usd } from '../../src/console/lib/format'
 import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
 import { launch, newPage, shot, signIn } from './browser'
 
 let app: ConsoleApp
 let browser: Browser
+let mock: Awaited<ReturnType<typeof startOpenAIMock>>
 let bob: { account: number; token: number }
 let adminToken: number
 
@@ -24,11 +28,18 @@ const log = (r: { requestId: string; account: number; token: number; cost: numbe
 	)
 
 beforeAll(async () => {
+	mock = await startOpenAIMock({ apiKey: 'up-key' })
 	app = await startConsoleApp({
 		config: {
-			// Never called: it makes m-audit reachable through every protocol, as the Models page lists them.
-			channels: [{ name: 'audit', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'up-key', models: ['m-audit'] }],
-			models: [{ name: 'm-audit', input_per_mtok: 1, output_per_mtok: 2 }],
+			channels: [
+				// Never called: it makes m-audit reachable through every protocol, as the Models page lists them.
+				{ name: 'audit', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'up-key', models: ['m-audit'] },
+				{ name: 'live', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['gpt-4o-mini'] },
+			],
+			models: [
+				{ name: 'm-audit', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'gpt-4o-mini', input_per_mtok: 0.15, output_per_mtok: 0.6 },
+			],
 		},
 	})
 	browser = await launch()
@@ -42,6 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close()
 	await app?.close()
+	await mock?.stop()
 })
 
 async function signedIn(opts: { timezoneId?: string; width?: number } = {}): Promise<Page> {
@@ -138,6 +150,34 @@ describe('Tokens', () => {
 		expect(await sideways()).toEqual([0, 0])
 		await shot(page, 'token-long-name-delete')
 		await page.context().close()
+	}, 60_000)
+
+	it("should bring a key's spend up to date when the balance above it is", async () => {
+		await app.admin(`/api/accounts/${bob.account}/credit`, { body: { amount: 1 } })
+		const live = (await app.admin('/api/tokens', { body: { account_id: bob.account, name: 'bob-live', spend_limit: 1 } })).body
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		// The console re-reads the balance every 20 s; the page's clock is moved on instead of waiting for it.
+		await page.clock.install()
+		await signIn(page, 'bob', 'bob-password')
+		const row = page.locator('tr[data-token="bob-live"]')
+		await row.waitFor()
+		expect(await row.locator('[data-label="Spent / limit"]').textContent()).toBe('$0.00 / $1.00')
+		const before = await page.getByTestId('balance').textContent()
+		const res = await fetch(`${app.url}/v1/chat/completions`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three four five' }] }),
+		})
+		expect(res.status).toBe(200)
+		await res.text()
+		let spent = 0
+		for (let i = 0; i < 50 && spent === 0; i++, await Bun.sleep(100)) spent = (await app.admin(`/api/tokens/${live.id}`)).body.spent
+		expect(spent).toBeGreaterThan(0)
+		await page.clock.fastForward(21_000)
+		await page.getByTestId('balance').filter({ hasNotText: before! }).waitFor()
+		// The header says the money went; the key that spent it must say so too, not $0.00 until a reload.
+		await row.locator('[data-label="Spent / limit"]').filter({ hasText: `${usd(spent)} / $1.00` }).waitFor({ timeout: 5_000 })
+		await context.close()
 	}, 60_000)
 
 	it('should show a key that has spent its limit as such, not as active', async () => {
