@@ -11,6 +11,8 @@ export class ApiError extends Error {
 		readonly code?: string,
 		/** The request field the server refused (its 400's `param`), for a form to name in its own words. */
 		readonly param?: string,
+		/** What is wrong with that field, without its name (`at least 3 characters`), for a form that names it itself. */
+		readonly detail?: string,
 	) {
 		super(message)
 	}
@@ -37,12 +39,46 @@ const FALLBACK: Record<number, string> = {
 	429: 'Too many requests. Wait a moment and try again.',
 }
 
-/** A readable sentence for a failed call: the server's own message when it sent one. */
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
+
+/**
+ * A refused field's problem in words, from the server's message about it: the schema's own phrases (TypeBox's
+ * `Expected string length greater or equal to 3`, …) said as a form would, anything else kept. Undefined when the
+ * message does not start with the field (`Invalid body: "username" …`, `spend_limit: …`).
+ * @example fieldDetail('Invalid body: "username" Expected string length greater or equal to 3', 'username') === 'at least 3 characters'
+ */
+export function fieldDetail(message: string, param: string): string | undefined {
+	const quoted = param.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+	const m = new RegExp(`^(?:invalid (?:body|query|params): )?"?${quoted}"?:? +(.+)$`, 'is').exec(message)
+	if (!m) return undefined
+	const detail = m[1]!.trim()
+	const length = /^Expected string length (greater|less) or equal to (\d+)$/.exec(detail)
+	if (length) return length[1] === 'less' ? `at most ${length[2]} characters` : length[2] === '1' ? 'required' : `at least ${length[2]} characters`
+	const bound = /^Expected (?:integer|number) to be (greater|less) or equal to (-?\d+(?:\.\d+)?)$/.exec(detail)
+	if (bound) return `${bound[1] === 'less' ? 'at most' : 'at least'} ${Number(bound[2]).toLocaleString('en-US')}`
+	if (/^Expected integer$/.test(detail)) return 'a whole number'
+	if (/^Expected (?:number|union value)$/.test(detail)) return 'a number'
+	if (/^Unexpected property$/.test(detail)) return 'not a known name'
+	return detail.replace(/^does not fit: /, '')
+}
+
+/** `spend_limit` → `Spend limit`, `settings.timeoutz` → `Settings: timeoutz`: the API's field name as a label. */
+function fieldLabel(param: string): string {
+	const [top, ...inner] = param.split('.')
+	const label = capital(top!.replace(/_+/g, ' ').trim())
+	return inner.length ? `${label}: ${inner.join('.')}` : label
+}
+
+/**
+ * A readable sentence for a failed call: the server's own message when it sent one, led by the refused field's name
+ * in words (`Username: at least 3 characters`, not `Invalid body: "username" Expected string length …`).
+ */
 export function errorMessage(status: number, body: unknown): string {
-	const err = (body as { error?: { message?: unknown } } | null)?.error
+	const err = (body as { error?: { message?: unknown; param?: unknown } } | null)?.error
 	if (err && typeof err.message === 'string' && err.message.trim()) {
 		const m = err.message.trim()
-		return m.charAt(0).toUpperCase() + m.slice(1)
+		const detail = typeof err.param === 'string' && err.param ? fieldDetail(m, err.param) : undefined
+		return detail ? `${fieldLabel(err.param as string)}: ${detail}` : capital(m)
 	}
 	if (FALLBACK[status]) return FALLBACK[status]
 	if (status >= 500) return `The server had a problem (HTTP ${status}). Try again in a moment.`
@@ -69,9 +105,10 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
 		data = text ? JSON.parse(text) : null
 	} catch {}
 	if (!res.ok) {
-		const err = (data as { error?: { code?: string | null; param?: string | null } } | null)?.error
+		const err = (data as { error?: { code?: string | null; param?: string | null; message?: unknown } } | null)?.error
 		if (res.status === 401 && !path.startsWith('/api/session')) onSignedOut()
-		throw new ApiError(errorMessage(res.status, data), res.status, err?.code ?? undefined, err?.param ?? undefined)
+		const detail = err?.param && typeof err.message === 'string' ? fieldDetail(err.message.trim(), err.param) : undefined
+		throw new ApiError(errorMessage(res.status, data), res.status, err?.code ?? undefined, err?.param ?? undefined, detail)
 	}
 	return data as T
 }

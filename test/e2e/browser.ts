@@ -20,7 +20,7 @@ export async function launch(): Promise<Browser> {
 	})
 }
 
-export async function newPage(browser: Browser, opts: { baseURL: string; phone?: boolean; javaScript?: boolean; clipboard?: boolean }): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPage(browser: Browser, opts: { baseURL: string; phone?: boolean; javaScript?: boolean; clipboard?: boolean; timezoneId?: string }): Promise<{ context: BrowserContext; page: Page }> {
 	const context = await browser.newContext({
 		baseURL: opts.baseURL,
 		viewport: opts.phone ? { width: 390, height: 844 } : { width: 1360, height: 900 },
@@ -30,7 +30,7 @@ export async function newPage(browser: Browser, opts: { baseURL: string; phone?:
 		javaScriptEnabled: opts.javaScript ?? true,
 		colorScheme: 'light',
 		locale: 'en-US',
-		timezoneId: 'UTC',
+		timezoneId: opts.timezoneId ?? 'UTC',
 	})
 	if (opts.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: opts.baseURL })
 	// Generous: on a loaded 2-core CI machine a page action can take several seconds.

@@ -160,7 +160,7 @@ export const Empty = ({ children }: { children: ComponentChildren }) => <div cla
 
 export function statusTone(status: string): 'success' | 'danger' | 'warning' | 'neutral' {
 	if (status === 'active' || status === 'enabled') return 'success'
-	if (status === 'expired' || status === 'exhausted') return 'warning'
+	if (status === 'expired' || status === 'exhausted' || status === 'limit reached') return 'warning'
 	if (status === 'disabled' || status === 'deleted') return 'danger'
 	return 'neutral'
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { UNIT_PRICE_NAMES, isUnitPrice } from '../../billing/unit-prices'
-import { ApiError, messageOf } from '../api'
+import { ApiError, fieldDetail, messageOf } from '../api'
 import { pairLines, parseUsd } from './input'
 
 /** What the dialog's fields hold, as typed. */
@@ -82,8 +82,7 @@ export function priceError(e: unknown, f: PriceForm): string {
 	if (!(e instanceof ApiError) || e.status !== 400 || !e.param) return messageOf(e)
 	const param = e.param
 	// The server names the field as `Invalid body: "field" …` (schema) or `field: …` (amount checks).
-	const quoted = param.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-	const detail = e.message.replace(new RegExp(`^(invalid body: )?"?${quoted}"?:? *`, 'i'), '') || 'is not accepted'
+	const detail = e.detail ?? fieldDetail(e.message, param) ?? e.message
 	const known = FIELDS[param as keyof typeof FIELDS]
 	if (known) return `${known[1]}: ${detail}`
 	const line = pairLines(f.units, UNITS_LABEL).find((p) => p.key === param)?.line

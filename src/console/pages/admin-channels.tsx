@@ -51,7 +51,8 @@ function TestResult({ t }: { t: TestState }) {
 	const r = t.result
 	return (
 		<p class={`test-result ${r.ok ? 'good' : 'bad'}`} role="status">
-			{r.ok ? 'Works' : 'Failed'}: HTTP {r.status} in {latency(r.latency_ms)} with <code>{r.model}</code>
+			{/* Status 0: the upstream never answered (refused, unresolvable, timed out): there is no HTTP status to show. */}
+			{r.ok ? 'Works' : 'Failed'}: {r.status === 0 ? `no answer after ${latency(r.latency_ms)}` : `HTTP ${r.status} in ${latency(r.latency_ms)}`} with <code>{r.model}</code>
 			{r.message ? ` — ${r.message}` : ''}
 		</p>
 	)

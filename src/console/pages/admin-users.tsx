@@ -85,7 +85,7 @@ export function AdminUsers() {
 							{u.username}
 							{u.id === me.id && <span class="muted"> (you)</span>}
 						</th>
-						<td data-label="Account">
+						<td data-label="Account" class="name">
 							{u.account_name} <span class="muted">#{u.account_id}</span>
 						</td>
 						<td data-label="Role">{u.is_admin ? <Badge tone="info">administrator</Badge> : 'user'}</td>

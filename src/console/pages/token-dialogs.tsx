@@ -11,6 +11,13 @@ import type { Token } from '../types'
 
 type ExpiryValue = ExpiryChoice | 'keep'
 
+/** The name field, trimmed: only spaces pass the browser's `required` but are no name (the server refuses it). */
+function keyName(text: string): string {
+	const name = text.trim()
+	if (!name) throw new Error('Enter a name for the key')
+	return name
+}
+
 function ExpiryFields({ choice, setChoice, date, setDate, current }: { choice: ExpiryValue; setChoice: (c: ExpiryValue) => void; date: string; setDate: (d: string) => void; current?: string | null }) {
 	const options: Array<{ value: ExpiryValue; label: string }> = current !== undefined ? [{ value: 'keep', label: `Keep: ${current ? dateTime(current) : 'never'}` }, ...EXPIRY_OPTIONS] : EXPIRY_OPTIONS
 	return (
@@ -27,7 +34,7 @@ export function CreateTokenModal({ accountId, onClose, onCreated }: { accountId:
 	const [date, setDate] = useState('')
 	const [limit, setLimit] = useState('')
 	const save = async () => {
-		const body = { account_id: accountId, name: name.trim(), expires_at: expiryToIso(choice as ExpiryChoice, date), spend_limit: parseLimit(limit) }
+		const body = { account_id: accountId, name: keyName(name), expires_at: expiryToIso(choice as ExpiryChoice, date), spend_limit: parseLimit(limit) }
 		const created = await api<Token & { key: string }>('POST', '/api/tokens', body)
 		onCreated(created, created.key)
 	}
@@ -72,7 +79,7 @@ export function EditTokenModal({ token, onClose, onSaved }: { token: Token; onCl
 	const [enabled, setEnabled] = useState(token.status !== 'disabled')
 	const save = async () => {
 		const body: Record<string, unknown> = {}
-		if (name.trim() !== token.name) body.name = name.trim()
+		if (keyName(name) !== token.name) body.name = keyName(name)
 		if (choice !== 'keep') body.expires_at = expiryToIso(choice, date)
 		const lim = parseLimit(limit)
 		if (lim !== token.spend_limit) body.spend_limit = lim

@@ -1,5 +1,5 @@
 /** Tokens: the account's API keys, with reveal (eye), copy, create, edit and delete. */
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { AddButton, DeleteButton, EditButton } from '../components/actions'
@@ -30,10 +30,23 @@ function SpendCell({ t }: { t: Token }) {
 	)
 }
 
+/**
+ * The key's state as its calls meet it: the API says `active` for a key whose spend has reached its limit, yet every
+ * call with it is refused (402) until the limit is raised.
+ */
+const shownStatus = (t: Token) => (t.status === 'active' && t.spend_limit !== null && t.spent >= t.spend_limit ? 'limit reached' : t.status)
+
 export function TokensPage() {
 	const { account } = useSession()
 	const [accountId, setAccountId] = useState(account.id)
 	const list = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
+	// Keys spend outside the console: when the balance above, re-read every 20 s, has moved, so has what the keys
+	// spent; else the header would show the money gone while the key that spent it still read $0.00.
+	const mounted = useRef(false)
+	useEffect(() => {
+		if (mounted.current) list.reload()
+		mounted.current = true
+	}, [account.balance])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const [revealed, setRevealed] = useState<Record<number, string>>({})
 	const [rowError, setRowError] = useState<string>()
@@ -101,7 +114,7 @@ export function TokensPage() {
 								<SpendCell t={t} />
 							</td>
 							<td data-label="Status">
-								<Badge tone={statusTone(t.status)}>{t.status}</Badge>
+								<Badge tone={statusTone(shownStatus(t))}>{shownStatus(t)}</Badge>
 							</td>
 							<td data-label="Last used" title={t.last_used_at ?? undefined}>
 								{relative(t.last_used_at)}

@@ -1,5 +1,5 @@
 /** Usage: spend per day as a chart, then the requests themselves, filterable by key, model and dates, paged. */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
@@ -12,6 +12,9 @@ import { localDate } from '../lib/expiry'
 import { latency, tokens as fmtTokens, usd } from '../lib/format'
 import { useSession } from '../session'
 import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
+
+/** The viewer's IANA time zone, e.g. Europe/Paris (undefined where the browser cannot say). */
+const viewerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined
 
 const startOfDay = (d: string) => (d ? new Date(`${d}T00:00:00`).toISOString() : undefined)
 const endOfDay = (d: string) => (d ? new Date(`${d}T23:59:59.999`).toISOString() : undefined)
@@ -29,14 +32,52 @@ function StatusBadge({ r }: { r: UsageRow }) {
 	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const PER_PAGE = ['25', '50', '100']
+
+/**
+ * The filters the page opens with: those in its address (`…/usage?model=gpt-4o&from=2025-01-01`), so a reload, a
+ * bookmark, a shared link or the Back button shows the same rows; else the last 30 days, all keys and models.
+ */
+function initialFilters(ownAccount: number, admin: boolean) {
+	const q = new URLSearchParams(location.search)
+	const day = (name: string) => (DAY.test(q.get(name) ?? '') ? q.get(name)! : undefined)
+	const account = Number(q.get('account_id'))
+	const defaults = { from: localDate(new Date(Date.now() - 29 * 86_400_000)), to: localDate(new Date()) }
+	return {
+		defaults,
+		// Only administrators choose the account (a user's link from one of them opens the user's own).
+		accountId: admin && Number.isSafeInteger(account) && account > 0 ? account : ownAccount,
+		tokenId: /^\d+$/.test(q.get('token_id') ?? '') ? q.get('token_id')! : '',
+		model: q.get('model') ?? '',
+		from: day('from') ?? defaults.from,
+		to: day('to') ?? defaults.to,
+		limit: PER_PAGE.includes(q.get('limit') ?? '') ? q.get('limit')! : '25',
+	}
+}
+
 export function UsagePage() {
-	const { account, refreshBalance } = useSession()
-	const [accountId, setAccountId] = useState(account.id)
-	const [tokenId, setTokenId] = useState('')
-	const [model, setModel] = useState('')
-	const [from, setFrom] = useState(() => localDate(new Date(Date.now() - 29 * 86_400_000)))
-	const [to, setTo] = useState(() => localDate(new Date()))
-	const [limit, setLimit] = useState('25')
+	const { account, user, refreshBalance } = useSession()
+	const [start] = useState(() => initialFilters(account.id, user.is_admin))
+	const [accountId, setAccountId] = useState(start.accountId)
+	const [tokenId, setTokenId] = useState(start.tokenId)
+	const [model, setModel] = useState(start.model)
+	const [from, setFrom] = useState(start.from)
+	const [to, setTo] = useState(start.to)
+	const [limit, setLimit] = useState(start.limit)
+	// Written back as they change (replacing the history entry, not adding one per keystroke); default values are
+	// left out, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
+	useEffect(() => {
+		const q = query({
+			account_id: accountId === account.id ? undefined : accountId,
+			token_id: tokenId,
+			model: model.trim(),
+			from: from === start.defaults.from ? undefined : from,
+			to: to === start.defaults.to ? undefined : to,
+			limit: limit === '25' ? undefined : limit,
+		})
+		if (q !== location.search) history.replaceState(history.state, '', location.pathname + q)
+	}, [accountId, tokenId, model, from, to, limit])
 	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
 	const [tick, setTick] = useState(0)
 	const cursor = cursors[cursors.length - 1]
@@ -52,7 +93,8 @@ export function UsagePage() {
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
 	const rows = useLoad(() => api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`), [key, limit, cursor, tick])
 	const spend = useLoad(
-		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, offset_minutes: -new Date().getTimezoneOffset() })}`),
+		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
+		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, time_zone: viewerZone(), offset_minutes: -new Date().getTimezoneOffset() })}`),
 		[key, tick],
 	)
 
@@ -75,7 +117,14 @@ export function UsagePage() {
 					</Button>
 				}
 			/>
-			<AccountPicker value={accountId} onValue={reset(setAccountId)} />
+			<AccountPicker
+				value={accountId}
+				onValue={reset((id: number) => {
+					// A key belongs to one account: kept, another account's key would filter every row away unseen.
+					setAccountId(id)
+					setTokenId('')
+				})}
+			/>
 			<form class="card filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
 				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: t.name }))]} />
 				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
@@ -121,7 +170,7 @@ export function UsagePage() {
 							<td data-label="Time">
 								<DateTime iso={r.created_at} />
 							</td>
-							<td data-label="Key">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+							<td data-label="Key" class="name">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
 							<td data-label="Model">
 								<code>{r.model}</code>
 							</td>

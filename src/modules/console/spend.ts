@@ -13,6 +13,34 @@ import { SpendDay } from './schemas'
 const DAY_MS = 86_400_000
 const MAX_DAYS = 400
 
+/** The time zone names the database can convert to (IANA, `pg_timezone_names`), read once per database. */
+const zoneNames = new WeakMap<Services['db'], Promise<Set<string>>>()
+
+function knownZones(db: Services['db']): Promise<Set<string>> {
+	let names = zoneNames.get(db)
+	if (!names) {
+		names = db.sql.query<{ name: string }>('SELECT name FROM pg_timezone_names').then((rows) => new Set(rows.map((r) => r.name)))
+		names.catch(() => zoneNames.delete(db))
+		zoneNames.set(db, names)
+	}
+	return names
+}
+
+/**
+ * The expression that turns a row's time into its calendar day. A time zone counts each day at its own offset, so a
+ * range across a change of daylight saving time puts every request on the day the viewer's clock showed (the
+ * console's table shows its time so); a fixed offset shifts the days on the other side of the change by an hour.
+ * A zone the database does not know falls back to the offset sent with it (browsers may report `Etc/Unknown`).
+ */
+async function dayOf(db: Services['db'], zone: string | undefined, offsetMinutes: number | undefined): Promise<SQL<string>> {
+	if (zone !== undefined && (await knownZones(db)).has(zone))
+		return sql<string>`to_char(${usageLogs.createdAt} AT TIME ZONE ${zone}, 'YYYY-MM-DD')`
+	if (zone !== undefined && offsetMinutes === undefined) throw badRequest(`time_zone: not a time zone the database knows: ${zone}`, 'time_zone')
+	// The offset is a validated integer.
+	const offset = sql.raw(String(Math.trunc(offsetMinutes ?? 0)))
+	return sql<string>`to_char(date_trunc('day', (${usageLogs.createdAt} AT TIME ZONE 'UTC') + make_interval(mins => ${offset})), 'YYYY-MM-DD')`
+}
+
 function date(s: string, field: string): Date {
 	const d = new Date(s)
 	if (Number.isNaN(d.getTime())) throw badRequest(`${field}: not an ISO-8601 date`, field)
@@ -37,9 +65,7 @@ export function spendRoutes(svc: Services) {
 			where.push(gte(usageLogs.createdAt, from), lte(usageLogs.createdAt, to))
 			if (query.token_id !== undefined) where.push(eq(usageLogs.tokenId, query.token_id))
 			if (query.model) where.push(eq(usageLogs.model, query.model))
-			// The offset is a validated integer, inlined so the same expression text appears in SELECT and GROUP BY.
-			const offset = sql.raw(String(Math.trunc(query.offset_minutes ?? 0)))
-			const day = sql<string>`to_char(date_trunc('day', (${usageLogs.createdAt} AT TIME ZONE 'UTC') + make_interval(mins => ${offset})), 'YYYY-MM-DD')`
+			const day = await dayOf(svc.db, query.time_zone, query.offset_minutes)
 			await svc.ledger.flush()
 			const rows = await svc.db.orm
 				.select({
@@ -53,8 +79,9 @@ export function spendRoutes(svc: Services) {
 				})
 				.from(usageLogs)
 				.where(and(...where))
-				.groupBy(day)
-				.orderBy(day)
+				// By position: the zone is a bound parameter, so the day's expression would not match a second copy of it.
+				.groupBy(sql`1`)
+				.orderBy(sql`1`)
 			return {
 				from: from.toISOString(),
 				to: to.toISOString(),
@@ -69,6 +96,13 @@ export function spendRoutes(svc: Services) {
 				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; default 30 days before `to`' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive; default now' })),
 				offset_minutes: t.Optional(t.Numeric({ minimum: -840, maximum: 840, description: 'Minutes east of UTC that days are counted in' })),
+				time_zone: t.Optional(
+					t.String({
+						minLength: 1,
+						maxLength: 64,
+						description: 'IANA time zone that days are counted in (each day at its own offset, across daylight saving time); wins over `offset_minutes`, which is used instead when the database does not know the zone',
+					}),
+				),
 			}),
 			response: {
 				200: t.Object({ from: t.String({ format: 'date-time' }), to: t.String({ format: 'date-time' }), data: t.Array(SpendDay) }),

@@ -115,7 +115,19 @@ describe('price presentation', () => {
 
 describe('console API client', () => {
 	it('should prefer the server’s message and fall back to words per status', () => {
-		expect(errorMessage(400, { error: { message: 'spend_limit: not a USD amount' } })).toBe('Spend_limit: not a USD amount')
+		expect(errorMessage(400, { error: { message: 'spend_limit: not a USD amount', param: 'spend_limit' } })).toBe('Spend limit: not a USD amount')
+		// The schema's own phrases, as a form says them.
+		const refused = (message: string, param: string) => errorMessage(400, { error: { message, param } })
+		expect(refused('Invalid body: "username" Expected string length greater or equal to 3', 'username')).toBe('Username: at least 3 characters')
+		expect(refused('Invalid body: "name" Expected string length greater or equal to 1', 'name')).toBe('Name: required')
+		expect(refused('Invalid body: "name" Expected string length less or equal to 200', 'name')).toBe('Name: at most 200 characters')
+		expect(refused('Invalid body: "priority" Expected integer to be less or equal to 2147483647', 'priority')).toBe('Priority: at most 2,147,483,647')
+		expect(refused('Invalid body: "weight" Expected integer', 'weight')).toBe('Weight: a whole number')
+		expect(refused('Invalid body: "username" does not fit: Letters, digits and . _ @ - (stored lower-case)', 'username')).toBe('Username: Letters, digits and . _ @ - (stored lower-case)')
+		expect(refused('signup_balance: USD amount out of range: 100000000000000000', 'signup_balance')).toBe('Signup balance: USD amount out of range: 100000000000000000')
+		expect(refused('Invalid body: "settings.timeoutz" Unexpected property', 'settings.timeoutz')).toBe('Settings: timeoutz: not a known name')
+		// A message that does not start with its field is the server's sentence as it is.
+		expect(refused('The username "carol" is taken', 'username')).toBe('The username "carol" is taken')
 		expect(errorMessage(401, null)).toBe('Your session has ended. Sign in again.')
 		expect(errorMessage(502, 'Bad gateway')).toContain('HTTP 502')
 		expect(errorMessage(418, null)).toBe('The request failed (HTTP 418).')

@@ -40,6 +40,24 @@ describe('GET /api/console/spend', () => {
 		])
 	})
 
+	it('should count days in the caller’s time zone, each day at its own offset', async () => {
+		// Los Angeles left daylight saving time on 2024-11-03 (UTC−7 before, UTC−8 after): both were made on November 3rd.
+		await row('2024-11-03T07:30:00Z', 1_000_000, 'm-dst')
+		await row('2024-11-04T07:30:00Z', 2_000_000, 'm-dst')
+		const q = 'from=2024-11-02T00:00:00Z&to=2024-11-05T00:00:00Z&model=m-dst'
+		const days = (r: { data: Array<{ day: string; requests: number }> }) => r.data.map((d) => [d.day, d.requests])
+		expect(days(await spend(`${q}&time_zone=America/Los_Angeles`))).toEqual([['2024-11-03', 2]])
+		// The zone wins over an offset; a zone the database does not know falls back to the offset given with it.
+		expect(days(await spend(`${q}&time_zone=America/Los_Angeles&offset_minutes=-480`))).toEqual([['2024-11-03', 2]])
+		expect(days(await spend(`${q}&time_zone=Etc/Unknown&offset_minutes=-480`))).toEqual([
+			['2024-11-02', 1],
+			['2024-11-03', 1],
+		])
+		const bad = await admin.call(`/api/console/spend?${q}&time_zone=Mars/Olympus_Mons`)
+		expect(bad.status).toBe(400)
+		expect(bad.body.error).toMatchObject({ param: 'time_zone', message: 'time_zone: not a time zone the database knows: Mars/Olympus_Mons' })
+	})
+
 	it('should filter by key and model', async () => {
 		expect((await spend('from=2025-01-01T00:00:00Z&to=2025-01-03T00:00:00Z&token_id=7')).data).toEqual([
 			{ day: '2025-01-02', cost: 0.5, requests: 1, input_tokens: 12, output_tokens: 5 },
