@@ -4,6 +4,8 @@
  * QA: the key once landed on it and its first request got 402), and the SECRET_KEY rule in the Configuration table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Glob } from 'bun'
+import { RUNTIME_DEFAULTS } from '../../../src/lib/runtime-settings'
 import { createCipher } from '../../../src/lib/secrets'
 import { bootstrapAdmin } from '../../../src/modules/console'
 import { startTestApp, type TestApp } from '../../helpers/app'
@@ -37,6 +39,23 @@ afterAll(async () => {
 /** The management API with the README's admin key (the test helper's own is not set here). */
 const admin = async (path: string) => (await fetch(app.url + path, { headers: { authorization: `Bearer ${adminKey}` } })).json() as Promise<any>
 
+/** The Configuration section's table of environment variables: each row's first cell names one or more. */
+const envTable = readme.slice(readme.indexOf('Environment variables:'), readme.indexOf('A variable set to an empty value'))
+const envRows = envTable.split('\n').filter((l) => l.startsWith('| `'))
+const documented = new Set(envRows.flatMap((l) => [...l.split(' | ')[0]!.matchAll(/`([A-Za-z][A-Za-z0-9_]+)`/g)].map((m) => m[1]!)))
+
+/** The environment variables src reads: `vars.NAME`, `env.NAME`, the quick start's `env: 'NAME'`, and the relaunch's. */
+async function readBySrc(): Promise<Set<string>> {
+	const root = new URL('../../../', import.meta.url).pathname
+	const names = new Set(Object.keys(RUNTIME_DEFAULTS))
+	for await (const f of new Glob('src/**/*.ts').scan(root)) {
+		const text = await Bun.file(root + f).text()
+		for (const m of text.matchAll(/\b(?:vars|env)\??\.([A-Z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Z]{3,})\b/g)) names.add(m[1]!)
+		for (const m of text.matchAll(/\b(?:env|baseEnv): '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!)
+	}
+	return names
+}
+
 const tools = Boolean(Bun.which('sh') && Bun.which('curl') && Bun.which('sed'))
 
 describe('README', () => {
@@ -66,6 +85,15 @@ describe('README', () => {
 			body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
 		})
 		expect(chat.status).toBe(200)
+	})
+
+	it('should list in its Configuration table every environment variable src reads, and nothing src ignores', async () => {
+		const read = await readBySrc()
+		expect(envRows.length).toBeGreaterThan(20)
+		// QA: DATABASE_POOL_SIZE was read (and an empty or mistyped value became a pool of 0 or NaN) but not documented.
+		const inTable = (name: string) => envRows.some((l) => l.includes(`\`${name}\``))
+		expect([...read].filter((n) => !inTable(n)).sort()).toEqual([])
+		expect([...documented].filter((n) => !read.has(n)).sort()).toEqual([])
 	})
 
 	it('should state the SECRET_KEY minimum the start enforces', async () => {
