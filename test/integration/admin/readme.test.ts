@@ -4,7 +4,9 @@
  * QA: the key once landed on it and its first request got 402), and the SECRET_KEY rule in the Configuration table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { GoogleGenAI } from '@google/genai'
 import { Glob } from 'bun'
+import { rmSync } from 'node:fs'
 import { RUNTIME_DEFAULTS } from '../../../src/lib/runtime-settings'
 import { createCipher } from '../../../src/lib/secrets'
 import { bootstrapAdmin } from '../../../src/modules/console'
@@ -94,6 +96,35 @@ describe('README', () => {
 		const inTable = (name: string) => envRows.some((l) => l.includes(`\`${name}\``))
 		expect([...read].filter((n) => !inTable(n)).sort()).toEqual([])
 		expect([...documented].filter((n) => !read.has(n)).sort()).toEqual([])
+	})
+
+	it('should answer the clients of "Connecting clients" built as its snippet builds them, at the base URLs its table gives', async () => {
+		const part = readme.slice(readme.indexOf('## Connecting clients'), readme.indexOf('## Configuration'))
+		const snippet = [...part.matchAll(/```ts\n([\s\S]*?)```/g)].map((b) => b[1]!)[0]!
+		expect(snippet).toContain("baseURL: 'http://localhost:3000/v1'")
+		// A key of its own, made with the README's admin key (this file's server has no other).
+		const post = async (path: string, body: unknown) =>
+			(await (await fetch(app.url + path, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any
+		const { key } = await post('/api/tokens', { account_id: (await post('/api/accounts', { name: 'clients', balance: 1 })).id, name: 'clients' })
+		const dir = new URL(`../../../test-output/readme-clients-${process.pid}/`, import.meta.url).pathname
+		const file = `${dir}clients.ts`
+		await Bun.write(
+			file,
+			`import OpenAI from 'openai'\nimport Anthropic from '@anthropic-ai/sdk'\n${snippet.replaceAll('http://localhost:3000', app.url).replaceAll("'sk-…'", JSON.stringify(key))}\nexport { openai, anthropic }\n`,
+		)
+		try {
+			const { openai, anthropic } = (await import(file)) as { openai: import('openai').default; anthropic: import('@anthropic-ai/sdk').default }
+			const chat = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'from the snippet' }] })
+			expect(chat.choices[0]!.message.content).toBe('Hello! You said: from the snippet')
+			const message = await anthropic.messages.create({ model: 'gpt-4o-mini', max_tokens: 32, messages: [{ role: 'user', content: 'from the snippet' }] })
+			expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello! You said: from the snippet' })])
+			// The table's third row: @google/genai at {root}, the key as x-goog-api-key.
+			expect(part).toContain('| Google `@google/genai`, Gemini CLI | `{root}` |')
+			const google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: app.url } })
+			expect((await google.models.generateContent({ model: 'gpt-4o-mini', contents: 'from the table' })).text).toBe('Hello! You said: from the table')
+		} finally {
+			rmSync(dir, { recursive: true, force: true })
+		}
 	})
 
 	it('should state the SECRET_KEY minimum the start enforces', async () => {
