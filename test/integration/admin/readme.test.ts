@@ -127,6 +127,27 @@ describe('README', () => {
 		}
 	})
 
+	it('should serve every endpoint its tables list, with the methods they list', async () => {
+		const doc = JSON.parse(await Bun.file(new URL('../../../openapi/openapi.json', import.meta.url)).text()) as { paths: Record<string, Record<string, unknown>> }
+		const templates = Object.entries(doc.paths).map(([path, item]) => ({ segments: path.split('/'), methods: Object.keys(item) }))
+		// `GET/POST /api/channels`, `GET /api/tokens/:id/key`, `POST /v1beta/models/{model}:predict`, `GET /v1/responses/{id}…`
+		const listed = [...readme.matchAll(/`((?:GET|POST|PATCH|DELETE)(?:\/(?:GET|POST|PATCH|DELETE))*) (\/[^`\s]*)`/g)].flatMap((m) =>
+			m[1]!.split('/').map((method) => ({ method: method.toLowerCase(), path: m[2]!.replace(/\?.*$/, '') })),
+		)
+		expect(listed.length).toBeGreaterThan(70)
+		const served = ({ method, path }: { method: string; path: string }) => {
+			const prefix = path.endsWith('…')
+			const segments = path.replace(/…$/, '').split('/')
+			return templates.some((t) => {
+				if (!t.methods.includes(method) || (prefix ? t.segments.length < segments.length : t.segments.length !== segments.length)) return false
+				return segments.every((s, i) => s === t.segments[i] || (prefix && i === segments.length - 1 && t.segments[i]!.startsWith(s)) || /^\{.+\}$/.test(t.segments[i]!))
+			})
+		}
+		const pages = ['/docs', '/docs/json']
+		expect(listed.filter((e) => !pages.includes(e.path) && !served(e)).map((e) => `${e.method.toUpperCase()} ${e.path}`)).toEqual([])
+		for (const page of [...pages, '/console', '/pricing']) expect({ page, status: (await fetch(app.url + page)).status }).toEqual({ page, status: 200 })
+	})
+
 	it('should state the SECRET_KEY minimum the start enforces', async () => {
 		const row = readme.split('\n').find((l) => l.startsWith('| `SECRET_KEY` |'))!
 		expect(row).toContain('at least 16 characters')
