@@ -111,7 +111,9 @@ export async function loadGatewayFile(path: string): Promise<GatewayConfig> {
 		// Bun's message says what, not where: the place is found apart (parse-position.ts).
 		const at = yaml ? yamlErrorLine(text) : jsonErrorAt(text)
 		const where = typeof at === 'number' ? ` at line ${at}` : at ? ` at line ${at.line}, column ${at.column}` : ''
-		throw new ConfigError(`${path}: cannot parse${where}: ${(e as Error).message}`)
+		// A name that says neither was read as JSON: say so, since the file may well be YAML.
+		const how = yaml || /\.json$/i.test(path) ? '' : 'read as JSON (only a name ending .yaml or .yml is read as YAML): '
+		throw new ConfigError(`${path}: cannot parse${where}: ${how}${(e as Error).message}`)
 	}
 	return parseGatewayConfig(raw, path)
 }

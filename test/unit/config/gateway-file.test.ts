@@ -101,4 +101,11 @@ describe('loadGatewayFile', () => {
 			expect({ name, err }).toEqual({ name, err: expect.stringContaining(`${dir}/${name}: cannot parse at ${where}: `) })
 		}
 	})
+
+	it('should say how a file is read when a YAML file lacks a .yaml name', async () => {
+		// QA: gateway.conf holding YAML was refused as "JSON Parse error: Unexpected identifier", with no word of why JSON.
+		const dir = `/tmp/sb-cfg-ext-${process.pid}`
+		await Bun.write(`${dir}/gateway.conf`, 'models:\n  - name: m\n    input_per_mtok: 1\n')
+		await expect(loadGatewayFile(`${dir}/gateway.conf`)).rejects.toThrow(`${dir}/gateway.conf: cannot parse at line 1, column 1: read as JSON (only a name ending .yaml or .yml is read as YAML): `)
+	})
 })
