@@ -10,6 +10,7 @@ import { loadEnv } from '../src/config/env'
 import { openDb } from '../src/db/client'
 import { silentLogger } from '../src/lib/log'
 import { createServices } from '../src/services'
+import { applySecurity } from './openapi-security'
 import { tidyOpenApi } from './openapi-tidy'
 
 export const API_VERSION = '0.1.0'
@@ -34,6 +35,7 @@ const generator = () =>
 				{ name: 'Console', description: 'Web console sessions, users and settings (cookie session + x-csrf-token, or ADMIN_KEY)' },
 				{ name: 'Management', description: 'Accounts, API keys, usage, channels and prices (Authorization: Bearer $ADMIN_KEY)' },
 			],
+			// Each operation's own requirements are set afterwards (openapi-security.ts).
 			components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
 			security: [{ bearer: [] }],
 		},
@@ -45,7 +47,7 @@ export async function buildOpenApiDocument(): Promise<string> {
 	try {
 		const res = await createApp(svc, { docs: generator() }).handle(new Request('http://localhost/docs/json'))
 		if (!res.ok) throw new Error(`/docs/json answered ${res.status}`)
-		return JSON.stringify(tidyOpenApi(await res.json()), null, '\t') + '\n'
+		return JSON.stringify(applySecurity(tidyOpenApi(await res.json()) as Record<string, unknown>), null, '\t') + '\n'
 	} finally {
 		await svc.close()
 		await db.sql.close()

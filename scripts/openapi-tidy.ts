@@ -4,6 +4,11 @@
  * document and confused client generators). Routes that really take multipart keep it. `additionalProperties: false`
  * is dropped everywhere: Elysia adds it to a schema object the first time it validates a response with it, so the
  * document would otherwise change after the first request.
+ *
+ * Answers are rewritten as OpenAPI's Response objects are: the plugin copies the schema's own keys (`anyOf`, `format`,
+ * `items`) beside `content` and leaves `description`, which is required, out; and it lists a file answer (`t.File`) as
+ * multipart/form-data. A file answer is `application/octet-stream` (bytes), a text one (`t.String`) `text/plain`, and a
+ * union of JSON and a file (GET /v1/files/{file}: OpenAI's File object, or a Veo video) lists both.
  * @module
  */
 
@@ -27,12 +32,57 @@ function tidyContent(content: unknown) {
 	}
 }
 
+/** Also drops the `default: "File"` Elysia gives a `t.File` (a name, not a default value of a binary string). */
 function dropClosedObjects(v: unknown) {
 	if (Array.isArray(v)) for (const x of v) dropClosedObjects(x)
 	else if (isObj(v)) {
 		if (v.additionalProperties === false) delete v.additionalProperties
+		if (v.format === 'binary' && v.default === 'File') delete v.default
 		for (const x of Object.values(v)) dropClosedObjects(x)
 	}
+}
+
+const RESPONSE_KEYS = ['description', 'headers', 'content', 'links']
+const STATUS: Record<string, string> = {
+	'200': 'OK',
+	'201': 'Created',
+	'400': 'Invalid request',
+	'401': 'No key, or an unknown, expired or deleted one',
+	'402': 'Balance or spend limit exhausted',
+	'403': 'Not allowed',
+	'404': 'Not found',
+	'409': 'Conflict',
+	'413': 'Body too large',
+	'415': 'Unsupported content type',
+	'426': 'Upgrade required',
+	'429': 'Rate limited',
+	'500': 'Internal error',
+	'502': 'Upstream failed',
+	'503': 'Unavailable',
+	'504': 'Upstream timed out',
+	'529': 'Upstream overloaded',
+}
+
+const isBinary = (s: unknown) => isObj(s) && s.type === 'string' && s.format === 'binary'
+
+/** One answer as an OpenAPI Response object, its content typed by what the schema is (see the module's note). */
+function tidyResponse(code: string, r: Json) {
+	for (const k of Object.keys(r)) if (!RESPONSE_KEYS.includes(k)) delete r[k]
+	if (typeof r.description !== 'string' || r.description === '') r.description = STATUS[code] ?? `HTTP ${code}`
+	if (!isObj(r.content)) return
+	const media = r.content['application/json'] ?? r.content['multipart/form-data'] ?? Object.values(r.content)[0]
+	const schema = isObj(media) ? media.schema : undefined
+	if (!isObj(schema)) return tidyContent(r.content)
+	const members = Array.isArray(schema.anyOf) ? (schema.anyOf as unknown[]) : [schema]
+	const files = members.filter(isBinary)
+	const rest = members.filter((m) => !isBinary(m))
+	if (files.length > 0) {
+		r.content = {
+			...(rest.length > 0 ? { 'application/json': { schema: rest.length === 1 ? rest[0] : { anyOf: rest } } } : {}),
+			'application/octet-stream': { schema: files[0] },
+		}
+	} else if (schema.type === 'string' && schema.format === undefined && schema.enum === undefined) r.content = { 'text/plain': { schema } }
+	else tidyContent(r.content)
 }
 
 export function tidyOpenApi(doc: unknown): unknown {
@@ -45,7 +95,7 @@ export function tidyOpenApi(doc: unknown): unknown {
 		for (const op of Object.values(item)) {
 			if (!isObj(op)) continue
 			if (isObj(op.requestBody)) tidyContent(op.requestBody.content)
-			if (isObj(op.responses)) for (const r of Object.values(op.responses)) if (isObj(r)) tidyContent(r.content)
+			if (isObj(op.responses)) for (const [code, r] of Object.entries(op.responses)) if (isObj(r)) tidyResponse(code, r)
 		}
 	}
 	return doc

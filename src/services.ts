@@ -58,7 +58,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	// The key first: a start that is refused for want of one must not have migrated the database already.
 	const secret = await resolveSecretKey(env)
 	const cipher = await createCipher(secret.key)
-	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, warn: (m) => log.warn(m) }))
+	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, warn: (m) => log.warn(m), poolSize: env.databasePoolSize }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
 	await checkSecretKey(db.sql, cipher).catch(secret.refuse)

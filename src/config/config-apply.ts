@@ -15,9 +15,13 @@ import type { Cipher } from '../lib/secrets'
 import { storedPrice } from '../routing/catalog'
 import { ConfigError, type ChannelEntry, type GatewayConfig, type ModelEntry } from './gateway-file'
 
-/** Quick-start channels, created only when no configured channel has that type. */
+/**
+ * Quick-start channels, created only when no configured channel has that type. Their globs must not overlap across
+ * vendors: OpenAI's embeddings are `text-embedding-3-*` and `text-embedding-ada-*`, while `text-embedding-004` is
+ * Google's (a wider `text-embedding-*` sent half its calls to OpenAI, which answers 404 for it).
+ */
 const QUICK_START: Array<{ env: string; type: 'openai' | 'anthropic' | 'gemini'; baseEnv: string; baseUrl: string; models: string[] }> = [
-	{ env: 'OPENAI_API_KEY', type: 'openai', baseEnv: 'OPENAI_BASE_URL', baseUrl: 'https://api.openai.com/v1', models: ['gpt-*', 'o1*', 'o3*', 'o4*', 'chatgpt-*', 'text-embedding-*', 'dall-e-*', 'gpt-image-*', 'whisper-*', 'tts-*', 'omni-moderation-*'] },
+	{ env: 'OPENAI_API_KEY', type: 'openai', baseEnv: 'OPENAI_BASE_URL', baseUrl: 'https://api.openai.com/v1', models: ['gpt-*', 'o1*', 'o3*', 'o4*', 'chatgpt-*', 'text-embedding-3-*', 'text-embedding-ada-*', 'dall-e-*', 'gpt-image-*', 'whisper-*', 'tts-*', 'omni-moderation-*'] },
 	{ env: 'ANTHROPIC_API_KEY', type: 'anthropic', baseEnv: 'ANTHROPIC_BASE_URL', baseUrl: 'https://api.anthropic.com', models: ['claude-*'] },
 	{ env: 'GEMINI_API_KEY', type: 'gemini', baseEnv: 'GEMINI_BASE_URL', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-*', 'text-embedding-004', 'gemini-embedding-*'] },
 ]

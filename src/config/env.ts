@@ -8,6 +8,8 @@ export type Env = {
 	host: string
 	/** postgres:// URL, or undefined for embedded PGlite. */
 	databaseUrl?: string
+	/** Connections each instance keeps to PostgreSQL (DATABASE_POOL_SIZE). */
+	databasePoolSize: number
 	dataDir: string
 	redisUrl?: string
 	gatewayConfig?: string
@@ -62,6 +64,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		port: int(vars.PORT, 3000, 'PORT'),
 		host: vars.HOST || '0.0.0.0',
 		databaseUrl: url || undefined,
+		databasePoolSize: int(vars.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1),
 		dataDir: vars.DATA_DIR || './data',
 		redisUrl: vars.REDIS_URL || undefined,
 		gatewayConfig: vars.GATEWAY_CONFIG || undefined,

@@ -8,6 +8,7 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
+import { jsonErrorAt, yamlErrorLine } from './parse-position'
 import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
@@ -102,11 +103,17 @@ export async function loadGatewayFile(path: string): Promise<GatewayConfig> {
 	const file = Bun.file(path)
 	if (!(await file.exists())) throw new ConfigError(`${path}: file not found`)
 	const text = await file.text()
+	const yaml = /\.ya?ml$/i.test(path)
 	let raw: unknown
 	try {
-		raw = /\.ya?ml$/i.test(path) ? Bun.YAML.parse(text) : JSON.parse(text)
+		raw = yaml ? Bun.YAML.parse(text) : JSON.parse(text)
 	} catch (e) {
-		throw new ConfigError(`${path}: cannot parse: ${(e as Error).message}`)
+		// Bun's message says what, not where: the place is found apart (parse-position.ts).
+		const at = yaml ? yamlErrorLine(text) : jsonErrorAt(text)
+		const where = typeof at === 'number' ? ` at line ${at}` : at ? ` at line ${at.line}, column ${at.column}` : ''
+		// A name that says neither was read as JSON: say so, since the file may well be YAML.
+		const how = yaml || /\.json$/i.test(path) ? '' : 'read as JSON (only a name ending .yaml or .yml is read as YAML): '
+		throw new ConfigError(`${path}: cannot parse${where}: ${how}${(e as Error).message}`)
 	}
 	return parseGatewayConfig(raw, path)
 }

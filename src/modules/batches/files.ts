@@ -31,7 +31,8 @@ export async function retrieveFile(svc: Services, id: string, accountId: number,
 	const row = await owned(svc, 'file', id, accountId)
 	return (await callJson(holder(svc, row), `/files/${encodeURIComponent(id)}`, { method: 'GET' }, request.signal, requestId)).response
 }
-const FileObject = t.Object({ id: t.String(), object: t.Literal('file') }, { additionalProperties: true })
+/** OpenAI's File object (https://platform.openai.com/docs/api-reference/files/object), as the channel sends it. */
+export const FileObject = t.Object({ id: t.String(), object: t.Literal('file') }, { additionalProperties: true })
 const FileList = t.Object({ object: t.Literal('list'), data: t.Array(t.Unknown()), first_id: t.Union([t.String(), t.Null()]), last_id: t.Union([t.String(), t.Null()]), has_more: t.Boolean() })
 const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 10000, multipleOf: 1 })), order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])), purpose: t.Optional(t.String()) })
 const Upload = t.Object({ file: t.File(), purpose: t.String() }, { additionalProperties: true })

@@ -16,7 +16,8 @@ import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { refreshTask } from '../../tasks/refresh'
 import { findOwned } from '../../tasks/store'
-import { retrieveFile } from '../batches/files'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { FileObject, retrieveFile } from '../batches/files'
 import { publicBase } from '../video/view'
 import { GeminiOperation } from './predict-model'
 import { operationView, parseSampleFile } from './veo'
@@ -73,15 +74,28 @@ export const geminiOperationsModule = (svc: Services) => {
 		response: { 200: GeminiOperation, ...errors },
 		detail: { summary: `Get a video operation (${version})`, description: 'The Veo operation `:predictLongRunning` answered, for the account that submitted it; when done, its video URIs point at this gateway.' },
 	})
-	const fileHook = (version: string) => ({
+	const fileHook = {
 		params: t.Object({ file: t.String({ description: '`{id}:download` (with `?alt=media`), as the operation\'s video URI names it' }) }),
 		response: { 200: t.File({ description: 'The video (video/mp4), streamed from the upstream' }), ...errors, 409: GeminiErrorBody, 502: GeminiErrorBody },
-		detail: { summary: `Download a generated video (${version})` },
-	})
+		detail: { summary: 'Download a generated video (/v1beta)' },
+	}
+	// Under /v1 the path is also OpenAI's file retrieve (an id without `:download`), and its errors are OpenAI's (the
+	// path's shape, http/error-shapes.ts): its document lists both answers (the File object as JSON, the video as bytes).
+	const v1FileHook = {
+		params: t.Object({ file: t.String({ description: "An OpenAI file id (the Files API's retrieve), or `{id}:download` with `?alt=media` as a Veo operation's video URI names it" }) }),
+		response: {
+			200: t.Union([FileObject, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]),
+			401: OpenAIErrorBody,
+			404: OpenAIErrorBody,
+			409: OpenAIErrorBody,
+			502: OpenAIErrorBody,
+		},
+		detail: { summary: 'Retrieve a file, or download a generated video (/v1)', tags: ['OpenAI', 'Gemini'] },
+	}
 	return new Elysia({ detail: { tags: ['Gemini'] } })
 		.use(modelAuth(svc, { gemini: true, counted: 'submits' }))
 		.get('/v1beta/models/:model/operations/:id', poll, pollHook('/v1beta'))
 		.get('/v1/models/:model/operations/:id', poll, pollHook('/v1'))
-		.get('/v1beta/files/:file', file, fileHook('/v1beta'))
-		.get('/v1/files/:file', file, fileHook('/v1'))
+		.get('/v1beta/files/:file', file, fileHook)
+		.get('/v1/files/:file', file, v1FileHook)
 }

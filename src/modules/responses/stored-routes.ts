@@ -17,6 +17,7 @@ import { GatewayError } from '../../core/errors'
 import { storedResponses } from '../../db/schema'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { ResponsesResponse } from '../../protocols/openai-responses'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
@@ -97,6 +98,19 @@ const jsonAnswer = (body: unknown, requestId: string) => Response.json(body, { h
 
 const IdParams = t.Object({ id: t.String() })
 const errors = { 400: OpenAIErrorBody, 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody, 503: OpenAIErrorBody }
+/** What OpenAI's DELETE answers (https://platform.openai.com/docs/api-reference/responses/delete). */
+const Deleted = t.Object({ id: t.String(), object: t.Literal('response'), deleted: t.Boolean() }, { additionalProperties: true })
+/** A page of input items (https://platform.openai.com/docs/api-reference/responses/input-items): the items as OpenAI sends them. */
+const InputItems = t.Object(
+	{
+		object: t.Literal('list'),
+		data: t.Array(t.Object({ type: t.Optional(t.String()), id: t.Optional(t.String()) }, { additionalProperties: true })),
+		first_id: t.Nullable(t.String()),
+		last_id: t.Nullable(t.String()),
+		has_more: t.Boolean(),
+	},
+	{ additionalProperties: true },
+)
 
 export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 	// Polling is reading: like a task poll, a GET does not count against the key's request rate.
@@ -112,7 +126,7 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			},
 			{
 				params: IdParams,
-				response: errors,
+				response: { 200: ResponsesResponse, ...errors },
 				detail: {
 					summary: 'Retrieve a model response',
 					description:
@@ -144,7 +158,7 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			},
 			{
 				params: IdParams,
-				response: errors,
+				response: { 200: Deleted, ...errors },
 				detail: {
 					summary: 'Delete a model response',
 					description:
@@ -167,7 +181,7 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			},
 			{
 				params: IdParams,
-				response: errors,
+				response: { 200: ResponsesResponse, ...errors },
 				detail: {
 					summary: 'Cancel a background response',
 					description:
@@ -189,7 +203,7 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			},
 			{
 				params: IdParams,
-				response: errors,
+				response: { 200: InputItems, ...errors },
 				detail: {
 					summary: 'List the input items of a model response',
 					description:

@@ -2,17 +2,43 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { buildOpenApiDocument } from '../../../scripts/openapi-doc'
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
+import { startAnthropicMock, startOpenAIMock } from '../../mocks'
 
 const OUT = new URL('../../../test-output/openapi-client/', import.meta.url).pathname
 
 let doc: string
 let app: TestApp
+let openaiUp: Awaited<ReturnType<typeof startOpenAIMock>>
+let anthropicUp: Awaited<ReturnType<typeof startAnthropicMock>>
+
+type Op = { operationId: string; tags?: string[]; security?: Array<Record<string, string[]>>; responses: Record<string, Record<string, unknown>> }
+const operations = () => {
+	const d = JSON.parse(doc) as { paths: Record<string, Record<string, Op>> }
+	return Object.entries(d.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+}
 
 beforeAll(async () => {
 	doc = await buildOpenApiDocument()
-	app = await startTestApp()
+	openaiUp = await startOpenAIMock({ apiKey: 'up-openai' })
+	anthropicUp = await startAnthropicMock({ apiKey: 'up-anthropic' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini'] },
+				{ name: 'an', type: 'anthropic', base_url: anthropicUp.url, api_key: 'up-anthropic', models: ['claude-haiku-4-5'] },
+			],
+			models: [
+				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'claude-haiku-4-5', input_per_mtok: 1, output_per_mtok: 5 },
+			],
+		},
+	})
 }, 120_000)
-afterAll(() => app.close())
+afterAll(async () => {
+	await app.close()
+	await openaiUp.stop()
+	await anthropicUp.stop()
+})
 
 describe('OpenAPI document', () => {
 	it('should match the committed openapi/openapi.json (run `bun run openapi` after changing routes)', async () => {
@@ -59,4 +85,92 @@ export async function run(baseUrl: string, adminKey: string) {
 		expect(out.revealed).toBe(out.key)
 		expect(out.rows).toBe(0)
 	})
+
+	it('should give every operation a success answer with a schema', () => {
+		// QA: GET /v1/responses/{id} (and delete, cancel, input_items) had none, so a typed client's `data` was `never`.
+		// GET /v1/realtime is a WebSocket upgrade (101), which OpenAPI cannot describe as a body.
+		const missing = operations().filter(({ path, method, op }) => {
+			if (path === '/v1/realtime' && method === 'get') return false
+			return !Object.entries(op.responses).some(([code, r]) => code.startsWith('2') && r.content !== undefined)
+		})
+		expect(missing.map((m) => `${m.method.toUpperCase()} ${m.path}`)).toEqual([])
+	})
+
+	it('should declare how each operation takes its credentials', () => {
+		const d = JSON.parse(doc) as { components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> } }
+		const schemes = d.components.securitySchemes
+		const where = (op: Op) => (op.security ?? [{ bearer: [] }]).flatMap((r) => Object.keys(r).map((k) => (schemes[k]!.type === 'http' ? schemes[k]!.scheme : `${schemes[k]!.in}:${schemes[k]!.name}`)))
+		const op = (method: string, path: string) => operations().find((o) => o.method === method && o.path === path)!.op
+		// QA: everything inherited the document's bearer: /health looked private, x-api-key and x-goog-api-key unknown.
+		expect(where(op('get', '/health'))).toEqual([])
+		expect(where(op('post', '/v1/chat/completions')).sort()).toEqual(['bearer', 'header:x-api-key'])
+		expect(where(op('post', '/v1/messages')).sort()).toEqual(['bearer', 'header:x-api-key'])
+		expect(where(op('post', '/v1beta/models/{model}')).sort()).toEqual(['bearer', 'header:x-api-key', 'header:x-goog-api-key', 'query:key'])
+		expect(where(op('post', '/mj/submit/{action}')).sort()).toEqual(['bearer', 'header:mj-api-secret', 'header:x-api-key'])
+		expect(where(op('get', '/api/accounts')).sort()).toEqual(['bearer', 'cookie:sb_session'])
+		// A session's state-changing call also needs the CSRF token: one requirement naming both.
+		expect(op('post', '/api/accounts').security).toEqual([{ bearer: [] }, { session: [], csrf: [] }])
+		expect(where(op('post', '/api/session'))).toEqual([])
+	})
+
+	it('should declare file answers as bytes of their media type, in well-formed response objects', () => {
+		// QA: audio, video and file downloads were declared multipart/form-data, with stray `default` and `format` keys
+		// beside `content`; /metrics, Prometheus text, as JSON.
+		const allowed = ['description', 'headers', 'content', 'links']
+		for (const { path, method, op } of operations())
+			for (const [code, r] of Object.entries(op.responses)) {
+				expect({ path, method, code, keys: Object.keys(r).filter((k) => !allowed.includes(k)) }).toEqual({ path, method, code, keys: [] })
+				expect({ path, method, code, description: typeof r.description }).toEqual({ path, method, code, description: 'string' })
+				expect({ path, method, code, multipart: Object.keys((r.content as object | undefined) ?? {}).includes('multipart/form-data') }).toEqual({ path, method, code, multipart: false })
+			}
+		const speech = operations().find((o) => o.path === '/v1/audio/speech')!.op.responses['200']!.content as Record<string, { schema: unknown }>
+		expect(speech).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: expect.any(String) } } })
+		expect(Object.keys(operations().find((o) => o.path === '/metrics')!.op.responses['200']!.content as object)).toEqual(['text/plain'])
+	})
+
+	it('should generate a typed client that compiles under strict and calls the model endpoints', async () => {
+		const dir = `${OUT}models/`
+		await Bun.write(`${dir}schema.d.ts`, astToString(await openapiTS(JSON.parse(doc))))
+		await Bun.write(
+			`${dir}client.ts`,
+			`import createClient from 'openapi-fetch'
+import type { paths } from './schema'
+
+export async function run(baseUrl: string, key: string) {
+	const api = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } })
+	const chat = await api.POST('/v1/chat/completions', { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'typed chat' }] } })
+	if (!chat.data) throw new Error(JSON.stringify(chat.error))
+	const text: string | null | undefined = chat.data.choices[0]?.message.content
+	const msg = await api.POST('/v1/messages', { body: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'typed messages' }] } })
+	if (!msg.data) throw new Error(JSON.stringify(msg.error))
+	const block = msg.data.content[0]
+	const messagesText = block?.type === 'text' ? block.text : undefined
+	const inputTokens: number = msg.data.usage.input_tokens
+	const created = await api.POST('/v1/responses', { body: { model: 'claude-haiku-4-5', input: 'typed responses' } })
+	if (!created.data) throw new Error(JSON.stringify(created.error))
+	const got = await api.GET('/v1/responses/{id}', { params: { path: { id: created.data.id } } })
+	if (!got.data) throw new Error(JSON.stringify(got.error))
+	const status: string = got.data.status
+	const removed = await api.DELETE('/v1/responses/{id}', { params: { path: { id: created.data.id } } })
+	const deleted: boolean | undefined = removed.data?.deleted
+	const health = await createClient<paths>({ baseUrl }).GET('/health')
+	const healthy: string | undefined = health.data?.status
+	return { text, messagesText, inputTokens, status, deleted, healthy }
+}
+`,
+		)
+		await Bun.write(`${dir}tsconfig.json`, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'Preserve', moduleResolution: 'bundler', target: 'ESNext', skipLibCheck: true, types: [] }, files: ['client.ts'] }))
+		const tsc = Bun.spawnSync([new URL('../../../node_modules/.bin/tsc', import.meta.url).pathname, '-p', dir], { stdout: 'pipe', stderr: 'pipe' })
+		expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe('')
+		expect(tsc.exitCode).toBe(0)
+		const { key } = await app.account(1)
+		const { run } = await import(`${dir}client.ts`)
+		expect(await run(app.url, key)).toMatchObject({
+			text: 'Hello! You said: typed chat',
+			messagesText: 'Hello! You said: typed messages',
+			status: 'completed',
+			deleted: true,
+			healthy: 'ok',
+		})
+	}, 60_000)
 })

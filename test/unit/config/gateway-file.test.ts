@@ -83,4 +83,29 @@ describe('loadGatewayFile', () => {
 		await Bun.write(`${dir}/typo.yaml`, 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings:\n      timeoutz:\n        first_byte_ms: 100\n')
 		await expect(loadGatewayFile(`${dir}/typo.yaml`)).rejects.toThrow(`${dir}/typo.yaml: channels[0] ("a"): unknown field "settings.timeoutz"`)
 	})
+
+	it('should name the line (and for JSON the column) where an unparsable file goes wrong', async () => {
+		// QA: "cannot parse: JSON Parse error: Property name must be a string literal", with no place in a 40-line file.
+		const dir = `/tmp/sb-cfg-lines-${process.pid}`
+		const cases: Array<[string, string, string]> = [
+			['trailing-comma.json', '{\n  "channels": [\n    {"name": "a", "type": "openai", "base_url": "https://x/v1", "api_key": "k", "models": ["m"],}\n  ]\n}\n', 'line 3, column 97'],
+			['cut.json', '{"channels": [', 'line 1, column 15'],
+			['bad-value.json', '{\n  "models": [\n    {"name": "m", "input_per_mtok": .5}\n  ]\n}', 'line 3, column 37'],
+			['unclosed.yaml', 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m\n', 'line 6'],
+			['tabs.yaml', 'models:\n  - name: m\n\tinput_per_mtok: 1\n', 'line 3'],
+			['after-flow.yaml', 'channels: [\n  ]\nmodels:\n  - name: m\n  input_per_mtok: 1\n', 'line 5'],
+		]
+		for (const [name, text, where] of cases) {
+			await Bun.write(`${dir}/${name}`, text)
+			const err = await loadGatewayFile(`${dir}/${name}`).then(() => undefined, (e: Error) => e.message)
+			expect({ name, err }).toEqual({ name, err: expect.stringContaining(`${dir}/${name}: cannot parse at ${where}: `) })
+		}
+	})
+
+	it('should say how a file is read when a YAML file lacks a .yaml name', async () => {
+		// QA: gateway.conf holding YAML was refused as "JSON Parse error: Unexpected identifier", with no word of why JSON.
+		const dir = `/tmp/sb-cfg-ext-${process.pid}`
+		await Bun.write(`${dir}/gateway.conf`, 'models:\n  - name: m\n    input_per_mtok: 1\n')
+		await expect(loadGatewayFile(`${dir}/gateway.conf`)).rejects.toThrow(`${dir}/gateway.conf: cannot parse at line 1, column 1: read as JSON (only a name ending .yaml or .yml is read as YAML): `)
+	})
 })

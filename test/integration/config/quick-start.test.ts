@@ -1,0 +1,51 @@
+/**
+ * The quick start as the README gives it: vendor keys in the environment (OPENAI_API_KEY, GEMINI_API_KEY, …) and no
+ * GATEWAY_CONFIG. Each key makes a default channel whose model globs must not claim another vendor's models: QA found
+ * OpenAI's `text-embedding-*` also matching Google's `text-embedding-004`, so half of its calls went to OpenAI, which
+ * answers 404 model_not_found for it (a 404 is returned to the client, not retried elsewhere).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { OPENAI_MODELS, startGeminiMock, startOpenAIMock } from '../../mocks'
+
+let app: TestApp
+let openaiUp: Awaited<ReturnType<typeof startOpenAIMock>>
+let geminiUp: Awaited<ReturnType<typeof startGeminiMock>>
+
+beforeAll(async () => {
+	// The OpenAI mock knows OpenAI's models only, as the real API does.
+	openaiUp = await startOpenAIMock({ apiKey: 'up-openai', models: OPENAI_MODELS })
+	geminiUp = await startGeminiMock({ apiKey: 'up-gemini' })
+	app = await startTestApp({
+		env: { OPENAI_API_KEY: 'up-openai', OPENAI_BASE_URL: openaiUp.url, GEMINI_API_KEY: 'up-gemini', GEMINI_BASE_URL: geminiUp.url, ALLOW_UNPRICED_MODELS: 'true' },
+	})
+}, 60_000)
+afterAll(async () => {
+	await app.close()
+	await openaiUp.stop()
+	await geminiUp.stop()
+})
+
+describe('quick-start channels', () => {
+	it("should send Google's text-embedding-004 to the Gemini channel only, every time", async () => {
+		const { key } = await app.account(1)
+		const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0 })
+		for (let i = 0; i < 12; i++) {
+			const out = await client.embeddings.create({ model: 'text-embedding-004', input: `line ${i}` })
+			expect(out.data[0]!.embedding.length).toBeGreaterThan(0)
+		}
+		expect(openaiUp.requests.filter((r) => r.path.endsWith('/embeddings'))).toEqual([])
+		expect(geminiUp.requests.length).toBe(12)
+	})
+
+	it("should still send OpenAI's own embedding models to the OpenAI channel", async () => {
+		const { key } = await app.account(1)
+		const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0 })
+		for (const model of ['text-embedding-3-small', 'text-embedding-3-large']) {
+			const out = await client.embeddings.create({ model, input: 'hello' })
+			expect(out.data[0]!.embedding.length).toBeGreaterThan(0)
+		}
+		expect(openaiUp.requests.filter((r) => r.path.endsWith('/embeddings')).map((r) => (r.body as { model: string }).model)).toEqual(['text-embedding-3-small', 'text-embedding-3-large'])
+	})
+})

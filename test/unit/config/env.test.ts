@@ -1,0 +1,16 @@
+/**
+ * Integer settings read from the environment: blank is the default, anything but a whole number in range stops the start
+ * naming the variable. DATABASE_POOL_SIZE was read with Number() in the database client: blank gave a pool of 0 and
+ * `ten` NaN, neither of which serves a query.
+ */
+import { describe, expect, it } from 'bun:test'
+import { loadEnv } from '../../../src/config/env'
+
+describe('loadEnv', () => {
+	it('should take DATABASE_POOL_SIZE as a whole number of at least 1, blank meaning the default of 10', () => {
+		expect(loadEnv({}).databasePoolSize).toBe(10)
+		expect(loadEnv({ DATABASE_POOL_SIZE: '' }).databasePoolSize).toBe(10)
+		expect(loadEnv({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25)
+		for (const bad of ['0', 'ten', '2.5', '-1']) expect(() => loadEnv({ DATABASE_POOL_SIZE: bad })).toThrow(`DATABASE_POOL_SIZE must be an integer of at least 1, got "${bad}"`)
+	})
+})
