@@ -37,8 +37,8 @@ const INT8 = 20
  * @param opts.warn where to report what the start changed or could not (DATA_DIR's permissions)
  * @throws DataDirInUse when another process has the data directory open (src/db/data-dir-lock.ts)
  */
-export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean; warn?: (message: string) => void } = {}): Promise<Db> {
-	if (url) return openPostgres(url)
+export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean; /** PostgreSQL connections (DATABASE_POOL_SIZE). */ poolSize?: number; warn?: (message: string) => void } = {}): Promise<Db> {
+	if (url) return openPostgres(url, opts.poolSize ?? 10)
 	const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined
 	if (dir === undefined) return opts.worker ? openPgliteThread(undefined) : openPglite(undefined)
 	const { prepareDataDir, restrictTree } = await import('./data-dir')
@@ -79,10 +79,10 @@ async function openPgliteThread(dir: string | undefined): Promise<Db> {
 	return db
 }
 
-async function openPostgres(url: string): Promise<Db> {
+async function openPostgres(url: string, poolSize: number): Promise<Db> {
 	const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')])
 	const client = postgres(url, {
-		max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+		max: poolSize,
 		onnotice: () => {},
 		types: { int8: { to: INT8, from: [INT8], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
 	})
