@@ -4,6 +4,7 @@
  */
 import { LEDGER_DEFAULTS } from '../billing/ledger'
 import { type McpLimits, readMcpLimits } from '../mcp/config'
+import { DEFAULT_MAX_FETCHED_URLS } from '../relay/images'
 import { DEFAULT_HEALTH } from '../routing/health'
 import { envReader, isCidr4, isHostName, isIpv4, isIpv6, MAX_TIMER_MS } from './env-vars'
 
@@ -24,6 +25,8 @@ export type Env = {
 	maxUploadBytes: number
 	/** Hosts/CIDRs that server-side URL fetches may reach despite being private (comma-separated). */
 	fetchAllow: string[]
+	/** Image and document URLs the gateway downloads for one request at most (FETCH_MAX_URLS; relay/images.ts). */
+	maxFetchedUrls: number
 	/** Proxies whose X-Forwarded-For names the caller (http/client-address.ts). */
 	trustedProxies: string[]
 	/** Process-level env holding vendor keys for `env:NAME` references and quick-start channels. */
@@ -95,6 +98,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		maxJsonBytes: r.int('MAX_JSON_BYTES', 8 * 1024 * 1024, { min: 1 }),
 		maxUploadBytes: r.int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, { min: 1 }),
 		fetchAllow: r.list('FETCH_ALLOW', 'host names, IP addresses or IPv4 CIDRs', (e) => isHostName(e) || isIpv4(e) || isCidr4(e) || isIpv6(e)).map((e) => e.toLowerCase()),
+		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
 		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),
 		vars,
 		logLevel: r.choice('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),

@@ -89,7 +89,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 
 	let view = modelView(call.ir, names)
 	try {
-		if (adapter.protocol.name === 'gemini') view = await inlineImageUrls(view, guard)
+		if (adapter.protocol.name === 'gemini') view = await inlineImageUrls(view, guard, call.svc.env.maxFetchedUrls)
 	} catch (e) {
 		closeAll()
 		if (e instanceof GatewayError) return { error: e }

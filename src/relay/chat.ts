@@ -144,7 +144,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// The cap the fast path would send: the client's, or one the budget imposes; none otherwise (the vendor's
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
-			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
+			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 			;({ ir, codec } = withPortableToolNames(ir, codec))
 			codec = withFirstToolCallOnly(ir, codec)
 			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
