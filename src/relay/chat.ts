@@ -188,7 +188,9 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			if (!members) return malformed()
 			const read: Record<string, unknown> = {}
 			for (const [k, s] of members) if (k !== 'model' && k !== 'modelVersion') read[k] = JSON.parse(text.slice(s.start, s.end))
-			usage = call.client.usageOf(read)
+			// Gemini's Search grounding is billed from the candidates' groundingMetadata (protocols/gemini/grounding.ts):
+			// the whole body is read then, and only then.
+			usage = call.client.usageOf(call.client.name === 'gemini' && text.includes('"groundingMetadata"') ? JSON.parse(text) : read)
 			// A model_map alias is shown to the client as it asked for it, as on the converted path (Gemini: `modelVersion`).
 			const model = members.get('model') ?? members.get('modelVersion')
 			if (upstreamModel !== call.ir.model && model) outBody = text.slice(0, model.start) + JSON.stringify(call.ir.model) + text.slice(model.end)
