@@ -5,7 +5,7 @@
  */
 import { type KeyCache, createKeyCache } from './auth/api-key'
 import type { PrincipalResolver } from './auth/principal'
-import { LEDGER_DEFAULTS, type Ledger, createLedger } from './billing/ledger'
+import { type Ledger, createLedger } from './billing/ledger'
 import { applyGatewayConfig, withQuickStart } from './config/config-apply'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
@@ -18,7 +18,7 @@ import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
 import { type RateLimiter, createRateLimiter } from './limits/rate-limit'
 import { type Metrics, createMetrics } from './metrics/gateway-metrics'
-import { type ChannelHealthTracker, DEFAULT_HEALTH, createChannelHealth } from './routing/health'
+import { type ChannelHealthTracker, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
 import { openStreams } from './relay/sse-response'
 import { drainingUpstreams } from './relay/stream'
@@ -58,7 +58,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	// The key first: a start that is refused for want of one must not have migrated the database already.
 	const secret = await resolveSecretKey(env)
 	const cipher = await createCipher(secret.key)
-	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, warn: (m) => log.warn(m), poolSize: env.databasePoolSize }))
+	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, poolSize: env.databasePoolSize, warn: (m) => log.warn(m) }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
 	await checkSecretKey(db.sql, cipher).catch(secret.refuse)
@@ -88,11 +88,11 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	// Every stored secret opened with it: a generated key is kept from now on (secret-key.ts says why not sooner).
 	await secret.save()
 	const ledger = createLedger(db, {
-		ttlSeconds: Math.ceil(positive(env.vars.HOLD_TTL_SECONDS, 60)),
-		flushMs: positive(env.vars.LEDGER_FLUSH_MS, LEDGER_DEFAULTS.flushMs),
-		flushRows: positive(env.vars.LEDGER_FLUSH_ROWS, LEDGER_DEFAULTS.flushRows),
-		flushGapMs: positive(env.vars.LEDGER_FLUSH_GAP_MS, LEDGER_DEFAULTS.flushGapMs),
-		idleMs: positive(env.vars.LEASE_IDLE_MS, LEDGER_DEFAULTS.idleMs),
+		ttlSeconds: env.ledger.ttlSeconds,
+		flushMs: env.ledger.flushMs,
+		flushRows: env.ledger.flushRows,
+		flushGapMs: env.ledger.flushGapMs,
+		idleMs: env.ledger.idleMs,
 		bus,
 		log,
 	})
@@ -108,7 +108,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			.catch((e) => log.warn('hold sweep failed', { error: String(e) }))
 	}
 	sweep()
-	const sweeper = setInterval(sweep, positive(env.vars.HOLD_SWEEP_MS, 60_000))
+	const sweeper = setInterval(sweep, env.ledger.sweepMs)
 	sweeper.unref?.()
 	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
 	return {
@@ -121,11 +121,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		catalog,
 		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
 		metrics: createMetrics(),
-		health: createChannelHealth({
-			threshold: positive(env.vars.BREAKER_THRESHOLD, DEFAULT_HEALTH.threshold),
-			baseMs: positive(env.vars.BREAKER_BASE_MS, DEFAULT_HEALTH.baseMs),
-			maxMs: positive(env.vars.BREAKER_MAX_MS, DEFAULT_HEALTH.maxMs),
-		}),
+		health: createChannelHealth(env.breaker),
 		idleGc,
 		log,
 		principals: [],
@@ -141,10 +137,4 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			if (!opts.db) await db.sql.close()
 		},
 	}
-}
-
-/** A positive number from the environment (tuning knobs such as BREAKER_BASE_MS), else the default. */
-function positive(v: string | undefined, fallback: number): number {
-	const n = Number(v)
-	return v !== undefined && v !== '' && Number.isFinite(n) && n > 0 ? n : fallback
 }

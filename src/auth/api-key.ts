@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm'
 import { GatewayError } from '../core/errors'
 import type { Db } from '../db/client'
-import { apiTokens } from '../db/schema'
+import { accounts, apiTokens } from '../db/schema'
 import { randomString } from '../lib/ids'
 import { type Cipher, sha256Hex } from '../lib/secrets'
 import type { Bus } from '../lib/bus'
@@ -22,6 +22,8 @@ export type AuthToken = {
 	accountId: number
 	name: string
 	status: string
+	/** The account's status: a disabled account's keys are refused as its own are (POST /api/accounts/:id/disable). */
+	accountStatus: string
 	expiresAt: number | null
 	spendLimit: number | null
 	allowedModels: string[] | null
@@ -111,14 +113,21 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 	}
 
 	async function load(hash: string): Promise<AuthToken | null> {
-		const [row] = await db.orm.select().from(apiTokens).where(eq(apiTokens.keyHash, hash)).limit(1)
-		if (!row) return null
+		const [found] = await db.orm
+			.select({ token: apiTokens, accountStatus: accounts.status })
+			.from(apiTokens)
+			.innerJoin(accounts, eq(accounts.id, apiTokens.accountId))
+			.where(eq(apiTokens.keyHash, hash))
+			.limit(1)
+		if (!found) return null
+		const row = found.token
 		return {
 			id: row.id,
 			keyId: hash.slice(0, 24),
 			accountId: row.accountId,
 			name: row.name,
 			status: row.status,
+			accountStatus: found.accountStatus,
 			expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
 			spendLimit: row.spendLimit,
 			allowedModels: row.allowedModels ?? null,
@@ -146,6 +155,8 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			if (tok.status !== 'active') throw new GatewayError('authentication', 'API key is disabled', { code: 'api_key_disabled' })
 			if (tok.expiresAt !== null && tok.expiresAt <= t)
 				throw new GatewayError('authentication', `API key expired at ${new Date(tok.expiresAt).toISOString()}`, { code: 'api_key_expired' })
+			// As OpenAI answers a key of a deactivated account: 401 `account_deactivated`.
+			if (tok.accountStatus !== 'active') throw new GatewayError('authentication', 'The account of this API key is disabled', { code: 'account_disabled' })
 			return tok
 		},
 		cached(key) {
@@ -153,7 +164,7 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			const hit = cache.get(sha256Hex(key))
 			const t = now()
 			const tok = hit && fresh(hit, t) ? hit.token : null
-			return tok && tok.status === 'active' && (tok.expiresAt === null || tok.expiresAt > t) ? tok : undefined
+			return tok && tok.status === 'active' && tok.accountStatus === 'active' && (tok.expiresAt === null || tok.expiresAt > t) ? tok : undefined
 		},
 		invalidate(hash) {
 			forget(hash)

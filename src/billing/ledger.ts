@@ -496,8 +496,8 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 					continue // others took it meanwhile: ask again
 				}
 				if (r.kind === 'lost') continue // a fresh lease next time round
-				// The database refused the owner: its account is gone, or its key is no longer active (revoked elsewhere, expired).
-				if (r.kind === 'no_account') throw new GatewayError('authentication', 'API key is no longer active', { code: 'invalid_api_key' })
+				// The database refused the owner: its account is gone or disabled, or its key is no longer active (revoked elsewhere, expired).
+				if (r.kind === 'no_account') throw new GatewayError('authentication', 'API key (or its account) is no longer active', { code: 'invalid_api_key' })
 				// Short: the headroom left is below what this request needs.
 				if (!l.retired && free(l) >= min && free(l) > 0) return new LeaseHold(l, requestId, free(l))
 				// Other leases hold enough unused money (as of their last flush) to make up the difference: ask for it.

@@ -2,14 +2,17 @@
  * Server configuration from the environment. Read once at boot; everything else receives the typed object.
  * @module
  */
+import { LEDGER_DEFAULTS } from '../billing/ledger'
+import { type McpLimits, readMcpLimits } from '../mcp/config'
+import { DEFAULT_MAX_FETCHED_URLS } from '../relay/images'
+import { DEFAULT_HEALTH } from '../routing/health'
+import { envReader, isCidr4, isHostName, isIpv4, isIpv6, MAX_TIMER_MS } from './env-vars'
 
 export type Env = {
 	port: number
 	host: string
 	/** postgres:// URL, or undefined for embedded PGlite. */
 	databaseUrl?: string
-	/** Connections each instance keeps to PostgreSQL (DATABASE_POOL_SIZE). */
-	databasePoolSize: number
 	dataDir: string
 	redisUrl?: string
 	gatewayConfig?: string
@@ -22,6 +25,8 @@ export type Env = {
 	maxUploadBytes: number
 	/** Hosts/CIDRs that server-side URL fetches may reach despite being private (comma-separated). */
 	fetchAllow: string[]
+	/** Image and document URLs the gateway downloads for one request at most (FETCH_MAX_URLS; relay/images.ts). */
+	maxFetchedUrls: number
 	/** Proxies whose X-Forwarded-For names the caller (http/client-address.ts). */
 	trustedProxies: string[]
 	/** Process-level env holding vendor keys for `env:NAME` references and quick-start channels. */
@@ -39,48 +44,87 @@ export type Env = {
 	taskMaxAgeMs: number
 	/** On SIGTERM, how long open requests may take to finish. */
 	shutdownGraceMs: number
-}
-
-/**
- * An integer setting: unset or empty is the default (as a compose file's `NAME=` leaves it); anything else that is not
- * an integer of at least `min` stops the start naming the variable, rather than becoming NaN or 0 somewhere (a
- * poller's interval of NaN runs every millisecond; a task age of 0 fails every task at its first poll).
- */
-const int = (v: string | undefined, fallback: number, name: string, min = 0): number => {
-	if (v === undefined || v.trim() === '') return fallback
-	const n = Number(v)
-	if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be ${min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`}, got "${v}"`)
-	return n
+	/** PostgreSQL connections per instance (DATABASE_POOL_SIZE). */
+	databasePoolSize: number
+	/** Lease expiry and sweep (HOLD_*), flush cadence (LEDGER_FLUSH_*) and idle lease return (LEASE_IDLE_MS). */
+	ledger: { ttlSeconds: number; sweepMs: number; flushMs: number; flushRows: number; flushGapMs: number; idleMs: number }
+	/** Channel circuit breaker (BREAKER_*). */
+	breaker: { threshold: number; baseMs: number; maxMs: number }
+	/** Bounds of the MCP tool loop (MCP_*). */
+	mcp: McpLimits
+	/** Base of URLs handed out (PUBLIC_URL); undefined: the request's origin. */
+	publicUrl?: string
+	/** Bearer token GET /metrics requires (METRICS_TOKEN). */
+	metricsToken?: string
+	/** The console administrator created at the first start (ADMIN_USERNAME, ADMIN_PASSWORD). */
+	adminUsername: string
+	adminPassword?: string
 }
 
 /** Default of TASK_MAX_AGE_MS: a task still open after a day was lost upstream or stopped answering. */
 const DEFAULT_TASK_MAX_AGE_MS = 24 * 3600_000
 
+/** A duration used as a timer: at least `min` ms, at most what a timer takes. */
+const timer = (min = 1) => ({ min, max: MAX_TIMER_MS })
+
+/**
+ * Reads and checks every setting (config/env-vars.ts): a value that cannot be used stops the start, naming each
+ * variable that is wrong and what it takes. README's configuration table lists them with their ranges.
+ */
 export function loadEnv(vars: Record<string, string | undefined> = process.env): Env {
-	const url = vars.DATABASE_URL?.trim()
-	if (url && !/^postgres(ql)?:\/\//.test(url)) throw new Error(`DATABASE_URL must start with postgres:// (got "${url.split('@').pop()}")`)
-	const level = (vars.LOG_LEVEL ?? 'info') as Env['logLevel']
-	return {
-		port: int(vars.PORT, 3000, 'PORT'),
-		host: vars.HOST || '0.0.0.0',
-		databaseUrl: url || undefined,
-		databasePoolSize: int(vars.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1),
-		dataDir: vars.DATA_DIR || './data',
-		redisUrl: vars.REDIS_URL || undefined,
-		gatewayConfig: vars.GATEWAY_CONFIG || undefined,
-		adminKey: vars.ADMIN_KEY || undefined,
-		secretKey: vars.SECRET_KEY || undefined,
-		maxJsonBytes: int(vars.MAX_JSON_BYTES, 8 * 1024 * 1024, 'MAX_JSON_BYTES'),
-		maxUploadBytes: int(vars.MAX_UPLOAD_BYTES, 25 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
-		fetchAllow: (vars.FETCH_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-		trustedProxies: (vars.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-		vars,
-		logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',
-		allowUnpriced: ['1', 'true', 'yes'].includes((vars.ALLOW_UNPRICED_MODELS ?? '').toLowerCase()),
-		retries: int(vars.RETRIES, 2, 'RETRIES'),
-		keepaliveMs: Math.max(100, int(vars.SSE_KEEPALIVE_MS, 15_000, 'SSE_KEEPALIVE_MS')),
-		taskPollIntervalMs: int(vars.TASK_POLL_INTERVAL_MS, 15_000, 'TASK_POLL_INTERVAL_MS', 1),
-		taskMaxAgeMs: int(vars.TASK_MAX_AGE_MS, DEFAULT_TASK_MAX_AGE_MS, 'TASK_MAX_AGE_MS', 1),
-		shutdownGraceMs: int(vars.SHUTDOWN_GRACE_MS, 30_000, 'SHUTDOWN_GRACE_MS'),
+	const r = envReader(vars)
+	const url = r.text('DATABASE_URL')
+	if (url && !/^postgres(ql)?:\/\//.test(url)) r.refuse('DATABASE_URL', `must start with postgres:// (got "${url.split('@').pop()}")`)
+	const breaker = {
+		threshold: r.int('BREAKER_THRESHOLD', DEFAULT_HEALTH.threshold, { min: 1 }),
+		baseMs: r.int('BREAKER_BASE_MS', DEFAULT_HEALTH.baseMs, timer()),
+		maxMs: r.int('BREAKER_MAX_MS', DEFAULT_HEALTH.maxMs, timer()),
 	}
+	if (breaker.maxMs < breaker.baseMs) r.refuse('BREAKER_MAX_MS', `must be at least BREAKER_BASE_MS (${breaker.baseMs}), got "${vars.BREAKER_MAX_MS ?? ''}"`)
+	// Bun reads these two itself at process start (lib/runtime-settings.ts) and ignores a value it cannot parse.
+	r.int('BUN_CONFIG_MAX_HTTP_REQUESTS', 4096, { min: 1, max: 65_535 })
+	r.number('BUN_JSC_minEdenToOldGenerationRatio', 0.6, 0)
+	for (const v of ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL']) r.url(v, WEB)
+	const env: Env = {
+		port: r.int('PORT', 3000, { max: 65_535 }),
+		host: r.text('HOST') ?? '0.0.0.0',
+		databaseUrl: url,
+		databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 10_000 }),
+		dataDir: r.text('DATA_DIR') ?? './data',
+		redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:', 'redis+tls:', 'redis+unix:', 'redis+tls+unix:']),
+		gatewayConfig: r.text('GATEWAY_CONFIG'),
+		adminKey: r.secret('ADMIN_KEY'),
+		secretKey: r.secret('SECRET_KEY'),
+		maxJsonBytes: r.int('MAX_JSON_BYTES', 8 * 1024 * 1024, { min: 1 }),
+		maxUploadBytes: r.int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, { min: 1 }),
+		fetchAllow: r.list('FETCH_ALLOW', 'host names, IP addresses or IPv4 CIDRs', (e) => isHostName(e) || isIpv4(e) || isCidr4(e) || isIpv6(e)).map((e) => e.toLowerCase()),
+		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
+		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),
+		vars,
+		logLevel: r.choice('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+		allowUnpriced: r.bool('ALLOW_UNPRICED_MODELS', false),
+		retries: r.int('RETRIES', 2),
+		keepaliveMs: r.int('SSE_KEEPALIVE_MS', 15_000, timer(100)),
+		taskPollIntervalMs: r.int('TASK_POLL_INTERVAL_MS', 15_000, timer()),
+		taskMaxAgeMs: r.int('TASK_MAX_AGE_MS', DEFAULT_TASK_MAX_AGE_MS, { min: 1 }),
+		shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 30_000, timer(0)),
+		ledger: {
+			ttlSeconds: r.int('HOLD_TTL_SECONDS', 60, { min: 1 }),
+			sweepMs: r.int('HOLD_SWEEP_MS', 60_000, timer()),
+			flushMs: r.int('LEDGER_FLUSH_MS', LEDGER_DEFAULTS.flushMs, timer()),
+			flushRows: r.int('LEDGER_FLUSH_ROWS', LEDGER_DEFAULTS.flushRows, { min: 1 }),
+			flushGapMs: r.int('LEDGER_FLUSH_GAP_MS', LEDGER_DEFAULTS.flushGapMs, timer(0)),
+			idleMs: r.int('LEASE_IDLE_MS', LEDGER_DEFAULTS.idleMs, timer()),
+		},
+		breaker,
+		mcp: readMcpLimits(r),
+		publicUrl: r.url('PUBLIC_URL', WEB),
+		metricsToken: r.secret('METRICS_TOKEN'),
+		adminUsername: r.text('ADMIN_USERNAME') ?? 'admin',
+		adminPassword: r.secret('ADMIN_PASSWORD'),
+	}
+	r.done()
+	return env
 }
+
+const WEB = ['http:', 'https:'] as const

@@ -37,7 +37,7 @@ const INT8 = 20
  * @param opts.warn where to report what the start changed or could not (DATA_DIR's permissions)
  * @throws DataDirInUse when another process has the data directory open (src/db/data-dir-lock.ts)
  */
-export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean; warn?: (message: string) => void; poolSize?: number } = {}): Promise<Db> {
+export async function openDb(url: string | undefined, dataDir?: string, opts: { worker?: boolean; /** PostgreSQL connections (DATABASE_POOL_SIZE). */ poolSize?: number; warn?: (message: string) => void } = {}): Promise<Db> {
 	if (url) return openPostgres(url, opts.poolSize ?? 10)
 	const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined
 	if (dir === undefined) return opts.worker ? openPgliteThread(undefined) : openPglite(undefined)
@@ -79,7 +79,6 @@ async function openPgliteThread(dir: string | undefined): Promise<Db> {
 	return db
 }
 
-/** `poolSize`: DATABASE_POOL_SIZE, checked by config/env.ts (read there, so that an empty or mistyped value is not a pool of 0 or NaN). */
 async function openPostgres(url: string, poolSize: number): Promise<Db> {
 	const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')])
 	const client = postgres(url, {

@@ -25,7 +25,6 @@ import type { ChatCall } from '../relay/chat'
 import { inlineImageUrls } from '../relay/images'
 import { sseResponse } from '../relay/sse-response'
 import type { Channel } from '../routing/catalog'
-import { mcpLimits } from './config'
 import { collectResponse } from './events'
 import { modelView } from './history'
 import { mcpLoop } from './loop'
@@ -71,7 +70,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 		if (e instanceof GatewayError) return { error: e }
 		throw e
 	}
-	const limits = mcpLimits(call.svc.env.vars)
+	const limits = call.svc.env.mcp
 	const guard = { allow: call.svc.env.fetchAllow }
 	const ctl = new AbortController()
 	if (call.signal.aborted) ctl.abort()
@@ -90,7 +89,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 
 	let view = modelView(call.ir, names)
 	try {
-		if (adapter.protocol.name === 'gemini') view = await inlineImageUrls(view, guard)
+		if (adapter.protocol.name === 'gemini') view = await inlineImageUrls(view, guard, call.svc.env.maxFetchedUrls)
 	} catch (e) {
 		closeAll()
 		if (e instanceof GatewayError) return { error: e }

@@ -1,9 +1,9 @@
 /**
- * Bounds of the gateway's MCP client, from the environment (read per request from `env.vars`, so a test app can set
- * them): rounds of model calls per request, time to connect and list a server's tools, time per tool call, and the
+ * Bounds of the gateway's MCP client, from the environment (read at start with the other settings, config/env.ts): rounds of model calls per request, time to connect and list a server's tools, time per tool call, and the
  * largest HTTP body an MCP server may send back.
  * @module
  */
+import { type EnvReader, MAX_TIMER_MS } from '../config/env-vars'
 
 export type McpLimits = {
 	/** Model calls per request (MCP_MAX_ROUNDS); on the last one, MCP calls still run and the answer stops with pause_turn. */
@@ -18,17 +18,13 @@ export type McpLimits = {
 
 export const DEFAULT_LIMITS: McpLimits = { maxRounds: 8, connectTimeoutMs: 10_000, callTimeoutMs: 30_000, maxResponseBytes: 1024 * 1024 }
 
-const positive = (v: string | undefined, fallback: number): number => {
-	const n = Number(v)
-	return v !== undefined && v !== '' && Number.isInteger(n) && n > 0 ? n : fallback
-}
-
-/** @example mcpLimits({ MCP_MAX_ROUNDS: '2' }).maxRounds === 2 */
-export function mcpLimits(vars: Record<string, string | undefined>): McpLimits {
+/** @example readMcpLimits(envReader({ MCP_MAX_ROUNDS: '2' })).maxRounds === 2 */
+export function readMcpLimits(r: EnvReader): McpLimits {
+	const ms = { min: 1, max: MAX_TIMER_MS }
 	return {
-		maxRounds: positive(vars.MCP_MAX_ROUNDS, DEFAULT_LIMITS.maxRounds),
-		connectTimeoutMs: positive(vars.MCP_CONNECT_TIMEOUT_MS, DEFAULT_LIMITS.connectTimeoutMs),
-		callTimeoutMs: positive(vars.MCP_CALL_TIMEOUT_MS, DEFAULT_LIMITS.callTimeoutMs),
-		maxResponseBytes: positive(vars.MCP_MAX_RESPONSE_BYTES, DEFAULT_LIMITS.maxResponseBytes),
+		maxRounds: r.int('MCP_MAX_ROUNDS', DEFAULT_LIMITS.maxRounds, { min: 1 }),
+		connectTimeoutMs: r.int('MCP_CONNECT_TIMEOUT_MS', DEFAULT_LIMITS.connectTimeoutMs, ms),
+		callTimeoutMs: r.int('MCP_CALL_TIMEOUT_MS', DEFAULT_LIMITS.callTimeoutMs, ms),
+		maxResponseBytes: r.int('MCP_MAX_RESPONSE_BYTES', DEFAULT_LIMITS.maxResponseBytes, { min: 1 }),
 	}
 }

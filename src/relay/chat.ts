@@ -143,7 +143,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			// The cap the fast path would send: the client's, or one the budget imposes; none otherwise (the vendor's
 			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
 			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
-			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow })
+			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 			;({ ir, codec } = forUpstream(ir, codec))
 			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
 		}
@@ -186,7 +186,9 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			if (!members) return malformed()
 			const read: Record<string, unknown> = {}
 			for (const [k, s] of members) if (k !== 'model' && k !== 'modelVersion') read[k] = JSON.parse(text.slice(s.start, s.end))
-			usage = call.client.usageOf(read)
+			// Gemini's Search grounding is billed from the candidates' groundingMetadata (protocols/gemini/grounding.ts):
+			// the whole body is read then, and only then.
+			usage = call.client.usageOf(call.client.name === 'gemini' && text.includes('"groundingMetadata"') ? JSON.parse(text) : read)
 			// A model_map alias is shown to the client as it asked for it, as on the converted path (Gemini: `modelVersion`).
 			const model = members.get('model') ?? members.get('modelVersion')
 			if (upstreamModel !== call.ir.model && model) outBody = text.slice(0, model.start) + JSON.stringify(call.ir.model) + text.slice(model.end)

@@ -20,6 +20,13 @@ const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 const MAX_INLINE_TOTAL_BYTES = 75_000_000
 /** Downloads at once for one request, so a request naming thousands of URLs is no amplifier (nor thousands of sockets). */
 const FETCHES_AT_ONCE = 4
+/**
+ * URLs fetched for one request at most, unless FETCH_MAX_URLS says otherwise. Each download may take its 15–30 s, so
+ * a request naming hundreds would hold a request slot and sockets for minutes (at FETCHES_AT_ONCE) before failing on
+ * one. The vendors' own caps are far above: Anthropic 100 images per request, OpenAI 500
+ * (platform.openai.com/docs/guides/images-vision), Gemini 3,000 per prompt; an operator can raise it up to 500.
+ */
+export const DEFAULT_MAX_FETCHED_URLS = 20
 
 /** What the downloads of one request share: the byte budget, the slots, and the signal that stops the rest once one fails. */
 type Batch = { guard: FetchGuard; budget: ByteBudget; signal: AbortSignal; run<T>(job: () => Promise<T>): Promise<T> }
@@ -87,14 +94,31 @@ async function inlineFile(p: FilePart, b: Batch): Promise<FilePart> {
 
 const isUrl = (c: Part): boolean => (c.type === 'image' || c.type === 'file') && c.source.kind === 'url'
 
+/** The URL images and documents of a request (tool results' included): what would be downloaded. */
+const countUrls = (req: ChatRequest): number => {
+	let n = 0
+	for (const m of req.messages) for (const p of m.content) n += p.type === 'tool_result' ? p.content.filter(isUrl).length : isUrl(p) ? 1 : 0
+	return n
+}
+
 const hasUrlImage = (parts: Part[]) => parts.some((p) => isUrl(p) || (p.type === 'tool_result' && p.content.some(isUrl)))
 
 const inlineOne = <T extends Part>(p: T, b: Batch): Promise<T> | T =>
 	p.type === 'image' ? (inline(p, b) as Promise<T>) : p.type === 'file' ? (inlineFile(p, b) as Promise<T>) : p
 
-/** Returns the request with every URL image and document inlined (the same object when there is none). */
-export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard): Promise<ChatRequest> {
+/**
+ * Returns the request with every URL image and document inlined (the same object when there is none). More than
+ * `maxUrls` of them is refused (400 `too_many_urls`) before anything is downloaded.
+ */
+export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard, maxUrls = DEFAULT_MAX_FETCHED_URLS): Promise<ChatRequest> {
 	if (!req.messages.some((m) => hasUrlImage(m.content))) return req
+	const urls = countUrls(req)
+	if (urls > maxUrls)
+		throw new GatewayError(
+			'invalid_request',
+			`this request names ${urls} image or document URLs, which the gateway must download for this model (it takes files only inline); at most ${maxUrls} are fetched per request: send fewer, or the files themselves as base64 data`,
+			{ code: 'too_many_urls' },
+		)
 	const b = newBatch(guard)
 	const messages = await Promise.all(
 		req.messages.map(async (m) => ({

@@ -13,6 +13,7 @@ import type { SseFrame } from '../core/sse'
 import { decodePartialUsage } from '../protocols/anthropic-messages/usage'
 import type { ProtocolName } from '../protocols/codec'
 import { gemini } from '../protocols/gemini'
+import { addGrounding, type Grounding, groundingSearches, newGrounding } from '../protocols/gemini/grounding'
 import { openaiChat } from '../protocols/openai-chat'
 
 export type StreamEnd = 'ok' | 'error' | 'cut'
@@ -99,12 +100,17 @@ class AnthropicMeter extends BaseMeter {
 	}
 }
 
-/** Gemini repeats `usageMetadata` as it grows: only the last one counts, parsed once when usage is asked for. */
+/**
+ * Gemini repeats `usageMetadata` as it grows: only the last one counts, parsed once when usage is asked for. A chunk
+ * reporting Google Search grounding (`groundingMetadata`, rare) is parsed for its queries (protocols/gemini/grounding.ts).
+ */
 class GeminiMeter extends BaseMeter {
 	private lastUsage: string | undefined = undefined
+	private grounding: Grounding | undefined = undefined
 
 	onFrame(f: SseFrame) {
 		const d = f.data
+		if (d.includes('"groundingMetadata"')) this.grounding = addGrounding(this.grounding ?? newGrounding(), jsonOrUndefined(d))
 		if (d.includes('"usageMetadata"')) this.lastUsage = d
 		if (d.includes('"finishReason"')) this.ending = 'ok'
 		if (d.startsWith('{"error"')) this.ending = 'error'
@@ -114,6 +120,9 @@ class GeminiMeter extends BaseMeter {
 	override usage() {
 		if (this.lastUsage) this.merge(gemini.usageOf(jsonOrUndefined(this.lastUsage) as never))
 		this.lastUsage = undefined
+		// The grounding of the whole stream: a chunk without usage may have reported some of its queries.
+		const searches = this.grounding ? groundingSearches(this.grounding) : 0
+		if (this.reported && searches > 0) this.reported = { ...this.reported, webSearches: searches }
 		return this.reported
 	}
 }

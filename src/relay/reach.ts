@@ -116,15 +116,23 @@ function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
 /** Searches held for a search tool that names no limit of its own. */
 const DEFAULT_SEARCHES = 5
 
+/** Gemini's Google Search tools (`googleSearch`, REST's `google_search`, the older `googleSearchRetrieval`): billed as web searches. */
+const GEMINI_SEARCH_TOOLS = ['googleSearch', 'google_search', 'googleSearchRetrieval', 'google_search_retrieval']
+
 /**
  * Web searches the request's tools may run, as billed per search: Anthropic's server tool `web_search_*` (its
- * `max_uses`), OpenAI Responses' `web_search*` tools (the request's `max_tool_calls`); each without a limit held at
- * DEFAULT_SEARCHES. A longer run is still charged, as far as the balance and the key's limit allow.
+ * `max_uses`), OpenAI Responses' `web_search*` tools (the request's `max_tool_calls`), Gemini's Google Search
+ * grounding (no limit of its own: protocols/gemini/grounding.ts); each without a limit held at DEFAULT_SEARCHES. A
+ * longer run is still charged, as far as the balance and the key's limit allow.
  */
 function searchesAllowed(body: Record<string, unknown>): number {
 	if (!Array.isArray(body.tools)) return 0
 	let n = 0
 	for (const t of body.tools) {
+		if (isObj(t) && GEMINI_SEARCH_TOOLS.some((k) => isObj(t[k]))) {
+			n += DEFAULT_SEARCHES
+			continue
+		}
 		if (!isObj(t) || typeof t.type !== 'string' || !t.type.startsWith('web_search')) continue
 		const limit = typeof t.max_uses === 'number' ? t.max_uses : typeof body.max_tool_calls === 'number' ? body.max_tool_calls : DEFAULT_SEARCHES
 		n += Math.max(0, Math.min(Math.floor(limit), 100))

@@ -1,11 +1,11 @@
-/** Administration → Accounts: balances, new accounts, and credits (positive adds money, negative removes). */
+/** Administration → Accounts: balances, new accounts, credits (positive adds money, negative removes), and disabling an account. */
 import { useState } from 'preact/hooks'
 import { api } from '../api'
-import { AddButton } from '../components/actions'
+import { AddButton, EnableButton } from '../components/actions'
 import { DataTable, NumCell } from '../components/data-table'
-import { FormModal } from '../components/modal'
+import { ConfirmModal, FormModal } from '../components/modal'
 import { Badge, Button, DateTime, PageHeader, TextField, statusTone } from '../components/ui'
-import { useDialogs, useLoad } from '../hooks'
+import { useAction, useDialogs, useLoad } from '../hooks'
 import { usd } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
@@ -46,13 +46,23 @@ function NewAccountModal({ onClose, onDone }: { onClose: () => void; onDone: () 
 	)
 }
 
-type Dialog = { kind: 'new' } | { kind: 'credit'; account: Account }
+type Dialog = { kind: 'new' } | { kind: 'credit'; account: Account } | { kind: 'disable'; account: Account }
 
 export function AdminAccounts() {
 	const { refreshBalance } = useSession()
 	const list = useLoad(() => api<{ data: Account[] }>('GET', '/api/accounts'), [])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const credit = dialog.open?.kind === 'credit' ? dialog.open.account : undefined
+	const disabling = dialog.open?.kind === 'disable' ? dialog.open.account : undefined
+	const enable = useAction()
+	// Disabling asks first (it stops every key of the account); enabling is done at once.
+	const toggle = (a: Account, on: boolean) =>
+		on
+			? enable.run(async () => {
+					await api('POST', `/api/accounts/${a.id}/enable`)
+					dialog.done(`Enabled “${a.name}”`)
+				})
+			: dialog.show({ kind: 'disable', account: a })
 	return (
 		<>
 			<PageHeader
@@ -65,6 +75,7 @@ export function AdminAccounts() {
 				label="Accounts"
 				columns={['Name', 'ID', { label: 'Balance', num: true }, 'Status', 'Created']}
 				actions
+				errors={[enable.error]}
 				empty="No accounts."
 				row={(a) => (
 					<tr key={a.id} data-account={a.name}>
@@ -83,6 +94,7 @@ export function AdminAccounts() {
 							<Button class="btn-sm" onClick={() => dialog.show({ kind: 'credit', account: a })} aria-label={`Credit ${a.name}`}>
 								Credit
 							</Button>
+							<EnableButton name={a.name} enabled={a.status === 'active'} onToggle={(on) => toggle(a, on)} />
 						</td>
 					</tr>
 				)}
@@ -95,6 +107,23 @@ export function AdminAccounts() {
 						dialog.done(`Credited “${credit.name}”`)
 						refreshBalance()
 					}}
+				/>
+			)}
+			{disabling && (
+				<ConfirmModal
+					title="Disable account?"
+					message={
+						<>
+							Every key of <strong>{disabling.name}</strong> stops working at once and its users are signed out. Requests already running finish; its balance, keys
+							and usage stay, and enabling it again restores them.
+						</>
+					}
+					confirmLabel="Disable account"
+					onConfirm={async () => {
+						await api('POST', `/api/accounts/${disabling.id}/disable`)
+						dialog.done(`Disabled “${disabling.name}”`)
+					}}
+					onClose={dialog.close}
 				/>
 			)}
 			{dialog.open?.kind === 'new' && <NewAccountModal onClose={dialog.close} onDone={() => dialog.done()} />}

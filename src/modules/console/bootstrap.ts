@@ -18,8 +18,8 @@ export type BootstrapResult = { created: false } | { created: true; username: st
  */
 export async function bootstrapAdmin(svc: Services, print: (line: string) => void = (l) => console.warn(l)): Promise<BootstrapResult> {
 	if ((await countUsers(svc.db)) > 0) return { created: false }
-	const username = normaliseUsername(svc.env.vars.ADMIN_USERNAME || 'admin')
-	const given = svc.env.vars.ADMIN_PASSWORD
+	const username = normaliseUsername(svc.env.adminUsername)
+	const given = svc.env.adminPassword
 	const password = given || randomString(20)
 	try {
 		await createUser(svc.db, { username, password, accountName: 'admin', isAdmin: true })

@@ -85,6 +85,8 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: Log
 				}
 				limiter.succeed(key)
 				backoff.succeed(body.username, ip)
+				// The right password, for an account an administrator disabled: said as such (not a failed attempt).
+				if (user.accountStatus !== 'active') throw new GatewayError('permission', 'Your account is disabled: ask an administrator', { code: 'account_disabled' })
 				return startSession(request, user.id, set)
 			},
 			{

@@ -9,7 +9,7 @@ import { and, eq, gt, lt, ne } from 'drizzle-orm'
 import type { Principal, PrincipalResolver } from '../../auth/principal'
 import { GatewayError } from '../../core/errors'
 import type { Db } from '../../db/client'
-import { sessions, users } from '../../db/schema'
+import { accounts, sessions, users } from '../../db/schema'
 import { randomString } from '../../lib/ids'
 import { safeEqual, sha256Hex } from '../../lib/secrets'
 import { SESSION_COOKIE, readCookie } from './cookies'
@@ -30,14 +30,15 @@ export async function createSession(db: Db, userId: number, now = new Date()) {
 	return { id, csrfToken }
 }
 
-/** The live session behind a cookie value, or undefined when unknown, expired or its user is disabled. */
+/** The live session behind a cookie value, or undefined when unknown, expired, or its user or the user's account is disabled. */
 export async function findSession(db: Db, id: string | undefined): Promise<ActiveSession | undefined> {
 	if (!id || id.length > 128) return undefined
 	const [row] = await db.orm
 		.select({ idHash: sessions.idHash, userId: users.id, accountId: users.accountId, admin: users.isAdmin, csrfToken: sessions.csrfToken })
 		.from(sessions)
 		.innerJoin(users, eq(users.id, sessions.userId))
-		.where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, new Date()), eq(users.status, 'active')))
+		.innerJoin(accounts, eq(accounts.id, users.accountId))
+		.where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, new Date()), eq(users.status, 'active'), eq(accounts.status, 'active')))
 		.limit(1)
 	return row
 }

@@ -124,15 +124,22 @@ let dummyHash: Promise<string> | undefined
  * The active user with this username and password, or undefined. An unknown username still costs one hash
  * verification, so response time does not tell which usernames exist.
  */
-export async function verifyLogin(db: Db, username: string, password: string): Promise<UserRow | undefined> {
-	const [row] = await db.orm.select().from(users).where(eq(users.username, normaliseUsername(username))).limit(1)
+export async function verifyLogin(db: Db, username: string, password: string): Promise<(UserRow & { accountStatus: string }) | undefined> {
+	const [found] = await db.orm
+		.select({ user: users, accountStatus: accounts.status })
+		.from(users)
+		.innerJoin(accounts, eq(accounts.id, users.accountId))
+		.where(eq(users.username, normaliseUsername(username)))
+		.limit(1)
+	const row = found?.user
 	if (!row) {
 		dummyHash ??= hashPassword('switchboard-timing-equaliser')
 		await Bun.password.verify(password, await dummyHash)
 		return undefined
 	}
 	const ok = await Bun.password.verify(password, row.passwordHash)
-	return ok && row.status === 'active' ? row : undefined
+	// The account's status goes with it: a user of a disabled account (POST /api/accounts/:id/disable) is told so.
+	return ok && row.status === 'active' ? { ...row, accountStatus: found.accountStatus } : undefined
 }
 
 /** Checks a user's current password (own password change). */

@@ -46,7 +46,7 @@ export const geminiModule = (svc: Services) => {
 			case 'predict':
 				return predictImages(c, body)
 			case 'predictLongRunning':
-				return submitVeo(c, body, publicBase(svc.env.vars, request))
+				return submitVeo(c, body, publicBase(svc.env.publicUrl, request))
 		}
 	}
 	const hook = (version: string) => ({

@@ -65,7 +65,7 @@ const errors = { 401: GeminiErrorBody, 404: GeminiErrorBody }
 
 export const geminiOperationsModule = (svc: Services) => {
 	const poll = async ({ params, token, request }: { params: { model: string; id: string }; token: { accountId: number }; request: Request }) =>
-		operationView(await ownOperation(svc, params.id, token.accountId, request.signal, decodeURIComponent(params.model)), publicBase(svc.env.vars, request))
+		operationView(await ownOperation(svc, params.id, token.accountId, request.signal, decodeURIComponent(params.model)), publicBase(svc.env.publicUrl, request))
 	const file = ({ params, token, request, requestId }: { params: { file: string }; token: { accountId: number }; request: Request; requestId: string }) =>
 		// An OpenAI file id (no `:download`) is the Files API's retrieve, which shares this path (modules/batches/files.ts).
 		params.file.includes(':') ? download(svc, decodeURIComponent(params.file), token.accountId, request, requestId) : retrieveFile(svc, params.file, token.accountId, request, requestId)

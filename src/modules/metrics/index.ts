@@ -8,7 +8,7 @@ export const metricsModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['Health'] } }).get(
 		'/metrics',
 		({ request }) => {
-			const want = svc.env.vars.METRICS_TOKEN
+			const want = svc.env.metricsToken
 			if (want) {
 				const auth = request.headers.get('authorization') ?? ''
 				if (!safeEqual(auth, `Bearer ${want}`)) throw new GatewayError('authentication', 'metrics need Authorization: Bearer $METRICS_TOKEN', { code: 'invalid_metrics_token' })

@@ -30,7 +30,7 @@ export const videoModule = (svc: Services) =>
 		.post(
 			'/v1/video/generations',
 			({ body, token, requestId, startedAt, request }) => {
-				const base = publicBase(svc.env.vars, request)
+				const base = publicBase(svc.env.publicUrl, request)
 				return submitVideo({ svc, token, requestId, startedAt, request, endpoint: '/v1/video/generations', reply: (task) => jsonResponse(videoView(task, base), requestId) }, body)
 			},
 			{
@@ -43,7 +43,7 @@ export const videoModule = (svc: Services) =>
 		)
 		.get(
 			'/v1/video/generations/:id',
-			async ({ params, token, request }) => videoView(await ownVideo(svc, params.id, token.accountId, request.signal), publicBase(svc.env.vars, request)),
+			async ({ params, token, request }) => videoView(await ownVideo(svc, params.id, token.accountId, request.signal), publicBase(svc.env.publicUrl, request)),
 			{ params: TaskIdParams, response: { 200: VideoTask, 401: OpenAIErrorBody, 404: OpenAIErrorBody }, detail: { summary: 'Get a video task', description: 'Status, progress and, when completed, the video URL.' } },
 		)
 		.get('/v1/video/generations/:id/content', ({ params, query, token, request, requestId }) => videoContent(svc, params.id, token.accountId, query.variant, request, requestId), {

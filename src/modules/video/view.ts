@@ -4,7 +4,7 @@ import type { Video, VideoTask } from './model'
 import { DEFAULT_VIDEO_SECONDS } from './submit'
 
 /** The base URL clients reach this gateway at: PUBLIC_URL when set (behind a proxy), else the request's origin. */
-export const publicBase = (vars: Record<string, string | undefined>, request: Request): string => (vars.PUBLIC_URL || new URL(request.url).origin).replace(/\/+$/, '')
+export const publicBase = (publicUrl: string | undefined, request: Request): string => (publicUrl || new URL(request.url).origin).replace(/\/+$/, '')
 
 /** @example videoView(task, 'https://gw.example.com') */
 export function videoView(task: TaskRow, base: string): VideoTask {

@@ -10,6 +10,7 @@ import type { GeminiResponse } from './model'
 import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
 import { get, idSafe, isObj, str, syntheticCallId } from './read'
+import { addGrounding, groundingSearches, newGrounding } from './grounding'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
 
 /**
@@ -74,8 +75,11 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiRes
 	}
 }
 
-/** Usage of an upstream Gemini body without a full decode (fast-path billing). */
+/** Usage of an upstream Gemini body without a full decode (fast-path billing), with its Google Search grounding (grounding.ts). */
 export function usageOf(body: GeminiResponse): Usage | undefined {
 	const b: unknown = body
-	return isObj(b) ? decodeUsage(get(b, 'usageMetadata')) : undefined
+	const usage = isObj(b) ? decodeUsage(get(b, 'usageMetadata')) : undefined
+	const searches = usage ? groundingSearches(addGrounding(newGrounding(), b)) : 0
+	if (usage && searches > 0) usage.webSearches = searches
+	return usage
 }

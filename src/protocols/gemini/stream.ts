@@ -17,6 +17,7 @@ import { errorDetails } from './error'
 import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope } from './response'
+import { addGrounding, groundingSearches, newGrounding } from './grounding'
 import { decodeFinishReason, decodeUsage } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'
@@ -41,6 +42,8 @@ export function streamDecoder(): FrameDecoder {
 	let finishReason: string | undefined
 	let blocked = false
 	let lastUsage = ''
+	// Google Search grounding reported so far (grounding.ts): its searches ride on the usage events.
+	const grounding = newGrounding()
 
 	// The helpers below append the events a chunk produces to the caller's array, set by push and end.
 	let out: StreamEvent[] = []
@@ -139,6 +142,8 @@ export function streamDecoder(): FrameDecoder {
 			const delta = logprobs && out.slice(from).find((e) => e.type === 'text_delta')
 			if (delta?.type === 'text_delta') delta.logprobs = logprobs
 			const u = decodeUsage(get(chunk, 'usageMetadata'))
+			const searches = groundingSearches(addGrounding(grounding, chunk))
+			if (u && searches > 0) u.webSearches = searches
 			const key = u && JSON.stringify(u)
 			if (u && key !== lastUsage) {
 				lastUsage = key as string

@@ -43,6 +43,17 @@ describe('a lease for a key revoked elsewhere', () => {
 			expect(mock.requests.length).toBe(before)
 		})
 
+	it("should be refused by the database (401, no upstream call) when the key's account was disabled and this instance's key cache has not heard", async () => {
+		const { accountId, key } = await app.account(1)
+		expect((await ask(key)).choices[0]!.message.content).toBe('Hello! You said: hi')
+		await app.svc.db.sql.query(`UPDATE accounts SET status = 'disabled' WHERE id = $1`, [accountId])
+		await app.svc.ledger.reclaim({ accountId })
+		const before = mock.requests.length
+		const err = await ask(key).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(OpenAI.AuthenticationError)
+		expect(mock.requests.length).toBe(before)
+	})
+
 	it('should leave the ledger sound', async () => {
 		await expectLedgerInvariant(app.svc.db.sql, app.svc.ledger)
 	})

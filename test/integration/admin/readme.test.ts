@@ -54,6 +54,8 @@ async function readBySrc(): Promise<Set<string>> {
 		const text = await Bun.file(root + f).text()
 		for (const m of text.matchAll(/\b(?:vars|env)\??\.([A-Z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Z]{3,})\b/g)) names.add(m[1]!)
 		for (const m of text.matchAll(/\b(?:env|baseEnv): '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!)
+		// The start's parser (config/env-vars.ts): r.int('NAME', …), r.url('NAME', …) and the like.
+		for (const m of text.matchAll(/\br\.(?:text|secret|int|number|bool|choice|url|list|refuse)\('([A-Za-z_]+)'/g)) names.add(m[1]!)
 	}
 	return names
 }

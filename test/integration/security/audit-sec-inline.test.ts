@@ -43,7 +43,8 @@ beforeAll(async () => {
 		},
 	})
 	root = `http://127.0.0.1:${images.port}`
-	app = await startSecApp({ FETCH_ALLOW: '127.0.0.1' })
+	// Above FETCH_MAX_URLS' default (20): these tests send 21 URLs to watch the downloads themselves (fetch-max-urls.test.ts covers the cap).
+	app = await startSecApp({ FETCH_ALLOW: '127.0.0.1', FETCH_MAX_URLS: '50' })
 }, 60_000)
 afterAll(async () => {
 	await app?.close()

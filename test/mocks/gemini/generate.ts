@@ -6,6 +6,7 @@
  * @module
  */
 
+import { groundingFor } from './grounding'
 import { asNum, asObj, pick, type Obj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
 import { type MockLogprob, pieceLogprobs } from '../shared/logprobs'
@@ -142,16 +143,20 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const head: Head = { modelVersion: model, responseId: stableId('', `${conv.lastUserText}|${conv.inputTexts.length}`, 22) }
 	const signature = textSignature(model, p)
 	const n = asNum((asObj(b.generationConfig) ?? {}).candidateCount) ?? 1
+	const grounding = groundingFor(b.tools, conv.lastUserText, p.text)
 	if (!stream) {
 		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
 		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))
+		if (grounding) (whole.candidates as Obj[])[0]!.groundingMetadata = grounding
 		return json(withCandidates(whole, n))
 	}
 	const cfg = asObj(b.generationConfig) ?? {}
-	const chunks = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined).map((c) => JSON.stringify(withCandidates(c, n)))
+	const parts = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined)
+	if (grounding) (parts.at(-1)!.candidates as Obj[])[0]!.groundingMetadata = grounding
+	const chunks = parts.map((c) => JSON.stringify(withCandidates(c, n)))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
 	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
 	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))

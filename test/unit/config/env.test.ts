@@ -7,10 +7,10 @@ import { describe, expect, it } from 'bun:test'
 import { loadEnv } from '../../../src/config/env'
 
 describe('loadEnv', () => {
-	it('should take DATABASE_POOL_SIZE as a whole number of at least 1, blank meaning the default of 10', () => {
+	it('should take DATABASE_POOL_SIZE as a whole number from 1 to 10000, blank meaning the default of 10', () => {
 		expect(loadEnv({}).databasePoolSize).toBe(10)
 		expect(loadEnv({ DATABASE_POOL_SIZE: '' }).databasePoolSize).toBe(10)
 		expect(loadEnv({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25)
-		for (const bad of ['0', 'ten', '2.5', '-1']) expect(() => loadEnv({ DATABASE_POOL_SIZE: bad })).toThrow(`DATABASE_POOL_SIZE must be an integer of at least 1, got "${bad}"`)
+		for (const bad of ['0', 'ten', '2.5', '-1']) expect(() => loadEnv({ DATABASE_POOL_SIZE: bad })).toThrow(`DATABASE_POOL_SIZE must be an integer from 1 to 10000, got "${bad}"`)
 	})
 })

@@ -86,6 +86,11 @@ describe('reachOf', () => {
 		expect(reach(anthropicMessages, { max_tokens: 10, messages, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, SEARCH)?.webSearches).toBe(5)
 		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search' }], max_tool_calls: 2 }, SEARCH)?.webSearches).toBe(2)
 		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search_preview' }] }, SEARCH)?.webSearches).toBe(5)
+		// Gemini's Google Search grounding names no limit: held at 5 (billed per query on Gemini 3, per prompt before).
+		const contents = [{ role: 'user', parts: [{ text: 'news?' }] }]
+		expect(reach(gemini, { contents, tools: [{ googleSearch: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBe(5)
+		expect(reach(gemini, { contents, tools: [{ google_search: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBe(5)
+		expect(reach(gemini, { contents, tools: [{ codeExecution: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBeUndefined()
 		// No search tool, or a model without a search price: nothing held for searches.
 		expect(reach(openaiResponses, { input: 'news?' }, SEARCH)?.webSearches).toBeUndefined()
 		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search' }] }, price({}))).toBeUndefined()

@@ -6,17 +6,17 @@ import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
 import { ErrorBody, IdParams, Int, iso } from '../schemas'
-import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts } from './service'
+import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts, setAccountStatus } from './service'
 
 const Account = t.Object({
 	id: Int(),
 	name: t.String(),
 	balance: t.Number({ description: 'Available balance in USD (open reservations excluded)' }),
-	status: t.String(),
+	status: t.Union([t.Literal('active'), t.Literal('disabled')], { description: "`disabled`: the account's keys are refused (401 `account_disabled`) and its users cannot sign in to the console" }),
 	created_at: t.String({ format: 'date-time' }),
 }, { additionalProperties: false })
 
-const view = (a: AccountRow) => ({ id: a.id, name: a.name, balance: microsToUsd(a.balance), status: a.status, created_at: iso(a.createdAt)! })
+const view = (a: AccountRow) => ({ id: a.id, name: a.name, balance: microsToUsd(a.balance), status: a.status as 'active' | 'disabled', created_at: iso(a.createdAt)! })
 
 const toMicros = (v: number, field: string) => {
 	try {
@@ -80,4 +80,28 @@ export const accountsModule = (svc: Services) =>
 				response: { 200: t.Object({ balance: t.Number() }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Credit an account' },
 			},
+		)
+		.post(
+			'/:id/disable',
+			async ({ params, principal }) => {
+				assertAdmin(principal)
+				return view(await setAccountStatus(svc, params.id, 'disabled', principal))
+			},
+			{
+				params: IdParams,
+				response: { 200: Account, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+				detail: {
+					summary: 'Disable an account',
+					description:
+						"Its keys are refused at once on every instance (401 `account_disabled` in each protocol's error shape) and its console users are signed out and cannot sign in; requests already running finish and are billed. Not the account you are signed in with, nor the last one holding an active administrator (400).",
+				},
+			},
+		)
+		.post(
+			'/:id/enable',
+			async ({ params, principal }) => {
+				assertAdmin(principal)
+				return view(await setAccountStatus(svc, params.id, 'active', principal))
+			},
+			{ params: IdParams, response: { 200: Account, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }, detail: { summary: 'Enable an account', description: 'Its keys and console users work again.' } },
 		)

@@ -1,11 +1,15 @@
 /** Accounts and credits. Crediting writes the append-only `credits` row and the balance in one transaction. */
-import { desc, eq, getTableColumns, sql } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, ne, sql } from 'drizzle-orm'
+import type { Principal } from '../../../auth/principal'
 import type { Ledger } from '../../../billing/ledger'
 import { microsToUsd } from '../../../billing/money'
 import { availableBalance } from '../../../billing/views'
 import { GatewayError, notFound } from '../../../core/errors'
 import type { Db } from '../../../db/client'
-import { accounts, credits } from '../../../db/schema'
+import { accounts, apiTokens, credits, users } from '../../../db/schema'
+import type { Services } from '../../../services'
+import { deleteUserSessions } from '../../console/sessions'
+import { revokeKeys } from '../tokens/service'
 
 export type AccountRow = typeof accounts.$inferSelect
 
@@ -96,4 +100,42 @@ async function applyCredit(db: Db, id: number, amountMicros: number, note?: stri
 		const [after] = await tx.select({ balance: availableBalance() }).from(accounts).where(eq(accounts.id, id))
 		return { ok: true, balance: after!.balance }
 	})
+}
+
+/**
+ * Disables or re-enables an account. Disabled, its keys are refused (401 `account_disabled`) and its users' console
+ * sessions and sign-ins too, on every instance at once: each key is dropped from every instance's cache (through the
+ * bus, as a revoked key is) and the instances give back the money they leased for the account, so nothing is charged
+ * after. Requests already running finish and are billed as usual. An administrator cannot disable the account they
+ * are signed in with, nor the last one holding an active administrator (the console would be locked for everyone).
+ * @example await setAccountStatus(svc, 7, 'disabled', principal)
+ */
+export async function setAccountStatus(svc: Services, id: number, status: 'active' | 'disabled', actor: Principal): Promise<AccountRow> {
+	const row = await getAccount(svc.db, id)
+	if (status === 'disabled' && row.status === 'active') {
+		if (actor.kind === 'user' && actor.accountId === id) throw new GatewayError('invalid_request', 'you cannot disable the account you are signed in with', { code: 'self_lockout' })
+		const [others] = await svc.db.orm
+			.select({ n: count() })
+			.from(users)
+			.innerJoin(accounts, eq(accounts.id, users.accountId))
+			.where(and(eq(users.isAdmin, true), eq(users.status, 'active'), eq(accounts.status, 'active'), ne(accounts.id, id)))
+		const [here] = await svc.db.orm
+			.select({ n: count() })
+			.from(users)
+			.where(and(eq(users.accountId, id), eq(users.isAdmin, true), eq(users.status, 'active')))
+		if ((here?.n ?? 0) > 0 && (others?.n ?? 0) === 0)
+			throw new GatewayError('invalid_request', 'this account holds the last active console administrator; make someone in another account an administrator first', { code: 'last_admin' })
+	}
+	if (row.status !== status) {
+		await svc.db.orm.update(accounts).set({ status }).where(eq(accounts.id, id))
+		const keys = await svc.db.orm.select({ keyHash: apiTokens.keyHash }).from(apiTokens).where(eq(apiTokens.accountId, id))
+		// Re-enabled too: a key refused a moment ago must not stay refused from a cache.
+		await revokeKeys(svc, keys.map((k) => k.keyHash), { accountId: id }, status === 'disabled')
+		if (status === 'disabled') {
+			const ids = await svc.db.orm.select({ id: users.id }).from(users).where(eq(users.accountId, id))
+			for (const u of ids) await deleteUserSessions(svc.db, u.id)
+		}
+	}
+	await svc.ledger.flush()
+	return getAccount(svc.db, id)
 }

@@ -101,20 +101,29 @@ const RECLAIM_BACKOFF_MS = [5, 10, 25, 50, 100, 200]
  * HOLD_TTL_SECONDS once it stopped). Each instance hears the invalidation before the reclaim published after it, so
  * an instance that gave back has dropped the key too. Without Redis no other instance can be asked: nothing to wait for.
  */
-async function revoke(svc: Services, row: TokenRow, wait: boolean) {
-	svc.keys.invalidate(row.keyHash)
-	const others = wait && svc.bus.kind === 'redis' ? await unusedLeases(svc, row.id) : []
-	await svc.ledger.reclaim({ accountId: row.accountId, tokenId: row.id })
+const revoke = (svc: Services, row: TokenRow, wait: boolean) => revokeKeys(svc, [row.keyHash], { accountId: row.accountId, tokenId: row.id }, wait)
+
+/**
+ * `revoke` for several keys at once (every key of an account being disabled, scope `{accountId}`): their cache
+ * entries dropped on every instance, then the scope's leases given back, waited for as above.
+ */
+export async function revokeKeys(svc: Services, keyHashes: string[], scope: { accountId: number; tokenId?: number }, wait: boolean) {
+	for (const hash of keyHashes) svc.keys.invalidate(hash)
+	const others = wait && svc.bus.kind === 'redis' ? await unusedLeases(svc, scope) : []
+	await svc.ledger.reclaim(scope)
 	const deadline = Date.now() + RECLAIM_WAIT_MS
 	for (let i = 0, left = others; left.length && Date.now() < deadline; i++) {
 		await Bun.sleep(Math.min(RECLAIM_BACKOFF_MS[Math.min(i, RECLAIM_BACKOFF_MS.length - 1)]!, Math.max(1, deadline - Date.now())))
-		const still = new Set(await unusedLeases(svc, row.id))
+		const still = new Set(await unusedLeases(svc, scope))
 		left = left.filter((id) => still.has(id))
 	}
 }
 
-/** Ids of the key's leases holding money no request uses (any instance's, as of its last flush). */
-async function unusedLeases(svc: Services, tokenId: number): Promise<string[]> {
-	const rows = await svc.db.sql.query<{ id: string }>('SELECT id FROM ledger_leases WHERE token_id = $1 AND amount > in_use', [tokenId])
+/** Ids of the key's (or, without a key, the account's) leases holding money no request uses (any instance's, as of its last flush). */
+async function unusedLeases(svc: Services, scope: { accountId: number; tokenId?: number }): Promise<string[]> {
+	const rows =
+		scope.tokenId === undefined
+			? await svc.db.sql.query<{ id: string }>('SELECT id FROM ledger_leases WHERE account_id = $1 AND amount > in_use', [scope.accountId])
+			: await svc.db.sql.query<{ id: string }>('SELECT id FROM ledger_leases WHERE token_id = $1 AND amount > in_use', [scope.tokenId])
 	return rows.map((r) => r.id)
 }
