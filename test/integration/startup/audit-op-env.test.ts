@@ -6,12 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type TestApp, startTestApp } from '../../helpers/app'
-import { freePort } from '../../helpers/ports'
+import { startUntilExit } from '../../helpers/start-process'
 import { startVideoMock, type VideoMock } from '../../mocks/tasks'
 import { startTaskPoller } from '../../../src/tasks/poller'
 import { call } from '../surface/helpers'
 
-const root = new URL('../../../', import.meta.url).pathname
 
 let up: VideoMock
 let app: TestApp
@@ -32,19 +31,7 @@ afterAll(async () => {
 	await up.stop()
 })
 
-/** Runs `bun src/index.ts` with `env` until it exits (a refused start) or 15 s pass; returns its exit code and stderr. */
-async function start(env: Record<string, string>) {
-	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(freePort()), HOST: '127.0.0.1', DATA_DIR: `${root}test-output/audit-op-env-${process.pid}`, ...env },
-		stdout: 'pipe',
-		stderr: 'pipe',
-	})
-	const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
-	const code = await proc.exited
-	clearTimeout(timer)
-	return { code, stderr: await new Response(proc.stderr).text() }
-}
+const start = (env: Record<string, string>) => startUntilExit('audit-op-env', env)
 
 describe('integer settings', () => {
 	it('should take a blank TASK_POLL_INTERVAL_MS and TASK_MAX_AGE_MS as their defaults: a fresh task runs on, polled every 15 s', async () => {

@@ -7,23 +7,10 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { loadEnv } from '../../../src/config/env'
-import { freePort } from '../../helpers/ports'
+import { startUntilExit } from '../../helpers/start-process'
 
-const root = new URL('../../../', import.meta.url).pathname
 
-/** Runs `bun src/index.ts` with `env` until it exits (a refused start) or 15 s pass; returns its exit code and stderr. */
-async function start(env: Record<string, string>) {
-	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(freePort()), HOST: '127.0.0.1', DATA_DIR: `${root}test-output/env-refusals-${process.pid}`, ...env },
-		stdout: 'pipe',
-		stderr: 'pipe',
-	})
-	const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
-	const code = await proc.exited
-	clearTimeout(timer)
-	return { code, stderr: await new Response(proc.stderr).text() }
-}
+const start = (env: Record<string, string>) => startUntilExit('env-refusals', env)
 
 /** Settings that used to fall back to their defaults, each with a value an operator might write by mistake. */
 const BAD: Record<string, string> = {
