@@ -76,7 +76,7 @@ export const INT32_MAX = 2_147_483_647
  * with the raw SQL statement rather than a message naming the file, entry and field.
  */
 export const Priority = T.Integer({ minimum: -INT32_MAX, maximum: INT32_MAX, description: 'Lower is tried first' })
-export const Weight = T.Integer({ minimum: 0, maximum: INT32_MAX, description: 'Share among channels of equal priority' })
+export const Weight = T.Integer({ minimum: 0, maximum: INT32_MAX, description: 'Share among channels of equal priority; 0 is a standby, tried only after every other channel of its priority (before the next priority)' })
 
 /**
  * The first `model_map` key the channel's `models` do not list (exactly or by a glob), if any. Routing looks the

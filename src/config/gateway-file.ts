@@ -8,7 +8,7 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
-import { jsonErrorAt, yamlErrorLine } from './parse-position'
+import { jsonDuplicateKey, jsonErrorAt, yamlDuplicateKey, yamlErrorLine } from './parse-position'
 import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
@@ -115,6 +115,9 @@ export async function loadGatewayFile(path: string): Promise<GatewayConfig> {
 		const how = yaml || /\.json$/i.test(path) ? '' : 'read as JSON (only a name ending .yaml or .yml is read as YAML): '
 		throw new ConfigError(`${path}: cannot parse${where}: ${how}${(e as Error).message}`)
 	}
+	// Both parsers keep the last of a key given twice: a price copied and edited would bill one of them silently.
+	const twice = yaml ? yamlDuplicateKey(text) : jsonDuplicateKey(text)
+	if (twice) throw new ConfigError(`${path}: line ${twice.line}, column ${twice.column}: key "${twice.key}" given twice (${twice.path}); remove one`)
 	return parseGatewayConfig(raw, path)
 }
 

@@ -23,7 +23,28 @@ const WS = /[ \t\n\r]*/y
  * @example jsonErrorAt('{"a": 1,}') // { line: 1, column: 9 }
  */
 export function jsonErrorAt(text: string): Position | undefined {
+	const found = scanJson(text, false)
+	return found && !('key' in found) ? found : undefined
+}
+
+/** A member name given twice in one object: where the second one starts, and the path of the object's members. */
+export type DuplicateKey = Position & { key: string; path: string }
+
+/**
+ * The first member name repeated within one JSON object. RFC 8259 §4 leaves such an object's meaning open and
+ * `JSON.parse` keeps the last value, so a price written twice (`input_per_mtok` copied and edited) would bill one of
+ * them silently; undefined when there is none, or when the text is not JSON (jsonErrorAt says where).
+ * @example jsonDuplicateKey('{"models": [{"a": 1,\n "a": 2}]}') // { line: 2, column: 2, key: 'a', path: 'models[0].a' }
+ */
+export function jsonDuplicateKey(text: string): DuplicateKey | undefined {
+	const found = scanJson(text, true)
+	return found && 'key' in found ? found : undefined
+}
+
+/** One pass of the RFC 8259 grammar: the first syntax error, or (when `dupes`) the first repeated member name. */
+function scanJson(text: string, dupes: boolean): Position | DuplicateKey | undefined {
 	let i = 0
+	const path: string[] = []
 	const fail = (): never => {
 		throw positionOf(text, i)
 	}
@@ -61,13 +82,23 @@ export function jsonErrorAt(text: string): Position | undefined {
 				i++
 				return
 			}
+			const keys = dupes ? new Set<string>() : undefined
 			for (;;) {
 				ws()
+				const start = i
 				string()
+				if (keys) {
+					const key = JSON.parse(text.slice(start, i)) as string
+					const at = path.join('') + (path.length ? '.' : '') + key
+					if (keys.has(key)) throw { ...positionOf(text, start), key, path: at }
+					keys.add(key)
+					path.push(path.length ? `.${key}` : key)
+				}
 				ws()
 				if (text[i] !== ':') fail()
 				i++
 				value(depth + 1)
+				if (keys) path.pop()
 				ws()
 				if (text[i] === '}') {
 					i++
@@ -84,8 +115,10 @@ export function jsonErrorAt(text: string): Position | undefined {
 				i++
 				return
 			}
-			for (;;) {
+			for (let n = 0; ; n++) {
+				if (dupes) path.push(`[${n}]`)
 				value(depth + 1)
+				if (dupes) path.pop()
 				ws()
 				if (text[i] === ']') {
 					i++
@@ -111,7 +144,7 @@ export function jsonErrorAt(text: string): Position | undefined {
 		if (i < text.length) fail()
 		return undefined
 	} catch (e) {
-		if (e && typeof e === 'object' && 'line' in e) return e as Position
+		if (e && typeof e === 'object' && 'line' in e) return e as Position | DuplicateKey
 		throw e
 	}
 }
@@ -136,4 +169,111 @@ export function yamlErrorLine(text: string, parse: (text: string) => unknown = (
 	if (parses(lines.length)) return undefined
 	for (let n = lines.length - 1; n >= 0; n--) if (parses(n)) return n + 1
 	return 1
+}
+
+/** A block-mapping key at the start of `rest`: double-quoted, single-quoted or plain, then `:` and a space or the end. */
+const YAML_KEY = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"{[\]},&*!|>%@`?-][^#]*?|-[^\s#][^#]*?))[ \t]*:(?:[ \t]|$)/
+
+type YamlScope = { kind: 'map'; indent: number; path: string; keys: Set<string>; last?: string } | { kind: 'seq'; indent: number; path: string; items: number }
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key)
+
+/**
+ * The first key given twice in one block mapping of a YAML text that parses. YAML 1.2 §3.2.1.1 requires keys to be
+ * unique, but Bun's parser keeps the last value, so a price written twice would bill one of them silently. Reads the
+ * block structure line by line (a `- ` item opens a mapping of its own; block scalars and lines inside multi-line flow
+ * collections are skipped; keys inside flow mappings are not looked at) and confirms each candidate by parsing the
+ * text again with the second key renamed, so a line that only looks like a key (within a multi-line plain scalar) is
+ * never reported.
+ * @example yamlDuplicateKey('models:\n  - name: m\n    p: 1\n    p: 2\n') // { line: 4, column: 5, key: 'p', path: 'models[0].p' }
+ */
+export function yamlDuplicateKey(text: string, parse: (text: string) => unknown = (t) => Bun.YAML.parse(t)): DuplicateKey | undefined {
+	const lines = text.split('\n')
+	const scopes: YamlScope[] = []
+	const top = () => scopes.at(-1)
+	let blockIndent = -1
+	let flowDepth = 0
+	for (const [n, line] of lines.entries()) {
+		const indent = line.length - line.trimStart().length
+		if (blockIndent >= 0) {
+			if (line.trim() === '' || indent > blockIndent) continue
+			blockIndent = -1
+		}
+		if (flowDepth > 0) {
+			flowDepth = Math.max(0, flowDepth + depthChange(line))
+			continue
+		}
+		if (line.trim() === '' || line.trimStart().startsWith('#') || /^(?:---|\.\.\.)(?:\s|$)/.test(line) || line.startsWith('%')) continue
+		let col = indent
+		let rest = line.slice(indent)
+		while (/^-(?:[ \t]|$)/.test(rest)) {
+			while (scopes.length && top()!.indent > col) scopes.pop()
+			let seq = top()
+			if (seq?.kind !== 'seq' || seq.indent !== col) {
+				const parent = top()
+				seq = { kind: 'seq', indent: col, path: parent?.kind === 'map' && parent.last !== undefined ? join(parent.path, parent.last) : (parent?.path ?? ''), items: 0 }
+				scopes.push(seq)
+			}
+			const path = `${seq.path}[${seq.items++}]`
+			const step = 1 + (rest.slice(1).length - rest.slice(1).trimStart().length)
+			col += step
+			rest = rest.slice(step)
+			scopes.push({ kind: 'map', indent: col, path, keys: new Set() })
+		}
+		const m = YAML_KEY.exec(rest)
+		if (!m) {
+			flowDepth = Math.max(0, depthChange(rest))
+			continue
+		}
+		const key = m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : m[2] !== undefined ? m[2].replace(/''/g, "'") : m[3]!
+		while (scopes.length && (top()!.indent > col || (top()!.kind === 'seq' && top()!.indent >= col))) scopes.pop()
+		let scope = top()
+		if (scope?.kind !== 'map' || scope.indent !== col) {
+			const path = scope?.kind === 'map' && scope.last !== undefined ? join(scope.path, scope.last) : (scope?.path ?? '')
+			scope = { kind: 'map', indent: col, path, keys: new Set() }
+			scopes.push(scope)
+		}
+		const value = rest.slice(m[0].length).trim()
+		if (/^[|>][-+0-9]*(?:\s+#.*)?$/.test(value)) blockIndent = col
+		else flowDepth = Math.max(0, depthChange(value))
+		if (scope.keys.has(key) && key !== '<<' && renamedParses(lines, n, col, m[0], parse)) return { line: n + 1, column: col + 1, key, path: join(scope.path, key) }
+		scope.keys.add(key)
+		scope.last = key
+	}
+	return undefined
+}
+
+/** How many flow brackets a line opens and leaves open (quoted text and comments aside). */
+function depthChange(line: string): number {
+	let depth = 0
+	let quote = ''
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i]!
+		if (quote) {
+			if (c === '\\' && quote === '"') i++
+			else if (c === quote) quote = ''
+		} else if (c === '"' || c === "'") quote = c
+		else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) break
+		else if (c === '[' || c === '{') depth++
+		else if (c === ']' || c === '}') depth--
+	}
+	return depth
+}
+
+const SENTINEL = '\u0001switchboard-duplicate'
+
+/** Whether the text, with the key at line `n` column `col` renamed to a sentinel, parses with the sentinel as a key. */
+function renamedParses(lines: string[], n: number, col: number, keyText: string, parse: (text: string) => unknown): boolean {
+	const line = lines[n]!
+	const renamed = [...lines]
+	renamed[n] = `${line.slice(0, col)}${JSON.stringify(SENTINEL)}:${line.slice(col + keyText.length).length ? ' ' : ''}${line.slice(col + keyText.length)}`
+	let value: unknown
+	try {
+		value = parse(renamed.join('\n'))
+	} catch {
+		return false
+	}
+	const has = (v: unknown): boolean =>
+		Array.isArray(v) ? v.some(has) : v !== null && typeof v === 'object' ? Object.hasOwn(v, SENTINEL) || Object.values(v).some(has) : false
+	return has(value)
 }

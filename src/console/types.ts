@@ -89,7 +89,7 @@ export type Channel = {
 	health?: ChannelHealth | null
 }
 
-export type ChannelTest = { ok: boolean; status: number; latency_ms: number; model: string; message: string }
+export type ChannelTest = { ok: boolean; testable?: boolean; status: number; latency_ms: number; model: string; message: string }
 
 export type Settings = { signup_enabled: boolean; signup_balance: number }
 

@@ -49,6 +49,13 @@ function TestResult({ t }: { t: TestState }) {
 			</p>
 		)
 	const r = t.result
+	// A channel type with no chat endpoint (rerank, video…): no call was made, so nothing failed.
+	if (r.testable === false)
+		return (
+			<p class="test-result" role="status">
+				Not testable by chat: {r.message}
+			</p>
+		)
 	return (
 		<p class={`test-result ${r.ok ? 'good' : 'bad'}`} role="status">
 			{/* Status 0: the upstream never answered (refused, unresolvable, timed out): there is no HTTP status to show. */}
@@ -119,6 +126,7 @@ export function AdminChannels() {
 						</td>
 						<td data-label="Priority / weight">
 							{c.priority} / {c.weight}
+							{c.weight === 0 && <div class="muted small">standby: only after the others of its priority</div>}
 						</td>
 						<td data-label="Status">
 							<div class="stack-sm">

@@ -77,7 +77,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 			<TextArea label="Models" value={models} onValue={setModels} rows={4} hint="One per line (or comma-separated). * matches anything, e.g. gpt-4o*." />
 			<div class="grid-2">
 				<TextField label="Priority" value={priority} onValue={setPriority} inputMode="numeric" hint="Lower is tried first." />
-				<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority." />
+				<TextField label="Weight" value={weight} onValue={setWeight} inputMode="numeric" hint="Share among channels of equal priority; 0: standby, tried only after every other channel of its priority." />
 			</div>
 			<TextArea label="Model map" value={modelMap} onValue={setModelMap} rows={3} hint="Optional. public-name = upstream-name, one per line; each public name must also be under Models." />
 			<TextArea

@@ -1,5 +1,5 @@
 /** Usage: spend per day as a chart, then the requests themselves, filterable by key, model and dates, paged. */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
@@ -56,6 +56,17 @@ function initialFilters(ownAccount: number, admin: boolean) {
 	}
 }
 
+/**
+ * The page of rows the address names: `cursor` is the page's own (kept so a reload or a link opens it), and the
+ * history entry's state keeps the newer pages' cursors for "← Newer" (a link opened afresh knows only the first).
+ */
+function pageCursors(): Array<string | undefined> {
+	const cursor = new URLSearchParams(location.search).get('cursor') || undefined
+	const saved = (history.state as { usageCursors?: Array<string | null> } | null)?.usageCursors
+	if (Array.isArray(saved) && saved.length > 0 && (saved.at(-1) ?? undefined) === cursor) return saved.map((c) => c ?? undefined)
+	return cursor ? [undefined, cursor] : [undefined]
+}
+
 export function UsagePage() {
 	const { account, user, refreshBalance } = useSession()
 	const [start] = useState(() => initialFilters(account.id, user.is_admin))
@@ -65,8 +76,13 @@ export function UsagePage() {
 	const [from, setFrom] = useState(start.from)
 	const [to, setTo] = useState(start.to)
 	const [limit, setLimit] = useState(start.limit)
-	// Written back as they change (replacing the history entry, not adding one per keystroke); default values are
-	// left out, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
+	const [cursors, setCursors] = useState(pageCursors)
+	const [tick, setTick] = useState(0)
+	const cursor = cursors[cursors.length - 1]
+	// Set by the pager: its turn of the page is a history entry of its own, so Back returns to the page before.
+	const turning = useRef(false)
+	// Written back as they change; a filter replaces the history entry (not one per keystroke), a page turn adds one.
+	// Default values are left out, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
 	useEffect(() => {
 		const q = query({
 			account_id: accountId === account.id ? undefined : accountId,
@@ -75,12 +91,35 @@ export function UsagePage() {
 			from: from === start.defaults.from ? undefined : from,
 			to: to === start.defaults.to ? undefined : to,
 			limit: limit === '25' ? undefined : limit,
+			cursor,
 		})
-		if (q !== location.search) history.replaceState(history.state, '', location.pathname + q)
-	}, [accountId, tokenId, model, from, to, limit])
-	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
-	const [tick, setTick] = useState(0)
-	const cursor = cursors[cursors.length - 1]
+		const state = { ...(history.state as object | null), usageCursors: cursors.map((c) => c ?? null) }
+		if (turning.current) history.pushState(state, '', location.pathname + q)
+		else if (q !== location.search) history.replaceState(state, '', location.pathname + q)
+		turning.current = false
+	}, [accountId, tokenId, model, from, to, limit, cursors])
+	// Back and Forward within the page: the filters and the page of the entry returned to.
+	useEffect(() => {
+		const restore = () => {
+			if (!location.pathname.endsWith('/usage')) return
+			const f = initialFilters(account.id, user.is_admin)
+			setAccountId(f.accountId)
+			setTokenId(f.tokenId)
+			setModel(f.model)
+			setFrom(f.from)
+			setTo(f.to)
+			setLimit(f.limit)
+			setCursors(pageCursors())
+		}
+		window.addEventListener('popstate', restore)
+		return () => window.removeEventListener('popstate', restore)
+	}, [])
+	const turn = (next: Array<string | undefined>) => {
+		turning.current = true
+		setCursors(next)
+	}
+	// An inverted range matches nothing: said as such, rather than as "No requests match these filters".
+	const inverted = Boolean(from && to && from > to)
 
 	const filters = { account_id: accountId, token_id: tokenId || undefined, model: model.trim() || undefined, from: startOfDay(from), to: endOfDay(to) }
 	const key = JSON.stringify(filters)
@@ -91,15 +130,21 @@ export function UsagePage() {
 
 	const keys = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
-	const rows = useLoad(() => api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`), [key, limit, cursor, tick])
+	const rows = useLoad(
+		() => (inverted ? Promise.resolve({ data: [], next_cursor: null }) : api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)),
+		[key, limit, cursor, tick],
+	)
 	const spend = useLoad(
 		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
-		() => api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, time_zone: viewerZone(), offset_minutes: -new Date().getTimezoneOffset() })}`),
+		() =>
+			inverted
+				? Promise.resolve({ data: [] })
+				: api<{ data: SpendDay[] }>('GET', `/api/console/spend${query({ ...filters, time_zone: viewerZone(), offset_minutes: -new Date().getTimezoneOffset() })}`),
 		[key, tick],
 	)
 
 	const names = new Map((keys.data?.data ?? []).map((t) => [t.id, t.name]))
-	const days = from && to ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
+	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
 	const refresh = () => {
 		setTick((n) => n + 1)
@@ -136,6 +181,11 @@ export function UsagePage() {
 				<TextField label="From" type="date" value={from} onValue={reset(setFrom)} max={to} />
 				<TextField label="To" type="date" value={to} onValue={reset(setTo)} min={from} />
 			</form>
+			{inverted && (
+				<Alert>
+					“From” ({from}) is after “To” ({to}): no day lies between them. Choose a “From” on or before the “To”.
+				</Alert>
+			)}
 			<section class="card" aria-labelledby="spend-title">
 				<div class="card-head">
 					<h2 id="spend-title">Spend over time</h2>
@@ -164,7 +214,7 @@ export function UsagePage() {
 					loaded={rows}
 					label="Requests"
 					columns={['Time', 'Key', 'Model', 'Endpoint', { label: 'Tokens in / out', num: true }, { label: 'Cost', num: true }, { label: 'Latency', num: true }, 'Status']}
-					empty="No requests match these filters."
+					empty={inverted ? 'No requests: “From” is after “To”.' : 'No requests match these filters.'}
 					row={(r) => (
 						<tr key={r.id} title={`Request ${r.request_id}`}>
 							<td data-label="Time">
@@ -197,11 +247,11 @@ export function UsagePage() {
 					)}
 				/>
 				<nav class="pager" aria-label="Pages">
-					<Button disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+					<Button disabled={cursors.length < 2} onClick={() => turn(cursors.slice(0, -1))}>
 						← Newer
 					</Button>
 					<span class="muted">Page {cursors.length}</span>
-					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && setCursors((c) => [...c, rows.data!.next_cursor!])}>
+					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...cursors, rows.data.next_cursor])}>
 						Older →
 					</Button>
 					<SelectField

@@ -27,7 +27,8 @@ export const GeminiModel = t.Object(
 		version: t.String(),
 		displayName: t.String(),
 		description: t.String(),
-		outputTokenLimit: t.Optional(Integer()),
+		// No inputTokenLimit: the catalog keeps no context window, and a made-up one would mislead a client sizing its prompt.
+		outputTokenLimit: t.Optional(Integer({ description: "The model's `max_output_tokens` price field, when set" })),
 		supportedGenerationMethods: t.Array(t.String()),
 	},
 	open,

@@ -193,6 +193,20 @@ describe('management API', () => {
 		await app.admin(`/api/channels/${bad.body.id}`, { method: 'DELETE' })
 	})
 
+	it('should answer the test of a channel with no chat endpoint as not testable, not as a failed call', async () => {
+		// Audit: a rerank channel's Test read "Failed: no answer after 0 ms": nothing was called, nothing failed.
+		const rerank = await app.admin('/api/channels', { body: { name: 'rerank-x', type: 'rerank', base_url: mock.url, api_key: 'up-key', models: ['rerank-v3'] } })
+		const before = mock.requests.length
+		const res = await app.admin(`/api/channels/${rerank.body.id}/test`, { method: 'POST' })
+		expect(res.status).toBe(200)
+		expect(res.body).toMatchObject({ ok: false, testable: false, status: 0, model: 'rerank-v3' })
+		expect(res.body.message).toContain('type rerank')
+		expect(mock.requests.length).toBe(before)
+		const chat = (await app.admin('/api/channels')).body.data.find((c: { name: string }) => c.name === 'mock')
+		expect((await app.admin(`/api/channels/${chat.id}/test`, { method: 'POST' })).body).toMatchObject({ ok: true, testable: true })
+		await app.admin(`/api/channels/${rerank.body.id}`, { method: 'DELETE' })
+	})
+
 	it('should test a channel of globs with a concrete model: a priced chat model they match, the one asked for, or a 400 saying so', async () => {
 		// A vendor answers a glob sent as the model name with 404: Test would call a healthy channel broken.
 		const embed = await app.admin('/api/models', { body: { name: 'gpt-4o-embed-x', input_per_mtok: 0.1 } })

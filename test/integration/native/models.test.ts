@@ -69,6 +69,26 @@ describe('GET /v1/models', () => {
 		expect(await missing.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } })
 	})
 
+	it("should give @google/genai the model's output cap as outputTokenLimit, and no inputTokenLimit it does not know", async () => {
+		// Audit: models.get / models.list carry Gemini's token limits; the gateway knows the output cap (max_output_tokens)
+		// and keeps no context window, so inputTokenLimit is left out (README) rather than invented.
+		const a = await n.app.account(1)
+		const ai = new GoogleGenAI({ apiKey: a.key, httpOptions: { baseUrl: n.app.url, apiVersion: 'v1beta' } })
+		const row = ((await n.app.admin('/api/models')).body.data as Array<{ id: number; name: string }>).find((m) => m.name === 'gemini-2.5-flash')!
+		expect((await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { max_output_tokens: 65536 } })).status).toBe(200)
+		try {
+			const one = await ai.models.get({ model: 'gemini-2.5-flash' })
+			expect(one.outputTokenLimit).toBe(65536)
+			expect(one.inputTokenLimit).toBeUndefined()
+			const listed: Array<{ name?: string; outputTokenLimit?: number }> = []
+			for await (const m of await ai.models.list()) listed.push(m)
+			expect(listed.find((m) => m.name === 'models/gemini-2.5-flash')?.outputTokenLimit).toBe(65536)
+			expect(listed.find((m) => m.name === 'models/gpt-4o-mini')?.outputTokenLimit).toBeUndefined()
+		} finally {
+			await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { max_output_tokens: null } })
+		}
+	})
+
 	it('should require a key', async () => {
 		expect((await get('/v1/models', {})).status).toBe(401)
 		expect((await get('/v1beta/models', {})).status).toBe(401)

@@ -102,6 +102,28 @@ describe('loadGatewayFile', () => {
 		}
 	})
 
+	it('should refuse a key written twice in one object, naming the line, rather than keep the last value', async () => {
+		// Audit: a price copied and edited ("input_per_mtok" twice) was read last-wins, so one of the two billed silently.
+		const dir = `/tmp/sb-cfg-dupes-${process.pid}`
+		const cases: Array<[string, string, string]> = [
+			['price.json', '{\n  "models": [\n    {"name": "m",\n     "input_per_mtok": 1,\n     "input_per_mtok": 2}\n  ]\n}\n', 'line 5, column 6: key "input_per_mtok" given twice (models[0].input_per_mtok)'],
+			['deep.json', '{"channels": [{"name": "a", "type": "openai", "base_url": "https://x/v1", "api_key": "k", "models": ["m"],\n "settings": {"timeouts": {"idle_ms": 1, "idle_ms": 2}}}]}', 'line 2, column 42: key "idle_ms" given twice (channels[0].settings.timeouts.idle_ms)'],
+			['top.json', '{"models": [],\n"models": [{"name": "m"}]}', 'line 2, column 1: key "models" given twice (models)'],
+			['price.yaml', 'models:\n  - name: m\n    input_per_mtok: 1\n    output_per_mtok: 2\n    input_per_mtok: 3\n', 'line 5, column 5: key "input_per_mtok" given twice (models[0].input_per_mtok)'],
+			['compact.yml', 'models:\n- name: m\n  input_per_mtok: 1\n- name: n\n  input_per_mtok: 1\n  input_per_mtok: 2\n', 'line 6, column 3: key "input_per_mtok" given twice (models[1].input_per_mtok)'],
+		]
+		for (const [name, text, where] of cases) {
+			await Bun.write(`${dir}/${name}`, text)
+			const err = await loadGatewayFile(`${dir}/${name}`).then(() => undefined, (e: Error) => e.message)
+			expect({ name, err }).toEqual({ name, err: expect.stringContaining(`${dir}/${name}: ${where}`) })
+		}
+		// The same key in two entries, in a block scalar, or in two list items is no duplicate.
+		await Bun.write(`${dir}/fine.yaml`, 'models:\n  - name: m\n    input_per_mtok: 1\n  - name: n\n    input_per_mtok: 1\n')
+		expect((await loadGatewayFile(`${dir}/fine.yaml`)).models).toHaveLength(2)
+		await Bun.write(`${dir}/fine.json`, '{"models": [{"name": "m", "input_per_mtok": 1}, {"name": "n", "input_per_mtok": 1}]}')
+		expect((await loadGatewayFile(`${dir}/fine.json`)).models).toHaveLength(2)
+	})
+
 	it('should say how a file is read when a YAML file lacks a .yaml name', async () => {
 		// QA: gateway.conf holding YAML was refused as "JSON Parse error: Unexpected identifier", with no word of why JSON.
 		const dir = `/tmp/sb-cfg-ext-${process.pid}`

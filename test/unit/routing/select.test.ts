@@ -21,3 +21,13 @@ describe('orderChannels', () => {
 		expect(out.map((c) => c.name).sort()).toEqual(['a', 'b', 'c'])
 	})
 })
+
+describe('orderChannels, weight 0', () => {
+	it('should put a weight-0 channel after every other channel of its priority, and before the next priority', () => {
+		// README: weight 0 is a standby. A random draw must never pick it first while another channel shares its tier.
+		for (const r of [0, 0.25, 0.5, 0.75, 0.999999]) {
+			const out = orderChannels([ch('standby', 0, 0), ch('a', 0, 1), ch('b', 0, 5), ch('next', 1, 1)], () => r).map((c) => c.name)
+			expect(out.slice(2)).toEqual(['standby', 'next'])
+		}
+	})
+})

@@ -44,7 +44,8 @@ const Channel = t.Object({
 
 const TestResult = t.Object({
 	ok: t.Boolean(),
-	status: Int({ description: 'Upstream HTTP status (0 when unreachable)' }),
+	testable: t.Boolean({ description: 'false for a channel type with no chat endpoint (rerank, video, imgsvc, musicsvc): no call was made, and `ok` is false' }),
+	status: Int({ description: 'Upstream HTTP status (0 when unreachable, or when not testable)' }),
 	latency_ms: Int(),
 	model: t.String(),
 	message: t.String({ description: 'The answer text, or the error' }),

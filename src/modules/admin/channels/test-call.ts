@@ -32,10 +32,19 @@ export async function testModel(svc: Services, row: Row, wanted?: string): Promi
 export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	const adapter = chatAdapterFor(row.type as ChannelType)
 	// Before a model is looked for: such a channel has no model to test either.
-	if (!adapter) return { ok: false, status: 0, latency_ms: 0, model: wanted ?? row.models[0]!, message: `channels of type ${row.type} have no chat endpoint to test` }
+	// Nothing is called, so nothing failed: `testable: false` lets the console say so rather than report a failure.
+	if (!adapter)
+		return {
+			ok: false,
+			testable: false,
+			status: 0,
+			latency_ms: 0,
+			model: wanted ?? row.models[0]!,
+			message: `channels of type ${row.type} have no chat endpoint, so the Test call cannot check them: nothing was sent`,
+		}
 	const model = await testModel(svc, row, wanted)
 	const started = Date.now()
-	const done = (ok: boolean, status: number, message: string) => ({ ok, status, latency_ms: Date.now() - started, model, message })
+	const done = (ok: boolean, status: number, message: string) => ({ ok, testable: true, status, latency_ms: Date.now() - started, model, message })
 	const ch = {
 		id: row.id,
 		name: row.name,

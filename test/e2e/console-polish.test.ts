@@ -1,0 +1,111 @@
+/**
+ * Leftovers a console user noticed (audit): a rerank channel's Test reported as a failed call although none can be
+ * made; a Usage range whose "From" is after its "To" shown as "No requests match"; paging through Usage adding no
+ * history entry, so Back left the page; a channel of weight 0 shown as a bare 0 with no word of what it does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
+import { launch, newPage, signIn } from './browser'
+
+let app: ConsoleApp
+let browser: Browser
+let token: number
+
+beforeAll(async () => {
+	app = await startConsoleApp({
+		config: {
+			channels: [
+				{ name: 'ranker', type: 'rerank', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['rerank-v3'] },
+				{ name: 'main', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['m-polish'], weight: 3 },
+				{ name: 'spare', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['m-polish'], weight: 0 },
+			],
+			models: [{ name: 'm-polish', input_per_mtok: 1, output_per_mtok: 2 }],
+		},
+	})
+	browser = await launch()
+	token = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'polish-key' } })).body.id
+	// 30 rows today, newest first by id: r-30 … r-1.
+	for (let i = 1; i <= 30; i++)
+		await app.svc.db.sql.query(
+			`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens, created_at)
+			 VALUES ($1, 1, $2, 'm-polish', '/v1/chat/completions', 200, 10, 1, 1, now() - ($3 || ' seconds')::interval)`,
+			[`r-${i}`, token, String(60 - i)],
+		)
+}, 180_000)
+
+afterAll(async () => {
+	await browser?.close()
+	await app?.close()
+})
+
+async function signedIn(): Promise<Page> {
+	const { page } = await newPage(browser, { baseURL: app.url })
+	await signIn(page, 'admin', ADMIN_PASSWORD)
+	await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+	return page
+}
+
+describe('Channels', () => {
+	it('should say a channel with no chat endpoint is not testable by chat, not that its test failed', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Channels' }).click()
+		const row = page.locator('tr[data-channel="ranker"]')
+		await row.getByRole('button', { name: 'Test ranker' }).click()
+		const result = row.locator('.test-result:not(:has(.spinner))')
+		await result.waitFor()
+		const text = (await result.textContent()) ?? ''
+		expect(text).toStartWith('Not testable by chat')
+		expect(text).not.toContain('Failed')
+		expect(text).not.toContain('no answer after')
+		expect(await result.getAttribute('class')).not.toContain('bad')
+		await page.context().close()
+	}, 60_000)
+
+	it('should say what weight 0 means where the weight is shown and set', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Channels' }).click()
+		const spare = page.locator('tr[data-channel="spare"] td[data-label="Priority / weight"]')
+		expect(await spare.textContent()).toContain('standby')
+		expect(await page.locator('tr[data-channel="main"] td[data-label="Priority / weight"]').textContent()).not.toContain('standby')
+		await page.locator('tr[data-channel="spare"]').getByRole('button', { name: /Edit/ }).click()
+		const dialog = page.getByRole('dialog')
+		expect(await dialog.textContent()).toContain('0: standby')
+		await page.context().close()
+	}, 60_000)
+})
+
+describe('Usage', () => {
+	it('should say a range whose From is after its To is empty for that reason', async () => {
+		const page = await signedIn()
+		await page.goto('/console/usage?from=2026-03-10&to=2026-03-01')
+		const alert = page.getByRole('alert').filter({ hasText: 'after' })
+		await alert.waitFor()
+		expect(await alert.textContent()).toContain('“From” (2026-03-10) is after “To” (2026-03-01)')
+		expect(await page.getByText('No requests match these filters.').count()).toBe(0)
+		await page.context().close()
+	}, 60_000)
+
+	it('should keep the page in the address, so Back goes to the newer page and a reload stays put', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const rows = page.locator('table[aria-label="Requests"] tbody tr')
+		const first = async () => (await rows.first().getAttribute('title')) ?? ''
+		await rows.first().waitFor()
+		expect(await first()).toBe('Request r-30')
+		await page.getByRole('button', { name: 'Older →' }).click()
+		await page.getByText('Page 2').waitFor()
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-5')
+		expect(page.url()).toContain('cursor=')
+		await page.reload()
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-5')
+		await page.goBack()
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-30')
+		expect(new URL(page.url()).pathname).toBe('/console/usage')
+		expect(page.url()).not.toContain('cursor=')
+		expect(await page.getByText('Page 1').count()).toBe(1)
+		await page.goForward()
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-5')
+		await page.context().close()
+	}, 60_000)
+})
