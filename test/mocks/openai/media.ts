@@ -159,7 +159,8 @@ export function plainTranscript(format: string, text: string, duration: number):
 
 /**
  * POST /v1/audio/transcriptions: the transcript is `Transcript of <filename>.`; whisper-1 alone has srt/vtt/verbose_json,
- * gpt-4o-transcribe-diarize has diarized_json, and `whisper-large-v3*` answers as Groq does (no usage).
+ * gpt-4o-transcribe-diarize has diarized_json, and `whisper-large-v3*` answers as Groq does (no usage). The gpt-4o
+ * models stream with `stream=true` (text deltas, then the done event with the usage).
  */
 export async function transcriptions(form: FormData | undefined): Promise<Reply> {
 	if (!form) return openaiError(400, "Invalid Content-Type header (expected multipart/form-data).", null)
@@ -191,6 +192,13 @@ export async function transcriptions(form: FormData | undefined): Promise<Reply>
 	const usage = whisper
 		? { type: 'duration', seconds: Math.ceil(duration) }
 		: { type: 'tokens', input_tokens: Math.ceil(duration * 10), input_token_details: { text_tokens: 0, audio_tokens: Math.ceil(duration * 10) }, output_tokens: words, total_tokens: Math.ceil(duration * 10) + words }
+	// `stream=true` (platform.openai.com/docs/api-reference/audio/createTranscription#stream): server-sent events,
+	// `transcript.text.delta` per piece then `transcript.text.done` with the text and usage; whisper-1 ignores it.
+	if (!whisper && (format === 'json' || format === 'text') && String(form.get('stream') ?? 'false') === 'true') {
+		const pieces = text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`))
+		const deltas = pieces.map((delta) => frame({ type: 'transcript.text.delta', delta }))
+		return sse([...deltas, frame({ type: 'transcript.text.done', text, usage })], 1)
+	}
 	const plain = plainTranscript(format, text, duration)
 	if (plain) return plain
 	switch (format) {
