@@ -39,7 +39,7 @@ export type ImageJob = { made: { size?: string; quality?: string }; n: number; p
  * What the upstream delivered: whole images, and the tokens it reported (absent when it reported none); `imageInput`
  * is the part of `input` that was input images (`input_tokens_details.image_tokens`).
  */
-export type ImageTally = { images: number; input?: number; imageInput?: number; output?: number }
+export type ImageTally = { images: number; input?: number; imageInput?: number; output?: number; made?: { size?: string; quality?: string } }
 
 /**
  * The token part of a price: the input images at `image_input_per_mtok` when the model lists it (gpt-image-1: $10
@@ -59,12 +59,14 @@ export function imageHold(price: Price, job: ImageJob): { want: number; min: num
 }
 
 /**
- * The charge for what was delivered: each image at its unit price; else the reported tokens (the prompt counted
+ * The charge for what was delivered: each image at the unit price of the size and quality it was made at (the answer's
+ * `size` and `quality`, GPT image models: "the quality of the image generated"; else as asked); else the reported tokens (the prompt counted
  * locally, and then marked estimated, when the upstream reported none) plus the per-request fee.
  * @example imageCost(p, job, { images: 1, input: 10, output: 272 })
  */
 export function imageCost(price: Price, job: ImageJob, t: ImageTally): { cost: number; input: number; output: number; estimated: boolean } {
-	const each = imageUnitPrice(price, job.made.size, job.made.quality)
+	// What the answer says was made wins over what was asked: a GPT image model picks the size and quality of `auto`.
+	const each = imageUnitPrice(price, t.made?.size ?? job.made.size, t.made?.quality ?? job.made.quality)
 	const input = t.input ?? job.prompt
 	const output = t.output ?? 0
 	if (each !== undefined) return { cost: each * t.images, input, output, estimated: false }

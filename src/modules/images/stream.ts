@@ -64,7 +64,14 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >=
 /** Images and reported tokens of a JSON answer. */
 export function tallyOf(json: ImagesAnswer): ImageTally {
 	const u = json.usage
-	return { images: Array.isArray(json.data) ? json.data.length : 0, input: num(u?.input_tokens), imageInput: num(u?.input_tokens_details?.image_tokens), output: num(u?.output_tokens) }
+	return { images: Array.isArray(json.data) ? json.data.length : 0, input: num(u?.input_tokens), imageInput: num(u?.input_tokens_details?.image_tokens), output: num(u?.output_tokens), made: madeOf(json) }
+}
+
+/** The `size` and `quality` an answer or a completed event says the image was made at (GPT image models), if any. */
+function madeOf(o: { [k: string]: unknown }): ImageTally['made'] {
+	const size = typeof o.size === 'string' && o.size ? o.size : undefined
+	const quality = typeof o.quality === 'string' && o.quality ? o.quality : undefined
+	return size || quality ? { size, quality } : undefined
 }
 
 type Opened = { upstreamModel: string } & ({ sse: { up: UpstreamCall; it: SseBatchReader; window: FramesPrefetched } } | { json: ImagesAnswer })
@@ -225,14 +232,19 @@ export class ImageMeter {
 		else if (k === 'error') this.errored = true
 		else if (k === 'completed') {
 			let u: ImagesUsage | undefined
+			let made: ImageTally['made']
 			try {
-				u = (JSON.parse(f.data) as { usage?: ImagesUsage }).usage
+				const e = JSON.parse(f.data) as { usage?: ImagesUsage; size?: unknown; quality?: unknown }
+				u = e.usage
+				made = madeOf(e)
 			} catch {
 				this.malformed = true
 				return
 			}
 			const t = this.tally
 			t.images++
+			// One request's images share their settings; the dearer of two differing ones would be a guess, so the last is kept.
+			if (made) t.made = made
 			const input = num(u?.input_tokens)
 			const output = num(u?.output_tokens)
 			const imageInput = num(u?.input_tokens_details?.image_tokens)

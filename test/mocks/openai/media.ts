@@ -53,15 +53,26 @@ export function imageGenerations(body: unknown, jsonError: boolean, origin: stri
 	})
 	const out: Obj = { created: unixNow(), data }
 	if (gptImage) {
+		Object.assign(out, renderedSettings(b.size, b.quality, b.output_format))
 		const text = countWords(prompt)
 		out.usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272 * n, total_tokens: text + 272 * n }
 	}
 	return json(out)
 }
 
+/**
+ * What a GPT image model says it made (the answer's and each completed event's `size`, `quality`, `background`,
+ * `output_format`: "the quality of the image generated. Either low, medium, or high"): the size and quality asked
+ * for, and for `auto` (the default) the mock's own choice, 1024x1024 at medium.
+ */
+export function renderedSettings(size: unknown, quality: unknown, outputFormat: unknown) {
+	const pick = (v: unknown, auto: string) => (typeof v === 'string' && v && v !== 'auto' ? v : auto)
+	return { size: pick(size, '1024x1024'), quality: pick(quality, 'medium'), background: 'opaque', output_format: pick(outputFormat, 'png') }
+}
+
 function imageStream(b: Obj, prompt: string, n: number): Reply {
 	const partials = Math.min(3, Math.max(0, asNum(b.partial_images) ?? 0))
-	const settings = { size: asStr(b.size) ?? '1024x1024', quality: asStr(b.quality) ?? 'high', background: 'opaque', output_format: asStr(b.output_format) ?? 'png' }
+	const settings = renderedSettings(b.size, b.quality, b.output_format)
 	const text = countWords(prompt)
 	const usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272, total_tokens: text + 272 }
 	const chunks: string[] = []
