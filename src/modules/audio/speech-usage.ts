@@ -11,7 +11,7 @@
 export type SpeechUsage = { input: number; output: number }
 
 /** A count as the usage states it: a non-negative safe integer, else undefined. */
-export const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
 
 /**
  * A scanner for the data event of type `type`: `feed` each chunk, then `event()` (undefined until it came).

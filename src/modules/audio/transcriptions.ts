@@ -22,7 +22,7 @@ import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { cueEnd, estimateSeconds } from './duration'
 import { withFirstBytes } from './speech'
-import { count, doneEventScanner } from './speech-usage'
+import { doneEventScanner } from './speech-usage'
 import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from './model'
 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
@@ -116,19 +116,23 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 			}
 			const json = await readJson<TranscriptJson>(res)
 			const text = typeof json.text === 'string' ? json.text : ''
-			const u = json.usage
-			const reportedSeconds = num(json.duration) ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
-			const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
-			const audio = u?.type === 'tokens' ? num(u.input_token_details?.audio_tokens) : undefined
-			const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
-			const seconds = reportedSeconds ?? guess.seconds
-			const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
 			const response =
 				format === 'text'
 					? new Response(`${text}\n`, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
 					: new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json', ...headers } })
-			return { response, cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+			return { response, ...charge(price, text, json.usage, num(json.duration)) }
 		},
+	}
+
+	/** The charge of a transcript by the usage it came with (`duration` is verbose_json's, preferred when present). */
+	function charge(price: ModelInfo, text: string, u: TranscriptJson['usage'], duration: number | undefined) {
+		const reportedSeconds = duration ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
+		const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
+		const audio = u?.type === 'tokens' ? num(u.input_token_details?.audio_tokens) : undefined
+		const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
+		const seconds = reportedSeconds ?? guess.seconds
+		const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
+		return { cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
 	}
 
 	/**
@@ -141,8 +145,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 		const relayed = await withFirstBytes(res, ctx.signal, scanner.feed)
 		// A body that ends without its done event was cut short, even when the connection closed cleanly.
 		const ended = relayed.ended.then((e) => (e === 'ok' && !scanner.event() ? 'upstream_cut' : e))
-		const events = relayed.audio
-		const response = new Response(events, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream', ...headers } })
+		const response = new Response(relayed.audio, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream', ...headers } })
 		const fallback = { cost: cost(price, guess.seconds, undefined, undefined, undefined, ''), estimated: true }
 		return {
 			response,
@@ -150,16 +153,8 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 			ended,
 			final() {
 				const done = scanner.event()
-				const u = done?.usage as TranscriptJson['usage']
-				const text = typeof done?.text === 'string' ? done.text : ''
 				if (!done) return fallback
-				const reportedSeconds = u?.type === 'duration' ? num(u.seconds) : undefined
-				const input = u?.type === 'tokens' ? count(u.input_tokens) : undefined
-				const audio = u?.type === 'tokens' ? count(u.input_token_details?.audio_tokens) : undefined
-				const output = u?.type === 'tokens' ? count(u.output_tokens) : undefined
-				const seconds = reportedSeconds ?? guess.seconds
-				const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
-				return { cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+				return charge(price, typeof done.text === 'string' ? done.text : '', done.usage as TranscriptJson['usage'], undefined)
 			},
 		}
 	}
