@@ -4,7 +4,7 @@
  * half-up rounding, so the same usage costs the same whatever protocol or stream mode carried it.
  *
  * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input and
- * output, image output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
+ * output, image input and output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
  * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price). OpenAI's
  * `priority` and `flex` processing tiers have optional input and output prices there too, charged when the answer
  * reports that tier served it.
@@ -33,6 +33,8 @@ export const TOKEN_PRICES = {
 	audioOutput: 'audio_output_per_mtok',
 	/** Gemini image output (`gemini-2.5-flash-image`: $30 against $2.50 text). */
 	imageOutput: 'image_output_per_mtok',
+	/** OpenAI GPT image models' input images (`gpt-image-1`: $10 against $5 text), `usage.input_tokens_details.image_tokens`. */
+	imageInput: 'image_input_per_mtok',
 	/** Anthropic 1-hour cache writes (2× base input, where 5-minute writes are 1.25×). */
 	cacheWrite1h: 'cache_write_1h_per_mtok',
 	/** Input of a request whose prompt exceeds `LONG_CONTEXT_TOKENS` (Gemini 2.5 Pro, Claude Sonnet 4/4.5 with 1M context). */
@@ -69,7 +71,7 @@ export const LONG_CONTEXT_TOKENS = 200_000
 const MTOK = 1_000_000
 
 /** The per-token rates (micro-USD per Mtok) that apply to one request. */
-type Rates = { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; audioInput: number; audioOutput: number; imageOutput: number }
+type Rates = { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; audioInput: number; audioOutput: number; imageInput: number; imageOutput: number }
 
 /**
  * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). A tier the
@@ -100,6 +102,7 @@ export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Ra
 		cacheWrite1h: scale(extra?.[TOKEN_PRICES.cacheWrite1h] ?? cacheWrite),
 		audioInput: extra?.[TOKEN_PRICES.audioInput] ?? input,
 		audioOutput: extra?.[TOKEN_PRICES.audioOutput] ?? output,
+		imageInput: extra?.[TOKEN_PRICES.imageInput] ?? input,
 		imageOutput: extra?.[TOKEN_PRICES.imageOutput] ?? output,
 	}
 }
@@ -111,11 +114,12 @@ export function tokenCost(u: Usage, p: Price): number {
 	const r = ratesFor(p, u.input + u.cacheRead + u.cacheWrite, u.tier)
 	// Each sub-count is a share of its total, clamped to it: a vendor's odd report never bills a token twice.
 	const audioIn = Math.min(u.audioInput ?? 0, u.input)
+	const imageIn = Math.min(u.imageInput ?? 0, u.input - audioIn)
 	const write1h = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
 	const audioOut = Math.min(u.audioOutput ?? 0, u.output)
 	const imageOut = Math.min(u.imageOutput ?? 0, u.output - audioOut)
-	const counts = [u.input - audioIn, audioIn, u.cacheRead, u.cacheWrite - write1h, write1h, u.output - audioOut - imageOut, audioOut, imageOut]
-	const rates = [r.input, r.audioInput, r.cacheRead, r.cacheWrite, r.cacheWrite1h, r.output, r.audioOutput, r.imageOutput]
+	const counts = [u.input - audioIn - imageIn, audioIn, imageIn, u.cacheRead, u.cacheWrite - write1h, write1h, u.output - audioOut - imageOut, audioOut, imageOut]
+	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.cacheWrite, r.cacheWrite1h, r.output, r.audioOutput, r.imageOutput]
 	let num = 0
 	for (let i = 0; i < counts.length; i++) num += counts[i]! * rates[i]!
 	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
@@ -153,7 +157,7 @@ const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority
 /**
  * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its long-context
  * tier), at each processing tier it may be served at, every input token at the dearest input kind it can reach
- * (uncached, cache writes, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
+ * (uncached, cache writes, images, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
  * output kind (text, image, audio when asked for).
  */
 function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { input: number; output: number } {
@@ -162,7 +166,7 @@ function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { 
 	for (const tier of reach?.tiers ?? EVERY_TIER) {
 		if (tier && !tierPriced(p, tier)) continue
 		const r = ratesFor(p, inputTokens, tier)
-		input = Math.max(input, r.input, r.cacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0)
+		input = Math.max(input, r.input, r.cacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
 		output = Math.max(output, r.output, r.imageOutput, !reach || reach.audioOutput ? r.audioOutput : 0)
 	}
 	return { input, output }

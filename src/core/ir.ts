@@ -219,9 +219,11 @@ export type Usage = {
 	 * never an addition to it): audio in the uncached `input` (OpenAI `prompt_tokens_details.audio_tokens`, Gemini
 	 * `promptTokensDetails` AUDIO), audio and image tokens in `output` (OpenAI `completion_tokens_details.audio_tokens`,
 	 * Gemini `candidatesTokensDetails` AUDIO / IMAGE), and 1-hour cache writes in `cacheWrite` (Anthropic
-	 * `cache_creation.ephemeral_1h_input_tokens`).
+	 * `cache_creation.ephemeral_1h_input_tokens`); image tokens in the uncached `input` of OpenAI's GPT image models
+	 * (Images API `usage.input_tokens_details.image_tokens`).
 	 */
 	audioInput?: number
+	imageInput?: number
 	audioOutput?: number
 	imageOutput?: number
 	cacheWrite1h?: number

@@ -52,6 +52,8 @@ export type Answer = {
 export type PassOp = CallContext & {
 	endpoint: string
 	model: string
+	/** The answer is streamed as events (recorded on the usage row); relayed bodies of audio are not. */
+	stream?: boolean
 	/** Channel types that can serve this operation. */
 	types: readonly ChannelType[]
 	/** Only these channels (a follow-up on a task must go where the task lives). */

@@ -14,9 +14,9 @@ export type PassOutcome = {
 }
 
 /** @example passUsage(op, { ch, status: 200, endReason: 'ok', input: 12 }) */
-export function passUsage(call: CallContext & { endpoint: string; model: string }, o: PassOutcome): UsageRecord {
+export function passUsage(call: CallContext & { endpoint: string; model: string; stream?: boolean }, o: PassOutcome): UsageRecord {
 	return usageRecord(
-		{ ...call, stream: false },
+		{ ...call, stream: call.stream ?? false },
 		{ channel: o.ch, upstreamModel: o.upstreamModel, status: o.status, endReason: o.endReason, usage: { input: o.input, output: o.output }, estimated: o.estimated },
 	)
 }

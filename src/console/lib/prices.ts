@@ -21,6 +21,7 @@ const UNITS: Record<string, string> = {
 	// Token kinds priced apart (billing/pricing.ts TOKEN_PRICES), per million tokens.
 	audio_input_per_mtok: '1M audio input tokens',
 	audio_output_per_mtok: '1M audio output tokens',
+	image_input_per_mtok: '1M image input tokens',
 	image_output_per_mtok: '1M image output tokens',
 	cache_write_1h_per_mtok: '1M 1-hour cache write tokens',
 	input_above_200k_per_mtok: '1M input tokens (prompts over 200k)',

@@ -27,7 +27,7 @@ export const audioModule = (svc: Services) =>
 				detail: {
 					summary: 'Transcribe audio',
 					description:
-						'Multipart upload (limit MAX_UPLOAD_BYTES, 25 MiB by default; 413 past it). `response_format` json, text, srt, vtt, verbose_json or diarized_json. Priced per minute of audio (`per_minute`/`per_second`) or per token.',
+						'Multipart upload (limit MAX_UPLOAD_BYTES, 25 MiB by default; 413 past it). `response_format` json, text, srt, vtt, verbose_json or diarized_json; `stream=true` relays the events of gpt-4o transcription models. Priced per minute of audio (`per_minute`/`per_second`) or per token.',
 				},
 			},
 		)

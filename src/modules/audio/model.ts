@@ -18,6 +18,7 @@ export const TranscriptionRequest = t.Object(
 		prompt: t.Optional(t.String()),
 		response_format: t.Optional(t.Union(TRANSCRIPT_FORMATS.map((f) => t.Literal(f)))),
 		temperature: t.Optional(t.Numeric({ minimum: 0, maximum: 1 })),
+		stream: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: server-sent transcript.text.delta events, then transcript.text.done with the usage (gpt-4o models; whisper-1 ignores it)' })),
 	},
 	{ additionalProperties: true },
 )

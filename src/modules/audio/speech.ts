@@ -103,6 +103,7 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		...ctx,
 		endpoint: '/v1/audio/speech',
 		model: body.model,
+		stream: body.stream_format === 'sse',
 		types: ['openai'],
 		hold: (p) => ({ want: price(p) + audioHold(p), min: price(p) }),
 		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),

@@ -6,7 +6,8 @@
  * failing those from the file's header (duration.ts: WAV, MP3, M4A/MP4, FLAC, Ogg), else a size-based figure at
  * 128 kbit/s marked estimated; the hold alone uses the 16 kbit/s upper bound. `text` is asked upstream as `json`
  * (which carries usage) and rendered as text here, so the charge does not depend on a format that reports nothing;
- * other formats (`diarized_json` among them) are asked and relayed as the client sent them. A translation's json is
+ * other formats (`diarized_json` among them) are asked and relayed as the client sent them. `stream=true` answers
+ * (server-sent events) are relayed as they come and billed on the usage of their closing event. A translation's json is
  * `{ text }` alone (platform.openai.com/docs/api-reference/audio/createTranslation), so outside verbose_json and
  * srt/vtt its duration is the file's.
  * @module
@@ -15,11 +16,13 @@ import { type Price, tokenCost } from '../../billing/pricing'
 import { GatewayError } from '../../core/errors'
 import { emptyUsage } from '../../core/ir'
 import { durationCost, pricedByDuration, requestFee } from '../../passthrough/pricing'
-import { type CallContext, type PassOp, readJson } from '../../passthrough/relay'
+import { type Answer, type CallContext, type PassOp, readJson } from '../../passthrough/relay'
 import { authHeaders, channelUrl } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { cueEnd, estimateSeconds } from './duration'
+import { withFirstBytes } from './speech'
+import { doneEventScanner } from './speech-usage'
 import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from './model'
 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
@@ -72,8 +75,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 	const file = body.file
 	if (file.size > maxBytes) throw new GatewayError('payload_too_large', `The file is ${file.size} bytes; the limit is ${maxBytes}`, { code: 'request_too_large', param: 'file' })
 	if (file.size === 0) throw new GatewayError('invalid_request', 'The file is empty', { code: 'invalid_request_error', param: 'file' })
-	// Streamed transcripts (gpt-4o-transcribe `stream=true`) are server-sent events this relay does not meter yet.
-	if (String((body as Record<string, unknown>).stream ?? 'false') === 'true') throw new GatewayError('invalid_request', 'stream=true is not supported for transcriptions here; omit it', { code: 'unsupported_parameter', param: 'stream' })
+	const streamed = 'stream' in body && body.stream === 'true'
 	const format: TranscriptFormat = body.response_format ?? 'json'
 	const guess = await estimateSeconds(file)
 	const headers = { 'x-request-id': ctx.requestId }
@@ -94,6 +96,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 		...ctx,
 		endpoint,
 		model: body.model,
+		stream: streamed,
 		types: ['openai'],
 		hold(price) {
 			const fee = requestFee(price)
@@ -103,6 +106,7 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 		},
 		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
 		async respond(res, _ch, _m, price) {
+			if (streamed && (res.headers.get('content-type') ?? '').includes('text/event-stream')) return streamedAnswer(res, price)
 			if (format === 'srt' || format === 'vtt') {
 				const text = await res.text()
 				const end = cueEnd(text)
@@ -112,18 +116,46 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 			}
 			const json = await readJson<TranscriptJson>(res)
 			const text = typeof json.text === 'string' ? json.text : ''
-			const u = json.usage
-			const reportedSeconds = num(json.duration) ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
-			const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
-			const audio = u?.type === 'tokens' ? num(u.input_token_details?.audio_tokens) : undefined
-			const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
-			const seconds = reportedSeconds ?? guess.seconds
-			const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
 			const response =
 				format === 'text'
 					? new Response(`${text}\n`, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
 					: new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json', ...headers } })
-			return { response, cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+			return { response, ...charge(price, text, json.usage, num(json.duration)) }
 		},
+	}
+
+	/** The charge of a transcript by the usage it came with (`duration` is verbose_json's, preferred when present). */
+	function charge(price: ModelInfo, text: string, u: TranscriptJson['usage'], duration: number | undefined) {
+		const reportedSeconds = duration ?? (u?.type === 'duration' ? num(u.seconds) : undefined)
+		const input = u?.type === 'tokens' ? num(u.input_tokens) : undefined
+		const audio = u?.type === 'tokens' ? num(u.input_token_details?.audio_tokens) : undefined
+		const output = u?.type === 'tokens' ? num(u.output_tokens) : undefined
+		const seconds = reportedSeconds ?? guess.seconds
+		const estimated = (pricedByDuration(price) && reportedSeconds === undefined && !guess.exact) || (!pricedByDuration(price) && input === undefined)
+		return { cost: cost(price, seconds, input, audio, output, text), input: input ?? 0, output: output ?? countText(text), estimated }
+	}
+
+	/**
+	 * A transcript streamed as events (`stream=true`, the gpt-4o models; whisper-1 ignores it and answers JSON, read
+	 * above): relayed as it comes, and settled once it ends on the usage of its `transcript.text.done` event. Without
+	 * that event the client left first (charged the file's estimate) or the upstream cut it short (charged nothing).
+	 */
+	async function streamedAnswer(res: Response, price: ModelInfo): Promise<Answer> {
+		const scanner = doneEventScanner('transcript.text.done')
+		const relayed = await withFirstBytes(res, ctx.signal, scanner.feed)
+		// A body that ends without its done event was cut short, even when the connection closed cleanly.
+		const ended = relayed.ended.then((e) => (e === 'ok' && !scanner.event() ? 'upstream_cut' : e))
+		const response = new Response(relayed.audio, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream', ...headers } })
+		const fallback = { cost: cost(price, guess.seconds, undefined, undefined, undefined, ''), estimated: true }
+		return {
+			response,
+			...fallback,
+			ended,
+			final() {
+				const done = scanner.event()
+				if (!done) return fallback
+				return charge(price, typeof done.text === 'string' ? done.text : '', done.usage as TranscriptJson['usage'], undefined)
+			},
+		}
 	}
 }

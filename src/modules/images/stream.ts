@@ -44,7 +44,10 @@ export type ImageStreamOp = {
 }
 
 /** The JSON answer of the images API (the non-streamed one). */
-export type ImagesAnswer = { created?: unknown; data?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; [k: string]: unknown }
+export type ImagesAnswer = { created?: unknown; data?: unknown; usage?: ImagesUsage; [k: string]: unknown }
+
+/** The `usage` of a GPT image answer or completed event; `input_tokens_details` splits the input into text and image tokens. */
+type ImagesUsage = { input_tokens?: unknown; output_tokens?: unknown; input_tokens_details?: { image_tokens?: unknown } }
 
 /**
  * Whether OpenAI streams images for this (upstream) model: `stream` "is only supported for the GPT image models"
@@ -60,7 +63,15 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >=
 
 /** Images and reported tokens of a JSON answer. */
 export function tallyOf(json: ImagesAnswer): ImageTally {
-	return { images: Array.isArray(json.data) ? json.data.length : 0, input: num(json.usage?.input_tokens), output: num(json.usage?.output_tokens) }
+	const u = json.usage
+	return { images: Array.isArray(json.data) ? json.data.length : 0, input: num(u?.input_tokens), imageInput: num(u?.input_tokens_details?.image_tokens), output: num(u?.output_tokens), made: madeOf(json) }
+}
+
+/** The `size` and `quality` an answer or a completed event says the image was made at (GPT image models), if any. */
+function madeOf(o: { [k: string]: unknown }): ImageTally['made'] {
+	const size = typeof o.size === 'string' && o.size ? o.size : undefined
+	const quality = typeof o.quality === 'string' && o.quality ? o.quality : undefined
+	return size || quality ? { size, quality } : undefined
 }
 
 type Opened = { upstreamModel: string } & ({ sse: { up: UpstreamCall; it: SseBatchReader; window: FramesPrefetched } } | { json: ImagesAnswer })
@@ -220,18 +231,27 @@ export class ImageMeter {
 		if (k === 'partial_image') this.tally.partials++
 		else if (k === 'error') this.errored = true
 		else if (k === 'completed') {
-			let u: { input_tokens?: unknown; output_tokens?: unknown } | undefined
+			let u: ImagesUsage | undefined
+			let made: ImageTally['made']
 			try {
-				u = (JSON.parse(f.data) as { usage?: typeof u }).usage
+				const e = JSON.parse(f.data) as { usage?: ImagesUsage; size?: unknown; quality?: unknown }
+				u = e.usage
+				made = madeOf(e)
 			} catch {
 				this.malformed = true
 				return
 			}
 			const t = this.tally
 			t.images++
+			// One request's images share their settings; the dearer of two differing ones would be a guess, so the last is kept.
+			if (made) t.made = made
 			const input = num(u?.input_tokens)
 			const output = num(u?.output_tokens)
-			if (input !== undefined) t.input = Math.max(t.input ?? 0, input)
+			const imageInput = num(u?.input_tokens_details?.image_tokens)
+			if (input !== undefined && input >= (t.input ?? 0)) {
+				t.input = input
+				t.imageInput = imageInput
+			}
 			if (output !== undefined) t.output = (t.output ?? 0) + output
 		}
 	}
@@ -297,7 +317,8 @@ export async function answerOfEvents(body: ReadableStream<Uint8Array>): Promise<
 	if (meter.malformed) throw new GatewayError('upstream', 'the upstream sent an image event that could not be read', { retryable: true, code: 'upstream_malformed' })
 	if (!data.length) throw failure ?? new GatewayError('upstream', 'the upstream stream ended before any image was completed', { retryable: true, code: 'upstream_cut' })
 	const t = meter.tally
-	const usage = t.input === undefined && t.output === undefined ? undefined : { input_tokens: t.input ?? 0, output_tokens: t.output ?? 0, total_tokens: (t.input ?? 0) + (t.output ?? 0) }
+	const details = t.input !== undefined && t.imageInput !== undefined ? { input_tokens_details: { text_tokens: Math.max(0, t.input - t.imageInput), image_tokens: t.imageInput } } : {}
+	const usage = t.input === undefined && t.output === undefined ? undefined : { input_tokens: t.input ?? 0, ...details, output_tokens: t.output ?? 0, total_tokens: (t.input ?? 0) + (t.output ?? 0) }
 	return { created: answer.created ?? Math.floor(Date.now() / 1000), ...answer, data, ...(usage ? { usage } : {}) }
 }
 

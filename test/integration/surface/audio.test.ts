@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
-import type { TranscriptionDiarized } from 'openai/resources/audio/transcriptions'
+import type { TranscriptionDiarized, TranscriptionStreamEvent } from 'openai/resources/audio/transcriptions'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
 import { transcriptionOp } from '../../../src/modules/audio/transcriptions'
@@ -38,6 +38,16 @@ afterAll(async () => {
 	await oa.stop()
 	await slow.stop()
 })
+
+/** The account's usage rows once `n` are written (a streamed answer is settled after its body ends). */
+async function waitForRows(accountId: number, n: number) {
+	for (let i = 0; i < 100; i++) {
+		const rows = await usageOf(app, accountId)
+		if (rows.length >= n) return rows
+		await Bun.sleep(20)
+	}
+	return usageOf(app, accountId)
+}
 
 describe('POST /v1/audio/transcriptions', () => {
 	it('should forward the file unchanged and bill verbose_json duration per minute', async () => {
@@ -181,16 +191,56 @@ describe('POST /v1/audio/transcriptions', () => {
 		await expect(transcriptionOp(ctx, { file, model: 'whisper-1' }, 1000)).rejects.toMatchObject({ status: 413, param: 'file' })
 	})
 
-	it('should refuse stream=true with a clear 400', async () => {
-		const { key } = await app.account(1)
+	it('should stream a gpt-4o transcription to the SDK and bill the usage of its done event', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const stream = await openai.audio.transcriptions.create({ file: await toFile(wav(30), 'talk.wav'), model: 'gpt-4o-transcribe', stream: true })
+		const events: TranscriptionStreamEvent[] = []
+		for await (const e of stream) events.push(e)
+		const deltas = events.flatMap((e) => (e.type === 'transcript.text.delta' ? [e.delta] : []))
+		expect(deltas.length).toBeGreaterThan(1)
+		const done = events.at(-1)
+		expect(done).toMatchObject({ type: 'transcript.text.done', text: 'Transcript of talk.wav.', usage: { type: 'tokens', input_tokens: 300, output_tokens: 3 } })
+		expect(deltas.join('')).toBe('Transcript of talk.wav.')
+		expect(oa.requests[0]!.body).toMatchObject({ model: 'gpt-4o-transcribe', stream: 'true' })
+		// 300 input tokens at $2.50/M + 3 output tokens at $10/M = 750 + 30 micro-USD, as the done event's usage says.
+		const rows = await waitForRows(accountId, 1)
+		expect(rows[0]).toMatchObject({ endpoint: '/v1/audio/transcriptions', input_tokens: 300, output_tokens: 3, cost: 0.00078, estimated: false, end_reason: 'ok', stream: true })
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 780)
+	})
+
+	it('should answer whisper-1 with stream=true as the upstream does (JSON, streaming ignored) and bill its duration', async () => {
+		const { key, accountId } = await app.account(1)
 		const form = new FormData()
-		form.append('file', new File([wav(1)], 'a.wav'))
-		form.append('model', 'gpt-4o-transcribe')
+		form.append('file', new File([wav(30)], 'a.wav'))
+		form.append('model', 'whisper-1')
 		form.append('stream', 'true')
 		const res = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
-		expect(res.status).toBe(400)
-		expect(((await res.json()) as { error: { param: string } }).error.param).toBe('stream')
+		expect(res.status).toBe(200)
+		expect(await res.json()).toMatchObject({ text: 'Transcript of a.wav.' })
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 3000)
 	})
+
+	for (const abrupt of [false, true]) {
+		it(`should charge nothing for a streamed transcription the upstream ${abrupt ? 'resets' : 'ends'} before its done event`, async () => {
+			const { key, accountId } = await app.account(1)
+			oa.faultOnce = { kind: 'cut', afterChunks: 2, abrupt }
+			const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+			const stream = await openai.audio.transcriptions.create({ file: await toFile(wav(30), 'talk.wav'), model: 'gpt-4o-transcribe', stream: true })
+			const events: TranscriptionStreamEvent[] = []
+			const read = (async () => {
+				for await (const e of stream) events.push(e)
+			})()
+			// A reset fails the client's body too, so the SDK knows its transcript is broken.
+			if (abrupt) await expect(read).rejects.toThrow()
+			else await read
+			expect(events.some((e) => e.type === 'transcript.text.done')).toBe(false)
+			const rows = await waitForRows(accountId, 1)
+			expect(rows[0]).toMatchObject({ cost: 0, end_reason: 'upstream_cut' })
+			expect(micros(await app.balance(accountId))).toBe(1_000_000)
+		})
+	}
 
 	it('should answer 400 for a missing file or a bad response_format', async () => {
 		const { key } = await app.account(1)
@@ -204,6 +254,13 @@ describe('POST /v1/audio/transcriptions', () => {
 		bad.append('response_format', 'xml')
 		const b = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: bad })
 		expect(b.status).toBe(400)
+		const badStream = new FormData()
+		badStream.append('file', new File([wav(1)], 'a.wav'))
+		badStream.append('model', 'gpt-4o-transcribe')
+		badStream.append('stream', 'yes')
+		const c = await fetch(`${app.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: badStream })
+		expect(c.status).toBe(400)
+		expect(((await c.json()) as { error: { param: string } }).error.param).toBe('stream')
 	})
 })
 

@@ -269,7 +269,7 @@ describe('ImageMeter', () => {
 		m.see({ event: 'image_generation.partial_image', data: JSON.stringify({ type: 'image_generation.partial_image', b64_json: PNG }) })
 		m.see({ event: 'image_generation.completed', data: done(100) })
 		m.see({ data: done(150) })
-		expect(m.tally).toEqual({ images: 2, partials: 1, input: 7, output: 250 })
+		expect(m.tally).toEqual({ images: 2, partials: 1, input: 7, imageInput: 0, output: 250, made: { size: '1024x1024', quality: 'low' } })
 		expect(m.end(2)).toBe('ok')
 		expect(m.end(3)).toBe('upstream_cut')
 		m.see({ event: 'image_generation.completed', data: '{"type":"image_generation.completed","b64' })

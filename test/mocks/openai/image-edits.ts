@@ -14,7 +14,7 @@ import { asStr, type Obj } from '../shared/json'
 import { frame, json, type Reply, sse } from '../shared/reply'
 import { countWords, stableId, unixNow } from '../shared/text'
 import { openaiError } from './errors'
-import { PNG_1X1 } from './media'
+import { PNG_1X1, renderedSettings } from './media'
 
 /** Input tokens the mock counts per input image of a GPT image edit. */
 export const EDIT_IMAGE_TOKENS = 194
@@ -41,12 +41,13 @@ function countOf(fields: Fields): number | Reply {
 	return n
 }
 
-function images(model: string, prompt: string, n: number, inputs: number, format: string, origin: string): Reply {
+function images(model: string, prompt: string, n: number, inputs: number, format: string, origin: string, fields: Fields): Reply {
 	const gptImage = model.startsWith('gpt-image')
 	const seed = stableId('edit-', `${model}|${prompt}|${inputs}`, 16)
 	const data = Array.from({ length: n }, (_, i) => (gptImage || format === 'b64_json' ? { b64_json: PNG_1X1 } : { url: `${origin}/v1/mock-files/${seed}-${i}.png` }))
 	const out: Obj = { created: unixNow(), data }
 	if (gptImage) {
+		Object.assign(out, renderedSettings(fields.get('size'), fields.get('quality'), fields.get('output_format')))
 		const text = countWords(prompt)
 		const image = EDIT_IMAGE_TOKENS * inputs
 		out.usage = { input_tokens: text + image, input_tokens_details: { text_tokens: text, image_tokens: image }, output_tokens: 272 * n, total_tokens: text + image + 272 * n }
@@ -56,7 +57,7 @@ function images(model: string, prompt: string, n: number, inputs: number, format
 
 function editStream(fields: Fields, prompt: string, n: number, inputs: number): Reply {
 	const partials = Math.min(3, Math.max(0, Number(fields.get('partial_images') ?? 0) || 0))
-	const settings = { size: asStr(fields.get('size')) ?? '1024x1024', quality: asStr(fields.get('quality')) ?? 'high', background: 'opaque', output_format: asStr(fields.get('output_format')) ?? 'png' }
+	const settings = renderedSettings(fields.get('size'), fields.get('quality'), fields.get('output_format'))
 	const text = countWords(prompt)
 	const image = EDIT_IMAGE_TOKENS * inputs
 	const usage = { input_tokens: text + image, input_tokens_details: { text_tokens: text, image_tokens: image }, output_tokens: 272, total_tokens: text + image + 272 }
@@ -86,7 +87,7 @@ function edit(fields: Fields, inputs: number, origin: string): Reply {
 		if (!gptImage) return openaiError(400, `Streaming is not supported for model '${model}'.`, 'stream', 'unsupported_value')
 		return editStream(fields, prompt, n, inputs)
 	}
-	return images(model, prompt, n, inputs, format ?? 'url', origin)
+	return images(model, prompt, n, inputs, format ?? 'url', origin, fields)
 }
 
 const formFields = (form: FormData): Fields => ({ get: (name) => form.get(name) ?? undefined })
@@ -139,5 +140,5 @@ export async function imageVariations(form: FormData | undefined, origin: string
 	if (size !== undefined && !DALL_E_SIZES.includes(size)) return invalid('size', `Invalid value: '${size}'. Supported values are: ${DALL_E_SIZES.map((s) => `'${s}'`).join(', ')}.`)
 	const format = asStr(form.get('response_format') ?? undefined) ?? 'url'
 	if (format !== 'url' && format !== 'b64_json') return invalid('response_format', `Invalid value: '${format}'. Supported values are: 'url' and 'b64_json'.`)
-	return images(model, `variation of ${image.name}`, n, 1, format, origin)
+	return images(model, `variation of ${image.name}`, n, 1, format, origin, formFields(form))
 }

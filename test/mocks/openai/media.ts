@@ -53,15 +53,26 @@ export function imageGenerations(body: unknown, jsonError: boolean, origin: stri
 	})
 	const out: Obj = { created: unixNow(), data }
 	if (gptImage) {
+		Object.assign(out, renderedSettings(b.size, b.quality, b.output_format))
 		const text = countWords(prompt)
 		out.usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272 * n, total_tokens: text + 272 * n }
 	}
 	return json(out)
 }
 
+/**
+ * What a GPT image model says it made (the answer's and each completed event's `size`, `quality`, `background`,
+ * `output_format`: "the quality of the image generated. Either low, medium, or high"): the size and quality asked
+ * for, and for `auto` (the default) the mock's own choice, 1024x1024 at medium.
+ */
+export function renderedSettings(size: unknown, quality: unknown, outputFormat: unknown) {
+	const pick = (v: unknown, auto: string) => (typeof v === 'string' && v && v !== 'auto' ? v : auto)
+	return { size: pick(size, '1024x1024'), quality: pick(quality, 'medium'), background: 'opaque', output_format: pick(outputFormat, 'png') }
+}
+
 function imageStream(b: Obj, prompt: string, n: number): Reply {
 	const partials = Math.min(3, Math.max(0, asNum(b.partial_images) ?? 0))
-	const settings = { size: asStr(b.size) ?? '1024x1024', quality: asStr(b.quality) ?? 'high', background: 'opaque', output_format: asStr(b.output_format) ?? 'png' }
+	const settings = renderedSettings(b.size, b.quality, b.output_format)
 	const text = countWords(prompt)
 	const usage = { input_tokens: text, input_tokens_details: { text_tokens: text, image_tokens: 0 }, output_tokens: 272, total_tokens: text + 272 }
 	const chunks: string[] = []
@@ -159,7 +170,8 @@ export function plainTranscript(format: string, text: string, duration: number):
 
 /**
  * POST /v1/audio/transcriptions: the transcript is `Transcript of <filename>.`; whisper-1 alone has srt/vtt/verbose_json,
- * gpt-4o-transcribe-diarize has diarized_json, and `whisper-large-v3*` answers as Groq does (no usage).
+ * gpt-4o-transcribe-diarize has diarized_json, and `whisper-large-v3*` answers as Groq does (no usage). The gpt-4o
+ * models stream with `stream=true` (text deltas, then the done event with the usage).
  */
 export async function transcriptions(form: FormData | undefined): Promise<Reply> {
 	if (!form) return openaiError(400, "Invalid Content-Type header (expected multipart/form-data).", null)
@@ -191,6 +203,13 @@ export async function transcriptions(form: FormData | undefined): Promise<Reply>
 	const usage = whisper
 		? { type: 'duration', seconds: Math.ceil(duration) }
 		: { type: 'tokens', input_tokens: Math.ceil(duration * 10), input_token_details: { text_tokens: 0, audio_tokens: Math.ceil(duration * 10) }, output_tokens: words, total_tokens: Math.ceil(duration * 10) + words }
+	// `stream=true` (platform.openai.com/docs/api-reference/audio/createTranscription#stream): server-sent events,
+	// `transcript.text.delta` per piece then `transcript.text.done` with the text and usage; whisper-1 ignores it.
+	if (!whisper && (format === 'json' || format === 'text') && String(form.get('stream') ?? 'false') === 'true') {
+		const pieces = text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`))
+		const deltas = pieces.map((delta) => frame({ type: 'transcript.text.delta', delta }))
+		return sse([...deltas, frame({ type: 'transcript.text.done', text, usage })], 1)
+	}
 	const plain = plainTranscript(format, text, duration)
 	if (plain) return plain
 	switch (format) {

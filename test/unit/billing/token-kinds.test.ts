@@ -41,6 +41,17 @@ describe('tokenCost of token kinds priced apart', () => {
 		expect(tokenCost(usage({ input: 10, output: 1300, imageOutput: 1290 }), IMAGE)).toBe(38_728)
 	})
 
+	it('should bill input image tokens at the image input price, never more of them than the uncached input', () => {
+		// gpt-image-1: text $5, image input $10, output $40. 3 text + 388 image input tokens, 272 output:
+		// 3×5 + 388×10 + 272×40 = 15 + 3,880 + 10,880
+		const GPT_IMAGE: Price = { inputPerMtok: m(5), outputPerMtok: m(40), prices: { image_input_per_mtok: m(10) } }
+		expect(tokenCost(usage({ input: 391, imageInput: 388, output: 272 }), GPT_IMAGE)).toBe(14_775)
+		// A report of more image tokens than input tokens bills the input, all of it as image tokens.
+		expect(tokenCost(usage({ input: 10, imageInput: 50 }), GPT_IMAGE)).toBe(100)
+		// The bound prices every input token at the image input price, the dearer one.
+		expect(upperBound(391, 272, GPT_IMAGE)).toBeGreaterThanOrEqual(tokenCost(usage({ input: 391, imageInput: 391, output: 272 }), GPT_IMAGE))
+	})
+
 	it('should bill every token of a prompt over 200k at the long-context prices, cache prices scaled with the input price', () => {
 		// 150,001 input + 50,000 read + 1,000 writes (all 1h) = 201,001 prompt tokens: all doubled, output at 22.50.
 		const u = usage({ input: 150_001, cacheRead: 50_000, cacheWrite: 1000, cacheWrite1h: 1000, output: 1000 })
@@ -52,7 +63,7 @@ describe('tokenCost of token kinds priced apart', () => {
 
 	it('should cost what it cost before when the model lists none of these prices', () => {
 		const plain: Price = { inputPerMtok: m(3), outputPerMtok: m(15), cacheWritePerMtok: m(3.75) }
-		const u = usage({ input: 300_000, cacheWrite: 1000, cacheWrite1h: 1000, audioInput: 100, output: 900, audioOutput: 50, imageOutput: 50 })
+		const u = usage({ input: 300_000, cacheWrite: 1000, cacheWrite1h: 1000, audioInput: 100, output: 900, audioOutput: 50, imageOutput: 50, imageInput: 100 })
 		expect(tokenCost(u, plain)).toBe(300_000 * 3 + 1000 * 3.75 + 900 * 15)
 	})
 
