@@ -2,12 +2,20 @@
  * The in-memory catalog of enabled channels (with decrypted upstream keys) and model prices, reloaded when the
  * management API changes them (locally at once, other instances through the bus) and every 30 s as a backstop.
  * Request handling reads only this; it never queries channels or prices per request.
+ *
+ * A change must hold on every instance once the management API has answered it: a channel disabled through one
+ * instance is not used by the other's very next request. Reloading takes a while (it reads the database and decrypts
+ * every channel's key: milliseconds with tens of channels), so `changed` publishes the change, and the instances that
+ * Redis handed it to answer (topic `catalog-applied`) once they have applied it; `changed` returns when all have, or
+ * after ACK_WAIT_MS (an instance whose database stopped answering). Requests reaching an instance while it loads a
+ * change wait for it (`settling`, at most CHANGE_WAIT_MS) rather than route on what it replaces.
  * @module
  */
 import type { Price } from '../billing/pricing'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Bus } from '../lib/bus'
+import { randomString } from '../lib/ids'
 import type { Cipher } from '../lib/secrets'
 import type { ChannelType } from '../providers/channel-types'
 
@@ -52,6 +60,12 @@ export type Catalog = {
 	 */
 	known(model: string): boolean
 	channel(id: number): Channel | undefined
+	/**
+	 * While a reload for a change heard through the bus runs: a promise the request handlers await before they route
+	 * (it never rejects, and gives up after CHANGE_WAIT_MS); undefined otherwise, as nearly always.
+	 */
+	readonly settling: Promise<void> | undefined
+	/** Resolves once the catalog holds what the database held at the call (or later). */
 	reload(): Promise<void>
 	/** Reload here and tell other instances. */
 	changed(): Promise<void>
@@ -65,6 +79,15 @@ export function matchesModel(patterns: string[], model: string): boolean {
 	return false
 }
 
+/**
+ * The longest a request waits for a reload a change set off: a database that stopped answering must not stall
+ * requests, which are served from memory (catalog and ledger leases) and would otherwise not notice it.
+ */
+export const CHANGE_WAIT_MS = 1_000
+
+/** The longest `changed` waits for the other instances to say they applied a change. */
+export const ACK_WAIT_MS = 2_000
+
 export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<Catalog> {
 	let chans: Channel[] = []
 	/** Disabled channels, only for what they would serve (their keys are not decrypted). */
@@ -72,8 +95,37 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
 	let loads = 0
+	let latest: Promise<void> | undefined
+	let settling: Promise<void> | undefined
+	/** The reload the last change heard set off. */
+	let lastHeard: Promise<void> | undefined
+	/** This instance, in its changes' ids and its answers. */
+	const me = randomString(12)
+	let changes = 0
+	/** Changes of this instance waiting for the others' answers: the instances that answered, and a wake-up. */
+	const waiting = new Map<string, { from: Set<string>; wake: () => void }>()
 
-	async function reload() {
+	/** A reload that, when later ones started meanwhile, resolves with the last of them: what it resolves on is current. */
+	function reload(): Promise<void> {
+		const p = load()
+		latest = p
+		return current(p)
+	}
+	const current = (p: Promise<void>): Promise<void> => p.then(() => (latest === p ? undefined : current(latest!)))
+
+	/** A change was published (here or by another instance): reload, hold requests until it is applied, then say so. */
+	function heard(change?: string): Promise<void> {
+		const done = reload()
+		if (change) void done.then(() => bus.publish('catalog-applied', `${change} ${me}`)).catch(() => {})
+		const gate: Promise<void> = Promise.race([done.catch(() => {}), Bun.sleep(CHANGE_WAIT_MS)]).then(() => {
+			if (settling === gate) settling = undefined
+		})
+		settling = gate
+		lastHeard = done
+		return done
+	}
+
+	async function load() {
 		// Reloads overlap (timer, bus, a local change): only the latest one started may apply what it read, or an
 		// older read finishing last would bring back a channel just disabled.
 		const mine = ++loads
@@ -114,9 +166,16 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
 	bus.subscribe(
 		'catalog-changed',
-		() => void reload().catch(() => {}),
-		() => void reload().catch(() => {}),
+		(change) => void heard(change).catch(() => {}),
+		() => void heard().catch(() => {}),
 	)
+	bus.subscribe('catalog-applied', (m) => {
+		const [change, from] = m.split(' ')
+		const w = waiting.get(change!)
+		if (!w || !from || from === me) return
+		w.from.add(from)
+		w.wake()
+	})
 	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
 	timer.unref?.()
 
@@ -140,10 +199,34 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		},
 		known: (model) => prices.has(model) || offline.some((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model)),
 		channel: (id) => chans.find((c) => c.id === id),
+		get settling() {
+			return settling
+		},
 		reload,
 		async changed() {
-			await reload()
-			bus.publish('catalog-changed', String(Date.now()))
+			// Published first, so the other instances reload while this one does; delivered here at once as well
+			// (which starts this instance's reload), awaited so the caller answers once it is applied here.
+			const change = `${me}:${++changes}`
+			const w = { from: new Set<string>(), wake: () => {} }
+			waiting.set(change, w)
+			try {
+				const before = lastHeard
+				const reached = bus.publishCounted('catalog-changed', change)
+				await (lastHeard !== before ? lastHeard : reload())
+				const others = await reached
+				const deadline = Date.now() + ACK_WAIT_MS
+				while (w.from.size < others && Date.now() < deadline) {
+					await new Promise<void>((resolve) => {
+						const timer = setTimeout(resolve, deadline - Date.now())
+						w.wake = () => {
+							clearTimeout(timer)
+							resolve()
+						}
+					})
+				}
+			} finally {
+				waiting.delete(change)
+			}
 		},
 		stop: () => clearInterval(timer),
 	}
