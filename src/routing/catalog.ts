@@ -5,17 +5,16 @@
  *
  * A change must hold on every instance once the management API has answered it: a channel disabled through one
  * instance is not used by the other's very next request. Reloading takes a while (it reads the database and decrypts
- * every channel's key: milliseconds with tens of channels), so `changed` publishes the change, and the instances that
- * Redis handed it to answer (topic `catalog-applied`) once they have applied it; `changed` returns when all have, or
- * after ACK_WAIT_MS (an instance whose database stopped answering). Requests reaching an instance while it loads a
- * change wait for it (`settling`, at most CHANGE_WAIT_MS) rather than route on what it replaces.
+ * every channel's key: milliseconds with tens of channels), so `changed` returns once the instances Redis reaches
+ * have reloaded (lib/acked-topic.ts, at most ACK_WAIT_MS), and requests reaching an instance while it loads a change
+ * wait for it (`settling`, at most CHANGE_WAIT_MS) rather than route on what it replaces.
  * @module
  */
 import type { Price } from '../billing/pricing'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Bus } from '../lib/bus'
-import { randomString } from '../lib/ids'
+import { ackedTopic } from '../lib/acked-topic'
 import type { Cipher } from '../lib/secrets'
 import type { ChannelType } from '../providers/channel-types'
 
@@ -97,13 +96,6 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	let loads = 0
 	let latest: Promise<void> | undefined
 	let settling: Promise<void> | undefined
-	/** The reload the last change heard set off. */
-	let lastHeard: Promise<void> | undefined
-	/** This instance, in its changes' ids and its answers. */
-	const me = randomString(12)
-	let changes = 0
-	/** Changes of this instance waiting for the others' answers: the instances that answered, and a wake-up. */
-	const waiting = new Map<string, { from: Set<string>; wake: () => void }>()
 
 	/** A reload that, when later ones started meanwhile, resolves with the last of them: what it resolves on is current. */
 	function reload(): Promise<void> {
@@ -113,15 +105,13 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	}
 	const current = (p: Promise<void>): Promise<void> => p.then(() => (latest === p ? undefined : current(latest!)))
 
-	/** A change was published (here or by another instance): reload, hold requests until it is applied, then say so. */
-	function heard(change?: string): Promise<void> {
+	/** A change was made (here or on another instance): reload, and hold requests until it is applied. */
+	function heard(): Promise<void> {
 		const done = reload()
-		if (change) void done.then(() => bus.publish('catalog-applied', `${change} ${me}`)).catch(() => {})
 		const gate: Promise<void> = Promise.race([done.catch(() => {}), Bun.sleep(CHANGE_WAIT_MS)]).then(() => {
 			if (settling === gate) settling = undefined
 		})
 		settling = gate
-		lastHeard = done
 		return done
 	}
 
@@ -164,18 +154,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 
 	await reload()
 	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
-	bus.subscribe(
-		'catalog-changed',
-		(change) => void heard(change).catch(() => {}),
-		() => void heard().catch(() => {}),
-	)
-	bus.subscribe('catalog-applied', (m) => {
-		const [change, from] = m.split(' ')
-		const w = waiting.get(change!)
-		if (!w || !from || from === me) return
-		w.from.add(from)
-		w.wake()
-	})
+	const changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
 	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
 	timer.unref?.()
 
@@ -203,31 +182,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 			return settling
 		},
 		reload,
-		async changed() {
-			// Published first, so the other instances reload while this one does; delivered here at once as well
-			// (which starts this instance's reload), awaited so the caller answers once it is applied here.
-			const change = `${me}:${++changes}`
-			const w = { from: new Set<string>(), wake: () => {} }
-			waiting.set(change, w)
-			try {
-				const before = lastHeard
-				const reached = bus.publishCounted('catalog-changed', change)
-				await (lastHeard !== before ? lastHeard : reload())
-				const others = await reached
-				const deadline = Date.now() + ACK_WAIT_MS
-				while (w.from.size < others && Date.now() < deadline) {
-					await new Promise<void>((resolve) => {
-						const timer = setTimeout(resolve, deadline - Date.now())
-						w.wake = () => {
-							clearTimeout(timer)
-							resolve()
-						}
-					})
-				}
-			} finally {
-				waiting.delete(change)
-			}
-		},
+		changed: () => changes.publish(''),
 		stop: () => clearInterval(timer),
 	}
 }
