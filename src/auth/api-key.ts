@@ -10,6 +10,7 @@ import type { Db } from '../db/client'
 import { accounts, apiTokens } from '../db/schema'
 import { randomString } from '../lib/ids'
 import { type Cipher, sha256Hex } from '../lib/secrets'
+import { ackedTopic } from '../lib/acked-topic'
 import type { Bus } from '../lib/bus'
 
 export const KEY_PREFIX = 'sk-'
@@ -46,6 +47,8 @@ const POSITIVE_TTL_MS = 60_000
  * so requests do not wait for the database.
  */
 const DETACHED_TTL_MS = 5_000
+/** The longest an invalidation waits for the other instances to say they dropped the keys. */
+const INVALIDATE_WAIT_MS = 2_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
 const NEGATIVE_TTL_MS = 2_000
 
@@ -57,8 +60,11 @@ export type KeyCache = {
 	 * an await. Undefined for anything else, which `authenticate` then resolves or refuses.
 	 */
 	cached(key: string | undefined): AuthToken | undefined
-	/** Drops a key from this and (through the bus) every instance's cache. */
-	invalidate(keyHash: string): void
+	/**
+	 * Drops keys from this and (through the bus) every instance's cache; resolves once every instance Redis reaches
+	 * has dropped them (at most INVALIDATE_WAIT_MS), so the change that called it holds on any instance's next request.
+	 */
+	invalidate(...keyHashes: string[]): Promise<void>
 	/** For tests and metrics. */
 	size(): number
 }
@@ -84,10 +90,18 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 		loading.delete(hash)
 	}
 	// After the bus was down, any key may have been revoked or changed meanwhile: everything is looked up again.
-	bus.subscribe('token-invalidate', forget, () => {
-		cache.clear()
-		loading.clear()
-	})
+	const invalidations = ackedTopic(
+		bus,
+		'token-invalidate',
+		(hashes) => {
+			for (const hash of hashes.split(',')) forget(hash)
+		},
+		() => {
+			cache.clear()
+			loading.clear()
+		},
+		INVALIDATE_WAIT_MS,
+	)
 
 	function refresh(hash: string): Promise<AuthToken | null> {
 		const running = loading.get(hash)
@@ -166,9 +180,8 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			const tok = hit && fresh(hit, t) ? hit.token : null
 			return tok && tok.status === 'active' && tok.accountStatus === 'active' && (tok.expiresAt === null || tok.expiresAt > t) ? tok : undefined
 		},
-		invalidate(hash) {
-			forget(hash)
-			bus.publish('token-invalidate', hash)
+		invalidate: async (...hashes) => {
+			if (hashes.length) await invalidations.publish(hashes.join(','))
 		},
 		size: () => cache.size,
 	}

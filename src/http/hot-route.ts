@@ -57,6 +57,8 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		try {
 			const admitted = svc.limits.admit(token)
 			if (admitted) await admitted
+			const settling = svc.catalog.settling // a change being loaded (routing/catalog.ts)
+			if (settling) await settling
 			const res = await route.serve({ body, raw, token, requestId: id, startedAt: Date.now(), request })
 			if (res.headers.has('x-request-id')) return res
 			// What Elysia adds from the guard's `set.headers` (the relays' answers all name it already).

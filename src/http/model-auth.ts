@@ -53,5 +53,8 @@ export const modelAuth = (svc: Services, opts: { gemini?: boolean; counted?: boo
 		const counted = opts.counted === 'submits' ? !isRead(request) : opts.counted !== false
 		const admitted = counted ? svc.limits.admit(token) : undefined
 		if (admitted) await admitted
+		// A channel or price change heard from another instance is being loaded: route on it, not on what it replaces.
+		const settling = svc.catalog.settling
+		if (settling) await settling
 		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
 	})

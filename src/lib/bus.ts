@@ -18,6 +18,12 @@ export type Bus = {
 	/** Delivers `message` to this instance's handlers at once and, through Redis, to every other instance. */
 	publish(topic: string, message: string): void
 	/**
+	 * `publish`, resolving to how many other instances' subscriptions Redis handed it to (its PUBLISH reply, less this
+	 * instance's own), for a publisher that waits for their answers. 0 on the in-process bus, and while Redis is down
+	 * (the message is then queued as `publish` queues it). Never rejects.
+	 */
+	publishCounted(topic: string, message: string): Promise<number>
+	/**
 	 * `handler` receives every message on `topic`. `resync`, when given, runs each time the bus subscribes again after
 	 * a time it was not subscribed (Redis down or cut): messages may have been missed, so the subscriber drops or
 	 * reloads whatever they could have invalidated.
@@ -45,6 +51,10 @@ export function memoryBus(): Bus {
 		kind: 'memory',
 		publish(topic, message) {
 			for (const h of handlers.get(topic) ?? []) h(message)
+		},
+		publishCounted(topic, message) {
+			this.publish(topic, message)
+			return Promise.resolve(0)
 		},
 		subscribe(topic, handler) {
 			// One process: nothing can be missed, so `resync` never runs.
@@ -143,12 +153,14 @@ export async function redisBus(url: string, onError: (e: unknown) => void, opts:
 			overflowed = true
 		}
 	}
-	function send(s: Session, topic: string, message: string) {
-		s.pub.publish(prefix + topic, message).catch((e) => {
+	/** Resolves to the PUBLISH reply (subscriptions reached, this instance's own included), 0 when it failed. */
+	function send(s: Session, topic: string, message: string): Promise<number> {
+		return s.pub.publish(prefix + topic, message).then(Number, (e) => {
 			// Kept for the next session; a lost connection is reported once, by the session.
 			if (topic === RESYNC_TOPIC) overflowed = true
 			else queue(topic, message)
 			if (!s.dead) onError(e)
+			return 0
 		})
 	}
 	function flushOutbox(s: Session) {
@@ -257,6 +269,16 @@ export async function redisBus(url: string, onError: (e: unknown) => void, opts:
 			deliver(topic, message) // this instance at once, even if Redis is down
 			if (cur?.up) send(cur, topic, message)
 			else queue(topic, message)
+		},
+		async publishCounted(topic, message) {
+			deliver(topic, message)
+			const s = cur
+			if (!s?.up) {
+				queue(topic, message)
+				return 0
+			}
+			const reached = await send(s, topic, message)
+			return Math.max(0, reached - (s.topics.has(topic) ? 1 : 0))
 		},
 		subscribe(topic, handler, resync) {
 			const t = topics.get(topic) ?? { handlers: new Set(), resyncs: new Set() }

@@ -46,7 +46,7 @@ export async function tryChannels<T>(
 			const err = withoutKey(r.error, ch.apiKey)
 			last = { error: err, channel: ch }
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
-				svc.health.failure(ch.id, err.detail ?? err.message)
+				svc.health.failure(ch.id, err.detail ?? err.message, err.retryAfter)
 				judged?.add(ch.id)
 				svc.metrics.upstreamErrors.inc({ channel: ch.name, kind: err.code ?? err.kind })
 			}

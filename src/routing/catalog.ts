@@ -2,12 +2,19 @@
  * The in-memory catalog of enabled channels (with decrypted upstream keys) and model prices, reloaded when the
  * management API changes them (locally at once, other instances through the bus) and every 30 s as a backstop.
  * Request handling reads only this; it never queries channels or prices per request.
+ *
+ * A change must hold on every instance once the management API has answered it: a channel disabled through one
+ * instance is not used by the other's very next request. Reloading takes a while (it reads the database and decrypts
+ * every channel's key: milliseconds with tens of channels), so `changed` returns once the instances Redis reaches
+ * have reloaded (lib/acked-topic.ts, at most ACK_WAIT_MS), and requests reaching an instance while it loads a change
+ * wait for it (`settling`, at most CHANGE_WAIT_MS) rather than route on what it replaces.
  * @module
  */
 import type { Price } from '../billing/pricing'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Bus } from '../lib/bus'
+import { ackedTopic } from '../lib/acked-topic'
 import type { Cipher } from '../lib/secrets'
 import type { ChannelType } from '../providers/channel-types'
 
@@ -52,6 +59,12 @@ export type Catalog = {
 	 */
 	known(model: string): boolean
 	channel(id: number): Channel | undefined
+	/**
+	 * While a reload for a change heard through the bus runs: a promise the request handlers await before they route
+	 * (it never rejects, and gives up after CHANGE_WAIT_MS); undefined otherwise, as nearly always.
+	 */
+	readonly settling: Promise<void> | undefined
+	/** Resolves once the catalog holds what the database held at the call (or later). */
 	reload(): Promise<void>
 	/** Reload here and tell other instances. */
 	changed(): Promise<void>
@@ -65,6 +78,15 @@ export function matchesModel(patterns: string[], model: string): boolean {
 	return false
 }
 
+/**
+ * The longest a request waits for a reload a change set off: a database that stopped answering must not stall
+ * requests, which are served from memory (catalog and ledger leases) and would otherwise not notice it.
+ */
+export const CHANGE_WAIT_MS = 1_000
+
+/** The longest `changed` waits for the other instances to say they applied a change. */
+export const ACK_WAIT_MS = 2_000
+
 export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<Catalog> {
 	let chans: Channel[] = []
 	/** Disabled channels, only for what they would serve (their keys are not decrypted). */
@@ -72,8 +94,28 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
 	let loads = 0
+	let latest: Promise<void> | undefined
+	let settling: Promise<void> | undefined
 
-	async function reload() {
+	/** A reload that, when later ones started meanwhile, resolves with the last of them: what it resolves on is current. */
+	function reload(): Promise<void> {
+		const p = load()
+		latest = p
+		return current(p)
+	}
+	const current = (p: Promise<void>): Promise<void> => p.then(() => (latest === p ? undefined : current(latest!)))
+
+	/** A change was made (here or on another instance): reload, and hold requests until it is applied. */
+	function heard(): Promise<void> {
+		const done = reload()
+		const gate: Promise<void> = Promise.race([done.catch(() => {}), Bun.sleep(CHANGE_WAIT_MS)]).then(() => {
+			if (settling === gate) settling = undefined
+		})
+		settling = gate
+		return done
+	}
+
+	async function load() {
 		// Reloads overlap (timer, bus, a local change): only the latest one started may apply what it read, or an
 		// older read finishing last would bring back a channel just disabled.
 		const mine = ++loads
@@ -112,11 +154,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 
 	await reload()
 	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
-	bus.subscribe(
-		'catalog-changed',
-		() => void reload().catch(() => {}),
-		() => void reload().catch(() => {}),
-	)
+	const changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
 	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
 	timer.unref?.()
 
@@ -140,11 +178,11 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		},
 		known: (model) => prices.has(model) || offline.some((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model)),
 		channel: (id) => chans.find((c) => c.id === id),
-		reload,
-		async changed() {
-			await reload()
-			bus.publish('catalog-changed', String(Date.now()))
+		get settling() {
+			return settling
 		},
+		reload,
+		changed: () => changes.publish(''),
 		stop: () => clearInterval(timer),
 	}
 }

@@ -1,8 +1,10 @@
 /**
  * Channel circuit breakers (per instance). After `threshold` consecutive failures a channel opens (is skipped) for
  * an exponentially growing cool-down (base × 2^(trips−1), capped); when it elapses one request probes it (half-open):
- * success closes the breaker, failure opens it again for longer. Channels whose breaker is open are tried only after
- * all others, so a request still goes somewhere when every channel is cooling down.
+ * success closes the breaker, failure opens it again for longer. A failure that says how long to wait (a 429 or an
+ * overload with `retry-after`) opens it at once until then (at most the longest cool-down): the vendor refuses the
+ * channel's requests until then, and counts the refused ones against its limits. Channels whose breaker is open are
+ * tried only after all others, so a request still goes somewhere when every channel is cooling down.
  * @module
  */
 
@@ -70,14 +72,19 @@ export function createChannelHealth(opts: Partial<HealthOptions> = {}) {
 			const e = m.get(id)
 			if (e) m.delete(id)
 		},
-		failure(id: number, error: string) {
+		/** `retryAfterS`: the wait the upstream asked for, in seconds (its `retry-after`), when it named one. */
+		failure(id: number, error: string, retryAfterS?: number) {
 			const e = get(id)
+			const t = o.now()
 			e.failures++
 			e.lastError = error.slice(0, 300)
-			e.lastFailureAt = o.now()
-			if (e.probing || e.failures >= o.threshold) {
+			e.lastFailureAt = t
+			const told = retryAfterS !== undefined && retryAfterS > 0 ? Math.min(o.maxMs, Math.ceil(retryAfterS * 1000)) : 0
+			const tripped = e.probing || e.failures >= o.threshold
+			if (tripped || told > 0) {
 				e.trips++
-				e.openUntil = o.now() + Math.min(o.maxMs, o.baseMs * 2 ** (e.trips - 1))
+				const coolDown = tripped ? Math.min(o.maxMs, o.baseMs * 2 ** (e.trips - 1)) : 0
+				e.openUntil = t + Math.max(coolDown, told)
 				e.probing = false
 				e.failures = 0
 			}

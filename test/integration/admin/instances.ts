@@ -77,6 +77,10 @@ export function slowBus(delayMs: number): Bus {
 				for (const h of handlers.get(topic) ?? []) h(message)
 			}, delayMs)
 		},
+		publishCounted(topic, message) {
+			this.publish(topic, message)
+			return Promise.resolve(0) // a publisher does not wait on this bus: its delay stands for a lost race
+		},
 		subscribe(topic, handler) {
 			let set = handlers.get(topic)
 			if (!set) handlers.set(topic, (set = new Set()))

@@ -83,7 +83,7 @@ describe('key cache expiry', () => {
 			}),
 		}
 		// A Redis bus whose subscription the test turns off and on (an outage).
-		const local = { kind: opts.bus ?? 'redis', subscribe() {}, publish() {}, subscribed: opts.subscribed ?? (() => true) }
+		const local = { kind: opts.bus ?? 'redis', subscribe() {}, publish() {}, publishCounted: async () => 0, subscribed: opts.subscribed ?? (() => true) }
 		const cache = createKeyCache(db as never, local as never, () => clock)
 		return { cache, lookups: () => lookups, advance: (ms: number) => (clock += ms) }
 	}

@@ -6,6 +6,7 @@
  * /metrics. The breaker is tuned through BREAKER_THRESHOLD / BREAKER_BASE_MS.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
 import { expectLedgerInvariant } from './invariant'
 import { body, metric, post, type Rig, startRig, usageOf } from './rig'
 
@@ -103,6 +104,35 @@ describe('circuit breaker', () => {
 		rig.primary.fault = undefined
 		expect(await ask('solo')).toEqual({ status: 200, channel: 'solo' })
 		expect((await channel('solo')).health.state).toBe('closed')
+	})
+
+	// Was: a 429 counted as one failure toward the threshold, and the channel was tried again by the next request (and
+	// after BREAKER_BASE_MS at the latest), however long the vendor had said to wait.
+	it("should keep a rate-limited channel out of the way for as long as the vendor's Retry-After says, then probe it", async () => {
+		for (const c of rig.app.svc.catalog.channelsFor('dual')) rig.app.svc.health.success(c.id)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${rig.app.url}/v1`, maxRetries: 0 })
+		const chat = () => openai.chat.completions.create({ model: 'dual', messages: [{ role: 'user', content: 'rate limited' }], max_tokens: 20 })
+		const waitS = 3 // well past BASE_MS, so the breaker's own cool-down cannot pass for it
+		rig.primary.fault = { kind: 'status', status: 429, retryAfter: waitS }
+		const saidAt = Date.now()
+		expect((await chat()).choices[0]!.message.content).toContain('rate limited') // from the fallback
+		expect(rig.primary.requests.length).toBe(1)
+		const cooling = (await channel('pri')).health
+		expect(cooling.state).toBe('open')
+		expect(Date.parse(cooling.open_until!) - saidAt).toBeGreaterThanOrEqual(waitS * 1000 - 50)
+		expect(cooling.last_error).toContain('Rate limit')
+
+		// Past the breaker's own cool-down, still within the vendor's wait: not tried.
+		await Bun.sleep(BASE_MS * 2)
+		await chat()
+		expect(rig.primary.requests.length).toBe(1)
+
+		// Once the wait is over one request probes it, and its answer closes the breaker.
+		rig.primary.fault = undefined
+		await Bun.sleep(Math.max(0, saidAt + waitS * 1000 - Date.now()) + 50)
+		await chat()
+		expect(rig.primary.requests.length).toBe(2)
+		expect((await channel('pri')).health).toMatchObject({ state: 'closed', consecutive_failures: 0 })
 	})
 
 	it('should not count a client error (400) against the channel', async () => {

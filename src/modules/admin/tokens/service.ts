@@ -38,7 +38,7 @@ export async function createToken(svc: Services, accountId: number, input: Token
 		})
 		.returning()
 	// A lookup of this key may have been cached as unknown moments ago.
-	svc.keys.invalidate(sealed.keyHash)
+	await svc.keys.invalidate(sealed.keyHash)
 	return { row: row!, key: sealed.key }
 }
 
@@ -108,7 +108,9 @@ const revoke = (svc: Services, row: TokenRow, wait: boolean) => revokeKeys(svc, 
  * entries dropped on every instance, then the scope's leases given back, waited for as above.
  */
 export async function revokeKeys(svc: Services, keyHashes: string[], scope: { accountId: number; tokenId?: number }, wait: boolean) {
-	for (const hash of keyHashes) svc.keys.invalidate(hash)
+	// Waited for: a key enabled again or given other models, which holds no lease money another instance could give
+	// back, must not be served on another instance as it was.
+	await svc.keys.invalidate(...keyHashes)
 	const others = wait && svc.bus.kind === 'redis' ? await unusedLeases(svc, scope) : []
 	await svc.ledger.reclaim(scope)
 	const deadline = Date.now() + RECLAIM_WAIT_MS
