@@ -1,0 +1,49 @@
+/**
+ * The Midjourney and Suno catch-all routes forward the caller's path and query to the task service. A client that
+ * also puts its gateway key in the query (`?key=`, as Gemini clients do and the gateway reads on Gemini routes) must
+ * not see it handed to the upstream, a third party's server; other query parameters still pass.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { type MidjourneyMock, startMidjourneyMock, startSunoMock, type SunoMock } from '../../mocks/tasks'
+
+let mj: MidjourneyMock
+let suno: SunoMock
+let app: TestApp
+let key: string
+
+beforeAll(async () => {
+	mj = await startMidjourneyMock({ apiKey: 'up-mj', steps: 1 })
+	suno = await startSunoMock({ apiKey: 'up-suno', steps: 1 })
+	app = await startTestApp({
+		config: {
+			channels: [
+				{ name: 'mj', type: 'imgsvc', base_url: mj.url, api_key: 'up-mj', models: ['mj_*'] },
+				{ name: 'suno', type: 'musicsvc', base_url: suno.url, api_key: 'up-suno', models: ['suno_*'] },
+			],
+			models: [],
+		},
+	})
+	key = (await app.account(10)).key
+}, 30_000)
+afterAll(async () => {
+	await app.close()
+	await mj.stop()
+	await suno.stop()
+})
+
+describe('the caller key in a task-service query string', () => {
+	for (const [name, path, headers, mock] of [
+		['midjourney', '/mj/task/list-by-condition', (k: string) => ({ 'mj-api-secret': k }), () => mj],
+		['suno', '/suno/feed/abc', (k: string) => ({ authorization: `Bearer ${k}` }), () => suno],
+	] as const)
+		it(`should not reach the upstream, while other parameters do (${name})`, async () => {
+			const m = mock()
+			const before = m.requests.length
+			await fetch(`${app.url}${path}?key=${key}&page=2`, { headers: headers(key) })
+			const sent = m.requests.slice(before)
+			expect(sent.length).toBe(1)
+			expect(JSON.stringify(sent[0])).not.toContain(key)
+			expect(sent[0]!.query).toEqual({ page: '2' })
+		})
+})
