@@ -201,6 +201,19 @@ describe('OpenAI batches', () => {
 })
 
 describe('list paging', () => {
+	it("should list only the files of the purpose asked for, as OpenAI's purpose filter does", async () => {
+		const a = await client(1)
+		const file = await upload(a.openai, [chatLine('p', 'filter my files')])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		expect(done.output_file_id).toBeString()
+		expect((await a.openai.files.list({ purpose: 'batch' })).data.map((f) => f.id)).toEqual([file.id])
+		const outputs = await a.openai.files.list({ purpose: 'batch_output', limit: 1 })
+		expect(outputs.data.map((f) => f.id)).toEqual([done.output_file_id!])
+		expect(outputs.has_more).toBe(false)
+		expect((await a.openai.files.list({ purpose: 'fine-tune' })).data).toEqual([])
+		expect((await a.openai.files.list()).data).toHaveLength(2)
+	})
 	it('should refuse a limit that is not a whole number, naming it, before the database sees it', async () => {
 		const { key } = await client()
 		for (const path of ['/v1/files?limit=2.5', '/v1/batches?limit=2.5', '/v1/models?limit=2.5']) {
