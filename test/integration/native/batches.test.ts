@@ -186,6 +186,21 @@ describe('OpenAI batches', () => {
 		expect(await app.balance(a.accountId)).toBe(1)
 	})
 
+	it('should hold for the images and files a line names (a URL, a file_id), not by the bytes of their references', async () => {
+		const a = await client(1)
+		const image = { custom_id: 'img', method: 'POST' as const, url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } }] }] } }
+		const pdf = { custom_id: 'pdf', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', max_output_tokens: 10, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }, { type: 'input_text', text: 'summarise' }] }] } }
+		for (const [line, endpoint, least] of [[image, '/v1/chat/completions', 1_600], [pdf, '/v1/responses', 15_000]] as const) {
+			const before = await app.balance(a.accountId)
+			const file = await upload(a.openai, [line])
+			await a.openai.batches.create({ input_file_id: file.id, endpoint, completion_window: '24h' })
+			// gpt-4o-mini at batch prices: $0.50/M input, so each input token held is half a micro-USD. The settlement is capped
+			// at the hold, so a hold short of an image's tokens would leave them unpaid.
+			const held = Math.round((before - (await app.balance(a.accountId))) * 1e6)
+			expect(held).toBeGreaterThanOrEqual(Math.round(least * 0.5) + 10)
+		}
+	})
+
 	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
 		const a = await client(0.0001)
 		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
