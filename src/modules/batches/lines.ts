@@ -14,6 +14,7 @@ import { REFERENCED_FILE_TOKENS } from '../../relay/file-tokens'
 import { IMAGE_TOKENS, boundInputTokens } from '../../relay/estimate'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { checkContinuation } from '../responses/ownership'
 import { batchPrice } from './price'
 
 /** The endpoints whose lines are priced by tokens here; OpenAI's others (moderations, images, videos) are refused. */
@@ -66,6 +67,15 @@ export function checkModels(svc: Services, token: AuthToken, ch: Channel, lines:
 		prices.set(line.model, route.price)
 	}
 	return prices
+}
+
+/**
+ * Refuses (404, as POST /v1/responses does: responses/ownership.ts) a Responses line continuing a response or
+ * conversation not answered to this account: a batch runs on the channel's key, shared by every account, so OpenAI
+ * would otherwise answer it with another account's conversation.
+ */
+export async function checkContinuations(svc: Services, accountId: number, lines: BatchLine[]): Promise<void> {
+	for (const line of lines) if (line.url === '/v1/responses') await checkContinuation(svc, accountId, line.body)
 }
 
 /** The output cap a line asks for, or the model's, or the gateway's default. */

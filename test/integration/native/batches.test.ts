@@ -201,6 +201,25 @@ describe('OpenAI batches', () => {
 		}
 	})
 
+	it("should refuse a Responses line continuing another account's response, as POST /v1/responses does", async () => {
+		const a = await client(1)
+		const b = await client(1)
+		const mine = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'a private conversation' })
+		const cont = (id: string) => ({ custom_id: 'c', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'what did I say?', previous_response_id: id, max_output_tokens: 16 } })
+		const uploads = () => mock.requests.filter((r) => r.path === '/v1/files').length
+		const before = uploads()
+		const stolen = await refused(upload(b.openai, [cont(mine.id)]))
+		expect(stolen!.status).toBe(404)
+		expect(stolen!.param).toBe('previous_response_id')
+		const conv = await refused(upload(b.openai, [{ ...cont(mine.id), body: { model: 'gpt-4o-mini', input: 'x', conversation: 'conv_someone_elses' } }]))
+		expect(conv!.status).toBe(404)
+		expect(uploads()).toBe(before)
+		// The owner may continue it in a batch.
+		const file = await upload(a.openai, [cont(mine.id)])
+		const batch = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		expect(batch.status).toBe('validating')
+	})
+
 	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
 		const a = await client(0.0001)
 		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
