@@ -220,6 +220,49 @@ describe('OpenAI batches', () => {
 		expect(batch.status).toBe('validating')
 	})
 
+	it("should charge a line's real usage beyond the hold, as a background response is, when it continues a long conversation", async () => {
+		const a = await client(1)
+		const long = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'word '.repeat(4000) })
+		const line = { custom_id: 'more', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'and then?', previous_response_id: long.id, max_output_tokens: 16 } }
+		const file = await upload(a.openai, [line])
+		const before = await app.balance(a.accountId)
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const held = Math.round((before - (await app.balance(a.accountId))) * 1e6)
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		// The chain's 4,000 words are input of the continuation (OpenAI bills them), far beyond the line's own bytes.
+		expect(cost).toBeGreaterThan(held)
+		expect(await app.balance(a.accountId)).toBeCloseTo(before - usd(cost), 9)
+	})
+
+	it("should take what a batch's usage exceeds its hold by only as far as the key's spend limit goes", async () => {
+		const a = await client(1)
+		const long = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'term '.repeat(4000) })
+		const spentOf = async () => {
+			await app.svc.ledger.flush()
+			return Math.round(Number((await app.admin(`/api/tokens/${a.tokenId}`)).body.spent) * 1e6)
+		}
+		// 500 micro-USD of room left on the key: enough for the hold, not for the continuation's chain (~2,000 at batch prices).
+		const limit = (await spentOf()) + 500
+		expect((await app.admin(`/api/tokens/${a.tokenId}`, { method: 'PATCH', body: { spend_limit: usd(limit) } })).status).toBe(200)
+		const line = { custom_id: 'more', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'and then?', previous_response_id: long.id, max_output_tokens: 16 } }
+		const file = await upload(a.openai, [line])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const held = (await spentOf()) - (limit - 500)
+		const done = await a.openai.batches.retrieve(b.id)
+		const cost = costOf(await (await a.openai.files.content(done.output_file_id!)).text(), { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		expect(cost).toBeGreaterThan(500)
+		const spent = await spentOf()
+		// More than the hold was taken, up to the key's limit and no further; the usage rows add up to what the key spent.
+		expect(spent).toBeLessThanOrEqual(limit)
+		expect(held).toBeGreaterThan(0)
+		expect(spent).toBeGreaterThan(limit - 500 + held)
+		const rows = (await app.admin(`/api/usage?account_id=${a.accountId}&limit=100`)).body.data as Array<{ cost: number }>
+		expect(Math.round(rows.reduce((s, r) => s + r.cost, 0) * 1e6)).toBe(spent)
+		expect(Math.round((1 - (await app.balance(a.accountId))) * 1e6)).toBe(spent)
+	})
+
 	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
 		const a = await client(0.0001)
 		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
