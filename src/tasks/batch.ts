@@ -12,7 +12,7 @@
 import type { Price } from '../billing/pricing'
 import { tokenCost } from '../billing/pricing'
 import type { Usage } from '../core/ir'
-import { tasks } from '../db/schema'
+import { storedResponses, tasks } from '../db/schema'
 import { authHeaders, channelUrl } from '../passthrough/upstream'
 import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
 import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
@@ -120,6 +120,25 @@ async function debit(tx: SqlTx, o: { accountId: number; tokenId: number | null }
 	)
 }
 
+/**
+ * Records the responses a `/v1/responses` batch made (its output lines' `response.body.id`) to the batch's account on
+ * the channel, as the POST records its answers (modules/responses/ownership.ts): so the account, and only it, may
+ * retrieve them, list their input items and continue them by `previous_response_id`.
+ */
+async function recordResponses(svc: Services, task: TaskRow, ch: Channel, output: string) {
+	const ids: string[] = []
+	for (const raw of output.split('\n')) {
+		if (!raw.trim()) continue
+		try {
+			const id = (JSON.parse(raw) as { response?: { body?: { id?: unknown } } }).response?.body?.id
+			if (typeof id === 'string' && id) ids.push(id)
+		} catch {
+			// A line that is not JSON names no response.
+		}
+	}
+	if (ids.length) await svc.db.orm.insert(storedResponses).values(ids.map((responseId) => ({ responseId, accountId: task.accountId, channelId: ch.id }))).onConflictDoNothing()
+}
+
 /** Records a batch's output and error files to its account, so it may read them (and only it). */
 async function recordOutputFiles(svc: Services, task: TaskRow, ch: Channel, batch: Obj, signal: AbortSignal) {
 	for (const id of [batch.output_file_id, batch.error_file_id]) {
@@ -154,6 +173,7 @@ export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSi
 			// Not readable now: settle on a later poll rather than refund work that was done.
 			if (text === undefined) return { task, batch }
 			actual = outputCost(text, task.result as BatchRecord, task.model)
+			if ((task.result as BatchRecord).endpoint === '/v1/responses') await recordResponses(svc, task, ch, text)
 		}
 		// Recorded before the batch shows as ended (a repeat records nothing), so whoever sees it ended can read them.
 		await recordOutputFiles(svc, task, ch, batch, signal)

@@ -263,6 +263,19 @@ describe('OpenAI batches', () => {
 		expect(Math.round((1 - (await app.balance(a.accountId))) * 1e6)).toBe(spent)
 	})
 
+	it("should let the account retrieve and continue the responses its Responses batch made, and no other account", async () => {
+		const a = await client(1)
+		const other = await client(1)
+		const file = await upload(a.openai, [{ custom_id: 'r', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'remember the number seven', max_output_tokens: 32 } }])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		const id = JSON.parse(await (await a.openai.files.content(done.output_file_id!)).text()).response.body.id as string
+		expect((await a.openai.responses.retrieve(id)).id).toBe(id)
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'which number?', previous_response_id: id })
+		expect(next.status).toBe('completed')
+		expect((await refused(other.openai.responses.retrieve(id)))!.status).toBe(404)
+	})
+
 	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
 		const a = await client(0.0001)
 		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
