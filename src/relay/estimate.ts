@@ -11,7 +11,7 @@ import { audioTokens, fileTokens } from './file-tokens'
 import { countTokens } from './o200k'
 
 /** Per image, a generous bound across vendors (Anthropic ≈ 1,600 for the largest; OpenAI high detail ≈ 1,100). */
-const IMAGE_TOKENS = 1_600
+export const IMAGE_TOKENS = 1_600
 /** Per message and per tool, for role markers and formatting the vendors add. */
 const OVERHEAD = 4
 const EXACT_LIMIT = 64 * 1024

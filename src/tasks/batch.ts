@@ -2,7 +2,8 @@
  * OpenAI batches as tasks (kind `batch`). The whole file's upper bound was charged when the upstream accepted the
  * batch (modules/batches); when the batch ends (completed, failed, expired or cancelled: the Batch object's terminal
  * statuses, platform.openai.com/docs/api-reference/batch/object) its output file is read, each line's
- * `response.body.usage` priced at the batch prices recorded at creation, and the rest of the charge refunded: once,
+ * `response.body.usage` priced at the batch prices recorded at creation, and the rest of the charge refunded (or what the
+ * usage exceeds it by taken, as far as the balance and key limit go): once,
  * by the same compare-and-set on the task row that failures use (refund.ts). A failed, expired or cancelled batch
  * thus pays only for the lines that completed. The output and error files are recorded to the batch's account.
  * Learned when the client retrieves the batch, or by the background poller.
@@ -11,14 +12,15 @@
 import type { Price } from '../billing/pricing'
 import { tokenCost } from '../billing/pricing'
 import type { Usage } from '../core/ir'
-import { tasks } from '../db/schema'
+import { storedResponses, tasks } from '../db/schema'
 import { authHeaders, channelUrl } from '../passthrough/upstream'
 import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
 import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
 import { fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import type { Services } from '../services'
-import { credit, failTask, lockOwner } from './refund'
+import type { SqlTx } from '../db/client'
+import { credit, failTask } from './refund'
 import { type TaskRow, advance, getTask, isTerminal } from './store'
 import { pollJson } from './upstream'
 
@@ -71,7 +73,9 @@ export function outputCost(text: string, rec: BatchRecord, defaultModel: string)
 
 /**
  * Ends the task once: moves it from open to completed (or failed: the batch did not complete), keeps `batch`, and
- * refunds the charge above `actual` (never charging more than was held). True when this call ended it.
+ * refunds the charge above `actual`. Usage above the charge (a line's input beyond its bound: a continued
+ * conversation, a tool's results) is taken as far as the balance and the key's limit go, as a background response's
+ * is (modules/responses/background.ts), with a usage row of its own. True when this call ended it.
  */
 async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: number): Promise<boolean> {
 	await svc.ledger.flush()
@@ -79,22 +83,60 @@ async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: num
 	const result = { ...(task.result as BatchRecord), batch }
 	return svc.db.sql.transaction(async (tx) => {
 		const owner = { accountId: task.accountId, tokenId: task.tokenId }
-		await lockOwner(tx, owner)
+		// The ledger's lock order: account, key, then the task row.
+		const [account] = await tx.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1 FOR UPDATE', [task.accountId])
+		const [key] =
+			task.tokenId === null ? [] : await tx.query<{ room: number | null }>('SELECT spend_limit - spent - reserved AS room FROM api_tokens WHERE id = $1 FOR UPDATE', [task.tokenId])
 		// Locked open row: a concurrent settle waits here, then finds the task ended and does nothing.
 		const [row] = await tx.query<{ cost: number; request_id: string }>(`SELECT cost, request_id FROM tasks WHERE id = $1 AND status IN ('queued', 'in_progress') FOR UPDATE`, [task.id])
 		if (!row) return false
-		const charged = Math.min(actual, Number(row.cost))
+		const held = Number(row.cost)
+		// The room leased to instances is not free: it is held out of both.
+		const room = Math.min(Number(account?.balance ?? 0), key?.room == null ? Number.POSITIVE_INFINITY : Number(key.room))
+		const charged = actual > held ? held + Math.min(actual - held, Math.max(0, room)) : actual
 		await tx.query(`UPDATE tasks SET status = $2, progress = 100, result = $3::jsonb, cost = $4, refunded = $5, error = $6, updated_at = now() WHERE id = $1`, [
 			task.id,
 			status,
 			JSON.stringify(result),
 			charged,
-			charged < Number(row.cost),
+			charged < held,
 			status === 'failed' ? `batch ${String(batch.status)}` : null,
 		])
-		await credit(tx, owner, Number(row.cost) - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
+		if (charged > held) await debit(tx, owner, charged - held, row.request_id)
+		else await credit(tx, owner, held - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
 		return true
 	})
+}
+
+/** Takes `amount` more than the charge, with its usage row copied from the charge's row (`requestId`). */
+async function debit(tx: SqlTx, o: { accountId: number; tokenId: number | null }, amount: number, requestId: string) {
+	await tx.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [o.accountId, amount])
+	if (o.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = spent + $2 WHERE id = $1', [o.tokenId, amount])
+	await tx.query(
+		`INSERT INTO usage_logs (request_id, account_id, token_id, model, upstream_model, endpoint, channel_id, channel, cost, status, latency_ms, estimated, end_reason, stream)
+		 SELECT request_id || ':settle', account_id, token_id, model, upstream_model, endpoint, channel_id, channel, $2::bigint, status, 0, false, 'ok', false
+		 FROM usage_logs WHERE request_id = $1 ORDER BY id LIMIT 1`,
+		[requestId, amount],
+	)
+}
+
+/**
+ * Records the responses a `/v1/responses` batch made (its output lines' `response.body.id`) to the batch's account on
+ * the channel, as the POST records its answers (modules/responses/ownership.ts): so the account, and only it, may
+ * retrieve them, list their input items and continue them by `previous_response_id`.
+ */
+async function recordResponses(svc: Services, task: TaskRow, ch: Channel, output: string) {
+	const ids: string[] = []
+	for (const raw of output.split('\n')) {
+		if (!raw.trim()) continue
+		try {
+			const id = (JSON.parse(raw) as { response?: { body?: { id?: unknown } } }).response?.body?.id
+			if (typeof id === 'string' && id) ids.push(id)
+		} catch {
+			// A line that is not JSON names no response.
+		}
+	}
+	if (ids.length) await svc.db.orm.insert(storedResponses).values(ids.map((responseId) => ({ responseId, accountId: task.accountId, channelId: ch.id }))).onConflictDoNothing()
 }
 
 /** Records a batch's output and error files to its account, so it may read them (and only it). */
@@ -131,6 +173,7 @@ export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSi
 			// Not readable now: settle on a later poll rather than refund work that was done.
 			if (text === undefined) return { task, batch }
 			actual = outputCost(text, task.result as BatchRecord, task.model)
+			if ((task.result as BatchRecord).endpoint === '/v1/responses') await recordResponses(svc, task, ch, text)
 		}
 		// Recorded before the batch shows as ended (a repeat records nothing), so whoever sees it ended can read them.
 		await recordOutputFiles(svc, task, ch, batch, signal)

@@ -69,9 +69,9 @@ export async function ownedByUpstream(db: Db, kind: TaskKind, accountId: number,
 /**
  * A page of this account's tasks of a kind, newest first (or oldest with `order: 'asc'`), after the task `after`
  * (whose own position is read by the database, at its full timestamp precision). Fetches one more than `limit`, so
- * the caller can tell whether more follow.
+ * the caller can tell whether more follow. `purpose` keeps only files whose recorded File object has that purpose.
  */
-export async function listOwned(db: Db, kind: TaskKind, accountId: number, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<TaskRow[]> {
+export async function listOwned(db: Db, kind: TaskKind, accountId: number, page: { after?: string; limit: number; order: 'asc' | 'desc'; purpose?: string }): Promise<TaskRow[]> {
 	const dir = page.order === 'asc' ? sql`>` : sql`<`
 	const cursor = page.after
 		? sql`(${tasks.createdAt}, ${tasks.id}) ${dir} (SELECT c.created_at, c.id FROM tasks c WHERE c.id = ${page.after} AND c.kind = ${kind} AND c.account_id = ${accountId})`
@@ -80,7 +80,7 @@ export async function listOwned(db: Db, kind: TaskKind, accountId: number, page:
 	return db.orm
 		.select()
 		.from(tasks)
-		.where(and(eq(tasks.kind, kind), eq(tasks.accountId, accountId), cursor))
+		.where(and(eq(tasks.kind, kind), eq(tasks.accountId, accountId), cursor, page.purpose === undefined ? undefined : sql`${tasks.result}->'file'->>'purpose' = ${page.purpose}`))
 		.orderBy(...by)
 		.limit(page.limit + 1)
 }

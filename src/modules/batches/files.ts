@@ -18,7 +18,7 @@ import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { tasks } from '../../db/schema'
 import { newTaskId } from '../../tasks/store'
-import { checkModels, parseLines } from './lines'
+import { checkContinuations, checkModels, parseLines } from './lines'
 import { call, callJson, holder, owned, ownedPage } from './upstream'
 
 const FileId = t.Object({ file: t.String() })
@@ -63,6 +63,7 @@ export const filesModule = (svc: Services) =>
 					throw new GatewayError('invalid_request', `Files of purpose '${body.purpose}' are not served here; only purpose 'batch' (the Batch API)`, { code: 'unsupported_purpose', param: 'purpose' })
 				const lines = parseLines(await body.file.text())
 				const ch = uploadChannel(svc, token, lines)
+				await checkContinuations(svc, token.accountId, lines)
 				const form = new FormData()
 				for (const [k, v] of formOf(request) ?? []) form.append(k, v)
 				const { body: file, response } = await callJson(ch, '/files', { method: 'POST', body: form }, request.signal, requestId)

@@ -20,7 +20,7 @@ import { fileText, refreshBatch } from '../../tasks/batch'
 import { advance } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
 import type { Price } from '../../billing/pricing'
-import { BATCH_ENDPOINTS, batchBound, checkModels, parseLines } from './lines'
+import { BATCH_ENDPOINTS, batchBound, checkContinuations, checkModels, parseLines } from './lines'
 import { batchPrice } from './price'
 import { callJson, holder, owned, ownedPage } from './upstream'
 
@@ -57,6 +57,7 @@ export const batchesModule = (svc: Services) =>
 				const wrong = lines.find((l) => l.url !== body.endpoint)
 				if (wrong) throw new GatewayError('invalid_request', `Request '${wrong.customId}' is for ${wrong.url}, not the batch's endpoint ${body.endpoint}`, { code: 'invalid_batch_file', param: 'input_file_id' })
 				const prices = checkModels(svc, token, ch, lines)
+				await checkContinuations(svc, token.accountId, lines)
 				const bound = batchBound(lines, prices)
 				const models = new Set(lines.map((l) => l.model))
 				const model = lines[0]!.model

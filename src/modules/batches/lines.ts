@@ -7,9 +7,14 @@
 import type { AuthToken } from '../../auth/api-key'
 import { type Price, upperBound } from '../../billing/pricing'
 import { GatewayError } from '../../core/errors'
+import { openaiChat } from '../../protocols/openai-chat'
+import { openaiResponses } from '../../protocols/openai-responses'
 import { DEFAULT_MAX_OUTPUT, resolveModel } from '../../relay/budget'
+import { REFERENCED_FILE_TOKENS } from '../../relay/file-tokens'
+import { IMAGE_TOKENS, boundInputTokens } from '../../relay/estimate'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { checkContinuation } from '../responses/ownership'
 import { batchPrice } from './price'
 
 /** The endpoints whose lines are priced by tokens here; OpenAI's others (moderations, images, videos) are refused. */
@@ -64,6 +69,15 @@ export function checkModels(svc: Services, token: AuthToken, ch: Channel, lines:
 	return prices
 }
 
+/**
+ * Refuses (404, as POST /v1/responses does: responses/ownership.ts) a Responses line continuing a response or
+ * conversation not answered to this account: a batch runs on the channel's key, shared by every account, so OpenAI
+ * would otherwise answer it with another account's conversation.
+ */
+export async function checkContinuations(svc: Services, accountId: number, lines: BatchLine[]): Promise<void> {
+	for (const line of lines) if (line.url === '/v1/responses') await checkContinuation(svc, accountId, line.body)
+}
+
 /** The output cap a line asks for, or the model's, or the gateway's default. */
 function outputCap(line: BatchLine, p: Price): number {
 	if (line.url === '/v1/embeddings') return 0
@@ -75,14 +89,47 @@ function outputCap(line: BatchLine, p: Price): number {
 }
 
 /**
- * The most the lines can cost at batch prices, micro-USD: each line's input counted as one token per byte of its
- * body (a text token is at least a byte) plus its output cap.
+ * A line's input bound: one token per byte of its body (a text token is at least a byte), or, when more, what a
+ * synchronous request with that body reserves (relay/estimate.ts): an image or a file is a few bytes of reference
+ * (a URL, a `file_id`) but hundreds or thousands of tokens upstream, bounded per image and per page as there.
  */
+function inputBound(line: BatchLine): number {
+	const codec = line.url === '/v1/chat/completions' ? openaiChat : line.url === '/v1/responses' ? openaiResponses : undefined
+	if (!codec) return line.bytes
+	try {
+		const refs = line.url === '/v1/responses' ? storedReferences(line.body.input) : 0
+		return Math.max(line.bytes, boundInputTokens(codec.decodeRequest(line.body as never)) + refs)
+	} catch {
+		// A body the codec refuses is refused by the upstream too (an error line, not billed): its bytes bound it.
+		return line.bytes
+	}
+}
+
+/**
+ * Tokens of the Responses input parts that name OpenAI's file store (`input_file` by `file_id` or `file_url`,
+ * `input_image` by `file_id`): the Responses decoder leaves them out (no other vendor could read them), so they are
+ * bounded here as a file or image the gateway cannot see is for a chat request (relay/file-tokens.ts).
+ */
+function storedReferences(input: unknown): number {
+	if (!Array.isArray(input)) return 0
+	let n = 0
+	for (const item of input) {
+		const content = isObj(item) && Array.isArray(item.content) ? item.content : []
+		for (const p of content) {
+			if (!isObj(p)) continue
+			if (p.type === 'input_file' && typeof p.file_data !== 'string') n += REFERENCED_FILE_TOKENS
+			else if (p.type === 'input_image' && typeof p.image_url !== 'string') n += IMAGE_TOKENS
+		}
+	}
+	return n
+}
+
+/** The most the lines can cost at batch prices, micro-USD: each line's input bound plus its output cap. */
 export function batchBound(lines: BatchLine[], prices: Map<string, Price>): number {
 	let total = 0
 	for (const line of lines) {
 		const p = batchPrice(prices.get(line.model)!)
-		total += upperBound(line.bytes, outputCap(line, p), p)
+		total += upperBound(inputBound(line), outputCap(line, p), p)
 	}
 	return total
 }

@@ -49,11 +49,11 @@ export async function callJson(ch: Channel, path: string, init: { method: string
 	return { body, response: jsonResponse(body, requestId) }
 }
 
-/** OpenAI's cursor list over the account's records (newest first); `after` is an id the client was given. */
-export async function ownedPage(svc: Services, kind: 'file' | 'batch', accountId: number, q: { after?: string; limit?: number; order?: 'asc' | 'desc' }, view: (r: TaskRow) => unknown) {
+/** OpenAI's cursor list over the account's records (newest first); `after` is an id the client was given, `purpose` (files) filters as OpenAI's does. */
+export async function ownedPage(svc: Services, kind: 'file' | 'batch', accountId: number, q: { after?: string; limit?: number; order?: 'asc' | 'desc'; purpose?: string }, view: (r: TaskRow) => unknown) {
 	const limit = Math.max(1, Math.min(q.limit ?? 20, kind === 'file' ? 10_000 : 100))
 	const after = q.after ? (await ownedByUpstream(svc.db, kind, accountId, [q.after]))[0]?.id : undefined
-	const rows = await listOwned(svc.db, kind, accountId, { after: after ?? (q.after ? '\u0000none' : undefined), limit, order: q.order ?? 'desc' })
+	const rows = await listOwned(svc.db, kind, accountId, { after: after ?? (q.after ? '\u0000none' : undefined), limit, order: q.order ?? 'desc', purpose: q.purpose })
 	const page = rows.slice(0, limit)
 	return { object: 'list' as const, data: page.map(view), first_id: page[0]?.upstreamId ?? null, last_id: page.at(-1)?.upstreamId ?? null, has_more: rows.length > limit }
 }

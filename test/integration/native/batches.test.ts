@@ -186,6 +186,96 @@ describe('OpenAI batches', () => {
 		expect(await app.balance(a.accountId)).toBe(1)
 	})
 
+	it('should hold for the images and files a line names (a URL, a file_id), not by the bytes of their references', async () => {
+		const a = await client(1)
+		const image = { custom_id: 'img', method: 'POST' as const, url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } }] }] } }
+		const pdf = { custom_id: 'pdf', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', max_output_tokens: 10, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }, { type: 'input_text', text: 'summarise' }] }] } }
+		for (const [line, endpoint, least] of [[image, '/v1/chat/completions', 1_600], [pdf, '/v1/responses', 15_000]] as const) {
+			const before = await app.balance(a.accountId)
+			const file = await upload(a.openai, [line])
+			await a.openai.batches.create({ input_file_id: file.id, endpoint, completion_window: '24h' })
+			// gpt-4o-mini at batch prices: $0.50/M input, so each input token held is half a micro-USD. The settlement is capped
+			// at the hold, so a hold short of an image's tokens would leave them unpaid.
+			const held = Math.round((before - (await app.balance(a.accountId))) * 1e6)
+			expect(held).toBeGreaterThanOrEqual(Math.round(least * 0.5) + 10)
+		}
+	})
+
+	it("should refuse a Responses line continuing another account's response, as POST /v1/responses does", async () => {
+		const a = await client(1)
+		const b = await client(1)
+		const mine = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'a private conversation' })
+		const cont = (id: string) => ({ custom_id: 'c', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'what did I say?', previous_response_id: id, max_output_tokens: 16 } })
+		const uploads = () => mock.requests.filter((r) => r.path === '/v1/files').length
+		const before = uploads()
+		const stolen = await refused(upload(b.openai, [cont(mine.id)]))
+		expect(stolen!.status).toBe(404)
+		expect(stolen!.param).toBe('previous_response_id')
+		const conv = await refused(upload(b.openai, [{ ...cont(mine.id), body: { model: 'gpt-4o-mini', input: 'x', conversation: 'conv_someone_elses' } }]))
+		expect(conv!.status).toBe(404)
+		expect(uploads()).toBe(before)
+		// The owner may continue it in a batch.
+		const file = await upload(a.openai, [cont(mine.id)])
+		const batch = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		expect(batch.status).toBe('validating')
+	})
+
+	it("should charge a line's real usage beyond the hold, as a background response is, when it continues a long conversation", async () => {
+		const a = await client(1)
+		const long = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'word '.repeat(4000) })
+		const line = { custom_id: 'more', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'and then?', previous_response_id: long.id, max_output_tokens: 16 } }
+		const file = await upload(a.openai, [line])
+		const before = await app.balance(a.accountId)
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const held = Math.round((before - (await app.balance(a.accountId))) * 1e6)
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		const cost = costOf(output, { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		// The chain's 4,000 words are input of the continuation (OpenAI bills them), far beyond the line's own bytes.
+		expect(cost).toBeGreaterThan(held)
+		expect(await app.balance(a.accountId)).toBeCloseTo(before - usd(cost), 9)
+	})
+
+	it("should take what a batch's usage exceeds its hold by only as far as the key's spend limit goes", async () => {
+		const a = await client(1)
+		const long = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'term '.repeat(4000) })
+		const spentOf = async () => {
+			await app.svc.ledger.flush()
+			return Math.round(Number((await app.admin(`/api/tokens/${a.tokenId}`)).body.spent) * 1e6)
+		}
+		// 500 micro-USD of room left on the key: enough for the hold, not for the continuation's chain (~2,000 at batch prices).
+		const limit = (await spentOf()) + 500
+		expect((await app.admin(`/api/tokens/${a.tokenId}`, { method: 'PATCH', body: { spend_limit: usd(limit) } })).status).toBe(200)
+		const line = { custom_id: 'more', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'and then?', previous_response_id: long.id, max_output_tokens: 16 } }
+		const file = await upload(a.openai, [line])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const held = (await spentOf()) - (limit - 500)
+		const done = await a.openai.batches.retrieve(b.id)
+		const cost = costOf(await (await a.openai.files.content(done.output_file_id!)).text(), { 'gpt-4o-mini': [0.5, 1] }, () => 'gpt-4o-mini')
+		expect(cost).toBeGreaterThan(500)
+		const spent = await spentOf()
+		// More than the hold was taken, up to the key's limit and no further; the usage rows add up to what the key spent.
+		expect(spent).toBeLessThanOrEqual(limit)
+		expect(held).toBeGreaterThan(0)
+		expect(spent).toBeGreaterThan(limit - 500 + held)
+		const rows = (await app.admin(`/api/usage?account_id=${a.accountId}&limit=100`)).body.data as Array<{ cost: number }>
+		expect(Math.round(rows.reduce((s, r) => s + r.cost, 0) * 1e6)).toBe(spent)
+		expect(Math.round((1 - (await app.balance(a.accountId))) * 1e6)).toBe(spent)
+	})
+
+	it("should let the account retrieve and continue the responses its Responses batch made, and no other account", async () => {
+		const a = await client(1)
+		const other = await client(1)
+		const file = await upload(a.openai, [{ custom_id: 'r', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: 'remember the number seven', max_output_tokens: 32 } }])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		const id = JSON.parse(await (await a.openai.files.content(done.output_file_id!)).text()).response.body.id as string
+		expect((await a.openai.responses.retrieve(id)).id).toBe(id)
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'which number?', previous_response_id: id })
+		expect(next.status).toBe('completed')
+		expect((await refused(other.openai.responses.retrieve(id)))!.status).toBe(404)
+	})
+
 	it("should refuse a batch whose lines are for another endpoint, and one the balance cannot cover, holding nothing", async () => {
 		const a = await client(0.0001)
 		const file = await upload(a.openai, [chatLine('big', 'needs a large cap', 'gpt-4o-mini', 100_000)])
@@ -201,6 +291,19 @@ describe('OpenAI batches', () => {
 })
 
 describe('list paging', () => {
+	it("should list only the files of the purpose asked for, as OpenAI's purpose filter does", async () => {
+		const a = await client(1)
+		const file = await upload(a.openai, [chatLine('p', 'filter my files')])
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		expect(done.output_file_id).toBeString()
+		expect((await a.openai.files.list({ purpose: 'batch' })).data.map((f) => f.id)).toEqual([file.id])
+		const outputs = await a.openai.files.list({ purpose: 'batch_output', limit: 1 })
+		expect(outputs.data.map((f) => f.id)).toEqual([done.output_file_id!])
+		expect(outputs.has_more).toBe(false)
+		expect((await a.openai.files.list({ purpose: 'fine-tune' })).data).toEqual([])
+		expect((await a.openai.files.list()).data).toHaveLength(2)
+	})
 	it('should refuse a limit that is not a whole number, naming it, before the database sees it', async () => {
 		const { key } = await client()
 		for (const path of ['/v1/files?limit=2.5', '/v1/batches?limit=2.5', '/v1/models?limit=2.5']) {
