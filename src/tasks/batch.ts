@@ -12,15 +12,16 @@
 import type { Price } from '../billing/pricing'
 import { tokenCost } from '../billing/pricing'
 import type { Usage } from '../core/ir'
-import { storedResponses, tasks } from '../db/schema'
+import { tasks } from '../db/schema'
 import { authHeaders, channelUrl } from '../passthrough/upstream'
 import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
 import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
 import { fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import type { Services } from '../services'
+import { recordResponses } from '../modules/responses/ownership'
 import type { SqlTx } from '../db/client'
-import { credit, failTask } from './refund'
+import { credit, failTask, lockOwnerRoom, settledCost } from './refund'
 import { type TaskRow, advance, getTask, isTerminal } from './store'
 import { pollJson } from './upstream'
 
@@ -84,16 +85,12 @@ async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: num
 	return svc.db.sql.transaction(async (tx) => {
 		const owner = { accountId: task.accountId, tokenId: task.tokenId }
 		// The ledger's lock order: account, key, then the task row.
-		const [account] = await tx.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1 FOR UPDATE', [task.accountId])
-		const [key] =
-			task.tokenId === null ? [] : await tx.query<{ room: number | null }>('SELECT spend_limit - spent - reserved AS room FROM api_tokens WHERE id = $1 FOR UPDATE', [task.tokenId])
+		const room = await lockOwnerRoom(tx, owner)
 		// Locked open row: a concurrent settle waits here, then finds the task ended and does nothing.
 		const [row] = await tx.query<{ cost: number; request_id: string }>(`SELECT cost, request_id FROM tasks WHERE id = $1 AND status IN ('queued', 'in_progress') FOR UPDATE`, [task.id])
 		if (!row) return false
 		const held = Number(row.cost)
-		// The room leased to instances is not free: it is held out of both.
-		const room = Math.min(Number(account?.balance ?? 0), key?.room == null ? Number.POSITIVE_INFINITY : Number(key.room))
-		const charged = actual > held ? held + Math.min(actual - held, Math.max(0, room)) : actual
+		const charged = settledCost(held, actual, room)
 		await tx.query(`UPDATE tasks SET status = $2, progress = 100, result = $3::jsonb, cost = $4, refunded = $5, error = $6, updated_at = now() WHERE id = $1`, [
 			task.id,
 			status,
@@ -125,7 +122,7 @@ async function debit(tx: SqlTx, o: { accountId: number; tokenId: number | null }
  * the channel, as the POST records its answers (modules/responses/ownership.ts): so the account, and only it, may
  * retrieve them, list their input items and continue them by `previous_response_id`.
  */
-async function recordResponses(svc: Services, task: TaskRow, ch: Channel, output: string) {
+async function recordBatchResponses(svc: Services, task: TaskRow, ch: Channel, output: string) {
 	const ids: string[] = []
 	for (const raw of output.split('\n')) {
 		if (!raw.trim()) continue
@@ -136,7 +133,7 @@ async function recordResponses(svc: Services, task: TaskRow, ch: Channel, output
 			// A line that is not JSON names no response.
 		}
 	}
-	if (ids.length) await svc.db.orm.insert(storedResponses).values(ids.map((responseId) => ({ responseId, accountId: task.accountId, channelId: ch.id }))).onConflictDoNothing()
+	await recordResponses(svc, task.accountId, ch.id, ids)
 }
 
 /** Records a batch's output and error files to its account, so it may read them (and only it). */
@@ -173,7 +170,7 @@ export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSi
 			// Not readable now: settle on a later poll rather than refund work that was done.
 			if (text === undefined) return { task, batch }
 			actual = outputCost(text, task.result as BatchRecord, task.model)
-			if ((task.result as BatchRecord).endpoint === '/v1/responses') await recordResponses(svc, task, ch, text)
+			if ((task.result as BatchRecord).endpoint === '/v1/responses') await recordBatchResponses(svc, task, ch, text)
 		}
 		// Recorded before the batch shows as ended (a repeat records nothing), so whoever sees it ended can read them.
 		await recordOutputFiles(svc, task, ch, batch, signal)

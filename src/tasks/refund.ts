@@ -17,6 +17,23 @@ export async function lockOwner(tx: SqlTx, o: RefundOwner) {
 	if (o.tokenId !== null) await tx.query('SELECT id FROM api_tokens WHERE id = $1 FOR UPDATE', [o.tokenId])
 }
 
+/**
+ * Locks the owner as `lockOwner` does and returns what more it may still be charged: the lesser of the balance and the
+ * key's room under its spend limit (the room leased to instances is not free: it is held out of both).
+ */
+export async function lockOwnerRoom(tx: SqlTx, o: RefundOwner): Promise<number> {
+	const [account] = await tx.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1 FOR UPDATE', [o.accountId])
+	const [key] = o.tokenId === null ? [] : await tx.query<{ room: number | null }>('SELECT spend_limit - spent - reserved AS room FROM api_tokens WHERE id = $1 FOR UPDATE', [o.tokenId])
+	return Math.max(0, Math.min(Number(account?.balance ?? 0), key?.room == null ? Number.POSITIVE_INFINITY : Number(key.room)))
+}
+
+/**
+ * What a task that held `held` is charged for usage worth `actual`: all of it when it is less (the rest given back), and
+ * beyond the hold only as far as `room` goes, as the ledger's settle() does.
+ * @example settledCost(100, 150, 20) === 120; settledCost(100, 60, 0) === 60
+ */
+export const settledCost = (held: number, actual: number, room: number): number => (actual > held ? held + Math.min(actual - held, room) : actual)
+
 /** Credits `amount` back and writes the negative usage row, copied from the charge's row (`requestId`). */
 export async function credit(tx: SqlTx, o: RefundOwner, amount: number, requestId: string, fallback: { model: string; endpoint: string; channelId: number | null }) {
 	if (amount <= 0) return

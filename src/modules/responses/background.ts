@@ -34,7 +34,7 @@ import type { StreamBilling } from '../../relay/stream-relay'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
-import { refundCharge } from '../../tasks/refund'
+import { lockOwnerRoom, refundCharge, settledCost } from '../../tasks/refund'
 
 const KIND = 'response'
 const OPEN = ['queued', 'in_progress']
@@ -153,21 +153,15 @@ async function settleTask(svc: Services, task: TaskRow, answer: Obj): Promise<bo
 	await svc.ledger.flush()
 	const done = await svc.db.sql.transaction(async (tx) => {
 		// The ledger's lock order: account, key, then the task row.
-		const [account] = await tx.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1 FOR UPDATE', [task.accountId])
-		const [key] =
-			task.tokenId === null
-				? []
-				: await tx.query<{ room: number | null }>('SELECT spend_limit - spent - reserved AS room FROM api_tokens WHERE id = $1 FOR UPDATE', [task.tokenId])
+		const room = await lockOwnerRoom(tx, { accountId: task.accountId, tokenId: task.tokenId })
 		const [row] = await tx.query<{ cost: number }>(
 			`UPDATE tasks SET status = $2, updated_at = now(), error = $3 WHERE id = $1 AND status IN ('queued', 'in_progress') RETURNING cost`,
 			[task.id, status, status === 'failed' ? `response ${String(answer.status)}` : null],
 		)
 		if (!row) return false
 		const charged = Number(row.cost)
-		// More than was reserved (an input larger than estimated) is taken as far as the balance and the key's limit go,
-		// as settle() does (the room leased to instances is not free: it is held out of both).
-		const room = Math.min(Number(account?.balance ?? 0), key?.room === null || key?.room === undefined ? Number.POSITIVE_INFINITY : Number(key.room))
-		const delta = cost >= charged ? Math.min(cost - charged, Math.max(0, room)) : cost - charged
+		// More than was reserved (an input larger than estimated) is taken as far as the balance and the key's limit go.
+		const delta = settledCost(charged, cost, room) - charged
 		if (delta !== 0) {
 			await tx.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [task.accountId, delta])
 			if (task.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = GREATEST(0, spent + $2) WHERE id = $1', [task.tokenId, delta])

@@ -45,9 +45,12 @@ export async function checkContinuation(svc: Services, accountId: number, body: 
 }
 
 /** Records a response id answered to the account on `channelId` (once: a repeat of the id changes nothing). */
-export async function recordResponse(svc: Services, accountId: number, channelId: number, id: unknown): Promise<void> {
-	if (typeof id !== 'string' || !id) return
-	await svc.db.orm.insert(storedResponses).values({ responseId: id, accountId, channelId }).onConflictDoNothing()
+export const recordResponse = (svc: Services, accountId: number, channelId: number, id: unknown): Promise<void> =>
+	recordResponses(svc, accountId, channelId, typeof id === 'string' && id ? [id] : [])
+
+/** Records response ids answered to the account on `channelId` (a batch's), in one statement. */
+export async function recordResponses(svc: Services, accountId: number, channelId: number, ids: string[]): Promise<void> {
+	if (ids.length) await svc.db.orm.insert(storedResponses).values(ids.map((responseId) => ({ responseId, accountId, channelId }))).onConflictDoNothing()
 }
 
 /**

@@ -8,6 +8,7 @@ import { asNum, asStr, type Obj } from '../shared/json'
 import { frame, json, type Reply, sse } from '../shared/reply'
 import { countWords, stableId, unixNow } from '../shared/text'
 import { openaiError, requireObject } from './errors'
+import { wavBytes } from '../../helpers/wav'
 
 /** A valid 1×1 PNG, what every generated image is. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -90,24 +91,7 @@ const AUDIO_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/op
 /** 16-bit mono 24 kHz silence with a RIFF header (what `wav` returns); other formats get a fixed header + silence. */
 function audioBytes(format: string, seconds: number): Uint8Array<ArrayBuffer> {
 	const samples = Math.round(24000 * seconds)
-	if (format === 'wav') {
-		const out = new Uint8Array(44 + samples * 2)
-		const v = new DataView(out.buffer)
-		const ascii = (at: number, s: string) => [...s].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
-		ascii(0, 'RIFF')
-		v.setUint32(4, 36 + samples * 2, true)
-		ascii(8, 'WAVEfmt ')
-		v.setUint32(16, 16, true)
-		v.setUint16(20, 1, true)
-		v.setUint16(22, 1, true)
-		v.setUint32(24, 24000, true)
-		v.setUint32(28, 48000, true)
-		v.setUint16(32, 2, true)
-		v.setUint16(34, 16, true)
-		ascii(36, 'data')
-		v.setUint32(40, samples * 2, true)
-		return out
-	}
+	if (format === 'wav') return wavBytes(samples * 2, 24000)
 	const out = new Uint8Array(format === 'pcm' ? samples * 2 : Math.max(64, Math.round(seconds * 8000)))
 	if (format === 'mp3') out.set([0x49, 0x44, 0x33, 0x04])
 	return out
