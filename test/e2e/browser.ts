@@ -54,3 +54,16 @@ export async function shownBalance(page: Page): Promise<number> {
 	const text = (await page.getByTestId('balance').textContent()) ?? ''
 	return Number(text.replace(/[$,]/g, ''))
 }
+
+/**
+ * What `read` gives once it equals `expected`, or its last reading after `timeoutMs`: for a figure the page fills from
+ * a request of its own, after whatever the test waited for (the caller still asserts, so a wrong value fails).
+ */
+export async function settled<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<T> {
+	const until = Date.now() + timeoutMs
+	for (;;) {
+		const got = await read()
+		if (Bun.deepEquals(got, expected) || Date.now() > until) return got
+		await Bun.sleep(50)
+	}
+}
