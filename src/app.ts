@@ -4,7 +4,7 @@
  * @module
  */
 import { type AnyElysia, Elysia } from 'elysia'
-import { toGatewayError } from './http/error-map'
+import { toGatewayError, unknownRoute } from './http/error-map'
 import { errorResponse, shapeForPath, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
 import { hotRoute } from './http/hot-route'
@@ -71,7 +71,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 			const path = new URL(request.url).pathname
 			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
 			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForPath(path)
-			return errorResponse(toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') }), shape, rid)
+			const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
+			return errorResponse(err, shape, rid)
 		})
 		.use(healthModule(svc))
 		.use(metricsModule(svc))

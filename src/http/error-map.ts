@@ -57,6 +57,20 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 	}
 }
 
+/** Paths of the model API, whose callers are SDKs that show the message alone. */
+const MODEL_API = /^\/v1(beta)?\//
+
+/**
+ * The 404 of a path no route serves. On the model API it names the method and path, since an SDK shows only the
+ * message (the AI SDK's `google.transcription()` posts to Gemini's Interactions API, which is not served); elsewhere
+ * it stays a bare "Not found", which the console reads as a route an older server lacks.
+ * @example unknownRoute('POST', '/v1beta/interactions').message // 'No route POST /v1beta/interactions on this gateway (…)'
+ */
+export function unknownRoute(method: string, path: string): GatewayError {
+	if (!MODEL_API.test(path)) return new GatewayError('not_found', 'Not found', { code: 'not_found' })
+	return new GatewayError('not_found', `No route ${method} ${path} on this gateway (GET /docs lists the routes it serves)`, { code: 'not_found' })
+}
+
 /**
  * A body that could not be parsed, named by the content type it was sent as (QA non-chat item 10: a multipart body
  * with a bad boundary was told "not valid JSON"). No content type, or a JSON one, is JSON: what the endpoints take.

@@ -20,7 +20,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { channelTimeouts } from '../../relay/upstream-fetch'
 import { tryChannels } from '../../routing/attempts'
 import type { Services } from '../../services'
-import { RealtimeSession, responseBound } from './session'
+import { errorEvent, RealtimeSession, responseBound } from './session'
 import { isClientSecret, openClientSecret } from './client-secret'
 import { realtimeSecretsModule } from './secrets'
 import { openUpstream, realtimeRoute } from './upstream'
@@ -43,6 +43,40 @@ function realtimeKey(request: Request, protocols: string[]): string | undefined 
 	if (header) return header
 	const p = protocols.find((x) => x.startsWith(KEY_PROTOCOL))
 	return p ? p.slice(KEY_PROTOCOL.length) || undefined : undefined
+}
+
+/** The session kinds the gateway does not relay, as the error that says so. */
+function unsupportedSession(query: Record<string, unknown>): GatewayError | undefined {
+	if (query.intent === 'transcription')
+		return new GatewayError(
+			'invalid_request',
+			'Realtime transcription sessions (?intent=transcription) are not supported by this gateway: use POST /v1/audio/transcriptions (the AI SDK\'s transcribe(), not experimental_streamTranscribe), or a conversation session (?model=…)',
+			{ code: 'unsupported_value', param: 'intent' },
+		)
+	if (typeof query.call_id === 'string')
+		return new GatewayError('invalid_request', 'Sideband connections to a WebRTC or SIP call (?call_id=…) are not supported by this gateway: open a WebSocket session with ?model=…', {
+			code: 'unsupported_value',
+			param: 'call_id',
+		})
+}
+
+/**
+ * Accepts the socket only to tell the client why it is refused: an OpenAI `error` event, then close 1008 (policy
+ * violation). False when the upgrade failed (the caller answers the error over HTTP).
+ */
+function refuseOnSocket(server: Server<unknown>, request: Request, protocols: string[], requestId: string, err: GatewayError): boolean {
+	const event = errorEvent(`event_${requestId}`, err, null)
+	const handlers: SocketHandlers = {
+		open: (ws) => {
+			ws.send(event)
+			ws.close(1008, 'unsupported session')
+		},
+		message: () => {},
+		close: () => {},
+	}
+	const headers: Record<string, string> = { 'x-request-id': requestId }
+	if (protocols.includes('realtime')) headers['sec-websocket-protocol'] = 'realtime'
+	return server.upgrade(request, { headers, data: handlers })
 }
 
 /** What Elysia's `websocket` handler calls for an upgraded socket. */
@@ -74,10 +108,13 @@ const realtimeSocketModule = (svc: Services) =>
 			if (admitted) await admitted
 			// Transcription sessions (`?intent=transcription`, the model in session.update, billed by the transcription
 			// model) and sideband connections to a WebRTC/SIP call (`?call_id=`, a call the gateway never saw): not relayed.
-			if (query.intent === 'transcription')
-				throw new GatewayError('invalid_request', 'Realtime transcription sessions (?intent=transcription) are not supported by this gateway: use POST /v1/audio/transcriptions, or a conversation session (?model=…)', { code: 'unsupported_value', param: 'intent' })
-			if (typeof query.call_id === 'string')
-				throw new GatewayError('invalid_request', 'Sideband connections to a WebRTC or SIP call (?call_id=…) are not supported by this gateway: open a WebSocket session with ?model=…', { code: 'unsupported_value', param: 'call_id' })
+			const unsupported = unsupportedSession(query)
+			if (unsupported) {
+				// A WebSocket client cannot read a refused handshake's body (the AI SDK's streamTranscribe reported only
+				// "OpenAI realtime transcription error"): the reason goes as an `error` event on an accepted socket.
+				if (server && request.headers.get('upgrade')?.toLowerCase() === 'websocket' && refuseOnSocket(server as Server<unknown>, request, protocols, requestId, unsupported)) return
+				throw unsupported
+			}
 			const asked = typeof query.model === 'string' ? query.model : ''
 			if (secret && asked && asked !== secret.grant.model)
 				throw new GatewayError('invalid_request', `This client secret is for model "${secret.grant.model}", not "${asked}"`, { code: 'invalid_value', param: 'model' })
@@ -153,8 +190,8 @@ const realtimeSocketModule = (svc: Services) =>
 							description: 'The model of the session, e.g. gpt-realtime (with a client secret: its model, or left out)',
 						}),
 					),
-					intent: t.Optional(t.String({ description: '`transcription` sessions are not supported (400 unsupported_value)' })),
-					call_id: t.Optional(t.String({ description: 'Sideband connections to WebRTC/SIP calls are not supported (400 unsupported_value)' })),
+					intent: t.Optional(t.String({ description: '`transcription` sessions are not supported: an `error` event (unsupported_value) on the socket, then close 1008; 400 to a plain GET' })),
+					call_id: t.Optional(t.String({ description: 'Sideband connections to WebRTC/SIP calls are not supported: an `error` event (unsupported_value) on the socket, then close 1008; 400 to a plain GET' })),
 				},
 				{ additionalProperties: true },
 			),

@@ -84,7 +84,7 @@ const parseEvent = (text: string): Json | undefined => {
 }
 
 /** An OpenAI Realtime `error` server event; `clientEventId` names the client event it answers. */
-const errorEvent = (eventId: string, err: GatewayError, clientEventId: string | null) =>
+export const errorEvent = (eventId: string, err: GatewayError, clientEventId: string | null) =>
 	JSON.stringify({ type: 'error', event_id: eventId, error: { ...errorBody(err).error, event_id: clientEventId } })
 
 /** WebSocket close codes that are reported, never sent (RFC 6455 §7.4.1): relayed as 1011. */

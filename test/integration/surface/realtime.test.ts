@@ -187,14 +187,18 @@ describe('GET /v1/realtime (WebSocket)', () => {
 	it('should refuse transcription sessions and call_id sideband connections clearly, naming the parameter, before any upstream handshake', async () => {
 		const { key } = await app.account(1)
 		const before = rt.handshakes.length
-		// As OpenAI documents them: no model in the URL (it is in session.update), or the call's id.
-		const transcription = await refusedHandshake('&intent=transcription', { authorization: `Bearer ${key}` })
-		expect(transcription.status).toBe(400)
-		expect(transcription.body.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_value', param: 'intent' })
-		expect(transcription.body.error.message).toContain('transcription')
-		const sideband = await refusedHandshake('&call_id=rtc_u1_9c6574da8b8a41a18da9308f4ad974ce', { authorization: `Bearer ${key}` })
-		expect(sideband.status).toBe(400)
-		expect(sideband.body.error).toMatchObject({ code: 'unsupported_value', param: 'call_id' })
+		// As OpenAI documents them: no model in the URL (it is in session.update), or the call's id. A WebSocket client
+		// cannot read a refused handshake's body, so it gets the reason as an `error` event, then close 1008.
+		for (const [query, param] of [['intent=transcription', 'intent'], ['call_id=rtc_u1_9c6574da8b8a41a18da9308f4ad974ce', 'call_id']] as const) {
+			const c = await connectRealtime(`${app.url.replace('http', 'ws')}/v1/realtime?${query}`, { key })
+			const error = await c.next('error')
+			expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_value', param })
+			expect((await c.closed).code).toBe(1008)
+			// Asked over plain HTTP, the same refusal is a 400.
+			const plain = await fetch(`${app.url}/v1/realtime?${query}`, { headers: { authorization: `Bearer ${key}` } })
+			expect(plain.status).toBe(400)
+			expect((await plain.json()).error).toMatchObject({ code: 'unsupported_value', param })
+		}
 		expect(rt.handshakes.length).toBe(before)
 	})
 

@@ -7,6 +7,7 @@
  */
 
 import { groundingFor } from './grounding'
+import { withModalities } from './modalities'
 import { asNum, asObj, pick, type Obj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
 import { type MockLogprob, pieceLogprobs } from '../shared/logprobs'
@@ -151,7 +152,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))
 		if (grounding) (whole.candidates as Obj[])[0]!.groundingMetadata = grounding
-		return json(withCandidates(whole, n))
+		return json(withCandidates(withModalities(whole, cfg, conv.lastUserText), n))
 	}
 	const cfg = asObj(b.generationConfig) ?? {}
 	const parts = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined)

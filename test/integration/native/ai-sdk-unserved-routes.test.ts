@@ -1,0 +1,60 @@
+/**
+ * AI SDK calls that reach a route the gateway does not serve must say so: @ai-sdk/google's `transcription()` model
+ * posts to Gemini's Interactions API (`/v1beta/interactions`), which the gateway does not relay. The SDK showed a bare
+ * "Not found"; the 404 now names the method and path, in the caller's protocol shape.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
+import { createOpenAI } from '@ai-sdk/openai'
+import { APICallError, transcribe } from 'ai'
+import { type TestApp, startTestApp } from '../../helpers/app'
+import { wav } from '../../helpers/wav'
+
+let app: TestApp
+
+beforeAll(async () => {
+	app = await startTestApp({ config: { channels: [], models: [] } })
+}, 30_000)
+
+afterAll(async () => {
+	await app.close()
+})
+
+async function failure(p: Promise<unknown>): Promise<APICallError> {
+	try {
+		await p
+	} catch (e) {
+		expect(APICallError.isInstance(e)).toBe(true)
+		return e as APICallError
+	}
+	throw new Error('the call succeeded')
+}
+
+describe('routes the gateway does not serve', () => {
+	it("should answer @ai-sdk/google's transcription (Gemini Interactions API) 404 naming the route, in Gemini's shape", async () => {
+		const { key } = await app.account(1)
+		const google = createGoogleGenerativeAI({ apiKey: key, baseURL: `${app.url}/v1beta` })
+		const e = await failure(transcribe({ model: google.transcription('gemini-3.5-transcribe'), audio: wav(1) }))
+		expect(e.statusCode).toBe(404)
+		expect(e.message).toBe('No route POST /v1beta/interactions on this gateway (GET /docs lists the routes it serves)')
+		expect(JSON.parse(e.responseBody!).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
+	})
+
+	it("should name an unknown /v1 route in OpenAI's shape", async () => {
+		const { key } = await app.account(1)
+		const res = await fetch(`${app.url}/v1/assistants`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' })
+		expect(res.status).toBe(404)
+		expect((await res.json()).error).toMatchObject({ message: 'No route POST /v1/assistants on this gateway (GET /docs lists the routes it serves)', code: 'not_found' })
+		// The OpenAI provider's own calls still reach their routes (this one answers 404 for the unknown model, not the route).
+		const openai = createOpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const e = await failure(transcribe({ model: openai.transcription('whisper-1'), audio: wav(1), maxRetries: 0 } as Parameters<typeof transcribe>[0]))
+		expect(e.statusCode).toBe(404)
+		expect(e.message).not.toContain('No route')
+	})
+
+	it('should keep the bare "Not found" on the management API (the console reads it as a route missing on an older server)', async () => {
+		const res = await fetch(`${app.url}/api/nothing-here`, { headers: { authorization: 'Bearer x' } })
+		expect(res.status).toBe(404)
+		expect((await res.json()).error.message).toBe('Not found')
+	})
+})
