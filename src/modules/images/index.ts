@@ -13,11 +13,13 @@ import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { resolveModel } from '../../relay/budget'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
 import { formOf, type FormView, readPlainForm } from '../../http/form-view'
+import { relayGoogleImages } from './google'
 import { ImageEditRequest, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
@@ -65,10 +67,14 @@ export const imagesModule = (svc: Services) =>
 			IMAGES_ENDPOINT,
 			({ body, token, requestId, startedAt, request }) => {
 				checkSize(body.size)
+				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
+				// Google's image models answer in their own terms (google.ts); a model any OpenAI-type channel serves stays on those.
+				const route = resolveModel(svc, token, body.model)
+				if (route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')) return relayGoogleImages(ctx, body, route)
 				const job: ImageJob = { made: pricedAs(body.model, body.size, body.quality), n: body.n ?? 1, prompt: countText(body.prompt) }
 				const req = (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) })
 				const call: ImageCall = { endpoint: IMAGES_ENDPOINT, family: 'image_generation', model: body.model, stream: body.stream === true, job, request: req }
-				return relayImages({ svc, token, requestId, startedAt, signal: request.signal }, call)
+				return relayImages(ctx, call)
 			},
 			{
 				body: ImagesRequest,
