@@ -32,12 +32,14 @@ const FAMILIES: Array<[RegExp, Served]> = [
 ]
 
 /**
- * Gemini's own media methods (modules/gemini predict.ts, veo.ts): on a Gemini channel Imagen and Veo are reached by
- * `:predict` and `:predictLongRunning` only, since the OpenAI images and video routes take other channel types.
+ * Gemini's media models: Imagen by its own `:predict` (modules/gemini/predict.ts) and by OpenAI's image generations,
+ * which converts to it (modules/images/google.ts); Veo by `:predictLongRunning` only, since the OpenAI video routes
+ * take other channel types; Gemini's image models by every chat protocol and by OpenAI's image generations.
  */
 const GEMINI_FAMILIES: Array<[RegExp, Served]> = [
-	[/^imagen/i, { endpoints: ['POST /v1beta/models/{model}:predict'], protocols: ['Gemini Imagen'] }],
+	[/^imagen/i, { endpoints: ['POST /v1beta/models/{model}:predict', 'POST /v1/images/generations'], protocols: ['Gemini Imagen', 'OpenAI Images'] }],
 	[/^veo/i, { endpoints: ['POST /v1beta/models/{model}:predictLongRunning', 'GET /v1beta/models/{model}/operations/{id}'], protocols: ['Gemini Veo'] }],
+	[/image/i, { endpoints: [...CHAT.endpoints, 'POST /v1/images/generations'], protocols: [...CHAT.protocols, 'OpenAI Images'] }],
 ]
 
 const BY_TYPE: Partial<Record<ChannelType, Served>> = {

@@ -32,7 +32,7 @@ export function squareSize(parameters: { aspectRatio?: unknown; imageSize?: unkn
 }
 
 /** micro-USD per image; a model priced by tokens alone cannot price Imagen's images (they report no tokens). */
-function perImage(price: ModelInfo, model: string, size: string | undefined): number {
+export function perImage(price: ModelInfo, model: string, size: string | undefined): number {
 	const each = imageUnitPrice(price, size)
 	if (each !== undefined) return each
 	if (hasTokenPrice(price)) throw new GatewayError('permission', `The model "${model}" has no per-image price configured (per_image); ask an administrator`, { code: 'model_not_priced' })

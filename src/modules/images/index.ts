@@ -3,7 +3,8 @@
  * (generations: the body forwarded with only `model` renamed; edits and variations: edits.ts), priced per delivered
  * image by size and quality (lookup order in passthrough/pricing.ts `imageUnitPrice`), or by the tokens the upstream
  * reports when the price list has no per-image price (gpt-image models). With `"stream": true` the upstream's image
- * events are relayed as they come and billed when the stream ends (stream.ts).
+ * events are relayed as they come and billed when the stream ends (stream.ts). A generation for a model only Gemini
+ * channels serve (Imagen, Gemini's image models) is converted to Google's methods and back (google.ts).
  * @module
  */
 import { Elysia } from 'elysia'
@@ -13,11 +14,13 @@ import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { resolveModel } from '../../relay/budget'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
 import { formOf, type FormView, readPlainForm } from '../../http/form-view'
+import { relayGoogleImages } from './google'
 import { ImageEditRequest, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
@@ -65,10 +68,14 @@ export const imagesModule = (svc: Services) =>
 			IMAGES_ENDPOINT,
 			({ body, token, requestId, startedAt, request }) => {
 				checkSize(body.size)
+				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
+				// Google's image models answer in their own terms (google.ts); a model any OpenAI-type channel serves stays on those.
+				const route = resolveModel(svc, token, body.model)
+				if (route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')) return relayGoogleImages(ctx, body, route)
 				const job: ImageJob = { made: pricedAs(body.model, body.size, body.quality), n: body.n ?? 1, prompt: countText(body.prompt) }
 				const req = (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) })
 				const call: ImageCall = { endpoint: IMAGES_ENDPOINT, family: 'image_generation', model: body.model, stream: body.stream === true, job, request: req }
-				return relayImages({ svc, token, requestId, startedAt, signal: request.signal }, call)
+				return relayImages(ctx, call)
 			},
 			{
 				body: ImagesRequest,
@@ -76,7 +83,7 @@ export const imagesModule = (svc: Services) =>
 				detail: {
 					summary: 'Create images',
 					description:
-						'OpenAI image generation. Priced per delivered image: `per_image_<size>_<quality>`, `per_image_<size>`, `per_image_<quality>`, `per_image`, then `per_request`, then the highest `per_image_*` listed; without any, by the tokens the upstream reports. With `"stream": true` (GPT image models) the answer is `text/event-stream`: `image_generation.partial_image` and `image_generation.completed` events as the upstream sends them, billed from the completed events when the stream ends.',
+						'OpenAI image generation. Priced per delivered image: `per_image_<size>_<quality>`, `per_image_<size>`, `per_image_<quality>`, `per_image`, then `per_request`, then the highest `per_image_*` listed; without any, by the tokens the upstream reports. With `"stream": true` (GPT image models) the answer is `text/event-stream`: `image_generation.partial_image` and `image_generation.completed` events as the upstream sends them, billed from the completed events when the stream ends. A model served by Gemini channels (and no OpenAI-type one) is converted: Imagen models to `:predict` (`n` as `sampleCount`, at most 4; priced per image), Gemini image models to one `:generateContent` per image with `responseModalities: ["IMAGE"]` (priced per image when listed, else by the reported tokens); `size` becomes the nearest aspect ratio and `imageSize` the model makes, and `response_format: "url"`, `stream`, `style`, `quality` other than auto/standard and other options Google lacks are 400.',
 				},
 			},
 		)

@@ -14,6 +14,7 @@ import { type MockLogprob, pieceLogprobs } from '../shared/logprobs'
 import { inputTokens, plan, type Plan } from '../shared/scenario'
 import { countWords, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
+import { asksImage, imageAnswer } from './image-out'
 import { readGenerate } from './read'
 import { checkContents, checkFunctionNames, checkSchemas, checkSignatures, checkTextSignatures, checkToolConfig, textSignatureFor, thoughtSignatureFor } from './validate'
 
@@ -140,6 +141,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const bad = checkContents(b.contents) ?? checkFunctionNames(b.tools) ?? checkSchemas(b.tools) ?? checkToolConfig(b) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
 	if (bad) return bad
 	const conv = readGenerate(b)
+	if (!stream && asksImage(model, b)) return imageAnswer(model, b, conv)
 	const p = plan(conv)
 	const head: Head = { modelVersion: model, responseId: stableId('', `${conv.lastUserText}|${conv.inputTexts.length}`, 22) }
 	const signature = textSignature(model, p)

@@ -2,7 +2,9 @@
  * Gemini's Imagen and Veo methods (ai.google.dev/gemini-api/docs/imagen, …/docs/video):
  * - `POST /v1beta/models/{imagen…}:predict` `{ instances: [{ prompt }], parameters: { sampleCount (1–4, default 4), … } }`
  *   answers `{ predictions: [{ bytesBase64Encoded, mimeType }] }`. A prompt with `#filter` has its last image withheld
- *   by the safety filter (listed as `{ raiFilteredReason }` only with `includeRaiReason`, as Imagen does).
+ *   by the safety filter (listed as `{ raiFilteredReason }` only with `includeRaiReason`, as Imagen does); `#filterall`
+ *   has every image withheld. An `aspectRatio` outside 1:1, 3:4, 4:3, 9:16, 16:9 and an `imageSize` other than 1K/2K
+ *   (or any on Imagen 4 Fast and older models) are refused with 400.
  * - `POST /v1beta/models/{veo…}:predictLongRunning` answers a long-running Operation `{ name }`
  *   (`models/{model}/operations/{id}`); `GET /v1beta/{name}` advances it (test/mocks/tasks/progress.ts: running, then
  *   done) to `{ name, done: true, response: { generateVideoResponse: { generatedSamples: [{ video: { uri } }] } } }`,
@@ -40,13 +42,29 @@ function promptOf(body: unknown, jsonError: boolean): { prompt: string; paramete
 	return { prompt, parameters, samples: samples ?? 0 }
 }
 
+/** Imagen's aspect ratios; `imageSize` 1K or 2K on Imagen 4 Standard and Ultra only (ai.google.dev/gemini-api/docs/imagen). */
+const IMAGEN_RATIOS = ['1:1', '3:4', '4:3', '9:16', '16:9']
+const sized = (model: string) => model.startsWith('imagen-4') && !model.includes('fast')
+
+/** Imagen's refusal of its `aspectRatio` or `imageSize`, or undefined. */
+function shapeRefusal(model: string, parameters: Obj): Reply | undefined {
+	const ratio = parameters.aspectRatio
+	if (ratio !== undefined && !IMAGEN_RATIOS.includes(String(ratio)))
+		return badRequest([{ field: 'parameters.aspect_ratio', description: `Unsupported aspect ratio: ${String(ratio)}. Supported values: ${IMAGEN_RATIOS.join(', ')}.` }])
+	const size = parameters.imageSize
+	if (size !== undefined && (!sized(model) || !['1K', '2K'].includes(String(size))))
+		return badRequest([{ field: 'parameters.image_size', description: `Unsupported image size: ${String(size)} for models/${model}.` }])
+}
+
 /** `:predict` on an Imagen model. */
 export function predict(model: string, body: unknown, jsonError: boolean): Reply {
 	if (!model.startsWith('imagen-')) return geminiError(400, `models/${model} does not support predict.`)
 	const p = promptOf(body, jsonError)
 	if ('type' in p) return p
+	const bad = shapeRefusal(model, p.parameters)
+	if (bad) return bad
 	const made = p.samples || 4
-	const shown = p.prompt.includes('#filter') ? made - 1 : made
+	const shown = p.prompt.includes('#filterall') ? 0 : p.prompt.includes('#filter') ? made - 1 : made
 	const mimeType = asStr(asObj(p.parameters.outputOptions)?.mimeType) ?? 'image/png'
 	const predictions: Obj[] = Array.from({ length: shown }, () => ({ bytesBase64Encoded: Buffer.from(IMAGE_BYTES).toString('base64'), mimeType }))
 	if (shown < made && p.parameters.includeRaiReason === true) predictions.push({ raiFilteredReason: 'Filtered by the mock safety filter.' })

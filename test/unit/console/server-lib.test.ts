@@ -74,8 +74,16 @@ describe('served endpoints', () => {
 		// Realtime models answer over the WebSocket only, on OpenAI channels (GET /v1/realtime?model=…).
 		for (const m of ['gpt-realtime', 'gpt-realtime-mini-2025-10-06', 'gpt-4o-realtime-preview', 'gpt-4o-mini-realtime-preview'])
 			expect(servedBy(m, ['openai'])).toEqual({ endpoints: ['GET /v1/realtime?model={model}'], protocols: ['OpenAI Realtime'] })
-		// On Gemini channels Imagen is served by :predict (the OpenAI images routes take OpenAI channels only) …
-		expect(servedBy('imagen-4.0-generate-001', ['gemini'])).toEqual({ endpoints: ['POST /v1beta/models/{model}:predict'], protocols: ['Gemini Imagen'] })
+		// On Gemini channels Imagen is served by :predict and by OpenAI's image generations (converted to :predict) …
+		expect(servedBy('imagen-4.0-generate-001', ['gemini'])).toEqual({ endpoints: ['POST /v1beta/models/{model}:predict', 'POST /v1/images/generations'], protocols: ['Gemini Imagen', 'OpenAI Images'] })
+		// … Gemini's image models by the chat protocols and OpenAI's image generations …
+		expect(servedBy('gemini-2.5-flash-image', ['gemini']).endpoints).toEqual([
+			'POST /v1/chat/completions',
+			'POST /v1/responses',
+			'POST /v1/messages',
+			'POST /v1beta/models/{model}:generateContent',
+			'POST /v1/images/generations',
+		])
 		// … and Veo by :predictLongRunning, its operation polled by name.
 		expect(servedBy('veo-3.0-generate-001', ['gemini'])).toEqual({
 			endpoints: ['POST /v1beta/models/{model}:predictLongRunning', 'GET /v1beta/models/{model}/operations/{id}'],
