@@ -9,7 +9,9 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { generateImage, generateSpeech } from 'ai'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startGeminiMock, type VendorMock } from '../../mocks'
-import { IMAGE_OUT_TOKENS, PNG_OUT, TTS_BYTES_PER_WORD, ttsTokens } from '../../mocks/gemini/modalities'
+import { imageTokens } from '../../mocks/gemini/image-out'
+import { TTS_BYTES_PER_WORD, ttsTokens } from '../../mocks/gemini/modalities'
+import { IMAGE_BYTES } from '../../mocks/gemini/predict'
 import { micros, priceList, usageOf } from '../surface/helpers'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
@@ -51,14 +53,15 @@ describe('Vercel AI SDK Gemini media models', () => {
 	it('should generate an image with a Gemini image model, billed by its image tokens', async () => {
 		const { key, accountId } = await app.account(1)
 		const r = await generateImage({ model: google(key).image('gemini-image-m'), prompt: 'a red cat' })
-		expect(r.images.map((i) => [i.mediaType, i.base64])).toEqual([['image/png', PNG_OUT]])
+		expect(r.images.map((i) => [i.mediaType, i.base64])).toEqual([['image/png', Buffer.from(IMAGE_BYTES).toString('base64')]])
 		const sent = ge.requests.at(-1)!
 		expect(sent.path).toBe('/v1beta/models/gemini-2.5-flash-image:generateContent')
 		expect((sent.body as { generationConfig: unknown }).generationConfig).toMatchObject({ responseModalities: ['IMAGE'] })
-		// 3 prompt words; the mock's text answer (`Hello! You said: a red cat`, 6 words) plus the image.
+		// 3 prompt words; the image alone (no TEXT asked), 1,290 tokens on Gemini 2.5 Flash Image.
+		const image = imageTokens('gemini-2.5-flash-image', undefined)
 		const [row] = await usageOf(app, accountId)
-		expect([row!.input_tokens, row!.output_tokens]).toEqual([3, 6 + IMAGE_OUT_TOKENS])
-		expect(micros(row!.cost)).toBe(3 * 1 + 6 * 2 + IMAGE_OUT_TOKENS * 30)
+		expect([row!.input_tokens, row!.output_tokens]).toEqual([3, image])
+		expect(micros(row!.cost)).toBe(3 * 1 + image * 30)
 	})
 
 	it('should generate speech with a Gemini TTS model as WAV, billed by its audio tokens', async () => {
