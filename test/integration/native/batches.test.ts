@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { APIError, toFile } from 'openai'
+import { countInput } from '../../../src/modules/embeddings/count'
 import { startTaskPoller } from '../../../src/tasks/poller'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
@@ -163,6 +164,24 @@ describe('OpenAI batches', () => {
 		const cost = costOf(output, { 'text-embedding-3-small': [0.25, 0] }, () => 'text-embedding-3-small')
 		expect(cost).toBeGreaterThan(0)
 		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it('should hold an embeddings batch at its inputs\' token count, as POST /v1/embeddings holds it, not a token per byte', async () => {
+		const texts = ['word '.repeat(1500), ['alpha beta gamma delta '.repeat(200), 'one more text to embed here'], 'mixed text, 12345 and ünïcödé '.repeat(40)]
+		const lines = texts.map((input, i) => ({ custom_id: `e${i}`, method: 'POST' as const, url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input } }))
+		// text-embedding-3-small at batch prices: $0.25/M, a quarter micro-USD a token, plus a micro-USD of rounding margin per line.
+		const hold = texts.reduce<number>((n, input) => n + Math.round(countInput(input) * 0.25) + 1, 0)
+		const byBytes = lines.reduce((n, l) => n + Math.round(Buffer.byteLength(JSON.stringify(l.body)) * 0.25) + 1, 0)
+		expect(byBytes).toBeGreaterThan(3 * hold)
+		// The balance covers the real hold, not the byte-based one.
+		const a = await client(usd(hold + 20))
+		const file = await upload(a.openai, lines)
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' })
+		expect(b.status).toBe('validating')
+		expect(Math.round((await app.balance(a.accountId)) * 1e6)).toBe(20)
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		expect(await app.balance(a.accountId)).toBeCloseTo(usd(hold + 20 - costOf(output, { 'text-embedding-3-small': [0.25, 0] }, () => 'text-embedding-3-small')), 9)
 	})
 
 	it('should charge a cancelled batch only for the lines that completed', async () => {
