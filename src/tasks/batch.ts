@@ -2,8 +2,9 @@
  * OpenAI batches as tasks (kind `batch`). The whole file's upper bound was charged when the upstream accepted the
  * batch (modules/batches); when the batch ends (completed, failed, expired or cancelled: the Batch object's terminal
  * statuses, platform.openai.com/docs/api-reference/batch/object) its output file is read, each line's
- * `response.body.usage` priced at the batch prices recorded at creation, and the rest of the charge refunded (or what the
- * usage exceeds it by taken, as far as the balance and key limit go): once,
+ * `response.body.usage` priced at the batch prices recorded at creation (batch-usage.ts), and the rest of the charge
+ * refunded (or what the usage exceeds it by taken, as far as the balance and key limit go) in settlement rows carrying
+ * the lines' tokens: once,
  * by the same compare-and-set on the task row that failures use (refund.ts). A failed, expired or cancelled batch
  * thus pays only for the lines that completed. The output and error files are recorded to the batch's account.
  * Learned when the client retrieves the batch, or by the background poller.
