@@ -8,6 +8,7 @@ import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
 import { shutdownSessions } from './modules/realtime/session'
+import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
@@ -59,8 +60,11 @@ export async function runServer(startupNotes: string[] = []) {
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
-		// Recorded response ids past the vendor's retention, every few hours (and at start).
-		const purge = () => void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
+		// Recorded response ids and message threads past the vendor's retention, every few hours (and at start).
+		const purge = () => {
+			void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
+			void purgeMessageThreads(svc).catch((e) => svc.log.warn('message thread purge failed', { error: String(e) }))
+		}
 		purge()
 		const purger = setInterval(purge, PURGE_EVERY_MS)
 		purger.unref?.()

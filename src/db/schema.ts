@@ -250,6 +250,26 @@ export const storedResponses = pgTable(
 )
 
 /**
+ * Anthropic message threads (beta `message-threads-2026-08-12`) relayed to Claude, by the id of each reply (what a
+ * `thread: {type: 'continue', previous_message_id}` names): the account it was answered to, the channel (vendor key)
+ * that keeps the thread, and the thread's size in tokens as the vendor reported it (the turn's whole input plus its
+ * output). A continue sends only the new messages while the vendor bills the whole thread as its input, so it is
+ * reserved for this size plus the new messages (src/modules/messages/threads.ts).
+ */
+export const messageThreads = pgTable(
+	'message_threads',
+	{
+		messageId: text('message_id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		channelId: integer('channel_id'),
+		tokens: integer('tokens').notNull(),
+		createdAt: createdAt(),
+	},
+	// The purge deletes by age (a thread lives 5 minutes after its last request at the vendor).
+	(t) => [index('message_threads_created_idx').on(t.createdAt)],
+)
+
+/**
  * Output items of Responses answers converted from another vendor (Claude, Gemini), kept so that a later request on
  * any instance can name them by `item_reference`, as OpenAI keeps a stored response's items
  * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are.

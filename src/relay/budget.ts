@@ -148,6 +148,16 @@ export function unreported(u: Partial<Usage> | undefined): { input: boolean; out
 	return { input: u?.input === undefined && u?.cacheRead === undefined, output: u?.output === undefined }
 }
 
+/**
+ * The size of a vendor-kept conversation after a turn (an Anthropic message thread): the turn's whole input (cache
+ * reads and writes included) plus its output, as reported; an input the upstream did not report is the one counted.
+ * @example threadSize({ input: 10, cacheRead: 90, output: 5 }, budget) === 105
+ */
+export function threadSize(u: Partial<Usage> | undefined, budget: Pick<Budget, 'countInput'>): number {
+	const input = unreported(u).input ? budget.countInput() : (u?.input ?? 0) + (u?.cacheRead ?? 0) + (u?.cacheWrite ?? 0)
+	return input + (u?.output ?? 0)
+}
+
 /** Completes usage (estimating what the upstream did not report), prices it and settles the hold. */
 export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
 	const reported = o.usage

@@ -19,7 +19,7 @@ import type { Services } from '../services'
 import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
 import { defaultOutputCap } from '../core/reasoning'
-import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, withUpstreamCap } from './budget'
+import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, threadSize, withUpstreamCap } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
@@ -53,6 +53,22 @@ export type ChatCall = {
 	 * undefined lets the attempt convert as usual.
 	 */
 	native?: NativeRoute
+	/** The Anthropic message thread the request creates or continues (modules/messages/threads.ts). */
+	thread?: ThreadTerms
+}
+
+/**
+ * A request naming a vendor-kept conversation (an Anthropic message thread): the conversation's tokens the vendor
+ * already holds, which it bills as input with the new messages (so they are reserved too), the channel that holds it,
+ * and how to record a reply as a thread the account may continue.
+ */
+export type ThreadTerms = {
+	/** Tokens the vendor holds for the conversation continued (0 for a new one). */
+	held: number
+	/** The channel keeping it: the only one a continue can go to. */
+	channelId?: number
+	/** Records the reply `messageId`, whose thread is now `tokens` long, as kept on `channelId`. Never rejects. */
+	keep(messageId: string, channelId: number, tokens: number): Promise<void>
 }
 
 export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, budget: Budget) => Promise<Attempt | undefined>
@@ -63,7 +79,11 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const route = resolveModel(svc, call.token, ir.model)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts).
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, boundInputTokens(ir, call.raw), ir.maxTokens, () => estimateInputTokens(ir), ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route))
+	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
+	const held = call.thread?.held ?? 0
+	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
+	const count = held ? () => estimateInputTokens(ir) + held : () => estimateInputTokens(ir)
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, input, ir.maxTokens, count, ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -85,12 +105,24 @@ export async function relayChat(call: ChatCall): Promise<Response> {
  * A model route whose handler is this relay (chat completions, messages): what its Elysia route and its hot route
  * (src/http/hot-route.ts) share.
  */
-export function relayRoute(svc: Services, o: { endpoint: string; shape: ErrorShape; client: ProtocolCodec; schema: TSchema; includeUsage(body: unknown): boolean }): HotRoute {
+export function relayRoute(
+	svc: Services,
+	o: {
+		endpoint: string
+		shape: ErrorShape
+		client: ProtocolCodec
+		schema: TSchema
+		includeUsage(body: unknown): boolean
+		/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
+		thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
+	},
+): HotRoute {
 	return {
 		schema: o.schema,
 		shape: o.shape,
-		serve: ({ body, raw, token, requestId, startedAt, request }) =>
-			relayChat({
+		serve: ({ body, raw, token, requestId, startedAt, request }) => {
+			const wire = body as Record<string, unknown>
+			const call: ChatCall = {
 				svc,
 				token,
 				requestId,
@@ -98,13 +130,16 @@ export function relayRoute(svc: Services, o: { endpoint: string; shape: ErrorSha
 				endpoint: o.endpoint,
 				shape: o.shape,
 				client: o.client,
-				body: body as Record<string, unknown>,
+				body: wire,
 				raw,
 				ir: o.client.decodeRequest(body),
 				includeUsage: o.includeUsage(body),
 				inbound: request.headers,
 				signal: request.signal,
-			}),
+			}
+			const thread = o.thread?.(wire, token)
+			return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
+		},
 	}
 }
 
@@ -133,6 +168,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
+	if (fast && call.thread?.channelId !== undefined && ch.id !== call.thread.channelId) return { error: threadElsewhere(call.ir.model) }
 	let codec = adapter.protocol
 	let body: string
 	try {
@@ -178,14 +214,16 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	}
 	let outBody = text
 	let usage
+	let messageId: string | undefined
 	let estimateOutput = () => 0
 	try {
 		if (fast) {
 			// The body goes out as it came: only its usage is parsed, not the whole answer.
-			const members = topLevelMembers(text, FORWARDED_READS)
+			const members = topLevelMembers(text, call.thread ? THREAD_READS : FORWARDED_READS)
 			if (!members) return malformed()
 			const read: Record<string, unknown> = {}
 			for (const [k, s] of members) if (k !== 'model' && k !== 'modelVersion') read[k] = JSON.parse(text.slice(s.start, s.end))
+			if (call.thread && typeof read.id === 'string') messageId = read.id
 			// Gemini's Search grounding is billed from the candidates' groundingMetadata (protocols/gemini/grounding.ts):
 			// the whole body is read then, and only then.
 			usage = call.client.usageOf(call.client.name === 'gemini' && text.includes('"groundingMetadata"') ? JSON.parse(text) : read)
@@ -224,6 +262,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	await settle(info, budget, { usage, estimateOutput, status: 200, endReason: 'ok', ...outcome })
+	// Before the answer goes out: the client may continue the thread at once.
+	if (call.thread && messageId !== undefined) await call.thread.keep(messageId, ch.id, threadSize(usage, budget))
 	return { ok: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 }
 
@@ -231,3 +271,18 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
  * uses (Gemini's in either spelling), with the tier that served it (OpenAI `service_tier`), and the model (Gemini's
  * `modelVersion`), renamed for a model_map alias. */
 const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'service_tier', 'model', 'modelVersion'])
+/** …and for a message thread's answer its `id` too, which the next turn continues from (modules/messages/threads.ts). */
+const THREAD_READS = new Set([...FORWARDED_READS, 'id'])
+
+/**
+ * A thread's continue on a channel other than the one keeping the thread: that vendor key has no such thread. Answered
+ * as refuseVendorOnly answers state another vendor keeps (404 thread_not_found, retryable and not the channel's fault),
+ * so the holding channel is tried, and when none can serve, the SDK replays the whole conversation.
+ */
+const threadElsewhere = (model: string) =>
+	new GatewayError('not_found', `thread: the message thread continued is kept by another channel of model "${model}": send the whole conversation without it`, {
+		code: 'unsupported_for_model',
+		retryable: true,
+		param: 'thread',
+		details: { error_code: 'thread_not_found' },
+	})

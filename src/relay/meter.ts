@@ -26,6 +26,8 @@ export type FrameMeter = {
 	end(): StreamEnd
 	/** Frames kept for counting output when usage is missing (bounded). */
 	kept(): SseFrame[]
+	/** The answer's id, where the protocol's first frame gives it and a thread needs it (Anthropic `message_start`). */
+	messageId(): string | undefined
 }
 
 const KEEP_BYTES = 512 * 1024
@@ -41,6 +43,7 @@ export function createFrameMeter(protocol: ProtocolName): FrameMeter {
 abstract class BaseMeter implements FrameMeter {
 	protected reported: Partial<Usage> | undefined = undefined
 	protected ending: StreamEnd = 'cut'
+	protected id: string | undefined = undefined
 	private readonly keptFrames: SseFrame[] = []
 	private keptBytes = 0
 
@@ -67,6 +70,10 @@ abstract class BaseMeter implements FrameMeter {
 	kept() {
 		return this.keptFrames
 	}
+
+	messageId() {
+		return this.id
+	}
 }
 
 class OpenAIChatMeter extends BaseMeter {
@@ -87,8 +94,9 @@ class OpenAIChatMeter extends BaseMeter {
 class AnthropicMeter extends BaseMeter {
 	onFrame(f: SseFrame) {
 		if (f.event === 'message_start') {
-			const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown } } | undefined
+			const m = jsonOrUndefined(f.data) as { message?: { usage?: unknown; id?: unknown } } | undefined
 			this.merge(decodePartialUsage(m?.message?.usage))
+			if (typeof m?.message?.id === 'string') this.id = m.message.id
 		} else if (f.event === 'message_delta') {
 			const d = jsonOrUndefined(f.data) as { usage?: unknown; delta?: { stop_reason?: unknown } } | undefined
 			this.merge(decodePartialUsage(d?.usage))

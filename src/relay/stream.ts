@@ -13,7 +13,7 @@ import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
-import { type Budget, type CallInfo, unreported } from './budget'
+import { type Budget, type CallInfo, threadSize, unreported } from './budget'
 import type { ChatCall } from './chat'
 import { countText } from './estimate'
 import { renameModel, renameModelVersion, stripUsage } from './fast-path'
@@ -140,6 +140,23 @@ class FastRelay extends PassthroughRelay {
 
 	protected streamError(message: string, code: string) {
 		return formatSse(this.a.call.client.encodeStreamError(new GatewayError('upstream', message, { code })))
+	}
+
+	protected override read(): RelayStep | Promise<RelayStep> {
+		const step = super.read()
+		if (!this.a.call.thread) return step
+		return step instanceof Promise ? step.then(this.keepThread) : this.keepThread(step)
+	}
+
+	/**
+	 * A message thread's reply is recorded before the stream's last chunk goes out, not at settlement after it: the
+	 * client may continue the thread as soon as it has the end (a tool runner's next turn).
+	 */
+	private readonly keepThread = (step: RelayStep): RelayStep | Promise<RelayStep> => {
+		const thread = this.a.call.thread
+		const id = this.meter.messageId()
+		if (!step.last || !thread || id === undefined || this.cancelled || this.broken || this.meter.end() !== 'ok') return step
+		return thread.keep(id, this.a.channel.id, threadSize(this.meter.usage(), this.a.budget)).then(() => step)
 	}
 
 	protected settle() {

@@ -2,25 +2,23 @@
  * OpenAI batches as tasks (kind `batch`). The whole file's upper bound was charged when the upstream accepted the
  * batch (modules/batches); when the batch ends (completed, failed, expired or cancelled: the Batch object's terminal
  * statuses, platform.openai.com/docs/api-reference/batch/object) its output file is read, each line's
- * `response.body.usage` priced at the batch prices recorded at creation, and the rest of the charge refunded (or what the
- * usage exceeds it by taken, as far as the balance and key limit go): once,
+ * `response.body.usage` priced at the batch prices recorded at creation (batch-usage.ts), and the rest of the charge
+ * refunded (or what the usage exceeds it by taken, as far as the balance and key limit go) in settlement rows carrying
+ * the lines' tokens: once,
  * by the same compare-and-set on the task row that failures use (refund.ts). A failed, expired or cancelled batch
  * thus pays only for the lines that completed. The output and error files are recorded to the batch's account.
  * Learned when the client retrieves the batch, or by the background poller.
  * @module
  */
 import type { Price } from '../billing/pricing'
-import { tokenCost } from '../billing/pricing'
-import type { Usage } from '../core/ir'
+import { type Usage, emptyUsage } from '../core/ir'
 import { tasks } from '../db/schema'
 import { authHeaders, channelUrl } from '../passthrough/upstream'
-import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
-import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
 import { fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import type { Services } from '../services'
 import { recordResponses } from '../modules/responses/ownership'
-import type { SqlTx } from '../db/client'
+import { type ModelUsage, outputUsage, totalCost } from './batch-usage'
 import { credit, failTask, lockOwnerRoom, settledCost } from './refund'
 import { type TaskRow, advance, getTask, isTerminal } from './store'
 import { pollJson } from './upstream'
@@ -50,38 +48,24 @@ export async function fileText(ch: Channel, fileId: string, signal: AbortSignal)
 	return res.ok ? text : undefined
 }
 
-/** What the completed lines of an output file cost at the recorded batch prices, micro-USD. */
-export function outputCost(text: string, rec: BatchRecord, defaultModel: string): number {
-	let total = 0
-	for (const raw of text.split('\n')) {
-		if (!raw.trim()) continue
-		let line: Obj
-		try {
-			line = JSON.parse(raw) as Obj
-		} catch {
-			continue
-		}
-		const response = line.response as Obj | null | undefined
-		const body = response?.body as Obj | undefined
-		if (!body || response?.status_code !== 200) continue
-		const model = (typeof line.custom_id === 'string' ? rec.models?.[line.custom_id] : undefined) ?? defaultModel
-		const price = rec.prices[model]
-		const usage: Usage | undefined = rec.endpoint === '/v1/responses' ? responsesUsage(body.usage) : chatUsage(body.usage)
-		if (price && usage) total += tokenCost(usage, price)
-	}
-	return total
-}
+/** A settlement row's end reason: how the batch ended (its lines that completed are billed either way). */
+const END_REASON: Record<string, string> = { completed: 'ok', cancelled: 'cancelled' }
 
 /**
  * Ends the task once: moves it from open to completed (or failed: the batch did not complete), keeps `batch`, and
- * refunds the charge above `actual`. Usage above the charge (a line's input beyond its bound: a continued
+ * refunds the charge above what the lines cost. Usage above the charge (a line's input beyond its bound: a continued
  * conversation, a tool's results) is taken as far as the balance and the key's limit go, as a background response's
- * is (modules/responses/background.ts), with a usage row of its own. True when this call ended it.
+ * is (modules/responses/background.ts). The difference is recorded in settlement rows (`…:settle`), one per model,
+ * with that model's tokens, as a background response's settlement row carries its tokens: the charge's row (under the
+ * batch's first model) was written before anything ran, with none. Each other model's row costs what its lines did,
+ * and the first model's the rest of the difference, so the rows of a model add up to its lines' cost. A batch that
+ * completed no line gets its charge back in one `…:refund` row, as a failed task. True when this call ended it.
  */
-async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: number): Promise<boolean> {
+async function settleBatch(svc: Services, task: TaskRow, batch: Obj, byModel: Map<string, ModelUsage>): Promise<boolean> {
 	await svc.ledger.flush()
 	const status = batch.status === 'completed' ? 'completed' : 'failed'
 	const result = { ...(task.result as BatchRecord), batch }
+	const actual = totalCost(byModel)
 	return svc.db.sql.transaction(async (tx) => {
 		const owner = { accountId: task.accountId, tokenId: task.tokenId }
 		// The ledger's lock order: account, key, then the task row.
@@ -99,22 +83,45 @@ async function settleBatch(svc: Services, task: TaskRow, batch: Obj, actual: num
 			charged < held,
 			status === 'failed' ? `batch ${String(batch.status)}` : null,
 		])
-		if (charged > held) await debit(tx, owner, charged - held, row.request_id)
-		else await credit(tx, owner, held - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
+		if (!byModel.size) {
+			await credit(tx, owner, held - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
+			return true
+		}
+		const delta = charged - held
+		if (delta !== 0) {
+			await tx.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [owner.accountId, delta])
+			if (owner.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = GREATEST(0, spent + $2) WHERE id = $1', [owner.tokenId, delta])
+		}
+		const channel = task.channelId === null ? null : (svc.catalog.channel(task.channelId)?.name ?? null)
+		const endReason = END_REASON[String(batch.status)] ?? 'error'
+		const latency = Date.now() - task.createdAt.getTime()
+		for (const r of settlementRows(task.model, byModel, delta)) {
+			const u = r.usage
+			await tx.query(
+				`INSERT INTO usage_logs (request_id, account_id, token_id, model, upstream_model, endpoint, channel_id, channel, input_tokens, output_tokens,
+				   cached_tokens, cache_write_tokens, reasoning_tokens, cost, status, latency_ms, estimated, end_reason, stream)
+				 VALUES ($1, $2, $3, $4, $4, '/v1/batches', $5, $6, $7, $8, $9, $10, $11, $12, 200, $13, false, $14, false)`,
+				[`${row.request_id}:settle`, owner.accountId, owner.tokenId, r.model, task.channelId, channel, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, r.cost, latency, endReason],
+			)
+		}
 		return true
 	})
 }
 
-/** Takes `amount` more than the charge, with its usage row copied from the charge's row (`requestId`). */
-async function debit(tx: SqlTx, o: { accountId: number; tokenId: number | null }, amount: number, requestId: string) {
-	await tx.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [o.accountId, amount])
-	if (o.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = spent + $2 WHERE id = $1', [o.tokenId, amount])
-	await tx.query(
-		`INSERT INTO usage_logs (request_id, account_id, token_id, model, upstream_model, endpoint, channel_id, channel, cost, status, latency_ms, estimated, end_reason, stream)
-		 SELECT request_id || ':settle', account_id, token_id, model, upstream_model, endpoint, channel_id, channel, $2::bigint, status, 0, false, 'ok', false
-		 FROM usage_logs WHERE request_id = $1 ORDER BY id LIMIT 1`,
-		[requestId, amount],
-	)
+/**
+ * The settlement rows of a batch whose charge (made under `firstModel`) changes by `delta`, one per model with its
+ * tokens: each other model's row costs what its lines cost, the first model's the rest of `delta`.
+ * @example settlementRows('a', new Map([['b', { usage, cost: 30 }]]), -50) // [{ model: 'a', cost: -80, … }, { model: 'b', cost: 30, … }]
+ */
+export function settlementRows(firstModel: string, byModel: Map<string, ModelUsage>, delta: number): Array<{ model: string; usage: Usage; cost: number }> {
+	let others = 0
+	const rest: Array<{ model: string; usage: Usage; cost: number }> = []
+	for (const [model, m] of byModel) {
+		if (model === firstModel) continue
+		rest.push({ model, usage: m.usage, cost: m.cost })
+		others += m.cost
+	}
+	return [{ model: firstModel, usage: byModel.get(firstModel)?.usage ?? emptyUsage(), cost: delta - others }, ...rest]
 }
 
 /**
@@ -164,17 +171,17 @@ export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSi
 	const batch = (await pollJson(ch, `/batches/${encodeURIComponent(task.upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
 	if (!batch || typeof batch.status !== 'string') return { task, batch: seen() }
 	if (TERMINAL.has(batch.status)) {
-		let actual = 0
+		let byModel = new Map<string, ModelUsage>()
 		if (typeof batch.output_file_id === 'string' && batch.output_file_id) {
 			const text = await fileText(ch, batch.output_file_id, signal).catch(() => undefined)
 			// Not readable now: settle on a later poll rather than refund work that was done.
 			if (text === undefined) return { task, batch }
-			actual = outputCost(text, task.result as BatchRecord, task.model)
+			byModel = outputUsage(text, task.result as BatchRecord, task.model)
 			if ((task.result as BatchRecord).endpoint === '/v1/responses') await recordBatchResponses(svc, task, ch, text)
 		}
 		// Recorded before the batch shows as ended (a repeat records nothing), so whoever sees it ended can read them.
 		await recordOutputFiles(svc, task, ch, batch, signal)
-		await settleBatch(svc, task, batch, actual)
+		await settleBatch(svc, task, batch, byModel)
 		return { task: (await getTask(svc.db, task.id)) ?? task, batch }
 	}
 	const moved = await advance(svc.db, task.id, { status: batch.status === 'validating' ? 'queued' : 'in_progress', result: { ...(task.result as BatchRecord), batch } })

@@ -14,6 +14,7 @@ import { REFERENCED_FILE_TOKENS } from '../../relay/file-tokens'
 import { IMAGE_TOKENS, boundInputTokens } from '../../relay/estimate'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
+import { countLineInput } from '../embeddings/count'
 import { checkContinuation } from '../responses/ownership'
 import { batchPrice } from './price'
 
@@ -91,9 +92,12 @@ function outputCap(line: BatchLine, p: Price): number {
 /**
  * A line's input bound: one token per byte of its body (a text token is at least a byte), or, when more, what a
  * synchronous request with that body reserves (relay/estimate.ts): an image or a file is a few bytes of reference
- * (a URL, a `file_id`) but hundreds or thousands of tokens upstream, bounded per image and per page as there.
+ * (a URL, a `file_id`) but hundreds or thousands of tokens upstream, bounded per image and per page as there. An
+ * embeddings line is held as POST /v1/embeddings holds its body: its input's token count, which is all it is billed
+ * for (a byte per token held several times what it could cost, and refused batches the balance covered).
  */
 function inputBound(line: BatchLine): number {
+	if (line.url === '/v1/embeddings') return countLineInput(line.body.input) ?? line.bytes
 	const codec = line.url === '/v1/chat/completions' ? openaiChat : line.url === '/v1/responses' ? openaiResponses : undefined
 	if (!codec) return line.bytes
 	try {

@@ -12,18 +12,10 @@ import { readJson, jsonResponse, relayPassthrough } from '../../passthrough/rela
 import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { tokensCost, requestFee } from '../../passthrough/pricing'
-import { countText } from '../../relay/estimate'
 import type { Services } from '../../services'
+import { countInput } from './count'
 import { embedRest, geminiBatches, geminiEmbedCall, geminiTexts, geminiVectors, toOpenAIList } from './gemini'
 import { EmbeddingList, EmbeddingsRequest } from './model'
-
-/** Local token count of an input: text by the o200k tokenizer, token arrays by their length. */
-export function countInput(input: EmbeddingsRequest['input']): number {
-	if (typeof input === 'string') return countText(input)
-	let n = 0
-	for (const x of input) n += typeof x === 'string' ? countText(x) : typeof x === 'number' ? 1 : x.length
-	return n
-}
 
 export const embeddingsModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(

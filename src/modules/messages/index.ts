@@ -7,10 +7,19 @@ import { withRequestId } from '../../protocols/anthropic-messages/error'
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
+import { threadTerms } from './threads'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
 export const messagesRoute = (svc: Services): HotRoute => {
-	const route = relayRoute(svc, { endpoint: '/v1/messages', shape: 'anthropic', client: anthropicMessages, schema: AnthropicRequest, includeUsage: () => false })
+	const route = relayRoute(svc, {
+		endpoint: '/v1/messages',
+		shape: 'anthropic',
+		client: anthropicMessages,
+		schema: AnthropicRequest,
+		includeUsage: () => false,
+		// Only a body naming a thread costs a lookup (threads.ts).
+		thread: (body, token) => (body.thread === undefined ? undefined : threadTerms(svc, token.accountId, body)),
+	})
 	// Anthropic's SDK reads the request's id from `request-id` (error answers get it in errorResponse).
 	return { ...route, serve: async (c) => withRequestId(await route.serve(c), c.requestId) }
 }

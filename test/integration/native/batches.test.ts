@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { APIError, toFile } from 'openai'
+import { countInput } from '../../../src/modules/embeddings/count'
 import { startTaskPoller } from '../../../src/tasks/poller'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
@@ -87,6 +88,40 @@ describe('OpenAI batches', () => {
 		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
 	})
 
+	it("should record the lines' tokens (input, cached, output, reasoning) in the batch's usage rows, per model", async () => {
+		const a = await client(1)
+		const lines = [
+			{ ...chatLine('cached', 'a cached prompt #cache with enough words to cover the cache'), body: { ...chatLine('cached', 'a cached prompt #cache with enough words to cover the cache').body, reasoning_effort: 'low' } },
+			chatLine('plain', 'a plain second line'),
+			chatLine('big', 'the larger model answers this one', 'gpt-4.1'),
+		]
+		const file = await upload(a.openai, lines)
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = (await (await a.openai.files.content(done.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l))
+		// What the vendor reported per model, summed over its lines.
+		const reported = (model: string) => {
+			const mine = output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'gpt-4o-mini') === model).map((l) => l.response.body.usage)
+			const sum = (f: (u: any) => number) => mine.reduce((n, u) => n + f(u), 0)
+			return { input: sum((u) => u.prompt_tokens), cached: sum((u) => u.prompt_tokens_details.cached_tokens), output: sum((u) => u.completion_tokens), reasoning: sum((u) => u.completion_tokens_details.reasoning_tokens) }
+		}
+		expect(reported('gpt-4o-mini').cached).toBeGreaterThan(0)
+		expect(reported('gpt-4o-mini').reasoning).toBeGreaterThan(0)
+		const rows = (await app.admin(`/api/usage?account_id=${a.accountId}&limit=100`)).body.data as Array<{ model: string; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number; cost: number }>
+		for (const model of ['gpt-4o-mini', 'gpt-4.1']) {
+			const of = rows.filter((r) => r.model === model)
+			const sum = (f: (r: (typeof rows)[number]) => number) => of.reduce((n, r) => n + f(r), 0)
+			expect({ input: sum((r) => r.input_tokens), cached: sum((r) => r.cached_tokens), output: sum((r) => r.output_tokens), reasoning: sum((r) => r.reasoning_tokens) }).toEqual(reported(model))
+		}
+		// Each model's rows cost what its lines did at its batch prices, and together what the account paid.
+		const cost = (model: string, p: [number, number]) =>
+			costOf(output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'gpt-4o-mini') === model).map((l) => JSON.stringify(l)).join('\n'), { [model]: p }, () => model)
+		const micro = (model: string) => Math.round(rows.filter((r) => r.model === model).reduce((n, r) => n + r.cost, 0) * 1e6)
+		expect(micro('gpt-4.1')).toBe(cost('gpt-4.1', [0.4, 3]))
+		expect(micro('gpt-4o-mini')).toBe(cost('gpt-4o-mini', [0.5, 1]))
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(micro('gpt-4.1') + micro('gpt-4o-mini')), 9)
+	})
+
 	it("should price each line by its own model, at a model's own batch prices", async () => {
 		const a = await client(1)
 		const file = await upload(a.openai, [chatLine('mini', 'cheap model line'), chatLine('big', 'the larger model answers this', 'gpt-4.1')])
@@ -129,6 +164,24 @@ describe('OpenAI batches', () => {
 		const cost = costOf(output, { 'text-embedding-3-small': [0.25, 0] }, () => 'text-embedding-3-small')
 		expect(cost).toBeGreaterThan(0)
 		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(cost), 9)
+	})
+
+	it('should hold an embeddings batch at its inputs\' token count, as POST /v1/embeddings holds it, not a token per byte', async () => {
+		const texts = ['word '.repeat(1500), ['alpha beta gamma delta '.repeat(200), 'one more text to embed here'], 'mixed text, 12345 and ünïcödé '.repeat(40)]
+		const lines = texts.map((input, i) => ({ custom_id: `e${i}`, method: 'POST' as const, url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input } }))
+		// text-embedding-3-small at batch prices: $0.25/M, a quarter micro-USD a token, plus a micro-USD of rounding margin per line.
+		const hold = texts.reduce<number>((n, input) => n + Math.round(countInput(input) * 0.25) + 1, 0)
+		const byBytes = lines.reduce((n, l) => n + Math.round(Buffer.byteLength(JSON.stringify(l.body)) * 0.25) + 1, 0)
+		expect(byBytes).toBeGreaterThan(3 * hold)
+		// The balance covers the real hold, not the byte-based one.
+		const a = await client(usd(hold + 20))
+		const file = await upload(a.openai, lines)
+		const b = await a.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' })
+		expect(b.status).toBe('validating')
+		expect(Math.round((await app.balance(a.accountId)) * 1e6)).toBe(20)
+		const done = await a.openai.batches.retrieve(b.id)
+		const output = await (await a.openai.files.content(done.output_file_id!)).text()
+		expect(await app.balance(a.accountId)).toBeCloseTo(usd(hold + 20 - costOf(output, { 'text-embedding-3-small': [0.25, 0] }, () => 'text-embedding-3-small')), 9)
 	})
 
 	it('should charge a cancelled batch only for the lines that completed', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { startGeminiMock, startOpenAIMock, vector, type VendorMock } from '../../mocks'
-import { countInput } from '../../../src/modules/embeddings'
+import { countInput } from '../../../src/modules/embeddings/count'
 import { call, micros, priceList, usageOf } from './helpers'
 
 let oa: VendorMock
