@@ -1,0 +1,129 @@
+/**
+ * A Gemini client that sets a thinking budget without `includeThoughts` asks Claude or an OpenAI reasoning model to
+ * think without showing it: as from Gemini (https://ai.google.dev/gemini-api/docs/thinking), it gets no `thought: true`
+ * part, the thinking is billed and counted in `thoughtsTokenCount`, and what the next turn needs (Claude's signed
+ * thinking blocks, a reasoner's `reasoning_content`) rides in a `thoughtSignature` the client sends back as it got it
+ * (protocols/gemini/carried-thinking.ts). The Anthropic mock, like the API, refuses a tool-result turn whose assistant
+ * turn does not start with its signed thinking ("Expected `thinking` or `redacted_thinking`"), and the gateway would
+ * rather turn thinking off than send that: so the thinking must come back whole. With `includeThoughts: true` the
+ * client sees the thoughts, as before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai'
+import { type Chat, type GenerateContentResponse, GoogleGenAI, type Part, type PartUnion, type Tool, Type } from '@google/genai'
+import { countWords, thinkingSignature } from '../../mocks'
+import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+
+;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix()
+}, SETUP_MS)
+afterAll(() => m.close())
+
+type Up = 'anthropic' | 'openai'
+const UPS: Up[] = ['anthropic', 'openai']
+
+const TOOLS: Tool[] = [{ functionDeclarations: [{ name: 'weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] }]
+const ASK = 'weather in two cities #tools'
+const RESULTS = 'Tool results: sunny in Paris; sunny in Tokyo'
+/** What the mocks think (shared/scenario.ts): about the last user text, which tool results do not change. */
+const thought = (text: string) => `Let me think about ${text}.`
+
+const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+
+type Answer = { parts: Part[]; text: string; thoughts: string; calls: Array<{ name: string; args: unknown; id?: string }>; usage: GenerateContentResponse['usageMetadata'] }
+
+/** One message of a chat session, streamed or not, as the client got it. */
+async function send(chat: Chat, message: PartUnion[] | string, stream: boolean): Promise<Answer> {
+	const chunks: GenerateContentResponse[] = []
+	if (stream) for await (const c of await chat.sendMessageStream({ message })) chunks.push(c)
+	else chunks.push(await chat.sendMessage({ message }))
+	const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+	return {
+		parts,
+		text: parts.filter((p) => !p.thought).map((p) => p.text ?? '').join(''),
+		thoughts: parts.filter((p) => p.thought).map((p) => p.text ?? '').join(''),
+		calls: parts.flatMap((p) => (p.functionCall ? [{ name: p.functionCall.name!, args: p.functionCall.args, id: p.functionCall.id }] : [])),
+		usage: chunks[chunks.length - 1]!.usageMetadata,
+	}
+}
+
+/** The charge the answer's own usageMetadata says, thoughts billed as output. */
+const charged = (a: Answer, stream: boolean): Expected => ({
+	model: '',
+	input: a.usage!.promptTokenCount!,
+	output: a.usage!.candidatesTokenCount! + (a.usage!.thoughtsTokenCount ?? 0),
+	reasoning: a.usage!.thoughtsTokenCount ?? 0,
+	stream,
+})
+
+/** The assistant turns the upstream got in its last request, as [kind, text, signature] per thinking and call. */
+function upstreamAssistant(up: Up): unknown[][] {
+	const messages = lastRequest(m.mocks[up]).body.messages as Array<Record<string, any>>
+	return messages
+		.filter((x) => x.role === 'assistant')
+		.map((x) =>
+			up === 'anthropic'
+				? (x.content as Array<Record<string, any>>).map((b) => (b.type === 'thinking' ? ['thinking', b.thinking, b.signature] : b.type === 'tool_use' ? ['call', b.input.city] : [b.type, b.text ?? b.data]))
+				: [
+						...(x.reasoning_content ? [['thinking', x.reasoning_content]] : []),
+						...(x.content ? [['text', x.content]] : []),
+						...((x.tool_calls as Array<Record<string, any>> | undefined) ?? []).map((c) => ['call', JSON.parse(c.function.arguments).city]),
+					],
+		)
+}
+
+/** The thinking an upstream gave back, as the test expects it in the upstream's own shape. */
+const given = (up: Up, text: string) => (up === 'anthropic' ? ['thinking', text, thinkingSignature(text)] : ['thinking', text])
+
+for (const up of UPS)
+	for (const stream of [false, true])
+		for (const include of [false, true]) {
+			const how = `${up} upstream, ${stream ? 'sendMessageStream' : 'sendMessage'}, ${include ? 'includeThoughts' : 'no includeThoughts'}`
+			describe(`@google/genai chat with thinking and function calls (${how})`, () => {
+				it(include ? 'should show the thoughts as thought parts' : 'should show no thought part, and give the upstream its thinking back on the tool-result turn', async () => {
+					const acct = await m.account()
+					const thinkingConfig = { thinkingBudget: 1024, ...(include && { includeThoughts: true }) }
+					const chat = genai(acct).chats.create({ model: MODEL[up], config: { tools: TOOLS, thinkingConfig, maxOutputTokens: 4000 } })
+
+					const one = await send(chat, ASK, stream)
+					expect(one.calls.map((c) => [c.name, c.args])).toEqual([
+						['weather', { city: 'Paris' }],
+						['weather', { city: 'Tokyo' }],
+					])
+					expect(one.thoughts).toBe(include ? thought(ASK) : '')
+					if (!include) expect(one.parts.filter((p) => p.thought)).toEqual([])
+					expect(one.text).toBe('')
+					expect(one.usage?.thoughtsTokenCount).toBe(countWords(thought(ASK)))
+					expect(one.usage?.candidatesTokenCount).toBe(4) // the mocks' 2 per call
+
+					const results = one.calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { result: `sunny in ${(c.args as { city: string }).city}` } } }))
+					const two = await send(chat, results, stream)
+					expect(two.text).toBe(RESULTS)
+					expect(two.thoughts).toBe(include ? thought(ASK) : '')
+					if (!include) expect(two.parts.filter((p) => p.thought)).toEqual([])
+					expect(two.usage?.thoughtsTokenCount).toBe(countWords(thought(ASK)))
+					// The tool-result turn: thinking still on, the assistant turn with its thinking first, as given.
+					if (up === 'anthropic') expect(lastRequest(m.mocks.anthropic).body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+					expect(upstreamAssistant(up)).toEqual([[given(up, thought(ASK)), ['call', 'Paris'], ['call', 'Tokyo']]])
+
+					const three = await send(chat, 'thanks', stream)
+					expect(three.text).toBe('Hello! You said: thanks')
+					expect(three.thoughts).toBe(include ? thought('thanks') : '')
+					if (!include) expect(three.parts.filter((p) => p.thought)).toEqual([])
+					expect(upstreamAssistant(up)).toEqual([
+						[given(up, thought(ASK)), ['call', 'Paris'], ['call', 'Tokyo']],
+						[given(up, thought(ASK)), ['text', RESULTS]],
+					])
+
+					await expectCharges(
+						m,
+						acct,
+						[one, two, three].map((a) => ({ ...charged(a, stream), model: MODEL[up] })),
+					)
+				})
+			})
+		}
