@@ -127,3 +127,48 @@ for (const up of UPS)
 				})
 			})
 		}
+
+/** The Vercel AI SDK's Google provider, which sends back each part's `thoughtSignature` from its provider metadata. */
+for (const up of UPS)
+	for (const stream of [false, true])
+		for (const include of [false, true]) {
+			const how = `${up} upstream, ${stream ? 'streamText' : 'generateText'}, ${include ? 'includeThoughts' : 'no includeThoughts'}`
+			describe(`@ai-sdk/google tool loop with thinking (${how})`, () => {
+				it(include ? 'should give the thoughts as reasoning' : 'should give no reasoning, and the upstream its thinking back on the tool-result step and the next turn', async () => {
+					const acct = await m.account()
+					const model = createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })(MODEL[up])
+					const weather = tool({
+						inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+						execute: async ({ city }) => `sunny in ${city}`,
+					})
+					const providerOptions = { google: { thinkingConfig: { thinkingBudget: 1024, ...(include && { includeThoughts: true }) } } }
+					const run = async (messages: Parameters<typeof generateText>[0]['messages']) => {
+						const opts = { model, tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 4000, providerOptions, messages: messages! }
+						if (!stream) return generateText(opts)
+						const s = streamText(opts)
+						await s.consumeStream()
+						return { text: await s.text, steps: await s.steps, responseMessages: await s.responseMessages }
+					}
+					const first = await run([{ role: 'user', content: ASK }])
+					expect(first.text).toBe(RESULTS)
+					expect(first.steps.map((s) => s.toolCalls.map((c) => c.input))).toEqual([[{ city: 'Paris' }, { city: 'Tokyo' }], []])
+					expect(first.steps.map((s) => s.reasoningText ?? '')).toEqual(include ? [thought(ASK), thought(ASK)] : ['', ''])
+					expect(upstreamAssistant(up)).toEqual([[given(up, thought(ASK)), ['call', 'Paris'], ['call', 'Tokyo']]])
+
+					// Every step's messages: the calls, their results and the answer.
+					const second = await run([{ role: 'user', content: ASK }, ...first.responseMessages, { role: 'user', content: 'thanks' }])
+					expect(second.text).toBe('Hello! You said: thanks')
+					expect(upstreamAssistant(up)).toEqual([
+						[given(up, thought(ASK)), ['call', 'Paris'], ['call', 'Tokyo']],
+						[given(up, thought(ASK)), ['text', RESULTS]],
+					])
+					const steps = [...first.steps, ...second.steps]
+					expect(steps.map((s) => s.usage.outputTokenDetails?.reasoningTokens)).toEqual([thought(ASK), thought(ASK), thought('thanks')].map(countWords))
+					await expectCharges(
+						m,
+						acct,
+						steps.map((s) => ({ model: MODEL[up], input: s.usage.inputTokens!, output: s.usage.outputTokens!, reasoning: s.usage.outputTokenDetails!.reasoningTokens!, stream })),
+					)
+				})
+			})
+		}
