@@ -11,15 +11,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai'
-import { type Chat, type GenerateContentResponse, GoogleGenAI, type Part, type PartUnion, type Tool, Type } from '@google/genai'
+import { ApiError, type Chat, type Content, type GenerateContentResponse, GoogleGenAI, type Part, type PartUnion, type Tool, Type } from '@google/genai'
+import { CARRIED_THINKING_TAG } from '../../../src/core/signatures'
+import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
 import { countWords, thinkingSignature } from '../../mocks'
 import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
+/** A Gemini 3 model: the mock refuses a function call of the current turn without the signature it issued or a placeholder. */
+const GEMINI_3 = 'gemini-3-m'
+
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({
+		channels: (mocks) => [
+			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
+		],
+		models: [{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 }],
+	})
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -172,3 +182,68 @@ for (const up of UPS)
 				})
 			})
 		}
+
+describe('carried thinking in a Gemini client history', () => {
+	const config = { tools: TOOLS, thinkingConfig: { thinkingBudget: 1024 }, maxOutputTokens: 4000 }
+
+	it('should leave it out for a Gemini 3 model, with the placeholder on the call it rode on', async () => {
+		const acct = await m.account()
+		const history = genai(acct).chats.create({ model: MODEL.anthropic, config })
+		const one = await send(history, ASK, false)
+		const carried = one.parts.filter((p) => p.thoughtSignature?.startsWith(CARRIED_THINKING_TAG))
+		expect(carried.map((p) => p.functionCall?.args)).toEqual([{ city: 'Paris' }])
+		// The same history, continued by Gemini 3 (the fast path: the body goes as written but for such signatures).
+		const chat = genai(acct).chats.create({ model: GEMINI_3, config, history: history.getHistory(true) })
+		const results = one.calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { result: `sunny in ${(c.args as { city: string }).city}` } } }))
+		expect((await send(chat, results, false)).text).toBe(RESULTS)
+		const sent = lastRequest(m.mocks.gemini).body.contents as Content[]
+		expect(sent[1]!.parts!.map((p) => [p.functionCall!.args, p.thoughtSignature])).toEqual([
+			[{ city: 'Paris' }, SKIP_SIGNATURE],
+			[{ city: 'Tokyo' }, undefined],
+		])
+		expect(JSON.stringify(sent)).not.toContain(CARRIED_THINKING_TAG)
+	})
+
+	it('should leave out the empty text part that carried a streamed answer\'s thinking, for a Gemini 3 model', async () => {
+		const acct = await m.account()
+		const history = genai(acct).chats.create({ model: MODEL.anthropic, config: { thinkingConfig: { thinkingBudget: 1024 } } })
+		const one = await send(history, 'Plan the trip', true)
+		expect(one.parts.filter((p) => p.thoughtSignature?.startsWith(CARRIED_THINKING_TAG)).map((p) => p.text)).toEqual([''])
+		const chat = genai(acct).chats.create({ model: GEMINI_3, config: { thinkingConfig: { thinkingBudget: 1024 } }, history: history.getHistory(true) })
+		expect((await send(chat, 'And the budget?', true)).text).toBe('Hello! You said: And the budget?')
+		const sent = lastRequest(m.mocks.gemini).body.contents as Content[]
+		// The chat sends each streamed chunk back as a model content of its own; the one that only carried thinking goes.
+		expect(sent.filter((c) => !(c.parts ?? []).some((p) => p.text))).toEqual([])
+		const turns = sent.reduce<string[][]>((acc, c) => {
+			const text = (c.parts ?? []).map((p) => p.text).join('')
+			if (acc[acc.length - 1]?.[0] === c.role) acc[acc.length - 1]![1] += text
+			else acc.push([c.role!, text])
+			return acc
+		}, [])
+		expect(turns).toEqual([
+			['user', 'Plan the trip'],
+			['model', 'Hello! You said: Plan the trip'],
+			['user', 'And the budget?'],
+		])
+		expect(JSON.stringify(sent)).not.toContain(CARRIED_THINKING_TAG)
+	})
+
+	it('should refuse an altered one with a 400 in Gemini shape, before any upstream call or charge', async () => {
+		const acct = await m.account()
+		const one = await send(genai(acct).chats.create({ model: MODEL.anthropic, config }), ASK, false)
+		const [call] = one.parts.filter((p) => p.functionCall)
+		const before = m.mocks.anthropic.requests.length
+		const contents: Content[] = [
+			{ role: 'user', parts: [{ text: ASK }] },
+			{ role: 'model', parts: [{ ...call, thoughtSignature: `${call!.thoughtSignature!.slice(0, -8)}AAAAAAAA` }] },
+			{ role: 'user', parts: [{ functionResponse: { name: 'weather', response: { result: 'sunny' } } }] },
+		]
+		const err = await genai(acct).models.generateContent({ model: MODEL.anthropic, contents, config }).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(ApiError)
+		expect((err as ApiError).status).toBe(400)
+		expect((err as ApiError).message).toContain('INVALID_ARGUMENT')
+		expect((err as ApiError).message).toContain('contents[1].parts[0].thoughtSignature')
+		expect(m.mocks.anthropic.requests.length).toBe(before)
+		await expectCharges(m, acct, [{ ...charged(one, false), model: MODEL.anthropic }])
+	})
+})
