@@ -138,19 +138,22 @@ function parseItems(json: string): Carried[] | undefined {
 }
 
 /**
- * Puts carried thinking back into decoded model-turn content, in order, each before the shown part it preceded (or at
- * the end when the client kept fewer parts). Thinking parts already there do not count as shown.
+ * Decoded model-turn content with carried thinking put back, in order, each before the shown part it preceded (or at
+ * the end when the client kept fewer parts). Thinking parts already there do not count as shown. One pass, however
+ * many parts a request carries.
  */
-export function restoreCarried<P extends Part>(content: Array<P | HiddenPart>, carried: ReadonlyArray<Carried>): void {
-	for (const { at, part } of carried) {
-		let seen = 0
-		let i = 0
-		for (; i < content.length; i++) {
-			const p = content[i]!
-			if (p.type === 'thinking' || p.type === 'redacted_thinking') continue
-			if (seen === at) break
+export function restoreCarried<P extends Part>(content: ReadonlyArray<P>, carried: ReadonlyArray<Carried>): Array<P | HiddenPart> {
+	const byPlace = carried.slice().sort((a, b) => a.at - b.at) // stable: the order within a place is kept
+	const out: Array<P | HiddenPart> = []
+	let next = 0
+	let seen = 0
+	for (const p of content) {
+		if (p.type !== 'thinking' && p.type !== 'redacted_thinking') {
+			while (next < byPlace.length && byPlace[next]!.at <= seen) out.push(byPlace[next++]!.part)
 			seen++
 		}
-		content.splice(i, 0, part)
+		out.push(p)
 	}
+	while (next < byPlace.length) out.push(byPlace[next++]!.part)
+	return out
 }

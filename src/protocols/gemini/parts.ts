@@ -119,8 +119,7 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		if (get(p, 'functionResponse') !== undefined) return fail(j, 'functionResponse is only allowed in user turns')
 		return fail(j, 'unsupported part: expected text, inlineData, fileData or functionCall')
 	})
-	if (carried.length) restoreCarried(out, carried)
-	return out
+	return carried.length ? restoreCarried(out, carried) : out
 }
 
 const MIME_BY_EXT: Record<string, string> = {

@@ -112,6 +112,18 @@ describe('answers for a Gemini client that did not ask for thoughts', () => {
 		}
 	})
 
+	// Bounded: what a signature decodes to is no larger than the request, and putting it back is one pass, so a request
+	// that carries a great many pieces of thinking costs no more than its size.
+	it('should put back a hundred thousand carried pieces in one pass', () => {
+		const n = 100_000
+		const carried = Array.from({ length: n }, (_, i) => ({ at: i % 3, part: { type: 'redacted_thinking', data: 'x' } as const }))
+		const parts = [{ text: 'A' }, { functionCall: { name: 'f', args: {} }, thoughtSignature: carryThinking(carried) }, { functionCall: { name: 'g', args: {} } }]
+		const content = fromClient(parts)
+		expect(content.length).toBe(n + 3)
+		expect(content.map((p) => p.type).filter((t) => t !== 'redacted_thinking')).toEqual(['text', 'tool_call', 'tool_call'])
+		expect(content.findIndex((p) => p.type === 'text')).toBe(Math.ceil(n / 3))
+	}, 5000)
+
 	it('should leave it out when the history goes to Gemini as written (fast path): the call gets the placeholder, text its part alone', () => {
 		const parts = toClient([thinking('Plan.', CLAUDE), call('a')])
 		const text = toClient([thinking('Plan.', CLAUDE), { type: 'text', text: 'Done.' }])
