@@ -154,7 +154,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				case 'usage':
 					usage = { ...usage, ...ev.usage }
 					break
-				case 'finish':
+				case 'finish': {
 					flush(out)
 					// An empty text part, as Gemini ends streams: @google/genai's chat sessions drop an answer (and the question
 					// before it) from their history when any chunk has no part. The part comes back in that history as a
@@ -162,6 +162,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					const last = carry()
 					out.push(frame([last ? { text: '', thoughtSignature: last } : { text: '' }], encodeFinishReason(ev.reason)))
 					break
+				}
 				case 'error':
 					out.push(encodeStreamError(ev.error))
 					over = true
