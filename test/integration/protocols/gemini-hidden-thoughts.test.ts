@@ -228,6 +228,29 @@ describe('carried thinking in a Gemini client history', () => {
 		expect(JSON.stringify(sent)).not.toContain(CARRIED_THINKING_TAG)
 	})
 
+	// `streamGenerateContent` without `alt=sse` answers one JSON array of the same chunks (the REST docs' default).
+	it('should carry it the same way in a streamed JSON array, and take it back', async () => {
+		const acct = await m.account()
+		const post = async (contents: Content[]) => {
+			const res = await fetch(`${m.app.url}/v1beta/models/${MODEL.anthropic}:streamGenerateContent`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'x-goog-api-key': acct.key },
+				body: JSON.stringify({ contents, tools: TOOLS, generationConfig: { thinkingConfig: { thinkingBudget: 1024 }, maxOutputTokens: 4000 } }),
+			})
+			expect(res.status).toBe(200)
+			return ((await res.json()) as GenerateContentResponse[]).map((c) => ({ role: 'model', parts: c.candidates![0]!.content!.parts! }))
+		}
+		const ask: Content = { role: 'user', parts: [{ text: ASK }] }
+		const answer = await post([ask])
+		const parts = answer.flatMap((c) => c.parts)
+		expect(parts.filter((p) => p.thought)).toEqual([])
+		expect(parts.filter((p) => p.thoughtSignature?.startsWith(CARRIED_THINKING_TAG)).map((p) => p.functionCall?.args)).toEqual([{ city: 'Paris' }])
+		const results: Content = { role: 'user', parts: ['Paris', 'Tokyo'].map((city) => ({ functionResponse: { name: 'weather', response: { result: `sunny in ${city}` } } })) }
+		const next = await post([ask, ...answer, results])
+		expect(next.flatMap((c) => c.parts).map((p) => p.text ?? '').join('')).toBe(RESULTS)
+		expect(upstreamAssistant('anthropic')).toEqual([[given('anthropic', thought(ASK)), ['call', 'Paris'], ['call', 'Tokyo']]])
+	})
+
 	it('should refuse an altered one with a 400 in Gemini shape, before any upstream call or charge', async () => {
 		const acct = await m.account()
 		const one = await send(genai(acct).chats.create({ model: MODEL.anthropic, config }), ASK, false)
