@@ -23,6 +23,10 @@
  * prefix in gemini/read.ts): opaque to clients, like any signature. `sbsig:` is the mark the Responses route puts on
  * the gateway's own reasoning items (openai-responses/reasoning.ts). Every tag starts with `c2JzaWc6` (base64 of
  * `sbsig:`), which decodes to no Anthropic signature's first bytes.
+ *
+ * One more tag marks no vendor's signature but thinking a Gemini client did not ask to see, carried whole in a
+ * `thoughtSignature` of the answer (protocols/gemini/carried-thinking.ts): `CARRIED_THINKING_TAG`. It starts the same
+ * way, so every place that tells the gateway's signatures from Gemini's (`isForeignSignature`) knows it too.
  * @module
  */
 
@@ -34,6 +38,9 @@ export type SignatureOrigin = 'gemini-text' | 'gemini-thought' | 'anthropic'
 
 /** The origins of Gemini's own signatures. */
 export type GeminiOrigin = Exclude<SignatureOrigin, 'anthropic'>
+
+/** base64(`sbsig:hd-th1`): thinking hidden from a Gemini client, carried in a `thoughtSignature` (version 1). */
+export const CARRIED_THINKING_TAG = 'c2JzaWc6aGQtdGgx'
 
 /** base64(`sbsig:`): the start of every origin tag. */
 const TAG_START = 'c2JzaWc6'

@@ -109,7 +109,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 	if (!call.ir.stream) {
 		try {
 			const res = await collectResponse(loop.events, call.ir.model)
-			const body = call.client.encodeResponse(res, { model: call.ir.model, includeUsage: call.includeUsage })
+			const body = call.client.encodeResponse(res, { model: call.ir.model, includeUsage: call.includeUsage, includeThoughts: call.ir.reasoning?.includeThoughts })
 			return { ok: new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 		} catch (e) {
 			// The rounds so far are billed; failing over now would run the MCP tools a second time.
@@ -117,7 +117,7 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 		}
 	}
 
-	const ctx = { model: call.ir.model, includeUsage: call.includeUsage, countInputTokens: budget.countInput }
+	const ctx = { model: call.ir.model, includeUsage: call.includeUsage, includeThoughts: call.ir.reasoning?.includeThoughts, countInputTokens: budget.countInput }
 	const gauge = call.svc.metrics.openStreams
 	gauge.inc()
 	let counted = true

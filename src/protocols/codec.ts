@@ -18,6 +18,11 @@ export type EncodeContext = {
 	model: string
 	/** OpenAI: the client asked for `stream_options.include_usage`, so emit the final usage chunk. */
 	includeUsage?: boolean
+	/**
+	 * The request's `Reasoning.includeThoughts`. Gemini: thought parts only when true, as Gemini gives them; otherwise
+	 * the thinking is carried hidden (gemini/carried-thinking.ts).
+	 */
+	includeThoughts?: boolean
 	/** Counts the prompt tokens locally, for protocols that must state input usage before upstream reports it
 	 * (Anthropic `message_start.message.usage.input_tokens`). Called only then: counting loads the tokenizer. */
 	countInputTokens?: () => number

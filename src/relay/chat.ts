@@ -256,7 +256,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				estimateOutput = () => output
 				r.usage = { ...r.usage, input: budget.countInput(), output }
 			}
-			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage }))
+			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage, includeThoughts: call.ir.reasoning?.includeThoughts }))
 		}
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }

@@ -244,7 +244,12 @@ class ConvertedRelay extends StreamRelay {
 	) {
 		super(a.up)
 		this.pending = pre.pending
-		this.encoder = a.call.client.streamEncoder({ model: a.call.ir.model, includeUsage: a.call.includeUsage, countInputTokens: a.budget.countInput })
+		this.encoder = a.call.client.streamEncoder({
+			model: a.call.ir.model,
+			includeUsage: a.call.includeUsage,
+			includeThoughts: a.call.ir.reasoning?.includeThoughts,
+			countInputTokens: a.budget.countInput,
+		})
 		countOpen(a)
 	}
 

@@ -16,6 +16,7 @@ import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, Thin
 import { type GeminiOrigin, tagSignature } from '../../core/signatures'
 import type { GeminiPart } from './model'
 import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+import { type Carried, carryThinking, isCarried, readCarried, restoreCarried, splitHidden } from './carried-thinking'
 import { callSignatureFromClient, SKIP_SIGNATURE, signatureForClient, signatureFromClient } from './signatures'
 
 export type ModelPart = TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | ImagePart
@@ -46,18 +47,25 @@ export function decodeMedia(part: Obj): ImagePart | undefined {
  * @param upstream an answer from Gemini: every thinking signature is Gemini's and gets its origin tag; otherwise a
  * client's history, where an untagged one is Gemini's and an `anthropic`-tagged one Claude's (gemini/signatures.ts).
  * Function-call signatures stay raw: only Gemini signs calls (other clients carry them in ids, core/tool-ids.ts).
+ * In a client's history, a signature that carries thinking hidden from the client (carried-thinking.ts) is no part's
+ * signature: its thinking goes back where it stood.
  */
 export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: string, upstream = false): ModelPart[] {
 	const out: ModelPart[] = []
 	const own = (origin: GeminiOrigin, sig: string) => (upstream ? tagSignature(origin, sig) : signatureFromClient(origin, sig))
 	let thinking: ThinkingPart | undefined // the open, still unsigned thinking part
 	let calls = 0
+	const carried: Carried[] = []
 	const fail = (j: number, what: string) => {
 		if (strictAt) throw badRequest(`${strictAt}[${j}]: ${what}`, `${strictAt}[${j}]`)
 	}
 	parts.forEach((p, j) => {
 		if (!isObj(p)) return fail(j, 'each part must be an object')
-		const sig = str(get(p, 'thoughtSignature')) || undefined
+		let sig = str(get(p, 'thoughtSignature')) || undefined
+		if (sig && !upstream && isCarried(sig)) {
+			carried.push(...(readCarried(sig, strictAt && `${strictAt}[${j}].thoughtSignature`) ?? []))
+			sig = undefined
+		}
 		if (p.thought === true) {
 			if (sig?.startsWith(REDACTED_PREFIX)) {
 				thinking = undefined
@@ -111,7 +119,7 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		if (get(p, 'functionResponse') !== undefined) return fail(j, 'functionResponse is only allowed in user turns')
 		return fail(j, 'unsupported part: expected text, inlineData, fileData or functionCall')
 	})
-	return out
+	return carried.length ? restoreCarried(out, carried) : out
 }
 
 const MIME_BY_EXT: Record<string, string> = {
@@ -151,8 +159,25 @@ export function encodeImage(src: ImageSource): GeminiPart {
  * came on (one of a text part on that text part, or on an empty text part after it, as `encodeModelTurn` does),
  * Anthropic's with its origin tag on the thought part. The first function call of an answer Gemini did not make
  * carries the documented placeholder signature, so the client's history can go to a Gemini 3 model as it is.
+ *
+ * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: Gemini's own text-part signatures
+ * stay, and any other thinking is carried whole in one `thoughtSignature` (carried-thinking.ts), where Gemini 3 signs a
+ * step: on the first function call, else on the first text part (else on an empty text part at the end).
  */
-export function encodeResponseParts(content: ReadonlyArray<Part>): GeminiPart[] {
+export function encodeResponseParts(content: ReadonlyArray<Part>, showThoughts = true): GeminiPart[] {
+	if (showThoughts) return encodeShown(content)
+	const { shown, carried } = splitHidden(content)
+	const out = encodeShown(shown)
+	if (!carried.length) return out
+	const signature = carryThinking(carried)
+	const carrier =
+		out.find((p) => p.functionCall && (!p.thoughtSignature || p.thoughtSignature === SKIP_SIGNATURE)) ?? out.find((p) => p.text !== undefined && !p.thought && !p.thoughtSignature)
+	if (carrier) carrier.thoughtSignature = signature
+	else out.push({ text: '', thoughtSignature: signature })
+	return out
+}
+
+function encodeShown(content: ReadonlyArray<Part>): GeminiPart[] {
 	const out: GeminiPart[] = []
 	let pending: string | undefined // a text part's signature, for the next text part
 	let calls = 0

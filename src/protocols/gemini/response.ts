@@ -55,7 +55,7 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 /**
  * Canonical response → a Gemini body for a Gemini-native client (of any upstream model). MCP connector parts are
  * left out: Gemini has no such parts, and a Gemini client cannot ask for MCP servers (src/mcp serves the messages
- * and chat-completions protocols).
+ * and chat-completions protocols). Thought parts only for a client that asked for them (`includeThoughts`, parts.ts).
  */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiResponse {
 	type Kept = Exclude<ChatResponse['content'][number], McpToolUsePart | McpToolResultPart>
@@ -63,7 +63,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiRes
 	return {
 		candidates: [
 			{
-				content: { role: 'model', parts: encodeResponseParts(parts) },
+				content: { role: 'model', parts: encodeResponseParts(parts, ctx.includeThoughts === true) },
 				finishReason: encodeFinishReason(res.stopReason),
 				index: 0,
 				...(res.logprobs?.length && { logprobsResult: encodeLogprobs(res.logprobs) }),

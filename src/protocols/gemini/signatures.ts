@@ -58,7 +58,10 @@ const SIGNATURE_KEYS = ['thoughtSignature', 'thought_signature']
 
 const signatureOf = (p: Obj): string | undefined => str(get(p, 'thoughtSignature'))
 
-/** A part whose signature only the gateway's tags explain: a tagged one, or Anthropic redacted thinking. */
+/**
+ * A part whose signature only the gateway's tags explain: a tagged one (also thinking carried for a client that hides
+ * thoughts, gemini/carried-thinking.ts), or Anthropic redacted thinking.
+ */
 const gatewayMade = (p: unknown): boolean => {
 	if (!isObj(p)) return false
 	const sig = signatureOf(p)

@@ -6,7 +6,7 @@
  * @module
  */
 import type { BlockStart, StreamEvent } from '../../core/events'
-import type { Usage } from '../../core/ir'
+import type { ThinkingPart, Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
@@ -14,6 +14,7 @@ import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
 import { encodeLogprobs } from './logprobs'
 import type { GeminiPart, GeminiStreamChunk } from './model'
+import { type Carried, carryThinking, isHidden, shownCounter, worthCarrying } from './carried-thinking'
 import { isObj, REDACTED_PREFIX } from './read'
 import { SKIP_SIGNATURE, signatureForClient } from './signatures'
 import { encodeFinishReason, encodeUsage } from './usage'
@@ -38,6 +39,9 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
  * Signatures are shown as in `encodeResponseParts` (parts.ts): Anthropic's tagged on a thought part, Gemini's raw on
  * its kind of part; one of a text part follows that text on an empty text part, as Gemini streams it.
+ * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: thinking other than Gemini's
+ * text-part signatures is collected and carried (carried-thinking.ts) on the first function call that follows it, or
+ * else on the empty text part that ends the stream, where Gemini streams a text part's signature.
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let over = false
@@ -48,6 +52,16 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let calls = 0
 	let pending: string | undefined // a text part's signature, sent once the text after it is
 	let usage: Partial<Usage> | undefined
+	const show = ctx.includeThoughts === true
+	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client
+	let carried: Carried[] = [] // closed ones, for the next part that can carry them
+	const shown = shownCounter()
+	const carry = (): string | undefined => {
+		if (!carried.length) return undefined
+		const signature = carryThinking(carried)
+		carried = []
+		return signature
+	}
 	const frame = (parts: GeminiPart[], finishReason?: string, logprobsResult?: Record<string, unknown>): SseFrame => {
 		if (!id) id = newId('gemini')
 		const chunk: GeminiStreamChunk = {
@@ -86,33 +100,50 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (ev.block.kind !== 'text') flush(out)
 					if (ev.block.kind === 'tool_call')
 						call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
-					else if (ev.block.kind === 'redacted_thinking')
+					else if (ev.block.kind === 'redacted_thinking' && !show) {
+						if (ev.block.data) carried.push({ at: shown.at, part: { type: 'redacted_thinking', data: ev.block.data } })
+					} else if (ev.block.kind === 'redacted_thinking')
 						out.push(frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }]))
+					else if (ev.block.kind === 'thinking' && !show) hidden.set(ev.index, { at: shown.at, part: { type: 'thinking', text: '' } })
 					// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
 					break
 				case 'text_delta':
+					shown.text(ev.text)
 					// Each streamed chunk carries the logprobsResult of its own tokens.
 					if (ev.text) out.push(frame([{ text: ev.text }], undefined, encodeLogprobs(ev.logprobs)))
 					break
 				case 'thinking_delta': {
 					const open = blocks.get(ev.index)
 					if (open && ev.text) open.text = true
-					if (ev.text) out.push(frame([{ text: ev.text, thought: true }]))
+					const kept = hidden.get(ev.index)
+					if (kept) kept.part.text += ev.text
+					else if (ev.text && show) out.push(frame([{ text: ev.text, thought: true }]))
 					break
 				}
-				case 'signature_delta':
-					signature(blocks.get(ev.index), ev.signature, out)
+				case 'signature_delta': {
+					const kept = hidden.get(ev.index)
+					if (kept) kept.part.signature = ev.signature
+					// Gemini's own signature of a text part is shown as Gemini shows it without thoughts.
+					if (!kept || !isHidden(kept.part)) {
+						hidden.delete(ev.index)
+						signature(blocks.get(ev.index), ev.signature, out)
+					}
 					break
+				}
 				case 'json_delta':
 					if (call) call.json += ev.json
 					break
 				case 'block_stop': {
 					const kind = blocks.get(ev.index)?.block.kind
 					if (kind === 'text') flush(out)
+					const kept = hidden.get(ev.index)
+					if (kept && worthCarrying(kept.part)) carried.push(kept)
+					hidden.delete(ev.index)
 					if (call && kind === 'tool_call') {
+						shown.other()
 						const part: GeminiPart = { functionCall: { id: call.id, name: call.name, args: parseArgs(call.json) } }
 						// The first call of an answer Gemini did not make: the documented placeholder (parts.ts).
-						const sig = call.signature ?? (calls === 0 ? SKIP_SIGNATURE : undefined)
+						const sig = call.signature ?? carry() ?? (calls === 0 ? SKIP_SIGNATURE : undefined)
 						if (sig) part.thoughtSignature = sig
 						calls++
 						call = undefined
@@ -123,13 +154,15 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				case 'usage':
 					usage = { ...usage, ...ev.usage }
 					break
-				case 'finish':
+				case 'finish': {
 					flush(out)
 					// An empty text part, as Gemini ends streams: @google/genai's chat sessions drop an answer (and the question
 					// before it) from their history when any chunk has no part. The part comes back in that history as a
 					// model turn of its own, which the request decoder reads as nothing (gemini/parts.ts).
-					out.push(frame([{ text: '' }], encodeFinishReason(ev.reason)))
+					const last = carry()
+					out.push(frame([last ? { text: '', thoughtSignature: last } : { text: '' }], encodeFinishReason(ev.reason)))
 					break
+				}
 				case 'error':
 					out.push(encodeStreamError(ev.error))
 					over = true

@@ -16,7 +16,8 @@ import { collect, fromArray } from './helpers'
 
 const CLAUDE = 'EqQBCkgIARABGAIiQL5ZtMmXqy+/=='
 const GEMINI = 'R0VNX1NJR18y'
-const ctx = { model: 'm' }
+// A client that asked for thoughts (`includeThoughts`); carried-thinking.test.ts has the one that did not.
+const ctx = { model: 'm', includeThoughts: true }
 const user = (text: string): GeminiContent => ({ role: 'user', parts: [{ text }] })
 
 /** A Gemini client's model turn → the canonical assistant content. */

@@ -77,7 +77,7 @@ describe('gemini encodeResponse', () => {
 	}
 
 	it('should produce a GenerateContentResponse with thought parts, function calls and Gemini usage', () => {
-		expect(encodeResponse(res, { model: 'my-alias' })).toEqual({
+		expect(encodeResponse(res, { model: 'my-alias', includeThoughts: true })).toEqual({
 			candidates: [
 				{
 					content: {

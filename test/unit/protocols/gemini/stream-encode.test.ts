@@ -10,7 +10,7 @@ import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
 import { decodeStream, encodeStream } from '../../../../src/protocols/gemini/stream'
 import { collect, fixtureFrames, fromArray, sseResponse } from './helpers'
 
-const ctx = { model: 'my-model' }
+const ctx = { model: 'my-model', includeThoughts: true }
 
 const textTurn: StreamEvent[] = [
 	{ type: 'start', id: 'msg_1', model: 'claude-x', usage: { input: 20, cacheRead: 100 } },
