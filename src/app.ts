@@ -22,6 +22,7 @@ import { healthModule } from './modules/health'
 import { metricsModule } from './modules/metrics'
 import { audioModule } from './modules/audio'
 import { batchesModule } from './modules/batches'
+import { conversationsModule } from './modules/conversations'
 import { filesModule } from './modules/batches/files'
 import { dashboardModule } from './modules/dashboard'
 import { embeddingsModule } from './modules/embeddings'
@@ -81,6 +82,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
+		.use(conversationsModule(svc))
 		.use(realtimeModule(svc))
 		.use(modelListModule(svc))
 		.use(geminiModule(svc))

@@ -284,3 +284,33 @@ export const convertedItems = pgTable(
 	},
 	(t) => [index('converted_items_created_idx').on(t.createdAt)],
 )
+
+/**
+ * Conversations of OpenAI's Conversations API, kept by this gateway for every model (src/modules/conversations): the
+ * account that created one is the only one that sees it. Kept until deleted, as OpenAI keeps conversations (no 30-day
+ * limit, unlike stored responses).
+ */
+export const conversations = pgTable('conversations', {
+	id: text('id').primaryKey(),
+	accountId: integer('account_id').notNull(),
+	metadata: jsonb('metadata').notNull().default({}),
+	createdAt: createdAt(),
+})
+
+/**
+ * A conversation's items, in the order they were added (`seq`). `item` is the item as it goes upstream: with the id
+ * the client or the upstream gave it, without one the gateway assigned (`item_id` holds the id shown either way).
+ */
+export const conversationItems = pgTable(
+	'conversation_items',
+	{
+		seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+		conversationId: text('conversation_id')
+			.notNull()
+			.references(() => conversations.id, { onDelete: 'cascade' }),
+		itemId: text('item_id').notNull(),
+		item: jsonb('item').notNull(),
+		createdAt: createdAt(),
+	},
+	(t) => [uniqueIndex('conversation_items_item_idx').on(t.conversationId, t.itemId), index('conversation_items_seq_idx').on(t.conversationId, t.seq)],
+)

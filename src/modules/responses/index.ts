@@ -15,6 +15,7 @@ import { checkContinuation, continuedIds } from './ownership'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
 import { inputTokensRoute } from './input-tokens'
 import { storedResponseRoutes } from './stored-routes'
+import { conversationTurn } from '../conversations/turn'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
@@ -36,6 +37,8 @@ export const responsesModule = (svc: Services) => {
 		'/v1/responses',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
+			// A conversation of this gateway's becomes plain input, for every channel; the turn is appended once completed.
+			const turn = await conversationTurn(svc.db, svc.log, token.accountId, wire)
 			const resolved = items.resolve(token.accountId, wire.input)
 			const input = resolved instanceof Promise ? await resolved : resolved
 			if (input) wire.input = input
@@ -47,7 +50,7 @@ export const responsesModule = (svc: Services) => {
 			// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
 			// `store: false`, and so does this gateway for a converted one (converted-items.ts).
 			const client = echoingCodec(openaiResponses, echoOf(wire))
-			return relayChat({
+			const res = await relayChat({
 				svc,
 				token,
 				requestId,
@@ -62,6 +65,7 @@ export const responsesModule = (svc: Services) => {
 				signal: request.signal,
 				native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal, holder: holds ? holder : undefined }),
 			})
+			return turn ? turn.record(res) : res
 		},
 		{
 			body: ResponsesRequest,
@@ -69,7 +73,7 @@ export const responsesModule = (svc: Services) => {
 			detail: {
 				summary: 'Create a model response',
 				description:
-					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data`, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, `conversation`, built-in tools, files by `file_id` or `file_url`). A `previous_response_id` or `conversation` that was not answered to the calling account through this gateway is 404. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data`, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id`, built-in tools, files by `file_id` or `file_url`). `conversation` names a conversation of the Conversations API (`/v1/conversations`), which this gateway keeps for every model: its items go before `input`, and the input and output items are appended when the response completes (not with `background`). A `previous_response_id` or `conversation` that does not belong to the calling account is 404; both together are 400. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
 			},
 		},
 	)

@@ -23,6 +23,7 @@ import { countTokens } from '../count-tokens/counter'
 import type { ConvertedItems } from './converted-items'
 import { refuseUnconvertible, responsesUrlOf } from './native'
 import { checkContinuation, continuedIds } from './ownership'
+import { expandConversation } from '../conversations/turn'
 
 export const InputTokensResponse = t.Object({ object: t.Literal('response.input_tokens'), input_tokens: Integer() })
 
@@ -53,6 +54,8 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 		async ({ body, token, requestId, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
 			const model = body.model
+			// A conversation of this gateway's is counted as the input it becomes (conversations/turn.ts).
+			await expandConversation(svc.db, token.accountId, wire)
 			const input = await items.resolve(token.accountId, wire.input)
 			if (input) wire.input = input
 			const { channels } = resolveModel(svc, token, model)

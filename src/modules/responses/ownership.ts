@@ -5,8 +5,9 @@
  * (https://platform.openai.com/docs/api-reference/responses/create). The ids an account receives from the native
  * Responses route are recorded with the channel that holds them; a continuation naming any other id is refused with
  * 404 before anything is reserved or sent upstream, and goes to the holding channel when the model has several.
- * `conversation` names a Conversations API object, which the gateway does not serve: its id is held to the same rule,
- * so on a shared key it is refused unless recorded to the caller.
+ * `conversation` names a conversation: one of this gateway's (modules/conversations) is expanded into plain input
+ * before this check and never reaches it; any other id is held to the same rule, so on a shared key it is refused
+ * unless recorded to the caller.
  * @module
  */
 import { eq, lt } from 'drizzle-orm'

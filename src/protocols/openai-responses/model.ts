@@ -134,6 +134,8 @@ export const ResponsesRequest = t.Object(
 			t.Nullable(t.Object({ effort: t.Optional(t.Nullable(ResponsesReasoningEffort)), summary: t.Optional(t.Nullable(t.String())) }, open)),
 		),
 		previous_response_id: t.Optional(t.Nullable(t.String())),
+		/** A conversation (`/v1/conversations`): its id, or `{id}`. */
+		conversation: t.Optional(t.Nullable(t.Union([t.String(), t.Object({ id: t.String() }, open)]))),
 		store: t.Optional(t.Nullable(t.Boolean())),
 		stream: t.Optional(t.Nullable(t.Boolean())),
 		user: t.Optional(t.String()),

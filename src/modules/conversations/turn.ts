@@ -1,0 +1,128 @@
+/**
+ * `POST /v1/responses` with `conversation` naming one of this gateway's conversations
+ * (https://platform.openai.com/docs/api-reference/responses/create#responses-create-conversation): "items from this
+ * conversation are prepended to input_items for this response request. Input items and output items from this
+ * response are automatically added to this conversation after this response completes."
+ *
+ * The request then goes on as an ordinary one whose `input` is the whole conversation: the reservation sizes it, every
+ * channel reads it (OpenAI's too, as plain input, without `conversation`), the upstream bills it. The turn is appended
+ * once the answer is known to have completed (the JSON body's `status`, a stream's `response.completed`), before the
+ * client reads the end of it, so its next request already sees the turn.
+ *
+ * Reasoning: an OpenAI reasoning item is replayed as the conversation holds it. With `store` left on, OpenAI finds
+ * it by its id; with `store: false` only its `encrypted_content` carries it, which the client asks for with
+ * `include: ["reasoning.encrypted_content"]` as OpenAI requires for stateless use (the gateway does not add that
+ * `include`: OpenAI refuses it for models without reasoning). A reasoning item of a `store: false` answer without
+ * `encrypted_content` could never be replayed (OpenAI answers 404 for its id), so it is not kept.
+ * @module
+ */
+import { GatewayError } from '../../core/errors'
+import { createSseParser, type SseFrame } from '../../core/sse'
+import type { Db } from '../../db/client'
+import type { Logger } from '../../lib/log'
+import { type Item, inputItems, toStore } from './items'
+import { allItems, appendItems, findConversation } from './store'
+
+/** The conversation id a Responses request names (`"conv_…"` or `{id}`), if any. */
+export function conversationIdOf(body: Record<string, unknown>): string | undefined {
+	const c = body.conversation
+	const id = typeof c === 'string' ? c : c && typeof c === 'object' ? (c as { id?: unknown }).id : undefined
+	return typeof id === 'string' && id ? id : undefined
+}
+
+export type ConversationTurn = {
+	/** The answer as the client gets it, the turn appended to the conversation once it completed. */
+	record(res: Response): Promise<Response>
+}
+
+/**
+ * Expands `body` (a copy the route owns) when it names one of the account's conversations: its items go before
+ * `input` and `conversation` is removed. Undefined, `body` untouched, for any other conversation id, which the
+ * ownership rule then answers with 404 (responses/ownership.ts). Also for counting input tokens (no `record`).
+ */
+export async function expandConversation(db: Db, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
+	const id = conversationIdOf(body)
+	if (id === undefined) return undefined
+	// OpenAI's answer to both (the conversation already is the previous turns).
+	if (typeof body.previous_response_id === 'string' && body.previous_response_id)
+		throw new GatewayError('invalid_request', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.", {
+			code: 'mutually_exclusive_parameters',
+			param: 'conversation',
+		})
+	const conv = await findConversation(db, accountId, id)
+	if (!conv) return undefined
+	const input = inputItems(body.input)
+	const sent = typeof body.input === 'string' ? input : Array.isArray(body.input) ? body.input : []
+	body.input = [...(await allItems(db, conv.id)), ...sent]
+	delete body.conversation
+	return { id: conv.id, input }
+}
+
+/** What `expandConversation` does for `POST /v1/responses`, and the appending of the turn it starts. */
+export async function conversationTurn(db: Db, log: Logger, accountId: number, body: Record<string, unknown>): Promise<ConversationTurn | undefined> {
+	const expanded = await expandConversation(db, accountId, body)
+	if (!expanded) return undefined
+	// A background response ends after this request; nothing would append it.
+	if (body.background === true)
+		throw new GatewayError('invalid_request', 'A conversation kept by this gateway cannot be continued by a background response: send it without `background`.', {
+			code: 'unsupported_value',
+			param: 'background',
+		})
+	const stored = body.store !== false
+	const append = async (output: unknown) => {
+		const out = (Array.isArray(output) ? output : []).filter(
+			(x): x is Item => !!x && typeof x === 'object' && (stored || (x as Item).type !== 'reasoning' || typeof (x as Item).encrypted_content === 'string'),
+		)
+		try {
+			await appendItems(db, expanded.id, toStore([...expanded.input, ...out]))
+		} catch (e) {
+			log.error('conversation turn not appended', { conversation: expanded.id, error: String(e) })
+		}
+	}
+	return { record: (res) => recorded(res, append) }
+}
+
+/** The terminal frame's output when it is `response.completed`. */
+function completedOutput(f: SseFrame): unknown[] | undefined {
+	if (f.event !== undefined && f.event !== 'response.completed') return undefined
+	try {
+		const e = JSON.parse(f.data) as { type?: unknown; response?: { output?: unknown } }
+		return e.type === 'response.completed' && Array.isArray(e.response?.output) ? e.response.output : undefined
+	} catch {
+		return undefined
+	}
+}
+
+async function recorded(res: Response, append: (output: unknown) => Promise<void>): Promise<Response> {
+	if (res.status !== 200) return res
+	if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+		if (!res.body) return res
+		const parser = createSseParser()
+		const decoder = new TextDecoder()
+		let seen = false
+		// The chunk holding `response.completed` waits for the append, so a client that sends the next turn as soon
+		// as it has read this one finds the turn there.
+		const watch = new TransformStream<Uint8Array, Uint8Array>({
+			async transform(chunk, ctl) {
+				if (!seen)
+					for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
+						const output = completedOutput(f)
+						if (!output) continue
+						seen = true
+						await append(output)
+						break
+					}
+				ctl.enqueue(chunk)
+			},
+		})
+		return new Response(res.body.pipeThrough(watch), { status: res.status, headers: res.headers })
+	}
+	const text = await res.text()
+	try {
+		const body = JSON.parse(text) as { status?: unknown; output?: unknown }
+		if (body.status === 'completed') await append(body.output)
+	} catch {
+		// not JSON: nothing to append, the client gets it as it came
+	}
+	return new Response(text, { status: res.status, headers: res.headers })
+}
