@@ -18,8 +18,8 @@
  */
 import { GatewayError } from '../../core/errors'
 import { createSseParser, type SseFrame } from '../../core/sse'
-import type { Db } from '../../db/client'
-import type { Logger } from '../../lib/log'
+import type { Services } from '../../services'
+import { checkContinuation } from '../responses/ownership'
 import { type Item, inputItems, toStore } from './items'
 import { allItems, appendItems, findConversation } from './store'
 
@@ -37,10 +37,11 @@ export type ConversationTurn = {
 
 /**
  * Expands `body` (a copy the route owns) when it names one of the account's conversations: its items go before
- * `input` and `conversation` is removed. Undefined, `body` untouched, for any other conversation id, which the
- * ownership rule then answers with 404 (responses/ownership.ts). Also for counting input tokens (no `record`).
+ * `input` and `conversation` is removed. Any other conversation id is 404 unless the ownership rule lets it through
+ * (responses/ownership.ts: recorded to the account), and then undefined, `body` untouched. Also for counting input
+ * tokens (no `record`).
  */
-export async function expandConversation(db: Db, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
+export async function expandConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
 	const id = conversationIdOf(body)
 	if (id === undefined) return undefined
 	// OpenAI's answer to both (the conversation already is the previous turns).
@@ -49,18 +50,23 @@ export async function expandConversation(db: Db, accountId: number, body: Record
 			code: 'mutually_exclusive_parameters',
 			param: 'conversation',
 		})
-	const conv = await findConversation(db, accountId, id)
-	if (!conv) return undefined
+	const conv = await findConversation(svc.db, accountId, id)
+	if (!conv) {
+		// Not the account's conversation here: the rule for other ids (404 unless one recorded to the account), before
+		// any 400 a converted model would give for a conversation it cannot read.
+		await checkContinuation(svc, accountId, { conversation: id })
+		return undefined
+	}
 	const input = inputItems(body.input)
 	const sent = typeof body.input === 'string' ? input : Array.isArray(body.input) ? body.input : []
-	body.input = [...(await allItems(db, conv.id)), ...sent]
+	body.input = [...(await allItems(svc.db, conv.id)), ...sent]
 	delete body.conversation
 	return { id: conv.id, input }
 }
 
 /** What `expandConversation` does for `POST /v1/responses`, and the appending of the turn it starts. */
-export async function conversationTurn(db: Db, log: Logger, accountId: number, body: Record<string, unknown>): Promise<ConversationTurn | undefined> {
-	const expanded = await expandConversation(db, accountId, body)
+export async function conversationTurn(svc: Pick<Services, 'db' | 'log'>, accountId: number, body: Record<string, unknown>): Promise<ConversationTurn | undefined> {
+	const expanded = await expandConversation(svc, accountId, body)
 	if (!expanded) return undefined
 	// A background response ends after this request; nothing would append it.
 	if (body.background === true)
@@ -74,9 +80,9 @@ export async function conversationTurn(db: Db, log: Logger, accountId: number, b
 			(x): x is Item => !!x && typeof x === 'object' && (stored || (x as Item).type !== 'reasoning' || typeof (x as Item).encrypted_content === 'string'),
 		)
 		try {
-			await appendItems(db, expanded.id, toStore([...expanded.input, ...out]))
+			await appendItems(svc.db, expanded.id, toStore([...expanded.input, ...out]))
 		} catch (e) {
-			log.error('conversation turn not appended', { conversation: expanded.id, error: String(e) })
+			svc.log.error('conversation turn not appended', { conversation: expanded.id, error: String(e) })
 		}
 	}
 	return { record: (res) => recorded(res, append) }

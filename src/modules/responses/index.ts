@@ -38,7 +38,7 @@ export const responsesModule = (svc: Services) => {
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
 			// A conversation of this gateway's becomes plain input, for every channel; the turn is appended once completed.
-			const turn = await conversationTurn(svc.db, svc.log, token.accountId, wire)
+			const turn = await conversationTurn(svc, token.accountId, wire)
 			const resolved = items.resolve(token.accountId, wire.input)
 			const input = resolved instanceof Promise ? await resolved : resolved
 			if (input) wire.input = input

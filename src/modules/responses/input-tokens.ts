@@ -55,7 +55,7 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			const wire = { ...(body as Record<string, unknown>) }
 			const model = body.model
 			// A conversation of this gateway's is counted as the input it becomes (conversations/turn.ts).
-			await expandConversation(svc.db, token.accountId, wire)
+			await expandConversation(svc, token.accountId, wire)
 			const input = await items.resolve(token.accountId, wire.input)
 			if (input) wire.input = input
 			const { channels } = resolveModel(svc, token, model)

@@ -32,7 +32,7 @@ export function continuedIds(body: Record<string, unknown>): Array<{ id: string;
  * to this account; returns the channel that holds them (undefined when the request continues nothing).
  * @example await checkContinuation(svc, 7, { previous_response_id: 'resp_1' }) // 3: resp_1 is account 7's, on channel 3
  */
-export async function checkContinuation(svc: Services, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
+export async function checkContinuation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
 	let holder: number | undefined
 	for (const { id, param } of continuedIds(body)) {
 		const [row] = await svc.db.orm.select().from(storedResponses).where(eq(storedResponses.responseId, id)).limit(1)
