@@ -43,12 +43,6 @@ export async function findConversation(db: Db, accountId: number, id: string): P
 	return row && row.accountId === accountId ? row : undefined
 }
 
-/** Whether any account has a conversation `id` (the Responses route tells the gateway's ids from others'). */
-export async function conversationExists(db: Db, id: string): Promise<boolean> {
-	const [row] = await db.orm.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, id)).limit(1)
-	return !!row
-}
-
 /** The account's conversation `id`; 404 otherwise. */
 export async function ownConversation(db: Db, accountId: number, id: string): Promise<Row> {
 	const row = await findConversation(db, accountId, id)
