@@ -81,7 +81,9 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }
 	cfg = withQuickStart(cfg, env.vars)
 	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
-	const catalog = await createCatalog(db, cipher, bus).catch(secret.refuse)
+	const health = createChannelHealth(env.breaker)
+	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change.
+	const catalog = await createCatalog(db, cipher, bus, { edited: (ids) => ids.forEach((id) => health.reset(id)) }).catch(secret.refuse)
 	// Other instances on this database would keep the old channels and prices until their 30 s backstop reload: tell
 	// them, as a change through the management API does (a restart with an unchanged config tells no one).
 	if (configChanged) await catalog.changed()
@@ -121,7 +123,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		catalog,
 		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
 		metrics: createMetrics(),
-		health: createChannelHealth(env.breaker),
+		health,
 		idleGc,
 		log,
 		principals: [],
