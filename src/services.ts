@@ -10,6 +10,7 @@ import { applyGatewayConfig, withQuickStart } from './config/config-apply'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
 import { checkSecretKey, resolveSecretKey } from './config/secret-key'
+import { type BodyDeadline, createBodyDeadline } from './http/body-deadline'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
@@ -34,6 +35,8 @@ export type Services = {
 	limits: RateLimiter
 	metrics: Metrics
 	health: ChannelHealthTracker
+	/** The deadline every request body is read under (BODY_READ_TIMEOUT_MS). */
+	bodyReads: BodyDeadline
 	/** Counts requests; gives memory back after a burst (lib/idle-gc.ts). */
 	idleGc: IdleGc
 	log: Logger
@@ -112,6 +115,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	sweep()
 	const sweeper = setInterval(sweep, env.ledger.sweepMs)
 	sweeper.unref?.()
+	const bodyReads = createBodyDeadline(env.bodyReadTimeoutMs)
 	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
 	return {
 		env,
@@ -124,6 +128,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
 		metrics: createMetrics(),
 		health,
+		bodyReads,
 		idleGc,
 		log,
 		principals: [],
@@ -131,6 +136,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		async close() {
 			clearInterval(sweeper)
 			idleGc.stop()
+			bodyReads.stop()
 			await sweeping
 			// Unbilled usage and leased money go back to the database before it closes.
 			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))
