@@ -7,6 +7,7 @@ import { type AnyElysia, Elysia } from 'elysia'
 import { toGatewayError, unknownRoute } from './http/error-map'
 import { errorResponse, shapeForPath, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
+import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
 import { hotRoute } from './http/hot-route'
 import { requestGuard } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
@@ -71,6 +72,9 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.onError(({ code, error, request, set, query, params, body }) => {
 			const path = new URL(request.url).pathname
 			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
+			// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
+			const late = bodyTimeoutOf(request)
+			if (late) return bodyTimedOut(request, late, rid ?? '')
 			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForPath(path)
 			const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
 			return errorResponse(err, shape, rid)

@@ -10,6 +10,7 @@ import { applyGatewayConfig, withQuickStart } from './config/config-apply'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
 import { checkSecretKey, resolveSecretKey } from './config/secret-key'
+import { type BodyDeadline, createBodyDeadline } from './http/body-deadline'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
@@ -34,6 +35,8 @@ export type Services = {
 	limits: RateLimiter
 	metrics: Metrics
 	health: ChannelHealthTracker
+	/** The deadline every request body is read under (BODY_READ_TIMEOUT_MS). */
+	bodyReads: BodyDeadline
 	/** Counts requests; gives memory back after a burst (lib/idle-gc.ts). */
 	idleGc: IdleGc
 	log: Logger
@@ -81,7 +84,9 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }
 	cfg = withQuickStart(cfg, env.vars)
 	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
-	const catalog = await createCatalog(db, cipher, bus).catch(secret.refuse)
+	const health = createChannelHealth(env.breaker)
+	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change.
+	const catalog = await createCatalog(db, cipher, bus, { edited: (ids) => ids.forEach((id) => health.reset(id)) }).catch(secret.refuse)
 	// Other instances on this database would keep the old channels and prices until their 30 s backstop reload: tell
 	// them, as a change through the management API does (a restart with an unchanged config tells no one).
 	if (configChanged) await catalog.changed()
@@ -110,6 +115,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	sweep()
 	const sweeper = setInterval(sweep, env.ledger.sweepMs)
 	sweeper.unref?.()
+	const bodyReads = createBodyDeadline(env.bodyReadTimeoutMs)
 	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
 	return {
 		env,
@@ -121,7 +127,8 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		catalog,
 		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
 		metrics: createMetrics(),
-		health: createChannelHealth(env.breaker),
+		health,
+		bodyReads,
 		idleGc,
 		log,
 		principals: [],
@@ -129,6 +136,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		async close() {
 			clearInterval(sweeper)
 			idleGc.stop()
+			bodyReads.stop()
 			await sweeping
 			// Unbilled usage and leased money go back to the database before it closes.
 			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))

@@ -44,6 +44,8 @@ export type Env = {
 	taskMaxAgeMs: number
 	/** On SIGTERM, how long open requests may take to finish. */
 	shutdownGraceMs: number
+	/** The longest a request's body may take to arrive in full, from its headers (http/body-deadline.ts). */
+	bodyReadTimeoutMs: number
 	/** PostgreSQL connections per instance (DATABASE_POOL_SIZE). */
 	databasePoolSize: number
 	/** Lease expiry and sweep (HOLD_*), flush cadence (LEDGER_FLUSH_*) and idle lease return (LEASE_IDLE_MS). */
@@ -108,6 +110,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		taskPollIntervalMs: r.int('TASK_POLL_INTERVAL_MS', 15_000, timer()),
 		taskMaxAgeMs: r.int('TASK_MAX_AGE_MS', DEFAULT_TASK_MAX_AGE_MS, { min: 1 }),
 		shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 30_000, timer(0)),
+		bodyReadTimeoutMs: r.int('BODY_READ_TIMEOUT_MS', 60_000, timer()),
 		ledger: {
 			ttlSeconds: r.int('HOLD_TTL_SECONDS', 60, { min: 1 }),
 			sweepMs: r.int('HOLD_SWEEP_MS', 60_000, timer()),

@@ -4,6 +4,7 @@
  * 40-line file should name the line to look at.
  * @module
  */
+import { flowKeyRepeats } from './yaml-flow-keys'
 
 export type Position = { line: number; column: number }
 
@@ -179,16 +180,25 @@ type YamlScope = { kind: 'map'; indent: number; path: string; keys: Set<string>;
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key)
 
 /**
- * The first key given twice in one block mapping of a YAML text that parses. YAML 1.2 §3.2.1.1 requires keys to be
+ * The first key given twice in one mapping of a YAML text that parses. YAML 1.2 §3.2.1.1 requires keys to be
  * unique, but Bun's parser keeps the last value, so a price written twice would bill one of them silently. Reads the
- * block structure line by line (a `- ` item opens a mapping of its own; block scalars and lines inside multi-line flow
- * collections are skipped; keys inside flow mappings are not looked at) and confirms each candidate by parsing the
+ * block structure line by line (a `- ` item opens a mapping of its own; block scalars are skipped), hands each flow
+ * collection (`{…}`, `[…]`, on one line or several) to yaml-flow-keys.ts, and confirms each candidate by parsing the
  * text again with the second key renamed, so a line that only looks like a key (within a multi-line plain scalar) is
  * never reported.
  * @example yamlDuplicateKey('models:\n  - name: m\n    p: 1\n    p: 2\n') // { line: 4, column: 5, key: 'p', path: 'models[0].p' }
+ * @example yamlDuplicateKey('models:\n  - {name: m, p: 1, p: 2}\n') // { line: 2, column: 20, key: 'p', path: 'models[0].p' }
  */
 export function yamlDuplicateKey(text: string, parse: (text: string) => unknown = (t) => Bun.YAML.parse(t)): DuplicateKey | undefined {
 	const lines = text.split('\n')
+	const lineStart: number[] = []
+	for (let n = 0, at = 0; n < lines.length; at += lines[n]!.length + 1, n++) lineStart.push(at)
+	// A flow collection's first repeated key that really is one (the rename check), where it starts.
+	const flowRepeat = (n: number, col: number, path: string): DuplicateKey | undefined => {
+		for (const r of flowKeyRepeats(text, lineStart[n]! + col, path))
+			if (r.key !== '<<' && renamedParses(text, r.offset, r.length, parse)) return { ...positionOf(text, r.offset), key: r.key, path: r.path }
+		return undefined
+	}
 	const scopes: YamlScope[] = []
 	const top = () => scopes.at(-1)
 	let blockIndent = -1
@@ -222,6 +232,15 @@ export function yamlDuplicateKey(text: string, parse: (text: string) => unknown 
 		}
 		const m = YAML_KEY.exec(rest)
 		if (!m) {
+			const flow = flowStart(rest)
+			if (flow >= 0) {
+				// A `- {…}` item (its mapping scope opened at this column above), a key's value on the lines below it, or the document.
+				while (scopes.length && top()!.indent > col) scopes.pop()
+				const parent = top()
+				const path = parent?.kind === 'map' && parent.indent < col && parent.last !== undefined ? join(parent.path, parent.last) : (parent?.path ?? '')
+				const found = flowRepeat(n, col + flow, path)
+				if (found) return found
+			}
 			flowDepth = Math.max(0, depthChange(rest))
 			continue
 		}
@@ -234,11 +253,20 @@ export function yamlDuplicateKey(text: string, parse: (text: string) => unknown 
 			scopes.push(scope)
 		}
 		const value = rest.slice(m[0].length).trim()
-		if (/^[|>][-+0-9]*(?:\s+#.*)?$/.test(value)) blockIndent = col
-		else flowDepth = Math.max(0, depthChange(value))
-		if (scope.keys.has(key) && key !== '<<' && renamedParses(lines, n, col, m[0], parse)) return { line: n + 1, column: col + 1, key, path: join(scope.path, key) }
+		const keyLength = m[0].replace(/[ \t]*:[ \t]?$/, '').length
+		if (scope.keys.has(key) && key !== '<<' && renamedParses(text, lineStart[n]! + col, keyLength, parse)) return { line: n + 1, column: col + 1, key, path: join(scope.path, key) }
 		scope.keys.add(key)
 		scope.last = key
+		if (/^[|>][-+0-9]*(?:\s+#.*)?$/.test(value)) blockIndent = col
+		else {
+			const after = rest.slice(m[0].length)
+			const flow = flowStart(after)
+			if (flow >= 0) {
+				const found = flowRepeat(n, col + m[0].length + flow, join(scope.path, key))
+				if (found) return found
+			}
+			flowDepth = Math.max(0, depthChange(value))
+		}
 	}
 	return undefined
 }
@@ -260,16 +288,20 @@ function depthChange(line: string): number {
 	return depth
 }
 
+/** Where a flow collection opens in a node's text (after any anchor and tag), or -1 when it is not one. */
+function flowStart(node: string): number {
+	const m = /^[ \t]*(?:[&!][^\s,[\]{}]*[ \t]+)*(?=[{[])/.exec(node)
+	return m ? m[0].length : -1
+}
+
 const SENTINEL = '\u0001switchboard-duplicate'
 
-/** Whether the text, with the key at line `n` column `col` renamed to a sentinel, parses with the sentinel as a key. */
-function renamedParses(lines: string[], n: number, col: number, keyText: string, parse: (text: string) => unknown): boolean {
-	const line = lines[n]!
-	const renamed = [...lines]
-	renamed[n] = `${line.slice(0, col)}${JSON.stringify(SENTINEL)}:${line.slice(col + keyText.length).length ? ' ' : ''}${line.slice(col + keyText.length)}`
+/** Whether the text, with the key of `length` characters at `offset` renamed to a sentinel, parses with the sentinel as a key. */
+function renamedParses(text: string, offset: number, length: number, parse: (text: string) => unknown): boolean {
+	const renamed = `${text.slice(0, offset)}${JSON.stringify(SENTINEL)}${text.slice(offset + length)}`
 	let value: unknown
 	try {
-		value = parse(renamed.join('\n'))
+		value = parse(renamed)
 	} catch {
 		return false
 	}

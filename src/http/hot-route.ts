@@ -16,7 +16,8 @@ import { toGatewayError } from './error-map'
 import { type ErrorShape, errorResponse } from './error-shapes'
 import { presentedKey } from './model-auth'
 import { isJsonType, jsonTooDeep, tooDeepError } from './raw-json'
-import { guardRequest, hasUnsizedBody } from './request-guard'
+import { BodyReadTimeout, bodyTimedOut } from './body-deadline'
+import { guardRequest, hasUnsizedBody, inMemory } from './request-guard'
 
 /** What a model route's handler gets, from either pipeline. */
 export type RouteContext = { body: unknown; raw: string | undefined; token: AuthToken; requestId: string; startedAt: number; request: Request }
@@ -37,12 +38,14 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		if (!isJsonType(semi === -1 ? type : type.slice(0, semi))) return elysia(request)
 		let raw: string
 		try {
-			raw = await request.text()
-		} catch {
+			raw = await svc.bodyReads.within(request.text())
+		} catch (e) {
+			if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
 			return elysia(request)
 		}
-		// The body read here is the one Elysia's route reads again when it answers instead.
-		const again = () => elysia(new Request(request.url, { method: request.method, headers: request.headers, body: raw, signal: request.signal }))
+		// The body read here is the one Elysia's route reads again when it answers instead (already in memory: the
+		// guard need not wait for it).
+		const again = () => elysia(inMemory(new Request(request.url, { method: request.method, headers: request.headers, body: raw, signal: request.signal })))
 		// Before parsing: a pathologically nested body is slow to parse at all (raw-json.ts).
 		if (jsonTooDeep(raw)) return errorResponse(tooDeepError(), route.shape, id)
 		let body: unknown

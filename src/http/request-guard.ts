@@ -1,13 +1,15 @@
 /**
  * Runs first on every request: assigns the request id (the client's `x-request-id` when given, else a new one),
  * refuses a multipart body on a route that takes JSON (415), and rejects bodies over the configured limit with a 413,
- * both in the caller's protocol shape before anything reads them.
+ * both in the caller's protocol shape before anything reads them. Then, on the Elysia routes, it waits for the whole
+ * body under BODY_READ_TIMEOUT_MS (body-deadline.ts; 408 past it), so no route starts on a body still trickling in.
  * @module
  */
 import { Elysia } from 'elysia'
 import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
+import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
 import { errorResponse, shapeForPath } from './error-shapes'
 import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
@@ -105,12 +107,22 @@ export async function guardUnsizedBody(svc: Services, request: Request, id: stri
 }
 
 /**
- * Refuses a JSON body nested deeper than MAX_JSON_DEPTH before a route's parser sees it (raw-json.ts: such a body
- * holds the event loop for seconds, then fails with a 500). Read from a clone; a body too short to nest that deep is
- * not read at all. The chat and messages routes check in their own parser (`keepRawJson`), which reads the text anyway.
+ * Requests whose body is already in memory (the hot routes hand Elysia the body they read): nothing to wait for.
+ * @example elysia(inMemory(new Request(url, { method: 'POST', headers, body: raw })))
  */
-async function guardJsonDepth(request: Request, id: string): Promise<Response | undefined> {
-	if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return undefined
+const readAlready = new WeakSet<Request>()
+export const inMemory = (request: Request): Request => {
+	readAlready.add(request)
+	return request
+}
+
+/**
+ * Refuses a JSON body nested deeper than MAX_JSON_DEPTH before a route's parser sees it (raw-json.ts: such a body
+ * holds the event loop for seconds, then fails with a 500). Read from a clone, under the body deadline; a body too
+ * short to nest that deep is not read at all. The chat and messages routes check in their own parser (`keepRawJson`),
+ * which reads the text anyway.
+ */
+async function guardJsonDepth(svc: Services, request: Request, id: string): Promise<Response | undefined> {
 	const type = request.headers.get('content-type') ?? ''
 	const semi = type.indexOf(';')
 	if (!isJsonType((semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase())) return undefined
@@ -118,18 +130,43 @@ async function guardJsonDepth(request: Request, id: string): Promise<Response | 
 	if (len !== null && Number(len) <= MAX_JSON_DEPTH * 2) return undefined
 	const path = pathOf(request)
 	if (path === '/v1/chat/completions' || path === '/v1/messages') return undefined
-	const text = await request.clone().text().catch(() => '')
+	const text = await svc.bodyReads.within(request.clone().text(), request).catch((e) => {
+		if (e instanceof BodyReadTimeout) throw e
+		return ''
+	})
 	return jsonTooDeep(text) ? errorResponse(tooDeepError(), shapeForPath(path), id) : undefined
 }
 
-export const requestGuard = (svc: Services) =>
-	new Elysia({ name: 'request-guard' }).onRequest(async ({ request, set }) => {
-		const id = guardRequest(svc, request)
-		if (typeof id !== 'string') return id
-		set.headers['x-request-id'] = id
+/**
+ * Every read of the body under BODY_READ_TIMEOUT_MS, before any route runs: a body without a length is measured here
+ * as it arrives (413 past the limit); one with a length is left to the route's parser, whose reads fail at the
+ * deadline (body-deadline.ts). 408 past it, here or from the hooks below.
+ */
+async function guardBody(svc: Services, request: Request, id: string): Promise<Response | undefined> {
+	if (request.method === 'GET' || request.method === 'HEAD' || readAlready.has(request)) return undefined
+	try {
 		if (hasUnsizedBody(request)) {
-			const refused = await guardUnsizedBody(svc, request, id)
+			const refused = await svc.bodyReads.within(guardUnsizedBody(svc, request, id), request)
 			if (refused) return refused
-		}
-		return guardJsonDepth(request, id)
-	})
+		} else if (!(Number(request.headers.get('content-length')) > 0)) return undefined
+		else readsUnderDeadline(request, svc.bodyReads)
+		return await guardJsonDepth(svc, request, id)
+	} catch (e) {
+		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
+		throw e
+	}
+}
+
+export const requestGuard = (svc: Services) =>
+	new Elysia({ name: 'request-guard' })
+		.onRequest(async ({ request, set }) => {
+			const id = guardRequest(svc, request)
+			if (typeof id !== 'string') return id
+			set.headers['x-request-id'] = id
+			return guardBody(svc, request, id)
+		})
+		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.
+		.onBeforeHandle({ as: 'global' }, ({ request, set }) => {
+			const late = bodyTimeoutOf(request)
+			if (late) return bodyTimedOut(request, late, set.headers['x-request-id'] as string)
+		})

@@ -87,8 +87,22 @@ export const CHANGE_WAIT_MS = 1_000
 /** The longest `changed` waits for the other instances to say they applied a change. */
 export const ACK_WAIT_MS = 2_000
 
-export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<Catalog> {
+export type CatalogOptions = {
+	/**
+	 * Channels whose stored row changed since the last load (edited, enabled again, a config start that altered them):
+	 * called as the load that sees the change is applied, on every instance, by however it learnt of the change (the
+	 * bus, a resync after an outage, the backstop reload). Not called for the first load.
+	 */
+	edited?: (ids: number[]) => void
+}
+
+export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: CatalogOptions = {}): Promise<Catalog> {
 	let chans: Channel[] = []
+	/**
+	 * Each channel row's `updated_at` (ms) as last applied, enabled or not: every change to a channel (management API,
+	 * config, an upstream 401 disabling it) writes it, so a changed stamp is an edit, however this instance heard of it.
+	 */
+	let stamps: Map<number, number> | undefined
 	/** Disabled channels, only for what they would serve (their keys are not decrypted). */
 	let offline: Array<Pick<Channel, 'models' | 'modelMap'>> = []
 	let prices = new Map<string, ModelInfo>()
@@ -122,7 +136,9 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		const rows = await db.orm.select().from(channels)
 		const next: Channel[] = []
 		const off: typeof offline = []
+		const nextStamps = new Map<number, number>()
 		for (const r of rows) {
+			nextStamps.set(r.id, r.updatedAt.getTime())
 			if (r.status !== 'enabled') {
 				off.push({ models: r.models, modelMap: r.modelMap ?? {} })
 				continue
@@ -150,6 +166,12 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus): Promise<C
 		offline = off
 		prices = m
 		byModel.clear()
+		const before = stamps
+		stamps = nextStamps
+		if (!before || !opts.edited) return
+		const edited: number[] = []
+		for (const [id, at] of nextStamps) if (before.has(id) && before.get(id) !== at) edited.push(id)
+		if (edited.length) opts.edited(edited)
 	}
 
 	await reload()

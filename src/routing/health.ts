@@ -4,7 +4,8 @@
  * success closes the breaker, failure opens it again for longer. A failure that says how long to wait (a 429 or an
  * overload with `retry-after`) opens it at once until then (at most the longest cool-down): the vendor refuses the
  * channel's requests until then, and counts the refused ones against its limits. Channels whose breaker is open are
- * tried only after all others, so a request still goes somewhere when every channel is cooling down.
+ * tried only after all others, so a request still goes somewhere when every channel is cooling down. A channel edited
+ * or enabled again starts afresh on every instance, as each loads the change (`reset`).
  * @module
  */
 
@@ -67,6 +68,13 @@ export function createChannelHealth(opts: Partial<HealthOptions> = {}) {
 		unclaim(id: number) {
 			const e = m.get(id)
 			if (e) e.probing = false
+		},
+		/**
+		 * Forgets the channel's failures and cool-down: an operator edited it or enabled it again (routing/catalog.ts), so
+		 * what failed before says nothing about it now, and it is tried in its place at once rather than after the others.
+		 */
+		reset(id: number) {
+			m.delete(id)
 		},
 		success(id: number) {
 			const e = m.get(id)

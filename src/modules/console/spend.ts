@@ -7,6 +7,7 @@ import { badRequest } from '../../core/errors'
 import { usageLogs } from '../../db/schema'
 import type { Services } from '../../services'
 import { adminAuth } from '../admin/auth'
+import { assertRange, queryDate } from '../admin/date-range'
 import { ErrorBody, IdNumber } from '../admin/schemas'
 import { SpendDay } from './schemas'
 
@@ -41,12 +42,6 @@ async function dayOf(db: Services['db'], zone: string | undefined, offsetMinutes
 	return sql<string>`to_char(date_trunc('day', (${usageLogs.createdAt} AT TIME ZONE 'UTC') + make_interval(mins => ${offset})), 'YYYY-MM-DD')`
 }
 
-function date(s: string, field: string): Date {
-	const d = new Date(s)
-	if (Number.isNaN(d.getTime())) throw badRequest(`${field}: not an ISO-8601 date`, field)
-	return d
-}
-
 export function spendRoutes(svc: Services) {
 	return new Elysia({ prefix: '/api/console', detail: { tags: ['Console'] } }).use(adminAuth(svc)).get(
 		'/spend',
@@ -59,8 +54,9 @@ export function spendRoutes(svc: Services) {
 				assertAccount(principal, accountId)
 				where.push(eq(usageLogs.accountId, accountId))
 			}
-			const to = query.to ? date(query.to, 'to') : new Date()
-			const from = query.from ? date(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS)
+			const to = query.to ? queryDate(query.to, 'to') : new Date()
+			const from = query.from ? queryDate(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS)
+			assertRange(from, to, query.to ? '' : ', its default: now')
 			if (to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) throw badRequest(`the range may span at most ${MAX_DAYS} days`, 'from')
 			where.push(gte(usageLogs.createdAt, from), lte(usageLogs.createdAt, to))
 			if (query.token_id !== undefined) where.push(eq(usageLogs.tokenId, query.token_id))
@@ -93,7 +89,7 @@ export function spendRoutes(svc: Services) {
 				account_id: t.Optional(IdNumber()),
 				token_id: t.Optional(IdNumber()),
 				model: t.Optional(t.String()),
-				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; default 30 days before `to`' })),
+				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; default 30 days before `to`; not after `to` (400)' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive; default now' })),
 				offset_minutes: t.Optional(t.Numeric({ minimum: -840, maximum: 840, description: 'Minutes east of UTC that days are counted in' })),
 				time_zone: t.Optional(

@@ -43,7 +43,8 @@ export const clients = (node: Instance, key: string): Clients => ({
 	gemini: new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: node.url, apiVersion: 'v1beta' } }),
 })
 
-async function startNode(t: TestDb, config: GatewayConfig, env: Record<string, string>, first: boolean, bus?: Bus): Promise<Instance> {
+/** One more instance on the cluster's database (with its own config and environment, e.g. a restart with an edited file). */
+export async function startNode(t: TestDb, config: GatewayConfig, env: Record<string, string>, first: boolean, bus?: Bus): Promise<Instance> {
 	const db = first || !t.url ? t.db : await openDb(t.url)
 	const svc = await createServices(loadEnv({ ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'error', ...env }), { db, config, log: silentLogger, bus })
 	const app = createApp(svc).listen({ port: 0, hostname: '127.0.0.1', idleTimeout: 60 })

@@ -124,6 +124,27 @@ describe('loadGatewayFile', () => {
 		expect((await loadGatewayFile(`${dir}/fine.json`)).models).toHaveLength(2)
 	})
 
+	it('should refuse a key written twice in one YAML flow mapping, naming line and column, as in a block mapping', async () => {
+		// Audit: `{a: 1, a: 2}` was read last-wins although the same key twice in a block mapping is refused.
+		const dir = `/tmp/sb-cfg-flow-dupes-${process.pid}`
+		const cases: Array<[string, string, string]> = [
+			['item.yaml', 'models:\n  - {name: m, input_per_mtok: 1, output_per_mtok: 2, input_per_mtok: 3}\n', 'line 2, column 54: key "input_per_mtok" given twice (models[0].input_per_mtok)'],
+			['list.yaml', 'models: [{name: m, input_per_mtok: 1}, {name: n, input_per_mtok: 1, input_per_mtok: 2}]\n', 'line 1, column 69: key "input_per_mtok" given twice (models[1].input_per_mtok)'],
+			['lines.yaml', 'models: [\n  {name: m,\n   input_per_mtok: 1,\n   "input_per_mtok": 2}\n]\n', 'line 4, column 4: key "input_per_mtok" given twice (models[0].input_per_mtok)'],
+			['nested.yml', 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings: {timeouts: {idle_ms: 1, idle_ms: 2}}\n', 'line 7, column 39: key "idle_ms" given twice (channels[0].settings.timeouts.idle_ms)'],
+			['document.yaml', "{models: [], 'models': [{name: m}]}\n", 'line 1, column 14: key "models" given twice (models)'],
+		]
+		for (const [name, text, where] of cases) {
+			await Bun.write(`${dir}/${name}`, text)
+			const err = await loadGatewayFile(`${dir}/${name}`).then(() => undefined, (e: Error) => e.message)
+			expect({ name, err }).toEqual({ name, err: `${dir}/${name}: ${where}; remove one` })
+		}
+		// The same key in two flow entries, in a nested mapping, or inside a quoted value is no duplicate.
+		await Bun.write(`${dir}/fine.yaml`, 'models: [{name: m, input_per_mtok: 1}, {name: n, input_per_mtok: 1, cache_read_per_mtok: 0.5}]\nchannels: [{name: "a, name: b", type: openai, base_url: "https://x/v1", api_key: k, models: [m, n], settings: {headers: {name: x}}}]\n')
+		const fine = await loadGatewayFile(`${dir}/fine.yaml`)
+		expect([fine.models.length, fine.channels.length]).toEqual([2, 1])
+	})
+
 	it('should say how a file is read when a YAML file lacks a .yaml name', async () => {
 		// QA: gateway.conf holding YAML was refused as "JSON Parse error: Unexpected identifier", with no word of why JSON.
 		const dir = `/tmp/sb-cfg-ext-${process.pid}`

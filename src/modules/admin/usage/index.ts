@@ -7,7 +7,8 @@ import { badRequest } from '../../../core/errors'
 import { usageLogs } from '../../../db/schema'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, Int, iso, realDay } from '../schemas'
+import { assertRange, queryDate } from '../date-range'
+import { ErrorBody, IdNumber, Int, iso } from '../schemas'
 
 export const UsageRow = t.Object({
 	id: Int(),
@@ -72,8 +73,11 @@ export const usageModule = (svc: Services) =>
 			}
 			if (query.token_id !== undefined) where.push(eq(usageLogs.tokenId, query.token_id))
 			if (query.model) where.push(eq(usageLogs.model, query.model))
-			if (query.from) where.push(gte(usageLogs.createdAt, date(query.from, 'from')))
-			if (query.to) where.push(lte(usageLogs.createdAt, date(query.to, 'to')))
+			const from = query.from ? queryDate(query.from, 'from') : undefined
+			const to = query.to ? queryDate(query.to, 'to') : undefined
+			if (from && to) assertRange(from, to)
+			if (from) where.push(gte(usageLogs.createdAt, from))
+			if (to) where.push(lte(usageLogs.createdAt, to))
 			if (query.cursor) {
 				const c = Number(query.cursor)
 				if (!Number.isSafeInteger(c) || c < 1) throw badRequest('cursor: not a cursor from next_cursor', 'cursor')
@@ -95,7 +99,7 @@ export const usageModule = (svc: Services) =>
 				account_id: t.Optional(IdNumber()),
 				token_id: t.Optional(IdNumber()),
 				model: t.Optional(t.String()),
-				from: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
+				from: t.Optional(t.String({ description: 'ISO-8601, inclusive; not after `to` (400)' })),
 				to: t.Optional(t.String({ description: 'ISO-8601, inclusive' })),
 				limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
 				cursor: t.Optional(t.String()),
@@ -104,9 +108,3 @@ export const usageModule = (svc: Services) =>
 			detail: { summary: 'List usage rows, newest first' },
 		},
 	)
-
-function date(s: string, field: string): Date {
-	const d = new Date(s)
-	if (Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
-	return d
-}

@@ -1,0 +1,20 @@
+/** The `from`/`to` query range of the management and console APIs: both inclusive ISO-8601 instants. */
+import { badRequest } from '../../core/errors'
+import { realDay } from './schemas'
+
+/** An ISO-8601 query value as a Date; 400 naming `field` when it is not one, or names a day that does not exist. */
+export function queryDate(s: string, field: string): Date {
+	const d = new Date(s)
+	if (Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
+	return d
+}
+
+/**
+ * Refuses a range whose start is after its end. It matches nothing, and an empty list would read as "no usage" to an
+ * API caller (the console says so itself and never sends one), so it is a 400 that names both parameters.
+ * @example assertRange(new Date('2026-03-02'), new Date('2026-03-01')) // throws "from (2026-03-02T…) is after to (2026-03-01T…)…"
+ */
+export function assertRange(from: Date, to: Date, toNote = ''): void {
+	if (from.getTime() > to.getTime())
+		throw badRequest(`from (${from.toISOString()}) is after to (${to.toISOString()}${toNote}): the range is empty; give a from on or before the to`, 'from')
+}
