@@ -238,6 +238,21 @@ export type ServiceTier = 'priority' | 'flex'
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 
+/**
+ * The usage of several calls made for one request (one per answer: src/relay/choices.ts), field by field; the tier is
+ * the first call's that names one.
+ * @example sumUsage([{ input: 3, output: 1 }, { input: 3, output: 2 }]).output === 3
+ */
+export function sumUsage(parts: Array<Partial<Usage>>): Usage {
+	const total: Usage = emptyUsage()
+	for (const u of parts)
+		for (const [k, v] of Object.entries(u) as Array<[keyof Usage, Usage[keyof Usage]]>) {
+			if (typeof v === 'number') Object.assign(total, { [k]: ((total[k] as number | undefined) ?? 0) + v })
+			else if (k === 'tier' && v !== undefined) total.tier ??= v as ServiceTier
+		}
+	return total
+}
+
 /** Total prompt tokens as OpenAI and Gemini count them. */
 export const promptTokens = (u: Usage): number => u.input + u.cacheRead + u.cacheWrite
 

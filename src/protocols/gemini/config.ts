@@ -268,6 +268,8 @@ export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig
 	// "Only valid if responseLogprobs=True".
 	if (req.topLogprobs !== undefined && req.logprobs) cfg.logprobs = req.topLogprobs
 	if (req.stop?.length) cfg.stopSequences = req.stop
+	// Several answers (OpenAI `n`): Gemini's candidates (https://ai.google.dev/api/generate-content#generationconfig).
+	if (req.choices !== undefined) cfg.candidateCount = req.choices
 	const format = req.responseFormat
 	if (format?.type === 'json_object') cfg.responseMimeType = 'application/json'
 	else if (format?.type === 'json_schema') {

@@ -270,6 +270,8 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.logprobs !== undefined) body.logprobs = req.logprobs
 	if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
 	if (req.stop?.length) body.stop = req.stop
+	// Several answers of another protocol's client (Gemini `candidateCount`): OpenAI's `n`.
+	if (req.choices !== undefined) body.n = req.choices
 	if (req.tools?.length) {
 		body.tools = req.tools.map((t) => ({
 			type: 'function',

@@ -36,9 +36,10 @@ const upstream = (message: string) => new GatewayError('upstream', message, { re
  * emitted when it arrives; `finish` is held until `[DONE]` or the end of the body, because `finish_reason`
  * comes in a chunk BEFORE the usage chunk (WIRE-NOTES wire §12) and canonical `usage` must precede `finish`.
  * A body that ends with neither `[DONE]` nor a `finish_reason` was cut: it ends in an `error` event.
- * Per-request state lives in the machine's closure.
+ * Per-request state lives in the machine's closure. `choice`: the answer read of a stream with several (`n` > 1),
+ * whose chunks name theirs by `choices[].index`; the usage chunk is the whole stream's.
  */
-export function streamDecoder(): FrameDecoder {
+export function streamDecoder(choice = 0): FrameDecoder {
 	let started = false
 	let next = 0
 	let open: Open | undefined
@@ -207,8 +208,8 @@ export function streamDecoder(): FrameDecoder {
 			return
 		}
 		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
-		const choice = choices.find((x) => x.index === 0 || x.index === undefined)
-		if (choice) choiceDelta(choice, out)
+		const picked = choices.find((x) => x.index === choice || (x.index === undefined && choice === 0))
+		if (picked) choiceDelta(picked, out)
 		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block. Groq puts the
 		// stream's usage in `x_groq.usage` on that chunk instead (vercel/ai#1651).
 		const usage = decodeUsage(c.usage, c.service_tier) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
