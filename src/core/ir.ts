@@ -179,8 +179,9 @@ export type ChatRequest = {
 	reasoning?: Reasoning
 	stream: boolean
 	/**
-	 * How many alternative answers (OpenAI `n`), when more than one. The canonical answer has one, so only a channel
-	 * that speaks the client's protocol can give them (src/relay/chat.ts); the reservation covers all of them.
+	 * How many alternative answers (OpenAI `n`, Gemini `candidateCount`), when more than one. The canonical answer has
+	 * one: a vendor that gives several in one call is asked for them and each read by index, any other is asked once
+	 * per answer, and the client's codec merges them (src/relay/choices.ts); the reservation covers all of them.
 	 */
 	choices?: number
 	/** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
