@@ -77,7 +77,7 @@ export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest
 		settings.logprobs = responseLogprobs
 	}
 	// Several candidates stay in `rest` too (the fast path forwards the body as written); `choices` tells the relay,
-	// which refuses a channel that would quietly return one (as for OpenAI `n`).
+	// which asks another vendor for them as it can (src/relay/choices.ts), as for OpenAI `n`.
 	const candidates = number(cfg, 'candidateCount', { min: 1, integer: true })
 	if (candidates !== undefined && candidates > 1) settings.choices = candidates
 	const stop = get(cfg, 'stopSequences')
