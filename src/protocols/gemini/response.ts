@@ -2,6 +2,7 @@
  * Gemini GenerateContentResponse ⇄ canonical response.
  * @module
  */
+import { GatewayError } from '../../core/errors'
 import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
@@ -30,6 +31,10 @@ export function decodeResponse(body: GeminiResponse, choice = 0): ChatResponse {
 	const o = isObj(b) ? b : {}
 	const responseId = str(get(o, 'responseId'))
 	const candidate = candidateAt(o.candidates, choice)
+	// A prompt blocked before generation has no candidate at all: each answer is that refusal.
+	const feedback = get(o, 'promptFeedback')
+	const blockedPrompt = isObj(feedback) && !!str(get(feedback, 'blockReason'))
+	if (!candidate && choice > 0 && !blockedPrompt) throw new GatewayError('upstream', `upstream sent no candidate ${choice}`, { retryable: true, code: 'upstream_malformed' })
 	const content = isObj(candidate?.content) ? candidate.content : undefined
 	const parts = Array.isArray(content?.parts) ? content.parts : []
 	const scope = callScope(responseId)
@@ -37,8 +42,7 @@ export function decodeResponse(body: GeminiResponse, choice = 0): ChatResponse {
 	// Response content has no media slot: generated images are a known gap of the canonical model.
 	const out = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
 	const toolSeen = out.some((p) => p.type === 'tool_call')
-	const feedback = get(o, 'promptFeedback')
-	const blocked = !candidate && isObj(feedback) && !!str(get(feedback, 'blockReason'))
+	const blocked = !candidate && blockedPrompt
 	const res: ChatResponse = {
 		id: responseId ?? newId('gemini'),
 		model: str(get(o, 'modelVersion')) ?? '',

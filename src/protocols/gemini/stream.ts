@@ -43,6 +43,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	let toolSeen = false
 	let finishReason: string | undefined
 	let blocked = false
+	/** The chosen candidate appeared in some chunk. */
+	let seen = false
 	let lastUsage = ''
 	// Google Search grounding reported so far (grounding.ts): its searches ride on the usage events.
 	const grounding = newGrounding()
@@ -136,6 +138,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 				return
 			}
 			const candidate = candidateAt(chunk.candidates, choice)
+			if (candidate) seen = true
 			const content = isObj(candidate?.content) ? candidate.content : undefined
 			const from = out.length
 			if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
@@ -164,6 +167,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			close()
 			if (finishReason !== undefined) out.push({ type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) })
 			else if (blocked) out.push({ type: 'finish', reason: 'content_filter' })
+			else if (!seen && choice > 0) out.push({ type: 'error', error: upstreamError(`Gemini stream sent no candidate ${choice}`) })
 			else out.push({ type: 'error', error: upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'upstream_cut') })
 		},
 		get done() {

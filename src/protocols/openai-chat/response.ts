@@ -37,7 +37,10 @@ export function decodeResponse(body: unknown, choice = 0): ChatResponse {
 	if (!isObject(body)) throw new GatewayError('upstream', 'upstream returned a malformed chat completion', { retryable: true })
 	if (body.error) throw upstreamError(body.error)
 	const choices = Array.isArray(body.choices) ? body.choices.filter(isObject) : []
-	const picked = choices.find((c) => c.index === choice) ?? choices[choice] ?? {}
+	const found = choices.find((c) => c.index === choice) ?? choices[choice]
+	// An OpenAI-compatible server that ignores `n` answers one choice: the others are missing, not empty.
+	if (!found && choice > 0) throw new GatewayError('upstream', `upstream sent no choice ${choice} (does it support n?)`, { retryable: true, code: 'upstream_malformed' })
+	const picked = found ?? {}
 	// Mistral's `error` finish reason (API ref FinishReason): generation failed; the partial message is not an answer.
 	if (picked.finish_reason === 'error') throw new GatewayError('upstream', 'upstream ended the answer with finish_reason "error"', { retryable: true })
 	const message = isObject(picked.message) ? picked.message : {}

@@ -61,6 +61,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	let sawRefusal = false
 	let finish: StopReason | undefined
 	let sawDone = false
+	/** The chosen answer appeared in some chunk. */
+	let seen = false
 	let failure: GatewayError | undefined
 	let over = false
 
@@ -209,7 +211,10 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		}
 		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
 		const picked = choices.find((x) => x.index === choice || (x.index === undefined && choice === 0))
-		if (picked) choiceDelta(picked, out)
+		if (picked) {
+			seen = true
+			choiceDelta(picked, out)
+		}
 		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block. Groq puts the
 		// stream's usage in `x_groq.usage` on that chunk instead (vercel/ai#1651).
 		const usage = decodeUsage(c.usage, c.service_tier) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
@@ -223,6 +228,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		close(out)
 		// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
 		if (!failure && !sawDone && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
+		// An OpenAI-compatible server that ignores `n` streams one choice: the others are missing, not empty.
+		if (!failure && !seen && choice > 0) failure = upstream(`upstream sent no choice ${choice} (does it support n?)`)
 		if (failure) return void out.push({ type: 'error', error: failure })
 		const reason = withToolUse(finish ?? 'end_turn', sawTool)
 		out.push({ type: 'finish', reason: sawRefusal && reason === 'end_turn' ? 'refusal' : reason })
