@@ -102,6 +102,9 @@ async function openSource(a: ChoicesAttempt, k: number, signal: AbortSignal): Pr
 	const chunks = sourceChunks(batches, readers)
 	const pre = await prefetch(chunks, onlyPreamble, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	const source: Source = { up, batches, readers, chunks, buffered: pre?.buffered ?? [], pending: pre?.pending, ended: pre?.done ?? true }
+	// A read the window left running may fail once the call is aborted (another call failed, or the stream ended
+	// before it was needed): handled, not left to reject unseen.
+	pre?.pending?.catch(() => undefined)
 	if (!pre) return { ...failedBeforeContent(up), source }
 	const head = pre.buffered.flat()
 	const err = head.find((e) => e.event.type === 'error')?.event
@@ -250,10 +253,12 @@ class ChoicesRelay extends StreamRelay {
 			// Every body ended: the decoders ended with them (a cut one with its error), so this step is the last.
 			if (!live.length) return this.stepOf([]) ?? { text: '', last: true }
 			for (const s of live) s.pending ??= s.chunks.next()
-			const [s, r] = await Promise.race(live.map((s) => s.pending!.then((r) => [s, r] as const)))
+			// A failed read ends the stream (`failed`); the reads left waiting are handled here too, so none is left unhandled.
+			const [s, r, failure] = await Promise.race(live.map((s) => s.pending!.then((r) => [s, r, undefined] as const, (e: unknown) => [s, undefined, e ?? new Error('read failed')] as const)))
+			if (failure !== undefined) throw failure
 			s.pending = undefined
-			if (r.done) s.ended = true
-			const step = this.stepOf(r.done ? [] : r.value)
+			if (r!.done) s.ended = true
+			const step = this.stepOf(r!.done ? [] : r!.value)
 			if (step) return step
 		}
 	}
