@@ -200,6 +200,24 @@ describe('OpenAI n for a Claude model (one call per choice)', () => {
 		expectNothingHeld(acct)
 	})
 
+	it('should end the stream with an error when one call’s connection is reset mid-way, billing what was produced', async () => {
+		const acct = await m.account()
+		const prompt = 'one connection resets'
+		m.mocks.anthropic.faultOnce = { kind: 'cut', afterChunks: 5, abrupt: true }
+		const stream = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n: 2, stream: true, messages: say(prompt) })
+		const err = await (async () => {
+			for await (const _ of stream);
+		})().catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(Error)
+		const rows = await usageRows(m, acct.accountId)
+		expect(rows).toHaveLength(1)
+		// The reset call ended without its terminator: the request is recorded as cut, as a single stream would be.
+		expect(rows[0]!.end_reason).toBe('upstream_cut')
+		expect(rows[0]!.input_tokens).toBe(2 * countWords(prompt))
+		expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
+		expectNothingHeld(acct)
+	})
+
 	it('should reserve every prompt paid, lowering the cap so that n prompts and n answers fit the balance', async () => {
 		// $0.05 at $3 / $15 per million: 50,000 micro-USD. A prompt of ~600 tokens paid 4 times is 7,200 of them.
 		const acct = await m.account(0.05)
