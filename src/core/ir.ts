@@ -179,8 +179,9 @@ export type ChatRequest = {
 	reasoning?: Reasoning
 	stream: boolean
 	/**
-	 * How many alternative answers (OpenAI `n`), when more than one. The canonical answer has one, so only a channel
-	 * that speaks the client's protocol can give them (src/relay/chat.ts); the reservation covers all of them.
+	 * How many alternative answers (OpenAI `n`, Gemini `candidateCount`), when more than one. The canonical answer has
+	 * one: a vendor that gives several in one call is asked for them and each read by index, any other is asked once
+	 * per answer, and the client's codec merges them (src/relay/choices.ts); the reservation covers all of them.
 	 */
 	choices?: number
 	/** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
@@ -237,6 +238,21 @@ export type Usage = {
 export type ServiceTier = 'priority' | 'flex'
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
+
+/**
+ * The usage of several calls made for one request (one per answer: src/relay/choices.ts), field by field; the tier is
+ * the first call's that names one.
+ * @example sumUsage([{ input: 3, output: 1 }, { input: 3, output: 2 }]).output === 3
+ */
+export function sumUsage(parts: Array<Partial<Usage>>): Usage {
+	const total: Usage = emptyUsage()
+	for (const u of parts)
+		for (const [k, v] of Object.entries(u) as Array<[keyof Usage, Usage[keyof Usage]]>) {
+			if (typeof v === 'number') Object.assign(total, { [k]: ((total[k] as number | undefined) ?? 0) + v })
+			else if (k === 'tier' && v !== undefined) total.tier ??= v as ServiceTier
+		}
+	return total
+}
 
 /** Total prompt tokens as OpenAI and Gemini count them. */
 export const promptTokens = (u: Usage): number => u.input + u.cacheRead + u.cacheWrite

@@ -8,7 +8,7 @@ import type { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
-import type { EventEncoder, FrameDecoder } from './stream-machine'
+import type { EventEncoder, FrameDecoder, StreamMachine } from './stream-machine'
 
 export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses'
 
@@ -26,6 +26,11 @@ export type EncodeContext = {
 	/** Counts the prompt tokens locally, for protocols that must state input usage before upstream reports it
 	 * (Anthropic `message_start.message.usage.input_tokens`). Called only then: counting loads the tokenizer. */
 	countInputTokens?: () => number
+	/**
+	 * One of several answers (OpenAI `n`, Gemini `candidateCount`): the index to show (`choices[].index`,
+	 * `candidates[].index`). The stream's closing (usage, terminator) is then the choices encoder's, not this one's.
+	 */
+	choice?: number
 }
 
 export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> }
@@ -41,6 +46,15 @@ export type UpstreamOptions = {
 	toolCallIds?: 'alnum9'
 }
 
+/**
+ * An event of one of several answers, by its index. A `usage` event stands for the whole request (all the answers),
+ * cumulative like any usage event.
+ */
+export type ChoiceEvent = { choice: number; event: StreamEvent }
+
+/** Several answers' events → one client stream (the choices interleaved as they come; one closing). */
+export type ChoicesEncoder = StreamMachine<ChoiceEvent, SseFrame>
+
 export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	readonly name: ProtocolName
 	/**
@@ -48,22 +62,38 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 * required"): a converted request always carries the cap the relay reserved for.
 	 */
 	readonly requiresMaxTokens?: boolean
+	/**
+	 * One call gives several answers (OpenAI `n`, Gemini `candidateCount`): `encodeRequest` asks for `choices`, and
+	 * `decodeResponse` / `streamDecoder` read any one of them by its index. A protocol without it is asked once per
+	 * answer (src/relay/choices.ts).
+	 */
+	readonly severalAnswers?: true
 	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
 	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
 	/** Canonical request → upstream body, with `model` set to the upstream model name. */
 	encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): WireReq
-	/** Upstream body → canonical response. */
-	decodeResponse(body: WireRes): ChatResponse
+	/** Upstream body → canonical response: the answer at `choice` (0 when not given) of a body with several. */
+	decodeResponse(body: WireRes, choice?: number): ChatResponse
 	/** Canonical response → client body. */
 	encodeResponse(res: ChatResponse, ctx: EncodeContext): WireRes
 	/** Upstream SSE frames → canonical events (always ends with `finish` or `error` when the stream is whole). */
 	decodeStream(frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent>
 	/** Canonical events → client SSE frames (including the protocol's terminator, e.g. `[DONE]`). */
 	encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<SseFrame>
-	/** The same decoding as a synchronous machine, one frame at a time (stream-machine.ts): what relays use. */
-	streamDecoder(): FrameDecoder
+	/**
+	 * The same decoding as a synchronous machine, one frame at a time (stream-machine.ts): what relays use. `choice`:
+	 * the answer to read of a stream with several (0 when not given); usage is still the whole stream's.
+	 */
+	streamDecoder(choice?: number): FrameDecoder
 	/** The same encoding as a synchronous machine, one event at a time. */
 	streamEncoder(ctx: EncodeContext): EventEncoder
+	/**
+	 * Several answers (the client asked for them: OpenAI `n`, Gemini `candidateCount`) → one client body: each answer
+	 * at its index, `usage` the whole request's. Only protocols whose clients can ask for several have it.
+	 */
+	encodeChoices?(answers: ChatResponse[], usage: Usage, ctx: EncodeContext): WireRes
+	/** The streamed form of `encodeChoices`. */
+	choicesEncoder?(ctx: EncodeContext, n: number): ChoicesEncoder
 	/** An error in this protocol's shape and status. */
 	encodeError(err: GatewayError): EncodedError
 	/** An error as a stream frame (sent when a stream fails after the headers went out). */

@@ -94,6 +94,7 @@ export function withUpstreamCap(ir: ChatRequest, budget: Pick<Budget, 'cap' | 'c
  * a promise), else through the ledger's take. `choices` answers (OpenAI `n`) may each reach the output cap.
  * `uncapped` is the cap assumed when neither the client nor the model's configured maximum gives one. `reach` prices
  * only the token kinds and tiers the request can produce (relay/reach.ts); without it, every kind the model prices.
+ * `prompts`: how many times the prompt may be paid (the choices asked of a vendor one call per answer: choices.ts).
  */
 export function reserveBudget(
 	svc: Services,
@@ -106,25 +107,36 @@ export function reserveBudget(
 	choices = 1,
 	uncapped = DEFAULT_MAX_OUTPUT,
 	reach?: Reach,
+	prompts = 1,
 ): Budget | Promise<Budget> {
 	const modelMax = price.maxOutputTokens ?? undefined
 	const cap = Math.min(requested ?? modelMax ?? uncapped, modelMax ?? Number.MAX_SAFE_INTEGER)
-	const tokens = upperBound(inputEstimate, cap * choices, price, reach)
-	const want = tokens + searchHold(price, reach)
+	const tokens = upperBound(inputEstimate * prompts, cap * choices, price, reach)
+	const want = tokens + searchHold(price, reach) * prompts
 	const owner = { accountId: token.accountId, tokenId: token.id }
-	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices, reach }
+	const shape = { maxCap: cap, requested, uncapped, price, inputEstimate, count, choices, reach, prompts }
 	const now = svc.ledger.reserveNow(owner, requestId, want)
 	if (now) return budgetOf(now, tokens, shape)
-	const min = upperBound(inputEstimate, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price, reach)
+	const min = upperBound(inputEstimate * prompts, Math.min(cap, MIN_ANSWER_TOKENS) * choices, price, reach)
 	return svc.ledger.reserve(owner, requestId, want, min).then((hold) => budgetOf(hold, tokens, shape))
 }
 
-type Shape = { maxCap: number; requested: number | undefined; uncapped: number; price: ModelInfo; inputEstimate: number; count: (() => number) | undefined; choices: number; reach: Reach | undefined }
+type Shape = {
+	maxCap: number
+	requested: number | undefined
+	uncapped: number
+	price: ModelInfo
+	inputEstimate: number
+	count: (() => number) | undefined
+	choices: number
+	reach: Reach | undefined
+	prompts: number
+}
 
 /** The budget a hold makes: the output cap lowered to what it affords (shared by the choices) when it is less than the tokens' bound `want`. */
-function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices, reach }: Shape): Budget {
+function budgetOf(hold: Hold, want: number, { maxCap, requested, uncapped, price, inputEstimate, count, choices, reach, prompts }: Shape): Budget {
 	const modelMax = price.maxOutputTokens ?? undefined
-	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate, price, reach) / choices))) : maxCap
+	const cap = hold.amount < want ? Math.max(1, Math.min(maxCap, Math.floor(affordableOutput(hold.amount, inputEstimate * prompts, price, reach) / choices))) : maxCap
 	const capChanged = requested !== undefined ? cap !== requested : modelMax !== undefined || cap < uncapped
 	let counted: number | undefined
 	const countInput = () => (counted ??= count ? count() : inputEstimate)
@@ -139,6 +151,8 @@ export type Outcome = {
 	endReason: string
 	channel?: Channel
 	upstreamModel?: string
+	/** Part of `usage` was counted here rather than reported (several calls, some of which reported none: choices.ts). */
+	estimated?: boolean
 }
 
 export type CallInfo = { svc: Services; token: AuthToken; requestId: string; endpoint: string; model: string; stream: boolean; startedAt: number }
@@ -162,7 +176,7 @@ export function threadSize(u: Partial<Usage> | undefined, budget: Pick<Budget, '
 export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
 	const reported = o.usage
 	const usage: Usage = { ...emptyUsage(), ...reported }
-	let estimated = false
+	let estimated = o.estimated === true
 	const missing = unreported(reported)
 	if (missing.input) {
 		usage.input = budget.countInput()

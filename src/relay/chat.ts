@@ -19,14 +19,14 @@ import type { Services } from '../services'
 import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
 import { defaultOutputCap } from '../core/reasoning'
-import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, threadSize, withUpstreamCap } from './budget'
+import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
-import { inlineImageUrls } from './images'
+import { choicesAttempt } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
-import { forUpstream } from './upstream-codec'
+import { convertedBody } from './upstream-codec'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
 
@@ -83,7 +83,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const held = call.thread?.held ?? 0
 	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
 	const count = held ? () => estimateInputTokens(ir) + held : () => estimateInputTokens(ir)
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, input, ir.maxTokens, count, ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route))
+	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, input, ir.maxTokens, count, ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route), promptsPaid(call, route.channels))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -144,18 +144,32 @@ export function relayRoute(
 }
 
 /**
- * Several choices (OpenAI `n`, Gemini `candidateCount`) come only from a channel that speaks the client's protocol,
- * where the body goes upstream as written: the canonical answer has one, and the gateway's own MCP loop runs one
- * conversation.
+ * Several choices (OpenAI `n`, Gemini `candidateCount`) come from any channel (src/relay/choices.ts), but not from the
+ * gateway's own MCP loop, which runs one conversation.
  */
 const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
 	const adapter = chatAdapterFor(ch.type)
-	return adapter?.protocol === call.client && !runsMcpHere(call, adapter)
+	return adapter !== undefined && !runsMcpHere(call, adapter)
 }
 
-const severalChoices = (call: ChatCall, retryable: boolean) => {
-	const [field, kind] = call.client.name === 'gemini' ? ['generationConfig.candidateCount', 'Gemini'] : ['n', 'OpenAI-compatible']
-	return unsupportedForModel(`${field} > 1 needs a channel that speaks the client's protocol (${kind}); none serves model "${call.ir.model}" that way`, retryable, field)
+export const severalChoices = (call: ChatCall, retryable: boolean) => {
+	const field = call.client.name === 'gemini' ? 'generationConfig.candidateCount' : 'n'
+	return unsupportedForModel(`${field} > 1 cannot be combined with MCP servers the gateway connects to for model "${call.ir.model}" (it runs one conversation); ask for one answer`, retryable, field)
+}
+
+/**
+ * How many times the prompt of a request for several choices may be paid: once per answer when a channel that may
+ * serve it is asked once per answer (choices.ts), else once.
+ */
+const promptsPaid = (call: ChatCall, channels: Channel[]): number => {
+	const n = call.ir.choices ?? 1
+	if (n === 1) return 1
+	return channels.some((ch) => {
+		const protocol = chatAdapterFor(ch.type)?.protocol
+		return protocol !== undefined && protocol !== call.client && !protocol.severalAnswers
+	})
+		? n
+		: 1
 }
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
@@ -169,20 +183,15 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	const fast = adapter.protocol === call.client
 	if (fast && call.thread?.channelId !== undefined && ch.id !== call.thread.channelId) return { error: threadElsewhere(call.ir.model) }
+	// Several answers from another vendor: asked of it as it can (one call, or one per answer), merged for the client.
+	if (call.ir.choices && !fast) return choicesAttempt(call, info, ch, adapter, budget, upstreamModel)
 	let codec = adapter.protocol
 	let body: string
 	try {
 		if (fast) {
 			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)
 			body = (call.raw !== undefined && bodyText(call.raw, call.body, out)) || JSON.stringify(out)
-		} else {
-			// The cap the fast path would send: the client's, or one the budget imposes; none otherwise (the vendor's
-			// default), except to a protocol that requires one (Anthropic), which gets the cap reserved for.
-			let ir = withUpstreamCap(call.ir, budget, adapter.protocol.requiresMaxTokens === true)
-			if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
-			;({ ir, codec } = forUpstream(ir, codec))
-			body = JSON.stringify(codec.encodeRequest(ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel)))
-		}
+		} else ({ body, codec } = await convertedBody(call, ch, adapter, budget, upstreamModel, call.ir))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e

@@ -19,8 +19,8 @@ export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls
 /** `codec` as it is, or, when the request asked for one call and the upstream cannot be told so, a codec whose decoded answers (whole or streamed) carry the first call only. */
 export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: ProtocolCodec): ProtocolCodec {
 	if (!keepsFirstToolCallOnly(ir, codec.name)) return codec
-	const streamDecoder = () => firstToolCallOnlyDecoder(codec.streamDecoder())
-	return { ...codec, decodeResponse: (body) => firstToolCallOnly(codec.decodeResponse(body)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
+	const streamDecoder = (choice?: number) => firstToolCallOnlyDecoder(codec.streamDecoder(choice))
+	return { ...codec, decodeResponse: (body, choice) => firstToolCallOnly(codec.decodeResponse(body, choice)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
 }
 
 /** A whole answer with its tool calls after the first left out. */

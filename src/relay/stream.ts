@@ -200,7 +200,16 @@ function decodeChunks(decoder: FrameDecoder, batches: AsyncIterator<SseFrame[], 
 	}
 }
 
-const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage'
+/**
+ * The failure of a converted stream that sent an error event (or nothing) before any content: one that may fail over,
+ * a rate limit answered 429 `upstream_rate_limited` as at the HTTP level.
+ */
+export function beforeContentError(e: GatewayError | undefined): GatewayError {
+	if (!e) return new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true })
+	return isRateLimit(e) ? upstreamRateLimited(e.message) : new GatewayError(e.kind, e.message, { code: e.code, retryable: true })
+}
+
+export const isPreambleEvent = (e: StreamEvent) => e.type === 'start' || e.type === 'ping' || e.type === 'usage'
 
 /**
  * Conversion: upstream frames → the upstream protocol's decoder → canonical events (metered) → the client protocol's
@@ -218,9 +227,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 	const sawContent = head.some((e) => e.type === 'block_start' || e.type === 'finish')
 	if ((err && !sawContent) || (pre.done && head.length === 0)) {
 		a.up.abort()
-		const e = err?.type === 'error' ? err.error : undefined
-		if (!e) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return { error: isRateLimit(e) ? upstreamRateLimited(e.message) : new GatewayError(e.kind, e.message, { code: e.code, retryable: true }) }
+		return { error: beforeContentError(err?.type === 'error' ? err.error : undefined) }
 	}
 	return { ok: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
 }

@@ -111,9 +111,9 @@ export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { 
 	const to = portableNames(namesOf(ir), ruleOf(codec))
 	if (!to) return { ir, codec }
 	const back = new Map([...to].map(([client, portable]) => [portable, client]))
-	const streamDecoder = () => renamingDecoder(codec.streamDecoder(), back)
+	const streamDecoder = (choice?: number) => renamingDecoder(codec.streamDecoder(choice), back)
 	return {
 		ir: renameRequest(ir, to),
-		codec: { ...codec, decodeResponse: (body) => renameResponse(codec.decodeResponse(body), back), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) },
+		codec: { ...codec, decodeResponse: (body, choice) => renameResponse(codec.decodeResponse(body, choice), back), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) },
 	}
 }

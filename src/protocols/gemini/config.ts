@@ -77,7 +77,7 @@ export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest
 		settings.logprobs = responseLogprobs
 	}
 	// Several candidates stay in `rest` too (the fast path forwards the body as written); `choices` tells the relay,
-	// which refuses a channel that would quietly return one (as for OpenAI `n`).
+	// which asks another vendor for them as it can (src/relay/choices.ts), as for OpenAI `n`.
 	const candidates = number(cfg, 'candidateCount', { min: 1, integer: true })
 	if (candidates !== undefined && candidates > 1) settings.choices = candidates
 	const stop = get(cfg, 'stopSequences')
@@ -268,6 +268,8 @@ export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig
 	// "Only valid if responseLogprobs=True".
 	if (req.topLogprobs !== undefined && req.logprobs) cfg.logprobs = req.topLogprobs
 	if (req.stop?.length) cfg.stopSequences = req.stop
+	// Several answers (OpenAI `n`): Gemini's candidates (https://ai.google.dev/api/generate-content#generationconfig).
+	if (req.choices !== undefined) cfg.candidateCount = req.choices
 	const format = req.responseFormat
 	if (format?.type === 'json_object') cfg.responseMimeType = 'application/json'
 	else if (format?.type === 'json_schema') {

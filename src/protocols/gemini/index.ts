@@ -5,6 +5,7 @@
  * @module
  */
 import type { ProtocolCodec } from '../codec'
+import { choicesEncoder, encodeChoices } from './choices'
 import { encodeError, encodeStreamError } from './error'
 import type { GeminiRequest, GeminiResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
@@ -13,6 +14,7 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 
 export const gemini = {
 	name: 'gemini',
+	severalAnswers: true,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,
@@ -21,6 +23,8 @@ export const gemini = {
 	encodeStream,
 	streamDecoder,
 	streamEncoder,
+	encodeChoices,
+	choicesEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

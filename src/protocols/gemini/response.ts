@@ -2,6 +2,7 @@
  * Gemini GenerateContentResponse ⇄ canonical response.
  * @module
  */
+import { GatewayError } from '../../core/errors'
 import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
@@ -21,14 +22,19 @@ export const callScope = (responseId: string | undefined): string =>
 	responseId ? idSafe(responseId).slice(0, 16) : randomString(12)
 
 /**
- * Upstream body → canonical response, from `candidates[0]`. A prompt blocked before generation
- * (`promptFeedback.blockReason`, no candidates) is an empty `content_filter` response.
+ * Upstream body → canonical response, from the candidate whose `index` is `choice` (`candidateCount` > 1 gives
+ * several). A prompt blocked before generation (`promptFeedback.blockReason`, no candidates) is an empty
+ * `content_filter` response.
  */
-export function decodeResponse(body: GeminiResponse): ChatResponse {
+export function decodeResponse(body: GeminiResponse, choice = 0): ChatResponse {
 	const b: unknown = body
 	const o = isObj(b) ? b : {}
 	const responseId = str(get(o, 'responseId'))
-	const candidate = Array.isArray(o.candidates) && isObj(o.candidates[0]) ? o.candidates[0] : undefined
+	const candidate = candidateAt(o.candidates, choice)
+	// A prompt blocked before generation has no candidate at all: each answer is that refusal.
+	const feedback = get(o, 'promptFeedback')
+	const blockedPrompt = isObj(feedback) && !!str(get(feedback, 'blockReason'))
+	if (!candidate && choice > 0 && !blockedPrompt) throw new GatewayError('upstream', `upstream sent no candidate ${choice}`, { retryable: true, code: 'upstream_malformed' })
 	const content = isObj(candidate?.content) ? candidate.content : undefined
 	const parts = Array.isArray(content?.parts) ? content.parts : []
 	const scope = callScope(responseId)
@@ -36,8 +42,7 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 	// Response content has no media slot: generated images are a known gap of the canonical model.
 	const out = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
 	const toolSeen = out.some((p) => p.type === 'tool_call')
-	const feedback = get(o, 'promptFeedback')
-	const blocked = !candidate && isObj(feedback) && !!str(get(feedback, 'blockReason'))
+	const blocked = !candidate && blockedPrompt
 	const res: ChatResponse = {
 		id: responseId ?? newId('gemini'),
 		model: str(get(o, 'modelVersion')) ?? '',
@@ -53,6 +58,18 @@ export function decodeResponse(body: GeminiResponse): ChatResponse {
 }
 
 /**
+ * The candidate of answer `choice`: by its `index`, which Gemini leaves out for 0 (a proto3 default), else by position.
+ */
+export function candidateAt(candidates: unknown, choice: number): Record<string, unknown> | undefined {
+	if (!Array.isArray(candidates)) return undefined
+	for (let i = 0; i < candidates.length; i++) {
+		const c: unknown = candidates[i]
+		if (isObj(c) && (typeof c.index === 'number' ? c.index : i) === choice) return c
+	}
+	return undefined
+}
+
+/**
  * Canonical response → a Gemini body for a Gemini-native client (of any upstream model). MCP connector parts are
  * left out: Gemini has no such parts, and a Gemini client cannot ask for MCP servers (src/mcp serves the messages
  * and chat-completions protocols). Thought parts only for a client that asked for them (`includeThoughts`, parts.ts).
@@ -65,7 +82,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiRes
 			{
 				content: { role: 'model', parts: encodeResponseParts(parts, ctx.includeThoughts === true) },
 				finishReason: encodeFinishReason(res.stopReason),
-				index: 0,
+				index: ctx.choice ?? 0,
 				...(res.logprobs?.length && { logprobsResult: encodeLogprobs(res.logprobs) }),
 			},
 		],

@@ -42,6 +42,7 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: thinking other than Gemini's
  * text-part signatures is collected and carried (carried-thinking.ts) on the first function call that follows it, or
  * else on the empty text part that ends the stream, where Gemini streams a text part's signature.
+ * With `ctx.choice` (one of several candidates: choices.ts) the candidate carries that `index`.
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let over = false
@@ -65,7 +66,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const frame = (parts: GeminiPart[], finishReason?: string, logprobsResult?: Record<string, unknown>): SseFrame => {
 		if (!id) id = newId('gemini')
 		const chunk: GeminiStreamChunk = {
-			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), ...(logprobsResult && { logprobsResult }), index: 0 }],
+			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), ...(logprobsResult && { logprobsResult }), index: ctx.choice ?? 0 }],
 		}
 		if (finishReason && usage) chunk.usageMetadata = encodeUsage(usage)
 		chunk.modelVersion = ctx.model

@@ -16,7 +16,7 @@ import { type FrameDecoder, runMachine } from '../stream-machine'
 import { errorDetails } from './error'
 import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
-import { callScope } from './response'
+import { callScope, candidateAt } from './response'
 import { addGrounding, groundingSearches, newGrounding } from './grounding'
 import { decodeFinishReason, decodeUsage } from './usage'
 
@@ -30,8 +30,10 @@ const upstreamError = (message: string, code?: string, overloaded = false) =>
  * Upstream SSE frames → canonical events: one `start`, strictly nested blocks, `usage` whenever it changes, then one
  * `finish`, or an `error` last when the upstream sends an error chunk or ends without a `finishReason` (cut).
  * `finishReason: STOP` after any functionCall becomes `tool_use`, even when it arrives in a later chunk (WIRE-NOTES §6).
+ * `choice`: the candidate read of a stream with several (`candidateCount` > 1; each chunk names its candidates by
+ * `index`); `usageMetadata` is the whole stream's.
  */
-export function streamDecoder(): FrameDecoder {
+export function streamDecoder(choice = 0): FrameDecoder {
 	let over = false
 	let started = false
 	let scope = ''
@@ -41,6 +43,8 @@ export function streamDecoder(): FrameDecoder {
 	let toolSeen = false
 	let finishReason: string | undefined
 	let blocked = false
+	/** The chosen candidate appeared in some chunk. */
+	let seen = false
 	let lastUsage = ''
 	// Google Search grounding reported so far (grounding.ts): its searches ride on the usage events.
 	const grounding = newGrounding()
@@ -133,7 +137,8 @@ export function streamDecoder(): FrameDecoder {
 				over = true
 				return
 			}
-			const candidate = Array.isArray(chunk.candidates) && isObj(chunk.candidates[0]) ? chunk.candidates[0] : undefined
+			const candidate = candidateAt(chunk.candidates, choice)
+			if (candidate) seen = true
 			const content = isObj(candidate?.content) ? candidate.content : undefined
 			const from = out.length
 			if (Array.isArray(content?.parts)) for (const p of content.parts) if (isObj(p)) part(p)
@@ -162,6 +167,7 @@ export function streamDecoder(): FrameDecoder {
 			close()
 			if (finishReason !== undefined) out.push({ type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) })
 			else if (blocked) out.push({ type: 'finish', reason: 'content_filter' })
+			else if (!seen && choice > 0) out.push({ type: 'error', error: upstreamError(`Gemini stream sent no candidate ${choice}`) })
 			else out.push({ type: 'error', error: upstreamError('Gemini stream ended before its finishReason (connection cut?)', 'upstream_cut') })
 		},
 		get done() {

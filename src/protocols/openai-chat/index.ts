@@ -4,6 +4,7 @@
  * @module
  */
 import type { ProtocolCodec } from '../codec'
+import { choicesEncoder, encodeChoices } from './choices'
 import { encodeError, encodeStreamError } from './error'
 import type { OpenAIChatCompletion, OpenAIChatRequest } from './model'
 import { decodeRequest, encodeRequest } from './request'
@@ -12,6 +13,7 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 
 export const openaiChat = {
 	name: 'openai-chat',
+	severalAnswers: true,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,
@@ -20,6 +22,8 @@ export const openaiChat = {
 	encodeStream,
 	streamDecoder,
 	streamEncoder,
+	encodeChoices,
+	choicesEncoder,
 	encodeError,
 	encodeStreamError,
 	usageOf,

@@ -151,7 +151,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 		}
 	}
 	// Several choices stay in `extra` (the fast path forwards the body as written); `choices` tells the relay, which
-	// refuses a channel that cannot give them rather than quietly returning one (OpenAI allows 1–128).
+	// asks another vendor for them as it can (src/relay/choices.ts) rather than quietly returning one (OpenAI allows 1–128).
 	const choices = optInteger(b.n, 'n', 1)
 	if (choices !== undefined && choices > 128) throw badRequest('n must be an integer <= 128', 'n')
 	if (choices !== undefined && choices > 1) req.choices = choices
@@ -270,6 +270,8 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.logprobs !== undefined) body.logprobs = req.logprobs
 	if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
 	if (req.stop?.length) body.stop = req.stop
+	// Several answers of another protocol's client (Gemini `candidateCount`): OpenAI's `n`.
+	if (req.choices !== undefined) body.n = req.choices
 	if (req.tools?.length) {
 		body.tools = req.tools.map((t) => ({
 			type: 'function',

@@ -29,15 +29,21 @@ function contentText(content: unknown): string {
 	return content.map((p) => (isObject(p) && p.type === 'text' ? (str(p.text) ?? '') : '')).join('')
 }
 
-/** Upstream `chat.completion` → canonical response. Throws GatewayError('upstream') on an error or malformed body. */
-export function decodeResponse(body: unknown): ChatResponse {
+/**
+ * Upstream `chat.completion` → canonical response: the choice whose `index` is `choice` (`n` > 1 gives several).
+ * Throws GatewayError('upstream') on an error or malformed body.
+ */
+export function decodeResponse(body: unknown, choice = 0): ChatResponse {
 	if (!isObject(body)) throw new GatewayError('upstream', 'upstream returned a malformed chat completion', { retryable: true })
 	if (body.error) throw upstreamError(body.error)
 	const choices = Array.isArray(body.choices) ? body.choices.filter(isObject) : []
-	const choice = choices.find((c) => c.index === 0) ?? choices[0] ?? {}
+	const found = choices.find((c) => c.index === choice) ?? choices[choice]
+	// An OpenAI-compatible server that ignores `n` answers one choice: the others are missing, not empty.
+	if (!found && choice > 0) throw new GatewayError('upstream', `upstream sent no choice ${choice} (does it support n?)`, { retryable: true, code: 'upstream_malformed' })
+	const picked = found ?? {}
 	// Mistral's `error` finish reason (API ref FinishReason): generation failed; the partial message is not an answer.
-	if (choice.finish_reason === 'error') throw new GatewayError('upstream', 'upstream ended the answer with finish_reason "error"', { retryable: true })
-	const message = isObject(choice.message) ? choice.message : {}
+	if (picked.finish_reason === 'error') throw new GatewayError('upstream', 'upstream ended the answer with finish_reason "error"', { retryable: true })
+	const message = isObject(picked.message) ? picked.message : {}
 	const content: ChatResponse['content'] = decodeReasoning(message.reasoning_content ?? message.reasoning, message.reasoning_details)
 	const text = contentText(message.content)
 	if (text) content.push({ type: 'text', text })
@@ -51,7 +57,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		if (signature) part.signature = signature
 		content.push(part)
 	}
-	const reason = withToolUse(decodeFinishReason(choice.finish_reason), calls.length > 0)
+	const reason = withToolUse(decodeFinishReason(picked.finish_reason), calls.length > 0)
 	const res: ChatResponse = {
 		id: str(body.id) || newId('chatcmpl'),
 		model: str(body.model) ?? '',
@@ -59,7 +65,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		stopReason: refusal && reason === 'end_turn' ? 'refusal' : reason,
 		usage: decodeUsage(body.usage, body.service_tier) ?? emptyUsage(),
 	}
-	const logprobs = decodeLogprobs(choice.logprobs)
+	const logprobs = decodeLogprobs(picked.logprobs)
 	if (logprobs) res.logprobs = logprobs
 	const created = count(body.created)
 	if (created) res.created = created
@@ -96,7 +102,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 		object: 'chat.completion',
 		created: res.created ?? Math.floor(Date.now() / 1000),
 		model: ctx.model,
-		choices: [{ index: 0, message, logprobs: encodeLogprobs(res.logprobs), finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
+		choices: [{ index: ctx.choice ?? 0, message, logprobs: encodeLogprobs(res.logprobs), finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
 		usage: encodeUsage(res.usage),
 	}
 }

@@ -36,9 +36,10 @@ const upstream = (message: string) => new GatewayError('upstream', message, { re
  * emitted when it arrives; `finish` is held until `[DONE]` or the end of the body, because `finish_reason`
  * comes in a chunk BEFORE the usage chunk (WIRE-NOTES wire §12) and canonical `usage` must precede `finish`.
  * A body that ends with neither `[DONE]` nor a `finish_reason` was cut: it ends in an `error` event.
- * Per-request state lives in the machine's closure.
+ * Per-request state lives in the machine's closure. `choice`: the answer read of a stream with several (`n` > 1),
+ * whose chunks name theirs by `choices[].index`; the usage chunk is the whole stream's.
  */
-export function streamDecoder(): FrameDecoder {
+export function streamDecoder(choice = 0): FrameDecoder {
 	let started = false
 	let next = 0
 	let open: Open | undefined
@@ -60,6 +61,8 @@ export function streamDecoder(): FrameDecoder {
 	let sawRefusal = false
 	let finish: StopReason | undefined
 	let sawDone = false
+	/** The chosen answer appeared in some chunk. */
+	let seen = false
 	let failure: GatewayError | undefined
 	let over = false
 
@@ -207,8 +210,11 @@ export function streamDecoder(): FrameDecoder {
 			return
 		}
 		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
-		const choice = choices.find((x) => x.index === 0 || x.index === undefined)
-		if (choice) choiceDelta(choice, out)
+		const picked = choices.find((x) => x.index === choice || (x.index === undefined && choice === 0))
+		if (picked) {
+			seen = true
+			choiceDelta(picked, out)
+		}
 		// Usage can share the finish_reason chunk (DeepSeek), so it goes after the choice closed its block. Groq puts the
 		// stream's usage in `x_groq.usage` on that chunk instead (vercel/ai#1651).
 		const usage = decodeUsage(c.usage, c.service_tier) ?? (isObject(c.x_groq) ? decodeUsage(c.x_groq.usage) : undefined)
@@ -222,6 +228,8 @@ export function streamDecoder(): FrameDecoder {
 		close(out)
 		// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.
 		if (!failure && !sawDone && finish === undefined) failure = new GatewayError('upstream', 'upstream stream ended before [DONE]', { code: 'upstream_cut', retryable: true })
+		// An OpenAI-compatible server that ignores `n` streams one choice: the others are missing, not empty.
+		if (!failure && !seen && choice > 0) failure = upstream(`upstream sent no choice ${choice} (does it support n?)`)
 		if (failure) return void out.push({ type: 'error', error: failure })
 		const reason = withToolUse(finish ?? 'end_turn', sawTool)
 		out.push({ type: 'finish', reason: sawRefusal && reason === 'end_turn' ? 'refusal' : reason })

@@ -35,6 +35,8 @@ type Delta = Record<string, unknown>
  * - then a chunk with an empty delta and `finish_reason`; then, when `ctx.includeUsage`, a chunk with
  *   `choices: []` and `usage` (and `usage: null` on every other chunk, wire §12); then `data: [DONE]`.
  * An `error` event becomes `data: {"error":{…}}` and ends the stream without `[DONE]`.
+ * With `ctx.choice` (one of several answers: choices.ts) every chunk names that index, and the usage chunk and
+ * `[DONE]` are left to the choices encoder.
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let over = false
@@ -50,6 +52,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let nextMcp = 0
 	const mcpOfBlock = new Map<number, number>()
 	const mcpOfId = new Map<string, number>()
+	const choiceIndex = ctx.choice ?? 0
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
 		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) Object.assign(usage, { [k]: u[k] })
@@ -59,7 +62,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	})
 	const chunk = (delta: Delta, finishReason: string | null = null, logprobs: ReturnType<typeof encodeLogprobs> = null): SseFrame =>
 		frame({
-			choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
+			choices: [{ index: choiceIndex, delta, logprobs, finish_reason: finishReason }],
 			...(ctx.includeUsage && { usage: null }),
 		})
 	// Text and reasoning deltas, most of the chunks of a converted stream, are written as text around the one string
@@ -82,7 +85,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				const start = ev.type === 'start' ? ev : undefined
 				id = completionId(start?.id)
 				created = start?.created ?? Math.floor(Date.now() / 1000)
-				head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"delta":{`
+				head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(ctx.model)},"choices":[{"index":${choiceIndex},"delta":{`
 				tail = `},"logprobs":null,"finish_reason":null}]${ctx.includeUsage ? ',"usage":null' : ''}}`
 			}
 			if (!roleSent && ev.type !== 'start' && ev.type !== 'usage') {
@@ -150,6 +153,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				out.push(encodeStreamError(new GatewayError('upstream', 'upstream stream ended unexpectedly', { retryable: true })))
 				return
 			}
+			if (ctx.choice !== undefined) return
 			if (ctx.includeUsage) out.push(frame({ choices: [], usage: encodeUsage(usage) }))
 			out.push({ data: '[DONE]' })
 		},

@@ -1,8 +1,9 @@
 /**
  * OpenAI's `n` (several choices), through the official SDK: an OpenAI channel gives them (the body goes upstream as
  * written), billed from the vendor's usage, which counts the completion tokens of every choice; the reservation and a
- * lowered cap cover every choice, so a small balance still cannot be overspent; a model no channel can give them for
- * (the canonical answer has one) is refused with 400 naming `n` before anything is reserved or sent.
+ * lowered cap cover every choice, so a small balance still cannot be overspent; with MCP servers the gateway runs
+ * (one conversation) they are refused with 400 naming `n` before anything is reserved or sent. Other vendors' choices:
+ * choices-converted.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
@@ -62,12 +63,14 @@ describe('n > 1 (several choices)', () => {
 		expect(row!.cost).toBeLessThanOrEqual(0.0002)
 	})
 
-	it('should refuse n > 1 for a model no channel can give several choices for, charging nothing', async () => {
+	it('should refuse n > 1 with MCP servers the gateway connects to (it runs one conversation), charging nothing', async () => {
 		const acct = await m.account()
 		const before = m.mocks.anthropic.requests.length
-		const err = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n: 2, messages: [{ role: 'user', content: PROMPT }] }).catch((e: unknown) => e)
+		const mcp_servers = [{ type: 'url', url: 'https://mcp.example.com/sse', name: 'tools' }]
+		const err = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n: 2, messages: [{ role: 'user', content: PROMPT }], mcp_servers } as never).catch((e: unknown) => e)
 		expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 		expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n')
+		expect((err as Error).message).toContain('MCP')
 		expect(m.mocks.anthropic.requests.length).toBe(before)
 		expect(await usageRows(m, acct.accountId)).toEqual([])
 		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)

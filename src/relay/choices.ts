@@ -1,0 +1,154 @@
+/**
+ * Several answers (OpenAI `n`, Gemini `candidateCount`) from a channel of another protocol. The canonical answer is
+ * one answer, so the relay makes several: a vendor whose protocol gives several in one call (`severalAnswers`: OpenAI
+ * `n`, Gemini `candidateCount`) is asked once and each answer read by its index; any other (Anthropic) is asked once
+ * per answer, all at once, the prompt paid each time. The client's codec merges them (`encodeChoices`,
+ * `choicesEncoder`), each at its index, with the whole request's usage (summed over the calls), billed once.
+ * When one call fails the request fails in the client's shape: the calls the vendor answered are billed (it charged
+ * for them), and nothing more.
+ * @module
+ */
+import { failedRow } from '../billing/usage-record'
+import { GatewayError } from '../core/errors'
+import { type ChatRequest, type ChatResponse, type Usage, sumUsage } from '../core/ir'
+import type { ProtocolCodec } from '../protocols/codec'
+import type { ChatAdapter } from '../providers/adapter'
+import { upstreamError } from '../providers/upstream-error'
+import type { ResponseAttempt as Attempt } from '../routing/attempts'
+import type { Channel } from '../routing/catalog'
+import { type Budget, type CallInfo, settle } from './budget'
+import type { ChatCall } from './chat'
+import { streamedChoices } from './choices-stream'
+import { countOutputText } from './output-count'
+import { convertedBody } from './upstream-codec'
+import { channelTimeouts, fetchUpstream, type Timeouts } from './upstream-fetch'
+
+/** How the answers are asked for: `calls` calls of `perCall` answers each, answer `k * perCall + i` being call k's i-th. */
+export type ChoicesPlan = {
+	n: number
+	calls: number
+	perCall: number
+	codec: ProtocolCodec
+	body: string
+	url: string
+	headers: Record<string, string>
+	timeouts: Timeouts
+}
+
+export type ChoicesAttempt = { call: ChatCall; info: CallInfo; budget: Budget; plan: ChoicesPlan; channel: Channel; upstreamModel: string }
+
+/** The request for one of several answers. */
+const oneAnswer = (ir: ChatRequest): ChatRequest => {
+	const out = { ...ir }
+	delete out.choices
+	return out
+}
+
+export async function choicesAttempt(call: ChatCall, info: CallInfo, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string): Promise<Attempt> {
+	const n = call.ir.choices ?? 1
+	if (!call.client.encodeChoices || !call.client.choicesEncoder) return { error: new GatewayError('invalid_request', `${call.client.name} clients cannot ask for several answers`) }
+	const together = adapter.protocol.severalAnswers === true
+	let sent
+	try {
+		sent = await convertedBody(call, ch, adapter, budget, upstreamModel, together ? call.ir : oneAnswer(call.ir))
+	} catch (e) {
+		if (e instanceof GatewayError) return { error: e }
+		throw e
+	}
+	const plan: ChoicesPlan = {
+		n,
+		calls: together ? 1 : n,
+		perCall: together ? n : 1,
+		...sent,
+		url: adapter.chatUrl(ch, upstreamModel, call.ir.stream),
+		headers: adapter.headers(ch),
+		timeouts: channelTimeouts(ch.settings),
+	}
+	const a: ChoicesAttempt = { call, info, budget, plan, channel: ch, upstreamModel }
+	return call.ir.stream ? streamedChoices(a) : wholeChoices(a)
+}
+
+/** A failure that ends the request as it is: some calls were billed, so no other channel is tried (nor the hold released). */
+export const finalError = (e: GatewayError): GatewayError =>
+	new GatewayError(e.kind, e.message, { code: e.code, status: e.status, retryable: false, retryAfter: e.retryAfter, param: e.param, detail: e.detail, details: e.details })
+
+/**
+ * Streamed calls for several answers, each aborted when another fails (`fail`): the signal the calls run under and
+ * the first failure. Each call also stops when the client goes away.
+ */
+export function siblings(client: AbortSignal) {
+	const ctl = new AbortController()
+	let first: GatewayError | undefined
+	return {
+		signal: AbortSignal.any([client, ctl.signal]),
+		fail(e: GatewayError) {
+			first ??= e
+			ctl.abort(e)
+		},
+		get first() {
+			return first
+		},
+	}
+}
+
+/** One call's answers and usage: as reported, or counted here when the vendor reported none. */
+type Answered = { answers: ChatResponse[]; usage: Partial<Usage>; estimated: boolean }
+
+/**
+ * Whole answers: the calls all run to their end, also when one fails (a call the vendor is answering is charged by it
+ * whether or not the answer is read, and only an answer read tells what it cost).
+ */
+async function wholeChoices(a: ChoicesAttempt): Promise<Attempt> {
+	const { call, plan } = a
+	const results = await Promise.all(Array.from({ length: plan.calls }, () => answersOf(a, call.signal)))
+	const done = results.filter((r): r is Answered => !('error' in r))
+	const usage = sumUsage(done.map((d) => d.usage))
+	const estimated = done.some((d) => d.estimated)
+	const outcome = { usage, estimated, estimateOutput: () => usage.output, channel: a.channel, upstreamModel: a.upstreamModel }
+	const failed = results.find((r): r is { error: GatewayError } => 'error' in r)?.error
+	if (failed) {
+		if (!done.length) return { error: failed }
+		await settle(a.info, a.budget, { ...outcome, ...failedRow(failed.status, call.signal.aborted) })
+		return { error: finalError(failed) }
+	}
+	await settle(a.info, a.budget, { ...outcome, status: 200, endReason: 'ok' })
+	const body = call.client.encodeChoices!(
+		done.flatMap((d) => d.answers),
+		usage,
+		{ model: call.ir.model, includeUsage: call.includeUsage },
+	)
+	return { ok: new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': call.requestId } }) }
+}
+
+/** One upstream call for `perCall` whole answers. */
+async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answered | { error: GatewayError }> {
+	const { plan } = a
+	let up
+	try {
+		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body }, plan.timeouts, signal)
+	} catch (e) {
+		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
+	}
+	const { res } = up
+	try {
+		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
+		let json: unknown
+		try {
+			json = JSON.parse(await res.text())
+		} catch {
+			return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		}
+		const answers = Array.from({ length: plan.perCall }, (_, i) => plan.codec.decodeResponse(json, i))
+		// The usage of a body with several answers covers all of them: it is read once.
+		const reported = answers[0]!.usage
+		if (reported.input + reported.output + reported.cacheRead > 0) return { answers, usage: reported, estimated: false }
+		// No usage from the upstream: counted here, and the client is shown the same counts (WIRE-NOTES #12).
+		let output = 0
+		for (const r of answers) output += countOutputText(r)
+		return { answers, usage: { ...reported, input: a.budget.countInput(), output }, estimated: true }
+	} catch (e) {
+		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
+	} finally {
+		up.release()
+	}
+}
