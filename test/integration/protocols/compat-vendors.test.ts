@@ -54,12 +54,16 @@ const WEATHER = { name: 'get_weather', description: 'Weather for a city', input_
 const ask = (acct: Acct, model: string, stream: boolean, tools = false): Promise<Answer> =>
 	messages(acct.anthropic, { model, max_tokens: 512, messages: [{ role: 'user', content: 'hello there' }], ...(tools && { tools: [WEATHER] }) }, stream)
 
-/** One @google/genai call, streamed or not, as the SDK reads it. */
-async function generate(acct: Acct, model: string, stream: boolean, tools = false) {
+/**
+ * One @google/genai call, streamed or not, as the SDK reads it. `showThoughts` asks for thought parts
+ * (`thinkingConfig.includeThoughts`), without which Gemini's protocol gives none.
+ */
+async function generate(acct: Acct, model: string, stream: boolean, tools = false, showThoughts = false) {
 	const params = {
 		model,
 		contents: 'hello there',
 		...(tools && { config: { tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] }] } }),
+		...(showThoughts && { config: { thinkingConfig: { includeThoughts: true } } }),
 	}
 	const chunks: GenerateContentResponse[] = stream ? [] : [await acct.genai.models.generateContent(params)]
 	if (stream) for await (const c of await acct.genai.models.generateContentStream(params)) chunks.push(c)
@@ -121,10 +125,18 @@ describe('DeepSeek reasoner (reasoning_content, prompt_cache_hit_tokens, usage w
 		})
 		it(`should give a Gemini client thought parts and usageMetadata with cached and thought tokens (${how(stream)})`, async () => {
 			const acct = await account()
-			const g = await generate(acct, model, stream)
+			const g = await generate(acct, model, stream, false, true)
 			expect(g.thoughts).toBe(DEEPSEEK_THINKING)
 			expect(g.text).toBe(DEEPSEEK_TEXT)
 			expect(g.finishReason).toBe(FinishReason.STOP)
+			expect(g.usage).toMatchObject({ promptTokenCount: 40, cachedContentTokenCount: 32, candidatesTokenCount: 18, thoughtsTokenCount: 12, totalTokenCount: 70 })
+			await expectBilled(acct, model, { input: DEEPSEEK_USAGE.prompt_tokens, cached: 32, output: 30, reasoning: 12 })
+		})
+		it(`should give a Gemini client that did not ask for thoughts none, with the same text and counts (${how(stream)})`, async () => {
+			const acct = await account()
+			const g = await generate(acct, model, stream)
+			expect(g.thoughts).toBe('')
+			expect(g.text).toBe(DEEPSEEK_TEXT)
 			expect(g.usage).toMatchObject({ promptTokenCount: 40, cachedContentTokenCount: 32, candidatesTokenCount: 18, thoughtsTokenCount: 12, totalTokenCount: 70 })
 			await expectBilled(acct, model, { input: DEEPSEEK_USAGE.prompt_tokens, cached: 32, output: 30, reasoning: 12 })
 		})
@@ -146,7 +158,7 @@ describe('OpenRouter (comment lines, reasoning + reasoning_details with a signat
 		})
 		it(`should give a Gemini client the thought, the text and usageMetadata (${how(stream)})`, async () => {
 			const acct = await account()
-			const g = await generate(acct, model, stream)
+			const g = await generate(acct, model, stream, false, true)
 			expect(g.thoughts).toBe(OPENROUTER_THINKING)
 			expect(g.text).toBe(OPENROUTER_TEXT)
 			expect(g.finishReason).toBe(FinishReason.STOP)
@@ -216,7 +228,7 @@ describe('xAI Grok (reasoning_tokens counted outside completion_tokens, inside t
 		})
 		it(`should give a Gemini client candidates and thoughts as xAI counted them (${how(stream)})`, async () => {
 			const acct = await account()
-			const g = await generate(acct, model, stream)
+			const g = await generate(acct, model, stream, false, true)
 			expect(g.thoughts).toBe(XAI_THINKING)
 			expect(g.usage).toMatchObject({ promptTokenCount: 32, cachedContentTokenCount: 6, candidatesTokenCount: 9, thoughtsTokenCount: 94, totalTokenCount: XAI_USAGE.total_tokens })
 			await expectBilled(acct, model, { input: 32, cached: 6, output, reasoning: 94 })
