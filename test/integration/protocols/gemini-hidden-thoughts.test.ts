@@ -15,21 +15,13 @@ import { ApiError, type Chat, type Content, type GenerateContentResponse, Google
 import { CARRIED_THINKING_TAG } from '../../../src/core/signatures'
 import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
 import { countWords, thinkingSignature } from '../../mocks'
-import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3 } from './harness'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
-/** A Gemini 3 model: the mock refuses a function call of the current turn without the signature it issued or a placeholder. */
-const GEMINI_3 = 'gemini-3-m'
-
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		channels: (mocks) => [
-			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
-		],
-		models: [{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 }],
-	})
+	m = await startMatrixWithGemini3()
 }, SETUP_MS)
 afterAll(() => m.close())
 

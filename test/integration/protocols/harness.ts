@@ -119,6 +119,18 @@ export async function startMatrix(opts: MatrixOptions = {}): Promise<Matrix> {
 	}
 }
 
+/** A Gemini 3 model beside the matrix's (its mock signs text parts and refuses a function call of the turn without its signature). */
+export const GEMINI_3 = 'gemini-3-m'
+
+/** The matrix with one more channel serving GEMINI_3 as `gemini-3-pro-preview`, priced. */
+export const startMatrixWithGemini3 = () =>
+	startMatrix({
+		channels: (mocks) => [
+			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: UP_KEY.gemini, models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
+		],
+		models: [{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 }],
+	})
+
 /** Token counts a request should be billed for (`input` is the whole prompt, cache reads included). */
 export type Expected = {
 	model: string

@@ -12,19 +12,11 @@ import { type Content, GoogleGenAI, type Part } from '@google/genai'
 import { untagSignature } from '../../../src/core/signatures'
 import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
 import { textSignatureFor, thinkingSignature } from '../../mocks'
-import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
-
-/** A Gemini 3 model: the mock signs its answers' text parts. */
-const GEMINI_3 = 'gemini-3-m'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3 } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		channels: (mocks) => [
-			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
-		],
-		models: [{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 }],
-	})
+	m = await startMatrixWithGemini3()
 }, SETUP_MS)
 afterAll(() => m.close())
 

@@ -14,22 +14,14 @@ import type OpenAI from 'openai'
 import { isForeignSignature, untagSignature } from '../../../src/core/signatures'
 import { textSignatureFor, thinkingSignature } from '../../mocks'
 import { chat, messages } from './clients'
-import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+import { lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3 } from './harness'
 
 // The SDK warns on stderr about model names it does not know (ours are aliases).
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
-/** A Gemini 3 model: the mock signs its answers' text parts. */
-const GEMINI_3 = 'gemini-3-m'
-
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		channels: (mocks) => [
-			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
-		],
-		models: [{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 }],
-	})
+	m = await startMatrixWithGemini3()
 }, SETUP_MS)
 afterAll(() => m.close())
 
