@@ -7,6 +7,10 @@
  * Refused as Google refuses: `candidateCount` over 1 ("Multiple candidates is not enabled"), an `imageConfig.aspectRatio`
  * not in its list, an `imageSize` other than 1K/2K/4K or on a model without sizes. A prompt with `#noimage` makes no
  * image (finishReason IMAGE_SAFETY, no content).
+ * Input images (`inlineData` parts, as an edit sends them) count in `promptTokenCount` and as modality IMAGE in
+ * `promptTokensDetails` as Google documents (ai.google.dev/gemini-api/docs/tokens): 258 tokens for an image of at most
+ * 384 pixels a side, else 258 per 768x768 tile; Gemini 3 models 1120 an image (their default high media resolution).
+ * The size is read from a PNG's header; an image of another format counts as one tile.
  * @module
  */
 
@@ -23,6 +27,30 @@ export const IMAGE_THOUGHT_TOKENS = 200
 
 /** Output tokens of one image of `model` at `imageSize`. */
 export const imageTokens = (model: string, size: string | undefined): number => (model.startsWith('gemini-3') ? (size === '4K' ? 2000 : 1120) : 1290)
+
+/** A PNG's width and height from its IHDR chunk, or undefined for other bytes. */
+function pngSize(b: Buffer): [number, number] | undefined {
+	if (b.length < 24 || b[0] !== 0x89 || b.toString('latin1', 1, 4) !== 'PNG') return undefined
+	return [b.readUInt32BE(16), b.readUInt32BE(20)]
+}
+
+/** Input tokens of the images in a request's contents, as Google counts them for `model`. */
+export function inputImageTokens(model: string, b: Obj): number {
+	let n = 0
+	for (const c of asArr(b.contents)) {
+		for (const p of asArr(asObj(c)?.parts)) {
+			const inline = asObj(pick(asObj(p) ?? {}, 'inlineData', 'inline_data'))
+			if (!inline || !String(pick(inline, 'mimeType', 'mime_type')).startsWith('image/')) continue
+			if (model.startsWith('gemini-3')) {
+				n += 1120
+				continue
+			}
+			const [w, h] = pngSize(Buffer.from(String(inline.data), 'base64')) ?? [1, 1]
+			n += w <= 384 && h <= 384 ? 258 : Math.ceil(w / 768) * Math.ceil(h / 768) * 258
+		}
+	}
+	return n
+}
 
 /** Whether this call asks an image model for images. */
 export function asksImage(model: string, b: Obj): boolean {
@@ -48,26 +76,29 @@ export function imageAnswer(model: string, b: Obj, conv: Conversation): Reply {
 	const cfg = configOf(b)
 	const bad = refusal(model, cfg)
 	if (bad) return bad
-	const prompt = inputTokens(conv)
-	const usage: Obj = { promptTokenCount: prompt, totalTokenCount: prompt, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] }
+	const text = inputTokens({ ...conv, images: 0 })
+	const images = inputImageTokens(model, b)
+	const prompt = text + images
+	const details = [{ modality: 'TEXT', tokenCount: text }, ...(images ? [{ modality: 'IMAGE', tokenCount: images }] : [])]
+	const usage: Obj = { promptTokenCount: prompt, totalTokenCount: prompt, promptTokensDetails: details }
 	const head = { modelVersion: model, responseId: `img${prompt}` }
 	if (conv.lastUserText.includes('#noimage')) return json({ candidates: [{ finishReason: 'IMAGE_SAFETY', index: 0 }], usageMetadata: usage, ...head })
 	const size = asStr(pick(asObj(pick(cfg, 'imageConfig', 'image_config')) ?? {}, 'imageSize', 'image_size'))
 	const image = imageTokens(model, size)
 	const thinks = model.startsWith('gemini-3')
 	const showThoughts = asObj(pick(cfg, 'thinkingConfig', 'thinking_config'))?.includeThoughts === true
-	const text = asArr(pick(cfg, 'responseModalities', 'response_modalities')).some((m) => String(m).toUpperCase() === 'TEXT') ? 'Here is your image.' : ''
-	const textTokens = text ? 4 : 0
+	const said = asArr(pick(cfg, 'responseModalities', 'response_modalities')).some((m) => String(m).toUpperCase() === 'TEXT') ? 'Here is your image.' : ''
+	const textTokens = said ? 4 : 0
 	const data = Buffer.from(IMAGE_BYTES).toString('base64')
 	const parts: Obj[] = [
 		...(thinks && showThoughts ? [{ inlineData: { mimeType: 'image/png', data: Buffer.from('draft').toString('base64') }, thought: true }] : []),
-		...(text ? [{ text }] : []),
+		...(said ? [{ text: said }] : []),
 		{ inlineData: { mimeType: 'image/png', data } },
 	]
 	Object.assign(usage, {
 		candidatesTokenCount: image + textTokens,
 		totalTokenCount: prompt + image + textTokens + (thinks ? IMAGE_THOUGHT_TOKENS : 0),
-		candidatesTokensDetails: [...(text ? [{ modality: 'TEXT', tokenCount: textTokens }] : []), { modality: 'IMAGE', tokenCount: image }],
+		candidatesTokensDetails: [...(said ? [{ modality: 'TEXT', tokenCount: textTokens }] : []), { modality: 'IMAGE', tokenCount: image }],
 		...(thinks && { thoughtsTokenCount: IMAGE_THOUGHT_TOKENS }),
 	})
 	return json({ candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, ...head })
