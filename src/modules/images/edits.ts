@@ -23,6 +23,15 @@ export const VARIATIONS_ENDPOINT = '/v1/images/variations'
 /** Input images a GPT image model edits at most ("You can provide up to 16 images"). */
 export const MAX_EDIT_IMAGES = 16
 
+/** An input image of an edit as the client gave it (`at` names its field): an uploaded file, or a JSON reference. */
+export type EditImage = { at: string } & ({ file: File } | { url: string } | { fileId: string })
+
+/**
+ * An edit as given, for an upstream that takes it in other terms (Gemini, google-edits.ts): the prompt, the input
+ * images, whether a mask came, and the other options as a generation would name them (`n` and `stream` read).
+ */
+export type EditSource = { prompt: string; images: EditImage[]; mask: boolean; options: Record<string, unknown> & { n: number; stream: boolean } }
+
 /** One checked edit or variation: what pricing needs, whether it streams, and its upstream call per channel. */
 export type ImageCall = {
 	endpoint: string
@@ -31,6 +40,8 @@ export type ImageCall = {
 	stream: boolean
 	job: ImageJob
 	request(ch: Channel, upstreamModel: string): { url: string; headers: Record<string, string>; body: BodyInit }
+	/** An edit's own inputs (absent for a variation). */
+	edit?: EditSource
 }
 
 /** `n` as sent (a number in JSON, text in a form): an integer 1–10, or absent. */
@@ -73,13 +84,19 @@ export function multipartEdit(view: FormView, form: FormData): ImageCall {
 	const images = [...valuesOf(view, 'image'), ...valuesOf(view, 'image[]')]
 	if (!images.length) throw badRequest("Missing required parameter: 'image' (the image file to edit; several as repeated 'image[]' fields).", 'image')
 	if (images.length > MAX_EDIT_IMAGES) throw badRequest(`Too many images: ${images.length}. At most ${MAX_EDIT_IMAGES} may be edited at once.`, 'image')
-	images.forEach((f) => fileOf(f, view.image === undefined ? 'image[]' : 'image'))
+	const at = view.image === undefined ? 'image[]' : 'image'
+	const files = images.map((f) => fileOf(f, at))
 	if (view.mask !== undefined) fileOf(Array.isArray(view.mask) ? view.mask[0] : view.mask, 'mask')
-	return checked(model, prompt, { n: countOf(view.n), size: textOf(view.size, 'size'), quality: textOf(view.quality, 'quality'), stream: streamOf(view.stream) }, images.length, (ch, upstreamModel) => ({
+	const v = { n: countOf(view.n), size: textOf(view.size, 'size'), quality: textOf(view.quality, 'quality'), stream: streamOf(view.stream) }
+	const call = checked(model, prompt, v, images.length, (ch, upstreamModel) => ({
 		url: channelUrl(ch, '/images/edits'),
 		headers: authHeaders(ch),
 		body: upstreamImageForm(form, upstreamModel),
 	}))
+	// The text fields as given (the last of a repeated one), for an upstream that takes them by name.
+	const fields = Object.fromEntries(Object.entries(view).flatMap(([k, x]) => (['image', 'image[]', 'mask'].includes(k) ? [] : [[k, Array.isArray(x) ? x.at(-1) : x]])))
+	const edit: EditSource = { prompt, images: files.map((file) => ({ at, file })), mask: view.mask !== undefined, options: { ...fields, model, prompt, ...v } }
+	return { ...call, edit }
 }
 
 /** An image of a JSON edit: exactly one of `image_url` and `file_id`, a non-empty string. */
@@ -99,12 +116,20 @@ export function jsonEdit(body: Record<string, unknown>): ImageCall {
 		throw badRequest("Missing required parameter: 'images' (a JSON edit names its images as [{\"image_url\": …} or {\"file_id\": …}]; or upload them as multipart 'image' files).", 'images')
 	if (images.length > MAX_EDIT_IMAGES) throw badRequest(`Too many images: ${images.length}. At most ${MAX_EDIT_IMAGES} may be edited at once.`, 'images')
 	images.forEach((r, i) => checkRef(r, `images[${i}]`))
-	if (body.mask !== undefined && body.mask !== null) checkRef(body.mask, 'mask')
-	return checked(model, prompt, { n: countOf(body.n), size: textOf(body.size, 'size'), quality: textOf(body.quality, 'quality'), stream: streamOf(body.stream) }, images.length, (ch, upstreamModel) => ({
+	const mask = body.mask !== undefined && body.mask !== null
+	if (mask) checkRef(body.mask, 'mask')
+	const v = { n: countOf(body.n), size: textOf(body.size, 'size'), quality: textOf(body.quality, 'quality'), stream: streamOf(body.stream) }
+	const call = checked(model, prompt, v, images.length, (ch, upstreamModel) => ({
 		url: channelUrl(ch, '/images/edits'),
 		headers: jsonHeaders(ch),
 		body: JSON.stringify(withModel(body, upstreamModel)),
 	}))
+	const refs = (images as Array<{ image_url?: string; file_id?: string }>).map((r, i): EditImage => {
+		const at = `images[${i}]`
+		return typeof r.image_url === 'string' ? { at: `${at}.image_url`, url: r.image_url } : { at: `${at}.file_id`, fileId: r.file_id! }
+	})
+	const { images: _, mask: __, ...rest } = body
+	return { ...call, edit: { prompt, images: refs, mask, options: { ...rest, model, prompt, ...v } } }
 }
 
 function checked(model: string, prompt: string, v: { n: number; size?: string; quality?: string; stream: boolean }, inputImages: number, request: ImageCall['request']): ImageCall {

@@ -117,18 +117,29 @@ export function checkGoogleOptions(body: ImagesRequest, model: string, spec: Goo
 /** One channel's way of making the images: the Google method, its body, and how many calls make `n` images. */
 export type GooglePlan = { kind: GoogleImageModel['kind']; model: string; n: number; calls: number; made?: string; body: string }
 
+/** An input image of an edit as Gemini takes it: an `inlineData` part. */
+export type InlineImage = { inlineData: { mimeType: string; data: string } }
+
 /**
  * The upstream call for `upstreamModel`: Imagen makes all `n` images in one `:predict`; a Gemini image model one per
- * `:generateContent` (Google: "Multiple candidates is not enabled" for image models), so `n` calls.
+ * `:generateContent` (Google: "Multiple candidates is not enabled" for image models), so `n` calls. An edit's input
+ * images (`inputs`) go before the prompt text, as Google's image-editing examples send them; Imagen edits nothing
+ * through the Gemini API (its editing model is on Vertex AI only), so an edit for it is refused.
  * Throws 400 for a model that makes no images or options it cannot honour.
  * @example planGoogleImages({ model: 'imagen', prompt: 'a fox', n: 2 }, 'imagen-4.0-generate-001').calls // 1
  */
-export function planGoogleImages(body: ImagesRequest, upstreamModel: string): GooglePlan {
+export function planGoogleImages(body: ImagesRequest, upstreamModel: string, inputs?: InlineImage[]): GooglePlan {
 	const spec = googleImageModel(upstreamModel)
+	const endpoint = inputs ? '/v1/images/edits takes Gemini image models (…-image…)' : '/v1/images/generations takes Imagen models (imagen-…) and Gemini image models (…-image…)'
 	if (!spec)
+		throw new GatewayError('invalid_request', `The model "${body.model}" is served by a Gemini channel as "${upstreamModel}", which makes no images: ${endpoint}`, {
+			code: 'unsupported_for_model',
+			param: 'model',
+		})
+	if (inputs && spec.kind === 'imagen')
 		throw new GatewayError(
 			'invalid_request',
-			`The model "${body.model}" is served by a Gemini channel as "${upstreamModel}", which makes no images: /v1/images/generations takes Imagen models (imagen-…) and Gemini image models (…-image…)`,
+			`The model "${body.model}" (Imagen) cannot edit images through the Gemini API: Google offers Imagen editing on Vertex AI only (imagen-3.0-capability-001). Edit with a Gemini image model (e.g. gemini-2.5-flash-image), which edits by instruction`,
 			{ code: 'unsupported_for_model', param: 'model' },
 		)
 	const output = checkGoogleOptions(body, body.model, spec)
@@ -141,5 +152,6 @@ export function planGoogleImages(body: ImagesRequest, upstreamModel: string): Go
 		return { kind: 'imagen', model: upstreamModel, n, calls: 1, made: fit.made, body: JSON.stringify({ instances: [{ prompt: body.prompt }], parameters }) }
 	}
 	const generationConfig = { responseModalities: ['IMAGE'], ...(fit.aspectRatio && { imageConfig: shape }) }
-	return { kind: 'gemini', model: upstreamModel, n, calls: n, made: fit.made, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: body.prompt }] }], generationConfig }) }
+	const parts = [...(inputs ?? []), { text: body.prompt }]
+	return { kind: 'gemini', model: upstreamModel, n, calls: n, made: fit.made, body: JSON.stringify({ contents: [{ role: 'user', parts }], generationConfig }) }
 }

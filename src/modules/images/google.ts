@@ -25,7 +25,8 @@ import { countText } from '../../relay/estimate'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { perImage } from '../gemini/predict'
-import { type GooglePlan, planGoogleImages } from './google-params'
+import { EDITS_ENDPOINT } from './edits'
+import { type GooglePlan, type InlineImage, planGoogleImages } from './google-params'
 import type { ImagesRequest } from './model'
 import { MAX_IMAGE_TOKENS } from './pricing'
 import { IMAGES_ENDPOINT } from './stream'
@@ -97,7 +98,21 @@ async function callAgain(ctx: CallContext, ch: Channel, plan: GooglePlan): Promi
  * the images the others made (fewer than `n`, as Imagen answers when its filter withholds some); when none made one,
  * the first failure (or the 400 for no image) is the answer.
  */
-async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, first: GeminiAnswer, ch: Channel, price: ModelInfo, prompt: number): Promise<Answer> {
+/**
+ * The input-image tokens Google reports (`promptTokensDetails` IMAGE, less what came from the cache), at most the
+ * uncached input: the part of an edit's input priced at `image_input_per_mtok` when the model lists one.
+ */
+function imageInputOf(meta: unknown, input: number): number {
+	const count = (list: string) => {
+		const entries = (meta as Record<string, unknown> | undefined)?.[list]
+		let n = 0
+		if (Array.isArray(entries)) for (const e of entries) if (e?.modality === 'IMAGE' && typeof e.tokenCount === 'number') n += e.tokenCount
+		return n
+	}
+	return Math.min(input, Math.max(0, count('promptTokensDetails') - count('cacheTokensDetails')))
+}
+
+async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, first: GeminiAnswer, ch: Channel, price: ModelInfo, prompt: number, inputImageTokens: number): Promise<Answer> {
 	const rest = await Promise.allSettled(Array.from({ length: plan.calls - 1 }, () => callAgain(ctx, ch, plan)))
 	const answers = [first, ...rest.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]
 	const images: Image[] = []
@@ -109,9 +124,16 @@ async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, f
 		if (!made.length) continue
 		images.push(...made)
 		// Only calls that made an image are charged, as Imagen charges none for a withheld image.
-		const u = decodeUsage(a.usageMetadata)
-		if (!u) estimated = true
-		const add = u ?? { ...emptyUsage(), input: prompt, output: GEMINI_IMAGE_TOKENS * made.length, imageOutput: GEMINI_IMAGE_TOKENS * made.length }
+		const decoded = decodeUsage(a.usageMetadata)
+		if (!decoded) estimated = true
+		const u = decoded && { ...decoded, imageInput: imageInputOf(a.usageMetadata, decoded.input) }
+		const add = u ?? {
+			...emptyUsage(),
+			input: prompt + inputImageTokens,
+			imageInput: inputImageTokens,
+			output: GEMINI_IMAGE_TOKENS * made.length,
+			imageOutput: GEMINI_IMAGE_TOKENS * made.length,
+		}
 		usage = sumUsage(usage, add)
 		prompted += add.input + add.cacheRead
 	}
@@ -121,7 +143,8 @@ async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, f
 	}
 	const each = imageUnitPrice(price, plan.made)
 	const cost = each !== undefined ? each * images.length : tokenCost(usage, price)
-	const openaiUsage = { input_tokens: prompted, output_tokens: usage.output, total_tokens: prompted + usage.output, input_tokens_details: { text_tokens: prompted, image_tokens: 0 } }
+	const imageIn = usage.imageInput ?? 0
+	const openaiUsage = { input_tokens: prompted, output_tokens: usage.output, total_tokens: prompted + usage.output, input_tokens_details: { text_tokens: prompted - imageIn, image_tokens: imageIn } }
 	return { response: answerOf(ctx.requestId, images, { usage: openaiUsage }), cost, input: usage.input + usage.cacheRead, output: usage.output, estimated }
 }
 
@@ -131,30 +154,46 @@ const sumUsage = (a: Usage, b: Usage): Usage => ({
 	cacheRead: a.cacheRead + b.cacheRead,
 	cacheWrite: a.cacheWrite + b.cacheWrite,
 	reasoning: a.reasoning + b.reasoning,
+	imageInput: (a.imageInput ?? 0) + (b.imageInput ?? 0),
 	imageOutput: (a.imageOutput ?? 0) + (b.imageOutput ?? 0),
 	audioOutput: (a.audioOutput ?? 0) + (b.audioOutput ?? 0),
 })
 
+/** An edit's input images for Gemini: the parts, and the input tokens they may take at most (for the hold). */
+export type GoogleEditInput = { inputs: InlineImage[]; imageTokens: number }
+
 /**
- * Relays an OpenAI image generation to the route's Gemini channels. Each channel's plan (by its upstream model name)
- * is made first, so a request no channel can take is a 400 before any hold; channels that cannot take it are skipped.
+ * The Gemini channels of `route` that can make this request, each with its plan (by its upstream model name); a
+ * request no channel can take throws the first refusal (a 400), before any hold.
  */
-export function relayGoogleImages(ctx: CallContext, body: ImagesRequest, route: Route): Promise<Response> {
+export function googlePlans(body: ImagesRequest, route: Route, inputs?: InlineImage[]): Map<number, GooglePlan> {
 	const plans = new Map<number, GooglePlan>()
 	let refusal: unknown
 	for (const ch of route.channels) {
 		if (ch.type !== 'gemini') continue
 		try {
-			plans.set(ch.id, planGoogleImages(body, ch.modelMap[body.model] ?? body.model))
+			plans.set(ch.id, planGoogleImages(body, ch.modelMap[body.model] ?? body.model, inputs))
 		} catch (e) {
 			refusal ??= e
 		}
 	}
 	if (!plans.size) throw refusal
-	const prompt = countText(body.prompt)
+	return plans
+}
+
+/**
+ * Relays an OpenAI image generation, or an edit (`edit`: its input images go before the prompt), to the route's Gemini
+ * channels. Each channel's plan is made first, so a request no channel can take is a 400 before any hold; channels
+ * that cannot take it are skipped.
+ */
+export function relayGoogleImages(ctx: CallContext, body: ImagesRequest, route: Route, edit?: GoogleEditInput): Promise<Response> {
+	const plans = googlePlans(body, route, edit?.inputs)
+	const text = countText(body.prompt)
+	// An edit's input images count as input tokens on every call.
+	const prompt = text + (edit?.imageTokens ?? 0)
 	return relayPassthrough({
 		...ctx,
-		endpoint: IMAGES_ENDPOINT,
+		endpoint: edit ? EDITS_ENDPOINT : IMAGES_ENDPOINT,
 		model: body.model,
 		types: ['gemini'],
 		route,
@@ -169,7 +208,7 @@ export function relayGoogleImages(ctx: CallContext, body: ImagesRequest, route: 
 		},
 		async respond(res, ch, _upstreamModel, price) {
 			const plan = plans.get(ch.id)!
-			if (plan.kind === 'gemini') return geminiAnswer(ctx, body.model, plan, await readJson<GeminiAnswer>(res), ch, price, prompt)
+			if (plan.kind === 'gemini') return geminiAnswer(ctx, body.model, plan, await readJson<GeminiAnswer>(res), ch, price, text, edit?.imageTokens ?? 0)
 			const images = imagenImages(await readJson<{ predictions?: unknown }>(res))
 			if (!images.length) throw noImage(body.model, 'every image withheld by its safety filter')
 			return { response: answerOf(ctx.requestId, images), cost: perImage(price, body.model, plan.made) * images.length }

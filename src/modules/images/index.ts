@@ -14,13 +14,14 @@ import { openaiErrors } from '../../passthrough/schemas'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
-import { resolveModel } from '../../relay/budget'
+import { resolveModel, type Route } from '../../relay/budget'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
 import { formOf, type FormView, readPlainForm } from '../../http/form-view'
 import { relayGoogleImages } from './google'
+import { relayGoogleEdit } from './google-edits'
 import { ImageEditRequest, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
@@ -40,6 +41,9 @@ const editOf = (body: unknown, request: Request): ImageCall => {
 	return form ? multipartEdit(body as FormView, form) : jsonEdit((body ?? {}) as Record<string, unknown>)
 }
 const variationOf = (body: unknown, request: Request): ImageCall => variation(formOf(request) && (body as FormView), formOf(request))
+
+/** Whether Google's methods serve a model: Gemini channels serve it and no OpenAI-type channel does. */
+const servedByGoogle = (route: Route): boolean => route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')
 
 /** Relays one image call, streamed or JSON; always answers (errors in OpenAI's shape). */
 function relayImages(ctx: CallContext, call: ImageCall): Promise<Response> {
@@ -71,7 +75,7 @@ export const imagesModule = (svc: Services) =>
 				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
 				// Google's image models answer in their own terms (google.ts); a model any OpenAI-type channel serves stays on those.
 				const route = resolveModel(svc, token, body.model)
-				if (route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')) return relayGoogleImages(ctx, body, route)
+				if (servedByGoogle(route)) return relayGoogleImages(ctx, body, route)
 				const job: ImageJob = { made: pricedAs(body.model, body.size, body.quality), n: body.n ?? 1, prompt: countText(body.prompt) }
 				const req = (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) })
 				const call: ImageCall = { endpoint: IMAGES_ENDPOINT, family: 'image_generation', model: body.model, stream: body.stream === true, job, request: req }
@@ -89,8 +93,14 @@ export const imagesModule = (svc: Services) =>
 		)
 		.post(
 			'/v1/images/edits',
-			({ body, token, requestId, startedAt, request }) =>
-				relayImages({ svc, token, requestId, startedAt, signal: request.signal }, checkedCalls.get(request) ?? editOf(body, request)),
+			({ body, token, requestId, startedAt, request }) => {
+				const call = checkedCalls.get(request) ?? editOf(body, request)
+				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
+				// Gemini image models edit through :generateContent (google-edits.ts), decided as generations decide.
+				const route = resolveModel(svc, token, call.model)
+				if (call.edit && servedByGoogle(route)) return relayGoogleEdit(ctx, call.edit, route)
+				return relayImages(ctx, call)
+			},
 			{
 				parse: readPlainForm,
 				transform: ({ body, request }) => void checkedCalls.set(request, editOf(body, request)),
