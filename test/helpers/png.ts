@@ -29,7 +29,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
  * A `width`x`height` PNG of one grey `shade` (a different shade makes a different file of the same size).
  * @example pngOf(300, 200).length // a few hundred bytes
  */
-export function pngOf(width: number, height: number, shade = 128): Uint8Array {
+export function pngOf(width: number, height: number, shade = 128): Uint8Array<ArrayBuffer> {
 	const ihdr = Buffer.alloc(13)
 	ihdr.writeUInt32BE(width, 0)
 	ihdr.writeUInt32BE(height, 4)

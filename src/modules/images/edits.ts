@@ -5,6 +5,7 @@
  * (GPT image models: `images` by `image_url` or `file_id`) goes on as JSON. Priced as generations are (pricing.ts):
  * per image by size and quality, else by the tokens the upstream reports, which for an edit count the input images.
  * `stream: true` (GPT image models) relays `image_edit.partial_image` / `image_edit.completed` events (stream.ts).
+ * Each checked edit also keeps its inputs as given (`edit`), for a Gemini image model's edit (google-edits.ts).
  * @module
  */
 import { badRequest } from '../../core/errors'

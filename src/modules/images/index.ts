@@ -4,7 +4,8 @@
  * image by size and quality (lookup order in passthrough/pricing.ts `imageUnitPrice`), or by the tokens the upstream
  * reports when the price list has no per-image price (gpt-image models). With `"stream": true` the upstream's image
  * events are relayed as they come and billed when the stream ends (stream.ts). A generation for a model only Gemini
- * channels serve (Imagen, Gemini's image models) is converted to Google's methods and back (google.ts).
+ * channels serve (Imagen, Gemini's image models) is converted to Google's methods and back (google.ts), and so is an
+ * edit on a Gemini image model (google-edits.ts).
  * @module
  */
 import { Elysia } from 'elysia'
@@ -109,7 +110,7 @@ export const imagesModule = (svc: Services) =>
 				detail: {
 					summary: 'Edit images',
 					description:
-						'OpenAI image edits. multipart/form-data (limit MAX_UPLOAD_BYTES): `image` (dall-e-2: one square PNG), or up to 16 images as repeated `image[]` files (GPT image models), optional `mask` file; forwarded field by field with the files unchanged. GPT image models also take JSON (`application/json`) with `images: [{"image_url": …} | {"file_id": …}]` and an optional `mask` reference. Priced as generations: per image by size and quality, else by the tokens the upstream reports (input images included). With `stream: true` (GPT image models) the answer is `text/event-stream`: `image_edit.partial_image` and `image_edit.completed` events, billed from the completed events.',
+						'OpenAI image edits. multipart/form-data (limit MAX_UPLOAD_BYTES): `image` (dall-e-2: one square PNG), or up to 16 images as repeated `image[]` files (GPT image models), optional `mask` file; forwarded field by field with the files unchanged. GPT image models also take JSON (`application/json`) with `images: [{"image_url": …} | {"file_id": …}]` and an optional `mask` reference. Priced as generations: per image by size and quality, else by the tokens the upstream reports (input images included). With `stream: true` (GPT image models) the answer is `text/event-stream`: `image_edit.partial_image` and `image_edit.completed` events, billed from the completed events. A Gemini image model served by Gemini channels (and no OpenAI-type one) is converted: the images (files, `data:` URLs, or web URLs fetched under the outbound guard) go as `inlineData` parts before the prompt to one `:generateContent` per image, billed by the tokens Google reports (input images at `image_input_per_mtok` when listed); a `mask`, an Imagen model (its editing is on Vertex AI only), a `file_id`, `stream` and `response_format: "url"` are 400.',
 				},
 			},
 		)

@@ -48,7 +48,7 @@ const TextOrNumber = t.Union([t.String(), t.Number()])
  */
 export const ImageEditRequest = t.Object(
 	{
-		model: t.String({ minLength: 1, description: 'dall-e-2 or a GPT image model' }),
+		model: t.String({ minLength: 1, description: 'dall-e-2, a GPT image model, or a Gemini image model (served by Gemini channels: no mask)' }),
 		prompt: t.String({ minLength: 1, maxLength: 32000 }),
 		image: t.Optional(t.Union([ImageFiles], { description: 'multipart: the image to edit (dall-e-2: one square PNG)' })),
 		'image[]': t.Optional(t.Union([ImageFiles], { description: 'multipart, GPT image models: up to 16 images, the field repeated' })),

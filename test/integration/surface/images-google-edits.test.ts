@@ -68,7 +68,7 @@ const bytes = (s: string | undefined) => new Uint8Array(Buffer.from(s ?? '', 'ba
 const edit = (key: string, body: Record<string, unknown>) => call(app, key, '/v1/images/edits', { body })
 
 /** A multipart edit by raw HTTP (for fields the SDK would not send, such as a mask on a Gemini model). */
-async function editForm(key: string, fields: Record<string, string | Uint8Array>) {
+async function editForm(key: string, fields: Record<string, string | Uint8Array<ArrayBuffer>>) {
 	const form = new FormData()
 	for (const [k, v] of Object.entries(fields)) form.append(k, typeof v === 'string' ? v : new File([v], `${k}.png`, { type: 'image/png' }))
 	const res = await fetch(`${app.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
