@@ -243,6 +243,8 @@ export const storedResponses = pgTable(
 		responseId: text('response_id').primaryKey(),
 		accountId: integer('account_id').notNull(),
 		channelId: integer('channel_id'),
+		/** The conversation (modules/conversations) the response was a turn of, shown on retrieval: OpenAI never saw it. */
+		conversationId: text('conversation_id'),
 		createdAt: createdAt(),
 	},
 	// The purge (every 6 hours) deletes by age: without it each purge reads the whole table.
@@ -294,6 +296,12 @@ export const conversations = pgTable('conversations', {
 	id: text('id').primaryKey(),
 	accountId: integer('account_id').notNull(),
 	metadata: jsonb('metadata').notNull().default({}),
+	/**
+	 * A turn under way holds the conversation (modules/conversations/lock.ts): its token, and when the hold lapses
+	 * should the instance holding it never let go.
+	 */
+	busyBy: text('busy_by'),
+	busyUntil: timestamp('busy_until', { withTimezone: true }),
 	createdAt: createdAt(),
 })
 

@@ -21,6 +21,7 @@ import { createSseParser, type SseFrame } from '../../core/sse'
 import type { Services } from '../../services'
 import { checkContinuation } from '../responses/ownership'
 import { type Item, inputItems, toStore } from './items'
+import { holdConversation } from './lock'
 import { allItems, appendItems, findConversation } from './store'
 
 /** The conversation id a Responses request names (`"conv_…"` or `{id}`), if any. */
@@ -31,17 +32,20 @@ export function conversationIdOf(body: Record<string, unknown>): string | undefi
 }
 
 export type ConversationTurn = {
-	/** The answer as the client gets it, the turn appended to the conversation once it completed. */
+	/** The conversation's id. */
+	id: string
+	/** The answer as the client gets it, the turn appended to the conversation once it completed, then let go of. */
 	record(res: Response): Promise<Response>
+	/** Lets go of the conversation without appending (the request failed before it had an answer); idempotent. */
+	release(): Promise<void>
 }
 
 /**
- * Expands `body` (a copy the route owns) when it names one of the account's conversations: its items go before
- * `input` and `conversation` is removed. Any other conversation id is 404 unless the ownership rule lets it through
- * (responses/ownership.ts: recorded to the account), and then undefined, `body` untouched. Also for counting input
- * tokens (no `record`).
+ * The account's conversation a request names, checked: undefined when it names none, or one that is not this
+ * gateway's but that the ownership rule lets through (responses/ownership.ts: recorded to the account); any other id
+ * is 404.
  */
-export async function expandConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
+async function namedConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<string | undefined> {
 	const id = conversationIdOf(body)
 	if (id === undefined) return undefined
 	// OpenAI's answer to both (the conversation already is the previous turns).
@@ -51,41 +55,66 @@ export async function expandConversation(svc: Pick<Services, 'db'>, accountId: n
 			param: 'conversation',
 		})
 	const conv = await findConversation(svc.db, accountId, id)
-	if (!conv) {
-		// Not the account's conversation here: the rule for other ids (404 unless one recorded to the account), before
-		// any 400 a converted model would give for a conversation it cannot read.
-		await checkContinuation(svc, accountId, { conversation: id })
-		return undefined
-	}
-	const input = inputItems(body.input)
-	const sent = typeof body.input === 'string' ? input : Array.isArray(body.input) ? body.input : []
-	body.input = [...(await allItems(svc.db, conv.id)), ...sent]
-	delete body.conversation
-	return { id: conv.id, input }
+	if (conv) return conv.id
+	// Not the account's conversation here: the rule for other ids (404 unless one recorded to the account), before
+	// any 400 a converted model would give for a conversation it cannot read.
+	await checkContinuation(svc, accountId, { conversation: id })
+	return undefined
 }
 
-/** What `expandConversation` does for `POST /v1/responses`, and the appending of the turn it starts. */
+/** Puts the conversation's items before `body.input` and removes `conversation`; returns the request's own input items. */
+async function expand(svc: Pick<Services, 'db'>, id: string, body: Record<string, unknown>): Promise<Item[]> {
+	const input = inputItems(body.input)
+	const sent = typeof body.input === 'string' ? input : Array.isArray(body.input) ? body.input : []
+	body.input = [...(await allItems(svc.db, id)), ...sent]
+	delete body.conversation
+	return input
+}
+
+/**
+ * Expands `body` (a copy the route owns) when it names one of the account's conversations: its items go before
+ * `input` and `conversation` is removed. Any other conversation id is 404 unless the ownership rule lets it through,
+ * and then undefined, `body` untouched. For counting input tokens: no turn, so the conversation is not held.
+ */
+export async function expandConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
+	const id = await namedConversation(svc, accountId, body)
+	return id === undefined ? undefined : { id, input: await expand(svc, id, body) }
+}
+
+/**
+ * What `expandConversation` does for `POST /v1/responses`, with the conversation held for the turn (lock.ts: a turn
+ * already under way on it is OpenAI's 400 `conversation_locked`), and the appending of the turn it starts.
+ */
 export async function conversationTurn(svc: Pick<Services, 'db' | 'log'>, accountId: number, body: Record<string, unknown>): Promise<ConversationTurn | undefined> {
-	const expanded = await expandConversation(svc, accountId, body)
-	if (!expanded) return undefined
+	const id = await namedConversation(svc, accountId, body)
+	if (id === undefined) return undefined
 	// A background response ends after this request; nothing would append it.
 	if (body.background === true)
 		throw new GatewayError('invalid_request', 'A conversation kept by this gateway cannot be continued by a background response: send it without `background`.', {
 			code: 'unsupported_value',
 			param: 'background',
 		})
+	// Held before it is read: a turn that started first has appended by the time this one reads.
+	const hold = await holdConversation(svc.db, id)
+	let input: Item[]
+	try {
+		input = await expand(svc, id, body)
+	} catch (e) {
+		await hold.release()
+		throw e
+	}
 	const stored = body.store !== false
 	const append = async (output: unknown) => {
 		const out = (Array.isArray(output) ? output : []).filter(
 			(x): x is Item => !!x && typeof x === 'object' && (stored || (x as Item).type !== 'reasoning' || typeof (x as Item).encrypted_content === 'string'),
 		)
 		try {
-			await appendItems(svc.db, expanded.id, toStore([...expanded.input, ...out]))
+			await appendItems(svc.db, id, toStore([...input, ...out]))
 		} catch (e) {
-			svc.log.error('conversation turn not appended', { conversation: expanded.id, error: String(e) })
+			svc.log.error('conversation turn not appended', { conversation: id, error: String(e) })
 		}
 	}
-	return { record: (res) => recorded(res, append) }
+	return { id, release: hold.release, record: (res) => recorded(res, append, hold.release) }
 }
 
 /** The terminal frame's output when it is `response.completed`. */
@@ -99,16 +128,27 @@ function completedOutput(f: SseFrame): unknown[] | undefined {
 	}
 }
 
-async function recorded(res: Response, append: (output: unknown) => Promise<void>): Promise<Response> {
-	if (res.status !== 200) return res
+/**
+ * The answer with the turn appended once it is known to have completed, and the conversation let go of once the
+ * answer is over (completed or not, read to its end or left by the client).
+ */
+async function recorded(res: Response, append: (output: unknown) => Promise<void>, release: () => Promise<void>): Promise<Response> {
+	if (res.status !== 200) {
+		await release()
+		return res
+	}
 	if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-		if (!res.body) return res
+		if (!res.body) {
+			await release()
+			return res
+		}
 		const parser = createSseParser()
 		const decoder = new TextDecoder()
 		let seen = false
-		// The chunk holding `response.completed` waits for the append, so a client that sends the next turn as soon
-		// as it has read this one finds the turn there.
-		const watch = new TransformStream<Uint8Array, Uint8Array>({
+		// The chunk holding `response.completed` waits for the append and the release, so a client that sends the
+		// next turn as soon as it has read this one finds the turn there and the conversation free.
+		// `cancel` (the client went away, or the body failed) is in the Streams standard and Bun, not yet in the DOM types.
+		const watcher: Transformer<Uint8Array, Uint8Array> & { cancel: () => Promise<void> } = {
 			async transform(chunk, ctl) {
 				if (!seen)
 					for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
@@ -116,19 +156,26 @@ async function recorded(res: Response, append: (output: unknown) => Promise<void
 						if (!output) continue
 						seen = true
 						await append(output)
+						await release()
 						break
 					}
 				ctl.enqueue(chunk)
 			},
-		})
-		return new Response(res.body.pipeThrough(watch), { status: res.status, headers: res.headers })
+			flush: () => release(),
+			cancel: () => release(),
+		}
+		return new Response(res.body.pipeThrough(new TransformStream(watcher)), { status: res.status, headers: res.headers })
 	}
-	const text = await res.text()
 	try {
-		const body = JSON.parse(text) as { status?: unknown; output?: unknown }
-		if (body.status === 'completed') await append(body.output)
-	} catch {
-		// not JSON: nothing to append, the client gets it as it came
+		const text = await res.text()
+		try {
+			const body = JSON.parse(text) as { status?: unknown; output?: unknown }
+			if (body.status === 'completed') await append(body.output)
+		} catch {
+			// not JSON: nothing to append, the client gets it as it came
+		}
+		return new Response(text, { status: res.status, headers: res.headers })
+	} finally {
+		await release()
 	}
-	return new Response(text, { status: res.status, headers: res.headers })
 }

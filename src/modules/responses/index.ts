@@ -39,33 +39,42 @@ export const responsesModule = (svc: Services) => {
 			const wire = { ...(body as Record<string, unknown>) }
 			// A conversation of this gateway's becomes plain input, for every channel; the turn is appended once completed.
 			const turn = await conversationTurn(svc, token.accountId, wire)
-			const resolved = items.resolve(token.accountId, wire.input)
-			const input = resolved instanceof Promise ? await resolved : resolved
-			if (input) wire.input = input
-			const ir = openaiResponses.decodeRequest(wire)
-			refuseUnconvertible(svc, token, wire, ir.model)
-			// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
-			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
-			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
-			// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
-			// `store: false`, and so does this gateway for a converted one (converted-items.ts).
-			const client = echoingCodec(openaiResponses, echoOf(wire))
-			const res = await relayChat({
-				svc,
-				token,
-				requestId,
-				startedAt,
-				endpoint: '/v1/responses',
-				shape: 'openai',
-				client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out), (response) => items.keepResponse(token.accountId, response)),
-				body: wire,
-				ir,
-				includeUsage: false,
-				inbound: request.headers,
-				signal: request.signal,
-				native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal, holder: holds ? holder : undefined }),
-			})
-			return turn ? turn.record(res) : res
+			// The conversation is held for the turn: let go of on any way out before the answer takes it over.
+			if (turn) request.signal.addEventListener('abort', () => void turn.release(), { once: true })
+			try {
+				const resolved = items.resolve(token.accountId, wire.input)
+				const input = resolved instanceof Promise ? await resolved : resolved
+				if (input) wire.input = input
+				const ir = openaiResponses.decodeRequest(wire)
+				refuseUnconvertible(svc, token, wire, ir.model)
+				// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
+				const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
+				const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
+				// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
+				// `store: false`, and so does this gateway for a converted one (converted-items.ts).
+				// A turn of a conversation names it, as OpenAI's Response object does (`conversation: {id}`).
+				const echo = turn ? { ...echoOf(wire), conversation: { id: turn.id } } : echoOf(wire)
+				const client = echoingCodec(openaiResponses, echo)
+				const res = await relayChat({
+					svc,
+					token,
+					requestId,
+					startedAt,
+					endpoint: '/v1/responses',
+					shape: 'openai',
+					client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out), (response) => items.keepResponse(token.accountId, response)),
+					body: wire,
+					ir,
+					includeUsage: false,
+					inbound: request.headers,
+					signal: request.signal,
+					native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal, holder: holds ? holder : undefined, conversation: turn?.id }),
+				})
+				return turn ? await turn.record(res) : res
+			} catch (e) {
+				await turn?.release()
+				throw e
+			}
 		},
 		{
 			body: ResponsesRequest,

@@ -34,6 +34,11 @@ export type NativeCall = {
 	signal: AbortSignal
 	/** The channel holding the response this request continues (ownership.ts `checkContinuation`), when it serves the model. */
 	holder?: number
+	/**
+	 * The conversation of this gateway's the request is a turn of (modules/conversations): sent upstream as plain input,
+	 * so OpenAI answers `conversation: null`; the client is shown its conversation, as OpenAI's own shows it.
+	 */
+	conversation?: string
 }
 
 /** The channel's Responses URL, or undefined when it converts (no such API, or opted out). */
@@ -93,7 +98,8 @@ export function responsesNative(call: NativeCall): NativeRoute {
 				up,
 				...outcome,
 				clientModel: call.ir.model,
-				record: stored ? (id) => record(info, ch, id) : undefined,
+				conversation: call.conversation,
+				record: stored ? (id) => record(info, ch, id, call.conversation) : undefined,
 				background: call.body.background === true,
 			})
 		}
@@ -113,17 +119,18 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		// A background response runs on after this answer: its reservation is charged now and settled when it ends.
 		if (isRunningBackground(call.body, json)) await chargeBackground(info, budget, ch, upstreamModel, json)
 		else await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
-		if (stored) await record(info, ch, json.id)
+		if (stored) await record(info, ch, json.id, call.conversation)
 		// A model_map alias is shown to the client as it asked for it.
-		const out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
+		let out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
+		if (call.conversation) out = { ...out, conversation: { id: call.conversation } }
 		return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
 	}
 }
 
 /** Records a stored response's id to the account; a failure is logged, never the answer's (it was paid for). */
-async function record(info: CallInfo, ch: Channel, id: unknown): Promise<void> {
+async function record(info: CallInfo, ch: Channel, id: unknown, conversation: string | undefined): Promise<void> {
 	try {
-		await recordResponse(info.svc, info.token.accountId, ch.id, id)
+		await recordResponse(info.svc, info.token.accountId, ch.id, id, conversation)
 	} catch (e) {
 		info.svc.log.error('response id not recorded', { request_id: info.requestId, error: String(e) })
 	}

@@ -45,13 +45,20 @@ export async function checkContinuation(svc: Pick<Services, 'db'>, accountId: nu
 	return holder
 }
 
-/** Records a response id answered to the account on `channelId` (once: a repeat of the id changes nothing). */
-export const recordResponse = (svc: Services, accountId: number, channelId: number, id: unknown): Promise<void> =>
-	recordResponses(svc, accountId, channelId, typeof id === 'string' && id ? [id] : [])
+/**
+ * Records a response id answered to the account on `channelId` (once: a repeat of the id changes nothing), with the
+ * conversation of this gateway's it was a turn of, which `GET /v1/responses/{id}` shows (OpenAI never saw it).
+ */
+export const recordResponse = (svc: Services, accountId: number, channelId: number, id: unknown, conversationId?: string): Promise<void> =>
+	recordResponses(svc, accountId, channelId, typeof id === 'string' && id ? [id] : [], conversationId)
 
 /** Records response ids answered to the account on `channelId` (a batch's), in one statement. */
-export async function recordResponses(svc: Services, accountId: number, channelId: number, ids: string[]): Promise<void> {
-	if (ids.length) await svc.db.orm.insert(storedResponses).values(ids.map((responseId) => ({ responseId, accountId, channelId }))).onConflictDoNothing()
+export async function recordResponses(svc: Services, accountId: number, channelId: number, ids: string[], conversationId?: string): Promise<void> {
+	if (ids.length)
+		await svc.db.orm
+			.insert(storedResponses)
+			.values(ids.map((responseId) => ({ responseId, accountId, channelId, conversationId: conversationId ?? null })))
+			.onConflictDoNothing()
 }
 
 /**

@@ -28,8 +28,11 @@ import type { ConvertedItems } from './converted-items'
 import { responsesUrlOf } from './native'
 
 type Obj = Record<string, unknown>
-/** Where a response id of the account lives: on an OpenAI channel, or as this gateway's copy of a converted answer. */
-type Held = { channel: Channel } | { copy: Obj }
+/**
+ * Where a response id of the account lives: on an OpenAI channel (with the conversation of this gateway's it was a
+ * turn of, which OpenAI never saw), or as this gateway's copy of a converted answer.
+ */
+type Held = { channel: Channel; conversation?: string } | { copy: Obj }
 
 const notFound = (id: string) => new GatewayError('not_found', `Response with id '${id}' not found.`, { code: 'response_not_found', param: 'response_id' })
 
@@ -40,7 +43,7 @@ async function locate(svc: Services, items: ConvertedItems, accountId: number, i
 		if (row.accountId !== accountId || row.channelId === null) throw notFound(id)
 		const channel = svc.catalog.channel(row.channelId)
 		if (!channel) throw new GatewayError('unavailable', `The channel holding response '${id}' is not available right now`, { code: 'channel_unavailable' })
-		return { channel }
+		return { channel, conversation: row.conversationId ?? undefined }
 	}
 	const copy = await items.response(accountId, id)
 	if (!copy) throw notFound(id)
@@ -94,6 +97,17 @@ async function forward(
 	return new Response(text, { status: 200, headers: { 'content-type': type, 'x-request-id': requestId } })
 }
 
+/**
+ * A retrieved Response object showing the conversation (of this gateway's) it was a turn of: upstream it was plain
+ * input, so OpenAI answers `conversation: null`. An event stream (a background response's, which a conversation turn
+ * never is) passes as it is.
+ */
+async function inConversation(res: Response, conversation: string): Promise<Response> {
+	if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return res
+	const answer = (await res.json()) as Obj
+	return new Response(JSON.stringify({ ...answer, conversation: { id: conversation } }), { status: res.status, headers: res.headers })
+}
+
 const jsonAnswer = (body: unknown, requestId: string) => Response.json(body, { headers: { 'x-request-id': requestId } })
 
 const IdParams = t.Object({ id: t.String() })
@@ -122,7 +136,8 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 				const held = await locate(svc, items, token.accountId, id)
 				if ('copy' in held) return jsonAnswer(held.copy, requestId)
 				const ch = held.channel
-				return forward(ch, id, '', 'GET', request, requestId, (answer) => settleBackground(svc, ch.id, answer))
+				const res = await forward(ch, id, '', 'GET', request, requestId, (answer) => settleBackground(svc, ch.id, answer))
+				return held.conversation ? inConversation(res, held.conversation) : res
 			},
 			{
 				params: IdParams,

@@ -3,7 +3,9 @@
  * response starts (only the lifecycle preamble is buffered), so an upstream that fails at once can still fail over
  * (WIRE-NOTES wire §21). Frames go out as the upstream sent them, one write per upstream chunk; the bill is settled
  * when the stream ends (in the turn its last chunk goes out) or when the client disconnects.
- * When `model_map` renamed the model, lifecycle frames name the model the client asked for.
+ * When `model_map` renamed the model, lifecycle frames name the model the client asked for; a turn of one of this
+ * gateway's conversations (sent upstream as plain input) names its conversation there, as OpenAI's own does. Only
+ * those few frames are rewritten: every other frame goes out as the upstream's bytes.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -27,6 +29,8 @@ export type NativeStream = {
 	channel: Channel
 	upstreamModel: string
 	clientModel: string
+	/** The conversation this response is a turn of (modules/conversations), shown as `response.conversation`. */
+	conversation?: string
 	/** Records the response's id (from `response.created`) before the client sees it: a stored response. */
 	record?: (id: string) => Promise<void>
 	/** A background response (`background: true`): it runs on upstream when its stream ends early. */
@@ -35,18 +39,23 @@ export type NativeStream = {
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
 
-
-/** The frame with `response.model` set to the client's name (lifecycle frames only; others pass untouched). */
-function renamed(f: SseFrame, model: string): SseFrame {
+/** The frame with `fields` set on its `response` (lifecycle frames only; others pass untouched). */
+function patched(f: SseFrame, fields: Record<string, unknown>): SseFrame {
 	if (!LIFECYCLE.has(eventType(f))) return f
 	try {
 		const e = JSON.parse(f.data) as { response?: Record<string, unknown> }
 		if (!e.response || typeof e.response !== 'object') return f
-		return { ...f, data: JSON.stringify({ ...e, response: { ...e.response, model } }) }
+		return { ...f, data: JSON.stringify({ ...e, response: { ...e.response, ...fields } }) }
 	} catch {
 		return f
 	}
 }
+
+const HAS_COMMENT = /(?:^|[\r\n]):/
+
+/** The comment lines of a frame as received (`: …`), which formatting it afresh would lose: they go out before it. */
+const commentsOf = (raw: string | undefined): string =>
+	raw === undefined || !HAS_COMMENT.test(raw) ? '' : raw.split(/\r\n|\r|\n/).filter((l) => l.startsWith(':')).map((l) => `${l}\n`).join('')
 
 /** An error frame seen before anything was sent → a GatewayError another channel may not repeat. */
 function errorOf(f: SseFrame): GatewayError {
@@ -83,7 +92,8 @@ const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
 /** Each upstream chunk goes out in one write; the bill is settled as the last one goes (StreamRelay). */
 class ResponsesRelay extends FrameBatchRelay {
 	private readonly meter = createResponsesMeter()
-	private readonly rename: boolean
+	/** What the lifecycle frames' `response` gets (the client's model name, the conversation), if anything. */
+	private readonly patch: Record<string, unknown> | undefined
 	private terminal = false
 
 	constructor(
@@ -93,7 +103,10 @@ class ResponsesRelay extends FrameBatchRelay {
 		private readonly id: string | undefined,
 	) {
 		super(a.up, it, window)
-		this.rename = a.upstreamModel !== a.clientModel
+		const patch: Record<string, unknown> = {}
+		if (a.upstreamModel !== a.clientModel) patch.model = a.clientModel
+		if (a.conversation) patch.conversation = { id: a.conversation }
+		this.patch = Object.keys(patch).length ? patch : undefined
 		countOpen(a)
 	}
 
@@ -110,12 +123,12 @@ class ResponsesRelay extends FrameBatchRelay {
 		return text ? { text, last: false } : undefined
 	}
 
-	/** A frame's bytes for the client: as the upstream sent them, unless the model name is rewritten. */
+	/** A frame's bytes for the client: as the upstream sent them, unless its `response` is patched. */
 	private emit(f: SseFrame): string {
 		this.meter.onFrame(f)
 		if (TERMINAL.has(eventType(f))) this.terminal = true
-		const out = this.rename ? renamed(f, this.a.clientModel) : f
-		return out === f ? (f.raw ?? formatSse(f)) : formatSse({ event: out.event, id: out.id, data: out.data })
+		const out = this.patch ? patched(f, this.patch) : f
+		return out === f ? (f.raw ?? formatSse(f)) : commentsOf(f.raw) + formatSse({ event: out.event, id: out.id, data: out.data })
 	}
 
 	protected failed() {

@@ -218,6 +218,8 @@ export const ResponsesResponse = t.Object(
 		max_output_tokens: t.Optional(t.Nullable(Integer())),
 		parallel_tool_calls: t.Optional(t.Boolean()),
 		previous_response_id: t.Optional(t.Nullable(t.String())),
+		/** The conversation the response is a turn of (`POST /v1/responses` with `conversation`). */
+		conversation: t.Optional(t.Nullable(t.Object({ id: t.String() }, open))),
 		reasoning: t.Optional(t.Nullable(t.Object({ effort: t.Nullable(t.String()), summary: t.Nullable(t.String()) }, open))),
 		store: t.Optional(t.Boolean()),
 		temperature: t.Optional(t.Nullable(t.Number())),

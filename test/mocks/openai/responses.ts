@@ -63,6 +63,8 @@ const usageOf = (p: Plan): Obj => ({
 	total_tokens: p.usage.input + p.usage.output,
 })
 
+const conversationOf = (c: unknown): Obj | null => (typeof c === 'string' ? { id: c } : typeof asObj(c)?.id === 'string' ? { id: asObj(c)!.id } : null)
+
 function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number, searches: string[] = []): Obj {
 	const done = p !== undefined
 	const incomplete = p?.finish === 'length'
@@ -79,6 +81,8 @@ function responseObject(p: Plan | undefined, ids: Ids, b: Obj, created: number, 
 		output: p ? outputItems(p, ids, b, searches) : [],
 		parallel_tool_calls: b.parallel_tool_calls ?? true,
 		previous_response_id: b.previous_response_id ?? null,
+		// The conversation the request named (a string or `{id}`), else null.
+		conversation: conversationOf(b.conversation),
 		reasoning: { effort: asObj(b.reasoning)?.effort ?? null, summary: asObj(b.reasoning)?.summary ?? null },
 		store: b.store ?? true,
 		temperature: b.temperature ?? 1,
