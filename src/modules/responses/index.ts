@@ -1,6 +1,6 @@
 /**
  * POST /v1/responses: OpenAI's Responses API, for every model (verbatim to OpenAI channels, converted for others);
- * and the routes on a stored response (stored-routes.ts) and input token counting (input-tokens.ts).
+ * and the routes on a stored response (stored-routes.ts), input token counting (input-tokens.ts) and compaction (compact.ts).
  */
 import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
@@ -14,6 +14,7 @@ import { echoingCodec, echoOf } from './echo'
 import { checkContinuation, continuedIds } from './ownership'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
 import { inputTokensRoute } from './input-tokens'
+import { compactRoute } from './compact'
 import { storedResponseRoutes } from './stored-routes'
 import { conversationTurn } from '../conversations/turn'
 
@@ -32,6 +33,7 @@ export const responsesModule = (svc: Services) => {
 		})
 		.use(storedResponseRoutes(svc, items))
 		.use(inputTokensRoute(svc, items))
+		.use(compactRoute(svc, items))
 		.use(modelAuth(svc))
 		.post(
 		'/v1/responses',

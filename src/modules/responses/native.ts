@@ -39,7 +39,16 @@ export type NativeCall = {
 	 * so OpenAI answers `conversation: null`; the client is shown its conversation, as OpenAI's own shows it.
 	 */
 	conversation?: string
+	/** `POST /v1/responses/compact` (compact.ts): to `{responses URL}/compact`, never stored nor streamed, OpenAI only. */
+	compact?: boolean
 }
+
+/**
+ * Why a compaction cannot go to another vendor: its `compaction` item is encrypted for OpenAI alone, and no other
+ * vendor could read it back next turn.
+ */
+export const COMPACT_REFUSAL =
+	'responses.compact (POST /v1/responses/compact) is only available on OpenAI models: its `compaction` item is encrypted for OpenAI alone. For this model keep the whole conversation in `input` (or in a conversation of this gateway, `conversation`)'
 
 /** The channel's Responses URL, or undefined when it converts (no such API, or opted out). */
 export const responsesUrlOf = (ch: Channel, adapter: ChatAdapter | undefined): string | undefined =>
@@ -54,8 +63,7 @@ const refusalError = (refusal: string, model: string, retryable: boolean) => uns
  * Throws the 400 up front (before anything is reserved) when the request needs OpenAI and no channel of the model
  * is an OpenAI one; a 403 or 404 for the model comes first.
  */
-export function refuseUnconvertible(svc: Services, token: AuthToken, body: Record<string, unknown>, model: string): void {
-	const refusal = unconvertible(body)
+export function refuseUnconvertible(svc: Services, token: AuthToken, body: Record<string, unknown>, model: string, refusal = unconvertible(body)): void {
 	if (!refusal) return
 	const { channels } = resolveModel(svc, token, model)
 	if (!channels.some((ch) => responsesUrlOf(ch, chatAdapterFor(ch.type)))) throw refusalError(refusal, model, false)
@@ -63,13 +71,14 @@ export function refuseUnconvertible(svc: Services, token: AuthToken, body: Recor
 
 /** The NativeRoute of one Responses request. */
 export function responsesNative(call: NativeCall): NativeRoute {
-	const refusal = unconvertible(call.body)
-	// OpenAI stores a response unless `store: false`; only a stored one can be continued.
-	const stored = call.body.store !== false
+	const refusal = call.compact ? COMPACT_REFUSAL : unconvertible(call.body)
+	// OpenAI stores a response unless `store: false`; only a stored one can be continued. A compaction is not one.
+	const stored = !call.compact && call.body.store !== false
 	return async (ch, adapter, info, budget) => {
 		// Another vendor key does not hold the response: skip the channel (not its fault) for the one that does.
 		if (call.holder !== undefined && ch.id !== call.holder) return { error: unsupportedForModel(`The response continued is held by another channel of model "${call.ir.model}"`, true) }
-		const url = responsesUrlOf(ch, adapter)
+		const base = responsesUrlOf(ch, adapter)
+		const url = base && call.compact ? `${base}/compact` : base
 		if (!url) {
 			if (!refusal) return undefined
 			// The model also has an OpenAI channel (refuseUnconvertible checked): "retryable" moves on to it. This skips a
@@ -80,7 +89,8 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		const body: Record<string, unknown> = { ...call.body, model: upstreamModel }
 		const input = withoutForeignReasoning(call.body.input)
 		if (input) body.input = input
-		if (budget.capChanged) body.max_output_tokens = budget.cap
+		// A compaction takes no cap (OpenAI refuses unknown parameters); its reservation holds the model's default.
+		if (budget.capChanged && !call.compact) body.max_output_tokens = budget.cap
 		let up
 		try {
 			up = await fetchUpstream(url, { headers: adapter.headers(ch, call.inbound), body: JSON.stringify(body) }, channelTimeouts(ch.settings), call.signal)
@@ -121,7 +131,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		else await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
 		if (stored) await record(info, ch, json.id, call.conversation)
 		// A model_map alias is shown to the client as it asked for it.
-		let out = upstreamModel !== call.ir.model ? { ...json, model: call.ir.model } : json
+		let out = upstreamModel !== call.ir.model && 'model' in json ? { ...json, model: call.ir.model } : json
 		if (call.conversation) out = { ...out, conversation: { id: call.conversation } }
 		return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': info.requestId } }) }
 	}

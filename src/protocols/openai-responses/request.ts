@@ -171,7 +171,9 @@ const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_ou
  */
 export function unconvertible(body: Record<string, unknown>): string | undefined {
 	if (typeof body.previous_response_id === 'string')
-		return 'previous_response_id needs the conversation stored by OpenAI, and this model is served by another vendor: send the whole conversation in `input` instead'
+		// Point at what does work for every model: the gateway's own conversations (what the Agents SDK's
+		// `conversationId` and `OpenAIConversationsSession` use), or the whole history in `input`.
+		return 'previous_response_id needs the conversation stored by OpenAI, and this model is served by another vendor: send the whole conversation in `input` instead, or keep it in a conversation of this gateway (`conversation`, created with POST /v1/conversations), which works for every model'
 	if (body.conversation !== undefined && body.conversation !== null) return '`conversation` needs server-side state only OpenAI keeps: send the whole conversation in `input` instead'
 	if (body.prompt !== undefined && body.prompt !== null) return '`prompt` (a stored prompt template) is only available on OpenAI models'
 	if (body.background === true) return '`background` mode is only available on OpenAI models'

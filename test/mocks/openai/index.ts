@@ -14,6 +14,7 @@ import { imageFile, imageGenerations, speech, transcriptions } from './media'
 import { imageEdits, imageVariations } from './image-edits'
 import { translations } from './audio-translations'
 import { responses } from './responses'
+import { compactResponse } from './responses-compact'
 import { storedResponseRoute, storeOf } from './responses-store'
 import { filesAndBatches } from './batches'
 
@@ -35,6 +36,7 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 		if (opts.models && !opts.models.includes(id)) return openaiError(404, `The model '${id}' does not exist`, 'model', 'model_not_found')
 		return json({ id, object: 'model', created: 1700000000, owned_by: 'system' })
 	}
+	if (method === 'POST' && path === '/v1/responses/compact') return compactResponse(body, jsonError, opts.models, storeOf(opts))
 	const stored = path.startsWith('/v1/responses/') ? storedResponseRoute(storeOf(opts), method, path, req.query, body) : undefined
 	if (stored) return stored
 	const batchRoute = path.startsWith('/v1/files') || path.startsWith('/v1/batches') ? filesAndBatches(opts, method, path, body, req.form) : undefined
