@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ChatAnthropic } from '@langchain/anthropic'
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { ChatGoogleGenerativeAI } from '@langchain/google-genai'
@@ -93,7 +94,7 @@ describe('ChatGoogleGenerativeAI: parallel tool results', () => {
 })
 
 describe('the LangChain chat classes on every vendor', () => {
-	const CLASSES = {
+	const CLASSES: Record<string, (model: string, fields?: Record<string, unknown>) => BaseChatModel> = {
 		'ChatOpenAI (chat completions)': (model: string, f?: Record<string, unknown>) => chatOpenAI(model, f),
 		'ChatOpenAI (useResponsesApi)': (model: string, f?: Record<string, unknown>) => chatOpenAI(model, { useResponsesApi: true, ...f }),
 		ChatAnthropic: (model: string, f?: Record<string, unknown>) => chatAnthropic(model, f),
@@ -114,7 +115,7 @@ describe('the LangChain chat classes on every vendor', () => {
 				expect((await make(model).batch(['one', 'two'])).map((m) => m.text)).toEqual(['Hello! You said: one', 'Hello! You said: two'])
 
 				// tool_call_chunks merge by index and id: two calls, each with its own id and whole arguments.
-				const llm = make(model).bindTools([weather])
+				const llm = make(model).bindTools!([weather])
 				const streamed = async (messages: BaseMessage[]) => {
 					let all: AIMessageChunk | undefined
 					for await (const chunk of await llm.stream(messages)) all = all ? all.concat(chunk) : chunk
