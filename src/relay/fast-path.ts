@@ -2,7 +2,8 @@
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
  * cap (when the budget or the model's maximum lowered it) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
- * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit.
+ * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
+ * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns).
  * Unknown fields pass through untouched.
  * @module
  */
@@ -60,7 +61,8 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			// The model is in the URL; nothing in the body names it.
 			if ('model' in body) delete (out ??= { ...body }).model
 			// Answers converted from Claude gave the client Claude's signatures, tagged (protocols/gemini/signatures.ts).
-			const contents = ownSignaturesOnly(body.contents)
+			const own = ownSignaturesOnly(body.contents)
+			const contents = joinedFunctionResponses(own ?? body.contents) ?? own
 			if (contents) set('contents', contents)
 			if (cap !== undefined) set('generationConfig', { ...(body.generationConfig as Body | undefined), maxOutputTokens: cap })
 			break
@@ -236,4 +238,29 @@ export function renameModel(data: string, to: string): string {
  */
 export function renameModelVersion(data: string, to: string): string {
 	return data.replace(MODEL_VERSION_KEY, () => `"modelVersion":${JSON.stringify(to)}`)
+}
+
+const isObject = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v)
+const onlyFunctionResponses = (c: unknown): c is Body & { parts: unknown[] } =>
+	isObject(c) && c.role !== 'model' && Array.isArray(c.parts) && c.parts.length > 0 && c.parts.every((p) => isObject(p) && ('functionResponse' in p || 'function_response' in p))
+
+/**
+ * Consecutive contents holding only functionResponse parts, joined into one: Gemini answers the turn after N parallel
+ * functionCall parts only when one content carries the N responses ("Please ensure that the number of function
+ * response parts is equal to the number of function call parts of the function call turn"), and LangChain JS sends one
+ * content per ToolMessage (cf. pydantic/pydantic-ai#580, docker/docker-agent#2959).
+ * @returns undefined when no two such contents follow each other
+ */
+export function joinedFunctionResponses(contents: unknown): unknown[] | undefined {
+	if (!Array.isArray(contents)) return undefined
+	let out: unknown[] | undefined
+	for (let i = 1; i < contents.length; i++) {
+		const prev = (out ?? contents)[out ? out.length - 1 : i - 1]
+		const cur = contents[i]
+		if (onlyFunctionResponses(prev) && onlyFunctionResponses(cur)) {
+			out ??= contents.slice(0, i)
+			out[out.length - 1] = { ...prev, parts: [...prev.parts, ...cur.parts] }
+		} else out?.push(cur)
+	}
+	return out
 }

@@ -19,13 +19,22 @@ import { decodeReasoningItem } from './reasoning'
 type Turn = { role: Message['role']; parts: Part[] }
 
 /**
+ * The content part types OpenAI's Responses API takes, in its own 400's order (a chat-style `image_url` part gets
+ * "Invalid value: 'image_url'. Supported values are: …", langchain-ai/langchainjs#11248); chat's `text` is also taken here.
+ */
+const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', 'refusal', 'input_file', 'computer_screenshot', 'summary_text', 'encrypted_content']
+
+/**
  * Text, image and file parts of a message or tool output. Parts with no canonical slot (a file or image by OpenAI
  * `file_id`, a `file_url`) are skipped: they reach a non-OpenAI vendor only after `unconvertible` refused them.
+ * A part of a type OpenAI does not know is refused as OpenAI refuses it, rather than dropped unseen.
  */
 function contentParts(content: unknown, at: string): Array<TextPart | ImagePart | FilePart> {
 	if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
 	return reqArray(content, at).flatMap((raw, i): Array<TextPart | ImagePart | FilePart> => {
 		const p = reqObject(raw, `${at}[${i}]`)
+		if (p.type !== 'text' && !PART_TYPES.includes(p.type as string))
+			throw badRequest(`Invalid value: '${String(p.type)}'. Supported values are: ${PART_TYPES.map((t) => `'${t}'`).join(', ')}.`, `${at}[${i}].type`)
 		if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') {
 			const text = reqString(p.text, `${at}[${i}].text`)
 			return text ? [{ type: 'text', text }] : []

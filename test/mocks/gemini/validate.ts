@@ -160,5 +160,20 @@ export function checkContents(contents: unknown): JsonReply | undefined {
 		if (c.role !== undefined && c.role !== 'user' && c.role !== 'model' && c.role !== 'function') return geminiError(400, 'Please use a valid role: user, model.')
 		if (asArr(c.parts).length === 0) return geminiError(400, `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`)
 	}
-	return checkParts(contents)
+	return checkParts(contents) ?? checkFunctionResponses(contents)
+}
+
+const countParts = (content: unknown, ...keys: [string, string]) => asArr(asObj(content)?.parts).filter((p) => pick(asObj(p), ...keys)).length
+
+/**
+ * The turn after a model turn with N functionCall parts answers them with N functionResponse parts in one content:
+ * responses split over several contents are refused (google-gemini/gemini-cli#4217; pydantic/pydantic-ai#580).
+ */
+function checkFunctionResponses(contents: unknown[]): JsonReply | undefined {
+	for (let i = 0; i + 1 < contents.length; i++) {
+		const calls = countParts(contents[i], 'functionCall', 'function_call')
+		const responses = countParts(contents[i + 1], 'functionResponse', 'function_response')
+		if (calls > 0 && responses > 0 && calls !== responses)
+			return geminiError(400, 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.')
+	}
 }

@@ -9,6 +9,9 @@ import { formatOf } from '../shared/structured'
 import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../shared/scenario'
 import { openaiError } from './errors'
 
+/** The message content part types OpenAI's Responses API takes (its 400 lists them; a chat-style `image_url` is refused). */
+const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', 'refusal', 'input_file', 'computer_screenshot', 'summary_text', 'encrypted_content']
+
 /** Texts and images of a Responses message `content` (string or input/output parts). */
 function contentOf(content: unknown): { texts: string[]; images: number } {
 	if (typeof content === 'string') return { texts: [content], images: 0 }
@@ -41,13 +44,21 @@ function toolSpecs(tools: unknown): ToolSpec[] {
 export const inputItems = (input: unknown): Obj[] =>
 	typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : asArr(input).map((i) => asObj(i) ?? {})
 
-/** Validates `input`: present, and function calls and their outputs pair up by `call_id` (unless continuing a stored response). */
+/** Validates `input`: present, message parts of known types, and function calls and their outputs pair up by `call_id` (unless continuing a stored response). */
 export function checkInput(body: Obj): JsonReply | undefined {
 	if (body.input === undefined && body.previous_response_id === undefined) {
 		return openaiError(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter')
 	}
-	if (body.previous_response_id !== undefined) return
 	const items = inputItems(body.input)
+	for (const [i, item] of items.entries()) {
+		if (item.type !== undefined && item.type !== 'message') continue
+		for (const [j, part] of asArr(item.content).entries()) {
+			const type = asObj(part)?.type
+			if (!PART_TYPES.includes(String(type)))
+				return openaiError(400, `Invalid value: '${String(type)}'. Supported values are: ${PART_TYPES.map((t) => `'${t}'`).join(', ')}.`, `input[${i}].content[${j}].type`, 'invalid_value')
+		}
+	}
+	if (body.previous_response_id !== undefined) return
 	// A `local_shell_call` is answered by a `function_call_output` too; a custom tool call by a `custom_tool_call_output`.
 	const ids = (...types: string[]) => new Set(items.filter((i) => types.includes(String(i.type))).map((i) => asStr(i.call_id)))
 	for (const [callTypes, outputType, what] of [
