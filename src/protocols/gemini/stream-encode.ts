@@ -2,7 +2,9 @@
  * Canonical events → a Gemini `alt=sse` stream, as `streamGenerateContent` sends it: every frame is a whole
  * GenerateContentResponse chunk (`candidates[0].content.parts`, `modelVersion`, `responseId`), the last one adds
  * `finishReason` and `usageMetadata`; no event names, no terminator. Tool calls are sent whole (Gemini never streams
- * `args` in pieces), so their JSON fragments are collected until the block closes.
+ * `args` in pieces), so their JSON fragments are collected until the block closes; calls that follow each other go out
+ * in one chunk, as Gemini sends parallel calls: `@google/genai`'s chat keeps each chunk as a model content of its own,
+ * and Gemini 3 wants a signature on the first call of each (only the first call of a turn has one).
  * @module
  */
 import type { BlockStart, StreamEvent } from '../../core/events'
@@ -52,6 +54,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let call: Call | undefined
 	let calls = 0
 	let pending: string | undefined // a text part's signature, sent once the text after it is
+	let heldCalls: GeminiPart[] = [] // function calls not sent yet: the next call joins them, anything else sends them first
 	let usage: Partial<Usage> | undefined
 	const show = ctx.includeThoughts === true
 	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client
@@ -73,10 +76,21 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		chunk.responseId = id
 		return { data: JSON.stringify(chunk) }
 	}
+	const sendCalls = (out: SseFrame[]) => {
+		if (!heldCalls.length) return
+		out.push(frame(heldCalls))
+		heldCalls = []
+	}
 	const flush = (out: SseFrame[]) => {
 		if (pending) out.push(frame([{ text: '', thoughtSignature: pending }]))
 		pending = undefined
 	}
+	/** What may come between parallel calls, or within one, without sending the calls held so far. */
+	const keepsCallsHeld = (ev: StreamEvent): boolean =>
+		ev.type === 'usage' ||
+		ev.type === 'ping' ||
+		(ev.type === 'block_start' && ev.block.kind === 'tool_call') ||
+		(call !== undefined && (ev.type === 'json_delta' || ev.type === 'signature_delta' || ev.type === 'block_stop'))
 	function signature(open: Open | undefined, signature: string, out: SseFrame[]) {
 		if (open?.block.kind === 'tool_call' && call) return void (call.signature = signature)
 		if (open?.block.kind !== 'thinking') return void out.push(frame([{ text: '', thoughtSignature: signature }]))
@@ -90,6 +104,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	return {
 		push(ev, out) {
 			if (over) return
+			if (heldCalls.length && !keepsCallsHeld(ev)) sendCalls(out)
 			switch (ev.type) {
 				case 'start':
 					id = ev.id
@@ -148,7 +163,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 						if (sig) part.thoughtSignature = sig
 						calls++
 						call = undefined
-						out.push(frame([part]))
+						heldCalls.push(part)
 					}
 					break
 				}
@@ -173,7 +188,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			}
 		},
 		// A Gemini stream has no terminator: it ends with the chunk that carries finishReason.
-		end() {
+		end(out) {
+			if (!over) sendCalls(out)
 			over = true
 		},
 		get done() {

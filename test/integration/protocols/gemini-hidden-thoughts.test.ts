@@ -196,6 +196,23 @@ describe('carried thinking in a Gemini client history', () => {
 		expect(JSON.stringify(sent)).not.toContain(CARRIED_THINKING_TAG)
 	})
 
+	// Gemini streams parallel calls in one chunk, and @google/genai's chat keeps each chunk as a model content: calls in
+	// chunks of their own would come back as two model contents, the second's call without the signature Gemini 3 wants.
+	for (const up of UPS)
+		it(`should stream parallel calls in one chunk, so a Gemini 3 model can take the history on (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const history = genai(acct).chats.create({ model: MODEL[up], config })
+			const chunks: GenerateContentResponse[] = []
+			for await (const c of await history.sendMessageStream({ message: ASK })) chunks.push(c)
+			const withCalls = chunks.map((c) => (c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.functionCall).map((p) => p.functionCall!.args))
+			expect(withCalls.filter((calls) => calls.length)).toEqual([[{ city: 'Paris' }, { city: 'Tokyo' }]])
+			const calls = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).flatMap((p) => (p.functionCall ? [p.functionCall] : []))
+			const chat = genai(acct).chats.create({ model: GEMINI_3, config, history: history.getHistory(true) })
+			const results = calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { result: `sunny in ${(c.args as { city: string }).city}` } } }))
+			expect((await send(chat, results, true)).text).toBe(RESULTS)
+			expect(JSON.stringify(lastRequest(m.mocks.gemini).body.contents)).not.toContain(CARRIED_THINKING_TAG)
+		})
+
 	it('should leave out the empty text part that carried a streamed answer\'s thinking, for a Gemini 3 model', async () => {
 		const acct = await m.account()
 		const history = genai(acct).chats.create({ model: MODEL.anthropic, config: { thinkingConfig: { thinkingBudget: 1024 } } })

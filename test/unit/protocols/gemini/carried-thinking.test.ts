@@ -162,7 +162,7 @@ describe('streams for a Gemini client that did not ask for thoughts', () => {
 	it('should carry the thinking on the first call, back before the text it preceded', async () => {
 		const out = await frames([...thinkingBlock(0, 'Plan.', CLAUDE), ...textBlock(1), ...callBlock(2, 'a'), ...callBlock(3, 'b')])
 		expect(out.flat().some((p) => p.thought)).toBe(false)
-		expect(out.map((parts) => parts.map((p) => Object.keys(p).sort()))).toEqual([[['text']], [['text']], [['functionCall', 'thoughtSignature']], [['functionCall']], [['text']]])
+		expect(out.map((parts) => parts.map((p) => Object.keys(p).sort()))).toEqual([[['text']], [['text']], [['functionCall', 'thoughtSignature'], ['functionCall']], [['text']]])
 		// As @google/genai's streamed chat sends it back: each chunk a model content of its own.
 		const contents = out.map((parts) => ({ role: 'model', parts }))
 		const req = gemini.decodeRequest({ contents: [user('q'), ...contents, user('next')] } as GeminiRequest)

@@ -65,13 +65,38 @@ describe('gemini encodeStream', () => {
 		expect(chunks.slice(0, -1).some((c) => 'usageMetadata' in c || 'finishReason' in c.candidates[0])).toBe(false)
 	})
 
-	it('should send each tool call whole, once its block closes', async () => {
+	it('should send each tool call whole, once its block closes, and parallel calls in one chunk as Gemini does', async () => {
 		const chunks = (await encode(toolTurn)).map((f) => JSON.parse(f.data))
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
-			// The first call of an answer Gemini did not make carries the documented placeholder.
-			[{ functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SKIP_SIGNATURE }],
-			[{ functionCall: { id: 'call_b', name: 'get_time', args: {} }, thoughtSignature: 'c2lnLWI=' }],
+			[
+				// The first call of an answer Gemini did not make carries the documented placeholder.
+				{ functionCall: { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SKIP_SIGNATURE },
+				{ functionCall: { id: 'call_b', name: 'get_time', args: {} }, thoughtSignature: 'c2lnLWI=' },
+			],
 			[{ text: '' }],
+		])
+	})
+
+	it('should send calls held so far before anything else that follows them', async () => {
+		const call = (index: number, id: string): StreamEvent[] => [
+			{ type: 'block_start', index, block: { kind: 'tool_call', id, name: 'f' } },
+			{ type: 'json_delta', index, json: '{}' },
+			{ type: 'block_stop', index },
+		]
+		const frames = await encode([
+			{ type: 'start', id: 'x', model: 'm' },
+			...call(0, 'a'),
+			{ type: 'block_start', index: 1, block: { kind: 'text' } },
+			{ type: 'text_delta', index: 1, text: 'between' },
+			{ type: 'block_stop', index: 1 },
+			...call(2, 'b'),
+			{ type: 'error', error: new GatewayError('overloaded', 'try later') },
+		])
+		expect(frames.map((f) => JSON.parse(f.data)).map((c) => c.error?.status ?? c.candidates[0].content.parts.map((p: { functionCall?: { id: string }; text?: string }) => p.functionCall?.id ?? p.text))).toEqual([
+			['a'],
+			['between'],
+			['b'],
+			'UNAVAILABLE',
 		])
 	})
 
