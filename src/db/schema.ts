@@ -274,7 +274,9 @@ export const messageThreads = pgTable(
 /**
  * Output items of Responses answers converted from another vendor (Claude, Gemini), kept so that a later request on
  * any instance can name them by `item_reference`, as OpenAI keeps a stored response's items
- * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are.
+ * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are. The row of a whole Response
+ * object also holds its whole input (`input`: the previous responses' input and output expanded), which
+ * `previous_response_id` continues from and `input_items` lists.
  */
 export const convertedItems = pgTable(
 	'converted_items',
@@ -282,6 +284,7 @@ export const convertedItems = pgTable(
 		itemId: text('item_id').primaryKey(),
 		accountId: integer('account_id').notNull(),
 		item: jsonb('item').notNull(),
+		input: jsonb('input'),
 		createdAt: createdAt(),
 	},
 	(t) => [index('converted_items_created_idx').on(t.createdAt)],

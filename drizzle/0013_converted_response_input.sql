@@ -1,0 +1,1 @@
+ALTER TABLE "converted_items" ADD COLUMN "input" jsonb;
