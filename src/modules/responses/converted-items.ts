@@ -38,10 +38,15 @@ export type ConvertedItems = {
 	resolve(accountId: number, input: unknown): unknown[] | undefined | Promise<unknown[] | undefined>
 	/** Resolves once every item remembered so far is written (tests, shutdown). */
 	written(): Promise<void>
-	/** Keeps a copy of a whole converted Response object, for `GET /v1/responses/{id}` (the database only). */
-	keepResponse(accountId: number, response: Record<string, unknown>): void
+	/**
+	 * Keeps a copy of a whole converted Response object with its whole input (previous turns expanded, previous.ts), for
+	 * `GET /v1/responses/{id}`, its `input_items` and `previous_response_id` (the database only).
+	 */
+	keepResponse(accountId: number, response: Record<string, unknown>, input?: unknown[]): void
 	/** The copy of the account's converted response `id`, if kept. */
 	response(accountId: number, id: string): Promise<Record<string, unknown> | undefined>
+	/** The copy of the account's converted response `id` with its input (null for a copy kept before inputs were), if kept. */
+	kept(accountId: number, id: string): Promise<{ response: Record<string, unknown>; input: unknown[] | null } | undefined>
 	/** Forgets the copy; whether there was one. */
 	forgetResponse(accountId: number, id: string): Promise<boolean>
 }
@@ -80,7 +85,7 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 	}
 	/** Inserts under way (each answer's items in one, side by side). */
 	const writing = new Set<Promise<void>>()
-	const persist = (rows: Array<{ itemId: string; accountId: number; item: Item }>) => {
+	const persist = (rows: Array<{ itemId: string; accountId: number; item: Item; input?: unknown[] }>) => {
 		const store = opts.store
 		if (!store || !rows.length) return
 		const w: Promise<void> = store.db.orm
@@ -134,11 +139,22 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 			return load(accountId, missing).then((stored) => replaced(swap(stored)))
 		},
 		written: writes,
-		keepResponse(accountId, response) {
-			if (typeof response.id === 'string' && response.id) persist([{ itemId: responseKey(response.id), accountId, item: response }])
+		keepResponse(accountId, response, input) {
+			if (typeof response.id === 'string' && response.id) persist([{ itemId: responseKey(response.id), accountId, item: response, input }])
 		},
 		async response(accountId, id) {
 			return (await load(accountId, [responseKey(id)])).get(responseKey(id))
+		},
+		async kept(accountId, id) {
+			const store = opts.store
+			if (!store) return undefined
+			await writes()
+			const [row] = await store.db.orm
+				.select({ item: itemsTable.item, input: itemsTable.input })
+				.from(itemsTable)
+				.where(and(eq(itemsTable.accountId, accountId), eq(itemsTable.itemId, responseKey(id))))
+				.limit(1)
+			return row ? { response: row.item as Item, input: Array.isArray(row.input) ? row.input : null } : undefined
 		},
 		async forgetResponse(accountId, id) {
 			const store = opts.store

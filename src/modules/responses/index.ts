@@ -12,6 +12,7 @@ import { refuseUnconvertible, responsesNative } from './native'
 import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { checkContinuation, continuedIds } from './ownership'
+import { expandPrevious, keptInput } from './previous'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
 import { inputTokensRoute } from './input-tokens'
 import { compactRoute } from './compact'
@@ -47,6 +48,8 @@ export const responsesModule = (svc: Services) => {
 				const resolved = items.resolve(token.accountId, wire.input)
 				const input = resolved instanceof Promise ? await resolved : resolved
 				if (input) wire.input = input
+				// A converted response named by `previous_response_id` becomes plain input (previous.ts); any other id not the account's is 404.
+				const expanded = await expandPrevious(svc, items, token.accountId, wire)
 				const ir = openaiResponses.decodeRequest(wire)
 				refuseUnconvertible(svc, token, wire, ir.model)
 				// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
@@ -55,7 +58,8 @@ export const responsesModule = (svc: Services) => {
 				// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
 				// `store: false`, and so does this gateway for a converted one (converted-items.ts).
 				// A turn of a conversation names it, as OpenAI's Response object does (`conversation: {id}`).
-				const echo = turn ? { ...echoOf(wire), conversation: { id: turn.id } } : echoOf(wire)
+				// A continuation names the response it continued, as OpenAI's Response object does, though it went upstream as plain input.
+				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
 				const client = echoingCodec(openaiResponses, echo)
 				const res = await relayChat({
 					svc,
@@ -64,7 +68,14 @@ export const responsesModule = (svc: Services) => {
 					startedAt,
 					endpoint: '/v1/responses',
 					shape: 'openai',
-					client: wire.store === false ? client : rememberingCodec(client, (out) => items.remember(token.accountId, out), (response) => items.keepResponse(token.accountId, response)),
+					client:
+						wire.store === false
+							? client
+							: rememberingCodec(
+									client,
+									(out) => items.remember(token.accountId, out),
+									(response) => items.keepResponse(token.accountId, response, keptInput(wire, expanded)),
+								),
 					body: wire,
 					ir,
 					includeUsage: false,

@@ -23,6 +23,7 @@ import { countTokens } from '../count-tokens/counter'
 import type { ConvertedItems } from './converted-items'
 import { refuseUnconvertible, responsesUrlOf } from './native'
 import { checkContinuation, continuedIds } from './ownership'
+import { expandPrevious } from './previous'
 import { expandConversation } from '../conversations/turn'
 
 export const InputTokensResponse = t.Object({ object: t.Literal('response.input_tokens'), input_tokens: Integer() })
@@ -58,6 +59,8 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			await expandConversation(svc, token.accountId, wire)
 			const input = await items.resolve(token.accountId, wire.input)
 			if (input) wire.input = input
+			// A converted response it continues is counted as the input it becomes (previous.ts).
+			await expandPrevious(svc, items, token.accountId, wire)
 			const { channels } = resolveModel(svc, token, model)
 			// As for the POST: a continuation only of the caller's own response, counted by the channel that holds it.
 			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined

@@ -8,7 +8,7 @@
  * it; what OpenAI answers about a background response settles its bill (background.ts). A converted response
  * (another vendor's model) exists only as the copy this gateway kept (converted-items.ts): it is retrieved and
  * deleted from that copy; it was never a background response, so cancelling it is a 400 as OpenAI answers for a
- * synchronous one; and its input was not kept, so `input_items` is a 400 that says so rather than a wrong list.
+ * synchronous one; and its `input_items` are listed from the input kept with the copy (previous.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -26,6 +26,7 @@ import type { Services } from '../../services'
 import { fetchResponse, hasOpenBackground, settleBackground } from './background'
 import type { ConvertedItems } from './converted-items'
 import { responsesUrlOf } from './native'
+import { itemView, type StoredItem } from '../conversations/items'
 
 type Obj = Record<string, unknown>
 /**
@@ -126,6 +127,38 @@ const InputItems = t.Object(
 	{ additionalProperties: true },
 )
 
+/** The list's query (https://platform.openai.com/docs/api-reference/responses/input-items); the same forwarded to OpenAI. */
+const InputItemsQuery = t.Object(
+	{
+		after: t.Optional(t.String()),
+		before: t.Optional(t.String()),
+		limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+		order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
+		include: t.Optional(t.Union([t.String(), t.Array(t.String())])),
+	},
+	{ additionalProperties: true },
+)
+type InputItemsQuery = typeof InputItemsQuery.static
+
+/**
+ * A page of a converted response's kept input, as OpenAI lists one: newest first unless `order=asc` (OpenAI's default
+ * is `desc`), `limit` (20) items after `after` / before `before` in that order. An unknown cursor is a 400.
+ */
+function inputItemsPage(kept: StoredItem[], q: InputItemsQuery) {
+	const include = q.include === undefined ? [] : Array.isArray(q.include) ? q.include : [q.include]
+	let list = q.order === 'asc' ? kept : [...kept].reverse()
+	const at = (cursor: string, param: string) => {
+		const i = list.findIndex((s) => s.itemId === cursor)
+		if (i < 0) throw new GatewayError('invalid_request', `No input item with id '${cursor}' in this response.`, { code: 'invalid_value', param })
+		return i
+	}
+	if (q.after !== undefined) list = list.slice(at(q.after, 'after') + 1)
+	if (q.before !== undefined) list = list.slice(0, at(q.before, 'before'))
+	const limit = q.limit ?? 20
+	const data = list.slice(0, limit).map((s) => itemView(s, include))
+	return { object: 'list', data, first_id: (data[0]?.id as string) ?? null, last_id: (data.at(-1)?.id as string) ?? null, has_more: list.length > limit }
+}
+
 export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 	// Polling is reading: like a task poll, a GET does not count against the key's request rate.
 	new Elysia({ detail: { tags: ['OpenAI'] } })
@@ -206,23 +239,27 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 		)
 		.get(
 			'/v1/responses/:id/input_items',
-			async ({ params: { id }, token, requestId, request }) => {
+			async ({ params: { id }, query, token, requestId, request }) => {
 				const held = await locate(svc, items, token.accountId, id)
-				if ('copy' in held)
+				if (!('copy' in held)) return forward(held.channel, id, '/input_items', 'GET', request, requestId)
+				const kept = await items.kept(token.accountId, id)
+				// A copy kept before inputs were (or deleted meanwhile): say so rather than list nothing.
+				if (!kept?.input)
 					throw new GatewayError(
 						'invalid_request',
-						`The input items of response '${id}' are not available: it was answered by model "${String(held.copy.model)}" of another vendor, for which this gateway keeps only the output.`,
+						`The input items of response '${id}' are not available: it was answered by model "${String(held.copy.model)}" of another vendor before this gateway kept inputs.`,
 						{ code: 'input_items_unavailable' },
 					)
-				return forward(held.channel, id, '/input_items', 'GET', request, requestId)
+				return jsonAnswer(inputItemsPage(kept.input as StoredItem[], query), requestId)
 			},
 			{
 				params: IdParams,
+				query: InputItemsQuery,
 				response: { 200: InputItems, ...errors },
 				detail: {
 					summary: 'List the input items of a model response',
 					description:
-						"A page of the input items of a response answered to the calling account on an OpenAI channel (`after`, `limit`, `order`, `include` as OpenAI takes them). 400 for a converted answer (another vendor's model), whose input is not kept.",
+						"A page of the input items of a response answered to the calling account (`after`, `before`, `limit`, `order`, `include` as OpenAI takes them): from the OpenAI channel that holds it, or for a converted answer (another vendor's model) from the input this gateway kept with it, the turns it continued by `previous_response_id` included. 400 for a converted answer kept before inputs were.",
 				},
 			},
 		)
