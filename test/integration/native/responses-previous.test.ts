@@ -150,6 +150,23 @@ describe('previous_response_id of a converted response, elsewhere', () => {
 	})
 })
 
+describe('a converted response kept before inputs were', () => {
+	it('should refuse to continue it or list its input with a 400 that says why, rather than drop the turns before it', async () => {
+		const a = await client()
+		const first = await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'kept by an older gateway' })
+		// What a copy written before the `input` column looks like.
+		await n.app.svc.db.sql.query('UPDATE converted_items SET input = NULL WHERE item_id = $1', [`response:${first.id}`])
+		const before = n.anthropic.requests.length
+		const err = await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'go on', previous_response_id: first.id }))
+		expect(err!.status).toBe(400)
+		expect(err!.message).toContain('its input was not kept')
+		const list = await refused(a.openai.responses.inputItems.list(first.id))
+		expect(list!.status).toBe(400)
+		expect(list!.message).toContain('before this gateway kept inputs')
+		expect(n.anthropic.requests.length).toBe(before)
+	})
+})
+
 describe('input_items of a converted response', () => {
 	it("should page the kept input as OpenAI does: order, after, limit, has_more", async () => {
 		const a = await client()

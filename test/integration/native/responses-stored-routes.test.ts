@@ -85,7 +85,7 @@ describe('stored OpenAI responses', () => {
 })
 
 describe('converted responses', () => {
-	it('should retrieve and delete the copy of a converted answer, and refuse cancel and input_items', async () => {
+	it('should retrieve, list the input of and delete the copy of a converted answer, and refuse cancel', async () => {
 		const a = await client()
 		const b = await client()
 		const first = await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'claude keeps this' })
@@ -98,8 +98,11 @@ describe('converted responses', () => {
 		expect(got.usage).toEqual(first.usage)
 		await expectStatus(b.openai.responses.retrieve(first.id), 404)
 
-		const items = await expectStatus(a.openai.responses.inputItems.list(first.id), 400)
-		expect(items.message).toContain('keeps only the output')
+		const items = await a.openai.responses.inputItems.list(first.id)
+		expect(items.data).toHaveLength(1)
+		expect(items.data[0]).toMatchObject({ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'claude keeps this' }] })
+		expect(items.data[0]!.id).toStartWith('msg_')
+		await expectStatus(b.openai.responses.inputItems.list(first.id), 404)
 		const cancel = await expectStatus(a.openai.responses.cancel(first.id), 400)
 		expect(cancel.message).toContain('background: true')
 		// None of it reached the vendor.

@@ -140,15 +140,21 @@ describe('POST /v1/responses converted for Anthropic and Gemini models', () => {
 		expect(lastRequest(n.openai).path).toBe('/v1/chat/completions')
 	})
 
-	it('should refuse previous_response_id for a converted model with a clear 400', async () => {
+	it("should refuse previous_response_id of an OpenAI response for a converted model with a clear 400, and an unknown one with 404", async () => {
 		const a = await client()
-		const err = (await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: 'resp_1' }).catch((e: unknown) => e)) as APIError
+		const openai = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'an openai response, then claude' })
+		const spent = await n.app.balance(a.accountId)
+		const rows = (await usageRows(n.app, a.accountId)).length
+		const err = (await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: openai.id }).catch((e: unknown) => e)) as APIError
 		expect(err.status).toBe(400)
 		expect(err.message).toContain('previous_response_id')
 		expect(err.message).toContain('claude-sonnet-5')
 		// Refused before anything was reserved or sent upstream.
-		expect(await n.app.balance(a.accountId)).toBe(10)
-		expect(await usageRows(n.app, a.accountId)).toEqual([])
+		expect(await n.app.balance(a.accountId)).toBe(spent)
+		expect(await usageRows(n.app, a.accountId)).toHaveLength(rows)
+		const unknown = (await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: 'resp_1' }).catch((e: unknown) => e)) as APIError
+		expect(unknown.status).toBe(404)
+		expect(await usageRows(n.app, a.accountId)).toHaveLength(rows)
 	})
 
 	it('should serve a request that needs OpenAI from the OpenAI channel of a model that also has others', async () => {

@@ -133,9 +133,9 @@ describe('openai SDK responses matrix', () => {
 			expect((err as { status?: number }).status).toBe(400)
 		})
 
-		it(`should refuse previous_response_id for ${up} with a clear 400`, async () => {
+		it(`should refuse previous_response_id of an OpenAI response for ${up} with a clear 400`, async () => {
 			const acct = await m.account()
-			const first = await acct.openai.responses.create({ model: MODEL.openai, input: 'an openai turn' })
+			const first = await acct.openai.responses.create({ model: MODEL.openai, input: `an openai turn before ${up}` })
 			const err = await acct.openai.responses.create({ model: MODEL[up], input: 'continue', previous_response_id: first.id }).catch((e: unknown) => e)
 			expect((err as { status?: number }).status).toBe(400)
 			expect(String((err as Error).message)).toContain('previous_response_id')
