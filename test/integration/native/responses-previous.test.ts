@@ -154,8 +154,12 @@ describe('a converted response kept before inputs were', () => {
 	it('should refuse to continue it or list its input with a 400 that says why, rather than drop the turns before it', async () => {
 		const a = await client()
 		const first = await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'kept by an older gateway' })
-		// What a copy written before the `input` column looks like.
-		await n.app.svc.db.sql.query('UPDATE converted_items SET input = NULL WHERE item_id = $1', [`response:${first.id}`])
+		// What a copy written before the `input` column looks like (once the copy, written off the answer's path, is there).
+		const until = Date.now() + 3_000
+		while ((await n.app.svc.db.sql.query('UPDATE converted_items SET input = NULL WHERE item_id = $1 RETURNING item_id', [`response:${first.id}`])).length === 0) {
+			if (Date.now() > until) throw new Error('the copy was never written')
+			await Bun.sleep(20)
+		}
 		const before = n.anthropic.requests.length
 		const err = await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'go on', previous_response_id: first.id }))
 		expect(err!.status).toBe(400)
