@@ -10,6 +10,7 @@ import { countInput } from '../../../src/modules/embeddings/count'
 import { startTaskPoller } from '../../../src/tasks/poller'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { refused } from './setup'
 
 let mock: VendorMock
 let app: TestApp
@@ -41,7 +42,6 @@ const client = async (balance = 1, fields?: Record<string, unknown>) => {
 	const a = await app.account(balance, fields as Parameters<TestApp['account']>[1])
 	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
 }
-const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
 
 type Line = { custom_id: string; method: 'POST'; url: string; body: Record<string, unknown> }
 const chatLine = (id: string, text: string, model = 'gpt-4o-mini', max = 100): Line => ({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }], max_tokens: max } })

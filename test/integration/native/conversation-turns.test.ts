@@ -5,8 +5,8 @@
  * runs gets OpenAI's 400 `conversation_locked` rather than reading the conversation without the first turn's items.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI, { APIError } from 'openai'
-import { lastRequest, type Native, SETUP_MS, startNative, usageRows } from './setup'
+import OpenAI from 'openai'
+import { lastRequest, type Native, SETUP_MS, startNative, usageRows, refused } from './setup'
 
 let n: Native
 beforeAll(async () => {
@@ -18,7 +18,6 @@ const client = async (balance = 10) => {
 	const a = await n.app.account(balance)
 	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
 }
-const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
 const LIFECYCLE = ['response.created', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']
 
 /** The frames of an SSE body as text blocks (comments included), and their parsed events. */

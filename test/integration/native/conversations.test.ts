@@ -4,8 +4,8 @@
  * Gemini and OpenAI models, streamed and not, with the upstream seeing the earlier turns as plain input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI, { APIError } from 'openai'
-import { lastRequest, type Native, SETUP_MS, startNative, usageRows } from './setup'
+import OpenAI from 'openai'
+import { lastRequest, type Native, SETUP_MS, startNative, usageRows, refused } from './setup'
 
 let n: Native
 beforeAll(async () => {
@@ -17,7 +17,6 @@ const client = async (balance = 10) => {
 	const a = await n.app.account(balance)
 	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 }) }
 }
-const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
 const upstreamCalls = () => n.openai.requests.length + n.anthropic.requests.length + n.gemini.requests.length
 
 /** The texts of a conversation item list's messages, as `role: text`. */

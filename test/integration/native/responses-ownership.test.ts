@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { APIError } from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
-import { usageRows } from './setup'
+import { usageRows, refused } from './setup'
 
 let near: VendorMock
 let far: VendorMock
@@ -42,7 +42,6 @@ const client = async () => {
 	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
 }
 const upstreamCalls = () => near.requests.length + far.requests.length
-const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as APIError)
 
 /** B's continuation of `id` is a 404 in OpenAI's shape, sent nowhere, reserved and charged nothing. */
 async function expectRefused(b: { accountId: number; openai: OpenAI }, body: Parameters<OpenAI['responses']['create']>[0], code: string, param: string) {

@@ -8,7 +8,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, streamText } from 'ai'
 import { APIError } from 'openai'
 import type { Response as OpenAIResponse } from 'openai/resources/responses/responses'
-import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native } from './setup'
+import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
 import type { VendorMock } from '../../mocks'
 
 let n: Native
@@ -22,11 +22,6 @@ afterAll(async () => {
 })
 
 const client = () => openaiAccount(n.app)
-const refused = (p: Promise<unknown>) =>
-	p.then(
-		() => undefined,
-		(e: unknown) => e as APIError,
-	)
 
 /** Each converted vendor: its model, its mock, and the roles and texts of the conversation in its request. */
 const VENDORS = {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { APIError } from 'openai'
-import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native } from './setup'
+import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
 
 let n: Native
 
@@ -18,11 +18,6 @@ afterAll(async () => {
 })
 
 const client = () => openaiAccount(n.app)
-const refused = (p: Promise<unknown>) =>
-	p.then(
-		() => undefined,
-		(e: unknown) => e as APIError,
-	)
 
 /** `p` fails with `status`, in OpenAI's error shape. */
 async function expectStatus(p: Promise<unknown>, status: number): Promise<APIError> {

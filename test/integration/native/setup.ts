@@ -3,7 +3,7 @@
  * counting): a chat model per vendor, an alias renamed by `model_map`, and an embedding model on OpenAI and Gemini.
  * @module
  */
-import OpenAI from 'openai'
+import OpenAI, { type APIError } from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
 
@@ -88,3 +88,10 @@ export async function openaiAccount(app: TestApp, balance = 1) {
 	const a = await app.account(balance)
 	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
 }
+
+/** The SDK's error a call was refused with, or undefined when it succeeded (for asserting on status, code and param). */
+export const refused = (p: Promise<unknown>): Promise<APIError | undefined> =>
+	p.then(
+		() => undefined,
+		(e: unknown) => e as APIError,
+	)
