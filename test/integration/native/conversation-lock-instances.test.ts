@@ -5,27 +5,20 @@
  * items.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI from 'openai'
-import { startAnthropicMock, type VendorMock } from '../../mocks'
-import { type Cluster, startCluster } from '../admin/instances'
 import { refused } from './setup'
+import { type ClaudeCluster, startClaudeCluster } from './claude-cluster'
 
-let mock: VendorMock
-let c: Cluster
+let cl: ClaudeCluster
+let mock: ClaudeCluster['mock']
+let c: ClaudeCluster['c']
 
 beforeAll(async () => {
-	mock = await startAnthropicMock({ apiKey: 'up-a' })
-	c = await startCluster(2, {
-		channels: [{ name: 'a', type: 'anthropic', base_url: mock.url, api_key: 'up-a', models: ['qa-claude'], model_map: { 'qa-claude': 'claude-sonnet-5' } }],
-		models: [{ name: 'qa-claude', input_per_mtok: 1, output_per_mtok: 2 }],
-	})
+	cl = await startClaudeCluster()
+	;({ mock, c } = cl)
 }, 60_000)
-afterAll(async () => {
-	await c.close()
-	await mock.stop()
-})
+afterAll(() => cl.close())
 
-const client = (node: number, key: string) => new OpenAI({ apiKey: key, baseURL: `${c.nodes[node]!.url}/v1`, maxRetries: 0 })
+const client = (node: number, key: string) => cl.client(node, key)
 
 describe('a conversation turn on one instance', () => {
 	it('should refuse a second turn on the other instance while it runs, then let it read the first', async () => {
