@@ -18,12 +18,15 @@
  * is logged and the answer still completes; a continuation of it then gets the 404 / 400 of an unknown id.
  *
  * A Response copy holds its own input and the id of the response it continued, never its previous turns: a chain of
- * N turns keeps O(N) items, and its whole input is read back by one recursive query (`chain`).
+ * N turns keeps O(N) items, and its whole input is read back by one recursive query (`chain`). A copy deleted on one
+ * instance is dropped from the others' memory through the bus; where they would not hear it (PostgreSQL without
+ * Redis), a copy held in memory is continued from memory only for a minute after it was kept.
  * @module
  */
 import { and, eq, inArray } from 'drizzle-orm'
 import { convertedItems as itemsTable } from '../../db/schema'
 import type { Db } from '../../db/client'
+import type { Bus } from '../../lib/bus'
 import type { Logger } from '../../lib/log'
 import type { ProtocolCodec } from '../../protocols/codec'
 import { tappedCodec } from './codec-tap'
@@ -78,8 +81,12 @@ export type ConvertedItems = {
 /** Where a converted Response object's copy is kept among the items: its own namespace, no item id starts so. */
 const responseKey = (id: string) => `response:${id}`
 
-/** Where items outlive this process: the database, shared by every instance. */
-export type ItemStore = { db: Db; log: Logger }
+/** Where items outlive this process: the database, shared by every instance; the bus says which copies were deleted. */
+export type ItemStore = { db: Db; log: Logger; bus?: Bus }
+
+/** How long a copy held in memory is continued from memory by an instance that would not hear of its deletion. */
+export const DETACHED_MS = 60_000
+const FORGET_TOPIC = 'converted-response-forget'
 
 const isRef = (x: unknown): x is { type: 'item_reference'; id: string } =>
 	!!x && typeof x === 'object' && (x as Item).type === 'item_reference' && typeof (x as Item).id === 'string'
@@ -100,7 +107,10 @@ const json = (x: unknown) => (typeof x === 'string' ? JSON.parse(x) : x)
 export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: number; now?: () => number; store?: ItemStore } = {}): ConvertedItems {
 	const bounds = { limit: opts.limit ?? ITEM_LIMIT, bytes: opts.bytes ?? ITEM_BYTES, ttlMs: opts.ttlMs ?? ITEM_TTL_MS, now: opts.now ?? Date.now }
 	const items = recent<Item>(bounds)
-	const responses = recent<KeptResponse>(bounds)
+	const responses = recent<KeptResponse & { at: number }>(bounds)
+	const bus = opts.store?.bus
+	bus?.subscribe(FORGET_TOPIC, (id) => responses.delete(id), () => responses.clear())
+	const hears = () => (bus?.kind === 'redis' ? bus.subscribed() : opts.store?.db.kind !== 'postgres')
 	/** Inserts under way. */
 	const writing = new Set<Promise<void>>()
 	/** Rows handed over in this tick, and the write that will take them. */
@@ -187,7 +197,7 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 		keepResponse(accountId, response, input, previous) {
 			const id = response.id
 			if (typeof id !== 'string' || !id) return Promise.resolve()
-			const kept: KeptResponse = { id, response, input: input ?? null, previous: previous ?? null }
+			const kept = { id, response, input: input ?? null, previous: previous ?? null, at: bounds.now() }
 			responses.set(accountId, id, kept, JSON.stringify(response).length + JSON.stringify(input ?? null).length)
 			return persist([{ itemId: responseKey(id), accountId, item: response, input, previousId: previous }])
 		},
@@ -198,7 +208,13 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 			// The turns this instance holds, newest first, down to the first it does not.
 			const held: KeptResponse[] = []
 			let next: string | null = id
-			for (let k: KeptResponse | undefined; next !== null && held.length < CHAIN_LIMIT && (k = responses.get(accountId, next)); next = k.previous) held.push(k)
+			// The response continued may have been deleted on another instance: trusted from memory while that would be heard.
+			const head = responses.get(accountId, id)
+			if (head && !hears() && head.at + DETACHED_MS < bounds.now()) responses.delete(id)
+			for (let k: KeptResponse | undefined; next !== null && held.length < CHAIN_LIMIT && (k = responses.get(accountId, next)); next = k.previous) {
+				const { at: _at, ...turn } = k as KeptResponse & { at: number }
+				held.push(turn)
+			}
 			if (next === null || held.length >= CHAIN_LIMIT) return held.reverse()
 			const rest = await loadChain(accountId, next)
 			// The named response itself is gone (never kept, or deleted): unknown. A deleted earlier turn still counts.
@@ -208,6 +224,7 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 		async forgetResponse(accountId, id) {
 			const store = opts.store
 			responses.delete(id)
+			bus?.publish(FORGET_TOPIC, id)
 			if (!store) return false
 			await writes()
 			const key = responseKey(id)

@@ -22,7 +22,7 @@ import { conversationTurn } from '../conversations/turn'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
-	const items = convertedItems({ store: { db: svc.db, log: svc.log } })
+	const items = convertedItems({ store: { db: svc.db, log: svc.log, bus: svc.bus } })
 	// Background responses nobody retrieves are settled by polling OpenAI while the server listens (background.ts).
 	let poller: BackgroundPoller | undefined
 	return new Elysia({ detail: { tags: ['OpenAI'] } })

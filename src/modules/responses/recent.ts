@@ -13,6 +13,7 @@ export type Recent<V> = {
 	/** Holds `value` (of `size`, e.g. its JSON length); a value larger than the whole budget is not held. */
 	set(accountId: number, key: string, value: V, size: number): void
 	delete(key: string): void
+	clear(): void
 }
 
 export function recent<V>(opts: { limit: number; bytes: number; ttlMs: number; now: () => number }): Recent<V> {
@@ -43,5 +44,9 @@ export function recent<V>(opts: { limit: number; bytes: number; ttlMs: number; n
 			while (entries.size > opts.limit || bytes > opts.bytes) drop(entries.keys().next().value!)
 		},
 		delete: drop,
+		clear() {
+			entries.clear()
+			bytes = 0
+		},
 	}
 }
