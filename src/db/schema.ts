@@ -275,8 +275,10 @@ export const messageThreads = pgTable(
  * Output items of Responses answers converted from another vendor (Claude, Gemini), kept so that a later request on
  * any instance can name them by `item_reference`, as OpenAI keeps a stored response's items
  * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are. The row of a whole Response
- * object also holds its whole input (`input`: the previous responses' input and output expanded), which
- * `previous_response_id` continues from and `input_items` lists.
+ * object also holds its own input (`input`: the items its request sent) and the response it continued
+ * (`previous_id`, by `previous_response_id`): its whole input, which a continuation of it starts from and `input_items`
+ * lists, is that chain's inputs and outputs (previous.ts). A row written before `previous_id` was (null) holds its
+ * whole input itself, the previous turns expanded. `deleted`: deleted by the client but still continued by another.
  */
 export const convertedItems = pgTable(
 	'converted_items',
@@ -285,9 +287,17 @@ export const convertedItems = pgTable(
 		accountId: integer('account_id').notNull(),
 		item: jsonb('item').notNull(),
 		input: jsonb('input'),
+		previousId: text('previous_id'),
+		deleted: boolean('deleted').notNull().default(false),
 		createdAt: createdAt(),
 	},
-	(t) => [index('converted_items_created_idx').on(t.createdAt)],
+	(t) => [
+		index('converted_items_created_idx').on(t.createdAt),
+		// Whether a response is still continued (a deletion hides it then, a purge keeps it).
+		index('converted_items_previous_idx')
+			.on(t.previousId)
+			.where(sql`${t.previousId} IS NOT NULL`),
+	],
 )
 
 /**

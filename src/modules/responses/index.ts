@@ -13,6 +13,7 @@ import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious, keptInput } from './previous'
+import { keptFirst } from './kept-first'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
 import { inputTokensRoute } from './input-tokens'
 import { compactRoute } from './compact'
@@ -21,7 +22,7 @@ import { conversationTurn } from '../conversations/turn'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
-	const items = convertedItems({ store: { db: svc.db, log: svc.log } })
+	const items = convertedItems({ store: { db: svc.db, log: svc.log, bus: svc.bus } })
 	// Background responses nobody retrieves are settled by polling OpenAI while the server listens (background.ts).
 	let poller: BackgroundPoller | undefined
 	return new Elysia({ detail: { tags: ['OpenAI'] } })
@@ -61,6 +62,10 @@ export const responsesModule = (svc: Services) => {
 				// A continuation names the response it continued, as OpenAI's Response object does, though it went upstream as plain input.
 				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
 				const client = echoingCodec(openaiResponses, echo)
+				// The writes of what a converted answer keeps, and (once its Response object is encoded) all of them: the end
+				// of the answer waits for them (kept-first.ts).
+				const writes: Promise<void>[] = []
+				let kept: Promise<void> | undefined
 				const res = await relayChat({
 					svc,
 					token,
@@ -73,8 +78,11 @@ export const responsesModule = (svc: Services) => {
 							? client
 							: rememberingCodec(
 									client,
-									(out) => items.remember(token.accountId, out),
-									(response) => items.keepResponse(token.accountId, response, keptInput(wire, expanded)),
+									(out) => void writes.push(items.remember(token.accountId, out)),
+									(response) => {
+										writes.push(items.keepResponse(token.accountId, response, keptInput(wire, expanded), expanded?.previous))
+										kept = Promise.all(writes).then(() => undefined)
+									},
 								),
 					body: wire,
 					ir,
@@ -83,7 +91,8 @@ export const responsesModule = (svc: Services) => {
 					signal: request.signal,
 					native: responsesNative({ body: wire, ir, inbound: request.headers, signal: request.signal, holder: holds ? holder : undefined, conversation: turn?.id }),
 				})
-				return turn ? await turn.record(res) : res
+				const out = wire.store === false ? res : await keptFirst(res, () => kept)
+				return turn ? await turn.record(out) : out
 			} catch (e) {
 				await turn?.release()
 				throw e

@@ -8,7 +8,7 @@
  * it; what OpenAI answers about a background response settles its bill (background.ts). A converted response
  * (another vendor's model) exists only as the copy this gateway kept (converted-items.ts): it is retrieved and
  * deleted from that copy; it was never a background response, so cancelling it is a 400 as OpenAI answers for a
- * synchronous one; and its `input_items` are listed from the input kept with the copy (previous.ts).
+ * synchronous one; and its `input_items` are listed from the inputs and outputs of the chain of copies it continued (previous.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -26,6 +26,7 @@ import type { Services } from '../../services'
 import { fetchResponse, hasOpenBackground, settleBackground } from './background'
 import type { ConvertedItems } from './converted-items'
 import { responsesUrlOf } from './native'
+import { wholeInput } from './previous'
 import { itemView, type StoredItem } from '../conversations/items'
 
 type Obj = Record<string, unknown>
@@ -242,15 +243,16 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			async ({ params: { id }, query, token, requestId, request }) => {
 				const held = await locate(svc, items, token.accountId, id)
 				if (!('copy' in held)) return forward(held.channel, id, '/input_items', 'GET', request, requestId)
-				const kept = await items.kept(token.accountId, id)
-				// A copy kept before inputs were (or deleted meanwhile): say so rather than list nothing.
-				if (!kept?.input)
+				const chain = await items.chain(token.accountId, id)
+				const input = chain && wholeInput(chain)
+				// A copy kept before inputs were (or deleted meanwhile, or its first turns purged): say so rather than list nothing.
+				if (!input)
 					throw new GatewayError(
 						'invalid_request',
 						`The input items of response '${id}' are not available: it was answered by model "${String(held.copy.model)}" of another vendor before this gateway kept inputs.`,
 						{ code: 'input_items_unavailable' },
 					)
-				return jsonAnswer(inputItemsPage(kept.input as StoredItem[], query), requestId)
+				return jsonAnswer(inputItemsPage(input, query), requestId)
 			},
 			{
 				params: IdParams,

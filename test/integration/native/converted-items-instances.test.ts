@@ -21,7 +21,7 @@ afterAll(() => cl.close())
 
 const client = (node: number, key: string) => cl.client(node, key)
 
-/** Waits until the account's items are in the database (they are written after the answer, off its path). */
+/** Checks the account's items are in the database (written before the end of the answer; a stream's last items may still be going). */
 async function stored(accountId: number, n: number) {
 	for (let i = 0; i < 100; i++) {
 		const [row] = await c.t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM converted_items WHERE account_id = $1', [accountId])
@@ -62,7 +62,7 @@ describe('item references across instances', () => {
 		const first = await client(0, key).responses.create({ model: 'qa-claude', input: 'short lived' })
 		await stored(accountId, first.output.length)
 		await purgeStoredResponses(c.nodes[0]!.svc, STORED_RESPONSE_DAYS, Date.now() + (STORED_RESPONSE_DAYS + 1) * 86_400_000)
-		// This account's rows only: another test's answer may still be writing its items (they are stored off its path).
+		// This account's rows only: another test's answer may still be writing its items (a stream's items are stored as they come).
 		const [row] = await c.t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM converted_items WHERE account_id = $1', [accountId])
 		expect(row!.n).toBe(0)
 	})
