@@ -25,22 +25,24 @@ export async function applyUpdate(svc: Services, task: TaskRow, u: TaskUpdate): 
 
 /**
  * Polls the task's upstream once and applies the answer. A poll that fails leaves the task as it is; a task past
- * `maxAgeMs` is failed (and refunded) instead of polled forever.
+ * `maxAgeMs` that its upstream has not finished is failed (and refunded) instead of polled forever. The upstream is
+ * asked first even then: after a long stop (or polls failing for a day) a task it finished was delivered, and must
+ * stay charged, not be refunded unasked.
  */
 export async function refreshTask(svc: Services, task: TaskRow, opts: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<TaskRow> {
 	if (isTerminal(task.status)) return task
 	// A batch settles its real cost when it ends, and lives by its own window (batch.ts).
 	if (task.kind === 'batch') return (await refreshBatch(svc, task, opts.signal)).task
-	const maxAge = opts.maxAgeMs ?? svc.env.taskMaxAgeMs
-	if (Date.now() - task.createdAt.getTime() > maxAge) return applyUpdate(svc, task, { status: 'failed', error: 'task timed out: the upstream did not finish it' })
+	const expired = Date.now() - task.createdAt.getTime() > (opts.maxAgeMs ?? svc.env.taskMaxAgeMs)
 	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
-	if (!ch || !task.upstreamId) return task
 	let update: TaskUpdate | undefined
-	try {
-		update = await TASK_POLLERS[task.kind as keyof typeof TASK_POLLERS]?.(ch, task.upstreamId, opts.signal ?? new AbortController().signal)
-	} catch (e) {
-		svc.log.debug('task poll failed', { task: task.id, error: String(e) })
-		return task
+	if (ch && task.upstreamId) {
+		try {
+			update = await TASK_POLLERS[task.kind as keyof typeof TASK_POLLERS]?.(ch, task.upstreamId, opts.signal ?? new AbortController().signal)
+		} catch (e) {
+			svc.log.debug('task poll failed', { task: task.id, error: String(e) })
+		}
 	}
+	if (expired && !(update && isTerminal(update.status))) return applyUpdate(svc, task, { status: 'failed', error: 'task timed out: the upstream did not finish it' })
 	return update ? applyUpdate(svc, task, update) : task
 }

@@ -70,6 +70,10 @@ export function taskOp(s: TaskSubmit): PassOp {
 				async commit(charged, channel) {
 					let task: TaskRow
 					try {
+						// The charge is written before the task exists: another instance's poll (or this one after a restart)
+						// may fail it and refund at once, and a refund of a charge still in this ledger's batch would credit
+						// money the crash loses, or clamp the key's spend at zero and count the charge on it for good.
+						await s.ctx.svc.ledger.flush()
 						task = await insertTask(s.ctx.svc.db, {
 							id: s.id,
 							kind: s.kind,

@@ -74,7 +74,9 @@ async function submitTask(ctx: CallContext, path: string, model: MjModel, body: 
 				const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
 				const code = Number(answer.code)
 				if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }
-				const existing = code === MJ_EXISTED && (await findByUpstream(svc.db, 'mj', ch.id, id)) !== undefined
+				// A task this channel already has is no new job, whatever the code: 21 for a follow-up made before, or 1 for
+				// `/mj/submit/modal`, which submits the very task that waited for its window (charged when it was made).
+				const existing = (await findByUpstream(svc.db, 'mj', ch.id, id)) !== undefined
 				return { response, upstreamId: id, existing }
 			},
 		}),

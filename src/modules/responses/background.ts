@@ -58,6 +58,9 @@ export async function chargeBackground(info: CallInfo, budget: Budget, ch: Chann
 	const charged = await budget.hold.settle(budget.hold.amount, record)
 	const terms: Terms = { price: budget.price, inputEstimate: budget.countInput(), upstreamModel, channel: ch.name, endpoint: info.endpoint }
 	try {
+		// The charge is written before the task exists, as a task submit's is (tasks/submit.ts): another instance may
+		// settle the response as soon as it can see it, and must find the charge there to give back.
+		await svc.ledger.flush()
 		await svc.db.orm
 			.insert(tasks)
 			.values({

@@ -86,6 +86,32 @@ describe('/mj/submit', () => {
 		expect(1_000_000 - micros(await app.balance(other.accountId))).toBe(0)
 	})
 
+	it('should charge a modal job once: the action that waits for its window, not the modal submit that confirms the same task', async () => {
+		const { key, accountId } = await app.account(1)
+		const parent = (await imagine(key, 'a harbour')).body.result as string
+		// A custom zoom waits for a modal: the proxy answers 21 with a new task, which is the job (charged as mj_action).
+		const zoom = await mj(key, '/mj/submit/action', { taskId: parent, customId: `MJ::CustomZoom::${parent}` })
+		expect(zoom.body).toMatchObject({ code: 21, description: 'Waiting for window confirm' })
+		const id = zoom.body.result as string
+		expect((await mj(key, `/mj/task/${id}/fetch`)).body.status).toBe('MODAL')
+		expect(await spent(accountId)).toBe(50_000 + 30_000)
+		// The modal submits that same task: the proxy's answer is relayed as it is, and nothing more is charged.
+		const modal = await mj(key, '/mj/submit/modal', { taskId: id, prompt: 'a harbour --ar 1:1 --zoom 1.5' })
+		expect(modal.status).toBe(200)
+		expect(modal.body).toMatchObject({ code: 1, result: id })
+		expect(await spent(accountId)).toBe(50_000 + 30_000)
+		const rows = await usageOf(app, accountId)
+		expect(rows.map((r) => [r.endpoint, r.cost, r.end_reason])).toEqual([
+			['/mj/submit/imagine', 0.05, 'ok'],
+			['/mj/submit/action', 0.03, 'ok'],
+			['/mj/submit/modal', 0, 'existing_task'],
+		])
+		// The task runs on as the caller's, to its end.
+		let task = (await mj(key, `/mj/task/${id}/fetch`)).body
+		for (let i = 0; i < 3 && task.status !== 'SUCCESS'; i++) task = (await mj(key, `/mj/task/${id}/fetch`)).body
+		expect(task.status).toBe('SUCCESS')
+	})
+
 	it('should pass uploads through unbilled', async () => {
 		const { key, accountId } = await app.account(1)
 		const r = await mj(key, '/mj/submit/upload-discord-images', { base64Array: ['data:image/png;base64,AAAA'] })

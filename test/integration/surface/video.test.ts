@@ -280,4 +280,24 @@ describe('startTaskPoller', () => {
 		expect(r.body).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('timed out') } })
 		expect(await app.balance(accountId)).toBe(2)
 	})
+
+	it('should still settle a task its upstream finished while nobody polled, when first polled past the maximum age (a restart after a long stop)', async () => {
+		const { key, accountId } = await app.account(2)
+		const id = (await submit(key, { model: 'sora-2', prompt: 'made while we were down', seconds: 4 })).body.id as string
+		// The upstream finished the video meanwhile: its next read says completed.
+		const job = [...up.videos.values()].find((t) => t.prompt === 'made while we were down')!
+		job.polls = job.steps
+		const p = startTaskPoller(app.svc, { intervalMs: 60_000, idleMs: 0, maxAgeMs: 1 })
+		try {
+			await Bun.sleep(5)
+			expect(await p.tick()).toBeGreaterThanOrEqual(1)
+		} finally {
+			await p.stop()
+		}
+		const r = await poll(key, id)
+		expect(r.body).toMatchObject({ status: 'completed', progress: 100 })
+		// Charged once on acceptance, never refunded: the video was delivered.
+		expect(micros(await app.balance(accountId))).toBe(2_000_000 - 400_000)
+		expect(await refunds(accountId)).toEqual([])
+	})
 })

@@ -5,6 +5,10 @@
  * 4 validation error, 21 already exists, 22 queued, 24 banned prompt), `GET /mj/task/{id}/fetch` advances and answers
  * the task, `POST /mj/task/list-by-condition` and `GET /mj/task/list` answer task arrays without advancing them.
  * Auth is the `mj-api-secret` header. Prompts: `#banned` → code 24, `#queue` → code 22, `#fail` → the task fails.
+ * An action that needs a modal confirmation (a `MJ::CustomZoom::` or `MJ::Inpaint::` customId) makes a task in status
+ * MODAL and answers code 21 "Waiting for window confirm" with its id; `/mj/submit/modal` with that `taskId` submits the
+ * same task, answering code 1 with the same id (litter-coder/midjourney-proxy-plus docs/api.md, "需调用/mj/submit/modal
+ * 进行二次提交"; the proxies' SubmitModal submits the target task itself). Until then a fetch says MODAL.
  * @module
  */
 
@@ -22,6 +26,7 @@ const STATUS = { queued: 'SUBMITTED', running: 'IN_PROGRESS', done: 'SUCCESS', f
 
 function view(t: MockTask, origin: string): Obj {
 	const phase = phaseOf(t)
+	if (t.meta.modal) return { id: t.id, action: t.meta.action, prompt: t.prompt, promptEn: t.prompt, description: 'Waiting for window confirm', state: '', submitTime: t.createdAt * 1000, startTime: null, finishTime: null, imageUrl: null, status: 'MODAL', progress: '0%', failReason: '', buttons: [], properties: { finalPrompt: t.prompt } }
 	return {
 		id: t.id,
 		action: t.meta.action,
@@ -87,11 +92,26 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 					return followUp(id, op?.startsWith('U') ? 'UPSCALE' : op?.startsWith('V') ? 'VARIATION' : 'REROLL', Number(op?.slice(1)) || 0)
 				}
 				case 'action': {
-					const parts = String(body.customId ?? '').split('::')
+					const customId = String(body.customId ?? '')
+					if (/^MJ::(CustomZoom|Inpaint)::/.test(customId)) {
+						const parent = tasks.get(asStr(body.taskId) ?? '')
+						if (!parent) return answer(3, 'The related task does not exist or has expired')
+						const id = String(seq++)
+						tasks.set(id, { id, prompt: parent.prompt, polls: 0, steps, fails: false, createdAt: Math.floor(Date.now() / 1000), meta: { action: customId.includes('Inpaint') ? 'INPAINT' : 'ACTION', parent: parent.id, modal: true } })
+						return answer(21, 'Waiting for window confirm', id, { finalPrompt: parent.prompt, remix: true })
+					}
+					const parts = customId.split('::')
 					return followUp(asStr(body.taskId), (parts[2] ?? 'action').toUpperCase(), Number(parts[3]) || 0)
 				}
-				case 'modal':
-					return followUp(asStr(body.taskId), 'MODAL', 0)
+				case 'modal': {
+					const t = tasks.get(asStr(body.taskId) ?? '')
+					if (!t) return answer(3, 'The related task does not exist or has expired')
+					if (!t.meta.modal) return answer(4, 'Unsupported modal')
+					if (asStr(body.prompt)) t.prompt = asStr(body.prompt)!
+					t.fails = t.prompt.includes('#fail')
+					delete t.meta.modal
+					return answer(1, 'Submit success', t.id, { discordInstanceId: '1118138338562560102' })
+				}
 				case 'upload-discord-images':
 					return answer(1, 'success', asArr(body.base64Array).map((_, i) => `${origin}/attachments/upload-${i}.png`))
 			}
@@ -102,7 +122,7 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 		if (method === 'GET' && fetch) {
 			const t = tasks.get(fetch[1]!)
 			if (!t) return { type: 'raw', status: 200, contentType: 'application/json', body: 'null' }
-			poll(t)
+			if (!t.meta.modal) poll(t)
 			return json(view(t, origin))
 		}
 		if (method === 'POST' && path === '/mj/task/list-by-condition') {
