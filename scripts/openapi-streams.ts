@@ -3,7 +3,8 @@
  * would check costs CPU on every request, and these answers are relayed bytes); the other media types of its `200`
  * are added here, after the plugin's document is tidied: `text/event-stream` with a schema of one event's `data`
  * (components/schemas, openapi-events.ts; OpenAPI 3.0 cannot describe the SSE framing, so the answer's description
- * says how events are named and how the stream ends), and the audio, video and image types of file answers.
+ * says how events are named and how the stream ends), the query parameters that ask for a stream (Gemini's `alt=sse`,
+ * `stream` on a stored response), and the audio, video and image types of file answers.
  *
  * Typed clients (README, "OpenAPI and typed clients"): openapi-fetch's `createClient<paths, `${string}/json`>` keeps
  * `data` the JSON answer; a streamed call passes `parseAs: 'stream'` and reads events typed by these schemas.
@@ -52,6 +53,17 @@ const BINARY: Record<string, string[]> = {
 
 const GEMINI_METHODS = ['post /v1beta/models/{model}', 'post /v1/models/{model}']
 
+// Query parameters that choose a stream, read from the URL by the handler (no query schema: it would be checked on every request).
+const ALT = { name: 'alt', in: 'query', required: false, schema: { type: 'string', enum: ['sse'] }, description: 'streamGenerateContent: `sse` for server-sent events, else a JSON array' }
+const QUERY: Record<string, Json[]> = {
+	'post /v1beta/models/{model}': [ALT],
+	'post /v1/models/{model}': [ALT],
+	'get /v1/responses/{id}': [
+		{ name: 'stream', in: 'query', required: false, schema: { type: 'boolean' }, description: "A background response's events as server-sent events (OpenAI channels)" },
+		{ name: 'starting_after', in: 'query', required: false, schema: { type: 'integer' }, description: 'With `stream`: the events after this `sequence_number`' },
+	],
+}
+
 function okOf(doc: Json, key: string): Json {
 	const [method, path] = key.split(' ') as [string, string]
 	const ok = ((doc.paths as Record<string, Record<string, Json>>)[path]?.[method]?.responses as Record<string, Json> | undefined)?.['200']
@@ -79,6 +91,13 @@ export function describeStreams(doc: Json): Json {
 		const schema = json?.schema as Json | undefined
 		if (!schema || !Array.isArray(schema.anyOf)) throw new Error(`openapi-streams: ${key} has no JSON union to extend`)
 		schema.anyOf.push({ type: 'array', items: ref('GenerateContentResponse'), description: 'streamGenerateContent without `alt=sse`: the chunks as one JSON array' })
+	}
+	for (const [key, params] of Object.entries(QUERY)) {
+		okOf(doc, key)
+		const [method, path] = key.split(' ') as [string, string]
+		const op = (doc.paths as Record<string, Record<string, Json>>)[path]![method]!
+		const have = new Set(((op.parameters as Json[] | undefined) ?? []).map((p) => `${p.in} ${p.name}`))
+		op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ...params.filter((p) => !have.has(`${p.in} ${p.name}`))]
 	}
 	for (const [key, s] of Object.entries(SSE)) {
 		const ok = okOf(doc, key)
