@@ -27,11 +27,12 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini'] },
+				{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini', 'gpt-3.5-turbo-instruct'] },
 				{ name: 'an', type: 'anthropic', base_url: anthropicUp.url, api_key: 'up-anthropic', models: ['claude-haiku-4-5'] },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'gpt-3.5-turbo-instruct', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'claude-haiku-4-5', input_per_mtok: 1, output_per_mtok: 5 },
 			],
 		},
@@ -271,7 +272,17 @@ export async function run(baseUrl: string, key: string) {
 	const gem = await api.POST('/v1beta/models/{model}', { params: { path: { model: 'gpt-4o-mini:streamGenerateContent' }, query: { alt: 'sse' } }, body: gemBody, parseAs: 'stream' })
 	const gemChunks = await events<S['GenerateContentResponse']>(gem.data)
 	const gemini: string = gemChunks.map((c) => c.candidates?.[0]?.content?.parts?.map((p) => (typeof p.text === 'string' ? p.text : '')).join('') ?? '').join('')
-	return { chat, message, response, gemini, events: { ChatCompletionChunk: chunks, MessageStreamEvent: msgEvents, ResponseStreamEvent: rsEvents, GenerateContentResponse: gemChunks } }
+	const cmplBody: Body<'/v1/completions'> = { model: 'gpt-3.5-turbo-instruct', prompt: 'typed completion stream', stream: true }
+	const cmplChunks = await events<S['TextCompletionChunk']>((await api.POST('/v1/completions', { body: cmplBody, parseAs: 'stream' })).data)
+	const completion: string = cmplChunks.map((c) => c.choices[0]?.text ?? '').join('')
+	return {
+		chat,
+		message,
+		response,
+		gemini,
+		completion,
+		events: { ChatCompletionChunk: chunks, MessageStreamEvent: msgEvents, ResponseStreamEvent: rsEvents, GenerateContentResponse: gemChunks, TextCompletionChunk: cmplChunks },
+	}
 }
 `,
 		)
@@ -281,12 +292,13 @@ export async function run(baseUrl: string, key: string) {
 		expect(tsc.exitCode).toBe(0)
 		const { key } = await app.account(1)
 		const { run } = await import(`${dir}client.ts`)
-		const out = (await run(app.url, key)) as { chat: string; message: string; response: string; gemini: string; events: Record<keyof typeof EVENTS, unknown[]> }
-		expect({ chat: out.chat, message: out.message, response: out.response, gemini: out.gemini }).toEqual({
+		const out = (await run(app.url, key)) as { chat: string; message: string; response: string; gemini: string; completion: string; events: Record<keyof typeof EVENTS, unknown[]> }
+		expect({ chat: out.chat, message: out.message, response: out.response, gemini: out.gemini, completion: out.completion }).toEqual({
 			chat: 'Hello! You said: typed chat stream',
 			message: 'Hello! You said: typed message stream',
 			response: 'Hello! You said: typed responses stream',
 			gemini: 'Hello! You said: typed gemini stream',
+			completion: ' Completed: typed completion stream',
 		})
 		// Every event the gateway sent is one the document describes.
 		for (const [name, list] of Object.entries(out.events) as Array<[keyof typeof EVENTS, unknown[]]>) {
