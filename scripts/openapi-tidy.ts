@@ -33,7 +33,7 @@ function tidyContent(content: unknown) {
 }
 
 /** Also drops the `default: "File"` Elysia gives a `t.File` (a name, not a default value of a binary string). */
-function dropClosedObjects(v: unknown) {
+export function dropClosedObjects(v: unknown) {
 	if (Array.isArray(v)) for (const x of v) dropClosedObjects(x)
 	else if (isObj(v)) {
 		if (v.additionalProperties === false) delete v.additionalProperties

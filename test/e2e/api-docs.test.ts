@@ -38,7 +38,12 @@ describe('/docs', () => {
 		const visible = page.locator('details:not([hidden])')
 		expect(await visible.count()).toBe(Object.keys(doc.paths['/v1/chat/completions']!).length)
 		await visible.first().locator('summary').click()
-		expect(await visible.first().locator('.body').textContent()).toContain('Request body · application/json')
+		const shown = await visible.first().locator('.body').textContent()
+		expect(shown).toContain('Request body · application/json')
+		// The streamed answer's events are shown, not only the name of their schema.
+		expect(shown).toContain('text/event-stream')
+		expect(shown).toContain('"title": "ChatCompletionChunk"')
+		expect(shown).toContain('"const": "chat.completion.chunk"')
 		expect(foreign).toEqual([])
 		await context.close()
 	}, 60_000)

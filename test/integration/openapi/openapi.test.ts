@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Value } from '@sinclair/typebox/value'
+import OpenAI from 'openai'
 import openapiTS, { astToString } from 'openapi-typescript'
+import { EVENTS } from '../../../scripts/openapi-events'
 import { buildOpenApiDocument } from '../../../scripts/openapi-doc'
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
 import { startAnthropicMock, startOpenAIMock } from '../../mocks'
@@ -24,11 +27,12 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini'] },
+				{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini', 'gpt-3.5-turbo-instruct'] },
 				{ name: 'an', type: 'anthropic', base_url: anthropicUp.url, api_key: 'up-anthropic', models: ['claude-haiku-4-5'] },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'gpt-3.5-turbo-instruct', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'claude-haiku-4-5', input_per_mtok: 1, output_per_mtok: 5 },
 			],
 		},
@@ -124,7 +128,17 @@ export async function run(baseUrl: string, adminKey: string) {
 				expect({ path, method, code, multipart: Object.keys((r.content as object | undefined) ?? {}).includes('multipart/form-data') }).toEqual({ path, method, code, multipart: false })
 			}
 		const speech = operations().find((o) => o.path === '/v1/audio/speech')!.op.responses['200']!.content as Record<string, { schema: unknown }>
-		expect(speech).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: expect.any(String) } } })
+		const audio = { schema: { type: 'string', format: 'binary', description: expect.any(String) } }
+		expect(speech).toEqual({
+			'audio/mpeg': audio,
+			'audio/opus': audio,
+			'audio/aac': audio,
+			'audio/flac': audio,
+			'audio/wav': audio,
+			'audio/pcm': audio,
+			'application/octet-stream': audio,
+			'text/event-stream': { schema: { $ref: '#/components/schemas/SpeechStreamEvent' } },
+		})
 		expect(Object.keys(operations().find((o) => o.path === '/metrics')!.op.responses['200']!.content as object)).toEqual(['text/plain'])
 	})
 
@@ -137,7 +151,8 @@ export async function run(baseUrl: string, adminKey: string) {
 import type { paths } from './schema'
 
 export async function run(baseUrl: string, key: string) {
-	const api = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } })
+	// \`\${string}/json\`: \`data\` is the JSON answer of an operation that can also stream (README).
+	const api = createClient<paths, \`\${string}/json\`>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } })
 	const chat = await api.POST('/v1/chat/completions', { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'typed chat' }] } })
 	if (!chat.data) throw new Error(JSON.stringify(chat.error))
 	const text: string | null | undefined = chat.data.choices[0]?.message.content
@@ -173,4 +188,137 @@ export async function run(baseUrl: string, key: string) {
 			healthy: 'ok',
 		})
 	}, 60_000)
+
+	it('should describe each streamed answer as text/event-stream of its events, in the committed document', async () => {
+		// QA: a `stream: true` answer (and speech, video downloads) was documented as JSON or bare bytes only.
+		type Schema = { $ref?: string; anyOf?: Schema[]; properties?: Record<string, Schema>; const?: string; type?: string }
+		const committed = JSON.parse(await Bun.file(new URL('../../../openapi/openapi.json', import.meta.url)).text()) as {
+			paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, { content: Record<string, { schema: Schema }> }> }>>
+			components: { schemas: Record<string, Schema> }
+		}
+		const ok = (method: string, path: string) => committed.paths[path]![method]!.responses['200']!.content
+		const streamed = Object.fromEntries(
+			[
+				['post', '/v1/chat/completions'],
+				['post', '/v1/completions'],
+				['post', '/v1/messages'],
+				['post', '/v1/responses'],
+				['get', '/v1/responses/{id}'],
+				['post', '/v1beta/models/{model}'],
+				['post', '/v1/models/{model}'],
+				['post', '/v1/images/generations'],
+				['post', '/v1/images/edits'],
+				['post', '/v1/audio/transcriptions'],
+				['post', '/v1/audio/speech'],
+			].map(([m, p]) => [`${m} ${p}`, ok(m!, p!)['text/event-stream']?.schema.$ref?.replace('#/components/schemas/', '')]),
+		)
+		expect(streamed).toEqual({
+			'post /v1/chat/completions': 'ChatCompletionChunk',
+			'post /v1/completions': 'TextCompletionChunk',
+			'post /v1/messages': 'MessageStreamEvent',
+			'post /v1/responses': 'ResponseStreamEvent',
+			'get /v1/responses/{id}': 'ResponseStreamEvent',
+			'post /v1beta/models/{model}': 'GenerateContentResponse',
+			'post /v1/models/{model}': 'GenerateContentResponse',
+			'post /v1/images/generations': 'ImageGenStreamEvent',
+			'post /v1/images/edits': 'ImageEditStreamEvent',
+			'post /v1/audio/transcriptions': 'TranscriptionStreamEvent',
+			'post /v1/audio/speech': 'SpeechStreamEvent',
+		})
+		const schemas = committed.components.schemas
+		const types = (name: string) => schemas[name]!.anyOf!.flatMap((m) => m.properties!.type!.const ?? m.properties!.type!.anyOf!.map((x) => x.const))
+		expect(schemas.ChatCompletionChunk!.properties!.object!.const).toBe('chat.completion.chunk')
+		expect(types('MessageStreamEvent')).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'])
+		expect(types('ResponseStreamEvent')).toEqual(
+			expect.arrayContaining(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.function_call_arguments.delta', 'response.reasoning_summary_text.delta', 'response.completed', 'response.incomplete', 'response.failed', 'error']),
+		)
+		expect(schemas.GenerateContentResponse!.properties!.candidates!.type).toBe('array')
+		// The query parameters that ask for a stream, so that a typed client can send them.
+		expect(committed.paths['/v1beta/models/{model}']!.post!.parameters!.map((p) => `${p.in} ${p.name}`)).toContain('query alt')
+		expect(committed.paths['/v1/responses/{id}']!.get!.parameters!.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'query stream', 'query starting_after'])
+		expect(Object.keys(ok('get', '/v1/videos/{id}/content'))).toEqual(['video/mp4', 'image/webp', 'image/jpeg', 'application/octet-stream'])
+	})
+
+	it('should stream through a typed client, each event as the document describes it', async () => {
+		const dir = `${OUT}streams/`
+		await Bun.write(`${dir}schema.d.ts`, astToString(await openapiTS(JSON.parse(doc))))
+		await Bun.write(
+			`${dir}client.ts`,
+			`import createClient from 'openapi-fetch'
+import type { components, paths } from './schema'
+
+type S = components['schemas']
+type Body<P extends keyof paths> = paths[P] extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never
+
+/** The \`data:\` payloads of a server-sent event stream, typed as the document's event schema. */
+async function events<T>(stream: ReadableStream<Uint8Array> | null | undefined): Promise<T[]> {
+	if (!stream) throw new Error('no stream')
+	const text = await new Response(stream).text()
+	return text.split('\\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as T)
+}
+
+export async function run(baseUrl: string, key: string) {
+	const api = createClient<paths, \`\${string}/json\`>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } })
+	const chatBody: Body<'/v1/chat/completions'> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'typed chat stream' }], stream: true }
+	const chunks = await events<S['ChatCompletionChunk']>((await api.POST('/v1/chat/completions', { body: chatBody, parseAs: 'stream' })).data)
+	const chat: string = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')
+	const msgBody: Body<'/v1/messages'> = { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'typed message stream' }], stream: true }
+	const msgEvents = await events<S['MessageStreamEvent']>((await api.POST('/v1/messages', { body: msgBody, parseAs: 'stream' })).data)
+	const message: string = msgEvents.map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')).join('')
+	const rsBody: Body<'/v1/responses'> = { model: 'claude-haiku-4-5', input: 'typed responses stream', stream: true }
+	const rsEvents = await events<S['ResponseStreamEvent']>((await api.POST('/v1/responses', { body: rsBody, parseAs: 'stream' })).data)
+	const response: string = rsEvents.map((e) => (e.type === 'response.output_text.delta' ? e.delta : '')).join('')
+	const gemBody: Body<'/v1beta/models/{model}'> = { contents: [{ role: 'user', parts: [{ text: 'typed gemini stream' }] }] }
+	const gem = await api.POST('/v1beta/models/{model}', { params: { path: { model: 'gpt-4o-mini:streamGenerateContent' }, query: { alt: 'sse' } }, body: gemBody, parseAs: 'stream' })
+	const gemChunks = await events<S['GenerateContentResponse']>(gem.data)
+	const gemini: string = gemChunks.map((c) => c.candidates?.[0]?.content?.parts?.map((p) => (typeof p.text === 'string' ? p.text : '')).join('') ?? '').join('')
+	const cmplBody: Body<'/v1/completions'> = { model: 'gpt-3.5-turbo-instruct', prompt: 'typed completion stream', stream: true }
+	const cmplChunks = await events<S['TextCompletionChunk']>((await api.POST('/v1/completions', { body: cmplBody, parseAs: 'stream' })).data)
+	const completion: string = cmplChunks.map((c) => c.choices[0]?.text ?? '').join('')
+	return {
+		chat,
+		message,
+		response,
+		gemini,
+		completion,
+		events: { ChatCompletionChunk: chunks, MessageStreamEvent: msgEvents, ResponseStreamEvent: rsEvents, GenerateContentResponse: gemChunks, TextCompletionChunk: cmplChunks },
+	}
+}
+`,
+		)
+		await Bun.write(`${dir}tsconfig.json`, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'Preserve', moduleResolution: 'bundler', target: 'ESNext', skipLibCheck: true, types: [] }, files: ['client.ts'] }))
+		const tsc = Bun.spawnSync([new URL('../../../node_modules/.bin/tsc', import.meta.url).pathname, '-p', dir], { stdout: 'pipe', stderr: 'pipe' })
+		expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe('')
+		expect(tsc.exitCode).toBe(0)
+		const { key } = await app.account(1)
+		const { run } = await import(`${dir}client.ts`)
+		const out = (await run(app.url, key)) as { chat: string; message: string; response: string; gemini: string; completion: string; events: Record<keyof typeof EVENTS, unknown[]> }
+		expect({ chat: out.chat, message: out.message, response: out.response, gemini: out.gemini, completion: out.completion }).toEqual({
+			chat: 'Hello! You said: typed chat stream',
+			message: 'Hello! You said: typed message stream',
+			response: 'Hello! You said: typed responses stream',
+			gemini: 'Hello! You said: typed gemini stream',
+			completion: ' Completed: typed completion stream',
+		})
+		// Every event the gateway sent is one the document describes.
+		for (const [name, list] of Object.entries(out.events) as Array<[keyof typeof EVENTS, unknown[]]>) {
+			expect({ name, count: list.length > 2 }).toEqual({ name, count: true })
+			expect({ name, unlike: list.filter((e) => !Value.Check(EVENTS[name], e)) }).toEqual({ name, unlike: [] })
+		}
+	}, 60_000)
+
+	it('should relay answers as the upstream sent them, not checked against or cut to the documented schemas', async () => {
+		// The document describes the answers; the routes declare no response schema Elysia would check (a `Response` is
+		// sent as is): `system_fingerprint` and `service_tier`, in no schema of the document, still reach the client.
+		const schemas = (JSON.parse(doc) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas
+		expect(Object.keys(schemas.ChatCompletionChunk!.properties)).not.toContain('system_fingerprint')
+		const { key } = await app.account(1)
+		const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'passthrough' }], stream: true })
+		const chunks: OpenAI.ChatCompletionChunk[] = []
+		for await (const c of stream) chunks.push(c)
+		expect(chunks.length).toBeGreaterThan(2)
+		expect(chunks.map((c) => c.system_fingerprint)).toEqual(chunks.map(() => 'fp_mock'))
+		expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello! You said: passthrough')
+	})
 })

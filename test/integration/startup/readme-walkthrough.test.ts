@@ -81,6 +81,8 @@ describe('README typed client', () => {
 		// The command as written, with the project's own openapi-typescript (what npx runs in this repository).
 		const gen = Bun.spawnSync([`${root}node_modules/.bin/openapi-typescript`, 'openapi/openapi.json', '-o', `${dir}/switchboard.d.ts`], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
 		expect(gen.exitCode).toBe(0)
+		// The server's address is written once.
+		expect(client.split('http://localhost:3000').length).toBe(2)
 		await Bun.write(`${dir}/client.ts`, client.replace('http://localhost:3000', app.url))
 		await Bun.write(`${dir}/tsconfig.json`, JSON.stringify({ compilerOptions: { target: 'ESNext', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, types: ['bun'] }, files: ['client.ts'] }))
 		// QA: the example used an ADMIN_KEY it never declared ("Cannot find name 'ADMIN_KEY'").
@@ -91,8 +93,10 @@ describe('README typed client', () => {
 		const run = Bun.spawn([process.execPath, 'client.ts'], { cwd: dir, env: { PATH: process.env.PATH ?? '', ADMIN_KEY: TEST_ADMIN_KEY }, stdout: 'pipe', stderr: 'pipe' })
 		const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
 		expect(err).toBe('')
-		const key = out.trim()
+		const [key, streamed] = out.trim().split('\n')
 		expect(key).toMatch(/^sk-[A-Za-z0-9]{48}$/)
+		// The streamed call, its chunks typed by the document's ChatCompletionChunk.
+		expect(streamed).toBe('Hello! You said: Hi')
 		// QA: the example made its key on account 1, the administrator's with $0: every call with it answered 402.
 		const chat = await fetch(`${app.url}/v1/chat/completions`, {
 			method: 'POST',
