@@ -31,7 +31,8 @@ export function withQuickStart(cfg: GatewayConfig, vars: Record<string, string |
 	for (const q of QUICK_START) {
 		const key = vars[q.env]
 		if (!key || cfg.channels.some((c) => c.type === q.type)) continue
-		out.channels.push({ name: `${q.type}-default`, type: q.type, base_url: vars[q.baseEnv] || q.baseUrl, api_key: `env:${q.env}`, models: q.models })
+		// Trimmed as config/env.ts checked it: a blank `OPENAI_BASE_URL= ` is unset, not a base URL of one space.
+		out.channels.push({ name: `${q.type}-default`, type: q.type, base_url: vars[q.baseEnv]?.trim() || q.baseUrl, api_key: `env:${q.env}`, models: q.models })
 	}
 	return out
 }

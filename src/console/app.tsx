@@ -71,13 +71,23 @@ export function App() {
 		api<SessionInfo>('GET', '/api/session').then(accept, (e) => setLoadError(messageOf(e)))
 	}, [accept])
 
+	// Signed out: the sign-in page asks again whether sign-up is open (the Settings page, or another administrator,
+	// may have changed it since the page loaded), keeping whatever a sign-in meanwhile brought.
+	const signedOut = useCallback(() => {
+		setInfo((s) => s && { ...s, user: null, account: null, csrf_token: null })
+		api<SessionInfo>('GET', '/api/session').then(
+			(fresh) => setInfo((s) => (s && !s.user ? { ...s, signup_enabled: fresh.signup_enabled } : s)),
+			() => {},
+		)
+	}, [])
+
 	useEffect(() => {
 		load()
 		setSignedOutHandler(() => {
 			setNotice('Your session has ended. Sign in again.')
-			setInfo((s) => s && { ...s, user: null, account: null, csrf_token: null })
+			signedOut()
 		})
-	}, [load])
+	}, [load, signedOut])
 
 	useEffect(() => {
 		document.title = `${TITLES[route] ?? 'Console'} · Switchboard`
@@ -103,7 +113,7 @@ export function App() {
 		}
 		return <SignIn signupEnabled={info.signup_enabled} notice={notice} onSignedIn={signedIn} />
 	}
-	return <SignedIn info={info as SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }} route={route} onSignedOut={() => setInfo({ ...info, user: null, account: null, csrf_token: null })} />
+	return <SignedIn info={info as SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }} route={route} onSignedOut={signedOut} />
 }
 
 function SignedIn({ info, route, onSignedOut }: { info: SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }; route: string; onSignedOut: () => void }) {

@@ -250,6 +250,31 @@ describe("a refused field, in the form's words", () => {
 	}, 60_000)
 })
 
+describe('self sign-up, opened or closed while an administrator is signed in', () => {
+	// The sign-in page showed "Create an account" by what the session said when the console loaded, so after opening
+	// sign-up in Settings and signing out it was missing until a reload (and, closed meanwhile, offered a refusal).
+	it('should show the sign-in page as sign-up is now, once signed out', async () => {
+		await app.admin('/api/settings', { method: 'PATCH', body: { signup_enabled: false } })
+		const page = await signedIn()
+		const offer = page.getByRole('button', { name: 'Create an account' })
+		await page.getByRole('link', { name: 'Settings' }).click()
+		await page.getByLabel('Allow self sign-up').check()
+		await page.getByRole('button', { name: 'Save settings' }).click()
+		await page.getByText('Settings saved').waitFor()
+		await page.getByRole('button', { name: 'Sign out' }).click()
+		await page.getByLabel('Username').waitFor()
+		expect(await settled(() => offer.isVisible(), true)).toBe(true)
+
+		await signIn(page, 'admin', ADMIN_PASSWORD)
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		await app.admin('/api/settings', { method: 'PATCH', body: { signup_enabled: false } })
+		await page.getByRole('button', { name: 'Sign out' }).click()
+		await page.getByLabel('Username').waitFor()
+		expect(await settled(() => offer.isVisible(), false)).toBe(false)
+		await page.context().close()
+	}, 60_000)
+})
+
 describe('a 375 px phone', () => {
 	it("should keep the Models page's protocol chips inside their card", async () => {
 		const { context, page } = await newPage(browser, { baseURL: app.url, phone: true })

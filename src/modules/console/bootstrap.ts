@@ -4,9 +4,11 @@
  * stored in clear or written to the structured log (whose redaction would hide it anyway).
  * @module
  */
+import { Value } from '@sinclair/typebox/value'
 import { GatewayError } from '../../core/errors'
 import { randomString } from '../../lib/ids'
 import type { Services } from '../../services'
+import { Credentials, Username } from './schemas'
 import { countUsers, createUser, normaliseUsername } from './users-service'
 
 export type BootstrapResult = { created: false } | { created: true; username: string; /** Only when generated. */ password?: string }
@@ -20,6 +22,11 @@ export async function bootstrapAdmin(svc: Services, print: (line: string) => voi
 	if ((await countUsers(svc.db)) > 0) return { created: false }
 	const username = normaliseUsername(svc.env.adminUsername)
 	const given = svc.env.adminPassword
+	// Refused before the user exists: a name or password longer than sign-in takes would lock the console for good,
+	// and a name the users API would refuse (a space, `!`) is refused here as there.
+	if (!Value.Check(Username, username)) throw new Error(`ADMIN_USERNAME must be 3 to 64 letters, digits or . _ @ - (as every console username), got "${svc.env.adminUsername}"`)
+	const maxPassword = Credentials.properties.password.maxLength!
+	if (given && given.length > maxPassword) throw new Error(`ADMIN_PASSWORD must be at most ${maxPassword} characters (what the console's sign-in takes), got ${given.length}`)
 	const password = given || randomString(20)
 	try {
 		await createUser(svc.db, { username, password, accountName: 'admin', isAdmin: true })

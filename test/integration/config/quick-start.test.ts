@@ -49,3 +49,24 @@ describe('quick-start channels', () => {
 		expect(openaiUp.requests.filter((r) => r.path.endsWith('/embeddings')).map((r) => (r.body as { model: string }).model)).toEqual(['text-embedding-3-small', 'text-embedding-3-large'])
 	})
 })
+
+describe('quick-start base URLs as an .env file gives them', () => {
+	// A blank value counts as unset and spaces around a URL are not part of it, as for every other variable (README).
+	let padded: TestApp
+	beforeAll(async () => {
+		padded = await startTestApp({ env: { OPENAI_API_KEY: 'up-openai', OPENAI_BASE_URL: `  ${openaiUp.url} `, ANTHROPIC_API_KEY: 'up-anthropic', ANTHROPIC_BASE_URL: ' ', ALLOW_UNPRICED_MODELS: 'true' } })
+	}, 60_000)
+	afterAll(() => padded?.close())
+
+	it('should use the vendor URL for a blank one and the trimmed URL for a padded one', async () => {
+		const { body } = await padded.admin('/api/channels')
+		const urls = Object.fromEntries(body.data.map((c: { name: string; base_url: string }) => [c.name, c.base_url]))
+		expect(urls).toEqual({ 'openai-default': openaiUp.url, 'anthropic-default': 'https://api.anthropic.com' })
+		const { key } = await padded.account(1)
+		const client = new OpenAI({ baseURL: `${padded.url}/v1`, apiKey: key, maxRetries: 0 })
+		const before = openaiUp.requests.length
+		const out = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] })
+		expect(out.choices[0]!.message.content).toBeTruthy()
+		expect(openaiUp.requests.length).toBe(before + 1)
+	})
+})

@@ -74,3 +74,36 @@ describe('self sign-up', () => {
 		expect((await app.post('/api/signup', { username: 'Newbie', password: 'newbie-pass' })).status).toBe(409)
 	})
 })
+
+describe('bootstrapAdmin with an administrator the sign-in form cannot take', () => {
+	// A generated password longer than sign-in's 200 characters (openssl rand -base64 256 gives 344), or a username
+	// longer than its 64, would create an administrator nobody can sign in as; one with a space is refused as the users
+	// API refuses it. The start stops instead.
+	for (const [what, env, named] of [
+		['a 344-character ADMIN_PASSWORD', { ADMIN_PASSWORD: 'p'.repeat(344) }, 'ADMIN_PASSWORD must be at most 200 characters'],
+		['an ADMIN_USERNAME with a space', { ADMIN_USERNAME: 'ops team' }, 'ADMIN_USERNAME must be 3 to 64 letters'],
+		['a 65-character ADMIN_USERNAME', { ADMIN_USERNAME: 'a'.repeat(65) }, 'ADMIN_USERNAME must be 3 to 64 letters'],
+	] as const) {
+		it(`should refuse ${what}, creating no user`, async () => {
+			const app = await startTestApp({ env })
+			try {
+				await expect(bootstrapAdmin(app.svc, () => {})).rejects.toThrow(named)
+				const [row] = await app.svc.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM users')
+				expect(row!.n).toBe(0)
+			} finally {
+				await app.close()
+			}
+		}, 120_000)
+	}
+
+	it('should take a username in capitals, and sign in with it as typed', async () => {
+		const app = await startTestApp({ env: { ADMIN_USERNAME: 'Ops.Team', ADMIN_PASSWORD: 'ops-password-1' } })
+		try {
+			expect(await bootstrapAdmin(app.svc, () => {})).toEqual({ created: true, username: 'ops.team' })
+			const res = await fetch(`${app.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'Ops.Team', password: 'ops-password-1' }) })
+			expect(res.status).toBe(200)
+		} finally {
+			await app.close()
+		}
+	}, 120_000)
+})
