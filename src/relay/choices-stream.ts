@@ -154,7 +154,8 @@ export async function streamedChoices(a: ChoicesAttempt): Promise<Attempt> {
 		),
 	)
 	const failed = calls.first
-	if (!failed) return { ok: new ChoicesRelay(a, opened as Source[]).respond((opened[0] as Source).up, { 'x-request-id': a.call.requestId }, a.call.svc.env.keepaliveMs) }
+	if (!failed)
+		return { ok: new ChoicesRelay(a, opened as Source[]).respond((opened[0] as Source).up, { 'x-request-id': a.call.requestId }, a.call.svc.env.keepaliveMs), judgedAtEnd: true }
 	const sources = opened.flatMap((r) => ('error' in r ? (r.source && r.error !== failed ? [r.source] : []) : [r]))
 	for (const s of sources) s.up.abort()
 	// The other calls the vendor had begun answering (it reported their usage, the prompt at least) were charged by it:

@@ -141,6 +141,7 @@ export function createEventMeter() {
 	let text = ''
 	let finished = false
 	let end: StreamEnd | undefined
+	let malformed = false
 	return {
 		onEvent(e: StreamEvent) {
 			switch (e.type) {
@@ -161,11 +162,14 @@ export function createEventMeter() {
 				case 'error':
 					// Decoders end a body that stopped without its terminator with code `upstream_cut`.
 					end = e.error.code === 'upstream_cut' ? 'cut' : 'error'
+					// Decoders fail a frame they cannot read with `upstream_malformed`: recorded as such, as the fast path does.
+					malformed ||= e.error.code === 'upstream_malformed'
 					break
 			}
 		},
 		usage: () => usage,
 		text: () => text,
 		end: (): StreamEnd => end ?? (finished ? 'ok' : 'cut'),
+		malformed: () => malformed,
 	}
 }

@@ -129,6 +129,7 @@ export type StreamBilling = { info: CallInfo; budget: Budget; channel: Channel; 
  */
 export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason' | 'estimated'>): Promise<void> {
 	b.info.svc.metrics.openStreams.dec()
+	judgeStream(b, o.endReason)
 	try {
 		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, status: 200, channel: b.channel, upstreamModel: b.upstreamModel })
 	} catch (e) {
@@ -137,6 +138,23 @@ export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 
 }
 
 export const countOpen = (b: StreamBilling) => b.info.svc.metrics.openStreams.inc()
+
+/** How a stream that had begun ended through the upstream's fault (the relays' `end_reason`s). */
+const UPSTREAM_FAULTS = new Set(['upstream_cut', 'upstream_malformed', 'error'])
+
+/**
+ * The channel's circuit breaker hears how a stream ended (its attempt was `judgedAtEnd`, so nothing was said when it
+ * began): a whole answer is a success; an upstream that cut, stalled, broke or failed the stream midway a failure, as it
+ * would have been before the first byte; a client that left, or a shutdown, says nothing about the channel.
+ */
+export function judgeStream(b: Pick<StreamBilling, 'info' | 'channel'>, endReason: string | undefined): void {
+	const { health, metrics } = b.info.svc
+	if (endReason === 'ok') health.success(b.channel.id)
+	else if (endReason !== undefined && UPSTREAM_FAULTS.has(endReason)) {
+		health.failure(b.channel.id, `the stream ended midway (${endReason})`)
+		metrics.upstreamErrors.inc({ channel: b.channel.name, kind: endReason })
+	} else health.unclaim(b.channel.id)
+}
 
 /**
  * A relay of frame batches (the same-protocol fast path, the Responses verbatim relay): the window's frames first as

@@ -62,7 +62,7 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const it = a.up.sse(!stripsUsage(a))
 	const opened = await openRelayed(a.up, it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble, proto)
 	if ('error' in opened) return opened
-	return { ok: new FastRelay(a, it, opened).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { ok: new FastRelay(a, it, opened).respond(a.up, a.headers, a.call.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
 /**
@@ -229,7 +229,7 @@ async function convertedStream(a: StreamAttempt): Promise<Attempt> {
 		a.up.abort()
 		return { error: beforeContentError(err?.type === 'error' ? err.error : undefined) }
 	}
-	return { ok: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs) }
+	return { ok: new ConvertedRelay(a, decoder, batches, chunks, pre).respond(a.up, a.headers, a.call.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
 type ChunksPrefetched = { buffered: StreamEvent[][]; pending: Promise<IteratorResult<StreamEvent[], undefined>> | undefined; done: boolean }
@@ -332,7 +332,8 @@ class ConvertedRelay extends StreamRelay {
 
 	protected settle() {
 		const meter = this.meter
-		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: endReason(this.cancelled, meter.end()) })
+		const end = meter.malformed() && !this.cancelled ? 'upstream_malformed' : endReason(this.cancelled, meter.end())
+		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: end })
 	}
 }
 

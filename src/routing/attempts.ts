@@ -14,7 +14,11 @@ import type { Services } from '../services'
 import type { Channel } from './catalog'
 import { orderChannels } from './select'
 
-export type AttemptResult<T> = { ok: T } | { error: GatewayError }
+/**
+ * `judgedAtEnd`: a stream, whose verdict on the channel comes when it ends (relay/stream-relay.ts `judgeStream`), not
+ * when it starts: one the upstream cuts, stalls or breaks after its first content is the channel's failure too.
+ */
+export type AttemptResult<T> = { ok: T; judgedAtEnd?: true } | { error: GatewayError }
 
 /** An attempt that answers with a Response (the chat and Responses relays). */
 export type ResponseAttempt = AttemptResult<Response>
@@ -39,7 +43,7 @@ export async function tryChannels<T>(
 			const ch = order[i]!
 			const r = await attempt(ch)
 			if ('ok' in r) {
-				svc.health.success(ch.id)
+				if (!r.judgedAtEnd) svc.health.success(ch.id)
 				judged?.add(ch.id)
 				return { ok: r.ok, channel: ch }
 			}

@@ -42,7 +42,7 @@ export async function relayCompletionStream(s: CompletionStream): Promise<Attemp
 	const it = s.up.sse(s.includeUsage)
 	const opened = await openRelayed(s.up, it, noPreamble, 'openai-chat')
 	if ('error' in opened) return opened
-	return { ok: new CompletionRelay(s, it, opened).respond(s.up, s.headers, s.info.svc.env.keepaliveMs) }
+	return { ok: new CompletionRelay(s, it, opened).respond(s.up, s.headers, s.info.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
 const DONE_FRAME = formatSse({ data: '[DONE]' })

@@ -13,8 +13,9 @@ import { formatSse, type SseBatchReader, type SseFrame } from '../../core/sse'
 import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
+import { isBrokenFrame } from '../../relay/frame-checks'
 import { failedBeforeContent } from '../../relay/stream'
-import { countOpen, FrameBatchRelay, type RelayStep, settleStream } from '../../relay/stream-relay'
+import { countOpen, FrameBatchRelay, judgeStream, type RelayStep, settleStream } from '../../relay/stream-relay'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
@@ -82,9 +83,14 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
+	// A frame that cannot be read before anything went out fails the attempt, as on the chat fast path (relay/stream.ts).
+	if (head.some(isBrokenFrame)) {
+		a.up.abort()
+		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
+	}
 	const id = a.record || a.background ? head.map(createdResponseId).find((x) => x !== undefined) : undefined
 	if (id && a.record) await a.record(id)
-	return { ok: new ResponsesRelay(a, it, prefetched, id).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs) }
+	return { ok: new ResponsesRelay(a, it, prefetched, id).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
 const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
@@ -95,6 +101,8 @@ class ResponsesRelay extends FrameBatchRelay {
 	/** What the lifecycle frames' `response` gets (the client's model name, the conversation), if anything. */
 	private readonly patch: Record<string, unknown> | undefined
 	private terminal = false
+	/** A frame could not be read: the stream ended with an error event there rather than relaying it. */
+	private broken = false
 
 	constructor(
 		private readonly a: NativeStream,
@@ -114,7 +122,15 @@ class ResponsesRelay extends FrameBatchRelay {
 		let text = ''
 		const batch = this.batch
 		this.batch = undefined
-		if (batch) for (const f of batch) text += this.emit(f)
+		if (batch)
+			for (const f of batch) {
+				// Relayed, a broken frame makes the SDK throw a SyntaxError, and the stream was billed as whole.
+				if (isBrokenFrame(f)) {
+					this.broken = true
+					return { text: text + streamError('the upstream sent a malformed stream event', 'upstream_malformed'), last: true }
+				}
+				text += this.emit(f)
+			}
 		// After the terminal event nothing follows: the stream ends now, not when the upstream closes.
 		if (this.terminal || this.upstreamDone) {
 			if (this.meter.end() === 'cut') text += streamError('the upstream stream ended unexpectedly', 'upstream_cut')
@@ -139,11 +155,15 @@ class ResponsesRelay extends FrameBatchRelay {
 		const meter = this.meter
 		// A background response's stream that ended before its terminal event (the client left, or the connection was
 		// cut) does not end the response: OpenAI runs it on, and it is billed when it ends (background.ts).
-		if (this.a.background && this.id && meter.end() === 'cut') return chargeBackgroundStream(this.a, this.id)
+		if (this.a.background && this.id && meter.end() === 'cut') {
+			// The response is still running upstream: no verdict on the channel from this stream.
+			judgeStream(this.a, 'client_abort')
+			return chargeBackgroundStream(this.a, this.id)
+		}
 		return settleStream(this.a, {
 			usage: meter.usage(),
 			estimateOutput: () => meter.countOutput(),
-			endReason: this.cancelled ? 'client_abort' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
+			endReason: this.cancelled ? 'client_abort' : this.broken ? 'upstream_malformed' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
 		})
 	}
 }

@@ -69,7 +69,7 @@ export function streamDecoder(): FrameDecoder {
 				data = JSON.parse(frame.data)
 			} catch {
 				close(out)
-				out.push({ type: 'error', error: new GatewayError('upstream', 'upstream sent an invalid stream event (not JSON)', { code: 'invalid_stream' }) })
+				out.push({ type: 'error', error: new GatewayError('upstream', 'upstream sent an invalid stream event (not JSON)', { code: 'upstream_malformed' }) })
 				over = true
 				return
 			}

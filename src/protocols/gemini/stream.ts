@@ -125,7 +125,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			if (!isObj(chunk)) {
 				start({})
 				close()
-				out.push({ type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`) })
+				out.push({ type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`, 'upstream_malformed') })
 				over = true
 				return
 			}

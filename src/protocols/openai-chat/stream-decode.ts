@@ -247,7 +247,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			try {
 				parsed = JSON.parse(frame.data)
 			} catch {
-				failure = upstream('upstream sent a malformed stream chunk')
+				failure = new GatewayError('upstream', 'upstream sent a malformed stream chunk', { retryable: true, code: 'upstream_malformed' })
 			}
 			if (!started) {
 				started = true

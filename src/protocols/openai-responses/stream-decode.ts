@@ -149,7 +149,7 @@ export function streamDecoder(): FrameDecoder {
 			if (!isObject(e)) {
 				out.push(...start(undefined))
 				close(out)
-				out.push({ type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true }) })
+				out.push({ type: 'error', error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) })
 				over = true
 				return
 			}

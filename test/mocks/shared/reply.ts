@@ -70,7 +70,7 @@ function plan(reply: Reply, fault: Fault | undefined): { chunks: Chunk[]; abrupt
 		const c = reply.chunks
 		if (fault?.kind === 'cut' || fault?.kind === 'stall') return { chunks: c.slice(0, Math.min(fault.afterChunks, c.length - reply.tail)), abrupt: fault.kind === 'cut' && !!fault.abrupt, contentLength: false }
 		if (fault?.kind === 'malformed') {
-			const at = c.length > 1 ? 1 : 0
+			const at = fault.atChunk === undefined ? (c.length > 1 ? 1 : 0) : Math.max(0, Math.min(fault.atChunk, c.length - 1 - reply.tail))
 			return { chunks: [...c.slice(0, at), breakChunk(c[at]), ...c.slice(at + 1)], abrupt: false, contentLength: false }
 		}
 		if (fault?.kind === 'empty') return { chunks: [], abrupt: false, contentLength: true }

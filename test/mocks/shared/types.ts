@@ -13,7 +13,8 @@
  * - `slow`: wait `firstByteMs` before the headers, then answer normally.
  * - `stall`: send `afterChunks` stream chunks (or half a JSON body), then hold the body open, silent, until the
  *   client goes away (an upstream that stops mid-answer: what idle timeouts are for).
- * - `malformed`: 200 with invalid JSON (non-stream) or one SSE frame whose data is broken JSON (stream).
+ * - `malformed`: 200 with invalid JSON (non-stream) or one SSE frame whose data is broken JSON (stream): the second
+ *   chunk, or the one at index `atChunk` (clamped to the last before the closing ones), the rest following it.
  * - `empty`: 200 with an empty body. `hang`: never answer (until the client goes away).
  * - `midstream`: after `afterChunks` stream chunks, the vendor's in-stream error event (OpenAI `data: {"error":…}`,
  *   Anthropic `event: error` overloaded_error, Gemini `data: {"error":…}`), then the end; a non-stream call gets
@@ -28,7 +29,7 @@ export type Fault =
 	| { kind: 'slow'; firstByteMs: number }
 	| { kind: 'stall'; afterChunks: number }
 	| { kind: 'midstream'; afterChunks: number; status?: number }
-	| { kind: 'malformed' }
+	| { kind: 'malformed'; atChunk?: number }
 	| { kind: 'empty' }
 	| { kind: 'hang' }
 	| { kind: 'refuse' }
