@@ -1,12 +1,15 @@
 /**
- * The model's maximum output (routing/model-limits.ts) where a request meets it: a cap above it is refused before
- * anything is reserved or sent, in the words the caller's vendor uses for it, and a request that names no cap to a
- * vendor that requires one (Anthropic `max_tokens`) is reserved for, and sent, the model's maximum rather than a
- * fixed default that cuts long answers short.
+ * The model's maximum output (routing/model-limits.ts) where a request meets it. A cap above the vendor's documented
+ * maximum is refused before anything is reserved or sent, in the words the caller's vendor uses for it, when the
+ * request would reach that vendor in its own protocol (the vendor would refuse it the same way); a request converted
+ * for another vendor, whose client cannot know that vendor's limits (Claude Code sends `max_tokens: 32000` to every
+ * model), and any request above a maximum the operator configured, have the cap lowered to the maximum instead. A request that names no cap to a vendor that requires one (Anthropic `max_tokens`) is
+ * reserved for, and sent, the model's maximum rather than a fixed default that cuts long answers short.
  * @module
  */
 import { GatewayError } from '../core/errors'
 import { defaultOutputCap } from '../core/reasoning'
+import type { Price } from '../billing/pricing'
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolName } from '../protocols/codec'
 import { chatAdapterFor } from '../providers/registry'
@@ -40,9 +43,29 @@ export function capTooLarge(protocol: ProtocolName, body: Record<string, unknown
 	}
 }
 
-/** Throws `capTooLarge` for a request whose cap exceeds the model's known maximum. */
-export function checkOutputCap(protocol: ProtocolName, body: Record<string, unknown>, ir: ChatRequest, limits: ModelLimits): void {
-	if (limits.maxOutput !== undefined && ir.maxTokens !== undefined && ir.maxTokens > limits.maxOutput) throw capTooLarge(protocol, body, ir.model, ir.maxTokens, limits.maxOutput)
+/** Whether `ch` takes the caller's own protocol: its vendor judges the cap as the caller expects. */
+function speaksNatively(protocol: ProtocolName, ch: Channel): boolean {
+	const adapter = chatAdapterFor(ch.type)
+	if (!adapter) return false
+	if (adapter.protocol.name === protocol) return true
+	// OpenAI channels serve the Responses API natively unless opted out (modules/responses/native.ts).
+	return protocol === 'openai-responses' && ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
+}
+
+/**
+ * The price to reserve with, for a request whose cap may exceed the model's known maximum: unchanged when it does
+ * not, or when the maximum is the model entry's `max_output_tokens` (the reservation lowers the cap to it); with the
+ * vendor's documented maximum as `maxOutputTokens` (lowered likewise, every path sending the lowered cap) when some
+ * channel converts the request. Throws `capTooLarge` when every channel takes the caller's own protocol: its vendor
+ * would refuse the cap in the same words.
+ * @example fitOutputCap('openai-chat', body, { ...ir, maxTokens: 32000 }, [anthropicChannel], price, { maxOutput: 16384 }).maxOutputTokens === 16384
+ */
+export function fitOutputCap<P extends Price>(protocol: ProtocolName, body: Record<string, unknown>, ir: ChatRequest, channels: Channel[], price: P, limits: ModelLimits): P {
+	const max = limits.maxOutput
+	// A maximum the operator configured is the gateway's own cap, which no client can know: always lowered to.
+	if (max === undefined || ir.maxTokens === undefined || ir.maxTokens <= max || price.maxOutputTokens != null) return price
+	if (channels.every((ch) => speaksNatively(protocol, ch))) throw capTooLarge(protocol, body, ir.model, ir.maxTokens, max)
+	return { ...price, maxOutputTokens: max }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The models' known maximum output where requests meet it (src/relay/output-limit.ts): a converted request to
  * Anthropic that names no cap is sent the model's maximum (vendor-documented: Claude Sonnet 4.5 writes up to 64,000
  * tokens) rather than 4,096, within what the balance affords; a cap above the maximum is refused with the 400 the
- * caller's vendor gives, before any upstream call or charge.
+ * caller's vendor gives, before any upstream call or charge, when the request goes to that vendor in its own
+ * protocol, and lowered to the maximum when converted for another.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
@@ -10,7 +11,7 @@ import { ApiError, GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { countWords } from '../../mocks'
 import { chat } from './clients'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 
 /** Served by the Anthropic mock as claude-sonnet-4-5 (64,000 output tokens, 200,000 context), with no limit configured. */
 const LONG = 'claude-long'
@@ -29,6 +30,15 @@ const say = (text: string) => [{ role: 'user' as const, content: text }]
 const answer = (text: string) => `Hello! You said: ${text}`
 const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
 
+/** The one usage row of a LONG answer to `text` ($3 / $15 per million, the mock counting words) and the balance it left. */
+async function expectLongCharge(acct: Account, text: string) {
+	const rows = await usageRows(m, acct.accountId)
+	const input = countWords(text)
+	const output = countWords(answer(text))
+	expect(rows.map((r) => [r.model, r.input_tokens, r.output_tokens, Math.round(r.cost * 1e6)])).toEqual([[LONG, input, output, input * 3 + output * 15]])
+	expect(Math.round((await m.app.balance(acct.accountId)) * 1e6)).toBe(Math.round(acct.balance * 1e6) - rows.reduce((n, r) => n + Math.round(r.cost * 1e6), 0))
+}
+
 describe('a converted request to Anthropic without a cap', () => {
 	it("should be sent the model's documented maximum rather than 4,096 (openai SDK)", async () => {
 		const acct = await m.account()
@@ -37,7 +47,7 @@ describe('a converted request to Anthropic without a cap', () => {
 		const sent = lastRequest(m.mocks.anthropic).body
 		expect(sent.model).toBe('claude-sonnet-4-5')
 		expect(sent.max_tokens).toBe(LONG_MAX)
-		await expectCharges(m, acct, [{ model: LONG, input: countWords('long answer'), output: countWords(answer('long answer')) }])
+		await expectLongCharge(acct, 'long answer')
 	})
 
 	it("should be sent the model's maximum from @google/genai, with the thinking budget under it", async () => {
@@ -57,8 +67,7 @@ describe('a converted request to Anthropic without a cap', () => {
 		const cap = lastRequest(m.mocks.anthropic).body.max_tokens as number
 		expect(cap).toBeGreaterThan(3000)
 		expect(cap * 15).toBeLessThanOrEqual(50_000)
-		await expectCharges(m, acct, [{ model: LONG, input: countWords('tight'), output: countWords(answer('tight')) }])
-		expect(await m.app.balance(acct.accountId)).toBeGreaterThan(0)
+		await expectLongCharge(acct, 'tight')
 	})
 })
 
@@ -89,18 +98,26 @@ describe("a cap above the model's documented maximum", () => {
 		await untouched(acct, before)
 	})
 
-	it("should be refused in Anthropic's words for the anthropic SDK, whoever serves the model", async () => {
+	it("should be refused in Anthropic's words for the anthropic SDK (claude-sonnet-4-5: 64,000)", async () => {
 		const acct = await m.account()
 		const before = counts()
-		for (const [model, max] of [[LONG, LONG_MAX], [MODEL.openai, 16384]] as const) {
-			const err = await acct.anthropic.messages.create({ model, max_tokens: 100_000, messages: say('x'), stream: true }).catch((e: unknown) => e)
-			expect(err).toBeInstanceOf(Anthropic.BadRequestError)
-			expect((err as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
-				type: 'error',
-				error: { type: 'invalid_request_error', message: `max_tokens: 100000 > ${max}, which is the maximum allowed number of output tokens for ${model}` },
-			})
-		}
+		const err = await acct.anthropic.messages.create({ model: LONG, max_tokens: 100_000, messages: say('x'), stream: true }).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(Anthropic.BadRequestError)
+		expect((err as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+			type: 'error',
+			error: { type: 'invalid_request_error', message: `max_tokens: 100000 > ${LONG_MAX}, which is the maximum allowed number of output tokens for ${LONG}` },
+		})
 		await untouched(acct, before)
+	})
+
+	it("should be lowered to the maximum on a request converted for another vendor (Claude Code's 32000 to gpt-4o-mini, 100000 from OpenAI to Claude)", async () => {
+		const acct = await m.account()
+		const s = await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 32_000, messages: say('converted'), stream: true })
+		for await (const _ of s);
+		expect(lastRequest(m.mocks.openai).body.max_tokens).toBe(16_384)
+		const a = await chat(acct.openai, { model: LONG, messages: say('converted'), max_tokens: 100_000 }, false)
+		expect(a.text).toBe(answer('converted'))
+		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBe(LONG_MAX)
 	})
 
 	it("should be refused in Gemini's words for @google/genai (maxOutputTokens, gemini-2.5-flash: 65,536)", async () => {
