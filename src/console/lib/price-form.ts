@@ -16,8 +16,7 @@ export type PriceForm = {
 	cacheWrite: string
 	perRequest: string
 	maxOut: string
-	/** Optional in callers that predate it: an absent field reads as empty. */
-	context?: string
+	context: string
 	units: string
 }
 
@@ -56,7 +55,7 @@ export function priceBody(f: PriceForm, stored?: { prices: Record<string, number
 	const body: Record<string, unknown> = { name: f.name.trim() }
 	for (const [key, [field, label]] of Object.entries(FIELDS)) {
 		if (key === 'name') continue
-		const text = (f[field] ?? '').trim()
+		const text = f[field].trim()
 		if (!text) {
 			if (stored) body[key] = null
 		} else if (key === 'max_output_tokens' || key === 'context_window') {
