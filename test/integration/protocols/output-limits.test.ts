@@ -60,13 +60,14 @@ describe('a converted request to Anthropic without a cap', () => {
 	})
 
 	it('should be sent only what a small balance affords, never overspending it', async () => {
-		// $0.05 covers ~3,300 output tokens at $15 per million: far below the 64,000 the model allows.
-		const acct = await m.account(0.05)
+		// $0.50 covers ~33,000 output tokens at $15 per million: well above 4,096, below the 64,000 the model allows.
+		const acct = await m.account(0.5)
 		const a = await chat(acct.openai, { model: LONG, messages: say('tight') }, false)
 		expect(a.text).toBe(answer('tight'))
 		const cap = lastRequest(m.mocks.anthropic).body.max_tokens as number
-		expect(cap).toBeGreaterThan(3000)
-		expect(cap * 15).toBeLessThanOrEqual(50_000)
+		expect(cap).toBeGreaterThan(33_000)
+		expect(cap).toBeLessThan(LONG_MAX)
+		expect(cap * 15).toBeLessThanOrEqual(500_000)
 		await expectLongCharge(acct, 'tight')
 	})
 })
