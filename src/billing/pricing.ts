@@ -21,6 +21,8 @@ export type Price = {
 	cacheWritePerMtok?: number | null
 	perRequest?: number | null
 	maxOutputTokens?: number | null
+	/** The model's context window in tokens, when configured (routing/model-limits.ts has the vendors' own). */
+	contextWindow?: number | null
 	/** Other unit prices, micro-USD per unit (per_image, per_minute, per_second, per_mchar …), and `TOKEN_PRICES`. */
 	prices?: Record<string, number>
 }

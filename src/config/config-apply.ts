@@ -68,6 +68,7 @@ function priceColumns(m: ModelEntry) {
 		cacheWritePerMtok: micros(m.cache_write_per_mtok, 'cache_write_per_mtok'),
 		perRequest: micros(m.per_request, 'per_request'),
 		maxOutputTokens: m.max_output_tokens ?? null,
+		contextWindow: m.context_window ?? null,
 		prices: extra,
 	}
 }

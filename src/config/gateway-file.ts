@@ -39,6 +39,7 @@ const ModelFields = T.Object({
 	cache_write_per_mtok: T.Optional(Usd),
 	per_request: T.Optional(Usd),
 	max_output_tokens: T.Optional(T.Integer({ minimum: 1, maximum: INT32_MAX })),
+	context_window: T.Optional(T.Integer({ minimum: 1, maximum: INT32_MAX })),
 	enabled: T.Optional(T.Boolean()),
 })
 
@@ -76,6 +77,7 @@ export const ModelEntryUpdate = T.Intersect(
 			cache_write_per_mtok: Clearable(Usd),
 			per_request: Clearable(Usd),
 			max_output_tokens: Clearable(T.Integer({ minimum: 1, maximum: INT32_MAX })),
+			context_window: Clearable(T.Integer({ minimum: 1, maximum: INT32_MAX })),
 			enabled: T.Optional(T.Boolean()),
 		}),
 		UnitPriceUpdates,
@@ -137,7 +139,7 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): Gat
 	for (const [i, m] of models.entries()) {
 		// Every other field is a USD price (the schema admits no other); micro-USD must hold it exactly.
 		for (const [k, v] of Object.entries(m)) {
-			if (k === 'name' || k === 'enabled' || k === 'max_output_tokens') continue
+			if (k === 'name' || k === 'enabled' || k === 'max_output_tokens' || k === 'context_window') continue
 			try {
 				usdToMicros(v as number)
 			} catch (e) {

@@ -58,6 +58,7 @@ export type ModelPrice = {
 	cache_write_per_mtok: number | null
 	per_request: number | null
 	max_output_tokens: number | null
+	context_window: number | null
 	prices: Record<string, number>
 	status: string
 	source: string

@@ -15,4 +15,5 @@ export const migrations: Array<{ tag: string; sql: string }> = [
 	{ tag: "0012_conversation_turns", sql: "ALTER TABLE \"conversations\" ADD COLUMN \"busy_by\" text;--> statement-breakpoint\nALTER TABLE \"conversations\" ADD COLUMN \"busy_until\" timestamp with time zone;--> statement-breakpoint\nALTER TABLE \"stored_responses\" ADD COLUMN \"conversation_id\" text;" },
 	{ tag: "0013_converted_response_input", sql: "ALTER TABLE \"converted_items\" ADD COLUMN \"input\" jsonb;" },
 	{ tag: "0014_converted_response_chain", sql: "ALTER TABLE \"converted_items\" ADD COLUMN \"previous_id\" text;--> statement-breakpoint\nALTER TABLE \"converted_items\" ADD COLUMN \"deleted\" boolean DEFAULT false NOT NULL;--> statement-breakpoint\nCREATE INDEX \"converted_items_previous_idx\" ON \"converted_items\" USING btree (\"previous_id\") WHERE \"converted_items\".\"previous_id\" IS NOT NULL;" },
+	{ tag: "0015_model_limits", sql: "ALTER TABLE \"models\" ADD COLUMN \"context_window\" integer;" },
 ]

@@ -92,6 +92,8 @@ export const models = pgTable('models', {
 	/** micro-USD per request (images, tasks, or a flat fee). */
 	perRequest: money('per_request'),
 	maxOutputTokens: integer('max_output_tokens'),
+	/** Tokens of input the model reads (shown in model lists); null: the built-in figure, if any (routing/model-limits.ts). */
+	contextWindow: integer('context_window'),
 	/** Other unit prices in micro-USD (per_image by size/quality, per_minute, per_second, per_char, per action). */
 	prices: jsonb('prices').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
 	status: text('status').notNull().default('enabled'),

@@ -18,7 +18,6 @@ import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempt
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
-import { defaultOutputCap } from '../core/reasoning'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { reachOf } from './reach'
@@ -29,6 +28,7 @@ import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
 import { channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
+import { fitOutputCap, uncappedOutput } from './output-limit'
 
 export type ChatCall = {
 	svc: Services
@@ -78,12 +78,17 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
-	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts).
+	// A cap above the model's maximum is refused as its vendor refuses it, before anything is reserved, or lowered to it
+	// on a request converted for another vendor (output-limit.ts).
+	const limits = svc.catalog.limits(ir.model)
+	const price = fitOutputCap(call.client.name, call.body, ir, route.channels, route.price, limits)
+	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts), or
+	// for the model's maximum where a vendor requiring a cap will be sent it (output-limit.ts).
 	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
 	const held = call.thread?.held ?? 0
 	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
 	const count = held ? () => estimateInputTokens(ir) + held : () => estimateInputTokens(ir)
-	const reserved = reserveBudget(svc, call.token, call.requestId, route.price, input, ir.maxTokens, count, ir.choices, defaultOutputCap(ir.reasoning), reachOf(call, route), promptsPaid(call, route.channels))
+	const reserved = reserveBudget(svc, call.token, call.requestId, price, input, ir.maxTokens, count, ir.choices, uncappedOutput(ir, route.channels, limits), reachOf(call, route), promptsPaid(call, route.channels))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined

@@ -15,6 +15,7 @@ import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Bus } from '../lib/bus'
 import { ackedTopic } from '../lib/acked-topic'
+import { type ModelLimits, modelLimits } from './model-limits'
 import type { Cipher } from '../lib/secrets'
 import type { ChannelType } from '../providers/channel-types'
 
@@ -43,6 +44,7 @@ export function storedPrice(r: typeof models.$inferSelect): Price {
 		cacheWritePerMtok: r.cacheWritePerMtok,
 		perRequest: r.perRequest,
 		maxOutputTokens: r.maxOutputTokens,
+		contextWindow: r.contextWindow,
 		prices: r.prices ?? {},
 	}
 }
@@ -51,6 +53,8 @@ export type Catalog = {
 	/** Enabled channels that serve `model` (after globs), in no particular order. */
 	channelsFor(model: string): Channel[]
 	price(model: string): ModelInfo | undefined
+	/** The model's context window and maximum output: its entry's, else the vendor's documented ones (model-limits.ts). */
+	limits(model: string): ModelLimits
 	/** Every model name that some channel lists exactly or that has a price and a serving channel. */
 	modelNames(): string[]
 	/**
@@ -107,6 +111,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	let offline: Array<Pick<Channel, 'models' | 'modelMap'>> = []
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
+	const byModelLimits = new Map<string, ModelLimits>()
 	let loads = 0
 	let latest: Promise<void> | undefined
 	let settling: Promise<void> | undefined
@@ -166,6 +171,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		offline = off
 		prices = m
 		byModel.clear()
+		byModelLimits.clear()
 		const before = stamps
 		stamps = nextStamps
 		if (!before || !opts.edited) return
@@ -180,17 +186,29 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
 	timer.unref?.()
 
+	const channelsFor = (model: string) => {
+		let hit = byModel.get(model)
+		if (!hit) {
+			hit = chans.filter((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model))
+			if (byModel.size > 10_000) byModel.clear()
+			byModel.set(model, hit)
+		}
+		return hit
+	}
+
 	return {
-		channelsFor(model) {
-			let hit = byModel.get(model)
+		channelsFor,
+		price: (model) => prices.get(model),
+		limits(model) {
+			let hit = byModelLimits.get(model)
 			if (!hit) {
-				hit = chans.filter((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model))
-				if (byModel.size > 10_000) byModel.clear()
-				byModel.set(model, hit)
+				const upstream = channelsFor(model).flatMap((c) => (Object.hasOwn(c.modelMap, model) ? [c.modelMap[model]!] : []))
+				hit = modelLimits(model, prices.get(model), upstream)
+				if (byModelLimits.size > 10_000) byModelLimits.clear()
+				byModelLimits.set(model, hit)
 			}
 			return hit
 		},
-		price: (model) => prices.get(model),
 		modelNames() {
 			const names = new Set<string>()
 			for (const c of chans) for (const p of c.models) if (!p.includes('*')) names.add(p)

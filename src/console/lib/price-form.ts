@@ -16,6 +16,7 @@ export type PriceForm = {
 	cacheWrite: string
 	perRequest: string
 	maxOut: string
+	context: string
 	units: string
 }
 
@@ -27,6 +28,7 @@ const FIELDS = {
 	cache_write_per_mtok: ['cacheWrite', 'Cache write (USD / 1M tokens)'],
 	per_request: ['perRequest', 'Per request (USD)'],
 	max_output_tokens: ['maxOut', 'Max output tokens'],
+	context_window: ['context', 'Context window (tokens)'],
 	name: ['name', 'Model name'],
 } as const satisfies Record<string, readonly [keyof PriceForm, string]>
 
@@ -56,7 +58,7 @@ export function priceBody(f: PriceForm, stored?: { prices: Record<string, number
 		const text = f[field].trim()
 		if (!text) {
 			if (stored) body[key] = null
-		} else if (key === 'max_output_tokens') {
+		} else if (key === 'max_output_tokens' || key === 'context_window') {
 			if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`${label}: enter a whole number above 0, or leave it empty for the model's default`)
 			body[key] = Number(text)
 		} else body[key] = amount(text, label)

@@ -23,10 +23,11 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 	const [cacheWrite, setCacheWrite] = useState(str(model?.cache_write_per_mtok))
 	const [perRequest, setPerRequest] = useState(str(model?.per_request))
 	const [maxOut, setMaxOut] = useState(str(model?.max_output_tokens))
+	const [context, setContext] = useState(str(model?.context_window))
 	const [units, setUnits] = useState(formatPairs(model?.prices))
 
 	const save = async () => {
-		const form = { name, input, output, cacheRead, cacheWrite, perRequest, maxOut, units }
+		const form = { name, input, output, cacheRead, cacheWrite, perRequest, maxOut, context, units }
 		const body = priceBody(form, model)
 		try {
 			await api(model ? 'PATCH' : 'POST', model ? `/api/models/${model.id}` : '/api/models', body)
@@ -44,7 +45,8 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 				<TextField label="Cache read (USD / 1M tokens)" value={cacheRead} onValue={setCacheRead} inputMode="decimal" placeholder="Same as input" />
 				<TextField label="Cache write (USD / 1M tokens)" value={cacheWrite} onValue={setCacheWrite} inputMode="decimal" placeholder="Same as input" />
 				<TextField label="Per request (USD)" value={perRequest} onValue={setPerRequest} inputMode="decimal" placeholder="None" />
-				<TextField label="Max output tokens" value={maxOut} onValue={setMaxOut} inputMode="numeric" placeholder="Model default" />
+				<TextField label="Max output tokens" value={maxOut} onValue={setMaxOut} inputMode="numeric" placeholder="Vendor's, when known" />
+				<TextField label="Context window (tokens)" value={context} onValue={setContext} inputMode="numeric" placeholder="Vendor's, when known" />
 			</div>
 			<TextArea label="Unit prices" value={units} onValue={setUnits} rows={3} hint="Optional, USD per unit: per_image = 0.04, per_minute = 0.006 …, or per 1M tokens of a kind priced apart: audio_input_per_mtok, audio_output_per_mtok, image_input_per_mtok, image_output_per_mtok, cache_write_1h_per_mtok, input_above_200k_per_mtok, output_above_200k_per_mtok, priority_input_per_mtok, priority_output_per_mtok, flex_input_per_mtok, flex_output_per_mtok, batch_input_per_mtok, batch_output_per_mtok. Delete a line (or empty a field above) to remove that price." />
 		</FormModal>

@@ -21,7 +21,7 @@ export const modelListModule = (svc: Services) => {
 		const shape = shapeOf(request)
 		const bare = id.replace(/^models\//, '')
 		if (!visibleModels(svc, token).includes(shape === 'gemini' ? bare : id)) return errorResponse(modelNotFound(id), shape, requestId)
-		if (shape === 'anthropic') return anthropicModel(id)
+		if (shape === 'anthropic') return anthropicModel(svc, id)
 		return shape === 'gemini' ? geminiModel(svc, bare) : openaiModel(svc, id)
 	}
 	const retrieveGemini = (token: AuthToken, raw: string, requestId: string) => {
@@ -36,7 +36,7 @@ export const modelListModule = (svc: Services) => {
 			({ token, request, query }) => {
 				const ids = visibleModels(svc, token)
 				const shape = shapeOf(request)
-				if (shape === 'anthropic') return anthropicPage(ids, query)
+				if (shape === 'anthropic') return anthropicPage(svc, ids, query)
 				if (shape === 'gemini') return geminiPage(svc, ids, query)
 				return { object: 'list' as const, data: ids.map((id) => openaiModel(svc, id)) }
 			},

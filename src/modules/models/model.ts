@@ -9,10 +9,29 @@ import { Integer } from '../../protocols/json-types'
 
 const open = { additionalProperties: true } as const
 
-export const OpenAIModel = t.Object({ id: t.String(), object: t.Literal('model'), created: Integer(), owned_by: t.String() })
+/**
+ * OpenAI's Model has no limits; the two extra members (left out when unknown) are the gateway's, for clients that
+ * size prompts by them: the `openai` SDKs hand unknown members through untouched.
+ */
+export const OpenAIModel = t.Object({
+	id: t.String(),
+	object: t.Literal('model'),
+	created: Integer(),
+	owned_by: t.String(),
+	context_window: t.Optional(Integer({ description: "Tokens of input the model reads (the model entry's `context_window`, else the vendor's documented one)" })),
+	max_output_tokens: t.Optional(Integer({ description: "Largest output cap a request may name (the model entry's `max_output_tokens`, else the vendor's documented one)" })),
+})
 export const OpenAIModelList = t.Object({ object: t.Literal('list'), data: t.Array(OpenAIModel) })
 
-export const AnthropicModel = t.Object({ type: t.Literal('model'), id: t.String(), display_name: t.String(), created_at: t.String() })
+/** Anthropic's ModelInfo (https://docs.anthropic.com/en/api/models): `max_input_tokens` and `max_tokens` are null when unknown. */
+export const AnthropicModel = t.Object({
+	type: t.Literal('model'),
+	id: t.String(),
+	display_name: t.String(),
+	created_at: t.String(),
+	max_input_tokens: t.Nullable(Integer({ description: 'Maximum input context window size in tokens' })),
+	max_tokens: t.Nullable(Integer({ description: 'Maximum value for the `max_tokens` parameter when using this model' })),
+})
 export const AnthropicModelList = t.Object({
 	data: t.Array(AnthropicModel),
 	has_more: t.Boolean(),
@@ -27,8 +46,9 @@ export const GeminiModel = t.Object(
 		version: t.String(),
 		displayName: t.String(),
 		description: t.String(),
-		// No inputTokenLimit: the catalog keeps no context window, and a made-up one would mislead a client sizing its prompt.
-		outputTokenLimit: t.Optional(Integer({ description: "The model's `max_output_tokens` price field, when set" })),
+		// Left out when unknown: a made-up limit would mislead a client sizing its prompt.
+		inputTokenLimit: t.Optional(Integer({ description: "The model's context window (its entry's `context_window`, else the vendor's documented one), when known" })),
+		outputTokenLimit: t.Optional(Integer({ description: "The model's maximum output (its entry's `max_output_tokens`, else the vendor's documented one), when known" })),
 		supportedGenerationMethods: t.Array(t.String()),
 	},
 	open,

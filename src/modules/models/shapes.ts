@@ -33,26 +33,40 @@ export function visibleModels(svc: Services, token: AuthToken): string[] {
 /** A 404 for a model the key cannot see, worded as the vendors word it. */
 export const modelNotFound = (id: string) => new GatewayError('not_found', `The model '${id}' does not exist or you do not have access to it`, { code: 'model_not_found', param: 'model' })
 
-export const openaiModel = (svc: Services, id: string): OpenAIModel => ({ id, object: 'model', created: CREATED, owned_by: svc.catalog.channelsFor(id)[0]?.type ?? 'switchboard' })
+export function openaiModel(svc: Services, id: string): OpenAIModel {
+	const { contextWindow, maxOutput } = svc.catalog.limits(id)
+	return {
+		id,
+		object: 'model',
+		created: CREATED,
+		owned_by: svc.catalog.channelsFor(id)[0]?.type ?? 'switchboard',
+		...(contextWindow ? { context_window: contextWindow } : {}),
+		...(maxOutput ? { max_output_tokens: maxOutput } : {}),
+	}
+}
 
-export const anthropicModel = (id: string): AnthropicModel => ({ type: 'model', id, display_name: id, created_at: CREATED_AT })
+export function anthropicModel(svc: Services, id: string): AnthropicModel {
+	const { contextWindow, maxOutput } = svc.catalog.limits(id)
+	return { type: 'model', id, display_name: id, created_at: CREATED_AT, max_input_tokens: contextWindow ?? null, max_tokens: maxOutput ?? null }
+}
 
 export function geminiModel(svc: Services, id: string): GeminiModel {
 	const embedding = /embed/i.test(id)
-	const max = svc.catalog.price(id)?.maxOutputTokens
+	const { contextWindow, maxOutput } = svc.catalog.limits(id)
 	return {
 		name: `models/${id}`,
 		baseModelId: id,
 		version: '001',
 		displayName: id,
 		description: `${id}, served by Switchboard`,
-		...(max ? { outputTokenLimit: max } : {}),
+		...(contextWindow ? { inputTokenLimit: contextWindow } : {}),
+		...(maxOutput ? { outputTokenLimit: maxOutput } : {}),
 		supportedGenerationMethods: embedding ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'streamGenerateContent', 'countTokens'],
 	}
 }
 
 /** Anthropic's cursor paging: `limit` (default 20), then `after_id` or `before_id`. */
-export function anthropicPage(ids: string[], q: ModelListQuery): AnthropicModelList {
+export function anthropicPage(svc: Services, ids: string[], q: ModelListQuery): AnthropicModelList {
 	const limit = q.limit ?? 20
 	let from = 0
 	let to = ids.length
@@ -62,7 +76,7 @@ export function anthropicPage(ids: string[], q: ModelListQuery): AnthropicModelL
 		from = Math.max(0, to - limit)
 	}
 	const page = ids.slice(from, Math.min(to, from + limit))
-	return { data: page.map(anthropicModel), has_more: from + page.length < to || (q.before_id !== undefined && from > 0), first_id: page[0] ?? null, last_id: page[page.length - 1] ?? null }
+	return { data: page.map((id) => anthropicModel(svc, id)), has_more: from + page.length < to || (q.before_id !== undefined && from > 0), first_id: page[0] ?? null, last_id: page[page.length - 1] ?? null }
 }
 
 /** Gemini's token paging: `pageSize` (default 50, at most 1000) and an opaque `pageToken` (here an offset). */

@@ -69,24 +69,47 @@ describe('GET /v1/models', () => {
 		expect(await missing.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } })
 	})
 
-	it("should give @google/genai the model's output cap as outputTokenLimit, and no inputTokenLimit it does not know", async () => {
-		// Audit: models.get / models.list carry Gemini's token limits; the gateway knows the output cap (max_output_tokens)
-		// and keeps no context window, so inputTokenLimit is left out (README) rather than invented.
+	it("should give @google/genai each model's limits as inputTokenLimit and outputTokenLimit: configured, else the vendor's documented ones", async () => {
+		// Gemini's Model resource (https://ai.google.dev/api/models#Model) carries both; LangChain and @google/genai read them.
 		const a = await n.app.account(1)
 		const ai = new GoogleGenAI({ apiKey: a.key, httpOptions: { baseUrl: n.app.url, apiVersion: 'v1beta' } })
-		const row = ((await n.app.admin('/api/models')).body.data as Array<{ id: number; name: string }>).find((m) => m.name === 'gemini-2.5-flash')!
-		expect((await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { max_output_tokens: 65536 } })).status).toBe(200)
+		const one = await ai.models.get({ model: 'gemini-2.5-flash' })
+		expect(one).toMatchObject({ inputTokenLimit: 1_048_576, outputTokenLimit: 65_536 })
+		const listed: Array<{ name?: string; inputTokenLimit?: number; outputTokenLimit?: number }> = []
+		for await (const m of await ai.models.list()) listed.push(m)
+		const byName = (id: string) => listed.find((m) => m.name === `models/${id}`)!
+		expect(byName('gpt-4o-mini')).toMatchObject({ inputTokenLimit: 128_000, outputTokenLimit: 16_384 })
+		// An alias has the limits of the model its channel sends upstream (model_map).
+		expect(byName('gpt-alias')).toMatchObject({ inputTokenLimit: 128_000, outputTokenLimit: 16_384 })
+		// A model no vendor documents here gets neither: a made-up limit would mislead.
+		expect(byName('claude-sonnet-5').inputTokenLimit).toBeUndefined()
+		expect(byName('claude-sonnet-5').outputTokenLimit).toBeUndefined()
+		const row = ((await n.app.admin('/api/models')).body.data as Array<{ id: number; name: string }>).find((m) => m.name === 'claude-sonnet-5')!
+		const set = await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { context_window: 500_000, max_output_tokens: 100_000 } })
+		expect(set.status).toBe(200)
+		expect(set.body).toMatchObject({ context_window: 500_000, max_output_tokens: 100_000 })
 		try {
-			const one = await ai.models.get({ model: 'gemini-2.5-flash' })
-			expect(one.outputTokenLimit).toBe(65536)
-			expect(one.inputTokenLimit).toBeUndefined()
-			const listed: Array<{ name?: string; outputTokenLimit?: number }> = []
-			for await (const m of await ai.models.list()) listed.push(m)
-			expect(listed.find((m) => m.name === 'models/gemini-2.5-flash')?.outputTokenLimit).toBe(65536)
-			expect(listed.find((m) => m.name === 'models/gpt-4o-mini')?.outputTokenLimit).toBeUndefined()
+			expect(await ai.models.get({ model: 'claude-sonnet-5' })).toMatchObject({ inputTokenLimit: 500_000, outputTokenLimit: 100_000 })
 		} finally {
-			await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { max_output_tokens: null } })
+			const cleared = await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { context_window: null, max_output_tokens: null } })
+			expect(cleared.body).toMatchObject({ context_window: null, max_output_tokens: null })
 		}
+	})
+
+	it("should give the openai SDK the limits as extra members, and the anthropic SDK ModelInfo's max_input_tokens and max_tokens", async () => {
+		const a = await n.app.account(1)
+		const openai = new OpenAI({ apiKey: a.key, baseURL: `${n.app.url}/v1`, maxRetries: 0 })
+		const oa: Array<OpenAI.Models.Model & { context_window?: number; max_output_tokens?: number }> = []
+		for await (const m of openai.models.list()) oa.push(m)
+		expect(oa.find((m) => m.id === 'gpt-4o-mini')).toEqual({ id: 'gpt-4o-mini', object: 'model', created: expect.any(Number), owned_by: 'openai', context_window: 128_000, max_output_tokens: 16_384 })
+		expect(Object.keys(oa.find((m) => m.id === 'claude-sonnet-5')!).sort()).toEqual(['created', 'id', 'object', 'owned_by'])
+		expect(await openai.models.retrieve('gemini-2.5-flash')).toMatchObject({ context_window: 1_048_576, max_output_tokens: 65_536 })
+		const anthropic = new Anthropic({ apiKey: a.key, baseURL: n.app.url, maxRetries: 0 })
+		const an: Anthropic.Models.ModelInfo[] = []
+		for await (const m of anthropic.models.list()) an.push(m)
+		expect(an.find((m) => m.id === 'gpt-4o-mini')).toMatchObject({ max_input_tokens: 128_000, max_tokens: 16_384 })
+		expect(an.find((m) => m.id === 'claude-sonnet-5')).toMatchObject({ max_input_tokens: null, max_tokens: null })
+		expect(await anthropic.models.retrieve('gemini-2.5-flash')).toMatchObject({ max_input_tokens: 1_048_576, max_tokens: 65_536 })
 	})
 
 	it('should require a key', async () => {

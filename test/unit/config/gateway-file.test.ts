@@ -12,6 +12,12 @@ describe('parseGatewayConfig', () => {
 		expect(cfg.channels[0]!.model_map).toEqual({ 'public-name': 'upstream-name' })
 		expect(cfg.models).toHaveLength(2)
 	})
+	it("should take a model's limits as whole token counts, naming a malformed one", () => {
+		const cfg = parseGatewayConfig({ models: [{ name: 'm', input_per_mtok: 1, max_output_tokens: 64000, context_window: 200000 }] })
+		expect(cfg.models[0]).toMatchObject({ max_output_tokens: 64000, context_window: 200000 })
+		expect(() => parseGatewayConfig({ models: [{ name: 'm', context_window: 1.5 }] }, 'gw.json')).toThrow(/^gw\.json: models\[0\] \("m"\): field "context_window"/)
+		expect(() => parseGatewayConfig({ models: [{ name: 'm', context_window: 0 }] }, 'gw.json')).toThrow(/field "context_window"/)
+	})
 	it('should name the file, the entry and the field of an unknown channel type', () => {
 		expect(() => parseGatewayConfig({ channels: [{ ...channel, type: 'nope' }] }, 'gw.json')).toThrow(/gw\.json: channels\[0\] \("openai-main"\): field "type"/)
 	})

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { ApiError } from '../../../src/console/api'
 import { type PriceForm, priceBody, priceError } from '../../../src/console/lib/price-form'
 
-const form = (f: Partial<PriceForm> = {}): PriceForm => ({ name: 'm', input: '1', output: '2', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', units: '', ...f })
+const form = (f: Partial<PriceForm> = {}): PriceForm => ({ name: 'm', input: '1', output: '2', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', context: '', units: '', ...f })
 
 describe('price dialog body', () => {
 	it('should leave empty fields out when adding a price', () => {
@@ -19,6 +19,7 @@ describe('price dialog body', () => {
 			cache_write_per_mtok: null,
 			per_request: null,
 			max_output_tokens: null,
+			context_window: null,
 			per_image: 0.05,
 			per_image_hd: null,
 		})
@@ -28,6 +29,8 @@ describe('price dialog body', () => {
 		expect(() => priceBody(form({ output: 'abc' }))).toThrow('Output (USD / 1M tokens): enter an amount in USD')
 		expect(() => priceBody(form({ units: 'per_image = 0.04\n\nper_image_hd = abc' }))).toThrow('Unit prices, line 3: enter an amount in USD')
 		expect(() => priceBody(form({ maxOut: '1.5' }))).toThrow('Max output tokens: enter a whole number')
+		expect(() => priceBody(form({ context: '0' }))).toThrow('Context window (tokens): enter a whole number')
+		expect(priceBody(form({ maxOut: '64000', context: '200000' }))).toMatchObject({ max_output_tokens: 64000, context_window: 200000 })
 	})
 
 	it('should refuse an unknown unit-price name, listing the accepted ones', () => {

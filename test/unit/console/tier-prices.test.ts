@@ -3,7 +3,7 @@ import { describe, expect, it } from 'bun:test'
 import { type PriceForm, priceBody } from '../../../src/console/lib/price-form'
 import { otherPrices, unitLabel } from '../../../src/console/lib/prices'
 
-const form = (units: string): PriceForm => ({ name: 'm', input: '2', output: '8', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', units })
+const form = (units: string): PriceForm => ({ name: 'm', input: '2', output: '8', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', context: '', units })
 
 describe('tier prices in the console', () => {
 	it('should send the tier price lines as their API fields and label them by tier', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'bun:test'
 import { type PriceForm, priceBody } from '../../../src/console/lib/price-form'
 import { otherPrices, unitLabel } from '../../../src/console/lib/prices'
 
-const form = (units: string): PriceForm => ({ name: 'm', input: '3', output: '15', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', units })
+const form = (units: string): PriceForm => ({ name: 'm', input: '3', output: '15', cacheRead: '', cacheWrite: '', perRequest: '', maxOut: '', context: '', units })
 
 describe('token-kind prices in the console', () => {
 	it('should send the token-kind price lines of the dialog as their API fields', () => {

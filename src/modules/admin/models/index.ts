@@ -23,7 +23,8 @@ export const ModelPrice = t.Object({
 	cache_read_per_mtok: Nullable,
 	cache_write_per_mtok: Nullable,
 	per_request: Nullable,
-	max_output_tokens: t.Union([Int(), t.Null()]),
+	max_output_tokens: t.Union([Int(), t.Null()], { description: 'Largest output cap a request may name (more is refused with 400); null: the vendor-documented one of a well-known model, if any' }),
+	context_window: t.Union([Int(), t.Null()], { description: 'Tokens of input the model reads, shown in model lists; null: the vendor-documented one of a well-known model, if any' }),
 	prices: t.Record(t.String(), t.Number(), { description: `Unit prices in USD: ${UNIT_PRICE_NAMES}` }),
 	status: t.String(),
 	source: t.String(),
@@ -42,6 +43,7 @@ export const modelView = (r: Row) => ({
 	cache_write_per_mtok: usd(r.cacheWritePerMtok),
 	per_request: usd(r.perRequest),
 	max_output_tokens: r.maxOutputTokens,
+	context_window: r.contextWindow,
 	prices: Object.fromEntries(Object.entries(r.prices ?? {}).map(([k, v]) => [k, microsToUsd(v)])),
 	status: r.status,
 	source: r.source,
@@ -95,7 +97,7 @@ export const modelsModule = (svc: Services) => {
 				await svc.catalog.changed()
 				return modelView(row!)
 			},
-			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }, detail: { summary: 'Update a model price', description: 'Fields left out keep their stored value. null removes a price (input and output then cost 0) or max_output_tokens.' } },
+			{ params: IdParams, body: ModelEntryUpdate, response: { 200: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }, detail: { summary: 'Update a model price', description: 'Fields left out keep their stored value. null removes a price (input and output then cost 0), max_output_tokens or context_window.' } },
 		)
 		.delete(
 			'/:id',
@@ -130,6 +132,7 @@ function pricesOf(r: Row): Record<string, number | undefined> {
 		cache_write_per_mtok: v.cache_write_per_mtok ?? undefined,
 		per_request: v.per_request ?? undefined,
 		max_output_tokens: v.max_output_tokens ?? undefined,
+		context_window: v.context_window ?? undefined,
 		...v.prices,
 	}
 }

@@ -1,0 +1,65 @@
+/**
+ * A model's limits: its context window (the most input it reads) and its maximum output (the largest cap a request may
+ * name). The model entry's `context_window` and `max_output_tokens` win; otherwise the built-in figures below, for
+ * the well-known models whose vendors document them (a name looked up as the client sent it, else as the channel's
+ * `model_map` sends it upstream). Unknown otherwise: nothing is made up.
+ *
+ * Sources: OpenAI https://platform.openai.com/docs/models (each model's page: "context window", "max output tokens"),
+ * Anthropic https://docs.anthropic.com/en/docs/about-claude/models/overview ("Context window", "Max output"), Google
+ * https://ai.google.dev/gemini-api/docs/models ("Input token limit", "Output token limit").
+ * @module
+ */
+import type { Price } from '../billing/pricing'
+
+export type ModelLimits = { contextWindow?: number; maxOutput?: number }
+
+/** `[pattern, context window, max output]`; a pattern matches the whole name, dated snapshots included where given. */
+const BUILT_IN: Array<[RegExp, number, number]> = [
+	// OpenAI
+	[/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, 400_000, 128_000],
+	[/^gpt-4\.1(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, 1_047_576, 32_768],
+	[/^gpt-4o-2024-05-13$/, 128_000, 4_096],
+	[/^gpt-4o(-mini)?(-\d{4}-\d{2}-\d{2})?$/, 128_000, 16_384],
+	[/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/, 200_000, 100_000],
+	[/^gpt-4-turbo(-\d{4}-\d{2}-\d{2})?$/, 128_000, 4_096],
+	// Anthropic
+	[/^claude-opus-4-6$/, 1_000_000, 128_000],
+	[/^claude-(sonnet-4-5|haiku-4-5|opus-4-5)(-\d{8})?$/, 200_000, 64_000],
+	[/^claude-(opus-4-1|opus-4-0|opus-4)(-\d{8})?$/, 200_000, 32_000],
+	[/^claude-(sonnet-4-0|sonnet-4)(-\d{8})?$/, 200_000, 64_000],
+	[/^claude-3-7-sonnet-(latest|\d{8})$/, 200_000, 64_000],
+	[/^claude-3-5-(haiku|sonnet)-(latest|\d{8})$/, 200_000, 8_192],
+	[/^claude-3-(haiku|opus)-(latest|\d{8})$/, 200_000, 4_096],
+	// Google
+	[/^gemini-3-pro-preview$/, 1_048_576, 65_536],
+	[/^gemini-2\.5-(pro|flash|flash-lite)$/, 1_048_576, 65_536],
+	[/^gemini-2\.0-flash(-lite)?(-001)?$/, 1_048_576, 8_192],
+	[/^gemini-1\.5-pro(-latest|-\d{3})?$/, 2_097_152, 8_192],
+	[/^gemini-1\.5-flash(-latest|-\d{3})?$/, 1_048_576, 8_192],
+]
+
+/**
+ * The vendor-documented limits of a model name, when it is one of the well-known ones.
+ * @example builtInLimits('claude-sonnet-4-5-20250929') // { contextWindow: 200000, maxOutput: 64000 }
+ */
+export function builtInLimits(name: string): ModelLimits {
+	for (const [re, contextWindow, maxOutput] of BUILT_IN) if (re.test(name)) return { contextWindow, maxOutput }
+	return {}
+}
+
+/**
+ * A model's limits: the entry's own, else the built-in ones of its name, else of the names its channels send upstream
+ * (`model_map`), the largest where they differ (a request is refused only when no channel's model could take it).
+ * @example modelLimits('fast', { maxOutputTokens: 8000 }, ['gpt-4.1-mini']) // { contextWindow: 1047576, maxOutput: 8000 }
+ */
+export function modelLimits(name: string, price: Pick<Price, 'contextWindow' | 'maxOutputTokens'> | undefined, upstreamNames: string[] = []): ModelLimits {
+	let known = builtInLimits(name)
+	if (known.maxOutput === undefined)
+		for (const u of upstreamNames) {
+			const l = builtInLimits(u)
+			if (l.maxOutput !== undefined && l.maxOutput > (known.maxOutput ?? 0)) known = l
+		}
+	const contextWindow = price?.contextWindow ?? known.contextWindow
+	const maxOutput = price?.maxOutputTokens ?? known.maxOutput
+	return { ...(contextWindow ? { contextWindow } : {}), ...(maxOutput ? { maxOutput } : {}) }
+}
