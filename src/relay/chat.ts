@@ -81,7 +81,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	// A cap above the model's maximum is refused as its vendor refuses it, before anything is reserved, or lowered to it
 	// on a request converted for another vendor (output-limit.ts).
 	const limits = svc.catalog.limits(ir.model)
-	const price = fitOutputCap(call.client.name, call.body, ir, route.channels, route.price, limits)
+	const price = fitOutputCap(call.client.name, ir, route.channels, route.price, limits)
 	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts), or
 	// for the model's maximum where a vendor requiring a cap will be sent it (output-limit.ts).
 	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
