@@ -1,0 +1,39 @@
+/**
+ * The built-in model limits (src/routing/model-limits.ts) against the vendors' model pages: a figure here is what the
+ * vendor documents for that model id, and an id the table does not know has none (nothing is made up).
+ */
+import { describe, expect, it } from 'bun:test'
+import { builtInLimits, modelLimits } from '../../../src/routing/model-limits'
+
+describe('builtInLimits', () => {
+	it.each([
+		// https://platform.claude.com/docs/en/models/…/overview ("Context window", "Max output")
+		['claude-sonnet-4-5-20250929', 200_000, 64_000],
+		['claude-opus-4-1', 200_000, 32_000],
+		['claude-opus-4-6', 1_000_000, 128_000],
+		['claude-sonnet-4-6', 1_000_000, 128_000],
+		['claude-opus-5', 1_000_000, 128_000],
+		['claude-3-5-haiku-20241022', 200_000, 8_192],
+		// https://platform.openai.com/docs/models
+		['gpt-4o-mini', 128_000, 16_384],
+		['gpt-5-2025-08-07', 400_000, 128_000],
+		['o3-mini', 200_000, 100_000],
+		// https://ai.google.dev/gemini-api/docs/models
+		['gemini-2.5-flash', 1_048_576, 65_536],
+		['gemini-2.0-flash-001', 1_048_576, 8_192],
+	])('should give %s its documented limits', (model, contextWindow, maxOutput) => {
+		expect(builtInLimits(model)).toEqual({ contextWindow, maxOutput })
+	})
+
+	it('should know nothing of a model it has no figures for', () => {
+		for (const m of ['claude-opus-4-7', 'my-finetune', 'gpt-4o-mini-tts', 'gemini-2.5-flash-image']) expect(builtInLimits(m)).toEqual({})
+	})
+})
+
+describe('modelLimits', () => {
+	it("should let the model entry's own figures win, and find a mapped model's", () => {
+		expect(modelLimits('fast', { maxOutputTokens: 8000, contextWindow: undefined }, ['gpt-4.1-mini'])).toEqual({ contextWindow: 1_047_576, maxOutput: 8000 })
+		expect(modelLimits('claude', undefined, ['claude-sonnet-4-6'])).toEqual({ contextWindow: 1_000_000, maxOutput: 128_000 })
+		expect(modelLimits('unknown', undefined, [])).toEqual({})
+	})
+})
