@@ -295,6 +295,17 @@ describe('Anthropic message batches', () => {
 		expect(await micro(exact.accountId)).toBe(0)
 	})
 
+	it('should charge nothing for a batch the upstream refuses, answering its error in Anthropic\'s shape', async () => {
+		const a = await client(1)
+		mock.faultOnce = { kind: 'status', status: 529 }
+		const err = await failure(a.claude.messages.batches.create({ requests: [req('o', 'overloaded upstream')] }))
+		// The gateway's own overload answer (503, overloaded_error), as for a message.
+		expect(err?.status).toBe(503)
+		expect(err?.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } })
+		expect(await micro(a.accountId)).toBe(1e6)
+		expect((await a.claude.messages.batches.list()).data).toEqual([])
+	})
+
 	it('should settle a batch found ended by the background poller', async () => {
 		const a = await client(1)
 		const b = await a.claude.messages.batches.create({ requests: [req('bg', 'nobody polls this one')] })
