@@ -35,6 +35,7 @@ import { sunoModule } from './modules/suno'
 import { videoModule } from './modules/video'
 import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
+import { messageBatchesModule } from './modules/message-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
 import { modelListModule } from './modules/models'
@@ -109,6 +110,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(channelsModule(svc))
 		.use(modelsModule(svc))
 		.use(consoleModule(svc))
+	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
+	app.use(messageBatchesModule(svc))
 	return app
 }
 

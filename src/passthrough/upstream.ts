@@ -1,10 +1,11 @@
 /**
  * Where passthrough calls go and how they authenticate, per channel type. OpenAI-style channels (openai, rerank,
  * video, musicsvc) take `Authorization: Bearer`; midjourney-proxy (imgsvc) its `mj-api-secret` header; Gemini
- * `x-goog-api-key`. Channel `settings.headers` are added first so they can never replace the credentials.
+ * `x-goog-api-key`; Anthropic `x-api-key` with its `anthropic-version`. Channel `settings.headers` are added first so they can never replace the credentials.
  * @module
  */
 import { channelHeaders, joinUrl } from '../providers/adapter'
+import { ANTHROPIC_VERSION } from '../providers/anthropic'
 import type { Channel } from '../routing/catalog'
 
 /** Credentials (and configured extra headers) for a call to this channel. */
@@ -15,6 +16,8 @@ export function authHeaders(ch: Channel): Record<string, string> {
 			return { ...extra, 'mj-api-secret': ch.apiKey }
 		case 'gemini':
 			return { ...extra, 'x-goog-api-key': ch.apiKey }
+		case 'anthropic':
+			return { ...extra, 'x-api-key': ch.apiKey, 'anthropic-version': ANTHROPIC_VERSION }
 		default:
 			return { ...extra, authorization: `Bearer ${ch.apiKey}` }
 	}

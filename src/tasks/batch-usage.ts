@@ -40,18 +40,22 @@ export function outputUsage(text: string, terms: BatchTerms, defaultModel: strin
 		const model = (typeof line.custom_id === 'string' ? terms.models?.[line.custom_id] : undefined) ?? defaultModel
 		const price = terms.prices[model]
 		const usage = terms.endpoint === '/v1/responses' ? responsesUsage(body.usage) : chatUsage(body.usage)
-		if (!price || !usage) continue
-		let sum = out.get(model)
-		if (!sum) out.set(model, (sum = { usage: emptyUsage(), cost: 0 }))
-		sum.usage.input += usage.input
-		sum.usage.output += usage.output
-		sum.usage.cacheRead += usage.cacheRead
-		sum.usage.cacheWrite += usage.cacheWrite
-		sum.usage.reasoning += usage.reasoning
-		// Priced line by line: a line's tier, audio or cache split is its own.
-		sum.cost += tokenCost(usage, price)
+		if (price && usage) addLine(out, model, usage, price)
 	}
 	return out
+}
+
+/** Adds one completed line's usage to its model's sum, priced at `price` (the batch price recorded at creation). */
+export function addLine(out: Map<string, ModelUsage>, model: string, usage: Usage, price: Price) {
+	let sum = out.get(model)
+	if (!sum) out.set(model, (sum = { usage: emptyUsage(), cost: 0 }))
+	sum.usage.input += usage.input
+	sum.usage.output += usage.output
+	sum.usage.cacheRead += usage.cacheRead
+	sum.usage.cacheWrite += usage.cacheWrite
+	sum.usage.reasoning += usage.reasoning
+	// Priced line by line: a line's tier, audio or cache split is its own.
+	sum.cost += tokenCost(usage, price)
 }
 
 /** What all the lines cost together, micro-USD. */

@@ -51,6 +51,17 @@ export async function fileText(ch: Channel, fileId: string, signal: AbortSignal)
 /** A settlement row's end reason: how the batch ended (its lines that completed are billed either way). */
 const END_REASON: Record<string, string> = { completed: 'ok', cancelled: 'cancelled' }
 
+/** How a batch ended: the task's status, the settlement rows' end reason and endpoint, and a failed task's error. */
+export type BatchEnd = { status: 'completed' | 'failed'; reason: string; endpoint: string; error: string | null }
+
+/** An OpenAI Batch object's end: only `completed` completes the task. */
+const openaiEnd = (batch: Obj): BatchEnd => ({
+	status: batch.status === 'completed' ? 'completed' : 'failed',
+	reason: END_REASON[String(batch.status)] ?? 'error',
+	endpoint: '/v1/batches',
+	error: batch.status === 'completed' ? null : `batch ${String(batch.status)}`,
+})
+
 /**
  * Ends the task once: moves it from open to completed (or failed: the batch did not complete), keeps `batch`, and
  * refunds the charge above what the lines cost. Usage above the charge (a line's input beyond its bound: a continued
@@ -60,10 +71,11 @@ const END_REASON: Record<string, string> = { completed: 'ok', cancelled: 'cancel
  * batch's first model) was written before anything ran, with none. Each other model's row costs what its lines did,
  * and the first model's the rest of the difference, so the rows of a model add up to its lines' cost. A batch that
  * completed no line gets its charge back in one `…:refund` row, as a failed task. True when this call ended it.
+ * `end` says how the batch ended (OpenAI's batches: `openaiEnd`; Anthropic's message batches: tasks/message-batch.ts).
  */
-async function settleBatch(svc: Services, task: TaskRow, batch: Obj, byModel: Map<string, ModelUsage>): Promise<boolean> {
+export async function settleBatch(svc: Services, task: TaskRow, batch: Obj, byModel: Map<string, ModelUsage>, end: BatchEnd = openaiEnd(batch)): Promise<boolean> {
 	await svc.ledger.flush()
-	const status = batch.status === 'completed' ? 'completed' : 'failed'
+	const status = end.status
 	const result = { ...(task.result as BatchRecord), batch }
 	const actual = totalCost(byModel)
 	return svc.db.sql.transaction(async (tx) => {
@@ -81,10 +93,10 @@ async function settleBatch(svc: Services, task: TaskRow, batch: Obj, byModel: Ma
 			JSON.stringify(result),
 			charged,
 			charged < held,
-			status === 'failed' ? `batch ${String(batch.status)}` : null,
+			status === 'failed' ? end.error : null,
 		])
 		if (!byModel.size) {
-			await credit(tx, owner, held - charged, row.request_id, { model: task.model, endpoint: 'task:batch', channelId: task.channelId })
+			await credit(tx, owner, held - charged, row.request_id, { model: task.model, endpoint: `task:${task.kind}`, channelId: task.channelId })
 			return true
 		}
 		const delta = charged - held
@@ -93,15 +105,14 @@ async function settleBatch(svc: Services, task: TaskRow, batch: Obj, byModel: Ma
 			if (owner.tokenId !== null) await tx.query('UPDATE api_tokens SET spent = GREATEST(0, spent + $2) WHERE id = $1', [owner.tokenId, delta])
 		}
 		const channel = task.channelId === null ? null : (svc.catalog.channel(task.channelId)?.name ?? null)
-		const endReason = END_REASON[String(batch.status)] ?? 'error'
 		const latency = Date.now() - task.createdAt.getTime()
 		for (const r of settlementRows(task.model, byModel, delta)) {
 			const u = r.usage
 			await tx.query(
 				`INSERT INTO usage_logs (request_id, account_id, token_id, model, upstream_model, endpoint, channel_id, channel, input_tokens, output_tokens,
 				   cached_tokens, cache_write_tokens, reasoning_tokens, cost, status, latency_ms, estimated, end_reason, stream)
-				 VALUES ($1, $2, $3, $4, $4, '/v1/batches', $5, $6, $7, $8, $9, $10, $11, $12, 200, $13, false, $14, false)`,
-				[`${row.request_id}:settle`, owner.accountId, owner.tokenId, r.model, task.channelId, channel, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, r.cost, latency, endReason],
+				 VALUES ($1, $2, $3, $4, $4, $15, $5, $6, $7, $8, $9, $10, $11, $12, 200, $13, false, $14, false)`,
+				[`${row.request_id}:settle`, owner.accountId, owner.tokenId, r.model, task.channelId, channel, u.input, u.output, u.cacheRead, u.cacheWrite, u.reasoning, r.cost, latency, end.reason, end.endpoint],
 			)
 		}
 		return true

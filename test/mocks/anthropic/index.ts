@@ -1,5 +1,5 @@
 /**
- * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, GET /v1/models.
+ * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, the Message Batches API (batches.ts), GET /v1/models.
  * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it. Messages may
  * name a message thread (threads.ts), kept in this mock's memory.
  * @module
@@ -8,6 +8,7 @@
 import { frame, json, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
+import { type BatchStore, messageBatches } from './batches'
 import { anthropicBody, anthropicError, checkHeaders } from './errors'
 import { countTokens, messages, notFound } from './messages'
 import type { ThreadStore } from './threads'
@@ -17,13 +18,17 @@ export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-hai
 
 const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
 
-function route(req: MockRequest, opts: MockOptions, threads: ThreadStore): Reply {
+function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore): Reply {
 	const bad = checkHeaders(req.headers, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const version = req.headers.get('anthropic-version') ?? ''
 	if (method === 'POST' && path === '/v1/messages') return messages(body, jsonError, version, opts.models, req.headers, threads)
 	if (method === 'POST' && path === '/v1/messages/count_tokens') return countTokens(body, jsonError, version)
+	if (path.startsWith('/v1/messages/batches')) {
+		const reply = messageBatches(batches, method, path, req.query, body, req.origin, (params) => messages(params, false, version, opts.models, req.headers, threads))
+		if (reply) return reply
+	}
 	if (method === 'GET' && path === '/v1/models') {
 		const ids = opts.models ?? ANTHROPIC_MODELS
 		return json({ data: ids.map(modelInfo), has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null })
@@ -46,5 +51,6 @@ const streamError = (_req: unknown, _sequence: number, status = 529): { frame: s
  */
 export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock> {
 	const threads: ThreadStore = new Map()
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads), statusBody: (s) => anthropicBody(s), streamError }, opts)
+	const batches: BatchStore = new Map()
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches), statusBody: (s) => anthropicBody(s), streamError }, opts)
 }
