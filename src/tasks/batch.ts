@@ -167,20 +167,32 @@ async function recordOutputFiles(svc: Services, task: TaskRow, ch: Channel, batc
 }
 
 /**
+ * Where a refresh of either batch kind (this one, message-batch.ts) starts: a task already ended, or past its age (then
+ * failed and refunded), or with no channel left to ask, is answered as it stands (`seen`: the last batch object kept);
+ * otherwise the channel and upstream id to ask.
+ */
+export async function batchToAsk(svc: Services, task: TaskRow): Promise<{ ch: Channel; upstreamId: string; seen: Obj } | { task: TaskRow; batch: Obj }> {
+	const seen = (task.result as BatchRecord | null)?.batch ?? {}
+	if (isTerminal(task.status)) return { task, batch: seen }
+	if (Date.now() - task.createdAt.getTime() > BATCH_MAX_AGE_MS) {
+		await failTask(svc, task, 'batch timed out: the upstream did not finish it')
+		return { task: (await getTask(svc.db, task.id)) ?? task, batch: seen }
+	}
+	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
+	if (!ch || !task.upstreamId) return { task, batch: seen }
+	return { ch, upstreamId: task.upstreamId, seen }
+}
+
+/**
  * Asks the upstream for the batch and applies it: open → the last seen object is kept; ended → settled (once).
  * Returns the task and the Batch object to show (the upstream's, or the last one seen when it cannot be asked).
  */
 export async function refreshBatch(svc: Services, task: TaskRow, signal: AbortSignal = new AbortController().signal): Promise<{ task: TaskRow; batch: Obj }> {
-	const seen = () => (task.result as BatchRecord | null)?.batch ?? {}
-	if (isTerminal(task.status)) return { task, batch: seen() }
-	if (Date.now() - task.createdAt.getTime() > BATCH_MAX_AGE_MS) {
-		await failTask(svc, task, 'batch timed out: the upstream did not finish it')
-		return { task: (await getTask(svc.db, task.id)) ?? task, batch: seen() }
-	}
-	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
-	if (!ch || !task.upstreamId) return { task, batch: seen() }
-	const batch = (await pollJson(ch, `/batches/${encodeURIComponent(task.upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
-	if (!batch || typeof batch.status !== 'string') return { task, batch: seen() }
+	const ask = await batchToAsk(svc, task)
+	if (!('ch' in ask)) return ask
+	const { ch, upstreamId, seen } = ask
+	const batch = (await pollJson(ch, `/batches/${encodeURIComponent(upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
+	if (!batch || typeof batch.status !== 'string') return { task, batch: seen }
 	if (TERMINAL.has(batch.status)) {
 		let byModel = new Map<string, ModelUsage>()
 		if (typeof batch.output_file_id === 'string' && batch.output_file_id) {

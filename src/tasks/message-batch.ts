@@ -13,10 +13,9 @@ import { authHeaders, channelUrl } from '../passthrough/upstream'
 import { fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import type { Services } from '../services'
-import { BATCH_MAX_AGE_MS, type BatchEnd, type BatchRecord, settleBatch } from './batch'
+import { type BatchEnd, type BatchRecord, batchToAsk, settleBatch } from './batch'
 import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
-import { failTask } from './refund'
-import { type TaskRow, advance, getTask, isTerminal } from './store'
+import { type TaskRow, advance, getTask } from './store'
 import { pollJson } from './upstream'
 
 type Obj = Record<string, unknown>
@@ -66,18 +65,13 @@ function endOf(batch: Obj): BatchEnd {
  * Returns the task and the MessageBatch object to show (the upstream's, or the last one seen when it cannot be asked).
  */
 export async function refreshMessageBatch(svc: Services, task: TaskRow, signal: AbortSignal = new AbortController().signal): Promise<{ task: TaskRow; batch: Obj }> {
-	const seen = () => (task.result as BatchRecord | null)?.batch ?? {}
-	if (isTerminal(task.status)) return { task, batch: seen() }
-	if (Date.now() - task.createdAt.getTime() > BATCH_MAX_AGE_MS) {
-		await failTask(svc, task, 'batch timed out: the upstream did not finish it')
-		return { task: (await getTask(svc.db, task.id)) ?? task, batch: seen() }
-	}
-	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
-	if (!ch || !task.upstreamId) return { task, batch: seen() }
-	const batch = (await pollJson(ch, `${MESSAGE_BATCHES}/${encodeURIComponent(task.upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
-	if (!batch || typeof batch.processing_status !== 'string') return { task, batch: seen() }
+	const ask = await batchToAsk(svc, task)
+	if (!('ch' in ask)) return ask
+	const { ch, upstreamId, seen } = ask
+	const batch = (await pollJson(ch, `${MESSAGE_BATCHES}/${encodeURIComponent(upstreamId)}`, signal).catch(() => undefined)) as Obj | undefined
+	if (!batch || typeof batch.processing_status !== 'string') return { task, batch: seen }
 	if (batch.processing_status === 'ended') {
-		const text = await resultsText(ch, task.upstreamId, signal).catch(() => undefined)
+		const text = await resultsText(ch, upstreamId, signal).catch(() => undefined)
 		// Not readable now: settle on a later poll rather than refund work that was done.
 		if (text === undefined) return { task, batch }
 		await settleBatch(svc, task, batch, resultsUsage(text, task.result as BatchRecord, task.model), endOf(batch))
