@@ -23,7 +23,7 @@ const BUILT_IN: Array<[RegExp, number, number]> = [
 	[/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/, 200_000, 100_000],
 	[/^gpt-4-turbo(-\d{4}-\d{2}-\d{2})?$/, 128_000, 4_096],
 	// Anthropic
-	[/^claude-(opus|sonnet)-(4-6|5)$/, 1_000_000, 128_000],
+	[/^claude-(opus|sonnet)-4-6$/, 1_000_000, 128_000],
 	[/^claude-(sonnet-4-5|haiku-4-5|opus-4-5)(-\d{8})?$/, 200_000, 64_000],
 	[/^claude-(opus-4-1|opus-4-0|opus-4)(-\d{8})?$/, 200_000, 32_000],
 	[/^claude-(sonnet-4-0|sonnet-4)(-\d{8})?$/, 200_000, 64_000],

@@ -12,7 +12,6 @@ describe('builtInLimits', () => {
 		['claude-opus-4-1', 200_000, 32_000],
 		['claude-opus-4-6', 1_000_000, 128_000],
 		['claude-sonnet-4-6', 1_000_000, 128_000],
-		['claude-opus-5', 1_000_000, 128_000],
 		['claude-3-5-haiku-20241022', 200_000, 8_192],
 		// https://platform.openai.com/docs/models
 		['gpt-4o-mini', 128_000, 16_384],
