@@ -78,8 +78,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const route = resolveModel(svc, call.token, ir.model)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
-	// A cap above the model's maximum is refused as its vendor refuses it, before anything is reserved, or lowered to it
-	// on a request converted for another vendor (output-limit.ts).
+	// A cap above the model's maximum is lowered to it on a request converted for another vendor; its own vendor judges
+	// it otherwise (output-limit.ts).
 	const limits = svc.catalog.limits(ir.model)
 	const price = fitOutputCap(call.client.name, ir, route.channels, route.price, limits)
 	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts), or
