@@ -164,6 +164,10 @@ describe('Gemini batches', () => {
 		expect(said(file).error.message).toContain('Files API')
 		const other2 = await failure(a.ai.batches.create({ model: 'gemini-2.5-flash', src: [{ ...req('another model'), model: 'qa-gemini' }] }))
 		expect(other2?.status).toBe(400)
+		// The SDK's default version (/v1): Batch Mode is Google's /v1beta API, and /v1/batches is OpenAI's.
+		const v1 = await failure(new GoogleGenAI({ apiKey: a.key, httpOptions: { baseUrl: app.url } }).batches.create({ model: 'gemini-2.5-flash', src: [req('wrong version')] }))
+		expect(v1?.status).toBe(400)
+		expect(said(v1).error.message).toContain('/v1beta')
 		expect(mock.requests.length).toBe(before)
 		expect(await micro(a.accountId)).toBe(1e6)
 	})
