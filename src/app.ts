@@ -36,6 +36,7 @@ import { videoModule } from './modules/video'
 import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
 import { messageBatchesModule } from './modules/message-batches'
+import { geminiBatchesModule } from './modules/gemini-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
 import { modelListModule } from './modules/models'
@@ -112,6 +113,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(consoleModule(svc))
 	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
 	app.use(messageBatchesModule(svc))
+	app.use(geminiBatchesModule(svc))
 	return app
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Services } from '../services'
 import { refreshBatch } from './batch'
+import { refreshGeminiBatch } from './gemini-batch'
 import { refreshMessageBatch } from './message-batch'
 import { failTask } from './refund'
 import { type TaskRow, type TaskUpdate, advance, getTask, isTerminal } from './store'
@@ -35,6 +36,7 @@ export async function refreshTask(svc: Services, task: TaskRow, opts: { signal?:
 	// A batch settles its real cost when it ends, and lives by its own window (batch.ts).
 	if (task.kind === 'batch') return (await refreshBatch(svc, task, opts.signal)).task
 	if (task.kind === 'message_batch') return (await refreshMessageBatch(svc, task, opts.signal)).task
+	if (task.kind === 'gemini_batch') return (await refreshGeminiBatch(svc, task, opts.signal)).task
 	const expired = Date.now() - task.createdAt.getTime() > (opts.maxAgeMs ?? svc.env.taskMaxAgeMs)
 	const ch = task.channelId === null ? undefined : svc.catalog.channel(task.channelId)
 	let update: TaskUpdate | undefined

@@ -15,6 +15,7 @@ import { count } from './count'
 import { embed } from './embed'
 import { generate, type ModelCall } from './generate'
 import { publicBase } from '../video/view'
+import { createGeminiBatch } from '../gemini-batches'
 import { GeminiMethodBody as ChatMethodBody, GeminiMethodResponse as ChatMethodResponse } from './model'
 import { predictImages } from './predict'
 import { GeminiOperation, PredictRequest, PredictResponse } from './predict-model'
@@ -27,7 +28,7 @@ const GeminiMethodResponse = t.Union([ChatMethodResponse, PredictResponse, Gemin
 const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 402: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 429: GeminiErrorBody, 500: GeminiErrorBody, 503: GeminiErrorBody }
 
 const description =
-	'`{model}:{method}` with method generateContent, streamGenerateContent (`?alt=sse` for server-sent events, else a streamed JSON array), countTokens, embedContent, batchEmbedContents, predict (Imagen, priced per image returned) or predictLongRunning (Veo: an operation to poll at `GET /v1beta/{name}`, charged on acceptance, refunded if it fails). Gemini models are served verbatim; OpenAI and Anthropic models are converted (embeddings: OpenAI models only). countTokens is not billed.'
+	'`{model}:{method}` with method generateContent, streamGenerateContent (`?alt=sse` for server-sent events, else a streamed JSON array), countTokens, embedContent, batchEmbedContents, predict (Imagen, priced per image returned) or predictLongRunning (Veo: an operation to poll at `GET /v1beta/{name}`, charged on acceptance, refunded if it fails), or batchGenerateContent (/v1beta, Gemini channels: Batch Mode with inline requests, held at batch prices, settled from the responses when it ends; see `/v1beta/batches`). Gemini models are served verbatim; OpenAI and Anthropic models are converted (embeddings: OpenAI models only). countTokens is not billed.'
 
 export const geminiModule = (svc: Services) => {
 	const handler = (version: string) => async ({ params, body, token, requestId, startedAt, request }: { params: { model?: string; '*'?: string }; body: unknown; token: ModelCall['token']; requestId: string; startedAt: number; request: Request }) => {
@@ -47,6 +48,8 @@ export const geminiModule = (svc: Services) => {
 				return predictImages(c, body)
 			case 'predictLongRunning':
 				return submitVeo(c, body, publicBase(svc.env.publicUrl, request))
+			case 'batchGenerateContent':
+				return createGeminiBatch(c, body)
 		}
 	}
 	const hook = (version: string) => ({

@@ -7,7 +7,7 @@ import type { TSchema } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
 import { badRequest, GatewayError } from '../../core/errors'
 
-export const METHODS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents', 'predict', 'predictLongRunning'] as const
+export const METHODS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents', 'predict', 'predictLongRunning', 'batchGenerateContent'] as const
 export type GeminiMethod = (typeof METHODS)[number]
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method} and
  * GET /v1beta/models, also served under /v1 (which @google/genai 3.x calls by default); Imagen's `:predict`, Veo's
- * `:predictLongRunning`, their operations and files (predict.ts).
+ * `:predictLongRunning`, their operations and files (predict.ts); Batch Mode's `:batchGenerateContent` and `/batches` (batches.ts).
  * Auth is the `x-goog-api-key` header or the `key` query parameter.
  * @module
  */
@@ -9,6 +9,7 @@
 import { json, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
+import { type GeminiBatchStore, geminiBatches } from './batches'
 import { batchEmbedContents, embedContent } from './embed'
 import { checkKey, geminiBody, geminiError } from './errors'
 import { countTokens, generate } from './generate'
@@ -37,10 +38,12 @@ function modelInfo(id: string) {
 const OPERATION = /^\/(v1beta|v1)\/(models\/[^/:]+\/operations\/[^/:]+)$/
 const FILE = /^\/(v1beta|v1)\/files\/([a-z0-9]+):download$/
 
-function route(req: MockRequest, opts: MockOptions, media: MediaState): Reply {
+function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: GeminiBatchStore): Reply {
 	const bad = checkKey(req.headers, req.query, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
+	const batch = geminiBatches(batches, method, path, req.query, body, (model, request) => generate({ model, version: 'v1beta' }, request, false, false, false, opts.models))
+	if (batch) return batch
 	const op = method === 'GET' ? OPERATION.exec(path) : null
 	if (op) return getOperation(media, op[2]!, req.origin, op[1]!)
 	const file = method === 'GET' ? FILE.exec(path) : null
@@ -94,6 +97,7 @@ function streamError(req: { query: Record<string, string> }, sequence: number, s
  */
 export async function startGeminiMock(opts: MockOptions): Promise<VendorMock & { media: MediaState }> {
 	const media = newMediaState()
-	const mock = await startMockServer({ basePath: '', handle: (req) => route(req, opts, media), statusBody: (s) => geminiBody(s), streamError }, opts)
+	const batches: GeminiBatchStore = new Map()
+	const mock = await startMockServer({ basePath: '', handle: (req) => route(req, opts, media, batches), statusBody: (s) => geminiBody(s), streamError }, opts)
 	return Object.assign(mock, { media })
 }

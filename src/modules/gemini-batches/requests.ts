@@ -1,0 +1,90 @@
+/**
+ * Reading a Gemini batch (`POST /v1beta/models/{model}:batchGenerateContent` with `{batch: {displayName, inputConfig:
+ * {requests: {requests: [{request, metadata}]}}}}`, ai.google.dev/api/batch-mode), bounding what it can cost at batch
+ * prices so the whole batch is held before the upstream runs it, and the body the channel gets (the model under its
+ * name there). Input from the Files API (`inputConfig.fileName`) is refused: the gateway cannot read or bound an
+ * upload it does not hold.
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { type Price, upperBound } from '../../billing/pricing'
+import { GatewayError } from '../../core/errors'
+import { defaultOutputCap } from '../../core/reasoning'
+import { gemini } from '../../protocols/gemini'
+import { type Route, resolveModel } from '../../relay/budget'
+import { boundInputTokens } from '../../relay/estimate'
+import type { Services } from '../../services'
+
+type Obj = Record<string, unknown>
+export type GeminiBatch = { displayName?: unknown; batch: Obj; requests: Array<{ request: Obj; metadata?: unknown }> }
+
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
+const refuse = (message: string, param?: string) => new GatewayError('invalid_request', message, { code: 'invalid_request', param })
+/** A request's `model`, as the SDK writes it (`models/…`) or bare. */
+const bare = (m: string) => m.replace(/^models\//, '')
+
+/**
+ * The batch's inline requests; a 400 naming the field for a batch without them, for a file input, or for a request
+ * naming another model than the URL's (a batch runs one model).
+ */
+export function parseBatch(body: unknown, model: string): GeminiBatch {
+	const batch = isObj(body) ? body.batch : undefined
+	if (!isObj(batch)) throw refuse("batch: required (`{batch: {displayName, inputConfig: {requests: {requests: [...]}}}}`)", 'batch')
+	const input = isObj(batch.inputConfig) ? batch.inputConfig : isObj(batch.input_config) ? batch.input_config : undefined
+	if (input && (input.fileName !== undefined || input.file_name !== undefined))
+		throw refuse('batch.inputConfig.fileName: batches from the Files API are not served here; send the requests inline, in batch.inputConfig.requests.requests', 'batch.inputConfig.fileName')
+	const list = isObj(input?.requests) ? input.requests.requests : undefined
+	if (!Array.isArray(list) || !list.length) throw refuse('batch.inputConfig.requests.requests: at least one inline request is required', 'batch.inputConfig.requests')
+	const requests = list.map((r, i) => {
+		if (!isObj(r) || !isObj(r.request)) throw refuse(`batch.inputConfig.requests.requests[${i}].request: required`, 'batch.inputConfig.requests')
+		const m = r.request.model
+		if (m !== undefined && (typeof m !== 'string' || bare(m) !== model))
+			throw refuse(`batch.inputConfig.requests.requests[${i}].request.model: "${String(m)}" is not the batch's model "${model}"; a batch runs one model`, 'batch.inputConfig.requests')
+		return { request: r.request, metadata: r.metadata }
+	})
+	return { displayName: batch.displayName, batch, requests }
+}
+
+/** The model's route when a Gemini channel serves it; another vendor's model is a 400 saying so. */
+export function geminiRoute(svc: Services, token: AuthToken, model: string): Route {
+	const route = resolveModel(svc, token, model)
+	if (!route.channels.some((c) => c.type === 'gemini'))
+		throw refuse(`The model "${model}" is not served by a Gemini channel; a batch runs on Gemini's Batch Mode, for Gemini models only`, 'model')
+	return route
+}
+
+/**
+ * The most the requests can cost at `price` (batch prices), micro-USD: each one's input bound (its tokens as a
+ * synchronous call reserves them, or a token per byte of it, whichever is more) plus its output cap
+ * (`maxOutputTokens`, which Gemini's thinking counts against, else the model's maximum or the gateway's default) for
+ * each candidate, every token at the dearest kind the model prices.
+ */
+export function batchBound(b: GeminiBatch, price: Price): number {
+	const enc = new TextEncoder()
+	let total = 0
+	for (const { request } of b.requests) {
+		const bytes = enc.encode(JSON.stringify(request)).byteLength
+		let input = bytes
+		let reasoning
+		try {
+			const ir = gemini.decodeRequest(request as never)
+			input = Math.max(bytes, boundInputTokens(ir))
+			reasoning = ir.reasoning
+		} catch {
+			// A request the codec refuses is refused by Gemini too (an error response, not billed): its bytes bound it.
+		}
+		const config = isObj(request.generationConfig) ? request.generationConfig : {}
+		const asked = typeof config.maxOutputTokens === 'number' && config.maxOutputTokens >= 0 ? config.maxOutputTokens : undefined
+		const cap = asked ?? price.maxOutputTokens ?? defaultOutputCap(reasoning)
+		const n = typeof config.candidateCount === 'number' && config.candidateCount > 1 ? Math.floor(config.candidateCount) : 1
+		total += upperBound(input, cap * n, price)
+	}
+	return total
+}
+
+/** The batch's body for a channel: each request's model (when it names one) under the channel's name for it. */
+export function upstreamBody(b: GeminiBatch, upstreamModel: string): Obj {
+	const requests = b.requests.map((r) => (r.request.model === undefined ? r : { ...r, request: { ...r.request, model: `models/${upstreamModel}` } }))
+	const { input_config: _, ...batch } = b.batch
+	return { batch: { ...batch, ...(batch.model === undefined ? {} : { model: `models/${upstreamModel}` }), inputConfig: { requests: { requests } } } }
+}

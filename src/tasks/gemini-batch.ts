@@ -1,0 +1,79 @@
+/**
+ * Gemini's batches (Batch Mode) as tasks (kind `gemini_batch`; modules/gemini-batches). The upper bound of every
+ * request was charged when the upstream accepted the batch; when it has ended (the Operation is `done`, its
+ * `metadata.state` BATCH_STATE_SUCCEEDED, FAILED, CANCELLED or EXPIRED: ai.google.dev/api/batch-mode) each inlined
+ * response's `usageMetadata` (prompt, cached, candidates and thoughts tokens) is priced at the batch price recorded at
+ * creation and the rest of the charge refunded, once, by the settlement the other batch kinds use (batch.ts
+ * `settleBatch`). A request answered with an error, and the requests a cancelled or expired batch never ran, are not
+ * billed. Learned when the client gets (or deletes) the batch, or by the background poller.
+ * @module
+ */
+import { decodeUsage } from '../protocols/gemini/usage'
+import type { Services } from '../services'
+import { type BatchEnd, type BatchRecord, batchToAsk, settleBatch } from './batch'
+import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
+import { type TaskRow, advance, getTask } from './store'
+import { pollJson } from './upstream'
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/** The endpoint a Gemini batch's usage rows name. */
+export const GEMINI_BATCH_ENDPOINT = '/v1beta/models/{model}:batchGenerateContent'
+const ENDED = new Set(['BATCH_STATE_SUCCEEDED', 'BATCH_STATE_FAILED', 'BATCH_STATE_CANCELLED', 'BATCH_STATE_EXPIRED'])
+
+/** A Gemini batch task's record: the batch terms, and the channel's name for the model (to show the client its own). */
+export type GeminiBatchRecord = BatchRecord & { upstreamModel?: string }
+
+/** The batch's state, from its Operation's metadata. */
+export const stateOf = (op: Obj): string | undefined => (isObj(op.metadata) && typeof op.metadata.state === 'string' ? op.metadata.state : undefined)
+
+/** The inlined responses of an ended batch's Operation (`response`, or the same list in `metadata.output`). */
+export function inlinedResponses(op: Obj): Obj[] {
+	const from = (o: unknown): unknown => (isObj(o) && isObj(o.inlinedResponses) ? o.inlinedResponses.inlinedResponses : undefined)
+	const list = from(op.response) ?? (isObj(op.metadata) ? from(op.metadata.output) : undefined)
+	return Array.isArray(list) ? list.filter(isObj) : []
+}
+
+/**
+ * The answered requests of a batch, priced at the model's batch price (`terms.prices[model]`); an error response, or
+ * one without `usageMetadata`, adds nothing.
+ * @example inlinedUsage({ done: true, response: { inlinedResponses: { inlinedResponses: [{ response: { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 3 } } }] } } }, terms, 'gemini-2.5-flash').get('gemini-2.5-flash')?.usage.input === 9
+ */
+export function inlinedUsage(op: Obj, terms: BatchTerms, model: string): Map<string, ModelUsage> {
+	const out = new Map<string, ModelUsage>()
+	const price = terms.prices[model]
+	if (!price) return out
+	for (const r of inlinedResponses(op)) {
+		const usage = isObj(r.response) ? decodeUsage(r.response.usageMetadata) : undefined
+		if (usage) addLine(out, model, usage, price)
+	}
+	return out
+}
+
+/** Only a batch that succeeded completes the task; one cancelled pays for what it answered, as one failed or expired does. */
+function endOf(op: Obj): BatchEnd {
+	const state = stateOf(op) ?? 'BATCH_STATE_FAILED'
+	const ok = state === 'BATCH_STATE_SUCCEEDED'
+	return { status: ok ? 'completed' : 'failed', reason: ok ? 'ok' : state === 'BATCH_STATE_CANCELLED' ? 'cancelled' : 'error', endpoint: GEMINI_BATCH_ENDPOINT, error: ok ? null : `batch ${state.replace('BATCH_STATE_', '').toLowerCase()}` }
+}
+
+/**
+ * Asks the upstream for the batch and applies it: pending or running → the Operation is kept; ended → settled (once).
+ * Returns the task and the Operation to show (the upstream's, or the last one seen when it cannot be asked).
+ */
+export async function refreshGeminiBatch(svc: Services, task: TaskRow, signal: AbortSignal = new AbortController().signal): Promise<{ task: TaskRow; batch: Obj }> {
+	const ask = await batchToAsk(svc, task)
+	if (!('ch' in ask)) return ask
+	const { ch, upstreamId, seen } = ask
+	// The upstream id is the batch's resource name, `batches/{id}`, a path under the API version.
+	const op = (await pollJson(ch, `/v1beta/${upstreamId.split('/').map(encodeURIComponent).join('/')}`, signal).catch(() => undefined)) as Obj | undefined
+	const state = op && stateOf(op)
+	if (!op || !state) return { task, batch: seen }
+	if (op.done === true || ENDED.has(state)) {
+		await settleBatch(svc, task, op, inlinedUsage(op, task.result as BatchRecord, task.model), endOf(op))
+		return { task: (await getTask(svc.db, task.id)) ?? task, batch: op }
+	}
+	const moved = await advance(svc.db, task.id, { status: state === 'BATCH_STATE_PENDING' ? 'queued' : 'in_progress', result: { ...(task.result as BatchRecord), batch: op } })
+	return { task: moved ?? task, batch: op }
+}
