@@ -2,7 +2,7 @@
  * The price of a batch line. OpenAI bills Batch API requests at 50% of the model's standard prices
  * (platform.openai.com/docs/guides/batch: "a 50% cost discount compared to synchronous APIs"). A model may set its
  * own `batch_input_per_mtok` / `batch_output_per_mtok`; every other price (cache reads and writes, audio, per request)
- * is halved.
+ * is halved, cache reads capped at the batch input price.
  * @module
  */
 import { type Price, TOKEN_PRICES } from '../../billing/pricing'
@@ -13,10 +13,13 @@ const half = (n: number) => Math.round(n / 2)
 export function batchPrice(p: Price): Price {
 	const prices: Record<string, number> = {}
 	for (const [k, v] of Object.entries(p.prices ?? {})) if (k !== TOKEN_PRICES.batchInput && k !== TOKEN_PRICES.batchOutput) prices[k] = half(v)
+	const inputPerMtok = p.prices?.[TOKEN_PRICES.batchInput] ?? half(p.inputPerMtok)
 	return {
-		inputPerMtok: p.prices?.[TOKEN_PRICES.batchInput] ?? half(p.inputPerMtok),
+		inputPerMtok,
 		outputPerMtok: p.prices?.[TOKEN_PRICES.batchOutput] ?? half(p.outputPerMtok),
-		cacheReadPerMtok: half(p.cacheReadPerMtok ?? p.inputPerMtok),
+		// Never above the batch input price: a model whose own batch input price is under half its cache-read price
+		// would otherwise bill a cached token more than an uncached one.
+		cacheReadPerMtok: Math.min(half(p.cacheReadPerMtok ?? p.inputPerMtok), inputPerMtok),
 		cacheWritePerMtok: p.cacheWritePerMtok == null ? null : half(p.cacheWritePerMtok),
 		perRequest: p.perRequest == null ? null : half(p.perRequest),
 		maxOutputTokens: p.maxOutputTokens,

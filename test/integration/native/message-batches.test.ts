@@ -20,8 +20,9 @@ let app: TestApp
 const BATCH: Record<string, [number, number, number, number]> = {
 	// Half of $4 / $16 / $0.40 / $5.
 	'claude-sonnet-5': [2_000_000, 8_000_000, 200_000, 2_500_000],
-	// Its own batch prices ($0.50 / $4); cache prices halved (none set: reads at input price).
-	'qa-claude': [500_000, 4_000_000, 1_000_000, 0],
+	// Its own batch prices ($0.50 / $4); cache writes halved, reads (none set: at the input price, halved: $1) capped at
+	// the batch input price.
+	'qa-claude': [500_000, 4_000_000, 500_000, 0],
 }
 
 const config = (an: string, openai: string): GatewayConfig => ({
