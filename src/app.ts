@@ -37,6 +37,7 @@ import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
+import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
 import { realtimeModule } from './modules/realtime'
@@ -109,6 +110,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(channelsModule(svc))
 		.use(modelsModule(svc))
 		.use(consoleModule(svc))
+	// Outside the chain: one more plugin in it takes `App`'s route types past TypeScript's depth limit (TS2589).
+	app.use(interactionsModule(svc))
 	return app
 }
 
