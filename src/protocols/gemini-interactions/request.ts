@@ -6,8 +6,9 @@
  * `none` hides them), `tool_choice` (`auto` | `any` | `none`, or `{allowed_tools: {mode, tools}}`). `response_format`
  * (a text format `{type: 'text', mime_type: 'application/json', schema}`, or a bare JSON schema with
  * `response_mime_type`) is a JSON answer. Function tools (`{type: 'function', name, description, parameters}`) go to
- * every vendor; Google's built-in tools (google_search, code_execution, url_context, file_search, mcp_server…) and a
- * `cached_content` only to Gemini (protocols/vendor-only.ts: a 400 naming them elsewhere).
+ * every vendor; Google's built-in tools (google_search, code_execution, url_context, file_search, mcp_server…), a
+ * `cached_content`, transcription, speech, image or video output (`generation_config.transcription_config`…,
+ * `response_modalities` other than text) only to Gemini (protocols/vendor-only.ts: a 400 naming them elsewhere).
  *
  * `extra` (re-emitted only to this protocol): the request's other fields verbatim, `generation_config` whole, and
  * the built-in tools.
@@ -25,6 +26,8 @@ export const PROTOCOL = 'gemini-interactions'
 /** Fields the decoder reads; any other is carried in `extra`. `stream`, `store`, `background` and the previous id are the route's. */
 const KNOWN = new Set(['model', 'input', 'system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'stream', 'store', 'background', 'previous_interaction_id'])
 const RESERVED = new Set(['__protocol', 'generation_config', 'tools'])
+
+const GEMINI_ONLY_CONFIG = ['transcription_config', 'speech_config', 'image_config', 'video_config'] as const
 
 const LEVELS: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' }
 
@@ -59,9 +62,14 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 		if (!isObj(b.generation_config)) throw badRequest('generation_config must be an object', 'generation_config')
 		Object.assign(req, decodeConfig(b.generation_config))
 		extra.generation_config = b.generation_config
+		// Transcription, speech, image and video output are Gemini models' own: a chat answer of another vendor is no such thing.
+		for (const k of GEMINI_ONLY_CONFIG)
+			if (b.generation_config[k] !== undefined && b.generation_config[k] !== null) vendorOnly.push({ protocol: PROTOCOL, what: `generation_config.${k}`, path: `generation_config.${k}` })
 	}
 	const format = decodeResponseFormat(b.response_format, b.response_mime_type)
 	if (format) req.responseFormat = format
+	if (Array.isArray(b.response_modalities) && b.response_modalities.some((x) => String(x).toLowerCase() !== 'text'))
+		vendorOnly.push({ protocol: PROTOCOL, what: 'response_modalities other than text', path: 'response_modalities' })
 	if (typeof b.cached_content === 'string' && b.cached_content) vendorOnly.push({ protocol: PROTOCOL, what: 'cached_content (a Gemini context cache)', path: 'cached_content' })
 	if (vendorOnly.length) req.vendorOnly = vendorOnly
 	req.extra = extra
