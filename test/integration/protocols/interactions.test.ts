@@ -10,7 +10,7 @@ import { GoogleGenAI } from '@google/genai'
 import { generateText, streamText } from 'ai'
 import { pngOf } from '../../helpers/png'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS, type Upstream } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -248,5 +248,32 @@ describe('Vercel AI SDK google.interactions', () => {
 		expect(err.status).toBe(400)
 		expect(JSON.stringify(err.body ?? err.message)).toContain('transcription_config')
 		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+	})
+})
+
+describe('ai.interactions endings', () => {
+	it('should say incomplete when the answer reached max_output_tokens', async () => {
+		const acct = await m.account()
+		const r = await genai(acct).interactions.create({ model: MODEL.anthropic, input: '#length go', generation_config: { max_output_tokens: 3 } })
+		expect(r.status).toBe('incomplete')
+		expect(r.usage?.total_output_tokens).toBe(3)
+	})
+
+	it('should end a stream the upstream broke with an error event, billed for what was consumed', async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 2 }
+		const events: Event[] = []
+		const err: unknown = await (async () => {
+			for await (const e of (await genai(acct).interactions.create({ model: MODEL.openai, input: 'one two three four five six', stream: true })) as unknown as AsyncIterable<Event>) events.push(e)
+		})().catch((e) => e)
+		const types = events.map((e) => e.event_type)
+		expect(types[0]).toBe('interaction.created')
+		expect(types).not.toContain('interaction.completed')
+		// The SDK hands the error event over as the stream's last.
+		expect(err).toBeUndefined()
+		expect(events.at(-1)).toMatchObject({ event_type: 'error', error: { code: 'INTERNAL' } })
+		expect(events.at(-1)!.error!.message).toBeString()
+		const rows = await usageRows(m, acct.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['error'])
 	})
 })
