@@ -16,9 +16,10 @@ import { interactionId, interactionsCodec } from '../../protocols/gemini-interac
 import type { InteractionRequest } from '../../protocols/gemini-interactions/model'
 import { decodeRequest } from '../../protocols/gemini-interactions/request'
 import { decodeInput, encodeSteps } from '../../protocols/gemini-interactions/steps'
-import { relayChat } from '../../relay/chat'
+import { type ChatCall, relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 import { keptFirst } from '../responses/kept-first'
+import { interactionsNative } from './native'
 import type { InteractionStore, KeptInteraction } from './store'
 
 type Obj = Record<string, unknown>
@@ -41,7 +42,7 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 		echo: previous ? { previous_interaction_id: previous } : undefined,
 		keep: store ? (interaction) => void (kept = c.store.keep(c.token.accountId, interaction, own, previous)) : undefined,
 	})
-	const res = await relayChat({
+	const call: ChatCall = {
 		svc: c.svc,
 		token: c.token,
 		requestId: c.requestId,
@@ -54,7 +55,9 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 		includeUsage: false,
 		inbound: c.request.headers,
 		signal: c.request.signal,
-	})
+		native: interactionsNative(() => call),
+	}
+	const res = await relayChat(call)
 	return store ? keptFirst(res, () => kept) : res
 }
 

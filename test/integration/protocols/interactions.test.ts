@@ -10,11 +10,20 @@ import { GoogleGenAI } from '@google/genai'
 import { generateText, streamText } from 'ai'
 import { pngOf } from '../../helpers/png'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
+
+/** A Gemini model whose channel serves Interactions clients from Gemini's own Interactions API (`interactions_api`). */
+const NATIVE = 'gemini-ix'
+PRICE[NATIVE] = PRICE['gemini-m']!
 
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({
+		channels: (mocks) => [
+			{ name: 'ch-gemini-ix', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [NATIVE], model_map: { [NATIVE]: 'gemini-2.5-flash' }, settings: { interactions_api: true } },
+		],
+		models: [{ name: NATIVE, input_per_mtok: PRICE[NATIVE].input, output_per_mtok: PRICE[NATIVE].output }],
+	})
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -275,5 +284,54 @@ describe('ai.interactions endings', () => {
 		expect(events.at(-1)!.error!.message).toBeString()
 		const rows = await usageRows(m, acct.accountId)
 		expect(rows.map((r) => r.end_reason)).toEqual(['error'])
+	})
+})
+
+describe('Gemini channels with interactions_api: Gemini\'s own Interactions API upstream', () => {
+	const sent = () => lastRequest(m.mocks.gemini)
+
+	for (const stream of [false, true])
+		it(`should forward the interaction to /v1beta/interactions and bill the usage it reports${stream ? ' (streamed)' : ''}`, async () => {
+			const acct = await m.account()
+			const ai = genai(acct)
+			const text = stream
+				? (await streamed(ai, { model: NATIVE, input: 'native please', system_instruction: 'Be kind.' })).text
+				: (await ai.interactions.create({ model: NATIVE, input: 'native please', system_instruction: 'Be kind.' })).output_text
+			expect(text).toBe(hello('native please'))
+			expect(sent().path).toBe('/v1beta/interactions')
+			expect(sent().body).toMatchObject({ model: 'gemini-2.5-flash', store: false, system_instruction: 'Be kind.', input: [{ type: 'user_input', content: [{ type: 'text', text: 'native please' }] }] })
+			expect(sent().body.stream).toBe(stream ? true : undefined)
+			await expectCharges(m, acct, [{ model: NATIVE, input: 4, output: 5, endpoint: '/v1beta/interactions', stream }])
+		})
+
+	it('should send back the thought signatures and function calls of the previous turn, as Gemini issued them', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const generation_config = { thinking_summaries: 'auto' as const }
+		const r = await ai.interactions.create({ model: NATIVE, input: '#tools weather', tools: [weather], generation_config })
+		expect(r.status).toBe('requires_action')
+		const calls = r.steps.filter((s) => s.type === 'function_call') as Array<{ id: string; name: string }>
+		expect(calls).toHaveLength(2)
+		const r2 = await ai.interactions.create({
+			model: NATIVE,
+			previous_interaction_id: r.id,
+			tools: [weather],
+			generation_config,
+			input: calls.map((c, i) => ({ type: 'function_result' as const, call_id: c.id, name: c.name, result: i ? 'rain' : 'sun' })),
+		})
+		expect(r2.output_text).toBe('Tool results: sun; rain')
+		// The mock refuses a signature it did not issue and a result naming no call of the input: both came back intact.
+		expect((sent().body.input as Array<{ type: string }>).map((s) => s.type)).toEqual(['user_input', 'thought', 'function_call', 'function_call', 'function_result', 'function_result'])
+	})
+
+	it("should take Google's built-in tools there, and only there", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const r = await ai.interactions.create({ model: NATIVE, input: '#search the news', tools: [{ type: 'google_search' }] })
+		expect(r.output_text).toBe(hello('#search the news'))
+		expect(sent().body.tools).toEqual([{ type: 'google_search' }])
+		// The same Gemini model through generateContent cannot take the Interactions tool.
+		const err = await ai.interactions.create({ model: MODEL.gemini, input: '#search x', tools: [{ type: 'google_search' }] }).catch((e) => e)
+		expect(err.status).toBe(400)
 	})
 })
