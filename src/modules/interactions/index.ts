@@ -1,7 +1,7 @@
 /**
  * Gemini's Interactions API for every model (https://ai.google.dev/api/interactions-api), under `/v1beta` and `/v1`
  * (where @google/genai calls it by default): create (create.ts), and the interactions this gateway keeps (store.ts):
- * `GET /interactions/{id}` (`include_input=true` puts the input steps first), `DELETE`, and `cancel`, which has
+ * `GET /interactions/{id}` (its input steps, then its output steps; `include_input=true` adds `input`), `DELETE`, and `cancel`, which has
  * nothing to stop (every interaction here has finished by the time its id is known). Keys as on Gemini's other routes;
  * errors in Gemini's shape.
  * @module
@@ -41,13 +41,15 @@ export const interactionsModule = (svc: Services) => {
 					if (query.stream === 'true') throw badRequest('stream: an interaction kept here has finished; read it without `stream`', 'stream')
 					const kept = await store.get(token.accountId, params.id)
 					if (!kept) throw notFound(params.id)
+					// The stored resource has the user_input steps before the model's, "for full context" (a create answers only the
+					// model's: https://ai.google.dev/gemini-api/docs/interactions#how-it-works); `include_input` adds the request's `input`.
 					const steps = Array.isArray(kept.interaction.steps) ? kept.interaction.steps : []
-					return json(query.include_input === 'true' ? { ...kept.interaction, steps: [...kept.input, ...steps] } : kept.interaction)
+					return json({ ...kept.interaction, steps: [...kept.input, ...steps], ...(query.include_input === 'true' && { input: kept.input }) })
 				},
 				{
 					query: t.Object({ include_input: t.Optional(t.String()), stream: t.Optional(t.String()), last_event_id: t.Optional(t.String()) }),
 					response: { 200: Interaction, ...errors },
-					detail: { summary: 'Get an interaction', description: 'An interaction kept for the calling account (404 for any other). `include_input=true` puts its input steps before its output steps.', hide },
+					detail: { summary: 'Get an interaction', description: 'An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request\'s `input` (as steps).', hide },
 				},
 			)
 			.delete(

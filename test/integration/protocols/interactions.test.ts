@@ -150,11 +150,13 @@ for (const up of UPSTREAMS) {
 			const acct = await m.account()
 			const ai = genai(acct)
 			const r = await ai.interactions.create({ model: MODEL[up], input: 'keep me' })
+			// The kept resource has the user_input steps before the model's; create answered only the model's.
 			const got = await ai.interactions.get(r.id)
 			expect(got.id).toBe(r.id)
 			expect(got.output_text).toBe(hello('keep me'))
+			expect(got.steps).toEqual([{ type: 'user_input', content: [{ type: 'text', text: 'keep me' }] }, ...r.steps])
 			const withInput = await ai.interactions.get(r.id, { include_input: true })
-			expect(withInput.steps[0]).toEqual({ type: 'user_input', content: [{ type: 'text', text: 'keep me' }] })
+			expect(withInput.input).toEqual([{ type: 'user_input', content: [{ type: 'text', text: 'keep me' }] }])
 			// Another account's key sees no such interaction, and cannot continue it.
 			const other = genai(await m.account())
 			expect(other.interactions.get(r.id)).rejects.toMatchObject({ status: 404 })
