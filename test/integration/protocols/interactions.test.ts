@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { GoogleGenAI } from '@google/genai'
 import { generateText, streamText } from 'ai'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { pngOf } from '../../helpers/png'
-import { countWords } from '../../mocks'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
+import { countWords, thoughtSignatureFor } from '../../mocks'
+import { type Account, expectCharges, GEMINI_3, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
 
 /** A Gemini model whose channel serves Interactions clients from Gemini's own Interactions API (`interactions_api`). */
 const NATIVE = 'gemini-ix'
@@ -19,10 +20,14 @@ PRICE[NATIVE] = PRICE['gemini-m']!
 let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
-		channels: (mocks) => [
+		channels: (mocks): NonNullable<GatewayConfig['channels']> => [
 			{ name: 'ch-gemini-ix', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [NATIVE], model_map: { [NATIVE]: 'gemini-2.5-flash' }, settings: { interactions_api: true } },
+			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
 		],
-		models: [{ name: NATIVE, input_per_mtok: PRICE[NATIVE].input, output_per_mtok: PRICE[NATIVE].output }],
+		models: [
+			{ name: NATIVE, input_per_mtok: PRICE[NATIVE].input, output_per_mtok: PRICE[NATIVE].output },
+			{ name: GEMINI_3, input_per_mtok: 0.3, output_per_mtok: 2.5 },
+		],
 	})
 }, SETUP_MS)
 afterAll(() => m.close())
@@ -203,6 +208,26 @@ for (const up of UPSTREAMS) {
 		})
 	})
 }
+
+describe('ai.interactions, Gemini 3 through generateContent', () => {
+	it("should give the function call's thought signature back on the next turn as Gemini issued it", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const r = await ai.interactions.create({ model: GEMINI_3, input: '#tools weather', tools: [weather], generation_config: { thinking_level: 'low' } })
+		const calls = r.steps.filter((s) => s.type === 'function_call') as Array<{ id: string; name: string }>
+		expect(calls).toHaveLength(2)
+		const r2 = await ai.interactions.create({
+			model: GEMINI_3,
+			previous_interaction_id: r.id,
+			tools: [weather],
+			input: calls.map((c, i) => ({ type: 'function_result' as const, call_id: c.id, name: c.name, result: i ? 'rain' : 'sun' })),
+		})
+		expect(r2.output_text).toBe('Tool results: sun; rain')
+		const sentCall = (lastRequest(m.mocks.gemini).body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((c) => c.parts).find((p) => p.functionCall)
+		// Gemini's own signature, not the placeholder a call of unknown origin gets.
+		expect(sentCall?.thoughtSignature).toBe(thoughtSignatureFor('get_weather', { city: 'Paris' }))
+	})
+})
 
 describe('ai.interactions errors', () => {
 	it('should answer an unknown model with 404 in Gemini\'s shape, and charge nothing', async () => {
