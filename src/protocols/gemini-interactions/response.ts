@@ -1,7 +1,7 @@
 /**
  * Interaction resources ⇄ canonical responses. The answer's content in order: text as `model_output` steps (a run of
  * text one step), thinking as `thought` steps (the summary only when the client asked to see thoughts:
- * `thinking_summaries: 'auto'`), tool calls as `function_call` steps. The status tells why it ended: `requires_action`
+ * `thinking_summaries: 'auto'`; else carried in the signature, steps.ts `thoughtStep`), tool calls as `function_call` steps. The status tells why it ended: `requires_action`
  * for function calls awaiting their results, `incomplete` at the output cap, else `completed`.
  *
  * Usage (https://ai.google.dev/api/interactions-api#Usage): `total_input_tokens` is the whole prompt, cache reads
@@ -65,8 +65,10 @@ export function outputSteps(content: ChatResponse['content'], showThoughts: bool
 			continue
 		}
 		text = undefined
-		if (p.type === 'thinking') steps.push(thoughtStep(p, showThoughts))
-		else if (p.type === 'tool_call') steps.push(functionCallStep(p))
+		if (p.type === 'thinking' || p.type === 'redacted_thinking') {
+			const step = thoughtStep(p, showThoughts)
+			if (step) steps.push(step)
+		} else if (p.type === 'tool_call') steps.push(functionCallStep(p))
 	}
 	return steps
 }

@@ -5,13 +5,15 @@
  * earlier revision (`{role: 'user' | 'model', content}`), read the same way.
  *
  * A thought's `signature` and a function call's signature (packed into its `id`, core/tool-ids.ts, as the chat codecs
- * carry it) go back to the vendor that made them: the client sends them as it was given them.
+ * carry it) go back to the vendor that made them: the client sends them as it was given them. Thinking the client did
+ * not ask to see rides whole in its thought step's signature (`thoughtStep`).
  * https://ai.google.dev/api/interactions-api
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart } from '../../core/ir'
+import type { Message, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart, ToolResultPart } from '../../core/ir'
 import { packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { carryThinking, isCarried, readCarried, worthCarrying } from '../gemini/carried-thinking'
 import { isObj, type Obj } from '../gemini/read'
 import { decodeContent, encodeContent, type InputPart, isContent } from './content'
 
@@ -67,6 +69,8 @@ function decodeStep(step: unknown, at: string, turn: Side | undefined): { role: 
 			const summary = Array.isArray(step.summary) ? step.summary : []
 			const text = summary.map((c) => (isObj(c) && c.type === 'text' && typeof c.text === 'string' ? c.text : '')).join('')
 			const signature = typeof step.signature === 'string' && step.signature ? step.signature : undefined
+			// Thinking the client was not shown, carried whole in the signature (thoughtStep): put back as it was.
+			if (signature && isCarried(signature)) return { role: 'assistant', parts: readCarried(signature, `${at}.signature`)!.map((c) => c.part) }
 			if (!text && !signature) return { role: 'assistant', parts: [] }
 			const part: ThinkingPart = { type: 'thinking', text, ...(signature && { signature }) }
 			return { role: 'assistant', parts: [part] }
@@ -113,12 +117,16 @@ function resultContent(v: unknown, at: string): ToolResultPart['content'] {
 /** A canonical tool call → its `function_call` step, the signature packed into the id the client sends back. */
 export const functionCallStep = (p: ToolCallPart): Obj => ({ type: 'function_call', id: packToolCallId(p.id, p.signature), name: p.name, arguments: p.input })
 
-/** A canonical thinking part → its `thought` step; the summary only when the client asked to see thoughts. */
-export const thoughtStep = (p: ThinkingPart, showSummary: boolean): Obj => ({
-	type: 'thought',
-	...(p.signature && { signature: p.signature }),
-	...(showSummary && p.text && { summary: [{ type: 'text', text: p.text }] }),
-})
+/**
+ * A canonical thinking part → its `thought` step. Shown (the client asked for summaries): the text as the summary, the
+ * signature as it is. Hidden, and always for redacted thinking: no summary, and the whole thinking carried in the
+ * signature (gemini/carried-thinking.ts), since the vendor that made it needs it back whole on the next turn (Claude
+ * refuses thinking whose text does not match its signature); undefined when there is nothing to carry.
+ */
+export function thoughtStep(p: ThinkingPart | RedactedThinkingPart, showSummary: boolean): Obj | undefined {
+	if (p.type === 'thinking' && showSummary) return { type: 'thought', ...(p.signature && { signature: p.signature }), ...(p.text && { summary: [{ type: 'text', text: p.text }] }) }
+	return worthCarrying(p) ? { type: 'thought', signature: carryThinking([{ at: 0, part: p }]) } : undefined
+}
 
 /** Canonical messages → steps (the conversation sent to an upstream of this protocol). */
 export function encodeSteps(messages: Message[]): Obj[] {
@@ -145,7 +153,7 @@ export function encodeSteps(messages: Message[]): Obj[] {
 				})
 			} else if (p.type === 'thinking') {
 				flush()
-				steps.push(thoughtStep(p, true))
+				steps.push(thoughtStep(p, true)!)
 			} else if (p.type === 'redacted_thinking') continue
 			else (content ??= []).push(encodeContent(p))
 		}

@@ -2,7 +2,8 @@
  * Canonical stream events → an Interactions SSE stream (https://ai.google.dev/gemini-api/docs/interactions/streaming),
  * each frame named by `event:` with the same `event_type` in its data and a running `event_id`:
  * `interaction.created` (status in_progress) → `interaction.status_update` → per step `step.start` (the step's shell)
- * → `step.delta` (`text`; `thought_summary` and `thought_signature`; a function call's `arguments_delta`) →
+ * → `step.delta` (`text`; `thought_summary` and `thought_signature`, or for thinking the client did not ask to see one
+ * `thought_signature` carrying it whole at its end, steps.ts `thoughtStep`; a function call's `arguments_delta`) →
  * `step.stop` → `interaction.completed`, whose interaction carries the status and usage but no steps, as Google's
  * does ("empty outputs to reduce the payload size": the client has them from the deltas). A failure is an `error`
  * event. `ping` sends nothing (the API has no keepalive event).
@@ -22,8 +23,9 @@ import type { EventEncoder } from '../stream-machine'
 import { errorEvent } from './error'
 import type { Interaction } from './model'
 import { encodeUsage, iso, statusOf } from './response'
+import { thoughtStep } from './steps'
 
-type Open = { step: number; kind: 'text' | 'thought' | 'call'; shape: Obj; text: string; args: string }
+type Open = { step: number; kind: 'text' | 'thought' | 'call'; shape: Obj; text: string; args: string; signature?: string; redacted?: string }
 
 export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interaction: Interaction) => void): EventEncoder {
 	const show = ctx.includeThoughts === true
@@ -63,6 +65,7 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 		let o: Open
 		if (block.kind === 'text') o = { step: steps.length, kind: 'text', shape: { type: 'model_output' }, text: '', args: '' }
 		else if (block.kind === 'thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '' }
+		else if (block.kind === 'redacted_thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '', redacted: block.data }
 		else if (block.kind === 'tool_call') o = { step: steps.length, kind: 'call', shape: { type: 'function_call', id: packToolCallId(block.id, block.signature), name: block.name, arguments: {} }, text: '', args: '' }
 		else return
 		steps.push(o.shape)
@@ -76,8 +79,13 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 		open.delete(index)
 		// The step as a whole answer shows it (response.ts), kept for the Interaction the route stores.
 		if (o.kind === 'text') steps[o.step] = { type: 'model_output', content: [{ type: 'text', text: o.text }] }
-		else if (o.kind === 'thought') steps[o.step] = { ...o.shape, ...(show && o.text && { summary: [{ type: 'text', text: o.text }] }) }
-		else steps[o.step] = { ...o.shape, arguments: parseArgs(o.args) }
+		else if (o.kind === 'thought') {
+			const part = o.redacted !== undefined ? { type: 'redacted_thinking' as const, data: o.redacted } : { type: 'thinking' as const, text: o.text, ...(o.signature && { signature: o.signature }) }
+			const step = thoughtStep(part, show && o.redacted === undefined) ?? o.shape
+			// Hidden thinking goes whole in one signature, known once the block is complete.
+			if ((!show || o.redacted !== undefined) && typeof step.signature === 'string') emit('step.delta', { index: o.step, delta: { type: 'thought_signature', signature: step.signature } })
+			steps[o.step] = step
+		} else steps[o.step] = { ...o.shape, arguments: parseArgs(o.args) }
 		emit('step.stop', { index: o.step })
 	}
 
@@ -111,8 +119,9 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 				case 'signature_delta': {
 					const o = open.get(ev.index)
 					if (!o || o.kind !== 'thought') return
-					o.shape.signature = ((o.shape.signature as string | undefined) ?? '') + ev.signature
-					return emit('step.delta', { index: o.step, delta: { type: 'thought_signature', signature: ev.signature } })
+					o.signature = (o.signature ?? '') + ev.signature
+					if (show) emit('step.delta', { index: o.step, delta: { type: 'thought_signature', signature: ev.signature } })
+					return
 				}
 				case 'json_delta': {
 					const o = open.get(ev.index)

@@ -116,6 +116,39 @@ for (const up of UPSTREAMS) {
 			expect(next.previous_interaction_id).toBe(r.id)
 		})
 
+		for (const stream of [false, true])
+			it(`should carry thinking the client did not ask to see into the turn that answers its function calls${stream ? ' (streamed)' : ''}`, async () => {
+				const acct = await m.account()
+				const ai = genai(acct)
+				// Thinking on, summaries hidden: Claude still needs its signed thinking before the calls it answers (the mock checks both).
+				const generation_config = { thinking_level: 'low' as const, thinking_summaries: 'none' as const, max_output_tokens: 4000 }
+				const params = { model: MODEL[up], input: '#tools weather', tools: [weather], generation_config }
+				let steps: Array<Record<string, any>>
+				let id: string
+				if (stream) {
+					const { events } = await streamed(ai, params)
+					expect(events.some((e) => e.delta?.type === 'thought_summary')).toBe(false)
+					id = events[0]!.interaction!.id
+					steps = (await ai.interactions.get(id)).steps.slice(1) as typeof steps
+				} else {
+					const r = await ai.interactions.create(params)
+					id = r.id
+					steps = r.steps as typeof steps
+				}
+				expect(steps.every((s) => s.type !== 'thought' || s.summary === undefined)).toBe(true)
+				const calls = steps.filter((s) => s.type === 'function_call')
+				const r2 = await ai.interactions.create({
+					...params,
+					previous_interaction_id: id,
+					input: calls.map((c) => ({ type: 'function_result' as const, call_id: c.id, name: c.name, result: 'ok' })),
+				})
+				expect(r2.output_text).toBe('Tool results: ok; ok')
+				if (up === 'anthropic') {
+					const turn = (lastRequest(m.mocks.anthropic).body.messages as Array<{ role: string; content: Array<{ type: string; thinking?: string }> }>)[1]!
+					expect(turn.content[0]).toMatchObject({ type: 'thinking', thinking: 'Let me think about #tools weather.' })
+				}
+			})
+
 		for (const stream of [false, true]) {
 			it(`should call functions and take their results in the next turn by previous_interaction_id${stream ? ' (streamed)' : ''}`, async () => {
 				const acct = await m.account()

@@ -1,8 +1,9 @@
 /** The Interactions codec: input forms → canonical, canonical → Interaction and step events, and back (upstream side). */
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../../src/core/errors'
+import { CARRIED_THINKING_TAG } from '../../../../src/core/signatures'
 import type { StreamEvent } from '../../../../src/core/events'
-import type { ChatResponse } from '../../../../src/core/ir'
+import type { ChatResponse, Part } from '../../../../src/core/ir'
 import type { SseFrame } from '../../../../src/core/sse'
 import { geminiInteractions, interactionsCodec } from '../../../../src/protocols/gemini-interactions'
 
@@ -106,9 +107,15 @@ describe('gemini-interactions encodeResponse', () => {
 		expect(geminiInteractions.decodeResponse(i)).toMatchObject({ content: answer.content, stopReason: 'tool_use', usage: answer.usage })
 	})
 
-	it('should leave the thought summary out unless the client asked for it', () => {
+	it('should leave the thought summary out unless the client asked for it, carrying the thinking whole for the next turn', () => {
 		const i = geminiInteractions.encodeResponse(answer, { model: 'm' })
-		expect(i.steps![0]).toEqual({ type: 'thought', signature: 'S1' })
+		const thought = i.steps![0] as { type: string; signature: string; summary?: unknown }
+		expect(thought.summary).toBeUndefined()
+		expect(thought.signature).toStartWith(CARRIED_THINKING_TAG)
+		// Sent back, it is the thinking as the vendor made it (Claude checks text and signature together).
+		expect(decode({ model: 'm', input: [{ type: 'user_input', content: [{ type: 'text', text: 'q' }] }, ...i.steps!] }).messages[1]!.content).toEqual(answer.content as Part[])
+		const altered = { ...thought, signature: `${thought.signature.slice(0, -4)}AAAA` }
+		expect(() => decode({ model: 'm', input: [altered] })).toThrow('altered')
 	})
 })
 
@@ -188,5 +195,30 @@ describe('gemini-interactions stream', () => {
 		const cut = encode(events.slice(0, 8))
 		expect(cut.at(-1)!.event).toBe('error')
 		expect(cut.map((f) => f.event)).not.toContain('interaction.completed')
+	})
+})
+
+describe('gemini-interactions hidden thinking, streamed', () => {
+	it('should send one signature carrying the thinking at the end of its step, and no summary', () => {
+		const enc = interactionsCodec({ id: 'v1_h' }).streamEncoder({ model: 'm' })
+		const out: SseFrame[] = []
+		for (const e of [
+			{ type: 'start', id: 'u', model: 'x' },
+			{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
+			{ type: 'thinking_delta', index: 0, text: 'secret plan' },
+			{ type: 'signature_delta', index: 0, signature: 'S1' },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'redacted_thinking', data: 'ENC' } },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'finish', reason: 'end_turn' },
+		] as StreamEvent[])
+			enc.push(e, out)
+		const deltas = out.filter((f) => f.event === 'step.delta').map((f) => JSON.parse(f.data).delta)
+		expect(deltas.map((d) => d.type)).toEqual(['thought_signature', 'thought_signature'])
+		const back = decode({ model: 'm', input: [{ type: 'thought', signature: deltas[0].signature }, { type: 'thought', signature: deltas[1].signature }] }).messages[0]!.content
+		expect(back).toEqual([
+			{ type: 'thinking', text: 'secret plan', signature: 'S1' },
+			{ type: 'redacted_thinking', data: 'ENC' },
+		])
 	})
 })
