@@ -64,9 +64,16 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 /** The chain `previous` ends, or the 404 of an id the account has not kept. */
 async function continued(c: CreateCall, previous: string): Promise<KeptInteraction[]> {
 	const chain = await c.store.chain(c.token.accountId, previous)
-	if (!chain) throw new GatewayError('not_found', `Interaction '${previous}' not found. It may have been created with store: false, deleted, or by another key's account.`, { code: 'not_found', param: 'previous_interaction_id' })
+	if (!chain)
+		throw new GatewayError('not_found', `Interaction '${previous}' not found. It may have been created with store: false, deleted, or by another key's account.`, {
+			code: 'not_found',
+			param: 'previous_interaction_id',
+		})
 	if (chain[0]!.previous !== null)
-		throw badRequest(`Interaction '${previous}' cannot be continued: an earlier interaction of its conversation is gone. Send the whole conversation in \`input\` instead.`, 'previous_interaction_id')
+		throw badRequest(
+			`Interaction '${previous}' cannot be continued: an earlier interaction of its conversation is gone. Send the whole conversation in \`input\` instead.`,
+			'previous_interaction_id',
+		)
 	return chain
 }
 

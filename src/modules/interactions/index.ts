@@ -49,7 +49,11 @@ export const interactionsModule = (svc: Services) => {
 				{
 					query: t.Object({ include_input: t.Optional(t.String()), stream: t.Optional(t.String()), last_event_id: t.Optional(t.String()) }),
 					response: { 200: Interaction, ...errors },
-					detail: { summary: 'Get an interaction', description: 'An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request\'s `input` (as steps).', hide },
+					detail: {
+						summary: 'Get an interaction',
+						description: "An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request's `input` (as steps).",
+						hide,
+					},
 				},
 			)
 			.delete(

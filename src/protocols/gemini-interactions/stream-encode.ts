@@ -66,7 +66,10 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 		if (block.kind === 'text') o = { step: steps.length, kind: 'text', shape: { type: 'model_output' }, text: '', args: '' }
 		else if (block.kind === 'thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '' }
 		else if (block.kind === 'redacted_thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '', redacted: block.data }
-		else if (block.kind === 'tool_call') o = { step: steps.length, kind: 'call', shape: { type: 'function_call', id: packToolCallId(block.id, block.signature), name: block.name, arguments: {} }, text: '', args: '' }
+		else if (block.kind === 'tool_call') {
+			const shape = { type: 'function_call', id: packToolCallId(block.id, block.signature), name: block.name, arguments: {} }
+			o = { step: steps.length, kind: 'call', shape, text: '', args: '' }
+		}
 		else return
 		steps.push(o.shape)
 		open.set(index, o)
