@@ -39,6 +39,7 @@ import { messageBatchesModule } from './modules/message-batches'
 import { geminiBatchesModule } from './modules/gemini-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
+import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
 import { realtimeModule } from './modules/realtime'
@@ -114,6 +115,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
 	app.use(messageBatchesModule(svc))
 	app.use(geminiBatchesModule(svc))
+	app.use(interactionsModule(svc))
 	return app
 }
 

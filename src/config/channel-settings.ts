@@ -53,6 +53,12 @@ export const ChannelSettings = T.Object(
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),
 		),
+		// Read by modules/interactions/native.ts.
+		interactions_api: T.Optional(
+			T.Boolean({
+				description: "Gemini channels: true serves Gemini Interactions API clients (/v1beta/interactions) from the vendor's own /v1beta/interactions rather than generateContent (Google's built-in tools then work)",
+			}),
+		),
 	},
 	{ additionalProperties: false, description: 'Optional channel settings; any other key is refused' },
 )

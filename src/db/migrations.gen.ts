@@ -16,4 +16,5 @@ export const migrations: Array<{ tag: string; sql: string }> = [
 	{ tag: "0013_converted_response_input", sql: "ALTER TABLE \"converted_items\" ADD COLUMN \"input\" jsonb;" },
 	{ tag: "0014_converted_response_chain", sql: "ALTER TABLE \"converted_items\" ADD COLUMN \"previous_id\" text;--> statement-breakpoint\nALTER TABLE \"converted_items\" ADD COLUMN \"deleted\" boolean DEFAULT false NOT NULL;--> statement-breakpoint\nCREATE INDEX \"converted_items_previous_idx\" ON \"converted_items\" USING btree (\"previous_id\") WHERE \"converted_items\".\"previous_id\" IS NOT NULL;" },
 	{ tag: "0015_model_limits", sql: "ALTER TABLE \"models\" ADD COLUMN \"context_window\" integer;" },
+	{ tag: "0016_interactions", sql: "CREATE TABLE \"interactions\" (\n\t\"id\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" integer NOT NULL,\n\t\"interaction\" jsonb NOT NULL,\n\t\"input\" jsonb NOT NULL,\n\t\"previous_id\" text,\n\t\"created_at\" timestamp with time zone DEFAULT now() NOT NULL\n);\n--> statement-breakpoint\nCREATE INDEX \"interactions_account_idx\" ON \"interactions\" USING btree (\"account_id\");" },
 ]

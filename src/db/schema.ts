@@ -303,6 +303,25 @@ export const convertedItems = pgTable(
 )
 
 /**
+ * Interactions of Gemini's Interactions API answered through the gateway (src/modules/interactions), kept unless the
+ * request said `store: false`, for `GET /v1beta/interactions/{id}` and `previous_interaction_id`: the Interaction
+ * resource shown (its output steps), the input its own request sent (steps), and the interaction it continued. Only
+ * the account it was answered to sees it. Kept until deleted.
+ */
+export const interactions = pgTable(
+	'interactions',
+	{
+		id: text('id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		interaction: jsonb('interaction').notNull(),
+		input: jsonb('input').notNull(),
+		previousId: text('previous_id'),
+		createdAt: createdAt(),
+	},
+	(t) => [index('interactions_account_idx').on(t.accountId)],
+)
+
+/**
  * Conversations of OpenAI's Conversations API, kept by this gateway for every model (src/modules/conversations): the
  * account that created one is the only one that sees it. Kept until deleted, as OpenAI keeps conversations (no 30-day
  * limit, unlike stored responses).

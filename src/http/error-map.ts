@@ -62,9 +62,9 @@ const MODEL_API = /^\/v1(beta)?\//
 
 /**
  * The 404 of a path no route serves. On the model API it names the method and path, since an SDK shows only the
- * message (the AI SDK's `google.transcription()` posts to Gemini's Interactions API, which is not served); elsewhere
+ * message (the AI SDK's calls to a route of a vendor's API the gateway lacks); elsewhere
  * it stays a bare "Not found", which the console reads as a route an older server lacks.
- * @example unknownRoute('POST', '/v1beta/interactions').message // 'No route POST /v1beta/interactions on this gateway (…)'
+ * @example unknownRoute('POST', '/v1/assistants').message // 'No route POST /v1/assistants on this gateway (…)'
  */
 export function unknownRoute(method: string, path: string): GatewayError {
 	if (!MODEL_API.test(path)) return new GatewayError('not_found', 'Not found', { code: 'not_found' })

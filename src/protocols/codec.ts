@@ -10,7 +10,7 @@ import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
 import type { EventEncoder, FrameDecoder, StreamMachine } from './stream-machine'
 
-export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses'
+export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses' | 'gemini-interactions'
 
 /** What a client-side encoder needs to know beyond the events themselves. */
 export type EncodeContext = {

@@ -11,7 +11,7 @@ import { GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolName } from './codec'
 
-const VENDOR: Record<string, string> = { 'anthropic-messages': 'Anthropic', gemini: 'Gemini', 'openai-chat': 'OpenAI', 'openai-responses': 'OpenAI' }
+const VENDOR: Record<string, string> = { 'anthropic-messages': 'Anthropic', gemini: 'Gemini', 'gemini-interactions': 'Gemini', 'openai-chat': 'OpenAI', 'openai-responses': 'OpenAI' }
 
 /**
  * Throws when the request carries something only its client's vendor can take and `target` is another protocol.

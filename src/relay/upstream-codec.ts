@@ -26,12 +26,12 @@ export function forUpstream(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRe
 /**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
- * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini; tool names it takes.
+ * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API); tool names it takes.
  * Throws GatewayError for a request the vendor cannot take.
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: ProtocolCodec }> {
 	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
-	if (adapter.protocol.name === 'gemini') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
+	if (adapter.protocol.name === 'gemini' || adapter.protocol.name === 'gemini-interactions') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	const sent = forUpstream(ir, adapter.protocol)
 	return { body: JSON.stringify(sent.codec.encodeRequest(sent.ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel))), codec: sent.codec }
 }

@@ -1,7 +1,8 @@
 /**
- * AI SDK calls that reach a route the gateway does not serve must say so: @ai-sdk/google's `transcription()` model
- * posts to Gemini's Interactions API (`/v1beta/interactions`), which the gateway does not relay. The SDK showed a bare
- * "Not found"; the 404 now names the method and path, in the caller's protocol shape.
+ * AI SDK calls that reach a route the gateway does not serve must say so: the SDK showed a bare "Not found"; the 404
+ * now names the method and path, in the caller's protocol shape. @ai-sdk/google's `transcription()` model posts to
+ * Gemini's Interactions API (`/v1beta/interactions`), which the gateway now serves: a model it does not serve is
+ * Gemini's 404, naming the model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
@@ -31,12 +32,12 @@ async function failure(p: Promise<unknown>): Promise<APICallError> {
 }
 
 describe('routes the gateway does not serve', () => {
-	it("should answer @ai-sdk/google's transcription (Gemini Interactions API) 404 naming the route, in Gemini's shape", async () => {
+	it("should answer @ai-sdk/google's transcription (Gemini Interactions API) of a model not served 404 naming it, in Gemini's shape", async () => {
 		const { key } = await app.account(1)
 		const google = createGoogleGenerativeAI({ apiKey: key, baseURL: `${app.url}/v1beta` })
 		const e = await failure(transcribe({ model: google.transcription('gemini-3.5-transcribe'), audio: wav(1) }))
 		expect(e.statusCode).toBe(404)
-		expect(e.message).toBe('No route POST /v1beta/interactions on this gateway (GET /docs lists the routes it serves)')
+		expect(e.message).toBe('The model "gemini-3.5-transcribe" does not exist or is not served here')
 		expect(JSON.parse(e.responseBody!).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
 	})
 

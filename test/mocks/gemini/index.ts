@@ -1,7 +1,8 @@
 /**
- * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method} and
- * GET /v1beta/models, also served under /v1 (which @google/genai 3.x calls by default); Imagen's `:predict`, Veo's
- * `:predictLongRunning`, their operations and files (predict.ts); Batch Mode's `:batchGenerateContent` and `/batches` (batches.ts).
+ * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method}, GET /v1beta/models
+ * and POST /v1beta/interactions (interactions.ts), also served under /v1 (which @google/genai 3.x calls by default);
+ * Imagen's `:predict`, Veo's `:predictLongRunning`, their operations and files (predict.ts); Batch Mode's
+ * `:batchGenerateContent` and `/batches` (batches.ts).
  * Auth is the `x-goog-api-key` header or the `key` query parameter.
  * @module
  */
@@ -13,6 +14,7 @@ import { type GeminiBatchStore, geminiBatches } from './batches'
 import { batchEmbedContents, embedContent } from './embed'
 import { checkKey, geminiBody, geminiError } from './errors'
 import { countTokens, generate } from './generate'
+import { createInteraction } from './interactions'
 import { downloadFile, getOperation, type MediaState, newMediaState, predict, predictLongRunning } from './predict'
 
 /** Models listed by GET /v1beta/models when the mock has no explicit list. */
@@ -54,6 +56,7 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 		if (opts.models && !opts.models.includes(id)) return geminiError(404, `models/${id} is not found for API version ${path.split('/')[1]}`)
 		return json(modelInfo(id))
 	}
+	if (method === 'POST' && (path === '/v1beta/interactions' || path === '/v1/interactions')) return createInteraction(body, jsonError)
 	const m = method === 'POST' ? METHOD_PATH.exec(path) : null
 	if (m) {
 		const model = decodeURIComponent(m[2])

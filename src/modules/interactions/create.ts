@@ -1,0 +1,81 @@
+/**
+ * `POST /v1beta/interactions` for every model: the body is decoded by the Interactions codec and relayed like any chat
+ * request (one reservation, one bill, the usage row under this endpoint), the answer shown as an Interaction or its
+ * step events. Kept for `GET` and `previous_interaction_id` unless `store: false` (store.ts); the end of the answer
+ * waits for the write (responses/kept-first.ts), so a continuation sent at once finds it.
+ *
+ * `previous_interaction_id` names a kept interaction of the account (else 404, as Gemini answers an unknown id): its
+ * chain's inputs and outputs, in turn order, go before `input`. Only the conversation is carried over:
+ * `system_instruction`, `tools` and `generation_config` are the new request's own ("interaction-scoped",
+ * https://ai.google.dev/gemini-api/docs/interactions#stateful-conversation).
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { badRequest, GatewayError } from '../../core/errors'
+import { interactionId, interactionsCodec } from '../../protocols/gemini-interactions'
+import type { InteractionRequest } from '../../protocols/gemini-interactions/model'
+import { decodeRequest } from '../../protocols/gemini-interactions/request'
+import { decodeInput, encodeSteps } from '../../protocols/gemini-interactions/steps'
+import { type ChatCall, relayChat } from '../../relay/chat'
+import type { Services } from '../../services'
+import { keptFirst } from '../responses/kept-first'
+import { interactionsNative } from './native'
+import type { InteractionStore, KeptInteraction } from './store'
+
+type Obj = Record<string, unknown>
+
+export type CreateCall = { svc: Services; store: InteractionStore; token: AuthToken; requestId: string; startedAt: number; request: Request; version: string }
+
+export async function createInteraction(c: CreateCall, body: InteractionRequest): Promise<Response> {
+	const wire = { ...(body as Obj) }
+	const stream = wire.stream === true
+	const store = wire.store !== false
+	// The request's own input as steps: what is kept for the turns that continue it.
+	const own = wire.input === undefined ? [] : encodeSteps(decodeInput(wire.input))
+	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
+	if (previous) wire.input = [...conversation(await continued(c, previous)), ...own]
+	const ir = decodeRequest(wire as InteractionRequest, { stream })
+	const id = interactionId()
+	let kept: Promise<void> | undefined
+	const client = interactionsCodec({
+		id,
+		echo: previous ? { previous_interaction_id: previous } : undefined,
+		keep: store ? (interaction) => void (kept = c.store.keep(c.token.accountId, interaction, own, previous)) : undefined,
+	})
+	const call: ChatCall = {
+		svc: c.svc,
+		token: c.token,
+		requestId: c.requestId,
+		startedAt: c.startedAt,
+		endpoint: `${c.version}/interactions`,
+		shape: 'gemini',
+		client,
+		body: wire,
+		ir,
+		includeUsage: false,
+		inbound: c.request.headers,
+		signal: c.request.signal,
+		native: interactionsNative(() => call),
+	}
+	const res = await relayChat(call)
+	return store ? keptFirst(res, () => kept) : res
+}
+
+/** The chain `previous` ends, or the 404 of an id the account has not kept. */
+async function continued(c: CreateCall, previous: string): Promise<KeptInteraction[]> {
+	const chain = await c.store.chain(c.token.accountId, previous)
+	if (!chain)
+		throw new GatewayError('not_found', `Interaction '${previous}' not found. It may have been created with store: false, deleted, or by another key's account.`, {
+			code: 'not_found',
+			param: 'previous_interaction_id',
+		})
+	if (chain[0]!.previous !== null)
+		throw badRequest(
+			`Interaction '${previous}' cannot be continued: an earlier interaction of its conversation is gone. Send the whole conversation in \`input\` instead.`,
+			'previous_interaction_id',
+		)
+	return chain
+}
+
+/** A chain's conversation as steps: each turn's input, then its output. */
+const conversation = (chain: KeptInteraction[]): Obj[] => chain.flatMap((k) => [...k.input, ...(Array.isArray(k.interaction.steps) ? (k.interaction.steps as Obj[]) : [])])

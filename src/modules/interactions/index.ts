@@ -1,0 +1,78 @@
+/**
+ * Gemini's Interactions API for every model (https://ai.google.dev/api/interactions-api), under `/v1beta` and `/v1`
+ * (where @google/genai calls it by default): create (create.ts), and the interactions this gateway keeps (store.ts):
+ * `GET /interactions/{id}` (its input steps, then its output steps; `include_input=true` adds `input`), `DELETE`, and `cancel`, which has
+ * nothing to stop (every interaction here has finished by the time its id is known). Keys as on Gemini's other routes;
+ * errors in Gemini's shape.
+ * @module
+ */
+import { Elysia, t } from 'elysia'
+import { badRequest, GatewayError } from '../../core/errors'
+import { modelAuth } from '../../http/model-auth'
+import { GeminiErrorBody } from '../../protocols/gemini'
+import { Interaction, InteractionRequest } from '../../protocols/gemini-interactions/model'
+import type { Services } from '../../services'
+import { createInteraction } from './create'
+import { interactionStore } from './store'
+
+const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 402: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 429: GeminiErrorBody, 500: GeminiErrorBody, 503: GeminiErrorBody }
+
+const notFound = (id: string) => new GatewayError('not_found', `Interaction '${id}' not found.`, { code: 'not_found' })
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+
+const description =
+	'Gemini Interactions for any model: `input` as a string, content, or steps (user_input, model_output, thought, function_call, function_result); `system_instruction`, function `tools`, `generation_config` (max_output_tokens, temperature, top_p, seed, stop_sequences, thinking_level, thinking_summaries, tool_choice), `response_format` (JSON). Gemini, OpenAI and Anthropic models are converted through the canonical model and billed as chat is. Kept unless `store: false`: `previous_interaction_id` continues a kept interaction of the account (its conversation goes before `input`; system_instruction, tools and generation_config are not carried over). Google\'s built-in tools and agents are refused (400). With `stream: true` the answer is `text/event-stream` of `interaction.created`, `step.start`/`step.delta`/`step.stop` and `interaction.completed` events.'
+
+export const interactionsModule = (svc: Services) => {
+	const store = interactionStore({ db: svc.db, log: svc.log })
+	const routes = (version: '/v1beta' | '/v1') => {
+		const hide = version === '/v1'
+		return new Elysia({ detail: { tags: ['Gemini'] } })
+			.use(modelAuth(svc, { gemini: true }))
+			.post(`${version}/interactions`, ({ body, token, requestId, startedAt, request }) => createInteraction({ svc, store, token, requestId, startedAt, request, version }, body), {
+			body: InteractionRequest,
+			response: { 200: Interaction, ...errors },
+			detail: { summary: 'Create an interaction', description, hide },
+		})
+			.get(
+				`${version}/interactions/:id`,
+				async ({ params, query, token }) => {
+					if (query.stream === 'true') throw badRequest('stream: an interaction kept here has finished; read it without `stream`', 'stream')
+					const kept = await store.get(token.accountId, params.id)
+					if (!kept) throw notFound(params.id)
+					// The stored resource has the user_input steps before the model's, "for full context" (a create answers only the
+					// model's: https://ai.google.dev/gemini-api/docs/interactions#how-it-works); `include_input` adds the request's `input`.
+					const steps = Array.isArray(kept.interaction.steps) ? kept.interaction.steps : []
+					return json({ ...kept.interaction, steps: [...kept.input, ...steps], ...(query.include_input === 'true' && { input: kept.input }) })
+				},
+				{
+					query: t.Object({ include_input: t.Optional(t.String()), stream: t.Optional(t.String()), last_event_id: t.Optional(t.String()) }),
+					response: { 200: Interaction, ...errors },
+					detail: {
+						summary: 'Get an interaction',
+						description: "An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request's `input` (as steps).",
+						hide,
+					},
+				},
+			)
+			.delete(
+				`${version}/interactions/:id`,
+				async ({ params, token }) => {
+					if (!(await store.delete(token.accountId, params.id))) throw notFound(params.id)
+					return json({})
+				},
+				{ response: { 200: t.Object({}), ...errors }, detail: { summary: 'Delete an interaction', hide } },
+			)
+			.post(
+				`${version}/interactions/:id/cancel`,
+				async ({ params, token }) => {
+					const kept = await store.get(token.accountId, params.id)
+					if (!kept) throw notFound(params.id)
+					throw badRequest(`Interaction '${params.id}' has already finished (status ${String(kept.interaction.status)}): only a running background interaction can be cancelled`, 'id')
+				},
+				{ response: { 200: Interaction, ...errors }, detail: { summary: 'Cancel an interaction', hide } },
+			)
+	}
+	return new Elysia({ name: 'interactions' }).use(routes('/v1beta')).use(routes('/v1'))
+}

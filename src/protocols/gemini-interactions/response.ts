@@ -1,0 +1,120 @@
+/**
+ * Interaction resources ⇄ canonical responses. The answer's content in order: text as `model_output` steps (a run of
+ * text one step), thinking as `thought` steps (the summary only when the client asked to see thoughts:
+ * `thinking_summaries: 'auto'`; else carried in the signature, steps.ts `thoughtStep`), tool calls as `function_call` steps. The status tells why it ended: `requires_action`
+ * for function calls awaiting their results, `incomplete` at the output cap, else `completed`.
+ *
+ * Usage (https://ai.google.dev/api/interactions-api#Usage): `total_input_tokens` is the whole prompt, cache reads
+ * included (`total_cached_tokens`), as Gemini's `promptTokenCount`; `total_output_tokens` excludes the thinking, which
+ * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum.
+ * @module
+ */
+import type { ChatResponse, StopReason, Usage } from '../../core/ir'
+import { emptyUsage, promptTokens } from '../../core/ir'
+import { unpackToolCallId } from '../../core/tool-ids'
+import { newId } from '../../lib/ids'
+import { isObj, num, type Obj } from '../gemini/read'
+import type { EncodeContext } from '../codec'
+import type { Interaction, InteractionUsage } from './model'
+import { functionCallStep, thoughtStep } from './steps'
+
+/** A fresh interaction id (Google's look like `v1_…`). */
+export const interactionId = (): string => newId('v1_', 32)
+
+export const iso = (unixSeconds?: number) => new Date(unixSeconds !== undefined ? unixSeconds * 1000 : Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+/** @example statusOf('tool_use') === 'requires_action' */
+export function statusOf(reason: StopReason): string {
+	if (reason === 'tool_use') return 'requires_action'
+	if (reason === 'max_tokens') return 'incomplete'
+	return 'completed'
+}
+
+/** Canonical usage → the Interaction's `usage`. */
+export function encodeUsage(u: Partial<Usage>): InteractionUsage {
+	const full = { ...emptyUsage(), ...u }
+	const input = promptTokens(full)
+	const out: InteractionUsage = {
+		total_input_tokens: input,
+		total_output_tokens: Math.max(0, full.output - full.reasoning),
+		total_tokens: input + full.output,
+	}
+	if (full.cacheRead) out.total_cached_tokens = full.cacheRead
+	if (full.reasoning) out.total_thought_tokens = full.reasoning
+	return out
+}
+
+/** The Interaction's `usage` → canonical usage; undefined when there is none. */
+export function decodeUsage(u: unknown): Usage | undefined {
+	if (!isObj(u)) return undefined
+	const input = num(u.total_input_tokens) ?? 0
+	const cached = num(u.total_cached_tokens) ?? 0
+	const thoughts = num(u.total_thought_tokens) ?? 0
+	const toolUse = num(u.total_tool_use_tokens) ?? 0
+	return { input: Math.max(0, input - cached) + toolUse, output: (num(u.total_output_tokens) ?? 0) + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+}
+
+/** The answer's content → output steps. */
+export function outputSteps(content: ChatResponse['content'], showThoughts: boolean): Obj[] {
+	const steps: Obj[] = []
+	let text: Obj[] | undefined
+	for (const p of content) {
+		if (p.type === 'text') {
+			if (!text) steps.push({ type: 'model_output', content: (text = []) })
+			text.push({ type: 'text', text: p.text })
+			continue
+		}
+		text = undefined
+		if (p.type === 'thinking' || p.type === 'redacted_thinking') {
+			const step = thoughtStep(p, showThoughts)
+			if (step) steps.push(step)
+		} else if (p.type === 'tool_call') steps.push(functionCallStep(p))
+	}
+	return steps
+}
+
+/** A canonical answer → an Interaction resource. */
+export function encodeInteraction(res: ChatResponse, ctx: EncodeContext, id: string): Interaction {
+	const now = iso()
+	return {
+		id,
+		object: 'interaction',
+		model: ctx.model,
+		status: statusOf(res.stopReason),
+		created: res.created !== undefined ? iso(res.created) : now,
+		updated: now,
+		steps: outputSteps(res.content, ctx.includeThoughts === true),
+		usage: encodeUsage(res.usage),
+	}
+}
+
+/** An Interaction resource (an upstream's) → the canonical answer. */
+export function decodeResponse(body: unknown): ChatResponse {
+	const b = isObj(body) ? body : {}
+	const content: ChatResponse['content'] = []
+	for (const s of Array.isArray(b.steps) ? b.steps : []) {
+		if (!isObj(s)) continue
+		if (s.type === 'model_output' && Array.isArray(s.content))
+			for (const c of s.content) if (isObj(c) && c.type === 'text' && typeof c.text === 'string') content.push({ type: 'text', text: c.text })
+		if (s.type === 'thought') {
+			const text = (Array.isArray(s.summary) ? s.summary : []).map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('')
+			content.push({ type: 'thinking', text, ...(typeof s.signature === 'string' && { signature: s.signature }) })
+		}
+		if (s.type === 'function_call' && typeof s.name === 'string') {
+			const { id, signature } = unpackToolCallId(typeof s.id === 'string' ? s.id : newId('call_'))
+			content.push({ type: 'tool_call', id, name: s.name, input: isObj(s.arguments) ? s.arguments : {}, ...(signature && { signature }) })
+		}
+	}
+	const calls = content.some((p) => p.type === 'tool_call')
+	const stopReason: StopReason = b.status === 'incomplete' ? 'max_tokens' : calls ? 'tool_use' : 'end_turn'
+	return {
+		id: typeof b.id === 'string' ? b.id : interactionId(),
+		model: typeof b.model === 'string' ? b.model : '',
+		content,
+		stopReason,
+		usage: decodeUsage(b.usage) ?? emptyUsage(),
+	}
+}
+
+/** The usage of an upstream Interaction body, without a full decode. */
+export const usageOf = (body: unknown): Usage | undefined => (isObj(body) ? decodeUsage(body.usage) : undefined)

@@ -1,0 +1,224 @@
+/** The Interactions codec: input forms → canonical, canonical → Interaction and step events, and back (upstream side). */
+import { describe, expect, it } from 'bun:test'
+import { GatewayError } from '../../../../src/core/errors'
+import { CARRIED_THINKING_TAG } from '../../../../src/core/signatures'
+import type { StreamEvent } from '../../../../src/core/events'
+import type { ChatResponse, Part } from '../../../../src/core/ir'
+import type { SseFrame } from '../../../../src/core/sse'
+import { geminiInteractions, interactionsCodec } from '../../../../src/protocols/gemini-interactions'
+
+const decode = (body: Record<string, unknown>) => geminiInteractions.decodeRequest(body as never)
+
+describe('gemini-interactions decodeRequest', () => {
+	it('should read a string, a content list and steps as the same kind of conversation', () => {
+		expect(decode({ model: 'm', input: 'hi' }).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }])
+		expect(decode({ model: 'm', input: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mime_type: 'image/png' }] }).messages).toEqual([
+			{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }] },
+		])
+		const steps = decode({
+			model: 'm',
+			input: [
+				{ type: 'user_input', content: [{ type: 'text', text: 'q' }] },
+				{ type: 'thought', signature: 'sig', summary: [{ type: 'text', text: 'hmm' }] },
+				{ type: 'function_call', id: 'c1__ts_c2ln', name: 'f', arguments: { x: 1 } },
+				{ type: 'function_result', call_id: 'c1__ts_c2ln', name: 'f', result: { ok: true } },
+			],
+		}).messages
+		expect(steps).toEqual([
+			{ role: 'user', content: [{ type: 'text', text: 'q' }] },
+			{
+				role: 'assistant',
+				content: [
+					{ type: 'thinking', text: 'hmm', signature: 'sig' },
+					{ type: 'tool_call', id: 'c1', name: 'f', input: { x: 1 }, signature: 'c2ln' },
+				],
+			},
+			{ role: 'user', content: [{ type: 'tool_result', toolCallId: 'c1', name: 'f', content: [{ type: 'text', text: '{"ok":true}' }] }] },
+		])
+	})
+
+	it('should read turns of the earlier revision', () => {
+		expect(decode({ model: 'm', input: [{ role: 'user', content: 'hi' }, { role: 'model', content: [{ type: 'text', text: 'yo' }] }, { role: 'user', content: 'again' }] }).messages).toEqual([
+			{ role: 'user', content: [{ type: 'text', text: 'hi' }] },
+			{ role: 'assistant', content: [{ type: 'text', text: 'yo' }] },
+			{ role: 'user', content: [{ type: 'text', text: 'again' }] },
+		])
+	})
+
+	it('should map generation_config, tools and a JSON response_format', () => {
+		const r = decode({
+			model: 'models/m',
+			input: 'x',
+			system_instruction: 'sys',
+			tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'google_search' }],
+			generation_config: { max_output_tokens: 9, temperature: 0.5, stop_sequences: ['END'], thinking_level: 'high', thinking_summaries: 'auto', tool_choice: { allowed_tools: { mode: 'any', tools: ['f'] } } },
+			response_format: { type: 'text', mime_type: 'application/json', schema: { type: 'object' } },
+		})
+		expect(r.model).toBe('m')
+		expect(r.system).toEqual([{ type: 'text', text: 'sys' }])
+		expect(r.tools).toEqual([{ name: 'f', parameters: { type: 'object' } }])
+		expect(r.vendorOnly).toEqual([{ protocol: 'gemini-interactions', what: 'built-in tool google_search', path: 'tools[1].type' }])
+		expect(r).toMatchObject({ maxTokens: 9, temperature: 0.5, stop: ['END'], reasoning: { enabled: true, effort: 'high', includeThoughts: true }, toolChoice: { type: 'tool', name: 'f' } })
+		expect(r.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object' }, enforced: true })
+	})
+
+	it('should answer 400 naming the field it cannot read', () => {
+		const bad = (body: Record<string, unknown>) => {
+			try {
+				decode(body)
+			} catch (e) {
+				return (e as GatewayError).param
+			}
+			return 'accepted'
+		}
+		expect(bad({ model: 'm' })).toBe('input')
+		expect(bad({ model: 'm', input: [{ type: 'function_call', name: 'f' }] })).toBe('input[0].id')
+		expect(bad({ model: 'm', input: [{ type: 'user_input', content: [{ type: 'image' }] }] })).toBe('input[0].content[0]')
+		expect(bad({ model: 'm', input: 'x', generation_config: { thinking_level: 'extreme' } })).toBe('generation_config.thinking_level')
+		expect(bad({ model: 'm', input: 'x', agent: 'deep-research' })).toBe('agent')
+	})
+})
+
+const answer: ChatResponse = {
+	id: 'up-1',
+	model: 'x',
+	content: [
+		{ type: 'thinking', text: 'plan', signature: 'S1' },
+		{ type: 'text', text: 'Hello' },
+		{ type: 'tool_call', id: 'c1', name: 'f', input: { a: 1 }, signature: 'c2ln' },
+	],
+	stopReason: 'tool_use',
+	usage: { input: 10, output: 7, cacheRead: 4, cacheWrite: 0, reasoning: 2 },
+}
+
+describe('gemini-interactions encodeResponse', () => {
+	it('should show the answer as steps, the status and the usage as Google counts them', () => {
+		const kept: unknown[] = []
+		const i = interactionsCodec({ id: 'v1_x', keep: (x) => kept.push(x) }).encodeResponse(answer, { model: 'm', includeThoughts: true })
+		expect(i).toMatchObject({ id: 'v1_x', object: 'interaction', model: 'm', status: 'requires_action' })
+		expect(i.steps).toEqual([
+			{ type: 'thought', signature: 'S1', summary: [{ type: 'text', text: 'plan' }] },
+			{ type: 'model_output', content: [{ type: 'text', text: 'Hello' }] },
+			{ type: 'function_call', id: 'c1__ts_c2ln', name: 'f', arguments: { a: 1 } },
+		])
+		expect(i.usage).toEqual({ total_input_tokens: 14, total_cached_tokens: 4, total_output_tokens: 5, total_thought_tokens: 2, total_tokens: 21 })
+		expect(kept).toEqual([i])
+		// Read back (an upstream of this protocol): the same answer.
+		expect(geminiInteractions.decodeResponse(i)).toMatchObject({ content: answer.content, stopReason: 'tool_use', usage: answer.usage })
+	})
+
+	it('should leave the thought summary out unless the client asked for it, carrying the thinking whole for the next turn', () => {
+		const i = geminiInteractions.encodeResponse(answer, { model: 'm' })
+		const thought = i.steps![0] as { type: string; signature: string; summary?: unknown }
+		expect(thought.summary).toBeUndefined()
+		expect(thought.signature).toStartWith(CARRIED_THINKING_TAG)
+		// Sent back, it is the thinking as the vendor made it (Claude checks text and signature together).
+		expect(decode({ model: 'm', input: [{ type: 'user_input', content: [{ type: 'text', text: 'q' }] }, ...i.steps!] }).messages[1]!.content).toEqual(answer.content as Part[])
+		const altered = { ...thought, signature: `${thought.signature.slice(0, -4)}AAAA` }
+		expect(() => decode({ model: 'm', input: [altered] })).toThrow('altered')
+	})
+})
+
+describe('gemini-interactions stream', () => {
+	const events: StreamEvent[] = [
+		{ type: 'start', id: 'up', model: 'x' },
+		{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
+		{ type: 'thinking_delta', index: 0, text: 'pl' },
+		{ type: 'thinking_delta', index: 0, text: 'an' },
+		{ type: 'signature_delta', index: 0, signature: 'S1' },
+		{ type: 'block_stop', index: 0 },
+		{ type: 'block_start', index: 1, block: { kind: 'text' } },
+		{ type: 'text_delta', index: 1, text: 'Hel' },
+		{ type: 'text_delta', index: 1, text: 'lo' },
+		{ type: 'block_stop', index: 1 },
+		{ type: 'block_start', index: 2, block: { kind: 'tool_call', id: 'c1', name: 'f', signature: 'c2ln' } },
+		{ type: 'json_delta', index: 2, json: '{"a":' },
+		{ type: 'json_delta', index: 2, json: '1}' },
+		{ type: 'block_stop', index: 2 },
+		{ type: 'usage', usage: { input: 10, output: 7, cacheRead: 4, reasoning: 2 } },
+		{ type: 'finish', reason: 'tool_use' },
+	]
+
+	const encode = (evs: StreamEvent[], o: Parameters<typeof interactionsCodec>[0] = {}) => {
+		const enc = interactionsCodec({ id: 'v1_s', ...o }).streamEncoder({ model: 'm', includeThoughts: true })
+		const out: SseFrame[] = []
+		for (const e of evs) enc.push(e, out)
+		enc.end(out)
+		return out
+	}
+
+	it('should name each frame by its event_type, in the step lifecycle, and keep the whole interaction', () => {
+		let kept: Record<string, unknown> | undefined
+		const frames = encode(events, { keep: (i) => (kept = i) })
+		expect(frames.map((f) => f.event)).toEqual([
+			'interaction.created',
+			'interaction.status_update',
+			'step.start',
+			'step.delta',
+			'step.delta',
+			'step.delta',
+			'step.stop',
+			'step.start',
+			'step.delta',
+			'step.delta',
+			'step.stop',
+			'step.start',
+			'step.delta',
+			'step.delta',
+			'step.stop',
+			'interaction.completed',
+		])
+		for (const f of frames) expect(JSON.parse(f.data).event_type).toBe(f.event)
+		const done = JSON.parse(frames.at(-1)!.data).interaction
+		expect(done).toMatchObject({ id: 'v1_s', status: 'requires_action', usage: { total_input_tokens: 14, total_output_tokens: 5, total_thought_tokens: 2 } })
+		expect(done.steps).toBeUndefined()
+		expect(kept!.steps).toEqual([
+			{ type: 'thought', signature: 'S1', summary: [{ type: 'text', text: 'plan' }] },
+			{ type: 'model_output', content: [{ type: 'text', text: 'Hello' }] },
+			{ type: 'function_call', id: 'c1__ts_c2ln', name: 'f', arguments: { a: 1 } },
+		])
+	})
+
+	it('should decode its own stream back into the same events (upstream side)', () => {
+		const dec = geminiInteractions.streamDecoder()
+		const out: StreamEvent[] = []
+		for (const f of encode(events)) dec.push(f, out)
+		dec.end(out)
+		expect(out.slice(1)).toEqual(events.slice(1).map((e) => (e.type === 'usage' ? { type: 'usage', usage: { ...e.usage, cacheWrite: 0 } } : e)))
+		expect(out[0]).toMatchObject({ type: 'start', id: 'v1_s', model: 'm' })
+	})
+
+	it('should end with an error event when the upstream fails, and a cut stream the same way', () => {
+		const failed = encode([events[0]!, { type: 'error', error: new GatewayError('overloaded', 'busy') }])
+		expect(failed.at(-1)!.event).toBe('error')
+		expect(JSON.parse(failed.at(-1)!.data)).toMatchObject({ event_type: 'error', error: { code: 'UNAVAILABLE', message: 'busy' } })
+		const cut = encode(events.slice(0, 8))
+		expect(cut.at(-1)!.event).toBe('error')
+		expect(cut.map((f) => f.event)).not.toContain('interaction.completed')
+	})
+})
+
+describe('gemini-interactions hidden thinking, streamed', () => {
+	it('should send one signature carrying the thinking at the end of its step, and no summary', () => {
+		const enc = interactionsCodec({ id: 'v1_h' }).streamEncoder({ model: 'm' })
+		const out: SseFrame[] = []
+		for (const e of [
+			{ type: 'start', id: 'u', model: 'x' },
+			{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
+			{ type: 'thinking_delta', index: 0, text: 'secret plan' },
+			{ type: 'signature_delta', index: 0, signature: 'S1' },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'redacted_thinking', data: 'ENC' } },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'finish', reason: 'end_turn' },
+		] as StreamEvent[])
+			enc.push(e, out)
+		const deltas = out.filter((f) => f.event === 'step.delta').map((f) => JSON.parse(f.data).delta)
+		expect(deltas.map((d) => d.type)).toEqual(['thought_signature', 'thought_signature'])
+		const back = decode({ model: 'm', input: [{ type: 'thought', signature: deltas[0].signature }, { type: 'thought', signature: deltas[1].signature }] }).messages[0]!.content
+		expect(back).toEqual([
+			{ type: 'thinking', text: 'secret plan', signature: 'S1' },
+			{ type: 'redacted_thinking', data: 'ENC' },
+		])
+	})
+})
