@@ -10,6 +10,7 @@ import { bootstrapAdmin } from './modules/console'
 import { shutdownSessions } from './modules/realtime/session'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
+import { purgeInteractions } from './modules/interactions/store'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
 
@@ -64,6 +65,7 @@ export async function runServer(startupNotes: string[] = []) {
 		const purge = () => {
 			void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
 			void purgeMessageThreads(svc).catch((e) => svc.log.warn('message thread purge failed', { error: String(e) }))
+			void purgeInteractions(svc.db).catch((e) => svc.log.warn('interaction purge failed', { error: String(e) }))
 		}
 		purge()
 		const purger = setInterval(purge, PURGE_EVERY_MS)

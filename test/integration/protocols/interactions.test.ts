@@ -9,6 +9,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { GoogleGenAI } from '@google/genai'
 import { generateText, streamText } from 'ai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
+import { purgeInteractions } from '../../../src/modules/interactions/store'
 import { pngOf } from '../../helpers/png'
 import { countWords, thoughtSignatureFor } from '../../mocks'
 import { type Account, expectCharges, GEMINI_3, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
@@ -284,6 +285,31 @@ describe('ai.interactions errors', () => {
 		const r = await fetch(`${m.app.url}/v1/interactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL.gemini, input: 'hi' }) })
 		expect(r.status).toBe(401)
 		expect(((await r.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED')
+	})
+})
+
+describe('kept interactions, purged after 30 days', () => {
+	it('should purge an old turn only once no younger kept turn continues it', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const one = await ai.interactions.create({ model: MODEL.anthropic, input: 'oldest words' })
+		const two = await ai.interactions.create({ model: MODEL.anthropic, input: 'older words', previous_interaction_id: one.id })
+		const three = await ai.interactions.create({ model: MODEL.anthropic, input: 'young words', previous_interaction_id: two.id })
+		const db = m.app.svc.db
+		const age = (id: string, days: number) => db.sql.query(`UPDATE interactions SET created_at = now() - make_interval(days => $2) WHERE id = $1`, [id, days])
+		const kept = async () => (await db.sql.query<{ id: string }>('SELECT id FROM interactions WHERE account_id = $1', [acct.accountId])).map((r) => r.id).sort()
+		await age(one.id, 40)
+		await age(two.id, 35)
+		await purgeInteractions(db, 30)
+		expect(await kept()).toEqual([one.id, two.id, three.id].sort())
+		await ai.interactions.create({ model: MODEL.anthropic, input: 'still whole', previous_interaction_id: three.id })
+		expect(JSON.stringify(lastRequest(m.mocks.anthropic).body)).toContain('oldest words')
+		await age(three.id, 31)
+		const [four] = (await kept()).filter((id) => ![one.id, two.id, three.id].includes(id))
+		await age(four!, 31)
+		await purgeInteractions(db, 30)
+		expect(await kept()).toEqual([])
+		expect((await ai.interactions.get(three.id).catch((e) => e)).status).toBe(404)
 	})
 })
 
