@@ -8,7 +8,7 @@
  * the audio the gateway forwarded for that item, and the row says estimated.
  * @module
  */
-import { type Price } from '../../billing/pricing'
+import type { Price } from '../../billing/pricing'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { durationCost, pricedByDuration, requestFee } from '../../passthrough/pricing'
 import { countText } from '../../relay/estimate'
@@ -17,15 +17,16 @@ import { AUDIO_TOKENS_PER_SECOND, audioTokensCost } from '../audio/transcription
 type Counts = Record<string, unknown>
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
+const int = (v: unknown): number | undefined => (num(v) === undefined ? undefined : Math.floor(v as number))
 
 /** `seconds`: the audio forwarded for the item, for what the usage leaves out; `text`: its transcript. */
 export function transcriptionCharge(price: Price, usage: unknown, seconds: number, text: string): { cost: number; usage: Usage; estimated: boolean } {
 	const u = (usage && typeof usage === 'object' ? usage : {}) as Counts
 	const byDuration = pricedByDuration(price)
 	const reported = u.type === 'duration' ? num(u.seconds) : undefined
-	const input = u.type === 'tokens' ? num(u.input_tokens) : undefined
-	const output = u.type === 'tokens' ? num(u.output_tokens) : undefined
-	const audio = u.type === 'tokens' ? num((u.input_token_details as Counts | undefined)?.audio_tokens) : undefined
+	const input = u.type === 'tokens' ? int(u.input_tokens) : undefined
+	const output = u.type === 'tokens' ? int(u.output_tokens) : undefined
+	const audio = u.type === 'tokens' ? int((u.input_token_details as Counts | undefined)?.audio_tokens) : undefined
 	let cost = requestFee(price) + (byDuration ? durationCost(price, reported ?? seconds) : 0)
 	let tokens = { input: input ?? 0, audio: audio ?? input ?? 0, output: output ?? 0 }
 	if (input !== undefined || output !== undefined) cost += audioTokensCost(price, tokens.input, tokens.audio, tokens.output)
@@ -35,5 +36,5 @@ export function transcriptionCharge(price: Price, usage: unknown, seconds: numbe
 		cost += audioTokensCost(price, t, t, tokens.output)
 	}
 	const estimated = byDuration ? reported === undefined : input === undefined
-	return { cost, usage: { ...emptyUsage(), input: Math.floor(tokens.input), audioInput: Math.floor(Math.min(tokens.audio, tokens.input)), output: Math.floor(tokens.output) }, estimated }
+	return { cost, usage: { ...emptyUsage(), input: tokens.input, audioInput: Math.min(tokens.audio, tokens.input), output: tokens.output }, estimated }
 }

@@ -281,6 +281,9 @@ export class TranscriptionSession {
 			// What was forwarded so far is this item; audio after it goes into a new buffer, with new holds.
 			this.committed.set(String(event!.item_id), this.buffer)
 			this.buffer = { holds: [], held: 0, bytes: 0 }
+		} else if (type === 'input_audio_buffer.speech_started') {
+			// Server voice detection: the silence before the speech is no part of the item (its holds stay with the buffer).
+			this.buffer.bytes = 0
 		} else if (type === 'conversation.item.input_audio_transcription.completed') {
 			const b = this.itemOf(event!.item_id)
 			this.bill(b, event!.usage, typeof event!.transcript === 'string' ? event!.transcript : '', this.clientGone ? this.abandonReason() : 'ok')
