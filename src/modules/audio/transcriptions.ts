@@ -26,7 +26,7 @@ import { doneEventScanner } from './speech-usage'
 import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from './model'
 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
-const AUDIO_TOKENS_PER_SECOND = 25
+export const AUDIO_TOKENS_PER_SECOND = 25
 
 type TranscriptJson = {
 	text?: unknown
@@ -45,6 +45,13 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 export function audioTokensCost(p: Price, input: number, audio: number, output: number): number {
 	if (input <= 0 && output <= 0) return 0
 	return tokenCost({ ...emptyUsage(), input, output, audioInput: Math.min(audio, input) }, { ...p, perRequest: 0 })
+}
+
+/** The most `seconds` of audio may cost to transcribe (a hold): by duration, else as generous audio tokens and half as many output tokens. */
+export function transcriptionBound(price: Price, seconds: number): number {
+	if (pricedByDuration(price)) return requestFee(price) + durationCost(price, seconds)
+	const tokens = Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
+	return requestFee(price) + audioTokensCost(price, tokens, tokens, Math.ceil(tokens / 2))
 }
 
 /** The two speech-to-text endpoints, named as the gateway and the upstream (`{base_url}` + the part after /v1) serve them. */
@@ -100,9 +107,8 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 		types: ['openai'],
 		hold(price) {
 			const fee = requestFee(price)
-			if (pricedByDuration(price)) return { want: fee + durationCost(price, guess.upper), min: fee + durationCost(price, Math.min(guess.upper, 60)) }
-			const tokens = Math.ceil(guess.upper * AUDIO_TOKENS_PER_SECOND)
-			return { want: fee + audioTokensCost(price, tokens, tokens, Math.ceil(tokens / 2)), min: fee + audioTokensCost(price, 1, 1, 1) }
+			if (pricedByDuration(price)) return { want: transcriptionBound(price, guess.upper), min: fee + durationCost(price, Math.min(guess.upper, 60)) }
+			return { want: transcriptionBound(price, guess.upper), min: fee + audioTokensCost(price, 1, 1, 1) }
 		},
 		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
 		async respond(res, _ch, _m, price) {

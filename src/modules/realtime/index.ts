@@ -4,13 +4,16 @@
  * (`Authorization: Bearer`, or the `openai-insecure-api-key.<key>` subprotocol browsers send), its rate limit and
  * `allowed_models`, the model and its channels, the first hold (402 when the balance cannot cover a response) and
  * the upstream handshake (with failover, as other routes fail over). Then the client's socket is upgraded, answering
- * the `realtime` subprotocol when offered, and the session (session.ts) relays and bills.
+ * the `realtime` subprotocol when offered, and the session (session.ts) relays and bills. A transcription session
+ * (`?intent=transcription`) names its model only once connected: past the key and rate limit its socket is accepted
+ * and transcription.ts routes, refuses and bills it.
  * The upgrade goes through Bun's `server.upgrade` with the session's handlers in the socket's data: Elysia's own
  * `websocket` handler, which every `app.listen` installs, calls them (`ws.data.open/message/close`), and the frames
  * reach them as they came (Elysia's `.ws()` would parse JSON text first).
  * @module
  */
 import type { Server, ServerWebSocket } from 'bun'
+import type { AuthToken } from '../../auth/api-key'
 import { Elysia, t } from 'elysia'
 import { GatewayError } from '../../core/errors'
 import { missingKey, presentedKey } from '../../http/model-auth'
@@ -23,6 +26,7 @@ import type { Services } from '../../services'
 import { errorEvent, RealtimeSession, responseBound } from './session'
 import { isClientSecret, openClientSecret } from './client-secret'
 import { realtimeSecretsModule } from './secrets'
+import { TranscriptionSession } from './transcription'
 import { openUpstream, realtimeRoute } from './upstream'
 
 /** A minted session config as a `session.update` carries it: the model is the URL's (mapped per channel). */
@@ -47,12 +51,6 @@ function realtimeKey(request: Request, protocols: string[]): string | undefined 
 
 /** The session kinds the gateway does not relay, as the error that says so. */
 function unsupportedSession(query: Record<string, unknown>): GatewayError | undefined {
-	if (query.intent === 'transcription')
-		return new GatewayError(
-			'invalid_request',
-			'Realtime transcription sessions (?intent=transcription) are not supported by this gateway: use POST /v1/audio/transcriptions (the AI SDK\'s transcribe(), not experimental_streamTranscribe), or a conversation session (?model=…)',
-			{ code: 'unsupported_value', param: 'intent' },
-		)
 	if (typeof query.call_id === 'string')
 		return new GatewayError('invalid_request', 'Sideband connections to a WebRTC or SIP call (?call_id=…) are not supported by this gateway: open a WebSocket session with ?model=…', {
 			code: 'unsupported_value',
@@ -77,6 +75,35 @@ function refuseOnSocket(server: Server<unknown>, request: Request, protocols: st
 	const headers: Record<string, string> = { 'x-request-id': requestId }
 	if (protocols.includes('realtime')) headers['sec-websocket-protocol'] = 'realtime'
 	return server.upgrade(request, { headers, data: handlers })
+}
+
+/**
+ * A transcription session (transcription.ts): its model comes in its first session.update, so the socket is accepted
+ * before anything is routed or held, and the session refuses on it (an `error` event) what it cannot serve.
+ */
+function transcriptionSession(
+	svc: Services,
+	c: { request: Request; server: Server<unknown> | null; requestId: string; startedAt: number; protocols: string[]; token: AuthToken; secretSession?: Record<string, unknown> },
+) {
+	if (c.request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !c.server)
+		throw new GatewayError('invalid_request', 'The Realtime API takes a WebSocket connection (Upgrade: websocket)', { status: 426, code: 'websocket_required' })
+	const session = new TranscriptionSession({
+		svc,
+		token: c.token,
+		requestId: c.requestId,
+		startedAt: c.startedAt,
+		handshake: { protocols: c.protocols, beta: c.request.headers.get('openai-beta') },
+		secretSession: c.secretSession,
+	})
+	const handlers: SocketHandlers = {
+		open: (ws) => session.clientOpen(ws),
+		message: (_ws, data) => session.fromClient(data),
+		close: (_ws, code, reason) => void session.clientClosed(code, reason),
+	}
+	const headers: Record<string, string> = { 'x-request-id': c.requestId }
+	if (c.protocols.includes('realtime')) headers['sec-websocket-protocol'] = 'realtime'
+	if (c.server.upgrade(c.request, { headers, data: handlers })) return
+	throw new GatewayError('invalid_request', 'The WebSocket upgrade failed', { status: 426, code: 'websocket_required' })
 }
 
 /** What Elysia's `websocket` handler calls for an upgraded socket. */
@@ -106,8 +133,7 @@ const realtimeSocketModule = (svc: Services) =>
 			const token = secret?.token ?? svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 			const admitted = svc.limits.admit(token)
 			if (admitted) await admitted
-			// Transcription sessions (`?intent=transcription`, the model in session.update, billed by the transcription
-			// model) and sideband connections to a WebRTC/SIP call (`?call_id=`, a call the gateway never saw): not relayed.
+			// Sideband connections to a WebRTC/SIP call (`?call_id=`, a call the gateway never saw): not relayed.
 			const unsupported = unsupportedSession(query)
 			if (unsupported) {
 				// A WebSocket client cannot read a refused handshake's body (the AI SDK's streamTranscribe reported only
@@ -115,6 +141,10 @@ const realtimeSocketModule = (svc: Services) =>
 				if (server && request.headers.get('upgrade')?.toLowerCase() === 'websocket' && refuseOnSocket(server as Server<unknown>, request, protocols, requestId, unsupported)) return
 				throw unsupported
 			}
+			const transcription = secret ? secret.grant.session.type === 'transcription' : query.intent === 'transcription'
+			if (secret && query.intent === 'transcription' && !transcription)
+				throw new GatewayError('invalid_request', 'This client secret is for a conversation session, not a transcription one', { code: 'invalid_value', param: 'intent' })
+			if (transcription) return transcriptionSession(svc, { request, server, requestId, startedAt, protocols, token, secretSession: secret?.grant.session })
 			const asked = typeof query.model === 'string' ? query.model : ''
 			if (secret && asked && asked !== secret.grant.model)
 				throw new GatewayError('invalid_request', `This client secret is for model "${secret.grant.model}", not "${asked}"`, { code: 'invalid_value', param: 'model' })
@@ -139,7 +169,7 @@ const realtimeSocketModule = (svc: Services) =>
 			})
 			const handshake = { protocols, beta: request.headers.get('openai-beta') }
 			const opened = await tryChannels(svc, channels, request.signal, (ch) =>
-				openUpstream(ch, ch.modelMap[model] ?? model, handshake, channelTimeouts(ch.settings).firstByteMs, (data) => session.fromUpstream(data)),
+				openUpstream(ch, { model: ch.modelMap[model] ?? model }, handshake, channelTimeouts(ch.settings).firstByteMs, (data) => session.fromUpstream(data)),
 			)
 			if ('error' in opened) {
 				const base = {
@@ -190,7 +220,7 @@ const realtimeSocketModule = (svc: Services) =>
 							description: 'The model of the session, e.g. gpt-realtime (with a client secret: its model, or left out)',
 						}),
 					),
-					intent: t.Optional(t.String({ description: '`transcription` sessions are not supported: an `error` event (unsupported_value) on the socket, then close 1008; 400 to a plain GET' })),
+					intent: t.Optional(t.String({ description: '`transcription`: a transcription session, its model named in the first `session.update` (`audio.input.transcription.model`)' })),
 					call_id: t.Optional(t.String({ description: 'Sideband connections to WebRTC/SIP calls are not supported: an `error` event (unsupported_value) on the socket, then close 1008; 400 to a plain GET' })),
 				},
 				{ additionalProperties: true },
@@ -204,7 +234,7 @@ const realtimeSocketModule = (svc: Services) =>
 			detail: {
 				summary: 'Realtime API session (WebSocket)',
 				description:
-					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol, or with an `ek_…` client secret (POST /v1/realtime/client_secrets) the same ways: then `model` may be left out (the secret names it) and the secret\'s session config is applied first. Each `response.done` is billed from its `response.usage` (one usage row per response); the session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
+					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol, or with an `ek_…` client secret (POST /v1/realtime/client_secrets) the same ways: then `model` may be left out (the secret names it) and the secret\'s session config is applied first. Each `response.done` is billed from its `response.usage` (one usage row per response). With `?intent=transcription` (or a client secret of `type: "transcription"`) a transcription session: its model comes in the first `session.update`, each completed transcription is billed at that model\'s audio prices from its `usage` (one row each). The session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
 			},
 		},
 	)

@@ -16,6 +16,7 @@ import { randomString } from '../../lib/ids'
 import { openaiErrors } from '../../passthrough/schemas'
 import type { Services } from '../../services'
 import { BETA_DEFAULT_TTL_SECONDS, DEFAULT_TTL_SECONDS, expiryOf, mintClientSecret } from './client-secret'
+import { transcriptionModelOf } from './transcription'
 import { realtimeRoute } from './upstream'
 
 const ExpiresAfter = t.Object(
@@ -63,10 +64,10 @@ export const realtimeSecretsModule = (svc: Services) =>
 			'/v1/realtime/client_secrets',
 			async ({ body, token }) => {
 				const session: Record<string, unknown> = body.session ?? {}
-				if (session.type === 'transcription')
-					throw new GatewayError('invalid_request', 'Realtime transcription sessions are not supported by this gateway: use POST /v1/audio/transcriptions', { code: 'unsupported_value', param: 'session.type' })
-				const model = session.model
-				if (typeof model !== 'string' || !model) throw missingModel('session.model')
+				// A transcription session's model is its transcription model (billed at that model's audio prices).
+				const transcription = session.type === 'transcription'
+				const model = transcription ? transcriptionModelOf(session) : session.model
+				if (typeof model !== 'string' || !model) throw missingModel(transcription ? 'session.audio.input.transcription.model' : 'session.model')
 				realtimeRoute(svc, token, model)
 				const expiresAt = expiryOf(body.expires_after?.seconds, DEFAULT_TTL_SECONDS, 'expires_after.seconds')
 				const config = { type: 'realtime', ...session }
@@ -79,7 +80,7 @@ export const realtimeSecretsModule = (svc: Services) =>
 				detail: {
 					summary: 'Create a Realtime client secret',
 					description:
-						'An ephemeral `ek_…` secret for a browser to open `GET /v1/realtime` (as the `openai-insecure-api-key.` subprotocol or Bearer) with this key\'s account, limits and allowed models, for the session config\'s `model` only; the config is applied at connect. Valid for `expires_after.seconds` (10–7200, default 600); useless on any other route.',
+						'An ephemeral `ek_…` secret for a browser to open `GET /v1/realtime` (as the `openai-insecure-api-key.` subprotocol or Bearer) with this key\'s account, limits and allowed models, for the session config\'s `model` only (a `type: "transcription"` session: its `audio.input.transcription.model`); the config is applied at connect. Valid for `expires_after.seconds` (10–7200, default 600); useless on any other route.',
 				},
 			},
 		)

@@ -50,8 +50,8 @@ export const SHUTDOWN_DRAIN_MS = 1_000
  */
 export const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024
 
-/** The sessions open in this process, for shutdown. */
-const live = new Set<RealtimeSession>()
+/** The sessions open in this process (conversation and transcription), for shutdown. */
+export const live = new Set<{ shutdown(): Promise<void> }>()
 
 /** Shutdown, once the grace period ran out: closes every open session (1001 both ways) and bills what each was running. */
 export async function shutdownSessions(): Promise<void> {

@@ -14,11 +14,15 @@ import type { Services } from '../../services'
 import { authHeaders } from '../../passthrough/upstream'
 import { joinUrl } from '../../providers/adapter'
 
-/** `http(s)://host/v1` → `ws(s)://host/v1/realtime?model=…`. */
-export function realtimeUrl(ch: Channel, upstreamModel: string): string {
+/** What a session connects to: a conversation with a model, or a transcription session (its model named in session.update). */
+export type RealtimeTarget = { model: string } | { intent: 'transcription' }
+
+/** `http(s)://host/v1` → `ws(s)://host/v1/realtime?model=…` (or `?intent=transcription`). */
+export function realtimeUrl(ch: Channel, target: RealtimeTarget): string {
 	const u = new URL(joinUrl(ch.baseUrl, '/realtime'))
 	u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:'
-	u.searchParams.set('model', upstreamModel)
+	if ('model' in target) u.searchParams.set('model', target.model)
+	else u.searchParams.set('intent', target.intent)
 	return u.toString()
 }
 
@@ -37,7 +41,7 @@ export type ClientHandshake = { protocols: string[]; beta: string | null }
  */
 export function openUpstream(
 	ch: Channel,
-	upstreamModel: string,
+	target: RealtimeTarget,
 	client: ClientHandshake,
 	timeoutMs: number,
 	onFrame: (data: string | ArrayBuffer) => void,
@@ -48,7 +52,7 @@ export function openUpstream(
 	return new Promise((resolve) => {
 		let ws: WebSocket
 		try {
-			ws = new WebSocket(realtimeUrl(ch, upstreamModel), {
+			ws = new WebSocket(realtimeUrl(ch, target), {
 				headers,
 				protocols,
 			} as unknown as string[])

@@ -184,12 +184,12 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		expect(rt.handshakes.length).toBe(before)
 	})
 
-	it('should refuse transcription sessions and call_id sideband connections clearly, naming the parameter, before any upstream handshake', async () => {
+	it('should refuse call_id sideband connections clearly, naming the parameter, before any upstream handshake', async () => {
 		const { key } = await app.account(1)
 		const before = rt.handshakes.length
-		// As OpenAI documents them: no model in the URL (it is in session.update), or the call's id. A WebSocket client
-		// cannot read a refused handshake's body, so it gets the reason as an `error` event, then close 1008.
-		for (const [query, param] of [['intent=transcription', 'intent'], ['call_id=rtc_u1_9c6574da8b8a41a18da9308f4ad974ce', 'call_id']] as const) {
+		// As OpenAI documents them: the call's id, no model. A WebSocket client cannot read a refused handshake's body, so
+		// it gets the reason as an `error` event, then close 1008. (Transcription sessions: realtime-transcription.test.ts.)
+		for (const [query, param] of [['call_id=rtc_u1_9c6574da8b8a41a18da9308f4ad974ce', 'call_id']] as const) {
 			const c = await connectRealtime(`${app.url.replace('http', 'ws')}/v1/realtime?${query}`, { key })
 			const error = await c.next('error')
 			expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_value', param })

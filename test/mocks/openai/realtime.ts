@@ -8,6 +8,13 @@
  * cancelled (`"stall"`: never answers the cancel either; `response.metadata.audio_ms`: its delta carries that many ms of
  * PCM16 24 kHz audio); a client event `mock.hangup` makes the server close the socket (code 1011); `mock.flood` with
  * `count` and `bytes` sends that many binary frames of that size at once.
+ * Transcription sessions (`?intent=transcription`, platform.openai.com/docs/guides/realtime-transcription):
+ * `session.created` of `type: "transcription"`; `session.update` / `transcription_session.update` set the
+ * transcription model (answered `session.updated` / `transcription_session.updated`); `input_audio_buffer.append`
+ * fills the buffer (`….clear` empties it); `input_audio_buffer.commit` answers `input_audio_buffer.committed`, a
+ * `conversation.item.input_audio_transcription.delta` and `….completed` with `transcriptionUsage` (whisper-1 by
+ * duration, the others by tokens), or the `error` `input_audio_buffer_commit_empty` under 100 ms of audio. Knobs: a
+ * transcription `prompt` of `mock:silent` never completes a commit, `mock:fail` answers `….failed`.
  * Its own server, since the shared mock server speaks HTTP only. Records every handshake and every frame received.
  * @module
  */
@@ -47,6 +54,20 @@ export const REALTIME_CANCELLED_USAGE = {
 	output_token_details: { text_tokens: 2, audio_tokens: 8 },
 }
 
+/** PCM16 at 24 kHz mono, the transcription sessions' default format. */
+const PCM_BYTES_PER_SECOND = 48_000
+
+/**
+ * The `usage` of a completed transcription of `bytes` of PCM16 audio: whisper-1 by duration, the others by tokens
+ * (10 audio tokens a second, 4 output tokens).
+ */
+export function transcriptionUsage(model: string, bytes: number) {
+	const seconds = bytes / PCM_BYTES_PER_SECOND
+	if (model === 'whisper-1') return { type: 'duration' as const, seconds }
+	const audio = Math.ceil(seconds * 10)
+	return { type: 'tokens' as const, total_tokens: audio + 4, input_tokens: audio, input_token_details: { text_tokens: 0, audio_tokens: audio }, output_tokens: 4 }
+}
+
 export type RealtimeHandshake = {
 	url: string
 	headers: Record<string, string>
@@ -65,7 +86,7 @@ export type RealtimeMock = {
 }
 
 /** `held`: responses stopped after their first delta, by id, oldest first; true when they never answer a cancel. */
-type Conn = { model: string; seq: number; held: Map<string, boolean> }
+type Conn = { model: string; seq: number; held: Map<string, boolean>; transcription?: { model: string; prompt: string; bytes: number; beta: boolean } }
 
 const AUDIO_CHUNKS = ['AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwAQ', 'EQASABMAFAAVABYAFwAYABkAGgAbABwAHQAeAB8AIAAh']
 
@@ -74,6 +95,46 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 	const received: Array<string | Uint8Array> = []
 	const closed: number[] = []
 	const send = (ws: ServerWebSocket<Conn>, event: Record<string, unknown>) => ws.send(JSON.stringify({ event_id: `event_${++ws.data.seq}`, ...event }))
+
+	const transcribe = (ws: ServerWebSocket<Conn>, event: Record<string, any>, tr: NonNullable<Conn['transcription']>): void => {
+		if (event.type === 'session.update' || event.type === 'transcription_session.update') {
+			const t = event.session?.audio?.input?.transcription ?? event.session?.input_audio_transcription
+			if (t?.model) tr.model = t.model
+			if (typeof t?.prompt === 'string') tr.prompt = t.prompt
+			const session = { id: 'sess_mock1', object: 'realtime.session', type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: tr.model, prompt: tr.prompt } } } }
+			send(ws, { type: event.type === 'session.update' ? 'session.updated' : 'transcription_session.updated', session })
+			return
+		}
+		if (event.type === 'input_audio_buffer.append') tr.bytes += Buffer.from(String(event.audio ?? ''), 'base64').length
+		else if (event.type === 'input_audio_buffer.clear') {
+			tr.bytes = 0
+			send(ws, { type: 'input_audio_buffer.cleared' })
+		} else if (event.type === 'input_audio_buffer.commit') {
+			if (tr.bytes < PCM_BYTES_PER_SECOND / 10) {
+				send(ws, {
+					type: 'error',
+					error: { type: 'invalid_request_error', code: 'input_audio_buffer_commit_empty', message: 'Error committing input audio buffer: buffer too small.', param: null, event_id: event.event_id ?? null },
+				})
+				return
+			}
+			const item = `item_${++ws.data.seq}`
+			const bytes = tr.bytes
+			tr.bytes = 0
+			send(ws, { type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item })
+			if (tr.prompt === 'mock:silent') return
+			if (tr.prompt === 'mock:fail') {
+				send(ws, {
+					type: 'conversation.item.input_audio_transcription.failed',
+					item_id: item,
+					content_index: 0,
+					error: { type: 'transcription_error', code: 'audio_unintelligible', message: 'The audio could not be transcribed.', param: null },
+				})
+				return
+			}
+			send(ws, { type: 'conversation.item.input_audio_transcription.delta', item_id: item, content_index: 0, delta: 'Hello' })
+			send(ws, { type: 'conversation.item.input_audio_transcription.completed', item_id: item, content_index: 0, transcript: 'Hello world.', usage: transcriptionUsage(tr.model, bytes) })
+		} else if (event.type === 'response.create') send(ws, { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', message: 'Transcription sessions have no responses', param: null } })
+	}
 
 	const server = Bun.serve<Conn, never>({
 		port: 0,
@@ -111,13 +172,24 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					{ status: 401 },
 				)
 			const ok = srv.upgrade(req, {
-				data: { model: u.searchParams.get('model') ?? '', seq: 0, held: new Map() },
+				data: {
+					model: u.searchParams.get('model') ?? '',
+					seq: 0,
+					held: new Map(),
+					transcription: u.searchParams.get('intent') === 'transcription' ? { model: '', prompt: '', bytes: 0, beta: !!req.headers.get('openai-beta') } : undefined,
+				},
 				headers: protocols.includes('realtime') ? { 'sec-websocket-protocol': 'realtime' } : undefined,
 			})
 			return ok ? undefined : new Response('Expected a WebSocket upgrade', { status: 426 })
 		},
 		websocket: {
 			open(ws) {
+				const tr = ws.data.transcription
+				if (tr) {
+					const session = { id: 'sess_mock1', object: 'realtime.session', type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: null } } }
+					send(ws, { type: tr.beta ? 'transcription_session.created' : 'session.created', session })
+					return
+				}
 				send(ws, {
 					type: 'session.created',
 					session: {
@@ -144,6 +216,10 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					bytes?: number
 				}
 				if (event.type === 'mock.hangup') return ws.close(1011, 'mock hangup')
+				if (ws.data.transcription) {
+					transcribe(ws, event as Record<string, any>, ws.data.transcription)
+					return
+				}
 				if (event.type === 'mock.flood') {
 					for (let i = 0; i < (event.count ?? 0); i++) ws.send(new Uint8Array(event.bytes ?? 0).fill(i & 255))
 					return
