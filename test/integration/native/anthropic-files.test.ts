@@ -93,8 +93,8 @@ describe('Anthropic Files API', () => {
 		const owner = await account()
 		const meta = await owner.haiku.beta.files.upload({ file: await toFile(PDF, 'secret.pdf', { type: 'application/pdf' }) })
 		const stranger = await account()
-		for (const p of [stranger.any.beta.files.retrieveMetadata(meta.id), stranger.any.beta.files.delete(meta.id), stranger.any.beta.files.download(meta.id)]) {
-			const e = await failure(p)
+		const refused = await Promise.all([stranger.any.beta.files.retrieveMetadata(meta.id), stranger.any.beta.files.delete(meta.id), stranger.any.beta.files.download(meta.id)].map(failure))
+		for (const e of refused) {
 			expect(e?.status).toBe(404)
 			expect(e?.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: `File not found: ${meta.id}` } })
 		}
@@ -154,6 +154,32 @@ describe('Anthropic Files API', () => {
 		const e = await failure(haiku.beta.files.download(up.id))
 		expect(e?.status).toBe(400)
 		expect((e?.error as { error: { message: string } }).error.message).toContain('is not downloadable')
+	})
+
+	it('should relay an upload sent without a length (chunked) as it arrives', async () => {
+		const { key, any } = await account()
+		const form = new FormData()
+		form.append('file', new File([PDF], 'chunked.pdf', { type: 'application/pdf' }))
+		const whole = new Response(form)
+		const type = whole.headers.get('content-type')!
+		const bytes = new Uint8Array(await whole.arrayBuffer())
+		const body = new ReadableStream<Uint8Array>({
+			start(c) {
+				for (let i = 0; i < bytes.length; i += 16) c.enqueue(bytes.slice(i, i + 16))
+				c.close()
+			},
+		})
+		const res = await fetch(`${app.url}/v1/files`, {
+			method: 'POST',
+			headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': type },
+			body,
+			duplex: 'half',
+		} as RequestInit)
+		expect(res.status).toBe(200)
+		const meta = (await res.json()) as Anthropic.Beta.FileMetadata
+		expect(meta).toMatchObject({ type: 'file', filename: 'chunked.pdf', size_bytes: PDF.length })
+		expect(res.headers.get('request-id')).toBe(res.headers.get('x-request-id'))
+		expect((await any.beta.files.retrieveMetadata(meta.id)).filename).toBe('chunked.pdf')
 	})
 
 	it("should refuse an upload over MAX_UPLOAD_BYTES with Anthropic's 413 before sending it", async () => {
