@@ -176,7 +176,7 @@ describe('Anthropic Files API', () => {
 			duplex: 'half',
 		} as RequestInit)
 		expect(res.status).toBe(200)
-		const meta = (await res.json()) as Anthropic.Beta.FileMetadata
+		const meta = (await res.json()) as Anthropic.Beta.BetaFileMetadata
 		expect(meta).toMatchObject({ type: 'file', filename: 'chunked.pdf', size_bytes: PDF.length })
 		expect(res.headers.get('request-id')).toBe(res.headers.get('x-request-id'))
 		expect((await any.beta.files.retrieveMetadata(meta.id)).filename).toBe('chunked.pdf')
