@@ -5,7 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia'
 import { toGatewayError, unknownRoute } from './http/error-map'
-import { errorResponse, shapeForPath, shapeForUnknownPath } from './http/error-shapes'
+import { errorResponse, shapeForRequest, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
 import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
 import { hotRoute } from './http/hot-route'
@@ -25,6 +25,7 @@ import { audioModule } from './modules/audio'
 import { batchesModule } from './modules/batches'
 import { conversationsModule } from './modules/conversations'
 import { filesModule } from './modules/batches/files'
+import { anthropicFilesModule } from './modules/anthropic-files'
 import { dashboardModule } from './modules/dashboard'
 import { embeddingsModule } from './modules/embeddings'
 import { imagesModule } from './modules/images'
@@ -78,7 +79,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 			// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
 			const late = bodyTimeoutOf(request)
 			if (late) return bodyTimedOut(request, late, rid ?? '')
-			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForPath(path)
+			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForRequest(request, path)
 			const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
 			return errorResponse(err, shape, rid)
 		})
@@ -113,6 +114,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(modelsModule(svc))
 		.use(consoleModule(svc))
 	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
+	// Before routing (an onRequest hook), after the guard's: Anthropic's Files API shares OpenAI's paths.
+	app.use(anthropicFilesModule(svc))
 	app.use(messageBatchesModule(svc))
 	app.use(geminiBatchesModule(svc))
 	app.use(interactionsModule(svc))

@@ -15,7 +15,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import { errorResponse, shapeForPath } from './error-shapes'
+import { errorResponse, shapeForRequest } from './error-shapes'
 
 /** A body that did not arrive in full within the deadline (thrown by `within`). */
 export class BodyReadTimeout extends Error {
@@ -122,7 +122,7 @@ export function bodyTimedOut(request: Request, e: BodyReadTimeout, requestId: st
 		status: 408,
 		code: 'request_timeout',
 	})
-	const res = errorResponse(err, shapeForPath(new URL(request.url).pathname), requestId)
+	const res = errorResponse(err, shapeForRequest(request, new URL(request.url).pathname), requestId)
 	res.headers.set('connection', 'close')
 	return res
 }

@@ -29,6 +29,20 @@ export function shapeForPath(path: string): ErrorShape {
 }
 
 /**
+ * A request from Anthropic's clients: they send `anthropic-version` (the SDKs always do) or `anthropic-beta`, and
+ * authenticate with `x-api-key` where OpenAI's send `Authorization: Bearer`. Tells Anthropic's Files API from OpenAI's
+ * on the paths they share (`/v1/files…`).
+ */
+export const isAnthropicClient = (request: Request): boolean => {
+	const h = request.headers
+	return h.has('anthropic-version') || h.has('anthropic-beta') || (h.has('x-api-key') && !h.has('authorization'))
+}
+
+/** `/v1/files…` is OpenAI's Files API and Anthropic's: the caller's clients tell which shape it answers in. */
+export const shapeForRequest = (request: Request, path: string): ErrorShape =>
+	path.startsWith('/v1/files') && isAnthropicClient(request) ? 'anthropic' : shapeForPath(path)
+
+/**
  * An unknown path has no protocol of its own, so its 404 speaks the caller's: Anthropic's clients send
  * `anthropic-version` and call `…/messages` (the SDK given `{root}/v1` calls /v1/v1/messages), Google's send
  * `x-goog-api-key` or call under /v1beta; anyone else reads OpenAI's shape.

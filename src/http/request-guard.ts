@@ -10,7 +10,7 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
-import { errorResponse, shapeForPath } from './error-shapes'
+import { errorResponse, shapeForPath, shapeForRequest } from './error-shapes'
 import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -77,7 +77,7 @@ const notAnUploadRoute = (path: string, id: string) =>
 	)
 
 const tooLarge = (request: Request, message: string, id: string) =>
-	errorResponse(new GatewayError('payload_too_large', message, { code: 'request_too_large' }), shapeForPath(new URL(request.url).pathname), id)
+	errorResponse(new GatewayError('payload_too_large', message, { code: 'request_too_large' }), shapeForRequest(request, new URL(request.url).pathname), id)
 
 /**
  * A body sent without a length (chunked), whose size no header tells. The header first: `request.body` makes the

@@ -18,7 +18,7 @@ import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempt
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
-import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
+import { type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
@@ -55,6 +55,20 @@ export type ChatCall = {
 	native?: NativeRoute
 	/** The Anthropic message thread the request creates or continues (modules/messages/threads.ts). */
 	thread?: ThreadTerms
+	/** The Files API files the request names (modules/anthropic-files/refs.ts). */
+	files?: FileTerms
+}
+
+/**
+ * A request naming files uploaded with Anthropic's Files API (`source: {type: 'file', file_id}`), all the account's:
+ * the vendor key that holds them is one channel's, so only that channel can serve the request.
+ */
+export type FileTerms = {
+	/** The channel the files were uploaded to. */
+	channelId: number
+	ids: string[]
+	/** The client's headers with the Files API beta named in `anthropic-beta` (sent on by the fast path). */
+	inbound: Headers
 }
 
 /**
@@ -76,7 +90,7 @@ export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, bu
 export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
-	const route = resolveModel(svc, call.token, ir.model)
+	const route = call.files ? filesRoute(svc, resolveModel(svc, call.token, ir.model), call.files, ir.model) : resolveModel(svc, call.token, ir.model)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// A cap above the model's maximum is lowered to it on a request converted for another vendor; its own vendor judges
 	// it otherwise (output-limit.ts).
@@ -120,6 +134,8 @@ export function relayRoute(
 		includeUsage(body: unknown): boolean
 		/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
 		thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
+		/** The uploaded files a body names, when the protocol has them: undefined (no promise) for a body naming none. */
+		files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms> | undefined
 	},
 ): HotRoute {
 	return {
@@ -143,10 +159,32 @@ export function relayRoute(
 				signal: request.signal,
 			}
 			const thread = o.thread?.(wire, token)
+			const files = o.files?.(wire, raw, token, request.headers)
+			if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), files: f, inbound: f.inbound }))
 			return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
 		},
 	}
 }
+
+/**
+ * The model's route narrowed to the channel holding the files named. A model that channel does not serve (another
+ * vendor's, or Claude on another key) cannot read them: Anthropic keeps uploads `downloadable: false`, so the gateway
+ * cannot fetch the bytes to inline them either, and the caller is told to send the content itself.
+ */
+function filesRoute(svc: Services, route: Route, files: FileTerms, model: string): Route {
+	const channels = route.channels.filter((ch) => ch.id === files.channelId)
+	if (channels.length) return { ...route, channels }
+	const named = files.ids.length > 1 ? `the files ${files.ids.join(', ')}` : `the file ${files.ids[0]}`
+	if (!svc.catalog.channel(files.channelId)) throw new GatewayError('unavailable', `The channel holding ${named} is not available`, { code: 'channel_unavailable' })
+	throw unreadableFiles(named, model)
+}
+
+const unreadableFiles = (named: string, model: string) =>
+	new GatewayError(
+		'invalid_request',
+		`messages: ${named} uploaded with Anthropic's Files API can be read only by the Anthropic models of the channel it was uploaded to, and model "${model}" is not served there. Send the content itself (a base64 or text source): uploaded files are not downloadable, so the gateway cannot fetch them for another model`,
+		{ code: 'unsupported_for_model', param: 'messages' },
+	)
 
 /**
  * Several choices (OpenAI `n`, Gemini `candidateCount`) come from any channel (src/relay/choices.ts), but not from the

@@ -71,12 +71,12 @@ export const filesModule = (svc: Services) =>
 				await svc.db.orm.insert(tasks).values({ id: newTaskId('file'), kind: 'file', accountId: token.accountId, tokenId: token.id, model: lines[0]!.model, channelId: ch.id, upstreamId: file.id, status: 'completed', progress: 100, requestId, cost: 0, result: { file } })
 				return response
 			},
-			{ parse: readPlainForm, body: Upload, response: { 200: FileObject, ...openaiErrors }, detail: { summary: 'Upload a file', description: "A batch input file (`purpose: 'batch'`), stored on an OpenAI channel serving its models." } },
+			{ parse: readPlainForm, body: Upload, response: { 200: FileObject, ...openaiErrors }, detail: { summary: 'Upload a file', description: "A batch input file (`purpose: 'batch'`), stored on an OpenAI channel serving its models. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." } },
 		)
 		.get('/v1/files', ({ query, token }) => ownedPage(svc, 'file', token.accountId, query, (r) => (r.result as { file?: unknown } | null)?.file ?? { id: r.upstreamId, object: 'file' }), {
 			query: ListQuery,
 			response: { 200: FileList, 400: OpenAIErrorBody, 401: OpenAIErrorBody },
-			detail: { summary: 'List files', description: "The account's files (uploads and batch outputs), newest first." },
+			detail: { summary: 'List files', description: "The account's files (uploads and batch outputs), newest first. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." },
 		})
 		.delete(
 			'/v1/files/:file',
@@ -86,7 +86,7 @@ export const filesModule = (svc: Services) =>
 				await svc.db.sql.query('DELETE FROM tasks WHERE id = $1', [row.id])
 				return response
 			},
-			{ params: FileId, response: { 200: t.Object({ id: t.String(), object: t.String(), deleted: t.Boolean() }), 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody }, detail: { summary: 'Delete a file' } },
+			{ params: FileId, response: { 200: t.Object({ id: t.String(), object: t.String(), deleted: t.Boolean() }), 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody }, detail: { summary: 'Delete a file', description: "An OpenAI file of the account's. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." } },
 		)
 		.get(
 			'/v1/files/:file/content',
@@ -95,5 +95,5 @@ export const filesModule = (svc: Services) =>
 				const res = await call(holder(svc, row), `/files/${encodeURIComponent(params.file)}/content`, { method: 'GET' }, request.signal)
 				return new Response(res.body, { headers: { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': requestId } })
 			},
-			{ params: FileId, response: { 200: t.File({ description: "The file's bytes (a batch's output: JSONL)" }), 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody }, detail: { summary: 'Retrieve file content' } },
+			{ params: FileId, response: { 200: t.File({ description: "The file's bytes (a batch's output: JSONL)" }), 401: OpenAIErrorBody, 404: OpenAIErrorBody, 502: OpenAIErrorBody }, detail: { summary: 'Retrieve file content', description: "An OpenAI file's bytes. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." } },
 		)

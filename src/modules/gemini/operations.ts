@@ -90,7 +90,11 @@ export const geminiOperationsModule = (svc: Services) => {
 			409: OpenAIErrorBody,
 			502: OpenAIErrorBody,
 		},
-		detail: { summary: 'Retrieve a file, or download a generated video (/v1)', tags: ['OpenAI', 'Gemini'] },
+		detail: {
+			summary: 'Retrieve a file, or download a generated video (/v1)',
+			description: "Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) metadata on this path instead (modules/anthropic-files).",
+			tags: ['OpenAI', 'Gemini'],
+		},
 	}
 	return new Elysia({ detail: { tags: ['Gemini'] } })
 		.use(modelAuth(svc, { gemini: true, counted: 'submits' }))

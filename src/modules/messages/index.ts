@@ -7,6 +7,7 @@ import { withRequestId } from '../../protocols/anthropic-messages/error'
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
+import { fileTerms } from '../anthropic-files/refs'
 import { threadTerms } from './threads'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
@@ -19,6 +20,8 @@ export const messagesRoute = (svc: Services): HotRoute => {
 		includeUsage: () => false,
 		// Only a body naming a thread costs a lookup (threads.ts).
 		thread: (body, token) => (body.thread === undefined ? undefined : threadTerms(svc, token.accountId, body)),
+		// Only a body naming an uploaded file costs a lookup (anthropic-files/refs.ts).
+		files: (body, raw, token, inbound) => fileTerms(svc, body, raw, token, inbound),
 	})
 	// Anthropic's SDK reads the request's id from `request-id` (error answers get it in errorResponse).
 	return { ...route, serve: async (c) => withRequestId(await route.serve(c), c.requestId) }

@@ -1,5 +1,6 @@
 /**
- * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, the Message Batches API (batches.ts), GET /v1/models.
+ * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, the Message Batches API (batches.ts), the
+ * Files API (files.ts), GET /v1/models.
  * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it. Messages may
  * name a message thread (threads.ts), kept in this mock's memory.
  * @module
@@ -10,6 +11,7 @@ import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
 import { type BatchStore, messageBatches } from './batches'
 import { anthropicBody, anthropicError, checkHeaders } from './errors'
+import { type FileStore, fileRefsError, files } from './files'
 import { countTokens, messages, notFound } from './messages'
 import type { ThreadStore } from './threads'
 
@@ -18,12 +20,14 @@ export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-hai
 
 const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
 
-function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore): Reply {
+async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore, store: FileStore): Promise<Reply> {
 	const bad = checkHeaders(req.headers, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const version = req.headers.get('anthropic-version') ?? ''
-	if (method === 'POST' && path === '/v1/messages') return messages(body, jsonError, version, opts.models, req.headers, threads)
+	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads)
+	const file = await files(store, method, path, req.query, req.headers, req.form)
+	if (file) return file
 	if (method === 'POST' && path === '/v1/messages/count_tokens') return countTokens(body, jsonError, version)
 	if (path.startsWith('/v1/messages/batches')) {
 		const reply = messageBatches(batches, method, path, req.query, body, req.origin, (params) => messages(params, false, version, opts.models, req.headers, threads))
@@ -52,5 +56,6 @@ const streamError = (_req: unknown, _sequence: number, status = 529): { frame: s
 export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock> {
 	const threads: ThreadStore = new Map()
 	const batches: BatchStore = new Map()
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches), statusBody: (s) => anthropicBody(s), streamError }, opts)
+	const store: FileStore = new Map()
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches, store), statusBody: (s) => anthropicBody(s), streamError }, opts)
 }
