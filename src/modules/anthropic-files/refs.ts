@@ -37,7 +37,9 @@ function namedFiles(v: unknown, out: Set<string>): Set<string> {
  * one search of its text; else the account's records of them, or a 404 for one that is not the account's.
  */
 export function fileTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers): Promise<FileTerms> | undefined {
-	if (!(raw ?? JSON.stringify(body.messages ?? null)).includes('"file_id"')) return undefined
+	// `file_id"`, not `"file_id"`: JavaScriptCore's search tries a match at each occurrence of the pattern's first
+	// character, and a JSON body is full of quotes (a 99 KB agent turn: 75 µs with the quote, 6 µs without).
+	if (!(raw ?? JSON.stringify(body.messages ?? null)).includes('file_id"')) return undefined
 	const ids = [...namedFiles(body.messages, new Set())]
 	return ids.length ? terms(svc, ids, token.accountId, inbound) : undefined
 }
