@@ -13,7 +13,12 @@ import { GeminiErrorBody } from '../../protocols/gemini'
 import { Interaction, InteractionRequest } from '../../protocols/gemini-interactions/model'
 import type { Services } from '../../services'
 import { createInteraction } from './create'
-import { interactionStore } from './store'
+import { followHere, isRunningHere, stopHere } from './background'
+import { eventsOf, resumeAt, sseResponse } from './events'
+import { interactionStore, type KeptInteraction, STALE_MS } from './store'
+
+/** How often a stream of an interaction running on another instance looks for its end. */
+const POLL_MS = 500
 
 const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 402: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 429: GeminiErrorBody, 500: GeminiErrorBody, 503: GeminiErrorBody }
 
@@ -26,6 +31,33 @@ const description =
 
 export const interactionsModule = (svc: Services) => {
 	const store = interactionStore({ db: svc.db, log: svc.log })
+	/** The account's interaction `id` as it stands (404 otherwise); a background run whose instance died is failed. */
+	const current = async (id: string, accountId: number) => {
+		const kept = await store.get(accountId, id)
+		if (!kept) throw notFound(id)
+		if (kept.interaction.status === 'in_progress' && !isRunningHere(id) && kept.updatedAt && Date.now() - kept.updatedAt.getTime() > STALE_MS) {
+			const failed = await store.stop(accountId, id, 'failed', true)
+			if (failed) return { ...kept, interaction: failed }
+		}
+		return kept
+	}
+	/**
+	 * The events of `kept` after `lastEventId`: a background run's live where it runs, kept once it ended, awaited (by
+	 * polling the row) while it runs on another instance; an interaction not run in the background's made from it.
+	 */
+	const streamOf = async (kept: KeptInteraction, accountId: number, lastEventId: string | undefined, signal: AbortSignal): Promise<AsyncIterable<string> | string[]> => {
+		const live = followHere(kept.id, lastEventId, signal)
+		if (live) return live
+		while (kept.interaction.status === 'in_progress' && !kept.events) {
+			await Bun.sleep(POLL_MS)
+			if (signal.aborted) return []
+			kept = await current(kept.id, accountId)
+			const now = followHere(kept.id, lastEventId, signal)
+			if (now) return now
+		}
+		const events = kept.events ?? eventsOf(kept.interaction)
+		return events.slice(resumeAt(events, lastEventId))
+	}
 	const routes = (version: '/v1beta' | '/v1') => {
 		const hide = version === '/v1'
 		return new Elysia({ detail: { tags: ['Gemini'] } })
@@ -37,10 +69,9 @@ export const interactionsModule = (svc: Services) => {
 		})
 			.get(
 				`${version}/interactions/:id`,
-				async ({ params, query, token }) => {
-					if (query.stream === 'true') throw badRequest('stream: an interaction kept here has finished; read it without `stream`', 'stream')
-					const kept = await store.get(token.accountId, params.id)
-					if (!kept) throw notFound(params.id)
+				async ({ params, query, token, request }) => {
+					const kept = await current(params.id, token.accountId)
+					if (query.stream === 'true') return sseResponse(await streamOf(kept, token.accountId, query.last_event_id, request.signal))
 					// The stored resource has the user_input steps before the model's, "for full context" (a create answers only the
 					// model's: https://ai.google.dev/gemini-api/docs/interactions#how-it-works); `include_input` adds the request's `input`.
 					const steps = Array.isArray(kept.interaction.steps) ? kept.interaction.steps : []
@@ -67,9 +98,13 @@ export const interactionsModule = (svc: Services) => {
 			.post(
 				`${version}/interactions/:id/cancel`,
 				async ({ params, token }) => {
-					const kept = await store.get(token.accountId, params.id)
-					if (!kept) throw notFound(params.id)
-					throw badRequest(`Interaction '${params.id}' has already finished (status ${String(kept.interaction.status)}): only a running background interaction can be cancelled`, 'id')
+					const kept = await current(params.id, token.accountId)
+					const stopped = kept.interaction.status === 'in_progress' ? await store.stop(token.accountId, params.id, 'cancelled') : undefined
+					if (!stopped)
+						throw badRequest(`Interaction '${params.id}' has already finished (status ${String(kept.interaction.status)}): only a running background interaction can be cancelled`, 'id')
+					// Stopped here at once, or by the instance running it at its next heartbeat (background.ts).
+					const steps = stopHere(params.id) ?? []
+					return json({ ...stopped, steps: [...kept.input, ...steps] })
 				},
 				{ response: { 200: Interaction, ...errors }, detail: { summary: 'Cancel an interaction', hide } },
 			)
