@@ -45,7 +45,7 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const id = interactionId()
 	let kept: Promise<void> | undefined
 	let final: Obj | undefined
-	const echo = previous ? { previous_interaction_id: previous } : undefined
+	const echo = echoed(body as Obj, previous)
 	const client = interactionsCodec({
 		id,
 		echo,
@@ -93,6 +93,16 @@ async function startBackground(c: CreateCall, res: Response, s: Started): Promis
 	runInBackground({ svc: c.svc, store: c.store, accountId: c.token.accountId, id: s.id, body: res.body, final: s.final, shell })
 	if (s.stream) return sseResponse(followHere(s.id, undefined)!)
 	return new Response(JSON.stringify(shell), { headers: { 'content-type': 'application/json', 'x-request-id': c.requestId } })
+}
+
+/** The request's fields an Interaction resource shows as it was asked (https://ai.google.dev/api/interactions-api#Resource:Interaction). */
+const ECHOED = ['system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'response_modalities', 'previous_interaction_id'] as const
+
+const echoed = (body: Obj, previous: string | undefined): Obj | undefined => {
+	const out: Obj = {}
+	for (const k of ECHOED) if (body[k] !== undefined && body[k] !== null) out[k] = body[k]
+	if (previous) out.previous_interaction_id = previous
+	return Object.keys(out).length ? out : undefined
 }
 
 /** The chain `previous` ends, or the 404 of an id the account has not kept. */

@@ -1,9 +1,9 @@
 /**
  * Gemini's Interactions API for every model (https://ai.google.dev/api/interactions-api), under `/v1beta` and `/v1`
- * (where @google/genai calls it by default): create (create.ts), and the interactions this gateway keeps (store.ts):
- * `GET /interactions/{id}` (its input steps, then its output steps; `include_input=true` adds `input`), `DELETE`, and `cancel`, which has
- * nothing to stop (every interaction here has finished by the time its id is known). Keys as on Gemini's other routes;
- * errors in Gemini's shape.
+ * (where @google/genai calls it by default): create (create.ts; `background: true` in background.ts), and the
+ * interactions this gateway keeps (store.ts): `GET /interactions/{id}` (its input steps, then its output steps;
+ * `include_input=true` adds `input`; `stream=true` its events, events.ts), `DELETE`, and `cancel` of a running
+ * background interaction. Keys as on Gemini's other routes; errors in Gemini's shape.
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -27,7 +27,7 @@ const notFound = (id: string) => new GatewayError('not_found', `Interaction '${i
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
 
 const description =
-	'Gemini Interactions for any model: `input` as a string, content, or steps (user_input, model_output, thought, function_call, function_result); `system_instruction`, function `tools`, `generation_config` (max_output_tokens, temperature, top_p, seed, stop_sequences, thinking_level, thinking_summaries, tool_choice), `response_format` (JSON). Gemini, OpenAI and Anthropic models are converted through the canonical model and billed as chat is. Kept unless `store: false`: `previous_interaction_id` continues a kept interaction of the account (its conversation goes before `input`; system_instruction, tools and generation_config are not carried over). Google\'s built-in tools and agents are refused (400). With `stream: true` the answer is `text/event-stream` of `interaction.created`, `step.start`/`step.delta`/`step.stop` and `interaction.completed` events.'
+	'Gemini Interactions for any model (`background: true` runs it in the gateway: answered `in_progress`, polled with GET): `input` as a string, content, or steps (user_input, model_output, thought, function_call, function_result); `system_instruction`, function `tools`, `generation_config` (max_output_tokens, temperature, top_p, seed, stop_sequences, thinking_level, thinking_summaries, tool_choice), `response_format` (JSON). Gemini, OpenAI and Anthropic models are converted through the canonical model and billed as chat is. Kept unless `store: false`: `previous_interaction_id` continues a kept interaction of the account (its conversation goes before `input`; system_instruction, tools and generation_config are not carried over). Google\'s built-in tools and agents are refused (400). With `stream: true` the answer is `text/event-stream` of `interaction.created`, `step.start`/`step.delta`/`step.stop` and `interaction.completed` events.'
 
 export const interactionsModule = (svc: Services) => {
 	const store = interactionStore({ db: svc.db, log: svc.log })
@@ -82,7 +82,8 @@ export const interactionsModule = (svc: Services) => {
 					response: { 200: Interaction, ...errors },
 					detail: {
 						summary: 'Get an interaction',
-						description: "An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request's `input` (as steps).",
+						description:
+							"An interaction kept for the calling account (404 for any other): its input steps, then its output steps; `include_input=true` adds the request's `input` (as steps). `stream=true` gives its events as `text/event-stream` (a running background interaction's live), after `last_event_id` when given.",
 						hide,
 					},
 				},
@@ -106,7 +107,10 @@ export const interactionsModule = (svc: Services) => {
 					const steps = stopHere(params.id) ?? []
 					return json({ ...stopped, steps: [...kept.input, ...steps] })
 				},
-				{ response: { 200: Interaction, ...errors }, detail: { summary: 'Cancel an interaction', hide } },
+				{
+					response: { 200: Interaction, ...errors },
+					detail: { summary: 'Cancel an interaction', description: 'Stops a running background interaction (billed for what ran): status `cancelled`. A finished one is 400.', hide },
+				},
 			)
 	}
 	return new Elysia({ name: 'interactions' }).use(routes('/v1beta')).use(routes('/v1'))
