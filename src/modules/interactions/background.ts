@@ -86,7 +86,10 @@ export function runInBackground(r: BackgroundRun): void {
 		clearInterval(beat)
 		try {
 			const final = r.final()
-			if (final && !stopped) await r.store.finish(r.id, final)
+			if (final && !stopped) {
+				// Cancelled as it ended: it stays cancelled, with the whole answer it was billed for.
+				if (!(await r.store.finish(r.id, final))) await r.store.finish(r.id, { ...final, status: 'cancelled' }, 'cancelled')
+			}
 			else if (stopped) {
 				// Cancelled (or deleted): the stream closes as a cancelled interaction's does, with what it built.
 				const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')

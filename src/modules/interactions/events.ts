@@ -7,7 +7,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import { SSE_HEADERS } from '../../core/sse'
+import { SSE_HEADERS, SSE_KEEPALIVE } from '../../core/sse'
 
 type Obj = Record<string, unknown>
 
@@ -90,6 +90,10 @@ export function sseResponse(source: AsyncIterable<string> | string[]): Response 
 	const enc = new TextEncoder()
 	const it = Array.isArray(source) ? source.values() : source[Symbol.asyncIterator]()
 	const body = new ReadableStream<Uint8Array>({
+		start(ctl) {
+			// The headers go out with a first chunk: at once, though the first event may be a while (a run elsewhere).
+			ctl.enqueue(SSE_KEEPALIVE)
+		},
 		async pull(ctl) {
 			const { value, done } = await it.next()
 			if (done) return ctl.close()

@@ -14,6 +14,7 @@ import { Interaction, InteractionRequest } from '../../protocols/gemini-interact
 import type { Services } from '../../services'
 import { createInteraction } from './create'
 import { followHere, isRunningHere, stopHere } from './background'
+import { errorEvent } from '../../protocols/gemini-interactions/error'
 import { eventsOf, resumeAt, sseResponse } from './events'
 import { interactionStore, type KeptInteraction, STALE_MS } from './store'
 
@@ -42,21 +43,34 @@ export const interactionsModule = (svc: Services) => {
 		return kept
 	}
 	/**
-	 * The events of `kept` after `lastEventId`: a background run's live where it runs, kept once it ended, awaited (by
-	 * polling the row) while it runs on another instance; an interaction not run in the background's made from it.
+	 * The events of `kept` after `lastEventId`: a background run's live where it runs, kept once it ended; an
+	 * interaction not run in the background's made from it. One running on another instance is awaited (its row
+	 * polled) with the response begun, so the client is not left without headers meanwhile.
 	 */
-	const streamOf = async (kept: KeptInteraction, accountId: number, lastEventId: string | undefined, signal: AbortSignal): Promise<AsyncIterable<string> | string[]> => {
+	const streamOf = (kept: KeptInteraction, accountId: number, lastEventId: string | undefined, signal: AbortSignal): AsyncIterable<string> | string[] => {
 		const live = followHere(kept.id, lastEventId, signal)
 		if (live) return live
-		while (kept.interaction.status === 'in_progress' && !kept.events) {
-			await Bun.sleep(POLL_MS)
-			if (signal.aborted) return []
-			kept = await current(kept.id, accountId)
-			const now = followHere(kept.id, lastEventId, signal)
-			if (now) return now
+		const after = (k: KeptInteraction) => {
+			const events = k.events ?? eventsOf(k.interaction)
+			return events.slice(resumeAt(events, lastEventId))
 		}
-		const events = kept.events ?? eventsOf(kept.interaction)
-		return events.slice(resumeAt(events, lastEventId))
+		if (kept.interaction.status !== 'in_progress' || kept.events) return after(kept)
+		return (async function* () {
+			try {
+				while (kept.interaction.status === 'in_progress' && !kept.events) {
+					await Bun.sleep(POLL_MS)
+					if (signal.aborted) return
+					kept = await current(kept.id, accountId)
+					const now = followHere(kept.id, lastEventId, signal)
+					if (now) return yield* now
+				}
+				yield* after(kept)
+			} catch (e) {
+				// Deleted meanwhile, or a `last_event_id` it never sent: the stream ends with the error.
+				if (e instanceof GatewayError) yield errorEvent(e).data
+				else throw e
+			}
+		})()
 	}
 	const routes = (version: '/v1beta' | '/v1') => {
 		const hide = version === '/v1'
@@ -71,7 +85,7 @@ export const interactionsModule = (svc: Services) => {
 				`${version}/interactions/:id`,
 				async ({ params, query, token, request }) => {
 					const kept = await current(params.id, token.accountId)
-					if (query.stream === 'true') return sseResponse(await streamOf(kept, token.accountId, query.last_event_id, request.signal))
+					if (query.stream === 'true') return sseResponse(streamOf(kept, token.accountId, query.last_event_id, request.signal))
 					// The stored resource has the user_input steps before the model's, "for full context" (a create answers only the
 					// model's: https://ai.google.dev/gemini-api/docs/interactions#how-it-works); `include_input` adds the request's `input`.
 					const steps = Array.isArray(kept.interaction.steps) ? kept.interaction.steps : []

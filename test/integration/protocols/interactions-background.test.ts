@@ -178,6 +178,31 @@ describe('background interactions: streaming and cancelling', () => {
 	})
 })
 
+describe('background interactions run by another instance', () => {
+	it('should follow one with get stream=true once it ends there, the stream begun meanwhile', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const id = 'v1_otherinstance0000000000000000'
+		const shell = { id, object: 'interaction', model: MODEL.openai, status: 'in_progress' }
+		const db = m.app.svc.db
+		await db.sql.query(`INSERT INTO interactions (id, account_id, interaction, input) VALUES ($1, $2, $3, '[]')`, [id, acct.accountId, JSON.stringify(shell)])
+		// The response starts while it still runs elsewhere.
+		const stream = await ai.interactions.get(id, { stream: true, last_event_id: 'evt_0' })
+		const got = collect(stream)
+		await Bun.sleep(700)
+		const done = { ...shell, status: 'completed', steps: [{ type: 'model_output', content: [{ type: 'text', text: 'from afar' }] }] }
+		const events = [
+			{ event_type: 'interaction.created', interaction: shell, event_id: 'evt_0' },
+			{ event_type: 'step.start', index: 0, step: { type: 'model_output' }, event_id: 'evt_1' },
+			{ event_type: 'step.delta', index: 0, delta: { type: 'text', text: 'from afar' }, event_id: 'evt_2' },
+			{ event_type: 'step.stop', index: 0, event_id: 'evt_3' },
+			{ event_type: 'interaction.completed', interaction: { ...shell, status: 'completed' }, event_id: 'evt_4' },
+		]
+		await db.sql.query('UPDATE interactions SET interaction = $2, events = $3 WHERE id = $1', [id, JSON.stringify(done), JSON.stringify(events.map((e) => JSON.stringify(e)))])
+		expect(await got).toEqual(events.slice(1) as never)
+	})
+})
+
 describe('get stream=true of an interaction not run in the background', () => {
 	it('should make its events again from the kept interaction, function calls included, resumable', async () => {
 		const acct = await m.account()
