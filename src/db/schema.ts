@@ -316,6 +316,10 @@ export const interactions = pgTable(
 		interaction: jsonb('interaction').notNull(),
 		input: jsonb('input').notNull(),
 		previousId: text('previous_id'),
+		/** A background interaction's stream events (their data), kept once it ended: `GET ?stream=true` replays them. */
+		events: jsonb('events'),
+		/** Last written: a running background interaction's instance touches it while it runs (a stale one died with it). */
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 		createdAt: createdAt(),
 	},
 	(t) => [index('interactions_account_idx').on(t.accountId)],

@@ -19,6 +19,9 @@ import { decodeInput, encodeSteps } from '../../protocols/gemini-interactions/st
 import { type ChatCall, relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 import { keptFirst } from '../responses/kept-first'
+import { iso } from '../../protocols/gemini-interactions/response'
+import { followHere, runInBackground } from './background'
+import { sseResponse } from './events'
 import { interactionsNative } from './native'
 import type { InteractionStore, KeptInteraction } from './store'
 
@@ -28,8 +31,12 @@ export type CreateCall = { svc: Services; store: InteractionStore; token: AuthTo
 
 export async function createInteraction(c: CreateCall, body: InteractionRequest): Promise<Response> {
 	const wire = { ...(body as Obj) }
-	const stream = wire.stream === true
+	const background = wire.background === true
+	// A background interaction runs as a stream only the gateway reads (background.ts).
+	const stream = wire.stream === true || background
 	const store = wire.store !== false
+	// It is read back by `GET`: there is nothing to poll without it.
+	if (background && !store) throw badRequest('background: a background interaction is read back by `GET`, so it needs `store` (true, the default)', 'background')
 	// The request's own input as steps: what is kept for the turns that continue it.
 	const own = wire.input === undefined ? [] : encodeSteps(decodeInput(wire.input))
 	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
@@ -37,11 +44,15 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const ir = decodeRequest(wire as InteractionRequest, { stream })
 	const id = interactionId()
 	let kept: Promise<void> | undefined
+	let final: Obj | undefined
+	const echo = echoed(body as Obj, previous)
 	const client = interactionsCodec({
 		id,
-		echo: previous ? { previous_interaction_id: previous } : undefined,
-		keep: store ? (interaction) => void (kept = c.store.keep(c.token.accountId, interaction, own, previous)) : undefined,
+		echo,
+		keep: background ? (interaction) => void (final = interaction) : store ? (interaction) => void (kept = c.store.keep(c.token.accountId, interaction, own, previous)) : undefined,
 	})
+	// The background run outlives the request: only a cancel stops it.
+	const signal = background ? new AbortController().signal : c.request.signal
 	const call: ChatCall = {
 		svc: c.svc,
 		token: c.token,
@@ -54,11 +65,44 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 		ir,
 		includeUsage: false,
 		inbound: c.request.headers,
-		signal: c.request.signal,
+		signal,
 		native: interactionsNative(() => call),
 	}
 	const res = await relayChat(call)
+	if (background) return startBackground(c, res, { id, own, previous, echo, model: ir.model, stream: wire.stream === true, final: () => final })
 	return store ? keptFirst(res, () => kept) : res
+}
+
+type Started = { id: string; own: Obj[]; previous?: string; echo?: Obj; model: string; stream: boolean; final: () => Obj | undefined }
+
+/**
+ * The relay of a background interaction has begun (else its error goes back as it is): the interaction is kept
+ * `in_progress` and answered at once, or with `stream: true` its events followed live; the run goes on without the client.
+ */
+async function startBackground(c: CreateCall, res: Response, s: Started): Promise<Response> {
+	if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res
+	const now = iso()
+	const shell: Obj = { id: s.id, object: 'interaction', model: s.model, status: 'in_progress', created: now, updated: now, ...s.echo }
+	try {
+		await c.store.keep(c.token.accountId, shell, s.own, s.previous, true)
+	} catch (e) {
+		// Not kept, it could never be read: the run is cut (billed for what ran, nothing yet) and the POST fails.
+		await res.body.cancel().catch(() => {})
+		throw e
+	}
+	runInBackground({ svc: c.svc, store: c.store, accountId: c.token.accountId, id: s.id, body: res.body, final: s.final, shell })
+	if (s.stream) return sseResponse(followHere(s.id, undefined)!)
+	return new Response(JSON.stringify(shell), { headers: { 'content-type': 'application/json', 'x-request-id': c.requestId } })
+}
+
+/** The request's fields an Interaction resource shows as it was asked (https://ai.google.dev/api/interactions-api#Resource:Interaction). */
+const ECHOED = ['system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'response_modalities', 'previous_interaction_id'] as const
+
+const echoed = (body: Obj, previous: string | undefined): Obj | undefined => {
+	const out: Obj = {}
+	for (const k of ECHOED) if (body[k] !== undefined && body[k] !== null) out[k] = body[k]
+	if (previous) out.previous_interaction_id = previous
+	return Object.keys(out).length ? out : undefined
 }
 
 /** The chain `previous` ends, or the 404 of an id the account has not kept. */
@@ -69,6 +113,8 @@ async function continued(c: CreateCall, previous: string): Promise<KeptInteracti
 			code: 'not_found',
 			param: 'previous_interaction_id',
 		})
+	if (chain.at(-1)!.interaction.status === 'in_progress')
+		throw badRequest(`Interaction '${previous}' is still running in the background: continue it once it has ended (poll it with GET)`, 'previous_interaction_id')
 	if (chain[0]!.previous !== null)
 		throw badRequest(
 			`Interaction '${previous}' cannot be continued: an earlier interaction of its conversation is gone. Send the whole conversation in \`input\` instead.`,

@@ -346,6 +346,27 @@ describe('Vercel AI SDK google.interactions', () => {
 	})
 })
 
+describe('the Interaction resource', () => {
+	it("should show the request's configuration as asked, created and kept", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const asked = {
+			system_instruction: 'Be brief.',
+			tools: [weather],
+			generation_config: { temperature: 0.5, max_output_tokens: 200, tool_choice: 'none' as const },
+			response_format: { type: 'text' as const, mime_type: 'application/json' as const, schema: { type: 'object', properties: { a: { type: 'string' } } } },
+		}
+		const r = await ai.interactions.create({ model: MODEL.openai, input: 'show me', ...asked })
+		expect(r).toMatchObject(asked)
+		const got = await ai.interactions.get(r.id)
+		expect(got).toMatchObject(asked)
+		const next = await ai.interactions.create({ model: MODEL.openai, input: 'again', previous_interaction_id: r.id })
+		// Not carried over: each interaction shows its own.
+		expect(next.system_instruction).toBeUndefined()
+		expect(next.previous_interaction_id).toBe(r.id)
+	})
+})
+
 describe('ai.interactions endings', () => {
 	it('should say incomplete when the answer reached max_output_tokens', async () => {
 		const acct = await m.account()
