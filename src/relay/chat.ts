@@ -55,6 +55,11 @@ export type ChatCall = {
 	native?: NativeRoute
 	/** The Anthropic message thread the request creates or continues (modules/messages/threads.ts). */
 	thread?: ThreadTerms
+	/**
+	 * The only channel that may serve the request: the one holding the Gemini Files API uploads it names
+	 * (modules/gemini-files/refs.ts), which no other vendor key can read.
+	 */
+	pinned?: { channelId: number; what: string }
 }
 
 /**
@@ -76,7 +81,7 @@ export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, bu
 export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
-	const route = resolveModel(svc, call.token, ir.model)
+	const route = pinnedRoute(call, resolveModel(svc, call.token, ir.model))
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// A cap above the model's maximum is lowered to it on a request converted for another vendor; its own vendor judges
 	// it otherwise (output-limit.ts).
@@ -104,6 +109,19 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const failed = failedRow(lastErr.status, call.signal.aborted)
 	await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
+}
+
+/** The model's route on the pinned channel alone; 400 when that channel does not serve the model. */
+function pinnedRoute(call: ChatCall, route: ReturnType<typeof resolveModel>): ReturnType<typeof resolveModel> {
+	const pin = call.pinned
+	if (!pin) return route
+	const channels = route.channels.filter((ch) => ch.id === pin.channelId)
+	if (channels.length) return { ...route, channels }
+	throw new GatewayError(
+		'invalid_request',
+		`${pin.what} is held by a Gemini channel that does not serve the model "${call.ir.model}": an uploaded file is readable only by the Gemini key it was uploaded with (and Google gives no uploaded file's bytes back to send them elsewhere); use a Gemini model, or send the file inline`,
+		{ code: 'unsupported_for_model' },
+	)
 }
 
 /**

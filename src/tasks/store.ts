@@ -13,8 +13,9 @@ import { randomString } from '../lib/ids'
  * `veo`: Gemini's long-running video operations (src/modules/gemini/veo.ts). `batch`: OpenAI batches (batch.ts);
  * `file`: an uploaded or batch output file recorded to its account, never open (modules/batches/files.ts).
  * `message_batch`: Anthropic's message batches (message-batch.ts). `gemini_batch`: Gemini's batches (gemini-batch.ts).
+ * `gemini_file`: a Gemini Files API upload recorded to its account, never open (modules/gemini-files).
  */
-export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch'
+export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'gemini_file'
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed'
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -17,6 +17,7 @@ import type { InteractionRequest } from '../../protocols/gemini-interactions/mod
 import { decodeRequest } from '../../protocols/gemini-interactions/request'
 import { decodeInput, encodeSteps } from '../../protocols/gemini-interactions/steps'
 import { type ChatCall, relayChat } from '../../relay/chat'
+import { pinRequestFiles } from '../gemini-files/refs'
 import type { Services } from '../../services'
 import { keptFirst } from '../responses/kept-first'
 import { interactionsNative } from './native'
@@ -35,6 +36,8 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
 	if (previous) wire.input = [...conversation(await continued(c, previous)), ...own]
 	const ir = decodeRequest(wire as InteractionRequest, { stream })
+	// Files uploaded through the gateway, named by `uri`: to the channel holding them (modules/gemini-files/refs.ts).
+	const fileChannel = await pinRequestFiles(c.svc, c.token.accountId, ir)
 	const id = interactionId()
 	let kept: Promise<void> | undefined
 	const client = interactionsCodec({
@@ -56,6 +59,7 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 		inbound: c.request.headers,
 		signal: c.request.signal,
 		native: interactionsNative(() => call),
+		pinned: fileChannel === undefined ? undefined : { channelId: fileChannel, what: 'A file this interaction names' },
 	}
 	const res = await relayChat(call)
 	return store ? keptFirst(res, () => kept) : res
