@@ -51,6 +51,38 @@ export async function getFile(svc: Services, id: string, accountId: number, requ
 	return Response.json(fileView(row.id, file, publicBase(svc.env.publicUrl, request)), { headers: { 'x-request-id': requestId } })
 }
 
+/**
+ * Whether a call under `/v1/files` is Gemini's (@google/genai calls `/v1` by default) rather than OpenAI's Files API,
+ * which shares the paths: Google's clients send their key as `x-goog-api-key` or `?key=`, OpenAI's as a Bearer token.
+ */
+export const isGeminiCaller = (request: Request): boolean => request.headers.has('x-goog-api-key') || new URL(request.url).searchParams.has('key')
+
+/** `files.list`: the account's files from the gateway's records. */
+export async function listFiles(svc: Services, accountId: number, query: { pageSize?: number | string; pageToken?: string }, request: Request) {
+	const size = Math.max(1, Math.min(Number(query.pageSize ?? 10) || 10, 100))
+	const rows = await pageFiles(svc, accountId, size, query.pageToken || undefined)
+	const base = publicBase(svc.env.publicUrl, request)
+	const files = rows.slice(0, size).map((r) => fileView(r.id, (r.result as { file: VendorFile }).file, base))
+	return (rows.length > size ? { files, nextPageToken: rows[size - 1]!.id } : { files }) as { files: (typeof GeminiFile.static)[]; nextPageToken?: string }
+}
+
+/** `files.delete`: at the vendor, then here. */
+export async function deleteFile(svc: Services, id: string, accountId: number, request: Request): Promise<Record<string, never>> {
+	const row = await ownedFile(svc, idOf(id), accountId)
+	const ch = holder(svc, row)
+	const { res } = await fetchUpstream(channelUrl(ch, `/v1beta/${row.file.name}`), { method: 'DELETE', headers: authHeaders(ch) }, channelTimeouts(ch.settings), request.signal)
+	// Already gone at the vendor (expired): deleted all the same.
+	if (!res.ok && res.status !== 404) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
+	await res.body?.cancel().catch(() => undefined)
+	await dropFile(svc, row.id)
+	return {}
+}
+
+/** Google's list answer, as the gateway gives it. */
+export const GeminiFileList = t.Object({ files: t.Array(GeminiFile), nextPageToken: t.Optional(t.String()) })
+/** Google's list parameters. */
+export const GeminiListQuery = { pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) }
+
 export const geminiFilesModule = (svc: Services) => {
 	// `async`: Elysia tells a handler whose answer it must await by the keyword.
 	const upload = (version: string) => async ({ token, request, requestId, query }: { token: Parameters<typeof startUpload>[1]; request: Request; requestId: string; query: Record<string, string | undefined> }) => {
@@ -71,33 +103,14 @@ export const geminiFilesModule = (svc: Services) => {
 		.use(modelAuth(svc, { gemini: true, counted: false }))
 		.post('/upload/v1beta/files', upload('v1beta'), uploadHook('/v1beta'))
 		.post('/upload/v1/files', upload('v1'), uploadHook('/v1'))
-		.get(
-			'/v1beta/files',
-			async ({ query, token, request }) => {
-				const size = Math.max(1, Math.min(Number(query.pageSize ?? 10) || 10, 100))
-				const rows = await pageFiles(svc, token.accountId, size, query.pageToken || undefined)
-				const base = publicBase(svc.env.publicUrl, request)
-				const files = rows.slice(0, size).map((r) => fileView(r.id, (r.result as { file: VendorFile }).file, base))
-				return (rows.length > size ? { files, nextPageToken: rows[size - 1]!.id } : { files }) as { files: (typeof GeminiFile.static)[]; nextPageToken?: string }
-			},
-			{
-				query: t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) }),
-				response: { 200: t.Object({ files: t.Array(GeminiFile), nextPageToken: t.Optional(t.String()) }), ...errors },
-				detail: { summary: 'List files', description: "The account's uploaded files not yet expired (Google keeps them 48 hours), newest first, `pageSize` 1–100 (default 10); `state` as last read (`files.get` reads it anew)." },
-			},
-		)
-		.delete(
-			'/v1beta/files/:file',
-			async ({ params, token, request }) => {
-				const row = await ownedFile(svc, idOf(params.file), token.accountId)
-				const ch = holder(svc, row)
-				const { res } = await fetchUpstream(channelUrl(ch, `/v1beta/${row.file.name}`), { method: 'DELETE', headers: authHeaders(ch) }, channelTimeouts(ch.settings), request.signal)
-				// Already gone at the vendor (expired): deleted all the same.
-				if (!res.ok && res.status !== 404) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
-				await res.body?.cancel().catch(() => undefined)
-				await dropFile(svc, row.id)
-				return {}
-			},
-			{ params: t.Object({ file: t.String() }), response: { 200: t.Object({}), ...errors }, detail: { summary: 'Delete a file' } },
-		)
+		.get('/v1beta/files', ({ query, token, request }) => listFiles(svc, token.accountId, query, request), {
+			query: t.Object(GeminiListQuery),
+			response: { 200: GeminiFileList, ...errors },
+			detail: { summary: 'List files', description: "The account's uploaded files not yet expired (Google keeps them 48 hours), newest first, `pageSize` 1–100 (default 10); `state` as last read (`files.get` reads it anew). Under `/v1/files` for Google's clients (a key in `x-goog-api-key` or `?key=`), where OpenAI's clients get their Files API." },
+		})
+		.delete('/v1beta/files/:file', ({ params, token, request }) => deleteFile(svc, params.file, token.accountId, request), {
+			params: t.Object({ file: t.String() }),
+			response: { 200: t.Object({}), ...errors },
+			detail: { summary: 'Delete a file', description: 'At the vendor and here. Under `/v1/files/{id}` for Google\'s clients, as the list.' },
+		})
 }

@@ -86,7 +86,7 @@ function bounded(body: ReadableStream<Uint8Array>, max: number): ReadableStream<
 		new TransformStream<Uint8Array, Uint8Array>({
 			transform(chunk, out) {
 				seen += chunk.byteLength
-				if (seen > max) throw new GatewayError('payload_too_large', `The upload is past its declared size`, { code: 'request_too_large' })
+				if (seen > max) throw new GatewayError('payload_too_large', `The chunk is past the declared size of the file, or MAX_UPLOAD_BYTES`, { code: 'request_too_large' })
 				out.enqueue(chunk)
 			},
 		}),
@@ -116,7 +116,8 @@ export async function uploadChunk(svc: Services, token: AuthToken, request: Requ
 			if (Number(len) > room) throw badRequest(`The chunk (${len} bytes at offset ${offset}) runs past the declared size of the file (${upload.size} bytes)`)
 			headers['content-length'] = len
 		}
-		body = request.body ? bounded(request.body, room) : undefined
+		// A chunk sent without a length (which the request guard cannot measure up front) is bounded as it passes.
+		body = request.body ? bounded(request.body, Math.min(room, svc.env.maxUploadBytes)) : undefined
 	}
 	const { res } = await fetchUpstream(upload.url, { method: 'POST', headers, body }, channelTimeouts(ch.settings), request.signal)
 	if (!res.ok) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)

@@ -21,7 +21,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { FileObject, retrieveFile } from '../batches/files'
 import { publicBase } from '../video/view'
 import { GeminiOperation } from './predict-model'
-import { GeminiFile, getFile } from '../gemini-files'
+import { GeminiFile, getFile, isGeminiCaller } from '../gemini-files'
 import { operationView, parseSampleFile } from './veo'
 
 /** The account's Veo task, up to date; 404 for an unknown id or another account's. */
@@ -68,14 +68,14 @@ const errors = { 401: GeminiErrorBody, 404: GeminiErrorBody }
 export const geminiOperationsModule = (svc: Services) => {
 	const poll = async ({ params, token, request }: { params: { model: string; id: string }; token: { accountId: number }; request: Request }) =>
 		operationView(await ownOperation(svc, params.id, token.accountId, request.signal, decodeURIComponent(params.model)), publicBase(svc.env.publicUrl, request))
-	// A plain id is an uploaded file's `files.get` under /v1beta (modules/gemini-files), and OpenAI's Files API retrieve
-	// under /v1 (modules/batches/files.ts), which share this path.
+	// A plain id is an uploaded file's `files.get` under /v1beta, and under /v1 for Google's clients (modules/gemini-files);
+	// else OpenAI's Files API retrieve (modules/batches/files.ts), which shares the /v1 path.
 	const file =
 		(version: string) =>
 		({ params, token, request, requestId }: { params: { file: string }; token: { accountId: number }; request: Request; requestId: string }) =>
 			params.file.includes(':')
 				? download(svc, decodeURIComponent(params.file), token.accountId, request, requestId)
-				: version === '/v1beta'
+				: version === '/v1beta' || isGeminiCaller(request)
 					? getFile(svc, params.file, token.accountId, request, requestId)
 					: retrieveFile(svc, params.file, token.accountId, request, requestId)
 	const pollHook = (version: string) => ({
@@ -91,9 +91,9 @@ export const geminiOperationsModule = (svc: Services) => {
 	// Under /v1 the path is also OpenAI's file retrieve (an id without `:download`), and its errors are OpenAI's (the
 	// path's shape, http/error-shapes.ts): its document lists both answers (the File object as JSON, the video as bytes).
 	const v1FileHook = {
-		params: t.Object({ file: t.String({ description: "An OpenAI file id (the Files API's retrieve), or `{id}:download` with `?alt=media` as a Veo operation's video URI names it" }) }),
+		params: t.Object({ file: t.String({ description: "An OpenAI file id (the Files API's retrieve), a Gemini file id (`files.get`, with the key in `x-goog-api-key` or `?key=`), or `{id}:download` with `?alt=media` as a Veo operation's video URI names it" }) }),
 		response: {
-			200: t.Union([FileObject, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]),
+			200: t.Union([FileObject, GeminiFile, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]),
 			401: OpenAIErrorBody,
 			404: OpenAIErrorBody,
 			409: OpenAIErrorBody,

@@ -6,7 +6,7 @@
  * channel holding it under the vendor's URI, another vendor's model refused, each file its account's (others 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ApiError, createPartFromUri, type File as GenaiFile, GoogleGenAI } from '@google/genai'
+import { type ApiError, createPartFromUri, type File as GenaiFile, FileState, GoogleGenAI } from '@google/genai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
@@ -95,7 +95,7 @@ describe('Gemini Files API', () => {
 		expect(video.uri).toBe(`${app.url}/v1beta/${video.name}`)
 		expect(video.sizeBytes).toBe(String(data.byteLength))
 		expect(video.mimeType).toBe('video/mp4')
-		expect(video.state).toBe('PROCESSING')
+		expect(video.state).toBe(FileState.PROCESSING)
 		const shown = JSON.stringify(video)
 		expect(shown).not.toContain(mock.url)
 		expect(shown).not.toContain('up-gm-secret')
@@ -126,7 +126,7 @@ describe('Gemini Files API', () => {
 		expect(done.headers.get('x-goog-upload-status')).toBe('final')
 		const { file } = (await done.json()) as { file: GenaiFile }
 		expect(file.uri).toBe(`${app.url}/v1beta/${file.name}`)
-		expect(file.state).toBe('ACTIVE')
+		expect(file.state).toBe(FileState.ACTIVE)
 	})
 
 	it('should refuse a file past MAX_GEMINI_FILE_BYTES before anything reaches the vendor', async () => {
@@ -191,7 +191,7 @@ describe('Gemini Files API', () => {
 		const e = await failure(stranger.ai.models.generateContent({ model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [createPartFromUri(video.uri!, 'video/mp4'), { text: 'hi' }] }] }))
 		expect(e?.status).toBe(404)
 		// Still there for its owner.
-		expect((await owner.ai.files.get({ name: video.name! })).state).toBe('ACTIVE')
+		expect((await owner.ai.files.get({ name: video.name! })).state).toBe(FileState.ACTIVE)
 	})
 
 	it("should list the account's files newest first, paged", async () => {
@@ -203,6 +203,23 @@ describe('Gemini Files API', () => {
 		expect(names.length).toBe(3)
 		expect(names[0]).toBe(second.name!)
 		expect(names.at(-1)).toBe(video.name!)
+	})
+
+	it("should serve the SDK's default /v1 paths beside OpenAI's Files API", async () => {
+		const v1 = new GoogleGenAI({ apiKey: owner.key, httpOptions: { baseUrl: app.url } })
+		const f = await v1.files.upload({ file: new Blob(['v1 notes']), config: { mimeType: 'text/plain', displayName: 'v1' } })
+		expect(f.uri).toBe(`${app.url}/v1beta/${f.name}`)
+		expect((await v1.files.get({ name: f.name! })).sizeBytes).toBe('8')
+		const names: string[] = []
+		for await (const x of await v1.files.list()) names.push(x.name!)
+		expect(names[0]).toBe(f.name!)
+		const r = await v1.models.generateContent({ model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [createPartFromUri(f.uri!, 'text/plain'), { text: 'read the notes' }] }] })
+		expect(r.text).toContain('read the notes')
+		await v1.files.delete({ name: f.name! })
+		expect((await failure(v1.files.get({ name: f.name! })))?.status).toBe(404)
+		// OpenAI's clients still get OpenAI's list there.
+		const list = await fetch(`${app.url}/v1/files`, { headers: { authorization: `Bearer ${owner.key}` } })
+		expect(((await list.json()) as { object: string }).object).toBe('list')
 	})
 
 	it('should delete the file at the vendor and here', async () => {
