@@ -163,6 +163,18 @@ describe('Gemini Files API', () => {
 		expect(await app.balance(owner.accountId)).toBeLessThan(5)
 	})
 
+	it('should count tokens of a request naming the file on the channel holding it', async () => {
+		const { mock, other, id } = holderOf(video)
+		const counts = (m: VendorMock) => m.requests.filter((r) => r.path.endsWith(':countTokens'))
+		const otherBefore = counts(other).length
+		for (let i = 0; i < 6; i++) {
+			const r = await owner.ai.models.countTokens({ model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [createPartFromUri(video.uri!, 'video/mp4'), { text: 'how long' }] }] })
+			expect(r.totalTokens).toBeGreaterThan(0)
+		}
+		expect(counts(other).length).toBe(otherBefore)
+		expect(JSON.stringify(counts(mock).at(-1)!.body)).toContain(`${mock.url}/v1beta/files/${id}`)
+	})
+
 	it('should route an interaction naming the file by uri to the channel holding it', async () => {
 		const { mock, other, id } = holderOf(video)
 		const otherBefore = generateBodies(other).length

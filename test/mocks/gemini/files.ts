@@ -11,7 +11,7 @@
  *   PROCESSING until read once with `GET`, as Google processes them, everything else ACTIVE.
  * - `GET /v1beta/files/{id}` (404 NOT_FOUND for an unknown one), `GET /v1beta/files` (`{files, nextPageToken}`,
  *   `pageSize` default 10, at most 100), `DELETE /v1beta/files/{id}` (`{}`).
- * - In `generateContent`, a `fileData.fileUri` naming a file of this mock must be one it holds (else 403
+ * - In `generateContent` and `countTokens`, a `fileData.fileUri` naming a file of this mock must be one it holds (else 403
  *   PERMISSION_DENIED, Google's words) and ACTIVE (else 400 FAILED_PRECONDITION).
  * @module
  */
@@ -100,7 +100,7 @@ export function geminiFiles(store: GeminiFileStore, method: string, path: string
 	return json(answer)
 }
 
-/** The files a `generateContent` body names on this mock: 403 for one it does not hold, 400 for one not yet ACTIVE. */
+/** The files a `generateContent` (or `countTokens`) body names on this mock: 403 for one it does not hold, 400 for one not yet ACTIVE. */
 export function checkFileRefs(store: GeminiFileStore, body: unknown, origin: string): Reply | undefined {
 	const prefix = `${origin}/v1beta/files/`
 	for (const c of asArr(asObj(body)?.contents)) {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { asObj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
@@ -64,7 +65,7 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 	if (m) {
 		const model = decodeURIComponent(m[2])
 		const target = { model, version: m[1] }
-		const unreadable = m[3] === 'generateContent' || m[3] === 'streamGenerateContent' ? checkFileRefs(files, body, req.origin) : undefined
+		const unreadable = m[3] === 'generateContent' || m[3] === 'streamGenerateContent' || m[3] === 'countTokens' ? checkFileRefs(files, asObj(asObj(body)?.generateContentRequest) ?? body, req.origin) : undefined
 		if (unreadable) return unreadable
 		switch (m[3]) {
 			case 'generateContent':
