@@ -40,6 +40,7 @@ import { messageBatchesModule } from './modules/message-batches'
 import { geminiBatchesModule } from './modules/gemini-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
+import { geminiFilesModule } from './modules/gemini-files'
 import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
@@ -119,6 +120,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	app.use(messageBatchesModule(svc))
 	app.use(geminiBatchesModule(svc))
 	app.use(interactionsModule(svc))
+	app.use(geminiFilesModule(svc))
 	return app
 }
 

@@ -63,8 +63,18 @@ const pathOf = (request: Request) => {
 	return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 }
 
+/**
+ * A chunk of a Gemini Files API upload (`POST /upload/{version}/files?upload_id=…`): raw bytes, held to
+ * MAX_UPLOAD_BYTES, which the route streams through to the vendor as they arrive (modules/gemini-files/upload.ts), so
+ * they are neither read ahead here nor put under the JSON body's deadline.
+ */
+const isUploadChunk = (request: Request) => {
+	const url = request.url
+	return url.includes('/upload/') && url.includes('upload_id=') && /^\/upload\/v1(beta)?\/files\/?$/.test(pathOf(request))
+}
+
 /** Only reached for a multipart body on an upload route, or a body of any other type (JSON). */
-const limitOf = (svc: Services, request: Request) => (isMultipart(request) ? svc.env.maxUploadBytes : svc.env.maxJsonBytes)
+const limitOf = (svc: Services, request: Request) => (isMultipart(request) || isUploadChunk(request) ? svc.env.maxUploadBytes : svc.env.maxJsonBytes)
 
 const notAnUploadRoute = (path: string, id: string) =>
 	errorResponse(
@@ -143,7 +153,7 @@ async function guardJsonDepth(svc: Services, request: Request, id: string): Prom
  * deadline (body-deadline.ts). 408 past it, here or from the hooks below.
  */
 async function guardBody(svc: Services, request: Request, id: string): Promise<Response | undefined> {
-	if (request.method === 'GET' || request.method === 'HEAD' || readAlready.has(request)) return undefined
+	if (request.method === 'GET' || request.method === 'HEAD' || readAlready.has(request) || isUploadChunk(request)) return undefined
 	try {
 		if (hasUnsizedBody(request)) {
 			const refused = await svc.bodyReads.within(guardUnsizedBody(svc, request, id), request)

@@ -55,6 +55,11 @@ export type ChatCall = {
 	native?: NativeRoute
 	/** The Anthropic message thread the request creates or continues (modules/messages/threads.ts). */
 	thread?: ThreadTerms
+	/**
+	 * The only channel that may serve the request: the one holding the Gemini Files API uploads it names
+	 * (modules/gemini-files/refs.ts), which no other vendor key can read.
+	 */
+	pinned?: { channelId: number; what: string }
 	/** The Files API files the request names (modules/anthropic-files/refs.ts). */
 	files?: FileTerms
 }
@@ -90,7 +95,8 @@ export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, bu
 export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
-	const route = call.files ? filesRoute(svc, resolveModel(svc, call.token, ir.model), call.files, ir.model) : resolveModel(svc, call.token, ir.model)
+	const resolved = resolveModel(svc, call.token, ir.model)
+	const route = call.files ? filesRoute(svc, resolved, call.files, ir.model) : pinnedRoute(call, resolved)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// A cap above the model's maximum is lowered to it on a request converted for another vendor; its own vendor judges
 	// it otherwise (output-limit.ts).
@@ -118,6 +124,25 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const failed = failedRow(lastErr.status, call.signal.aborted)
 	await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return errorResponse(lastErr, call.shape, call.requestId)
+}
+
+/** The route narrowed to one channel (the one holding uploaded files the request names), or undefined when it serves none of it. */
+function onChannel(route: Route, channelId: number): Route | undefined {
+	const channels = route.channels.filter((ch) => ch.id === channelId)
+	return channels.length ? { ...route, channels } : undefined
+}
+
+/** The model's route on the pinned channel alone; 400 when that channel does not serve the model. */
+function pinnedRoute(call: ChatCall, route: Route): Route {
+	const pin = call.pinned
+	if (!pin) return route
+	const on = onChannel(route, pin.channelId)
+	if (on) return on
+	throw new GatewayError(
+		'invalid_request',
+		`${pin.what} is held by a Gemini channel that does not serve the model "${call.ir.model}": an uploaded file is readable only by the Gemini key it was uploaded with (and Google gives no uploaded file's bytes back to send them elsewhere); use a Gemini model, or send the file inline`,
+		{ code: 'unsupported_for_model' },
+	)
 }
 
 /**
@@ -172,8 +197,8 @@ export function relayRoute(
  * cannot fetch the bytes to inline them either, and the caller is told to send the content itself.
  */
 function filesRoute(svc: Services, route: Route, files: FileTerms, model: string): Route {
-	const channels = route.channels.filter((ch) => ch.id === files.channelId)
-	if (channels.length) return { ...route, channels }
+	const on = onChannel(route, files.channelId)
+	if (on) return on
 	const named = files.ids.length > 1 ? `the files ${files.ids.join(', ')}` : `the file ${files.ids[0]}`
 	if (!svc.catalog.channel(files.channelId)) throw new GatewayError('unavailable', `The channel holding ${named} is not available`, { code: 'channel_unavailable' })
 	throw unreadableFiles(named, model)

@@ -63,6 +63,8 @@ export type Catalog = {
 	 */
 	known(model: string): boolean
 	channel(id: number): Channel | undefined
+	/** Every enabled channel (Gemini's Files API picks its upload channel among them). */
+	channels(): Channel[]
 	/**
 	 * While a reload for a change heard through the bus runs: a promise the request handlers await before they route
 	 * (it never rejects, and gives up after CHANGE_WAIT_MS); undefined otherwise, as nearly always.
@@ -218,6 +220,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		},
 		known: (model) => prices.has(model) || offline.some((c) => Object.hasOwn(c.modelMap, model) || matchesModel(c.models, model)),
 		channel: (id) => chans.find((c) => c.id === id),
+		channels: () => chans,
 		get settling() {
 			return settling
 		},

@@ -14,8 +14,9 @@ import { randomString } from '../lib/ids'
  * `file`: an uploaded or batch output file recorded to its account, never open (modules/batches/files.ts).
  * `message_batch`: Anthropic's message batches (message-batch.ts). `gemini_batch`: Gemini's batches (gemini-batch.ts).
  * `anthropic_file`: a file uploaded with Anthropic's Files API, recorded to its account (modules/anthropic-files).
+ * `gemini_file`: a Gemini Files API upload recorded to its account, never open (modules/gemini-files).
  */
-export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file'
+export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file' | 'gemini_file'
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed'
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -3,7 +3,8 @@
  * (multipart `file` + `purpose`), list, retrieve, delete and content, forwarded to the OpenAI channel that holds the
  * file. Files are for the Batch API here: an upload must have `purpose: "batch"`, and goes to a channel that serves
  * every model its lines name (checked as a batch over it would be, lines.ts). The file id the upstream gives is
- * recorded to the uploading account with its channel; other accounts get OpenAI's 404 for it.
+ * recorded to the uploading account with its channel; other accounts get OpenAI's 404 for it. Google's clients share
+ * the paths (@google/genai calls `/v1` by default): a list or delete with their key header is Gemini's (modules/gemini-files).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -20,6 +21,7 @@ import { tasks } from '../../db/schema'
 import { newTaskId } from '../../tasks/store'
 import { checkContinuations, checkModels, parseLines } from './lines'
 import { call, callJson, holder, owned, ownedPage } from './upstream'
+import { deleteFile, GeminiFileList, GeminiListQuery, isGeminiCaller, listFiles } from '../gemini-files'
 
 const FileId = t.Object({ file: t.String() })
 
@@ -34,7 +36,13 @@ export async function retrieveFile(svc: Services, id: string, accountId: number,
 /** OpenAI's File object (https://platform.openai.com/docs/api-reference/files/object), as the channel sends it. */
 export const FileObject = t.Object({ id: t.String(), object: t.Literal('file') }, { additionalProperties: true })
 const FileList = t.Object({ object: t.Literal('list'), data: t.Array(t.Unknown()), first_id: t.Union([t.String(), t.Null()]), last_id: t.Union([t.String(), t.Null()]), has_more: t.Boolean() })
-const ListQuery = t.Object({ after: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 10000, multipleOf: 1 })), order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])), purpose: t.Optional(t.String()) })
+const ListQuery = t.Object({
+	after: t.Optional(t.String()),
+	limit: t.Optional(t.Numeric({ minimum: 1, maximum: 10000, multipleOf: 1 })),
+	order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
+	purpose: t.Optional(t.String()),
+	...GeminiListQuery,
+})
 const Upload = t.Object({ file: t.File(), purpose: t.String() }, { additionalProperties: true })
 
 /** The first OpenAI channel, in routing order, that serves every model the batch file names under its own name. */
@@ -55,7 +63,8 @@ function uploadChannel(svc: Services, token: Parameters<typeof checkModels>[1], 
 
 export const filesModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } })
-		.use(modelAuth(svc, { counted: 'submits' }))
+		// Google's key headers too: `GET`/`DELETE /v1/files…` from @google/genai (its default /v1) are Gemini's Files API.
+		.use(modelAuth(svc, { gemini: true, counted: 'submits' }))
 		.post(
 			'/v1/files',
 			async ({ body, token, request, requestId }) => {
@@ -73,14 +82,20 @@ export const filesModule = (svc: Services) =>
 			},
 			{ parse: readPlainForm, body: Upload, response: { 200: FileObject, ...openaiErrors }, detail: { summary: 'Upload a file', description: "A batch input file (`purpose: 'batch'`), stored on an OpenAI channel serving its models. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." } },
 		)
-		.get('/v1/files', ({ query, token }) => ownedPage(svc, 'file', token.accountId, query, (r) => (r.result as { file?: unknown } | null)?.file ?? { id: r.upstreamId, object: 'file' }), {
-			query: ListQuery,
-			response: { 200: FileList, 400: OpenAIErrorBody, 401: OpenAIErrorBody },
-			detail: { summary: 'List files', description: "The account's files (uploads and batch outputs), newest first. Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." },
-		})
+		.get(
+			'/v1/files',
+			({ query, token, request }) =>
+				isGeminiCaller(request) ? listFiles(svc, token.accountId, query, request) : ownedPage(svc, 'file', token.accountId, query, (r) => (r.result as { file?: unknown } | null)?.file ?? { id: r.upstreamId, object: 'file' }),
+			{
+				query: ListQuery,
+				response: { 200: t.Union([FileList, GeminiFileList]), 400: OpenAIErrorBody, 401: OpenAIErrorBody },
+				detail: { summary: 'List files', description: "The account's files (uploads and batch outputs), newest first. Google's clients (a key in `x-goog-api-key` or `?key=`) get Gemini's `files.list` (`pageSize`, `pageToken`); Anthropic's clients (`anthropic-version` / `anthropic-beta` headers) get Anthropic's Files API (beta) on this path instead, in its shapes (modules/anthropic-files)." },
+			},
+		)
 		.delete(
 			'/v1/files/:file',
 			async ({ params, token, request, requestId }) => {
+				if (isGeminiCaller(request)) return Response.json(await deleteFile(svc, params.file, token.accountId, request), { headers: { 'x-request-id': requestId } })
 				const row = await owned(svc, 'file', params.file, token.accountId)
 				const { response } = await callJson(holder(svc, row), `/files/${encodeURIComponent(params.file)}`, { method: 'DELETE' }, request.signal, requestId)
 				await svc.db.sql.query('DELETE FROM tasks WHERE id = $1', [row.id])

@@ -37,6 +37,8 @@ export type CountCall = {
 	native?: { protocol: 'anthropic-messages' | 'gemini'; body: Record<string, unknown> }
 	inbound: Headers
 	signal: AbortSignal
+	/** The only channel that may count: the one holding the Gemini Files API uploads the body names (modules/gemini-files/refs.ts). */
+	channelId?: number
 }
 
 export type Counted = { tokens: number; by: 'anthropic' | 'gemini' | 'estimate'; /** The vendor's answer, for clients of its protocol. */ body?: unknown }
@@ -100,8 +102,10 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	const { svc, token, model } = c
 	if (token.allowedModels && !matchesModel(token.allowedModels, model))
 		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
-	const channels = svc.catalog.channelsFor(model)
-	if (!channels.length) throw unservedModel(svc, model)
+	const served = svc.catalog.channelsFor(model)
+	if (!served.length) throw unservedModel(svc, model)
+	const channels = c.channelId === undefined ? served : served.filter((ch) => ch.id === c.channelId)
+	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a Gemini channel that does not serve the model "${model}"`, { code: 'unsupported_for_model' })
 	for (const ch of orderChannels(channels).slice(0, 1 + svc.env.retries)) {
 		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
 		if (!counter) break // this vendor has no counting endpoint: count here

@@ -1,12 +1,17 @@
 /** `:countTokens` for every model (modules/count-tokens decides who counts). Not billed. */
 import { gemini, GeminiRequest } from '../../protocols/gemini'
 import { countTokens } from '../count-tokens/counter'
+import { pinFiles } from '../gemini-files/refs'
 import type { ModelCall } from './generate'
 import { GeminiCountTokensRequest } from './model'
 import { checkBody } from './target'
 
 export async function count(c: ModelCall, raw: unknown): Promise<Response> {
-	const body = checkBody(GeminiCountTokensRequest, raw)
+	const given = checkBody(GeminiCountTokensRequest, raw)
+	// Uploaded files named by their gateway URIs are counted by the channel holding them, under the vendor's URIs.
+	const wrapped = given.generateContentRequest !== undefined
+	const files = await pinFiles(c.svc, c.token.accountId, (wrapped ? given.generateContentRequest : given) as Record<string, unknown>)
+	const body = (wrapped ? { ...given, generateContentRequest: files.body } : files.body) as typeof given
 	const inner = body.generateContentRequest ?? checkBody(GeminiRequest, { contents: body.contents ?? [] })
 	const ir = { ...gemini.decodeRequest(inner), model: c.model }
 	const counted = await countTokens({
@@ -18,6 +23,7 @@ export async function count(c: ModelCall, raw: unknown): Promise<Response> {
 		native: { protocol: 'gemini', body: body as Record<string, unknown> },
 		inbound: c.request.headers,
 		signal: c.request.signal,
+		channelId: files.channelId,
 	})
 	const out = counted.by === 'gemini' && counted.body ? counted.body : { totalTokens: counted.tokens }
 	return Response.json(out, { headers: { 'x-request-id': c.requestId, 'x-switchboard-counted-by': counted.by } })

@@ -1,7 +1,8 @@
 /**
  * `:generateContent` and `:streamGenerateContent` for every model: the body is decoded by the Gemini codec, the model
  * comes from the URL and streaming from the method (`alt=sse` → SSE, else a JSON array). Gemini channels take the
- * body verbatim (the relay's fast path); OpenAI and Anthropic channels convert through the canonical model.
+ * body verbatim (the relay's fast path); OpenAI and Anthropic channels convert through the canonical model. A request
+ * naming files uploaded through the gateway goes to the channel holding them (modules/gemini-files/refs.ts).
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -10,6 +11,7 @@ import { errorResponse } from '../../http/error-shapes'
 import { gemini, GeminiRequest } from '../../protocols/gemini'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
+import { pinFiles } from '../gemini-files/refs'
 import { toJsonArray } from './json-array'
 import { checkBody } from './target'
 
@@ -37,8 +39,10 @@ export async function generate(c: ModelCall, body: unknown, stream: boolean): Pr
 	return array ? toJsonArray(res) : res
 }
 
-function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
-	const wire = checkBody(GeminiRequest, body)
+async function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
+	// Uploaded files named by their gateway URIs go to the channel holding them, under the vendor's URIs.
+	const files = await pinFiles(c.svc, c.token.accountId, checkBody(GeminiRequest, body) as Record<string, unknown>)
+	const wire = files.body as GeminiRequest
 	const ir = { ...gemini.decodeRequest(wire, { stream }), model: c.model }
 	return relayChat({
 		svc: c.svc,
@@ -53,5 +57,6 @@ function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> 
 		includeUsage: false,
 		inbound: c.request.headers,
 		signal: c.request.signal,
+		pinned: files.channelId === undefined ? undefined : { channelId: files.channelId, what: 'A file this request names' },
 	})
 }

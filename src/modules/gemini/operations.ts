@@ -2,7 +2,8 @@
  * Polling Veo's operations and downloading their videos, for the account that submitted them (others get 404):
  * `GET /v1beta/models/{model}/operations/{id}` answers the Operation (veo.ts `operationView`), brought up to date from
  * the upstream first; `GET /v1beta/files/{file}:download?alt=media` streams a finished video from the channel that
- * made it, with the channel's key (Google's video URIs need one), so the caller's own key is all it takes. Both also
+ * made it, with the channel's key (Google's video URIs need one), so the caller's own key is all it takes; the same
+ * path without `:download` is an uploaded file's `files.get` (modules/gemini-files). Both also
  * under `/v1`. Reads are not counted against a key's rpm_limit (clients poll every few seconds).
  * @module
  */
@@ -20,6 +21,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { FileObject, retrieveFile } from '../batches/files'
 import { publicBase } from '../video/view'
 import { GeminiOperation } from './predict-model'
+import { GeminiFile, getFile, isGeminiCaller } from '../gemini-files'
 import { operationView, parseSampleFile } from './veo'
 
 /** The account's Veo task, up to date; 404 for an unknown id or another account's. */
@@ -66,25 +68,32 @@ const errors = { 401: GeminiErrorBody, 404: GeminiErrorBody }
 export const geminiOperationsModule = (svc: Services) => {
 	const poll = async ({ params, token, request }: { params: { model: string; id: string }; token: { accountId: number }; request: Request }) =>
 		operationView(await ownOperation(svc, params.id, token.accountId, request.signal, decodeURIComponent(params.model)), publicBase(svc.env.publicUrl, request))
-	const file = ({ params, token, request, requestId }: { params: { file: string }; token: { accountId: number }; request: Request; requestId: string }) =>
-		// An OpenAI file id (no `:download`) is the Files API's retrieve, which shares this path (modules/batches/files.ts).
-		params.file.includes(':') ? download(svc, decodeURIComponent(params.file), token.accountId, request, requestId) : retrieveFile(svc, params.file, token.accountId, request, requestId)
+	// A plain id is an uploaded file's `files.get` under /v1beta, and under /v1 for Google's clients (modules/gemini-files);
+	// else OpenAI's Files API retrieve (modules/batches/files.ts), which shares the /v1 path.
+	const file =
+		(version: string) =>
+		({ params, token, request, requestId }: { params: { file: string }; token: { accountId: number }; request: Request; requestId: string }) =>
+			params.file.includes(':')
+				? download(svc, decodeURIComponent(params.file), token.accountId, request, requestId)
+				: version === '/v1beta' || isGeminiCaller(request)
+					? getFile(svc, params.file, token.accountId, request, requestId)
+					: retrieveFile(svc, params.file, token.accountId, request, requestId)
 	const pollHook = (version: string) => ({
 		params: t.Object({ model: t.String(), id: t.String() }),
 		response: { 200: GeminiOperation, ...errors },
 		detail: { summary: `Get a video operation (${version})`, description: 'The Veo operation `:predictLongRunning` answered, for the account that submitted it; when done, its video URIs point at this gateway.' },
 	})
 	const fileHook = {
-		params: t.Object({ file: t.String({ description: '`{id}:download` (with `?alt=media`), as the operation\'s video URI names it' }) }),
-		response: { 200: t.File({ description: 'The video (video/mp4), streamed from the upstream' }), ...errors, 409: GeminiErrorBody, 502: GeminiErrorBody },
-		detail: { summary: 'Download a generated video (/v1beta)' },
+		params: t.Object({ file: t.String({ description: "An uploaded file's id (`files.get`), or `{id}:download` (with `?alt=media`) as a Veo operation's video URI names it" }) }),
+		response: { 200: t.Union([GeminiFile, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]), ...errors, 409: GeminiErrorBody, 502: GeminiErrorBody, 503: GeminiErrorBody },
+		detail: { summary: 'Get an uploaded file, or download a generated video (/v1beta)' },
 	}
 	// Under /v1 the path is also OpenAI's file retrieve (an id without `:download`), and its errors are OpenAI's (the
 	// path's shape, http/error-shapes.ts): its document lists both answers (the File object as JSON, the video as bytes).
 	const v1FileHook = {
-		params: t.Object({ file: t.String({ description: "An OpenAI file id (the Files API's retrieve), or `{id}:download` with `?alt=media` as a Veo operation's video URI names it" }) }),
+		params: t.Object({ file: t.String({ description: "An OpenAI file id (the Files API's retrieve), a Gemini file id (`files.get`, with the key in `x-goog-api-key` or `?key=`), or `{id}:download` with `?alt=media` as a Veo operation's video URI names it" }) }),
 		response: {
-			200: t.Union([FileObject, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]),
+			200: t.Union([FileObject, GeminiFile, t.File({ description: 'The video (video/mp4), streamed from the upstream' })]),
 			401: OpenAIErrorBody,
 			404: OpenAIErrorBody,
 			409: OpenAIErrorBody,
@@ -100,6 +109,6 @@ export const geminiOperationsModule = (svc: Services) => {
 		.use(modelAuth(svc, { gemini: true, counted: 'submits' }))
 		.get('/v1beta/models/:model/operations/:id', poll, pollHook('/v1beta'))
 		.get('/v1/models/:model/operations/:id', poll, pollHook('/v1'))
-		.get('/v1beta/files/:file', file, fileHook)
-		.get('/v1/files/:file', file, v1FileHook)
+		.get('/v1beta/files/:file', file('/v1beta'), fileHook)
+		.get('/v1/files/:file', file('/v1'), v1FileHook)
 }

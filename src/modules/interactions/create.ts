@@ -17,6 +17,7 @@ import type { InteractionRequest } from '../../protocols/gemini-interactions/mod
 import { decodeRequest } from '../../protocols/gemini-interactions/request'
 import { decodeInput, encodeSteps } from '../../protocols/gemini-interactions/steps'
 import { type ChatCall, relayChat } from '../../relay/chat'
+import { pinRequestFiles } from '../gemini-files/refs'
 import type { Services } from '../../services'
 import { keptFirst } from '../responses/kept-first'
 import { iso } from '../../protocols/gemini-interactions/response'
@@ -42,6 +43,8 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
 	if (previous) wire.input = [...conversation(await continued(c, previous)), ...own]
 	const ir = decodeRequest(wire as InteractionRequest, { stream })
+	// Files uploaded through the gateway, named by `uri`: to the channel holding them (modules/gemini-files/refs.ts).
+	const fileChannel = await pinRequestFiles(c.svc, c.token.accountId, ir)
 	const id = interactionId()
 	let kept: Promise<void> | undefined
 	let final: Obj | undefined
@@ -67,6 +70,7 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 		inbound: c.request.headers,
 		signal,
 		native: interactionsNative(() => call),
+		pinned: fileChannel === undefined ? undefined : { channelId: fileChannel, what: 'A file this interaction names' },
 	}
 	const res = await relayChat(call)
 	if (background) return startBackground(c, res, { id, own, previous, echo, model: ir.model, stream: wire.stream === true, final: () => final })

@@ -2,11 +2,12 @@
  * Mock Gemini API server (generativelanguage.googleapis.com shape): /v1beta/models/{model}:{method}, GET /v1beta/models
  * and POST /v1beta/interactions (interactions.ts), also served under /v1 (which @google/genai 3.x calls by default);
  * Imagen's `:predict`, Veo's `:predictLongRunning`, their operations and files (predict.ts); Batch Mode's
- * `:batchGenerateContent` and `/batches` (batches.ts).
+ * `:batchGenerateContent` and `/batches` (batches.ts); the Files API's resumable uploads and `/files` (files.ts).
  * Auth is the `x-goog-api-key` header or the `key` query parameter.
  * @module
  */
 
+import { asObj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
@@ -15,6 +16,7 @@ import { batchEmbedContents, embedContent } from './embed'
 import { checkKey, geminiBody, geminiError } from './errors'
 import { countTokens, generate } from './generate'
 import { createInteraction } from './interactions'
+import { checkFileRefs, type GeminiFileStore, geminiFiles, newFileStore } from './files'
 import { downloadFile, getOperation, type MediaState, newMediaState, predict, predictLongRunning } from './predict'
 
 /** Models listed by GET /v1beta/models when the mock has no explicit list. */
@@ -40,12 +42,14 @@ function modelInfo(id: string) {
 const OPERATION = /^\/(v1beta|v1)\/(models\/[^/:]+\/operations\/[^/:]+)$/
 const FILE = /^\/(v1beta|v1)\/files\/([a-z0-9]+):download$/
 
-function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: GeminiBatchStore): Reply {
+function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: GeminiBatchStore, files: GeminiFileStore): Reply {
 	const bad = checkKey(req.headers, req.query, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const batch = geminiBatches(batches, method, path, req.query, body, (model, request) => generate({ model, version: 'v1beta' }, request, false, false, false, opts.models))
 	if (batch) return batch
+	const filed = geminiFiles(files, method, path, req.query, req.headers, body, req.bytes, req.origin)
+	if (filed) return filed
 	const op = method === 'GET' ? OPERATION.exec(path) : null
 	if (op) return getOperation(media, op[2]!, req.origin, op[1]!)
 	const file = method === 'GET' ? FILE.exec(path) : null
@@ -61,6 +65,8 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 	if (m) {
 		const model = decodeURIComponent(m[2])
 		const target = { model, version: m[1] }
+		const unreadable = m[3] === 'generateContent' || m[3] === 'streamGenerateContent' || m[3] === 'countTokens' ? checkFileRefs(files, asObj(asObj(body)?.generateContentRequest) ?? body, req.origin) : undefined
+		if (unreadable) return unreadable
 		switch (m[3]) {
 			case 'generateContent':
 				return generate(target, body, jsonError, false, false, opts.models)
@@ -98,9 +104,10 @@ function streamError(req: { query: Record<string, string> }, sequence: number, s
  * const m = await startGeminiMock({ apiKey: 'up-key' })
  * new GoogleGenAI({ apiKey: 'up-key', httpOptions: { baseUrl: m.url } })
  */
-export async function startGeminiMock(opts: MockOptions): Promise<VendorMock & { media: MediaState }> {
+export async function startGeminiMock(opts: MockOptions): Promise<VendorMock & { media: MediaState; files: GeminiFileStore }> {
 	const media = newMediaState()
 	const batches: GeminiBatchStore = new Map()
-	const mock = await startMockServer({ basePath: '', handle: (req) => route(req, opts, media, batches), statusBody: (s) => geminiBody(s), streamError }, opts)
-	return Object.assign(mock, { media })
+	const files = newFileStore()
+	const mock = await startMockServer({ basePath: '', handle: (req) => route(req, opts, media, batches, files), statusBody: (s) => geminiBody(s), streamError }, opts)
+	return Object.assign(mock, { media, files })
 }

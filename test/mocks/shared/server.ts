@@ -21,6 +21,8 @@ export interface MockRequest {
 	text?: string
 	/** Set for multipart bodies. */
 	form?: FormData
+	/** The raw bytes of a resumable upload's chunk (`X-Goog-Upload-Command: upload…`), which is no text. */
+	bytes?: Uint8Array
 	/** The body was present but not valid JSON (or not a valid multipart body). */
 	jsonError: boolean
 	/** `http://127.0.0.1:PORT`, for URLs the mock hands out (images). */
@@ -41,8 +43,9 @@ type BunServer = ReturnType<typeof Bun.serve>
 
 const HOST = '127.0.0.1'
 
-async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form' | 'jsonError' | 'text'>> {
+async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form' | 'jsonError' | 'text' | 'bytes'>> {
 	if (req.method === 'GET' || req.method === 'HEAD') return { body: undefined, jsonError: false }
+	if (req.headers.get('x-goog-upload-command')?.includes('upload')) return { body: undefined, jsonError: false, bytes: new Uint8Array(await req.arrayBuffer()) }
 	const type = req.headers.get('content-type') ?? ''
 	if (type.startsWith('multipart/form-data')) {
 		try {

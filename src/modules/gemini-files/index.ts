@@ -1,0 +1,116 @@
+/**
+ * Gemini's Files API (ai.google.dev/api/files) as @google/genai calls it (`ai.files.upload`, `get`, `list`, `delete`):
+ * uploads relayed to one Gemini channel (upload.ts), the files recorded to the uploading account (records.ts) and
+ * shown under the gateway's names and URIs. `GET /v1beta/files/{id}` is routed by the Gemini operations module, whose
+ * `{id}:download` (Veo's videos) shares the path; it hands plain ids to `getFile` here. Also under `/v1` for uploads;
+ * `GET`/`DELETE /v1/files…` are OpenAI's Files API (modules/batches/files.ts). Not counted against a key's rpm limit:
+ * no model is called, and a large upload is many requests.
+ * @module
+ */
+import { Elysia, t } from 'elysia'
+import { modelAuth } from '../../http/model-auth'
+import { authHeaders, channelUrl } from '../../passthrough/upstream'
+import { upstreamError } from '../../providers/upstream-error'
+import { GeminiErrorBody } from '../../protocols/gemini'
+import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { holder } from '../batches/upstream'
+import type { Services } from '../../services'
+import { publicBase } from '../video/view'
+import { dropFile, fileView, idOf, ownedFile, pageFiles, saveFile, type VendorFile } from './records'
+import { startUpload, uploadChunk } from './upload'
+
+const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 404: GeminiErrorBody, 413: GeminiErrorBody, 502: GeminiErrorBody, 503: GeminiErrorBody }
+
+/** Google's File resource, as the gateway shows it. */
+export const GeminiFile = t.Object(
+	{
+		name: t.String({ description: '`files/{id}`: the gateway\'s name' }),
+		uri: t.String({ description: 'The gateway\'s URI of the file: put it in `fileData.fileUri`' }),
+		mimeType: t.Optional(t.String()),
+		sizeBytes: t.Optional(t.String()),
+		state: t.Optional(t.String({ description: 'PROCESSING, ACTIVE or FAILED' })),
+		expirationTime: t.Optional(t.String()),
+	},
+	{ additionalProperties: true },
+)
+
+/** The file from its channel, brought up to date in the record (its `state` moves PROCESSING → ACTIVE). */
+export async function getFile(svc: Services, id: string, accountId: number, request: Request, requestId: string): Promise<Response> {
+	const row = await ownedFile(svc, idOf(id), accountId)
+	const ch = holder(svc, row)
+	const { res } = await fetchUpstream(channelUrl(ch, `/v1beta/${row.file.name}`), { method: 'GET', headers: authHeaders(ch) }, channelTimeouts(ch.settings), request.signal)
+	if (res.status === 404) {
+		// Expired (48 hours) or deleted at the vendor: gone here too.
+		await res.body?.cancel().catch(() => undefined)
+		await dropFile(svc, row.id)
+		return getFile(svc, id, accountId, request, requestId)
+	}
+	if (!res.ok) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
+	const file = (await res.json()) as VendorFile
+	await saveFile(svc, row.id, file)
+	return Response.json(fileView(row.id, file, publicBase(svc.env.publicUrl, request)), { headers: { 'x-request-id': requestId } })
+}
+
+/**
+ * Whether a call under `/v1/files` is Gemini's (@google/genai calls `/v1` by default) rather than OpenAI's Files API,
+ * which shares the paths: Google's clients send their key as `x-goog-api-key` or `?key=`, OpenAI's as a Bearer token.
+ */
+export const isGeminiCaller = (request: Request): boolean => request.headers.has('x-goog-api-key') || new URL(request.url).searchParams.has('key')
+
+/** `files.list`: the account's files from the gateway's records. */
+export async function listFiles(svc: Services, accountId: number, query: { pageSize?: number | string; pageToken?: string }, request: Request) {
+	const size = Math.max(1, Math.min(Number(query.pageSize ?? 10) || 10, 100))
+	const rows = await pageFiles(svc, accountId, size, query.pageToken || undefined)
+	const base = publicBase(svc.env.publicUrl, request)
+	const files = rows.slice(0, size).map((r) => fileView(r.id, (r.result as { file: VendorFile }).file, base))
+	return (rows.length > size ? { files, nextPageToken: rows[size - 1]!.id } : { files }) as { files: (typeof GeminiFile.static)[]; nextPageToken?: string }
+}
+
+/** `files.delete`: at the vendor, then here. */
+export async function deleteFile(svc: Services, id: string, accountId: number, request: Request): Promise<Record<string, never>> {
+	const row = await ownedFile(svc, idOf(id), accountId)
+	const ch = holder(svc, row)
+	const { res } = await fetchUpstream(channelUrl(ch, `/v1beta/${row.file.name}`), { method: 'DELETE', headers: authHeaders(ch) }, channelTimeouts(ch.settings), request.signal)
+	// Already gone at the vendor (expired): deleted all the same.
+	if (!res.ok && res.status !== 404) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
+	await res.body?.cancel().catch(() => undefined)
+	await dropFile(svc, row.id)
+	return {}
+}
+
+/** Google's list answer, as the gateway gives it. */
+export const GeminiFileList = t.Object({ files: t.Array(GeminiFile), nextPageToken: t.Optional(t.String()) })
+/** Google's list parameters. */
+export const GeminiListQuery = { pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) }
+
+export const geminiFilesModule = (svc: Services) => {
+	// `async`: Elysia tells a handler whose answer it must await by the keyword.
+	const upload = (version: string) => async ({ token, request, requestId, query }: { token: Parameters<typeof startUpload>[1]; request: Request; requestId: string; query: Record<string, string | undefined> }) => {
+		const base = publicBase(svc.env.publicUrl, request)
+		return query.upload_id ? uploadChunk(svc, token, request, requestId, base, query.upload_id) : startUpload(svc, token, request, requestId, base, version)
+	}
+	const uploadHook = (version: string) => ({
+		parse: 'none' as const,
+		query: t.Object({ upload_id: t.Optional(t.String({ description: 'Set on the upload URL the start answered' })) }, { additionalProperties: true }),
+		response: { 200: t.Union([t.Object({ file: GeminiFile }), t.Null()]), ...errors },
+		detail: {
+			summary: `Upload a file (${version})`,
+			description:
+				"Gemini's resumable upload: `start` (`X-Goog-Upload-Protocol: resumable`, `X-Goog-Upload-Command: start`, the size in `X-Goog-Upload-Header-Content-Length`, `{file: {displayName}}`) answers the upload URL in `X-Goog-Upload-URL` (this gateway's); then the bytes are POSTed there with `X-Goog-Upload-Command: upload` / `upload, finalize` and `X-Goog-Upload-Offset`, each request up to MAX_UPLOAD_BYTES, a file up to MAX_GEMINI_FILE_BYTES (2 GB). Relayed to a Gemini channel as they arrive; the final answer is `{file}` under the gateway's name and URI. Free (Google does not charge for storage); requests using the file are billed by their tokens.",
+		},
+	})
+	return new Elysia({ detail: { tags: ['Gemini'] } })
+		.use(modelAuth(svc, { gemini: true, counted: false }))
+		.post('/upload/v1beta/files', upload('v1beta'), uploadHook('/v1beta'))
+		.post('/upload/v1/files', upload('v1'), uploadHook('/v1'))
+		.get('/v1beta/files', ({ query, token, request }) => listFiles(svc, token.accountId, query, request), {
+			query: t.Object(GeminiListQuery),
+			response: { 200: GeminiFileList, ...errors },
+			detail: { summary: 'List files', description: "The account's uploaded files not yet expired (Google keeps them 48 hours), newest first, `pageSize` 1–100 (default 10); `state` as last read (`files.get` reads it anew). Under `/v1/files` for Google's clients (a key in `x-goog-api-key` or `?key=`), where OpenAI's clients get their Files API." },
+		})
+		.delete('/v1beta/files/:file', ({ params, token, request }) => deleteFile(svc, params.file, token.accountId, request), {
+			params: t.Object({ file: t.String() }),
+			response: { 200: t.Object({}), ...errors },
+			detail: { summary: 'Delete a file', description: 'At the vendor and here. Under `/v1/files/{id}` for Google\'s clients, as the list.' },
+		})
+}

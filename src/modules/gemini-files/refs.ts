@@ -1,0 +1,102 @@
+/**
+ * Uploaded files named in a `generateContent` request: a part's `fileData.fileUri` that is a gateway file URI
+ * (`{base}/v1beta/files/{id}`, as the upload answered) of the caller's account is rewritten to the vendor's URI, and
+ * the request must go to the channel holding the file (only that vendor key can read it). A gateway file URI naming a
+ * file not the caller's is 404, as `files.get` answers it. A model another vendor serves cannot read such a file, and
+ * Google serves no uploaded file's bytes back to inline it instead: its channels never hold one, so that is a 400
+ * (relay/chat.ts, `channelId`).
+ * @module
+ */
+import { badRequest, notFound } from '../../core/errors'
+import type { ChatRequest, FilePart, Part } from '../../core/ir'
+import type { Services } from '../../services'
+import { fileOf, filesByIds } from './records'
+
+/** The path of a gateway file URI; its host is whatever the client was given (PUBLIC_URL or the request's origin). */
+const GATEWAY_FILE = /^https?:\/\/[^/]+\/v1(?:beta)?\/files\/([a-z0-9-]{1,40})$/
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Every `fileData` object of the request's contents and system instruction. */
+function fileDatas(body: Obj): Obj[] {
+	const out: Obj[] = []
+	const scan = (content: unknown) => {
+		if (!isObj(content) || !Array.isArray(content.parts)) return
+		for (const p of content.parts) if (isObj(p) && isObj(p.fileData) && typeof p.fileData.fileUri === 'string') out.push(p.fileData)
+	}
+	if (Array.isArray(body.contents)) for (const c of body.contents) scan(c)
+	scan(body.systemInstruction)
+	return out
+}
+
+type Held = { uri: string; mimeType?: string }
+
+/**
+ * The caller's files among gateway file URIs, by URI, and the one channel holding them all. A URI of that shape that
+ * is no gateway file is someone's web URL and is left out (it stays one); another account's file is 404.
+ */
+async function resolve(svc: Services, accountId: number, uris: string[]): Promise<{ held: Map<string, Held>; channelId?: number }> {
+	const ids = new Map<string, string>()
+	for (const uri of uris) {
+		const m = GATEWAY_FILE.exec(uri)
+		if (m) ids.set(uri, m[1]!)
+	}
+	const held = new Map<string, Held>()
+	if (!ids.size) return { held }
+	const rows = new Map((await filesByIds(svc, [...new Set(ids.values())])).map((r) => [r.id, r]))
+	let channelId: number | undefined
+	for (const [uri, id] of ids) {
+		const row = rows.get(id)
+		if (!row) continue
+		const file = fileOf(row)
+		if (row.accountId !== accountId || typeof file?.uri !== 'string') throw notFound(`File files/${id} not found`, 'file_not_found')
+		if (channelId !== undefined && row.channelId !== channelId) throw badRequest('The files this request names were uploaded through different channels: no one vendor key can read them all; upload them again together')
+		channelId = row.channelId ?? undefined
+		held.set(uri, { uri: file.uri, ...(typeof file.mimeType === 'string' && { mimeType: file.mimeType }) })
+	}
+	return { held, channelId }
+}
+
+/**
+ * A Gemini body with the account's file URIs rewritten to the vendor's, and the channel holding them; the body as
+ * given (and no channel) when it names none. The rewritten body is a copy: only the parts changed are new objects.
+ * @example await pinFiles(svc, 7, { contents: [{ parts: [{ fileData: { fileUri: 'http://gw/v1beta/files/abc' } }] }] })
+ * // { body: { contents: [{ parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/x1' } }] }] }, channelId: 3 }
+ */
+export async function pinFiles(svc: Services, accountId: number, body: Obj): Promise<{ body: Obj; channelId?: number }> {
+	const { held, channelId } = await resolve(svc, accountId, fileDatas(body).map((fd) => fd.fileUri as string))
+	if (!held.size) return { body }
+	const part = (p: unknown) => {
+		const to = isObj(p) && isObj(p.fileData) ? held.get(p.fileData.fileUri as string) : undefined
+		return to ? { ...(p as Obj), fileData: { ...((p as Obj).fileData as Obj), fileUri: to.uri } } : p
+	}
+	const content = (c: unknown) => (isObj(c) && Array.isArray(c.parts) ? { ...c, parts: c.parts.map(part) } : c)
+	const out: Obj = { ...body }
+	if (Array.isArray(body.contents)) out.contents = body.contents.map(content)
+	if (body.systemInstruction !== undefined) out.systemInstruction = content(body.systemInstruction)
+	return { body: out, channelId }
+}
+
+/** A canonical part's URL, when it is an image or file by URL or URI (an Interactions `uri`). */
+const urlOf = (p: Part): string | undefined =>
+	p.type === 'image' && p.source.kind === 'url' ? p.source.url : p.type === 'file' && (p.source.kind === 'url' || p.source.kind === 'uri') ? (p.source.kind === 'url' ? p.source.url : p.source.uri) : undefined
+
+/**
+ * The same for a canonical request (the Interactions API's `uri` contents): its parts naming the account's files become
+ * Gemini file references (`uri` sources) to the vendor's URIs, in place; answers the channel holding them, if any.
+ */
+export async function pinRequestFiles(svc: Services, accountId: number, ir: ChatRequest): Promise<number | undefined> {
+	const parts = ir.messages.flatMap((m) => m.content)
+	const { held, channelId } = await resolve(svc, accountId, parts.flatMap((p) => urlOf(p) ?? []))
+	if (!held.size) return undefined
+	for (const m of ir.messages)
+		m.content = m.content.map((p) => {
+			const url = urlOf(p)
+			const to = url === undefined ? undefined : held.get(url)
+			if (!to) return p
+			const mediaType = (p.type === 'file' && p.source.kind !== 'base64' && 'mediaType' in p.source ? p.source.mediaType : undefined) ?? to.mimeType
+			return { type: 'file', source: { kind: 'uri', uri: to.uri, ...(mediaType && { mediaType }) }, ...(p.type === 'file' && p.path && { path: p.path }) } satisfies FilePart
+		})
+	return channelId
+}
