@@ -34,22 +34,35 @@ function namedFiles(v: unknown, out: Set<string>): Set<string> {
 
 /**
  * The files a messages body names, for the relay: undefined (no promise, no parse) for the body naming none, told by
- * one search of its text; else the account's records of them, or a 404 for one that is not the account's.
+ * one search of its text; else the account's records of them, or a 404 for one that is not the account's. A message
+ * batch asks for all its requests' at once (`{messages: [each one's messages]}`, `batch`): it runs on one channel.
  */
-export function fileTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers): Promise<FileTerms> | undefined {
+export function fileTerms(
+	svc: Services,
+	body: Record<string, unknown>,
+	raw: string | undefined,
+	token: AuthToken,
+	inbound: Headers,
+	batch = false,
+): Promise<FileTerms> | undefined {
 	// `file_id"`, not `"file_id"`: JavaScriptCore's search tries a match at each occurrence of the pattern's first
 	// character, and a JSON body is full of quotes (a 99 KB agent turn: 75 µs with the quote, 6 µs without).
 	if (!(raw ?? JSON.stringify(body.messages ?? null)).includes('file_id"')) return undefined
 	const ids = [...namedFiles(body.messages, new Set())]
-	return ids.length ? terms(svc, ids, token.accountId, inbound) : undefined
+	return ids.length ? terms(svc, ids, token.accountId, inbound, batch) : undefined
 }
 
-async function terms(svc: Services, ids: string[], accountId: number, inbound: Headers): Promise<FileTerms> {
+async function terms(svc: Services, ids: string[], accountId: number, inbound: Headers, batch: boolean): Promise<FileTerms> {
 	const rows = await ownedByUpstream(svc.db, 'anthropic_file', accountId, ids)
 	const missing = ids.find((id) => !rows.some((r) => r.upstreamId === id))
-	if (missing !== undefined) throw new GatewayError('not_found', `File not found: ${missing}`, { code: 'file_not_found', param: 'messages' })
+	const param = batch ? 'requests' : 'messages'
+	if (missing !== undefined) throw new GatewayError('not_found', `File not found: ${missing}`, { code: 'file_not_found', param })
 	const channels = new Set(rows.map((r) => r.channelId))
-	if (channels.size > 1) throw new GatewayError('invalid_request', `messages: the files ${ids.join(', ')} were uploaded through different vendor keys; one request can name the files of one only`, { code: 'invalid_request', param: 'messages' })
+	if (channels.size > 1)
+		throw new GatewayError('invalid_request', `${param}: the files ${ids.join(', ')} were uploaded through different vendor keys; one ${batch ? 'batch' : 'request'} can name the files of one only`, {
+			code: 'invalid_request',
+			param,
+		})
 	const beta = inbound.get('anthropic-beta')
 	const headers = beta?.includes('files-api-') ? inbound : new Headers(inbound)
 	if (headers !== inbound) headers.set('anthropic-beta', withFilesBeta(beta))

@@ -37,7 +37,7 @@ export type CountCall = {
 	native?: { protocol: 'anthropic-messages' | 'gemini'; body: Record<string, unknown> }
 	inbound: Headers
 	signal: AbortSignal
-	/** The only channel that may count: the one holding the Gemini Files API uploads the body names (modules/gemini-files/refs.ts). */
+	/** The only channel that may count: the one holding the Files API uploads the body names (modules/gemini-files/refs.ts, anthropic-files/refs.ts). */
 	channelId?: number
 }
 
@@ -105,7 +105,7 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	const served = svc.catalog.channelsFor(model)
 	if (!served.length) throw unservedModel(svc, model)
 	const channels = c.channelId === undefined ? served : served.filter((ch) => ch.id === c.channelId)
-	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a Gemini channel that does not serve the model "${model}"`, { code: 'unsupported_for_model' })
+	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a channel that does not serve the model "${model}"; only that channel's vendor key can read it`, { code: 'unsupported_for_model' })
 	for (const ch of orderChannels(channels).slice(0, 1 + svc.env.retries)) {
 		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
 		if (!counter) break // this vendor has no counting endpoint: count here

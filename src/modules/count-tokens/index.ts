@@ -6,6 +6,7 @@ import { AnthropicErrorBody, AnthropicRequest, anthropicMessages } from '../../p
 import { REQUEST_ID_HEADER } from '../../protocols/anthropic-messages/error'
 import { DEFAULT_MAX_TOKENS } from '../../protocols/anthropic-messages/request-encode'
 import type { Services } from '../../services'
+import { fileTerms } from '../anthropic-files/refs'
 import { countTokens } from './counter'
 
 const { max_tokens: _maxTokens, stream: _stream, ...countFields } = AnthropicRequest.properties
@@ -23,7 +24,19 @@ export const countTokensModule = (svc: Services) =>
 			// The codec requires max_tokens (and one above a thinking budget); counting does not use it.
 			const budget = body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : 0
 			const ir = anthropicMessages.decodeRequest({ ...body, max_tokens: Math.max(DEFAULT_MAX_TOKENS, budget + 1) })
-			const counted = await countTokens({ svc, token, requestId, model: body.model, ir, native: { protocol: 'anthropic-messages', body: wire }, inbound: request.headers, signal: request.signal })
+			// Files API uploads named are the account's (else 404) and counted by the channel holding them, with the beta.
+			const files = await fileTerms(svc, wire, undefined, token, request.headers)
+			const counted = await countTokens({
+				svc,
+				token,
+				requestId,
+				model: body.model,
+				ir,
+				native: { protocol: 'anthropic-messages', body: wire },
+				inbound: files?.inbound ?? request.headers,
+				signal: request.signal,
+				channelId: files?.channelId,
+			})
 			return Response.json({ input_tokens: counted.tokens }, { headers: { 'x-request-id': requestId, [REQUEST_ID_HEADER]: requestId, 'x-switchboard-counted-by': counted.by } })
 		},
 		{

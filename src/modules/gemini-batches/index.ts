@@ -6,7 +6,8 @@
  * The batch runs on one Gemini channel under the channel's name for the model. Creating one charges the upper bound
  * of every request at batch prices when the upstream accepts it; when it ends, its answered requests are billed from
  * their `usageMetadata` and the rest refunded (src/tasks/gemini-batch.ts). The client sees the gateway's names
- * (`batches/{task id}`, `models/{its model}`), never the vendor's; only the creating account sees a batch.
+ * (`batches/{task id}`, `models/{its model}`), never the vendor's; only the creating account sees a batch. Requests
+ * naming the account's uploads by gateway URI run on the channel holding them, under the vendor's URIs (gemini-files/refs.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -22,6 +23,7 @@ import { type TaskRow, deleteFinished, findOwned, isTerminal, listOwned, newTask
 import { taskOp } from '../../tasks/submit'
 import { call, holder } from '../batches/upstream'
 import { batchPrice } from '../batches/price'
+import { pinBodies } from '../gemini-files/refs'
 import type { ModelCall } from '../gemini/generate'
 import { batchBound, geminiRoute, parseBatch, upstreamBody } from './requests'
 
@@ -65,12 +67,20 @@ async function owned(svc: Services, name: string, accountId: number): Promise<Ta
 }
 
 /** `POST /v1beta/models/{model}:batchGenerateContent` (the model route dispatches it here). */
-export function createGeminiBatch(c: ModelCall, body: unknown): Promise<Response> {
+export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Response> {
 	if (c.version !== '/v1beta')
 		throw new GatewayError('invalid_request', 'Batch Mode is served under /v1beta: call /v1beta/models/{model}:batchGenerateContent (with @google/genai, httpOptions.apiVersion "v1beta")', { code: 'invalid_request' })
-	const parsed = parseBatch(body, c.model)
+	const given = parseBatch(body, c.model)
 	// Another vendor's model is refused here, in Gemini's words, before anything is held.
-	geminiRoute(c.svc, c.token, c.model)
+	const route = geminiRoute(c.svc, c.token, c.model)
+	// Uploaded files named by gateway URIs: the account's (else 404), under the vendor's URIs, and the batch runs on their channel.
+	const files = await pinBodies(c.svc, c.token.accountId, given.requests.map((r) => r.request))
+	const parsed = files.channelId === undefined ? given : { ...given, requests: given.requests.map((r, i) => ({ ...r, request: files.bodies[i]! })) }
+	const filesOn = files.channelId
+	if (filesOn !== undefined && !route.channels.some((ch) => ch.id === filesOn))
+		throw new GatewayError('invalid_request', `The files this batch names are held by a Gemini channel that does not serve the model "${c.model}": only the key they were uploaded with can read them`, {
+			code: 'unsupported_for_model',
+		})
 	const id = newTaskId('gemini_batch')
 	return relayPassthrough(
 		taskOp({
@@ -81,6 +91,7 @@ export function createGeminiBatch(c: ModelCall, body: unknown): Promise<Response
 			model: c.model,
 			types: ['gemini'],
 			shape: 'gemini',
+			...(filesOn !== undefined && { pin: (ch) => ch.id === filesOn }),
 			cost: (price) => batchBound(parsed, batchPrice(price)),
 			request: (ch, upstreamModel) => ({ url: geminiMethodUrl(ch, upstreamModel, 'batchGenerateContent'), headers: jsonHeaders(ch), body: JSON.stringify(upstreamBody(parsed, upstreamModel)) }),
 			async accept(res, ch, price) {

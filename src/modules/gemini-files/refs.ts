@@ -65,17 +65,29 @@ async function resolve(svc: Services, accountId: number, uris: string[]): Promis
  * // { body: { contents: [{ parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/x1' } }] }] }, channelId: 3 }
  */
 export async function pinFiles(svc: Services, accountId: number, body: Obj): Promise<{ body: Obj; channelId?: number }> {
-	const { held, channelId } = await resolve(svc, accountId, fileDatas(body).map((fd) => fd.fileUri as string))
-	if (!held.size) return { body }
+	const { bodies, channelId } = await pinBodies(svc, accountId, [body])
+	return { body: bodies[0]!, channelId }
+}
+
+/**
+ * The same for several bodies that run on one channel (a Batch Mode batch's inline requests): one look-up for all,
+ * 404 for a file not the account's, 400 for files of several channels.
+ */
+export async function pinBodies(svc: Services, accountId: number, bodies: Obj[]): Promise<{ bodies: Obj[]; channelId?: number }> {
+	const { held, channelId } = await resolve(svc, accountId, bodies.flatMap((b) => fileDatas(b).map((fd) => fd.fileUri as string)))
+	if (!held.size) return { bodies }
 	const part = (p: unknown) => {
 		const to = isObj(p) && isObj(p.fileData) ? held.get(p.fileData.fileUri as string) : undefined
 		return to ? { ...(p as Obj), fileData: { ...((p as Obj).fileData as Obj), fileUri: to.uri } } : p
 	}
 	const content = (c: unknown) => (isObj(c) && Array.isArray(c.parts) ? { ...c, parts: c.parts.map(part) } : c)
-	const out: Obj = { ...body }
-	if (Array.isArray(body.contents)) out.contents = body.contents.map(content)
-	if (body.systemInstruction !== undefined) out.systemInstruction = content(body.systemInstruction)
-	return { body: out, channelId }
+	const pin = (body: Obj): Obj => {
+		const out: Obj = { ...body }
+		if (Array.isArray(body.contents)) out.contents = body.contents.map(content)
+		if (body.systemInstruction !== undefined) out.systemInstruction = content(body.systemInstruction)
+		return out
+	}
+	return { bodies: bodies.map(pin), channelId }
 }
 
 /** A canonical part's URL, when it is an image or file by URL or URI (an Interactions `uri`). */

@@ -4,7 +4,8 @@
  * runs on one Anthropic channel serving every model it names (requests.ts), each request's model sent under the
  * channel's name for it. Creating one charges an upper bound of every request at batch prices when the upstream
  * accepts it; when it ends, its succeeded requests are billed from their usage and the rest refunded
- * (src/tasks/message-batch.ts). Only the creating account sees a batch; its `results_url` is on the gateway.
+ * (src/tasks/message-batch.ts). Only the creating account sees a batch; its `results_url` is on the gateway. A batch
+ * naming Files API uploads must own them all and runs on the channel holding them (anthropic-files/refs.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -21,6 +22,7 @@ import type { BatchRecord } from '../../tasks/batch'
 import { MESSAGE_BATCHES, refreshMessageBatch } from '../../tasks/message-batch'
 import { type TaskRow, advance, deleteFinished, isTerminal, listOwned, ownedByUpstream } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
+import { fileTerms } from '../anthropic-files/refs'
 import { call, holder } from '../batches/upstream'
 import { publicBase } from '../video/view'
 import { batchBound, batchChannel, messageBatchPrice, parseRequests, upstreamBody } from './requests'
@@ -66,7 +68,9 @@ export const messageBatchesModule = (svc: Services) =>
 			MESSAGE_BATCHES,
 			async ({ body, token, requestId, startedAt, request }) => {
 				const reqs = parseRequests(body.requests)
-				const { ch, routes } = batchChannel(svc, token, reqs)
+				// Files API uploads named must be the account's (else 404, before anything is held), all on one channel.
+				const files = await fileTerms(svc, { messages: reqs.map((r) => r.params.messages) }, undefined, token, request.headers, true)
+				const { ch, routes } = batchChannel(svc, token, reqs, files?.channelId)
 				const bound = batchBound(reqs, routes, ch)
 				const prices: Record<string, Price> = {}
 				for (const [m, rt] of routes) prices[m] = messageBatchPrice(rt.price)
@@ -82,7 +86,7 @@ export const messageBatchesModule = (svc: Services) =>
 						pin: (c) => c.id === ch.id,
 						shape: 'anthropic',
 						cost: () => bound,
-						request: (c) => ({ url: channelUrl(c, MESSAGE_BATCHES), method: 'POST', headers: anthropicAdapter.headers(c, request.headers), body: JSON.stringify(upstreamBody(reqs, c)) }),
+						request: (c) => ({ url: channelUrl(c, MESSAGE_BATCHES), method: 'POST', headers: anthropicAdapter.headers(c, files?.inbound ?? request.headers), body: JSON.stringify(upstreamBody(reqs, c)) }),
 						async accept(res) {
 							const batch = await readJson(res)
 							const id = typeof batch.id === 'string' ? batch.id : undefined

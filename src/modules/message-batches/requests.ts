@@ -45,9 +45,10 @@ export function parseRequests(requests: unknown[]): BatchRequest[] {
 /**
  * The first Anthropic channel, in routing order, that serves every model the batch names, and each model's route.
  * A model the key may not use, or unknown here, is refused as a message would be (403, 404); one that only another
- * vendor's channels serve, or models no one Anthropic channel serves together, are 400 naming the request.
+ * vendor's channels serve, or models no one Anthropic channel serves together, are 400 naming the request. A batch
+ * naming Files API uploads runs on the channel holding them (`filesOn`, anthropic-files/refs.ts): no other key reads them.
  */
-export function batchChannel(svc: Services, token: AuthToken, reqs: BatchRequest[]): { ch: Channel; routes: Map<string, Route> } {
+export function batchChannel(svc: Services, token: AuthToken, reqs: BatchRequest[], filesOn?: number): { ch: Channel; routes: Map<string, Route> } {
 	const routes = new Map<string, Route>()
 	for (const r of reqs) {
 		if (routes.has(r.model)) continue
@@ -57,7 +58,13 @@ export function batchChannel(svc: Services, token: AuthToken, reqs: BatchRequest
 		routes.set(r.model, route)
 	}
 	const first = routes.get(reqs[0]!.model)!
-	const ch = orderChannels(first.channels.filter((c) => c.type === 'anthropic')).find((c) => [...routes.values()].every((rt) => rt.channels.some((x) => x.id === c.id)))
+	const candidates = first.channels.filter((c) => c.type === 'anthropic' && (filesOn === undefined || c.id === filesOn))
+	const ch = orderChannels(candidates).find((c) => [...routes.values()].every((rt) => rt.channels.some((x) => x.id === c.id)))
+	if (!ch && filesOn !== undefined)
+		throw refuse(
+			`The files this batch names (Anthropic's Files API) are readable only on the channel they were uploaded to, which does not serve all of its models (${[...routes.keys()].join(', ')}); send those requests in a batch of the models it serves, or send the content itself`,
+			'requests',
+		)
 	if (!ch) throw refuse(`No one Anthropic channel serves all of the batch's models (${[...routes.keys()].join(', ')}); a batch runs on one channel, so send one batch per model`, 'requests')
 	return { ch, routes }
 }

@@ -143,6 +143,71 @@ describe('Anthropic Files API', () => {
 		expect((e?.error as { error: { message: string } }).error.message).toContain(`the file ${meta.id} uploaded with Anthropic's Files API can be read only by the Anthropic models of the channel it was uploaded to, and model "gpt-4o-mini" is not served there`)
 	})
 
+	it('should count tokens of a message naming a file on the channel holding it, with the beta, and 404 another account', async () => {
+		const owner = await account()
+		const meta = await owner.haiku.beta.files.upload({ file: await toFile(PDF, 'count.pdf', { type: 'application/pdf' }) })
+		const counts = (m: VendorMock) => m.requests.filter((r) => r.path === '/v1/messages/count_tokens')
+		holding.reset()
+		other.reset()
+		// Opus goes to `other` first; only `holding` can read the file. The non-beta SDK call sends no beta header.
+		const messages = [{ role: 'user', content: [fileDoc(meta.id), { type: 'text', text: 'how long is it' }] }] as Anthropic.MessageParam[]
+		const counted = await owner.any.messages.countTokens({ model: 'claude-opus-5', messages })
+		expect(counted.input_tokens).toBeGreaterThan(0)
+		expect(counts(other).length).toBe(0)
+		expect(counts(holding).length).toBe(1)
+		expect(counts(holding)[0]!.headers['anthropic-beta']).toBe('files-api-2025-04-14')
+		expect(JSON.stringify(counts(holding)[0]!.body)).toContain(meta.id)
+
+		const stranger = await account()
+		const e = await failure(stranger.haiku.messages.countTokens({ model: 'claude-haiku-4-5', messages }))
+		expect(e?.status).toBe(404)
+		expect(e?.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: `File not found: ${meta.id}` } })
+		expect(counts(holding).length + counts(other).length).toBe(1)
+	})
+
+	it("should run a message batch naming a file on the channel holding it, with the beta, and refuse files not the account's or of two channels", async () => {
+		const owner = await account()
+		const meta = await owner.haiku.beta.files.upload({ file: await toFile(PDF, 'batch.pdf', { type: 'application/pdf' }) })
+		const created = (m: VendorMock) => m.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages/batches')
+		holding.reset()
+		other.reset()
+		const requests = [
+			{ custom_id: 'doc', params: { model: 'claude-opus-5', max_tokens: 50, messages: [{ role: 'user' as const, content: [fileDoc(meta.id), { type: 'text' as const, text: 'summarise the doc' }] }] } },
+			{ custom_id: 'plain', params: { model: 'claude-opus-5', max_tokens: 50, messages: [{ role: 'user' as const, content: 'no file here' }] } },
+		] as Anthropic.Messages.BatchCreateParams.Request[]
+		const batch = await owner.any.messages.batches.create({ requests })
+		expect(created(other).length).toBe(0)
+		expect(created(holding).length).toBe(1)
+		expect(created(holding)[0]!.headers['anthropic-beta']).toBe('files-api-2025-04-14')
+		expect(JSON.stringify(created(holding)[0]!.body)).toContain(meta.id)
+		expect((await owner.any.messages.batches.retrieve(batch.id)).processing_status).toBe('ended')
+		const lines: Array<{ custom_id: string; result: { type: string } }> = []
+		for await (const line of await owner.any.messages.batches.results(batch.id)) lines.push(line)
+		expect(lines.map((l) => [l.custom_id, l.result.type]).sort()).toEqual([
+			['doc', 'succeeded'],
+			['plain', 'succeeded'],
+		])
+
+		// Another account's file: Anthropic's 404, nothing sent and nothing held.
+		const stranger = await account()
+		const e = await failure(stranger.any.messages.batches.create({ requests }))
+		expect(e?.status).toBe(404)
+		expect(e?.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: `File not found: ${meta.id}` } })
+		expect(await app.balance(stranger.accountId)).toBe(5)
+
+		// Files on two channels: an upload by the unrestricted key goes to `other`, first in routing order.
+		const second = await owner.any.beta.files.upload({ file: await toFile(PDF, 'elsewhere.pdf', { type: 'application/pdf' }) })
+		expect(other.requests.some((r) => r.method === 'POST' && r.path === '/v1/files')).toBe(true)
+		const both = await failure(
+			owner.any.messages.batches.create({
+				requests: [requests[0]!, { custom_id: 'second', params: { model: 'claude-opus-5', max_tokens: 50, messages: [{ role: 'user', content: [fileDoc(second.id), { type: 'text', text: 'and this' }] }] } }] as Anthropic.Messages.BatchCreateParams.Request[],
+			}),
+		)
+		expect(both?.status).toBe(400)
+		expect((both?.error as { error: { message: string } }).error.message).toContain('uploaded through different vendor keys; one batch can name the files of one only')
+		expect(created(holding).length + created(other).length).toBe(1)
+	})
+
 	it("should download a downloadable file's bytes and relay Anthropic's refusal for an upload", async () => {
 		const { haiku } = await account()
 		const bytes = Buffer.from('col\n1\n2\n')

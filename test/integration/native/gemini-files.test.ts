@@ -6,7 +6,7 @@
  * channel holding it under the vendor's URI, another vendor's model refused, each file its account's (others 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type ApiError, createPartFromUri, type File as GenaiFile, FileState, GoogleGenAI } from '@google/genai'
+import { type ApiError, createPartFromUri, type File as GenaiFile, FileState, GoogleGenAI, JobState } from '@google/genai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
@@ -185,6 +185,49 @@ describe('Gemini Files API', () => {
 		expect(generateBodies(other).length).toBe(otherBefore)
 		const sent = generateBodies(mock).at(-1)!
 		expect(sent.contents.flatMap((c) => c.parts).find((p) => p.fileData)?.fileData.fileUri).toBe(`${mock.url}/v1beta/files/${id}`)
+	})
+
+	it('should run a batch naming the file on the channel holding it, under the vendor URI; 404 for another account, 400 for files of two channels', async () => {
+		const { mock, other, id } = holderOf(video)
+		const creates = (m: VendorMock) => m.requests.filter((r) => r.path.endsWith(':batchGenerateContent'))
+		const sentParts = (m: VendorMock) =>
+			(creates(m).at(-1)!.body as { batch: { inputConfig: { requests: { requests: Array<{ request: { contents: Array<{ parts: Array<Record<string, any>> }> } }> } } } }).batch.inputConfig.requests.requests.map(
+				(r) => r.request.contents[0]!.parts[0]!,
+			)
+		const src = [
+			{ contents: [{ role: 'user', parts: [createPartFromUri(video.uri!, 'video/mp4'), { text: 'describe the clip in a batch' }] }] },
+			{ contents: [{ role: 'user', parts: [{ text: 'no file here' }] }] },
+		]
+		const otherBefore = creates(other).length
+		let job
+		// Both channels serve the model at one priority: only the file pins every batch to its holder.
+		for (let i = 0; i < 4; i++) job = await owner.ai.batches.create({ model: 'gemini-2.5-flash', src })
+		expect(creates(other).length).toBe(otherBefore)
+		expect(sentParts(mock)[0]!.fileData).toEqual({ fileUri: `${mock.url}/v1beta/files/${id}`, mimeType: 'video/mp4' })
+		expect(sentParts(mock)[1]).toEqual({ text: 'no file here' })
+		const done = await owner.ai.batches.get({ name: job!.name! })
+		expect(done.state).toBe(JobState.JOB_STATE_SUCCEEDED)
+		expect(done.dest?.inlinedResponses?.map((r) => (r.error ? `error ${r.error.message}` : r.response?.candidates?.[0]?.content?.parts?.map((p) => p.text).join('')))).toEqual([expect.stringContaining('describe the clip in a batch'), expect.stringContaining('no file here')])
+
+		// Another account naming the file: Gemini's 404, before anything is sent or held.
+		const stranger = await client()
+		const sent = creates(mock).length + creates(other).length
+		const e = await failure(stranger.ai.batches.create({ model: 'gemini-2.5-flash', src }))
+		expect(e?.status).toBe(404)
+		expect(creates(mock).length + creates(other).length).toBe(sent)
+		expect(await app.balance(stranger.accountId)).toBe(5)
+
+		// A file on the other channel too (uploads go to either): no one key reads both, so a 400.
+		const spread: GenaiFile[] = []
+		while (spread.length < 30 && holderOf(spread.at(-1) ?? video).mock !== other)
+			spread.push(await owner.ai.files.upload({ file: new Blob([`notes ${spread.length}`]), config: { mimeType: 'text/plain', displayName: `spread ${spread.length}` } }))
+		const elsewhere = spread.at(-1)
+		const both = await failure(owner.ai.batches.create({ model: 'gemini-2.5-flash', src: [...src, { contents: [{ role: 'user', parts: [createPartFromUri(elsewhere!.uri!, 'text/plain'), { text: 'and these notes' }] }] }] }))
+		expect(both?.status).toBe(400)
+		expect(both?.message).toContain('uploaded through different channels')
+		expect(creates(mock).length + creates(other).length).toBe(sent)
+		// The account's list (tested below) stays as it was.
+		for (const f of spread) await owner.ai.files.delete({ name: f.name! })
 	})
 
 	it("should refuse the file for another vendor's model with a 400 before any call", async () => {

@@ -28,9 +28,11 @@ async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, 
 	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads)
 	const file = await files(store, method, path, req.query, req.headers, req.form)
 	if (file) return file
-	if (method === 'POST' && path === '/v1/messages/count_tokens') return countTokens(body, jsonError, version)
+	// Files named are read as by /v1/messages: with the beta, and from this key's store only (else 404; in a batch, that request's error).
+	if (method === 'POST' && path === '/v1/messages/count_tokens') return fileRefsError(store, body, req.headers) ?? countTokens(body, jsonError, version)
 	if (path.startsWith('/v1/messages/batches')) {
-		const reply = messageBatches(batches, method, path, req.query, body, req.origin, (params) => messages(params, false, version, opts.models, req.headers, threads))
+		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads)
+		const reply = messageBatches(batches, method, path, req.query, body, req.origin, run)
 		if (reply) return reply
 	}
 	if (method === 'GET' && path === '/v1/models') {

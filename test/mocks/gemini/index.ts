@@ -46,7 +46,9 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 	const bad = checkKey(req.headers, req.query, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
-	const batch = geminiBatches(batches, method, path, req.query, body, (model, request) => generate({ model, version: 'v1beta' }, request, false, false, false, opts.models))
+	// A batch request naming a file reads it as generateContent does: from this key's files only.
+	const run = (model: string, request: Record<string, unknown>) => checkFileRefs(files, request, req.origin) ?? generate({ model, version: 'v1beta' }, request, false, false, false, opts.models)
+	const batch = geminiBatches(batches, method, path, req.query, body, run)
 	if (batch) return batch
 	const filed = geminiFiles(files, method, path, req.query, req.headers, body, req.bytes, req.origin)
 	if (filed) return filed
