@@ -16,7 +16,7 @@ import { randomString } from '../../lib/ids'
 import { openaiErrors } from '../../passthrough/schemas'
 import type { Services } from '../../services'
 import { BETA_DEFAULT_TTL_SECONDS, DEFAULT_TTL_SECONDS, expiryOf, mintClientSecret } from './client-secret'
-import { transcriptionModelOf } from './transcription'
+import { transcriptionModelOf, transcriptionSetting } from './transcription-config'
 import { realtimeRoute } from './upstream'
 
 const ExpiresAfter = t.Object(
