@@ -189,9 +189,9 @@ const realtimeSocketModule = (svc: Services) =>
 				)
 				throw opened.error
 			}
-			// The config the secret was minted with, before anything of the client's (the upstream model is in the URL).
-			if (secret) opened.ok.send(JSON.stringify({ type: 'session.update', session: sessionConfig(secret.grant.session) }))
 			session.connected(opened.ok, opened.channel, opened.channel.modelMap[model] ?? model)
+			// The config the secret was minted with, before anything of the client's (the upstream model is in the URL).
+			if (secret) session.configure({ type: 'session.update', session: sessionConfig(secret.grant.session) })
 			const handlers: SocketHandlers = {
 				open: (ws) => session.clientOpen(ws),
 				message: (_ws, data) => session.fromClient(data),
