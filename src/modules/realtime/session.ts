@@ -206,6 +206,8 @@ export class RealtimeSession {
 			this.queued.push(data)
 			return
 		}
+		// An append parsed here is not parsed again by forward (audio frames are large).
+		let parsed: Json | undefined
 		if (typeof data === 'string' && (data.includes('"session.update"') || data.includes('"input_audio_buffer.'))) {
 			const event = parseEvent(data)
 			if (event?.type === 'session.update') {
@@ -214,6 +216,7 @@ export class RealtimeSession {
 				data = update
 			} else if (event?.type === 'input_audio_buffer.append' && typeof event.audio === 'string') {
 				const bytes = base64Bytes(event.audio)
+				parsed = event
 				if (!this.transcriptions.coverNow(bytes)) {
 					this.queued = []
 					void this.audioHold(data, bytes)
@@ -232,13 +235,13 @@ export class RealtimeSession {
 				this.pending.push(hold)
 			}
 		}
-		this.forward(data)
+		this.forward(data, parsed)
 	}
 
-	private forward(data: string | Buffer) {
+	private forward(data: string | Buffer, parsed?: Json) {
 		if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(data)
-		if (typeof data === 'string' && (data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
-			const event = parseEvent(data)
+		if (typeof data === 'string' && (parsed || data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
+			const event = parsed ?? parseEvent(data)
 			if (!event) return // not JSON: the upstream answers it with an error event
 			const added = clientInput(event)
 			this.turn.text += added.text
