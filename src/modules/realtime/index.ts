@@ -189,9 +189,9 @@ const realtimeSocketModule = (svc: Services) =>
 				)
 				throw opened.error
 			}
-			// The config the secret was minted with, before anything of the client's (the upstream model is in the URL).
-			if (secret) opened.ok.send(JSON.stringify({ type: 'session.update', session: sessionConfig(secret.grant.session) }))
 			session.connected(opened.ok, opened.channel, opened.channel.modelMap[model] ?? model)
+			// The config the secret was minted with, before anything of the client's (the upstream model is in the URL).
+			if (secret) session.configure({ type: 'session.update', session: sessionConfig(secret.grant.session) })
 			const handlers: SocketHandlers = {
 				open: (ws) => session.clientOpen(ws),
 				message: (_ws, data) => session.fromClient(data),
@@ -234,7 +234,7 @@ const realtimeSocketModule = (svc: Services) =>
 			detail: {
 				summary: 'Realtime API session (WebSocket)',
 				description:
-					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol, or with an `ek_…` client secret (POST /v1/realtime/client_secrets) the same ways: then `model` may be left out (the secret names it) and the secret\'s session config is applied first. Each `response.done` is billed from its `response.usage` (one usage row per response). With `?intent=transcription` (or a client secret of `type: "transcription"`) a transcription session: its model comes in the first `session.update`, each completed transcription is billed at that model\'s audio prices from its `usage` (one row each). The session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
+					'OpenAI Realtime API over WebSocket (`wss://…/v1/realtime?model=…`), relayed to OpenAI-compatible channels. Authenticate with `Authorization: Bearer sk-…` or the `openai-insecure-api-key.sk-…` subprotocol, or with an `ek_…` client secret (POST /v1/realtime/client_secrets) the same ways: then `model` may be left out (the secret names it) and the secret\'s session config is applied first. Each `response.done` is billed from its `response.usage` (one usage row per response). With `?intent=transcription` (or a client secret of `type: "transcription"`) a transcription session: its model comes in the first `session.update`, each completed transcription is billed at that model\'s audio prices from its `usage` (one row each). A conversation session that turns input audio transcription on (`session.audio.input.transcription.model`) is billed for each completed transcription the same way, besides its responses; an update naming a model the key may not use or without a price is answered with an `error` event and not forwarded. The session ends with an `error` event (`insufficient_quota`) when the balance cannot cover another response. A successful handshake answers 101 Switching Protocols; a plain GET without `Upgrade: websocket` answers 426.',
 			},
 		},
 	)

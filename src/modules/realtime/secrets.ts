@@ -9,6 +9,7 @@
  * and the config is applied when the browser connects.
  * @module
  */
+import type { AuthToken } from '../../auth/api-key'
 import { Elysia, t } from 'elysia'
 import { GatewayError } from '../../core/errors'
 import { modelAuth } from '../../http/model-auth'
@@ -16,7 +17,7 @@ import { randomString } from '../../lib/ids'
 import { openaiErrors } from '../../passthrough/schemas'
 import type { Services } from '../../services'
 import { BETA_DEFAULT_TTL_SECONDS, DEFAULT_TTL_SECONDS, expiryOf, mintClientSecret } from './client-secret'
-import { transcriptionModelOf } from './transcription'
+import { transcriptionModelOf, transcriptionSetting } from './transcription-config'
 import { realtimeRoute } from './upstream'
 
 const ExpiresAfter = t.Object(
@@ -54,6 +55,12 @@ export const BetaSessionResponse = t.Object(
 
 const missingModel = (param: string) => new GatewayError('invalid_request', `Missing required parameter: '${param}' (the Realtime model the secret is for)`, { code: 'missing_required_parameter', param })
 
+/** A conversation's input audio transcription is billed at its own model's prices: that model is checked too. */
+function transcriberRoute(svc: Services, token: AuthToken, session: Record<string, unknown>) {
+	const model = transcriptionSetting(session)?.model
+	if (typeof model === 'string') realtimeRoute(svc, token, model)
+}
+
 const sessionId = () => `sess_${randomString(24)}`
 
 export const realtimeSecretsModule = (svc: Services) =>
@@ -69,6 +76,7 @@ export const realtimeSecretsModule = (svc: Services) =>
 				const model = transcription ? transcriptionModelOf(session) : session.model
 				if (typeof model !== 'string' || !model) throw missingModel(transcription ? 'session.audio.input.transcription.model' : 'session.model')
 				realtimeRoute(svc, token, model)
+				if (!transcription) transcriberRoute(svc, token, session)
 				const expiresAt = expiryOf(body.expires_after?.seconds, DEFAULT_TTL_SECONDS, 'expires_after.seconds')
 				const config = { type: 'realtime', ...session }
 				const value = await mintClientSecret(svc, token, { model, session: config, expiresAt })
@@ -91,6 +99,7 @@ export const realtimeSecretsModule = (svc: Services) =>
 				const model = session.model
 				if (typeof model !== 'string' || !model) throw missingModel('model')
 				realtimeRoute(svc, token, model)
+				transcriberRoute(svc, token, session)
 				const expiresAt = expiryOf(client_secret?.expires_after?.seconds, BETA_DEFAULT_TTL_SECONDS, 'client_secret.expires_after.seconds')
 				const value = await mintClientSecret(svc, token, { model, session, expiresAt })
 				return { ...session, id: sessionId(), object: 'realtime.session' as const, client_secret: { value, expires_at: expiresAt } }

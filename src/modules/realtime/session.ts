@@ -19,6 +19,13 @@
  * A client that stops reading is closed (1008, an `error` event first) once `CLIENT_BUFFER_LIMIT` bytes wait for it
  * (or a frame was dropped): the upstream's socket cannot be paused, and Bun drops frames past its own limit. At shutdown (`shutdownSessions`, once
  * SHUTDOWN_GRACE_MS ran out) both sockets close with 1001 and the running response is billed as `shutdown`.
+ *
+ * Input audio transcription (`session.audio.input.transcription`, the beta's `input_audio_transcription`), which
+ * OpenAI bills apart at the transcription model's prices, is billed as transcription sessions bill it
+ * (transcription-meter.ts): a `session.update` naming a model the key may not use, or one without a price, is
+ * refused with an `error` event (not forwarded, the session running on); while transcription is on, audio is
+ * forwarded only once held for (else the session ends, `insufficient_quota`); each completed transcription is one
+ * usage row of the transcription model.
  * @module
  */
 import type { ServerWebSocket } from 'bun'
@@ -35,6 +42,9 @@ import { DEFAULT_MAX_OUTPUT, MIN_ANSWER_TOKENS } from '../../relay/budget'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { AUDIO_DELTAS, assistantAudioTokens, base64Bytes, audioBytesPerSecond, clientInput, TEXT_DELTAS, userAudioTokens } from './estimate'
+import { transcriptionSetting, withModel } from './transcription-config'
+import { type Transcriber, TranscriptionMeter } from './transcription-meter'
+import { realtimeRoute } from './upstream'
 import { realtimeUsage } from './usage'
 
 /** Input tokens a new turn may add to the conversation before the next response (about 3 minutes of audio input). */
@@ -133,6 +143,10 @@ export class RealtimeSession {
 	private audioOut = audioBytesPerSecond(undefined)
 	/** Input the client added since the last response (text tokens, audio bytes), for an estimate. */
 	private turn = { text: 0, audioBytes: 0 }
+	/** Input audio transcription, billed apart at its model's prices. */
+	private readonly transcriptions: TranscriptionMeter
+	/** The transcription models the client named, by their upstream names (as the upstream's session events report them). */
+	private transcribers = new Map<string, Transcriber>()
 
 	constructor(private readonly s: SessionInit) {
 		this.spare = s.hold
@@ -144,6 +158,7 @@ export class RealtimeSession {
 			stream: true,
 			startedAt: s.startedAt,
 		}
+		this.transcriptions = new TranscriptionMeter({ svc: s.svc, token: s.token, base: this.base, channel: () => this.channel, endReason: () => (this.clientGone ? this.abandonReason() : 'ok') })
 	}
 
 	/** The upstream socket is open (frames it sent meanwhile came through `fromUpstream`). */
@@ -154,6 +169,12 @@ export class RealtimeSession {
 		// Only connected sessions: one whose handshake failed never finishes (its hold is released by the route).
 		live.add(this)
 		upstream.addEventListener('close', (e) => this.upstreamClosed(e.code, e.reason))
+	}
+
+	/** A client secret's config, sent before anything of the client's (its transcription model was checked at minting). */
+	configure(event: Json) {
+		const data = this.transcription(JSON.stringify(event), event)
+		if (data) this.forward(data)
 	}
 
 	/** The client's socket is open: what the upstream already said goes first. */
@@ -185,7 +206,24 @@ export class RealtimeSession {
 			this.queued.push(data)
 			return
 		}
-		if (typeof data === 'string' && data.includes('"response.create"')) {
+		// An append parsed here is not parsed again by forward (audio frames are large).
+		let parsed: Json | undefined
+		if (typeof data === 'string' && (data.includes('"session.update"') || data.includes('"input_audio_buffer.'))) {
+			const event = parseEvent(data)
+			if (event?.type === 'session.update') {
+				const update = this.transcription(data, event)
+				if (update === undefined) return
+				data = update
+			} else if (event?.type === 'input_audio_buffer.append' && typeof event.audio === 'string') {
+				const bytes = base64Bytes(event.audio)
+				parsed = event
+				if (!this.transcriptions.coverNow(bytes)) {
+					this.queued = []
+					void this.audioHold(data, bytes)
+					return
+				}
+			} else if (event?.type === 'input_audio_buffer.clear') this.transcriptions.cleared()
+		} else if (typeof data === 'string' && data.includes('"response.create"')) {
 			const event = parseEvent(data)
 			if (event?.type === 'response.create') {
 				const hold = this.takeHold()
@@ -197,13 +235,13 @@ export class RealtimeSession {
 				this.pending.push(hold)
 			}
 		}
-		this.forward(data)
+		this.forward(data, parsed)
 	}
 
-	private forward(data: string | Buffer) {
+	private forward(data: string | Buffer, parsed?: Json) {
 		if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(data)
-		if (typeof data === 'string' && (data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
-			const event = parseEvent(data)
+		if (typeof data === 'string' && (parsed || data.includes('"input_audio_buffer.append"') || data.includes('"conversation.item.create"'))) {
+			const event = parsed ?? parseEvent(data)
 			if (!event) return // not JSON: the upstream answers it with an error event
 			const added = clientInput(event)
 			this.turn.text += added.text
@@ -237,9 +275,17 @@ export class RealtimeSession {
 		if (hold) {
 			this.pending.push(hold)
 			this.forward(data)
-		} else if (refused && this.client) {
-			this.client.send(errorEvent(`event_${this.s.requestId}_refused_${++this.refusals}`, refused, typeof event.event_id === 'string' ? event.event_id : null))
-		}
+		} else if (refused) this.refuse(refused, event)
+		this.replay(waiting)
+	}
+
+	/** An `error` event answering a client event the gateway does not forward; the session runs on. */
+	private refuse(err: GatewayError, event: Json) {
+		this.client?.send(errorEvent(`event_${this.s.requestId}_refused_${++this.refusals}`, err, typeof event.event_id === 'string' ? event.event_id : null))
+	}
+
+	/** The client frames that waited for a hold, in order, until one has to wait again. */
+	private replay(waiting: Array<string | Buffer>) {
 		for (let i = 0; i < waiting.length; i++) {
 			// fromClient may have started another wait (TypeScript keeps the narrowing from above).
 			const again = this.queued as Array<string | Buffer> | undefined
@@ -250,6 +296,53 @@ export class RealtimeSession {
 			}
 			this.fromClient(waiting[i]!)
 		}
+	}
+
+	/**
+	 * The transcription a `session.update` sets: its model checked for the key (allowed, priced, on an OpenAI channel)
+	 * and renamed as the session's channel maps it. Undefined when refused (not forwarded), else the frame to forward.
+	 */
+	private transcription(data: string, event: Json): string | undefined {
+		const session = event.session as Record<string, any> | undefined
+		const setting = transcriptionSetting(session)
+		if (setting === undefined) return data
+		if (setting === null) {
+			this.transcriptions.holdFor = undefined
+			return data
+		}
+		const model = setting.model ?? this.transcriptions.holdFor?.model
+		if (typeof model !== 'string' || !model) {
+			const param = 'session.audio.input.transcription.model'
+			this.refuse(new GatewayError('invalid_request', `Input audio transcription is billed at its model's prices: name the model (${param})`, { code: 'missing_required_parameter', param }), event)
+			return undefined
+		}
+		let price: ModelInfo
+		try {
+			price = realtimeRoute(this.s.svc, this.s.token, model).price
+		} catch (e) {
+			this.refuse(e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error'), event)
+			return undefined
+		}
+		const upstreamModel = this.channel?.modelMap[model] ?? model
+		this.transcriptions.holdFor = { model, upstreamModel, price }
+		this.transcribers.set(upstreamModel, this.transcriptions.holdFor)
+		return setting.model === undefined || upstreamModel === model ? data : JSON.stringify({ ...event, session: withModel(session!, upstreamModel) })
+	}
+
+	/** Audio that needs one more transcription hold: forwarded once held, else the session ends; then the frames that waited. */
+	private async audioHold(data: string, bytes: number) {
+		let refused: GatewayError | undefined
+		try {
+			await this.transcriptions.cover(bytes)
+		} catch (e) {
+			refused = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
+		}
+		const waiting = this.queued ?? []
+		this.queued = undefined
+		if (this.cutOff || this.clientGone || this.finished) return
+		if (refused) return this.end(refused)
+		this.forward(data)
+		this.replay(waiting)
 	}
 
 	/** The client left: cancel a running response and wait for its usage, then close upstream and settle. */
@@ -271,13 +364,18 @@ export class RealtimeSession {
 	private async cancelAndClose(waitMs: number, code: number, reason: string) {
 		const up = this.upstream
 		this.queued = undefined
+		const waits: Promise<void>[] = []
 		if (this.running.size && up?.readyState === WebSocket.OPEN) {
-			const done = new Promise<void>((resolve) => (this.drained = resolve))
+			waits.push(new Promise<void>((resolve) => (this.drained = resolve)))
 			for (const id of this.running.keys()) up.send(JSON.stringify({ type: 'response.cancel', response_id: id }))
-			await Promise.race([done, Bun.sleep(waitMs)])
 		}
+		// The transcriptions of what was committed come too (they are not cancelled).
+		const transcribed = up?.readyState === WebSocket.OPEN ? this.transcriptions.pending() : undefined
+		if (transcribed) waits.push(transcribed)
+		if (waits.length) await Promise.race([Promise.all(waits), Bun.sleep(waitMs)])
 		// Those whose response.done did not come in time: billed from what was seen.
 		this.estimateRunning(this.abandonReason())
+		this.transcriptions.abandon(this.abandonReason())
 		if (up && up.readyState < WebSocket.CLOSING) up.close(code, reason)
 		await this.finish()
 	}
@@ -295,6 +393,7 @@ export class RealtimeSession {
 	/** The upstream closed: the client is told with the same code, a running response is recorded as cut. */
 	async upstreamClosed(code: number, reason: string) {
 		this.estimateRunning(this.clientGone ? this.abandonReason() : 'upstream_cut')
+		this.transcriptions.abandon(this.clientGone ? this.abandonReason() : 'upstream_cut')
 		this.drained?.()
 		if (this.client && !this.clientGone) {
 			this.clientGone = true
@@ -306,7 +405,8 @@ export class RealtimeSession {
 	/** Reads what billing needs from an upstream text frame: the start and the end (with usage) of each response. */
 	private meter(text: string) {
 		const delta = this.running.size > 0 && text.includes('.delta"')
-		if (!delta && !text.includes('"response.created"') && !text.includes('"response.done"') && !text.includes('"session.')) return
+		const audioIn = text.includes('input_audio_')
+		if (!delta && !audioIn && !text.includes('"response.created"') && !text.includes('"response.done"') && !text.includes('"session.')) return
 		let event: {
 			type?: unknown
 			delta?: unknown
@@ -320,6 +420,7 @@ export class RealtimeSession {
 			return
 		}
 		const type = String(event.type)
+		if (audioIn) this.transcriptions.seen(event)
 		if (type === 'response.created') this.started(String(event.response?.id))
 		else if (type === 'response.done') {
 			const id = String(event.response?.id)
@@ -341,6 +442,11 @@ export class RealtimeSession {
 			const ss = event.session
 			this.audioIn = audioBytesPerSecond(ss.audio?.input?.format ?? ss.input_audio_format)
 			this.audioOut = audioBytesPerSecond(ss.audio?.output?.format ?? ss.output_audio_format)
+			this.transcriptions.bytesPerSecond = this.audioIn
+			// What the upstream transcribes from now on: its commits after this event are billed at it.
+			const t = transcriptionSetting(ss)
+			if (t === null) this.transcriptions.applied = undefined
+			else if (t) this.transcriptions.applied = (typeof t.model === 'string' && this.transcribers.get(t.model)) || this.transcriptions.holdFor
 		}
 	}
 
@@ -452,7 +558,7 @@ export class RealtimeSession {
 		if (this.finished) return
 		this.finished = true
 		live.delete(this)
-		await this.billing
+		await Promise.all([this.billing, this.transcriptions.close(this.abandonReason())])
 		const held = [this.spare, ...this.pending]
 		this.spare = undefined
 		this.pending = []

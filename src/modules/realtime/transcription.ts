@@ -9,41 +9,29 @@
  * wait, in order. A later update naming another model, or a `response.create`, is answered with an `error` event and
  * not forwarded (it would bill another model's price, or a response at none).
  *
- * Billing: each committed audio buffer (`input_audio_buffer.committed`, by the client or the server's voice
- * detection) is one transcription, billed from its `conversation.item.input_audio_transcription.completed` usage
- * (transcription-usage.ts): one usage row per completed transcription, so the balance and the key's limit follow a
- * long session as it runs, as conversation sessions bill each response. Before audio is forwarded the buffer it goes
- * into holds enough for it (`transcriptionBound` of its duration, taken `HOLD_SECONDS` ahead); when no more can be
- * held the client gets an `error` event (`insufficient_quota`) and both sockets close. A completion settles its
- * buffer's holds; a failed transcription (`….failed`) releases them; one whose completion never came (the upstream
- * closed, or the client left and it did not come within `DRAIN_MS`) is charged as estimated from its audio. Audio
- * never committed is not transcribed and costs nothing. Nothing stays held once both sockets are closed.
+ * Billing (transcription-meter.ts): each completed transcription is billed from its usage at the model's price, one
+ * usage row each, so the balance and the key's limit follow a long session as it runs, as conversation sessions bill
+ * each response; audio is forwarded only once held for. When no more can be held the client gets an `error` event
+ * (`insufficient_quota`) and both sockets close. A client that left waits at most `DRAIN_MS` for the transcriptions
+ * of what it committed; nothing stays held once both sockets are closed.
  * @module
  */
 import type { ServerWebSocket } from 'bun'
 import type { AuthToken } from '../../auth/api-key'
-import type { Hold } from '../../billing/ledger'
-import { type RecordBase, usageRecord } from '../../billing/usage-record'
+import type { RecordBase } from '../../billing/usage-record'
 import { GatewayError } from '../../core/errors'
-import { observeUsage } from '../../metrics/observe-usage'
 import { channelTimeouts } from '../../relay/upstream-fetch'
-import type { Channel, ModelInfo } from '../../routing/catalog'
+import type { Channel } from '../../routing/catalog'
 import { tryChannels } from '../../routing/attempts'
 import type { Services } from '../../services'
-import { transcriptionBound } from '../audio/transcriptions'
 import { audioBytesPerSecond, base64Bytes } from './estimate'
 import { DRAIN_MS, errorEvent, live, SHUTDOWN_DRAIN_MS } from './session'
-import { transcriptionCharge } from './transcription-usage'
+import { formatOf, transcriptionModelOf, withModel } from './transcription-config'
+import { TranscriptionMeter } from './transcription-meter'
 import { type ClientHandshake, openUpstream, realtimeRoute } from './upstream'
-
-/** Seconds of audio a new hold covers beyond what the buffer already needs (fewer ledger calls for a steady stream). */
-export const HOLD_SECONDS = 60
 
 type Json = Record<string, any>
 type Frame = string | ArrayBuffer | Uint8Array
-
-/** One input audio buffer: its holds (what they sum to) and the bytes of audio forwarded into it. */
-type Buffered = { holds: Hold[]; held: number; bytes: number }
 
 const parse = (text: string): Json | undefined => {
 	try {
@@ -55,20 +43,6 @@ const parse = (text: string): Json | undefined => {
 }
 
 const UPDATES = new Set(['session.update', 'transcription_session.update'])
-
-/** The transcription model a session config names: GA `audio.input.transcription.model`, the beta's `input_audio_transcription.model`. */
-export const transcriptionModelOf = (session: Json | undefined): unknown => session?.audio?.input?.transcription?.model ?? session?.input_audio_transcription?.model
-
-/** The config with the model renamed for the upstream (only where it was named). */
-function withModel(session: Json, model: string): Json {
-	if (session.audio?.input?.transcription?.model !== undefined)
-		return { ...session, audio: { ...session.audio, input: { ...session.audio.input, transcription: { ...session.audio.input.transcription, model } } } }
-	if (session.input_audio_transcription?.model !== undefined) return { ...session, input_audio_transcription: { ...session.input_audio_transcription, model } }
-	return session
-}
-
-/** GA `audio.input.format`, the beta's `input_audio_format`: undefined when the config does not set it. */
-const formatOf = (session: Json | undefined): unknown => session?.audio?.input?.format ?? session?.input_audio_format
 
 export type TranscriptionInit = {
 	svc: Services
@@ -86,17 +60,11 @@ export class TranscriptionSession {
 	private channel: Channel | undefined
 	private model: string | undefined
 	private upstreamModel: string | undefined
-	private price: ModelInfo | undefined
 	/** Client frames waiting for the upstream or for a hold, in order; undefined when none wait. */
 	private queued: Array<string | Buffer> | undefined
 	/** Upstream frames that came before the client's socket was open. */
 	private waiting: Frame[] = []
-	private buffer: Buffered = { holds: [], held: 0, bytes: 0 }
-	/** Committed buffers waiting for their transcription, by item id, oldest first. */
-	private committed = new Map<string, Buffered>()
-	private bytesPerSecond = audioBytesPerSecond(undefined)
-	private billing: Promise<void> = Promise.resolve()
-	private drained: (() => void) | undefined
+	private readonly meter: TranscriptionMeter
 	private refusals = 0
 	private clientGone = false
 	private finished = false
@@ -106,6 +74,7 @@ export class TranscriptionSession {
 
 	constructor(private readonly s: TranscriptionInit) {
 		this.base = { requestId: s.requestId, token: s.token, model: '', endpoint: '/v1/realtime', stream: true, startedAt: s.startedAt }
+		this.meter = new TranscriptionMeter({ svc: s.svc, token: s.token, base: this.base, channel: () => this.channel, endReason: () => (this.clientGone ? this.abandonReason() : 'ok') })
 	}
 
 	clientOpen(ws: ServerWebSocket<unknown>) {
@@ -145,7 +114,7 @@ export class TranscriptionSession {
 			if (event.type === 'response.create')
 				return this.refuse(new GatewayError('invalid_request', 'A transcription session has no responses: open a conversation session (?model=…) for them', { code: 'unsupported_value', param: 'type' }), event)
 			if (event.type === 'input_audio_buffer.append' && typeof event.audio === 'string') return this.append(data as string, base64Bytes(event.audio))
-			if (event.type === 'input_audio_buffer.clear') this.buffer.bytes = 0
+			if (event.type === 'input_audio_buffer.clear') this.meter.cleared()
 		}
 		this.send(data)
 	}
@@ -165,7 +134,6 @@ export class TranscriptionSession {
 			return this.end(e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error'))
 		}
 		this.model = model
-		this.price = route.price
 		this.base.model = model
 		const opened = await tryChannels(svc, route.channels, this.abort.signal, (ch) =>
 			openUpstream(ch, { intent: 'transcription' }, this.s.handshake, channelTimeouts(ch.settings).firstByteMs, (data) => this.fromUpstream(data)),
@@ -183,6 +151,7 @@ export class TranscriptionSession {
 		this.upstream = up
 		this.channel = opened.channel
 		this.upstreamModel = opened.channel.modelMap[model] ?? model
+		this.meter.holdFor = this.meter.applied = { model, upstreamModel: this.upstreamModel, price: route.price }
 		up.addEventListener('close', (e) => void this.upstreamClosed(e.code, e.reason))
 		// A secret's config goes first (it names the model); then the client's own first event.
 		const first = clientEvent ? (parse(clientEvent) as Json) : { type: 'session.update', session: { type: 'transcription', ...session } }
@@ -219,7 +188,7 @@ export class TranscriptionSession {
 		if (session.type !== undefined && session.type !== 'transcription')
 			return this.refuse(new GatewayError('invalid_request', 'A transcription session stays one (session.type "transcription")', { code: 'invalid_value', param: 'session.type' }), event)
 		const format = formatOf(session)
-		if (format !== undefined) this.bytesPerSecond = audioBytesPerSecond(format)
+		if (format !== undefined) this.meter.bytesPerSecond = audioBytesPerSecond(format)
 		this.send(JSON.stringify({ ...event, session: withModel(session, this.upstreamModel!) }))
 	}
 
@@ -230,41 +199,19 @@ export class TranscriptionSession {
 
 	/** Audio into the buffer: forwarded once its holds cover it, else after one more hold (or the session ends). */
 	private append(data: string, bytes: number) {
-		const b = this.buffer
-		const need = transcriptionBound(this.price!, (b.bytes + bytes) / this.bytesPerSecond) - b.held
-		if (need <= 0) {
-			b.bytes += bytes
-			return this.send(data)
-		}
-		const want = transcriptionBound(this.price!, (b.bytes + bytes) / this.bytesPerSecond + HOLD_SECONDS) - b.held
-		const now = this.s.svc.ledger.reserveNow(this.owner(), this.s.requestId, want)
-		if (now) {
-			this.take(b, now)
-			b.bytes += bytes
-			return this.send(data)
-		}
+		if (this.meter.coverNow(bytes)) return this.send(data)
 		this.queued = []
-		void this.holdFor(b, data, bytes, want, need)
+		void this.holdFor(data, bytes)
 	}
 
-	private take(b: Buffered, hold: Hold) {
-		b.holds.push(hold)
-		b.held += hold.amount
-	}
-
-	private async holdFor(b: Buffered, data: string, bytes: number, want: number, need: number) {
+	private async holdFor(data: string, bytes: number) {
 		try {
-			const hold = await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, want, need)
-			if (this.clientGone || this.finished) {
-				await hold.release()
-				return
-			}
-			this.take(b, hold)
+			await this.meter.cover(bytes)
 		} catch (e) {
 			this.queued = undefined
 			return this.end(e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error'))
 		}
-		b.bytes += bytes
+		if (this.clientGone || this.finished) return
 		this.send(data)
 		this.drain()
 	}
@@ -276,63 +223,8 @@ export class TranscriptionSession {
 		}
 		if (typeof data !== 'string' || !data.includes('input_audio_')) return
 		const event = parse(data)
-		const type = event?.type
-		if (type === 'input_audio_buffer.committed') {
-			// What was forwarded so far is this item; audio after it goes into a new buffer, with new holds.
-			this.committed.set(String(event!.item_id), this.buffer)
-			this.buffer = { holds: [], held: 0, bytes: 0 }
-		} else if (type === 'input_audio_buffer.speech_started') {
-			// Server voice detection: the silence before the speech is no part of the item (its holds stay with the buffer).
-			this.buffer.bytes = 0
-		} else if (type === 'conversation.item.input_audio_transcription.completed') {
-			const b = this.itemOf(event!.item_id)
-			this.bill(b, event!.usage, typeof event!.transcript === 'string' ? event!.transcript : '', this.clientGone ? this.abandonReason() : 'ok')
-		} else if (type === 'conversation.item.input_audio_transcription.failed') {
-			const b = this.itemOf(event!.item_id)
-			this.queue(() => this.releaseAll(b, 'error'))
-		} else return
-		// A client that left waits for the transcriptions of what it committed (closeUpstream).
-		if (!this.committed.size) this.billing.then(() => this.drained?.())
+		if (event) this.meter.seen(event)
 	}
-
-	/** The committed buffer of an item (removed), else an empty one (charged from the headroom). */
-	private itemOf(id: unknown): Buffered {
-		const b = this.committed.get(String(id)) ?? { holds: [], held: 0, bytes: 0 }
-		this.committed.delete(String(id))
-		return b
-	}
-
-	private queue(step: () => Promise<void>) {
-		this.billing = this.billing.then(step).catch((e) => this.s.svc.log.warn('realtime transcription settlement failed', { request_id: this.s.requestId, error: String(e) }))
-	}
-
-	/** One transcription's charge from its holds: the others go back first, so the one settled can use their money. */
-	private bill(b: Buffered, usage: unknown, text: string, endReason: string) {
-		const charge = transcriptionCharge(this.price!, usage, b.bytes / this.bytesPerSecond, text)
-		this.queue(async () => {
-			const [first, ...rest] = b.holds
-			await Promise.all(rest.map((h) => h.release()))
-			const h = first ?? (await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, 0, 0))
-			const record = usageRecord(this.base, {
-				channel: this.channel,
-				upstreamModel: this.upstreamModel,
-				status: endReason === 'upstream_cut' ? 502 : 200,
-				endReason,
-				usage: charge.usage,
-				estimated: charge.estimated,
-			})
-			const charged = await h.settle(charge.cost, record)
-			observeUsage(this.s.svc, this.s.token, record, charged)
-		})
-	}
-
-	private async releaseAll(b: Buffered, endReason: string) {
-		const [first, ...rest] = b.holds
-		await Promise.all(rest.map((h) => h.release()))
-		await first?.release(usageRecord(this.base, { channel: this.channel, upstreamModel: this.upstreamModel, status: 200, endReason }))
-	}
-
-	private owner = () => ({ accountId: this.s.token.accountId, tokenId: this.s.token.id })
 
 	private abandonReason = () => (this.shuttingDown ? 'shutdown' : 'client_abort')
 
@@ -354,25 +246,15 @@ export class TranscriptionSession {
 		this.queued = undefined
 		this.abort.abort()
 		const up = this.upstream
-		if (this.committed.size && up?.readyState === WebSocket.OPEN) {
-			const done = new Promise<void>((resolve) => (this.drained = resolve))
-			await Promise.race([done, Bun.sleep(waitMs)])
-		}
-		this.estimateCommitted(this.abandonReason())
+		const done = up?.readyState === WebSocket.OPEN ? this.meter.pending() : undefined
+		if (done) await Promise.race([done, Bun.sleep(waitMs)])
+		this.meter.abandon(this.abandonReason())
 		if (up && up.readyState < WebSocket.CLOSING) up.close(code, reason)
 		await this.finish()
 	}
 
-	/** Committed audio whose transcription never came: charged as estimated from its duration. */
-	private estimateCommitted(endReason: string) {
-		const cut = [...this.committed.values()]
-		this.committed.clear()
-		for (const b of cut) this.bill(b, undefined, '', endReason)
-	}
-
 	private async upstreamClosed(code: number, reason: string) {
-		this.estimateCommitted(this.clientGone ? this.abandonReason() : 'upstream_cut')
-		this.drained?.()
+		this.meter.abandon(this.clientGone ? this.abandonReason() : 'upstream_cut')
 		if (this.client && !this.clientGone) {
 			this.clientGone = true
 			this.client.close(code >= 1000 && code <= 4999 && code !== 1005 && code !== 1006 && code !== 1015 ? code : 1011, reason)
@@ -399,10 +281,6 @@ export class TranscriptionSession {
 		if (this.finished) return
 		this.finished = true
 		live.delete(this)
-		this.estimateCommitted(this.abandonReason())
-		await this.billing
-		const held = this.buffer.holds
-		this.buffer = { holds: [], held: 0, bytes: 0 }
-		await Promise.all(held.map((h) => h.release()))
+		await this.meter.close(this.abandonReason())
 	}
 }

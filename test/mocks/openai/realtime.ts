@@ -15,6 +15,10 @@
  * `conversation.item.input_audio_transcription.delta` and `….completed` with `transcriptionUsage` (whisper-1 by
  * duration, the others by tokens), or the `error` `input_audio_buffer_commit_empty` under 100 ms of audio. Knobs: a
  * transcription `prompt` of `mock:silent` never completes a commit, `mock:fail` answers `….failed`.
+ * Conversation sessions transcribe their input audio the same way once a `session.update` turns transcription on
+ * (GA `audio.input.transcription`, the beta's `input_audio_transcription`; answered `session.updated` with the
+ * transcription in force, null when off): a commit answers `input_audio_buffer.committed`, `conversation.item.added`
+ * and, when on, the transcription events above.
  * Its own server, since the shared mock server speaks HTTP only. Records every handshake and every frame received.
  * @module
  */
@@ -86,7 +90,8 @@ export type RealtimeMock = {
 }
 
 /** `held`: responses stopped after their first delta, by id, oldest first; true when they never answer a cancel. */
-type Conn = { model: string; seq: number; held: Map<string, boolean>; transcription?: { model: string; prompt: string; bytes: number; beta: boolean } }
+type Transcribing = { model: string; prompt: string; bytes: number; beta: boolean }
+type Conn = { model: string; seq: number; held: Map<string, boolean>; transcription?: Transcribing; input: Transcribing }
 
 const AUDIO_CHUNKS = ['AAABAAIAAwAEAAUABgAHAAgACQAKAAsADAANAA4ADwAQ', 'EQASABMAFAAVABYAFwAYABkAGgAbABwAHQAeAB8AIAAh']
 
@@ -97,6 +102,23 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 	const send = (ws: ServerWebSocket<Conn>, event: Record<string, unknown>) => ws.send(JSON.stringify({ event_id: `event_${++ws.data.seq}`, ...event }))
 
 	const transcribe = (ws: ServerWebSocket<Conn>, event: Record<string, any>, tr: NonNullable<Conn['transcription']>): void => {
+		if (!ws.data.transcription && event.type === 'session.update') {
+			// A conversation session: the transcription set (null turns it off), left as it was when not mentioned.
+			const ga = event.session?.audio?.input
+			const beta = event.session && 'input_audio_transcription' in event.session
+			const t = ga && 'transcription' in ga ? ga.transcription : beta ? event.session.input_audio_transcription : undefined
+			if (t === null) tr.model = ''
+			else if (t) {
+				if (t.model) tr.model = t.model
+				tr.prompt = typeof t.prompt === 'string' ? t.prompt : ''
+			}
+			const transcription = tr.model ? { model: tr.model, prompt: tr.prompt } : null
+			const session = beta
+				? { id: 'sess_mock1', object: 'realtime.session', model: ws.data.model, input_audio_format: 'pcm16', input_audio_transcription: transcription && { model: tr.model } }
+				: { id: 'sess_mock1', object: 'realtime.session', type: 'realtime', model: ws.data.model, audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription } } }
+			send(ws, { type: 'session.updated', session })
+			return
+		}
 		if (event.type === 'session.update' || event.type === 'transcription_session.update') {
 			const t = event.session?.audio?.input?.transcription ?? event.session?.input_audio_transcription
 			if (t?.model) tr.model = t.model
@@ -121,6 +143,10 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 			const bytes = tr.bytes
 			tr.bytes = 0
 			send(ws, { type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item })
+			if (!ws.data.transcription) {
+				send(ws, { type: 'conversation.item.added', previous_item_id: null, item: { id: item, type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript: null }] } })
+				if (!tr.model) return
+			}
 			if (tr.prompt === 'mock:silent') return
 			if (tr.prompt === 'mock:fail') {
 				send(ws, {
@@ -177,6 +203,7 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 					seq: 0,
 					held: new Map(),
 					transcription: u.searchParams.get('intent') === 'transcription' ? { model: '', prompt: '', bytes: 0, beta: !!req.headers.get('openai-beta') } : undefined,
+					input: { model: '', prompt: '', bytes: 0, beta: !!req.headers.get('openai-beta') },
 				},
 				headers: protocols.includes('realtime') ? { 'sec-websocket-protocol': 'realtime' } : undefined,
 			})
@@ -218,6 +245,10 @@ export async function startRealtimeMock(opts: { apiKey: string }): Promise<Realt
 				if (event.type === 'mock.hangup') return ws.close(1011, 'mock hangup')
 				if (ws.data.transcription) {
 					transcribe(ws, event as Record<string, any>, ws.data.transcription)
+					return
+				}
+				if (event.type === 'session.update' || event.type.startsWith('input_audio_buffer.')) {
+					transcribe(ws, event as Record<string, any>, ws.data.input)
 					return
 				}
 				if (event.type === 'mock.flood') {
