@@ -8,51 +8,43 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
-import { createApp } from '../../../src/app'
 import { responseBound } from '../../../src/modules/realtime/session'
-import { type TestApp, startTestApp } from '../../helpers/app'
-import { REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
+import type { TestApp } from '../../helpers/app'
+import { REALTIME_USAGE, type RealtimeMock } from '../../mocks/openai/realtime'
+import { type RealtimeRig, startRealtimeRig, stopRealtimeRig } from './realtime-rig'
 import { call, micros, priceList, type UsageRow, usageOf } from './helpers'
 import { eventually } from './realtime-client'
 
-const FIXTURES = new URL('../../fixtures/tls', import.meta.url).pathname
-
 let rt: RealtimeMock
 let app: TestApp
-let tls: ReturnType<ReturnType<typeof createApp>['listen']>
+let tls: RealtimeRig['tls']
+let rig: RealtimeRig | undefined
 
 beforeAll(async () => {
-	rt = await startRealtimeMock({ apiKey: 'up-rt' })
-	app = await startTestApp({
-		config: {
-			channels: [
-				{
-					name: 'rt',
-					type: 'openai',
-					base_url: rt.url,
-					api_key: 'up-rt',
-					models: ['gpt-realtime', 'gpt-4o-transcribe', 'transcribe', 'whisper-1', 'unpriced-transcribe'],
-					model_map: { transcribe: 'gpt-4o-mini-transcribe' },
-				},
-			],
-			// OpenAI's list prices per million tokens (gpt-realtime: text $4 / $16, cached $0.40, audio $32 / $64;
-			// gpt-4o-transcribe $2.50 / $6 audio input, $10 output; gpt-4o-mini-transcribe $1.25 / $3, $5); whisper-1 $0.006 a minute.
-			models: priceList([
-				{ name: 'gpt-realtime', input_per_mtok: 4, output_per_mtok: 16, cache_read_per_mtok: 0.4, audio_input_per_mtok: 32, audio_output_per_mtok: 64 },
-				{ name: 'gpt-4o-transcribe', input_per_mtok: 2.5, audio_input_per_mtok: 6, output_per_mtok: 10 },
-				{ name: 'transcribe', input_per_mtok: 1.25, audio_input_per_mtok: 3, output_per_mtok: 5 },
-				{ name: 'whisper-1', input_per_mtok: 0, output_per_mtok: 0, per_minute: 0.006 },
-			]),
-		},
-	})
-	tls = createApp(app.svc).listen({ port: 0, hostname: '127.0.0.1', tls: { cert: Bun.file(`${FIXTURES}/pics.example.crt`), key: Bun.file(`${FIXTURES}/pics.example.key`) } })
+	rig = await startRealtimeRig((url) => ({
+		channels: [
+			{
+				name: 'rt',
+				type: 'openai',
+				base_url: url,
+				api_key: 'up-rt',
+				models: ['gpt-realtime', 'gpt-4o-transcribe', 'transcribe', 'whisper-1', 'unpriced-transcribe'],
+				model_map: { transcribe: 'gpt-4o-mini-transcribe' },
+			},
+		],
+		// OpenAI's list prices per million tokens (gpt-realtime: text $4 / $16, cached $0.40, audio $32 / $64;
+		// gpt-4o-transcribe $2.50 / $6 audio input, $10 output; gpt-4o-mini-transcribe $1.25 / $3, $5); whisper-1 $0.006 a minute.
+		models: priceList([
+			{ name: 'gpt-realtime', input_per_mtok: 4, output_per_mtok: 16, cache_read_per_mtok: 0.4, audio_input_per_mtok: 32, audio_output_per_mtok: 64 },
+			{ name: 'gpt-4o-transcribe', input_per_mtok: 2.5, audio_input_per_mtok: 6, output_per_mtok: 10 },
+			{ name: 'transcribe', input_per_mtok: 1.25, audio_input_per_mtok: 3, output_per_mtok: 5 },
+			{ name: 'whisper-1', input_per_mtok: 0, output_per_mtok: 0, per_minute: 0.006 },
+		]),
+	}))
+	;({ rt, app, tls } = rig)
 }, 30_000)
 
-afterAll(async () => {
-	await tls.stop(true)
-	await app.close()
-	await rt.stop()
-})
+afterAll(() => stopRealtimeRig(rig))
 
 /** The cost of the mock's REALTIME_USAGE response at gpt-realtime's prices (micro-USD). */
 const RESPONSE_COST = 10 * 4 + 70 * 32 + 40 * 0.4 + 50 * 16 + 200 * 64

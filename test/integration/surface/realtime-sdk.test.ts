@@ -6,57 +6,42 @@
 import { afterAll, beforeAll, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
-import { createApp } from '../../../src/app'
-import { type TestApp, startTestApp } from '../../helpers/app'
-import { REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
+import type { TestApp } from '../../helpers/app'
+import { REALTIME_USAGE, type RealtimeMock } from '../../mocks/openai/realtime'
+import { type RealtimeRig, startRealtimeRig, stopRealtimeRig } from './realtime-rig'
 import { micros, priceList, usageOf } from './helpers'
-
-const FIXTURES = new URL('../../fixtures/tls', import.meta.url).pathname
 
 let rt: RealtimeMock
 let app: TestApp
-let tls: ReturnType<ReturnType<typeof createApp>['listen']>
+let tls: RealtimeRig['tls']
+let rig: RealtimeRig | undefined
 
 beforeAll(async () => {
-	rt = await startRealtimeMock({ apiKey: 'up-rt' })
-	app = await startTestApp({
-		config: {
-			channels: [
-				{
-					name: 'rt',
-					type: 'openai',
-					base_url: rt.url,
-					api_key: 'up-rt',
-					models: ['gpt-realtime'],
-				},
-			],
-			models: priceList([
-				{
-					name: 'gpt-realtime',
-					input_per_mtok: 4,
-					output_per_mtok: 16,
-					cache_read_per_mtok: 0.4,
-					audio_input_per_mtok: 32,
-					audio_output_per_mtok: 64,
-				},
-			]),
-		},
-	})
-	tls = createApp(app.svc).listen({
-		port: 0,
-		hostname: '127.0.0.1',
-		tls: {
-			cert: Bun.file(`${FIXTURES}/pics.example.crt`),
-			key: Bun.file(`${FIXTURES}/pics.example.key`),
-		},
-	})
+	rig = await startRealtimeRig((url) => ({
+		channels: [
+			{
+				name: 'rt',
+				type: 'openai',
+				base_url: url,
+				api_key: 'up-rt',
+				models: ['gpt-realtime'],
+			},
+		],
+		models: priceList([
+			{
+				name: 'gpt-realtime',
+				input_per_mtok: 4,
+				output_per_mtok: 16,
+				cache_read_per_mtok: 0.4,
+				audio_input_per_mtok: 32,
+				audio_output_per_mtok: 64,
+			},
+		]),
+	}))
+	;({ rt, app, tls } = rig)
 }, 30_000)
 
-afterAll(async () => {
-	await tls.stop(true)
-	await app.close()
-	await rt.stop()
-})
+afterAll(() => stopRealtimeRig(rig))
 
 it('should run a Realtime session with the official SDK client and bill its response', async () => {
 	const { key, accountId } = await app.account(1)
