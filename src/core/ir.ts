@@ -82,7 +82,7 @@ export type ToolResultPart = {
 	toolCallId: string
 	/** The tool's name when the protocol carries it (Gemini `functionResponse.name` needs it). */
 	name?: string
-	content: Array<TextPart | ImagePart | FilePart>
+	content: Array<TextPart | ImagePart | FilePart | AudioPart>
 	isError?: boolean
 	cacheControl?: CacheControl
 }

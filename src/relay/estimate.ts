@@ -57,6 +57,7 @@ function countPart(p: Part, count: (text: string) => number): number {
 			for (const c of p.content)
 				if (c.type === 'text') n += count(c.text) + 1
 				else if (c.type === 'file') files += fileTokens(c, count, IMAGE_TOKENS)
+				else if (c.type === 'audio') files += audioTokens(c)
 			return Math.max(0, n - 1) + files
 		}
 		case 'image':

@@ -3,12 +3,13 @@
  *
  * `generation_config`: `max_output_tokens`, `temperature`, `top_p`, `seed`, `stop_sequences`, `thinking_level`
  * (minimal | low | medium | high, `xhigh` read as high) and `thinking_summaries` (`auto` shows the thought summaries,
- * `none` hides them), `tool_choice` (`auto` | `any` | `none`, or `{allowed_tools: {mode, tools}}`). `response_format`
- * (a text format `{type: 'text', mime_type: 'application/json', schema}`, or a bare JSON schema with
- * `response_mime_type`) is a JSON answer. Function tools (`{type: 'function', name, description, parameters}`) go to
- * every vendor; Google's built-in tools (google_search, code_execution, url_context, file_search, mcp_server…), a
- * `cached_content`, transcription, speech, image or video output (`generation_config.transcription_config`…,
- * `response_modalities` other than text) only to Gemini (protocols/vendor-only.ts: a 400 naming them elsewhere).
+ * `none` hides them), `tool_choice` (`auto` | `any` | `none` | `validated`, or `{allowed_tools: {mode, tools}}`, which
+ * narrows the canonical tools to those it names). `response_format` (a text format `{type: 'text', mime_type:
+ * 'application/json', schema}`, or a bare JSON schema with `response_mime_type`) is a JSON answer. Function tools
+ * (`{type: 'function', name, description, parameters}`) go to every vendor; Google's built-in tools (google_search,
+ * code_execution, url_context, file_search, mcp_server…), a `cached_content`, transcription, speech, image or video
+ * output (`generation_config.transcription_config`…, `response_modalities` other than text, an audio, image or video
+ * `response_format`) only to Gemini's Interactions API (protocols/vendor-only.ts: a 400 naming them elsewhere).
  *
  * `extra` (re-emitted only to this protocol): the request's other fields verbatim, `generation_config` whole, and
  * the built-in tools.
@@ -60,7 +61,14 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 
 	if (b.generation_config !== undefined) {
 		if (!isObj(b.generation_config)) throw badRequest('generation_config must be an object', 'generation_config')
-		Object.assign(req, decodeConfig(b.generation_config))
+		const { allowed, ...settings } = decodeConfig(b.generation_config)
+		Object.assign(req, settings)
+		// Another vendor is offered only the allowed tools (as for OpenAI's `allowed_tools`): it has no list of its own.
+		if (allowed && req.tools) {
+			const kept = req.tools.filter((t) => allowed.has(t.name))
+			if (kept.length) req.tools = kept
+			else delete req.tools
+		}
 		extra.generation_config = b.generation_config
 		// Transcription, speech, image and video output are Gemini models' own: a chat answer of another vendor is no such thing.
 		for (const k of GEMINI_ONLY_CONFIG)
@@ -68,6 +76,12 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 	}
 	const format = decodeResponseFormat(b.response_format, b.response_mime_type)
 	if (format) req.responseFormat = format
+	// Audio, image or video output is a Gemini model's own (as `response_modalities`): refused elsewhere, sent whole to Gemini's Interactions API.
+	const media = mediaFormats(b.response_format)
+	if (media.length) {
+		extra.response_format = b.response_format
+		vendorOnly.push(...media.map((m) => ({ protocol: PROTOCOL, what: `response_format of type ${m.type} (${m.type} output)`, path: m.path })))
+	}
 	if (Array.isArray(b.response_modalities) && b.response_modalities.some((x) => String(x).toLowerCase() !== 'text'))
 		vendorOnly.push({ protocol: PROTOCOL, what: 'response_modalities other than text', path: 'response_modalities' })
 	if (typeof b.cached_content === 'string' && b.cached_content) vendorOnly.push({ protocol: PROTOCOL, what: 'cached_content (a Gemini context cache)', path: 'cached_content' })
@@ -93,7 +107,7 @@ function decodeTools(v: unknown): { tools: Tool[]; hosted: Array<{ tool: Obj; on
 	return { tools, hosted }
 }
 
-type Settings = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'seed' | 'stop' | 'reasoning' | 'toolChoice'>
+type Settings = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'seed' | 'stop' | 'reasoning' | 'toolChoice'> & { allowed?: Set<string> }
 
 function decodeConfig(c: Obj): Settings {
 	const out: Settings = {}
@@ -130,20 +144,39 @@ function decodeConfig(c: Obj): Settings {
 		out.reasoning = r
 	}
 	const choice = decodeToolChoice(c.tool_choice)
-	if (choice) out.toolChoice = choice
+	if (choice?.choice) out.toolChoice = choice.choice
+	if (choice?.allowed) out.allowed = choice.allowed
 	return out
 }
 
-/** `tool_choice` → canonical: auto, none, any (required), or `allowed_tools` naming one tool with mode any. */
-function decodeToolChoice(v: unknown): ToolChoice | undefined {
+/**
+ * `tool_choice` → canonical: auto (and `validated`: the model may answer in text, its calls checked against the
+ * schema), none, any (required), or one named tool for `allowed_tools` naming one with mode any; `allowed` is the
+ * list `allowed_tools` names, to which the canonical tools are narrowed.
+ */
+function decodeToolChoice(v: unknown): { choice?: ToolChoice; allowed?: Set<string> } | undefined {
 	if (v === undefined || v === null) return undefined
-	const mode = typeof v === 'string' ? v : isObj(v) && isObj(v.allowed_tools) ? v.allowed_tools.mode : undefined
-	const names = isObj(v) && isObj(v.allowed_tools) && Array.isArray(v.allowed_tools.tools) ? v.allowed_tools.tools : []
-	if (mode === 'none') return { type: 'none' }
-	if (mode === 'any' || mode === 'validated') return names.length === 1 && typeof names[0] === 'string' ? { type: 'tool', name: names[0] } : { type: 'required' }
-	if (mode === 'auto' || mode === undefined) return { type: 'auto' }
+	const at = 'generation_config.tool_choice.allowed_tools'
+	const list = isObj(v) && isObj(v.allowed_tools) ? v.allowed_tools : undefined
+	const mode = typeof v === 'string' ? v : list?.mode
+	let allowed: Set<string> | undefined
+	if (list?.tools !== undefined && list.tools !== null) {
+		if (!Array.isArray(list.tools) || !list.tools.every((n) => typeof n === 'string')) throw badRequest(`${at}.tools must be a list of tool names`, `${at}.tools`)
+		allowed = new Set(list.tools as string[])
+	}
+	if (mode === 'none') return { choice: { type: 'none' }, allowed }
+	if (mode === 'any') return { choice: allowed?.size === 1 ? { type: 'tool', name: [...allowed][0]! } : { type: 'required' }, allowed }
+	if (mode === 'auto' || mode === 'validated' || mode === undefined) return { choice: { type: 'auto' }, allowed }
 	throw badRequest('generation_config.tool_choice must be auto, any, none or validated', 'generation_config.tool_choice')
 }
+
+/** The audio, image and video entries of `response_format` (one format or a list), with where each stands. */
+function mediaFormats(v: unknown): Array<{ type: string; path: string }> {
+	const list = Array.isArray(v) ? v.map((f, i) => ({ f, path: `response_format[${i}]` })) : [{ f: v, path: 'response_format' }]
+	return list.flatMap(({ f, path }) => (isObj(f) && MEDIA_FORMATS.has(String(f.type)) ? [{ type: String(f.type), path: `${path}.type` }] : []))
+}
+
+const MEDIA_FORMATS = new Set(['audio', 'image', 'video'])
 
 /** `response_format` (a text format, a list of formats, or a bare schema with `response_mime_type`) → canonical. */
 function decodeResponseFormat(v: unknown, mime: unknown): ResponseFormat | undefined {
@@ -154,7 +187,7 @@ function decodeResponseFormat(v: unknown, mime: unknown): ResponseFormat | undef
 	if (text) return text.mime_type === 'application/json' ? json(text.schema) : undefined
 	// The earlier form: the schema itself in `response_format`, the type in `response_mime_type`.
 	if (mime === 'application/json') return json(formats[0])
-	if (formats.length && isObj(formats[0]) && formats[0].type !== 'text' && !['image', 'audio', 'video'].includes(String(formats[0].type))) return json(formats[0])
+	if (formats.length && isObj(formats[0]) && formats[0].type !== 'text' && !MEDIA_FORMATS.has(String(formats[0].type))) return json(formats[0])
 	return undefined
 }
 

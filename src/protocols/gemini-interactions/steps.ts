@@ -106,11 +106,13 @@ function contentList(v: unknown, at: string): InputPart[] {
 	return v.map((c, i) => decodeContent(c, `${at}[${i}]`))
 }
 
-/** A function result: a string, a list of content, or any JSON value (sent as its JSON text). */
+/**
+ * A function result: a string, a list of content, or any JSON value (sent as its JSON text). Audio a tool returned is
+ * kept (named by its path): a vendor that takes no audio refuses it with a 400 rather than the model never hearing it.
+ */
 function resultContent(v: unknown, at: string): ToolResultPart['content'] {
 	if (typeof v === 'string') return [{ type: 'text', text: v }]
-	if (Array.isArray(v) && v.length && v.every(isContent))
-		return v.map((c, i) => decodeContent(c, `${at}[${i}]`)).filter((p): p is Exclude<InputPart, { type: 'audio' }> => p.type !== 'audio')
+	if (Array.isArray(v) && v.length && v.every(isContent)) return v.map((c, i) => decodeContent(c, `${at}[${i}]`))
 	return [{ type: 'text', text: JSON.stringify(v ?? null) }]
 }
 

@@ -225,7 +225,7 @@ function encodeModelTurn(content: Part[], names: Map<string, string>): GeminiPar
  * A user turn → user parts; a tool result → `functionResponse{name, response: object}` (WIRE-NOTES §9), its texts
  * joined by a newline so their boundary survives in the one string. Images and files the tool returned go in
  * `functionResponse.parts` when inline and the model takes a multimodal function response (`multimodal`), else as
- * parts right after the functionResponse, which every model accepts.
+ * parts right after the functionResponse, which every model accepts; audio always goes after.
  */
 function encodeUserTurn(content: Part[], names: Map<string, string>, multimodal: boolean, mi: number): GeminiPart[] {
 	const out: GeminiPart[] = []
@@ -241,8 +241,11 @@ function encodeUserTurn(content: Part[], names: Map<string, string>, multimodal:
 				throw badRequest(`tool result ${p.toolCallId} has no matching tool call: Gemini needs the function name`, 'messages')
 			const texts: string[] = []
 			const media: GeminiPart[] = []
+			const after: GeminiPart[] = []
 			p.content.forEach((c, ci) => {
 				if (c.type === 'text') return void texts.push(c.text)
+				// Audio goes as a part after the functionResponse: a multimodal function response takes images and documents only.
+				if (c.type === 'audio') return void after.push(encodeAudio(c))
 				const parts = c.type === 'image' ? [encodeImage(c.source)] : encodeFile(c, `messages[${mi}].content[${pi}].content[${ci}]`)
 				// A plain-text document a tool returned is more of its text.
 				for (const g of parts) if (g.text !== undefined) texts.push(g.text)
@@ -251,7 +254,7 @@ function encodeUserTurn(content: Part[], names: Map<string, string>, multimodal:
 			const response: GeminiFunctionResponse = { name, response: resultObject(texts.join('\n'), p.isError === true) }
 			const inline = multimodal ? media.filter((g) => g.inlineData) : []
 			if (inline.length) response.parts = inline.map((g) => ({ inlineData: g.inlineData }))
-			out.push({ functionResponse: response }, ...media.filter((g) => !inline.includes(g)))
+			out.push({ functionResponse: response }, ...media.filter((g) => !inline.includes(g)), ...after)
 		}
 	})
 	return out

@@ -442,3 +442,70 @@ describe('Gemini channels with interactions_api: Gemini\'s own Interactions API 
 		expect(err.status).toBe(400)
 	})
 })
+
+describe('ai.interactions: what another vendor can take of a request', () => {
+	const clock = { type: 'function' as const, name: 'get_time', description: 'Time in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }
+	const news = { type: 'function' as const, name: 'get_news', description: 'News of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }
+
+	it('should carry audio a function returned where the vendor takes audio, and refuse it with a 400 naming it where not', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const data = Buffer.from('RIFF-audio-bytes').toString('base64')
+		const input = (model: string) => ({
+			model,
+			store: false,
+			tools: [weather],
+			input: [
+				{ type: 'user_input' as const, content: [{ type: 'text' as const, text: 'listen' }] },
+				{ type: 'function_call' as const, id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } },
+				{ type: 'function_result' as const, call_id: 'call_1', name: 'get_weather', result: [{ type: 'text' as const, text: 'recorded' }, { type: 'audio' as const, data, mime_type: 'audio/wav' as const }] },
+			],
+		})
+		const err = await ai.interactions.create(input(MODEL.anthropic) as never).catch((e) => e)
+		expect(err.status).toBe(400)
+		expect(err.message).toContain('input[2].result[1]: audio (audio/wav) cannot be sent to this model (Anthropic)')
+		// Gemini hears it, as a part after the function response; OpenAI chat in the user turn after the tool message.
+		await ai.interactions.create(input(MODEL.gemini) as never)
+		const parts = (lastRequest(m.mocks.gemini).body.contents as Array<{ parts: Array<Record<string, any>> }>).flatMap((c) => c.parts)
+		expect(parts.find((p) => p.inlineData)?.inlineData).toEqual({ mimeType: 'audio/wav', data })
+		await ai.interactions.create(input(MODEL.openai) as never)
+		const msgs = lastRequest(m.mocks.openai).body.messages as Array<{ role: string; content: any }>
+		expect(msgs.at(-1)).toEqual({ role: 'user', content: [{ type: 'input_audio', input_audio: { data, format: 'wav' } }] })
+	})
+
+	it('should offer another vendor only the tools allowed_tools names', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const params = (model: string) => ({
+			model,
+			input: 'hello',
+			tools: [weather, clock, news],
+			generation_config: { tool_choice: { allowed_tools: { mode: 'any' as const, tools: ['get_weather', 'get_time'] } } },
+		})
+		await ai.interactions.create(params(MODEL.openai))
+		const openai = lastRequest(m.mocks.openai).body
+		expect((openai.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['get_weather', 'get_time'])
+		expect(openai.tool_choice).toBe('required')
+		await ai.interactions.create(params(MODEL.anthropic))
+		const anthropic = lastRequest(m.mocks.anthropic).body
+		expect((anthropic.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['get_weather', 'get_time'])
+		expect(anthropic.tool_choice).toEqual({ type: 'any' })
+		await ai.interactions.create(params(MODEL.gemini))
+		const gemini = lastRequest(m.mocks.gemini).body
+		expect(gemini.tools[0].functionDeclarations.map((d: { name: string }) => d.name)).toEqual(['get_weather', 'get_time'])
+		expect(gemini.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } })
+	})
+
+	it('should refuse an audio response_format for a model that cannot answer in audio, and send it to Gemini\'s Interactions API', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const response_format = [{ type: 'text' as const }, { type: 'audio' as const, mime_type: 'audio/wav' as const }]
+		for (const model of [MODEL.openai, MODEL.anthropic, MODEL.gemini]) {
+			const err = await ai.interactions.create({ model, input: 'say it aloud', response_format }).catch((e) => e)
+			expect(err.status).toBe(400)
+			expect(err.message).toContain('response_format[1].type: response_format of type audio (audio output) is only available on Gemini\'s API')
+		}
+		await ai.interactions.create({ model: NATIVE, input: 'say it aloud', response_format })
+		expect(lastRequest(m.mocks.gemini).body.response_format).toEqual(response_format)
+	})
+})
