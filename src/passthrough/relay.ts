@@ -14,7 +14,7 @@ import { type ErrorShape, errorResponse } from '../http/error-shapes'
 import type { ChannelType } from '../providers/channel-types'
 import { upstreamError } from '../providers/upstream-error'
 import { type Route, resolveModel } from '../relay/budget'
-import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
+import { answerText, channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../routing/catalog'
 import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
@@ -159,7 +159,7 @@ async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: Mo
  * @example const body = await readJson<{ data: unknown[] }>(res)
  */
 export async function readJson<T = Record<string, unknown>>(res: Response): Promise<T> {
-	const text = await res.text().catch(() => '')
+	const text = await answerText(res)
 	try {
 		return JSON.parse(text) as T
 	} catch {

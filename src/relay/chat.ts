@@ -26,7 +26,7 @@ import { choicesAttempt } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
-import { channelTimeouts, fetchUpstream } from './upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream } from './upstream-fetch'
 import { countOutputText } from './output-count'
 import { fitOutputCap, uncappedOutput } from './output-limit'
 
@@ -286,8 +286,9 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	let text: string
 	try {
 		text = await res.text()
-	} catch {
-		return malformed()
+	} catch (e) {
+		const timedOut = bodyTimeout(e)
+		return timedOut ? { error: timedOut } : malformed()
 	}
 	let outBody = text
 	let usage

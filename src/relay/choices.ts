@@ -21,7 +21,7 @@ import type { ChatCall } from './chat'
 import { streamedChoices } from './choices-stream'
 import { countOutputText } from './output-count'
 import { convertedBody } from './upstream-codec'
-import { channelTimeouts, fetchUpstream, type Timeouts } from './upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream, type Timeouts } from './upstream-fetch'
 
 /** How the answers are asked for: `calls` calls of `perCall` answers each, answer `k * perCall + i` being call k's i-th. */
 export type ChoicesPlan = {
@@ -135,8 +135,8 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 		let json: unknown
 		try {
 			json = JSON.parse(await res.text())
-		} catch {
-			return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		} catch (e) {
+			return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
 		}
 		const answers = Array.from({ length: plan.perCall }, (_, i) => plan.codec.decodeResponse(json, i))
 		// The usage of a body with several answers covers all of them: it is read once.

@@ -21,7 +21,7 @@ import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
 import { countOpen, PassthroughRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
-import type { UpstreamCall } from './upstream-fetch'
+import { type UpstreamCall, upstreamTimeout } from './upstream-fetch'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
 export { FIRST_EVENT_WINDOW_MS, prefetch, prefetchFrames } from './prefetch'
@@ -352,6 +352,8 @@ function isTerminal(p: ProtocolName, f: SseFrame): boolean {
 export function failedBeforeContent(up: UpstreamCall): { error: GatewayError } {
 	up.abort()
 	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	// Silent past `idle_ms` before any content: the upstream did not answer in time (504), as a first byte that never came.
+	if (up.timedOut) return { error: upstreamTimeout('upstream sent no content within its idle timeout') }
 	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }
 }
 

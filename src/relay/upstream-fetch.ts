@@ -66,6 +66,8 @@ export type UpstreamCall = {
 	onClientGone(fn: () => void): void
 	/** The client went away (its request was aborted). */
 	readonly clientGone: boolean
+	/** One of the call's timeouts fired (first byte, or idle in `sse`): the upstream did not answer in time (504). */
+	readonly timedOut: boolean
 	/**
 	 * The response body as SSE frame batches, watched for silence: once a read has waited `idleMs` with nothing
 	 * arriving (from the headers on), the call is aborted and the read fails, as a cut connection does. Time the relay
@@ -118,11 +120,37 @@ export async function fetchUpstream(
 		return call
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)
-		if (call.timedOut) throw new GatewayError('timeout', `upstream did not answer within ${timeouts.firstByteMs} ms`, { retryable: true, code: 'upstream_timeout' })
+		if (call.timedOut) throw upstreamTimeout(`upstream did not answer within ${timeouts.firstByteMs} ms`)
 		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
 		throw new GatewayError('upstream', `cannot reach upstream: ${(e as Error).message ?? e}`, { retryable: true, code: 'upstream_unreachable', cause: e })
 	} finally {
 		clearTimeout(timer)
+	}
+}
+
+/** The upstream did not answer in time: 504 `upstream_timeout`, which another channel may answer. */
+export const upstreamTimeout = (message: string) => new GatewayError('timeout', message, { retryable: true, code: 'upstream_timeout' })
+
+/**
+ * A body read whole (`res.text()`) that failed because it went silent until Bun's socket timeout (the backstop above)
+ * fired: the upstream's timeout (504), not a cut (502). Undefined for any other failure.
+ */
+export function bodyTimeout(e: unknown): GatewayError | undefined {
+	if (e instanceof DOMException && e.name === 'TimeoutError') return upstreamTimeout('upstream stopped sending its answer before it was complete')
+	return e instanceof GatewayError && e.kind === 'timeout' ? e : undefined
+}
+
+/**
+ * A body read whole, '' when it cannot be read (the caller's parse then calls it malformed, or its error status speaks
+ * for it); but an answer (2xx) that stalled past the backstop throws the upstream's timeout (504, `bodyTimeout`).
+ */
+export async function answerText(res: Response): Promise<string> {
+	try {
+		return await res.text()
+	} catch (e) {
+		const timedOut = res.ok ? bodyTimeout(e) : undefined
+		if (timedOut) throw timedOut
+		return ''
 	}
 }
 
@@ -195,7 +223,8 @@ class Call implements UpstreamCall {
 			this.quietSince = now
 		} else if (now - this.quietSince >= this.idleMs) {
 			unwatchTicks(this.tick!)
-			this.ctl.abort(new GatewayError('timeout', `upstream sent nothing for ${this.idleMs} ms`, { retryable: true, code: 'upstream_timeout' }))
+			this.timedOut = true
+			this.ctl.abort(upstreamTimeout(`upstream sent nothing for ${this.idleMs} ms`))
 		}
 	}
 

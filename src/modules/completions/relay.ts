@@ -21,7 +21,7 @@ import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settl
 import { bodyText } from '../../relay/fast-path'
 import { topLevelMembers } from '../../relay/json-members'
 import { countText } from '../../relay/estimate'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { type ResponseAttempt as Attempt, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -120,8 +120,9 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 	try {
 		answer = await res.text()
 		json = JSON.parse(answer)
-	} catch {
-		return malformed
+	} catch (e) {
+		const timedOut = bodyTimeout(e)
+		return timedOut ? { error: timedOut } : malformed
 	}
 	if (!json || typeof json !== 'object') return malformed
 	// The answer goes out as it came; only a model_map alias is put back to the name the client asked for.

@@ -18,7 +18,7 @@ import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
 import { withPortableToolNames } from '../../relay/tool-names'
 import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import { orderChannels } from '../../routing/select'
@@ -47,7 +47,7 @@ const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(
 
 async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
 	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.signal)
-	const text = await res.text().catch(() => '')
+	const text = await answerText(res)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
 	try {
 		return JSON.parse(text) as Record<string, unknown>

@@ -15,7 +15,7 @@
 import { badRequest, GatewayError } from '../../core/errors'
 import { jsonHeaders, channelUrl } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { EmbeddingList, EmbeddingsRequest } from './model'
 
@@ -81,8 +81,8 @@ export async function embedRest(ch: Channel, model: string, batches: string[][],
 			const call = geminiEmbedCall(model, texts, dimensions)
 			try {
 				const up = await fetchUpstream(channelUrl(ch, call.path), { headers: jsonHeaders(ch), body: JSON.stringify(call.body) }, channelTimeouts(ch.settings), both)
-				const text = await up.res.text().catch(() => {
-					throw malformed()
+				const text = await up.res.text().catch((e) => {
+					throw bodyTimeout(e) ?? malformed()
 				})
 				up.release()
 				if (!up.res.ok) throw upstreamError(up.res.status, text, up.res.headers)

@@ -12,7 +12,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from '../../relay/budget'
 import { countText } from '../../relay/estimate'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { tryChannels } from '../../routing/attempts'
 import type { ModelCall } from './generate'
@@ -36,7 +36,7 @@ function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): stri
 
 async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
 	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.request.signal)
-	const text = await res.text().catch(() => '')
+	const text = await answerText(res)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers)
 	try {
 		return JSON.parse(text) as Json

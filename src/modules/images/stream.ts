@@ -23,7 +23,7 @@ import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
 import { sseResponse } from '../../relay/sse-response'
-import { channelTimeouts, fetchUpstream, type UpstreamCall } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, type UpstreamCall, upstreamTimeout } from '../../relay/upstream-fetch'
 import { type AttemptResult, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
 import { errorResponse } from '../../http/error-shapes'
@@ -159,6 +159,7 @@ async function open(ctx: CallContext, op: ImageStreamOp, ch: Channel): Promise<A
 function failedEarly(up: UpstreamCall): { error: GatewayError } {
 	up.abort()
 	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	if (up.timedOut) return { error: upstreamTimeout('upstream sent no event within its idle timeout') }
 	return { error: new GatewayError('upstream', 'the upstream stream failed before its first event', { retryable: true, code: 'upstream_cut' }) }
 }
 

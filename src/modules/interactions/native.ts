@@ -16,7 +16,7 @@ import type { ChatCall, NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
 import { relayStream } from '../../relay/stream'
 import { convertedBody } from '../../relay/upstream-codec'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
@@ -60,8 +60,8 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	let r
 	try {
 		r = sent.codec.decodeResponse(JSON.parse(await res.text()))
-	} catch {
-		return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+	} catch (e) {
+		return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	const usage = r.usage.input + r.usage.output + r.usage.cacheRead > 0 ? r.usage : undefined
 	await settle(info, budget, { usage, estimateOutput: () => countOutputText(r), status: 200, endReason: 'ok', ...outcome })

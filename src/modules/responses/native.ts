@@ -20,7 +20,7 @@ import { upstreamError } from '../../providers/upstream-error'
 import { type CallInfo, resolveModel, settle } from '../../relay/budget'
 import type { NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
-import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
@@ -116,8 +116,8 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		let json: Record<string, unknown>
 		try {
 			json = JSON.parse(await res.text()) as Record<string, unknown>
-		} catch {
-			return { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		} catch (e) {
+			return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
 		}
 		const estimateOutput = () => {
 			try {

@@ -32,11 +32,15 @@ beforeAll(async () => {
 				{ name: 'oa-idle', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-idle'], model_map: { 'oa-idle': 'gpt-4o-mini' }, settings: { timeouts: { idle_ms: IDLE_MS } } },
 				{ name: 'an-idle', type: 'anthropic', base_url: anthropic.url, api_key: KEY.anthropic, models: ['an-idle'], model_map: { 'an-idle': 'claude-sonnet-5' }, settings: { timeouts: { idle_ms: IDLE_MS } } },
 				{ name: 'oa-first', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-first'], model_map: { 'oa-first': 'gpt-4o-mini' }, settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS } } },
+				// Both short, so the backstop for a body read whole (past both) comes within a test's time.
+				{ name: 'oa-both', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-both', 'oa-both-instruct'], model_map: { 'oa-both': 'gpt-4o-mini', 'oa-both-instruct': 'gpt-3.5-turbo-instruct' }, settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS, idle_ms: IDLE_MS } } },
 			],
 			models: [
 				{ name: 'oa-idle', ...PRICE },
 				{ name: 'an-idle', ...PRICE },
 				{ name: 'oa-first', ...PRICE },
+				{ name: 'oa-both', ...PRICE },
+				{ name: 'oa-both-instruct', ...PRICE },
 			],
 		},
 	})
@@ -153,4 +157,24 @@ describe('settings.timeouts.first_byte_ms', () => {
 		expect(took).toBeGreaterThanOrEqual(FIRST_BYTE_MS - 50)
 		expect(took).toBeLessThan(FIRST_BYTE_MS + SLACK_MS)
 	}, 30_000)
+})
+
+describe('a non-streamed answer whose body stalls', () => {
+	// Bun's socket timeout (the backstop past idle_ms, on its coarse clock) cuts the body: the upstream did not answer in
+	// time, a 504 in the caller's shape (OpenAI `timeout_error`), charged nothing, not the 502 of a broken answer.
+	const cases = [
+		{ route: 'completions', call: (c: OpenAI, id: string) => c.completions.create({ model: 'oa-both-instruct', prompt: TEXT }, { headers: { 'x-request-id': id } }) },
+		{ route: 'embeddings', call: (c: OpenAI, id: string) => c.embeddings.create({ model: 'oa-both', input: TEXT }, { headers: { 'x-request-id': id } }) },
+	]
+	for (const c of cases)
+		it(`should answer 504 timeout_error on /v1/${c.route}, charging nothing`, async () => {
+			openai.faultOnce = { kind: 'stall', afterChunks: 0 }
+			const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0, timeout: 30_000 })
+			const id = `body-stall-${c.route}`
+			const err = (await c.call(client, id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>
+			expect(err).toBeInstanceOf(OpenAI.APIError)
+			expect([err.status, err.type, err.code]).toEqual([504, 'timeout_error', 'upstream_timeout'])
+			const rows = await usageOf(app, id)
+			expect(rows.map((r) => [r.status, r.cost, r.end_reason])).toEqual([[504, 0, 'error']])
+		}, 30_000)
 })

@@ -5,7 +5,7 @@
  * failover in depth; this file runs the whole matrix.
  * - Before any byte (an HTTP 429/500/503/529, a reset after the headers, a 200 whose body is empty, truncated, not
  *   JSON or stalls, an error or broken frame first in a stream): the SDK raises the caller's honest status (429 with
- *   `retry-after`, 5xx → 502/503, never a 500 of ours, no vendor account detail), one usage row charges nothing, or,
+ *   `retry-after`, 5xx → 502/503, a stall → 504, never a 500 of ours, no vendor account detail), one usage row charges nothing, or,
  *   with a second channel, the answer comes from it, billed once.
  * - After content reached the caller (a stream cut, reset, stalled past `idle_ms`, ended by the vendor's error event,
  *   or broken by a frame that is not JSON): the SDK raises rather than ending as if complete, the one usage row bills
@@ -56,10 +56,10 @@ beforeEach(() => {
 
 /** The caller's error type for a status, in each protocol's words. */
 const TYPE: Record<Inbound, Record<number, string>> = {
-	chat: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error' },
-	responses: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error' },
-	messages: { 429: 'rate_limit_error', 502: 'api_error', 503: 'overloaded_error' },
-	gemini: { 429: 'RESOURCE_EXHAUSTED', 502: 'INTERNAL', 503: 'UNAVAILABLE' },
+	chat: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error', 504: 'timeout_error' },
+	responses: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error', 504: 'timeout_error' },
+	messages: { 429: 'rate_limit_error', 502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error' },
+	gemini: { 429: 'RESOURCE_EXHAUSTED', 502: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' },
 }
 
 /** What no caller may read: the channels' keys and the vendor accounts the mocks' errors name. */
@@ -70,6 +70,9 @@ const MIDSTREAM_STATUS: Record<Upstream, number> = { openai: 502, anthropic: 503
 
 /** The code a Responses `error` event carries for each vendor's own in-stream error: the vendor's error type or status. */
 const VENDOR_CODE: Record<Upstream, string> = { openai: 'server_error', anthropic: 'overloaded_error', gemini: 'UNAVAILABLE' }
+
+/** A stream that stalls, past `idle_ms`, after its preamble and before any content (inside the prefetch window). */
+const STALL_BEFORE_CONTENT = (up: Upstream): Fault => ({ kind: 'stall', afterChunks: up === 'gemini' ? 0 : 1 })
 
 type Before = { name: string; fault: (up: Upstream) => Fault; status: (up: Upstream) => number; only?: 'json' | 'stream'; vendors?: Upstream[] }
 
@@ -84,7 +87,10 @@ const BEFORE: Before[] = [
 	{ name: 'a 200 with an empty body', fault: () => ({ kind: 'empty' }), status: () => 502 },
 	{ name: 'a 200 whose body is not JSON', fault: () => ({ kind: 'malformed' }), status: () => 502, only: 'json' },
 	{ name: 'a 200 whose JSON is truncated', fault: () => ({ kind: 'cut', afterChunks: 0 }), status: () => 502, only: 'json' },
-	{ name: 'a 200 whose body stalls halfway', fault: () => ({ kind: 'stall', afterChunks: 0 }), status: () => 502, only: 'json' },
+	// An upstream that did not answer in time: 504 (RFC 9110 §15.6.5), not the 502 of a broken answer.
+	{ name: 'a 200 whose body stalls halfway', fault: () => ({ kind: 'stall', afterChunks: 0 }), status: () => 504, only: 'json' },
+	// Past its preamble (OpenAI's role chunk, Anthropic's message_start; Gemini has none, so before its first byte).
+	{ name: 'a stream that stalls before any content', fault: (up) => STALL_BEFORE_CONTENT(up), status: () => 504, only: 'stream' },
 	{ name: "the vendor's error (HTTP, or first in the stream)", fault: () => ({ kind: 'midstream', afterChunks: 0 }), status: (up) => MIDSTREAM_STATUS[up] },
 	// Gemini's first chunk already carries text: its broken frame comes first.
 	{ name: 'a broken frame before any content', fault: (up) => ({ kind: 'malformed', atChunk: up === 'gemini' ? 0 : 1 }), status: () => 502, only: 'stream' },
@@ -135,6 +141,20 @@ for (const [inbound, up, stream] of pairs)
 			expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
 			expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
 		})
+
+		// A streamed stall is found at `idle_ms`, inside the prefetch window; a whole body only by Bun's coarse backstop
+		// (seconds), so the json case is left to the 504 above.
+		if (stream)
+			it('should answer from the second channel after a stream stalled before any content, billing once and counting the stall', async () => {
+				const acct = await m.account()
+				m.mocks[up].faultOnce = STALL_BEFORE_CONTENT(up)
+				const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, true)
+				expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
+				const rows = await usageRows(m, acct.accountId)
+				expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([[`fo2-${up}`, 200, 'ok']])
+				expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
+				expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
+			})
 
 		if (!stream) return
 
