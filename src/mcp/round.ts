@@ -12,7 +12,7 @@ import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
 import { forUpstream } from '../relay/upstream-codec'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { responseEvents } from './events'
 
@@ -54,6 +54,6 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 		const answer = codec.decodeResponse(JSON.parse(await res.text()))
 		return { events: responseEvents(answer), abort: () => up.abort() }
 	} catch (e) {
-		return { error: bodyTimeout(e) ?? asError(e, () => new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })) }
+		return { error: bodyTimeout(e) ?? asError(e, malformedAnswer) }
 	}
 }

@@ -26,7 +26,7 @@ import { choicesAttempt } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from './upstream-fetch'
+import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from './upstream-fetch'
 import { countOutputText } from './output-count'
 import { fitOutputCap, uncappedOutput } from './output-limit'
 
@@ -282,13 +282,12 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, ...outcome })
 	}
 
-	const malformed = () => ({ error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) })
+	const malformed = () => ({ error: malformedAnswer() })
 	let text: string
 	try {
 		text = await res.text()
 	} catch (e) {
-		const timedOut = bodyTimeout(e)
-		return timedOut ? { error: timedOut } : malformed()
+		return { error: unreadableAnswer(e) }
 	}
 	let outBody = text
 	let usage

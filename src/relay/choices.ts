@@ -21,7 +21,7 @@ import type { ChatCall } from './chat'
 import { streamedChoices } from './choices-stream'
 import { countOutputText } from './output-count'
 import { convertedBody } from './upstream-codec'
-import { bodyTimeout, channelTimeouts, fetchUpstream, type Timeouts } from './upstream-fetch'
+import { channelTimeouts, fetchUpstream, type Timeouts, unreadableAnswer } from './upstream-fetch'
 
 /** How the answers are asked for: `calls` calls of `perCall` answers each, answer `k * perCall + i` being call k's i-th. */
 export type ChoicesPlan = {
@@ -136,7 +136,7 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 		try {
 			json = JSON.parse(await res.text())
 		} catch (e) {
-			return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+			return { error: unreadableAnswer(e) }
 		}
 		const answers = Array.from({ length: plan.perCall }, (_, i) => plan.codec.decodeResponse(json, i))
 		// The usage of a body with several answers covers all of them: it is read once.

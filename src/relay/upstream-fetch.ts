@@ -140,6 +140,12 @@ export function bodyTimeout(e: unknown): GatewayError | undefined {
 	return e instanceof GatewayError && e.kind === 'timeout' ? e : undefined
 }
 
+/** An answer that does not parse: the upstream's fault (502), which another channel may answer. */
+export const malformedAnswer = () => new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })
+
+/** Why a whole answer could not be read or parsed: it stalled past the backstop (504, `bodyTimeout`), else it is malformed (502). */
+export const unreadableAnswer = (e: unknown): GatewayError => bodyTimeout(e) ?? malformedAnswer()
+
 /**
  * A body read whole, '' when it cannot be read (the caller's parse then calls it malformed, or its error status speaks
  * for it); but an answer (2xx) that stalled past the backstop throws the upstream's timeout (504, `bodyTimeout`).

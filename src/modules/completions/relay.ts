@@ -21,7 +21,7 @@ import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settl
 import { bodyText } from '../../relay/fast-path'
 import { topLevelMembers } from '../../relay/json-members'
 import { countText } from '../../relay/estimate'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from '../../relay/upstream-fetch'
 import { type ResponseAttempt as Attempt, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -114,15 +114,14 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 		return relayCompletionStream({ info, budget, up, channel: ch, upstreamModel, model: call.body.model, includeUsage: call.body.stream_options?.include_usage === true, headers })
 	}
-	const malformed = { error: new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+	const malformed = { error: malformedAnswer() }
 	let answer: string
 	let json: { usage?: unknown; choices?: unknown }
 	try {
 		answer = await res.text()
 		json = JSON.parse(answer)
 	} catch (e) {
-		const timedOut = bodyTimeout(e)
-		return timedOut ? { error: timedOut } : malformed
+		return { error: unreadableAnswer(e) }
 	}
 	if (!json || typeof json !== 'object') return malformed
 	// The answer goes out as it came; only a model_map alias is put back to the name the client asked for.

@@ -16,7 +16,7 @@ import type { ChatCall, NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
 import { relayStream } from '../../relay/stream'
 import { convertedBody } from '../../relay/upstream-codec'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, unreadableAnswer } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
@@ -61,7 +61,7 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	try {
 		r = sent.codec.decodeResponse(JSON.parse(await res.text()))
 	} catch (e) {
-		return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+		return { error: unreadableAnswer(e) }
 	}
 	const usage = r.usage.input + r.usage.output + r.usage.cacheRead > 0 ? r.usage : undefined
 	await settle(info, budget, { usage, estimateOutput: () => countOutputText(r), status: 200, endReason: 'ok', ...outcome })

@@ -20,7 +20,7 @@ import { upstreamError } from '../../providers/upstream-error'
 import { type CallInfo, resolveModel, settle } from '../../relay/budget'
 import type { NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, unreadableAnswer } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
@@ -117,7 +117,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		try {
 			json = JSON.parse(await res.text()) as Record<string, unknown>
 		} catch (e) {
-			return { error: bodyTimeout(e) ?? new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' }) }
+			return { error: unreadableAnswer(e) }
 		}
 		const estimateOutput = () => {
 			try {
