@@ -64,10 +64,13 @@ async function resolve(svc: Services, accountId: number, uris: string[]): Promis
  * @example await pinFiles(svc, 7, { contents: [{ parts: [{ fileData: { fileUri: 'http://gw/v1beta/files/abc' } }] }] })
  * // { body: { contents: [{ parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/x1' } }] }] }, channelId: 3 }
  */
-export async function pinFiles(svc: Services, accountId: number, body: Obj): Promise<{ body: Obj; channelId?: number }> {
-	const { bodies, channelId } = await pinBodies(svc, accountId, [body])
-	return { body: bodies[0]!, channelId }
+export function pinFiles(svc: Services, accountId: number, body: Obj): Pinned | Promise<Pinned> {
+	// Nearly every request names no file: answered as it is, with no look-up and no promise to await.
+	if (fileDatas(body).length === 0) return { body }
+	return pinBodies(svc, accountId, [body]).then(({ bodies, channelId }) => ({ body: bodies[0]!, channelId }))
 }
+
+export type Pinned = { body: Obj; channelId?: number }
 
 /**
  * The same for several bodies that run on one channel (a Batch Mode batch's inline requests): one look-up for all,

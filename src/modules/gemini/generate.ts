@@ -11,7 +11,7 @@ import { errorResponse } from '../../http/error-shapes'
 import { gemini, GeminiRequest } from '../../protocols/gemini'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
-import { pinFiles } from '../gemini-files/refs'
+import { type Pinned, pinFiles } from '../gemini-files/refs'
 import { toJsonArray } from './json-array'
 import { checkBody } from './target'
 
@@ -39,9 +39,13 @@ export async function generate(c: ModelCall, body: unknown, stream: boolean): Pr
 	return array ? toJsonArray(res) : res
 }
 
-async function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
+function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
 	// Uploaded files named by their gateway URIs go to the channel holding them, under the vendor's URIs.
-	const files = await pinFiles(c.svc, c.token.accountId, checkBody(GeminiRequest, body) as Record<string, unknown>)
+	const pinning = pinFiles(c.svc, c.token.accountId, checkBody(GeminiRequest, body) as Record<string, unknown>)
+	return pinning instanceof Promise ? pinning.then((files) => send(c, files, stream)) : send(c, pinning, stream)
+}
+
+function send(c: ModelCall, files: Pinned, stream: boolean): Promise<Response> {
 	const wire = files.body as GeminiRequest
 	const ir = { ...gemini.decodeRequest(wire, { stream }), model: c.model }
 	return relayChat({
