@@ -10,6 +10,7 @@
 import { and, eq } from 'drizzle-orm'
 import { interactions } from '../../db/schema'
 import type { Db } from '../../db/client'
+import { purgeKeepingChains } from '../../db/purge-chains'
 import type { Logger } from '../../lib/log'
 
 /** The longest chain of continuations read back (a turn beyond it cannot be continued: send the whole input). */
@@ -121,17 +122,5 @@ export const INTERACTION_DAYS = 30
  * Deletes the interactions kept before `days` ago, but for those a younger kept one continues (directly or through
  * older ones): a chain stays whole while its last turn is kept. Returns how many went. Any instance may run it.
  */
-export async function purgeInteractions(db: Db, days = INTERACTION_DAYS, now = Date.now()): Promise<number> {
-	const gone = await db.sql.query(
-		`WITH RECURSIVE held(id) AS (
-			SELECT i.previous_id FROM interactions i
-			JOIN interactions p ON p.id = i.previous_id AND p.created_at < $1
-			WHERE i.previous_id IS NOT NULL AND i.created_at >= $1
-			UNION
-			SELECT i.previous_id FROM held JOIN interactions i ON i.id = held.id WHERE i.previous_id IS NOT NULL
-		)
-		DELETE FROM interactions WHERE created_at < $1 AND id NOT IN (SELECT id FROM held) RETURNING id`,
-		[new Date(now - days * 86_400_000).toISOString()],
-	)
-	return gone.length
-}
+export const purgeInteractions = (db: Db, days = INTERACTION_DAYS, now = Date.now()): Promise<number> =>
+	purgeKeepingChains(db, { table: 'interactions', key: 'id', keyOf: (id) => id }, new Date(now - days * 86_400_000))

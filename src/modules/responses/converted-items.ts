@@ -26,6 +26,7 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import { convertedItems as itemsTable } from '../../db/schema'
 import type { Db } from '../../db/client'
+import { purgeKeepingChains } from '../../db/purge-chains'
 import type { Bus } from '../../lib/bus'
 import type { Logger } from '../../lib/log'
 import type { ProtocolCodec } from '../../protocols/codec'
@@ -248,20 +249,8 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
  * Forgets the items stored before `days` ago (with the stored response ids: ownership.ts); returns how many. An old
  * response a younger kept one continues (through old ones or not) stays: the younger one's input is read through it.
  */
-export async function purgeConvertedItems(db: Db, days: number, now = Date.now()): Promise<number> {
-	const gone = await db.sql.query(
-		`WITH RECURSIVE held(id) AS (
-			SELECT c.previous_id FROM converted_items c
-			JOIN converted_items p ON p.item_id = 'response:' || c.previous_id AND p.created_at < $1
-			WHERE c.previous_id IS NOT NULL AND c.created_at >= $1
-			UNION
-			SELECT c.previous_id FROM held JOIN converted_items c ON c.item_id = 'response:' || held.id WHERE c.previous_id IS NOT NULL
-		)
-		DELETE FROM converted_items WHERE created_at < $1 AND item_id NOT IN (SELECT 'response:' || id FROM held) RETURNING item_id`,
-		[new Date(now - days * 86_400_000).toISOString()],
-	)
-	return gone.length
-}
+export const purgeConvertedItems = (db: Db, days: number, now = Date.now()): Promise<number> =>
+	purgeKeepingChains(db, { table: 'converted_items', key: 'item_id', keyOf: (id) => `'response:' || ${id}` }, new Date(now - days * 86_400_000))
 
 /**
  * The Responses codec with its client-side encoders tapped: every output item of a converted answer (the body's
