@@ -16,7 +16,7 @@ function describe(p: FilePart | AudioPart): string {
 		case 'text':
 			return 'a plain-text document'
 		case 'url':
-			return `a document given by URL (${s.url})`
+			return s.mediaType && s.mediaType.toLowerCase() !== 'application/pdf' ? `a file of type ${s.mediaType} given by URL (${s.url})` : `a document given by URL (${s.url})`
 		case 'content':
 			return 'a custom-content document'
 		case 'file_id':
@@ -91,6 +91,20 @@ const TYPE_BY_EXT: Record<string, string> = {
 	webp: 'image/webp',
 	wav: 'audio/wav',
 	mp3: 'audio/mp3',
+	ogg: 'audio/ogg',
+	flac: 'audio/flac',
+	aac: 'audio/aac',
+	m4a: 'audio/mp4',
+	// Video containers Gemini documents (ai.google.dev/gemini-api/docs/video-understanding#supported-formats).
+	mp4: 'video/mp4',
+	mpeg: 'video/mpeg',
+	mpg: 'video/mpeg',
+	mov: 'video/quicktime',
+	avi: 'video/x-msvideo',
+	webm: 'video/webm',
+	wmv: 'video/x-ms-wmv',
+	flv: 'video/x-flv',
+	'3gp': 'video/3gpp',
 }
 
 const EXT_BY_TYPE: Record<string, string> = { 'application/pdf': 'pdf', 'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'text/html': 'html', 'application/json': 'json' }

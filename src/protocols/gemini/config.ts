@@ -189,24 +189,28 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[]; h
 }
 
 /**
- * `toolConfig.functionCallingConfig` → canonical tool choice: AUTO → auto, NONE → none, ANY → required, or a
- * named tool when exactly one name is allowed. VALIDATED and multi-name ANY have no canonical form: the caller keeps
- * the original in `extra.toolConfig`.
+ * `toolConfig.functionCallingConfig` → canonical tool choice: AUTO and VALIDATED → auto, NONE → none, ANY → required,
+ * or a named tool when exactly one name is allowed; `allowed` is `allowedFunctionNames`, which "limits the functions
+ * the model will call" (with ANY or VALIDATED; https://ai.google.dev/api/caching#FunctionCallingConfig), for the caller
+ * to narrow the tools another vendor is offered. The original stays in `extra.toolConfig` for Gemini.
  */
-export function decodeToolChoice(cfg: unknown): ToolChoice | undefined {
-	if (cfg === undefined || cfg === null) return undefined
+export function decodeToolChoice(cfg: unknown): { choice?: ToolChoice; allowed?: Set<string> } {
+	if (cfg === undefined || cfg === null) return {}
 	if (!isObj(cfg)) throw badRequest('toolConfig must be an object', 'toolConfig')
 	const fcc = get(cfg, 'functionCallingConfig')
-	if (!isObj(fcc)) return undefined
+	if (!isObj(fcc)) return {}
 	const mode = str(fcc.mode)
 	const names = get(fcc, 'allowedFunctionNames')
-	if (mode === 'NONE') return { type: 'none' }
-	if (mode === 'ANY') {
-		if (Array.isArray(names) && names.length === 1 && typeof names[0] === 'string') return { type: 'tool', name: names[0] }
-		return { type: 'required' }
+	let allowed: Set<string> | undefined
+	if (names !== undefined && names !== null) {
+		const param = `toolConfig.functionCallingConfig.${fcc.allowedFunctionNames !== undefined ? 'allowedFunctionNames' : 'allowed_function_names'}`
+		if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw badRequest(`${param} must be an array of function names`, param)
+		if (names.length) allowed = new Set(names as string[])
 	}
-	if (mode === 'AUTO' || mode === 'VALIDATED') return { type: 'auto' }
-	return undefined
+	if (mode === 'NONE') return { choice: { type: 'none' } }
+	if (mode === 'ANY') return { choice: allowed?.size === 1 ? { type: 'tool', name: [...allowed][0]! } : { type: 'required' }, allowed }
+	if (mode === 'AUTO' || mode === 'VALIDATED') return { choice: { type: 'auto' }, allowed }
+	return { allowed }
 }
 
 // ── Encode ─────────────────────────────────────────────────────────────────────────────────────────────

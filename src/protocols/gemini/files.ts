@@ -4,7 +4,8 @@
  *
  * `inlineData{mimeType, data}` is an image (image/*), audio (audio/*), or any other file (application/pdf, text/plain…).
  * `fileData{fileUri, mimeType}` is a file Gemini fetches itself: a Files API URI or `gs://` (readable by Gemini only, so
- * refused for other vendors), or a web URL (an image URL stays an image; a document URL is a `url` source).
+ * refused for other vendors), or a web URL (an image URL stays an image; a document, audio or video URL, YouTube's
+ * included, is a `url` source, which vendors without such input refuse by name).
  * @module
  */
 import type { AudioPart, FilePart, ImagePart } from '../../core/ir'
@@ -15,6 +16,15 @@ import { get, isObj, type Obj, str } from './read'
 
 /** A Files API URI (`https://generativelanguage.googleapis.com/v1beta/files/…`) is a Gemini reference, not a web URL. */
 const isWebUrl = (uri: string): boolean => /^https?:\/\//i.test(uri) && !/^https?:\/\/generativelanguage\.googleapis\.com\//i.test(uri)
+
+/**
+ * A YouTube video's page, which Gemini reads as a video when given as `fileData.fileUri` with no mimeType
+ * (https://ai.google.dev/gemini-api/docs/video-understanding#youtube).
+ */
+const isYouTube = (uri: string): boolean => /^https?:\/\/(?:(?:www\.|m\.)?youtube\.com\/(?:watch|shorts\/|live\/|embed\/)|youtu\.be\/)/i.test(uri)
+
+/** The media type of a YouTube video, whose container is not known from its URL. */
+const YOUTUBE_VIDEO = 'video/*'
 
 /**
  * A user part's media → a canonical part, or undefined when the part holds no media.
@@ -42,7 +52,7 @@ export function decodeUserMedia(part: Obj, at: string): ImagePart | FilePart | A
 		if (!isWebUrl(uri)) return { type: 'file', source: given ? { kind: 'uri', uri, mediaType: given } : { kind: 'uri', uri }, path: at }
 		const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(uri)?.[1]
 		const guessed = ext ? guessMediaType('', `x.${ext}`) : undefined
-		const mediaType = given ?? (guessed === 'application/octet-stream' ? undefined : guessed)
+		const mediaType = given ?? (isYouTube(uri) ? YOUTUBE_VIDEO : guessed === 'application/octet-stream' ? undefined : guessed)
 		// A web URL of unknown type stays an image URL, as Gemini clients have long used fileData for them.
 		if (!mediaType || mediaType.startsWith('image/')) return { type: 'image', source: { kind: 'url', url: uri } }
 		return { type: 'file', source: { kind: 'url', url: uri, mediaType }, path: at }

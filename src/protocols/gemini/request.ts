@@ -54,9 +54,16 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	if (hosted) req.vendorOnly = hosted
 
 	const toolConfig = get(b, 'toolConfig')
-	const toolChoice = decodeToolChoice(toolConfig)
-	if (toolChoice) req.toolChoice = toolChoice
+	const { choice, allowed } = decodeToolChoice(toolConfig)
+	if (choice) req.toolChoice = choice
 	if (toolConfig !== undefined) extra.toolConfig = toolConfig
+	// Another vendor is offered only the allowed functions (as for OpenAI's allowed_tools): it has no list of its own.
+	// The names "should match [FunctionDeclaration.name]": naming none of them leaves nothing the model could call.
+	if (allowed && req.tools) {
+		req.tools = req.tools.filter((t) => allowed.has(t.name))
+		const param = 'toolConfig.functionCallingConfig.allowedFunctionNames'
+		if (!req.tools.length) throw badRequest(`${param} names none of the functionDeclarations (${[...allowed].join(', ')})`, param)
+	}
 
 	const cfg = get(b, 'generationConfig')
 	const { settings, rest, geminiOnly } = decodeGenerationConfig(cfg)

@@ -77,6 +77,7 @@ export function encodeFilePart(p: FilePart, where: string): WireFilePart[] {
 			if (s.store === 'openai') return [{ type: 'file', file: p.filename ? { file_id: s.id, filename: p.filename } : { file_id: s.id } }]
 			throw cannotSend(p, VENDOR, "a file id of Anthropic's file store is readable only by Anthropic; send the file's data instead", where)
 		case 'url':
+			if (s.mediaType?.toLowerCase().startsWith('video/')) throw cannotSend(p, VENDOR, 'it takes no video', where)
 			throw cannotSend(p, VENDOR, "it takes a file as file_data or file_id, not by URL; send the file's data instead", where)
 		case 'uri':
 			throw cannotSend(p, VENDOR, "a Gemini file URI is readable only by Gemini; send the file's data instead", where)

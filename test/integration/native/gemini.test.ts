@@ -67,6 +67,35 @@ describe('Gemini generateContent with @google/genai', () => {
 	})
 })
 
+// Gemini reads a YouTube video by its URL in fileData, with no mimeType (ai.google.dev/gemini-api/docs/video-understanding#youtube),
+// and a video file by URL; no other vendor's chat API takes video, so it must not reach them as an image URL.
+describe('Gemini fileData naming a video by URL', () => {
+	const parts = (fileData: { fileUri: string; mimeType?: string }) => [{ role: 'user', parts: [{ text: 'what happens' }, { fileData }] }]
+	for (const model of ['gpt-4o-mini', 'claude-sonnet-5']) {
+		it(`should refuse it for ${model} with a 400 naming the part and the video, before any upstream call`, async () => {
+			const a = await n.app.account(10)
+			const mock = model.startsWith('gpt') ? n.openai : n.anthropic
+			const before = mock.requests.length
+			for (const fileData of [{ fileUri: 'https://www.youtube.com/watch?v=9hE5-98ZeCg' }, { fileUri: 'https://youtu.be/9hE5-98ZeCg' }, { fileUri: 'https://example.com/clips/launch.mp4' }]) {
+				const err = (await genai(a.key, 'v1beta').models.generateContent({ model, contents: parts(fileData) }).catch((e: unknown) => e)) as { status?: number; message?: string }
+				expect(err.status).toBe(400)
+				expect(err.message).toContain('contents[0].parts[1]')
+				expect(err.message).toContain('video')
+				expect(err.message).toContain('INVALID_ARGUMENT')
+			}
+			expect(mock.requests.length).toBe(before)
+			expect((await usageRows(n.app, a.accountId)).map((r) => [r.status, r.cost])).toEqual([[400, 0], [400, 0], [400, 0]])
+			expect(await n.app.balance(a.accountId)).toBe(10)
+		})
+	}
+
+	it('should send it to a Gemini model as written', async () => {
+		const a = await n.app.account(10)
+		await genai(a.key, 'v1beta').models.generateContent({ model: 'gemini-2.5-flash', contents: parts({ fileUri: 'https://www.youtube.com/watch?v=9hE5-98ZeCg' }) })
+		expect(lastRequest(n.gemini).body.contents[0].parts[1]).toEqual({ fileData: { fileUri: 'https://www.youtube.com/watch?v=9hE5-98ZeCg' } })
+	})
+})
+
 describe('Gemini streamGenerateContent without alt=sse', () => {
 	for (const model of ['gemini-2.5-flash', 'claude-sonnet-5']) {
 		it(`should stream ${model} as one JSON array of chunks`, async () => {

@@ -236,6 +236,28 @@ describe('@google/genai function calling', () => {
 			const auto = await generate(ai, { model: MODEL[up], contents: 'weather #tools', config: { tools: weatherOnly, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } } } }, stream)
 			expect(auto.calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Tokyo' }])
 		})
+
+		// allowedFunctionNames "limits the functions the model will call" (mode ANY or VALIDATED): another vendor has no such
+		// list, so it must be offered only those functions, as for OpenAI's allowed_tools.
+		it(`should let the model call only the allowedFunctionNames, several with ANY and one with VALIDATED (${label(up, stream)})`, async () => {
+			const acct = await m.account()
+			const ai = genai(acct)
+			const three: Tool[] = [{ functionDeclarations: [...TOOLS[0]!.functionDeclarations!, { name: 'notes', parameters: { type: Type.OBJECT, properties: { topic: { type: Type.STRING } } } }] }]
+			const any = await generate(ai, { model: MODEL[up], contents: 'find the docs', config: { tools: three, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['lookup', 'notes'] } } } }, stream)
+			expect(any.calls.map((c) => [c.name, c.args])).toEqual([['lookup', { query: 'find the docs' }]])
+			const validated = await generate(ai, { model: MODEL[up], contents: 'notes #tools', config: { tools: three, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.VALIDATED, allowedFunctionNames: ['notes'] } } } }, stream)
+			expect(validated.calls.map((c) => [c.name, c.args])).toEqual([
+				['notes', { topic: 'Paris' }],
+				['notes', { topic: 'Tokyo' }],
+			])
+			const missing = await generate(ai, { model: MODEL[up], contents: 'x', config: { tools: three, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['missing'] } } } }, stream).catch((e: unknown) => e)
+			expect(missing).toBeInstanceOf(ApiError)
+			expect((missing as ApiError).status).toBe(400)
+			expect((missing as ApiError).message).toContain('allowedFunctionNames names none of the functionDeclarations')
+			if (up === 'gemini') return
+			const offered = (lastRequest(m.mocks[up]).body.tools as Array<{ name?: string; function?: { name: string } }>).map((t) => t.name ?? t.function?.name)
+			expect(offered).toEqual(['notes'])
+		})
 	}
 
 	for (const up of UPSTREAMS) {

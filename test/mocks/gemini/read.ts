@@ -64,8 +64,8 @@ export function readGenerate(b: Obj): Conversation {
 		lastUserText,
 		lastUserImages: toolResults ? 0 : lastUserImages,
 		toolResults,
-		// Mode NONE: the model sees the functions but may not call them.
-		tools: modeOf(b) === 'NONE' ? [] : toolSpecs(b.tools),
+		// Mode NONE: the model sees the functions but may not call them; allowedFunctionNames limits the ones it calls.
+		tools: modeOf(b) === 'NONE' ? [] : callable(b),
 		stop: asArr(pick(config, 'stopSequences', 'stop_sequences')).filter((s): s is string => typeof s === 'string'),
 		maxTokens: asNum(pick(config, 'maxOutputTokens', 'max_output_tokens')),
 		thinking: pick(thinking, 'includeThoughts', 'include_thoughts') === true,
@@ -82,10 +82,18 @@ const callingConfig = (b: Obj) => asObj(pick(asObj(pick(b, 'toolConfig', 'tool_c
 /** `toolConfig.functionCallingConfig.mode`: AUTO, ANY, NONE or VALIDATED. */
 const modeOf = (b: Obj) => asStr(callingConfig(b)?.mode)
 
+/**
+ * The functions the model may call: `allowedFunctionNames`, "when provided, limits the functions the model will call"
+ * (set with mode ANY or VALIDATED; https://ai.google.dev/api/caching#FunctionCallingConfig).
+ */
+function callable(b: Obj): ToolSpec[] {
+	const allowed = asArr(pick(callingConfig(b), 'allowedFunctionNames', 'allowed_function_names'))
+	const specs = toolSpecs(b.tools)
+	return allowed.length ? specs.filter((s) => allowed.includes(s.name)) : specs
+}
+
 /** `toolConfig.functionCallingConfig` mode ANY forces a call (of the first allowed function, when it names some). */
 function forcedCallOf(b: Obj): Conversation['forcedCall'] {
-	const cfg = callingConfig(b)
 	if (modeOf(b) !== 'ANY') return undefined
-	const allowed = asArr(pick(cfg, 'allowedFunctionNames', 'allowed_function_names'))
-	return forcedTool(toolSpecs(b.tools), { required: true, name: asStr(allowed[0]) })
+	return forcedTool(callable(b), { required: true })
 }

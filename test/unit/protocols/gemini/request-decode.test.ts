@@ -158,6 +158,17 @@ describe('gemini decodeRequest', () => {
 		expect(choice({ mode: 'VALIDATED' })).toEqual({ type: 'auto' })
 	})
 
+	it('should narrow the tools to allowedFunctionNames, and refuse names matching no declaration', () => {
+		const tools = [{ functionDeclarations: ['a', 'b', 'c'].map((name) => ({ name })) }]
+		const names = (functionCallingConfig: object) => decode({ contents: [user('x')], tools, toolConfig: { functionCallingConfig } }).tools?.map((t) => t.name)
+		expect(names({ mode: 'ANY', allowedFunctionNames: ['c', 'a'] })).toEqual(['a', 'c'])
+		expect(names({ mode: 'VALIDATED', allowedFunctionNames: ['b'] })).toEqual(['b'])
+		expect(names({ mode: 'NONE', allowedFunctionNames: ['b'] })).toEqual(['a', 'b', 'c'])
+		expect(names({ mode: 'ANY', allowedFunctionNames: [] })).toEqual(['a', 'b', 'c'])
+		expect(() => names({ mode: 'ANY', allowedFunctionNames: ['z'] })).toThrow('allowedFunctionNames names none of the functionDeclarations')
+		expect(() => names({ mode: 'ANY', allowedFunctionNames: 'a' })).toThrow('must be an array of function names')
+	})
+
 	it('should keep safetySettings and cachedContent in extra', () => {
 		const req = decode({
 			contents: [user('x')],
