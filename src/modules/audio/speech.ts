@@ -3,9 +3,9 @@
  * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens, and for audio
  * streamed as events the usage of its `speech.audio.done`, read as it passes: speech-usage.ts). Plain audio of a
  * model priced by tokens is asked upstream as events too and decoded back for the client (speech-events.ts), so that
- * it is charged its audio tokens as well. The charge is
- * settled when the audio has been relayed: in full when it all came through, and when the client left early (the
- * upstream made it); nothing when the upstream cut it, since the caller's audio is broken.
+ * it is charged its audio tokens as well. The charge is settled when the audio has been relayed: in full when it all
+ * came through, and when the client left early (the upstream made it; for usage the done event would have told, the
+ * input alone); nothing when the upstream cut it, since the caller's audio is broken.
  * @module
  */
 import { GatewayError } from '../../core/errors'
