@@ -53,6 +53,13 @@ export const ChannelSettings = T.Object(
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),
 		),
+		// Read by modules/audio/speech.ts `asksEvents`.
+		speech_sse: T.Optional(
+			T.Boolean({
+				description:
+					'false: plain-audio speech of a model priced by tokens is asked upstream as plain audio, not as speech.audio.delta events (stream_format: sse) decoded back, for an OpenAI-compatible vendor that refuses stream_format; such speech is then charged its input alone, the audio reporting no usage',
+			}),
+		),
 		// Read by modules/interactions/native.ts.
 		interactions_api: T.Optional(
 			T.Boolean({

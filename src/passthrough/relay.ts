@@ -64,10 +64,10 @@ export type PassOp = CallContext & {
 	route?: Route
 	/** The shape of the gateway's errors (default OpenAI's; the task services' clients read their own). */
 	shape?: ErrorShape
-	/** micro-USD to hold before the call: `want` when the headroom allows it, at least `min` (else 402). */
-	hold(price: ModelInfo): { want: number; min: number }
+	/** micro-USD to hold before the call: `want` when the headroom allows it, at least `min` (else 402); `channels` may serve it. */
+	hold(price: ModelInfo, channels: readonly Channel[]): { want: number; min: number }
 	/** The upstream call for one channel; may throw a GatewayError when this channel cannot take the input. */
-	request(ch: Channel, upstreamModel: string): UpstreamRequest | Promise<UpstreamRequest>
+	request(ch: Channel, upstreamModel: string, price: ModelInfo): UpstreamRequest | Promise<UpstreamRequest>
 	/** Reads a 2xx answer; throw a GatewayError for an unreadable one (retryable ones fail over). */
 	respond(res: Response, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Answer>
 }
@@ -91,7 +91,7 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 	const channels = route.channels.filter((c) => op.types.includes(c.type) && (!op.pin || op.pin(c)))
 	if (!channels.length)
 		throw new GatewayError('not_found', `The model "${op.model}" is not served for ${op.endpoint}`, { code: 'model_not_found', param: 'model' })
-	const { want, min } = op.hold(route.price)
+	const { want, min } = op.hold(route.price, channels)
 	const hold = await svc.ledger.reserve({ accountId: op.token.accountId, tokenId: op.token.id }, op.requestId, want, Math.min(min, want))
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
@@ -144,7 +144,7 @@ function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<A
 
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {
 	try {
-		const req = await op.request(ch, upstreamModel)
+		const req = await op.request(ch, upstreamModel, price)
 		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body }, channelTimeouts(ch.settings), op.signal)
 		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		return { answer: await op.respond(res, ch, upstreamModel, price) }

@@ -50,5 +50,9 @@ export const audioModule = (svc: Services) =>
 		.post('/v1/audio/speech', ({ body, token, requestId, startedAt, request }) => relayPassthrough(speechOp({ svc, token, requestId, startedAt, signal: request.signal }, body)), {
 			body: SpeechRequest,
 			response: { 200: t.File({ description: 'Audio bytes (audio/mpeg, audio/wav …), streamed as the upstream produces them' }), ...errors },
-			detail: { summary: 'Create speech', description: 'Text to speech, streamed back with the upstream content type. Priced per input character (`per_mchar` or `per_char`), else per input token.' },
+			detail: {
+				summary: 'Create speech',
+				description:
+					'Text to speech, streamed back as it is made, with the content type of its `response_format`. Priced per input character (`per_mchar` or `per_char`), else per token: the input and the audio tokens of the `speech.audio.done` usage (plain audio of such a model is asked upstream as events and decoded).',
+			},
 		})

@@ -1,9 +1,11 @@
 /**
  * POST /v1/audio/speech: the upstream's audio is streamed back as it arrives, with its content type. The price is
  * known before the call (per input character: `per_mchar` or `per_char`; else the input's tokens, and for audio
- * streamed as events the usage of its `speech.audio.done`, read as it passes: speech-usage.ts). The charge is
- * settled when the audio has been relayed: in full when it all came through, and when the client left early (the
- * upstream made it); nothing when the upstream cut it, since the caller's audio is broken.
+ * streamed as events the usage of its `speech.audio.done`, read as it passes: speech-usage.ts). Plain audio of a
+ * model priced by tokens is asked upstream as events too and decoded back for the client (speech-events.ts), so that
+ * it is charged its audio tokens as well. The charge is settled when the audio has been relayed: in full when it all
+ * came through, and when the client left early (the upstream made it; for usage the done event would have told, the
+ * input alone); nothing when the upstream cut it, since the caller's audio is broken.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -13,8 +15,9 @@ import { charCost, requestFee, tokensCost } from '../../passthrough/pricing'
 import type { CallContext, PassOp } from '../../passthrough/relay'
 import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
-import type { ModelInfo } from '../../routing/catalog'
+import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { SpeechRequest } from './model'
+import { SPEECH_CONTENT_TYPES, speechAudio } from './speech-events'
 import { speechUsageScanner } from './speech-usage'
 
 /** Characters as people count them (code points, so an emoji is one). */
@@ -43,7 +46,16 @@ export async function withFirstBytes(
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
 	}
-	const reader = res.body.getReader()
+	return firstBytesOf(res.body, signal, onChunk)
+}
+
+/** `withFirstBytes` of a body stream (a relayed answer's, or the audio decoded from its events). */
+export async function firstBytesOf(
+	body: ReadableStream<Uint8Array>,
+	signal?: AbortSignal,
+	onChunk?: (chunk: Uint8Array) => void,
+): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
+	const reader = body.getReader()
 	let first = await reader.read()
 	while (!first.done && first.value.byteLength === 0) first = await reader.read()
 	if (first.done) throw noAudio()
@@ -91,36 +103,58 @@ export async function withFirstBytes(
  */
 const AUDIO_TOKENS_PER_CHAR = 2
 
+/**
+ * Whether a call for plain audio goes upstream as events (`stream_format: "sse"`, decoded back to the audio's bytes
+ * for the client): only their done event tells the audio tokens a model priced by tokens is charged, where raw audio
+ * reports no usage and would be charged its input alone (~1/20 of gpt-4o-mini-tts's price). Not for models priced per
+ * character (tts-1, tts-1-hd: OpenAI refuses `sse` for them), nor on a channel with `settings.speech_sse: false` (an
+ * OpenAI-compatible vendor that refuses `stream_format`).
+ */
+const asksEvents = (body: SpeechRequest, chars: number, ch: Channel, p: ModelInfo): boolean =>
+	body.stream_format !== 'sse' && charCost(p, chars) === undefined && ch.settings.speech_sse !== false
+
 /** The pass operation of one speech call. */
 export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 	const chars = charCount(body.input)
 	const tokens = countText(body.input)
 	const price = (p: ModelInfo) => requestFee(p) + (charCost(p, chars) ?? tokensCost(p, tokens))
-	// Only event streams tell the audio's tokens (and are charged them); a plain audio body is charged its input.
-	const audioHold = (p: ModelInfo) =>
-		body.stream_format === 'sse' && charCost(p, chars) === undefined ? tokenCost({ ...emptyUsage(), output: chars * AUDIO_TOKENS_PER_CHAR, audioOutput: chars * AUDIO_TOKENS_PER_CHAR }, { ...p, perRequest: 0 }) : 0
+	// Only event streams tell the audio's tokens (and are charged them): the client's own, or those asked for it.
+	const audioHold = (p: ModelInfo, channels: readonly Channel[]) =>
+		charCost(p, chars) === undefined && (body.stream_format === 'sse' || channels.some((ch) => asksEvents(body, chars, ch, p)))
+			? tokenCost({ ...emptyUsage(), output: chars * AUDIO_TOKENS_PER_CHAR, audioOutput: chars * AUDIO_TOKENS_PER_CHAR }, { ...p, perRequest: 0 })
+			: 0
 	return {
 		...ctx,
 		endpoint: '/v1/audio/speech',
 		model: body.model,
 		stream: body.stream_format === 'sse',
 		types: ['openai'],
-		hold: (p) => ({ want: price(p) + audioHold(p), min: price(p) }),
-		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }),
-		async respond(res, _ch, _m, p) {
-			// A model priced by tokens streamed as events (`stream_format: "sse"`) is charged the usage of its done event:
-			// the audio it made at the output prices, which the input alone leaves out.
-			const scanner = charCost(p, chars) === undefined && (res.headers.get('content-type') ?? '').includes('text/event-stream') ? speechUsageScanner() : undefined
-			const { audio, ended } = await withFirstBytes(res, ctx.signal, scanner?.feed)
-			const headers: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
+		hold: (p, channels) => ({ want: price(p) + audioHold(p, channels), min: price(p) }),
+		request(ch, upstreamModel, p) {
+			const sent = asksEvents(body, chars, ch, p) ? { ...withModel(body, upstreamModel), stream_format: 'sse' } : withModel(body, upstreamModel)
+			return { url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(sent) }
+		},
+		async respond(res, ch, _m, p) {
+			const events = charCost(p, chars) === undefined && (res.headers.get('content-type') ?? '').includes('text/event-stream')
+			// Events the gateway asked for are decoded to the audio the client asked for; a vendor that ignored
+			// `stream_format` answered audio, relayed (and charged) as before.
+			const decoded = events && asksEvents(body, chars, ch, p) && res.body ? speechAudio(res.body) : undefined
+			// A model priced by tokens streamed as events to the client is charged the usage of its done event, read as it passes.
+			const scanner = events && !decoded ? speechUsageScanner() : undefined
+			const { audio, ended } = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed)
+			const type = decoded ? SPEECH_CONTENT_TYPES[body.response_format ?? 'mp3'] : res.headers.get('content-type')
+			const headers: Record<string, string> = { 'content-type': type ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
-			if (len) headers['content-length'] = len
+			if (len && !decoded) headers['content-length'] = len
 			const answer = { response: new Response(audio, { status: 200, headers }), cost: price(p), input: tokens, estimated: true, ended }
-			if (!scanner) return answer
+			const usage = decoded?.usage ?? scanner?.usage
+			if (!usage) return answer
 			return {
 				...answer,
+				// The audio it made at the output prices, which the input alone leaves out; the input alone when the done
+				// event never came (a client that left before it).
 				final() {
-					const u = scanner.usage()
+					const u = usage()
 					if (!u) return { cost: answer.cost, input: tokens, estimated: true }
 					// TTS output is audio: `audio_output_per_mtok` when the model lists it, else the output price.
 					const cost = requestFee(p) + tokenCost({ ...emptyUsage(), input: u.input, output: u.output, audioOutput: u.output }, { ...p, perRequest: 0 })

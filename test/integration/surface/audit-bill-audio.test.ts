@@ -63,13 +63,16 @@ describe('speech billed by tokens', () => {
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 182)
 	})
 
-	it('should bill the input alone, estimated, when the audio comes as bytes without usage', async () => {
+	it('should bill the same audio tokens when the client asks for plain audio (the gateway asks the upstream for events)', async () => {
 		const { key, accountId } = await app.account(1)
 		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
 		const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'hello there friend', voice: 'alloy' })
+		expect(res.headers.get('content-type')).toBe('audio/mpeg')
 		expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+		// Settled once the audio ended, just after its last bytes.
+		for (let i = 0; i < 50 && (await usageOf(app, accountId)).length === 0; i++) await Bun.sleep(20)
 		const [row] = await usageOf(app, accountId)
-		expect(row).toMatchObject({ endpoint: '/v1/audio/speech', input_tokens: 3, estimated: true })
-		expect(micros(row!.cost)).toBe(2)
+		expect(row).toMatchObject({ endpoint: '/v1/audio/speech', input_tokens: 3, output_tokens: 15, estimated: false })
+		expect(micros(row!.cost)).toBe(182)
 	})
 })

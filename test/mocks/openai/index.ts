@@ -62,7 +62,7 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 			case '/v1/images/variations':
 				return imageVariations(req.form, req.origin)
 			case '/v1/audio/speech':
-				return speech(body, jsonError)
+				return speech(body, jsonError, opts.speechStreamFormat)
 			case '/v1/audio/transcriptions':
 				return transcriptions(req.form)
 			case '/v1/audio/translations':

@@ -97,8 +97,13 @@ function audioBytes(format: string, seconds: number): Uint8Array<ArrayBuffer> {
 	return out
 }
 
-/** POST /v1/audio/speech: 0.25 s of silence per input word, streamed in 4 KiB chunks (or as SSE events with the usage). */
-export function speech(body: unknown, jsonError: boolean): Reply {
+/**
+ * POST /v1/audio/speech: 0.25 s of silence per input word, streamed in 4 KiB chunks (or as SSE events with the usage).
+ * `stream_format: "sse"` is refused for tts-1 and tts-1-hd, as OpenAI documents ("`sse` is not supported for `tts-1`
+ * or `tts-1-hd`"). `streamFormat` plays an OpenAI-compatible vendor without it: `ignore` answers plain audio whatever
+ * was asked, `reject` refuses the unknown parameter.
+ */
+export function speech(body: unknown, jsonError: boolean, streamFormat?: 'ignore' | 'reject'): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
@@ -114,6 +119,12 @@ export function speech(body: unknown, jsonError: boolean): Reply {
 			'string_above_max_length',
 		)
 	}
+	if (b.stream_format !== undefined && streamFormat === 'reject') return openaiError(400, "Unknown parameter: 'stream_format'.", 'stream_format', 'unknown_parameter')
+	if (b.stream_format !== undefined && b.stream_format !== 'sse' && b.stream_format !== 'audio') {
+		return openaiError(400, `Invalid value: '${String(b.stream_format)}'. Supported values are: 'sse' and 'audio'.`, 'stream_format', 'invalid_value')
+	}
+	const sseAsked = b.stream_format === 'sse' && streamFormat !== 'ignore'
+	if (sseAsked && (b.model === 'tts-1' || b.model === 'tts-1-hd')) return openaiError(400, `stream_format 'sse' is not supported for model '${b.model}'.`, 'stream_format', 'unsupported_value')
 	const format = asStr(b.response_format) ?? 'mp3'
 	const type = AUDIO_TYPES[format]
 	if (!type) return openaiError(400, `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`, 'response_format', 'invalid_value')
@@ -121,7 +132,7 @@ export function speech(body: unknown, jsonError: boolean): Reply {
 	const bytes = audioBytes(format, words * 0.25)
 	const chunks: Uint8Array<ArrayBuffer>[] = []
 	for (let i = 0; i < bytes.length; i += 4096) chunks.push(bytes.subarray(i, i + 4096))
-	if (b.stream_format !== 'sse') return { type: 'stream', status: 200, contentType: type, chunks, tail: 0 }
+	if (!sseAsked) return { type: 'stream', status: 200, contentType: type, chunks, tail: 0 }
 	// `stream_format: "sse"`: the audio as base64 `speech.audio.delta` events, then `speech.audio.done` with the usage
 	// (the input's tokens; 20 audio tokens a second of speech, 5 per word here).
 	const frames = chunks.map((c) => frame({ type: 'speech.audio.delta', audio: Buffer.from(c).toString('base64') }))

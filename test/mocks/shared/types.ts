@@ -47,6 +47,8 @@ export interface MockOptions {
 	models?: string[]
 	/** OpenAI mock: refuse tool call ids other than nine letters or digits, as Mistral's API does. */
 	alnum9ToolCallIds?: boolean
+	/** OpenAI mock, /v1/audio/speech: an OpenAI-compatible vendor that ignores `stream_format` (plain audio) or refuses it (400). */
+	speechStreamFormat?: 'ignore' | 'reject'
 }
 
 /** One request as the mock received it. */
