@@ -110,9 +110,9 @@ function inputBound(line: BatchLine): number {
 }
 
 /**
- * Tokens of the Responses input parts that name OpenAI's file store (`input_file` by `file_id` or `file_url`,
- * `input_image` by `file_id`): the Responses decoder leaves them out (no other vendor could read them), so they are
- * bounded here as a file or image the gateway cannot see is for a chat request (relay/file-tokens.ts).
+ * Tokens of the Responses input parts that name OpenAI's file store (`input_file` and `input_image` by `file_id`): the
+ * Responses decoder leaves them out (no other vendor could read them), so they are bounded here as a file or image the
+ * gateway cannot see is for a chat request (relay/file-tokens.ts). A file by `file_url` is decoded, and counted there.
  */
 function storedReferences(input: unknown): number {
 	if (!Array.isArray(input)) return 0
@@ -121,7 +121,7 @@ function storedReferences(input: unknown): number {
 		const content = isObj(item) && Array.isArray(item.content) ? item.content : []
 		for (const p of content) {
 			if (!isObj(p)) continue
-			if (p.type === 'input_file' && typeof p.file_data !== 'string') n += REFERENCED_FILE_TOKENS
+			if (p.type === 'input_file' && typeof p.file_data !== 'string' && typeof p.file_url !== 'string') n += REFERENCED_FILE_TOKENS
 			else if (p.type === 'input_image' && typeof p.image_url !== 'string') n += IMAGE_TOKENS
 		}
 	}

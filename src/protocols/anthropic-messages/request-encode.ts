@@ -5,9 +5,10 @@
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Reasoning, ResponseFormat } from '../../core/ir'
+import type { ChatRequest, Reasoning } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
 import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
+import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
 import { encodePart, toolIdMap } from './content-encode'
@@ -75,17 +76,6 @@ function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxToke
 	if (raw && raw.type !== 'enabled') return raw // adaptive / between_tools: no budget
 	const budget = fitThinkingBudget(thinkingBudget(r, effortToBudget('medium'))!, r.budgetTokens !== undefined, maxTokens, MIN_THINKING_BUDGET)
 	return budget === undefined ? { type: 'disabled' } : { ...raw, type: 'enabled', budget_tokens: budget }
-}
-
-/**
- * A JSON response format for a model without structured outputs (or a schema they cannot express): the schema is
- * stated as a system instruction (Anthropic's documented "prompt for JSON" approach).
- */
-export function jsonInstruction(f: ResponseFormat): string | undefined {
-	if (f.type === 'json_object') return 'Respond with a single valid JSON object and nothing else (no prose, no code fences).'
-	if (f.type === 'json_schema')
-		return `Respond with a single JSON object that conforms to the JSON Schema "${f.name}" below, and nothing else (no prose, no code fences).\n${JSON.stringify(f.schema)}`
-	return undefined
 }
 
 /**

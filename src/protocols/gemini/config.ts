@@ -258,6 +258,19 @@ export function encodeThinking(r: Reasoning, cap?: number): GeminiThinkingConfig
 	return budget === undefined ? { thinkingBudget: 0 } : { ...cfg, thinkingBudget: budget }
 }
 
+/**
+ * Whether the model takes a JSON answer format together with function declarations. Models before Gemini 3 refuse
+ * the two together: 400 INVALID_ARGUMENT "Function calling with a response mime type: 'application/json' is
+ * unsupported" (symfony/ai#1777, gemini-2.5-flash); Gemini 3 models combine structured outputs with tools
+ * (https://ai.google.dev/gemini-api/docs/structured-output). A name that tells no version is taken as an older model,
+ * whose prompted JSON every model follows.
+ * @example jsonWithFunctions('gemini-2.5-flash') === false
+ */
+export function jsonWithFunctions(model: string): boolean {
+	const m = /(?:^|\/)gemini-(\d+)/.exec(model)
+	return !!m && Number(m[1]) >= 3
+}
+
 /** Canonical settings → `generationConfig`; `undefined` when nothing is set. */
 export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig | undefined {
 	const cfg: GeminiGenerationConfig = {}

@@ -17,8 +17,10 @@ import {
 	encodeGenerationConfig,
 	encodeToolChoice,
 	encodeTools,
+	jsonWithFunctions,
 } from './config'
 import type { GeminiGenerationConfig, GeminiRequest, GeminiTool, GeminiToolConfig } from './model'
+import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { get, isObj, type Obj, spellings } from './read'
 import { decodeContents, encodeMessages } from './turns'
@@ -103,7 +105,10 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	// Gemini refuses empty `contents` ("contents is not specified"): a conversation of only a system prompt (valid in
 	// OpenAI chat) cannot go there. Retryable, so a channel that can take it is tried next.
 	if (!body.contents.length) throw unsupportedForModel('messages: Gemini models need at least one user or assistant message with content, and this conversation has none besides the system prompt', true, 'messages')
-	if (req.system?.length) body.systemInstruction = { parts: req.system.map((p) => ({ text: p.text })) }
+	// A JSON format the model cannot enforce alongside function tools goes as an instruction (config.ts).
+	const prompted = req.tools?.length && req.responseFormat && !jsonWithFunctions(model) ? jsonInstruction(req.responseFormat) : undefined
+	const system = [...(req.system ?? []).map((p) => ({ text: p.text })), ...(prompted ? [{ text: prompted }] : [])]
+	if (system.length) body.systemInstruction = { parts: system }
 
 	const tools: GeminiTool[] = req.tools?.length ? [encodeTools(req.tools)] : []
 	if (extra && Array.isArray(extra.tools)) tools.push(...(extra.tools as GeminiTool[]))
@@ -114,7 +119,7 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	// function_declarations"), which an OpenAI client's `tool_choice: 'auto'` with no tools would become.
 	else if (req.toolChoice && req.tools?.length) body.toolConfig = encodeToolChoice(req.toolChoice)
 
-	let cfg = encodeGenerationConfig(req)
+	let cfg = encodeGenerationConfig(prompted ? { ...req, responseFormat: undefined } : req)
 	if (extra) {
 		if (isObj(extra.generationConfig)) cfg = { ...(extra.generationConfig as GeminiGenerationConfig), ...cfg }
 		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: extra.thinkingConfig }

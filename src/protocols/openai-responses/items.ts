@@ -26,7 +26,7 @@ const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', '
 
 /**
  * Text, image and file parts of a message or tool output. Parts with no canonical slot (a file or image by OpenAI
- * `file_id`, a `file_url`) are skipped: they reach a non-OpenAI vendor only after `unconvertible` refused them.
+ * `file_id`) are skipped: they reach a non-OpenAI vendor only after `unconvertible` refused them.
  * A part of a type OpenAI does not know is refused as OpenAI refuses it, rather than dropped unseen.
  */
 function contentParts(content: unknown, at: string): Array<TextPart | ImagePart | FilePart> {
@@ -48,6 +48,7 @@ function contentParts(content: unknown, at: string): Array<TextPart | ImagePart 
 			return [image]
 		}
 		if (p.type === 'input_file' && typeof p.file_data === 'string') return [fileData(p, `${at}[${i}]`)]
+		if (p.type === 'input_file' && typeof p.file_url === 'string') return [fileUrl(p, `${at}[${i}]`)]
 		return []
 	})
 }
@@ -63,6 +64,22 @@ function fileData(p: Json, at: string): FilePart {
 	const parsed = parseDataUrl(data)
 	if (!parsed && data.startsWith('data:')) throw badRequest(`${at}.file_data must be a base64 data URL (data:<media-type>;base64,<data>) or base64 data`, `${at}.file_data`)
 	const out: FilePart = { type: 'file', source: parsed ? { kind: 'base64', ...parsed } : { kind: 'base64', mediaType: guessMediaType(data, filename), data }, path: at }
+	if (filename !== undefined) out.filename = filename
+	return out
+}
+
+/**
+ * `{type:"input_file", file_url, filename?}` → a file part by URL: a public address any vendor that reads documents by
+ * URL reads (Claude's `url` document), or the relay downloads for one that takes them only inline (Gemini,
+ * relay/images.ts). The Vercel AI SDK's Responses model sends a PDF given as a URL this way. The media type is the one
+ * the file name or the URL's path tells, if any; the vendors then read it as the PDF such a URL usually is.
+ */
+function fileUrl(p: Json, at: string): FilePart {
+	const url = p.file_url as string
+	if (!/^https?:\/\//i.test(url)) throw badRequest(`${at}.file_url must be an http(s) URL`, `${at}.file_url`)
+	const filename = str(p.filename)
+	const guessed = guessMediaType('', filename ?? new URL(url).pathname)
+	const out: FilePart = { type: 'file', source: guessed === 'application/octet-stream' ? { kind: 'url', url } : { kind: 'url', url, mediaType: guessed }, path: at }
 	if (filename !== undefined) out.filename = filename
 	return out
 }

@@ -188,8 +188,8 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 		const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : []
 		for (const [j, p] of parts.entries()) {
 			if (!isObject(p)) continue
-			// A file given as `file_data` is converted (items.ts); one of OpenAI's file store or by URL is not.
-			if ((p.type === 'input_file' && !str(p.file_data)) || p.type === 'input_audio' || (p.type === 'input_image' && !str(p.image_url)))
+			// A file given as `file_data` or by `file_url` is converted (items.ts); one of OpenAI's file store is not.
+			if ((p.type === 'input_file' && !str(p.file_data) && !str(p.file_url)) || p.type === 'input_audio' || (p.type === 'input_image' && !str(p.image_url)))
 				return `input[${i}] content[${j}] (${p.type === 'input_image' ? 'an image by file_id' : p.type}) is only available on OpenAI models`
 		}
 	}

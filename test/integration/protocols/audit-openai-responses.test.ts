@@ -6,6 +6,8 @@
  * whether the gateway kept it, so a stored answer that `GET /v1/responses/{id}` returns does not claim `store: false`;
  * and an `input_file` given as `file_data` (a base64 data URL, https://platform.openai.com/docs/guides/pdf-files)
  * reaches Claude as a document and Gemini as inline data, as chat completions' `file` part does, rather than a 400;
+ * and an `input_file` given by `file_url` (what the Vercel AI SDK's Responses model sends for a PDF URL) reaches Claude as
+ * a `url` document and Gemini inline (the gateway fetches it under its URL guard), rather than a 400 saying it needs OpenAI;
  * and `include: ["message.output_text.logprobs"]` with `top_logprobs` gives a Gemini answer's log probabilities on its
  * `output_text` part and each `response.output_text.delta`, and is refused for Claude, which has none, as on chat.
  */
@@ -18,11 +20,24 @@ import { label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from '.
 // The SDK warns on stderr about model names it does not know (ours are aliases).
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
+/** `%PDF-1.4` and a page object, served by `docs` at /report.pdf for the `file_url` tests. */
+const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj <</Type /Page>> endobj\n%%EOF')
+
 let m: Matrix
+let docs: ReturnType<typeof Bun.serve>
 beforeAll(async () => {
-	m = await startMatrix()
+	docs = Bun.serve({
+		hostname: '127.0.0.1',
+		port: 0,
+		fetch: (req) => (new URL(req.url).pathname === '/report.pdf' ? new Response(PDF_BYTES, { headers: { 'content-type': 'application/pdf' } }) : new Response('not found', { status: 404 })),
+	})
+	// The document server listens on loopback, which the URL guard lets the gateway fetch only when told to.
+	m = await startMatrix({ env: { FETCH_ALLOW: '127.0.0.1' } })
 }, SETUP_MS)
-afterAll(() => m.close())
+afterAll(async () => {
+	await m.close()
+	await docs.stop(true)
+})
 
 type Up = 'anthropic' | 'gemini'
 /** `store` as the Response object carries it (the SDK's type leaves it out; the API sends it). */
@@ -141,17 +156,45 @@ describe('input_file with file_data', () => {
 			expect(SENT[up](lastRequest(m.mocks[up]).body)).toEqual(EXPECTED[up])
 		})
 
-	for (const [what, part, param] of [
-		['a file_id', { type: 'input_file', file_id: 'file-abc' }, 'input[0].content[0]'],
-		['a file_url', { type: 'input_file', file_url: 'https://example.com/a.pdf' }, 'input[0].content[0]'],
-	] as const)
-		it(`should still refuse ${what}, which needs OpenAI, with a 400 naming the part`, async () => {
+	it('should still refuse a file_id, which needs OpenAI\'s file store, with a 400 naming the part', async () => {
+		const acct = await m.account()
+		const before = m.mocks.anthropic.requests.length
+		const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }] }] }).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+		expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('input[0].content[0]')
+		expect(m.mocks.anthropic.requests.length).toBe(before)
+	})
+})
+
+describe('input_file with file_url', () => {
+	const url = () => `http://127.0.0.1:${docs.port}/report.pdf`
+	const SENT: Record<Up, (body: Record<string, any>) => unknown> = {
+		anthropic: (b) => b.messages[0].content[0],
+		gemini: (b) => b.contents[0].parts[0],
+	}
+	// Claude reads a PDF by URL itself; Gemini takes documents only inline, so the gateway downloads it.
+	const EXPECTED: Record<Up, () => unknown> = {
+		anthropic: () => ({ type: 'document', source: { type: 'url', url: url() } }),
+		gemini: () => ({ inlineData: { mimeType: 'application/pdf', data: PDF_BYTES.toString('base64') } }),
+	}
+	const answer = (up: Up, text: string) => `${up === 'gemini' ? 'I see 1 image. ' : ''}Hello! You said: ${text}`
+
+	for (const [up, stream] of BOTH)
+		it(`should send a PDF by URL as the vendor's document and answer (${label(up, stream)})`, async () => {
 			const acct = await m.account()
-			const before = m.mocks.anthropic.requests.length
-			const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: [{ role: 'user', content: [part as OpenAI.Responses.ResponseInputFile] }] }).catch((e: unknown) => e)
-			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-			expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param)
-			expect(m.mocks.anthropic.requests.length).toBe(before)
+			const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: [{ type: 'input_file', file_url: url() }, { type: 'input_text', text: 'summarise this' }] }]
+			const r = stream ? await acct.openai.responses.stream({ model: MODEL[up], input }).finalResponse() : await acct.openai.responses.create({ model: MODEL[up], input })
+			expect(r.output_text).toBe(answer(up, 'summarise this'))
+			expect(SENT[up](lastRequest(m.mocks[up]).body)).toEqual(EXPECTED[up]())
+		})
+
+	for (const up of ['anthropic', 'gemini'] as Up[])
+		it(`should take a PDF URL from the Vercel AI SDK's Responses model, which sends it as file_url (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const model = createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).responses(MODEL[up])
+			const r = await generateText({ model, messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'application/pdf', data: new URL(url()) }, { type: 'text', text: 'sum it' }] }] })
+			expect(r.text).toBe(answer(up, 'sum it'))
+			expect(SENT[up](lastRequest(m.mocks[up]).body)).toEqual(EXPECTED[up]())
 		})
 })
 

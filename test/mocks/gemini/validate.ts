@@ -72,6 +72,18 @@ export function checkSchemas(tools: unknown): JsonReply | undefined {
 }
 
 /**
+ * A JSON response (`responseMimeType: application/json`) with function declarations: models before Gemini 3 answer
+ * 400 INVALID_ARGUMENT "Function calling with a response mime type: 'application/json' is unsupported" (reported
+ * against gemini-2.5-flash in symfony/ai#1777 and the Gemini forum); Gemini 3 models take structured outputs with tools.
+ */
+export function checkJsonWithFunctions(model: string, b: Obj): JsonReply | undefined {
+	const cfg = asObj(pick(b, 'generationConfig', 'generation_config'))
+	const json = cfg && pick(cfg, 'responseMimeType', 'response_mime_type') === 'application/json'
+	if (json && !/^gemini-([3-9]|\d{2,})/.test(model) && declarationsOf(b.tools).some((d) => d.length > 0))
+		return geminiError(400, "Function calling with a response mime type: 'application/json' is unsupported")
+}
+
+/**
  * A `toolConfig.functionCallingConfig` needs function declarations to apply to: without any, Gemini answers
  * 400 INVALID_ARGUMENT "Function calling config is set without function_declarations."
  */

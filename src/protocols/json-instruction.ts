@@ -1,0 +1,18 @@
+/**
+ * A JSON answer format stated as a system instruction, for an upstream that cannot enforce it alongside the rest of the
+ * request: Claude without structured outputs (Anthropic's documented "prompt for JSON" approach), Gemini models before
+ * Gemini 3 when function tools are offered too (protocols/gemini/request.ts).
+ * @module
+ */
+import type { ResponseFormat } from '../core/ir'
+
+/**
+ * The instruction for a JSON response format; undefined for plain text.
+ * @example jsonInstruction({ type: 'json_object' }) // 'Respond with a single valid JSON object and nothing else (…).'
+ */
+export function jsonInstruction(f: ResponseFormat): string | undefined {
+	if (f.type === 'json_object') return 'Respond with a single valid JSON object and nothing else (no prose, no code fences).'
+	if (f.type === 'json_schema')
+		return `Respond with a single JSON object that conforms to the JSON Schema "${f.name}" below, and nothing else (no prose, no code fences).\n${JSON.stringify(f.schema)}`
+	return undefined
+}
