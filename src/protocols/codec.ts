@@ -63,6 +63,12 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 */
 	readonly requiresMaxTokens?: boolean
 	/**
+	 * The vendor refuses a request whose prompt tokens plus output cap exceed the model's context window, however short
+	 * the answer would be (Anthropic since Claude 3.7 Sonnet: "input length and `max_tokens` exceed context limit"): a
+	 * cap the gateway chooses is fitted to the window (src/relay/output-limit.ts).
+	 */
+	readonly capWithinContext?: true
+	/**
 	 * One call gives several answers (OpenAI `n`, Gemini `candidateCount`): `encodeRequest` asks for `choices`, and
 	 * `decodeResponse` / `streamDecoder` read any one of them by its index. A protocol without it is asked once per
 	 * answer (src/relay/choices.ts).

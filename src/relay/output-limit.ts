@@ -6,10 +6,11 @@
  * header raising the limit, as Anthropic's `output-128k-2025-02-19` does for Claude 3.7 Sonnet, or a newer limit), and
  * answers a cap too large in its own words. A request that names no cap to a vendor that requires one (Anthropic
  * `max_tokens`) is reserved for, and sent, the model's maximum rather than a fixed default that cuts long answers
- * short.
+ * short. Where the gateway chooses the cap (none named, or a converted one lowered to the maximum) for a vendor that
+ * counts it against the context window (Anthropic), it is fitted to the room the prompt leaves.
  * @module
  */
-import { defaultOutputCap } from '../core/reasoning'
+import { DEFAULT_ANSWER_TOKENS, defaultOutputCap } from '../core/reasoning'
 import type { Price } from '../billing/pricing'
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolName } from '../protocols/codec'
@@ -50,4 +51,66 @@ export function fitOutputCap<P extends Price>(protocol: ProtocolName, ir: ChatRe
 export function uncappedOutput(ir: ChatRequest, channels: Channel[], limits: ModelLimits): number {
 	if (limits.maxOutput !== undefined && channels.some((ch) => chatAdapterFor(ch.type)?.protocol.requiresMaxTokens === true)) return limits.maxOutput
 	return defaultOutputCap(ir.reasoning)
+}
+
+/**
+ * Our prompt count is o200k's (relay/estimate.ts; texts over 64K characters by length / 3), and Claude's tokenizer is
+ * another that splits the same text into more tokens: OpenAI documents ~4 English characters per token, while ~3.5 is
+ * the usual figure for Claude, so ~15% more for English prose and more for code and other scripts; 25% covers that with
+ * room to spare (too large a margin only shortens the longest answer possible, too small one brings the vendor's 400
+ * back). The fixed part covers what the vendor adds to the prompt: the tool-use system prompt (up to 530 tokens,
+ * docs.anthropic.com/en/docs/tool-use-pricing-and-tokens) and the turns' markers.
+ */
+const PROMPT_MARGIN = 1.25
+const PROMPT_OVERHEAD = 1024
+/**
+ * The least cap the gateway fits down to: a default answer's room, which a thinking budget still fits under
+ * (core/reasoning.ts). A prompt that leaves less is sent it and judged by the vendor, whose own 400 is then the answer.
+ */
+export const MIN_FITTED_OUTPUT = DEFAULT_ANSWER_TOKENS
+
+/**
+ * The output room a context window leaves after a prompt of `input` estimated tokens, with the estimate's margin,
+ * never below `MIN_FITTED_OUTPUT`.
+ * @example outputRoom(200_000, 150_000) === 11_476
+ */
+export function outputRoom(window: number, input: number): number {
+	return Math.max(MIN_FITTED_OUTPUT, window - Math.ceil(input * PROMPT_MARGIN) - PROMPT_OVERHEAD)
+}
+
+/**
+ * The cap the gateway chooses for a request, before the balance: the model's maximum (configured, or set by
+ * `fitOutputCap`) or `uncapped` when the client named none, the maximum when the client's is above it; undefined when
+ * the client's own cap stands.
+ * @example chosenCap(undefined, { maxOutputTokens: null }, 64000) === 64000
+ */
+export function chosenCap(requested: number | undefined, price: Pick<Price, 'maxOutputTokens'>, uncapped: number): number | undefined {
+	const max = price.maxOutputTokens ?? undefined
+	if (requested === undefined) return max ?? uncapped
+	return max !== undefined && requested > max ? max : undefined
+}
+
+/**
+ * The largest cap the gateway may choose for a request converted for a vendor that refuses a prompt plus cap over the
+ * context window (Anthropic: "input length and `max_tokens` exceed context limit", since Claude 3.7 Sonnet,
+ * docs.anthropic.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size; OpenAI and Gemini
+ * refuse only a prompt over the window, their caps being separate). Undefined when `chosen` (chosenCap) fits or there
+ * is none, no window is known, or no channel converting the request has the rule: a request reaching Anthropic in its
+ * own protocol names its cap, and the vendor judges it. `bound` (the reservation's generous bound) settles the common
+ * case without counting; `count` (the tokenizer's) is asked only when the bound does not fit.
+ * @example contextRoom('openai-chat', [anthropicChannel], { contextWindow: 200000 }, 64000, 190000, () => 150000) === 11476
+ */
+export function contextRoom(
+	protocol: ProtocolName,
+	channels: Channel[],
+	limits: ModelLimits,
+	chosen: number | undefined,
+	bound: number,
+	count: () => number,
+): number | undefined {
+	const window = limits.contextWindow
+	if (window === undefined || chosen === undefined || outputRoom(window, bound) >= chosen) return undefined
+	if (!channels.some((ch) => chatAdapterFor(ch.type)?.protocol.capWithinContext === true && !speaksNatively(protocol, ch))) return undefined
+	const room = outputRoom(window, count())
+	return room < chosen ? room : undefined
 }

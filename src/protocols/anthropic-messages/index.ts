@@ -12,6 +12,7 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 export const anthropicMessages = {
 	name: 'anthropic-messages',
 	requiresMaxTokens: true,
+	capWithinContext: true,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -10,6 +10,7 @@ import { asObj, type Obj } from '../shared/json'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { inputTokens, plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId } from '../shared/text'
+import { checkContext } from './context'
 import { invalid } from './errors'
 import { checkMessages, readMessages, thinkingSignature } from './read'
 import { threaded, type ThreadStore } from './threads'
@@ -93,6 +94,8 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	if (bad) return bad
 	if (models && !models.includes(String(b.model))) return notFound(String(b.model))
 	const conv = readMessages(b)
+	const tooLong = checkContext(b, conv, headers)
+	if (tooLong) return tooLong
 	const p = plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	// A kept reply's id names one thread: unique, where the mock's other ids repeat for the same conversation.

@@ -27,6 +27,21 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 	})
 
 describe('anthropic mock: messages', () => {
+	it('should refuse input tokens plus max_tokens over the context window, as the API does', async () => {
+		const messages = [{ role: 'user', content: 'hello '.repeat(149_999) }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'hi' }]
+		const over = await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 64_000, messages })
+		expect(over.status).toBe(400)
+		expect(((await over.json()) as { error: unknown }).error).toEqual({
+			type: 'invalid_request_error',
+			message: 'input length and `max_tokens` exceed context limit: 150001 + 64000 > 200000, decrease input length or `max_tokens` and try again',
+		})
+		const ok = await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 49_999, messages })
+		expect(((await ok.json()) as { usage: { input_tokens: number } }).usage.input_tokens).toBe(150_001)
+		// The 1M window: Sonnet 4.6 has it, Sonnet 4.5 with the context-1m beta.
+		expect((await post('/v1/messages', { model: 'claude-sonnet-4-6', max_tokens: 64_000, messages })).status).toBe(200)
+		expect((await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 64_000, messages }, { 'anthropic-beta': 'context-1m-2025-08-07' })).status).toBe(200)
+	})
+
 	it('should answer with a text block and usage', async () => {
 		const r = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, system: 'be brief', messages: [{ role: 'user', content: 'hi there' }] })
 		expect(r.content).toEqual([{ type: 'text', text: 'Hello! You said: hi there' }] as typeof r.content)
