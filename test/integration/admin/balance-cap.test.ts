@@ -25,12 +25,14 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'g', type: 'gemini', base_url: mock.url, api_key: 'up-g', models: ['cap-gemini'], model_map: { 'cap-gemini': 'gemini-2.5-flash' } },
+				{ name: 'g', type: 'gemini', base_url: mock.url, api_key: 'up-g', models: ['cap-gemini', 'cap-voice'], model_map: { 'cap-gemini': 'gemini-2.5-flash', 'cap-voice': 'gemini-2.5-flash' } },
 				{ name: 'o', type: 'openai', base_url: openai.url, api_key: 'up-o', models: ['cap-gpt'], model_map: { 'cap-gpt': 'gpt-4o-mini' } },
 			],
 			models: [
 				{ name: 'cap-gemini', ...PRICE },
 				{ name: 'cap-gpt', ...PRICE },
+				// Spoken answers at ten times the text price: 300 micro-USD a token.
+				{ name: 'cap-voice', ...PRICE, audio_output_per_mtok: 300 },
 			],
 		},
 	})
@@ -87,5 +89,19 @@ describe('a cap the balance cannot cover, written in snake_case (Gemini)', () =>
 		expect(sent.stop).toEqual(['STOP'])
 		expect(text).not.toContain('STOP')
 		expect(await app.balance(accountId)).toBeGreaterThanOrEqual(0)
+	})
+
+	it('should hold a spoken answer asked in snake_case at the audio price: 402 when the balance cannot cover a minimal one', async () => {
+		const { accountId, key } = await app.account(0.001)
+		mock.reset()
+		// 16 audio tokens (the smallest answer held for) cost $0.0048: more than the balance. At the text price they fit.
+		const extraBody = { generation_config: { response_modalities: ['AUDIO'] } }
+		const err = await gemini(key)
+			.models.generateContent({ model: 'cap-voice', contents: 'say hello to my friends', config: { httpOptions: { extraBody } } })
+			.then(() => undefined, (e: { status?: number; message?: string }) => e)
+		expect(err?.status).toBe(402)
+		expect(JSON.parse(err!.message!)).toMatchObject({ error: { code: 402, status: 'RESOURCE_EXHAUSTED' } })
+		expect(mock.requests).toHaveLength(0)
+		expect(await app.balance(accountId)).toBe(0.001)
 	})
 })
