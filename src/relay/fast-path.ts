@@ -11,6 +11,7 @@ import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
+import { spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
@@ -64,7 +65,15 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			const own = ownSignaturesOnly(body.contents)
 			const contents = joinedFunctionResponses(own ?? body.contents) ?? own
 			if (contents) set('contents', contents)
-			if (cap !== undefined) set('generationConfig', { ...(body.generationConfig as Body | undefined), maxOutputTokens: cap })
+			if (cap !== undefined) {
+				// In the config Google reads, beside the caller's other settings: a `generationConfig` added next to the
+				// caller's `generation_config` would replace it, or be replaced by it and leave the answer uncapped.
+				const key = spelledAs(body, 'generationConfig')
+				const config: Body = { ...(body[key] as Body | undefined) }
+				delete config.max_output_tokens
+				config.maxOutputTokens = cap
+				set(key, config)
+			}
 			break
 		}
 	}

@@ -8,6 +8,7 @@
 import { type Reach, TOKEN_PRICES, WEB_SEARCH_PRICE } from '../billing/pricing'
 import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
+import { get } from '../protocols/gemini/read'
 import { isObject as isObj } from '../protocols/openai-chat/guards'
 import { chatAdapterFor } from '../providers/registry'
 import type { Channel } from '../routing/catalog'
@@ -70,10 +71,12 @@ function carriesAudio(ir: ChatRequest): boolean {
  */
 function asksAudio(call: ReachCall, channels: Channel[]): boolean {
 	const lists = [call.body.modalities]
-	const cfg = call.body.generationConfig ?? call.body.generation_config
+	// As Google reads them: of two spellings, the one written last (@google/genai sends an empty `generationConfig`
+	// beside a `generation_config` given in `extraBody`).
+	const cfg = get(call.body, 'generationConfig')
 	if (isObj(cfg)) {
-		if (cfg.speechConfig !== undefined || cfg.speech_config !== undefined) return true
-		lists.push(cfg.responseModalities, cfg.response_modalities)
+		if (get(cfg, 'speechConfig') !== undefined) return true
+		lists.push(get(cfg, 'responseModalities'))
 	}
 	if (lists.some((l) => Array.isArray(l) && l.some((m) => typeof m === 'string' && m.toLowerCase() === 'audio'))) return true
 	const model = call.ir.model

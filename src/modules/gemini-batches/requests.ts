@@ -66,17 +66,20 @@ export function batchBound(b: GeminiBatch, price: Price): number {
 		const bytes = enc.encode(JSON.stringify(request)).byteLength
 		let input = bytes
 		let reasoning
+		// The cap and candidates as the codec reads them, as Google does: `generation_config` too, and of both spellings
+		// the one written last (the SDK writes an empty `generationConfig` beside one given in `extraBody`).
+		let asked: number | undefined
+		let n = 1
 		try {
 			const ir = gemini.decodeRequest(request as never)
 			input = Math.max(bytes, boundInputTokens(ir))
 			reasoning = ir.reasoning
+			asked = ir.maxTokens
+			n = ir.choices ?? 1
 		} catch {
 			// A request the codec refuses is refused by Gemini too (an error response, not billed): its bytes bound it.
 		}
-		const config = isObj(request.generationConfig) ? request.generationConfig : {}
-		const asked = typeof config.maxOutputTokens === 'number' && config.maxOutputTokens >= 0 ? config.maxOutputTokens : undefined
 		const cap = asked ?? price.maxOutputTokens ?? defaultOutputCap(reasoning)
-		const n = typeof config.candidateCount === 'number' && config.candidateCount > 1 ? Math.floor(config.candidateCount) : 1
 		total += upperBound(input, cap * n, price)
 	}
 	return total

@@ -9,15 +9,41 @@ export type Obj = Record<string, unknown>
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+/** snake_case names by lowerCamel name, computed once each: `get` runs for every field of every body and chunk. */
+const snakes = new Map<string, string>()
+const snake = (camel: string): string => {
+	let s = snakes.get(camel)
+	if (s === undefined) snakes.set(camel, (s = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)))
+	return s
+}
 
 /**
- * Reads a field by its lowerCamel name, falling back to the snake_case spelling.
+ * The spelling of a field Google reads: of its lowerCamel and snake_case keys, the one written last when both are
+ * there, since ProtoJSON keeps the last of several assignments "using duplicate or equivalent JSON keys"
+ * (protobuf.dev/programming-guides/json); else the one present (lowerCamel when neither is).
+ * @example spelledAs({ generationConfig: {}, generation_config: { max_output_tokens: 9 } }, 'generationConfig') === 'generation_config'
+ */
+export function spelledAs(o: Obj, camel: string): string {
+	const s = snake(camel)
+	if (o[s] === undefined) return camel
+	if (o[camel] === undefined) return s
+	let last = camel
+	for (const k in o) if (k === camel || k === s) last = k
+	return last
+}
+
+/**
+ * Reads a field as Google does: by its lowerCamel or snake_case name, the one written last when both are there
+ * (`@google/genai` sends an empty `generationConfig` beside a `generation_config` passed in `extraBody`).
  * @example get({ system_instruction: x }, 'systemInstruction') === x
  */
 export function get(o: Obj, camel: string): unknown {
 	const v = o[camel]
-	return v !== undefined ? v : o[snake(camel)]
+	const s = snake(camel)
+	if (s === camel) return v
+	const w = o[s]
+	if (v === undefined) return w
+	return w === undefined ? v : o[spelledAs(o, camel)]
 }
 
 /** Both spellings of a field, to tell known keys from unknown ones. */

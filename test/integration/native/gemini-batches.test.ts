@@ -281,6 +281,24 @@ describe('Gemini batches', () => {
 		expect(await micro(exact.accountId)).toBe(0)
 	})
 
+	it('should hold the cap and the candidates of a request written in snake_case, as Google reads them', async () => {
+		// `generation_config` beside the empty `generationConfig` the SDK writes: Google reads the one written last.
+		const request = { contents: [{ role: 'user', parts: [{ text: 'needs a large cap' }] }], generationConfig: {}, generation_config: { max_output_tokens: 50_000, candidate_count: 2 } }
+		const extraBody = { batch: { inputConfig: { requests: { requests: [{ request }] } } } }
+		const create = (ai: GoogleGenAI) => ai.batches.create({ model: 'gemini-2.5-flash', src: [req('replaced by extraBody', 1)], config: { httpOptions: { extraBody } } })
+		// Two candidates of up to 50,000 tokens at $1.25 per million: $0.125, the bytes besides.
+		const bound = Math.round((Buffer.byteLength(JSON.stringify(request)) * 150_000) / 1e6) + 125_000 + 1
+		const poor = await client(usd(bound - 1))
+		const before = mock.requests.length
+		expect((await failure(create(poor.ai)))?.status).toBe(402)
+		expect(mock.requests.length).toBe(before)
+		expect(await micro(poor.accountId)).toBe(bound - 1)
+		const enough = await client(usd(bound))
+		await create(enough.ai)
+		expect(sentRequests()[0]!.request).toMatchObject({ generation_config: { max_output_tokens: 50_000, candidate_count: 2 } })
+		expect(await micro(enough.accountId)).toBe(0)
+	})
+
 	it("should charge nothing for a batch the upstream refuses, answering its error in Gemini's shape", async () => {
 		const a = await client(1)
 		mock.faultOnce = { kind: 'status', status: 503 }

@@ -17,5 +17,13 @@ export const asStr = (v: unknown): string | undefined => (typeof v === 'string' 
 /** The value as a finite number, or undefined. */
 export const asNum = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
-/** The first defined of two keys: Gemini's REST API accepts both lowerCamel and snake_case field names. */
-export const pick = (o: Obj | undefined, camel: string, snake: string): unknown => (o ? (o[camel] ?? o[snake]) : undefined)
+/**
+ * A field Gemini's REST API reads under its lowerCamel or its snake_case name. Given both, the one written later
+ * wins: ProtoJSON keeps the last of several assignments to one field, "using duplicate or equivalent JSON keys"
+ * (protobuf.dev/programming-guides/json), so a whole `generation_config` written after a `generationConfig` replaces it.
+ */
+export function pick(o: Obj | undefined, camel: string, snake: string): unknown {
+	if (!o) return undefined
+	if (o[camel] === undefined || o[snake] === undefined) return o[camel] ?? o[snake]
+	for (const k of Object.keys(o).reverse()) if (k === camel || k === snake) return o[k]
+}
