@@ -5,7 +5,7 @@
  * @module
  */
 import type { EncodedError } from '../codec'
-import { type ErrorKind, GatewayError } from '../../core/errors'
+import { type ErrorKind, GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { AnthropicErrorBody } from './model'
 
@@ -52,11 +52,13 @@ const RETRYABLE = new Set(['rate_limit_error', 'api_error', 'overloaded_error', 
  * An `error` object from an Anthropic body or stream event → GatewayError. Mid-stream failures are `upstream`
  * (the relay already committed to this channel), except an overload: `overloaded`, the 503 every caller gets for an
  * Anthropic 529 (also when it is the first event of a stream and no channel answers instead); `code` keeps the type.
+ * A rate limit is the gateway's own 429, as at the HTTP level (Anthropic's text names the gateway's organization).
  */
 export function upstreamError(error: unknown, fallback = 'upstream error'): GatewayError {
 	const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {}
 	const type = typeof e.type === 'string' ? e.type : 'api_error'
 	const message = typeof e.message === 'string' && e.message ? e.message : fallback
+	if (type === 'rate_limit_error') return upstreamRateLimited(message)
 	return new GatewayError(type === 'overloaded_error' ? 'overloaded' : 'upstream', message, { code: type, retryable: RETRYABLE.has(type) })
 }
 
