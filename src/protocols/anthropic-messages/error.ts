@@ -62,8 +62,20 @@ export function upstreamError(error: unknown, fallback = 'upstream error'): Gate
 	return new GatewayError(type === 'overloaded_error' ? 'overloaded' : 'upstream', message, { code: type, retryable: RETRYABLE.has(type) })
 }
 
+/**
+ * A prompt longer than the context window in Anthropic's words, "prompt is too long: N tokens > M maximum"
+ * (https://docs.anthropic.com/en/api/errors), which Claude Code and other Anthropic clients compact their history on,
+ * whichever vendor refused it.
+ */
+function overflowMessage(err: GatewayError): string {
+	const o = err.overflow!
+	if (o.tokens !== undefined && o.max !== undefined) return `prompt is too long: ${o.tokens} tokens > ${o.max} maximum`
+	return err.message.startsWith('prompt is too long') ? err.message : `prompt is too long: ${err.message}`
+}
+
 const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
-	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message: err.message } }
+	const message = err.overflow ? overflowMessage(err) : err.message
+	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message } }
 	// Anthropic's SDK acts on `error.details.error_code` (a lost message thread is replayed under a new one).
 	if (err.details) out.error.details = err.details
 	if (requestId) out.request_id = requestId
