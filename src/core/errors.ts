@@ -56,11 +56,26 @@ export class GatewayError extends Error {
 	 * a lost message thread) and types its errors by: rendered in Anthropic's shape only.
 	 */
 	readonly details?: ErrorDetails
+	/**
+	 * A prompt longer than the model's context window (code `context_length_exceeded`): the token counts the vendor
+	 * gave, so each protocol words it as its own API does (Anthropic: "prompt is too long: N tokens > M maximum").
+	 */
+	readonly overflow?: ContextOverflow
 
 	constructor(
 		kind: ErrorKind,
 		message: string,
-		opts: { code?: string; status?: number; retryable?: boolean; retryAfter?: number; param?: string; detail?: string; details?: ErrorDetails; cause?: unknown } = {},
+		opts: {
+			code?: string
+			status?: number
+			retryable?: boolean
+			retryAfter?: number
+			param?: string
+			detail?: string
+			details?: ErrorDetails
+			overflow?: ContextOverflow
+			cause?: unknown
+		} = {},
 	) {
 		super(message, { cause: opts.cause })
 		this.name = 'GatewayError'
@@ -72,8 +87,15 @@ export class GatewayError extends Error {
 		this.param = opts.param
 		this.detail = opts.detail
 		this.details = opts.details
+		this.overflow = opts.overflow
 	}
 }
+
+/** The prompt's tokens and the model's maximum, when the vendor's refusal of an overlong prompt names them. */
+export type ContextOverflow = { tokens?: number; max?: number }
+
+/** The code of a prompt longer than the context window, OpenAI's, which agents compact their history on. */
+export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded'
 
 /** Anthropic's `error.details`: its `error_code`, and for `thread_unsupported_request` the fields it names. */
 export type ErrorDetails = { error_code: string; unsupported?: string[] }
@@ -114,7 +136,12 @@ export const upstreamRateLimited = (said: string, retryAfter?: number) =>
  * succeeds) with a message of our own; the vendor's words go to `detail`.
  * @example upstreamStatusError(429, 'slow down', 3).retryable === true
  */
-export function upstreamStatusError(status: number, message: string, retryAfter?: number, said: { code?: string; param?: string; details?: ErrorDetails } = {}): GatewayError {
+export function upstreamStatusError(
+	status: number,
+	message: string,
+	retryAfter?: number,
+	said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow } = {},
+): GatewayError {
 	if (status === 429) return upstreamRateLimited(message, retryAfter)
 	// An overloaded upstream (Anthropic 529 overloaded_error, OpenAI and Gemini 503 / UNAVAILABLE) reaches every
 	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it.
@@ -130,5 +157,6 @@ export function upstreamStatusError(status: number, message: string, retryAfter?
 	if (status === 404) return new GatewayError('not_found', message, { code: said.details ? said.details.error_code : 'model_not_found', details: said.details })
 	if (status === 413) return new GatewayError('payload_too_large', message)
 	// The request's own fault: the vendor's code and param go with it (`context_length_exceeded` is what agents compact on).
+	if (said.overflow) return new GatewayError('invalid_request', message, { status: 400, code: CONTEXT_LENGTH_EXCEEDED, param: said.param, overflow: said.overflow })
 	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param, details: said.details })
 }

@@ -5,7 +5,7 @@
  * 5xx the gateway's 502; a rate limit (429) is 429 `upstream_rate_limited` in the gateway's words. How long to wait
  * comes from `retry-after-ms`, `retry-after` or, for Gemini, the body's `google.rpc.RetryInfo`.
  */
-import { type ErrorDetails, type GatewayError, upstreamStatusError } from '../core/errors'
+import { CONTEXT_LENGTH_EXCEEDED, type ContextOverflow, type ErrorDetails, type GatewayError, upstreamStatusError } from '../core/errors'
 
 /**
  * @param retryAfter the response's headers (read for `retry-after-ms` and `retry-after`), or the `retry-after`
@@ -13,7 +13,7 @@ import { type ErrorDetails, type GatewayError, upstreamStatusError } from '../co
  */
 export function upstreamError(status: number, text: string, retryAfter: Headers | string | null): GatewayError {
 	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
-	const said: { code?: string; param?: string; details?: ErrorDetails } = {}
+	const said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow } = {}
 	let wait = typeof retryAfter === 'string' || retryAfter === null ? parseRetryAfter(retryAfter) : retryAfterOf(retryAfter)
 	try {
 		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown; code?: unknown; param?: unknown; type?: unknown; status?: unknown } | string; message?: unknown }
@@ -32,7 +32,26 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 	} catch {
 		// not JSON: keep the text
 	}
+	if (status === 400) said.overflow = contextOverflow(message, said.code)
 	return upstreamStatusError(status, message, wait, said)
+}
+
+/**
+ * A vendor's refusal of a prompt longer than the model's context window, with the counts its words give:
+ * Anthropic "prompt is too long: 208656 tokens > 200000 maximum" (https://docs.anthropic.com/en/api/errors), OpenAI
+ * `code: "context_length_exceeded"` ("This model's maximum context length is 128000 tokens. However, your messages
+ * resulted in 130532 tokens…", or without counts), Gemini INVALID_ARGUMENT "The input token count (1196265) exceeds
+ * the maximum number of tokens allowed (1048575)."
+ * @example contextOverflow('prompt is too long: 208656 tokens > 200000 maximum') // { tokens: 208656, max: 200000 }
+ */
+export function contextOverflow(message: string, code?: string): ContextOverflow | undefined {
+	let m = /prompt is too long: (\d+) tokens > (\d+) maximum/.exec(message)
+	if (m) return { tokens: Number(m[1]), max: Number(m[2]) }
+	m = /input token count \(?(\d+)\)? exceeds the maximum number of tokens allowed \(?(\d+)\)?/.exec(message)
+	if (m) return { tokens: Number(m[1]), max: Number(m[2]) }
+	m = /maximum context length is (\d+) tokens[^]*?(?:resulted in|requested) (\d+) tokens/.exec(message)
+	if (m) return { tokens: Number(m[2]), max: Number(m[1]) }
+	return code === CONTEXT_LENGTH_EXCEEDED ? {} : undefined
 }
 
 /**

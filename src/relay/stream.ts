@@ -206,6 +206,8 @@ function decodeChunks(decoder: FrameDecoder, batches: AsyncIterator<SseFrame[], 
  */
 export function beforeContentError(e: GatewayError | undefined): GatewayError {
 	if (!e) return new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true })
+	// The decoders already make a vendor's rate limit the gateway's own (upstreamRateLimited).
+	if (e.kind === 'rate_limit') return e
 	return isRateLimit(e) ? upstreamRateLimited(e.message) : new GatewayError(e.kind, e.message, { code: e.code, retryable: true })
 }
 

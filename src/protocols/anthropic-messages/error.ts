@@ -5,7 +5,7 @@
  * @module
  */
 import type { EncodedError } from '../codec'
-import { type ErrorKind, GatewayError } from '../../core/errors'
+import { type ErrorKind, GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import type { AnthropicErrorBody } from './model'
 
@@ -52,16 +52,30 @@ const RETRYABLE = new Set(['rate_limit_error', 'api_error', 'overloaded_error', 
  * An `error` object from an Anthropic body or stream event → GatewayError. Mid-stream failures are `upstream`
  * (the relay already committed to this channel), except an overload: `overloaded`, the 503 every caller gets for an
  * Anthropic 529 (also when it is the first event of a stream and no channel answers instead); `code` keeps the type.
+ * A rate limit is the gateway's own 429, as at the HTTP level (Anthropic's text names the gateway's organization).
  */
 export function upstreamError(error: unknown, fallback = 'upstream error'): GatewayError {
 	const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {}
 	const type = typeof e.type === 'string' ? e.type : 'api_error'
 	const message = typeof e.message === 'string' && e.message ? e.message : fallback
+	if (type === 'rate_limit_error') return upstreamRateLimited(message)
 	return new GatewayError(type === 'overloaded_error' ? 'overloaded' : 'upstream', message, { code: type, retryable: RETRYABLE.has(type) })
 }
 
+/**
+ * A prompt longer than the context window in Anthropic's words, "prompt is too long: N tokens > M maximum"
+ * (https://docs.anthropic.com/en/api/errors), which Claude Code and other Anthropic clients compact their history on,
+ * whichever vendor refused it.
+ */
+function overflowMessage(err: GatewayError): string {
+	const o = err.overflow!
+	if (o.tokens !== undefined && o.max !== undefined) return `prompt is too long: ${o.tokens} tokens > ${o.max} maximum`
+	return err.message.startsWith('prompt is too long') ? err.message : `prompt is too long: ${err.message}`
+}
+
 const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
-	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message: err.message } }
+	const message = err.overflow ? overflowMessage(err) : err.message
+	const out: AnthropicErrorBody = { type: 'error', error: { type: ERROR_TYPE[err.kind] ?? 'api_error', message } }
 	// Anthropic's SDK acts on `error.details.error_code` (a lost message thread is replayed under a new one).
 	if (err.details) out.error.details = err.details
 	if (requestId) out.request_id = requestId

@@ -6,7 +6,7 @@
  * json_delta (WIRE-NOTES #2, BerriAI/litellm#25561).
  * @module
  */
-import { GatewayError } from '../../core/errors'
+import { GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import { jsonOrUndefined } from '../../core/json'
 import { type SignatureOrigin, tagSignature } from '../../core/signatures'
@@ -133,7 +133,9 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			const err = errorDetails(chunk)
 			if (err) {
 				close()
-				out.push({ type: 'error', error: upstreamError(err.message, err.status, err.code === 503 || err.status === 'UNAVAILABLE') })
+				// A rate limit is the gateway's own, as at the HTTP level: Google's text names the gateway's project.
+				const limited = err.code === 429 || err.status === 'RESOURCE_EXHAUSTED'
+				out.push({ type: 'error', error: limited ? upstreamRateLimited(err.message) : upstreamError(err.message, err.status, err.code === 503 || err.status === 'UNAVAILABLE') })
 				over = true
 				return
 			}

@@ -10,7 +10,7 @@ import type { AudioPart, FilePart, ImagePart, Message, Part, TextPart, ToolCallP
 /** What only OpenAI's models take, found in the messages (the caller tags it with the protocol). */
 export type OpenAIOnly = Omit<VendorOnly, 'protocol'>
 import { openaiToolCallId, packToolCallId, plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
-import { cannotSend } from '../files'
+import { asPlainParts, cannotSend } from '../files'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
 import { decodeAudioPart, decodeFilePart, encodeAudioPart, encodeFilePart, type WireFilePart } from './files'
 import { isObject, notObject, notString, optString, reqArray, reqObject, reqString, type Json } from './guards'
@@ -255,6 +255,14 @@ function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMess
 		p.content.forEach((c, ci) => {
 			const where = `messages[${mi}].content[${pi}].content[${ci}]`
 			if (c.type === 'text') texts.push(c.text)
+			else if (c.type === 'file' && asPlainParts(c)) {
+				// A plain-text or custom-content document is the tool's answer in text: it stays in the tool message (in a
+				// user message after it, the call read as answering nothing and the file as the user's words).
+				for (const q of asPlainParts(c)!) {
+					if (q.type === 'text') texts.push(q.text)
+					else carried.push({ part: q, where })
+				}
+			}
 			// OpenAI tool messages are text-only: images and files a tool returned travel in the user turn that follows.
 			else carried.push({ part: c, where })
 		})

@@ -2,7 +2,7 @@
  * `chat.completion` bodies ⇄ canonical response (https://platform.openai.com/docs/api-reference/chat/object).
  * @module
  */
-import { GatewayError } from '../../core/errors'
+import { GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { ChatResponse, TextPart, ToolCallPart, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { packToolCallId, unpackToolCallId } from '../../core/tool-ids'
@@ -15,11 +15,17 @@ import { encodeMcpCalls, type McpCall } from './mcp'
 import type { OpenAIChatCompletion } from './model'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
 
-/** The upstream's error object as a GatewayError (a 200 body can still carry `{error}` on some compatibles). */
+/**
+ * The upstream's error object as a GatewayError (a 200 body can still carry `{error}` on some compatibles; a stream an
+ * `error` chunk). A rate limit (`code: "rate_limit_exceeded"`, or a compatible's `type: "rate_limit_error"`) is the
+ * gateway's own, as at the HTTP level: OpenAI's text names the gateway's organization.
+ */
 export function upstreamError(error: unknown): GatewayError {
 	const e = isObject(error) ? error : {}
 	const code = str(e.code) ?? (typeof e.code === 'number' ? String(e.code) : undefined)
-	return new GatewayError('upstream', str(e.message) ?? 'upstream error', { code, retryable: true })
+	const message = str(e.message) ?? 'upstream error'
+	if (code === 'rate_limit_exceeded' || e.type === 'rate_limit_error') return upstreamRateLimited(message)
+	return new GatewayError('upstream', message, { code, retryable: true })
 }
 
 /** Text of `message.content`: a string, or text parts on some compatibles. */

@@ -31,10 +31,18 @@ const validSignature = (thinking: string, signature: unknown): boolean =>
 export const blocksOf = (content: unknown): Obj[] =>
 	typeof content === 'string' ? [{ type: 'text', text: content }] : asArr(content).map((b) => asObj(b) ?? {})
 
-/** Text of a `tool_result` content: a string, or its text blocks joined. */
+/**
+ * Text of a `tool_result` content: a string, or its text blocks joined, with the text a document block gives the model
+ * (a plain-text source's data, a custom-content source's text blocks; its images count as images).
+ */
 function resultContent(content: unknown): { text: string; images: number } {
 	if (typeof content === 'string') return { text: content, images: 0 }
-	const blocks = blocksOf(content)
+	const blocks = blocksOf(content).flatMap((b) => {
+		const source = b.type === 'document' ? asObj(b.source) : undefined
+		if (source?.type === 'text') return [{ type: 'text', text: source.data }]
+		if (source?.type === 'content') return blocksOf(source.content)
+		return [b]
+	})
 	return { text: blocks.filter((b) => b.type === 'text').map((b) => String(b.text ?? '')).join(' '), images: blocks.filter((b) => b.type === 'image').length }
 }
 

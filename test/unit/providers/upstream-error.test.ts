@@ -3,6 +3,7 @@
  * them (an agent compacts its history on `context_length_exceeded`).
  */
 import { describe, expect, it } from 'bun:test'
+import { encodeError } from '../../../src/protocols/anthropic-messages/error'
 import { errorBody } from '../../../src/protocols/openai-chat/error'
 import { retryAfterOf, retryDelayOf, upstreamError } from '../../../src/providers/upstream-error'
 
@@ -12,6 +13,15 @@ describe('upstreamError', () => {
 		const e = upstreamError(400, JSON.stringify(said), null)
 		expect(e).toMatchObject({ kind: 'invalid_request', status: 400, code: 'context_length_exceeded', param: 'messages', retryable: false })
 		expect(errorBody(e).error).toEqual({ message: said.error.message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' })
+	})
+
+	it('should word an overlong prompt without counts as Anthropic does, keeping the vendor\'s explanation', () => {
+		const said = { error: { message: 'Your input exceeds the context window of this model. Please adjust your input and try again.', type: 'invalid_request_error', code: 'context_length_exceeded' } }
+		const e = upstreamError(400, JSON.stringify(said), null)
+		expect(e).toMatchObject({ kind: 'invalid_request', code: 'context_length_exceeded', overflow: {} })
+		expect((encodeError(e).body as { error: { message: string } }).error.message).toBe(`prompt is too long: ${said.error.message}`)
+		// Any other 400 is not one.
+		expect(upstreamError(400, JSON.stringify({ error: { message: 'max_tokens is too large', code: 'invalid_value' } }), null).overflow).toBeUndefined()
 	})
 
 	it("should keep the vendor's words of a 401 or 403 out of the caller's message, and cope with odd bodies", () => {
