@@ -7,6 +7,7 @@ import type { AuthToken } from '../auth/api-key'
 import { failedRow } from '../billing/usage-record'
 import { GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest } from '../core/ir'
+import { type CodeOutputs, codeOutputsOf } from '../protocols/anthropic-messages/code-outputs'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
 import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
 import type { ProtocolCodec } from '../protocols/codec'
@@ -60,18 +61,35 @@ export type ChatCall = {
 	 * (modules/gemini-files/refs.ts), which no other vendor key can read.
 	 */
 	pinned?: { channelId: number; what: string }
-	/** The Files API files the request names (modules/anthropic-files/refs.ts). */
+	/** The Files API files and the code execution container the request names (modules/anthropic-files/refs.ts). */
 	files?: FileTerms
+	/** The request offers Claude's code execution tool: what its answer names is recorded (modules/anthropic-files/outputs.ts). */
+	outputs?: OutputTerms
 }
 
 /**
- * A request naming files uploaded with Anthropic's Files API (`source: {type: 'file', file_id}`), all the account's:
- * the vendor key that holds them is one channel's, so only that channel can serve the request.
+ * A request offering Claude's code execution tool: the files its code writes and the container it runs in are kept
+ * by the vendor key that ran it, so they are recorded to the account with that channel before the answer naming them
+ * goes out (the caller may download a file at once, another account may not, and a request reusing the container is
+ * sent to the same channel).
+ */
+export type OutputTerms = {
+	/** Records what an answer from `channelId` names. Never rejects. */
+	keep(found: CodeOutputs, channelId: number): Promise<void>
+}
+
+/**
+ * A request naming files uploaded with Anthropic's Files API (`source: {type: 'file', file_id}`), all the account's,
+ * or a code execution container to reuse (`container`) the account's answers named: the vendor key that holds them is
+ * one channel's, so only that channel can serve the request.
  */
 export type FileTerms = {
-	/** The channel the files were uploaded to. */
+	/** The channel the files were uploaded to (or written on), or that ran the container. */
 	channelId: number
+	/** The files named (none when only a container is). */
 	ids: string[]
+	/** The container named. */
+	container?: string
 	/** The client's headers with the Files API beta named in `anthropic-beta` (sent on by the fast path). */
 	inbound: Headers
 }
@@ -169,8 +187,10 @@ export function relayRoute(
 		includeUsage(body: unknown): boolean
 		/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
 		thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
-		/** The uploaded files a body names, when the protocol has them: undefined (no promise) for a body naming none. */
-		files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms> | undefined
+		/** The uploaded files (or container) a body names, when the protocol has them: undefined (no promise) for a body naming none. */
+		files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
+		/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
+		outputs?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, requestId: string) => OutputTerms | undefined
 	},
 ): HotRoute {
 	return {
@@ -193,9 +213,11 @@ export function relayRoute(
 				inbound: request.headers,
 				signal: request.signal,
 			}
+			const outputs = o.outputs?.(wire, raw, token, requestId)
+			if (outputs) call.outputs = outputs
 			const thread = o.thread?.(wire, token)
 			const files = o.files?.(wire, raw, token, request.headers)
-			if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), files: f, inbound: f.inbound }))
+			if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), ...(f ? { files: f, inbound: f.inbound } : {}) }))
 			return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
 		},
 	}
@@ -209,10 +231,18 @@ export function relayRoute(
 function filesRoute(svc: Services, route: Route, files: FileTerms, model: string): Route {
 	const on = onChannel(route, files.channelId)
 	if (on) return on
-	const named = files.ids.length > 1 ? `the files ${files.ids.join(', ')}` : `the file ${files.ids[0]}`
+	const named = files.ids.length > 1 ? `the files ${files.ids.join(', ')}` : files.ids.length ? `the file ${files.ids[0]}` : `the container ${files.container}`
 	if (!svc.catalog.channel(files.channelId)) throw new GatewayError('unavailable', `The channel holding ${named} is not available`, { code: 'channel_unavailable' })
-	throw unreadableFiles(named, model)
+	throw files.ids.length ? unreadableFiles(named, model) : foreignContainer(named, model)
 }
+
+/** A container runs on the vendor key that created it: another channel's key answers it not found. */
+const foreignContainer = (named: string, model: string) =>
+	new GatewayError(
+		'invalid_request',
+		`container: ${named} was created by the Anthropic channel that ran its code, and model "${model}" is not served there; use a model of that channel, or omit \`container\` to start a new one`,
+		{ code: 'unsupported_for_model', param: 'container' },
+	)
 
 const unreadableFiles = (named: string, model: string) =>
 	new GatewayError(
@@ -349,9 +379,21 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	await settle(info, budget, { usage, estimateOutput, status: 200, endReason: 'ok', ...outcome })
-	// Before the answer goes out: the client may continue the thread at once.
+	// Before the answer goes out: the client may continue the thread, or download a file the code wrote, at once.
 	if (call.thread && messageId !== undefined) await call.thread.keep(messageId, ch.id, threadSize(usage, budget))
+	if (call.outputs && fast) await keepOutputs(call.outputs, text, ch.id)
 	return { ok: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
+}
+
+/** Records the code execution outputs a whole answer names (only for a request offering the tool: its body is parsed). */
+function keepOutputs(outputs: OutputTerms, text: string, channelId: number): Promise<void> | undefined {
+	let found: CodeOutputs
+	try {
+		found = codeOutputsOf(JSON.parse(text))
+	} catch {
+		return undefined
+	}
+	return found.files.length || found.container ? outputs.keep(found, channelId) : undefined
 }
 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol

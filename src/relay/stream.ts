@@ -10,11 +10,12 @@ import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { Usage } from '../core/ir'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
+import { CodeOutputScanner } from '../protocols/anthropic-messages/code-outputs'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
 import { type Budget, type CallInfo, threadSize, unreported } from './budget'
-import type { ChatCall } from './chat'
+import type { ChatCall, OutputTerms } from './chat'
 import { countText } from './estimate'
 import { renameModel, renameModelVersion, stripUsage } from './fast-path'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
@@ -62,7 +63,8 @@ async function fastStream(a: StreamAttempt): Promise<Attempt> {
 	const it = a.up.sse(!stripsUsage(a))
 	const opened = await openRelayed(a.up, it, proto === 'openai-chat' ? isOpenAIPreamble : proto === 'anthropic-messages' ? isAnthropicPreamble : isGeminiPreamble, proto)
 	if ('error' in opened) return opened
-	return { ok: new FastRelay(a, it, opened).respond(a.up, a.headers, a.call.svc.env.keepaliveMs), judgedAtEnd: true }
+	const relay = a.call.outputs ? new CodeOutputsRelay(a, it, opened, a.call.outputs) : new FastRelay(a, it, opened)
+	return { ok: relay.respond(a.up, a.headers, a.call.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
 /**
@@ -102,7 +104,7 @@ class FastRelay extends PassthroughRelay {
 	private readonly alias: string | undefined
 
 	constructor(
-		private readonly a: StreamAttempt,
+		protected readonly a: StreamAttempt,
 		it: SseBatchReader,
 		window: FramesPrefetched,
 	) {
@@ -166,6 +168,40 @@ class FastRelay extends PassthroughRelay {
 			estimateOutput: () => countFrames(this.a.upstream, meter.kept()),
 			endReason: this.broken && !this.cancelled ? 'upstream_malformed' : endReason(this.cancelled, meter.end()),
 		})
+	}
+}
+
+/**
+ * The fast relay of a request offering Claude's code execution tool (the only one that gets it): the files the code
+ * wrote and its container are recorded before the chunk naming them goes out, so the client can download a file as
+ * soon as it sees its id. The frames still pass as they came; only a tool result's start and the message's start and
+ * delta are parsed.
+ */
+class CodeOutputsRelay extends FastRelay {
+	private readonly scanner = new CodeOutputScanner()
+
+	constructor(
+		a: StreamAttempt,
+		it: SseBatchReader,
+		window: FramesPrefetched,
+		private readonly outputs: OutputTerms,
+	) {
+		super(a, it, window)
+	}
+
+	protected override emit(f: SseFrame): string {
+		this.scanner.onFrame(f)
+		return super.emit(f)
+	}
+
+	protected override read(): RelayStep | Promise<RelayStep> {
+		const step = super.read()
+		return step instanceof Promise ? step.then(this.keepOutputs) : this.keepOutputs(step)
+	}
+
+	private readonly keepOutputs = (step: RelayStep): RelayStep | Promise<RelayStep> => {
+		const found = this.scanner.take()
+		return found ? this.outputs.keep(found, this.a.channel.id).then(() => step) : step
 	}
 }
 

@@ -15,8 +15,10 @@ import { randomString } from '../lib/ids'
  * `message_batch`: Anthropic's message batches (message-batch.ts). `gemini_batch`: Gemini's batches (gemini-batch.ts).
  * `anthropic_file`: a file uploaded with Anthropic's Files API, recorded to its account (modules/anthropic-files).
  * `gemini_file`: a Gemini Files API upload recorded to its account, never open (modules/gemini-files).
+ * `anthropic_container`: a container Claude's code execution ran in, recorded to the account it answered
+ * (modules/anthropic-files/outputs.ts); files the code wrote are `anthropic_file`s.
  */
-export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file' | 'gemini_file'
+export type TaskKind = 'video' | 'mj' | 'suno' | 'veo' | 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file' | 'anthropic_container' | 'gemini_file'
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed'
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -95,7 +95,7 @@ export async function pollJson(ch: Channel, path: string, signal: AbortSignal): 
 }
 
 /** Where each kind's task state is read, and how. */
-export const TASK_POLLERS: Record<Exclude<TaskKind, 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file' | 'gemini_file'>, (ch: Channel, upstreamId: string, signal: AbortSignal) => Promise<TaskUpdate | undefined>> = {
+export const TASK_POLLERS: Record<Exclude<TaskKind, 'batch' | 'file' | 'message_batch' | 'gemini_batch' | 'anthropic_file' | 'anthropic_container' | 'gemini_file'>, (ch: Channel, upstreamId: string, signal: AbortSignal) => Promise<TaskUpdate | undefined>> = {
 	video: async (ch, id, signal) => videoUpdate(await pollJson(ch, `/videos/${encodeURIComponent(id)}`, signal)),
 	mj: async (ch, id, signal) => mjUpdate(await pollJson(ch, `/mj/task/${encodeURIComponent(id)}/fetch`, signal)),
 	suno: async (ch, id, signal) => sunoUpdate(obj(await pollJson(ch, `/suno/fetch/${encodeURIComponent(id)}`, signal))?.data),

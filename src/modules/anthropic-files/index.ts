@@ -5,9 +5,11 @@
  * `anthropic-beta`, or `x-api-key` without a bearer token) is served here before routing, in Anthropic's shapes; any
  * other goes on to OpenAI's routes. An upload is streamed as it arrives (bounded by MAX_UPLOAD_BYTES, request-guard.ts)
  * to one Anthropic channel, and the file id it answers is recorded to the account with that channel: other accounts
- * get Anthropic's 404 for it, and messages naming it go to that channel (refs.ts). Calls carry the Files API beta.
+ * get Anthropic's 404 for it, and messages naming it go to that channel (refs.ts). Files Claude's code execution tool
+ * writes are recorded the same way, to the account its answer went to (outputs.ts). Calls carry the Files API beta.
  * @module
  */
+import { eq } from 'drizzle-orm'
 import { Elysia } from 'elysia'
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError, badRequest, notFound } from '../../core/errors'
@@ -133,9 +135,32 @@ async function list(c: Ctx, q: URLSearchParams): Promise<Response> {
 	const shown = rows.slice(0, limit)
 	if (before) shown.reverse()
 	const more = rows.length > limit
-	const data = shown.map((r) => (r.result as { file?: unknown } | null)?.file ?? { id: r.upstreamId, type: 'file' })
+	const data = await Promise.all(shown.map((r) => metadataOf(c, r)))
 	const last = shown.at(-1)?.upstreamId ?? null
 	return answer({ data, first_id: shown[0]?.upstreamId ?? null, last_id: last, has_more: more, next_page: more && !before ? last : null }, c.requestId)
+}
+
+const recorded = (row: TaskRow) => (row.result as { file?: unknown } | null)?.file
+
+/**
+ * A file's metadata as recorded at upload; for a file the code execution tool wrote (whose answer named only its id),
+ * read from the vendor the first time it is asked for and recorded then. One the vendor no longer answers is shown by
+ * its id.
+ */
+async function metadataOf(c: Ctx, row: TaskRow): Promise<unknown> {
+	const file = recorded(row)
+	if (file) return file
+	try {
+		const meta = await (await call(c, holder(c.svc, row), `/v1/files/${encodeURIComponent(row.upstreamId!)}`, 'GET')).json()
+		await remember(c, row, meta)
+		return meta
+	} catch {
+		return { id: row.upstreamId, type: 'file' }
+	}
+}
+
+async function remember(c: Ctx, row: TaskRow, meta: unknown) {
+	if (meta && typeof meta === 'object') await c.svc.db.orm.update(tasks).set({ result: { ...row.result, file: meta } }).where(eq(tasks.id, row.id))
 }
 
 async function byId(c: Ctx, id: string, content: boolean): Promise<Response> {
@@ -153,7 +178,11 @@ async function byId(c: Ctx, id: string, content: boolean): Promise<Response> {
 		}
 		return new Response(res.body, { headers })
 	}
-	if (method === 'GET') return answer(await (await call(c, ch, path, 'GET')).json(), c.requestId)
+	if (method === 'GET') {
+		const meta = await (await call(c, ch, path, 'GET')).json()
+		if (!recorded(row)) await remember(c, row, meta)
+		return answer(meta, c.requestId)
+	}
 	if (method !== 'DELETE') throw unknownRoute(method, new URL(c.request.url).pathname)
 	const gone = await (await call(c, ch, path, 'DELETE')).json()
 	await c.svc.db.sql.query('DELETE FROM tasks WHERE id = $1', [row.id])

@@ -5,8 +5,11 @@
  * goes to the channel holding them (relay/chat.ts `FileTerms`), with the Files API beta named upstream.
  * @module
  */
+import { and, eq } from 'drizzle-orm'
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
+import { tasks } from '../../db/schema'
+import { namedContainer } from '../../protocols/anthropic-messages/code-outputs'
 import type { FileTerms } from '../../relay/chat'
 import type { Services } from '../../services'
 import { ownedByUpstream } from '../../tasks/store'
@@ -33,9 +36,10 @@ function namedFiles(v: unknown, out: Set<string>): Set<string> {
 }
 
 /**
- * The files a messages body names, for the relay: undefined (no promise, no parse) for the body naming none, told by
- * one search of its text; else the account's records of them, or a 404 for one that is not the account's. A message
- * batch asks for all its requests' at once (`{messages: [each one's messages]}`, `batch`): it runs on one channel.
+ * The files a messages body names, and the code execution container it reuses, for the relay: undefined (no promise,
+ * no parse) for a body naming neither, told by one search of its text and one read of `container`; else the
+ * account's records of them, or a 404 for one that is not the account's. A message batch asks for all its requests'
+ * files at once (`{messages: [each one's messages]}`, `batch`): it runs on one channel.
  */
 export function fileTerms(
 	svc: Services,
@@ -44,27 +48,52 @@ export function fileTerms(
 	token: AuthToken,
 	inbound: Headers,
 	batch = false,
-): Promise<FileTerms> | undefined {
+): Promise<FileTerms | undefined> | undefined {
+	const container = body.container === undefined ? undefined : namedContainer(body.container)
 	// `file_id"`, not `"file_id"`: JavaScriptCore's search tries a match at each occurrence of the pattern's first
 	// character, and a JSON body is full of quotes (a 99 KB agent turn: 75 µs with the quote, 6 µs without).
-	if (!(raw ?? JSON.stringify(body.messages ?? null)).includes('file_id"')) return undefined
-	const ids = [...namedFiles(body.messages, new Set())]
-	return ids.length ? terms(svc, ids, token.accountId, inbound, batch) : undefined
+	const ids = (raw ?? JSON.stringify(body.messages ?? null)).includes('file_id"') ? [...namedFiles(body.messages, new Set())] : []
+	return ids.length || container !== undefined ? terms(svc, ids, container, token.accountId, inbound, batch) : undefined
 }
 
-async function terms(svc: Services, ids: string[], accountId: number, inbound: Headers, batch: boolean): Promise<FileTerms> {
-	const rows = await ownedByUpstream(svc.db, 'anthropic_file', accountId, ids)
+async function terms(svc: Services, ids: string[], container: string | undefined, accountId: number, inbound: Headers, batch: boolean): Promise<FileTerms | undefined> {
+	const [rows, ran] = await Promise.all([ownedByUpstream(svc.db, 'anthropic_file', accountId, ids), container === undefined ? undefined : containerChannel(svc, container, accountId)])
 	const missing = ids.find((id) => !rows.some((r) => r.upstreamId === id))
 	const param = batch ? 'requests' : 'messages'
 	if (missing !== undefined) throw new GatewayError('not_found', `File not found: ${missing}`, { code: 'file_not_found', param })
-	const channels = new Set(rows.map((r) => r.channelId))
+	const channels = new Set(rows.map((r) => r.channelId!))
+	if (ran !== undefined) channels.add(ran)
 	if (channels.size > 1)
-		throw new GatewayError('invalid_request', `${param}: the files ${ids.join(', ')} were uploaded through different vendor keys; one ${batch ? 'batch' : 'request'} can name the files of one only`, {
-			code: 'invalid_request',
-			param,
-		})
+		throw new GatewayError(
+			'invalid_request',
+			ran === undefined
+				? `${param}: the files ${ids.join(', ')} were uploaded through different vendor keys; one ${batch ? 'batch' : 'request'} can name the files of one only`
+				: `${param}: the files ${ids.join(', ')} and the container ${container} are held by different vendor keys; one request can name what one holds only`,
+			{ code: 'invalid_request', param },
+		)
+	const [channelId] = channels
+	// Only a container the gateway never saw: routed as any request.
+	if (channelId === undefined) return undefined
+	if (!ids.length) return { channelId, ids, container, inbound }
 	const beta = inbound.get('anthropic-beta')
 	const headers = beta?.includes('files-api-') ? inbound : new Headers(inbound)
 	if (headers !== inbound) headers.set('anthropic-beta', withFilesBeta(beta))
-	return { channelId: rows[0]!.channelId!, ids, inbound: headers }
+	return { channelId, ids, ...(ran === undefined ? {} : { container }), inbound: headers }
+}
+
+/**
+ * The channel that ran a container the account's answers named, which alone can reuse it (another vendor key answers
+ * it not found); a 404 for a container another account's answers named. A container the gateway never saw (made by a
+ * request not offering the code execution tool, or before it kept them) goes where the model's route sends it.
+ */
+async function containerChannel(svc: Services, id: string, accountId: number): Promise<number | undefined> {
+	const [mine] = await ownedByUpstream(svc.db, 'anthropic_container', accountId, [id])
+	if (mine) return mine.channelId ?? undefined
+	const theirs = await svc.db.orm
+		.select({ id: tasks.id })
+		.from(tasks)
+		.where(and(eq(tasks.kind, 'anthropic_container'), eq(tasks.upstreamId, id)))
+		.limit(1)
+	if (theirs.length) throw new GatewayError('not_found', `container: Container not found: ${id}`, { code: 'not_found', param: 'container' })
+	return undefined
 }

@@ -7,6 +7,7 @@ import { withRequestId } from '../../protocols/anthropic-messages/error'
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
 import type { Services } from '../../services'
+import { outputTerms } from '../anthropic-files/outputs'
 import { fileTerms } from '../anthropic-files/refs'
 import { threadTerms } from './threads'
 
@@ -22,6 +23,8 @@ export const messagesRoute = (svc: Services): HotRoute => {
 		thread: (body, token) => (body.thread === undefined ? undefined : threadTerms(svc, token.accountId, body)),
 		// Only a body naming an uploaded file costs a lookup (anthropic-files/refs.ts).
 		files: (body, raw, token, inbound) => fileTerms(svc, body, raw, token, inbound),
+		// Only a body offering Claude's code execution tool gets its answer read for the files the code wrote (anthropic-files/outputs.ts).
+		outputs: (body, raw, token, requestId) => outputTerms(svc, body, raw, token, requestId),
 	})
 	// Anthropic's SDK reads the request's id from `request-id` (error answers get it in errorResponse).
 	return { ...route, serve: async (c) => withRequestId(await route.serve(c), c.requestId) }

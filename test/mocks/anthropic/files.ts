@@ -3,7 +3,7 @@
  * `anthropic-beta` naming `files-api-2025-04-14`, as the beta documents:
  * - `POST /v1/files` (multipart `file`) answers the file's metadata `{id, type: 'file', filename, mime_type,
  *   size_bytes, created_at, downloadable: false}` (an upload is never downloadable; a file name containing
- *   `#downloadable` is, standing in for the files the code execution tool writes).
+ *   `#downloadable` is; files the code execution tool writes, code-execution.ts, are).
  * - `GET /v1/files` (`limit`, `after_id`, `before_id`): `{data, first_id, last_id, has_more}`, newest first.
  * - `GET /v1/files/{id}`: the metadata; `DELETE /v1/files/{id}`: `{id, type: 'file_deleted'}`;
  *   `GET /v1/files/{id}/content`: the bytes when downloadable, else 400.

@@ -1,6 +1,6 @@
 /**
  * Mock Anthropic API server: POST /v1/messages, /v1/messages/count_tokens, the Message Batches API (batches.ts), the
- * Files API (files.ts), GET /v1/models.
+ * Files API (files.ts), GET /v1/models. The code execution tool writes files to the Files store (code-execution.ts).
  * Auth is `x-api-key`; `anthropic-version` is required on every call, as the real API requires it. Messages may
  * name a message thread (threads.ts), kept in this mock's memory.
  * @module
@@ -11,6 +11,7 @@ import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
 import { type BatchStore, messageBatches } from './batches'
 import { anthropicBody, anthropicError, checkHeaders } from './errors'
+import type { ContainerStore } from './code-execution'
 import { type FileStore, fileRefsError, files } from './files'
 import { countTokens, messages, notFound } from './messages'
 import type { ThreadStore } from './threads'
@@ -20,18 +21,19 @@ export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-hai
 
 const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
 
-async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore, store: FileStore): Promise<Reply> {
+async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore, store: FileStore, containers: ContainerStore): Promise<Reply> {
 	const bad = checkHeaders(req.headers, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const version = req.headers.get('anthropic-version') ?? ''
-	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads)
+	const code = { files: store, containers }
+	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads, code)
 	const file = await files(store, method, path, req.query, req.headers, req.form)
 	if (file) return file
 	// Files named are read as by /v1/messages: with the beta, and from this key's store only (else 404; in a batch, that request's error).
 	if (method === 'POST' && path === '/v1/messages/count_tokens') return fileRefsError(store, body, req.headers) ?? countTokens(body, jsonError, version)
 	if (path.startsWith('/v1/messages/batches')) {
-		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads)
+		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads, code)
 		const reply = messageBatches(batches, method, path, req.query, body, req.origin, run)
 		if (reply) return reply
 	}
@@ -59,5 +61,6 @@ export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock>
 	const threads: ThreadStore = new Map()
 	const batches: BatchStore = new Map()
 	const store: FileStore = new Map()
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches, store), statusBody: (s) => anthropicBody(s), streamError }, opts)
+	const containers: ContainerStore = new Set()
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches, store, containers), statusBody: (s) => anthropicBody(s), streamError }, opts)
 }

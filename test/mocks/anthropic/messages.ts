@@ -10,8 +10,10 @@ import { asObj, type Obj } from '../shared/json'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { inputTokens, plan, type Finish, type Plan } from '../shared/scenario'
 import { fragments, splitPieces, stableId } from '../shared/text'
+import { type CodeRun, type ContainerStore, runCode } from './code-execution'
 import { checkContext } from './context'
 import { invalid } from './errors'
+import type { FileStore } from './files'
 import { checkMessages, readMessages, thinkingSignature } from './read'
 import { threaded, type ThreadStore } from './threads'
 
@@ -52,11 +54,15 @@ function contentOf(p: Plan, seed: string, omitted: boolean): Obj[] {
 	return blocks
 }
 
-function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number): string[] {
+/**
+ * A code execution run's blocks open the content; its container is named on `message_delta` (`message_start` has
+ * `container: null`), as a stream reports it.
+ */
+function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number, run: CodeRun | undefined): string[] {
 	const out: string[] = []
 	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
-	emit('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
-	contentOf(p, seed, omitted).forEach((block, index) => {
+	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
+	;[...(run?.blocks ?? []), ...contentOf(p, seed, omitted)].forEach((block, index) => {
 		const start = (content_block: Obj) => {
 			emit('content_block_start', { index, content_block })
 			// Anthropic sends a ping right after the first block opens (any number of pings may appear).
@@ -70,22 +76,32 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 		} else if (block.type === 'text') {
 			start({ type: 'text', text: '' })
 			for (const t of splitPieces(p.text)) emit('content_block_delta', { index, delta: { type: 'text_delta', text: t } })
+		} else if (String(block.type).endsWith('_tool_result')) {
+			// A server tool's result arrives whole in its content_block_start.
+			start(block)
 		} else {
-			// tool_use starts with `input: {}` and streams its JSON as input_json_delta fragments.
+			// tool_use (and server_tool_use) starts with `input: {}` and streams its JSON as input_json_delta fragments.
 			start({ ...block, input: {} })
 			for (const f of fragments(JSON.stringify(block.input), 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: f } })
 		}
 		emit('content_block_stop', { index })
 	})
-	emit('message_delta', { delta: { stop_reason: STOP[p.finish], stop_sequence: p.stopSequence ?? null }, usage: usageOf(p, true, searches) })
+	const delta = { stop_reason: STOP[p.finish], stop_sequence: p.stopSequence ?? null, ...(run ? { container: run.container } : {}) }
+	emit('message_delta', { delta, usage: usageOf(p, true, searches) })
 	emit('message_stop', {})
 	return out
 }
 
 let threadedReplies = 0
 
-/** Handles a Messages call whose headers already passed; `threads` keeps this mock's message threads (threads.ts). */
-export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined, headers: Headers, threads: ThreadStore): Reply {
+/** Where the code execution tool keeps what it makes: this key's Files store and containers (code-execution.ts). */
+export type CodeStores = { files: FileStore; containers: ContainerStore }
+
+/**
+ * Handles a Messages call whose headers already passed; `threads` keeps this mock's message threads (threads.ts),
+ * `code` the files and containers of the code execution tool (code-execution.ts).
+ */
+export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined, headers: Headers, threads: ThreadStore, code?: CodeStores): Reply {
 	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
 	const thread = threaded(body as Obj, headers, threads)
 	if (thread && 'refused' in thread) return thread.refused
@@ -100,14 +116,16 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	// A kept reply's id names one thread: unique, where the mock's other ids repeat for the same conversation.
 	const id = stableId('msg_', thread ? `${seed}|thread|${++threadedReplies}` : seed)
-	const message = { id, type: 'message', role: 'assistant', model: b.model, container: null, stop_details: null }
+	const ran = code ? runCode(b, conv.lastUserText, headers, code.files, code.containers) : undefined
+	if (ran && 'refused' in ran) return ran.refused
+	const message = { id, type: 'message', role: 'assistant', model: b.model, container: ran?.container ?? null, stop_details: null }
 	const omitted = asObj(b.thinking)?.display === 'omitted'
 	thread?.keep(id, contentOf(p, seed, false))
 	const searches = webSearches(b, conv.lastUserText)
-	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches), 1)
+	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran), 1)
 	return json({
 		...message,
-		content: contentOf(p, seed, omitted),
+		content: [...(ran?.blocks ?? []), ...contentOf(p, seed, omitted)],
 		stop_reason: STOP[p.finish],
 		stop_sequence: p.stopSequence ?? null,
 		usage: usageOf(p, true, searches),

@@ -1,0 +1,42 @@
+/**
+ * What Claude's code execution tool leaves with the vendor, recorded to the account it answered: the files the code
+ * wrote (as `anthropic_file`, as an upload is, so `client.beta.files.retrieveMetadata` / `download` / `list` / `delete`
+ * and later messages naming them work for that account and answer 404 to any other), and the container it ran in
+ * (`anthropic_container`, so a request reusing it goes to the channel that ran it, refs.ts). Every account shares the
+ * channel's key: the vendor alone would serve anyone's. The file's metadata (name, type, size) is not in the answer;
+ * it is read from the vendor when first asked for (index.ts).
+ * @module
+ */
+import type { AuthToken } from '../../auth/api-key'
+import { tasks } from '../../db/schema'
+import { type CodeOutputs, offersCodeExecution } from '../../protocols/anthropic-messages/code-outputs'
+import type { OutputTerms } from '../../relay/chat'
+import type { Services } from '../../services'
+import { newTaskId } from '../../tasks/store'
+
+/** Marks a file the code wrote (its metadata not yet read from the vendor). */
+export const CODE_OUTPUT = 'code_execution'
+
+/**
+ * The recorder for a Messages request's code execution outputs: undefined (no allocation) for a body offering no code
+ * execution tool, told by one search of its text.
+ */
+export function outputTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, requestId: string): OutputTerms | undefined {
+	if (!offersCodeExecution(body, raw)) return undefined
+	return { keep: (found, channelId) => keepOutputs(svc, token, requestId, found, channelId) }
+}
+
+async function keepOutputs(svc: Services, token: AuthToken, requestId: string, found: CodeOutputs, channelId: number): Promise<void> {
+	const row = { accountId: token.accountId, tokenId: token.id, model: '', channelId, status: 'completed', progress: 100, requestId, cost: 0 }
+	const rows: (typeof tasks.$inferInsert)[] = found.files.map((id) => ({ ...row, id: newTaskId('anthropic_file'), kind: 'anthropic_file', upstreamId: id, result: { source: CODE_OUTPUT } }))
+	const c = found.container
+	if (c) rows.push({ ...row, id: newTaskId('anthropic_container'), kind: 'anthropic_container', upstreamId: c.id, result: { source: CODE_OUTPUT, container: c } })
+	if (!rows.length) return
+	try {
+		// A container reused turn after turn is named by each answer: recorded once, to the account that first had it.
+		await svc.db.orm.insert(tasks).values(rows).onConflictDoNothing()
+	} catch (e) {
+		// The answer still goes out; only the gateway's record of its files is missing (they answer 404 here).
+		svc.log.error('code execution outputs not recorded', { request_id: requestId, files: found.files.join(','), container: c?.id, error: String(e) })
+	}
+}
