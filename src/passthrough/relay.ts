@@ -46,7 +46,7 @@ export type Answer = {
 	 */
 	ended?: Promise<'ok' | 'upstream_cut' | 'client_abort'>
 	/** With `ended`: the charge and counts as the relayed body told them (usage at its end), replacing the ones above. */
-	final?: () => { cost: number; input?: number; output?: number; estimated?: boolean }
+	final?: (end: 'ok' | 'upstream_cut' | 'client_abort') => { cost: number; input?: number; output?: number; estimated?: boolean }
 }
 
 export type PassOp = CallContext & {
@@ -135,7 +135,7 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<Answer['ended']>, ch: Channel, upstreamModel: string) {
 	void ended
 		.then(async (end) => {
-			const f = a.final?.() ?? a
+			const f = a.final?.(end) ?? a
 			const record = passUsage(op, { ch, upstreamModel, status: a.response.status, input: f.input, output: f.output, estimated: f.estimated, endReason: end })
 			observeUsage(op.svc, op.token, record, await hold.settle(end === 'upstream_cut' ? 0 : f.cost, record))
 		})

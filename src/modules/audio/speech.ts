@@ -5,7 +5,8 @@
  * model priced by tokens is asked upstream as events too and decoded back for the client (speech-events.ts), so that
  * it is charged its audio tokens as well. The charge is settled when the audio has been relayed: in full when it all
  * came through, and when the client left early (the upstream made it; for usage the done event would have told, the
- * input alone); nothing when the upstream cut it, since the caller's audio is broken.
+ * input with the audio such an input usually makes, estimated); nothing when the upstream cut it, since the caller's
+ * audio is broken.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -103,6 +104,9 @@ export async function firstBytesOf(
  */
 const AUDIO_TOKENS_PER_CHAR = 2
 
+/** The audio tokens a speech of `chars` characters usually makes (1,250 a minute at ~900 characters a minute, as above). */
+const typicalAudioTokens = (chars: number): number => Math.ceil((chars * 25) / 18)
+
 /**
  * Whether a call for plain audio goes upstream as events (`stream_format: "sse"`, decoded back to the audio's bytes
  * for the client): only their done event tells the audio tokens a model priced by tokens is charged, where raw audio
@@ -151,14 +155,15 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 			if (!usage) return answer
 			return {
 				...answer,
-				// The audio it made at the output prices, which the input alone leaves out; the input alone when the done
-				// event never came (a client that left before it).
-				final() {
-					const u = usage()
+				// The audio it made at the output prices, which the input alone leaves out. A client that left before the
+				// done event pays the audio a speech of its input usually makes, estimated: the upstream had begun it, and
+				// the input alone would let a client that stops reading just before the end have its audio at ~1/20 of the price.
+				final(end) {
+					const u = usage() ?? (end === 'client_abort' ? { input: tokens, output: typicalAudioTokens(chars) } : undefined)
 					if (!u) return { cost: answer.cost, input: tokens, estimated: true }
 					// TTS output is audio: `audio_output_per_mtok` when the model lists it, else the output price.
 					const cost = requestFee(p) + tokenCost({ ...emptyUsage(), input: u.input, output: u.output, audioOutput: u.output }, { ...p, perRequest: 0 })
-					return { cost, input: u.input, output: u.output, estimated: false }
+					return { cost, input: u.input, output: u.output, estimated: usage() === undefined }
 				},
 			}
 		},

@@ -181,19 +181,34 @@ describe('plain-audio speech that is not converted', () => {
 })
 
 describe('converted speech that does not end', () => {
-	it('should settle a client that leaves mid-audio at the input and hold nothing after', async () => {
+	it('should settle a client that leaves mid-audio at the input and the audio such an input usually makes, and hold nothing after', async () => {
 		const { key, accountId } = await app.account(1)
 		const res = await client(key).audio.speech.create({ model: 'slow-tts', voice: 'alloy', input: 'one two three four five six seven eight', response_format: 'pcm' })
 		const reader = res.body!.getReader()
 		await reader.read()
 		await reader.cancel()
 		const [row] = await rowsOf(accountId)
-		// The done event never came: the input's 8 tokens at $0.60/M, estimated (4.8 → 5).
-		expect(row).toMatchObject({ end_reason: 'client_abort', input_tokens: 8, estimated: true })
-		expect(micros(row!.cost)).toBe(5)
-		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 5)
+		// The done event never came: the input's 8 tokens at $0.60/M (4.8) and, estimated, the audio of 39 characters at
+		// 1,250 tokens a minute of ~900 characters (55 tokens at $12/M: 660), not the input alone (which a client
+		// leaving just before the end would otherwise pay for the whole audio).
+		expect(row).toMatchObject({ end_reason: 'client_abort', input_tokens: 8, output_tokens: 55, estimated: true })
+		expect(micros(row!.cost)).toBe(665)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 665)
 		for (let i = 0; i < 50 && slow.aborts.length === 0; i++) await Bun.sleep(20)
 		expect(slow.aborts).toHaveLength(1)
+		expect((await expectLedgerInvariant(app.svc.db.sql, app.svc.ledger)).inUse).toBe(0)
+	})
+
+	it('should settle a client that leaves events it asked for (stream_format sse) before the done event the same way', async () => {
+		const { key, accountId } = await app.account(1)
+		const res = await client(key).audio.speech.create({ model: 'slow-tts', voice: 'alloy', input: 'one two three four five six seven eight', response_format: 'pcm', stream_format: 'sse' })
+		expect(res.headers.get('content-type')).toContain('text/event-stream')
+		const reader = res.body!.getReader()
+		await reader.read()
+		await reader.cancel()
+		const [row] = await rowsOf(accountId)
+		expect(row).toMatchObject({ end_reason: 'client_abort', input_tokens: 8, output_tokens: 55, estimated: true })
+		expect(micros(row!.cost)).toBe(665)
 		expect((await expectLedgerInvariant(app.svc.db.sql, app.svc.ledger)).inUse).toBe(0)
 	})
 
