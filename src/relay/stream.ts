@@ -131,6 +131,12 @@ class FastRelay extends PassthroughRelay {
 	/** A frame's text for the client: as the upstream sent it unless usage is stripped or the model renamed. */
 	protected emit(f: SseFrame): string {
 		this.meter.onFrame(f)
+		// An error after content (the meter's end turns 'error' with it; one comparison for every other frame): a rate
+		// limit goes out in the gateway's words, as at the HTTP level, since the vendor's name the gateway's account.
+		if (this.meter.end() === 'error' && errorFrameIn(this.proto, [f]) === f) {
+			const e = errorOfFrame(f)
+			if (e.kind === 'rate_limit') return formatSse(this.a.call.client.encodeStreamError(e))
+		}
 		let data = this.strip ? stripUsage(f.data) : f.data
 		if (data !== undefined && this.alias !== undefined) {
 			if (this.proto === 'gemini') data = renameModelVersion(data, this.alias)

@@ -66,3 +66,27 @@ describe('a rate limit in the middle of a converted stream', () => {
 			expect(JSON.stringify(err.error)).not.toMatch(ACCOUNT)
 		})
 })
+
+describe('a rate limit in the middle of a stream relayed as it came (fast path)', () => {
+	it("should end an Anthropic client's stream from Claude with rate_limit_error in the gateway's words", async () => {
+		const acct = await m.account()
+		m.mocks.anthropic.faultOnce = { kind: 'midstream', afterChunks: 5, status: 429 }
+		const { err, text } = await anthropicStream(acct, 'anthropic')
+		expect(text).toStartWith('Hello!')
+		expect(err).toBeInstanceOf(Anthropic.APIError)
+		expect(err.error).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: SAID } })
+		expect(JSON.stringify(err.error)).not.toMatch(ACCOUNT)
+		const [row] = await usageRows(m, acct.accountId)
+		expect(row!.end_reason).toBe('error')
+	})
+
+	it("should end an OpenAI client's stream from OpenAI with rate_limit_error in the gateway's words", async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 3, status: 429 }
+		const { err, text } = await chatStream(acct, 'openai')
+		expect(text).toStartWith('Hello!')
+		expect(err).toBeInstanceOf(OpenAI.APIError)
+		expect(err.error).toMatchObject({ type: 'rate_limit_error', message: SAID })
+		expect(JSON.stringify(err.error)).not.toMatch(ACCOUNT)
+	})
+})
