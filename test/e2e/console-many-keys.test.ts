@@ -97,3 +97,38 @@ describe('many keys on the Tokens page', () => {
 		await context.close()
 	}, 90_000)
 })
+
+describe('two keys of one name on the Usage page', () => {
+	it('should tell them apart by their masked keys in the key filter and in the rows', async () => {
+		const made = async () => (await app.admin('/api/tokens', { body: { account_id: dave, name: 'laptop' } })).body as { id: number; key: string; key_hint: string }
+		const first = await made()
+		const second = await made()
+		await new OpenAI({ apiKey: first.key, baseURL: `${app.url}/v1` }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello from the first laptop key' }] })
+		await new Anthropic({ apiKey: second.key, baseURL: app.url }).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello from the second' }] })
+		const rows = (await app.admin(`/api/usage?account_id=${dave}`)).body.data as Array<{ token_id: number; model: string; cost: number }>
+		const claudeRow = rows.find((r) => r.token_id === second.id)!
+		expect(claudeRow.model).toBe('claude-sonnet-4-5')
+
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'dave', 'dave-password')
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const table = page.getByRole('table', { name: 'Requests' })
+		await table.locator('tbody tr').nth(1).waitFor()
+		const firstLabel = `laptop · ${first.key_hint}`
+		const secondLabel = `laptop · ${second.key_hint}`
+		expect(await table.locator('tbody tr', { hasText: 'gpt-4o-mini' }).locator('td[data-label="Key"]').textContent()).toBe(firstLabel)
+		expect(await table.locator('tbody tr', { hasText: 'claude-sonnet-4-5' }).locator('td[data-label="Key"]').textContent()).toBe(secondLabel)
+		const options = await page.getByLabel('Key').locator('option').allTextContents()
+		expect(options).toContain(firstLabel)
+		expect(options).toContain(secondLabel)
+		// A key with a name of its own keeps just its name.
+		expect(options).toContain('svc-000')
+
+		await page.getByLabel('Key').selectOption({ label: secondLabel })
+		await table.locator('tbody tr', { hasText: 'gpt-4o-mini' }).waitFor({ state: 'detached' })
+		expect(await table.locator('tbody tr').count()).toBe(1)
+		expect(await settled(() => page.getByTestId('range-spend').textContent(), usd(claudeRow.cost))).toBe(usd(claudeRow.cost))
+		await shot(page, 'usage-same-name-keys')
+		await context.close()
+	}, 90_000)
+})
