@@ -132,3 +132,66 @@ describe('two keys of one name on the Usage page', () => {
 		await context.close()
 	}, 90_000)
 })
+
+describe('a tab left open while another tab signs in as someone else', () => {
+	it('should follow the new sign-in, say so, and create nothing for either user', async () => {
+		const { context, page: stale } = await newPage(browser, { baseURL: app.url })
+		await signIn(stale, 'admin', ADMIN_PASSWORD)
+		await stale.getByRole('link', { name: 'Accounts' }).waitFor()
+		const other = await context.newPage()
+		await other.goto('/console/tokens')
+		await other.getByRole('button', { name: 'Sign out' }).click()
+		await signIn(other, 'dave', 'dave-password')
+		await other.getByRole('heading', { name: 'Tokens' }).waitFor()
+
+		// The stale tab still shows the administrator; its next change meets dave's session.
+		await stale.getByRole('button', { name: 'Create token' }).first().click()
+		await stale.getByLabel('Name').fill('from-the-stale-tab')
+		await stale.getByRole('dialog').getByRole('button', { name: 'Create token' }).click()
+		await stale.locator('.user-name', { hasText: 'dave' }).waitFor()
+		expect(await stale.getByRole('status').filter({ hasText: 'another tab' }).textContent()).toContain('Signed in as dave in another tab')
+		expect(await stale.getByRole('link', { name: 'Accounts' }).count()).toBe(0)
+		expect(await stale.getByTestId('balance').textContent()).toBe(usd((await app.admin(`/api/accounts/${dave}`)).body.balance))
+		await shot(stale, 'tab-follows-other-sign-in')
+		const all = (await app.admin('/api/tokens')).body.data as Array<{ name: string }>
+		expect(all.some((t) => t.name === 'from-the-stale-tab')).toBe(false)
+
+		// Signed out in the other tab: this one says so as soon as it is looked at again, before any click.
+		await other.getByRole('button', { name: 'Sign out' }).click()
+		await other.getByLabel('Username').waitFor()
+		await stale.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
+		await stale.getByLabel('Username').waitFor()
+		expect(await stale.getByRole('status').filter({ hasText: 'session' }).textContent()).toContain('Your session has ended')
+		await context.close()
+	}, 90_000)
+})
+
+describe('a tab left open while another tab signs out and in again as the same user', () => {
+	it('should say the sign-in changed, and the same change then goes through', async () => {
+		const { context, page: stale } = await newPage(browser, { baseURL: app.url })
+		await signIn(stale, 'dave', 'dave-password')
+		await stale.getByRole('heading', { name: 'Tokens' }).waitFor()
+		const other = await context.newPage()
+		await other.goto('/console/tokens')
+		await other.getByRole('button', { name: 'Sign out' }).click()
+		await signIn(other, 'dave', 'dave-password')
+		await other.getByRole('heading', { name: 'Tokens' }).waitFor()
+
+		await stale.getByRole('button', { name: 'Create token' }).first().click()
+		const dialog = stale.getByRole('dialog')
+		await dialog.getByLabel('Name').fill('after-the-other-tab')
+		// The page re-reads the session when a change is refused for its token; the retry follows that answer.
+		const reread = stale.waitForResponse((r) => r.url().endsWith('/api/session') && r.request().method() === 'GET')
+		await dialog.getByRole('button', { name: 'Create token' }).click()
+		await dialog.getByRole('alert').waitFor()
+		await reread
+		// In words, not "Missing or invalid CSRF token: send the x-csrf-token header returned by GET /api/session".
+		expect(await dialog.getByRole('alert').textContent()).toBe('The sign-in changed in another tab, and this page has caught up with it. Try again.')
+		await dialog.getByRole('button', { name: 'Create token' }).click()
+		await stale.getByTestId('new-key').waitFor()
+		expect(await stale.getByTestId('new-key').inputValue()).toStartWith('sk-')
+		const mine = (await app.admin(`/api/tokens?account_id=${dave}`)).body.data as Array<{ name: string }>
+		expect(mine.filter((t) => t.name === 'after-the-other-tab').length).toBe(1)
+		await context.close()
+	}, 90_000)
+})
