@@ -20,6 +20,7 @@ export class ApiError extends Error {
 
 let csrfToken: string | null = null
 let onSignedOut: () => void = () => {}
+let onSessionChanged: () => void = () => {}
 
 export const setCsrfToken = (t: string | null) => {
 	csrfToken = t
@@ -29,6 +30,17 @@ export const setCsrfToken = (t: string | null) => {
 export const setSignedOutHandler = (fn: () => void) => {
 	onSignedOut = fn
 }
+
+/**
+ * Called when a change is refused for its CSRF token: the cookie is another session's (another tab signed out and in
+ * again, maybe as someone else), so the page must catch up with it rather than go on as the user it shows.
+ */
+export const setSessionChangedHandler = (fn: () => void) => {
+	onSessionChanged = fn
+}
+
+/** What a change refused for a stale CSRF token says (the page has caught up with the session meanwhile). */
+export const SESSION_CHANGED = 'The sign-in changed in another tab, and this page has caught up with it. Try again.'
 
 const FALLBACK: Record<number, string> = {
 	401: 'Your session has ended. Sign in again.',
@@ -107,6 +119,10 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
 	if (!res.ok) {
 		const err = (data as { error?: { code?: string | null; param?: string | null; message?: unknown } } | null)?.error
 		if (res.status === 401 && !path.startsWith('/api/session')) onSignedOut()
+		if (res.status === 403 && err?.code === 'csrf_failed') {
+			onSessionChanged()
+			throw new ApiError(SESSION_CHANGED, res.status, err.code)
+		}
 		const detail = err?.param && typeof err.message === 'string' ? fieldDetail(err.message.trim(), err.param) : undefined
 		throw new ApiError(errorMessage(res.status, data), res.status, err?.code ?? undefined, err?.param ?? undefined, detail)
 	}

@@ -1,6 +1,6 @@
 /** The console: loads the session, shows sign-in or the signed-in pages, keeps the balance fresh. */
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
-import { api, messageOf, setCsrfToken, setSignedOutHandler } from './api'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { api, messageOf, setCsrfToken, setSessionChangedHandler, setSignedOutHandler } from './api'
 import { Layout } from './components/layout'
 import { Alert, Loading } from './components/ui'
 import { AccountPage } from './pages/account'
@@ -59,10 +59,15 @@ export function App() {
 	const [info, setInfo] = useState<SessionInfo>()
 	const [loadError, setLoadError] = useState<string>()
 	const [notice, setNotice] = useState<string>()
+	// Said on the Tokens page a tab opens on after following another tab's sign-in.
+	const [switched, setSwitched] = useState<string>()
 	const route = useRoute()
+	// Whom this tab shows, and with which CSRF token: what a re-read session is held against.
+	const shown = useRef<{ user: number | null; csrf: string | null }>({ user: null, csrf: null })
 
 	const accept = useCallback((s: SessionInfo) => {
 		setCsrfToken(s.csrf_token)
+		shown.current = { user: s.user?.id ?? null, csrf: s.csrf_token }
 		setInfo(s)
 	}, [])
 
@@ -74,6 +79,8 @@ export function App() {
 	// Signed out: the sign-in page asks again whether sign-up is open (the Settings page, or another administrator,
 	// may have changed it since the page loaded), keeping whatever a sign-in meanwhile brought.
 	const signedOut = useCallback(() => {
+		shown.current = { user: null, csrf: null }
+		setSwitched(undefined)
 		setInfo((s) => s && { ...s, user: null, account: null, csrf_token: null })
 		api<SessionInfo>('GET', '/api/session').then(
 			(fresh) => setInfo((s) => (s && !s.user ? { ...s, signup_enabled: fresh.signup_enabled } : s)),
@@ -81,13 +88,38 @@ export function App() {
 		)
 	}, [])
 
+	const ended = useCallback(() => {
+		setNotice('Your session has ended. Sign in again.')
+		signedOut()
+	}, [signedOut])
+
+	/**
+	 * The session as the cookie now has it, against the user this tab shows: another tab of the browser may have
+	 * signed out (the cookie is gone) or signed in again, as the same user (a new CSRF token) or as someone else (that
+	 * user's console, said in words, rather than one user's pages over another's session).
+	 */
+	const follow = useCallback(
+		(fresh: SessionInfo) => {
+			if (shown.current.user === null) return
+			if (!fresh.user) return ended()
+			if (fresh.user.id !== shown.current.user) {
+				setSwitched(`Signed in as ${fresh.user.username} in another tab: this tab now shows that sign-in.`)
+				navigate('/tokens', true)
+				accept(fresh)
+			} else if (fresh.csrf_token !== shown.current.csrf) {
+				// The same user signed in again: only the token changed (re-rendering every page for it is not needed).
+				setCsrfToken(fresh.csrf_token)
+				shown.current.csrf = fresh.csrf_token
+			}
+		},
+		[accept, ended],
+	)
+
 	useEffect(() => {
 		load()
-		setSignedOutHandler(() => {
-			setNotice('Your session has ended. Sign in again.')
-			signedOut()
-		})
-	}, [load, signedOut])
+		setSignedOutHandler(ended)
+		setSessionChangedHandler(() => api<SessionInfo>('GET', '/api/session').then(follow, () => {}))
+	}, [load, ended, follow])
 
 	useEffect(() => {
 		document.title = `${TITLES[route] ?? 'Console'} · Switchboard`
@@ -113,22 +145,57 @@ export function App() {
 		}
 		return <SignIn signupEnabled={info.signup_enabled} notice={notice} onSignedIn={signedIn} />
 	}
-	return <SignedIn info={info as SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }} route={route} onSignedOut={signedOut} />
+	// Keyed by the user: following another tab's sign-in starts the pages afresh (no dialog or filter of the last user).
+	return (
+		<SignedIn
+			key={info.user.id}
+			info={info as SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }}
+			route={route}
+			notice={switched}
+			onSession={follow}
+			onSignedOut={signedOut}
+		/>
+	)
 }
 
-function SignedIn({ info, route, onSignedOut }: { info: SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }; route: string; onSignedOut: () => void }) {
+type SignedInProps = {
+	info: SessionInfo & { user: NonNullable<SessionInfo['user']>; account: Account }
+	route: string
+	notice?: string
+	/** The session as re-read with the balance, for the console to follow a sign-out or sign-in made in another tab. */
+	onSession: (fresh: SessionInfo) => void
+	onSignedOut: () => void
+}
+
+function SignedIn({ info, route, notice, onSession, onSignedOut }: SignedInProps) {
 	const [account, setAccount] = useState<Account>(info.account)
 	const [toasts, setToasts] = useState<Array<{ id: number; text: string }>>([])
+	// Shown on the page the tab opened on, gone once the user moves on.
+	const [shownNotice, setShownNotice] = useState(notice)
+	const noticeRoute = useRef(route)
+	useEffect(() => {
+		if (route !== noticeRoute.current) setShownNotice(undefined)
+	}, [route])
 
+	// The session (GET /api/session) carries the balance: one read also tells whether another tab changed the sign-in.
 	const refreshBalance = useCallback(() => {
-		api<Account>('GET', `/api/accounts/${info.account.id}`).then(setAccount, () => {})
-	}, [info.account.id])
+		api<SessionInfo>('GET', '/api/session').then((s) => {
+			if (s.user?.id === info.user.id && s.account) setAccount(s.account)
+			onSession(s)
+		}, () => {})
+	}, [info.user.id, onSession])
 
-	// Spend happens outside the console (API calls), so the balance is re-read on every page and every 20 s.
+	// Spend happens outside the console (API calls), so the balance is re-read on every page, every 20 s and when the
+	// tab is looked at again.
 	useEffect(refreshBalance, [route, refreshBalance])
 	useEffect(() => {
-		const t = setInterval(() => document.visibilityState === 'visible' && refreshBalance(), 20_000)
-		return () => clearInterval(t)
+		const visible = () => document.visibilityState === 'visible' && refreshBalance()
+		const t = setInterval(visible, 20_000)
+		document.addEventListener('visibilitychange', visible)
+		return () => {
+			clearInterval(t)
+			document.removeEventListener('visibilitychange', visible)
+		}
 	}, [refreshBalance])
 
 	const toast = useCallback((text: string) => {
@@ -153,6 +220,7 @@ function SignedIn({ info, route, onSignedOut }: { info: SessionInfo & { user: No
 	return (
 		<SessionContext.Provider value={state}>
 			<Layout route={route}>
+				{shownNotice && <Alert kind="info">{shownNotice}</Alert>}
 				<Page route={route} admin={info.user.is_admin} />
 			</Layout>
 			<div class="toasts" aria-live="polite" role="status">

@@ -4,14 +4,19 @@ import { api, messageOf, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { CopyButton } from '../components/copy-button'
+import { ListPager, usePaged } from '../components/list-pager'
 import { DataTable } from '../components/data-table'
 import { EyeIcon, EyeOffIcon } from '../components/icons'
-import { Badge, Button, DateTime, IconButton, PageHeader, statusTone } from '../components/ui'
+import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
 import { relative, usd } from '../lib/format'
+import { keyMatches } from '../lib/key-search'
 import { useSession } from '../session'
 import type { Token } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
+
+/** Keys per page of the Tokens table. */
+const PAGE_SIZE = 25
 
 type Dialog = { kind: 'create' } | { kind: 'created'; token: Token; secret: string } | { kind: 'edit'; token: Token } | { kind: 'delete'; token: Token }
 
@@ -50,6 +55,10 @@ export function TokensPage() {
 	const dialog = useDialogs<Dialog>(list.reload)
 	const [revealed, setRevealed] = useState<Record<number, string>>({})
 	const [rowError, setRowError] = useState<string>()
+	// Searched and paged here: the API lists an account's keys whole, and a team's hundreds were one long table.
+	const [search, setSearch] = useState('')
+	const found = (list.data?.data ?? []).filter((t) => keyMatches(t, search))
+	const paged = usePaged(found, PAGE_SIZE, `${search}\n${accountId}`)
 
 	const toggle = async (t: Token) => {
 		setRowError(undefined)
@@ -72,19 +81,28 @@ export function TokensPage() {
 		<>
 			<PageHeader title="Tokens" subtitle="API keys for the gateway. Send one as Authorization: Bearer sk-…" actions={<AddButton label="Create token" onClick={create} />} />
 			<AccountPicker value={accountId} onValue={setAccountId} />
+			{((list.data?.data.length ?? 0) > PAGE_SIZE || search) && (
+				<div class="toolbar">
+					<TextField label="Search keys" value={search} onValue={setSearch} type="search" autoComplete="off" placeholder="Name, or part of the key" />
+				</div>
+			)}
 			<DataTable
-				loaded={list}
+				loaded={{ ...list, data: list.data && { data: paged.items } }}
 				label="Tokens"
 				columns={['Name', 'Key', 'Created', 'Expires', 'Spent / limit', 'Status', 'Last used']}
 				actions
 				errors={[rowError]}
 				empty={
-					<>
-						<p>No tokens yet.</p>
-						<Button variant="primary" onClick={create}>
-							Create your first token
-						</Button>
-					</>
+					search.trim() ? (
+						<p>No key matches “{search.trim()}”.</p>
+					) : (
+						<>
+							<p>No tokens yet.</p>
+							<Button variant="primary" onClick={create}>
+								Create your first token
+							</Button>
+						</>
+					)
 				}
 				row={(t) => {
 					const full = revealed[t.id]
@@ -127,6 +145,7 @@ export function TokensPage() {
 					)
 				}}
 			/>
+			<ListPager page={paged.page} pages={paged.pages} setPage={paged.setPage} />
 			{open?.kind === 'create' && (
 				<CreateTokenModal
 					accountId={accountId}

@@ -10,6 +10,7 @@ import { useLoad } from '../hooks'
 import { fillDays } from '../lib/chart'
 import { localDate } from '../lib/expiry'
 import { latency, tokens as fmtTokens, usd } from '../lib/format'
+import { keyLabels } from '../lib/key-search'
 import { useSession } from '../session'
 import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
 
@@ -143,7 +144,8 @@ export function UsagePage() {
 		[key, tick],
 	)
 
-	const names = new Map((keys.data?.data ?? []).map((t) => [t.id, t.name]))
+	// Names are not unique: two keys called "laptop" are told apart by their masked keys.
+	const names = keyLabels(keys.data?.data ?? [])
 	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
 	const refresh = () => {
@@ -171,7 +173,7 @@ export function UsagePage() {
 				})}
 			/>
 			<form class="card filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
-				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: t.name }))]} />
+				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: names.get(t.id)! }))]} />
 				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
 				<datalist id="usage-models">
 					{(models.data?.data ?? []).map((m) => (
