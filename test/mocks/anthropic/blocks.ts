@@ -107,3 +107,20 @@ export function checkTexts(messages: Obj[]): JsonReply | undefined {
 	const text = typeof end === 'string' ? end : end?.type === 'text' ? String(end.text ?? '') : ''
 	if (text !== '' && /\s$/.test(text)) return invalid('messages: final assistant content cannot end with trailing whitespace')
 }
+
+/** Claude takes at most four cache breakpoints per request, over tools, system and messages (tool results' blocks included). */
+export function checkCacheBreakpoints(b: Obj): JsonReply | undefined {
+	let found = 0
+	const count = (blocks: unknown[]) => {
+		for (const x of blocks) {
+			const block = asObj(x)
+			if (!block) continue
+			if (block.cache_control !== undefined) found++
+			if (Array.isArray(block.content)) count(block.content)
+		}
+	}
+	count(asArr(b.tools))
+	if (Array.isArray(b.system)) count(b.system)
+	for (const m of asArr(b.messages)) if (Array.isArray(asObj(m)?.content)) count(asObj(m)!.content as unknown[])
+	if (found > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${found}.`)
+}
