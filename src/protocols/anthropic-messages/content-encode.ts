@@ -35,8 +35,9 @@ export function toolIdMap(messages: Array<{ content: Part[] }>): (id: string) =>
 }
 
 /**
- * One part → one block, or null when Anthropic would reject it: empty text ("text content blocks must be
- * non-empty") and thinking without a signature (only Anthropic-issued signatures verify; unsigned reasoning
+ * One part → one block, or null when Anthropic would reject it: empty or whitespace-only text ("text content blocks
+ * must be non-empty", "text content blocks must contain non-whitespace text"; OpenAI takes both, and clients send an
+ * assistant's `"\n\n"` beside its tool calls or a tool's `"\n"`) and thinking without a signature (only Anthropic-issued signatures verify; unsigned reasoning
  * from other vendors cannot be replayed). Audio, and files Anthropic cannot read, are refused (document.ts).
  * @param innerStored unknown blocks recorded inside this tool_result (same-protocol requests only)
  * @param where the part's position, for a refusal when its decoder recorded none
@@ -44,7 +45,7 @@ export function toolIdMap(messages: Array<{ content: Part[] }>): (id: string) =>
 export function encodePart(p: Part, toolId: (id: string) => string, innerStored: Array<{ at: number; block: Json }> = [], where = 'messages'): Json | null {
 	switch (p.type) {
 		case 'text':
-			return p.text === '' ? null : { type: 'text', text: p.text, ...cache(p.cacheControl) }
+			return p.text.trim() === '' ? null : { type: 'text', text: p.text, ...cache(p.cacheControl) }
 		case 'image':
 			return { type: 'image', source: encodeImageSource(p.source), ...cache(p.cacheControl) }
 		case 'file':

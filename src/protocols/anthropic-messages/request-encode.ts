@@ -52,6 +52,18 @@ function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Tu
 			t.content = [...t.content.filter(isThinking), ...t.content.filter((b) => !isThinking(b))]
 		}
 	}
+	return trimPrefill(turns)
+}
+
+/**
+ * A conversation ending with an assistant turn asks Claude to continue it (a prefill), and Anthropic refuses one
+ * ending in whitespace ("final assistant content cannot end with trailing whitespace"), which OpenAI and Gemini take:
+ * its last text is sent without it (whitespace-only texts are already gone, encodePart).
+ */
+function trimPrefill(turns: Turn[]): Turn[] {
+	const last = turns[turns.length - 1]
+	const end = last?.role === 'assistant' ? last.content[last.content.length - 1] : undefined
+	if (end?.type === 'text' && typeof end.text === 'string' && end.text !== end.text.trimEnd()) last!.content[last!.content.length - 1] = { ...end, text: end.text.trimEnd() }
 	return turns
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { AudioPart, FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart, VendorOnly } from '../../core/ir'
+import type { AudioPart, CacheControl, FilePart, ImagePart, Message, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart, ToolResultPart, VendorOnly } from '../../core/ir'
 
 /** What only OpenAI's models take, found in the messages (the caller tags it with the protocol). */
 export type OpenAIOnly = Omit<VendorOnly, 'protocol'>
@@ -34,6 +34,35 @@ export type WireMessage =
 // Loops rather than forEach and map with closures, and a field's path for its error message built only when it is
 // thrown: agents resend their whole history on every turn (hundreds of messages), and this runs on every request.
 
+/**
+ * A prompt-caching breakpoint written the way OpenRouter and LiteLLM take it in chat completions: `cache_control:
+ * {type: 'ephemeral', ttl?: '5m' | '1h'}` on a content part, a tool, or a message (its last part), which clients
+ * offering Claude through an OpenAI-compatible API send (https://openrouter.ai/docs/features/prompt-caching). Claude
+ * caches only where told, so without it a long conversation pays full input price every turn. Anything else is left
+ * out, as OpenAI (which caches by itself and has no such field) would leave it.
+ */
+export function cacheControlOf(v: unknown): CacheControl | undefined {
+	if (v === undefined || !isObject(v) || v.type !== 'ephemeral') return undefined
+	return v.ttl === '5m' || v.ttl === '1h' ? { type: 'ephemeral', ttl: v.ttl } : { type: 'ephemeral' }
+}
+
+type Cacheable = Exclude<Part, AudioPart | ThinkingPart | RedactedThinkingPart>
+const canCache = (p: Part | undefined): p is Cacheable => p !== undefined && p.type !== 'audio' && p.type !== 'thinking' && p.type !== 'redacted_thinking'
+
+/** Sets the breakpoint of `raw` (a part or message) on `part`; `part` is returned. */
+function cached<T extends Cacheable>(part: T, raw: Json): T {
+	const cc = raw.cache_control === undefined ? undefined : cacheControlOf(raw.cache_control)
+	if (cc) part.cacheControl = cc
+	return part
+}
+
+/** A message-level breakpoint (LiteLLM's form, also on a string content) marks the message's last part. */
+function cachedLast<T extends Part>(parts: T[], m: Json): T[] {
+	const last = parts[parts.length - 1]
+	if (m.cache_control !== undefined && canCache(last)) cached(last, m)
+	return parts
+}
+
 function textParts(content: unknown, param: string): TextPart[] {
 	if (typeof content === 'string') return [{ type: 'text', text: content }]
 	const list = reqArray(content, param)
@@ -43,7 +72,7 @@ function textParts(content: unknown, param: string): TextPart[] {
 		if (!isObject(part)) throw notObject(`${param}[${i}]`)
 		if (part.type !== 'text') throw badRequest(`${param}[${i}].type must be 'text' here`, `${param}[${i}].type`)
 		if (typeof part.text !== 'string') throw notString(`${param}[${i}].text`)
-		out.push({ type: 'text', text: part.text })
+		out.push(cached({ type: 'text', text: part.text }, part))
 	}
 	return out
 }
@@ -59,7 +88,7 @@ function userParts(content: unknown, param: string): UserPart[] {
 		const at = `${param}[${i}]`
 		const part = reqObject(list[i], at)
 		if (part.type === 'text') {
-			out.push({ type: 'text', text: reqString(part.text, `${at}.text`) })
+			out.push(cached({ type: 'text', text: reqString(part.text, `${at}.text`) }, part))
 			continue
 		}
 		if (part.type === 'image_url') {
@@ -67,7 +96,7 @@ function userParts(content: unknown, param: string): UserPart[] {
 			const img: ImagePart = { type: 'image', source: decodeImageUrl(reqString(image.url, `${at}.image_url.url`), `${at}.image_url.url`) }
 			const detail = optString(image.detail, `${at}.image_url.detail`)
 			if (detail) img.detail = detail
-			out.push(img)
+			out.push(cached(img, part))
 			continue
 		}
 		if (part.type === 'file') {
@@ -99,7 +128,7 @@ function assistantParts(m: Json, i: number, toolNames: Map<string, string>, only
 		for (let j = 0; j < list.length; j++) {
 			const at = `messages[${i}].content[${j}]`
 			const part = reqObject(list[j], at)
-			if (part.type === 'text') parts.push({ type: 'text', text: reqString(part.text, `${at}.text`) })
+			if (part.type === 'text') parts.push(cached({ type: 'text', text: reqString(part.text, `${at}.text`) }, part))
 			else if (part.type === 'refusal') parts.push({ type: 'text', text: reqString(part.refusal, `${at}.refusal`) })
 			else throw badRequest(`${at}.type must be 'text' or 'refusal'`, `${at}.type`)
 		}
@@ -143,7 +172,7 @@ function toolResult(m: Json, i: number, toolNames: Map<string, string>): ToolRes
 	if (typeof m.tool_call_id !== 'string') throw notString(`messages[${i}].tool_call_id`)
 	const id = plainToolCallId(m.tool_call_id)
 	const content = typeof m.content === 'string' ? (m.content ? [{ type: 'text' as const, text: m.content }] : []) : textParts(m.content, `messages[${i}].content`).filter((p) => p.text !== '')
-	const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content }
+	const part: ToolResultPart = cached({ type: 'tool_result', toolCallId: id, content }, m)
 	// Gemini's functionResponse needs the name; OpenAI only links by id, so look it up in the history.
 	const name = toolNames.get(id)
 	if (name) part.name = name
@@ -184,13 +213,13 @@ export function decodeMessages(raw: unknown): { system: TextPart[]; messages: Me
 		switch (m.role) {
 			case 'system':
 			case 'developer':
-				system.push(...textParts(m.content, `messages[${i}].content`))
+				system.push(...cachedLast(textParts(m.content, `messages[${i}].content`), m))
 				break
 			case 'user':
-				push('user', userParts(m.content, `messages[${i}].content`))
+				push('user', cachedLast(userParts(m.content, `messages[${i}].content`), m))
 				break
 			case 'assistant':
-				push('assistant', assistantParts(m, i, toolNames, openaiOnly))
+				push('assistant', cachedLast(assistantParts(m, i, toolNames, openaiOnly), m))
 				break
 			case 'tool':
 				push('user', [toolResult(m, i, toolNames)])

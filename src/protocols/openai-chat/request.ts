@@ -13,7 +13,7 @@ import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
-import { decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
+import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
 import type { OpenAIChatBody } from './model'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
@@ -68,6 +68,9 @@ function decodeTools(raw: unknown, only: OpenAIOnly[]): Tool[] {
 		if (description !== undefined) out.description = description
 		const strict = optBoolean(fn.strict, `${at}.function.strict`)
 		if (strict !== undefined) out.strict = strict
+		// LiteLLM's breakpoint on a tool (the tools precede the system prompt in Claude's cache order).
+		const cc = tool.cache_control === undefined ? undefined : cacheControlOf(tool.cache_control)
+		if (cc) out.cacheControl = cc
 		return [out]
 	})
 }

@@ -2,7 +2,8 @@
  * Anthropic's checks on content blocks, in its `path: reason` wording: the block types the Messages API knows (an
  * OpenAI or Gemini part that leaked through is refused), image sources (the four image types, http(s) URLs) and
  * document sources (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support: base64 PDFs, text/plain text,
- * http(s) URLs, Files API ids, custom content), also inside tool results.
+ * http(s) URLs, Files API ids, custom content), also inside tool results; and its rules on text: no empty text block, no
+ * message whose text is only whitespace, no prefill ending in whitespace (checkTexts).
  * @module
  */
 
@@ -79,4 +80,47 @@ export function checkBlocks(messages: Obj[]): JsonReply | undefined {
 			if (bad) return bad
 		}
 	}
+}
+
+const isBlank = (t: string) => t.trim() === ''
+
+/**
+ * Anthropic's rules on message text, in its words (as users met them: anthropics/claude-code#59812, #23369,
+ * home-assistant/core#175637, LibreChat-AI/agents#124 which tried the shapes against the API, aaif-goose/goose#5967):
+ * an empty text block is refused ("text content blocks must be non-empty"); whitespace-only text is refused when the
+ * message has no other text with something in it (`[' ']` is refused, `[' ', 'real']` taken); a final assistant
+ * message (a prefill) must not end with whitespace.
+ */
+export function checkTexts(messages: Obj[]): JsonReply | undefined {
+	for (const [i, m] of messages.entries()) {
+		const finalAssistant = i === messages.length - 1 && m.role === 'assistant'
+		const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : asArr(m.content).map((b) => asObj(b) ?? {})
+		const texts = blocks.flatMap((b) => (b.type === 'text' ? [String(b.text ?? '')] : []))
+		if (!finalAssistant && (blocks.length === 0 || (typeof m.content === 'string' && m.content === '')))
+			return invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`)
+		if (typeof m.content !== 'string' && texts.some((t) => t === '')) return invalid('messages: text content blocks must be non-empty')
+		if (texts.some((t) => t !== '') && texts.every(isBlank)) return invalid('messages: text content blocks must contain non-whitespace text')
+	}
+	const last = messages[messages.length - 1]
+	if (last?.role !== 'assistant') return undefined
+	const end = typeof last.content === 'string' ? last.content : asObj(asArr(last.content).at(-1))
+	const text = typeof end === 'string' ? end : end?.type === 'text' ? String(end.text ?? '') : ''
+	if (text !== '' && /\s$/.test(text)) return invalid('messages: final assistant content cannot end with trailing whitespace')
+}
+
+/** Claude takes at most four cache breakpoints per request, over tools, system and messages (tool results' blocks included). */
+export function checkCacheBreakpoints(b: Obj): JsonReply | undefined {
+	let found = 0
+	const count = (blocks: unknown[]) => {
+		for (const x of blocks) {
+			const block = asObj(x)
+			if (!block) continue
+			if (block.cache_control !== undefined) found++
+			if (Array.isArray(block.content)) count(block.content)
+		}
+	}
+	count(asArr(b.tools))
+	if (Array.isArray(b.system)) count(b.system)
+	for (const m of asArr(b.messages)) if (Array.isArray(asObj(m)?.content)) count(asObj(m)!.content as unknown[])
+	if (found > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${found}.`)
 }

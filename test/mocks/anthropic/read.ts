@@ -10,7 +10,7 @@ import type { JsonReply } from '../shared/reply'
 import { formatOf } from '../shared/structured'
 import { argKeyOf, forcedTool, type Conversation, type ToolSpec } from '../shared/scenario'
 import { base64, hash36 } from '../shared/text'
-import { checkBlocks } from './blocks'
+import { checkBlocks, checkCacheBreakpoints, checkTexts } from './blocks'
 import { invalid } from './errors'
 import { checkOutputFormat, checkStrictTools } from './output-format'
 
@@ -149,7 +149,7 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 			if (temperature !== undefined && temperature !== 1) return invalid('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.')
 		}
 	}
-	return checkBlocks(messages) ?? checkPairing(messages) ?? checkThinking(messages, thinkingOn(b)) ?? checkStrictTools(b) ?? (forCount ? undefined : checkOutputFormat(b))
+	return checkBlocks(messages) ?? checkTexts(messages) ?? checkCacheBreakpoints(b) ?? checkPairing(messages) ?? checkThinking(messages, thinkingOn(b)) ?? checkStrictTools(b) ?? (forCount ? undefined : checkOutputFormat(b))
 }
 
 /** Tools with a custom `input_schema` (server tools are ignored). */
