@@ -61,10 +61,12 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	if (toolConfig !== undefined) extra.toolConfig = toolConfig
 	// Another vendor is offered only the allowed functions (as for OpenAI's allowed_tools): it has no list of its own.
 	// The names "should match [FunctionDeclaration.name]": naming none of them leaves nothing the model could call.
+	// A single name with ANY is already a forced tool: all the functions stay declared, as OpenAI's named choice keeps them.
 	if (allowed && req.tools) {
-		req.tools = req.tools.filter((t) => allowed.has(t.name))
+		const kept = req.tools.filter((t) => allowed.has(t.name))
 		const param = 'toolConfig.functionCallingConfig.allowedFunctionNames'
-		if (!req.tools.length) throw badRequest(`${param} names none of the functionDeclarations (${[...allowed].join(', ')})`, param)
+		if (!kept.length) throw badRequest(`${param} names none of the functionDeclarations (${[...allowed].join(', ')})`, param)
+		if (choice?.type !== 'tool') req.tools = kept
 	}
 
 	const cfg = get(b, 'generationConfig')
