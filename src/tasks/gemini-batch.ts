@@ -99,7 +99,8 @@ async function endedUsage(svc: Services, task: TaskRow, ch: Channel, op: Obj, si
 	if (text === undefined) return undefined
 	if (record.responsesFile) {
 		const file = ((await pollJson(ch, `/v1beta/${vendorName}`, signal).catch(() => undefined)) as VendorFile | undefined) ?? { name: vendorName }
-		await recordVendorFile(svc, record.responsesFile, { accountId: task.accountId, tokenId: task.tokenId, channelId: ch.id, requestId: task.requestId }, { ...file, name: vendorName })
+		const rename = record.upstreamModel && record.upstreamModel !== task.model ? { from: record.upstreamModel, to: task.model } : undefined
+		await recordVendorFile(svc, record.responsesFile, { accountId: task.accountId, tokenId: task.tokenId, channelId: ch.id, requestId: task.requestId }, { ...file, name: vendorName }, rename)
 	}
 	return fileUsage(text, record, task.model)
 }

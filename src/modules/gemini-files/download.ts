@@ -28,26 +28,60 @@ export async function vendorFileText(ch: Channel, vendorName: string, signal: Ab
 	return res.ok ? text : undefined
 }
 
-/** The account's file's bytes, streamed from its channel (a batch's responses file: JSONL); 404 for another account's. */
+/** A batch's responses file of a model the channel serves under another name: the client's name for it, the channel's. */
+export type ModelRename = { from: string; to: string }
+
+/**
+ * The account's file's bytes, streamed from its channel (a batch's responses file: JSONL); 404 for another account's.
+ * A responses file recorded with a `rename` (the batch ran a `model_map` alias) has each line's `modelVersion` shown
+ * under the client's name, as the inline responses are.
+ */
 export async function downloadFile(svc: Services, id: string, accountId: number, request: Request, requestId: string): Promise<Response> {
 	const row = await ownedFile(svc, idOf(id), accountId)
 	const ch = holder(svc, row)
 	const { res } = await fetchUpstream(downloadUrl(ch, String(row.file.name)), { method: 'GET', headers: authHeaders(ch) }, channelTimeouts(ch.settings), request.signal)
 	if (!res.ok || !res.body) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
 	const out: Record<string, string> = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': requestId }
+	const rename = (row.result as { rename?: ModelRename } | null)?.rename
+	if (rename) return new Response(res.body.pipeThrough(new TextDecoderStream()).pipeThrough(renameLines(rename)).pipeThrough(new TextEncoderStream()), { status: 200, headers: out })
 	const len = res.headers.get('content-length')
 	if (len) out['content-length'] = len
 	return new Response(res.body, { status: 200, headers: out })
+}
+
+/** JSON Lines with each line's `response.modelVersion` renamed `from` → `to`; other lines, and the line breaks, as they came. */
+function renameLines({ from, to }: ModelRename): TransformStream<string, string> {
+	let tail = ''
+	const line = (raw: string): string => {
+		try {
+			const parsed = JSON.parse(raw) as { response?: { modelVersion?: unknown } }
+			if (parsed?.response?.modelVersion !== from) return raw
+			parsed.response.modelVersion = to
+			return JSON.stringify(parsed)
+		} catch {
+			return raw
+		}
+	}
+	return new TransformStream({
+		transform(chunk, out) {
+			const lines = (tail + chunk).split('\n')
+			tail = lines.pop()!
+			if (lines.length) out.enqueue(lines.map(line).join('\n') + '\n')
+		},
+		flush(out) {
+			if (tail) out.enqueue(line(tail))
+		},
+	})
 }
 
 /**
  * Records a file the vendor made for the account (a batch's responses file) under the gateway id `id`, once: a
  * repeat (another instance, a later poll) records nothing.
  */
-export async function recordVendorFile(svc: Services, id: string, owner: { accountId: number; tokenId: number | null; channelId: number; requestId: string }, file: VendorFile): Promise<void> {
+export async function recordVendorFile(svc: Services, id: string, owner: { accountId: number; tokenId: number | null; channelId: number; requestId: string }, file: VendorFile, rename?: ModelRename): Promise<void> {
 	if (!file.name) throw new GatewayError('upstream', 'upstream named a file without a name', { code: 'upstream_malformed' })
 	await svc.db.orm
 		.insert(tasks)
-		.values({ id, kind: 'gemini_file', accountId: owner.accountId, tokenId: owner.tokenId, model: '', channelId: owner.channelId, upstreamId: file.name, status: 'completed', progress: 100, requestId: owner.requestId, cost: 0, result: { file } })
+		.values({ id, kind: 'gemini_file', accountId: owner.accountId, tokenId: owner.tokenId, model: '', channelId: owner.channelId, upstreamId: file.name, status: 'completed', progress: 100, requestId: owner.requestId, cost: 0, result: { file, ...(rename && { rename }) } })
 		.onConflictDoNothing()
 }

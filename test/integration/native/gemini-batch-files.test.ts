@@ -145,6 +145,22 @@ describe('Gemini batches from an input file', () => {
 		expect(JSON.stringify(shown)).not.toContain(vendorOut)
 	})
 
+	it("should run a model_map alias's file batch under the channel's name and show the client only its own, in the batch and in the responses file", async () => {
+		const a = await client(1)
+		const lines = [line('one', 'an alias of the channel', { maxOutputTokens: 40 }), line('two', 'and another line', { maxOutputTokens: 40 })]
+		const b = await a.ai.batches.create({ model: 'qa-gemini', src: (await upload(a.ai, jsonl(lines))).name! })
+		expect(lastCreate()!.path).toBe('/v1beta/models/gemini-2.5-flash:batchGenerateContent')
+		const raw = await (await fetch(`${app.url}/v1beta/${b.name}`, { headers: { 'x-goog-api-key': a.key } })).text()
+		expect(raw).not.toContain('gemini-2.5-flash')
+		const out = (await a.ai.batches.get({ name: b.name! })).dest!.fileName!
+		// Read anew (files.get) before the download: the record keeps what the download needs.
+		await a.ai.files.get({ name: out })
+		const answers = await download(a.ai, out)
+		expect(answers.map((x) => x.response?.modelVersion)).toEqual(['qa-gemini', 'qa-gemini'])
+		expect(await micro(a.accountId)).toBe(1e6 - costOf(answers))
+		expect(new Set((await rowsOf(a.accountId)).map((r) => r.model))).toEqual(new Set(['qa-gemini']))
+	})
+
 	it('should refund all of a file batch that expired, and bill a cancelled one only for the lines it answered', async () => {
 		const a = await client(1)
 		const late = [line('x', 'ran out of time #expire'), line('y', 'this one too')]
