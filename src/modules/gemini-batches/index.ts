@@ -9,7 +9,8 @@
  * (`batches/{task id}`, `models/{its model}`), never the vendor's; only the creating account sees a batch. Requests
  * naming the account's uploads by gateway URI run on the channel holding them, under the vendor's URIs (gemini-files/refs.ts).
  * A batch may instead name a JSONL input file uploaded through the gateway (`inputConfig.fileName`, the account's own):
- * it is read from its channel to bound the charge and runs there; its `responsesFile` is shown under a gateway name
+ * it is read from the bytes the gateway kept as the upload passed (gemini-files/parts.ts: Google gives no upload
+ * back) to bound the charge, and runs on the channel holding it; its `responsesFile` is shown under a gateway name
  * the account downloads with `files.download` (gemini-files/download.ts).
  * @module
  */

@@ -3,7 +3,7 @@
  * {requests: {requests: [{request, metadata}]}}}}`, ai.google.dev/api/batch-mode), bounding what it can cost at batch
  * prices so the whole batch is held before the upstream runs it, and the body the channel gets (the model under its
  * name there). Input from the Files API (`inputConfig.fileName`: a JSONL file of `{key, request}` lines, uploaded through
- * the gateway) is read from the channel holding it and bounded line by line as the inline requests are (`fileRequests`).
+ * the gateway) is read from the bytes kept as it passed and bounded line by line as the inline requests are (`fileRequests`).
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
