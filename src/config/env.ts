@@ -25,6 +25,8 @@ export type Env = {
 	maxUploadBytes: number
 	/** Largest file uploaded through Gemini's Files API, bytes (MAX_GEMINI_FILE_BYTES; modules/gemini-files). */
 	maxGeminiFileBytes: number
+	/** Largest JSONL upload kept to run as a Gemini batch's input file, bytes (MAX_GEMINI_BATCH_FILE_BYTES; gemini-files/upload.ts). */
+	maxGeminiBatchFileBytes: number
 	/** Hosts/CIDRs that server-side URL fetches may reach despite being private (comma-separated). */
 	fetchAllow: string[]
 	/** Image and document URLs the gateway downloads for one request at most (FETCH_MAX_URLS; relay/images.ts). */
@@ -103,6 +105,8 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		maxUploadBytes: r.int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, { min: 1 }),
 		// Google's own limit: 2 GB a file (ai.google.dev/gemini-api/docs/files).
 		maxGeminiFileBytes: r.int('MAX_GEMINI_FILE_BYTES', 2 * 1024 * 1024 * 1024, { min: 1 }),
+		// Its bytes are kept in the database and read whole when a batch names it.
+		maxGeminiBatchFileBytes: r.int('MAX_GEMINI_BATCH_FILE_BYTES', 256 * 1024 * 1024, { min: 0 }),
 		fetchAllow: r.list('FETCH_ALLOW', 'host names, IP addresses or IPv4 CIDRs', (e) => isHostName(e) || isIpv4(e) || isCidr4(e) || isIpv6(e)).map((e) => e.toLowerCase()),
 		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
 		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),

@@ -5,7 +5,7 @@
  * @module
  */
 import { sql } from 'drizzle-orm'
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const money = (name: string) => bigint(name, { mode: 'number' })
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
@@ -232,6 +232,23 @@ export const tasks = pgTable(
 		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 	},
 	(t) => [index('tasks_account_idx').on(t.accountId), index('tasks_status_idx').on(t.status), uniqueIndex('tasks_upstream_idx').on(t.kind, t.channelId, t.upstreamId)],
+)
+
+/**
+ * The bytes of a Gemini batch input file (a JSONL upload, modules/gemini-files/upload.ts) as its chunks passed to the
+ * vendor, by offset, base64: Google serves no uploaded file back, and a batch naming the file is bounded from them.
+ * Gone with the file's record.
+ */
+export const geminiFileParts = pgTable(
+	'gemini_file_parts',
+	{
+		fileId: text('file_id')
+			.notNull()
+			.references(() => tasks.id, { onDelete: 'cascade' }),
+		offset: bigint('offset', { mode: 'number' }).notNull(),
+		data: text('data').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.fileId, t.offset] })],
 )
 
 /**

@@ -5,10 +5,14 @@
  * response's `usageMetadata` (prompt, cached, candidates and thoughts tokens) is priced at the batch price recorded at
  * creation and the rest of the charge refunded, once, by the settlement the other batch kinds use (batch.ts
  * `settleBatch`). A request answered with an error, and the requests a cancelled or expired batch never ran, are not
- * billed. Learned when the client gets (or deletes) the batch, or by the background poller.
+ * billed. A batch from an input file answers in a responses file (`responsesFile`), read from the channel the same
+ * way, line by line. Learned when the client gets (or deletes) the batch, or by the background poller.
  * @module
  */
+import { recordVendorFile, vendorFileText } from '../modules/gemini-files/download'
+import type { VendorFile } from '../modules/gemini-files/records'
 import { decodeUsage } from '../protocols/gemini/usage'
+import type { Channel } from '../routing/catalog'
 import type { Services } from '../services'
 import { type BatchEnd, type BatchRecord, batchToAsk, settleBatch } from './batch'
 import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
@@ -22,8 +26,11 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
 export const GEMINI_BATCH_ENDPOINT = '/v1beta/models/{model}:batchGenerateContent'
 const ENDED = new Set(['BATCH_STATE_SUCCEEDED', 'BATCH_STATE_FAILED', 'BATCH_STATE_CANCELLED', 'BATCH_STATE_EXPIRED'])
 
-/** A Gemini batch task's record: the batch terms, and the channel's name for the model (to show the client its own). */
-export type GeminiBatchRecord = BatchRecord & { upstreamModel?: string }
+/**
+ * A Gemini batch task's record: the batch terms, the channel's name for the model (to show the client its own), and
+ * for a batch from an input file, the gateway ids of that file and of its responses file (recorded when it ends).
+ */
+export type GeminiBatchRecord = BatchRecord & { upstreamModel?: string; inputFile?: string; responsesFile?: string }
 
 /** The batch's state, from its Operation's metadata. */
 export const stateOf = (op: Obj): string | undefined => (isObj(op.metadata) && typeof op.metadata.state === 'string' ? op.metadata.state : undefined)
@@ -51,6 +58,53 @@ export function inlinedUsage(op: Obj, terms: BatchTerms, model: string): Map<str
 	return out
 }
 
+/** The vendor's name of an ended batch's responses file (`response.responsesFile`, or the same in `metadata.output`). */
+export function responsesFileOf(op: Obj): string | undefined {
+	const from = (o: unknown) => (isObj(o) && typeof o.responsesFile === 'string' && o.responsesFile ? o.responsesFile : undefined)
+	return from(op.response) ?? (isObj(op.metadata) ? from(op.metadata.output) : undefined)
+}
+
+/**
+ * The answered lines of a responses file (JSON Lines, each `{key, response}` or `{key, error}`, in the order of the
+ * input), priced as `inlinedUsage` prices inline responses.
+ */
+export function fileUsage(text: string, terms: BatchTerms, model: string): Map<string, ModelUsage> {
+	const out = new Map<string, ModelUsage>()
+	const price = terms.prices[model]
+	if (!price) return out
+	for (const raw of text.split('\n')) {
+		if (!raw.trim()) continue
+		let line: unknown
+		try {
+			line = JSON.parse(raw)
+		} catch {
+			continue
+		}
+		const usage = isObj(line) && isObj(line.response) ? decodeUsage(line.response.usageMetadata) : undefined
+		if (usage) addLine(out, model, usage, price)
+	}
+	return out
+}
+
+/**
+ * The usage of an ended batch: its inline responses', or its responses file's, read from the channel and recorded to
+ * the account under the gateway id kept for it (before the batch shows as ended, so whoever sees it ended can
+ * download it). Undefined when the file cannot be read now: settled on a later poll rather than refunding work done.
+ */
+async function endedUsage(svc: Services, task: TaskRow, ch: Channel, op: Obj, signal: AbortSignal): Promise<Map<string, ModelUsage> | undefined> {
+	const record = task.result as GeminiBatchRecord
+	const vendorName = responsesFileOf(op)
+	if (!vendorName) return inlinedUsage(op, record, task.model)
+	const text = await vendorFileText(ch, vendorName, signal).catch(() => undefined)
+	if (text === undefined) return undefined
+	if (record.responsesFile) {
+		const file = ((await pollJson(ch, `/v1beta/${vendorName}`, signal).catch(() => undefined)) as VendorFile | undefined) ?? { name: vendorName }
+		const rename = record.upstreamModel && record.upstreamModel !== task.model ? { from: record.upstreamModel, to: task.model } : undefined
+		await recordVendorFile(svc, record.responsesFile, { accountId: task.accountId, tokenId: task.tokenId, channelId: ch.id, requestId: task.requestId }, { ...file, name: vendorName }, rename)
+	}
+	return fileUsage(text, record, task.model)
+}
+
 /** Only a batch that succeeded completes the task; one cancelled pays for what it answered, as one failed or expired does. */
 function endOf(op: Obj): BatchEnd {
 	const state = stateOf(op) ?? 'BATCH_STATE_FAILED'
@@ -71,7 +125,9 @@ export async function refreshGeminiBatch(svc: Services, task: TaskRow, signal: A
 	const state = op && stateOf(op)
 	if (!op || !state) return { task, batch: seen }
 	if (op.done === true || ENDED.has(state)) {
-		await settleBatch(svc, task, op, inlinedUsage(op, task.result as BatchRecord, task.model), endOf(op))
+		const usage = await endedUsage(svc, task, ch, op, signal)
+		if (!usage) return { task, batch: seen }
+		await settleBatch(svc, task, op, usage, endOf(op))
 		return { task: (await getTask(svc.db, task.id)) ?? task, batch: op }
 	}
 	const moved = await advance(svc.db, task.id, { status: state === 'BATCH_STATE_PENDING' ? 'queued' : 'in_progress', result: { ...(task.result as BatchRecord), batch: op } })

@@ -8,6 +8,10 @@
  * their `usageMetadata` and the rest refunded (src/tasks/gemini-batch.ts). The client sees the gateway's names
  * (`batches/{task id}`, `models/{its model}`), never the vendor's; only the creating account sees a batch. Requests
  * naming the account's uploads by gateway URI run on the channel holding them, under the vendor's URIs (gemini-files/refs.ts).
+ * A batch may instead name a JSONL input file uploaded through the gateway (`inputConfig.fileName`, the account's own):
+ * it is read from the bytes the gateway kept as the upload passed (gemini-files/parts.ts: Google gives no upload
+ * back) to bound the charge, and runs on the channel holding it; its `responsesFile` is shown under a gateway name
+ * the account downloads with `files.download` (gemini-files/download.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -23,9 +27,11 @@ import { type TaskRow, deleteFinished, findOwned, isTerminal, listOwned, newTask
 import { taskOp } from '../../tasks/submit'
 import { call, holder } from '../batches/upstream'
 import { batchPrice } from '../batches/price'
-import { pinBodies } from '../gemini-files/refs'
+import { keptText } from '../gemini-files/parts'
+import { idOf as fileIdOf, newFileId, ownedFile } from '../gemini-files/records'
+import { namesGatewayFile, pinBodies } from '../gemini-files/refs'
 import type { ModelCall } from '../gemini/generate'
-import { batchBound, geminiRoute, parseBatch, upstreamBody } from './requests'
+import { batchBound, fileRequests, type GeminiBatch, geminiRoute, parseBatch, upstreamBody } from './requests'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
@@ -50,6 +56,12 @@ export function batchView(op: Obj, task: Pick<TaskRow, 'id' | 'model' | 'result'
 	}
 	rename(out.response)
 	if (isObj(out.metadata)) rename(out.metadata.output)
+	// A file batch's files under the gateway's names: the input the client named, the responses it may download.
+	const record = task.result as GeminiBatchRecord | null
+	const input = isObj(out.metadata) && isObj(out.metadata.inputConfig) ? out.metadata.inputConfig : undefined
+	if (input && record?.inputFile && input.fileName !== undefined) input.fileName = `files/${record.inputFile}`
+	for (const o of [out.response, isObj(out.metadata) ? out.metadata.output : undefined])
+		if (isObj(o) && o.responsesFile !== undefined) o.responsesFile = record?.responsesFile ? `files/${record.responsesFile}` : undefined
 	return out
 }
 
@@ -66,6 +78,44 @@ async function owned(svc: Services, name: string, accountId: number): Promise<Ta
 	return row
 }
 
+/** A batch ready to submit: its requests (to bound), the channel it must run on, and its body for that channel. */
+type Prepared = { parsed: GeminiBatch; channelId?: number; body: (upstreamModel: string) => Obj; record?: Partial<GeminiBatchRecord> }
+
+/** Inline requests: uploaded files named by gateway URIs are the account's (else 404), under the vendor's URIs, and pin the batch to their channel. */
+async function prepareInline(c: ModelCall, given: GeminiBatch): Promise<Prepared> {
+	const files = await pinBodies(c.svc, c.token.accountId, given.requests.map((r) => r.request))
+	const parsed = files.channelId === undefined ? given : { ...given, requests: given.requests.map((r, i) => ({ ...r, request: files.bodies[i]! })) }
+	return { parsed, channelId: files.channelId, body: (upstreamModel) => upstreamBody(parsed, upstreamModel) }
+}
+
+/**
+ * A batch input file: the account's upload (else 404, as `files.get` answers), read from the bytes the gateway kept as
+ * it passed (gemini-files/parts.ts: Google gives no upload back) and bounded line by line; the batch runs on the
+ * channel holding the file. The vendor reads the file as it is: a line naming an uploaded file by a gateway URI, or a
+ * model the channel renames, cannot be rewritten in it, and is refused.
+ */
+async function prepareFile(c: ModelCall, given: GeminiBatch, fileName: string): Promise<Prepared> {
+	const file = await ownedFile(c.svc, fileIdOf(fileName), c.token.accountId)
+	const ch = holder(c.svc, file)
+	const text = await keptText(c.svc, file.id, Number(file.file.sizeBytes))
+	if (text === undefined)
+		throw new GatewayError('invalid_request', `${fileName} was not kept as a batch input file: upload the JSON Lines through this gateway with mimeType "jsonl" (at most MAX_GEMINI_BATCH_FILE_BYTES), so their cost can be bounded`, {
+			code: 'invalid_request',
+			param: 'batch.inputConfig.fileName',
+		})
+	const requests = fileRequests(text, c.model)
+	if (namesGatewayFile(requests.map((r) => r.request)))
+		throw new GatewayError('invalid_request', "The batch input file names uploaded files by this gateway's URIs, which the vendor cannot read and the gateway cannot rewrite in a file: send those requests inline (batch.inputConfig.requests), where they are", {
+			code: 'invalid_request',
+			param: 'batch.inputConfig.fileName',
+		})
+	const upstreamModel = ch.modelMap[c.model] ?? c.model
+	if (upstreamModel !== c.model && requests.some((r) => r.request.model !== undefined))
+		throw new GatewayError('invalid_request', `The batch input file names the model "${c.model}", which its channel serves as "${upstreamModel}": leave request.model out of its lines (the batch's model applies)`, { code: 'model_mapped', param: 'batch.inputConfig.fileName' })
+	const parsed = { ...given, requests }
+	return { parsed, channelId: ch.id, body: (m) => upstreamBody(parsed, m, String(file.file.name)), record: { inputFile: file.id, responsesFile: newFileId() } }
+}
+
 /** `POST /v1beta/models/{model}:batchGenerateContent` (the model route dispatches it here). */
 export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Response> {
 	if (c.version !== '/v1beta')
@@ -73,10 +123,7 @@ export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Re
 	const given = parseBatch(body, c.model)
 	// Another vendor's model is refused here, in Gemini's words, before anything is held.
 	const route = geminiRoute(c.svc, c.token, c.model)
-	// Uploaded files named by gateway URIs: the account's (else 404), under the vendor's URIs, and the batch runs on their channel.
-	const files = await pinBodies(c.svc, c.token.accountId, given.requests.map((r) => r.request))
-	const parsed = files.channelId === undefined ? given : { ...given, requests: given.requests.map((r, i) => ({ ...r, request: files.bodies[i]! })) }
-	const filesOn = files.channelId
+	const { parsed, channelId: filesOn, body: upstream, record: extra } = given.fileName === undefined ? await prepareInline(c, given) : await prepareFile(c, given, given.fileName)
 	if (filesOn !== undefined && !route.channels.some((ch) => ch.id === filesOn))
 		throw new GatewayError('invalid_request', `The files this batch names are held by a Gemini channel that does not serve the model "${c.model}": only the key they were uploaded with can read them`, {
 			code: 'unsupported_for_model',
@@ -93,12 +140,12 @@ export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Re
 			shape: 'gemini',
 			...(filesOn !== undefined && { pin: (ch) => ch.id === filesOn }),
 			cost: (price) => batchBound(parsed, batchPrice(price)),
-			request: (ch, upstreamModel) => ({ url: geminiMethodUrl(ch, upstreamModel, 'batchGenerateContent'), headers: jsonHeaders(ch), body: JSON.stringify(upstreamBody(parsed, upstreamModel)) }),
+			request: (ch, upstreamModel) => ({ url: geminiMethodUrl(ch, upstreamModel, 'batchGenerateContent'), headers: jsonHeaders(ch), body: JSON.stringify(upstream(upstreamModel)) }),
 			async accept(res, ch, price) {
 				const op = await readJson(res)
 				const name = typeof op.name === 'string' && op.name.startsWith('batches/') ? op.name : undefined
 				if (!name) throw new GatewayError('upstream', 'upstream accepted the batch without a batch name', { code: 'upstream_malformed' })
-				const record: GeminiBatchRecord = { batch: op, endpoint: GEMINI_BATCH_ENDPOINT, prices: { [c.model]: batchPrice(price) }, upstreamModel: ch.modelMap[c.model] ?? c.model }
+				const record: GeminiBatchRecord = { batch: op, endpoint: GEMINI_BATCH_ENDPOINT, prices: { [c.model]: batchPrice(price) }, upstreamModel: ch.modelMap[c.model] ?? c.model, ...extra }
 				return { response: new Response(null), upstreamId: name, result: record }
 			},
 			reply: (task) => jsonResponse(batchView((task.result as GeminiBatchRecord).batch, task), c.requestId),

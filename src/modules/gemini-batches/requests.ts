@@ -2,8 +2,8 @@
  * Reading a Gemini batch (`POST /v1beta/models/{model}:batchGenerateContent` with `{batch: {displayName, inputConfig:
  * {requests: {requests: [{request, metadata}]}}}}`, ai.google.dev/api/batch-mode), bounding what it can cost at batch
  * prices so the whole batch is held before the upstream runs it, and the body the channel gets (the model under its
- * name there). Input from the Files API (`inputConfig.fileName`) is refused: the gateway cannot read or bound an
- * upload it does not hold.
+ * name there). Input from the Files API (`inputConfig.fileName`: a JSONL file of `{key, request}` lines, uploaded through
+ * the gateway) is read from the bytes kept as it passed and bounded line by line as the inline requests are (`fileRequests`).
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -16,7 +16,7 @@ import { boundInputTokens } from '../../relay/estimate'
 import type { Services } from '../../services'
 
 type Obj = Record<string, unknown>
-export type GeminiBatch = { displayName?: unknown; batch: Obj; requests: Array<{ request: Obj; metadata?: unknown }> }
+export type GeminiBatch = { displayName?: unknown; batch: Obj; requests: Array<{ request: Obj; metadata?: unknown }>; fileName?: string }
 
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 const refuse = (message: string, param?: string) => new GatewayError('invalid_request', message, { code: 'invalid_request', param })
@@ -24,25 +24,56 @@ const refuse = (message: string, param?: string) => new GatewayError('invalid_re
 const bare = (m: string) => m.replace(/^models\//, '')
 
 /**
- * The batch's inline requests; a 400 naming the field for a batch without them, for a file input, or for a request
- * naming another model than the URL's (a batch runs one model).
+ * The batch's inline requests, or the uploaded file it names (`inputConfig.fileName`, its requests read later:
+ * `fileRequests`); a 400 naming the field for a batch with neither, or for a request naming another model than the
+ * URL's (a batch runs one model).
  */
 export function parseBatch(body: unknown, model: string): GeminiBatch {
 	const batch = isObj(body) ? body.batch : undefined
 	if (!isObj(batch)) throw refuse("batch: required (`{batch: {displayName, inputConfig: {requests: {requests: [...]}}}}`)", 'batch')
 	const input = isObj(batch.inputConfig) ? batch.inputConfig : isObj(batch.input_config) ? batch.input_config : undefined
-	if (input && (input.fileName !== undefined || input.file_name !== undefined))
-		throw refuse('batch.inputConfig.fileName: batches from the Files API are not served here; send the requests inline, in batch.inputConfig.requests.requests', 'batch.inputConfig.fileName')
+	const fileName = input?.fileName ?? input?.file_name
+	if (fileName !== undefined) {
+		if (typeof fileName !== 'string' || !fileName || input?.requests !== undefined)
+			throw refuse('batch.inputConfig.fileName: the name of an uploaded JSONL file (`files/{id}`), and no inline requests beside it', 'batch.inputConfig.fileName')
+		return { displayName: batch.displayName, batch, requests: [], fileName }
+	}
 	const list = isObj(input?.requests) ? input.requests.requests : undefined
 	if (!Array.isArray(list) || !list.length) throw refuse('batch.inputConfig.requests.requests: at least one inline request is required', 'batch.inputConfig.requests')
 	const requests = list.map((r, i) => {
 		if (!isObj(r) || !isObj(r.request)) throw refuse(`batch.inputConfig.requests.requests[${i}].request: required`, 'batch.inputConfig.requests')
-		const m = r.request.model
-		if (m !== undefined && (typeof m !== 'string' || bare(m) !== model))
-			throw refuse(`batch.inputConfig.requests.requests[${i}].request.model: "${String(m)}" is not the batch's model "${model}"; a batch runs one model`, 'batch.inputConfig.requests')
+		checkModel(r.request, model, `batch.inputConfig.requests.requests[${i}].request.model`)
 		return { request: r.request, metadata: r.metadata }
 	})
 	return { displayName: batch.displayName, batch, requests }
+}
+
+function checkModel(request: Obj, model: string, where: string) {
+	const m = request.model
+	if (m !== undefined && (typeof m !== 'string' || bare(m) !== model)) throw refuse(`${where}: "${String(m)}" is not the batch's model "${model}"; a batch runs one model`, 'batch.inputConfig.requests')
+}
+
+/**
+ * The requests of a batch input file (ai.google.dev/gemini-api/docs/batch-mode: JSON Lines, each `{"key": …,
+ * "request": GenerateContentRequest}`), as inline requests with their key as metadata; a 400 naming the line for one
+ * that is not such an object, or that names another model.
+ */
+export function fileRequests(text: string, model: string): GeminiBatch['requests'] {
+	const out: GeminiBatch['requests'] = []
+	text.split('\n').forEach((raw, i) => {
+		if (!raw.trim()) return
+		let line: unknown
+		try {
+			line = JSON.parse(raw)
+		} catch {
+			throw refuse(`Line ${i + 1} of the batch input file is not valid JSON`, 'batch.inputConfig.fileName')
+		}
+		if (!isObj(line) || !isObj(line.request)) throw refuse(`Line ${i + 1} of the batch input file must be {"key": …, "request": {…}}`, 'batch.inputConfig.fileName')
+		checkModel(line.request, model, `Line ${i + 1} of the batch input file, request.model`)
+		out.push({ request: line.request, metadata: line.key })
+	})
+	if (!out.length) throw refuse('The batch input file has no requests', 'batch.inputConfig.fileName')
+	return out
 }
 
 /** The model's route when a Gemini channel serves it; another vendor's model is a 400 saying so. */
@@ -85,8 +116,15 @@ export function batchBound(b: GeminiBatch, price: Price): number {
 	return total
 }
 
-/** The batch's body for a channel: each request's model (when it names one) under the channel's name for it. */
-export function upstreamBody(b: GeminiBatch, upstreamModel: string): Obj {
+/**
+ * The batch's body for a channel: each request's model (when it names one) under the channel's name for it; a file
+ * input names the vendor's file (`fileName`), the file itself sent as it is.
+ */
+export function upstreamBody(b: GeminiBatch, upstreamModel: string, vendorFile?: string): Obj {
+	if (vendorFile !== undefined) {
+		const { input_config: _, ...batch } = b.batch
+		return { batch: { ...batch, ...(batch.model === undefined ? {} : { model: `models/${upstreamModel}` }), inputConfig: { fileName: vendorFile } } }
+	}
 	const requests = b.requests.map((r) => (r.request.model === undefined ? r : { ...r, request: { ...r.request, model: `models/${upstreamModel}` } }))
 	const { input_config: _, ...batch } = b.batch
 	return { batch: { ...batch, ...(batch.model === undefined ? {} : { model: `models/${upstreamModel}` }), inputConfig: { requests: { requests } } } }

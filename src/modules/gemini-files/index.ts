@@ -8,6 +8,7 @@
  * @module
  */
 import { Elysia, t } from 'elysia'
+import { notFound } from '../../core/errors'
 import { modelAuth } from '../../http/model-auth'
 import { authHeaders, channelUrl } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
@@ -16,6 +17,7 @@ import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { holder } from '../batches/upstream'
 import type { Services } from '../../services'
 import { publicBase } from '../video/view'
+import { downloadFile } from './download'
 import { dropFile, fileView, idOf, ownedFile, pageFiles, saveFile, type VendorFile } from './records'
 import { startUpload, uploadChunk } from './upload'
 
@@ -108,6 +110,18 @@ export const geminiFilesModule = (svc: Services) => {
 			response: { 200: GeminiFileList, ...errors },
 			detail: { summary: 'List files', description: "The account's uploaded files not yet expired (Google keeps them 48 hours), newest first, `pageSize` 1–100 (default 10); `state` as last read (`files.get` reads it anew). Under `/v1/files` for Google's clients (a key in `x-goog-api-key` or `?key=`), where OpenAI's clients get their Files API." },
 		})
+		.get(
+			'/download/v1beta/files/:file',
+			({ params, token, request, requestId }) => {
+				if (!params.file.endsWith(':download')) throw notFound(`Method not found: files/${params.file} (supported: download)`, 'method_not_found')
+				return downloadFile(svc, params.file.slice(0, -':download'.length), token.accountId, request, requestId)
+			},
+			{
+				params: t.Object({ file: t.String({ description: '`{id}:download`, with `?alt=media`' }) }),
+				response: { 200: t.File({ description: "The file's bytes (a batch's responses file: JSONL)" }), ...errors },
+				detail: { summary: 'Download a file', description: "Google's REST download of a file the vendor made for the account (a batch's `responsesFile`), streamed from the channel holding it. `files.download` of @google/genai asks `/v1beta/files/{id}:download` instead, which is served too." },
+			},
+		)
 		.delete('/v1beta/files/:file', ({ params, token, request }) => deleteFile(svc, params.file, token.accountId, request), {
 			params: t.Object({ file: t.String() }),
 			response: { 200: t.Object({}), ...errors },

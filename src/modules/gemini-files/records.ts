@@ -70,8 +70,10 @@ export async function pageFiles(svc: Services, accountId: number, limit: number,
 		.limit(limit + 1)
 }
 
+/** The vendor's File, as last read, in the record (the upload session dropped once finalized; other keys kept). */
 export async function saveFile(svc: Services, id: string, file: VendorFile): Promise<void> {
-	await svc.db.orm.update(tasks).set({ upstreamId: file.name ?? null, result: { file }, updatedAt: sql`now()` }).where(eq(tasks.id, id))
+	const result = sql`(coalesce(${tasks.result}, '{}'::jsonb) - 'upload') || ${JSON.stringify({ file })}::jsonb`
+	await svc.db.orm.update(tasks).set({ upstreamId: file.name ?? null, result, updatedAt: sql`now()` }).where(eq(tasks.id, id))
 }
 
 export async function dropFile(svc: Services, id: string): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * Uploaded files named in a `generateContent` request: a part's `fileData.fileUri` that is a gateway file URI
+ * Uploaded files named in a `generateContent` request: a part's `fileData.fileUri` (or `file_data.file_uri`, which
+ * Google accepts too) that is a gateway file URI
  * (`{base}/v1beta/files/{id}`, as the upload answered) of the caller's account is rewritten to the vendor's URI, and
  * the request must go to the channel holding the file (only that vendor key can read it). A gateway file URI naming a
  * file not the caller's is 404, as `files.get` answers it. A model another vendor serves cannot read such a file, and
@@ -18,17 +19,38 @@ const GATEWAY_FILE = /^https?:\/\/[^/]+\/v1(?:beta)?\/files\/([a-z0-9-]{1,40})$/
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Every `fileData` object of the request's contents and system instruction. */
-function fileDatas(body: Obj): Obj[] {
-	const out: Obj[] = []
+/** A part's file reference, as Google accepts it: `fileData.fileUri` or `file_data.file_uri` (ai.google.dev/api: either spelling). */
+type FileRef = { data: Obj; key: 'fileData' | 'file_data'; uriKey: 'fileUri' | 'file_uri'; uri: string }
+function refOf(p: unknown): FileRef | undefined {
+	if (!isObj(p)) return undefined
+	for (const key of ['fileData', 'file_data'] as const) {
+		const data = p[key]
+		if (!isObj(data)) continue
+		for (const uriKey of ['fileUri', 'file_uri'] as const) if (typeof data[uriKey] === 'string') return { data, key, uriKey, uri: data[uriKey] as string }
+	}
+	return undefined
+}
+
+/** The contents of a body that may hold parts: `contents` and the system instruction, in either spelling. */
+const CONTENT_KEYS = ['systemInstruction', 'system_instruction'] as const
+
+/** Every file reference of the request's contents and system instruction. */
+function fileRefs(body: Obj): FileRef[] {
+	const out: FileRef[] = []
 	const scan = (content: unknown) => {
 		if (!isObj(content) || !Array.isArray(content.parts)) return
-		for (const p of content.parts) if (isObj(p) && isObj(p.fileData) && typeof p.fileData.fileUri === 'string') out.push(p.fileData)
+		for (const p of content.parts) {
+			const ref = refOf(p)
+			if (ref) out.push(ref)
+		}
 	}
 	if (Array.isArray(body.contents)) for (const c of body.contents) scan(c)
-	scan(body.systemInstruction)
+	for (const k of CONTENT_KEYS) scan(body[k])
 	return out
 }
+
+/** Whether any of the bodies names an uploaded file by a gateway file URI (a batch input file's lines cannot be rewritten). */
+export const namesGatewayFile = (bodies: Obj[]): boolean => bodies.some((b) => fileRefs(b).some((r) => GATEWAY_FILE.test(r.uri)))
 
 type Held = { uri: string; mimeType?: string }
 
@@ -66,7 +88,7 @@ async function resolve(svc: Services, accountId: number, uris: string[]): Promis
  */
 export function pinFiles(svc: Services, accountId: number, body: Obj): Pinned | Promise<Pinned> {
 	// Nearly every request names no file: answered as it is, with no look-up and no promise to await.
-	if (fileDatas(body).length === 0) return { body }
+	if (fileRefs(body).length === 0) return { body }
 	return pinBodies(svc, accountId, [body]).then(({ bodies, channelId }) => ({ body: bodies[0]!, channelId }))
 }
 
@@ -77,17 +99,18 @@ export type Pinned = { body: Obj; channelId?: number }
  * 404 for a file not the account's, 400 for files of several channels.
  */
 export async function pinBodies(svc: Services, accountId: number, bodies: Obj[]): Promise<{ bodies: Obj[]; channelId?: number }> {
-	const { held, channelId } = await resolve(svc, accountId, bodies.flatMap((b) => fileDatas(b).map((fd) => fd.fileUri as string)))
+	const { held, channelId } = await resolve(svc, accountId, bodies.flatMap((b) => fileRefs(b).map((r) => r.uri)))
 	if (!held.size) return { bodies }
 	const part = (p: unknown) => {
-		const to = isObj(p) && isObj(p.fileData) ? held.get(p.fileData.fileUri as string) : undefined
-		return to ? { ...(p as Obj), fileData: { ...((p as Obj).fileData as Obj), fileUri: to.uri } } : p
+		const ref = refOf(p)
+		const to = ref && held.get(ref.uri)
+		return to ? { ...(p as Obj), [ref.key]: { ...ref.data, [ref.uriKey]: to.uri } } : p
 	}
 	const content = (c: unknown) => (isObj(c) && Array.isArray(c.parts) ? { ...c, parts: c.parts.map(part) } : c)
 	const pin = (body: Obj): Obj => {
 		const out: Obj = { ...body }
 		if (Array.isArray(body.contents)) out.contents = body.contents.map(content)
-		if (body.systemInstruction !== undefined) out.systemInstruction = content(body.systemInstruction)
+		for (const k of CONTENT_KEYS) if (body[k] !== undefined) out[k] = content(body[k])
 		return out
 	}
 	return { bodies: bodies.map(pin), channelId }

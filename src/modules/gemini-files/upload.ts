@@ -8,7 +8,8 @@
  * - `POST` to that URL with `X-Goog-Upload-Command: upload` (or `upload, finalize`) and `X-Goog-Upload-Offset`: each
  *   chunk is streamed through to the vendor's upload URL as it arrives (not held in memory), `X-Goog-Upload-Status`
  *   passed back; the final answer's File is recorded and answered under the gateway's name and URI.
- * A request's body is bounded by MAX_UPLOAD_BYTES (the SDK sends 8 MiB chunks), a file by MAX_GEMINI_FILE_BYTES.
+ * A request's body is bounded by MAX_UPLOAD_BYTES (the SDK sends 8 MiB chunks), a file by MAX_GEMINI_FILE_BYTES. A
+ * JSONL upload (a batch input file) is also kept as its chunks pass (parts.ts), up to MAX_GEMINI_BATCH_FILE_BYTES.
  * @module
  */
 import { badRequest, GatewayError, notFound } from '../../core/errors'
@@ -22,9 +23,11 @@ import type { Services } from '../../services'
 import { tasks } from '../../db/schema'
 import { randomString } from '../../lib/ids'
 import { getTask } from '../../tasks/store'
+import { keepPart, keepsBytes } from './parts'
 import { fileView, newFileId, purgeStaleUploads, saveFile, type VendorFile } from './records'
 
-type Upload = { url: string; size: number }
+/** The vendor's upload URL, the file's size, and whether its bytes are kept as they pass (a batch input: parts.ts). */
+type Upload = { url: string; size: number; keep?: boolean }
 
 const header = (req: Request, name: string) => req.headers.get(name)?.trim().toLowerCase() ?? ''
 
@@ -65,7 +68,7 @@ export async function startUpload(svc: Services, token: AuthToken, request: Requ
 	if (!url) throw new GatewayError('upstream', 'upstream started no upload (no X-Goog-Upload-URL)', { code: 'upstream_malformed' })
 	const id = newFileId()
 	const secret = randomString(32)
-	const upload: Upload = { url, size }
+	const upload: Upload = { url, size, ...(keepsBytes(svc, type, size) && { keep: true }) }
 	await svc.db.orm.insert(tasks).values({ id, kind: 'gemini_file', accountId: token.accountId, tokenId: token.id, model: '', channelId: ch.id, upstreamId: `upload:${secret}`, status: 'completed', progress: 100, requestId, cost: 0, result: { upload } })
 	void purgeStaleUploads(svc).catch(() => undefined)
 	return new Response(null, {
@@ -108,6 +111,7 @@ export async function uploadChunk(svc: Services, token: AuthToken, request: Requ
 	// The vendor's upload URL is the capability; its key goes with it only to the channel's own host.
 	if (sameOrigin(upload.url, ch)) Object.assign(headers, authHeaders(ch))
 	let body: ReadableStream<Uint8Array> | undefined
+	const kept: Uint8Array[] = []
 	if (command.includes('upload')) {
 		const room = upload.size - offset
 		const len = request.headers.get('content-length')
@@ -118,9 +122,12 @@ export async function uploadChunk(svc: Services, token: AuthToken, request: Requ
 		}
 		// A chunk sent without a length (which the request guard cannot measure up front) is bounded as it passes.
 		body = request.body ? bounded(request.body, Math.min(room, svc.env.maxUploadBytes)) : undefined
+		if (body && upload.keep) body = body.pipeThrough(collect(kept))
 	}
 	const { res } = await fetchUpstream(upload.url, { method: 'POST', headers, body }, channelTimeouts(ch.settings), request.signal)
 	if (!res.ok) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
+	// Kept once the vendor has taken the chunk, before the client can send the next one (or name the file in a batch).
+	if (upload.keep && command.includes('upload')) await keepPart(svc, id, offset, Buffer.concat(kept))
 	const status = res.headers.get('x-goog-upload-status') ?? ''
 	const out: Record<string, string> = { 'x-request-id': requestId }
 	if (status) out['x-goog-upload-status'] = status
@@ -134,6 +141,16 @@ export async function uploadChunk(svc: Services, token: AuthToken, request: Requ
 	if (!answer?.file?.name) throw new GatewayError('upstream', 'upstream finalized the upload without a File', { code: 'upstream_malformed' })
 	await saveFile(svc, id, answer.file)
 	return Response.json({ file: fileView(id, answer.file, base) }, { headers: out })
+}
+
+/** Passes the bytes on, keeping a copy of each chunk in `into`. */
+function collect(into: Uint8Array[]): TransformStream<Uint8Array, Uint8Array> {
+	return new TransformStream({
+		transform(chunk, out) {
+			into.push(chunk.slice())
+			out.enqueue(chunk)
+		},
+	})
 }
 
 const sameOrigin = (uri: string, ch: Channel): boolean => {

@@ -2,7 +2,8 @@
  * Polling Veo's operations and downloading their videos, for the account that submitted them (others get 404):
  * `GET /v1beta/models/{model}/operations/{id}` answers the Operation (veo.ts `operationView`), brought up to date from
  * the upstream first; `GET /v1beta/files/{file}:download?alt=media` streams a finished video from the channel that
- * made it, with the channel's key (Google's video URIs need one), so the caller's own key is all it takes; the same
+ * made it, with the channel's key (Google's video URIs need one), so the caller's own key is all it takes (and any
+ * other file recorded to the account, a batch's responses file, from its channel: gemini-files/download.ts); the same
  * path without `:download` is an uploaded file's `files.get` (modules/gemini-files). Both also
  * under `/v1`. Reads are not counted against a key's rpm_limit (clients poll every few seconds).
  * @module
@@ -22,6 +23,7 @@ import { FileObject, retrieveFile } from '../batches/files'
 import { publicBase } from '../video/view'
 import { GeminiOperation } from './predict-model'
 import { GeminiFile, getFile, isGeminiCaller } from '../gemini-files'
+import { downloadFile } from '../gemini-files/download'
 import { operationView, parseSampleFile } from './veo'
 
 /** The account's Veo task, up to date; 404 for an unknown id or another account's. */
@@ -43,7 +45,8 @@ const sameOrigin = (uri: string, ch: Channel): boolean => {
 async function download(svc: Services, file: string, accountId: number, request: Request, requestId: string): Promise<Response> {
 	const name = file.endsWith(':download') ? file.slice(0, -':download'.length) : file
 	const sample = parseSampleFile(name)
-	if (!sample) throw notFound(`File files/${name} not found`, 'file_not_found')
+	// Not a Veo video: a file recorded to the account (a batch's responses file), from the channel holding it.
+	if (!sample) return downloadFile(svc, name, accountId, request, requestId)
 	const task = await ownOperation(svc, sample.taskId, accountId, request.signal)
 	if (task.status !== 'completed') throw new GatewayError('invalid_request', `The video is not ready (status ${task.status})`, { status: 409, code: 'video_not_ready' })
 	const samples = Array.isArray(task.result?.samples) ? (task.result.samples as unknown[]) : []

@@ -152,7 +152,7 @@ describe('Gemini batches', () => {
 		expect(new Set((await rowsOf(a.accountId)).map((r) => r.model))).toEqual(new Set(['qa-gemini']))
 	})
 
-	it("should refuse another vendor's model, an unknown one and a file input in Gemini's shape, before anything is sent or held", async () => {
+	it("should refuse another vendor's model, an unknown one and an unknown input file in Gemini's shape, before anything is sent or held", async () => {
 		const a = await client(1)
 		const before = mock.requests.length
 		const other = await failure(a.ai.batches.create({ model: 'gpt-4o-mini', src: [req('not a Gemini model')] }))
@@ -160,9 +160,10 @@ describe('Gemini batches', () => {
 		expect(said(other).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
 		expect(said(other).error.message).toContain('"gpt-4o-mini" is not served by a Gemini channel')
 		expect((await failure(a.ai.batches.create({ model: 'no-such-model', src: [req('who')] })))?.status).toBe(404)
+		// A file input naming no upload of the account's (gemini-batch-files.test.ts runs them).
 		const file = await failure(a.ai.batches.create({ model: 'gemini-2.5-flash', src: 'files/abc123' }))
-		expect(file?.status).toBe(400)
-		expect(said(file).error.message).toContain('Files API')
+		expect(file?.status).toBe(404)
+		expect(said(file).error).toMatchObject({ status: 'NOT_FOUND', message: 'File files/abc123 not found' })
 		const other2 = await failure(a.ai.batches.create({ model: 'gemini-2.5-flash', src: [{ ...req('another model'), model: 'qa-gemini' }] }))
 		expect(other2?.status).toBe(400)
 		// The SDK's default version (/v1): Batch Mode is Google's /v1beta API, and /v1/batches is OpenAI's.

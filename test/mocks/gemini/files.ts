@@ -10,8 +10,10 @@
  *   (a string), `sha256Hash`, `createTime`, `expirationTime` (48 h later), `source: UPLOADED`, and `state`: videos are
  *   PROCESSING until read once with `GET`, as Google processes them, everything else ACTIVE.
  * - `GET /v1beta/files/{id}` (404 NOT_FOUND for an unknown one), `GET /v1beta/files` (`{files, nextPageToken}`,
- *   `pageSize` default 10, at most 100), `DELETE /v1beta/files/{id}` (`{}`).
- * - In `generateContent` and `countTokens`, a `fileData.fileUri` naming a file of this mock must be one it holds (else 403
+ *   `pageSize` default 10, at most 100), `DELETE /v1beta/files/{id}` (`{}`), and the file's bytes at
+ *   `GET /download/v1beta/files/{id}:download?alt=media` (or without `/download`, as @google/genai asks) for a file
+ *   the mock made (a batch's responses file, `addGeneratedFile`); an uploaded one is 400, as Google gives none back.
+ * - In `generateContent` and `countTokens`, a `fileData.fileUri` (or `file_data.file_uri`) naming a file of this mock must be one it holds (else 403
  *   PERMISSION_DENIED, Google's words) and ACTIVE (else 400 FAILED_PRECONDITION).
  * @module
  */
@@ -76,6 +78,27 @@ function chunk(store: GeminiFileStore, id: string, headers: Headers, bytes: Uint
 	return json({ file }, 200, { 'x-goog-upload-status': 'final' })
 }
 
+/** A file the mock made itself (a batch's responses file), as Google lists it: `source: GENERATED`, ACTIVE. */
+export function addGeneratedFile(store: GeminiFileStore, id: string, mimeType: string, bytes: Uint8Array, origin: string): Obj {
+	const now = new Date()
+	const file: Obj = {
+		name: `files/${id}`,
+		mimeType,
+		sizeBytes: String(bytes.byteLength),
+		createTime: now.toISOString(),
+		updateTime: now.toISOString(),
+		expirationTime: new Date(now.getTime() + 48 * 3600_000).toISOString(),
+		uri: `${origin}/v1beta/files/${id}`,
+		downloadUri: `${origin}/download/v1beta/files/${id}:download?alt=media`,
+		state: 'ACTIVE',
+		source: 'GENERATED',
+	}
+	store.files.set(id, { file, bytes })
+	return file
+}
+
+const DOWNLOAD = /^(?:\/download)?\/(v1beta|v1)\/files\/([a-z0-9-]+):download$/
+
 /** The Files API routes, or undefined for another path. */
 export function geminiFiles(store: GeminiFileStore, method: string, path: string, query: Record<string, string>, headers: Headers, body: unknown, bytes: Uint8Array | undefined, origin: string): Reply | undefined {
 	if (method === 'POST' && (path === '/upload/v1beta/files' || path === '/upload/v1/files')) return query.upload_id ? chunk(store, query.upload_id, headers, bytes, origin) : start(store, headers, body, origin, path)
@@ -86,6 +109,13 @@ export function geminiFiles(store: GeminiFileStore, method: string, path: string
 		const page = all.slice(from, from + size)
 		return json(from + size < all.length ? { files: page.map((f) => f.file), nextPageToken: String(from + size) } : { files: page.map((f) => f.file) })
 	}
+	const dl = method === 'GET' ? DOWNLOAD.exec(path) : null
+	const stored = dl ? store.files.get(dl[2]!) : undefined
+	// The bytes of a file this key holds; other ids are Veo's videos (predict.ts).
+	// As Google: "Files created by `upload` can't be downloaded" (@google/genai `files.download`); generated ones can.
+	if (stored && stored.file.source !== 'GENERATED') return geminiError(400, `File ${dl![2]} is not downloadable: only generated files can be downloaded.`)
+	if (stored) return query.alt === 'media' ? { type: 'raw', status: 200, contentType: String(stored.file.mimeType), body: new Uint8Array(stored.bytes) } : json(stored.file)
+	if (dl && path.startsWith('/download/')) return geminiError(404, `File ${dl[2]} not found.`)
 	const m = FILE.exec(path)
 	if (!m || (method !== 'GET' && method !== 'DELETE')) return undefined
 	const held = store.files.get(m[2]!)
@@ -105,7 +135,9 @@ export function checkFileRefs(store: GeminiFileStore, body: unknown, origin: str
 	const prefix = `${origin}/v1beta/files/`
 	for (const c of asArr(asObj(body)?.contents)) {
 		for (const p of asArr(asObj(c)?.parts)) {
-			const uri = asObj(asObj(p)?.fileData)?.fileUri
+			// Either spelling Google accepts: `fileData.fileUri` or `file_data.file_uri`.
+			const ref = asObj(asObj(p)?.fileData) ?? asObj(asObj(p)?.file_data)
+			const uri = ref?.fileUri ?? ref?.file_uri
 			if (typeof uri !== 'string' || !uri.startsWith(prefix)) continue
 			const id = uri.slice(prefix.length)
 			const held = store.files.get(id)

@@ -48,7 +48,7 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 	const { method, path, body, jsonError } = req
 	// A batch request naming a file reads it as generateContent does: from this key's files only.
 	const run = (model: string, request: Record<string, unknown>) => checkFileRefs(files, request, req.origin) ?? generate({ model, version: 'v1beta' }, request, false, false, false, opts.models)
-	const batch = geminiBatches(batches, method, path, req.query, body, run)
+	const batch = geminiBatches(batches, files, method, path, req.query, body, run, req.origin)
 	if (batch) return batch
 	const filed = geminiFiles(files, method, path, req.query, req.headers, body, req.bytes, req.origin)
 	if (filed) return filed
