@@ -190,7 +190,7 @@ export function relayRoute(
 		/** The uploaded files (or container) a body names, when the protocol has them: undefined (no promise) for a body naming none. */
 		files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
 		/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
-		outputs?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, requestId: string) => OutputTerms | undefined
+		outputs?: (body: Record<string, unknown>, token: AuthToken, requestId: string) => OutputTerms | undefined
 	},
 ): HotRoute {
 	return {
@@ -213,7 +213,7 @@ export function relayRoute(
 				inbound: request.headers,
 				signal: request.signal,
 			}
-			const outputs = o.outputs?.(wire, raw, token, requestId)
+			const outputs = o.outputs?.(wire, token, requestId)
 			if (outputs) call.outputs = outputs
 			const thread = o.thread?.(wire, token)
 			const files = o.files?.(wire, raw, token, request.headers)

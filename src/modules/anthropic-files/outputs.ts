@@ -19,10 +19,10 @@ export const CODE_OUTPUT = 'code_execution'
 
 /**
  * The recorder for a Messages request's code execution outputs: undefined (no allocation) for a body offering no code
- * execution tool, told by one search of its text.
+ * execution tool, told by its `tools`.
  */
-export function outputTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, requestId: string): OutputTerms | undefined {
-	if (!offersCodeExecution(body, raw)) return undefined
+export function outputTerms(svc: Services, body: Record<string, unknown>, token: AuthToken, requestId: string): OutputTerms | undefined {
+	if (!offersCodeExecution(body)) return undefined
 	return { keep: (found, channelId) => keepOutputs(svc, token, requestId, found, channelId) }
 }
 

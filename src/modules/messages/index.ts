@@ -24,7 +24,7 @@ export const messagesRoute = (svc: Services): HotRoute => {
 		// Only a body naming an uploaded file costs a lookup (anthropic-files/refs.ts).
 		files: (body, raw, token, inbound) => fileTerms(svc, body, raw, token, inbound),
 		// Only a body offering Claude's code execution tool gets its answer read for the files the code wrote (anthropic-files/outputs.ts).
-		outputs: (body, raw, token, requestId) => outputTerms(svc, body, raw, token, requestId),
+		outputs: (body, token, requestId) => outputTerms(svc, body, token, requestId),
 	})
 	// Anthropic's SDK reads the request's id from `request-id` (error answers get it in errorResponse).
 	return { ...route, serve: async (c) => withRequestId(await route.serve(c), c.requestId) }

@@ -18,13 +18,15 @@ export type CodeOutputs = {
 
 /**
  * Whether a Messages request offers the code execution tool (`code_execution_20250522`, `code_execution_20250825`, …),
- * told by one search of the body's text: a request offering none costs nothing more. A body that merely mentions the
- * name is scanned for nothing.
- * @example offersCodeExecution({}, '{"tools":[{"type":"code_execution_20250825","name":"code_execution"}]}') === true
+ * told by the parsed body's `tools` (a few entries), not by a search of its text: JavaScriptCore's substring search
+ * took 13–50 µs on a coding agent's 90 KB turn.
+ * @example offersCodeExecution({ tools: [{ type: 'code_execution_20250825', name: 'code_execution' }] }) === true
  */
-export function offersCodeExecution(body: Record<string, unknown>, raw: string | undefined): boolean {
-	if (raw !== undefined) return raw.includes('code_execution_20')
-	return Array.isArray(body.tools) && body.tools.some((t) => typeof (t as { type?: unknown } | null)?.type === 'string' && (t as { type: string }).type.startsWith('code_execution_'))
+export function offersCodeExecution(body: Record<string, unknown>): boolean {
+	const tools = body.tools
+	if (!Array.isArray(tools)) return false
+	for (const t of tools) if (typeof (t as { type?: unknown } | null)?.type === 'string' && (t as { type: string }).type.startsWith('code_execution_')) return true
+	return false
 }
 
 /** The container id a request names to reuse (`container: 'container_…'` or `{id, skills}`); undefined for a new one. */

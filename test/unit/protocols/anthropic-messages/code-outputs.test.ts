@@ -14,11 +14,13 @@ const bashResult = (...ids: string[]) => ({
 })
 
 describe('code execution outputs', () => {
-	it('should tell a request offering the tool by its text, or by its tools without one', () => {
-		expect(offersCodeExecution({}, '{"tools":[{"type":"code_execution_20250825","name":"code_execution"}]}')).toBe(true)
-		expect(offersCodeExecution({}, '{"tools":[{"type":"web_search_20250305","name":"web_search"}]}')).toBe(false)
-		expect(offersCodeExecution({ tools: [{ type: 'code_execution_20250522', name: 'code_execution' }] }, undefined)).toBe(true)
-		expect(offersCodeExecution({ tools: [{ name: 'f', input_schema: {} }] }, undefined)).toBe(false)
+	it('should tell a request offering the tool by its tools', () => {
+		expect(offersCodeExecution({ tools: [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'code_execution_20250825', name: 'code_execution' }] })).toBe(true)
+		expect(offersCodeExecution({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).toBe(false)
+		expect(offersCodeExecution({ tools: [{ type: 'code_execution_20250522', name: 'code_execution' }] })).toBe(true)
+		expect(offersCodeExecution({ tools: [{ name: 'f', input_schema: {} }, null] })).toBe(false)
+		// A body that only mentions the tool's name is not offering it.
+		expect(offersCodeExecution({ messages: [{ role: 'user', content: 'what is code_execution_20250825?' }] })).toBe(false)
 	})
 
 	it('should read a named container in either form', () => {
