@@ -1,9 +1,9 @@
 /**
  * Builds the OpenAPI document from the routes' schemas: an app on a throwaway in-memory database, with
  * @elysiajs/swagger generating /docs/json, tidied (openapi-tidy.ts), with the streamed and binary answers routes do
- * not declare (openapi-streams.ts). Shared by `bun run openapi` (writes
- * openapi/openapi.json, which the server serves: src/http/api-docs.ts) and the test that fails when the committed
- * file is stale. The generator is loaded here only, never by the server.
+ * not declare (openapi-streams.ts) and the media types their schemas cannot say (openapi-media.ts). Shared by
+ * `bun run openapi` (writes openapi/openapi.json, which the server serves: src/http/api-docs.ts) and the test that
+ * fails when the committed file is stale. The generator is loaded here only, never by the server.
  */
 import { swagger } from '@elysiajs/swagger'
 import { createApp } from '../src/app'
@@ -11,6 +11,7 @@ import { loadEnv } from '../src/config/env'
 import { openDb } from '../src/db/client'
 import { silentLogger } from '../src/lib/log'
 import { createServices } from '../src/services'
+import { describeMedia } from './openapi-media'
 import { applySecurity } from './openapi-security'
 import { describeStreams } from './openapi-streams'
 import { tidyOpenApi } from './openapi-tidy'
@@ -49,7 +50,7 @@ export async function buildOpenApiDocument(): Promise<string> {
 	try {
 		const res = await createApp(svc, { docs: generator() }).handle(new Request('http://localhost/docs/json'))
 		if (!res.ok) throw new Error(`/docs/json answered ${res.status}`)
-		return JSON.stringify(applySecurity(describeStreams(tidyOpenApi(await res.json()) as Record<string, unknown>)), null, '\t') + '\n'
+		return JSON.stringify(applySecurity(describeMedia(describeStreams(tidyOpenApi(await res.json()) as Record<string, unknown>))), null, '\t') + '\n'
 	} finally {
 		await svc.close()
 		await db.sql.close()

@@ -21,7 +21,7 @@ import type { Route } from '../../relay/budget'
 import type { EditImage, EditSource } from './edits'
 import { googlePlans, relayGoogleImages } from './google'
 import type { InlineImage } from './google-params'
-import type { ImagesRequest } from './model'
+import type { ImageGeneration } from './model'
 
 /** Image formats Gemini takes as input (ai.google.dev/gemini-api/docs/image-understanding). */
 const GEMINI_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif']
@@ -99,7 +99,7 @@ export async function relayGoogleEdit(ctx: CallContext, edit: EditSource, route:
 			"Invalid 'mask': Gemini image models edit by instruction, not by mask; leave the mask out and say in the prompt what to change where (e.g. \"replace the sky with a sunset\")",
 			'mask',
 		)
-	const body = edit.options as unknown as ImagesRequest
+	const body = edit.options as unknown as ImageGeneration
 	googlePlans(body, route, [])
 	const fileId = edit.images.find((i) => 'fileId' in i)
 	if (fileId) throw fileIdRefusal(fileId.at)

@@ -7,7 +7,7 @@
  * @module
  */
 import { badRequest, GatewayError } from '../../core/errors'
-import type { ImagesRequest } from './model'
+import type { ImageGeneration } from './model'
 
 /** Imagen's `aspectRatio` values. */
 const IMAGEN_RATIOS = ['1:1', '3:4', '4:3', '9:16', '16:9']
@@ -93,7 +93,7 @@ export type ImagenOutput = { mimeType: string; compressionQuality?: number }
  * other than PNG (Imagen also JPEG, with `output_compression`). `user`, `moderation` and the like are dropped.
  * @returns Imagen's outputOptions when the request names a format.
  */
-export function checkGoogleOptions(body: ImagesRequest, model: string, spec: GoogleImageModel): ImagenOutput | undefined {
+export function checkGoogleOptions(body: ImageGeneration, model: string, spec: GoogleImageModel): ImagenOutput | undefined {
 	const extra = body as Record<string, unknown>
 	if (body.response_format === 'url')
 		throw badRequest(`Invalid 'response_format': ${model} answers the image itself, not a URL; leave response_format out or set it to "b64_json"`, 'response_format')
@@ -128,7 +128,7 @@ export type InlineImage = { inlineData: { mimeType: string; data: string } }
  * Throws 400 for a model that makes no images or options it cannot honour.
  * @example planGoogleImages({ model: 'imagen', prompt: 'a fox', n: 2 }, 'imagen-4.0-generate-001').calls // 1
  */
-export function planGoogleImages(body: ImagesRequest, upstreamModel: string, inputs?: InlineImage[]): GooglePlan {
+export function planGoogleImages(body: ImageGeneration, upstreamModel: string, inputs?: InlineImage[]): GooglePlan {
 	const spec = googleImageModel(upstreamModel)
 	const endpoint = inputs ? '/v1/images/edits takes Gemini image models (…-image…)' : '/v1/images/generations takes Imagen models (imagen-…) and Gemini image models (…-image…)'
 	if (!spec)

@@ -27,7 +27,7 @@ import type { Channel, ModelInfo } from '../../routing/catalog'
 import { perImage } from '../gemini/predict'
 import { EDITS_ENDPOINT } from './edits'
 import { type GooglePlan, type InlineImage, planGoogleImages } from './google-params'
-import type { ImagesRequest } from './model'
+import type { ImageGeneration } from './model'
 import { MAX_IMAGE_TOKENS } from './pricing'
 import { IMAGES_ENDPOINT } from './stream'
 
@@ -166,7 +166,7 @@ export type GoogleEditInput = { inputs: InlineImage[]; imageTokens: number }
  * The Gemini channels of `route` that can make this request, each with its plan (by its upstream model name); a
  * request no channel can take throws the first refusal (a 400), before any hold.
  */
-export function googlePlans(body: ImagesRequest, route: Route, inputs?: InlineImage[]): Map<number, GooglePlan> {
+export function googlePlans(body: ImageGeneration, route: Route, inputs?: InlineImage[]): Map<number, GooglePlan> {
 	const plans = new Map<number, GooglePlan>()
 	let refusal: unknown
 	for (const ch of route.channels) {
@@ -186,7 +186,7 @@ export function googlePlans(body: ImagesRequest, route: Route, inputs?: InlineIm
  * channels. Each channel's plan is made first, so a request no channel can take is a 400 before any hold; channels
  * that cannot take it are skipped.
  */
-export function relayGoogleImages(ctx: CallContext, body: ImagesRequest, route: Route, edit?: GoogleEditInput): Promise<Response> {
+export function relayGoogleImages(ctx: CallContext, body: ImageGeneration, route: Route, edit?: GoogleEditInput): Promise<Response> {
 	const plans = googlePlans(body, route, edit?.inputs)
 	const text = countText(body.prompt)
 	// An edit's input images count as input tokens on every call.

@@ -23,7 +23,7 @@ import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
 import { formOf, type FormView, readPlainForm } from '../../http/form-view'
 import { relayGoogleImages } from './google'
 import { relayGoogleEdit } from './google-edits'
-import { ImageEditRequest, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
+import { ImageEditRequest, imageModelOf, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
 
@@ -71,8 +71,9 @@ export const imagesModule = (svc: Services) =>
 		.use(modelAuth(svc))
 		.post(
 			IMAGES_ENDPOINT,
-			({ body, token, requestId, startedAt, request }) => {
-				checkSize(body.size)
+			({ body: sent, token, requestId, startedAt, request }) => {
+				checkSize(sent.size)
+				const body = { ...sent, model: imageModelOf(sent) }
 				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
 				// Google's image models answer in their own terms (google.ts); a model any OpenAI-type channel serves stays on those.
 				const route = resolveModel(svc, token, body.model)

@@ -4,7 +4,7 @@ import { Integer } from '../../protocols/json-types'
 
 export const ImagesRequest = t.Object(
 	{
-		model: t.String({ minLength: 1 }),
+		model: t.Optional(t.String({ minLength: 1, description: 'dall-e-2 when left out, or gpt-image-1 when a GPT image parameter is sent (`background`, `moderation`, `output_compression`, `output_format`, `partial_images`, `stream`, `quality` low/medium/high)' })),
 		prompt: t.String({ minLength: 1, maxLength: 32000 }),
 		n: t.Optional(Integer({ minimum: 1, maximum: 10 })),
 		size: t.Optional(t.String({ description: '`WxH` in pixels, each side 64–8192 (e.g. 1024x1024), or `auto`' })),
@@ -22,6 +22,24 @@ export const ImagesRequest = t.Object(
 	{ additionalProperties: true },
 )
 export type ImagesRequest = typeof ImagesRequest.static
+
+/** A generation with its model decided ({@link imageModelOf}), as the relays take it. */
+export type ImageGeneration = ImagesRequest & { model: string }
+
+/** Fields only the GPT image models take; `quality` is one of them when it names their levels. */
+const GPT_IMAGE_FIELDS = ['background', 'moderation', 'output_compression', 'output_format', 'partial_images', 'stream'] as const
+
+/**
+ * The model of a generation that names none, as OpenAI picks it: "Defaults to `dall-e-2` unless a parameter specific
+ * to `gpt-image-1` is used" (images API reference, `model`).
+ * @example imageModelOf({ prompt: 'x' }) // 'dall-e-2'; imageModelOf({ prompt: 'x', output_format: 'webp' }) // 'gpt-image-1'
+ */
+export function imageModelOf(body: ImagesRequest): string {
+	if (body.model) return body.model
+	const sent = body as Record<string, unknown>
+	const gpt = GPT_IMAGE_FIELDS.some((k) => sent[k] !== undefined && sent[k] !== null) || ['low', 'medium', 'high'].includes(body.quality ?? '')
+	return gpt ? 'gpt-image-1' : 'dall-e-2'
+}
 
 export const ImagesResponse = t.Object(
 	{

@@ -50,8 +50,21 @@ export function anthropicModel(svc: Services, id: string): AnthropicModel {
 	return { type: 'model', id, display_name: id, created_at: CREATED_AT, max_input_tokens: contextWindow ?? null, max_tokens: maxOutput ?? null }
 }
 
+/**
+ * The methods Gemini's own list names for a model (`supportedGenerationMethods`, which @google/genai reads as
+ * `supportedActions`): Imagen `predict`, Veo `predictLongRunning`, embedding models their two, the rest the chat
+ * methods. Told by the name the model has upstream, so an alias is what it maps to.
+ * @example generationMethods('imagen-4.0-generate-001') // ['predict']
+ */
+export function generationMethods(upstreamName: string): string[] {
+	if (/^imagen-/i.test(upstreamName)) return ['predict']
+	if (/^veo-/i.test(upstreamName)) return ['predictLongRunning']
+	if (/embed/i.test(upstreamName)) return ['embedContent', 'batchEmbedContents', 'countTokens']
+	return ['generateContent', 'streamGenerateContent', 'countTokens']
+}
+
 export function geminiModel(svc: Services, id: string): GeminiModel {
-	const embedding = /embed/i.test(id)
+	const ch = svc.catalog.channelsFor(id)[0]
 	const { contextWindow, maxOutput } = svc.catalog.limits(id)
 	return {
 		name: `models/${id}`,
@@ -61,7 +74,7 @@ export function geminiModel(svc: Services, id: string): GeminiModel {
 		description: `${id}, served by Switchboard`,
 		...(contextWindow ? { inputTokenLimit: contextWindow } : {}),
 		...(maxOutput ? { outputTokenLimit: maxOutput } : {}),
-		supportedGenerationMethods: embedding ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'streamGenerateContent', 'countTokens'],
+		supportedGenerationMethods: generationMethods(ch?.modelMap[id] ?? id),
 	}
 }
 

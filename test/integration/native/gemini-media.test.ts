@@ -218,3 +218,20 @@ describe('POST /v1beta/models/{veo}:predictLongRunning and its operation', () =>
 		expect(await refunds(accountId)).toHaveLength(1)
 	})
 })
+
+describe('GET /v1beta/models (Imagen and Veo)', () => {
+	it("should list Imagen with Gemini's predict and Veo with predictLongRunning for @google/genai, aliases as the model they map to", async () => {
+		// QA: every Gemini-shape entry said generateContent, so clients filtering chat models by it listed Imagen and Veo.
+		const { key } = await app.account(1)
+		const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: app.url } })
+		const actions: Record<string, string[] | undefined> = {}
+		for await (const m of await ai.models.list()) actions[m.name!] = m.supportedActions
+		expect(actions).toEqual({
+			[`models/${IMAGEN}`]: ['predict'],
+			'models/imagen-alias': ['predict'],
+			[`models/${VEO}`]: ['predictLongRunning'],
+			'models/veo-alias': ['predictLongRunning'],
+		})
+		expect((await ai.models.get({ model: VEO })).supportedActions).toEqual(['predictLongRunning'])
+	})
+})

@@ -85,6 +85,25 @@ describe('POST /v1/images/generations', () => {
 		expect(row).toMatchObject({ input_tokens: 2, output_tokens: 272 })
 	})
 
+	it("should default a generation naming no model to dall-e-2, or to gpt-image-1 when it uses a GPT image parameter, as OpenAI does", async () => {
+		// QA: `client.images.generate({ prompt })` (the SDK's `model` is optional) was 400 "model" required.
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const r = await openai.images.generate({ prompt: 'cats', n: 2 })
+		expect(r.data).toHaveLength(2)
+		expect((oa.requests[0]!.body as { model: string }).model).toBe('dall-e-2')
+		const g = await openai.images.generate({ prompt: 'two words', output_format: 'webp' })
+		expect(g.output_format).toBe('webp')
+		expect((oa.requests[1]!.body as { model: string }).model).toBe('gpt-image-1')
+		// dall-e-2 at its per_request price per image; then gpt-image-1 by its tokens, as the rows say.
+		const rows = await usageOf(app, accountId)
+		expect(rows.map((x) => [x.model, micros(x.cost)])).toEqual([
+			['dall-e-2', 40_000],
+			['gpt-image-1', 10_890],
+		])
+	})
+
 	it('should reject a malformed size with a clear 400 before calling the upstream', async () => {
 		const { key, accountId } = await app.account(1)
 		oa.reset()
