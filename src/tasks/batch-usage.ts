@@ -10,6 +10,7 @@ import { tokenCost } from '../billing/pricing'
 import { type Usage, emptyUsage } from '../core/ir'
 import { decodeUsage as chatUsage } from '../protocols/openai-chat/usage'
 import { decodeUsage as responsesUsage } from '../protocols/openai-responses/usage'
+import { jsonLines } from '../lib/json-lines'
 
 type Obj = Record<string, unknown>
 
@@ -26,14 +27,8 @@ export type BatchTerms = { endpoint: string; prices: Record<string, Price>; mode
  */
 export function outputUsage(text: string, terms: BatchTerms, defaultModel: string): Map<string, ModelUsage> {
 	const out = new Map<string, ModelUsage>()
-	for (const raw of text.split('\n')) {
-		if (!raw.trim()) continue
-		let line: Obj
-		try {
-			line = JSON.parse(raw) as Obj
-		} catch {
-			continue
-		}
+	for (const { value } of jsonLines(text)) {
+		const line = (value ?? {}) as Obj
 		const response = line.response as Obj | null | undefined
 		const body = response?.body as Obj | undefined
 		if (!body || response?.status_code !== 200) continue

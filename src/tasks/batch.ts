@@ -22,6 +22,7 @@ import { type ModelUsage, outputUsage, totalCost } from './batch-usage'
 import { credit, failTask, lockOwnerRoom, settledCost } from './refund'
 import { type TaskRow, advance, getTask, isTerminal } from './store'
 import { pollJson } from './upstream'
+import { jsonLines } from '../lib/json-lines'
 
 type Obj = Record<string, unknown>
 
@@ -142,14 +143,9 @@ export function settlementRows(firstModel: string, byModel: Map<string, ModelUsa
  */
 async function recordBatchResponses(svc: Services, task: TaskRow, ch: Channel, output: string) {
 	const ids: string[] = []
-	for (const raw of output.split('\n')) {
-		if (!raw.trim()) continue
-		try {
-			const id = (JSON.parse(raw) as { response?: { body?: { id?: unknown } } }).response?.body?.id
-			if (typeof id === 'string' && id) ids.push(id)
-		} catch {
-			// A line that is not JSON names no response.
-		}
+	for (const { value } of jsonLines(output)) {
+		const id = (value as { response?: { body?: { id?: unknown } } } | null)?.response?.body?.id
+		if (typeof id === 'string' && id) ids.push(id)
 	}
 	await recordResponses(svc, task.accountId, ch.id, ids)
 }

@@ -18,6 +18,7 @@ import { type BatchEnd, type BatchRecord, batchToAsk, settleBatch } from './batc
 import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
 import { type TaskRow, advance, getTask } from './store'
 import { pollJson } from './upstream'
+import { jsonLines } from '../lib/json-lines'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
@@ -72,14 +73,7 @@ export function fileUsage(text: string, terms: BatchTerms, model: string): Map<s
 	const out = new Map<string, ModelUsage>()
 	const price = terms.prices[model]
 	if (!price) return out
-	for (const raw of text.split('\n')) {
-		if (!raw.trim()) continue
-		let line: unknown
-		try {
-			line = JSON.parse(raw)
-		} catch {
-			continue
-		}
+	for (const { value: line } of jsonLines(text)) {
 		const usage = isObj(line) && isObj(line.response) ? decodeUsage(line.response.usageMetadata) : undefined
 		if (usage) addLine(out, model, usage, price)
 	}

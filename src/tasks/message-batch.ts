@@ -17,6 +17,7 @@ import { type BatchEnd, type BatchRecord, batchToAsk, settleBatch } from './batc
 import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
 import { type TaskRow, advance, getTask } from './store'
 import { pollJson } from './upstream'
+import { jsonLines } from '../lib/json-lines'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
@@ -38,14 +39,7 @@ export async function resultsText(ch: Channel, id: string, signal: AbortSignal):
  */
 export function resultsUsage(text: string, terms: BatchTerms, defaultModel: string): Map<string, ModelUsage> {
 	const out = new Map<string, ModelUsage>()
-	for (const raw of text.split('\n')) {
-		if (!raw.trim()) continue
-		let line: unknown
-		try {
-			line = JSON.parse(raw)
-		} catch {
-			continue
-		}
+	for (const { value: line } of jsonLines(text)) {
 		if (!isObj(line) || !isObj(line.result) || line.result.type !== 'succeeded' || !isObj(line.result.message)) continue
 		const model = (typeof line.custom_id === 'string' ? terms.models?.[line.custom_id] : undefined) ?? defaultModel
 		const price = terms.prices[model]

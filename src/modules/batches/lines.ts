@@ -17,6 +17,7 @@ import type { Services } from '../../services'
 import { countLineInput } from '../embeddings/count'
 import { checkContinuation } from '../responses/ownership'
 import { batchPrice } from './price'
+import { jsonLines } from '../../lib/json-lines'
 
 /** The endpoints whose lines are priced by tokens here; OpenAI's others (moderations, images, videos) are refused. */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions'] as const
@@ -32,20 +33,13 @@ export function parseLines(text: string): BatchLine[] {
 	const out: BatchLine[] = []
 	const seen = new Set<string>()
 	const enc = new TextEncoder()
-	text.split('\n').forEach((raw, i) => {
-		if (!raw.trim()) return
-		let line: unknown
-		try {
-			line = JSON.parse(raw)
-		} catch {
-			throw refuse(`Line ${i + 1} of the input file is not valid JSON`)
-		}
-		if (!isObj(line) || typeof line.custom_id !== 'string' || typeof line.url !== 'string' || !isObj(line.body)) throw refuse(`Line ${i + 1} of the input file must be {custom_id, method, url, body}`)
-		if (typeof line.body.model !== 'string' || !line.body.model) throw refuse(`Line ${i + 1} of the input file has no body.model`)
-		if (seen.has(line.custom_id)) throw refuse(`Line ${i + 1} repeats custom_id '${line.custom_id}'; each must be unique`)
+	for (const { n, value: line } of jsonLines(text, (n) => refuse(`Line ${n} of the input file is not valid JSON`))) {
+		if (!isObj(line) || typeof line.custom_id !== 'string' || typeof line.url !== 'string' || !isObj(line.body)) throw refuse(`Line ${n} of the input file must be {custom_id, method, url, body}`)
+		if (typeof line.body.model !== 'string' || !line.body.model) throw refuse(`Line ${n} of the input file has no body.model`)
+		if (seen.has(line.custom_id)) throw refuse(`Line ${n} repeats custom_id '${line.custom_id}'; each must be unique`)
 		seen.add(line.custom_id)
 		out.push({ customId: line.custom_id, url: line.url, model: line.body.model, body: line.body, bytes: enc.encode(JSON.stringify(line.body)).byteLength })
-	})
+	}
 	if (!out.length) throw refuse('The input file has no requests')
 	return out
 }

@@ -14,6 +14,7 @@ import { gemini } from '../../protocols/gemini'
 import { type Route, resolveModel } from '../../relay/budget'
 import { boundInputTokens } from '../../relay/estimate'
 import type { Services } from '../../services'
+import { jsonLines } from '../../lib/json-lines'
 
 type Obj = Record<string, unknown>
 export type GeminiBatch = { displayName?: unknown; batch: Obj; requests: Array<{ request: Obj; metadata?: unknown }>; fileName?: string }
@@ -60,18 +61,11 @@ function checkModel(request: Obj, model: string, where: string) {
  */
 export function fileRequests(text: string, model: string): GeminiBatch['requests'] {
 	const out: GeminiBatch['requests'] = []
-	text.split('\n').forEach((raw, i) => {
-		if (!raw.trim()) return
-		let line: unknown
-		try {
-			line = JSON.parse(raw)
-		} catch {
-			throw refuse(`Line ${i + 1} of the batch input file is not valid JSON`, 'batch.inputConfig.fileName')
-		}
-		if (!isObj(line) || !isObj(line.request)) throw refuse(`Line ${i + 1} of the batch input file must be {"key": …, "request": {…}}`, 'batch.inputConfig.fileName')
-		checkModel(line.request, model, `Line ${i + 1} of the batch input file, request.model`)
+	for (const { n, value: line } of jsonLines(text, (n) => refuse(`Line ${n} of the batch input file is not valid JSON`, 'batch.inputConfig.fileName'))) {
+		if (!isObj(line) || !isObj(line.request)) throw refuse(`Line ${n} of the batch input file must be {"key": …, "request": {…}}`, 'batch.inputConfig.fileName')
+		checkModel(line.request, model, `Line ${n} of the batch input file, request.model`)
 		out.push({ request: line.request, metadata: line.key })
-	})
+	}
 	if (!out.length) throw refuse('The batch input file has no requests', 'batch.inputConfig.fileName')
 	return out
 }
