@@ -3,11 +3,11 @@
  * response and stream encoders.
  * @module
  */
-import type { CacheControl, ImageSource, Part } from '../../core/ir'
+import type { ImageSource, Part } from '../../core/ir'
 import { isForeignSignature } from '../../core/signatures'
 import { packToolCallId } from '../../core/tool-ids'
 import type { Json } from './check'
-import { encodeFile, refuseAudio } from './document'
+import { cache, encodeFile, refuseAudio } from './document'
 import { notNull, reinsert } from './extra'
 
 /**
@@ -16,8 +16,6 @@ import { notNull, reinsert } from './extra'
  * @example wireToolId('call:1', 'c2ln') === 'call_1__ts_c2ln'
  */
 export const wireToolId = (id: string, signature?: string): string => packToolCallId(id.replace(/[^a-zA-Z0-9_-]/g, '_'), signature)
-
-const cache = (cc: CacheControl | undefined): Json => (cc ? { cache_control: cc } : {})
 
 /** `data:` URIs are parsed, never fetched (WIRE-NOTES wire §19); other URLs pass through as url sources. */
 export function encodeImageSource(src: ImageSource): Json {

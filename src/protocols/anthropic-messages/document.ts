@@ -15,7 +15,8 @@ const VENDOR = 'Anthropic'
 
 type Inner = (p: TextPart | ImagePart) => Json | null
 
-const cache = (cc: CacheControl | undefined): Json => (cc ? { cache_control: cc } : {})
+/** A block's `cache_control`, spread into it when the part carries one. */
+export const cache = (cc: CacheControl | undefined): Json => (cc ? { cache_control: cc } : {})
 
 function documentSource(p: FilePart, inner: Inner, where: string): Json {
 	const s = p.source
