@@ -9,7 +9,8 @@
  * `mcp_tool_result` blocks as the tools return, usage summed over rounds, one `finish`.
  *
  * Billing: every round is an upstream call billed through the ledger like any request, with its own reservation
- * (round 1 uses the request's; round n reserves just before it starts, sized to that round's prompt), so each hold
+ * (round 1 uses the request's; round n reserves just before it starts, sized to that round's prompt, its cap chosen
+ * as round 1's was and fitted to the context window that prompt leaves), so each hold
  * covers exactly one call and nothing is spent that was not reserved first. Each round writes one usage row: round 1
  * under the request id, round n under `<request id>:r<n>`, so the rows of one request share its id as a prefix and
  * say their round, while `end_reason` keeps its usual meaning (ok, client_abort, upstream_cut, error) and with it the
@@ -20,9 +21,9 @@ import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
-import { defaultOutputCap } from '../core/reasoning'
 import { type Budget, type CallInfo, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
+import { fitCap } from '../relay/output-limit'
 import { addUsage, type McpCall, newRoundOut, type RoundOut, spliceRound } from './splice'
 import type { McpLimits } from './config'
 import { openRound, type Round, type RoundTarget } from './round'
@@ -143,7 +144,12 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			out = newRoundOut()
 			roundInfo = { ...info, requestId: `${requestId}:r${n + 1}` }
 			try {
-				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir), 1, defaultOutputCap(ir.reasoning), budget.reach)
+				// The cap is chosen as round 1's was, on this round's longer prompt (relay/output-limit.ts).
+				const bound = boundInputTokens(ir)
+				let counted: number | undefined
+				const count = () => (counted ??= estimateInputTokens(ir))
+				const fit = fitCap(target.call.client.name, ir, [target.ch], budget.price, svc.catalog.limits(target.call.ir.model), bound, count)
+				budget = await reserveBudget(svc, token, roundInfo.requestId, fit.price, bound, target.call.ir.maxTokens, count, 1, fit.uncapped, budget.reach)
 			} catch (e) {
 				yield { type: 'error', error: e instanceof GatewayError ? e : new GatewayError('api_error', 'cannot reserve the next round') }
 				return

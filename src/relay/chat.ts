@@ -29,7 +29,7 @@ import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
 import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from './upstream-fetch'
 import { countOutputText } from './output-count'
-import { chosenCap, contextRoom, fitOutputCap, uncappedOutput } from './output-limit'
+import { fitCap } from './output-limit'
 
 export type ChatCall = {
 	svc: Services
@@ -116,26 +116,16 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const resolved = resolveModel(svc, call.token, ir.model)
 	const route = call.files ? filesRoute(svc, resolved, call.files, ir.model) : pinnedRoute(call, resolved)
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
-	// A cap above the model's maximum is lowered to it on a request converted for another vendor; its own vendor judges
-	// it otherwise (output-limit.ts).
+	// The cap: the model's maximum on a converted request, and fitted to the context window where the vendor counts it
+	// against the window (output-limit.ts).
 	const limits = svc.catalog.limits(ir.model)
-	let price = fitOutputCap(call.client.name, ir, route.channels, route.price, limits)
-	// A client that set no cap is reserved for a default answer above its thinking budget (core/reasoning.ts), or
-	// for the model's maximum where a vendor requiring a cap will be sent it (output-limit.ts).
-	let uncapped = uncappedOutput(ir, route.channels, limits)
 	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
 	const held = call.thread?.held ?? 0
 	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
-	// Counted once, whether for the context window below or for usage the upstream does not report.
+	// Counted once, whether for the context window or for usage the upstream does not report.
 	let counted: number | undefined
 	const count = () => (counted ??= estimateInputTokens(ir) + held)
-	// A cap the gateway chooses fits the context window where the vendor refuses more (Anthropic; output-limit.ts): the
-	// configured or lowered maximum when it is the one sent, else the cap assumed for a client that named none.
-	const room = contextRoom(call.client.name, route.channels, limits, chosenCap(ir.maxTokens, price, uncapped), input, count)
-	if (room !== undefined) {
-		if (price.maxOutputTokens != null) price = { ...price, maxOutputTokens: room }
-		else uncapped = room
-	}
+	const { price, uncapped } = fitCap(call.client.name, ir, route.channels, route.price, limits, input, count)
 	const reserved = reserveBudget(svc, call.token, call.requestId, price, input, ir.maxTokens, count, ir.choices, uncapped, reachOf(call, route), promptsPaid(call, route.channels))
 	const budget = reserved instanceof Promise ? await reserved : reserved
 	let lastErr: GatewayError

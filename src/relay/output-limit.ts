@@ -114,3 +114,24 @@ export function contextRoom(
 	const room = outputRoom(window, count())
 	return room < chosen ? room : undefined
 }
+
+/** What the reservation is sized with: the price (its `maxOutputTokens` possibly lowered) and the cap assumed when none is named. */
+export type FittedCap<P extends Price> = { price: P; uncapped: number }
+
+/**
+ * The three steps above for one model call: the price lowered to the model's maximum where the request is converted
+ * (`fitOutputCap`), the cap assumed when none is named (`uncappedOutput`), then whichever of the two the gateway chooses
+ * fitted to the room the prompt leaves in the context window (`contextRoom`). Each round of the gateway's MCP loop
+ * (src/mcp/loop.ts) runs it again on its grown prompt, so a later round is sent a cap chosen as the first one was.
+ * `bound` and `count` are as for `contextRoom`.
+ */
+export function fitCap<P extends Price>(protocol: ProtocolName, ir: ChatRequest, channels: Channel[], basePrice: P, limits: ModelLimits, bound: number, count: () => number): FittedCap<P> {
+	let price = fitOutputCap(protocol, ir, channels, basePrice, limits)
+	let uncapped = uncappedOutput(ir, channels, limits)
+	const room = contextRoom(protocol, channels, limits, chosenCap(ir.maxTokens, price, uncapped), bound, count)
+	if (room !== undefined) {
+		if (price.maxOutputTokens != null) price = { ...price, maxOutputTokens: room }
+		else uncapped = room
+	}
+	return { price, uncapped }
+}

@@ -29,6 +29,10 @@ export type TestMcpServer = {
 /** Text the `big` tool answers: larger than any response cap the tests set. */
 export const BIG_TEXT = 'x'.repeat(64 * 1024)
 
+/** What the `pages` tool answers: `PAGES` texts of 5,000 words, each one token to the o200k count and to the mocks. */
+export const PAGE = 'hello '.repeat(5_000).trim()
+export const PAGES = 14
+
 function buildServer(rec: TestMcpServer): McpServer {
 	const server = new McpServer({ name: 'test-tools', version: '1.0.0' })
 	const city = { city: z.string().describe('City name') }
@@ -51,6 +55,10 @@ function buildServer(rec: TestMcpServer): McpServer {
 	server.registerTool('big', { description: 'A very large answer', inputSchema: city }, async (args) => {
 		log('big', args)
 		return { content: [{ type: 'text', text: BIG_TEXT }] }
+	})
+	server.registerTool('pages', { description: 'A long document', inputSchema: city }, async (args) => {
+		log('pages', args)
+		return { content: Array.from({ length: PAGES }, () => ({ type: 'text' as const, text: PAGE })) }
 	})
 	server.registerTool('slow', { description: 'Answers after 3 seconds', inputSchema: city }, async (args) => {
 		log('slow', args)

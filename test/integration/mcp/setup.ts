@@ -33,15 +33,21 @@ export type McpEnv = {
 
 export type Acct = { accountId: number; key: string; balance: number; anthropic: Anthropic; openai: OpenAI }
 
-/** Starts the vendors, the MCP server and a gateway; `anthropicUrl` adds a `claude-m` channel to that upstream. */
-export async function startMcpEnv(opts: { env?: Record<string, string>; anthropicUrl?: string; mcpToken?: string } = {}): Promise<McpEnv> {
+/**
+ * Starts the vendors, the MCP server and a gateway; `anthropicUrl` adds a `claude-m` channel to that upstream, which
+ * it asks for `anthropicModel` when given.
+ */
+export async function startMcpEnv(opts: { env?: Record<string, string>; anthropicUrl?: string; anthropicModel?: string; mcpToken?: string } = {}): Promise<McpEnv> {
 	const vendors = { openai: await startOpenAIMock({ apiKey: 'up-openai' }), gemini: await startGeminiMock({ apiKey: 'up-gemini' }) }
 	const mcp = await startMcpServer({ token: opts.mcpToken })
 	const channels: GatewayConfig['channels'] = [
 		{ name: 'ch-openai', type: 'openai', base_url: vendors.openai.url, api_key: 'up-openai', models: [MODEL.openai], model_map: { [MODEL.openai]: 'gpt-4o-mini' } },
 		{ name: 'ch-gemini', type: 'gemini', base_url: vendors.gemini.url, api_key: 'up-gemini', models: [MODEL.gemini], model_map: { [MODEL.gemini]: 'gemini-2.5-flash' } },
 	]
-	if (opts.anthropicUrl) channels.push({ name: 'ch-anthropic', type: 'anthropic', base_url: opts.anthropicUrl, api_key: 'up-anthropic', models: [MODEL.anthropic] })
+	if (opts.anthropicUrl) {
+		const map = opts.anthropicModel ? { model_map: { [MODEL.anthropic]: opts.anthropicModel } } : {}
+		channels.push({ name: 'ch-anthropic', type: 'anthropic', base_url: opts.anthropicUrl, api_key: 'up-anthropic', models: [MODEL.anthropic], ...map })
+	}
 	const models = Object.entries(PRICE).map(([name, p]) => ({ name, input_per_mtok: p.input, output_per_mtok: p.output }))
 	const app = await startTestApp({ config: { channels, models }, env: { FETCH_ALLOW: '127.0.0.1', ...opts.env } })
 	return {
