@@ -138,7 +138,11 @@ function decodeThinking(b: Json, maxTokens: number, extra: AnthropicExtra): Reas
 	}
 }
 
-/** Leading `system`-role messages join the system prompt; later ones have no canonical place and are refused. */
+/**
+ * `system`-role messages join the system prompt, wherever they stand. Anthropic takes them mid-conversation too
+ * (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages; Claude Code sends one
+ * after its first user turn); the canonical request has one system prompt, as OpenAI chat's decoder reads a late one.
+ */
 function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): Message[] {
 	const messages: Message[] = []
 	for (let i = 0; i < list.length; i++) {
@@ -148,7 +152,6 @@ function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): M
 		const role = raw.role
 		if (raw.content === undefined || raw.content === null) throw invalid(at(p, 'content'), 'Field required')
 		if (role === 'system') {
-			if (messages.length) throw invalid(at(p, 'role'), 'system messages are only supported before the first user or assistant message')
 			system.push(...decodeSystem(raw.content, at(p, 'content')))
 			continue
 		}

@@ -15,6 +15,7 @@ import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
 import type { OpenAIChatBody } from './model'
+import { openaiUser } from './user'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
 export const EXTRA_PROTOCOL_KEY = '__protocol'
@@ -319,7 +320,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		body.stream_options = { include_usage: true }
 	} else delete body.stream_options
 	// A user id that came as safety_identifier goes back as that alone (already among the extras).
-	if (req.user !== undefined && body.safety_identifier !== req.user) body.user = req.user
+	if (req.user !== undefined && body.safety_identifier !== req.user) body.user = openaiUser(req.user)
 	return body as OpenAIChatBody
 }
 

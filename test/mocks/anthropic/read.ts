@@ -115,6 +115,9 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 	if (!Array.isArray(b.messages)) return invalid('messages: Input should be a valid list')
 	const messages = b.messages.map((m) => asObj(m) ?? {})
 	for (let i = 0; i < messages.length; i++) {
+		// A mid-conversation system message stands right after a user turn
+		// (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages).
+		if (messages[i].role === 'system' && messages[i - 1]?.role === 'user') continue
 		if (messages[i].role !== 'user' && messages[i].role !== 'assistant') return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`)
 	}
 	for (const [i, t] of asArr(b.tools).entries()) {

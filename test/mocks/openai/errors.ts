@@ -79,3 +79,12 @@ export function checkFunctionName(name: unknown, param: string): JsonReply | und
 	if (!FUNCTION_NAME.test(name)) return openaiError(400, `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, param, 'invalid_value')
 	if (name.length > 64) return openaiError(400, `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`, param, 'string_above_max_length')
 }
+
+/**
+ * OpenAI's 400 for a `user` past 64 characters (chat and Responses alike; Claude Code's ~150-character
+ * `metadata.user_id` is the usual one), or undefined.
+ */
+export function checkUser(user: unknown): JsonReply | undefined {
+	if (typeof user === 'string' && user.length > 64)
+		return openaiError(400, `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${user.length} instead.`, 'user', 'string_above_max_length')
+}

@@ -7,6 +7,7 @@
  *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
  * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`),
  *   only the first when the request turned parallel calls off;
+ * - `#call <Name> <json object>` with tool Name offered: one call of Name with those arguments (a scripted agent step);
  * - `#refusal`: the model refuses, `REFUSAL_TEXT` with stop reason refusal (OpenAI's `refusal` field, Anthropic
  *   `stop_reason: "refusal"`, a Responses `refusal` part, Gemini `SAFETY`);
  * - thinking when requested: `Let me think about <last user text>.`;
@@ -131,6 +132,14 @@ function plannedCalls(c: Conversation): PlannedCall[] {
 	].map((call) => ({ ...call, json: JSON.stringify(call.args) }))
 }
 
+/** `#call <Name> <json object>` (the JSON to the end of its line) naming an offered tool: that one call. */
+function scriptedCall(c: Conversation): PlannedCall | undefined {
+	const m = /#call (\S+) (\{.*\})/.exec(c.lastUserText)
+	if (!m || !c.tools.some((t) => t.name === m[1])) return undefined
+	const args = JSON.parse(m[2]!) as Record<string, unknown>
+	return { name: m[1]!, args, json: JSON.stringify(args) }
+}
+
 /**
  * Computes the answer to a conversation.
  * @example plan({ inputTexts: ['hi'], images: 0, lastUserText: 'hi', lastUserImages: 0, tools: [], stop: [], thinking: false }).text
@@ -161,6 +170,8 @@ export function plan(c: Conversation): Plan {
 	}
 
 	if (c.lastUserText.includes('#refusal')) return { thinking, text: REFUSAL_TEXT, calls: [], finish: 'refusal', usage: usage(countWords(REFUSAL_TEXT)) }
+	const scripted = c.toolResults ? undefined : scriptedCall(c)
+	if (scripted) return { thinking, text: '', calls: [scripted], finish: 'tool_calls', usage: usage(2) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
 		const calls = c.singleCall ? plannedCalls(c).slice(0, 1) : plannedCalls(c)
 		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }

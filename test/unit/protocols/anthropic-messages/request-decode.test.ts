@@ -113,6 +113,15 @@ describe('anthropicMessages.decodeRequest', () => {
 		expect(req.messages).toHaveLength(1)
 	})
 
+	it('should fold a mid-conversation system message (Claude Code sends one after its first user turn) into the system prompt', () => {
+		const req = decode({ ...base, system: 'A', messages: [...base.messages, { role: 'system', content: [{ type: 'text', text: 'late' }] }] })
+		expect(req.system).toEqual([
+			{ type: 'text', text: 'A' },
+			{ type: 'text', text: 'late' },
+		])
+		expect(req.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }])
+	})
+
 	it('should decode output_config.format as a json_schema response format and keep output_config', () => {
 		const schema = { type: 'object', properties: { a: { type: 'string' } } }
 		const req = decode({ ...base, output_config: { format: { type: 'json_schema', schema } } })
@@ -183,11 +192,6 @@ describe('anthropicMessages.decodeRequest', () => {
 			'tool_choice.type',
 		],
 		[{ ...base, tool_choice: { type: 'tool' } }, 'tool_choice.name: Field required', 'tool_choice.name'],
-		[
-			{ ...base, messages: [...base.messages, { role: 'system', content: 'late' }] },
-			'messages.1.role: system messages are only supported before the first user or assistant message',
-			'messages.1.role',
-		],
 		[{ ...base, system: [{ type: 'image' }] }, "system.0.type: Input should be 'text'", 'system.0.type'],
 	])('should reject %j with a 400 naming the field', (body, message, param) => {
 		const err = rejection(body)

@@ -172,6 +172,15 @@ describe('openai-chat encodeRequest', () => {
 		expect('top_k' in body).toBe(false)
 	})
 
+	it("should send a user id past OpenAI's 64 characters as its sha256 (Claude Code's metadata.user_id is 150)", () => {
+		const at64 = 'u'.repeat(64)
+		const long = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '059ef76f-097c-4c16-b1b0-8585226c4beb' })
+		const user = (id: string) => encodeRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, user: id }, 'gpt-4o').user
+		expect(user(at64)).toBe(at64)
+		expect(user(long)).toBe(new Bun.CryptoHasher('sha256').update(long).digest('hex'))
+		expect(user(long)).toHaveLength(64)
+	})
+
 	it('should drop tool_choice and parallel_tool_calls when there are no tools (OpenAI rejects them alone)', () => {
 		const body = encodeRequest({ model: 'm', messages: [user('Hi')], stream: false, toolChoice: { type: 'auto' }, parallelToolCalls: true }, 'gpt-4o')
 		expect(body.tool_choice).toBeUndefined()
