@@ -14,6 +14,7 @@ import { guessMediaType, parseDataUrl } from '../files'
 import { decodeImageUrl, parseArguments } from '../openai-chat/content'
 import { reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { callIdIn } from './call-ids'
+import { joinNamespace } from './namespaces'
 import { decodeReasoningItem } from './reasoning'
 
 type Turn = { role: Message['role']; parts: Part[] }
@@ -106,7 +107,9 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		if (type === 'message') decodeMessageItem(item, at, system, push)
 		else if (type === 'function_call') {
 			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
-			const name = reqString(item.name, `${at}.name`)
+			// A call of a namespaced function carries its namespace beside its name (namespaces.ts).
+			const namespace = str(item.namespace)
+			const name = namespace ? joinNamespace(namespace, reqString(item.name, `${at}.name`)) : reqString(item.name, `${at}.name`)
 			toolNames.set(id, name)
 			const call: Part = { type: 'tool_call', id, name, input: parseArguments(item.arguments), ...(signature && { signature }) }
 			const step = sibling ? parallelStep(turns) : undefined

@@ -18,6 +18,7 @@ import { imageUrlOf } from '../openai-chat/content'
 import { encodeFilePart } from '../openai-chat/files'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { decodeInput } from './items'
+import { joinNamespace } from './namespaces'
 import { encodeReasoningItem } from './reasoning'
 
 export const PROTOCOL = 'openai-responses'
@@ -46,18 +47,32 @@ function decodeTools(raw: unknown): { tools: Tool[]; names: Set<string> } {
 	const tools: Tool[] = []
 	reqArray(raw, 'tools').forEach((item, i) => {
 		const tool = reqObject(item, `tools[${i}]`)
-		if (tool.type !== 'function') return // a built-in tool: see unconvertible()
-		const name = reqString(tool.name, `tools[${i}].name`)
-		if (!name) throw badRequest(`tools[${i}].name must not be empty`, `tools[${i}].name`)
-		const params = tool.parameters
-		const out: Tool = { name, parameters: params === undefined || params === null ? { type: 'object', properties: {} } : reqObject(params, `tools[${i}].parameters`) }
-		const description = optString(tool.description, `tools[${i}].description`)
-		if (description) out.description = description
-		const strict = optBoolean(tool.strict, `tools[${i}].strict`)
-		if (strict !== undefined) out.strict = strict
-		tools.push(out)
+		if (tool.type === 'function') tools.push(decodeFunction(tool, `tools[${i}]`))
+		else if (tool.type === 'namespace') {
+			// Each function of a namespace goes upstream flat, under its joined name (namespaces.ts).
+			const namespace = reqString(tool.name, `tools[${i}].name`)
+			reqArray(tool.tools, `tools[${i}].tools`).forEach((inner, j) => {
+				const f = reqObject(inner, `tools[${i}].tools[${j}]`)
+				if (f.type !== 'function') return // a custom tool: see unconvertible()
+				const out = decodeFunction(f, `tools[${i}].tools[${j}]`)
+				tools.push({ ...out, name: joinNamespace(namespace, out.name) })
+			})
+		}
+		// Otherwise a built-in tool: see unconvertible().
 	})
 	return { tools, names: new Set(tools.map((t) => t.name)) }
+}
+
+function decodeFunction(tool: Json, at: string): Tool {
+	const name = reqString(tool.name, `${at}.name`)
+	if (!name) throw badRequest(`${at}.name must not be empty`, `${at}.name`)
+	const params = tool.parameters
+	const out: Tool = { name, parameters: params === undefined || params === null ? { type: 'object', properties: {} } : reqObject(params, `${at}.parameters`) }
+	const description = optString(tool.description, `${at}.description`)
+	if (description) out.description = description
+	const strict = optBoolean(tool.strict, `${at}.strict`)
+	if (strict !== undefined) out.strict = strict
+	return out
 }
 
 /**
@@ -196,6 +211,11 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	const tools = Array.isArray(body.tools) ? body.tools : []
 	for (const [i, t] of tools.entries()) {
 		if (!isObject(t) || t.type === 'function') continue
+		if (t.type === 'namespace') {
+			const custom = (Array.isArray(t.tools) ? t.tools : []).findIndex((f) => !isObject(f) || f.type !== 'function')
+			if (custom < 0) continue
+			return `tools[${i}].tools[${custom}] of namespace '${str(t.name)}' is not a function tool, which only OpenAI models take inside a namespace: declare it as a tool of type 'function' for this model`
+		}
 		// A custom tool is the client's own (Codex's freeform apply_patch), not one OpenAI runs: what other vendors lack
 		// is free-text input under a grammar, and the client can offer the same tool as a function instead.
 		if (t.type === 'custom')
