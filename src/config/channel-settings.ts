@@ -49,6 +49,13 @@ export const ChannelSettings = T.Object(
 					"OpenAI-compatible channels: tool call ids sent upstream are nine letters or digits, as Mistral models require (automatic for api.mistral.ai); another vendor's ids are mapped",
 			}),
 		),
+		// Read by providers/openai.ts `upstreamOptions` and `chatUrl`.
+		prefix_completion: T.Optional(
+			T.Union([T.Literal('deepseek'), T.Literal('mistral')], {
+				description:
+					"OpenAI-compatible channels: an Anthropic or Gemini client's prefill (a final assistant turn to continue) goes as the last message marked prefix: true, the vendor's chat prefix completion; 'deepseek': the answer is the continuation (set base_url to the vendor's beta URL where it requires one), 'mistral': the answer repeats the prefix first, which is cut. Automatic for api.deepseek.com (called on /beta) and api.mistral.ai; elsewhere such a prefill is refused 400",
+			}),
+		),
 		// Read by modules/responses/native.ts.
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),

@@ -8,10 +8,12 @@ import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest } from '../core/ir'
 import { eachFrame } from '../core/sse'
+import { continuedPrefill } from '../protocols/final-turn'
+import type { ProtocolCodec } from '../protocols/codec'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
-import { forUpstream } from '../relay/upstream-codec'
+import { encodeFor, forUpstream } from '../relay/upstream-codec'
 import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { responseEvents } from './events'
@@ -27,10 +29,10 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const { call, ch, adapter } = t
 	// The caller's tool names as the vendor takes them, its calls decoded back under the caller's (the MCP tools'
 	// own names are portable already: tools.ts).
-	const { ir: sent, codec } = forUpstream(ir, adapter.protocol)
 	let body: string
+	let codec: ProtocolCodec
 	try {
-		body = JSON.stringify(codec.encodeRequest(sent, t.upstreamModel, adapter.upstreamOptions?.(ch, t.upstreamModel)))
+		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(ir, adapter.protocol)))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -38,7 +40,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const started = Date.now()
 	let up
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream), { headers: adapter.headers(ch), body }, channelTimeouts(ch.settings), t.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream, continuedPrefill(ir) !== undefined), { headers: adapter.headers(ch), body }, channelTimeouts(ch.settings), t.signal)
 	} catch (e) {
 		return { error: asError(e, () => new GatewayError('upstream', String(e), { retryable: true })) }
 	}

@@ -44,6 +44,11 @@ export type UpstreamOptions = {
 	nativeStructuredOutputs?: boolean
 	/** Tool call ids must be nine letters or digits (Mistral's API and templates); others are mapped to such. */
 	toolCallIds?: 'alnum9'
+	/**
+	 * OpenAI-compatible vendors that continue a final assistant message marked `prefix: true` (chat prefix completion):
+	 * DeepSeek answers with the continuation alone, Mistral with the prefix repeated before it (`echoed`).
+	 */
+	prefix?: 'continued' | 'echoed'
 }
 
 /**

@@ -8,8 +8,8 @@ import type { Channel } from '../routing/catalog'
 
 export type ChatAdapter = {
 	protocol: ProtocolCodec
-	/** URL of a chat call for this upstream model. */
-	chatUrl(ch: Channel, model: string, stream: boolean): string
+	/** URL of a chat call for this upstream model; `prefill`: a converted request ends with an assistant turn to continue. */
+	chatUrl(ch: Channel, model: string, stream: boolean, prefill?: boolean): string
 	/** Headers for a call: the channel's credentials, the vendor's version header, and allowed client headers. */
 	headers(ch: Channel, inbound?: Headers): Record<string, string>
 	/** URL of the vendor's own Responses API, for Responses clients relayed verbatim (OpenAI `{base_url}/responses`). */

@@ -1,15 +1,34 @@
 /** OpenAI and every OpenAI-compatible vendor: base_url includes /v1; Bearer auth. */
+import type { UpstreamOptions } from '../protocols/codec'
 import { openaiChat } from '../protocols/openai-chat'
+import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 
 /** Mistral's API refuses tool call ids other than nine letters or digits, e.g. another vendor's `toolu_…`. */
 const isMistral = (baseUrl: string) => /^https?:\/\/([^/]*\.)?mistral\.ai(:\d+)?(\/|$)/i.test(baseUrl)
+/** DeepSeek's own API, whose chat prefix completion is on its beta base URL (https://api-docs.deepseek.com/guides/chat_prefix_completion). */
+const deepseekOrigin = (baseUrl: string) => /^(https?:\/\/([^/]*\.)?deepseek\.com(:\d+)?)(\/|$)/i.exec(baseUrl)?.[1]
+
+/** How the channel's vendor continues a prefill, if it does: by the setting, else by the vendor's own URL. */
+function prefixOf(ch: Channel): UpstreamOptions['prefix'] {
+	const s = ch.settings.prefix_completion
+	if (s) return s === 'mistral' ? 'echoed' : 'continued'
+	if (isMistral(ch.baseUrl)) return 'echoed'
+	if (deepseekOrigin(ch.baseUrl)) return 'continued'
+	return undefined
+}
 
 export const openaiAdapter: ChatAdapter = {
 	protocol: openaiChat,
-	chatUrl: (ch) => joinUrl(ch.baseUrl, '/chat/completions'),
+	chatUrl: (ch, _model, _stream, prefill) => {
+		const deepseek = prefill ? deepseekOrigin(ch.baseUrl) : undefined
+		return deepseek ? `${deepseek}/beta/chat/completions` : joinUrl(ch.baseUrl, '/chat/completions')
+	},
 	responsesUrl: (ch) => joinUrl(ch.baseUrl, '/responses'),
 	headers: (ch) => ({ 'content-type': 'application/json', ...channelHeaders(ch), authorization: `Bearer ${ch.apiKey}` }),
 	// The setting for Mistral models served elsewhere (vLLM, La Plateforme behind a proxy); Mistral's own API by its URL.
-	upstreamOptions: (ch) => (ch.settings.tool_call_ids === 'alnum9' || isMistral(ch.baseUrl) ? { toolCallIds: 'alnum9' } : {}),
+	upstreamOptions: (ch) => {
+		const prefix = prefixOf(ch)
+		return { ...(ch.settings.tool_call_ids === 'alnum9' || isMistral(ch.baseUrl) ? { toolCallIds: 'alnum9' as const } : {}), ...(prefix && { prefix }) }
+	},
 }

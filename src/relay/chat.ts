@@ -11,6 +11,7 @@ import { type CodeOutputs, codeOutputsOf } from '../protocols/anthropic-messages
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
 import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
 import type { ProtocolCodec } from '../protocols/codec'
+import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import { chatAdapterFor } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
@@ -297,7 +298,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	let up
 	const attemptStart = Date.now()
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream, !fast && continuedPrefill(call.ir) !== undefined), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body }, channelTimeouts(ch.settings), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

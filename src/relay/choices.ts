@@ -12,6 +12,7 @@ import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { type ChatRequest, type ChatResponse, type Usage, sumUsage } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
+import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
@@ -60,7 +61,7 @@ export async function choicesAttempt(call: ChatCall, info: CallInfo, ch: Channel
 		calls: together ? 1 : n,
 		perCall: together ? n : 1,
 		...sent,
-		url: adapter.chatUrl(ch, upstreamModel, call.ir.stream),
+		url: adapter.chatUrl(ch, upstreamModel, call.ir.stream, continuedPrefill(call.ir) !== undefined),
 		headers: adapter.headers(ch),
 		timeouts: channelTimeouts(ch.settings),
 	}

@@ -6,6 +6,7 @@
  */
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
+import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
 import { type Budget, withUpstreamCap } from './budget'
@@ -13,6 +14,7 @@ import type { ChatCall } from './chat'
 import { inlineImageUrls } from './images'
 import { withFirstToolCallOnly } from './single-tool-call'
 import { withPortableToolNames } from './tool-names'
+import { withoutEchoedPrefix } from './echoed-prefix'
 
 /**
  * `ir` as `codec`'s vendor takes it, and the codec whose decoded answers (whole or streamed) speak the client's terms.
@@ -32,6 +34,15 @@ export function forUpstream(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRe
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: ProtocolCodec }> {
 	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
 	if (adapter.protocol.name === 'gemini' || adapter.protocol.name === 'gemini-interactions') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
-	const sent = forUpstream(ir, adapter.protocol)
-	return { body: JSON.stringify(sent.codec.encodeRequest(sent.ir, upstreamModel, adapter.upstreamOptions?.(ch, upstreamModel))), codec: sent.codec }
+	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
+}
+
+/**
+ * `sent` (forUpstream's) as the body for the channel, and the codec that reads its answers: a prefill the vendor repeats
+ * before continuing it (Mistral) is cut from them (echoed-prefix.ts). Throws GatewayError for a request the vendor cannot take.
+ */
+export function encodeFor(ch: Channel, adapter: ChatAdapter, upstreamModel: string, sent: { ir: ChatRequest; codec: ProtocolCodec }): { body: string; codec: ProtocolCodec } {
+	const options = adapter.upstreamOptions?.(ch, upstreamModel)
+	const body = JSON.stringify(sent.codec.encodeRequest(sent.ir, upstreamModel, options))
+	return { body, codec: options?.prefix === 'echoed' ? withoutEchoedPrefix(sent.codec, continuedPrefill(sent.ir)) : sent.codec }
 }

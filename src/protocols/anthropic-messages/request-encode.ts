@@ -8,6 +8,7 @@ import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
 import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
+import { emptyFinalUserMessage } from '../final-turn'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
@@ -37,8 +38,15 @@ function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Tu
 		const content = slots
 			.map((s, bi) => s.block ?? (s.part ? encodePart(s.part, toolId, storedAt(extra, [mi, bi]), `messages[${mi}].content[${bi}]`) : null))
 			.filter(notNull)
-		if (!content.length) return
 		const last = turns[turns.length - 1]
+		if (!content.length) {
+			// Anthropic refuses it: "messages: all messages must have non-empty content except for the optional final
+			// assistant message". Left out between two turns it changes nothing the model reads (the turns around it merge);
+			// left out at the end, the assistant turn before it would become a prefill.
+			if (m.role === 'user' && mi === req.messages.length - 1 && last?.role === 'assistant')
+				throw emptyFinalUserMessage('Claude', 'Anthropic refuses empty and whitespace-only text')
+			return
+		}
 		// Anthropic combines consecutive same-role turns anyway; merging here keeps tool results next to their calls.
 		if (last?.role === m.role) last.content.push(...content)
 		else turns.push({ role: m.role, content })

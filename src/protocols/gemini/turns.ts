@@ -12,6 +12,7 @@ import { badRequest } from '../../core/errors'
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir'
 import { isGeminiOrigin, untagSignature } from '../../core/signatures'
 import { unpackToolCallId } from '../../core/tool-ids'
+import { emptyFinalUserMessage } from '../final-turn'
 import type { GeminiContent, GeminiFunctionResponse, GeminiPart, GeminiRole } from './model'
 import { decodeUserMedia, encodeAudio, encodeFile, multimodalResults } from './files'
 import { decodeModelParts, encodeImage } from './parts'
@@ -150,8 +151,13 @@ export function encodeMessages(messages: Message[], model = ''): Array<GeminiCon
 	for (const [mi, m] of messages.entries()) {
 		const role: GeminiRole = m.role === 'assistant' ? 'model' : 'user'
 		const parts = role === 'model' ? encodeModelTurn(m.content, names) : encodeUserTurn(m.content, names, multimodal, mi)
-		if (!parts.length) continue
 		const last = contents[contents.length - 1]
+		if (!parts.length) {
+			// Gemini has no empty part (an empty text is "required oneof field 'data' must have one initialized field").
+			// Left out at the end, the model turn before it would be continued rather than answered (final-turn.ts).
+			if (role === 'user' && mi === messages.length - 1 && last?.role === 'model') throw emptyFinalUserMessage('Gemini', 'a part must hold data, and an empty text holds none')
+			continue
+		}
 		if (last?.role === role) last.parts.push(...parts)
 		else contents.push({ role, parts })
 	}

@@ -27,6 +27,8 @@ export type WireMessage =
 			tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
 			reasoning_content?: string
 			reasoning_details?: ReasoningDetailOut[]
+			/** DeepSeek's and Mistral's chat prefix completion: this final message is continued (openai-chat/request.ts). */
+			prefix?: true
 	  }
 	| { role: 'tool'; tool_call_id: string; content: string }
 

@@ -6,11 +6,12 @@
  * OpenAI-only fields (metadata, logit_bias, service_tier…) reach OpenAI-compatible upstreams and nobody else.
  * @module
  */
-import { badRequest } from '../../core/errors'
+import { badRequest, unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
+import { continuedPrefill } from '../final-turn'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
@@ -263,7 +264,21 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
 	body.model = model
-	body.messages = encodeMessages(req.system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
+	const messages = encodeMessages(req.system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
+	if (continuedPrefill(req) !== undefined) {
+		// OpenAI has no way to continue a final assistant message: its model answers afresh after it, and the client
+		// would take that answer for the continuation of its prefill (Anthropic's, or Gemini's trailing model turn).
+		// Retryable, so a channel of the model that continues it is tried next.
+		if (!upstream?.prefix)
+			throw unsupportedForModel(
+				`messages: the conversation ends with an assistant message for the model to continue (a prefill), which model "${req.model}" cannot do on this channel: OpenAI's chat completions answer afresh after it. Leave that message out, or use a model served by Anthropic, Gemini, DeepSeek or Mistral`,
+				true,
+				'messages',
+			)
+		const last = messages[messages.length - 1]
+		if (last?.role === 'assistant') last.prefix = true
+	}
+	body.messages = messages
 	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
 	if (req.temperature !== undefined) body.temperature = req.temperature
 	if (req.topP !== undefined) body.top_p = req.topP

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type OpenAI from 'openai'
+import { continuation } from '../../mocks/shared/scenario'
 import { label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
 import { checkChatChunks } from './wire-checks'
 
@@ -74,7 +75,9 @@ describe('a prefill ending in whitespace', () => {
 				{ role: 'user', content: 'say it' },
 				{ role: 'assistant', content: 'The answer is \n' },
 			]
-			expect(await ask(acct.openai, { model: MODEL[up], messages }, stream)).toEqual(['Hello! You said: say it', 'stop'])
+			// OpenAI answers afresh after it; Claude continues it as sent, and Gemini a trailing model turn as written.
+			const answer = { openai: 'Hello! You said: say it', anthropic: continuation('The answer is'), gemini: continuation('The answer is \n') }[up]
+			expect(await ask(acct.openai, { model: MODEL[up], messages }, stream)).toEqual([answer, 'stop'])
 			if (up === 'anthropic') expect(lastRequest(m.mocks.anthropic).body.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'The answer is' }] })
 		})
 })

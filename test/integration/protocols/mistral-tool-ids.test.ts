@@ -65,7 +65,7 @@ describe("a Claude client's tool loop on a Mistral channel", () => {
 describe('openaiAdapter.upstreamOptions', () => {
 	const ch = (baseUrl: string, settings: Record<string, unknown> = {}) => ({ baseUrl, settings }) as unknown as Channel
 	it("should map tool call ids for Mistral's API by its URL, and elsewhere by the setting", () => {
-		expect(openaiAdapter.upstreamOptions!(ch('https://api.mistral.ai/v1'), 'm')).toEqual({ toolCallIds: 'alnum9' })
+		expect(openaiAdapter.upstreamOptions!(ch('https://api.mistral.ai/v1'), 'm')).toEqual({ toolCallIds: 'alnum9', prefix: 'echoed' })
 		expect(openaiAdapter.upstreamOptions!(ch('https://api.openai.com/v1'), 'm')).toEqual({})
 		expect(openaiAdapter.upstreamOptions!(ch('https://mistral.ai.example.com/v1'), 'm')).toEqual({})
 		expect(openaiAdapter.upstreamOptions!(ch('http://vllm:8000/v1', { tool_call_ids: 'alnum9' }), 'm')).toEqual({ toolCallIds: 'alnum9' })

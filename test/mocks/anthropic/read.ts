@@ -175,6 +175,7 @@ export function readMessages(b: Obj): Conversation {
 	let lastUserText = ''
 	let lastUserImages = 0
 	let toolResults: string[] | undefined
+	let prefill: string | undefined
 	for (const m of asArr(b.messages).map((x) => asObj(x) ?? {})) {
 		const texts: string[] = []
 		const results: string[] = []
@@ -190,6 +191,8 @@ export function readMessages(b: Obj): Conversation {
 		}
 		inputTexts.push(...texts, ...results)
 		images += imgs
+		// A final assistant message is continued (an empty one is no prefill): only the last one counts.
+		prefill = m.role === 'assistant' && !blocksOf(m.content).some((x) => x.type === 'tool_use') ? texts.join('') || undefined : undefined
 		if (m.role !== 'user') continue
 		if (texts.length > 0) lastUserText = texts.join(' ')
 		lastUserImages = imgs
@@ -210,6 +213,7 @@ export function readMessages(b: Obj): Conversation {
 		format: formatOf(asObj(b.output_config)?.format ?? b.output_format, (f) => f.schema),
 		forcedCall: forcedCall(b),
 		singleCall: asObj(b.tool_choice)?.disable_parallel_tool_use === true,
+		prefill,
 	}
 }
 

@@ -36,6 +36,7 @@ export function readGenerate(b: Obj): Conversation {
 	let lastUserText = ''
 	let lastUserImages = 0
 	let toolResults: string[] | undefined
+	let prefill: string | undefined
 	for (const c of asArr(b.contents).map((x) => asObj(x) ?? {})) {
 		const texts: string[] = []
 		const results: string[] = []
@@ -51,6 +52,8 @@ export function readGenerate(b: Obj): Conversation {
 		}
 		inputTexts.push(...texts, ...results)
 		images += imgs
+		// A trailing model turn of text is continued, as Gemini 2.x and 3 models do (not one with function calls).
+		prefill = c.role === 'model' && !partsOf(c).some((p) => pick(p, 'functionCall', 'function_call')) ? texts.join('') || undefined : undefined
 		if (c.role === 'model') continue
 		if (texts.length > 0) lastUserText = texts.join(' ')
 		lastUserImages = imgs
@@ -74,6 +77,7 @@ export function readGenerate(b: Obj): Conversation {
 				? { schema: asObj(pick(config, 'responseJsonSchema', 'response_json_schema') ?? pick(config, 'responseSchema', 'response_schema')) ?? {} }
 				: undefined,
 		forcedCall: forcedCallOf(b),
+		prefill,
 	}
 }
 

@@ -122,7 +122,7 @@ function checkToolCallIds(messages: Obj[]): JsonReply | undefined {
 }
 
 /** The neutral conversation of a validated Chat Completions body. */
-export function readChat(body: Obj): Conversation {
+export function readChat(body: Obj, prefixes = false): Conversation {
 	const messages = asArr(body.messages).map((m) => asObj(m) ?? {})
 	const inputTexts: string[] = []
 	let images = 0
@@ -163,5 +163,7 @@ export function readChat(body: Obj): Conversation {
 		format: formatOf(body.response_format, (f) => asObj(f.json_schema)?.schema),
 		forcedCall: forcedTool(offered, { required: body.tool_choice === 'required' || allowed?.mode === 'required', name: asStr(asObj(asObj(body.tool_choice)?.function)?.name) }),
 		singleCall: body.parallel_tool_calls === false,
+		// DeepSeek's and Mistral's chat prefix completion: a final assistant message marked `prefix: true` is continued.
+		prefill: prefixes && messages.at(-1)?.role === 'assistant' && messages.at(-1)?.prefix === true ? contentOf(messages.at(-1)!.content).texts.join('') : undefined,
 	}
 }

@@ -8,6 +8,7 @@ import { asArr, asNum, asObj, type Obj } from '../shared/json'
 import { pieceLogprobs } from '../shared/logprobs'
 import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
+import type { MockOptions } from '../shared/types'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkMessages, readChat } from './chat-read'
 import { servedTier } from './service-tier'
@@ -110,7 +111,7 @@ function logprobsOf(p: Plan, top: number): Obj {
 }
 
 /** Handles a Chat Completions call whose auth already passed. */
-export function chatCompletions(body: unknown, jsonError: boolean, models: string[] | undefined, alnum9Ids = false): Reply {
+export function chatCompletions(body: unknown, jsonError: boolean, models: string[] | undefined, alnum9Ids = false, prefix?: MockOptions['prefix']): Reply {
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
@@ -118,8 +119,10 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')
-	const conv = readChat(b)
+	const conv = readChat(b, prefix !== undefined)
 	const p = plan(conv)
+	// Mistral's answer to a prefix starts with the prefix itself (docs.mistral.ai guides/prefix); DeepSeek's does not.
+	if (prefix === 'echo' && conv.prefill !== undefined) p.text = conv.prefill + p.text
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	const id = stableId('chatcmpl-', seed)
 	// Every chunk, and the completion, name the tier that served the request.

@@ -44,7 +44,7 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 	if (method === 'POST') {
 		switch (path) {
 			case '/v1/chat/completions':
-				return chatCompletions(body, jsonError, opts.models, opts.alnum9ToolCallIds)
+				return chatCompletions(body, jsonError, opts.models, opts.alnum9ToolCallIds, opts.prefix)
 			case '/v1/completions':
 				return completions(body, jsonError, opts.models)
 			case '/v1/responses':

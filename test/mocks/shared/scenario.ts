@@ -3,7 +3,8 @@
  * vendors answer the same conversation with the same text, tool calls, stop reason and token counts.
  *
  * Rules (driven by the last user text; see the tests for exact strings):
- * - text `Hello! You said: <last user text>`, or `Tool results: <r1>; <r2>` when the last user turn is tool results;
+ * - text `Hello! You said: <last user text>`, or `Tool results: <r1>; <r2>` when the last user turn is tool results,
+ *   or `continuation(prefill)` when the request ends with an assistant turn the vendor continues;
  *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
  * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`),
  *   only the first when the request turned parallel calls off;
@@ -57,7 +58,17 @@ export interface Conversation {
 	/** Parallel calls are off (OpenAI `parallel_tool_calls: false`, Anthropic `disable_parallel_tool_use`; Gemini has no
 	 * such switch): `#tools` plans only its first call. */
 	singleCall?: boolean
+	/** The request ends with an assistant turn the vendor continues (Anthropic's prefill, Gemini's trailing model turn,
+	 * DeepSeek's and Mistral's `prefix: true` message): its text. The answer is then `continuation(prefill)`. */
+	prefill?: string
 }
+
+/**
+ * What a model adds to a prefill it continues: the answer holds only this, not the prefill (Mistral repeats the prefill
+ * before it). It quotes the prefill as received, so a test sees what reached the vendor.
+ * @example continuation('The answer is') === ' continued after "The answer is"'
+ */
+export const continuation = (prefill: string): string => ` continued after ${JSON.stringify(prefill)}`
 
 export interface PlannedCall {
 	name: string
@@ -110,6 +121,7 @@ const imagePrefix = (n: number): string => (n > 0 ? `I see ${n} image${n === 1 ?
 
 /** The answer text before stop sequences and caps. */
 export function baseText(c: Conversation): string {
+	if (c.prefill !== undefined && !c.toolResults) return continuation(c.prefill)
 	let text = c.toolResults ? `Tool results: ${c.toolResults.join('; ')}` : `Hello! You said: ${c.lastUserText}`
 	text = imagePrefix(c.lastUserImages) + text
 	if (c.lastUserText.includes('#stop')) text += ' one two STOP three'

@@ -47,6 +47,9 @@ export interface MockOptions {
 	models?: string[]
 	/** OpenAI mock: refuse tool call ids other than nine letters or digits, as Mistral's API does. */
 	alnum9ToolCallIds?: boolean
+	/** OpenAI mock: continue a final assistant message marked `prefix: true`, as DeepSeek (`continue`) and Mistral (`echo`:
+	 * the answer repeats the prefix first) do; unset, the flag is ignored and the answer is a new one, as OpenAI's. */
+	prefix?: 'continue' | 'echo'
 	/** OpenAI mock, /v1/audio/speech: an OpenAI-compatible vendor that ignores `stream_format` (plain audio) or refuses it (400). */
 	speechStreamFormat?: 'ignore' | 'reject'
 }
