@@ -79,6 +79,12 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 * answer (src/relay/choices.ts).
 	 */
 	readonly severalAnswers?: true
+	/**
+	 * How many stop sequences the vendor takes for `model` (OpenAI chat 4 and none on its reasoning models, Gemini 5,
+	 * Responses none); unset, no limit. A converted request sends the first ones and the gateway enforces the rest on
+	 * the output text itself (src/relay/stop-sequences.ts).
+	 */
+	stopsTaken?(model: string): number
 	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
 	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
 	/** Canonical request → upstream body, with `model` set to the upstream model name. */

@@ -153,6 +153,11 @@ export type Outcome = {
 	upstreamModel?: string
 	/** Part of `usage` was counted here rather than reported (several calls, some of which reported none: choices.ts). */
 	estimated?: boolean
+	/**
+	 * The gateway ended the stream before the upstream's end (a stop sequence it enforces: stop-sequences.ts): usage
+	 * reported so far may be a placeholder (Anthropic message_start says 1), so the output is counted as on an abort.
+	 */
+	stoppedEarly?: boolean
 }
 
 export type CallInfo = { svc: Services; token: AuthToken; requestId: string; endpoint: string; model: string; stream: boolean; startedAt: number }
@@ -185,7 +190,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 	if (missing.output) {
 		usage.output = await o.estimateOutput()
 		estimated = true
-	} else if (o.endReason !== 'ok') {
+	} else if (o.endReason !== 'ok' || o.stoppedEarly) {
 		// A cut or abandoned stream may carry only an early placeholder (Anthropic message_start says 1): count
 		// what was actually produced when that is more.
 		const counted = await o.estimateOutput()

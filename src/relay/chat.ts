@@ -31,6 +31,7 @@ import { convertedBody } from './upstream-codec'
 import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from './upstream-fetch'
 import { countOutputText } from './output-count'
 import { fitCap } from './output-limit'
+import { cutAnswer, splitStops } from './stop-sequences'
 
 export type ChatCall = {
 	svc: Services
@@ -280,7 +281,10 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
-	const fast = adapter.protocol === call.client
+	// Stop sequences the vendor cannot take are enforced here on the converted answer, even between the same protocols
+	// (stop-sequences.ts); but not for several answers, which only the vendor can stop each.
+	const stops = splitStops(call.ir, adapter.protocol, upstreamModel)
+	const fast = adapter.protocol === call.client && (stops.held.length === 0 || call.ir.choices !== undefined)
 	if (fast && call.thread?.channelId !== undefined && ch.id !== call.thread.channelId) return { error: threadElsewhere(call.ir.model) }
 	// Several answers from another vendor: asked of it as it can (one call, or one per answer), merged for the client.
 	if (call.ir.choices && !fast) return choicesAttempt(call, info, ch, adapter, budget, upstreamModel)
@@ -290,7 +294,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		if (fast) {
 			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)
 			body = (call.raw !== undefined && bodyText(call.raw, call.body, out)) || JSON.stringify(out)
-		} else ({ body, codec } = await convertedBody(call, ch, adapter, budget, upstreamModel, call.ir))
+		} else ({ body, codec } = await convertedBody(call, ch, adapter, budget, upstreamModel, stops.ir))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -310,7 +314,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, ...outcome })
+		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, stops: stops.held, ...outcome })
 	}
 
 	const malformed = () => ({ error: malformedAnswer() })
@@ -355,6 +359,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				return malformed()
 			}
 			const r = codec.decodeResponse(json)
+			if (stops.held.length) cutAnswer(r, stops.held)
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
 			// No usage from the upstream: billed on counts (settle), and the client is shown the same counts rather than

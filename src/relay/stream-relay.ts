@@ -127,11 +127,11 @@ export type StreamBilling = { info: CallInfo; budget: Budget; channel: Channel; 
  * Settles a stream's bill (never rejects: a failure is logged) and takes it off the open-streams gauge, which
  * `countOpen` put it on when its relay started.
  */
-export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason' | 'estimated'>): Promise<void> {
+export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason' | 'estimated' | 'stoppedEarly'>): Promise<void> {
 	b.info.svc.metrics.openStreams.dec()
 	judgeStream(b, o.endReason)
 	try {
-		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, status: 200, channel: b.channel, upstreamModel: b.upstreamModel })
+		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel })
 	} catch (e) {
 		b.info.svc.log.error('settle failed', { request_id: b.info.requestId, error: String(e) })
 	}

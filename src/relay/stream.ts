@@ -22,6 +22,7 @@ import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
 import { countOpen, PassthroughRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
+import { StopCutter } from './stop-sequences'
 import { type UpstreamCall, upstreamTimeout } from './upstream-fetch'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
@@ -38,6 +39,8 @@ export type StreamAttempt = {
 	headers: Record<string, string>
 	channel: Channel
 	upstreamModel: string
+	/** Stop sequences the vendor was not sent, enforced on the converted stream (stop-sequences.ts). */
+	stops?: string[]
 }
 
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
@@ -282,6 +285,9 @@ class ConvertedRelay extends StreamRelay {
 	private readonly meter = createEventMeter()
 	private readonly encoder: EventEncoder
 	private readonly frames: SseFrame[] = []
+	/** Enforces the stop sequences the vendor was not sent, if any; its events go to the encoder. */
+	private readonly cutter: StopCutter | undefined
+	private readonly cut: StreamEvent[] = []
 	/** The chunks the prefetch window read are replayed first; then a read it left running, then the rest. */
 	private replayed = 0
 	private pending: Promise<IteratorResult<StreamEvent[], undefined>> | undefined
@@ -301,19 +307,33 @@ class ConvertedRelay extends StreamRelay {
 			includeThoughts: a.call.ir.reasoning?.includeThoughts,
 			countInputTokens: a.budget.countInput,
 		})
+		if (a.stops?.length) this.cutter = new StopCutter(a.stops)
 		countOpen(a)
 	}
 
-	/** The client text for a chunk's events (metered on the way); `last` closes the encoder (its terminator). */
+	/** The client text for a chunk's events (metered on the way); `last`, or a stop sequence matched, closes the encoder (its terminator). */
 	private encode(events: StreamEvent[] | undefined, last: boolean): string {
 		const frames = this.frames
+		const cutter = this.cutter
 		if (events)
 			for (const e of events) {
+				if (cutter) {
+					// Metered as the vendor produced them (the whole delta a sequence matched in, usage that follows it).
+					if (!cutter.done || e.type === 'usage') this.meter.onEvent(e)
+					cutter.push(e, this.cut)
+					this.encodeCut(frames)
+					continue
+				}
 				this.meter.onEvent(e)
 				if (e.type === 'finish') this.showEstimate(frames)
 				this.encoder.push(e, frames)
 			}
-		if (last) this.encoder.end(frames)
+		// A sequence matched: the answer ends with this chunk (its `finish` after the chunk's usage).
+		if (cutter?.done) {
+			cutter.end(this.cut)
+			this.encodeCut(frames, !this.decoder.done)
+		}
+		if (last || cutter?.done) this.encoder.end(frames)
 		let text = ''
 		for (const f of frames) text += formatSse(f)
 		frames.length = 0
@@ -321,15 +341,34 @@ class ConvertedRelay extends StreamRelay {
 	}
 
 	/**
+	 * The cutter's events to the encoder. Its own `finish` is metered too (the stream ended as a stop sequence ends it);
+	 * `early`: before the upstream's end, so the output is shown as it is billed (counted, as on an abort).
+	 */
+	private encodeCut(frames: SseFrame[], early = false) {
+		for (const e of this.cut) {
+			if (e.type === 'finish') {
+				this.meter.onEvent(e)
+				this.showEstimate(frames, early)
+			}
+			this.encoder.push(e, frames)
+		}
+		this.cut.length = 0
+	}
+
+	/**
 	 * An upstream that reported no usage (some OpenAI-compatible servers) is billed on counts (budget.ts `settle`): the
 	 * client is shown the same counts rather than zeros (WIRE-NOTES #12). Not metered, so the bill still says estimated.
 	 */
-	private showEstimate(frames: SseFrame[]) {
-		const missing = unreported(this.meter.usage())
-		if (!missing.input && !missing.output) return
+	private showEstimate(frames: SseFrame[], early = false) {
+		const reported = this.meter.usage()
+		const missing = unreported(reported)
+		// Ended early (budget.ts `settle`, `stoppedEarly`): a reported output below the count is a placeholder.
+		const counted = early && !missing.output ? countText(this.meter.text()) : 0
+		if (!missing.input && !missing.output && counted <= (reported?.output ?? 0)) return
 		const usage: Partial<Usage> = {}
 		if (missing.input) usage.input = this.a.budget.countInput()
 		if (missing.output) usage.output = countText(this.meter.text())
+		else if (counted > (reported?.output ?? 0)) usage.output = counted
 		this.encoder.push({ type: 'usage', usage }, frames)
 	}
 
@@ -358,8 +397,10 @@ class ConvertedRelay extends StreamRelay {
 	private stepOf(events: StreamEvent[] | undefined, ended: boolean): RelayStep | undefined {
 		// The decoder is done with the events at hand (the upstream's terminator or an error): nothing follows, so the
 		// stream ends now rather than waiting for the upstream to close.
-		const last = ended || this.encoder.done || (this.decoder.done && this.replayed >= this.pre.buffered.length && !this.pending)
-		const text = this.encode(events, last)
+		const ending = ended || this.encoder.done || (this.decoder.done && this.replayed >= this.pre.buffered.length && !this.pending)
+		const text = this.encode(events, ending)
+		// A stop sequence the gateway enforces matched: the stream ends too, and the upstream call is aborted (not clean).
+		const last = ending || this.cutter?.done === true
 		// An error event also leaves the decoder done: only the terminator or the body's end leave the rest to drain.
 		if (last) return { text, last, clean: ended || (this.decoder.done && this.meter.end() !== 'error') }
 		if (text) return { text, last }
@@ -377,7 +418,8 @@ class ConvertedRelay extends StreamRelay {
 	protected settle() {
 		const meter = this.meter
 		const end = meter.malformed() && !this.cancelled ? 'upstream_malformed' : endReason(this.cancelled, meter.end())
-		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: end })
+		const stoppedEarly = this.cutter?.done === true && !this.decoder.done
+		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: end, stoppedEarly })
 	}
 }
 

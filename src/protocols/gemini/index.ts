@@ -15,6 +15,9 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 export const gemini = {
 	name: 'gemini',
 	severalAnswers: true,
+	// `generationConfig.stopSequences`: "The set of character sequences (up to 5) that will stop output generation"
+	// (https://ai.google.dev/api/generate-content#generationconfig).
+	stopsTaken: () => 5,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -7,13 +7,14 @@ import type { ProtocolCodec } from '../codec'
 import { choicesEncoder, encodeChoices } from './choices'
 import { encodeError, encodeStreamError } from './error'
 import type { OpenAIChatCompletion, OpenAIChatRequest } from './model'
-import { decodeRequest, encodeRequest } from './request'
+import { decodeRequest, encodeRequest, stopsTaken } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 
 export const openaiChat = {
 	name: 'openai-chat',
 	severalAnswers: true,
+	stopsTaken,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

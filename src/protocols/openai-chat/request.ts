@@ -250,6 +250,13 @@ export const includeUsageOf = (body: unknown): boolean =>
  */
 export const usesCompletionTokens = (model: string): boolean => /^(o\d|gpt-5)/.test(model.slice(model.lastIndexOf('/') + 1))
 
+/**
+ * Stop sequences an OpenAI chat model takes: "Up to 4 sequences" (a 5th is 400 `array_above_max_length`), and none on
+ * the reasoning models ("Not supported with latest reasoning models o3 and o4-mini"; o1 and gpt-5 answer the same 400
+ * "Unsupported parameter: 'stop' is not supported with this model"): https://platform.openai.com/docs/api-reference/chat/create#chat-create-stop
+ */
+export const stopsTaken = (model: string): number => (usesCompletionTokens(model) ? 0 : 4)
+
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 const toolChoiceOut = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function' as const, function: { name: c.name } } : c.type)

@@ -14,6 +14,8 @@ import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stre
 
 export const openaiResponses = {
 	name: 'openai-responses',
+	// The Responses API has no stop sequences at all.
+	stopsTaken: () => 0,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -59,6 +59,18 @@ export function checkFunctionNames(tools: unknown): JsonReply | undefined {
 	if (out.length > 0) return badRequest(out)
 }
 
+/**
+ * `generationConfig.stopSequences`: "The set of character sequences (up to 5) that will stop output generation"
+ * (ai.google.dev/api/generate-content#generationconfig); more are a 400 INVALID_ARGUMENT field violation (the wording
+ * here is the mock's own).
+ */
+export function checkStopSequences(b: Obj): JsonReply | undefined {
+	const stops = asArr(pick(asObj(pick(b, 'generationConfig', 'generation_config')), 'stopSequences', 'stop_sequences'))
+	if (stops.length <= 5) return undefined
+	const field = 'generation_config.stop_sequences'
+	return badRequest([{ field, description: `* GenerateContentRequest.${field}: at most 5 stop sequences are allowed, got ${stops.length}` }])
+}
+
 /** Every `parameters` schema must stay inside the OpenAPI subset (`parametersJsonSchema` takes full JSON Schema). */
 export function checkSchemas(tools: unknown): JsonReply | undefined {
 	const out: Violation[] = []

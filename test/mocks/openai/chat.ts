@@ -115,7 +115,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined)
+	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')
@@ -134,6 +134,17 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: b.logprobs === true ? logprobsOf(p, asNum(b.top_logprobs) ?? 0) : null, finish_reason: FINISH[p.finish] })),
 		usage: usageOf(p, n),
 	})
+}
+
+/**
+ * `stop` as OpenAI takes it: "Up to 4 sequences", and none on the reasoning models (o-series, gpt-5), with the API's
+ * own 400s (continuedev/continue#2461, crewAIInc/crewAI#2738).
+ */
+function checkStop(b: Obj): JsonReply | undefined {
+	if (b.stop === undefined || b.stop === null) return undefined
+	if (/^(o\d|gpt-5)/.test(String(b.model))) return openaiError(400, "Unsupported parameter: 'stop' is not supported with this model.", 'stop', 'unsupported_parameter')
+	const n = asArr(b.stop).length
+	if (n > 4) return openaiError(400, `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${n} instead.`, 'stop', 'array_above_max_length')
 }
 
 /** Every function tool's name as OpenAI takes it. */
