@@ -21,6 +21,7 @@ import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
 import { type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
+import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { choicesAttempt } from './choices'
@@ -125,10 +126,12 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	let uncapped = uncappedOutput(ir, route.channels, limits)
 	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
 	const held = call.thread?.held ?? 0
-	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
+	// Images and PDF pages as the route's vendors count them, the most of any channel that may serve (image-tokens.ts).
+	const media = mediaOnChannels(route.channels, ir)
+	const input = boundInputTokens(ir, call.raw, media) + held
 	// Counted once, whether for the context window below or for usage the upstream does not report.
 	let counted: number | undefined
-	const count = () => (counted ??= estimateInputTokens(ir) + held)
+	const count = () => (counted ??= estimateInputTokens(ir, media) + held)
 	// A cap the gateway chooses fits the context window where the vendor refuses more (Anthropic; output-limit.ts): the
 	// configured or lowered maximum when it is the one sent, else the cap assumed for a client that named none.
 	const room = contextRoom(call.client.name, route.channels, limits, chosenCap(ir.maxTokens, price, uncapped), input, count)
