@@ -23,6 +23,7 @@ import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolC
 import { defaultOutputCap } from '../core/reasoning'
 import { type Budget, type CallInfo, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
+import { mediaRuleFor } from '../relay/image-tokens'
 import { addUsage, type McpCall, newRoundOut, type RoundOut, spliceRound } from './splice'
 import type { McpLimits } from './config'
 import { openRound, type Round, type RoundTarget } from './round'
@@ -143,7 +144,9 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			out = newRoundOut()
 			roundInfo = { ...info, requestId: `${requestId}:r${n + 1}` }
 			try {
-				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir), target.call.ir.maxTokens, () => estimateInputTokens(ir), 1, defaultOutputCap(ir.reasoning), budget.reach)
+				// The round runs on this attempt's channel: its images count as that model counts them (relay/image-tokens.ts).
+				const media = mediaRuleFor([{ type: target.ch.type, model: target.upstreamModel }], ir)
+				budget = await reserveBudget(svc, token, roundInfo.requestId, budget.price, boundInputTokens(ir, undefined, media), target.call.ir.maxTokens, () => estimateInputTokens(ir, media), 1, defaultOutputCap(ir.reasoning), budget.reach)
 			} catch (e) {
 				yield { type: 'error', error: e instanceof GatewayError ? e : new GatewayError('api_error', 'cannot reserve the next round') }
 				return

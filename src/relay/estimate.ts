@@ -1,7 +1,8 @@
 /**
  * Local token counts, for the reservation's upper bound, for Anthropic's `message_start.input_tokens` when the
  * upstream reports usage only at the end, and for usage the upstream never sent (a cut stream). Counted with the
- * o200k tokenizer (./o200k); beyond a size where exact counting would cost real CPU, by bytes.
+ * o200k tokenizer (./o200k); beyond a size where exact counting would cost real CPU, by bytes. Images and PDF pages
+ * count as the vendor of the model serving them does (./image-tokens.ts, by the caller's MediaRule).
  * @module
  */
 import type { ChatRequest, Part } from '../core/ir'
@@ -11,8 +12,6 @@ import { type MediaRule, mediaRuleFor } from './image-tokens'
 // Its ranks (2 MB) load on the first count, which the fast path never makes.
 import { countTokens } from './o200k'
 
-/** Per image the gateway cannot see (a batch line's file id): Anthropic's largest (≈ 1,600); others are sized per vendor (image-tokens.ts). */
-export const IMAGE_TOKENS = 1_600
 /** Per message and per tool, for role markers and formatting the vendors add. */
 const OVERHEAD = 4
 const EXACT_LIMIT = 64 * 1024

@@ -192,6 +192,8 @@ export function mediaRuleFor(targets: MediaTarget[] | (() => MediaTarget[]), req
 	}
 }
 
+/** The models `channels` serve `model` as. */
+export const targetsOf = (channels: Channel[], model: string): MediaTarget[] => channels.map((ch) => ({ type: ch.type, model: ch.modelMap[model] ?? model }))
+
 /** How `req`'s media count on the channels that may serve its model (resolved on the first image or page). */
-export const mediaOnChannels = (channels: Channel[], req: ChatRequest): MediaRule =>
-	mediaRuleFor(() => channels.map((ch) => ({ type: ch.type, model: ch.modelMap[req.model] ?? req.model })), req)
+export const mediaOnChannels = (channels: Channel[], req: ChatRequest): MediaRule => mediaRuleFor(() => targetsOf(channels, req.model), req)
