@@ -92,12 +92,16 @@ export function claudeImageTokens(dims: ImageDims | undefined, edge = 1568, cap 
 
 const GEMINI_TILE = 258
 
+/** The longest side Gemini's tiles are counted over: Google names no limit, so a header's size is bounded here (4 × 4 tiles at most). */
+const GEMINI_MAX_SIDE = 3072
+
 /** Gemini's rule before Gemini 3: 258 for an image of at most 384 pixels a side, else 258 per 768×768 tile. */
 export function geminiImageTokens(dims: ImageDims | undefined): number {
 	// Unknown size: as a 2048-pixel square (3 × 3 tiles).
 	const { width, height } = dims ?? { width: 2048, height: 2048 }
 	if (width <= 384 && height <= 384) return GEMINI_TILE
-	return up(width / 768) * up(height / 768) * GEMINI_TILE
+	const fit = Math.min(1, GEMINI_MAX_SIDE / Math.max(width, height))
+	return up((width * fit) / 768) * up((height * fit) / 768) * GEMINI_TILE
 }
 
 /** Gemini 3's tokens by media resolution, an image's and a PDF page's (the defaults: high for images, medium for PDFs). */
