@@ -39,7 +39,7 @@ describe('image-tokens', () => {
 	})
 
 	it("should count Gemini 3 by the request's media resolution, and its PDF pages", () => {
-		const low: ChatRequest = { model: 'g', messages: [], extra: { __protocol: 'gemini', generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' } } }
+		const low: ChatRequest = { model: 'g', messages: [], stream: false, extra: { __protocol: 'gemini', generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' } } }
 		expect(on('gemini-3-pro-preview', 'gemini').image({ source: png(300, 200) })).toBe(1120)
 		expect(on('gemini-3-pro-preview', 'gemini', low).image({ source: png(300, 200) })).toBe(280)
 		expect(on('gemini-3-pro-preview', 'gemini').page()).toBe(560)
