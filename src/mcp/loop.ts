@@ -23,6 +23,7 @@ import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
 import { type Budget, type CallInfo, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
+import { mediaRuleFor } from '../relay/image-tokens'
 import { fitCap } from '../relay/output-limit'
 import { addUsage, type McpCall, newRoundOut, type RoundOut, spliceRound } from './splice'
 import type { McpLimits } from './config'
@@ -144,10 +145,12 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 			out = newRoundOut()
 			roundInfo = { ...info, requestId: `${requestId}:r${n + 1}` }
 			try {
-				// The cap is chosen as round 1's was, on this round's longer prompt (relay/output-limit.ts).
-				const bound = boundInputTokens(ir)
+				// The cap is chosen as round 1's was, on this round's longer prompt (relay/output-limit.ts); the round runs on this
+				// attempt's channel, so its images count as that model counts them (relay/image-tokens.ts).
+				const media = mediaRuleFor([{ type: target.ch.type, model: target.upstreamModel }], ir)
+				const bound = boundInputTokens(ir, undefined, media)
 				let counted: number | undefined
-				const count = () => (counted ??= estimateInputTokens(ir))
+				const count = () => (counted ??= estimateInputTokens(ir, media))
 				const fit = fitCap(target.call.client.name, ir, [target.ch], budget.price, svc.catalog.limits(target.call.ir.model), bound, count)
 				budget = await reserveBudget(svc, token, roundInfo.requestId, fit.price, bound, target.call.ir.maxTokens, count, 1, fit.uncapped, budget.reach)
 			} catch (e) {

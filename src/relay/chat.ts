@@ -22,6 +22,7 @@ import type { TSchema } from 'elysia'
 import type { HotRoute } from '../http/hot-route'
 import { type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
+import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import { choicesAttempt } from './choices'
@@ -123,10 +124,12 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const limits = svc.catalog.limits(ir.model)
 	// A thread's continue carries only its new messages; the vendor bills the whole conversation (modules/messages/threads.ts).
 	const held = call.thread?.held ?? 0
-	const input = held ? boundInputTokens(ir, call.raw) + held : boundInputTokens(ir, call.raw)
+	// Images and PDF pages as the route's vendors count them, the most of any channel that may serve (image-tokens.ts).
+	const media = mediaOnChannels(route.channels, ir)
+	const input = boundInputTokens(ir, call.raw, media) + held
 	// Counted once, whether for the context window or for usage the upstream does not report.
 	let counted: number | undefined
-	const count = () => (counted ??= estimateInputTokens(ir) + held)
+	const count = () => (counted ??= estimateInputTokens(ir, media) + held)
 	const { price, uncapped } = fitCap(call.client.name, ir, route.channels, route.price, limits, input, count)
 	const reserved = reserveBudget(svc, call.token, call.requestId, price, input, ir.maxTokens, count, ir.choices, uncapped, reachOf(call, route), promptsPaid(call, route.channels))
 	const budget = reserved instanceof Promise ? await reserved : reserved

@@ -1,17 +1,17 @@
 /**
  * Local token counts, for the reservation's upper bound, for Anthropic's `message_start.input_tokens` when the
  * upstream reports usage only at the end, and for usage the upstream never sent (a cut stream). Counted with the
- * o200k tokenizer (./o200k); beyond a size where exact counting would cost real CPU, by bytes.
+ * o200k tokenizer (./o200k); beyond a size where exact counting would cost real CPU, by bytes. Images and PDF pages
+ * count as the vendor of the model serving them does (./image-tokens.ts, by the caller's MediaRule).
  * @module
  */
 import type { ChatRequest, Part } from '../core/ir'
 import { ownExtra } from '../protocols/anthropic-messages/extra'
 import { audioTokens, fileTokens } from './file-tokens'
+import { type MediaRule, mediaRuleFor } from './image-tokens'
 // Its ranks (2 MB) load on the first count, which the fast path never makes.
 import { countTokens } from './o200k'
 
-/** Per image, a generous bound across vendors (Anthropic ≈ 1,600 for the largest; OpenAI high detail ≈ 1,100). */
-export const IMAGE_TOKENS = 1_600
 /** Per message and per tool, for role markers and formatting the vendors add. */
 const OVERHEAD = 4
 const EXACT_LIMIT = 64 * 1024
@@ -41,7 +41,7 @@ export function countText(text: string): number {
  * A part's tokens, text by text: a tool result's texts are counted one by one (plus a token per separator) rather than
  * joined first, so an agent's resent results hit the memo and a long history is not copied into one string per turn.
  */
-function countPart(p: Part, count: (text: string) => number): number {
+function countPart(p: Part, count: (text: string) => number, media: MediaRule): number {
 	switch (p.type) {
 		case 'text':
 			return count(p.text)
@@ -56,21 +56,20 @@ function countPart(p: Part, count: (text: string) => number): number {
 			let files = 0
 			for (const c of p.content)
 				if (c.type === 'text') n += count(c.text) + 1
-				else if (c.type === 'file') files += fileTokens(c, count, IMAGE_TOKENS)
+				else if (c.type === 'file') files += fileTokens(c, count, media)
 				else if (c.type === 'audio') files += audioTokens(c)
+				else files += media.image(c)
 			return Math.max(0, n - 1) + files
 		}
 		case 'image':
-			return 0
+			return media.image(p)
 		case 'file':
 			// Counted by pages or length, not by the size of its data (see file-tokens.ts).
-			return fileTokens(p, count, IMAGE_TOKENS)
+			return fileTokens(p, count, media)
 		case 'audio':
 			return audioTokens(p)
 	}
 }
-
-const imagesIn = (p: Part): number => (p.type === 'image' ? 1 : p.type === 'tool_result' ? p.content.filter((c) => c.type === 'image').length : 0)
 
 /** Whether a part carries data the body's text would miscount (an image, a file, audio), in itself or a tool result. */
 const isData = (p: Part): boolean =>
@@ -91,6 +90,9 @@ export function boundText(text: string): number {
 	return Math.ceil((text.length - other) / 3) + other
 }
 
+/** Media of a request whose serving model is not known here (batch lines): counted as by a model of no documented rule. */
+const ANY_MODEL = mediaRuleFor([])
+
 /** Bodies from this size on are bounded by their text when they can be (see boundInputTokens). */
 const RAW_BOUND_MIN = 16 * 1024
 
@@ -104,9 +106,9 @@ const RAW_BOUND_MIN = 16 * 1024
  * serialising the tools' schemas (bench/README, ninth VM). It reserves a little more (the JSON's own characters, ~20%
  * there); small bodies, where that share is large and counting cheap, are counted as before.
  */
-export function boundInputTokens(req: ChatRequest, raw?: string): number {
+export function boundInputTokens(req: ChatRequest, raw?: string, media: MediaRule = ANY_MODEL): number {
 	if (raw !== undefined && raw.length >= RAW_BOUND_MIN && !carriesData(req) && Buffer.byteLength(raw) === raw.length) return Math.ceil(raw.length / 3)
-	return sumParts(req, boundText)
+	return sumParts(req, boundText, media)
 }
 
 /**
@@ -121,22 +123,18 @@ function carriesData(req: ChatRequest): boolean {
 }
 
 /** Prompt tokens of a canonical request (system, messages, tools), counted part by part so repeats hit the memo. */
-export function estimateInputTokens(req: ChatRequest): number {
-	return sumParts(req, countText)
+export function estimateInputTokens(req: ChatRequest, media: MediaRule = ANY_MODEL): number {
+	return sumParts(req, countText, media)
 }
 
-function sumParts(req: ChatRequest, count: (text: string) => number): number {
+function sumParts(req: ChatRequest, count: (text: string) => number, media: MediaRule): number {
 	let n = 0
-	let images = 0
 	for (const s of req.system ?? []) n += count(s.text)
 	for (const m of req.messages) {
 		n += OVERHEAD
-		for (const p of m.content) {
-			n += countPart(p, count)
-			images += imagesIn(p)
-		}
+		for (const p of m.content) n += countPart(p, count, media)
 	}
 	// Field by field: a description resent every turn hits the memo, and nothing is joined into a new string.
 	for (const t of req.tools ?? []) n += OVERHEAD + count(t.name) + count(t.description ?? '') + count(JSON.stringify(t.parameters))
-	return n + images * IMAGE_TOKENS
+	return n
 }

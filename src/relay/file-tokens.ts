@@ -8,8 +8,9 @@
  * @module
  */
 import type { AudioPart, FilePart } from '../core/ir'
+import type { MediaRule } from './image-tokens'
 
-/** Per PDF page: the densest text Anthropic names plus a page image. */
+/** Per PDF page: the densest text Anthropic names plus a page image (Gemini's own count: image-tokens.ts). */
 export const PAGE_TOKENS = 3_000
 /** Bytes of a PDF per page, for a PDF whose page objects are compressed (object streams) and cannot be counted. */
 const BYTES_PER_PAGE = 50_000
@@ -34,10 +35,11 @@ export function pdfPages(b64: string): number {
 }
 
 /**
- * A file part's input tokens. Text (a plain-text document, a text file) is counted as text with `count`; images count
- * `imageTokens`; PDFs and other documents by pages; references the gateway cannot read as a short document.
+ * A file part's input tokens. Text (a plain-text document, a text file) is counted as text with `count`; images and
+ * PDF pages as `media` counts them; other documents by their size in pages; references the gateway cannot read as a
+ * short document.
  */
-export function fileTokens(p: FilePart, count: (text: string) => number, imageTokens: number): number {
+export function fileTokens(p: FilePart, count: (text: string) => number, media: MediaRule): number {
 	const s = p.source
 	const head = count(p.title ?? '') + count(p.context ?? '')
 	switch (s.kind) {
@@ -45,15 +47,15 @@ export function fileTokens(p: FilePart, count: (text: string) => number, imageTo
 			return head + count(s.text)
 		case 'content': {
 			let n = head
-			for (const c of s.content) n += c.type === 'text' ? count(c.text) : imageTokens
+			for (const c of s.content) n += c.type === 'text' ? count(c.text) : media.image(c)
 			return n
 		}
 		case 'base64': {
 			const type = s.mediaType.toLowerCase()
-			if (type.startsWith('image/')) return head + imageTokens
+			if (type.startsWith('image/')) return head + media.image({ source: { kind: 'base64', mediaType: s.mediaType, data: s.data } })
 			if (type.startsWith('text/')) return head + count(Buffer.from(s.data, 'base64').toString('utf8'))
 			if (type.startsWith('audio/')) return head + audioBytesTokens(decodedBytes(s.data))
-			if (type === 'application/pdf') return head + pdfPages(s.data) * PAGE_TOKENS
+			if (type === 'application/pdf') return head + pdfPages(s.data) * media.page()
 			return head + Math.max(1, Math.ceil(decodedBytes(s.data) / BYTES_PER_PAGE)) * PAGE_TOKENS
 		}
 		default:

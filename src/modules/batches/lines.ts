@@ -11,7 +11,8 @@ import { openaiChat } from '../../protocols/openai-chat'
 import { openaiResponses } from '../../protocols/openai-responses'
 import { DEFAULT_MAX_OUTPUT, resolveModel } from '../../relay/budget'
 import { REFERENCED_FILE_TOKENS } from '../../relay/file-tokens'
-import { IMAGE_TOKENS, boundInputTokens } from '../../relay/estimate'
+import { boundInputTokens } from '../../relay/estimate'
+import { type MediaRule, mediaRuleFor } from '../../relay/image-tokens'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { countLineInput } from '../embeddings/count'
@@ -95,8 +96,11 @@ function inputBound(line: BatchLine): number {
 	const codec = line.url === '/v1/chat/completions' ? openaiChat : line.url === '/v1/responses' ? openaiResponses : undefined
 	if (!codec) return line.bytes
 	try {
-		const refs = line.url === '/v1/responses' ? storedReferences(line.body.input) : 0
-		return Math.max(line.bytes, boundInputTokens(codec.decodeRequest(line.body as never)) + refs)
+		const ir = codec.decodeRequest(line.body as never)
+		// Images as the line's model counts them (an OpenAI batch runs on OpenAI: relay/image-tokens.ts).
+		const media = mediaRuleFor([{ type: 'openai', model: ir.model }], ir)
+		const refs = line.url === '/v1/responses' ? storedReferences(line.body.input, media) : 0
+		return Math.max(line.bytes, boundInputTokens(ir, undefined, media) + refs)
 	} catch {
 		// A body the codec refuses is refused by the upstream too (an error line, not billed): its bytes bound it.
 		return line.bytes
@@ -108,7 +112,7 @@ function inputBound(line: BatchLine): number {
  * Responses decoder leaves them out (no other vendor could read them), so they are bounded here as a file or image the
  * gateway cannot see is for a chat request (relay/file-tokens.ts). A file by `file_url` is decoded, and counted there.
  */
-function storedReferences(input: unknown): number {
+function storedReferences(input: unknown, media: MediaRule): number {
 	if (!Array.isArray(input)) return 0
 	let n = 0
 	for (const item of input) {
@@ -116,11 +120,14 @@ function storedReferences(input: unknown): number {
 		for (const p of content) {
 			if (!isObj(p)) continue
 			if (p.type === 'input_file' && typeof p.file_data !== 'string' && typeof p.file_url !== 'string') n += REFERENCED_FILE_TOKENS
-			else if (p.type === 'input_image' && typeof p.image_url !== 'string') n += IMAGE_TOKENS
+			else if (p.type === 'input_image' && typeof p.image_url !== 'string') n += media.image({ source: UNSEEN, detail: typeof p.detail === 'string' ? p.detail : undefined })
 		}
 	}
 	return n
 }
+
+/** An image the gateway cannot see (an OpenAI file id): counted at the most its model counts for one image. */
+const UNSEEN = { kind: 'url', url: '' } as const
 
 /** The most the lines can cost at batch prices, micro-USD: each line's input bound plus its output cap. */
 export function batchBound(lines: BatchLine[], prices: Map<string, Price>): number {

@@ -16,6 +16,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
+import { mediaRuleFor } from '../../relay/image-tokens'
 import { withPortableToolNames } from '../../relay/tool-names'
 import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
@@ -106,9 +107,15 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	if (!served.length) throw unservedModel(svc, model)
 	const channels = c.channelId === undefined ? served : served.filter((ch) => ch.id === c.channelId)
 	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a channel that does not serve the model "${model}"; only that channel's vendor key can read it`, { code: 'unsupported_for_model' })
-	for (const ch of orderChannels(channels).slice(0, 1 + svc.env.retries)) {
+	const ordered = orderChannels(channels)
+	// Counted here, images and pages count as the vendor of the first channel that would serve (image-tokens.ts).
+	let serving = ordered[0]!
+	for (const ch of ordered.slice(0, 1 + svc.env.retries)) {
 		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
-		if (!counter) break // this vendor has no counting endpoint: count here
+		if (!counter) {
+			serving = ch
+			break // this vendor has no counting endpoint: count here
+		}
 		try {
 			return await counter(c, ch, ch.modelMap[model] ?? model)
 		} catch (e) {
@@ -117,5 +124,5 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message, detail: err.detail && redactKey(err.detail, ch.apiKey) })
 		}
 	}
-	return { tokens: estimateInputTokens(c.ir), by: 'estimate' }
+	return { tokens: estimateInputTokens(c.ir, mediaRuleFor([{ type: serving.type, model: serving.modelMap[model] ?? model }], c.ir)), by: 'estimate' }
 }

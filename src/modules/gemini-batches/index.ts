@@ -21,6 +21,7 @@ import { jsonResponse, readJson, relayPassthrough } from '../../passthrough/rela
 import { jsonHeaders } from '../../passthrough/upstream'
 import { GeminiErrorBody } from '../../protocols/gemini'
 import { geminiMethodUrl } from '../../providers/native-endpoints'
+import { targetsOf } from '../../relay/image-tokens'
 import type { Services } from '../../services'
 import { GEMINI_BATCH_ENDPOINT, type GeminiBatchRecord, refreshGeminiBatch } from '../../tasks/gemini-batch'
 import { type TaskRow, deleteFinished, findOwned, isTerminal, listOwned, newTaskId } from '../../tasks/store'
@@ -139,7 +140,7 @@ export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Re
 			types: ['gemini'],
 			shape: 'gemini',
 			...(filesOn !== undefined && { pin: (ch) => ch.id === filesOn }),
-			cost: (price) => batchBound(parsed, batchPrice(price)),
+			cost: (price) => batchBound(parsed, batchPrice(price), targetsOf(route.channels.filter((ch) => ch.type === 'gemini'), c.model)),
 			request: (ch, upstreamModel) => ({ url: geminiMethodUrl(ch, upstreamModel, 'batchGenerateContent'), headers: jsonHeaders(ch), body: JSON.stringify(upstream(upstreamModel)) }),
 			async accept(res, ch, price) {
 				const op = await readJson(res)

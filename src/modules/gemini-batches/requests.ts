@@ -13,6 +13,7 @@ import { defaultOutputCap } from '../../core/reasoning'
 import { gemini } from '../../protocols/gemini'
 import { type Route, resolveModel } from '../../relay/budget'
 import { boundInputTokens } from '../../relay/estimate'
+import { type MediaTarget, mediaRuleFor } from '../../relay/image-tokens'
 import type { Services } from '../../services'
 import { jsonLines } from '../../lib/json-lines'
 
@@ -84,7 +85,7 @@ export function geminiRoute(svc: Services, token: AuthToken, model: string): Rou
  * (`maxOutputTokens`, which Gemini's thinking counts against, else the model's maximum or the gateway's default) for
  * each candidate, every token at the dearest kind the model prices.
  */
-export function batchBound(b: GeminiBatch, price: Price): number {
+export function batchBound(b: GeminiBatch, price: Price, targets: MediaTarget[]): number {
 	const enc = new TextEncoder()
 	let total = 0
 	for (const { request } of b.requests) {
@@ -97,7 +98,8 @@ export function batchBound(b: GeminiBatch, price: Price): number {
 		let n = 1
 		try {
 			const ir = gemini.decodeRequest(request as never)
-			input = Math.max(bytes, boundInputTokens(ir))
+			// Images and pages as the models that may run the batch count them (relay/image-tokens.ts).
+			input = Math.max(bytes, boundInputTokens(ir, undefined, mediaRuleFor(targets, ir)))
 			reasoning = ir.reasoning
 			asked = ir.maxTokens
 			n = ir.choices ?? 1

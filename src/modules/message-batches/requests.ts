@@ -10,6 +10,7 @@ import { GatewayError } from '../../core/errors'
 import { anthropicMessages } from '../../protocols/anthropic-messages'
 import { type Route, resolveModel } from '../../relay/budget'
 import { boundInputTokens } from '../../relay/estimate'
+import { mediaOnChannels } from '../../relay/image-tokens'
 import { reachOf } from '../../relay/reach'
 import type { Channel } from '../../routing/catalog'
 import { orderChannels } from '../../routing/select'
@@ -96,7 +97,7 @@ export function batchBound(reqs: BatchRequest[], routes: Map<string, Route>, ch:
 		let reach: Reach | undefined
 		try {
 			const ir = anthropicMessages.decodeRequest(r.params as never)
-			input = Math.max(bytes, boundInputTokens(ir))
+			input = Math.max(bytes, boundInputTokens(ir, undefined, mediaOnChannels([ch], ir)))
 			reach = reachOf({ ir, body: r.params, client: anthropicMessages }, { channels: [ch], price: { ...route.price, ...price } })
 		} catch {
 			// Params the codec refuses are refused by Anthropic too (an errored result, not billed): their bytes bound them.
