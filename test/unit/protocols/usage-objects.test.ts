@@ -11,6 +11,10 @@ import { encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic
 import { encodeUsage as openaiEncode } from '../../../src/protocols/openai-chat/usage'
 import { collect, from, payloads } from './anthropic-messages/helpers'
 
+/** A streamed answer's payloads, loosely typed for reading. */
+const streamed = async (events: StreamEvent[], ctx: { model: string; countInputTokens?: () => number }) =>
+	payloads(await collect(anthropicMessages.encodeStream(from(events), ctx))) as Array<Record<string, any>>
+
 const base: Usage = { input: 5, output: 9, cacheRead: 3, cacheWrite: 300, reasoning: 0 }
 
 describe('Anthropic usage from canonical usage', () => {
@@ -45,7 +49,7 @@ describe('Anthropic usage from canonical usage', () => {
 			{ type: 'finish', reason: 'end_turn' },
 			{ type: 'usage', usage: { ...base, cacheWrite1h: 200, tier: 'priority', webSearches: 1 } },
 		]
-		const out = payloads(await collect(anthropicMessages.encodeStream(from(events), { model: 'claude-client', countInputTokens: () => 42 })))
+		const out = await streamed(events, { model: 'claude-client', countInputTokens: () => 42 })
 		expect(out[0].message.usage).toEqual({
 			input_tokens: 42,
 			cache_creation_input_tokens: 0,
@@ -54,7 +58,7 @@ describe('Anthropic usage from canonical usage', () => {
 			output_tokens: 0,
 			service_tier: 'standard',
 		})
-		expect(out.find((p) => p.type === 'message_delta').usage).toEqual({
+		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({
 			output_tokens: 9,
 			input_tokens: 5,
 			cache_creation_input_tokens: 300,
@@ -71,9 +75,9 @@ describe('Anthropic usage from canonical usage', () => {
 			{ type: 'finish', reason: 'end_turn' },
 			{ type: 'usage', usage: { output: 4 } },
 		]
-		const out = payloads(await collect(anthropicMessages.encodeStream(from(events), { model: 'claude-client' })))
+		const out = await streamed(events, { model: 'claude-client' })
 		expect(out[0].message.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 10 })
-		expect(out.find((p) => p.type === 'message_delta').usage).toEqual({ output_tokens: 4, input_tokens: 5, cache_creation_input_tokens: 10 })
+		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({ output_tokens: 4, input_tokens: 5, cache_creation_input_tokens: 10 })
 	})
 })
 
