@@ -183,6 +183,9 @@ export const AnthropicUsage = t.Object(
 		cache_creation_input_tokens: t.Optional(t.Nullable(Integer())),
 		cache_read_input_tokens: t.Optional(t.Nullable(Integer())),
 		output_tokens_details: t.Optional(t.Nullable(t.Object({ thinking_tokens: Integer() }, open))),
+		cache_creation: t.Optional(t.Nullable(t.Object({ ephemeral_5m_input_tokens: Integer(), ephemeral_1h_input_tokens: Integer() }, open))),
+		server_tool_use: t.Optional(t.Nullable(t.Object({ web_search_requests: Integer(), web_fetch_requests: t.Optional(Integer()) }, open))),
+		service_tier: t.Optional(t.Nullable(t.String())),
 	},
 	open,
 )

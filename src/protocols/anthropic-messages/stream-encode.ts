@@ -15,8 +15,9 @@ import type { Json } from './check'
 import { wireToolId } from './content-encode'
 import { encodeStreamError } from './error'
 import { encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
+import type { AnthropicUsage } from './model'
 import { messageId } from './response'
-import { encodeStopReason, withToolUse } from './usage'
+import { encodeDeltaUsage, encodeStartUsage, encodeStopReason, withToolUse } from './usage'
 
 /**
  * One SSE frame; the `event:` line is mandatory (the Anthropic SDK skips frames without one). The JSON is
@@ -70,6 +71,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let sawTool = false
 	const usage: Partial<Usage> = {}
 	let finish: { reason: StopReason; stopSequence?: string } | undefined
+	let startUsage: AnthropicUsage | undefined
 
 	const messageStart = (id?: string): SseFrame => {
 		started = true
@@ -82,13 +84,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				content: [],
 				stop_reason: null,
 				stop_sequence: null,
-				usage: {
-					// Never missing or 0 when known locally: Claude Code shows costs from it (WIRE-NOTES #21).
-					input_tokens: usage.input ?? ctx.countInputTokens?.() ?? 0,
-					cache_creation_input_tokens: usage.cacheWrite ?? 0,
-					cache_read_input_tokens: usage.cacheRead ?? 0,
-					output_tokens: usage.output ?? 0,
-				},
+				// Never missing or 0 when known locally: Claude Code shows costs from it (WIRE-NOTES #21).
+				usage: (startUsage = encodeStartUsage(usage, () => ctx.countInputTokens?.() ?? 0)),
 			},
 		})
 	}
@@ -122,7 +119,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				return
 			}
 			if (ev.type === 'usage' || ev.type === 'start') {
-				for (const [k, v] of Object.entries(ev.usage ?? {})) if (typeof v === 'number') Object.assign(usage, { [k]: v })
+				for (const [k, v] of Object.entries(ev.usage ?? {})) if (v !== undefined) Object.assign(usage, { [k]: v })
 				if (ev.type === 'start' && !started) out.push(messageStart(ev.id))
 				return
 			}
@@ -175,16 +172,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			if (!started) out.push(messageStart())
 			close(out)
 			const reason = sawTool ? withToolUse(finish.reason) : finish.reason
-			const u: Json = { output_tokens: usage.output ?? 0 }
-			// Cumulative totals, sent when known; the SDK overwrites its message_start values with them.
-			if (usage.input !== undefined) u.input_tokens = usage.input
-			if (usage.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite
-			if (usage.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead
-			if (usage.reasoning) u.output_tokens_details = { thinking_tokens: usage.reasoning }
 			out.push(
 				frame('message_delta', {
 					delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
-					usage: u,
+					usage: encodeDeltaUsage(usage, startUsage ?? encodeStartUsage({}, () => 0)),
 				}),
 			)
 			out.push({ event: 'message_stop', data: '{"type":"message_stop"}' })

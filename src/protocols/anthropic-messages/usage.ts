@@ -66,24 +66,75 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	return out
 }
 
-/** The wire usage of a `Message`. Cache counters are always present (strict clients read them as numbers). */
+/**
+ * The wire usage of a `Message`, with every field Anthropic always sends (strict clients read them): the cache
+ * counters, their `cache_creation` split by TTL and `service_tier`; `output_tokens_details` when there was thinking
+ * and `server_tool_use` when searches ran, as Anthropic sends them only then
+ * (platform.claude.com/docs/en/api/messages: `Usage`).
+ */
 export function encodeUsage(u: Usage): AnthropicUsage {
 	const out: AnthropicUsage = {
 		input_tokens: u.input,
 		cache_creation_input_tokens: u.cacheWrite,
 		cache_read_input_tokens: u.cacheRead,
+		cache_creation: cacheCreation(u),
 		output_tokens: u.output,
 	}
 	if (u.reasoning > 0) out.output_tokens_details = { thinking_tokens: u.reasoning }
-	if (u.cacheWrite1h) Object.assign(out, { cache_creation: cacheCreation(u) })
+	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
+	out.service_tier = serviceTier(u.tier)
 	return out
 }
 
-/** Anthropic's `cache_creation` split of the writes by duration, for usage that reported 1-hour writes. */
+/**
+ * The usage of a streamed `message_start`: the counts known so far, `input_tokens` counted by `countInput` only when
+ * the upstream has not reported it yet (WIRE-NOTES #21), and the same always-sent fields as a whole `Message`.
+ */
+export function encodeStartUsage(u: Partial<Usage>, countInput: () => number): AnthropicUsage {
+	const cacheWrite = u.cacheWrite ?? 0
+	return {
+		input_tokens: u.input ?? countInput(),
+		cache_creation_input_tokens: cacheWrite,
+		cache_read_input_tokens: u.cacheRead ?? 0,
+		cache_creation: cacheCreation({ cacheWrite, cacheWrite1h: u.cacheWrite1h }),
+		output_tokens: u.output ?? 0,
+		service_tier: serviceTier(u.tier),
+	}
+}
+
+/**
+ * The usage of `message_delta`: cumulative totals, each sent when known (the SDK overwrites its `message_start` values
+ * with them: `MessageDeltaUsage`), `server_tool_use` when searches ran. `cache_creation` and `service_tier` are not
+ * `message_delta` fields; they are repeated only when they changed since `start` (an OpenAI-shaped upstream reports
+ * its writes and tier only in its last chunk), so that a client reading them there is not left with stale values.
+ */
+export function encodeDeltaUsage(u: Partial<Usage>, start: AnthropicUsage): Record<string, unknown> {
+	const out: Record<string, unknown> = { output_tokens: u.output ?? 0 }
+	if (u.input !== undefined) out.input_tokens = u.input
+	if (u.cacheWrite !== undefined) out.cache_creation_input_tokens = u.cacheWrite
+	if (u.cacheRead !== undefined) out.cache_read_input_tokens = u.cacheRead
+	if (u.reasoning) out.output_tokens_details = { thinking_tokens: u.reasoning }
+	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
+	const creation = cacheCreation({ cacheWrite: u.cacheWrite ?? 0, cacheWrite1h: u.cacheWrite1h })
+	if (JSON.stringify(creation) !== JSON.stringify(start.cache_creation)) out.cache_creation = creation
+	if (serviceTier(u.tier) !== start.service_tier) out.service_tier = serviceTier(u.tier)
+	return out
+}
+
+/** Anthropic's `cache_creation` split of the writes by duration; writes not reported as 1-hour ones are 5-minute ones (the default TTL). */
 const cacheCreation = (u: Pick<Usage, 'cacheWrite' | 'cacheWrite1h'>) => {
 	const hour = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
 	return { ephemeral_5m_input_tokens: u.cacheWrite - hour, ephemeral_1h_input_tokens: hour }
 }
+
+/** Web fetches have no canonical count (no other vendor reports them): 0. */
+const serverToolUse = (searches: number) => ({ web_search_requests: searches, web_fetch_requests: 0 })
+
+/**
+ * The tier that served the request, in Anthropic's words: OpenAI's priority processing is Anthropic's `priority`, the
+ * standard tier `standard`; OpenAI's flex processing has no Anthropic counterpart (null, as the type allows).
+ */
+const serviceTier = (tier: Usage['tier']): 'standard' | 'priority' | null => (tier === 'priority' ? 'priority' : tier === 'flex' ? null : 'standard')
 
 const STOP: Record<string, StopReason> = {
 	end_turn: 'end_turn',

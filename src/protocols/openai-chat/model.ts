@@ -238,9 +238,19 @@ export const OpenAIUsage = t.Object(
 		completion_tokens: Integer(),
 		total_tokens: Integer(),
 		prompt_tokens_details: t.Optional(
-			t.Object({ cached_tokens: t.Optional(Integer()), cache_write_tokens: t.Optional(Integer()) }, open),
+			t.Object({ cached_tokens: t.Optional(Integer()), audio_tokens: t.Optional(Integer()), cache_write_tokens: t.Optional(Integer()) }, open),
 		),
-		completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Optional(Integer()) }, open)),
+		completion_tokens_details: t.Optional(
+			t.Object(
+				{
+					reasoning_tokens: t.Optional(Integer()),
+					audio_tokens: t.Optional(Integer()),
+					accepted_prediction_tokens: t.Optional(Integer()),
+					rejected_prediction_tokens: t.Optional(Integer()),
+				},
+				open,
+			),
+		),
 	},
 	open,
 )

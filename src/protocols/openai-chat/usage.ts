@@ -57,22 +57,22 @@ export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefine
 export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'priority' || v === 'flex' ? v : undefined)
 
 /**
- * OpenAI `usage` from canonical usage; `cache_write_tokens` only when there were writes (OpenAI has no such field),
- * `audio_tokens` only when the upstream reported audio.
+ * OpenAI `usage` from canonical usage, with every count OpenAI always sends in its details objects
+ * (platform.openai.com/docs/api-reference/chat/object#chat/object-usage): audio tokens are 0 unless the upstream
+ * reported audio, and predicted-output tokens always 0 (Predicted Outputs are OpenAI's alone, and an OpenAI upstream
+ * answering an OpenAI client is relayed as is). `cache_write_tokens` only when there were writes (OpenAI has no such
+ * field; OpenRouter's name for them).
  */
 export function encodeUsage(u: Usage): OpenAIUsage {
 	const prompt = promptTokens(u)
-	const promptDetails: { cached_tokens: number; cache_write_tokens?: number; audio_tokens?: number } = { cached_tokens: u.cacheRead }
+	const promptDetails: { cached_tokens: number; audio_tokens: number; cache_write_tokens?: number } = { cached_tokens: u.cacheRead, audio_tokens: u.audioInput ?? 0 }
 	if (u.cacheWrite) promptDetails.cache_write_tokens = u.cacheWrite
-	if (u.audioInput) promptDetails.audio_tokens = u.audioInput
-	const completionDetails: { reasoning_tokens: number; audio_tokens?: number } = { reasoning_tokens: u.reasoning }
-	if (u.audioOutput) completionDetails.audio_tokens = u.audioOutput
 	return {
 		prompt_tokens: prompt,
 		completion_tokens: u.output,
 		total_tokens: prompt + u.output,
 		prompt_tokens_details: promptDetails,
-		completion_tokens_details: completionDetails,
+		completion_tokens_details: { reasoning_tokens: u.reasoning, audio_tokens: u.audioOutput ?? 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 	}
 }
 

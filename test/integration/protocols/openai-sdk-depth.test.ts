@@ -330,7 +330,13 @@ describe('streams and finish reasons', () => {
 			const withUsage = await chunksOf(acct.openai, { model: MODEL[up], messages: [{ role: 'user', content: 'hi' }] })
 			const last = withUsage[withUsage.length - 1]!
 			expect(last.choices).toEqual([])
-			expect(last.usage).toEqual({ prompt_tokens: 1, completion_tokens: 4, total_tokens: 5, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } })
+			expect(last.usage).toEqual({
+				prompt_tokens: 1,
+				completion_tokens: 4,
+				total_tokens: 5,
+				prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+				completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+			})
 			for (const c of withUsage.slice(0, -1)) expect(c.usage).toBeNull()
 
 			const s = await acct.openai.chat.completions.create({ model: MODEL[up], messages: [{ role: 'user', content: 'hi' }], stream: true })

@@ -144,7 +144,14 @@ describe('anthropic-messages regressions', () => {
 	it('should report cache tokens in message_start instead of 0 (QuantumNous/new-api#6144, BerriAI/litellm#31069)', async () => {
 		const events = await collect(anthropicMessages.decodeStream(fixtureFrames('usage-cache.sse')))
 		const start = payloads(await collect(anthropicMessages.encodeStream(from(events), ctx)))[0].message as Body
-		expect(start.usage).toEqual({ input_tokens: 12, cache_creation_input_tokens: 1500, cache_read_input_tokens: 30000, output_tokens: 1 })
+		expect(start.usage).toEqual({
+			input_tokens: 12,
+			cache_creation_input_tokens: 1500,
+			cache_read_input_tokens: 30000,
+			cache_creation: { ephemeral_5m_input_tokens: 1500, ephemeral_1h_input_tokens: 0 },
+			output_tokens: 1,
+			service_tier: 'standard',
+		})
 	})
 
 	it('should put a real or locally counted input_tokens in message_start, never 0 (vercel/ai#17326)', async () => {

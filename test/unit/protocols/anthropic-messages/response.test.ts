@@ -104,7 +104,14 @@ describe('anthropicMessages.encodeResponse', () => {
 			{ type: 'text', text: 'Calling.' },
 			{ type: 'tool_use', id: 'call_1__ts_c2ln', name: 'f', input: { a: 1 } },
 		])
-		expect(body.usage).toEqual({ input_tokens: 10, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 5 })
+		expect(body.usage).toEqual({
+			input_tokens: 10,
+			output_tokens: 20,
+			cache_creation_input_tokens: 0,
+			cache_read_input_tokens: 5,
+			cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+			service_tier: 'standard',
+		})
 	})
 
 	it('should keep an upstream msg_ id and report thinking tokens', () => {

@@ -53,7 +53,14 @@ describe('anthropicMessages.encodeStream', () => {
 				content: [],
 				stop_reason: null,
 				stop_sequence: null,
-				usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+				usage: {
+					input_tokens: 42,
+					cache_creation_input_tokens: 0,
+					cache_read_input_tokens: 0,
+					cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+					output_tokens: 0,
+					service_tier: 'standard',
+				},
 			},
 		})
 	})

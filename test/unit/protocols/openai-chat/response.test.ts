@@ -122,8 +122,8 @@ describe('openai-chat encodeResponse', () => {
 			prompt_tokens: 80,
 			completion_tokens: 20,
 			total_tokens: 100,
-			prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 40 },
-			completion_tokens_details: { reasoning_tokens: 5 },
+			prompt_tokens_details: { cached_tokens: 30, audio_tokens: 0, cache_write_tokens: 40 },
+			completion_tokens_details: { reasoning_tokens: 5, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 		})
 	})
 

@@ -64,8 +64,8 @@ describe('openai-chat encodeStream', () => {
 			prompt_tokens: 100,
 			completion_tokens: 42,
 			total_tokens: 142,
-			prompt_tokens_details: { cached_tokens: 90 },
-			completion_tokens_details: { reasoning_tokens: 12 },
+			prompt_tokens_details: { cached_tokens: 90, audio_tokens: 0 },
+			completion_tokens_details: { reasoning_tokens: 12, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 		})
 		for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull()
 	})
