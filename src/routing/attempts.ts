@@ -47,7 +47,7 @@ export async function tryChannels<T>(
 				judged?.add(ch.id)
 				return { ok: r.ok, channel: ch }
 			}
-			const err = withoutKey(r.error, ch.apiKey)
+			const err = withoutSecrets(r.error, ch)
 			last = { error: err, channel: ch }
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
 				svc.health.failure(ch.id, err.detail ?? err.message, err.retryAfter)
@@ -84,11 +84,12 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
  * The error with the channel's key cut out of its message and detail: some vendors and proxies repeat the credentials
  * they were given, and both go to the log, the disabled reason and the health view (the message also to the caller).
  * Log redaction catches key-shaped strings only (sk-…, Bearer …); this also catches the actual value whatever its
- * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own.
+ * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own. The message, which
+ * the caller reads, also loses the channel's host (a self-hosted vendor's internal name, which its errors may repeat).
  */
-function withoutKey(err: GatewayError, key: string): GatewayError {
-	const message = redactKey(err.message, key)
-	const detail = err.detail === undefined ? undefined : redactKey(err.detail, key)
+function withoutSecrets(err: GatewayError, ch: Channel): GatewayError {
+	const message = withoutHost(redactKey(err.message, ch.apiKey), ch.baseUrl)
+	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
 	return new GatewayError(err.kind, message, {
 		code: err.code,
@@ -109,4 +110,20 @@ export function redactKey(text: string, key: string): string {
 	let out = key.length >= 8 && text.includes(key) ? text.split(key).join('***') : text
 	if (out.includes('***')) out = out.replace(MASKED, '***')
 	return redact(out)
+}
+
+/**
+ * `text` with the channel's base URL, and its host wherever it stands alone, replaced by "the upstream".
+ * @example withoutHost('POST http://llm.corp:8000/v1/chat failed', 'http://llm.corp:8000/v1') === 'POST the upstream/v1/chat failed'
+ */
+export function withoutHost(text: string, baseUrl: string): string {
+	let host: string
+	try {
+		host = new URL(baseUrl).hostname
+	} catch {
+		return text
+	}
+	if (!host || !text.toLowerCase().includes(host.toLowerCase())) return text
+	const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+	return text.replace(new RegExp(`(?:https?://)?${esc(host)}(?::\\d+)?`, 'gi'), 'the upstream')
 }
