@@ -33,6 +33,8 @@ export async function tryChannels<T>(
 	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
 	let last: { error: GatewayError; channel?: Channel } | undefined
+	/** The shortest wait a rate-limited channel named: when every channel was tried, the first may take a request again then. */
+	let soonest: number | undefined
 	const claims: number[] = []
 	// Channels this request judged; only asked about when it claimed a probe (rare), so kept only then.
 	let judged: Set<number> | undefined
@@ -49,6 +51,7 @@ export async function tryChannels<T>(
 			}
 			const err = withoutSecrets(r.error, ch)
 			last = { error: err, channel: ch }
+			if (err.kind === 'rate_limit' && err.retryAfter !== undefined) soonest = Math.min(soonest ?? Infinity, err.retryAfter)
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
 				svc.health.failure(ch.id, err.detail ?? err.message, err.retryAfter)
 				judged?.add(ch.id)
@@ -61,6 +64,10 @@ export async function tryChannels<T>(
 			if (!err.retryable || signal.aborted) break
 			svc.metrics.retries.inc({ channel: ch.name })
 		}
+		// A caller told to come back after the last channel's wait would wait longer than the first needs (its breaker
+		// lets a request probe it once its own wait is over).
+		if (last?.error.kind === 'rate_limit' && soonest !== undefined && soonest < (last.error.retryAfter ?? Infinity))
+			return { error: copyError(last.error, { retryAfter: soonest }), channel: last.channel }
 		// Built only when needed: an Error captures a stack trace, which the success path should not pay for.
 		return last ?? { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
 	} finally {
@@ -91,13 +98,20 @@ function withoutSecrets(err: GatewayError, ch: Channel): GatewayError {
 	const message = withoutHost(redactKey(err.message, ch.apiKey), ch.baseUrl)
 	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
-	return new GatewayError(err.kind, message, {
+	return copyError(err, { message, detail })
+}
+
+/** `err` with some of its members replaced (all others kept, Anthropic's `details` and the overflow counts too). */
+function copyError(err: GatewayError, change: { message?: string; detail?: string; retryAfter?: number }): GatewayError {
+	return new GatewayError(err.kind, change.message ?? err.message, {
 		code: err.code,
 		status: err.status,
 		retryable: err.retryable,
-		retryAfter: err.retryAfter,
+		retryAfter: change.retryAfter ?? err.retryAfter,
 		param: err.param,
-		detail,
+		detail: 'detail' in change ? change.detail : err.detail,
+		details: err.details,
+		overflow: err.overflow,
 		cause: err.cause,
 	})
 }

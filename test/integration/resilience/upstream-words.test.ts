@@ -42,8 +42,11 @@ beforeAll(async () => {
 				{ name: 'w-an', type: 'anthropic', base_url: an.url, api_key: KEY.anthropic, models: ['w-an'], model_map: { 'w-an': 'claude-sonnet-4-5' } },
 				{ name: 'w-ge', type: 'gemini', base_url: ge.url, api_key: KEY.gemini, models: ['w-ge'], model_map: { 'w-ge': 'gemini-2.5-flash' } },
 				{ name: 'w-dead', type: 'openai', base_url: `http://${DEAD_HOST}:9/v1`, api_key: KEY.openai, models: ['w-dead'] },
+				// `w-rl`: OpenAI first, Anthropic second.
+				{ name: 'w-rl-oa', type: 'openai', base_url: oa.url, api_key: KEY.openai, models: ['w-rl'], model_map: { 'w-rl': 'gpt-4o-mini' } },
+				{ name: 'w-rl-an', type: 'anthropic', base_url: an.url, api_key: KEY.anthropic, models: ['w-rl'], model_map: { 'w-rl': 'claude-sonnet-4-5' }, priority: 1 },
 			],
-			models: ['w-oa', 'w-an', 'w-ge', 'w-dead'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
+			models: ['w-oa', 'w-an', 'w-ge', 'w-dead', 'w-rl'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
 		},
 	})
 	Object.assign(app.svc, { log: createLogger('debug', (l) => logs.push(l)) })
@@ -147,6 +150,27 @@ describe('an upstream host that does not resolve', () => {
 		expect(f.said).toContain('cannot reach the upstream provider')
 		expectClean(f.said)
 		expect((await health('w-dead')).last_error).toContain(DEAD_HOST)
+	})
+})
+
+describe('every channel rate limited', () => {
+	// Was: the last channel's wait (40 s), although the first channel takes requests again after 4 s.
+	it('should answer 429 with the shortest wait any channel named, to OpenAI and Anthropic callers', async () => {
+		oa.fault = { kind: 'status', status: 429, retryAfter: 4 }
+		an.fault = { kind: 'status', status: 429, retryAfter: 40 }
+		try {
+			for (const call of [() => chat('w-rl'), () => message('w-rl')]) {
+				for (const c of app.svc.catalog.channelsFor('w-rl')) app.svc.health.success(c.id)
+				const e = (await call().then(
+					() => undefined,
+					(e: unknown) => e,
+				)) as { status: number; headers: Headers }
+				expect(e.status).toBe(429)
+				expect(e.headers.get('retry-after')).toBe('4')
+			}
+		} finally {
+			oa.fault = an.fault = undefined
+		}
 	})
 })
 
