@@ -150,6 +150,11 @@ describe('an upstream host that does not resolve', () => {
 		expect(f.said).toContain('cannot reach the upstream provider')
 		expectClean(f.said)
 		expect((await health('w-dead')).last_error).toContain(DEAD_HOST)
+		// The channel's Test call (the operator's) says why.
+		const id = ((await app.admin('/api/channels')).body.data as Array<{ id: number; name: string }>).find((c) => c.name === 'w-dead')!.id
+		const test = await app.admin(`/api/channels/${id}/test`, { method: 'POST', body: {} })
+		expect(test.body).toMatchObject({ ok: false, testable: true })
+		expect(test.body.message).toContain(DEAD_HOST)
 	})
 })
 
