@@ -156,9 +156,14 @@ export function upstreamStatusError(
 	if (status === 403)
 		// Often one model the vendor account may not use, not the whole channel: another channel may serve it.
 		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail })
-	// Anthropic's 404 thread_not_found (a message thread it no longer keeps) is not a missing model.
 	const also = detail === message ? undefined : detail
-	if (status === 404) return new GatewayError('not_found', message, { code: said.details ? said.details.error_code : 'model_not_found', details: said.details, detail: also })
+	// A 404 naming no other thing missing is the model, absent from this channel's vendor (a glob or a mapping claimed it,
+	// or the vendor retired it): another channel may serve it. Anthropic's thread_not_found (a message thread it no longer
+	// keeps) and OpenAI's previous_response_not_found are about the request, and are its answer.
+	if (status === 404) {
+		const code = said.details?.error_code ?? said.code ?? 'model_not_found'
+		return new GatewayError('not_found', message, { code, details: said.details, detail: also, retryable: code === 'model_not_found' })
+	}
 	if (status === 413) return new GatewayError('payload_too_large', message, { detail: also })
 	// The request's own fault: the vendor's code and param go with it (`context_length_exceeded` is what agents compact on).
 	if (said.overflow) return new GatewayError('invalid_request', message, { status: 400, code: CONTEXT_LENGTH_EXCEEDED, param: said.param, overflow: said.overflow, detail: also })

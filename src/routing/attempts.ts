@@ -1,7 +1,7 @@
 /**
  * The failover loop shared by every relay: channels in priority/weight order with cooling-down ones last, at most
- * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx, and
- * the vendor refusing the gateway's own credentials) and never once the client is gone. Each outcome feeds the
+ * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx, a
+ * vendor without the model, and the vendor refusing the gateway's own credentials) and never once the client is gone. Each outcome feeds the
  * channel's circuit breaker and the metrics. A 401 disables the channel with the reason, since no request can succeed
  * on a wrong or revoked key; a 403 does not: it often concerns one model the vendor account may not use.
  * @module
@@ -23,8 +23,12 @@ export type AttemptResult<T> = { ok: T; judgedAtEnd?: true } | { error: GatewayE
 /** An attempt that answers with a Response (the chat and Responses relays). */
 export type ResponseAttempt = AttemptResult<Response>
 
-/** Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). */
-const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model'])
+/**
+ * Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). A vendor's 404
+ * for the model is tried elsewhere but not held against the channel: a caller naming a model that a glob matches but
+ * the vendor lacks would otherwise open the channel's breaker for every model it serves.
+ */
+const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model', 'model_not_found'])
 
 export async function tryChannels<T>(
 	svc: Services,

@@ -1,8 +1,9 @@
 /**
  * What an upstream's failure tells the caller, through the official SDKs: an error page of a proxy in front of a
  * vendor (HTML naming its hosts and addresses), a 5xx body naming the vendor account, a DNS name that does not
- * resolve. The caller gets its own protocol's shape, an honest status (502 failed, 503 overloaded, the vendor's 4xx)
- * and the gateway's words; the vendor's are the operator's, in the channel's health and the log.
+ * resolve. The caller gets its own protocol's shape, an honest status (502 failed, 503 overloaded, the vendor's 4xx,
+ * 429 with the shortest wait) and the gateway's words; the vendor's are the operator's, in the channel's health and
+ * the log. And a channel whose vendor lacks the model (a glob claimed it) hands the request on to the next one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
@@ -28,6 +29,8 @@ let app: TestApp
 let oa: VendorMock
 let an: VendorMock
 let ge: VendorMock
+/** An OpenAI-compatible vendor serving gpt-4o-mini alone, behind a channel listing `gpt-*`. */
+let narrow: VendorMock
 let key: string
 const logs: string[] = []
 
@@ -35,6 +38,7 @@ beforeAll(async () => {
 	oa = await startOpenAIMock({ apiKey: KEY.openai })
 	an = await startAnthropicMock({ apiKey: KEY.anthropic })
 	ge = await startGeminiMock({ apiKey: KEY.gemini })
+	narrow = await startOpenAIMock({ apiKey: KEY.openai, models: ['gpt-4o-mini'] })
 	app = await startTestApp({
 		config: {
 			channels: [
@@ -45,8 +49,10 @@ beforeAll(async () => {
 				// `w-rl`: OpenAI first, Anthropic second.
 				{ name: 'w-rl-oa', type: 'openai', base_url: oa.url, api_key: KEY.openai, models: ['w-rl'], model_map: { 'w-rl': 'gpt-4o-mini' } },
 				{ name: 'w-rl-an', type: 'anthropic', base_url: an.url, api_key: KEY.anthropic, models: ['w-rl'], model_map: { 'w-rl': 'claude-sonnet-4-5' }, priority: 1 },
+				{ name: 'w-glob', type: 'openai', base_url: narrow.url, api_key: KEY.openai, models: ['gpt-*'] },
+				{ name: 'w-glob-an', type: 'anthropic', base_url: an.url, api_key: KEY.anthropic, models: ['gpt-9-preview'], model_map: { 'gpt-9-preview': 'claude-sonnet-4-5' }, priority: 1 },
 			],
-			models: ['w-oa', 'w-an', 'w-ge', 'w-dead', 'w-rl'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
+			models: ['w-oa', 'w-an', 'w-ge', 'w-dead', 'w-rl', 'gpt-9-preview', 'gpt-4o-mini'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
 		},
 	})
 	Object.assign(app.svc, { log: createLogger('debug', (l) => logs.push(l)) })
@@ -54,7 +60,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
 	await app.close()
-	await Promise.all([oa, an, ge].map((m) => m.stop()))
+	await Promise.all([oa, an, ge, narrow].map((m) => m.stop()))
 })
 
 /** The SDK's error: its status and everything it says (message and body). */
@@ -81,7 +87,7 @@ const expectClean = (said: string) => {
 	for (const s of SECRETS) expect(said).not.toContain(s)
 }
 
-type ChannelView = { name: string; health: { last_error: string | null } }
+type ChannelView = { name: string; health: { last_error: string | null; consecutive_failures: number } }
 const health = async (name: string) => ((await app.admin('/api/channels')).body.data as ChannelView[]).find((c) => c.name === name)!.health
 
 describe("an upstream's error page or account in a 5xx", () => {
@@ -175,6 +181,29 @@ describe('every channel rate limited', () => {
 			}
 		} finally {
 			oa.fault = an.fault = undefined
+		}
+	})
+})
+
+describe('a channel whose vendor lacks the model', () => {
+	// Was: the vendor's 404 went to the caller, and the second channel was never tried.
+	it('should hand the request to the next channel, without counting it against the channel, which serves its other models', async () => {
+		const answer = await openai().chat.completions.create({ model: 'gpt-9-preview', messages: [{ role: 'user', content: 'hello glob' }] })
+		expect(answer.choices[0]!.message.content).toContain('hello glob')
+		const viaMessages = await new Anthropic({ apiKey: key, baseURL: app.url, maxRetries: 0 }).messages.create({ model: 'gpt-9-preview', max_tokens: 20, messages: [{ role: 'user', content: 'hello again' }] })
+		expect(viaMessages.content[0]).toMatchObject({ type: 'text' })
+		expect(narrow.requests.map((r) => (r.body as { model: string }).model)).toEqual(['gpt-9-preview', 'gpt-9-preview'])
+		expect(await health('w-glob')).toMatchObject({ consecutive_failures: 0 })
+		expect((await openai().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toContain('hi')
+	})
+
+	it('should still answer 404 in the caller shape when no channel has it', async () => {
+		an.fault = { kind: 'status', status: 404 }
+		try {
+			const f = await failure(openai().chat.completions.create({ model: 'gpt-9-preview', messages: [{ role: 'user', content: 'hello' }] }))
+			expect(f.status).toBe(404)
+		} finally {
+			an.fault = undefined
 		}
 	})
 })
