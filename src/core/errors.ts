@@ -140,23 +140,32 @@ export function upstreamStatusError(
 	status: number,
 	message: string,
 	retryAfter?: number,
-	said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow } = {},
+	said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow; detail?: string } = {},
 ): GatewayError {
-	if (status === 429) return upstreamRateLimited(message, retryAfter)
+	// What the vendor said, whole, for the log and the channel's health (`message` may be the gateway's own by now).
+	const detail = said.detail ?? message
+	if (status === 429) return upstreamRateLimited(detail, retryAfter)
 	// An overloaded upstream (Anthropic 529 overloaded_error, OpenAI and Gemini 503 / UNAVAILABLE) reaches every
-	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it.
-	if (status === 529 || status === 503) return new GatewayError('overloaded', message, { retryable: true, retryAfter })
-	if (status >= 500) return new GatewayError('upstream', message, { retryable: true, code: 'upstream_error' })
+	// caller as 503 in its own shape, so a client's overload handling works whichever vendor served it. Its words, and
+	// any other 5xx's, are the upstream's trouble (a proxy's page naming its hosts, a stack trace): the caller gets ours.
+	if (status === 529 || status === 503) return new GatewayError('overloaded', 'the upstream provider is overloaded; retry after a short wait', { retryable: true, retryAfter, detail })
+	if (status >= 500) return new GatewayError('upstream', `the upstream provider failed (HTTP ${status})`, { retryable: true, code: 'upstream_error', detail })
 	if (status === 401)
 		// The channel's key is wrong or revoked: no request can succeed on it (routing disables the channel).
-		return new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail: message })
+		return new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail })
 	if (status === 403)
 		// Often one model the vendor account may not use, not the whole channel: another channel may serve it.
-		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail: message })
-	// Anthropic's 404 thread_not_found (a message thread it no longer keeps) is not a missing model.
-	if (status === 404) return new GatewayError('not_found', message, { code: said.details ? said.details.error_code : 'model_not_found', details: said.details })
-	if (status === 413) return new GatewayError('payload_too_large', message)
+		return new GatewayError('upstream', 'the upstream provider refused the gateway access to this model', { retryable: true, code: 'upstream_forbidden', detail })
+	const also = detail === message ? undefined : detail
+	// A 404 naming no other thing missing is the model, absent from this channel's vendor (a glob or a mapping claimed it,
+	// or the vendor retired it): another channel may serve it. Anthropic's thread_not_found (a message thread it no longer
+	// keeps) and OpenAI's previous_response_not_found are about the request, and are its answer.
+	if (status === 404) {
+		const code = said.details?.error_code ?? said.code ?? 'model_not_found'
+		return new GatewayError('not_found', message, { code, details: said.details, detail: also, retryable: code === 'model_not_found' })
+	}
+	if (status === 413) return new GatewayError('payload_too_large', message, { detail: also })
 	// The request's own fault: the vendor's code and param go with it (`context_length_exceeded` is what agents compact on).
-	if (said.overflow) return new GatewayError('invalid_request', message, { status: 400, code: CONTEXT_LENGTH_EXCEEDED, param: said.param, overflow: said.overflow })
-	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param, details: said.details })
+	if (said.overflow) return new GatewayError('invalid_request', message, { status: 400, code: CONTEXT_LENGTH_EXCEEDED, param: said.param, overflow: said.overflow, detail: also })
+	return new GatewayError('invalid_request', message, { status: status >= 400 && status < 500 ? status : 400, code: said.code, param: said.param, details: said.details, detail: also })
 }

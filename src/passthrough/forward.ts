@@ -85,7 +85,7 @@ export async function forwardAny(channels: Channel[], f: Forward, what: string):
 			if (f.signal.aborted || !(e instanceof GatewayError) || e.code !== 'upstream_unreachable') break
 		}
 	}
-	throw last instanceof GatewayError ? last : new GatewayError('upstream', `cannot reach upstream: ${String(last)}`, { retryable: true })
+	throw last instanceof GatewayError ? last : new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, detail: `cannot reach upstream: ${String(last)}` })
 }
 
 /** POSTs JSON to `ch` and reads JSON back; undefined when the answer is not a readable 2xx. */

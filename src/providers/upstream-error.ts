@@ -4,6 +4,10 @@
  * an overload (Anthropic 529 overloaded_error, OpenAI 503, Gemini 503 UNAVAILABLE) is 503 to every caller, other
  * 5xx the gateway's 502; a rate limit (429) is 429 `upstream_rate_limited` in the gateway's words. How long to wait
  * comes from `retry-after-ms`, `retry-after` or, for Gemini, the body's `google.rpc.RetryInfo`.
+ *
+ * What the caller reads: the vendor's message only for a 4xx about its own request, and only when the vendor said it
+ * in JSON (a proxy's HTML page or plain text names hosts, addresses and software versions: the gateway's own words
+ * then), with the vendor account's organization and project ids masked. The raw text goes to `detail` (log, health).
  */
 import { CONTEXT_LENGTH_EXCEEDED, type ContextOverflow, type ErrorDetails, type GatewayError, upstreamStatusError } from '../core/errors'
 
@@ -13,12 +17,16 @@ import { CONTEXT_LENGTH_EXCEEDED, type ContextOverflow, type ErrorDetails, type 
  */
 export function upstreamError(status: number, text: string, retryAfter: Headers | string | null): GatewayError {
 	let message = text.slice(0, 500) || `upstream returned HTTP ${status}`
-	const said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow } = {}
+	let worded = false
+	const said: { code?: string; param?: string; details?: ErrorDetails; overflow?: ContextOverflow; detail?: string } = {}
 	let wait = typeof retryAfter === 'string' || retryAfter === null ? parseRetryAfter(retryAfter) : retryAfterOf(retryAfter)
 	try {
 		const body = JSON.parse(text) as { error?: { message?: unknown; details?: unknown; code?: unknown; param?: unknown; type?: unknown; status?: unknown } | string; message?: unknown }
 		const m = typeof body.error === 'object' ? body.error?.message : typeof body.error === 'string' ? body.error : body.message
-		if (typeof m === 'string' && m) message = m
+		if (typeof m === 'string' && m) {
+			message = m
+			worded = true
+		}
 		// OpenAI's `code` and `param` (Gemini's `code` is the HTTP status, a number: not taken).
 		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code
 		if (typeof body.error === 'object' && typeof body.error?.param === 'string') said.param = body.error.param
@@ -33,8 +41,17 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 		// not JSON: keep the text
 	}
 	if (status === 400) said.overflow = contextOverflow(message, said.code)
-	return upstreamStatusError(status, message, wait, said)
+	said.detail = message
+	const shown = worded || said.overflow ? maskAccountIds(message) : `the upstream provider answered HTTP ${status}`
+	return upstreamStatusError(status, shown, wait, said)
 }
+
+/**
+ * A vendor account's ids, as OpenAI words them in errors ("… in organization org-AbC… ", "project proj_…"): the
+ * operator's, not the caller's business.
+ * @example maskAccountIds('quota of organization org-AbC123 exceeded') === 'quota of organization org-*** exceeded'
+ */
+export const maskAccountIds = (text: string) => text.replace(/\b(org|proj)([-_])[A-Za-z0-9]{4,}/g, '$1$2***')
 
 /**
  * A vendor's refusal of a prompt longer than the model's context window, with the counts its words give:

@@ -122,7 +122,8 @@ export async function fetchUpstream(
 		clientSignal.removeEventListener('abort', call.onClientAbort)
 		if (call.timedOut) throw upstreamTimeout(`upstream did not answer within ${timeouts.firstByteMs} ms`)
 		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
-		throw new GatewayError('upstream', `cannot reach upstream: ${(e as Error).message ?? e}`, { retryable: true, code: 'upstream_unreachable', cause: e })
+		// Why (a DNS name not found, a refused address) names the channel's host: the operator's to read, not the caller's.
+		throw new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, code: 'upstream_unreachable', detail: `cannot reach upstream: ${(e as Error).message ?? e}`, cause: e })
 	} finally {
 		clearTimeout(timer)
 	}

@@ -1,7 +1,7 @@
 /**
  * The failover loop shared by every relay: channels in priority/weight order with cooling-down ones last, at most
- * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx, and
- * the vendor refusing the gateway's own credentials) and never once the client is gone. Each outcome feeds the
+ * 1 + RETRIES attempts, moving on only for failures another channel might not have (network, timeout, 429, 5xx, a
+ * vendor without the model, and the vendor refusing the gateway's own credentials) and never once the client is gone. Each outcome feeds the
  * channel's circuit breaker and the metrics. A 401 disables the channel with the reason, since no request can succeed
  * on a wrong or revoked key; a 403 does not: it often concerns one model the vendor account may not use.
  * @module
@@ -23,8 +23,12 @@ export type AttemptResult<T> = { ok: T; judgedAtEnd?: true } | { error: GatewayE
 /** An attempt that answers with a Response (the chat and Responses relays). */
 export type ResponseAttempt = AttemptResult<Response>
 
-/** Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). */
-const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model'])
+/**
+ * Failures that say nothing about the channel's health (the request's own fault, or a deliberate skip). A vendor's 404
+ * for the model is tried elsewhere but not held against the channel: a caller naming a model that a glob matches but
+ * the vendor lacks would otherwise open the channel's breaker for every model it serves.
+ */
+const NOT_THE_CHANNELS_FAULT = new Set(['client_closed', 'unsupported_for_model', 'model_not_found'])
 
 export async function tryChannels<T>(
 	svc: Services,
@@ -33,6 +37,8 @@ export async function tryChannels<T>(
 	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
 	let last: { error: GatewayError; channel?: Channel } | undefined
+	/** The shortest wait a rate-limited channel named: when every channel was tried, the first may take a request again then. */
+	let soonest: number | undefined
 	const claims: number[] = []
 	// Channels this request judged; only asked about when it claimed a probe (rare), so kept only then.
 	let judged: Set<number> | undefined
@@ -47,8 +53,9 @@ export async function tryChannels<T>(
 				judged?.add(ch.id)
 				return { ok: r.ok, channel: ch }
 			}
-			const err = withoutKey(r.error, ch.apiKey)
+			const err = withoutSecrets(r.error, ch)
 			last = { error: err, channel: ch }
+			if (err.kind === 'rate_limit' && err.retryAfter !== undefined) soonest = Math.min(soonest ?? Infinity, err.retryAfter)
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
 				svc.health.failure(ch.id, err.detail ?? err.message, err.retryAfter)
 				judged?.add(ch.id)
@@ -61,6 +68,10 @@ export async function tryChannels<T>(
 			if (!err.retryable || signal.aborted) break
 			svc.metrics.retries.inc({ channel: ch.name })
 		}
+		// A caller told to come back after the last channel's wait would wait longer than the first needs (its breaker
+		// lets a request probe it once its own wait is over).
+		if (last?.error.kind === 'rate_limit' && soonest !== undefined && soonest < (last.error.retryAfter ?? Infinity))
+			return { error: copyError(last.error, { retryAfter: soonest }), channel: last.channel }
 		// Built only when needed: an Error captures a stack trace, which the success path should not pay for.
 		return last ?? { error: new GatewayError('unavailable', 'no channel is available', { code: 'no_channel' }) }
 	} finally {
@@ -84,19 +95,27 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
  * The error with the channel's key cut out of its message and detail: some vendors and proxies repeat the credentials
  * they were given, and both go to the log, the disabled reason and the health view (the message also to the caller).
  * Log redaction catches key-shaped strings only (sk-…, Bearer …); this also catches the actual value whatever its
- * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own.
+ * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own. The message, which
+ * the caller reads, also loses the channel's host (a self-hosted vendor's internal name, which its errors may repeat).
  */
-function withoutKey(err: GatewayError, key: string): GatewayError {
-	const message = redactKey(err.message, key)
-	const detail = err.detail === undefined ? undefined : redactKey(err.detail, key)
+function withoutSecrets(err: GatewayError, ch: Channel): GatewayError {
+	const message = withoutHost(redactKey(err.message, ch.apiKey), ch.baseUrl)
+	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
-	return new GatewayError(err.kind, message, {
+	return copyError(err, { message, detail })
+}
+
+/** `err` with some of its members replaced (all others kept, Anthropic's `details` and the overflow counts too). */
+function copyError(err: GatewayError, change: { message?: string; detail?: string; retryAfter?: number }): GatewayError {
+	return new GatewayError(err.kind, change.message ?? err.message, {
 		code: err.code,
 		status: err.status,
 		retryable: err.retryable,
-		retryAfter: err.retryAfter,
+		retryAfter: change.retryAfter ?? err.retryAfter,
 		param: err.param,
-		detail,
+		detail: 'detail' in change ? change.detail : err.detail,
+		details: err.details,
+		overflow: err.overflow,
 		cause: err.cause,
 	})
 }
@@ -109,4 +128,20 @@ export function redactKey(text: string, key: string): string {
 	let out = key.length >= 8 && text.includes(key) ? text.split(key).join('***') : text
 	if (out.includes('***')) out = out.replace(MASKED, '***')
 	return redact(out)
+}
+
+/**
+ * `text` with the channel's base URL, and its host wherever it stands alone, replaced by "the upstream".
+ * @example withoutHost('POST http://llm.corp:8000/v1/chat failed', 'http://llm.corp:8000/v1') === 'POST the upstream/v1/chat failed'
+ */
+export function withoutHost(text: string, baseUrl: string): string {
+	let host: string
+	try {
+		host = new URL(baseUrl).hostname
+	} catch {
+		return text
+	}
+	if (!host || !text.toLowerCase().includes(host.toLowerCase())) return text
+	const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+	return text.replace(new RegExp(`(?:https?://)?${esc(host)}(?::\\d+)?`, 'gi'), 'the upstream')
 }

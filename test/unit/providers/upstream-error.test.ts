@@ -30,8 +30,12 @@ describe('upstreamError', () => {
 		expect(e.message).not.toContain('org-12345')
 		expect(upstreamError(401, JSON.stringify({ error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } }), null)).toMatchObject({ kind: 'upstream', code: 'upstream_auth' })
 		expect(upstreamError(409, JSON.stringify({ error: { message: 'Conflict on the file', code: 'file_conflict' } }), null)).toMatchObject({ kind: 'invalid_request', status: 409, code: 'file_conflict', message: 'Conflict on the file' })
-		expect(upstreamError(502, 'Bad Gateway', null).message).toBe('Bad Gateway')
-		expect(upstreamError(500, '', null).message).toBe('upstream returned HTTP 500')
+		// A 5xx is the upstream's trouble, in the gateway's words; what it said is the operator's (detail).
+		expect(upstreamError(502, 'Bad Gateway', null)).toMatchObject({ message: 'the upstream provider failed (HTTP 502)', detail: 'Bad Gateway' })
+		expect(upstreamError(500, '', null)).toMatchObject({ message: 'the upstream provider failed (HTTP 500)', detail: 'upstream returned HTTP 500' })
+		// A 4xx not worded in JSON (a proxy's page) is not shown; one worded so is, its account ids masked.
+		expect(upstreamError(400, '<html><body>400 Bad Request nginx/1.18 at 10.0.0.7</body></html>', null)).toMatchObject({ message: 'the upstream provider answered HTTP 400', status: 400 })
+		expect(upstreamError(400, JSON.stringify({ error: { message: 'Invalid model for organization org-Q2x9Zk4LmN8pR7tV1wY3bC5d' } }), null).message).toBe('Invalid model for organization org-***')
 	})
 
 	it("should not take Gemini's numeric code, nor a code on the gateway's own failures", () => {

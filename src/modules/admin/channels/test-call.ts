@@ -72,6 +72,6 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 		const answer = r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
 		return done(true, res.status, `OK: the upstream answered${answer ? ` "${answer.slice(0, 200)}"` : ''} (stop reason ${r.stopReason})`)
 	} catch (e) {
-		return done(false, 0, e instanceof GatewayError ? e.message : `the call failed: ${(e as Error).message}`)
+		return done(false, 0, e instanceof GatewayError ? redactKey(e.detail ?? e.message, ch.apiKey) : `the call failed: ${(e as Error).message}`)
 	}
 }
