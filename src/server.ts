@@ -11,6 +11,7 @@ import { shutdownSessions } from './modules/realtime/session'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { purgeInteractions } from './modules/interactions/store'
+import { purgeContainers } from './modules/anthropic-files/outputs'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
 
@@ -61,11 +62,12 @@ export async function runServer(startupNotes: string[] = []) {
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
-		// Recorded response ids and message threads past the vendor's retention, every few hours (and at start).
+		// Recorded response ids, message threads and code execution containers past the vendor's retention, every few hours (and at start).
 		const purge = () => {
 			void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
 			void purgeMessageThreads(svc).catch((e) => svc.log.warn('message thread purge failed', { error: String(e) }))
 			void purgeInteractions(svc.db).catch((e) => svc.log.warn('interaction purge failed', { error: String(e) }))
+			void purgeContainers(svc.db).catch((e) => svc.log.warn('container purge failed', { error: String(e) }))
 		}
 		purge()
 		const purger = setInterval(purge, PURGE_EVERY_MS)

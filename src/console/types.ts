@@ -44,6 +44,8 @@ export type UsageRow = {
 }
 
 export type Page<T> = { data: T[]; next_cursor: string | null }
+/** `GET /api/tokens`: a page of keys and how many match in all. */
+export type TokenPage = Page<Token> & { total: number }
 
 export type SpendDay = { day: string; cost: number; requests: number; input_tokens: number; output_tokens: number }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { sql } from 'drizzle-orm'
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const money = (name: string) => bigint(name, { mode: 'number' })
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
@@ -235,8 +235,14 @@ export const tasks = pgTable(
 )
 
 /**
+ * PostgreSQL `bytea`, which drizzle's pg-core has no column for. postgres.js reads it as a Buffer, PGlite as a
+ * Uint8Array: both are Uint8Arrays, and both drivers send one as `bytea`.
+ */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' })
+
+/**
  * The bytes of a Gemini batch input file (a JSONL upload, modules/gemini-files/upload.ts) as its chunks passed to the
- * vendor, by offset, base64: Google serves no uploaded file back, and a batch naming the file is bounded from them.
+ * vendor, by offset, as `bytea`: Google serves no uploaded file back, and a batch naming the file is bounded from them.
  * Gone with the file's record.
  */
 export const geminiFileParts = pgTable(
@@ -246,7 +252,7 @@ export const geminiFileParts = pgTable(
 			.notNull()
 			.references(() => tasks.id, { onDelete: 'cascade' }),
 		offset: bigint('offset', { mode: 'number' }).notNull(),
-		data: text('data').notNull(),
+		data: bytea('data').notNull(),
 	},
 	(t) => [primaryKey({ columns: [t.fileId, t.offset] })],
 )

@@ -2,7 +2,8 @@
  * A team member with many keys, in a real browser: the Tokens page finds a key by its name, by the end of its key or
  * by the whole key pasted in, a page at a time; two keys of one name are told apart on the Usage page (calls made
  * with the `openai` and `@anthropic-ai/sdk` clients); a tab left open while another tab signs in as someone else
- * follows that sign-in instead of showing one user's console over another's session.
+ * follows that sign-in instead of showing one user's console over another's session. A user with more keys than one
+ * answer of the API holds (5,000) finds the oldest on the Tokens page and filters the Usage page by it.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -54,6 +55,12 @@ afterAll(async () => {
 const tokenRows = (page: Page) => page.getByRole('table', { name: 'Tokens' }).locator('tbody tr')
 /** The rows shown once they are `n` (a search re-renders after its input event), or the count after 10 s. */
 const rowCount = (page: Page, n: number) => settled(() => tokenRows(page).count(), n)
+/** Types `text` into the search box and waits for the server's answer to it (the rows shown until then are the last search's). */
+async function searchKeys(page: Page, text: string) {
+	const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/tokens' && new URL(r.url()).searchParams.get('search') === text.trim())
+	await page.getByRole('searchbox', { name: 'Search keys' }).fill(text)
+	await answered
+}
 
 describe('many keys on the Tokens page', () => {
 	it('should show them a page at a time and find one by name, by its key hint or by the whole key', async () => {
@@ -74,28 +81,68 @@ describe('many keys on the Tokens page', () => {
 		await shot(page, 'tokens-many-page-3')
 
 		// A search starts again at its first page.
-		const search = page.getByRole('searchbox', { name: 'Search keys' })
-		await search.fill('svc-0')
+		await searchKeys(page, 'svc-0')
 		await pager.getByText('Page 1 of 3').waitFor()
 		expect(await rowCount(page, 25)).toBe(25)
-		await search.fill('SVC-042')
+		await searchKeys(page, 'SVC-042')
 		expect(await rowCount(page, 1)).toBe(1)
 		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-042')
 
 		// "Which of my keys is this?": the whole key, or the last characters the list shows.
 		const k17 = keys.get('svc-017')!
-		await search.fill(k17.key)
+		await searchKeys(page, k17.key)
 		expect(await rowCount(page, 1)).toBe(1)
 		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-017')
-		await search.fill(k17.hint.slice(-4))
+		await searchKeys(page, k17.hint.slice(-4))
 		expect(await tokenRows(page).locator('[data-testid="token-key"]').allTextContents()).toContain(k17.hint)
 
-		await search.fill('no-such-key')
+		await searchKeys(page, 'no-such-key')
 		expect(await rowCount(page, 0)).toBe(0)
 		expect(await page.getByText('No key matches “no-such-key”.').isVisible()).toBe(true)
 		expect(await pager.count()).toBe(0)
 		await context.close()
 	}, 90_000)
+})
+
+describe('more keys than one answer of the API holds', () => {
+	it('should find the oldest key on the Tokens page and filter the Usage page by it', async () => {
+		const erin = (await app.admin('/api/users', { body: { username: 'erin', password: 'erin-password', balance: 1 } })).body.account_id
+		const oldest = (await app.admin('/api/tokens', { body: { account_id: erin, name: 'oldest-key' } })).body as { id: number; key: string; key_hint: string }
+		await new OpenAI({ apiKey: oldest.key, baseURL: `${app.url}/v1` }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello from the oldest key' }] })
+		// Inserted directly: 5,000 keys through the API would take minutes.
+		await app.svc.db.sql.query(
+			`INSERT INTO api_tokens (account_id, name, key_hash, key_enc, key_hint)
+			 SELECT $1, 'bulk-' || lpad(i::text, 5, '0'), md5(i::text), 'x', 'sk-bulk…' || lpad(i::text, 5, '0') FROM generate_series(1, 5010) i`,
+			[erin],
+		)
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'erin', 'erin-password')
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		const pager = page.getByRole('navigation', { name: 'Pages' })
+		await pager.getByText('Page 1 of 201').waitFor()
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('bulk-05010')
+		await searchKeys(page, 'oldest')
+		expect(await rowCount(page, 1)).toBe(1)
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('oldest-key')
+		await searchKeys(page, oldest.key)
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('oldest-key')
+		await searchKeys(page, 'bulk-0000')
+		expect(await rowCount(page, 9)).toBe(9)
+		expect(await pager.count()).toBe(0)
+
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const table = page.getByRole('table', { name: 'Requests' })
+		await table.locator('tbody tr').first().waitFor()
+		expect(await table.locator('tbody tr td[data-label="Key"]').first().textContent()).toBe('oldest-key')
+		await page.getByRole('searchbox', { name: 'Search keys' }).fill('oldest')
+		const keyFilter = page.getByLabel('Key', { exact: true })
+		await keyFilter.locator('option', { hasText: 'oldest-key' }).waitFor({ state: 'attached' })
+		await keyFilter.selectOption({ label: 'oldest-key' })
+		await page.waitForURL((u) => u.searchParams.get('token_id') === String(oldest.id))
+		expect(await table.locator('tbody tr').count()).toBe(1)
+		await shot(page, 'usage-oldest-of-many-keys')
+		await context.close()
+	}, 120_000)
 })
 
 describe('two keys of one name on the Usage page', () => {

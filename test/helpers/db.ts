@@ -6,13 +6,15 @@ import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import { type Db, openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { migrations } from '../../src/db/migrations.gen'
 import { randomString } from '../../src/lib/ids'
 
 export type TestDb = { db: Db; url?: string; drop(): Promise<void> }
 
 let template: Promise<Db> | undefined
 
-export async function createTestDb(): Promise<TestDb> {
+/** `migrations`: only these applied (a test upgrading a database that holds rows of an older schema). */
+export async function createTestDb(opts: { migrations?: typeof migrations } = {}): Promise<TestDb> {
 	const base = process.env.DATABASE_URL
 	if (base) {
 		const name = `sbt_${randomString(10).toLowerCase()}`
@@ -22,7 +24,7 @@ export async function createTestDb(): Promise<TestDb> {
 		u.pathname = `/${name}`
 		const url = u.toString()
 		const db = await openDb(url)
-		await migrate(db.sql)
+		await migrate(db.sql, opts.migrations)
 		return {
 			db,
 			url,
@@ -32,6 +34,11 @@ export async function createTestDb(): Promise<TestDb> {
 				await admin.end()
 			},
 		}
+	}
+	if (opts.migrations) {
+		const db = await openDb(undefined)
+		await migrate(db.sql, opts.migrations)
+		return { db, drop: () => db.sql.close() }
 	}
 	template ??= (async () => {
 		const t = await openDb(undefined)

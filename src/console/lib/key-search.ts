@@ -1,22 +1,6 @@
-/** Finding a key on the Tokens page, and telling keys of one name apart wherever the console names a key. */
+/** Telling keys of one name apart wherever the console names a key (the server finds them: `GET /api/tokens?search=`). */
 
 type KeyFields = { name: string; key_hint: string }
-
-/**
- * Whether a key matches the Tokens page's search: part of its name, part of the masked key the list shows
- * (`sk-AbCd…wxyz`), or the whole key pasted in ("which of my keys is this?"). Blank matches every key.
- * @example keyMatches({ name: 'laptop', key_hint: 'sk-AbCd…wxyz' }, 'wxyz') === true
- */
-export function keyMatches(t: KeyFields, text: string): boolean {
-	const q = text.trim()
-	if (!q) return true
-	const lower = q.toLowerCase()
-	if (t.name.toLowerCase().includes(lower)) return true
-	const [head = '', tail = ''] = t.key_hint.split('…')
-	// The hint keeps a key's first and last characters: a whole key starts and ends with them (keys are case-sensitive).
-	if (q.startsWith('sk-') && q.length > t.key_hint.length && q.startsWith(head) && q.endsWith(tail)) return true
-	return head.toLowerCase().includes(lower) || tail.toLowerCase().includes(lower)
-}
 
 /**
  * Labels for a list of keys: the name, and where another key has the same name, its masked key too (`laptop ·

@@ -4,15 +4,14 @@ import { api, messageOf, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { CopyButton } from '../components/copy-button'
-import { ListPager, usePaged } from '../components/list-pager'
+import { ListPager } from '../components/list-pager'
 import { DataTable } from '../components/data-table'
 import { EyeIcon, EyeOffIcon } from '../components/icons'
 import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
 import { relative, usd } from '../lib/format'
-import { keyMatches } from '../lib/key-search'
 import { useSession } from '../session'
-import type { Token } from '../types'
+import type { Token, TokenPage } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
 
 /** Keys per page of the Tokens table. */
@@ -44,7 +43,14 @@ const shownStatus = (t: Token) => (t.status === 'active' && t.spend_limit !== nu
 export function TokensPage() {
 	const { account } = useSession()
 	const [accountId, setAccountId] = useState(account.id)
-	const list = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
+	// Searched and paged by the server: an account may have more keys than one answer holds.
+	const [search, setSearch] = useState('')
+	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
+	const cursor = cursors[cursors.length - 1]
+	const list = useLoad(
+		() => api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: search.trim(), limit: PAGE_SIZE, cursor })}`),
+		[accountId, search, cursor],
+	)
 	// Keys spend outside the console: when the balance above, re-read every 20 s, has moved, so has what the keys
 	// spent; else the header would show the money gone while the key that spent it still read $0.00.
 	const mounted = useRef(false)
@@ -52,13 +58,23 @@ export function TokensPage() {
 		if (mounted.current) list.reload()
 		mounted.current = true
 	}, [account.balance])
+	// A deletion may leave the last page empty: show the one before it.
+	useEffect(() => {
+		if (list.data?.data.length === 0 && cursors.length > 1) setCursors(cursors.slice(0, -1))
+	}, [list.data])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const [revealed, setRevealed] = useState<Record<number, string>>({})
 	const [rowError, setRowError] = useState<string>()
-	// Searched and paged here: the API lists an account's keys whole, and a team's hundreds were one long table.
-	const [search, setSearch] = useState('')
-	const found = (list.data?.data ?? []).filter((t) => keyMatches(t, search))
-	const paged = usePaged(found, PAGE_SIZE, `${search}\n${accountId}`)
+	const total = list.data?.total ?? 0
+	const page = cursors.length
+	const turn = (n: number) => {
+		if (n < page) setCursors(cursors.slice(0, n))
+		else if (list.data?.next_cursor) setCursors([...cursors, list.data.next_cursor])
+	}
+	const startOver = <T,>(set: (v: T) => void) => (v: T) => {
+		set(v)
+		setCursors([undefined])
+	}
 
 	const toggle = async (t: Token) => {
 		setRowError(undefined)
@@ -80,14 +96,14 @@ export function TokensPage() {
 	return (
 		<>
 			<PageHeader title="Tokens" subtitle="API keys for the gateway. Send one as Authorization: Bearer sk-…" actions={<AddButton label="Create token" onClick={create} />} />
-			<AccountPicker value={accountId} onValue={setAccountId} />
-			{((list.data?.data.length ?? 0) > PAGE_SIZE || search) && (
+			<AccountPicker value={accountId} onValue={startOver(setAccountId)} />
+			{(total > PAGE_SIZE || search) && (
 				<div class="toolbar">
-					<TextField label="Search keys" value={search} onValue={setSearch} type="search" autoComplete="off" placeholder="Name, or part of the key" />
+					<TextField label="Search keys" value={search} onValue={startOver(setSearch)} type="search" autoComplete="off" placeholder="Name, or part of the key" />
 				</div>
 			)}
 			<DataTable
-				loaded={{ ...list, data: list.data && { data: paged.items } }}
+				loaded={list}
 				label="Tokens"
 				columns={['Name', 'Key', 'Created', 'Expires', 'Spent / limit', 'Status', 'Last used']}
 				actions
@@ -145,7 +161,7 @@ export function TokensPage() {
 					)
 				}}
 			/>
-			<ListPager page={paged.page} pages={paged.pages} setPage={paged.setPage} />
+			<ListPager page={page} pages={Math.max(page, Math.ceil(total / PAGE_SIZE))} setPage={turn} />
 			{open?.kind === 'create' && (
 				<CreateTokenModal
 					accountId={accountId}

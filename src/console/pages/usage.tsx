@@ -12,7 +12,7 @@ import { localDate } from '../lib/expiry'
 import { latency, tokens as fmtTokens, usd } from '../lib/format'
 import { keyLabels } from '../lib/key-search'
 import { useSession } from '../session'
-import type { Page, PricedModel, SpendDay, Token, UsageRow } from '../types'
+import type { Page, PricedModel, SpendDay, Token, TokenPage, UsageRow } from '../types'
 
 /** The viewer's IANA time zone, e.g. Europe/Paris (undefined where the browser cannot say). */
 const viewerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined
@@ -32,6 +32,9 @@ function StatusBadge({ r }: { r: UsageRow }) {
 	const label = r.end_reason && r.end_reason !== 'ok' ? `${r.status} ${r.end_reason.replace(/_/g, ' ')}` : String(r.status)
 	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
 }
+
+/** Keys the key filter offers at once; past that it offers a search (an account may have many thousands). */
+const KEY_OPTIONS = 100
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 const PER_PAGE = ['25', '50', '100']
@@ -129,12 +132,19 @@ export function UsagePage() {
 		setCursors([undefined])
 	}
 
-	const keys = useLoad(() => api<{ data: Token[] }>('GET', `/api/tokens${query({ account_id: accountId })}`), [accountId])
+	const [keySearch, setKeySearch] = useState('')
+	const keys = useLoad(() => api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: keySearch.trim(), limit: KEY_OPTIONS })}`), [accountId, keySearch])
+	// The key filtered by stays offered while a search shows others, as when the address named it.
+	const chosen = useLoad(() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId })}`) : Promise.resolve(undefined)), [accountId, tokenId])
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
-	const rows = useLoad(
-		() => (inverted ? Promise.resolve({ data: [], next_cursor: null }) : api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)),
-		[key, limit, cursor, tick],
-	)
+	// Each page comes with its rows' keys, for their names (a deleted key is not listed).
+	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[] }> => {
+		if (inverted) return { data: [], next_cursor: null, keys: [] }
+		const page = await api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)
+		const ids = [...new Set(page.data.flatMap((r) => (r.token_id === null ? [] : [r.token_id])))]
+		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(',') })}`) : undefined
+		return { ...page, keys: named?.data ?? [] }
+	}, [key, limit, cursor, tick])
 	const spend = useLoad(
 		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
 		() =>
@@ -145,7 +155,9 @@ export function UsagePage() {
 	)
 
 	// Names are not unique: two keys called "laptop" are told apart by their masked keys.
-	const names = keyLabels(keys.data?.data ?? [])
+	const offered = [...(chosen.data?.data ?? []).filter((c) => !keys.data?.data.some((t) => t.id === c.id)), ...(keys.data?.data ?? [])]
+	const shownKeys = [...offered, ...(rows.data?.keys ?? []).filter((r) => !offered.some((t) => t.id === r.id))]
+	const names = keyLabels(shownKeys)
 	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
 	const refresh = () => {
@@ -170,10 +182,14 @@ export function UsagePage() {
 					// A key belongs to one account: kept, another account's key would filter every row away unseen.
 					setAccountId(id)
 					setTokenId('')
+					setKeySearch('')
 				})}
 			/>
 			<form class="card filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
-				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...(keys.data?.data ?? []).map((t) => ({ value: String(t.id), label: names.get(t.id)! }))]} />
+				{((keys.data?.total ?? 0) > KEY_OPTIONS || keySearch) && (
+					<TextField label="Search keys" value={keySearch} onValue={setKeySearch} type="search" autoComplete="off" placeholder="Name, or part of the key" />
+				)}
+				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...offered.map((t) => ({ value: String(t.id), label: names.get(t.id)! }))]} />
 				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
 				<datalist id="usage-models">
 					{(models.data?.data ?? []).map((m) => (

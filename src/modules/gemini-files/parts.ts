@@ -16,20 +16,18 @@ export const keepsBytes = (svc: Services, type: string | null, size: number): bo
 
 /** Keeps a chunk the vendor took at `offset`; a chunk sent again at the same offset replaces it. */
 export async function keepPart(svc: Services, fileId: string, offset: number, bytes: Uint8Array): Promise<void> {
-	const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
-	await svc.db.orm.insert(geminiFileParts).values({ fileId, offset, data }).onConflictDoUpdate({ target: [geminiFileParts.fileId, geminiFileParts.offset], set: { data: sql`excluded.data` } })
+	await svc.db.orm.insert(geminiFileParts).values({ fileId, offset, data: bytes }).onConflictDoUpdate({ target: [geminiFileParts.fileId, geminiFileParts.offset], set: { data: sql`excluded.data` } })
 }
 
 /** The kept text of a file of `size` bytes; undefined unless its chunks cover it from the first byte to the last. */
 export async function keptText(svc: Services, fileId: string, size: number): Promise<string | undefined> {
 	const parts = await svc.db.orm.select().from(geminiFileParts).where(eq(geminiFileParts.fileId, fileId)).orderBy(asc(geminiFileParts.offset))
-	const chunks: Buffer[] = []
+	const chunks: Uint8Array[] = []
 	let at = 0
 	for (const p of parts) {
 		if (p.offset !== at) return undefined
-		const b = Buffer.from(p.data, 'base64')
-		chunks.push(b)
-		at += b.byteLength
+		chunks.push(p.data)
+		at += p.data.byteLength
 	}
 	return at === size ? Buffer.concat(chunks).toString('utf8') : undefined
 }

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
+import { CONTAINER_DAYS, purgeContainers } from '../../../src/modules/anthropic-files/outputs'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startAnthropicMock, type VendorMock } from '../../mocks'
 import { CHART_BYTES } from '../../mocks/anthropic/code-execution'
@@ -189,5 +190,22 @@ describe('files written by code execution', () => {
 		const e = await failure(owner.beta.messages.create({ ...chart(), container: first.container!.id }))
 		expect(e?.status).toBe(400)
 		expect((e?.error as { error: { message: string } }).error.message).toContain(`container: the container ${first.container!.id} was created by the Anthropic channel that ran its code, and model "claude-haiku-4-5" is not served there`)
+	})
+
+	it('should forget a container no answer named for 30 days, and keep one an answer reused since', async () => {
+		const owner = await client()
+		const idle = (await owner.beta.messages.create(chart())).container!.id
+		const reused = (await owner.beta.messages.create(chart())).container!.id
+		const recorded = async (id: string) => (await app.svc.db.sql.query("SELECT id FROM tasks WHERE kind = 'anthropic_container' AND upstream_id = $1", [id])).length
+		// Both last named 31 days ago; then an answer reuses one.
+		await app.svc.db.sql.query("UPDATE tasks SET updated_at = now() - interval '31 days' WHERE kind = 'anthropic_container' AND upstream_id IN ($1, $2)", [idle, reused])
+		expect((await owner.beta.messages.create({ ...chart(), container: reused })).container?.id).toBe(reused)
+		expect(await purgeContainers(app.svc.db)).toBe(1)
+		expect(await recorded(idle)).toBe(0)
+		expect(await recorded(reused)).toBe(1)
+		// A stranger is still refused the one kept, until it too has gone unnamed for the container lifetime.
+		expect((await failure((await client()).beta.messages.create({ ...chart(), container: reused })))?.status).toBe(404)
+		expect(await purgeContainers(app.svc.db, CONTAINER_DAYS, Date.now() + (CONTAINER_DAYS + 1) * 86_400_000)).toBeGreaterThanOrEqual(1)
+		expect(await recorded(reused)).toBe(0)
 	})
 })

@@ -6,7 +6,7 @@ import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
 import { ErrorBody, IdNumber, IdParams, Int, iso, realDay } from '../schemas'
-import { type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
+import { MAX_TOKEN_PAGE, type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
 	id: Int(),
@@ -72,6 +72,21 @@ function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disable
 	return input
 }
 
+/** `next_cursor` as the id the next page starts below. */
+function cursorId(cursor: string | undefined): number | undefined {
+	if (cursor === undefined || cursor === '') return undefined
+	const c = Number(cursor)
+	if (!/^\d+$/.test(cursor) || !Number.isSafeInteger(c) || c < 1) throw badRequest('cursor: not a cursor from next_cursor', 'cursor')
+	return c
+}
+
+/** `ids=3,5,8` as numbers. */
+function idList(text: string): number[] {
+	const ids = text.split(',').map((s) => s.trim())
+	if (ids.length > 1000 || ids.some((s) => !/^\d{1,10}$/.test(s) || Number(s) < 1 || Number(s) > 2_147_483_647)) throw badRequest('ids: at most 1000 key ids separated by commas', 'ids')
+	return ids.map(Number)
+}
+
 export const tokensModule = (svc: Services) =>
 	new Elysia({ prefix: '/api/tokens', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
@@ -92,12 +107,27 @@ export const tokensModule = (svc: Services) =>
 				let accountId = query.account_id
 				if (principal.kind === 'user' && !principal.admin) accountId = principal.accountId
 				if (accountId !== undefined) assertAccount(principal, accountId)
-				return { data: (await listTokens(svc, accountId)).map(view) }
+				const { rows, more, total } = await listTokens(svc, { accountId, search: query.search, ids: query.ids === undefined ? undefined : idList(query.ids), before: cursorId(query.cursor), limit: query.limit })
+				return { data: rows.map(view), next_cursor: more ? String(rows[rows.length - 1]!.id) : null, total }
 			},
 			{
-				query: t.Object({ account_id: t.Optional(IdNumber()) }),
-				response: { 200: t.Object({ data: t.Array(Token) }), 401: ErrorBody },
-				detail: { summary: 'List API keys (without the keys)' },
+				query: t.Object({
+					account_id: t.Optional(IdNumber()),
+					search: t.Optional(t.String({ maxLength: 200, description: 'Part of the name or of the masked key (any case), or a whole key' })),
+					ids: t.Optional(t.String({ description: 'Only these keys: ids separated by commas (at most 1000)' })),
+					limit: t.Optional(t.Numeric({ minimum: 1, maximum: MAX_TOKEN_PAGE, multipleOf: 1, description: `Keys per page, newest first; default ${MAX_TOKEN_PAGE}` })),
+					cursor: t.Optional(t.String({ description: 'The previous page\'s `next_cursor`' })),
+				}),
+				response: {
+					200: t.Object({
+						data: t.Array(Token),
+						next_cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last' }),
+						total: Int({ description: 'Keys matching the filter, on every page' }),
+					}),
+					400: ErrorBody,
+					401: ErrorBody,
+				},
+				detail: { summary: 'List API keys (without the keys), newest first, a page at a time' },
 			},
 		)
 		.get(

@@ -1,7 +1,8 @@
 /** API keys of an account: create, list, reveal, update, delete (soft: usage rows keep their reference). */
-import { and, desc, eq, getTableColumns, ne } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 import { inFlight } from '../../../billing/views'
-import { sealKey } from '../../../auth/api-key'
+import { KEY_PREFIX, sealKey } from '../../../auth/api-key'
+import { sha256Hex } from '../../../lib/secrets'
 import { notFound } from '../../../core/errors'
 import { apiTokens } from '../../../db/schema'
 import type { Services } from '../../../services'
@@ -56,14 +57,47 @@ export async function getToken(svc: Services, id: number): Promise<TokenRow> {
 	return row
 }
 
-export const listTokens = async (svc: Services, accountId?: number) => {
+/** The most keys one page of `GET /api/tokens` holds, and the page size when none is asked for (the list's old cap). */
+export const MAX_TOKEN_PAGE = 5000
+
+export type TokenFilter = {
+	accountId?: number
+	/** Part of the name or of the masked key (any case), or a whole key. */
+	search?: string
+	ids?: number[]
+	/** Only keys older than this id (the previous page's last). */
+	before?: number
+	limit?: number
+}
+
+/** What a search matches: the name or the masked key holding the text (strpos: no LIKE wildcards), or the whole key by its hash. */
+function searchWhere(text: string): SQL {
+	const lower = text.toLowerCase()
+	const parts = [sql`strpos(lower(${apiTokens.name}), ${lower}) > 0`, sql`strpos(lower(${apiTokens.keyHint}), ${lower}) > 0`]
+	if (text.startsWith(KEY_PREFIX)) parts.push(eq(apiTokens.keyHash, sha256Hex(text)))
+	return or(...parts)!
+}
+
+/** One page of keys, newest first, and how many match the filter in all (every page). */
+export async function listTokens(svc: Services, f: TokenFilter = {}) {
 	await svc.ledger.flush()
-	return svc.db.orm
-		.select(viewColumns())
-		.from(apiTokens)
-		.where(accountId === undefined ? ne(apiTokens.status, 'deleted') : and(eq(apiTokens.accountId, accountId), ne(apiTokens.status, 'deleted')))
-		.orderBy(desc(apiTokens.id))
-		.limit(5000)
+	const where: SQL[] = [ne(apiTokens.status, 'deleted')]
+	if (f.accountId !== undefined) where.push(eq(apiTokens.accountId, f.accountId))
+	const search = f.search?.trim()
+	if (search) where.push(searchWhere(search))
+	if (f.ids) where.push(inArray(apiTokens.id, f.ids))
+	const limit = f.limit ?? MAX_TOKEN_PAGE
+	const [rows, [counted]] = await Promise.all([
+		svc.db.orm
+			.select(viewColumns())
+			.from(apiTokens)
+			.where(and(...where, ...(f.before === undefined ? [] : [lt(apiTokens.id, f.before)])))
+			.orderBy(desc(apiTokens.id))
+			.limit(limit + 1),
+		svc.db.orm.select({ n: count() }).from(apiTokens).where(and(...where)),
+	])
+	const page = rows.slice(0, limit)
+	return { rows: page, more: rows.length > limit, total: counted!.n }
 }
 
 export const revealToken = async (svc: Services, row: TokenRow) => svc.cipher.decrypt(row.keyEnc)

@@ -1,0 +1,1 @@
+ALTER TABLE "gemini_file_parts" ALTER COLUMN "data" SET DATA TYPE bytea USING decode("data", 'base64');
