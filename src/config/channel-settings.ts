@@ -49,6 +49,13 @@ export const ChannelSettings = T.Object(
 					"OpenAI-compatible channels: tool call ids sent upstream are nine letters or digits, as Mistral models require (automatic for api.mistral.ai); another vendor's ids are mapped",
 			}),
 		),
+		// Read by providers/openai.ts `upstreamOptions`.
+		reasoning_effort: T.Optional(
+			T.Boolean({
+				description:
+					"OpenAI-compatible channels: whether the thinking a converted request asks for (Claude's thinking, Gemini's thinkingConfig) goes upstream as reasoning_effort. false: never, for models that refuse it (non-reasoning models of other vendors); true: always. Default: not to OpenAI's models known not to reason (gpt-4o, gpt-4.1, gpt-3.5, chatgpt-4o-latest, gpt-5-chat-latest), by name; to any other model",
+			}),
+		),
 		// Read by modules/responses/native.ts.
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),

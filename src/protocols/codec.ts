@@ -44,6 +44,11 @@ export type UpstreamOptions = {
 	nativeStructuredOutputs?: boolean
 	/** Tool call ids must be nine letters or digits (Mistral's API and templates); others are mapped to such. */
 	toolCallIds?: 'alnum9'
+	/**
+	 * false: the model takes no reasoning effort (an OpenAI model that does not reason refuses it with a 400), so the
+	 * thinking another protocol's client asked for is not asked upstream and the model answers without it.
+	 */
+	reasoningEffort?: boolean
 }
 
 /**

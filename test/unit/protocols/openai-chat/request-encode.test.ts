@@ -175,7 +175,7 @@ describe('openai-chat encodeRequest', () => {
 	it("should send a user id past OpenAI's 64 characters as its sha256 (Claude Code's metadata.user_id is 150)", () => {
 		const at64 = 'u'.repeat(64)
 		const long = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '059ef76f-097c-4c16-b1b0-8585226c4beb' })
-		const user = (id: string) => encodeRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, user: id }, 'gpt-4o').user
+		const user = (id: string) => encodeRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, user: id }, 'gpt-4o').user
 		expect(user(at64)).toBe(at64)
 		expect(user(long)).toBe(new Bun.CryptoHasher('sha256').update(long).digest('hex'))
 		expect(user(long)).toHaveLength(64)
