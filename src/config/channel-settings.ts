@@ -56,6 +56,13 @@ export const ChannelSettings = T.Object(
 					"OpenAI-compatible channels: an Anthropic or Gemini client's prefill (a final assistant turn to continue) goes as the last message marked prefix: true, the vendor's chat prefix completion; 'deepseek': the answer is the continuation (set base_url to the vendor's beta URL where it requires one), 'mistral': the answer repeats the prefix first, which is cut. Automatic for api.deepseek.com (called on /beta) and api.mistral.ai; elsewhere such a prefill is refused 400",
 			}),
 		),
+		// Read by providers/openai.ts `upstreamOptions`.
+		reasoning_effort: T.Optional(
+			T.Boolean({
+				description:
+					"OpenAI-compatible channels: whether the thinking a converted request asks for (Claude's thinking, Gemini's thinkingConfig) goes upstream as reasoning_effort. false: never, for models that refuse it (non-reasoning models of other vendors); true: always. Default: not to OpenAI's models known not to reason (gpt-4o, gpt-4.1, gpt-3.5, chatgpt-4o-latest, gpt-5-chat-latest), by name; to any other model",
+			}),
+		),
 		// Read by modules/responses/native.ts.
 		responses_api: T.Optional(
 			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),

@@ -49,6 +49,11 @@ export type UpstreamOptions = {
 	 * DeepSeek answers with the continuation alone, Mistral with the prefix repeated before it (`echoed`).
 	 */
 	prefix?: 'continued' | 'echoed'
+	/**
+	 * false: the model takes no reasoning effort (an OpenAI model that does not reason refuses it with a 400), so the
+	 * thinking another protocol's client asked for is not asked upstream and the model answers without it.
+	 */
+	reasoningEffort?: boolean
 }
 
 /**

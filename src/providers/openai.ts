@@ -2,6 +2,7 @@
 import type { UpstreamOptions } from '../protocols/codec'
 import { openaiChat } from '../protocols/openai-chat'
 import type { Channel } from '../routing/catalog'
+import { takesReasoningEffort } from '../routing/reasoning-models'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 
 /** Mistral's API refuses tool call ids other than nine letters or digits, e.g. another vendor's `toolu_…`. */
@@ -26,9 +27,15 @@ export const openaiAdapter: ChatAdapter = {
 	},
 	responsesUrl: (ch) => joinUrl(ch.baseUrl, '/responses'),
 	headers: (ch) => ({ 'content-type': 'application/json', ...channelHeaders(ch), authorization: `Bearer ${ch.apiKey}` }),
-	// The setting for Mistral models served elsewhere (vLLM, La Plateforme behind a proxy); Mistral's own API by its URL.
-	upstreamOptions: (ch) => {
+	upstreamOptions(ch, model) {
+		const o: UpstreamOptions = {}
+		// The setting for Mistral models served elsewhere (vLLM, La Plateforme behind a proxy); Mistral's own API by its URL.
+		if (ch.settings.tool_call_ids === 'alnum9' || isMistral(ch.baseUrl)) o.toolCallIds = 'alnum9'
 		const prefix = prefixOf(ch)
-		return { ...(ch.settings.tool_call_ids === 'alnum9' || isMistral(ch.baseUrl) ? { toolCallIds: 'alnum9' as const } : {}), ...(prefix && { prefix }) }
+		if (prefix) o.prefix = prefix
+		// The channel's setting, else the model's name: only OpenAI's models known not to reason go without an effort
+		// (another vendor's model, unknown here, gets it as before).
+		if ((ch.settings.reasoning_effort ?? takesReasoningEffort(model)) === false) o.reasoningEffort = false
+		return o
 	},
 }

@@ -85,7 +85,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				value={settings}
 				onValue={setSettings}
 				rows={3}
-				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models). See the README.'
+				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models), "reasoning_effort" (false: no effort for thinking, OpenAI-compatible). See the README.'
 			/>
 		</FormModal>
 	)

@@ -332,8 +332,10 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 					}
 				: { type: rf.type }
 	}
+	// A model that does not reason refuses the effort: it answers without thinking, as Claude does with thinking off.
+	// An OpenAI client's own reasoning_effort (among the extras) goes as it was written, for the vendor to judge.
 	const r = req.reasoning
-	if (r?.enabled && body.reasoning_effort === undefined) {
+	if (r?.enabled && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
 		const effort = r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)
 		if (effort) body.reasoning_effort = effort
 	}

@@ -12,6 +12,7 @@ import { badRequest } from '../../core/errors'
 import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
+import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
 import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
@@ -270,7 +271,7 @@ function encodeInput(messages: Message[]): Json[] {
 }
 
 /** Canonical request → a Responses body for an upstream that speaks this protocol. */
-export function encodeRequest(req: ChatRequest, model: string): Json {
+export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): Json {
 	refuseVendorOnly(req, PROTOCOL)
 	const body: Json = {}
 	if (req.extra?.[EXTRA_KEY] === PROTOCOL) for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_KEY) body[k] = v
@@ -296,7 +297,8 @@ export function encodeRequest(req: ChatRequest, model: string): Json {
 		const format = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.name, schema: rf.schema, ...(rf.strict !== undefined && { strict: rf.strict }), ...(rf.description !== undefined && { description: rf.description }) } : { type: rf.type }
 		body.text = { ...(isObject(body.text) ? body.text : {}), format }
 	}
-	const r = req.reasoning
+	// A model that does not reason refuses `reasoning` (chat's request.ts): it answers without thinking.
+	const r = upstream?.reasoningEffort === false ? undefined : req.reasoning
 	if (r && !isObject(body.reasoning)) {
 		const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : 'none'
 		if (effort || r.includeThoughts) body.reasoning = { ...(effort && { effort }), ...(r.includeThoughts && { summary: 'auto' }) }

@@ -20,7 +20,7 @@ import {
 } from '@openai/agents'
 import OpenAI from 'openai'
 import { z } from 'zod'
-import { MODEL, SETUP_MS, startMatrix, usageRows, type Matrix, type Upstream, UPSTREAMS } from '../protocols/harness'
+import { MODEL, SETUP_MS, startMatrix, THINKER, usageRows, type Matrix, type Upstream, UPSTREAMS } from '../protocols/harness'
 
 // Traces would go to OpenAI's own endpoint with the key: not wanted from a test (nor from most gateway users).
 setTracingDisabled(true)
@@ -79,7 +79,7 @@ for (const api of ['responses', 'chat'] as Api[])
 			})
 
 			it('should give a structured outputType, with reasoning settings on', async () => {
-				const { acct, model } = await agentClient(api, MODEL[u])
+				const { acct, model } = await agentClient(api, THINKER[u])
 				const agent = new Agent({ name: 'city', model, outputType: z.object({ city: z.string(), population: z.number() }), modelSettings: { reasoning: { effort: 'high' } } })
 				const result = await run(agent, 'which city')
 				expect(result.finalOutput).toEqual({ city: 'which city', population: 42 })
@@ -102,7 +102,7 @@ for (const api of ['responses', 'chat'] as Api[])
 
 			if (api === 'responses')
 				it('should continue a gateway conversation by conversationId, with reasoning on', async () => {
-					const { client, model } = await agentClient(api, MODEL[u])
+					const { client, model } = await agentClient(api, THINKER[u])
 					const conv = await client.conversations.create({})
 					const agent = new Agent({ name: 'a', model, tools: [weather], modelSettings: { reasoning: { effort: 'low' } } })
 					await run(agent, 'first #tools', { conversationId: conv.id })

@@ -20,10 +20,12 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: mock.url, api_key: 'up-oa', models: ['gpt-4o-mini', 'gpt-4.1', 'text-embedding-3-small', 'renamed'], model_map: { renamed: 'gpt-4o-mini' } },
+				{ name: 'oa', type: 'openai', base_url: mock.url, api_key: 'up-oa', models: ['gpt-4o-mini', 'gpt-4.1', 'o4-mini', 'text-embedding-3-small', 'renamed'], model_map: { renamed: 'gpt-4o-mini' } },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				// A reasoning model, for reasoning_effort (which gpt-4o-mini refuses, as OpenAI does).
+				{ name: 'o4-mini', input_per_mtok: 1, output_per_mtok: 2 },
 				// Its own batch prices instead of half.
 				{ name: 'gpt-4.1', input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 0.4, batch_output_per_mtok: 3 },
 				{ name: 'text-embedding-3-small', input_per_mtok: 0.5, output_per_mtok: 0 },
@@ -90,9 +92,16 @@ describe('OpenAI batches', () => {
 
 	it("should record the lines' tokens (input, cached, output, reasoning) in the batch's usage rows, per model", async () => {
 		const a = await client(1)
+		// o4-mini reasons and takes max_completion_tokens (a reasoning model refuses max_tokens).
+		const reasoned = (id: string, text: string, extra: Record<string, unknown> = {}): Line => ({
+			custom_id: id,
+			method: 'POST',
+			url: '/v1/chat/completions',
+			body: { model: 'o4-mini', messages: [{ role: 'user', content: text }], max_completion_tokens: 100, ...extra },
+		})
 		const lines = [
-			{ ...chatLine('cached', 'a cached prompt #cache with enough words to cover the cache'), body: { ...chatLine('cached', 'a cached prompt #cache with enough words to cover the cache').body, reasoning_effort: 'low' } },
-			chatLine('plain', 'a plain second line'),
+			reasoned('cached', 'a cached prompt #cache with enough words to cover the cache', { reasoning_effort: 'low' }),
+			reasoned('plain', 'a plain second line'),
 			chatLine('big', 'the larger model answers this one', 'gpt-4.1'),
 		]
 		const file = await upload(a.openai, lines)
@@ -101,25 +110,25 @@ describe('OpenAI batches', () => {
 		const output = (await (await a.openai.files.content(done.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l))
 		// What the vendor reported per model, summed over its lines.
 		const reported = (model: string) => {
-			const mine = output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'gpt-4o-mini') === model).map((l) => l.response.body.usage)
+			const mine = output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'o4-mini') === model).map((l) => l.response.body.usage)
 			const sum = (f: (u: any) => number) => mine.reduce((n, u) => n + f(u), 0)
 			return { input: sum((u) => u.prompt_tokens), cached: sum((u) => u.prompt_tokens_details.cached_tokens), output: sum((u) => u.completion_tokens), reasoning: sum((u) => u.completion_tokens_details.reasoning_tokens) }
 		}
-		expect(reported('gpt-4o-mini').cached).toBeGreaterThan(0)
-		expect(reported('gpt-4o-mini').reasoning).toBeGreaterThan(0)
+		expect(reported('o4-mini').cached).toBeGreaterThan(0)
+		expect(reported('o4-mini').reasoning).toBeGreaterThan(0)
 		const rows = (await app.admin(`/api/usage?account_id=${a.accountId}&limit=100`)).body.data as Array<{ model: string; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number; cost: number }>
-		for (const model of ['gpt-4o-mini', 'gpt-4.1']) {
+		for (const model of ['o4-mini', 'gpt-4.1']) {
 			const of = rows.filter((r) => r.model === model)
 			const sum = (f: (r: (typeof rows)[number]) => number) => of.reduce((n, r) => n + f(r), 0)
 			expect({ input: sum((r) => r.input_tokens), cached: sum((r) => r.cached_tokens), output: sum((r) => r.output_tokens), reasoning: sum((r) => r.reasoning_tokens) }).toEqual(reported(model))
 		}
 		// Each model's rows cost what its lines did at its batch prices, and together what the account paid.
 		const cost = (model: string, p: [number, number]) =>
-			costOf(output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'gpt-4o-mini') === model).map((l) => JSON.stringify(l)).join('\n'), { [model]: p }, () => model)
+			costOf(output.filter((l) => (l.custom_id === 'big' ? 'gpt-4.1' : 'o4-mini') === model).map((l) => JSON.stringify(l)).join('\n'), { [model]: p }, () => model)
 		const micro = (model: string) => Math.round(rows.filter((r) => r.model === model).reduce((n, r) => n + r.cost, 0) * 1e6)
 		expect(micro('gpt-4.1')).toBe(cost('gpt-4.1', [0.4, 3]))
-		expect(micro('gpt-4o-mini')).toBe(cost('gpt-4o-mini', [0.5, 1]))
-		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(micro('gpt-4.1') + micro('gpt-4o-mini')), 9)
+		expect(micro('o4-mini')).toBe(cost('o4-mini', [0.5, 1]))
+		expect(await app.balance(a.accountId)).toBeCloseTo(1 - usd(micro('gpt-4.1') + micro('o4-mini')), 9)
 	})
 
 	it("should price each line by its own model, at a model's own batch prices", async () => {

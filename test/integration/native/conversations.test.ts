@@ -229,26 +229,26 @@ describe('responses.create with a conversation', () => {
 		const reasoningOf = (input: unknown) => (input as Array<{ type?: string }>).filter((i) => i.type === 'reasoning')
 		// Stored (the default): OpenAI finds the reasoning item by its id.
 		const stored = await a.openai.conversations.create()
-		const s1 = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'think first', reasoning: { effort: 'low' }, conversation: stored.id })
+		const s1 = await a.openai.responses.create({ model: 'o4-mini', input: 'think first', reasoning: { effort: 'low' }, conversation: stored.id })
 		const rs = s1.output.find((o) => o.type === 'reasoning')!
-		await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'go on', reasoning: { effort: 'low' }, conversation: stored.id })
+		await a.openai.responses.create({ model: 'o4-mini', input: 'go on', reasoning: { effort: 'low' }, conversation: stored.id })
 		expect(reasoningOf(lastRequest(n.openai).body.input)).toEqual([expect.objectContaining({ id: rs.id, type: 'reasoning' })])
 
 		// store: false without encrypted_content: its id would be unknown to OpenAI, so it is not kept.
 		const bare = await a.openai.conversations.create()
-		await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'think first', reasoning: { effort: 'low' }, store: false, conversation: bare.id })
+		await a.openai.responses.create({ model: 'o4-mini', input: 'think first', reasoning: { effort: 'low' }, store: false, conversation: bare.id })
 		expect((await a.openai.conversations.items.list(bare.id)).data.map((i) => i.type)).toEqual(['message', 'message'])
-		await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'go on', reasoning: { effort: 'low' }, store: false, conversation: bare.id })
+		await a.openai.responses.create({ model: 'o4-mini', input: 'go on', reasoning: { effort: 'low' }, store: false, conversation: bare.id })
 		expect(reasoningOf(lastRequest(n.openai).body.input)).toEqual([])
 		expect(lastRequest(n.openai).body.include).toBeUndefined()
 
 		// store: false with include: the encrypted reasoning is kept and replayed; listed only when asked for.
 		const enc = await a.openai.conversations.create()
 		const include: Array<'reasoning.encrypted_content'> = ['reasoning.encrypted_content']
-		const e1 = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'think first', reasoning: { effort: 'low' }, store: false, include, conversation: enc.id }).finalResponse()
+		const e1 = await a.openai.responses.stream({ model: 'o4-mini', input: 'think first', reasoning: { effort: 'low' }, store: false, include, conversation: enc.id }).finalResponse()
 		const encrypted = (e1.output.find((o) => o.type === 'reasoning') as { encrypted_content?: string }).encrypted_content
 		expect(encrypted).toBeString()
-		await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'go on', reasoning: { effort: 'low' }, store: false, include, conversation: enc.id })
+		await a.openai.responses.create({ model: 'o4-mini', input: 'go on', reasoning: { effort: 'low' }, store: false, include, conversation: enc.id })
 		expect(reasoningOf(lastRequest(n.openai).body.input)).toEqual([expect.objectContaining({ type: 'reasoning', encrypted_content: encrypted })])
 		const listed = (await a.openai.conversations.items.list(enc.id, { order: 'asc' })).data.find((i) => i.type === 'reasoning') as { encrypted_content?: string }
 		expect(listed.encrypted_content).toBeUndefined()

@@ -1,6 +1,7 @@
 /**
  * One gateway with the three mock vendors for the native-route tests (Responses, Gemini methods, model lists, token
- * counting): a chat model per vendor, an alias renamed by `model_map`, and an embedding model on OpenAI and Gemini.
+ * counting): a chat model per vendor (and OpenAI's o4-mini, which reasons), an alias renamed by `model_map`, and an
+ * embedding model on OpenAI and Gemini.
  * @module
  */
 import OpenAI, { type APIError } from 'openai'
@@ -14,6 +15,8 @@ export type Native = { app: TestApp; openai: VendorMock; anthropic: VendorMock; 
 /** USD per million tokens. */
 export const PRICES: Record<string, [number, number]> = {
 	'gpt-4o-mini': [1, 2],
+	// A reasoning model: gpt-4o-mini refuses a reasoning effort, as OpenAI does.
+	'o4-mini': [1, 2],
 	'gpt-alias': [1, 2],
 	'openai/gpt-4o-mini': [1, 2],
 	'compat-chat': [1, 2],
@@ -31,7 +34,7 @@ export async function startNative(): Promise<Native> {
 	const app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: openai.url, api_key: 'up-oa', models: ['gpt-4o-mini', 'text-embedding-3-small', 'gpt-alias', 'openai/gpt-4o-mini'], model_map: { 'gpt-alias': 'gpt-4o-mini', 'openai/gpt-4o-mini': 'gpt-4o-mini' } },
+				{ name: 'oa', type: 'openai', base_url: openai.url, api_key: 'up-oa', models: ['gpt-4o-mini', 'o4-mini', 'text-embedding-3-small', 'gpt-alias', 'openai/gpt-4o-mini'], model_map: { 'gpt-alias': 'gpt-4o-mini', 'openai/gpt-4o-mini': 'gpt-4o-mini' } },
 				// An OpenAI-compatible vendor without the Responses API: Responses clients are converted to chat completions.
 				{ name: 'oa-chat-only', type: 'openai', base_url: openai.url, api_key: 'up-oa', models: ['compat-chat'], model_map: { 'compat-chat': 'gpt-4o-mini' }, settings: { responses_api: false } },
 				{ name: 'an', type: 'anthropic', base_url: anthropic.url, api_key: 'up-an', models: ['claude-sonnet-5'] },

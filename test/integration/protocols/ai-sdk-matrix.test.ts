@@ -11,7 +11,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateObject, generateText, jsonSchema, type LanguageModel, type ModelMessage, stepCountIs, streamObject, streamText, tool } from 'ai'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream } from './harness'
+import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream } from './harness'
 
 // The SDK warns on stderr about model names it does not know (ours are aliases).
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
@@ -26,11 +26,12 @@ export type Provider = 'openai.chat' | 'openai.responses' | 'anthropic' | 'googl
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]['providerOptions']>
 const PROVIDERS: Provider[] = ['openai.chat', 'openai.responses', 'anthropic', 'google']
 
-function modelFor(p: Provider, acct: Account, up: Upstream): LanguageModel {
-	if (p === 'openai.chat') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).chat(MODEL[up])
-	if (p === 'openai.responses') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).responses(MODEL[up])
-	if (p === 'google') return createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })(MODEL[up])
-	return createAnthropic({ apiKey: acct.key, baseURL: `${m.app.url}/v1` })(MODEL[up])
+/** The provider's model for `up`: the vendor's model, or (`names` THINKER) one that reasons. */
+function modelFor(p: Provider, acct: Account, up: Upstream, names: Record<Upstream, string> = MODEL): LanguageModel {
+	if (p === 'openai.chat') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).chat(names[up])
+	if (p === 'openai.responses') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).responses(names[up])
+	if (p === 'google') return createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })(names[up])
+	return createAnthropic({ apiKey: acct.key, baseURL: `${m.app.url}/v1` })(names[up])
 }
 
 /** Each provider's way of asking for reasoning. */
@@ -157,7 +158,7 @@ for (const provider of PROVIDERS) {
 
 			it(`should surface reasoning and carry it through a tool step (${label(up, stream)})`, async () => {
 				const acct = await m.account()
-				const r = await run(stream, { model: modelFor(provider, acct, up), prompt: 'think then act #tools', tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 4000, providerOptions: REASONING[provider] })
+				const r = await run(stream, { model: modelFor(provider, acct, up, THINKER), prompt: 'think then act #tools', tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 4000, providerOptions: REASONING[provider] })
 				const thinking = 'Let me think about think then act #tools.'
 				expect(r.steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop'])
 				expect(r.text).toBe(toolAnswer(provider, up))
@@ -187,7 +188,7 @@ for (const provider of PROVIDERS) {
 
 			it(`should hold a reasoning conversation across turns (${label(up, stream)})`, async () => {
 				const acct = await m.account()
-				const model = modelFor(provider, acct, up)
+				const model = modelFor(provider, acct, up, THINKER)
 				const first = await run(stream, { model, prompt: 'ponder cats', maxOutputTokens: 4000, providerOptions: REASONING[provider] })
 				expect(first.text).toBe('Hello! You said: ponder cats')
 				const messages = [{ role: 'user' as const, content: 'ponder cats' }, ...first.messages, { role: 'user' as const, content: 'and dogs' }]

@@ -9,7 +9,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream } from './harness'
+import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream } from './harness'
 
 // The SDK warns on stderr about model names it does not know (ours are aliases).
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
@@ -24,9 +24,10 @@ type Provider = 'openai.chat' | 'anthropic'
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]['providerOptions']>
 const PROVIDERS: Provider[] = ['openai.chat', 'anthropic']
 
-function modelFor(p: Provider, acct: Account, up: Upstream): LanguageModel {
-	if (p === 'openai.chat') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).chat(MODEL[up])
-	return createAnthropic({ apiKey: acct.key, baseURL: `${m.app.url}/v1` })(MODEL[up])
+/** The provider's model for `up`: the vendor's model, or (`names` THINKER) one that reasons. */
+function modelFor(p: Provider, acct: Account, up: Upstream, names: Record<Upstream, string> = MODEL): LanguageModel {
+	if (p === 'openai.chat') return createOpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1` }).chat(names[up])
+	return createAnthropic({ apiKey: acct.key, baseURL: `${m.app.url}/v1` })(names[up])
 }
 
 type Run = {
@@ -105,7 +106,7 @@ for (const provider of PROVIDERS) {
 			it(`should carry reasoning through a tool step (${label(up, stream)})`, async () => {
 				const acct = await m.account()
 				const providerOptions: ProviderOptions = provider === 'anthropic' ? { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } } : { openai: { reasoningEffort: 'low' } }
-				const r = await run(stream, { model: modelFor(provider, acct, up), prompt: 'think then act #tools', tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 4000, providerOptions })
+				const r = await run(stream, { model: modelFor(provider, acct, up, THINKER), prompt: 'think then act #tools', tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 4000, providerOptions })
 				const thinking = 'Let me think about think then act #tools.'
 				expect(r.steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop'])
 				expect(r.text).toBe('Tool results: sunny in Paris; sunny in Tokyo')

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { countWords } from '../../mocks'
-import { expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, THINKER_UPSTREAM, UPSTREAMS } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -74,6 +74,8 @@ describe('Claude Code 2.1 (claude -p) through /v1/messages?beta=true', () => {
 				// OpenAI refuses a `user` past 64 characters: the id goes as its sha256, one stable id per end user.
 				expect(sent.body.user).toBe(new Bun.CryptoHasher('sha256').update(USER_ID).digest('hex'))
 				expect(sent.body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining(AGENTS) })
+				// gpt-4o-mini does not reason and refuses reasoning_effort (OpenAI's 400): it answers without thinking.
+				expect('reasoning_effort' in sent.body).toBe(false)
 			} else if (up === 'gemini') {
 				expect(sent.body.systemInstruction.parts.map((p: { text: string }) => p.text)).toContain(AGENTS)
 			} else {
@@ -81,7 +83,25 @@ describe('Claude Code 2.1 (claude -p) through /v1/messages?beta=true', () => {
 				expect(sent.body.messages[1]).toEqual({ role: 'system', content: AGENTS })
 			}
 			const input = [...SYSTEM.map((s) => s.text), REMINDER, ASK, AGENTS].reduce((n, t) => n + countWords(t), 0)
-			const thinking = countWords(`Let me think about ${REMINDER} ${ASK}.`)
+			const thinking = up === 'openai' ? 0 : countWords(`Let me think about ${REMINDER} ${ASK}.`)
 			await expectCharges(m, acct, [{ model: MODEL[up], input, output: thinking + countWords(text), reasoning: thinking, stream: true }])
 		})
+
+	it('should ask an OpenAI reasoning model (o4-mini) for its effort, and give its reasoning as thinking', async () => {
+		const acct = await m.account()
+		const client = new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: HEADERS })
+		const stream = await client.beta.messages.create(body(THINKER.openai) as never)
+		let thinking = ''
+		let text = ''
+		for await (const e of stream as unknown as AsyncIterable<any>) {
+			if (e.type === 'content_block_delta' && e.delta.type === 'thinking_delta') thinking += e.delta.thinking
+			if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text
+		}
+		expect(thinking).toBe(`Let me think about ${REMINDER} ${ASK}.`)
+		expect(text).toBe(`Hello! You said: ${REMINDER} ${ASK}`)
+		const sent = lastRequest(m.mocks.openai).body
+		expect([sent.model, sent.reasoning_effort, sent.max_completion_tokens]).toEqual([THINKER_UPSTREAM, 'high', 32000])
+		const input = [...SYSTEM.map((s) => s.text), REMINDER, ASK, AGENTS].reduce((n, t) => n + countWords(t), 0)
+		await expectCharges(m, acct, [{ model: THINKER.openai, input, output: countWords(thinking) + countWords(text), reasoning: countWords(thinking), stream: true }])
+	})
 })

@@ -12,7 +12,7 @@ import OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords, textSignatureFor, thinkingSignature, thoughtSignatureFor } from '../../mocks'
 import { APPLY_PATCH_FREEFORM, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, codexBody, codexReplay, userText } from './codex-shape'
-import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
+import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, THINKER_UPSTREAM, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
 import { checkResponsesEvents } from './wire-checks'
 
 /** A Gemini 3 model too: it signs the text of an answer after thinking, and the first call of every step. */
@@ -50,7 +50,11 @@ const ASK = 'fix the failing test in src #tools #cache'
 const ASK2 = 'now run the linter #tools'
 
 describe('Codex-shaped /v1/responses', () => {
-	const targets: Array<[Upstream, string, string]> = [...UPSTREAMS.map((u): [Upstream, string, string] => [u, MODEL[u], UPSTREAM_MODEL[u]]), ['gemini', GEMINI3, 'gemini-3-pro-preview']]
+	// Codex asks for reasoning, which only a reasoning model takes: OpenAI's is o4-mini.
+	const targets: Array<[Upstream, string, string]> = [
+		...UPSTREAMS.map((u): [Upstream, string, string] => [u, THINKER[u], u === 'openai' ? THINKER_UPSTREAM : UPSTREAM_MODEL[u]]),
+		['gemini', GEMINI3, 'gemini-3-pro-preview'],
+	]
 	for (const [up, model, upstreamModel] of targets) {
 		it(`should run a multi-turn Codex tool loop on ${up} (${upstreamModel}) with signatures, usage and billing`, async () => {
 			const acct = await m.account()
@@ -195,9 +199,9 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 	it('should forward the same tools and items verbatim to a GPT model', async () => {
 		const acct = await m.account()
 		const input = [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }, customCall, { type: 'custom_tool_call_output', call_id: 'call_cp1', output: 'Done!' }]
-		const body = codexBody(MODEL.openai, input, withTools([{ type: 'local_shell' }, ...CODEX_TOOLS, APPLY_PATCH_FREEFORM, { type: 'web_search' }]))
+		const body = codexBody(THINKER.openai, input, withTools([{ type: 'local_shell' }, ...CODEX_TOOLS, APPLY_PATCH_FREEFORM, { type: 'web_search' }]))
 		const r = await turn(codexClient(acct), body)
 		expect(r.status).toBe('completed')
-		expect(lastRequest(m.mocks.openai).body).toEqual({ ...body, model: UPSTREAM_MODEL.openai })
+		expect(lastRequest(m.mocks.openai).body).toEqual({ ...body, model: THINKER_UPSTREAM })
 	})
 })

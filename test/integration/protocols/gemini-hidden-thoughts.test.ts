@@ -15,7 +15,7 @@ import { ApiError, type Chat, type Content, type GenerateContentResponse, Google
 import { CARRIED_THINKING_TAG } from '../../../src/core/signatures'
 import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
 import { countWords, thinkingSignature } from '../../mocks'
-import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3 } from './harness'
+import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3, THINKER } from './harness'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
@@ -89,7 +89,7 @@ for (const up of UPS)
 				it(include ? 'should show the thoughts as thought parts' : 'should show no thought part, and give the upstream its thinking back on the tool-result turn', async () => {
 					const acct = await m.account()
 					const thinkingConfig = { thinkingBudget: 1024, ...(include && { includeThoughts: true }) }
-					const chat = genai(acct).chats.create({ model: MODEL[up], config: { tools: TOOLS, thinkingConfig, maxOutputTokens: 4000 } })
+					const chat = genai(acct).chats.create({ model: THINKER[up], config: { tools: TOOLS, thinkingConfig, maxOutputTokens: 4000 } })
 
 					const one = await send(chat, ASK, stream)
 					expect(one.calls.map((c) => [c.name, c.args])).toEqual([
@@ -124,7 +124,7 @@ for (const up of UPS)
 					await expectCharges(
 						m,
 						acct,
-						[one, two, three].map((a) => ({ ...charged(a, stream), model: MODEL[up] })),
+						[one, two, three].map((a) => ({ ...charged(a, stream), model: THINKER[up] })),
 					)
 				})
 			})
@@ -138,7 +138,7 @@ for (const up of UPS)
 			describe(`@ai-sdk/google tool loop with thinking (${how})`, () => {
 				it(include ? 'should give the thoughts as reasoning' : 'should give no reasoning, and the upstream its thinking back on the tool-result step and the next turn', async () => {
 					const acct = await m.account()
-					const model = createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })(MODEL[up])
+					const model = createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })(THINKER[up])
 					const weather = tool({
 						inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
 						execute: async ({ city }) => `sunny in ${city}`,
@@ -169,7 +169,7 @@ for (const up of UPS)
 					await expectCharges(
 						m,
 						acct,
-						steps.map((s) => ({ model: MODEL[up], input: s.usage.inputTokens!, output: s.usage.outputTokens!, reasoning: s.usage.outputTokenDetails!.reasoningTokens!, stream })),
+						steps.map((s) => ({ model: THINKER[up], input: s.usage.inputTokens!, output: s.usage.outputTokens!, reasoning: s.usage.outputTokenDetails!.reasoningTokens!, stream })),
 					)
 				})
 			})
@@ -201,7 +201,7 @@ describe('carried thinking in a Gemini client history', () => {
 	for (const up of UPS)
 		it(`should stream parallel calls in one chunk, so a Gemini 3 model can take the history on (${up} upstream)`, async () => {
 			const acct = await m.account()
-			const history = genai(acct).chats.create({ model: MODEL[up], config })
+			const history = genai(acct).chats.create({ model: THINKER[up], config })
 			const chunks: GenerateContentResponse[] = []
 			for await (const c of await history.sendMessageStream({ message: ASK })) chunks.push(c)
 			const withCalls = chunks.map((c) => (c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.functionCall).map((p) => p.functionCall!.args))

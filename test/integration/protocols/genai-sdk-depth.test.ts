@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ApiError, FinishReason, type FunctionCall, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -165,13 +165,13 @@ describe('@google/genai generation settings', () => {
 
 		it(`should return thoughts as thought parts and count them in thoughtsTokenCount and the bill (${label(up, stream)})`, async () => {
 			const acct = await m.account()
-			const r = await generate(genai(acct), { model: MODEL[up], contents: 'ponder this', config: { maxOutputTokens: 4096, thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } } }, stream)
+			const r = await generate(genai(acct), { model: THINKER[up], contents: 'ponder this', config: { maxOutputTokens: 4096, thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } } }, stream)
 			expect(r.thoughts).toBe('Let me think about ponder this.')
 			expect(r.text).toBe(answer('ponder this'))
 			const thoughts = countWords(r.thoughts)
 			const output = countWords(r.text)
 			expect(r.usage).toMatchObject({ promptTokenCount: 2, candidatesTokenCount: output, thoughtsTokenCount: thoughts, totalTokenCount: 2 + output + thoughts })
-			await expectCharges(m, acct, [{ model: MODEL[up], input: 2, output: output + thoughts, reasoning: thoughts, stream }])
+			await expectCharges(m, acct, [{ model: THINKER[up], input: 2, output: output + thoughts, reasoning: thoughts, stream }])
 		})
 
 		it(`should report cache reads as cachedContentTokenCount inside promptTokenCount and bill them as such (${label(up, stream)})`, async () => {
@@ -283,7 +283,7 @@ describe('@google/genai function calling', () => {
 		// run as one turn, and so must the gateway, with the thinking whole and signed for Claude.
 		it(`should run a function-calling round trip with thinking in a streamed chat session (${up} upstream)`, async () => {
 			const acct = await m.account()
-			const chat = genai(acct).chats.create({ model: MODEL[up], config: { tools: weatherOnly, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 }, maxOutputTokens: 4000 } })
+			const chat = genai(acct).chats.create({ model: THINKER[up], config: { tools: weatherOnly, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 }, maxOutputTokens: 4000 } })
 			const calls: FunctionCall[] = []
 			for await (const c of await chat.sendMessageStream({ message: 'weather in two cities #tools' })) calls.push(...(c.functionCalls ?? []))
 			expect(calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Tokyo' }])

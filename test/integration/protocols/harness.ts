@@ -31,6 +31,13 @@ export const CAPPED: Record<Upstream, string> = { openai: 'gpt-capped', anthropi
 export const CAPPED_UPSTREAM: Record<Upstream, string> = { openai: 'o3-mini', anthropic: 'claude-haiku-4-5', gemini: 'gemini-2.5-flash' }
 export const CAPPED_MAX = 16384
 
+/**
+ * The model per vendor for thinking tests: OpenAI's `gpt-m` (gpt-4o-mini) does not reason and refuses a reasoning
+ * effort, so the OpenAI one is a reasoning model; the others think as they are.
+ */
+export const THINKER: Record<Upstream, string> = { openai: 'gpt-think', anthropic: MODEL.anthropic, gemini: MODEL.gemini }
+export const THINKER_UPSTREAM = 'o4-mini'
+
 /** Served by two channels: OpenAI first (priority 0), Gemini second (priority 1), for failover tests. */
 export const FAILOVER = 'fo-m'
 
@@ -40,6 +47,7 @@ export const PRICE: Record<string, { input: number; output: number; cacheRead?: 
 	'claude-m': { input: 3, output: 15, cacheRead: 0.3 },
 	'gemini-m': { input: 0.3, output: 2.5 },
 	'gpt-capped': { input: 0.15, output: 0.6 },
+	'gpt-think': { input: 0.15, output: 0.6 },
 	'claude-capped': { input: 3, output: 15, cacheRead: 0.3 },
 	'gemini-capped': { input: 0.3, output: 2.5 },
 	'fo-m': { input: 1, output: 2 },
@@ -78,8 +86,8 @@ export async function startMatrix(opts: MatrixOptions = {}): Promise<Matrix> {
 		type: u,
 		base_url: mocks[u].url,
 		api_key: UP_KEY[u],
-		models: [MODEL[u], CAPPED[u]],
-		model_map: { [MODEL[u]]: UPSTREAM_MODEL[u], [CAPPED[u]]: CAPPED_UPSTREAM[u] },
+		models: [MODEL[u], CAPPED[u], ...(u === 'openai' ? [THINKER.openai] : [])],
+		model_map: { [MODEL[u]]: UPSTREAM_MODEL[u], [CAPPED[u]]: CAPPED_UPSTREAM[u], ...(u === 'openai' && { [THINKER.openai]: THINKER_UPSTREAM }) },
 	}))
 	channels.push(
 		{ name: 'fo-openai', type: 'openai', base_url: mocks.openai.url, api_key: UP_KEY.openai, models: [FAILOVER], model_map: { [FAILOVER]: 'gpt-4o' }, priority: 0 },

@@ -12,7 +12,7 @@ import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { purgeInteractions } from '../../../src/modules/interactions/store'
 import { pngOf } from '../../helpers/png'
 import { countWords, thoughtSignatureFor } from '../../mocks'
-import { type Account, expectCharges, GEMINI_3, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, UPSTREAMS, type Upstream, usageRows } from './harness'
+import { type Account, expectCharges, GEMINI_3, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, THINKER, UPSTREAMS, type Upstream, usageRows } from './harness'
 
 /** A Gemini model whose channel serves Interactions clients from Gemini's own Interactions API (`interactions_api`). */
 const NATIVE = 'gemini-ix'
@@ -106,13 +106,13 @@ for (const up of UPSTREAMS) {
 			const acct = await m.account()
 			const ai = genai(acct)
 			const generation_config = { thinking_level: 'low' as const, thinking_summaries: 'auto' as const, max_output_tokens: 4000 }
-			const r = await ai.interactions.create({ model: MODEL[up], input: 'ponder this', generation_config })
+			const r = await ai.interactions.create({ model: THINKER[up], input: 'ponder this', generation_config })
 			const thought = r.steps.find((s) => s.type === 'thought') as { summary?: Array<{ text: string }>; signature?: string } | undefined
 			expect(thought?.summary?.[0]?.text).toBe('Let me think about ponder this.')
 			expect(r.output_text).toBe(hello('ponder this'))
 			// Anthropic verifies the signature of the thinking it is sent back (the mock too).
 			if (up === 'anthropic') expect(thought?.signature).toBeString()
-			const next = await ai.interactions.create({ model: MODEL[up], input: 'and then', previous_interaction_id: r.id, generation_config })
+			const next = await ai.interactions.create({ model: THINKER[up], input: 'and then', previous_interaction_id: r.id, generation_config })
 			expect(next.output_text).toBe(hello('and then'))
 			expect(next.previous_interaction_id).toBe(r.id)
 		})
@@ -123,7 +123,7 @@ for (const up of UPSTREAMS) {
 				const ai = genai(acct)
 				// Thinking on, summaries hidden: Claude still needs its signed thinking before the calls it answers (the mock checks both).
 				const generation_config = { thinking_level: 'low' as const, thinking_summaries: 'none' as const, max_output_tokens: 4000 }
-				const params = { model: MODEL[up], input: '#tools weather', tools: [weather], generation_config }
+				const params = { model: THINKER[up], input: '#tools weather', tools: [weather], generation_config }
 				let steps: Array<Record<string, any>>
 				let id: string
 				if (stream) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
 import { unpackToolCallId } from '../../../src/core/tool-ids'
-import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
+import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -26,7 +26,7 @@ describe('switching vendors mid-conversation (Anthropic client)', () => {
 		for (const stream of [false, true])
 			it(`should carry ${from}'s thinking unsigned${stream ? ' (streamed)' : ''}, and leave it out when the next turn goes to Claude`, async () => {
 				const acct = await m.account()
-				const first: Anthropic.MessageCreateParams = { model: MODEL[from], max_tokens: 2048, thinking: THINKING, messages: [{ role: 'user', content: 'Plan the trip' }] }
+				const first: Anthropic.MessageCreateParams = { model: THINKER[from], max_tokens: 2048, thinking: THINKING, messages: [{ role: 'user', content: 'Plan the trip' }] }
 				const one = stream ? await acct.anthropic.messages.stream(first as Anthropic.MessageStreamParams).finalMessage() : ((await acct.anthropic.messages.create(first)) as Anthropic.Message)
 				const foreign = thinkingOf(one.content)
 				expect(foreign).toHaveLength(1)

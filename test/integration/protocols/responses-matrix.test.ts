@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords } from '../../mocks'
-import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, UPSTREAMS } from './harness'
 import { checkResponsesEvents } from './wire-checks'
 
 let m: Matrix
@@ -89,12 +89,12 @@ describe('openai SDK responses matrix', () => {
 
 		it(`should replay reasoning items next turn (${label(up, stream)})`, async () => {
 			const acct = await m.account()
-			const first = await respond(acct, stream, { model: MODEL[up], input: 'think about cats', reasoning: { effort: 'medium', summary: 'auto' } })
+			const first = await respond(acct, stream, { model: THINKER[up], input: 'think about cats', reasoning: { effort: 'medium', summary: 'auto' } })
 			const reasoning = first.output.find((o) => o.type === 'reasoning')
 			expect(reasoning?.type === 'reasoning' && reasoning.summary.map((s) => s.text).join('')).toBe('Let me think about think about cats.')
 			expect(first.usage?.output_tokens_details.reasoning_tokens).toBe(countWords('Let me think about think about cats.'))
 			const next = await respond(acct, stream, {
-				model: MODEL[up],
+				model: THINKER[up],
 				reasoning: { effort: 'medium', summary: 'auto' },
 				input: [{ role: 'user', content: 'think about cats' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'and dogs' }],
 			})

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { countWords, thinkingSignature, thoughtSignatureFor } from '../../mocks'
 import { type Answer, chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream } from './harness'
+import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -37,7 +37,7 @@ function expectThinkingConfig(proto: Protocol, up: Upstream, body: Record<string
 }
 
 function ask(proto: Protocol, acct: Account, up: Upstream, stream: boolean, history: any[], tools: boolean): Promise<Answer> {
-	const model = MODEL[up]
+	const model = THINKER[up]
 	if (proto === 'chat') return chat(acct.openai, { model, messages: history, ...THINK.chat, ...(tools && { tools: TOOLS_CHAT }) }, stream)
 	return messages(acct.anthropic, { model, max_tokens: 4096, messages: history, ...THINK.messages, ...(tools && { tools: TOOLS_MSG }) } as never, stream)
 }
@@ -64,7 +64,7 @@ for (const proto of PROTOCOLS) {
 				expect(a.usage).toMatchObject({ input: countWords(user), output })
 				if (proto === 'chat') expect(a.usage.reasoning).toBe(countWords(thinking))
 				expectThinkingConfig(proto, up, lastRequest(m.mocks[up]).body)
-				await expectCharges(m, acct, [{ model: MODEL[up], input: countWords(user), output, reasoning: countWords(thinking), stream }])
+				await expectCharges(m, acct, [{ model: THINKER[up], input: countWords(user), output, reasoning: countWords(thinking), stream }])
 			})
 
 			it(`should replay thinking and its signature to the vendor on the tool-result turn (${label(up, stream)})`, async () => {
@@ -101,8 +101,8 @@ for (const proto of PROTOCOLS) {
 				const results = countWords('rain') + countWords('sun')
 				const out2 = countWords(thinking) + countWords('Tool results: rain; sun')
 				await expectCharges(m, acct, [
-					{ model: MODEL[up], input: countWords(user), output: countWords(thinking) + 4, reasoning: countWords(thinking), stream },
-					{ model: MODEL[up], input: countWords(user) + results, output: out2, reasoning: countWords(thinking), stream },
+					{ model: THINKER[up], input: countWords(user), output: countWords(thinking) + 4, reasoning: countWords(thinking), stream },
+					{ model: THINKER[up], input: countWords(user) + results, output: out2, reasoning: countWords(thinking), stream },
 				])
 			})
 		}

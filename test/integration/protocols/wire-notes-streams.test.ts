@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { thinkingSignature } from '../../mocks'
-import { type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, UPSTREAMS } from './harness'
 import { postRaw, simpleBody } from './raw'
 import { sseFrames } from './wire-checks'
 
@@ -80,7 +80,7 @@ describe('WIRE-NOTES stream regressions', () => {
 	})
 
 	it('QuantumNous/new-api PR #2854, #6394: reasoning then parallel tools from OpenAI become closed blocks with increasing indexes', async () => {
-		const events = await messageEvents({ model: MODEL.openai, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: TOOLS_MSG, messages: [{ role: 'user', content: 'think #tools' }] })
+		const events = await messageEvents({ model: THINKER.openai, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: TOOLS_MSG, messages: [{ role: 'user', content: 'think #tools' }] })
 		const lifecycle = events.filter((e) => e.type.startsWith('content_block_') && e.type !== 'content_block_delta').map((e) => [e.type.slice(14), e.index, e.content_block?.type])
 		expect(lifecycle).toEqual([
 			['start', 0, 'thinking'],

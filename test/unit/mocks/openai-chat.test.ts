@@ -145,6 +145,21 @@ describe('openai mock: chat completions', () => {
 		expect(reasoning).toBe('Let me think about hi there.')
 	})
 
+	it('should refuse a reasoning effort to a model that does not reason, as OpenAI does, in chat and in the Responses API', async () => {
+		const chat = await client.chat.completions.create({ model: 'gpt-4o-mini', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)
+		expect(chat).toBeInstanceOf(OpenAI.BadRequestError)
+		expect((chat as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
+			message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+			type: 'invalid_request_error',
+			param: 'reasoning_effort',
+			code: 'unsupported_parameter',
+		})
+		const responses = await client.responses.create({ model: 'gpt-4.1', input: 'hi', reasoning: { effort: 'low' } }).catch((e: unknown) => e)
+		expect((responses as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ message: "Unsupported parameter: 'reasoning.effort' is not supported with this model.", param: 'reasoning.effort' })
+		// Without an effort the model answers.
+		expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('Hello! You said: hi')
+	})
+
 	it('should stop on #length, on a stop sequence, and count images and cache', async () => {
 		const len = await client.chat.completions.create({ model: 'gpt-4o', max_tokens: 3, messages: [{ role: 'user', content: 'go #length' }] })
 		expect(len.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Hello! You said:' } })

@@ -1,0 +1,18 @@
+/**
+ * OpenAI's models that do not reason refuse a reasoning effort, in Chat Completions (`reasoning_effort`) and in the
+ * Responses API (`reasoning.effort`), as the real API words it: "Unsupported parameter: 'reasoning_effort' is not
+ * supported with this model." (https://platform.openai.com/docs/guides/reasoning: only reasoning models take it).
+ * Other names (reasoning models, other vendors' models on this mock) take it.
+ * @module
+ */
+
+import type { JsonReply } from '../shared/reply'
+import { openaiError } from './errors'
+
+const NON_REASONING = /^(gpt-4o|gpt-4\.1|gpt-4-|gpt-4$|gpt-3\.5|chatgpt-4o|gpt-5-chat)/
+
+/** OpenAI's 400 for an effort sent to a model that does not reason, or undefined when the model takes it or none is sent. */
+export function checkReasoningEffort(model: unknown, effort: unknown, param: 'reasoning_effort' | 'reasoning.effort'): JsonReply | undefined {
+	if (effort === undefined || effort === null || typeof model !== 'string' || !NON_REASONING.test(model)) return undefined
+	return openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
+}

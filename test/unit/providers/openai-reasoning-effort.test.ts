@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'bun:test'
+import type { ChatRequest } from '../../../src/core/ir'
+import { encodeRequest as encodeChat } from '../../../src/protocols/openai-chat/request'
+import { encodeRequest as encodeResponses } from '../../../src/protocols/openai-responses/request'
+import { openaiAdapter } from '../../../src/providers/openai'
+import type { Channel } from '../../../src/routing/catalog'
+import { takesReasoningEffort } from '../../../src/routing/reasoning-models'
+
+const ch = (settings: Record<string, unknown> = {}): Channel =>
+	({ id: 1, name: 'c', type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'k', models: ['*'], modelMap: {}, priority: 0, weight: 1, settings })
+
+/** What Claude Code asks: thinking on (adaptive) at high effort. */
+const thinking: ChatRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], stream: false, reasoning: { enabled: true, effort: 'high' } }
+
+/** The chat body sent to `model` on a channel with `settings`, as the relay encodes it. */
+const chatBody = (model: string, settings?: Record<string, unknown>) => encodeChat(thinking, model, openaiAdapter.upstreamOptions!(ch(settings), model))
+
+describe('reasoning effort to OpenAI models', () => {
+	it('should know which OpenAI models reason, and not guess about other names', () => {
+		for (const m of ['gpt-4o', 'gpt-4o-mini-2024-07-18', 'gpt-4.1-nano', 'gpt-3.5-turbo', 'chatgpt-4o-latest', 'gpt-5-chat-latest', 'gpt-4-turbo', 'openai/gpt-4o'])
+			expect([m, takesReasoningEffort(m)]).toEqual([m, false])
+		for (const m of ['o1', 'o3-mini', 'o4-mini-2025-04-16', 'gpt-5', 'gpt-5-mini', 'gpt-5.1-codex', 'codex-mini-latest', 'gpt-oss-120b', 'openai/o3'])
+			expect([m, takesReasoningEffort(m)]).toEqual([m, true])
+		for (const m of ['deepseek-reasoner', 'deepseek-chat', 'llama-3.3-70b', 'm']) expect([m, takesReasoningEffort(m)]).toEqual([m, undefined])
+	})
+
+	it('should leave reasoning_effort out for a model that does not reason, and send it to a reasoning or unknown one', () => {
+		expect('reasoning_effort' in chatBody('gpt-4o-mini')).toBe(false)
+		expect('reasoning_effort' in chatBody('gpt-5-chat-latest')).toBe(false)
+		expect(chatBody('o4-mini').reasoning_effort).toBe('high')
+		expect(chatBody('deepseek-reasoner').reasoning_effort).toBe('high')
+	})
+
+	it("should follow the channel's reasoning_effort setting over the model's name", () => {
+		expect('reasoning_effort' in chatBody('llama-3.3-70b', { reasoning_effort: false })).toBe(false)
+		expect(chatBody('gpt-4o', { reasoning_effort: true }).reasoning_effort).toBe('high')
+	})
+
+	it("should keep an OpenAI client's own reasoning_effort, for the vendor to judge", () => {
+		const own: ChatRequest = { ...thinking, extra: { __protocol: 'openai-chat', reasoning_effort: 'low' } }
+		expect(encodeChat(own, 'gpt-4o', openaiAdapter.upstreamOptions!(ch(), 'gpt-4o')).reasoning_effort).toBe('low')
+	})
+
+	it('should leave reasoning out of a Responses body for a model that does not reason', () => {
+		const body = (model: string) => encodeResponses({ ...thinking, reasoning: { enabled: true, effort: 'high', includeThoughts: true } }, model, openaiAdapter.upstreamOptions!(ch(), model))
+		expect('reasoning' in body('gpt-4.1')).toBe(false)
+		expect(body('gpt-5-mini').reasoning).toEqual({ effort: 'high', summary: 'auto' })
+	})
+})
