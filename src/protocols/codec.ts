@@ -54,6 +54,11 @@ export type UpstreamOptions = {
 	 * thinking another protocol's client asked for is not asked upstream and the model answers without it.
 	 */
 	reasoningEffort?: boolean
+	/**
+	 * The model refuses sampling settings (OpenAI's reasoning models: temperature, top_p, the penalties, logprobs), so
+	 * those another protocol's client set are left out, as the effort is for a model that does not reason.
+	 */
+	fixedSampling?: true
 }
 
 /**

@@ -25,3 +25,15 @@ export function takesReasoningEffort(model: string): boolean | undefined {
 	if (REASONING.test(name)) return true
 	return undefined
 }
+
+/** OpenAI's own reasoning models, whose sampling is fixed (gpt-oss, served by others, takes sampling settings). */
+const FIXED_SAMPLING = /^(o\d|gpt-5(?!-chat)|codex-)/
+
+/**
+ * Whether the model refuses sampling settings: OpenAI's reasoning models answer `temperature`, `top_p`, the penalties
+ * and `logprobs` with 400 "Unsupported parameter: 'temperature' is not supported with this model." (o-series; gpt-5
+ * takes only the default, 1) (https://platform.openai.com/docs/guides/reasoning#limitations).
+ * @example fixedSampling('o4-mini') === true
+ * @example fixedSampling('gpt-5-chat-latest') === false
+ */
+export const fixedSampling = (model: string): boolean => FIXED_SAMPLING.test(model.slice(model.lastIndexOf('/') + 1))

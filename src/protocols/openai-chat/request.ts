@@ -287,14 +287,18 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	}
 	body.messages = messages
 	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
-	if (req.temperature !== undefined) body.temperature = req.temperature
-	if (req.topP !== undefined) body.top_p = req.topP
 	if (req.seed !== undefined) body.seed = req.seed
-	// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
-	if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
-	if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
-	if (req.logprobs !== undefined) body.logprobs = req.logprobs
-	if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
+	// A reasoning model refuses sampling settings (400): another protocol's client, which could not know, gets the
+	// model's fixed sampling, as a model that does not reason answers without the thinking asked of it.
+	if (!upstream?.fixedSampling) {
+		if (req.temperature !== undefined) body.temperature = req.temperature
+		if (req.topP !== undefined) body.top_p = req.topP
+		// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
+		if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
+		if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
+		if (req.logprobs !== undefined) body.logprobs = req.logprobs
+		if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
+	}
 	if (req.stop?.length) body.stop = req.stop
 	// Several answers of another protocol's client (Gemini `candidateCount`): OpenAI's `n`.
 	if (req.choices !== undefined) body.n = req.choices

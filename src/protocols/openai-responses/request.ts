@@ -290,8 +290,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
-	if (req.temperature !== undefined) body.temperature = req.temperature
-	if (req.topP !== undefined) body.top_p = req.topP
+	// A reasoning model refuses sampling settings (as in openai-chat/request.ts).
+	if (req.temperature !== undefined && !upstream?.fixedSampling) body.temperature = req.temperature
+	if (req.topP !== undefined && !upstream?.fixedSampling) body.top_p = req.topP
 	if (req.responseFormat) {
 		const rf = req.responseFormat
 		const format = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.name, schema: rf.schema, ...(rf.strict !== undefined && { strict: rf.strict }), ...(rf.description !== undefined && { description: rf.description }) } : { type: rf.type }

@@ -104,4 +104,25 @@ describe('Claude Code 2.1 (claude -p) through /v1/messages?beta=true', () => {
 		const input = [...SYSTEM.map((s) => s.text), REMINDER, ASK, AGENTS].reduce((n, t) => n + countWords(t), 0)
 		await expectCharges(m, acct, [{ model: THINKER.openai, input, output: countWords(thinking) + countWords(text), reasoning: countWords(thinking), stream: true }])
 	})
+
+	it("should leave out sampling settings an OpenAI reasoning model refuses (Anthropic and Gemini clients set them)", async () => {
+		const acct = await m.account()
+		// Cline and Roo send temperature 0 to every model; OpenAI's reasoning models answer 400 "Unsupported parameter".
+		// (This SDK's types no longer name temperature and top_p; the API still takes them.)
+		const a = await acct.anthropic.messages.create({ model: THINKER.openai, max_tokens: 64, temperature: 0, top_p: 0.5, messages: [{ role: 'user', content: ASK }] } as never)
+		expect(a.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual([`Hello! You said: ${ASK}`])
+		const sent = lastRequest(m.mocks.openai).body
+		expect([sent.model, sent.temperature, sent.top_p]).toEqual([THINKER_UPSTREAM, undefined, undefined])
+		const res = await fetch(`${m.app.url}/v1beta/models/${THINKER.openai}:generateContent`, {
+			method: 'POST',
+			headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+			body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: ASK }] }], generationConfig: { temperature: 0.3, topP: 0.9, presencePenalty: 0.5, frequencyPenalty: 0.5 } }),
+		})
+		expect(res.status).toBe(200)
+		const g = lastRequest(m.mocks.openai).body
+		for (const k of ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty']) expect(k in g).toBe(false)
+		// A model that samples keeps them.
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 64, temperature: 0, messages: [{ role: 'user', content: ASK }] } as never)
+		expect(lastRequest(m.mocks.openai).body.temperature).toBe(0)
+	})
 })

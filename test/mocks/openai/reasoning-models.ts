@@ -16,3 +16,18 @@ export function checkReasoningEffort(model: unknown, effort: unknown, param: 're
 	if (effort === undefined || effort === null || typeof model !== 'string' || !NON_REASONING.test(model)) return undefined
 	return openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
 }
+
+/** OpenAI's reasoning models, whose sampling is fixed. */
+const FIXED_SAMPLING = /^(o\d|gpt-5(?!-chat)|codex-)/
+const SAMPLING = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs'] as const
+
+/**
+ * OpenAI's 400 for a sampling setting sent to a reasoning model ("Unsupported parameter: 'temperature' is not
+ * supported with this model.", https://platform.openai.com/docs/guides/reasoning#limitations), or undefined. The
+ * default temperature and top_p (1) pass, as gpt-5 takes them.
+ */
+export function checkSampling(b: Record<string, unknown>): JsonReply | undefined {
+	if (typeof b.model !== 'string' || !FIXED_SAMPLING.test(b.model)) return undefined
+	const param = SAMPLING.find((k) => b[k] !== undefined && b[k] !== null && !((k === 'temperature' || k === 'top_p') && b[k] === 1) && b[k] !== false)
+	return param && openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
+}

@@ -11,7 +11,7 @@ import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Plan } from '../shared/scenario'
 import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
 import { checkFunctionName, checkModel, checkUser, requireObject } from './errors'
-import { checkReasoningEffort } from './reasoning-models'
+import { checkReasoningEffort, checkSampling } from './reasoning-models'
 import { checkInput, readResponses } from './responses-read'
 import { priorContext, type ResponsesStore, storeResponse } from './responses-store'
 import { servedTier } from './service-tier'
@@ -152,7 +152,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort')
+	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b)
 	if (invalid) return invalid
 	const conv = readResponses(b)
 	// A continuation's input is the conversation it continues as well as its own (billed so by OpenAI).
