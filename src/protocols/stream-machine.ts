@@ -7,7 +7,9 @@
  * @module
  */
 import type { StreamEvent } from '../core/events'
+import type { ChatResponse } from '../core/ir'
 import type { SseFrame } from '../core/sse'
+import type { ProtocolCodec } from './codec'
 
 /** A stream codec as a state machine: input items in, output items appended, synchronously. */
 export interface StreamMachine<In, Out> {
@@ -38,4 +40,35 @@ export async function* runMachine<In, Out>(machine: StreamMachine<In, Out>, inpu
 	}
 	machine.end(out)
 	for (let i = 0; i < out.length; i++) yield out[i]!
+}
+
+/**
+ * `inner` with each event it decodes handed to `each`, which appends what goes on in its place (nothing, the event,
+ * others): for a decoder that drops, holds back or renumbers the events of the vendor's own.
+ */
+export function eachDecoded(inner: FrameDecoder, each: (e: StreamEvent, out: StreamEvent[]) => void): FrameDecoder {
+	const events: StreamEvent[] = []
+	const pass = (out: StreamEvent[]) => {
+		for (const e of events) each(e, out)
+		events.length = 0
+	}
+	return {
+		push(frame, out) {
+			inner.push(frame, events)
+			pass(out)
+		},
+		end(out) {
+			inner.end(events)
+			pass(out)
+		},
+		get done() {
+			return inner.done
+		},
+	}
+}
+
+/** `codec` with its decoded answers changed: a whole one by `response`, a streamed one by the decoder `decoder` makes of its own. */
+export function mapDecoding(codec: ProtocolCodec, response: (r: ChatResponse) => ChatResponse, decoder: (d: FrameDecoder) => FrameDecoder): ProtocolCodec {
+	const streamDecoder = (choice?: number) => decoder(codec.streamDecoder(choice))
+	return { ...codec, decodeResponse: (body, choice) => response(codec.decodeResponse(body, choice)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
 }

@@ -9,13 +9,12 @@
 import type { StreamEvent } from '../core/events'
 import type { ChatResponse } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
-import { type FrameDecoder, runMachine } from '../protocols/stream-machine'
+import { eachDecoded, type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
 /** `codec` as it is, or, for a prefix the upstream repeats, a codec whose decoded answers start after it. */
 export function withoutEchoedPrefix(codec: ProtocolCodec, prefix: string | undefined): ProtocolCodec {
 	if (!prefix) return codec
-	const streamDecoder = (choice?: number) => echoCutDecoder(codec.streamDecoder(choice), prefix)
-	return { ...codec, decodeResponse: (body, choice) => cutEcho(codec.decodeResponse(body, choice), prefix), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
+	return mapDecoding(codec, (r) => cutEcho(r, prefix), (d) => echoCutDecoder(d, prefix))
 }
 
 /** A whole answer with the prefix cut from the start of its first text. */
@@ -36,41 +35,24 @@ export function echoCutDecoder(inner: FrameDecoder, prefix: string): FrameDecode
 	let block: number | undefined
 	let held = ''
 	let settled = false
-	const events: StreamEvent[] = []
 	/** Ends the holding: `text` goes on as a delta of the block, unless empty. */
 	const settle = (out: StreamEvent[], text: string) => {
 		settled = true
 		if (text) out.push({ type: 'text_delta', index: block!, text })
 	}
-	const pass = (out: StreamEvent[]) => {
-		for (const e of events) {
-			if (settled) out.push(e)
-			else if (e.type === 'block_start' && e.block.kind === 'text' && block === undefined) {
-				block = e.index
-				out.push(e)
-			} else if (e.type === 'text_delta' && e.index === block) {
-				held += e.text
-				if (held.length >= prefix.length) settle(out, held.startsWith(prefix) ? held.slice(prefix.length) : held)
-				else if (!prefix.startsWith(held)) settle(out, held)
-			} else if (e.type === 'block_stop' && e.index === block) {
-				// The block ended within the prefix (a cap reached while repeating it): nothing of it was new.
-				settle(out, prefix.startsWith(held) ? '' : held)
-				out.push(e)
-			} else out.push(e)
-		}
-		events.length = 0
-	}
-	return {
-		push(frame, out) {
-			inner.push(frame, events)
-			pass(out)
-		},
-		end(out) {
-			inner.end(events)
-			pass(out)
-		},
-		get done() {
-			return inner.done
-		},
-	}
+	return eachDecoded(inner, (e, out) => {
+		if (settled) out.push(e)
+		else if (e.type === 'block_start' && e.block.kind === 'text' && block === undefined) {
+			block = e.index
+			out.push(e)
+		} else if (e.type === 'text_delta' && e.index === block) {
+			held += e.text
+			if (held.length >= prefix.length) settle(out, held.startsWith(prefix) ? held.slice(prefix.length) : held)
+			else if (!prefix.startsWith(held)) settle(out, held)
+		} else if (e.type === 'block_stop' && e.index === block) {
+			// The block ended within the prefix (a cap reached while repeating it): nothing of it was new.
+			settle(out, prefix.startsWith(held) ? '' : held)
+			out.push(e)
+		} else out.push(e)
+	})
 }

@@ -7,10 +7,9 @@
  * renumbered so that block indexes stay dense. The first call keeps its Gemini thought signature, which rides on it.
  * @module
  */
-import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
-import { type FrameDecoder, runMachine } from '../protocols/stream-machine'
+import { eachDecoded, type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
 /** The upstream protocol cannot be told to make at most one call, and the request asked for that. */
 export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls'>, upstream: ProtocolName): boolean =>
@@ -19,8 +18,7 @@ export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls
 /** `codec` as it is, or, when the request asked for one call and the upstream cannot be told so, a codec whose decoded answers (whole or streamed) carry the first call only. */
 export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: ProtocolCodec): ProtocolCodec {
 	if (!keepsFirstToolCallOnly(ir, codec.name)) return codec
-	const streamDecoder = (choice?: number) => firstToolCallOnlyDecoder(codec.streamDecoder(choice))
-	return { ...codec, decodeResponse: (body, choice) => firstToolCallOnly(codec.decodeResponse(body, choice)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
+	return mapDecoding(codec, firstToolCallOnly, firstToolCallOnlyDecoder)
 }
 
 /** A whole answer with its tool calls after the first left out. */
@@ -39,31 +37,14 @@ export function firstToolCallOnlyDecoder(inner: FrameDecoder): FrameDecoder {
 	let next = 0
 	/** Upstream block index → the client's, for the blocks kept; dropped ones are absent. */
 	const kept = new Map<number, number>()
-	const events: StreamEvent[] = []
-	const pass = (out: StreamEvent[]) => {
-		for (const e of events) {
-			if (e.type === 'block_start') {
-				if (e.block.kind === 'tool_call' && calls++ > 0) continue
-				kept.set(e.index, next)
-				out.push({ ...e, index: next++ })
-			} else if ('index' in e) {
-				const at = kept.get(e.index)
-				if (at !== undefined) out.push({ ...e, index: at })
-			} else out.push(e)
-		}
-		events.length = 0
-	}
-	return {
-		push(frame, out) {
-			inner.push(frame, events)
-			pass(out)
-		},
-		end(out) {
-			inner.end(events)
-			pass(out)
-		},
-		get done() {
-			return inner.done
-		},
-	}
+	return eachDecoded(inner, (e, out) => {
+		if (e.type === 'block_start') {
+			if (e.block.kind === 'tool_call' && calls++ > 0) return
+			kept.set(e.index, next)
+			out.push({ ...e, index: next++ })
+		} else if ('index' in e) {
+			const at = kept.get(e.index)
+			if (at !== undefined) out.push({ ...e, index: at })
+		} else out.push(e)
+	})
 }

@@ -11,7 +11,7 @@
  */
 import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
-import { type FrameDecoder, runMachine } from '../protocols/stream-machine'
+import { type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
 /** What each vendor takes, the characters it refuses, and how a name must start. OpenAI's rule is used for Anthropic too (64 fits both). */
 const RULES: Record<'gemini' | 'other', Rule> = {
@@ -111,9 +111,5 @@ export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { 
 	const to = portableNames(namesOf(ir), ruleOf(codec))
 	if (!to) return { ir, codec }
 	const back = new Map([...to].map(([client, portable]) => [portable, client]))
-	const streamDecoder = (choice?: number) => renamingDecoder(codec.streamDecoder(choice), back)
-	return {
-		ir: renameRequest(ir, to),
-		codec: { ...codec, decodeResponse: (body, choice) => renameResponse(codec.decodeResponse(body, choice), back), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) },
-	}
+	return { ir: renameRequest(ir, to), codec: mapDecoding(codec, (r) => renameResponse(r, back), (d) => renamingDecoder(d, back)) }
 }
