@@ -6,18 +6,17 @@
  * @module
  */
 import type { ProtocolCodec } from '../../protocols/codec'
+import { isObject } from '../../protocols/openai-chat/guards'
 import { namespacedNames } from '../../protocols/openai-responses/namespaces'
 import { tappedCodec } from './codec-tap'
 
 type Names = NonNullable<ReturnType<typeof namespacedNames>>
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
-
 /** The events that carry a function call's name: its item, its arguments' end, and a whole Response object. */
 const NAMED = new Set(['response.output_item.added', 'response.output_item.done', 'response.function_call_arguments.done', 'response.completed', 'response.incomplete', 'response.failed'])
 
 function splitItem(item: unknown, names: Names): unknown {
-	if (!isObj(item) || item.type !== 'function_call' || typeof item.name !== 'string') return item
+	if (!isObject(item) || item.type !== 'function_call' || typeof item.name !== 'string') return item
 	const n = names.get(item.name)
 	return n ? { ...item, namespace: n.namespace, name: n.name } : item
 }
@@ -33,8 +32,8 @@ export function namespacedCallsCodec<C extends ProtocolCodec>(codec: C, tools: u
 		frame(f) {
 			if (!f.event || !NAMED.has(f.event)) return f
 			const e = JSON.parse(f.data) as Record<string, unknown>
-			if (isObj(e.item)) e.item = splitItem(e.item, names)
-			else if (isObj(e.response)) e.response = splitOutput(e.response, names)
+			if (isObject(e.item)) e.item = splitItem(e.item, names)
+			else if (isObject(e.response)) e.response = splitOutput(e.response, names)
 			else if (typeof e.name === 'string' && names.has(e.name)) e.name = names.get(e.name)!.name
 			else return f
 			return { ...f, data: JSON.stringify(e) }
