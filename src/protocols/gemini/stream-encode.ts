@@ -40,7 +40,10 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * chunk, and an SSE comment is not expressible as an SseFrame (the relay can write `SSE_KEEPALIVE` bytes itself).
  * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
  * Signatures are shown as in `encodeResponseParts` (parts.ts): Anthropic's tagged on a thought part, Gemini's raw on
- * its kind of part; one of a text part follows that text on an empty text part, as Gemini streams it.
+ * its kind of part; one of a text part follows that text on an empty text part, as Gemini streams it. A thinking
+ * signature goes on the thinking's last text chunk, held back until the signature or the next event comes: LangChain
+ * JS (`ChatGoogleGenerativeAI`) and the AI SDK's google provider keep a thought part only when it has text, so one
+ * on an empty part was lost, and with it the thinking of the turn after a tool call (Claude's needs its signature).
  * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: thinking other than Gemini's
  * text-part signatures is collected and carried (carried-thinking.ts) on the first function call that follows it, or
  * else on the empty text part that ends the stream, where Gemini streams a text part's signature.
@@ -55,6 +58,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let calls = 0
 	let pending: string | undefined // a text part's signature, sent once the text after it is
 	let heldCalls: GeminiPart[] = [] // function calls not sent yet: the next call joins them, anything else sends them first
+	let heldThought: string | undefined // the last thought chunk of open shown thinking, which its signature joins
 	let usage: Partial<Usage> | undefined
 	const show = ctx.includeThoughts === true
 	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client
@@ -91,11 +95,17 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		ev.type === 'ping' ||
 		(ev.type === 'block_start' && ev.block.kind === 'tool_call') ||
 		(call !== undefined && (ev.type === 'json_delta' || ev.type === 'signature_delta' || ev.type === 'block_stop'))
+	const sendThought = (out: SseFrame[], thoughtSignature?: string) => {
+		out.push(frame([{ text: heldThought ?? '', thought: true, ...(thoughtSignature && { thoughtSignature }) }]))
+		heldThought = undefined
+	}
+	/** What may come between thinking text and its signature without sending the text held so far. */
+	const keepsThoughtHeld = (ev: StreamEvent): boolean => ev.type === 'usage' || ev.type === 'ping' || ev.type === 'thinking_delta' || ev.type === 'signature_delta'
 	function signature(open: Open | undefined, signature: string, out: SseFrame[]) {
 		if (open?.block.kind === 'tool_call' && call) return void (call.signature = signature)
 		if (open?.block.kind !== 'thinking') return void out.push(frame([{ text: '', thoughtSignature: signature }]))
 		const shown = signatureForClient(signature)
-		if (!shown.onText) return void out.push(frame([{ text: '', thought: true, thoughtSignature: shown.signature }]))
+		if (!shown.onText) return sendThought(out, shown.signature)
 		// Signature-only thinking right after a text block: the signature of that text.
 		if (!open.text && open.afterText && !pending) return void out.push(frame([{ text: '', thoughtSignature: shown.signature }]))
 		flush(out)
@@ -104,6 +114,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	return {
 		push(ev, out) {
 			if (over) return
+			if (heldThought !== undefined && !keepsThoughtHeld(ev)) sendThought(out)
 			if (heldCalls.length && !keepsCallsHeld(ev)) sendCalls(out)
 			switch (ev.type) {
 				case 'start':
@@ -133,7 +144,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (open && ev.text) open.text = true
 					const kept = hidden.get(ev.index)
 					if (kept) kept.part.text += ev.text
-					else if (ev.text && show) out.push(frame([{ text: ev.text, thought: true }]))
+					else if (ev.text && show) {
+						if (heldThought !== undefined) sendThought(out)
+						heldThought = ev.text
+					}
 					break
 				}
 				case 'signature_delta': {
@@ -189,6 +203,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		},
 		// A Gemini stream has no terminator: it ends with the chunk that carries finishReason.
 		end(out) {
+			if (!over && heldThought !== undefined) sendThought(out)
 			if (!over) sendCalls(out)
 			over = true
 		},

@@ -164,6 +164,21 @@ describe('the LangChain chat classes on every vendor', () => {
 			}
 		})
 
+		if (model.startsWith('claude'))
+			it(`ChatGoogleGenerativeAI → ${model}: a streamed thinking round trip keeps the thinking and its signature`, async () => {
+				// The class keeps a streamed thought part only when it has text; Claude's signature came on one without.
+				const llm = chatGemini(model, { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } }).bindTools([weather])
+				const streamed = async (messages: BaseMessage[]) => {
+					let all: AIMessageChunk | undefined
+					for await (const chunk of await llm.stream(messages)) all = all ? all.concat(chunk) : chunk
+					return all!
+				}
+				expect((await toolRoundTrip(llm, streamed)).text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+				const body = lastRequest(n.anthropic).body
+				expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+				expect(body.messages[1].content[0]).toMatchObject({ type: 'thinking', thinking: 'Let me think about #tools the weather please.', signature: expect.stringMatching(/^sig_/) })
+			})
+
 		it(`ChatGoogleGenerativeAI → ${thinker(model)}: thinkingBudget with includeThoughts gives the thoughts`, async () => {
 			const r = await chatGemini(thinker(model), { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } }).invoke('think hard')
 			expect(r.content).toEqual([expect.objectContaining({ type: 'thinking', thinking: 'Let me think about think hard.' }), expect.objectContaining({ type: 'text', text: 'Hello! You said: think hard' })])

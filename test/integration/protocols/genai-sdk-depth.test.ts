@@ -298,6 +298,28 @@ describe('@google/genai function calling', () => {
 			}
 		})
 	}
+
+	// LangChain JS (`ChatGoogleGenerativeAI`) and the AI SDK's google provider keep a streamed thought part only when it
+	// has text. Claude's signature used to come on an empty thought part of its own, so those clients lost it, and the
+	// gateway had to turn thinking off for the turn after the tool call.
+	it("should stream Claude's thinking signature on a thought part with text, kept by clients that drop empty parts", async () => {
+		const acct = await m.account()
+		const config = { tools: weatherOnly, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 }, maxOutputTokens: 4000 }
+		const first = await generate(genai(acct), { model: THINKER.anthropic, contents: '#call weather {"city": "Oslo"}', config }, true)
+		const parts = first.chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+		expect(parts.filter((p) => p.thoughtSignature && p.thought && !p.text)).toEqual([])
+		const kept = parts.filter((p) => p.functionCall || (p.thought && p.text))
+		const call = first.calls[0]!
+		const contents = [
+			{ role: 'user', parts: [{ text: '#call weather {"city": "Oslo"}' }] },
+			{ role: 'model', parts: kept },
+			{ role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name!, response: { result: 'sunny' } } }] },
+		]
+		expect((await generate(genai(acct), { model: THINKER.anthropic, contents, config }, true)).text).toBe('Tool results: sunny')
+		const body = lastRequest(m.mocks.anthropic).body
+		expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+		expect(body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about #call weather {"city": "Oslo"}.', signature: expect.stringMatching(/^sig_/) })
+	})
 })
 
 describe('@google/genai countTokens, embedContent and models', () => {

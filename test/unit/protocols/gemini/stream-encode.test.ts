@@ -51,9 +51,8 @@ describe('gemini encodeStream', () => {
 		const chunks = frames.map((f) => JSON.parse(f.data))
 		expect(frames.every((f) => f.event === undefined)).toBe(true)
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
-			[{ text: 'Let me think.', thought: true }],
-			// Claude's signature, with its origin tag (protocols/gemini/signatures.ts).
-			[{ text: '', thought: true, thoughtSignature: tagSignature('anthropic', 'c2lnLWE=') }],
+			// Claude's signature, with its origin tag (protocols/gemini/signatures.ts), on the last chunk of its thinking.
+			[{ text: 'Let me think.', thought: true, thoughtSignature: tagSignature('anthropic', 'c2lnLWE=') }],
 			[{ text: 'Hello' }],
 			[{ text: ' there' }],
 			[{ text: '' }],
