@@ -29,6 +29,14 @@ const PRODUCED = `${CUT}STOP`
 const WHOLE = `${CUT}STOP three`
 const say = (text: string) => [{ role: 'user' as const, content: text }]
 
+/**
+ * The vendor's stream stalls after the chunk of the last answer's match (Gemini sends the candidates together, a word a
+ * chunk; OpenAI one choice after the other, each its role chunk, a word a chunk and its finish): only an abort ends it.
+ */
+const stallAfterStop = (up: Upstream) => {
+	m.mocks[up].faultOnce = { kind: 'stall', afterChunks: up === 'gemini' ? 10 : 25 }
+}
+
 /** Polls until the mock saw `n` aborted calls (the gateway's abort reaches it asynchronously). */
 async function abortsReach(up: Upstream, n: number): Promise<number> {
 	for (let i = 0; i < 100 && m.mocks[up].aborts.length < n; i++) await Bun.sleep(10)
@@ -72,6 +80,7 @@ for (const c of OPENAI_CASES) {
 		it('should cut each streamed choice, abort the call once both matched and bill by the abort rule', async () => {
 			const acct = await m.account()
 			const aborts = m.mocks[c.up].aborts.length
+			stallAfterStop(c.up)
 			const stream = await acct.openai.chat.completions.create({ model: c.model, n: 2, stream: true, stream_options: { include_usage: true }, messages: say(USER), stop: SIX })
 			const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = []
 			for await (const ch of stream) chunks.push(ch)
@@ -91,47 +100,54 @@ for (const c of OPENAI_CASES) {
 	})
 }
 
-describe('Gemini candidateCount = 2 with seven stop sequences to an OpenAI model', () => {
-	const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
-	const params = { model: MODEL.openai, contents: USER, config: { candidateCount: 2, stopSequences: SEVEN } }
-	const sent = () => {
-		const b = lastRequest(m.mocks.openai).body
-		return [b.n, b.stop]
-	}
+/** The cases: a Gemini caller's `candidateCount` = 2 to an OpenAI model (4 sequences sent) and to a Gemini one (5). */
+const GEMINI_CASES = [
+	{ name: 'an OpenAI model', up: 'openai' as const, model: MODEL.openai, sent: (b: Record<string, any>) => [b.n, b.stop], expected: [2, SEVEN.slice(0, 4)] },
+	{ name: 'a Gemini model', up: 'gemini' as const, model: MODEL.gemini, sent: (b: Record<string, any>) => [b.generationConfig?.candidateCount, b.generationConfig?.stopSequences], expected: [2, SEVEN.slice(0, 5)] },
+]
 
-	it('should cut each whole candidate, billed on the vendor usage', async () => {
-		const acct = await m.account()
-		const r = await genai(acct).models.generateContent(params)
-		expect(sent()).toEqual([2, SEVEN.slice(0, 4)])
-		expect(r.candidates?.map((ca) => [ca.index ?? 0, ca.content?.parts?.map((p) => p.text).join(''), ca.finishReason])).toEqual([
-			[0, CUT, 'STOP'],
-			[1, CUT, 'STOP'],
-		])
-		const input = countWords(USER)
-		expect(r.usageMetadata).toMatchObject({ promptTokenCount: input, candidatesTokenCount: 2 * countWords(WHOLE) })
-		await expectCharges(m, acct, [{ model: MODEL.openai, input, output: 2 * countWords(WHOLE) }])
-	})
+const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
 
-	it('should cut each streamed candidate, abort the call and bill by the abort rule', async () => {
-		const acct = await m.account()
-		const aborts = m.mocks.openai.aborts.length
-		const text = ['', '']
-		const finish: Array<string | undefined> = [undefined, undefined]
-		let last: { promptTokenCount?: number; candidatesTokenCount?: number } | undefined
-		for await (const ch of await genai(acct).models.generateContentStream(params)) {
-			for (const ca of ch.candidates ?? []) {
-				text[ca.index ?? 0] += ca.content?.parts?.map((p) => p.text ?? '').join('') ?? ''
-				if (ca.finishReason) finish[ca.index ?? 0] = ca.finishReason
+for (const c of GEMINI_CASES) {
+	describe(`Gemini candidateCount = 2 with seven stop sequences to ${c.name}`, () => {
+		const params = { model: c.model, contents: USER, config: { candidateCount: 2, stopSequences: SEVEN } }
+
+		it('should cut each whole candidate, billed on the vendor usage', async () => {
+			const acct = await m.account()
+			const r = await genai(acct).models.generateContent(params)
+			expect(c.sent(lastRequest(m.mocks[c.up]).body)).toEqual(c.expected)
+			expect(r.candidates?.map((ca) => [ca.index ?? 0, ca.content?.parts?.map((p) => p.text).join(''), ca.finishReason])).toEqual([
+				[0, CUT, 'STOP'],
+				[1, CUT, 'STOP'],
+			])
+			const input = countWords(USER)
+			expect(r.usageMetadata).toMatchObject({ promptTokenCount: input, candidatesTokenCount: 2 * countWords(WHOLE) })
+			await expectCharges(m, acct, [{ model: c.model, input, output: 2 * countWords(WHOLE) }])
+		})
+
+		it('should cut each streamed candidate, abort the call and bill by the abort rule', async () => {
+			const acct = await m.account()
+			const aborts = m.mocks[c.up].aborts.length
+			stallAfterStop(c.up)
+			const text = ['', '']
+			const finish: Array<string | undefined> = [undefined, undefined]
+			let last: { promptTokenCount?: number; candidatesTokenCount?: number } | undefined
+			for await (const ch of await genai(acct).models.generateContentStream(params)) {
+				for (const ca of ch.candidates ?? []) {
+					text[ca.index ?? 0] += ca.content?.parts?.map((p) => p.text ?? '').join('') ?? ''
+					if (ca.finishReason) finish[ca.index ?? 0] = ca.finishReason
+				}
+				if (ch.usageMetadata) last = ch.usageMetadata
 			}
-			if (ch.usageMetadata) last = ch.usageMetadata
-		}
-		expect(sent()).toEqual([2, SEVEN.slice(0, 4)])
-		expect({ text, finish }).toEqual({ text: [CUT, CUT], finish: ['STOP', 'STOP'] })
-		expect(await abortsReach('openai', aborts + 1)).toBe(aborts + 1)
-		const [row] = await usageRows(m, acct.accountId)
-		const output = 2 * countText(PRODUCED)
-		expect(row!.input_tokens).toBeGreaterThan(0)
-		await expectCharges(m, acct, [{ model: MODEL.openai, input: row!.input_tokens, output, stream: true, estimated: true }])
-		expect(last).toMatchObject({ promptTokenCount: row!.input_tokens, candidatesTokenCount: output })
+			expect(c.sent(lastRequest(m.mocks[c.up]).body)).toEqual(c.expected)
+			expect({ text, finish }).toEqual({ text: [CUT, CUT], finish: ['STOP', 'STOP'] })
+			expect(await abortsReach(c.up, aborts + 1)).toBe(aborts + 1)
+			const output = 2 * Math.max(countText(PRODUCED), c.up === 'gemini' ? countWords(PRODUCED) : 0)
+			const [row] = await usageRows(m, acct.accountId)
+			const input = c.up === 'gemini' ? countWords(USER) : row!.input_tokens
+			expect(input).toBeGreaterThan(0)
+			await expectCharges(m, acct, [{ model: c.model, input, output, stream: true, estimated: true }])
+			expect(last).toMatchObject({ promptTokenCount: input, candidatesTokenCount: output })
+		})
 	})
-})
+}
