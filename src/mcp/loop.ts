@@ -21,7 +21,7 @@ import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
-import { type Budget, type CallInfo, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
+import { type Budget, type CallInfo, release, reserveBudget, settle, unreported, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
 import { mediaRuleFor } from '../relay/image-tokens'
 import { fitCap } from '../relay/output-limit'
@@ -55,6 +55,16 @@ async function runTool(sessions: Map<string, McpSession>, c: McpCall, signal: Ab
 	return s.call(c.tool, c.input, signal)
 }
 
+/** A round cut short: its usage completed with counts (the input when unreported, the output when more than reported). */
+function completeCutUsage(out: RoundOut, budget: Budget) {
+	const u = { ...out.usage }
+	const counted = countText(out.text)
+	if (unreported(u).input) u.input = budget.countInput()
+	if (u.output === undefined || counted > u.output) u.output = counted
+	out.estimated = out.estimated || u.input !== out.usage?.input || u.output !== out.usage?.output
+	out.usage = u
+}
+
 const stopReasonOf = (out: RoundOut, last: boolean): StopReason => (out.ownCalls ? 'tool_use' : last ? 'pause_turn' : (out.reason ?? 'end_turn'))
 
 /**
@@ -76,7 +86,7 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 		if (billed) return
 		billed = true
 		const o = out
-		await settle(roundInfo, budget, { usage: o.usage, estimateOutput: () => countText(o.text), status: 200, endReason, channel: target.ch, upstreamModel: target.upstreamModel })
+		await settle(roundInfo, budget, { usage: o.usage, estimateOutput: () => countText(o.text), status: 200, endReason, estimated: o.estimated, channel: target.ch, upstreamModel: target.upstreamModel })
 	}
 	const onAbort = () => round.abort()
 	target.signal.addEventListener('abort', onAbort, { once: true })
@@ -111,6 +121,12 @@ export function mcpLoop(l: LoopInput): { events: AsyncGenerator<StreamEvent>; ab
 				yield* spliceRound(round.events, state, l.names, out, total)
 			} catch {
 				out.error ??= new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })
+			}
+			// Cut at a stop sequence the gateway enforces: the vendor stops generating, and the round is billed and shown as
+			// a stream cut short is (relay/stream.ts): the output the larger of the reported and the counted.
+			if (round.cutShort()) {
+				round.abort()
+				completeCutUsage(out, budget)
 			}
 			if (target.signal.aborted) return
 			if (out.error || !out.reason) {

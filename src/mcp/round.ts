@@ -1,7 +1,10 @@
 /**
  * One model round of the MCP loop: the canonical request encoded for the channel's protocol, one upstream call
  * (with the channel's timeouts, cancelled with the request), and the answer as canonical events whether it streamed
- * or not. A round that cannot start is a GatewayError saying whether another channel might do better.
+ * or not. A round that cannot start is a GatewayError saying whether another channel might do better. Stop sequences
+ * the vendor cannot take are cut here on every round's answer, as the relay cuts a single answer (stop-sequences.ts):
+ * a match ends the round there, with no tool call after it (the vendor would have stopped generating), so the loop
+ * ends with the answer.
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -10,9 +13,11 @@ import type { ChatRequest } from '../core/ir'
 import { eachFrame } from '../core/sse'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ProtocolCodec } from '../protocols/codec'
+import { runMachine } from '../protocols/stream-machine'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
+import { cutAnswer, cuttingDecoder, splitStops } from '../relay/stop-sequences'
 import { encodeFor, forUpstream } from '../relay/upstream-codec'
 import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
@@ -20,7 +25,8 @@ import { responseEvents } from './events'
 
 export type RoundTarget = { call: ChatCall; ch: Channel; adapter: ChatAdapter; upstreamModel: string; signal: AbortSignal }
 
-export type Round = { events: AsyncGenerator<StreamEvent>; abort(): void }
+/** `cutShort`: the gateway cut the round's stream at a stop sequence before the vendor's end (billed as on an abort). */
+export type Round = { events: AsyncGenerator<StreamEvent>; abort(): void; cutShort(): boolean }
 
 const asError = (e: unknown, fallback: () => GatewayError) => (e instanceof GatewayError ? e : fallback())
 
@@ -29,10 +35,11 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const { call, ch, adapter } = t
 	// The caller's tool names as the vendor takes them, its calls decoded back under the caller's (the MCP tools'
 	// own names are portable already: tools.ts).
+	const stops = splitStops(ir, adapter.protocol, t.upstreamModel)
 	let body: string
 	let codec: ProtocolCodec
 	try {
-		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(ir, adapter.protocol)))
+		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(stops.ir, adapter.protocol)))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -50,11 +57,15 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	if (ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 		// Read through the call's batch reader, which its idle timeout watches (relay/upstream-fetch.ts).
-		return { events: codec.decodeStream(eachFrame(up.sse(false))), abort: () => up.abort() }
+		const frames = eachFrame(up.sse(false))
+		if (!stops.held.length) return { events: codec.decodeStream(frames), abort: () => up.abort(), cutShort: () => false }
+		const decoder = cuttingDecoder(codec.streamDecoder(), stops.held)
+		return { events: runMachine(decoder, frames), abort: () => up.abort(), cutShort: () => decoder.cutShort }
 	}
 	try {
 		const answer = codec.decodeResponse(JSON.parse(await res.text()))
-		return { events: responseEvents(answer), abort: () => up.abort() }
+		if (stops.held.length) cutAnswer(answer, stops.held)
+		return { events: responseEvents(answer), abort: () => up.abort(), cutShort: () => false }
 	} catch (e) {
 		return { error: bodyTimeout(e) ?? asError(e, malformedAnswer) }
 	}

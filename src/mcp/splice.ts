@@ -25,6 +25,8 @@ export type RoundOut = {
 	/** Calls of the caller's own tools: the answer goes back to the caller. */
 	ownCalls: number
 	usage?: Partial<Usage>
+	/** Part of `usage` was counted here (a round cut short at a stop sequence: loop.ts). */
+	estimated?: boolean
 	reason?: StopReason
 	stopSequence?: string
 	error?: GatewayError

@@ -284,13 +284,13 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
-	// Stop sequences the vendor cannot take are enforced here on the converted answer, even between the same protocols
-	// (stop-sequences.ts); but not for several answers, which only the vendor can stop each.
+	// Stop sequences the vendor cannot take are enforced here on the converted answer (each of several), even between
+	// the same protocols (stop-sequences.ts).
 	const stops = splitStops(call.ir, adapter.protocol, upstreamModel)
-	const fast = adapter.protocol === call.client && (stops.held.length === 0 || call.ir.choices !== undefined)
+	const fast = adapter.protocol === call.client && stops.held.length === 0
 	if (fast && call.thread?.channelId !== undefined && ch.id !== call.thread.channelId) return { error: threadElsewhere(call.ir.model) }
 	// Several answers from another vendor: asked of it as it can (one call, or one per answer), merged for the client.
-	if (call.ir.choices && !fast) return choicesAttempt(call, info, ch, adapter, budget, upstreamModel)
+	if (call.ir.choices && !fast) return choicesAttempt(call, info, ch, adapter, budget, upstreamModel, stops)
 	let codec = adapter.protocol
 	let body: string
 	try {

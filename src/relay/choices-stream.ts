@@ -5,6 +5,8 @@
  * fails at once fails the request before anything was sent. Then the sources' chunks go to the client's choices
  * encoder as they arrive, interleaved, each answer's events with its index; usage is the whole request's (the sum over
  * the sources), and the stream ends once every answer ended (one usage chunk, one terminator) or at the first error.
+ * Stop sequences the vendor was not sent are cut in each answer by its own StopCutter; a call whose answers all matched
+ * is aborted there (the vendor stops generating), and the output it produced is then billed and shown as on an abort.
  * @module
  */
 import { failedRow } from '../billing/usage-record'
@@ -22,12 +24,13 @@ import { countText } from './estimate'
 import { createEventMeter } from './meter'
 import { FIRST_EVENT_WINDOW_MS, prefetch } from './prefetch'
 import { beforeContentError, failedBeforeContent, isPreambleEvent } from './stream'
+import { StopCutter } from './stop-sequences'
 import { countOpen, releaseAfterEnd, type RelayStep, settleStream, StreamRelay } from './stream-relay'
 import { fetchUpstream, type UpstreamCall } from './upstream-fetch'
 
 type Meter = ReturnType<typeof createEventMeter>
-/** One answer of a source: its decoder, its index among all the answers, and what it produced. */
-type Reader = { decoder: FrameDecoder; choice: number; meter: Meter }
+/** One answer of a source: its decoder, its index among all the answers, what it produced, and its cutter, if any. */
+type Reader = { decoder: FrameDecoder; choice: number; meter: Meter; cutter: StopCutter | undefined }
 type Chunk = IteratorResult<ChoiceEvent[], undefined>
 
 /** One upstream call and the answers it carries; its first reader's usage is the call's. */
@@ -45,10 +48,51 @@ type Source = {
 
 const DONE = { value: undefined, done: true } as const
 
-/** A source's frame batches through its readers' decoders: each batch's events, tagged with their answer's index. */
-function sourceChunks(batches: AsyncIterator<SseFrame[], undefined>, readers: Reader[]): AsyncIterator<ChoiceEvent[], undefined> {
-	const over = () => readers.every((r) => r.decoder.done)
-	const next = (): Promise<Chunk> => (over() ? Promise.resolve(DONE) : batches.next().then(decode))
+/** The answer ended: the vendor's end, or a stop sequence the gateway enforces. */
+const answered = (r: Reader) => r.decoder.done || r.cutter?.done === true
+
+/** The source's answers all ended, one at least on a stop sequence before the vendor's end: its call is cut short. */
+const stoppedEarly = (s: Pick<Source, 'readers'>) => s.readers.every(answered) && s.readers.some((r) => !r.decoder.done)
+
+/**
+ * A reader's decoded events to `out`: as they came, or through its cutter, metered as the vendor produced them (the
+ * whole delta a sequence matched in, usage that follows it) and the cutter's own `finish` too (the answer ended so).
+ */
+function passOn(reader: Reader, events: StreamEvent[], out: ChoiceEvent[]) {
+	const { cutter, meter, choice } = reader
+	if (!cutter) {
+		for (const event of events) {
+			meter.onEvent(event)
+			out.push({ choice, event })
+		}
+		return
+	}
+	const cut: StreamEvent[] = []
+	for (const e of events) {
+		if (!cutter.done || e.type === 'usage') meter.onEvent(e)
+		cutter.push(e, cut)
+	}
+	const ending = cut.length
+	// A sequence matched: the answer ends with this chunk (its `finish` after the chunk's usage).
+	cutter.end(cut)
+	for (let i = 0; i < cut.length; i++) {
+		if (i >= ending) meter.onEvent(cut[i]!)
+		out.push({ choice, event: cut[i]! })
+	}
+}
+
+/**
+ * A source's frame batches through its readers' decoders: each batch's events, tagged with their answer's index. A
+ * reader cut by a stop sequence is still fed, for the usage the call reports, until every answer of the call ended;
+ * the call is then aborted when one was cut short.
+ */
+function sourceChunks(batches: AsyncIterator<SseFrame[], undefined>, readers: Reader[], up: UpstreamCall): AsyncIterator<ChoiceEvent[], undefined> {
+	const over = () => readers.every(answered)
+	const next = (): Promise<Chunk> => {
+		if (!over()) return batches.next().then(decode)
+		if (stoppedEarly({ readers })) up.abort()
+		return Promise.resolve(DONE)
+	}
 	const decode = (r: IteratorResult<SseFrame[], undefined>): Chunk | Promise<Chunk> => {
 		const out: ChoiceEvent[] = []
 		const events: StreamEvent[] = []
@@ -59,10 +103,7 @@ function sourceChunks(batches: AsyncIterator<SseFrame[], undefined>, readers: Re
 					if (reader.decoder.done) break
 					reader.decoder.push(f, events)
 				}
-			for (const event of events) {
-				reader.meter.onEvent(event)
-				out.push({ choice: reader.choice, event })
-			}
+			passOn(reader, events, out)
 			events.length = 0
 		}
 		if (out.length) return { value: out, done: false }
@@ -97,9 +138,14 @@ async function openSource(a: ChoicesAttempt, k: number, signal: AbortSignal): Pr
 		up.abort()
 		return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 	}
-	const readers = Array.from({ length: plan.perCall }, (_, i) => ({ decoder: plan.codec.streamDecoder(i), choice: k * plan.perCall + i, meter: createEventMeter() }))
+	const readers = Array.from({ length: plan.perCall }, (_, i) => ({
+		decoder: plan.codec.streamDecoder(i),
+		choice: k * plan.perCall + i,
+		meter: createEventMeter(),
+		cutter: a.held.length ? new StopCutter(a.held) : undefined,
+	}))
 	const batches = up.sse()
-	const chunks = sourceChunks(batches, readers)
+	const chunks = sourceChunks(batches, readers, up)
 	const pre = await prefetch(chunks, onlyPreamble, FIRST_EVENT_WINDOW_MS).catch(() => undefined)
 	const source: Source = { up, batches, readers, chunks, buffered: pre?.buffered ?? [], pending: pre?.pending, ended: pre?.done ?? true }
 	// A read the window left running may fail once the call is aborted (another call failed, or the stream ended
@@ -119,9 +165,13 @@ async function openSource(a: ChoicesAttempt, k: number, signal: AbortSignal): Pr
 /** A source's usage (its first reader's: every reader of one call sees the call's whole usage), as reported. */
 const reportedOf = (s: Source): Partial<Usage> | undefined => s.readers[0]!.meter.usage()
 
+/** The output text a source's answers produced, counted. */
+const countSource = (s: Source) => s.readers.reduce((n, r) => n + countText(r.meter.text()), 0)
+
 /**
  * The whole request's usage: the sources' sum, a source that reported none (or only some) counted here (its prompt
- * and output text), `estimated` then.
+ * and output text), `estimated` then; so is the output of a source cut short by a stop sequence when its count is
+ * more than the reported one, which may be a placeholder (budget.ts `settle`, `stoppedEarly`).
  */
 function totalUsage(sources: Source[], countInput: () => number): { usage: Usage; estimated: boolean } {
 	let estimated = false
@@ -131,8 +181,8 @@ function totalUsage(sources: Source[], countInput: () => number): { usage: Usage
 			u.input = countInput()
 			estimated = true
 		}
-		if (u.output === undefined) {
-			u.output = countText(s.readers.map((r) => r.meter.text()).join(''))
+		if (u.output === undefined || (stoppedEarly(s) && countSource(s) > u.output)) {
+			u.output = countSource(s)
 			estimated = true
 		}
 		return u
@@ -141,7 +191,7 @@ function totalUsage(sources: Source[], countInput: () => number): { usage: Usage
 }
 
 /** The text all the answers produced, counted (a cut stream's output when more than the usage says). */
-const countAll = (sources: Source[]) => sources.reduce((n, s) => n + s.readers.reduce((m, r) => m + countText(r.meter.text()), 0), 0)
+const countAll = (sources: Source[]) => sources.reduce((n, s) => n + countSource(s), 0)
 
 export async function streamedChoices(a: ChoicesAttempt): Promise<Attempt> {
 	const calls = siblings(a.call.signal)
@@ -168,13 +218,19 @@ export async function streamedChoices(a: ChoicesAttempt): Promise<Attempt> {
 	return { error: finalError(failed) }
 }
 
-/** The upstream calls of one relay as one: aborted together; after a clean end each one's body is drained on its own. */
+/**
+ * The upstream calls of one relay as one: aborted together; after a clean end each one's body is drained on its own,
+ * but a call cut short by a stop sequence is aborted (the vendor stops generating).
+ */
 const together = (sources: Source[]) => ({
 	abort: () => {
 		for (const s of sources) s.up.abort()
 	},
 	release: () => {
-		for (const s of sources) releaseAfterEnd(s.up, () => s.batches.next())
+		for (const s of sources) {
+			if (stoppedEarly(s)) s.up.abort()
+			else releaseAfterEnd(s.up, () => s.batches.next())
+		}
 	},
 })
 
@@ -213,7 +269,7 @@ class ChoicesRelay extends StreamRelay {
 			this.encoder.push(e, frames)
 		}
 		if (usageMoved) this.showUsage(frames, false)
-		const last = this.encoder.done || this.sources.every((s) => s.readers.every((r) => r.decoder.done))
+		const last = this.encoder.done || this.sources.every((s) => s.readers.every(answered))
 		if (last) this.encoder.end(frames)
 		let text = ''
 		for (const f of frames) text += formatSse(f)
@@ -277,6 +333,7 @@ class ChoicesRelay extends StreamRelay {
 		const { usage, estimated } = totalUsage(this.sources, this.a.budget.countInput)
 		const ends = this.sources.flatMap((s) => s.readers.map((r) => r.meter.end()))
 		const endReason = this.cancelled ? 'client_abort' : ends.includes('error') ? 'error' : ends.includes('cut') ? 'upstream_cut' : 'ok'
-		return settleStream(this.a, { usage, estimated, estimateOutput: () => countAll(this.sources), endReason })
+		const stopped = this.sources.some(stoppedEarly)
+		return settleStream(this.a, { usage, estimated, estimateOutput: () => countAll(this.sources), endReason, stoppedEarly: stopped })
 	}
 }

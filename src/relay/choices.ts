@@ -5,7 +5,7 @@
  * per answer, all at once, the prompt paid each time. The client's codec merges them (`encodeChoices`,
  * `choicesEncoder`), each at its index, with the whole request's usage (summed over the calls), billed once.
  * When one call fails the request fails in the client's shape: the calls the vendor answered are billed (it charged
- * for them), and nothing more.
+ * for them), and nothing more. Stop sequences the vendor cannot take are enforced on each answer (stop-sequences.ts).
  * @module
  */
 import { failedRow } from '../billing/usage-record'
@@ -21,6 +21,7 @@ import { type Budget, type CallInfo, settle } from './budget'
 import type { ChatCall } from './chat'
 import { streamedChoices } from './choices-stream'
 import { countOutputText } from './output-count'
+import { cutAnswer } from './stop-sequences'
 import { convertedBody } from './upstream-codec'
 import { channelTimeouts, fetchUpstream, type Timeouts, unreadableAnswer } from './upstream-fetch'
 
@@ -36,7 +37,16 @@ export type ChoicesPlan = {
 	timeouts: Timeouts
 }
 
-export type ChoicesAttempt = { call: ChatCall; info: CallInfo; budget: Budget; plan: ChoicesPlan; channel: Channel; upstreamModel: string }
+export type ChoicesAttempt = {
+	call: ChatCall
+	info: CallInfo
+	budget: Budget
+	plan: ChoicesPlan
+	channel: Channel
+	upstreamModel: string
+	/** The stop sequences the vendor was not sent, which the gateway cuts each answer at. */
+	held: string[]
+}
 
 /** The request for one of several answers. */
 const oneAnswer = (ir: ChatRequest): ChatRequest => {
@@ -45,13 +55,22 @@ const oneAnswer = (ir: ChatRequest): ChatRequest => {
 	return out
 }
 
-export async function choicesAttempt(call: ChatCall, info: CallInfo, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string): Promise<Attempt> {
+/** `stops`: the request as the vendor takes its stop sequences, and those left for the gateway (splitStops). */
+export async function choicesAttempt(
+	call: ChatCall,
+	info: CallInfo,
+	ch: Channel,
+	adapter: ChatAdapter,
+	budget: Budget,
+	upstreamModel: string,
+	stops: { ir: ChatRequest; held: string[] },
+): Promise<Attempt> {
 	const n = call.ir.choices ?? 1
 	if (!call.client.encodeChoices || !call.client.choicesEncoder) return { error: new GatewayError('invalid_request', `${call.client.name} clients cannot ask for several answers`) }
 	const together = adapter.protocol.severalAnswers === true
 	let sent
 	try {
-		sent = await convertedBody(call, ch, adapter, budget, upstreamModel, together ? call.ir : oneAnswer(call.ir))
+		sent = await convertedBody(call, ch, adapter, budget, upstreamModel, together ? stops.ir : oneAnswer(stops.ir))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e
@@ -65,7 +84,7 @@ export async function choicesAttempt(call: ChatCall, info: CallInfo, ch: Channel
 		headers: adapter.headers(ch),
 		timeouts: channelTimeouts(ch.settings),
 	}
-	const a: ChoicesAttempt = { call, info, budget, plan, channel: ch, upstreamModel }
+	const a: ChoicesAttempt = { call, info, budget, plan, channel: ch, upstreamModel, held: stops.held }
 	return call.ir.stream ? streamedChoices(a) : wholeChoices(a)
 }
 
@@ -140,6 +159,8 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 			return { error: unreadableAnswer(e) }
 		}
 		const answers = Array.from({ length: plan.perCall }, (_, i) => plan.codec.decodeResponse(json, i))
+		// Cut as the vendor would have: its usage stays the whole answers' (it generated them).
+		if (a.held.length) for (const r of answers) cutAnswer(r, a.held)
 		// The usage of a body with several answers covers all of them: it is read once.
 		const reported = answers[0]!.usage
 		if (reported.input + reported.output + reported.cacheRead > 0) return { answers, usage: reported, estimated: false }

@@ -9,7 +9,7 @@
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
-import type { StreamMachine } from '../protocols/stream-machine'
+import type { FrameDecoder, StreamMachine } from '../protocols/stream-machine'
 
 /**
  * The request as `codec`'s vendor takes it for `model`, and the stop sequences left for the gateway to enforce (none
@@ -139,5 +139,39 @@ export class StopCutter implements StreamMachine<StreamEvent, StreamEvent> {
 	private flush(out: StreamEvent[]) {
 		if (this.held && this.text >= 0) out.push({ type: 'text_delta', index: this.text, text: this.held })
 		this.held = ''
+	}
+}
+
+/** A decoder whose answer's text is cut at stop sequences (StopCutter), and whether it was, before the vendor's end. */
+export type CuttingDecoder = FrameDecoder & { readonly cutShort: boolean }
+
+/**
+ * `inner` with its text cut at `stops`: done at a match (so a reader stops reading there, and the vendor stops
+ * generating once the call is aborted), the cutter's `finish` after the events of the same frame.
+ * @example runMachine(cuttingDecoder(codec.streamDecoder(), held), frames)
+ */
+export function cuttingDecoder(inner: FrameDecoder, stops: string[]): CuttingDecoder {
+	const cutter = new StopCutter(stops)
+	const events: StreamEvent[] = []
+	const pass = (out: StreamEvent[]) => {
+		for (const e of events) cutter.push(e, out)
+		events.length = 0
+		cutter.end(out)
+	}
+	return {
+		push(frame, out) {
+			inner.push(frame, events)
+			pass(out)
+		},
+		end(out) {
+			inner.end(events)
+			pass(out)
+		},
+		get done() {
+			return inner.done || cutter.done
+		},
+		get cutShort() {
+			return cutter.done && !inner.done
+		},
 	}
 }

@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import type OpenAI from 'openai'
-import { expectRounds, failedAsSeen, MODEL, type McpEnv, server, SETUP_MS, startMcpEnv, UPS, usageRows } from './setup'
+import { countText } from '../../../src/relay/estimate'
+import { countWords, PREFACE_TEXT } from '../../mocks'
+import { expectRounds, failedAsSeen, MODEL, type McpEnv, server, SETUP_MS, startMcpEnv, type Up, UPS, usageRows } from './setup'
 
 let env: McpEnv
 beforeAll(async () => {
@@ -48,6 +50,12 @@ async function chat(client: OpenAI, body: Record<string, unknown>, stream: boole
 	return out
 }
 
+/** Five sequences that never match, before the one that does: beyond OpenAI's four and Gemini's five. */
+const FILLERS = ['<a>', '<b>', '<c>', '<d>', '<e>']
+/** What each vendor takes of them. */
+const TAKEN: Record<Up, string[]> = { openai: FILLERS.slice(0, 4), gemini: FILLERS }
+const sentStops = (up: Up, body: Record<string, any>): unknown => (up === 'openai' ? body.stop : body.generationConfig?.stopSequences)
+
 const call = (name: string, city: string, outcome: { output: string } | { error: string }) => ({
 	type: 'mcp_call',
 	server_name: 'tools',
@@ -87,5 +95,44 @@ for (const up of UPS)
 				expect(parsed(a.mcpCalls)).toEqual([call('get_weather', 'Paris', { output: 'Sunny in Paris' }), call('explode', 'Tokyo', { error: 'boom for Tokyo' })])
 				expect(a.text).toBe(`Tool results: Sunny in Paris; ${failedAsSeen(up, 'boom for Tokyo')}`)
 				expect((await usageRows(env, acct.accountId)).map((r) => r.request_id.replace(/^req_\w+/, 'id'))).toEqual(['id', 'id:r2'])
+			})
+
+			it('should cut the final answer at a stop sequence the vendor cannot take, every round sent what it takes', async () => {
+				const acct = await env.account()
+				const from = env.vendors[up].requests.length
+				const a = await chat(acct.openai, { model: MODEL[up], mcp_servers: [server(env.mcp.url)], stop: [...FILLERS, 'Noon'] }, stream)
+				expect(a.text).toBe('Tool results: Sunny in Paris; ')
+				expect(a.finish).toBe('stop')
+				expect(a.mcpCalls).toHaveLength(2)
+				const sent = env.vendors[up].requests.slice(from).map((r) => sentStops(up, r.body as Record<string, any>))
+				expect(sent).toEqual([TAKEN[up], TAKEN[up]])
+				const rows = await expectRounds(env, acct, MODEL[up], 2)
+				expect(a.usage?.completion_tokens).toBe(rows[0]!.output_tokens + rows[1]!.output_tokens)
+			})
+
+			it('should end the answer at a stop sequence matched in a round that then calls tools, with no call after it', async () => {
+				const acct = await env.account()
+				const from = env.vendors[up].requests.length
+				const aborts = env.vendors[up].aborts.length
+				// A stream stalls after the chunk the sequence is in (OpenAI's role chunk and a word each, Gemini's text whole):
+				// only an abort ends it.
+				if (stream) env.vendors[up].faultOnce = { kind: 'stall', afterChunks: up === 'openai' ? 5 : 1 }
+				const a = await chat(acct.openai, { model: MODEL[up], messages: [{ role: 'user', content: '#tools #preface What is the weather?' }], mcp_servers: [server(env.mcp.url)], stop: [...FILLERS, 'STOP'] }, stream)
+				expect(a.text).toBe('Let me check. ')
+				expect(a.finish).toBe('stop')
+				expect(a.mcpCalls).toEqual([])
+				expect(a.toolCalls).toBe(0)
+				// One round: no tool ran, nothing went back to the model.
+				expect(env.vendors[up].requests.length).toBe(from + 1)
+				expect(env.mcp.calls).toEqual([])
+				// The stream is read no further than the match: the call is aborted.
+				if (stream) {
+					for (let i = 0; i < 100 && env.vendors[up].aborts.length === aborts; i++) await Bun.sleep(10)
+					expect(env.vendors[up].aborts.length).toBe(aborts + 1)
+				}
+				const [row] = await expectRounds(env, acct, MODEL[up], 1)
+				expect(a.usage?.completion_tokens).toBe(row!.output_tokens)
+				// Billed at least for what was produced up to the match (a whole answer, the vendor's whole usage).
+				expect(row!.output_tokens).toBeGreaterThanOrEqual(stream ? countText('Let me check. STOP') : countWords(PREFACE_TEXT) + 4)
 			})
 		})

@@ -77,6 +77,8 @@ function streamChunks(p: Plan, head: Head, images: number, signature: string | u
 	}
 	const final = usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, images)
 	if (p.calls.length > 0) {
+		// Text said before the calls comes first, in its own chunk.
+		if (p.text) out.push(chunk([{ text: p.text }], usageOf(p, countWords(p.text), p.usage.reasoning, images), head))
 		// Gemini sends each functionCall whole (args as an object), never as fragments.
 		out.push(chunk(callParts(p), final, head, finishOf(p)))
 		return out
@@ -149,7 +151,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const grounding = groundingFor(b.tools, conv.lastUserText, p.text)
 	if (!stream) {
 		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
-		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? callParts(p) : [answer])]
+		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? [...(p.text ? [answer] : []), ...callParts(p)] : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))

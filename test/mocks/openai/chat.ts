@@ -53,7 +53,7 @@ const callId = (seed: string, i: number): string => stableId('call_', `${seed}|$
 
 function message(p: Plan, seed: string): Obj {
 	const refused = p.finish === 'refusal'
-	const msg: Obj = { role: 'assistant', content: p.calls.length > 0 || refused ? null : p.text, refusal: refused ? p.text : null, annotations: [] }
+	const msg: Obj = { role: 'assistant', content: refused || (p.calls.length > 0 && !p.text) ? null : p.text, refusal: refused ? p.text : null, annotations: [] }
 	if (p.thinking) msg.reasoning_content = p.thinking
 	if (p.calls.length > 0) {
 		msg.tool_calls = p.calls.map((c, i) => ({ id: callId(seed, i), type: 'function', function: { name: c.name, arguments: c.json } }))

@@ -7,7 +7,8 @@
  *   or `continuation(prefill)` when the request ends with an assistant turn the vendor continues;
  *   `I see N image(s). ` first when the last user turn has images; ` one two STOP three` appended on `#stop`;
  * - `#tools` with tools offered: two parallel calls (first tool `{<key>: 'Paris'}`, second-or-first `{<key>: 'Tokyo'}`),
- *   only the first when the request turned parallel calls off;
+ *   only the first when the request turned parallel calls off; with `#preface` the calls follow the text `PREFACE_TEXT`
+ *   (OpenAI `content` beside `tool_calls`, a text part or block before the calls);
  * - `#call <Name> <json object>` with tool Name offered: one call of Name with those arguments (a scripted agent step);
  * - `#refusal`: the model refuses, `REFUSAL_TEXT` with stop reason refusal (OpenAI's `refusal` field, Anthropic
  *   `stop_reason: "refusal"`, a Responses `refusal` part, Gemini `SAFETY`);
@@ -109,6 +110,9 @@ export interface Plan {
 	usage: PlanUsage
 }
 
+/** The text a `#preface` answer says before its tool calls. */
+export const PREFACE_TEXT = 'Let me check. STOP Calling the tools now.'
+
 /** Input tokens of a conversation (also what the count-tokens endpoints return). */
 export function inputTokens(c: Pick<Conversation, 'inputTexts' | 'images'>): number {
 	let n = c.images * 85
@@ -186,7 +190,8 @@ export function plan(c: Conversation): Plan {
 	if (scripted) return { thinking, text: '', calls: [scripted], finish: 'tool_calls', usage: usage(2) }
 	if (!c.toolResults && c.tools.length > 0 && c.lastUserText.includes('#tools')) {
 		const calls = c.singleCall ? plannedCalls(c).slice(0, 1) : plannedCalls(c)
-		return { thinking, text: '', calls, finish: 'tool_calls', usage: usage(calls.length * 2) }
+		const text = c.lastUserText.includes('#preface') ? PREFACE_TEXT : ''
+		return { thinking, text, calls, finish: 'tool_calls', usage: usage(calls.length * 2 + countWords(text)) }
 	}
 	if (!c.toolResults && c.forcedCall) {
 		const args = sampleFor(c.forcedCall.schema, c.lastUserText) as Record<string, unknown>
