@@ -39,8 +39,9 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * Canonical events → Gemini SSE frames for a Gemini-native client. `ping` yields nothing: Gemini has no keepalive
  * chunk, and an SSE comment is not expressible as an SseFrame (the relay can write `SSE_KEEPALIVE` bytes itself).
  * An `error` becomes the `{error:{code,message,status}}` frame Google SDKs throw on, and ends the stream.
- * Signatures are shown as in `encodeResponseParts` (parts.ts): Anthropic's tagged on a thought part, Gemini's raw on
- * its kind of part; one of a text part follows that text on an empty text part, as Gemini streams it.
+ * Signatures are shown as in `encodeResponseParts` (parts.ts): Anthropic's tagged on a thought part (the last piece of
+ * the thinking it signs, held back for it), Gemini's raw on its kind of part; one of a text part follows that text on an
+ * empty text part, as Gemini streams it.
  * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: thinking other than Gemini's
  * text-part signatures is collected and carried (carried-thinking.ts) on the first function call that follows it, or
  * else on the empty text part that ends the stream, where Gemini streams a text part's signature.
@@ -54,6 +55,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let call: Call | undefined
 	let calls = 0
 	let pending: string | undefined // a text part's signature, sent once the text after it is
+	let thought: { index: number; text: string } | undefined // the last thought piece, held for the signature that may end its block
 	let heldCalls: GeminiPart[] = [] // function calls not sent yet: the next call joins them, anything else sends them first
 	let usage: Partial<Usage> | undefined
 	const show = ctx.includeThoughts === true
@@ -81,6 +83,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		out.push(frame(heldCalls))
 		heldCalls = []
 	}
+	const sendThought = (out: SseFrame[]) => {
+		if (thought) out.push(frame([{ text: thought.text, thought: true }]))
+		thought = undefined
+	}
 	const flush = (out: SseFrame[]) => {
 		if (pending) out.push(frame([{ text: '', thoughtSignature: pending }]))
 		pending = undefined
@@ -95,7 +101,14 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		if (open?.block.kind === 'tool_call' && call) return void (call.signature = signature)
 		if (open?.block.kind !== 'thinking') return void out.push(frame([{ text: '', thoughtSignature: signature }]))
 		const shown = signatureForClient(signature)
-		if (!shown.onText) return void out.push(frame([{ text: '', thought: true, thoughtSignature: shown.signature }]))
+		if (!shown.onText) {
+			// On the last piece of the thinking it signs: @ai-sdk/google 3 (opencode's) keeps a streamed signature from a part
+			// with no text only when a text block is open, so on a thought part of its own Claude's signature was lost.
+			out.push(frame([{ text: thought?.text ?? '', thought: true, thoughtSignature: shown.signature }]))
+			thought = undefined
+			return
+		}
+		sendThought(out)
 		// Signature-only thinking right after a text block: the signature of that text.
 		if (!open.text && open.afterText && !pending) return void out.push(frame([{ text: '', thoughtSignature: shown.signature }]))
 		flush(out)
@@ -104,6 +117,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	return {
 		push(ev, out) {
 			if (over) return
+			if (thought && ev.type !== 'usage' && ev.type !== 'ping' && !((ev.type === 'thinking_delta' || ev.type === 'signature_delta') && ev.index === thought.index)) sendThought(out)
 			if (heldCalls.length && !keepsCallsHeld(ev)) sendCalls(out)
 			switch (ev.type) {
 				case 'start':
@@ -133,7 +147,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (open && ev.text) open.text = true
 					const kept = hidden.get(ev.index)
 					if (kept) kept.part.text += ev.text
-					else if (ev.text && show) out.push(frame([{ text: ev.text, thought: true }]))
+					else if (ev.text && show) {
+						sendThought(out)
+						thought = { index: ev.index, text: ev.text }
+					}
 					break
 				}
 				case 'signature_delta': {
@@ -189,7 +206,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		},
 		// A Gemini stream has no terminator: it ends with the chunk that carries finishReason.
 		end(out) {
-			if (!over) sendCalls(out)
+			if (!over) {
+				sendThought(out)
+				sendCalls(out)
+			}
 			over = true
 		},
 		get done() {
