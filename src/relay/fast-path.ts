@@ -1,6 +1,6 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
- * cap (when the budget or the model's maximum lowered it) and, for OpenAI streams, `stream_options.include_usage`
+ * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
  * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns).
@@ -35,9 +35,13 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			if (messages) set('messages', messages)
 			const options = body.stream_options as Body | undefined
 			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
-			if (cap !== undefined) {
-				// Lower the field the client used; when it used none, the one the model accepts (reasoning models
-				// refuse max_tokens).
+			if (usesCompletionTokens(upstreamModel) && body.max_tokens !== undefined && body.max_tokens !== null) {
+				// Reasoning models refuse max_tokens (400 "Use 'max_completion_tokens' instead"), which clients that know no
+				// model send to every one (opencode through @ai-sdk/openai-compatible): the cap moves to the field they take.
+				const { max_tokens: asked, ...rest } = out ?? body
+				out = { ...rest, max_completion_tokens: cap ?? body.max_completion_tokens ?? asked }
+			} else if (cap !== undefined) {
+				// Lower the field the client used; when it used none, the one the model accepts.
 				const field = body.max_completion_tokens !== undefined || (body.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
 				set(field, cap)
 			}

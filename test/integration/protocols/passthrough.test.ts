@@ -45,17 +45,17 @@ describe('OpenAI fast path', () => {
 	it("should forward the client's own bytes with only the mapped model and the lowered cap rewritten in place", async () => {
 		const acct = await m.account()
 		// Spacing, key order and escapes JSON.stringify would not reproduce; a quoted "model" key inside a string.
-		const text = (model: string, cap: number) =>
-			`{ "max_tokens" : ${cap},\n  "messages": [{"role": "user", "content": "caf\\u00e9 \\"model\\": x"}],\n  "model" : ${JSON.stringify(model)}, "x_vendor": [1, {"model": "inner"}] }`
-		for (const [asked, upstream, cap, expectedCap] of [
-			[MODEL.openai, UPSTREAM_MODEL.openai, 64, 64],
-			[CAPPED.openai, CAPPED_UPSTREAM.openai, CAPPED_MAX + 1000, CAPPED_MAX],
+		const text = (model: string, field: string, cap: number) =>
+			`{ "${field}" : ${cap},\n  "messages": [{"role": "user", "content": "caf\\u00e9 \\"model\\": x"}],\n  "model" : ${JSON.stringify(model)}, "x_vendor": [1, {"model": "inner"}] }`
+		// The capped model is a reasoning model, which takes only max_completion_tokens: its cap is written into that field.
+		for (const [asked, upstream, field, cap, expectedCap] of [
+			[MODEL.openai, UPSTREAM_MODEL.openai, 'max_tokens', 64, 64],
+			[CAPPED.openai, CAPPED_UPSTREAM.openai, 'max_completion_tokens', CAPPED_MAX + 1000, CAPPED_MAX],
 		] as const) {
-			const res = await fetch(`${m.app.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` }, body: text(asked, cap) })
+			const res = await fetch(`${m.app.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` }, body: text(asked, field, cap) })
 			expect(res.status).toBe(200)
 			const sent = lastRequest(m.mocks.openai)
-			// The capped model is a reasoning model: its cap is still written into the field the client used.
-			expect(m.mocks.openai.requests.at(-1)!.text).toBe(text(upstream, expectedCap))
+			expect(m.mocks.openai.requests.at(-1)!.text).toBe(text(upstream, field, expectedCap))
 			expect(sent.body.messages[0].content).toBe('café "model": x')
 		}
 	})

@@ -17,6 +17,17 @@ export function checkReasoningEffort(model: unknown, effort: unknown, param: 're
 	return openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
 }
 
+/**
+ * OpenAI's 400 for `max_tokens` sent to a reasoning model, which takes only `max_completion_tokens` ("This value is
+ * now deprecated in favor of max_completion_tokens, and is not compatible with o-series models":
+ * https://platform.openai.com/docs/api-reference/chat/create#chat-create-max_tokens; gpt-5 answers the same), or
+ * undefined.
+ */
+export function checkMaxTokens(b: Record<string, unknown>): JsonReply | undefined {
+	if (b.max_tokens === undefined || b.max_tokens === null || typeof b.model !== 'string' || !FIXED_SAMPLING.test(b.model)) return undefined
+	return openaiError(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens', 'unsupported_parameter')
+}
+
 /** OpenAI's reasoning models, whose sampling is fixed. */
 const FIXED_SAMPLING = /^(o\d|gpt-5(?!-chat)|codex-)/
 const SAMPLING = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs'] as const

@@ -160,6 +160,17 @@ describe('openai mock: chat completions', () => {
 		expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('Hello! You said: hi')
 	})
 
+	it('should refuse max_tokens to a reasoning model and take max_completion_tokens, as OpenAI does', async () => {
+		const refused = await client.chat.completions.create({ model: 'gpt-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)
+		expect((refused as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
+			message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+			type: 'invalid_request_error',
+			param: 'max_tokens',
+			code: 'unsupported_parameter',
+		})
+		expect((await client.chat.completions.create({ model: 'o4-mini', max_completion_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('Hello! You said: hi')
+	})
+
 	it('should stop on #length, on a stop sequence, and count images and cache', async () => {
 		const len = await client.chat.completions.create({ model: 'gpt-4o', max_tokens: 3, messages: [{ role: 'user', content: 'go #length' }] })
 		expect(len.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Hello! You said:' } })

@@ -28,6 +28,20 @@ describe('stripUsage', () => {
 	})
 })
 
+describe('rewriteBody (openai-chat): the output cap of a reasoning model', () => {
+	const ask = { model: 'think', messages: [{ role: 'user', content: 'hi' }], max_tokens: 32000 }
+	it("should move max_tokens to max_completion_tokens for a reasoning model (OpenAI's 400 \"Use 'max_completion_tokens' instead\")", () => {
+		expect(rewriteBody('openai-chat', ask, 'o4-mini', undefined, false)).toEqual({ model: 'o4-mini', messages: ask.messages, max_completion_tokens: 32000 })
+		expect(rewriteBody('openai-chat', ask, 'gpt-5', 16384, false)).toEqual({ model: 'gpt-5', messages: ask.messages, max_completion_tokens: 16384 })
+		// Both sent: max_completion_tokens is the one OpenAI reads.
+		expect(rewriteBody('openai-chat', { ...ask, max_completion_tokens: 100 }, 'o3', undefined, false)).toEqual({ model: 'o3', messages: ask.messages, max_completion_tokens: 100 })
+	})
+	it('should leave max_tokens to a model that takes it', () => {
+		expect(rewriteBody('openai-chat', ask, 'gpt-4.1', undefined, false)).toEqual({ ...ask, model: 'gpt-4.1' })
+		expect(rewriteBody('openai-chat', ask, 'gpt-4.1', 1000, false)).toEqual({ ...ask, model: 'gpt-4.1', max_tokens: 1000 })
+	})
+})
+
 describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouches for', () => {
 	const CLAUDE_SIG = 'EqQBCkgIARABGAIiQL5ZtMmXqy+/=='
 	const GEMINI_SIG = tagSignature('gemini-text', 'R0VNX1NJR18y')

@@ -64,6 +64,32 @@ describe('gemini encodeStream', () => {
 		expect(chunks.slice(0, -1).some((c) => 'usageMetadata' in c || 'finishReason' in c.candidates[0])).toBe(false)
 	})
 
+	it("should put Claude's signature on the last thought piece, never on a thought part of its own (opencode's @ai-sdk/google 3 loses it there)", async () => {
+		const frames = await encode([
+			{ type: 'start', id: 'msg_2', model: 'my-model' },
+			{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
+			{ type: 'thinking_delta', index: 0, text: 'Let me' },
+			{ type: 'ping' },
+			{ type: 'thinking_delta', index: 0, text: ' think.' },
+			{ type: 'signature_delta', index: 0, signature: 'c2lnLWE=' },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'thinking' } },
+			{ type: 'thinking_delta', index: 1, text: 'Unsigned.' },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'block_start', index: 2, block: { kind: 'tool_call', id: 'call_a', name: 'read' } },
+			{ type: 'json_delta', index: 2, json: '{"filePath":"a.txt"}' },
+			{ type: 'block_stop', index: 2 },
+			{ type: 'finish', reason: 'tool_use' },
+		])
+		const parts = frames.map((f) => JSON.parse(f.data).candidates[0].content.parts)
+		expect(parts.slice(0, 4)).toEqual([
+			[{ text: 'Let me', thought: true }],
+			[{ text: ' think.', thought: true, thoughtSignature: tagSignature('anthropic', 'c2lnLWE=') }],
+			[{ text: 'Unsigned.', thought: true }],
+			[{ functionCall: { id: 'call_a', name: 'read', args: { filePath: 'a.txt' } }, thoughtSignature: SKIP_SIGNATURE }],
+		])
+	})
+
 	it('should send each tool call whole, once its block closes, and parallel calls in one chunk as Gemini does', async () => {
 		const chunks = (await encode(toolTurn)).map((f) => JSON.parse(f.data))
 		expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual([
