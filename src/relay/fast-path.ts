@@ -35,10 +35,17 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			if (messages) set('messages', messages)
 			const options = body.stream_options as Body | undefined
 			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
+			// Reasoning models refuse max_tokens ("Unsupported parameter: 'max_tokens' is not supported with this model. Use
+			// 'max_completion_tokens' instead."), which clients written for older models still send (Qwen Code: every model).
+			if (body.max_tokens != null && body.max_completion_tokens == null && usesCompletionTokens(upstreamModel)) {
+				out ??= { ...body }
+				out.max_completion_tokens = body.max_tokens
+				delete out.max_tokens
+			}
 			if (cap !== undefined) {
-				// Lower the field the client used; when it used none, the one the model accepts (reasoning models
-				// refuse max_tokens).
-				const field = body.max_completion_tokens !== undefined || (body.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
+				// Lower the field the client's cap is in; when it gave none, the one the model accepts.
+				const sent = out ?? body
+				const field = sent.max_completion_tokens !== undefined || (sent.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
 				set(field, cap)
 			}
 			break

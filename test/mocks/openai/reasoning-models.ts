@@ -31,3 +31,13 @@ export function checkSampling(b: Record<string, unknown>): JsonReply | undefined
 	const param = SAMPLING.find((k) => b[k] !== undefined && b[k] !== null && !((k === 'temperature' || k === 'top_p') && b[k] === 1) && b[k] !== false)
 	return param && openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
 }
+
+/**
+ * OpenAI's 400 for `max_tokens` sent to a reasoning model in Chat Completions, which takes only
+ * `max_completion_tokens` ("max_tokens … is not compatible with o-series models",
+ * https://platform.openai.com/docs/api-reference/chat/create#chat-create-max_tokens; gpt-5 answers the same), or undefined.
+ */
+export function checkMaxTokens(b: Record<string, unknown>): JsonReply | undefined {
+	if (b.max_tokens === undefined || b.max_tokens === null || typeof b.model !== 'string' || !FIXED_SAMPLING.test(b.model)) return undefined
+	return openaiError(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens', 'unsupported_parameter')
+}
