@@ -35,14 +35,17 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			if (messages) set('messages', messages)
 			const options = body.stream_options as Body | undefined
 			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
-			if (usesCompletionTokens(upstreamModel) && body.max_tokens !== undefined && body.max_tokens !== null) {
-				// Reasoning models refuse max_tokens (400 "Use 'max_completion_tokens' instead"), which clients that know no
-				// model send to every one (opencode through @ai-sdk/openai-compatible): the cap moves to the field they take.
+			// Reasoning models refuse max_tokens ("Unsupported parameter: 'max_tokens' is not supported with this model. Use
+			// 'max_completion_tokens' instead."), which clients written for older models or for no model in particular send to
+			// every one (Qwen Code; opencode through @ai-sdk/openai-compatible): it goes in the field they take.
+			if (body.max_tokens != null && usesCompletionTokens(upstreamModel)) {
 				const { max_tokens: asked, ...rest } = out ?? body
-				out = { ...rest, max_completion_tokens: cap ?? body.max_completion_tokens ?? asked }
-			} else if (cap !== undefined) {
-				// Lower the field the client used; when it used none, the one the model accepts.
-				const field = body.max_completion_tokens !== undefined || (body.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
+				out = { ...rest, max_completion_tokens: body.max_completion_tokens ?? asked }
+			}
+			if (cap !== undefined) {
+				// Lower the field the client's cap is in; when it gave none, the one the model accepts.
+				const sent = out ?? body
+				const field = sent.max_completion_tokens !== undefined || (sent.max_tokens === undefined && usesCompletionTokens(upstreamModel)) ? 'max_completion_tokens' : 'max_tokens'
 				set(field, cap)
 			}
 			break

@@ -112,7 +112,7 @@ function decodeToolChoice(b: Json): { toolChoice?: ToolChoice; parallel?: boolea
 
 const EFFORT: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' }
 
-function decodeThinking(b: Json, maxTokens: number, extra: AnthropicExtra): Reasoning | undefined {
+function decodeThinking(b: Json, extra: AnthropicExtra): Reasoning | undefined {
 	const th = optObject(b, 'thinking', '')
 	if (!th) return undefined
 	const display = optString(th, 'display', 'thinking')
@@ -129,8 +129,9 @@ function decodeThinking(b: Json, maxTokens: number, extra: AnthropicExtra): Reas
 		case 'enabled': {
 			const budget = optInteger(th, 'budget_tokens', 'thinking', 1024)
 			if (budget === undefined) throw invalid('thinking.budget_tokens', 'Field required')
-			// Anthropic: "`max_tokens` must be greater than `thinking.budget_tokens`".
-			if (budget >= maxTokens) throw badRequest('`max_tokens` must be greater than `thinking.budget_tokens`', 'max_tokens')
+			// "`max_tokens` must be greater than `thinking.budget_tokens`" is Claude's rule, left to Claude (its 400 comes
+			// back as is). Other vendors get the budget fitted under the cap (core/reasoning.ts): Qwen Code sends 32000
+			// with gpt-4.1's 16384 or gemini-2.5-pro's 8192 when pointed at /v1/messages.
 			return { ...base, budgetTokens: budget }
 		}
 		default:
@@ -199,7 +200,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	const { toolChoice, parallel } = decodeToolChoice(b)
 	if (toolChoice) req.toolChoice = toolChoice
 	if (parallel !== undefined) req.parallelToolCalls = parallel
-	const reasoning = decodeThinking(b, maxTokens, extra)
+	const reasoning = decodeThinking(b, extra)
 	if (reasoning) req.reasoning = reasoning
 
 	const temperature = optNumber(b, 'temperature', '', 0, 1)

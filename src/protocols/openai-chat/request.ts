@@ -7,7 +7,7 @@
  * @module
  */
 import { badRequest, unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
+import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { budgetToEffort } from '../../core/reasoning'
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
@@ -189,14 +189,15 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 
 	const effort = optString(b.reasoning_effort, 'reasoning_effort')
 	if (effort !== undefined) {
-		if (EFFORTS.has(effort)) req.reasoning = { enabled: true, effort: effort as ReasoningEffort }
-		else if (effort === 'none' || effort === 'xhigh') {
-			// No canonical value: keep the original for OpenAI upstreams, give other vendors the nearest meaning. "none" asks
-			// for no reasoning at all: an explicit zero budget, so Gemini 2.5 turns its default thinking off.
-			req.reasoning = effort === 'none' ? { enabled: false, budgetTokens: 0 } : { enabled: true, effort: 'high' }
+		req.reasoning = effortReasoning(effort, 'reasoning_effort')
+		// No canonical value: the original is kept for OpenAI upstreams.
+		if (!EFFORTS.has(effort)) {
 			extra.reasoning_effort = effort
 			extras = true
-		} else throw badRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning_effort')
+		}
+	} else if (isObject(b.reasoning)) {
+		const r = decodeReasoningObject(b.reasoning)
+		if (r) req.reasoning = r
 	}
 	// `user` is deprecated for `safety_identifier`, the same abuse-tracking id: either fills the canonical slot
 	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
@@ -206,6 +207,34 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (only.length) req.vendorOnly = only
 	if (extras) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
 	return req
+}
+
+/**
+ * An effort name → canonical reasoning. "none" and "xhigh" have no canonical value: other vendors get the nearest
+ * meaning, "none" an explicit zero budget so Gemini 2.5 turns its default thinking off.
+ * @example effortReasoning('none', 'reasoning_effort') // { enabled: false, budgetTokens: 0 }
+ */
+function effortReasoning(effort: string, param: string): Reasoning {
+	if (EFFORTS.has(effort)) return { enabled: true, effort: effort as ReasoningEffort }
+	if (effort === 'none') return { enabled: false, budgetTokens: 0 }
+	if (effort === 'xhigh') return { enabled: true, effort: 'high' }
+	throw badRequest(`${param} must be one of none, minimal, low, medium, high, xhigh`, param)
+}
+
+/**
+ * OpenRouter's `reasoning` object (https://openrouter.ai/docs/use-cases/reasoning-tokens): `effort` or `max_tokens`
+ * (a budget), or `enabled`. Qwen Code sends it instead of `reasoning_effort` for models it does not take for OpenAI's;
+ * OpenAI upstreams still get it as written (it stays in `extra`), the others get it as thinking rather than not at all.
+ * @example decodeReasoningObject({ max_tokens: 2000 }) // { enabled: true, budgetTokens: 2000 }
+ */
+function decodeReasoningObject(o: Json): Reasoning | undefined {
+	const enabled = optBoolean(o.enabled, 'reasoning.enabled')
+	const effort = optString(o.effort, 'reasoning.effort')
+	const budget = optInteger(o.max_tokens, 'reasoning.max_tokens')
+	if (enabled === false) return { enabled: false }
+	if (budget !== undefined) return budget === 0 ? { enabled: false, budgetTokens: 0 } : { enabled: true, budgetTokens: budget }
+	if (effort !== undefined) return effortReasoning(effort, 'reasoning.effort')
+	return enabled === true ? { enabled: true } : undefined
 }
 
 /**

@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { countWords } from '../../mocks'
 import { chat, messages, PROTOCOLS } from './clients'
-import { type Account, CAPPED, CAPPED_MAX, expectCharges, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, type Upstream, UPSTREAMS } from './harness'
+import { type Account, CAPPED, CAPPED_MAX, expectCharges, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -53,6 +53,18 @@ describe("model's max_output_tokens", () => {
 		await askWithCap('chat', acct, CAPPED.openai, undefined)
 		expect(upstreamCap('openai', lastRequest(m.mocks.openai).body)).toEqual({ max_tokens: undefined, max_completion_tokens: CAPPED_MAX })
 	})
+
+	// Qwen Code 0.24 sends `max_tokens` to every model on its openai auth, gpt-5 included, which OpenAI refuses with
+	// "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+	for (const stream of [false, true])
+		it(`should send a client's max_tokens to a reasoning model as max_completion_tokens (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const a = await chat(acct.openai, { model: THINKER.openai, max_tokens: 4000, reasoning_effort: 'high', messages: [{ role: 'user', content: 'short answer' }] }, stream)
+			expect(a.text).toBe('Hello! You said: short answer')
+			expect(upstreamCap('openai', lastRequest(m.mocks.openai).body)).toEqual({ max_tokens: undefined, max_completion_tokens: 4000 })
+			const reasoning = countWords('Let me think about short answer.')
+			await expectCharges(m, acct, [{ model: THINKER.openai, input: 2, output: 5 + reasoning, reasoning, stream }])
+		})
 
 	it('should keep the thinking budget below a lowered max_tokens (Anthropic fast path)', async () => {
 		const acct = await m.account()

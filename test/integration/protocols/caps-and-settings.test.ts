@@ -10,6 +10,7 @@
  * - values outside the caller's protocol's documented ranges get a local 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import Anthropic from '@anthropic-ai/sdk'
 import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { countWords } from '../../mocks'
@@ -179,6 +180,43 @@ describe('thinking budget under the caller’s cap', () => {
 		const cfg = lastRequest(m.mocks.gemini).body.generationConfig
 		expect(cfg.maxOutputTokens).toBe(3000)
 		expect(cfg.thinkingConfig.thinkingBudget).toBe(2048)
+	})
+
+	// Qwen Code 0.24 (`--auth-type anthropic`) fits its 32000 budget under max_tokens only for Claude model names; for
+	// any other model it sends the budget whole with that model's own cap (gpt-4.1 16384, gemini-2.5-pro 8192).
+	// Anthropic's "max_tokens must be greater than budget_tokens" is Claude's rule: other vendors get the budget fitted.
+	const QWEN_THINKING = { type: 'enabled', budget_tokens: 32000 } as const
+	for (const stream of [false, true])
+		it(`should fit a thinking budget at or above max_tokens under the cap for Gemini, as Qwen Code sends it (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const a = await messages(acct.anthropic, { model: MODEL.gemini, max_tokens: 8192, thinking: QWEN_THINKING, messages: say('qwen budget') } as never, stream)
+			expect(a.text).toBe(answer('qwen budget'))
+			expect(a.reasoning).toBe(thought('qwen budget'))
+			const cfg = lastRequest(m.mocks.gemini).body.generationConfig
+			expect(cfg.maxOutputTokens).toBe(8192)
+			expect(cfg.thinkingConfig.thinkingBudget).toBe(4096)
+			const output = countWords(thought('qwen budget')) + countWords(answer('qwen budget'))
+			await expectCharges(m, acct, [{ model: MODEL.gemini, input: 2, output, reasoning: countWords(thought('qwen budget')), stream }])
+			expectNothingHeld(acct)
+		})
+
+	it('should answer a model that does not reason when the budget is above max_tokens, as Qwen Code sends it for GPT', async () => {
+		const acct = await m.account()
+		const a = await messages(acct.anthropic, { model: MODEL.openai, max_tokens: 16384, thinking: QWEN_THINKING, messages: say('qwen gpt') } as never, true)
+		expect(a.text).toBe(answer('qwen gpt'))
+		const sent = lastRequest(m.mocks.openai).body
+		expect(sent.max_tokens).toBe(16384)
+		expect('reasoning_effort' in sent).toBe(false)
+		await expectCharges(m, acct, [{ model: MODEL.openai, input: 2, output: countWords(answer('qwen gpt')), stream: true }])
+	})
+
+	it("should leave Claude's own rule to Claude: a budget at max_tokens is Anthropic's 400, unbilled", async () => {
+		const acct = await m.account()
+		const err = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 8192 }, messages: say('claude budget') })
+			.catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(Anthropic.BadRequestError)
+		expect((err as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('`max_tokens` must be greater than `thinking.budget_tokens`')
+		await expectRefusedUnbilled(acct)
 	})
 })
 

@@ -58,6 +58,13 @@ describe('OpenAI fast path', () => {
 			expect(m.mocks.openai.requests.at(-1)!.text).toBe(text(upstream, field, expectedCap))
 			expect(sent.body.messages[0].content).toBe('café "model": x')
 		}
+
+		// A reasoning model sent max_tokens, which it refuses: the lowered cap goes as max_completion_tokens (a renamed
+		// field, so the body is written anew).
+		const res = await fetch(`${m.app.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` }, body: text(CAPPED.openai, 'max_tokens', CAPPED_MAX + 1000) })
+		expect(res.status).toBe(200)
+		const { max_tokens: _, ...rest } = JSON.parse(text(CAPPED_UPSTREAM.openai, 'max_tokens', 0))
+		expect(lastRequest(m.mocks.openai).body).toEqual({ ...rest, max_completion_tokens: CAPPED_MAX })
 	})
 
 	it('should ask for the usage chunk upstream and strip it when the client did not', async () => {

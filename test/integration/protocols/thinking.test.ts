@@ -108,3 +108,34 @@ for (const proto of PROTOCOLS) {
 		}
 	})
 }
+
+// Qwen Code 0.24 (`--auth-type openai`, `reasoning: {effort}` in its settings) sends OpenRouter's `reasoning` object
+// (https://openrouter.ai/docs/use-cases/reasoning-tokens) rather than `reasoning_effort` for models it does not take
+// for OpenAI's: Claude and Gemini must think as asked, not answer as if nothing had been said.
+describe('chat thinking asked with OpenRouter’s reasoning object', () => {
+	const THINKING: Record<'anthropic' | 'gemini', (body: Record<string, any>) => unknown> = {
+		anthropic: (body) => body.thinking,
+		gemini: (body) => body.generationConfig.thinkingConfig,
+	}
+	const WANT = { anthropic: { type: 'enabled', budget_tokens: 4096 }, gemini: { includeThoughts: true, thinkingBudget: 4096 } }
+	for (const up of ['anthropic', 'gemini'] as const)
+		for (const stream of [false, true])
+			it(`should turn reasoning.effort into thinking (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const user = 'think hard'
+				const a = await chat(acct.openai, { model: MODEL[up], max_tokens: 64000, reasoning: { effort: 'high' }, messages: [{ role: 'user', content: user }] } as never, stream)
+				expect(THINKING[up](lastRequest(m.mocks[up]).body)).toEqual(WANT[up])
+				const thinking = `Let me think about ${user}.`
+				expect(a.reasoning).toBe(thinking)
+				expect(a.text).toBe(`Hello! You said: ${user}`)
+				await expectCharges(m, acct, [{ model: MODEL[up], input: 2, output: countWords(thinking) + countWords(a.text), reasoning: countWords(thinking), stream }])
+			})
+
+	it('should take reasoning.max_tokens as the budget and reasoning.enabled false as no thinking', async () => {
+		const acct = await m.account()
+		await chat(acct.openai, { model: MODEL.anthropic, max_tokens: 8000, reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: 'budgeted' }] } as never, false)
+		expect(lastRequest(m.mocks.anthropic).body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 })
+		await chat(acct.openai, { model: MODEL.gemini, reasoning: { enabled: false }, messages: [{ role: 'user', content: 'no thinking' }] } as never, false)
+		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toBeUndefined()
+	})
+})
