@@ -70,6 +70,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		try {
 			// Never fails for an unreachable Redis: the bus keeps trying in the background and joins once it answers.
 			bus = await redisBus(env.redisUrl, (e) => log.warn('redis error', { error: String(e) }), {
+				prefix: env.redisPrefix,
 				onState: (up, e) =>
 					up
 						? log.info('redis bus subscribed: key cache dropped and catalog reloaded, in case messages were missed')
@@ -125,7 +126,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		keys,
 		ledger,
 		catalog,
-		limits: createRateLimiter({ redisUrl: env.redisUrl, log }),
+		limits: createRateLimiter({ redisUrl: env.redisUrl, prefix: env.redisPrefix, log }),
 		metrics: createMetrics(),
 		health,
 		bodyReads,

@@ -15,6 +15,8 @@ export type Env = {
 	databaseUrl?: string
 	dataDir: string
 	redisUrl?: string
+	/** Put before every Redis key and pub/sub channel (REDIS_PREFIX): deployments sharing one Redis stay apart. */
+	redisPrefix: string
 	gatewayConfig?: string
 	adminKey?: string
 	/** Key material for encrypting stored secrets (resolved by secret-key.ts when absent with PGlite). */
@@ -98,6 +100,8 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 10_000 }),
 		dataDir: r.text('DATA_DIR') ?? './data',
 		redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:', 'redis+tls:', 'redis+unix:', 'redis+tls+unix:']),
+		// Empty by default: the keys (sb:rpm:…) and channels (switchboard:…) stay those of earlier versions.
+		redisPrefix: r.text('REDIS_PREFIX') ?? '',
 		gatewayConfig: r.text('GATEWAY_CONFIG'),
 		adminKey: r.secret('ADMIN_KEY'),
 		secretKey: r.secret('SECRET_KEY'),

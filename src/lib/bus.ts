@@ -39,7 +39,8 @@ export type Bus = {
 	subscribed(): boolean
 }
 
-const PREFIX = 'switchboard:'
+/** Every channel's name begins with this, after REDIS_PREFIX. */
+const CHANNEL = 'switchboard:'
 /** Sent when this instance lost messages it could not publish during an outage: every instance resyncs. */
 const RESYNC_TOPIC = 'bus-resync'
 /** Messages kept while Redis is down (identical ones once); beyond, the oldest go and a resync is broadcast. */
@@ -76,7 +77,7 @@ export type RedisBusOptions = {
 	retry?: { minMs: number; maxMs: number }
 	/** How often both connections are pinged, to notice one that died without closing. Default 15 s. */
 	heartbeatMs?: number
-	/** Channel prefix; tests give their own so parallel runs on one Redis do not hear each other. */
+	/** Put before every channel name (REDIS_PREFIX): buses with different prefixes on one Redis do not hear each other. */
 	prefix?: string
 	/** Told when the subscription is lost or the first one cannot be made (with the error), and when it is back. */
 	onState?: (subscribed: boolean, error?: unknown) => void
@@ -103,7 +104,7 @@ type Session = {
  * bus.subscribe('token-invalidate', forget, () => cache.clear())
  */
 export async function redisBus(url: string, onError: (e: unknown) => void, opts: RedisBusOptions = {}): Promise<Bus> {
-	const prefix = opts.prefix ?? PREFIX
+	const prefix = (opts.prefix ?? '') + CHANNEL
 	const retry = opts.retry ?? { minMs: 100, maxMs: 5_000 }
 	const heartbeatMs = opts.heartbeatMs ?? 15_000
 	const client = () => new Bun.RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2_000 })

@@ -73,15 +73,23 @@ function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
 			throw e
 		}
 	}
-	client.connect().catch(() => {}) // failures surface per command, which then falls back to memory
+	// Commands wait for the first connection (at most `connectionTimeout`): a new instance's first requests are counted
+	// in Redis, not in memory, where a second instance just started let a key past its limit. Failures surface per
+	// command, which then falls back to memory.
+	const first = client.connect().catch(() => {})
 	return {
 		incr: (key, by) =>
 			guarded(async () => {
+				await first
 				const n = Number(await client.send('INCRBY', [key, String(by)]))
 				if (n === by) await client.send('PEXPIRE', [key, String(2 * WINDOW_MS)])
 				return n
 			}),
-		get: (key) => guarded(async () => Number((await client.get(key)) ?? 0)),
+		get: (key) =>
+			guarded(async () => {
+				await first
+				return Number((await client.get(key)) ?? 0)
+			}),
 	}
 }
 
@@ -119,13 +127,15 @@ export function retryAfter(w: Buckets, now: number, fits: (n: number) => boolean
 }
 
 /**
- * `redis`: options for the Redis client (tests lower `maxRetries`).
+ * `redis`: options for the Redis client (tests lower `maxRetries`). `prefix` (REDIS_PREFIX) goes before every key.
  *
  * Policy while Redis is down: fail open to per-instance counters (each instance enforces the full limit on its own
  * share of the traffic), never refuse for want of Redis; shared counting resumes once it answers again.
  */
-export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: () => number; redis?: Bun.RedisOptions }): RateLimiter {
+export function createRateLimiter(opts: { redisUrl?: string; prefix?: string; log: Logger; now?: () => number; redis?: Bun.RedisOptions }): RateLimiter {
 	const now = opts.now ?? Date.now
+	const tpmKey = `${opts.prefix ?? ''}sb:tpm:`
+	const rpmKey = `${opts.prefix ?? ''}sb:rpm:`
 	const local = memoryCounter()
 	const remote = opts.redisUrl ? redisCounter(opts.redisUrl, opts.redis) : undefined
 	let warned = false
@@ -148,7 +158,7 @@ export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: 
 		const t = now()
 		const tpm = token.tpmLimit
 		if (tpm !== null) {
-			const used = await run((c) => windowed(c, `sb:tpm:${token.keyId}`, t, 0))
+			const used = await run((c) => windowed(c, `${tpmKey}${token.keyId}`, t, 0))
 			if (count(used, t) >= tpm)
 				throw new GatewayError('rate_limit', `Token rate limit reached: ${tpm} tokens per minute`, {
 					code: 'rate_limit_exceeded',
@@ -159,7 +169,7 @@ export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: 
 		if (rpm !== null) {
 			// This request is counted, admitted or not (as OpenAI counts refused requests): a client retrying at once
 			// does not get through sooner.
-			const w = await run((c) => windowed(c, `sb:rpm:${token.keyId}`, t, 1))
+			const w = await run((c) => windowed(c, `${rpmKey}${token.keyId}`, t, 1))
 			if (count(w, t) > rpm)
 				throw new GatewayError('rate_limit', `Request rate limit reached: ${rpm} requests per minute`, {
 					code: 'rate_limit_exceeded',
@@ -174,7 +184,7 @@ export function createRateLimiter(opts: { redisUrl?: string; log: Logger; now?: 
 			return token.rpmLimit === null && token.tpmLimit === null ? undefined : check(token)
 		},
 		addTokens(keyId, tokens) {
-			if (tokens > 0) void run((c) => c.incr(`sb:tpm:${keyId}:${Math.floor(now() / WINDOW_MS)}`, tokens)).catch(() => {})
+			if (tokens > 0) void run((c) => c.incr(`${tpmKey}${keyId}:${Math.floor(now() / WINDOW_MS)}`, tokens)).catch(() => {})
 		},
 	}
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
-import { allUsage, clients, dbState, type Cluster, type Instance, REDIS_URL, startCluster } from './instances'
+import { allUsage, clients, dbState, type Cluster, type Instance, redisEnv, startCluster } from './instances'
 
 type Vendor = 'openai' | 'anthropic' | 'gemini'
 const VENDORS: Vendor[] = ['openai', 'anthropic', 'gemini']
@@ -29,7 +29,7 @@ beforeAll(async () => {
 			channels: VENDORS.map((v) => ({ name: `ch-${v}`, type: v, base_url: mocks[v].url, api_key: KEY[v], models: [MODEL[v]], model_map: { [MODEL[v]]: UPSTREAM[v] } })),
 			models: VENDORS.map((v) => ({ name: MODEL[v], input_per_mtok: 10, output_per_mtok: 30 })),
 		},
-		{ REDIS_URL },
+		redisEnv(import.meta.path),
 	)
 }, 60_000)
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
 import { expectLedgerInvariant } from '../resilience/invariant'
-import { clients, dbState, REDIS_URL, startCluster, type Cluster } from './instances'
+import { clients, dbState, redisEnv, startCluster, type Cluster } from './instances'
 
 let openai: VendorMock
 let anthropic: VendorMock
@@ -35,7 +35,7 @@ beforeAll(async () => {
 				{ name: 'gemini-2.5-flash', input_per_mtok: 1, output_per_mtok: 2 },
 			],
 		},
-		{ REDIS_URL },
+		redisEnv(import.meta.path),
 	)
 }, 60_000)
 

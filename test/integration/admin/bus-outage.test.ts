@@ -12,10 +12,11 @@ import { createAccount } from '../../../src/modules/admin/accounts/service'
 import { createToken, deleteToken, getToken } from '../../../src/modules/admin/tokens/service'
 import { createServices, type Services } from '../../../src/services'
 import { createTestDb, type TestDb } from '../../helpers/db'
+import { redisPrefix } from '../../helpers/redis'
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy'
 
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
-const env = (port: string) => loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', REDIS_URL: `redis://${REDIS.hostname}:${port}/12` })
+const env = (port: string) => loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', REDIS_URL: `redis://${REDIS.hostname}:${port}/12`, REDIS_PREFIX: redisPrefix(import.meta.path) })
 
 let t: TestDb
 let a: Services

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
-import { allUsage, clients, dbState, type Cluster, type Instance, REDIS_URL, startCluster } from './instances'
+import { allUsage, clients, dbState, type Cluster, type Instance, redisEnv, startCluster } from './instances'
 
 type Vendor = 'openai' | 'anthropic' | 'gemini'
 const VENDORS: Vendor[] = ['openai', 'anthropic', 'gemini']
@@ -139,7 +139,7 @@ describe('concurrent requests against a small balance (one instance)', () => {
 describe('concurrent requests against a small balance (two instances, Redis)', () => {
 	let cl: Cluster
 	beforeAll(async () => {
-		cl = await startCluster(2, config(), { REDIS_URL })
+		cl = await startCluster(2, config(), redisEnv(import.meta.path))
 	}, 60_000)
 	afterAll(() => cl.close())
 

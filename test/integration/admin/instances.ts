@@ -17,7 +17,7 @@ import { createServices, type Services } from '../../../src/services'
 import { ADMIN_KEY, adminCaller } from '../../helpers/app'
 import { createTestDb, type TestDb } from '../../helpers/db'
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+export { REDIS_URL, redisEnv } from '../../helpers/redis'
 
 export type Instance = {
 	url: string

@@ -9,7 +9,7 @@ import { createAccount } from '../../../src/modules/admin/accounts/service'
 import { createKeyCache } from '../../../src/auth/api-key'
 import { sha256Hex } from '../../../src/lib/secrets'
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+import { redisEnv } from '../../helpers/redis'
 
 let t: TestDb
 let a: Services
@@ -17,7 +17,7 @@ let b: Services
 
 beforeAll(async () => {
 	t = await createTestDb()
-	const env = loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', REDIS_URL })
+	const env = loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', ...redisEnv(import.meta.path) })
 	a = await createServices(env, { db: t.db, log: silentLogger })
 	b = await createServices(env, { db: t.db, log: silentLogger })
 }, 120_000)

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
-import { type Cluster, clients, REDIS_URL, startCluster } from './instances'
+import { type Cluster, clients, redisEnv, startCluster } from './instances'
 
 let upstream: VendorMock
 let cluster: Cluster
@@ -21,7 +21,7 @@ beforeAll(async () => {
 			channels: [{ name: 'o', type: 'openai', base_url: upstream.url, api_key: 'up-o', models: ['kc-gpt', 'kc-other'], model_map: { 'kc-gpt': 'gpt-4o-mini', 'kc-other': 'gpt-4o-mini' } }],
 			models: ['kc-gpt', 'kc-other'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
 		},
-		{ REDIS_URL, LEASE_IDLE_MS: '1' },
+		{ ...redisEnv(import.meta.path), LEASE_IDLE_MS: '1' },
 	)
 	;({ key, tokenId } = await cluster.account(10))
 }, 60_000)

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock, type VendorMock } from '../../mocks'
-import { allUsage, type Cluster, dbState, type Instance, REDIS_URL, slowBus, startCluster } from './instances'
+import { allUsage, type Cluster, dbState, type Instance, redisEnv, slowBus, startCluster } from './instances'
 
 type Proto = 'chat' | 'messages' | 'gemini' | 'responses'
 const PROTOS: Proto[] = ['chat', 'messages', 'gemini', 'responses']
@@ -75,7 +75,7 @@ describe('keys on two instances sharing Redis', () => {
 	let a: Instance
 	let b: Instance
 	beforeAll(async () => {
-		cl = await startCluster(2, config(), { REDIS_URL })
+		cl = await startCluster(2, config(), redisEnv(import.meta.path))
 		a = cl.nodes[0]!
 		b = cl.nodes[1]!
 	}, 60_000)

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startOpenAIMock } from '../../mocks'
 import { startTestApp, type TestApp } from '../../helpers/app'
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+import { redisEnv } from '../../helpers/redis'
+
+const REDIS = redisEnv(import.meta.path)
 
 let mock: Awaited<ReturnType<typeof startOpenAIMock>>
 const apps: TestApp[] = []
@@ -78,7 +80,7 @@ describe('rate limits', () => {
 	})
 
 	it('should share counters between instances through Redis', async () => {
-		const a = await startTestApp({ config: config(mock.url), env: { REDIS_URL } })
+		const a = await startTestApp({ config: config(mock.url), env: REDIS })
 		apps.push(a)
 		expect(a.svc.limits.shared).toBe(true)
 		const key = await limitedKey(a, { rpm_limit: 3 })
@@ -87,7 +89,7 @@ describe('rate limits', () => {
 		const { createServices } = await import('../../../src/services')
 		const { loadEnv } = await import('../../../src/config/env')
 		const { silentLogger } = await import('../../../src/lib/log')
-		const svcB = await createServices(loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', REDIS_URL }), { db: a.svc.db, log: silentLogger })
+		const svcB = await createServices(loadEnv({ SECRET_KEY: 'test-secret-key-0123456789', ...REDIS }), { db: a.svc.db, log: silentLogger })
 		const b = createApp(svcB).listen({ port: 0, hostname: '127.0.0.1' })
 		const bUrl = { url: `http://127.0.0.1:${b.server!.port}` } as TestApp
 		try {

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../src/core/errors'
 import { silentLogger } from '../../../src/lib/log'
 import { createRateLimiter, type LimitedToken } from '../../../src/limits/rate-limit'
+import { REDIS_URL, redisPrefix } from '../../helpers/redis'
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const MINUTE = 60_000
 
 /** A limiter (or two sharing Redis, once both count there) on a clock the test moves. */
 async function limiters(shared: boolean) {
 	const clock = { now: Date.now() }
-	const make = () => createRateLimiter({ redisUrl: shared ? REDIS_URL : undefined, log: silentLogger, now: () => clock.now })
+	const make = () => createRateLimiter({ redisUrl: shared ? REDIS_URL : undefined, prefix: redisPrefix(import.meta.path), log: silentLogger, now: () => clock.now })
 	const a = make()
 	const b = shared ? make() : undefined
 	// Until connected, each counts on its own: wait until a request on one is counted on the other.

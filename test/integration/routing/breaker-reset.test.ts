@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
-import { type Cluster, clients, REDIS_URL, startCluster, startNode } from '../admin/instances'
+import { type Cluster, clients, redisEnv, startCluster, startNode } from '../admin/instances'
 
 // One failure opens the breaker, for ten minutes: longer than the test, so only a reset closes it.
-const ENV = { REDIS_URL, BREAKER_THRESHOLD: '1', BREAKER_BASE_MS: '600000', BREAKER_MAX_MS: '600000' }
+const ENV = { ...redisEnv(import.meta.path), BREAKER_THRESHOLD: '1', BREAKER_BASE_MS: '600000', BREAKER_MAX_MS: '600000' }
 
 let primary: VendorMock
 let fallback: VendorMock

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
-import { type Cluster, clients, REDIS_URL, startCluster } from '../admin/instances'
+import { type Cluster, clients, redisEnv, startCluster } from '../admin/instances'
 
 /** Channels of other models: a catalog of a realistic size, whose reload (a key decrypted per channel) takes a while. */
 const FILLER = 60
@@ -44,7 +44,7 @@ beforeAll(async () => {
 		],
 		models: ['split', 'flip'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
 	}
-	cluster = await startCluster(2, config, { REDIS_URL })
+	cluster = await startCluster(2, config, redisEnv(import.meta.path))
 	key = (await cluster.account(100)).key
 }, 60_000)
 

@@ -5,6 +5,7 @@ import { GatewayError } from '../../../src/core/errors'
 import type { Db, Sql } from '../../../src/db/client'
 import { type Bus, memoryBus, redisBus } from '../../../src/lib/bus'
 import { createTestDb, type TestDb } from '../../helpers/db'
+import { redisPrefix } from '../../helpers/redis'
 
 let t: TestDb
 let ledger: Ledger
@@ -353,7 +354,8 @@ describe('ledger', () => {
 	})
 
 	it.skipIf(!process.env.REDIS_URL)('should reclaim across instances through Redis (REDIS_URL)', async () => {
-		const buses: Bus[] = [await redisBus(process.env.REDIS_URL!, () => {}), await redisBus(process.env.REDIS_URL!, () => {})]
+		const bus = () => redisBus(process.env.REDIS_URL!, () => {}, { prefix: redisPrefix(import.meta.path) })
+		const buses: Bus[] = [await bus(), await bus()]
 		try {
 			const [a, b] = buses.map((bus) => open({ bus }))
 			for (const bus of buses) await bus.ready()
