@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI, type LiveServerMessage, Modality, type Session } from '@google/genai'
+import { DRAIN_MS } from '../../../src/relay/socket-relay'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { LIVE_AUDIO_USAGE, LIVE_TOOL_CALL_USAGE, LIVE_USAGE, type LiveMock, startLiveMock } from '../../mocks/gemini/live'
 import { micros, priceList, usageOf } from './helpers'
@@ -66,8 +67,8 @@ async function connect(key: string, model: string, config: Record<string, unknow
 const turnComplete = (m: LiveServerMessage) => m.serverContent?.turnComplete === true
 
 /** Waits for the account's usage rows to reach `n` (a turn is billed after its last message went out). */
-async function rowsOf(accountId: number, n: number) {
-	for (let i = 0; i < 150; i++) {
+async function rowsOf(accountId: number, n: number, waitMs = 3_000) {
+	for (const until = Date.now() + waitMs; Date.now() < until; ) {
 		const rows = await usageOf(app, accountId)
 		if (rows.length >= n) return rows
 		await Bun.sleep(20)
@@ -169,6 +170,33 @@ describe('Live API (ai.live.connect)', () => {
 		expect(await usageOf(app, accountId)).toEqual([])
 		expect(micros(await app.balance(accountId))).toBe(1_000_000)
 	})
+
+	it('should refuse a model the key may not use, or a balance that cannot cover a turn, with a close 1008 and nothing charged', async () => {
+		const handshakes = mock.handshakes.length
+		const limited = await app.account(1, { allowed_models: ['gemini-live-mapped'] } as Record<string, unknown>)
+		const notAllowed = await connect(limited.key, 'gemini-live').catch((e: Error) => e)
+		expect((notAllowed as Error).message).toBe('Live connection closed before setup completed (code 1008): This API key may not use model "gemini-live"')
+		const broke = await app.account(0)
+		const poor = await connect(broke.key, 'gemini-live').catch((e: Error) => e)
+		expect((poor as Error).message).toContain('(code 1008)')
+		expect(mock.handshakes.length).toBe(handshakes)
+		expect(await usageOf(app, limited.accountId)).toEqual([])
+		expect(await usageOf(app, broke.accountId)).toEqual([])
+	})
+
+	it('should wait upstream for the usage of a turn the client left, then bill what was seen as client_abort', async () => {
+		const { key, accountId } = await app.account(1)
+		const closed = mock.closed.length
+		const s = await connect(key, 'gemini-live')
+		s.session.sendClientContent({ turns: 'mock:hold', turnComplete: true })
+		await s.next((m) => !!m.text)
+		s.session.close()
+		// The mock never completes a held turn: the gateway waits DRAIN_MS for it, then estimates.
+		const rows = await rowsOf(accountId, 1, DRAIN_MS + 3_000)
+		expect(rows.map((r) => [r.end_reason, r.status, r.estimated])).toEqual([['client_abort', 200, true]])
+		expect(rows[0]!.output_tokens).toBeGreaterThan(0)
+		expect(mock.closed.length).toBe(closed + 1)
+	}, 20_000)
 
 	it('should tell the client of an upstream cut mid-turn with its close code and bill the turn as estimated', async () => {
 		const { key, accountId } = await app.account(1)

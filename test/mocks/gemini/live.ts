@@ -71,7 +71,7 @@ export async function startLiveMock(opts: { apiKey: string }): Promise<LiveMock>
 	const handshakes: LiveHandshake[] = []
 	const received: string[] = []
 	const closed: number[] = []
-	const send = (ws: ServerWebSocket<Conn>, msg: Record<string, unknown>) => ws.send(new TextEncoder().encode(JSON.stringify(msg)))
+	const send = (ws: ServerWebSocket<Conn>, msg: Record<string, unknown>): void => void ws.send(new TextEncoder().encode(JSON.stringify(msg)))
 
 	const audioOut = (ws: ServerWebSocket<Conn>) => (ws.data.setup?.generationConfig?.responseModalities ?? []).includes('AUDIO')
 	const part = (ws: ServerWebSocket<Conn>, text: string) => (audioOut(ws) ? { inlineData: { mimeType: 'audio/pcm;rate=24000', data: AUDIO } } : { text })
