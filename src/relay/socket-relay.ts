@@ -1,12 +1,15 @@
 /**
- * What the WebSocket relays (OpenAI's Realtime API, Gemini's Live API) share: the handlers an upgraded socket runs,
+ * What the WebSocket relays (OpenAI's Realtime API, Gemini's Live API) share: the hold for an answer, the handlers an upgraded socket runs,
  * the open sessions (closed and billed at shutdown), the limits on a client that does not read and on the wait for a
  * turn's usage, and the upstream socket's opening (with a timeout and failover-worthy refusals).
  * @module
  */
 import type { ServerWebSocket } from 'bun'
+import { upperBound } from '../billing/pricing'
 import { GatewayError } from '../core/errors'
 import type { AttemptResult } from '../routing/attempts'
+import type { ModelInfo } from '../routing/catalog'
+import { DEFAULT_MAX_OUTPUT, MIN_ANSWER_TOKENS } from './budget'
 
 /** How long a client that left waits, upstream, for the usage of the answer it left running. */
 export const DRAIN_MS = 5_000
@@ -18,6 +21,21 @@ export const SHUTDOWN_DRAIN_MS = 1_000
  * get a session with holes in it, never told.
  */
 export const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024
+
+/** Input tokens a new turn may add to the conversation before the next answer (about 3 minutes of audio input). */
+export const TURN_TOKENS = 2048
+
+/**
+ * The hold for one more answer (a Realtime response, a Live turn) after a conversation of `context` tokens: `want`
+ * when the headroom allows, at least `min`.
+ */
+export function responseBound(price: ModelInfo, context: number): { want: number; min: number } {
+	const input = context + TURN_TOKENS
+	return {
+		want: upperBound(input, price.maxOutputTokens ?? DEFAULT_MAX_OUTPUT, price),
+		min: upperBound(input, MIN_ANSWER_TOKENS, price),
+	}
+}
 
 /** What Elysia's `websocket` handler calls for a socket upgraded with these handlers in its data. */
 export type SocketHandlers = {

@@ -31,15 +31,14 @@
 import type { ServerWebSocket } from 'bun'
 import type { AuthToken } from '../../auth/api-key'
 import type { Hold } from '../../billing/ledger'
-import { tokenCost, upperBound } from '../../billing/pricing'
+import { tokenCost } from '../../billing/pricing'
 import { type RecordBase, usageRecord } from '../../billing/usage-record'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { GatewayError } from '../../core/errors'
 import { observeUsage } from '../../metrics/observe-usage'
 import { errorBody } from '../../protocols/openai-chat/error'
 import { countText } from '../../relay/estimate'
-import { DEFAULT_MAX_OUTPUT, MIN_ANSWER_TOKENS } from '../../relay/budget'
-import { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, SHUTDOWN_DRAIN_MS, sendableCode, sendToClient } from '../../relay/socket-relay'
+import { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, sendableCode, sendToClient } from '../../relay/socket-relay'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { AUDIO_DELTAS, assistantAudioTokens, base64Bytes, audioBytesPerSecond, clientInput, TEXT_DELTAS, userAudioTokens } from './estimate'
@@ -48,18 +47,7 @@ import { type Transcriber, TranscriptionMeter } from './transcription-meter'
 import { realtimeRoute } from './upstream'
 import { realtimeUsage } from './usage'
 
-/** Input tokens a new turn may add to the conversation before the next response (about 3 minutes of audio input). */
-export const TURN_TOKENS = 2048
-export { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, SHUTDOWN_DRAIN_MS, shutdownSessions } from '../../relay/socket-relay'
-
-/** The hold for one more response after a conversation of `context` tokens: `want` when the headroom allows, at least `min`. */
-export function responseBound(price: ModelInfo, context: number): { want: number; min: number } {
-	const input = context + TURN_TOKENS
-	return {
-		want: upperBound(input, price.maxOutputTokens ?? DEFAULT_MAX_OUTPUT, price),
-		min: upperBound(input, MIN_ANSWER_TOKENS, price),
-	}
-}
+export { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, shutdownSessions, TURN_TOKENS } from '../../relay/socket-relay'
 
 type Frame = string | ArrayBuffer | Uint8Array
 
