@@ -22,6 +22,8 @@ const generator = () =>
 	swagger({
 		path: '/docs',
 		exclude: ['/docs', '/docs/json'],
+		// No static files are served; the Live API's paths have dots in them (`/ws/google.ai.generativelanguage.v1…`).
+		excludeStaticFile: false,
 		documentation: {
 			info: {
 				title: 'Switchboard',

@@ -44,6 +44,7 @@ import { geminiFilesModule } from './modules/gemini-files'
 import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
+import { liveModule } from './modules/live'
 import { realtimeModule } from './modules/realtime'
 import type { Services } from './services'
 
@@ -121,6 +122,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	app.use(geminiBatchesModule(svc))
 	app.use(interactionsModule(svc))
 	app.use(geminiFilesModule(svc))
+	app.use(liveModule(svc))
 	return app
 }
 

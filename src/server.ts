@@ -7,7 +7,7 @@
 import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
-import { shutdownSessions } from './modules/realtime/session'
+import { shutdownSessions } from './relay/socket-relay'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { purgeInteractions } from './modules/interactions/store'
@@ -100,7 +100,7 @@ export async function runServer(startupNotes: string[] = []) {
 				svc.log.warn('grace period over: closing remaining connections')
 				// The requests this cuts end as if their clients had left: recorded as `shutdown` instead.
 				svc.ledger.cutForShutdown()
-				// Realtime sessions: 1001 both ways, their running response billed (Bun's own close would not wait for it).
+				// Realtime and Live sessions: 1001 both ways, their running response or turn billed (Bun's own close would not wait for it).
 				await shutdownSessions()
 				await app.server!.stop(true)
 			}

@@ -15,7 +15,7 @@ export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'sun
 
 /**
  * `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
- * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions` and its uploads under `/upload/…`; `/mj/…` midjourney-proxy's and `/suno/…` new-api's task shape, which their
+ * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions` and its uploads under `/upload/…` and its Live API under `/ws/google.ai.…`; `/mj/…` midjourney-proxy's and `/suno/…` new-api's task shape, which their
  * clients read; everything else (incl. /api) OpenAI's shape.
  */
 export function shapeForPath(path: string): ErrorShape {
@@ -24,6 +24,7 @@ export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/v1/messages')) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/upload/')) return 'gemini'
 	if (path === '/v1/interactions' || path.startsWith('/v1/interactions/')) return 'gemini'
+	if (path.startsWith('/ws/google.ai.') || path.startsWith('//ws/google.ai.')) return 'gemini'
 	if (path.startsWith('/v1/models/') && /:[A-Za-z]+$|\/operations\/[^/]+$/.test(path)) return 'gemini'
 	return 'openai'
 }

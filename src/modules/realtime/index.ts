@@ -20,6 +20,7 @@ import { missingKey, presentedKey } from '../../http/model-auth'
 import { usageRecord } from '../../billing/usage-record'
 import { openaiErrors } from '../../passthrough/schemas'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { type SocketHandlers } from '../../relay/socket-relay'
 import { channelTimeouts } from '../../relay/upstream-fetch'
 import { tryChannels } from '../../routing/attempts'
 import type { Services } from '../../services'
@@ -104,13 +105,6 @@ function transcriptionSession(
 	if (c.protocols.includes('realtime')) headers['sec-websocket-protocol'] = 'realtime'
 	if (c.server.upgrade(c.request, { headers, data: handlers })) return
 	throw new GatewayError('invalid_request', 'The WebSocket upgrade failed', { status: 426, code: 'websocket_required' })
-}
-
-/** What Elysia's `websocket` handler calls for an upgraded socket. */
-type SocketHandlers = {
-	open(ws: ServerWebSocket<unknown>): void
-	message(ws: ServerWebSocket<unknown>, data: string | Buffer): void
-	close(ws: ServerWebSocket<unknown>, code: number, reason: string): void
 }
 
 /**

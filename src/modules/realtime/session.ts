@@ -31,14 +31,14 @@
 import type { ServerWebSocket } from 'bun'
 import type { AuthToken } from '../../auth/api-key'
 import type { Hold } from '../../billing/ledger'
-import { tokenCost, upperBound } from '../../billing/pricing'
+import { tokenCost } from '../../billing/pricing'
 import { type RecordBase, usageRecord } from '../../billing/usage-record'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { GatewayError } from '../../core/errors'
 import { observeUsage } from '../../metrics/observe-usage'
 import { errorBody } from '../../protocols/openai-chat/error'
 import { countText } from '../../relay/estimate'
-import { DEFAULT_MAX_OUTPUT, MIN_ANSWER_TOKENS } from '../../relay/budget'
+import { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, sendableCode, sendToClient } from '../../relay/socket-relay'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { AUDIO_DELTAS, assistantAudioTokens, base64Bytes, audioBytesPerSecond, clientInput, TEXT_DELTAS, userAudioTokens } from './estimate'
@@ -47,35 +47,7 @@ import { type Transcriber, TranscriptionMeter } from './transcription-meter'
 import { realtimeRoute } from './upstream'
 import { realtimeUsage } from './usage'
 
-/** Input tokens a new turn may add to the conversation before the next response (about 3 minutes of audio input). */
-export const TURN_TOKENS = 2048
-/** How long a client that left waits, upstream, for the `response.done` of the response it cancelled. */
-export const DRAIN_MS = 5_000
-/** How long a session cut at shutdown waits for the `response.done` of its cancelled response before estimating it. */
-export const SHUTDOWN_DRAIN_MS = 1_000
-/**
- * Bytes that may wait for a client that does not read (a minute of PCM16 audio is about 3.8 MB in base64 events).
- * Below Bun's own per-socket `backpressureLimit` (16 MB), past which `send` silently drops frames: the client would
- * get a session with holes in it, never told.
- */
-export const CLIENT_BUFFER_LIMIT = 8 * 1024 * 1024
-
-/** The sessions open in this process (conversation and transcription), for shutdown. */
-export const live = new Set<{ shutdown(): Promise<void> }>()
-
-/** Shutdown, once the grace period ran out: closes every open session (1001 both ways) and bills what each was running. */
-export async function shutdownSessions(): Promise<void> {
-	await Promise.all([...live].map((s) => s.shutdown()))
-}
-
-/** The hold for one more response after a conversation of `context` tokens: `want` when the headroom allows, at least `min`. */
-export function responseBound(price: ModelInfo, context: number): { want: number; min: number } {
-	const input = context + TURN_TOKENS
-	return {
-		want: upperBound(input, price.maxOutputTokens ?? DEFAULT_MAX_OUTPUT, price),
-		min: upperBound(input, MIN_ANSWER_TOKENS, price),
-	}
-}
+export { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, shutdownSessions, TURN_TOKENS } from '../../relay/socket-relay'
 
 type Frame = string | ArrayBuffer | Uint8Array
 
@@ -96,10 +68,6 @@ const parseEvent = (text: string): Json | undefined => {
 /** An OpenAI Realtime `error` server event; `clientEventId` names the client event it answers. */
 export const errorEvent = (eventId: string, err: GatewayError, clientEventId: string | null) =>
 	JSON.stringify({ type: 'error', event_id: eventId, error: { ...errorBody(err).error, event_id: clientEventId } })
-
-/** WebSocket close codes that are reported, never sent (RFC 6455 §7.4.1): relayed as 1011. */
-const UNSENDABLE = new Set([1004, 1005, 1006, 1015])
-const sendableCode = (code: number) => (UNSENDABLE.has(code) || code < 1000 || code > 4999 ? 1011 : code)
 
 export type SessionInit = {
 	svc: Services
@@ -191,8 +159,7 @@ export class RealtimeSession {
 			return
 		}
 		if (this.client) {
-			const sent = this.client.send(data)
-			if (sent === 0 || this.client.getBufferedAmount() > CLIENT_BUFFER_LIMIT) {
+			if (!sendToClient(this.client, data)) {
 				this.end(new GatewayError('invalid_request', `The client did not read the session's events: more than ${CLIENT_BUFFER_LIMIT} bytes were waiting for it`, { code: 'client_too_slow' }))
 				return
 			}

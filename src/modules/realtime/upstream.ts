@@ -13,6 +13,7 @@ import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { authHeaders } from '../../passthrough/upstream'
 import { joinUrl } from '../../providers/adapter'
+import { openSocket } from '../../relay/socket-relay'
 
 /** What a session connects to: a conversation with a model, or a transcription session (its model named in session.update). */
 export type RealtimeTarget = { model: string } | { intent: 'transcription' }
@@ -34,11 +35,7 @@ export const forwardedProtocols = (offered: string[]) => offered.filter((p) => !
 /** What of the client's handshake goes upstream. */
 export type ClientHandshake = { protocols: string[]; beta: string | null }
 
-/**
- * Opens the upstream socket; resolves once it is open (frames it sends meanwhile are kept by the session, which
- * listens from the start). A refused handshake or silence past `timeoutMs` is a retryable failure: another channel
- * may serve the session.
- */
+/** Opens the upstream socket (relay/socket-relay.ts), with the channel's key and the client's protocol selection. */
 export function openUpstream(
 	ch: Channel,
 	target: RealtimeTarget,
@@ -48,36 +45,7 @@ export function openUpstream(
 ): Promise<AttemptResult<WebSocket>> {
 	const headers: Record<string, string> = authHeaders(ch)
 	if (client.beta) headers['openai-beta'] = client.beta
-	const protocols = forwardedProtocols(client.protocols)
-	return new Promise((resolve) => {
-		let ws: WebSocket
-		try {
-			ws = new WebSocket(realtimeUrl(ch, target), {
-				headers,
-				protocols,
-			} as unknown as string[])
-		} catch (e) {
-			return resolve({
-				error: new GatewayError('upstream', `Could not open the upstream Realtime socket: ${(e as Error).message}`, { code: 'upstream_error', retryable: true }),
-			})
-		}
-		ws.binaryType = 'arraybuffer'
-		ws.addEventListener('message', (e) => onFrame(e.data as string | ArrayBuffer))
-		const fail = (error: GatewayError) => {
-			clearTimeout(timer)
-			ws.close()
-			resolve({ error })
-		}
-		const timer = setTimeout(() => fail(new GatewayError('timeout', 'The upstream Realtime socket did not open in time', { code: 'upstream_timeout', retryable: true })), timeoutMs)
-		ws.addEventListener('open', () => {
-			clearTimeout(timer)
-			resolve({ ok: ws })
-		})
-		// Before `open` only: a handshake the upstream refused (its status is not exposed to WebSocket clients).
-		const refused = () => fail(new GatewayError('upstream', 'The upstream refused the Realtime connection', { code: 'upstream_error', retryable: true }))
-		ws.addEventListener('error', refused, { once: true })
-		ws.addEventListener('open', () => ws.removeEventListener('error', refused), { once: true })
-	})
+	return openSocket(realtimeUrl(ch, target), { headers, protocols: forwardedProtocols(client.protocols) }, timeoutMs, onFrame, 'Realtime')
 }
 
 /**
