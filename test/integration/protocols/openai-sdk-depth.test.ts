@@ -381,7 +381,7 @@ describe('ids and OpenAI-only fields', () => {
 				['modalities', { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }],
 				['functions', { functions: [{ name: 'weather', parameters: { type: 'object', properties: {} } }], function_call: 'auto' }],
 			] as const) {
-				const err = await chat(acct.openai, { model: MODEL[up], messages: [{ role: 'user', content: 'news today' }], ...body } as Parameters<typeof chat>[1], stream).catch((e: unknown) => e)
+				const err = await chat(acct.openai, { model: MODEL[up], messages: [{ role: 'user', content: 'news today' }], ...body } as unknown as Parameters<typeof chat>[1], stream).catch((e: unknown) => e)
 				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 				const e = err as InstanceType<typeof OpenAI.BadRequestError>
 				expect(e.param).toBe(param)
