@@ -9,7 +9,7 @@ import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
-import type { StopReason, Usage } from '../../core/ir'
+import type { StopReason, Usage, WebSearchPart } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import type { Json } from './check'
 import { wireToolId } from './content-encode'
@@ -41,6 +41,8 @@ export const delta = (index: number, type: string, key: string, value: string): 
 
 type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block']
 
+const searchOf = (b: Extract<BlockStart, { kind: 'web_search' }>): WebSearchPart => ({ type: 'web_search', id: b.id, queries: b.queries, sources: b.sources })
+
 function contentBlock(b: BlockStart): Json {
 	switch (b.kind) {
 		case 'text':
@@ -58,7 +60,7 @@ function contentBlock(b: BlockStart): Json {
 			return encodeMcpToolResult(b)
 		case 'web_search':
 			// The results block; its server_tool_use goes out before it (streamEncoder).
-			return encodeSearchBlocks({ type: 'web_search', ...b })[1]
+			return encodeSearchBlocks(searchOf(b))[1]
 	}
 }
 
@@ -107,7 +109,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	 */
 	const sendSearch = (b: NonNullable<typeof open>, out: SseFrame[]) => {
 		if (b.block.kind !== 'web_search') return
-		const [use] = encodeSearchBlocks({ type: 'web_search', ...b.block })
+		const [use] = encodeSearchBlocks(searchOf(b.block))
 		const index = next++
 		out.push(frame('content_block_start', { index, content_block: { ...use, input: {} } }))
 		out.push(delta(index, 'input_json_delta', 'partial_json', JSON.stringify(use.input)))
