@@ -5,7 +5,7 @@
  * @module
  */
 import type { GatewayError } from './errors'
-import type { StopReason, TextPart, TokenLogprob, Usage } from './ir'
+import type { Citation, StopReason, TextPart, TokenLogprob, Usage, WebSource } from './ir'
 
 export type BlockStart =
 	/** `refusal`: the upstream marked this text as the model's refusal (OpenAI `refusal`), not ordinary output. */
@@ -17,6 +17,8 @@ export type BlockStart =
 	| { kind: 'mcp_tool_use'; id: string; name: string; serverName: string }
 	/** The MCP server's answer, whole at block start (no deltas), as Anthropic streams `mcp_tool_result`. */
 	| { kind: 'mcp_tool_result'; toolUseId: string; isError: boolean; content: TextPart[] }
+	/** A web search the vendor ran (core/ir.ts `WebSearchPart`), whole at block start: decoders hold it until its results came. */
+	| { kind: 'web_search'; id: string; queries: string[]; sources: WebSource[] }
 
 export type StreamEvent =
 	/** Exactly once, first. `usage` may carry input/cache counts known up front (Anthropic `message_start`). */
@@ -28,6 +30,8 @@ export type StreamEvent =
 	| { type: 'signature_delta'; index: number; signature: string }
 	/** A fragment of a tool call's JSON arguments. Concatenated fragments form the whole object. */
 	| { type: 'json_delta'; index: number; json: string }
+	/** A source the open text block `index` quotes (its span, when given, in that block's text). */
+	| { type: 'citation'; index: number; citation: Citation }
 	| { type: 'block_stop'; index: number }
 	/** May repeat; each field given is the cumulative value so far (later values replace earlier ones). */
 	| { type: 'usage'; usage: Partial<Usage> }

@@ -14,7 +14,14 @@
 /** Anthropic-style prompt caching marker; carried through where a vendor understands it. */
 export type CacheControl = { type: 'ephemeral'; ttl?: string }
 
-export type TextPart = { type: 'text'; text: string; cacheControl?: CacheControl }
+/**
+ * A source the text quotes, found by the vendor's web search: Anthropic `web_search_result_location` citations (the whole
+ * text block, `citedText` the quoted words), OpenAI `url_citation` annotations and Gemini `groundingSupports` (a span:
+ * `start`/`end` are UTF-16 offsets into the part's text, as JavaScript strings count; absent, the whole part).
+ */
+export type Citation = { url: string; title?: string; citedText?: string; start?: number; end?: number }
+
+export type TextPart = { type: 'text'; text: string; cacheControl?: CacheControl; citations?: Citation[] }
 
 export type ImageSource =
 	| { kind: 'url'; url: string }
@@ -105,6 +112,16 @@ export type McpToolUsePart = { type: 'mcp_tool_use'; id: string; serverName: str
 /** The MCP server's answer to an `mcp_tool_use` (Anthropic `mcp_tool_result`); `isError` when the call failed. */
 export type McpToolResultPart = { type: 'mcp_tool_result'; toolUseId: string; isError: boolean; content: TextPart[] }
 
+/** A page a web search found (Anthropic `web_search_result`, OpenAI `action.sources[]`, Gemini `groundingChunks[].web`). */
+export type WebSource = { url: string; title?: string; pageAge?: string }
+
+/**
+ * A web search the vendor ran with its built-in tool (Anthropic `server_tool_use` + `web_search_tool_result`, OpenAI
+ * `web_search_call`, Gemini `groundingMetadata.webSearchQueries` + `groundingChunks`). Answers only: replayed to a
+ * vendor it is left out (none takes another's search record back, and the text with its citations stays).
+ */
+export type WebSearchPart = { type: 'web_search'; id: string; queries: string[]; sources: WebSource[] }
+
 export type Part = TextPart | ImagePart | FilePart | AudioPart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart
 
 export type Role = 'user' | 'assistant'
@@ -119,6 +136,22 @@ export type Tool = {
 	/** OpenAI `strict`. */
 	strict?: boolean
 	cacheControl?: CacheControl
+}
+
+/**
+ * The vendors' built-in web search, run by whichever vendor serves the model: OpenAI Responses `web_search` /
+ * `web_search_preview`, Chat `web_search_options`, Anthropic's `web_search_*` server tool, Gemini `googleSearch`.
+ * What each takes of the settings: Anthropic all (`max_uses`, `allowed_domains` / `blocked_domains`, `user_location`),
+ * OpenAI Responses the allowed domains and the location, Chat the location, Gemini none of them.
+ */
+export type WebSearch = {
+	/** Searches allowed in one answer (Anthropic `max_uses`; Responses `max_tool_calls`, which caps built-in tool calls). */
+	maxUses?: number
+	allowedDomains?: string[]
+	blockedDomains?: string[]
+	userLocation?: { city?: string; region?: string; country?: string; timezone?: string }
+	/** The caller's tool choice named the search (Responses `{type:"web_search"}`, Anthropic `{type:"tool",name:"web_search"}`). */
+	forced?: true
 }
 
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string }
@@ -159,6 +192,8 @@ export type ChatRequest = {
 	messages: Message[]
 	tools?: Tool[]
 	toolChoice?: ToolChoice
+	/** The vendor's built-in web search, offered beside the function tools. */
+	webSearch?: WebSearch
 	parallelToolCalls?: boolean
 	maxTokens?: number
 	temperature?: number
@@ -262,7 +297,7 @@ export type ChatResponse = {
 	model: string
 	/** Unix seconds. */
 	created?: number
-	content: Array<TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | McpToolUsePart | McpToolResultPart>
+	content: Array<TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | McpToolUsePart | McpToolResultPart | WebSearchPart>
 	stopReason: StopReason
 	stopSequence?: string
 	usage: Usage

@@ -17,7 +17,11 @@ export async function* responseEvents(res: ChatResponse): AsyncGenerator<StreamE
 		switch (p.type) {
 			case 'text':
 				yield { type: 'block_start', index: i, block: { kind: 'text' } }
+				for (const citation of p.citations ?? []) yield { type: 'citation', index: i, citation }
 				yield { type: 'text_delta', index: i, text: p.text }
+				break
+			case 'web_search':
+				yield { type: 'block_start', index: i, block: { kind: 'web_search', id: p.id, queries: p.queries, sources: p.sources } }
 				break
 			case 'thinking':
 				yield { type: 'block_start', index: i, block: { kind: 'thinking' } }
@@ -82,7 +86,9 @@ export async function collectResponse(events: AsyncIterable<StreamEvent>, model:
 									? { type: 'tool_call', id: b.id, name: b.name, input: {}, ...(b.signature && { signature: b.signature }) }
 									: b.kind === 'mcp_tool_use'
 										? { type: 'mcp_tool_use', id: b.id, name: b.name, serverName: b.serverName, input: {} }
-										: { type: 'mcp_tool_result', toolUseId: b.toolUseId, isError: b.isError, content: b.content }
+										: b.kind === 'mcp_tool_result'
+											? { type: 'mcp_tool_result', toolUseId: b.toolUseId, isError: b.isError, content: b.content }
+											: { type: 'web_search', id: b.id, queries: b.queries, sources: b.sources }
 				at.set(e.index, part)
 				res.content.push(part)
 				break
@@ -90,6 +96,11 @@ export async function collectResponse(events: AsyncIterable<StreamEvent>, model:
 			case 'text_delta': {
 				const p = at.get(e.index)
 				if (p?.type === 'text') p.text += e.text
+				break
+			}
+			case 'citation': {
+				const p = at.get(e.index)
+				if (p?.type === 'text') (p.citations ??= []).push(e.citation)
 				break
 			}
 			case 'thinking_delta': {

@@ -124,13 +124,15 @@ const GEMINI_SEARCH_TOOLS = ['googleSearch', 'google_search', 'googleSearchRetri
 
 /**
  * Web searches the request's tools may run, as billed per search: Anthropic's server tool `web_search_*` (its
- * `max_uses`), OpenAI Responses' `web_search*` tools (the request's `max_tool_calls`), Gemini's Google Search
+ * `max_uses`), OpenAI Responses' `web_search*` tools (the request's `max_tool_calls`), Chat's `web_search_options`, Gemini's Google Search
  * grounding (no limit of its own: protocols/gemini/grounding.ts); each without a limit held at DEFAULT_SEARCHES. A
  * longer run is still charged, as far as the balance and the key's limit allow.
  */
 function searchesAllowed(body: Record<string, unknown>): number {
-	if (!Array.isArray(body.tools)) return 0
-	let n = 0
+	// Chat's `web_search_options` (no limit of its own): the search runs at whichever vendor serves the model.
+	const chat = isObj(body.web_search_options) ? DEFAULT_SEARCHES : 0
+	if (!Array.isArray(body.tools)) return chat
+	let n = chat
 	for (const t of body.tools) {
 		if (isObj(t) && GEMINI_SEARCH_TOOLS.some((k) => isObj(t[k]))) {
 			n += DEFAULT_SEARCHES

@@ -16,6 +16,7 @@ import { encodePart, toolIdMap } from './content-encode'
 import { type AnthropicExtra, notNull, ownExtra, PROTOCOL, passthroughFields, reinsert, storedAt } from './extra'
 import type { AnthropicRequest } from './model'
 import { claudeOutputSchema } from './output-schema'
+import { encodeWebSearchTool, isWebSearchTool, WEB_SEARCH_NAME } from './web-search'
 
 /** Used when the caller gave no limit (plus the thinking budget); Anthropic has no default (`max_tokens: Field required`). */
 export const DEFAULT_MAX_TOKENS = DEFAULT_ANSWER_TOKENS
@@ -134,14 +135,17 @@ function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined, upstre
 		}
 		return { ...tool, ...extra?.__toolFields?.[t.name] }
 	})
-	return reinsert(
+	const tools = reinsert(
 		custom,
 		(extra?.__tools ?? []).map((s) => ({ at: s.index, block: s.tool })),
 	)
+	// Another protocol's search becomes the server tool (the client's own is among `__tools` as written).
+	if (req.webSearch && !tools.some((t) => isWebSearchTool(t.type))) tools.push(encodeWebSearchTool(req.webSearch))
+	return tools
 }
 
 function encodeToolChoice(req: ChatRequest, thinking: boolean): Json | undefined {
-	let tc = req.toolChoice
+	let tc = req.webSearch?.forced ? { type: 'tool' as const, name: WEB_SEARCH_NAME } : req.toolChoice
 	// "Thinking may not be enabled when tool_choice forces tool use" (extended-thinking docs).
 	if (thinking && (tc?.type === 'required' || tc?.type === 'tool')) tc = { type: 'auto' }
 	const noParallel = req.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}

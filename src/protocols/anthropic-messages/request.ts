@@ -20,6 +20,7 @@ import {
 	reqString,
 } from './check'
 import { decodeCacheControl, decodeContent, decodeText, type DecodeState } from './content'
+import { decodeWebSearchTool, isWebSearchTool, WEB_SEARCH_NAME } from './web-search'
 import { type AnthropicExtra, PROTOCOL } from './extra'
 import type { AnthropicRequest } from './model'
 
@@ -190,7 +191,11 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (tools?.length) req.tools = tools
 	// Server tools run at Anthropic; `mcp_toolset` names tools of `mcp_servers`, which the gateway's own MCP client
 	// serves for other vendors (src/mcp), so it is not one.
-	for (const s of extra.__tools ?? []) if (s.tool.type !== 'mcp_toolset') st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
+	// The web search server tool is the canonical search (core/ir.ts `WebSearch`), run by whichever vendor serves the model.
+	for (const s of extra.__tools ?? []) {
+		if (isWebSearchTool(s.tool.type)) req.webSearch = decodeWebSearchTool(s.tool)
+		else if (s.tool.type !== 'mcp_toolset') st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
+	}
 	// A message thread lives at Anthropic (https://platform.claude.com/docs/en/build-with-claude/message-threads): a
 	// `continue` carries only the new messages, so another vendor answering it would answer them without the
 	// conversation. It is refused as a lost thread, which the SDK replays in full under a `create`; a `create` carries the
@@ -198,7 +203,9 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (isObject(b.thread) && b.thread.type === 'continue') st.vendorOnly.push({ protocol: PROTOCOL, what: 'message thread', path: 'thread', lost: 'thread_not_found' })
 	if (st.vendorOnly.length) req.vendorOnly = st.vendorOnly
 	const { toolChoice, parallel } = decodeToolChoice(b)
-	if (toolChoice) req.toolChoice = toolChoice
+	// Naming the search forces it; it is no function tool of the canonical list.
+	if (toolChoice?.type === 'tool' && toolChoice.name === WEB_SEARCH_NAME && req.webSearch) req.webSearch.forced = true
+	else if (toolChoice) req.toolChoice = toolChoice
 	if (parallel !== undefined) req.parallelToolCalls = parallel
 	const reasoning = decodeThinking(b, extra)
 	if (reasoning) req.reasoning = reasoning

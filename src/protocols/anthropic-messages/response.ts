@@ -10,23 +10,30 @@ import { isObject, type Json } from './check'
 import { wireToolId } from './content-encode'
 import { decodeMcpBlock, encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicResponse, AnthropicResponseBlock } from './model'
+import { decodeCitation, decodeResults, encodeCitation, encodeSearchBlocks, queriesOf, WEB_SEARCH_NAME } from './web-search'
 import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, withToolUse } from './usage'
 
 /** Anthropic ids start with `msg_`; anything else (an OpenAI `chatcmpl-…`) gets a fresh one so clients see one format. */
 export const messageId = (id: string | undefined): string => (id && id.startsWith('msg_') ? id : newId('msg_'))
 
 /**
- * Upstream body → canonical response. Server-tool blocks (server_tool_use, web_search_tool_result, …) have no
- * canonical form and are left out (MCP connector blocks have one); same-protocol traffic is relayed as bytes and
- * keeps them all.
+ * Upstream body → canonical response. A web search (server_tool_use + web_search_tool_result) is a canonical search
+ * part, its citations the text's; other server-tool blocks (code execution, web fetch…) have no canonical form and are
+ * left out (MCP connector blocks have one); same-protocol traffic is relayed as bytes and keeps them all.
  */
 export function decodeResponse(body: AnthropicResponse): ChatResponse {
 	const b: unknown = body
 	const o = isObject(b) ? b : {}
 	const content: ChatResponse['content'] = []
+	const searches = new Map<string, string[]>() // server_tool_use id → its queries, until its results come
 	for (const block of Array.isArray(o.content) ? o.content : []) {
 		if (!isObject(block)) continue
-		if (block.type === 'text' && typeof block.text === 'string') content.push({ type: 'text', text: block.text })
+		if (block.type === 'text' && typeof block.text === 'string') {
+			const citations = (Array.isArray(block.citations) ? block.citations : []).map(decodeCitation).filter((c) => c !== undefined)
+			content.push(citations.length ? { type: 'text', text: block.text, citations } : { type: 'text', text: block.text })
+		} else if (block.type === 'server_tool_use' && block.name === WEB_SEARCH_NAME) searches.set(String(block.id), queriesOf(block.input))
+		else if (block.type === 'web_search_tool_result' && searches.has(String(block.tool_use_id)))
+			content.push({ type: 'web_search', id: String(block.tool_use_id), queries: searches.get(String(block.tool_use_id))!, sources: decodeResults(block.content) })
 		else if (block.type === 'thinking') {
 			const text = typeof block.thinking === 'string' ? block.thinking : ''
 			const sig = typeof block.signature === 'string' && block.signature ? block.signature : undefined
@@ -64,12 +71,13 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Anthropic
 	const content: Array<AnthropicResponseBlock | Json> = []
 	for (const p of res.content) {
 		if (p.type === 'text') {
-			if (p.text !== '') content.push({ type: 'text', text: p.text })
-		} else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature ?? '' })
+			if (p.text !== '') content.push(p.citations?.length ? { type: 'text', text: p.text, citations: p.citations.map(encodeCitation) } : { type: 'text', text: p.text })
+		} else if (p.type === 'web_search') content.push(...encodeSearchBlocks(p))
+		else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature ?? '' })
 		else if (p.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: p.data })
 		else if (p.type === 'tool_call') content.push({ type: 'tool_use', id: wireToolId(p.id, p.signature), name: p.name, input: p.input })
 		else if (p.type === 'mcp_tool_use') content.push(encodeMcpToolUse(p, p.input))
-		else content.push(encodeMcpToolResult(p))
+		else if (p.type === 'mcp_tool_result') content.push(encodeMcpToolResult(p))
 	}
 	const sawTool = content.some((b) => b.type === 'tool_use')
 	const stop = sawTool ? withToolUse(res.stopReason) : res.stopReason

@@ -9,7 +9,7 @@ import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
-import type { StopReason, Usage } from '../../core/ir'
+import type { StopReason, Usage, WebSearchPart } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import type { Json } from './check'
 import { wireToolId } from './content-encode'
@@ -17,6 +17,7 @@ import { encodeStreamError } from './error'
 import { encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicUsage } from './model'
 import { messageId } from './response'
+import { encodeCitation, encodeSearchBlocks } from './web-search'
 import { encodeDeltaUsage, encodeStartUsage, encodeStopReason, withToolUse } from './usage'
 
 /**
@@ -40,6 +41,8 @@ export const delta = (index: number, type: string, key: string, value: string): 
 
 type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block']
 
+const searchOf = (b: Extract<BlockStart, { kind: 'web_search' }>): WebSearchPart => ({ type: 'web_search', id: b.id, queries: b.queries, sources: b.sources })
+
 function contentBlock(b: BlockStart): Json {
 	switch (b.kind) {
 		case 'text':
@@ -55,6 +58,9 @@ function contentBlock(b: BlockStart): Json {
 			return encodeMcpToolUse(b, {})
 		case 'mcp_tool_result':
 			return encodeMcpToolResult(b)
+		case 'web_search':
+			// The results block; its server_tool_use goes out before it (streamEncoder).
+			return encodeSearchBlocks(searchOf(b))[1]
 	}
 }
 
@@ -98,6 +104,19 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		return frame('content_block_start', { index: b.index, content_block: contentBlock(b.block) })
 	}
 	/**
+	 * A web search as Anthropic streams it: `server_tool_use` (input `{}`, then its query as `input_json_delta`), then
+	 * the `web_search_tool_result` block, left open for its stop.
+	 */
+	const sendSearch = (b: NonNullable<typeof open>, out: SseFrame[]) => {
+		if (b.block.kind !== 'web_search') return
+		const [use] = encodeSearchBlocks(searchOf(b.block))
+		const index = next++
+		out.push(frame('content_block_start', { index, content_block: { ...use, input: {} } }))
+		out.push(delta(index, 'input_json_delta', 'partial_json', JSON.stringify(use.input)))
+		out.push({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${index}}` })
+		out.push(send(b)!)
+	}
+	/**
 	 * Ends the open block. A thinking block from a vendor that does not sign (OpenAI-compatible, Gemini) gets an empty
 	 * `signature_delta` first, as Anthropic sends one before every thinking block's stop and as the non-streamed answer
 	 * carries `signature: ""`: clients keep such a block to send back (the Vercel AI SDK warned and dropped it, and its
@@ -137,6 +156,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			if (ev.type === 'block_start') {
 				close(out)
 				open = { from: ev.index, block: ev.block }
+				if (ev.block.kind === 'web_search') return sendSearch(open, out)
 				// Text opens on its first non-empty delta (WIRE-NOTES #1); every other block opens now.
 				const start = ev.block.kind !== 'text' ? send(open) : undefined
 				if (start) out.push(start)
@@ -147,7 +167,13 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				close(out)
 				return
 			}
-			if (ev.type === 'text_delta') {
+			if (ev.type === 'citation') {
+				// Anthropic sends a block's citations first, each as a `citations_delta`: the block opens for them.
+				if (open.block.kind !== 'text') return
+				const start = send(open)
+				if (start) out.push(start)
+				out.push(frame('content_block_delta', { index: open.index!, delta: { type: 'citations_delta', citation: encodeCitation(ev.citation) } }))
+			} else if (ev.type === 'text_delta') {
 				if (!ev.text || open.block.kind !== 'text') return
 				const start = send(open)
 				if (start) out.push(start)

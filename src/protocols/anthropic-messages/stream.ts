@@ -6,6 +6,7 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
+import { jsonOrUndefined } from '../../core/json'
 import type { StreamEvent } from '../../core/events'
 import type { StopReason, Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
@@ -16,6 +17,7 @@ import { isObject, type Json } from './check'
 import { upstreamError } from './error'
 import { decodeMcpResultContent } from './mcp-blocks'
 import { decodePartialUsage, decodeStopReason } from './usage'
+import { decodeCitation, decodeResults, queriesOf, WEB_SEARCH_NAME } from './web-search'
 
 export { encodeStream, streamEncoder } from './stream-encode'
 
@@ -39,6 +41,8 @@ export function streamDecoder(): FrameDecoder {
 	let usageSent = false
 	let stopReason: unknown = null
 	let stopSequence: string | undefined
+	/** Web searches (server_tool_use) by id, their input JSON gathered until their results come (one canonical block). */
+	const searches = new Map<string, { upstream: number; json: string }>()
 
 	const start = (id: string, model: string, u?: Partial<Usage>): StreamEvent => {
 		started = true
@@ -126,7 +130,14 @@ export function streamDecoder(): FrameDecoder {
 							out.push({ type: 'json_delta', index: open!.index, json: JSON.stringify(b.input) })
 					} else if (b.type === 'mcp_tool_result')
 						openBlock(out, index, { kind: 'mcp_tool_result', toolUseId: str(b.tool_use_id), isError: b.is_error === true, content: decodeMcpResultContent(b.content) })
-					// Other block types (server_tool_use, web_search_tool_result, …) have no canonical form: skipped.
+					else if (b.type === 'server_tool_use' && b.name === WEB_SEARCH_NAME) searches.set(str(b.id), { upstream: index, json: isObject(b.input) && Object.keys(b.input).length ? JSON.stringify(b.input) : '' })
+					else if (b.type === 'web_search_tool_result' && searches.has(str(b.tool_use_id))) {
+						const id = str(b.tool_use_id)
+						const queries = queriesOf(jsonOrUndefined(searches.get(id)!.json))
+						searches.delete(id)
+						openBlock(out, index, { kind: 'web_search', id, queries, sources: decodeResults(b.content) })
+					}
+					// Other block types (code execution, web fetch…) have no canonical form: skipped.
 					break
 				}
 				case 'content_block_delta': {
@@ -134,6 +145,14 @@ export function streamDecoder(): FrameDecoder {
 					if (d.type === 'text_delta' && str(d.text)) {
 						if (lazyText.delete(index)) openBlock(out, index, { kind: 'text' })
 						if (isOpen(index)) out.push({ type: 'text_delta', index: open!.index, text: str(d.text) })
+					} else if (d.type === 'input_json_delta' && !isOpen(index)) {
+						const search = [...searches.values()].find((q) => q.upstream === index)
+						if (search) search.json += str(d.partial_json)
+					} else if (d.type === 'citations_delta') {
+						// Anthropic sends a block's citations before its text: a block held for its first text opens now.
+						const citation = decodeCitation(d.citation)
+						if (citation && lazyText.delete(index)) openBlock(out, index, { kind: 'text' })
+						if (citation && isOpen(index)) out.push({ type: 'citation', index: open!.index, citation })
 					} else if (!isOpen(index)) break
 					else if (d.type === 'thinking_delta' && str(d.thinking)) out.push({ type: 'thinking_delta', index: open!.index, text: str(d.thinking) })
 					else if (d.type === 'signature_delta' && str(d.signature))

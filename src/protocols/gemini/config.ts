@@ -149,6 +149,12 @@ function decodeThinking(v: unknown): Reasoning {
 	return r
 }
 
+/** Gemini's Google Search tool, in both spellings (https://ai.google.dev/gemini-api/docs/google-search). */
+export const GOOGLE_SEARCH = ['googleSearch', 'google_search']
+
+/** Whether a Gemini `tools` list offers Google Search. */
+export const offersGoogleSearch = (tools: unknown): boolean => Array.isArray(tools) && tools.some((t) => isObj(t) && GOOGLE_SEARCH.some((k) => isObj(t[k])))
+
 /**
  * `tools` → canonical function tools, plus built-in tools (googleSearch, codeExecution…) kept for `extra.tools` and
  * listed as `hosted` (Gemini runs them: another vendor cannot, protocols/vendor-only.ts).
@@ -164,7 +170,8 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[]; h
 		const decls = get(tool, 'functionDeclarations')
 		const { functionDeclarations: _, function_declarations: __, ...rest } = tool
 		if (Object.keys(rest).length) others.push(rest)
-		for (const k in rest) hosted.push({ protocol: 'gemini', what: `built-in tool ${k}`, path: `tools[${i}].${k}` })
+		// Google Search is the canonical web search (core/ir.ts `WebSearch`): another vendor runs its own.
+		for (const k in rest) if (!GOOGLE_SEARCH.includes(k)) hosted.push({ protocol: 'gemini', what: `built-in tool ${k}`, path: `tools[${i}].${k}` })
 		if (decls === undefined) return
 		if (!Array.isArray(decls))
 			throw badRequest(`tools[${i}].functionDeclarations must be an array`, `tools[${i}].functionDeclarations`)

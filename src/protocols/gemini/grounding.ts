@@ -7,7 +7,8 @@
  * is billed as the request's web searches, at the model's `per_web_search` price.
  * @module
  */
-import { get, isObj, str } from './read'
+import type { Citation, WebSearchPart } from '../../core/ir'
+import { get, isObj, type Obj, str } from './read'
 
 /** What the chunks of one answer reported so far: the distinct queries, whether it was grounded, the model. */
 export type Grounding = { queries: Set<string>; grounded: boolean; model: string }
@@ -40,3 +41,55 @@ export function groundingSearches(g: Grounding): number {
 	if (/^(models\/)?gemini-3/.test(g.model)) return g.queries.size
 	return g.grounded ? 1 : 0
 }
+
+/**
+ * A grounded answer's search as a canonical part: its non-empty queries and the web pages of `groundingChunks`
+ * (Google's redirect URLs, titled by the site). Undefined when the metadata reports no search.
+ */
+export function searchPart(meta: unknown, id: string): WebSearchPart | undefined {
+	if (!isObj(meta)) return undefined
+	const queries = get(meta, 'webSearchQueries')
+	const q = Array.isArray(queries) ? queries.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : []
+	const sources = webChunks(meta).map((w) => (w.title ? { url: w.url, title: w.title } : { url: w.url }))
+	return q.length || sources.length ? { type: 'web_search', id, queries: q, sources } : undefined
+}
+
+const webChunks = (meta: Obj): Array<{ url: string; title?: string }> => {
+	const chunks = get(meta, 'groundingChunks')
+	return (Array.isArray(chunks) ? chunks : []).map((c) => {
+		const web = isObj(c) ? get(c, 'web') : undefined
+		const url = isObj(web) ? str(get(web, 'uri')) : undefined
+		const title = isObj(web) ? str(get(web, 'title')) : undefined
+		return { url: url ?? '', ...(title && { title }) }
+	})
+}
+
+/**
+ * `groundingSupports` → citations with UTF-16 spans into `text`, the answer's text from its start: a support's
+ * segment is counted in bytes of its UTF-8 encoding (https://ai.google.dev/api/generate-content#Segment), one citation
+ * per web chunk it names.
+ */
+export function groundingCitations(meta: unknown, text: string): Citation[] {
+	if (!isObj(meta)) return []
+	const supports = get(meta, 'groundingSupports')
+	const pages = webChunks(meta)
+	const bytes = new TextEncoder().encode(text)
+	const at = (byte: number) => new TextDecoder().decode(bytes.subarray(0, Math.max(0, Math.min(byte, bytes.length)))).length
+	return (Array.isArray(supports) ? supports : []).filter(isObj).flatMap((s): Citation[] => {
+		const seg = get(s, 'segment')
+		const indices = get(s, 'groundingChunkIndices')
+		if (!isObj(seg) || !Array.isArray(indices)) return []
+		const start = at(typeof get(seg, 'startIndex') === 'number' ? (get(seg, 'startIndex') as number) : 0)
+		const end = at(typeof get(seg, 'endIndex') === 'number' ? (get(seg, 'endIndex') as number) : bytes.length)
+		const quoted = str(get(seg, 'text'))
+		return indices.flatMap((i): Citation[] => {
+			const page = typeof i === 'number' ? pages[i] : undefined
+			if (!page?.url) return []
+			return [{ url: page.url, ...(page.title && { title: page.title }), ...(quoted && { citedText: quoted }), start, end }]
+		})
+	})
+}
+
+/** Citations spanning the answer's whole text → those of one of its parts, which starts at `offset` and runs `length`. */
+export const citationsWithin = (all: Citation[], offset: number, length: number): Citation[] =>
+	all.filter((c) => (c.start ?? 0) >= offset && (c.start ?? 0) < offset + length).map((c) => ({ ...c, start: (c.start ?? 0) - offset, end: Math.min(c.end ?? offset + length, offset + length) - offset }))

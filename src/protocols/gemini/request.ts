@@ -18,6 +18,7 @@ import {
 	encodeToolChoice,
 	encodeTools,
 	jsonWithFunctions,
+	offersGoogleSearch,
 } from './config'
 import type { GeminiGenerationConfig, GeminiRequest, GeminiTool, GeminiToolConfig } from './model'
 import { jsonInstruction } from '../json-instruction'
@@ -54,6 +55,7 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }):
 	if (tools) req.tools = tools
 	if (others) extra.tools = others
 	if (hosted) req.vendorOnly = hosted
+	if (offersGoogleSearch(get(b, 'tools'))) req.webSearch = {}
 
 	const toolConfig = get(b, 'toolConfig')
 	const { choice, allowed } = decodeToolChoice(toolConfig)
@@ -114,6 +116,8 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 
 	const tools: GeminiTool[] = req.tools?.length ? [encodeTools(req.tools)] : []
 	if (extra && Array.isArray(extra.tools)) tools.push(...(extra.tools as GeminiTool[]))
+	// Another protocol's search: Google Search grounding, which takes none of the limits or domains the others do.
+	if (req.webSearch && !offersGoogleSearch(tools)) tools.push({ googleSearch: {} } as GeminiTool)
 	if (tools.length) body.tools = tools
 
 	if (extra && isObj(extra.toolConfig)) body.toolConfig = extra.toolConfig as GeminiToolConfig

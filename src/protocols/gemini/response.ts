@@ -3,7 +3,7 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
-import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage } from '../../core/ir'
+import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage, WebSearchPart } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
@@ -11,7 +11,7 @@ import type { GeminiResponse } from './model'
 import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
 import { get, idSafe, isObj, str, syntheticCallId } from './read'
-import { addGrounding, groundingSearches, newGrounding } from './grounding'
+import { addGrounding, citationsWithin, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
 
 /**
@@ -40,7 +40,8 @@ export function decodeResponse(body: GeminiResponse, choice = 0): ChatResponse {
 	const scope = callScope(responseId)
 	const decoded = decodeModelParts(parts, (n, name, given) => given ?? syntheticCallId(scope, n, name), undefined, true)
 	// Response content has no media slot: generated images are a known gap of the canonical model.
-	const out = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
+	const kept = decoded.filter((p): p is Exclude<ModelPart, { type: 'image' }> => p.type !== 'image')
+	const out: ChatResponse['content'] = withGrounding(kept, get(candidate ?? {}, 'groundingMetadata'), responseId)
 	const toolSeen = out.some((p) => p.type === 'tool_call')
 	const blocked = !candidate && blockedPrompt
 	const res: ChatResponse = {
@@ -55,6 +56,25 @@ export function decodeResponse(body: GeminiResponse, choice = 0): ChatResponse {
 	const created = Date.parse(str(get(o, 'createTime')) ?? '')
 	if (!Number.isNaN(created)) res.created = Math.floor(created / 1000)
 	return res
+}
+
+/**
+ * A grounded answer's Google Search (grounding.ts): a search part first, and each text part's citations (the
+ * supports' spans are into the answer's whole text).
+ */
+function withGrounding(parts: Array<Exclude<ModelPart, { type: 'image' }>>, meta: unknown, responseId: string | undefined): ChatResponse['content'] {
+	const search = searchPart(meta, `gs_${idSafe(responseId ?? randomString(12)).slice(0, 24)}`)
+	if (!search) return parts
+	const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
+	const all = groundingCitations(meta, text)
+	let offset = 0
+	const cited = parts.map((p) => {
+		if (p.type !== 'text') return p
+		const citations = citationsWithin(all, offset, p.text.length)
+		offset += p.text.length
+		return citations.length ? { ...p, citations } : p
+	})
+	return [search, ...cited]
 }
 
 /**
@@ -75,8 +95,8 @@ export function candidateAt(candidates: unknown, choice: number): Record<string,
  * and chat-completions protocols). Thought parts only for a client that asked for them (`includeThoughts`, parts.ts).
  */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiResponse {
-	type Kept = Exclude<ChatResponse['content'][number], McpToolUsePart | McpToolResultPart>
-	const parts = res.content.filter((p): p is Kept => p.type !== 'mcp_tool_use' && p.type !== 'mcp_tool_result')
+	type Kept = Exclude<ChatResponse['content'][number], McpToolUsePart | McpToolResultPart | WebSearchPart>
+	const parts = res.content.filter((p): p is Kept => p.type !== 'mcp_tool_use' && p.type !== 'mcp_tool_result' && p.type !== 'web_search')
 	return {
 		candidates: [
 			{

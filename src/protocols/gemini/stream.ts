@@ -17,7 +17,7 @@ import { errorDetails } from './error'
 import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope, candidateAt } from './response'
-import { addGrounding, groundingSearches, newGrounding } from './grounding'
+import { addGrounding, citationsWithin, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'
@@ -48,6 +48,11 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	let lastUsage = ''
 	// Google Search grounding reported so far (grounding.ts): its searches ride on the usage events.
 	const grounding = newGrounding()
+	/** The answer's text so far and where the open text block starts in it: grounding spans are into the whole text. */
+	let answer = ''
+	let blockFrom = 0
+	/** The last `groundingMetadata` reported: its search goes out as a block once the text is done. */
+	let meta: unknown
 
 	// The helpers below append the events a chunk produces to the caller's array, set by push and end.
 	let out: StreamEvent[] = []
@@ -71,6 +76,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		if (open?.kind === kind) return open.index
 		close()
 		open = { index: next++, kind }
+		if (kind === 'text') blockFrom = answer.length
 		out.push({ type: 'block_start', index: open.index, block: { kind } })
 		return open.index
 	}
@@ -111,7 +117,10 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			sigLeft = undefined
 		}
 		// Open a text block only on the first non-empty text (WIRE-NOTES #1, BerriAI/litellm#34692).
-		if (text) out.push({ type: 'text_delta', index: openBlock('text'), text })
+		if (text) {
+			out.push({ type: 'text_delta', index: openBlock('text'), text })
+			answer += text
+		}
 		if (sigLeft) signed('gemini-text', sigLeft)
 	}
 
@@ -148,6 +157,11 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			const logprobs = decodeLogprobs(get(candidate ?? {}, 'logprobsResult'))
 			const delta = logprobs && out.slice(from).find((e) => e.type === 'text_delta')
 			if (delta?.type === 'text_delta') delta.logprobs = logprobs
+			const grounded = get(candidate ?? {}, 'groundingMetadata')
+			if (isObj(grounded)) {
+				meta = grounded
+				if (open?.kind === 'text') for (const citation of citationsWithin(groundingCitations(grounded, answer), blockFrom, answer.length - blockFrom)) out.push({ type: 'citation', index: open.index, citation })
+			}
 			const u = decodeUsage(get(chunk, 'usageMetadata'))
 			const searches = groundingSearches(addGrounding(grounding, chunk))
 			if (u && searches > 0) u.webSearches = searches
@@ -167,6 +181,11 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			out = target
 			start({})
 			close()
+			const search = searchPart(meta, `gs_${scope}`)
+			if (search) {
+				const index = next++
+				out.push({ type: 'block_start', index, block: { kind: 'web_search', id: search.id, queries: search.queries, sources: search.sources } }, { type: 'block_stop', index })
+			}
 			if (finishReason !== undefined) out.push({ type: 'finish', reason: decodeFinishReason(finishReason, toolSeen) })
 			else if (blocked) out.push({ type: 'finish', reason: 'content_filter' })
 			else if (!seen && choice > 0) out.push({ type: 'error', error: upstreamError(`Gemini stream sent no candidate ${choice}`) })

@@ -13,6 +13,7 @@ import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
 import { refuseVendorOnly } from '../vendor-only'
+import { decodeWebSearchOptions, encodeWebSearchOptions } from './web-search'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
 import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
 import type { OpenAIChatBody } from './model'
@@ -203,6 +204,8 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
 	const user = optString(b.user, 'user') ?? optString(b.safety_identifier, 'safety_identifier')
 	if (user !== undefined) req.user = user
+	// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`); the field itself stays in `extra`.
+	if (isObject(b.web_search_options)) req.webSearch = decodeWebSearchOptions(b.web_search_options)
 	const only = [...openaiOnly.map((o) => ({ protocol: PROTOCOL, ...o })), ...vendorOnlyOf(b)]
 	if (only.length) req.vendorOnly = only
 	if (extras) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
@@ -238,12 +241,11 @@ function decodeReasoningObject(o: Json): Reasoning | undefined {
 }
 
 /**
- * What only OpenAI does, refused for other vendors rather than dropped (vendor-only.ts): web search
- * (`web_search_options`, search-preview models), audio output (`modalities` with "audio") and legacy `functions`.
+ * What only OpenAI does, refused for other vendors rather than dropped (vendor-only.ts): audio output (`modalities`
+ * with "audio") and legacy `functions`.
  */
 function vendorOnlyOf(b: Json): VendorOnly[] {
 	const out: VendorOnly[] = []
-	if (b.web_search_options !== undefined && b.web_search_options !== null) out.push({ protocol: PROTOCOL, what: 'web search (web_search_options)', path: 'web_search_options' })
 	if (Array.isArray(b.modalities) && b.modalities.includes('audio')) out.push({ protocol: PROTOCOL, what: 'audio output (modalities "audio")', path: 'modalities' })
 	// The deprecated `functions` list: converting it would answer `tool_calls` where such a client reads `function_call`.
 	if (Array.isArray(b.functions) && b.functions.length) out.push({ protocol: PROTOCOL, what: 'legacy function calling (functions; send tools instead)', path: 'functions' })
@@ -300,6 +302,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL)
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
 	body.model = model
+	if (req.webSearch && body.web_search_options === undefined) body.web_search_options = encodeWebSearchOptions(req, model)
 	const messages = encodeMessages(req.system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
 	if (continuedPrefill(req) !== undefined) {
 		// OpenAI has no way to continue a final assistant message: its model answers afresh after it, and the client

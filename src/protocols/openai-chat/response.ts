@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids'
 import { decodeReasoning, encodeReasoning, parseArguments } from './content'
 import { count, isObject, str } from './guards'
 import { decodeLogprobs, encodeLogprobs } from './logprobs'
+import { decodeAnnotations, encodeAnnotations } from './web-search'
 import { encodeMcpCalls, type McpCall } from './mcp'
 import type { OpenAIChatCompletion } from './model'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
@@ -52,7 +53,8 @@ export function decodeResponse(body: unknown, choice = 0): ChatResponse {
 	const message = isObject(picked.message) ? picked.message : {}
 	const content: ChatResponse['content'] = decodeReasoning(message.reasoning_content ?? message.reasoning, message.reasoning_details)
 	const text = contentText(message.content)
-	if (text) content.push({ type: 'text', text })
+	const citations = decodeAnnotations(message.annotations)
+	if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 	const refusal = str(message.refusal)
 	if (refusal) content.push({ type: 'text', text: refusal })
 	const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : []
@@ -86,7 +88,10 @@ export const completionId = (id: string | undefined): string => (id?.startsWith(
  * gateway ran go to the `message.mcp_calls` extension (mcp.ts).
  */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAIChatCompletion {
-	const text = res.content.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('')
+	const texts = res.content.filter((p): p is TextPart => p.type === 'text')
+	const text = texts.map((p) => p.text).join('')
+	// The search ran at the vendor: its citations are the message's `url_citation` annotations (chat has no search item).
+	const annotations = encodeAnnotations(texts)
 	const calls = res.content
 		.filter((p): p is ToolCallPart => p.type === 'tool_call')
 		.map((c) => ({
@@ -101,6 +106,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 		...encodeReasoning(res.content),
 	}
 	if (calls.length) message.tool_calls = calls
+	if (annotations.length) Object.assign(message, { annotations })
 	const mcpCalls = encodeMcpCalls(res.content)
 	if (mcpCalls.length) message.mcp_calls = mcpCalls
 	return {

@@ -198,7 +198,18 @@ export const ResponsesOutputReasoning = t.Object(
 	open,
 )
 
-export const ResponsesOutputItem = t.Union([ResponsesOutputMessage, ResponsesOutputFunctionCall, ResponsesOutputReasoning])
+/** A web search the model ran (https://platform.openai.com/docs/guides/tools-web-search): its query and the pages found. */
+export const ResponsesOutputWebSearch = t.Object(
+	{
+		id: t.String(),
+		type: t.Literal('web_search_call'),
+		status: t.String(),
+		action: t.Optional(t.Object({ type: t.String(), query: t.Optional(t.String()), sources: t.Optional(t.Array(t.Object({ type: t.String(), url: t.String() }, open))) }, open)),
+	},
+	open,
+)
+
+export const ResponsesOutputItem = t.Union([ResponsesOutputMessage, ResponsesOutputFunctionCall, ResponsesOutputReasoning, ResponsesOutputWebSearch])
 
 /** A `response` object: the non-stream body, and the `response` of lifecycle stream events. */
 export const ResponsesResponse = t.Object(

@@ -21,6 +21,7 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { decodeInput } from './items'
 import { joinNamespace } from './namespaces'
 import { encodeReasoningItem } from './reasoning'
+import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
 export const PROTOCOL = 'openai-responses'
 const EXTRA_KEY = '__protocol'
@@ -44,11 +45,13 @@ const KNOWN = new Set([
 
 const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
 
-function decodeTools(raw: unknown): { tools: Tool[]; names: Set<string> } {
+function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Tool[] {
 	const tools: Tool[] = []
 	reqArray(raw, 'tools').forEach((item, i) => {
 		const tool = reqObject(item, `tools[${i}]`)
 		if (tool.type === 'function') tools.push(decodeFunction(tool, `tools[${i}]`))
+		// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`).
+		else if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
 		else if (tool.type === 'namespace') {
 			// Each function of a namespace goes upstream flat, under its joined name (namespaces.ts).
 			const namespace = reqString(tool.name, `tools[${i}].name`)
@@ -61,7 +64,7 @@ function decodeTools(raw: unknown): { tools: Tool[]; names: Set<string> } {
 		}
 		// Otherwise a built-in tool: see unconvertible().
 	})
-	return { tools, names: new Set(tools.map((t) => t.name)) }
+	return tools
 }
 
 function decodeFunction(tool: Json, at: string): Tool {
@@ -89,7 +92,8 @@ function decodeToolChoice(raw: unknown, req: ChatRequest) {
 		req.tools = req.tools?.filter((t) => allowed.has(t.name))
 		req.toolChoice = { type: c.mode === 'required' ? 'required' : 'auto' }
 	}
-	// Built-in tool choices (`{type:'web_search'}`…): see unconvertible().
+	if (isWebSearchType(c.type) && req.webSearch) req.webSearch.forced = true
+	// Other built-in tool choices (`{type:'file_search'}`…): see unconvertible().
 }
 
 function decodeFormat(raw: unknown): ResponseFormat | undefined {
@@ -120,7 +124,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k) && v !== undefined && v !== null) extra[k] = v
 
 	if (b.tools !== undefined && b.tools !== null) {
-		const { tools } = decodeTools(b.tools)
+		const tools = decodeTools(b.tools, req, b.max_tool_calls)
 		if (tools.length) req.tools = tools
 	}
 	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req)
@@ -178,7 +182,8 @@ function decodeLogprobs(b: Json, req: ChatRequest) {
 	if (top !== undefined) req.topLogprobs = top
 }
 
-const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning'])
+/** Item types other vendors take: a `web_search_call` is a record of a search OpenAI ran, left out for them (items.ts). */
+const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'web_search_call'])
 
 /**
  * Why this request cannot be converted for a vendor other than OpenAI, or undefined when it can. Such features
@@ -211,7 +216,7 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	}
 	const tools = Array.isArray(body.tools) ? body.tools : []
 	for (const [i, t] of tools.entries()) {
-		if (!isObject(t) || t.type === 'function') continue
+		if (!isObject(t) || t.type === 'function' || isWebSearchType(t.type)) continue
 		if (t.type === 'namespace') {
 			const custom = (Array.isArray(t.tools) ? t.tools : []).findIndex((f) => !isObject(f) || f.type !== 'function')
 			if (custom < 0) continue
@@ -224,7 +229,7 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 		return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
 	}
 	const choice = body.tool_choice
-	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools') return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
+	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined
 }
 
@@ -278,16 +283,21 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	body.model = model
 	if (req.system?.length) body.instructions = req.system.map((p) => p.text).join('\n\n')
 	body.input = encodeInput(req.messages)
-	if (req.tools?.length) {
-		body.tools = req.tools.map((t) => ({
+	// The client's own body (extra) already lists its tools as written; another protocol's search is added here.
+	const own = req.extra?.[EXTRA_KEY] === PROTOCOL
+	if (req.tools?.length || req.webSearch) {
+		body.tools = (req.tools ?? []).map((t) => ({
 			type: 'function',
 			name: t.name,
 			...(t.description !== undefined && { description: t.description }),
 			parameters: t.parameters,
 			strict: t.strict ?? false,
 		}))
-		if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
+		if (req.webSearch) (body.tools as Json[]).push(encodeWebSearchTool(req.webSearch))
+		if (req.webSearch?.forced) body.tool_choice = { type: 'web_search' }
+		else if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
 		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
+		if (req.webSearch?.maxUses !== undefined && !own) body.max_tool_calls = req.webSearch.maxUses
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
 	// A reasoning model refuses sampling settings (as in openai-chat/request.ts).

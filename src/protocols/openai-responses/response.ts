@@ -11,12 +11,13 @@ import { emptyUsage } from '../../core/ir'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { parseArguments } from '../openai-chat/content'
-import { count, isObject, str } from '../openai-chat/guards'
+import { count, isObject, str, type Json } from '../openai-chat/guards'
 import { encodeLogprobs } from '../openai-chat/logprobs'
 import type { ResponsesOutputItem, ResponsesResponse } from './model'
 import { callIdIn, callIdOut } from './call-ids'
 import { decodeReasoningItem, encodeReasoningItem } from './reasoning'
 import { decodeEnd, decodeUsage, encodeEnd, encodeUsage } from './usage'
+import { decodeAnnotations, decodeWebSearchItem, urlCitation, webSearchItem } from './web-search'
 
 /** Keeps an upstream id that already looks like a Responses id; other vendors' ids get a fresh one. */
 export const responseId = (id: string | undefined): string => (id?.startsWith('resp_') ? id : newId('resp_'))
@@ -81,6 +82,7 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	let pending = logprobEntries(logprobs)
 	const refused = stopReason === 'refusal'
 	let text: string | undefined
+	let annotations: Json[] = []
 	let calls = 0
 	const message = (text: string): ResponsesOutputItem => {
 		const lp = pending
@@ -90,7 +92,7 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 			type: 'message',
 			role: 'assistant',
 			status: 'completed',
-			content: [{ type: 'output_text', text, annotations: [], logprobs: lp }],
+			content: [{ type: 'output_text', text, annotations: annotations.splice(0), logprobs: lp }],
 		}
 	}
 	const flush = () => {
@@ -100,7 +102,14 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	}
 	for (const p of content) {
 		if (p.type === 'text') {
+			// Each part's citations at its place in the message's one text (OpenAI's `url_citation` spans).
+			for (const c of p.citations ?? []) annotations.push(urlCitation(c, (text ?? '').length, p.text))
 			text = (text ?? '') + p.text
+			continue
+		}
+		if (p.type === 'web_search') {
+			flush()
+			items.push(webSearchItem(p))
 			continue
 		}
 		// MCP connector parts are left out: a Responses client declares MCP servers as `tools` of type `mcp`, which
@@ -158,8 +167,12 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
 				const text = c.type === 'output_text' ? str(c.text) : c.type === 'refusal' ? str(c.refusal) : undefined
 				if (c.type === 'refusal') sawRefusal = true
-				if (text) content.push({ type: 'text', text })
+					const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations) : []
+				if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 			}
+		} else if (item.type === 'web_search_call') {
+			const search = decodeWebSearchItem(item)
+			if (search) content.push(search)
 		}
 	}
 	return { content, sawTool, sawRefusal }

@@ -21,27 +21,30 @@
  */
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
-import { emptyUsage, type Usage } from '../../core/ir'
+import { type Citation, emptyUsage, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { errorBody } from '../openai-chat/error'
+import type { Json } from '../openai-chat/guards'
 import { callIdOut } from './call-ids'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
 import { envelope, logprobEntries, responseId } from './response'
 import { encodeEnd } from './usage'
+import { urlCitation, webSearchItem } from './web-search'
 
 type Open =
 	/** `refusal`: the part is a refusal; `endsRefused`: the part, streamed as output_text, ends as a refusal (the answer ended refused). */
-	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean; logprobs: LogprobEntry[] }
+	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean; logprobs: LogprobEntry[]; citations: Citation[] }
 	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
 	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
+	| { kind: 'search'; index: number; out: number; item: ReturnType<typeof webSearchItem> }
 	| { kind: 'call'; index: number; out: number; id: string; callId: string; name: string; args: string }
 
 type LogprobEntry = ReturnType<typeof logprobEntries>[number]
-const part = (text: string, logprobs: LogprobEntry[] = []) => ({ type: 'output_text' as const, text, annotations: [], logprobs })
+const part = (text: string, logprobs: LogprobEntry[] = [], annotations: Json[] = []) => ({ type: 'output_text' as const, text, annotations, logprobs })
 const refusalPart = (refusal: string) => ({ type: 'refusal' as const, refusal })
 /** The content part a text block opens: `refusal` parts start empty as `output_text` ones do. */
 const emptyPart = (refusal: boolean) => (refusal ? refusalPart('') : part(''))
@@ -109,9 +112,12 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				frames.push(frame('response.refusal.done', { ...ids, refusal: o.text }))
 				content.push(refusalPart(o.text))
 			} else {
+				// Citations go out once the text they span is whole (Anthropic's cite a whole block, sent before its text).
+				const annotations = o.citations.map((c) => urlCitation(c, 0, o.text))
+				annotations.forEach((annotation, i) => frames.push(frame('response.output_text.annotation.added', { ...ids, annotation_index: i, annotation })))
 				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: o.logprobs }))
-				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs) }))
-				content.push(part(o.text, o.logprobs))
+				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs, annotations) }))
+				content.push(part(o.text, o.logprobs, annotations))
 			}
 			item = { id: o.id, type: 'message', role: 'assistant', status, content }
 		} else if (o.kind === 'thinking') {
@@ -124,6 +130,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			const args = o.args || '{}' // WIRE-NOTES wire §8: arguments are a JSON object, `{}` when the tool takes none
 			frames.push(frame('response.function_call_arguments.done', { item_id: o.id, ...at, name: o.name, arguments: args }))
 			item = { id: o.id, type: 'function_call', status, call_id: o.callId, name: o.name, arguments: args }
+		} else if (o.kind === 'search') {
+			// The vendor ran the search before its block: its progress events go out together.
+			for (const stage of ['in_progress', 'searching', 'completed']) frames.push(frame(`response.web_search_call.${stage}`, { item_id: o.item.id, ...at }))
+			item = { ...o.item, status }
 		} else item = o.item
 		output[o.out] = item
 		frames.push(frame('response.output_item.done', { ...at, item }))
@@ -140,7 +150,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	/** A message item with its first content part (empty), the text to follow as deltas. */
 	function openMessage(index: number, refusal: boolean): Extract<Open, { kind: 'text' }> {
 		const out = output.length
-		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal, logprobs: [] }
+		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal, logprobs: [], citations: [] }
 		const item: ResponsesOutputItem = { id: o.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
 		output.push(item)
 		frames.push(frame('response.output_item.added', { output_index: out, item }))
@@ -166,6 +176,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		} else if (b.kind === 'redacted_thinking') {
 			item = { id: newId('rs_'), type: 'reasoning', summary: [], encrypted_content: REDACTED_MARK + b.data }
 			open = { kind: 'redacted', index: ev.index, out, item }
+		} else if (b.kind === 'web_search') {
+			const search = webSearchItem({ type: 'web_search', id: b.id, queries: b.queries, sources: b.sources })
+			open = { kind: 'search', index: ev.index, out, item: search }
+			item = { id: search.id, type: 'web_search_call', status: 'in_progress' }
 		} else {
 			open = { kind: 'call', index: ev.index, out, id: newId('fc_'), callId: callIdOut(b.id, b.signature, calls++), name: b.name, args: '' }
 			item = { id: open.id, type: 'function_call', status: 'in_progress', call_id: open.callId, name: b.name, arguments: '' }
@@ -222,6 +236,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 						open.logprobs.push(...logprobs)
 						frames.push(open.refusal ? frame('response.refusal.delta', at) : frame('response.output_text.delta', { ...at, logprobs }))
 					}
+					break
+				case 'citation':
+					if (open?.kind === 'text' && !open.refusal) open.citations.push(ev.citation)
 					break
 				case 'thinking_delta':
 					if (open?.kind === 'thinking' && ev.text) {

@@ -170,9 +170,9 @@ describe('POST /v1/responses converted for Anthropic and Gemini models', () => {
 
 	it('should refuse OpenAI built-in tools for a converted model', async () => {
 		const a = await client()
-		const err = (await a.openai.responses.create({ model: 'gemini-2.5-flash', input: 'x', tools: [{ type: 'web_search' }] }).catch((e: unknown) => e)) as APIError
+		const err = (await a.openai.responses.create({ model: 'gemini-2.5-flash', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }).catch((e: unknown) => e)) as APIError
 		expect(err.status).toBe(400)
-		expect(err.message).toContain("'web_search'")
+		expect(err.message).toContain("'file_search'")
 	})
 
 	it('should end a truncated converted answer as incomplete with max_output_tokens', async () => {

@@ -21,6 +21,8 @@ beforeAll(async () => {
 afterAll(() => m.close())
 
 const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 2 } as const
+/** A server tool no other vendor runs (the web search is another's own search: web-search-converted.test.ts). */
+const CODE_EXECUTION = { type: 'code_execution_20250825', name: 'code_execution' } as const
 const WEATHER: Anthropic.Messages.Tool = { name: 'weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
 
 describe('Anthropic server tools', () => {
@@ -37,13 +39,13 @@ describe('Anthropic server tools', () => {
 		it(`should refuse a server tool with a 400 naming it rather than drop it (${label(up, stream)})`, async () => {
 			const acct = await m.account()
 			const before = m.mocks[up].requests.length
-			const call = messages(acct.anthropic, { model: MODEL[up], max_tokens: 100, tools: [WEATHER, WEB_SEARCH], messages: [{ role: 'user', content: 'news today' }] }, stream)
+			const call = messages(acct.anthropic, { model: MODEL[up], max_tokens: 100, tools: [WEATHER, CODE_EXECUTION], messages: [{ role: 'user', content: 'news today' }] }, stream)
 			const err = (await call.catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>
 			expect(err).toBeInstanceOf(Anthropic.BadRequestError)
 			expect(err.status).toBe(400)
 			expect((err.error as { error: { type: string } }).error.type).toBe('invalid_request_error')
 			expect(err.message).toContain('tools.1')
-			expect(err.message).toContain('web_search_20250305')
+			expect(err.message).toContain('code_execution_20250825')
 			expect(err.message).toContain(MODEL[up])
 			// Nothing went upstream and nothing was charged.
 			expect(m.mocks[up].requests.length).toBe(before)

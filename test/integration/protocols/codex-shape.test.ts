@@ -175,7 +175,7 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 			"tools[4] ('apply_patch') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model",
 		],
 		['the local_shell tool', () => withTools([{ type: 'local_shell' }, ...CODEX_TOOLS]), "tools[0] of type 'local_shell' is an OpenAI built-in tool"],
-		['the web_search tool', () => withTools([...CODEX_TOOLS, { type: 'web_search' }]), "tools[4] of type 'web_search' is an OpenAI built-in tool"],
+		['the image_generation tool', () => withTools([...CODEX_TOOLS, { type: 'image_generation' }]), "tools[4] of type 'image_generation' is an OpenAI built-in tool"],
 		// A session that began on a GPT model replays that model's local_shell and freeform calls.
 		['a replayed local_shell_call', () => ({ input: [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }] }), "input[1] of type 'local_shell_call' is only available on OpenAI models"],
 		['a replayed custom_tool_call', () => ({ input: [userText('hi'), customCall, { type: 'custom_tool_call_output', call_id: 'call_cp1', output: 'Done!' }] }), "input[1] of type 'custom_tool_call' is only available on OpenAI models"],

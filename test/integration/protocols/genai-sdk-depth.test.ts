@@ -56,15 +56,16 @@ describe('@google/genai built-in tools', () => {
 			})
 			continue
 		}
-		it(`should refuse googleSearch with a 400 naming it rather than drop it (${label(up, stream)})`, async () => {
+		// googleSearch runs the vendor's own search instead (web-search-converted.test.ts); urlContext has no counterpart.
+		it(`should refuse urlContext with a 400 naming it rather than drop it (${label(up, stream)})`, async () => {
 			const acct = await m.account()
 			const before = m.mocks[up].requests.length
-			const err = await generate(genai(acct), { model: MODEL[up], contents: 'news today', config: { tools: [...TOOLS, { googleSearch: {} }] } }, stream).catch((e: unknown) => e)
+			const err = await generate(genai(acct), { model: MODEL[up], contents: 'news today', config: { tools: [...TOOLS, { urlContext: {} }] } }, stream).catch((e: unknown) => e)
 			expect(err).toBeInstanceOf(ApiError)
 			expect((err as ApiError).status).toBe(400)
 			const { error } = JSON.parse((err as ApiError).message.slice((err as ApiError).message.indexOf('{'))) as { error: { status: string; message: string } }
 			expect(error.status).toBe('INVALID_ARGUMENT')
-			expect(error.message).toContain('tools[1].googleSearch')
+			expect(error.message).toContain('tools[1].urlContext')
 			expect(error.message).toContain(MODEL[up])
 			expect(m.mocks[up].requests.length).toBe(before)
 			expect(await m.app.balance(acct.accountId)).toBe(acct.balance)

@@ -63,10 +63,13 @@ export function checkChatChunks(chunks: Chunk[], model: string, includeUsage: bo
 }
 
 const DELTA_OF: Record<string, string[]> = {
-	text: ['text_delta'],
+	text: ['text_delta', 'citations_delta'],
 	thinking: ['thinking_delta', 'signature_delta'],
 	redacted_thinking: [],
 	tool_use: ['input_json_delta'],
+	// The web search server tool (docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool#streaming).
+	server_tool_use: ['input_json_delta'],
+	web_search_tool_result: [],
 }
 
 /** Checks a whole messages stream (events in arrival order, pings included). */

@@ -46,10 +46,11 @@ const toolUseId = (seed: string, i: number): string => stableId('toolu_', `${see
  * The final content blocks, in order: thinking, text, tool_use. With `thinking.display: 'omitted'` the thinking
  * block keeps only its signature (empty text), as the API returns it.
  */
-function contentOf(p: Plan, seed: string, omitted: boolean): Obj[] {
+function contentOf(p: Plan, seed: string, omitted: boolean, searches = 0): Obj[] {
 	const blocks: Obj[] = []
 	if (p.thinking) blocks.push({ type: 'thinking', thinking: omitted ? '' : p.thinking, signature: thinkingSignature(p.thinking) })
-	if (p.calls.length === 0) blocks.push({ type: 'text', text: p.text })
+	blocks.push(...searchBlocks(seed, searches))
+	if (p.calls.length === 0) blocks.push(searches > 0 ? { type: 'text', text: p.text, citations: [citation(seed)] } : { type: 'text', text: p.text })
 	p.calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: toolUseId(seed, i), name: c.name, input: c.args }))
 	return blocks
 }
@@ -62,7 +63,7 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 	const out: string[] = []
 	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
 	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
-	;[...(run?.blocks ?? []), ...contentOf(p, seed, omitted)].forEach((block, index) => {
+	;[...(run?.blocks ?? []), ...contentOf(p, seed, omitted, searches)].forEach((block, index) => {
 		const start = (content_block: Obj) => {
 			emit('content_block_start', { index, content_block })
 			// Anthropic sends a ping right after the first block opens (any number of pings may appear).
@@ -74,7 +75,9 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 			// The signature arrives in its own delta just before the block stops.
 			emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
 		} else if (block.type === 'text') {
-			start({ type: 'text', text: '' })
+			// A cited block starts with `citations: []` and sends each citation as a citations_delta before its text.
+			start(block.citations ? { type: 'text', text: '', citations: [] } : { type: 'text', text: '' })
+			for (const c of (block.citations as Obj[] | undefined) ?? []) emit('content_block_delta', { index, delta: { type: 'citations_delta', citation: c } })
 			for (const t of splitPieces(p.text)) emit('content_block_delta', { index, delta: { type: 'text_delta', text: t } })
 		} else if (String(block.type).endsWith('_tool_result')) {
 			// A server tool's result arrives whole in its content_block_start.
@@ -91,6 +94,23 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 	emit('message_stop', {})
 	return out
 }
+
+/**
+ * The web search tool's blocks (docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool), one pair per
+ * search: `server_tool_use` (its query) then `web_search_tool_result` (the pages found, with Anthropic's encrypted
+ * content and page age). The answer's text cites the first page (`web_search_result_location`).
+ */
+function searchBlocks(seed: string, searches: number): Obj[] {
+	return Array.from({ length: searches }, (_, i) => {
+		const id = stableId('srvtoolu_', `${seed}|search|${i}`)
+		return [
+			{ type: 'server_tool_use', id, name: 'web_search', input: { query: `mock query ${i + 1}` } },
+			{ type: 'web_search_tool_result', tool_use_id: id, content: [{ type: 'web_search_result', url: `https://example.com/page-${i + 1}`, title: `Page ${i + 1}`, encrypted_content: `enc_${i + 1}`, page_age: 'April 1, 2026' }] },
+		]
+	}).flat()
+}
+
+const citation = (seed: string): Obj => ({ type: 'web_search_result_location', url: 'https://example.com/page-1', title: 'Page 1', encrypted_index: stableId('eidx_', seed), cited_text: 'what the page says' })
 
 let threadedReplies = 0
 
@@ -125,7 +145,7 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran), 1)
 	return json({
 		...message,
-		content: [...(ran?.blocks ?? []), ...contentOf(p, seed, omitted)],
+		content: [...(ran?.blocks ?? []), ...contentOf(p, seed, omitted, searches)],
 		stop_reason: STOP[p.finish],
 		stop_sequence: p.stopSequence ?? null,
 		usage: usageOf(p, true, searches),
@@ -133,8 +153,8 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 }
 
 /**
- * Web searches run for `#search` when a `web_search_*` server tool is offered: two, or its `max_uses` if fewer. Only
- * the usage counts them (the answer's text is the usual one, without search result blocks).
+ * Web searches run for `#search` when a `web_search_*` server tool is offered: two, or its `max_uses` if fewer, each
+ * with its blocks (searchBlocks) and counted in the usage; the answer's text is the usual one, citing the first page.
  */
 function webSearches(b: Obj, lastUserText: string): number {
 	if (!lastUserText.includes('#search')) return 0

@@ -25,12 +25,13 @@ function refusal(f: () => unknown): GatewayError {
 }
 
 describe('vendor-only request parts', () => {
-	it('should list Anthropic server tools but not an MCP toolset', () => {
+	it('should list Anthropic server tools but not an MCP toolset nor the web search (canonical)', () => {
 		const req = fromAnthropic({
-			tools: [WEATHER, { type: 'web_search_20250305', name: 'web_search' }, { type: 'mcp_toolset', mcp_server_name: 's' }],
+			tools: [WEATHER, { type: 'code_execution_20250825', name: 'code_execution' }, { type: 'mcp_toolset', mcp_server_name: 's' }, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
 			messages: [{ role: 'user', content: 'hi' }],
 		})
-		expect(req.vendorOnly).toEqual([{ protocol: 'anthropic-messages', what: 'server tool web_search_20250305', path: 'tools.1' }])
+		expect(req.vendorOnly).toEqual([{ protocol: 'anthropic-messages', what: 'server tool code_execution_20250825', path: 'tools.1' }])
+		expect(req.webSearch).toEqual({ maxUses: 3 })
 	})
 
 	it('should list user-side blocks with no canonical form, not assistant-side history', () => {
@@ -46,17 +47,18 @@ describe('vendor-only request parts', () => {
 
 	it('should list Gemini built-in tools', () => {
 		const req = gemini.decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], tools: [{ functionDeclarations: [{ name: 'f' }] }, { googleSearch: {}, urlContext: {} }] } as never)
-		expect(req.vendorOnly?.map((v) => v.path)).toEqual(['tools[1].googleSearch', 'tools[1].urlContext'])
+		expect(req.vendorOnly?.map((v) => v.path)).toEqual(['tools[1].urlContext'])
+		expect(req.webSearch).toEqual({})
 	})
 
 	it("should re-emit them to the client's own protocol and refuse them in every other", () => {
-		const req = fromAnthropic({ tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'hi' }] })
-		expect(anthropicMessages.encodeRequest(req, 'up').tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }])
+		const req = fromAnthropic({ tools: [{ type: 'code_execution_20250825', name: 'code_execution' }], messages: [{ role: 'user', content: 'hi' }] })
+		expect(anthropicMessages.encodeRequest(req, 'up').tools).toEqual([{ type: 'code_execution_20250825', name: 'code_execution' }])
 		for (const encode of [(r: ChatRequest) => openaiChat.encodeRequest(r, 'up'), (r: ChatRequest) => gemini.encodeRequest(r, 'up'), (r: ChatRequest) => encodeResponses(r, 'up')]) {
 			const err = refusal(() => encode(req))
 			expect(err.status).toBe(400)
 			expect(err.retryable).toBe(true)
-			expect(err.message).toStartWith("tools.0: server tool web_search_20250305 is only available on Anthropic's API")
+			expect(err.message).toStartWith("tools.0: server tool code_execution_20250825 is only available on Anthropic's API")
 		}
 		const fromGemini = gemini.decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], tools: [{ codeExecution: {} }] } as never)
 		expect(gemini.encodeRequest(fromGemini, 'up').tools as unknown[]).toEqual([{ codeExecution: {} }])

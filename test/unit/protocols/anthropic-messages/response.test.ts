@@ -27,9 +27,12 @@ describe('anthropicMessages.decodeResponse', () => {
 		})
 	})
 
-	it('should skip server-tool blocks that have no canonical form', async () => {
+	it('should read a web search (server_tool_use + web_search_tool_result) as one canonical search part', async () => {
 		const res = anthropicMessages.decodeResponse(await fixtureJson<AnthropicResponse>('response-server-tool.json'))
-		expect(res.content).toEqual([{ type: 'text', text: 'Nothing new.' }])
+		expect(res.content).toEqual([
+			{ type: 'web_search', id: 'srvtoolu_01', queries: ['news'], sources: [] },
+			{ type: 'text', text: 'Nothing new.' },
+		])
 		expect(res.stopReason).toBe('end_turn')
 	})
 

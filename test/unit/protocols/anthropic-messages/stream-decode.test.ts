@@ -98,12 +98,13 @@ describe('anthropicMessages.decodeStream', () => {
 		if (last?.type === 'error') expect(last.error.kind).toBe('upstream')
 	})
 
-	it('should skip server-tool blocks and keep canonical indexes contiguous', async () => {
+	it('should read a web search as one canonical block, whole once its results came, with contiguous indexes', async () => {
 		const events = await decodeFixture('server-tool.sse')
 		const starts = events.filter((e) => e.type === 'block_start')
 		expect(starts).toEqual([
 			{ type: 'block_start', index: 0, block: { kind: 'text' } },
-			{ type: 'block_start', index: 1, block: { kind: 'text' } },
+			{ type: 'block_start', index: 1, block: { kind: 'web_search', id: 'srvtoolu_014hJH82Qum7Td6UV8gDXThB', queries: ['weather NYC today'], sources: [{ url: 'https://example.com/weather', title: 'Weather' }] } },
+			{ type: 'block_start', index: 2, block: { kind: 'text' } },
 		])
 		expect(events.filter((e) => e.type === 'json_delta')).toEqual([])
 		expect(events.at(-1)).toEqual({ type: 'finish', reason: 'end_turn' })

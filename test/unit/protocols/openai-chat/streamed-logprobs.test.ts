@@ -101,11 +101,10 @@ describe('openai-chat request fields for other vendors', () => {
 		expect(encodeRequest(decodeRequest({ ...base, user: 'u-1', safety_identifier: 's-1' }), 'gpt-4o-mini')).toMatchObject({ user: 'u-1', safety_identifier: 's-1' })
 	})
 
-	it('should mark web_search_options, audio output and legacy functions as OpenAI-only', () => {
-		expect(decodeRequest({ ...base, web_search_options: {}, modalities: ['text', 'audio'] }).vendorOnly).toEqual([
-			{ protocol: 'openai-chat', what: 'web search (web_search_options)', path: 'web_search_options' },
-			{ protocol: 'openai-chat', what: 'audio output (modalities "audio")', path: 'modalities' },
-		])
+	it('should mark audio output and legacy functions as OpenAI-only, and read web_search_options as the canonical search', () => {
+		const req = decodeRequest({ ...base, web_search_options: { user_location: { type: 'approximate', approximate: { city: 'Paris' } } }, modalities: ['text', 'audio'] })
+		expect(req.vendorOnly).toEqual([{ protocol: 'openai-chat', what: 'audio output (modalities "audio")', path: 'modalities' }])
+		expect(req.webSearch).toEqual({ userLocation: { city: 'Paris' } })
 		expect(decodeRequest({ ...base, functions: [{ name: 'f' }] }).vendorOnly).toEqual([{ protocol: 'openai-chat', what: 'legacy function calling (functions; send tools instead)', path: 'functions' }])
 		expect(decodeRequest({ ...base, modalities: ['text'], functions: [] }).vendorOnly).toBeUndefined()
 	})

@@ -82,7 +82,9 @@ describe('openaiResponses.unconvertible', () => {
 		expect(unconvertible({ model: 'm', previous_response_id: 'resp_1' })).toContain('previous_response_id')
 		expect(unconvertible({ model: 'm', conversation: 'conv_1' })).toContain('conversation')
 		expect(unconvertible({ model: 'm', input: [{ type: 'item_reference', id: 'msg_1' }] })).toContain("input[0] of type 'item_reference'")
-		expect(unconvertible({ model: 'm', input: 'x', tools: [{ type: 'web_search' }] })).toContain("tools[0] of type 'web_search'")
+		expect(unconvertible({ model: 'm', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] })).toContain("tools[0] of type 'file_search'")
+		// Web search runs at whichever vendor serves the model (core/ir.ts WebSearch); a replayed search record is taken.
+		expect(unconvertible({ model: 'm', input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed' }], tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } })).toBeUndefined()
 		expect(unconvertible({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] })).toContain('input_file')
 	})
 

@@ -1,0 +1,58 @@
+/**
+ * Chat Completions web search ⇄ the canonical one (core/ir.ts `WebSearch`, `Citation`): `web_search_options`
+ * (`user_location: {type:"approximate", approximate:{city, region, country, timezone}}`, `search_context_size`), which
+ * only OpenAI's search models take, and the `url_citation` annotations of the answer's message
+ * (https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat).
+ * @module
+ */
+import { unsupportedForModel } from '../../core/errors'
+import type { ChatRequest, Citation, TextPart, WebSearch } from '../../core/ir'
+import { decodeLocation } from '../openai-responses/web-search'
+import { isObject, str, type Json } from './guards'
+
+/** OpenAI's chat models that search the web: gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api… */
+export const isSearchModel = (model: string): boolean => /(^|[-/])search(-|$)/.test(model)
+
+export function decodeWebSearchOptions(o: Json): WebSearch {
+	const location = decodeLocation(o.user_location)
+	return location ? { userLocation: location } : {}
+}
+
+/**
+ * The canonical search → `web_search_options`, for a search model; any other chat model cannot search (OpenAI answers
+ * such a request with a 400), so the request is refused saying which can. Retryable: another channel of the model may.
+ */
+export function encodeWebSearchOptions(req: ChatRequest, model: string): Json {
+	const ws = req.webSearch!
+	if (!isSearchModel(model))
+		throw unsupportedForModel(
+			`web search: model "${req.model}" is served here by OpenAI Chat Completions, where only the search models (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search the web: use a model served by Anthropic or Gemini, an OpenAI model through the Responses API, or remove the web search tool`,
+			true,
+			'tools',
+		)
+	return ws.userLocation ? { user_location: { type: 'approximate', approximate: ws.userLocation } } : {}
+}
+
+/** `message.annotations` → the citations of the message's text (spans into it). */
+export function decodeAnnotations(v: unknown): Citation[] {
+	return (Array.isArray(v) ? v : []).filter(isObject).flatMap((a): Citation[] => {
+		const u = isObject(a.url_citation) ? a.url_citation : undefined
+		if (a.type !== 'url_citation' || !u || !str(u.url)) return []
+		const c: Citation = { url: u.url as string }
+		if (str(u.title)) c.title = u.title as string
+		if (typeof u.start_index === 'number' && typeof u.end_index === 'number') Object.assign(c, { start: u.start_index, end: u.end_index })
+		return [c]
+	})
+}
+
+/** The citations of text parts joined into one message text → its `annotations`. */
+export function encodeAnnotations(parts: TextPart[]): Json[] {
+	const out: Json[] = []
+	let offset = 0
+	for (const p of parts) {
+		for (const c of p.citations ?? [])
+			out.push({ type: 'url_citation', url_citation: { url: c.url, title: c.title ?? c.url, start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? p.text.length) } })
+		offset += p.text.length
+	}
+	return out
+}
