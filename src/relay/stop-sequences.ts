@@ -9,7 +9,7 @@
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
-import type { FrameDecoder, StreamMachine } from '../protocols/stream-machine'
+import { eachDecoded, type FrameDecoder, type StreamMachine } from '../protocols/stream-machine'
 
 /**
  * The request as `codec`'s vendor takes it for `model`, and the stop sequences left for the gateway to enforce (none
@@ -152,20 +152,15 @@ export type CuttingDecoder = FrameDecoder & { readonly cutShort: boolean }
  */
 export function cuttingDecoder(inner: FrameDecoder, stops: string[]): CuttingDecoder {
 	const cutter = new StopCutter(stops)
-	const events: StreamEvent[] = []
-	const pass = (out: StreamEvent[]) => {
-		for (const e of events) cutter.push(e, out)
-		events.length = 0
-		cutter.end(out)
-	}
+	const cut = eachDecoded(inner, (e, out) => cutter.push(e, out))
 	return {
 		push(frame, out) {
-			inner.push(frame, events)
-			pass(out)
+			cut.push(frame, out)
+			cutter.end(out)
 		},
 		end(out) {
-			inner.end(events)
-			pass(out)
+			cut.end(out)
+			cutter.end(out)
 		},
 		get done() {
 			return inner.done || cutter.done
