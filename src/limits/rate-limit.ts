@@ -50,7 +50,8 @@ function memoryCounter(): Counter {
 }
 
 function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
-	const client = new Bun.RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 500, autoReconnect: true, ...options })
+	const settings = { enableOfflineQueue: false, connectionTimeout: 500, autoReconnect: true, ...options }
+	const client = new Bun.RedisClient(url, settings)
 	// Bun reconnects by itself, but gives up after `maxRetries` attempts (about 30 s down) and runs `onclose`; the
 	// limits would then stay per instance until a restart. From there a failing command asks for a new connection,
 	// at most once a second (https://bun.com/docs/runtime/redis "Reconnection Behavior").
@@ -73,21 +74,24 @@ function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
 			throw e
 		}
 	}
-	// Commands wait for the first connection (at most `connectionTimeout`): a new instance's first requests are counted
-	// in Redis, not in memory, where a second instance just started let a key past its limit. Failures surface per
-	// command, which then falls back to memory.
-	const first = client.connect().catch(() => {})
+	// Commands wait for the first connection, at most `connectionTimeout` (its promise, retrying by itself, can take
+	// ~30 s to fail on a Redis that is down): a new instance's first requests are counted in Redis, not in memory, where
+	// a second instance just started let a key past its limit. Failures surface per command, which then falls back to
+	// memory. Once it is settled, commands do not wait on it at all.
+	let first: Promise<unknown> | undefined = Promise.race([client.connect().catch(() => {}), Bun.sleep(settings.connectionTimeout ?? 500)]).then(() => {
+		first = undefined
+	})
 	return {
 		incr: (key, by) =>
 			guarded(async () => {
-				await first
+				if (first) await first
 				const n = Number(await client.send('INCRBY', [key, String(by)]))
 				if (n === by) await client.send('PEXPIRE', [key, String(2 * WINDOW_MS)])
 				return n
 			}),
 		get: (key) =>
 			guarded(async () => {
-				await first
+				if (first) await first
 				return Number((await client.get(key)) ?? 0)
 			}),
 	}
