@@ -1,6 +1,7 @@
 /**
- * A database per test file: with DATABASE_URL (CI), a fresh PostgreSQL database created from scratch and dropped
- * afterwards; without, an in-memory PGlite cloned from one migrated template (cloning is much faster than booting).
+ * A database per test file: with DATABASE_URL (CI), a fresh PostgreSQL database copied from a migrated template and
+ * dropped afterwards; without, an in-memory PGlite cloned from one migrated template (cloning is much faster than
+ * booting). Copying the template costs ~0.3 s where creating and migrating cost ~0.8 s, for each of ~370 files.
  */
 import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
@@ -19,12 +20,11 @@ export async function createTestDb(opts: { migrations?: typeof migrations } = {}
 	if (base) {
 		const name = `sbt_${randomString(10).toLowerCase()}`
 		const admin = postgres(base, { max: 1, onnotice: () => {} })
-		await admin.unsafe(`CREATE DATABASE ${name}`)
-		const u = new URL(base)
-		u.pathname = `/${name}`
-		const url = u.toString()
+		if (opts.migrations) await admin.unsafe(`CREATE DATABASE ${name}`)
+		else await copyTemplate(admin, base, name)
+		const url = dbUrl(base, name)
 		const db = await openDb(url)
-		await migrate(db.sql, opts.migrations)
+		if (opts.migrations) await migrate(db.sql, opts.migrations)
 		return {
 			db,
 			url,
@@ -55,4 +55,40 @@ async function cloneDb(t: Db): Promise<Db> {
 	if (!pg) return openDb(undefined)
 	const { wrapPglite } = await import('../../src/db/client')
 	return wrapPglite((await pg.clone()) as PGlite)
+}
+
+const dbUrl = (base: string, name: string): string => {
+	const u = new URL(base)
+	u.pathname = `/${name}`
+	return u.toString()
+}
+
+/**
+ * Creates `name` as a copy of the database every migration has run on, made once per migration set (named by a hash
+ * of their text, so a changed migration gets a new one) and kept on the server for later runs. Test processes running
+ * at once take turns under an advisory lock; the template is built under a temporary name and renamed when whole, so a
+ * process killed while building leaves no half-migrated template behind. Nothing may be connected to a template while
+ * it is copied: only its builder ever connects, and closes before the rename.
+ */
+async function copyTemplate(admin: postgres.Sql, base: string, name: string): Promise<void> {
+	const template = `sbt_tpl_${new Bun.CryptoHasher('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16)}`
+	// A session lock (CREATE DATABASE cannot run in a transaction); `admin` has one connection, so it holds the lock.
+	await admin.unsafe(`SELECT pg_advisory_lock(hashtext('switchboard test template'))`)
+	try {
+		const [found] = await admin.unsafe('SELECT 1 FROM pg_database WHERE datname = $1', [template])
+		if (!found) {
+			const building = `${template}_${randomString(6).toLowerCase()}`
+			await admin.unsafe(`CREATE DATABASE ${building}`)
+			const db = await openDb(dbUrl(base, building))
+			try {
+				await migrate(db.sql)
+			} finally {
+				await db.sql.close()
+			}
+			await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${template}`)
+		}
+	} finally {
+		await admin.unsafe(`SELECT pg_advisory_unlock(hashtext('switchboard test template'))`)
+	}
+	await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${template}`)
 }
