@@ -21,7 +21,7 @@ import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { type ChatRequest, emptyUsage, type Message, type StopReason, type ToolChoice } from '../core/ir'
-import { type Budget, type CallInfo, release, reserveBudget, settle, unreported, withUpstreamCap } from '../relay/budget'
+import { type Budget, type CallInfo, countedUsage, release, reserveBudget, settle, withUpstreamCap } from '../relay/budget'
 import { boundInputTokens, countText, estimateInputTokens } from '../relay/estimate'
 import { mediaRuleFor } from '../relay/image-tokens'
 import { fitCap } from '../relay/output-limit'
@@ -55,14 +55,12 @@ async function runTool(sessions: Map<string, McpSession>, c: McpCall, signal: Ab
 	return s.call(c.tool, c.input, signal)
 }
 
-/** A round cut short: its usage completed with counts (the input when unreported, the output when more than reported). */
+/** A round cut short: its usage completed with counts, as the bill takes it (budget.ts `countedUsage`). */
 function completeCutUsage(out: RoundOut, budget: Budget) {
-	const u = { ...out.usage }
-	const counted = countText(out.text)
-	if (unreported(u).input) u.input = budget.countInput()
-	if (u.output === undefined || counted > u.output) u.output = counted
-	out.estimated = out.estimated || u.input !== out.usage?.input || u.output !== out.usage?.output
-	out.usage = u
+	const counted = countedUsage(out.usage, () => budget.countInput(), () => countText(out.text), true)
+	if (!counted) return
+	out.usage = { ...out.usage, ...counted }
+	out.estimated = true
 }
 
 const stopReasonOf = (out: RoundOut, last: boolean): StopReason => (out.ownCalls ? 'tool_use' : last ? 'pause_turn' : (out.reason ?? 'end_turn'))

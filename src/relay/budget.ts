@@ -168,6 +168,22 @@ export function unreported(u: Partial<Usage> | undefined): { input: boolean; out
 }
 
 /**
+ * The counts `settle` bills in place of what the upstream reported, for the client to be shown the same: the input
+ * when unreported; the output when unreported or, for an answer that ended early (cut, or stopped at a sequence the
+ * gateway enforces), when the count is more than the reported one, which may be a placeholder (Anthropic's
+ * message_start says 1). Undefined when the reported usage stands as it is.
+ */
+export function countedUsage(reported: Partial<Usage> | undefined, countInput: () => number, countOutput: () => number, early: boolean): Partial<Usage> | undefined {
+	const missing = unreported(reported)
+	const counted = missing.output || early ? countOutput() : 0
+	if (!missing.input && !missing.output && counted <= (reported?.output ?? 0)) return undefined
+	const out: Partial<Usage> = {}
+	if (missing.input) out.input = countInput()
+	if (missing.output || counted > (reported?.output ?? 0)) out.output = counted
+	return out
+}
+
+/**
  * The size of a vendor-kept conversation after a turn (an Anthropic message thread): the turn's whole input (cache
  * reads and writes included) plus its output, as reported; an input the upstream did not report is the one counted.
  * @example threadSize({ input: 10, cacheRead: 90, output: 5 }, budget) === 105

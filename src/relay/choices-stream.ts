@@ -18,7 +18,7 @@ import type { ChoiceEvent, ChoicesEncoder } from '../protocols/codec'
 import type { FrameDecoder } from '../protocols/stream-machine'
 import { upstreamError } from '../providers/upstream-error'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
-import { settle } from './budget'
+import { countedUsage, settle } from './budget'
 import { type ChoicesAttempt, finalError, siblings } from './choices'
 import { countText } from './estimate'
 import { createEventMeter } from './meter'
@@ -176,16 +176,10 @@ const countSource = (s: Source) => s.readers.reduce((n, r) => n + countText(r.me
 function totalUsage(sources: Source[], countInput: () => number): { usage: Usage; estimated: boolean } {
 	let estimated = false
 	const parts = sources.map((s) => {
-		const u = { ...reportedOf(s) }
-		if (u.input === undefined && u.cacheRead === undefined) {
-			u.input = countInput()
-			estimated = true
-		}
-		if (u.output === undefined || (stoppedEarly(s) && countSource(s) > u.output)) {
-			u.output = countSource(s)
-			estimated = true
-		}
-		return u
+		const reported = reportedOf(s)
+		const counted = countedUsage(reported, countInput, () => countSource(s), stoppedEarly(s))
+		if (counted) estimated = true
+		return { ...reported, ...counted }
 	})
 	return { usage: sumUsage(parts), estimated }
 }

@@ -8,13 +8,12 @@
  */
 import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import type { Usage } from '../core/ir'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import { CodeOutputScanner } from '../protocols/anthropic-messages/code-outputs'
 import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
-import { type Budget, type CallInfo, threadSize, unreported } from './budget'
+import { type Budget, type CallInfo, countedUsage, threadSize } from './budget'
 import type { ChatCall, OutputTerms } from './chat'
 import { countText } from './estimate'
 import { renameModel, renameModelVersion, stripUsage } from './fast-path'
@@ -360,16 +359,8 @@ class ConvertedRelay extends StreamRelay {
 	 * client is shown the same counts rather than zeros (WIRE-NOTES #12). Not metered, so the bill still says estimated.
 	 */
 	private showEstimate(frames: SseFrame[], early = false) {
-		const reported = this.meter.usage()
-		const missing = unreported(reported)
-		// Ended early (budget.ts `settle`, `stoppedEarly`): a reported output below the count is a placeholder.
-		const counted = early && !missing.output ? countText(this.meter.text()) : 0
-		if (!missing.input && !missing.output && counted <= (reported?.output ?? 0)) return
-		const usage: Partial<Usage> = {}
-		if (missing.input) usage.input = this.a.budget.countInput()
-		if (missing.output) usage.output = countText(this.meter.text())
-		else if (counted > (reported?.output ?? 0)) usage.output = counted
-		this.encoder.push({ type: 'usage', usage }, frames)
+		const usage = countedUsage(this.meter.usage(), () => this.a.budget.countInput(), () => countText(this.meter.text()), early)
+		if (usage) this.encoder.push({ type: 'usage', usage }, frames)
 	}
 
 	/** The chunks the window read are converted without an await (the pump then writes them with the headers). */
