@@ -4,6 +4,12 @@
  * @module
  */
 
+/** The object (or array) `text` holds, or undefined when it holds another value or is no JSON. */
+export function jsonObjectOrUndefined(text: string): object | undefined {
+	const v = jsonOrUndefined(text)
+	return v !== null && typeof v === 'object' ? v : undefined
+}
+
 export function jsonOrUndefined(text: string): unknown {
 	try {
 		return JSON.parse(text)

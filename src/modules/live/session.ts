@@ -26,6 +26,7 @@ import type { Hold } from '../../billing/ledger'
 import { tokenCost } from '../../billing/pricing'
 import { type RecordBase, usageRecord } from '../../billing/usage-record'
 import { GatewayError } from '../../core/errors'
+import { jsonObjectOrUndefined } from '../../core/json'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { observeUsage } from '../../metrics/observe-usage'
 import { countText } from '../../relay/estimate'
@@ -44,14 +45,7 @@ type Frame = string | ArrayBuffer | Uint8Array
 /** A turn the model is answering: its hold (none while one is being reserved), the usage reported, the output seen. */
 type Turn = { hold: Hold | undefined; reported: Usage | undefined; current: Usage | undefined; seen: { text: string; audio: number } }
 
-const parse = (text: string): Json | undefined => {
-	try {
-		const v = JSON.parse(text)
-		return v && typeof v === 'object' ? v : undefined
-	} catch {
-		return undefined
-	}
-}
+const parse = (text: string) => jsonObjectOrUndefined(text) as Json | undefined
 
 const decoder = new TextDecoder()
 const frameText = (data: Frame | Buffer): string => (typeof data === 'string' ? data : decoder.decode(data))

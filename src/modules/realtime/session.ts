@@ -35,6 +35,7 @@ import { tokenCost } from '../../billing/pricing'
 import { type RecordBase, usageRecord } from '../../billing/usage-record'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { GatewayError } from '../../core/errors'
+import { jsonObjectOrUndefined } from '../../core/json'
 import { observeUsage } from '../../metrics/observe-usage'
 import { errorBody } from '../../protocols/openai-chat/error'
 import { countText } from '../../relay/estimate'
@@ -47,8 +48,6 @@ import { type Transcriber, TranscriptionMeter } from './transcription-meter'
 import { realtimeRoute } from './upstream'
 import { realtimeUsage } from './usage'
 
-export { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, shutdownSessions, TURN_TOKENS } from '../../relay/socket-relay'
-
 type Frame = string | ArrayBuffer | Uint8Array
 
 /** A response in flight: its hold (none yet while one is being reserved) and its output as seen, for an estimate. */
@@ -56,14 +55,7 @@ type Running = { hold: Hold | undefined; seen: { text: string; audioBytes: numbe
 
 type Json = Record<string, unknown>
 
-const parseEvent = (text: string): Json | undefined => {
-	try {
-		const v = JSON.parse(text)
-		return v && typeof v === 'object' ? (v as Json) : undefined
-	} catch {
-		return undefined
-	}
-}
+const parseEvent = (text: string) => jsonObjectOrUndefined(text) as Json | undefined
 
 /** An OpenAI Realtime `error` server event; `clientEventId` names the client event it answers. */
 export const errorEvent = (eventId: string, err: GatewayError, clientEventId: string | null) =>

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Citation, WebSearch, WebSearchPart, WebSource } from '../../core/ir'
+import { str, strings } from '../openai-chat/guards'
 import { decodeLocation } from '../openai-responses/web-search'
 import { isObject, type Json } from './check'
 
@@ -16,9 +17,6 @@ export const isWebSearchTool = (type: unknown): boolean => typeof type === 'stri
 
 /** The tool's name, fixed by Anthropic; a `tool_choice` naming it forces a search. */
 export const WEB_SEARCH_NAME = 'web_search'
-
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** The server tool → the canonical search. */
 export function decodeWebSearchTool(tool: Json): WebSearch {

@@ -60,3 +60,6 @@ export const count = (v: unknown): number => (typeof v === 'number' && Number.is
 
 /** A string from an upstream body, or undefined. */
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/** The strings of an array from an upstream body (others left out), or undefined when it is no array. */
+export const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)

@@ -7,8 +7,8 @@
  */
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Citation, TextPart, WebSearch } from '../../core/ir'
-import { decodeLocation } from '../openai-responses/web-search'
-import { isObject, str, type Json } from './guards'
+import { decodeAnnotations as decodeFlatAnnotations, decodeLocation } from '../openai-responses/web-search'
+import { isObject, type Json } from './guards'
 
 /** OpenAI's chat models that search the web: gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api… */
 export const isSearchModel = (model: string): boolean => /(^|[-/])search(-|$)/.test(model)
@@ -33,17 +33,9 @@ export function encodeWebSearchOptions(req: ChatRequest, model: string): Json {
 	return ws.userLocation ? { user_location: { type: 'approximate', approximate: ws.userLocation } } : {}
 }
 
-/** `message.annotations` → the citations of the message's text (spans into it). */
-export function decodeAnnotations(v: unknown): Citation[] {
-	return (Array.isArray(v) ? v : []).filter(isObject).flatMap((a): Citation[] => {
-		const u = isObject(a.url_citation) ? a.url_citation : undefined
-		if (a.type !== 'url_citation' || !u || !str(u.url)) return []
-		const c: Citation = { url: u.url as string }
-		if (str(u.title)) c.title = u.title as string
-		if (typeof u.start_index === 'number' && typeof u.end_index === 'number') Object.assign(c, { start: u.start_index, end: u.end_index })
-		return [c]
-	})
-}
+/** `message.annotations` → the citations of the message's text (spans into it): Responses' annotations, nested. */
+export const decodeAnnotations = (v: unknown): Citation[] =>
+	decodeFlatAnnotations((Array.isArray(v) ? v : []).map((a) => (isObject(a) && isObject(a.url_citation) ? { type: a.type, ...a.url_citation } : a)))
 
 /** The citations of text parts joined into one message text → its `annotations`. */
 export function encodeAnnotations(parts: TextPart[]): Json[] {

@@ -167,7 +167,7 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
 				const text = c.type === 'output_text' ? str(c.text) : c.type === 'refusal' ? str(c.refusal) : undefined
 				if (c.type === 'refusal') sawRefusal = true
-					const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations) : []
+				const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations) : []
 				if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 			}
 		} else if (item.type === 'web_search_call') {

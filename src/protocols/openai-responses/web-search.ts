@@ -7,12 +7,10 @@
  */
 import type { Citation, WebSearch, WebSearchPart, WebSource } from '../../core/ir'
 import { newId } from '../../lib/ids'
-import { isObject, str, type Json } from '../openai-chat/guards'
+import { isObject, str, strings, type Json } from '../openai-chat/guards'
 
 /** `web_search`, `web_search_preview` and their dated versions (`web_search_2025_08_26`, `web_search_preview_2025_03_11`). */
 export const isWebSearchType = (type: unknown): boolean => typeof type === 'string' && /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/.test(type)
-
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
 
 /** A `user_location` of type approximate (Responses, Chat and Anthropic share its fields) → the canonical location. */
 export function decodeLocation(v: unknown): WebSearch['userLocation'] | undefined {

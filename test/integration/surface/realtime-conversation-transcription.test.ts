@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
-import { responseBound } from '../../../src/modules/realtime/session'
+import { responseBound } from '../../../src/relay/socket-relay'
 import type { TestApp } from '../../helpers/app'
 import { REALTIME_USAGE, type RealtimeMock } from '../../mocks/openai/realtime'
 import { type RealtimeRig, startRealtimeRig, stopRealtimeRig } from './realtime-rig'

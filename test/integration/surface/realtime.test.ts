@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { REALTIME_CANCELLED_USAGE, REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
 import { countText } from '../../../src/relay/estimate'
-import { CLIENT_BUFFER_LIMIT, responseBound } from '../../../src/modules/realtime/session'
+import { CLIENT_BUFFER_LIMIT, responseBound } from '../../../src/relay/socket-relay'
 import { micros, priceList, usageOf } from './helpers'
 import { connectRealtime, eventually, refusedRealtimeHandshake } from './realtime-client'
 
