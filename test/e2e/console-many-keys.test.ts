@@ -74,7 +74,8 @@ describe('many keys on the Tokens page', () => {
 		// Newest first: svc-059 … svc-035, then svc-034 … svc-010, then svc-009 … svc-000.
 		await pager.getByRole('button', { name: 'Older →' }).click()
 		await pager.getByText('Page 2 of 3').waitFor()
-		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-034')
+		// The pager moves first; the rows once the page has loaded.
+		expect(await settled(() => tokenRows(page).first().getAttribute('data-token'), 'svc-034')).toBe('svc-034')
 		await pager.getByRole('button', { name: 'Older →' }).click()
 		expect(await rowCount(page, 10)).toBe(10)
 		expect(await pager.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true)
