@@ -38,10 +38,12 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const store = wire.store !== false
 	// It is read back by `GET`: there is nothing to poll without it.
 	if (background && !store) throw badRequest('background: a background interaction is read back by `GET`, so it needs `store` (true, the default)', 'background')
-	// The request's own input as steps: what is kept for the turns that continue it.
-	const own = wire.input === undefined ? [] : encodeSteps(decodeInput(wire.input))
 	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
-	if (previous) wire.input = [...conversation(await continued(c, previous)), ...own]
+	const chain = previous ? await continued(c, previous) : undefined
+	// The request's own input as steps: what is kept for the turns that continue it.
+	const sent = wire.input === undefined ? [] : encodeSteps(decodeInput(wire.input))
+	const own = chain ? withoutRepeatedOutput(sent, chain.at(-1)!.interaction.steps) : sent
+	if (chain) wire.input = [...conversation(chain), ...own]
 	const ir = decodeRequest(wire as InteractionRequest, { stream })
 	// Files uploaded through the gateway, named by `uri`: to the channel holding them (modules/gemini-files/refs.ts).
 	const fileChannel = await pinRequestFiles(c.svc, c.token.accountId, ir)
@@ -126,6 +128,25 @@ async function continued(c: CreateCall, previous: string): Promise<KeptInteracti
 		)
 	return chain
 }
+
+/**
+ * The input without its leading model steps that the continued interaction already output. Google's ADK
+ * (`@google/adk` interactions_utils `getLatestUserContents`) answers function calls by sending the calls again before
+ * their results, although `previous_interaction_id` already holds them; kept twice they would reach the model twice,
+ * which Gemini refuses (400 "Please ensure that the number of function response parts is equal to the number of
+ * function call parts of the function call turn") and Claude too (tool_use ids must be unique).
+ */
+function withoutRepeatedOutput(input: Obj[], output: unknown): Obj[] {
+	const done = Array.isArray(output) ? (output as Obj[]) : []
+	// A call is known by its id, a thought by its signature (its summary may or may not be sent back), text by itself.
+	const key = (s: Obj): string => JSON.stringify(s.type === 'function_call' && s.id ? [s.type, s.id] : s.type === 'thought' && s.signature ? [s.type, s.signature] : s)
+	const known = new Set(done.map(key))
+	let lead = 0
+	while (lead < input.length && MODEL_STEPS.has(String(input[lead]!.type))) lead++
+	return [...input.slice(0, lead).filter((s) => !known.has(key(s))), ...input.slice(lead)]
+}
+
+const MODEL_STEPS = new Set(['model_output', 'thought', 'function_call'])
 
 /** A chain's conversation as steps: each turn's input, then its output. */
 const conversation = (chain: KeptInteraction[]): Obj[] => chain.flatMap((k) => [...k.input, ...(Array.isArray(k.interaction.steps) ? (k.interaction.steps as Obj[]) : [])])
