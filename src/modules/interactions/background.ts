@@ -16,6 +16,7 @@
 import type { Services } from '../../services'
 import { parseSse } from '../../core/sse'
 import { nextEventId, resumeAt, stepsOf } from './events'
+import { DONE_FRAME } from '../../protocols/gemini-interactions/stream-encode'
 import type { InteractionStore } from './store'
 
 type Obj = Record<string, unknown>
@@ -77,6 +78,8 @@ export function runInBackground(r: BackgroundRun): void {
 	void (async () => {
 		try {
 			for await (const f of parseSse(readerIterable(reader))) {
+				// The end marker is no event: the stream of the run adds it when it ends (events.ts `sseResponse`).
+				if (f.data === DONE_FRAME.data) continue
 				run.events.push(f.data)
 				notify()
 			}

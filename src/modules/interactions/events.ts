@@ -8,6 +8,7 @@
  */
 import { badRequest } from '../../core/errors'
 import { SSE_HEADERS, SSE_KEEPALIVE } from '../../core/sse'
+import { DONE_FRAME } from '../../protocols/gemini-interactions/stream-encode'
 
 type Obj = Record<string, unknown>
 
@@ -85,10 +86,14 @@ export function stepsOf(events: string[]): Obj[] {
 	return steps.filter(Boolean)
 }
 
-/** An SSE response of event data (each frame named by its `event_type`), ending when `source` does. */
+/**
+ * An SSE response of event data (each frame named by its `event_type`), ending when `source` does: after an
+ * `interaction.completed`, with Google's end marker, as the live stream does.
+ */
 export function sseResponse(source: AsyncIterable<string> | string[]): Response {
 	const enc = new TextEncoder()
 	const it = Array.isArray(source) ? source.values() : source[Symbol.asyncIterator]()
+	let last = ''
 	const body = new ReadableStream<Uint8Array>({
 		start(ctl) {
 			// The headers go out with a first chunk: at once, though the first event may be a while (a run elsewhere).
@@ -96,9 +101,12 @@ export function sseResponse(source: AsyncIterable<string> | string[]): Response 
 		},
 		async pull(ctl) {
 			const { value, done } = await it.next()
-			if (done) return ctl.close()
-			const type = /"event_type":"([^"]+)"/.exec(value)?.[1] ?? 'message'
-			ctl.enqueue(enc.encode(`event: ${type}\ndata: ${value}\n\n`))
+			if (done) {
+				if (last === 'interaction.completed') ctl.enqueue(enc.encode(`event: ${DONE_FRAME.event}\ndata: ${DONE_FRAME.data}\n\n`))
+				return ctl.close()
+			}
+			last = /"event_type":"([^"]+)"/.exec(value)?.[1] ?? 'message'
+			ctl.enqueue(enc.encode(`event: ${last}\ndata: ${value}\n\n`))
 		},
 		async cancel() {
 			await it.return?.()

@@ -5,7 +5,8 @@
  * → `step.delta` (`text`; `thought_summary` and `thought_signature`, or for thinking the client did not ask to see one
  * `thought_signature` carrying it whole at its end, steps.ts `thoughtStep`; a function call's `arguments_delta`) →
  * `step.stop` → `interaction.completed`, whose interaction carries the status and usage but no steps, as Google's
- * does ("empty outputs to reduce the payload size": the client has them from the deltas). A failure is an `error`
+ * does ("empty outputs to reduce the payload size": the client has them from the deltas), then `done` with data
+ * `[DONE]`, Google's end marker (@google/genai's interactions client ends its stream on it). A failure is an `error`
  * event. `ping` sends nothing (the API has no keepalive event).
  *
  * `onEnd` receives the whole Interaction (its steps gathered from the events) when the stream completes: what the
@@ -24,6 +25,9 @@ import { errorEvent } from './error'
 import type { Interaction } from './model'
 import { encodeUsage, iso, statusOf } from './response'
 import { thoughtStep } from './steps'
+
+/** The frame that ends a completed stream. */
+export const DONE_FRAME: SseFrame = { event: 'done', data: '[DONE]' }
 
 type Open = { step: number; kind: 'text' | 'thought' | 'call'; shape: Obj; text: string; args: string; signature?: string; redacted?: string }
 
@@ -143,6 +147,7 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 					for (const index of [...open.keys()]) stopBlock(index)
 					const status = statusOf(ev.reason)
 					emit('interaction.completed', { interaction: shell(status) })
+					out.push(DONE_FRAME)
 					over = true
 					onEnd?.(shell(status, true))
 					return

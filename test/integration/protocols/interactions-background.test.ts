@@ -242,3 +242,42 @@ describe('Vercel AI SDK google.interactions in the background', () => {
 			await expectCharges(m, acct, [{ model: MODEL.openai, input: 4, output: 7, stream: true }])
 		})
 })
+
+describe("the stream's end marker", () => {
+	/** The raw frames of an SSE response, as `event` and `data` pairs. */
+	async function frames(r: Response): Promise<Array<[string, string]>> {
+		expect(r.status).toBe(200)
+		const text = await r.text()
+		return text
+			.split('\n\n')
+			.filter((f) => f.includes('data: '))
+			.map((f) => [/^event: (.*)$/m.exec(f)?.[1] ?? '', /^data: (.*)$/m.exec(f)![1]!])
+	}
+	const post = (acct: Account, body: unknown) =>
+		fetch(`${m.app.url}/v1beta/interactions`, { method: 'POST', headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+	// Google's stream ends `event: done` / `data: [DONE]` after `interaction.completed`; @google/genai's interactions
+	// client reads `[DONE]` as its end (`sentinel: "[DONE]"`), other clients wait for it.
+	it('should end a created stream, its replay and a followed background run with [DONE] after interaction.completed', async () => {
+		const acct = await m.account()
+		const live = await frames(await post(acct, { model: MODEL.openai, input: 'mark the end', stream: true }))
+		expect(live.at(-1)).toEqual(['done', '[DONE]'])
+		expect(live.at(-2)![0]).toBe('interaction.completed')
+		expect(live.filter(([, d]) => d === '[DONE]')).toHaveLength(1)
+		const id = JSON.parse(live[0]![1]).interaction.id
+		const replay = await frames(await fetch(`${m.app.url}/v1beta/interactions/${id}?stream=true`, { headers: { 'x-goog-api-key': acct.key } }))
+		// Made again from the kept interaction, one delta per piece of content, and ended as the live one.
+		expect(replay.slice(-2).map(([e, d]) => (e === 'done' ? d : e))).toEqual(['interaction.completed', '[DONE]'])
+		expect(replay.filter(([, d]) => d === '[DONE]')).toHaveLength(1)
+		const bg = await frames(await post(acct, { model: MODEL.anthropic, input: 'mark the end', stream: true, background: true }))
+		expect(bg.at(-1)).toEqual(['done', '[DONE]'])
+		expect(bg.at(-2)![0]).toBe('interaction.completed')
+		const bgId = JSON.parse(bg[0]![1]).interaction.id
+		await settled(genai(acct), bgId)
+		const kept = await frames(await fetch(`${m.app.url}/v1beta/interactions/${bgId}?stream=true`, { headers: { 'x-goog-api-key': acct.key } }))
+		expect(kept.map(([e]) => e)).toEqual(bg.map(([e]) => e))
+		// The SDK still reads every event before it.
+		const events = await collect(await genai(acct).interactions.get(bgId, { stream: true }))
+		expect(events.at(-1)!.event_type).toBe('interaction.completed')
+	})
+})

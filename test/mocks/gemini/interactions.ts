@@ -115,5 +115,7 @@ export function createInteraction(body: unknown, jsonError: boolean): Reply {
 		ev('step.stop', { index })
 	})
 	ev('interaction.completed', { interaction: { ...head, status, usage } })
+	// Google's end marker (https://ai.google.dev/gemini-api/docs/interactions/streaming).
+	events.push('event: done\ndata: [DONE]\n\n')
 	return sse(events, 1)
 }
