@@ -104,3 +104,30 @@ describe('Gemini CLI tool loop (history without thought parts)', () => {
 			if (up === 'anthropic') expect(lastRequest(m.mocks.anthropic).body.thinking?.type).toBe('enabled')
 		})
 })
+
+/** The CLI's model router: a flash-lite model asked for a complexity score, its schema's types as `Type.*` gives them. */
+const ROUTER: GenerateContentConfig = {
+	systemInstruction: 'You are a specialized Task Routing AI. Respond *only* in JSON format according to the schema.',
+	temperature: 1,
+	topP: 0.95,
+	topK: 64,
+	responseMimeType: 'application/json',
+	responseJsonSchema: {
+		type: 'OBJECT',
+		properties: { complexity_reasoning: { type: 'STRING', description: 'Brief explanation for the score.' }, complexity_score: { type: 'INTEGER', description: 'Complexity score from 1-100.' } },
+		required: ['complexity_reasoning', 'complexity_score'],
+	},
+	thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' as never },
+}
+
+describe('Gemini CLI model router (responseJsonSchema with uppercase types)', () => {
+	for (const up of UPS)
+		it(`should send ${up} the schema with JSON Schema's type names, and answer JSON`, async () => {
+			const acct = await m.account()
+			const res = await genai(acct).models.generateContent({ model: MODEL[up], contents: [{ role: 'user', parts: [{ text: 'read package.json' }] }], config: ROUTER })
+			expect(JSON.parse(res.text!)).toEqual({ complexity_reasoning: 'read package.json', complexity_score: 42 })
+			const sent = JSON.stringify(lastRequest(m.mocks[up]).body)
+			expect(sent).toContain('"complexity_score":{"type":"integer"')
+			expect(sent).not.toMatch(/"(OBJECT|STRING|INTEGER)"/)
+		})
+})
