@@ -131,3 +131,23 @@ describe('Gemini CLI model router (responseJsonSchema with uppercase types)', ()
 			expect(sent).not.toMatch(/"(OBJECT|STRING|INTEGER)"/)
 		})
 })
+
+/** A 1×1 PNG, as the CLI's read_file gives an image: a functionResponse, then the image as inlineData. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+describe('Gemini CLI countTokens of a tool result with media (calculateRequestTokenCount)', () => {
+	for (const up of UPS)
+		it(`should count a function response sent without its call, with the image after it, for ${up}`, async () => {
+			const acct = await m.account()
+			const result = { functionResponse: { id: 'read_file__toolu_1', name: 'read_file', response: { output: 'Binary content provided (1 item(s)).' } } }
+			const image = { inlineData: { mimeType: 'image/png', data: PNG } }
+			const counted = await genai(acct).models.countTokens({ model: MODEL[up], contents: [{ role: 'user', parts: [result, image] }] })
+			// The same tool result in its conversation counts the same, less the question and the call.
+			const call = { role: 'model', parts: [{ functionCall: { id: 'read_file__toolu_1', name: 'read_file', args: { file_path: 'dot.png' } } }] }
+			const whole = await genai(acct).models.countTokens({ model: MODEL[up], contents: [{ role: 'user', parts: [{ text: 'read it' }] }, call, { role: 'user', parts: [result, image] }] })
+			const textOnly = await genai(acct).models.countTokens({ model: MODEL[up], contents: [{ role: 'user', parts: [result] }] })
+			expect(textOnly.totalTokens).toBeGreaterThan(0)
+			expect(counted.totalTokens).toBeGreaterThan(textOnly.totalTokens!) // the image counts
+			expect(counted.totalTokens).toBeLessThan(whole.totalTokens!)
+		})
+})
