@@ -1,5 +1,6 @@
 /** `:countTokens` for every model (modules/count-tokens decides who counts). Not billed. */
-import { gemini, GeminiRequest } from '../../protocols/gemini'
+import { GeminiRequest } from '../../protocols/gemini'
+import { decodeRequest } from '../../protocols/gemini/request'
 import { countTokens } from '../count-tokens/counter'
 import { pinFiles } from '../gemini-files/refs'
 import type { ModelCall } from './generate'
@@ -13,7 +14,7 @@ export async function count(c: ModelCall, raw: unknown): Promise<Response> {
 	const files = await pinFiles(c.svc, c.token.accountId, (wrapped ? given.generateContentRequest : given) as Record<string, unknown>)
 	const body = (wrapped ? { ...given, generateContentRequest: files.body } : files.body) as typeof given
 	const inner = body.generateContentRequest ?? checkBody(GeminiRequest, { contents: body.contents ?? [] })
-	const ir = { ...gemini.decodeRequest(inner), model: c.model }
+	const ir = { ...decodeRequest(inner, { counting: true }), model: c.model }
 	const counted = await countTokens({
 		svc: c.svc,
 		token: c.token,

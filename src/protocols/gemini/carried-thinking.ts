@@ -9,7 +9,8 @@
  * the assistant turn whose tool calls are answered; OpenAI-compatible reasoners such as DeepSeek their
  * `reasoning_content`. So such a client gets no thought part, and the thinking rides whole in the `thoughtSignature` of
  * a part it does get (gemini/parts.ts, gemini/stream-encode.ts); when the history comes back, `restoreCarried` puts it
- * into the canonical model where it stood.
+ * into the canonical model where it stood. A client that shows thoughts gets the same carried copy on the function call
+ * after them, since some (Gemini CLI) keep no thought part in their history; one kept both ways is restored once.
  *
  * Format: `CARRIED_THINKING_TAG` (core/signatures.ts) + base64 of the JSON `[{at, text, signature?} | {at, data}]`,
  * where `at` counts the parts the client was shown before that thinking (a run of text counting once, as the decoder
@@ -137,13 +138,18 @@ function parseItems(json: string): Carried[] | undefined {
 	return out
 }
 
+/** What makes two thinking parts the same thinking. */
+const thinkingKey = (p: HiddenPart): string => JSON.stringify(p.type === 'redacted_thinking' ? [p.data] : [p.text, p.signature ?? ''])
+
 /**
  * Decoded model-turn content with carried thinking put back, in order, each before the shown part it preceded (or at
- * the end when the client kept fewer parts). Thinking parts already there do not count as shown. One pass, however
- * many parts a request carries.
+ * the end when the client kept fewer parts). Thinking parts already there do not count as shown, and carried thinking
+ * the client kept as thought parts too (shown thinking is also carried on calls: `encodeResponseParts`) is not put
+ * back twice. One pass, however many parts a request carries.
  */
 export function restoreCarried<P extends Part>(content: ReadonlyArray<P>, carried: ReadonlyArray<Carried>): Array<P | HiddenPart> {
-	const byPlace = carried.slice().sort((a, b) => a.at - b.at) // stable: the order within a place is kept
+	const kept = new Set(content.flatMap((p) => (p.type === 'thinking' || p.type === 'redacted_thinking' ? [thinkingKey(p as HiddenPart)] : [])))
+	const byPlace = carried.filter((c) => !kept.has(thinkingKey(c.part))).sort((a, b) => a.at - b.at) // stable: the order within a place is kept
 	const out: Array<P | HiddenPart> = []
 	let next = 0
 	let seen = 0

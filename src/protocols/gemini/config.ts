@@ -13,7 +13,7 @@ import type {
 	GeminiToolConfig,
 } from './model'
 import { get, isObj, num, type Obj, spellings, str } from './read'
-import { geminiSchemaToJsonSchema, sanitiseSchema } from './schema-sanitise'
+import { geminiSchemaToJsonSchema, lowerTypeNames, sanitiseSchema } from './schema-sanitise'
 
 // ── Decode ─────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -128,7 +128,7 @@ function decodeResponseFormat(cfg: Obj): ResponseFormat | undefined {
 	if (mime !== 'application/json') return undefined
 	const jsonSchema = get(cfg, 'responseJsonSchema')
 	// Gemini enforces a response schema (constrained decoding): other vendors are asked to where they can.
-	if (isObj(jsonSchema)) return { type: 'json_schema', name: 'response', schema: jsonSchema, enforced: true }
+	if (isObj(jsonSchema)) return { type: 'json_schema', name: 'response', schema: lowerTypeNames(jsonSchema), enforced: true }
 	const schema = get(cfg, 'responseSchema')
 	if (isObj(schema)) return { type: 'json_schema', name: 'response', schema: geminiSchemaToJsonSchema(schema), enforced: true }
 	return { type: 'json_object' }
@@ -183,7 +183,7 @@ export function decodeTools(tools: unknown): { tools?: Tool[]; others?: Obj[]; h
 			const t: Tool = {
 				name: d.name,
 				parameters: isObj(jsonSchema)
-					? jsonSchema
+					? lowerTypeNames(jsonSchema)
 					: isObj(params)
 						? geminiSchemaToJsonSchema(params)
 						: { type: 'object', properties: {} },

@@ -165,13 +165,18 @@ export function encodeImage(src: ImageSource): GeminiPart {
  * step: on the first function call, else on the first text part (else on an empty text part at the end).
  */
 export function encodeResponseParts(content: ReadonlyArray<Part>, showThoughts = true): GeminiPart[] {
-	if (showThoughts) return encodeShown(content)
 	const { shown, carried } = splitHidden(content)
-	const out = encodeShown(shown)
+	const out = encodeShown(showThoughts ? content : shown)
 	if (!carried.length) return out
 	const signature = carryThinking(carried)
-	const carrier =
-		out.find((p) => p.functionCall && (!p.thoughtSignature || p.thoughtSignature === SKIP_SIGNATURE)) ?? out.find((p) => p.text !== undefined && !p.thought && !p.thoughtSignature)
+	const call = out.find((p) => p.functionCall && (!p.thoughtSignature || p.thoughtSignature === SKIP_SIGNATURE))
+	// Shown thinking is carried too, on a function call only: clients such as Gemini CLI keep no thought part in their
+	// history (Gemini signs the call), and a final answer's thinking is not needed back.
+	if (showThoughts) {
+		if (call) call.thoughtSignature = signature
+		return out
+	}
+	const carrier = call ?? out.find((p) => p.text !== undefined && !p.thought && !p.thoughtSignature)
 	if (carrier) carrier.thoughtSignature = signature
 	else out.push({ text: '', thoughtSignature: signature })
 	return out

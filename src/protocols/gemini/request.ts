@@ -35,14 +35,15 @@ const RESERVED = ['__protocol', 'generationConfig', 'thinkingConfig', 'toolConfi
  * Client body → canonical request. The model is in the URL: `body.model` is read when present, else '' (the route
  * fills it in). Streaming is also in the URL (`:streamGenerateContent`), so it comes from `opts.stream`.
  */
-export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean }): ChatRequest {
+/** @param opts.counting for `:countTokens`: a function response that answers no call is counted, not refused (turns.ts) */
+export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean; counting?: boolean }): ChatRequest {
 	const b: unknown = body
 	if (!isObj(b)) throw badRequest('request body must be a JSON object')
 	const contents = get(b, 'contents')
 	if (!Array.isArray(contents) || contents.length === 0) throw badRequest('contents must be a non-empty array', 'contents')
 	const req: ChatRequest = {
 		model: typeof b.model === 'string' ? b.model.replace(/^models\//, '') : '',
-		messages: decodeContents(contents),
+		messages: decodeContents(contents, opts?.counting),
 		stream: opts?.stream ?? false,
 	}
 	const extra: Obj = { __protocol: PROTOCOL }

@@ -210,3 +210,46 @@ export function geminiSchemaToJsonSchema(schema: unknown, depth = 0): Obj {
 	}
 	return out
 }
+
+const GEMINI_TYPES: Record<string, string> = { STRING: 'string', NUMBER: 'number', INTEGER: 'integer', BOOLEAN: 'boolean', ARRAY: 'array', OBJECT: 'object', NULL: 'null' }
+/** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
+const ONE_SCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+
+/**
+ * A JSON Schema from a Gemini client (`responseJsonSchema`, `parametersJsonSchema`) with Gemini's uppercase type names
+ * lowered, for the other vendors: Gemini takes `"type": "OBJECT"` there, as Google's SDKs' `Type` enum writes it (Gemini
+ * CLI's model router sends it so), where OpenAI answers 400 ("'OBJECT' is not valid under any of the given schemas") and
+ * Claude's structured outputs cannot take it. Returns the schema itself when nothing changes.
+ * @example lowerTypeNames({ type: 'OBJECT', properties: { type: { type: 'STRING' } } }) // → { type: 'object', properties: { type: { type: 'string' } } }
+ */
+export function lowerTypeNames(schema: Obj, depth = 0): Obj {
+	if (depth > MAX_DEPTH) return schema
+	let out: Obj | undefined
+	const set = (k: string, v: unknown) => {
+		if (v === schema[k]) return
+		out ??= { ...schema }
+		out[k] = v
+	}
+	const lower = (t: unknown) => (typeof t === 'string' ? (GEMINI_TYPES[t] ?? t) : t)
+	const sub = (v: unknown) => (isObj(v) ? lowerTypeNames(v, depth + 1) : v)
+	const t = schema.type
+	if (typeof t === 'string') set('type', lower(t))
+	else if (Array.isArray(t) && t.some((x) => lower(x) !== x)) set('type', t.map(lower))
+	for (const k of ONE_SCHEMA) if (isObj(schema[k])) set(k, sub(schema[k]))
+	for (const k of SCHEMA_LISTS) {
+		const list = schema[k]
+		if (!Array.isArray(list)) continue
+		const mapped = list.map(sub)
+		if (mapped.some((v, i) => v !== list[i])) set(k, mapped)
+	}
+	for (const k of SCHEMA_MAPS) {
+		const map = schema[k]
+		if (!isObj(map)) continue
+		const entries = Object.entries(map).map(([name, v]): [string, unknown] => [name, sub(v)])
+		if (entries.some(([name, v]) => v !== map[name])) set(k, Object.fromEntries(entries))
+	}
+	return out ?? schema
+}
+

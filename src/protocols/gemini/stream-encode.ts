@@ -46,7 +46,9 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * on an empty part was lost, and with it the thinking of the turn after a tool call (Claude's needs its signature).
  * A client that did not ask for thoughts (`includeThoughts`) gets no thought part: thinking other than Gemini's
  * text-part signatures is collected and carried (carried-thinking.ts) on the first function call that follows it, or
- * else on the empty text part that ends the stream, where Gemini streams a text part's signature.
+ * else on the empty text part that ends the stream, where Gemini streams a text part's signature. Shown thinking is
+ * carried as well, on the next function call only: Gemini CLI keeps no thought part in its history (Gemini signs the
+ * call), so without it Claude would lose its thinking on the tool-result turn (restoreCarried skips a kept copy).
  * With `ctx.choice` (one of several candidates: choices.ts) the candidate carries that `index`.
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
@@ -61,7 +63,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let heldThought: string | undefined // the last thought chunk of open shown thinking, which its signature joins
 	let usage: Partial<Usage> | undefined
 	const show = ctx.includeThoughts === true
-	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client
+	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client (or, shown, copied)
 	let carried: Carried[] = [] // closed ones, for the next part that can carry them
 	const shown = shownCounter()
 	const carry = (): string | undefined => {
@@ -127,11 +129,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (ev.block.kind !== 'text') flush(out)
 					if (ev.block.kind === 'tool_call')
 						call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
-					else if (ev.block.kind === 'redacted_thinking' && !show) {
+					else if (ev.block.kind === 'redacted_thinking') {
 						if (ev.block.data) carried.push({ at: shown.at, part: { type: 'redacted_thinking', data: ev.block.data } })
-					} else if (ev.block.kind === 'redacted_thinking')
-						out.push(frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }]))
-					else if (ev.block.kind === 'thinking' && !show) hidden.set(ev.index, { at: shown.at, part: { type: 'thinking', text: '' } })
+						if (show) out.push(frame([{ text: '', thought: true, thoughtSignature: REDACTED_PREFIX + ev.block.data }]))
+					} else if (ev.block.kind === 'thinking') hidden.set(ev.index, { at: shown.at, part: { type: 'thinking', text: '' } })
 					// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
 					break
 				case 'text_delta':
@@ -144,7 +145,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (open && ev.text) open.text = true
 					const kept = hidden.get(ev.index)
 					if (kept) kept.part.text += ev.text
-					else if (ev.text && show) {
+					if (ev.text && show) {
 						if (heldThought !== undefined) sendThought(out)
 						heldThought = ev.text
 					}
@@ -154,10 +155,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					const kept = hidden.get(ev.index)
 					if (kept) kept.part.signature = ev.signature
 					// Gemini's own signature of a text part is shown as Gemini shows it without thoughts.
-					if (!kept || !isHidden(kept.part)) {
-						hidden.delete(ev.index)
-						signature(blocks.get(ev.index), ev.signature, out)
-					}
+					if (!kept || !isHidden(kept.part)) hidden.delete(ev.index)
+					if (show || !kept || !isHidden(kept.part)) signature(blocks.get(ev.index), ev.signature, out)
 					break
 				}
 				case 'json_delta':
@@ -189,7 +188,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					// An empty text part, as Gemini ends streams: @google/genai's chat sessions drop an answer (and the question
 					// before it) from their history when any chunk has no part. The part comes back in that history as a
 					// model turn of its own, which the request decoder reads as nothing (gemini/parts.ts).
-					const last = carry()
+					// Shown thinking is carried for function calls only: a final answer's thinking is not needed back.
+					const last = show ? undefined : carry()
 					out.push(frame([last ? { text: '', thoughtSignature: last } : { text: '' }], encodeFinishReason(ev.reason)))
 					break
 				}

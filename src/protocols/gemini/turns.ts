@@ -29,7 +29,7 @@ export { SKIP_SIGNATURE }
  * content of its own, so its history has the thought pieces, their signature and the calls of one answer in
  * consecutive model contents, and the function responses answer the calls of the whole run.
  */
-export function decodeContents(contents: unknown[]): Message[] {
+export function decodeContents(contents: unknown[], counting = false): Message[] {
 	const messages: Message[] = []
 	let lastCalls: ToolCallPart[] = []
 	let answered = new Set<ToolCallPart>()
@@ -54,7 +54,7 @@ export function decodeContents(contents: unknown[]): Message[] {
 			messages.push({ role: 'assistant', content })
 		} else {
 			const content: Part[] = []
-			for (let k = i; k < end; k++) content.push(...decodeUserParts((contents[k] as Obj).parts as unknown[], `contents[${k}].parts`, lastCalls, answered))
+			for (let k = i; k < end; k++) content.push(...decodeUserParts((contents[k] as Obj).parts as unknown[], `contents[${k}].parts`, lastCalls, answered, counting))
 			messages.push({ role: 'user', content })
 		}
 		i = end
@@ -71,7 +71,7 @@ function roleOf(c: unknown, at: string): 'user' | 'model' {
 	return role
 }
 
-function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>): Part[] {
+function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>, counting: boolean): Part[] {
 	const out: Part[] = []
 	parts.forEach((p, j) => {
 		const here = `${at}[${j}]`
@@ -84,7 +84,7 @@ function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[], an
 		const media = decodeUserMedia(p, here)
 		if (media) return void out.push(media)
 		const fr = get(p, 'functionResponse')
-		if (fr !== undefined) return void out.push(decodeFunctionResponse(fr, here, calls, answered))
+		if (fr !== undefined) return void out.push(...decodeFunctionResponse(fr, here, calls, answered, counting))
 		if (get(p, 'functionCall') !== undefined)
 			throw badRequest(`${here}: functionCall is only allowed in model turns`, here)
 		throw badRequest(`${here}: unsupported part, expected text, inlineData, fileData or functionResponse`, here)
@@ -92,19 +92,24 @@ function decodeUserParts(parts: unknown[], at: string, calls: ToolCallPart[], an
 	return out
 }
 
-function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>): ToolResultPart {
+/**
+ * A `functionResponse` → the tool result of the call it answers. One that answers none is a 400, except when counting:
+ * Gemini counts any content, and Gemini CLI asks `:countTokens` for a tool result with media alone (its
+ * `calculateRequestTokenCount`), so there it counts as the text and media it holds.
+ */
+function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], answered: Set<ToolCallPart>, counting: boolean): Part[] {
 	if (!isObj(fr) || typeof fr.name !== 'string' || !fr.name)
 		throw badRequest(`${at}.functionResponse.name is required`, `${at}.functionResponse.name`)
 	const name = fr.name
 	const id = str(fr.id)
 	const open = calls.filter((c) => !answered.has(c))
 	const call = (id && open.find((c) => c.id === id)) || open.find((c) => c.name === name)
-	if (!call)
+	if (!call && !counting)
 		throw badRequest(
 			`${at}.functionResponse '${name}' does not answer any functionCall of the preceding model turn`,
 			`${at}.functionResponse`,
 		)
-	answered.add(call)
+	if (call) answered.add(call)
 	const response = get(fr, 'response')
 	if (response !== undefined && !isObj(response))
 		throw badRequest(`${at}.functionResponse.response must be an object`, `${at}.functionResponse.response`)
@@ -118,9 +123,10 @@ function decodeFunctionResponse(fr: unknown, at: string, calls: ToolCallPart[], 
 		if (media?.type === 'audio') content.push({ type: 'file', source: { kind: 'base64', mediaType: media.mediaType, data: media.data }, path: media.path })
 		else if (media) content.push(media)
 	})
+	if (!call) return content
 	const part: ToolResultPart = { type: 'tool_result', toolCallId: call.id, name, content }
 	if (isError) part.isError = true
-	return part
+	return [part]
 }
 
 /**

@@ -1,5 +1,8 @@
 /**
- * OpenAI's strict-mode schema rules (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
+ * OpenAI's checks on a JSON schema (a `response_format`, a function's `parameters`): every schema is validated against
+ * JSON Schema, so a `type` that is not one of its seven names (Gemini's uppercase `OBJECT`, `STRING`…) is 400 "Invalid
+ * schema for response_format '…': In context=(…), 'OBJECT' is not valid under any of the given schemas", strict or not.
+ * And OpenAI's strict-mode schema rules (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
  * with `strict: true` (a response format or a function tool), every object must set `additionalProperties: false` and list every property in `required`;
  * OpenAI answers 400 "Invalid schema for response_format '…': In context=(…), …" otherwise.
  * @module
@@ -27,10 +30,32 @@ function fault(s: Obj, context: string[]): string | undefined {
 	return undefined
 }
 
-/** The 400 for a strict function tool whose parameters break the rules, or undefined. */
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
+
+/** A `type` that is no JSON Schema type name, in `s` or a schema below it. */
+function badType(s: Obj, context: string[]): string | undefined {
+	const bad = (asArr(s.type).length ? asArr(s.type) : s.type === undefined ? [] : [s.type]).find((t) => typeof t !== 'string' || !JSON_TYPES.has(t))
+	if (bad !== undefined) return `In context=(${context.map((c) => `'${c}'`).join(', ')}${context.length === 1 ? ',' : ''}), ${JSON.stringify(bad).replaceAll('"', "'")} is not valid under any of the given schemas.`
+	const below: Array<[unknown, string[]]> = [
+		...Object.entries(asObj(s.properties) ?? {}).map(([k, v]): [unknown, string[]] => [v, [...context, 'properties', k]]),
+		[s.items, [...context, 'items']],
+		...['anyOf', 'oneOf', 'allOf'].flatMap((k) => asArr(s[k]).map((v, i): [unknown, string[]] => [v, [...context, k, String(i)]])),
+		...['$defs', 'definitions'].flatMap((k) => Object.entries(asObj(s[k]) ?? {}).map(([n, v]): [unknown, string[]] => [v, [...context, k, n]])),
+	]
+	for (const [v, at] of below) {
+		const child = asObj(v)
+		const found = child && badType(child, at)
+		if (found) return found
+	}
+	return undefined
+}
+
+/** The 400 for a function tool whose parameters break the rules (type names always, the strict ones with `strict`), or undefined. */
 export function checkStrictTools(b: Obj): JsonReply | undefined {
 	for (const t of asArr(b.tools)) {
 		const fn = asObj(asObj(t)?.function)
+		const typeFault = badType(asObj(fn?.parameters) ?? {}, [])
+		if (typeFault) return openaiError(400, `Invalid schema for function '${String(fn?.name)}': ${typeFault}`, 'tools', 'invalid_function_parameters')
 		if (fn?.strict !== true) continue
 		const found = fault(asObj(fn.parameters) ?? {}, [])
 		if (found) return openaiError(400, `Invalid schema for function '${String(fn.name)}': ${found}`, 'tools', 'invalid_function_parameters')
@@ -38,10 +63,12 @@ export function checkStrictTools(b: Obj): JsonReply | undefined {
 	return undefined
 }
 
-/** The 400 for a strict `response_format` schema that breaks the rules, or undefined. */
+/** The 400 for a `response_format` schema that breaks the rules (type names always, the strict ones with `strict`), or undefined. */
 export function checkStrictFormat(b: Obj): JsonReply | undefined {
 	const rf = asObj(b.response_format)
 	const js = asObj(rf?.json_schema)
+	const typeFault = rf?.type === 'json_schema' ? badType(asObj(js?.schema) ?? {}, []) : undefined
+	if (typeFault) return openaiError(400, `Invalid schema for response_format '${String(js?.name)}': ${typeFault}`, 'response_format', 'invalid_json_schema')
 	if (rf?.type !== 'json_schema' || js?.strict !== true) return undefined
 	const found = fault(asObj(js.schema) ?? {}, [])
 	return found ? openaiError(400, `Invalid schema for response_format '${String(js.name)}': ${found}`, 'response_format', 'invalid_json_schema') : undefined

@@ -167,9 +167,12 @@ describe('gemini-interactions stream', () => {
 			'step.delta',
 			'step.stop',
 			'interaction.completed',
+			'done',
 		])
-		for (const f of frames) expect(JSON.parse(f.data).event_type).toBe(f.event)
-		const done = JSON.parse(frames.at(-1)!.data).interaction
+		// Google's end marker closes it; every other frame is an event named as its event_type.
+		expect(frames.at(-1)!.data).toBe('[DONE]')
+		for (const f of frames.slice(0, -1)) expect(JSON.parse(f.data).event_type).toBe(f.event)
+		const done = JSON.parse(frames.at(-2)!.data).interaction
 		expect(done).toMatchObject({ id: 'v1_s', status: 'requires_action', usage: { total_input_tokens: 14, total_output_tokens: 5, total_thought_tokens: 2 } })
 		expect(done.steps).toBeUndefined()
 		expect(kept!.steps).toEqual([

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatResponse } from '../../../../src/core/ir'
 import { tagSignature } from '../../../../src/core/signatures'
+import { carryThinking } from '../../../../src/protocols/gemini/carried-thinking'
 import type { GeminiContent, GeminiResponse } from '../../../../src/protocols/gemini/model'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
 import { decodeRequest } from '../../../../src/protocols/gemini/request'
 import { decodeResponse, encodeResponse, usageOf } from '../../../../src/protocols/gemini/response'
-import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
 import { fixtureJson } from './helpers'
 
 describe('gemini decodeResponse', () => {
@@ -83,11 +83,17 @@ describe('gemini encodeResponse', () => {
 					content: {
 						role: 'model',
 						parts: [
-							// Claude's signature with its origin tag; its function call with the documented placeholder.
+							// Claude's signature with its origin tag; its thinking carried on the function call as well.
 							{ text: 'hmm', thought: true, thoughtSignature: tagSignature('anthropic', 'QW50aHJvcGlj') },
 							{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` },
 							{ text: 'Calling.' },
-							{ functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } }, thoughtSignature: SKIP_SIGNATURE },
+							{
+								functionCall: { id: 'toolu_1', name: 'f', args: { a: 1 } },
+								thoughtSignature: carryThinking([
+									{ at: 0, part: { type: 'thinking', text: 'hmm', signature: 'QW50aHJvcGlj' } },
+									{ at: 0, part: { type: 'redacted_thinking', data: 'ZW5j' } },
+								]),
+							},
 						],
 					},
 					finishReason: 'STOP',
@@ -109,6 +115,17 @@ describe('gemini encodeResponse', () => {
 		expect(back.stopReason).toBe('tool_use')
 		// Gemini has no cache-write field: those tokens come back as plain input.
 		expect(back.usage).toEqual({ input: 15, cacheRead: 90, cacheWrite: 0, output: 30, reasoning: 12 })
+	})
+
+	it("should give the shown thinking back once, whether the client kept its thought parts or, as Gemini CLI, only the call's signature", () => {
+		const parts = encodeResponse(res, { model: 'm', includeThoughts: true }).candidates![0]!.content!.parts!
+		for (const kept of [parts, parts.filter((p) => !p.thought)]) {
+			const history = decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: kept }] })
+			expect(history.messages[1]!.content as unknown[]).toEqual(res.content)
+		}
+		// A final answer's thinking is not carried: nothing needs it back.
+		const answer = encodeResponse({ ...res, content: res.content.slice(0, 3), stopReason: 'end_turn' }, { model: 'm', includeThoughts: true })
+		expect(answer.candidates![0]!.content!.parts!.map((p) => p.thoughtSignature)).toEqual([tagSignature('anthropic', 'QW50aHJvcGlj'), `${REDACTED_PREFIX}ZW5j`, undefined])
 	})
 
 	it('should map stop reasons to finishReason', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { geminiSchemaToJsonSchema, sanitiseSchema } from '../../../../src/protocols/gemini/schema-sanitise'
+import { geminiSchemaToJsonSchema, lowerTypeNames, sanitiseSchema } from '../../../../src/protocols/gemini/schema-sanitise'
+import { decodeRequest } from '../../../../src/protocols/gemini/request'
 
 describe('sanitiseSchema', () => {
 	it('should drop $schema, additionalProperties and propertyNames (router-for-me/CLIProxyAPI#97)', () => {
@@ -145,5 +146,34 @@ describe('geminiSchemaToJsonSchema', () => {
 	it('should survive a round trip through sanitiseSchema', () => {
 		const gem = { type: 'object', properties: { a: { type: 'string', nullable: true, enum: ['x', 'y'] } }, required: ['a'] }
 		expect(sanitiseSchema(geminiSchemaToJsonSchema(gem))).toEqual(gem)
+	})
+})
+
+describe('lowerTypeNames', () => {
+	it('should lower Gemini type names in every schema position, and only there', () => {
+		const schema = {
+			type: 'OBJECT',
+			properties: { type: { type: 'STRING', enum: ['OBJECT'] }, list: { type: ['ARRAY', 'NULL'], items: { anyOf: [{ type: 'INTEGER' }, { type: 'boolean' }] } } },
+			$defs: { n: { type: 'NUMBER' } },
+			required: ['type'],
+		}
+		expect(lowerTypeNames(schema)).toEqual({
+			type: 'object',
+			properties: { type: { type: 'string', enum: ['OBJECT'] }, list: { type: ['array', 'null'], items: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] } } },
+			$defs: { n: { type: 'number' } },
+			required: ['type'],
+		})
+		const plain = { type: 'object', properties: { a: { type: 'string' } } }
+		expect(lowerTypeNames(plain)).toBe(plain)
+	})
+
+	it("should lower them in a Gemini client's parametersJsonSchema and responseJsonSchema", () => {
+		const req = decodeRequest({
+			contents: [{ role: 'user', parts: [{ text: 'q' }] }],
+			tools: [{ functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } } }] }],
+			generationConfig: { responseMimeType: 'application/json', responseJsonSchema: { type: 'OBJECT', properties: { n: { type: 'INTEGER' } } } },
+		})
+		expect(req.tools?.[0]?.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } })
+		expect(req.responseFormat).toMatchObject({ type: 'json_schema', schema: { type: 'object', properties: { n: { type: 'integer' } } } })
 	})
 })

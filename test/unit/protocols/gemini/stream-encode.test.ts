@@ -4,6 +4,7 @@ import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
 import type { ChatResponse } from '../../../../src/core/ir'
 import { tagSignature } from '../../../../src/core/signatures'
+import { carryThinking } from '../../../../src/protocols/gemini/carried-thinking'
 import { REDACTED_PREFIX } from '../../../../src/protocols/gemini/read'
 import { encodeResponse } from '../../../../src/protocols/gemini/response'
 import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
@@ -86,7 +87,16 @@ describe('gemini encodeStream', () => {
 			[{ text: 'Let me', thought: true }],
 			[{ text: ' think.', thought: true, thoughtSignature: tagSignature('anthropic', 'c2lnLWE=') }],
 			[{ text: 'Unsigned.', thought: true }],
-			[{ functionCall: { id: 'call_a', name: 'read', args: { filePath: 'a.txt' } }, thoughtSignature: SKIP_SIGNATURE }],
+			// Shown thinking is carried on the call too: Gemini CLI keeps no thought part in its history.
+			[
+				{
+					functionCall: { id: 'call_a', name: 'read', args: { filePath: 'a.txt' } },
+					thoughtSignature: carryThinking([
+						{ at: 0, part: { type: 'thinking', text: 'Let me think.', signature: 'c2lnLWE=' } },
+						{ at: 0, part: { type: 'thinking', text: 'Unsigned.' } },
+					]),
+				},
+			],
 		])
 	})
 
