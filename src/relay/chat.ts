@@ -68,8 +68,16 @@ export type ChatCall = {
 	files?: FileTerms
 	/** The request offers Claude's code execution tool: what its answer names is recorded (modules/anthropic-files/outputs.ts). */
 	outputs?: OutputTerms
-	/** The request may get an answer that thinks and calls tools: Claude's thinking is kept for clients that drop it (modules/chat/kept-thinking.ts). */
-	thinking?: ThinkingTerms
+	/** Where Claude's thinking is kept for clients that drop it (modules/chat/kept-thinking.ts). */
+	thinking?: KeptThinking
+}
+
+/** Claude's thinking kept for clients that replay its tool calls without it (modules/chat/kept-thinking.ts). */
+export type KeptThinking = {
+	/** `ir` with the kept thinking put back on turns replayed without it; undefined (and no promise) when none could be. */
+	restore(ir: ChatRequest, accountId: number): ChatRequest | undefined | Promise<ChatRequest | undefined>
+	/** What keeps a converted Claude answer's thinking: undefined for a request without tools or thinking. */
+	terms(ir: ChatRequest, accountId: number): ThinkingTerms | undefined
 }
 
 /**
@@ -194,14 +202,8 @@ export type RelayRouteOptions = {
 	files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
 	/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
 	outputs?: (body: Record<string, unknown>, token: AuthToken, requestId: string) => OutputTerms | undefined
-	/**
-	 * Kept thinking (modules/chat/kept-thinking.ts): `restore` gives the request with it put back on turns replayed
-	 * without it (undefined, and no promise, when nothing could be); `terms` keeps an answer's (undefined for a request without tools or thinking).
-	 */
-	thinking?: {
-		restore(ir: ChatRequest, accountId: number): ChatRequest | undefined | Promise<ChatRequest | undefined>
-		terms(ir: ChatRequest, accountId: number): ThinkingTerms | undefined
-	}
+	/** Where Claude's thinking is kept for clients that drop it, when the protocol's clients do. */
+	thinking?: KeptThinking
 }
 
 /**
@@ -232,8 +234,7 @@ export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
 			const outputs = o.outputs?.(wire, token, requestId)
 			if (outputs) call.outputs = outputs
 			if (o.thinking) {
-				const thinking = o.thinking.terms(call.ir, token.accountId)
-				if (thinking) call.thinking = thinking
+				call.thinking = o.thinking
 				const restored = o.thinking.restore(call.ir, token.accountId)
 				if (restored instanceof Promise) return restored.then((ir) => withTerms(o, ir ? { ...call, ir } : call, raw))
 				if (restored) call.ir = restored
@@ -349,7 +350,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const outcome = { channel: ch, upstreamModel }
 
 	// Claude's thinking, for a client that drops it when it replays the calls (modules/chat/kept-thinking.ts).
-	const thinking = !fast && adapter.protocol.name === 'anthropic-messages' ? call.thinking : undefined
+	const thinking = !fast && adapter.protocol.name === 'anthropic-messages' ? call.thinking?.terms(call.ir, call.token.accountId) : undefined
 
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }

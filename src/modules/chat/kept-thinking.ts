@@ -26,7 +26,7 @@ import { keptThinking as table } from '../../db/schema'
 import type { Logger } from '../../lib/log'
 import type { EncodeContext, ProtocolCodec } from '../../protocols/codec'
 import type { EventEncoder } from '../../protocols/stream-machine'
-import type { ThinkingTerms } from '../../relay/chat'
+import type { KeptThinking } from '../../relay/chat'
 import { recent } from '../responses/recent'
 import { keptFirst } from '../responses/kept-first'
 
@@ -139,17 +139,10 @@ function tappedStream<C extends ProtocolCodec>(codec: C, see: (e: StreamEvent) =
 	}
 }
 
-export type ThinkingStore = {
-	/** The terms of a request whose answer may call tools while thinking (undefined otherwise: nothing allocated). */
-	terms(ir: ChatRequest, accountId: number): ThinkingTerms | undefined
-	/** `ir` with the account's kept thinking put back on turns replayed without it; undefined when none was (no promise when none could be). */
-	restore(ir: ChatRequest, accountId: number): ChatRequest | undefined | Promise<ChatRequest | undefined>
-}
-
 /** How many answers' thinking this instance holds in memory, their total size, and for how long. */
 const MEMORY = { limit: 5_000, bytes: 32 * 1024 * 1024, ttlMs: 3_600_000 }
 
-export function thinkingStore(opts: { db: Db; log: Logger; now?: () => number }): ThinkingStore {
+export function thinkingStore(opts: { db: Db; log: Logger; now?: () => number }): KeptThinking {
 	const memory = recent<Kept>({ ...MEMORY, now: opts.now ?? Date.now })
 	// One entry per account and call id: another account's answer with the same id never replaces it.
 	const key = (accountId: number, callId: string) => `${accountId}:${callId}`
