@@ -4,7 +4,7 @@
  * (`@ai-sdk/openai-compatible` as opencode uses it, Qwen Code, Cline) send the assistant message back with its
  * `tool_calls` and without those fields. With thinking on, Anthropic refuses a tool-use turn not led by its thinking
  * block ("a final `assistant` message must start with a thinking block",
- * https://docs.claude.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks), so such a turn went
+ * https://docs.claude.com/en/docs/build-with-claude/extended-thinking), so such a turn went
  * with thinking off, and an agent loop stopped thinking after its first tool call.
  *
  * So the thinking blocks of a converted Claude answer that calls tools are kept, by the account and the answer's first
@@ -37,8 +37,8 @@ export const KEPT_THINKING_HOURS = 24
 const CLAUDE_CALL = 'toolu_'
 
 type Block = ThinkingPart | RedactedThinkingPart
-/** A thinking block of the answer, and the call it came right before (undefined: before none, e.g. before the text). */
-type Kept = Array<{ block: Block; before?: string }>
+/** The thinking blocks of an answer, each with the call it came before (thinking after the last call leads no call: not kept). */
+type Kept = Array<{ block: Block; before: string }>
 
 /** What an answer's content keeps: its thinking blocks and the call each preceded, under its first call's id. */
 function keptOf(content: ReadonlyArray<{ type: string; id?: string }>): { callId: string; kept: Kept } | undefined {
@@ -53,7 +53,8 @@ function keptOf(content: ReadonlyArray<{ type: string; id?: string }>): { callId
 			pending = []
 		}
 	}
-	return callId !== undefined && kept.length ? { callId, kept } : undefined
+	// Only what a later request can be looked up by (another Anthropic-protocol vendor's ids would be written for nothing).
+	return callId?.startsWith(CLAUDE_CALL) && kept.length ? { callId, kept } : undefined
 }
 
 /** Whether a turn carries thinking Anthropic takes back (its own signed thinking, or redacted data). */
@@ -83,7 +84,7 @@ function bareTurns(messages: Message[]): Array<{ at: number; callId: string }> {
 /** The turn with its kept thinking back: the blocks before its first call lead it, the others go before their call. */
 function withThinking(m: Message, kept: Kept): Message {
 	const first = firstCall(m)
-	const lead = kept.filter((k) => k.before === undefined || k.before === first).map((k) => k.block)
+	const lead = kept.filter((k) => k.before === first).map((k) => k.block)
 	const content: Part[] = [...lead]
 	for (const p of m.content) {
 		// What the client kept of the reasoning (unsigned text) is replaced by the blocks themselves.

@@ -88,10 +88,11 @@ describe('kept thinking', () => {
 		expect(here.restore(request(openai), 3)).toBeUndefined() // no lookup at all
 	})
 
-	it('should keep nothing for an answer without thinking or without calls, and offer no terms without tools or thinking', async () => {
+	it('should keep nothing for an answer without thinking, without calls or with ids not Claude’s, and offer no terms without tools or thinking', async () => {
 		const store = thinkingStore({ db: t.db, log: silentLogger })
 		await store.terms(request([]), 5)!.keep([text('hi'), call('toolu_e1')])
 		await store.terms(request([]), 5)!.keep([T1, text('no call')])
+		await store.terms(request([]), 5)!.keep([T1, call('call_other_vendor')]) // looked up only by Claude's ids: not written
 		expect(await t.db.sql.query('SELECT call_id FROM kept_thinking WHERE account_id = 5')).toEqual([])
 		expect(store.terms(request([], false), 5)).toBeUndefined()
 		expect(store.terms({ ...request([]), tools: [] }, 5)).toBeUndefined()
