@@ -8,6 +8,7 @@ import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
 import { shutdownSessions } from './relay/socket-relay'
+import { purgeKeptThinking } from './modules/chat/kept-thinking'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { purgeInteractions } from './modules/interactions/store'
@@ -62,10 +63,11 @@ export async function runServer(startupNotes: string[] = []) {
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
-		// Recorded response ids, message threads and code execution containers past the vendor's retention, every few hours (and at start).
+		// Recorded response ids, message threads, code execution containers past the vendor's retention, and kept thinking, every few hours (and at start).
 		const purge = () => {
 			void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
 			void purgeMessageThreads(svc).catch((e) => svc.log.warn('message thread purge failed', { error: String(e) }))
+			void purgeKeptThinking(svc.db).catch((e) => svc.log.warn('kept thinking purge failed', { error: String(e) }))
 			void purgeInteractions(svc.db).catch((e) => svc.log.warn('interaction purge failed', { error: String(e) }))
 			void purgeContainers(svc.db).catch((e) => svc.log.warn('container purge failed', { error: String(e) }))
 		}

@@ -297,6 +297,22 @@ export const messageThreads = pgTable(
 )
 
 /**
+ * Claude's thinking blocks (text and signature, or redacted data) of converted chat-completions answers that called
+ * tools, kept by the account and the answer's first tool-call id (src/modules/chat/kept-thinking.ts): chat clients
+ * that drop `reasoning_details` when they replay the call get them back, so thinking stays on. Kept a day.
+ */
+export const keptThinking = pgTable(
+	'kept_thinking',
+	{
+		accountId: integer('account_id').notNull(),
+		callId: text('call_id').notNull(),
+		blocks: jsonb('blocks').notNull(),
+		createdAt: createdAt(),
+	},
+	(t) => [primaryKey({ columns: [t.accountId, t.callId] }), index('kept_thinking_created_idx').on(t.createdAt)],
+)
+
+/**
  * Output items of Responses answers converted from another vendor (Claude, Gemini), kept so that a later request on
  * any instance can name them by `item_reference`, as OpenAI keeps a stored response's items
  * (src/modules/responses/converted-items.ts). Kept as long as stored response ids are. The row of a whole Response

@@ -6,7 +6,7 @@
 import type { AuthToken } from '../auth/api-key'
 import { failedRow } from '../billing/usage-record'
 import { GatewayError, unsupportedForModel } from '../core/errors'
-import type { ChatRequest } from '../core/ir'
+import type { ChatRequest, ChatResponse } from '../core/ir'
 import { type CodeOutputs, codeOutputsOf } from '../protocols/anthropic-messages/code-outputs'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
 import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
@@ -68,6 +68,27 @@ export type ChatCall = {
 	files?: FileTerms
 	/** The request offers Claude's code execution tool: what its answer names is recorded (modules/anthropic-files/outputs.ts). */
 	outputs?: OutputTerms
+	/** Where Claude's thinking is kept for clients that drop it (modules/chat/kept-thinking.ts). */
+	thinking?: KeptThinking
+}
+
+/** Claude's thinking kept for clients that replay its tool calls without it (modules/chat/kept-thinking.ts). */
+export type KeptThinking = {
+	/** `ir` with the kept thinking put back on turns replayed without it; undefined (and no promise) when none could be. */
+	restore(ir: ChatRequest, accountId: number): ChatRequest | undefined | Promise<ChatRequest | undefined>
+	/** What keeps a converted Claude answer's thinking: undefined for a request without tools or thinking. */
+	terms(ir: ChatRequest, accountId: number): ThinkingTerms | undefined
+}
+
+/**
+ * Keeps the thinking blocks of a converted Claude answer that calls tools, before the client gets its end, so a next
+ * turn replaying the calls without them gets them back (chat clients drop `reasoning_details`).
+ */
+export type ThinkingTerms = {
+	/** Keeps what a whole answer's content holds; resolves once written (or failed: never rejects). */
+	keep(content: ChatResponse['content']): Promise<void>
+	/** The client codec that keeps a streamed answer's, and its Response with the end held back until written. */
+	streaming(client: ProtocolCodec): { client: ProtocolCodec; hold(res: Response): Promise<Response> }
 }
 
 /**
@@ -168,26 +189,28 @@ function pinnedRoute(call: ChatCall, route: Route): Route {
 	)
 }
 
+/** What a model route whose handler is this relay is made of (relayRoute). */
+export type RelayRouteOptions = {
+	endpoint: string
+	shape: ErrorShape
+	client: ProtocolCodec
+	schema: TSchema
+	includeUsage(body: unknown): boolean
+	/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
+	thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
+	/** The uploaded files (or container) a body names, when the protocol has them: undefined (no promise) for a body naming none. */
+	files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
+	/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
+	outputs?: (body: Record<string, unknown>, token: AuthToken, requestId: string) => OutputTerms | undefined
+	/** Where Claude's thinking is kept for clients that drop it, when the protocol's clients do. */
+	thinking?: KeptThinking
+}
+
 /**
  * A model route whose handler is this relay (chat completions, messages): what its Elysia route and its hot route
  * (src/http/hot-route.ts) share.
  */
-export function relayRoute(
-	svc: Services,
-	o: {
-		endpoint: string
-		shape: ErrorShape
-		client: ProtocolCodec
-		schema: TSchema
-		includeUsage(body: unknown): boolean
-		/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
-		thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
-		/** The uploaded files (or container) a body names, when the protocol has them: undefined (no promise) for a body naming none. */
-		files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
-		/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
-		outputs?: (body: Record<string, unknown>, token: AuthToken, requestId: string) => OutputTerms | undefined
-	},
-): HotRoute {
+export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
 	return {
 		schema: o.schema,
 		shape: o.shape,
@@ -210,12 +233,23 @@ export function relayRoute(
 			}
 			const outputs = o.outputs?.(wire, token, requestId)
 			if (outputs) call.outputs = outputs
-			const thread = o.thread?.(wire, token)
-			const files = o.files?.(wire, raw, token, request.headers)
-			if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), ...(f ? { files: f, inbound: f.inbound } : {}) }))
-			return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
+			if (o.thinking) {
+				call.thinking = o.thinking
+				const restored = o.thinking.restore(call.ir, token.accountId)
+				if (restored instanceof Promise) return restored.then((ir) => withTerms(o, ir ? { ...call, ir } : call, raw))
+				if (restored) call.ir = restored
+			}
+			return withTerms(o, call, raw)
 		},
 	}
+}
+
+/** Relays `call` with the thread and the files its body names, when the protocol has them. */
+function withTerms(o: RelayRouteOptions, call: ChatCall, raw: string | undefined): Promise<Response> {
+	const thread = o.thread?.(call.body, call.token)
+	const files = o.files?.(call.body, raw, call.token, call.inbound)
+	if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), ...(f ? { files: f, inbound: f.inbound } : {}) }))
+	return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
 }
 
 /**
@@ -315,9 +349,15 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const headers = { 'x-request-id': call.requestId }
 	const outcome = { channel: ch, upstreamModel }
 
+	// Claude's thinking, for a client that drops it when it replays the calls (modules/chat/kept-thinking.ts).
+	const thinking = !fast && adapter.protocol.name === 'anthropic-messages' ? call.thinking?.terms(call.ir, call.token.accountId) : undefined
+
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
-		return relayStream({ call, info, budget, up, fast, upstream: codec, headers, stops: stops.held, ...outcome })
+		if (!thinking) return relayStream({ call, info, budget, up, fast, upstream: codec, headers, stops: stops.held, ...outcome })
+		const keeping = thinking.streaming(call.client)
+		const a = await relayStream({ call: { ...call, client: keeping.client }, info, budget, up, fast, upstream: codec, headers, stops: stops.held, ...outcome })
+		return 'ok' in a ? { ...a, ok: await keeping.hold(a.ok) } : a
 	}
 
 	const malformed = () => ({ error: malformedAnswer() })
@@ -331,6 +371,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	let usage
 	let messageId: string | undefined
 	let estimateOutput = () => 0
+	let kept: Promise<void> | undefined
 	try {
 		if (fast) {
 			// The body goes out as it came: only its usage is parsed, not the whole answer.
@@ -373,6 +414,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				r.usage = { ...r.usage, input: budget.countInput(), output }
 			}
 			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage, includeThoughts: call.ir.reasoning?.includeThoughts }))
+			if (thinking) kept = thinking.keep(r.content)
 		}
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', 'upstream sent a response we could not read', { retryable: true, code: 'upstream_malformed' }) }
@@ -381,6 +423,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	// Before the answer goes out: the client may continue the thread, or download a file the code wrote, at once.
 	if (call.thread && messageId !== undefined) await call.thread.keep(messageId, ch.id, threadSize(usage, budget))
 	if (call.outputs && fast) await keepOutputs(call.outputs, text, ch.id)
+	await kept
 	return { ok: new Response(outBody, { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
 }
 

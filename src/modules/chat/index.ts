@@ -5,11 +5,20 @@ import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageOf, openaiChat } from '../../protocols/openai-chat'
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
+import { thinkingStore } from './kept-thinking'
 import type { Services } from '../../services'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
 export const chatRoute = (svc: Services): HotRoute =>
-	relayRoute(svc, { endpoint: '/v1/chat/completions', shape: 'openai', client: openaiChat, schema: OpenAIChatRequest, includeUsage: includeUsageOf })
+	relayRoute(svc, {
+		endpoint: '/v1/chat/completions',
+		shape: 'openai',
+		client: openaiChat,
+		schema: OpenAIChatRequest,
+		includeUsage: includeUsageOf,
+		// Claude's thinking, for clients that replay its tool calls without their reasoning_details.
+		thinking: thinkingStore({ db: svc.db, log: svc.log }),
+	})
 
 export const chatModule = (svc: Services, route = chatRoute(svc)) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(

@@ -1,0 +1,100 @@
+/**
+ * Chat clients that drop Claude's thinking when they replay a tool call (`@ai-sdk/openai-compatible` as opencode, Qwen
+ * Code and Cline use it send back the assistant message with `tool_calls` but without `reasoning_content` /
+ * `reasoning_details`): the gateway kept the thinking blocks of the converted answer, by account and call id, and
+ * puts them back on the replayed turn, so the agent loop keeps thinking after its first tool call. With thinking on,
+ * Anthropic refuses a tool-use turn not led by its thinking block (the mock too), so without them thinking went off.
+ * Two instances on one database: the second finds what the first kept; another account replaying the ids gets nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
+import { startAnthropicMock, thinkingSignature, type VendorMock } from '../../mocks'
+import { type Cluster, type Instance, startCluster } from '../admin/instances'
+import { type Answer, chat } from './clients'
+import { lastRequest } from './harness'
+
+let anthropic: VendorMock
+let cl: Cluster
+let a: Instance
+let b: Instance
+beforeAll(async () => {
+	anthropic = await startAnthropicMock({ apiKey: 'up-a' })
+	const config: GatewayConfig = {
+		channels: [{ name: 'a', type: 'anthropic', base_url: anthropic.url, api_key: 'up-a', models: ['qa-claude'], model_map: { 'qa-claude': 'claude-sonnet-5' } }],
+		models: [{ name: 'qa-claude', input_per_mtok: 3, output_per_mtok: 15 }],
+	}
+	cl = await startCluster(2, config)
+	a = cl.nodes[0]!
+	b = cl.nodes[1]!
+}, 60_000)
+afterAll(async () => {
+	await cl.close()
+	await anthropic.stop()
+})
+
+const TOOLS = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]
+const USER = 'weather please #tools'
+const THINKING = `Let me think about ${USER}.`
+
+const client = (node: Instance, key: string) => new OpenAI({ apiKey: key, baseURL: `${node.url}/v1`, maxRetries: 0 })
+const ask = (c: OpenAI, messages: unknown[], stream: boolean) => chat(c, { model: 'qa-claude', reasoning_effort: 'low', tools: TOOLS, messages } as never, stream)
+
+/** The conversation as such a client replays it: the assistant turn's text and calls, its reasoning left out. */
+const dropped = (first: Answer) => [
+	{ role: 'user', content: USER },
+	{ role: 'assistant', content: first.replay.content ?? null, tool_calls: first.replay.tool_calls },
+	...first.calls.map((c, i) => ({ role: 'tool', tool_call_id: c.id, content: ['rain', 'sun'][i] })),
+]
+
+/** The assistant turn of the last request Claude received, and its thinking setting. */
+function sentToClaude() {
+	const body = lastRequest(anthropic).body
+	return { thinking: body.thinking, assistant: body.messages.find((x: any) => x.role === 'assistant') }
+}
+
+describe('chat clients that drop reasoning_details, on a Claude tool loop', () => {
+	for (const stream of [false, true])
+		for (const [where, second] of [
+			['the same instance', () => a],
+			['another instance on the same database', () => b],
+		] as const)
+			it(`should give Claude its thinking back with thinking on (${stream ? 'stream' : 'JSON'}, second turn on ${where})`, async () => {
+				const { key } = await cl.account(5)
+				const first = await ask(client(a, key), [{ role: 'user', content: USER }], stream)
+				expect(first.reasoning).toBe(THINKING)
+				expect(first.calls.map((c) => c.id.startsWith('toolu_'))).toEqual([true, true])
+
+				const next = await ask(client(second(), key), dropped(first), stream)
+				const sent = sentToClaude()
+				expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+				expect(sent.assistant.content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: thinkingSignature(THINKING) })
+				expect(sent.assistant.content.slice(1).map((x: any) => [x.type, x.id])).toEqual(first.calls.map((c) => ['tool_use', c.id]))
+				expect(next.text).toBe('Tool results: rain; sun')
+				expect(next.reasoning).toBe(THINKING)
+			})
+
+	it("should give another account nothing for the same call ids: its turn goes without thinking, as before", async () => {
+		const owner = await cl.account(5)
+		const first = await ask(client(a, owner.key), [{ role: 'user', content: USER }], false)
+		const other = await cl.account(5)
+		for (const node of [a, b]) {
+			const next = await ask(client(node, other.key), dropped(first), false)
+			const sent = sentToClaude()
+			expect(sent.thinking).toBeUndefined()
+			expect(sent.assistant.content.map((x: any) => x.type)).toEqual(['tool_use', 'tool_use'])
+			expect(next.text).toBe('Tool results: rain; sun')
+			expect(next.reasoning).toBe('')
+		}
+	})
+
+	it('should leave a turn that carries its reasoning_details as the client sent it', async () => {
+		const { key } = await cl.account(5)
+		const first = await ask(client(a, key), [{ role: 'user', content: USER }], false)
+		const history = [{ role: 'user', content: USER }, first.replay, ...first.calls.map((c, i) => ({ role: 'tool', tool_call_id: c.id, content: ['rain', 'sun'][i] }))]
+		await ask(client(b, key), history, false)
+		const sent = sentToClaude()
+		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+		expect(sent.assistant.content.map((x: any) => x.type)).toEqual(['thinking', 'tool_use', 'tool_use'])
+	})
+})
