@@ -59,6 +59,11 @@ export type UpstreamOptions = {
 	 * those another protocol's client set are left out, as the effort is for a model that does not reason.
 	 */
 	fixedSampling?: true
+	/**
+	 * The model takes thinking as adaptive only, not as a token budget (Claude Opus 4.7 and later), and, `always`, cannot
+	 * have it turned off (Claude Fable, Opus 5.5): the effort goes as `output_config.effort` (routing/claude-models.ts).
+	 */
+	adaptiveThinking?: 'only' | 'always'
 }
 
 /**
