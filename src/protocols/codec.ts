@@ -64,6 +64,11 @@ export type UpstreamOptions = {
 	 * have it turned off (Claude Fable, Opus 5.5): the effort goes as `output_config.effort` (routing/claude-models.ts).
 	 */
 	adaptiveThinking?: 'only' | 'always'
+	/**
+	 * The reasoning efforts the model takes (OpenAI's models each take some of none, minimal, low, medium, high, xhigh:
+	 * routing/reasoning-models.ts), where the adapter knows: another protocol's effort goes as the nearest of them.
+	 */
+	efforts?: readonly string[]
 }
 
 /**
