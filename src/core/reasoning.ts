@@ -71,3 +71,18 @@ export function fitThinkingBudget(want: number, explicit: boolean, cap: number |
 	const half = Math.floor(cap / 2)
 	return half >= min ? half : undefined
 }
+
+/** Reasoning efforts by name (OpenAI's), least first. */
+const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
+
+/**
+ * The effort to send a model that takes only `takes`: the one asked when it does, else the nearest above it (none and
+ * minimal become its least), else its most.
+ * @example nearestEffort('minimal', ['none', 'low', 'medium', 'high']) === 'low'
+ * @example nearestEffort('high', ['medium']) === 'medium'
+ */
+export function nearestEffort(asked: string, takes: readonly string[] | undefined): string {
+	if (!takes?.length || takes.includes(asked)) return asked
+	const at = EFFORT_ORDER.indexOf(asked)
+	return takes.find((e) => EFFORT_ORDER.indexOf(e) > at) ?? takes[takes.length - 1]
+}

@@ -59,6 +59,16 @@ export type UpstreamOptions = {
 	 * those another protocol's client set are left out, as the effort is for a model that does not reason.
 	 */
 	fixedSampling?: true
+	/**
+	 * The model takes thinking as adaptive only, not as a token budget (Claude Opus 4.7 and later), and, `always`, cannot
+	 * have it turned off (Claude Fable, Opus 5.5): the effort goes as `output_config.effort` (routing/claude-models.ts).
+	 */
+	adaptiveThinking?: 'only' | 'always'
+	/**
+	 * The reasoning efforts the model takes (OpenAI's models each take some of none, minimal, low, medium, high, xhigh:
+	 * routing/reasoning-models.ts), where the adapter knows: another protocol's effort goes as the nearest of them.
+	 */
+	efforts?: readonly string[]
 }
 
 /**

@@ -3,7 +3,9 @@
  * (https://docs.anthropic.com/en/api/versioning). A client speaking Anthropic keeps its own version and beta
  * headers; converted calls use the stable 2023-06-01.
  */
+import type { UpstreamOptions } from '../protocols/codec'
 import { anthropicMessages } from '../protocols/anthropic-messages'
+import { claudeFixedSampling, claudeThinking } from '../routing/claude-models'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 
 /**
@@ -31,7 +33,14 @@ export const anthropicAdapter: ChatAdapter = {
 	},
 	// A channel setting decides for vendors that speak Anthropic's protocol without the feature (or with it on
 	// models named otherwise); else the model's name.
-	upstreamOptions: (ch, model) => ({
-		nativeStructuredOutputs: ch.settings.structured_outputs === undefined ? STRUCTURED_OUTPUT_MODELS.test(model) : ch.settings.structured_outputs === 'native',
-	}),
+	upstreamOptions(ch, model) {
+		const o: UpstreamOptions = {
+			nativeStructuredOutputs: ch.settings.structured_outputs === undefined ? STRUCTURED_OUTPUT_MODELS.test(model) : ch.settings.structured_outputs === 'native',
+		}
+		// Claude Opus 4.7 and later refuse a thinking budget and sampling settings (routing/claude-models.ts).
+		const thinking = claudeThinking(model)
+		if (thinking !== 'budget') o.adaptiveThinking = thinking === 'always' ? 'always' : 'only'
+		if (claudeFixedSampling(model)) o.fixedSampling = true
+		return o
+	},
 }

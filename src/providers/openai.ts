@@ -2,7 +2,7 @@
 import type { UpstreamOptions } from '../protocols/codec'
 import { openaiChat } from '../protocols/openai-chat'
 import type { Channel } from '../routing/catalog'
-import { fixedSampling, takesReasoningEffort } from '../routing/reasoning-models'
+import { fixedSampling, openaiEfforts, takesReasoningEffort } from '../routing/reasoning-models'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 
 /** Mistral's API refuses tool call ids other than nine letters or digits, e.g. another vendor's `toolu_…`. */
@@ -37,6 +37,8 @@ export const openaiAdapter: ChatAdapter = {
 		// (another vendor's model, unknown here, gets it as before).
 		if ((ch.settings.reasoning_effort ?? takesReasoningEffort(model)) === false) o.reasoningEffort = false
 		if (fixedSampling(model)) o.fixedSampling = true
+		const efforts = openaiEfforts(model)
+		if (efforts) o.efforts = efforts
 		return o
 	},
 }

@@ -4,35 +4,42 @@
  * the well-known models whose vendors document them (a name looked up as the client sent it, else as the channel's
  * `model_map` sends it upstream). Unknown otherwise: nothing is made up.
  *
- * Sources: OpenAI https://platform.openai.com/docs/models (each model's page: "context window", "max output tokens"),
- * Anthropic https://docs.anthropic.com/en/docs/about-claude/models/overview ("Context window", "Max output"), Google
- * https://ai.google.dev/gemini-api/docs/models ("Input token limit", "Output token limit").
+ * Sources (as of 2026-11): OpenAI https://developers.openai.com/api/docs/models (each model's page: "context window",
+ * "max output tokens"), Anthropic https://platform.claude.com/docs/en/about-claude/models/overview and each model's
+ * page, models/<id>/overview ("Context window", "Max output"), Google https://ai.google.dev/gemini-api/docs/models
+ * ("Input token limit", "Output token limit").
  * @module
  */
 import type { Price } from '../billing/pricing'
 
 export type ModelLimits = { contextWindow?: number; maxOutput?: number }
 
-/** `[pattern, context window, max output]`; a pattern matches the whole name, dated snapshots included where given. */
+/** `[pattern, context window, max output]`; a pattern matches the whole name, dated snapshots included where given; the first match wins. */
 const BUILT_IN: Array<[RegExp, number, number]> = [
-	// OpenAI
-	[/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, 400_000, 128_000],
+	// OpenAI (developers.openai.com/api/docs/models/<id>)
+	[/^gpt-5(\.\d+)?-chat-latest$/, 128_000, 16_384],
+	[/^gpt-5-pro(-\d{4}-\d{2}-\d{2})?$/, 400_000, 272_000],
+	[/^gpt-5\.4(-pro)?(-\d{4}-\d{2}-\d{2})?$/, 1_050_000, 128_000],
+	[/^gpt-5(\.[12])?(-mini|-nano|-codex(-mini|-max)?)?(-\d{4}-\d{2}-\d{2})?$/, 400_000, 128_000],
 	[/^gpt-4\.1(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, 1_047_576, 32_768],
 	[/^gpt-4o-2024-05-13$/, 128_000, 4_096],
 	[/^gpt-4o(-mini)?(-\d{4}-\d{2}-\d{2})?$/, 128_000, 16_384],
-	[/^(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/, 200_000, 100_000],
+	[/^(o1|o1-pro|o3|o3-pro|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?$/, 200_000, 100_000],
 	[/^gpt-4-turbo(-\d{4}-\d{2}-\d{2})?$/, 128_000, 4_096],
-	// Anthropic
-	[/^claude-(opus|sonnet)-4-6$/, 1_000_000, 128_000],
+	// Anthropic (platform.claude.com/docs/en/models/<id>/overview): every model from Opus 4.7 and Sonnet 5 on reads 1M
+	// and writes 128K; Sonnet 4.6 writes 64K.
+	[/^claude-(opus-4-[6-8]|(opus|sonnet|fable|mythos)-(5|5-\d))(-\d{8})?$/, 1_000_000, 128_000],
+	[/^claude-sonnet-4-6(-\d{8})?$/, 1_000_000, 64_000],
 	[/^claude-(sonnet-4-5|haiku-4-5|opus-4-5)(-\d{8})?$/, 200_000, 64_000],
 	[/^claude-(opus-4-1|opus-4-0|opus-4)(-\d{8})?$/, 200_000, 32_000],
 	[/^claude-(sonnet-4-0|sonnet-4)(-\d{8})?$/, 200_000, 64_000],
 	[/^claude-3-7-sonnet-(latest|\d{8})$/, 200_000, 64_000],
 	[/^claude-3-5-(haiku|sonnet)-(latest|\d{8})$/, 200_000, 8_192],
 	[/^claude-3-(haiku|opus)-(latest|\d{8})$/, 200_000, 4_096],
-	// Google
-	[/^gemini-3-pro-preview$/, 1_048_576, 65_536],
-	[/^gemini-2\.5-(pro|flash|flash-lite)$/, 1_048_576, 65_536],
+	// Google (ai.google.dev/gemini-api/docs/models/<id>)
+	[/^gemini-3-pro-image-preview$/, 65_536, 32_768],
+	[/^gemini-3(\.\d+)?-(pro|flash|flash-lite)(-preview)?$/, 1_048_576, 65_536],
+	[/^gemini-2\.5-(pro|flash|flash-lite)(-preview-\d{2}-\d{4})?$/, 1_048_576, 65_536],
 	[/^gemini-2\.0-flash(-lite)?(-001)?$/, 1_048_576, 8_192],
 	[/^gemini-1\.5-pro(-latest|-\d{3})?$/, 2_097_152, 8_192],
 	[/^gemini-1\.5-flash(-latest|-\d{3})?$/, 1_048_576, 8_192],

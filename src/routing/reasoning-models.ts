@@ -37,3 +37,29 @@ const FIXED_SAMPLING = /^(o\d|gpt-5(?!-chat)|codex-)/
  * @example fixedSampling('gpt-5-chat-latest') === false
  */
 export const fixedSampling = (model: string): boolean => FIXED_SAMPLING.test(model.slice(model.lastIndexOf('/') + 1))
+
+/**
+ * The reasoning efforts each of OpenAI's reasoning models takes (its model page, developers.openai.com/api/docs/models;
+ * another is a 400 "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values are:
+ * 'none', 'low', 'medium', and 'high'."): gpt-5, -mini and -nano minimal to high; gpt-5.1 none to high; gpt-5.2 and
+ * gpt-5.4 none to xhigh; the o-series and codex models low to high (xhigh from gpt-5.1-codex-max on); gpt-5-pro high
+ * only; gpt-5.1/5.2-chat-latest medium only.
+ */
+const EFFORTS: Array<[RegExp, readonly string[]]> = [
+	[/^gpt-5\.\d+-chat/, ['medium']],
+	[/^gpt-5-pro/, ['high']],
+	[/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, ['minimal', 'low', 'medium', 'high']],
+	[/^gpt-5\.1(-\d{4}-\d{2}-\d{2})?$/, ['none', 'low', 'medium', 'high']],
+	[/^gpt-5\.[24](-\d{4}-\d{2}-\d{2})?$/, ['none', 'low', 'medium', 'high', 'xhigh']],
+	[/^(gpt-5\.1-codex-max|gpt-5\.2-codex)/, ['low', 'medium', 'high', 'xhigh']],
+	[/^(o\d|gpt-5(\.1)?-codex|codex-mini)/, ['low', 'medium', 'high']],
+]
+
+/**
+ * The reasoning efforts an OpenAI model takes, undefined for a name this table does not know.
+ * @example openaiEfforts('gpt-5.1') // ['none', 'low', 'medium', 'high']
+ */
+export const openaiEfforts = (model: string): readonly string[] | undefined => {
+	const name = model.slice(model.lastIndexOf('/') + 1)
+	return EFFORTS.find(([re]) => re.test(name))?.[1]
+}

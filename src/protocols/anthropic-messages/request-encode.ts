@@ -7,7 +7,7 @@
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
-import { DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
+import { budgetToEffort, DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import { emptyFinalUserMessage } from '../final-turn'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
@@ -91,12 +91,24 @@ function canThink(turns: Turn[]): boolean {
  * raised: a budget that does not fit is lowered, and a cap too small for the 1024 minimum turns thinking off
  * (the rule: core/reasoning.ts).
  */
-function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxTokens: number): Json {
-	if (!r.enabled) return { type: 'disabled' }
+function encodeThinking(r: Reasoning, extra: AnthropicExtra | undefined, maxTokens: number, adaptive: UpstreamOptions['adaptiveThinking']): Json | undefined {
+	// A model that always thinks refuses to have it turned off: left to its default.
+	if (!r.enabled) return adaptive === 'always' ? undefined : { type: 'disabled' }
 	const raw = extra?.__thinking
 	if (raw && raw.type !== 'enabled') return raw // adaptive / between_tools: no budget
+	// Claude Opus 4.7 and later take no budget: adaptive, the depth said by `output_config.effort` (see encodeRequest).
+	if (adaptive) return { type: 'adaptive' }
 	const budget = fitThinkingBudget(thinkingBudget(r, effortToBudget('medium'))!, r.budgetTokens !== undefined, maxTokens, MIN_THINKING_BUDGET)
 	return budget === undefined ? { type: 'disabled' } : { ...raw, type: 'enabled', budget_tokens: budget }
+}
+
+/**
+ * The effort of adaptive thinking (`output_config.effort`: low, medium, high, …): the caller's, else the one its budget
+ * stands for; none leaves the model's default.
+ */
+function claudeEffort(r: Reasoning | undefined): string | undefined {
+	const effort = r?.effort ?? (r?.budgetTokens ? budgetToEffort(r.budgetTokens) : undefined)
+	return effort === 'minimal' ? 'low' : effort
 }
 
 /**
@@ -180,18 +192,20 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	// reserved for, the model's maximum when configured, so this default is for other callers).
 	const maxTokens = req.maxTokens ?? defaultOutputCap(req.reasoning)
 	let thinking: Json | undefined
-	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) thinking = encodeThinking(req.reasoning, extra, maxTokens)
+	const adaptive = upstream?.adaptiveThinking
+	if (req.reasoning && (!req.reasoning.enabled || canThink(messages))) thinking = encodeThinking(req.reasoning, extra, maxTokens, adaptive)
 	// A tool turn continued with its thinking left out (unsigned or another vendor's, which is not sent back): said off
 	// outright. Claude has it off by default anyway; vendors that think by default (DeepSeek's Anthropic API) refuse
 	// such a turn otherwise ("the reasoning_content in the thinking mode must be passed back").
-	else if (!canThink(messages) && req.messages.some((m) => m.role === 'assistant' && m.content.some((p) => p.type === 'thinking'))) thinking = { type: 'disabled' }
+	else if (adaptive !== 'always' && !canThink(messages) && req.messages.some((m) => m.role === 'assistant' && m.content.some((p) => p.type === 'thinking'))) thinking = { type: 'disabled' }
 	const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
 
 	const body: Json = { model, max_tokens: maxTokens, messages }
 	const format = isObject(extra?.output_config) ? undefined : nativeFormat(req, messages, upstream)
 	const system = encodeSystem(req, extra, !format)
 	if (system !== undefined) body.system = system
-	if (format) body.output_config = { format }
+	const effort = thinkingOn && adaptive && !isObject(extra?.output_config) ? claudeEffort(req.reasoning) : undefined
+	if (format || effort) body.output_config = { ...(format && { format }), ...(effort && { effort }) }
 	const tools = encodeTools(req, extra, upstream)
 	if (tools.length) {
 		body.tools = tools
@@ -199,11 +213,15 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		if (tc) body.tool_choice = tc
 	}
 	if (thinking) body.thinking = thinking
-	// Thinking is incompatible with temperature and top_k, and allows top_p only in [0.95, 1] (extended-thinking docs).
-	if (req.temperature !== undefined && !thinkingOn) body.temperature = clamp(req.temperature, 0, 1)
-	// Current models refuse "`temperature` and `top_p` cannot both be specified"; temperature is the common knob.
-	if (req.topP !== undefined && body.temperature === undefined) body.top_p = thinkingOn ? clamp(req.topP, 0.95, 1) : clamp(req.topP, 0, 1)
-	if (req.topK !== undefined && !thinkingOn) body.top_k = req.topK
+	// Claude Opus 4.7 and later refuse sampling settings ("`temperature` is deprecated for this model."): another
+	// protocol's client, which could not know, gets the model's own sampling.
+	if (!upstream?.fixedSampling) {
+		// Thinking is incompatible with temperature and top_k, and allows top_p only in [0.95, 1] (extended-thinking docs).
+		if (req.temperature !== undefined && !thinkingOn) body.temperature = clamp(req.temperature, 0, 1)
+		// Current models refuse "`temperature` and `top_p` cannot both be specified"; temperature is the common knob.
+		if (req.topP !== undefined && body.temperature === undefined) body.top_p = thinkingOn ? clamp(req.topP, 0.95, 1) : clamp(req.topP, 0, 1)
+		if (req.topK !== undefined && !thinkingOn) body.top_k = req.topK
+	}
 	// Anthropic rejects stop sequences that are empty or only whitespace.
 	const stop = (req.stop ?? []).filter((s) => s.trim() !== '')
 	if (stop.length) body.stop_sequences = stop

@@ -256,13 +256,39 @@ export const MIN_GEMINI_THINKING_BUDGET = 128
  * (core/reasoning.ts), and a cap too small for any budget turns thinking off (budget 0) rather than let the model's
  * default thinking take the whole cap.
  */
-export function encodeThinking(r: Reasoning, cap?: number): GeminiThinkingConfig | undefined {
-	if (!r.enabled) return r.budgetTokens === 0 ? { thinkingBudget: 0 } : undefined
+export function encodeThinking(r: Reasoning, cap?: number, model = ''): GeminiThinkingConfig | undefined {
+	const levels = thinkingLevels(model)
+	// Gemini 3 cannot have thinking turned off (Pro) or not by a budget of 0: its lowest level instead.
+	const off: GeminiThinkingConfig = levels ? { thinkingLevel: 'LOW' } : { thinkingBudget: 0 }
+	if (!r.enabled) return r.budgetTokens === 0 ? off : undefined
 	const cfg: GeminiThinkingConfig = { includeThoughts: r.includeThoughts ?? true }
+	// Gemini 3 takes an effort as its thinking level (a budget it takes only for backwards compatibility).
+	if (levels && r.budgetTokens === undefined) return r.effort ? { ...cfg, thinkingLevel: levelFor(r.effort, levels) } : cfg
 	const want = thinkingBudget(r)
 	if (want === undefined) return cfg
 	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, Math.min(want, MIN_GEMINI_THINKING_BUDGET))
-	return budget === undefined ? { thinkingBudget: 0 } : { ...cfg, thinkingBudget: budget }
+	return budget === undefined ? off : { ...cfg, thinkingBudget: budget }
+}
+
+/**
+ * The thinking levels a Gemini 3 or later model takes, undefined for earlier ones, which take a budget
+ * (https://ai.google.dev/gemini-api/docs/thinking#thinking-levels: "Gemini 2.5 series models don't support
+ * thinkingLevel"; thinkingBudget "is accepted for backwards compatibility" on Gemini 3, and the two together are a 400).
+ * Gemini 3 Pro takes low and high; Gemini 3.1 Pro low, medium and high; Flash models also minimal, which some refuse
+ * (gemini-3.8-flash), so it is never sent.
+ * @example thinkingLevels('gemini-3-pro-preview') // ['low', 'high']
+ */
+export function thinkingLevels(model: string): string[] | undefined {
+	const m = /(?:^|\/)gemini-(\d+)(?:\.(\d+))?-(\w+)/.exec(model)
+	if (!m || Number(m[1]) < 3) return undefined
+	return m[3] === 'pro' && Number(m[1]) === 3 && m[2] === undefined ? ['low', 'high'] : ['low', 'medium', 'high']
+}
+
+/** An effort as the nearest level the model takes, rounding up (minimal → LOW; medium → HIGH on Gemini 3 Pro). */
+function levelFor(effort: ReasoningEffort, levels: string[]): string {
+	const order = ['low', 'medium', 'high']
+	const want = effort === 'minimal' ? 'low' : effort
+	return (order.slice(order.indexOf(want)).find((l) => levels.includes(l)) ?? 'high').toUpperCase()
 }
 
 /**
@@ -279,7 +305,7 @@ export function jsonWithFunctions(model: string): boolean {
 }
 
 /** Canonical settings → `generationConfig`; `undefined` when nothing is set. */
-export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig | undefined {
+export function encodeGenerationConfig(req: ChatRequest, model = ''): GeminiGenerationConfig | undefined {
 	const cfg: GeminiGenerationConfig = {}
 	if (req.maxTokens !== undefined) cfg.maxOutputTokens = req.maxTokens
 	if (req.temperature !== undefined) cfg.temperature = req.temperature
@@ -301,7 +327,7 @@ export function encodeGenerationConfig(req: ChatRequest): GeminiGenerationConfig
 		cfg.responseMimeType = 'application/json'
 		cfg.responseJsonSchema = format.schema
 	}
-	const thinking = req.reasoning && encodeThinking(req.reasoning, req.maxTokens)
+	const thinking = req.reasoning && encodeThinking(req.reasoning, req.maxTokens, model)
 	if (thinking) cfg.thinkingConfig = thinking
 	return Object.keys(cfg).length ? cfg : undefined
 }

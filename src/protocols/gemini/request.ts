@@ -126,7 +126,7 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	// function_declarations"), which an OpenAI client's `tool_choice: 'auto'` with no tools would become.
 	else if (req.toolChoice && req.tools?.length) body.toolConfig = encodeToolChoice(req.toolChoice)
 
-	let cfg = encodeGenerationConfig(prompted ? { ...req, responseFormat: undefined } : req)
+	let cfg = encodeGenerationConfig(prompted ? { ...req, responseFormat: undefined } : req, model)
 	if (extra) {
 		if (isObj(extra.generationConfig)) cfg = { ...(extra.generationConfig as GeminiGenerationConfig), ...cfg }
 		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: extra.thinkingConfig }

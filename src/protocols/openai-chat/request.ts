@@ -8,7 +8,7 @@
  */
 import { badRequest, unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
-import { budgetToEffort } from '../../core/reasoning'
+import { budgetToEffort, nearestEffort } from '../../core/reasoning'
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
@@ -373,7 +373,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	const r = req.reasoning
 	if (r?.enabled && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
 		const effort = r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)
-		if (effort) body.reasoning_effort = effort
+		if (effort) body.reasoning_effort = nearestEffort(effort, upstream?.efforts)
 	}
 	if (req.stream) {
 		body.stream = true

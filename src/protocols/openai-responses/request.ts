@@ -10,7 +10,7 @@
  */
 import { badRequest } from '../../core/errors'
 import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
-import { budgetToEffort } from '../../core/reasoning'
+import { budgetToEffort, nearestEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
@@ -311,7 +311,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	// A model that does not reason refuses `reasoning` (chat's request.ts): it answers without thinking.
 	const r = upstream?.reasoningEffort === false ? undefined : req.reasoning
 	if (r && !isObject(body.reasoning)) {
-		const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : 'none'
+		const asked = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : 'none'
+		// The nearest the model takes: "none" to a model that cannot turn reasoning off is its least.
+		const effort = asked && nearestEffort(asked, upstream?.efforts)
 		if (effort || r.includeThoughts) body.reasoning = { ...(effort && { effort }), ...(r.includeThoughts && { summary: 'auto' }) }
 	}
 	if (req.stream) body.stream = true

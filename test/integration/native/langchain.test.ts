@@ -175,7 +175,8 @@ describe('the LangChain chat classes on every vendor', () => {
 				}
 				expect((await toolRoundTrip(llm, streamed)).text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
 				const body = lastRequest(n.anthropic).body
-				expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+				// Claude Sonnet 5 takes adaptive thinking only: the budget goes as the effort it stands for.
+				expect([body.thinking, body.output_config]).toEqual([{ type: 'adaptive' }, { effort: 'low' }])
 				expect(body.messages[1].content[0]).toMatchObject({ type: 'thinking', thinking: 'Let me think about #tools the weather please.', signature: expect.stringMatching(/^sig_/) })
 			})
 

@@ -81,9 +81,11 @@ describe('GET /v1/models', () => {
 		expect(byName('gpt-4o-mini')).toMatchObject({ inputTokenLimit: 128_000, outputTokenLimit: 16_384 })
 		// An alias has the limits of the model its channel sends upstream (model_map).
 		expect(byName('gpt-alias')).toMatchObject({ inputTokenLimit: 128_000, outputTokenLimit: 16_384 })
-		// A model no vendor documents here gets neither: a made-up limit would mislead.
-		expect(byName('claude-sonnet-5').inputTokenLimit).toBeUndefined()
-		expect(byName('claude-sonnet-5').outputTokenLimit).toBeUndefined()
+		// Claude Sonnet 5's documented limits (platform.claude.com/docs/en/models/sonnet-5/overview).
+		expect(byName('claude-sonnet-5')).toMatchObject({ inputTokenLimit: 1_000_000, outputTokenLimit: 128_000 })
+		// A model the built-in table has no figures for gets neither: a made-up limit would mislead.
+		expect(byName('gemini-embedding-001').inputTokenLimit).toBeUndefined()
+		expect(byName('gemini-embedding-001').outputTokenLimit).toBeUndefined()
 		const row = ((await n.app.admin('/api/models')).body.data as Array<{ id: number; name: string }>).find((m) => m.name === 'claude-sonnet-5')!
 		const set = await n.app.admin(`/api/models/${row.id}`, { method: 'PATCH', body: { context_window: 500_000, max_output_tokens: 100_000 } })
 		expect(set.status).toBe(200)
@@ -102,13 +104,15 @@ describe('GET /v1/models', () => {
 		const oa: Array<OpenAI.Models.Model & { context_window?: number; max_output_tokens?: number }> = []
 		for await (const m of openai.models.list()) oa.push(m)
 		expect(oa.find((m) => m.id === 'gpt-4o-mini')).toEqual({ id: 'gpt-4o-mini', object: 'model', created: expect.any(Number), owned_by: 'openai', context_window: 128_000, max_output_tokens: 16_384 })
-		expect(Object.keys(oa.find((m) => m.id === 'claude-sonnet-5')!).sort()).toEqual(['created', 'id', 'object', 'owned_by'])
+		expect(oa.find((m) => m.id === 'claude-sonnet-5')).toMatchObject({ context_window: 1_000_000, max_output_tokens: 128_000 })
+		expect(Object.keys(oa.find((m) => m.id === 'text-embedding-3-small')!).sort()).toEqual(['created', 'id', 'object', 'owned_by'])
 		expect(await openai.models.retrieve('gemini-2.5-flash')).toMatchObject({ context_window: 1_048_576, max_output_tokens: 65_536 })
 		const anthropic = new Anthropic({ apiKey: a.key, baseURL: n.app.url, maxRetries: 0 })
 		const an: Anthropic.Models.ModelInfo[] = []
 		for await (const m of anthropic.models.list()) an.push(m)
 		expect(an.find((m) => m.id === 'gpt-4o-mini')).toMatchObject({ max_input_tokens: 128_000, max_tokens: 16_384 })
-		expect(an.find((m) => m.id === 'claude-sonnet-5')).toMatchObject({ max_input_tokens: null, max_tokens: null })
+		expect(an.find((m) => m.id === 'claude-sonnet-5')).toMatchObject({ max_input_tokens: 1_000_000, max_tokens: 128_000 })
+		expect(an.find((m) => m.id === 'text-embedding-3-small')).toMatchObject({ max_input_tokens: null, max_tokens: null })
 		expect(await anthropic.models.retrieve('gemini-2.5-flash')).toMatchObject({ max_input_tokens: 1_048_576, max_tokens: 65_536 })
 	})
 

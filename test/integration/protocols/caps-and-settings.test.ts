@@ -18,9 +18,18 @@ import { pieceLogprobs } from '../../mocks/shared/logprobs'
 import { chat, messages } from './clients'
 import { type Account, CAPPED, CAPPED_MAX, expectCharges, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
+/**
+ * A model served over Anthropic's protocol whose limits the gateway does not know (another vendor's Anthropic-compatible
+ * API): the matrix's Claude has documented limits (routing/model-limits.ts), so its default cap is its maximum.
+ */
+const COMPAT = 'claude-compat'
+const COMPAT_UPSTREAM = 'kimi-k2'
+
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({
+		channels: (mocks) => [{ name: 'compat', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [COMPAT], model_map: { [COMPAT]: COMPAT_UPSTREAM } }],
+	})
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -95,13 +104,17 @@ describe('output cap on converted requests', () => {
 
 	it("should send Anthropic, which requires max_tokens, the cap reserved for: the default, or the model's maximum", async () => {
 		const acct = await m.account()
-		await chat(acct.openai, { model: MODEL.anthropic, messages: say('default cap') }, false)
+		await chat(acct.openai, { model: COMPAT, messages: say('default cap') }, false)
 		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBe(4096)
 		await chat(acct.openai, { model: CAPPED.anthropic, messages: say('model maximum') }, false)
 		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBe(CAPPED_MAX)
+		// Claude Sonnet 4.6's documented maximum output (platform.claude.com/docs/en/about-claude/models/overview).
+		await chat(acct.openai, { model: MODEL.anthropic, messages: say('documented maximum') }, false)
+		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBe(64_000)
 		await expectCharges(m, acct, [
-			{ model: MODEL.anthropic, input: 2, output: countWords(answer('default cap')) },
+			{ model: COMPAT, input: 2, output: countWords(answer('default cap')) },
 			{ model: CAPPED.anthropic, input: 2, output: countWords(answer('model maximum')) },
+			{ model: MODEL.anthropic, input: 2, output: countWords(answer('documented maximum')) },
 		])
 	})
 
@@ -151,12 +164,12 @@ describe('thinking budget under the caller’s cap', () => {
 
 	it('should give Claude a default cap with room for an answer above the budget when the client set none', async () => {
 		const acct = await m.account()
-		await chat(acct.openai, { model: MODEL.anthropic, messages: say('room to answer'), reasoning_effort: 'high' }, true)
+		await chat(acct.openai, { model: COMPAT, messages: say('room to answer'), reasoning_effort: 'high' }, true)
 		const sent = lastRequest(m.mocks.anthropic).body
 		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
 		expect(sent.max_tokens).toBe(4096 + 4096)
 		const output = countWords(thought('room to answer')) + countWords(answer('room to answer'))
-		await expectCharges(m, acct, [{ model: MODEL.anthropic, input: 3, output, reasoning: countWords(thought('room to answer')), stream: true }])
+		await expectCharges(m, acct, [{ model: COMPAT, input: 3, output, reasoning: countWords(thought('room to answer')), stream: true }])
 		expectNothingHeld(acct)
 	})
 

@@ -102,6 +102,15 @@ export const thinkingOn = (b: Obj): boolean => ['enabled', 'adaptive'].includes(
 const NEW_VERSION = '2026-10-21'
 const SAMPLING = ['temperature', 'top_p', 'top_k']
 
+/**
+ * Claude Opus 4.7 and later take adaptive thinking only and refuse sampling settings; Fable, Mythos and Opus 5.5
+ * always think (platform.claude.com/docs/en/about-claude/models/migration-guide#migrating-to-claude-opus-4-7,
+ * models/sonnet-5/overview, models/opus-5-5/overview, models/fable-5-1/overview). The 400 texts are Anthropic's as
+ * reported (NousResearch/hermes-agent#11137, Comfy-Org/ComfyUI#13923).
+ */
+const ADAPTIVE_ONLY = /claude-(opus-4-[7-9]|(opus|sonnet|haiku|fable|mythos)-([5-9]|\d\d)|mythos)/
+const ALWAYS_THINKS = /claude-(fable|mythos|opus-5-5)/
+
 /** A custom tool's name: letters, digits, `_` and `-` (https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 
@@ -132,6 +141,13 @@ export function checkMessages(b: Obj, version: string, forCount = false): JsonRe
 		if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) return invalid('max_tokens: Input should be greater than or equal to 1')
 		const removed = version >= NEW_VERSION ? SAMPLING.find((k) => b[k] !== undefined) : undefined
 		if (removed) return invalid(`${removed}: Extra inputs are not permitted`)
+		if (ADAPTIVE_ONLY.test(b.model)) {
+			const sampling = SAMPLING.find((k) => b[k] !== undefined)
+			if (sampling) return invalid(`\`${sampling}\` is deprecated for this model.`)
+			const type = asObj(b.thinking)?.type
+			if (type === 'enabled') return invalid('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')
+			if (type === 'disabled' && ALWAYS_THINKS.test(b.model)) return invalid('"thinking.type.disabled" is not supported for this model.')
+		}
 		const temperature = asNum(b.temperature)
 		if (temperature !== undefined && temperature > 1) return invalid('temperature: Input should be less than or equal to 1')
 		if (temperature !== undefined && temperature < 0) return invalid('temperature: Input should be greater than or equal to 0')

@@ -96,6 +96,26 @@ export function checkJsonWithFunctions(model: string, b: Obj): JsonReply | undef
 }
 
 /**
+ * `thinkingConfig` per generation (ai.google.dev/gemini-api/docs/thinking): Gemini 2.5 models take a `thinkingBudget`
+ * and no `thinkingLevel`; Gemini 3 models take a level (Gemini 3 Pro low or high; minimal and medium on Flash), and
+ * `thinkingBudget` only for backwards compatibility; both together are a 400; Gemini 3 Pro cannot turn thinking off
+ * (budget 0). The wording of these 400s is the mock's own.
+ */
+export function checkThinkingConfig(model: string, b: Obj): JsonReply | undefined {
+	const cfg = asObj(pick(asObj(pick(b, 'generationConfig', 'generation_config')), 'thinkingConfig', 'thinking_config'))
+	if (!cfg) return undefined
+	const level = pick(cfg, 'thinkingLevel', 'thinking_level')
+	const budget = pick(cfg, 'thinkingBudget', 'thinking_budget')
+	if (level !== undefined && budget !== undefined) return geminiError(400, 'thinking_level and thinking_budget cannot be set together.')
+	const gemini3 = /^gemini-([3-9]|\d{2,})/.test(model)
+	if (level !== undefined && !gemini3) return geminiError(400, 'Thinking level is not supported for this model.')
+	const pro3 = /^gemini-3-pro/.test(model)
+	const levels = pro3 ? ['LOW', 'HIGH'] : ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH']
+	if (level !== undefined && !levels.includes(String(level).toUpperCase())) return geminiError(400, `Thinking level ${String(level)} is not supported for this model.`)
+	if (pro3 && budget === 0) return geminiError(400, 'Thinking cannot be turned off for this model.')
+}
+
+/**
  * A `toolConfig.functionCallingConfig` needs function declarations to apply to: without any, Gemini answers
  * 400 INVALID_ARGUMENT "Function calling config is set without function_declarations."
  */

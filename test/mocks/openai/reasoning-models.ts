@@ -11,10 +11,33 @@ import { openaiError } from './errors'
 
 const NON_REASONING = /^(gpt-4o|gpt-4\.1|gpt-4-|gpt-4$|gpt-3\.5|chatgpt-4o|gpt-5-chat)/
 
-/** OpenAI's 400 for an effort sent to a model that does not reason, or undefined when the model takes it or none is sent. */
+/**
+ * The efforts OpenAI's reasoning models take (each model's page, developers.openai.com/api/docs/models): gpt-5, -mini,
+ * -nano minimal to high; gpt-5.1 none to high; gpt-5.2 none to xhigh; the o-series low to high; gpt-5.x-chat-latest
+ * medium only. Other names take any.
+ */
+const EFFORTS: Array<[RegExp, string[]]> = [
+	[/^gpt-5\.\d+-chat/, ['medium']],
+	[/^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, ['minimal', 'low', 'medium', 'high']],
+	[/^gpt-5\.1(-\d{4}-\d{2}-\d{2})?$/, ['none', 'low', 'medium', 'high']],
+	[/^gpt-5\.2(-\d{4}-\d{2}-\d{2})?$/, ['none', 'low', 'medium', 'high', 'xhigh']],
+	[/^o\d/, ['low', 'medium', 'high']],
+]
+
+/** 'a', 'b', and 'c': OpenAI's list of supported values. */
+const listed = (values: string[]) => (values.length === 1 ? `'${values[0]}'` : `${values.slice(0, -1).map((v) => `'${v}'`).join(', ')}, and '${values.at(-1)}'`)
+
+/**
+ * OpenAI's 400 for an effort sent to a model that does not reason, or one the model does not take ("Unsupported value:
+ * 'minimal' is not supported with the 'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and 'high'.", as
+ * reported in openai/openai-agents-python#2089), or undefined when the model takes it or none is sent.
+ */
 export function checkReasoningEffort(model: unknown, effort: unknown, param: 'reasoning_effort' | 'reasoning.effort'): JsonReply | undefined {
-	if (effort === undefined || effort === null || typeof model !== 'string' || !NON_REASONING.test(model)) return undefined
-	return openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
+	if (effort === undefined || effort === null || typeof model !== 'string') return undefined
+	if (NON_REASONING.test(model)) return openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
+	const takes = EFFORTS.find(([re]) => re.test(model))?.[1]
+	if (takes && !takes.includes(String(effort)))
+		return openaiError(400, `Unsupported value: '${String(effort)}' is not supported with the '${model}' model. Supported values are: ${listed(takes)}.`, param, 'unsupported_value')
 }
 
 /**

@@ -46,4 +46,23 @@ describe('reasoning effort to OpenAI models', () => {
 		expect('reasoning' in body('gpt-4.1')).toBe(false)
 		expect(body('gpt-5-mini').reasoning).toEqual({ effort: 'high', summary: 'auto' })
 	})
+
+	it('should send each OpenAI model the nearest effort it takes (developers.openai.com/api/docs/models)', () => {
+		const chatEffort = (model: string, effort: ChatRequest['reasoning']) =>
+			encodeChat({ ...thinking, reasoning: effort }, model, openaiAdapter.upstreamOptions!(ch(), model)).reasoning_effort
+		// Gemini's MINIMAL: gpt-5 takes it; gpt-5.1 and the o-series do not ("Unsupported value: 'minimal'…").
+		expect(chatEffort('gpt-5-nano', { enabled: true, effort: 'minimal' })).toBe('minimal')
+		expect(chatEffort('gpt-5.1', { enabled: true, effort: 'minimal' })).toBe('low')
+		expect(chatEffort('o4-mini-2025-04-16', { enabled: true, effort: 'minimal' })).toBe('low')
+		// gpt-5.x-chat-latest takes medium alone; gpt-5-pro high alone.
+		expect(chatEffort('gpt-5.2-chat-latest', { enabled: true, effort: 'high' })).toBe('medium')
+		expect(chatEffort('gpt-5-pro', { enabled: true, effort: 'low' })).toBe('high')
+		// Other vendors' models get the effort as asked.
+		expect(chatEffort('deepseek-reasoner', { enabled: true, effort: 'minimal' })).toBe('minimal')
+		// Thinking off on the Responses API: none where the model takes it, else its least effort.
+		const off = (model: string) => encodeResponses({ ...thinking, reasoning: { enabled: false } }, model, openaiAdapter.upstreamOptions!(ch(), model)).reasoning
+		expect(off('gpt-5.1')).toEqual({ effort: 'none' })
+		expect(off('gpt-5')).toEqual({ effort: 'minimal' })
+		expect(off('o3')).toEqual({ effort: 'low' })
+	})
 })

@@ -243,6 +243,23 @@ describe('gemini encodeRequest', () => {
 		expect(cfg({ enabled: false })).toBeUndefined()
 	})
 
+	it('should ask Gemini 3 models for a thinking level, never with a budget of 0 (https://ai.google.dev/gemini-api/docs/thinking)', () => {
+		const cfg = (model: string, reasoning: ChatRequest['reasoning']) => encodeRequest(base([u('x')], { reasoning }), model).generationConfig?.thinkingConfig
+		expect(cfg('gemini-3-flash-preview', { enabled: true, effort: 'medium' })).toEqual({ includeThoughts: true, thinkingLevel: 'MEDIUM' })
+		expect(cfg('gemini-3.1-pro-preview', { enabled: true, effort: 'minimal' })).toEqual({ includeThoughts: true, thinkingLevel: 'LOW' })
+		// Gemini 3 Pro takes low and high only: medium rounds up.
+		expect(cfg('gemini-3-pro-preview', { enabled: true, effort: 'medium' })).toEqual({ includeThoughts: true, thinkingLevel: 'HIGH' })
+		expect(cfg('gemini-3-pro-preview', { enabled: true, effort: 'high' })).toEqual({ includeThoughts: true, thinkingLevel: 'HIGH' })
+		// Thinking off: Gemini 3 Pro cannot turn it off, so the lowest level every Gemini 3 model takes.
+		expect(cfg('gemini-3-pro-preview', { enabled: false, budgetTokens: 0 })).toEqual({ thinkingLevel: 'LOW' })
+		// A client's own budget is accepted for backwards compatibility; alone, never beside a level.
+		expect(cfg('gemini-3-flash-preview', { enabled: true, budgetTokens: 5000, effort: 'low' })).toEqual({ includeThoughts: true, thinkingBudget: 5000 })
+		expect(cfg('gemini-3-flash-preview', { enabled: true })).toEqual({ includeThoughts: true })
+		// Gemini 2.5 takes no level.
+		expect(cfg('gemini-2.5-flash', { enabled: true, effort: 'medium' })).toEqual({ includeThoughts: true, thinkingBudget: 2048 })
+		expect(cfg('gemini-2.5-flash', { enabled: false, budgetTokens: 0 })).toEqual({ thinkingBudget: 0 })
+	})
+
 	it('should re-emit extra only for requests decoded from Gemini', () => {
 		const extra = {
 			safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
