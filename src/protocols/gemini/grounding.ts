@@ -91,10 +91,6 @@ export function groundingCitations(meta: unknown, text: string): Citation[] {
 	})
 }
 
-/** Citations spanning the answer's whole text → those of one of its parts, which starts at `offset` and runs `length`. */
-export const citationsWithin = (all: Citation[], offset: number, length: number): Citation[] =>
-	all.filter((c) => (c.start ?? 0) >= offset && (c.start ?? 0) < offset + length).map((c) => ({ ...c, start: (c.start ?? 0) - offset, end: Math.min(c.end ?? offset + length, offset + length) - offset }))
-
 /** A text part of an answer as the grounding encoder reads it: its text and the citations of its spans (UTF-16). */
 export type CitedText = { text: string; citations?: Citation[] }
 
@@ -134,5 +130,5 @@ export function encodeGrounding(searches: Array<Pick<WebSearchPart, 'queries' | 
 	}
 	const queries = searches.flatMap((s) => s.queries).filter((q) => q.trim() !== '')
 	if (!queries.length && !chunks.length) return undefined
-	return { webSearchQueries: queries, groundingChunks: chunks, groundingSupports: supports }
+	return { ...(queries.length && { webSearchQueries: queries }), groundingChunks: chunks, ...(supports.length && { groundingSupports: supports }) }
 }

@@ -2,6 +2,7 @@
  * Gemini GenerateContentResponse ⇄ canonical response.
  * @module
  */
+import { citationsWithin } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
 import type { ChatResponse, McpToolResultPart, McpToolUsePart, TextPart, Usage, WebSearchPart } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
@@ -11,7 +12,7 @@ import type { GeminiResponse } from './model'
 import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
 import { get, idSafe, isObj, str, syntheticCallId } from './read'
-import { addGrounding, citationsWithin, encodeGrounding, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
+import { addGrounding, encodeGrounding, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
 
 /**

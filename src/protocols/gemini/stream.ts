@@ -6,6 +6,7 @@
  * json_delta (WIRE-NOTES #2, BerriAI/litellm#25561).
  * @module
  */
+import { citationsWithin } from '../../core/citations'
 import { GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import { jsonOrUndefined } from '../../core/json'
@@ -17,7 +18,7 @@ import { errorDetails } from './error'
 import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope, candidateAt } from './response'
-import { addGrounding, citationsWithin, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
+import { addGrounding, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'

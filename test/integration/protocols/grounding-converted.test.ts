@@ -1,9 +1,9 @@
 /**
  * Web search grounding for Gemini callers on other vendors' models, and its spans both ways with non-ASCII text. A
- * Gemini client's `googleSearch` tool runs as Claude's web search; the answer's searches and citations come back as
- * the candidate's `groundingMetadata` (`webSearchQueries`, `groundingChunks[].web`, `groundingSupports` whose
- * `segment` indices count UTF-8 bytes of the answer's text), whole and on the stream's last chunk, as Gemini sends it;
- * `@ai-sdk/google` reads its `sources` from it. The other way, Gemini's byte offsets become character offsets in
+ * Gemini client's `googleSearch` tool runs as Claude's web search (or an OpenAI search model's); the answer's searches
+ * and citations come back as the candidate's `groundingMetadata` (`webSearchQueries`, `groundingChunks[].web`,
+ * `groundingSupports` whose `segment` indices count UTF-8 bytes of the answer's text), whole and on the stream's last
+ * chunk, as Gemini sends it; `@ai-sdk/google` reads its `sources` from it. The other way, Gemini's byte offsets become character offsets in
  * Responses `url_citation` annotations and the cited text of Anthropic's citations.
  */
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
@@ -17,13 +17,23 @@ import { MODEL, type Matrix, SETUP_MS, startMatrix } from './harness'
  * A gateway model named as `@ai-sdk/google` expects a Gemini model to be (it sends `googleSearch` only for names with
  * `gemini-` in them), served by Claude.
  */
-const ALIAS = 'gemini-default'
+const ALIAS: string = 'gemini-default'
+/** An OpenAI chat model that searches (only those take `web_search_options`). */
+const SEARCHER: string = 'gpt-search-m'
 
 let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
-		models: [{ name: 'claude-m', per_web_search: 0.01 } as never, { name: 'gemini-m', per_web_search: 0.035 } as never, { name: ALIAS, input_per_mtok: 3, output_per_mtok: 15 }],
-		channels: (mocks) => [{ name: 'alias', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [ALIAS], model_map: { [ALIAS]: 'claude-sonnet-5' } }],
+		models: [
+			{ name: 'claude-m', per_web_search: 0.01 } as never,
+			{ name: 'gemini-m', per_web_search: 0.035 } as never,
+			{ name: ALIAS, input_per_mtok: 3, output_per_mtok: 15 },
+			{ name: SEARCHER, input_per_mtok: 2.5, output_per_mtok: 10 },
+		],
+		channels: (mocks) => [
+			{ name: 'alias', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [ALIAS], model_map: { [ALIAS]: 'claude-sonnet-5' } },
+			{ name: 'searcher', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [SEARCHER], model_map: { [SEARCHER]: 'gpt-4o-search-preview' } },
+		],
 	})
 }, SETUP_MS)
 afterAll(() => m.close())
@@ -94,6 +104,38 @@ describe('Gemini googleSearch on a Claude model', () => {
 				{ url: 'https://example.com/page-1', title: 'Page 1' },
 				{ url: 'https://example.com/page-2', title: 'Page 2' },
 			])
+		})
+})
+
+describe('Gemini googleSearch on an OpenAI search model', () => {
+	// Accents and CJK only: OpenAI counts annotation indices in characters, and these are one UTF-16 unit each.
+	const ask = 'café 中文 news, then #cited-tail: résumé 東京 #search'
+	const answer = `Hello! You said: ${ask}`
+	const lead = answer.slice(0, answer.indexOf('#cited-tail'))
+	for (const stream of [false, true])
+		it(`should answer with groundingMetadata from the message's url_citation annotations (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const g = genai(acct.key)
+			const params = { model: SEARCHER, contents: ask, config: { tools: [{ googleSearch: {} }] } }
+			let text = ''
+			let grounding: Grounding | undefined
+			if (stream) {
+				for await (const c of await g.models.generateContentStream(params)) {
+					text += c.text ?? ''
+					grounding = c.candidates?.[0]?.groundingMetadata ?? grounding
+				}
+			} else {
+				const r = await g.models.generateContent(params)
+				text = r.text ?? ''
+				grounding = r.candidates?.[0]?.groundingMetadata
+			}
+			expect(m.mocks.openai.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-search-preview', web_search_options: {} })
+			expect(text).toBe(answer)
+			// Chat reports no queries, only the pages its text cites.
+			expect(grounding).toEqual({
+				groundingChunks: [{ web: { uri: 'https://example.com/page-1', title: 'Page 1' } }],
+				groundingSupports: [{ segment: { startIndex: bytes(lead), endIndex: bytes(answer), text: answer.slice(lead.length) }, groundingChunkIndices: [0] }],
+			})
 		})
 })
 
