@@ -3,7 +3,7 @@
  * with a `googleSearch` (REST also `google_search`) tool offered, the answer is grounded and its candidate carries
  * `groundingMetadata`: the `webSearchQueries` the model ran (two distinct ones, and an empty entry, which the API
  * sometimes reports and Google does not bill), `searchEntryPoint.renderedContent`, `groundingChunks` (web sources)
- * and `groundingSupports` linking the answer's text to them (segmentOf). Streamed, it rides on the last chunk, with finishReason.
+ * and `groundingSupports` linking the answer's text to them (segmentOf). Streamed, it rides on the last two chunks (the last with finishReason), the whole of it on each.
  */
 type Obj = Record<string, unknown>
 
