@@ -8,6 +8,7 @@
  * @module
  */
 import type { Citation, WebSearchPart } from '../../core/ir'
+import type { GeminiGroundingMetadata } from './model'
 import { get, isObj, type Obj, str } from './read'
 
 /** What the chunks of one answer reported so far: the distinct queries, whether it was grounded, the model. */
@@ -90,6 +91,44 @@ export function groundingCitations(meta: unknown, text: string): Citation[] {
 	})
 }
 
-/** Citations spanning the answer's whole text → those of one of its parts, which starts at `offset` and runs `length`. */
-export const citationsWithin = (all: Citation[], offset: number, length: number): Citation[] =>
-	all.filter((c) => (c.start ?? 0) >= offset && (c.start ?? 0) < offset + length).map((c) => ({ ...c, start: (c.start ?? 0) - offset, end: Math.min(c.end ?? offset + length, offset + length) - offset }))
+/** A text part of an answer as the grounding encoder reads it: its text and the citations of its spans (UTF-16). */
+export type CitedText = { text: string; citations?: Citation[] }
+
+const utf8Length = (s: string): number => new TextEncoder().encode(s).length
+
+/**
+ * Another vendor's web search → `groundingMetadata` for a Gemini client: the searches' queries (`webSearchQueries`),
+ * their pages and any other cited page as `groundingChunks` (one per URL), and each citation as a `groundingSupports`
+ * segment, its indices UTF-8 byte offsets into the answer's text (its text parts joined, thoughts left out), as Gemini
+ * counts them (https://ai.google.dev/api/generate-content#Segment); a citation without a span (Anthropic's cite their
+ * whole text block) spans its part. Citations of one span share a support. `searchEntryPoint` is left out: it is
+ * optional, and Google's rendered search suggestion, which no other vendor's search has. Undefined without a search.
+ * @example encodeGrounding([], [{ text: 'é!', citations: [{ url: 'u', start: 1, end: 2 }] }])?.groundingSupports?.[0]?.segment // { startIndex: 2, endIndex: 3, text: '!' }
+ */
+export function encodeGrounding(searches: Array<Pick<WebSearchPart, 'queries' | 'sources'>>, texts: CitedText[]): GeminiGroundingMetadata | undefined {
+	const chunks: Array<{ web: { uri: string; title?: string } }> = []
+	const chunkOf = (url: string, title?: string): number => {
+		const at = chunks.findIndex((c) => c.web.uri === url)
+		if (at >= 0) return at
+		chunks.push({ web: { uri: url, ...(title && { title }) } })
+		return chunks.length - 1
+	}
+	for (const s of searches) for (const source of s.sources) chunkOf(source.url, source.title)
+	const supports: Array<{ segment: { startIndex: number; endIndex: number; text: string }; groundingChunkIndices: number[] }> = []
+	let offset = 0
+	for (const t of texts) {
+		for (const c of t.citations ?? []) {
+			const start = Math.max(0, Math.min(c.start ?? 0, t.text.length))
+			const end = Math.max(start, Math.min(c.end ?? t.text.length, t.text.length))
+			const segment = { startIndex: offset + utf8Length(t.text.slice(0, start)), endIndex: offset + utf8Length(t.text.slice(0, end)), text: t.text.slice(start, end) }
+			const chunk = chunkOf(c.url, c.title)
+			const same = supports.find((s) => s.segment.startIndex === segment.startIndex && s.segment.endIndex === segment.endIndex)
+			if (!same) supports.push({ segment, groundingChunkIndices: [chunk] })
+			else if (!same.groundingChunkIndices.includes(chunk)) same.groundingChunkIndices.push(chunk)
+		}
+		offset += utf8Length(t.text)
+	}
+	const queries = searches.flatMap((s) => s.queries).filter((q) => q.trim() !== '')
+	if (!queries.length && !chunks.length) return undefined
+	return { ...(queries.length && { webSearchQueries: queries }), groundingChunks: chunks, ...(supports.length && { groundingSupports: supports }) }
+}

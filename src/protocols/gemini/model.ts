@@ -167,6 +167,31 @@ export const GeminiUsageMetadata = t.Object(
 	open,
 )
 
+/**
+ * A grounded answer's sources (https://ai.google.dev/api/generate-content#GroundingMetadata): the queries searched, the
+ * web pages found (`groundingChunks[].web`), and which spans of the answer's text each supports: a `segment`'s
+ * indices are UTF-8 byte offsets into the text (#Segment). `searchEntryPoint` is Google's own rendered search chip.
+ */
+export const GeminiGroundingMetadata = t.Object(
+	{
+		webSearchQueries: t.Optional(t.Array(t.String())),
+		searchEntryPoint: t.Optional(t.Object({ renderedContent: t.Optional(t.String()) }, open)),
+		groundingChunks: t.Optional(t.Array(t.Object({ web: t.Optional(t.Object({ uri: t.Optional(t.String()), title: t.Optional(t.String()) }, open)) }, open))),
+		groundingSupports: t.Optional(
+			t.Array(
+				t.Object(
+					{
+						segment: t.Optional(t.Object({ startIndex: t.Optional(Integer()), endIndex: t.Optional(Integer()), text: t.Optional(t.String()) }, open)),
+						groundingChunkIndices: t.Optional(t.Array(Integer())),
+					},
+					open,
+				),
+			),
+		),
+	},
+	open,
+)
+
 export const GeminiCandidate = t.Object(
 	{
 		content: t.Optional(t.Object({ role: t.Optional(t.String()), parts: t.Optional(t.Array(GeminiPart)) }, open)),
@@ -174,6 +199,8 @@ export const GeminiCandidate = t.Object(
 		index: t.Optional(Integer()),
 		/** With `responseLogprobs`: `chosenCandidates[]` and `topCandidates[].candidates[]` of `{token, logProbability}`. */
 		logprobsResult: t.Optional(JsonObject),
+		/** With Google Search grounding (a `googleSearch` tool), or another vendor's web search. */
+		groundingMetadata: t.Optional(GeminiGroundingMetadata),
 	},
 	open,
 )
@@ -223,6 +250,7 @@ export type GeminiGenerationConfig = typeof GeminiGenerationConfig.static
 export type GeminiRequest = typeof GeminiRequest.static
 export type GeminiUsageMetadata = typeof GeminiUsageMetadata.static
 export type GeminiCandidate = typeof GeminiCandidate.static
+export type GeminiGroundingMetadata = typeof GeminiGroundingMetadata.static
 export type GeminiResponse = typeof GeminiResponse.static
 export type GeminiStreamChunk = typeof GeminiStreamChunk.static
 export type GeminiErrorStatus = typeof GeminiErrorStatus.static

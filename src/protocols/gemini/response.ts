@@ -2,8 +2,9 @@
  * Gemini GenerateContentResponse ⇄ canonical response.
  * @module
  */
+import { citationsWithin } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
-import type { ChatResponse, McpToolResultPart, McpToolUsePart, Usage, WebSearchPart } from '../../core/ir'
+import type { ChatResponse, McpToolResultPart, McpToolUsePart, TextPart, Usage, WebSearchPart } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
 import { newId, randomString } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
@@ -11,7 +12,7 @@ import type { GeminiResponse } from './model'
 import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeModelParts, encodeResponseParts, type ModelPart } from './parts'
 import { get, idSafe, isObj, str, syntheticCallId } from './read'
-import { addGrounding, citationsWithin, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
+import { addGrounding, encodeGrounding, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage } from './usage'
 
 /**
@@ -93,10 +94,13 @@ export function candidateAt(candidates: unknown, choice: number): Record<string,
  * Canonical response → a Gemini body for a Gemini-native client (of any upstream model). MCP connector parts are
  * left out: Gemini has no such parts, and a Gemini client cannot ask for MCP servers (src/mcp serves the messages
  * and chat-completions protocols). Thought parts only for a client that asked for them (`includeThoughts`, parts.ts).
+ * Another vendor's web search and its citations become the candidate's `groundingMetadata` (grounding.ts).
  */
 export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiResponse {
 	type Kept = Exclude<ChatResponse['content'][number], McpToolUsePart | McpToolResultPart | WebSearchPart>
 	const parts = res.content.filter((p): p is Kept => p.type !== 'mcp_tool_use' && p.type !== 'mcp_tool_result' && p.type !== 'web_search')
+	const searches = res.content.filter((p): p is WebSearchPart => p.type === 'web_search')
+	const groundingMetadata = encodeGrounding(searches, parts.filter((p): p is TextPart => p.type === 'text'))
 	return {
 		candidates: [
 			{
@@ -104,6 +108,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): GeminiRes
 				finishReason: encodeFinishReason(res.stopReason),
 				index: ctx.choice ?? 0,
 				...(res.logprobs?.length && { logprobsResult: encodeLogprobs(res.logprobs) }),
+				...(groundingMetadata && { groundingMetadata }),
 			},
 		],
 		usageMetadata: encodeUsage(res.usage),

@@ -8,14 +8,15 @@
  * @module
  */
 import type { BlockStart, StreamEvent } from '../../core/events'
-import type { ThinkingPart, Usage } from '../../core/ir'
+import type { ThinkingPart, Usage, WebSource } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { encodeStreamError } from './error'
+import { type CitedText, encodeGrounding } from './grounding'
 import { encodeLogprobs } from './logprobs'
-import type { GeminiPart, GeminiStreamChunk } from './model'
+import type { GeminiGroundingMetadata, GeminiPart, GeminiStreamChunk } from './model'
 import { type Carried, carryThinking, isHidden, shownCounter, worthCarrying } from './carried-thinking'
 import { isObj, REDACTED_PREFIX } from './read'
 import { SKIP_SIGNATURE, signatureForClient } from './signatures'
@@ -50,6 +51,8 @@ type Open = { block: BlockStart; afterText: boolean; text: boolean }
  * carried as well, on the next function call only: Gemini CLI keeps no thought part in its history (Gemini signs the
  * call), so without it Claude would lose its thinking on the tool-result turn (restoreCarried skips a kept copy).
  * With `ctx.choice` (one of several candidates: choices.ts) the candidate carries that `index`.
+ * Another vendor's web search and its citations go out as `groundingMetadata` on the last chunk, with finishReason, as
+ * Gemini streams its own grounding, once the text its spans count in is whole (grounding.ts).
  */
 export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let over = false
@@ -66,17 +69,19 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const hidden = new Map<number, Carried & { part: ThinkingPart }>() // open thinking blocks kept from the client (or, shown, copied)
 	let carried: Carried[] = [] // closed ones, for the next part that can carry them
 	const shown = shownCounter()
+	const searches: Array<{ queries: string[]; sources: WebSource[] }> = []
+	const texts: CitedText[] = [] // the answer's text blocks in order, for the grounding spans
+	const textAt = new Map<number, Required<CitedText>>()
 	const carry = (): string | undefined => {
 		if (!carried.length) return undefined
 		const signature = carryThinking(carried)
 		carried = []
 		return signature
 	}
-	const frame = (parts: GeminiPart[], finishReason?: string, logprobsResult?: Record<string, unknown>): SseFrame => {
+	const frame = (parts: GeminiPart[], finishReason?: string, logprobsResult?: Record<string, unknown>, groundingMetadata?: GeminiGroundingMetadata): SseFrame => {
 		if (!id) id = newId('gemini')
-		const chunk: GeminiStreamChunk = {
-			candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), ...(logprobsResult && { logprobsResult }), index: ctx.choice ?? 0 }],
-		}
+		const candidate = { content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), ...(logprobsResult && { logprobsResult }), index: ctx.choice ?? 0 }
+		const chunk: GeminiStreamChunk = { candidates: [groundingMetadata ? { ...candidate, groundingMetadata } : candidate] }
 		if (finishReason && usage) chunk.usageMetadata = encodeUsage(usage)
 		chunk.modelVersion = ctx.model
 		chunk.responseId = id
@@ -127,6 +132,11 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					blocks.set(ev.index, { block: ev.block, afterText: lastKind === 'text', text: false })
 					lastKind = ev.block.kind
 					if (ev.block.kind !== 'text') flush(out)
+					if (ev.block.kind === 'text') {
+						const t = { text: '', citations: [] }
+						texts.push(t)
+						textAt.set(ev.index, t)
+					} else if (ev.block.kind === 'web_search') searches.push({ queries: ev.block.queries, sources: ev.block.sources })
 					if (ev.block.kind === 'tool_call')
 						call = { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' }
 					else if (ev.block.kind === 'redacted_thinking') {
@@ -135,10 +145,16 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					} else if (ev.block.kind === 'thinking') hidden.set(ev.index, { at: shown.at, part: { type: 'thinking', text: '' } })
 					// mcp_tool_use / mcp_tool_result blocks have no Gemini form and are left out (see response.ts).
 					break
-				case 'text_delta':
+				case 'text_delta': {
 					shown.text(ev.text)
+					const t = textAt.get(ev.index)
+					if (t) t.text += ev.text
 					// Each streamed chunk carries the logprobsResult of its own tokens.
 					if (ev.text) out.push(frame([{ text: ev.text }], undefined, encodeLogprobs(ev.logprobs)))
+					break
+				}
+				case 'citation':
+					textAt.get(ev.index)?.citations.push(ev.citation)
 					break
 				case 'thinking_delta': {
 					const open = blocks.get(ev.index)
@@ -190,7 +206,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					// model turn of its own, which the request decoder reads as nothing (gemini/parts.ts).
 					// Shown thinking is carried for function calls only: a final answer's thinking is not needed back.
 					const last = show ? undefined : carry()
-					out.push(frame([last ? { text: '', thoughtSignature: last } : { text: '' }], encodeFinishReason(ev.reason)))
+					out.push(frame([last ? { text: '', thoughtSignature: last } : { text: '' }], encodeFinishReason(ev.reason), undefined, encodeGrounding(searches, texts)))
 					break
 				}
 				case 'error':

@@ -6,6 +6,7 @@
  * json_delta (WIRE-NOTES #2, BerriAI/litellm#25561).
  * @module
  */
+import { citationsWithin } from '../../core/citations'
 import { GatewayError, upstreamRateLimited } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import { jsonOrUndefined } from '../../core/json'
@@ -17,7 +18,7 @@ import { errorDetails } from './error'
 import { decodeLogprobs } from './logprobs'
 import { codePartText, get, isObj, type Obj, str, syntheticCallId } from './read'
 import { callScope, candidateAt } from './response'
-import { addGrounding, citationsWithin, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
+import { addGrounding, groundingCitations, groundingSearches, newGrounding, searchPart } from './grounding'
 import { decodeFinishReason, decodeUsage } from './usage'
 
 export { encodeStream, streamEncoder } from './stream-encode'
@@ -51,7 +52,11 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	/** The answer's text so far and where the open text block starts in it: grounding spans are into the whole text. */
 	let answer = ''
 	let blockFrom = 0
-	/** The last `groundingMetadata` reported: its search goes out as a block once the text is done. */
+	/**
+	 * The last `groundingMetadata` reported: its citations go to the text block when it closes and its search follows as
+	 * a block. Gemini sends it on the last chunks, each resending all of it (langchain-ai/langchainjs#11456), and an
+	 * early one may span text not yet sent: only the last one counts.
+	 */
 	let meta: unknown
 
 	// The helpers below append the events a chunk produces to the caller's array, set by push and end.
@@ -69,6 +74,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	}
 	function close() {
 		if (!open) return
+		if (open.kind === 'text' && meta !== undefined)
+			for (const citation of citationsWithin(groundingCitations(meta, answer), blockFrom, answer.length - blockFrom)) out.push({ type: 'citation', index: open.index, citation })
 		out.push({ type: 'block_stop', index: open.index })
 		open = undefined
 	}
@@ -158,10 +165,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			const delta = logprobs && out.slice(from).find((e) => e.type === 'text_delta')
 			if (delta?.type === 'text_delta') delta.logprobs = logprobs
 			const grounded = get(candidate ?? {}, 'groundingMetadata')
-			if (isObj(grounded)) {
-				meta = grounded
-				if (open?.kind === 'text') for (const citation of citationsWithin(groundingCitations(grounded, answer), blockFrom, answer.length - blockFrom)) out.push({ type: 'citation', index: open.index, citation })
-			}
+			if (isObj(grounded)) meta = grounded
 			const u = decodeUsage(get(chunk, 'usageMetadata'))
 			const searches = groundingSearches(addGrounding(grounding, chunk))
 			if (u && searches > 0) u.webSearches = searches

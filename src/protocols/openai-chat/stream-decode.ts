@@ -11,6 +11,7 @@
  * closes, or at `finish_reason`, or when a non-tool delta arrives. Calls sent one after the other never wait.
  * @module
  */
+import { citationsWithin } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
 import type { BlockStart, StreamEvent } from '../../core/events'
 import type { StopReason } from '../../core/ir'
@@ -23,6 +24,7 @@ import { feedJson, jsonDone, jsonProgress, type JsonProgress } from './json-prog
 import { decodeLogprobs } from './logprobs'
 import { upstreamError } from './response'
 import { decodeFinishReason, decodeUsage, withToolUse } from './usage'
+import { decodeAnnotations } from './web-search'
 
 type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; tool?: number; signed?: boolean; refusal?: boolean; args?: JsonProgress }
 
@@ -65,6 +67,9 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	let seen = false
 	let failure: GatewayError | undefined
 	let over = false
+	/** The message's content so far (its length) and where the open text block starts in it: annotation spans count in it. */
+	let said = 0
+	let textFrom = 0
 
 	const stopOpen = (out: StreamEvent[]) => {
 		if (!open) return
@@ -186,9 +191,17 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		reasoning(d, out)
 		const content = str(d.content)
 		if (content) {
+			const before = open
+			const index = ensure('text', out)
+			if (open !== before) textFrom = said
+			said += content.length
 			const logprobs = decodeLogprobs(choice.logprobs)
-			out.push(logprobs ? { type: 'text_delta', index: ensure('text', out), text: content, logprobs } : { type: 'text_delta', index: ensure('text', out), text: content })
+			out.push(logprobs ? { type: 'text_delta', index, text: content, logprobs } : { type: 'text_delta', index, text: content })
 		}
+		// A search model's `url_citation` annotations, spans into the whole message, come in a delta of their own after
+		// the text (openai/openai-java#297): each goes to the text block it spans.
+		if (Array.isArray(d.annotations) && open?.kind === 'text' && !open.refusal)
+			for (const citation of citationsWithin(decodeAnnotations(d.annotations), textFrom, said - textFrom)) out.push({ type: 'citation', index: open.index, citation })
 		const refusal = str(d.refusal)
 		if (refusal) {
 			sawRefusal = true

@@ -9,7 +9,7 @@
  */
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
-import { emptyUsage, type Usage } from '../../core/ir'
+import { emptyUsage, type TextPart, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import type { EncodeContext } from '../codec'
@@ -19,6 +19,7 @@ import { encodeLogprobs } from './logprobs'
 import { mcpOutcome } from './mcp'
 import { completionId } from './response'
 import { encodeFinishReason, encodeUsage } from './usage'
+import { encodeAnnotations } from './web-search'
 
 type Delta = Record<string, unknown>
 
@@ -32,6 +33,8 @@ type Delta = Record<string, unknown>
  * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
  *   `type`, `function.name` and `arguments:''`; later deltas only `index` + `arguments` (WIRE-NOTES wire §7,
  *   Portkey #1275); MCP calls the gateway ran go to `delta.mcp_calls` the same way (mcp.ts);
+ * - a web search's citations → `delta.annotations` (`url_citation`, spans into the whole message), in a chunk of their
+ *   own once the text is done, as OpenAI's search models stream them (openai/openai-java#297);
  * - then a chunk with an empty delta and `finish_reason`; then, when `ctx.includeUsage`, a chunk with
  *   `choices: []` and `usage` (and `usage: null` on every other chunk, wire §12); then `data: [DONE]`.
  * An `error` event becomes `data: {"error":{…}}` and ends the stream without `[DONE]`.
@@ -53,6 +56,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	const mcpOfBlock = new Map<number, number>()
 	const mcpOfId = new Map<string, number>()
 	const choiceIndex = ctx.choice ?? 0
+	/** The answer's text blocks in order, with their citations, for the annotations' spans. */
+	const texts: TextPart[] = []
+	const textAt = new Map<number, TextPart & { citations: NonNullable<TextPart['citations']> }>()
 	const usage: Usage = emptyUsage()
 	const addUsage = (u: Partial<Usage>) => {
 		for (const k of Object.keys(u) as Array<keyof Usage>) if (u[k] !== undefined) Object.assign(usage, { [k]: u[k] })
@@ -102,7 +108,11 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					addUsage(ev.usage)
 					break
 				case 'block_start':
-					if (ev.block.kind === 'tool_call') {
+					if (ev.block.kind === 'text') {
+						const t = { type: 'text' as const, text: '', citations: [] }
+						texts.push(t)
+						textAt.set(ev.index, t)
+					} else if (ev.block.kind === 'tool_call') {
 						const index = nextTool++
 						toolOfBlock.set(ev.index, index)
 						sawTool = true
@@ -121,11 +131,17 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 						if (index !== undefined) out.push(chunk({ mcp_calls: [{ index, ...mcpOutcome(ev.block) }] }))
 					}
 					break
-				case 'text_delta':
+				case 'citation':
+					textAt.get(ev.index)?.citations.push(ev.citation)
+					break
+				case 'text_delta': {
+					const t = textAt.get(ev.index)
+					if (t) t.text += ev.text
 					// Log probabilities go on the chunk of the text they score, as OpenAI streams them.
 					if (ev.logprobs?.length) out.push(chunk({ content: ev.text }, null, encodeLogprobs(ev.logprobs)))
 					else if (ev.text) out.push(textChunk('content', ev.text))
 					break
+				}
 				case 'thinking_delta':
 					if (ev.text) out.push(textChunk('reasoning_content', ev.text))
 					break
@@ -139,10 +155,13 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					if (mcp !== undefined && ev.json) out.push(chunk({ mcp_calls: [{ index: mcp, arguments: ev.json }] }))
 					break
 				}
-				case 'finish':
+				case 'finish': {
 					finished = true
+					const annotations = encodeAnnotations(texts)
+					if (annotations.length) out.push(chunk({ annotations }))
 					out.push(chunk({}, encodeFinishReason(ev.reason, sawTool)))
 					break
+				}
 			}
 		},
 		end(out) {

@@ -120,6 +120,27 @@ describe('Chat web_search_options on other vendors', () => {
 		expect(Math.round(rows[0]!.cost * 1e6)).toBe(costMicros({ model: MODEL.anthropic, input: r.usage!.prompt_tokens, output: r.usage!.completion_tokens }) + 2 * 10_000)
 	})
 
+	it("should stream Claude's citations as a delta of annotations after the text, spans into the whole message", async () => {
+		const acct = await m.account()
+		// Claude cites the answer's tail, in a text block after an uncited one: the span starts past the first block.
+		const ask = 'café 中文 news, then #cited-tail #search'
+		const answer = `Hello! You said: ${ask}`
+		const stream = await acct.openai.chat.completions.create({ model: MODEL.anthropic, messages: [{ role: 'user', content: ask }], web_search_options: {}, stream: true })
+		let text = ''
+		const annotations: unknown[] = []
+		let textAfter = false
+		for await (const c of stream) {
+			const delta = c.choices[0]?.delta as { content?: string | null; annotations?: unknown[] } | undefined
+			if (delta?.content && annotations.length) textAfter = true
+			text += delta?.content ?? ''
+			annotations.push(...(delta?.annotations ?? []))
+		}
+		expect(text).toBe(answer)
+		const start = answer.indexOf('#cited-tail')
+		expect(annotations).toEqual([{ type: 'url_citation', url_citation: { url: 'https://example.com/page-1', title: 'Page 1', start_index: start, end_index: answer.length } }])
+		expect(textAfter).toBe(false)
+	})
+
 	it('should refuse a search for an OpenAI chat model that cannot search, saying which can', async () => {
 		const acct = await m.account()
 		const before = m.mocks.openai.requests.length

@@ -50,7 +50,7 @@ function contentOf(p: Plan, seed: string, omitted: boolean, searches = 0): Obj[]
 	const blocks: Obj[] = []
 	if (p.thinking) blocks.push({ type: 'thinking', thinking: omitted ? '' : p.thinking, signature: thinkingSignature(p.thinking) })
 	blocks.push(...searchBlocks(seed, searches))
-	if (p.calls.length === 0) blocks.push(searches > 0 ? { type: 'text', text: p.text, citations: [citation(seed)] } : { type: 'text', text: p.text })
+	if (p.calls.length === 0) blocks.push(...(searches > 0 ? citedText(p.text, seed) : [{ type: 'text', text: p.text }]))
 	p.calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: toolUseId(seed, i), name: c.name, input: c.args }))
 	return blocks
 }
@@ -78,7 +78,7 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 			// A cited block starts with `citations: []` and sends each citation as a citations_delta before its text.
 			start(block.citations ? { type: 'text', text: '', citations: [] } : { type: 'text', text: '' })
 			for (const c of (block.citations as Obj[] | undefined) ?? []) emit('content_block_delta', { index, delta: { type: 'citations_delta', citation: c } })
-			for (const t of splitPieces(p.text)) emit('content_block_delta', { index, delta: { type: 'text_delta', text: t } })
+			for (const t of splitPieces(String(block.text))) emit('content_block_delta', { index, delta: { type: 'text_delta', text: t } })
 		} else if (String(block.type).endsWith('_tool_result')) {
 			// A server tool's result arrives whole in its content_block_start.
 			start(block)
@@ -108,6 +108,19 @@ function searchBlocks(seed: string, searches: number): Obj[] {
 			{ type: 'web_search_tool_result', tool_use_id: id, content: [{ type: 'web_search_result', url: `https://example.com/page-${i + 1}`, title: `Page ${i + 1}`, encrypted_content: `enc_${i + 1}`, page_age: 'April 1, 2026' }] },
 		]
 	}).flat()
+}
+
+/**
+ * A searched answer's text: one block citing the first page; with `#cited-tail` in it, as Claude often answers, an
+ * uncited block (the text before the tag) and then the cited one (the rest), each cited claim a block of its own.
+ */
+function citedText(text: string, seed: string): Obj[] {
+	const at = text.indexOf('#cited-tail')
+	if (at <= 0) return [{ type: 'text', text, citations: [citation(seed)] }]
+	return [
+		{ type: 'text', text: text.slice(0, at) },
+		{ type: 'text', text: text.slice(at), citations: [citation(seed)] },
+	]
 }
 
 const citation = (seed: string): Obj => ({ type: 'web_search_result_location', url: 'https://example.com/page-1', title: 'Page 1', encrypted_index: stableId('eidx_', seed), cited_text: 'what the page says' })

@@ -160,7 +160,8 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	}
 	const cfg = asObj(b.generationConfig) ?? {}
 	const parts = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined)
-	if (grounding) (parts.at(-1)!.candidates as Obj[])[0]!.groundingMetadata = grounding
+	// Streamed, the grounding rides on the last chunks, each resending all of it (langchain-ai/langchainjs#11456).
+	if (grounding) for (const c of parts.slice(-2)) (c.candidates as Obj[])[0]!.groundingMetadata = grounding
 	const chunks = parts.map((c) => JSON.stringify(withCandidates(c, n)))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
 	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }

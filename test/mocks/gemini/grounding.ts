@@ -3,7 +3,7 @@
  * with a `googleSearch` (REST also `google_search`) tool offered, the answer is grounded and its candidate carries
  * `groundingMetadata`: the `webSearchQueries` the model ran (two distinct ones, and an empty entry, which the API
  * sometimes reports and Google does not bill), `searchEntryPoint.renderedContent`, `groundingChunks` (web sources)
- * and `groundingSupports` linking the answer's text to them. Streamed, it rides on the last chunk, with finishReason.
+ * and `groundingSupports` linking the answer's text to them (segmentOf). Streamed, it rides on the last two chunks (the last with finishReason), the whole of it on each.
  */
 type Obj = Record<string, unknown>
 
@@ -19,6 +19,16 @@ export function groundingFor(tools: unknown, lastUserText: string, answer: strin
 		webSearchQueries: [`${topic} latest`, '', `${topic} explained`],
 		searchEntryPoint: { renderedContent: `<div class="container"><a class="chip" href="https://www.google.com/search?q=${encodeURIComponent(topic)}">${topic}</a></div>` },
 		groundingChunks: [{ web: { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/mock-1', title: 'example.com' } }],
-		groundingSupports: [{ segment: { startIndex: 0, endIndex: answer.length, text: answer }, groundingChunkIndices: [0], confidenceScores: [0.9] }],
+		groundingSupports: [{ segment: segmentOf(answer), groundingChunkIndices: [0], confidenceScores: [0.9] }],
 	}
+}
+
+/**
+ * The span the support cites: the whole answer, or with `#cited-tail` in it the answer from that tag on. Its indices
+ * count UTF-8 bytes of the answer's text (ai.google.dev/api/generate-content#Segment).
+ */
+function segmentOf(answer: string): Obj {
+	const bytes = (s: string) => new TextEncoder().encode(s).length
+	const at = Math.max(0, answer.indexOf('#cited-tail'))
+	return { startIndex: bytes(answer.slice(0, at)), endIndex: bytes(answer), text: answer.slice(at) }
 }

@@ -51,9 +51,20 @@ function usageOf(p: Plan, n = 1): Obj {
 /** Deterministic tool-call ids, derived from the conversation so a test can predict them. */
 const callId = (seed: string, i: number): string => stableId('call_', `${seed}|${i}`)
 
-function message(p: Plan, seed: string): Obj {
+/**
+ * A search model's citations (platform.openai.com/docs/guides/tools-web-search?api-mode=chat): with `web_search_options`
+ * and `#search` in the last user text, the answer cites one page, a `url_citation` spanning the answer from
+ * `#cited-tail` on (else all of it), its indices characters of the message's content.
+ */
+function annotationsOf(b: Obj, lastUserText: string, p: Plan): Obj[] {
+	if (!asObj(b.web_search_options) || !lastUserText.includes('#search') || p.calls.length > 0 || p.finish === 'refusal') return []
+	const start = Math.max(0, p.text.indexOf('#cited-tail'))
+	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' } }]
+}
+
+function message(p: Plan, seed: string, annotations: Obj[] = []): Obj {
 	const refused = p.finish === 'refusal'
-	const msg: Obj = { role: 'assistant', content: refused || (p.calls.length > 0 && !p.text) ? null : p.text, refusal: refused ? p.text : null, annotations: [] }
+	const msg: Obj = { role: 'assistant', content: refused || (p.calls.length > 0 && !p.text) ? null : p.text, refusal: refused ? p.text : null, annotations }
 	if (p.thinking) msg.reasoning_content = p.thinking
 	if (p.calls.length > 0) {
 		msg.tool_calls = p.calls.map((c, i) => ({ id: callId(seed, i), type: 'function', function: { name: c.name, arguments: c.json } }))
@@ -76,7 +87,7 @@ function callDeltas(p: Plan, seed: string, interleave: boolean): Obj[] {
 	return out
 }
 
-function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number, interleave = false, top?: number): string[] {
+function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n: number, interleave = false, top?: number, annotations: Obj[] = []): string[] {
 	const chunks: string[] = []
 	// With `logprobs: true` each content chunk carries the log probabilities of its own piece (`top` alternatives).
 	const lp = top === undefined ? [] : pieceLogprobs(p.text, top)
@@ -97,6 +108,8 @@ function streamChunks(p: Plan, head: Obj, seed: string, includeUsage: boolean, n
 		// A refusal streams in the `refusal` field, in pieces like content.
 		splitPieces(p.text).forEach((piece, i) => push(refused ? { refusal: piece } : { content: piece }, null, refused ? undefined : i))
 		for (const delta of callDeltas(p, seed, interleave)) push(delta)
+		// A search model's annotations come after the text, in a delta of their own (openai/openai-java#297).
+		if (annotations.length) push({ annotations })
 		push({}, FINISH[p.finish])
 	}
 	// With stream_options.include_usage: one extra chunk with `choices: []` before [DONE].
@@ -128,11 +141,12 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const id = stableId('chatcmpl-', seed)
 	// Every chunk, and the completion, name the tier that served the request.
 	const head = { id, object: 'chat.completion.chunk', created: unixNow(), model: b.model, service_tier: servedTier(b.service_tier, conv.inputTexts.join(' ')), system_fingerprint: 'fp_mock' }
-	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave'), b.logprobs === true ? (asNum(b.top_logprobs) ?? 0) : undefined), 1)
+	const annotations = annotationsOf(b, conv.lastUserText, p)
+	if (b.stream === true) return sse(streamChunks(p, head, seed, asObj(b.stream_options)?.include_usage === true, n, conv.lastUserText.includes('#interleave'), b.logprobs === true ? (asNum(b.top_logprobs) ?? 0) : undefined, annotations), 1)
 	return json({
 		...head,
 		object: 'chat.completion',
-		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed), logprobs: b.logprobs === true ? logprobsOf(p, asNum(b.top_logprobs) ?? 0) : null, finish_reason: FINISH[p.finish] })),
+		choices: Array.from({ length: n }, (_, index) => ({ index, message: message(p, seed, annotations), logprobs: b.logprobs === true ? logprobsOf(p, asNum(b.top_logprobs) ?? 0) : null, finish_reason: FINISH[p.finish] })),
 		usage: usageOf(p, n),
 	})
 }

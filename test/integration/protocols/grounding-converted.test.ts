@@ -1,0 +1,166 @@
+/**
+ * Web search grounding for Gemini callers on other vendors' models, and its spans both ways with non-ASCII text. A
+ * Gemini client's `googleSearch` tool runs as Claude's web search (or an OpenAI search model's); the answer's searches
+ * and citations come back as the candidate's `groundingMetadata` (`webSearchQueries`, `groundingChunks[].web`,
+ * `groundingSupports` whose `segment` indices count UTF-8 bytes of the answer's text), whole and on the stream's last
+ * chunk, as Gemini sends it; `@ai-sdk/google` reads its `sources` from it. The other way, Gemini's byte offsets become character offsets in
+ * Responses `url_citation` annotations and the cited text of Anthropic's citations.
+ */
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
+import { GoogleGenAI } from '@google/genai'
+import { generateText, streamText } from 'ai'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { messages } from './clients'
+import { MODEL, type Matrix, SETUP_MS, startMatrix } from './harness'
+
+/**
+ * A gateway model named as `@ai-sdk/google` expects a Gemini model to be (it sends `googleSearch` only for names with
+ * `gemini-` in them), served by Claude.
+ */
+const ALIAS: string = 'gemini-default'
+/** An OpenAI chat model that searches (only those take `web_search_options`). */
+const SEARCHER: string = 'gpt-search-m'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({
+		models: [
+			{ name: 'claude-m', per_web_search: 0.01 } as never,
+			{ name: 'gemini-m', per_web_search: 0.035 } as never,
+			{ name: ALIAS, input_per_mtok: 3, output_per_mtok: 15 },
+			{ name: SEARCHER, input_per_mtok: 2.5, output_per_mtok: 10 },
+		],
+		channels: (mocks) => [
+			{ name: 'alias', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [ALIAS], model_map: { [ALIAS]: 'claude-sonnet-5' } },
+			{ name: 'searcher', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [SEARCHER], model_map: { [SEARCHER]: 'gpt-4o-search-preview' } },
+		],
+	})
+}, SETUP_MS)
+afterAll(() => m.close())
+
+// Accents, CJK and an emoji (two UTF-16 units, four UTF-8 bytes) before and inside the cited span: the mocks cite the
+// answer from `#cited-tail` on (Claude in a text block of its own after an uncited one, Gemini with a segment).
+const ASK = 'café 中文 😀 news, then #cited-tail: résumé 東京 🎉 #search'
+const ANSWER = `Hello! You said: ${ASK}`
+const LEAD = ANSWER.slice(0, ANSWER.indexOf('#cited-tail'))
+const CITED = ANSWER.slice(LEAD.length)
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+
+type Grounding = {
+	webSearchQueries?: string[]
+	searchEntryPoint?: unknown
+	groundingChunks?: Array<{ web?: { uri?: string; title?: string } }>
+	groundingSupports?: Array<{ segment?: { startIndex?: number; endIndex?: number; text?: string }; groundingChunkIndices?: number[] }>
+}
+
+const genai = (key: string) => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+
+describe('Gemini googleSearch on a Claude model', () => {
+	for (const stream of [false, true])
+		it(`should answer with groundingMetadata from Claude's searches and citations, segments in UTF-8 bytes (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const g = genai(acct.key)
+			const params = { model: MODEL.anthropic, contents: ASK, config: { tools: [{ googleSearch: {} }] } }
+			let text = ''
+			let grounding: Grounding | undefined
+			let groundedChunks = 0
+			let lastHadIt = false
+			if (stream) {
+				for await (const c of await g.models.generateContentStream(params)) {
+					text += c.text ?? ''
+					const meta = c.candidates?.[0]?.groundingMetadata
+					if (meta) groundedChunks++
+					grounding = meta ?? grounding
+					lastHadIt = !!meta && !!c.candidates?.[0]?.finishReason
+				}
+			} else {
+				const r = await g.models.generateContent(params)
+				text = r.text ?? ''
+				grounding = r.candidates?.[0]?.groundingMetadata
+			}
+			expect(m.mocks.anthropic.requests.at(-1)!.body).toMatchObject({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] })
+			expect(text).toBe(ANSWER)
+			expect(grounding).toEqual({
+				webSearchQueries: ['mock query 1', 'mock query 2'],
+				groundingChunks: [{ web: { uri: 'https://example.com/page-1', title: 'Page 1' } }, { web: { uri: 'https://example.com/page-2', title: 'Page 2' } }],
+				groundingSupports: [{ segment: { startIndex: bytes(LEAD), endIndex: bytes(ANSWER), text: CITED }, groundingChunkIndices: [0] }],
+			})
+			// The segment's bytes are the cited text, as a client slicing the UTF-8 answer finds them.
+			const seg = grounding!.groundingSupports![0]!.segment!
+			expect(Buffer.from(text, 'utf8').subarray(seg.startIndex, seg.endIndex).toString('utf8')).toBe(CITED)
+			// Streamed, it rides once on the last chunk, with finishReason, as Gemini sends its grounding.
+			if (stream) expect([groundedChunks, lastHadIt]).toEqual([1, true])
+		})
+
+	for (const stream of [false, true])
+		it(`should give @ai-sdk/google the searched pages as sources (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const google = createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })
+			const params = { model: google(ALIAS), prompt: ASK, tools: { google_search: google.tools.googleSearch({}) } }
+			const r = stream ? streamText(params) : await generateText(params)
+			expect(await r.text).toBe(ANSWER)
+			const sources = (await r.sources).map((s) => (s.sourceType === 'url' ? { url: s.url, title: s.title } : s))
+			expect(sources).toEqual([
+				{ url: 'https://example.com/page-1', title: 'Page 1' },
+				{ url: 'https://example.com/page-2', title: 'Page 2' },
+			])
+		})
+})
+
+describe('Gemini googleSearch on an OpenAI search model', () => {
+	// Accents and CJK only: OpenAI counts annotation indices in characters, and these are one UTF-16 unit each.
+	const ask = 'café 中文 news, then #cited-tail: résumé 東京 #search'
+	const answer = `Hello! You said: ${ask}`
+	const lead = answer.slice(0, answer.indexOf('#cited-tail'))
+	for (const stream of [false, true])
+		it(`should answer with groundingMetadata from the message's url_citation annotations (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const g = genai(acct.key)
+			const params = { model: SEARCHER, contents: ask, config: { tools: [{ googleSearch: {} }] } }
+			let text = ''
+			let grounding: Grounding | undefined
+			if (stream) {
+				for await (const c of await g.models.generateContentStream(params)) {
+					text += c.text ?? ''
+					grounding = c.candidates?.[0]?.groundingMetadata ?? grounding
+				}
+			} else {
+				const r = await g.models.generateContent(params)
+				text = r.text ?? ''
+				grounding = r.candidates?.[0]?.groundingMetadata
+			}
+			expect(m.mocks.openai.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-search-preview', web_search_options: {} })
+			expect(text).toBe(answer)
+			// Chat reports no queries, only the pages its text cites.
+			expect(grounding).toEqual({
+				groundingChunks: [{ web: { uri: 'https://example.com/page-1', title: 'Page 1' } }],
+				groundingSupports: [{ segment: { startIndex: bytes(lead), endIndex: bytes(answer), text: answer.slice(lead.length) }, groundingChunkIndices: [0] }],
+			})
+		})
+})
+
+describe("Gemini's grounding with non-ASCII text to other protocols", () => {
+	for (const stream of [false, true])
+		it(`should give Responses url_citation spans in characters of the text (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const params = { model: MODEL.gemini, input: ASK, tools: [{ type: 'web_search' as const }] }
+			const r = stream ? await acct.openai.responses.stream(params).finalResponse() : await acct.openai.responses.create(params)
+			expect(r.output_text).toBe(ANSWER)
+			const message = r.output.find((o) => o.type === 'message')
+			const part = message?.type === 'message' ? message.content[0] : undefined
+			const annotation = part?.type === 'output_text' ? part.annotations[0] : undefined
+			expect(annotation).toMatchObject({ type: 'url_citation', start_index: LEAD.length, end_index: ANSWER.length })
+			const at = annotation as { start_index: number; end_index: number }
+			expect(r.output_text.slice(at.start_index, at.end_index)).toBe(CITED)
+		})
+
+	for (const stream of [false, true])
+		it(`should give Anthropic citations the cited text (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const a = await messages(acct.anthropic, { model: MODEL.gemini, max_tokens: 200, tools: [{ type: 'web_search_20250305', name: 'web_search' }] as never, messages: [{ role: 'user', content: ASK }] }, stream)
+			expect(a.text).toBe(ANSWER)
+			const texts = (a.replay as { content: Array<Record<string, unknown>> }).content.filter((b) => b.type === 'text')
+			const cited = texts.filter((b) => Array.isArray(b.citations) && b.citations.length > 0)
+			expect(cited.map((b) => (b.citations as Array<Record<string, unknown>>)[0]!.cited_text)).toEqual([CITED])
+		})
+})
