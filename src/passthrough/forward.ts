@@ -9,7 +9,8 @@ import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { orderChannels } from '../routing/select'
 import type { Services } from '../services'
-import { authHeaders, channelUrl } from './upstream'
+import { withoutSentCredentials } from '../relay/sent-credentials'
+import { authHeaders, channelCredentials, channelUrl } from './upstream'
 
 /** Path segments as the task services name their routes and ids: letters, digits, `_`, `-`, `.` (not `.`/`..` alone). */
 const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.-]+)+\/?$/
@@ -70,7 +71,9 @@ export async function forwardRaw(ch: Channel, f: Forward): Promise<Response> {
 	const headers: Record<string, string> = { 'x-request-id': f.requestId }
 	const type = res.headers.get('content-type')
 	if (type) headers['content-type'] = type
-	return new Response(res.body, { status: res.status, headers })
+	// An error's body was cleaned by fetchUpstream; a task service says no in a 200 too.
+	const body = res.status < 400 ? withoutSentCredentials(res, channelCredentials(ch)).body : res.body
+	return new Response(body, { status: res.status, headers })
 }
 
 /** Forwards to the first channel that answers (failing over on network errors only: the call may not be idempotent). */

@@ -6,6 +6,7 @@
  */
 import { channelHeaders, joinUrl } from '../providers/adapter'
 import { ANTHROPIC_VERSION } from '../providers/anthropic'
+import { sentCredentials } from '../relay/sent-credentials'
 import type { Channel } from '../routing/catalog'
 
 /** Credentials (and configured extra headers) for a call to this channel. */
@@ -22,6 +23,12 @@ export function authHeaders(ch: Channel): Record<string, string> {
 			return { ...extra, authorization: `Bearer ${ch.apiKey}` }
 	}
 }
+
+/**
+ * What `authHeaders(ch)` sends as credentials: cut from the task services' answers, which go back as they came
+ * (midjourney-proxy refuses with HTTP 200 and its own words, which may repeat them; relay/sent-credentials.ts).
+ */
+export const channelCredentials = (ch: Channel): string[] => sentCredentials('', authHeaders(ch))
 
 /** Headers for a JSON call to this channel. */
 export const jsonHeaders = (ch: Channel): Record<string, string> => ({ ...authHeaders(ch), 'content-type': 'application/json' })

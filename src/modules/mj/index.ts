@@ -18,7 +18,9 @@ import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/f
 import { requestFee } from '../../passthrough/pricing'
 import { type CallContext, relayPassthrough } from '../../passthrough/relay'
 import { MjErrorBody, taskErrors } from '../../passthrough/task-errors'
-import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { withoutCredentials } from '../../relay/sent-credentials'
+import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { findByUpstream, ownedByUpstream } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
@@ -33,8 +35,9 @@ const MjSubmitResponse = t.Object(
 const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })
 const mjErrors = taskErrors(MjErrorBody)
 
-const textResponse = (text: string, res: Response, requestId: string) =>
-	new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
+/** The proxy's answer as it came, but for the channel's credentials, which a refusal may repeat. */
+const textResponse = (text: string, res: Response, ch: Channel, requestId: string) =>
+	new Response(withoutCredentials(text, channelCredentials(ch)), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 
 /** Task reads (fetch, list, queue, list-by-condition, image-seed): polls, not counted against rpm_limit. */
 export const isMjPoll = (_method: string, path: string): boolean => path.startsWith('/mj/task/')
@@ -70,7 +73,7 @@ async function submitTask(ctx: CallContext, path: string, model: MjModel, body: 
 				} catch {
 					// not JSON: a refusal, passed back as it is
 				}
-				const response = textResponse(text, res, requestId)
+				const response = textResponse(text, res, ch, requestId)
 				const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
 				const code = Number(answer.code)
 				if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }

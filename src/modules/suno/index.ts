@@ -12,7 +12,8 @@ import { badRequest, GatewayError, notFound } from '../../core/errors'
 import { checkPlainPath, forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
-import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { withoutCredentials } from '../../relay/sent-credentials'
 import { SunoErrorBody, taskErrors } from '../../passthrough/task-errors'
 import { checkCallbackUrl } from '../../lib/callback-url'
 import type { Services } from '../../services'
@@ -60,8 +61,8 @@ export const sunoModule = (svc: Services) =>
 						shape: 'suno',
 						cost: requestFee,
 						request: (ch) => ({ url: channelUrl(ch, `/suno/submit/${params.action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
-						async accept(res) {
-							const text = await res.text()
+						async accept(res, ch) {
+							const text = withoutCredentials(await res.text(), channelCredentials(ch))
 							const response = new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 							let answer: { code?: unknown; data?: unknown } = {}
 							try {
