@@ -12,7 +12,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
-import { notFound } from '../../core/errors'
+import { GatewayError, notFound } from '../../core/errors'
 import { checkCallbackUrl } from '../../lib/callback-url'
 import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
@@ -135,6 +135,12 @@ export const mjModule = (svc: Services) =>
 			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Fetch several of your Midjourney tasks', description: 'Ids that are not yours are left out.' },
 		})
+		// trueai-org/midjourney-proxy's name for list-by-condition (its TaskController declares both).
+		.post('/mj/task/list-by-ids', async ({ body, token, request, requestId }) => listOwned(svc, token.accountId, body.ids ?? [], request.signal, requestId), {
+			body: t.Object({ ids: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }, { additionalProperties: true }),
+			response: { 200: t.Array(MjTask), ...mjErrors },
+			detail: { summary: 'Fetch several of your Midjourney tasks (list-by-condition under another name)', description: 'Ids that are not yours are left out.' },
+		})
 		.get('/mj/task/list', ({ token, request, requestId }) => listRecent(svc, token.accountId, false, request.signal, requestId), {
 			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Your latest Midjourney tasks (up to 100)' },
@@ -151,8 +157,12 @@ export const mjModule = (svc: Services) =>
 				// Any other per-task path (/mj/task/{id}/image-seed …) is the caller's own task only, on its channel.
 				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
 				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)
+				// Never forwarded: another task read, not bound to one of the caller's tasks (the proxy answers any task by id,
+				// as trueai-org's `list-by-ids` did before the route above), and the proxy's administration (`/mj/admin/*`: its
+				// Discord accounts, users, every task, its logs, a restart; `current` answers its own secret), the operator's.
+				if (/^\/mj\/(?:task|admin)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
 			},
-			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks.' } },
+			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks; other task reads and the proxy\'s `/mj/admin` API are 404.' } },
 		)
