@@ -158,11 +158,13 @@ export const mjModule = (svc: Services) =>
 				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
 				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)
 				// Never forwarded: another task read, not bound to one of the caller's tasks (the proxy answers any task by id,
-				// as trueai-org's `list-by-ids` did before the route above), and the proxy's administration (`/mj/admin/*`: its
-				// Discord accounts, users, every task, its logs, a restart; `current` answers its own secret), the operator's.
-				if (/^\/mj\/(?:task|admin)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
+				// as trueai-org's `list-by-ids` did before the route above), and the proxy's own accounts and administration, the
+				// operator's: `/mj/account/*` (novicezk's list and fetch answer each Discord account with its userToken, `settings`
+				// changes one) and `/mj/admin/*` (trueai-org's: accounts, users, every task, logs, restart; `current` answers the
+				// secret it was called with).
+				if (/^\/mj\/(?:task|account|admin)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
 			},
-			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks; other task reads and the proxy\'s `/mj/admin` API are 404.' } },
+			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks; other task reads and the proxy\'s `/mj/account` and `/mj/admin` APIs are 404.' } },
 		)

@@ -136,8 +136,11 @@ export const sunoModule = (svc: Services) =>
 			async ({ request, requestId }) => {
 				const url = new URL(request.url)
 				checkPlainPath(url.pathname)
+				// Never forwarded: a task read other than the two above (not bound to the caller's tasks), and the service's own
+				// account (Suno-API's `GET /suno/account` answers its Suno session cookie and JWT), the operator's.
+				if (/^\/suno\/(?:fetch|account)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'musicsvc', SUNO_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
 			},
-			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)' } },
+			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)', description: 'Other task reads and the service\'s `/suno/account` are 404.' } },
 		)

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 describe('the caller key in a task-service query string', () => {
 	for (const [name, path, headers, mock] of [
-		['midjourney', '/mj/account/list', (k: string) => ({ 'mj-api-secret': k }), () => mj],
+		['midjourney', '/mj/other/list', (k: string) => ({ 'mj-api-secret': k }), () => mj],
 		['suno', '/suno/feed/abc', (k: string) => ({ authorization: `Bearer ${k}` }), () => suno],
 	] as const)
 		it(`should not reach the upstream, while other parameters do (${name})`, async () => {

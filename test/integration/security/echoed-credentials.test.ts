@@ -114,7 +114,7 @@ describe('task services that repeat their credentials', () => {
 	const cases: Array<[string, () => Promise<{ status: number; text: string }>]> = [
 		['a Midjourney submit refused with HTTP 200', () => call('/mj/submit/imagine', { body: { prompt: 'refuse me' } })],
 		['a Midjourney passthrough route', () => call('/mj/submit/upload-discord-images', { body: { base64Array: [] } })],
-		['a Midjourney catch-all error', () => call('/mj/account/list')],
+		['a Midjourney catch-all error', () => call('/mj/other/list')],
 		[
 			"a fetch of the caller's own Midjourney task",
 			async () => {
