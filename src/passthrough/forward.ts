@@ -43,27 +43,13 @@ function passHeaders(inbound: Headers): Record<string, string> {
 	return out
 }
 
-/**
- * `path` without a `key` query parameter: the gateway reads `?key=` as a caller's key (Gemini routes), so a client
- * that sends it everywhere must not have it handed to a task service, a third party's server.
- * @example withoutKeyParam('/mj/task/list?key=sk-1&page=2') === '/mj/task/list?page=2'
- */
-export function withoutKeyParam(path: string): string {
-	const q = path.indexOf('?')
-	if (q < 0) return path
-	const params = new URLSearchParams(path.slice(q + 1))
-	if (!params.has('key')) return path
-	params.delete('key')
-	const rest = params.toString()
-	return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q)
-}
 
 export type Forward = { path: string; method: string; inbound: Headers; body?: BodyInit; signal: AbortSignal; requestId: string }
 
 /** Sends the call to `ch` and relays its answer as it is. */
 export async function forwardRaw(ch: Channel, f: Forward): Promise<Response> {
 	const { res } = await fetchUpstream(
-		channelUrl(ch, withoutKeyParam(f.path)),
+		channelUrl(ch, f.path),
 		{ method: f.method, headers: { ...passHeaders(f.inbound), ...authHeaders(ch) }, body: f.method === 'GET' || f.method === 'HEAD' ? undefined : f.body },
 		channelTimeouts(ch.settings),
 		f.signal,
