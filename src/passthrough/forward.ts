@@ -9,7 +9,8 @@ import { channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { orderChannels } from '../routing/select'
 import type { Services } from '../services'
-import { authHeaders, channelUrl } from './upstream'
+import { withoutSentCredentials } from '../relay/sent-credentials'
+import { authHeaders, channelCredentials, channelUrl } from './upstream'
 
 /** Path segments as the task services name their routes and ids: letters, digits, `_`, `-`, `.` (not `.`/`..` alone). */
 const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.-]+)+\/?$/
@@ -42,27 +43,13 @@ function passHeaders(inbound: Headers): Record<string, string> {
 	return out
 }
 
-/**
- * `path` without a `key` query parameter: the gateway reads `?key=` as a caller's key (Gemini routes), so a client
- * that sends it everywhere must not have it handed to a task service, a third party's server.
- * @example withoutKeyParam('/mj/task/list?key=sk-1&page=2') === '/mj/task/list?page=2'
- */
-export function withoutKeyParam(path: string): string {
-	const q = path.indexOf('?')
-	if (q < 0) return path
-	const params = new URLSearchParams(path.slice(q + 1))
-	if (!params.has('key')) return path
-	params.delete('key')
-	const rest = params.toString()
-	return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q)
-}
 
 export type Forward = { path: string; method: string; inbound: Headers; body?: BodyInit; signal: AbortSignal; requestId: string }
 
 /** Sends the call to `ch` and relays its answer as it is. */
 export async function forwardRaw(ch: Channel, f: Forward): Promise<Response> {
 	const { res } = await fetchUpstream(
-		channelUrl(ch, withoutKeyParam(f.path)),
+		channelUrl(ch, f.path),
 		{ method: f.method, headers: { ...passHeaders(f.inbound), ...authHeaders(ch) }, body: f.method === 'GET' || f.method === 'HEAD' ? undefined : f.body },
 		channelTimeouts(ch.settings),
 		f.signal,
@@ -70,7 +57,9 @@ export async function forwardRaw(ch: Channel, f: Forward): Promise<Response> {
 	const headers: Record<string, string> = { 'x-request-id': f.requestId }
 	const type = res.headers.get('content-type')
 	if (type) headers['content-type'] = type
-	return new Response(res.body, { status: res.status, headers })
+	// An error's body was cleaned by fetchUpstream; a task service says no in a 200 too.
+	const body = res.status < 400 ? withoutSentCredentials(res, channelCredentials(ch)).body : res.body
+	return new Response(body, { status: res.status, headers })
 }
 
 /** Forwards to the first channel that answers (failing over on network errors only: the call may not be idempotent). */

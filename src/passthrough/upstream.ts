@@ -6,6 +6,7 @@
  */
 import { channelHeaders, joinUrl } from '../providers/adapter'
 import { ANTHROPIC_VERSION } from '../providers/anthropic'
+import { sentCredentials } from '../relay/sent-credentials'
 import type { Channel } from '../routing/catalog'
 
 /** Credentials (and configured extra headers) for a call to this channel. */
@@ -23,13 +24,38 @@ export function authHeaders(ch: Channel): Record<string, string> {
 	}
 }
 
+/**
+ * What `authHeaders(ch)` sends as credentials: cut from the task services' answers, which go back as they came
+ * (midjourney-proxy refuses with HTTP 200 and its own words, which may repeat them; relay/sent-credentials.ts).
+ */
+export const channelCredentials = (ch: Channel): string[] => sentCredentials('', authHeaders(ch))
+
 /** Headers for a JSON call to this channel. */
 export const jsonHeaders = (ch: Channel): Record<string, string> => ({ ...authHeaders(ch), 'content-type': 'application/json' })
 
-/** `{base_url}{path}`; for Gemini the API root without a trailing /v1 or /v1beta (as providers/gemini.ts does). */
+/**
+ * `{base_url}{path}`, less a `key` query parameter (withoutKeyParam); for Gemini the API root without a trailing /v1
+ * or /v1beta (as providers/gemini.ts does).
+ */
 export function channelUrl(ch: Channel, path: string): string {
 	const base = ch.type === 'gemini' ? ch.baseUrl.replace(/\/v1(beta)?$/, '') : ch.baseUrl
-	return joinUrl(base, path)
+	return joinUrl(base, withoutKeyParam(path))
+}
+
+/**
+ * `path` without a `key` query parameter: the gateway reads `?key=` as a caller's key (Gemini routes), so a client
+ * that sends it everywhere must not have it handed to a task service, a third party's server: every passthrough URL
+ * (channelUrl) goes without it, submits and owned-task paths as well as the catch-alls.
+ * @example withoutKeyParam('/mj/task/list?key=sk-1&page=2') === '/mj/task/list?page=2'
+ */
+export function withoutKeyParam(path: string): string {
+	const q = path.indexOf('?')
+	if (q < 0) return path
+	const params = new URLSearchParams(path.slice(q + 1))
+	if (!params.has('key')) return path
+	params.delete('key')
+	const rest = params.toString()
+	return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q)
 }
 
 /** The body's `model` renamed to the upstream's name (model_map), other fields untouched. */

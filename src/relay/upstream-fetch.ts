@@ -13,6 +13,7 @@
  */
 import { GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
+import { sentCredentials, withoutSentCredentials } from './sent-credentials'
 
 /**
  * The idle watch's own clock (every IDLE_TICK_MS while any body is watched), apart from the prefetch windows' clock
@@ -117,6 +118,8 @@ export async function fetchUpstream(
 			timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
 			redirect: 'manual',
 		})
+		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
+		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(url, init.headers))
 		return call
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)

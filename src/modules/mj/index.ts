@@ -12,13 +12,15 @@
  */
 import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
-import { notFound } from '../../core/errors'
+import { GatewayError, notFound } from '../../core/errors'
 import { checkCallbackUrl } from '../../lib/callback-url'
 import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { type CallContext, relayPassthrough } from '../../passthrough/relay'
 import { MjErrorBody, taskErrors } from '../../passthrough/task-errors'
-import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { withoutCredentials } from '../../relay/sent-credentials'
+import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { findByUpstream, ownedByUpstream } from '../../tasks/store'
 import { taskOp } from '../../tasks/submit'
@@ -33,8 +35,9 @@ const MjSubmitResponse = t.Object(
 const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })
 const mjErrors = taskErrors(MjErrorBody)
 
-const textResponse = (text: string, res: Response, requestId: string) =>
-	new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
+/** The proxy's answer as it came, but for the channel's credentials, which a refusal may repeat. */
+const textResponse = (text: string, res: Response, ch: Channel, requestId: string) =>
+	new Response(withoutCredentials(text, channelCredentials(ch)), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 
 /** Task reads (fetch, list, queue, list-by-condition, image-seed): polls, not counted against rpm_limit. */
 export const isMjPoll = (_method: string, path: string): boolean => path.startsWith('/mj/task/')
@@ -70,7 +73,7 @@ async function submitTask(ctx: CallContext, path: string, model: MjModel, body: 
 				} catch {
 					// not JSON: a refusal, passed back as it is
 				}
-				const response = textResponse(text, res, requestId)
+				const response = textResponse(text, res, ch, requestId)
 				const id = typeof answer.result === 'string' || typeof answer.result === 'number' ? String(answer.result) : undefined
 				const code = Number(answer.code)
 				if (!id || (!MJ_ACCEPTED.has(code) && code !== MJ_EXISTED)) return { response }
@@ -132,6 +135,12 @@ export const mjModule = (svc: Services) =>
 			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Fetch several of your Midjourney tasks', description: 'Ids that are not yours are left out.' },
 		})
+		// trueai-org/midjourney-proxy's name for list-by-condition (its TaskController declares both).
+		.post('/mj/task/list-by-ids', async ({ body, token, request, requestId }) => listOwned(svc, token.accountId, body.ids ?? [], request.signal, requestId), {
+			body: t.Object({ ids: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }, { additionalProperties: true }),
+			response: { 200: t.Array(MjTask), ...mjErrors },
+			detail: { summary: 'Fetch several of your Midjourney tasks (list-by-condition under another name)', description: 'Ids that are not yours are left out.' },
+		})
 		.get('/mj/task/list', ({ token, request, requestId }) => listRecent(svc, token.accountId, false, request.signal, requestId), {
 			response: { 200: t.Array(MjTask), ...mjErrors },
 			detail: { summary: 'Your latest Midjourney tasks (up to 100)' },
@@ -148,8 +157,14 @@ export const mjModule = (svc: Services) =>
 				// Any other per-task path (/mj/task/{id}/image-seed …) is the caller's own task only, on its channel.
 				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
 				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)
+				// Never forwarded: another task read, not bound to one of the caller's tasks (the proxy answers any task by id,
+				// as trueai-org's `list-by-ids` did before the route above), and the proxy's own accounts and administration, the
+				// operator's: `/mj/account/*` (novicezk's list and fetch answer each Discord account with its userToken, `settings`
+				// changes one) and `/mj/admin/*` (trueai-org's: accounts, users, every task, logs, restart; `current` answers the
+				// secret it was called with).
+				if (/^\/mj\/(?:task|account|admin)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
 			},
-			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks.' } },
+			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks; other task reads and the proxy\'s `/mj/account` and `/mj/admin` APIs are 404.' } },
 		)

@@ -7,7 +7,8 @@ import { and, desc, eq, inArray } from 'drizzle-orm'
 import { GatewayError, notFound } from '../../core/errors'
 import { tasks } from '../../db/schema'
 import { groupBy, postJson } from '../../passthrough/forward'
-import { authHeaders, channelUrl } from '../../passthrough/upstream'
+import { authHeaders, channelCredentials, channelUrl } from '../../passthrough/upstream'
+import { withoutCredentials } from '../../relay/sent-credentials'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Services } from '../../services'
 import { applyUpdate } from '../../tasks/refresh'
@@ -43,7 +44,7 @@ export async function fetchOwnedTask(svc: Services, accountId: number, upstreamI
 			if (!(e instanceof SyntaxError)) throw e
 		}
 	}
-	return new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
+	return new Response(withoutCredentials(text, channelCredentials(ch)), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 }
 
 /** The caller's tasks among `ids`, fetched with list-by-condition from each task's channel; others are left out. */

@@ -12,7 +12,8 @@ import { badRequest, GatewayError, notFound } from '../../core/errors'
 import { checkPlainPath, forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
-import { channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
+import { withoutCredentials } from '../../relay/sent-credentials'
 import { SunoErrorBody, taskErrors } from '../../passthrough/task-errors'
 import { checkCallbackUrl } from '../../lib/callback-url'
 import type { Services } from '../../services'
@@ -60,8 +61,8 @@ export const sunoModule = (svc: Services) =>
 						shape: 'suno',
 						cost: requestFee,
 						request: (ch) => ({ url: channelUrl(ch, `/suno/submit/${params.action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
-						async accept(res) {
-							const text = await res.text()
+						async accept(res, ch) {
+							const text = withoutCredentials(await res.text(), channelCredentials(ch))
 							const response = new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
 							let answer: { code?: unknown; data?: unknown } = {}
 							try {
@@ -135,8 +136,11 @@ export const sunoModule = (svc: Services) =>
 			async ({ request, requestId }) => {
 				const url = new URL(request.url)
 				checkPlainPath(url.pathname)
+				// Never forwarded: a task read other than the two above (not bound to the caller's tasks), and the service's own
+				// account (Suno-API's `GET /suno/account` answers its Suno session cookie and JWT), the operator's.
+				if (/^\/suno\/(?:fetch|account)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
 				return forwardAny(serviceChannels(svc, 'musicsvc', SUNO_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
 			},
-			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)' } },
+			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)', description: 'Other task reads and the service\'s `/suno/account` are 404.' } },
 		)

@@ -1,7 +1,8 @@
 /**
- * The Midjourney and Suno catch-all routes forward the caller's path and query to the task service. A client that
- * also puts its gateway key in the query (`?key=`, as Gemini clients do and the gateway reads on Gemini routes) must
- * not see it handed to the upstream, a third party's server; other query parameters still pass.
+ * The Midjourney and Suno routes forward the caller's path and query to the task service: the catch-alls, the billed
+ * submits and the paths of one of the caller's tasks. A client that also puts its gateway key in the query (`?key=`,
+ * as Gemini clients do and the gateway reads on Gemini routes) must not see it handed to the upstream, a third party's
+ * server; other query parameters still pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type TestApp, startTestApp } from '../../helpers/app'
@@ -21,7 +22,7 @@ beforeAll(async () => {
 				{ name: 'mj', type: 'imgsvc', base_url: mj.url, api_key: 'up-mj', models: ['mj_*'] },
 				{ name: 'suno', type: 'musicsvc', base_url: suno.url, api_key: 'up-suno', models: ['suno_*'] },
 			],
-			models: [],
+			models: [{ name: 'mj_imagine', per_request: 0.01 }, { name: 'suno_music', per_request: 0.01 }] as never,
 		},
 	})
 	key = (await app.account(10)).key
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 describe('the caller key in a task-service query string', () => {
 	for (const [name, path, headers, mock] of [
-		['midjourney', '/mj/task/list-by-condition', (k: string) => ({ 'mj-api-secret': k }), () => mj],
+		['midjourney', '/mj/other/list', (k: string) => ({ 'mj-api-secret': k }), () => mj],
 		['suno', '/suno/feed/abc', (k: string) => ({ authorization: `Bearer ${k}` }), () => suno],
 	] as const)
 		it(`should not reach the upstream, while other parameters do (${name})`, async () => {
@@ -46,4 +47,22 @@ describe('the caller key in a task-service query string', () => {
 			expect(JSON.stringify(sent[0])).not.toContain(key)
 			expect(sent[0]!.query).toEqual({ page: '2' })
 		})
+})
+
+describe('the caller key in the query of a submit or of one of its tasks', () => {
+	it('should not reach the upstream (Midjourney imagine, image-seed; Suno music)', async () => {
+		const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+		const q = `?key=${key}&page=2`
+		const mjBefore = mj.requests.length
+		const sunoBefore = suno.requests.length
+		const submitted = (await (await fetch(`${app.url}/mj/submit/imagine${q}`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'a fox' }) })).json()) as { result: string }
+		await fetch(`${app.url}/mj/task/${submitted.result}/image-seed${q}`, { headers: auth })
+		await fetch(`${app.url}/suno/submit/music${q}`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'a song' }) })
+		const sent = [...mj.requests.slice(mjBefore), ...suno.requests.slice(sunoBefore)]
+		expect(sent.map((r) => r.path)).toEqual(['/mj/submit/imagine', `/mj/task/${submitted.result}/image-seed`, '/suno/submit/music'])
+		for (const r of sent) {
+			expect(JSON.stringify(r)).not.toContain(key)
+			expect(r.query).toEqual({ page: '2' })
+		}
+	})
 })

@@ -199,9 +199,9 @@ describe('/mj/task', () => {
 	it('should pass other sub-paths through with the channel secret', async () => {
 		const { key } = await app.account(1)
 		up.reset()
-		const r = await mj(key, '/mj/account/list?x=1')
+		const r = await mj(key, '/mj/other/list?x=1')
 		expect(r.status).toBe(404)
-		expect(up.requests[0]).toMatchObject({ path: '/mj/account/list', query: { x: '1' } })
+		expect(up.requests[0]).toMatchObject({ path: '/mj/other/list', query: { x: '1' } })
 		expect(up.requests[0]!.headers['mj-api-secret']).toBe('up-mj')
 	})
 })

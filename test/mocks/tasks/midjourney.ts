@@ -3,7 +3,9 @@
  * simple-change,action,modal}` and midjourney-proxy-plus's `POST /mj/insight-face/swap` ({sourceBase64, targetBase64}:
  * a SWAP_FACE task) answer `{code, description, result, properties}` (1 submitted, 3 parent not found,
  * 4 validation error, 21 already exists, 22 queued, 24 banned prompt), `GET /mj/task/{id}/fetch` advances and answers
- * the task, `POST /mj/task/list-by-condition` and `GET /mj/task/list` answer task arrays without advancing them.
+ * the task, `POST /mj/task/list-by-condition` and `GET /mj/task/list` answer task arrays without advancing them;
+ * `POST /mj/task/list-by-ids` is list-by-condition under another name, as trueai-org/midjourney-proxy's TaskController
+ * declares it (`[HttpPost("list-by-condition")] [HttpPost("list-by-ids")]`), answering any task by id.
  * Auth is the `mj-api-secret` header. Prompts: `#banned` → code 24, `#queue` → code 22, `#fail` → the task fails.
  * An action that needs a modal confirmation (a `MJ::CustomZoom::` or `MJ::Inpaint::` customId) makes a task in status
  * MODAL and answers code 21 "Waiting for window confirm" with its id; `/mj/submit/modal` with that `taskId` submits the
@@ -125,7 +127,7 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 			if (!t.meta.modal) poll(t)
 			return json(view(t, origin))
 		}
-		if (method === 'POST' && path === '/mj/task/list-by-condition') {
+		if (method === 'POST' && (path === '/mj/task/list-by-condition' || path === '/mj/task/list-by-ids')) {
 			const ids = asArr(body.ids).map(String)
 			return json(ids.map((id) => tasks.get(id)).filter((t): t is MockTask => !!t).map((t) => view(t, origin)))
 		}
