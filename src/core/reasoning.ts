@@ -27,6 +27,15 @@ const BUDGET: Record<ReasoningEffort, number> = { minimal: 1024, low: 1024, medi
 /** The output room an answer gets when the caller set no cap (beyond the thinking budget, when thinking is on). */
 export const DEFAULT_ANSWER_TOKENS = 4096
 
+/**
+ * An OpenAI effort name → the canonical effort: the four it has, and the nearest (`high`) for the names above it that
+ * newer OpenAI models take (`xhigh`, `max`: the `openai` SDK's `ReasoningEffort`); undefined for any other name.
+ * @example openaiEffort('max') === 'high'
+ */
+export const openaiEffort = (name: string): ReasoningEffort | undefined => OPENAI_EFFORT[name]
+
+const OPENAI_EFFORT: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' }
+
 /** @example effortToBudget('medium') === 2048 */
 export const effortToBudget = (effort: ReasoningEffort): number => BUDGET[effort]
 

@@ -9,8 +9,8 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
-import { budgetToEffort } from '../../core/reasoning'
+import type { AudioPart, ChatRequest, FilePart, Message, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
+import { budgetToEffort, openaiEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
@@ -42,8 +42,6 @@ const KNOWN = new Set([
 	'user',
 	'safety_identifier',
 ])
-
-const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
 
 function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Tool[] {
 	const tools: Tool[] = []
@@ -150,10 +148,10 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 		const summary = optString(r.summary, 'reasoning.summary')
 		if (effort === 'none') req.reasoning = { enabled: false }
 		else if (effort !== undefined || summary !== undefined) {
-			if (effort !== undefined && !EFFORTS.has(effort) && effort !== 'xhigh')
-				throw badRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning.effort')
-			// `xhigh` has no canonical value: the nearest meaning for other vendors, the original for OpenAI ones.
-			req.reasoning = { enabled: true, ...(effort && { effort: (effort === 'xhigh' ? 'high' : effort) as ReasoningEffort }) }
+			const canonical = effort === undefined ? undefined : openaiEffort(effort)
+			if (effort !== undefined && !canonical) throw badRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh, max', 'reasoning.effort')
+			// `xhigh` and `max` have no canonical value: the nearest meaning for other vendors, the original for OpenAI ones.
+			req.reasoning = { enabled: true, ...(canonical && { effort: canonical }) }
 			// Asking for a summary is asking to see the reasoning (Gemini `includeThoughts`).
 			if (summary !== undefined) req.reasoning.includeThoughts = true
 		}

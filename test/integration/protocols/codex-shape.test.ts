@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords, textSignatureFor, thinkingSignature, thoughtSignatureFor } from '../../mocks'
-import { APPLY_PATCH_FREEFORM, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, codexBody, codexReplay, userText } from './codex-shape'
+import { APPLY_PATCH_FREEFORM, CODEX_CLI_TOOLS, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, cliMessage, cliPrefix, codexBody, codexCliBody, codexCliReplay, codexReplay, userText } from './codex-shape'
 import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, THINKER_UPSTREAM, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
 import { checkResponsesEvents } from './wire-checks'
 
@@ -203,5 +203,87 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 		const r = await turn(codexClient(acct), body)
 		expect(r.status).toBe('completed')
 		expect(lastRequest(m.mocks.openai).body).toEqual({ ...body, model: THINKER_UPSTREAM })
+	})
+})
+
+describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
+	const model = (up: Upstream) => THINKER[up]
+	const upstreamModel = (up: Upstream) => (up === 'openai' ? THINKER_UPSTREAM : UPSTREAM_MODEL[up])
+
+	for (const up of UPSTREAMS)
+		it(`should run a session of parallel calls, a web search and a follow-up on ${up}, replayed with the CLI's item ids`, async () => {
+			const client = codexClient(await m.account())
+			const ask = cliMessage('user', 'list the files #tools', 4)
+			const history1 = [...cliPrefix(), ask]
+			const first = await turn(client, codexCliBody(model(up), history1, 'medium'))
+			const calls = callsOf(first)
+			expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+				['exec_command', { cmd: 'Paris' }],
+				['write_stdin', { chars: 'Tokyo' }],
+			])
+			if (up === 'openai') expect(lastRequest(m.mocks.openai).body).toEqual({ ...codexCliBody(upstreamModel(up), history1, 'medium') })
+
+			// The calls, then their outputs, every item with the id it came with.
+			const history2 = [...history1, ...codexCliReplay(first.output, { [calls[0]!.call_id]: 'a.txt', [calls[1]!.call_id]: 'no session' })]
+			const second = await turn(client, codexCliBody(model(up), history2, 'medium'))
+			expect(second.output_text).toBe('Tool results: a.txt; no session')
+
+			// A web search (the default tool, cached access), then a follow-up replaying its calls and cited answer.
+			const history3 = [...history2, ...codexCliReplay(second.output), cliMessage('user', 'what is new in bun #search', 5)]
+			const third = await turn(client, codexCliBody(model(up), history3))
+			expect(third.output.filter((o) => o.type === 'web_search_call').length).toBeGreaterThan(0)
+			const history4 = [...history3, ...codexCliReplay(third.output), cliMessage('user', 'thanks', 6)]
+			const fourth = await turn(client, codexCliBody(model(up), history4))
+			expect(fourth.output_text).toBe('Hello! You said: thanks')
+			const sent = lastRequest(m.mocks[up]).body
+			if (up === 'openai') expect(sent.input).toEqual(history4)
+			if (up === 'anthropic') {
+				expect(sent.tools.map((t: { name?: string; type?: string }) => t.name)).toEqual(['exec_command', 'write_stdin', 'view_image', 'multi_agent_v1__close_agent', 'multi_agent_v1__spawn_agent', 'web_search'])
+				expect(sent.messages.filter((x: { role: string }) => x.role === 'assistant').map((a: { content: Array<{ type: string }> }) => a.content.map((b) => b.type))).toEqual([
+					['thinking', 'tool_use', 'tool_use'],
+					['thinking', 'text'],
+					['thinking', 'text'],
+				])
+			}
+			if (up === 'gemini') expect(sent.contents.filter((c: { role: string }) => c.role === 'model')).toHaveLength(3)
+		})
+
+	// Codex's catalog offers `max` (the `openai` SDK's ReasoningEffort has it too); 400 "Expected one of …" before.
+	for (const up of UPSTREAMS)
+		it(`should take reasoning effort max on ${up}: as written for OpenAI, as high for the others`, async () => {
+			const client = codexClient(await m.account())
+			const input = [...cliPrefix(), cliMessage('user', 'refactor the parser', 4)]
+			const sentWith = async (effort: string) => {
+				const r = await turn(client, codexCliBody(model(up), input, effort))
+				expect(r.status).toBe('completed')
+				expect(r.reasoning?.effort).toBe(effort as 'high')
+				return lastRequest(m.mocks[up]).body
+			}
+			const max = await sentWith('max')
+			if (up === 'openai') expect(max.reasoning).toEqual({ effort: 'max', summary: 'auto' })
+			else {
+				const high = await sentWith('high')
+				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
+				expect(thinking(max)).toEqual(thinking(high))
+				expect(up === 'anthropic' ? max.thinking.type : max.generationConfig.thinkingConfig.includeThoughts).toBe(up === 'anthropic' ? 'enabled' : true)
+			}
+		})
+
+	it('should take chat reasoning_effort max the same way', async () => {
+		const acct = await m.account()
+		for (const up of UPSTREAMS) {
+			const sentWith = async (effort: 'max' | 'high') => {
+				const r = await acct.openai.chat.completions.create({ model: model(up), messages: [{ role: 'user', content: 'hi' }], reasoning_effort: effort })
+				expect(r.choices[0]!.message.content).toBe('Hello! You said: hi')
+				return lastRequest(m.mocks[up]).body
+			}
+			const max = await sentWith('max')
+			if (up === 'openai') expect(max.reasoning_effort).toBe('max')
+			else {
+				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
+				expect(thinking(max)).toBeDefined()
+				expect(thinking(max)).toEqual(thinking(await sentWith('high')))
+			}
+		}
 	})
 })
