@@ -8,7 +8,7 @@
  */
 import type { ProtocolCodec } from '../../protocols/codec'
 import { isObject } from '../../protocols/openai-chat/guards'
-import { customInputOf, customInputPrefix, customToolNames } from '../../protocols/openai-responses/custom-tools'
+import { customInputDelta, customInputOf, customInputReader, customToolNames, type CustomInputReader } from '../../protocols/openai-responses/custom-tools'
 import { tappedCodec } from './codec-tap'
 
 type Item = Record<string, unknown>
@@ -30,8 +30,8 @@ const customOutput = (r: Item, names: Set<string>) => (Array.isArray(r.output) ?
 export function customCallsCodec<C extends ProtocolCodec>(codec: C, tools: unknown): C {
 	const names = customToolNames(tools)
 	if (!names) return codec
-	// The arguments streamed so far of each custom call, by item id.
-	const args = new Map<string, string>()
+	// How far the streamed arguments of each custom call were read, by item id.
+	const args = new Map<string, CustomInputReader>()
 	return tappedCodec(codec, {
 		body: (body) => customOutput(body, names),
 		frame(f) {
@@ -40,15 +40,12 @@ export function customCallsCodec<C extends ProtocolCodec>(codec: C, tools: unkno
 			if ((e.type === 'response.output_item.added' || e.type === 'response.output_item.done') && isObject(e.item)) {
 				const item = customItem(e.item, names)
 				if (item === e.item) return f
-				if (e.type === 'response.output_item.added' && typeof e.item.id === 'string') args.set(e.item.id, '')
+				if (e.type === 'response.output_item.added' && typeof e.item.id === 'string') args.set(e.item.id, customInputReader())
 				e.item = item
 			} else if (RESPONSE_EVENTS.has(String(e.type)) && isObject(e.response)) e.response = customOutput(e.response, names)
 			else if (e.type === 'response.function_call_arguments.delta' && args.has(String(e.item_id))) {
-				const before = args.get(String(e.item_id))!
-				const now = before + String(e.delta ?? '')
-				args.set(String(e.item_id), now)
-				const { delta: _, ...rest } = e
-				return { ...f, event: 'response.custom_tool_call_input.delta', data: JSON.stringify({ ...rest, type: 'response.custom_tool_call_input.delta', delta: customInputPrefix(now).slice(customInputPrefix(before).length) }) }
+				const delta = customInputDelta(args.get(String(e.item_id))!, String(e.delta ?? ''))
+				return { ...f, event: 'response.custom_tool_call_input.delta', data: JSON.stringify({ ...e, type: 'response.custom_tool_call_input.delta', delta }) }
 			} else if (e.type === 'response.function_call_arguments.done' && args.has(String(e.item_id))) {
 				const { arguments: whole, name: _, ...rest } = e
 				return { ...f, event: 'response.custom_tool_call_input.done', data: JSON.stringify({ ...rest, type: 'response.custom_tool_call_input.done', input: customInputOf(String(whole ?? '')) }) }

@@ -51,32 +51,44 @@ export function customInputOf(args: string): string {
 
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
 
+/** Where the reading of a streamed `{"input": "…` stands: the arguments so far, and how far they were read. */
+export type CustomInputReader = { json: string; at: number; closed: boolean }
+
+export const customInputReader = (): CustomInputReader => ({ json: '', at: -1, closed: false })
+
 /**
- * The input read so far from the start of a streamed `{"input": "…` (the vendor's argument fragments joined), for the
- * stream's `custom_tool_call_input.delta` events: up to the last whole character; '' for arguments of another shape.
- * @example customInputPrefix('{"input":"*** Begin\\nA') === '*** Begin\nA'
+ * The vendor's next argument fragment → the next piece of the tool's input, for the stream's
+ * `custom_tool_call_input.delta` events: up to the last whole character (each byte read once); '' for arguments of
+ * another shape, whose input the `done` event gives whole.
+ * @example customInputDelta(customInputReader(), '{"input":"*** Begin\\nA') === '*** Begin\nA'
  */
-export function customInputPrefix(json: string): string {
-	const start = /^\s*\{\s*"input"\s*:\s*"/.exec(json)
-	if (!start) return ''
+export function customInputDelta(r: CustomInputReader, fragment: string): string {
+	r.json += fragment
+	if (r.at < 0) {
+		const start = /^\s*\{\s*"input"\s*:\s*"/.exec(r.json)
+		if (!start) return ''
+		r.at = start[0].length
+	}
 	let out = ''
-	for (let i = start[0].length; i < json.length; i++) {
-		const c = json[i]!
-		if (c === '"') break
-		if (c !== '\\') {
+	const json = r.json
+	while (!r.closed && r.at < json.length) {
+		const c = json[r.at]!
+		if (c === '"') r.closed = true
+		else if (c !== '\\') {
 			out += c
-			continue
-		}
-		const e = json[i + 1]
-		if (e === undefined) break
-		if (e === 'u') {
-			const hex = json.slice(i + 2, i + 6)
-			if (!/^[0-9a-fA-F]{4}$/.test(hex)) break
-			out += String.fromCharCode(parseInt(hex, 16))
-			i += 5
+			r.at++
 		} else {
-			out += ESCAPES[e] ?? e
-			i += 1
+			const e = json[r.at + 1]
+			if (e === undefined) break
+			if (e === 'u') {
+				const hex = json.slice(r.at + 2, r.at + 6)
+				if (!/^[0-9a-fA-F]{4}$/.test(hex)) break
+				out += String.fromCharCode(parseInt(hex, 16))
+				r.at += 6
+			} else {
+				out += ESCAPES[e] ?? e
+				r.at += 2
+			}
 		}
 	}
 	return out

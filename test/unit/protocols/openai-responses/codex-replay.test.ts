@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'bun:test'
 import { packToolCallId } from '../../../../src/core/tool-ids'
 import type { StreamEvent } from '../../../../src/core/events'
-import { customInputPrefix } from '../../../../src/protocols/openai-responses/custom-tools'
+import { customInputDelta, customInputReader } from '../../../../src/protocols/openai-responses/custom-tools'
 import { decodeRequest, unconvertible } from '../../../../src/protocols/openai-responses/request'
 import { encodeOutput } from '../../../../src/protocols/openai-responses/response'
 import { encodeStream } from '../../../../src/protocols/openai-responses/stream'
@@ -104,12 +104,14 @@ describe('openaiResponses.unconvertible of Codex tools', () => {
 	})
 })
 
-describe('customInputPrefix', () => {
-	it('should read the input of streamed arguments up to the last whole character', () => {
-		expect(customInputPrefix('{"input":"*** Begin\\nA \\"b\\" \\u00e9')).toBe('*** Begin\nA "b" é')
-		expect(customInputPrefix('{"input":"ab\\')).toBe('ab')
-		expect(customInputPrefix('{"input":"ab\\u00')).toBe('ab')
-		expect(customInputPrefix('{"input":"done"}')).toBe('done')
-		expect(customInputPrefix('{"patch":"x"}')).toBe('')
+describe('customInputDelta', () => {
+	const read = (...fragments: string[]) => {
+		const r = customInputReader()
+		return fragments.map((f) => customInputDelta(r, f))
+	}
+	it('should read the input of streamed arguments up to the last whole character, each piece once', () => {
+		expect(read('{"inp', 'ut": "*** Begin\\', 'nA \\"b\\" \\u00', 'e9', '"}')).toEqual(['', '*** Begin', '\nA "b" ', 'é', ''])
+		expect(read('{"input":"done"}', 'ignored')).toEqual(['done', ''])
+		expect(read('{"patch":"x"}')).toEqual([''])
 	})
 })
