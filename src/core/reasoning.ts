@@ -27,6 +27,15 @@ const BUDGET: Record<ReasoningEffort, number> = { minimal: 1024, low: 1024, medi
 /** The output room an answer gets when the caller set no cap (beyond the thinking budget, when thinking is on). */
 export const DEFAULT_ANSWER_TOKENS = 4096
 
+/**
+ * An OpenAI effort name → the canonical effort: the four it has, and the nearest (`high`) for the names above it that
+ * newer OpenAI models take (`xhigh`, `max`: the `openai` SDK's `ReasoningEffort`); undefined for any other name.
+ * @example openaiEffort('max') === 'high'
+ */
+export const openaiEffort = (name: string): ReasoningEffort | undefined => OPENAI_EFFORT[name]
+
+const OPENAI_EFFORT: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' }
+
 /** @example effortToBudget('medium') === 2048 */
 export const effortToBudget = (effort: ReasoningEffort): number => BUDGET[effort]
 
@@ -73,13 +82,14 @@ export function fitThinkingBudget(want: number, explicit: boolean, cap: number |
 }
 
 /** Reasoning efforts by name (OpenAI's), least first. */
-const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
+const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']
 
 /**
  * The effort to send a model that takes only `takes`: the one asked when it does, else the nearest above it (none and
  * minimal become its least), else its most.
  * @example nearestEffort('minimal', ['none', 'low', 'medium', 'high']) === 'low'
  * @example nearestEffort('high', ['medium']) === 'medium'
+ * @example nearestEffort('max', ['low', 'medium', 'high']) === 'high'
  */
 export function nearestEffort(asked: string, takes: readonly string[] | undefined): string {
 	if (!takes?.length || takes.includes(asked)) return asked

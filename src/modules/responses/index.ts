@@ -11,6 +11,7 @@ import type { Services } from '../../services'
 import { refuseUnconvertible, responsesNative } from './native'
 import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
+import { customCallsCodec } from './custom-calls'
 import { namespacedCallsCodec } from './namespaced-calls'
 import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious, keptInput } from './previous'
@@ -62,7 +63,7 @@ export const responsesModule = (svc: Services) => {
 				// A turn of a conversation names it, as OpenAI's Response object does (`conversation: {id}`).
 				// A continuation names the response it continued, as OpenAI's Response object does, though it went upstream as plain input.
 				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
-				const client = namespacedCallsCodec(echoingCodec(openaiResponses, echo), wire.tools)
+				const client = customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), wire.tools), wire.tools)
 				// The writes of what a converted answer keeps, and (once its Response object is encoded) all of them: the end
 				// of the answer waits for them (kept-first.ts).
 				const writes: Promise<void>[] = []

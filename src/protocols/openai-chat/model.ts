@@ -185,7 +185,7 @@ export const OpenAIResponseFormat = t.Union([
 	),
 ])
 
-/** `none` and `xhigh` are accepted by newer OpenAI models; the canonical model has no slot for them (see request.ts). */
+/** `none`, `xhigh` and `max` are accepted by newer OpenAI models; the canonical model has no slot for them (see request.ts). */
 export const OpenAIReasoningEffort = t.Union([
 	t.Literal('none'),
 	t.Literal('minimal'),
@@ -193,6 +193,7 @@ export const OpenAIReasoningEffort = t.Union([
 	t.Literal('medium'),
 	t.Literal('high'),
 	t.Literal('xhigh'),
+	t.Literal('max'),
 ])
 
 /** The body of `POST /v1/chat/completions`. Use as the Elysia route `body` schema. */

@@ -7,8 +7,8 @@
  * @module
  */
 import { badRequest, unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
-import { budgetToEffort, nearestEffort } from '../../core/reasoning'
+import type { ChatRequest, Reasoning, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
+import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasoning'
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
@@ -213,15 +213,15 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 }
 
 /**
- * An effort name → canonical reasoning. "none" and "xhigh" have no canonical value: other vendors get the nearest
+ * An effort name → canonical reasoning. "none", "xhigh" and "max" have no canonical value: other vendors get the nearest
  * meaning, "none" an explicit zero budget so Gemini 2.5 turns its default thinking off.
  * @example effortReasoning('none', 'reasoning_effort') // { enabled: false, budgetTokens: 0 }
  */
 function effortReasoning(effort: string, param: string): Reasoning {
-	if (EFFORTS.has(effort)) return { enabled: true, effort: effort as ReasoningEffort }
 	if (effort === 'none') return { enabled: false, budgetTokens: 0 }
-	if (effort === 'xhigh') return { enabled: true, effort: 'high' }
-	throw badRequest(`${param} must be one of none, minimal, low, medium, high, xhigh`, param)
+	const canonical = openaiEffort(effort)
+	if (canonical) return { enabled: true, effort: canonical }
+	throw badRequest(`${param} must be one of none, minimal, low, medium, high, xhigh, max`, param)
 }
 
 /**

@@ -14,6 +14,7 @@ import { guessMediaType, parseDataUrl } from '../files'
 import { decodeImageUrl, parseArguments } from '../openai-chat/content'
 import { reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { callIdIn } from './call-ids'
+import { CUSTOM_INPUT } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { decodeReasoningItem } from './reasoning'
 
@@ -105,17 +106,19 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		const item = reqObject(raw, at)
 		const type = item.type ?? 'message'
 		if (type === 'message') decodeMessageItem(item, at, system, push)
-		else if (type === 'function_call') {
+		else if (type === 'function_call' || type === 'custom_tool_call') {
 			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			// A call of a namespaced function carries its namespace beside its name (namespaces.ts).
 			const namespace = str(item.namespace)
 			const name = namespace ? joinNamespace(namespace, reqString(item.name, `${at}.name`)) : reqString(item.name, `${at}.name`)
 			toolNames.set(id, name)
-			const call: Part = { type: 'tool_call', id, name, input: parseArguments(item.arguments), ...(signature && { signature }) }
+			// A custom tool's call is one of the function it went upstream as (custom-tools.ts).
+			const input = type === 'custom_tool_call' ? { [CUSTOM_INPUT]: reqString(item.input, `${at}.input`) } : parseArguments(item.arguments)
+			const call: Part = { type: 'tool_call', id, name, input, ...(signature && { signature }) }
 			const step = sibling ? parallelStep(turns) : undefined
 			if (step) step.parts.push(call)
 			else push('assistant', [call])
-		} else if (type === 'function_call_output') {
+		} else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
 			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content: contentParts(item.output ?? '', `${at}.output`) }
 			const name = toolNames.get(id)

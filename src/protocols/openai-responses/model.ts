@@ -106,6 +106,7 @@ export const ResponsesTextFormat = t.Object(
 	open,
 )
 
+/** `max` is the `openai` SDK's highest effort, which Codex CLI's catalog offers its models. */
 export const ResponsesReasoningEffort = t.Union([
 	t.Literal('none'),
 	t.Literal('minimal'),
@@ -113,6 +114,7 @@ export const ResponsesReasoningEffort = t.Union([
 	t.Literal('medium'),
 	t.Literal('high'),
 	t.Literal('xhigh'),
+	t.Literal('max'),
 ])
 
 /** The body of `POST /v1/responses`. Use as the route's `body` schema. */

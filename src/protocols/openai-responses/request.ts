@@ -9,8 +9,8 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import type { AudioPart, ChatRequest, FilePart, Message, ReasoningEffort, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
-import { budgetToEffort, nearestEffort } from '../../core/reasoning'
+import type { AudioPart, ChatRequest, FilePart, Message, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
+import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
@@ -19,6 +19,7 @@ import { imageUrlOf } from '../openai-chat/content'
 import { encodeFilePart } from '../openai-chat/files'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { decodeInput } from './items'
+import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { encodeReasoningItem } from './reasoning'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
@@ -43,8 +44,6 @@ const KNOWN = new Set([
 	'safety_identifier',
 ])
 
-const EFFORTS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high'])
-
 function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Tool[] {
 	const tools: Tool[] = []
 	reqArray(raw, 'tools').forEach((item, i) => {
@@ -52,6 +51,8 @@ function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Too
 		if (tool.type === 'function') tools.push(decodeFunction(tool, `tools[${i}]`))
 		// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`).
 		else if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
+		// A custom (freeform) tool goes upstream as a function of one string (custom-tools.ts).
+		else if (tool.type === 'custom') tools.push(customToolFunction(tool, `tools[${i}]`))
 		else if (tool.type === 'namespace') {
 			// Each function of a namespace goes upstream flat, under its joined name (namespaces.ts).
 			const namespace = reqString(tool.name, `tools[${i}].name`)
@@ -80,15 +81,15 @@ function decodeFunction(tool: Json, at: string): Tool {
 }
 
 /**
- * `tool_choice`: the three modes, a named function, or `allowed_tools` (a mode over a subset of the tools, which
+ * `tool_choice`: the three modes, a named function or custom tool, or `allowed_tools` (a mode over a subset of the tools, which
  * narrows the canonical tool list to that subset).
  */
 function decodeToolChoice(raw: unknown, req: ChatRequest) {
 	if (raw === 'auto' || raw === 'none' || raw === 'required') return void (req.toolChoice = { type: raw })
 	const c = reqObject(raw, 'tool_choice')
-	if (c.type === 'function') return void (req.toolChoice = { type: 'tool', name: reqString(c.name, 'tool_choice.name') })
+	if (c.type === 'function' || c.type === 'custom') return void (req.toolChoice = { type: 'tool', name: reqString(c.name, 'tool_choice.name') })
 	if (c.type === 'allowed_tools') {
-		const allowed = new Set(reqArray(c.tools, 'tool_choice.tools').flatMap((t) => (isObject(t) && t.type === 'function' && typeof t.name === 'string' ? [t.name] : [])))
+		const allowed = new Set(reqArray(c.tools, 'tool_choice.tools').flatMap((t) => (isObject(t) && (t.type === 'function' || t.type === 'custom') && typeof t.name === 'string' ? [t.name] : [])))
 		req.tools = req.tools?.filter((t) => allowed.has(t.name))
 		req.toolChoice = { type: c.mode === 'required' ? 'required' : 'auto' }
 	}
@@ -150,10 +151,10 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 		const summary = optString(r.summary, 'reasoning.summary')
 		if (effort === 'none') req.reasoning = { enabled: false }
 		else if (effort !== undefined || summary !== undefined) {
-			if (effort !== undefined && !EFFORTS.has(effort) && effort !== 'xhigh')
-				throw badRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh', 'reasoning.effort')
-			// `xhigh` has no canonical value: the nearest meaning for other vendors, the original for OpenAI ones.
-			req.reasoning = { enabled: true, ...(effort && { effort: (effort === 'xhigh' ? 'high' : effort) as ReasoningEffort }) }
+			const canonical = effort === undefined ? undefined : openaiEffort(effort)
+			if (effort !== undefined && !canonical) throw badRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh, max', 'reasoning.effort')
+			// `xhigh` and `max` have no canonical value: the nearest meaning for other vendors, the original for OpenAI ones.
+			req.reasoning = { enabled: true, ...(canonical && { effort: canonical }) }
 			// Asking for a summary is asking to see the reasoning (Gemini `includeThoughts`).
 			if (summary !== undefined) req.reasoning.includeThoughts = true
 		}
@@ -183,7 +184,7 @@ function decodeLogprobs(b: Json, req: ChatRequest) {
 }
 
 /** Item types other vendors take: a `web_search_call` is a record of a search OpenAI ran, left out for them (items.ts). */
-const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'web_search_call'])
+const CONVERTIBLE_TYPES = new Set(['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'web_search_call'])
 
 /**
  * Why this request cannot be converted for a vendor other than OpenAI, or undefined when it can. Such features
@@ -216,20 +217,16 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	}
 	const tools = Array.isArray(body.tools) ? body.tools : []
 	for (const [i, t] of tools.entries()) {
-		if (!isObject(t) || t.type === 'function' || isWebSearchType(t.type)) continue
+		if (!isObject(t) || t.type === 'function' || t.type === 'custom' || isWebSearchType(t.type)) continue
 		if (t.type === 'namespace') {
 			const custom = (Array.isArray(t.tools) ? t.tools : []).findIndex((f) => !isObject(f) || f.type !== 'function')
 			if (custom < 0) continue
 			return `tools[${i}].tools[${custom}] of namespace '${str(t.name)}' is not a function tool, which only OpenAI models take inside a namespace: declare it as a tool of type 'function' for this model`
 		}
-		// A custom tool is the client's own (Codex's freeform apply_patch), not one OpenAI runs: what other vendors lack
-		// is free-text input under a grammar, and the client can offer the same tool as a function instead.
-		if (t.type === 'custom')
-			return `tools[${i}] ('${str(t.name)}') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model`
 		return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
 	}
 	const choice = body.tool_choice
-	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
+	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'custom' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined
 }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { countWords, textSignatureFor, thinkingSignature, thoughtSignatureFor } from '../../mocks'
-import { APPLY_PATCH_FREEFORM, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, codexBody, codexReplay, userText } from './codex-shape'
+import { APPLY_PATCH_FREEFORM, CODEX_CLI_TOOLS, CODEX_ENV, CODEX_HEADERS, CODEX_INSTRUCTIONS, CODEX_TOOLS, cliMessage, cliPrefix, codexBody, codexCliBody, codexCliReplay, codexReplay, userText } from './codex-shape'
 import { type Account, type Expected, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, THINKER_UPSTREAM, type Upstream, UPSTREAMS, UPSTREAM_MODEL, usageRows } from './harness'
 import { checkResponsesEvents } from './wire-checks'
 
@@ -169,16 +169,10 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 	const localShellCall = { type: 'local_shell_call', call_id: 'call_ls1', status: 'completed', action: { type: 'exec', command: ['ls'], timeout_ms: null, working_directory: null, env: null, user: null } }
 	const customCall = { type: 'custom_tool_call', call_id: 'call_cp1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' }
 	const cases: Array<[string, (up: string) => Record<string, unknown>, string]> = [
-		[
-			'a freeform (custom) apply_patch tool',
-			() => withTools([...CODEX_TOOLS, APPLY_PATCH_FREEFORM]),
-			"tools[4] ('apply_patch') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model",
-		],
 		['the local_shell tool', () => withTools([{ type: 'local_shell' }, ...CODEX_TOOLS]), "tools[0] of type 'local_shell' is an OpenAI built-in tool"],
 		['the image_generation tool', () => withTools([...CODEX_TOOLS, { type: 'image_generation' }]), "tools[4] of type 'image_generation' is an OpenAI built-in tool"],
-		// A session that began on a GPT model replays that model's local_shell and freeform calls.
+		// A session that began on a GPT model replays that model's local_shell calls.
 		['a replayed local_shell_call', () => ({ input: [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }] }), "input[1] of type 'local_shell_call' is only available on OpenAI models"],
-		['a replayed custom_tool_call', () => ({ input: [userText('hi'), customCall, { type: 'custom_tool_call_output', call_id: 'call_cp1', output: 'Done!' }] }), "input[1] of type 'custom_tool_call' is only available on OpenAI models"],
 	]
 	for (const up of UPSTREAMS.filter((u) => u !== 'openai'))
 		for (const [what, extra, says] of cases)
@@ -203,5 +197,149 @@ describe('Codex-shaped requests a converted vendor cannot serve', () => {
 		const r = await turn(codexClient(acct), body)
 		expect(r.status).toBe('completed')
 		expect(lastRequest(m.mocks.openai).body).toEqual({ ...body, model: THINKER_UPSTREAM })
+	})
+})
+
+describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
+	const model = (up: Upstream) => THINKER[up]
+	const upstreamModel = (up: Upstream) => (up === 'openai' ? THINKER_UPSTREAM : UPSTREAM_MODEL[up])
+
+	for (const up of UPSTREAMS)
+		it(`should run a session of parallel calls, a web search and a follow-up on ${up}, replayed with the CLI's item ids`, async () => {
+			const client = codexClient(await m.account())
+			const ask = cliMessage('user', 'list the files #tools', 4)
+			const history1 = [...cliPrefix(), ask]
+			const first = await turn(client, codexCliBody(model(up), history1, 'medium'))
+			const calls = callsOf(first)
+			expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+				['exec_command', { cmd: 'Paris' }],
+				['write_stdin', { chars: 'Tokyo' }],
+			])
+			if (up === 'openai') expect(lastRequest(m.mocks.openai).body).toEqual({ ...codexCliBody(upstreamModel(up), history1, 'medium') })
+
+			// The calls, then their outputs, every item with the id it came with.
+			const history2 = [...history1, ...codexCliReplay(first.output, { [calls[0]!.call_id]: 'a.txt', [calls[1]!.call_id]: 'no session' })]
+			const second = await turn(client, codexCliBody(model(up), history2, 'medium'))
+			expect(second.output_text).toBe('Tool results: a.txt; no session')
+
+			// A web search (the default tool, cached access), then a follow-up replaying its calls and cited answer.
+			const history3 = [...history2, ...codexCliReplay(second.output), cliMessage('user', 'what is new in bun #search', 5)]
+			const third = await turn(client, codexCliBody(model(up), history3))
+			expect(third.output.filter((o) => o.type === 'web_search_call').length).toBeGreaterThan(0)
+			const history4 = [...history3, ...codexCliReplay(third.output), cliMessage('user', 'thanks', 6)]
+			const fourth = await turn(client, codexCliBody(model(up), history4))
+			expect(fourth.output_text).toBe('Hello! You said: thanks')
+			const sent = lastRequest(m.mocks[up]).body
+			if (up === 'openai') expect(sent.input).toEqual(history4)
+			if (up === 'anthropic') {
+				expect(sent.tools.map((t: { name?: string; type?: string }) => t.name)).toEqual(['exec_command', 'write_stdin', 'view_image', 'multi_agent_v1__close_agent', 'multi_agent_v1__spawn_agent', 'web_search'])
+				expect(sent.messages.filter((x: { role: string }) => x.role === 'assistant').map((a: { content: Array<{ type: string }> }) => a.content.map((b) => b.type))).toEqual([
+					['thinking', 'tool_use', 'tool_use'],
+					['thinking', 'text'],
+					['thinking', 'text'],
+				])
+			}
+			if (up === 'gemini') expect(sent.contents.filter((c: { role: string }) => c.role === 'model')).toHaveLength(3)
+		})
+
+	// Codex's catalog offers `max` (the `openai` SDK's ReasoningEffort has it too); 400 "Expected one of …" before.
+	for (const up of UPSTREAMS)
+		it(`should take reasoning effort max on ${up}: as written for OpenAI, as high for the others`, async () => {
+			const client = codexClient(await m.account())
+			const input = [...cliPrefix(), cliMessage('user', 'refactor the parser', 4)]
+			const sentWith = async (effort: string) => {
+				const r = await turn(client, codexCliBody(model(up), input, effort))
+				expect(r.status).toBe('completed')
+				expect(r.reasoning?.effort).toBe(effort as 'high')
+				return lastRequest(m.mocks[up]).body
+			}
+			const max = await sentWith('max')
+			if (up === 'openai') expect(max.reasoning).toEqual({ effort: 'max', summary: 'auto' })
+			else {
+				const high = await sentWith('high')
+				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
+				expect(thinking(max)).toEqual(thinking(high))
+				expect(up === 'anthropic' ? max.thinking.type : max.generationConfig.thinkingConfig.includeThoughts).toBe(up === 'anthropic' ? 'enabled' : true)
+			}
+		})
+
+	it('should take chat reasoning_effort max the same way', async () => {
+		const acct = await m.account()
+		for (const up of UPSTREAMS) {
+			const sentWith = async (effort: 'max' | 'high') => {
+				const r = await acct.openai.chat.completions.create({ model: model(up), messages: [{ role: 'user', content: 'hi' }], reasoning_effort: effort })
+				expect(r.choices[0]!.message.content).toBe('Hello! You said: hi')
+				return lastRequest(m.mocks[up]).body
+			}
+			const max = await sentWith('max')
+			if (up === 'openai') expect(max.reasoning_effort).toBe('max')
+			else {
+				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
+				expect(thinking(max)).toBeDefined()
+				expect(thinking(max)).toEqual(thinking(await sentWith('high')))
+			}
+		}
+	})
+})
+
+describe('Codex CLI 0.171 apply_patch (a freeform tool, the only way it declares it) on converted vendors', () => {
+	const PATCH = '*** Begin Patch\n*** Add File: hello.txt\n+hi "there"\n*** End Patch\n'
+	const tools = [...CODEX_CLI_TOOLS, APPLY_PATCH_FREEFORM]
+	for (const up of UPSTREAMS.filter((u) => u !== 'openai'))
+		for (const stream of [true, false])
+			it(`should offer it to ${up} as a function of one string and give its call back as a custom_tool_call (${stream ? 'stream' : 'non-stream'})`, async () => {
+				const client = codexClient(await m.account())
+				const history1 = [...cliPrefix(), cliMessage('user', `#call apply_patch ${JSON.stringify({ input: PATCH })}`, 4)]
+				const body = { ...codexCliBody(THINKER[up], history1, 'low'), tools } as OpenAI.Responses.ResponseCreateParamsStreaming
+				const sent = () => lastRequest(m.mocks[up]).body
+				let first: Response
+				if (stream) {
+					const { stream: _, ...params } = body
+					const s = client.responses.stream(params)
+					const events: ResponseStreamEvent[] = []
+					s.on('event', (e) => events.push(e))
+					first = await s.finalResponse()
+					checkResponsesEvents(events, { oneAtATime: true, final: first })
+					// The input streamed as the tool's text, not as JSON arguments.
+					expect(events.some((e) => e.type.startsWith('response.function_call_arguments'))).toBe(false)
+					const deltas = events.flatMap((e) => (e.type === 'response.custom_tool_call_input.delta' ? [e.delta] : []))
+					expect(deltas.join('')).toBe(PATCH)
+					expect(events.filter((e) => e.type === 'response.custom_tool_call_input.done').map((e) => (e as { input?: string }).input)).toEqual([PATCH])
+					expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+				} else first = await client.responses.create({ ...body, stream: false } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+				const calls = first.output.flatMap((o) => (o.type === 'custom_tool_call' ? [o] : []))
+				expect(calls.map((c) => [c.name, c.input])).toEqual([['apply_patch', PATCH]])
+				expect(first.output.some((o) => o.type === 'function_call')).toBe(false)
+				if (up === 'anthropic') {
+					const fn = sent().tools.find((t: { name: string }) => t.name === 'apply_patch')
+					expect(fn.input_schema.required).toEqual(['input'])
+					expect(fn.input_schema.properties.input.type).toBe('string')
+					expect(fn.input_schema.properties.input.description).toContain(APPLY_PATCH_FREEFORM.format.definition)
+				} else {
+					const fn = sent().tools.flatMap((t: { functionDeclarations?: Array<{ name: string }> }) => t.functionDeclarations ?? []).find((f: { name: string }) => f.name === 'apply_patch')
+					expect(fn).toBeDefined()
+				}
+
+				// Codex runs the patch and replays the call with its output.
+				const output = 'Success. Updated the following files:\nA hello.txt'
+				const history2 = [...history1, ...codexCliReplay(first.output), { type: 'custom_tool_call_output', id: 'fco_1', call_id: calls[0]!.call_id, output }]
+				const second = await client.responses.create({ ...body, input: history2, stream: false } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+				expect(second.output_text).toBe(`Tool results: ${output}`)
+				if (up === 'anthropic') {
+					const [assistant, results] = sent().messages.slice(-2)
+					expect(assistant.content.find((b: { type: string }) => b.type === 'tool_use')).toMatchObject({ name: 'apply_patch', input: { input: PATCH } })
+					expect(results.content[0]).toMatchObject({ type: 'tool_result', content: [{ type: 'text', text: output }] })
+				} else {
+					const parts = sent().contents.flatMap((c: { parts: unknown[] }) => c.parts)
+					expect(parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall).toEqual({ name: 'apply_patch', args: { input: PATCH } })
+				}
+			})
+
+	it('should take tool_choice naming the custom tool', async () => {
+		const client = codexClient(await m.account())
+		// Without reasoning: Claude takes no forced tool while it thinks.
+		const r = await client.responses.create({ ...codexCliBody(MODEL.anthropic, [userText('patch it')]), reasoning: null, tools, tool_choice: { type: 'custom', name: 'apply_patch' }, stream: false } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+		expect(lastRequest(m.mocks.anthropic).body.tool_choice).toEqual({ type: 'tool', name: 'apply_patch' })
+		expect(r.output.filter((o) => o.type === 'custom_tool_call').map((o) => (o as { name: string }).name)).toEqual(['apply_patch'])
 	})
 })

@@ -84,3 +84,63 @@ export function codexReplay(output: OpenAI.Responses.ResponseOutputItem[], outpu
 	}
 	return items
 }
+
+/**
+ * Codex CLI 0.171 (`codex exec`, a custom provider with `wire_api = "responses"`, a model outside its catalog, as
+ * recorded at the mock vendor): no `instructions` (the base prompt is the first `developer` message), every input
+ * item with an id, `reasoning.effort` only when configured (`model_reasoning_effort`), `client_metadata`, no `text`,
+ * the unified-exec tools, a `namespace` of sub-agent tools and `web_search` without live access. Codex's own catalog
+ * offers its models the efforts `low` … `xhigh`, `max` and `ultra` (sent as `xhigh`).
+ */
+export const CODEX_CLI_TOOLS = [
+	fn('exec_command', 'Runs a command in a PTY, returning output or a session ID for ongoing interaction.', { cmd: { type: 'string' }, workdir: { type: 'string' }, yield_time_ms: { type: 'number' } }, ['cmd']),
+	fn('write_stdin', 'Writes characters to an existing unified exec session and returns recent output.', { chars: { type: 'string' }, session_id: { type: 'number' } }, ['session_id']),
+	fn('view_image', 'View a local image file from the filesystem when visual inspection is needed.', { path: { type: 'string' } }, ['path']),
+	{
+		type: 'namespace',
+		name: 'multi_agent_v1',
+		description: 'Tools for spawning and managing sub-agents.',
+		tools: [fn('close_agent', 'Close an agent.', { target: { type: 'string' } }, ['target']), fn('spawn_agent', 'Spawn a sub-agent.', { message: { type: 'string' }, fork_context: { type: 'boolean' } }, [])],
+	},
+	{ type: 'web_search', external_web_access: false },
+]
+
+const cliId = (prefix: string, n: number) => `${prefix}_01a22725-3492-7952-a757-${String(n).padStart(12, '0')}`
+
+/** A message item as the CLI sends it: with its own id. */
+export const cliMessage = (role: 'developer' | 'user', text: string, n: number): Item => ({ type: 'message', id: cliId('msg', n), role, content: [{ type: 'input_text', text }] })
+
+/** The session's opening items: the base prompt and the permissions as developer messages, then the environment. */
+export const cliPrefix = (): Item[] => [cliMessage('developer', CODEX_INSTRUCTIONS, 1), cliMessage('developer', '<permissions instructions>read-only</permissions instructions>', 2), cliMessage('user', CODEX_ENV, 3)]
+
+/** One request body of the CLI (streamed); `effort` as `model_reasoning_effort` configures it. */
+export function codexCliBody(model: string, input: Item[], effort?: string) {
+	return {
+		model,
+		stream: true,
+		input,
+		tools: CODEX_CLI_TOOLS,
+		tool_choice: 'auto',
+		parallel_tool_calls: true,
+		reasoning: { ...(effort && { effort }), summary: 'auto' },
+		store: false,
+		include: ['reasoning.encrypted_content'],
+		prompt_cache_key: '01a22725-341b-7740-ad60-ffd2b1a4686d',
+		client_metadata: { session_id: '01a22725-341b-7740-ad60-ffd2b1a4686d', turn_id: '01a22725-345b-7612-96fe-09cc2fadf585' },
+	} as unknown as OpenAI.Responses.ResponseCreateParamsStreaming
+}
+
+/**
+ * A response's output as the CLI 0.171 replays it: each item as received (ids, `status`, the message's annotations),
+ * reasoning with `content: null`, all the calls of a step first and then their outputs (each with an `fco_` id).
+ */
+export function codexCliReplay(output: OpenAI.Responses.ResponseOutputItem[], outputs: Record<string, string> = {}): Item[] {
+	const items: Item[] = []
+	for (const o of output) {
+		if (o.type === 'reasoning') items.push({ type: 'reasoning', id: o.id, summary: o.summary, content: null, encrypted_content: o.encrypted_content ?? null })
+		else items.push({ ...(o as unknown as Item) })
+	}
+	let n = 0
+	for (const o of output) if (o.type === 'function_call' && outputs[o.call_id] !== undefined) items.push({ type: 'function_call_output', id: cliId('fco', ++n), call_id: o.call_id, output: outputs[o.call_id] })
+	return items
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatRequest } from '../../../src/core/ir'
+import { nearestEffort } from '../../../src/core/reasoning'
 import { encodeRequest as encodeChat } from '../../../src/protocols/openai-chat/request'
 import { encodeRequest as encodeResponses } from '../../../src/protocols/openai-responses/request'
 import { openaiAdapter } from '../../../src/providers/openai'
@@ -64,5 +65,11 @@ describe('reasoning effort to OpenAI models', () => {
 		expect(off('gpt-5.1')).toEqual({ effort: 'none' })
 		expect(off('gpt-5')).toEqual({ effort: 'minimal' })
 		expect(off('o3')).toEqual({ effort: 'low' })
+	})
+
+	it('should round an effort above every one a model takes down to its most, max included', () => {
+		expect(nearestEffort('max', ['low', 'medium', 'high'])).toBe('high')
+		expect(nearestEffort('xhigh', ['none', 'low', 'medium', 'high'])).toBe('high')
+		expect(nearestEffort('max', ['none', 'low', 'medium', 'high', 'xhigh'])).toBe('xhigh')
 	})
 })

@@ -249,12 +249,15 @@ describe('openai-chat decodeRequest', () => {
 		expect(req.extra).toEqual({ __protocol: 'openai-chat', n: 3 })
 	})
 
-	it("should map reasoning_effort 'none' and 'xhigh' to the nearest canonical value and keep the original in extra", () => {
+	it("should map reasoning_effort 'none', 'xhigh' and 'max' to the nearest canonical value and keep the original in extra", () => {
 		const none = decodeRequest({ ...base, reasoning_effort: 'none' })
 		// An explicit zero budget: 'none' is no reasoning at all, not the model's default (Gemini 2.5 thinks by default).
 		expect(none.reasoning).toEqual({ enabled: false, budgetTokens: 0 })
 		expect(none.extra?.reasoning_effort).toBe('none')
 		expect(decodeRequest({ ...base, reasoning_effort: 'xhigh' }).reasoning).toEqual({ enabled: true, effort: 'high' })
+		const max = decodeRequest({ ...base, reasoning_effort: 'max' })
+		expect(max.reasoning).toEqual({ enabled: true, effort: 'high' })
+		expect(max.extra?.reasoning_effort).toBe('max')
 	})
 
 	it('should report whether the client asked for the usage chunk', () => {
@@ -300,7 +303,7 @@ describe('openai-chat decodeRequest validation', () => {
 		['a bad tool_choice', { ...base, tool_choice: 'any' }, 'tool_choice'],
 		['a bad response_format type', { ...base, response_format: { type: 'xml' } }, 'response_format.type'],
 		['a json_schema without name', { ...base, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, 'response_format.json_schema.name'],
-		['a bad reasoning_effort', { ...base, reasoning_effort: 'max' }, 'reasoning_effort'],
+		['a bad reasoning_effort', { ...base, reasoning_effort: 'extreme' }, 'reasoning_effort'],
 		['a non-numeric temperature', { ...base, temperature: 'hot' }, 'temperature'],
 		['a zero max_tokens', { ...base, max_tokens: 0 }, 'max_tokens'],
 		['a stop list with a number', { ...base, stop: ['a', 1] }, 'stop[1]'],

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'bun:test'
 import { packToolCallId } from '../../../../src/core/tool-ids'
 import type { StreamEvent } from '../../../../src/core/events'
+import { customInputDelta, customInputReader } from '../../../../src/protocols/openai-responses/custom-tools'
 import { decodeRequest, unconvertible } from '../../../../src/protocols/openai-responses/request'
 import { encodeOutput } from '../../../../src/protocols/openai-responses/response'
 import { encodeStream } from '../../../../src/protocols/openai-responses/stream'
@@ -88,9 +89,29 @@ describe('openaiResponses output call_ids', () => {
 })
 
 describe('openaiResponses.unconvertible of Codex tools', () => {
-	it("should call a custom tool the client's freeform tool, not an OpenAI built-in, and say to declare it as a function", () => {
+	it("should convert the client's freeform tool to a function of one string, and refuse an OpenAI built-in", () => {
 		const body = { model: 'm', input: 'x', tools: [{ type: 'function', name: 'shell' }, { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } }] }
-		expect(unconvertible(body)).toBe("tools[1] ('apply_patch') is a custom (freeform) tool, which only OpenAI models take: declare it as a tool of type 'function' for this model")
+		expect(unconvertible(body)).toBeUndefined()
+		const patch = decodeRequest(body).tools?.find((t) => t.name === 'apply_patch')
+		expect(patch?.parameters).toEqual({ type: 'object', properties: { input: { type: 'string', description: "The tool's whole input. Raw text in the lark grammar below (not JSON, not quoted):\nstart: \"x\"" } }, required: ['input'] })
 		expect(unconvertible({ model: 'm', input: 'x', tools: [{ type: 'local_shell' }] })).toBe("tools[0] of type 'local_shell' is an OpenAI built-in tool")
+	})
+
+	it('should read a replayed custom_tool_call as a call of that function, and its output as its result', () => {
+		const input = [{ type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' }, { type: 'custom_tool_call_output', call_id: 'c1', output: 'Done!' }]
+		const req = decodeRequest({ model: 'm', input })
+		expect(req.messages.map((x) => x.content)).toEqual([[{ type: 'tool_call', id: 'c1', name: 'apply_patch', input: { input: '*** Begin Patch' } }], [{ type: 'tool_result', toolCallId: 'c1', name: 'apply_patch', content: [{ type: 'text', text: 'Done!' }] }]])
+	})
+})
+
+describe('customInputDelta', () => {
+	const read = (...fragments: string[]) => {
+		const r = customInputReader()
+		return fragments.map((f) => customInputDelta(r, f))
+	}
+	it('should read the input of streamed arguments up to the last whole character, each piece once', () => {
+		expect(read('{"inp', 'ut": "*** Begin\\', 'nA \\"b\\" \\u00', 'e9', '"}')).toEqual(['', '*** Begin', '\nA "b" ', 'é', ''])
+		expect(read('{"input":"done"}', 'ignored')).toEqual(['done', ''])
+		expect(read('{"patch":"x"}')).toEqual([''])
 	})
 })

@@ -54,9 +54,11 @@ describe('openaiResponses.decodeRequest', () => {
 		expect(req.toolChoice).toEqual({ type: 'required' })
 	})
 
-	it('should map reasoning effort none to reasoning off and xhigh to high', () => {
+	it('should map reasoning effort none to reasoning off and xhigh and max to high', () => {
 		expect(decodeRequest({ model: 'm', input: 'x', reasoning: { effort: 'none' } }).reasoning).toEqual({ enabled: false })
 		expect(decodeRequest({ model: 'm', input: 'x', reasoning: { effort: 'xhigh' } }).reasoning).toEqual({ enabled: true, effort: 'high' })
+		expect(decodeRequest({ model: 'm', input: 'x', reasoning: { effort: 'max' } }).reasoning).toEqual({ enabled: true, effort: 'high' })
+		expect(() => decodeRequest({ model: 'm', input: 'x', reasoning: { effort: 'extreme' } })).toThrow('reasoning.effort must be one of none, minimal, low, medium, high, xhigh, max')
 	})
 
 	it('should drop replayed OpenAI encrypted reasoning that no other vendor can read', () => {
