@@ -253,9 +253,14 @@ describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
 				expect(r.reasoning?.effort).toBe(effort as 'high')
 				return lastRequest(m.mocks[up]).body
 			}
-			const max = await sentWith('max')
-			if (up === 'openai') expect(max.reasoning).toEqual({ effort: 'max', summary: 'auto' })
-			else {
+			if (up === 'openai') {
+				// As written, for the vendor to judge: the matrix's o4-mini takes low to high, and its 400 reaches the client.
+				const err = await turn(client, codexCliBody(model(up), input, 'max')).catch((e) => e)
+				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+				expect(err.message).toContain("'max' is not supported with the 'o4-mini' model")
+				expect(lastRequest(m.mocks[up]).body.reasoning).toEqual({ effort: 'max', summary: 'auto' })
+			} else {
+				const max = await sentWith('max')
 				const high = await sentWith('high')
 				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
 				expect(thinking(max)).toEqual(thinking(high))
@@ -271,9 +276,14 @@ describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
 				expect(r.choices[0]!.message.content).toBe('Hello! You said: hi')
 				return lastRequest(m.mocks[up]).body
 			}
-			const max = await sentWith('max')
-			if (up === 'openai') expect(max.reasoning_effort).toBe('max')
-			else {
+			if (up === 'openai') {
+				// As written, for the vendor to judge (o4-mini refuses it, and the client hears why).
+				const err = await acct.openai.chat.completions.create({ model: model(up), messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'max' }).catch((e) => e)
+				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+				expect(err.message).toContain("'max' is not supported with the 'o4-mini' model")
+				expect(lastRequest(m.mocks[up]).body.reasoning_effort).toBe('max')
+			} else {
+				const max = await sentWith('max')
 				const thinking = (b: Record<string, any>) => (up === 'anthropic' ? b.thinking : b.generationConfig.thinkingConfig)
 				expect(thinking(max)).toBeDefined()
 				expect(thinking(max)).toEqual(thinking(await sentWith('high')))
