@@ -108,4 +108,36 @@ describe('Usage', () => {
 		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-5')
 		await page.context().close()
 	}, 60_000)
+	it('should name the page whose rows are shown while the next one loads', async () => {
+		const page = await signedIn()
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const rows = page.locator('table[aria-label="Requests"] tbody tr')
+		await rows.first().waitFor()
+		const pager = page.getByRole('navigation', { name: 'Pages' })
+		let release = () => {}
+		const older = (u: URL) => u.pathname === '/api/usage' && u.searchParams.has('cursor')
+		await page.route(older, async (route) => {
+			await new Promise<void>((r) => (release = r))
+			await route.continue()
+		})
+		const asked = page.waitForRequest((r) => older(new URL(r.url())))
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		await asked
+		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 1')
+		expect(await rows.first().getAttribute('title')).toBe('Request r-30')
+		await pager.getByRole('status').filter({ hasText: 'Loading' }).waitFor()
+		// Pressed again meanwhile: still the page after the one shown, not the one after that under page 1's cursor.
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		const answered = page.waitForResponse((r) => older(new URL(r.url())))
+		release()
+		await answered
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-5')
+		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 2')
+		await Bun.sleep(300)
+		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 2')
+		await page.goBack()
+		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-30')
+		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 1')
+		await page.context().close()
+	}, 60_000)
 })

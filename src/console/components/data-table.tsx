@@ -37,7 +37,7 @@ export function DataTable<T>({ loaded, label, columns, actions, empty, errors = 
 				<Empty>{empty}</Empty>
 			) : (
 				<div class="card table-wrap">
-					<table class="table cards-on-phone" aria-label={label}>
+					<table class="table cards-on-phone" aria-label={label} aria-busy={loaded.loading ? 'true' : undefined}>
 						<thead>
 							<tr>
 								{columns.map((c) =>

@@ -1,11 +1,15 @@
 /** The pager of a list the server answers a page at a time. */
 import { Button } from './ui'
 
-/** "← Newer · Page 2 of 3 · Older →" for a newest-first list; nothing when it fits on one page. */
-export function ListPager({ page, pages, setPage }: { page: number; pages: number; setPage: (n: number) => void }) {
+/**
+ * "← Newer · Page 2 of 3 · Older →" for a newest-first list; nothing when it fits on one page. `page` is the page whose
+ * rows are shown: while another loads, the pager says so rather than name a page the rows are not yet; when it failed,
+ * says that beside the button pressed (the table's alert may be a screen above).
+ */
+export function ListPager({ page, pages, setPage, loading, error }: { page: number; pages: number; setPage: (n: number) => void; loading?: boolean; error?: string }) {
 	if (pages < 2) return null
 	return (
-		<nav class="pager" aria-label="Pages">
+		<nav class="pager" aria-label="Pages" aria-busy={loading ? 'true' : undefined}>
 			<Button disabled={page < 2} onClick={() => setPage(page - 1)}>
 				← Newer
 			</Button>
@@ -15,6 +19,22 @@ export function ListPager({ page, pages, setPage }: { page: number; pages: numbe
 			<Button disabled={page >= pages} onClick={() => setPage(page + 1)}>
 				Older →
 			</Button>
+			<PagerStatus loading={loading} error={error} />
 		</nav>
+	)
+}
+
+/** Beside a pager: "Loading…" while another page loads, or why it did not. */
+export function PagerStatus({ loading, error }: { loading?: boolean; error?: string }) {
+	return (
+		<span class="muted pager-status" role="status">
+			{loading ? (
+				<>
+					<span class="spinner" aria-hidden="true" /> Loading…
+				</>
+			) : (
+				error && <span class="pager-error">Not loaded: {error}</span>
+			)}
+		</span>
 	)
 }

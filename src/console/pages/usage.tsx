@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
+import { PagerStatus } from '../components/list-pager'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
 import { Alert, Badge, Button, DateTime, Endpoint, PageHeader, SelectField, TextField } from '../components/ui'
@@ -119,6 +120,11 @@ export function UsagePage() {
 		return () => window.removeEventListener('popstate', restore)
 	}, [])
 	const turn = (next: Array<string | undefined>) => {
+		// The page already asked for: again only after it failed (a click while it loads waits for it).
+		if (next.length === cursors.length && next[next.length - 1] === cursor) {
+			if (rows.error && !rows.loading) rows.reload()
+			return
+		}
 		turning.current = true
 		setCursors(next)
 	}
@@ -137,14 +143,16 @@ export function UsagePage() {
 	// The key filtered by stays offered while a search shows others, as when the address named it.
 	const chosen = useLoad(() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId })}`) : Promise.resolve(undefined)), [accountId, tokenId])
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
-	// Each page comes with its rows' keys, for their names (a deleted key is not listed).
-	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[] }> => {
-		if (inverted) return { data: [], next_cursor: null, keys: [] }
+	// Each page comes with its rows' keys, for their names (a deleted key is not listed), and the cursors that led to it:
+	// the pager names and turns from the page shown, not the one still loading.
+	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[]; cursors: Array<string | undefined> }> => {
+		if (inverted) return { data: [], next_cursor: null, keys: [], cursors }
 		const page = await api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)
 		const ids = [...new Set(page.data.flatMap((r) => (r.token_id === null ? [] : [r.token_id])))]
 		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(',') })}`) : undefined
-		return { ...page, keys: named?.data ?? [] }
+		return { ...page, keys: named?.data ?? [], cursors }
 	}, [key, limit, cursor, tick])
+	const shown = rows.data?.cursors ?? cursors
 	const spend = useLoad(
 		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
 		() =>
@@ -265,13 +273,14 @@ export function UsagePage() {
 					)}
 				/>
 				<nav class="pager" aria-label="Pages">
-					<Button disabled={cursors.length < 2} onClick={() => turn(cursors.slice(0, -1))}>
+					<Button disabled={shown.length < 2} onClick={() => turn(shown.slice(0, -1))}>
 						← Newer
 					</Button>
-					<span class="muted">Page {cursors.length}</span>
-					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...cursors, rows.data.next_cursor])}>
+					<span class="muted">Page {shown.length}</span>
+					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...shown, rows.data.next_cursor])}>
 						Older →
 					</Button>
+					<PagerStatus loading={rows.loading && Boolean(rows.data)} error={rows.error} />
 					<SelectField
 						label="Per page"
 						value={limit}
