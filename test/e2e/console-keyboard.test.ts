@@ -65,6 +65,27 @@ describe('dialogs and focus', () => {
 		expect(await focused(page)).toBe('Create token')
 		await page.context().close()
 	}, 60_000)
+
+	it('should keep focus in the list when the row whose Delete was pressed goes away', async () => {
+		const me = (await app.admin('/api/users')).body.data.find((u: { username: string }) => u.username === 'admin')
+		await app.admin('/api/tokens', { body: { account_id: me.account_id, name: 'short-lived' } })
+		const page = await signedIn()
+		await page.getByRole('button', { name: 'Delete short-lived' }).focus()
+		await page.keyboard.press('Enter')
+		const dialog = page.getByRole('dialog', { name: 'Delete token?' })
+		await dialog.getByRole('button', { name: 'Delete token' }).focus()
+		await page.keyboard.press('Enter')
+		await dialog.waitFor({ state: 'detached' })
+		await page.locator('tr[data-token="short-lived"]').waitFor({ state: 'detached' })
+		// Not dropped to <body>, where the next Tab starts again at the skip link.
+		expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tokens')
+		// Seen: the ring is drawn inside the table, which its scrolling wrapper would clip outside.
+		expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineOffset)).toBe('-2px')
+		await shot(page, 'focus-after-delete')
+		await page.keyboard.press('Tab')
+		expect(await page.evaluate(() => Boolean(document.activeElement?.closest('table[aria-label="Tokens"]')))).toBe(true)
+		await page.context().close()
+	}, 60_000)
 })
 
 /** WCAG relative luminance of an sRGB colour. */
