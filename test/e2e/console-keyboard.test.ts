@@ -1,7 +1,8 @@
 /**
  * The console for keyboard and small-screen users in a real browser (Chromium): focus goes back to what opened a
- * dialog, a focus ring that can be seen, sign-out that leaves the page, dates that do not break inside, and the
- * current page visible in the phone's navigation strip.
+ * dialog, and to the page after sign-in or to the list after a deleted row (never to <body>); a focus ring that can be
+ * seen, sign-out that leaves the page, dates that do not break inside, and the current page visible in the phone's
+ * navigation strip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -62,6 +63,17 @@ describe('dialogs and focus', () => {
 		expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('new-key')
 		await created.getByRole('button', { name: 'Done' }).click()
 		await created.waitFor({ state: 'detached' })
+		expect(await focused(page)).toBe('Create token')
+		await page.context().close()
+	}, 60_000)
+
+	it('should put focus on the page once signed in, not leave it on <body> where the sign-in form was', async () => {
+		const { page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'carol', 'carol-password')
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
+		// The next Tab reaches the page's own first control, not the skip link and the whole top bar again.
+		await page.keyboard.press('Tab')
 		expect(await focused(page)).toBe('Create token')
 		await page.context().close()
 	}, 60_000)
