@@ -1,12 +1,14 @@
 /**
  * Leftovers a console user noticed (audit): a rerank channel's Test reported as a failed call although none can be
  * made; a Usage range whose "From" is after its "To" shown as "No requests match"; paging through Usage adding no
- * history entry, so Back left the page; a channel of weight 0 shown as a bare 0 with no word of what it does.
+ * history entry, so Back left the page; a channel of weight 0 shown as a bare 0 with no word of what it does; the
+ * Usage pager naming the next page over the rows of the last one; a list that failed to load shown as an empty one,
+ * and spend that failed to load shown as $0.00.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
-import { launch, newPage, signIn } from './browser'
+import { launch, newPage, shot, signIn } from './browser'
 
 let app: ConsoleApp
 let browser: Browser
@@ -138,6 +140,29 @@ describe('Usage', () => {
 		await page.goBack()
 		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-30')
 		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 1')
+		await page.context().close()
+	}, 60_000)
+})
+
+describe('a list or a figure that failed to load', () => {
+	it('should say it failed, not that there is nothing, nor show zeros for what it never read', async () => {
+		const page = await signedIn()
+		const failing = (u: URL) => ['/api/usage', '/api/console/spend', '/api/pricing'].includes(u.pathname)
+		await page.route(failing, (r) => r.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Database unavailable' } }) }))
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const requests = page.getByRole('region', { name: 'Requests' })
+		await requests.getByRole('alert').filter({ hasText: 'Database unavailable' }).waitFor()
+		await page.getByRole('region', { name: 'Spend over time' }).getByRole('alert').waitFor()
+		expect(await requests.getByText('No requests match these filters.').count()).toBe(0)
+		expect(await page.getByTestId('range-spend').textContent()).toBe('—')
+		expect(await page.locator('.stats dd').allTextContents()).toEqual(['—', '—', '—'])
+		// Said once, above the list: the pager has no page to say it of.
+		expect(await page.getByText(/Not loaded/).count()).toBe(0)
+		await shot(page, 'usage-failed')
+
+		await page.getByRole('link', { name: 'Models' }).click()
+		await page.getByRole('alert').filter({ hasText: 'Database unavailable' }).waitFor()
+		expect(await page.getByText('No models are available yet.').count()).toBe(0)
 		await page.context().close()
 	}, 60_000)
 })

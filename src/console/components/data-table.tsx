@@ -1,5 +1,6 @@
 /**
- * A page's list as a table: the load error, a spinner until the first answer, the empty state, then the rows.
+ * A page's list as a table: the load error, a spinner until the first answer, the empty state (only when an answer
+ * said so: a list that failed to load is not an empty one), then the rows.
  * On a phone, `cards-on-phone` turns each row into a card labelled by the cells' `data-label`.
  */
 import type { ComponentChildren, JSX } from 'preact'
@@ -45,7 +46,7 @@ export function DataTable<T>({ loaded, label, columns, actions, empty, errors = 
 			{[loaded.error, ...errors].map((e, i) => e && <Alert key={i}>{e}</Alert>)}
 			{loaded.loading && !loaded.data ? (
 				<Loading />
-			) : items.length === 0 ? (
+			) : loaded.error && !loaded.data ? null : items.length === 0 ? (
 				<Empty>{empty}</Empty>
 			) : (
 				<div class="card table-wrap" onFocusIn={(e) => (lastFocused.current = e.target as Element)}>

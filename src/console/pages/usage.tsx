@@ -167,6 +167,8 @@ export function UsagePage() {
 	const shownKeys = [...offered, ...(rows.data?.keys ?? []).filter((r) => !offered.some((t) => t.id === r.id))]
 	const names = keyLabels(shownKeys)
 	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
+	// Figures only from an answer: until one came (or when it failed), not $0.00 and 0 requests.
+	const spent = spend.data !== undefined
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
 	const refresh = () => {
 		setTick((n) => n + 1)
@@ -218,15 +220,15 @@ export function UsagePage() {
 					<dl class="stats">
 						<div>
 							<dt>Spent</dt>
-							<dd data-testid="range-spend">{usd(total.cost)}</dd>
+							<dd data-testid="range-spend">{spent ? usd(total.cost) : '—'}</dd>
 						</div>
 						<div>
 							<dt>Requests</dt>
-							<dd>{fmtTokens(total.requests)}</dd>
+							<dd>{spent ? fmtTokens(total.requests) : '—'}</dd>
 						</div>
 						<div>
 							<dt>Tokens</dt>
-							<dd>{fmtTokens(total.tokens)}</dd>
+							<dd>{spent ? fmtTokens(total.tokens) : '—'}</dd>
 						</div>
 					</dl>
 				</div>
@@ -280,7 +282,7 @@ export function UsagePage() {
 					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...shown, rows.data.next_cursor])}>
 						Older →
 					</Button>
-					<PagerStatus loading={rows.loading && Boolean(rows.data)} error={rows.error} />
+					<PagerStatus loading={rows.loading && Boolean(rows.data)} error={rows.data && rows.error} />
 					<SelectField
 						label="Per page"
 						value={limit}
