@@ -143,13 +143,13 @@ export function UsagePage() {
 	// The key filtered by stays offered while a search shows others, as when the address named it.
 	const chosen = useLoad(() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId })}`) : Promise.resolve(undefined)), [accountId, tokenId])
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
-	// Each page comes with its rows' keys, for their names (a deleted key is not listed), and the cursors that led to it:
+	// Each page comes with its rows' keys, for their names (deleted ones too), and the cursors that led to it:
 	// the pager names and turns from the page shown, not the one still loading.
 	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[]; cursors: Array<string | undefined> }> => {
 		if (inverted) return { data: [], next_cursor: null, keys: [], cursors }
 		const page = await api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)
 		const ids = [...new Set(page.data.flatMap((r) => (r.token_id === null ? [] : [r.token_id])))]
-		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(',') })}`) : undefined
+		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(','), include_deleted: 'true' })}`) : undefined
 		return { ...page, keys: named?.data ?? [], cursors }
 	}, [key, limit, cursor, tick])
 	const shown = rows.data?.cursors ?? cursors
@@ -166,6 +166,11 @@ export function UsagePage() {
 	const offered = [...(chosen.data?.data ?? []).filter((c) => !keys.data?.data.some((t) => t.id === c.id)), ...(keys.data?.data ?? [])]
 	const shownKeys = [...offered, ...(rows.data?.keys ?? []).filter((r) => !offered.some((t) => t.id === r.id))]
 	const names = keyLabels(shownKeys)
+	const deleted = new Set((rows.data?.keys ?? []).filter((t) => t.status === 'deleted').map((t) => t.id))
+	const keyName = (id: number) => {
+		const name = names.get(id)
+		return name === undefined ? `#${id} (deleted)` : deleted.has(id) ? `${name} (deleted)` : name
+	}
 	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
 	// Figures only from an answer: until one came (or when it failed), not $0.00 and 0 requests.
 	const spent = spend.data !== undefined
@@ -248,7 +253,7 @@ export function UsagePage() {
 							<td data-label="Time">
 								<DateTime iso={r.created_at} />
 							</td>
-							<td data-label="Key" class="name">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+							<td data-label="Key" class="name">{r.token_id === null ? '—' : keyName(r.token_id)}</td>
 							<td data-label="Model">
 								<code>{r.model}</code>
 							</td>
