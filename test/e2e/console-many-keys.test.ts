@@ -158,6 +158,27 @@ describe('turning a page while its rows load slowly, or fail to', () => {
 		expect(await pager.getByText(/Not loaded/).count()).toBe(0)
 		await context.close()
 	}, 90_000)
+
+	it('should keep focus in the pager when the key pressed reaches the last or the first page', async () => {
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'dave', 'dave-password')
+		const pager = page.getByRole('navigation', { name: 'Pages' })
+		await pager.getByText('Page 1 of 3').waitFor()
+		const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim())
+		await pager.getByRole('button', { name: 'Older →' }).focus()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 2 of 3').waitFor()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 3 of 3').waitFor()
+		// "Older →" is disabled on the last page: focus moves to "← Newer" rather than dropping to <body>.
+		expect(await focused()).toBe('← Newer')
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 2 of 3').waitFor()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 1 of 3').waitFor()
+		expect(await focused()).toBe('Older →')
+		await context.close()
+	}, 90_000)
 })
 
 describe('more keys than one answer of the API holds', () => {

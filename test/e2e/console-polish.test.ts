@@ -137,6 +137,8 @@ describe('Usage', () => {
 		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 2')
 		await Bun.sleep(300)
 		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 2')
+		// The last page: "Older →", pressed, is disabled now, and its focus went to "← Newer", not to <body>.
+		expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('← Newer')
 		await page.goBack()
 		await page.waitForFunction(() => document.querySelector('table[aria-label="Requests"] tbody tr')?.getAttribute('title') === 'Request r-30')
 		expect(await pager.getByText(/^Page \d+$/).textContent()).toBe('Page 1')
