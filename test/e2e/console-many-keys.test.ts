@@ -3,7 +3,8 @@
  * by the whole key pasted in, a page at a time; two keys of one name are told apart on the Usage page (calls made
  * with the `openai` and `@anthropic-ai/sdk` clients); a tab left open while another tab signs in as someone else
  * follows that sign-in instead of showing one user's console over another's session. A user with more keys than one
- * answer of the API holds (5,000) finds the oldest on the Tokens page and filters the Usage page by it.
+ * answer of the API holds (5,000) finds the oldest on the Tokens page and filters the Usage page by it. The pager names
+ * the page whose rows are shown while the next loads (held back here), says when it failed, and keeps keyboard focus.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -105,7 +106,7 @@ describe('many keys on the Tokens page', () => {
 	}, 90_000)
 })
 
-describe('turning a page while its rows load slowly, or fail to', () => {
+describe('turning pages: while the rows load slowly or fail to, and by keyboard', () => {
 	it('should keep the pager on the page whose rows are shown, say it is loading, and say when it failed', async () => {
 		const { context, page } = await newPage(browser, { baseURL: app.url })
 		await signIn(page, 'dave', 'dave-password')
