@@ -72,6 +72,8 @@ describe('dialogs and focus', () => {
 		await signIn(page, 'carol', 'carol-password')
 		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
 		expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
+		// Without a ring drawn around the whole page.
+		expect(await page.evaluate(() => getComputedStyle(document.activeElement!).boxShadow)).toBe('none')
 		// The next Tab reaches the page's own first control, not the skip link and the whole top bar again.
 		await page.keyboard.press('Tab')
 		expect(await focused(page)).toBe('Create token')
