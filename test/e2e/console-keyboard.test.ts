@@ -1,7 +1,8 @@
 /**
  * The console for keyboard and small-screen users in a real browser (Chromium): focus goes back to what opened a
- * dialog, a focus ring that can be seen, sign-out that leaves the page, dates that do not break inside, and the
- * current page visible in the phone's navigation strip.
+ * dialog, and to the page after sign-in or to the list after a deleted row (never to <body>); a focus ring that can be
+ * seen, sign-out that leaves the page, dates that do not break inside, and the current page visible in the phone's
+ * navigation strip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -63,6 +64,40 @@ describe('dialogs and focus', () => {
 		await created.getByRole('button', { name: 'Done' }).click()
 		await created.waitFor({ state: 'detached' })
 		expect(await focused(page)).toBe('Create token')
+		await page.context().close()
+	}, 60_000)
+
+	it('should put focus on the page once signed in, not leave it on <body> where the sign-in form was', async () => {
+		const { page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'carol', 'carol-password')
+		await page.getByRole('heading', { name: 'Tokens' }).waitFor()
+		expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
+		// Without a ring drawn around the whole page.
+		expect(await page.evaluate(() => getComputedStyle(document.activeElement!).boxShadow)).toBe('none')
+		// The next Tab reaches the page's own first control, not the skip link and the whole top bar again.
+		await page.keyboard.press('Tab')
+		expect(await focused(page)).toBe('Create token')
+		await page.context().close()
+	}, 60_000)
+
+	it('should keep focus in the list when the row whose Delete was pressed goes away', async () => {
+		const me = (await app.admin('/api/users')).body.data.find((u: { username: string }) => u.username === 'admin')
+		await app.admin('/api/tokens', { body: { account_id: me.account_id, name: 'short-lived' } })
+		const page = await signedIn()
+		await page.getByRole('button', { name: 'Delete short-lived' }).focus()
+		await page.keyboard.press('Enter')
+		const dialog = page.getByRole('dialog', { name: 'Delete token?' })
+		await dialog.getByRole('button', { name: 'Delete token' }).focus()
+		await page.keyboard.press('Enter')
+		await dialog.waitFor({ state: 'detached' })
+		await page.locator('tr[data-token="short-lived"]').waitFor({ state: 'detached' })
+		// Not dropped to <body>, where the next Tab starts again at the skip link.
+		expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tokens')
+		// Seen: the ring is drawn inside the table, which its scrolling wrapper would clip outside.
+		expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineOffset)).toBe('-2px')
+		await shot(page, 'focus-after-delete')
+		await page.keyboard.press('Tab')
+		expect(await page.evaluate(() => Boolean(document.activeElement?.closest('table[aria-label="Tokens"]')))).toBe(true)
 		await page.context().close()
 	}, 60_000)
 })

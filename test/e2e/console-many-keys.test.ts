@@ -3,7 +3,8 @@
  * by the whole key pasted in, a page at a time; two keys of one name are told apart on the Usage page (calls made
  * with the `openai` and `@anthropic-ai/sdk` clients); a tab left open while another tab signs in as someone else
  * follows that sign-in instead of showing one user's console over another's session. A user with more keys than one
- * answer of the API holds (5,000) finds the oldest on the Tokens page and filters the Usage page by it.
+ * answer of the API holds (5,000) finds the oldest on the Tokens page and filters the Usage page by it. The pager names
+ * the page whose rows are shown while the next loads (held back here), says when it failed, and keeps keyboard focus.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -74,8 +75,8 @@ describe('many keys on the Tokens page', () => {
 		// Newest first: svc-059 … svc-035, then svc-034 … svc-010, then svc-009 … svc-000.
 		await pager.getByRole('button', { name: 'Older →' }).click()
 		await pager.getByText('Page 2 of 3').waitFor()
-		// The pager moves first; the rows once the page has loaded.
-		expect(await settled(() => tokenRows(page).first().getAttribute('data-token'), 'svc-034')).toBe('svc-034')
+		// The pager and the rows change together.
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-034')
 		await pager.getByRole('button', { name: 'Older →' }).click()
 		expect(await rowCount(page, 10)).toBe(10)
 		expect(await pager.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true)
@@ -101,6 +102,82 @@ describe('many keys on the Tokens page', () => {
 		expect(await rowCount(page, 0)).toBe(0)
 		expect(await page.getByText('No key matches “no-such-key”.').isVisible()).toBe(true)
 		expect(await pager.count()).toBe(0)
+		await context.close()
+	}, 90_000)
+})
+
+describe('turning pages: while the rows load slowly or fail to, and by keyboard', () => {
+	it('should keep the pager on the page whose rows are shown, say it is loading, and say when it failed', async () => {
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'dave', 'dave-password')
+		await tokenRows(page).first().waitFor()
+		const pager = page.getByRole('navigation', { name: 'Pages' })
+		await pager.getByText('Page 1 of 3').waitFor()
+		// The next page's answer is held until the test lets it go, or refused as a server failure.
+		let release = () => {}
+		let fail = false
+		const nextPages = (u: URL) => u.pathname === '/api/tokens' && u.searchParams.has('cursor')
+		await page.route(nextPages, async (route) => {
+			if (fail) return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Service unavailable' } }) })
+			await new Promise<void>((r) => (release = r))
+			await route.continue()
+		})
+		const asked = page.waitForRequest((r) => new URL(r.url()).searchParams.has('cursor'))
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		await asked
+		expect(await pager.getByText(/^Page \d+ of \d+$/).textContent()).toBe('Page 1 of 3')
+		await pager.getByRole('status').filter({ hasText: 'Loading' }).waitFor()
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-059')
+		expect(await page.getByRole('table', { name: 'Tokens' }).getAttribute('aria-busy')).toBe('true')
+		// A second click while the page loads asks for that same page, not the one after it under page 1's cursor.
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		await shot(page, 'tokens-page-loading')
+		const answered = page.waitForResponse((r) => new URL(r.url()).searchParams.has('cursor'))
+		release()
+		await answered
+		await pager.getByText('Page 2 of 3').waitFor()
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-034')
+		expect(await pager.getByRole('status').filter({ hasText: 'Loading' }).count()).toBe(0)
+		expect(await page.getByRole('table', { name: 'Tokens' }).getAttribute('aria-busy')).toBe(null)
+		await Bun.sleep(300)
+		expect(await pager.getByText(/^Page \d+ of \d+$/).textContent()).toBe('Page 2 of 3')
+
+		// A failed page: said in words, the pager and rows stay on page 2, and Older tries again.
+		fail = true
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		await page.getByRole('alert').filter({ hasText: 'Service unavailable' }).waitFor()
+		expect(await pager.getByRole('status').textContent()).toBe('Not loaded: Service unavailable')
+		expect(await pager.getByText(/^Page \d+ of \d+$/).textContent()).toBe('Page 2 of 3')
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-034')
+		await shot(page, 'tokens-page-failed')
+		fail = false
+		await page.unroute(nextPages)
+		await pager.getByRole('button', { name: 'Older →' }).click()
+		await pager.getByText('Page 3 of 3').waitFor()
+		expect(await tokenRows(page).first().getAttribute('data-token')).toBe('svc-009')
+		expect(await page.getByRole('alert').count()).toBe(0)
+		expect(await pager.getByText(/Not loaded/).count()).toBe(0)
+		await context.close()
+	}, 90_000)
+
+	it('should keep focus in the pager when the key pressed reaches the last or the first page', async () => {
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'dave', 'dave-password')
+		const pager = page.getByRole('navigation', { name: 'Pages' })
+		await pager.getByText('Page 1 of 3').waitFor()
+		const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim())
+		await pager.getByRole('button', { name: 'Older →' }).focus()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 2 of 3').waitFor()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 3 of 3').waitFor()
+		// "Older →" is disabled on the last page: focus moves to "← Newer" rather than dropping to <body>.
+		expect(await focused()).toBe('← Newer')
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 2 of 3').waitFor()
+		await page.keyboard.press('Enter')
+		await pager.getByText('Page 1 of 3').waitFor()
+		expect(await focused()).toBe('Older →')
 		await context.close()
 	}, 90_000)
 })

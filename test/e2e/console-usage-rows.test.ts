@@ -68,3 +68,25 @@ describe('usage rows of refunds, background responses and estimates', () => {
 		await context.close()
 	}, 90_000)
 })
+
+describe('usage rows of a key since deleted', () => {
+	it('should name the key, marked deleted, rather than by an id the user never saw', async () => {
+		const gone = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'old-laptop' } })).body as { id: number }
+		await app.svc.db.sql.query(
+			`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens)
+			 VALUES ('by-old-laptop', 1, $1, 'm-new', '/v1/chat/completions', 200, 1000, 10, 5)`,
+			[gone.id],
+		)
+		expect((await app.admin(`/api/tokens/${gone.id}`, { method: 'DELETE' })).status).toBe(200)
+		const { context, page } = await newPage(browser, { baseURL: app.url })
+		await signIn(page, 'admin', ADMIN_PASSWORD)
+		await page.getByRole('link', { name: 'Usage' }).click()
+		const key = page.getByRole('table', { name: 'Requests' }).locator('tr[title="Request by-old-laptop"] [data-label="Key"]')
+		await key.waitFor()
+		expect(await key.textContent()).toBe('old-laptop (deleted)')
+		// Not offered as a key to filter by: it makes no more requests.
+		expect(await page.getByLabel('Key').locator('option').allTextContents()).not.toContain('old-laptop')
+		await shot(page, 'usage-deleted-key')
+		await context.close()
+	}, 90_000)
+})

@@ -1,8 +1,10 @@
 /**
- * A page's list as a table: the load error, a spinner until the first answer, the empty state, then the rows.
+ * A page's list as a table: the load error, a spinner until the first answer, the empty state (only when an answer
+ * said so: a list that failed to load is not an empty one), then the rows.
  * On a phone, `cards-on-phone` turns each row into a card labelled by the cells' `data-label`.
  */
 import type { ComponentChildren, JSX } from 'preact'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { Loaded } from '../hooks'
 import { Alert, Empty, Loading } from './ui'
 
@@ -28,16 +30,27 @@ type DataTableProps<T> = {
 export function DataTable<T>({ loaded, label, columns, actions, empty, errors = [], filter, row }: DataTableProps<T>) {
 	const all = loaded.data?.data ?? []
 	const items = filter ? all.filter(filter) : all
+	// A row that held focus may leave (deleted, its dialog having given focus back to its button): the browser would
+	// drop focus to <body> (WCAG 2.4.3), so it goes to the table, or to the page once no row is left.
+	const lastFocused = useRef<Element | null>(null)
+	const table = useRef<HTMLTableElement>(null)
+	useLayoutEffect(() => {
+		const el = lastFocused.current
+		if (!el || el.isConnected) return
+		lastFocused.current = null
+		if (document.activeElement && document.activeElement !== document.body) return
+		;(table.current ?? document.getElementById('main'))?.focus({ preventScroll: true })
+	})
 	return (
 		<>
 			{[loaded.error, ...errors].map((e, i) => e && <Alert key={i}>{e}</Alert>)}
 			{loaded.loading && !loaded.data ? (
 				<Loading />
-			) : items.length === 0 ? (
+			) : loaded.error && !loaded.data ? null : items.length === 0 ? (
 				<Empty>{empty}</Empty>
 			) : (
-				<div class="card table-wrap">
-					<table class="table cards-on-phone" aria-label={label}>
+				<div class="card table-wrap" onFocusIn={(e) => (lastFocused.current = e.target as Element)}>
+					<table ref={table} tabIndex={-1} class="table cards-on-phone" aria-label={label} aria-busy={loaded.loading ? 'true' : undefined}>
 						<thead>
 							<tr>
 								{columns.map((c) =>

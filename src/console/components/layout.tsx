@@ -54,6 +54,11 @@ function useCurrentInView(route: string) {
 export function Layout({ route, children }: { route: string; children: ComponentChildren }) {
 	const { user, account, signOut } = useSession()
 	const nav = useCurrentInView(route)
+	// Signed in (or following another tab's sign-in): the form that held focus is gone and the browser left it on
+	// <body>, so a keyboard user's next Tab would start over at the skip link. The page takes it instead.
+	useEffect(() => {
+		if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus({ preventScroll: true })
+	}, [])
 	return (
 		<div class="shell">
 			<a class="skip-link" href="#main">

@@ -47,10 +47,13 @@ export function TokensPage() {
 	const [search, setSearch] = useState('')
 	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
 	const cursor = cursors[cursors.length - 1]
+	// Each answer carries the cursors that led to it: the pager names the page whose rows are shown, not the one asked
+	// for, and turns from it (page 1's next cursor is not page 2's while page 2 loads).
 	const list = useLoad(
-		() => api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: search.trim(), limit: PAGE_SIZE, cursor })}`),
+		async () => ({ ...(await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: search.trim(), limit: PAGE_SIZE, cursor })}`)), cursors }),
 		[accountId, search, cursor],
 	)
+	const shown = list.data?.cursors ?? [undefined]
 	// Keys spend outside the console: when the balance above, re-read every 20 s, has moved, so has what the keys
 	// spent; else the header would show the money gone while the key that spent it still read $0.00.
 	const mounted = useRef(false)
@@ -60,16 +63,20 @@ export function TokensPage() {
 	}, [account.balance])
 	// A deletion may leave the last page empty: show the one before it.
 	useEffect(() => {
-		if (list.data?.data.length === 0 && cursors.length > 1) setCursors(cursors.slice(0, -1))
+		if (list.data?.data.length === 0 && shown.length > 1) setCursors(shown.slice(0, -1))
 	}, [list.data])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const [revealed, setRevealed] = useState<Record<number, string>>({})
 	const [rowError, setRowError] = useState<string>()
 	const total = list.data?.total ?? 0
-	const page = cursors.length
+	const page = shown.length
 	const turn = (n: number) => {
-		if (n < page) setCursors(cursors.slice(0, n))
-		else if (list.data?.next_cursor) setCursors([...cursors, list.data.next_cursor])
+		const next = n < page ? shown.slice(0, n) : list.data?.next_cursor ? [...shown, list.data.next_cursor] : undefined
+		if (!next) return
+		// The page already asked for: again only after it failed (a click while it loads waits for it).
+		if (next.length === cursors.length && next[next.length - 1] === cursor) {
+			if (list.error && !list.loading) list.reload()
+		} else setCursors(next)
 	}
 	const startOver = <T,>(set: (v: T) => void) => (v: T) => {
 		set(v)
@@ -161,7 +168,7 @@ export function TokensPage() {
 					)
 				}}
 			/>
-			<ListPager page={page} pages={Math.max(page, Math.ceil(total / PAGE_SIZE))} setPage={turn} />
+			<ListPager page={page} pages={Math.max(page, Math.ceil(total / PAGE_SIZE))} setPage={turn} loading={list.loading && Boolean(list.data)} error={list.error} />
 			{open?.kind === 'create' && (
 				<CreateTokenModal
 					accountId={accountId}

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
+import { PagerStatus, usePagerFocus } from '../components/list-pager'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
 import { Alert, Badge, Button, DateTime, Endpoint, PageHeader, SelectField, TextField } from '../components/ui'
@@ -119,6 +120,11 @@ export function UsagePage() {
 		return () => window.removeEventListener('popstate', restore)
 	}, [])
 	const turn = (next: Array<string | undefined>) => {
+		// The page already asked for: again only after it failed (a click while it loads waits for it).
+		if (next.length === cursors.length && next[next.length - 1] === cursor) {
+			if (rows.error && !rows.loading) rows.reload()
+			return
+		}
 		turning.current = true
 		setCursors(next)
 	}
@@ -137,14 +143,16 @@ export function UsagePage() {
 	// The key filtered by stays offered while a search shows others, as when the address named it.
 	const chosen = useLoad(() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId })}`) : Promise.resolve(undefined)), [accountId, tokenId])
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
-	// Each page comes with its rows' keys, for their names (a deleted key is not listed).
-	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[] }> => {
-		if (inverted) return { data: [], next_cursor: null, keys: [] }
+	// Each page comes with its rows' keys, for their names (deleted ones too), and the cursors that led to it:
+	// the pager names and turns from the page shown, not the one still loading.
+	const rows = useLoad(async (): Promise<Page<UsageRow> & { keys: Token[]; cursors: Array<string | undefined> }> => {
+		if (inverted) return { data: [], next_cursor: null, keys: [], cursors }
 		const page = await api<Page<UsageRow>>('GET', `/api/usage${query({ ...filters, limit, cursor })}`)
 		const ids = [...new Set(page.data.flatMap((r) => (r.token_id === null ? [] : [r.token_id])))]
-		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(',') })}`) : undefined
-		return { ...page, keys: named?.data ?? [] }
+		const named = ids.length ? await api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: ids.join(','), include_deleted: 'true' })}`) : undefined
+		return { ...page, keys: named?.data ?? [], cursors }
 	}, [key, limit, cursor, tick])
+	const shown = rows.data?.cursors ?? cursors
 	const spend = useLoad(
 		// The zone, not today's offset: a range across a change of daylight saving time has days of two offsets.
 		() =>
@@ -158,8 +166,16 @@ export function UsagePage() {
 	const offered = [...(chosen.data?.data ?? []).filter((c) => !keys.data?.data.some((t) => t.id === c.id)), ...(keys.data?.data ?? [])]
 	const shownKeys = [...offered, ...(rows.data?.keys ?? []).filter((r) => !offered.some((t) => t.id === r.id))]
 	const names = keyLabels(shownKeys)
+	const deleted = new Set((rows.data?.keys ?? []).filter((t) => t.status === 'deleted').map((t) => t.id))
+	const keyName = (id: number) => {
+		const name = names.get(id)
+		return name === undefined ? `#${id} (deleted)` : deleted.has(id) ? `${name} (deleted)` : name
+	}
 	const days = from && to && !inverted ? fillDays(new Date(`${from}T00:00:00`), new Date(`${to}T00:00:00`), spend.data?.data ?? []) : []
+	// Figures only from an answer: until one came (or when it failed), not $0.00 and 0 requests.
+	const spent = spend.data !== undefined
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
+	const pagerFocus = usePagerFocus()
 	const refresh = () => {
 		setTick((n) => n + 1)
 		refreshBalance()
@@ -210,15 +226,15 @@ export function UsagePage() {
 					<dl class="stats">
 						<div>
 							<dt>Spent</dt>
-							<dd data-testid="range-spend">{usd(total.cost)}</dd>
+							<dd data-testid="range-spend">{spent ? usd(total.cost) : '—'}</dd>
 						</div>
 						<div>
 							<dt>Requests</dt>
-							<dd>{fmtTokens(total.requests)}</dd>
+							<dd>{spent ? fmtTokens(total.requests) : '—'}</dd>
 						</div>
 						<div>
 							<dt>Tokens</dt>
-							<dd>{fmtTokens(total.tokens)}</dd>
+							<dd>{spent ? fmtTokens(total.tokens) : '—'}</dd>
 						</div>
 					</dl>
 				</div>
@@ -238,7 +254,7 @@ export function UsagePage() {
 							<td data-label="Time">
 								<DateTime iso={r.created_at} />
 							</td>
-							<td data-label="Key" class="name">{r.token_id === null ? '—' : (names.get(r.token_id) ?? `#${r.token_id} (deleted)`)}</td>
+							<td data-label="Key" class="name">{r.token_id === null ? '—' : keyName(r.token_id)}</td>
 							<td data-label="Model">
 								<code>{r.model}</code>
 							</td>
@@ -264,14 +280,15 @@ export function UsagePage() {
 						</tr>
 					)}
 				/>
-				<nav class="pager" aria-label="Pages">
-					<Button disabled={cursors.length < 2} onClick={() => turn(cursors.slice(0, -1))}>
+				<nav class="pager" aria-label="Pages" {...pagerFocus}>
+					<Button disabled={shown.length < 2} onClick={() => turn(shown.slice(0, -1))}>
 						← Newer
 					</Button>
-					<span class="muted">Page {cursors.length}</span>
-					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...cursors, rows.data.next_cursor])}>
+					<span class="muted">Page {shown.length}</span>
+					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...shown, rows.data.next_cursor])}>
 						Older →
 					</Button>
+					<PagerStatus loading={rows.loading && Boolean(rows.data)} error={rows.data && rows.error} />
 					<SelectField
 						label="Per page"
 						value={limit}

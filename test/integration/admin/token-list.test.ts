@@ -66,4 +66,17 @@ describe('GET /api/tokens past one page', () => {
 		const r = await list(`&ids=${oldest.id},${oldest.id + 7}`)
 		expect(r.data.map((t) => t.name).sort()).toEqual(['bulk-00007', 'first-laptop'])
 	})
+
+	it('should name a deleted key only when asked to include deleted keys', async () => {
+		const gone = (await app.admin('/api/tokens', { body: { account_id: accountId, name: 'old-phone' } })).body as { id: number }
+		expect((await app.admin(`/api/tokens/${gone.id}`, { method: 'DELETE' })).status).toBe(200)
+		expect((await list(`&ids=${gone.id}`)).data).toEqual([])
+		const named = await list(`&ids=${gone.id},${oldest.id}&include_deleted=true`)
+		expect(named.data.map((t) => [t.name, (t as { status?: string }).status])).toEqual([
+			['old-phone', 'deleted'],
+			['first-laptop', 'active'],
+		])
+		expect((await list('&search=old-phone')).data).toEqual([])
+		expect((await app.admin(`/api/tokens?account_id=${accountId}&include_deleted=maybe`)).status).toBe(400)
+	})
 })

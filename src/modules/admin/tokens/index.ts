@@ -17,7 +17,7 @@ const Token = t.Object({
 	spend_limit: t.Union([t.Number(), t.Null()], { description: 'USD; null = no limit' }),
 	spent: t.Number({ description: 'USD settled so far' }),
 	reserved: t.Number({ description: 'USD held by requests in flight' }),
-	status: t.String({ description: 'active | disabled | expired' }),
+	status: t.String({ description: 'active | disabled | expired, or deleted (listed only with include_deleted)' }),
 	rpm_limit: t.Union([Int(), t.Null()]),
 	tpm_limit: t.Union([Int(), t.Null()]),
 	allowed_models: t.Union([t.Array(t.String()), t.Null()]),
@@ -107,7 +107,7 @@ export const tokensModule = (svc: Services) =>
 				let accountId = query.account_id
 				if (principal.kind === 'user' && !principal.admin) accountId = principal.accountId
 				if (accountId !== undefined) assertAccount(principal, accountId)
-				const { rows, more, total } = await listTokens(svc, { accountId, search: query.search, ids: query.ids === undefined ? undefined : idList(query.ids), before: cursorId(query.cursor), limit: query.limit })
+				const { rows, more, total } = await listTokens(svc, { accountId, search: query.search, ids: query.ids === undefined ? undefined : idList(query.ids), includeDeleted: query.include_deleted, before: cursorId(query.cursor), limit: query.limit })
 				return { data: rows.map(view), next_cursor: more ? String(rows[rows.length - 1]!.id) : null, total }
 			},
 			{
@@ -115,6 +115,7 @@ export const tokensModule = (svc: Services) =>
 					account_id: t.Optional(IdNumber()),
 					search: t.Optional(t.String({ maxLength: 200, description: 'Part of the name or of the masked key (any case), or a whole key' })),
 					ids: t.Optional(t.String({ description: 'Only these keys: ids separated by commas (at most 1000)' })),
+					include_deleted: t.Optional(t.BooleanString({ description: 'Deleted keys too (status `deleted`), e.g. to name the keys of old usage rows' })),
 					limit: t.Optional(t.Numeric({ minimum: 1, maximum: MAX_TOKEN_PAGE, multipleOf: 1, description: `Keys per page, newest first; default ${MAX_TOKEN_PAGE}` })),
 					cursor: t.Optional(t.String({ description: 'The previous page\'s `next_cursor`' })),
 				}),

@@ -65,6 +65,8 @@ export type TokenFilter = {
 	/** Part of the name or of the masked key (any case), or a whole key. */
 	search?: string
 	ids?: number[]
+	/** Deleted keys too (status `deleted`): for naming the keys that old usage rows name. */
+	includeDeleted?: boolean
 	/** Only keys older than this id (the previous page's last). */
 	before?: number
 	limit?: number
@@ -81,7 +83,7 @@ function searchWhere(text: string): SQL {
 /** One page of keys, newest first, and how many match the filter in all (every page). */
 export async function listTokens(svc: Services, f: TokenFilter = {}) {
 	await svc.ledger.flush()
-	const where: SQL[] = [ne(apiTokens.status, 'deleted')]
+	const where: SQL[] = f.includeDeleted ? [] : [ne(apiTokens.status, 'deleted')]
 	if (f.accountId !== undefined) where.push(eq(apiTokens.accountId, f.accountId))
 	const search = f.search?.trim()
 	if (search) where.push(searchWhere(search))
