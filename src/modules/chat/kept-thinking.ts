@@ -64,15 +64,22 @@ const hasClaudeThinking = (m: Message) =>
 const firstCall = (m: Message) => m.content.find((p) => p.type === 'tool_call')?.id
 
 /**
- * The assistant turns of the current tool loop (after the last user message with more than tool results) that call
- * Claude's tools without Claude's thinking: their indexes and first call ids.
+ * What a tool returned that an OpenAI chat tool message (text only) cannot hold: images, files and audio, which clients
+ * send in a user message right after the results (Cline's read_files of an image: "see following user message for
+ * image"). Claude gets them in the results' turn (consecutive user messages merged), so they do not end the tool loop.
+ */
+const TOOL_OUTPUT = new Set<Part['type']>(['tool_result', 'image', 'file', 'audio'])
+
+/**
+ * The assistant turns of the current tool loop (after the last user message with more than tool results and their
+ * media) that call Claude's tools without Claude's thinking: their indexes and first call ids.
  */
 function bareTurns(messages: Message[]): Array<{ at: number; callId: string }> {
 	const out: Array<{ at: number; callId: string }> = []
 	for (let i = messages.length - 1; i >= 0; i--) {
 		const m = messages[i]!
 		if (m.role === 'user') {
-			if (m.content.some((p) => p.type !== 'tool_result')) break
+			if (m.content.some((p) => !TOOL_OUTPUT.has(p.type))) break
 			continue
 		}
 		const callId = firstCall(m)

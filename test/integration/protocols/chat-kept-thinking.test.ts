@@ -36,6 +36,7 @@ afterAll(async () => {
 const TOOLS = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]
 const USER = 'weather please #tools'
 const THINKING = `Let me think about ${USER}.`
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
 const client = (node: Instance, key: string) => new OpenAI({ apiKey: key, baseURL: `${node.url}/v1`, maxRetries: 0 })
 const ask = (c: OpenAI, messages: unknown[], stream: boolean) => chat(c, { model: 'qa-claude', reasoning_effort: 'low', tools: TOOLS, messages } as never, stream)
@@ -73,6 +74,31 @@ describe('chat clients that drop reasoning_details, on a Claude tool loop', () =
 				expect(next.text).toBe('Tool results: rain; sun')
 				expect(next.reasoning).toBe(THINKING)
 			})
+
+	// Cline's read_files of an image: the tool message says "(see following user message for image)" and the image
+	// follows as a user message (its split-tool-images middleware). Claude gets that image in the tool results' turn,
+	// so the turn before it still needs its thinking.
+	it('should give Claude its thinking back when a user message of images follows the tool results (Cline)', async () => {
+		const { key } = await cl.account(5)
+		const first = await ask(client(a, key), [{ role: 'user', content: USER }], true)
+		const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }
+		const next = await ask(client(b, key), [...dropped(first), { role: 'user', content: [image] }], true)
+		const sent = sentToClaude()
+		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+		expect(sent.assistant.content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: thinkingSignature(THINKING) })
+		expect(lastRequest(anthropic).body.messages.at(-1).content.map((x: any) => x.type)).toEqual(['tool_result', 'tool_result', 'image'])
+		expect(next.reasoning).toBe(THINKING)
+	})
+
+	it('should leave a turn without its thinking once a user message of text starts a new prompt', async () => {
+		const { key } = await cl.account(5)
+		const first = await ask(client(a, key), [{ role: 'user', content: USER }], false)
+		const history = [...dropped(first), { role: 'assistant', content: 'It rains.' }, { role: 'user', content: 'thanks' }]
+		await ask(client(b, key), history, false)
+		const sent = sentToClaude()
+		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+		expect(sent.assistant.content.map((x: any) => x.type)).toEqual(['tool_use', 'tool_use'])
+	})
 
 	it("should give another account nothing for the same call ids: its turn goes without thinking, as before", async () => {
 		const owner = await cl.account(5)
