@@ -21,7 +21,7 @@ let b: Instance
 beforeAll(async () => {
 	anthropic = await startAnthropicMock({ apiKey: 'up-a' })
 	const config: GatewayConfig = {
-		channels: [{ name: 'a', type: 'anthropic', base_url: anthropic.url, api_key: 'up-a', models: ['qa-claude'], model_map: { 'qa-claude': 'claude-sonnet-5' } }],
+		channels: [{ name: 'a', type: 'anthropic', base_url: anthropic.url, api_key: 'up-a', models: ['qa-claude'], model_map: { 'qa-claude': 'claude-sonnet-4-6' } }],
 		models: [{ name: 'qa-claude', input_per_mtok: 3, output_per_mtok: 15 }],
 	}
 	cl = await startCluster(2, config)
