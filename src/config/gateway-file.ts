@@ -8,7 +8,8 @@ import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value'
 import { usdToMicros } from '../billing/money'
 import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
-import { jsonDuplicateKey, jsonErrorAt, yamlDuplicateKey, yamlErrorLine } from './parse-position'
+import { didYouMean, schemaKeys } from './nearest-key'
+import { jsonDuplicateKey, jsonErrorAt, keyPosition, type Position, yamlDuplicateKey, yamlErrorLine } from './parse-position'
 import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 
 const Usd = T.Number({ minimum: 0 })
@@ -92,6 +93,9 @@ const GatewayFile = T.Object({
 })
 const FILE_FIELDS = Object.keys(GatewayFile.properties)
 
+/** Where in the file the key at a path (`['models', '0', 'cached_input_per_mtok']`) is written, when known. */
+export type Locate = (path: readonly string[]) => Position | undefined
+
 export type GatewayConfig = { channels: ChannelEntry[]; models: ModelEntry[] }
 
 /** What an entry may name, for the message about a field it may not. */
@@ -120,19 +124,29 @@ export async function loadGatewayFile(path: string): Promise<GatewayConfig> {
 	// Both parsers keep the last of a key given twice: a price copied and edited would bill one of them silently.
 	const twice = yaml ? yamlDuplicateKey(text) : jsonDuplicateKey(text)
 	if (twice) throw new ConfigError(`${path}: line ${twice.line}, column ${twice.column}: key "${twice.key}" given twice (${twice.path}); remove one`)
-	return parseGatewayConfig(raw, path)
+	const parse = yaml ? (t: string) => Bun.YAML.parse(t) : (t: string) => JSON.parse(t)
+	return parseGatewayConfig(raw, path, (at) => keyPosition(text, at, parse))
 }
 
-export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): GatewayConfig {
+/**
+ * Validates a parsed file. Every object is closed (the schemas above and channel-settings.ts refuse a key they do not
+ * name), but for the open maps `model_map` and `settings.headers`; a refused key is named with the nearest known one
+ * and, through `locate`, its line and column.
+ */
+export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG', locate: Locate = () => undefined): GatewayConfig {
+	const at = (path: readonly string[]) => {
+		const p = locate(path)
+		return p ? `${source}: line ${p.line}, column ${p.column}` : source
+	}
 	if (!Value.Check(GatewayFile, raw)) throw new ConfigError(`${source}: must be an object with "channels" and/or "models" arrays`)
 	// A misspelt "modles" would drop every price.
 	const stray = Object.keys(raw).find((k) => !FILE_FIELDS.includes(k))
-	if (stray !== undefined) throw new ConfigError(`${source}: unknown field "${stray}" (allowed: ${FILE_FIELDS.join(', ')})`)
-	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, `${source}: channels[${i}]`, CHANNEL_FIELDS))
-	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, `${source}: models[${i}]`, MODEL_FIELDS))
+	if (stray !== undefined) throw new ConfigError(`${at([stray])}: unknown field "${stray}"${hint(stray, FILE_FIELDS)} (allowed: ${FILE_FIELDS.join(', ')})`)
+	const channels = (raw.channels ?? []).map((c, i) => check(ChannelEntry, c, ['channels', String(i)], at, CHANNEL_FIELDS))
+	const models = (raw.models ?? []).map((m, i) => check(ModelEntry, m, ['models', String(i)], at, MODEL_FIELDS))
 	for (const [i, c] of channels.entries()) {
 		const key = unlistedMapKey(c.models, c.model_map)
-		if (key !== undefined) throw new ConfigError(`${source}: channels[${i}] ("${c.name}"): field "model_map.${key}": ${unlistedMapKeyMessage(key)}`)
+		if (key !== undefined) throw new ConfigError(`${at(['channels', String(i), 'model_map', key])}: channels[${i}] ("${c.name}"): field "model_map.${key}": ${unlistedMapKeyMessage(key)}`)
 	}
 	dupes(channels.map((c) => c.name), `${source}: channels`)
 	dupes(models.map((m) => m.name), `${source}: models`)
@@ -143,28 +157,38 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG'): Gat
 			try {
 				usdToMicros(v as number)
 			} catch (e) {
-				throw new ConfigError(`${source}: models[${i}] ("${m.name}"): field "${k}": ${(e as Error).message}`)
+				throw new ConfigError(`${at(['models', String(i), k])}: models[${i}] ("${m.name}"): field "${k}": ${(e as Error).message}`)
 			}
 		}
 	}
 	return { channels, models }
 }
 
-function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: unknown, where: string, allowed: string): Static<S> {
+/** `: did you mean "cache_read_per_mtok"?` when a known key is near, else nothing. */
+function hint(key: string, known: readonly string[]): string {
+	const near = didYouMean(key, known)
+	return near && `: ${near}`
+}
+
+function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: unknown, entry: string[], at: (path: readonly string[]) => string, allowed: string): Static<S> {
 	if (Value.Check(schema, value)) return value as Static<S>
 	const name = (value as { name?: unknown } | null)?.name
+	const where = `${entry[0]}[${entry[1]}]`
 	const label = typeof name === 'string' ? `${where} ("${name}")` : where
 	const first = Value.Errors(schema, value).First()
-	const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || '(entry)'
+	// A JSON pointer below the entry (TypeBox escapes `~` and `/` in a key as ~0 and ~1).
+	const path = first?.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~')) ?? []
+	const field = path.join('.') || '(entry)'
+	const prefix = `${at([...entry, ...path])}: ${label}`
 	if (first?.type === ValueErrorType.ObjectAdditionalProperties || first?.type === ValueErrorType.IntersectUnevaluatedProperties) {
 		// A key of a map with a pattern (settings.headers) is not unknown but malformed.
 		const keyPattern = first.schema.patternProperties && Object.keys(first.schema.patternProperties)[0]
-		if (keyPattern) throw new ConfigError(`${label}: field "${field}": not a valid name (it must match ${keyPattern})`)
+		if (keyPattern) throw new ConfigError(`${prefix}: field "${field}": not a valid name (it must match ${keyPattern})`)
 		// Deeper than the entry (settings.timeoutz): what that object may name.
-		const nested = field.includes('.') && first.schema.properties ? Object.keys(first.schema.properties).join(', ') : undefined
-		throw new ConfigError(`${label}: unknown field "${field}" (allowed: ${nested ?? allowed})`)
+		const nested = path.length > 1 && first.schema.properties ? Object.keys(first.schema.properties).join(', ') : undefined
+		throw new ConfigError(`${prefix}: unknown field "${field}"${hint(path.at(-1)!, schemaKeys(first.schema))} (allowed: ${nested ?? allowed})`)
 	}
-	throw new ConfigError(`${label}: field "${field}" ${first ? describe(first) : 'is invalid'}`)
+	throw new ConfigError(`${prefix}: field "${field}" ${first ? describe(first) : 'is invalid'}`)
 }
 
 /**

@@ -309,3 +309,32 @@ function renamedParses(text: string, offset: number, length: number, parse: (tex
 		Array.isArray(v) ? v.some(has) : v !== null && typeof v === 'object' ? Object.hasOwn(v, SENTINEL) || Object.values(v).some(has) : false
 	return has(value)
 }
+
+/**
+ * Where the key `path` ends in is written, for a message about that key (an unknown or invalid field of a file that
+ * parses): each place the key's text stands (plain, or quoted as JSON or YAML would) is renamed in turn, and the one
+ * whose renaming moves that very key is it. Undefined when none does (a key written with escapes).
+ * @example keyPosition('models:\n  - name: m\n    cached: 1\n', ['models', '0', 'cached'], (t) => Bun.YAML.parse(t)) // { line: 3, column: 5 }
+ */
+export function keyPosition(text: string, path: readonly string[], parse: (text: string) => unknown): Position | undefined {
+	const key = path.at(-1)
+	if (key === undefined || key === '') return undefined
+	const holder = (v: unknown): unknown => path.slice(0, -1).reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), v)
+	const spellings = [...new Set([JSON.stringify(key), `'${key.replace(/'/g, "''")}'`, key])]
+	let tried = 0
+	for (const spelling of spellings)
+		for (let at = text.indexOf(spelling); at >= 0 && tried < 500; at = text.indexOf(spelling, at + 1)) {
+			// A plain spelling inside a longer name (`idle` in `idle_ms`) is not the key.
+			if (spelling === key && (/[\w-]/.test(text[at - 1] ?? '') || /[\w-]/.test(text[at + key.length] ?? ''))) continue
+			tried++
+			let value: unknown
+			try {
+				value = parse(`${text.slice(0, at)}${JSON.stringify(SENTINEL)}${text.slice(at + spelling.length)}`)
+			} catch {
+				continue
+			}
+			const o = holder(value)
+			if (o !== null && typeof o === 'object' && Object.hasOwn(o, SENTINEL)) return positionOf(text, at)
+		}
+	return undefined
+}

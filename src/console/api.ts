@@ -70,7 +70,8 @@ export function fieldDetail(message: string, param: string): string | undefined 
 	if (bound) return `${bound[1] === 'less' ? 'at most' : 'at least'} ${Number(bound[2]).toLocaleString('en-US')}`
 	if (/^Expected integer$/.test(detail)) return 'a whole number'
 	if (/^Expected (?:number|union value)$/.test(detail)) return 'a number'
-	if (/^Unexpected property$/.test(detail)) return 'not a known name'
+	const unknown = /^Unexpected property(?:: (did you mean .*))?$/.exec(detail)
+	if (unknown) return unknown[1] ? `not a known name (${unknown[1]})` : 'not a known name'
 	return detail.replace(/^does not fit: /, '')
 }
 

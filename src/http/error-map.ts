@@ -4,7 +4,8 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { Value, ValueErrorType } from '@sinclair/typebox/value'
+import { didYouMean, schemaKeys } from '../config/nearest-key'
 import type { Services } from '../services'
 import { GatewayError } from '../core/errors'
 
@@ -14,7 +15,7 @@ import { GatewayError } from '../core/errors'
  */
 export type RequestParts = { query?: unknown; params?: unknown; body?: unknown; contentType?: string | null }
 
-type FieldError = { path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown; const?: unknown; type?: unknown }; errors?: Iterable<FieldError>[] }
+type FieldError = { type?: number; path?: string; message?: string; summary?: string; schema?: { pattern?: unknown; description?: unknown; const?: unknown; type?: unknown }; errors?: Iterable<FieldError>[] }
 type ValidationLike = { all?: FieldError[]; type?: string; value?: unknown; validator?: unknown }
 
 /** Maps anything thrown into a GatewayError; unknown errors are logged (redacted) and become a generic 500. */
@@ -24,7 +25,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 		case 'VALIDATION': {
 			const v = error as ValidationLike
 			const first = v.all?.[0] && specific(v.all[0])
-			const detail = patternRule(first) ?? first?.message ?? first?.summary ?? 'is invalid'
+			const detail = (patternRule(first) ?? first?.message ?? first?.summary ?? 'is invalid') + nearestField(first)
 			let where = v.type ?? 'request'
 			let field: string | null = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : null
 			if (v.type === 'property') {
@@ -122,6 +123,17 @@ function patternRule(e: NonNullable<ValidationLike['all']>[number] | undefined):
 	const s = e?.schema
 	if (typeof s?.pattern !== 'string' || typeof s.description !== 'string' || !e?.message?.includes(s.pattern)) return undefined
 	return `does not fit: ${s.description}`
+}
+
+/**
+ * A field no schema names (the management API's closed bodies) is told the nearest one it does, as the config file
+ * is (config/nearest-key.ts): `"cached_input_per_mtok" Unexpected property: did you mean "cache_read_per_mtok"?`.
+ */
+function nearestField(e: FieldError | undefined): string {
+	if (e?.type !== ValueErrorType.ObjectAdditionalProperties && e?.type !== ValueErrorType.IntersectUnevaluatedProperties) return ''
+	const key = e.path?.split('/').at(-1)?.replace(/~1/g, '/').replace(/~0/g, '~')
+	const near = key ? didYouMean(key, schemaKeys(e.schema)) : ''
+	return near && `: ${near}`
 }
 
 /** The member of the query, path or body whose value, coerced, is the refused one and fails the schema reported. */

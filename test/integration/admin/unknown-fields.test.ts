@@ -67,6 +67,30 @@ describe('fields no schema names', () => {
 		expect(ok.body).toMatchObject({ input_per_mtok: 1, output_per_mtok: 2, prices: { per_image_1024x1024_hd: 0.08, per_second_1280x720: 0.1, per_minute: 0.006 } })
 	})
 
+	it('should name the nearest field the body defines, at any depth, as the config file does', async () => {
+		// Audit: "Unexpected property" alone left the caller to guess that cached_input_per_mtok is cache_read_per_mtok.
+		const ch = { name: 'near', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', models: ['m'] }
+		const cases: Array<[string, string, unknown, string, string]> = [
+			['POST', '/api/models', { name: 'near-m', input_per_mtok: 1, cached_input_per_mtok: 0.5 }, 'cached_input_per_mtok', 'cache_read_per_mtok'],
+			['POST', '/api/channels', { ...ch, prioirty: 1 }, 'prioirty', 'priority'],
+			['POST', '/api/channels', { ...ch, settings: { timeouts: { first_byte: 100 } } }, 'settings.timeouts.first_byte', 'first_byte_ms'],
+			['POST', '/api/accounts', { name: 'a', balence: 1 }, 'balence', 'balance'],
+		]
+		for (const [method, path, body, param, near] of cases) {
+			const r = await app.admin(path, { method, body })
+			expect({ path, status: r.status, error: r.body.error }).toEqual({
+				path,
+				status: 400,
+				error: { type: 'invalid_request_error', code: 'invalid_request_error', param, message: `Invalid body: "${param}" Unexpected property: did you mean "${near}"?` },
+			})
+		}
+		const m = await app.admin('/api/models', { body: { name: 'near-p', input_per_mtok: 1 } })
+		const patch = await app.admin(`/api/models/${m.body.id}`, { method: 'PATCH', body: { cache_hit_per_mtok: 0.1 } })
+		expect(patch.body.error.message).toBe('Invalid body: "cache_hit_per_mtok" Unexpected property: did you mean "cache_read_per_mtok"?')
+		// Nothing near: the field alone.
+		expect((await app.admin('/api/models', { body: { name: 'near-q', bogus: 2 } })).body.error.message).toBe('Invalid body: "bogus" Unexpected property')
+	})
+
 	it('should take them in the model APIs’ queries, as the vendors do', async () => {
 		const { key } = await app.account(1)
 		for (const path of ['/v1/models?foo=1', '/v1/models?limit=1&after_id=&x=y', '/v1/dashboard/billing/usage?foo=1']) {

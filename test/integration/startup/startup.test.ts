@@ -33,7 +33,7 @@ describe('startup', () => {
 		await Bun.write(cfg, JSON.stringify({ channels: [{ name: 'x', type: 'warp', base_url: 'https://x', api_key: 'k', models: ['m'] }] }))
 		const r = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d1`, GATEWAY_CONFIG: cfg })
 		expect(r.code).toBe(1)
-		expect(r.stderr).toContain(`${cfg}: channels[0] ("x"): field "type"`)
+		expect(r.stderr).toContain(`${cfg}: line 1, column 26: channels[0] ("x"): field "type"`)
 	})
 
 	it('should refuse a misspelt channel setting and a base_url that is not a URL, naming file, entry and field', async () => {
@@ -41,12 +41,26 @@ describe('startup', () => {
 		await Bun.write(cfg, 'channels:\n  - name: x\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings:\n      timeoutz:\n        first_byte_ms: 100\n')
 		const r = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d-settings`, GATEWAY_CONFIG: cfg })
 		expect(r.code).toBe(1)
-		expect(r.stderr).toContain(`${cfg}: channels[0] ("x"): unknown field "settings.timeoutz"`)
+		expect(r.stderr).toContain(`${cfg}: line 8, column 7: channels[0] ("x"): unknown field "settings.timeoutz": did you mean "timeouts"?`)
 		const url = `${out}/bad-url.json`
 		await Bun.write(url, JSON.stringify({ channels: [{ name: 'y', type: 'openai', base_url: 'not a url', api_key: 'k', models: ['m'] }] }))
 		const u = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d-url`, GATEWAY_CONFIG: url })
 		expect(u.code).toBe(1)
-		expect(u.stderr).toContain(`${url}: channels[0] ("y"): field "base_url" does not fit: An http:// or https:// URL`)
+		expect(u.stderr).toContain(`${url}: line 1, column 42: channels[0] ("y"): field "base_url" does not fit: An http:// or https:// URL`)
+	})
+
+	it('should refuse an unknown price key rather than bill the model without that price, naming line, model, key and the nearest known key', async () => {
+		// An operator's `cached_input_per_mtok` was meant as the cache-read price; skipped, cached input would bill at the input price.
+		for (const [name, text, where] of [
+			['cached.yaml', 'models:\n  - name: gpt-4o\n    input_per_mtok: 2.5\n    output_per_mtok: 10\n    cached_input_per_mtok: 1.25\n', 'line 5, column 5'],
+			['cached.json', '{\n  "models": [\n    { "name": "gpt-4o", "input_per_mtok": 2.5, "output_per_mtok": 10, "cached_input_per_mtok": 1.25 }\n  ]\n}\n', 'line 3, column 71'],
+		]) {
+			const cfg = `${out}/${name}`
+			await Bun.write(cfg, text!)
+			const r = await boot([process.execPath, 'src/index.ts'], { DATA_DIR: `${out}/d-${name}`, GATEWAY_CONFIG: cfg })
+			expect({ name, code: r.code, health: r.health }).toEqual({ name, code: 1, health: undefined })
+			expect(r.stderr).toContain(`${cfg}: ${where}: models[0] ("gpt-4o"): unknown field "cached_input_per_mtok": did you mean "cache_read_per_mtok"? (allowed: name, input_per_mtok,`)
+		}
 	})
 
 	it('should refuse PostgreSQL without SECRET_KEY, saying why', async () => {

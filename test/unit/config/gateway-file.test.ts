@@ -34,7 +34,7 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt token price, naming file, entry and field, rather than bill it at $0', () => {
 		const typo = { models: [{ name: 'gpt-4o-mini', input_per_mtok: 0.15, ouput_per_mtok: 0.6 }] }
-		expect(() => parseGatewayConfig(typo, 'gw.json')).toThrow(/^gw\.json: models\[0\] \("gpt-4o-mini"\): unknown field "ouput_per_mtok" \(allowed: name, input_per_mtok, output_per_mtok, .*per_image/)
+		expect(() => parseGatewayConfig(typo, 'gw.json')).toThrow(/^gw\.json: models\[0\] \("gpt-4o-mini"\): unknown field "ouput_per_mtok": did you mean "output_per_mtok"\? \(allowed: name, input_per_mtok, output_per_mtok, .*per_image/)
 		expect(() => parseGatewayConfig({ models: [{ name: 'm', reasoning_per_mtok: 1 }] }, 'gw.json')).toThrow(/unknown field "reasoning_per_mtok"/)
 	})
 	it('should accept only the unit prices something charges', () => {
@@ -44,12 +44,12 @@ describe('parseGatewayConfig', () => {
 		expect(parseGatewayConfig({ models: [{ name: 'm', per_request: 0.01, ...units }] }).models[0]).toMatchObject(units)
 	})
 	it('should refuse an unknown channel field and list the channel types', () => {
-		expect(() => parseGatewayConfig({ channels: [{ ...channel, prioirty: 3 }] }, 'gw.json')).toThrow(/^gw\.json: channels\[0\] \("openai-main"\): unknown field "prioirty" \(allowed: name, type, .*priority/)
+		expect(() => parseGatewayConfig({ channels: [{ ...channel, prioirty: 3 }] }, 'gw.json')).toThrow(/^gw\.json: channels\[0\] \("openai-main"\): unknown field "prioirty": did you mean "priority"\? \(allowed: name, type, .*priority/)
 		expect(() => parseGatewayConfig({ channels: [{ ...channel, type: 'opnai' }] }, 'gw.json')).toThrow(/field "type" must be one of openai, anthropic, gemini, .*not "opnai"/)
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz" (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, speech_sse, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, speech_sse, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})
@@ -75,7 +75,7 @@ describe('parseGatewayConfig', () => {
 			expect(parseGatewayConfig({ channels: [{ ...channel, base_url }] }).channels[0]!.base_url).toBe(base_url)
 	})
 	it('should refuse an unknown top-level field', () => {
-		expect(() => parseGatewayConfig({ modles: [{ name: 'm', input_per_mtok: 1 }] }, 'gw.json')).toThrow('gw.json: unknown field "modles" (allowed: channels, models)')
+		expect(() => parseGatewayConfig({ modles: [{ name: 'm', input_per_mtok: 1 }] }, 'gw.json')).toThrow('gw.json: unknown field "modles": did you mean "models"? (allowed: channels, models)')
 	})
 })
 
@@ -88,7 +88,7 @@ describe('loadGatewayFile', () => {
 		await expect(loadGatewayFile(`${dir}/bad.json`)).rejects.toThrow(/bad\.json: cannot parse/)
 		await expect(loadGatewayFile(`${dir}/missing.json`)).rejects.toThrow(/missing\.json: file not found/)
 		await Bun.write(`${dir}/typo.yaml`, 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n    settings:\n      timeoutz:\n        first_byte_ms: 100\n')
-		await expect(loadGatewayFile(`${dir}/typo.yaml`)).rejects.toThrow(`${dir}/typo.yaml: channels[0] ("a"): unknown field "settings.timeoutz"`)
+		await expect(loadGatewayFile(`${dir}/typo.yaml`)).rejects.toThrow(`${dir}/typo.yaml: line 8, column 7: channels[0] ("a"): unknown field "settings.timeoutz": did you mean "timeouts"?`)
 	})
 
 	it('should name the line (and for JSON the column) where an unparsable file goes wrong', async () => {
@@ -157,5 +157,38 @@ describe('loadGatewayFile', () => {
 		const dir = `/tmp/sb-cfg-ext-${process.pid}`
 		await Bun.write(`${dir}/gateway.conf`, 'models:\n  - name: m\n    input_per_mtok: 1\n')
 		await expect(loadGatewayFile(`${dir}/gateway.conf`)).rejects.toThrow(`${dir}/gateway.conf: cannot parse at line 1, column 1: read as JSON (only a name ending .yaml or .yml is read as YAML): `)
+	})
+
+	it('should refuse an unknown key at every level, naming file, line and column, entry, key and the nearest known key', async () => {
+		// An operator's `cached_input_per_mtok` (OpenAI's pricing page says "Cached input") must not leave the model billing no cache price.
+		const dir = `/tmp/sb-cfg-unknown-${process.pid}`
+		const ch = '{"name": "a", "type": "openai", "base_url": "https://x/v1", "api_key": "k", "models": ["m"]'
+		const chYaml = 'channels:\n  - name: a\n    type: openai\n    base_url: https://x/v1\n    api_key: k\n    models: [m]\n'
+		const cases: Array<[string, string, string]> = [
+			['price.json', '{"models": [\n  {"name": "gpt-4o", "input_per_mtok": 2.5,\n   "cached_input_per_mtok": 1.25}\n]}\n', 'line 3, column 4: models[0] ("gpt-4o"): unknown field "cached_input_per_mtok": did you mean "cache_read_per_mtok"? (allowed: name, input_per_mtok,'],
+			['price.yaml', 'models:\n  - name: gpt-4o\n    input_per_mtok: 2.5\n    cached_input_per_mtok: 1.25\n', 'line 4, column 5: models[0] ("gpt-4o"): unknown field "cached_input_per_mtok": did you mean "cache_read_per_mtok"? (allowed: name, input_per_mtok,'],
+			['flow.yaml', 'models: [{name: m, input_per_mtok: 1, "enabeld": false}]\n', 'line 1, column 39: models[0] ("m"): unknown field "enabeld": did you mean "enabled"? (allowed: name,'],
+			['top.json', '{"channels": [],\n "modles": [{"name": "m", "input_per_mtok": 1}]}', 'line 2, column 2: unknown field "modles": did you mean "models"? (allowed: channels, models)'],
+			['top.yaml', 'channels: []\nmodles:\n  - name: m\n', 'line 2, column 1: unknown field "modles": did you mean "models"? (allowed: channels, models)'],
+			['channel.json', `{"channels": [${ch},\n  "prioirty": 1}]}`, 'line 2, column 3: channels[0] ("a"): unknown field "prioirty": did you mean "priority"? (allowed: name, type, base_url, api_key, models, priority, weight, model_map, enabled, settings)'],
+			['channel.yaml', `${chYaml}    baseurl: https://y/v1\n`, 'line 7, column 5: channels[0] ("a"): unknown field "baseurl": did you mean "base_url"? (allowed: name, type,'],
+			['settings.json', `{"channels": [${ch}, "settings": {\n "responsesApi": false}}]}`, 'line 2, column 2: channels[0] ("a"): unknown field "settings.responsesApi": did you mean "responses_api"? (allowed: timeouts, headers,'],
+			['settings.yaml', `${chYaml}    settings:\n      header:\n        x-title: t\n`, 'line 8, column 7: channels[0] ("a"): unknown field "settings.header": did you mean "headers"? (allowed: timeouts, headers,'],
+			['timeouts.json', `{"channels": [${ch}, "settings": {"timeouts": {"idle_ms": 5,\n "first_byte": 1}}}]}`, 'line 2, column 2: channels[0] ("a"): unknown field "settings.timeouts.first_byte": did you mean "first_byte_ms"? (allowed: first_byte_ms, idle_ms)'],
+			['timeouts.yaml', `${chYaml}    settings: {timeouts: {firstByteMs: 1}}\n`, 'line 7, column 27: channels[0] ("a"): unknown field "settings.timeouts.firstByteMs": did you mean "first_byte_ms"? (allowed: first_byte_ms, idle_ms)'],
+			// No known key is near: the list alone.
+			['far.yaml', 'models:\n  - name: m\n    cost: 1\n', 'line 3, column 5: models[0] ("m"): unknown field "cost" (allowed: name,'],
+			// Not only unknown keys: a value of the wrong type is placed too.
+			['type.yaml', 'models:\n  - name: m\n    input_per_mtok: "1"\n', 'line 3, column 5: models[0] ("m"): field "input_per_mtok" Expected number'],
+		]
+		for (const [name, text, message] of cases) {
+			await Bun.write(`${dir}/${name}`, text)
+			const err = await loadGatewayFile(`${dir}/${name}`).then(() => undefined, (e: Error) => e.message)
+			const want = `${dir}/${name}: ${message}`
+			expect({ name, err: err?.slice(0, want.length) }).toEqual({ name, err: want })
+		}
+		// The open maps stay open: any model_map key the models list, any header name.
+		await Bun.write(`${dir}/open.yaml`, `${chYaml.replace('[m]', '[m, fast]')}    model_map: {fast: m}\n    settings:\n      headers: {x-anything: v, HTTP-Referer: r}\n`)
+		expect((await loadGatewayFile(`${dir}/open.yaml`)).channels[0]).toMatchObject({ model_map: { fast: 'm' }, settings: { headers: { 'x-anything': 'v', 'HTTP-Referer': 'r' } } })
 	})
 })

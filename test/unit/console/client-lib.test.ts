@@ -126,6 +126,7 @@ describe('console API client', () => {
 		expect(refused('Invalid body: "username" does not fit: Letters, digits and . _ @ - (stored lower-case)', 'username')).toBe('Username: Letters, digits and . _ @ - (stored lower-case)')
 		expect(refused('signup_balance: USD amount out of range: 100000000000000000', 'signup_balance')).toBe('Signup balance: USD amount out of range: 100000000000000000')
 		expect(refused('Invalid body: "settings.timeoutz" Unexpected property', 'settings.timeoutz')).toBe('Settings: timeoutz: not a known name')
+		expect(refused('Invalid body: "settings.timeoutz" Unexpected property: did you mean "timeouts"?', 'settings.timeoutz')).toBe('Settings: timeoutz: not a known name (did you mean "timeouts"?)')
 		// A message that does not start with its field is the server's sentence as it is.
 		expect(refused('The username "carol" is taken', 'username')).toBe('The username "carol" is taken')
 		expect(errorMessage(401, null)).toBe('Your session has ended. Sign in again.')
