@@ -144,3 +144,26 @@ export function codexCliReplay(output: OpenAI.Responses.ResponseOutputItem[], ou
 	for (const o of output) if (o.type === 'function_call' && outputs[o.call_id] !== undefined) items.push({ type: 'function_call_output', id: cliId('fco', ++n), call_id: o.call_id, output: outputs[o.call_id] })
 	return items
 }
+
+/**
+ * Codex CLI 0.171's tool search, as recorded at the mock vendor for a catalog model with `supports_search_tool: true`:
+ * run by the CLI itself (BM25 over its deferred MCP and app tools), described and parameterised by it.
+ */
+export const CODEX_TOOL_SEARCH = {
+	type: 'tool_search',
+	execution: 'client',
+	description:
+		'# Tool discovery\n\nSearches over deferred tool metadata with BM25 and exposes matching tools for the next model call.\n\nSome of the tools may not have been provided to you upfront, and you should use this tool (`tool_search`) to search for the required tools. For MCP tool discovery, always use `tool_search` instead of `list_mcp_resources` or `list_mcp_resource_templates`.',
+	parameters: {
+		type: 'object',
+		properties: { limit: { type: 'number', description: 'Maximum number of tools to return. Defaults to 8.' }, query: { type: 'string', description: 'Search query for deferred tools.' } },
+		required: ['query'],
+		additionalProperties: false,
+	},
+}
+
+/**
+ * The `tool_search_output` the CLI records for a search it ran (`codex-rs` `ResponseInputItem::ToolSearchOutput`:
+ * no id, `status` and `execution` beside the call's id), the tools loaded as deferred definitions.
+ */
+export const codexSearchOutput = (callId: string, tools: unknown[]): Item => ({ type: 'tool_search_output', call_id: callId, status: 'completed', execution: 'client', tools })
