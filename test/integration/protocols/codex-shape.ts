@@ -163,7 +163,22 @@ export const CODEX_TOOL_SEARCH = {
 }
 
 /**
- * The `tool_search_output` the CLI records for a search it ran (`codex-rs` `ResponseInputItem::ToolSearchOutput`:
- * no id, `status` and `execution` beside the call's id), the tools loaded as deferred definitions.
+ * The `tool_search_output` the CLI sends back for a search it ran (`codex-rs` `ResponseInputItem::ToolSearchOutput`:
+ * no id, `status` and `execution` beside the call's id), the tools loaded as deferred definitions. The CLI replays the
+ * `tool_search_call` item as it received it (id, `call_id`, `status`, `execution`, `arguments`).
  */
 export const codexSearchOutput = (callId: string, tools: unknown[]): Item => ({ type: 'tool_search_output', call_id: callId, status: 'completed', execution: 'client', tools })
+
+/**
+ * What the CLI's search loaded from an MCP server (`[mcp_servers.cal]`, tools `create_event` and `list_events`), as
+ * recorded: a namespace per server, its functions deferred.
+ */
+export const CODEX_LOADED_MCP = {
+	type: 'namespace',
+	name: 'mcp__cal',
+	description: 'Tools in the mcp__cal namespace.',
+	tools: [
+		{ type: 'function', name: 'create_event', description: 'Create a calendar event.', strict: false, defer_loading: true, parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+		{ type: 'function', name: 'list_events', description: 'List calendar events.', strict: false, defer_loading: true, parameters: { type: 'object', properties: { day: { type: 'string' } } } },
+	],
+}

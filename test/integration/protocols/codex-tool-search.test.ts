@@ -3,13 +3,13 @@
  * `/v1/responses` with the official `openai` SDK, on a Claude and a Gemini model (converted) and a GPT model (verbatim):
  * the search offered as a function, the vendor's call of it given back as a `tool_search_call` item (streamed as
  * OpenAI streams one: its item events only), the replayed call and `tool_search_output` sent as a call and its result,
- * the tools that output loaded (a deferred function, a namespace) offered upstream from then on and their calls given
+ * the tools that output loaded (a deferred function, an MCP server's namespace) offered upstream from then on and their calls given
  * back as the CLI's own (namespace split back), and a search run by OpenAI refused with a 400 naming it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
-import { CODEX_CLI_TOOLS, CODEX_HEADERS, CODEX_TOOL_SEARCH, cliMessage, cliPrefix, codexCliBody, codexCliReplay, codexSearchOutput } from './codex-shape'
+import { CODEX_CLI_TOOLS, CODEX_HEADERS, CODEX_LOADED_MCP, CODEX_TOOL_SEARCH, cliMessage, cliPrefix, codexCliBody, codexCliReplay, codexSearchOutput } from './codex-shape'
 import { type Account, label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
 import { checkResponsesEvents } from './wire-checks'
 
@@ -24,13 +24,12 @@ type Item = Record<string, unknown>
 
 const TOOLS = [...CODEX_CLI_TOOLS, CODEX_TOOL_SEARCH]
 
-/** What a search of the CLI loads: a deferred app function and a namespace of deferred MCP functions. */
-const schema = (prop: string) => ({ type: 'object', properties: { [prop]: { type: 'string' } }, required: [prop], additionalProperties: false })
+/** What a search of the CLI loads: a deferred app function (as in codex-rs's own tests) and an MCP server's namespace (recorded). */
 const LOADED = [
-	{ type: 'function', name: 'mcp__codex_apps__calendar_create_event', description: 'Create a calendar event.', defer_loading: true, parameters: schema('title') },
-	{ type: 'namespace', name: 'mcp__github', description: 'GitHub MCP server.', tools: [{ type: 'function', name: 'create_issue', description: 'Open an issue.', defer_loading: true, parameters: schema('title') }] },
+	{ type: 'function', name: 'mcp__codex_apps__calendar_create_event', description: 'Create a calendar event.', defer_loading: true, parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'], additionalProperties: false } },
+	CODEX_LOADED_MCP,
 ]
-const LOADED_NAMES = ['mcp__codex_apps__calendar_create_event', 'mcp__github__create_issue']
+const LOADED_NAMES = ['mcp__codex_apps__calendar_create_event', 'mcp__cal__create_event', 'mcp__cal__list_events']
 
 const codexClient = (acct: Account) => new OpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0, defaultHeaders: CODEX_HEADERS })
 
@@ -102,7 +101,7 @@ describe('Codex tool search on a converted model', () => {
 					expect(use).toMatchObject({ name: 'tool_search', input: { query: 'calendar create', limit: 2 } })
 					const result = sent2.messages.at(-1).content[0]
 					expect(result).toMatchObject({ type: 'tool_result', tool_use_id: use.id })
-					expect(JSON.stringify(result.content)).toContain('mcp__github')
+					expect(JSON.stringify(result.content)).toContain('mcp__cal')
 				} else {
 					const parts = sent2.contents.flatMap((c: { parts: unknown[] }) => c.parts)
 					expect(parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall).toMatchObject({ name: 'tool_search', args: { query: 'calendar create', limit: 2 } })
@@ -110,16 +109,31 @@ describe('Codex tool search on a converted model', () => {
 				}
 
 				// Turn 3: a call of a function the search loaded inside a namespace comes back split, as the CLI runs it.
-				const input3 = [...input2, ...codexCliReplay(second.r.output), cliMessage('user', '#call mcp__github__create_issue {"title":"Flaky test"}', 5)]
+				const input3 = [...input2, ...codexCliReplay(second.r.output), cliMessage('user', '#call mcp__cal__create_event {"title":"Standup"}', 5)]
 				const third = await turn(client, input3, stream)
 				const calls = third.r.output.filter((o) => o.type === 'function_call')
-				expect(calls.map((c) => [c.namespace, c.name, JSON.parse(c.arguments)])).toEqual([['mcp__github', 'create_issue', { title: 'Flaky test' }]])
+				expect(calls.map((c) => [c.namespace, c.name, JSON.parse(c.arguments)])).toEqual([['mcp__cal', 'create_event', { title: 'Standup' }]])
 				expect(offered(up)).toEqual(expect.arrayContaining(LOADED_NAMES))
 
 				// Turn 4: its output.
-				const fourth = await turn(client, [...input3, ...codexCliReplay(third.r.output, { [calls[0]!.call_id]: 'issue #7 opened' })], stream)
-				expect(fourth.r.output_text).toBe('Tool results: issue #7 opened')
+				const fourth = await turn(client, [...input3, ...codexCliReplay(third.r.output, { [calls[0]!.call_id]: 'created' })], stream)
+				expect(fourth.r.output_text).toBe('Tool results: created')
 			})
+})
+
+describe('A deferred function beside a client-run search', () => {
+	const deferred = { ...LOADED[0], type: 'function' as const }
+	for (const up of ['anthropic', 'gemini'] as Upstream[])
+		it(`should reach ${up} only once a search loaded it`, async () => {
+			const client = codexClient(await m.account())
+			const tools = [CODEX_TOOL_SEARCH, deferred] as unknown as OpenAI.Responses.Tool[]
+			const ask = [cliMessage('user', 'book the standup', 1)]
+			await client.responses.create({ model: MODEL[up], input: ask as OpenAI.Responses.ResponseInput, tools })
+			expect(offered(up)).toEqual(['tool_search'])
+			const searched = [...ask, { type: 'tool_search_call', call_id: 'call_s1', status: 'completed', execution: 'client', arguments: { query: 'calendar' } }, codexSearchOutput('call_s1', [deferred])]
+			await client.responses.create({ model: MODEL[up], input: searched as OpenAI.Responses.ResponseInput, tools })
+			expect(offered(up)).toEqual(['tool_search', deferred.name])
+		})
 })
 
 describe('Tool search run by OpenAI', () => {
