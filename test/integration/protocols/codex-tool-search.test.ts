@@ -34,18 +34,16 @@ const LOADED_NAMES = ['mcp__codex_apps__calendar_create_event', 'mcp__cal__creat
 const codexClient = (acct: Account) => new OpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0, defaultHeaders: CODEX_HEADERS })
 
 /** One Codex turn, streamed through the SDK's stream helper (events checked and returned) or not. */
-async function turn(client: OpenAI, input: Item[], stream: boolean): Promise<{ r: Response; events: ResponseStreamEvent[] }> {
-	const { stream: _, ...params } = codexCliBody('', input)
-	const body = { ...params, model: currentModel, tools: TOOLS } as OpenAI.Responses.ResponseCreateParamsNonStreaming
-	if (!stream) return { r: await client.responses.create(body), events: [] }
-	const s = client.responses.stream(body)
+async function turn(client: OpenAI, model: string, input: Item[], stream: boolean): Promise<{ r: Response; events: ResponseStreamEvent[] }> {
+	const { stream: _, ...params } = { ...codexCliBody(model, input), tools: TOOLS }
+	if (!stream) return { r: await client.responses.create(params as OpenAI.Responses.ResponseCreateParamsNonStreaming), events: [] }
+	const s = client.responses.stream(params as OpenAI.Responses.ResponseCreateParamsStreaming)
 	const events: ResponseStreamEvent[] = []
 	s.on('event', (e) => events.push(e))
 	const r = await s.finalResponse()
 	checkResponsesEvents(events, { oneAtATime: true, final: r })
 	return { r, events }
 }
-let currentModel = ''
 
 /** The function names the vendor was offered. */
 function offered(up: Upstream): string[] {
@@ -65,12 +63,11 @@ describe('Codex tool search on a converted model', () => {
 	for (const up of ['anthropic', 'gemini'] as Upstream[])
 		for (const stream of [false, true])
 			it(`should run search → output → call of a loaded tool (${label(up, stream)})`, async () => {
-				currentModel = MODEL[up]
 				const client = codexClient(await m.account())
 
 				// Turn 1: the model searches; the search went upstream as a function of the CLI's schema.
 				const input1 = [...cliPrefix(), cliMessage('user', '#call tool_search {"query":"calendar create","limit":2}', 4)]
-				const first = await turn(client, input1, stream)
+				const first = await turn(client, MODEL[up], input1, stream)
 				const searches = first.r.output.filter((o) => o.type === 'tool_search_call')
 				expect(searches).toHaveLength(1)
 				const search = searches[0] as OpenAI.Responses.ResponseToolSearchCall
@@ -90,7 +87,7 @@ describe('Codex tool search on a converted model', () => {
 
 				// Turn 2: the CLI replays the call and the output of its search; the loaded tools are offered from now on.
 				const input2 = [...input1, ...codexCliReplay(first.r.output), codexSearchOutput(search.call_id!, LOADED)]
-				const second = await turn(client, input2, stream)
+				const second = await turn(client, MODEL[up], input2, stream)
 				expect(second.r.output_text).toStartWith('Tool results: ')
 				expect(second.r.output_text).toContain('mcp__codex_apps__calendar_create_event')
 				expect(offered(up)).toEqual(expect.arrayContaining(['tool_search', ...LOADED_NAMES]))
@@ -110,13 +107,13 @@ describe('Codex tool search on a converted model', () => {
 
 				// Turn 3: a call of a function the search loaded inside a namespace comes back split, as the CLI runs it.
 				const input3 = [...input2, ...codexCliReplay(second.r.output), cliMessage('user', '#call mcp__cal__create_event {"title":"Standup"}', 5)]
-				const third = await turn(client, input3, stream)
+				const third = await turn(client, MODEL[up], input3, stream)
 				const calls = third.r.output.filter((o) => o.type === 'function_call')
 				expect(calls.map((c) => [c.namespace, c.name, JSON.parse(c.arguments)])).toEqual([['mcp__cal', 'create_event', { title: 'Standup' }]])
 				expect(offered(up)).toEqual(expect.arrayContaining(LOADED_NAMES))
 
 				// Turn 4: its output.
-				const fourth = await turn(client, [...input3, ...codexCliReplay(third.r.output, { [calls[0]!.call_id]: 'created' })], stream)
+				const fourth = await turn(client, MODEL[up], [...input3, ...codexCliReplay(third.r.output, { [calls[0]!.call_id]: 'created' })], stream)
 				expect(fourth.r.output_text).toBe('Tool results: created')
 			})
 })
@@ -128,10 +125,10 @@ describe('A deferred function beside a client-run search', () => {
 			const client = codexClient(await m.account())
 			const tools = [CODEX_TOOL_SEARCH, deferred] as unknown as OpenAI.Responses.Tool[]
 			const ask = [cliMessage('user', 'book the standup', 1)]
-			await client.responses.create({ model: MODEL[up], input: ask as OpenAI.Responses.ResponseInput, tools })
+			await client.responses.create({ model: MODEL[up], input: ask as unknown as OpenAI.Responses.ResponseInput, tools })
 			expect(offered(up)).toEqual(['tool_search'])
 			const searched = [...ask, { type: 'tool_search_call', call_id: 'call_s1', status: 'completed', execution: 'client', arguments: { query: 'calendar' } }, codexSearchOutput('call_s1', [deferred])]
-			await client.responses.create({ model: MODEL[up], input: searched as OpenAI.Responses.ResponseInput, tools })
+			await client.responses.create({ model: MODEL[up], input: searched as unknown as OpenAI.Responses.ResponseInput, tools })
 			expect(offered(up)).toEqual(['tool_search', deferred.name])
 		})
 })
