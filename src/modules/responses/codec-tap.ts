@@ -11,8 +11,8 @@ import type { EventEncoder } from '../../protocols/stream-machine'
 export type Tap = {
 	/** The encoded JSON answer, or what goes out instead. */
 	body(body: Record<string, unknown>): Record<string, unknown>
-	/** A stream frame the encoder made, or what goes out instead. */
-	frame(f: SseFrame): SseFrame
+	/** A stream frame the encoder made, or what goes out instead (nothing: undefined). */
+	frame(f: SseFrame): SseFrame | undefined
 }
 
 export function tappedCodec<C extends ProtocolCodec>(codec: C, tap: Tap): C {
@@ -25,7 +25,11 @@ export function tappedCodec<C extends ProtocolCodec>(codec: C, tap: Tap): C {
 				push(event, out) {
 					const from = out.length
 					inner.push(event, out)
-					for (let i = from; i < out.length; i++) out[i] = tap.frame(out[i]!)
+					const made = out.splice(from)
+					for (const f of made) {
+						const tapped = tap.frame(f)
+						if (tapped) out.push(tapped)
+					}
 				},
 				end: (out) => inner.end(out),
 				get done() {

@@ -13,6 +13,8 @@ import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { customCallsCodec } from './custom-calls'
 import { namespacedCallsCodec } from './namespaced-calls'
+import { toolSearchCallsCodec } from './tool-search-calls'
+import { offeredTools } from '../../protocols/openai-responses/tool-search'
 import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious, keptInput } from './previous'
 import { keptFirst } from './kept-first'
@@ -63,7 +65,9 @@ export const responsesModule = (svc: Services) => {
 				// A turn of a conversation names it, as OpenAI's Response object does (`conversation: {id}`).
 				// A continuation names the response it continued, as OpenAI's Response object does, though it went upstream as plain input.
 				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
-				const client = customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), wire.tools), wire.tools)
+				// Calls of the tools a replayed client-run search loaded come back as those of the request's own (tool-search.ts).
+				const offered = offeredTools(wire.tools, wire.input)
+				const client = toolSearchCallsCodec(customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), offered), offered), wire.tools)
 				// The writes of what a converted answer keeps, and (once its Response object is encoded) all of them: the end
 				// of the answer waits for them (kept-first.ts).
 				const writes: Promise<void>[] = []

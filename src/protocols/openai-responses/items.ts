@@ -3,7 +3,8 @@
  * (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input).
  * `message` items map to turns (system/developer hoist to the system prompt), `function_call` items to assistant
  * tool calls, `function_call_output` items to tool results in a user turn (placed first, WIRE-NOTES wire §9), and
- * `reasoning` items to thinking. Consecutive same-role items merge into one turn.
+ * `reasoning` items to thinking, a client-run search's `tool_search_call` / `tool_search_output` to a call of the
+ * `tool_search` function and its result (tool-search.ts). Consecutive same-role items merge into one turn.
  * Item kinds with no canonical meaning (`item_reference`, built-in tool calls) are skipped here: they only reach a
  * non-OpenAI vendor after `unconvertible` (request.ts) has refused the request.
  * @module
@@ -17,6 +18,7 @@ import { callIdIn } from './call-ids'
 import { CUSTOM_INPUT } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { decodeReasoningItem } from './reasoning'
+import { searchArgumentsOf, searchOutputText, TOOL_SEARCH } from './tool-search'
 
 type Turn = { role: Message['role']; parts: Part[] }
 
@@ -124,6 +126,18 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 			const name = toolNames.get(id)
 			if (name) part.name = name
 			push('user', [part])
+		} else if (type === 'tool_search_call') {
+			// A search the client ran: a call of the function it went upstream as (tool-search.ts).
+			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
+			toolNames.set(id, TOOL_SEARCH)
+			const call: Part = { type: 'tool_call', id, name: TOOL_SEARCH, input: searchArgumentsOf(item.arguments), ...(signature && { signature }) }
+			const step = sibling ? parallelStep(turns) : undefined
+			if (step) step.parts.push(call)
+			else push('assistant', [call])
+		} else if (type === 'tool_search_output') {
+			// Its result: the definitions it loaded, which request.ts also offers upstream as tools.
+			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
+			push('user', [{ type: 'tool_result', toolCallId: id, name: TOOL_SEARCH, content: [{ type: 'text', text: searchOutputText(item.tools) }] }])
 		} else if (type === 'reasoning') {
 			const part = decodeReasoningItem(item, at)
 			if (part) push('assistant', [part])

@@ -22,6 +22,7 @@ import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { encodeReasoningItem } from './reasoning'
+import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction } from './tool-search'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
 export const PROTOCOL = 'openai-responses'
@@ -45,27 +46,58 @@ const KNOWN = new Set([
 ])
 
 function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Tool[] {
+	const list = reqArray(raw, 'tools')
+	// With a client-run search, a deferred function is not offered until a search loads it (tool-search.ts).
+	const deferring = offersClientToolSearch(list)
 	const tools: Tool[] = []
-	reqArray(raw, 'tools').forEach((item, i) => {
+	list.forEach((item, i) => {
 		const tool = reqObject(item, `tools[${i}]`)
-		if (tool.type === 'function') tools.push(decodeFunction(tool, `tools[${i}]`))
 		// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`).
-		else if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
-		// A custom (freeform) tool goes upstream as a function of one string (custom-tools.ts).
-		else if (tool.type === 'custom') tools.push(customToolFunction(tool, `tools[${i}]`))
-		else if (tool.type === 'namespace') {
-			// Each function of a namespace goes upstream flat, under its joined name (namespaces.ts).
-			const namespace = reqString(tool.name, `tools[${i}].name`)
-			reqArray(tool.tools, `tools[${i}].tools`).forEach((inner, j) => {
-				const f = reqObject(inner, `tools[${i}].tools[${j}]`)
-				if (f.type !== 'function') return // a custom tool: see unconvertible()
-				const out = decodeFunction(f, `tools[${i}].tools[${j}]`)
-				tools.push({ ...out, name: joinNamespace(namespace, out.name) })
-			})
-		}
-		// Otherwise a built-in tool: see unconvertible().
+		if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
+		// A client-run tool search goes upstream as a function of the client's schema (tool-search.ts).
+		else if (isClientToolSearch(tool)) tools.push(toolSearchFunction(tool))
+		else tools.push(...decodeClientTool(tool, `tools[${i}]`, deferring))
 	})
 	return tools
+}
+
+/**
+ * A function, custom or namespace tool → the functions it goes upstream as (none for a built-in tool: see
+ * unconvertible(), nor for a deferred one when `deferring`).
+ */
+function decodeClientTool(tool: Json, at: string, deferring: boolean): Tool[] {
+	if (deferring && tool.defer_loading === true) return []
+	if (tool.type === 'function') return [decodeFunction(tool, at)]
+	// A custom (freeform) tool goes upstream as a function of one string (custom-tools.ts).
+	if (tool.type === 'custom') return [customToolFunction(tool, at)]
+	if (tool.type !== 'namespace') return []
+	// Each function of a namespace goes upstream flat, under its joined name (namespaces.ts).
+	const namespace = reqString(tool.name, `${at}.name`)
+	return reqArray(tool.tools, `${at}.tools`).flatMap((inner, j) => {
+		const f = reqObject(inner, `${at}.tools[${j}]`)
+		if (f.type !== 'function' || (deferring && f.defer_loading === true)) return [] // a custom tool: see unconvertible()
+		const out = decodeFunction(f, `${at}.tools[${j}]`)
+		return [{ ...out, name: joinNamespace(namespace, out.name) }]
+	})
+}
+
+/**
+ * The tools the client's replayed searches loaded (`tool_search_output` items), offered upstream from then on as the
+ * request's own, `defer_loading` notwithstanding: OpenAI keeps them callable for the rest of the conversation.
+ */
+function decodeLoadedTools(input: unknown, tools: Tool[]) {
+	if (!Array.isArray(input)) return
+	const names = new Set(tools.map((t) => t.name))
+	input.forEach((item, i) => {
+		if (!isObject(item) || item.type !== 'tool_search_output' || !Array.isArray(item.tools)) return
+		item.tools.forEach((t, j) => {
+			for (const out of decodeClientTool(reqObject(t, `input[${i}].tools[${j}]`), `input[${i}].tools[${j}]`, false)) {
+				if (names.has(out.name)) continue
+				names.add(out.name)
+				tools.push(out)
+			}
+		})
+	})
 }
 
 function decodeFunction(tool: Json, at: string): Tool {
@@ -124,10 +156,9 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	const extra: Json = {}
 	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k) && v !== undefined && v !== null) extra[k] = v
 
-	if (b.tools !== undefined && b.tools !== null) {
-		const tools = decodeTools(b.tools, req, b.max_tool_calls)
-		if (tools.length) req.tools = tools
-	}
+	const tools = b.tools !== undefined && b.tools !== null ? decodeTools(b.tools, req, b.max_tool_calls) : []
+	decodeLoadedTools(b.input, tools)
+	if (tools.length) req.tools = tools
 	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req)
 	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
 	if (parallel !== undefined) req.parallelToolCalls = parallel
@@ -206,6 +237,14 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 		// A reference the gateway could not resolve (modules/responses/converted-items.ts): say how to do without.
 		if (type === 'item_reference')
 			return `input[${i}] of type 'item_reference' names an item this gateway does not hold (only OpenAI stores responses for later reference): send the items themselves in \`input\` (with the Vercel AI SDK, providerOptions.openai.store = false)`
+		// A search the client ran is a call and its result (tool-search.ts); one OpenAI ran is OpenAI's.
+		if (type === 'tool_search_call' || type === 'tool_search_output') {
+			if (!isClientSearchItem(item)) return `input[${i}] of type '${type}' records a tool search run by OpenAI (execution '${str(item.execution) ?? 'server'}'), which only OpenAI models take`
+			const loaded = type === 'tool_search_output' && Array.isArray(item.tools) ? item.tools : []
+			const why = unconvertibleTool(loaded, (j) => `input[${i}].tools[${j}]`)
+			if (why) return why
+			continue
+		}
 		if (!CONVERTIBLE_TYPES.has(type)) return `input[${i}] of type '${type}' is only available on OpenAI models`
 		const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : []
 		for (const [j, p] of parts.entries()) {
@@ -215,18 +254,26 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 				return `input[${i}] content[${j}] (${p.type === 'input_image' ? 'an image by file_id' : p.type}) is only available on OpenAI models`
 		}
 	}
-	const tools = Array.isArray(body.tools) ? body.tools : []
+	const why = unconvertibleTool(Array.isArray(body.tools) ? body.tools : [], (i) => `tools[${i}]`)
+	if (why) return why
+	const choice = body.tool_choice
+	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'custom' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
+	return undefined
+}
+
+/** Why one of these tools (the request's, or those a replayed search loaded) cannot go to another vendor. */
+function unconvertibleTool(tools: unknown[], at: (i: number) => string): string | undefined {
 	for (const [i, t] of tools.entries()) {
-		if (!isObject(t) || t.type === 'function' || t.type === 'custom' || isWebSearchType(t.type)) continue
+		if (!isObject(t) || t.type === 'function' || t.type === 'custom' || isWebSearchType(t.type) || isClientToolSearch(t)) continue
 		if (t.type === 'namespace') {
 			const custom = (Array.isArray(t.tools) ? t.tools : []).findIndex((f) => !isObject(f) || f.type !== 'function')
 			if (custom < 0) continue
-			return `tools[${i}].tools[${custom}] of namespace '${str(t.name)}' is not a function tool, which only OpenAI models take inside a namespace: declare it as a tool of type 'function' for this model`
+			return `${at(i)}.tools[${custom}] of namespace '${str(t.name)}' is not a function tool, which only OpenAI models take inside a namespace: declare it as a tool of type 'function' for this model`
 		}
-		return `tools[${i}] of type '${str(t.type)}' is an OpenAI built-in tool`
+		// Search run at OpenAI (`execution` defaults to server): only a client-run one is the client's own tool.
+		if (t.type === 'tool_search') return `${at(i)} of type 'tool_search' with execution '${str(t.execution) ?? 'server'}' is run by OpenAI: set execution 'client' and run the search yourself for this model`
+		return `${at(i)} of type '${str(t.type)}' is an OpenAI built-in tool`
 	}
-	const choice = body.tool_choice
-	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'custom' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined
 }
 

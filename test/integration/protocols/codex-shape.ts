@@ -144,3 +144,41 @@ export function codexCliReplay(output: OpenAI.Responses.ResponseOutputItem[], ou
 	for (const o of output) if (o.type === 'function_call' && outputs[o.call_id] !== undefined) items.push({ type: 'function_call_output', id: cliId('fco', ++n), call_id: o.call_id, output: outputs[o.call_id] })
 	return items
 }
+
+/**
+ * Codex CLI 0.171's tool search, as recorded at the mock vendor for a catalog model with `supports_search_tool: true`:
+ * run by the CLI itself (BM25 over its deferred MCP and app tools), described and parameterised by it.
+ */
+export const CODEX_TOOL_SEARCH = {
+	type: 'tool_search',
+	execution: 'client',
+	description:
+		'# Tool discovery\n\nSearches over deferred tool metadata with BM25 and exposes matching tools for the next model call.\n\nSome of the tools may not have been provided to you upfront, and you should use this tool (`tool_search`) to search for the required tools. For MCP tool discovery, always use `tool_search` instead of `list_mcp_resources` or `list_mcp_resource_templates`.',
+	parameters: {
+		type: 'object',
+		properties: { limit: { type: 'number', description: 'Maximum number of tools to return. Defaults to 8.' }, query: { type: 'string', description: 'Search query for deferred tools.' } },
+		required: ['query'],
+		additionalProperties: false,
+	},
+}
+
+/**
+ * The `tool_search_output` the CLI sends back for a search it ran (`codex-rs` `ResponseInputItem::ToolSearchOutput`:
+ * no id, `status` and `execution` beside the call's id), the tools loaded as deferred definitions. The CLI replays the
+ * `tool_search_call` item as it received it (id, `call_id`, `status`, `execution`, `arguments`).
+ */
+export const codexSearchOutput = (callId: string, tools: unknown[]): Item => ({ type: 'tool_search_output', call_id: callId, status: 'completed', execution: 'client', tools })
+
+/**
+ * What the CLI's search loaded from an MCP server (`[mcp_servers.cal]`, tools `create_event` and `list_events`), as
+ * recorded: a namespace per server, its functions deferred.
+ */
+export const CODEX_LOADED_MCP = {
+	type: 'namespace',
+	name: 'mcp__cal',
+	description: 'Tools in the mcp__cal namespace.',
+	tools: [
+		{ type: 'function', name: 'create_event', description: 'Create a calendar event.', strict: false, defer_loading: true, parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+		{ type: 'function', name: 'list_events', description: 'List calendar events.', strict: false, defer_loading: true, parameters: { type: 'object', properties: { day: { type: 'string' } } } },
+	],
+}

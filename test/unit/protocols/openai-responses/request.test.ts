@@ -90,6 +90,17 @@ describe('openaiResponses.unconvertible', () => {
 		expect(unconvertible({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] })).toContain('input_file')
 	})
 
+	it('should take a search the client runs and its records, and name one OpenAI runs', () => {
+		const call = { type: 'tool_search_call', call_id: 'call_s1', status: 'completed', arguments: { query: 'cal' } }
+		const output = { type: 'tool_search_output', call_id: 'call_s1', status: 'completed', tools: [{ type: 'function', name: 'cal', defer_loading: true }] }
+		const client = { model: 'm', input: [{ ...call, execution: 'client' }, { ...output, execution: 'client' }], tools: [{ type: 'tool_search', execution: 'client' }] }
+		expect(unconvertible(client)).toBeUndefined()
+		expect(unconvertible({ ...client, tools: [{ type: 'tool_search' }] })).toBe("tools[0] of type 'tool_search' with execution 'server' is run by OpenAI: set execution 'client' and run the search yourself for this model")
+		expect(unconvertible({ ...client, input: [{ ...call, execution: 'server' }] })).toBe("input[0] of type 'tool_search_call' records a tool search run by OpenAI (execution 'server'), which only OpenAI models take")
+		// A loaded tool only OpenAI runs is named where the output loaded it.
+		expect(unconvertible({ ...client, input: [{ ...output, execution: 'client', tools: [{ type: 'mcp', server_label: 's' }] }] })).toBe("input[0].tools[0] of type 'mcp' is an OpenAI built-in tool")
+	})
+
 	it('should accept what the canonical model carries', async () => {
 		expect(unconvertible(await fixtureJson('request-agent.json'))).toBeUndefined()
 	})
