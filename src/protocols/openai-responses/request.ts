@@ -295,6 +295,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		else if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
 		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
 		if (req.webSearch?.maxUses !== undefined && !own) body.max_tool_calls = req.webSearch.maxUses
+		// Another protocol's search answers with the pages found (Anthropic's results, Gemini's grounding chunks), which
+		// OpenAI lists only when asked (https://platform.openai.com/docs/guides/tools-web-search, "Sources").
+		if (req.webSearch && !own) body.include = [...(Array.isArray(body.include) ? body.include : []), 'web_search_call.action.sources']
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
 	// A reasoning model refuses sampling settings (as in openai-chat/request.ts).
