@@ -105,3 +105,31 @@ describe('Gemini googleSearch on a non-search GPT model', () => {
 			await expectBilled(acct, usage!.promptTokenCount!, usage!.candidatesTokenCount!)
 		})
 })
+
+describe('Chat web_search_options on a non-search GPT model', () => {
+	for (const stream of [false, true])
+		it(`should search through the Responses API rather than pass the chat request to a model that refuses it (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const params = { model: GPT, messages: [{ role: 'user' as const, content: ASK }], web_search_options: {} }
+			let text = ''
+			const annotations: unknown[] = []
+			let usage
+			if (stream) {
+				for await (const c of await acct.openai.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } })) {
+					const delta = c.choices[0]?.delta as { content?: string | null; annotations?: unknown[] } | undefined
+					text += delta?.content ?? ''
+					annotations.push(...(delta?.annotations ?? []))
+					usage = c.usage ?? usage
+				}
+			} else {
+				const r = await acct.openai.chat.completions.create(params)
+				text = r.choices[0]!.message.content ?? ''
+				annotations.push(...(r.choices[0]!.message.annotations ?? []))
+				usage = r.usage
+			}
+			expectResponsesSearch()
+			expect(text).toBe(ANSWER)
+			expect(annotations).toEqual([{ type: 'url_citation', url_citation: { url: 'https://example.com/page-1', title: 'Page 1', start_index: LEAD.length, end_index: ANSWER.length } }])
+			await expectBilled(acct, usage!.prompt_tokens, usage!.completion_tokens)
+		})
+})
