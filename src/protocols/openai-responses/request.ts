@@ -21,7 +21,6 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
-import { encodeReasoningItem } from './reasoning'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
 export const PROTOCOL = 'openai-responses'
@@ -250,7 +249,6 @@ function toolOutput(p: ToolResultPart): string | Json[] {
 
 function encodeInput(messages: Message[]): Json[] {
 	const items: Json[] = []
-	let n = 0
 	for (const m of messages) {
 		const content: Json[] = []
 		const flush = () => {
@@ -260,12 +258,16 @@ function encodeInput(messages: Message[]): Json[] {
 			if (p.type === 'text') content.push({ type: m.role === 'user' ? 'input_text' : 'output_text', text: p.text })
 			else if (p.type === 'image') content.push({ type: 'input_image', image_url: imageUrlOf(p.source), detail: p.detail ?? 'auto' })
 			else if (p.type === 'file' || p.type === 'audio') content.push(...fileInput(p, 'input'))
-			else {
+			else if (p.type === 'tool_call') {
 				flush()
-				if (p.type === 'tool_call') items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
-				else if (p.type === 'tool_result') items.push({ type: 'function_call_output', call_id: p.toolCallId, output: toolOutput(p) })
-				else items.push(encodeReasoningItem(p, `rs_${n++}`))
+				items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
+			} else if (p.type === 'tool_result') {
+				flush()
+				items.push({ type: 'function_call_output', call_id: p.toolCallId, output: toolOutput(p) })
 			}
+			// Thinking is left out: the vendor takes back only reasoning it encrypted itself, which a converted answer does
+			// not keep, and refuses any other ("The encrypted content for item rs_… could not be verified.", which
+			// modules/responses/native.ts `withoutForeignReasoning` avoids for Responses clients).
 		}
 		flush()
 	}

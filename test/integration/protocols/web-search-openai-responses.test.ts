@@ -133,3 +133,31 @@ describe('Chat web_search_options on a non-search GPT model', () => {
 			await expectBilled(acct, usage!.prompt_tokens, usage!.completion_tokens)
 		})
 })
+
+describe("a later turn's history on the Responses API", () => {
+	it("should leave out the thinking another vendor's answer carried, which OpenAI cannot verify", async () => {
+		const acct = await m.account()
+		// Claude Code replays a Claude turn's signed thinking (and a converted answer's unsigned one) with the next request.
+		const r = await acct.anthropic.messages.create({
+			model: GPT,
+			max_tokens: 200,
+			tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+			messages: [
+				{ role: 'user', content: 'hello' },
+				{
+					role: 'assistant',
+					content: [
+						{ type: 'thinking', thinking: 'The user greets me.', signature: 'EqQBCkYIBxgCKkDclaude-signature' },
+						{ type: 'thinking', thinking: 'Unsigned.', signature: '' },
+						{ type: 'text', text: 'Hi!' },
+					],
+				},
+				{ role: 'user', content: ASK },
+			],
+		})
+		expectResponsesSearch()
+		const input = (m.mocks.openai.requests.at(-1)!.body as { input: Array<{ type?: string }> }).input
+		expect(input.filter((i) => i.type === 'reasoning')).toEqual([])
+		expect(r.content.filter((b) => b.type === 'text').map((b) => (b.type === 'text' ? b.text : '')).join('')).toBe(ANSWER)
+	})
+})
