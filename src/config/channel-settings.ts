@@ -63,9 +63,12 @@ export const ChannelSettings = T.Object(
 					"OpenAI-compatible channels: whether the thinking a converted request asks for (Claude's thinking, Gemini's thinkingConfig) goes upstream as reasoning_effort. false: never, for models that refuse it (non-reasoning models of other vendors); true: always. Default: not to OpenAI's models known not to reason (gpt-4o, gpt-4.1, gpt-3.5, chatgpt-4o-latest, gpt-5-chat-latest), by name; to any other model",
 			}),
 		),
-		// Read by modules/responses/native.ts.
+		// Read by modules/responses/native.ts and providers/openai.ts `searchesThroughResponses`.
 		responses_api: T.Optional(
-			T.Boolean({ description: 'false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel' }),
+			T.Boolean({
+				description:
+					"false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel; true: it has one, so a converted request's web search goes there for a model that cannot search over chat (as to OpenAI's own API, by its URL)",
+			}),
 		),
 		// Read by modules/audio/speech.ts `asksEvents`.
 		speech_sse: T.Optional(

@@ -3,6 +3,7 @@
  * headers authenticate a call. Optional operations are optional properties (ARCHITECTURE seam 2).
  * @module
  */
+import type { ChatRequest } from '../core/ir'
 import type { ProtocolCodec, UpstreamOptions } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 
@@ -16,6 +17,11 @@ export type ChatAdapter = {
 	responsesUrl?(ch: Channel): string
 	/** What this channel's upstream model can take beyond the protocol's baseline, for converted requests. */
 	upstreamOptions?(ch: Channel, model: string): UpstreamOptions
+	/**
+	 * The adapter a request for this channel's upstream `model` goes through, when the vendor serves it better over
+	 * another of its APIs (OpenAI: web search over the Responses API); undefined keeps this one.
+	 */
+	routeFor?(ch: Channel, model: string, request: ChatRequest): ChatAdapter | undefined
 }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */

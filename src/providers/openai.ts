@@ -1,6 +1,9 @@
 /** OpenAI and every OpenAI-compatible vendor: base_url includes /v1; Bearer auth. */
 import type { UpstreamOptions } from '../protocols/codec'
+import type { ChatRequest } from '../core/ir'
 import { openaiChat } from '../protocols/openai-chat'
+import { isSearchModel } from '../protocols/openai-chat/web-search'
+import { openaiResponses } from '../protocols/openai-responses'
 import type { Channel } from '../routing/catalog'
 import { fixedSampling, openaiEfforts, takesReasoningEffort } from '../routing/reasoning-models'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
@@ -9,6 +12,18 @@ import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
 const isMistral = (baseUrl: string) => /^https?:\/\/([^/]*\.)?mistral\.ai(:\d+)?(\/|$)/i.test(baseUrl)
 /** DeepSeek's own API, whose chat prefix completion is on its beta base URL (https://api-docs.deepseek.com/guides/chat_prefix_completion). */
 const deepseekOrigin = (baseUrl: string) => /^(https?:\/\/([^/]*\.)?deepseek\.com(:\d+)?)(\/|$)/i.exec(baseUrl)?.[1]
+
+/** OpenAI's own API, which serves the Responses API. */
+const isOpenAI = (baseUrl: string) => /^https:\/\/api\.openai\.com(:443)?(\/|$)/i.test(baseUrl)
+
+/**
+ * Whether a request searching the web goes to the vendor's Responses API: on Chat Completions only OpenAI's search
+ * models search (others answer 400), while every other GPT model searches through the Responses `web_search` tool
+ * (https://platform.openai.com/docs/guides/tools-web-search). OpenAI's own API, or a channel whose `responses_api`
+ * setting says its vendor has the Responses API; an OpenAI-compatible vendor is not assumed to have it.
+ */
+export const searchesThroughResponses = (ch: Channel, model: string, request: ChatRequest): boolean =>
+	request.webSearch !== undefined && !isSearchModel(model) && (ch.settings.responses_api ?? isOpenAI(ch.baseUrl)) === true
 
 /** How the channel's vendor continues a prefill, if it does: by the setting, else by the vendor's own URL. */
 function prefixOf(ch: Channel): UpstreamOptions['prefix'] {
@@ -41,4 +56,13 @@ export const openaiAdapter: ChatAdapter = {
 		if (efforts) o.efforts = efforts
 		return o
 	},
+	routeFor: (ch, model, request) => (searchesThroughResponses(ch, model, request) ? openaiResponsesAdapter : undefined),
+}
+
+/** The same vendor over its Responses API (`{base_url}/responses`), for what only it does there (searchesThroughResponses). */
+const openaiResponsesAdapter: ChatAdapter = {
+	...openaiAdapter,
+	protocol: openaiResponses,
+	chatUrl: (ch) => joinUrl(ch.baseUrl, '/responses'),
+	routeFor: undefined,
 }

@@ -310,14 +310,16 @@ const promptsPaid = (call: ChatCall, channels: Channel[]): number => {
 }
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
-	const adapter = chatAdapterFor(ch.type)
-	if (!adapter) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
+	const own = chatAdapterFor(ch.type)
+	if (!own) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
 	if (call.ir.choices && !canGiveChoices(call, ch)) return { error: severalChoices(call, true) }
-	const native = call.native && (await call.native(ch, adapter, info, budget))
+	const native = call.native && (await call.native(ch, own, info, budget))
 	if (native) return native
+	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
+	// The vendor's other API when the request needs it (OpenAI: a web search over Responses rather than Chat Completions).
+	const adapter = own.routeFor?.(ch, upstreamModel, call.ir) ?? own
 	// MCP servers on a channel without its own MCP connector: the gateway is the MCP client (src/mcp).
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
-	const upstreamModel = ch.modelMap[call.ir.model] ?? call.ir.model
 	// Stop sequences the vendor cannot take are enforced here on the converted answer (each of several), even between
 	// the same protocols (stop-sequences.ts).
 	const stops = splitStops(call.ir, adapter.protocol, upstreamModel)

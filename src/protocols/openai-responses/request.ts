@@ -21,7 +21,6 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
-import { encodeReasoningItem } from './reasoning'
 import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction } from './tool-search'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
@@ -297,7 +296,6 @@ function toolOutput(p: ToolResultPart): string | Json[] {
 
 function encodeInput(messages: Message[]): Json[] {
 	const items: Json[] = []
-	let n = 0
 	for (const m of messages) {
 		const content: Json[] = []
 		const flush = () => {
@@ -307,12 +305,16 @@ function encodeInput(messages: Message[]): Json[] {
 			if (p.type === 'text') content.push({ type: m.role === 'user' ? 'input_text' : 'output_text', text: p.text })
 			else if (p.type === 'image') content.push({ type: 'input_image', image_url: imageUrlOf(p.source), detail: p.detail ?? 'auto' })
 			else if (p.type === 'file' || p.type === 'audio') content.push(...fileInput(p, 'input'))
-			else {
+			else if (p.type === 'tool_call') {
 				flush()
-				if (p.type === 'tool_call') items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
-				else if (p.type === 'tool_result') items.push({ type: 'function_call_output', call_id: p.toolCallId, output: toolOutput(p) })
-				else items.push(encodeReasoningItem(p, `rs_${n++}`))
+				items.push({ type: 'function_call', call_id: packToolCallId(p.id, p.signature), name: p.name, arguments: JSON.stringify(p.input) })
+			} else if (p.type === 'tool_result') {
+				flush()
+				items.push({ type: 'function_call_output', call_id: p.toolCallId, output: toolOutput(p) })
 			}
+			// Thinking is left out: the vendor takes back only reasoning it encrypted itself, which a converted answer does
+			// not keep, and refuses any other ("The encrypted content for item rs_… could not be verified.", which
+			// modules/responses/native.ts `withoutForeignReasoning` avoids for Responses clients).
 		}
 		flush()
 	}
@@ -342,6 +344,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		else if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
 		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
 		if (req.webSearch?.maxUses !== undefined && !own) body.max_tool_calls = req.webSearch.maxUses
+		// Another protocol's search answers with the pages found (Anthropic's results, Gemini's grounding chunks), which
+		// OpenAI lists only when asked (https://platform.openai.com/docs/guides/tools-web-search, "Sources").
+		if (req.webSearch && !own) body.include = [...(Array.isArray(body.include) ? body.include : []), 'web_search_call.action.sources']
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
 	// A reasoning model refuses sampling settings (as in openai-chat/request.ts).

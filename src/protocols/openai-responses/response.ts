@@ -167,7 +167,7 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
 				const text = c.type === 'output_text' ? str(c.text) : c.type === 'refusal' ? str(c.refusal) : undefined
 				if (c.type === 'refusal') sawRefusal = true
-				const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations) : []
+				const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations, text) : []
 				if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 			}
 		} else if (item.type === 'web_search_call') {
@@ -188,7 +188,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		model: str(body.model) ?? '',
 		content,
 		stopReason: decodeEnd(body.status, body.incomplete_details, sawTool, sawRefusal),
-		usage: decodeUsage(body.usage, body.service_tier) ?? emptyUsage(),
+		usage: usageOf(body) ?? emptyUsage(),
 	}
 	const created = count(body.created_at)
 	if (created) res.created = created
@@ -208,4 +208,5 @@ export function usageOf(body: unknown): Usage | undefined {
 	return usage
 }
 
-const isSearchCall = (item: unknown): boolean => isObject(item) && item.type === 'web_search_call' && (!isObject(item.action) || item.action.type === 'search')
+/** A `web_search_call` item that searched (billed per call); opening a page or finding in one is not a search. */
+export const isSearchCall = (item: unknown): boolean => isObject(item) && item.type === 'web_search_call' && (!isObject(item.action) || item.action.type === 'search')

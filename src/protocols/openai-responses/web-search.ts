@@ -62,13 +62,20 @@ export function urlCitation(c: Citation, offset: number, text: string): Json {
 	return { type: 'url_citation', start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? text.length), url: c.url, title: c.title ?? c.url }
 }
 
-/** The `url_citation` annotations of an `output_text` part → citations. */
-export function decodeAnnotations(v: unknown): Citation[] {
+/**
+ * The `url_citation` annotations of an `output_text` part → citations; given the part's `text`, each quotes the span
+ * it cites (as Gemini's segments do: Anthropic's `cited_text`), OpenAI quoting nothing of the page.
+ */
+export function decodeAnnotations(v: unknown, text?: string): Citation[] {
 	return (Array.isArray(v) ? v : []).filter(isObject).flatMap((a): Citation[] => {
 		if (a.type !== 'url_citation' || !str(a.url)) return []
 		const c: Citation = { url: a.url as string }
 		if (str(a.title)) c.title = a.title as string
-		if (typeof a.start_index === 'number' && typeof a.end_index === 'number') Object.assign(c, { start: a.start_index, end: a.end_index })
+		if (typeof a.start_index === 'number' && typeof a.end_index === 'number') {
+			Object.assign(c, { start: a.start_index, end: a.end_index })
+			const quoted = text?.slice(a.start_index, a.end_index)
+			if (quoted) c.citedText = quoted
+		}
 		return [c]
 	})
 }

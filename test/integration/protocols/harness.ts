@@ -53,6 +53,8 @@ export const PRICE: Record<string, { input: number; output: number; cacheRead?: 
 	'fo-m': { input: 1, output: 2 },
 	// Served over Anthropic's protocol by a channel some tests add (a model whose limits the gateway does not know).
 	'claude-compat': { input: 3, output: 15 },
+	// Served over OpenAI's Responses API by a channel some tests add (web search on a model that cannot search over chat).
+	'gpt-web': { input: 0.15, output: 0.6 },
 }
 
 const UP_KEY: Record<Upstream, string> = { openai: 'up-openai', anthropic: 'up-anthropic', gemini: 'up-gemini' }

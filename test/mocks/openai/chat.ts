@@ -62,6 +62,12 @@ function annotationsOf(b: Obj, lastUserText: string, p: Plan): Obj[] {
 	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' } }]
 }
 
+/** Only the search models take `web_search_options`; OpenAI answers any other model so (users report it verbatim). */
+function checkWebSearchModel(b: Obj): JsonReply | undefined {
+	if (b.web_search_options === undefined || /(^|[-/])search(-|$)/.test(String(b.model))) return undefined
+	return openaiError(400, 'Web search options not supported with this model.', 'web_search_options')
+}
+
 function message(p: Plan, seed: string, annotations: Obj[] = []): Obj {
 	const refused = p.finish === 'refusal'
 	const msg: Obj = { role: 'assistant', content: refused || (p.calls.length > 0 && !p.text) ? null : p.text, refusal: refused ? p.text : null, annotations }
@@ -129,7 +135,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkSampling(b) ?? checkMaxTokens(b)
+	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkSampling(b) ?? checkMaxTokens(b) ?? checkWebSearchModel(b)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')

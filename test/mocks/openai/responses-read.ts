@@ -50,6 +50,13 @@ export function checkInput(body: Obj): JsonReply | undefined {
 		return openaiError(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter')
 	}
 	const items = inputItems(body.input)
+	// Reasoning OpenAI did not encrypt (here: not the mock's `mock-reasoning:` blobs) is refused, as OpenAI does
+	// (openai/codex#8145, continuedev/continue#10643: "The encrypted content for item rs_… could not be verified.").
+	for (const item of items) {
+		const enc = item.type === 'reasoning' ? asStr(item.encrypted_content) : undefined
+		if (enc !== undefined && !Buffer.from(enc, 'base64').toString('utf8').startsWith('mock-reasoning:'))
+			return openaiError(400, `The encrypted content for item ${asStr(item.id) ?? 'rs_unknown'} could not be verified.`, null, 'invalid_encrypted_content')
+	}
 	for (const [i, item] of items.entries()) {
 		if (item.type !== undefined && item.type !== 'message') continue
 		for (const [j, part] of asArr(item.content).entries()) {

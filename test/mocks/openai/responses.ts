@@ -35,10 +35,31 @@ function webSearches(b: Obj, lastUserText: string): string[] {
 	return ['first query', 'second query']
 }
 
+/**
+ * The documented search output (https://platform.openai.com/docs/guides/tools-web-search): a `web_search_call` item
+ * per search, whose `action.sources` (the pages found) are listed only when `include` asks for
+ * `web_search_call.action.sources`.
+ */
+function searchItem(query: string, i: number, ids: Ids, b: Obj): Obj {
+	const action: Obj = { type: 'search', query }
+	if (asArr(b.include).includes('web_search_call.action.sources')) action.sources = [{ type: 'url', url: `https://example.com/page-${i + 1}` }]
+	return { id: ids.ws(i), type: 'web_search_call', status: 'completed', action }
+}
+
+/**
+ * A searched answer's citation: one `url_citation` of the first page, spanning the answer from `#cited-tail` on (else
+ * all of it), its indices characters of the output text.
+ */
+function annotationsOf(p: Plan, searches: string[]): Obj[] {
+	if (!searches.length || p.finish === 'refusal' || p.calls.length > 0) return []
+	const start = Math.max(0, p.text.indexOf('#cited-tail'))
+	return [{ type: 'url_citation', start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' }]
+}
+
 /** Output items of a finished response (web searches, reasoning, message, function calls). */
 function outputItems(p: Plan, ids: Ids, b: Obj, searches: string[] = []): Obj[] {
 	const items: Obj[] = []
-	searches.forEach((query, i) => items.push({ id: ids.ws(i), type: 'web_search_call', status: 'completed', action: { type: 'search', query } }))
+	searches.forEach((query, i) => items.push(searchItem(query, i, ids, b)))
 	if (p.thinking) {
 		const reasoning = asObj(b.reasoning)
 		const item: Obj = { id: ids.rs, type: 'reasoning', summary: reasoning?.summary ? [{ type: 'summary_text', text: p.thinking }] : [] }
@@ -48,7 +69,7 @@ function outputItems(p: Plan, ids: Ids, b: Obj, searches: string[] = []): Obj[] 
 	if (p.calls.length === 0) {
 		const status = p.finish === 'length' ? 'incomplete' : 'completed'
 		// A refusal is a `refusal` content part rather than output_text.
-		const part = p.finish === 'refusal' ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text, annotations: [], logprobs: [] }
+		const part = p.finish === 'refusal' ? { type: 'refusal', refusal: p.text } : { type: 'output_text', text: p.text, annotations: annotationsOf(p, searches), logprobs: [] }
 		items.push({ id: ids.msg, type: 'message', status, role: 'assistant', content: [part] })
 	}
 	p.calls.forEach((c, i) => items.push({ id: ids.fc(i), type: 'function_call', status: 'completed', arguments: c.json, call_id: ids.call(i), name: c.name }))
@@ -109,7 +130,7 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number, searches: stri
 	items.forEach((item, output_index) => {
 		const at = { item_id: item.id, output_index }
 		if (item.type === 'web_search_call') {
-			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } })
+			emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', action: { type: 'search' } } })
 			for (const step of ['in_progress', 'searching', 'completed']) emit(`response.web_search_call.${step}`, at)
 		} else if (item.type === 'reasoning') {
 			emit('response.output_item.added', { output_index, item: { ...item, summary: [] } })
@@ -131,8 +152,11 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number, searches: stri
 				const part = { type: 'output_text', text: '', annotations: [], logprobs: [] }
 				emit('response.content_part.added', { ...at, content_index: 0, part })
 				for (const d of splitPieces(p.text)) emit('response.output_text.delta', { ...at, content_index: 0, delta: d, logprobs: [] })
+				// A searched answer's citations come after its text, before output_text.done.
+				const annotations = annotationsOf(p, searches)
+				annotations.forEach((annotation, annotation_index) => emit('response.output_text.annotation.added', { ...at, content_index: 0, annotation_index, annotation }))
 				emit('response.output_text.done', { ...at, content_index: 0, text: p.text, logprobs: [] })
-				emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: p.text } })
+				emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: p.text, annotations } })
 			}
 		} else {
 			const args = String(item.arguments)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import type { StreamEvent } from '../../../../src/core/events'
 import { decodeStream } from '../../../../src/protocols/openai-responses/stream-decode'
-import { checkInvariants, collect, fixtureFrames } from './helpers'
+import { checkInvariants, collect, fixtureFrames, from } from './helpers'
 
 const decode = async (name: string) => {
 	const events = await collect(decodeStream(fixtureFrames(name)))
@@ -66,5 +66,56 @@ describe('openaiResponses.decodeStream', () => {
 	it('should report a body cut before response.completed as an error', async () => {
 		const e = last(await decode('cut.sse'))
 		expect(e.type === 'error' && e.error.code).toBe('upstream_cut')
+	})
+})
+
+describe('openaiResponses.decodeStream web search', () => {
+	const frames = (events: Array<Record<string, unknown>>) => from(events.map((e) => ({ event: String(e.type), data: JSON.stringify(e) })))
+	const completed = (output: unknown[] = []) => ({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output, usage: { input_tokens: 5, output_tokens: 7 } } })
+	const search = { id: 'ws_1', type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'bun news', sources: [{ type: 'url', url: 'https://bun.sh/blog' }] } }
+	const cite = (start: number, end: number) => ({ type: 'url_citation', start_index: start, end_index: end, url: 'https://bun.sh/blog', title: 'Bun blog' })
+
+	it("should give a search its block, and a citation in a message's second part a span into the block's text", async () => {
+		const events = await collect(
+			decodeStream(
+				frames([
+					{ type: 'response.output_item.added', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress', action: { type: 'search' } } },
+					{ type: 'response.web_search_call.searching', output_index: 0, item_id: 'ws_1' },
+					{ type: 'response.output_item.done', output_index: 0, item: search },
+					{ type: 'response.output_item.added', output_index: 1, item: { id: 'msg_1', type: 'message', content: [] } },
+					{ type: 'response.content_part.added', item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text: '' } },
+					{ type: 'response.output_text.delta', item_id: 'msg_1', content_index: 0, delta: 'Café ' },
+					{ type: 'response.content_part.added', item_id: 'msg_1', content_index: 1, part: { type: 'output_text', text: '' } },
+					{ type: 'response.output_text.delta', item_id: 'msg_1', content_index: 1, delta: 'Bun 1.3 東京' },
+					{ type: 'response.output_text.annotation.added', item_id: 'msg_1', content_index: 1, annotation_index: 0, annotation: cite(4, 10) },
+					{ type: 'response.output_item.done', output_index: 1, item: { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: 'Café ' }, { type: 'output_text', text: 'Bun 1.3 東京', annotations: [cite(4, 10)] }] } },
+					completed([search]),
+				]),
+			),
+		)
+		checkInvariants(events)
+		expect(events.slice(1, 3)).toEqual([
+			{ type: 'block_start', index: 0, block: { kind: 'web_search', id: 'ws_1', queries: ['bun news'], sources: [{ url: 'https://bun.sh/blog' }] } },
+			{ type: 'block_stop', index: 0 },
+		])
+		// Once, from the event (the done item repeats it), at its place in the block's text "Café Bun 1.3 東京".
+		expect(events.filter((e) => e.type === 'citation')).toEqual([{ type: 'citation', index: 1, citation: { url: 'https://bun.sh/blog', title: 'Bun blog', start: 9, end: 15, citedText: '1.3 東京' } }])
+		expect(events.find((e) => e.type === 'usage')).toMatchObject({ usage: { webSearches: 1 } })
+	})
+
+	it('should take the citations of a done message item when no annotation event came', async () => {
+		const events = await collect(
+			decodeStream(
+				frames([
+					{ type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', content: [] } },
+					{ type: 'response.output_text.delta', item_id: 'msg_1', content_index: 0, delta: 'Bun 1.3' },
+					{ type: 'response.output_item.done', output_index: 0, item: { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: 'Bun 1.3', annotations: [cite(0, 3)] }] } },
+					completed(),
+				]),
+			),
+		)
+		checkInvariants(events)
+		expect(events.filter((e) => e.type === 'citation')).toEqual([{ type: 'citation', index: 0, citation: { url: 'https://bun.sh/blog', title: 'Bun blog', start: 0, end: 3, citedText: 'Bun' } }])
+		expect(events.find((e) => e.type === 'usage')).not.toMatchObject({ usage: { webSearches: expect.anything() } })
 	})
 })
