@@ -14,8 +14,9 @@ import { type Account, CAPPED, expectCharges, label, lastRequest, type Matrix, M
 
 let m: Matrix
 beforeAll(async () => {
-	// Chunks apart, so a cut stream leaves the rest of the answer (and its usage) unsent.
-	m = await startMatrix({ mock: { chunkDelayMs: 15 } })
+	// Chunks apart, so a cut stream leaves the rest of the answer (and its usage) unsent: 40 ms, as the two or three
+	// chunks after the match are all the time the abort has to reach the mock (15 ms was too little on a loaded machine).
+	m = await startMatrix({ mock: { chunkDelayMs: 40 } })
 }, SETUP_MS)
 afterAll(() => m.close())
 
