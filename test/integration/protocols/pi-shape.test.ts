@@ -4,9 +4,12 @@
  * plain text block (pi-ai providers/anthropic.js: "If thinking signature is missing/empty … convert to plain text
  * block"), as a client of Anthropic's own API may: Anthropic signs every thinking block. So the gateway signs the
  * thinking no vendor signed, and the model gets its reasoning back as reasoning, not as words it said to the user.
+ * With `--thinking off` pi turns thinking off in each protocol's terms (Anthropic `thinking: {type: "disabled"}`, Gemini
+ * `thinkingBudget: 0` on @google/genai); an OpenAI reasoning model then gets the least effort it takes, not its default.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
+import { GoogleGenAI } from '@google/genai'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, type Upstream } from './harness'
 
 let m: Matrix
@@ -61,4 +64,27 @@ describe('pi (Anthropic SDK) tool loop on a model of another vendor, thinking on
 				expect(sent.text).toEqual([])
 				if (up === 'openai') expect(sent.turn.reasoning_content).toBe(THINKING)
 			})
+})
+
+describe('pi --thinking off on an OpenAI reasoning model', () => {
+	// THINKER.openai is o4-mini upstream, whose least effort is low (routing/reasoning-models.ts).
+	it('should send the least effort for Anthropic thinking disabled', async () => {
+		const acct = await m.account()
+		await acct.anthropic.messages.create({ model: THINKER.openai, max_tokens: 4000, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'hi' }] })
+		expect(lastRequest(m.mocks.openai).body.reasoning_effort).toBe('low')
+	})
+
+	it('should send the least effort for Gemini thinkingBudget 0', async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+		const stream = await ai.models.generateContentStream({ model: THINKER.openai, contents: 'hi', config: { maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 0 } } })
+		for await (const _ of stream);
+		expect(lastRequest(m.mocks.openai).body.reasoning_effort).toBe('low')
+	})
+
+	it('should still send no effort to a model that does not reason', async () => {
+		const acct = await m.account()
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 4000, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'hi' }] })
+		expect(lastRequest(m.mocks.openai).body.reasoning_effort).toBeUndefined()
+	})
 })
