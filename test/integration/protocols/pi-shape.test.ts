@@ -5,7 +5,8 @@
  * block"), as a client of Anthropic's own API may: Anthropic signs every thinking block. So the gateway signs the
  * thinking no vendor signed, and the model gets its reasoning back as reasoning, not as words it said to the user.
  * With `--thinking off` pi turns thinking off in each protocol's terms (Anthropic `thinking: {type: "disabled"}`, Gemini
- * `thinkingBudget: 0` on @google/genai); an OpenAI reasoning model then gets the least effort it takes, not its default.
+ * `thinkingBudget: 0` on @google/genai); an OpenAI reasoning model then gets the least effort it takes, and a Gemini
+ * model the least thinking it takes, not their default (which thinks, and bills it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
@@ -86,5 +87,13 @@ describe('pi --thinking off on an OpenAI reasoning model', () => {
 		const acct = await m.account()
 		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 4000, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'hi' }] })
 		expect(lastRequest(m.mocks.openai).body.reasoning_effort).toBeUndefined()
+	})
+})
+
+describe('pi --thinking off (anthropic-messages) on a Gemini model', () => {
+	it('should turn Gemini 2.5 Flash thinking off rather than leave it at its default', async () => {
+		const acct = await m.account()
+		await acct.anthropic.messages.create({ model: MODEL.gemini, max_tokens: 4000, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'hi' }] })
+		expect(lastRequest(m.mocks.gemini).body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 })
 	})
 })

@@ -138,6 +138,7 @@ describe('chat thinking asked with OpenRouter’s reasoning object', () => {
 		await chat(acct.openai, { model: MODEL.anthropic, max_tokens: 8000, reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: 'budgeted' }] } as never, false)
 		expect(lastRequest(m.mocks.anthropic).body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 })
 		await chat(acct.openai, { model: MODEL.gemini, reasoning: { enabled: false }, messages: [{ role: 'user', content: 'no thinking' }] } as never, false)
-		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toBeUndefined()
+		// Gemini 2.5 Flash thinks by default: off is a budget of 0.
+		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toEqual({ thinkingBudget: 0 })
 	})
 })
