@@ -42,6 +42,15 @@ export type GeminiOrigin = Exclude<SignatureOrigin, 'anthropic'>
 /** base64(`sbsig:hd-th1`): thinking hidden from a Gemini client, carried in a `thoughtSignature` (version 1). */
 export const CARRIED_THINKING_TAG = 'c2JzaWc6aGQtdGgx'
 
+/**
+ * base64(`sbsig:no-sig`): the signature Anthropic clients are shown on thinking no vendor signed (OpenAI-compatible
+ * reasoning, Gemini's thought text). Anthropic signs every thinking block, and clients of its API replay one with an
+ * empty signature as plain text (pi) or not at all, so the model would read its reasoning back as words it said. The
+ * Anthropic codec takes it off again (the thinking is unsigned in the canonical model); being a tag, it is left out
+ * toward Anthropic on the fast path like every signature Anthropic did not issue.
+ */
+export const UNSIGNED_THINKING_TAG = 'c2JzaWc6bm8tc2ln'
+
 /** base64(`sbsig:`): the start of every origin tag. */
 const TAG_START = 'c2JzaWc6'
 

@@ -4,6 +4,7 @@
  * @module
  */
 import type { CacheControl, FilePart, FileSource, ImagePart, ImageSource, Part, Role, TextPart, VendorOnly } from '../../core/ir'
+import { UNSIGNED_THINKING_TAG } from '../../core/signatures'
 import { plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
 import { PROTOCOL, type StoredBlock } from './extra'
@@ -197,9 +198,10 @@ export function decodeContent(content: unknown, role: Role, mi: number, path: st
 			}
 			case 'thinking': {
 				onlyIn(role, 'assistant', bp, type)
+				// The gateway's mark on thinking no vendor signed comes off: it is unsigned again (core/signatures.ts).
 				const signature = optString(b, 'signature', bp)
 				parts.push(
-					signature
+					signature && signature !== UNSIGNED_THINKING_TAG
 						? { type: 'thinking', text: reqString(b, 'thinking', bp), signature }
 						: { type: 'thinking', text: reqString(b, 'thinking', bp) },
 				)

@@ -4,6 +4,7 @@
  */
 import type { EncodeContext } from '../codec'
 import type { ChatResponse, Usage } from '../../core/ir'
+import { UNSIGNED_THINKING_TAG } from '../../core/signatures'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObject, type Json } from './check'
@@ -63,7 +64,8 @@ export function decodeResponse(body: AnthropicResponse): ChatResponse {
 }
 
 /**
- * Canonical response → client `Message`. Tool-call ids carry any Gemini signature (core/tool-ids.ts). MCP parts
+ * Canonical response → client `Message`. Tool-call ids carry any Gemini signature (core/tool-ids.ts); thinking no
+ * vendor signed carries `UNSIGNED_THINKING_TAG` (core/signatures.ts). MCP parts
  * (the gateway's MCP loop, src/mcp) become `mcp_tool_use` / `mcp_tool_result` blocks; the response schema
  * (model.ts) does not list those, hence the widened element type.
  */
@@ -73,7 +75,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Anthropic
 		if (p.type === 'text') {
 			if (p.text !== '') content.push(p.citations?.length ? { type: 'text', text: p.text, citations: p.citations.map(encodeCitation) } : { type: 'text', text: p.text })
 		} else if (p.type === 'web_search') content.push(...encodeSearchBlocks(p))
-		else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature ?? '' })
+		else if (p.type === 'thinking') content.push({ type: 'thinking', thinking: p.text, signature: p.signature || UNSIGNED_THINKING_TAG })
 		else if (p.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: p.data })
 		else if (p.type === 'tool_call') content.push({ type: 'tool_use', id: wireToolId(p.id, p.signature), name: p.name, input: p.input })
 		else if (p.type === 'mcp_tool_use') content.push(encodeMcpToolUse(p, p.input))

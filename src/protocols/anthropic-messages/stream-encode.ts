@@ -8,6 +8,7 @@
 import type { EncodeContext } from '../codec'
 import { type EventEncoder, runMachine } from '../stream-machine'
 import { GatewayError } from '../../core/errors'
+import { UNSIGNED_THINKING_TAG } from '../../core/signatures'
 import type { StreamEvent } from '../../core/events'
 import type { StopReason, Usage, WebSearchPart } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
@@ -117,14 +118,15 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		out.push(send(b)!)
 	}
 	/**
-	 * Ends the open block. A thinking block from a vendor that does not sign (OpenAI-compatible, Gemini) gets an empty
-	 * `signature_delta` first, as Anthropic sends one before every thinking block's stop and as the non-streamed answer
-	 * carries `signature: ""`: clients keep such a block to send back (the Vercel AI SDK warned and dropped it, and its
-	 * reasoning never went back to the vendor, WIRE-NOTES #6), and the gateway leaves it out for Anthropic upstreams.
+	 * Ends the open block. A thinking block from a vendor that does not sign (OpenAI-compatible, Gemini) gets a
+	 * `signature_delta` first, as Anthropic sends one before every thinking block's stop, carrying the gateway's
+	 * `UNSIGNED_THINKING_TAG` (core/signatures.ts), as the non-streamed answer does: clients keep such a block to send
+	 * back as thinking (the Vercel AI SDK dropped one with no signature, pi replays one with an empty signature as text,
+	 * WIRE-NOTES #6), the Anthropic codec reads it back as unsigned thinking, and it is left out for Anthropic upstreams.
 	 */
 	const close = (out: SseFrame[]): void => {
 		if (open?.index !== undefined) {
-			if (open.block.kind === 'thinking' && !open.signed) out.push(delta(open.index, 'signature_delta', 'signature', ''))
+			if (open.block.kind === 'thinking' && !open.signed) out.push(delta(open.index, 'signature_delta', 'signature', UNSIGNED_THINKING_TAG))
 			out.push({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${open.index}}` })
 		}
 		open = undefined

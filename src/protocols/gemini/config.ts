@@ -249,9 +249,22 @@ export function encodeToolChoice(choice: ToolChoice): GeminiToolConfig {
 export const MIN_GEMINI_THINKING_BUDGET = 128
 
 /**
+ * Thinking turned off with no budget named (Anthropic `disabled`, Responses effort `none`) for the models that think by
+ * default (https://ai.google.dev/gemini-api/docs/thinking): the least each takes, Gemini 3 its lowest level, 2.5 Pro its
+ * minimum budget (0 is a 400: "This model only works in thinking mode"), the other 2.5 models 0. Left at their default,
+ * they would think, and bill it. Another model gets nothing, its default.
+ */
+function leastThinking(model: string, off: GeminiThinkingConfig, levels: string[] | undefined): GeminiThinkingConfig | undefined {
+	if (levels) return off
+	if (/(?:^|\/)gemini-2\.5-pro/.test(model)) return { thinkingBudget: MIN_GEMINI_THINKING_BUDGET }
+	if (/(?:^|\/)gemini-2\.5-flash/.test(model)) return off
+	return undefined
+}
+
+/**
  * Canonical reasoning → `thinkingConfig`: a token budget (derived from the effort when only that is known), and
- * `includeThoughts` so thought summaries stream back. Disabled reasoning sends budget 0 only when the client said 0
- * explicitly: some models (2.5 Pro) reject 0, so otherwise the model default applies.
+ * `includeThoughts` so thought summaries stream back. Disabled reasoning sends budget 0 when the client said 0
+ * explicitly, else the least the model takes (`leastThinking`): 2.5 Pro rejects 0.
  * Gemini counts thoughts against `maxOutputTokens`: under a cap the budget is fitted by the gateway's rule
  * (core/reasoning.ts), and a cap too small for any budget turns thinking off (budget 0) rather than let the model's
  * default thinking take the whole cap.
@@ -260,7 +273,7 @@ export function encodeThinking(r: Reasoning, cap?: number, model = ''): GeminiTh
 	const levels = thinkingLevels(model)
 	// Gemini 3 cannot have thinking turned off (Pro) or not by a budget of 0: its lowest level instead.
 	const off: GeminiThinkingConfig = levels ? { thinkingLevel: 'LOW' } : { thinkingBudget: 0 }
-	if (!r.enabled) return r.budgetTokens === 0 ? off : undefined
+	if (!r.enabled) return r.budgetTokens === 0 ? off : leastThinking(model, off, levels)
 	const cfg: GeminiThinkingConfig = { includeThoughts: r.includeThoughts ?? true }
 	// Gemini 3 takes an effort as its thinking level (a budget it takes only for backwards compatibility).
 	if (levels && r.budgetTokens === undefined) return r.effort ? { ...cfg, thinkingLevel: levelFor(r.effort, levels) } : cfg

@@ -370,9 +370,12 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	}
 	// A model that does not reason refuses the effort: it answers without thinking, as Claude does with thinking off.
 	// An OpenAI client's own reasoning_effort (among the extras) goes as it was written, for the vendor to judge.
+	// Thinking turned off (Anthropic `disabled`, Gemini `thinkingBudget: 0`) goes to an OpenAI reasoning model as the
+	// least effort it takes (`none` where it has one), as in openai-responses/request.ts: without an effort it would
+	// reason at its default. Other vendors' models, whose efforts are not known here, get none, as before.
 	const r = req.reasoning
-	if (r?.enabled && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
-		const effort = r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)
+	if (r && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
+		const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : upstream?.efforts && 'none'
 		if (effort) body.reasoning_effort = nearestEffort(effort, upstream?.efforts)
 	}
 	if (req.stream) {

@@ -11,7 +11,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import type Anthropic from '@anthropic-ai/sdk'
 import { generateText, type ModelMessage, streamText } from 'ai'
 import type OpenAI from 'openai'
-import { isForeignSignature, untagSignature } from '../../../src/core/signatures'
+import { isForeignSignature, UNSIGNED_THINKING_TAG, untagSignature } from '../../../src/core/signatures'
 import { textSignatureFor, thinkingSignature } from '../../mocks'
 import { chat, messages } from './clients'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, GEMINI_3, startMatrixWithGemini3 } from './harness'
@@ -38,9 +38,9 @@ const anthropicThinking = () =>
 /** Gemini's answer turn as the Gemini mock got it back: contents[1] of the last request. */
 const geminiTurn = () => (lastRequest(m.mocks.gemini).body.contents as Array<{ role: string; parts: unknown[] }>)[1]
 
-/** The signatures a client was shown, as tagged Gemini ones; Gemini signed the answer text. */
+/** The signatures a client was shown, as tagged Gemini ones (besides the gateway's mark on unsigned thinking); Gemini signed the answer text. */
 function expectGeminiSigned(signatures: string[]) {
-	const shown = signatures.filter(Boolean)
+	const shown = signatures.filter((s) => s && s !== UNSIGNED_THINKING_TAG)
 	expect(shown).toHaveLength(1)
 	expect(untagSignature(shown[0]!)).toEqual({ origin: 'gemini-text', signature: textSignatureFor(ANSWER) })
 }

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
+import { UNSIGNED_THINKING_TAG } from '../../../src/core/signatures'
 import { unpackToolCallId } from '../../../src/core/tool-ids'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER } from './harness'
 
@@ -31,7 +32,7 @@ describe('switching vendors mid-conversation (Anthropic client)', () => {
 				const foreign = thinkingOf(one.content)
 				expect(foreign).toHaveLength(1)
 				expect(foreign[0]!.thinking).toContain('Let me think')
-				expect(foreign[0]!.signature).toBe('')
+				expect(foreign[0]!.signature).toBe(UNSIGNED_THINKING_TAG)
 
 				const history: Anthropic.MessageParam[] = [first.messages[0]!, { role: 'assistant', content: one.content }, { role: 'user', content: 'And the budget?' }]
 				const next = { model: MODEL.anthropic, max_tokens: 2048, thinking: THINKING, messages: history }

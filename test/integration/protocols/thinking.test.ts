@@ -7,6 +7,7 @@
  * Gemini function call without its thought signature (WIRE-NOTES #6, #7, wire §13, §18).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { UNSIGNED_THINKING_TAG } from '../../../src/core/signatures'
 import { countWords, thinkingSignature, thoughtSignatureFor } from '../../mocks'
 import { type Answer, chat, messages, type Protocol, PROTOCOLS } from './clients'
 import { type Account, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream } from './harness'
@@ -58,8 +59,9 @@ for (const proto of PROTOCOLS) {
 				const text = `Hello! You said: ${user}`
 				expect(a.reasoning).toBe(thinking)
 				expect(a.text).toBe(text)
-				// Only Anthropic signs thinking; the others' reasoning carries no signature to replay.
-				expect(a.signatures).toEqual(up === 'anthropic' ? [thinkingSignature(thinking)] : proto === 'messages' ? [''] : [])
+				// Only Anthropic signs thinking; the others' reasoning carries no signature to replay (Anthropic clients get the
+				// gateway's mark for unsigned thinking, as they need a signature to send thinking back).
+				expect(a.signatures).toEqual(up === 'anthropic' ? [thinkingSignature(thinking)] : proto === 'messages' ? [UNSIGNED_THINKING_TAG] : [])
 				const output = countWords(thinking) + countWords(text)
 				expect(a.usage).toMatchObject({ input: countWords(user), output })
 				if (proto === 'chat') expect(a.usage.reasoning).toBe(countWords(thinking))
@@ -136,6 +138,7 @@ describe('chat thinking asked with OpenRouter’s reasoning object', () => {
 		await chat(acct.openai, { model: MODEL.anthropic, max_tokens: 8000, reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: 'budgeted' }] } as never, false)
 		expect(lastRequest(m.mocks.anthropic).body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 })
 		await chat(acct.openai, { model: MODEL.gemini, reasoning: { enabled: false }, messages: [{ role: 'user', content: 'no thinking' }] } as never, false)
-		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toBeUndefined()
+		// Gemini 2.5 Flash thinks by default: off is a budget of 0.
+		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toEqual({ thinkingBudget: 0 })
 	})
 })

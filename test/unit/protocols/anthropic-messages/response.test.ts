@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatResponse } from '../../../../src/core/ir'
+import { UNSIGNED_THINKING_TAG } from '../../../../src/core/signatures'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 import type { AnthropicResponse } from '../../../../src/protocols/anthropic-messages/model'
 import { fixtureJson } from './helpers'
@@ -103,7 +104,7 @@ describe('anthropicMessages.encodeResponse', () => {
 		expect(body.stop_reason).toBe('tool_use')
 		expect(body.stop_sequence).toBeNull()
 		expect(body.content).toEqual([
-			{ type: 'thinking', thinking: 'hmm', signature: '' },
+			{ type: 'thinking', thinking: 'hmm', signature: UNSIGNED_THINKING_TAG },
 			{ type: 'text', text: 'Calling.' },
 			{ type: 'tool_use', id: 'call_1__ts_c2ln', name: 'f', input: { a: 1 } },
 		])

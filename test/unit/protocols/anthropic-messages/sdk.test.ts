@@ -8,6 +8,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { streamText } from 'ai'
 import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
+import { UNSIGNED_THINKING_TAG } from '../../../../src/core/signatures'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 import { fakeFetch, fixtureFrames, from, sseResponse } from './helpers'
 
@@ -58,7 +59,7 @@ describe('Anthropic SDK on encodeStream output', () => {
 		expect(msg.id).toMatch(/^msg_/)
 		expect(msg.stop_reason).toBe('tool_use')
 		expect(msg.content).toEqual([
-			{ type: 'thinking', thinking: 'Let me think.', signature: '' },
+			{ type: 'thinking', thinking: 'Let me think.', signature: UNSIGNED_THINKING_TAG },
 			{ type: 'text', text: 'Checking both.' },
 			{ type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
 			{ type: 'tool_use', id: 'call_b__ts_c2ln', name: 'get_weather', input: { city: 'Tokyo' } },

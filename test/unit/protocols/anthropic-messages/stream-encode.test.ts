@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../../src/core/errors'
 import type { StreamEvent } from '../../../../src/core/events'
+import { UNSIGNED_THINKING_TAG } from '../../../../src/core/signatures'
 import { formatSse } from '../../../../src/core/sse'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 import { delta, frame } from '../../../../src/protocols/anthropic-messages/stream-encode'
@@ -109,7 +110,7 @@ describe('anthropicMessages.encodeStream', () => {
 		])
 	})
 
-	it('should end an unsigned thinking block with an empty signature_delta, and a signed one with its own only', async () => {
+	it('should end an unsigned thinking block with the gateway mark for unsigned thinking as its signature_delta, and a signed one with its own only', async () => {
 		const thinking = (signature?: string): StreamEvent[] => [
 			{ type: 'start', id: 'x', model: 'm' },
 			{ type: 'block_start', index: 0, block: { kind: 'thinking' } },
@@ -119,8 +120,9 @@ describe('anthropicMessages.encodeStream', () => {
 			{ type: 'finish', reason: 'end_turn' },
 		]
 		const deltas = async (events: StreamEvent[]) => payloads(await encode(events)).filter((p) => p.type === 'content_block_delta').map((p) => p.delta)
-		// As Anthropic streams it: the signature just before the stop, here empty (the vendor signs nothing).
-		expect(await deltas(thinking())).toEqual([{ type: 'thinking_delta', thinking: 'Hmm.' }, { type: 'signature_delta', signature: '' }])
+		// As Anthropic streams it: the signature just before the stop, here the gateway's mark (the vendor signs nothing;
+		// clients replay a thinking block with an empty signature as text, or not at all).
+		expect(await deltas(thinking())).toEqual([{ type: 'thinking_delta', thinking: 'Hmm.' }, { type: 'signature_delta', signature: UNSIGNED_THINKING_TAG }])
 		expect(await deltas(thinking('sig_1'))).toEqual([{ type: 'thinking_delta', thinking: 'Hmm.' }, { type: 'signature_delta', signature: 'sig_1' }])
 	})
 

@@ -260,6 +260,17 @@ describe('gemini encodeRequest', () => {
 		expect(cfg('gemini-2.5-flash', { enabled: false, budgetTokens: 0 })).toEqual({ thinkingBudget: 0 })
 	})
 
+	it('should send thinking turned off with no budget named (Anthropic disabled) as the least each model takes', () => {
+		const cfg = (model: string) => encodeRequest(base([u('x')], { reasoning: { enabled: false } }), model).generationConfig?.thinkingConfig
+		expect(cfg('gemini-3-pro-preview')).toEqual({ thinkingLevel: 'LOW' })
+		// 2.5 Pro cannot turn thinking off (a budget of 0 is a 400): its least budget.
+		expect(cfg('gemini-2.5-pro')).toEqual({ thinkingBudget: 128 })
+		expect(cfg('gemini-2.5-flash')).toEqual({ thinkingBudget: 0 })
+		expect(cfg('gemini-2.5-flash-lite')).toEqual({ thinkingBudget: 0 })
+		// A model not known to think is sent nothing, as before.
+		expect(cfg('gemini-2.0-flash')).toBeUndefined()
+	})
+
 	it('should re-emit extra only for requests decoded from Gemini', () => {
 		const extra = {
 			safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
