@@ -16,7 +16,7 @@ import { translations } from './audio-translations'
 import { responses } from './responses'
 import { compactResponse } from './responses-compact'
 import { storedResponseRoute, storeOf } from './responses-store'
-import { filesAndBatches } from './batches'
+import { filesAndBatches, unknownFile } from './batches'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
 export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'whisper-1', 'tts-1', 'dall-e-3']
@@ -42,6 +42,9 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 	const batchRoute = path.startsWith('/v1/files') || path.startsWith('/v1/batches') ? filesAndBatches(opts, method, path, body, req.form) : undefined
 	if (batchRoute) return batchRoute
 	if (method === 'POST') {
+		// A file named in a request must be one the organisation holds (uploaded, or a batch's output).
+		const noFile = path === '/v1/chat/completions' || path === '/v1/responses' ? unknownFile(opts, body) : undefined
+		if (noFile) return noFile
 		switch (path) {
 			case '/v1/chat/completions':
 				return chatCompletions(body, jsonError, opts.models, opts.alnum9ToolCallIds, opts.prefix)

@@ -1,0 +1,148 @@
+/**
+ * A model request naming an OpenAI file by id (chat's `file` part, Responses' `input_file`), with the official
+ * `openai` SDK against the OpenAI mocks (test/mocks/openai/batches.ts, which answers OpenAI's 404 for a file its
+ * organisation does not hold): the file must be recorded to the caller's account (its upload, or its batch's output),
+ * else 404 before any upstream call or charge; the account's own goes to the channel holding it. Vector stores and
+ * containers are recorded to no account: 404 for everyone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI, { toFile } from 'openai'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { refused } from './setup'
+
+let held: VendorMock
+let other: VendorMock
+let app: TestApp
+
+beforeAll(async () => {
+	held = await startOpenAIMock({ apiKey: 'up-held' })
+	other = await startOpenAIMock({ apiKey: 'up-other' })
+	app = await startTestApp({
+		config: {
+			channels: [
+				// Tried first for gpt-4o-mini, but another key: it holds none of the files uploaded to `held`.
+				{ name: 'other', type: 'openai', base_url: other.url, api_key: 'up-other', models: ['gpt-4o-mini'], priority: 0 },
+				// The only channel of gpt-4.1, so uploads for it land here.
+				{ name: 'held', type: 'openai', base_url: held.url, api_key: 'up-held', models: ['gpt-4o-mini', 'gpt-4.1'], priority: 1 },
+				{ name: 'only-41', type: 'openai', base_url: other.url, api_key: 'up-other', models: ['gpt-4.1-nano'] },
+			],
+			models: [
+				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'gpt-4.1', input_per_mtok: 2, output_per_mtok: 8 },
+				{ name: 'gpt-4.1-nano', input_per_mtok: 1, output_per_mtok: 2 },
+			],
+		},
+	})
+}, 60_000)
+
+afterAll(async () => {
+	await app.close()
+	await held.stop()
+	await other.stop()
+})
+
+const client = async (balance = 1) => {
+	const a = await app.account(balance)
+	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }) }
+}
+
+/** Account A's batch input file and the output file its batch wrote. */
+async function filesOf(a: Awaited<ReturnType<typeof client>>) {
+	const line = { custom_id: 'one', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4.1', messages: [{ role: 'user', content: 'hello' }], max_tokens: 10 } }
+	const input = await a.openai.files.create({ file: await toFile(Buffer.from(JSON.stringify(line) + '\n'), 'batch.jsonl'), purpose: 'batch' })
+	const batch = await a.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+	const done = await a.openai.batches.retrieve(batch.id)
+	expect(done.status).toBe('completed')
+	return { input: input.id, output: done.output_file_id! }
+}
+
+const chatWith = (openai: OpenAI, fileId: string, stream: boolean, model = 'gpt-4o-mini') =>
+	openai.chat.completions
+		.create({ model, stream, messages: [{ role: 'user', content: [{ type: 'text', text: 'read this' }, { type: 'file', file: { file_id: fileId } }] }] })
+		.then(async (r) => {
+			if (stream) for await (const _ of r as AsyncIterable<unknown>);
+			return r
+		})
+const responsesWith = (openai: OpenAI, fileId: string, stream: boolean, model = 'gpt-4o-mini') =>
+	openai.responses
+		.create({ model, stream, input: [{ role: 'user', content: [{ type: 'input_text', text: 'read this' }, { type: 'input_file', file_id: fileId }] }] })
+		.then(async (r) => {
+			if (stream) for await (const _ of r as AsyncIterable<unknown>);
+			return r
+		})
+
+const sent = () => held.requests.length + other.requests.length
+
+describe('OpenAI file ids in model requests', () => {
+	let a: Awaited<ReturnType<typeof client>>
+	let files: { input: string; output: string }
+	beforeAll(async () => {
+		a = await client(1)
+		files = await filesOf(a)
+	})
+
+	it("should answer 404 to another account naming A's uploaded or batch output file, streamed or not, before any upstream call or charge", async () => {
+		const b = await client(1)
+		const before = sent()
+		for (const id of [files.input, files.output])
+			for (const stream of [false, true]) {
+				for (const [where, call] of [
+					['messages[0].content[1].file.file_id', () => chatWith(b.openai, id, stream)],
+					['input[0].content[1].file_id', () => responsesWith(b.openai, id, stream)],
+				] as const) {
+					const err = await refused(call())
+					expect(err?.status).toBe(404)
+					expect(err?.error).toMatchObject({ message: `No such File object: ${id}`, type: 'invalid_request_error', param: where })
+				}
+			}
+		expect(sent()).toBe(before)
+		expect(await app.balance(b.accountId)).toBe(1)
+	})
+
+	it('should answer 404 for a file id recorded to no account (unknown, or uploaded by the operator with the channel key)', async () => {
+		const before = sent()
+		const balance = await app.balance(a.accountId)
+		for (const stream of [false, true]) {
+			expect((await refused(chatWith(a.openai, 'file-unknown', stream)))?.status).toBe(404)
+			expect((await refused(responsesWith(a.openai, 'file-unknown', stream)))?.status).toBe(404)
+		}
+		expect(sent()).toBe(before)
+		expect(await app.balance(a.accountId)).toBe(balance)
+	})
+
+	it("should send the account's own files upstream, to the channel holding them, streamed or not", async () => {
+		for (const id of [files.input, files.output])
+			for (const stream of [false, true]) {
+				const before = { held: held.requests.length, other: other.requests.length }
+				await chatWith(a.openai, id, stream)
+				expect(held.requests.at(-1)!.body.messages[0].content[1]).toEqual({ type: 'file', file: { file_id: id } })
+				await responsesWith(a.openai, id, stream)
+				expect(held.requests.at(-1)!.body.input[0].content[1]).toEqual({ type: 'input_file', file_id: id })
+				expect(held.requests.length).toBe(before.held + 2)
+				expect(other.requests.length).toBe(before.other)
+			}
+	})
+
+	it('should refuse with 400 a model the holding channel does not serve, before any upstream call', async () => {
+		const before = sent()
+		const err = await refused(chatWith(a.openai, files.output, false, 'gpt-4.1-nano'))
+		expect(err?.status).toBe(400)
+		expect(err?.message).toContain('does not serve the model "gpt-4.1-nano"')
+		expect(sent()).toBe(before)
+	})
+
+	it('should answer 404 for a vector store or container id, which no account is recorded to', async () => {
+		const before = sent()
+		const search = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'find it', tools: [{ type: 'file_search', vector_store_ids: ['vs_operator'] }] }))
+		expect(search?.status).toBe(404)
+		expect(search?.error).toMatchObject({ param: 'tools[0].vector_store_ids[0]' })
+		const code = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'run it', tools: [{ type: 'code_interpreter', container: 'cntr_someone' }] }))
+		expect(code?.status).toBe(404)
+		expect(code?.error).toMatchObject({ param: 'tools[0].container' })
+		const theirs = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'run it', tools: [{ type: 'code_interpreter', container: { type: 'auto', file_ids: ['file-unknown'] } }] }))
+		expect(theirs?.status).toBe(404)
+		expect(theirs?.error).toMatchObject({ message: 'No such File object: file-unknown', param: 'tools[0].container.file_ids[0]' })
+		expect(sent()).toBe(before)
+	})
+})
