@@ -73,6 +73,8 @@ const responsesWith = (openai: OpenAI, fileId: string, stream: boolean, model = 
 		})
 
 const sent = () => held.requests.length + other.requests.length
+/** The second content part of the first message (or input item) the channel holding the files was last sent. */
+const lastPart = (field: 'messages' | 'input') => (held.requests.at(-1)!.body as Record<string, Array<{ content: unknown[] }>>)[field]![0]!.content[1]
 
 describe('OpenAI file ids in model requests', () => {
 	let a: Awaited<ReturnType<typeof client>>
@@ -116,9 +118,9 @@ describe('OpenAI file ids in model requests', () => {
 			for (const stream of [false, true]) {
 				const before = { held: held.requests.length, other: other.requests.length }
 				await chatWith(a.openai, id, stream)
-				expect(held.requests.at(-1)!.body.messages[0].content[1]).toEqual({ type: 'file', file: { file_id: id } })
+				expect(lastPart('messages')).toEqual({ type: 'file', file: { file_id: id } })
 				await responsesWith(a.openai, id, stream)
-				expect(held.requests.at(-1)!.body.input[0].content[1]).toEqual({ type: 'input_file', file_id: id })
+				expect(lastPart('input')).toEqual({ type: 'input_file', file_id: id })
 				expect(held.requests.length).toBe(before.held + 2)
 				expect(other.requests.length).toBe(before.other)
 			}
