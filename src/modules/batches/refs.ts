@@ -20,6 +20,9 @@ import { ownedByUpstream } from '../../tasks/store'
 /** An id a request names, and where (OpenAI's `param` for it). */
 type Named = { id: string; param: string }
 
+/** The terms of a request naming the account's files, with the refusal for a model their channel does not serve. */
+export type OpenAIFileTerms = FileTerms & Required<Pick<FileTerms, 'unreadable'>>
+
 /** Objects OpenAI holds that a request names, by kind. */
 type Refs = { files: Named[]; vectorStores: Named[]; containers: Named[] }
 
@@ -76,7 +79,7 @@ export function namedRefs(body: Record<string, unknown>, raw: string | undefined
  * channel holding its files (one query for all of them), or a 404 in OpenAI's words for the first id not the caller's.
  * Undefined (no promise) when the body names none, or no OpenAI channel serves the model.
  */
-export function openaiFileTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers): Promise<FileTerms | undefined> | undefined {
+export function openaiFileTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers): Promise<OpenAIFileTerms> | undefined {
 	const refs = namedRefs(body, raw)
 	if (!refs.files.length && !refs.vectorStores.length && !refs.containers.length) return undefined
 	if (typeof body.model !== 'string' || !svc.catalog.channelsFor(body.model).some((ch) => ch.type === 'openai')) return undefined
@@ -88,7 +91,7 @@ export function openaiFileTerms(svc: Services, body: Record<string, unknown>, ra
 	return fileTerms(svc, refs.files, token.accountId, inbound)
 }
 
-async function fileTerms(svc: Services, named: Named[], accountId: number, inbound: Headers): Promise<FileTerms> {
+async function fileTerms(svc: Services, named: Named[], accountId: number, inbound: Headers): Promise<OpenAIFileTerms> {
 	const ids = [...new Set(named.map((n) => n.id))]
 	const rows = await ownedByUpstream(svc.db, 'file', accountId, ids)
 	const missing = named.find((n) => !rows.some((r) => r.upstreamId === n.id))

@@ -126,6 +126,27 @@ describe('OpenAI file ids in model requests', () => {
 			}
 	})
 
+	it("should hold input token counting and compaction to the same rule: another account's file is 404, the account's own goes to its channel", async () => {
+		const b = await client(1)
+		const input = (id: string) => [{ role: 'user' as const, content: [{ type: 'input_text' as const, text: 'read this' }, { type: 'input_file' as const, file_id: id }] }]
+		const before = sent()
+		for (const call of [() => b.openai.responses.inputTokens.count({ model: 'gpt-4o-mini', input: input(files.output) }), () => b.openai.responses.compact({ model: 'gpt-4o-mini', input: input(files.output) })]) {
+			const err = await refused(call())
+			expect(err?.status).toBe(404)
+			expect(err?.error).toMatchObject({ message: `No such File object: ${files.output}`, param: 'input[0].content[1].file_id' })
+		}
+		expect(sent()).toBe(before)
+		expect(await app.balance(b.accountId)).toBe(1)
+
+		const counted = await a.openai.responses.inputTokens.count({ model: 'gpt-4o-mini', input: input(files.output) })
+		expect(counted.input_tokens).toBeGreaterThan(0)
+		expect(held.requests.at(-1)!.path).toBe('/v1/responses/input_tokens')
+		await a.openai.responses.compact({ model: 'gpt-4o-mini', input: input(files.output) })
+		expect(held.requests.at(-1)!.path).toBe('/v1/responses/compact')
+		expect(lastPart('input')).toEqual({ type: 'input_file', file_id: files.output })
+		expect(sent()).toBe(before + 2)
+	})
+
 	it('should refuse with 400 a model the holding channel does not serve, before any upstream call', async () => {
 		const before = sent()
 		const err = await refused(chatWith(a.openai, files.output, false, 'gpt-4.1-nano'))
