@@ -18,7 +18,7 @@ import type { Services } from '../../services'
 import { ownedByUpstream } from '../../tasks/store'
 
 /** An id a request names, and where (OpenAI's `param` for it). */
-type Named = { id: string; param: string }
+type Named = { id: string; param: string; line?: string }
 
 /** The terms of a request naming the account's files, with the refusal for a model their channel does not serve. */
 export type OpenAIFileTerms = FileTerms & Required<Pick<FileTerms, 'unreadable'>>
@@ -83,25 +83,54 @@ export function openaiFileTerms(svc: Services, body: Record<string, unknown>, ra
 	const refs = namedRefs(body, raw)
 	if (!refs.files.length && !refs.vectorStores.length && !refs.containers.length) return undefined
 	if (typeof body.model !== 'string' || !svc.catalog.channelsFor(body.model).some((ch) => ch.type === 'openai')) return undefined
-	// Neither is ever recorded to an account: no lookup can find one.
-	const [store] = refs.vectorStores
-	if (store) return Promise.reject(new GatewayError('not_found', `Vector store with id '${store.id}' not found.`, { code: 'vector_store_not_found', param: store.param }))
-	const [container] = refs.containers
-	if (container) return Promise.reject(new GatewayError('not_found', `Container with id '${container.id}' not found.`, { code: 'container_not_found', param: container.param }))
-	return fileTerms(svc, refs.files, token.accountId, inbound)
+	return (async () => {
+		const channelId = await holderOf(svc, refs, token.accountId)
+		const ids = [...new Set(refs.files.map((n) => n.id))]
+		return { channelId: channelId!, ids, inbound, unreadable: (model: string) => unreadableFiles(ids, model, refs.files[0]!.param) }
+	})()
 }
 
-async function fileTerms(svc: Services, named: Named[], accountId: number, inbound: Headers): Promise<OpenAIFileTerms> {
-	const ids = [...new Set(named.map((n) => n.id))]
+/**
+ * Refuses (404, before the file goes upstream) a batch input file whose lines name a file, vector store or container
+ * not recorded to the account, and (400) one naming files `channelId`, the channel the batch would run on, does not hold.
+ */
+export async function checkLineRefs(svc: Services, accountId: number, channelId: number, lines: Array<{ customId: string; body: Record<string, unknown> }>): Promise<void> {
+	const refs: Refs = { files: [], vectorStores: [], containers: [] }
+	for (const line of lines) {
+		const own = namedRefs(line.body, undefined)
+		const tag = (n: Named) => ({ id: n.id, param: n.param, line: line.customId })
+		refs.files.push(...own.files.map(tag))
+		refs.vectorStores.push(...own.vectorStores.map(tag))
+		refs.containers.push(...own.containers.map(tag))
+	}
+	if (!refs.files.length && !refs.vectorStores.length && !refs.containers.length) return
+	const held = await holderOf(svc, refs, accountId)
+	if (held !== undefined && held !== channelId) throw unreadableFiles([...new Set(refs.files.map((n) => n.id))], lines[0]!.body.model as string, refs.files[0]!.param)
+}
+
+/** What a message of a batch line's refusal adds: the request naming the id. */
+const inLine = (n: Named) => (n.line === undefined ? '' : ` (request '${n.line}')`)
+
+/**
+ * The channel holding every file `refs` names, all recorded to the account (one query), or undefined when it names
+ * none; a 404 for the first id that is not the account's, a 400 for files of two channels.
+ */
+async function holderOf(svc: Services, refs: Refs, accountId: number): Promise<number | undefined> {
+	// Neither is ever recorded to an account: no lookup could find one.
+	const [store] = refs.vectorStores
+	if (store) throw new GatewayError('not_found', `Vector store with id '${store.id}' not found.${inLine(store)}`, { code: 'vector_store_not_found', param: store.param })
+	const [container] = refs.containers
+	if (container) throw new GatewayError('not_found', `Container with id '${container.id}' not found.${inLine(container)}`, { code: 'container_not_found', param: container.param })
+	if (!refs.files.length) return undefined
+	const ids = [...new Set(refs.files.map((n) => n.id))]
 	const rows = await ownedByUpstream(svc.db, 'file', accountId, ids)
-	const missing = named.find((n) => !rows.some((r) => r.upstreamId === n.id))
+	const missing = refs.files.find((n) => !rows.some((r) => r.upstreamId === n.id))
 	// OpenAI's words for a file id it does not hold (as GET /v1/files/{id} answers it: upstream.ts `owned`).
-	if (missing) throw new GatewayError('not_found', `No such File object: ${missing.id}`, { code: 'file_not_found', param: missing.param })
+	if (missing) throw new GatewayError('not_found', `No such File object: ${missing.id}${inLine(missing)}`, { code: 'file_not_found', param: missing.param })
 	const channels = new Set(rows.map((r) => r.channelId))
 	if (channels.size > 1 || channels.has(null))
-		throw new GatewayError('invalid_request', `The files ${ids.join(', ')} are held by different OpenAI keys; one request can name the files of one only`, { code: 'invalid_request', param: named[0]!.param })
-	const [channelId] = channels as Set<number>
-	return { channelId: channelId!, ids, inbound, unreadable: (model) => unreadableFiles(ids, model, named[0]!.param) }
+		throw new GatewayError('invalid_request', `The files ${ids.join(', ')} are held by different OpenAI keys; one request can name the files of one only`, { code: 'invalid_request', param: refs.files[0]!.param })
+	return [...channels][0]!
 }
 
 /** A file is readable only with the OpenAI key it was uploaded with (or that ran the batch writing it). */

@@ -147,6 +147,19 @@ describe('OpenAI file ids in model requests', () => {
 		expect(sent()).toBe(before + 2)
 	})
 
+	it("should refuse a batch input file whose lines name another account's file (404) before it is uploaded, and take one naming the account's own", async () => {
+		const b = await client(1)
+		const line = (id: string) => ({ custom_id: 'named', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4.1', max_output_tokens: 10, input: [{ role: 'user', content: [{ type: 'input_file', file_id: id }] }] } })
+		const upload = async (who: typeof a, id: string) => who.openai.files.create({ file: await toFile(Buffer.from(JSON.stringify(line(id)) + '\n'), 'batch.jsonl'), purpose: 'batch' })
+		const before = sent()
+		const err = await refused(upload(b, files.output))
+		expect(err?.status).toBe(404)
+		expect(err?.error).toMatchObject({ message: `No such File object: ${files.output} (request 'named')`, param: 'input[0].content[0].file_id' })
+		expect(sent()).toBe(before)
+		expect((await b.openai.files.list()).data).toEqual([])
+		expect((await upload(a, files.output)).purpose).toBe('batch')
+	})
+
 	it('should refuse with 400 a model the holding channel does not serve, before any upstream call', async () => {
 		const before = sent()
 		const err = await refused(chatWith(a.openai, files.output, false, 'gpt-4.1-nano'))
