@@ -13,6 +13,7 @@
  */
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
+import { mayHold } from '../../http/raw-json'
 import type { FileTerms } from '../../relay/chat'
 import type { Services } from '../../services'
 import { ownedByUpstream } from '../../tasks/store'
@@ -67,7 +68,7 @@ export function namedRefs(body: Record<string, unknown>, raw: string | undefined
 	toolRefs(body.tools, refs)
 	// `file_id`, not `"file_id"`: a search tries a match at each occurrence of the pattern's first character, and a
 	// JSON body is full of quotes (anthropic-files/refs.ts); `file_ids` (code interpreter's) is in `tools`, walked above.
-	if (raw === undefined || raw.includes('file_id')) {
+	if (raw === undefined || mayHold(raw, 'file_id')) {
 		if (body.messages !== undefined) partFiles(body.messages, 'messages', refs.files)
 		if (body.input !== undefined) partFiles(body.input, 'input', refs.files)
 	}
