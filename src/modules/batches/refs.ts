@@ -109,6 +109,13 @@ export async function checkLineRefs(svc: Services, accountId: number, channelId:
 	if (held !== undefined && held !== channelId) throw unreadableFiles([...new Set(refs.files.map((n) => n.id))], lines[0]!.body.model as string, refs.files[0]!.param)
 }
 
+/**
+ * Refuses (404) file ids not recorded to the account, named outside a model request (an image edit's `images` and
+ * `mask`, a video's `input_reference`); answers the channel holding them.
+ */
+export const checkFileIds = (svc: Services, accountId: number, named: Array<{ id: string; param: string }>): Promise<number | undefined> =>
+	holderOf(svc, { files: named, vectorStores: [], containers: [] }, accountId)
+
 /** What a message of a batch line's refusal adds: the request naming the id. */
 const inLine = (n: Named) => (n.line === undefined ? '' : ` (request '${n.line}')`)
 

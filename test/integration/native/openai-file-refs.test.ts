@@ -9,29 +9,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { startVideoMock, type VideoMock } from '../../mocks/tasks'
 import { refused } from './setup'
 
 let held: VendorMock
 let other: VendorMock
+let video: VideoMock
 let app: TestApp
 
 beforeAll(async () => {
 	held = await startOpenAIMock({ apiKey: 'up-held' })
 	other = await startOpenAIMock({ apiKey: 'up-other' })
+	video = await startVideoMock({ apiKey: 'up-video' })
 	app = await startTestApp({
 		config: {
 			channels: [
 				// Tried first for gpt-4o-mini, but another key: it holds none of the files uploaded to `held`.
 				{ name: 'other', type: 'openai', base_url: other.url, api_key: 'up-other', models: ['gpt-4o-mini'], priority: 0 },
 				// The only channel of gpt-4.1, so uploads for it land here.
-				{ name: 'held', type: 'openai', base_url: held.url, api_key: 'up-held', models: ['gpt-4o-mini', 'gpt-4.1'], priority: 1 },
+				{ name: 'held', type: 'openai', base_url: held.url, api_key: 'up-held', models: ['gpt-4o-mini', 'gpt-4.1', 'gpt-image-1'], priority: 1 },
+				{ name: 'vid', type: 'video', base_url: video.url, api_key: 'up-video', models: ['sora-2'] },
 				{ name: 'only-41', type: 'openai', base_url: other.url, api_key: 'up-other', models: ['gpt-4.1-nano'] },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'gpt-4.1', input_per_mtok: 2, output_per_mtok: 8 },
 				{ name: 'gpt-4.1-nano', input_per_mtok: 1, output_per_mtok: 2 },
-			],
+				{ name: 'gpt-image-1', per_image: 0.04 },
+				{ name: 'sora-2', per_second: 0.1 },
+			] as never,
 		},
 	})
 }, 60_000)
@@ -40,6 +46,7 @@ afterAll(async () => {
 	await app.close()
 	await held.stop()
 	await other.stop()
+	await video.stop()
 })
 
 const client = async (balance = 1) => {
@@ -166,6 +173,31 @@ describe('OpenAI file ids in model requests', () => {
 		expect(err?.status).toBe(400)
 		expect(err?.message).toContain('does not serve the model "gpt-4.1-nano"')
 		expect(sent()).toBe(before)
+	})
+
+	it("should answer 404 to another account's file named by an image edit or a video's input_reference, before any upstream call or charge", async () => {
+		const b = await client(1)
+		const before = sent() + video.requests.length
+		const post = (path: string, body: unknown) => fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+		for (const [path, body, param] of [
+			['/v1/images/edits', { model: 'gpt-image-1', prompt: 'blue', images: [{ image_url: 'https://example.com/a.png' }, { file_id: files.output }] }, 'images[1].file_id'],
+			['/v1/images/edits', { model: 'gpt-image-1', prompt: 'blue', images: [{ image_url: 'https://example.com/a.png' }], mask: { file_id: files.output } }, 'mask.file_id'],
+			['/v1/video/generations', { model: 'sora-2', prompt: 'a dog', input_reference: { file_id: files.output } }, 'input_reference.file_id'],
+		] as const) {
+			const res = await post(path, body)
+			expect(res.status).toBe(404)
+			expect(((await res.json()) as { error: unknown }).error).toMatchObject({ message: `No such File object: ${files.output}`, param })
+		}
+		expect(sent() + video.requests.length).toBe(before)
+		expect(await app.balance(b.accountId)).toBe(1)
+
+		const mine = await fetch(`${app.url}/v1/images/edits`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'gpt-image-1', prompt: 'blue', images: [{ file_id: files.input }] }),
+		})
+		expect(mine.status).toBe(200)
+		expect((held.requests.at(-1)!.body as { images: unknown }).images).toEqual([{ file_id: files.input }])
 	})
 
 	it('should answer 404 for a vector store or container id, which no account is recorded to', async () => {
