@@ -8,7 +8,8 @@
  * naming one is 404 for every account, as is a file the operator uploaded with the channel's key: what no account
  * was answered is no account's, as for `previous_response_id` (responses/ownership.ts).
  * Only requests for a model an OpenAI channel serves are checked: a converted request never sends the ids upstream,
- * and its decoder refuses them (400) as before.
+ * and its decoder refuses them (400) as before. Batch input files' lines, image edits and video submits naming files
+ * are held to the same rule (`checkLineRefs`, `checkFileIds`). `item_reference`s are not: item ids are not recorded.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
