@@ -105,7 +105,8 @@ export type OutputTerms = {
 /**
  * A request naming files uploaded with Anthropic's Files API (`source: {type: 'file', file_id}`), all the account's,
  * or a code execution container to reuse (`container`) the account's answers named: the vendor key that holds them is
- * one channel's, so only that channel can serve the request.
+ * one channel's, so only that channel can serve the request. Likewise OpenAI files the account uploaded, or its
+ * batches wrote (modules/batches/refs.ts).
  */
 export type FileTerms = {
 	/** The channel the files were uploaded to (or written on), or that ran the container. */
@@ -116,6 +117,8 @@ export type FileTerms = {
 	container?: string
 	/** The client's headers with the Files API beta named in `anthropic-beta` (sent on by the fast path). */
 	inbound: Headers
+	/** The refusal for a model the holding channel does not serve, when not Anthropic's (modules/batches/refs.ts: OpenAI files). */
+	unreadable?: (model: string) => GatewayError
 }
 
 /**
@@ -262,6 +265,7 @@ function filesRoute(svc: Services, route: Route, files: FileTerms, model: string
 	if (on) return on
 	const named = files.ids.length > 1 ? `the files ${files.ids.join(', ')}` : files.ids.length ? `the file ${files.ids[0]}` : `the container ${files.container}`
 	if (!svc.catalog.channel(files.channelId)) throw new GatewayError('unavailable', `The channel holding ${named} is not available`, { code: 'channel_unavailable' })
+	if (files.unreadable) throw files.unreadable(model)
 	throw files.ids.length ? unreadableFiles(named, model) : foreignContainer(named, model)
 }
 

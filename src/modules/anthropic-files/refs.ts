@@ -8,6 +8,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
+import { mayHold } from '../../http/raw-json'
 import { tasks } from '../../db/schema'
 import { namedContainer } from '../../protocols/anthropic-messages/code-outputs'
 import type { FileTerms } from '../../relay/chat'
@@ -52,7 +53,8 @@ export function fileTerms(
 	const container = body.container === undefined ? undefined : namedContainer(body.container)
 	// `file_id"`, not `"file_id"`: JavaScriptCore's search tries a match at each occurrence of the pattern's first
 	// character, and a JSON body is full of quotes (a 99 KB agent turn: 75 µs with the quote, 6 µs without).
-	const ids = (raw ?? JSON.stringify(body.messages ?? null)).includes('file_id"') ? [...namedFiles(body.messages, new Set())] : []
+	// The client's text may spell the key with escapes, which parse to it all the same (raw-json.ts `mayHold`).
+	const ids = (raw === undefined ? JSON.stringify(body.messages ?? null).includes('file_id"') : mayHold(raw, 'file_id"')) ? [...namedFiles(body.messages, new Set())] : []
 	return ids.length || container !== undefined ? terms(svc, ids, container, token.accountId, inbound, batch) : undefined
 }
 

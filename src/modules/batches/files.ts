@@ -20,6 +20,7 @@ import type { Services } from '../../services'
 import { tasks } from '../../db/schema'
 import { newTaskId } from '../../tasks/store'
 import { checkContinuations, checkModels, parseLines } from './lines'
+import { checkLineRefs } from './refs'
 import { call, callJson, holder, owned, ownedPage } from './upstream'
 import { deleteFile, GeminiFileList, GeminiListQuery, isGeminiCaller, listFiles } from '../gemini-files'
 
@@ -73,6 +74,8 @@ export const filesModule = (svc: Services) =>
 				const lines = parseLines(await body.file.text())
 				const ch = uploadChannel(svc, token, lines)
 				await checkContinuations(svc, token.accountId, lines)
+				// Files, vector stores and containers its lines name must be the account's, on this channel (refs.ts).
+				await checkLineRefs(svc, token.accountId, ch.id, lines)
 				const form = new FormData()
 				for (const [k, v] of formOf(request) ?? []) form.append(k, v)
 				const { body: file, response } = await callJson(ch, '/files', { method: 'POST', body: form }, request.signal, requestId)

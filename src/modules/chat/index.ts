@@ -6,6 +6,7 @@ import { OpenAIChatCompletion, OpenAIChatRequest, OpenAIErrorBody, includeUsageO
 import type { HotRoute } from '../../http/hot-route'
 import { relayRoute } from '../../relay/chat'
 import { thinkingStore } from './kept-thinking'
+import { openaiFileTerms } from '../batches/refs'
 import type { Services } from '../../services'
 
 /** The route's handler and what it checks, shared by its Elysia route and its hot route (src/http/hot-route.ts). */
@@ -18,6 +19,8 @@ export const chatRoute = (svc: Services): HotRoute =>
 		includeUsage: includeUsageOf,
 		// Claude's thinking, for clients that replay its tool calls without their reasoning_details.
 		thinking: thinkingStore({ db: svc.db, log: svc.log }),
+		// Only a body naming a file, vector store or container costs a lookup: each must be the account's (batches/refs.ts).
+		files: (body, raw, token, inbound) => openaiFileTerms(svc, body, raw, token, inbound),
 	})
 
 export const chatModule = (svc: Services, route = chatRoute(svc)) =>

@@ -23,6 +23,7 @@ import { type ImageCall, jsonEdit, multipartEdit, variation } from './edits'
 import { formOf, type FormView, readPlainForm } from '../../http/form-view'
 import { relayGoogleImages } from './google'
 import { relayGoogleEdit } from './google-edits'
+import { checkFileIds } from '../batches/refs'
 import { ImageEditRequest, imageModelOf, ImagesRequest, ImagesResponse, ImageVariationRequest } from './model'
 import { type ImageJob, imageCost, imageHold, pricedAs } from './pricing'
 import { answerOfEvents, IMAGES_ENDPOINT, type ImagesAnswer, isEventStream, relayImageStream, tallyOf } from './stream'
@@ -42,6 +43,14 @@ const editOf = (body: unknown, request: Request): ImageCall => {
 	return form ? multipartEdit(body as FormView, form) : jsonEdit((body ?? {}) as Record<string, unknown>)
 }
 const variationOf = (body: unknown, request: Request): ImageCall => variation(formOf(request) && (body as FormView), formOf(request))
+
+/** The file ids a JSON edit names (`images[i].file_id`, `mask.file_id`). */
+const jsonFileIds = (call: ImageCall, json: { mask?: { file_id?: unknown } } | undefined): Array<{ id: string; param: string }> => {
+	const named = (call.edit?.images ?? []).flatMap((i) => ('fileId' in i ? [{ id: i.fileId, param: i.at }] : []))
+	const mask = json?.mask?.file_id
+	if (typeof mask === 'string') named.push({ id: mask, param: 'mask.file_id' })
+	return named
+}
 
 /** Whether Google's methods serve a model: Gemini channels serve it and no OpenAI-type channel does. */
 const servedByGoogle = (route: Route): boolean => route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')
@@ -95,12 +104,15 @@ export const imagesModule = (svc: Services) =>
 		)
 		.post(
 			'/v1/images/edits',
-			({ body, token, requestId, startedAt, request }) => {
+			async ({ body, token, requestId, startedAt, request }) => {
 				const call = checkedCalls.get(request) ?? editOf(body, request)
 				const ctx = { svc, token, requestId, startedAt, signal: request.signal }
 				// Gemini image models edit through :generateContent (google-edits.ts), decided as generations decide.
 				const route = resolveModel(svc, token, call.model)
 				if (call.edit && servedByGoogle(route)) return relayGoogleEdit(ctx, call.edit, route)
+				// Files named by id must be the account's: every account shares the channel's key (batches/refs.ts).
+				const named = jsonFileIds(call, formOf(request) ? undefined : (body as { mask?: { file_id?: unknown } } | undefined))
+				if (named.length) await checkFileIds(svc, token.accountId, named)
 				return relayImages(ctx, call)
 			},
 			{

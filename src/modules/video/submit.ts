@@ -18,6 +18,7 @@ import { type TaskRow, newTaskId } from '../../tasks/store'
 import { type Acceptance, taskOp } from '../../tasks/submit'
 import { videoUpdate } from '../../tasks/upstream'
 import { upstreamVideoForm } from './form'
+import { checkFileIds } from '../batches/refs'
 
 /** OpenAI's default clip length. */
 export const DEFAULT_VIDEO_SECONDS = 4
@@ -66,8 +67,11 @@ async function acceptVideo(res: Response, price: ModelInfo, seconds: number, siz
 }
 
 /** A new video: the body goes upstream as the client wrote it (multipart stays multipart), model renamed, seconds as OpenAI's string. */
-export function submitVideo(c: VideoCall, body: VideoBody): Promise<Response> {
+export async function submitVideo(c: VideoCall, body: VideoBody): Promise<Response> {
 	checkSize(body.size)
+	// A reference image by file id must be one of the account's files: every account shares the channel's key (batches/refs.ts).
+	const ref = body.input_reference as { file_id?: unknown } | null | undefined
+	if (ref && typeof ref === 'object' && typeof ref.file_id === 'string') await checkFileIds(c.svc, c.token.accountId, [{ id: ref.file_id, param: 'input_reference.file_id' }])
 	const asked = body.seconds ?? body.duration
 	const seconds = asked === undefined ? DEFAULT_VIDEO_SECONDS : Number(asked)
 	if (!(seconds > 0 && seconds <= 600)) throw new GatewayError('invalid_request', `Invalid 'seconds': ${String(asked)}`, { param: 'seconds', code: 'invalid_request_error' })

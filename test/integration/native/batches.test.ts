@@ -251,7 +251,9 @@ describe('OpenAI batches', () => {
 	it('should hold for the images and files a line names (a URL, a file_id), not by the bytes of their references', async () => {
 		const a = await client(1)
 		const image = { custom_id: 'img', method: 'POST' as const, url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } }] }] } }
-		const pdf = { custom_id: 'pdf', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', max_output_tokens: 10, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }, { type: 'input_text', text: 'summarise' }] }] } }
+		// A file a line names must be the account's (refs.ts): one it uploaded.
+		const named = await upload(a.openai, [chatLine('x', 'a file to name')])
+		const pdf = { custom_id: 'pdf', method: 'POST' as const, url: '/v1/responses', body: { model: 'gpt-4o-mini', max_output_tokens: 10, input: [{ role: 'user', content: [{ type: 'input_file', file_id: named.id }, { type: 'input_text', text: 'summarise' }] }] } }
 		// An image URL at high detail: gpt-4o-mini's most for one image, 2833 + 5667 × 8 tiles (768x2048) = 48,169 tokens.
 		for (const [line, endpoint, least] of [[image, '/v1/chat/completions', 48_169], [pdf, '/v1/responses', 15_000]] as const) {
 			const before = await app.balance(a.accountId)

@@ -160,7 +160,8 @@ describe('OpenAI file and input_audio parts (report item 4)', () => {
 
 	it('should relay file and input_audio parts to an OpenAI model as written', async () => {
 		const acct = await m.account()
-		const parts: OpenAI.Chat.Completions.ChatCompletionContentPart[] = [{ type: 'text', text: 'read this' }, file, { type: 'file', file: { file_id: 'file-abc' } }, audio]
+		// A file by `file_id` must be one of the account's (test/integration/native/openai-file-refs.test.ts).
+		const parts: OpenAI.Chat.Completions.ChatCompletionContentPart[] = [{ type: 'text', text: 'read this' }, file, audio]
 		const r = await acct.openai.chat.completions.create({ model: MODEL.openai, messages: [{ role: 'user', content: parts }] })
 		expect(r.choices[0]!.finish_reason).toBe('stop')
 		expect(lastRequest(m.mocks.openai).body.messages).toEqual([{ role: 'user', content: parts }])

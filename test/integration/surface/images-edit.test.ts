@@ -218,11 +218,13 @@ describe('POST /v1/images/edits (stream)', () => {
 describe('POST /v1/images/edits (JSON)', () => {
 	it('should forward image references as JSON with the model renamed, and charge the reported tokens', async () => {
 		const { key, accountId } = await app.account(1)
-		const images = [{ image_url: 'https://example.com/a.png' }, { file_id: 'file-abc' }]
-		const r = await call(app, key, '/v1/images/edits', { body: { model: 'editor', prompt: 'two cats', images, mask: { file_id: 'file-mask' }, quality: 'low' } })
+		// A reference by file_id must be one of the account's files (test/integration/native/openai-file-refs.test.ts).
+		const images = [{ image_url: 'https://example.com/a.png' }, { image_url: 'data:image/png;base64,' + PNG_1X1 }]
+		const mask = { image_url: 'https://example.com/mask.png' }
+		const r = await call(app, key, '/v1/images/edits', { body: { model: 'editor', prompt: 'two cats', images, mask, quality: 'low' } })
 		expect(r.status).toBe(200)
 		expect(r.body.data[0].b64_json).toBe(PNG_1X1)
-		expect(oa.requests[0]!.body).toEqual({ model: 'gpt-image-1', prompt: 'two cats', images, mask: { file_id: 'file-mask' }, quality: 'low' })
+		expect(oa.requests[0]!.body).toEqual({ model: 'gpt-image-1', prompt: 'two cats', images, mask, quality: 'low' })
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - tokens(2 + 2 * EDIT_IMAGE_TOKENS, 10) - tokens(272, 40))
 	})
 

@@ -78,6 +78,29 @@ function run(s: Store, batch: Obj, opts: { models?: string[] }, cancelled: boole
 	else Object.assign(batch, { status: 'completed', finalizing_at: t, completed_at: t })
 }
 
+/** The file ids a chat or Responses body's content parts name (chat's `file` part, `input_file`, `input_image`), and code interpreter's `container.file_ids`. */
+function namedFileIds(v: unknown, out: string[] = []): string[] {
+	if (Array.isArray(v)) for (const x of v) namedFileIds(x, out)
+	else if (v !== null && typeof v === 'object') {
+		const o = v as Obj
+		if (o.type === 'file' && typeof asObj(o.file)?.file_id === 'string') out.push(asObj(o.file)!.file_id as string)
+		if ((o.type === 'input_file' || o.type === 'input_image') && typeof o.file_id === 'string') out.push(o.file_id)
+		if (Array.isArray(o.file_ids)) for (const id of o.file_ids) if (typeof id === 'string') out.push(id)
+		for (const k in o) if (typeof o[k] === 'object') namedFileIds(o[k], out)
+	}
+	return out
+}
+
+/**
+ * OpenAI's 404 for a chat or Responses request naming a file the organisation does not hold (one not uploaded to
+ * this mock, nor written by one of its batches); undefined when every file it names is held.
+ */
+export function unknownFile(opts: object, body: unknown): Reply | undefined {
+	const s = storeFor(opts)
+	const id = namedFileIds(body).find((f) => !s.files.has(f))
+	return id === undefined ? undefined : openaiError(404, `No such File object: ${id}`, null, null, 'invalid_request_error')
+}
+
 /** The Files and Batch routes; undefined for any other path. */
 export function filesAndBatches(opts: { models?: string[] }, method: string, path: string, body: unknown, form: FormData | undefined): Reply | Promise<Reply> | undefined {
 	const s = storeFor(opts)

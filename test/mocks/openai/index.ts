@@ -16,10 +16,13 @@ import { translations } from './audio-translations'
 import { responses } from './responses'
 import { compactResponse } from './responses-compact'
 import { storedResponseRoute, storeOf } from './responses-store'
-import { filesAndBatches } from './batches'
+import { filesAndBatches, unknownFile } from './batches'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
 export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'whisper-1', 'tts-1', 'dall-e-3']
+
+/** The model requests whose content parts may name files by id. */
+const MODEL_PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/responses/compact', '/v1/responses/input_tokens'])
 
 function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 	const { method, path, body, jsonError } = req
@@ -36,6 +39,9 @@ function route(req: MockRequest, opts: MockOptions): Reply | Promise<Reply> {
 		if (opts.models && !opts.models.includes(id)) return openaiError(404, `The model '${id}' does not exist`, 'model', 'model_not_found')
 		return json({ id, object: 'model', created: 1700000000, owned_by: 'system' })
 	}
+	// A file named in a model request must be one the organisation holds (uploaded, or a batch's output).
+	const noFile = method === 'POST' && MODEL_PATHS.has(path) ? unknownFile(opts, body) : undefined
+	if (noFile) return noFile
 	if (method === 'POST' && path === '/v1/responses/compact') return compactResponse(body, jsonError, opts.models, storeOf(opts))
 	const stored = path.startsWith('/v1/responses/') ? storedResponseRoute(storeOf(opts), method, path, req.query, body) : undefined
 	if (stored) return stored
