@@ -1,12 +1,13 @@
 /**
- * Model requests naming objects OpenAI holds by id: files (chat's `{type: 'file', file: {file_id}}`, Responses'
- * `input_file` / `input_image` by `file_id`, code interpreter's `container.file_ids`), vector stores (`file_search`'s
- * `vector_store_ids`) and code interpreter containers (`container: 'cntr_…'`). Every account shares a channel's key,
- * so OpenAI would read any of them for anyone: a file must be recorded to the caller's account (an upload through
- * `POST /v1/files`, or a batch's output or error file: files.ts, tasks/batch.ts), and the request then goes to the
- * channel holding it. The gateway records no vector store or container to any account (it serves neither API), so
- * naming one is 404 for every account, as is a file the operator uploaded with the channel's key: what no account
- * was answered is no account's, as for `previous_response_id` (responses/ownership.ts).
+ * Model requests naming files OpenAI holds by id: chat's `{type: 'file', file: {file_id}}`, Responses' `input_file` /
+ * `input_image` by `file_id`, code interpreter's `container.file_ids`. Every account shares a channel's key, so OpenAI
+ * would read any of them for anyone, another account's batch output included: a file must be recorded to the caller's
+ * account (an upload through `POST /v1/files`, or a batch's output or error file: files.ts, tasks/batch.ts), and the
+ * request then goes to the channel holding it. A file the operator uploaded with the channel's key is 404 for every
+ * account: what no account was answered is no account's, as for `previous_response_id` (responses/ownership.ts).
+ * Vector stores (`file_search`'s `vector_store_ids`) and container ids go as sent: no account can make a vector store
+ * here (the gateway serves no such API), so those are the operator's to share, and a container id is as random and
+ * as unrecorded as an `item_reference`'s id, which an account's own next turn names.
  * Only requests for a model an OpenAI channel serves are checked: a converted request never sends the ids upstream,
  * and its decoder refuses them (400) as before. Batch input files' lines, image edits and video submits naming files
  * are held to the same rule (`checkLineRefs`, `checkFileIds`). `item_reference`s are not: item ids are not recorded.
@@ -25,8 +26,8 @@ type Named = { id: string; param: string; line?: string }
 /** The terms of a request naming the account's files, with the refusal for a model their channel does not serve. */
 export type OpenAIFileTerms = FileTerms & Required<Pick<FileTerms, 'unreadable'>>
 
-/** Objects OpenAI holds that a request names, by kind. */
-type Refs = { files: Named[]; vectorStores: Named[]; containers: Named[] }
+/** Files OpenAI holds that a request names. */
+type Refs = { files: Named[] }
 
 /** The file ids of message content parts: chat's `file` part, Responses' `input_file` and `input_image`, at any depth (tool outputs carry parts too). */
 function partFiles(v: unknown, at: string, out: Named[]): void {
@@ -43,16 +44,13 @@ function partFiles(v: unknown, at: string, out: Named[]): void {
 	for (const k in o) if (typeof o[k] === 'object') partFiles(o[k], at ? `${at}.${k}` : k, out)
 }
 
-/** What `tools` names: `file_search`'s vector stores, code interpreter's container or its files. */
+/** The files `tools` names: code interpreter's `container.file_ids`. */
 function toolRefs(tools: unknown, refs: Refs): void {
 	if (!Array.isArray(tools)) return
 	tools.forEach((tool: unknown, i) => {
 		if (tool === null || typeof tool !== 'object') return
-		const t = tool as { type?: unknown; vector_store_ids?: unknown; container?: unknown }
-		if (t.type === 'file_search' && Array.isArray(t.vector_store_ids))
-			t.vector_store_ids.forEach((id, j) => typeof id === 'string' && refs.vectorStores.push({ id, param: `tools[${i}].vector_store_ids[${j}]` }))
+		const t = tool as { type?: unknown; container?: unknown }
 		if (t.type !== 'code_interpreter') return
-		if (typeof t.container === 'string') refs.containers.push({ id: t.container, param: `tools[${i}].container` })
 		const ids = t.container !== null && typeof t.container === 'object' ? (t.container as { file_ids?: unknown }).file_ids : undefined
 		if (Array.isArray(ids)) ids.forEach((id, j) => typeof id === 'string' && refs.files.push({ id, param: `tools[${i}].container.file_ids[${j}]` }))
 	})
@@ -65,7 +63,7 @@ function toolRefs(tools: unknown, refs: Refs): void {
  * @example namedRefs({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] }, undefined).files // [{ id: 'file-1', param: 'messages[0].content[0].file.file_id' }]
  */
 export function namedRefs(body: Record<string, unknown>, raw: string | undefined): Refs {
-	const refs: Refs = { files: [], vectorStores: [], containers: [] }
+	const refs: Refs = { files: [] }
 	toolRefs(body.tools, refs)
 	// `file_id`, not `"file_id"`: a search tries a match at each occurrence of the pattern's first character, and a
 	// JSON body is full of quotes (anthropic-files/refs.ts); `file_ids` (code interpreter's) is in `tools`, walked above.
@@ -83,7 +81,7 @@ export function namedRefs(body: Record<string, unknown>, raw: string | undefined
  */
 export function openaiFileTerms(svc: Services, body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers): Promise<OpenAIFileTerms> | undefined {
 	const refs = namedRefs(body, raw)
-	if (!refs.files.length && !refs.vectorStores.length && !refs.containers.length) return undefined
+	if (!refs.files.length) return undefined
 	if (typeof body.model !== 'string' || !svc.catalog.channelsFor(body.model).some((ch) => ch.type === 'openai')) return undefined
 	return (async () => {
 		const channelId = await holderOf(svc, refs, token.accountId)
@@ -93,19 +91,13 @@ export function openaiFileTerms(svc: Services, body: Record<string, unknown>, ra
 }
 
 /**
- * Refuses (404, before the file goes upstream) a batch input file whose lines name a file, vector store or container
+ * Refuses (404, before the file goes upstream) a batch input file whose lines name a file
  * not recorded to the account, and (400) one naming files `channelId`, the channel the batch would run on, does not hold.
  */
 export async function checkLineRefs(svc: Services, accountId: number, channelId: number, lines: Array<{ customId: string; body: Record<string, unknown> }>): Promise<void> {
-	const refs: Refs = { files: [], vectorStores: [], containers: [] }
-	for (const line of lines) {
-		const own = namedRefs(line.body, undefined)
-		const tag = (n: Named) => ({ id: n.id, param: n.param, line: line.customId })
-		refs.files.push(...own.files.map(tag))
-		refs.vectorStores.push(...own.vectorStores.map(tag))
-		refs.containers.push(...own.containers.map(tag))
-	}
-	if (!refs.files.length && !refs.vectorStores.length && !refs.containers.length) return
+	const refs: Refs = { files: [] }
+	for (const line of lines) refs.files.push(...namedRefs(line.body, undefined).files.map((n) => ({ id: n.id, param: n.param, line: line.customId })))
+	if (!refs.files.length) return
 	const held = await holderOf(svc, refs, accountId)
 	if (held !== undefined && held !== channelId) throw unreadableFiles([...new Set(refs.files.map((n) => n.id))], lines[0]!.body.model as string, refs.files[0]!.param)
 }
@@ -115,7 +107,7 @@ export async function checkLineRefs(svc: Services, accountId: number, channelId:
  * `mask`, a video's `input_reference`); answers the channel holding them.
  */
 export const checkFileIds = (svc: Services, accountId: number, named: Array<{ id: string; param: string }>): Promise<number | undefined> =>
-	holderOf(svc, { files: named, vectorStores: [], containers: [] }, accountId)
+	holderOf(svc, { files: named }, accountId)
 
 /** What a message of a batch line's refusal adds: the request naming the id. */
 const inLine = (n: Named) => (n.line === undefined ? '' : ` (request '${n.line}')`)
@@ -125,11 +117,6 @@ const inLine = (n: Named) => (n.line === undefined ? '' : ` (request '${n.line}'
  * none; a 404 for the first id that is not the account's, a 400 for files of two channels.
  */
 async function holderOf(svc: Services, refs: Refs, accountId: number): Promise<number | undefined> {
-	// Neither is ever recorded to an account: no lookup could find one.
-	const [store] = refs.vectorStores
-	if (store) throw new GatewayError('not_found', `Vector store with id '${store.id}' not found.${inLine(store)}`, { code: 'vector_store_not_found', param: store.param })
-	const [container] = refs.containers
-	if (container) throw new GatewayError('not_found', `Container with id '${container.id}' not found.${inLine(container)}`, { code: 'container_not_found', param: container.param })
 	if (!refs.files.length) return undefined
 	const ids = [...new Set(refs.files.map((n) => n.id))]
 	const rows = await ownedByUpstream(svc.db, 'file', accountId, ids)

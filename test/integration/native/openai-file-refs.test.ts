@@ -3,7 +3,7 @@
  * `openai` SDK against the OpenAI mocks (test/mocks/openai/batches.ts, which answers OpenAI's 404 for a file its
  * organisation does not hold): the file must be recorded to the caller's account (its upload, or its batch's output),
  * else 404 before any upstream call or charge; the account's own goes to the channel holding it. Vector stores and
- * containers are recorded to no account: 404 for everyone.
+ * containers go as written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
@@ -200,17 +200,18 @@ describe('OpenAI file ids in model requests', () => {
 		expect((held.requests.at(-1)!.body as { images: unknown }).images).toEqual([{ file_id: files.input }])
 	})
 
-	it('should answer 404 for a vector store or container id, which no account is recorded to', async () => {
+	it("should send vector store and container ids as written (the operator's and the account's own), and refuse a container's file not the caller's", async () => {
 		const before = sent()
-		const search = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'find it', tools: [{ type: 'file_search', vector_store_ids: ['vs_operator'] }] }))
-		expect(search?.status).toBe(404)
-		expect(search?.error).toMatchObject({ param: 'tools[0].vector_store_ids[0]' })
-		const code = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'run it', tools: [{ type: 'code_interpreter', container: 'cntr_someone' }] }))
-		expect(code?.status).toBe(404)
-		expect(code?.error).toMatchObject({ param: 'tools[0].container' })
+		const search = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'find it', tools: [{ type: 'file_search', vector_store_ids: ['vs_operator'] }] })
+		expect(search.status).toBe('completed')
+		const upstreamTools = [held, other].flatMap((m) => m.requests.map((r) => (r.body as { tools?: unknown } | undefined)?.tools))
+		expect(upstreamTools).toContainEqual([{ type: 'file_search', vector_store_ids: ['vs_operator'] }])
+		const code = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'run it', tools: [{ type: 'code_interpreter', container: 'cntr_mine' }] })
+		expect(code.status).toBe('completed')
+		expect(sent()).toBe(before + 2)
 		const theirs = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'run it', tools: [{ type: 'code_interpreter', container: { type: 'auto', file_ids: ['file-unknown'] } }] }))
 		expect(theirs?.status).toBe(404)
 		expect(theirs?.error).toMatchObject({ message: 'No such File object: file-unknown', param: 'tools[0].container.file_ids[0]' })
-		expect(sent()).toBe(before)
+		expect(sent()).toBe(before + 2)
 	})
 })
