@@ -1,5 +1,5 @@
 /** Parsing of amounts typed into forms, with messages that say what to type instead. */
-import { microsToUsd, usdToMicros } from '../../billing/money'
+import { MICROS_PER_USD, microsToUsd, usdToMicros } from '../../billing/money'
 
 /**
  * Money as people type it: a leading `$` (after any minus), a trailing `USD`, spaces around, `,` between thousands.
@@ -23,10 +23,14 @@ export function parseUsd(text: string, signed = false, what = 'Enter an amount i
 	if (s === undefined) throw new Error(`${what}, such as ${example}`)
 	try {
 		return microsToUsd(usdToMicros(s))
-	} catch {
+	} catch (e) {
+		// Past what integer micro-USD holds, or finer than a micro-USD.
+		if (/out of range/.test((e as Error).message)) throw new Error(`${what} up to ${MAX_USD.toLocaleString('en-US')}: ${text.trim()} is out of range`)
 		throw new Error(`${what} with at most 6 decimals, such as ${example}`)
 	}
 }
+
+const MAX_USD = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_USD)
 
 /**
  * The spend-limit field: '' → null (no limit); otherwise a non-negative USD amount, typed as parseUsd takes it.

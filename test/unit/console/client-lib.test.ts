@@ -74,6 +74,7 @@ describe('form input parsing', () => {
 		expect(parseUsd('-$2.50', true)).toBe(-2.5)
 		for (const bad of ['$-5', '-$5', '1,00', '10,0000', ',100', '$', 'USD', '5 $', '$5.1234567', '1e3', '--5']) expect(() => parseLimit(bad)).toThrow('spend limit')
 		expect(() => parseUsd('5.1234567')).toThrow('at most 6 decimals')
+		expect(() => parseUsd('$99,999,999,999')).toThrow('up to 9,007,199,254: $99,999,999,999 is out of range')
 		expect(() => parseUsd('-$5')).toThrow('amount in USD')
 	})
 
