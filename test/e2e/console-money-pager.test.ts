@@ -125,3 +125,41 @@ describe('the pager', () => {
 		await page.context().close()
 	}, 60_000)
 })
+
+/** The visible controls whose box meets a shown toast's box, by their accessible name or tag. */
+const coveredControls = (page: Page) =>
+	page.evaluate(() => {
+		const boxes = [...document.querySelectorAll('.toast')].map((t) => t.getBoundingClientRect())
+		const meets = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom
+		return [...document.querySelectorAll('a, button, input, select, textarea, [tabindex]:not([tabindex="-1"])')]
+			.filter((el) => {
+				const r = el.getBoundingClientRect()
+				return r.width > 0 && r.height > 0 && !el.closest('.toasts') && boxes.some((b) => meets(r, b))
+			})
+			.map((el) => el.getAttribute('aria-label') || el.id || el.textContent?.trim() || el.tagName)
+	})
+
+describe('toasts', () => {
+	for (const [width, phone] of [
+		[390, true],
+		[1280, false],
+	] as const)
+		it(`should cover no control at ${width} px, such as the Usage page's Per page select`, async () => {
+			const { page } = await newPage(browser, { baseURL: app.url, phone, clipboard: true })
+			if (!phone) await page.setViewportSize({ width, height: 800 })
+			await signIn(page, 'admin', ADMIN_PASSWORD)
+			await page.getByRole('button', { name: 'Copy key of few-rows' }).click()
+			const toast = page.locator('.toast', { hasText: 'Copied' })
+			await toast.waitFor()
+			expect(await coveredControls(page)).toEqual([])
+			// Shown for 3.5 s, across a move to another page: the Usage page, scrolled to its pager at the bottom.
+			await page.getByRole('link', { name: 'Usage' }).click()
+			await page.locator('table[aria-label="Requests"] tbody tr').first().waitFor()
+			await page.getByLabel('Per page').scrollIntoViewIfNeeded()
+			await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight))
+			expect(await toast.isVisible()).toBe(true)
+			await shot(page, `toast-${width}`)
+			expect(await coveredControls(page)).toEqual([])
+			await page.context().close()
+		}, 60_000)
+})
