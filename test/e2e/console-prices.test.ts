@@ -81,7 +81,7 @@ describe('price dialog', () => {
 		await add.getByLabel('Unit prices').fill('per_image = 0.04\n\nper_image_hd = abc')
 		expect(await refusal(add, 'Add price')).toContain('Unit prices, line 3: enter an amount in USD')
 
-		// Refused by the server (more than micro-USD can hold), named by the field's label.
+		// Refused (more than micro-USD can hold), named by the field's label.
 		await add.getByLabel('Unit prices').fill('')
 		await add.getByLabel('Input (USD / 1M tokens)').fill('99999999999')
 		const range = await refusal(add, 'Add price')

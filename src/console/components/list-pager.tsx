@@ -1,5 +1,5 @@
 /** The pager of a list the server answers a page at a time. */
-import type { Ref } from 'preact'
+import type { ComponentChildren, Ref } from 'preact'
 import { useLayoutEffect, useRef } from 'preact/hooks'
 import { Button } from './ui'
 
@@ -19,25 +19,43 @@ export function usePagerFocus(): { ref: Ref<HTMLElement>; onFocusIn: (e: FocusEv
 }
 
 /**
- * "← Newer · Page 2 of 3 · Older →" for a newest-first list; nothing when it fits on one page. `page` is the page whose
- * rows are shown: while another loads, the pager says so rather than name a page the rows are not yet; when it failed,
- * says that beside the button pressed (the table's alert may be a screen above).
+ * "← Newer · Page 2 of 3 · Older →" for a newest-first list; no buttons when it fits on one page. `pages` is the count
+ * when the server says it; a list paged by cursor says only whether there are `more` ("Page 2"). `page` is the page
+ * whose rows are shown: while another loads, the pager says so rather than name a page the rows are not yet; when it
+ * failed, says that beside the button pressed (the table's alert may be a screen above). `children` (a page-size
+ * select) stay when the buttons do not; with neither, nothing is shown.
  */
-export function ListPager({ page, pages, setPage, loading, error }: { page: number; pages: number; setPage: (n: number) => void; loading?: boolean; error?: string }) {
+export function ListPager({
+	page,
+	pages,
+	more,
+	setPage,
+	loading,
+	error,
+	children,
+}: { page: number; pages?: number; more?: boolean; setPage: (n: number) => void; loading?: boolean; error?: string; children?: ComponentChildren }) {
 	const focus = usePagerFocus()
-	if (pages < 2) return null
+	const last = pages ?? (more ? page + 1 : page)
+	const paged = page > 1 || last > 1
+	if (!paged && !children) return null
 	return (
 		<nav class="pager" aria-label="Pages" aria-busy={loading ? 'true' : undefined} {...focus}>
-			<Button disabled={page < 2} onClick={() => setPage(page - 1)}>
-				← Newer
-			</Button>
-			<span class="muted">
-				Page {page} of {pages}
-			</span>
-			<Button disabled={page >= pages} onClick={() => setPage(page + 1)}>
-				Older →
-			</Button>
+			{paged && (
+				<>
+					<Button disabled={page < 2} onClick={() => setPage(page - 1)}>
+						← Newer
+					</Button>
+					<span class="muted">
+						Page {page}
+						{pages !== undefined && ` of ${pages}`}
+					</span>
+					<Button disabled={page >= last} onClick={() => setPage(page + 1)}>
+						Older →
+					</Button>
+				</>
+			)}
 			<PagerStatus loading={loading} error={error} />
+			{children}
 		</nav>
 	)
 }

@@ -1,25 +1,42 @@
 /** Parsing of amounts typed into forms, with messages that say what to type instead. */
+import { MICROS_PER_USD, microsToUsd, usdToMicros } from '../../billing/money'
 
 /**
- * A USD amount with at most 6 decimals (the gateway's precision); `signed` allows a leading minus.
- * @example parseUsd('2.50') === 2.5; parseUsd('-5', true) === -5
+ * Money as people type it: a leading `$` (after any minus), a trailing `USD`, spaces around, `,` between thousands.
+ * Gives the plain decimal text, or undefined when it is not an amount.
+ * @example usdText(' $1,000.50 USD ') === '1000.50'; usdText('1,00') === undefined
  */
-export function parseUsd(text: string, signed = false): number {
-	const s = text.trim()
-	if (!(signed ? /^-?\d+(\.\d{1,6})?$/ : /^\d+(\.\d{1,6})?$/).test(s)) throw new Error(`Enter an amount in USD, such as ${signed ? '10, 2.50 or -5' : '10 or 2.50'}`)
-	return Number(s)
+function usdText(text: string, signed: boolean): string | undefined {
+	const m = /^(-?)\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*usd)?$/i.exec(text.trim())
+	if (!m || (m[1] && !signed)) return undefined
+	return `${m[1]}${m[2]!.replaceAll(',', '')}${m[3] ?? ''}`
 }
 
 /**
- * The spend-limit field: '' → null (no limit); otherwise a non-negative USD amount.
- * @example parseLimit(' 5.5 ') === 5.5; parseLimit('') === null
+ * A USD amount with at most 6 decimals (the gateway's precision), read by the ledger's own parser; `signed` allows a
+ * leading minus. A `$`, `USD` and thousands separators are taken (see usdText).
+ * @example parseUsd('2.50') === 2.5; parseUsd('-$5', true) === -5; parseUsd('$1,000') === 1000
  */
-export function parseLimit(text: string): number | null {
-	const s = text.trim()
-	if (!s) return null
-	if (!/^\d+(\.\d{1,6})?$/.test(s)) throw new Error('The spend limit must be an amount in USD, such as 5 or 12.50')
-	return Number(s)
+export function parseUsd(text: string, signed = false, what = 'Enter an amount in USD'): number {
+	const s = usdText(text, signed)
+	const example = signed ? '10, $2.50 or -5' : '10 or $2.50'
+	if (s === undefined) throw new Error(`${what}, such as ${example}`)
+	try {
+		return microsToUsd(usdToMicros(s))
+	} catch (e) {
+		// Past what integer micro-USD holds, or finer than a micro-USD.
+		if (/out of range/.test((e as Error).message)) throw new Error(`${what} up to ${MAX_USD.toLocaleString('en-US')}: ${text.trim()} is out of range`)
+		throw new Error(`${what} with at most 6 decimals, such as ${example}`)
+	}
 }
+
+const MAX_USD = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_USD)
+
+/**
+ * The spend-limit field: '' → null (no limit); otherwise a non-negative USD amount, typed as parseUsd takes it.
+ * @example parseLimit(' $5.5 ') === 5.5; parseLimit('') === null
+ */
+export const parseLimit = (text: string): number | null => (text.trim() ? parseUsd(text, false, 'The spend limit must be an amount in USD') : null)
 
 /**
  * `a=b` lines with their 1-based line numbers, so a later check can name the line; blank lines skipped. Throws

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
-import { PagerStatus, usePagerFocus } from '../components/list-pager'
+import { ListPager } from '../components/list-pager'
 import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
 import { Alert, Badge, Button, DateTime, Endpoint, PageHeader, SelectField, TextField } from '../components/ui'
@@ -175,7 +175,6 @@ export function UsagePage() {
 	// Figures only from an answer: until one came (or when it failed), not $0.00 and 0 requests.
 	const spent = spend.data !== undefined
 	const total = (spend.data?.data ?? []).reduce((s, d) => ({ cost: s.cost + d.cost, requests: s.requests + d.requests, tokens: s.tokens + d.input_tokens + d.output_tokens }), { cost: 0, requests: 0, tokens: 0 })
-	const pagerFocus = usePagerFocus()
 	const refresh = () => {
 		setTick((n) => n + 1)
 		refreshBalance()
@@ -280,22 +279,20 @@ export function UsagePage() {
 						</tr>
 					)}
 				/>
-				<nav class="pager" aria-label="Pages" {...pagerFocus}>
-					<Button disabled={shown.length < 2} onClick={() => turn(shown.slice(0, -1))}>
-						← Newer
-					</Button>
-					<span class="muted">Page {shown.length}</span>
-					<Button disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && turn([...shown, rows.data.next_cursor])}>
-						Older →
-					</Button>
-					<PagerStatus loading={rows.loading && Boolean(rows.data)} error={rows.data && rows.error} />
+				<ListPager
+					page={shown.length}
+					more={Boolean(rows.data?.next_cursor)}
+					setPage={(n) => (n < shown.length ? turn(shown.slice(0, -1)) : rows.data?.next_cursor && turn([...shown, rows.data.next_cursor]))}
+					loading={rows.loading && Boolean(rows.data)}
+					error={rows.data && rows.error}
+				>
 					<SelectField
 						label="Per page"
 						value={limit}
 						onValue={reset(setLimit)}
 						options={['25', '50', '100'].map((v) => ({ value: v, label: v }))}
 					/>
-				</nav>
+				</ListPager>
 			</section>
 		</>
 	)

@@ -66,6 +66,18 @@ describe('form input parsing', () => {
 		expect(() => parseUsd('abc')).toThrow()
 	})
 
+	it('should take money as people type it: $, USD, spaces and thousands separators, one parser for every field', () => {
+		expect(parseLimit(' $5 ')).toBe(5)
+		expect(parseLimit('5.00 USD')).toBe(5)
+		expect(parseLimit('1,000')).toBe(1000)
+		expect(parseUsd('$1,234,567.891234 usd')).toBe(1234567.891234)
+		expect(parseUsd('-$2.50', true)).toBe(-2.5)
+		for (const bad of ['$-5', '-$5', '1,00', '10,0000', ',100', '$', 'USD', '5 $', '$5.1234567', '1e3', '--5']) expect(() => parseLimit(bad)).toThrow('spend limit')
+		expect(() => parseUsd('5.1234567')).toThrow('at most 6 decimals')
+		expect(() => parseUsd('$99,999,999,999')).toThrow('up to 9,007,199,254: $99,999,999,999 is out of range')
+		expect(() => parseUsd('-$5')).toThrow('amount in USD')
+	})
+
 	it('should read name = value lines and name lists', () => {
 		expect(parsePairs('a = b\n\n c=d ', 'Map')).toEqual({ a: 'b', c: 'd' })
 		expect(() => parsePairs('oops', 'Model map')).toThrow('Model map, line 1')

@@ -81,7 +81,10 @@ const Fields = {
 	model_map: t.Record(t.String(), t.String(), { description: 'public name → upstream name' }),
 	// The config file's schema too (config/channel-settings.ts): a misspelt key or a wrong type is refused, not stored.
 	settings: ChannelSettings,
+	enabled: t.Boolean({ description: 'false: the channel serves no request until enabled (default true)' }),
 }
+
+const DISABLED_BY_ADMIN = 'disabled by an administrator'
 
 /** 400 naming the `model_map` entry that no request could use (config/channel-settings.ts). */
 function checkMap(models: string[], modelMap: Record<string, string> | undefined) {
@@ -133,6 +136,8 @@ export const channelsModule = (svc: Services) => {
 						priority: body.priority ?? 0,
 						weight: body.weight ?? 1,
 						settings: body.settings ?? {},
+						// As the config file's `enabled: false`: created, serving nothing until enabled.
+						...(body.enabled === false && { status: 'disabled', disabledReason: DISABLED_BY_ADMIN }),
 						source: 'api',
 					})
 					.onConflictDoNothing()
@@ -152,6 +157,7 @@ export const channelsModule = (svc: Services) => {
 					weight: t.Optional(Fields.weight),
 					model_map: t.Optional(Fields.model_map),
 					settings: t.Optional(Fields.settings),
+					enabled: t.Optional(Fields.enabled),
 				}),
 				response: { 201: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Create a channel' },
@@ -175,7 +181,7 @@ export const channelsModule = (svc: Services) => {
 				if (body.settings !== undefined) set.settings = body.settings
 				if (body.enabled !== undefined) {
 					set.status = body.enabled ? 'enabled' : 'disabled'
-					set.disabledReason = body.enabled ? null : 'disabled by an administrator'
+					set.disabledReason = body.enabled ? null : DISABLED_BY_ADMIN
 				}
 				const [row] = await renaming('channel', body.name, () => svc.db.orm.update(channels).set(set).where(eq(channels.id, params.id)).returning())
 				await svc.catalog.changed()
@@ -183,12 +189,12 @@ export const channelsModule = (svc: Services) => {
 			},
 			{
 				params: IdParams,
-				body: t.Partial(t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...Fields, enabled: t.Boolean() })),
+				body: t.Partial(t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...Fields })),
 				response: { 200: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Update a channel' },
 			},
 		)
-		.post('/:id/disable', ({ params }) => setStatus(params.id, false, 'disabled by an administrator'), {
+		.post('/:id/disable', ({ params }) => setStatus(params.id, false, DISABLED_BY_ADMIN), {
 			params: IdParams,
 			response: { 200: Channel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
 			detail: { summary: 'Disable a channel' },
