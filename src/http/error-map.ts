@@ -38,6 +38,8 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			return new GatewayError('invalid_request', `Invalid ${where}: ${field ? `"${field}" ` : ''}${detail}`, { param: field ?? undefined, code: 'invalid_request_error' })
 		}
 		case 'PARSE':
+			// A route's parse hook that refused the body itself (form-limits.ts, raw-json.ts) said why: Elysia wraps it.
+			if ((error as Error | null)?.cause instanceof GatewayError) return (error as Error).cause as GatewayError
 			return parseError(parts.contentType)
 		case 'NOT_FOUND':
 			return new GatewayError('not_found', 'Not found', { code: 'not_found' })

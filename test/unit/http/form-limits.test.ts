@@ -1,0 +1,39 @@
+/** formLimitError: a multipart body's parts and part headers counted on its bytes, before any parse. */
+import { describe, expect, it } from 'bun:test'
+import { boundaryOf, formLimitError, MAX_FORM_PARTS, MAX_PART_HEADER_BYTES } from '../../../src/http/form-limits'
+
+const enc = (s: string) => new TextEncoder().encode(s)
+const field = (b: string, name: string, eol = '\r\n') => `--${b}${eol}Content-Disposition: form-data; name="${name}"${eol}${eol}x${eol}`
+const form = (b: string, n: number, eol = '\r\n') => enc(Array.from({ length: n }, (_, i) => field(b, `f${i}`, eol)).join('') + `--${b}--${eol}`)
+
+describe('boundaryOf', () => {
+	it('should read the boundary bare or quoted, in any case of the parameter', () => {
+		expect(boundaryOf('multipart/form-data; boundary=abc')).toBe('abc')
+		expect(boundaryOf('multipart/form-data; charset=utf-8; Boundary="a b:c"')).toBe('a b:c')
+		expect(boundaryOf('multipart/form-data')).toBeUndefined()
+	})
+})
+
+describe('formLimitError', () => {
+	const type = 'multipart/form-data; boundary=XyZ'
+	it('should take exactly MAX_FORM_PARTS parts, the close delimiter not counted, and refuse one more with 413', () => {
+		expect(formLimitError(form('XyZ', MAX_FORM_PARTS), type)).toBeUndefined()
+		const e = formLimitError(form('XyZ', MAX_FORM_PARTS + 1), type)
+		expect([e?.status, e?.code]).toEqual([413, 'too_many_parts'])
+	})
+
+	it('should count parts separated by bare line feeds too, which a lenient parser would take', () => {
+		expect(formLimitError(form('XyZ', MAX_FORM_PARTS + 1, '\n'), type)?.code).toBe('too_many_parts')
+	})
+
+	it("should refuse a part whose headers run past MAX_PART_HEADER_BYTES, and take a long file name within it", () => {
+		const long = enc(field('XyZ', 'n'.repeat(MAX_PART_HEADER_BYTES)) + '--XyZ--\r\n')
+		expect(formLimitError(long, type)?.code).toBe('part_header_too_large')
+		const named = enc(`--XyZ\r\nContent-Disposition: form-data; name="file"; filename="${'é'.repeat(255)}.png"\r\nContent-Type: image/png\r\n\r\n${'x'.repeat(20_000)}\r\n--XyZ--\r\n`)
+		expect(formLimitError(named, type)).toBeUndefined()
+	})
+
+	it('should leave a body without a boundary to the parser', () => {
+		expect(formLimitError(form('XyZ', MAX_FORM_PARTS + 1), 'multipart/form-data')).toBeUndefined()
+	})
+})
