@@ -202,7 +202,7 @@ export type RelayRouteOptions = {
 	/** The thread a body names, when the protocol has them: undefined (no promise) for a body naming none. */
 	thread?: (body: Record<string, unknown>, token: AuthToken) => Promise<ThreadTerms | undefined> | undefined
 	/** The uploaded files (or container) a body names, when the protocol has them: undefined (no promise) for a body naming none. */
-	files?: (body: Record<string, unknown>, raw: string | undefined, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
+	files?: (body: Record<string, unknown>, token: AuthToken, inbound: Headers) => Promise<FileTerms | undefined> | undefined
 	/** What records the code execution outputs of a body's answer: undefined (no allocation) for a body offering no such tool. */
 	outputs?: (body: Record<string, unknown>, token: AuthToken, requestId: string) => OutputTerms | undefined
 	/** Where Claude's thinking is kept for clients that drop it, when the protocol's clients do. */
@@ -239,18 +239,18 @@ export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
 			if (o.thinking) {
 				call.thinking = o.thinking
 				const restored = o.thinking.restore(call.ir, token.accountId)
-				if (restored instanceof Promise) return restored.then((ir) => withTerms(o, ir ? { ...call, ir } : call, raw))
+				if (restored instanceof Promise) return restored.then((ir) => withTerms(o, ir ? { ...call, ir } : call))
 				if (restored) call.ir = restored
 			}
-			return withTerms(o, call, raw)
+			return withTerms(o, call)
 		},
 	}
 }
 
 /** Relays `call` with the thread and the files its body names, when the protocol has them. */
-function withTerms(o: RelayRouteOptions, call: ChatCall, raw: string | undefined): Promise<Response> {
+function withTerms(o: RelayRouteOptions, call: ChatCall): Promise<Response> {
 	const thread = o.thread?.(call.body, call.token)
-	const files = o.files?.(call.body, raw, call.token, call.inbound)
+	const files = o.files?.(call.body, call.token, call.inbound)
 	if (files) return Promise.all([thread, files]).then(([t, f]) => relayChat({ ...call, ...(t ? { thread: t } : {}), ...(f ? { files: f, inbound: f.inbound } : {}) }))
 	return thread ? thread.then((t) => relayChat(t ? { ...call, thread: t } : call)) : relayChat(call)
 }

@@ -8,7 +8,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
-import { mayHold } from '../../http/raw-json'
 import { tasks } from '../../db/schema'
 import { namedContainer } from '../../protocols/anthropic-messages/code-outputs'
 import type { FileTerms } from '../../relay/chat'
@@ -37,24 +36,23 @@ function namedFiles(v: unknown, out: Set<string>): Set<string> {
 }
 
 /**
- * The files a messages body names, and the code execution container it reuses, for the relay: undefined (no promise,
- * no parse) for a body naming neither, told by one search of its text and one read of `container`; else the
+ * The files a messages body names, and the code execution container it reuses, for the relay: undefined (no promise)
+ * for a body naming neither, told by a walk of its parsed messages and one read of `container`; else the
  * account's records of them, or a 404 for one that is not the account's. A message batch asks for all its requests'
  * files at once (`{messages: [each one's messages]}`, `batch`): it runs on one channel.
  */
 export function fileTerms(
 	svc: Services,
 	body: Record<string, unknown>,
-	raw: string | undefined,
 	token: AuthToken,
 	inbound: Headers,
 	batch = false,
 ): Promise<FileTerms | undefined> | undefined {
 	const container = body.container === undefined ? undefined : namedContainer(body.container)
-	// `file_id"`, not `"file_id"`: JavaScriptCore's search tries a match at each occurrence of the pattern's first
-	// character, and a JSON body is full of quotes (a 99 KB agent turn: 75 µs with the quote, 6 µs without).
-	// The client's text may spell the key with escapes, which parse to it all the same (raw-json.ts `mayHold`).
-	const ids = (raw === undefined ? JSON.stringify(body.messages ?? null).includes('file_id"') : mayHold(raw, 'file_id"')) ? [...namedFiles(body.messages, new Set())] : []
+	// The parsed messages are walked, not the body's text searched: a key spelt with escapes (`"file\u005fid"`) parses
+	// to `file_id` all the same, and the walk costs less (a 90 KB agent turn: 2 µs, where searching its text for the key
+	// and for escapes took 12).
+	const ids = [...namedFiles(body.messages, new Set())]
 	return ids.length || container !== undefined ? terms(svc, ids, container, token.accountId, inbound, batch) : undefined
 }
 

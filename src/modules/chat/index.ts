@@ -20,7 +20,7 @@ export const chatRoute = (svc: Services): HotRoute =>
 		// Claude's thinking, for clients that replay its tool calls without their reasoning_details.
 		thinking: thinkingStore({ db: svc.db, log: svc.log }),
 		// Only a body naming a file, vector store or container costs a lookup: each must be the account's (batches/refs.ts).
-		files: (body, raw, token, inbound) => openaiFileTerms(svc, body, raw, token, inbound),
+		files: (body, token, inbound) => openaiFileTerms(svc, body, token, inbound),
 	})
 
 export const chatModule = (svc: Services, route = chatRoute(svc)) =>

@@ -25,7 +25,7 @@ export const countTokensModule = (svc: Services) =>
 			const budget = body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : 0
 			const ir = anthropicMessages.decodeRequest({ ...body, max_tokens: Math.max(DEFAULT_MAX_TOKENS, budget + 1) })
 			// Files API uploads named are the account's (else 404) and counted by the channel holding them, with the beta.
-			const files = await fileTerms(svc, wire, undefined, token, request.headers)
+			const files = await fileTerms(svc, wire, token, request.headers)
 			const counted = await countTokens({
 				svc,
 				token,

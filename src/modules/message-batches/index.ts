@@ -69,7 +69,7 @@ export const messageBatchesModule = (svc: Services) =>
 			async ({ body, token, requestId, startedAt, request }) => {
 				const reqs = parseRequests(body.requests)
 				// Files API uploads named must be the account's (else 404, before anything is held), all on one channel.
-				const files = await fileTerms(svc, { messages: reqs.map((r) => r.params.messages) }, undefined, token, request.headers, true)
+				const files = await fileTerms(svc, { messages: reqs.map((r) => r.params.messages) }, token, request.headers, true)
 				const { ch, routes } = batchChannel(svc, token, reqs, files?.channelId)
 				const bound = batchBound(reqs, routes, ch)
 				const prices: Record<string, Price> = {}

@@ -22,7 +22,7 @@ export const messagesRoute = (svc: Services): HotRoute => {
 		// Only a body naming a thread costs a lookup (threads.ts).
 		thread: (body, token) => (body.thread === undefined ? undefined : threadTerms(svc, token.accountId, body)),
 		// Only a body naming an uploaded file costs a lookup (anthropic-files/refs.ts).
-		files: (body, raw, token, inbound) => fileTerms(svc, body, raw, token, inbound),
+		files: (body, token, inbound) => fileTerms(svc, body, token, inbound),
 		// Only a body offering Claude's code execution tool gets its answer read for the files the code wrote (anthropic-files/outputs.ts).
 		outputs: (body, token, requestId) => outputTerms(svc, body, token, requestId),
 	})

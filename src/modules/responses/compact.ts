@@ -9,7 +9,6 @@
  */
 import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
-import { keepRawJson, rawJson } from '../../http/raw-json'
 import { Integer } from '../../protocols/json-types'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesRequest, ResponsesUsage, openaiResponses } from '../../protocols/openai-responses'
@@ -36,7 +35,6 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 		'/v1/responses/compact',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
-			const sent = wire.input
 			const resolved = items.resolve(token.accountId, wire.input)
 			const input = resolved instanceof Promise ? await resolved : resolved
 			if (input) wire.input = input
@@ -46,8 +44,8 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 			refuseUnconvertible(svc, token, wire, ir.model, COMPACT_REFUSAL)
 			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
 			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
-			// Files, vector stores and containers named must be the caller's, and go to the channel holding the files (batches/refs.ts).
-			const files = await openaiFileTerms(svc, wire, sent === wire.input ? rawJson(request) : undefined, token, request.headers)
+			// Files named must be the caller's, and go to the channel holding them (batches/refs.ts).
+			const files = await openaiFileTerms(svc, wire, token, request.headers)
 			return relayChat({
 				...(files && { files }),
 				svc,
@@ -66,7 +64,6 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 			})
 		},
 		{
-			parse: keepRawJson,
 			body: ResponsesRequest,
 			response: { 200: CompactedResponse, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 429: OpenAIErrorBody, 502: OpenAIErrorBody },
 			detail: {

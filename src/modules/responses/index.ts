@@ -4,7 +4,6 @@
  */
 import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
-import { keepRawJson, rawJson } from '../../http/raw-json'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../protocols/openai-responses'
 import { relayChat } from '../../relay/chat'
@@ -62,11 +61,8 @@ export const responsesModule = (svc: Services) => {
 				// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
 				const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
 				const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
-				// Files, vector stores and containers named must be the account's (404 otherwise), and go to the channel
-				// holding the files (batches/refs.ts). The client's text tells whether any is named, unless the input was
-				// expanded here (a conversation's or a converted answer's items).
-				const sent = (body as Record<string, unknown>).input === wire.input ? rawJson(request) : undefined
-				const files = await openaiFileTerms(svc, wire, sent, token, request.headers)
+				// Files named must be the account's (404 otherwise), and go to the channel holding them (batches/refs.ts).
+				const files = await openaiFileTerms(svc, wire, token, request.headers)
 				// A converted answer echoes the request's settings; OpenAI keeps a response for later reference unless
 				// `store: false`, and so does this gateway for a converted one (converted-items.ts).
 				// A turn of a conversation names it, as OpenAI's Response object does (`conversation: {id}`).
@@ -113,7 +109,6 @@ export const responsesModule = (svc: Services) => {
 			}
 		},
 		{
-			parse: keepRawJson,
 			body: ResponsesRequest,
 			response: { 200: ResponsesResponse, 400: OpenAIErrorBody, 401: OpenAIErrorBody, 402: OpenAIErrorBody, 403: OpenAIErrorBody, 404: OpenAIErrorBody, 429: OpenAIErrorBody, 502: OpenAIErrorBody },
 			detail: {

@@ -9,7 +9,6 @@
 import { Elysia, t } from 'elysia'
 import { GatewayError } from '../../core/errors'
 import { modelAuth } from '../../http/model-auth'
-import { keepRawJson, rawJson } from '../../http/raw-json'
 import { Integer } from '../../protocols/json-types'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesRequest, openaiResponses } from '../../protocols/openai-responses'
@@ -57,7 +56,6 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 		async ({ body, token, requestId, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
 			const model = body.model
-			const sent = wire.input
 			// A conversation of this gateway's is counted as the input it becomes (conversations/turn.ts).
 			await expandConversation(svc, token.accountId, wire)
 			const input = await items.resolve(token.accountId, wire.input)
@@ -67,8 +65,8 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			const { channels } = resolveModel(svc, token, model)
 			// As for the POST: a continuation only of the caller's own response, counted by the channel that holds it.
 			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
-			// Files, vector stores and containers named must be the caller's, counted by the channel holding the files (batches/refs.ts).
-			const files = await openaiFileTerms(svc, wire, sent === wire.input ? rawJson(request) : undefined, token, request.headers)
+			// Files named must be the caller's, counted by the channel holding them (batches/refs.ts).
+			const files = await openaiFileTerms(svc, wire, token, request.headers)
 			const pin = files?.channelId ?? holder
 			const first = channels.find((ch) => ch.id === pin) ?? orderChannels(channels)[0]!
 			if (files && first.id !== files.channelId) throw files.unreadable(model)
@@ -83,7 +81,6 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			return Response.json({ object: 'response.input_tokens', input_tokens: tokens }, { headers: { 'x-request-id': requestId } })
 		},
 		{
-			parse: keepRawJson,
 			body: ResponsesRequest,
 			response: {
 				200: InputTokensResponse,
