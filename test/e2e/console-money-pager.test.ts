@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
-import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
+import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp, usageRows } from '../unit/console/console-app'
 import { launch, newPage, shot, signIn } from './browser'
 
 let app: ConsoleApp
@@ -22,12 +22,7 @@ beforeAll(async () => {
 	browser = await launch()
 	token = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'few-rows' } })).body.id
 	// 3 rows: all on the Usage page's first page.
-	for (let i = 1; i <= 3; i++)
-		await app.svc.db.sql.query(
-			`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens, created_at)
-			 VALUES ($1, 1, $2, 'm-money', '/v1/chat/completions', 200, 10, 1, 1, now() - ($3 || ' seconds')::interval)`,
-			[`r-${i}`, token, String(60 - i)],
-		)
+	await usageRows(app, { token, model: 'm-money', count: 3 })
 }, 180_000)
 
 afterAll(async () => {

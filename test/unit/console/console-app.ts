@@ -57,3 +57,16 @@ export async function startConsoleApp(opts: { config?: GatewayConfig; env?: Reco
 		},
 	}
 }
+
+/**
+ * `count` usage rows of account 1 under `token` and `model`, request ids `r-1` … `r-<count>`, a second apart and
+ * the last newest (so a page lists them `r-<count>` first), as the ledger writes them.
+ */
+export async function usageRows(app: TestApp, o: { token: number; model: string; count: number }): Promise<void> {
+	for (let i = 1; i <= o.count; i++)
+		await app.svc.db.sql.query(
+			`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens, created_at)
+			 VALUES ($1, 1, $2, $3, '/v1/chat/completions', 200, 10, 1, 1, now() - ($4 || ' seconds')::interval)`,
+			[`r-${i}`, o.token, o.model, String(60 - i)],
+		)
+}
