@@ -53,7 +53,7 @@ export function decodeResponse(body: unknown, choice = 0): ChatResponse {
 	const message = isObject(picked.message) ? picked.message : {}
 	const content: ChatResponse['content'] = decodeReasoning(message.reasoning_content ?? message.reasoning, message.reasoning_details)
 	const text = contentText(message.content)
-	const citations = decodeAnnotations(message.annotations)
+	const citations = decodeAnnotations(message.annotations, text)
 	if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 	const refusal = str(message.refusal)
 	if (refusal) content.push({ type: 'text', text: refusal })

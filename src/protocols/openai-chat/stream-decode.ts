@@ -67,8 +67,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	let seen = false
 	let failure: GatewayError | undefined
 	let over = false
-	/** The message's content so far (its length) and where the open text block starts in it: annotation spans count in it. */
-	let said = 0
+	/** The message's content so far and where the open text block starts in it: annotation spans count in it, and quote it. */
+	let said = ''
 	let textFrom = 0
 
 	const stopOpen = (out: StreamEvent[]) => {
@@ -193,15 +193,15 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		if (content) {
 			const before = open
 			const index = ensure('text', out)
-			if (open !== before) textFrom = said
-			said += content.length
+			if (open !== before) textFrom = said.length
+			said += content
 			const logprobs = decodeLogprobs(choice.logprobs)
 			out.push(logprobs ? { type: 'text_delta', index, text: content, logprobs } : { type: 'text_delta', index, text: content })
 		}
 		// A search model's `url_citation` annotations, spans into the whole message, come in a delta of their own after
 		// the text (openai/openai-java#297): each goes to the text block it spans.
 		if (Array.isArray(d.annotations) && open?.kind === 'text' && !open.refusal)
-			for (const citation of citationsWithin(decodeAnnotations(d.annotations), textFrom, said - textFrom)) out.push({ type: 'citation', index: open.index, citation })
+			for (const citation of citationsWithin(decodeAnnotations(d.annotations, said), textFrom, said.length - textFrom)) out.push({ type: 'citation', index: open.index, citation })
 		const refusal = str(d.refusal)
 		if (refusal) {
 			sawRefusal = true

@@ -33,9 +33,15 @@ export function encodeWebSearchOptions(req: ChatRequest, model: string): Json {
 	return ws.userLocation ? { user_location: { type: 'approximate', approximate: ws.userLocation } } : {}
 }
 
-/** `message.annotations` → the citations of the message's text (spans into it): Responses' annotations, nested. */
-export const decodeAnnotations = (v: unknown): Citation[] =>
-	decodeFlatAnnotations((Array.isArray(v) ? v : []).map((a) => (isObject(a) && isObject(a.url_citation) ? { type: a.type, ...a.url_citation } : a)))
+/**
+ * `message.annotations` → the citations of the message's text (spans into it): Responses' annotations, nested. Given
+ * the message's `text`, each quotes the span it cites (Anthropic's `cited_text`).
+ */
+export const decodeAnnotations = (v: unknown, text?: string): Citation[] =>
+	decodeFlatAnnotations(
+		(Array.isArray(v) ? v : []).map((a) => (isObject(a) && isObject(a.url_citation) ? { type: a.type, ...a.url_citation } : a)),
+		text,
+	)
 
 /** The citations of text parts joined into one message text → its `annotations`. */
 export function encodeAnnotations(parts: TextPart[]): Json[] {

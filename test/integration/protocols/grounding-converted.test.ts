@@ -139,6 +139,22 @@ describe('Gemini googleSearch on an OpenAI search model', () => {
 		})
 })
 
+describe('Anthropic web search on an OpenAI search model', () => {
+	const ask = 'café 中文 news, then #cited-tail: résumé 東京 #search'
+	const answer = `Hello! You said: ${ask}`
+	const cited = answer.slice(answer.indexOf('#cited-tail'))
+	for (const stream of [false, true])
+		it(`should give the citations of the message's url_citation annotations the text they span (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const a = await messages(acct.anthropic, { model: SEARCHER, max_tokens: 200, tools: [{ type: 'web_search_20250305', name: 'web_search' }] as never, messages: [{ role: 'user', content: ask }] }, stream)
+			expect(m.mocks.openai.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-search-preview', web_search_options: {} })
+			expect(a.text).toBe(answer)
+			const texts = (a.replay as { content: Array<Record<string, unknown>> }).content.filter((b) => b.type === 'text')
+			const citations = texts.flatMap((b) => (Array.isArray(b.citations) ? (b.citations as Array<Record<string, unknown>>) : []))
+			expect(citations.map((c) => [c.url, c.cited_text])).toEqual([['https://example.com/page-1', cited]])
+		})
+})
+
 describe("Gemini's grounding with non-ASCII text to other protocols", () => {
 	for (const stream of [false, true])
 		it(`should give Responses url_citation spans in characters of the text (${stream ? 'stream' : 'non-stream'})`, async () => {
