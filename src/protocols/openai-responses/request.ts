@@ -21,7 +21,7 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
-import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction } from './tool-search'
+import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction, TOOL_SEARCH } from './tool-search'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
 export const PROTOCOL = 'openai-responses'
@@ -125,6 +125,8 @@ function decodeToolChoice(raw: unknown, req: ChatRequest) {
 		req.toolChoice = { type: c.mode === 'required' ? 'required' : 'auto' }
 	}
 	if (isWebSearchType(c.type) && req.webSearch) req.webSearch.forced = true
+	// The client-run search, offered to other vendors as a function of that name (tool-search.ts).
+	if (c.type === 'tool_search' && req.tools?.some((t) => t.name === TOOL_SEARCH)) req.toolChoice = { type: 'tool', name: TOOL_SEARCH }
 	// Other built-in tool choices (`{type:'file_search'}`…): see unconvertible().
 }
 
@@ -256,7 +258,8 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	const why = unconvertibleTool(Array.isArray(body.tools) ? body.tools : [], (i) => `tools[${i}]`)
 	if (why) return why
 	const choice = body.tool_choice
-	if (isObject(choice) && choice.type !== 'function' && choice.type !== 'custom' && choice.type !== 'allowed_tools' && !isWebSearchType(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
+	const takes = (type: unknown) => type === 'function' || type === 'custom' || type === 'allowed_tools' || isWebSearchType(type) || (type === 'tool_search' && offersClientToolSearch(body.tools))
+	if (isObject(choice) && !takes(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined
 }
 

@@ -133,6 +133,22 @@ describe('A deferred function beside a client-run search', () => {
 		})
 })
 
+describe('tool_choice naming the client-run search', () => {
+	for (const up of ['anthropic', 'gemini'] as Upstream[])
+		it(`should force the client-run search on ${up} when tool_choice names it`, async () => {
+			const acct = await m.account()
+			// Without reasoning: Claude takes no forced tool choice with thinking on (the encoder makes it auto then).
+			const { reasoning: _, ...codex } = codexCliBody(MODEL[up], [cliMessage('user', 'find the calendar tools', 1)]) as unknown as Record<string, unknown>
+			const body = { ...codex, tools: TOOLS, tool_choice: { type: 'tool_search' }, stream: false }
+			const r = await codexClient(acct).responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+			const sent = lastRequest(m.mocks[up]).body
+			if (up === 'anthropic') expect(sent.tool_choice).toMatchObject({ type: 'tool', name: 'tool_search' })
+			else expect(sent.toolConfig.functionCallingConfig).toMatchObject({ mode: 'ANY', allowedFunctionNames: ['tool_search'] })
+			expect(r.output.filter((o) => o.type === 'tool_search_call')).toHaveLength(1)
+			expect(r.output.some((o) => o.type === 'function_call')).toBe(false)
+		})
+})
+
 describe('Tool search run by OpenAI', () => {
 	const serverSearch = { type: 'tool_search' }
 	for (const up of ['anthropic', 'gemini'] as Upstream[])
