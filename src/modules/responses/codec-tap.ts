@@ -15,6 +15,13 @@ export type Tap = {
 	frame(f: SseFrame): SseFrame | undefined
 }
 
+/** The events that carry the whole Response object at a stream's end. */
+export const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+
+/** A Response object with each of its output items passed through `f` (what the call rewriters do to the answer). */
+export const mapOutput = (r: Record<string, unknown>, f: (item: unknown) => unknown): Record<string, unknown> =>
+	Array.isArray(r.output) ? { ...r, output: r.output.map(f) } : r
+
 export function tappedCodec<C extends ProtocolCodec>(codec: C, tap: Tap): C {
 	return {
 		...codec,

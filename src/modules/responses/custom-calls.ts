@@ -9,13 +9,12 @@
 import type { ProtocolCodec } from '../../protocols/codec'
 import { isObject } from '../../protocols/openai-chat/guards'
 import { customInputDelta, customInputOf, customInputReader, customToolNames, type CustomInputReader } from '../../protocols/openai-responses/custom-tools'
-import { tappedCodec } from './codec-tap'
+import { FINAL_EVENTS, mapOutput, tappedCodec } from './codec-tap'
 
 type Item = Record<string, unknown>
 
-const RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 /** The events that carry a call: its item, its arguments, and a whole Response object. */
-const CALL_EVENTS = new Set(['response.output_item.added', 'response.output_item.done', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', ...RESPONSE_EVENTS])
+const CALL_EVENTS = new Set(['response.output_item.added', 'response.output_item.done', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', ...FINAL_EVENTS])
 
 /** A `function_call` item of a custom tool → its `custom_tool_call` (any other item as it is). */
 function customItem(item: unknown, names: Set<string>): unknown {
@@ -24,7 +23,7 @@ function customItem(item: unknown, names: Set<string>): unknown {
 	return { ...rest, type: 'custom_tool_call', input: typeof args === 'string' && args ? customInputOf(args) : '' }
 }
 
-const customOutput = (r: Item, names: Set<string>) => (Array.isArray(r.output) ? { ...r, output: r.output.map((o) => customItem(o, names)) } : r)
+const customOutput = (r: Item, names: Set<string>) => mapOutput(r, (o) => customItem(o, names))
 
 /** The Responses codec with the calls of the request's custom tools given back as such (unchanged without custom tools). */
 export function customCallsCodec<C extends ProtocolCodec>(codec: C, tools: unknown): C {
@@ -42,7 +41,7 @@ export function customCallsCodec<C extends ProtocolCodec>(codec: C, tools: unkno
 				if (item === e.item) return f
 				if (e.type === 'response.output_item.added' && typeof e.item.id === 'string') args.set(e.item.id, customInputReader())
 				e.item = item
-			} else if (RESPONSE_EVENTS.has(String(e.type)) && isObject(e.response)) e.response = customOutput(e.response, names)
+			} else if (FINAL_EVENTS.has(String(e.type)) && isObject(e.response)) e.response = customOutput(e.response, names)
 			else if (e.type === 'response.function_call_arguments.delta' && args.has(String(e.item_id))) {
 				const delta = customInputDelta(args.get(String(e.item_id))!, String(e.delta ?? ''))
 				return { ...f, event: 'response.custom_tool_call_input.delta', data: JSON.stringify({ ...e, type: 'response.custom_tool_call_input.delta', delta }) }

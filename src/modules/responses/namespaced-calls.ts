@@ -8,12 +8,12 @@
 import type { ProtocolCodec } from '../../protocols/codec'
 import { isObject } from '../../protocols/openai-chat/guards'
 import { namespacedNames } from '../../protocols/openai-responses/namespaces'
-import { tappedCodec } from './codec-tap'
+import { FINAL_EVENTS, mapOutput, tappedCodec } from './codec-tap'
 
 type Names = NonNullable<ReturnType<typeof namespacedNames>>
 
 /** The events that carry a function call's name: its item, its arguments' end, and a whole Response object. */
-const NAMED = new Set(['response.output_item.added', 'response.output_item.done', 'response.function_call_arguments.done', 'response.completed', 'response.incomplete', 'response.failed'])
+const NAMED = new Set(['response.output_item.added', 'response.output_item.done', 'response.function_call_arguments.done', ...FINAL_EVENTS])
 
 function splitItem(item: unknown, names: Names): unknown {
 	if (!isObject(item) || item.type !== 'function_call' || typeof item.name !== 'string') return item
@@ -21,7 +21,7 @@ function splitItem(item: unknown, names: Names): unknown {
 	return n ? { ...item, namespace: n.namespace, name: n.name } : item
 }
 
-const splitOutput = (r: Record<string, unknown>, names: Names) => (Array.isArray(r.output) ? { ...r, output: r.output.map((o) => splitItem(o, names)) } : r)
+const splitOutput = (r: Record<string, unknown>, names: Names) => mapOutput(r, (o) => splitItem(o, names))
 
 /** The Responses codec with the calls of the request's namespaced functions split back (unchanged without namespace tools). */
 export function namespacedCallsCodec<C extends ProtocolCodec>(codec: C, tools: unknown): C {

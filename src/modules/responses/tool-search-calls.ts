@@ -11,11 +11,10 @@ import type { SseFrame } from '../../core/sse'
 import type { ProtocolCodec } from '../../protocols/codec'
 import { isObject } from '../../protocols/openai-chat/guards'
 import { offersClientToolSearch, searchArgumentsOf, TOOL_SEARCH } from '../../protocols/openai-responses/tool-search'
-import { tappedCodec } from './codec-tap'
+import { FINAL_EVENTS, mapOutput, tappedCodec } from './codec-tap'
 
 type Item = Record<string, unknown>
 
-const RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 const ARGUMENT_EVENTS = new Set(['response.function_call_arguments.delta', 'response.function_call_arguments.done'])
 
 /** A `function_call` item of the search's function → its `tool_search_call` (any other item as it is). */
@@ -25,7 +24,7 @@ function searchItem(item: unknown): unknown {
 	return { ...rest, type: 'tool_search_call', execution: 'client', arguments: searchArgumentsOf(args) }
 }
 
-const searchOutput = (r: Item) => (Array.isArray(r.output) ? { ...r, output: r.output.map(searchItem) } : r)
+const searchOutput = (r: Item) => mapOutput(r, searchItem)
 
 /** The Responses codec with the calls of a client-run tool search given back as such (unchanged without one). */
 export function toolSearchCallsCodec<C extends ProtocolCodec>(codec: C, tools: unknown): C {
@@ -46,7 +45,7 @@ export function toolSearchCallsCodec<C extends ProtocolCodec>(codec: C, tools: u
 				const item = searchItem(e.item)
 				if (item !== e.item && typeof e.item.id === 'string') searches.add(e.item.id)
 				e.item = item
-			} else if (RESPONSE_EVENTS.has(String(e.type)) && isObject(e.response)) e.response = searchOutput(e.response)
+			} else if (FINAL_EVENTS.has(String(e.type)) && isObject(e.response)) e.response = searchOutput(e.response)
 			else if (ARGUMENT_EVENTS.has(String(e.type)) && searches.has(String(e.item_id))) {
 				dropped++
 				return undefined
