@@ -107,15 +107,19 @@ const AUDIO_TOKENS_PER_CHAR = 2
 /** The audio tokens a speech of `chars` characters usually makes (1,250 a minute at ~900 characters a minute, as above). */
 const typicalAudioTokens = (chars: number): number => Math.ceil((chars * 25) / 18)
 
+/** Whether audio tokens cost anything at this model's prices (a model priced per request alone, or served unpriced, is not). */
+const audioTokensPriced = (p: ModelInfo): boolean => tokenCost({ ...emptyUsage(), output: 1_000_000, audioOutput: 1_000_000 }, { ...p, perRequest: 0 }) > 0
+
 /**
  * Whether a call for plain audio goes upstream as events (`stream_format: "sse"`, decoded back to the audio's bytes
  * for the client): only their done event tells the audio tokens a model priced by tokens is charged, where raw audio
  * reports no usage and would be charged its input alone (~1/20 of gpt-4o-mini-tts's price). Not for models priced per
- * character (tts-1, tts-1-hd: OpenAI refuses `sse` for them), nor on a channel with `settings.speech_sse: false` (an
- * OpenAI-compatible vendor that refuses `stream_format`).
+ * character (tts-1, tts-1-hd: OpenAI refuses `sse` for them), nor for one whose audio tokens cost nothing (priced per
+ * request alone, or served unpriced under ALLOW_UNPRICED_MODELS: there is nothing to read, and tts-1 would be
+ * refused), nor on a channel with `settings.speech_sse: false` (an OpenAI-compatible vendor that refuses `stream_format`).
  */
 const asksEvents = (body: SpeechRequest, chars: number, ch: Channel, p: ModelInfo): boolean =>
-	body.stream_format !== 'sse' && charCost(p, chars) === undefined && ch.settings.speech_sse !== false
+	body.stream_format !== 'sse' && charCost(p, chars) === undefined && ch.settings.speech_sse !== false && audioTokensPriced(p)
 
 /** The pass operation of one speech call. */
 export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {

@@ -31,12 +31,12 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-mini-tts', 'tts-1'] },
+				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-mini-tts', 'tts-1', 'tts-1-hd'] },
 				{ name: 'slow', type: 'openai', base_url: slow.url, api_key: 'up-oa', models: ['slow-tts'], model_map: { 'slow-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'ignoring', type: 'openai', base_url: ignoring.url, api_key: 'up-oa', models: ['compat-tts'], model_map: { 'compat-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'refusing', type: 'openai', base_url: refusing.url, api_key: 'up-oa', models: ['strict-tts'], model_map: { 'strict-tts': 'gpt-4o-mini-tts' }, settings: { speech_sse: false } },
 			],
-			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }]),
+			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }, { name: 'tts-1-hd', per_request: 0.01 }]),
 		},
 	})
 }, 60_000)
@@ -178,6 +178,38 @@ describe('plain-audio speech that is not converted', () => {
 		// 17 characters at $15 per million.
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 255)
 	})
+
+	it('should send tts-1-hd priced per request alone as asked: no token price for events to tell', async () => {
+		const { key, accountId } = await app.account(1)
+		const res = await client(key).audio.speech.create({ model: 'tts-1-hd', voice: 'alloy', input: 'hello there world' })
+		expect(res.headers.get('content-type')).toBe('audio/mpeg')
+		expect(sentBody(oa).stream_format).toBeUndefined()
+		expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+		await rowsOf(accountId)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 10_000)
+	})
+})
+
+describe('plain-audio speech of a model served unpriced (ALLOW_UNPRICED_MODELS)', () => {
+	// The README's way to try the gateway before writing prices: tts-1, the openai SDK's usual speech model, must answer
+	// its audio, not OpenAI's 400 for an `sse` stream_format nothing would be billed from.
+	let open: TestApp
+	beforeAll(async () => {
+		open = await startTestApp({ env: { ALLOW_UNPRICED_MODELS: 'true' }, config: { channels: [{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['tts-*', 'gpt-4o-mini-tts'] }], models: [] } })
+	}, 60_000)
+	afterAll(() => open?.close())
+
+	for (const model of ['tts-1', 'gpt-4o-mini-tts']) {
+		it(`should send ${model} as asked and answer its audio at no charge`, async () => {
+			const { key, accountId } = await open.account(1)
+			const res = await new OpenAI({ apiKey: key, baseURL: `${open.url}/v1`, maxRetries: 0 }).audio.speech.create({ model, voice: 'alloy', input: 'hello there world' })
+			expect(res.headers.get('content-type')).toBe('audio/mpeg')
+			expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+			expect(sentBody(oa).stream_format).toBeUndefined()
+			for (let i = 0; i < 100 && (await usageOf(open, accountId)).length === 0; i++) await Bun.sleep(20)
+			expect(micros(await open.balance(accountId))).toBe(1_000_000)
+		})
+	}
 })
 
 describe('converted speech that does not end', () => {
