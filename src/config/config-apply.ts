@@ -1,6 +1,6 @@
 /**
  * Applies GATEWAY_CONFIG and the quick-start vendor keys to the database at every start: upsert by name; entries
- * that came from the file earlier but are gone now are disabled (not deleted), so old usage rows keep their
+ * that came from the file (or a vendor key variable) earlier but are gone now are disabled (not deleted), so old usage rows keep their
  * references. Channels and models created through the management API are left alone. Only what differs is written,
  * and the caller learns whether anything did: other instances running on the same database then reload their
  * catalog at once (src/services.ts) rather than at their 30 s backstop.
@@ -26,13 +26,24 @@ const QUICK_START: Array<{ env: string; type: 'openai' | 'anthropic' | 'gemini';
 	{ env: 'GEMINI_API_KEY', type: 'gemini', baseEnv: 'GEMINI_BASE_URL', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-*', 'text-embedding-004', 'gemini-embedding-*'] },
 ]
 
+/** The entries withQuickStart made: stored with source `env`, so that the console names the variable, not a file the operator never wrote. */
+const quickStartEntries = new WeakSet<ChannelEntry>()
+
+/** Why a channel made at an earlier start is disabled at this one, by its source. */
+const REMOVED = {
+	config: 'removed from config',
+	env: 'quick-start key no longer applied (its variable is unset, or GATEWAY_CONFIG has a channel of its type)',
+} as const
+
 export function withQuickStart(cfg: GatewayConfig, vars: Record<string, string | undefined>): GatewayConfig {
 	const out = { ...cfg, channels: [...cfg.channels] }
 	for (const q of QUICK_START) {
 		const key = vars[q.env]
 		if (!key || cfg.channels.some((c) => c.type === q.type)) continue
 		// Trimmed as config/env.ts checked it: a blank `OPENAI_BASE_URL= ` is unset, not a base URL of one space.
-		out.channels.push({ name: `${q.type}-default`, type: q.type, base_url: vars[q.baseEnv]?.trim() || q.baseUrl, api_key: `env:${q.env}`, models: q.models })
+		const entry: ChannelEntry = { name: `${q.type}-default`, type: q.type, base_url: vars[q.baseEnv]?.trim() || q.baseUrl, api_key: `env:${q.env}`, models: q.models }
+		quickStartEntries.add(entry)
+		out.channels.push(entry)
 	}
 	return out
 }
@@ -93,7 +104,7 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 				weight: c.weight ?? 1,
 				status: c.enabled === false ? 'disabled' : 'enabled',
 				disabledReason: c.enabled === false ? 'disabled in config' : null,
-				source: 'config',
+				source: quickStartEntries.has(c) ? 'env' : 'config',
 				settings: c.settings ?? {},
 			}
 			const old = had.get(c.name)
@@ -102,17 +113,19 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 			const row = { ...want, apiKeyEnc: await cipher.encrypt(keys.get(c.name)!), updatedAt: new Date() }
 			await tx.insert(channels).values({ name: c.name, ...row }).onConflictDoUpdate({ target: channels.name, set: row })
 		}
-		const gone = await tx
-			.update(channels)
-			.set({ status: 'disabled', disabledReason: 'removed from config', updatedAt: new Date() })
-			.where(
-				and(
-					names.length ? and(eq(channels.source, 'config'), notInArray(channels.name, names)) : eq(channels.source, 'config'),
-					or(ne(channels.status, 'disabled'), sql`${channels.disabledReason} IS DISTINCT FROM 'removed from config'`),
-				),
-			)
-			.returning({ id: channels.id })
-		if (gone.length) changed = true
+		for (const [source, reason] of Object.entries(REMOVED)) {
+			const gone = await tx
+				.update(channels)
+				.set({ status: 'disabled', disabledReason: reason, updatedAt: new Date() })
+				.where(
+					and(
+						names.length ? and(eq(channels.source, source), notInArray(channels.name, names)) : eq(channels.source, source),
+						or(ne(channels.status, 'disabled'), sql`${channels.disabledReason} IS DISTINCT FROM ${reason}`),
+					),
+				)
+				.returning({ id: channels.id })
+			if (gone.length) changed = true
+		}
 
 		const mnames = cfg.models.map((m) => m.name)
 		const priced = new Map((mnames.length ? await tx.select().from(models).where(inArray(models.name, mnames)) : []).map((r) => [r.name, r]))

@@ -6,6 +6,7 @@ import { DataTable } from '../components/data-table'
 import { PlayIcon } from '../components/icons'
 import { Badge, Button, PageHeader, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
+import { channelOrigin } from '../lib/channel-source'
 import { dateTime, latency } from '../lib/format'
 import { useSession } from '../session'
 import type { Channel, ChannelHealth, ChannelTest } from '../types'
@@ -109,7 +110,7 @@ export function AdminChannels() {
 						<th scope="row" data-label="Name">
 							{c.name}
 							<div class="muted small">{c.base_url}</div>
-							{c.source === 'config' && <div class="muted small">from GATEWAY_CONFIG</div>}
+							{channelOrigin(c) && <div class="muted small">{channelOrigin(c)!.label}</div>}
 						</th>
 						<td data-label="Type">
 							<Badge>{c.type}</Badge>

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api'
 import { FormModal } from '../components/modal'
 import { Alert, SelectField, TextArea, TextField } from '../components/ui'
+import { channelOrigin } from '../lib/channel-source'
 import { formatPairs, parseJsonObject, parseList, parsePairs } from '../lib/input'
 import { CHANNEL_TYPES, type Channel } from '../types'
 
@@ -49,7 +50,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 
 	return (
 		<FormModal title={channel ? `Edit channel “${channel.name}”` : 'New channel'} submitLabel={channel ? 'Save' : 'Create channel'} onSubmit={save} onClose={onClose} wide>
-			{channel?.source === 'config' && <Alert kind="info">This channel comes from GATEWAY_CONFIG: the file's values are applied again at the next start.</Alert>}
+			{channel && channelOrigin(channel) && <Alert kind="info">{channelOrigin(channel)!.note}</Alert>}
 			<div class="grid-2">
 				<TextField label="Name" value={name} onValue={setName} required maxLength={200} autoFocus />
 				<SelectField label="Type" value={type} onValue={setType} options={CHANNEL_TYPES.map((t) => ({ value: t, label: t }))} />

@@ -71,3 +71,28 @@ describe('GATEWAY_CONFIG at start', () => {
 		expect(configured.channels.map((c) => c.name)).toEqual(['mine'])
 	})
 })
+
+describe('quick-start channels at start', () => {
+	// The console labels a channel by its source: a quick-start one said "from GATEWAY_CONFIG" to an operator who never
+	// wrote such a file, and its reason once dropped was "removed from config".
+	const sourceOf = async (name: string) =>
+		(await t.db.sql.query<{ source: string; status: string; disabled_reason: string | null }>('SELECT source, status, disabled_reason FROM channels WHERE name = $1', [name]))[0]
+
+	it('should store them with source env, and disable them as such once no longer applied', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const vars = { OPENAI_API_KEY: 'k-oa', ANTHROPIC_API_KEY: 'k-an', UP_KEY: 'k1' }
+		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({}), vars), vars)
+		expect(await sourceOf('openai-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
+		expect(await sourceOf('anthropic-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
+		// The next start has a file with an OpenAI channel of its own and no Anthropic key.
+		const next = { OPENAI_API_KEY: 'k-oa', UP_KEY: 'k1' }
+		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({ channels: [channel('from-file')] }), next), next)
+		expect(await sourceOf('from-file')).toEqual({ source: 'config', status: 'enabled', disabled_reason: null })
+		const dropped = { source: 'env', status: 'disabled', disabled_reason: 'quick-start key no longer applied (its variable is unset, or GATEWAY_CONFIG has a channel of its type)' }
+		expect(await sourceOf('openai-default')).toEqual(dropped)
+		expect(await sourceOf('anthropic-default')).toEqual(dropped)
+		// Applied again, a quick-start channel is enabled again, still from its variable.
+		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({}), vars), vars)
+		expect(await sourceOf('anthropic-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
+	})
+})
