@@ -70,8 +70,24 @@ const MODEL_API = /^\/v1(beta)?\//
  * @example unknownRoute('POST', '/v1/assistants').message // 'No route POST /v1/assistants on this gateway (…)'
  */
 export function unknownRoute(method: string, path: string): GatewayError {
-	if (!MODEL_API.test(path)) return new GatewayError('not_found', 'Not found', { code: 'not_found' })
+	if (!MODEL_API.test(path)) {
+		const prefixed = withApiPrefix(path)
+		if (prefixed)
+			return new GatewayError('not_found', `No route ${method} ${path} on this gateway: the model API is under /v1 and /v1beta (${method} ${prefixed} here); check the base URL of the client`, {
+				code: 'not_found',
+			})
+		return new GatewayError('not_found', 'Not found', { code: 'not_found' })
+	}
 	return new GatewayError('not_found', `No route ${method} ${path} on this gateway (GET /docs lists the routes it serves)`, { code: 'not_found' })
+}
+
+/** Model API paths a client given the root as its base URL calls without their prefix (@ai-sdk/anthropic appends only `/messages`). */
+const UNPREFIXED = /^\/(?:chat\/completions|completions|messages|responses|embeddings|models|audio|images|moderations|rerank|files|batches|conversations)(?:\/|$)/
+
+/** The path as the model API serves it: Gemini's methods (`/models/{model}:generateContent`) under /v1beta, the rest under /v1. */
+function withApiPrefix(path: string): string | undefined {
+	if (!UNPREFIXED.test(path)) return undefined
+	return path.startsWith('/models/') && path.includes(':') ? `/v1beta${path}` : `/v1${path}`
 }
 
 /**

@@ -5,9 +5,10 @@
  * Gemini's 404, naming the model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createAnthropic } from '@ai-sdk/anthropic'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
-import { APICallError, transcribe } from 'ai'
+import { APICallError, generateText, transcribe } from 'ai'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { wav } from '../../helpers/wav'
 
@@ -57,5 +58,26 @@ describe('routes the gateway does not serve', () => {
 		const res = await fetch(`${app.url}/api/nothing-here`, { headers: { authorization: 'Bearer x' } })
 		expect(res.status).toBe(404)
 		expect((await res.json()).error.message).toBe('Not found')
+	})
+})
+
+describe('a base URL without the API prefix', () => {
+	// @ai-sdk/anthropic appends only `/messages` and @ai-sdk/google only `/models/…`: given the root, as the Anthropic SDK
+	// and @google/genai take it, they got a bare "Not found" that did not say what to change.
+	it('should tell @ai-sdk/anthropic given the root that the route is /v1/messages', async () => {
+		const { key } = await app.account(1)
+		const anthropic = createAnthropic({ apiKey: key, baseURL: app.url })
+		const e = await failure(generateText({ model: anthropic('claude-sonnet-5'), prompt: 'hi', maxRetries: 0 }))
+		expect(e.statusCode).toBe(404)
+		expect(e.message).toBe('No route POST /messages on this gateway: the model API is under /v1 and /v1beta (POST /v1/messages here); check the base URL of the client')
+	})
+
+	it('should tell @ai-sdk/google given the root that the route is under /v1beta, in Gemini shape', async () => {
+		const { key } = await app.account(1)
+		const google = createGoogleGenerativeAI({ apiKey: key, baseURL: app.url })
+		const e = await failure(generateText({ model: google('gemini-2.5-flash'), prompt: 'hi', maxRetries: 0 }))
+		expect(e.statusCode).toBe(404)
+		expect(e.message).toBe('No route POST /models/gemini-2.5-flash:generateContent on this gateway: the model API is under /v1 and /v1beta (POST /v1beta/models/gemini-2.5-flash:generateContent here); check the base URL of the client')
+		expect(JSON.parse(e.responseBody!).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
 	})
 })
