@@ -135,8 +135,8 @@ function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined, promp
 
 function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined, upstream: UpstreamOptions | undefined): Json[] {
 	// A client-run Anthropic tool is among `__tools` as written; its function (client-tools.ts) is for other vendors.
-	const asWritten = extra?.__tools?.some((s) => isClientTool(s.tool.type)) ? new Set(extra.__tools.filter((s) => isClientTool(s.tool.type)).map((s) => s.tool.name)) : undefined
-	const own = asWritten ? (req.tools ?? []).filter((t) => !asWritten.has(t.name)) : (req.tools ?? [])
+	const clientRun = extra?.__tools?.filter((s) => isClientTool(s.tool.type))
+	const own = clientRun?.length ? (req.tools ?? []).filter((t) => !clientRun.some((s) => s.tool.name === t.name)) : (req.tools ?? [])
 	const custom: Json[] = own.map((t) => {
 		const tool: Json = { name: t.name }
 		if (t.description) tool.description = t.description
