@@ -4,7 +4,8 @@
  * and Responses) and a Gemini model: the tool offered as a function of Anthropic's documented input, the vendor's
  * call given back as a `tool_use` of that name and input (streamed and not), the replayed call and its `tool_result`
  * sent as a call and its result, `tool_choice` naming the tool forcing it, the SDK's memory tool run by its own tool
- * runner, count_tokens counting the tool, and Claude (the fast path) getting the tool as written.
+ * runner, count_tokens counting the tool, a server tool beside them still refused (400), and Claude (the fast path)
+ * getting the tools as written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
@@ -182,6 +183,17 @@ describe('Anthropic client tools on other vendors', () => {
 		expect(req.path).toEndWith(':countTokens')
 		expect(req.body.generateContentRequest.tools.flatMap((t: any) => t.functionDeclarations).map((f: any) => f.name)).toEqual([EDITOR.name])
 	})
+
+	for (const t of TARGETS)
+		it(`should still refuse a server tool beside them, naming it, rather than drop it (${t})`, async () => {
+			const acct = await m.account()
+			const before = mockOf(t).requests.length
+			const tools = [EDITOR, { type: 'web_fetch_20250910', name: 'web_fetch' }] as Anthropic.Messages.ToolUnion[]
+			const err = await acct.anthropic.messages.create({ model: MODEL_OF[t], max_tokens: 50, tools, messages: [{ role: 'user', content: 'read it' }] }).catch((e: unknown) => e)
+			expect(err).toBeInstanceOf(Anthropic.BadRequestError)
+			expect((err as Error).message).toContain("tools.1: server tool web_fetch_20250910 is only available on Anthropic's API")
+			expect(mockOf(t).requests.length).toBe(before)
+		})
 
 	it('should send the tools to Claude as written (fast path)', async () => {
 		const acct = await m.account()
