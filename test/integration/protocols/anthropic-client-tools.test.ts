@@ -142,30 +142,32 @@ describe('Anthropic client tools on other vendors', () => {
 			expect(fn.schema.properties.action.enum).not.toContain('zoom')
 		})
 
-	for (const t of ['chat', 'gemini'] as Target[])
-		it(`should run the SDK's memory tool through its tool runner (${t})`, async () => {
-			const acct = await m.account()
-			const seen: unknown[] = []
-			const memory = betaMemoryTool({
-				view: (c) => (seen.push(c), 'Directory: /memories\n- notes.md'),
-				create: (c) => (seen.push(c), 'created'),
-				str_replace: (c) => (seen.push(c), 'replaced'),
-				insert: (c) => (seen.push(c), 'inserted'),
-				delete: (c) => (seen.push(c), 'deleted'),
-				rename: (c) => (seen.push(c), 'renamed'),
+	for (const t of TARGETS)
+		for (const stream of [false, true])
+			it(`should run the SDK's memory tool through its tool runner (${t}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+				const acct = await m.account()
+				const seen: unknown[] = []
+				const memory = betaMemoryTool({
+					view: (c) => (seen.push(c), 'Directory: /memories\n- notes.md'),
+					create: (c) => (seen.push(c), 'created'),
+					str_replace: (c) => (seen.push(c), 'replaced'),
+					insert: (c) => (seen.push(c), 'inserted'),
+					delete: (c) => (seen.push(c), 'deleted'),
+					rename: (c) => (seen.push(c), 'renamed'),
+				})
+				const runner = acct.anthropic.beta.messages.toolRunner({
+					model: MODEL_OF[t],
+					max_tokens: 200,
+					stream,
+					tools: [memory],
+					messages: [{ role: 'user', content: '#call memory {"command":"view","path":"/memories"}' }],
+				})
+				const final = await runner.runUntilDone()
+				expect(seen).toEqual([{ command: 'view', path: '/memories' }])
+				expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Tool results: Directory: /memories\n- notes.md' })])
+				const fn = declared(t).find((d) => d.name === 'memory')!
+				expect(fn.schema.properties.command.enum).toEqual(['view', 'create', 'str_replace', 'insert', 'delete', 'rename'])
 			})
-			const runner = acct.anthropic.beta.messages.toolRunner({
-				model: MODEL_OF[t],
-				max_tokens: 200,
-				tools: [memory],
-				messages: [{ role: 'user', content: '#call memory {"command":"view","path":"/memories"}' }],
-			})
-			const final = await runner.runUntilDone()
-			expect(seen).toEqual([{ command: 'view', path: '/memories' }])
-			expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Tool results: Directory: /memories\n- notes.md' })])
-			const fn = declared(t).find((d) => d.name === 'memory')!
-			expect(fn.schema.properties.command.enum).toEqual(['view', 'create', 'str_replace', 'insert', 'delete', 'rename'])
-		})
 
 	it('should count the tool for a GPT model (estimated: more tokens with it)', async () => {
 		const acct = await m.account()
