@@ -12,6 +12,7 @@ import { emptyFinalUserMessage } from '../final-turn'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
+import { isClientTool } from './client-tools'
 import { encodePart, toolIdMap } from './content-encode'
 import { type AnthropicExtra, notNull, ownExtra, PROTOCOL, passthroughFields, reinsert, storedAt } from './extra'
 import type { AnthropicRequest } from './model'
@@ -133,7 +134,10 @@ function encodeSystem(req: ChatRequest, extra: AnthropicExtra | undefined, promp
 }
 
 function encodeTools(req: ChatRequest, extra: AnthropicExtra | undefined, upstream: UpstreamOptions | undefined): Json[] {
-	const custom: Json[] = (req.tools ?? []).map((t) => {
+	// A client-run Anthropic tool is among `__tools` as written; its function (client-tools.ts) is for other vendors.
+	const clientRun = extra?.__tools?.filter((s) => isClientTool(s.tool.type))
+	const own = clientRun?.length ? (req.tools ?? []).filter((t) => !clientRun.some((s) => s.tool.name === t.name)) : (req.tools ?? [])
+	const custom: Json[] = own.map((t) => {
 		const tool: Json = { name: t.name }
 		if (t.description) tool.description = t.description
 		tool.input_schema = { type: 'object', ...t.parameters }

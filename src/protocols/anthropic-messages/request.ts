@@ -19,6 +19,7 @@ import {
 	reqObject,
 	reqString,
 } from './check'
+import { clientToolFunction, isClientTool } from './client-tools'
 import { decodeCacheControl, decodeContent, decodeText, type DecodeState } from './content'
 import { decodeWebSearchTool, isWebSearchTool, WEB_SEARCH_NAME } from './web-search'
 import { type AnthropicExtra, PROTOCOL } from './extra'
@@ -63,9 +64,11 @@ function decodeTools(b: Json, extra: AnthropicExtra): Tool[] | undefined {
 		const p = at('tools', i)
 		if (!isObject(raw)) throw invalid(p, 'Input should be a valid dictionary')
 		if (raw.type !== undefined && raw.type !== null && raw.type !== 'custom') {
-			// Server tools (web_search_20250305, bash_20250124, …) run at Anthropic: no canonical meaning.
+			// Anthropic-defined tools go to Claude as written: server tools (web_search_20250305, code_execution_…) run at
+			// Anthropic; those the client runs (bash_20250124, text_editor_…) are also functions for other vendors.
 			if (typeof raw.type !== 'string') throw invalid(at(p, 'type'), 'Input should be a valid string')
 			;(extra.__tools ??= []).push({ index: i, tool: raw })
+			if (isClientTool(raw.type)) tools.push(clientToolFunction(raw, p))
 			return
 		}
 		const name = reqString(raw, 'name', p)
@@ -194,7 +197,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	// The web search server tool is the canonical search (core/ir.ts `WebSearch`), run by whichever vendor serves the model.
 	for (const s of extra.__tools ?? []) {
 		if (isWebSearchTool(s.tool.type)) req.webSearch = decodeWebSearchTool(s.tool)
-		else if (s.tool.type !== 'mcp_toolset') st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
+		else if (s.tool.type !== 'mcp_toolset' && !isClientTool(s.tool.type)) st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
 	}
 	// A message thread lives at Anthropic (https://platform.claude.com/docs/en/build-with-claude/message-threads): a
 	// `continue` carries only the new messages, so another vendor answering it would answer them without the
