@@ -120,7 +120,8 @@ function decodeThinking(b: Json, extra: AnthropicExtra): Reasoning | undefined {
 	// Kept whole when it says more than the canonical model can (adaptive, display, between_tools).
 	if (th.type !== 'disabled' && (th.type !== 'enabled' || display !== undefined)) extra.__thinking = th
 	const base: Reasoning = { enabled: true }
-	if (display !== undefined) base.includeThoughts = display !== 'omitted'
+	// `updates` shows some thinking: another vendor's model has no progress notes, so it gets its default (thoughts shown).
+	if (display === 'summarized' || display === 'omitted') base.includeThoughts = display === 'summarized'
 	switch (th.type) {
 		case 'disabled':
 			return { enabled: false }
