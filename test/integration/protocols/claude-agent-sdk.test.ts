@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
-import { AGENT_SDK_ENV, AGENT_SDK_HEADERS, agentSdkBody } from './claude-agent-sdk-shape'
+import { AGENT_SDK_ENV, AGENT_SDK_HEADERS, agentSdkBody, CALC_ADD, PLACEHOLDER, READ_TOOL, TOOL_SEARCH } from './claude-agent-sdk-shape'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
 
 let m: Matrix
@@ -15,10 +15,17 @@ afterAll(() => m.close())
 
 const ASK = 'What is two plus two?'
 
+const client = (key: string) => new Anthropic({ apiKey: key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: AGENT_SDK_HEADERS })
+
+/** One streamed turn, as the SDK keeps it for the next request: the assistant's content blocks. */
+async function turn(key: string, body: object): Promise<any[]> {
+	const msg = await client(key).beta.messages.stream(body as never).finalMessage()
+	return msg.content as any[]
+}
+
 /** Streams one request through the Anthropic SDK as Claude Code does; the text and thinking it showed. */
 async function send(key: string, body: object): Promise<{ text: string; thinking: string; stop: string | null }> {
-	const client = new Anthropic({ apiKey: key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: AGENT_SDK_HEADERS })
-	const stream = await client.beta.messages.create(body as never)
+	const stream = await client(key).beta.messages.create(body as never)
 	let text = ''
 	let thinking = ''
 	let stop: string | null = null
@@ -43,5 +50,33 @@ describe('Claude Agent SDK', () => {
 			if (up === 'anthropic') expect(sent.thinking).toEqual({ type: 'adaptive', display: 'updates' })
 			if (up === 'gemini') expect(sent.generationConfig.thinkingConfig.includeThoughts).toBe(true)
 			if (up !== 'openai') expect(out.thinking).toBe(`Let me think about ${ASK}.`)
+		})
+
+	for (const up of UPSTREAMS)
+		it(`should load an MCP tool through ToolSearch's tool_reference and let the model call it, from ${up}`, async () => {
+			// The gateway refused tool_reference for other vendors (400 twice, then the SDK gave up tool search), and offered
+			// them DeferredToolPlaceholder, a tool Claude never sees, as a callable function.
+			const acct = await m.account()
+			const toolNames = () => {
+				const b = lastRequest(m.mocks[up]).body
+				return up === 'openai' ? b.tools.map((t: any) => t.function.name) : up === 'gemini' ? b.tools[0].functionDeclarations.map((t: any) => t.name) : b.tools.map((t: any) => t.name)
+			}
+			const first = { role: 'user' as const, content: [{ type: 'text', text: '#call ToolSearch {"query":"select:mcp__calc__add","max_results":5}' }] }
+			const searched = await turn(acct.key, agentSdkBody(MODEL[up], [first, AGENT_SDK_ENV]))
+			const call = searched.find((b) => b.type === 'tool_use')
+			expect(call).toMatchObject({ name: 'ToolSearch', input: { query: 'select:mcp__calc__add' } })
+			expect(toolNames()).toEqual(up === 'anthropic' ? ['Read', 'ToolSearch', 'DeferredToolPlaceholder'] : ['Read', 'ToolSearch'])
+
+			// The SDK answers with a tool_reference and from then on sends the loaded tool, still deferred.
+			const tools = [READ_TOOL, TOOL_SEARCH, PLACEHOLDER, CALC_ADD]
+			const history = [first, AGENT_SDK_ENV, { role: 'assistant' as const, content: searched }, { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: call.id, content: [{ type: 'tool_reference', tool_name: CALC_ADD.name }] }] }]
+			const loaded = await turn(acct.key, agentSdkBody(MODEL[up], history, tools))
+			expect(loaded.filter((b) => b.type === 'text').map((b) => b.text)).toEqual(['Tool results: '])
+			expect(toolNames()).toEqual(up === 'anthropic' ? ['Read', 'ToolSearch', 'DeferredToolPlaceholder', 'mcp__calc__add'] : ['Read', 'ToolSearch', 'mcp__calc__add'])
+			if (up === 'anthropic') expect(lastRequest(m.mocks.anthropic).body.messages[3].content[0].content).toEqual([{ type: 'tool_reference', tool_name: CALC_ADD.name }])
+
+			const next = { role: 'user' as const, content: [{ type: 'text', text: '#call mcp__calc__add {"a":2,"b":3}' }] }
+			const added = await turn(acct.key, agentSdkBody(MODEL[up], [...history, { role: 'assistant', content: loaded }, next], tools))
+			expect(added.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'mcp__calc__add', input: { a: 2, b: 3 } })
 		})
 })
