@@ -38,6 +38,9 @@ export const AGENT_SDK_ENV = {
 	],
 }
 
+/** Claude Code's `metadata.user_id`: a JSON object of 150 characters (OpenAI takes a `user` of at most 64). */
+export const USER_ID = JSON.stringify({ device_id: '8919e762b8b113ac93cb599d71dae7786f12bc9387957a67082dc5769e06bb00', account_uuid: '', session_id: 'd995acd1-d704-427d-a418-575c6fa24c6b' })
+
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema'
 
 export const READ_TOOL = {
@@ -66,10 +69,31 @@ export function agentSdkBody(model: string, messages: Message[], tools: Block[] 
 		messages,
 		system: AGENT_SDK_SYSTEM,
 		tools,
-		metadata: { user_id: JSON.stringify({ device_id: '8919e762b8b113ac93cb599d71dae7786f12bc9387957a67082dc5769e06bb00', account_uuid: '', session_id: 'd995acd1-d704-427d-a418-575c6fa24c6b' }) },
+		metadata: { user_id: USER_ID },
 		max_tokens: 32000,
 		thinking: { type: 'adaptive', display: 'updates' },
 		context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+		output_config: { effort: 'high' },
+		stream: true,
+	}
+}
+
+/**
+ * The request its WebSearch tool makes (a side call on the session's model): Anthropic's web search server tool, no
+ * thinking, and the same 150-character `metadata.user_id`.
+ */
+export function agentSdkWebSearchBody(model: string, query: string) {
+	return {
+		model,
+		messages: [{ role: 'user', content: [{ type: 'text', text: `Perform a web search for the query: ${query}` }] }],
+		system: [
+			...AGENT_SDK_SYSTEM.map(({ type, text }) => ({ type, text })),
+			{ type: 'text', text: 'You run a web search for another Claude model, which is waiting on the result and can search again. Search once, then reply with a brief summary of the results.' },
+		],
+		tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 8 }],
+		tool_choice: { type: 'auto' },
+		metadata: { user_id: USER_ID },
+		max_tokens: 32000,
 		output_config: { effort: 'high' },
 		stream: true,
 	}

@@ -4,12 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
-import { AGENT_SDK_ENV, AGENT_SDK_HEADERS, agentSdkBody, CALC_ADD, PLACEHOLDER, READ_TOOL, TOOL_SEARCH } from './claude-agent-sdk-shape'
-import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { AGENT_SDK_ENV, AGENT_SDK_HEADERS, agentSdkBody, agentSdkWebSearchBody, CALC_ADD, PLACEHOLDER, READ_TOOL, TOOL_SEARCH, USER_ID } from './claude-agent-sdk-shape'
+import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAM_MODEL, UPSTREAMS } from './harness'
+
+/** A GPT model whose web searches go to the Responses API (the channel says its vendor has it, as OpenAI's own URL does). */
+const GPT_WEB = 'gpt-web'
 
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({
+		channels: (mocks) => [
+			{ name: 'openai-responses', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT_WEB], model_map: { [GPT_WEB]: UPSTREAM_MODEL.openai }, settings: { responses_api: true } },
+		],
+	})
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -79,4 +86,15 @@ describe('Claude Agent SDK', () => {
 			const added = await turn(acct.key, agentSdkBody(MODEL[up], [...history, { role: 'assistant', content: loaded }, next], tools))
 			expect(added.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'mcp__calc__add', input: { a: 2, b: 3 } })
 		})
+
+	it("should run its WebSearch tool's search on a GPT model through the Responses API, with its long user id", async () => {
+		// Its 150-character metadata.user_id went to /responses as `user` unhashed: OpenAI's 400 "string too long".
+		const acct = await m.account()
+		const out = await send(acct.key, agentSdkWebSearchBody(GPT_WEB, 'weather in Paris #search'))
+		expect(out.text).toContain('Hello! You said: Perform a web search for the query: weather in Paris #search')
+		const sent = lastRequest(m.mocks.openai)
+		expect(sent.path).toBe('/v1/responses')
+		expect(sent.body.tools).toEqual([expect.objectContaining({ type: 'web_search' })])
+		expect(sent.body.user).toBe(new Bun.CryptoHasher('sha256').update(USER_ID).digest('hex'))
+	})
 })
