@@ -17,7 +17,7 @@ export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'
  * Anthropic can take (core/ir.ts `vendorOnly`): a user-side block stored verbatim is input the model must read (a
  * `search_result`, a newer source type), which another vendor would never see.
  */
-export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string>; vendorOnly: VendorOnly[] }
+export type DecodeState = { blocks: StoredBlock[]; toolNames: Map<string, string>; vendorOnly: VendorOnly[]; loaded: Set<string> }
 
 /** Keeps a block with no canonical part; on the user side it is also input only Anthropic can read. */
 function store(st: DecodeState, at: number[], block: Json, path: string, user: boolean): void {
@@ -131,7 +131,13 @@ function decodeToolResultContent(b: Json, path: string, prefix: number[], st: De
 		const part =
 			type === 'text' ? decodeText(inner, ip) : type === 'image' ? decodeImage(inner, ip) : type === 'document' ? decodeDocument(inner, ip) : undefined
 		if (part) out.push(part)
-		else store(st, [...prefix, i], inner, ip, true)
+		else if (type === 'tool_reference' && typeof inner.tool_name === 'string') {
+			// Tool search (https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool): the reference loads a
+			// deferred tool, which Anthropic expands in place. Kept for Anthropic; for another vendor the tool is offered
+			// from here on (request.ts decodeTools), which is all the reference says.
+			store(st, [...prefix, i], inner, ip, false)
+			st.loaded.add(inner.tool_name)
+		} else store(st, [...prefix, i], inner, ip, true)
 	}
 	return out
 }

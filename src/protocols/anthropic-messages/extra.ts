@@ -8,7 +8,8 @@
  * - `__blocks`: content blocks with no canonical part (document, search_result, server_tool_use, image with a
  *   `file` source, …) with their position: `[message, block]` or `[message, block, inner]` inside a tool_result,
  *   where `message` is the index in `ChatRequest.messages`.
- * - `__tools`: server tools (`{type:'web_search_20250305', …}`) with their index in the original `tools` list.
+ * - `__tools`: server tools (`{type:'web_search_20250305', …}`) and deferred custom tools no `tool_reference` has
+ *   loaded yet (`defer_loading: true`), with their index in the original `tools` list.
  * - `__toolFields`: unknown fields of custom tools (`defer_loading`, `input_examples`, …), by tool name.
  * - `__thinking`: the original `thinking` object when it says more than enabled+budget or disabled
  *   (`adaptive`, `display`, `between_tools`).

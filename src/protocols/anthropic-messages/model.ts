@@ -140,7 +140,12 @@ export const AnthropicToolChoice = t.Union([
 	t.Object({ type: t.Literal('none') }, open),
 ])
 
-const thinkingDisplay = t.Optional(t.Nullable(t.Union([t.Literal('summarized'), t.Literal('omitted')])))
+/**
+ * `updates` (beta `thinking-display-updates-2026-08-18`, which Claude Code 2.1.3xx sends by default): only the short
+ * progress notes between tool calls carry text. Refusing it cost Claude Code two failed calls per request before it
+ * retried without it.
+ */
+const thinkingDisplay = t.Optional(t.Nullable(t.Union([t.Literal('summarized'), t.Literal('omitted'), t.Literal('updates')])))
 
 export const AnthropicThinkingConfig = t.Union([
 	t.Object({ type: t.Literal('enabled'), budget_tokens: Integer({ minimum: 1024 }), display: thinkingDisplay }, open),

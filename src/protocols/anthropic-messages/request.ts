@@ -56,7 +56,7 @@ function decodeSystem(s: unknown, path: string): TextPart[] {
 	})
 }
 
-function decodeTools(b: Json, extra: AnthropicExtra): Tool[] | undefined {
+function decodeTools(b: Json, extra: AnthropicExtra, loaded: Set<string>): Tool[] | undefined {
 	const list = optArray(b, 'tools', '')
 	if (!list) return undefined
 	const tools: Tool[] = []
@@ -75,6 +75,12 @@ function decodeTools(b: Json, extra: AnthropicExtra): Tool[] | undefined {
 		if (!name) throw invalid(at(p, 'name'), 'String should have at least 1 character')
 		const schema = reqObject(raw, 'input_schema', p)
 		if (schema.type !== 'object') throw invalid(at(at(p, 'input_schema'), 'type'), "Input should be 'object'")
+		// A deferred tool no `tool_reference` has loaded is not in the model's context at Anthropic (Claude Code sends a
+		// `DeferredToolPlaceholder` so): another vendor is not offered it either. Kept as written for Anthropic.
+		if (raw.defer_loading === true && !loaded.has(name)) {
+			;(extra.__tools ??= []).push({ index: i, tool: raw })
+			return
+		}
 		const tool: Tool = { name, parameters: schema }
 		const description = optString(raw, 'description', p)
 		if (description !== undefined) tool.description = description
@@ -123,7 +129,8 @@ function decodeThinking(b: Json, extra: AnthropicExtra): Reasoning | undefined {
 	// Kept whole when it says more than the canonical model can (adaptive, display, between_tools).
 	if (th.type !== 'disabled' && (th.type !== 'enabled' || display !== undefined)) extra.__thinking = th
 	const base: Reasoning = { enabled: true }
-	if (display !== undefined) base.includeThoughts = display !== 'omitted'
+	// `updates` shows some thinking: another vendor's model has no progress notes, so it gets its default (thoughts shown).
+	if (display === 'summarized' || display === 'omitted') base.includeThoughts = display === 'summarized'
 	switch (th.type) {
 		case 'disabled':
 			return { enabled: false }
@@ -182,7 +189,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (!list.length) throw invalid('messages', 'List should have at least 1 item')
 
 	const extra: AnthropicExtra = { __protocol: PROTOCOL }
-	const st: DecodeState = { blocks: [], toolNames: new Map(), vendorOnly: [] }
+	const st: DecodeState = { blocks: [], toolNames: new Map(), vendorOnly: [], loaded: new Set() }
 	const system = decodeSystem(b.system, 'system')
 	const messages = decodeMessages(list, system, st)
 	if (!messages.length) throw invalid('messages', 'at least one user or assistant message is required')
@@ -190,12 +197,13 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 
 	const req: ChatRequest = { model, messages, maxTokens, stream: opts?.stream ?? optBoolean(b, 'stream', '') ?? false }
 	if (system.length) req.system = system
-	const tools = decodeTools(b, extra)
+	const tools = decodeTools(b, extra, st.loaded)
 	if (tools?.length) req.tools = tools
 	// Server tools run at Anthropic; `mcp_toolset` names tools of `mcp_servers`, which the gateway's own MCP client
 	// serves for other vendors (src/mcp), so it is not one.
 	// The web search server tool is the canonical search (core/ir.ts `WebSearch`), run by whichever vendor serves the model.
 	for (const s of extra.__tools ?? []) {
+		if (s.tool.type === undefined || s.tool.type === null || s.tool.type === 'custom') continue // a deferred custom tool, not loaded yet
 		if (isWebSearchTool(s.tool.type)) req.webSearch = decodeWebSearchTool(s.tool)
 		else if (s.tool.type !== 'mcp_toolset' && !isClientTool(s.tool.type)) st.vendorOnly.push({ protocol: PROTOCOL, what: `server tool ${String(s.tool.type)}`, path: at('tools', s.index) })
 	}

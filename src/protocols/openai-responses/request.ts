@@ -17,6 +17,7 @@ import { cannotSend } from '../files'
 import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
 import { encodeFilePart } from '../openai-chat/files'
+import { openaiUser } from '../openai-chat/user'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, str, type Json } from '../openai-chat/guards'
 import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
@@ -369,6 +370,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		if (effort || r.includeThoughts) body.reasoning = { ...(effort && { effort }), ...(r.includeThoughts && { summary: 'auto' }) }
 	}
 	if (req.stream) body.stream = true
-	if (req.user !== undefined) body.user = req.user
+	// At most 64 characters, as on chat (Claude Code's metadata.user_id is 150): its sha256 past that.
+	if (req.user !== undefined) body.user = openaiUser(req.user)
 	return body
 }

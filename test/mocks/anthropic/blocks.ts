@@ -2,7 +2,8 @@
  * Anthropic's checks on content blocks, in its `path: reason` wording: the block types the Messages API knows (an
  * OpenAI or Gemini part that leaked through is refused), image sources (the four image types, http(s) URLs) and
  * document sources (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support: base64 PDFs, text/plain text,
- * http(s) URLs, Files API ids, custom content), also inside tool results; and its rules on text: no empty text block, no
+ * http(s) URLs, Files API ids, custom content), also inside tool results (which may also hold tool search's
+ * `tool_reference` blocks); and its rules on text: no empty text block, no
  * message whose text is only whitespace, no prefill ending in whitespace (checkTexts).
  * @module
  */
@@ -63,7 +64,10 @@ function checkBlock(b: Obj, at: string): JsonReply | undefined {
 	if (b.type === 'image' || b.type === 'document') return checkSource(b.type, asObj(b.source), at)
 	if (b.type === 'tool_result' && Array.isArray(b.content)) {
 		for (let k = 0; k < b.content.length; k++) {
-			const bad = checkBlock(asObj(b.content[k]) ?? {}, `${at}.tool_result.content.${k}`)
+			const inner = asObj(b.content[k]) ?? {}
+			// Tool search's answer (https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool), only inside a tool result.
+			if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string') continue
+			const bad = checkBlock(inner, `${at}.tool_result.content.${k}`)
 			if (bad) return bad
 		}
 	}
