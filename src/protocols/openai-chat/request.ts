@@ -199,7 +199,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	} else if (isObject(b.reasoning)) {
 		const r = decodeReasoningObject(b.reasoning)
 		if (r) req.reasoning = r
-	}
+	} else if (b.thinking !== undefined && b.thinking !== null) req.reasoning = decodeThinkingObject(b.thinking)
 	// `user` is deprecated for `safety_identifier`, the same abuse-tracking id: either fills the canonical slot
 	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
 	const user = optString(b.user, 'user') ?? optString(b.safety_identifier, 'safety_identifier')
@@ -238,6 +238,28 @@ function decodeReasoningObject(o: Json): Reasoning | undefined {
 	if (budget !== undefined) return budget === 0 ? { enabled: false, budgetTokens: 0 } : { enabled: true, budgetTokens: budget }
 	if (effort !== undefined) return effortReasoning(effort, 'reasoning.effort')
 	return enabled === true ? { enabled: true } : undefined
+}
+
+/**
+ * Anthropic's `thinking` object on chat completions, as LiteLLM reads it there: LibreChat's configs for Claude behind an
+ * OpenAI-compatible proxy put it in `modelKwargs`, which LangChain's ChatOpenAI sends as written. OpenAI upstreams get
+ * it as written (it stays in `extra`, for the vendor to judge), the others as thinking rather than not at all.
+ * @example decodeThinkingObject({ type: 'enabled', budget_tokens: 2000 }) // { enabled: true, budgetTokens: 2000 }
+ */
+function decodeThinkingObject(raw: unknown): Reasoning {
+	const o = reqObject(raw, 'thinking')
+	switch (o.type) {
+		case 'disabled':
+			return { enabled: false }
+		case 'adaptive':
+			return { enabled: true }
+		case 'enabled': {
+			const budget = optInteger(o.budget_tokens, 'thinking.budget_tokens')
+			return budget === undefined ? { enabled: true } : { enabled: true, budgetTokens: budget }
+		}
+		default:
+			throw badRequest(`thinking.type must be one of enabled, disabled, adaptive (got ${JSON.stringify(o.type)})`, 'thinking.type')
+	}
 }
 
 /**
