@@ -14,6 +14,7 @@ import { echoingCodec, echoOf } from './echo'
 import { customCallsCodec } from './custom-calls'
 import { namespacedCallsCodec } from './namespaced-calls'
 import { toolSearchCallsCodec } from './tool-search-calls'
+import { typedCallsCodec } from './typed-calls'
 import { offeredTools } from '../../protocols/openai-responses/tool-search'
 import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious, keptInput } from './previous'
@@ -70,7 +71,7 @@ export const responsesModule = (svc: Services) => {
 				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
 				// Calls of the tools a replayed client-run search loaded come back as those of the request's own (tool-search.ts).
 				const offered = offeredTools(wire.tools, wire.input)
-				const client = toolSearchCallsCodec(customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), offered), offered), wire.tools)
+				const client = typedCallsCodec(toolSearchCallsCodec(customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), offered), offered), wire.tools), wire.tools)
 				// The writes of what a converted answer keeps, and (once its Response object is encoded) all of them: the end
 				// of the answer waits for them (kept-first.ts).
 				const writes: Promise<void>[] = []
