@@ -129,6 +129,17 @@ describe('shell and apply_patch on a converted model', () => {
 		})
 
 	for (const up of CONVERTED)
+		it(`should continue a kept answer's shell call by previous_response_id with its shell_call_output (${up})`, async () => {
+			const c = await client()
+			const first = await c.responses.create({ model: MODEL[up], tools: TOOLS, input: '#call shell {"commands":["pwd"]}' })
+			const call = first.output.find((o) => o.type === 'shell_call') as OpenAI.Responses.ResponseFunctionShellToolCall
+			const output = [{ stdout: '/home/dev', stderr: '', outcome: { type: 'exit' as const, exit_code: 0 } }]
+			const next = await c.responses.create({ model: MODEL[up], tools: TOOLS, previous_response_id: first.id, input: [{ type: 'shell_call_output', call_id: call.call_id, output }] })
+			expect(replayedCalls(up)).toEqual([{ name: 'shell', args: { commands: ['pwd'] } }])
+			expect(text(next)).toBe(`Tool results: ${JSON.stringify(output)}`)
+		})
+
+	for (const up of CONVERTED)
 		it(`should force apply_patch with tool_choice {type: "apply_patch"} (${up})`, async () => {
 			const c = await client()
 			await c.responses.create({ model: MODEL[up], tools: TOOLS, tool_choice: { type: 'apply_patch' }, input: 'hi' })
@@ -155,6 +166,19 @@ describe('local_shell on a converted model', () => {
 				expect(replayedCalls(up)).toEqual([{ name: 'local_shell', args: { command: ['ls', '-l'], working_directory: '/tmp' } }])
 				expect(text(next)).toContain('a.txt')
 			})
+
+	for (const up of CONVERTED)
+		it(`should take a replayed local_shell_call answered by a function_call_output, as Codex CLI replays one (${up})`, async () => {
+			const c = await client()
+			const call = { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_ls1', status: 'completed', action: { type: 'exec', command: ['ls'], timeout_ms: null, working_directory: null, env: null, user: null } }
+			const r = await c.responses.create({
+				model: MODEL[up],
+				tools: [{ type: 'local_shell' }],
+				input: [{ role: 'user', content: 'list' }, call, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }],
+			} as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+			expect(replayedCalls(up)).toEqual([{ name: 'local_shell', args: { command: ['ls'] } }])
+			expect(text(r)).toBe('Tool results: a b')
+		})
 })
 
 describe('typed tools that cannot be converted', () => {
