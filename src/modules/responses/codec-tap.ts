@@ -11,8 +11,8 @@ import type { EventEncoder } from '../../protocols/stream-machine'
 export type Tap = {
 	/** The encoded JSON answer, or what goes out instead. */
 	body(body: Record<string, unknown>): Record<string, unknown>
-	/** A stream frame the encoder made, or what goes out instead (nothing: undefined). */
-	frame(f: SseFrame): SseFrame | undefined
+	/** A stream frame the encoder made, or what goes out instead (nothing: undefined; several: an array). */
+	frame(f: SseFrame): SseFrame | SseFrame[] | undefined
 }
 
 /** The events that carry the whole Response object at a stream's end. */
@@ -35,7 +35,8 @@ export function tappedCodec<C extends ProtocolCodec>(codec: C, tap: Tap): C {
 					const made = out.splice(from)
 					for (const f of made) {
 						const tapped = tap.frame(f)
-						if (tapped) out.push(tapped)
+						if (Array.isArray(tapped)) out.push(...tapped)
+						else if (tapped) out.push(tapped)
 					}
 				},
 				end: (out) => inner.end(out),

@@ -14,6 +14,7 @@ import { echoingCodec, echoOf } from './echo'
 import { customCallsCodec } from './custom-calls'
 import { namespacedCallsCodec } from './namespaced-calls'
 import { toolSearchCallsCodec } from './tool-search-calls'
+import { typedCallsCodec } from './typed-calls'
 import { offeredTools } from '../../protocols/openai-responses/tool-search'
 import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious, keptInput } from './previous'
@@ -70,7 +71,7 @@ export const responsesModule = (svc: Services) => {
 				const echo = { ...echoOf(wire), ...(turn && { conversation: { id: turn.id } }), ...(expanded && { previous_response_id: expanded.previous }) }
 				// Calls of the tools a replayed client-run search loaded come back as those of the request's own (tool-search.ts).
 				const offered = offeredTools(wire.tools, wire.input)
-				const client = toolSearchCallsCodec(customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), offered), offered), wire.tools)
+				const client = typedCallsCodec(toolSearchCallsCodec(customCallsCodec(namespacedCallsCodec(echoingCodec(openaiResponses, echo), offered), offered), wire.tools), wire.tools)
 				// The writes of what a converted answer keeps, and (once its Response object is encoded) all of them: the end
 				// of the answer waits for them (kept-first.ts).
 				const writes: Promise<void>[] = []
@@ -114,7 +115,7 @@ export const responsesModule = (svc: Services) => {
 			detail: {
 				summary: 'Create a model response',
 				description:
-					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data` or `file_url`, function tools, reasoning) and answer 400 for features that need OpenAI (`previous_response_id` of a response made on an OpenAI channel, built-in tools, files by `file_id`). A `previous_response_id` naming a converted answer (a model of another vendor, not sent with `store: false`) works for every model: its whole input and its output go before `input`, sent upstream as plain input (the previous `instructions` are not carried over, as on OpenAI). `conversation` names a conversation of the Conversations API (`/v1/conversations`), which this gateway keeps for every model: its items go before `input`, and the input and output items are appended when the response completes (not with `background`). A `previous_response_id` or `conversation` that does not belong to the calling account is 404; both together are 400. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data` or `file_url`, function tools, the client-run `shell`, `apply_patch` and `local_shell` tools as functions whose calls come back as their typed items, reasoning) and answer 400 for features that need OpenAI (`previous_response_id` of a response made on an OpenAI channel, built-in tools, files by `file_id`). A `previous_response_id` naming a converted answer (a model of another vendor, not sent with `store: false`) works for every model: its whole input and its output go before `input`, sent upstream as plain input (the previous `instructions` are not carried over, as on OpenAI). `conversation` names a conversation of the Conversations API (`/v1/conversations`), which this gateway keeps for every model: its items go before `input`, and the input and output items are appended when the response completes (not with `background`). A `previous_response_id` or `conversation` that does not belong to the calling account is 404; both together are 400. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
 			},
 		},
 	)

@@ -4,7 +4,8 @@
  * `message` items map to turns (system/developer hoist to the system prompt), `function_call` items to assistant
  * tool calls, `function_call_output` items to tool results in a user turn (placed first, WIRE-NOTES wire §9), and
  * `reasoning` items to thinking, a client-run search's `tool_search_call` / `tool_search_output` to a call of the
- * `tool_search` function and its result (tool-search.ts). Consecutive same-role items merge into one turn.
+ * `tool_search` function and its result (tool-search.ts), typed shell/apply_patch/local_shell calls and outputs to
+ * calls of their functions and results (typed-tools.ts). Consecutive same-role items merge into one turn.
  * Item kinds with no canonical meaning (`item_reference`, built-in tool calls) are skipped here: they only reach a
  * non-OpenAI vendor after `unconvertible` (request.ts) has refused the request.
  * @module
@@ -19,6 +20,7 @@ import { CUSTOM_INPUT } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { decodeReasoningItem } from './reasoning'
 import { searchArgumentsOf, searchOutputText, TOOL_SEARCH } from './tool-search'
+import { isTypedCallItem, isTypedOutputItem, outputCallId, typedCallArguments, typedOutputResult } from './typed-tools'
 
 type Turn = { role: Message['role']; parts: Part[] }
 
@@ -103,23 +105,26 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		else turns.push({ role, parts })
 	}
 	const items = input === undefined || input === null ? [] : typeof input === 'string' ? [{ role: 'user', content: input }] : reqArray(input, 'input')
+	/** A replayed call of any kind as the canonical call of `name`: in its answer's step when it was not the first (call-ids.ts). */
+	const pushCall = (item: Json, at: string, name: string, input: Record<string, unknown>) => {
+		const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
+		toolNames.set(id, name)
+		const call: Part = { type: 'tool_call', id, name, input, ...(signature && { signature }) }
+		const step = sibling ? parallelStep(turns) : undefined
+		if (step) step.parts.push(call)
+		else push('assistant', [call])
+	}
 	items.forEach((raw, i) => {
 		const at = `input[${i}]`
 		const item = reqObject(raw, at)
 		const type = item.type ?? 'message'
 		if (type === 'message') decodeMessageItem(item, at, system, push)
 		else if (type === 'function_call' || type === 'custom_tool_call') {
-			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			// A call of a namespaced function carries its namespace beside its name (namespaces.ts).
 			const namespace = str(item.namespace)
 			const name = namespace ? joinNamespace(namespace, reqString(item.name, `${at}.name`)) : reqString(item.name, `${at}.name`)
-			toolNames.set(id, name)
 			// A custom tool's call is one of the function it went upstream as (custom-tools.ts).
-			const input = type === 'custom_tool_call' ? { [CUSTOM_INPUT]: reqString(item.input, `${at}.input`) } : parseArguments(item.arguments)
-			const call: Part = { type: 'tool_call', id, name, input, ...(signature && { signature }) }
-			const step = sibling ? parallelStep(turns) : undefined
-			if (step) step.parts.push(call)
-			else push('assistant', [call])
+			pushCall(item, at, name, type === 'custom_tool_call' ? { [CUSTOM_INPUT]: reqString(item.input, `${at}.input`) } : parseArguments(item.arguments))
 		} else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
 			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content: contentParts(item.output ?? '', `${at}.output`) }
@@ -128,16 +133,19 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 			push('user', [part])
 		} else if (type === 'tool_search_call') {
 			// A search the client ran: a call of the function it went upstream as (tool-search.ts).
-			const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
-			toolNames.set(id, TOOL_SEARCH)
-			const call: Part = { type: 'tool_call', id, name: TOOL_SEARCH, input: searchArgumentsOf(item.arguments), ...(signature && { signature }) }
-			const step = sibling ? parallelStep(turns) : undefined
-			if (step) step.parts.push(call)
-			else push('assistant', [call])
+			pushCall(item, at, TOOL_SEARCH, searchArgumentsOf(item.arguments))
 		} else if (type === 'tool_search_output') {
 			// Its result: the definitions it loaded, which request.ts also offers upstream as tools.
 			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
 			push('user', [{ type: 'tool_result', toolCallId: id, name: TOOL_SEARCH, content: [{ type: 'text', text: searchOutputText(item.tools) }] }])
+		} else if (isTypedCallItem(String(type))) {
+			// A shell, apply_patch or local_shell call: one of the function it went upstream as (typed-tools.ts).
+			const { name, input } = typedCallArguments(item)
+			pushCall(item, at, name, input)
+		} else if (isTypedOutputItem(String(type))) {
+			const { id } = callIdIn(reqString(outputCallId(item), `${at}.call_id`))
+			const { name, text, isError } = typedOutputResult(item)
+			push('user', [{ type: 'tool_result', toolCallId: id, name, content: [{ type: 'text', text }], ...(isError && { isError }) }])
 		} else if (type === 'reasoning') {
 			const part = decodeReasoningItem(item, at)
 			if (part) push('assistant', [part])

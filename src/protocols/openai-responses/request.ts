@@ -23,6 +23,7 @@ import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction, TOOL_SEARCH } from './tool-search'
+import { isTypedCallItem, isTypedOutputItem, typedKind, typedToolFunction } from './typed-tools'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 
 export const PROTOCOL = 'openai-responses'
@@ -56,6 +57,8 @@ function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Too
 		if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
 		// A client-run tool search goes upstream as a function of the client's schema (tool-search.ts).
 		else if (isClientToolSearch(tool)) tools.push(toolSearchFunction(tool))
+		// shell, apply_patch, local_shell: functions of their calls' documented fields (typed-tools.ts).
+		else if (typedKind(tool)) tools.push(typedToolFunction(typedKind(tool)!))
 		else tools.push(...decodeClientTool(tool, `tools[${i}]`, deferring))
 	})
 	return tools
@@ -128,6 +131,8 @@ function decodeToolChoice(raw: unknown, req: ChatRequest) {
 	if (isWebSearchType(c.type) && req.webSearch) req.webSearch.forced = true
 	// The client-run search, offered to other vendors as a function of that name (tool-search.ts).
 	if (c.type === 'tool_search' && req.tools?.some((t) => t.name === TOOL_SEARCH)) req.toolChoice = { type: 'tool', name: TOOL_SEARCH }
+	// `{type: "shell"}` / `{type: "apply_patch"}` force the typed tool, offered as a function of that name (typed-tools.ts).
+	if ((c.type === 'shell' || c.type === 'apply_patch') && req.tools?.some((t) => t.name === c.type)) req.toolChoice = { type: 'tool', name: c.type }
 	// Other built-in tool choices (`{type:'file_search'}`…): see unconvertible().
 }
 
@@ -247,7 +252,7 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 			if (why) return why
 			continue
 		}
-		if (!CONVERTIBLE_TYPES.has(type)) return `input[${i}] of type '${type}' is only available on OpenAI models`
+		if (!CONVERTIBLE_TYPES.has(type) && !isTypedCallItem(type) && !isTypedOutputItem(type)) return `input[${i}] of type '${type}' is only available on OpenAI models`
 		const parts = Array.isArray(item.content) ? item.content : Array.isArray(item.output) ? item.output : []
 		for (const [j, p] of parts.entries()) {
 			if (!isObject(p)) continue
@@ -259,7 +264,14 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 	const why = unconvertibleTool(Array.isArray(body.tools) ? body.tools : [], (i) => `tools[${i}]`)
 	if (why) return why
 	const choice = body.tool_choice
-	const takes = (type: unknown) => type === 'function' || type === 'custom' || type === 'allowed_tools' || isWebSearchType(type) || (type === 'tool_search' && offersClientToolSearch(body.tools))
+	const offers = (kind: string) => Array.isArray(body.tools) && body.tools.some((t) => typedKind(t) === kind)
+	const takes = (type: unknown) =>
+		type === 'function' ||
+		type === 'custom' ||
+		type === 'allowed_tools' ||
+		isWebSearchType(type) ||
+		(type === 'tool_search' && offersClientToolSearch(body.tools)) ||
+		((type === 'shell' || type === 'apply_patch') && offers(type))
 	if (isObject(choice) && !takes(choice.type)) return `tool_choice of type '${str(choice.type)}' is only available on OpenAI models`
 	return undefined
 }
@@ -267,7 +279,7 @@ export function unconvertible(body: Record<string, unknown>): string | undefined
 /** Why one of these tools (the request's, or those a replayed search loaded) cannot go to another vendor. */
 function unconvertibleTool(tools: unknown[], at: (i: number) => string): string | undefined {
 	for (const [i, t] of tools.entries()) {
-		if (!isObject(t) || t.type === 'function' || t.type === 'custom' || isWebSearchType(t.type) || isClientToolSearch(t)) continue
+		if (!isObject(t) || t.type === 'function' || t.type === 'custom' || isWebSearchType(t.type) || isClientToolSearch(t) || typedKind(t)) continue
 		if (t.type === 'namespace') {
 			const custom = (Array.isArray(t.tools) ? t.tools : []).findIndex((f) => !isObject(f) || f.type !== 'function')
 			if (custom < 0) continue
@@ -275,6 +287,11 @@ function unconvertibleTool(tools: unknown[], at: (i: number) => string): string 
 		}
 		// Search run at OpenAI (`execution` defaults to server): only a client-run one is the client's own tool.
 		if (t.type === 'tool_search') return `${at(i)} of type 'tool_search' with execution '${str(t.execution) ?? 'server'}' is run by OpenAI: set execution 'client' and run the search yourself for this model`
+		if (t.type === 'shell')
+			return `${at(i)} of type 'shell' runs in OpenAI's container (environment '${isObject(t.environment) ? str(t.environment.type) : ''}'), which only OpenAI models have: use environment {type: 'local'} and run the commands yourself for this model`
+		// Claude's computer tool has another action vocabulary and screenshot flow: not mapped.
+		if (t.type === 'computer_use_preview' || t.type === 'computer')
+			return `${at(i)} of type '${str(t.type)}' (computer use) is only available on OpenAI models: its actions and screenshots have no equivalent for this model through the Responses API`
 		return `${at(i)} of type '${str(t.type)}' is an OpenAI built-in tool`
 	}
 	return undefined

@@ -167,12 +167,18 @@ describe('Codex-shaped /v1/responses', () => {
 describe('Codex-shaped requests a converted vendor cannot serve', () => {
 	const withTools = (tools: unknown[]) => ({ tools })
 	const localShellCall = { type: 'local_shell_call', call_id: 'call_ls1', status: 'completed', action: { type: 'exec', command: ['ls'], timeout_ms: null, working_directory: null, env: null, user: null } }
+	const computerCall = { type: 'computer_call', id: 'cu_1', call_id: 'call_cu1', status: 'completed', action: { type: 'screenshot' }, pending_safety_checks: [] }
 	const customCall = { type: 'custom_tool_call', call_id: 'call_cp1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' }
 	const cases: Array<[string, (up: string) => Record<string, unknown>, string]> = [
-		['the local_shell tool', () => withTools([{ type: 'local_shell' }, ...CODEX_TOOLS]), "tools[0] of type 'local_shell' is an OpenAI built-in tool"],
+		// local_shell, shell and apply_patch are converted (responses-typed-tools.test.ts); computer use is not.
+		[
+			'the computer_use_preview tool',
+			() => withTools([{ type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' }, ...CODEX_TOOLS]),
+			"tools[0] of type 'computer_use_preview' (computer use) is only available on OpenAI models: its actions and screenshots have no equivalent for this model through the Responses API",
+		],
 		['the image_generation tool', () => withTools([...CODEX_TOOLS, { type: 'image_generation' }]), "tools[4] of type 'image_generation' is an OpenAI built-in tool"],
-		// A session that began on a GPT model replays that model's local_shell calls.
-		['a replayed local_shell_call', () => ({ input: [userText('hi'), localShellCall, { type: 'function_call_output', call_id: 'call_ls1', output: 'a b' }] }), "input[1] of type 'local_shell_call' is only available on OpenAI models"],
+		// A session that began on a GPT model replays that model's computer calls.
+		['a replayed computer_call', () => ({ input: [userText('hi'), computerCall] }), "input[1] of type 'computer_call' is only available on OpenAI models"],
 	]
 	for (const up of UPSTREAMS.filter((u) => u !== 'openai'))
 		for (const [what, extra, says] of cases)

@@ -94,7 +94,7 @@ describe('openaiResponses.unconvertible of Codex tools', () => {
 		expect(unconvertible(body)).toBeUndefined()
 		const patch = decodeRequest(body).tools?.find((t) => t.name === 'apply_patch')
 		expect(patch?.parameters).toEqual({ type: 'object', properties: { input: { type: 'string', description: "The tool's whole input. Raw text in the lark grammar below (not JSON, not quoted):\nstart: \"x\"" } }, required: ['input'] })
-		expect(unconvertible({ model: 'm', input: 'x', tools: [{ type: 'local_shell' }] })).toBe("tools[0] of type 'local_shell' is an OpenAI built-in tool")
+		expect(unconvertible({ model: 'm', input: 'x', tools: [{ type: 'image_generation' }] })).toBe("tools[0] of type 'image_generation' is an OpenAI built-in tool")
 	})
 
 	it('should read a replayed custom_tool_call as a call of that function, and its output as its result', () => {
