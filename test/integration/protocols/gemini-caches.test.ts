@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ApiError, type CachedContent, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
 import { purgeGeminiCaches } from '../../../src/modules/gemini-caches/store'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -190,4 +190,26 @@ describe('generateContent with cachedContent', () => {
 		expect(await rows()).toBe(0)
 		expect(await usageRows(m, acct.accountId)).toEqual([])
 	})
+})
+
+describe(':countTokens with a cachedContent', () => {
+	for (const up of UPSTREAMS)
+		it(`should count the cache with the request, as the request written out counts (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const cache = await makeCache(genai(acct), MODEL[up])
+			const question = { role: 'user', parts: [{ text: 'When does it renew?' }] }
+			const count = async (generateContentRequest: Record<string, unknown>) => {
+				const res = await fetch(`${m.app.url}/v1beta/models/${MODEL[up]}:countTokens`, {
+					method: 'POST',
+					headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+					body: JSON.stringify({ generateContentRequest: { model: `models/${MODEL[up]}`, ...generateContentRequest } }),
+				})
+				expect(res.status).toBe(200)
+				return ((await res.json()) as { totalTokens: number }).totalTokens
+			}
+			const written = await count({ systemInstruction: { parts: [{ text: SYSTEM }] }, tools: TOOLS, contents: [{ role: 'user', parts: [{ text: DOC }] }, question] })
+			const alone = await count({ contents: [question] })
+			expect(written).toBeGreaterThan(alone)
+			expect(await count({ cachedContent: cache.name, contents: [question] })).toBe(written)
+		})
 })
