@@ -138,6 +138,31 @@ describe('generateContent with cachedContent', () => {
 			await expectCharges(m, acct, [{ model: MODEL[up], input: rows[0]!.input_tokens, output: rows[0]!.output_tokens, cached: 10, stream }])
 		})
 
+	for (const stream of [false, true])
+		it(`should mark Claude's system prompt when the cache holds no contents, and a cached conversation at its last turn (${label('anthropic', stream)})`, async () => {
+			const acct = await m.account()
+			const ai = genai(acct)
+			const system = await ai.caches.create({ model: MODEL.anthropic, config: { systemInstruction: SYSTEM, ttl: '60s' } })
+			expect(system.usageMetadata?.totalTokenCount).toBeGreaterThan(0)
+			await generate(ai, { model: MODEL.anthropic, contents: 'hi', config: { cachedContent: system.name! } }, stream)
+			let body = lastRequest(m.mocks.anthropic).body
+			expect(body.system).toEqual([{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }])
+			expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }])
+			const history = [
+				{ role: 'user', parts: [{ text: DOC }] },
+				{ role: 'model', parts: [{ text: 'Noted.' }] },
+			]
+			const convo = await ai.caches.create({ model: MODEL.anthropic, config: { contents: history, ttl: '60s' } })
+			await generate(ai, { model: MODEL.anthropic, contents: 'When?', config: { cachedContent: convo.name! } }, stream)
+			body = lastRequest(m.mocks.anthropic).body
+			expect(body.system).toBeUndefined()
+			expect(body.messages).toEqual([
+				{ role: 'user', content: [{ type: 'text', text: DOC }] },
+				{ role: 'assistant', content: [{ type: 'text', text: 'Noted.', cache_control: { type: 'ephemeral' } }] },
+				{ role: 'user', content: [{ type: 'text', text: 'When?' }] },
+			])
+		})
+
 	it('should refuse a request that also sets systemInstruction, tools or toolConfig, as Google does', async () => {
 		const acct = await m.account()
 		const ai = genai(acct)
