@@ -82,6 +82,18 @@ describe('ai.caches through the gateway', () => {
 		expect(await usageRows(m, acct.accountId)).toEqual([])
 	})
 
+	it("should serve the SDK's default /v1 paths too, errors in Gemini's shape", async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+		const made = await makeCache(ai, MODEL.gemini)
+		expect((await ai.caches.get({ name: made.name! })).usageMetadata).toEqual(made.usageMetadata)
+		const res = await fetch(`${m.app.url}/v1/cachedContents/nosuchcache`, { headers: { 'x-goog-api-key': acct.key } })
+		expect(res.status).toBe(404)
+		expect(await res.json()).toEqual({ error: { code: 404, message: 'CachedContent not found (or permission denied): cachedContents/nosuchcache', status: 'NOT_FOUND' } })
+		await ai.caches.delete({ name: made.name! })
+		expect(await status(genai(acct).caches.get({ name: made.name! }))).toBe(404)
+	})
+
 	it('should refuse a bad expiry, a cache of nothing and a model the key cannot reach', async () => {
 		const ai = genai(await m.account())
 		expect(await status(makeCache(ai, MODEL.openai, { ttl: 'soon' }))).toBe(400)
