@@ -250,3 +250,22 @@ describe(':countTokens with a cachedContent', () => {
 			expect(await count({ cachedContent: cache.name, contents: [question] })).toBe(written)
 		})
 })
+
+describe('Batch Mode with a cachedContent', () => {
+	it('should refuse it with a 400 naming cachedContent before anything is sent or held (Google knows none of the gateway\'s caches)', async () => {
+		const acct = await m.account()
+		const cache = await makeCache(genai(acct), MODEL.gemini)
+		const sent = m.mocks.gemini.requests.length
+		const res = await fetch(`${m.app.url}/v1beta/models/${MODEL.gemini}:batchGenerateContent`, {
+			method: 'POST',
+			headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+			body: JSON.stringify({ batch: { displayName: 'b', inputConfig: { requests: { requests: [{ request: { contents: [{ role: 'user', parts: [{ text: 'When?' }] }], cachedContent: cache.name } }] } } } }),
+		})
+		expect(res.status).toBe(400)
+		const body = (await res.json()) as { error: { status: string; message: string } }
+		expect(body.error.status).toBe('INVALID_ARGUMENT')
+		expect(body.error.message).toContain('batch.inputConfig.requests.requests[0].request: cachedContent is not served in Batch Mode')
+		expect(m.mocks.gemini.requests.length).toBe(sent)
+		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+	})
+})
