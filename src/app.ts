@@ -40,6 +40,7 @@ import { messageBatchesModule } from './modules/message-batches'
 import { geminiBatchesModule } from './modules/gemini-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
+import { geminiCachesModule } from './modules/gemini-caches'
 import { geminiFilesModule } from './modules/gemini-files'
 import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
@@ -122,6 +123,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	app.use(geminiBatchesModule(svc))
 	app.use(interactionsModule(svc))
 	app.use(geminiFilesModule(svc))
+	app.use(geminiCachesModule(svc))
 	app.use(liveModule(svc))
 	return app
 }

@@ -12,6 +12,7 @@ import { purgeKeptThinking } from './modules/chat/kept-thinking'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
 import { purgeInteractions } from './modules/interactions/store'
+import { purgeGeminiCaches } from './modules/gemini-caches/store'
 import { purgeContainers } from './modules/anthropic-files/outputs'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
@@ -70,6 +71,7 @@ export async function runServer(startupNotes: string[] = []) {
 			void purgeKeptThinking(svc.db).catch((e) => svc.log.warn('kept thinking purge failed', { error: String(e) }))
 			void purgeInteractions(svc.db).catch((e) => svc.log.warn('interaction purge failed', { error: String(e) }))
 			void purgeContainers(svc.db).catch((e) => svc.log.warn('container purge failed', { error: String(e) }))
+			void purgeGeminiCaches(svc.db).catch((e) => svc.log.warn('gemini cache purge failed', { error: String(e) }))
 		}
 		purge()
 		const purger = setInterval(purge, PURGE_EVERY_MS)

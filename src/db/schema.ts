@@ -399,3 +399,26 @@ export const conversationItems = pgTable(
 	},
 	(t) => [uniqueIndex('conversation_items_item_idx').on(t.conversationId, t.itemId), index('conversation_items_seq_idx').on(t.conversationId, t.seq)],
 )
+
+/**
+ * Gemini context caches (`/v1beta/cachedContents`, src/modules/gemini-caches), kept by the gateway for every model: the
+ * cached `contents`, `systemInstruction`, `tools` and `toolConfig` as the client sent them (Gemini's wire form, which a
+ * request naming the cache gets in front of its own before it is decoded, so Gemini channels take it verbatim), their
+ * token count for the model, and the expiry. Only the account that made one sees it; expired ones are purged.
+ */
+export const geminiCaches = pgTable(
+	'gemini_caches',
+	{
+		id: text('id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		/** The model as the client named it, without `models/`. */
+		model: text('model').notNull(),
+		displayName: text('display_name'),
+		content: jsonb('content').notNull(),
+		tokens: integer('tokens').notNull(),
+		expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+		updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+		createdAt: createdAt(),
+	},
+	(t) => [index('gemini_caches_account_idx').on(t.accountId, t.createdAt), index('gemini_caches_expires_idx').on(t.expiresAt)],
+)

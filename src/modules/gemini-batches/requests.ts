@@ -53,6 +53,9 @@ export function parseBatch(body: unknown, model: string): GeminiBatch {
 function checkModel(request: Obj, model: string, where: string) {
 	const m = request.model
 	if (m !== undefined && (typeof m !== 'string' || bare(m) !== model)) throw refuse(`${where}: "${String(m)}" is not the batch's model "${model}"; a batch runs one model`, 'batch.inputConfig.requests')
+	// The gateway's context caches (modules/gemini-caches) are its own: Google, which runs the batch, knows none of them.
+	if ((request.cachedContent ?? request.cached_content) !== undefined)
+		throw refuse(`${where.replace(/\.model$|, request\.model$/, '')}: cachedContent is not served in Batch Mode (the gateway keeps its context caches itself); put the cached contents in the request`, 'cachedContent')
 }
 
 /**

@@ -2,7 +2,8 @@
  * `:generateContent` and `:streamGenerateContent` for every model: the body is decoded by the Gemini codec, the model
  * comes from the URL and streaming from the method (`alt=sse` → SSE, else a JSON array). Gemini channels take the
  * body verbatim (the relay's fast path); OpenAI and Anthropic channels convert through the canonical model. A request
- * naming files uploaded through the gateway goes to the channel holding them (modules/gemini-files/refs.ts).
+ * naming files uploaded through the gateway goes to the channel holding them (modules/gemini-files/refs.ts); one naming
+ * a context cache gets the cache in front of it (modules/gemini-caches/expand.ts).
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -11,6 +12,7 @@ import { errorResponse } from '../../http/error-shapes'
 import { gemini, GeminiRequest } from '../../protocols/gemini'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
+import { type CacheEnd, cacheNameOf, expandCache, markCacheEnd } from '../gemini-caches/expand'
 import { type Pinned, pinFiles } from '../gemini-files/refs'
 import { toJsonArray } from './json-array'
 import { checkBody } from './target'
@@ -40,14 +42,24 @@ export async function generate(c: ModelCall, body: unknown, stream: boolean): Pr
 }
 
 function relay(c: ModelCall, body: unknown, stream: boolean): Promise<Response> {
+	const given = checkBody(GeminiRequest, body) as Record<string, unknown>
+	const cache = cacheNameOf(given)
+	if (cache !== undefined && cache !== null) return withCache(c, given, cache, stream)
 	// Uploaded files named by their gateway URIs go to the channel holding them, under the vendor's URIs.
-	const pinning = pinFiles(c.svc, c.token.accountId, checkBody(GeminiRequest, body) as Record<string, unknown>)
+	const pinning = pinFiles(c.svc, c.token.accountId, given)
 	return pinning instanceof Promise ? pinning.then((files) => send(c, files, stream)) : send(c, pinning, stream)
 }
 
-function send(c: ModelCall, files: Pinned, stream: boolean): Promise<Response> {
+/** A request naming a context cache of the gateway's: the cache goes in front of it (modules/gemini-caches/expand.ts). */
+async function withCache(c: ModelCall, given: Record<string, unknown>, name: unknown, stream: boolean): Promise<Response> {
+	const { body, end } = await expandCache(c.svc, c.token.accountId, c.model, given, name)
+	return send(c, await pinFiles(c.svc, c.token.accountId, body), stream, end)
+}
+
+function send(c: ModelCall, files: Pinned, stream: boolean, cacheEnd?: CacheEnd): Promise<Response> {
 	const wire = files.body as GeminiRequest
 	const ir = { ...gemini.decodeRequest(wire, { stream }), model: c.model }
+	if (cacheEnd) markCacheEnd(ir, cacheEnd)
 	return relayChat({
 		svc: c.svc,
 		token: c.token,

@@ -1,0 +1,108 @@
+/**
+ * The gateway's Gemini context caches (table `gemini_caches`): one row per `cachedContents/{id}`, owned by the account
+ * that made it (any other gets 404, as for an unknown name), unusable and unlisted once expired, and purged then.
+ * @module
+ */
+import { and, desc, eq, gt, lte, sql } from 'drizzle-orm'
+import { notFound } from '../../core/errors'
+import type { Db } from '../../db/client'
+import { geminiCaches } from '../../db/schema'
+import type { Services } from '../../services'
+import type { CachedContent } from './model'
+
+export type CacheRow = typeof geminiCaches.$inferSelect
+
+/** What a cache holds, in Gemini's wire form (as the client sent it). */
+export type CachedParts = { contents?: unknown[]; systemInstruction?: unknown; tools?: unknown[]; toolConfig?: unknown }
+
+/** A cache id: lowercase letters and digits, as Google's are (and as `newCacheId` makes them). */
+const CACHE_ID = /^[a-z0-9]{1,64}$/
+
+/** A new cache id: 20 lowercase letters and digits. */
+export function newCacheId(): string {
+	let id = ''
+	for (const b of crypto.getRandomValues(new Uint8Array(20))) id += '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]
+	return id
+}
+
+/** `cachedContents/{id}` or `{id}` → the id. */
+export const cacheIdOf = (name: string): string => (name.startsWith('cachedContents/') ? name.slice('cachedContents/'.length) : name)
+
+/** Google's words for a cache that is not the caller's, expired or unknown; 404 NOT_FOUND, as for another account's file. */
+export const cacheNotFound = (name: string) => notFound(`CachedContent not found (or permission denied): cachedContents/${name}`, 'cached_content_not_found')
+
+/** The account's unexpired cache by its id; 404 in Gemini's shape otherwise. */
+export async function ownedCache(svc: Services, id: string, accountId: number): Promise<CacheRow> {
+	const [row] = CACHE_ID.test(id)
+		? await svc.db.orm
+				.select()
+				.from(geminiCaches)
+				.where(and(eq(geminiCaches.id, id), eq(geminiCaches.accountId, accountId), gt(geminiCaches.expiresAt, sql`now()`)))
+				.limit(1)
+		: []
+	if (!row) throw cacheNotFound(id)
+	return row
+}
+
+export async function insertCache(svc: Services, row: typeof geminiCaches.$inferInsert): Promise<CacheRow> {
+	const [made] = await svc.db.orm.insert(geminiCaches).values(row).returning()
+	return made!
+}
+
+/** A new expiry for the account's unexpired cache; 404 when there is none. */
+export async function setExpiry(svc: Services, id: string, accountId: number, expiresAt: Date): Promise<CacheRow> {
+	const [row] = CACHE_ID.test(id)
+		? await svc.db.orm
+				.update(geminiCaches)
+				.set({ expiresAt, updatedAt: sql`now()` })
+				.where(and(eq(geminiCaches.id, id), eq(geminiCaches.accountId, accountId), gt(geminiCaches.expiresAt, sql`now()`)))
+				.returning()
+		: []
+	if (!row) throw cacheNotFound(id)
+	return row
+}
+
+export async function dropCache(svc: Services, id: string, accountId: number): Promise<void> {
+	const gone = CACHE_ID.test(id)
+		? await svc.db.orm
+				.delete(geminiCaches)
+				.where(and(eq(geminiCaches.id, id), eq(geminiCaches.accountId, accountId), gt(geminiCaches.expiresAt, sql`now()`)))
+				.returning({ id: geminiCaches.id })
+		: []
+	if (!gone.length) throw cacheNotFound(id)
+}
+
+/** A page of the account's unexpired caches, newest first, after the cache `after` (the page token); one more than asked, to tell a next page. */
+export async function pageCaches(svc: Services, accountId: number, limit: number, after?: string): Promise<CacheRow[]> {
+	const cursor = after
+		? sql`(${geminiCaches.createdAt}, ${geminiCaches.id}) < (SELECT c.created_at, c.id FROM gemini_caches c WHERE c.id = ${after} AND c.account_id = ${accountId})`
+		: undefined
+	return svc.db.orm
+		.select()
+		.from(geminiCaches)
+		.where(and(eq(geminiCaches.accountId, accountId), gt(geminiCaches.expiresAt, sql`now()`), cursor))
+		.orderBy(desc(geminiCaches.createdAt), desc(geminiCaches.id))
+		.limit(limit + 1)
+}
+
+/** Deletes the caches expired by `now`; returns how many went. Run with the other purges (server.ts); any instance may. */
+export async function purgeGeminiCaches(db: Db, now = new Date()): Promise<number> {
+	const gone = await db.orm.delete(geminiCaches).where(lte(geminiCaches.expiresAt, now)).returning({ id: geminiCaches.id })
+	return gone.length
+}
+
+/**
+ * Google's CachedContent as `get`, `list`, `create` and `update` answer it: the metadata, never the contents
+ * (ai.google.dev/api/caching#CachedContent: they are input only).
+ */
+export function cacheView(row: CacheRow): typeof CachedContent.static {
+	return {
+		name: `cachedContents/${row.id}`,
+		model: `models/${row.model}`,
+		...(row.displayName !== null && { displayName: row.displayName }),
+		usageMetadata: { totalTokenCount: row.tokens },
+		createTime: row.createdAt.toISOString(),
+		updateTime: row.updatedAt.toISOString(),
+		expireTime: row.expiresAt.toISOString(),
+	}
+}
