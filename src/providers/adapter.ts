@@ -35,18 +35,18 @@ export type ChatAdapter = {
 	reshape?(ch: Channel, req: UpstreamRequest): void
 	/**
 	 * Credentials that depend on the final request or are fetched: AWS SigV4 signs the url, method and body hash; an
-	 * OAuth token (Google Vertex) is fetched and cached. Called by fetchUpstream for every call made `via` the adapter,
+	 * OAuth token (Google Vertex) is fetched and cached. Called by fetchUpstream for every call made through the adapter,
 	 * after `headers` and `reshape`. A GatewayError thrown here fails the attempt as it is.
 	 */
 	authorize?(ch: Channel, req: UpstreamRequest): Promise<void>
 	/**
 	 * The vendor's answer as its protocol's wire, when the transport differs (Bedrock streams AWS event-stream frames:
-	 * re-framed as the protocol's SSE). Called on every response of a call made `via` the adapter.
+	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter.
 	 */
 	answer?(res: Response): Response
 }
 
-/** The channel and adapter a call goes through (fetchUpstream's `via`): what runs its reshape, authorize and answer hooks. */
+/** The channel and adapter a call goes through (fetchUpstream's `ch` and `adapter`): what runs its reshape, authorize and answer hooks. */
 export type Via = { ch: Channel; adapter: ChatAdapter }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */

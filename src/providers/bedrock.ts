@@ -78,13 +78,32 @@ export const bedrockAdapter: ChatAdapter = {
 		authorizeBedrock(ch, req)
 	},
 	answer(res) {
-		if (!res.ok || !res.body || !res.headers.get('content-type')?.includes('application/vnd.amazon.eventstream')) return res
+		if (!res.ok) return credentialsRefused(res) ? new Response(res.body, { status: 401, statusText: 'Unauthorized', headers: res.headers }) : res
+		if (!res.body || !res.headers.get('content-type')?.includes('application/vnd.amazon.eventstream')) return res
 		const headers = new Headers(res.headers)
 		headers.set('content-type', 'text/event-stream')
 		headers.delete('content-length')
 		return new Response(anthropicSseOf(res.body), { status: res.status, headers })
 	},
 }
+
+/**
+ * Bedrock answers 403 both to keys it does not take and to a model the account may not use (AccessDeniedException),
+ * and 400 to a malformed signature (IncompleteSignature). The key errors are the channel's credentials (a 401 anywhere
+ * else, which routing treats so), told apart by the `x-amzn-errortype` AWS gives them
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/troubleshooting-api-error-codes.html).
+ */
+const CREDENTIAL_ERRORS = new Set([
+	'UnrecognizedClientException',
+	'InvalidSignatureException',
+	'IncompleteSignature',
+	'IncompleteSignatureException',
+	'MissingAuthenticationTokenException',
+	'ExpiredTokenException',
+	'InvalidClientTokenId',
+])
+
+const credentialsRefused = (res: Response) => (res.status === 403 || res.status === 400) && CREDENTIAL_ERRORS.has(res.headers.get('x-amzn-errortype')?.split(':')[0] ?? '')
 
 /** Bearer for an API key; SigV4 over the final url, method and body for IAM keys. */
 function authorizeBedrock(ch: Channel, req: UpstreamRequest) {

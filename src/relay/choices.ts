@@ -148,7 +148,7 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 	const { plan } = a
 	let up
 	try {
-		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body, via: plan.via }, plan.timeouts, signal)
+		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body, ...plan.via }, plan.timeouts, signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

@@ -98,17 +98,18 @@ export function channelTimeouts(settings: Record<string, unknown>, base = DEFAUL
 }
 
 /**
- * @param init.via the channel and adapter of a chat call: its hooks reshape the body, set credentials from the final
- * request and turn the answer into the protocol's wire (providers/adapter.ts). Only adapters that have them cost anything.
+ * @param init.adapter with `init.ch`, the adapter and channel of a chat call: the adapter's hooks reshape the body, set
+ * credentials from the final request and turn the answer into the protocol's wire (providers/adapter.ts). Two fields of
+ * the init rather than an object: nothing more is made per call for the adapters without hooks.
  */
 export async function fetchUpstream(
 	url: string,
-	init: { method?: string; headers: Record<string, string>; body?: BodyInit; via?: Via },
+	init: { method?: string; headers: Record<string, string>; body?: BodyInit } & Partial<Via>,
 	timeouts: Timeouts,
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
-	const via = init.via
-	if (via && (via.adapter.reshape || via.adapter.authorize)) init = await prepared(url, init, via)
+	const { adapter, ch } = init
+	if (ch && (adapter?.reshape || adapter?.authorize)) init = await prepared(url, init, { adapter, ch })
 	const call = new Call(clientSignal, timeouts.idleMs)
 	if (clientSignal.aborted) call.onClientAbort()
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
@@ -125,7 +126,7 @@ export async function fetchUpstream(
 			timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
 			redirect: 'manual',
 		})
-		if (via?.adapter.answer) call.res = via.adapter.answer(call.res)
+		if (adapter?.answer) call.res = adapter.answer(call.res)
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
 		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(url, init.headers))
 		return call

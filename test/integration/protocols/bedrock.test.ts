@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, countWords, startBedrockMock, thinkingSignature } from '../../mocks'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
 import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
@@ -33,7 +34,7 @@ beforeAll(async () => {
 	for (const name of [BEARER, SIGNED, FAILOVER, BAD_SECRET]) PRICE[name] = { input: 3, output: 15, cacheRead: 0.3 }
 	m = await startMatrix({
 		models: [BEARER, SIGNED, FAILOVER, BAD_SECRET].map((name) => ({ name, input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3 })),
-		channels: (mocks) => [
+		channels: (mocks): GatewayConfig['channels'] => [
 			{ name: 'br-key', type: 'bedrock', base_url: br.url, api_key: API_KEY, models: [BEARER, FAILOVER], model_map: { [BEARER]: PROFILE, [FAILOVER]: PROFILE }, priority: 0 },
 			{ name: 'br-iam', type: 'bedrock', base_url: br.url, api_key: `${IAM.accessKeyId}:${IAM.secretAccessKey}:${IAM.sessionToken}`, models: [SIGNED], model_map: { [SIGNED]: PROFILE }, settings: { region: REGION } },
 			{ name: 'br-bad', type: 'bedrock', base_url: br.url, api_key: `${IAM.accessKeyId}:not-the-secret`, models: [BAD_SECRET], model_map: { [BAD_SECRET]: PROFILE }, settings: { region: REGION } },
@@ -73,6 +74,8 @@ describe('bedrock channel', () => {
 					expect(r.body.stream).toBeUndefined()
 					expect(r.body.anthropic_version).toBe('bedrock-2023-05-31')
 					expect(r.body.messages).toEqual([{ role: 'user', content: proto === 'chat' ? [{ type: 'text', text: 'hello from aws' }] : 'hello from aws' }])
+					// An OpenAI client named no cap: the model's maximum, known from the Bedrock id (Sonnet 4.6: 64,000), not a 4,096 default.
+					expect(r.body.max_tokens).toBe(proto === 'chat' ? 64_000 : 256)
 					if (model === BEARER) expect(r.headers.authorization).toBe(`Bearer ${API_KEY}`)
 					else {
 						expect(r.headers.authorization).toStartWith(`AWS4-HMAC-SHA256 Credential=${IAM.accessKeyId}/`)
@@ -101,11 +104,19 @@ describe('bedrock channel', () => {
 		expect(text).toContain(`"model":"${BEARER}"`)
 	})
 
+	it('should count tokens locally, without a call to Bedrock', async () => {
+		const acct = await m.account()
+		const before = br.requests.length
+		const r = await acct.anthropic.messages.countTokens({ model: BEARER, messages: [{ role: 'user', content: 'how many tokens is this' }] })
+		expect(r.input_tokens).toBeGreaterThan(0)
+		expect(br.requests.length).toBe(before)
+	})
+
 	it('should move anthropic-beta into the body as anthropic_beta', async () => {
 		const acct = await m.account()
 		const client = new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: { 'anthropic-beta': 'context-1m-2025-08-07, interleaved-thinking-2025-05-14' } })
 		const r = await client.messages.create({ model: SIGNED, max_tokens: 64, messages: [{ role: 'user', content: 'beta' }] })
-		expect(r.content).toEqual([{ type: 'text', text: 'Hello! You said: beta' }])
+		expect(r.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Hello! You said: beta'])
 		expect(last().body.anthropic_beta).toEqual(['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'])
 		expect(last().headers['anthropic-beta']).toBeUndefined()
 	})
@@ -198,6 +209,8 @@ describe('bedrock errors', () => {
 		const err = await acct.anthropic.messages.create({ model: BAD_SECRET, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)
 		expect(err).toBeInstanceOf(Anthropic.APIError)
 		expect(err.status).toBe(502)
+		// Bedrock says 403 InvalidSignatureException: the channel's keys, not a model it may not use.
+		expect(err.message).toContain("refused the gateway's credentials")
 		const rows = await usageRows(m, acct.accountId)
 		expect(rows.every((r) => r.cost === 0)).toBe(true)
 	})

@@ -89,7 +89,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			if (auth.slice(7) !== opts.apiKey) return errorResponse(403, 'AccessDeniedException', 'Authentication failed: Please make sure your API Key is valid.')
 		} else if (auth.startsWith('AWS4-HMAC-SHA256 ')) {
 			const bad = checkSigV4({ method: req.method, rawPath, query: url.searchParams, headers: req.headers, body: text }, opts.iam, opts.region)
-			if (bad) return errorResponse(403, bad.type, bad.message)
+			if (bad) return errorResponse(bad.status, bad.type, bad.message)
 		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
 
 		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(rawPath)
@@ -152,10 +152,8 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined): ReadableStream<Uint8Array> {
 	return new ReadableStream<Uint8Array>({
 		async start(ctl) {
-			let text = ''
-			const decoder = new TextDecoder()
+			const text = await new Response(sse).text()
 			const events: { event: string; data: string }[] = []
-			for await (const chunk of sse) text += decoder.decode(chunk, { stream: true })
 			for (const block of text.split('\n\n')) {
 				const event = /^event: (.*)$/m.exec(block)?.[1]
 				const data = /^data: (.*)$/m.exec(block)?.[1]

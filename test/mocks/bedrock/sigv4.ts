@@ -13,20 +13,20 @@ const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Why the request's signature is refused (Bedrock's error type and words), or undefined when it holds. */
-export function checkSigV4(req: { method: string; rawPath: string; query: URLSearchParams; headers: Headers; body: string }, keys: IamKeys, region: string, now = Date.now()): { type: string; message: string } | undefined {
+export function checkSigV4(req: { method: string; rawPath: string; query: URLSearchParams; headers: Headers; body: string }, keys: IamKeys, region: string, now = Date.now()): { status: number; type: string; message: string } | undefined {
 	const auth = req.headers.get('authorization') ?? ''
 	const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth)
-	if (!m) return { type: 'IncompleteSignatureException', message: 'Authorization header requires Credential, SignedHeaders and Signature.' }
+	if (!m) return { status: 400, type: 'IncompleteSignature', message: 'Authorization header requires Credential, SignedHeaders and Signature.' }
 	const [, akid, day, reg, service, signedHeaders, signature] = m as unknown as string[]
-	if (akid !== keys.accessKeyId) return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }
-	if (reg !== region || service !== 'bedrock') return { type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region and to service 'bedrock'.` }
+	if (akid !== keys.accessKeyId) return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }
+	if (reg !== region || service !== 'bedrock') return { status: 403, type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region and to service 'bedrock'.` }
 	const date = req.headers.get('x-amz-date') ?? ''
 	const at = Date.parse(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`)
-	if (!date.startsWith(day!) || !Number.isFinite(at) || Math.abs(now - at) > 5 * 60_000) return { type: 'InvalidSignatureException', message: 'Signature expired or not yet current.' }
+	if (!date.startsWith(day!) || !Number.isFinite(at) || Math.abs(now - at) > 5 * 60_000) return { status: 403, type: 'InvalidSignatureException', message: 'Signature expired or not yet current.' }
 	const names = signedHeaders!.split(';')
-	if (!names.includes('host') || !names.includes('x-amz-date')) return { type: 'InvalidSignatureException', message: "'Host' and 'X-Amz-Date' must be signed." }
+	if (!names.includes('host') || !names.includes('x-amz-date')) return { status: 403, type: 'InvalidSignatureException', message: "'Host' and 'X-Amz-Date' must be signed." }
 	if (keys.sessionToken && (req.headers.get('x-amz-security-token') !== keys.sessionToken || !names.includes('x-amz-security-token')))
-		return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }
+		return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }
 	const query = [...req.query].map(([k, v]) => [enc(k), enc(v)]).sort((a, b) => (a[0]! === b[0]! ? (a[1]! < b[1]! ? -1 : 1) : a[0]! < b[0]! ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&')
 	const canonical = [
 		req.method,
@@ -42,6 +42,7 @@ export function checkSigV4(req: { method: string; rawPath: string; query: URLSea
 	for (const part of [region, 'bedrock', 'aws4_request']) key = createHmac('sha256', key).update(part).digest()
 	if (createHmac('sha256', key).update(toSign).digest('hex') !== signature)
 		return {
+			status: 403,
 			type: 'InvalidSignatureException',
 			message: 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
 		}
