@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
+import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, countWords, startBedrockMock, thinkingSignature } from '../../mocks'
@@ -37,7 +38,7 @@ beforeAll(async () => {
 		channels: (mocks): GatewayConfig['channels'] => [
 			{ name: 'br-key', type: 'bedrock', base_url: br.url, api_key: API_KEY, models: [BEARER, FAILOVER], model_map: { [BEARER]: PROFILE, [FAILOVER]: PROFILE }, priority: 0 },
 			{ name: 'br-iam', type: 'bedrock', base_url: br.url, api_key: `${IAM.accessKeyId}:${IAM.secretAccessKey}:${IAM.sessionToken}`, models: [SIGNED], model_map: { [SIGNED]: PROFILE }, settings: { region: REGION } },
-			{ name: 'br-bad', type: 'bedrock', base_url: br.url, api_key: `${IAM.accessKeyId}:not-the-secret`, models: [BAD_SECRET], model_map: { [BAD_SECRET]: PROFILE }, settings: { region: REGION } },
+			{ name: 'br-bad', type: 'bedrock', base_url: br.url, api_key: `${IAM.accessKeyId}:not-the-secret:${IAM.sessionToken}`, models: [BAD_SECRET], model_map: { [BAD_SECRET]: PROFILE }, settings: { region: REGION } },
 			{ name: 'fo-anthropic', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [FAILOVER], model_map: { [FAILOVER]: 'claude-sonnet-4-6' }, priority: 1 },
 		],
 	})
@@ -102,6 +103,45 @@ describe('bedrock channel', () => {
 		expect(text).toMatch(/event: message_stop\ndata: \{"type":"message_stop","amazon-bedrock-invocationMetrics":\{"inputTokenCount":2,/)
 		// The model_map alias is what the client sees.
 		expect(text).toContain(`"model":"${BEARER}"`)
+	})
+
+	it('should answer Responses clients, streamed, with usage', async () => {
+		const acct = await m.account()
+		const s = await acct.openai.responses.create({ model: SIGNED, input: 'responses over bedrock', stream: true })
+		let text = ''
+		let usage: { input_tokens: number; output_tokens: number } | undefined
+		for await (const ev of s) {
+			if (ev.type === 'response.output_text.delta') text += ev.delta
+			if (ev.type === 'response.completed') usage = ev.response.usage ?? undefined
+		}
+		expect(text).toBe('Hello! You said: responses over bedrock')
+		expect(usage).toMatchObject({ input_tokens: countWords('responses over bedrock'), output_tokens: countWords(text) })
+		expect(last().path).toEndWith('/invoke-with-response-stream')
+	})
+
+	it('should answer Gemini clients (generateContentStream), with usage', async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+		let text = ''
+		let usage: { promptTokenCount?: number; candidatesTokenCount?: number } | undefined
+		for await (const c of await ai.models.generateContentStream({ model: BEARER, contents: 'gemini over bedrock' })) {
+			text += c.text ?? ''
+			usage = c.usageMetadata ?? usage
+		}
+		expect(text).toBe('Hello! You said: gemini over bedrock')
+		expect(usage).toMatchObject({ promptTokenCount: countWords('gemini over bedrock'), candidatesTokenCount: countWords(text) })
+		await expectCharges(m, acct, [{ model: BEARER, input: countWords('gemini over bedrock'), output: countWords(text), stream: true }])
+	})
+
+	it("should pass the console's Test call with SigV4, and report a wrong secret as the vendor words it", async () => {
+		const list = (await m.app.admin('/api/channels')).body.data as { id: number; name: string }[]
+		const id = (name: string) => list.find((c) => c.name === name)!.id
+		const ok = await m.app.admin(`/api/channels/${id('br-iam')}/test`, { method: 'POST', body: { model: SIGNED } })
+		expect(ok.body).toMatchObject({ ok: true, testable: true, status: 200 })
+		expect(last().body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1 })
+		const bad = await m.app.admin(`/api/channels/${id('br-bad')}/test`, { method: 'POST', body: { model: BAD_SECRET } })
+		expect(bad.body).toMatchObject({ ok: false, testable: true, status: 401 })
+		expect(bad.body.message).toContain('The request signature we calculated does not match')
 	})
 
 	it('should count tokens locally, without a call to Bedrock', async () => {
