@@ -144,6 +144,24 @@ describe('bedrock channel', () => {
 		expect(bad.body.message).toContain('The request signature we calculated does not match')
 	})
 
+	for (const stream of [false, true])
+		it(`should give several choices (n: 2, ${stream ? 'stream' : 'non-stream'}), each a signed call to Bedrock`, async () => {
+			const acct = await m.account()
+			const before = br.requests.length
+			const texts = ['', '']
+			if (stream) {
+				const s = await acct.openai.chat.completions.create({ model: SIGNED, n: 2, stream: true, messages: [{ role: 'user', content: 'two of them' }] })
+				for await (const c of s) for (const ch of c.choices) texts[ch.index] += ch.delta.content ?? ''
+			} else {
+				const r = await acct.openai.chat.completions.create({ model: SIGNED, n: 2, messages: [{ role: 'user', content: 'two of them' }] })
+				for (const ch of r.choices) texts[ch.index] = ch.message.content ?? ''
+			}
+			expect(texts).toEqual(['Hello! You said: two of them', 'Hello! You said: two of them'])
+			const calls = br.requests.slice(before)
+			expect(calls.length).toBe(2)
+			for (const c of calls) expect(c.headers.authorization).toStartWith('AWS4-HMAC-SHA256 ')
+		})
+
 	it('should count tokens locally, without a call to Bedrock', async () => {
 		const acct = await m.account()
 		const before = br.requests.length
