@@ -29,6 +29,11 @@ export type ChatAdapter = {
 	 */
 	routeFor?(ch: Channel, model: string, request: ChatRequest): ChatAdapter | undefined
 	/**
+	 * Speaks Anthropic's protocol without its MCP connector (Bedrock: "not currently available on Amazon Bedrock",
+	 * https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs a request's MCP servers itself.
+	 */
+	withoutMcpConnector?: true
+	/**
 	 * The body as the vendor's envelope wants it, from the protocol's own (Bedrock: no `model` or `stream`, the API
 	 * version and the betas in the body). Runs before `authorize`, which may sign the result.
 	 */

@@ -63,6 +63,7 @@ export const bedrockAdapter: ChatAdapter = {
 		return h
 	},
 	upstreamOptions: anthropicAdapter.upstreamOptions,
+	withoutMcpConnector: true,
 	reshape(_ch, req) {
 		if (req.body === undefined) return
 		const body = JSON.parse(req.body) as Record<string, unknown>
