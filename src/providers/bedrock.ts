@@ -79,7 +79,10 @@ export const bedrockAdapter: ChatAdapter = {
 		authorizeBedrock(ch, req)
 	},
 	answer(res) {
-		if (!res.ok) return credentialsRefused(res) ? new Response(res.body, { status: 401, statusText: 'Unauthorized', headers: res.headers }) : res
+		if (!res.ok) {
+			const status = honestStatus(res)
+			return status === res.status ? res : new Response(res.body, { status, headers: res.headers })
+		}
 		if (!res.body || !res.headers.get('content-type')?.includes('application/vnd.amazon.eventstream')) return res
 		const headers = new Headers(res.headers)
 		headers.set('content-type', 'text/event-stream')
@@ -104,7 +107,18 @@ const CREDENTIAL_ERRORS = new Set([
 	'InvalidClientTokenId',
 ])
 
-const credentialsRefused = (res: Response) => (res.status === 403 || res.status === 400) && CREDENTIAL_ERRORS.has(res.headers.get('x-amzn-errortype')?.split(':')[0] ?? '')
+/**
+ * The status a Bedrock error stands for elsewhere: the channel's keys refused → 401; the model's own failures, which
+ * Bedrock words as 4xx (408 ModelTimeoutException, 424 ModelErrorException), → 504 and 502, which another channel may
+ * answer. Any other keeps its own.
+ */
+function honestStatus(res: Response): number {
+	const type = res.headers.get('x-amzn-errortype')?.split(':')[0] ?? ''
+	if ((res.status === 403 || res.status === 400) && CREDENTIAL_ERRORS.has(type)) return 401
+	if (type === 'ModelTimeoutException') return 504
+	if (type === 'ModelErrorException') return 502
+	return res.status
+}
 
 /** Bearer for an API key; SigV4 over the final url, method and body for IAM keys. */
 function authorizeBedrock(ch: Channel, req: UpstreamRequest) {

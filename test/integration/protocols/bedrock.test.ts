@@ -288,6 +288,9 @@ describe('bedrock errors', () => {
 	for (const [status, type] of [
 		[429, 'ThrottlingException'],
 		[503, 'ServiceUnavailableException'],
+		// The model's failures, not the request's, whatever their 4xx status.
+		[408, 'ModelTimeoutException'],
+		[424, 'ModelErrorException'],
 	] as const)
 		it(`should fail over from a ${status} ${type} to the next channel`, async () => {
 			const acct = await m.account()
