@@ -12,8 +12,8 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import type { UpstreamRequest, Via } from '../providers/adapter'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
+import type { UpstreamRequest, Via } from '../providers/adapter'
 import { sentCredentials, withoutSentCredentials } from './sent-credentials'
 
 /**
