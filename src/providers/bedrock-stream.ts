@@ -67,11 +67,12 @@ export function sseOf(m: EventMessage): string {
 
 /**
  * Bedrock's event-stream body as Anthropic SSE bytes, pulled as the reader asks; cancelling it cancels the upstream
- * body. A broken frame (CRC, length) fails the read as a cut connection does.
+ * body, a read waiting on it too. A broken frame (CRC, length) fails the read as a cut connection does.
  * @example new Response(anthropicSseOf(res.body!), { headers: { 'content-type': 'text/event-stream' } })
  */
 export function anthropicSseOf(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-	const messages = eventMessages(body)
+	const reader = body.getReader()
+	const messages = eventMessages(reader)
 	return new ReadableStream<Uint8Array>({
 		async pull(ctl) {
 			while (true) {
@@ -81,9 +82,8 @@ export function anthropicSseOf(body: ReadableStream<Uint8Array>): ReadableStream
 				if (text) return ctl.enqueue(encoder.encode(text))
 			}
 		},
-		async cancel(reason) {
-			await messages.return(undefined)
-			await body.cancel(reason).catch(() => {})
-		},
+		// Through the reader: a read it waits on ends at once (the generator then finishes), where the generator's own
+		// return() would wait for that read.
+		cancel: (reason) => reader.cancel(reason),
 	})
 }

@@ -87,12 +87,11 @@ export function decodeMessage(m: Uint8Array): EventMessage {
 
 /**
  * The messages of a body as they complete, whatever the chunking. Throws GatewayError (502, retryable) on a bad CRC or
- * length, and when the body ends inside a message.
- * @example for await (const m of eventMessages(res.body!)) if (m.headers[':message-type'] === 'event') use(m.payload)
+ * length, and when the body ends inside a message. Takes the body's reader, so its owner can cancel a pending read.
+ * @example for await (const m of eventMessages(res.body!.getReader())) if (m.headers[':message-type'] === 'event') use(m.payload)
  */
-export async function* eventMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<EventMessage> {
+export async function* eventMessages(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<EventMessage> {
 	let buf: Uint8Array = new Uint8Array(0)
-	const reader = body.getReader()
 	try {
 		while (true) {
 			const { value, done } = await reader.read()

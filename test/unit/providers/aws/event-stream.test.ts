@@ -21,7 +21,7 @@ const streamOf = (chunks: Uint8Array[]) =>
 
 async function all(chunks: Uint8Array[]) {
 	const out = []
-	for await (const m of eventMessages(streamOf(chunks))) out.push(m)
+	for await (const m of eventMessages(streamOf(chunks).getReader())) out.push(m)
 	return out
 }
 
@@ -94,6 +94,25 @@ describe('Bedrock event stream as Anthropic SSE', () => {
 		)
 		expect(sseOf(decodeMessage(exceptionMessage('serviceUnavailableException', 'busy')))).toContain('"type":"overloaded_error"')
 		expect(sseOf(decodeMessage(exceptionMessage('modelStreamErrorException', 'broke')))).toContain('"type":"api_error","message":"broke"')
+	})
+
+	it('should cancel the upstream body, and a read waiting on it, when the client cancels', async () => {
+		let cancelled: unknown
+		const body = new ReadableStream<Uint8Array>({
+			start(ctl) {
+				ctl.enqueue(chunkMessage('{"type":"message_start","message":{}}'))
+			},
+			cancel(reason) {
+				cancelled = reason
+			},
+		})
+		const sse = anthropicSseOf(body).getReader()
+		expect(new TextDecoder().decode((await sse.read()).value)).toStartWith('event: message_start\n')
+		// The next read waits on a silent upstream; cancelling must not wait for it.
+		const pending = sse.read()
+		await sse.cancel('client gone')
+		expect(cancelled).toBe('client gone')
+		expect((await pending).done).toBe(true)
 	})
 
 	it('should stream the SSE of a whole body, skipping messages Anthropic has no place for', async () => {
