@@ -55,7 +55,9 @@ const last = () => {
 }
 
 const ask = (proto: Protocol, acct: Account, model: string, text: string, stream: boolean, extra: Record<string, unknown> = {}) =>
-	proto === 'chat' ? chat(acct.openai, { model, messages: [{ role: 'user', content: text }], ...extra }, stream) : messages(acct.anthropic, { model, max_tokens: 256, messages: [{ role: 'user', content: text }], ...extra } as never, stream)
+	proto === 'chat'
+		? chat(acct.openai, { model, messages: [{ role: 'user', content: text }], ...extra }, stream)
+		: messages(acct.anthropic, { model, max_tokens: 256, messages: [{ role: 'user', content: text }], ...extra } as never, stream)
 
 describe('bedrock channel', () => {
 	for (const proto of PROTOCOLS)

@@ -54,10 +54,19 @@ const claudeName = (id: string) =>
 		.replace(/-v\d+(?::\d+)?$/, '')
 
 const errorResponse = (status: number, type: string, message: string) =>
-	new Response(JSON.stringify({ message }), { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': crypto.randomUUID() } })
+	new Response(JSON.stringify({ message }), {
+		status,
+		headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': crypto.randomUUID() },
+	})
 
 /** An Anthropic error answer (`{type:'error', error:{type,message}}`) in Bedrock's words. */
-const BEDROCK_TYPE: Record<number, string> = { 400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 429: 'ThrottlingException', 529: 'ServiceUnavailableException' }
+const BEDROCK_TYPE: Record<number, string> = {
+	400: 'ValidationException',
+	403: 'AccessDeniedException',
+	404: 'ResourceNotFoundException',
+	429: 'ThrottlingException',
+	529: 'ServiceUnavailableException',
+}
 
 /**
  * Starts the mock on a free port; `url` is the origin to give as the channel's base_url.
@@ -99,10 +108,11 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		if (!opts.models.includes(modelId)) return errorResponse(400, 'ValidationException', 'The provided model identifier is invalid.')
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
 		const b = body as Record<string, unknown>
-		for (const key of ['model', 'stream']) if (key in b) return errorResponse(400, 'ValidationException', `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`)
-		if (b.anthropic_version !== 'bedrock-2023-05-31') return errorResponse(400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] not found or invalid, please reformat your input and try again.')
+		const malformed = (why: string) => errorResponse(400, 'ValidationException', `Malformed input request: ${why}, please reformat your input and try again.`)
+		for (const key of ['model', 'stream']) if (key in b) return malformed(`#: extraneous key [${key}] is not permitted`)
+		if (b.anthropic_version !== 'bedrock-2023-05-31') return malformed('#: required key [anthropic_version] not found or invalid')
 		const betas = b.anthropic_beta
-		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return errorResponse(400, 'ValidationException', 'Malformed input request: #/anthropic_beta: expected type: JSONArray')
+		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
 
 		const { anthropic_version: _v, anthropic_beta: _b, ...rest } = b

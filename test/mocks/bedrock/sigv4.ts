@@ -13,7 +13,9 @@ const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Why the request's signature is refused (Bedrock's error type and words), or undefined when it holds. */
-export function checkSigV4(req: { method: string; rawPath: string; query: URLSearchParams; headers: Headers; body: string }, keys: IamKeys, region: string, now = Date.now()): { status: number; type: string; message: string } | undefined {
+export type SignedRequest = { method: string; rawPath: string; query: URLSearchParams; headers: Headers; body: string }
+
+export function checkSigV4(req: SignedRequest, keys: IamKeys, region: string, now = Date.now()): { status: number; type: string; message: string } | undefined {
 	const auth = req.headers.get('authorization') ?? ''
 	const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth)
 	if (!m) return { status: 400, type: 'IncompleteSignature', message: 'Authorization header requires Credential, SignedHeaders and Signature.' }
