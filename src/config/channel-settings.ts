@@ -70,6 +70,14 @@ export const ChannelSettings = T.Object(
 					"false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel; true: it has one, so a converted request's web search goes there for a model that cannot search over chat (as to OpenAI's own API, by its URL)",
 			}),
 		),
+		// Read by providers/bedrock.ts `bedrockRegion`.
+		region: T.Optional(
+			T.String({
+				pattern: '^[a-z]{2}(?:-[a-z]+)+-\\d+$',
+				description:
+					"Bedrock channels: the AWS region IAM keys are signed for (SigV4), e.g. us-east-1. Default: the one a bedrock-runtime.{region}.amazonaws.com base_url names; required with IAM keys on any other base_url",
+			}),
+		),
 		// Read by modules/audio/speech.ts `asksEvents`.
 		speech_sse: T.Optional(
 			T.Boolean({

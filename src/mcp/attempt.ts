@@ -34,9 +34,9 @@ import { isFailure, type McpFailure, type McpSession, openSession } from './sess
 import { nameTools, type ToolNames } from './tools'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
-/** Whether this attempt is the gateway's to run as an MCP client (not the Anthropic channel's own connector). */
+/** Whether this attempt is the gateway's to run as an MCP client (not the Anthropic channel's own connector; Bedrock has none). */
 export function runsMcpHere(call: Pick<ChatCall, 'body' | 'client'>, adapter: ChatAdapter): boolean {
-	return wantsMcp(call.body) && !(call.client.name === 'anthropic-messages' && adapter.protocol.name === 'anthropic-messages')
+	return wantsMcp(call.body) && !(call.client.name === 'anthropic-messages' && adapter.protocol.name === 'anthropic-messages' && !adapter.withoutMcpConnector)
 }
 
 /** The MCP request that could not be made, in the answer and in the model's view. */

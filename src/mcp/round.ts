@@ -47,7 +47,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const started = Date.now()
 	let up
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream, continuedPrefill(ir) !== undefined), { headers: adapter.headers(ch), body }, channelTimeouts(ch.settings), t.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream, continuedPrefill(ir) !== undefined), { headers: adapter.headers(ch), body, ch, adapter }, channelTimeouts(ch.settings), t.signal)
 	} catch (e) {
 		return { error: asError(e, () => new GatewayError('upstream', String(e), { retryable: true })) }
 	}

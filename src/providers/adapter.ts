@@ -7,6 +7,12 @@ import type { ChatRequest } from '../core/ir'
 import type { ProtocolCodec, UpstreamOptions } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 
+/**
+ * A call as it is about to go out, for the adapter hooks that need its final form: the body is text (the chat paths
+ * send JSON), the headers a plain object the hooks may change.
+ */
+export type UpstreamRequest = { url: string; method: string; headers: Record<string, string>; body?: string }
+
 export type ChatAdapter = {
 	protocol: ProtocolCodec
 	/** URL of a chat call for this upstream model; `prefill`: a converted request ends with an assistant turn to continue. */
@@ -22,7 +28,31 @@ export type ChatAdapter = {
 	 * another of its APIs (OpenAI: web search over the Responses API); undefined keeps this one.
 	 */
 	routeFor?(ch: Channel, model: string, request: ChatRequest): ChatAdapter | undefined
+	/**
+	 * Speaks Anthropic's protocol without its MCP connector (Bedrock: "not currently available on Amazon Bedrock",
+	 * https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs a request's MCP servers itself.
+	 */
+	withoutMcpConnector?: true
+	/**
+	 * The body as the vendor's envelope wants it, from the protocol's own (Bedrock: no `model` or `stream`, the API
+	 * version and the betas in the body). Runs before `authorize`, which may sign the result.
+	 */
+	reshape?(ch: Channel, req: UpstreamRequest): void
+	/**
+	 * Credentials that depend on the final request or are fetched: AWS SigV4 signs the url, method and body hash; an
+	 * OAuth token (Google Vertex) is fetched and cached. Called by fetchUpstream for every call made through the adapter,
+	 * after `headers` and `reshape`. A GatewayError thrown here fails the attempt as it is.
+	 */
+	authorize?(ch: Channel, req: UpstreamRequest): Promise<void>
+	/**
+	 * The vendor's answer as its protocol's wire, when the transport differs (Bedrock streams AWS event-stream frames:
+	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter.
+	 */
+	answer?(res: Response): Response
 }
+
+/** The channel and adapter a call goes through (fetchUpstream's `ch` and `adapter`): what runs its reshape, authorize and answer hooks. */
+export type Via = { ch: Channel; adapter: ChatAdapter }
 
 /** Joins a base URL and a path without doubling or dropping the slash. */
 export const joinUrl = (base: string, path: string) => base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)

@@ -345,7 +345,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	let up
 	const attemptStart = Date.now()
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream, !fast && continuedPrefill(call.ir) !== undefined), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream, !fast && continuedPrefill(call.ir) !== undefined), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body, ch, adapter }, channelTimeouts(ch.settings), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

@@ -125,7 +125,7 @@ async function openSource(a: ChoicesAttempt, k: number, signal: AbortSignal): Pr
 	const { plan } = a
 	let up: UpstreamCall
 	try {
-		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body }, plan.timeouts, signal)
+		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body, ...plan.via }, plan.timeouts, signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

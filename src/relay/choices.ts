@@ -13,7 +13,7 @@ import { GatewayError } from '../core/errors'
 import { type ChatRequest, type ChatResponse, type Usage, sumUsage } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
-import type { ChatAdapter } from '../providers/adapter'
+import type { ChatAdapter, Via } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 import type { Channel } from '../routing/catalog'
@@ -34,6 +34,8 @@ export type ChoicesPlan = {
 	body: string
 	url: string
 	headers: Record<string, string>
+	/** The channel and adapter the calls go through (their hooks: providers/adapter.ts). */
+	via: Via
 	timeouts: Timeouts
 }
 
@@ -82,6 +84,7 @@ export async function choicesAttempt(
 		...sent,
 		url: adapter.chatUrl(ch, upstreamModel, call.ir.stream, continuedPrefill(call.ir) !== undefined),
 		headers: adapter.headers(ch),
+		via: { ch, adapter },
 		timeouts: channelTimeouts(ch.settings),
 	}
 	const a: ChoicesAttempt = { call, info, budget, plan, channel: ch, upstreamModel, held: stops.held }
@@ -145,7 +148,7 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 	const { plan } = a
 	let up
 	try {
-		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body }, plan.timeouts, signal)
+		up = await fetchUpstream(plan.url, { headers: plan.headers, body: plan.body, ...plan.via }, plan.timeouts, signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

@@ -168,7 +168,7 @@ function vendorRule(t: MediaTarget, req: ChatRequest | undefined): VendorRule {
 	if (name.includes('gemini')) return geminiRule(name, req)
 	const openai = openaiRule(name)
 	if (openai) return openai
-	if (t.type === 'anthropic') return claudeRule(name)
+	if (t.type === 'anthropic' || t.type === 'bedrock') return claudeRule(name)
 	if (t.type === 'gemini') return geminiRule(name, req)
 	return unknownRule
 }

@@ -13,6 +13,7 @@
  */
 import { GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
+import type { UpstreamRequest, Via } from '../providers/adapter'
 import { sentCredentials, withoutSentCredentials } from './sent-credentials'
 
 /**
@@ -96,12 +97,19 @@ export function channelTimeouts(settings: Record<string, unknown>, base = DEFAUL
 	return { firstByteMs: pick(t.first_byte_ms, base.firstByteMs), idleMs: pick(t.idle_ms, base.idleMs) }
 }
 
+/**
+ * @param init.adapter with `init.ch`, the adapter and channel of a chat call: the adapter's hooks reshape the body, set
+ * credentials from the final request and turn the answer into the protocol's wire (providers/adapter.ts). Two fields of
+ * the init rather than an object: nothing more is made per call for the adapters without hooks.
+ */
 export async function fetchUpstream(
 	url: string,
-	init: { method?: string; headers: Record<string, string>; body?: BodyInit },
+	init: { method?: string; headers: Record<string, string>; body?: BodyInit } & Partial<Via>,
 	timeouts: Timeouts,
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
+	const { adapter, ch } = init
+	if (ch && (adapter?.reshape || adapter?.authorize)) init = await prepared(url, init, { adapter, ch })
 	const call = new Call(clientSignal, timeouts.idleMs)
 	if (clientSignal.aborted) call.onClientAbort()
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
@@ -118,6 +126,7 @@ export async function fetchUpstream(
 			timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
 			redirect: 'manual',
 		})
+		if (adapter?.answer) call.res = adapter.answer(call.res)
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
 		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(url, init.headers))
 		return call
@@ -130,6 +139,15 @@ export async function fetchUpstream(
 	} finally {
 		clearTimeout(timer)
 	}
+}
+
+/** `init` after the adapter's hooks: the body reshaped, then the credentials set from the final request. */
+async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, via: Via) {
+	if (init.body !== undefined && typeof init.body !== 'string') throw new TypeError('a call made via an adapter sends a text body')
+	const req: UpstreamRequest = { url, method: init.method ?? 'POST', headers: { ...init.headers }, body: init.body }
+	via.adapter.reshape?.(via.ch, req)
+	await via.adapter.authorize?.(via.ch, req)
+	return { method: req.method, headers: req.headers, body: req.body }
 }
 
 /** The upstream did not answer in time: 504 `upstream_timeout`, which another channel may answer. */

@@ -48,11 +48,20 @@ const BUILT_IN: Array<[RegExp, number, number]> = [
 /**
  * The vendor-documented limits of a model name, when it is one of the well-known ones.
  * @example builtInLimits('claude-sonnet-4-5-20250929') // { contextWindow: 200000, maxOutput: 64000 }
+ * @example builtInLimits('us.anthropic.claude-sonnet-4-5-20250929-v1:0') // the same, on Bedrock
  */
 export function builtInLimits(name: string): ModelLimits {
-	for (const [re, contextWindow, maxOutput] of BUILT_IN) if (re.test(name)) return { contextWindow, maxOutput }
+	// A field-cheap test first: most names are no Bedrock id.
+	const claude = name.includes('anthropic.') ? (BEDROCK_ID.exec(name)?.[1] ?? name) : name
+	for (const [re, contextWindow, maxOutput] of BUILT_IN) if (re.test(claude)) return { contextWindow, maxOutput }
 	return {}
 }
+
+/**
+ * A Claude model id on Amazon Bedrock, bare or as an inference profile or ARN (`anthropic.claude-sonnet-4-5-20250929-v1:0`,
+ * `us.anthropic.claude-sonnet-4-6-v1:0`, `arn:aws:bedrock:…:inference-profile/eu.anthropic.…`): the Claude name inside.
+ */
+const BEDROCK_ID = /^(?:arn:[^/]+\/)?(?:[a-z]+\.)?anthropic\.(claude-[a-z0-9-]+?)(?:-v\d+(?::\d+)?)?$/
 
 /**
  * A model's limits: the entry's own, else the built-in ones of its name, else of the names its channels send upstream

@@ -49,7 +49,7 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, speech_sse, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, region, speech_sse, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})
@@ -65,6 +65,13 @@ describe('parseGatewayConfig', () => {
 	it('should accept every documented channel setting', () => {
 		const settings = { timeouts: { first_byte_ms: 120000, idle_ms: 300000 }, headers: { 'HTTP-Referer': 'https://example.com' }, responses_api: false }
 		expect(parseGatewayConfig({ channels: [{ ...channel, settings }] }).channels[0]!.settings).toEqual(settings)
+	})
+	it("should take a bedrock channel's region only as an AWS region name", () => {
+		const bedrock = { ...channel, type: 'bedrock', base_url: 'https://vpce.example.com' }
+		for (const region of ['us-east-1', 'us-gov-west-1', 'ap-southeast-2', 'cn-north-1'])
+			expect(parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }).channels[0]!.settings).toEqual({ region })
+		for (const region of ['US-EAST-1', 'us-east', 'us_east_1', ''])
+			expect(() => parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }, 'gw.json')).toThrow('settings.region')
 	})
 	it('should refuse a base_url that is not an http(s) URL, as the management API does', () => {
 		for (const base_url of ['not a url', 'http://', 'https:// x/v1', 'ftp://host/v1', 'api.openai.com/v1'])

@@ -44,6 +44,14 @@ describe('builtInLimits', () => {
 		expect(builtInLimits(model)).toEqual({ contextWindow, maxOutput })
 	})
 
+	it("should know a Claude model by its Amazon Bedrock id (bare, inference profile or ARN)", () => {
+		expect(builtInLimits('anthropic.claude-sonnet-4-5-20250929-v1:0')).toEqual({ contextWindow: 200_000, maxOutput: 64_000 })
+		expect(builtInLimits('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toEqual({ contextWindow: 200_000, maxOutput: 64_000 })
+		expect(builtInLimits('global.anthropic.claude-opus-4-7')).toEqual(builtInLimits('claude-opus-4-7'))
+		expect(builtInLimits('arn:aws:bedrock:us-east-1:123456789012:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0')).toEqual({ contextWindow: 200_000, maxOutput: 64_000 })
+		expect(builtInLimits('amazon.nova-pro-v1:0')).toEqual({})
+	})
+
 	it('should know nothing of a model it has no figures for', () => {
 		for (const m of ['claude-haiku-5-5', 'my-finetune', 'gpt-4o-mini-tts', 'gemini-2.5-flash-image', 'gpt-5.2-pro']) expect(builtInLimits(m)).toEqual({})
 	})

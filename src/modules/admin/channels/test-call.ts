@@ -60,7 +60,7 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	const upstreamModel = ch.modelMap[model] ?? model
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
 	try {
-		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body) }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
+		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
 		const text = await res.text()
 		if (!res.ok) {
 			// The administrator testing the channel is shown what the vendor said (callers only get the gateway's own

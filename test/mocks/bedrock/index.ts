@@ -1,0 +1,202 @@
+/**
+ * Mock Amazon Bedrock runtime for Claude (InvokeModel, InvokeModelWithResponseStream): POST /model/{modelId}/invoke
+ * and /model/{modelId}/invoke-with-response-stream, with Bedrock's rules and shapes
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html):
+ * - auth: a Bedrock API key (`Authorization: Bearer`), or IAM keys signed with SigV4, checked for real (sigv4.ts);
+ * - body: Anthropic's Messages body with `anthropic_version: "bedrock-2023-05-31"`, no `model` or `stream` (400
+ *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`;
+ * - errors: `{"message": …}` with `x-amzn-errortype`; streams as AWS event-stream frames with CRCs (event-stream.ts),
+ *   `message_stop` carrying `amazon-bedrock-invocationMetrics`, in-stream exceptions as `exception` messages.
+ * What Claude answers comes from the Anthropic mock (one runs inside, under the model id's Claude name), so the
+ * scenarios are the same as everywhere (README).
+ * @module
+ */
+import { startAnthropicMock } from '../anthropic'
+import type { RecordedRequest } from '../shared/types'
+import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
+import { checkSigV4, type IamKeys } from './sigv4'
+
+export type BedrockFault =
+	/** Answer with this status and Bedrock's error body (`type` in `x-amzn-errortype`, e.g. ThrottlingException). */
+	| { kind: 'status'; status: number; type: string; message?: string }
+	/** After `afterEvents` stream events, an exception message (`throttlingException`, `modelStreamErrorException`…), then the end. */
+	| { kind: 'exception'; afterEvents: number; type: string; message?: string }
+	/** The stream's message at `atEvent` with a wrong message CRC. */
+	| { kind: 'bad-crc'; atEvent: number }
+
+export type BedrockMockOptions = {
+	/** The Bedrock API key taken as a bearer token. */
+	apiKey: string
+	/** The IAM keys whose SigV4 signatures are taken. */
+	iam: IamKeys
+	/** The region signatures must be scoped to. */
+	region: string
+	/** Model ids served (others: 400 ValidationException as Bedrock answers an unknown id). */
+	models: string[]
+}
+
+export type BedrockMock = {
+	readonly url: string
+	readonly requests: RecordedRequest[]
+	fault: BedrockFault | undefined
+	faultOnce: BedrockFault | undefined
+	reset(): void
+	stop(): Promise<void>
+}
+
+const INNER_KEY = 'inner-anthropic'
+
+/** `us.anthropic.claude-sonnet-4-6-v1:0`, `anthropic.claude-haiku-4-5-20251001-v1:0`, an ARN ending in either → `claude-…`. */
+const claudeName = (id: string) =>
+	id
+		.replace(/^.*\//, '')
+		.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '')
+		.replace(/-v\d+(?::\d+)?$/, '')
+
+const errorResponse = (status: number, type: string, message: string) =>
+	new Response(JSON.stringify({ message }), {
+		status,
+		headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': crypto.randomUUID() },
+	})
+
+/** An Anthropic error answer (`{type:'error', error:{type,message}}`) in Bedrock's words. */
+const BEDROCK_TYPE: Record<number, string> = {
+	400: 'ValidationException',
+	403: 'AccessDeniedException',
+	404: 'ResourceNotFoundException',
+	429: 'ThrottlingException',
+	529: 'ServiceUnavailableException',
+}
+
+/**
+ * Starts the mock on a free port; `url` is the origin to give as the channel's base_url.
+ * @example const m = await startBedrockMock({ apiKey: 'ABSK…', iam: { accessKeyId: 'AKIA…', secretAccessKey: '…' }, region: 'us-east-1', models: ['us.anthropic.claude-sonnet-4-6-v1:0'] })
+ */
+export async function startBedrockMock(opts: BedrockMockOptions): Promise<BedrockMock> {
+	const inner = await startAnthropicMock({ apiKey: INNER_KEY, record: false })
+	const requests: RecordedRequest[] = []
+	let fault: BedrockFault | undefined
+	let faultOnce: BedrockFault | undefined
+
+	async function handle(req: Request): Promise<Response> {
+		const f = faultOnce ?? fault
+		faultOnce = undefined
+		// The raw path as sent (`%3A` stays encoded): SigV4 signs it so.
+		const rawPath = req.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')
+		const url = new URL(req.url)
+		const text = await req.text()
+		let body: unknown
+		try {
+			body = text ? JSON.parse(text) : undefined
+		} catch {
+			body = text
+		}
+		requests.push({ method: req.method, path: rawPath, query: Object.fromEntries(url.searchParams), headers: Object.fromEntries(req.headers), body, text, at: Date.now() })
+
+		const auth = req.headers.get('authorization') ?? ''
+		if (auth.startsWith('Bearer ')) {
+			if (auth.slice(7) !== opts.apiKey) return errorResponse(403, 'AccessDeniedException', 'Authentication failed: Please make sure your API Key is valid.')
+		} else if (auth.startsWith('AWS4-HMAC-SHA256 ')) {
+			const bad = checkSigV4({ method: req.method, rawPath, query: url.searchParams, headers: req.headers, body: text }, opts.iam, opts.region)
+			if (bad) return errorResponse(bad.status, bad.type, bad.message)
+		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
+
+		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(rawPath)
+		if (req.method !== 'POST' || !m) return errorResponse(404, 'UnknownOperationException', 'Unknown operation')
+		const modelId = decodeURIComponent(m[1]!)
+		const streamed = m[2] === 'invoke-with-response-stream'
+		if (!opts.models.includes(modelId)) return errorResponse(400, 'ValidationException', 'The provided model identifier is invalid.')
+		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
+		const b = body as Record<string, unknown>
+		const malformed = (why: string) => errorResponse(400, 'ValidationException', `Malformed input request: ${why}, please reformat your input and try again.`)
+		for (const key of ['model', 'stream']) if (key in b) return malformed(`#: extraneous key [${key}] is not permitted`)
+		if (b.anthropic_version !== 'bedrock-2023-05-31') return malformed('#: required key [anthropic_version] not found or invalid')
+		const betas = b.anthropic_beta
+		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
+		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
+
+		const { anthropic_version: _v, anthropic_beta: _b, ...rest } = b
+		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
+		if (Array.isArray(betas) && betas.length) headers['anthropic-beta'] = betas.join(',')
+		const up = await fetch(`${inner.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: claudeName(modelId), stream: streamed }) })
+		if (!up.ok) {
+			const said = (await up.json().catch(() => ({}))) as { error?: { message?: string } }
+			return errorResponse(up.status === 529 ? 503 : up.status, BEDROCK_TYPE[up.status] ?? 'InternalServerException', said.error?.message ?? 'error')
+		}
+		const common = { 'x-amzn-requestid': crypto.randomUUID() }
+		if (!streamed) return new Response(await up.text(), { status: 200, headers: { 'content-type': 'application/json', ...common } })
+		return new Response(framed(up.body!, f), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common } })
+	}
+
+	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
+	return {
+		url: `http://127.0.0.1:${server.port}`,
+		requests,
+		get fault() {
+			return fault
+		},
+		set fault(v) {
+			fault = v
+		},
+		get faultOnce() {
+			return faultOnce
+		},
+		set faultOnce(v) {
+			faultOnce = v
+		},
+		reset() {
+			requests.length = 0
+			fault = faultOnce = undefined
+		},
+		async stop() {
+			await server.stop(true)
+			await inner.stop()
+		},
+	}
+}
+
+/**
+ * The Anthropic mock's SSE as Bedrock's event stream: one `chunk` message per event, sent as its own write;
+ * `message_stop` with the invocation metrics Bedrock adds; Anthropic's `event: error` as an exception message.
+ */
+function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined): ReadableStream<Uint8Array> {
+	return new ReadableStream<Uint8Array>({
+		async start(ctl) {
+			const text = await new Response(sse).text()
+			const events: { event: string; data: string }[] = []
+			for (const block of text.split('\n\n')) {
+				const event = /^event: (.*)$/m.exec(block)?.[1]
+				const data = /^data: (.*)$/m.exec(block)?.[1]
+				if (event && data) events.push({ event, data })
+			}
+			let input = 0
+			let output = 0
+			for (const [i, e] of events.entries()) {
+				if (f?.kind === 'exception' && i === f.afterEvents) {
+					ctl.enqueue(exceptionMessage(f.type, f.message ?? `${f.type} from the mock`))
+					return ctl.close()
+				}
+				if (e.event === 'error') {
+					const said = JSON.parse(e.data) as { error?: { type?: string; message?: string } }
+					ctl.enqueue(exceptionMessage(said.error?.type === 'overloaded_error' ? 'serviceUnavailableException' : 'modelStreamErrorException', said.error?.message ?? 'error'))
+					return ctl.close()
+				}
+				let data = e.data
+				const parsed = JSON.parse(data) as { message?: { usage?: { input_tokens?: number } }; usage?: { output_tokens?: number } }
+				input = parsed.message?.usage?.input_tokens ?? input
+				output = parsed.usage?.output_tokens ?? output
+				if (e.event === 'message_stop')
+					data = JSON.stringify({ type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: input, outputTokenCount: output, invocationLatency: 12, firstByteLatency: 3 } })
+				const msg = chunkMessage(data)
+				if (f?.kind === 'bad-crc' && i === f.atEvent) msg[msg.length - 1]! ^= 0xff
+				ctl.enqueue(msg)
+				await Bun.sleep(0)
+			}
+			ctl.close()
+		},
+	})
+}
+
+export { chunkMessage, exceptionMessage, frameMessage }
+/** Bytes of a whole stream, for unit tests of a decoder. */
+export const joinFrames = (frames: Uint8Array[]) => Buffer.concat(frames.map((f) => Buffer.from(f)))
