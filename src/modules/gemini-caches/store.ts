@@ -3,8 +3,8 @@
  * that made it (any other gets 404, as for an unknown name), unusable and unlisted once expired, and purged then.
  * @module
  */
-import { and, desc, eq, gt, lte, sql } from 'drizzle-orm'
-import { notFound } from '../../core/errors'
+import { and, desc, eq, getTableColumns, gt, lte, sql } from 'drizzle-orm'
+import { GatewayError, notFound } from '../../core/errors'
 import type { Db } from '../../db/client'
 import { geminiCaches } from '../../db/schema'
 import type { Services } from '../../services'
@@ -44,9 +44,42 @@ export async function ownedCache(svc: Services, id: string, accountId: number): 
 	return row
 }
 
+/** The first key of the advisory lock a create holds on its account (the second is the account id); any constant of its own. */
+const CREATE_LOCK = 0x6763
+
+/** Google's answer to a quota passed: 429 RESOURCE_EXHAUSTED. */
+const exhausted = (message: string) => new GatewayError('rate_limit', message, { code: 'cache_quota_exceeded', param: 'cachedContent' })
+
+/**
+ * Stores a new cache when the account stays within its bounds (env `geminiCaches`): fewer than `maxPerAccount` live
+ * caches before it, and the stored bytes of them all, this one's included, at most `maxBytesPerAccount`. Bytes are
+ * as the database stores them (`pg_column_size`, after its compression; read from the TOAST pointer, without reading
+ * the contents). The account's creates take turns on an advisory lock, so two racing past the count cannot both pass
+ * (each would see its count without the other's uncommitted row); a cache past the bytes is rolled back.
+ */
 export async function insertCache(svc: Services, row: typeof geminiCaches.$inferInsert): Promise<CacheRow> {
-	const [made] = await svc.db.orm.insert(geminiCaches).values(row).returning()
-	return made!
+	const { maxPerAccount, maxBytesPerAccount } = svc.env.geminiCaches
+	return svc.db.orm.transaction(async (tx) => {
+		await tx.execute(sql`SELECT pg_advisory_xact_lock(${CREATE_LOCK}, ${row.accountId})`)
+		const live = and(eq(geminiCaches.accountId, row.accountId), gt(geminiCaches.expiresAt, sql`now()`))
+		const [held] = await tx
+			.select({ caches: sql<number>`count(*)::int`, bytes: sql<number>`coalesce(sum(pg_column_size(${geminiCaches.content})), 0)::int8` })
+			.from(geminiCaches)
+			.where(live)
+		const { caches = 0, bytes = 0 } = held ?? {}
+		if (caches >= maxPerAccount)
+			throw exhausted(`Quota exceeded: this account holds ${caches} context caches, the most it may (${maxPerAccount}); delete one (caches.delete) or let one expire`)
+		const [made] = await tx
+			.insert(geminiCaches)
+			.values(row)
+			.returning({ ...getTableColumns(geminiCaches), bytes: sql<number>`pg_column_size(${geminiCaches.content})::int8` })
+		const { bytes: size, ...cache } = made!
+		if (bytes + size > maxBytesPerAccount)
+			throw exhausted(
+				`Quota exceeded: this cache (${size} bytes stored) would take this account's context caches to ${bytes + size} bytes, past the most they may hold (${maxBytesPerAccount} bytes); delete caches (caches.delete) or let them expire`,
+			)
+		return cache
+	})
 }
 
 /** A new expiry for the account's unexpired cache; 404 when there is none. */
