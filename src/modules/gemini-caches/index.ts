@@ -109,7 +109,9 @@ async function listCaches(svc: Services, accountId: number, query: typeof Cached
 const IMMUTABLE = ['model', 'contents', 'systemInstruction', 'system_instruction', 'tools', 'toolConfig', 'tool_config', 'displayName', 'display_name']
 
 export const geminiCachesModule = (svc: Services) => {
-	const app = new Elysia({ detail: { tags: ['Gemini'] } }).use(modelAuth(svc, { gemini: true, counted: false }))
+	// A create asks a vendor to count and writes a row, an update or delete writes: counted toward the key's requests
+	// per minute as a submit is (a key's limit would otherwise not bound them); gets and lists, which read, are not.
+	const app = new Elysia({ detail: { tags: ['Gemini'] } }).use(modelAuth(svc, { gemini: true, counted: 'submits' }))
 	for (const version of ['/v1beta', '/v1']) {
 		const hide = version === '/v1'
 		app.post(`${version}/cachedContents`, ({ body, token, requestId, request }) => createCache({ svc, token, requestId, request }, body), {
@@ -119,7 +121,7 @@ export const geminiCachesModule = (svc: Services) => {
 				hide,
 				summary: 'Create a context cache',
 				description:
-					"Gemini's CachedContent for any model the key may use (`model`, `contents`, `systemInstruction`, `tools`, `toolConfig`, `ttl` or `expireTime` (default 1 hour), `displayName`). Kept by the gateway; `usageMetadata.totalTokenCount` is its token count for the model (counted as `countTokens` counts, not billed). Name it in `generateContent`'s `cachedContent` to put it in front of the request's contents, on any vendor; Claude gets a prompt-caching breakpoint at its end. No storage charge. Also under `/v1`.",
+					"Gemini's CachedContent for any model the key may use (`model`, `contents`, `systemInstruction`, `tools`, `toolConfig`, `ttl` or `expireTime` (default 1 hour, at most MAX_GEMINI_CACHE_TTL_SECONDS: 400 past it), `displayName`). Kept by the gateway, at most MAX_GEMINI_CACHES live caches and MAX_GEMINI_CACHE_BYTES stored per account (429 RESOURCE_EXHAUSTED past either); `usageMetadata.totalTokenCount` is its token count for the model (counted as `countTokens` counts, not billed). Name it in `generateContent`'s `cachedContent` to put it in front of the request's contents, on any vendor; Claude gets a prompt-caching breakpoint at its end. No storage charge. Also under `/v1`.",
 			},
 		})
 		app.get(`${version}/cachedContents`, ({ query, token }) => listCaches(svc, token.accountId, query), {
@@ -127,7 +129,7 @@ export const geminiCachesModule = (svc: Services) => {
 			response: { 200: CachedContentList, ...errors },
 			detail: { hide, summary: 'List context caches', description: "The account's unexpired caches, newest first, `pageSize` 1–1000 (default 100), their metadata (not the contents)." },
 		})
-		app.get(`${version}/cachedContents/:id`, async ({ params, token }) => cacheView(await ownedCache(svc, cacheIdOf(params.id), token.accountId)), {
+		app.get(`${version}/cachedContents/:id`, async ({ params, token }) => cacheView(await ownedCache(svc, cacheIdOf(params.id), token.accountId, false)), {
 			params: t.Object({ id: t.String() }),
 			response: { 200: CachedContent, ...errors },
 			detail: { hide, summary: 'Get a context cache', description: "Its metadata; another account's cache, or an expired one, is 404." },
@@ -144,7 +146,7 @@ export const geminiCachesModule = (svc: Services) => {
 				query: t.Object({ updateMask: t.Optional(t.String()) }, { additionalProperties: true }),
 				body: CachedContentUpdate,
 				response: { 200: CachedContent, ...errors },
-				detail: { hide, summary: 'Update a context cache', description: 'A new `ttl` (from now) or `expireTime`; nothing else of a cache changes.' },
+				detail: { hide, summary: 'Update a context cache', description: 'A new `ttl` (from now) or `expireTime`, at most MAX_GEMINI_CACHE_TTL_SECONDS from now; nothing else of a cache changes.' },
 			},
 		)
 		app.delete(

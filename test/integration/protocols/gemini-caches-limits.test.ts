@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ApiError, GoogleGenAI } from '@google/genai'
+import { pageCaches } from '../../../src/modules/gemini-caches/store'
 import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
 const MAX_CACHES = 3
@@ -120,5 +121,32 @@ describe('the model of a cache', () => {
 		expect((await failure(cache(ai, {}, MODEL.anthropic))).status).toBe(403)
 		expect(await stored(acct.accountId)).toBe(0)
 		expect((await cache(ai)).model).toBe(`models/${MODEL.openai}`)
+	})
+})
+
+describe('what the cache routes cost the gateway', () => {
+	it("should count creates, updates and deletes toward the key's requests per minute (a create asks the vendor to count), not gets and lists", async () => {
+		const acct = await m.account()
+		expect((await m.app.admin(`/api/tokens/${acct.tokenId}`, { method: 'PATCH', body: { rpm_limit: 2 } })).status).toBe(200)
+		const ai = genai(acct)
+		const made = await cache(ai)
+		await ai.caches.update({ name: made.name!, config: { ttl: '60s' } })
+		const f = await failure(cache(ai))
+		expect(f.status).toBe(429)
+		expect(f.error.message).not.toContain('context caches')
+		expect(await stored(acct.accountId)).toBe(1)
+		for (let i = 0; i < 3; i++) {
+			expect((await ai.caches.get({ name: made.name! })).name).toBe(made.name!)
+			for await (const c of await ai.caches.list()) expect(c.name).toBe(made.name!)
+		}
+	})
+
+	it("should list a page of caches without reading their contents from the database", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		await cache(ai, { contents: [{ role: 'user', parts: [{ text: noise(10_000) }] }] })
+		const rows = await pageCaches(m.app.svc, acct.accountId, 10)
+		expect(rows).toHaveLength(1)
+		expect(Object.keys(rows[0]!)).not.toContain('content')
 	})
 })
