@@ -60,18 +60,20 @@ const exhausted = (message: string) => new GatewayError('rate_limit', message, {
  * Stores a new cache when the account stays within its bounds (env `geminiCaches`): fewer than `maxPerAccount` live
  * caches before it, and the stored bytes of them all, this one's included, at most `maxBytesPerAccount`. Bytes are
  * as the database stores them (`pg_column_size`, after its compression; read from the TOAST pointer, without reading
- * the contents). The account's creates take turns on an advisory lock, so two racing past the count cannot both pass
+ * the contents); the account's expired caches are deleted first. The account's creates take turns on an advisory lock, so two racing past the count cannot both pass
  * (each would see its count without the other's uncommitted row); a cache past the bytes is rolled back.
  */
 export async function insertCache(svc: Services, row: typeof geminiCaches.$inferInsert): Promise<CacheMeta> {
 	const { maxPerAccount, maxBytesPerAccount } = svc.env.geminiCaches
 	return svc.db.orm.transaction(async (tx) => {
 		await tx.execute(sql`SELECT pg_advisory_xact_lock(${CREATE_LOCK}, ${row.accountId})`)
-		const live = and(eq(geminiCaches.accountId, row.accountId), gt(geminiCaches.expiresAt, sql`now()`))
+		// The account's expired caches go now, not at the next purge: still stored, they would let caches of a short
+		// ttl pile up past the bounds, which count the live ones.
+		await tx.delete(geminiCaches).where(and(eq(geminiCaches.accountId, row.accountId), lte(geminiCaches.expiresAt, sql`now()`)))
 		const [held] = await tx
 			.select({ caches: sql<number>`count(*)::int`, bytes: sql<number>`coalesce(sum(pg_column_size(${geminiCaches.content})), 0)::int8` })
 			.from(geminiCaches)
-			.where(live)
+			.where(eq(geminiCaches.accountId, row.accountId))
 		const { caches = 0, bytes = 0 } = held ?? {}
 		if (caches >= maxPerAccount)
 			throw exhausted(`Quota exceeded: this account holds ${caches} context caches, the most it may (${maxPerAccount}); delete one (caches.delete) or let one expire`)

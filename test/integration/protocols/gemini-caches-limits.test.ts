@@ -81,6 +81,17 @@ describe('the caches an account may hold', () => {
 		expect((await cache(ai)).name).toMatch(/^cachedContents\//)
 	})
 
+	it('should not let caches that expired, still stored until the purge, pile up past the bounds', async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		for (let i = 0; i < MAX_CACHES; i++) await cache(ai, { ttl: '1s' })
+		await Bun.sleep(1_100)
+		// Expired caches count no longer; they are gone from the database once the account makes new ones.
+		for (let i = 0; i < MAX_CACHES; i++) await cache(ai)
+		expect(await stored(acct.accountId)).toBe(MAX_CACHES)
+		expect((await failure(cache(ai))).status).toBe(429)
+	})
+
 	it('should let no two creates racing past the count both in', async () => {
 		const acct = await m.account()
 		const ai = genai(acct)
