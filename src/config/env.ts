@@ -29,6 +29,12 @@ export type Env = {
 	maxGeminiFileBytes: number
 	/** Largest JSONL upload kept to run as a Gemini batch's input file, bytes (MAX_GEMINI_BATCH_FILE_BYTES; gemini-files/upload.ts). */
 	maxGeminiBatchFileBytes: number
+	/**
+	 * Bounds of the Gemini context caches an account keeps in the database, unbilled (modules/gemini-caches): their
+	 * longest life (MAX_GEMINI_CACHE_TTL_SECONDS), how many live at once (MAX_GEMINI_CACHES) and their stored bytes in
+	 * all (MAX_GEMINI_CACHE_BYTES).
+	 */
+	geminiCaches: { maxTtlMs: number; maxPerAccount: number; maxBytesPerAccount: number }
 	/** Hosts/CIDRs that server-side URL fetches may reach despite being private (comma-separated). */
 	fetchAllow: string[]
 	/** Image and document URLs the gateway downloads for one request at most (FETCH_MAX_URLS; relay/images.ts). */
@@ -111,6 +117,11 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		maxGeminiFileBytes: r.int('MAX_GEMINI_FILE_BYTES', 2 * 1024 * 1024 * 1024, { min: 1 }),
 		// Its bytes are kept in the database and read whole when a batch names it.
 		maxGeminiBatchFileBytes: r.int('MAX_GEMINI_BATCH_FILE_BYTES', 256 * 1024 * 1024, { min: 0 }),
+		geminiCaches: {
+			maxTtlMs: r.int('MAX_GEMINI_CACHE_TTL_SECONDS', 7 * 86_400, { min: 1, max: 100 * 365 * 86_400 }) * 1000,
+			maxPerAccount: r.int('MAX_GEMINI_CACHES', 100, { min: 0 }),
+			maxBytesPerAccount: r.int('MAX_GEMINI_CACHE_BYTES', 64 * 1024 * 1024, { min: 0 }),
+		},
 		fetchAllow: r.list('FETCH_ALLOW', 'host names, IP addresses or IPv4 CIDRs', (e) => isHostName(e) || isIpv4(e) || isCidr4(e) || isIpv6(e)).map((e) => e.toLowerCase()),
 		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
 		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),

@@ -10,6 +10,7 @@ import { Elysia, t } from 'elysia'
 import type { AuthToken } from '../../auth/api-key'
 import { badRequest } from '../../core/errors'
 import { modelAuth } from '../../http/model-auth'
+import { resolveModel } from '../../relay/budget'
 import { GeminiErrorBody } from '../../protocols/gemini'
 import type { GeminiRequest } from '../../protocols/gemini/model'
 import { decodeRequest } from '../../protocols/gemini/request'
@@ -19,7 +20,7 @@ import { pinFiles } from '../gemini-files/refs'
 import { CachedContent, CachedContentCreate, CachedContentList, CachedContentListQuery, CachedContentUpdate } from './model'
 import { cacheIdOf, cacheView, dropCache, insertCache, newCacheId, ownedCache, pageCaches, setExpiry, type CachedParts } from './store'
 
-const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 503: GeminiErrorBody }
+const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 403: GeminiErrorBody, 404: GeminiErrorBody, 429: GeminiErrorBody, 503: GeminiErrorBody }
 
 /** Google's default time to live (ai.google.dev/gemini-api/docs/caching: "If not set, the TTL defaults to 1 hour"). */
 const DEFAULT_TTL_MS = 3_600_000
@@ -27,24 +28,32 @@ const DEFAULT_TTL_MS = 3_600_000
 /** A protobuf Duration in JSON: whole seconds, up to nine decimals, `s`. */
 const DURATION = /^(\d{1,12})(?:\.(\d{1,9}))?s$/
 
-/** The expiry a create or update asks for: `ttl` from now or `expireTime`, one of them (`fallback` when neither). */
-function expiryOf(b: { ttl?: string; expireTime?: string }, fallback: number | undefined, now = Date.now()): Date {
+/**
+ * The expiry a create or update asks for: `ttl` from now or `expireTime`, one of them (`fallback` when neither), at most
+ * `maxMs` from now (MAX_GEMINI_CACHE_TTL_SECONDS). Past it is a 400 naming the limit rather than a shorter life: the
+ * client asked for a life it would not get, and would find out only when its cache answered 404 before it expected.
+ */
+function expiryOf(b: { ttl?: string; expireTime?: string }, fallback: number | undefined, maxMs: number, now = Date.now()): Date {
 	if (b.ttl !== undefined && b.expireTime !== undefined) throw badRequest('Set one of ttl and expireTime, not both', 'ttl')
+	let at: Date
 	if (b.ttl !== undefined) {
 		const m = DURATION.exec(b.ttl)
 		const ms = m ? Number(m[1]) * 1000 + Math.floor(Number(`0.${m[2] ?? '0'}`) * 1000) : NaN
-		const at = new Date(now + ms)
+		at = new Date(now + ms)
 		if (!m || !(ms > 0) || Number.isNaN(at.getTime())) throw badRequest(`Invalid ttl ${JSON.stringify(b.ttl)}: a positive duration in seconds, such as "300s" or "3.5s"`, 'ttl')
-		return at
-	}
-	if (b.expireTime !== undefined) {
-		const at = new Date(b.expireTime)
+	} else if (b.expireTime !== undefined) {
+		at = new Date(b.expireTime)
 		if (Number.isNaN(at.getTime())) throw badRequest(`Invalid expireTime ${JSON.stringify(b.expireTime)}: an RFC 3339 timestamp`, 'expireTime')
 		if (at.getTime() <= now) throw badRequest('expireTime must be in the future', 'expireTime')
-		return at
+	} else {
+		if (fallback === undefined) throw badRequest('Set ttl or expireTime: only the expiration of a CachedContent can be updated', 'ttl')
+		return new Date(now + Math.min(fallback, maxMs))
 	}
-	if (fallback === undefined) throw badRequest('Set ttl or expireTime: only the expiration of a CachedContent can be updated', 'ttl')
-	return new Date(now + fallback)
+	if (at.getTime() - now > maxMs) {
+		const field = b.ttl !== undefined ? 'ttl' : 'expireTime'
+		throw badRequest(`${field} too long: a CachedContent lives at most ${maxMs / 1000}s here (until ${new Date(now + maxMs).toISOString()}); ask for that or less, and update its expiration later to keep it longer`, field)
+	}
+	return at
 }
 
 type Call = { svc: Services; token: AuthToken; requestId: string; request: Request }
@@ -53,7 +62,9 @@ type Call = { svc: Services; token: AuthToken; requestId: string; request: Reque
 async function createCache(c: Call, body: typeof CachedContentCreate.static) {
 	const model = body.model.replace(/^models\//, '')
 	if (!model) throw badRequest('model is required: `models/{model}`', 'model')
-	const expiresAt = expiryOf(body, DEFAULT_TTL_MS)
+	const expiresAt = expiryOf(body, DEFAULT_TTL_MS, c.svc.env.geminiCaches.maxTtlMs)
+	// Refused as every request using it would be (a model the key may not use, unserved, or unpriced), before anything is counted or kept.
+	resolveModel(c.svc, c.token, model)
 	const contents = body.contents ?? []
 	const system = body.systemInstruction
 	if (!contents.length && !system) throw badRequest('A CachedContent needs contents or a systemInstruction to cache', 'contents')
@@ -98,7 +109,9 @@ async function listCaches(svc: Services, accountId: number, query: typeof Cached
 const IMMUTABLE = ['model', 'contents', 'systemInstruction', 'system_instruction', 'tools', 'toolConfig', 'tool_config', 'displayName', 'display_name']
 
 export const geminiCachesModule = (svc: Services) => {
-	const app = new Elysia({ detail: { tags: ['Gemini'] } }).use(modelAuth(svc, { gemini: true, counted: false }))
+	// A create asks a vendor to count and writes a row, an update or delete writes: counted toward the key's requests
+	// per minute as a submit is (a key's limit would otherwise not bound them); gets and lists, which read, are not.
+	const app = new Elysia({ detail: { tags: ['Gemini'] } }).use(modelAuth(svc, { gemini: true, counted: 'submits' }))
 	for (const version of ['/v1beta', '/v1']) {
 		const hide = version === '/v1'
 		app.post(`${version}/cachedContents`, ({ body, token, requestId, request }) => createCache({ svc, token, requestId, request }, body), {
@@ -108,7 +121,7 @@ export const geminiCachesModule = (svc: Services) => {
 				hide,
 				summary: 'Create a context cache',
 				description:
-					"Gemini's CachedContent for any model the key may use (`model`, `contents`, `systemInstruction`, `tools`, `toolConfig`, `ttl` or `expireTime` (default 1 hour), `displayName`). Kept by the gateway; `usageMetadata.totalTokenCount` is its token count for the model (counted as `countTokens` counts, not billed). Name it in `generateContent`'s `cachedContent` to put it in front of the request's contents, on any vendor; Claude gets a prompt-caching breakpoint at its end. No storage charge. Also under `/v1`.",
+					"Gemini's CachedContent for any model the key may use (`model`, `contents`, `systemInstruction`, `tools`, `toolConfig`, `ttl` or `expireTime` (default 1 hour, at most MAX_GEMINI_CACHE_TTL_SECONDS: 400 past it), `displayName`). Kept by the gateway, at most MAX_GEMINI_CACHES live caches and MAX_GEMINI_CACHE_BYTES stored per account (429 RESOURCE_EXHAUSTED past either); `usageMetadata.totalTokenCount` is its token count for the model (counted as `countTokens` counts, not billed). Name it in `generateContent`'s `cachedContent` to put it in front of the request's contents, on any vendor; Claude gets a prompt-caching breakpoint at its end. No storage charge. Also under `/v1`.",
 			},
 		})
 		app.get(`${version}/cachedContents`, ({ query, token }) => listCaches(svc, token.accountId, query), {
@@ -116,7 +129,7 @@ export const geminiCachesModule = (svc: Services) => {
 			response: { 200: CachedContentList, ...errors },
 			detail: { hide, summary: 'List context caches', description: "The account's unexpired caches, newest first, `pageSize` 1–1000 (default 100), their metadata (not the contents)." },
 		})
-		app.get(`${version}/cachedContents/:id`, async ({ params, token }) => cacheView(await ownedCache(svc, cacheIdOf(params.id), token.accountId)), {
+		app.get(`${version}/cachedContents/:id`, async ({ params, token }) => cacheView(await ownedCache(svc, cacheIdOf(params.id), token.accountId, false)), {
 			params: t.Object({ id: t.String() }),
 			response: { 200: CachedContent, ...errors },
 			detail: { hide, summary: 'Get a context cache', description: "Its metadata; another account's cache, or an expired one, is 404." },
@@ -126,14 +139,14 @@ export const geminiCachesModule = (svc: Services) => {
 			async ({ params, body, token }) => {
 				const changed = IMMUTABLE.find((k) => (body as Record<string, unknown>)[k] !== undefined)
 				if (changed) throw badRequest(`Only ttl or expireTime of a CachedContent can be updated, not ${changed}`, changed)
-				return cacheView(await setExpiry(svc, cacheIdOf(params.id), token.accountId, expiryOf(body, undefined)))
+				return cacheView(await setExpiry(svc, cacheIdOf(params.id), token.accountId, expiryOf(body, undefined, svc.env.geminiCaches.maxTtlMs)))
 			},
 			{
 				params: t.Object({ id: t.String() }),
 				query: t.Object({ updateMask: t.Optional(t.String()) }, { additionalProperties: true }),
 				body: CachedContentUpdate,
 				response: { 200: CachedContent, ...errors },
-				detail: { hide, summary: 'Update a context cache', description: 'A new `ttl` (from now) or `expireTime`; nothing else of a cache changes.' },
+				detail: { hide, summary: 'Update a context cache', description: 'A new `ttl` (from now) or `expireTime`, at most MAX_GEMINI_CACHE_TTL_SECONDS from now; nothing else of a cache changes.' },
 			},
 		)
 		app.delete(

@@ -197,6 +197,12 @@ describe('generateContent with cachedContent', () => {
 		const ai = genai(acct)
 		const sent = m.mocks.anthropic.requests.length
 		for (const stream of [false, true]) expect(await status(generate(ai, { model: MODEL.anthropic, contents: 'hi', config: { cachedContent: cache.name! } }, stream))).toBe(404)
+		const counted = await fetch(`${m.app.url}/v1beta/models/${MODEL.anthropic}:countTokens`, {
+			method: 'POST',
+			headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+			body: JSON.stringify({ generateContentRequest: { model: `models/${MODEL.anthropic}`, cachedContent: cache.name, contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } }),
+		})
+		expect(counted.status).toBe(404)
 		expect(await status(ai.caches.get({ name: cache.name! }))).toBe(404)
 		expect(await status(ai.caches.update({ name: cache.name!, config: { ttl: '60s' } }))).toBe(404)
 		expect(await status(ai.caches.delete({ name: cache.name! }))).toBe(404)
