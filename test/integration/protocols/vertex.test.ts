@@ -93,6 +93,8 @@ describe('vertex channel: Claude', () => {
 				expect(r.body.model).toBeUndefined()
 				expect(r.body.anthropic_version).toBe('vertex-2023-10-16')
 				expect(r.body.stream === true).toBe(stream)
+				// An OpenAI client named no cap: the model's maximum, known from the Vertex id (Sonnet 4.5: 64,000), not a 4,096 default.
+				expect(r.body.max_tokens).toBe(proto === 'chat' ? 64_000 : 256)
 				expect(r.headers.authorization).toMatch(/^Bearer ya29\.mock-\d+$/)
 				expect(r.headers['x-api-key']).toBeUndefined()
 				expect(r.headers['anthropic-version']).toBeUndefined()
