@@ -357,6 +357,20 @@ describe('vertex channel: errors', () => {
 	})
 })
 
+describe('vertex channel: the console’s Test button', () => {
+	for (const [model, publisher] of [
+		[GEMINI, 'google'],
+		[CLAUDE, 'anthropic'],
+	] as const)
+		it(`should test a model of publishers/${publisher} in its own protocol`, async () => {
+			const list = (await m.app.admin('/api/channels')).body.data as Array<{ id: number; name: string }>
+			const vx = list.find((c) => c.name === 'vx')!
+			const r = await m.app.admin(`/api/channels/${vx.id}/test`, { method: 'POST', body: { model } })
+			expect(r.body).toMatchObject({ ok: true, status: 200 })
+			expect(last().path).toContain(`/publishers/${publisher}/models/`)
+		})
+})
+
 describe('vertex URLs', () => {
 	const ch = (baseUrl: string, settings: Record<string, unknown> = {}) => ({ baseUrl, settings }) as Channel
 	it('should call the region’s own host on Google, and global on aiplatform.googleapis.com', () => {

@@ -105,6 +105,8 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			if (project !== opts.project) return googleError(403, 'PERMISSION_DENIED', `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${region}' (or it may not exist).`)
 			if (region !== opts.region) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		}
+		// Each publisher has its own models: a Gemini model under anthropic (or the reverse) does not exist.
+		if ((publisher === 'anthropic') !== model.startsWith('claude-')) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		const f = faultOnce
 		faultOnce = undefined
 		if (f) return googleError(f.status, f.googleStatus, f.message ?? `${f.googleStatus} from the mock`)
