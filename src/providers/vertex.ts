@@ -57,16 +57,16 @@ function baseOf(ch: Channel): { url: URL; hostRegion?: string; google: boolean }
 }
 
 /** `settings.region`, else the base URL's, else `global`. */
-export function vertexRegion(ch: Channel): string {
-	return setting(ch, 'region') ?? baseOf(ch).hostRegion ?? 'global'
+export function vertexRegion(ch: Channel, base = baseOf(ch)): string {
+	return setting(ch, 'region') ?? base.hostRegion ?? 'global'
 }
 
 /**
  * The origin and version prefix calls go to: on Google's hosts, the region's own (`global` has none in its name).
  * @example vertexRoot({ baseUrl: 'https://aiplatform.googleapis.com', settings: { region: 'us-east5' } }) === 'https://us-east5-aiplatform.googleapis.com/v1'
  */
-export function vertexRoot(ch: Channel, region: string): string {
-	const { url, google } = baseOf(ch)
+export function vertexRoot(ch: Channel, region: string, base = baseOf(ch)): string {
+	const { url, google } = base
 	if (google) return `${url.protocol}//${region === 'global' ? '' : `${region}-`}aiplatform.googleapis.com/v1`
 	return `${ch.baseUrl.replace(/\/+$/, '').replace(/\/v1(beta1?)?$/, '')}/v1`
 }
@@ -79,8 +79,9 @@ const segment = (model: string) => encodeURIComponent(model).replace(/%40/g, '@'
  * The project is left empty when unknown: `authorize`, which every call runs, refuses it then.
  */
 function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string, method: string): string {
-	const region = vertexRegion(ch)
-	const root = vertexRoot(ch, region)
+	const base = baseOf(ch)
+	const region = vertexRegion(ch, base)
+	const root = vertexRoot(ch, region, base)
 	const k = keyOf(ch)
 	if (!k.sa && !k.bad && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
 	const project = setting(ch, 'project') ?? k.sa?.projectId ?? ''
