@@ -122,6 +122,9 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		return h
 	},
 	upstreamOptions: anthropicAdapter.upstreamOptions,
+	// "The MCP connector … is not currently available on Amazon Bedrock or Vertex AI"
+	// (https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs the MCP servers.
+	withoutMcpConnector: true,
 	reshape(_ch, req) {
 		if (req.body === undefined) return
 		const body = JSON.parse(req.body) as Record<string, unknown>
