@@ -70,12 +70,20 @@ export const ChannelSettings = T.Object(
 					"false: the vendor has no /responses endpoint, so Responses clients are converted to chat completions on this channel; true: it has one, so a converted request's web search goes there for a model that cannot search over chat (as to OpenAI's own API, by its URL)",
 			}),
 		),
-		// Read by providers/bedrock.ts `bedrockRegion`.
+		// Read by providers/vertex.ts `modelUrl`.
+		project: T.Optional(
+			T.String({
+				pattern: '^[a-z][a-z0-9.:-]*[a-z0-9]$',
+				description: "Vertex AI channels: the Google Cloud project id calls go to. Default: the service-account key's project_id",
+			}),
+		),
+		// Read by providers/bedrock.ts `bedrockRegion` and providers/vertex.ts `vertexRegion`.
 		region: T.Optional(
 			T.String({
-				pattern: '^[a-z]{2}(?:-[a-z]+)+-\\d+$',
+				// AWS's us-east-1, Google's us-east5, europe-west4, global, and the us/eu multi-regions.
+				pattern: '^(?:global|us|eu|[a-z]{2,}(?:-[a-z]+)+-?\\d+)$',
 				description:
-					"Bedrock channels: the AWS region IAM keys are signed for (SigV4), e.g. us-east-1. Default: the one a bedrock-runtime.{region}.amazonaws.com base_url names; required with IAM keys on any other base_url",
+					"Bedrock channels: the AWS region IAM keys are signed for (SigV4), e.g. us-east-1. Default: the one a bedrock-runtime.{region}.amazonaws.com base_url names; required with IAM keys on any other base_url. Vertex AI channels: the location calls go to, e.g. global, us-east5, europe-west1. Default: the one a {region}-aiplatform.googleapis.com base_url names, else global",
 			}),
 		),
 		// Read by modules/audio/speech.ts `asksEvents`.

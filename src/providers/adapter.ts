@@ -49,6 +49,16 @@ export type ChatAdapter = {
 	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter.
 	 */
 	answer?(res: Response): Response
+	/**
+	 * After a 401: whether to make the call once more with the credentials `authorize` then sets (Vertex: a cached
+	 * OAuth token the vendor no longer takes is dropped, and a fresh one fetched). Asked at most once per call.
+	 */
+	reauthorize?(ch: Channel, req: UpstreamRequest): boolean
+	/**
+	 * The adapter of one upstream model, for a vendor that serves its models over different protocols (Vertex AI:
+	 * Claude over Anthropic's Messages, Gemini over Gemini's). Read through registry.ts `chatAdapterOf`.
+	 */
+	forModel?(model: string): ChatAdapter
 }
 
 /** The channel and adapter a call goes through (fetchUpstream's `ch` and `adapter`): what runs its reshape, authorize and answer hooks. */

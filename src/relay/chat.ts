@@ -13,7 +13,7 @@ import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
 import type { ProtocolCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
-import { chatAdapterFor } from '../providers/registry'
+import { chatAdapterOf } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
@@ -289,7 +289,7 @@ const unreadableFiles = (named: string, model: string) =>
  * gateway's own MCP loop, which runs one conversation.
  */
 const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
-	const adapter = chatAdapterFor(ch.type)
+	const adapter = chatAdapterOf(ch, call.ir.model)
 	return adapter !== undefined && !runsMcpHere(call, adapter)
 }
 
@@ -306,7 +306,7 @@ const promptsPaid = (call: ChatCall, channels: Channel[]): number => {
 	const n = call.ir.choices ?? 1
 	if (n === 1) return 1
 	return channels.some((ch) => {
-		const protocol = chatAdapterFor(ch.type)?.protocol
+		const protocol = chatAdapterOf(ch, call.ir.model)?.protocol
 		return protocol !== undefined && protocol !== call.client && !protocol.severalAnswers
 	})
 		? n
@@ -314,7 +314,7 @@ const promptsPaid = (call: ChatCall, channels: Channel[]): number => {
 }
 
 async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: Budget): Promise<Attempt> {
-	const own = chatAdapterFor(ch.type)
+	const own = chatAdapterOf(ch, call.ir.model)
 	if (!own) return { error: new GatewayError('unavailable', `channel ${ch.name} (${ch.type}) cannot serve chat`, { retryable: true }) }
 	if (call.ir.choices && !canGiveChoices(call, ch)) return { error: severalChoices(call, true) }
 	const native = call.native && (await call.native(ch, own, info, budget))

@@ -169,7 +169,8 @@ function vendorRule(t: MediaTarget, req: ChatRequest | undefined): VendorRule {
 	const openai = openaiRule(name)
 	if (openai) return openai
 	if (t.type === 'anthropic' || t.type === 'bedrock') return claudeRule(name)
-	if (t.type === 'gemini') return geminiRule(name, req)
+	// Vertex's Claude models are named claude-* (above): its others are Gemini's.
+	if (t.type === 'gemini' || t.type === 'vertex') return geminiRule(name, req)
 	return unknownRule
 }
 

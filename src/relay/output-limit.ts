@@ -14,13 +14,13 @@ import { DEFAULT_ANSWER_TOKENS, defaultOutputCap } from '../core/reasoning'
 import type { Price } from '../billing/pricing'
 import type { ChatRequest } from '../core/ir'
 import type { ProtocolName } from '../protocols/codec'
-import { chatAdapterFor } from '../providers/registry'
+import { chatAdapterOf } from '../providers/registry'
 import type { Channel } from '../routing/catalog'
 import type { ModelLimits } from '../routing/model-limits'
 
 /** Whether `ch` takes the caller's own protocol: its vendor judges the cap as the caller expects. */
-function speaksNatively(protocol: ProtocolName, ch: Channel): boolean {
-	const adapter = chatAdapterFor(ch.type)
+function speaksNatively(protocol: ProtocolName, ch: Channel, model: string | undefined): boolean {
+	const adapter = chatAdapterOf(ch, model)
 	if (!adapter) return false
 	if (adapter.protocol.name === protocol) return true
 	// OpenAI channels serve the Responses API natively unless opted out (modules/responses/native.ts).
@@ -38,7 +38,7 @@ export function fitOutputCap<P extends Price>(protocol: ProtocolName, ir: ChatRe
 	const max = limits.maxOutput
 	// A maximum the operator configured is the gateway's own cap, which no client can know: always lowered to.
 	if (max === undefined || ir.maxTokens === undefined || ir.maxTokens <= max || price.maxOutputTokens != null) return price
-	if (channels.every((ch) => speaksNatively(protocol, ch))) return price
+	if (channels.every((ch) => speaksNatively(protocol, ch, ir.model))) return price
 	return { ...price, maxOutputTokens: max }
 }
 
@@ -49,7 +49,7 @@ export function fitOutputCap<P extends Price>(protocol: ProtocolName, ir: ChatRe
  * @example uncappedOutput(ir, [anthropicChannel], { maxOutput: 64000 }) === 64000
  */
 export function uncappedOutput(ir: ChatRequest, channels: Channel[], limits: ModelLimits): number {
-	if (limits.maxOutput !== undefined && channels.some((ch) => chatAdapterFor(ch.type)?.protocol.requiresMaxTokens === true)) return limits.maxOutput
+	if (limits.maxOutput !== undefined && channels.some((ch) => chatAdapterOf(ch, ir.model)?.protocol.requiresMaxTokens === true)) return limits.maxOutput
 	return defaultOutputCap(ir.reasoning)
 }
 
@@ -107,10 +107,12 @@ export function contextRoom(
 	chosen: number | undefined,
 	bound: number,
 	count: () => number,
+	/** The public model, for a vendor with a protocol per model (Vertex AI). */
+	model?: string,
 ): number | undefined {
 	const window = limits.contextWindow
 	if (window === undefined || chosen === undefined || outputRoom(window, bound) >= chosen) return undefined
-	if (!channels.some((ch) => chatAdapterFor(ch.type)?.protocol.capWithinContext === true && !speaksNatively(protocol, ch))) return undefined
+	if (!channels.some((ch) => chatAdapterOf(ch, model)?.protocol.capWithinContext === true && !speaksNatively(protocol, ch, model))) return undefined
 	const room = outputRoom(window, count())
 	return room < chosen ? room : undefined
 }
@@ -128,7 +130,7 @@ export type FittedCap<P extends Price> = { price: P; uncapped: number }
 export function fitCap<P extends Price>(protocol: ProtocolName, ir: ChatRequest, channels: Channel[], basePrice: P, limits: ModelLimits, bound: number, count: () => number): FittedCap<P> {
 	let price = fitOutputCap(protocol, ir, channels, basePrice, limits)
 	let uncapped = uncappedOutput(ir, channels, limits)
-	const room = contextRoom(protocol, channels, limits, chosenCap(ir.maxTokens, price, uncapped), bound, count)
+	const room = contextRoom(protocol, channels, limits, chosenCap(ir.maxTokens, price, uncapped), bound, count, ir.model)
 	if (room !== undefined) {
 		if (price.maxOutputTokens != null) price = { ...price, maxOutputTokens: room }
 		else uncapped = room

@@ -10,7 +10,7 @@ import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { get } from '../protocols/gemini/read'
 import { isObject as isObj } from '../protocols/openai-chat/guards'
-import { chatAdapterFor } from '../providers/registry'
+import { chatAdapterOf } from '../providers/registry'
 import type { Channel } from '../routing/catalog'
 import type { Route } from './budget'
 
@@ -110,7 +110,7 @@ const STANDARD: ReadonlyArray<ServiceTier | undefined> = [undefined]
  * Responses API a Responses request goes to verbatim (modules/responses/native.ts `responsesUrlOf`).
  */
 function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
-	const adapter = chatAdapterFor(ch.type)
+	const adapter = chatAdapterOf(ch, call.ir.model)
 	if (!adapter) return false
 	if (call.client.name === 'openai-responses') return ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
 	return adapter.protocol.name === call.client.name

@@ -109,23 +109,21 @@ export async function fetchUpstream(
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
 	const { adapter, ch } = init
-	if (ch && (adapter?.reshape || adapter?.authorize)) init = await prepared(url, init, { adapter, ch })
+	let req: UpstreamRequest | undefined
+	if (ch && (adapter?.reshape || adapter?.authorize)) init = req = await prepared(url, init, { adapter, ch })
 	const call = new Call(clientSignal, timeouts.idleMs)
 	if (clientSignal.aborted) call.onClientAbort()
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
 	// A timer per call, not per chunk: cleared when the headers arrive.
 	const timer = setTimeout(firstByteTimeout, timeouts.firstByteMs, call)
 	try {
-		call.res = await fetch(url, {
-			method: init.method ?? 'POST',
-			headers: init.headers,
-			body: init.body,
-			signal: call.ctl.signal,
-			// Before the headers, Bun's idle timeout would cut a slow first byte at `idleMs` (a non-streamed answer
-			// sends its headers only when it is complete): so it is past both of ours.
-			timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
-			redirect: 'manual',
-		})
+		call.res = await send(url, init, call, timeouts)
+		// Credentials the vendor stopped taking (a cached OAuth token): renewed once, and the call made again.
+		if (call.res.status === 401 && req && adapter?.reauthorize?.(ch!, req)) {
+			await call.res.body?.cancel().catch(() => {})
+			await adapter.authorize?.(ch!, req)
+			call.res = await send(url, req, call, timeouts)
+		}
 		if (adapter?.answer) call.res = adapter.answer(call.res)
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
 		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(url, init.headers))
@@ -141,13 +139,26 @@ export async function fetchUpstream(
 	}
 }
 
+function send(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, call: Call, timeouts: Timeouts) {
+	return fetch(url, {
+		method: init.method ?? 'POST',
+		headers: init.headers,
+		body: init.body,
+		signal: call.ctl.signal,
+		// Before the headers, Bun's idle timeout would cut a slow first byte at `idleMs` (a non-streamed answer
+		// sends its headers only when it is complete): so it is past both of ours.
+		timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
+		redirect: 'manual',
+	})
+}
+
 /** `init` after the adapter's hooks: the body reshaped, then the credentials set from the final request. */
 async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, via: Via) {
 	if (init.body !== undefined && typeof init.body !== 'string') throw new TypeError('a call made via an adapter sends a text body')
 	const req: UpstreamRequest = { url, method: init.method ?? 'POST', headers: { ...init.headers }, body: init.body }
 	via.adapter.reshape?.(via.ch, req)
 	await via.adapter.authorize?.(via.ch, req)
-	return { method: req.method, headers: req.headers, body: req.body }
+	return req
 }
 
 /** The upstream did not answer in time: 504 `upstream_timeout`, which another channel may answer. */

@@ -49,10 +49,12 @@ const BUILT_IN: Array<[RegExp, number, number]> = [
  * The vendor-documented limits of a model name, when it is one of the well-known ones.
  * @example builtInLimits('claude-sonnet-4-5-20250929') // { contextWindow: 200000, maxOutput: 64000 }
  * @example builtInLimits('us.anthropic.claude-sonnet-4-5-20250929-v1:0') // the same, on Bedrock
+ * @example builtInLimits('claude-sonnet-4-5@20250929') // the same, on Vertex AI
  */
 export function builtInLimits(name: string): ModelLimits {
-	// A field-cheap test first: most names are no Bedrock id.
-	const claude = name.includes('anthropic.') ? (BEDROCK_ID.exec(name)?.[1] ?? name) : name
+	// A field-cheap test first: most names are no Bedrock id. Vertex names a Claude snapshot `claude-…@20250929`.
+	const at = name.indexOf('@')
+	const claude = name.includes('anthropic.') ? (BEDROCK_ID.exec(name)?.[1] ?? name) : at > 0 && name.startsWith('claude-') ? name.slice(0, at) : name
 	for (const [re, contextWindow, maxOutput] of BUILT_IN) if (re.test(claude)) return { contextWindow, maxOutput }
 	return {}
 }

@@ -18,3 +18,4 @@ export { baseText, inputTokens, plan, PREFACE_TEXT, REFUSAL_TEXT, type Conversat
 export { countWords, vector } from './shared/text'
 export type { Fault, MockOptions, RecordedAbort, RecordedRequest, VendorMock } from './shared/types'
 export { startBedrockMock, type BedrockFault, type BedrockMock } from './bedrock'
+export { startVertexMock, type VertexFault, type VertexMock } from './vertex'

@@ -49,7 +49,7 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, region, speech_sse, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, speech_sse, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})
@@ -72,6 +72,13 @@ describe('parseGatewayConfig', () => {
 			expect(parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }).channels[0]!.settings).toEqual({ region })
 		for (const region of ['US-EAST-1', 'us-east', 'us_east_1', ''])
 			expect(() => parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }, 'gw.json')).toThrow('settings.region')
+	})
+	it("should take a vertex channel's region as a Google Cloud location, and its project as a project id", () => {
+		const vertex = { ...channel, type: 'vertex', base_url: 'https://aiplatform.googleapis.com' }
+		for (const settings of [{ region: 'global' }, { region: 'us-east5' }, { region: 'europe-west4' }, { region: 'northamerica-northeast1' }, { region: 'us', project: 'my-project-123' }])
+			expect(parseGatewayConfig({ channels: [{ ...vertex, settings }] }).channels[0]!.settings).toEqual(settings)
+		for (const settings of [{ region: 'Global' }, { region: 'us-east' }, { project: 'My Project' }])
+			expect(() => parseGatewayConfig({ channels: [{ ...vertex, settings }] }, 'gw.json')).toThrow('settings.')
 	})
 	it('should refuse a base_url that is not an http(s) URL, as the management API does', () => {
 		for (const base_url of ['not a url', 'http://', 'https:// x/v1', 'ftp://host/v1', 'api.openai.com/v1'])

@@ -52,6 +52,11 @@ describe('builtInLimits', () => {
 		expect(builtInLimits('amazon.nova-pro-v1:0')).toEqual({})
 	})
 
+	it('should know a Claude model by its Vertex AI id (`@` and the snapshot date)', () => {
+		expect(builtInLimits('claude-sonnet-4-5@20250929')).toEqual({ contextWindow: 200_000, maxOutput: 64_000 })
+		expect(builtInLimits('claude-haiku-4-5@20251001')).toEqual({ contextWindow: 200_000, maxOutput: 64_000 })
+	})
+
 	it('should know nothing of a model it has no figures for', () => {
 		for (const m of ['claude-haiku-5-5', 'my-finetune', 'gpt-4o-mini-tts', 'gemini-2.5-flash-image', 'gpt-5.2-pro']) expect(builtInLimits(m)).toEqual({})
 	})

@@ -30,10 +30,10 @@ export async function testModel(svc: Services, row: Row, wanted?: string): Promi
 }
 
 export async function testChannel(svc: Services, row: Row, wanted?: string) {
-	const adapter = chatAdapterFor(row.type as ChannelType)
+	const channelAdapter = chatAdapterFor(row.type as ChannelType)
 	// Before a model is looked for: such a channel has no model to test either.
 	// Nothing is called, so nothing failed: `testable: false` lets the console say so rather than report a failure.
-	if (!adapter)
+	if (!channelAdapter)
 		return {
 			ok: false,
 			testable: false,
@@ -58,6 +58,8 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 		settings: row.settings ?? {},
 	}
 	const upstreamModel = ch.modelMap[model] ?? model
+	// A vendor with a protocol per model (Vertex AI: Claude's or Gemini's) is tested in the model's.
+	const adapter = channelAdapter.forModel?.(upstreamModel) ?? channelAdapter
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
 	try {
 		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))

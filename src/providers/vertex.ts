@@ -1,0 +1,152 @@
+/**
+ * Google Vertex AI: Claude (Anthropic's Messages protocol in Vertex's envelope) and Gemini (Gemini's own protocol) on
+ * one channel, the protocol chosen by the upstream model's name (`claude-*`: Anthropic).
+ * - URL `{origin}/v1/projects/{project}/locations/{region}/publishers/{anthropic|google}/models/{model}:{method}`;
+ *   Claude `:rawPredict` / `:streamRawPredict`, Gemini `:generateContent` / `:streamGenerateContent?alt=sse`
+ *   (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude,
+ *   https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference). `region` defaults to the one a
+ *   `{region}-aiplatform.googleapis.com` base_url names, else `global`; on Google's own hosts the origin follows the
+ *   region (`global`: `aiplatform.googleapis.com`), any other base_url (a proxy, a private endpoint) is kept.
+ * - Claude's body: Anthropic's without `model`, with `anthropic_version: "vertex-2023-10-16"` (the version goes in the
+ *   body, not a header: https://docs.anthropic.com/en/api/claude-on-vertex-ai); betas stay in `anthropic-beta`.
+ *   Its answers and streams are Anthropic's, so Anthropic clients keep the fast path.
+ * - Auth: a service-account JSON key, as an OAuth bearer token (google/service-account.ts), re-fetched once when
+ *   Vertex refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
+ *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview).
+ * - Errors are Google's `{error:{code,message,status}}`, read as Gemini's (upstream-error.ts).
+ * @module
+ */
+import { GatewayError } from '../core/errors'
+import { anthropicMessages } from '../protocols/anthropic-messages'
+import { gemini } from '../protocols/gemini'
+import type { Channel } from '../routing/catalog'
+import { type ChatAdapter, channelHeaders, type UpstreamRequest } from './adapter'
+import { anthropicAdapter } from './anthropic'
+import { accessToken, dropToken, type ServiceAccount, serviceAccountOf } from './google/service-account'
+
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
+const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
+
+/** Claude models (`claude-sonnet-4-5@20250929`) go over Anthropic's protocol; every other model is Gemini's. */
+export const isClaudeModel = (model: string) => model.startsWith('claude-')
+
+type Key = { key: string; sa?: ServiceAccount; bad?: GatewayError }
+/** Channel id → its parsed key: chatUrl needs the project on every call, not a JSON parse each time. */
+const keys = new Map<number, Key>()
+
+function keyOf(ch: Channel): Key {
+	const k = keys.get(ch.id)
+	if (k && k.key === ch.apiKey) return k
+	let fresh: Key
+	try {
+		fresh = { key: ch.apiKey, sa: serviceAccountOf(ch.apiKey) }
+	} catch (e) {
+		fresh = { key: ch.apiKey, bad: e as GatewayError }
+	}
+	keys.set(ch.id, fresh)
+	return fresh
+}
+
+const setting = (ch: Channel, name: string) => (typeof ch.settings[name] === 'string' && ch.settings[name] ? (ch.settings[name] as string) : undefined)
+
+/** The base URL's origin and the region its host names (`us-east5-aiplatform.googleapis.com`), if any. */
+function baseOf(ch: Channel): { url: URL; hostRegion?: string; google: boolean } {
+	const url = new URL(ch.baseUrl)
+	const m = GOOGLE_HOST.exec(url.hostname)
+	return { url, hostRegion: m?.[1], google: m !== null }
+}
+
+/** `settings.region`, else the base URL's, else `global`. */
+export function vertexRegion(ch: Channel, base = baseOf(ch)): string {
+	return setting(ch, 'region') ?? base.hostRegion ?? 'global'
+}
+
+/**
+ * The origin and version prefix calls go to: on Google's hosts, the region's own (`global` has none in its name).
+ * @example vertexRoot({ baseUrl: 'https://aiplatform.googleapis.com', settings: { region: 'us-east5' } }) === 'https://us-east5-aiplatform.googleapis.com/v1'
+ */
+export function vertexRoot(ch: Channel, region: string, base = baseOf(ch)): string {
+	const { url, google } = base
+	if (google) return `${url.protocol}//${region === 'global' ? '' : `${region}-`}aiplatform.googleapis.com/v1`
+	return `${ch.baseUrl.replace(/\/+$/, '').replace(/\/v1(beta1?)?$/, '')}/v1`
+}
+
+/** A model name as one path segment; `@` (Claude's version suffix) stays as Vertex shows it. */
+const segment = (model: string) => encodeURIComponent(model).replace(/%40/g, '@')
+
+/**
+ * The model's resource path under the project and region, or the express mode one (no project) for an API key.
+ * The project is left empty when unknown: `authorize`, which every call runs, refuses it then.
+ */
+function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string, method: string): string {
+	const base = baseOf(ch)
+	const region = vertexRegion(ch, base)
+	const root = vertexRoot(ch, region, base)
+	const k = keyOf(ch)
+	if (!k.sa && !k.bad && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
+	const project = setting(ch, 'project') ?? k.sa?.projectId ?? ''
+	return `${root}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${segment(model)}:${method}`
+}
+
+/** The bearer token of a service-account key; an express key for Gemini; a configuration error otherwise. */
+async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolean) {
+	const k = keyOf(ch)
+	if (k.bad) throw k.bad
+	if (!k.sa) {
+		if (claude)
+			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): Claude on Vertex AI takes a service-account key, not an express mode API key`, { retryable: true, code: 'channel_misconfigured' })
+		req.headers['x-goog-api-key'] = ch.apiKey
+		return
+	}
+	if (!setting(ch, 'project') && !k.sa.projectId)
+		throw new GatewayError('unavailable', `channel ${ch.name} (vertex): no project: set settings.project or use a key file with project_id`, { retryable: true, code: 'channel_misconfigured' })
+	req.headers.authorization = `Bearer ${await accessToken(ch.id, ch.apiKey, k.sa)}`
+}
+
+/** A 401 to a cached token: forgotten, and the call is made once more with a fresh one. An express key has nothing to renew. */
+function reauthorizeVertex(ch: Channel, req: UpstreamRequest): boolean {
+	const auth = req.headers.authorization
+	return auth !== undefined && auth.startsWith('Bearer ') && dropToken(ch.id, auth.slice(7))
+}
+
+const baseHeaders = (ch: Channel): Record<string, string> => ({ 'content-type': 'application/json', ...channelHeaders(ch) })
+
+export const vertexClaudeAdapter: ChatAdapter = {
+	protocol: anthropicMessages,
+	chatUrl: (ch, model, stream) => modelUrl(ch, 'anthropic', model, stream ? 'streamRawPredict' : 'rawPredict'),
+	headers(ch, inbound) {
+		const h = baseHeaders(ch)
+		// Vertex takes Anthropic's betas as the header (the version goes in the body).
+		const beta = inbound?.get('anthropic-beta')
+		if (beta) h['anthropic-beta'] = beta
+		return h
+	},
+	upstreamOptions: anthropicAdapter.upstreamOptions,
+	// "The MCP connector … is not currently available on Amazon Bedrock or Vertex AI"
+	// (https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs the MCP servers.
+	withoutMcpConnector: true,
+	reshape(_ch, req) {
+		if (req.body === undefined) return
+		const body = JSON.parse(req.body) as Record<string, unknown>
+		// The model is in the URL; `stream` stays: streamRawPredict streams only when the body asks.
+		delete body.model
+		body.anthropic_version = VERTEX_ANTHROPIC_VERSION
+		req.body = JSON.stringify(body)
+	},
+	authorize: (ch, req) => authorizeVertex(ch, req, true),
+	reauthorize: reauthorizeVertex,
+}
+
+export const vertexGeminiAdapter: ChatAdapter = {
+	protocol: gemini,
+	chatUrl: (ch, model, stream) => modelUrl(ch, 'google', model, stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
+	headers: baseHeaders,
+	authorize: (ch, req) => authorizeVertex(ch, req, false),
+	reauthorize: reauthorizeVertex,
+}
+
+/** The channel type's adapter: Claude's until the model is known (`forModel`), as for the catalog's protocol questions. */
+export const vertexAdapter: ChatAdapter = {
+	...vertexClaudeAdapter,
+	forModel: (model) => (isClaudeModel(model) ? vertexClaudeAdapter : vertexGeminiAdapter),
+}

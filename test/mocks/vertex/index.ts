@@ -1,0 +1,177 @@
+/**
+ * Mock Google Vertex AI for Claude and Gemini, with its OAuth token endpoint (oauth.ts):
+ * - `POST /token`: the JWT bearer grant of the service-account key, its RS256 signature checked; issues
+ *   `ya29.mock-N` tokens living `tokenTtl` seconds (the mock refuses them after that, as Google does);
+ * - `POST /v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:rawPredict|streamRawPredict`:
+ *   Anthropic's Messages body without `model`, with `anthropic_version: "vertex-2023-10-16"` (Anthropic's 400 in
+ *   Anthropic's shape otherwise), `stream: true` for streamRawPredict; betas in the `anthropic-beta` header
+ *   (https://docs.anthropic.com/en/api/claude-on-vertex-ai);
+ * - `POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent|streamGenerateContent`
+ *   and express mode's `/v1/publishers/google/models/{model}:…` with an API key (`x-goog-api-key` or `?key=`);
+ * - Google's own errors `{error:{code,message,status}}`: 401 UNAUTHENTICATED for a token it did not issue or that
+ *   expired or was revoked, 404 NOT_FOUND for another project or region, faults as asked.
+ * What the models answer comes from the Anthropic and Gemini mocks run inside, so the scenarios are the same as everywhere.
+ * @module
+ */
+import { startAnthropicMock } from '../anthropic'
+import { startGeminiMock } from '../gemini'
+import type { RecordedRequest } from '../shared/types'
+import { type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
+
+export type VertexFault = { status: number; googleStatus: string; message?: string }
+
+export type VertexMockOptions = { project: string; region: string; expressKey: string }
+
+export type VertexMock = {
+	readonly url: string
+	/** The service-account key file (JSON) whose tokens the mock takes; its `token_uri` is the mock's `/token`. */
+	readonly key: ServiceAccountKey
+	readonly requests: RecordedRequest[]
+	/** Token requests granted so far. */
+	readonly tokenFetches: number
+	/** Seconds each new token lives (`expires_in`); default 3600. */
+	tokenTtl: number
+	/** The token endpoint answers this status (invalid_grant) instead of a token. */
+	tokenFault: { status: number; error: string; description: string } | undefined
+	/** Each token request waits this long first (to let concurrent calls meet it). */
+	tokenDelayMs: number
+	faultOnce: VertexFault | undefined
+	/** Every token issued so far stops working (Vertex answers 401 to it). */
+	revokeTokens(): void
+	stop(): Promise<void>
+}
+
+const INNER_KEY = 'inner-key'
+
+const googleError = (code: number, status: string, message: string) => Response.json({ error: { code, message, status } }, { status: code })
+const anthropicError = (message: string) => Response.json({ type: 'error', error: { type: 'invalid_request_error', message } }, { status: 400 })
+
+const UNAUTHENTICATED = () =>
+	googleError(
+		401,
+		'UNAUTHENTICATED',
+		'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+	)
+
+const MODEL_PATH = /^\/v1\/(?:projects\/([^/]+)\/locations\/([^/]+)\/)?publishers\/(anthropic|google)\/models\/([^/:]+):([A-Za-z]+)$/
+
+/**
+ * Starts the mock on a free port, with a fresh service-account key.
+ * @example const v = await startVertexMock({ project: 'proj-1', region: 'us-east5', expressKey: 'AQ.express' })
+ */
+export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMock> {
+	const claude = await startAnthropicMock({ apiKey: INNER_KEY, record: false })
+	const gemini = await startGeminiMock({ apiKey: INNER_KEY, record: false })
+	const requests: RecordedRequest[] = []
+	const tokens = new Map<string, number>()
+	let issued = 0
+	let tokenTtl = 3600
+	let tokenFault: VertexMock['tokenFault']
+	let tokenDelayMs = 0
+	let faultOnce: VertexFault | undefined
+	let key!: ServiceAccountKey
+
+	async function handle(req: Request): Promise<Response> {
+		const url = new URL(req.url)
+		if (url.pathname === '/token') {
+			if (tokenDelayMs) await Bun.sleep(tokenDelayMs)
+			if (tokenFault) return Response.json({ error: tokenFault.error, error_description: tokenFault.description }, { status: tokenFault.status })
+			return tokenResponse(req, key, `${origin}/token`, () => {
+				const token = `ya29.mock-${++issued}`
+				tokens.set(token, Date.now() + tokenTtl * 1000)
+				return { token, expiresIn: tokenTtl }
+			})
+		}
+		const text = await req.text()
+		let body: unknown
+		try {
+			body = text ? JSON.parse(text) : undefined
+		} catch {
+			body = text
+		}
+		requests.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: Object.fromEntries(req.headers), body, text, at: Date.now() })
+
+		const m = MODEL_PATH.exec(url.pathname)
+		if (req.method !== 'POST' || !m) return googleError(404, 'NOT_FOUND', 'The requested URL was not found on this server.')
+		const [, project, region, publisher, model, method] = m as unknown as [string, string | undefined, string | undefined, string, string, string]
+		if (project === undefined) {
+			// Express mode: an API key, Gemini models only.
+			const k = req.headers.get('x-goog-api-key') ?? url.searchParams.get('key')
+			if (k !== opts.expressKey || publisher !== 'google') return UNAUTHENTICATED()
+		} else {
+			const auth = req.headers.get('authorization') ?? ''
+			const until = tokens.get(auth.replace(/^Bearer /, ''))
+			if (!auth.startsWith('Bearer ') || until === undefined || until < Date.now()) return UNAUTHENTICATED()
+			if (project !== opts.project) return googleError(403, 'PERMISSION_DENIED', `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${region}' (or it may not exist).`)
+			if (region !== opts.region) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
+		}
+		// Each publisher has its own models: a Gemini model under anthropic (or the reverse) does not exist.
+		if ((publisher === 'anthropic') !== model.startsWith('claude-')) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
+		const f = faultOnce
+		faultOnce = undefined
+		if (f) return googleError(f.status, f.googleStatus, f.message ?? `${f.googleStatus} from the mock`)
+		if (typeof body !== 'object' || body === null || Array.isArray(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.')
+		const b = body as Record<string, unknown>
+
+		if (publisher === 'anthropic') {
+			if (method !== 'rawPredict' && method !== 'streamRawPredict') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported for this model`)
+			if ('model' in b) return anthropicError('model: Extra inputs are not permitted')
+			if (b.anthropic_version !== 'vertex-2023-10-16') return anthropicError('anthropic_version: Input should be \'vertex-2023-10-16\'')
+			if ((method === 'streamRawPredict') !== (b.stream === true)) return anthropicError('stream: streamRawPredict needs "stream": true, rawPredict none')
+			const { anthropic_version: _v, ...rest } = b
+			const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
+			const beta = req.headers.get('anthropic-beta')
+			if (beta) headers['anthropic-beta'] = beta
+			// `claude-sonnet-4-5@20250929` → the Anthropic mock's `claude-sonnet-4-5`.
+			const up = await fetch(`${claude.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: model.replace(/@.*$/, '') }) })
+			return new Response(up.body, { status: up.status, headers: { 'content-type': up.headers.get('content-type') ?? 'application/json' } })
+		}
+		if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported`)
+		const sse = method === 'streamGenerateContent' && url.searchParams.get('alt') === 'sse'
+		const up = await fetch(`${gemini.url}/v1beta/models/${model}:${method}${sse ? '?alt=sse' : ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': INNER_KEY }, body: text })
+		return new Response(up.body, { status: up.status, headers: { 'content-type': up.headers.get('content-type') ?? 'application/json' } })
+	}
+
+	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
+	const origin = `http://127.0.0.1:${server.port}`
+	key = await testServiceAccount(`${origin}/token`, opts.project)
+	return {
+		url: origin,
+		key,
+		requests,
+		get tokenFetches() {
+			return issued
+		},
+		get tokenTtl() {
+			return tokenTtl
+		},
+		set tokenTtl(v) {
+			tokenTtl = v
+		},
+		get tokenFault() {
+			return tokenFault
+		},
+		set tokenFault(v) {
+			tokenFault = v
+		},
+		get tokenDelayMs() {
+			return tokenDelayMs
+		},
+		set tokenDelayMs(v) {
+			tokenDelayMs = v
+		},
+		get faultOnce() {
+			return faultOnce
+		},
+		set faultOnce(v) {
+			faultOnce = v
+		},
+		revokeTokens() {
+			tokens.clear()
+		},
+		async stop() {
+			await server.stop(true)
+			await Promise.all([claude.stop(), gemini.stop()])
+		},
+	}
+}
