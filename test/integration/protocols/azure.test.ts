@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
+import { FinishReason, GoogleGenAI } from '@google/genai'
 import OpenAI, { toFile } from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { wav } from '../../helpers/wav'
@@ -63,7 +64,12 @@ afterAll(async () => {
 
 async function clients() {
 	const a = await app.account(10)
-	return { ...a, openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }), anthropic: new Anthropic({ apiKey: a.key, baseURL: app.url, maxRetries: 0 }) }
+	return {
+		...a,
+		openai: new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 }),
+		anthropic: new Anthropic({ apiKey: a.key, baseURL: app.url, maxRetries: 0 }),
+		genai: new GoogleGenAI({ apiKey: a.key, httpOptions: { baseUrl: app.url, apiVersion: 'v1beta' } }),
+	}
 }
 
 const last = (m: VendorMock) => m.requests[m.requests.length - 1]!
@@ -206,6 +212,24 @@ describe("Azure's content filter", () => {
 			expect(await app.balance(c.accountId)).toBe(10)
 		})
 	}
+
+	it('should end a filtered answer with SAFETY for Gemini clients (stream)', async () => {
+		const c = await clients()
+		const chunks = []
+		for await (const ch of await c.genai.models.generateContentStream({ model: 'az-4o', contents: `say ${FILTERED_ANSWER}` })) chunks.push(ch)
+		expect(chunks.map((ch) => ch.text ?? '').join('')).toContain(FILTERED_ANSWER)
+		expect(chunks.at(-1)!.candidates?.[0]?.finishReason).toBe(FinishReason.SAFETY)
+	})
+
+	it('should answer a filtered prompt 400 INVALID_ARGUMENT to Gemini clients', async () => {
+		const c = await clients()
+		const err = await c.genai.models.generateContent({ model: 'az-4o', contents: FILTERED_PROMPT }).then(
+			() => undefined,
+			(e: unknown) => e as { status?: number; message: string },
+		)
+		expect(err?.status).toBe(400)
+		expect(err?.message).toContain('INVALID_ARGUMENT')
+	})
 
 	it('should answer a filtered prompt 400 invalid_request_error to Anthropic clients, without failing over', async () => {
 		const c = await clients()
