@@ -9,7 +9,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import { authHeaders, channelUrl, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
+import { authHeaders, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
@@ -160,6 +160,6 @@ export function variation(view: FormView | undefined, form: FormData | undefined
 		model,
 		stream: false,
 		job: jobOf(model, { size, n }, '', 1),
-		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/images/variations'), headers: authHeaders(ch), body: upstreamImageForm(form, upstreamModel) }),
+		request: (ch, upstreamModel) => ({ url: openaiUrl(ch, upstreamModel, '/images/variations'), headers: authHeaders(ch), body: upstreamImageForm(form, upstreamModel) }),
 	}
 }
