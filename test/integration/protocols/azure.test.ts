@@ -38,7 +38,9 @@ beforeAll(async () => {
 					models: ['az-4o', 'az-embed', 'az-tts', 'az-whisper', 'az-image'],
 					model_map: { 'az-4o': 'prod-4o', 'az-embed': 'prod-embed', 'az-tts': 'prod-tts', 'az-whisper': 'prod-whisper', 'az-image': 'prod-image' },
 				},
-				{ name: 'az-standby', type: 'azure', base_url: `${standby.url}/openai/`, api_key: KEY, models: ['az-4o'], model_map: { 'az-4o': 'prod-4o' }, priority: 1 },
+				{ name: 'az-standby', type: 'azure', base_url: `${standby.url}/openai/`, api_key: KEY, models: ['az-4o', 'az-moved'], model_map: { 'az-4o': 'prod-4o', 'az-moved': 'prod-4o' }, priority: 1 },
+				// A deployment this resource does not have (deleted, or made on the other resource only).
+				{ name: 'az-stale', type: 'azure', base_url: azure.url, api_key: KEY, models: ['az-moved'], model_map: { 'az-moved': 'prod-gone' } },
 				{ name: 'az-pinned', type: 'azure', base_url: azure.url, api_key: KEY, models: ['az-pinned'], model_map: { 'az-pinned': 'prod-4o' }, settings: { api_version: '2024-10-21' } },
 				{ name: 'az-v1', type: 'azure', base_url: `${azure.url}/openai/v1`, api_key: KEY, models: ['az-v1'], model_map: { 'az-v1': 'prod-4o' } },
 				{ name: 'az-v1-openai', type: 'openai', base_url: `${azure.url}/openai/v1/`, api_key: KEY, models: ['oa-v1'], model_map: { 'oa-v1': 'prod-4o' } },
@@ -46,6 +48,7 @@ beforeAll(async () => {
 			models: [
 				{ name: 'az-4o', ...chatPrice },
 				{ name: 'az-pinned', ...chatPrice },
+				{ name: 'az-moved', ...chatPrice },
 				{ name: 'az-v1', ...chatPrice },
 				{ name: 'oa-v1', ...chatPrice },
 				{ name: 'az-embed', input_per_mtok: 0.02 },
@@ -115,6 +118,15 @@ describe('azure channel: deployment URLs', () => {
 			expect(row).toMatchObject({ model: 'az-4o', input_tokens: a.usage.input, output_tokens: a.usage.output, status: 200, end_reason: 'ok' })
 		})
 	}
+
+	it("should try the next channel when a resource has no such deployment (Azure's 404 DeploymentNotFound)", async () => {
+		const c = await clients()
+		const before = standby.requests.length
+		const a = await chat(c.openai, { model: 'az-moved', messages: [{ role: 'user', content: 'hello there' }] }, false)
+		expect(a.text).toContain('hello there')
+		expect(last(azure).path).toBe('/openai/deployments/prod-gone/chat/completions')
+		expect(standby.requests.length).toBe(before + 1)
+	})
 
 	it("should send the channel's api_version setting", async () => {
 		const c = await clients()
