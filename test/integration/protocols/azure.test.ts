@@ -40,7 +40,7 @@ beforeAll(async () => {
 				},
 				{ name: 'az-standby', type: 'azure', base_url: `${standby.url}/openai/`, api_key: KEY, models: ['az-4o', 'az-moved'], model_map: { 'az-4o': 'prod-4o', 'az-moved': 'prod-4o' }, priority: 1 },
 				// A deployment this resource does not have (deleted, or made on the other resource only).
-				{ name: 'az-stale', type: 'azure', base_url: azure.url, api_key: KEY, models: ['az-moved'], model_map: { 'az-moved': 'prod-gone' } },
+				{ name: 'az-stale', type: 'azure', base_url: azure.url, api_key: KEY, models: ['az-moved', 'az-nowhere'], model_map: { 'az-moved': 'prod-gone', 'az-nowhere': 'prod-gone' } },
 				{ name: 'az-pinned', type: 'azure', base_url: azure.url, api_key: KEY, models: ['az-pinned'], model_map: { 'az-pinned': 'prod-4o' }, settings: { api_version: '2024-10-21' } },
 				{ name: 'az-v1', type: 'azure', base_url: `${azure.url}/openai/v1`, api_key: KEY, models: ['az-v1'], model_map: { 'az-v1': 'prod-4o' } },
 				{ name: 'az-v1-openai', type: 'openai', base_url: `${azure.url}/openai/v1/`, api_key: KEY, models: ['oa-v1'], model_map: { 'oa-v1': 'prod-4o' } },
@@ -49,6 +49,7 @@ beforeAll(async () => {
 				{ name: 'az-4o', ...chatPrice },
 				{ name: 'az-pinned', ...chatPrice },
 				{ name: 'az-moved', ...chatPrice },
+				{ name: 'az-nowhere', ...chatPrice },
 				{ name: 'az-v1', ...chatPrice },
 				{ name: 'oa-v1', ...chatPrice },
 				{ name: 'az-embed', input_per_mtok: 0.02 },
@@ -126,6 +127,12 @@ describe('azure channel: deployment URLs', () => {
 		expect(a.text).toContain('hello there')
 		expect(last(azure).path).toBe('/openai/deployments/prod-gone/chat/completions')
 		expect(standby.requests.length).toBe(before + 1)
+		const err = await c.openai.chat.completions.create({ model: 'az-nowhere', messages: [{ role: 'user', content: 'hi' }] }).then(
+			() => undefined,
+			(e: unknown) => e as InstanceType<typeof OpenAI.NotFoundError>,
+		)
+		expect(err).toBeInstanceOf(OpenAI.NotFoundError)
+		expect(err!.code).toBe('model_not_found')
 	})
 
 	it("should send the channel's api_version setting", async () => {
