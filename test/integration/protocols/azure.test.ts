@@ -146,6 +146,9 @@ describe('azure channel: deployment URLs', () => {
 		const e = await c.openai.embeddings.create({ model: 'az-embed', input: 'hello', encoding_format: 'float' })
 		expect(e.data[0]!.embedding.length).toBeGreaterThan(0)
 		expect(last(azure).path).toBe('/openai/deployments/prod-embed/embeddings')
+		const g = await c.genai.models.embedContent({ model: 'az-embed', contents: 'hello' })
+		expect(g.embeddings![0]!.values!.length).toBeGreaterThan(0)
+		expect(last(azure).path).toBe('/openai/deployments/prod-embed/embeddings')
 		const speech = await c.openai.audio.speech.create({ model: 'az-tts', voice: 'alloy', input: 'hello' })
 		expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(0)
 		expect(last(azure).path).toBe('/openai/deployments/prod-tts/audio/speech')
@@ -155,7 +158,7 @@ describe('azure channel: deployment URLs', () => {
 		const img = await c.openai.images.generate({ model: 'az-image', prompt: 'a cat' })
 		expect(img.data!.length).toBe(1)
 		expect(last(azure).path).toBe('/openai/deployments/prod-image/images/generations')
-		for (const r of azure.requests.slice(-4)) {
+		for (const r of azure.requests.slice(-5)) {
 			expect(r.query['api-version']).toBe(DEFAULT_VERSION)
 			expect(r.headers['api-key']).toBe(KEY)
 		}
