@@ -93,6 +93,14 @@ export const ChannelSettings = T.Object(
 					'false: plain-audio speech of a model priced by tokens is asked upstream as plain audio, not as speech.audio.delta events (stream_format: sse) decoded back, for an OpenAI-compatible vendor that refuses stream_format; such speech is then charged its input alone, the audio reporting no usage',
 			}),
 		),
+		// Read by providers/azure.ts.
+		api_version: T.Optional(
+			T.String({
+				minLength: 1,
+				pattern: '^[A-Za-z0-9.-]+$',
+				description: "Azure channels: the api-version query parameter of deployment URLs (default 2025-04-01-preview); not sent to a base_url ending /openai/v1 (Azure's v1 API)",
+			}),
+		),
 		// Read by modules/interactions/native.ts.
 		interactions_api: T.Optional(
 			T.Boolean({

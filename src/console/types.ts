@@ -96,4 +96,4 @@ export type ChannelTest = { ok: boolean; testable?: boolean; status: number; lat
 
 export type Settings = { signup_enabled: boolean; signup_balance: number }
 
-export const CHANNEL_TYPES = ['openai', 'anthropic', 'gemini', 'bedrock', 'vertex', 'rerank', 'video', 'imgsvc', 'musicsvc'] as const
+export const CHANNEL_TYPES = ['openai', 'anthropic', 'gemini', 'azure', 'bedrock', 'vertex', 'rerank', 'video', 'imgsvc', 'musicsvc'] as const

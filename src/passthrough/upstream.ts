@@ -6,6 +6,8 @@
  */
 import { channelHeaders, joinUrl } from '../providers/adapter'
 import { ANTHROPIC_VERSION } from '../providers/anthropic'
+import { azureAuth, azureUrl } from '../providers/azure'
+import type { ChannelType } from '../providers/channel-types'
 import { sentCredentials } from '../relay/sent-credentials'
 import type { Channel } from '../routing/catalog'
 
@@ -19,6 +21,8 @@ export function authHeaders(ch: Channel): Record<string, string> {
 			return { ...extra, 'x-goog-api-key': ch.apiKey }
 		case 'anthropic':
 			return { ...extra, 'x-api-key': ch.apiKey, 'anthropic-version': ANTHROPIC_VERSION }
+		case 'azure':
+			return azureAuth(ch)
 		default:
 			return { ...extra, authorization: `Bearer ${ch.apiKey}` }
 	}
@@ -41,6 +45,16 @@ export function channelUrl(ch: Channel, path: string): string {
 	const base = ch.type === 'gemini' ? ch.baseUrl.replace(/\/v1(beta)?$/, '') : ch.baseUrl
 	return joinUrl(base, withoutKeyParam(path))
 }
+
+/** Channel types that serve OpenAI's endpoints (embeddings, images, audio) in OpenAI's format. */
+export const OPENAI_TYPES: readonly ChannelType[] = ['openai', 'azure']
+
+/**
+ * URL of an OpenAI endpoint (`/embeddings`, `/images/generations`…) for an upstream model: `{base_url}{path}`, or on
+ * Azure the model's deployment (providers/azure.ts).
+ * @example openaiUrl(ch, 'text-embedding-3-small', '/embeddings')
+ */
+export const openaiUrl = (ch: Channel, upstreamModel: string, path: string): string => (ch.type === 'azure' ? azureUrl(ch, upstreamModel, path) : channelUrl(ch, path))
 
 /**
  * `path` without a `key` query parameter: the gateway reads `?key=` as a caller's key (Gemini routes), so a client

@@ -1,6 +1,6 @@
 /**
- * Vendor endpoints that native (same-protocol) routes call besides chat: token counting, Gemini's other model methods
- * and OpenAI embeddings. Base URLs follow the adapters: Anthropic's and Gemini's without a version, OpenAI's with /v1.
+ * Vendor endpoints that native (same-protocol) routes call besides chat: token counting and Gemini's other model
+ * methods. Base URLs follow the adapters: Anthropic's and Gemini's without a version.
  * @module
  */
 import type { Channel } from '../routing/catalog'
@@ -15,6 +15,3 @@ export const anthropicCountTokensUrl = (ch: Channel): string => joinUrl(ch.baseU
  */
 export const geminiMethodUrl = (ch: Channel, model: string, method: string): string =>
 	joinUrl(ch.baseUrl.replace(/\/v1(beta)?$/, ''), `/v1beta/models/${encodeURIComponent(model)}:${method}`)
-
-/** https://platform.openai.com/docs/api-reference/embeddings */
-export const openaiEmbeddingsUrl = (ch: Channel): string => joinUrl(ch.baseUrl, '/embeddings')

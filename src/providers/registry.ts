@@ -2,6 +2,7 @@
 import type { Channel } from '../routing/catalog'
 import type { ChatAdapter } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { azureAdapter } from './azure'
 import { bedrockAdapter } from './bedrock'
 import type { ChannelType } from './channel-types'
 import { geminiAdapter } from './gemini'
@@ -12,6 +13,7 @@ const CHAT: Partial<Record<ChannelType, ChatAdapter>> = {
 	openai: openaiAdapter,
 	anthropic: anthropicAdapter,
 	gemini: geminiAdapter,
+	azure: azureAdapter,
 	bedrock: bedrockAdapter,
 	vertex: vertexAdapter,
 }

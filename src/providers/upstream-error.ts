@@ -27,8 +27,9 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 			message = m
 			worded = true
 		}
-		// OpenAI's `code` and `param` (Gemini's `code` is the HTTP status, a number: not taken).
-		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code
+		// OpenAI's `code` and `param` (Gemini's `code` is the HTTP status, a number: not taken). Azure OpenAI's 404
+		// `DeploymentNotFound` is the model missing from this resource, as OpenAI's `model_not_found`: another channel may serve it.
+		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code === 'DeploymentNotFound' ? 'model_not_found' : body.error.code
 		if (typeof body.error === 'object' && typeof body.error?.param === 'string') said.param = body.error.param
 		if (typeof body.error === 'object') said.details = anthropicDetails(body.error?.details)
 		// Gemini refuses a wrong key with 400 API_KEY_INVALID, not 401: still the channel's key, not the caller's request.

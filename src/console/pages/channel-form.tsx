@@ -12,6 +12,7 @@ const BASE_URL_EXAMPLE: Record<string, string> = {
 	openai: 'https://api.openai.com/v1',
 	anthropic: 'https://api.anthropic.com',
 	gemini: 'https://generativelanguage.googleapis.com',
+	azure: 'https://RESOURCE.openai.azure.com',
 }
 
 const int = (s: string, what: string) => {
@@ -62,7 +63,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				onValue={setBaseUrl}
 				required
 				placeholder={BASE_URL_EXAMPLE[type] ?? 'https://'}
-				hint={type === 'openai' ? 'Includes /v1.' : type === 'anthropic' ? 'Without /v1.' : type === 'gemini' ? 'The host; /v1beta is added.' : undefined}
+				hint={type === 'openai' ? 'Includes /v1.' : type === 'anthropic' ? 'Without /v1.' : type === 'gemini' ? 'The host; /v1beta is added.' : type === 'azure' ? 'The resource endpoint (deployments are the upstream model names), or …/openai/v1 for the v1 API.' : undefined}
 			/>
 			<TextField
 				label="API key"
@@ -86,7 +87,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				value={settings}
 				onValue={setSettings}
 				rows={3}
-				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models), "reasoning_effort" (false: no effort for thinking, OpenAI-compatible). See the README.'
+				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models), "reasoning_effort" (false: no effort for thinking, OpenAI-compatible), "api_version" (Azure). See the README.'
 			/>
 		</FormModal>
 	)

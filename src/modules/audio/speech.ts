@@ -14,7 +14,7 @@ import { tokenCost } from '../../billing/pricing'
 import { emptyUsage } from '../../core/ir'
 import { charCost, requestFee, tokensCost } from '../../passthrough/pricing'
 import type { CallContext, PassOp } from '../../passthrough/relay'
-import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { OPENAI_TYPES, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { SpeechRequest } from './model'
@@ -136,11 +136,11 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		endpoint: '/v1/audio/speech',
 		model: body.model,
 		stream: body.stream_format === 'sse',
-		types: ['openai'],
+		types: OPENAI_TYPES,
 		hold: (p, channels) => ({ want: price(p) + audioHold(p, channels), min: price(p) }),
 		request(ch, upstreamModel, p) {
 			const sent = asksEvents(body, chars, ch, p) ? { ...withModel(body, upstreamModel), stream_format: 'sse' } : withModel(body, upstreamModel)
-			return { url: channelUrl(ch, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(sent) }
+			return { url: openaiUrl(ch, upstreamModel, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(sent) }
 		},
 		async respond(res, ch, _m, p) {
 			const events = charCost(p, chars) === undefined && (res.headers.get('content-type') ?? '').includes('text/event-stream')

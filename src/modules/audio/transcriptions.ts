@@ -17,7 +17,7 @@ import { GatewayError } from '../../core/errors'
 import { emptyUsage } from '../../core/ir'
 import { durationCost, pricedByDuration, requestFee } from '../../passthrough/pricing'
 import { type Answer, type CallContext, type PassOp, readJson } from '../../passthrough/relay'
-import { authHeaders, channelUrl } from '../../passthrough/upstream'
+import { OPENAI_TYPES, authHeaders, openaiUrl } from '../../passthrough/upstream'
 import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { cueEnd, estimateSeconds } from './duration'
@@ -104,13 +104,13 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 		endpoint,
 		model: body.model,
 		stream: streamed,
-		types: ['openai'],
+		types: OPENAI_TYPES,
 		hold(price) {
 			const fee = requestFee(price)
 			if (pricedByDuration(price)) return { want: transcriptionBound(price, guess.upper), min: fee + durationCost(price, Math.min(guess.upper, 60)) }
 			return { want: transcriptionBound(price, guess.upper), min: fee + audioTokensCost(price, 1, 1, 1) }
 		},
-		request: (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
+		request: (ch: Channel, upstreamModel: string) => ({ url: openaiUrl(ch, upstreamModel, endpoint.slice('/v1'.length)), headers: authHeaders(ch), body: upstreamForm(body, upstreamModel, format) }),
 		async respond(res, _ch, _m, price) {
 			if (streamed && (res.headers.get('content-type') ?? '').includes('text/event-stream')) return streamedAnswer(res, price)
 			if (format === 'srt' || format === 'vtt') {

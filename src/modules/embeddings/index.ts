@@ -10,7 +10,7 @@ import { upperBound } from '../../billing/pricing'
 import { modelAuth } from '../../http/model-auth'
 import { readJson, jsonResponse, relayPassthrough } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
-import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { OPENAI_TYPES, channelUrl, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { tokensCost, requestFee } from '../../passthrough/pricing'
 import type { Services } from '../../services'
 import { countInput } from './count'
@@ -30,7 +30,7 @@ export const embeddingsModule = (svc: Services) =>
 				signal: request.signal,
 				endpoint: '/v1/embeddings',
 				model: body.model,
-				types: ['openai', 'gemini'],
+				types: [...OPENAI_TYPES, 'gemini'],
 				hold: (price) => ({ want: upperBound(counted, 0, price), min: upperBound(counted, 0, price) }),
 				request(ch, upstreamModel) {
 					if (ch.type === 'gemini') {
@@ -38,7 +38,7 @@ export const embeddingsModule = (svc: Services) =>
 						const call = geminiEmbedCall(upstreamModel, geminiBatches(geminiTexts(body.input))[0]!, body.dimensions)
 						return { url: channelUrl(ch, call.path), headers: jsonHeaders(ch), body: JSON.stringify(call.body) }
 					}
-					return { url: channelUrl(ch, '/embeddings'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
+					return { url: openaiUrl(ch, upstreamModel, '/embeddings'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
 				},
 				async respond(res, ch, upstreamModel, price) {
 					if (ch.type === 'gemini') {

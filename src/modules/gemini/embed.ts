@@ -7,7 +7,8 @@
 import { failedRow } from '../../billing/usage-record'
 import { badRequest, GatewayError } from '../../core/errors'
 import { errorResponse } from '../../http/error-shapes'
-import { geminiMethodUrl, openaiEmbeddingsUrl } from '../../providers/native-endpoints'
+import { OPENAI_TYPES, openaiUrl } from '../../passthrough/upstream'
+import { geminiMethodUrl } from '../../providers/native-endpoints'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from '../../relay/budget'
@@ -57,7 +58,7 @@ async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Me
 	if (dims.size > 1) throw badRequest('all requests must ask for the same outputDimensionality for this model', 'requests')
 	const [dimensions] = dims
 	const body = { model: upstream, input, encoding_format: 'float', ...(dimensions !== undefined && { dimensions }) }
-	const out = await call(c, ch, openaiEmbeddingsUrl(ch), chatAdapterFor('openai')!.headers(ch), body)
+	const out = await call(c, ch, openaiUrl(ch, upstream, '/embeddings'), chatAdapterFor(ch.type)!.headers(ch), body)
 	const data = Array.isArray(out.data) ? (out.data as Array<{ index?: number; embedding?: unknown }>) : []
 	const vectors = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding)
 	if (vectors.length !== input.length || !vectors.every(Array.isArray))
@@ -73,7 +74,7 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 	const body = (method === 'embedContent' ? checkBody(EmbedSchema, raw) : checkBody(GeminiBatchEmbedRequest, raw)) as Json
 	const requests = method === 'embedContent' ? [body as GeminiEmbedContentRequest] : (body.requests as GeminiEmbedContentRequest[])
 	const route = resolveModel(c.svc, c.token, c.model)
-	const channels = route.channels.filter((ch) => ch.type === 'gemini' || ch.type === 'openai')
+	const channels = route.channels.filter((ch) => ch.type === 'gemini' || OPENAI_TYPES.includes(ch.type))
 	if (!channels.length) throw new GatewayError('not_found', `The model "${c.model}" is not served for embeddings`, { code: 'model_not_found', param: 'model' })
 	const counted = requests.reduce((n, r, i) => n + countText(textOf(r, `requests[${i}]`, false)), 0)
 	const info: CallInfo = { svc: c.svc, token: c.token, requestId: c.requestId, endpoint: `${c.version}/models/{model}:${method}`, model: c.model, stream: false, startedAt: c.startedAt }

@@ -9,7 +9,7 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import { authHeaders, channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { authHeaders, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
@@ -90,7 +90,7 @@ export function multipartEdit(view: FormView, form: FormData): ImageCall {
 	if (view.mask !== undefined) fileOf(Array.isArray(view.mask) ? view.mask[0] : view.mask, 'mask')
 	const v = { n: countOf(view.n), size: textOf(view.size, 'size'), quality: textOf(view.quality, 'quality'), stream: streamOf(view.stream) }
 	const call = checked(model, prompt, v, images.length, (ch, upstreamModel) => ({
-		url: channelUrl(ch, '/images/edits'),
+		url: openaiUrl(ch, upstreamModel, '/images/edits'),
 		headers: authHeaders(ch),
 		body: upstreamImageForm(form, upstreamModel),
 	}))
@@ -121,7 +121,7 @@ export function jsonEdit(body: Record<string, unknown>): ImageCall {
 	if (mask) checkRef(body.mask, 'mask')
 	const v = { n: countOf(body.n), size: textOf(body.size, 'size'), quality: textOf(body.quality, 'quality'), stream: streamOf(body.stream) }
 	const call = checked(model, prompt, v, images.length, (ch, upstreamModel) => ({
-		url: channelUrl(ch, '/images/edits'),
+		url: openaiUrl(ch, upstreamModel, '/images/edits'),
 		headers: jsonHeaders(ch),
 		body: JSON.stringify(withModel(body, upstreamModel)),
 	}))
@@ -160,6 +160,6 @@ export function variation(view: FormView | undefined, form: FormData | undefined
 		model,
 		stream: false,
 		job: jobOf(model, { size, n }, '', 1),
-		request: (ch, upstreamModel) => ({ url: channelUrl(ch, '/images/variations'), headers: authHeaders(ch), body: upstreamImageForm(form, upstreamModel) }),
+		request: (ch, upstreamModel) => ({ url: openaiUrl(ch, upstreamModel, '/images/variations'), headers: authHeaders(ch), body: upstreamImageForm(form, upstreamModel) }),
 	}
 }

@@ -12,7 +12,7 @@ import { Elysia } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { type CallContext, jsonResponse, readJson, relayPassthrough } from '../../passthrough/relay'
 import { openaiErrors } from '../../passthrough/schemas'
-import { channelUrl, jsonHeaders, withModel } from '../../passthrough/upstream'
+import { OPENAI_TYPES, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { checkSize } from '../../passthrough/validate'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { resolveModel, type Route } from '../../relay/budget'
@@ -53,7 +53,7 @@ const jsonFileIds = (call: ImageCall, json: { mask?: { file_id?: unknown } } | u
 }
 
 /** Whether Google's methods serve a model: Gemini channels serve it and no OpenAI-type channel does. */
-const servedByGoogle = (route: Route): boolean => route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => c.type === 'openai')
+const servedByGoogle = (route: Route): boolean => route.channels.some((c) => c.type === 'gemini') && !route.channels.some((c) => OPENAI_TYPES.includes(c.type))
 
 /** Relays one image call, streamed or JSON; always answers (errors in OpenAI's shape). */
 function relayImages(ctx: CallContext, call: ImageCall): Promise<Response> {
@@ -63,7 +63,7 @@ function relayImages(ctx: CallContext, call: ImageCall): Promise<Response> {
 		...ctx,
 		endpoint: call.endpoint,
 		model: call.model,
-		types: ['openai'],
+		types: OPENAI_TYPES,
 		hold: (price) => imageHold(price, job),
 		request: call.request,
 		async respond(res, _ch, _upstreamModel, price) {
@@ -88,7 +88,7 @@ export const imagesModule = (svc: Services) =>
 				const route = resolveModel(svc, token, body.model)
 				if (servedByGoogle(route)) return relayGoogleImages(ctx, body, route)
 				const job: ImageJob = { made: pricedAs(body.model, body.size, body.quality), n: body.n ?? 1, prompt: countText(body.prompt) }
-				const req = (ch: Channel, upstreamModel: string) => ({ url: channelUrl(ch, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) })
+				const req = (ch: Channel, upstreamModel: string) => ({ url: openaiUrl(ch, upstreamModel, '/images/generations'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) })
 				const call: ImageCall = { endpoint: IMAGES_ENDPOINT, family: 'image_generation', model: body.model, stream: body.stream === true, job, request: req }
 				return relayImages(ctx, call)
 			},

@@ -19,6 +19,7 @@ import { badRequest, GatewayError } from '../../core/errors'
 import { formatSse, parseSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
 import { observeUsage } from '../../metrics/observe-usage'
 import type { CallContext } from '../../passthrough/relay'
+import { OPENAI_TYPES } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
@@ -80,7 +81,7 @@ type Opened = { upstreamModel: string } & ({ sse: { up: UpstreamCall; it: SseBat
 export async function relayImageStream(ctx: CallContext, op: ImageStreamOp, job: ImageJob): Promise<Response> {
 	const { svc, token, requestId } = ctx
 	const route = resolveModel(svc, token, op.model)
-	const served = route.channels.filter((c) => c.type === 'openai')
+	const served = route.channels.filter((c) => OPENAI_TYPES.includes(c.type))
 	if (!served.length) throw new GatewayError('not_found', `The model "${op.model}" is not served for ${op.endpoint}`, { code: 'model_not_found', param: 'model' })
 	// Refused here, before anything is reserved or sent, rather than by each vendor in turn.
 	const channels = served.filter((c) => canStream(c.modelMap[op.model] ?? op.model))

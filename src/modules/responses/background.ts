@@ -35,6 +35,7 @@ import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { lockOwnerRoom, refundCharge, settledCost } from '../../tasks/refund'
+import { appendPath } from '../../providers/append-path'
 
 const KIND = 'response'
 const OPEN = ['queued', 'in_progress']
@@ -206,7 +207,7 @@ export async function fetchResponse(ch: Channel, id: string, signal: AbortSignal
 	const adapter = chatAdapterFor(ch.type)
 	const base = ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 	if (!adapter || !base) return undefined
-	const up = await fetchUpstream(`${base}/${encodeURIComponent(id)}`, { method: 'GET', headers: adapter.headers(ch) }, channelTimeouts(ch.settings), signal)
+	const up = await fetchUpstream(appendPath(base, `/${encodeURIComponent(id)}`), { method: 'GET', headers: adapter.headers(ch) }, channelTimeouts(ch.settings), signal)
 	const text = await up.res.text()
 	up.release()
 	if (!up.res.ok) throw new GatewayError('upstream', `response ${id} poll: HTTP ${up.res.status}`, { retryable: true })

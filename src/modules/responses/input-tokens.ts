@@ -26,6 +26,7 @@ import { checkContinuation, continuedIds } from './ownership'
 import { expandPrevious } from './previous'
 import { expandConversation } from '../conversations/turn'
 import { openaiFileTerms } from '../batches/refs'
+import { appendPath } from '../../providers/append-path'
 
 export const InputTokensResponse = t.Object({ object: t.Literal('response.input_tokens'), input_tokens: Integer() })
 
@@ -33,7 +34,7 @@ export const InputTokensResponse = t.Object({ object: t.Literal('response.input_
 async function byOpenAI(ch: Channel, url: string, wire: Record<string, unknown>, model: string, inbound: Headers, signal: AbortSignal): Promise<number> {
 	const body = { ...wire, model: ch.modelMap[model] ?? model }
 	const { res } = await fetchUpstream(
-		`${url}/input_tokens`,
+		appendPath(url, '/input_tokens'),
 		{ headers: chatAdapterFor(ch.type)!.headers(ch, inbound), body: JSON.stringify(body) },
 		channelTimeouts(ch.settings),
 		signal,

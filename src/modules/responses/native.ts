@@ -26,6 +26,7 @@ import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
 import { recordResponse } from './ownership'
 import { relayResponsesStream } from './stream'
+import { appendPath } from '../../providers/append-path'
 
 export type NativeCall = {
 	body: Record<string, unknown>
@@ -78,7 +79,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		// Another vendor key does not hold the response: skip the channel (not its fault) for the one that does.
 		if (call.holder !== undefined && ch.id !== call.holder) return { error: unsupportedForModel(`The response continued is held by another channel of model "${call.ir.model}"`, true) }
 		const base = responsesUrlOf(ch, adapter)
-		const url = base && call.compact ? `${base}/compact` : base
+		const url = base && call.compact ? appendPath(base, '/compact') : base
 		if (!url) {
 			if (!refusal) return undefined
 			// The model also has an OpenAI channel (refuseUnconvertible checked): "retryable" moves on to it. This skips a

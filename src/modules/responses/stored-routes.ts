@@ -28,6 +28,7 @@ import type { ConvertedItems } from './converted-items'
 import { responsesUrlOf } from './native'
 import { wholeInput } from './previous'
 import { itemView, type StoredItem } from '../conversations/items'
+import { appendPath } from '../../providers/append-path'
 
 type Obj = Record<string, unknown>
 /**
@@ -58,7 +59,7 @@ function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request):
 	const base = responsesUrlOf(ch, adapter)
 	if (!adapter || !base)
 		throw new GatewayError('unavailable', `The channel holding response '${id}' no longer serves the Responses API`, { code: 'channel_unavailable' })
-	return { url: `${base}/${encodeURIComponent(id)}${suffix}${new URL(request.url).search}`, headers: adapter.headers(ch) }
+	return { url: appendPath(base, `/${encodeURIComponent(id)}${suffix}`, new URL(request.url).search), headers: adapter.headers(ch) }
 }
 
 /**
