@@ -8,6 +8,8 @@
  * chain's inputs and outputs, in turn order, go before `input`. Only the conversation is carried over:
  * `system_instruction`, `tools` and `generation_config` are the new request's own ("interaction-scoped",
  * https://ai.google.dev/gemini-api/docs/interactions#stateful-conversation).
+ *
+ * `cached_content` names a context cache of the account's (cache.ts): it goes before all of that, the name to no upstream.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -22,6 +24,7 @@ import type { Services } from '../../services'
 import { keptFirst } from '../responses/kept-first'
 import { iso } from '../../protocols/gemini-interactions/response'
 import { followHere, runInBackground } from './background'
+import { loadCache, putCacheFirst } from './cache'
 import { sseResponse } from './events'
 import { interactionsNative } from './native'
 import type { InteractionStore, KeptInteraction } from './store'
@@ -38,6 +41,10 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const store = wire.store !== false
 	// It is read back by `GET`: there is nothing to poll without it.
 	if (background && !store) throw badRequest('background: a background interaction is read back by `GET`, so it needs `store` (true, the default)', 'background')
+	// A context cache of the gateway's (cache.ts), read and checked first as Google does; its name goes to no upstream.
+	const cacheName = wire.cached_content
+	const cache = cacheName === undefined || cacheName === null ? undefined : await loadCache(c.svc, c.token.accountId, wire, cacheName)
+	if (cache) delete wire.cached_content
 	const previous = typeof wire.previous_interaction_id === 'string' && wire.previous_interaction_id ? wire.previous_interaction_id : undefined
 	const chain = previous ? await continued(c, previous) : undefined
 	// The request's own input as steps: what is kept for the turns that continue it.
@@ -45,6 +52,7 @@ export async function createInteraction(c: CreateCall, body: InteractionRequest)
 	const own = chain ? withoutRepeatedOutput(sent, chain.at(-1)!.interaction.steps) : sent
 	if (chain) wire.input = [...conversation(chain), ...own]
 	const ir = decodeRequest(wire as InteractionRequest, { stream })
+	if (cache) putCacheFirst(ir, cache)
 	// Files uploaded through the gateway, named by `uri`: to the channel holding them (modules/gemini-files/refs.ts).
 	const fileChannel = await pinRequestFiles(c.svc, c.token.accountId, ir)
 	const id = interactionId()
@@ -102,7 +110,7 @@ async function startBackground(c: CreateCall, res: Response, s: Started): Promis
 }
 
 /** The request's fields an Interaction resource shows as it was asked (https://ai.google.dev/api/interactions-api#Resource:Interaction). */
-const ECHOED = ['system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'response_modalities', 'previous_interaction_id'] as const
+const ECHOED = ['system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'response_modalities', 'previous_interaction_id', 'cached_content'] as const
 
 const echoed = (body: Obj, previous: string | undefined): Obj | undefined => {
 	const out: Obj = {}

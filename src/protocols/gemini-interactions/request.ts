@@ -7,7 +7,8 @@
  * narrows the canonical tools to those it names). `response_format` (a text format `{type: 'text', mime_type:
  * 'application/json', schema}`, or a bare JSON schema with `response_mime_type`) is a JSON answer. Function tools
  * (`{type: 'function', name, description, parameters}`) go to every vendor; Google's built-in tools (google_search,
- * code_execution, url_context, file_search, mcp_server…), a `cached_content`, transcription, speech, image or video
+ * code_execution, url_context, file_search, mcp_server…), a `cached_content` (the route's own: it expands the gateway's
+ * caches, modules/interactions/cache.ts), transcription, speech, image or video
  * output (`generation_config.transcription_config`…, `response_modalities` other than text, an audio, image or video
  * `response_format`) only to Gemini's Interactions API (protocols/vendor-only.ts: a 400 naming them elsewhere).
  *
@@ -84,6 +85,7 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 	}
 	if (Array.isArray(b.response_modalities) && b.response_modalities.some((x) => String(x).toLowerCase() !== 'text'))
 		vendorOnly.push({ protocol: PROTOCOL, what: 'response_modalities other than text', path: 'response_modalities' })
+	// The create route serves it from the gateway's own caches and drops it before decoding (modules/interactions/cache.ts).
 	if (typeof b.cached_content === 'string' && b.cached_content) vendorOnly.push({ protocol: PROTOCOL, what: 'cached_content (a Gemini context cache)', path: 'cached_content' })
 	if (vendorOnly.length) req.vendorOnly = vendorOnly
 	req.extra = extra
@@ -210,7 +212,8 @@ export function encodeRequest(req: ChatRequest, model: string): Obj {
 		if (req.reasoning.effort) cfg.thinking_level = req.reasoning.effort === 'minimal' ? 'minimal' : req.reasoning.effort
 		if (req.reasoning.includeThoughts !== undefined) cfg.thinking_summaries = req.reasoning.includeThoughts ? 'auto' : 'none'
 	}
-	if (req.toolChoice && req.tools?.length && !extra) cfg.tool_choice = encodeToolChoice(req.toolChoice)
+	// The client's own tool_choice came whole with its generation_config; one from elsewhere (a context cache's tool config) is written here.
+	if (req.toolChoice && req.tools?.length && cfg.tool_choice === undefined) cfg.tool_choice = encodeToolChoice(req.toolChoice)
 	if (Object.keys(cfg).length) body.generation_config = cfg
 	const f = req.responseFormat
 	if (f && f.type !== 'text') body.response_format = { type: 'text', mime_type: 'application/json', ...(f.type === 'json_schema' && { schema: f.schema }) }

@@ -4,7 +4,7 @@
  * tools (`{type: 'function', name, parameters}`; a `google_search` tool with `#search` adds a search step pair before
  * the answer), `generation_config` (`max_output_tokens`, `stop_sequences`, `thinking_summaries: 'auto'` to think,
  * `tool_choice`). The answer is an Interaction (`steps`, `status`, `usage` with `total_input_tokens`,
- * `total_output_tokens`, `total_thought_tokens`), or with `stream: true` its events (`interaction.created`,
+ * `total_output_tokens`, `total_thought_tokens`, `total_cached_tokens`), or with `stream: true` its events (`interaction.created`,
  * `step.start`/`step.delta`/`step.stop`, `interaction.completed` without steps). Like the API it refuses a
  * `function_result` whose `call_id` names no `function_call` of the input, and a thought `signature` it did not issue.
  * @module
@@ -92,6 +92,8 @@ export function createInteraction(body: unknown, jsonError: boolean): Reply {
 	const status = p.calls.length ? 'requires_action' : p.finish === 'length' ? 'incomplete' : 'completed'
 	const usage: Obj = { total_input_tokens: p.usage.input, total_output_tokens: p.usage.output - p.usage.reasoning, total_tokens: p.usage.input + p.usage.output }
 	if (p.usage.reasoning) usage.total_thought_tokens = p.usage.reasoning
+	// The cached part of the prompt, included in total_input_tokens (`#cache`).
+	if (p.usage.cached) usage.total_cached_tokens = p.usage.cached
 	const now = new Date().toISOString()
 	const head = { id, object: 'interaction', model: b.model, created: now, updated: now }
 	if (b.stream !== true) return json({ ...head, status, steps, usage })
