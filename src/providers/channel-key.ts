@@ -11,7 +11,8 @@ import { importKey, serviceAccountOf } from './google/service-account'
 
 const EXPRESS_KEY = /^[A-Za-z0-9._-]+$/
 
-export type KeyProblem = { message: string; param: string }
+/** The field at fault (`api_key`, `settings.region`, `settings.project`) and why, in words that never quote the key. */
+export type KeyProblem = { param: string; reason: string }
 
 type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<string, unknown> }
 
@@ -29,12 +30,12 @@ export async function channelKeyProblem(c: Saved): Promise<KeyProblem | undefine
 
 function bedrockKeyProblem(c: Saved): KeyProblem | undefined {
 	// Sent as a header: a line break pasted along would fail every call.
-	if (/\s/.test(c.apiKey)) return { param: 'api_key', message: 'api_key: a Bedrock key has no spaces or line breaks' }
+	if (/\s/.test(c.apiKey)) return { param: 'api_key', reason: 'a Bedrock key has no spaces or line breaks' }
 	if (!c.apiKey.includes(':')) return undefined
 	if (!iamKeys(c.apiKey))
-		return { param: 'api_key', message: 'api_key: IAM keys go as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN (a Bedrock API key has no colon)' }
+		return { param: 'api_key', reason: 'IAM keys go as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN (a Bedrock API key has no colon)' }
 	if (!bedrockRegion(asChannel(c)))
-		return { param: 'settings.region', message: 'settings.region: IAM keys are signed for a region: set settings.region (e.g. us-east-1), or use a bedrock-runtime.{region}.amazonaws.com base_url' }
+		return { param: 'settings.region', reason: 'IAM keys are signed for a region: set settings.region (e.g. us-east-1), or use a bedrock-runtime.{region}.amazonaws.com base_url' }
 	return undefined
 }
 
@@ -44,14 +45,14 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 		sa = serviceAccountOf(c.apiKey)
 		if (sa) await importKey(sa.privateKey)
 	} catch (e) {
-		return { param: 'api_key', message: `api_key: ${(e as GatewayError).message.replace(/^vertex channel key: /, '')}` }
+		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^vertex channel key: /, '') }
 	}
 	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
 	if (!sa)
 		return EXPRESS_KEY.test(c.apiKey)
 			? undefined
-			: { param: 'api_key', message: 'api_key: neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
+			: { param: 'api_key', reason: 'neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
 	if (!sa.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
-		return { param: 'settings.project', message: 'settings.project: the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
+		return { param: 'settings.project', reason: 'the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
 	return undefined
 }

@@ -96,7 +96,7 @@ function checkMap(models: string[], modelMap: Record<string, string> | undefined
 /** 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. */
 async function checkKey(saved: Parameters<typeof channelKeyProblem>[0]) {
 	const problem = await channelKeyProblem(saved)
-	if (problem) throw badRequest(problem.message, problem.param)
+	if (problem) throw badRequest(`${problem.param}: ${problem.reason}`, problem.param)
 }
 
 /** Types whose key has a shape to check; other types' saves never decrypt the stored key. */
