@@ -93,7 +93,7 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 	const keys = new Map(cfg.channels.map((c) => [c.name, resolveKey(c, vars, source)]))
 	// A key that cannot work stops the start with why, as a bad field does, rather than failing the channel's first call.
 	for (const c of cfg.channels) {
-		const problem = await channelKeyProblem({ type: c.type, apiKey: keys.get(c.name)!, baseUrl: c.base_url, settings: c.settings ?? {} })
+		const problem = await channelKeyProblem({ type: c.type, apiKey: keys.get(c.name)!, baseUrl: c.base_url, settings: c.settings ?? {}, models: c.models, modelMap: c.model_map ?? {} })
 		if (problem) throw new ConfigError(`${source}: channel "${c.name}": field "${problem.param}": ${problem.reason}`)
 	}
 	return db.orm.transaction(async (tx) => {

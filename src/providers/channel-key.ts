@@ -8,15 +8,16 @@ import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
 import { bedrockRegion, iamKeys } from './bedrock'
 import { importKey, serviceAccountOf } from './google/service-account'
+import { isClaudeModel } from './vertex'
 
 const EXPRESS_KEY = /^[A-Za-z0-9._-]+$/
 
 /** The field at fault (`api_key`, `settings.region`, `settings.project`) and why, in words that never quote the key. */
 export type KeyProblem = { param: string; reason: string }
 
-type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<string, unknown> }
+type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<string, unknown>; models: string[]; modelMap: Record<string, string> }
 
-const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.baseUrl, apiKey: c.apiKey, settings: c.settings, models: [], modelMap: {}, priority: 0, weight: 1 }) as unknown as Channel
+const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.baseUrl, apiKey: c.apiKey, settings: c.settings, models: c.models, modelMap: c.modelMap, priority: 0, weight: 1 }) as unknown as Channel
 
 /**
  * Why the key cannot serve a channel of its type, or undefined when it can (or its type's keys have no shape).
@@ -48,10 +49,14 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^vertex channel key: /, '') }
 	}
 	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
-	if (!sa)
-		return EXPRESS_KEY.test(c.apiKey)
-			? undefined
-			: { param: 'api_key', reason: 'neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
+	if (!sa) {
+		if (!EXPRESS_KEY.test(c.apiKey))
+			return { param: 'api_key', reason: 'neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
+		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
+		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a service-account key, not an express mode API key (models ${claude.join(', ')})` }
+		return undefined
+	}
 	if (!sa.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
 		return { param: 'settings.project', reason: 'the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
 	return undefined

@@ -55,6 +55,19 @@ describe('bedrock and vertex keys at save time', () => {
 		expect(ok.status).toBe(201)
 	})
 
+	it('should refuse an express mode key for Claude models, which Vertex serves only to service accounts', async () => {
+		const express = 'AQ.Ab8RN6mockexpresskey'
+		const r = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-express-claude', api_key: express, models: ['sonnet'], model_map: { sonnet: 'claude-sonnet-4-5@20250929' } } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('api_key')
+		expect(r.body.error.message).toContain('claude-sonnet-4-5@20250929')
+		const c = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-express-gemini', api_key: express, models: ['gemini-2.5-flash'] } })
+		expect(c.status).toBe(201)
+		const widened = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { models: ['gemini-2.5-flash', 'claude-*'] } })
+		expect(widened.status).toBe(400)
+		expect(widened.body.error.message).toContain('claude-*')
+	})
+
 	it('should refuse bedrock keys in neither form, and IAM keys with no region to sign for', async () => {
 		for (const [i, key, param, said] of [
 			[1, `AKIAIOSFODNN7EXAMPLE:`, 'api_key', 'ACCESS_KEY_ID:SECRET_ACCESS_KEY'],

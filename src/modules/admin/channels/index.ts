@@ -75,7 +75,10 @@ export const channelView = (svc: Services) => (r: Row) => ({
 const Fields = {
 	type: ChannelType,
 	base_url: BaseUrl,
-	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
+	api_key: t.String({
+		description:
+			'Upstream key; stored encrypted, never returned. bedrock: a Bedrock API key, or ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; vertex: a service-account key file (JSON) or an express mode API key. A bedrock or vertex key that cannot work is a 400',
+	}),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
 	priority: Priority,
 	weight: Weight,
@@ -134,7 +137,7 @@ export const channelsModule = (svc: Services) => {
 		.post('',
 			async ({ body, status }) => {
 				checkMap(body.models, body.model_map)
-				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {} })
+				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} })
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -181,8 +184,16 @@ export const channelsModule = (svc: Services) => {
 				// Checked when either changes: narrowing the models can leave an entry of the stored map unreachable too.
 				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
 				const type = body.type ?? cur.type
-				if (SHAPED_KEYS.has(type) && (body.type !== undefined || body.api_key !== undefined || body.base_url !== undefined || body.settings !== undefined))
-					await checkKey({ type, apiKey: body.api_key ?? (await svc.cipher.decrypt(cur.apiKeyEnc)), baseUrl: body.base_url ?? cur.baseUrl, settings: body.settings ?? cur.settings ?? {} })
+				const touched = [body.type, body.api_key, body.base_url, body.settings, body.models, body.model_map].some((v) => v !== undefined)
+				if (SHAPED_KEYS.has(type) && touched)
+					await checkKey({
+						type,
+						apiKey: body.api_key ?? (await svc.cipher.decrypt(cur.apiKeyEnc)),
+						baseUrl: body.base_url ?? cur.baseUrl,
+						settings: body.settings ?? cur.settings ?? {},
+						models: body.models ?? cur.models,
+						modelMap: body.model_map ?? cur.modelMap ?? {},
+					})
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type
