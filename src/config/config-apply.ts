@@ -12,6 +12,7 @@ import { isUnitPrice } from '../billing/unit-prices'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
 import type { Cipher } from '../lib/secrets'
+import { channelKeyProblem } from '../providers/channel-key'
 import { storedPrice } from '../routing/catalog'
 import { ConfigError, type ChannelEntry, type GatewayConfig, type ModelEntry } from './gateway-file'
 
@@ -90,6 +91,11 @@ function priceColumns(m: ModelEntry) {
  */
 export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayConfig, vars: Record<string, string | undefined>, source = 'GATEWAY_CONFIG'): Promise<boolean> {
 	const keys = new Map(cfg.channels.map((c) => [c.name, resolveKey(c, vars, source)]))
+	// A key that cannot work stops the start with why, as a bad field does, rather than failing the channel's first call.
+	for (const c of cfg.channels) {
+		const problem = await channelKeyProblem({ type: c.type, apiKey: keys.get(c.name)!, baseUrl: c.base_url, settings: c.settings ?? {}, models: c.models, modelMap: c.model_map ?? {} })
+		if (problem) throw new ConfigError(`${source}: channel "${c.name}": field "${problem.param}": ${problem.reason}`)
+	}
 	return db.orm.transaction(async (tx) => {
 		let changed = false
 		const names = cfg.channels.map((c) => c.name)

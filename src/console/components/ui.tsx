@@ -63,12 +63,29 @@ export function TextField({ label, value, onValue, hint, class: cls, type = 'tex
 	)
 }
 
-export function TextArea({ label, value, onValue, hint, rows = 4 }: { label: string; value: string; onValue: (v: string) => void; hint?: ComponentChildren; rows?: number }) {
+export function TextArea({
+	label,
+	value,
+	onValue,
+	hint,
+	rows = 4,
+	placeholder,
+	required,
+}: { label: string; value: string; onValue: (v: string) => void; hint?: ComponentChildren; rows?: number; placeholder?: string; required?: boolean }) {
 	const id = useId()
 	return (
 		<div class="field">
 			<label for={id}>{label}</label>
-			<textarea id={id} rows={rows} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} spellcheck={false} />
+			<textarea
+				id={id}
+				rows={rows}
+				value={value}
+				onInput={(e) => onValue(e.currentTarget.value)}
+				aria-describedby={hint ? `${id}-hint` : undefined}
+				spellcheck={false}
+				placeholder={placeholder}
+				required={required}
+			/>
 			{hint && (
 				<p class="hint" id={`${id}-hint`}>
 					{hint}

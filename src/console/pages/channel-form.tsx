@@ -13,6 +13,46 @@ const BASE_URL_EXAMPLE: Record<string, string> = {
 	anthropic: 'https://api.anthropic.com',
 	gemini: 'https://generativelanguage.googleapis.com',
 	azure: 'https://RESOURCE.openai.azure.com',
+	bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+	vertex: 'https://aiplatform.googleapis.com',
+}
+
+const BASE_URL_HINT: Record<string, string> = {
+	openai: 'Includes /v1.',
+	anthropic: 'Without /v1.',
+	gemini: 'The host; /v1beta is added.',
+	azure: 'The resource endpoint (deployments are the upstream model names), or …/openai/v1 for the v1 API.',
+	bedrock: 'The Bedrock runtime endpoint of a region, or a proxy (then IAM keys need the Region).',
+	vertex: "Google's host (calls go to the region's own), or a proxy or private endpoint, kept as it is.",
+}
+
+/** What the upstream key of each type looks like (README, "Claude on Amazon Bedrock", "Google Vertex AI"). */
+const KEY_HINT: Record<string, string> = {
+	bedrock: 'A Bedrock API key (ABSK…), or IAM keys as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN for temporary ones.',
+	vertex: 'The service-account key file (JSON) as Google Cloud downloads it, pasted whole; or an express mode API key (Gemini models only).',
+}
+
+/** The `settings` members some types take, edited as fields of their own rather than in the Settings JSON. */
+const REGION_HINT: Record<string, string> = {
+	bedrock: 'The AWS region IAM keys are signed for, e.g. us-east-1. Optional with a bedrock-runtime.{region} base URL.',
+	vertex: "The location calls go to, e.g. global, us-east5, europe-west1. Default: the base URL's, else global.",
+}
+const PROJECT_HINT: Record<string, string> = {
+	vertex: "The Google Cloud project id. Default: the key file's project_id.",
+}
+
+/** `settings` without the members that have a field of their own for `type`, and those members' values. */
+function splitSettings(type: string, settings: Record<string, unknown> = {}) {
+	const rest = { ...settings }
+	const own = (name: string, applies: boolean) => {
+		if (!applies || typeof rest[name] !== 'string') return ''
+		const value = rest[name] as string
+		delete rest[name]
+		return value
+	}
+	const region = own('region', type in REGION_HINT)
+	const project = own('project', type in PROJECT_HINT)
+	return { rest, region, project }
 }
 
 const int = (s: string, what: string) => {
@@ -29,7 +69,12 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 	const [priority, setPriority] = useState(String(channel?.priority ?? 0))
 	const [weight, setWeight] = useState(String(channel?.weight ?? 1))
 	const [modelMap, setModelMap] = useState(formatPairs(channel?.model_map))
-	const [settings, setSettings] = useState(channel?.settings && Object.keys(channel.settings).length ? JSON.stringify(channel.settings, null, 2) : '')
+	const [initial] = useState(() => splitSettings(channel?.type ?? 'openai', channel?.settings))
+	const [settings, setSettings] = useState(Object.keys(initial.rest).length ? JSON.stringify(initial.rest, null, 2) : '')
+	const [region, setRegion] = useState(initial.region)
+	const [project, setProject] = useState(initial.project)
+
+	const keyHint = `${KEY_HINT[type] ? `${KEY_HINT[type]} ` : ''}${channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}`
 
 	const save = async () => {
 		const list = parseList(models)
@@ -42,7 +87,11 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 			priority: int(priority, 'Priority'),
 			weight: int(weight, 'Weight'),
 			model_map: parsePairs(modelMap, 'Model map'),
-			settings: parseJsonObject(settings, 'Settings'),
+			settings: {
+				...parseJsonObject(settings, 'Settings'),
+				...(type in REGION_HINT && region.trim() && { region: region.trim() }),
+				...(type in PROJECT_HINT && project.trim() && { project: project.trim() }),
+			},
 		}
 		if (apiKey) body.api_key = apiKey
 		else if (!channel) throw new Error('Enter the upstream API key')
@@ -63,19 +112,30 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				onValue={setBaseUrl}
 				required
 				placeholder={BASE_URL_EXAMPLE[type] ?? 'https://'}
-				hint={type === 'openai' ? 'Includes /v1.' : type === 'anthropic' ? 'Without /v1.' : type === 'gemini' ? 'The host; /v1beta is added.' : type === 'azure' ? 'The resource endpoint (deployments are the upstream model names), or …/openai/v1 for the v1 API.' : undefined}
+				hint={BASE_URL_HINT[type]}
 			/>
-			<TextField
-				label="API key"
-				type="password"
-				value={apiKey}
-				onValue={setApiKey}
-				// "off" is ignored on password fields: a password manager would offer the console's own password here.
-				autoComplete="new-password"
-				required={!channel}
-				placeholder={channel ? 'Unchanged' : ''}
-				hint={channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}
-			/>
+			{type === 'vertex' ? (
+				// A key file is many lines: shown as pasted, so the operator sees what goes in.
+				<TextArea label="API key" value={apiKey} onValue={setApiKey} rows={6} required={!channel} placeholder={channel ? 'Unchanged' : '{ "type": "service_account", … }'} hint={keyHint} />
+			) : (
+				<TextField
+					label="API key"
+					type="password"
+					value={apiKey}
+					onValue={setApiKey}
+					// "off" is ignored on password fields: a password manager would offer the console's own password here.
+					autoComplete="new-password"
+					required={!channel}
+					placeholder={channel ? 'Unchanged' : ''}
+					hint={keyHint}
+				/>
+			)}
+			{(type in REGION_HINT || type in PROJECT_HINT) && (
+				<div class="grid-2">
+					{type in PROJECT_HINT && <TextField label="Project" value={project} onValue={setProject} hint={PROJECT_HINT[type]} />}
+					<TextField label="Region" value={region} onValue={setRegion} hint={REGION_HINT[type]} />
+				</div>
+			)}
 			<TextArea label="Models" value={models} onValue={setModels} rows={4} hint="One per line (or comma-separated). * matches anything, e.g. gpt-4o*." />
 			<div class="grid-2">
 				<TextField label="Priority" value={priority} onValue={setPriority} inputMode="numeric" hint="Lower is tried first." />

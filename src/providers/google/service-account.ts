@@ -51,7 +51,7 @@ function pkcs8Der(pem: string): Uint8Array<ArrayBuffer> {
 	return new Uint8Array(Buffer.from(body, 'base64'))
 }
 
-async function importKey(pem: string): Promise<CryptoKey> {
+export async function importKey(pem: string): Promise<CryptoKey> {
 	try {
 		return await crypto.subtle.importKey('pkcs8', pkcs8Der(pem), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
 	} catch {

@@ -61,6 +61,21 @@ describe('GATEWAY_CONFIG at start', () => {
 		)
 	})
 
+	it('should refuse a bedrock or vertex key that cannot work at start, naming the channel and field but not the key', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
+		const cases = [
+			[{ name: 'vx', type: 'vertex', base_url: 'https://aiplatform.googleapis.com', api_key: 'env:VX_KEY', models: ['m'] }, { VX_KEY: '{"type": "service_account", "client_email": "a@p.iam.gserviceaccount.com"' }, 'gw.json: channel "vx": field "api_key": the key starts like JSON but is not valid JSON'],
+			[{ name: 'br', type: 'bedrock', base_url: 'https://bedrock-proxy.corp.example', api_key: 'env:BR_KEY', models: ['m'] }, { BR_KEY: `AKIAIOSFODNN7EXAMPLE:${secret}` }, 'gw.json: channel "br": field "settings.region": IAM keys are signed for a region'],
+		] as const
+		for (const [c, vars, said] of cases) {
+			const err = await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [c] }), vars, 'gw.json').then(() => undefined, (e: Error) => e)
+			expect(err?.message).toStartWith(said)
+			expect(err?.message).not.toContain(secret)
+		}
+		expect((await rows()).map((r) => r[0])).not.toContain('vx')
+	})
+
 	it('should add a quick-start channel per vendor key only when no configured channel has that type', () => {
 		const none = withQuickStart({ channels: [], models: [] }, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' })
 		expect(none.channels.map((c) => [c.name, c.type, c.api_key])).toEqual([

@@ -5,6 +5,7 @@ import { assertAdmin } from '../../../auth/principal'
 import { BaseUrl, ChannelSettings, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
 import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
+import { channelKeyProblem } from '../../../providers/channel-key'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
 import { testChannel } from './test-call'
@@ -74,7 +75,10 @@ export const channelView = (svc: Services) => (r: Row) => ({
 const Fields = {
 	type: ChannelType,
 	base_url: BaseUrl,
-	api_key: t.String({ description: 'Upstream key; stored encrypted, never returned' }),
+	api_key: t.String({
+		description:
+			'Upstream key; stored encrypted, never returned. bedrock: a Bedrock API key, or ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; vertex: a service-account key file (JSON) or an express mode API key. A bedrock or vertex key that cannot work is a 400',
+	}),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
 	priority: Priority,
 	weight: Weight,
@@ -91,6 +95,15 @@ function checkMap(models: string[], modelMap: Record<string, string> | undefined
 	const key = unlistedMapKey(models, modelMap)
 	if (key !== undefined) throw badRequest(`model_map: ${unlistedMapKeyMessage(key)}`, `model_map.${key}`)
 }
+
+/** 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. */
+async function checkKey(saved: Parameters<typeof channelKeyProblem>[0]) {
+	const problem = await channelKeyProblem(saved)
+	if (problem) throw badRequest(`${problem.param}: ${problem.reason}`, problem.param)
+}
+
+/** Types whose key has a shape to check; other types' saves never decrypt the stored key. */
+const SHAPED_KEYS = new Set(['bedrock', 'vertex'])
 
 export const channelsModule = (svc: Services) => {
 	const view = channelView(svc)
@@ -124,6 +137,7 @@ export const channelsModule = (svc: Services) => {
 		.post('',
 			async ({ body, status }) => {
 				checkMap(body.models, body.model_map)
+				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} })
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -169,6 +183,17 @@ export const channelsModule = (svc: Services) => {
 				const cur = await find(params.id)
 				// Checked when either changes: narrowing the models can leave an entry of the stored map unreachable too.
 				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
+				const type = body.type ?? cur.type
+				const touched = [body.type, body.api_key, body.base_url, body.settings, body.models, body.model_map].some((v) => v !== undefined)
+				if (SHAPED_KEYS.has(type) && touched)
+					await checkKey({
+						type,
+						apiKey: body.api_key ?? (await svc.cipher.decrypt(cur.apiKeyEnc)),
+						baseUrl: body.base_url ?? cur.baseUrl,
+						settings: body.settings ?? cur.settings ?? {},
+						models: body.models ?? cur.models,
+						modelMap: body.model_map ?? cur.modelMap ?? {},
+					})
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type

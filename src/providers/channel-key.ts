@@ -1,0 +1,63 @@
+/**
+ * Whether a channel's key has the shape its type takes, checked when the key is saved (management API): a key that
+ * cannot work is refused then, with why, rather than failing the first call. Only types whose key has a shape are
+ * checked (`bedrock`, `vertex`); the reasons never quote the key.
+ * @module
+ */
+import type { GatewayError } from '../core/errors'
+import type { Channel } from '../routing/catalog'
+import { bedrockRegion, iamKeys } from './bedrock'
+import { importKey, serviceAccountOf } from './google/service-account'
+import { isClaudeModel } from './vertex'
+
+const EXPRESS_KEY = /^[A-Za-z0-9._-]+$/
+
+/** The field at fault (`api_key`, `settings.region`, `settings.project`) and why, in words that never quote the key. */
+export type KeyProblem = { param: string; reason: string }
+
+type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<string, unknown>; models: string[]; modelMap: Record<string, string> }
+
+const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.baseUrl, apiKey: c.apiKey, settings: c.settings, models: c.models, modelMap: c.modelMap, priority: 0, weight: 1 }) as unknown as Channel
+
+/**
+ * Why the key cannot serve a channel of its type, or undefined when it can (or its type's keys have no shape).
+ * @example await channelKeyProblem({ type: 'bedrock', apiKey: 'AKIA…:', baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', settings: {} }) // { param: 'api_key', … }
+ */
+export async function channelKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+	if (c.type === 'bedrock') return bedrockKeyProblem(c)
+	if (c.type === 'vertex') return vertexKeyProblem(c)
+	return undefined
+}
+
+function bedrockKeyProblem(c: Saved): KeyProblem | undefined {
+	// Sent as a header: a line break pasted along would fail every call.
+	if (/\s/.test(c.apiKey)) return { param: 'api_key', reason: 'a Bedrock key has no spaces or line breaks' }
+	if (!c.apiKey.includes(':')) return undefined
+	if (!iamKeys(c.apiKey))
+		return { param: 'api_key', reason: 'IAM keys go as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN (a Bedrock API key has no colon)' }
+	if (!bedrockRegion(asChannel(c)))
+		return { param: 'settings.region', reason: 'IAM keys are signed for a region: set settings.region (e.g. us-east-1), or use a bedrock-runtime.{region}.amazonaws.com base_url' }
+	return undefined
+}
+
+async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+	let sa
+	try {
+		sa = serviceAccountOf(c.apiKey)
+		if (sa) await importKey(sa.privateKey)
+	} catch (e) {
+		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^vertex channel key: /, '') }
+	}
+	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
+	if (!sa) {
+		if (!EXPRESS_KEY.test(c.apiKey))
+			return { param: 'api_key', reason: 'neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
+		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
+		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a service-account key, not an express mode API key (models ${claude.join(', ')})` }
+		return undefined
+	}
+	if (!sa.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
+		return { param: 'settings.project', reason: 'the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
+	return undefined
+}

@@ -1,0 +1,118 @@
+/**
+ * `bedrock` and `vertex` channel keys through the management API: a key that cannot work (a service-account JSON that
+ * does not parse or lacks its private key, IAM keys not in `ACCESS_KEY_ID:SECRET[:SESSION_TOKEN]` form, nothing to
+ * sign for or no project) is a 400 naming the field when saved, not a failure at the first call; a good key is never
+ * answered back, neither its private key nor its AWS secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { startTestApp, type TestApp } from '../../helpers/app'
+import { testServiceAccount } from '../../mocks/vertex/oauth'
+
+let app: TestApp
+let sa: string
+let saKeyBody: string
+
+const BEDROCK = { type: 'bedrock', base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', models: ['claude-br'] }
+const VERTEX = { type: 'vertex', base_url: 'https://aiplatform.googleapis.com', models: ['claude-vx'], settings: { region: 'us-east5' } }
+const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
+
+beforeAll(async () => {
+	app = await startTestApp()
+	sa = (await testServiceAccount('https://oauth2.googleapis.com/token', 'proj-keys')).json
+	saKeyBody = (JSON.parse(sa).private_key as string).split('\n')[1]!
+}, 120_000)
+afterAll(async () => {
+	await app.close()
+})
+
+const names = async () => (await app.admin('/api/channels')).body.data.map((c: { name: string }) => c.name) as string[]
+
+describe('bedrock and vertex keys at save time', () => {
+	it('should refuse a malformed vertex service-account key with 400 naming api_key, saying why without the key', async () => {
+		const noPrivate = JSON.stringify({ ...JSON.parse(sa), private_key: undefined })
+		const badPem = JSON.stringify({ ...JSON.parse(sa), private_key: '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n' })
+		for (const [i, key, said] of [
+			[1, sa.slice(0, -20), 'not valid JSON'],
+			[2, noPrivate, 'private_key'],
+			[3, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'y', refresh_token: 'z' }), 'client_email'],
+			[4, badPem, 'PKCS#8'],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...VERTEX, name: `vx-bad-${i}`, api_key: key } })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: 'api_key' })
+			expect(r.body.error.message).toContain(said)
+			expect(JSON.stringify(r.body)).not.toContain(saKeyBody)
+		}
+		expect((await names()).filter((n) => n.startsWith('vx-bad-'))).toEqual([])
+	})
+
+	it('should refuse a service-account key without project_id when settings.project is not set', async () => {
+		const noProject = JSON.stringify({ ...JSON.parse(sa), project_id: undefined })
+		const r = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-no-project', api_key: noProject } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('settings.project')
+		const ok = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-project', api_key: noProject, settings: { region: 'us-east5', project: 'proj-set' } } })
+		expect(ok.status).toBe(201)
+	})
+
+	it('should refuse an express mode key for Claude models, which Vertex serves only to service accounts', async () => {
+		const express = 'AQ.Ab8RN6mockexpresskey'
+		const r = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-express-claude', api_key: express, models: ['sonnet'], model_map: { sonnet: 'claude-sonnet-4-5@20250929' } } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('api_key')
+		expect(r.body.error.message).toContain('claude-sonnet-4-5@20250929')
+		const c = await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-express-gemini', api_key: express, models: ['gemini-2.5-flash'] } })
+		expect(c.status).toBe(201)
+		const widened = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { models: ['gemini-2.5-flash', 'claude-*'] } })
+		expect(widened.status).toBe(400)
+		expect(widened.body.error.message).toContain('claude-*')
+	})
+
+	it('should refuse bedrock keys in neither form, and IAM keys with no region to sign for', async () => {
+		for (const [i, key, param, said] of [
+			[1, `AKIAIOSFODNN7EXAMPLE:`, 'api_key', 'ACCESS_KEY_ID:SECRET_ACCESS_KEY'],
+			[2, `AKIAIOSFODNN7EXAMPLE:${SECRET}:token:extra`, 'api_key', 'ACCESS_KEY_ID:SECRET_ACCESS_KEY'],
+			[3, `AKIAIOSFODNN7EXAMPLE\n${SECRET}`, 'api_key', 'space'],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...BEDROCK, name: `br-bad-${i}`, api_key: key } })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param })
+			expect(r.body.error.message).toContain(said)
+			expect(JSON.stringify(r.body)).not.toContain(SECRET)
+		}
+		const proxy = await app.admin('/api/channels', { body: { ...BEDROCK, base_url: 'https://bedrock-proxy.corp.example', name: 'br-no-region', api_key: `AKIAIOSFODNN7EXAMPLE:${SECRET}` } })
+		expect(proxy.status).toBe(400)
+		expect(proxy.body.error.param).toBe('settings.region')
+		expect((await names()).filter((n) => n.startsWith('br-'))).toEqual([])
+	})
+
+	it('should check the key against a PATCH that changes the key, type, base_url or settings', async () => {
+		const c = await app.admin('/api/channels', { body: { ...BEDROCK, name: 'br-good', api_key: `AKIAIOSFODNN7EXAMPLE:${SECRET}` } })
+		expect(c.status).toBe(201)
+		const badKey = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { api_key: 'AKIAIOSFODNN7EXAMPLE:' } })
+		expect(badKey.status).toBe(400)
+		expect(badKey.body.error.param).toBe('api_key')
+		const noRegion = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { base_url: 'https://bedrock-proxy.corp.example' } })
+		expect(noRegion.status).toBe(400)
+		expect(noRegion.body.error.param).toBe('settings.region')
+		const withRegion = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { base_url: 'https://bedrock-proxy.corp.example', settings: { region: 'us-west-2' } } })
+		expect(withRegion.status).toBe(200)
+		const toVertex = await app.admin(`/api/channels/${c.body.id}`, { method: 'PATCH', body: { type: 'vertex' } })
+		expect(toVertex.status).toBe(400)
+		expect(toVertex.body.error.param).toBe('api_key')
+	})
+
+	it('should accept the good forms and never answer the key back', async () => {
+		const made = [
+			await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-sa', api_key: sa } }),
+			await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-express', api_key: 'AQ.Ab8RN6mockexpresskey', models: ['gemini-vx'] } }),
+			await app.admin('/api/channels', { body: { ...BEDROCK, name: 'br-bearer', api_key: 'ABSKQmVkcm9ja0FQSUtleS1leGFtcGxl' } }),
+			await app.admin('/api/channels', { body: { ...BEDROCK, name: 'br-session', api_key: `ASIAIOSFODNN7EXAMPLE:${SECRET}:IQoJb3JpZ2luX2VjEXAMPLE` } }),
+		]
+		expect(made.map((r) => r.status)).toEqual([201, 201, 201, 201])
+		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body, ...(await Promise.all(made.map(async (r) => (await app.admin(`/api/channels/${r.body.id}`)).body)))])
+		expect(answers).not.toContain(saKeyBody)
+		expect(answers).not.toContain('PRIVATE KEY')
+		expect(answers).not.toContain(SECRET)
+	})
+})
