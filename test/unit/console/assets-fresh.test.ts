@@ -16,7 +16,14 @@ describe('console bundle', () => {
 		expect(consoleCss.includes('@import')).toBe(false)
 		// The only absolute URLs in the script are XML namespaces and the channel form's base URL examples.
 		const urls = [...new Set(consoleJs.match(/https?:\/\/[A-Za-z0-9./_-]+/g) ?? [])].filter((u) => !u.startsWith('http://www.w3.org/'))
-		expect(urls.sort()).toEqual(['https://RESOURCE.openai.azure.com', 'https://api.anthropic.com', 'https://api.openai.com/v1', 'https://generativelanguage.googleapis.com'])
+		expect(urls.sort()).toEqual([
+			'https://RESOURCE.openai.azure.com',
+			'https://aiplatform.googleapis.com',
+			'https://api.anthropic.com',
+			'https://api.openai.com/v1',
+			'https://bedrock-runtime.us-east-1.amazonaws.com',
+			'https://generativelanguage.googleapis.com',
+		])
 		expect(/\bimport\s*\(|\bfrom\s*["']https?:/.test(consoleJs)).toBe(false)
 	})
 })
