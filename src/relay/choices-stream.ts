@@ -51,6 +51,13 @@ const DONE = { value: undefined, done: true } as const
 /** The answer ended: the vendor's end, or a stop sequence the gateway enforces. */
 const answered = (r: Reader) => r.decoder.done || r.cutter?.done === true
 
+/**
+ * Every answer of the source ended and the relay has what they said: a read of the source decodes its chunk as it
+ * arrives, so its answers may be over while that read's events still wait, unsent, for the race in `readMore`
+ * (two calls ending together: the other's finish was lost, and its answer ended "unexpectedly").
+ */
+const consumed = (s: Source) => s.pending === undefined && s.readers.every(answered)
+
 /** The source's answers all ended, one at least on a stop sequence before the vendor's end: its call is cut short. */
 const stoppedEarly = (s: Pick<Source, 'readers'>) => s.readers.every(answered) && s.readers.some((r) => !r.decoder.done)
 
@@ -263,7 +270,7 @@ class ChoicesRelay extends StreamRelay {
 			this.encoder.push(e, frames)
 		}
 		if (usageMoved) this.showUsage(frames, false)
-		const last = this.encoder.done || this.sources.every((s) => s.readers.every(answered))
+		const last = this.encoder.done || this.sources.every(consumed)
 		if (last) this.encoder.end(frames)
 		let text = ''
 		for (const f of frames) text += formatSse(f)
