@@ -11,6 +11,7 @@
 import { openaiChat } from '../protocols/openai-chat'
 import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
+import { completedPromptFilterStream } from './azure-stream'
 import { openaiAdapter } from './openai'
 
 /** The `api-version` sent when the channel's `settings.api_version` names none: the first with the Responses API. */
@@ -47,4 +48,10 @@ export const azureAdapter: ChatAdapter = {
 	responsesUrl: azureResponsesUrl,
 	headers: (ch) => ({ 'content-type': 'application/json', ...azureAuth(ch) }),
 	upstreamOptions: openaiAdapter.upstreamOptions,
+	answer(res) {
+		if (!res.ok || !res.body || !res.headers.get('content-type')?.includes('text/event-stream')) return res
+		const headers = new Headers(res.headers)
+		headers.delete('content-length')
+		return new Response(completedPromptFilterStream(res.body), { status: res.status, statusText: res.statusText, headers })
+	},
 }

@@ -17,7 +17,6 @@ import { type Budget, type CallInfo, countedUsage, threadSize } from './budget'
 import type { ChatCall, OutputTerms } from './chat'
 import { countText } from './estimate'
 import { renameModel, renameModelVersion, stripUsage } from './fast-path'
-import { completePromptFilterChunk, isPromptFilterChunk } from './prompt-filter-chunk'
 import { isBrokenFrame, isPreambleFrame } from './frame-checks'
 import { createEventMeter, createFrameMeter, type FrameMeter, type StreamEnd } from './meter'
 import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames } from './prefetch'
@@ -105,10 +104,6 @@ class FastRelay extends PassthroughRelay {
 	/** A model_map alias is shown to the client as it asked for it (OpenAI names the model on every chunk, Anthropic
 	 * only in message_start, Gemini on every chunk as `modelVersion`). */
 	private readonly alias: string | undefined
-	/** The first frame was looked at (Azure's prompt filter chunk: prompt-filter-chunk.ts). */
-	private firstSeen = false
-	/** Azure's prompt filter chunk, held until the next chunk names the stream. */
-	private promptFilter: string | undefined
 
 	constructor(
 		protected readonly a: StreamAttempt,
@@ -150,24 +145,7 @@ class FastRelay extends PassthroughRelay {
 			else if (this.proto === 'openai-chat' ? f.data !== '[DONE]' : f.event === 'message_start') data = renameModel(data, this.alias)
 		}
 		if (data === undefined) return ''
-		if (!this.firstSeen || this.promptFilter !== undefined) {
-			const held = this.heldPromptFilter(data)
-			if (held !== undefined) return held && held + (data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data }))
-		}
 		return data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data })
-	}
-
-	/** '' to hold this frame (Azure's first chunk), the held chunk completed to go before it, or undefined: nothing held. */
-	private heldPromptFilter(data: string): string | undefined {
-		if (!this.firstSeen) {
-			this.firstSeen = true
-			if (this.proto !== 'openai-chat' || !isPromptFilterChunk(data)) return undefined
-			this.promptFilter = data
-			return ''
-		}
-		const held = this.promptFilter!
-		this.promptFilter = undefined
-		return formatSse({ data: completePromptFilterChunk(held, data === '[DONE]' ? undefined : data) })
 	}
 
 	protected streamError(message: string, code: string) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { appendPath } from '../../../src/providers/append-path'
 import { azureAdapter, azureResponsesUrl, azureUrl } from '../../../src/providers/azure'
-import { completePromptFilterChunk, isPromptFilterChunk } from '../../../src/relay/prompt-filter-chunk'
+import { completePromptFilterChunk, isPromptFilterChunk } from '../../../src/providers/azure-stream'
 import type { Channel } from '../../../src/routing/catalog'
 
 const ch = (baseUrl: string, settings: Record<string, unknown> = {}): Channel =>
@@ -44,5 +44,53 @@ describe("Azure's prompt filter chunk", () => {
 		const next = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":5,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{"role":"assistant"}}]}'
 		expect(JSON.parse(completePromptFilterChunk(held, next))).toEqual({ choices: [], created: 5, id: 'chatcmpl-1', model: 'm', object: 'chat.completion.chunk', system_fingerprint: 'fp', prompt_filter_results: [{ prompt_index: 0 }] })
 		expect(JSON.parse(completePromptFilterChunk(held, undefined)).object).toBe('chat.completion.chunk')
+	})
+})
+
+describe("Azure's stream through the adapter's answer", () => {
+	const filter = '{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0}]}'
+	const first = '{"id":"chatcmpl-9","object":"chat.completion.chunk","created":7,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"héllo 🌍"}}]}'
+	const rest = 'data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":7,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"✓ ünïcode"},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]\r\n\r\n'
+
+	/** The stream's bytes cut at `cuts`, through the adapter's answer, read back as text. */
+	async function through(text: string, cuts: number[]): Promise<string> {
+		const bytes = new TextEncoder().encode(text)
+		const parts = [0, ...cuts, bytes.length].map((c, i, all) => bytes.subarray(c, all[i + 1] ?? c)).filter((p) => p.length)
+		const body = new ReadableStream<Uint8Array>({
+			start(c) {
+				for (const p of parts) c.enqueue(p)
+				c.close()
+			},
+		})
+		const res = azureAdapter.answer!(new Response(body, { headers: { 'content-type': 'text/event-stream', 'content-length': String(bytes.length) } }))
+		expect(res.headers.get('content-length')).toBeNull()
+		return res.text()
+	}
+
+	it('should complete the filter chunk from the next, wherever the bytes are cut, and pass the rest byte for byte', async () => {
+		const text = `: keep-alive\n\ndata: ${filter}\n\ndata: ${first}\n\n${rest}`
+		const want = `: keep-alive\n\ndata: ${completePromptFilterChunk(filter, first)}\n\ndata: ${first}\n\n${rest}`
+		const size = new TextEncoder().encode(text).length
+		for (let cut = 1; cut < size; cut++) expect(await through(text, [cut])).toBe(want)
+		const everyByte = Array.from({ length: size - 1 }, (_, i) => i + 1)
+		expect(await through(text, everyByte)).toBe(want)
+	})
+
+	it('should leave a stream that opens with a choice untouched', async () => {
+		const text = `data: ${first}\n\n${rest}`
+		for (const cut of [1, 10, 60, 140]) expect(await through(text, [cut])).toBe(text)
+	})
+
+	it('should send the held chunk at the end when nothing names the stream', async () => {
+		expect(await through(`data: ${filter}\n\ndata: [DONE]\n\n`, [5])).toBe(`data: ${completedFilter(undefined)}\n\ndata: [DONE]\n\n`)
+		expect(await through(`data: ${filter}\n\n`, [])).toBe(`data: ${completedFilter(undefined)}\n\n`)
+	})
+	const completedFilter = (next: string | undefined) => completePromptFilterChunk(filter, next)
+
+	it('should leave errors and whole answers alone', async () => {
+		const err = new Response('{"error":{}}', { status: 400, headers: { 'content-type': 'application/json' } })
+		expect(azureAdapter.answer!(err)).toBe(err)
+		const whole = new Response('{}', { headers: { 'content-type': 'application/json' } })
+		expect(azureAdapter.answer!(whole)).toBe(whole)
 	})
 })
