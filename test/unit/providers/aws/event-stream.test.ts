@@ -98,19 +98,29 @@ describe('Bedrock event stream as Anthropic SSE', () => {
 
 	it('should cancel the upstream body, and a read waiting on it, when the client cancels', async () => {
 		let cancelled: unknown
-		const body = new ReadableStream<Uint8Array>({
-			start(ctl) {
-				ctl.enqueue(chunkMessage('{"type":"message_start","message":{}}'))
+		let waiting = false
+		let pulls = 0
+		// Pulled only for a read that waits (high water mark 0): the first gets a message, the next waits for ever.
+		const body = new ReadableStream<Uint8Array>(
+			{
+				pull(ctl) {
+					if (++pulls === 1) return ctl.enqueue(chunkMessage('{"type":"message_start","message":{}}'))
+					waiting = true
+					return new Promise(() => {})
+				},
+				cancel(reason) {
+					cancelled = reason
+				},
 			},
-			cancel(reason) {
-				cancelled = reason
-			},
-		})
+			{ highWaterMark: 0 },
+		)
 		const sse = anthropicSseOf(body).getReader()
 		expect(new TextDecoder().decode((await sse.read()).value)).toStartWith('event: message_start\n')
-		// The next read waits on a silent upstream; cancelling must not wait for it.
 		const pending = sse.read()
-		await sse.cancel('client gone')
+		while (!waiting) await Bun.sleep(1)
+		// The read is now waiting on the upstream: cancelling must end it, not wait for it.
+		const outcome = await Promise.race([sse.cancel('client gone').then(() => 'cancelled'), Bun.sleep(1000).then(() => 'still waiting')])
+		expect(outcome).toBe('cancelled')
 		expect(cancelled).toBe('client gone')
 		expect((await pending).done).toBe(true)
 	})
