@@ -6,6 +6,7 @@
  * is the starting balance less the usage rows, to the micro-dollar, with no lease left.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startAnthropicMock, startOpenAIMock, type VendorMock } from '../../mocks'
 import { books, call, keyBooks, noteSkip, ON_POSTGRES, type Outcome, type Pair, type Server, startPair } from './pair'
 
@@ -24,10 +25,10 @@ afterAll(async () => {
 })
 
 const MODELS = ['m-gpt', 'm-claude']
-const config = () => ({
+const config = (): GatewayConfig => ({
 	channels: [
-		{ name: 'oa', type: 'openai' as const, base_url: oa.url, api_key: 'up-o', models: ['m-gpt'], model_map: { 'm-gpt': 'gpt-4o-mini' } },
-		{ name: 'an', type: 'anthropic' as const, base_url: an.url, api_key: 'up-a', models: ['m-claude'], model_map: { 'm-claude': 'claude-sonnet-5' } },
+		{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-o', models: ['m-gpt'], model_map: { 'm-gpt': 'gpt-4o-mini' } },
+		{ name: 'an', type: 'anthropic', base_url: an.url, api_key: 'up-a', models: ['m-claude'], model_map: { 'm-claude': 'claude-sonnet-5' } },
 	],
 	// 10 and 30 micro-USD a token: a request costs a few hundred micro-USD, and reserves ~700.
 	models: MODELS.map((name) => ({ name, input_per_mtok: 10, output_per_mtok: 30 })),
