@@ -102,7 +102,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		bus,
 		log,
 	})
-	const keys = createKeyCache(db, bus)
+	const keys = createKeyCache(db, bus, Date.now, (scope) => void ledger.reclaim(scope).catch((e) => log.warn('lease give-back failed', { error: String(e) })))
 	await bus.ready()
 	// Leases left by a process that died are released once they expire (see ledger.ts): sweep now, so a restart
 	// after a crash gives the money back without waiting a full interval, and then every HOLD_SWEEP_MS.

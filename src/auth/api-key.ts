@@ -69,7 +69,16 @@ export type KeyCache = {
 	size(): number
 }
 
-export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): KeyCache {
+/**
+ * What a key's owner may spend changed: its status, limit or expiry, or its account's status. The ledger then gives
+ * back this instance's lease of it (a slice sized by what the key was), which could otherwise be spent for as long
+ * as requests keep it busy.
+ */
+export type KeyTermsChanged = (scope: { accountId: number; tokenId?: number }) => void
+
+const termsOf = (t: AuthToken | null) => (t ? [t.status, t.accountStatus, t.spendLimit, t.expiresAt].join('|') : 'gone')
+
+export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, termsChanged?: KeyTermsChanged): KeyCache {
 	const cache = new Map<string, { token: AuthToken | null; at: number; until: number }>()
 	/**
 	 * Whether a key disabled, deleted or changed on another instance would be heard here at once. An in-process bus
@@ -110,6 +119,11 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now): 
 			(token) => {
 				// Not when the key was invalidated meanwhile: what this query read may be what changed.
 				if (loading.get(hash) === p) {
+					// Changed on another instance, which could not tell this one (no Redis, or Redis down): the lookup
+					// that refreshes a stale entry is how this instance learns of it. (An invalidation drops the entry.)
+					const before = cache.get(hash)?.token
+					if (before && termsOf(before) !== termsOf(token))
+						termsChanged?.(before.accountStatus !== token?.accountStatus ? { accountId: before.accountId } : { accountId: before.accountId, tokenId: before.id })
 					if (cache.size > 100_000) cache.clear() // bound memory against key-spraying
 					const t = now()
 					cache.set(hash, { token, at: t, until: t + (token ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })

@@ -6,7 +6,7 @@
  * on a wrong or revoked key; a 403 does not: it often concerns one model the vendor account may not use.
  * @module
  */
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { GatewayError } from '../core/errors'
 import { channels as channelsTable } from '../db/schema'
 import { redact } from '../lib/log'
@@ -80,10 +80,21 @@ export async function tryChannels<T>(
 	}
 }
 
+/**
+ * Disables the channel, unless its key was replaced since this instance loaded it: an administrator who swapped a
+ * revoked key on another instance must not find the channel disabled by a call this one made with the old key before
+ * it heard of the change. This instance then loads the new key at once.
+ */
 async function disableChannel(svc: Services, ch: Channel, said: string) {
 	const reason = `the upstream rejected the channel's credentials (HTTP 401): ${said}`.slice(0, 500)
 	try {
-		await svc.db.orm.update(channelsTable).set({ status: 'disabled', disabledReason: reason, updatedAt: new Date() }).where(eq(channelsTable.id, ch.id))
+		const sameKey = ch.keyEnc === undefined ? eq(channelsTable.id, ch.id) : and(eq(channelsTable.id, ch.id), eq(channelsTable.apiKeyEnc, ch.keyEnc))
+		const hit = await svc.db.orm.update(channelsTable).set({ status: 'disabled', disabledReason: reason, updatedAt: new Date() }).where(sameKey).returning({ id: channelsTable.id })
+		if (!hit.length) {
+			svc.log.warn('upstream rejected a channel key since replaced: channel left enabled, new key loaded', { channel: ch.name })
+			await svc.catalog.reload()
+			return
+		}
 		await svc.catalog.changed()
 		svc.log.warn('channel disabled: upstream rejected its credentials', { channel: ch.name, reason })
 	} catch (e) {

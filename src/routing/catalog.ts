@@ -1,6 +1,7 @@
 /**
  * The in-memory catalog of enabled channels (with decrypted upstream keys) and model prices, reloaded when the
- * management API changes them (locally at once, other instances through the bus) and every 30 s as a backstop.
+ * management API changes them (locally at once, other instances through the bus) and every 30 s as a backstop (every
+ * 5 s while other instances' changes cannot be heard: no Redis on a shared PostgreSQL, or Redis down).
  * Request handling reads only this; it never queries channels or prices per request.
  *
  * A change must hold on every instance once the management API has answered it: a channel disabled through one
@@ -31,6 +32,11 @@ export type Channel = {
 	priority: number
 	weight: number
 	settings: Record<string, unknown>
+	/**
+	 * The stored (encrypted) form of `apiKey` as this instance loaded it: an upstream 401 disables the channel only
+	 * while it still holds that key, not one an administrator gave it since on another instance (routing/attempts.ts).
+	 */
+	keyEnc?: string
 }
 
 export type ModelInfo = Price & { name: string }
@@ -92,6 +98,14 @@ export const CHANGE_WAIT_MS = 1_000
 
 /** The longest `changed` waits for the other instances to say they applied a change. */
 export const ACK_WAIT_MS = 2_000
+
+/** Reload this often although every change is heard (a change written to the database by other means). */
+const BACKSTOP_MS = 30_000
+/**
+ * Reload this often while changes made on other instances cannot be heard: two SELECTs and a decrypt per channel,
+ * nothing beside a request's cost, and the same bound as a revoked key's (DETACHED_TTL_MS in auth/api-key.ts).
+ */
+export const DETACHED_RELOAD_MS = 5_000
 
 export type CatalogOptions = {
 	/**
@@ -156,6 +170,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 				type: r.type as ChannelType,
 				baseUrl: r.baseUrl.replace(/\/+$/, ''),
 				apiKey: await cipher.decrypt(r.apiKeyEnc),
+				keyEnc: r.apiKeyEnc,
 				models: r.models,
 				modelMap: r.modelMap ?? {},
 				priority: r.priority,
@@ -185,7 +200,19 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	await reload()
 	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
 	const changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
-	const timer = setInterval(() => void reload().catch(() => {}), 30_000)
+	/**
+	 * Whether a change made on another instance reaches this one at once, as in the key cache (auth/api-key.ts): through
+	 * Redis while subscribed; an in-process bus hears only this process, which on PGlite is every instance there is.
+	 */
+	const hears = bus.kind === 'redis' ? () => bus.subscribed() : () => db.kind !== 'postgres'
+	let lastBackstop = Date.now()
+	const timer = setInterval(() => {
+		// Deaf to the others (no Redis on a shared PostgreSQL, or Redis down): their changes hold here within
+		// DETACHED_RELOAD_MS, as their key revocations do, rather than at the next backstop.
+		if (hears() && Date.now() - lastBackstop < BACKSTOP_MS) return
+		lastBackstop = Date.now()
+		void reload().catch(() => {})
+	}, DETACHED_RELOAD_MS)
 	timer.unref?.()
 
 	const channelsFor = (model: string) => {
