@@ -19,6 +19,7 @@ import type { Channel, ModelInfo } from '../routing/catalog'
 import { tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import { observeUsage } from '../metrics/observe-usage'
+import { credentialHooks } from './upstream'
 import { passUsage } from './usage'
 
 /** What a handler knows about the call it relays. */
@@ -145,7 +146,7 @@ function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<A
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {
 	try {
 		const req = await op.request(ch, upstreamModel, price)
-		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body }, channelTimeouts(ch.settings), op.signal)
+		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body, ...credentialHooks(ch) }, channelTimeouts(ch.settings), op.signal)
 		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		return { answer: await op.respond(res, ch, upstreamModel, price) }
 	} catch (e) {

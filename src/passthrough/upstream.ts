@@ -1,12 +1,14 @@
 /**
  * Where passthrough calls go and how they authenticate, per channel type. OpenAI-style channels (openai, rerank,
  * video, musicsvc) take `Authorization: Bearer`; midjourney-proxy (imgsvc) its `mj-api-secret` header; Gemini
- * `x-goog-api-key`; Anthropic `x-api-key` with its `anthropic-version`. Channel `settings.headers` are added first so they can never replace the credentials.
+ * `x-goog-api-key`; Anthropic `x-api-key` with its `anthropic-version`; Azure `api-key`, or an Entra ID token that
+ * `credentialHooks` has fetchUpstream set. Channel `settings.headers` are added first so they can never replace the credentials.
  * @module
  */
-import { channelHeaders, joinUrl } from '../providers/adapter'
+import { type CallVia, channelHeaders, joinUrl } from '../providers/adapter'
 import { ANTHROPIC_VERSION } from '../providers/anthropic'
-import { azureAuth, azureUrl } from '../providers/azure'
+import { azureAuth, azureCredentials, azureUrl } from '../providers/azure'
+import { usesEntra } from '../providers/azure-entra'
 import type { ChannelType } from '../providers/channel-types'
 import { sentCredentials } from '../relay/sent-credentials'
 import type { Channel } from '../routing/catalog'
@@ -27,6 +29,16 @@ export function authHeaders(ch: Channel): Record<string, string> {
 			return { ...extra, authorization: `Bearer ${ch.apiKey}` }
 	}
 }
+
+const NO_HOOKS: CallVia = {}
+
+/**
+ * The credential hooks of a call to this channel, spread into fetchUpstream's init next to `authHeaders(ch)`: an Azure
+ * channel whose key is a service principal gets its Entra ID token so (providers/azure-entra.ts), fetched, cached and
+ * renewed after a 401; `{}` for every channel whose headers carry its key.
+ * @example await fetchUpstream(url, { headers: jsonHeaders(ch), body, ...credentialHooks(ch) }, timeouts, signal)
+ */
+export const credentialHooks = (ch: Channel): CallVia => (ch.type === 'azure' && usesEntra(ch) ? { ch, adapter: azureCredentials } : NO_HOOKS)
 
 /**
  * What `authHeaders(ch)` sends as credentials: cut from the task services' answers, which go back as they came

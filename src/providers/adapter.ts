@@ -64,6 +64,15 @@ export type ChatAdapter = {
 /** The channel and adapter a call goes through (fetchUpstream's `ch` and `adapter`): what runs its reshape, authorize and answer hooks. */
 export type Via = { ch: Channel; adapter: ChatAdapter }
 
+/** The hooks fetchUpstream runs around one call: a chat adapter's, or only the credential hooks for calls that are not chat. */
+export type CallHooks = Pick<ChatAdapter, 'reshape' | 'authorize' | 'reauthorize' | 'answer'>
+
+/**
+ * The channel and credential hooks of a call that is not chat (embeddings, images, audio, Responses…), as fetchUpstream
+ * takes them: an Azure channel's Entra ID token is fetched so. Empty for the types whose headers carry their key.
+ */
+export type CallVia = { ch?: Channel; adapter?: CallHooks }
+
 /** Joins a base URL and a path without doubling or dropping the slash. */
 export const joinUrl = (base: string, path: string) => base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
 

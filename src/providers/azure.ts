@@ -3,14 +3,15 @@
  * (https://learn.microsoft.com/azure/ai-foundry/openai/reference):
  * `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…` (also `/embeddings`, `/images/generations`,
  * `/audio/speech`, `/audio/transcriptions`, `/completions`), the Responses API at `{endpoint}/openai/responses?api-version=…`,
- * the key in an `api-key` header. The deployment is the channel's upstream model name (model_map renames a public name
- * to it). A `base_url` ending `/openai/v1` is Azure's v1 API (https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle):
+ * the key in an `api-key` header, or a service principal's Microsoft Entra ID token as a Bearer (azure-entra.ts). The
+ * deployment is the channel's upstream model name (model_map renames a public name to it). A `base_url` ending `/openai/v1` is Azure's v1 API (https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle):
  * OpenAI's own paths with the deployment as `model`, and no api-version.
  * @module
  */
 import { openaiChat } from '../protocols/openai-chat'
 import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, joinUrl } from './adapter'
+import { authorizeEntra, reauthorizeEntra, usesEntra } from './azure-entra'
 import { completedPromptFilterStream } from './azure-stream'
 import { openaiAdapter } from './openai'
 
@@ -39,8 +40,14 @@ export function azureUrl(ch: Channel, deployment: string, path: string): string 
 /** The Responses API, which takes the deployment as `model` (not in the path). */
 export const azureResponsesUrl = (ch: Channel): string => (V1_BASE.test(ch.baseUrl) ? joinUrl(ch.baseUrl, '/responses') : `${endpointOf(ch)}/openai/responses?${apiVersion(ch)}`)
 
-/** Azure's key header; Entra ID tokens (Bearer) are not handled here. */
-export const azureAuth = (ch: Channel): Record<string, string> => ({ ...channelHeaders(ch), 'api-key': ch.apiKey })
+/**
+ * Azure's key header, for a resource key; none for a service principal, whose Entra ID token `authorize` adds
+ * (azure-entra.ts): every call to an Azure channel goes with `azureCredentials`.
+ */
+export const azureAuth = (ch: Channel): Record<string, string> => (usesEntra(ch) ? channelHeaders(ch) : { ...channelHeaders(ch), 'api-key': ch.apiKey })
+
+/** The hooks that set an Azure call's Entra ID token (azure-entra.ts), for the calls that are not chat as for chat. */
+export const azureCredentials: Pick<ChatAdapter, 'authorize' | 'reauthorize'> = { authorize: authorizeEntra, reauthorize: reauthorizeEntra }
 
 export const azureAdapter: ChatAdapter = {
 	protocol: openaiChat,
@@ -48,6 +55,7 @@ export const azureAdapter: ChatAdapter = {
 	responsesUrl: azureResponsesUrl,
 	headers: (ch) => ({ 'content-type': 'application/json', ...azureAuth(ch) }),
 	upstreamOptions: openaiAdapter.upstreamOptions,
+	...azureCredentials,
 	answer(res) {
 		if (!res.ok || !res.body || !res.headers.get('content-type')?.includes('text/event-stream')) return res
 		const headers = new Headers(res.headers)

@@ -13,7 +13,8 @@
  */
 import { GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
-import type { UpstreamRequest, Via } from '../providers/adapter'
+import type { CallHooks, CallVia, UpstreamRequest } from '../providers/adapter'
+import type { Channel } from '../routing/catalog'
 import { sentCredentials, withoutSentCredentials } from './sent-credentials'
 
 /**
@@ -99,18 +100,24 @@ export function channelTimeouts(settings: Record<string, unknown>, base = DEFAUL
 
 /**
  * @param init.adapter with `init.ch`, the adapter and channel of a chat call: the adapter's hooks reshape the body, set
- * credentials from the final request and turn the answer into the protocol's wire (providers/adapter.ts). Two fields of
- * the init rather than an object: nothing more is made per call for the adapters without hooks.
+ * credentials from the final request and turn the answer into the protocol's wire (providers/adapter.ts); for a call
+ * that is not chat, the channel's credential hooks alone (passthrough/upstream.ts `credentialHooks`: an Azure
+ * channel's Entra ID token). Two fields of the init rather than an object: nothing more is made per call for the
+ * adapters without hooks.
  */
 export async function fetchUpstream(
 	url: string,
-	init: { method?: string; headers: Record<string, string>; body?: BodyInit } & Partial<Via>,
+	init: { method?: string; headers: Record<string, string>; body?: BodyInit } & CallVia,
 	timeouts: Timeouts,
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
 	const { adapter, ch } = init
 	let req: UpstreamRequest | undefined
-	if (ch && (adapter?.reshape || adapter?.authorize)) init = req = await prepared(url, init, { adapter, ch })
+	if (ch && (adapter?.reshape || adapter?.authorize)) {
+		req = await prepared(url, init, ch, adapter)
+		// A body that is not text (a multipart form) goes as it came: only the credentials were set.
+		init = typeof init.body === 'string' || init.body === undefined ? req : { ...req, body: init.body }
+	}
 	const call = new Call(clientSignal, timeouts.idleMs)
 	if (clientSignal.aborted) call.onClientAbort()
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
@@ -121,8 +128,9 @@ export async function fetchUpstream(
 		// Credentials the vendor stopped taking (a cached OAuth token): renewed once, and the call made again.
 		if (call.res.status === 401 && req && adapter?.reauthorize?.(ch!, req)) {
 			await call.res.body?.cancel().catch(() => {})
+			// `init` sends `req.headers`, which authorize sets again.
 			await adapter.authorize?.(ch!, req)
-			call.res = await send(url, req, call, timeouts)
+			call.res = await send(url, init, call, timeouts)
 		}
 		if (adapter?.answer) call.res = adapter.answer(call.res)
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
@@ -132,6 +140,8 @@ export async function fetchUpstream(
 		clientSignal.removeEventListener('abort', call.onClientAbort)
 		if (call.timedOut) throw upstreamTimeout(`upstream did not answer within ${timeouts.firstByteMs} ms`)
 		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
+		// The credentials renewed after a 401 could not be had (the token endpoint refused them): said as they are.
+		if (e instanceof GatewayError) throw e
 		// Why (a DNS name not found, a refused address) names the channel's host: the operator's to read, not the caller's.
 		throw new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, code: 'upstream_unreachable', detail: `cannot reach upstream: ${(e as Error).message ?? e}`, cause: e })
 	} finally {
@@ -152,12 +162,16 @@ function send(url: string, init: { method?: string; headers: Record<string, stri
 	})
 }
 
-/** `init` after the adapter's hooks: the body reshaped, then the credentials set from the final request. */
-async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, via: Via) {
-	if (init.body !== undefined && typeof init.body !== 'string') throw new TypeError('a call made via an adapter sends a text body')
-	const req: UpstreamRequest = { url, method: init.method ?? 'POST', headers: { ...init.headers }, body: init.body }
-	via.adapter.reshape?.(via.ch, req)
-	await via.adapter.authorize?.(via.ch, req)
+/**
+ * `init` after the adapter's hooks: the body reshaped, then the credentials set from the final request. A body that
+ * is not text is for credentials set without it (a bearer token), never for a reshape or a signature over it.
+ */
+async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, ch: Channel, hooks: CallHooks) {
+	const text = init.body === undefined || typeof init.body === 'string'
+	if (!text && hooks.reshape) throw new TypeError('a call reshaped by an adapter sends a text body')
+	const req: UpstreamRequest = { url, method: init.method ?? 'POST', headers: { ...init.headers }, body: text ? (init.body as string | undefined) : undefined }
+	hooks.reshape?.(ch, req)
+	await hooks.authorize?.(ch, req)
 	return req
 }
 

@@ -14,7 +14,7 @@ import { failedRow } from '../../billing/usage-record'
 import { GatewayError } from '../../core/errors'
 import { errorResponse } from '../../http/error-shapes'
 import { openaiChat } from '../../protocols/openai-chat'
-import { openaiUrl } from '../../passthrough/upstream'
+import { credentialHooks, openaiUrl } from '../../passthrough/upstream'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settle } from '../../relay/budget'
@@ -102,7 +102,7 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 	let up
 	const attemptStart = Date.now()
 	try {
-		up = await fetchUpstream(openaiUrl(ch, upstreamModel, '/completions'), { headers: adapter.headers(ch), body: text }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(openaiUrl(ch, upstreamModel, '/completions'), { headers: adapter.headers(ch), body: text, ...credentialHooks(ch) }, channelTimeouts(ch.settings), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

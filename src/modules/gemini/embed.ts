@@ -7,7 +7,7 @@
 import { failedRow } from '../../billing/usage-record'
 import { badRequest, GatewayError } from '../../core/errors'
 import { errorResponse } from '../../http/error-shapes'
-import { OPENAI_TYPES, openaiUrl } from '../../passthrough/upstream'
+import { OPENAI_TYPES, credentialHooks, openaiUrl } from '../../passthrough/upstream'
 import { geminiMethodUrl } from '../../providers/native-endpoints'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
@@ -36,7 +36,7 @@ function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): stri
 }
 
 async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
-	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.request.signal)
+	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings), c.request.signal)
 	const text = await answerText(res)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers)
 	try {

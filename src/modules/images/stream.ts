@@ -19,7 +19,7 @@ import { badRequest, GatewayError } from '../../core/errors'
 import { formatSse, parseSse, type SseBatchReader, type SseFrame, SSE_HEADERS } from '../../core/sse'
 import { observeUsage } from '../../metrics/observe-usage'
 import type { CallContext } from '../../passthrough/relay'
-import { OPENAI_TYPES } from '../../passthrough/upstream'
+import { OPENAI_TYPES, credentialHooks } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
@@ -128,7 +128,7 @@ async function open(ctx: CallContext, op: ImageStreamOp, ch: Channel): Promise<A
 	let up: UpstreamCall
 	try {
 		const { url, ...init } = op.request(ch, upstreamModel)
-		up = await fetchUpstream(url, init, channelTimeouts(ch.settings), ctx.signal)
+		up = await fetchUpstream(url, { ...init, ...credentialHooks(ch) }, channelTimeouts(ch.settings), ctx.signal)
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e

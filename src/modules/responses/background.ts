@@ -31,6 +31,7 @@ import { chatAdapterFor } from '../../providers/registry'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { countOutputText } from '../../relay/output-count'
 import type { StreamBilling } from '../../relay/stream-relay'
+import { credentialHooks } from '../../passthrough/upstream'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -207,7 +208,7 @@ export async function fetchResponse(ch: Channel, id: string, signal: AbortSignal
 	const adapter = chatAdapterFor(ch.type)
 	const base = ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 	if (!adapter || !base) return undefined
-	const up = await fetchUpstream(appendPath(base, `/${encodeURIComponent(id)}`), { method: 'GET', headers: adapter.headers(ch) }, channelTimeouts(ch.settings), signal)
+	const up = await fetchUpstream(appendPath(base, `/${encodeURIComponent(id)}`), { method: 'GET', headers: adapter.headers(ch), ...credentialHooks(ch) }, channelTimeouts(ch.settings), signal)
 	const text = await up.res.text()
 	up.release()
 	if (!up.res.ok) throw new GatewayError('upstream', `response ${id} poll: HTTP ${up.res.status}`, { retryable: true })

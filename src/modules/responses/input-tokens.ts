@@ -15,6 +15,7 @@ import { ResponsesRequest, openaiResponses } from '../../protocols/openai-respon
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
+import { credentialHooks } from '../../passthrough/upstream'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { orderChannels } from '../../routing/select'
@@ -35,7 +36,7 @@ async function byOpenAI(ch: Channel, url: string, wire: Record<string, unknown>,
 	const body = { ...wire, model: ch.modelMap[model] ?? model }
 	const { res } = await fetchUpstream(
 		appendPath(url, '/input_tokens'),
-		{ headers: chatAdapterFor(ch.type)!.headers(ch, inbound), body: JSON.stringify(body) },
+		{ headers: chatAdapterFor(ch.type)!.headers(ch, inbound), body: JSON.stringify(body), ...credentialHooks(ch) },
 		channelTimeouts(ch.settings),
 		signal,
 	)

@@ -20,6 +20,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesResponse } from '../../protocols/openai-responses'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
+import { credentialHooks } from '../../passthrough/upstream'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -76,7 +77,7 @@ async function forward(
 	seen?: (answer: Obj) => Promise<unknown>,
 ): Promise<Response> {
 	const { url, headers } = upstreamUrl(ch, id, suffix, request)
-	const up = await fetchUpstream(url, { method, headers }, channelTimeouts(ch.settings), request.signal)
+	const up = await fetchUpstream(url, { method, headers, ...credentialHooks(ch) }, channelTimeouts(ch.settings), request.signal)
 	const type = up.res.headers.get('content-type') ?? 'application/json'
 	if (up.res.ok && up.res.body && type.startsWith('text/event-stream')) {
 		const release = new TransformStream<Uint8Array, Uint8Array>({ flush: () => up.release() })

@@ -6,6 +6,8 @@
  * @module
  */
 import { GatewayError } from '../../core/errors'
+import { type IssuedToken, TokenCache } from '../cached-token'
+import { requestToken } from '../token-endpoint'
 
 export type ServiceAccount = { clientEmail: string; privateKey: string; tokenUri: string; projectId?: string }
 
@@ -14,13 +16,6 @@ const SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
 const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token'
 /** Google's tokens live an hour at most; the assertion asks for that. */
 const ASSERTION_SECONDS = 3600
-/**
- * A token is refreshed this long before Google says it expires (google-auth-library's eager refresh is 5 minutes):
- * a call that starts with it must not meet its end upstream.
- */
-export const REFRESH_MARGIN_MS = 5 * 60_000
-/** A token endpoint that does not answer within this fails the call (its own timeouts do not cover this fetch). */
-const TOKEN_TIMEOUT_MS = 30_000
 
 /**
  * The service account of a channel key, or undefined when the key is not a service-account JSON (a Vertex express
@@ -72,97 +67,41 @@ export async function signedAssertion(sa: ServiceAccount, key: CryptoKey, nowSec
 	return `${signed}.${b64url(new Uint8Array(sig))}`
 }
 
-type Cached = {
-	/** The channel key these belong to: an edited key starts over. */
-	key: string
-	signer?: Promise<CryptoKey>
-	token?: string
-	/** performance.now() past which the token is not used. */
-	freshUntil: number
-	pending?: Promise<string>
-}
+/** Channel id → the key its signer was imported from, and the signer: a PEM is imported once, not per token. */
+const signers = new Map<number, { key: string; signer: Promise<CryptoKey> }>()
+const tokens = new TokenCache()
 
-/** Channel id → its token. One entry per channel for the life of the process (channels are few). */
-const cache = new Map<number, Cached>()
+function signerOf(channelId: number, channelKey: string, sa: ServiceAccount): Promise<CryptoKey> {
+	const had = signers.get(channelId)
+	if (had && had.key === channelKey) return had.signer
+	const signer = importKey(sa.privateKey)
+	const entry = { key: channelKey, signer }
+	// A key that does not import is tried again next time (the channel may be edited meanwhile).
+	signer.catch(() => {
+		if (signers.get(channelId) === entry) signers.delete(channelId)
+	})
+	signers.set(channelId, entry)
+	return signer
+}
 
 /**
  * A bearer token for the channel's service account: the cached one while fresh, else one fetch shared by every
- * call that asks meanwhile. Throws GatewayError: `upstream_auth` when the token endpoint refuses the account (its
- * `error` and `error_description` in the detail, never the key), a retryable upstream error when it fails otherwise.
+ * call that asks meanwhile (cached-token.ts). Throws GatewayError: `upstream_auth` when the token endpoint refuses the
+ * account (its `error` and `error_description` in the detail, never the key), a retryable upstream error when it
+ * fails otherwise.
  */
 export function accessToken(channelId: number, channelKey: string, sa: ServiceAccount): Promise<string> {
-	let c = cache.get(channelId)
-	if (!c || c.key !== channelKey) {
-		c = { key: channelKey, freshUntil: 0 }
-		cache.set(channelId, c)
-	}
-	if (c.token && performance.now() < c.freshUntil) return Promise.resolve(c.token)
-	if (c.pending) return c.pending
-	const entry = c
-	if (!entry.signer) {
-		const signer = importKey(sa.privateKey)
-		// A key that does not import is tried again next time (the channel may be edited meanwhile).
-		signer.catch(() => {
-			if (entry.signer === signer) entry.signer = undefined
-		})
-		entry.signer = signer
-	}
-	entry.pending = fetchToken(sa, entry.signer)
-		.then(({ token, expiresIn }) => {
-			entry.token = token
-			entry.freshUntil = performance.now() + expiresIn * 1000 - REFRESH_MARGIN_MS
-			return token
-		})
-		.finally(() => {
-			entry.pending = undefined
-		})
-	return entry.pending
+	return tokens.get(channelId, channelKey, () => fetchToken(sa, signerOf(channelId, channelKey, sa)))
 }
 
 /**
  * Forgets the channel's token when it is `token` (Vertex refused it: revoked, or expired early), so the next call
- * fetches another; true when it was the cached one (a newer one already replaced it otherwise).
+ * fetches another; true when a call made again may get another (TokenCache.drop).
  */
-export function dropToken(channelId: number, token: string): boolean {
-	const c = cache.get(channelId)
-	if (!c || c.token !== token) return false
-	c.token = undefined
-	c.freshUntil = 0
-	return true
-}
+export const dropToken = (channelId: number, token: string): boolean => tokens.drop(channelId, token)
 
-async function fetchToken(sa: ServiceAccount, signer: Promise<CryptoKey>): Promise<{ token: string; expiresIn: number }> {
+async function fetchToken(sa: ServiceAccount, signer: Promise<CryptoKey>): Promise<IssuedToken> {
 	const assertion = await signedAssertion(sa, await signer, Math.floor(Date.now() / 1000))
-	let res: Response
-	try {
-		res = await fetch(sa.tokenUri, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
-			signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-			redirect: 'manual',
-		})
-	} catch (e) {
-		throw new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, code: 'upstream_unreachable', detail: `vertex token endpoint: ${(e as Error).message ?? e}` })
-	}
-	const text = await res.text().catch(() => '')
-	let said: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {}
-	try {
-		said = JSON.parse(text)
-	} catch {
-		// not JSON: the status speaks
-	}
-	if (!res.ok) {
-		// Only the OAuth error's own two members: the endpoint's other words are not repeated anywhere.
-		const why = [said.error, said.error_description].filter((x) => typeof x === 'string').join(': ') || `HTTP ${res.status}`
-		const detail = `vertex token endpoint refused the service account ${sa.clientEmail}: ${why}`.slice(0, 500)
-		// 400 invalid_grant / 401 invalid_client: the account, key or clock is wrong; no call on this channel can work.
-		if (res.status === 400 || res.status === 401 || res.status === 403)
-			throw new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail })
-		throw new GatewayError('upstream', `the upstream provider failed (HTTP ${res.status})`, { retryable: true, code: 'upstream_error', detail })
-	}
-	if (typeof said.access_token !== 'string' || !said.access_token)
-		throw new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed', detail: 'vertex token endpoint answered without access_token' })
-	const expiresIn = typeof said.expires_in === 'number' && said.expires_in > 0 ? said.expires_in : ASSERTION_SECONDS
-	return { token: said.access_token, expiresIn }
+	const form = { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }
+	return requestToken(sa.tokenUri, form, { endpoint: 'vertex token endpoint', principal: `the service account ${sa.clientEmail}`, secrets: [assertion], defaultExpiresIn: ASSERTION_SECONDS })
 }

@@ -1,0 +1,73 @@
+/**
+ * OAuth access tokens of channels whose key is exchanged for one (Vertex AI's service accounts,
+ * google/service-account.ts; Azure's Entra ID service principals, azure-entra.ts): cached per channel until shortly
+ * before they expire, fetched once for every call that waits on them meanwhile, and dropped when the vendor refuses
+ * one (revoked, or expired early) so that the next call fetches another.
+ * @module
+ */
+
+/** What a token endpoint issued: the token, and how many seconds it lives (`expires_in`). */
+export type IssuedToken = { token: string; expiresIn: number }
+
+/**
+ * A token is refreshed this long before its issuer says it expires (google-auth-library's eager refresh is 5 minutes,
+ * as is MSAL's): a call that starts with it must not meet its end upstream.
+ */
+export const REFRESH_MARGIN_MS = 5 * 60_000
+
+type Entry = {
+	/** The channel key the token belongs to: an edited key starts over. */
+	key: string
+	token?: string
+	/** performance.now() past which the token is not used. */
+	freshUntil: number
+	pending?: Promise<string>
+}
+
+/**
+ * The tokens of one kind of credential, per channel. One entry per channel for the life of the process (channels are few).
+ * @example const tokens = new TokenCache(); await tokens.get(ch.id, ch.apiKey, () => fetchToken(…))
+ */
+export class TokenCache {
+	private readonly entries = new Map<number, Entry>()
+
+	/**
+	 * The channel's token: the cached one while fresh, else the one `fetch` gets, a single fetch shared by every call
+	 * that asks meanwhile. A failed fetch is not cached: the next call tries again.
+	 */
+	get(channelId: number, channelKey: string, fetch: () => Promise<IssuedToken>): Promise<string> {
+		let e = this.entries.get(channelId)
+		if (!e || e.key !== channelKey) {
+			e = { key: channelKey, freshUntil: 0 }
+			this.entries.set(channelId, e)
+		}
+		if (e.token && performance.now() < e.freshUntil) return Promise.resolve(e.token)
+		if (e.pending) return e.pending
+		const entry = e
+		entry.pending = fetch()
+			.then(({ token, expiresIn }) => {
+				entry.token = token
+				entry.freshUntil = performance.now() + expiresIn * 1000 - REFRESH_MARGIN_MS
+				return token
+			})
+			.finally(() => {
+				entry.pending = undefined
+			})
+		return entry.pending
+	}
+
+	/**
+	 * Forgets the channel's token when it is `token` (the vendor refused it), so the next call fetches another. True
+	 * when a call made again may get another token: this one was dropped, or a concurrent call already replaced it (or
+	 * is fetching its replacement); false for a channel that has none (nothing to renew).
+	 */
+	drop(channelId: number, token: string): boolean {
+		const e = this.entries.get(channelId)
+		if (!e) return false
+		if (e.token === token) {
+			e.token = undefined
+			e.freshUntil = 0
+		}
+		return true
+	}
+}
