@@ -101,6 +101,23 @@ export const ChannelSettings = T.Object(
 				description: "Azure channels: the api-version query parameter of deployment URLs (default 2025-04-01-preview); not sent to a base_url ending /openai/v1 (Azure's v1 API)",
 			}),
 		),
+		// Read by providers/azure-entra.ts.
+		authority_host: T.Optional(
+			T.String({
+				minLength: 1,
+				pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+				description:
+					"Azure channels with a service principal key: the Microsoft Entra ID authority its token comes from, {authority_host}/{tenant_id}/oauth2/v2.0/token (default https://login.microsoftonline.com; Azure Government's is https://login.microsoftonline.us)",
+			}),
+		),
+		// Read by providers/azure-entra.ts.
+		token_scope: T.Optional(
+			T.String({
+				minLength: 1,
+				pattern: '^\\S+$',
+				description: "Azure channels with a service principal key: the scope its token is asked for (default https://cognitiveservices.azure.com/.default; Azure Government's is https://cognitiveservices.azure.us/.default)",
+			}),
+		),
 		// Read by modules/interactions/native.ts.
 		interactions_api: T.Optional(
 			T.Boolean({

@@ -1,11 +1,12 @@
 /**
  * Whether a channel's key has the shape its type takes, checked when the key is saved (management API): a key that
  * cannot work is refused then, with why, rather than failing the first call. Only types whose key has a shape are
- * checked (`bedrock`, `vertex`); the reasons never quote the key.
+ * checked (`bedrock`, `vertex`, and `azure`, whose key may be an Entra ID service principal); the reasons never quote the key.
  * @module
  */
 import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
+import { servicePrincipalOf } from './azure-entra'
 import { bedrockRegion, iamKeys } from './bedrock'
 import { importKey, serviceAccountOf } from './google/service-account'
 import { isClaudeModel } from './vertex'
@@ -26,6 +27,7 @@ const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.bas
 export async function channelKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 	if (c.type === 'bedrock') return bedrockKeyProblem(c)
 	if (c.type === 'vertex') return vertexKeyProblem(c)
+	if (c.type === 'azure') return azureKeyProblem(c)
 	return undefined
 }
 
@@ -59,5 +61,17 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 	}
 	if (!sa.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
 		return { param: 'settings.project', reason: 'the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
+	return undefined
+}
+
+/** A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its field. */
+function azureKeyProblem(c: Saved): KeyProblem | undefined {
+	try {
+		if (servicePrincipalOf(c.apiKey)) return undefined
+	} catch (e) {
+		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^azure channel key: /, '') }
+	}
+	// Sent as the api-key header, which drops the ends' whitespace (a key file's final newline) but not a space within.
+	if (/\s/.test(c.apiKey.trim())) return { param: 'api_key', reason: 'neither a resource key (no spaces or line breaks) nor a service principal ({"tenant_id":…,"client_id":…,"client_secret":…})' }
 	return undefined
 }

@@ -116,3 +116,57 @@ describe('bedrock and vertex keys at save time', () => {
 		expect(answers).not.toContain(SECRET)
 	})
 })
+
+describe('azure keys at save time', () => {
+	const AZURE = { type: 'azure', base_url: 'https://contoso.openai.azure.com', models: ['az-4o'] }
+	const CLIENT_SECRET = 'Q8Q~mockClientSecret.Value_0123456789-abcdEF'
+	const principal = { tenant_id: '72f988bf-86f1-41af-91ab-2d7cd011db47', client_id: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44', client_secret: CLIENT_SECRET }
+
+	it('should refuse a service principal that cannot work with 400 naming api_key and the member, never the secret', async () => {
+		for (const [i, key, said] of [
+			[1, JSON.stringify(principal).slice(0, -2), 'not valid JSON'],
+			[2, JSON.stringify({ ...principal, client_secret: undefined }), '`client_secret`'],
+			[3, JSON.stringify({ tenant_id: principal.tenant_id, clientId: principal.client_id, clientSecret: CLIENT_SECRET }), '`client_id`, `client_secret`'],
+			[4, JSON.stringify({ ...principal, client_id: 'my-app' }), 'application (client) id, a GUID'],
+			[5, JSON.stringify({ ...principal, tenant_id: 'contoso/../x' }), 'directory (tenant) id'],
+			[6, JSON.stringify({ ...principal, client_secret: `${CLIENT_SECRET}\n` }), 'line break'],
+			[7, 'abc def', 'neither a resource key'],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...AZURE, name: `az-bad-${i}`, api_key: key } })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: 'api_key' })
+			expect(r.body.error.message).toContain(said)
+			expect(JSON.stringify(r.body)).not.toContain(CLIENT_SECRET)
+		}
+		expect((await names()).filter((n) => n.startsWith('az-bad-'))).toEqual([])
+	})
+
+	it('should refuse an authority_host that is not an http(s) URL, naming it', async () => {
+		const r = await app.admin('/api/channels', { body: { ...AZURE, name: 'az-authority', api_key: JSON.stringify(principal), settings: { authority_host: 'login.microsoftonline.us' } } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('settings.authority_host')
+		expect(r.body.error.message).toContain('Microsoft Entra ID authority')
+	})
+
+	it('should accept a resource key and a service principal, with a sovereign authority, and never answer them back', async () => {
+		const made = [
+			await app.admin('/api/channels', { body: { ...AZURE, name: 'az-key', api_key: '0123456789abcdef0123456789abcdef\n' } }),
+			await app.admin('/api/channels', { body: { ...AZURE, name: 'az-entra', api_key: JSON.stringify(principal) } }),
+			await app.admin('/api/channels', {
+				body: {
+					...AZURE,
+					name: 'az-entra-gov',
+					base_url: 'https://contoso.openai.azure.us',
+					api_key: JSON.stringify({ ...principal, tenant_id: 'contoso.onmicrosoft.us' }),
+					settings: { authority_host: 'https://login.microsoftonline.us', token_scope: 'https://cognitiveservices.azure.us/.default' },
+				},
+			}),
+		]
+		expect(made.map((r) => r.status)).toEqual([201, 201, 201])
+		const bad = await app.admin(`/api/channels/${made[1]!.body.id}`, { method: 'PATCH', body: { api_key: JSON.stringify({ ...principal, client_id: 'x' }) } })
+		expect(bad.status).toBe(400)
+		expect(bad.body.error.param).toBe('api_key')
+		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])
+		expect(answers).not.toContain(CLIENT_SECRET)
+	})
+})

@@ -1,7 +1,7 @@
 /**
  * Mock Azure OpenAI resource (https://learn.microsoft.com/azure/ai-foundry/openai/reference): OpenAI's formats at
  * deployment URLs `/openai/deployments/{deployment}/…?api-version=…` and `/openai/responses?api-version=…`, the key in
- * an `api-key` header; and the v1 API under `/openai/v1/…` (deployment as `model`, no api-version, the key as `api-key`
+ * an `api-key` header or a Microsoft Entra ID token as a Bearer (from the mock authority, entra.ts); and the v1 API under `/openai/v1/…` (deployment as `model`, no api-version, the key as `api-key`
  * or Bearer). Answers come from the OpenAI mock's handlers, with Azure's content filter annotations added
  * (https://learn.microsoft.com/azure/ai-foundry/openai/concepts/content-filter): a stream's first chunk has
  * `choices: []` and `prompt_filter_results`, every choice carries `content_filter_results`. A prompt containing
@@ -20,12 +20,17 @@ import { storedResponseRoute, storeOf } from '../openai/responses-store'
 import { frame, json, type JsonReply, type Reply } from '../shared/reply'
 import { startMockServer, type MockRequest } from '../shared/server'
 import type { MockOptions, VendorMock } from '../shared/types'
+import type { EntraMock } from './entra'
 
 export const FILTERED_PROMPT = 'AZURE_FILTERED_PROMPT'
 export const FILTERED_ANSWER = 'AZURE_FILTERED_ANSWER'
 
-/** `deployments`: deployment name → the model it runs (what the OpenAI handlers answer as). */
-export type AzureMockOptions = MockOptions & { deployments: Record<string, string> }
+/**
+ * `deployments`: deployment name → the model it runs (what the OpenAI handlers answer as). `entra`: the authority
+ * whose tokens the resource takes as `Authorization: Bearer …` (entra.ts); `keyAuth: false`: key auth is disabled
+ * (`disableLocalAuth`), so an `api-key` is refused 403 `AuthenticationTypeDisabled`.
+ */
+export type AzureMockOptions = MockOptions & { deployments: Record<string, string>; entra?: Pick<EntraMock, 'accepts'>; keyAuth?: boolean }
 
 const SAFE = { filtered: false, severity: 'safe' }
 const FILTERS = { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: SAFE }
@@ -111,13 +116,28 @@ function responsesCall(req: MockRequest, opts: AzureMockOptions, rest: string): 
 	return storedResponseRoute(storeOf(opts), req.method, `/v1/responses${rest}`, req.query, req.body) ?? azureError(404, '404', 'Resource not found')
 }
 
+/**
+ * Why the call's credentials are refused, or undefined when they are good. Keys go in `api-key`; the v1 API also takes
+ * one as a Bearer token, as the OpenAI client sends it; an Entra ID token goes as a Bearer anywhere
+ * (https://learn.microsoft.com/azure/ai-foundry/openai/how-to/managed-identity).
+ */
+function refusedCredentials(headers: Headers, opts: AzureMockOptions, v1: boolean): JsonReply | undefined {
+	const key = headers.get('api-key')
+	const auth = headers.get('authorization')
+	const bearer = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined
+	if (key !== null && opts.keyAuth === false) return azureError(403, 'AuthenticationTypeDisabled', 'Key based authentication is disabled for this resource.')
+	if (key === opts.apiKey || (v1 && bearer === opts.apiKey)) return undefined
+	if (bearer !== undefined && opts.entra?.accepts(bearer)) return undefined
+	if (bearer !== undefined && key === null)
+		return azureError(401, '401', 'Unauthorized. Access token is missing, invalid, audience is incorrect (https://cognitiveservices.azure.com), or have expired.')
+	return azureError(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.')
+}
+
 function route(req: MockRequest, opts: AzureMockOptions): Reply | Promise<Reply> {
 	const { path, headers } = req
 	const v1 = path.startsWith('/openai/v1/')
-	// Keys go in `api-key`; the v1 API also takes one as a Bearer token, as the OpenAI client sends it.
-	const bearer = v1 && headers.get('authorization') === `Bearer ${opts.apiKey}`
-	if (headers.get('api-key') !== opts.apiKey && !bearer)
-		return azureError(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.')
+	const refused = refusedCredentials(headers, opts, v1)
+	if (refused) return refused
 	if (v1) {
 		const op = path.slice('/openai/v1'.length)
 		if (op.startsWith('/responses')) return responsesCall(req, opts, op.slice('/responses'.length))

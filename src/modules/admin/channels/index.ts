@@ -103,7 +103,7 @@ async function checkKey(saved: Parameters<typeof channelKeyProblem>[0]) {
 }
 
 /** Types whose key has a shape to check; other types' saves never decrypt the stored key. */
-const SHAPED_KEYS = new Set(['bedrock', 'vertex'])
+const SHAPED_KEYS = new Set(['bedrock', 'vertex', 'azure'])
 
 export const channelsModule = (svc: Services) => {
 	const view = channelView(svc)
