@@ -56,13 +56,14 @@ beforeAll(async () => {
 				sp('ent-many', { 'ent-many': 'prod-4o' }),
 				sp('ent-revoked', { 'ent-revoked': 'prod-4o', 'ent-revoked-embed': 'prod-embed' }),
 				sp('ent-short', { 'ent-short': 'prod-4o' }),
+				sp('ent-renewal', { 'ent-renewal': 'prod-4o' }),
 				// A secret the tenant does not take, first; a resource on a key behind it.
 				sp('ent-wrong', { 'ent-failover': 'prod-4o' }, { api_key: wrongKey }),
 				{ name: 'az-standby', type: 'azure', base_url: standby.url, api_key: KEY, models: ['ent-failover'], model_map: { 'ent-failover': 'prod-4o' }, priority: 1 },
 				sp('ent-wrong-alone', { 'ent-nowhere': 'prod-4o' }, { api_key: wrongKey }),
 			],
 			models: [
-				...['ent-4o', 'ent-v1', 'ent-many', 'ent-revoked', 'ent-short', 'ent-failover', 'ent-nowhere'].map((name) => ({ name, ...chatPrice })),
+				...['ent-4o', 'ent-v1', 'ent-many', 'ent-revoked', 'ent-short', 'ent-renewal', 'ent-failover', 'ent-nowhere'].map((name) => ({ name, ...chatPrice })),
 				{ name: 'ent-embed', input_per_mtok: 0.02 },
 				{ name: 'ent-revoked-embed', input_per_mtok: 0.02 },
 				{ name: 'ent-tts', per_mchar: 15 },
@@ -205,6 +206,24 @@ describe('azure channel: Entra ID tokens', () => {
 })
 
 describe('azure channel: a service principal the tenant refuses', () => {
+	it("should say the tenant's refusal of a renewal after Azure's 401 as the channel's credentials, not as an unreachable upstream", async () => {
+		const c = await client()
+		await chat(c.openai, { model: 'ent-renewal', messages: [{ role: 'user', content: 'warm up' }] }, false)
+		entra.revokeTokens()
+		entra.refuseAll = true
+		try {
+			const err = await c.openai.chat.completions.create({ model: 'ent-renewal', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)
+			expect(err).toBeInstanceOf(OpenAI.APIError)
+			expect(err.status).toBe(502)
+			expect(err.code).toBe('upstream_auth')
+			expect(JSON.stringify(err.error)).not.toContain(SECRET)
+		} finally {
+			entra.refuseAll = false
+		}
+		const channels = (await app.admin('/api/channels')).body.data as Array<{ name: string; status: string; disabled_reason: string | null }>
+		expect(channels.find((ch) => ch.name === 'ent-renewal')!.disabled_reason).toContain('invalid_client')
+	})
+
 	it('should fail over to the next channel, disable the refused one with why, and never say the secret', async () => {
 		const c = await client()
 		const refusals = entra.tokenRequests.length

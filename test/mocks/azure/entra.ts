@@ -28,6 +28,8 @@ export type EntraMock = {
 	tokenTtl: number
 	/** Each token request waits this long first (to let concurrent calls meet it). */
 	tokenDelayMs: number
+	/** Every token request is refused as a wrong secret (401 `invalid_client`), whatever it sends: a secret revoked in the tenant. */
+	refuseAll: boolean
 	/** Whether Azure takes `token` (issued here, not expired, not revoked). */
 	accepts(token: string): boolean
 	/** Every token issued so far stops working (Azure answers 401 to it). */
@@ -66,6 +68,7 @@ export function startEntraMock(principal: ServicePrincipal): EntraMock {
 	let issued = 0
 	let tokenTtl = 3600
 	let tokenDelayMs = 0
+	let refuseAll = false
 
 	async function handle(req: Request): Promise<Response> {
 		const url = new URL(req.url)
@@ -87,7 +90,7 @@ export function startEntraMock(principal: ServicePrincipal): EntraMock {
 				700016,
 				`Application with identifier '${form.client_id}' was not found in the directory '${principal.tenantId}'. This can happen if the application has not been installed by the administrator of the tenant.`,
 			)
-		if (form.client_secret !== principal.clientSecret)
+		if (form.client_secret !== principal.clientSecret || refuseAll)
 			return refuse(
 				401,
 				'invalid_client',
@@ -121,6 +124,12 @@ export function startEntraMock(principal: ServicePrincipal): EntraMock {
 		},
 		set tokenDelayMs(v) {
 			tokenDelayMs = v
+		},
+		get refuseAll() {
+			return refuseAll
+		},
+		set refuseAll(v) {
+			refuseAll = v
 		},
 		accepts(token) {
 			const until = tokens.get(token)
