@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { appendPath } from '../../../src/providers/append-path'
 import { azureAdapter, azureResponsesUrl, azureUrl } from '../../../src/providers/azure'
+import { entraTokenUrl, servicePrincipalOf } from '../../../src/providers/azure-entra'
 import { completePromptFilterChunk, isPromptFilterChunk } from '../../../src/providers/azure-stream'
 import type { Channel } from '../../../src/routing/catalog'
 
@@ -92,5 +93,31 @@ describe("Azure's stream through the adapter's answer", () => {
 		expect(azureAdapter.answer!(err)).toBe(err)
 		const whole = new Response('{}', { headers: { 'content-type': 'application/json' } })
 		expect(azureAdapter.answer!(whole)).toBe(whole)
+	})
+})
+
+describe('azure Entra ID service principals', () => {
+	const principal = { tenant_id: 'contoso.onmicrosoft.com', client_id: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44', client_secret: 'Q8Q~secret.value' }
+
+	it('should read a service principal key, and leave a resource key to api-key', () => {
+		expect(servicePrincipalOf(JSON.stringify(principal))).toEqual({ tenantId: 'contoso.onmicrosoft.com', clientId: principal.client_id, clientSecret: 'Q8Q~secret.value' })
+		expect(servicePrincipalOf('0123456789abcdef0123456789abcdef')).toBeUndefined()
+		const sp = { ...ch('https://r.openai.azure.com', { headers: { 'x-ms-client': 'a' } }), id: 71, apiKey: JSON.stringify(principal) }
+		expect(azureAdapter.headers(sp)).toEqual({ 'content-type': 'application/json', 'x-ms-client': 'a' })
+	})
+
+	it("should never send a JSON key that is no service principal as api-key, and refuse it at the call without its secret", async () => {
+		const bad = { ...ch('https://r.openai.azure.com'), id: 72, apiKey: JSON.stringify({ ...principal, client_id: undefined }) }
+		expect(azureAdapter.headers(bad)['api-key']).toBeUndefined()
+		const err = await azureAdapter.authorize!(bad, { url: '', method: 'POST', headers: {} }).catch((e) => e)
+		expect(err).toMatchObject({ code: 'channel_misconfigured', status: 503, retryable: true })
+		expect(err.message).toContain('`client_id`')
+		expect(err.message).not.toContain('Q8Q~secret.value')
+	})
+
+	it('should ask the tenant of the key at the authority host, the default one or the setting', () => {
+		const sp = servicePrincipalOf(JSON.stringify(principal))!
+		expect(entraTokenUrl({ settings: {} }, sp)).toBe('https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token')
+		expect(entraTokenUrl({ settings: { authority_host: 'https://login.microsoftonline.us/' } }, sp)).toBe('https://login.microsoftonline.us/contoso.onmicrosoft.com/oauth2/v2.0/token')
 	})
 })
