@@ -7,6 +7,7 @@
  * disabled), the secret in no log line, error body or disabled reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { GoogleGenAI } from '@google/genai'
 import OpenAI, { toFile } from 'openai'
 import { createLogger } from '../../../src/lib/log'
 import { startTestApp, type TestApp } from '../../helpers/app'
@@ -22,7 +23,7 @@ const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47'
 const CLIENT = '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44'
 const SECRET = 'Q8Q~mockClientSecret.Value_0123456789-abcdEF'
 const WRONG_SECRET = 'Q8Q~wrongClientSecret.Value_9876543210-zyxwVU'
-const DEPLOYMENTS = { 'prod-4o': 'gpt-4o', 'prod-embed': 'text-embedding-3-small', 'prod-tts': 'tts-1', 'prod-whisper': 'whisper-1', 'prod-image': 'dall-e-3' }
+const DEPLOYMENTS = { 'prod-4o': 'gpt-4o', 'prod-embed': 'text-embedding-3-small', 'prod-tts': 'tts-1', 'prod-whisper': 'whisper-1', 'prod-image': 'dall-e-3', 'prod-instruct': 'gpt-3.5-turbo-instruct' }
 
 let app: TestApp
 let entra: EntraMock
@@ -51,7 +52,7 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				sp('ent', { 'ent-4o': 'prod-4o', 'ent-embed': 'prod-embed', 'ent-tts': 'prod-tts', 'ent-whisper': 'prod-whisper', 'ent-image': 'prod-image' }),
+				sp('ent', { 'ent-4o': 'prod-4o', 'ent-embed': 'prod-embed', 'ent-tts': 'prod-tts', 'ent-whisper': 'prod-whisper', 'ent-image': 'prod-image', 'ent-instruct': 'prod-instruct' }),
 				sp('ent-v1', { 'ent-v1': 'prod-4o' }, { base_url: `${azure.url}/openai/v1` }),
 				sp('ent-many', { 'ent-many': 'prod-4o' }),
 				sp('ent-revoked', { 'ent-revoked': 'prod-4o', 'ent-revoked-embed': 'prod-embed' }),
@@ -63,7 +64,7 @@ beforeAll(async () => {
 				sp('ent-wrong-alone', { 'ent-nowhere': 'prod-4o' }, { api_key: wrongKey }),
 			],
 			models: [
-				...['ent-4o', 'ent-v1', 'ent-many', 'ent-revoked', 'ent-short', 'ent-renewal', 'ent-failover', 'ent-nowhere'].map((name) => ({ name, ...chatPrice })),
+				...['ent-4o', 'ent-instruct', 'ent-v1', 'ent-many', 'ent-revoked', 'ent-short', 'ent-renewal', 'ent-failover', 'ent-nowhere'].map((name) => ({ name, ...chatPrice })),
 				{ name: 'ent-embed', input_per_mtok: 0.02 },
 				{ name: 'ent-revoked-embed', input_per_mtok: 0.02 },
 				{ name: 'ent-tts', per_mchar: 15 },
@@ -109,11 +110,16 @@ describe('azure channel with an Entra ID service principal', () => {
 			}
 		})
 
-	it('should send embeddings, speech, transcriptions, images and Responses with the token too', async () => {
+	it('should send completions, embeddings (OpenAI and Gemini clients), speech, transcriptions, images and Responses with the token too', async () => {
 		const c = await client()
 		const calls = azure.requests.length
+		const done = await c.openai.completions.create({ model: 'ent-instruct', prompt: 'say this' })
+		expect(done.choices[0]!.text).toContain('Completed: say this')
 		const e = await c.openai.embeddings.create({ model: 'ent-embed', input: 'hello', encoding_format: 'float' })
 		expect(e.data[0]!.embedding.length).toBeGreaterThan(0)
+		const genai = new GoogleGenAI({ apiKey: c.key, httpOptions: { baseUrl: app.url, apiVersion: 'v1beta' } })
+		const g = await genai.models.embedContent({ model: 'ent-embed', contents: 'hello' })
+		expect(g.embeddings![0]!.values!.length).toBeGreaterThan(0)
 		const speech = await c.openai.audio.speech.create({ model: 'ent-tts', voice: 'alloy', input: 'hello' })
 		expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(0)
 		const t = await c.openai.audio.transcriptions.create({ model: 'ent-whisper', file: await toFile(wav(5), 'a.wav', { type: 'audio/wav' }) })
@@ -126,6 +132,8 @@ describe('azure channel with an Entra ID service principal', () => {
 		expect(again.id).toBe(r.id)
 		const sent = azure.requests.slice(calls)
 		expect(sent.map((s) => s.path)).toEqual([
+			'/openai/deployments/prod-instruct/completions',
+			'/openai/deployments/prod-embed/embeddings',
 			'/openai/deployments/prod-embed/embeddings',
 			'/openai/deployments/prod-tts/audio/speech',
 			'/openai/deployments/prod-whisper/audio/transcriptions',
