@@ -67,7 +67,12 @@ type PredictCall = { url: string; headers: Record<string, string>; body: Record<
 /** The `:predict` call of one batch, authorized by the Vertex adapter's hooks when it is sent. */
 export function vertexPredictCall(ch: Channel, model: string, instances: VertexInstance[], params: VertexParams): PredictCall {
 	const parameters = params.outputDimensionality !== undefined ? { outputDimensionality: params.outputDimensionality } : undefined
-	return { url: vertexGoogleUrl(ch, model, 'predict'), headers: vertexGeminiAdapter.headers(ch), body: { instances, ...(parameters && { parameters }) }, via: { ch, adapter: vertexGeminiAdapter } }
+	return {
+		url: vertexGoogleUrl(ch, model, 'predict'),
+		headers: vertexGeminiAdapter.headers(ch),
+		body: { instances, ...(parameters && { parameters }) },
+		via: { ch, adapter: vertexGeminiAdapter },
+	}
 }
 
 /** The first batch's call as the passthrough relay sends it. */

@@ -81,7 +81,11 @@ async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Me
 
 /** Vertex's `:predict`: each request an instance (its `taskType` as Vertex's `task_type`), in as many calls as its limits need. */
 async function viaVertex(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
-	const instances = requests.map((r, i) => ({ content: textOf(r, where(method, i), true), ...(r.taskType !== undefined && { task_type: r.taskType }), ...(r.title !== undefined && { title: r.title }) }))
+	const instances = requests.map((r, i) => ({
+		content: textOf(r, where(method, i), true),
+		...(r.taskType !== undefined && { task_type: r.taskType }),
+		...(r.title !== undefined && { title: r.title }),
+	}))
 	const a = await vertexEmbedAll(ch, upstream, vertexBatches(instances, upstream), { outputDimensionality: oneDimensionality(requests) }, c.request.signal)
 	const embeddings = a.vectors.map((values) => ({ values }))
 	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: a.tokens }
@@ -103,7 +107,12 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 		const r = await tryChannels<{ a: Answer; upstream: string }>(c.svc, channels, c.request.signal, async (ch) => {
 			const upstream = ch.modelMap[c.model] ?? c.model
 			try {
-				const a = ch.type === 'gemini' ? await viaGemini(c, ch, upstream, method, body) : ch.type === 'vertex' ? await viaVertex(c, ch, upstream, method, requests) : await viaOpenAI(c, ch, upstream, method, requests)
+				const a =
+					ch.type === 'gemini'
+						? await viaGemini(c, ch, upstream, method, body)
+						: ch.type === 'vertex'
+							? await viaVertex(c, ch, upstream, method, requests)
+							: await viaOpenAI(c, ch, upstream, method, requests)
 				return { ok: { a, upstream } }
 			} catch (e) {
 				if (e instanceof GatewayError) return { error: e }
