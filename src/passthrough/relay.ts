@@ -11,6 +11,7 @@ import type { Hold } from '../billing/ledger'
 import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { type ErrorShape, errorResponse } from '../http/error-shapes'
+import type { CallVia } from '../providers/adapter'
 import type { ChannelType } from '../providers/channel-types'
 import { upstreamError } from '../providers/upstream-error'
 import { type Route, resolveModel } from '../relay/budget'
@@ -25,7 +26,14 @@ import { passUsage } from './usage'
 /** What a handler knows about the call it relays. */
 export type CallContext = { svc: Services; token: AuthToken; requestId: string; startedAt: number; signal: AbortSignal }
 
-export type UpstreamRequest = { url: string; method?: string; headers: Record<string, string>; body?: BodyInit }
+export type UpstreamRequest = {
+	url: string
+	method?: string
+	headers: Record<string, string>
+	body?: BodyInit
+	/** The adapter whose hooks authorize the call (Vertex's OAuth token, renewed once after a 401); a text body then. */
+	via?: CallVia
+}
 
 /** The operation's reading of a 2xx upstream answer. */
 export type Answer = {
@@ -146,7 +154,7 @@ function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<A
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {
 	try {
 		const req = await op.request(ch, upstreamModel, price)
-		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body, ...credentialHooks(ch) }, channelTimeouts(ch.settings), op.signal)
+		const { res } = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body, ...(req.via ?? credentialHooks(ch)) }, channelTimeouts(ch.settings), op.signal)
 		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		return { answer: await op.respond(res, ch, upstreamModel, price) }
 	} catch (e) {

@@ -14,6 +14,10 @@
  *   Vertex refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
  *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview).
  * - Errors are Google's `{error:{code,message,status}}`, read as Gemini's (upstream-error.ts).
+ * - Besides chat: Gemini-publisher methods (`:countTokens`, text embeddings' `:predict`) by {@link vertexGoogleUrl}, and
+ *   Claude's token counting at `publishers/anthropic/models/count-tokens:rawPredict` with the model in the body
+ *   (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens), through
+ *   {@link vertexClaudeCountAdapter}. Both authorize as chat does (fetchUpstream's `adapter` hooks).
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -143,6 +147,27 @@ export const vertexGeminiAdapter: ChatAdapter = {
 	headers: baseHeaders,
 	authorize: (ch, req) => authorizeVertex(ch, req, false),
 	reauthorize: reauthorizeVertex,
+}
+
+/**
+ * A method of a Gemini-publisher model (`countTokens`, `predict`) on this channel: the project's path, or express mode's.
+ * @example vertexGoogleUrl(ch, 'text-embedding-005', 'predict') // '{root}/projects/p/locations/us-east5/publishers/google/models/text-embedding-005:predict'
+ */
+export const vertexGoogleUrl = (ch: Channel, model: string, method: string): string => modelUrl(ch, 'google', model, method)
+
+/** Claude's token counter: one endpoint for every Claude model, which the body names. */
+export const vertexClaudeCountUrl = (ch: Channel): string => modelUrl(ch, 'anthropic', 'count-tokens', 'rawPredict')
+
+/**
+ * Claude's hooks for `count-tokens:rawPredict`: as chat, but the body keeps its `model` (the endpoint serves every
+ * Claude model and reads which from the body), with `anthropic_version` put in as Anthropic's Vertex SDK does.
+ */
+export const vertexClaudeCountAdapter: ChatAdapter = {
+	...vertexClaudeAdapter,
+	reshape(_ch, req) {
+		if (req.body === undefined) return
+		req.body = JSON.stringify({ ...(JSON.parse(req.body) as Record<string, unknown>), anthropic_version: VERTEX_ANTHROPIC_VERSION })
+	},
 }
 
 /** The channel type's adapter: Claude's until the model is known (`forModel`), as for the catalog's protocol questions. */

@@ -1,8 +1,10 @@
 /**
  * Token counting for every model, never billed: by the vendor where it offers counting (Anthropic
- * `/v1/messages/count_tokens`, Gemini `:countTokens`), else locally (relay/estimate.ts, the o200k tokenizer), so
- * `count_tokens` never answers 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A vendor that
- * fails with a retryable error is skipped; when none could count, the local estimate answers (counts are advisory).
+ * `/v1/messages/count_tokens`, Gemini `:countTokens`, and on Vertex AI Gemini's `:countTokens` and Claude's
+ * `count-tokens:rawPredict`), else locally (relay/estimate.ts, the o200k tokenizer), so `count_tokens` never answers
+ * 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A vendor that fails with a retryable error is
+ * skipped; when none could count, the local estimate answers (counts are advisory). Vertex is skipped whatever it
+ * answers: Claude's counter serves some regions and models only, so its refusal says nothing of the request.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -12,7 +14,9 @@ import { anthropicMessages } from '../../protocols/anthropic-messages'
 import { gemini } from '../../protocols/gemini'
 import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
+import type { Via } from '../../providers/adapter'
 import { chatAdapterFor } from '../../providers/registry'
+import { isClaudeModel, vertexClaudeCountAdapter, vertexClaudeCountUrl, vertexGeminiAdapter, vertexGoogleUrl } from '../../providers/vertex'
 import { upstreamError } from '../../providers/upstream-error'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
@@ -42,12 +46,18 @@ export type CountCall = {
 	channelId?: number
 }
 
-export type Counted = { tokens: number; by: 'anthropic' | 'gemini' | 'estimate'; /** The vendor's answer, for clients of its protocol. */ body?: unknown }
+export type Counted = {
+	tokens: number
+	by: 'anthropic' | 'gemini' | 'vertex' | 'estimate'
+	/** The vendor's answer, for clients of its protocol (`protocol`). */
+	body?: unknown
+	protocol?: 'anthropic-messages' | 'gemini'
+}
 
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 
-async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
-	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body) }, channelTimeouts(ch.settings), c.signal)
+async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown, via?: Via): Promise<Record<string, unknown>> {
+	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), c.signal)
 	const text = await answerText(res)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
 	try {
@@ -57,7 +67,8 @@ async function post(c: CountCall, ch: Channel, url: string, headers: Record<stri
 	}
 }
 
-async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+/** The body Anthropic's counter takes, for the client's request: its own when it speaks Anthropic's protocol, else converted. */
+function anthropicCountBody(c: CountCall, upstreamModel: string): Record<string, unknown> {
 	const own = c.native?.protocol === 'anthropic-messages'
 	// Converted as for the answer: tool names the vendor would refuse go under ones it takes (relay/tool-names.ts).
 	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(withPortableToolNames(c.ir, anthropicMessages).ir, upstreamModel) as Record<string, unknown>)
@@ -69,10 +80,18 @@ async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Pr
 		const off = thinkingOffFor(messages, body.thinking)
 		if (off) body.thinking = off
 	}
-	const headers = chatAdapterFor('anthropic')!.headers(ch, own ? c.inbound : undefined)
-	const out = await post(c, ch, anthropicCountTokensUrl(ch), headers, body)
+	return body
+}
+
+const inputTokensOf = (out: Record<string, unknown>): number => {
 	if (typeof out.input_tokens !== 'number') throw new GatewayError('upstream', 'upstream count has no input_tokens', { retryable: true })
-	return { tokens: out.input_tokens, by: 'anthropic', body: out }
+	return out.input_tokens
+}
+
+async function byAnthropic(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	const headers = chatAdapterFor('anthropic')!.headers(ch, c.native?.protocol === 'anthropic-messages' ? c.inbound : undefined)
+	const out = await post(c, ch, anthropicCountTokensUrl(ch), headers, anthropicCountBody(c, upstreamModel))
+	return { tokens: inputTokensOf(out), by: 'anthropic', body: out, protocol: 'anthropic-messages' }
 }
 
 /** A Gemini client's body as Gemini may count it: what the fast path repairs in its history, repaired here too. */
@@ -81,19 +100,53 @@ function forGemini(body: Record<string, unknown>): Record<string, unknown> {
 	return contents ? { ...body, contents } : body
 }
 
-async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
-	let body: Record<string, unknown>
+/**
+ * What Gemini should count: the client's `contents` alone (`plain`), else a whole request (with its system
+ * instruction and tools): the client's `generateContentRequest`, or the request converted.
+ */
+function geminiCountInput(c: CountCall, upstreamModel: string): { plain: Record<string, unknown> } | { whole: Record<string, unknown> } {
 	const own = c.native?.protocol === 'gemini' ? c.native.body : undefined
-	if (own && !own.generateContentRequest) body = forGemini(own)
-	else {
-		// The generateContentRequest form counts the system instruction and tools too; it must name the model.
-		const inner = own?.generateContentRequest ? forGemini(own.generateContentRequest as Record<string, unknown>) : gemini.encodeRequest(withPortableToolNames(c.ir, gemini).ir, upstreamModel)
-		body = { generateContentRequest: { ...(inner as Record<string, unknown>), model: `models/${upstreamModel}` } }
-	}
-	const out = await post(c, ch, geminiMethodUrl(ch, upstreamModel, 'countTokens'), chatAdapterFor('gemini')!.headers(ch), body)
-	if (typeof out.totalTokens !== 'number') throw new GatewayError('upstream', 'upstream count has no totalTokens', { retryable: true })
-	return { tokens: out.totalTokens, by: 'gemini', body: out }
+	if (own && !own.generateContentRequest) return { plain: forGemini(own) }
+	const inner = own?.generateContentRequest ? forGemini(own.generateContentRequest as Record<string, unknown>) : gemini.encodeRequest(withPortableToolNames(c.ir, gemini).ir, upstreamModel)
+	return { whole: inner as Record<string, unknown> }
 }
+
+const totalTokensOf = (out: Record<string, unknown>): number => {
+	if (typeof out.totalTokens !== 'number') throw new GatewayError('upstream', 'upstream count has no totalTokens', { retryable: true })
+	return out.totalTokens
+}
+
+async function byGemini(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	const input = geminiCountInput(c, upstreamModel)
+	// The generateContentRequest form counts the system instruction and tools too; it must name the model.
+	const body = 'plain' in input ? input.plain : { generateContentRequest: { ...input.whole, model: `models/${upstreamModel}` } }
+	const out = await post(c, ch, geminiMethodUrl(ch, upstreamModel, 'countTokens'), chatAdapterFor('gemini')!.headers(ch), body)
+	return { tokens: totalTokensOf(out), by: 'gemini', body: out, protocol: 'gemini' }
+}
+
+/** Members of a request Vertex's `:countTokens` takes at the top level (it has no `generateContentRequest`). */
+const VERTEX_GEMINI_FIELDS = ['contents', 'systemInstruction', 'tools', 'generationConfig']
+
+/**
+ * Vertex AI: Claude's `count-tokens:rawPredict` (Anthropic's body, the model in it) or Gemini's `:countTokens`, whose
+ * request has the contents, system instruction, tools and generation config at the top level
+ * (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers.models/countTokens).
+ */
+async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	if (isClaudeModel(upstreamModel)) {
+		const headers = vertexClaudeCountAdapter.headers(ch, c.native?.protocol === 'anthropic-messages' ? c.inbound : undefined)
+		// Vertex has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+		const { mcp_servers: _mcp, ...body } = anthropicCountBody(c, upstreamModel)
+		const out = await post(c, ch, vertexClaudeCountUrl(ch), headers, body, { ch, adapter: vertexClaudeCountAdapter })
+		return { tokens: inputTokensOf(out), by: 'vertex', body: out, protocol: 'anthropic-messages' }
+	}
+	const input = geminiCountInput(c, upstreamModel)
+	const body = 'plain' in input ? { contents: input.plain.contents ?? [] } : pick(input.whole, VERTEX_GEMINI_FIELDS)
+	const out = await post(c, ch, vertexGoogleUrl(ch, upstreamModel, 'countTokens'), vertexGeminiAdapter.headers(ch), body, { ch, adapter: vertexGeminiAdapter })
+	return { tokens: totalTokensOf(out), by: 'vertex', body: out, protocol: 'gemini' }
+}
+
+const COUNTERS: Partial<Record<Channel['type'], (c: CountCall, ch: Channel, upstreamModel: string) => Promise<Counted>>> = { anthropic: byAnthropic, gemini: byGemini, vertex: byVertex }
 
 /**
  * Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one
@@ -111,7 +164,7 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	// Counted here, images and pages count as the vendor of the first channel that would serve (image-tokens.ts).
 	let serving = ordered[0]!
 	for (const ch of ordered.slice(0, 1 + svc.env.retries)) {
-		const counter = ch.type === 'anthropic' ? byAnthropic : ch.type === 'gemini' ? byGemini : undefined
+		const counter = COUNTERS[ch.type]
 		if (!counter) {
 			serving = ch
 			break // this vendor has no counting endpoint: count here
@@ -120,7 +173,8 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 			return await counter(c, ch, ch.modelMap[model] ?? model)
 		} catch (e) {
 			const err = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true })
-			if (!err.retryable || c.signal.aborted) throw err
+			// Vertex's refusal (a region or model its counter does not serve) leaves the count to the next channel or the estimate.
+			if ((!err.retryable && ch.type !== 'vertex') || c.signal.aborted) throw err
 			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message, detail: err.detail && redactKey(err.detail, ch.apiKey) })
 		}
 	}

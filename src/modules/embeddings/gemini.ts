@@ -5,27 +5,21 @@
  * A batch holds at most 100 requests: past that Gemini answers 400 INVALID_ARGUMENT
  * "* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch", while OpenAI (and our schema)
  * take up to 2048 inputs. Longer inputs are split into batches of 100 ({@link geminiBatches}); the relay sends the
- * first, and only once that succeeded are the others sent ({@link embedRest}), at most {@link BATCH_CONCURRENCY} at a
- * time: a channel that refuses (bad key, 429, 5xx) costs one call, not twenty, before the relay fails over, and the
- * bound keeps one request from bursting a channel's rate limit. Results are joined in input order. If any batch
+ * first, and only once that succeeded are the others sent ({@link embedRest}, batch-pool.ts). Results are joined in input order. If any batch
  * fails, the whole request fails with that batch's error (the others in flight are cancelled) and, as every failed
  * passthrough call, is not charged.
  * @module
  */
 import { badRequest, GatewayError } from '../../core/errors'
 import { jsonHeaders, channelUrl } from '../../passthrough/upstream'
-import { upstreamError } from '../../providers/upstream-error'
-import { bodyTimeout, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
+import { postJson, sendInOrder } from './batch-pool'
 import type { EmbeddingList, EmbeddingsRequest } from './model'
 
 type Values = { values?: unknown }
 
 /** Gemini's limit on requests in one batchEmbedContents call. */
 export const GEMINI_BATCH_LIMIT = 100
-
-/** Batches in flight at once for one client request (after the first). */
-export const BATCH_CONCURRENCY = 4
 
 /** The texts of an OpenAI `input`, or a 400 when it is token arrays. */
 export function geminiTexts(input: EmbeddingsRequest['input']): string[] {
@@ -62,47 +56,12 @@ export function geminiVectors(body: unknown, count: number): number[][] {
 	return list.map((e) => e.values as number[])
 }
 
-/**
- * Sends batches 2…n of `batches` to the channel, at most {@link BATCH_CONCURRENCY} at a time, and answers their
- * vectors in order. The first failure cancels the calls still in flight and is thrown (a GatewayError, retryable as
- * the upstream's status says).
- */
-export async function embedRest(ch: Channel, model: string, batches: string[][], dimensions: number | undefined, signal: AbortSignal): Promise<number[][][]> {
-	const rest = batches.slice(1)
-	const out: number[][][] = new Array(rest.length)
-	const stop = new AbortController()
-	const both = AbortSignal.any([signal, stop.signal])
-	let next = 0
-	let failure: GatewayError | undefined
-	async function worker() {
-		while (!failure && next < rest.length) {
-			const i = next++
-			const texts = rest[i]!
-			const call = geminiEmbedCall(model, texts, dimensions)
-			try {
-				const up = await fetchUpstream(channelUrl(ch, call.path), { headers: jsonHeaders(ch), body: JSON.stringify(call.body) }, channelTimeouts(ch.settings), both)
-				const text = await up.res.text().catch((e) => {
-					throw bodyTimeout(e) ?? malformed()
-				})
-				up.release()
-				if (!up.res.ok) throw upstreamError(up.res.status, text, up.res.headers)
-				let json: unknown
-				try {
-					json = JSON.parse(text)
-				} catch {
-					throw malformed()
-				}
-				out[i] = geminiVectors(json, texts.length)
-			} catch (e) {
-				// The first failure is the one reported; the cancelled calls' errors are its echo.
-				if (!failure) failure = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true, code: 'upstream_error' })
-				stop.abort()
-			}
-		}
-	}
-	await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, rest.length) }, worker))
-	if (failure) throw failure
-	return out
+/** Sends batches 2…n of `batches` to the channel (batch-pool.ts) and answers their vectors in order. */
+export function embedRest(ch: Channel, model: string, batches: string[][], dimensions: number | undefined, signal: AbortSignal): Promise<number[][][]> {
+	return sendInOrder(batches.slice(1), signal, async (texts, both) => {
+		const call = geminiEmbedCall(model, texts, dimensions)
+		return geminiVectors(await postJson(ch, channelUrl(ch, call.path), jsonHeaders(ch), call.body, both), texts.length)
+	})
 }
 
 /** float32 little-endian, base64: what OpenAI returns for `encoding_format: base64`. */

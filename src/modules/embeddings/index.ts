@@ -1,8 +1,9 @@
 /**
  * POST /v1/embeddings: OpenAI-type channels by passthrough (the body forwarded with only `model` renamed and the answer
  * relayed with its vectors untouched, so `encoding_format: base64`, which the OpenAI SDK asks for by default, stays
- * exact); Gemini channels through embedContent / batchEmbedContents, in batches of at most 100 (gemini.ts). Billed on
- * input tokens: the upstream's `usage.prompt_tokens`, else counted locally (Gemini reports none).
+ * exact); Gemini channels through embedContent / batchEmbedContents, in batches of at most 100 (gemini.ts); Vertex
+ * channels through `:predict`, in batches of at most 250 (one for gemini-embedding models) (vertex.ts). Billed on input
+ * tokens: the upstream's `usage.prompt_tokens` or Vertex's token counts, else counted locally (Gemini reports none).
  * @module
  */
 import { Elysia } from 'elysia'
@@ -16,12 +17,21 @@ import type { Services } from '../../services'
 import { countInput } from './count'
 import { embedRest, geminiBatches, geminiEmbedCall, geminiTexts, geminiVectors, toOpenAIList } from './gemini'
 import { EmbeddingList, EmbeddingsRequest } from './model'
+import { type VertexInstance, joinAnswers, vertexBatches, vertexEmbedRest, vertexFirstRequest, vertexPredictions } from './vertex'
 
 export const embeddingsModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
 		'/v1/embeddings',
 		({ body, token, requestId, startedAt, request }) => {
 			const counted = countInput(body.input)
+			// Vertex's batches depend on the upstream model (gemini-embedding takes one text a call); cut once per model.
+			const cut = new Map<string, VertexInstance[][]>()
+			const vertexBatchesOf = (upstreamModel: string) => {
+				let b = cut.get(upstreamModel)
+				if (!b) cut.set(upstreamModel, (b = vertexBatches(geminiTexts(body.input).map((content): VertexInstance => ({ content })), upstreamModel)))
+				return b
+			}
+			const params = { outputDimensionality: body.dimensions }
 			return relayPassthrough({
 				svc,
 				token,
@@ -30,9 +40,10 @@ export const embeddingsModule = (svc: Services) =>
 				signal: request.signal,
 				endpoint: '/v1/embeddings',
 				model: body.model,
-				types: [...OPENAI_TYPES, 'gemini'],
+				types: [...OPENAI_TYPES, 'gemini', 'vertex'],
 				hold: (price) => ({ want: upperBound(counted, 0, price), min: upperBound(counted, 0, price) }),
 				request(ch, upstreamModel) {
+					if (ch.type === 'vertex') return vertexFirstRequest(ch, upstreamModel, vertexBatchesOf(upstreamModel), params)
 					if (ch.type === 'gemini') {
 						// The first batch of at most 100 (Gemini's limit); `respond` sends the others once it succeeded.
 						const call = geminiEmbedCall(upstreamModel, geminiBatches(geminiTexts(body.input))[0]!, body.dimensions)
@@ -41,6 +52,16 @@ export const embeddingsModule = (svc: Services) =>
 					return { url: openaiUrl(ch, upstreamModel, '/embeddings'), headers: jsonHeaders(ch), body: JSON.stringify(withModel(body, upstreamModel)) }
 				},
 				async respond(res, ch, upstreamModel, price) {
+					if (ch.type === 'vertex') {
+						const batches = vertexBatchesOf(upstreamModel)
+						const first = vertexPredictions(await readJson(res), batches[0]!.length)
+						const rest = batches.length > 1 ? await vertexEmbedRest(ch, upstreamModel, batches, params, request.signal) : []
+						const { vectors, tokens } = joinAnswers([first, ...rest])
+						// Vertex counts every text's tokens; the local count only when an answer lacks them.
+						const input = tokens ?? counted
+						const out = toOpenAIList(vectors, body.model, input, body.encoding_format === 'base64')
+						return { response: jsonResponse(out, requestId), cost: tokensCost(price, input) + requestFee(price), input, estimated: tokens === undefined }
+					}
 					if (ch.type === 'gemini') {
 						const batches = geminiBatches(geminiTexts(body.input))
 						const first = geminiVectors(await readJson(res), batches[0]!.length)
@@ -63,7 +84,8 @@ export const embeddingsModule = (svc: Services) =>
 			response: { 200: EmbeddingList, ...openaiErrors },
 			detail: {
 				summary: 'Create embeddings',
-				description: 'OpenAI embeddings for OpenAI-type and Gemini models. `encoding_format: base64` gives float32 little-endian vectors. Billed on input tokens.',
+				description:
+					'OpenAI embeddings for OpenAI-type, Gemini and Vertex AI models (`:predict` on `vertex` channels). `encoding_format: base64` gives float32 little-endian vectors. Billed on input tokens.',
 			},
 		},
 	)

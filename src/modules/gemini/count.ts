@@ -31,6 +31,6 @@ export async function count(c: ModelCall, raw: unknown): Promise<Response> {
 		signal: c.request.signal,
 		channelId: files.channelId,
 	})
-	const out = tokens.by === 'gemini' && tokens.body ? tokens.body : { totalTokens: tokens.tokens }
+	const out = tokens.protocol === 'gemini' && tokens.body ? tokens.body : { totalTokens: tokens.tokens }
 	return Response.json(out, { headers: { 'x-request-id': c.requestId, 'x-switchboard-counted-by': tokens.by } })
 }

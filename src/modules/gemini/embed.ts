@@ -1,7 +1,9 @@
 /**
  * `:embedContent` and `:batchEmbedContents` (https://ai.google.dev/api/embeddings): verbatim to Gemini channels
- * (only the model renamed), converted to `POST {base_url}/embeddings` for OpenAI channels. Billed on input tokens:
- * OpenAI's `usage.prompt_tokens`, else counted locally (Gemini reports none). The reservation covers the input only.
+ * (only the model renamed), converted to `POST {base_url}/embeddings` for OpenAI channels and to `:predict` for
+ * Vertex channels (each request an instance with its `taskType` and `title`; modules/embeddings/vertex.ts). Billed on
+ * input tokens: OpenAI's `usage.prompt_tokens` or Vertex's token counts, else counted locally (Gemini reports none).
+ * The reservation covers the input only.
  * @module
  */
 import { failedRow } from '../../billing/usage-record'
@@ -16,6 +18,7 @@ import { countText } from '../../relay/estimate'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { tryChannels } from '../../routing/attempts'
+import { vertexBatches, vertexEmbedAll } from '../embeddings/vertex'
 import type { ModelCall } from './generate'
 import { GeminiBatchEmbedRequest, type GeminiEmbedContentRequest, GeminiEmbedContentRequest as EmbedSchema } from './model'
 import { checkBody } from './target'
@@ -52,11 +55,18 @@ async function viaGemini(c: ModelCall, ch: Channel, upstream: string, method: Me
 	return { body: await call(c, ch, geminiMethodUrl(ch, upstream, method), chatAdapterFor('gemini')!.headers(ch), out) }
 }
 
-async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
-	const input = requests.map((r, i) => textOf(r, method === 'embedContent' ? 'body' : `requests[${i}]`, true))
+/** The one `outputDimensionality` of all the requests (a converted call has one for all), or a 400. */
+function oneDimensionality(requests: GeminiEmbedContentRequest[]): number | undefined {
 	const dims = new Set(requests.map((r) => r.outputDimensionality))
 	if (dims.size > 1) throw badRequest('all requests must ask for the same outputDimensionality for this model', 'requests')
-	const [dimensions] = dims
+	return [...dims][0]
+}
+
+const where = (method: Method, i: number) => (method === 'embedContent' ? 'body' : `requests[${i}]`)
+
+async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
+	const input = requests.map((r, i) => textOf(r, where(method, i), true))
+	const dimensions = oneDimensionality(requests)
 	const body = { model: upstream, input, encoding_format: 'float', ...(dimensions !== undefined && { dimensions }) }
 	const out = await call(c, ch, openaiUrl(ch, upstream, '/embeddings'), chatAdapterFor(ch.type)!.headers(ch), body)
 	const data = Array.isArray(out.data) ? (out.data as Array<{ index?: number; embedding?: unknown }>) : []
@@ -69,12 +79,24 @@ async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Me
 	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: reported }
 }
 
+/** Vertex's `:predict`: each request an instance (its `taskType` as Vertex's `task_type`), in as many calls as its limits need. */
+async function viaVertex(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
+	const instances = requests.map((r, i) => ({
+		content: textOf(r, where(method, i), true),
+		...(r.taskType !== undefined && { task_type: r.taskType }),
+		...(r.title !== undefined && { title: r.title }),
+	}))
+	const a = await vertexEmbedAll(ch, upstream, vertexBatches(instances, upstream), { outputDimensionality: oneDimensionality(requests) }, c.request.signal)
+	const embeddings = a.vectors.map((values) => ({ values }))
+	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: a.tokens }
+}
+
 /** Serves one embed call; always answers (errors in Gemini's shape). */
 export async function embed(c: ModelCall, method: Method, raw: unknown): Promise<Response> {
 	const body = (method === 'embedContent' ? checkBody(EmbedSchema, raw) : checkBody(GeminiBatchEmbedRequest, raw)) as Json
 	const requests = method === 'embedContent' ? [body as GeminiEmbedContentRequest] : (body.requests as GeminiEmbedContentRequest[])
 	const route = resolveModel(c.svc, c.token, c.model)
-	const channels = route.channels.filter((ch) => ch.type === 'gemini' || OPENAI_TYPES.includes(ch.type))
+	const channels = route.channels.filter((ch) => ch.type === 'gemini' || ch.type === 'vertex' || OPENAI_TYPES.includes(ch.type))
 	if (!channels.length) throw new GatewayError('not_found', `The model "${c.model}" is not served for embeddings`, { code: 'model_not_found', param: 'model' })
 	const counted = requests.reduce((n, r, i) => n + countText(textOf(r, `requests[${i}]`, false)), 0)
 	const info: CallInfo = { svc: c.svc, token: c.token, requestId: c.requestId, endpoint: `${c.version}/models/{model}:${method}`, model: c.model, stream: false, startedAt: c.startedAt }
@@ -85,7 +107,13 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 		const r = await tryChannels<{ a: Answer; upstream: string }>(c.svc, channels, c.request.signal, async (ch) => {
 			const upstream = ch.modelMap[c.model] ?? c.model
 			try {
-				return { ok: { a: ch.type === 'gemini' ? await viaGemini(c, ch, upstream, method, body) : await viaOpenAI(c, ch, upstream, method, requests), upstream } }
+				const a =
+					ch.type === 'gemini'
+						? await viaGemini(c, ch, upstream, method, body)
+						: ch.type === 'vertex'
+							? await viaVertex(c, ch, upstream, method, requests)
+							: await viaOpenAI(c, ch, upstream, method, requests)
+				return { ok: { a, upstream } }
 			} catch (e) {
 				if (e instanceof GatewayError) return { error: e }
 				throw e

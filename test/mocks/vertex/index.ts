@@ -6,8 +6,13 @@
  *   Anthropic's Messages body without `model`, with `anthropic_version: "vertex-2023-10-16"` (Anthropic's 400 in
  *   Anthropic's shape otherwise), `stream: true` for streamRawPredict; betas in the `anthropic-beta` header
  *   (https://docs.anthropic.com/en/api/claude-on-vertex-ai);
+ * - `POST …/publishers/anthropic/models/count-tokens:rawPredict`: Claude's token counter, the model in the body
+ *   (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens), `{ input_tokens }`;
  * - `POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent|streamGenerateContent`
  *   and express mode's `/v1/publishers/google/models/{model}:…` with an API key (`x-goog-api-key` or `?key=`);
+ * - `:countTokens` of Gemini models, Vertex's request (`contents`, `systemInstruction`, `tools`, `generationConfig` at the
+ *   top level; a `generateContentRequest` is Google's 400 "Unknown name") → `{ totalTokens, totalBillableCharacters, promptTokensDetails }`;
+ * - `:predict` of the text embedding models (embed.ts);
  * - Google's own errors `{error:{code,message,status}}`: 401 UNAUTHENTICATED for a token it did not issue or that
  *   expired or was revoked, 404 NOT_FOUND for another project or region, faults as asked.
  * What the models answer comes from the Anthropic and Gemini mocks run inside, so the scenarios are the same as everywhere.
@@ -16,6 +21,7 @@
 import { startAnthropicMock } from '../anthropic'
 import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
+import { isEmbeddingModel, predictEmbeddings } from './embed'
 import { type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
 
 export type VertexFault = { status: number; googleStatus: string; message?: string }
@@ -106,13 +112,26 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			if (region !== opts.region) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		}
 		// Each publisher has its own models: a Gemini model under anthropic (or the reverse) does not exist.
-		if ((publisher === 'anthropic') !== model.startsWith('claude-')) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
+		const claudeCount = publisher === 'anthropic' && model === 'count-tokens'
+		if (!claudeCount && (publisher === 'anthropic') !== model.startsWith('claude-')) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		const f = faultOnce
 		faultOnce = undefined
 		if (f) return googleError(f.status, f.googleStatus, f.message ?? `${f.googleStatus} from the mock`)
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.')
 		const b = body as Record<string, unknown>
 
+		if (claudeCount) {
+			if (method !== 'rawPredict') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported for this model`)
+			if (typeof b.model !== 'string' || !b.model.startsWith('claude-')) return anthropicError('model: Field required')
+			if (b.anthropic_version !== undefined && b.anthropic_version !== 'vertex-2023-10-16') return anthropicError('anthropic_version: Input should be \'vertex-2023-10-16\'')
+			const { anthropic_version: _v, ...rest } = b
+			const up = await fetch(`${claude.url}/v1/messages/count_tokens`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' },
+				body: JSON.stringify({ ...rest, model: (b.model as string).replace(/@.*$/, '') }),
+			})
+			return new Response(up.body, { status: up.status, headers: { 'content-type': 'application/json' } })
+		}
 		if (publisher === 'anthropic') {
 			if (method !== 'rawPredict' && method !== 'streamRawPredict') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported for this model`)
 			if ('model' in b) return anthropicError('model: Extra inputs are not permitted')
@@ -126,10 +145,30 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			const up = await fetch(`${claude.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: model.replace(/@.*$/, '') }) })
 			return new Response(up.body, { status: up.status, headers: { 'content-type': up.headers.get('content-type') ?? 'application/json' } })
 		}
+		if (method === 'predict') return isEmbeddingModel(model) ? predictEmbeddings(model, b) : googleError(400, 'INVALID_ARGUMENT', `method predict is not supported for ${model}`)
+		if (method === 'countTokens') return countTokens(model, b)
 		if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported`)
 		const sse = method === 'streamGenerateContent' && url.searchParams.get('alt') === 'sse'
 		const up = await fetch(`${gemini.url}/v1beta/models/${model}:${method}${sse ? '?alt=sse' : ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': INNER_KEY }, body: text })
 		return new Response(up.body, { status: up.status, headers: { 'content-type': up.headers.get('content-type') ?? 'application/json' } })
+	}
+
+	/** Vertex's countTokens request, counted by the Gemini mock as the whole request it is. */
+	async function countTokens(model: string, b: Record<string, unknown>): Promise<Response> {
+		const unknown = Object.keys(b).find((k) => !['contents', 'systemInstruction', 'tools', 'generationConfig', 'model', 'instances'].includes(k))
+		if (unknown) return googleError(400, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`)
+		const { model: _m, instances: _i, ...request } = b
+		const up = await fetch(`${gemini.url}/v1beta/models/${model}:countTokens`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-goog-api-key': INNER_KEY },
+			body: JSON.stringify({ generateContentRequest: { model: `models/${model}`, contents: [], ...request } }),
+		})
+		if (!up.ok) return new Response(up.body, { status: up.status, headers: { 'content-type': 'application/json' } })
+		const counted = (await up.json()) as Record<string, unknown>
+		// Billable characters: the text parts' characters, whitespace not counted (as Vertex bills characters).
+		const parts = ((request.contents ?? []) as Array<{ parts?: Array<{ text?: unknown }> }>).flatMap((c) => c.parts ?? [])
+		const chars = parts.reduce((n, p) => n + (typeof p.text === 'string' ? p.text.replace(/\s/g, '').length : 0), 0)
+		return Response.json({ ...counted, totalBillableCharacters: chars })
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
