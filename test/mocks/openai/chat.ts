@@ -54,12 +54,13 @@ const callId = (seed: string, i: number): string => stableId('call_', `${seed}|$
 /**
  * A search model's citations (platform.openai.com/docs/guides/tools-web-search?api-mode=chat): with `web_search_options`
  * and `#search` in the last user text, the answer cites one page, a `url_citation` spanning the answer from
- * `#cited-tail` on (else all of it), its indices characters of the message's content.
+ * `#cited-tail` on (else all of it), its indices characters of the message's content: code points, as OpenAI's
+ * Python SDK slices `content[start_index:end_index]`.
  */
 function annotationsOf(b: Obj, lastUserText: string, p: Plan): Obj[] {
 	if (!asObj(b.web_search_options) || !lastUserText.includes('#search') || p.calls.length > 0 || p.finish === 'refusal') return []
-	const start = Math.max(0, p.text.indexOf('#cited-tail'))
-	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' } }]
+	const start = [...p.text.slice(0, Math.max(0, p.text.indexOf('#cited-tail')))].length
+	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: [...p.text].length, url: 'https://example.com/page-1', title: 'Page 1' } }]
 }
 
 /** Only the search models take `web_search_options`; OpenAI answers any other model so (users report it verbatim). */
