@@ -259,6 +259,8 @@ export type Usage = {
 	 * (Images API `usage.input_tokens_details.image_tokens`) and of Gemini (`promptTokensDetails` IMAGE).
 	 */
 	audioInput?: number
+	/** Audio in `cacheRead` (Gemini `cacheTokensDetails` AUDIO), which Gemini prices apart from cached text. */
+	audioCacheRead?: number
 	imageInput?: number
 	audioOutput?: number
 	imageOutput?: number

@@ -38,10 +38,12 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 	const uncached = (name: string) => Math.max(0, modality(meta, 'promptTokensDetails', name) - modality(meta, 'cacheTokensDetails', name)) + modality(meta, 'toolUsePromptTokensDetails', name)
 	const audioIn = Math.min(uncached('AUDIO'), out.input)
 	const imageIn = Math.min(uncached('IMAGE'), out.input - audioIn)
+	const audioRead = Math.min(modality(meta, 'cacheTokensDetails', 'AUDIO'), cached)
 	const audioOut = Math.min(modality(meta, 'candidatesTokensDetails', 'AUDIO'), candidates)
 	const imageOut = Math.min(modality(meta, 'candidatesTokensDetails', 'IMAGE'), candidates - audioOut)
 	if (audioIn > 0) out.audioInput = audioIn
 	if (imageIn > 0) out.imageInput = imageIn
+	if (audioRead > 0) out.audioCacheRead = audioRead
 	if (audioOut > 0) out.audioOutput = audioOut
 	if (imageOut > 0) out.imageOutput = imageOut
 	return out
@@ -67,10 +69,11 @@ export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 	}
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
+	if (full.audioCacheRead) meta.cacheTokensDetails = details([['TEXT', full.cacheRead - full.audioCacheRead], ['AUDIO', full.audioCacheRead]])
 	// The modality split, when the upstream reported tokens priced apart (text is what is left).
-	if (full.audioInput || full.imageInput) {
-		const media = (full.audioInput ?? 0) + (full.imageInput ?? 0)
-		meta.promptTokensDetails = details([['TEXT', prompt - media], ['IMAGE', full.imageInput ?? 0], ['AUDIO', full.audioInput ?? 0]])
+	if (full.audioInput || full.imageInput || full.audioCacheRead) {
+		const audio = (full.audioInput ?? 0) + (full.audioCacheRead ?? 0)
+		meta.promptTokensDetails = details([['TEXT', prompt - audio - (full.imageInput ?? 0)], ['IMAGE', full.imageInput ?? 0], ['AUDIO', audio]])
 	}
 	if (full.audioOutput || full.imageOutput) {
 		const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)

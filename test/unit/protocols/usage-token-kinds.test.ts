@@ -13,7 +13,7 @@ describe('usage sub-counts priced apart', () => {
 		expect(u).toEqual({ input: 70, output: 50, cacheRead: 30, cacheWrite: 0, reasoning: 0, audioInput: 70, audioOutput: 40 })
 	})
 
-	it('should read Gemini audio input less its cached part, and audio and image candidates', () => {
+	it('should read Gemini audio input less its cached part (its own share of the cache reads), and audio and image candidates', () => {
 		const u = geminiDecode({
 			promptTokenCount: 1000,
 			cachedContentTokenCount: 400,
@@ -23,7 +23,7 @@ describe('usage sub-counts priced apart', () => {
 			cacheTokensDetails: [{ modality: 'AUDIO', tokenCount: 400 }],
 			candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: 10 }, { modality: 'IMAGE', tokenCount: 1290 }],
 		})
-		expect(u).toEqual({ input: 600, output: 1320, cacheRead: 400, cacheWrite: 0, reasoning: 20, audioInput: 400, imageOutput: 1290 })
+		expect(u).toEqual({ input: 600, output: 1320, cacheRead: 400, cacheWrite: 0, reasoning: 20, audioInput: 400, audioCacheRead: 400, imageOutput: 1290 })
 	})
 
 	it("should read Gemini input images and the built-in tools' fed-back audio and images as shares of the uncached input", () => {
