@@ -3,9 +3,10 @@
  * per-request and per-unit prices. A cost is computed from all components with one division and one
  * half-up rounding, so the same usage costs the same whatever protocol or stream mode carried it.
  *
- * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input and
- * output, image input and output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
- * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price). OpenAI's
+ * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input
+ * (uncached and read from the cache) and output, image input and output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
+ * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price, cached audio the
+ * cache-read price). OpenAI's
  * `priority` and `flex` processing tiers have optional input and output prices there too, charged when the answer
  * reports that tier served it.
  * @module
@@ -31,6 +32,8 @@ export type Price = {
 export const TOKEN_PRICES = {
 	/** OpenAI audio models (`gpt-4o-audio-preview`: $40 against $2.50 text), Gemini audio input (2.5 Flash: $1 against $0.30). */
 	audioInput: 'audio_input_per_mtok',
+	/** Gemini's cached audio (`cacheTokensDetails` AUDIO; 2.5 Flash: $0.10 against $0.03 for cached text). */
+	audioCacheRead: 'audio_cache_read_per_mtok',
 	/** OpenAI audio output ($80 against $10 text), Gemini native-audio and TTS output. */
 	audioOutput: 'audio_output_per_mtok',
 	/** Gemini image output (`gemini-2.5-flash-image`: $30 against $2.50 text). */
@@ -73,7 +76,18 @@ export const LONG_CONTEXT_TOKENS = 200_000
 const MTOK = 1_000_000
 
 /** The per-token rates (micro-USD per Mtok) that apply to one request. */
-type Rates = { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; audioInput: number; audioOutput: number; imageInput: number; imageOutput: number }
+type Rates = {
+	input: number
+	output: number
+	cacheRead: number
+	cacheWrite: number
+	cacheWrite1h: number
+	audioInput: number
+	audioCacheRead: number
+	audioOutput: number
+	imageInput: number
+	imageOutput: number
+}
 
 /**
  * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). A tier the
@@ -96,13 +110,15 @@ export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Ra
 	}
 	const scale = (r: number) => (input === p.inputPerMtok || p.inputPerMtok === 0 ? r : mulDivRound(r, input, p.inputPerMtok))
 	const cacheWrite = p.cacheWritePerMtok ?? p.inputPerMtok
+	const cacheRead = scale(p.cacheReadPerMtok ?? p.inputPerMtok)
 	return {
 		input,
 		output,
-		cacheRead: scale(p.cacheReadPerMtok ?? p.inputPerMtok),
+		cacheRead,
 		cacheWrite: scale(cacheWrite),
 		cacheWrite1h: scale(extra?.[TOKEN_PRICES.cacheWrite1h] ?? cacheWrite),
 		audioInput: extra?.[TOKEN_PRICES.audioInput] ?? input,
+		audioCacheRead: extra?.[TOKEN_PRICES.audioCacheRead] ?? cacheRead,
 		audioOutput: extra?.[TOKEN_PRICES.audioOutput] ?? output,
 		imageInput: extra?.[TOKEN_PRICES.imageInput] ?? input,
 		imageOutput: extra?.[TOKEN_PRICES.imageOutput] ?? output,
@@ -117,11 +133,12 @@ export function tokenCost(u: Usage, p: Price): number {
 	// Each sub-count is a share of its total, clamped to it: a vendor's odd report never bills a token twice.
 	const audioIn = Math.min(u.audioInput ?? 0, u.input)
 	const imageIn = Math.min(u.imageInput ?? 0, u.input - audioIn)
+	const audioRead = Math.min(u.audioCacheRead ?? 0, u.cacheRead)
 	const write1h = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
 	const audioOut = Math.min(u.audioOutput ?? 0, u.output)
 	const imageOut = Math.min(u.imageOutput ?? 0, u.output - audioOut)
-	const counts = [u.input - audioIn - imageIn, audioIn, imageIn, u.cacheRead, u.cacheWrite - write1h, write1h, u.output - audioOut - imageOut, audioOut, imageOut]
-	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.cacheWrite, r.cacheWrite1h, r.output, r.audioOutput, r.imageOutput]
+	const counts = [u.input - audioIn - imageIn, audioIn, imageIn, u.cacheRead - audioRead, audioRead, u.cacheWrite - write1h, write1h, u.output - audioOut - imageOut, audioOut, imageOut]
+	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.audioCacheRead, r.cacheWrite, r.cacheWrite1h, r.output, r.audioOutput, r.imageOutput]
 	let num = 0
 	for (let i = 0; i < counts.length; i++) num += counts[i]! * rates[i]!
 	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
@@ -159,7 +176,7 @@ const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority
 /**
  * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its long-context
  * tier), at each processing tier it may be served at, every input token at the dearest input kind it can reach
- * (uncached, cache writes, images, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
+ * (uncached, cache reads and writes, images, cached audio, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
  * output kind (text, image, audio when asked for).
  */
 function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { input: number; output: number } {
@@ -168,7 +185,8 @@ function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { 
 	for (const tier of reach?.tiers ?? EVERY_TIER) {
 		if (tier && !tierPriced(p, tier)) continue
 		const r = ratesFor(p, inputTokens, tier)
-		input = Math.max(input, r.input, r.cacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
+		// Cached audio whatever the request carries: a cache it names (Gemini `cachedContent`) may hold audio.
+		input = Math.max(input, r.input, r.cacheRead, r.audioCacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
 		output = Math.max(output, r.output, r.imageOutput, !reach || reach.audioOutput ? r.audioOutput : 0)
 	}
 	return { input, output }

@@ -2,6 +2,12 @@
  * Citation spans between a whole answer's text and its parts (core/ir.ts `Citation`: UTF-16 offsets). Gemini's
  * `groundingSupports` and OpenAI chat's `url_citation` annotations span the whole answer; canonical citations span the
  * text part (or streamed text block) they belong to.
+ *
+ * Each wire counts its offsets its own way, and the codecs convert at the edge: Gemini's `segment` indices are UTF-8
+ * bytes (https://ai.google.dev/api/generate-content#Segment); OpenAI's `url_citation` `start_index` / `end_index` are
+ * "the index of the first (last) character of the URL citation in the message" (chat and Responses API references),
+ * characters as OpenAI's Python SDK and its examples slice `text[start_index:end_index]`: Unicode code points, so an
+ * emoji (two UTF-16 units, four UTF-8 bytes) is one. Anthropic's web search citations carry no offsets (`cited_text`).
  * @module
  */
 import type { Citation } from './ir'
@@ -12,3 +18,30 @@ import type { Citation } from './ir'
  */
 export const citationsWithin = (all: Citation[], offset: number, length: number): Citation[] =>
 	all.filter((c) => (c.start ?? 0) >= offset && (c.start ?? 0) < offset + length).map((c) => ({ ...c, start: (c.start ?? 0) - offset, end: Math.min(c.end ?? offset + length, offset + length) - offset }))
+
+/**
+ * How many code points (OpenAI's characters) `s` holds.
+ * @example codePoints('a😀') === 2
+ */
+export function codePoints(s: string): number {
+	let n = 0
+	for (let i = 0; i < s.length; i++, n++) if (isHighSurrogate(s.charCodeAt(i)) && isLowSurrogate(s.charCodeAt(i + 1))) i++
+	return n
+}
+
+/**
+ * The UTF-16 offset in `text` of code point `index` (an OpenAI offset); past the text's end, each code point is
+ * counted as one unit (a stream's annotation may name text not yet seen).
+ * @example codePointToUtf16('😀 café', 2) === 3
+ */
+export function codePointToUtf16(text: string, index: number): number {
+	let i = 0
+	for (let n = 0; n < index; n++) {
+		if (i >= text.length) return i + (index - n)
+		i += isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1)) ? 2 : 1
+	}
+	return i
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff

@@ -256,9 +256,11 @@ export type Usage = {
 	 * `promptTokensDetails` AUDIO), audio and image tokens in `output` (OpenAI `completion_tokens_details.audio_tokens`,
 	 * Gemini `candidatesTokensDetails` AUDIO / IMAGE), and 1-hour cache writes in `cacheWrite` (Anthropic
 	 * `cache_creation.ephemeral_1h_input_tokens`); image tokens in the uncached `input` of OpenAI's GPT image models
-	 * (Images API `usage.input_tokens_details.image_tokens`).
+	 * (Images API `usage.input_tokens_details.image_tokens`) and of Gemini (`promptTokensDetails` IMAGE).
 	 */
 	audioInput?: number
+	/** Audio in `cacheRead` (Gemini `cacheTokensDetails` AUDIO), which Gemini prices apart from cached text. */
+	audioCacheRead?: number
 	imageInput?: number
 	audioOutput?: number
 	imageOutput?: number

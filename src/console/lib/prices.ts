@@ -20,6 +20,7 @@ const UNITS: Record<string, string> = {
 	per_task: 'task',
 	// Token kinds priced apart (billing/pricing.ts TOKEN_PRICES), per million tokens.
 	audio_input_per_mtok: '1M audio input tokens',
+	audio_cache_read_per_mtok: '1M cached audio input tokens',
 	audio_output_per_mtok: '1M audio output tokens',
 	image_input_per_mtok: '1M image input tokens',
 	image_output_per_mtok: '1M image output tokens',

@@ -98,20 +98,6 @@ async function callAgain(ctx: CallContext, ch: Channel, plan: GooglePlan): Promi
  * the images the others made (fewer than `n`, as Imagen answers when its filter withholds some); when none made one,
  * the first failure (or the 400 for no image) is the answer.
  */
-/**
- * The input-image tokens Google reports (`promptTokensDetails` IMAGE, less what came from the cache), at most the
- * uncached input: the part of an edit's input priced at `image_input_per_mtok` when the model lists one.
- */
-function imageInputOf(meta: unknown, input: number): number {
-	const count = (list: string) => {
-		const entries = (meta as Record<string, unknown> | undefined)?.[list]
-		let n = 0
-		if (Array.isArray(entries)) for (const e of entries) if (e?.modality === 'IMAGE' && typeof e.tokenCount === 'number') n += e.tokenCount
-		return n
-	}
-	return Math.min(input, Math.max(0, count('promptTokensDetails') - count('cacheTokensDetails')))
-}
-
 async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, first: GeminiAnswer, ch: Channel, price: ModelInfo, prompt: number, inputImageTokens: number): Promise<Answer> {
 	const rest = await Promise.allSettled(Array.from({ length: plan.calls - 1 }, () => callAgain(ctx, ch, plan)))
 	const answers = [first, ...rest.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]
@@ -124,10 +110,11 @@ async function geminiAnswer(ctx: CallContext, model: string, plan: GooglePlan, f
 		if (!made.length) continue
 		images.push(...made)
 		// Only calls that made an image are charged, as Imagen charges none for a withheld image.
+		// The codec's usage carries the input images Google reports (`promptTokensDetails` IMAGE, less cache reads): the
+		// part of an edit's input priced at `image_input_per_mtok` when the model lists one.
 		const decoded = decodeUsage(a.usageMetadata)
 		if (!decoded) estimated = true
-		const u = decoded && { ...decoded, imageInput: imageInputOf(a.usageMetadata, decoded.input) }
-		const add = u ?? {
+		const add = decoded ?? {
 			...emptyUsage(),
 			input: prompt + inputImageTokens,
 			imageInput: inputImageTokens,

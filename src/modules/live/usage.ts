@@ -21,7 +21,11 @@ export function liveUsage(meta: unknown): Usage | undefined {
 /** Adds a generation's usage to the turn's (a turn with a tool call runs the model once before the call and once after). */
 export function addUsage(a: Usage, b: Usage): Usage {
 	const sum = (k: keyof Usage) => ((a[k] as number | undefined) ?? 0) + ((b[k] as number | undefined) ?? 0)
-	return { ...a, input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheWrite: sum('cacheWrite'), reasoning: sum('reasoning'), audioInput: sum('audioInput'), audioOutput: sum('audioOutput'), imageOutput: sum('imageOutput') }
+	const out: Usage = { ...a, input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheWrite: sum('cacheWrite'), reasoning: sum('reasoning'), audioInput: sum('audioInput'), audioOutput: sum('audioOutput'), imageOutput: sum('imageOutput') }
+	// Input images and cached audio, priced apart too, when either generation reported them.
+	if (sum('imageInput')) out.imageInput = sum('imageInput')
+	if (sum('audioCacheRead')) out.audioCacheRead = sum('audioCacheRead')
+	return out
 }
 
 const AUDIO_TOKENS_PER_SECOND = 32

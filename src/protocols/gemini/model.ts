@@ -153,6 +153,9 @@ export const GeminiRequest = t.Object(
 
 // ── Response ───────────────────────────────────────────────────────────────────────────────────────────
 
+/** One modality's share of a count (https://ai.google.dev/api/generate-content#ModalityTokenCount): TEXT, IMAGE, AUDIO, VIDEO… */
+const ModalityTokenCounts = t.Array(t.Object({ modality: t.String(), tokenCount: Integer() }, open))
+
 export const GeminiUsageMetadata = t.Object(
 	{
 		/** Includes `cachedContentTokenCount`. */
@@ -163,6 +166,10 @@ export const GeminiUsageMetadata = t.Object(
 		thoughtsTokenCount: t.Optional(Integer()),
 		toolUsePromptTokenCount: t.Optional(Integer()),
 		totalTokenCount: t.Optional(Integer()),
+		promptTokensDetails: t.Optional(ModalityTokenCounts),
+		cacheTokensDetails: t.Optional(ModalityTokenCounts),
+		candidatesTokensDetails: t.Optional(ModalityTokenCounts),
+		toolUsePromptTokensDetails: t.Optional(ModalityTokenCounts),
 	},
 	open,
 )

@@ -30,12 +30,20 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 		cacheWrite: 0,
 		reasoning: thoughts,
 	}
-	// Audio in the prompt (less what was read from the cache) and audio or images among the candidates are priced
-	// apart (ai.google.dev/gemini-api/docs/pricing); the modality lists split the counts above, thoughts excluded.
-	const audioIn = Math.max(0, modality(meta, 'promptTokensDetails', 'AUDIO') - modality(meta, 'cacheTokensDetails', 'AUDIO'))
+	// Audio in the prompt and audio or images among the candidates are priced apart (ai.google.dev/gemini-api/docs/pricing),
+	// and so are input images where a model lists a price for them (as the Images API bills Gemini image edits); the
+	// modality lists split the counts above, thoughts excluded. The uncached input's share of a modality is the
+	// prompt's (`promptTokensDetails`) less what was read from the cache (`cacheTokensDetails`), plus what the built-in
+	// tools fed back (`toolUsePromptTokensDetails`, counted in the input above).
+	const uncached = (name: string) => Math.max(0, modality(meta, 'promptTokensDetails', name) - modality(meta, 'cacheTokensDetails', name)) + modality(meta, 'toolUsePromptTokensDetails', name)
+	const audioIn = Math.min(uncached('AUDIO'), out.input)
+	const imageIn = Math.min(uncached('IMAGE'), out.input - audioIn)
+	const audioRead = Math.min(modality(meta, 'cacheTokensDetails', 'AUDIO'), cached)
 	const audioOut = Math.min(modality(meta, 'candidatesTokensDetails', 'AUDIO'), candidates)
 	const imageOut = Math.min(modality(meta, 'candidatesTokensDetails', 'IMAGE'), candidates - audioOut)
-	if (audioIn > 0) out.audioInput = Math.min(audioIn, out.input)
+	if (audioIn > 0) out.audioInput = audioIn
+	if (imageIn > 0) out.imageInput = imageIn
+	if (audioRead > 0) out.audioCacheRead = audioRead
 	if (audioOut > 0) out.audioOutput = audioOut
 	if (imageOut > 0) out.imageOutput = imageOut
 	return out
@@ -61,12 +69,16 @@ export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 	}
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
+	if (full.audioCacheRead) meta.cacheTokensDetails = details([['TEXT', full.cacheRead - full.audioCacheRead], ['AUDIO', full.audioCacheRead]])
 	// The modality split, when the upstream reported tokens priced apart (text is what is left).
-	if (full.audioInput) Object.assign(meta, { promptTokensDetails: details([['TEXT', prompt - full.audioInput], ['AUDIO', full.audioInput]]) })
+	if (full.audioInput || full.imageInput || full.audioCacheRead) {
+		const audio = (full.audioInput ?? 0) + (full.audioCacheRead ?? 0)
+		meta.promptTokensDetails = details([['TEXT', prompt - audio - (full.imageInput ?? 0)], ['IMAGE', full.imageInput ?? 0], ['AUDIO', audio]])
+	}
 	if (full.audioOutput || full.imageOutput) {
 		const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)
 		const split: Array<[string, number]> = [['TEXT', (meta.candidatesTokenCount ?? 0) - media], ['AUDIO', full.audioOutput ?? 0], ['IMAGE', full.imageOutput ?? 0]]
-		Object.assign(meta, { candidatesTokensDetails: details(split) })
+		meta.candidatesTokensDetails = details(split)
 	}
 	return meta
 }

@@ -14,6 +14,7 @@ import { asPlainParts, cannotSend } from '../files'
 import { decodeImageUrl, decodeReasoning, encodeReasoning, imageUrlOf, parseArguments, type ReasoningDetailOut } from './content'
 import { decodeAudioPart, decodeFilePart, encodeAudioPart, encodeFilePart, type WireFilePart } from './files'
 import { isObject, notObject, notString, optString, reqArray, reqObject, reqString, type Json } from './guards'
+import { dropPastReasoning } from './past-reasoning'
 
 type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } } | WireFilePart
 
@@ -330,7 +331,8 @@ function encodeAssistant(parts: Part[], idOut: (id: string) => string): WireMess
 /**
  * Encodes the canonical conversation as OpenAI `messages`: the system prompt as one system message, tool results
  * as one `role:"tool"` message each placed before the rest of their user turn, and thinking as
- * `reasoning_content` / `reasoning_details` on the assistant message that produced it.
+ * `reasoning_content` / `reasoning_details` on the assistant message that produced it, while it still counts
+ * (past-reasoning.ts: not after a finished answer that called no tool).
  */
 export function encodeMessages(system: TextPart[] | undefined, messages: Message[], idOut: (id: string) => string = openaiToolCallId): WireMessage[] {
 	const out: WireMessage[] = []
@@ -345,5 +347,5 @@ export function encodeMessages(system: TextPart[] | undefined, messages: Message
 			out.push(encodeAssistant(m.content, idOut))
 		} else encodeUser(m.content, packedIds, out, mi, idOut)
 	})
-	return out
+	return dropPastReasoning(out)
 }

@@ -65,7 +65,8 @@ export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'prior
  */
 export function encodeUsage(u: Usage): OpenAIUsage {
 	const prompt = promptTokens(u)
-	const promptDetails: { cached_tokens: number; audio_tokens: number; cache_write_tokens?: number } = { cached_tokens: u.cacheRead, audio_tokens: u.audioInput ?? 0 }
+	// `audio_tokens` are the audio "present in the prompt", cached or not (the canonical counts split them).
+	const promptDetails: { cached_tokens: number; audio_tokens: number; cache_write_tokens?: number } = { cached_tokens: u.cacheRead, audio_tokens: (u.audioInput ?? 0) + (u.audioCacheRead ?? 0) }
 	if (u.cacheWrite) promptDetails.cache_write_tokens = u.cacheWrite
 	return {
 		prompt_tokens: prompt,

@@ -5,9 +5,10 @@
  * (https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat).
  * @module
  */
+import { codePoints } from '../../core/citations'
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Citation, TextPart, WebSearch } from '../../core/ir'
-import { decodeAnnotations as decodeFlatAnnotations, decodeLocation } from '../openai-responses/web-search'
+import { decodeAnnotations as decodeFlatAnnotations, decodeLocation, urlCitation } from '../openai-responses/web-search'
 import { isObject, type Json } from './guards'
 
 /** OpenAI's chat models that search the web: gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api… */
@@ -43,14 +44,16 @@ export const decodeAnnotations = (v: unknown, text?: string): Citation[] =>
 		text,
 	)
 
-/** The citations of text parts joined into one message text → its `annotations`. */
+/** The citations of text parts joined into one message text → its `annotations` (spans in code points, as Responses'). */
 export function encodeAnnotations(parts: TextPart[]): Json[] {
 	const out: Json[] = []
 	let offset = 0
 	for (const p of parts) {
-		for (const c of p.citations ?? [])
-			out.push({ type: 'url_citation', url_citation: { url: c.url, title: c.title ?? c.url, start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? p.text.length) } })
-		offset += p.text.length
+		for (const c of p.citations ?? []) {
+			const { type, ...citation } = urlCitation(c, offset, p.text)
+			out.push({ type, url_citation: { url: citation.url, title: citation.title, start_index: citation.start_index, end_index: citation.end_index } })
+		}
+		offset += codePoints(p.text)
 	}
 	return out
 }

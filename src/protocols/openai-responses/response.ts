@@ -5,6 +5,7 @@
  * OpenAI chat tool-call ids do, and marks the later calls of one answer: call-ids.ts).
  * @module
  */
+import { codePoints } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
 import type { ChatResponse, TokenLogprob, Usage } from '../../core/ir'
 import { emptyUsage } from '../../core/ir'
@@ -103,7 +104,7 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	for (const p of content) {
 		if (p.type === 'text') {
 			// Each part's citations at its place in the message's one text (OpenAI's `url_citation` spans).
-			for (const c of p.citations ?? []) annotations.push(urlCitation(c, (text ?? '').length, p.text))
+			for (const c of p.citations ?? []) annotations.push(urlCitation(c, codePoints(text ?? ''), p.text))
 			text = (text ?? '') + p.text
 			continue
 		}

@@ -2,9 +2,10 @@
  * OpenAI's built-in web search in the Responses API ⇄ the canonical one (core/ir.ts `WebSearch`, `WebSearchPart`,
  * `Citation`): the `web_search` / `web_search_preview` tool (https://platform.openai.com/docs/guides/tools-web-search),
  * its `web_search_call` output items (`action: {type:"search", query, sources}`) and the `url_citation` annotations of
- * `output_text` (`start_index` / `end_index` into the part's text).
+ * `output_text` (`start_index` / `end_index` into the part's text, in code points: core/citations.ts).
  * @module
  */
+import { codePoints, codePointToUtf16 } from '../../core/citations'
 import type { Citation, WebSearch, WebSearchPart, WebSource } from '../../core/ir'
 import { newId } from '../../lib/ids'
 import { isObject, str, strings, type Json } from '../openai-chat/guards'
@@ -57,14 +58,20 @@ export function decodeWebSearchItem(item: Json): WebSearchPart | undefined {
 	return { type: 'web_search', id: str(item.id) ?? newId('ws_'), queries, sources }
 }
 
-/** A citation → a `url_citation` annotation at `offset` in the part's text (a citation with no span: the whole `text`). */
+/**
+ * A citation → a `url_citation` annotation of a text that holds the part's `text` from code point `offset` on (a
+ * citation with no span: the whole `text`). The canonical span counts UTF-16 units of `text`, OpenAI's code points.
+ * @example urlCitation({ url: 'u', start: 3, end: 4 }, 0, '😀 x') // { type: 'url_citation', start_index: 2, end_index: 3, url: 'u', title: 'u' }
+ */
 export function urlCitation(c: Citation, offset: number, text: string): Json {
-	return { type: 'url_citation', start_index: offset + (c.start ?? 0), end_index: offset + (c.end ?? text.length), url: c.url, title: c.title ?? c.url }
+	const at = (units: number) => offset + codePoints(text.slice(0, units))
+	return { type: 'url_citation', start_index: at(c.start ?? 0), end_index: at(c.end ?? text.length), url: c.url, title: c.title ?? c.url }
 }
 
 /**
- * The `url_citation` annotations of an `output_text` part → citations; given the part's `text`, each quotes the span
- * it cites (as Gemini's segments do: Anthropic's `cited_text`), OpenAI quoting nothing of the page.
+ * The `url_citation` annotations of an `output_text` part → citations; given the part's `text`, the spans become its
+ * UTF-16 offsets (OpenAI counts code points) and each quotes the span it cites (as Gemini's segments do: Anthropic's
+ * `cited_text`), OpenAI quoting nothing of the page.
  */
 export function decodeAnnotations(v: unknown, text?: string): Citation[] {
 	return (Array.isArray(v) ? v : []).filter(isObject).flatMap((a): Citation[] => {
@@ -72,8 +79,9 @@ export function decodeAnnotations(v: unknown, text?: string): Citation[] {
 		const c: Citation = { url: a.url as string }
 		if (str(a.title)) c.title = a.title as string
 		if (typeof a.start_index === 'number' && typeof a.end_index === 'number') {
-			Object.assign(c, { start: a.start_index, end: a.end_index })
-			const quoted = text?.slice(a.start_index, a.end_index)
+			const [start, end] = text === undefined ? [a.start_index, a.end_index] : [codePointToUtf16(text, a.start_index), codePointToUtf16(text, a.end_index)]
+			Object.assign(c, { start, end })
+			const quoted = text?.slice(start, end)
 			if (quoted) c.citedText = quoted
 		}
 		return [c]

@@ -11,7 +11,7 @@ import { GoogleGenAI } from '@google/genai'
 import { generateText, streamText } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { messages } from './clients'
-import { MODEL, type Matrix, SETUP_MS, startMatrix } from './harness'
+import { type Account, MODEL, type Matrix, SETUP_MS, startMatrix } from './harness'
 
 /**
  * A gateway model named as `@ai-sdk/google` expects a Gemini model to be (it sends `googleSearch` only for names with
@@ -45,6 +45,9 @@ const ANSWER = `Hello! You said: ${ASK}`
 const LEAD = ANSWER.slice(0, ANSWER.indexOf('#cited-tail'))
 const CITED = ANSWER.slice(LEAD.length)
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+/** OpenAI's characters: code points, as its Python SDK slices `text[start_index:end_index]`. */
+const codePoints = (s: string) => [...s].length
+const sliceCodePoints = (s: string, start: number, end: number) => [...s].slice(start, end).join('')
 
 type Grounding = {
 	webSearchQueries?: string[]
@@ -108,9 +111,9 @@ describe('Gemini googleSearch on a Claude model', () => {
 })
 
 describe('Gemini googleSearch on an OpenAI search model', () => {
-	// Accents and CJK only: OpenAI counts annotation indices in characters, and these are one UTF-16 unit each.
-	const ask = 'café 中文 news, then #cited-tail: résumé 東京 #search'
-	const answer = `Hello! You said: ${ask}`
+	// OpenAI counts annotation indices in characters (code points): the emoji are one each.
+	const ask = ASK
+	const answer = ANSWER
 	const lead = answer.slice(0, answer.indexOf('#cited-tail'))
 	for (const stream of [false, true])
 		it(`should answer with groundingMetadata from the message's url_citation annotations (${stream ? 'stream' : 'non-stream'})`, async () => {
@@ -140,8 +143,8 @@ describe('Gemini googleSearch on an OpenAI search model', () => {
 })
 
 describe('Anthropic web search on an OpenAI search model', () => {
-	const ask = 'café 中文 news, then #cited-tail: résumé 東京 #search'
-	const answer = `Hello! You said: ${ask}`
+	const ask = ASK
+	const answer = ANSWER
 	const cited = answer.slice(answer.indexOf('#cited-tail'))
 	for (const stream of [false, true])
 		it(`should give the citations of the message's url_citation annotations the text they span (${stream ? 'stream' : 'non-stream'})`, async () => {
@@ -157,7 +160,7 @@ describe('Anthropic web search on an OpenAI search model', () => {
 
 describe("Gemini's grounding with non-ASCII text to other protocols", () => {
 	for (const stream of [false, true])
-		it(`should give Responses url_citation spans in characters of the text (${stream ? 'stream' : 'non-stream'})`, async () => {
+		it(`should give Responses url_citation spans in characters (code points) of the text (${stream ? 'stream' : 'non-stream'})`, async () => {
 			const acct = await m.account()
 			const params = { model: MODEL.gemini, input: ASK, tools: [{ type: 'web_search' as const }] }
 			const r = stream ? await acct.openai.responses.stream(params).finalResponse() : await acct.openai.responses.create(params)
@@ -165,9 +168,20 @@ describe("Gemini's grounding with non-ASCII text to other protocols", () => {
 			const message = r.output.find((o) => o.type === 'message')
 			const part = message?.type === 'message' ? message.content[0] : undefined
 			const annotation = part?.type === 'output_text' ? part.annotations[0] : undefined
-			expect(annotation).toMatchObject({ type: 'url_citation', start_index: LEAD.length, end_index: ANSWER.length })
+			expect(annotation).toMatchObject({ type: 'url_citation', start_index: codePoints(LEAD), end_index: codePoints(ANSWER) })
 			const at = annotation as { start_index: number; end_index: number }
-			expect(r.output_text.slice(at.start_index, at.end_index)).toBe(CITED)
+			expect(sliceCodePoints(r.output_text, at.start_index, at.end_index)).toBe(CITED)
+		})
+
+	for (const stream of [false, true])
+		it(`should give chat url_citation annotations in characters (code points) of the message (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const { text, annotations } = await chatSearch(acct.openai, MODEL.gemini, stream)
+			expect(m.mocks.gemini.requests.at(-1)!.body).toMatchObject({ tools: [{ googleSearch: {} }] })
+			expect(text).toBe(ANSWER)
+			expect(annotations).toEqual([{ type: 'url_citation', url_citation: expect.objectContaining({ start_index: codePoints(LEAD), end_index: codePoints(ANSWER) }) }])
+			const at = annotations[0]!.url_citation
+			expect(sliceCodePoints(text, at.start_index, at.end_index)).toBe(CITED)
 		})
 
 	for (const stream of [false, true])
@@ -180,3 +194,47 @@ describe("Gemini's grounding with non-ASCII text to other protocols", () => {
 			expect(cited.map((b) => (b.citations as Array<Record<string, unknown>>)[0]!.cited_text)).toEqual([CITED])
 		})
 })
+
+describe('Claude web search with non-ASCII text to OpenAI protocols', () => {
+	for (const stream of [false, true])
+		it(`should give Responses url_citation spans in code points, on the text Claude cited (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const params = { model: MODEL.anthropic, input: ASK, tools: [{ type: 'web_search' as const }] }
+			const r = stream ? await acct.openai.responses.stream(params).finalResponse() : await acct.openai.responses.create(params)
+			expect(r.output_text).toBe(ANSWER)
+			// Claude cites its block from `#cited-tail` on: each citation spans it, in the text of the part it is on (the
+			// whole answer's one part, or streamed, the block's own message item), whatever page it names.
+			const parts = r.output.flatMap((o) => (o.type === 'message' ? o.content : [])).flatMap((p) => (p.type === 'output_text' ? [p] : []))
+			const spans = parts.flatMap((p) => (p.annotations as Array<{ start_index: number; end_index: number }>).map((a) => ({ a, text: p.text })))
+			expect(spans.length).toBeGreaterThan(0)
+			for (const { a, text } of spans) expect([a.end_index - a.start_index, sliceCodePoints(text, a.start_index, a.end_index)]).toEqual([codePoints(CITED), CITED])
+		})
+
+	for (const stream of [false, true])
+		it(`should give chat url_citation annotations in code points, on the text Claude cited (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const { text, annotations } = await chatSearch(acct.openai, MODEL.anthropic, stream)
+			expect(text).toBe(ANSWER)
+			expect(annotations.length).toBeGreaterThan(0)
+			for (const { url_citation: a } of annotations) expect([a.start_index, a.end_index, sliceCodePoints(text, a.start_index, a.end_index)]).toEqual([codePoints(LEAD), codePoints(ANSWER), CITED])
+		})
+})
+
+type ChatAnnotation = { type: 'url_citation'; url_citation: { url: string; title: string; start_index: number; end_index: number } }
+
+/** A chat completion with `web_search_options` asking ASK: its text and annotations (streamed: the deltas'). */
+async function chatSearch(openai: Account['openai'], model: string, stream: boolean): Promise<{ text: string; annotations: ChatAnnotation[] }> {
+	const params = { model, messages: [{ role: 'user' as const, content: ASK }], web_search_options: {} }
+	if (!stream) {
+		const r = await openai.chat.completions.create(params)
+		return { text: r.choices[0]!.message.content ?? '', annotations: (r.choices[0]!.message.annotations ?? []) as ChatAnnotation[] }
+	}
+	let text = ''
+	const annotations: ChatAnnotation[] = []
+	for await (const c of await openai.chat.completions.create({ ...params, stream: true })) {
+		const delta = c.choices[0]?.delta as { content?: string | null; annotations?: ChatAnnotation[] } | undefined
+		text += delta?.content ?? ''
+		annotations.push(...(delta?.annotations ?? []))
+	}
+	return { text, annotations }
+}

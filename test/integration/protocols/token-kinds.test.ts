@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI } from '@google/genai'
+import { pngOf } from '../../helpers/png'
 import { countWords } from '../../mocks'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 
@@ -17,8 +18,9 @@ beforeAll(async () => {
 		models: [
 			// gpt-m (base $0.15 / $0.60): audio at $40 in, $80 out.
 			{ name: MODEL.openai, audio_input_per_mtok: 40, audio_output_per_mtok: 80 },
-			// gemini-m (base $0.30 / $2.50): audio input $1, image output $30; above 200k prompt tokens $0.60 / $3.75.
-			{ name: MODEL.gemini, audio_input_per_mtok: 1, image_output_per_mtok: 30, input_above_200k_per_mtok: 0.6, output_above_200k_per_mtok: 3.75 },
+			// gemini-m (base $0.30 / $2.50, reads the input price): audio input $1, cached audio $0.10, image input $2, image output
+			// $30; above 200k prompt tokens $0.60 / $3.75.
+			{ name: MODEL.gemini, audio_input_per_mtok: 1, audio_cache_read_per_mtok: 0.1, image_input_per_mtok: 2, image_output_per_mtok: 30, input_above_200k_per_mtok: 0.6, output_above_200k_per_mtok: 3.75 },
 			// claude-m (base $3 / $15, reads $0.30): 5-minute writes $3.75, 1-hour writes $6.
 			{ name: MODEL.anthropic, cache_write_per_mtok: 3.75, cache_write_1h_per_mtok: 6 },
 		],
@@ -76,6 +78,21 @@ describe('audio tokens', () => {
 		expect(await charged(acct)).toEqual({ costs: [48, 48], spent: 96 })
 	})
 
+	it('should bill Gemini cached audio (cacheTokensDetails AUDIO) at its price, and show it as audio in the prompt to OpenAI and Gemini clients', async () => {
+		const acct = await m.account()
+		// 12 words: 10 read from the cache, all audio; 2 plain input; the answer is 15 words.
+		// 2 × 0.30 + 10 × 0.10 + 15 × 2.50 = 0.6 + 1 + 37.5 = 39.1 (at the text cache price: 0.6 + 3 + 37.5 = 41.1)
+		const text = '#cached-audio please read this recording back to me right now, thanks again'
+		expect(countWords(text)).toBe(12)
+		const chat = await acct.openai.chat.completions.create({ model: MODEL.gemini, max_tokens: 100, messages: [{ role: 'user', content: text }] })
+		expect(chat.usage?.prompt_tokens_details).toMatchObject({ cached_tokens: 10, audio_tokens: 10 })
+		await acct.anthropic.messages.create({ model: MODEL.gemini, max_tokens: 100, messages: [{ role: 'user', content: text }] })
+		const g = await genai(acct).models.generateContent({ model: MODEL.gemini, contents: text, config: { maxOutputTokens: 100 } })
+		expect(g.usageMetadata?.cacheTokensDetails).toEqual([{ modality: 'AUDIO' as never, tokenCount: 10 }])
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [39, 39, 39], spent: 117 })
+	})
+
 	it('should lower the output cap of a request asking for audio to what the limit covers at the audio output price', async () => {
 		// $0.005 covers 100 answer tokens at the text price ($0.00006) but not at the audio price ($0.008).
 		const acct = await m.account(10, { spend_limit: 0.005 })
@@ -101,6 +118,37 @@ describe('image output tokens', () => {
 		await acct.anthropic.messages.create({ model: MODEL.gemini, max_tokens: 100, messages: [{ role: 'user', content: text }] })
 		await m.app.svc.ledger.flush()
 		expect(await charged(acct)).toEqual({ costs: [156, 156, 156], spent: 468 })
+	})
+})
+
+describe('image input tokens', () => {
+	it("should bill the input images Gemini reports (promptTokensDetails IMAGE) at the model's image input price, whatever the client protocol", async () => {
+		const acct = await m.account()
+		// 3 words and one image (85 tokens, IMAGE) in; the answer "I see 1 image. Hello! You said: describe this picture" is
+		// 10 words: 3 × 0.30 + 85 × 2 + 10 × 2.50 = 0.9 + 170 + 25 = 195.9
+		const png = Buffer.from(pngOf(8, 8)).toString('base64')
+		const text = 'describe this picture'
+		const chat = await acct.openai.chat.completions.create({
+			model: MODEL.gemini,
+			max_tokens: 100,
+			messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+		})
+		expect(chat.usage?.prompt_tokens).toBe(88)
+		await acct.anthropic.messages.create({
+			model: MODEL.gemini,
+			max_tokens: 100,
+			stream: true,
+			messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }],
+		}).then(async (s) => {
+			for await (const _ of s);
+		})
+		const g = await genai(acct).models.generateContent({ model: MODEL.gemini, contents: [{ role: 'user', parts: [{ text }, { inlineData: { mimeType: 'image/png', data: png } }] }], config: { maxOutputTokens: 100 } })
+		expect(g.usageMetadata?.promptTokensDetails).toEqual([
+			{ modality: 'TEXT' as never, tokenCount: 3 },
+			{ modality: 'IMAGE' as never, tokenCount: 85 },
+		])
+		await m.app.svc.ledger.flush()
+		expect(await charged(acct)).toEqual({ costs: [196, 196, 196], spent: 588 })
 	})
 })
 

@@ -26,13 +26,14 @@ beforeAll(async () => {
 }, SETUP_MS)
 afterAll(() => m.close())
 
-// Accents and CJK before and inside the cited span (OpenAI's indices count characters, one UTF-16 unit each here);
-// the mock cites page-1 from `#cited-tail` on.
-const ASK = 'café 中文 news, then #cited-tail: résumé 東京 #search'
+// Accents, CJK and emoji before and inside the cited span (OpenAI's indices count characters, code points: an emoji is
+// one, two UTF-16 units, four UTF-8 bytes); the mock cites page-1 from `#cited-tail` on.
+const ASK = 'café 中文 😀 news, then #cited-tail: résumé 東京 🎉 #search'
 const ANSWER = `Hello! You said: ${ASK}`
 const LEAD = ANSWER.slice(0, ANSWER.indexOf('#cited-tail'))
 const CITED = ANSWER.slice(LEAD.length)
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+const codePoints = (s: string) => [...s].length
 
 /** The last request the OpenAI mock got: a Responses call with the `web_search` tool, asking for its sources. */
 function expectResponsesSearch() {
@@ -129,7 +130,7 @@ describe('Chat web_search_options on a non-search GPT model', () => {
 			}
 			expectResponsesSearch()
 			expect(text).toBe(ANSWER)
-			expect(annotations).toEqual([{ type: 'url_citation', url_citation: { url: 'https://example.com/page-1', title: 'Page 1', start_index: LEAD.length, end_index: ANSWER.length } }])
+			expect(annotations).toEqual([{ type: 'url_citation', url_citation: { url: 'https://example.com/page-1', title: 'Page 1', start_index: codePoints(LEAD), end_index: codePoints(ANSWER) } }])
 			await expectBilled(acct, usage!.prompt_tokens, usage!.completion_tokens)
 		})
 })

@@ -24,11 +24,13 @@ function usageOf(p: Plan, candidates: number, thoughts: number, images: number):
 	if (thoughts > 0) u.thoughtsTokenCount = thoughts
 	// cachedContentTokenCount is part of promptTokenCount (not added to it).
 	if (p.usage.cached > 0) u.cachedContentTokenCount = p.usage.cached
-	const audioIn = p.usage.audioInput ?? 0
+	// The prompt's modalities count its cached part too; `cacheTokensDetails` splits the cached part alone.
+	const audioIn = (p.usage.audioInput ?? 0) + (p.usage.cachedAudio ?? 0)
 	const details: Obj[] = [{ modality: 'TEXT', tokenCount: p.usage.input - images * 85 - audioIn }]
 	if (images > 0) details.push({ modality: 'IMAGE', tokenCount: images * 85 })
 	if (audioIn > 0) details.push({ modality: 'AUDIO', tokenCount: audioIn })
 	u.promptTokensDetails = details
+	if (p.usage.cachedAudio) u.cacheTokensDetails = [{ modality: 'AUDIO', tokenCount: p.usage.cachedAudio }]
 	// The answer by modality (thoughts are not in it), cumulative like the counts: audio and image tokens come first.
 	const audioOut = Math.min(p.usage.audioOutput ?? 0, candidates)
 	const imageOut = Math.min(p.usage.imageOutput ?? 0, candidates - audioOut)

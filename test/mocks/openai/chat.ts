@@ -15,6 +15,7 @@ import { servedTier } from './service-tier'
 import { checkFunctionName, checkModel, checkUser, openaiError, requireObject } from './errors'
 import { checkMaxTokens, checkReasoningEffort, checkSampling } from './reasoning-models'
 import { checkStrictFormat, checkStrictTools } from './strict-schema'
+import { checkReasoningPassedBack, deepseekThinks, isDeepSeek } from './deepseek-thinking'
 
 /**
  * Mistral's rule for tool call ids, in its words and error shape (its API and its chat templates): nine letters or
@@ -54,12 +55,13 @@ const callId = (seed: string, i: number): string => stableId('call_', `${seed}|$
 /**
  * A search model's citations (platform.openai.com/docs/guides/tools-web-search?api-mode=chat): with `web_search_options`
  * and `#search` in the last user text, the answer cites one page, a `url_citation` spanning the answer from
- * `#cited-tail` on (else all of it), its indices characters of the message's content.
+ * `#cited-tail` on (else all of it), its indices characters of the message's content: code points, as OpenAI's
+ * Python SDK slices `content[start_index:end_index]`.
  */
 function annotationsOf(b: Obj, lastUserText: string, p: Plan): Obj[] {
 	if (!asObj(b.web_search_options) || !lastUserText.includes('#search') || p.calls.length > 0 || p.finish === 'refusal') return []
-	const start = Math.max(0, p.text.indexOf('#cited-tail'))
-	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' } }]
+	const start = [...p.text.slice(0, Math.max(0, p.text.indexOf('#cited-tail')))].length
+	return [{ type: 'url_citation', url_citation: { start_index: start, end_index: [...p.text].length, url: 'https://example.com/page-1', title: 'Page 1' } }]
 }
 
 /** Only the search models take `web_search_options`; OpenAI answers any other model so (users report it verbatim). */
@@ -135,11 +137,12 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkSampling(b) ?? checkMaxTokens(b) ?? checkWebSearchModel(b)
+	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkSampling(b) ?? checkMaxTokens(b) ?? checkWebSearchModel(b) ?? checkReasoningPassedBack(b)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')
 	const conv = readChat(b, prefix !== undefined)
+	if (isDeepSeek(b.model)) conv.thinking = deepseekThinks(b)
 	const p = plan(conv)
 	// Mistral's answer to a prefix starts with the prefix itself (docs.mistral.ai guides/prefix); DeepSeek's does not.
 	if (prefix === 'echo' && conv.prefill !== undefined) p.text = conv.prefill + p.text

@@ -48,12 +48,12 @@ function searchItem(query: string, i: number, ids: Ids, b: Obj): Obj {
 
 /**
  * A searched answer's citation: one `url_citation` of the first page, spanning the answer from `#cited-tail` on (else
- * all of it), its indices characters of the output text.
+ * all of it), its indices characters of the output text: code points, as OpenAI's Python SDK slices `text[start_index:end_index]`.
  */
 function annotationsOf(p: Plan, searches: string[]): Obj[] {
 	if (!searches.length || p.finish === 'refusal' || p.calls.length > 0) return []
-	const start = Math.max(0, p.text.indexOf('#cited-tail'))
-	return [{ type: 'url_citation', start_index: start, end_index: p.text.length, url: 'https://example.com/page-1', title: 'Page 1' }]
+	const start = [...p.text.slice(0, Math.max(0, p.text.indexOf('#cited-tail')))].length
+	return [{ type: 'url_citation', start_index: start, end_index: [...p.text].length, url: 'https://example.com/page-1', title: 'Page 1' }]
 }
 
 /** Output items of a finished response (web searches, reasoning, message, function calls). */

@@ -99,6 +99,8 @@ export interface PlanUsage {
 	audioInput?: number
 	audioOutput?: number
 	imageOutput?: number
+	/** The part of `cached` that was audio (`#cached-audio`, which is also `#cache`): Gemini's `cacheTokensDetails` AUDIO. */
+	cachedAudio?: number
 }
 
 export interface Plan {
@@ -182,6 +184,7 @@ export function plan(c: Conversation): Plan {
 			...(audioInput > 0 && { audioInput }),
 			...(audioOutput > 0 && { audioOutput }),
 			...(imageOutput > 0 && { imageOutput }),
+			...(cached > 0 && tagged('#cached-audio') && { cachedAudio: cached }),
 		}
 	}
 

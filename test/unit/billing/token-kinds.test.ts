@@ -36,6 +36,17 @@ describe('tokenCost of token kinds priced apart', () => {
 		expect(tokenCost(usage({ input: 100, cacheRead: 1000, cacheWrite: 2000, cacheWrite1h: 1500, output: 10 }), CLAUDE)).toBe(300 + 300 + 1875 + 9000 + 150)
 	})
 
+	it('should bill cached audio at its price, at the cache-read price when the model lists none, and bound a request by it', () => {
+		// gemini-2.5-flash: $0.30 input, $0.03 cached text, $1 audio, $0.10 cached audio, $2.50 output.
+		const flash: Price = { inputPerMtok: m(0.3), outputPerMtok: m(2.5), cacheReadPerMtok: m(0.03), prices: { audio_input_per_mtok: m(1), audio_cache_read_per_mtok: m(0.1) } }
+		// 100 input ×0.3 + 10,000 reads (8,000 audio): 2,000×0.03 + 8,000×0.1 + 10 output ×2.5 = 30 + 60 + 800 + 25
+		const u = usage({ input: 100, cacheRead: 10_000, audioCacheRead: 8000, output: 10 })
+		expect(tokenCost(u, flash)).toBe(915)
+		const { audio_cache_read_per_mtok: _, ...unpriced } = flash.prices!
+		expect(tokenCost(u, { ...flash, prices: unpriced })).toBe(30 + 300 + 25)
+		expect(upperBound(10_100, 10, { ...flash, prices: { audio_cache_read_per_mtok: m(5) } })).toBeGreaterThanOrEqual(tokenCost(u, { ...flash, prices: { audio_cache_read_per_mtok: m(5) } }))
+	})
+
 	it('should bill image output tokens at the image price', () => {
 		// 10 input ×0.3 + 1,290 image ×30 + 10 text ×2.5 = 3 + 38,700 + 25
 		expect(tokenCost(usage({ input: 10, output: 1300, imageOutput: 1290 }), IMAGE)).toBe(38_728)

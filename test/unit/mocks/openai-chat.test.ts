@@ -193,3 +193,30 @@ describe('openai mock: chat completions', () => {
 		expect(page.data.map((x) => x.id)).toContain('gpt-4o')
 	})
 })
+
+describe("openai mock: DeepSeek's thinking mode (deepseek-* models)", () => {
+	const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }
+	const loop = (reasoning?: string): OpenAI.ChatCompletionMessageParam[] => [
+		{ role: 'user', content: 'Weather? #tools' },
+		{ role: 'assistant', content: null, tool_calls: [call], ...(reasoning && { reasoning_content: reasoning }) } as OpenAI.ChatCompletionMessageParam,
+		{ role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+		{ role: 'user', content: 'Thanks' },
+	]
+
+	it('should think by default, and not with thinking disabled', async () => {
+		const on = await client.chat.completions.create({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] })
+		expect((on.choices[0].message as { reasoning_content?: string }).reasoning_content).toBe('Let me think about hi.')
+		const off = await client.chat.completions.create({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'disabled' } } as never)
+		expect((off.choices[0].message as { reasoning_content?: string }).reasoning_content).toBeUndefined()
+	})
+
+	it('should refuse a tool-calling turn sent back without its reasoning_content, in thinking mode only, as DeepSeek does', async () => {
+		const refused = await client.chat.completions.create({ model: 'deepseek-v4-flash', messages: loop() }).then(
+			() => undefined,
+			(e: unknown) => e,
+		)
+		expect(refused).toMatchObject({ status: 400, message: expect.stringContaining('The reasoning_content in the thinking mode must be passed back to the API.') })
+		expect((await client.chat.completions.create({ model: 'deepseek-v4-flash', messages: loop('I should look it up.') })).choices[0].message.content).toBe('Hello! You said: Thanks')
+		expect((await client.chat.completions.create({ model: 'deepseek-v4-flash', messages: loop(), thinking: { type: 'disabled' } } as never)).choices[0].message.content).toBe('Hello! You said: Thanks')
+	})
+})

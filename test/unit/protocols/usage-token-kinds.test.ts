@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { decodePartialUsage, decodeUsage as anthropicDecode, encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic-messages/usage'
-import { decodeUsage as geminiDecode } from '../../../src/protocols/gemini/usage'
+import { decodeUsage as geminiDecode, encodeUsage as geminiEncode } from '../../../src/protocols/gemini/usage'
 import { decodeUsage as openaiDecode } from '../../../src/protocols/openai-chat/usage'
 
 describe('usage sub-counts priced apart', () => {
@@ -13,7 +13,7 @@ describe('usage sub-counts priced apart', () => {
 		expect(u).toEqual({ input: 70, output: 50, cacheRead: 30, cacheWrite: 0, reasoning: 0, audioInput: 70, audioOutput: 40 })
 	})
 
-	it('should read Gemini audio input less its cached part, and audio and image candidates', () => {
+	it('should read Gemini audio input less its cached part (its own share of the cache reads), and audio and image candidates', () => {
 		const u = geminiDecode({
 			promptTokenCount: 1000,
 			cachedContentTokenCount: 400,
@@ -23,7 +23,26 @@ describe('usage sub-counts priced apart', () => {
 			cacheTokensDetails: [{ modality: 'AUDIO', tokenCount: 400 }],
 			candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: 10 }, { modality: 'IMAGE', tokenCount: 1290 }],
 		})
-		expect(u).toEqual({ input: 600, output: 1320, cacheRead: 400, cacheWrite: 0, reasoning: 20, audioInput: 400, imageOutput: 1290 })
+		expect(u).toEqual({ input: 600, output: 1320, cacheRead: 400, cacheWrite: 0, reasoning: 20, audioInput: 400, audioCacheRead: 400, imageOutput: 1290 })
+	})
+
+	it("should read Gemini input images and the built-in tools' fed-back audio and images as shares of the uncached input", () => {
+		const u = geminiDecode({
+			promptTokenCount: 1000,
+			cachedContentTokenCount: 300,
+			toolUsePromptTokenCount: 50,
+			candidatesTokenCount: 10,
+			promptTokensDetails: [{ modality: 'TEXT', tokenCount: 100 }, { modality: 'IMAGE', tokenCount: 800 }, { modality: 'AUDIO', tokenCount: 100 }],
+			cacheTokensDetails: [{ modality: 'IMAGE', tokenCount: 300 }],
+			toolUsePromptTokensDetails: [{ modality: 'TEXT', tokenCount: 20 }, { modality: 'IMAGE', tokenCount: 30 }],
+		})
+		expect(u).toEqual({ input: 750, output: 10, cacheRead: 300, cacheWrite: 0, reasoning: 0, audioInput: 100, imageInput: 530 })
+		// Back to a Gemini client: the prompt's split, text being what is left.
+		expect(geminiEncode(u!).promptTokensDetails).toEqual([
+			{ modality: 'TEXT', tokenCount: 420 },
+			{ modality: 'IMAGE', tokenCount: 530 },
+			{ modality: 'AUDIO', tokenCount: 100 },
+		])
 	})
 
 	it('should read and write Anthropic 1-hour cache writes, in whole and partial usage', () => {

@@ -109,8 +109,6 @@ describe('openai-chat encodeRequest', () => {
 							{ type: 'text', text: 'Answer' },
 						],
 					},
-					user('q2'),
-					{ role: 'assistant', content: [{ type: 'thinking', text: 'plain' }, { type: 'tool_call', id: 'c', name: 'f', input: {} }] },
 				],
 			},
 			'deepseek-reasoner',
@@ -124,12 +122,20 @@ describe('openai-chat encodeRequest', () => {
 				{ type: 'reasoning.encrypted', data: 'enc' },
 			],
 		})
-		expect(body.messages[3]).toEqual({
-			role: 'assistant',
-			content: null,
-			reasoning_content: 'plain',
-			tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
-		})
+	})
+
+	it("should keep a tool-calling span's reasoning in every later request and leave out a finished plain answer's (DeepSeek thinking mode)", () => {
+		const call = (id: string): ChatRequest['messages'][number] => ({ role: 'assistant', content: [{ type: 'thinking', text: `think ${id}` }, { type: 'tool_call', id, name: 'f', input: {} }] })
+		const result = (id: string): ChatRequest['messages'][number] => ({ role: 'user', content: [{ type: 'tool_result', toolCallId: id, content: [{ type: 'text', text: 'ok' }] }] })
+		const answer = (text: string): ChatRequest['messages'][number] => ({ role: 'assistant', content: [{ type: 'thinking', text: `think ${text}`, signature: 'sig' }, { type: 'text', text }] })
+		const body = encodeRequest({ model: 'm', stream: false, messages: [user('q1'), call('c1'), result('c1'), answer('a1'), user('q2'), answer('a2'), user('q3'), call('c3')] }, 'deepseek-v4-flash')
+		const assistants = (body.messages as Array<{ role: string; content: unknown; reasoning_content?: string; reasoning_details?: unknown }>).filter((w) => w.role === 'assistant')
+		expect(assistants.map((w) => [w.content, w.reasoning_content ?? null, w.reasoning_details !== undefined])).toEqual([
+			[null, 'think c1', false],
+			['a1', 'think a1', true],
+			['a2', null, false],
+			[null, 'think c3', false],
+		])
 	})
 
 	it('should encode tools, tool_choice, parallel_tool_calls, response_format, sampling, stop and user', () => {
