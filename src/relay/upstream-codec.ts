@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatRequest } from '../core/ir'
-import type { UpstreamCodec } from '../protocols/codec'
+import type { ProtocolName, UpstreamCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
@@ -25,15 +25,18 @@ export function forUpstream(ir: ChatRequest, codec: UpstreamCodec): { ir: ChatRe
 	return { ir: portable.ir, codec: withFirstToolCallOnly(portable.ir, portable.codec) }
 }
 
+/** Protocols that take images and documents as bytes only (Gemini's two APIs, Bedrock's Converse): URLs are fetched and inlined. */
+const INLINED = new Set<ProtocolName>(['gemini', 'gemini-interactions', 'bedrock-converse'])
+
 /**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
- * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API); tool names it takes.
+ * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API) and Converse; tool names it takes.
  * Throws GatewayError for a request the vendor cannot take.
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
 	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
-	if (adapter.protocol.name === 'gemini' || adapter.protocol.name === 'gemini-interactions') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
+	if (INLINED.has(adapter.protocol.name)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
 }
 
