@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import { createOpenAI } from '@ai-sdk/openai'
+import { GoogleGenAI } from '@google/genai'
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai'
 import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
@@ -205,6 +206,47 @@ describe('bedrock channel, Converse models', () => {
 			{ model: NOVA, input, output, cached: 5, stream: false },
 			{ model: NOVA, input, output, cached: 5, stream: true },
 		])
+	})
+
+	it('should answer Responses and Gemini clients, streamed, with usage', async () => {
+		const acct = await m.account()
+		const s = await acct.openai.responses.create({ model: NOVA, input: 'responses over converse', stream: true })
+		let text = ''
+		let usage: { input_tokens: number; output_tokens: number } | undefined
+		for await (const ev of s) {
+			if (ev.type === 'response.output_text.delta') text += ev.delta
+			if (ev.type === 'response.completed') usage = ev.response.usage ?? undefined
+		}
+		expect(text).toBe('Hello! You said: responses over converse')
+		expect(usage).toMatchObject({ input_tokens: countWords('responses over converse'), output_tokens: countWords(text) })
+		expect(last().path).toEndWith('/converse-stream')
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+		let said = ''
+		for await (const c of await ai.models.generateContentStream({ model: LLAMA, contents: 'gemini over converse' })) said += c.text ?? ''
+		expect(said).toBe('Hello! You said: gemini over converse')
+		expect(last().path).toEndWith('/converse-stream')
+	})
+
+	it('should give several choices (n: 2) with one Converse call per answer', async () => {
+		const acct = await m.account()
+		const before = br.requests.length
+		const r = await acct.openai.chat.completions.create({ model: NOVA, n: 2, messages: [{ role: 'user', content: 'two of them' }] })
+		expect(r.choices.map((c) => c.message.content)).toEqual(['Hello! You said: two of them', 'Hello! You said: two of them'])
+		expect(br.requests.slice(before).map((x) => x.path)).toEqual(['/model/us.amazon.nova-pro-v1%3A0/converse', '/model/us.amazon.nova-pro-v1%3A0/converse'])
+	})
+
+	it("should pass the console's Test call over Converse, and count tokens locally", async () => {
+		const list = (await m.app.admin('/api/channels')).body.data as { id: number; name: string }[]
+		const id = list.find((c) => c.name === 'br-iam')!.id
+		const ok = await m.app.admin(`/api/channels/${id}/test`, { method: 'POST', body: { model: LLAMA } })
+		expect(ok.body).toMatchObject({ ok: true, testable: true, status: 200 })
+		expect(last().path).toBe('/model/meta.llama3-3-70b-instruct-v1%3A0/converse')
+		expect(last().body.inferenceConfig).toEqual({ maxTokens: 1 })
+		const acct = await m.account()
+		const before = br.requests.length
+		const counted = await acct.anthropic.messages.countTokens({ model: NOVA, messages: [{ role: 'user', content: 'how many tokens is this' }] })
+		expect(counted.input_tokens).toBeGreaterThan(0)
+		expect(br.requests.length).toBe(before)
 	})
 
 	for (const stream of [false, true])
