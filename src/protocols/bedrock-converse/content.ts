@@ -9,8 +9,8 @@ import { unsupportedForModel } from '../../core/errors'
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
 import { untagSignature } from '../../core/signatures'
 import { plainToolCallId } from '../../core/tool-ids'
-import { asPlainParts, cannotSend, documentText, filenameFor } from '../files'
-import type { ConverseContentBlock, ConverseDocument, ConverseDocumentFormat, ConverseImage, ConverseImageFormat, ConverseMessage, ConverseToolResultContent } from './model'
+import { asPlainParts, cannotSend, filenameFor } from '../files'
+import type { ConverseContentBlock, ConverseDocumentFormat, ConverseImage, ConverseImageFormat, ConverseMessage, ConverseToolResultContent } from './model'
 
 const VENDOR = 'Bedrock Converse'
 
@@ -39,7 +39,7 @@ export function toolUseId(id: string): string {
 
 /**
  * `DocumentBlock.name`: "alphanumeric characters, whitespace characters (no more than one in a row), hyphens,
- * parentheses, and square brackets", so a file name's dot and extension are spelled out of it.
+ * parentheses, and square brackets", 1 to 200 characters, so a file name's dot and extension are spelled out of it.
  * @example documentName('Q3 report.pdf') === 'Q3 report-pdf'
  */
 export function documentName(name: string): string {
@@ -47,7 +47,8 @@ export function documentName(name: string): string {
 		.replace(/[^A-Za-z0-9\s\-()[\]]/g, '-')
 		.replace(/\s+/g, ' ')
 		.trim()
-	return cleaned || 'document'
+	// "Length Constraints: Minimum length of 1. Maximum length of 200."
+	return cleaned.slice(0, 200).trimEnd() || 'document'
 }
 
 function image(p: ImagePart, at: string): ConverseImage {
@@ -68,9 +69,7 @@ function file(p: FilePart, at: string): ConverseContentBlock[] {
 	if (s.kind !== 'base64') throw cannotSend(p, VENDOR, 'it takes documents as bytes only', at)
 	const format = DOCUMENT_FORMAT[s.mediaType.toLowerCase()]
 	if (!format) throw cannotSend(p, VENDOR, 'it takes pdf, csv, doc, docx, xls, xlsx, html, txt and md documents', at)
-	const doc: ConverseDocument = { format, name: documentName(p.title ?? filenameFor(p, s.mediaType)), source: { bytes: s.data } }
-	const context = p.context ? documentText({ ...p, title: undefined }, '') : ''
-	return context ? [{ text: context.trimEnd() }, { document: doc }] : [{ document: doc }]
+	return [{ document: { format, name: documentName(p.title ?? filenameFor(p, s.mediaType)), source: { bytes: s.data }, ...(p.context && { context: p.context }) } }]
 }
 
 /** Converse refuses a blank text block ("The text field in the ContentBlock object … is blank"): an empty one is left out. */

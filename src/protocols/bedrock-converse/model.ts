@@ -15,7 +15,8 @@ export type ConverseDocumentFormat = 'pdf' | 'csv' | 'doc' | 'docx' | 'xls' | 'x
 
 export type ConverseImage = { format: ConverseImageFormat; source: { bytes: string } }
 
-export type ConverseDocument = { format: ConverseDocumentFormat; name: string; source: { bytes: string } }
+/** `DocumentBlock`; `context` tells the model how to read it. */
+export type ConverseDocument = { format: ConverseDocumentFormat; name: string; source: { bytes: string }; context?: string }
 
 /** `ReasoningContentBlock`: the model's reasoning text with the signature it may give, or its encrypted form. */
 export type ConverseReasoning = { reasoningText: { text: string; signature?: string } } | { redactedContent: string }

@@ -182,6 +182,18 @@ describe('bedrock channel, Converse models', () => {
 		expect(last().body.messages[0].content).toEqual([{ text: 'what is this' }, { image: { format: 'png', source: { bytes: png } } }])
 	})
 
+	it("should send an Anthropic PDF document as a Converse document, its name as Converse takes names", async () => {
+		const acct = await m.account()
+		const pdf = Buffer.from('%PDF-1.4 mock').toString('base64')
+		const r = await acct.anthropic.messages.create({
+			model: NOVA,
+			max_tokens: 64,
+			messages: [{ role: 'user', content: [{ type: 'document', title: 'Q3 report.pdf', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }, { type: 'text', text: 'sum it up' }] }],
+		})
+		expect(r.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Hello! You said: sum it up'])
+		expect(last().body.messages[0].content[0]).toEqual({ document: { format: 'pdf', name: 'Q3 report-pdf', source: { bytes: pdf } } })
+	})
+
 	it('should map max_tokens and stop_sequence, with the cap and stops in inferenceConfig', async () => {
 		const acct = await m.account()
 		const a = await ask('chat', acct, NOVA, 'cut me #length', true, { max_tokens: 3 })

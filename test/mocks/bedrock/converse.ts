@@ -4,7 +4,8 @@
  * documented shapes, apart from the gateway's codec:
  * - validation with Bedrock's 400 ValidationException words: only the documented top-level members; a non-empty
  *   `messages` starting with a user turn and alternating roles; one member per ContentBlock; no blank text; images
- *   png/jpeg/gif/webp as `source.bytes`; `toolUse`/`toolResult` need a `toolConfig`; every `toolResult` answers a
+ *   png/jpeg/gif/webp and documents of its nine formats as `source.bytes`, a document's name of the characters it
+ *   allows; `toolUse`/`toolResult` need a `toolConfig`; every `toolResult` answers a
  *   `toolUse` of the turn before; a replayed `reasoningText.signature` must be the one issued for its text;
  * - the answer is the shared scenario's (shared/scenario.ts): `output.message.content`, `stopReason`, `usage`
  *   (`inputTokens` without the cache reads and writes, given apart);
@@ -40,6 +41,7 @@ const TOP_LEVEL = new Set([
 ])
 const BLOCK_MEMBERS = new Set(['text', 'image', 'document', 'video', 'toolUse', 'toolResult', 'guardContent', 'cachePoint', 'reasoningContent', 'citationsContent'])
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp'])
+const DOCUMENT_FORMATS = new Set(['pdf', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'html', 'txt', 'md'])
 
 export type ConverseRead = { conv: Conversation; signs: boolean } | { invalid: string }
 
@@ -106,6 +108,12 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 				const img = asObj(block.image)
 				if (!IMAGE_FORMATS.has(asStr(img?.format) ?? '') || typeof asObj(img?.source)?.bytes !== 'string') return { invalid: `${at}.image: a format of png, jpeg, gif or webp and source.bytes are required` }
 				imgs++
+			} else if ('document' in block) {
+				const doc = asObj(block.document)
+				const name = asStr(doc?.name) ?? ''
+				if (!DOCUMENT_FORMATS.has(asStr(doc?.format) ?? '') || typeof asObj(doc?.source)?.bytes !== 'string') return { invalid: `${at}.document: a format of ${[...DOCUMENT_FORMATS].join(', ')} and source.bytes are required` }
+				if (!/^[A-Za-z0-9\-()[\] ]{1,200}$/.test(name) || name.includes('  '))
+					return { invalid: `${at}.document.name: The document file name can only contain alphanumeric characters, whitespace characters, hyphens, parentheses, and square brackets. The name can't contain more than one consecutive whitespace character.` }
 			} else if ('toolUse' in block) {
 				if (!toolConfig) return { invalid: 'The toolConfig field must be defined when using toolUse and toolResult content blocks.' }
 				const id = asStr(asObj(block.toolUse)?.toolUseId)

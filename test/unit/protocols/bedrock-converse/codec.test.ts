@@ -75,9 +75,9 @@ describe('bedrock-converse encodeRequest', () => {
 	})
 
 	it('should send documents as bytes with a name Converse takes, and refuse what it cannot carry', () => {
-		const pdf = { type: 'file' as const, filename: 'Q3 report.pdf', source: { kind: 'base64' as const, mediaType: 'application/pdf', data: 'JVBERi0=' } }
+		const pdf = { type: 'file' as const, filename: 'Q3 report.pdf', context: 'from finance', source: { kind: 'base64' as const, mediaType: 'application/pdf', data: 'JVBERi0=' } }
 		expect(encode(req({ messages: [{ role: 'user', content: [pdf, { type: 'text', text: 'sum up' }] }] })).messages[0].content).toEqual([
-			{ document: { format: 'pdf', name: 'Q3 report-pdf', source: { bytes: 'JVBERi0=' } } },
+			{ document: { format: 'pdf', name: 'Q3 report-pdf', source: { bytes: 'JVBERi0=' }, context: 'from finance' } },
 			{ text: 'sum up' },
 		])
 		const audio = { type: 'audio' as const, mediaType: 'audio/wav', data: 'UklGRg==' }
