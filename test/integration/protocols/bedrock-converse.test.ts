@@ -143,6 +143,14 @@ describe('bedrock channel, Converse models', () => {
 				expect(results.content).toEqual(a.calls.map((c, i) => ({ toolResult: { toolUseId: c.id, content: [{ text: ['rain', 'sun'][i] }] } })))
 			})
 
+	for (const stream of [false, true])
+		it(`should keep only the first call when the client turned parallel calls off, which Converse cannot be told (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const a = await ask('chat', acct, NOVA, 'weather #tools', stream, { ...TOOLS.chat, parallel_tool_calls: false })
+			expect(a.calls.map((c) => [c.name, c.args])).toEqual([['get_weather', { city: 'Paris' }]])
+			expect(a.stop).toBe('tool_calls')
+		})
+
 	it('should force a named tool with toolChoice.tool, and any tool with toolChoice.any', async () => {
 		const acct = await m.account()
 		const named = await chat(acct.openai, { model: NOVA, messages: [{ role: 'user', content: 'use it' }], ...TOOLS.chat, tool_choice: { type: 'function', function: { name: 'get_weather' } } } as never, false)
