@@ -32,12 +32,13 @@
 
 /**
  * The origins a tag names: Gemini, from a text part (or an empty one) or from a `thought: true` part; Anthropic, as
- * Gemini clients are shown its signatures (never in the canonical model, where Anthropic's are untagged).
+ * Gemini clients are shown its signatures (never in the canonical model, where Anthropic's are untagged); a model
+ * behind Bedrock's Converse API.
  */
-export type SignatureOrigin = 'gemini-text' | 'gemini-thought' | 'anthropic'
+export type SignatureOrigin = 'gemini-text' | 'gemini-thought' | 'anthropic' | 'converse'
 
 /** The origins of Gemini's own signatures. */
-export type GeminiOrigin = Exclude<SignatureOrigin, 'anthropic'>
+export type GeminiOrigin = Extract<SignatureOrigin, 'gemini-text' | 'gemini-thought'>
 
 /** base64(`sbsig:hd-th1`): thinking hidden from a Gemini client, carried in a `thoughtSignature` (version 1). */
 export const CARRIED_THINKING_TAG = 'c2JzaWc6aGQtdGgx'
@@ -54,8 +55,11 @@ export const UNSIGNED_THINKING_TAG = 'c2JzaWc6bm8tc2ln'
 /** base64(`sbsig:`): the start of every origin tag. */
 const TAG_START = 'c2JzaWc6'
 
-/** base64(`sbsig:gm-txt`), base64(`sbsig:gm-tht`) and base64(`sbsig:an-sig`). */
-const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0', 'gemini-thought': 'c2JzaWc6Z20tdGh0', anthropic: 'c2JzaWc6YW4tc2ln' }
+/**
+ * base64(`sbsig:gm-txt`), base64(`sbsig:gm-tht`), base64(`sbsig:an-sig`) and base64(`sbsig:cv-sig`): the last for a
+ * `reasoningText.signature` a model gave over Bedrock's Converse API (protocols/bedrock-converse), sent back only there.
+ */
+const TAGS: Record<SignatureOrigin, string> = { 'gemini-text': 'c2JzaWc6Z20tdHh0', 'gemini-thought': 'c2JzaWc6Z20tdGh0', anthropic: 'c2JzaWc6YW4tc2ln', converse: 'c2JzaWc6Y3Ytc2ln' }
 
 /**
  * A vendor's signature with its origin tag, as the canonical model and Anthropic and chat clients carry it.

@@ -12,7 +12,7 @@ import type { StreamEvent } from '../core/events'
 import type { ChatRequest } from '../core/ir'
 import { eachFrame } from '../core/sse'
 import { continuedPrefill } from '../protocols/final-turn'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { UpstreamCodec } from '../protocols/codec'
 import { runMachine } from '../protocols/stream-machine'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
@@ -37,7 +37,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	// own names are portable already: tools.ts).
 	const stops = splitStops(ir, adapter.protocol, t.upstreamModel)
 	let body: string
-	let codec: ProtocolCodec
+	let codec: UpstreamCodec
 	try {
 		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(stops.ir, adapter.protocol)))
 	} catch (e) {

@@ -10,7 +10,8 @@ import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
 import type { EventEncoder, FrameDecoder, StreamMachine } from './stream-machine'
 
-export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses' | 'gemini-interactions'
+/** `bedrock-converse` is spoken by upstreams only (an UpstreamCodec): no client route takes it. */
+export type ProtocolName = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'openai-responses' | 'gemini-interactions' | 'bedrock-converse'
 
 /** What a client-side encoder needs to know beyond the events themselves. */
 export type EncodeContext = {
@@ -138,3 +139,13 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	/** Reads the usage out of an upstream body of this protocol without a full decode (fast path billing). */
 	usageOf(body: WireRes): Usage | undefined
 }
+
+/** The members only a client-facing codec has: reading a client's request, writing answers and errors to it. */
+type ClientSide = 'decodeRequest' | 'encodeResponse' | 'encodeStream' | 'streamEncoder' | 'encodeChoices' | 'choicesEncoder' | 'encodeError' | 'encodeStreamError'
+
+/**
+ * The upstream half of a codec: what a vendor adapter's protocol is used for (encode the canonical request, decode the
+ * vendor's answers whole and streamed). Every ProtocolCodec is one; a protocol no client speaks (Bedrock's Converse)
+ * is only this, with no client side to stub.
+ */
+export type UpstreamCodec = Omit<ProtocolCodec, ClientSide>

@@ -9,7 +9,7 @@
 import type { StreamEvent } from '../core/events'
 import type { ChatResponse } from '../core/ir'
 import type { SseFrame } from '../core/sse'
-import type { ProtocolCodec } from './codec'
+import type { UpstreamCodec } from './codec'
 
 /** A stream codec as a state machine: input items in, output items appended, synchronously. */
 export interface StreamMachine<In, Out> {
@@ -68,7 +68,7 @@ export function eachDecoded(inner: FrameDecoder, each: (e: StreamEvent, out: Str
 }
 
 /** `codec` with its decoded answers changed: a whole one by `response`, a streamed one by the decoder `decoder` makes of its own. */
-export function mapDecoding(codec: ProtocolCodec, response: (r: ChatResponse) => ChatResponse, decoder: (d: FrameDecoder) => FrameDecoder): ProtocolCodec {
+export function mapDecoding<C extends UpstreamCodec>(codec: C, response: (r: ChatResponse) => ChatResponse, decoder: (d: FrameDecoder) => FrameDecoder): C {
 	const streamDecoder = (choice?: number) => decoder(codec.streamDecoder(choice))
 	return { ...codec, decodeResponse: (body, choice) => response(codec.decodeResponse(body, choice)), streamDecoder, decodeStream: (frames) => runMachine(streamDecoder(), frames) }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ChatRequest } from '../core/ir'
-import type { ProtocolCodec, UpstreamOptions } from '../protocols/codec'
+import type { UpstreamCodec, UpstreamOptions } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 
 /**
@@ -14,7 +14,7 @@ import type { Channel } from '../routing/catalog'
 export type UpstreamRequest = { url: string; method: string; headers: Record<string, string>; body?: string }
 
 export type ChatAdapter = {
-	protocol: ProtocolCodec
+	protocol: UpstreamCodec
 	/** URL of a chat call for this upstream model; `prefill`: a converted request ends with an assistant turn to continue. */
 	chatUrl(ch: Channel, model: string, stream: boolean, prefill?: boolean): string
 	/** Headers for a call: the channel's credentials, the vendor's version header, and allowed client headers. */

@@ -38,6 +38,18 @@ function eventType(json: string): string {
 
 const errorFrame = (type: string, message: string) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`
 
+/** What an `exception` message says: its payload's `message` (or `Message`), else `fallback` (the exception's name). */
+export function exceptionText(m: EventMessage, fallback: string): string {
+	try {
+		const said = (JSON.parse(decoder.decode(m.payload)) as { message?: unknown; Message?: unknown }) ?? {}
+		const text = said.message ?? said.Message
+		if (typeof text === 'string' && text) return text
+	} catch {
+		// no JSON body: the exception's name says it
+	}
+	return fallback || 'upstream stream error'
+}
+
 /** One event-stream message as SSE text; '' for messages Anthropic's stream has no place for. */
 export function sseOf(m: EventMessage): string {
 	const kind = m.headers[':message-type']
@@ -50,15 +62,7 @@ export function sseOf(m: EventMessage): string {
 	}
 	if (kind === 'exception') {
 		const name = String(m.headers[':exception-type'] ?? '')
-		let message = name || 'upstream stream error'
-		try {
-			const said = (JSON.parse(decoder.decode(m.payload)) as { message?: unknown; Message?: unknown }) ?? {}
-			const text = said.message ?? said.Message
-			if (typeof text === 'string' && text) message = text
-		} catch {
-			// no JSON body: the exception's name says it
-		}
-		return errorFrame(ERROR_TYPE[name] ?? 'api_error', message)
+		return errorFrame(ERROR_TYPE[name] ?? 'api_error', exceptionText(m, name))
 	}
 	// `:message-type: error`: the service's own failure, its words in headers.
 	if (kind === 'error') return errorFrame('api_error', String(m.headers[':error-message'] ?? m.headers[':error-code'] ?? 'upstream stream error'))
@@ -66,11 +70,17 @@ export function sseOf(m: EventMessage): string {
 }
 
 /**
- * Bedrock's event-stream body as Anthropic SSE bytes, pulled as the reader asks; cancelling it cancels the upstream
- * body, a read waiting on it too. A broken frame (CRC, length) fails the read as a cut connection does.
+ * Bedrock's event-stream body (InvokeModelWithResponseStream) as Anthropic SSE bytes.
  * @example new Response(anthropicSseOf(res.body!), { headers: { 'content-type': 'text/event-stream' } })
  */
-export function anthropicSseOf(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export const anthropicSseOf = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => reframed(body, sseOf)
+
+/**
+ * An event-stream body as SSE bytes, each message written by `toSse` ('' for one with no place in the SSE), pulled as
+ * the reader asks; cancelling it cancels the upstream body, a read waiting on it too. A broken frame (CRC, length)
+ * fails the read as a cut connection does. Claude's InvokeModel stream and ConverseStream are both framed so.
+ */
+export function reframed(body: ReadableStream<Uint8Array>, toSse: (m: EventMessage) => string): ReadableStream<Uint8Array> {
 	const reader = body.getReader()
 	const messages = eventMessages(reader)
 	return new ReadableStream<Uint8Array>({
@@ -78,7 +88,7 @@ export function anthropicSseOf(body: ReadableStream<Uint8Array>): ReadableStream
 			while (true) {
 				const next = await messages.next()
 				if (next.done) return ctl.close()
-				const text = sseOf(next.value)
+				const text = toSse(next.value)
 				if (text) return ctl.enqueue(encoder.encode(text))
 			}
 		},

@@ -1,22 +1,33 @@
 /**
- * Claude on Amazon Bedrock (InvokeModel): Anthropic's Messages protocol in Bedrock's envelope
- * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
- * - URL `{base_url}/model/{modelId}/invoke`, `/invoke-with-response-stream` when streamed; the model id (a model,
- *   an inference profile such as `us.anthropic.claude-sonnet-4-6-v1:0`, or an ARN) is one encoded path segment.
+ * Amazon Bedrock: Claude over InvokeModel, every other model over the Converse API, chosen per upstream model id
+ * (`forModel`): an id naming `anthropic.claude` (a model, an inference profile such as
+ * `us.anthropic.claude-sonnet-4-6-v1:0`, or an ARN that names it) keeps InvokeModel, Anthropic's own body, so Anthropic
+ * clients keep the same-protocol fast path; any other (`us.amazon.nova-pro-v1:0`, `meta.llama3-3-70b-instruct-v1:0`,
+ * `deepseek.r1-v1:0`, `openai.gpt-oss-120b-1:0`, an application inference profile's ARN…) goes over Converse
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), converted from and to every
+ * client protocol (protocols/bedrock-converse).
+ * - Claude: Anthropic's Messages protocol in Bedrock's envelope
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html),
+ *   URL `{base_url}/model/{modelId}/invoke`, `/invoke-with-response-stream` when streamed.
+ * - Converse: `{base_url}/model/{modelId}/converse`, `/converse-stream` when streamed.
+ * - The model id is one encoded path segment.
  * - Body: Anthropic's without `model` and `stream`, with `anthropic_version: "bedrock-2023-05-31"` and the
  *   `anthropic-beta` header's values as an `anthropic_beta` array.
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
  *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`).
- * - Streams come as AWS event-stream frames, re-framed as Anthropic SSE (bedrock-stream.ts); whole answers and
- *   errors (`{"message": …}`, `x-amzn-errortype`) are read as they come.
+ * - Streams come as AWS event-stream frames, re-framed as SSE: Claude's as Anthropic's (bedrock-stream.ts),
+ *   ConverseStream's as one frame per event (bedrock-converse-stream.ts); whole answers and errors (`{"message": …}`,
+ *   `x-amzn-errortype`, the same for both APIs) are read as they come.
  * @module
  */
 import { GatewayError } from '../core/errors'
 import { anthropicMessages } from '../protocols/anthropic-messages'
+import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
+import { converseSse } from './bedrock-converse-stream'
 import { anthropicSseOf } from './bedrock-stream'
 
 export const BEDROCK_VERSION = 'bedrock-2023-05-31'
@@ -52,7 +63,28 @@ const betasOf = (header: string) =>
 		.map((b) => b.trim())
 		.filter(Boolean)
 
-export const bedrockAdapter: ChatAdapter = {
+/**
+ * Whether a Bedrock model id is Claude's, served over InvokeModel.
+ * @example isBedrockClaude('us.anthropic.claude-sonnet-4-6-v1:0') === true
+ */
+export const isBedrockClaude = (model: string) => model.includes('anthropic.claude')
+
+const EVENT_STREAM = 'application/vnd.amazon.eventstream'
+
+/** A Bedrock answer as its protocol's wire: an error with its honest status; an event stream re-framed by `sse`. */
+function answerWith(res: Response, sse: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>): Response {
+	if (!res.ok) {
+		const status = honestStatus(res)
+		return status === res.status ? res : new Response(res.body, { status, headers: res.headers })
+	}
+	if (!res.body || !res.headers.get('content-type')?.includes(EVENT_STREAM)) return res
+	const headers = new Headers(res.headers)
+	headers.set('content-type', 'text/event-stream')
+	headers.delete('content-length')
+	return new Response(sse(res.body), { status: res.status, headers })
+}
+
+export const bedrockClaudeAdapter: ChatAdapter = {
 	protocol: anthropicMessages,
 	chatUrl: (ch, model, stream) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`),
 	headers(ch, inbound) {
@@ -78,17 +110,24 @@ export const bedrockAdapter: ChatAdapter = {
 	async authorize(ch, req) {
 		authorizeBedrock(ch, req)
 	},
-	answer(res) {
-		if (!res.ok) {
-			const status = honestStatus(res)
-			return status === res.status ? res : new Response(res.body, { status, headers: res.headers })
-		}
-		if (!res.body || !res.headers.get('content-type')?.includes('application/vnd.amazon.eventstream')) return res
-		const headers = new Headers(res.headers)
-		headers.set('content-type', 'text/event-stream')
-		headers.delete('content-length')
-		return new Response(anthropicSseOf(res.body), { status: res.status, headers })
+	answer: (res) => answerWith(res, anthropicSseOf),
+}
+
+/** Every model but Claude: Converse, same auth, region and errors. */
+export const bedrockConverseAdapter: ChatAdapter = {
+	protocol: bedrockConverse,
+	chatUrl: (ch, model, stream) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`),
+	headers: (ch) => ({ 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }),
+	async authorize(ch, req) {
+		authorizeBedrock(ch, req)
 	},
+	answer: (res) => answerWith(res, converseSse),
+}
+
+/** The channel type's adapter: Claude's until the model is known (`forModel`), as for the catalog's protocol questions. */
+export const bedrockAdapter: ChatAdapter = {
+	...bedrockClaudeAdapter,
+	forModel: (model) => (isBedrockClaude(model) ? bedrockClaudeAdapter : bedrockConverseAdapter),
 }
 
 /**

@@ -11,7 +11,7 @@
 import { failedRow } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { type ChatRequest, type ChatResponse, type Usage, sumUsage } from '../core/ir'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { UpstreamCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter, Via } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
@@ -30,7 +30,7 @@ export type ChoicesPlan = {
 	n: number
 	calls: number
 	perCall: number
-	codec: ProtocolCodec
+	codec: UpstreamCodec
 	body: string
 	url: string
 	headers: Record<string, string>

@@ -8,11 +8,11 @@
  */
 import type { StreamEvent } from '../core/events'
 import type { ChatResponse } from '../core/ir'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { UpstreamCodec } from '../protocols/codec'
 import { eachDecoded, type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
 /** `codec` as it is, or, for a prefix the upstream repeats, a codec whose decoded answers start after it. */
-export function withoutEchoedPrefix(codec: ProtocolCodec, prefix: string | undefined): ProtocolCodec {
+export function withoutEchoedPrefix(codec: UpstreamCodec, prefix: string | undefined): UpstreamCodec {
 	if (!prefix) return codec
 	return mapDecoding(codec, (r) => cutEcho(r, prefix), (d) => echoCutDecoder(d, prefix))
 }

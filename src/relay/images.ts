@@ -1,5 +1,5 @@
 /**
- * Gemini takes images only inline (or as uploaded files), so web image URLs bound for a Gemini upstream are fetched
+ * Gemini and Bedrock's Converse take images only inline (or as uploaded files), so web image URLs bound for them are fetched
  * here, under the SSRF guard, and inlined as base64; so are documents given by URL (an Anthropic `url` document, a
  * PDF). OpenAI and Anthropic take image URLs, so for them nothing is fetched (WIRE-NOTES #22). `data:` URIs were
  * parsed by the client codec, never fetched.

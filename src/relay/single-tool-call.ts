@@ -8,15 +8,15 @@
  * @module
  */
 import type { ChatRequest, ChatResponse } from '../core/ir'
-import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
+import type { UpstreamCodec, ProtocolName } from '../protocols/codec'
 import { eachDecoded, type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
-/** The upstream protocol cannot be told to make at most one call, and the request asked for that. */
+/** The upstream protocol cannot be told to make at most one call (Gemini, Bedrock's Converse), and the request asked for that. */
 export const keepsFirstToolCallOnly = (req: Pick<ChatRequest, 'parallelToolCalls'>, upstream: ProtocolName): boolean =>
-	req.parallelToolCalls === false && upstream === 'gemini'
+	req.parallelToolCalls === false && (upstream === 'gemini' || upstream === 'bedrock-converse')
 
 /** `codec` as it is, or, when the request asked for one call and the upstream cannot be told so, a codec whose decoded answers (whole or streamed) carry the first call only. */
-export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: ProtocolCodec): ProtocolCodec {
+export function withFirstToolCallOnly(ir: Pick<ChatRequest, 'parallelToolCalls'>, codec: UpstreamCodec): UpstreamCodec {
 	if (!keepsFirstToolCallOnly(ir, codec.name)) return codec
 	return mapDecoding(codec, firstToolCallOnly, firstToolCallOnlyDecoder)
 }

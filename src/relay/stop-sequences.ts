@@ -8,7 +8,7 @@
  */
 import type { StreamEvent } from '../core/events'
 import type { ChatRequest, ChatResponse } from '../core/ir'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { UpstreamCodec } from '../protocols/codec'
 import { eachDecoded, type FrameDecoder, type StreamMachine } from '../protocols/stream-machine'
 
 /**
@@ -16,7 +16,7 @@ import { eachDecoded, type FrameDecoder, type StreamMachine } from '../protocols
  * when all fit: the request is returned as it is).
  * @example splitStops({ ...req, stop: ['a', 'b', 'c', 'd', 'e'] }, openaiChat, 'gpt-4o').held // ['e']
  */
-export function splitStops(ir: ChatRequest, codec: ProtocolCodec, model: string): { ir: ChatRequest; held: string[] } {
+export function splitStops(ir: ChatRequest, codec: UpstreamCodec, model: string): { ir: ChatRequest; held: string[] } {
 	const stop = ir.stop
 	const taken = stop?.length && codec.stopsTaken ? codec.stopsTaken(model) : undefined
 	if (!stop || taken === undefined || stop.length <= taken) return { ir, held: NONE }

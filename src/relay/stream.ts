@@ -10,7 +10,7 @@ import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import { CodeOutputScanner } from '../protocols/anthropic-messages/code-outputs'
-import type { ProtocolCodec, ProtocolName } from '../protocols/codec'
+import type { ProtocolName, UpstreamCodec } from '../protocols/codec'
 import type { EventEncoder, FrameDecoder } from '../protocols/stream-machine'
 import type { Channel } from '../routing/catalog'
 import { type Budget, type CallInfo, countedUsage, threadSize } from './budget'
@@ -34,7 +34,7 @@ export type StreamAttempt = {
 	budget: Budget
 	up: UpstreamCall
 	fast: boolean
-	upstream: ProtocolCodec
+	upstream: UpstreamCodec
 	headers: Record<string, string>
 	channel: Channel
 	upstreamModel: string
@@ -464,7 +464,7 @@ const isRateLimit = (e: { type?: unknown; status?: unknown; code?: unknown } | u
 const RATE_LIMIT_CODES = new Set<unknown>(['rate_limit_error', 'RESOURCE_EXHAUSTED', 'rate_limit_exceeded', '429'])
 
 /** Output tokens in relayed frames, decoded through the protocol's own decoder (only when usage was missing). */
-function countFrames(codec: ProtocolCodec, frames: SseFrame[]): number {
+function countFrames(codec: UpstreamCodec, frames: SseFrame[]): number {
 	const meter = createEventMeter()
 	const decoder = codec.streamDecoder()
 	const events: StreamEvent[] = []

@@ -10,7 +10,7 @@
  * @module
  */
 import type { ChatRequest, ChatResponse, Message, ToolChoice } from '../core/ir'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { UpstreamCodec } from '../protocols/codec'
 import { type FrameDecoder, mapDecoding } from '../protocols/stream-machine'
 
 /** What each vendor takes, the characters it refuses, and how a name must start. OpenAI's rule is used for Anthropic too (64 fits both). */
@@ -54,7 +54,7 @@ export function portableNames(names: Set<string>, rule: Rule = RULES.other): Map
 	return out
 }
 
-const ruleOf = (codec: ProtocolCodec): Rule => (codec.name === 'gemini' ? RULES.gemini : RULES.other)
+const ruleOf = (codec: UpstreamCodec): Rule => (codec.name === 'gemini' ? RULES.gemini : RULES.other)
 
 /** Gemini's rule, for callers of `portableNames` that target Gemini. */
 export const GEMINI_NAMES = RULES.gemini
@@ -106,7 +106,7 @@ function renamingDecoder(d: FrameDecoder, back: Map<string, string>): FrameDecod
  * The request and the upstream codec to use for `codec`'s vendor: as they are when it takes every tool name; else the
  * request under names it takes and a codec whose decoded answers (whole or streamed) carry the client's names again.
  */
-export function withPortableToolNames(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
+export function withPortableToolNames(ir: ChatRequest, codec: UpstreamCodec): { ir: ChatRequest; codec: UpstreamCodec } {
 	if (!ir.tools?.length && !ir.messages.some((m) => m.content.some((p) => p.type === 'tool_call'))) return { ir, codec }
 	const to = portableNames(namesOf(ir), ruleOf(codec))
 	if (!to) return { ir, codec }

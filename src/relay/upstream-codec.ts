@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatRequest } from '../core/ir'
-import type { ProtocolCodec } from '../protocols/codec'
+import type { ProtocolName, UpstreamCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
@@ -20,20 +20,23 @@ import { withoutEchoedPrefix } from './echoed-prefix'
  * `ir` as `codec`'s vendor takes it, and the codec whose decoded answers (whole or streamed) speak the client's terms.
  * @example const { ir: sent, codec } = forUpstream(ir, adapter.protocol); codec.encodeRequest(sent, model)
  */
-export function forUpstream(ir: ChatRequest, codec: ProtocolCodec): { ir: ChatRequest; codec: ProtocolCodec } {
+export function forUpstream(ir: ChatRequest, codec: UpstreamCodec): { ir: ChatRequest; codec: UpstreamCodec } {
 	const portable = withPortableToolNames(ir, codec)
 	return { ir: portable.ir, codec: withFirstToolCallOnly(portable.ir, portable.codec) }
 }
 
+/** Protocols that take images and documents as bytes only (Gemini's two APIs, Bedrock's Converse): URLs are fetched and inlined. */
+const INLINED = new Set<ProtocolName>(['gemini', 'gemini-interactions', 'bedrock-converse'])
+
 /**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
- * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API); tool names it takes.
+ * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API) and Converse; tool names it takes.
  * Throws GatewayError for a request the vendor cannot take.
  */
-export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: ProtocolCodec }> {
+export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
 	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
-	if (adapter.protocol.name === 'gemini' || adapter.protocol.name === 'gemini-interactions') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
+	if (INLINED.has(adapter.protocol.name)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
 }
 
@@ -41,7 +44,7 @@ export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAd
  * `sent` (forUpstream's) as the body for the channel, and the codec that reads its answers: a prefill the vendor repeats
  * before continuing it (Mistral) is cut from them (echoed-prefix.ts). Throws GatewayError for a request the vendor cannot take.
  */
-export function encodeFor(ch: Channel, adapter: ChatAdapter, upstreamModel: string, sent: { ir: ChatRequest; codec: ProtocolCodec }): { body: string; codec: ProtocolCodec } {
+export function encodeFor(ch: Channel, adapter: ChatAdapter, upstreamModel: string, sent: { ir: ChatRequest; codec: UpstreamCodec }): { body: string; codec: UpstreamCodec } {
 	const options = adapter.upstreamOptions?.(ch, upstreamModel)
 	const body = JSON.stringify(sent.codec.encodeRequest(sent.ir, upstreamModel, options))
 	return { body, codec: options?.prefix === 'echoed' ? withoutEchoedPrefix(sent.codec, continuedPrefill(sent.ir)) : sent.codec }

@@ -26,7 +26,7 @@ const BASE_URL_HINT: Record<string, string> = {
 	vertex: "Google's host (calls go to the region's own), or a proxy or private endpoint, kept as it is.",
 }
 
-/** What the upstream key of each type looks like (README: the azure channel notes, "Claude on Amazon Bedrock", "Google Vertex AI"). */
+/** What the upstream key of each type looks like (README: the azure channel notes, "Amazon Bedrock", "Google Vertex AI"). */
 const KEY_HINT: Record<string, string> = {
 	bedrock: 'A Bedrock API key (ABSK…), or IAM keys as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN for temporary ones.',
 	vertex: 'The service-account key file (JSON) as Google Cloud downloads it, pasted whole; or an express mode API key (Gemini models only).',

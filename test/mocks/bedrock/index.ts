@@ -1,6 +1,7 @@
 /**
- * Mock Amazon Bedrock runtime for Claude (InvokeModel, InvokeModelWithResponseStream): POST /model/{modelId}/invoke
- * and /model/{modelId}/invoke-with-response-stream, with Bedrock's rules and shapes
+ * Mock Amazon Bedrock runtime: Claude over InvokeModel (POST /model/{modelId}/invoke and
+ * /model/{modelId}/invoke-with-response-stream), and every model over Converse (`/converse`, `/converse-stream`:
+ * converse.ts), with Bedrock's rules and shapes
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html):
  * - auth: a Bedrock API key (`Authorization: Bearer`), or IAM keys signed with SigV4, checked for real (sigv4.ts);
  * - body: Anthropic's Messages body with `anthropic_version: "bedrock-2023-05-31"`, no `model` or `stream` (400
@@ -13,6 +14,7 @@
  */
 import { startAnthropicMock } from '../anthropic'
 import type { RecordedRequest } from '../shared/types'
+import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
 import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
 import { checkSigV4, type IamKeys } from './sigv4'
 
@@ -101,14 +103,17 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			if (bad) return errorResponse(bad.status, bad.type, bad.message)
 		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
 
-		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(rawPath)
+		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(rawPath)
 		if (req.method !== 'POST' || !m) return errorResponse(404, 'UnknownOperationException', 'Unknown operation')
 		const modelId = decodeURIComponent(m[1]!)
-		const streamed = m[2] === 'invoke-with-response-stream'
 		if (!opts.models.includes(modelId)) return errorResponse(400, 'ValidationException', 'The provided model identifier is invalid.')
+		if (m[2] === 'converse' || m[2] === 'converse-stream') return converse(modelId, body, m[2] === 'converse-stream', f)
+		const streamed = m[2] === 'invoke-with-response-stream'
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
 		const b = body as Record<string, unknown>
 		const malformed = (why: string) => errorResponse(400, 'ValidationException', `Malformed input request: ${why}, please reformat your input and try again.`)
+		// InvokeModel takes each model's native body: Anthropic's is Claude's alone (Nova's, Llama's… differ).
+		if (!modelId.includes('anthropic.claude')) return malformed('#: extraneous key [anthropic_version] is not permitted')
 		for (const key of ['model', 'stream']) if (key in b) return malformed(`#: extraneous key [${key}] is not permitted`)
 		if (b.anthropic_version !== 'bedrock-2023-05-31') return malformed('#: required key [anthropic_version] not found or invalid')
 		const betas = b.anthropic_beta
@@ -126,6 +131,17 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const common = { 'x-amzn-requestid': crypto.randomUUID() }
 		if (!streamed) return new Response(await up.text(), { status: 200, headers: { 'content-type': 'application/json', ...common } })
 		return new Response(framed(up.body!, f), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common } })
+	}
+
+	/** Converse for every model the mock serves (Claude too, as Bedrock does), answered by the shared scenario. */
+	function converse(modelId: string, body: unknown, streamed: boolean, f: BedrockFault | undefined): Response {
+		const read = readConverse(modelId, body)
+		if ('invalid' in read) return errorResponse(400, 'ValidationException', read.invalid)
+		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
+		const { body: answer, events } = answerConverse(read)
+		const common = { 'x-amzn-requestid': crypto.randomUUID() }
+		if (!streamed) return Response.json(answer, { headers: common })
+		return new Response(converseFramed(events, f), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', ...common } })
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
@@ -197,6 +213,25 @@ function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined): R
 	})
 }
 
-export { chunkMessage, exceptionMessage, frameMessage }
+/** ConverseStream's events as event-stream messages, one write each; the faults as for InvokeModel streams. */
+function converseFramed(events: Array<[string, Record<string, unknown>]>, f: BedrockFault | undefined): ReadableStream<Uint8Array> {
+	return new ReadableStream<Uint8Array>({
+		async start(ctl) {
+			for (const [i, [type, payload]] of events.entries()) {
+				if (f?.kind === 'exception' && i === f.afterEvents) {
+					ctl.enqueue(exceptionMessage(f.type, f.message ?? `${f.type} from the mock`))
+					return ctl.close()
+				}
+				const msg = converseEvent(type, payload)
+				if (f?.kind === 'bad-crc' && i === f.atEvent) msg[msg.length - 1]! ^= 0xff
+				ctl.enqueue(msg)
+				await Bun.sleep(0)
+			}
+			ctl.close()
+		},
+	})
+}
+
+export { chunkMessage, converseSignature, exceptionMessage, frameMessage }
 /** Bytes of a whole stream, for unit tests of a decoder. */
 export const joinFrames = (frames: Uint8Array[]) => Buffer.concat(frames.map((f) => Buffer.from(f)))

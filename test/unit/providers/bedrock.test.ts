@@ -1,8 +1,15 @@
-/** The Bedrock adapter's pieces: the key forms, the region, the URL of a model id, the envelope, and a region missing. */
+/**
+ * The Bedrock adapter's pieces: the key forms, the region, the URL of a model id, the envelope, a region missing, the
+ * API each model goes over, and ConverseStream's event-stream re-framed as SSE.
+ */
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../src/core/errors'
 import { type UpstreamRequest } from '../../../src/providers/adapter'
+import { bedrockConverse } from '../../../src/protocols/bedrock-converse'
+import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { bedrockAdapter, bedrockRegion, iamKeys } from '../../../src/providers/bedrock'
+import { chatAdapterOf } from '../../../src/providers/registry'
+import { exceptionMessage, frameMessage } from '../../mocks/bedrock/event-stream'
 import type { Channel } from '../../../src/routing/catalog'
 
 const channel = (over: Partial<Channel> = {}): Channel => ({
@@ -69,5 +76,50 @@ describe('bedrock adapter', () => {
 		const e = await bedrockAdapter.authorize!(channel({ baseUrl: 'https://proxy.internal', apiKey: 'AKIAEXAMPLE:secret' }), req).catch((x) => x)
 		expect(e).toBeInstanceOf(GatewayError)
 		expect(e.message).toContain('settings.region')
+	})
+
+	it('should send Claude ids over InvokeModel and every other model over Converse', () => {
+		const ch = channel({ modelMap: { nova: 'us.amazon.nova-pro-v1:0' } })
+		for (const id of ['us.anthropic.claude-sonnet-4-6-v1:0', 'anthropic.claude-haiku-4-5-20251001-v1:0', 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-opus-4-1-20250805-v1:0'])
+			expect(bedrockAdapter.forModel!(id).protocol).toBe(anthropicMessages)
+		const converse = bedrockAdapter.forModel!('meta.llama3-3-70b-instruct-v1:0')
+		expect(converse.protocol).toBe(bedrockConverse)
+		expect(converse.chatUrl(ch, 'us.amazon.nova-pro-v1:0', false)).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse')
+		expect(converse.chatUrl(ch, 'us.amazon.nova-pro-v1:0', true)).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse-stream')
+		// The public name goes through model_map first.
+		expect(chatAdapterOf(ch, 'nova')?.protocol).toBe(bedrockConverse)
+		expect(converse.reshape).toBeUndefined()
+	})
+
+	it("should re-frame ConverseStream's events and exceptions as SSE, however the bytes are cut", async () => {
+		const event = (type: string, payload: unknown) => frameMessage({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload))
+		const bytes = Buffer.concat([
+			event('messageStart', { role: 'assistant', p: 'ab' }),
+			event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'hi\nthere' } }),
+			exceptionMessage('throttlingException', 'Too many tokens'),
+		])
+		for (const cut of [1, 7, bytes.length - 3]) {
+			const body = new ReadableStream<Uint8Array>({
+				start(ctl) {
+					ctl.enqueue(new Uint8Array(bytes.subarray(0, cut)))
+					ctl.enqueue(new Uint8Array(bytes.subarray(cut)))
+					ctl.close()
+				},
+			})
+			const res = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0').answer!(new Response(body, { headers: { 'content-type': 'application/vnd.amazon.eventstream' } }))
+			expect(res.headers.get('content-type')).toBe('text/event-stream')
+			expect(await res.text()).toBe(
+				'event: messageStart\ndata: {"role":"assistant","p":"ab"}\n\n' +
+					'event: contentBlockDelta\ndata: {"contentBlockIndex":0,"delta":{"text":"hi\\nthere"}}\n\n' +
+					'event: exception\ndata: {"exceptionType":"throttlingException","message":"Too many tokens"}\n\n',
+			)
+		}
+	})
+
+	it("should give Converse's errors the same honest statuses as InvokeModel's", () => {
+		const answer = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0').answer!
+		const refused = answer(new Response('{"message":"bad signature"}', { status: 403, headers: { 'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/' } }))
+		expect(refused.status).toBe(401)
+		expect(answer(new Response('{"message":"slow"}', { status: 424, headers: { 'x-amzn-errortype': 'ModelErrorException' } })).status).toBe(502)
 	})
 })
