@@ -3,7 +3,8 @@
  * resolve the model, hold its worst-case price, try the channels that can serve the operation in routing order
  * (failing over only on retryable errors, before anything reached the client), then let the operation read the
  * answer and say what it cost. That cost is settled; when nothing succeeded the hold is released. A failed call is
- * never charged (WIRE-NOTES #15, #20).
+ * never charged (WIRE-NOTES #15, #20), but for the work an operation made of several upstream calls had done before
+ * it failed (`spent`: the embedding batches answered), which the upstream bills all the same.
  * @module
  */
 import type { AuthToken } from '../auth/api-key'
@@ -75,6 +76,11 @@ export type PassOp = CallContext & {
 	shape?: ErrorShape
 	/** micro-USD to hold before the call: `want` when the headroom allows it, at least `min` (else 402); `channels` may serve it. */
 	hold(price: ModelInfo, channels: readonly Channel[]): { want: number; min: number }
+	/**
+	 * What the upstream calls answered before the request failed cost (an operation made of several calls, whose later
+	 * one failed or whose client left): charged when no channel succeeded; nothing (or cost 0) for a request that did nothing.
+	 */
+	spent?(price: ModelInfo): { cost: number; input: number; estimated: boolean }
 	/** The upstream call for one channel; may throw a GatewayError when this channel cannot take the input. */
 	request(ch: Channel, upstreamModel: string, price: ModelInfo): UpstreamRequest | Promise<UpstreamRequest>
 	/** Reads a 2xx answer; throw a GatewayError for an unreadable one (retryable ones fail over). */
@@ -134,9 +140,17 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('passthrough failed', { request_id: op.requestId, error: String(e), stack: (e as Error).stack })
 	}
-	const record = passUsage(op, { ch: lastChannel, ...failedRow(lastErr.status, op.signal.aborted) })
-	await hold.release(record)
-	observeUsage(svc, op.token, record, 0)
+	const failed = failedRow(lastErr.status, op.signal.aborted)
+	const spent = op.spent?.(route.price)
+	if (spent && spent.cost > 0) {
+		const upstreamModel = lastChannel && (lastChannel.modelMap[op.model] ?? op.model)
+		const record = passUsage(op, { ch: lastChannel, upstreamModel, ...failed, input: spent.input, estimated: spent.estimated })
+		observeUsage(svc, op.token, record, await hold.settle(spent.cost, record))
+	} else {
+		const record = passUsage(op, { ch: lastChannel, ...failed })
+		await hold.release(record)
+		observeUsage(svc, op.token, record, 0)
+	}
 	return errorResponse(lastErr, op.shape ?? 'openai', op.requestId)
 }
 

@@ -2,7 +2,9 @@
  * The calls of an embeddings request past its first batch (Gemini's 100 a call, Vertex's 250 or one): sent once the
  * first succeeded, at most {@link BATCH_CONCURRENCY} at a time, so a channel that refuses (bad key, 429, 5xx) costs one
  * call, not twenty, before the relay fails over, and one request does not burst a channel's rate limit. Answers come
- * back in batch order; the first failure cancels the calls in flight and is thrown.
+ * back in batch order; the first failure cancels the calls in flight and is thrown. The batches answered before it
+ * were done (and billed) upstream all the same: {@link Spent} keeps their tokens, so a request that fails or is
+ * abandoned midway is charged for them (WIRE-NOTES #10), rather than making hundreds of calls for free.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -17,10 +19,32 @@ export const BATCH_CONCURRENCY = 4
 const malformed = () => new GatewayError('upstream', 'upstream sent a malformed embeddings response', { retryable: true, code: 'upstream_malformed' })
 
 /**
- * `send` for each of `batches`, at most {@link BATCH_CONCURRENCY} at a time, its answers in order. The first failure
- * aborts the signal the others were given and is thrown (a GatewayError, retryable as the upstream's status says).
+ * The input tokens of one request's batches that an upstream answered, over all the channels it tried: what the
+ * upstreams bill however the request ends. Charged when it fails (modules/embeddings, passthrough/relay.ts `spent`);
+ * an answered request is charged from its answer alone.
+ * @example const spent = new Spent(); spent.add(undefined, () => countText('hi')); spent.tokens === 1
  */
-export async function sendInOrder<B, T>(batches: B[], signal: AbortSignal, send: (batch: B, signal: AbortSignal) => Promise<T>): Promise<T[]> {
+export class Spent {
+	tokens = 0
+	/** Some batch's tokens were counted here, its answer giving none. */
+	estimated = false
+
+	/** Adds one answered batch: the upstream's count, else `local()`. */
+	add(counted: number | undefined, local: () => number): void {
+		if (counted !== undefined) this.tokens += counted
+		else {
+			this.tokens += local()
+			this.estimated = true
+		}
+	}
+}
+
+/**
+ * `send` for each of `batches`, at most {@link BATCH_CONCURRENCY} at a time, its answers in order. The first failure
+ * aborts the signal the others were given and is thrown (a GatewayError, retryable as the upstream's status says);
+ * `answered` hears of each batch that succeeded, so the caller knows what was done before it.
+ */
+export async function sendInOrder<B, T>(batches: B[], signal: AbortSignal, send: (batch: B, signal: AbortSignal) => Promise<T>, answered?: (batch: B, answer: T) => void): Promise<T[]> {
 	const out: T[] = new Array(batches.length)
 	const stop = new AbortController()
 	const both = AbortSignal.any([signal, stop.signal])
@@ -31,6 +55,7 @@ export async function sendInOrder<B, T>(batches: B[], signal: AbortSignal, send:
 			const i = next++
 			try {
 				out[i] = await send(batches[i]!, both)
+				answered?.(batches[i]!, out[i]!)
 			} catch (e) {
 				// The first failure is the one reported; the cancelled calls' errors are its echo.
 				if (!failure) failure = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true, code: 'upstream_error' })

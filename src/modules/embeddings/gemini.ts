@@ -6,14 +6,15 @@
  * "* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch", while OpenAI (and our schema)
  * take up to 2048 inputs. Longer inputs are split into batches of 100 ({@link geminiBatches}); the relay sends the
  * first, and only once that succeeded are the others sent ({@link embedRest}, batch-pool.ts). Results are joined in input order. If any batch
- * fails, the whole request fails with that batch's error (the others in flight are cancelled) and, as every failed
- * passthrough call, is not charged.
+ * fails, the whole request fails with that batch's error (the others in flight are cancelled), charged only for the
+ * batches Gemini had answered (batch-pool.ts `Spent`).
  * @module
  */
 import { badRequest, GatewayError } from '../../core/errors'
 import { jsonHeaders, channelUrl } from '../../passthrough/upstream'
+import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
-import { postJson, sendInOrder } from './batch-pool'
+import { postJson, sendInOrder, type Spent } from './batch-pool'
 import type { EmbeddingList, EmbeddingsRequest } from './model'
 
 type Values = { values?: unknown }
@@ -56,12 +57,20 @@ export function geminiVectors(body: unknown, count: number): number[][] {
 	return list.map((e) => e.values as number[])
 }
 
-/** Sends batches 2…n of `batches` to the channel (batch-pool.ts) and answers their vectors in order. */
-export function embedRest(ch: Channel, model: string, batches: string[][], dimensions: number | undefined, signal: AbortSignal): Promise<number[][][]> {
-	return sendInOrder(batches.slice(1), signal, async (texts, both) => {
-		const call = geminiEmbedCall(model, texts, dimensions)
-		return geminiVectors(await postJson(ch, channelUrl(ch, call.path), jsonHeaders(ch), call.body, both), texts.length)
-	})
+/** Adds an answered batch to `spent`: Gemini reports no tokens, so its texts counted locally. */
+export const spendTexts = (spent: Spent, texts: string[]): void => spent.add(undefined, () => texts.reduce((n, t) => n + countText(t), 0))
+
+/** Sends batches 2…n of `batches` to the channel (batch-pool.ts) and answers their vectors in order; each answered batch is added to `spent`. */
+export function embedRest(ch: Channel, model: string, batches: string[][], dimensions: number | undefined, signal: AbortSignal, spent: Spent): Promise<number[][][]> {
+	return sendInOrder(
+		batches.slice(1),
+		signal,
+		async (texts, both) => {
+			const call = geminiEmbedCall(model, texts, dimensions)
+			return geminiVectors(await postJson(ch, channelUrl(ch, call.path), jsonHeaders(ch), call.body, both), texts.length)
+		},
+		(texts) => spendTexts(spent, texts),
+	)
 }
 
 /** float32 little-endian, base64: what OpenAI returns for `encoding_format: base64`. */

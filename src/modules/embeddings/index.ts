@@ -4,6 +4,8 @@
  * exact); Gemini channels through embedContent / batchEmbedContents, in batches of at most 100 (gemini.ts); Vertex
  * channels through `:predict`, in batches of at most 250 (one for gemini-embedding models) (vertex.ts). Billed on input
  * tokens: the upstream's `usage.prompt_tokens` or Vertex's token counts, else counted locally (Gemini reports none).
+ * A request that fails (or is abandoned) after some of its Gemini or Vertex calls were answered is charged for their
+ * tokens (batch-pool.ts `Spent`): they were embedded, and billed, upstream.
  * @module
  */
 import { Elysia } from 'elysia'
@@ -14,10 +16,11 @@ import { openaiErrors } from '../../passthrough/schemas'
 import { OPENAI_TYPES, channelUrl, jsonHeaders, openaiUrl, withModel } from '../../passthrough/upstream'
 import { tokensCost, requestFee } from '../../passthrough/pricing'
 import type { Services } from '../../services'
+import { Spent } from './batch-pool'
 import { countInput } from './count'
-import { embedRest, geminiBatches, geminiEmbedCall, geminiTexts, geminiVectors, toOpenAIList } from './gemini'
+import { embedRest, geminiBatches, geminiEmbedCall, geminiTexts, geminiVectors, spendTexts, toOpenAIList } from './gemini'
 import { EmbeddingList, EmbeddingsRequest } from './model'
-import { type VertexInstance, joinAnswers, vertexBatches, vertexEmbedRest, vertexFirstRequest, vertexPredictions } from './vertex'
+import { type VertexInstance, joinAnswers, spendBatch, vertexBatches, vertexEmbedRest, vertexFirstRequest, vertexPredictions } from './vertex'
 
 export const embeddingsModule = (svc: Services) =>
 	new Elysia({ detail: { tags: ['OpenAI'] } }).use(modelAuth(svc)).post(
@@ -32,6 +35,7 @@ export const embeddingsModule = (svc: Services) =>
 				return b
 			}
 			const params = { outputDimensionality: body.dimensions }
+			const spent = new Spent()
 			return relayPassthrough({
 				svc,
 				token,
@@ -42,6 +46,7 @@ export const embeddingsModule = (svc: Services) =>
 				model: body.model,
 				types: [...OPENAI_TYPES, 'gemini', 'vertex'],
 				hold: (price) => ({ want: upperBound(counted, 0, price), min: upperBound(counted, 0, price) }),
+				spent: (price) => ({ cost: tokensCost(price, spent.tokens), input: spent.tokens, estimated: spent.estimated }),
 				request(ch, upstreamModel) {
 					if (ch.type === 'vertex') return vertexFirstRequest(ch, upstreamModel, vertexBatchesOf(upstreamModel), params)
 					if (ch.type === 'gemini') {
@@ -55,7 +60,8 @@ export const embeddingsModule = (svc: Services) =>
 					if (ch.type === 'vertex') {
 						const batches = vertexBatchesOf(upstreamModel)
 						const first = vertexPredictions(await readJson(res), batches[0]!.length)
-						const rest = batches.length > 1 ? await vertexEmbedRest(ch, upstreamModel, batches, params, request.signal) : []
+						spendBatch(spent, batches[0]!, first)
+						const rest = batches.length > 1 ? await vertexEmbedRest(ch, upstreamModel, batches, params, request.signal, spent) : []
 						const { vectors, tokens } = joinAnswers([first, ...rest])
 						// Vertex counts every text's tokens; the local count only when an answer lacks them.
 						const input = tokens ?? counted
@@ -65,7 +71,8 @@ export const embeddingsModule = (svc: Services) =>
 					if (ch.type === 'gemini') {
 						const batches = geminiBatches(geminiTexts(body.input))
 						const first = geminiVectors(await readJson(res), batches[0]!.length)
-						const rest = batches.length > 1 ? await embedRest(ch, upstreamModel, batches, body.dimensions, request.signal) : []
+						spendTexts(spent, batches[0]!)
+						const rest = batches.length > 1 ? await embedRest(ch, upstreamModel, batches, body.dimensions, request.signal, spent) : []
 						// Gemini reports no token usage: the charge is the local count of all the texts (every batch), estimated.
 						const out = toOpenAIList([first, ...rest].flat(), body.model, counted, body.encoding_format === 'base64')
 						return { response: jsonResponse(out, requestId), cost: tokensCost(price, counted) + requestFee(price), input: counted, estimated: true }

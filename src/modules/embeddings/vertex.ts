@@ -17,7 +17,7 @@ import { vertexGeminiAdapter, vertexGoogleUrl } from '../../providers/vertex'
 import type { UpstreamRequest } from '../../passthrough/relay'
 import { countText } from '../../relay/estimate'
 import type { Channel } from '../../routing/catalog'
-import { postJson, sendInOrder } from './batch-pool'
+import { postJson, sendInOrder, type Spent } from './batch-pool'
 
 /** One text to embed, as Vertex's instance takes it (`task_type` and `title` in snake_case, as the reference writes them). */
 export type VertexInstance = { content: string; task_type?: string; title?: string }
@@ -102,12 +102,20 @@ export function vertexPredictions(body: unknown, count: number): VertexAnswer {
 	return { vectors, tokens }
 }
 
-/** Sends batches 2…n (batch-pool.ts) and answers each one's vectors and tokens, in order. */
-export function vertexEmbedRest(ch: Channel, model: string, batches: VertexInstance[][], params: VertexParams, signal: AbortSignal): Promise<VertexAnswer[]> {
-	return sendInOrder(batches.slice(1), signal, async (instances, both) => {
-		const call = vertexPredictCall(ch, model, instances, params)
-		return vertexPredictions(await postJson(ch, call.url, call.headers, call.body, both, call.via), instances.length)
-	})
+/** Adds an answered batch to `spent`: Vertex's count of its tokens, else the local one. */
+export const spendBatch = (spent: Spent, instances: VertexInstance[], a: VertexAnswer): void => spent.add(a.tokens, () => instances.reduce((n, x) => n + countText(x.content), 0))
+
+/** Sends batches 2…n (batch-pool.ts) and answers each one's vectors and tokens, in order; each answered batch is added to `spent`. */
+export function vertexEmbedRest(ch: Channel, model: string, batches: VertexInstance[][], params: VertexParams, signal: AbortSignal, spent: Spent): Promise<VertexAnswer[]> {
+	return sendInOrder(
+		batches.slice(1),
+		signal,
+		async (instances, both) => {
+			const call = vertexPredictCall(ch, model, instances, params)
+			return vertexPredictions(await postJson(ch, call.url, call.headers, call.body, both, call.via), instances.length)
+		},
+		(instances, a) => spendBatch(spent, instances, a),
+	)
 }
 
 /** Every batch's answer joined: the vectors in input order, the tokens summed (undefined when any batch lacks its count). */
@@ -117,9 +125,10 @@ export function joinAnswers(answers: VertexAnswer[]): VertexAnswer {
 	return { vectors: answers.flatMap((a) => a.vectors), tokens }
 }
 
-/** All the batches on one channel: the first, then (once it succeeded) the others. */
-export async function vertexEmbedAll(ch: Channel, model: string, batches: VertexInstance[][], params: VertexParams, signal: AbortSignal): Promise<VertexAnswer> {
+/** All the batches on one channel: the first, then (once it succeeded) the others; each answered one is added to `spent`. */
+export async function vertexEmbedAll(ch: Channel, model: string, batches: VertexInstance[][], params: VertexParams, signal: AbortSignal, spent: Spent): Promise<VertexAnswer> {
 	const call = vertexPredictCall(ch, model, batches[0]!, params)
 	const first = vertexPredictions(await postJson(ch, call.url, call.headers, call.body, signal, call.via), batches[0]!.length)
-	return joinAnswers([first, ...(batches.length > 1 ? await vertexEmbedRest(ch, model, batches, params, signal) : [])])
+	spendBatch(spent, batches[0]!, first)
+	return joinAnswers([first, ...(batches.length > 1 ? await vertexEmbedRest(ch, model, batches, params, signal, spent) : [])])
 }

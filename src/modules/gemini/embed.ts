@@ -3,7 +3,8 @@
  * (only the model renamed), converted to `POST {base_url}/embeddings` for OpenAI channels and to `:predict` for
  * Vertex channels (each request an instance with its `taskType` and `title`; modules/embeddings/vertex.ts). Billed on
  * input tokens: OpenAI's `usage.prompt_tokens` or Vertex's token counts, else counted locally (Gemini reports none).
- * The reservation covers the input only.
+ * The reservation covers the input only. A request that fails after some of Vertex's calls were answered is charged
+ * for their tokens (embeddings/batch-pool.ts `Spent`).
  * @module
  */
 import { failedRow } from '../../billing/usage-record'
@@ -18,6 +19,7 @@ import { countText } from '../../relay/estimate'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { tryChannels } from '../../routing/attempts'
+import { Spent } from '../embeddings/batch-pool'
 import { vertexBatches, vertexEmbedAll } from '../embeddings/vertex'
 import type { ModelCall } from './generate'
 import { GeminiBatchEmbedRequest, type GeminiEmbedContentRequest, GeminiEmbedContentRequest as EmbedSchema } from './model'
@@ -80,13 +82,13 @@ async function viaOpenAI(c: ModelCall, ch: Channel, upstream: string, method: Me
 }
 
 /** Vertex's `:predict`: each request an instance (its `taskType` as Vertex's `task_type`), in as many calls as its limits need. */
-async function viaVertex(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[]): Promise<Answer> {
+async function viaVertex(c: ModelCall, ch: Channel, upstream: string, method: Method, requests: GeminiEmbedContentRequest[], spent: Spent): Promise<Answer> {
 	const instances = requests.map((r, i) => ({
 		content: textOf(r, where(method, i), true),
 		...(r.taskType !== undefined && { task_type: r.taskType }),
 		...(r.title !== undefined && { title: r.title }),
 	}))
-	const a = await vertexEmbedAll(ch, upstream, vertexBatches(instances, upstream), { outputDimensionality: oneDimensionality(requests) }, c.request.signal)
+	const a = await vertexEmbedAll(ch, upstream, vertexBatches(instances, upstream), { outputDimensionality: oneDimensionality(requests) }, c.request.signal, spent)
 	const embeddings = a.vectors.map((values) => ({ values }))
 	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: a.tokens }
 }
@@ -103,6 +105,7 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 	const budget: Budget = await reserveBudget(c.svc, c.token, c.requestId, route.price, counted, 0)
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
+	const spent = new Spent()
 	try {
 		const r = await tryChannels<{ a: Answer; upstream: string }>(c.svc, channels, c.request.signal, async (ch) => {
 			const upstream = ch.modelMap[c.model] ?? c.model
@@ -111,7 +114,7 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 					ch.type === 'gemini'
 						? await viaGemini(c, ch, upstream, method, body)
 						: ch.type === 'vertex'
-							? await viaVertex(c, ch, upstream, method, requests)
+							? await viaVertex(c, ch, upstream, method, requests, spent)
 							: await viaOpenAI(c, ch, upstream, method, requests)
 				return { ok: { a, upstream } }
 			} catch (e) {
@@ -132,6 +135,17 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 		c.svc.log.error('embed failed', { request_id: c.requestId, error: String(e) })
 	}
 	const failed = failedRow(lastErr.status, c.request.signal.aborted)
-	await release(info, budget, failed.status, failed.endReason, lastChannel)
+	// Vertex's calls answered before the failure embedded (and billed) their texts: those are charged.
+	if (spent.tokens > 0)
+		await settle(info, budget, {
+			usage: { input: spent.tokens, output: 0 },
+			estimated: spent.estimated,
+			estimateOutput: () => 0,
+			status: failed.status,
+			endReason: failed.endReason,
+			channel: lastChannel,
+			upstreamModel: lastChannel && (lastChannel.modelMap[c.model] ?? c.model),
+		})
+	else await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return errorResponse(lastErr, 'gemini', c.requestId)
 }

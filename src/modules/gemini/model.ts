@@ -7,6 +7,7 @@ import { t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
 import { GeminiRequest, GeminiResponse } from '../../protocols/gemini'
 import { GeminiContent } from '../../protocols/gemini/model'
+import { MAX_EMBEDDING_INPUTS } from '../embeddings/model'
 
 const open = { additionalProperties: true } as const
 
@@ -29,7 +30,8 @@ export const GeminiEmbedContentRequest = t.Object(
 	open,
 )
 
-export const GeminiBatchEmbedRequest = t.Object({ requests: t.Array(GeminiEmbedContentRequest, { minItems: 1 }) }, open)
+/** At most MAX_EMBEDDING_INPUTS requests: converted for Vertex's gemini-embedding-001, each is an upstream call (Gemini itself takes 100). */
+export const GeminiBatchEmbedRequest = t.Object({ requests: t.Array(GeminiEmbedContentRequest, { minItems: 1, maxItems: MAX_EMBEDDING_INPUTS }) }, open)
 
 const Embedding = t.Object({ values: t.Array(t.Number()) }, open)
 

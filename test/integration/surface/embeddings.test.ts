@@ -131,7 +131,7 @@ describe('POST /v1/embeddings', () => {
 		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
 	})
 
-	it('should fail the whole request, uncharged, when a later batch fails', async () => {
+	it('should fail the whole request when a later batch fails, charged only for the batches Gemini answered', async () => {
 		const { key, accountId, tokenId } = await app.account(1)
 		flakyCalls = []
 		failAt = 2
@@ -142,10 +142,15 @@ describe('POST /v1/embeddings', () => {
 		expect(r.body.error).toBeDefined()
 		expect(flakyCalls[0]!.requests).toBe(100)
 		expect(flakyCalls.every((c) => c.path === '/v1beta/models/gemini-embedding-001:batchEmbedContents' && c.requests <= 100)).toBe(true)
-		expect(await app.balance(accountId)).toBe(1)
+		// Batch 1 was answered before batch 2 failed; batch 3, sent beside batch 2, may have been answered too. Gemini bills
+		// what it embedded, so those texts are charged (counted here: Gemini reports no tokens), the request failed.
+		const first = countInput(input.slice(0, 100))
 		const rows = await usageOf(app, accountId)
 		expect(rows).toHaveLength(1)
-		expect(rows[0]).toMatchObject({ cost: 0, end_reason: 'error' })
+		expect(rows[0]).toMatchObject({ end_reason: 'error', status: 503, estimated: true })
+		expect([first, first + countInput(input.slice(200))]).toContain(rows[0]!.input_tokens)
+		expect(micros(rows[0]!.cost)).toBe(rows[0]!.input_tokens * 1000)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - rows[0]!.input_tokens * 1000)
 		expect((await app.admin(`/api/tokens/${tokenId}`)).body.reserved).toBe(0)
 	})
 

@@ -42,6 +42,10 @@ export type VertexMock = {
 	/** Each token request waits this long first (to let concurrent calls meet it). */
 	tokenDelayMs: number
 	faultOnce: VertexFault | undefined
+	/** Each model call waits this long before it is answered (to let a client leave midway through a request's calls). */
+	callDelayMs: number
+	/** The next `calls` model calls are answered, the one after them gets `fault` (a quota met midway through a request's calls). */
+	faultAfter(calls: number, fault: VertexFault): void
 	/** Every token issued so far stops working (Vertex answers 401 to it). */
 	revokeTokens(): void
 	stop(): Promise<void>
@@ -75,6 +79,8 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 	let tokenFault: VertexMock['tokenFault']
 	let tokenDelayMs = 0
 	let faultOnce: VertexFault | undefined
+	let faultLater: { calls: number; fault: VertexFault } | undefined
+	let callDelayMs = 0
 	let key!: ServiceAccountKey
 
 	async function handle(req: Request): Promise<Response> {
@@ -114,6 +120,11 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		// Each publisher has its own models: a Gemini model under anthropic (or the reverse) does not exist.
 		const claudeCount = publisher === 'anthropic' && model === 'count-tokens'
 		if (!claudeCount && (publisher === 'anthropic') !== model.startsWith('claude-')) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
+		if (callDelayMs) await Bun.sleep(callDelayMs)
+		if (faultLater && faultLater.calls-- === 0) {
+			faultOnce = faultLater.fault
+			faultLater = undefined
+		}
 		const f = faultOnce
 		faultOnce = undefined
 		if (f) return googleError(f.status, f.googleStatus, f.message ?? `${f.googleStatus} from the mock`)
@@ -204,6 +215,15 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		},
 		set faultOnce(v) {
 			faultOnce = v
+		},
+		get callDelayMs() {
+			return callDelayMs
+		},
+		set callDelayMs(v) {
+			callDelayMs = v
+		},
+		faultAfter(calls, fault) {
+			faultLater = { calls, fault }
 		},
 		revokeTokens() {
 			tokens.clear()
