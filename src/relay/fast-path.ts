@@ -195,7 +195,10 @@ const tooLongId = (id: unknown): boolean => typeof id === 'string' && openaiTool
 
 /** Thinking with no signature, or with another vendor's (origin-tagged). */
 const unverifiable = (b: unknown): boolean => {
-	if ((b as Body | null)?.type !== 'thinking') return false
+	const type = (b as Body | null)?.type
+	// Redacted reasoning another vendor made (Converse's, origin-tagged) is no Anthropic ciphertext either.
+	if (type === 'redacted_thinking') return typeof (b as Body).data === 'string' && isForeignSignature((b as Body).data as string)
+	if (type !== 'thinking') return false
 	const signature = (b as Body).signature
 	return !signature || (typeof signature === 'string' && isForeignSignature(signature))
 }

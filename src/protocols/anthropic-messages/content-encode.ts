@@ -64,6 +64,7 @@ export function encodePart(p: Part, toolId: (id: string) => string, innerStored:
 			// Another vendor's signature (origin-tagged, core/signatures.ts) verifies no better than none.
 			return p.signature && !isForeignSignature(p.signature) ? { type: 'thinking', thinking: p.text, signature: p.signature } : null
 		case 'redacted_thinking':
-			return { type: 'redacted_thinking', data: p.data }
+			// Another vendor's redacted reasoning (Converse's, origin-tagged) is no Anthropic ciphertext: Anthropic would refuse it.
+			return isForeignSignature(p.data) ? null : { type: 'redacted_thinking', data: p.data }
 	}
 }

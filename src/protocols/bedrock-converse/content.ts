@@ -75,20 +75,29 @@ function file(p: FilePart, at: string): ConverseContentBlock[] {
 /** Converse refuses a blank text block ("The text field in the ContentBlock object … is blank"): an empty one is left out. */
 const textBlock = (p: TextPart): ConverseContentBlock[] => (p.text.trim() ? [{ text: p.text }] : [])
 
+/**
+ * What a tool result with nothing in it says: Converse refuses a blank text block in a `toolResult` as anywhere else
+ * ("The text field in the ToolResultContentBlock object … is blank"), so a tool that returned "" (or spaces) would make
+ * every later turn of the conversation fail (hermes-agent#55092), and `content` is required.
+ */
+export const EMPTY_TOOL_RESULT = '(empty)'
+
 function toolResult(p: ToolResultPart, at: string): ConverseContentBlock {
 	const content: ConverseToolResultContent[] = p.content.flatMap((q, i): ConverseToolResultContent[] => {
 		const here = `${at}.content[${i}]`
-		if (q.type === 'text') return q.text ? [{ text: q.text }] : []
+		if (q.type === 'text') return q.text.trim() ? [{ text: q.text }] : []
 		if (q.type === 'image') return [{ image: image(q, here) }]
 		if (q.type === 'audio') throw cannotSend(q, VENDOR, 'it takes no audio input', here)
 		return file(q, here).flatMap((b): ConverseToolResultContent[] => ('text' in b ? [{ text: b.text }] : 'image' in b ? [{ image: b.image }] : 'document' in b ? [{ document: b.document }] : []))
 	})
-	return { toolResult: { toolUseId: toolUseId(p.toolCallId), content: content.length ? content : [{ text: '' }], ...(p.isError && { status: 'error' as const }) } }
+	return { toolResult: { toolUseId: toolUseId(p.toolCallId), content: content.length ? content : [{ text: EMPTY_TOOL_RESULT }], ...(p.isError && { status: 'error' as const }) } }
 }
 
 /**
  * One canonical part as Converse content blocks. Thinking goes back only when Converse made it (its signature carries
- * Converse's tag, core/signatures.ts): reasoning from another vendor, or unsigned, means nothing to this model.
+ * Converse's tag, core/signatures.ts): reasoning from another vendor, or unsigned, means nothing to this model. So
+ * for redacted reasoning, tagged as Converse's when it came from Converse (response.ts): Anthropic's
+ * `redacted_thinking` data, from a conversation begun with Claude, is encrypted for Anthropic alone.
  */
 function blocks(p: Part, at: string): ConverseContentBlock[] {
 	switch (p.type) {
@@ -109,8 +118,10 @@ function blocks(p: Part, at: string): ConverseContentBlock[] {
 			if (own?.origin !== 'converse') return []
 			return [{ reasoningContent: { reasoningText: { text: p.text, ...(own.signature && { signature: own.signature }) } } }]
 		}
-		case 'redacted_thinking':
-			return [{ reasoningContent: { redactedContent: p.data } }]
+		case 'redacted_thinking': {
+			const own = untagSignature(p.data)
+			return own?.origin === 'converse' ? [{ reasoningContent: { redactedContent: own.signature } }] : []
+		}
 	}
 }
 

@@ -50,7 +50,10 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	return { input: count(u.inputTokens), output: count(u.outputTokens), cacheRead: count(u.cacheReadInputTokens), cacheWrite: count(u.cacheWriteInputTokens), reasoning: 0 }
 }
 
-/** A Converse reasoning signature as the canonical model carries it: tagged, so it goes back to Converse only (core/signatures.ts). */
+/**
+ * A Converse reasoning signature (or redacted reasoning's `redactedContent`) as the canonical model carries it: tagged,
+ * so it goes back to Converse only (core/signatures.ts), never to Anthropic as a `redacted_thinking` of its own.
+ */
 export const converseSignature = (signature: string): string => tagSignature('converse', signature)
 
 /** `output.message.content` → canonical parts; block kinds the gateway has no place for (citations, images) are skipped. */
@@ -68,7 +71,7 @@ function decodeContent(blocks: unknown[]): ChatResponse['content'] {
 			if (isObj(r.reasoningText)) {
 				const signature = str(r.reasoningText.signature)
 				out.push({ type: 'thinking', text: str(r.reasoningText.text) ?? '', ...(signature && { signature: converseSignature(signature) }) })
-			} else if (typeof r.redactedContent === 'string') out.push({ type: 'redacted_thinking', data: r.redactedContent })
+			} else if (typeof r.redactedContent === 'string') out.push({ type: 'redacted_thinking', data: converseSignature(r.redactedContent) })
 		}
 	}
 	return out

@@ -94,7 +94,7 @@ export function streamDecoder(): FrameDecoder {
 			if (redacted) {
 				close(out)
 				const index = next++
-				out.push({ type: 'block_start', index, block: { kind: 'redacted_thinking', data: redacted } }, { type: 'block_stop', index })
+				out.push({ type: 'block_start', index, block: { kind: 'redacted_thinking', data: converseSignature(redacted) } }, { type: 'block_stop', index })
 			}
 		}
 		// citation, image and toolResult deltas have no place in the canonical stream: skipped, as in whole answers.

@@ -3,10 +3,11 @@
  * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html), written from AWS's
  * documented shapes, apart from the gateway's codec:
  * - validation with Bedrock's 400 ValidationException words: only the documented top-level members; a non-empty
- *   `messages` starting with a user turn and alternating roles; one member per ContentBlock; no blank text; images
- *   png/jpeg/gif/webp and documents of its nine formats as `source.bytes`, a document's name of the characters it
+ *   `messages` starting with a user turn and alternating roles; one member per ContentBlock; no blank text (in a
+ *   `toolResult`'s content either: hermes-agent#55092); images png/jpeg/gif/webp and documents of its nine formats as `source.bytes`, a document's name of the characters it
  *   allows; `toolUse`/`toolResult` need a `toolConfig`; every `toolResult` answers a
- *   `toolUse` of the turn before; a replayed `reasoningText.signature` must be the one issued for its text;
+ *   `toolUse` of the turn before; a replayed `reasoningText.signature` must be the one issued for its text, and no
+ *   `redactedContent` (the mock's models redact nothing, so one sent is another vendor's);
  * - the answer is the shared scenario's (shared/scenario.ts): `output.message.content`, `stopReason`, `usage`
  *   (`inputTokens` without the cache reads and writes, given apart);
  * - reasoning: Amazon Nova 2 with `additionalModelRequestFields.reasoningConfig.type: "enabled"` thinks and signs it
@@ -125,6 +126,11 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 				const id = asStr(r.toolUseId) ?? ''
 				if (!answered.has(id))
 					return { invalid: `Expected toolResult blocks at ${at} for the following Ids: ${[...answered].join(', ')}, but found: ${id}` }
+				for (const [k, c] of asArr(r.content).entries()) {
+					const text = asObj(c)?.text
+					if (text !== undefined && !asStr(text)?.trim())
+						return { invalid: `The text field in the ToolResultContentBlock object at ${at}.toolResult.content.${k} is blank. Add text to the text field, and try again.` }
+				}
 				results.push(
 					asArr(r.content)
 						.map((c) => asStr(asObj(c)?.text) ?? '')
@@ -134,6 +140,8 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 				const rt = asObj(asObj(block.reasoningContent)?.reasoningText)
 				const text = asStr(rt?.text) ?? ''
 				if (role !== 'assistant') return { invalid: `${at}.reasoningContent: only in assistant messages` }
+				// The mock's models redact nothing: redacted reasoning it is sent was encrypted by someone else (mock's words).
+				if (asObj(block.reasoningContent)?.redactedContent !== undefined) return { invalid: `${at}.reasoningContent.redactedContent: The model could not decrypt the redacted reasoning content.` }
 				if (rt?.signature !== undefined && rt.signature !== converseSignature(text)) return { invalid: `${at}.reasoningContent.reasoningText.signature: The signature is invalid for the reasoning text.` }
 			}
 		}

@@ -60,6 +60,12 @@ describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouc
 		expect(signedThinkingOnly(body.messages)).toBeUndefined()
 	})
 
+	it("should leave out redacted reasoning another vendor made (Converse's, origin-tagged) and keep Anthropic's", () => {
+		const mine = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' }
+		const turn = { role: 'assistant', content: [{ type: 'redacted_thinking', data: tagSignature('converse', 'Q09OVkVSU0U=') }, mine, { type: 'text', text: 'Answer.' }] }
+		expect(signedThinkingOnly([ask, turn, more])![1]).toEqual({ role: 'assistant', content: [mine, { type: 'text', text: 'Answer.' }] })
+	})
+
 	it("should leave out thinking signed by another vendor (origin-tagged) and keep Anthropic's blocks byte for byte", () => {
 		const body = { model: 'claude-m', max_tokens: 2048, thinking: THINKING, messages: [ask, geminiTurn, more, claudeTurn, more] }
 		const out = rewriteBody('anthropic-messages', body, 'claude-m', undefined, false)

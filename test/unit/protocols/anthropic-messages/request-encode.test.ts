@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatRequest, Message } from '../../../../src/core/ir'
+import { tagSignature } from '../../../../src/core/signatures'
 import { anthropicMessages } from '../../../../src/protocols/anthropic-messages'
 
 type Body = Record<string, any>
@@ -162,7 +163,7 @@ describe('anthropicMessages.encodeRequest', () => {
 		expect(body.tool_choice).toEqual({ type: 'auto' })
 	})
 
-	it('should replay signed thinking verbatim and drop unsigned reasoning from other vendors', () => {
+	it("should replay signed thinking verbatim and drop unsigned reasoning and other vendors' redacted reasoning", () => {
 		const body = encode({
 			...base,
 			messages: [
@@ -173,12 +174,14 @@ describe('anthropicMessages.encodeRequest', () => {
 						{ type: 'thinking', text: 'deepseek reasoning' },
 						{ type: 'thinking', text: 'claude reasoning', signature: 'sig-1' },
 						{ type: 'redacted_thinking', data: 'enc' },
+						{ type: 'redacted_thinking', data: tagSignature('converse', 'Q09OVkVSU0U=') },
 						{ type: 'text', text: 'answer' },
 					],
 				},
 				user('more'),
 			],
 		})
+		// Converse's redacted reasoning (origin-tagged) is no Anthropic ciphertext: left out like another vendor's thinking.
 		expect(body.messages[1].content).toEqual([
 			{ type: 'thinking', thinking: 'claude reasoning', signature: 'sig-1' },
 			{ type: 'redacted_thinking', data: 'enc' },

@@ -66,6 +66,30 @@ describe('bedrock-converse encodeRequest', () => {
 		expect(encode(req({ messages })).messages[1].content).toEqual([{ reasoningContent: { reasoningText: { text: 'mine', signature: 'SIG' } } }, { text: 'answer' }])
 	})
 
+	it("should send redacted reasoning back only when Converse redacted it, and never Anthropic's redacted_thinking", () => {
+		const messages: ChatRequest['messages'] = [
+			{ role: 'user', content: [{ type: 'text', text: 'q' }] },
+			{
+				role: 'assistant',
+				content: [
+					{ type: 'redacted_thinking', data: tagSignature('converse', 'Q09OVkVSU0U=') },
+					{ type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/anthropic-ciphertext' },
+					{ type: 'text', text: 'answer' },
+				],
+			},
+			{ role: 'user', content: [{ type: 'text', text: 'next' }] },
+		]
+		expect(encode(req({ messages })).messages[1].content).toEqual([{ reasoningContent: { redactedContent: 'Q09OVkVSU0U=' } }, { text: 'answer' }])
+	})
+
+	it('should send a tool result that holds nothing, or only spaces, as a non-blank result (Converse refuses blank text there)', () => {
+		const call = { role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: 'call_1', name: 'get_weather', input: {} }] }
+		for (const content of [[], [{ type: 'text' as const, text: '' }], [{ type: 'text' as const, text: ' \n' }]]) {
+			const body = encode(req({ tools: [weather], messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, call, { role: 'user', content: [{ type: 'tool_result', toolCallId: 'call_1', content }] }] }))
+			expect(body.messages[2].content).toEqual([{ toolResult: { toolUseId: 'call_1', content: [{ text: '(empty)' }] } }])
+		}
+	})
+
 	it('should ask each family for reasoning in its own field', () => {
 		const thinking = { reasoning: { enabled: true, effort: 'high' as const } }
 		expect(encode(req(thinking), 'us.amazon.nova-2-lite-v1:0').additionalModelRequestFields).toEqual({ reasoningConfig: { type: 'enabled', maxReasoningEffort: 'high' } })
@@ -201,7 +225,7 @@ describe('bedrock-converse stream decoder', () => {
 			// No metadata before the body ended: the answer is whole, its usage unknown.
 			['finish', undefined],
 		])
-		expect(events[7]).toEqual({ type: 'block_start', index: 2, block: { kind: 'redacted_thinking', data: 'ZW5j' } })
+		expect(events[7]).toEqual({ type: 'block_start', index: 2, block: { kind: 'redacted_thinking', data: tagSignature('converse', 'ZW5j') } })
 	})
 
 	it('should end with an error on an exception, and on a stream cut before messageStop', () => {
