@@ -24,6 +24,7 @@ import { type Budget, type CallInfo, withUpstreamCap } from '../relay/budget'
 import type { ChatCall } from '../relay/chat'
 import { inlineImageUrls } from '../relay/images'
 import { sseResponse } from '../relay/sse-response'
+import { takesBytesOnly } from '../relay/upstream-codec'
 import type { Channel } from '../routing/catalog'
 import { collectResponse } from './events'
 import { modelView } from './history'
@@ -89,7 +90,8 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 
 	let view = modelView(call.ir, names)
 	try {
-		if (adapter.protocol.name === 'gemini') view = await inlineImageUrls(view, guard, call.svc.env.maxFetchedUrls)
+		// As on the plain chat path (relay/upstream-codec.ts): Gemini's APIs and Converse take files as bytes only.
+		if (takesBytesOnly(adapter.protocol)) view = await inlineImageUrls(view, guard, call.svc.env.maxFetchedUrls)
 	} catch (e) {
 		closeAll()
 		if (e instanceof GatewayError) return { error: e }

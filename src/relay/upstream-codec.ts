@@ -28,6 +28,9 @@ export function forUpstream(ir: ChatRequest, codec: UpstreamCodec): { ir: ChatRe
 /** Protocols that take images and documents as bytes only (Gemini's two APIs, Bedrock's Converse): URLs are fetched and inlined. */
 const INLINED = new Set<ProtocolName>(['gemini', 'gemini-interactions', 'bedrock-converse'])
 
+/** Whether `codec`'s vendor takes files as bytes only, so the URLs a request names are fetched (under the SSRF guard) for it. */
+export const takesBytesOnly = (codec: UpstreamCodec): boolean => INLINED.has(codec.name)
+
 /**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
@@ -36,7 +39,7 @@ const INLINED = new Set<ProtocolName>(['gemini', 'gemini-interactions', 'bedrock
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
 	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
-	if (INLINED.has(adapter.protocol.name)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
+	if (takesBytesOnly(adapter.protocol)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
 }
 

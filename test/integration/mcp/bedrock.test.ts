@@ -1,7 +1,8 @@
 /**
  * MCP servers asked of a Claude model on Amazon Bedrock: Bedrock has no MCP connector ("not currently available on
  * Amazon Bedrock"), so the gateway is the MCP client, as for OpenAI and Gemini models: Bedrock gets plain tools and
- * no `mcp_servers`, and the Anthropic client gets the MCP blocks.
+ * no `mcp_servers`, and the Anthropic client gets the MCP blocks. A model served over Converse (Amazon Nova) takes
+ * images as bytes only: the gateway fetches an image URL for it in the MCP loop as on the plain chat path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
@@ -12,17 +13,25 @@ import { startMcpServer, type TestMcpServer } from './mcp-server'
 import { server, SETUP_MS, shape, toolset } from './setup'
 
 const PROFILE = 'us.anthropic.claude-sonnet-4-6-v1:0'
+const NOVA_ID = 'us.amazon.nova-pro-v1:0'
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
 const KEY = 'ABSKbWNwLWJlZHJvY2sta2V5'
 let app: TestApp
 let br: BedrockMock
 let mcp: TestMcpServer
+/** Serves the PNG at any path, as an image host would. */
+let images: ReturnType<typeof Bun.serve>
 beforeAll(async () => {
-	br = await startBedrockMock({ apiKey: KEY, iam: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret' }, region: 'us-east-1', models: [PROFILE] })
+	br = await startBedrockMock({ apiKey: KEY, iam: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret' }, region: 'us-east-1', models: [PROFILE, NOVA_ID] })
 	mcp = await startMcpServer({})
+	images = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(PNG, { headers: { 'content-type': 'image/png' } }) })
 	app = await startTestApp({
 		config: {
-			channels: [{ name: 'br', type: 'bedrock', base_url: br.url, api_key: KEY, models: ['claude-br'], model_map: { 'claude-br': PROFILE } }],
-			models: [{ name: 'claude-br', input_per_mtok: 3, output_per_mtok: 15 }],
+			channels: [{ name: 'br', type: 'bedrock', base_url: br.url, api_key: KEY, models: ['claude-br', 'nova-br'], model_map: { 'claude-br': PROFILE, 'nova-br': NOVA_ID } }],
+			models: [
+				{ name: 'claude-br', input_per_mtok: 3, output_per_mtok: 15 },
+				{ name: 'nova-br', input_per_mtok: 0.8, output_per_mtok: 3.2 },
+			],
 		},
 		env: { FETCH_ALLOW: '127.0.0.1' },
 	})
@@ -31,6 +40,7 @@ afterAll(async () => {
 	await app.close()
 	await mcp.stop()
 	await br.stop()
+	await images.stop(true)
 })
 
 describe('MCP on a bedrock channel', () => {
@@ -53,4 +63,19 @@ describe('MCP on a bedrock channel', () => {
 				expect(JSON.stringify(body.tools)).not.toContain('mcp_toolset')
 			}
 		})
+
+	it('should fetch an image URL for a Converse model and send its bytes, MCP tools beside it', async () => {
+		const a = await app.account(10)
+		const client = new Anthropic({ apiKey: a.key, baseURL: app.url, maxRetries: 0 })
+		const from = br.requests.length
+		const content = [
+			{ type: 'image' as const, source: { type: 'url' as const, url: `http://127.0.0.1:${images.port}/cat.png` } },
+			{ type: 'text' as const, text: 'What is this?' },
+		]
+		const r = await ask(client, { model: 'nova-br', messages: [{ role: 'user', content }], mcp_servers: [server(mcp.url)], tools: [toolset()] }, false)
+		expect(shape(r.content).at(-1)).toEqual({ type: 'text', text: 'I see 1 image. Hello! You said: What is this?' })
+		const body = br.requests[from]!.body as { messages: Array<{ content: unknown[] }>; toolConfig: { tools: Array<{ toolSpec: { name: string } }> } }
+		expect(body.messages[0]!.content[0]).toEqual({ image: { format: 'png', source: { bytes: PNG.toString('base64') } } })
+		expect(body.toolConfig.tools.map((t) => t.toolSpec.name)).toContain('mcp__tools__get_weather')
+	})
 })
