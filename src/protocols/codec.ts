@@ -70,6 +70,11 @@ export type UpstreamOptions = {
 	 * routing/reasoning-models.ts), where the adapter knows: another protocol's effort goes as the nearest of them.
 	 */
 	efforts?: readonly string[]
+	/**
+	 * The foundation model the upstream id stands for when the id names none (a Bedrock application inference profile's
+	 * ARN: the channel's `settings.base_models`), so the model family's own fields are asked for it.
+	 */
+	foundationModel?: string
 }
 
 /**

@@ -24,7 +24,7 @@ import { GatewayError } from '../core/errors'
 import { anthropicMessages } from '../protocols/anthropic-messages'
 import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
-import { type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
+import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
 import { converseSse } from './bedrock-converse-stream'
@@ -113,15 +113,59 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	answer: (res) => answerWith(res, anthropicSseOf),
 }
 
+/**
+ * The foundation model an upstream id stands for: the channel's `settings.base_models` entry for an application
+ * inference profile's ARN, which names none; else the id itself.
+ * @example foundationModelOf({ settings: { base_models: { 'arn:…/a1b2': 'anthropic.claude-sonnet-4-6-v1:0' } } } as Channel, 'arn:…/a1b2') === 'anthropic.claude-sonnet-4-6-v1:0'
+ */
+export const foundationModelOf = (ch: Channel, model: string): string => baseModelIn(ch, model) ?? model
+
+/** The channel's `settings.base_models` entry for `model` (validated as a map of strings: config/channel-settings.ts). */
+function baseModelIn(ch: Channel, model: string): string | undefined {
+	const map = ch.settings.base_models
+	const found = map && typeof map === 'object' && Object.hasOwn(map, model) ? (map as Record<string, unknown>)[model] : undefined
+	return typeof found === 'string' ? found : undefined
+}
+
 /** Every model but Claude: Converse, same auth, region and errors. */
 export const bedrockConverseAdapter: ChatAdapter = {
 	protocol: bedrockConverse,
 	chatUrl: (ch, model, stream) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`),
 	headers: (ch) => ({ 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }),
+	upstreamOptions: (ch, model) => {
+		const foundation = baseModelIn(ch, model)
+		return foundation ? { foundationModel: foundation } : {}
+	},
 	async authorize(ch, req) {
 		authorizeBedrock(ch, req)
 	},
 	answer: (res) => answerWith(res, converseSse),
+}
+
+/**
+ * The model id Bedrock's CountTokens takes for an upstream id, or undefined when it counts none of its tokens. It
+ * counts Claude's only ("The provided model doesn't support counting tokens" for Amazon Nova and the others), and by
+ * the foundation model's own id, refusing inference profiles
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html: "modelId: The unique identifier
+ * or ARN of the foundation model"): an ARN's model part, without a cross-region profile's geography
+ * (`us.`, `eu.`, `apac.`, `global.`…), an application inference profile's by `settings.base_models`.
+ * @example countTokensModel(ch, 'us.anthropic.claude-sonnet-4-6-v1:0') === 'anthropic.claude-sonnet-4-6-v1:0'
+ */
+export function countTokensModel(ch: Channel, model: string): string | undefined {
+	const id = foundationModelOf(ch, model).replace(/^.*\//, '')
+	const at = id.indexOf('anthropic.claude')
+	return at < 0 ? undefined : id.slice(at)
+}
+
+/** `POST {base_url}/model/{modelId}/count-tokens`. */
+export const countTokensUrl = (ch: Channel, model: string) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/count-tokens`)
+
+/** The credential and error hooks of a CountTokens call, as for chat. */
+export const bedrockCountHooks: CallHooks = {
+	async authorize(ch, req) {
+		authorizeBedrock(ch, req)
+	},
+	answer: (res) => answerWith(res, (body) => body),
 }
 
 /** The channel type's adapter: Claude's until the model is known (`forModel`), as for the catalog's protocol questions. */

@@ -1,10 +1,11 @@
 /**
  * Token counting for every model, never billed: by the vendor where it offers counting (Anthropic
- * `/v1/messages/count_tokens`, Gemini `:countTokens`, and on Vertex AI Gemini's `:countTokens` and Claude's
- * `count-tokens:rawPredict`), else locally (relay/estimate.ts, the o200k tokenizer), so `count_tokens` never answers
- * 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A vendor that fails with a retryable error is
- * skipped; when none could count, the local estimate answers (counts are advisory). Vertex is skipped whatever it
- * answers: Claude's counter serves some regions and models only, so its refusal says nothing of the request.
+ * `/v1/messages/count_tokens`, Gemini `:countTokens`, on Vertex AI Gemini's `:countTokens` and Claude's
+ * `count-tokens:rawPredict`, on Amazon Bedrock Claude's CountTokens), else locally (relay/estimate.ts, the o200k
+ * tokenizer), so `count_tokens` never answers 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A
+ * vendor that fails with a retryable error is skipped; when none could count, the local estimate answers (counts are
+ * advisory). Vertex and Bedrock are skipped whatever they answer: their Claude counters serve some regions and models
+ * only, so a refusal says nothing of the request.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -14,10 +15,12 @@ import { anthropicMessages } from '../../protocols/anthropic-messages'
 import { gemini } from '../../protocols/gemini'
 import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
-import type { Via } from '../../providers/adapter'
+import { type CallVia, channelHeaders } from '../../providers/adapter'
+import { BEDROCK_VERSION, bedrockCountHooks, countTokensModel, countTokensUrl } from '../../providers/bedrock'
 import { chatAdapterFor } from '../../providers/registry'
 import { isClaudeModel, vertexClaudeCountAdapter, vertexClaudeCountUrl, vertexGeminiAdapter, vertexGoogleUrl } from '../../providers/vertex'
 import { upstreamError } from '../../providers/upstream-error'
+import { defaultOutputCap } from '../../core/reasoning'
 import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
 import { mediaRuleFor } from '../../relay/image-tokens'
@@ -48,7 +51,7 @@ export type CountCall = {
 
 export type Counted = {
 	tokens: number
-	by: 'anthropic' | 'gemini' | 'vertex' | 'estimate'
+	by: 'anthropic' | 'gemini' | 'vertex' | 'bedrock' | 'estimate'
 	/** The vendor's answer, for clients of its protocol (`protocol`). */
 	body?: unknown
 	protocol?: 'anthropic-messages' | 'gemini'
@@ -56,7 +59,7 @@ export type Counted = {
 
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 
-async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown, via?: Via): Promise<Record<string, unknown>> {
+async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown, via?: CallVia): Promise<Record<string, unknown>> {
 	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), c.signal)
 	const text = await answerText(res)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
@@ -146,7 +149,37 @@ async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promi
 	return { tokens: totalTokensOf(out), by: 'vertex', body: out, protocol: 'gemini' }
 }
 
-const COUNTERS: Partial<Record<Channel['type'], (c: CountCall, ch: Channel, upstreamModel: string) => Promise<Counted>>> = { anthropic: byAnthropic, gemini: byGemini, vertex: byVertex }
+/**
+ * Amazon Bedrock's CountTokens (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html)
+ * for Claude: `{"input": {"invokeModel": {"body": …}}}`, the body InvokeModel would take (Anthropic's, without `model`,
+ * with `anthropic_version` and `max_tokens`, the betas in `anthropic_beta`) as base64, the foundation model's id in
+ * the path; it answers `{"inputTokens": n}`.
+ */
+async function byBedrock(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
+	const model = countTokensModel(ch, upstreamModel)!
+	// Bedrock has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+	const { model: _model, mcp_servers: _mcp, ...anthropic } = anthropicCountBody(c, model)
+	const betas = c.native?.protocol === 'anthropic-messages' ? (c.inbound.get('anthropic-beta') ?? '').split(',').map((b) => b.trim()).filter(Boolean) : []
+	const invoke = { anthropic_version: BEDROCK_VERSION, max_tokens: c.ir.maxTokens ?? defaultOutputCap(c.ir.reasoning), ...anthropic, ...(betas.length && { anthropic_beta: betas }) }
+	const body = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } }
+	const headers = { 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }
+	const out = await post(c, ch, countTokensUrl(ch, model), headers, body, { ch, adapter: bedrockCountHooks })
+	if (typeof out.inputTokens !== 'number') throw new GatewayError('upstream', 'upstream count has no inputTokens', { retryable: true })
+	return { tokens: out.inputTokens, by: 'bedrock' }
+}
+
+type Counter = (c: CountCall, ch: Channel, upstreamModel: string) => Promise<Counted>
+
+const COUNTERS: Partial<Record<Channel['type'], Counter>> = { anthropic: byAnthropic, gemini: byGemini, vertex: byVertex, bedrock: byBedrock }
+
+/** The vendor's counter for the model, if it has one: Bedrock's counts Claude's models only. */
+function counterFor(ch: Channel, upstreamModel: string): Counter | undefined {
+	if (ch.type === 'bedrock' && !countTokensModel(ch, upstreamModel)) return undefined
+	return COUNTERS[ch.type]
+}
+
+/** Vendors whose refusal (a region or model their counter does not serve) leaves the count to the next channel or the estimate. */
+const REFUSAL_FALLS_BACK = new Set<Channel['type']>(['vertex', 'bedrock'])
 
 /**
  * Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one
@@ -164,17 +197,17 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	// Counted here, images and pages count as the vendor of the first channel that would serve (image-tokens.ts).
 	let serving = ordered[0]!
 	for (const ch of ordered.slice(0, 1 + svc.env.retries)) {
-		const counter = COUNTERS[ch.type]
+		const upstreamModel = ch.modelMap[model] ?? model
+		const counter = counterFor(ch, upstreamModel)
 		if (!counter) {
 			serving = ch
 			break // this vendor has no counting endpoint: count here
 		}
 		try {
-			return await counter(c, ch, ch.modelMap[model] ?? model)
+			return await counter(c, ch, upstreamModel)
 		} catch (e) {
 			const err = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true })
-			// Vertex's refusal (a region or model its counter does not serve) leaves the count to the next channel or the estimate.
-			if ((!err.retryable && ch.type !== 'vertex') || c.signal.aborted) throw err
+			if ((!err.retryable && !REFUSAL_FALLS_BACK.has(ch.type)) || c.signal.aborted) throw err
 			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message, detail: err.detail && redactKey(err.detail, ch.apiKey) })
 		}
 	}

@@ -44,7 +44,7 @@ export const countTokensModule = (svc: Services) =>
 			response: { 200: AnthropicCountTokensResponse, 400: AnthropicErrorBody, 401: AnthropicErrorBody, 403: AnthropicErrorBody, 404: AnthropicErrorBody, 429: AnthropicErrorBody },
 			detail: {
 				summary: 'Count the tokens of a message',
-				description: 'Anthropic count_tokens for any model: counted by Anthropic, Gemini or Vertex AI for their models, estimated locally for the others or when the vendor refuses (header `x-switchboard-counted-by`). Not billed.',
+				description: 'Anthropic count_tokens for any model: counted by Anthropic, Gemini, Vertex AI or Amazon Bedrock (Claude) for their models, estimated locally for the others or when the vendor refuses (header `x-switchboard-counted-by`). Not billed.',
 			},
 		},
 	)

@@ -19,5 +19,5 @@ export const bedrockConverse = {
 	usageOf,
 } satisfies UpstreamCodec
 
-export { reasoningFields } from './request'
+export { converseFamily } from './family'
 export { streamException } from './stream'

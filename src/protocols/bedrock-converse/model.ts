@@ -23,8 +23,12 @@ export type ConverseReasoning = { reasoningText: { text: string; signature?: str
 
 export type ConverseToolResultContent = { text: string } | { json: unknown } | { image: ConverseImage } | { document: ConverseDocument }
 
+/** `CachePointBlock`: the prompt up to here is cached; `ttl` (`5m`, `1h`) where the model takes one. */
+export type ConverseCachePoint = { cachePoint: { type: 'default'; ttl?: '5m' | '1h' } }
+
 /** `ContentBlock` (the members the gateway sends or reads). */
 export type ConverseContentBlock =
+	| ConverseCachePoint
 	| { text: string }
 	| { image: ConverseImage }
 	| { document: ConverseDocument }
@@ -37,7 +41,7 @@ export type ConverseMessage = { role: 'user' | 'assistant'; content: ConverseCon
 export type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } }
 
 export type ConverseToolConfig = {
-	tools: Array<{ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } }>
+	tools: Array<{ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | ConverseCachePoint>
 	toolChoice?: ConverseToolChoice
 }
 
@@ -46,11 +50,13 @@ export type ConverseInferenceConfig = { maxTokens?: number; temperature?: number
 /** The body of `POST /model/{modelId}/converse` and `/converse-stream` (the model id is in the path). */
 export type ConverseRequest = {
 	messages: ConverseMessage[]
-	system?: Array<{ text: string }>
+	system?: Array<{ text: string } | ConverseCachePoint>
 	inferenceConfig?: ConverseInferenceConfig
 	toolConfig?: ConverseToolConfig
-	/** Parameters of one model family that Converse has no field for (Nova's `reasoningConfig`, gpt-oss's `reasoning_effort`). */
+	/** Parameters of one model family that Converse has no field for (Nova's `reasoningConfig`, Claude's `thinking`, `top_k`…: family.ts). */
 	additionalModelRequestFields?: Record<string, unknown>
+	/** JSON Pointers of the model's own answer fields to return in `additionalModelResponseFields` (Claude's `/stop_sequence`). */
+	additionalModelResponseFieldPaths?: string[]
 }
 
 /** `TokenUsage`: `inputTokens` excludes the cache reads and writes, which come apart. */

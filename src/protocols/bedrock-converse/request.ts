@@ -3,38 +3,24 @@
  * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_RequestSyntax):
  * `system` blocks, `messages` (content.ts), `inferenceConfig` (maxTokens, temperature, topP, stopSequences),
  * `toolConfig` (tools as `toolSpec` with the JSON schema under `inputSchema.json`; `toolChoice` auto, any or one tool),
- * and, for reasoning, the model family's own field in `additionalModelRequestFields`. The model and the stream flag
- * are in the path, not the body.
+ * and, for reasoning and sampling settings Converse has no field for, the model family's own fields in
+ * `additionalModelRequestFields` (model-fields.ts). A client's cache breakpoints (Anthropic `cache_control`) go as
+ * `cachePoint` blocks after the marked system text, content or tool, for the models that take them (family.ts).
+ * Converse's answer says only that a stop sequence matched: for Claude, whose own answer says which, its
+ * `stop_sequence` is asked back through `additionalModelResponseFieldPaths`; other families document no such field,
+ * so their matched sequence stays unknown (null to clients). The model and the stream flag are in the path, not the body.
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Reasoning, ReasoningEffort, Tool } from '../../core/ir'
-import { budgetToEffort } from '../../core/reasoning'
+import type { ChatRequest, Tool } from '../../core/ir'
+import { claudeFixedSampling } from '../../routing/claude-models'
 import type { UpstreamOptions } from '../codec'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
-import { encodeMessages } from './content'
+import { type CachePoints, cachePoint, encodeMessages } from './content'
+import { cachePointsIn, converseFamily } from './family'
 import type { ConverseInferenceConfig, ConverseMessage, ConverseRequest, ConverseToolConfig } from './model'
-
-/** Converse's three effort levels; the canonical `minimal` is its lowest. */
-function effortOf(r: Reasoning): Exclude<ReasoningEffort, 'minimal'> {
-	const e = r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : 'medium')
-	return e === 'minimal' ? 'low' : e
-}
-
-/**
- * Reasoning as the model family takes it in `additionalModelRequestFields`, where Converse has no field of its own:
- * Amazon Nova 2 `reasoningConfig: {type: "enabled", maxReasoningEffort}` (https://docs.aws.amazon.com/nova/latest/nova2-userguide/extended-thinking.html),
- * OpenAI's gpt-oss `reasoning_effort`. Other families reason as they always do (DeepSeek-R1) or not at all, and get
- * nothing they would refuse as an unknown field.
- * @example reasoningFields('us.amazon.nova-2-lite-v1:0', { enabled: true, effort: 'high' }) // { reasoningConfig: { type: 'enabled', maxReasoningEffort: 'high' } }
- */
-export function reasoningFields(model: string, r: Reasoning | undefined): Record<string, unknown> | undefined {
-	if (!r?.enabled) return undefined
-	if (/(?:^|[.:/])amazon\.nova-2/.test(model)) return { reasoningConfig: { type: 'enabled', maxReasoningEffort: effortOf(r) } }
-	if (/(?:^|[.:/])openai\.gpt-oss/.test(model)) return { reasoning_effort: effortOf(r) }
-	return undefined
-}
+import { claudeThinkingFields, reasoningFields, samplingFields } from './model-fields'
 
 const hasToolBlocks = (messages: ConverseMessage[]) => messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b))
 
@@ -43,12 +29,14 @@ const hasToolBlocks = (messages: ConverseMessage[]) => messages.some((m) => m.co
  * holds tool calls, which Converse refuses without a `toolConfig` ("The toolConfig field must be defined when using
  * toolUse and toolResult content blocks"); the model is then asked with them and no choice.
  */
-function toolConfig(req: ChatRequest, messages: ConverseMessage[]): ConverseToolConfig | undefined {
+function toolConfig(req: ChatRequest, messages: ConverseMessage[], cache: CachePoints, thinking: boolean): ConverseToolConfig | undefined {
 	const tools = req.tools ?? []
 	if (!tools.length) return undefined
-	const choice = req.toolChoice
+	let choice = req.toolChoice
 	if (choice?.type === 'none' && !hasToolBlocks(messages)) return undefined
-	const config: ConverseToolConfig = { tools: tools.map(toolSpec) }
+	// Claude: "Thinking may not be enabled when tool_choice forces tool use" (extended-thinking docs).
+	if (thinking && (choice?.type === 'required' || choice?.type === 'tool')) choice = { type: 'auto' }
+	const config: ConverseToolConfig = { tools: tools.flatMap((t) => (t.cacheControl && cache.tools ? [toolSpec(t), cachePoint(t.cacheControl, cache.ttl)] : [toolSpec(t)])) }
 	if (choice?.type === 'auto') config.toolChoice = { auto: {} }
 	else if (choice?.type === 'required') config.toolChoice = { any: {} }
 	else if (choice?.type === 'tool') config.toolChoice = { tool: { name: choice.name } }
@@ -63,24 +51,50 @@ const toolSpec = (t: Tool) => ({ toolSpec: { name: t.name, ...(t.description && 
  * @example encodeRequest({ model: 'nova', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false }, 'us.amazon.nova-pro-v1:0')
  * // { messages: [{ role: 'user', content: [{ text: 'hi' }] }] }
  */
-export function encodeRequest(req: ChatRequest, model: string, _upstream?: UpstreamOptions): ConverseRequest {
+export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): ConverseRequest {
 	refuseVendorOnly(req, 'bedrock-converse')
 	if (req.webSearch) throw unsupportedForModel(`web search is not available for model "${req.model}" over Bedrock's Converse API`, true, 'tools')
-	const messages = encodeMessages(req.messages)
+	const foundation = upstream?.foundationModel ?? model
+	const family = converseFamily(model, upstream?.foundationModel)
+	const cache = cachePointsIn(family)
+	const messages = encodeMessages(req.messages, cache)
 	const body: ConverseRequest = { messages }
-	const system = (req.system ?? []).filter((p) => p.text.trim()).map((p) => ({ text: p.text }))
+	const system: NonNullable<ConverseRequest['system']> = (req.system ?? [])
+		.filter((p) => p.text.trim())
+		.flatMap((p) => (p.cacheControl && cache.content ? [{ text: p.text }, cachePoint(p.cacheControl, cache.ttl)] : [{ text: p.text }]))
 	const json = req.responseFormat ? jsonInstruction(req.responseFormat) : undefined
 	if (json) system.push({ text: json })
 	if (system.length) body.system = system
+	const claude = family === 'claude' ? claudeThinkingFields(req, foundation, canThink(messages)) : undefined
+	// Claude Opus 4.7 and later refuse sampling settings, and thinking refuses temperature and top-k and takes top_p
+	// from 0.95 to 1 only (routing/claude-models.ts, extended-thinking docs).
+	const fixed = family === 'claude' && claudeFixedSampling(foundation)
 	const inference: ConverseInferenceConfig = {}
-	if (req.maxTokens !== undefined) inference.maxTokens = req.maxTokens
-	if (req.temperature !== undefined) inference.temperature = req.temperature
-	if (req.topP !== undefined) inference.topP = req.topP
+	const maxTokens = req.maxTokens ?? claude?.maxTokens
+	if (maxTokens !== undefined) inference.maxTokens = maxTokens
+	if (req.temperature !== undefined && !claude && !fixed) inference.temperature = req.temperature
+	if (req.topP !== undefined && !fixed) inference.topP = claude ? Math.min(1, Math.max(0.95, req.topP)) : req.topP
 	if (req.stop?.length) inference.stopSequences = req.stop
 	if (Object.keys(inference).length) body.inferenceConfig = inference
-	const tools = toolConfig(req, messages)
+	const tools = toolConfig(req, messages, cache, claude !== undefined)
 	if (tools) body.toolConfig = tools
-	const fields = reasoningFields(model, req.reasoning)
-	if (fields) body.additionalModelRequestFields = fields
+	const fields = {
+		...reasoningFields(family, req.reasoning),
+		...(claude && { thinking: claude.thinking, ...(claude.outputConfig && { output_config: claude.outputConfig }) }),
+		...(!fixed && samplingFields(family, req, claude !== undefined)),
+	}
+	if (Object.keys(fields).length) body.additionalModelRequestFields = fields
+	// Converse says only that a stop sequence matched; Claude's own answer says which, asked for by its JSON Pointer.
+	if (family === 'claude' && req.stop?.length) body.additionalModelResponseFieldPaths = ['/stop_sequence']
 	return body
+}
+
+/**
+ * Claude refuses thinking when the assistant turn being continued called tools without its reasoning first ("a final
+ * assistant message must start with a thinking block"): reasoning from another vendor is not sent back, so such a
+ * turn leaves thinking off.
+ */
+function canThink(messages: ConverseMessage[]): boolean {
+	const last = messages.findLast((m) => m.role === 'assistant')
+	return !last || !last.content.some((b) => 'toolUse' in b) || 'reasoningContent' in (last.content[0] ?? {})
 }

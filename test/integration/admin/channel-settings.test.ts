@@ -46,6 +46,7 @@ describe('channel settings', () => {
 			[{ headers: { 'x-title': 7 } }, 'settings.headers.x-title'],
 			[{ responses_api: 'no' }, 'settings.responses_api'],
 			[{ timeouts: 100 }, 'settings.timeouts'],
+			[{ base_models: { 'profile-a': 'not a model id' } }, 'settings.base_models.profile-a'],
 		] as const) {
 			const r = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { settings } })
 			expect(r.status).toBe(400)

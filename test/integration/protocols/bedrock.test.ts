@@ -164,12 +164,45 @@ describe('bedrock channel', () => {
 			for (const c of calls) expect(c.headers.authorization).toStartWith('AWS4-HMAC-SHA256 ')
 		})
 
-	it('should count tokens locally, without a call to Bedrock', async () => {
+	for (const model of [BEARER, SIGNED])
+		it(`should count tokens with Bedrock's CountTokens for the profile's foundation model, InvokeModel's body as base64 (${model === BEARER ? 'API key' : 'SigV4'})`, async () => {
+			const acct = await m.account()
+			const before = br.requests.length
+			const client = new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: { 'anthropic-beta': 'context-1m-2025-08-07' } })
+			const { data, response } = await client.messages.countTokens({ model, system: 'you count', messages: [{ role: 'user', content: 'how many tokens is this' }] }).withResponse()
+			expect(data.input_tokens).toBe(countWords('you count') + countWords('how many tokens is this'))
+			expect(response.headers.get('x-switchboard-counted-by')).toBe('bedrock')
+			const [call, ...more] = br.requests.slice(before) as Array<{ path: string; headers: Record<string, string>; body: any }>
+			expect(more).toHaveLength(0)
+			// CountTokens refuses inference profiles: the foundation model's id, without the `us.` geography.
+			expect(call!.path).toBe('/model/anthropic.claude-sonnet-4-6-v1%3A0/count-tokens')
+			expect(Object.keys(call!.body.input)).toEqual(['invokeModel'])
+			const invoke = JSON.parse(Buffer.from(call!.body.input.invokeModel.body, 'base64').toString('utf8'))
+			expect(invoke).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', system: 'you count', messages: [{ role: 'user', content: 'how many tokens is this' }], anthropic_beta: ['context-1m-2025-08-07'] })
+			expect(invoke.model).toBeUndefined()
+			expect(invoke.max_tokens).toBeGreaterThan(0)
+			if (model === SIGNED) expect(call!.headers.authorization).toStartWith(`AWS4-HMAC-SHA256 Credential=${IAM.accessKeyId}/`)
+			else expect(call!.headers.authorization).toBe(`Bearer ${API_KEY}`)
+		})
+
+	it("should count a Gemini client's tokens for a Bedrock Claude model with CountTokens, answered as Gemini's totalTokens", async () => {
 		const acct = await m.account()
 		const before = br.requests.length
-		const r = await acct.anthropic.messages.countTokens({ model: BEARER, messages: [{ role: 'user', content: 'how many tokens is this' }] })
-		expect(r.input_tokens).toBeGreaterThan(0)
-		expect(br.requests.length).toBe(before)
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+		const r = await ai.models.countTokens({ model: BEARER, contents: 'gemini counts on bedrock' })
+		expect(r.totalTokens).toBe(countWords('gemini counts on bedrock'))
+		const calls = br.requests.slice(before)
+		expect(calls.map((c) => c.path)).toEqual(['/model/anthropic.claude-sonnet-4-6-v1%3A0/count-tokens'])
+	})
+
+	it('should fall back to the local estimate when Bedrock refuses to count', async () => {
+		const acct = await m.account()
+		const before = br.requests.length
+		br.faultOnce = { kind: 'status', status: 400, type: 'ValidationException', message: "The provided model doesn't support counting tokens." }
+		const { data, response } = await acct.anthropic.messages.countTokens({ model: BEARER, messages: [{ role: 'user', content: 'estimate me please' }] }).withResponse()
+		expect(data.input_tokens).toBeGreaterThan(0)
+		expect(response.headers.get('x-switchboard-counted-by')).toBe('estimate')
+		expect(br.requests.length).toBe(before + 1)
 	})
 
 	it('should move anthropic-beta into the body as anthropic_beta', async () => {

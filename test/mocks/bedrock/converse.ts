@@ -10,8 +10,17 @@
  *   `redactedContent` (the mock's models redact nothing, so one sent is another vendor's);
  * - the answer is the shared scenario's (shared/scenario.ts): `output.message.content`, `stopReason`, `usage`
  *   (`inputTokens` without the cache reads and writes, given apart);
- * - reasoning: Amazon Nova 2 with `additionalModelRequestFields.reasoningConfig.type: "enabled"` thinks and signs it
- *   (`converseSignature`); gpt-oss with `reasoning_effort` thinks unsigned; DeepSeek-R1 always thinks, unsigned;
+ * - `additionalModelRequestFields`: only the fields each family's native request documents (anything else: 400
+ *   "extraneous key [k] is not permitted"); reasoning: Amazon Nova 2 with `reasoningConfig.type: "enabled"` thinks and
+ *   signs it (`converseSignature`); Claude with `thinking` (a budget of at least 1024 below `maxTokens`, or adaptive;
+ *   no `temperature` with it) thinks and signs; gpt-oss with `reasoning_effort` thinks unsigned; DeepSeek-R1 always
+ *   thinks, unsigned;
+ * - prompt caching (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html): `cachePoint` blocks
+ *   after content in `system` and `messages` for Claude and Nova (Micro, Lite, Pro, Premier), in `toolConfig.tools`
+ *   for Claude only, a `ttl` for Claude only; any other model or place is a 400. The prompt up to the last cache point
+ *   is written to the cache (`cacheWriteInputTokens`) the first time and read from it (`cacheReadInputTokens`) after;
+ * - `additionalModelResponseFieldPaths: ["/stop_sequence"]` gives Claude's matched stop sequence in
+ *   `additionalModelResponseFields` (whole answers and `messageStop`);
  * - streams: messageStart, contentBlockStart (tool calls only), contentBlockDelta, contentBlockStop, messageStop,
  *   metadata, each an event-stream `event` message whose payload carries AWS's `p` padding.
  * @module
@@ -44,7 +53,45 @@ const BLOCK_MEMBERS = new Set(['text', 'image', 'document', 'video', 'toolUse', 
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp'])
 const DOCUMENT_FORMATS = new Set(['pdf', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'html', 'txt', 'md'])
 
-export type ConverseRead = { conv: Conversation; signs: boolean } | { invalid: string }
+/** What the request asks beyond the conversation: a cached prefix (its key and tokens), Claude's stop sequence back. */
+export type ConverseRead = { conv: Conversation; signs: boolean; cache?: { key: string; tokens: number }; stopField: boolean } | { invalid: string }
+
+type Family = 'claude' | 'nova' | 'nova2' | 'gpt-oss' | 'deepseek-r1' | 'cohere' | 'mistral-text' | 'other'
+
+/** The family of a model id (the mock's own reading, apart from the gateway's). */
+function familyOf(model: string): Family {
+	if (model.includes('anthropic.claude')) return 'claude'
+	if (model.includes('amazon.nova-2')) return 'nova2'
+	if (/amazon\.nova-(micro|lite|pro|premier)/.test(model)) return 'nova'
+	if (model.includes('openai.gpt-oss')) return 'gpt-oss'
+	if (model.includes('deepseek.r1')) return 'deepseek-r1'
+	if (model.includes('cohere.command-r')) return 'cohere'
+	if (/mistral\.(mistral-7b|mixtral-8x7b|mistral-large-2402|mistral-small-2402)/.test(model)) return 'mistral-text'
+	return 'other'
+}
+
+/** The native request fields each family documents (model-parameters-*.html), as `additionalModelRequestFields` takes them. */
+const FIELDS: Record<Family, string[]> = {
+	claude: ['thinking', 'top_k', 'output_config', 'anthropic_beta'],
+	nova: ['inferenceConfig'],
+	nova2: ['inferenceConfig', 'reasoningConfig'],
+	'gpt-oss': ['reasoning_effort'],
+	'deepseek-r1': [],
+	cohere: ['k', 'seed', 'frequency_penalty', 'presence_penalty'],
+	'mistral-text': ['top_k'],
+	other: [],
+}
+
+const NO_CACHE = 'You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more information.'
+
+/** A `cachePoint` block's faults: the model takes none (there), or the block is malformed. */
+function cachePointFault(family: Family, where: 'content' | 'tools', block: Obj): string | undefined {
+	const cp = asObj(block.cachePoint)
+	if (cp?.type !== 'default') return 'cachePoint.type: must be default'
+	if (family !== 'claude' && (family !== 'nova' || where === 'tools')) return NO_CACHE
+	if (cp.ttl !== undefined && (family !== 'claude' || (cp.ttl !== '5m' && cp.ttl !== '1h'))) return NO_CACHE
+	return undefined
+}
 
 /** The tools of `toolConfig.tools[].toolSpec`. */
 function toolSpecs(config: Obj | undefined): ToolSpec[] {
@@ -58,12 +105,24 @@ function toolSpecs(config: Obj | undefined): ToolSpec[] {
 	return out
 }
 
-/** Whether the model thinks, and signs its reasoning. */
-function reasoningOf(model: string, b: Obj): { thinking: boolean; signs: boolean } {
-	const extra = asObj(b.additionalModelRequestFields)
-	if (model.includes('amazon.nova-2') && asObj(extra?.reasoningConfig)?.type === 'enabled') return { thinking: true, signs: true }
-	if (model.includes('openai.gpt-oss') && typeof extra?.reasoning_effort === 'string') return { thinking: true, signs: false }
-	return { thinking: model.includes('deepseek.r1'), signs: false }
+/** Whether the model thinks, and signs its reasoning; or Bedrock's words refusing the family's fields. */
+function reasoningOf(family: Family, b: Obj): { thinking: boolean; signs: boolean } | { invalid: string } {
+	const extra = asObj(b.additionalModelRequestFields) ?? {}
+	for (const k of Object.keys(extra)) if (!FIELDS[family].includes(k)) return { invalid: `Malformed input request: #: extraneous key [${k}] is not permitted, please reformat your input and try again.` }
+	if (family === 'nova2' && asObj(extra.reasoningConfig)?.type === 'enabled') return { thinking: true, signs: true }
+	if (family === 'gpt-oss' && typeof extra.reasoning_effort === 'string') return { thinking: true, signs: false }
+	const thinking = asObj(extra.thinking)
+	if (family === 'claude' && thinking && thinking.type !== 'disabled') {
+		const inference = asObj(b.inferenceConfig)
+		if (inference?.temperature !== undefined) return { invalid: '`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking' }
+		if (thinking.type === 'enabled') {
+			const budget = asNum(thinking.budget_tokens) ?? 0
+			if (budget < 1024) return { invalid: 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024' }
+			if (budget >= (asNum(inference?.maxTokens) ?? 0)) return { invalid: '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size' }
+		} else if (thinking.type !== 'adaptive') return { invalid: 'thinking.type: Input tag does not match any of the expected tags' }
+		return { thinking: true, signs: true }
+	}
+	return { thinking: family === 'deepseek-r1', signs: false }
 }
 
 /** Reads and validates a Converse body; the conversation for the scenario, or Bedrock's ValidationException words. */
@@ -71,13 +130,33 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 	const b = asObj(body)
 	if (!b) return { invalid: 'Malformed input request, please reformat your input and try again.' }
 	for (const k of Object.keys(b)) if (!TOP_LEVEL.has(k)) return { invalid: `Unknown parameter in input: "${k}", must be one of: ${[...TOP_LEVEL].join(', ')}` }
+	const family = familyOf(model)
 	const messages = asArr(b.messages).map((m) => asObj(m) ?? {})
 	if (!messages.length) return { invalid: 'A conversation must start with a user message. Try again with a conversation that starts with a user message.' }
 	const toolConfig = asObj(b.toolConfig)
+	for (const t of asArr(toolConfig?.tools)) {
+		const tool = asObj(t) ?? {}
+		if ('cachePoint' in tool) {
+			const fault = cachePointFault(family, 'tools', tool)
+			if (fault) return { invalid: fault }
+		}
+	}
 	const inputTexts: string[] = []
-	for (const s of asArr(b.system)) {
-		const text = asStr(asObj(s)?.text)
-		if (text !== undefined) inputTexts.push(text)
+	// The prompt in order, and the part of it before the last cache point.
+	const prompt: string[] = []
+	let cached: string[] | undefined
+	for (const [i, raw] of asArr(b.system).entries()) {
+		const s = asObj(raw) ?? {}
+		if ('cachePoint' in s) {
+			const fault = cachePointFault(family, 'content', s) ?? (i === 0 ? 'system.0: a cachePoint must follow content' : undefined)
+			if (fault) return { invalid: fault }
+			cached = [...prompt]
+			continue
+		}
+		const text = asStr(s.text)
+		if (text === undefined) continue
+		inputTexts.push(text)
+		prompt.push(text)
 	}
 	let images = 0
 	let lastUserText = ''
@@ -101,10 +180,15 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 			const at = `messages.${i}.content.${j}`
 			const keys = Object.keys(block)
 			if (keys.length !== 1 || !BLOCK_MEMBERS.has(keys[0]!)) return { invalid: `${at}: a ContentBlock must have exactly one member of ${[...BLOCK_MEMBERS].join(', ')}` }
-			if ('text' in block) {
+			if ('cachePoint' in block) {
+				const fault = cachePointFault(family, 'content', block) ?? (j === 0 ? `${at}: a cachePoint must follow content` : undefined)
+				if (fault) return { invalid: fault }
+				cached = [...prompt]
+			} else if ('text' in block) {
 				const text = asStr(block.text)
 				if (!text?.trim()) return { invalid: `The text field in the ContentBlock object at ${at} is blank. Add text to the text field, and try again.` }
 				texts.push(text)
+				prompt.push(text)
 			} else if ('image' in block) {
 				const img = asObj(block.image)
 				if (!IMAGE_FORMATS.has(asStr(img?.format) ?? '') || typeof asObj(img?.source)?.bytes !== 'string') return { invalid: `${at}.image: a format of png, jpeg, gif or webp and source.bytes are required` }
@@ -131,11 +215,11 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 					if (text !== undefined && !asStr(text)?.trim())
 						return { invalid: `The text field in the ToolResultContentBlock object at ${at}.toolResult.content.${k} is blank. Add text to the text field, and try again.` }
 				}
-				results.push(
-					asArr(r.content)
-						.map((c) => asStr(asObj(c)?.text) ?? '')
-						.join(' '),
-				)
+				const result = asArr(r.content)
+					.map((c) => asStr(asObj(c)?.text) ?? '')
+					.join(' ')
+				results.push(result)
+				prompt.push(result)
 			} else if ('reasoningContent' in block) {
 				const rt = asObj(asObj(block.reasoningContent)?.reasoningText)
 				const text = asStr(rt?.text) ?? ''
@@ -155,9 +239,16 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 	const inference = asObj(b.inferenceConfig)
 	const tools = toolSpecs(toolConfig)
 	const choice = asObj(toolConfig?.toolChoice)
-	const { thinking, signs } = reasoningOf(model, b)
+	const reasoning = reasoningOf(family, b)
+	if ('invalid' in reasoning) return reasoning
+	const { thinking, signs } = reasoning
+	const paths = asArr(b.additionalModelResponseFieldPaths)
+	if (paths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) return { invalid: 'additionalModelResponseFieldPaths: each must be a JSON Pointer' }
+	const cacheTokens = cached?.reduce((n, t) => n + countWords(t), 0) ?? 0
 	return {
 		signs,
+		stopField: family === 'claude' && paths.includes('/stop_sequence'),
+		...(cacheTokens > 0 && { cache: { key: `${model}|${hash36(cached!.join('\u0000'))}`, tokens: cacheTokens } }),
 		conv: {
 			inputTexts,
 			images,
@@ -191,14 +282,23 @@ function usageOf(p: Plan): Obj {
 	return { inputTokens, outputTokens: p.usage.output, totalTokens: p.usage.input + p.usage.output, cacheReadInputTokens: p.usage.cached, cacheWriteInputTokens: cacheWrite }
 }
 
-/** The scenario's answer to a read conversation: the whole body and the stream's events (name, payload). */
-export function answerConverse(read: Extract<ConverseRead, { conv: Conversation }>): { body: Obj; events: Array<[string, Obj]> } {
+/**
+ * The scenario's answer to a read conversation: the whole body and the stream's events (name, payload). `cache`: the
+ * prefixes written so far, for cache reads and writes.
+ */
+export function answerConverse(read: Extract<ConverseRead, { conv: Conversation }>, cache: Set<string> = new Set()): { body: Obj; events: Array<[string, Obj]> } {
 	const p = plan(read.conv)
+	if (read.cache) {
+		const hit = cache.has(read.cache.key)
+		cache.add(read.cache.key)
+		p.usage = { ...p.usage, cached: hit ? read.cache.tokens : 0, cacheWrite: hit ? 0 : read.cache.tokens }
+	}
 	const seed = `${read.conv.lastUserText}|${read.conv.inputTexts.length}`
 	const content = contentOf(p, read.signs, seed)
 	const stopReason = STOP_REASON[p.finish]
 	const usage = usageOf(p)
-	const body = { output: { message: { role: 'assistant', content } }, stopReason, usage, metrics: { latencyMs: 42 } }
+	const fields = read.stopField && p.finish === 'stop_sequence' && p.stopSequence ? { additionalModelResponseFields: { stop_sequence: p.stopSequence } } : {}
+	const body = { output: { message: { role: 'assistant', content } }, stopReason, usage, metrics: { latencyMs: 42 }, ...fields }
 	const events: Array<[string, Obj]> = [['messageStart', { role: 'assistant' }]]
 	content.forEach((block, i) => {
 		const delta = (d: Obj) => events.push(['contentBlockDelta', { contentBlockIndex: i, delta: d }])
@@ -214,7 +314,7 @@ export function answerConverse(read: Extract<ConverseRead, { conv: Conversation 
 		}
 		events.push(['contentBlockStop', { contentBlockIndex: i }])
 	})
-	events.push(['messageStop', { stopReason }], ['metadata', { usage, metrics: { latencyMs: 42 } }])
+	events.push(['messageStop', { stopReason, ...fields }], ['metadata', { usage, metrics: { latencyMs: 42 } }])
 	return { body, events }
 }
 

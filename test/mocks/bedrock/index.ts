@@ -8,12 +8,19 @@
  *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`;
  * - errors: `{"message": …}` with `x-amzn-errortype`; streams as AWS event-stream frames with CRCs (event-stream.ts),
  *   `message_stop` carrying `amazon-bedrock-invocationMetrics`, in-stream exceptions as `exception` messages.
+ * - CountTokens (`POST /model/{modelId}/count-tokens`,
+ *   https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html): Claude's foundation model ids
+ *   only (an inference profile or another model: 400 "The provided model doesn't support counting tokens."); the input
+ *   `invokeModel.body` (base64 of the InvokeModel body, validated as for /invoke) or `converse` (messages, system);
+ *   answers `{"inputTokens": n}`, the scenario's count;
+ * - application inference profiles: `profiles` maps an ARN to the foundation model it serves.
  * What Claude answers comes from the Anthropic mock (one runs inside, under the model id's Claude name), so the
  * scenarios are the same as everywhere (README).
  * @module
  */
 import { startAnthropicMock } from '../anthropic'
 import type { RecordedRequest } from '../shared/types'
+import { inputTokens } from '../shared/scenario'
 import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
 import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
 import { checkSigV4, type IamKeys } from './sigv4'
@@ -35,6 +42,8 @@ export type BedrockMockOptions = {
 	region: string
 	/** Model ids served (others: 400 ValidationException as Bedrock answers an unknown id). */
 	models: string[]
+	/** Application inference profile ARNs (also in `models`) → the foundation model each serves. */
+	profiles?: Record<string, string>
 }
 
 export type BedrockMock = {
@@ -79,6 +88,8 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 	const requests: RecordedRequest[] = []
 	let fault: BedrockFault | undefined
 	let faultOnce: BedrockFault | undefined
+	/** Prompt prefixes written to the cache (converse.ts). */
+	const cache = new Set<string>()
 
 	async function handle(req: Request): Promise<Response> {
 		const f = faultOnce ?? fault
@@ -103,11 +114,12 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			if (bad) return errorResponse(bad.status, bad.type, bad.message)
 		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
 
-		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(rawPath)
+		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/.exec(rawPath)
 		if (req.method !== 'POST' || !m) return errorResponse(404, 'UnknownOperationException', 'Unknown operation')
 		const modelId = decodeURIComponent(m[1]!)
+		if (m[2] === 'count-tokens') return countTokens(modelId, body, f)
 		if (!opts.models.includes(modelId)) return errorResponse(400, 'ValidationException', 'The provided model identifier is invalid.')
-		if (m[2] === 'converse' || m[2] === 'converse-stream') return converse(modelId, body, m[2] === 'converse-stream', f)
+		if (m[2] === 'converse' || m[2] === 'converse-stream') return converse(opts.profiles?.[modelId] ?? modelId, body, m[2] === 'converse-stream', f)
 		const streamed = m[2] === 'invoke-with-response-stream'
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
 		const b = body as Record<string, unknown>
@@ -138,10 +150,41 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const read = readConverse(modelId, body)
 		if ('invalid' in read) return errorResponse(400, 'ValidationException', read.invalid)
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
-		const { body: answer, events } = answerConverse(read)
+		const { body: answer, events } = answerConverse(read, cache)
 		const common = { 'x-amzn-requestid': crypto.randomUUID() }
 		if (!streamed) return Response.json(answer, { headers: common })
 		return new Response(converseFramed(events, f), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', ...common } })
+	}
+
+	/**
+	 * CountTokens: Claude foundation models only, whose base id is one the mock serves under some inference profile or
+	 * itself; the count is the scenario's (words of the system prompt and the messages' text).
+	 */
+	function countTokens(modelId: string, body: unknown, f: BedrockFault | undefined): Response {
+		const served = opts.models.some((id) => id === modelId || id.endsWith(`.${modelId}`))
+		if (!/^anthropic\.claude/.test(modelId) || !served) return errorResponse(400, 'ValidationException', "The provided model doesn't support counting tokens.")
+		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
+		const input = (body as { input?: Record<string, unknown> } | undefined)?.input
+		const keys = Object.keys(input ?? {})
+		if (!input || keys.length !== 1 || (keys[0] !== 'invokeModel' && keys[0] !== 'converse')) return errorResponse(400, 'ValidationException', 'input: exactly one of invokeModel, converse is required')
+		let texts: string[]
+		if (keys[0] === 'invokeModel') {
+			const raw = (input.invokeModel as { body?: unknown }).body
+			let b: Record<string, unknown>
+			try {
+				b = JSON.parse(Buffer.from(String(raw), 'base64').toString('utf8')) as Record<string, unknown>
+			} catch {
+				return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
+			}
+			for (const key of ['model', 'stream', 'mcp_servers']) if (key in b) return errorResponse(400, 'ValidationException', `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`)
+			if (b.anthropic_version !== 'bedrock-2023-05-31' || typeof b.max_tokens !== 'number') return errorResponse(400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] or [max_tokens] not found, please reformat your input and try again.')
+			const blocks = (c: unknown): string[] => (typeof c === 'string' ? [c] : Array.isArray(c) ? c.flatMap((x) => (x?.type === 'text' ? [String(x.text)] : x?.type === 'tool_result' ? blocks(x.content) : [])) : [])
+			texts = [...blocks(b.system), ...((b.messages as Array<{ content?: unknown }>) ?? []).flatMap((msg) => blocks(msg.content))]
+		} else {
+			const c = input.converse as { messages?: Array<{ content?: Array<{ text?: string }> }>; system?: Array<{ text?: string }> }
+			texts = [...(c.system ?? []), ...(c.messages ?? []).flatMap((msg) => msg.content ?? [])].flatMap((x) => (typeof x.text === 'string' ? [x.text] : []))
+		}
+		return Response.json({ inputTokens: inputTokens({ inputTexts: texts, images: 0 }) }, { headers: { 'x-amzn-requestid': crypto.randomUUID() } })
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
@@ -162,6 +205,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		},
 		reset() {
 			requests.length = 0
+			cache.clear()
 			fault = faultOnce = undefined
 		},
 		async stop() {

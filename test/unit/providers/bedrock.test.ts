@@ -7,7 +7,7 @@ import { GatewayError } from '../../../src/core/errors'
 import { type UpstreamRequest } from '../../../src/providers/adapter'
 import { bedrockConverse } from '../../../src/protocols/bedrock-converse'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
-import { bedrockAdapter, bedrockRegion, iamKeys } from '../../../src/providers/bedrock'
+import { bedrockAdapter, bedrockRegion, countTokensModel, iamKeys } from '../../../src/providers/bedrock'
 import { chatAdapterOf } from '../../../src/providers/registry'
 import { exceptionMessage, frameMessage } from '../../mocks/bedrock/event-stream'
 import type { Channel } from '../../../src/routing/catalog'
@@ -27,6 +27,24 @@ const channel = (over: Partial<Channel> = {}): Channel => ({
 })
 
 describe('bedrock adapter', () => {
+	it("should give CountTokens the foundation model's own id: no geography prefix, an ARN's model part, a profile's base model; none but Claude's", () => {
+		const arn = 'arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2'
+		const ch = channel({ settings: { base_models: { [arn]: 'anthropic.claude-sonnet-4-5-20250929-v1:0' } } })
+		expect(countTokensModel(ch, 'us.anthropic.claude-sonnet-4-6-v1:0')).toBe('anthropic.claude-sonnet-4-6-v1:0')
+		expect(countTokensModel(ch, 'global.anthropic.claude-haiku-4-5-20251001-v1:0')).toBe('anthropic.claude-haiku-4-5-20251001-v1:0')
+		expect(countTokensModel(ch, 'arn:aws:bedrock:eu-west-1:111122223333:inference-profile/eu.anthropic.claude-3-7-sonnet-20250219-v1:0')).toBe('anthropic.claude-3-7-sonnet-20250219-v1:0')
+		expect(countTokensModel(ch, arn)).toBe('anthropic.claude-sonnet-4-5-20250929-v1:0')
+		expect(countTokensModel(channel(), arn)).toBeUndefined()
+		expect(countTokensModel(ch, 'us.amazon.nova-pro-v1:0')).toBeUndefined()
+	})
+
+	it('should give the Converse codec the foundation model of an application inference profile', () => {
+		const arn = 'arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2'
+		const ch = channel({ settings: { base_models: { [arn]: 'amazon.nova-pro-v1:0' } } })
+		expect(bedrockAdapter.forModel!(arn).upstreamOptions!(ch, arn)).toEqual({ foundationModel: 'amazon.nova-pro-v1:0' })
+		expect(bedrockAdapter.forModel!(arn).upstreamOptions!(channel(), arn)).toEqual({})
+	})
+
 	it('should tell IAM keys from a Bedrock API key', () => {
 		expect(iamKeys('AKIAEXAMPLE:secret/with+chars')).toEqual({ accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/with+chars', sessionToken: undefined })
 		expect(iamKeys('ASIAEXAMPLE:secret:token')).toEqual({ accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' })
