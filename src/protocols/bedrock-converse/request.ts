@@ -19,21 +19,45 @@ import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { type CachePoints, cachePoint, encodeMessages } from './content'
 import { cachePointsIn, converseFamily } from './family'
-import type { ConverseInferenceConfig, ConverseMessage, ConverseRequest, ConverseToolConfig } from './model'
+import type { ConverseContentBlock, ConverseInferenceConfig, ConverseMessage, ConverseRequest, ConverseToolConfig } from './model'
 import { claudeThinkingFields, reasoningFields, samplingFields } from './model-fields'
 
 const hasToolBlocks = (messages: ConverseMessage[]) => messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b))
 
 /**
- * `toolConfig`, or undefined. Converse has no "none" choice: the tools are left out then, unless the conversation
- * holds tool calls, which Converse refuses without a `toolConfig` ("The toolConfig field must be defined when using
- * toolUse and toolResult content blocks"); the model is then asked with them and no choice.
+ * The conversation's tool calls and results as text, for a request that offers no tools (or forbids them): Converse
+ * refuses toolUse and toolResult blocks without a `toolConfig` ("The toolConfig field must be defined when using toolUse
+ * and toolResult content blocks"), and tools declared just to carry the history could be called. Claude Code's summary
+ * turn sends a whole tool loop so. Images and documents of a result stay blocks.
+ * @example toolHistoryAsText([{ role: 'assistant', content: [{ toolUse: { toolUseId: 't', name: 'ls', input: {} } }] }]) // [{ role: 'assistant', content: [{ text: '[called tool ls with {}]' }] }]
  */
-function toolConfig(req: ChatRequest, messages: ConverseMessage[], cache: CachePoints, thinking: boolean): ConverseToolConfig | undefined {
+export function toolHistoryAsText(messages: ConverseMessage[]): ConverseMessage[] {
+	const names = new Map<string, string>()
+	return messages.map((m) => ({
+		role: m.role,
+		content: m.content.flatMap((b): ConverseContentBlock[] => {
+			if ('toolUse' in b) {
+				names.set(b.toolUse.toolUseId, b.toolUse.name)
+				return [{ text: `[called tool ${b.toolUse.name} with ${JSON.stringify(b.toolUse.input ?? {})}]` }]
+			}
+			if (!('toolResult' in b)) return [b]
+			const r = b.toolResult
+			const text = r.content.flatMap((c) => ('text' in c ? [c.text] : 'json' in c ? [JSON.stringify(c.json)] : [])).join('\n')
+			const name = names.get(r.toolUseId) ?? r.toolUseId
+			const files = r.content.flatMap((c): ConverseContentBlock[] => ('image' in c ? [{ image: c.image }] : 'document' in c ? [{ document: c.document }] : []))
+			return [{ text: `[${r.status === 'error' ? 'error' : 'result'} of ${name}: ${text}]` }, ...files]
+		}),
+	}))
+}
+
+/**
+ * `toolConfig`, or undefined. Converse has no "none" choice: the tools are left out then (and the conversation's tool
+ * calls go as text: `toolHistoryAsText`).
+ */
+function toolConfig(req: ChatRequest, cache: CachePoints, thinking: boolean): ConverseToolConfig | undefined {
 	const tools = req.tools ?? []
-	if (!tools.length) return undefined
 	let choice = req.toolChoice
-	if (choice?.type === 'none' && !hasToolBlocks(messages)) return undefined
+	if (!tools.length || choice?.type === 'none') return undefined
 	// Claude: "Thinking may not be enabled when tool_choice forces tool use" (extended-thinking docs).
 	if (thinking && (choice?.type === 'required' || choice?.type === 'tool')) choice = { type: 'auto' }
 	const config: ConverseToolConfig = { tools: tools.flatMap((t) => (t.cacheControl && cache.tools ? [toolSpec(t), cachePoint(t.cacheControl, cache.ttl)] : [toolSpec(t)])) }
@@ -76,8 +100,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.topP !== undefined && !fixed) inference.topP = claude ? Math.min(1, Math.max(0.95, req.topP)) : req.topP
 	if (req.stop?.length) inference.stopSequences = req.stop
 	if (Object.keys(inference).length) body.inferenceConfig = inference
-	const tools = toolConfig(req, messages, cache, claude !== undefined)
+	const tools = toolConfig(req, cache, claude !== undefined)
 	if (tools) body.toolConfig = tools
+	else if (hasToolBlocks(messages)) body.messages = toolHistoryAsText(messages)
 	const fields = {
 		...reasoningFields(family, req.reasoning),
 		...(claude && { thinking: claude.thinking, ...(claude.outputConfig && { output_config: claude.outputConfig }) }),

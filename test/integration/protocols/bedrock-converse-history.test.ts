@@ -94,4 +94,28 @@ describe('Converse history the gateway must reshape', () => {
 			expect(text).toBe('Hello! You said: second question')
 			expect(lastBody().messages[1]).toEqual({ role: 'assistant', content: [{ text: 'first answer' }] })
 		})
+
+	// Claude Code's summary turn (compaction) sends the whole tool loop with no tools; Converse refuses toolUse and
+	// toolResult blocks without a toolConfig, so the calls and their results go as text the model reads.
+	for (const stream of [false, true])
+		it(`should answer a conversation that called tools when the request declares none (@anthropic-ai/sdk, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			const params = {
+				model: NOVA,
+				max_tokens: 64,
+				messages: [
+					{ role: 'user' as const, content: 'what is in the folder?' },
+					{ role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Let me look.' }, { type: 'tool_use' as const, id: 'toolu_07', name: 'list_files', input: { path: '.' } }] },
+					{ role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_07', content: 'a.txt b.txt' }] },
+					{ role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Two files.' }] },
+					{ role: 'user' as const, content: 'summarise this conversation' },
+				],
+			}
+			const r = stream ? await acct.anthropic.messages.stream(params).finalMessage() : await acct.anthropic.messages.create(params)
+			expect(r.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).toBe('Hello! You said: summarise this conversation')
+			const sent = lastBody()
+			expect((sent as { toolConfig?: unknown }).toolConfig).toBeUndefined()
+			expect(sent.messages[1]!.content).toEqual([{ text: 'Let me look.' }, { text: '[called tool list_files with {"path":"."}]' }])
+			expect(sent.messages[2]!.content).toEqual([{ text: '[result of list_files: a.txt b.txt]' }])
+		})
 })

@@ -26,7 +26,7 @@ describe('bedrock-converse encodeRequest', () => {
 		})
 	})
 
-	it('should leave the tools out for tool_choice none, unless the conversation holds tool calls', () => {
+	it('should leave the tools out for tool_choice none, and the calls the conversation holds go as text (no tool to call)', () => {
 		expect(encode(req({ tools: [weather], toolChoice: { type: 'none' } })).toolConfig).toBeUndefined()
 		const history: ChatRequest['messages'] = [
 			{ role: 'user', content: [{ type: 'text', text: 'weather?' }] },
@@ -34,8 +34,12 @@ describe('bedrock-converse encodeRequest', () => {
 			{ role: 'user', content: [{ type: 'tool_result', toolCallId: 'call_1', content: [{ type: 'text', text: 'rain' }], isError: true }] },
 		]
 		const body = encode(req({ messages: history, tools: [weather], toolChoice: { type: 'none' } }))
-		expect(body.toolConfig).toEqual({ tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: weather.parameters } } }] })
-		expect(body.messages[2].content).toEqual([{ toolResult: { toolUseId: 'call_1', content: [{ text: 'rain' }], status: 'error' } }])
+		expect(body.toolConfig).toBeUndefined()
+		expect(body.messages[1].content).toEqual([{ text: '[called tool get_weather with {"city":"Paris"}]' }])
+		expect(body.messages[2].content).toEqual([{ text: '[error of get_weather: rain]' }])
+		// With tools on offer, the history stays as Converse's blocks.
+		const offered = encode(req({ messages: history, tools: [weather] }))
+		expect(offered.messages[2].content).toEqual([{ toolResult: { toolUseId: 'call_1', content: [{ text: 'rain' }], status: 'error' } }])
 	})
 
 	it('should merge consecutive turns of one role and leave blank text out', () => {
