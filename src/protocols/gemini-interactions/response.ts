@@ -1,6 +1,6 @@
 /**
  * Interaction resources ⇄ canonical responses. The answer's content in order: text as `model_output` steps (a run of
- * text one step), thinking as `thought` steps (the summary only when the client asked to see thoughts:
+ * text one step of one text content, its citations the content's `url_citation` annotations: annotations.ts), thinking as `thought` steps (the summary only when the client asked to see thoughts:
  * `thinking_summaries: 'auto'`; else carried in the signature, steps.ts `thoughtStep`), tool calls as `function_call` steps. The status tells why it ended: `requires_action`
  * for function calls awaiting their results, `incomplete` at the output cap, else `completed`.
  *
@@ -9,12 +9,14 @@
  * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum.
  * @module
  */
+import { utf8Length } from '../../core/citations'
 import type { ChatResponse, StopReason, Usage } from '../../core/ir'
 import { emptyUsage, promptTokens } from '../../core/ir'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObj, num, type Obj } from '../gemini/read'
 import type { EncodeContext } from '../codec'
+import { decodeAnnotations, urlCitation } from './annotations'
 import type { Interaction, InteractionUsage } from './model'
 import { functionCallStep, thoughtStep } from './steps'
 
@@ -54,14 +56,19 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	return { input: Math.max(0, input - cached) + toolUse, output: (num(u.total_output_tokens) ?? 0) + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
 }
 
-/** The answer's content → output steps. */
+/**
+ * The answer's content → output steps. Claude splits its text into blocks (each cited claim one): a run of them is one
+ * text, as Gemini answers, each block's citations at their place in it, as the stream gives it (stream-encode.ts).
+ */
 export function outputSteps(content: ChatResponse['content'], showThoughts: boolean): Obj[] {
 	const steps: Obj[] = []
-	let text: Obj[] | undefined
+	let text: { type: 'text'; text: string; annotations?: Obj[] } | undefined
 	for (const p of content) {
 		if (p.type === 'text') {
-			if (!text) steps.push({ type: 'model_output', content: (text = []) })
-			text.push({ type: 'text', text: p.text })
+			if (!text) steps.push({ type: 'model_output', content: [(text = { type: 'text', text: '' })] })
+			const offset = utf8Length(text.text)
+			for (const c of p.citations ?? []) (text.annotations ??= []).push(urlCitation(c, offset, p.text))
+			text.text += p.text
 			continue
 		}
 		text = undefined
@@ -95,7 +102,11 @@ export function decodeResponse(body: unknown): ChatResponse {
 	for (const s of Array.isArray(b.steps) ? b.steps : []) {
 		if (!isObj(s)) continue
 		if (s.type === 'model_output' && Array.isArray(s.content))
-			for (const c of s.content) if (isObj(c) && c.type === 'text' && typeof c.text === 'string') content.push({ type: 'text', text: c.text })
+			for (const c of s.content) {
+				if (!isObj(c) || c.type !== 'text' || typeof c.text !== 'string') continue
+				const citations = decodeAnnotations(c.annotations, c.text)
+				content.push(citations.length ? { type: 'text', text: c.text, citations } : { type: 'text', text: c.text })
+			}
 		if (s.type === 'thought') {
 			const text = (Array.isArray(s.summary) ? s.summary : []).map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('')
 			content.push({ type: 'thinking', text, ...(typeof s.signature === 'string' && { signature: s.signature }) })
