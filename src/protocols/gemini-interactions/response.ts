@@ -6,7 +6,10 @@
  *
  * Usage (https://ai.google.dev/api/interactions-api#Usage): `total_input_tokens` is the whole prompt, cache reads
  * included (`total_cached_tokens`), as Gemini's `promptTokenCount`; `total_output_tokens` excludes the thinking, which
- * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum.
+ * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum. The
+ * `*_tokens_by_modality` lists (`{modality: 'text' | 'image' | 'audio', tokens}`) split those totals as
+ * generateContent's `*TokensDetails` do, and are given only when the upstream split its counts (audio or image tokens,
+ * which vendors price apart): a vendor that does not (Claude) may still have had images in the input.
  * @module
  */
 import { utf8Length } from '../../core/citations'
@@ -36,15 +39,23 @@ export function statusOf(reason: StopReason): string {
 export function encodeUsage(u: Partial<Usage>): InteractionUsage {
 	const full = { ...emptyUsage(), ...u }
 	const input = promptTokens(full)
-	const out: InteractionUsage = {
-		total_input_tokens: input,
-		total_output_tokens: Math.max(0, full.output - full.reasoning),
-		total_tokens: input + full.output,
-	}
+	const answer = Math.max(0, full.output - full.reasoning)
+	const out: InteractionUsage = { total_input_tokens: input }
+	// The input's audio counts its cached part too, as `promptTokensDetails` does; text is what is left.
+	const audioIn = (full.audioInput ?? 0) + (full.audioCacheRead ?? 0)
+	if (audioIn || full.imageInput) out.input_tokens_by_modality = byModality([['text', input - audioIn - (full.imageInput ?? 0)], ['image', full.imageInput ?? 0], ['audio', audioIn]])
 	if (full.cacheRead) out.total_cached_tokens = full.cacheRead
+	if (full.audioCacheRead) out.cached_tokens_by_modality = byModality([['text', full.cacheRead - full.audioCacheRead], ['audio', full.audioCacheRead]])
+	out.total_output_tokens = answer
+	const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)
+	if (media) out.output_tokens_by_modality = byModality([['text', answer - media], ['audio', full.audioOutput ?? 0], ['image', full.imageOutput ?? 0]])
 	if (full.reasoning) out.total_thought_tokens = full.reasoning
+	out.total_tokens = input + full.output
 	return out
 }
+
+/** `[modality, tokens]` pairs → a `ModalityTokens` list, without the empty ones. */
+const byModality = (split: Array<[string, number]>) => split.filter(([, n]) => n > 0).map(([modality, tokens]) => ({ modality, tokens }))
 
 /** The Interaction's `usage` → canonical usage; undefined when there is none. */
 export function decodeUsage(u: unknown): Usage | undefined {
@@ -53,7 +64,23 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const cached = num(u.total_cached_tokens) ?? 0
 	const thoughts = num(u.total_thought_tokens) ?? 0
 	const toolUse = num(u.total_tool_use_tokens) ?? 0
-	return { input: Math.max(0, input - cached) + toolUse, output: (num(u.total_output_tokens) ?? 0) + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	const answer = num(u.total_output_tokens) ?? 0
+	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	// Priced apart as generateContent's modality details are (gemini/usage.ts): the uncached input's share of a modality
+	// is the input's less the cache's, plus what built-in tools fed back.
+	const tokens = (list: string, modality: string) => (Array.isArray(u[list]) ? u[list] : []).reduce((n: number, e) => n + (isObj(e) && e.modality === modality ? (num(e.tokens) ?? 0) : 0), 0)
+	const uncached = (m: string) => Math.max(0, tokens('input_tokens_by_modality', m) - tokens('cached_tokens_by_modality', m)) + tokens('tool_use_tokens_by_modality', m)
+	const audioIn = Math.min(uncached('audio'), out.input)
+	const imageIn = Math.min(uncached('image'), out.input - audioIn)
+	const audioRead = Math.min(tokens('cached_tokens_by_modality', 'audio'), cached)
+	const audioOut = Math.min(tokens('output_tokens_by_modality', 'audio'), answer)
+	const imageOut = Math.min(tokens('output_tokens_by_modality', 'image'), answer - audioOut)
+	if (audioIn > 0) out.audioInput = audioIn
+	if (imageIn > 0) out.imageInput = imageIn
+	if (audioRead > 0) out.audioCacheRead = audioRead
+	if (audioOut > 0) out.audioOutput = audioOut
+	if (imageOut > 0) out.imageOutput = imageOut
+	return out
 }
 
 /**

@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../../../src/core/events'
 import type { ChatResponse, Part } from '../../../../src/core/ir'
 import type { SseFrame } from '../../../../src/core/sse'
 import { geminiInteractions, interactionsCodec } from '../../../../src/protocols/gemini-interactions'
+import { decodeUsage, encodeUsage } from '../../../../src/protocols/gemini-interactions/response'
 
 const decode = (body: Record<string, unknown>) => geminiInteractions.decodeRequest(body as never)
 
@@ -285,5 +286,37 @@ describe('gemini-interactions citations', () => {
 		const out: StreamEvent[] = []
 		for (const f of frames) dec.push(f, out)
 		expect(out.filter((e) => e.type === 'citation')).toEqual(part!.type === 'text' ? part.citations!.map((citation) => ({ type: 'citation', index: 0, citation })) : [])
+	})
+})
+
+describe('gemini-interactions usage by modality', () => {
+	it('should split the totals by modality when the usage knows audio or image tokens, and read the split back (upstream side)', () => {
+		const usage = { input: 100, output: 40, cacheRead: 30, cacheWrite: 0, reasoning: 10, audioInput: 20, imageInput: 50, audioCacheRead: 5, audioOutput: 8, imageOutput: 2 }
+		const u = encodeUsage(usage)
+		expect(u).toEqual({
+			total_input_tokens: 130,
+			input_tokens_by_modality: [
+				{ modality: 'text', tokens: 55 },
+				{ modality: 'image', tokens: 50 },
+				{ modality: 'audio', tokens: 25 },
+			],
+			total_cached_tokens: 30,
+			cached_tokens_by_modality: [
+				{ modality: 'text', tokens: 25 },
+				{ modality: 'audio', tokens: 5 },
+			],
+			total_output_tokens: 30,
+			output_tokens_by_modality: [
+				{ modality: 'text', tokens: 20 },
+				{ modality: 'audio', tokens: 8 },
+				{ modality: 'image', tokens: 2 },
+			],
+			total_thought_tokens: 10,
+			total_tokens: 170,
+		})
+		expect(decodeUsage(u)).toEqual(usage)
+		// Gemini's tool-use prompt (search results fed back) is uncached input, its audio too.
+		expect(decodeUsage({ total_input_tokens: 10, total_tool_use_tokens: 4, tool_use_tokens_by_modality: [{ modality: 'audio', tokens: 4 }] })).toMatchObject({ input: 14, audioInput: 4 })
+		expect(Object.keys(encodeUsage({ input: 5, output: 2 }))).toEqual(['total_input_tokens', 'total_output_tokens', 'total_tokens'])
 	})
 })
