@@ -65,6 +65,10 @@ describe('Interactions google_search on other vendors, citations as url_citation
 			expect(events.filter((e) => e.delta?.type === 'text_annotation_delta').map((e) => [e.index, e.delta!.annotations])).toEqual([[0, [annotation]]])
 			const kept = (await ai.interactions.get(events[0]!.interaction!.id)) as unknown as { steps: unknown[] }
 			expect(kept.steps.slice(1)).toEqual(whole.steps) // after the user_input step
+			// Its events made again from the kept interaction (GET ?stream=true) carry the annotations as the live stream did.
+			const replay = await fetch(`${m.app.url}/v1beta/interactions/${whole.id}?stream=true`, { headers: { 'x-goog-api-key': acct.key } })
+			const replayed = (await replay.text()).split('\n').flatMap((l) => (l.startsWith('data: {') ? [JSON.parse(l.slice(6)) as Event] : []))
+			expect(replayed.filter((e) => e.delta?.type === 'text_annotation_delta').map((e) => [e.index, e.delta!.annotations])).toEqual([[0, [annotation]]])
 			// Billed as the search it ran, once per answer, whole and streamed.
 			const rows = await usageRows(m, acct.accountId)
 			expect(rows.map((r) => Math.round(r.cost * 1e6))).toEqual(rows.map((r) => costMicros({ model, input: r.input_tokens, output: r.output_tokens }) + SEARCH_COST[model]!))
