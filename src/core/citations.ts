@@ -4,7 +4,8 @@
  * text part (or streamed text block) they belong to.
  *
  * Each wire counts its offsets its own way, and the codecs convert at the edge: Gemini's `segment` indices are UTF-8
- * bytes (https://ai.google.dev/api/generate-content#Segment); OpenAI's `url_citation` `start_index` / `end_index` are
+ * bytes (https://ai.google.dev/api/generate-content#Segment), as are the Interactions API's `url_citation` indices
+ * (https://ai.google.dev/api/interactions-api#URLCitation, "measured in bytes"); OpenAI's `url_citation` `start_index` / `end_index` are
  * "the index of the first (last) character of the URL citation in the message" (chat and Responses API references),
  * characters as OpenAI's Python SDK and its examples slice `text[start_index:end_index]`: Unicode code points, so an
  * emoji (two UTF-16 units, four UTF-8 bytes) is one. Anthropic's web search citations carry no offsets (`cited_text`).
@@ -45,3 +46,28 @@ export function codePointToUtf16(text: string, index: number): number {
 
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff
+
+/**
+ * How many bytes `s` takes in UTF-8 (Gemini's offsets: a segment's or an Interactions annotation's indices).
+ * @example utf8Length('é😀') === 6
+ */
+export const utf8Length = (s: string): number => new TextEncoder().encode(s).length
+
+/**
+ * The UTF-16 offset in `text` of UTF-8 byte `index` (a Gemini offset), clamped to the text; a byte inside a character
+ * counts up to that character's start.
+ * @example utf8ToUtf16('é😀x', 6) === 3
+ */
+export function utf8ToUtf16(text: string, index: number): number {
+	let bytes = 0
+	let i = 0
+	while (i < text.length) {
+		const c = text.codePointAt(i)!
+		// A lone surrogate is encoded as U+FFFD, three bytes.
+		const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4
+		if (bytes + size > index) break
+		bytes += size
+		i += c < 0x10000 ? 1 : 2
+	}
+	return i
+}

@@ -119,7 +119,10 @@ function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
 /** Searches held for a search tool that names no limit of its own. */
 const DEFAULT_SEARCHES = 5
 
-/** Gemini's Google Search tools (`googleSearch`, REST's `google_search`, the older `googleSearchRetrieval`): billed as web searches. */
+/**
+ * Gemini's Google Search tools (`googleSearch`, REST's `google_search`, the older `googleSearchRetrieval`; the
+ * Interactions API's `{type: 'google_search'}`): billed as web searches.
+ */
 const GEMINI_SEARCH_TOOLS = ['googleSearch', 'google_search', 'googleSearchRetrieval', 'google_search_retrieval']
 
 /**
@@ -134,7 +137,7 @@ function searchesAllowed(body: Record<string, unknown>): number {
 	if (!Array.isArray(body.tools)) return chat
 	let n = chat
 	for (const t of body.tools) {
-		if (isObj(t) && GEMINI_SEARCH_TOOLS.some((k) => isObj(t[k]))) {
+		if (isObj(t) && (GEMINI_SEARCH_TOOLS.some((k) => isObj(t[k])) || t.type === 'google_search')) {
 			n += DEFAULT_SEARCHES
 			continue
 		}

@@ -25,7 +25,12 @@ export function eventsOf(interaction: Obj): string[] {
 		if (!isObj(s)) return
 		if (s.type === 'model_output') {
 			emit('step.start', { index, step: { type: 'model_output' } })
-			for (const c of Array.isArray(s.content) ? s.content : []) if (isObj(c) && typeof c.text === 'string') emit('step.delta', { index, delta: { type: 'text', text: c.text } })
+			for (const c of Array.isArray(s.content) ? s.content : []) {
+				if (!isObj(c) || typeof c.text !== 'string') continue
+				emit('step.delta', { index, delta: { type: 'text', text: c.text } })
+				// Citations once their text is whole, as the live stream sends them.
+				if (Array.isArray(c.annotations) && c.annotations.length) emit('step.delta', { index, delta: { type: 'text_annotation_delta', annotations: c.annotations } })
+			}
 		} else if (s.type === 'thought') {
 			emit('step.start', { index, step: { type: 'thought' } })
 			for (const c of Array.isArray(s.summary) ? s.summary : []) if (isObj(c)) emit('step.delta', { index, delta: { type: 'thought_summary', content: c } })
@@ -57,6 +62,7 @@ export const nextEventId = (events: string[]): string => `evt_${events.length}`
 export function stepsOf(events: string[]): Obj[] {
 	const steps: Obj[] = []
 	const args = new Map<number, string>()
+	const annotations = new Map<number, unknown[]>()
 	for (const raw of events) {
 		const e = JSON.parse(raw) as Obj
 		const i = typeof e.index === 'number' ? e.index : -1
@@ -72,6 +78,7 @@ export function stepsOf(events: string[]): Obj[] {
 			else if (d.type === 'thought_summary') s.summary = [...(Array.isArray(s.summary) ? s.summary : []), d.content]
 			else if (d.type === 'thought_signature') s.signature = d.signature
 			else if (d.type === 'arguments_delta') args.set(i, (args.get(i) ?? '') + String(d.arguments))
+			else if (d.type === 'text_annotation_delta' && Array.isArray(d.annotations)) annotations.set(i, [...(annotations.get(i) ?? []), ...d.annotations])
 		}
 	}
 	for (const [i, a] of args) {
@@ -81,8 +88,12 @@ export function stepsOf(events: string[]): Obj[] {
 			// arguments cut short: the call as started
 		}
 	}
-	// A run of text deltas is one text item, as in a whole answer.
-	for (const s of steps) if (s?.type === 'model_output' && Array.isArray(s.content)) s.content = [{ type: 'text', text: s.content.map((c: Obj) => c.text).join('') }]
+	// A run of text deltas is one text item, as in a whole answer, its annotations spanning the whole (stream-encode.ts).
+	steps.forEach((s, i) => {
+		if (s?.type !== 'model_output' || !Array.isArray(s.content)) return
+		const cited = annotations.get(i)
+		s.content = [{ type: 'text', text: s.content.map((c: Obj) => c.text).join(''), ...(cited?.length && { annotations: cited }) }]
+	})
 	return steps.filter(Boolean)
 }
 

@@ -51,11 +51,17 @@ export const InteractionRequest = t.Object(
 	open,
 )
 
+/** Tokens of one modality: `text`, `image`, `audio` (also `video`, `document` at Google). */
+export const ModalityTokens = t.Object({ modality: t.String(), tokens: Integer() })
+
 export const InteractionUsage = t.Object(
 	{
 		total_input_tokens: t.Optional(Integer()),
+		input_tokens_by_modality: t.Optional(t.Array(ModalityTokens)),
 		total_cached_tokens: t.Optional(Integer()),
+		cached_tokens_by_modality: t.Optional(t.Array(ModalityTokens)),
 		total_output_tokens: t.Optional(Integer()),
+		output_tokens_by_modality: t.Optional(t.Array(ModalityTokens)),
 		total_thought_tokens: t.Optional(Integer()),
 		total_tokens: t.Optional(Integer()),
 	},

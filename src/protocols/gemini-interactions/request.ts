@@ -6,11 +6,13 @@
  * `none` hides them), `tool_choice` (`auto` | `any` | `none` | `validated`, or `{allowed_tools: {mode, tools}}`, which
  * narrows the canonical tools to those it names). `response_format` (a text format `{type: 'text', mime_type:
  * 'application/json', schema}`, or a bare JSON schema with `response_mime_type`) is a JSON answer. Function tools
- * (`{type: 'function', name, description, parameters}`) go to every vendor; Google's built-in tools (google_search,
- * code_execution, url_context, file_search, mcp_server…), a `cached_content` (the route's own: it expands the gateway's
- * caches, modules/interactions/cache.ts), transcription, speech, image or video
- * output (`generation_config.transcription_config`…, `response_modalities` other than text, an audio, image or video
- * `response_format`) only to Gemini's Interactions API (protocols/vendor-only.ts: a 400 naming them elsewhere).
+ * (`{type: 'function', name, description, parameters}`) go to every vendor, and `google_search` is the canonical web
+ * search (core/ir.ts `WebSearch`), which another vendor runs as its own (as generateContent's `googleSearch`:
+ * gemini/config.ts). Google's other built-in tools (code_execution, url_context, file_search, mcp_server…), a
+ * `cached_content` (the route's own: it expands the gateway's caches, modules/interactions/cache.ts), transcription,
+ * speech, image or video output (`generation_config.transcription_config`…, `response_modalities` other than text, an
+ * audio, image or video `response_format`) go only to Gemini's Interactions API (protocols/vendor-only.ts: a 400
+ * naming them elsewhere).
  *
  * `extra` (re-emitted only to this protocol): the request's other fields verbatim, `generation_config` whole, and
  * the built-in tools.
@@ -24,6 +26,9 @@ import type { InteractionRequest } from './model'
 import { decodeInput, encodeSteps } from './steps'
 
 export const PROTOCOL = 'gemini-interactions'
+
+/** Google Search as an Interactions tool (`{type: 'google_search'}`). */
+const GOOGLE_SEARCH = 'google_search'
 
 /** Fields the decoder reads; any other is carried in `extra`. `stream`, `store`, `background` and the previous id are the route's. */
 const KNOWN = new Set(['model', 'input', 'system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'stream', 'store', 'background', 'previous_interaction_id'])
@@ -56,8 +61,10 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 	const { tools, hosted } = decodeTools(b.tools)
 	if (tools.length) req.tools = tools
 	if (hosted.length) {
+		// Gemini's own Interactions API gets them as they came (google_search with its settings).
 		extra.tools = hosted.map((h) => h.tool)
-		vendorOnly.push(...hosted.map((h) => h.only))
+		if (hosted.some((h) => h.tool.type === GOOGLE_SEARCH)) req.webSearch = {}
+		vendorOnly.push(...hosted.flatMap((h) => (h.tool.type === GOOGLE_SEARCH ? [] : [h.only])))
 	}
 
 	if (b.generation_config !== undefined) {
@@ -201,6 +208,7 @@ export function encodeRequest(req: ChatRequest, model: string): Obj {
 	if (req.system?.length) body.system_instruction = req.system.map((p) => p.text).join('\n\n')
 	const tools: Obj[] = (req.tools ?? []).map((t) => ({ type: 'function', name: t.name, ...(t.description && { description: t.description }), parameters: t.parameters }))
 	if (extra && Array.isArray(extra.tools)) tools.push(...(extra.tools as Obj[]))
+	if (req.webSearch && !tools.some((t) => t.type === GOOGLE_SEARCH)) tools.push({ type: GOOGLE_SEARCH })
 	if (tools.length) body.tools = tools
 	const cfg: Obj = extra && isObj(extra.generation_config) ? { ...extra.generation_config } : {}
 	if (req.maxTokens !== undefined) cfg.max_output_tokens = req.maxTokens

@@ -1,20 +1,25 @@
 /**
  * Interaction resources ⇄ canonical responses. The answer's content in order: text as `model_output` steps (a run of
- * text one step), thinking as `thought` steps (the summary only when the client asked to see thoughts:
+ * text one step of one text content, its citations the content's `url_citation` annotations: annotations.ts), thinking as `thought` steps (the summary only when the client asked to see thoughts:
  * `thinking_summaries: 'auto'`; else carried in the signature, steps.ts `thoughtStep`), tool calls as `function_call` steps. The status tells why it ended: `requires_action`
  * for function calls awaiting their results, `incomplete` at the output cap, else `completed`.
  *
  * Usage (https://ai.google.dev/api/interactions-api#Usage): `total_input_tokens` is the whole prompt, cache reads
  * included (`total_cached_tokens`), as Gemini's `promptTokenCount`; `total_output_tokens` excludes the thinking, which
- * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum.
+ * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum. The
+ * `*_tokens_by_modality` lists (`{modality: 'text' | 'image' | 'audio', tokens}`) split those totals as
+ * generateContent's `*TokensDetails` do, and are given only when the upstream split its counts (audio or image tokens,
+ * which vendors price apart): a vendor that does not (Claude) may still have had images in the input.
  * @module
  */
+import { utf8Length } from '../../core/citations'
 import type { ChatResponse, StopReason, Usage } from '../../core/ir'
 import { emptyUsage, promptTokens } from '../../core/ir'
 import { unpackToolCallId } from '../../core/tool-ids'
 import { newId } from '../../lib/ids'
 import { isObj, num, type Obj } from '../gemini/read'
 import type { EncodeContext } from '../codec'
+import { decodeAnnotations, urlCitation } from './annotations'
 import type { Interaction, InteractionUsage } from './model'
 import { functionCallStep, thoughtStep } from './steps'
 
@@ -34,15 +39,23 @@ export function statusOf(reason: StopReason): string {
 export function encodeUsage(u: Partial<Usage>): InteractionUsage {
 	const full = { ...emptyUsage(), ...u }
 	const input = promptTokens(full)
-	const out: InteractionUsage = {
-		total_input_tokens: input,
-		total_output_tokens: Math.max(0, full.output - full.reasoning),
-		total_tokens: input + full.output,
-	}
+	const answer = Math.max(0, full.output - full.reasoning)
+	const out: InteractionUsage = { total_input_tokens: input }
+	// The input's audio counts its cached part too, as `promptTokensDetails` does; text is what is left.
+	const audioIn = (full.audioInput ?? 0) + (full.audioCacheRead ?? 0)
+	if (audioIn || full.imageInput) out.input_tokens_by_modality = byModality([['text', input - audioIn - (full.imageInput ?? 0)], ['image', full.imageInput ?? 0], ['audio', audioIn]])
 	if (full.cacheRead) out.total_cached_tokens = full.cacheRead
+	if (full.audioCacheRead) out.cached_tokens_by_modality = byModality([['text', full.cacheRead - full.audioCacheRead], ['audio', full.audioCacheRead]])
+	out.total_output_tokens = answer
+	const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)
+	if (media) out.output_tokens_by_modality = byModality([['text', answer - media], ['audio', full.audioOutput ?? 0], ['image', full.imageOutput ?? 0]])
 	if (full.reasoning) out.total_thought_tokens = full.reasoning
+	out.total_tokens = input + full.output
 	return out
 }
+
+/** `[modality, tokens]` pairs → a `ModalityTokens` list, without the empty ones. */
+const byModality = (split: Array<[string, number]>) => split.filter(([, n]) => n > 0).map(([modality, tokens]) => ({ modality, tokens }))
 
 /** The Interaction's `usage` → canonical usage; undefined when there is none. */
 export function decodeUsage(u: unknown): Usage | undefined {
@@ -51,17 +64,38 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const cached = num(u.total_cached_tokens) ?? 0
 	const thoughts = num(u.total_thought_tokens) ?? 0
 	const toolUse = num(u.total_tool_use_tokens) ?? 0
-	return { input: Math.max(0, input - cached) + toolUse, output: (num(u.total_output_tokens) ?? 0) + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	const answer = num(u.total_output_tokens) ?? 0
+	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	// Priced apart as generateContent's modality details are (gemini/usage.ts): the uncached input's share of a modality
+	// is the input's less the cache's, plus what built-in tools fed back.
+	const tokens = (list: string, modality: string) => (Array.isArray(u[list]) ? u[list] : []).reduce((n: number, e) => n + (isObj(e) && e.modality === modality ? (num(e.tokens) ?? 0) : 0), 0)
+	const uncached = (m: string) => Math.max(0, tokens('input_tokens_by_modality', m) - tokens('cached_tokens_by_modality', m)) + tokens('tool_use_tokens_by_modality', m)
+	const audioIn = Math.min(uncached('audio'), out.input)
+	const imageIn = Math.min(uncached('image'), out.input - audioIn)
+	const audioRead = Math.min(tokens('cached_tokens_by_modality', 'audio'), cached)
+	const audioOut = Math.min(tokens('output_tokens_by_modality', 'audio'), answer)
+	const imageOut = Math.min(tokens('output_tokens_by_modality', 'image'), answer - audioOut)
+	if (audioIn > 0) out.audioInput = audioIn
+	if (imageIn > 0) out.imageInput = imageIn
+	if (audioRead > 0) out.audioCacheRead = audioRead
+	if (audioOut > 0) out.audioOutput = audioOut
+	if (imageOut > 0) out.imageOutput = imageOut
+	return out
 }
 
-/** The answer's content → output steps. */
+/**
+ * The answer's content → output steps. Claude splits its text into blocks (each cited claim one): a run of them is one
+ * text, as Gemini answers, each block's citations at their place in it, as the stream gives it (stream-encode.ts).
+ */
 export function outputSteps(content: ChatResponse['content'], showThoughts: boolean): Obj[] {
 	const steps: Obj[] = []
-	let text: Obj[] | undefined
+	let text: { type: 'text'; text: string; annotations?: Obj[] } | undefined
 	for (const p of content) {
 		if (p.type === 'text') {
-			if (!text) steps.push({ type: 'model_output', content: (text = []) })
-			text.push({ type: 'text', text: p.text })
+			if (!text) steps.push({ type: 'model_output', content: [(text = { type: 'text', text: '' })] })
+			const offset = utf8Length(text.text)
+			for (const c of p.citations ?? []) (text.annotations ??= []).push(urlCitation(c, offset, p.text))
+			text.text += p.text
 			continue
 		}
 		text = undefined
@@ -95,7 +129,11 @@ export function decodeResponse(body: unknown): ChatResponse {
 	for (const s of Array.isArray(b.steps) ? b.steps : []) {
 		if (!isObj(s)) continue
 		if (s.type === 'model_output' && Array.isArray(s.content))
-			for (const c of s.content) if (isObj(c) && c.type === 'text' && typeof c.text === 'string') content.push({ type: 'text', text: c.text })
+			for (const c of s.content) {
+				if (!isObj(c) || c.type !== 'text' || typeof c.text !== 'string') continue
+				const citations = decodeAnnotations(c.annotations, c.text)
+				content.push(citations.length ? { type: 'text', text: c.text, citations } : { type: 'text', text: c.text })
+			}
 		if (s.type === 'thought') {
 			const text = (Array.isArray(s.summary) ? s.summary : []).map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('')
 			content.push({ type: 'thinking', text, ...(typeof s.signature === 'string' && { signature: s.signature }) })

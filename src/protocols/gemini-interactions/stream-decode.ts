@@ -1,6 +1,6 @@
 /**
  * An upstream's Interactions stream → canonical events: `interaction.created` starts the answer, each step a block
- * (`model_output` text, `thought` thinking with its signature, `function_call` a tool call whose `arguments_delta`s
+ * (`model_output` text with the citations of its `text_annotation_delta`s, `thought` thinking with its signature, `function_call` a tool call whose `arguments_delta`s
  * are its JSON), `interaction.completed` gives the usage and the end; an `error` event, or a stream that stops before
  * `interaction.completed`, ends with `error`.
  * @module
@@ -13,6 +13,7 @@ import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import { isObj, type Obj } from '../gemini/read'
 import type { FrameDecoder } from '../stream-machine'
+import { decodeAnnotations } from './annotations'
 import { decodeUsage } from './response'
 
 export function streamDecoder(): FrameDecoder {
@@ -21,7 +22,7 @@ export function streamDecoder(): FrameDecoder {
 	let next = 0
 	let toolSeen = false
 	/** Step index → the canonical block open for it. */
-	const open = new Map<number, { index: number; kind: 'text' | 'thinking' | 'call' }>()
+	const open = new Map<number, { index: number; kind: 'text' | 'thinking' | 'call'; text: string }>()
 	let out: StreamEvent[] = []
 	const start = (id?: unknown, model?: unknown) => {
 		if (started) return
@@ -42,18 +43,18 @@ export function streamDecoder(): FrameDecoder {
 	function startStep(step: number, s: Obj) {
 		const index = next++
 		if (s.type === 'model_output') {
-			open.set(step, { index, kind: 'text' })
-			out.push({ type: 'block_start', index, block: { kind: 'text' } })
 			const text = Array.isArray(s.content) ? s.content.map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('') : ''
+			open.set(step, { index, kind: 'text', text })
+			out.push({ type: 'block_start', index, block: { kind: 'text' } })
 			if (text) out.push({ type: 'text_delta', index, text })
 		} else if (s.type === 'thought') {
-			open.set(step, { index, kind: 'thinking' })
+			open.set(step, { index, kind: 'thinking', text: '' })
 			out.push({ type: 'block_start', index, block: { kind: 'thinking' } })
 			if (typeof s.signature === 'string' && s.signature) out.push({ type: 'signature_delta', index, signature: s.signature })
 		} else if (s.type === 'function_call' && typeof s.name === 'string') {
 			toolSeen = true
 			const { id, signature } = unpackToolCallId(typeof s.id === 'string' && s.id ? s.id : newId('call_'))
-			open.set(step, { index, kind: 'call' })
+			open.set(step, { index, kind: 'call', text: '' })
 			out.push({ type: 'block_start', index, block: { kind: 'tool_call', id, name: s.name, ...(signature && { signature }) } })
 			if (isObj(s.arguments) && Object.keys(s.arguments).length) out.push({ type: 'json_delta', index, json: JSON.stringify(s.arguments) })
 		} else next--
@@ -61,7 +62,11 @@ export function streamDecoder(): FrameDecoder {
 	function delta(step: number, d: Obj) {
 		const o = open.get(step)
 		if (!o) return
-		if (d.type === 'text' && typeof d.text === 'string' && o.kind === 'text') out.push({ type: 'text_delta', index: o.index, text: d.text })
+		if (d.type === 'text' && typeof d.text === 'string' && o.kind === 'text') {
+			o.text += d.text
+			out.push({ type: 'text_delta', index: o.index, text: d.text })
+		} else if (d.type === 'text_annotation_delta' && o.kind === 'text')
+			for (const citation of decodeAnnotations(d.annotations, o.text)) out.push({ type: 'citation', index: o.index, citation })
 		else if (d.type === 'thought_summary' && o.kind === 'thinking' && isObj(d.content) && typeof d.content.text === 'string')
 			out.push({ type: 'thinking_delta', index: o.index, text: d.content.text })
 		else if (d.type === 'thought_signature' && o.kind === 'thinking' && typeof d.signature === 'string') out.push({ type: 'signature_delta', index: o.index, signature: d.signature })

@@ -2,25 +2,32 @@
  * Canonical stream events → an Interactions SSE stream (https://ai.google.dev/gemini-api/docs/interactions/streaming),
  * each frame named by `event:` with the same `event_type` in its data and a running `event_id`:
  * `interaction.created` (status in_progress) → `interaction.status_update` → per step `step.start` (the step's shell)
- * → `step.delta` (`text`; `thought_summary` and `thought_signature`, or for thinking the client did not ask to see one
+ * → `step.delta` (`text`, and once a text block is whole a `text_annotation_delta` with its citations, annotations.ts;
+ * `thought_summary` and `thought_signature`, or for thinking the client did not ask to see one
  * `thought_signature` carrying it whole at its end, steps.ts `thoughtStep`; a function call's `arguments_delta`) →
  * `step.stop` → `interaction.completed`, whose interaction carries the status and usage but no steps, as Google's
  * does ("empty outputs to reduce the payload size": the client has them from the deltas), then `done` with data
  * `[DONE]`, Google's end marker (@google/genai's interactions client ends its stream on it). A failure is an `error`
  * event. `ping` sends nothing (the API has no keepalive event).
  *
+ * A run of text blocks is one `model_output` step, as a whole answer gives it (response.ts `outputSteps`): the step of
+ * a text block stays open until a block of another kind starts or the answer ends, and the next text block continues
+ * it (Claude splits its text into blocks, each cited claim one).
+ *
  * `onEnd` receives the whole Interaction (its steps gathered from the events) when the stream completes: what the
  * route keeps for `GET` and `previous_interaction_id`.
  * @module
  */
+import { utf8Length } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
-import { emptyUsage, type Usage } from '../../core/ir'
+import { type Citation, emptyUsage, type Usage } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { packToolCallId } from '../../core/tool-ids'
 import type { Obj } from '../gemini/read'
 import type { EncodeContext } from '../codec'
 import type { EventEncoder } from '../stream-machine'
+import { urlCitation } from './annotations'
 import { errorEvent } from './error'
 import type { Interaction } from './model'
 import { encodeUsage, iso, statusOf } from './response'
@@ -29,7 +36,22 @@ import { thoughtStep } from './steps'
 /** The frame that ends a completed stream. */
 export const DONE_FRAME: SseFrame = { event: 'done', data: '[DONE]' }
 
-type Open = { step: number; kind: 'text' | 'thought' | 'call'; shape: Obj; text: string; args: string; signature?: string; redacted?: string }
+/**
+ * A step being streamed. Text: `start` is where the open block's text begins in the step's (UTF-16), `citations` that
+ * block's, `annotations` those of the blocks before it, already sent.
+ */
+type Open = {
+	step: number
+	kind: 'text' | 'thought' | 'call'
+	shape: Obj
+	text: string
+	args: string
+	signature?: string
+	redacted?: string
+	start?: number
+	citations?: Citation[]
+	annotations?: Obj[]
+}
 
 export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interaction: Interaction) => void): EventEncoder {
 	const show = ctx.includeThoughts === true
@@ -44,6 +66,8 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 	const steps: Obj[] = []
 	/** Open blocks by their canonical index; blocks with no step (redacted thinking, MCP) are absent. */
 	const open = new Map<number, Open>()
+	/** The text step whose block stopped last: its `step.stop` waits, as the next block may continue its text. */
+	let textStep: Open | undefined
 	let out: SseFrame[] = []
 	const emit = (type: string, data: Obj) => out.push({ event: type, data: JSON.stringify({ event_type: type, ...data, event_id: `evt_${seq++}` }) })
 	const shell = (status: string, full = false): Interaction => ({
@@ -66,8 +90,15 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 	}
 
 	function startBlock(index: number, block: Extract<StreamEvent, { type: 'block_start' }>['block']) {
+		if (block.kind === 'text' && textStep && !open.size) {
+			open.set(index, Object.assign(textStep, { start: textStep.text.length }))
+			textStep = undefined
+			return
+		}
+		// Anything else ends the text, as in a whole answer (steps without a step of their own, a web search or MCP, too).
+		endText()
 		let o: Open
-		if (block.kind === 'text') o = { step: steps.length, kind: 'text', shape: { type: 'model_output' }, text: '', args: '' }
+		if (block.kind === 'text') o = { step: steps.length, kind: 'text', shape: { type: 'model_output' }, text: '', args: '', start: 0, citations: [], annotations: [] }
 		else if (block.kind === 'thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '' }
 		else if (block.kind === 'redacted_thinking') o = { step: steps.length, kind: 'thought', shape: { type: 'thought' }, text: '', args: '', redacted: block.data }
 		else if (block.kind === 'tool_call') {
@@ -85,8 +116,12 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 		if (!o) return
 		open.delete(index)
 		// The step as a whole answer shows it (response.ts), kept for the Interaction the route stores.
-		if (o.kind === 'text') steps[o.step] = { type: 'model_output', content: [{ type: 'text', text: o.text }] }
-		else if (o.kind === 'thought') {
+		if (o.kind === 'text') {
+			annotate(o)
+			steps[o.step] = { type: 'model_output', content: [{ type: 'text', text: o.text, ...(o.annotations!.length && { annotations: o.annotations }) }] }
+			textStep = o
+			return
+		} else if (o.kind === 'thought') {
 			const part = o.redacted !== undefined ? { type: 'redacted_thinking' as const, data: o.redacted } : { type: 'thinking' as const, text: o.text, ...(o.signature && { signature: o.signature }) }
 			const step = thoughtStep(part, show && o.redacted === undefined) ?? o.shape
 			// Hidden thinking goes whole in one signature, known once the block is complete.
@@ -94,6 +129,22 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 			steps[o.step] = step
 		} else steps[o.step] = { ...o.shape, arguments: parseArgs(o.args) }
 		emit('step.stop', { index: o.step })
+	}
+
+	/** Sends the citations of the text block that ended, at their place in the step's text (in bytes). */
+	function annotate(o: Open) {
+		const cited = o.citations!.splice(0)
+		if (!cited.length) return
+		const offset = utf8Length(o.text.slice(0, o.start))
+		const annotations = cited.map((c) => urlCitation(c, offset, o.text.slice(o.start)))
+		o.annotations!.push(...annotations)
+		emit('step.delta', { index: o.step, delta: { type: 'text_annotation_delta', annotations } })
+	}
+
+	/** Ends the text step waiting for more. */
+	function endText() {
+		if (textStep) emit('step.stop', { index: textStep.step })
+		textStep = undefined
 	}
 
 	function fail(err: GatewayError) {
@@ -136,6 +187,11 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 					o.args += ev.json
 					return emit('step.delta', { index: o.step, delta: { type: 'arguments_delta', arguments: ev.json } })
 				}
+				case 'citation': {
+					const o = open.get(ev.index)
+					if (o?.kind === 'text') o.citations!.push(ev.citation)
+					return
+				}
 				case 'block_stop':
 					return stopBlock(ev.index)
 				case 'usage':
@@ -145,6 +201,7 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 					return
 				case 'finish': {
 					for (const index of [...open.keys()]) stopBlock(index)
+					endText()
 					const status = statusOf(ev.reason)
 					emit('interaction.completed', { interaction: shell(status) })
 					out.push(DONE_FRAME)

@@ -7,6 +7,7 @@
  * is billed as the request's web searches, at the model's `per_web_search` price.
  * @module
  */
+import { utf8Length } from '../../core/citations'
 import type { Citation, WebSearchPart } from '../../core/ir'
 import type { GeminiGroundingMetadata } from './model'
 import { get, isObj, type Obj, str } from './read'
@@ -94,7 +95,6 @@ export function groundingCitations(meta: unknown, text: string): Citation[] {
 /** A text part of an answer as the grounding encoder reads it: its text and the citations of its spans (UTF-16). */
 export type CitedText = { text: string; citations?: Citation[] }
 
-const utf8Length = (s: string): number => new TextEncoder().encode(s).length
 
 /**
  * Another vendor's web search → `groundingMetadata` for a Gemini client: the searches' queries (`webSearchQueries`),

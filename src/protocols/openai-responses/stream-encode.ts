@@ -5,8 +5,10 @@
  * their `…done` events → `output_item.done` → `response.completed` (or `response.incomplete` when cut by the token
  * limit or a filter), each frame named by `event:` and numbered by `sequence_number` from 0. No `[DONE]`.
  *
- * Items: text → `message` with one `output_text` part (a `refusal` part, `response.refusal.delta/done`, for text the
- * upstream marked as a refusal); thinking → `reasoning` with one `summary_text` part (and the signature in
+ * Items: a run of text blocks → one `message` with one `output_text` part, as a whole answer gives it (response.ts) and
+ * OpenAI answers: Claude splits its text into blocks (each cited claim one), and the next text block continues the
+ * part, its citations annotations at their place in the part's text (a `refusal` part, `response.refusal.delta/done`,
+ * for text the upstream marked as a refusal, in a message of its own); thinking → `reasoning` with one `summary_text` part (and the signature in
  * `encrypted_content` at `output_item.done`); tool call → `function_call` with `function_call_arguments.delta/done`.
  * The final response lists the same items, so strict clients (the openai SDK checks ids and call_ids against what was
  * streamed) accept it. A failure becomes an `error` event (the SDK throws on it) followed by `response.failed`, never
@@ -19,6 +21,7 @@
  * gives (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
  * @module
  */
+import { codePoints } from '../../core/citations'
 import { GatewayError } from '../../core/errors'
 import type { StreamEvent } from '../../core/events'
 import { type Citation, emptyUsage, type Usage } from '../../core/ir'
@@ -36,8 +39,24 @@ import { encodeEnd } from './usage'
 import { urlCitation, webSearchItem } from './web-search'
 
 type Open =
-	/** `refusal`: the part is a refusal; `endsRefused`: the part, streamed as output_text, ends as a refusal (the answer ended refused). */
-	| { kind: 'text'; index: number; out: number; id: string; text: string; refusal: boolean; endsRefused?: boolean; logprobs: LogprobEntry[]; citations: Citation[] }
+	/**
+	 * `refusal`: the part is a refusal; `endsRefused`: the part, streamed as output_text, ends as a refusal (the answer
+	 * ended refused). `start`: where the open block's text begins in the part's (UTF-16), `citations` that block's;
+	 * `annotations`: those of the blocks before it, already sent.
+	 */
+	| {
+			kind: 'text'
+			index: number
+			out: number
+			id: string
+			text: string
+			refusal: boolean
+			endsRefused?: boolean
+			logprobs: LogprobEntry[]
+			start: number
+			citations: Citation[]
+			annotations: Json[]
+	  }
 	| { kind: 'thinking'; index: number; out: number; id: string; text: string; signature?: string }
 	| { kind: 'redacted'; index: number; out: number; item: ResponsesOutputItem }
 	| { kind: 'search'; index: number; out: number; item: ReturnType<typeof webSearchItem> }
@@ -112,12 +131,10 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				frames.push(frame('response.refusal.done', { ...ids, refusal: o.text }))
 				content.push(refusalPart(o.text))
 			} else {
-				// Citations go out once the text they span is whole (Anthropic's cite a whole block, sent before its text).
-				const annotations = o.citations.map((c) => urlCitation(c, 0, o.text))
-				annotations.forEach((annotation, i) => frames.push(frame('response.output_text.annotation.added', { ...ids, annotation_index: i, annotation })))
+				annotate(o)
 				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: o.logprobs }))
-				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs, annotations) }))
-				content.push(part(o.text, o.logprobs, annotations))
+				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs, o.annotations) }))
+				content.push(part(o.text, o.logprobs, o.annotations))
 			}
 			item = { id: o.id, type: 'message', role: 'assistant', status, content }
 		} else if (o.kind === 'thinking') {
@@ -139,6 +156,19 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		frames.push(frame('response.output_item.done', { ...at, item }))
 	}
 
+	/**
+	 * Sends the annotations of the text block that ended, at their place in the part's text. Citations go out once the
+	 * text they span is whole (Anthropic's cite a whole block, sent before its text).
+	 */
+	function annotate(o: Extract<Open, { kind: 'text' }>) {
+		const offset = codePoints(o.text.slice(0, o.start))
+		for (const c of o.citations.splice(0)) {
+			const annotation = urlCitation(c, offset, o.text.slice(o.start))
+			frames.push(frame('response.output_text.annotation.added', { item_id: o.id, output_index: o.out, content_index: 0, annotation_index: o.annotations.length, annotation }))
+			o.annotations.push(annotation)
+		}
+	}
+
 	/** Sends the `…done` events of the items still waiting: `completed` as the stream goes on, `incomplete` on a failure. */
 	function settle(status: ItemStatus) {
 		if (stopped) done(stopped, status)
@@ -150,7 +180,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	/** A message item with its first content part (empty), the text to follow as deltas. */
 	function openMessage(index: number, refusal: boolean): Extract<Open, { kind: 'text' }> {
 		const out = output.length
-		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal, logprobs: [], citations: [] }
+		const o: Extract<Open, { kind: 'text' }> = { kind: 'text', index, out, id: newId('msg_'), text: '', refusal, logprobs: [], start: 0, citations: [], annotations: [] }
 		const item: ResponsesOutputItem = { id: o.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
 		output.push(item)
 		frames.push(frame('response.output_item.added', { output_index: out, item }))
@@ -160,11 +190,21 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 
 	function openBlock(ev: Extract<StreamEvent, { type: 'block_start' }>) {
+		const b = ev.block
+		// No output item for MCP blocks, nor an end to the message before them (see encodeOutput in response.ts); their
+		// deltas find nothing open.
+		if (b.kind === 'mcp_tool_use' || b.kind === 'mcp_tool_result') return
+		const last = stopped
+		if (b.kind === 'text' && !b.refusal && !open && last?.kind === 'text' && !last.refusal) {
+			// The text goes on: the block continues the message's part.
+			annotate(last)
+			Object.assign(last, { index: ev.index, start: last.text.length })
+			open = last
+			stopped = undefined
+			return
+		}
 		settle('completed')
 		const out = output.length
-		const b = ev.block
-		// No output item for MCP blocks (see encodeOutput in response.ts); their deltas find nothing open.
-		if (b.kind === 'mcp_tool_use' || b.kind === 'mcp_tool_result') return
 		if (b.kind === 'text') {
 			open = openMessage(ev.index, b.refusal === true)
 			return

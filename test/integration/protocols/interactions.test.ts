@@ -276,9 +276,9 @@ describe('ai.interactions errors', () => {
 
 	it('should refuse a Google built-in tool for another vendor\'s model with a 400 naming it', async () => {
 		const acct = await m.account()
-		const err = await genai(acct).interactions.create({ model: MODEL.openai, input: 'search', tools: [{ type: 'google_search' }] }).catch((e) => e)
+		const err = await genai(acct).interactions.create({ model: MODEL.openai, input: 'run it', tools: [{ type: 'code_execution' }] }).catch((e) => e)
 		expect(err.status).toBe(400)
-		expect(JSON.stringify(err.body ?? err.message)).toContain('google_search')
+		expect(JSON.stringify(err.body ?? err.message)).toContain('code_execution')
 	})
 
 	it('should refuse a request without a key in Gemini\'s shape', async () => {
@@ -437,8 +437,9 @@ describe('Gemini channels with interactions_api: Gemini\'s own Interactions API 
 		const r = await ai.interactions.create({ model: NATIVE, input: '#search the news', tools: [{ type: 'google_search' }] })
 		expect(r.output_text).toBe(hello('#search the news'))
 		expect(sent().body.tools).toEqual([{ type: 'google_search' }])
-		// The same Gemini model through generateContent cannot take the Interactions tool.
-		const err = await ai.interactions.create({ model: MODEL.gemini, input: '#search x', tools: [{ type: 'google_search' }] }).catch((e) => e)
+		// The same Gemini model through generateContent cannot take Google's other built-in tools; google_search it runs
+		// as grounding (interactions-citations.test.ts).
+		const err = await ai.interactions.create({ model: MODEL.gemini, input: 'x', tools: [{ type: 'url_context' }] }).catch((e) => e)
 		expect(err.status).toBe(400)
 	})
 })

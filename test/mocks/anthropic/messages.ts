@@ -43,14 +43,15 @@ function usageOf(p: Plan, final: boolean, searches = 0): Obj {
 const toolUseId = (seed: string, i: number): string => stableId('toolu_', `${seed}|${i}`)
 
 /**
- * The final content blocks, in order: thinking, text, tool_use. With `thinking.display: 'omitted'` the thinking
- * block keeps only its signature (empty text), as the API returns it.
+ * The final content blocks, in order: thinking, text (before calls only on `#preface`), tool_use. With
+ * `thinking.display: 'omitted'` the thinking block keeps only its signature (empty text), as the API returns it.
  */
 function contentOf(p: Plan, seed: string, omitted: boolean, searches = 0): Obj[] {
 	const blocks: Obj[] = []
 	if (p.thinking) blocks.push({ type: 'thinking', thinking: omitted ? '' : p.thinking, signature: thinkingSignature(p.thinking) })
 	blocks.push(...searchBlocks(seed, searches))
 	if (p.calls.length === 0) blocks.push(...(searches > 0 ? citedText(p.text, seed) : [{ type: 'text', text: p.text }]))
+	else if (p.text) blocks.push({ type: 'text', text: p.text }) // `#preface`: Claude says what it will do, then calls
 	p.calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: toolUseId(seed, i), name: c.name, input: c.args }))
 	return blocks
 }

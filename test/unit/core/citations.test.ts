@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { codePoints, codePointToUtf16 } from '../../../src/core/citations'
+import { codePoints, codePointToUtf16, utf8Length, utf8ToUtf16 } from '../../../src/core/citations'
 import { decodeAnnotations, urlCitation } from '../../../src/protocols/openai-responses/web-search'
 
 // OpenAI's url_citation indices count characters (code points); the canonical spans count UTF-16 units.
@@ -22,5 +22,16 @@ describe('citation offsets', () => {
 		expect(a).toMatchObject({ start_index: 3 + [...TEXT.slice(0, start)].length, end_index: 3 + [...TEXT.slice(0, start)].length + 2 })
 		const [c] = decodeAnnotations([{ ...a, start_index: (a.start_index as number) - 3, end_index: (a.end_index as number) - 3 }], TEXT)
 		expect(c).toEqual({ url: 'u', title: 'u', start, end: start + 2, citedText: '東京' })
+	})
+
+	it('should map every UTF-8 byte offset at a character start to its UTF-16 offset, one inside a character to its start', () => {
+		const chars = [...TEXT]
+		for (let i = 0; i <= chars.length; i++) {
+			const lead = chars.slice(0, i).join('')
+			expect([utf8Length(lead), utf8ToUtf16(TEXT, utf8Length(lead))]).toEqual([Buffer.byteLength(lead), lead.length])
+		}
+		expect(utf8ToUtf16('a😀b', 3)).toBe(1) // inside the emoji's four bytes
+		expect(utf8ToUtf16(TEXT, 10_000)).toBe(TEXT.length)
+		expect([utf8Length('a\ud800b'), utf8ToUtf16('a\ud800b', 4)]).toEqual([5, 2]) // a lone surrogate is U+FFFD, three bytes
 	})
 })

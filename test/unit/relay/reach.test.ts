@@ -8,6 +8,7 @@ import { describe, expect, it } from 'bun:test'
 import type { ProtocolCodec } from '../../../src/protocols/codec'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { gemini } from '../../../src/protocols/gemini'
+import { geminiInteractions } from '../../../src/protocols/gemini-interactions'
 import { openaiChat } from '../../../src/protocols/openai-chat'
 import { openaiResponses } from '../../../src/protocols/openai-responses'
 import { reachOf } from '../../../src/relay/reach'
@@ -91,6 +92,8 @@ describe('reachOf', () => {
 		expect(reach(gemini, { contents, tools: [{ googleSearch: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBe(5)
 		expect(reach(gemini, { contents, tools: [{ google_search: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBe(5)
 		expect(reach(gemini, { contents, tools: [{ codeExecution: {} }] }, SEARCH, [channel('gemini')])?.webSearches).toBeUndefined()
+		// The Interactions API's `{type: 'google_search'}`, which any vendor runs as its own search.
+		expect(reach(geminiInteractions, { model: 'm', input: 'news?', tools: [{ type: 'google_search' }] }, SEARCH, [channel('anthropic')])?.webSearches).toBe(5)
 		// No search tool, or a model without a search price: nothing held for searches.
 		expect(reach(openaiResponses, { input: 'news?' }, SEARCH)?.webSearches).toBeUndefined()
 		expect(reach(openaiResponses, { input: 'news?', tools: [{ type: 'web_search' }] }, price({}))).toBeUndefined()

@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../../../src/core/events'
 import type { ChatResponse, Part } from '../../../../src/core/ir'
 import type { SseFrame } from '../../../../src/core/sse'
 import { geminiInteractions, interactionsCodec } from '../../../../src/protocols/gemini-interactions'
+import { decodeUsage, encodeUsage } from '../../../../src/protocols/gemini-interactions/response'
 
 const decode = (body: Record<string, unknown>) => geminiInteractions.decodeRequest(body as never)
 
@@ -57,7 +58,11 @@ describe('gemini-interactions decodeRequest', () => {
 		expect(r.model).toBe('m')
 		expect(r.system).toEqual([{ type: 'text', text: 'sys' }])
 		expect(r.tools).toEqual([{ name: 'f', parameters: { type: 'object' } }])
-		expect(r.vendorOnly).toEqual([{ protocol: 'gemini-interactions', what: 'built-in tool google_search', path: 'tools[1].type' }])
+		// Google Search is the canonical web search, run by whichever vendor serves the model; Gemini's own API gets it as sent.
+		expect(r.webSearch).toEqual({})
+		expect(r.vendorOnly).toBeUndefined()
+		expect(r.extra?.tools).toEqual([{ type: 'google_search' }])
+		expect(decode({ model: 'm', input: 'x', tools: [{ type: 'code_execution' }] }).vendorOnly).toEqual([{ protocol: 'gemini-interactions', what: 'built-in tool code_execution', path: 'tools[0].type' }])
 		expect(r).toMatchObject({ maxTokens: 9, temperature: 0.5, stop: ['END'], reasoning: { enabled: true, effort: 'high', includeThoughts: true }, toolChoice: { type: 'tool', name: 'f' } })
 		expect(r.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object' }, enforced: true })
 	})
@@ -223,5 +228,95 @@ describe('gemini-interactions hidden thinking, streamed', () => {
 			{ type: 'thinking', text: 'secret plan', signature: 'S1' },
 			{ type: 'redacted_thinking', data: 'ENC' },
 		])
+	})
+})
+
+describe('gemini-interactions citations', () => {
+	// Claude's text in blocks, a cited one after an uncited one; an emoji (4 UTF-8 bytes) and accents before the span.
+	const content: ChatResponse['content'] = [
+		{ type: 'text', text: 'Café 😀: ' },
+		{ type: 'text', text: 'it rained in 東京.', citations: [{ url: 'https://a.example', title: 'A' }, { url: 'https://b.example', start: 13, end: 15 }] },
+	]
+	const whole = `Café 😀: it rained in 東京.`
+	const bytes = (s: string) => Buffer.byteLength(s)
+	const annotations = [
+		{ type: 'url_citation', url: 'https://a.example', title: 'A', start_index: bytes('Café 😀: '), end_index: bytes(whole) },
+		{ type: 'url_citation', url: 'https://b.example', start_index: bytes('Café 😀: it rained in '), end_index: bytes('Café 😀: it rained in 東京') },
+	]
+	const steps = [{ type: 'model_output', content: [{ type: 'text', text: whole, annotations }] }]
+	const events = (): StreamEvent[] => [
+		{ type: 'start', id: 'u', model: 'm' },
+		...content.flatMap((p, index): StreamEvent[] => [
+			{ type: 'block_start', index, block: { kind: 'text' } },
+			...((p.type === 'text' && p.citations) || []).map((citation): StreamEvent => ({ type: 'citation', index, citation })),
+			{ type: 'text_delta', index, text: (p as { text: string }).text },
+			{ type: 'block_stop', index },
+		]),
+		{ type: 'finish', reason: 'end_turn' },
+	]
+
+	it('should give a run of cited text blocks as one text with url_citation annotations in UTF-8 bytes, whole and streamed', () => {
+		const i = geminiInteractions.encodeResponse({ id: 'x', model: 'm', content, stopReason: 'end_turn', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }, { model: 'm' })
+		expect(i.steps).toEqual(steps)
+		let kept: Record<string, unknown> | undefined
+		const enc = interactionsCodec({ id: 'v1_c', keep: (x) => (kept = x) }).streamEncoder({ model: 'm' })
+		const frames: SseFrame[] = []
+		for (const e of events()) enc.push(e, frames)
+		const data = frames.slice(0, -1).map((f) => JSON.parse(f.data))
+		// One step: the second block continues it, and its citations follow its text.
+		expect(data.filter((d) => d.event_type === 'step.start' || d.event_type === 'step.stop').map((d) => [d.event_type, d.index])).toEqual([['step.start', 0], ['step.stop', 0]])
+		expect(data.filter((d) => d.delta?.type === 'text_annotation_delta').map((d) => d.delta)).toEqual([{ type: 'text_annotation_delta', annotations }])
+		expect(kept!.steps).toEqual(steps)
+	})
+
+	it('should read the annotations back as citations spanning the same words (upstream side)', () => {
+		const [part] = geminiInteractions.decodeResponse({ id: 'v1_c', status: 'completed', steps }).content
+		expect(part).toEqual({
+			type: 'text',
+			text: whole,
+			citations: [
+				{ url: 'https://a.example', title: 'A', start: 'Café 😀: '.length, end: whole.length, citedText: 'it rained in 東京.' },
+				{ url: 'https://b.example', start: 'Café 😀: it rained in '.length, end: 'Café 😀: it rained in 東京'.length, citedText: '東京' },
+			],
+		})
+		const enc = interactionsCodec({ id: 'v1_c' }).streamEncoder({ model: 'm' })
+		const frames: SseFrame[] = []
+		for (const e of events()) enc.push(e, frames)
+		const dec = geminiInteractions.streamDecoder()
+		const out: StreamEvent[] = []
+		for (const f of frames) dec.push(f, out)
+		expect(out.filter((e) => e.type === 'citation')).toEqual(part!.type === 'text' ? part.citations!.map((citation) => ({ type: 'citation', index: 0, citation })) : [])
+	})
+})
+
+describe('gemini-interactions usage by modality', () => {
+	it('should split the totals by modality when the usage knows audio or image tokens, and read the split back (upstream side)', () => {
+		const usage = { input: 100, output: 40, cacheRead: 30, cacheWrite: 0, reasoning: 10, audioInput: 20, imageInput: 50, audioCacheRead: 5, audioOutput: 8, imageOutput: 2 }
+		const u = encodeUsage(usage)
+		expect(u).toEqual({
+			total_input_tokens: 130,
+			input_tokens_by_modality: [
+				{ modality: 'text', tokens: 55 },
+				{ modality: 'image', tokens: 50 },
+				{ modality: 'audio', tokens: 25 },
+			],
+			total_cached_tokens: 30,
+			cached_tokens_by_modality: [
+				{ modality: 'text', tokens: 25 },
+				{ modality: 'audio', tokens: 5 },
+			],
+			total_output_tokens: 30,
+			output_tokens_by_modality: [
+				{ modality: 'text', tokens: 20 },
+				{ modality: 'audio', tokens: 8 },
+				{ modality: 'image', tokens: 2 },
+			],
+			total_thought_tokens: 10,
+			total_tokens: 170,
+		})
+		expect(decodeUsage(u)).toEqual(usage)
+		// Gemini's tool-use prompt (search results fed back) is uncached input, its audio too.
+		expect(decodeUsage({ total_input_tokens: 10, total_tool_use_tokens: 4, tool_use_tokens_by_modality: [{ modality: 'audio', tokens: 4 }] })).toMatchObject({ input: 14, audioInput: 4 })
+		expect(Object.keys(encodeUsage({ input: 5, output: 2 }))).toEqual(['total_input_tokens', 'total_output_tokens', 'total_tokens'])
 	})
 })
