@@ -7,7 +7,7 @@
  * is billed as the request's web searches, at the model's `per_web_search` price.
  * @module
  */
-import { utf8Length } from '../../core/citations'
+import { utf8Length, utf8ToUtf16 } from '../../core/citations'
 import type { Citation, WebSearchPart } from '../../core/ir'
 import type { GeminiGroundingMetadata } from './model'
 import { get, isObj, type Obj, str } from './read'
@@ -75,14 +75,13 @@ export function groundingCitations(meta: unknown, text: string): Citation[] {
 	if (!isObj(meta)) return []
 	const supports = get(meta, 'groundingSupports')
 	const pages = webChunks(meta)
-	const bytes = new TextEncoder().encode(text)
-	const at = (byte: number) => new TextDecoder().decode(bytes.subarray(0, Math.max(0, Math.min(byte, bytes.length)))).length
+	const at = (byte: number) => utf8ToUtf16(text, byte)
 	return (Array.isArray(supports) ? supports : []).filter(isObj).flatMap((s): Citation[] => {
 		const seg = get(s, 'segment')
 		const indices = get(s, 'groundingChunkIndices')
 		if (!isObj(seg) || !Array.isArray(indices)) return []
 		const start = at(typeof get(seg, 'startIndex') === 'number' ? (get(seg, 'startIndex') as number) : 0)
-		const end = at(typeof get(seg, 'endIndex') === 'number' ? (get(seg, 'endIndex') as number) : bytes.length)
+		const end = typeof get(seg, 'endIndex') === 'number' ? at(get(seg, 'endIndex') as number) : text.length
 		const quoted = str(get(seg, 'text'))
 		return indices.flatMap((i): Citation[] => {
 			const page = typeof i === 'number' ? pages[i] : undefined
