@@ -84,7 +84,7 @@ export async function runServer(startupNotes: string[] = []) {
 			await svc.close()
 			throw portError(e, env)
 		}
-		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, redis: svc.bus.kind === 'redis' })
+		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, bus: svc.bus.kind })
 		// What ran to start (migrations, configuration, building every route) runs once, but its compiled code would
 		// stay live, and the collector lets the heap grow to about three times what is live before collecting: so it
 		// is dropped now, before the first request. Peak RSS under load −12 to −14 MB (bench/README, tenth VM). The

@@ -11,7 +11,7 @@ import { accounts, apiTokens } from '../db/schema'
 import { randomString } from '../lib/ids'
 import { type Cipher, sha256Hex } from '../lib/secrets'
 import { ackedTopic } from '../lib/acked-topic'
-import type { Bus } from '../lib/bus'
+import { type Bus, hearsOthers } from '../lib/bus'
 
 export const KEY_PREFIX = 'sk-'
 
@@ -81,11 +81,10 @@ const termsOf = (t: AuthToken | null) => (t ? [t.status, t.accountStatus, t.spen
 export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, termsChanged?: KeyTermsChanged): KeyCache {
 	const cache = new Map<string, { token: AuthToken | null; at: number; until: number }>()
 	/**
-	 * Whether a key disabled, deleted or changed on another instance would be heard here at once. An in-process bus
-	 * hears only this process: enough on PGlite (one process per data directory), not on a PostgreSQL that several
-	 * instances share without Redis, where a revoked key would otherwise work on the others for a cached minute.
+	 * Whether a key disabled, deleted or changed on another instance would be heard here at once (lib/bus.ts): while
+	 * it is not (the Redis or PostgreSQL bus down), a revoked key would otherwise work here for a cached minute.
 	 */
-	const hears = bus.kind === 'redis' ? () => bus.subscribed() : () => db.kind !== 'postgres'
+	const hears = hearsOthers(bus, db.kind)
 	/** Whether an entry may be used as it is (else it is refreshed). */
 	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (hears() || hit.at + DETACHED_TTL_MS >= t)
 	/**
