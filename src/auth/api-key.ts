@@ -41,12 +41,17 @@ const wellFormed = (key: string) => key.startsWith(KEY_PREFIX) && key.length >= 
 
 const POSITIVE_TTL_MS = 60_000
 /**
- * How long a valid key is trusted while revocations made on other instances cannot reach this one: the Redis bus is
- * not subscribed (down or reconnecting), or there is no Redis at all on a PostgreSQL that other instances may share.
- * The cache then only bounds how stale it may be. A stale valid key is still answered while one lookup refreshes it,
- * so requests do not wait for the database.
+ * How long a valid key is trusted while revocations made on other instances cannot reach this one: the bus (Redis, or
+ * PostgreSQL LISTEN) is not subscribed (down or reconnecting), or there is none on a PostgreSQL that other instances
+ * may share. The cache then only bounds how stale it may be.
  */
 const DETACHED_TTL_MS = 5_000
+/**
+ * How long past its freshness a valid key's entry still answers while one lookup refreshes it, so a busy key's
+ * requests do not wait for the database. Past that the request waits for the lookup: a key revoked unheard and then
+ * left idle (a long while, a call to a free model that no lease refuses) must not be answered once more.
+ */
+const STALE_GRACE_MS = 1_000
 /** The longest an invalidation waits for the other instances to say they dropped the keys. */
 const INVALIDATE_WAIT_MS = 2_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
@@ -85,8 +90,9 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, t
 	 * it is not (the Redis or PostgreSQL bus down), a revoked key would otherwise work here for a cached minute.
 	 */
 	const hears = hearsOthers(bus, db.kind)
-	/** Whether an entry may be used as it is (else it is refreshed). */
-	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (hears() || hit.at + DETACHED_TTL_MS >= t)
+	/** Until when an entry may be used as it is (after, it is refreshed). */
+	const freshUntil = (hit: { at: number; until: number }) => (hears() ? hit.until : Math.min(hit.until, hit.at + DETACHED_TTL_MS))
+	const fresh = (hit: { at: number; until: number }, t: number) => freshUntil(hit) >= t
 	/**
 	 * One lookup per key at a time: when an entry expires under load (every minute for a busy key) or a burst brings a
 	 * key nobody has used yet, the requests in flight share one query rather than each sending its own (1,000 streams
@@ -172,8 +178,8 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, t
 			const hit = cache.get(hash)
 			let tok: AuthToken | null
 			if (hit && fresh(hit, t)) tok = hit.token
-			else if (hit?.token) {
-				// An expired key that was valid: used while one lookup refreshes it (changes made through the API
+			else if (hit?.token && freshUntil(hit) + STALE_GRACE_MS >= t) {
+				// A valid key just past its freshness: used while one lookup refreshes it (changes made through the API
 				// reach the cache at once, by invalidation; this only bounds how stale anything else can be).
 				tok = hit.token
 				refresh(hash).catch(() => {})
