@@ -11,6 +11,7 @@ import { accounts, apiTokens } from '../db/schema'
 import { randomString } from '../lib/ids'
 import { type Cipher, sha256Hex } from '../lib/secrets'
 import { ackedTopic } from '../lib/acked-topic'
+import { keyRefusal } from './key-refusal'
 import { type Bus, hearsOthers } from '../lib/bus'
 
 export const KEY_PREFIX = 'sk-'
@@ -184,13 +185,9 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, t
 				tok = hit.token
 				refresh(hash).catch(() => {})
 			} else tok = await refresh(hash)
-			if (!tok || tok.status === 'deleted') throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
-			if (tok.status !== 'active') throw new GatewayError('authentication', 'API key is disabled', { code: 'api_key_disabled' })
-			if (tok.expiresAt !== null && tok.expiresAt <= t)
-				throw new GatewayError('authentication', `API key expired at ${new Date(tok.expiresAt).toISOString()}`, { code: 'api_key_expired' })
-			// As OpenAI answers a key of a deactivated account: 401 `account_deactivated`.
-			if (tok.accountStatus !== 'active') throw new GatewayError('authentication', 'The account of this API key is disabled', { code: 'account_disabled' })
-			return tok
+			const refused = keyRefusal(tok, t)
+			if (refused) throw refused
+			return tok!
 		},
 		cached(key) {
 			if (!key || !wellFormed(key)) return undefined
