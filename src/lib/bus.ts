@@ -16,17 +16,17 @@
  */
 
 export type Bus = {
-	/** Delivers `message` to this instance's handlers at once and, through Redis, to every other instance. */
+	/** Delivers `message` to this instance's handlers at once and, through Redis or NOTIFY, to every other instance. */
 	publish(topic: string, message: string): void
 	/**
 	 * `publish`, resolving to how many other instances' subscriptions Redis handed it to (its PUBLISH reply, less this
-	 * instance's own), for a publisher that waits for their answers. 0 on the in-process bus, and while Redis is down
-	 * (the message is then queued as `publish` queues it). Never rejects.
+	 * instance's own; on PostgreSQL the other instances' LISTEN sessions), for a publisher that waits for their answers.
+	 * 0 on the in-process bus, and while the bus is down (the message is then queued as `publish` queues it). Never rejects.
 	 */
 	publishCounted(topic: string, message: string): Promise<number>
 	/**
 	 * `handler` receives every message on `topic`. `resync`, when given, runs each time the bus subscribes again after
-	 * a time it was not subscribed (Redis down or cut): messages may have been missed, so the subscriber drops or
+	 * a time it was not subscribed (Redis or the LISTEN session down or cut): messages may have been missed, so the subscriber drops or
 	 * reloads whatever they could have invalidated.
 	 */
 	subscribe(topic: string, handler: (message: string) => void, resync?: () => void): void

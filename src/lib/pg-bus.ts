@@ -66,9 +66,14 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 	const { default: connect } = await import('postgres')
 	const retry = opts.retry ?? { minMs: 100, maxMs: 5_000 }
 	const heartbeatMs = opts.heartbeatMs ?? 15_000
-	// An application_name in DATABASE_URL would replace ours, and the instances could not count each other.
-	const target = new URL(url)
-	target.searchParams.delete('application_name')
+	// An application_name in DATABASE_URL would replace ours, and the instances could not count each other. (A URL
+	// the URL parser refuses, such as postgres.js's several hosts `a:5432,b:5432`, goes as it is.)
+	let target = url
+	try {
+		const u = new URL(url)
+		u.searchParams.delete('application_name')
+		target = u.toString()
+	} catch {}
 	const me = randomString(12)
 	const applicationName = (SESSION_NAME + (opts.name ?? String(process.pid))).slice(0, 63)
 
@@ -184,7 +189,7 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 			connection: { application_name: applicationName },
 		}
 		const s: Session = {
-			sql: connect(target.toString(), options),
+			sql: connect(target, options),
 			up: false,
 			dead: false,
 			lost(e) {
