@@ -8,7 +8,8 @@
  * connection dropped, so what was sent meanwhile would be lost without anyone knowing. So the bus owns its connection,
  * as the Redis bus does (lib/bus.ts): a session is one postgres.js client of one connection, named by
  * `application_name` (SESSION_NAME) so it can be found in pg_stat_activity; when it closes (`onclose`, a
- * pg_terminate_backend, a restart) or a heartbeat goes unanswered, the session is dropped (`subscribed()` false: the
+ * pg_terminate_backend, a restart) or a heartbeat (a NOTIFY to itself, so a LISTEN that stopped delivering counts as
+ * down too, as behind a transaction-pooling PgBouncer) goes unanswered, the session is dropped (`subscribed()` false: the
  * key cache and the catalog poll meanwhile) and a new one is opened with backoff, for as long as it takes. A new
  * session runs every subscriber's `resync`; messages this instance could not send meanwhile go once it is back.
  *
@@ -31,6 +32,8 @@ const CHANNEL = 'switchboard_bus'
 export const SESSION_NAME = 'switchboard-bus/'
 /** Sent when this instance lost messages it could not send during an outage: every instance resyncs. */
 const RESYNC_TOPIC = 'bus-resync'
+/** The heartbeat's message to itself (others ignore it: no one subscribes to it). */
+const PROBE_TOPIC = 'bus-probe'
 /** Messages kept while the session is down (identical ones once); beyond, the oldest go and a resync is broadcast. */
 const OUTBOX_MAX = 10_000
 /** A payload's bytes at most (PostgreSQL: "shorter than 8000 bytes"), leaving room for the header. */
@@ -43,7 +46,10 @@ export type PgBusOptions = {
 	connectWaitMs?: number
 	/** Delay before reconnecting: `minMs` doubled per failed attempt up to `maxMs`, with jitter. Default 100 ms, 5 s. */
 	retry?: { minMs: number; maxMs: number }
-	/** How often the session is asked a `SELECT 1`, to notice a connection that died without closing. Default 15 s. */
+	/**
+	 * How often the session NOTIFYs itself and waits for it, to notice a connection that died without closing or a
+	 * LISTEN that no longer delivers. Default 15 s.
+	 */
 	heartbeatMs?: number
 	/** Told when the session is lost or the first one cannot be made (with the error), and when it is back. */
 	onState?: (subscribed: boolean, error?: unknown) => void
@@ -86,6 +92,9 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 	let opening: Promise<void> | undefined
 	let retryTimer: ReturnType<typeof setTimeout> | undefined
 	let heartbeat: ReturnType<typeof setInterval> | undefined
+	/** The heartbeat's probe on its way: its message, and what it wakes once heard. */
+	let probe: { message: string; heard: () => void } | undefined
+	let probes = 0
 	let attempt = 0
 	let announcedDown = false
 	let closed = false
@@ -114,6 +123,7 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 		const nl = payload.indexOf('\n')
 		if (nl < 0) return
 		const [sender, topic, id, i, n] = payload.slice(0, nl).split(' ')
+		if (sender === me && topic === PROBE_TOPIC && probe?.message === payload.slice(nl + 1)) return probe.heard()
 		if (!sender || !topic || sender === me) return
 		let message = payload.slice(nl + 1)
 		if (id !== undefined) {
@@ -220,7 +230,10 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 		flushOutbox(s)
 		clearInterval(heartbeat)
 		heartbeat = setInterval(() => {
-			within(s.sql.unsafe('SELECT 1'), Math.min(5_000, heartbeatMs), 'heartbeat').catch((e) => s.lost(e))
+			const message = String(++probes)
+			const heard = new Promise<void>((resolve) => (probe = { message, heard: resolve }))
+			const sent = s.sql.unsafe('SELECT pg_notify($1, $2)', [CHANNEL, `${me} ${PROBE_TOPIC}\n${message}`])
+			within(Promise.all([sent, heard]), Math.min(5_000, heartbeatMs), 'heartbeat').catch((e) => s.lost(e))
 		}, heartbeatMs)
 		heartbeat.unref?.()
 	}

@@ -148,6 +148,19 @@ describe.skipIf(!ON_POSTGRES)('postgres bus', () => {
 		expect(atB.resyncs).toBe(2)
 	})
 
+	it('should keep a healthy session through its heartbeats (each a NOTIFY it must hear itself)', async () => {
+		const a = await bus('a')
+		const b = await bus('b', { heartbeatMs: 50 })
+		const atB = listen(b, 'news')
+		const pid = await sessionPid('b')
+		await Bun.sleep(500)
+		expect({ subscribed: b.subscribed(), resyncs: atB.resyncs, pid: await sessionPid('b') }).toEqual({ subscribed: true, resyncs: 0, pid })
+		// Others' probes are not messages.
+		a.publish('news', 'still here')
+		await until('b hears a', () => atB.got.includes('still here'))
+		expect(atB.got).toEqual(['still here'])
+	})
+
 	it('should stop reconnecting once closed', async () => {
 		const b = await bus('closing')
 		await b.close()
