@@ -9,7 +9,7 @@
  * as the Redis bus does (lib/bus.ts): a session is one postgres.js client of one connection, named by
  * `application_name` (SESSION_NAME) so it can be found in pg_stat_activity; when it closes (`onclose`, a
  * pg_terminate_backend, a restart) or a heartbeat (a NOTIFY to itself, so a LISTEN that stopped delivering counts as
- * down too, as behind a transaction-pooling PgBouncer) goes unanswered, the session is dropped (`subscribed()` false: the
+ * down too) goes unanswered, the session is dropped (`subscribed()` false: the
  * key cache and the catalog poll meanwhile) and a new one is opened with backoff, for as long as it takes. A new
  * session runs every subscriber's `resync`; messages this instance could not send meanwhile go once it is back.
  *
