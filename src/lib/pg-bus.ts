@@ -159,7 +159,8 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 	/** NOTIFYs the message (in parts if long) and resolves to how many other instances' sessions listen; 0 when it failed. */
 	function send(s: Session, topic: string, message: string): Promise<number> {
 		const payloads = encode(me, topic, message, () => String(++sent))
-		const text = `SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND starts_with(application_name, $1) AND pid <> pg_backend_pid())::int AS n, ${payloads.map((_, i) => `pg_notify($2, $${i + 3})`).join(', ')}`
+		const others = 'SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND starts_with(application_name, $1) AND pid <> pg_backend_pid()'
+		const text = `SELECT (${others})::int AS n, ${payloads.map((_, i) => `pg_notify($2, $${i + 3})`).join(', ')}`
 		return s.sql.unsafe<{ n: number }[]>(text, [SESSION_NAME, CHANNEL, ...payloads]).then(
 			(rows) => Number(rows[0]?.n ?? 0),
 			(e) => {

@@ -101,7 +101,8 @@ describe('SIGTERM', () => {
 		s.proc.kill('SIGTERM')
 		// Each stream ends (its body complete, not reset) with its protocol's error event: an OpenAI error chunk, and
 		// Anthropic's `event: error` with overloaded_error (retryable), as for other failures midway.
-		const [chatRest, messagesRest] = await Promise.all([chat.rest().catch((e: unknown) => `reset: ${e}`), messages.rest().catch((e: unknown) => `reset: ${e}`)])
+		const reset = (e: unknown) => `reset: ${e}`
+		const [chatRest, messagesRest] = await Promise.all([chat.rest().catch(reset), messages.rest().catch(reset)])
 		expect(await s.exited).toBe(0)
 		expect(chatRest).not.toContain('reset:')
 		expect(chatRest).not.toContain('[DONE]')
