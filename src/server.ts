@@ -8,6 +8,7 @@ import { createApp } from './app'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
 import { shutdownSessions } from './relay/socket-relay'
+import { cutStreams } from './relay/stream-relay'
 import { purgeKeptThinking } from './modules/chat/kept-thinking'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
@@ -16,6 +17,9 @@ import { purgeGeminiCaches } from './modules/gemini-caches/store'
 import { purgeContainers } from './modules/anthropic-files/outputs'
 import { createServices } from './services'
 import { startTaskPoller } from './tasks/poller'
+
+/** How long the streams cut at the end of the grace period may take to send their error event and end. */
+const STREAM_CUT_WAIT_MS = 1_000
 
 /** How often recorded response ids past their retention are deleted (modules/responses/ownership.ts). */
 const PURGE_EVERY_MS = 6 * 3_600_000
@@ -84,7 +88,7 @@ export async function runServer(startupNotes: string[] = []) {
 			await svc.close()
 			throw portError(e, env)
 		}
-		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, redis: svc.bus.kind === 'redis' })
+		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, bus: svc.bus.kind })
 		// What ran to start (migrations, configuration, building every route) runs once, but its compiled code would
 		// stay live, and the collector lets the heap grow to about three times what is live before collecting: so it
 		// is dropped now, before the first request. Peak RSS under load −12 to −14 MB (bench/README, tenth VM). The
@@ -104,6 +108,9 @@ export async function runServer(startupNotes: string[] = []) {
 				svc.log.warn('grace period over: closing remaining connections')
 				// The requests this cuts end as if their clients had left: recorded as `shutdown` instead.
 				svc.ledger.cutForShutdown()
+				// Streams end with their protocol's error event (Anthropic overloaded_error, an OpenAI error chunk) rather
+				// than a connection reset, so clients know the answer is incomplete; one that does not read is closed below.
+				await cutStreams(STREAM_CUT_WAIT_MS)
 				// Realtime and Live sessions: 1001 both ways, their running response or turn billed (Bun's own close would not wait for it).
 				await shutdownSessions()
 				await app.server!.stop(true)

@@ -14,6 +14,7 @@ import { type BodyDeadline, createBodyDeadline } from './http/body-deadline'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
+import { pgBus } from './lib/pg-bus'
 import { type IdleGc, createIdleGc } from './lib/idle-gc'
 import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
@@ -80,6 +81,15 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			log.warn('REDIS_URL unusable; running with per-instance state', { error: String(e) })
 		}
 	}
+	// No Redis on a PostgreSQL that other instances may share: they tell each other through LISTEN/NOTIFY. Never fails
+	// for a database that stopped answering: the bus keeps trying, and the caches poll meanwhile.
+	if (bus.kind === 'memory' && !opts.bus && db.kind === 'postgres' && env.databaseUrl)
+		bus = await pgBus(env.databaseUrl, (e) => log.warn('bus error', { error: String(e) }), {
+			onState: (up, e) =>
+				up
+					? log.info('postgres bus listening: key cache dropped and catalog reloaded, in case messages were missed')
+					: log.warn('postgres bus down: revocations and catalog changes from other instances cannot arrive, polled meanwhile; reconnecting', { error: String(e) }),
+		})
 	let cfg: GatewayConfig = { channels: [], models: [] }
 	if (env.gatewayConfig) cfg = await loadGatewayFile(env.gatewayConfig)
 	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }

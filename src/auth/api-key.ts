@@ -11,7 +11,8 @@ import { accounts, apiTokens } from '../db/schema'
 import { randomString } from '../lib/ids'
 import { type Cipher, sha256Hex } from '../lib/secrets'
 import { ackedTopic } from '../lib/acked-topic'
-import type { Bus } from '../lib/bus'
+import { keyRefusal } from './key-refusal'
+import { type Bus, hearsOthers } from '../lib/bus'
 
 export const KEY_PREFIX = 'sk-'
 
@@ -41,12 +42,17 @@ const wellFormed = (key: string) => key.startsWith(KEY_PREFIX) && key.length >= 
 
 const POSITIVE_TTL_MS = 60_000
 /**
- * How long a valid key is trusted while revocations made on other instances cannot reach this one: the Redis bus is
- * not subscribed (down or reconnecting), or there is no Redis at all on a PostgreSQL that other instances may share.
- * The cache then only bounds how stale it may be. A stale valid key is still answered while one lookup refreshes it,
- * so requests do not wait for the database.
+ * How long a valid key is trusted while revocations made on other instances cannot reach this one: the bus (Redis, or
+ * PostgreSQL LISTEN) is not subscribed (down or reconnecting), or there is none on a PostgreSQL that other instances
+ * may share. The cache then only bounds how stale it may be.
  */
 const DETACHED_TTL_MS = 5_000
+/**
+ * How long past its freshness a valid key's entry still answers while one lookup refreshes it, so a busy key's
+ * requests do not wait for the database. Past that the request waits for the lookup: a key revoked unheard and then
+ * left idle (a long while, a call to a free model that no lease refuses) must not be answered once more.
+ */
+const STALE_GRACE_MS = 1_000
 /** The longest an invalidation waits for the other instances to say they dropped the keys. */
 const INVALIDATE_WAIT_MS = 2_000
 // Short, so a key created on another instance without a shared bus works within a couple of seconds.
@@ -81,13 +87,13 @@ const termsOf = (t: AuthToken | null) => (t ? [t.status, t.accountStatus, t.spen
 export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, termsChanged?: KeyTermsChanged): KeyCache {
 	const cache = new Map<string, { token: AuthToken | null; at: number; until: number }>()
 	/**
-	 * Whether a key disabled, deleted or changed on another instance would be heard here at once. An in-process bus
-	 * hears only this process: enough on PGlite (one process per data directory), not on a PostgreSQL that several
-	 * instances share without Redis, where a revoked key would otherwise work on the others for a cached minute.
+	 * Whether a key disabled, deleted or changed on another instance would be heard here at once (lib/bus.ts): while
+	 * it is not (the Redis or PostgreSQL bus down), a revoked key would otherwise work here for a cached minute.
 	 */
-	const hears = bus.kind === 'redis' ? () => bus.subscribed() : () => db.kind !== 'postgres'
-	/** Whether an entry may be used as it is (else it is refreshed). */
-	const fresh = (hit: { at: number; until: number }, t: number) => hit.until >= t && (hears() || hit.at + DETACHED_TTL_MS >= t)
+	const hears = hearsOthers(bus, db.kind)
+	/** Until when an entry may be used as it is (after, it is refreshed). */
+	const freshUntil = (hit: { at: number; until: number }) => (hears() ? hit.until : Math.min(hit.until, hit.at + DETACHED_TTL_MS))
+	const fresh = (hit: { at: number; until: number }, t: number) => freshUntil(hit) >= t
 	/**
 	 * One lookup per key at a time: when an entry expires under load (every minute for a busy key) or a burst brings a
 	 * key nobody has used yet, the requests in flight share one query rather than each sending its own (1,000 streams
@@ -173,19 +179,15 @@ export function createKeyCache(db: Db, bus: Bus, now: () => number = Date.now, t
 			const hit = cache.get(hash)
 			let tok: AuthToken | null
 			if (hit && fresh(hit, t)) tok = hit.token
-			else if (hit?.token) {
-				// An expired key that was valid: used while one lookup refreshes it (changes made through the API
+			else if (hit?.token && freshUntil(hit) + STALE_GRACE_MS >= t) {
+				// A valid key just past its freshness: used while one lookup refreshes it (changes made through the API
 				// reach the cache at once, by invalidation; this only bounds how stale anything else can be).
 				tok = hit.token
 				refresh(hash).catch(() => {})
 			} else tok = await refresh(hash)
-			if (!tok || tok.status === 'deleted') throw new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' })
-			if (tok.status !== 'active') throw new GatewayError('authentication', 'API key is disabled', { code: 'api_key_disabled' })
-			if (tok.expiresAt !== null && tok.expiresAt <= t)
-				throw new GatewayError('authentication', `API key expired at ${new Date(tok.expiresAt).toISOString()}`, { code: 'api_key_expired' })
-			// As OpenAI answers a key of a deactivated account: 401 `account_deactivated`.
-			if (tok.accountStatus !== 'active') throw new GatewayError('authentication', 'The account of this API key is disabled', { code: 'account_disabled' })
-			return tok
+			const refused = keyRefusal(tok, t)
+			if (refused) throw refused
+			return tok!
 		},
 		cached(key) {
 			if (!key || !wellFormed(key)) return undefined

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Sql } from '../db/client'
+import type { KeyState } from '../auth/key-refusal'
 import { USAGE_COLUMNS } from './usage-columns'
 
 export type TakeResult =
@@ -34,6 +35,11 @@ export type LeaseStore = {
 	/** Gives back all but `keep`; -1 when the lease was swept. */
 	give(id: string, accountId: number, tokenId: number | null, keep: number): Promise<number>
 	sweep(): Promise<number>
+	/**
+	 * The owner's key and account as stored (a key of another account, or none, is null), for the error that says why
+	 * `take` found no owner: a key without an id stands for its account alone.
+	 */
+	ownerState(accountId: number, tokenId: number | null): Promise<KeyState>
 }
 
 export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
@@ -72,6 +78,19 @@ export function createLeaseStore(sql: Sql, ttlSeconds: number): LeaseStore {
 		async sweep() {
 			const [r] = await sql.query<{ n: number }>('SELECT sb_lease_sweep() AS n')
 			return Number(r?.n ?? 0)
+		},
+
+		async ownerState(accountId, tokenId) {
+			type Row = { status: string; account_status: string; expires_ms: number | null }
+			const [r] =
+				tokenId === null
+					? await sql.query<Row>(`SELECT 'active' AS status, status AS account_status, NULL::float8 AS expires_ms FROM accounts WHERE id = $1`, [accountId])
+					: await sql.query<Row>(
+							`SELECT t.status, a.status AS account_status, (EXTRACT(EPOCH FROM t.expires_at) * 1000)::float8 AS expires_ms
+							 FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.id = $1 AND t.account_id = $2`,
+							[tokenId, accountId],
+						)
+			return r ? { status: r.status, accountStatus: r.account_status, expiresAt: r.expires_ms === null ? null : Number(r.expires_ms) } : null
 		},
 	}
 }

@@ -22,6 +22,7 @@
  * per key: spent = Σ its usage cost, reserved = Σ its lease amounts.
  * @module
  */
+import { keyRefusal } from '../auth/key-refusal'
 import { GatewayError } from '../core/errors'
 import type { Db } from '../db/client'
 import type { Bus } from '../lib/bus'
@@ -464,6 +465,17 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 	const timer = setInterval(tick, flushMs)
 	;(timer as { unref?: () => void }).unref?.()
 
+	/**
+	 * Why the database found no owner to lease for, in the words the key cache uses for the same state (auth/key-refusal.ts):
+	 * whichever check sees a key disabled on another instance first, the client gets one answer for it.
+	 */
+	async function ownerRefusal(owner: HoldOwner): Promise<GatewayError> {
+		const state = await store.ownerState(owner.accountId, owner.tokenId).catch(() => undefined)
+		const why = state === undefined ? undefined : keyRefusal(state, Date.now())
+		// Active again by now (changed back meanwhile), or the lookup failed: the lease was refused all the same.
+		return why ?? new GatewayError('authentication', 'API key (or its account) is no longer active', { code: 'invalid_api_key' })
+	}
+
 	const refuse = (min: number, r: { balance: number; tokenRoom: number | null }) => {
 		const room = r.tokenRoom ?? Number.MAX_SAFE_INTEGER
 		const why = room < min && room <= r.balance ? 'API key spend limit reached' : 'account balance exhausted'
@@ -497,7 +509,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 				}
 				if (r.kind === 'lost') continue // a fresh lease next time round
 				// The database refused the owner: its account is gone or disabled, or its key is no longer active (revoked elsewhere, expired).
-				if (r.kind === 'no_account') throw new GatewayError('authentication', 'API key (or its account) is no longer active', { code: 'invalid_api_key' })
+				if (r.kind === 'no_account') throw await ownerRefusal(owner)
 				// Short: the headroom left is below what this request needs.
 				if (!l.retired && free(l) >= min && free(l) > 0) return new LeaseHold(l, requestId, free(l))
 				// Other leases hold enough unused money (as of their last flush) to make up the difference: ask for it.

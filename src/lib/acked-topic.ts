@@ -1,13 +1,14 @@
 /**
  * A bus topic whose publisher can wait until the other instances have applied its message: a change made through one
  * instance's management API (a channel disabled, a key's models narrowed, a key enabled again) must hold on every
- * instance's very next request once the API has answered, and Redis pub/sub delivers with no such promise (the next
- * request can reach another instance before the message does, or while it is still applying it).
+ * instance's very next request once the API has answered, and pub/sub (Redis, or PostgreSQL NOTIFY) delivers with no
+ * such promise (the next request can reach another instance before the message does, or while it is still applying it).
  *
  * Each message carries an id; each instance that applies one answers on `<topic>:applied`, and the publisher counts
- * the answers against PUBLISH's reply (how many other instances' subscriptions Redis handed the message to), giving
- * up after `waitMs` (an instance whose database stopped answering). The publisher applies its own message itself and
- * ignores its echo. Without Redis there is no one to wait for.
+ * the answers against `publishCounted` (how many other instances' subscriptions Redis handed the message to, or how
+ * many other instances' LISTEN sessions there are), giving up after `waitMs` (an instance whose database stopped
+ * answering). The publisher applies its own message itself and ignores its echo. On the in-process bus there is no one
+ * to wait for.
  * @module
  */
 import type { Bus } from './bus'
@@ -22,7 +23,7 @@ export type AckedTopic = {
  * @param apply what a message does on an instance; the answer is sent once its promise resolves (or at once).
  * @param resync run when the bus subscribes again after an outage (messages may have been missed).
  * @example const t = ackedTopic(bus, 'token-invalidate', (hash) => cache.delete(hash), () => cache.clear(), 2_000)
- * await t.publish(hash) // every instance Redis reaches has dropped the key
+ * await t.publish(hash) // every instance the bus reaches has dropped the key
  */
 export function ackedTopic(bus: Bus, topic: string, apply: (message: string) => void | Promise<void>, resync: (() => void) | undefined, waitMs: number): AckedTopic {
 	const me = randomString(12)

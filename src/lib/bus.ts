@@ -1,6 +1,7 @@
 /**
  * A tiny publish/subscribe bus for cache invalidations across instances. With REDIS_URL it uses Redis pub/sub
- * (Bun's native client); without, it is in-process only (one instance).
+ * (Bun's native client); without, on PostgreSQL, LISTEN/NOTIFY (lib/pg-bus.ts); on PGlite it is in-process only
+ * (one process per database).
  *
  * Redis pub/sub is fire and forget: a message published while an instance is not subscribed never reaches it. And
  * Bun's client does not subscribe again when it reconnects by itself (Bun 1.4.5, measured: after `autoReconnect` the
@@ -15,28 +16,38 @@
  */
 
 export type Bus = {
-	/** Delivers `message` to this instance's handlers at once and, through Redis, to every other instance. */
+	/** Delivers `message` to this instance's handlers at once and, through Redis or NOTIFY, to every other instance. */
 	publish(topic: string, message: string): void
 	/**
 	 * `publish`, resolving to how many other instances' subscriptions Redis handed it to (its PUBLISH reply, less this
-	 * instance's own), for a publisher that waits for their answers. 0 on the in-process bus, and while Redis is down
-	 * (the message is then queued as `publish` queues it). Never rejects.
+	 * instance's own; on PostgreSQL the other instances' LISTEN sessions), for a publisher that waits for their answers.
+	 * 0 on the in-process bus, and while the bus is down (the message is then queued as `publish` queues it). Never rejects.
 	 */
 	publishCounted(topic: string, message: string): Promise<number>
 	/**
 	 * `handler` receives every message on `topic`. `resync`, when given, runs each time the bus subscribes again after
-	 * a time it was not subscribed (Redis down or cut): messages may have been missed, so the subscriber drops or
+	 * a time it was not subscribed (Redis or the LISTEN session down or cut): messages may have been missed, so the subscriber drops or
 	 * reloads whatever they could have invalidated.
 	 */
 	subscribe(topic: string, handler: (message: string) => void, resync?: () => void): void
 	close(): Promise<void>
 	/** Resolves once every subscription made so far is active (Redis SUBSCRIBE is asynchronous), or Redis is down. */
 	ready(): Promise<void>
-	readonly kind: 'memory' | 'redis'
-	/** Whether Redis answers (health). */
+	readonly kind: 'memory' | 'redis' | 'postgres'
+	/** Whether Redis (or the PostgreSQL bus session) answers (health). */
 	ping(): Promise<boolean>
-	/** Whether messages from other instances reach this one now: false while the Redis subscription is down. */
+	/** Whether messages from other instances reach this one now: false while the Redis subscription (or LISTEN session) is down. */
 	subscribed(): boolean
+}
+
+/**
+ * Whether a change made on another instance is heard here at once, for the caches that poll when it is not (key
+ * cache, catalog): through a shared bus while it is subscribed; an in-process bus hears only this process, which is
+ * every instance there is on PGlite (one process per data directory) but not on a PostgreSQL that others may share.
+ * @example const hears = hearsOthers(bus, db.kind); if (!hears()) reloadSoon()
+ */
+export function hearsOthers(bus: Bus, dbKind: string): () => boolean {
+	return bus.kind === 'memory' ? () => dbKind !== 'postgres' : () => bus.subscribed()
 }
 
 /** Every channel's name begins with this, after REDIS_PREFIX. */

@@ -322,7 +322,11 @@ class ChoicesRelay extends StreamRelay {
 	}
 
 	protected failed() {
-		return this.cancelled ? '' : formatSse(this.a.call.client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+		return this.cancelled ? '' : this.errorEvent(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))
+	}
+
+	protected errorEvent(e: GatewayError) {
+		return formatSse(this.a.call.client.encodeStreamError(e))
 	}
 
 	/** Each source's body is drained by `together(…).release`. */

@@ -6,6 +6,7 @@
  * stream, and its state as fields costs one object where closures cost a function and a scope each.
  * @module
  */
+import { GatewayError } from '../core/errors'
 import type { SseBatchReader, SseFrame } from '../core/sse'
 import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
@@ -26,10 +27,35 @@ type Up = Pick<UpstreamCall, 'abort' | 'release'>
 
 const DONE = { value: undefined, done: true } as const
 
+/**
+ * What a stream still running when the shutdown grace period ends (SHUTDOWN_GRACE_MS) closes with: the protocol's
+ * error event (Anthropic `overloaded_error`, OpenAI a `service_unavailable_error` chunk), so the client learns its
+ * answer is incomplete and may retry elsewhere, rather than meeting a bare connection reset.
+ */
+const SHUTTING_DOWN = new GatewayError('overloaded', 'The gateway is restarting: this answer was cut short. Retry the request.', { code: 'shutting_down', retryable: true })
+
+/** The relays writing to a client now, and the promise of each one's pump (`cutStreams`). */
+const pumping = new Map<StreamRelay, Promise<void>>()
+
+/**
+ * Ends every stream being relayed with the protocol's error event (SHUTTING_DOWN) and aborts its upstream call;
+ * resolves once each has ended its response and taken its bill (recorded `shutdown`, as `Ledger.cutForShutdown` says),
+ * or after `waitMs` (a client that does not read cannot be written to).
+ */
+export async function cutStreams(waitMs: number): Promise<void> {
+	const all = [...pumping]
+	for (const [relay] of all) relay.cutForShutdown()
+	let timer: ReturnType<typeof setTimeout> | undefined
+	await Promise.race([Promise.all(all.map(([, p]) => p.catch(() => {}))), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))])
+	clearTimeout(timer)
+}
+
 export abstract class StreamRelay implements PumpSource {
-	/** The client went away. */
+	/** The client went away (or the shutdown cut the stream: billed as the client's leaving is). */
 	protected cancelled = false
 	private ended = false
+	/** The shutdown is cutting this stream (`cutForShutdown`). */
+	private cutting = false
 	private billed: Promise<void> | undefined = undefined
 
 	constructor(protected readonly up: Up) {}
@@ -41,6 +67,8 @@ export abstract class StreamRelay implements PumpSource {
 	 */
 	protected abstract read(): RelayStep | Promise<RelayStep>
 	protected abstract failed(): string
+	/** The client protocol's error event for `e`, as SSE text. */
+	protected abstract errorEvent(e: GatewayError): string
 	/** Reads the upstream's body on after a clean end (drained, so its connection goes back to the pool). */
 	protected abstract rest(): Promise<IteratorResult<unknown>>
 	/** Settles the bill with the outcome as it stands; called once. */
@@ -70,19 +98,48 @@ export abstract class StreamRelay implements PumpSource {
 	}
 
 	/**
+	 * The shutdown's grace period is over: the upstream call is aborted, which ends the read under way, and the pump
+	 * ends the stream with the protocol's error event (unless it was ending anyway).
+	 */
+	cutForShutdown(): void {
+		if (this.ended || this.cutting) return
+		this.cutting = true
+		this.up.abort()
+	}
+
+	/**
 	 * Writes the stream into the response until it ends (sse-response.ts, `Pump`): the client's stream runs this loop
 	 * rather than reading the relay as an iterator, so each upstream chunk costs one await here and one in `read`.
 	 */
 	async pump(sink: Sink): Promise<void> {
+		const p = this.run(sink)
+		pumping.set(this, p)
+		try {
+			await p
+		} finally {
+			pumping.delete(this)
+		}
+	}
+
+	private async run(sink: Sink): Promise<void> {
 		while (!this.ended) {
 			let step: RelayStep
 			try {
 				const r = this.read()
 				step = r instanceof Promise ? await r : r
 			} catch {
-				step = { text: this.failed(), last: true }
+				step = this.cutting ? { text: '', last: false } : { text: this.failed(), last: true }
 			}
 			if (sink.closed) return
+			if (this.cutting && !step.last) {
+				if (step.text.length) {
+					const written = sink.write(step.text)
+					if (typeof written !== 'number') await written
+					if (sink.closed) return
+				}
+				this.cancelled = true
+				step = { text: this.errorEvent(SHUTTING_DOWN), last: true }
+			}
 			if (step.last) {
 				// The last chunk goes out with the body's end (and with the headers when it was at hand), and the bill
 				// is taken right after, in the same turn: nothing the client does can come between (see `finish`), and
@@ -243,7 +300,9 @@ export abstract class PassthroughRelay extends FrameBatchRelay {
 	/** What closes a body that ended without the terminator: an error when it was cut, else the terminator it lacked. */
 	protected abstract ending(): string
 	/** An error event in the client's protocol. */
-	protected abstract streamError(message: string, code: string): string
+	protected streamError(message: string, code: string): string {
+		return this.errorEvent(new GatewayError('upstream', message, { code }))
+	}
 
 	protected take(): RelayStep | undefined {
 		const batch = this.batch
@@ -292,6 +351,9 @@ class FnRelay extends StreamRelay {
 		private readonly readFn: () => Promise<RelayStep>,
 	) {
 		super(up)
+	}
+	protected errorEvent(e: GatewayError) {
+		return `error ${e.code}`
 	}
 	protected read() {
 		return this.readFn()

@@ -148,8 +148,8 @@ class FastRelay extends PassthroughRelay {
 		return data === f.data ? (f.raw ?? formatSse(f)) : formatSse({ event: f.event, id: f.id, data })
 	}
 
-	protected streamError(message: string, code: string) {
-		return formatSse(this.a.call.client.encodeStreamError(new GatewayError('upstream', message, { code })))
+	protected errorEvent(e: GatewayError) {
+		return formatSse(this.a.call.client.encodeStreamError(e))
 	}
 
 	protected override read(): RelayStep | Promise<RelayStep> {
@@ -399,7 +399,11 @@ class ConvertedRelay extends StreamRelay {
 	}
 
 	protected failed() {
-		return this.cancelled ? '' : formatSse(this.a.call.client.encodeStreamError(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' })))
+		return this.cancelled ? '' : this.errorEvent(new GatewayError('upstream', 'the upstream stream failed', { code: 'upstream_stream_error' }))
+	}
+
+	protected errorEvent(e: GatewayError) {
+		return formatSse(this.a.call.client.encodeStreamError(e))
 	}
 
 	protected rest() {

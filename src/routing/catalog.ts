@@ -14,7 +14,7 @@
 import type { Price } from '../billing/pricing'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
-import type { Bus } from '../lib/bus'
+import { type Bus, hearsOthers } from '../lib/bus'
 import { ackedTopic } from '../lib/acked-topic'
 import { type ModelLimits, modelLimits } from './model-limits'
 import type { Cipher } from '../lib/secrets'
@@ -202,12 +202,13 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	const changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
 	/**
 	 * Whether a change made on another instance reaches this one at once, as in the key cache (auth/api-key.ts): through
-	 * Redis while subscribed; an in-process bus hears only this process, which on PGlite is every instance there is.
+	 * Redis or PostgreSQL LISTEN while subscribed; an in-process bus hears only this process, which on PGlite is every
+	 * instance there is.
 	 */
-	const hears = bus.kind === 'redis' ? () => bus.subscribed() : () => db.kind !== 'postgres'
+	const hears = hearsOthers(bus, db.kind)
 	let lastBackstop = Date.now()
 	const timer = setInterval(() => {
-		// Deaf to the others (no Redis on a shared PostgreSQL, or Redis down): their changes hold here within
+		// Deaf to the others (the bus down, or a PostgreSQL shared with no bus): their changes hold here within
 		// DETACHED_RELOAD_MS, as their key revocations do, rather than at the next backstop.
 		if (hears() && Date.now() - lastBackstop < BACKSTOP_MS) return
 		lastBackstop = Date.now()

@@ -82,8 +82,8 @@ class CompletionRelay extends PassthroughRelay {
 		return end === 'error' ? '' : DONE_FRAME
 	}
 
-	protected streamError(message: string, code: string) {
-		return formatSse(openaiChat.encodeStreamError(new GatewayError('upstream', message, { code })))
+	protected errorEvent(e: GatewayError) {
+		return formatSse(openaiChat.encodeStreamError(e))
 	}
 
 	protected settle() {

@@ -1,19 +1,24 @@
 /**
  * GET /health: 200 once migrations ran and the app is ready, 503 while the database does not answer. Reports the
- * database kind, whether Redis answers and whether this instance is subscribed to the bus. Redis being down does not
- * make it 503 (the instance still serves, with per-instance state), but `status` says `degraded`: revocations and
- * catalog changes made on other instances cannot reach it until it is subscribed again (src/lib/bus.ts).
+ * database kind, whether Redis answers, and which bus this instance hears the others through and whether it is
+ * subscribed. A shared bus being down (Redis, or the PostgreSQL LISTEN session) does not make it 503 (the instance
+ * still serves, polling for what others change), but `status` says `degraded`: revocations and catalog changes made
+ * on other instances reach it only by polling until it is subscribed again (src/lib/bus.ts, src/lib/pg-bus.ts).
  */
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
 
 const Health = t.Object({
-	status: t.String({ description: 'ok | degraded (database down: 503; Redis configured but the bus not subscribed: 200)' }),
+	status: t.String({ description: 'ok | degraded (database down: 503; a shared bus (Redis or PostgreSQL) not subscribed: 200)' }),
 	database: t.Object({ kind: t.String(), ok: t.Boolean() }),
 	redis: t.Object({
 		configured: t.Boolean(),
 		reachable: t.Boolean(),
 		subscribed: t.Boolean({ description: 'messages from other instances reach this one (false while reconnecting)' }),
+	}),
+	bus: t.Object({
+		kind: t.String({ description: 'redis (REDIS_URL) | postgres (LISTEN/NOTIFY, PostgreSQL without Redis) | memory (PGlite: one process)' }),
+		subscribed: t.Boolean({ description: 'changes made on other instances reach this one at once (false while reconnecting; always true for memory)' }),
 	}),
 	uptime_s: t.Number(),
 })
@@ -32,8 +37,9 @@ export const healthModule = (svc: Services) =>
 			const redis = svc.env.redisUrl
 				? { configured: true, reachable: shared && (await svc.bus.ping()), subscribed: shared && svc.bus.subscribed() }
 				: { configured: false, reachable: false, subscribed: false }
-			const degraded = !dbOk || (redis.configured && !redis.subscribed)
-			const body = { status: degraded ? 'degraded' : 'ok', database: { kind: svc.db.kind, ok: dbOk }, redis, uptime_s: Math.round((Date.now() - svc.startedAt) / 1000) }
+			const bus = { kind: svc.bus.kind, subscribed: svc.bus.subscribed() }
+			const degraded = !dbOk || (redis.configured && !redis.subscribed) || !bus.subscribed
+			const body = { status: degraded ? 'degraded' : 'ok', database: { kind: svc.db.kind, ok: dbOk }, redis, bus, uptime_s: Math.round((Date.now() - svc.startedAt) / 1000) }
 			return dbOk ? body : status(503, body)
 		},
 		{ response: { 200: Health, 503: Health }, detail: { summary: 'Readiness' } },

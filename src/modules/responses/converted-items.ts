@@ -27,7 +27,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import { convertedItems as itemsTable } from '../../db/schema'
 import type { Db } from '../../db/client'
 import { purgeKeepingChains } from '../../db/purge-chains'
-import type { Bus } from '../../lib/bus'
+import { type Bus, hearsOthers } from '../../lib/bus'
 import type { Logger } from '../../lib/log'
 import type { ProtocolCodec } from '../../protocols/codec'
 import { tappedCodec } from './codec-tap'
@@ -111,7 +111,7 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 	const responses = recent<KeptResponse & { at: number }>(bounds)
 	const bus = opts.store?.bus
 	bus?.subscribe(FORGET_TOPIC, (id) => responses.delete(id), () => responses.clear())
-	const hears = () => (bus?.kind === 'redis' ? bus.subscribed() : opts.store?.db.kind !== 'postgres')
+	const hears = bus ? hearsOthers(bus, opts.store!.db.kind) : () => opts.store?.db.kind !== 'postgres'
 	/** Inserts under way. */
 	const writing = new Set<Promise<void>>()
 	/** Rows handed over in this tick, and the write that will take them. */

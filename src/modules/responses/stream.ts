@@ -151,6 +151,10 @@ class ResponsesRelay extends FrameBatchRelay {
 		return this.cancelled ? '' : streamError('the upstream stream failed', 'upstream_stream_error')
 	}
 
+	protected errorEvent(e: GatewayError) {
+		return formatSse(openaiResponses.encodeStreamError(e))
+	}
+
 	protected settle() {
 		const meter = this.meter
 		// A background response's stream that ended before its terminal event (the client left, or the connection was

@@ -72,8 +72,11 @@ for (const redis of [true, false]) {
 			expect(await exit).toBe(0)
 			// Cut at the end of the grace period: 6 s of answer left.
 			expect(chunks).toBeLessThan(40)
-			// The client learns its answer is incomplete (the connection is closed under it), never a clean end.
+			// The client learns its answer is incomplete, never a clean end: from the stream's error event (a retryable
+			// overload, as the Anthropic SDK reads it), not from a connection reset.
 			expect(ended).toStartWith('cut:')
+			expect(ended).toContain('overloaded_error')
+			expect(ended).not.toContain('ECONNRESET')
 
 			const rows = await p.dep.withDb((db) => db.sql.query<{ end_reason: string; cost: string; request_id: string }>('SELECT end_reason, cost, request_id FROM usage_logs WHERE account_id = $1 ORDER BY id', [accountId]))
 			expect(rows.map((r) => r.end_reason).sort()).toEqual(['ok', 'shutdown'])

@@ -1,8 +1,8 @@
 /**
  * SIGTERM (issue 4): a real server process with slow streams in flight stops accepting connections at once, lets the
  * open streams finish (OpenAI ends with [DONE], Anthropic with message_stop), writes their usage rows and exits 0.
- * When the grace period (SHUTDOWN_GRACE_MS) runs out first, the streams still open are cut, but what they used is
- * still billed before the process exits: no hold is left open.
+ * When the grace period (SHUTDOWN_GRACE_MS) runs out first, the streams still open end with their protocol's error
+ * event (not a bare connection reset), and what they used is still billed before the process exits: no hold is left open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startOpenAIMock, type VendorMock } from '../../mocks'
@@ -99,9 +99,18 @@ describe('SIGTERM', () => {
 		const chat = await openStream(s, key, 'chat', 'cut-chat')
 		const messages = await openStream(s, key, 'messages', 'cut-messages')
 		s.proc.kill('SIGTERM')
+		// Each stream ends (its body complete, not reset) with its protocol's error event: an OpenAI error chunk, and
+		// Anthropic's `event: error` with overloaded_error (retryable), as for other failures midway.
+		const reset = (e: unknown) => `reset: ${e}`
+		const [chatRest, messagesRest] = await Promise.all([chat.rest().catch(reset), messages.rest().catch(reset)])
 		expect(await s.exited).toBe(0)
-		await chat.rest().catch(() => '')
-		await messages.rest().catch(() => '')
+		expect(chatRest).not.toContain('reset:')
+		expect(chatRest).not.toContain('[DONE]')
+		const chatLast = JSON.parse(chatRest.trimEnd().split('\n').at(-1)!.slice('data: '.length))
+		expect(chatLast).toMatchObject({ error: { type: 'service_unavailable_error', code: 'shutting_down' } })
+		expect(messagesRest).not.toContain('reset:')
+		expect(messagesRest).not.toContain('message_stop')
+		expect(messagesRest.trimEnd()).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"overloaded_error","message":"[^"]+"\}[^\n]*\}$/)
 		const rows = await dep.withDb((db) => db.sql.query<{ request_id: string; end_reason: string; cost: number }>(`SELECT request_id, end_reason, cost FROM usage_logs WHERE request_id LIKE 'cut-%' ORDER BY request_id`))
 		// QA operator report: the streams the gateway cut were recorded as client_abort, as if their clients had left.
 		expect(rows.map((r) => [r.request_id, r.end_reason])).toEqual([

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { drainingUpstreams, type RelayStep, relaySource, releaseAfterEnd } from '../../../src/relay/stream'
+import { cutStreams } from '../../../src/relay/stream-relay'
 
 /** An upstream call that records what the relay did with it. */
 function call() {
@@ -144,5 +145,19 @@ describe('relay pump (what the client stream runs)', () => {
 		})
 		await source.pump(s)
 		expect(log).toEqual([])
+	})
+	it('should end a stream cut at shutdown with the error event, not the upstream failure, abort and bill it', async () => {
+		const log: string[] = []
+		let fail: (e: Error) => void = () => {}
+		const up = { abort: () => (log.push('abort'), fail(new Error('aborted'))), release: () => log.push('release') }
+		let reads = 0
+		const source = relaySource(up, async () => void log.push('bill'), () => 'failed', rest(0).next, () =>
+			++reads === 1 ? Promise.resolve({ text: 'a', last: false }) : new Promise((_, no) => (fail = no)),
+		)
+		const pumped = source.pump(sink(log))
+		await Bun.sleep(5)
+		await Promise.all([cutStreams(1_000), pumped])
+		expect(log).toEqual(['write a', 'abort', 'end error shutting_down', 'abort', 'bill'])
+		expect(source.over).toBe(true)
 	})
 })

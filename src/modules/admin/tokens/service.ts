@@ -130,12 +130,13 @@ const RECLAIM_BACKOFF_MS = [5, 10, 25, 50, 100, 200]
 
 /**
  * After a change of the key's row: every instance drops the key from its cache and gives back its leases of the key,
- * which were sized by the old limit and status. Other instances hear both through Redis, and until they have, one of
- * them could still serve from its lease: a limit lowered below what is spent would be passed, a disabled key still
- * charged. So, when `wait`, the change returns once the leases that held unused money have given it back (at most
- * RECLAIM_WAIT_MS: an instance that cannot be asked gives its lease back after LEASE_IDLE_MS unused, or after
- * HOLD_TTL_SECONDS once it stopped). Each instance hears the invalidation before the reclaim published after it, so
- * an instance that gave back has dropped the key too. Without Redis no other instance can be asked: nothing to wait for.
+ * which were sized by the old limit and status. Other instances hear both through the bus (Redis, or PostgreSQL
+ * LISTEN/NOTIFY), and until they have, one of them could still serve from its lease: a limit lowered below what is
+ * spent would be passed, a disabled key still charged. So, when `wait`, the change returns once the leases that held
+ * unused money have given it back (at most RECLAIM_WAIT_MS: an instance that cannot be asked gives its lease back after
+ * LEASE_IDLE_MS unused, or after HOLD_TTL_SECONDS once it stopped). Each instance hears the invalidation before the
+ * reclaim published after it, so an instance that gave back has dropped the key too. On PGlite (one process, an
+ * in-process bus) no other instance can be asked: nothing to wait for.
  */
 const revoke = (svc: Services, row: TokenRow, wait: boolean) => revokeKeys(svc, [row.keyHash], { accountId: row.accountId, tokenId: row.id }, wait)
 
@@ -147,7 +148,7 @@ export async function revokeKeys(svc: Services, keyHashes: string[], scope: { ac
 	// Waited for: a key enabled again or given other models, which holds no lease money another instance could give
 	// back, must not be served on another instance as it was.
 	await svc.keys.invalidate(...keyHashes)
-	const others = wait && svc.bus.kind === 'redis' ? await unusedLeases(svc, scope) : []
+	const others = wait && svc.bus.kind !== 'memory' ? await unusedLeases(svc, scope) : []
 	await svc.ledger.reclaim(scope)
 	const deadline = Date.now() + RECLAIM_WAIT_MS
 	for (let i = 0, left = others; left.length && Date.now() < deadline; i++) {
