@@ -6,7 +6,8 @@
 import { type KeyCache, createKeyCache } from './auth/api-key'
 import type { PrincipalResolver } from './auth/principal'
 import { type Ledger, createLedger } from './billing/ledger'
-import { applyGatewayConfig, withQuickStart } from './config/config-apply'
+import { applyGatewayConfig } from './config/config-apply'
+import { withQuickStart } from './config/quick-start'
 import type { Env } from './config/env'
 import { type GatewayConfig, loadGatewayFile } from './config/gateway-file'
 import { checkSecretKey, resolveSecretKey } from './config/secret-key'
@@ -62,6 +63,11 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	// The key first: a start that is refused for want of one must not have migrated the database already.
 	const secret = await resolveSecretKey(env)
 	const cipher = await createCipher(secret.key)
+	// The file and the quick-start variables too: one that cannot be used stops the start before the database is touched.
+	let cfg: GatewayConfig = { channels: [], models: [] }
+	if (env.gatewayConfig) cfg = await loadGatewayFile(env.gatewayConfig)
+	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }
+	cfg = await withQuickStart(cfg, env.vars, (m) => log.warn(m))
 	const db = opts.db ?? (await openDb(env.databaseUrl, env.databaseUrl ? undefined : env.dataDir, { worker: true, poolSize: env.databasePoolSize, warn: (m) => log.warn(m) }))
 	const applied = await migrate(db.sql)
 	if (applied.length) log.info('migrations applied', { applied })
@@ -90,10 +96,6 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 					? log.info('postgres bus listening: key cache dropped and catalog reloaded, in case messages were missed')
 					: log.warn('postgres bus down: revocations and catalog changes from other instances cannot arrive, polled meanwhile; reconnecting', { error: String(e) }),
 		})
-	let cfg: GatewayConfig = { channels: [], models: [] }
-	if (env.gatewayConfig) cfg = await loadGatewayFile(env.gatewayConfig)
-	if (opts.config) cfg = { channels: [...cfg.channels, ...opts.config.channels], models: [...cfg.models, ...opts.config.models] }
-	cfg = withQuickStart(cfg, env.vars)
 	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
 	const health = createChannelHealth(env.breaker)
 	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change.

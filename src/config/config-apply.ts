@@ -15,39 +15,13 @@ import type { Cipher } from '../lib/secrets'
 import { channelKeyProblem } from '../providers/channel-key'
 import { storedPrice } from '../routing/catalog'
 import { ConfigError, type ChannelEntry, type GatewayConfig, type ModelEntry } from './gateway-file'
-
-/**
- * Quick-start channels, created only when no configured channel has that type. Their globs must not overlap across
- * vendors: OpenAI's embeddings are `text-embedding-3-*` and `text-embedding-ada-*`, while `text-embedding-004` is
- * Google's (a wider `text-embedding-*` sent half its calls to OpenAI, which answers 404 for it).
- */
-const QUICK_START: Array<{ env: string; type: 'openai' | 'anthropic' | 'gemini'; baseEnv: string; baseUrl: string; models: string[] }> = [
-	{ env: 'OPENAI_API_KEY', type: 'openai', baseEnv: 'OPENAI_BASE_URL', baseUrl: 'https://api.openai.com/v1', models: ['gpt-*', 'o1*', 'o3*', 'o4*', 'chatgpt-*', 'text-embedding-3-*', 'text-embedding-ada-*', 'dall-e-*', 'gpt-image-*', 'whisper-*', 'tts-*', 'omni-moderation-*'] },
-	{ env: 'ANTHROPIC_API_KEY', type: 'anthropic', baseEnv: 'ANTHROPIC_BASE_URL', baseUrl: 'https://api.anthropic.com', models: ['claude-*'] },
-	{ env: 'GEMINI_API_KEY', type: 'gemini', baseEnv: 'GEMINI_BASE_URL', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-*', 'text-embedding-004', 'gemini-embedding-*'] },
-]
-
-/** The entries withQuickStart made: stored with source `env`, so that the console names the variable, not a file the operator never wrote. */
-const quickStartEntries = new WeakSet<ChannelEntry>()
+import { quickStartOrigin } from './quick-start'
 
 /** Why a channel made at an earlier start is disabled at this one, by its source. */
 const REMOVED = {
 	config: 'removed from config',
 	env: 'quick-start key no longer applied (its variable is unset, or GATEWAY_CONFIG has a channel of its type)',
 } as const
-
-export function withQuickStart(cfg: GatewayConfig, vars: Record<string, string | undefined>): GatewayConfig {
-	const out = { ...cfg, channels: [...cfg.channels] }
-	for (const q of QUICK_START) {
-		const key = vars[q.env]
-		if (!key || cfg.channels.some((c) => c.type === q.type)) continue
-		// Trimmed as config/env.ts checked it: a blank `OPENAI_BASE_URL= ` is unset, not a base URL of one space.
-		const entry: ChannelEntry = { name: `${q.type}-default`, type: q.type, base_url: vars[q.baseEnv]?.trim() || q.baseUrl, api_key: `env:${q.env}`, models: q.models }
-		quickStartEntries.add(entry)
-		out.channels.push(entry)
-	}
-	return out
-}
 
 function resolveKey(c: ChannelEntry, vars: Record<string, string | undefined>, source: string): string {
 	if (!c.api_key.startsWith('env:')) return c.api_key
@@ -94,7 +68,10 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 	// A key that cannot work stops the start with why, as a bad field does, rather than failing the channel's first call.
 	for (const c of cfg.channels) {
 		const problem = await channelKeyProblem({ type: c.type, apiKey: keys.get(c.name)!, baseUrl: c.base_url, settings: c.settings ?? {}, models: c.models, modelMap: c.model_map ?? {} })
-		if (problem) throw new ConfigError(`${source}: channel "${c.name}": field "${problem.param}": ${problem.reason}`)
+		if (!problem) continue
+		// A quick-start channel's fields came from variables, not from a file: the message names the variable.
+		const from = quickStartOrigin(c)?.[problem.param]
+		throw new ConfigError(from ? `${from}: ${problem.reason} (quick-start channel "${c.name}")` : `${source}: channel "${c.name}": field "${problem.param}": ${problem.reason}`)
 	}
 	return db.orm.transaction(async (tx) => {
 		let changed = false
@@ -110,7 +87,7 @@ export async function applyGatewayConfig(db: Db, cipher: Cipher, cfg: GatewayCon
 				weight: c.weight ?? 1,
 				status: c.enabled === false ? 'disabled' : 'enabled',
 				disabledReason: c.enabled === false ? 'disabled in config' : null,
-				source: quickStartEntries.has(c) ? 'env' : 'config',
+				source: quickStartOrigin(c) ? 'env' : 'config',
 				settings: c.settings ?? {},
 			}
 			const old = had.get(c.name)

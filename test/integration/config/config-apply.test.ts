@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { applyGatewayConfig, withQuickStart } from '../../../src/config/config-apply'
+import { applyGatewayConfig } from '../../../src/config/config-apply'
+import { withQuickStart } from '../../../src/config/quick-start'
 import { parseGatewayConfig } from '../../../src/config/gateway-file'
 import { createCipher } from '../../../src/lib/secrets'
 import { createTestDb, type TestDb } from '../../helpers/db'
@@ -76,13 +77,13 @@ describe('GATEWAY_CONFIG at start', () => {
 		expect((await rows()).map((r) => r[0])).not.toContain('vx')
 	})
 
-	it('should add a quick-start channel per vendor key only when no configured channel has that type', () => {
-		const none = withQuickStart({ channels: [], models: [] }, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' })
+	it('should add a quick-start channel per vendor key only when no configured channel has that type', async () => {
+		const none = await withQuickStart({ channels: [], models: [] }, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' })
 		expect(none.channels.map((c) => [c.name, c.type, c.api_key])).toEqual([
 			['openai-default', 'openai', 'env:OPENAI_API_KEY'],
 			['anthropic-default', 'anthropic', 'env:ANTHROPIC_API_KEY'],
 		])
-		const configured = withQuickStart(parseGatewayConfig({ channels: [channel('mine')] }), { OPENAI_API_KEY: 'x' })
+		const configured = await withQuickStart(parseGatewayConfig({ channels: [channel('mine')] }), { OPENAI_API_KEY: 'x' })
 		expect(configured.channels.map((c) => c.name)).toEqual(['mine'])
 	})
 })
@@ -96,18 +97,30 @@ describe('quick-start channels at start', () => {
 	it('should store them with source env, and disable them as such once no longer applied', async () => {
 		const cipher = await createCipher('test-secret-key-0123456789')
 		const vars = { OPENAI_API_KEY: 'k-oa', ANTHROPIC_API_KEY: 'k-an', UP_KEY: 'k1' }
-		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({}), vars), vars)
+		await applyGatewayConfig(t.db, cipher, await withQuickStart(parseGatewayConfig({}), vars), vars)
 		expect(await sourceOf('openai-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
 		expect(await sourceOf('anthropic-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
 		// The next start has a file with an OpenAI channel of its own and no Anthropic key.
 		const next = { OPENAI_API_KEY: 'k-oa', UP_KEY: 'k1' }
-		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({ channels: [channel('from-file')] }), next), next)
+		await applyGatewayConfig(t.db, cipher, await withQuickStart(parseGatewayConfig({ channels: [channel('from-file')] }), next), next)
 		expect(await sourceOf('from-file')).toEqual({ source: 'config', status: 'enabled', disabled_reason: null })
 		const dropped = { source: 'env', status: 'disabled', disabled_reason: 'quick-start key no longer applied (its variable is unset, or GATEWAY_CONFIG has a channel of its type)' }
 		expect(await sourceOf('openai-default')).toEqual(dropped)
 		expect(await sourceOf('anthropic-default')).toEqual(dropped)
 		// Applied again, a quick-start channel is enabled again, still from its variable.
-		await applyGatewayConfig(t.db, cipher, withQuickStart(parseGatewayConfig({}), vars), vars)
+		await applyGatewayConfig(t.db, cipher, await withQuickStart(parseGatewayConfig({}), vars), vars)
 		expect(await sourceOf('anthropic-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
+	})
+
+	it("should store a cloud vendor's default the same way, with its composed key, and disable it once its variables go", async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const aws = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG', AWS_REGION: 'eu-west-1' }
+		await applyGatewayConfig(t.db, cipher, await withQuickStart(parseGatewayConfig({}), aws), aws)
+		expect(await sourceOf('bedrock-default')).toEqual({ source: 'env', status: 'enabled', disabled_reason: null })
+		const [row] = await t.db.sql.query<{ base_url: string; api_key_enc: string }>(`SELECT base_url, api_key_enc FROM channels WHERE name = 'bedrock-default'`)
+		expect(row!.base_url).toBe('https://bedrock-runtime.eu-west-1.amazonaws.com')
+		expect(await cipher.decrypt(row!.api_key_enc)).toBe('AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG')
+		await applyGatewayConfig(t.db, cipher, await withQuickStart(parseGatewayConfig({}), {}), {})
+		expect(await sourceOf('bedrock-default')).toEqual({ source: 'env', status: 'disabled', disabled_reason: 'quick-start key no longer applied (its variable is unset, or GATEWAY_CONFIG has a channel of its type)' })
 	})
 })

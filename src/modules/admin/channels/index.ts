@@ -26,7 +26,7 @@ const Channel = t.Object({
 	weight: Int(),
 	status: t.String({ description: 'enabled | disabled' }),
 	disabled_reason: t.Union([t.String(), t.Null()]),
-	source: t.String({ description: 'config (GATEWAY_CONFIG) | env (a quick-start vendor key variable: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) | api' }),
+	source: t.String({ description: 'config (GATEWAY_CONFIG) | env (quick-start vendor variables: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID, AZURE_OPENAI_API_KEY or AZURE_CLIENT_ID, GOOGLE_APPLICATION_CREDENTIALS) | api' }),
 	// Open in answers: a row stored before settings were checked must still be readable (and fixable by a PATCH).
 	settings: t.Record(t.String(), t.Unknown(), { description: 'As set (see the request schema of POST /api/channels)' }),
 	created_at: t.String({ format: 'date-time' }),

@@ -1,0 +1,228 @@
+/**
+ * The cloud vendors' quick start (quick-start.ts): a default channel from the variables their own SDKs read.
+ * - Amazon Bedrock (`bedrock-default`): a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html), else IAM keys in AWS_ACCESS_KEY_ID,
+ *   AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), signed for AWS_REGION or AWS_DEFAULT_REGION; calls go to
+ *   `https://bedrock-runtime.{region}.amazonaws.com`, or AWS_ENDPOINT_URL_BEDROCK_RUNTIME (the AWS SDKs' per-service
+ *   endpoint variable, https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
+ * - Azure OpenAI (`azure-default`): AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY and OPENAI_API_VERSION, as the
+ *   openai SDK's AzureOpenAI reads them; without a key, the service principal of AZURE_TENANT_ID, AZURE_CLIENT_ID and
+ *   AZURE_CLIENT_SECRET (and AZURE_AUTHORITY_HOST), as azure-identity's EnvironmentCredential reads them
+ *   (https://learn.microsoft.com/javascript/api/@azure/identity/environmentcredential). Deployments are named by their
+ *   owner: AZURE_OPENAI_DEPLOYMENTS lists them, else the channel serves OpenAI's model names (the portal's default
+ *   deployment name is the model's).
+ * - Google Vertex AI (`vertex-default`): the service-account key file GOOGLE_APPLICATION_CREDENTIALS names, its project
+ *   (or GOOGLE_CLOUD_PROJECT), in GOOGLE_CLOUD_LOCATION (default `global`), as Google's SDKs read them
+ *   (https://cloud.google.com/docs/authentication/application-default-credentials); GOOGLE_VERTEX_BASE_URL (read by
+ *   @google/genai) replaces Google's host. It serves `claude-*` and `gemini-*` unless ANTHROPIC_API_KEY or GEMINI_API_KEY
+ *   serves that family, and Vertex's own embedding models.
+ * A variable that cannot be used stops the start naming it, never quoting a secret. Variables the cloud SDKs share with
+ * other uses (IAM keys without a region, a credentials file that is no service-account key) are passed over with a
+ * warning rather than stopping a gateway that never meant to call that cloud.
+ * @module
+ */
+import { servicePrincipalOf } from '../providers/azure-entra'
+import { type EnvReader, envReader } from './env-vars'
+import { ConfigError } from './gateway-file'
+import { OPENAI_MODELS } from './quick-start'
+
+export type QuickStartChannel = {
+	type: 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'azure' | 'vertex'
+	baseUrl: string
+	apiKey: string
+	models: string[]
+	settings?: Record<string, string>
+	/** The variable(s) each field came from (`api_key`, `settings.region`…), for messages. */
+	origin: Record<string, string>
+}
+
+type Context = {
+	/** Whether GATEWAY_CONFIG has a channel of the type (its quick start then does not apply). */
+	skip: (type: string) => boolean
+	/** The types whose own API's quick start applies (`openai`, `anthropic`, `gemini`). */
+	firstParty: ReadonlySet<string>
+	warn: (message: string) => void
+}
+
+/**
+ * Bedrock's model ids, which no other vendor's look like: a provider's (`anthropic.claude-*`, `amazon.nova-*`,
+ * `meta.llama*`…), or a cross-region inference profile's, its geography first (`us.anthropic.claude-*`,
+ * `global.amazon.nova-*`: https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html).
+ */
+export const BEDROCK_MODELS = [
+	...['anthropic', 'amazon', 'meta', 'mistral', 'cohere', 'ai21', 'deepseek', 'openai', 'qwen', 'writer'].map((p) => `${p}.*`),
+	...['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca', 'global'].map((g) => `${g}.*`),
+]
+
+const WEB = ['http:', 'https:'] as const
+const AWS_REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/
+/** The patterns of channel-settings.ts, so that what is stored is what a GATEWAY_CONFIG entry could say. */
+const GCP_PROJECT = /^[a-z][a-z0-9.:-]*[a-z0-9]$/
+const GCP_LOCATION = /^(?:global|us|eu|[a-z]{2,}(?:-[a-z]+)+\d+)$/
+const API_VERSION = /^[A-Za-z0-9.-]+$/
+/** An Azure deployment name (letters, digits, `.`, `_`, `-`), or a glob of them. */
+const DEPLOYMENT = /^[A-Za-z0-9._*-]+$/
+
+/** The cloud quick-start channels `vars` make; throws ConfigError naming every variable that cannot be used. */
+export async function cloudQuickStarts(vars: Record<string, string | undefined>, ctx: Context): Promise<QuickStartChannel[]> {
+	const r = envReader(vars)
+	const made = [bedrock(r, ctx), azure(r, ctx), await vertex(r, ctx)]
+	try {
+		r.done()
+	} catch (e) {
+		throw new ConfigError((e as Error).message)
+	}
+	return made.filter((q) => q !== undefined)
+}
+
+function bedrock(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
+	if (ctx.skip('bedrock')) return undefined
+	const token = r.secret('AWS_BEARER_TOKEN_BEDROCK')
+	const iam = { AWS_ACCESS_KEY_ID: r.secret('AWS_ACCESS_KEY_ID'), AWS_SECRET_ACCESS_KEY: r.secret('AWS_SECRET_ACCESS_KEY'), AWS_SESSION_TOKEN: r.secret('AWS_SESSION_TOKEN') }
+	if (!token && !(iam.AWS_ACCESS_KEY_ID && iam.AWS_SECRET_ACCESS_KEY)) return undefined
+	const regionVar = r.text('AWS_REGION') ? 'AWS_REGION' : 'AWS_DEFAULT_REGION'
+	const region = r.text('AWS_REGION') ?? r.text('AWS_DEFAULT_REGION')
+	if (!region) {
+		// A Bedrock API key is meant for Bedrock; IAM keys may be there for anything else AWS (S3…).
+		if (token) r.refuse('AWS_REGION', 'must be set with AWS_BEARER_TOKEN_BEDROCK (or AWS_DEFAULT_REGION): the Bedrock runtime endpoint is per region, e.g. us-east-1')
+		else ctx.warn('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set, but neither AWS_REGION nor AWS_DEFAULT_REGION: no bedrock-default channel')
+		return undefined
+	}
+	if (!AWS_REGION.test(region)) {
+		r.refuse(regionVar, `must be an AWS region such as us-east-1, got "${region}"`)
+		return undefined
+	}
+	const baseUrl = r.url('AWS_ENDPOINT_URL_BEDROCK_RUNTIME', WEB) ?? `https://bedrock-runtime.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`
+	// Sent in a header or signed as they are: a pasted line break would fail every call, and a colon splits the IAM key.
+	const unusable = (name: string, v: string | undefined) => {
+		if (v === undefined || !/[\s:]/.test(v)) return false
+		r.refuse(name, 'has spaces, line breaks or a colon, which no AWS key has')
+		return true
+	}
+	if (token) {
+		if (unusable('AWS_BEARER_TOKEN_BEDROCK', token)) return undefined
+		return { type: 'bedrock', baseUrl, apiKey: token, models: BEDROCK_MODELS, settings: { region }, origin: { api_key: 'AWS_BEARER_TOKEN_BEDROCK', 'settings.region': regionVar } }
+	}
+	// Every unusable one named, not the first alone.
+	if (Object.entries(iam).filter(([name, v]) => unusable(name, v)).length) return undefined
+	const used = Object.entries(iam).filter(([, v]) => v)
+	return {
+		type: 'bedrock',
+		baseUrl,
+		apiKey: used.map(([, v]) => v).join(':'),
+		models: BEDROCK_MODELS,
+		settings: { region },
+		origin: { api_key: used.map(([name]) => name).join(', '), 'settings.region': regionVar },
+	}
+}
+
+function azure(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
+	if (ctx.skip('azure')) return undefined
+	const key = r.secret('AZURE_OPENAI_API_KEY')
+	const sp = { AZURE_TENANT_ID: r.text('AZURE_TENANT_ID'), AZURE_CLIENT_ID: r.text('AZURE_CLIENT_ID'), AZURE_CLIENT_SECRET: r.secret('AZURE_CLIENT_SECRET') }
+	if (!r.text('AZURE_OPENAI_ENDPOINT')) {
+		// The Entra variables alone are azure-identity's, for any Azure service; an Azure OpenAI key is not.
+		if (key) r.refuse('AZURE_OPENAI_ENDPOINT', 'must be set with AZURE_OPENAI_API_KEY: the resource endpoint, e.g. https://my-resource.openai.azure.com')
+		return undefined
+	}
+	if (!key && !Object.values(sp).some(Boolean)) return undefined
+	const endpoint = r.url('AZURE_OPENAI_ENDPOINT', WEB)
+	let apiKey: string
+	let origin: Record<string, string>
+	const settings: Record<string, string> = {}
+	if (key) {
+		// azure.ts sends it as the api-key header, whose ends' whitespace is dropped but not a space within.
+		if (/\s/.test(key.trim())) r.refuse('AZURE_OPENAI_API_KEY', 'has spaces or line breaks within, which no Azure key has')
+		apiKey = key
+		origin = { api_key: 'AZURE_OPENAI_API_KEY' }
+	} else {
+		const missing = Object.entries(sp).filter(([, v]) => !v).map(([name]) => name)
+		if (missing.length) {
+			r.refuse(missing.join(', '), `must be set with ${Object.keys(sp).filter((n) => !missing.includes(n)).join(', ')} for Microsoft Entra ID (a service principal; managed identity is not supported), or set AZURE_OPENAI_API_KEY`)
+			return undefined
+		}
+		apiKey = JSON.stringify({ tenant_id: sp.AZURE_TENANT_ID, client_id: sp.AZURE_CLIENT_ID, client_secret: sp.AZURE_CLIENT_SECRET })
+		try {
+			servicePrincipalOf(apiKey)
+		} catch (e) {
+			// Said of the key's JSON fields (azure-entra.ts): said here of the variables they came from.
+			const why = (e as Error).message.replace(/^azure channel key: /, '').replace(/`(tenant_id|client_id|client_secret)`/g, (_, f: string) => `AZURE_${f.toUpperCase()}`)
+			const [, name, rest] = /^(AZURE_[A-Z_]+) (.*)$/s.exec(why) ?? [why, 'AZURE_CLIENT_SECRET', why]
+			r.refuse(name!, rest!)
+		}
+		origin = { api_key: 'AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET' }
+		const authority = r.url('AZURE_AUTHORITY_HOST', WEB)
+		if (authority) {
+			settings.authority_host = authority
+			origin['settings.authority_host'] = 'AZURE_AUTHORITY_HOST'
+		}
+	}
+	const version = r.text('OPENAI_API_VERSION')
+	if (version && !API_VERSION.test(version)) r.refuse('OPENAI_API_VERSION', `must be an api-version such as 2025-04-01-preview, got "${version}"`)
+	else if (version) settings.api_version = version
+	const deployments = r.list('AZURE_OPENAI_DEPLOYMENTS', 'deployment names (letters, digits, . _ -) or globs of them (*)', (d) => DEPLOYMENT.test(d))
+	if (!endpoint) return undefined
+	let models = deployments
+	if (!models.length) {
+		// openai-default serves those names already: both would get each call in turn, Azure answering 404 for every model not deployed there.
+		if (ctx.firstParty.has('openai')) {
+			ctx.warn(`${origin.api_key} set with AZURE_OPENAI_ENDPOINT, but no azure-default channel: OPENAI_API_KEY's openai-default serves OpenAI's model names; list the deployments in AZURE_OPENAI_DEPLOYMENTS`)
+			return undefined
+		}
+		models = OPENAI_MODELS
+	}
+	return { type: 'azure', baseUrl: endpoint, apiKey, models, settings, origin }
+}
+
+async function vertex(r: EnvReader, ctx: Context): Promise<QuickStartChannel | undefined> {
+	if (ctx.skip('vertex')) return undefined
+	const path = r.text('GOOGLE_APPLICATION_CREDENTIALS')
+	if (!path) return undefined
+	let text: string
+	try {
+		text = await Bun.file(path).text()
+	} catch (e) {
+		r.refuse('GOOGLE_APPLICATION_CREDENTIALS', `names ${path}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
+		return undefined
+	}
+	let file: Record<string, unknown>
+	try {
+		file = JSON.parse(text)
+		if (typeof file !== 'object' || file === null || Array.isArray(file)) throw new Error('not an object')
+	} catch {
+		r.refuse('GOOGLE_APPLICATION_CREDENTIALS', `names ${path}, which is not a JSON credentials file`)
+		return undefined
+	}
+	if (file.type !== 'service_account') {
+		// `gcloud auth application-default login`'s authorized_user, workload identity's external_account: Application
+		// Default Credentials for other Google services, perhaps, but not a key this gateway signs with.
+		const type = typeof file.type === 'string' && /^[a-z_]{1,40}$/.test(file.type) ? `"${file.type}"` : 'no service_account'
+		ctx.warn(`GOOGLE_APPLICATION_CREDENTIALS names ${path}, a credentials file of type ${type}: the Vertex AI quick start takes a service-account key file; no vertex-default channel`)
+		return undefined
+	}
+	const projectVar = r.text('GOOGLE_CLOUD_PROJECT') ? 'GOOGLE_CLOUD_PROJECT' : 'GOOGLE_APPLICATION_CREDENTIALS'
+	const project = r.text('GOOGLE_CLOUD_PROJECT') ?? (typeof file.project_id === 'string' ? file.project_id : undefined)
+	if (!project) r.refuse('GOOGLE_CLOUD_PROJECT', `must be set: the key file ${path} names no project_id`)
+	else if (!GCP_PROJECT.test(project)) r.refuse(projectVar, `must name a Google Cloud project id such as my-project-123, got "${project}"`)
+	const location = r.text('GOOGLE_CLOUD_LOCATION') ?? 'global'
+	if (!GCP_LOCATION.test(location)) r.refuse('GOOGLE_CLOUD_LOCATION', `must be a Vertex AI location such as global, us-east5 or europe-west1, got "${location}"`)
+	const baseUrl = r.url('GOOGLE_VERTEX_BASE_URL', WEB) ?? 'https://aiplatform.googleapis.com'
+	if (!project) return undefined
+	// A family that ANTHROPIC_API_KEY or GEMINI_API_KEY serves stays with it: `claude-*` on both would send Vertex's
+	// `claude-…@20250929` to Anthropic as often as not, and Anthropic's dated ids to Vertex, each answering 404.
+	const families = [
+		{ glob: 'claude-*', owner: 'anthropic', env: 'ANTHROPIC_API_KEY' },
+		{ glob: 'gemini-*', owner: 'gemini', env: 'GEMINI_API_KEY' },
+	]
+	const kept = families.filter((f) => ctx.firstParty.has(f.owner))
+	if (kept.length) ctx.warn(`vertex-default does not serve ${kept.map((f) => `${f.glob} (${f.env}'s ${f.owner}-default does)`).join(' or ')}: GATEWAY_CONFIG can give Vertex AI those models too`)
+	const models = [...families.filter((f) => !kept.includes(f)).map((f) => f.glob), 'text-embedding-005', 'text-multilingual-embedding-*']
+	return {
+		type: 'vertex',
+		baseUrl,
+		apiKey: text,
+		models,
+		settings: { project, region: location },
+		origin: { api_key: `GOOGLE_APPLICATION_CREDENTIALS (${path})`, 'settings.project': projectVar, 'settings.region': 'GOOGLE_CLOUD_LOCATION' },
+	}
+}

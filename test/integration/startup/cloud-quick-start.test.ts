@@ -1,0 +1,195 @@
+/**
+ * The cloud vendors' quick start (src/config/quick-start-cloud.ts), as an operator runs it: the server started as a
+ * process with only the variables Amazon's, Microsoft's and Google's SDKs read, the vendors' endpoints pointed at the
+ * mock vendors by those SDKs' own endpoint variables (AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AZURE_OPENAI_ENDPOINT,
+ * AZURE_AUTHORITY_HOST, GOOGLE_VERTEX_BASE_URL), and called through the official `openai` client. Variables that
+ * cannot be used stop the start naming each, never quoting a secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdirSync } from 'node:fs'
+import OpenAI from 'openai'
+import { startProcess, startUntilExit } from '../../helpers/start-process'
+import { startBedrockMock, startVertexMock, type BedrockMock, type VendorMock, type VertexMock } from '../../mocks'
+import { startAzureMock } from '../../mocks/azure'
+import { type EntraMock, startEntraMock } from '../../mocks/azure/entra'
+
+const root = new URL('../../../', import.meta.url).pathname
+const dir = `${root}test-output/cloud-quick-start-${process.pid}`
+const ADMIN_KEY = 'cloud-qs-admin-key-0123'
+const BEDROCK_TOKEN = 'ABSKQmVkcm9ja0FQSUtleS1tb2NrLTAxMjM0NTY3ODk='
+const IAM = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', sessionToken: 'FwoGZXIvYXdzEMockSessionToken0123' }
+const CLAUDE = 'us.anthropic.claude-sonnet-4-6-v1:0'
+const NOVA = 'us.amazon.nova-pro-v1:0'
+const AZURE_KEY = 'az-quick-start-key-0123456789abcdef'
+const SP = { tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', clientId: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44', clientSecret: 'Q8Q~quickStartSecret.Value_0123456789' }
+
+let bedrock: BedrockMock
+let azure: VendorMock
+let entra: EntraMock
+let azureEntra: VendorMock
+let vertex: VertexMock
+let keyFile: string
+
+beforeAll(async () => {
+	mkdirSync(dir, { recursive: true })
+	bedrock = await startBedrockMock({ apiKey: BEDROCK_TOKEN, iam: IAM, region: 'eu-west-1', models: [CLAUDE, NOVA] })
+	azure = startAzureMock({ apiKey: AZURE_KEY, deployments: { 'gpt-4o-mini': 'gpt-4o-mini' } })
+	entra = startEntraMock(SP)
+	azureEntra = startAzureMock({ apiKey: 'az-disabled', deployments: { 'prod-4o': 'gpt-4o' }, entra, keyAuth: false })
+	vertex = await startVertexMock({ project: 'proj-qs', region: 'us-east5', expressKey: 'AQ.unused' })
+	keyFile = `${dir}/sa.json`
+	await Bun.write(keyFile, vertex.key.json)
+})
+afterAll(async () => {
+	await Promise.all([bedrock?.stop(), azure?.stop(), entra?.stop(), azureEntra?.stop(), vertex?.stop()])
+})
+
+type Gateway = Awaited<ReturnType<typeof startProcess>>
+
+/** An account with money and a key on the running server, and an OpenAI client with that key. */
+async function clientOf(gw: Gateway): Promise<OpenAI> {
+	const admin = (path: string, body: unknown) =>
+		fetch(gw.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>)
+	const account = await admin('/api/accounts', { name: 'cloud', balance: 10 })
+	const { key } = await admin('/api/tokens', { account_id: account.id, name: 'cloud' })
+	return new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
+}
+
+const channelsOf = async (gw: Gateway) =>
+	((await (await fetch(`${gw.url}/api/channels`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as { data: Array<Record<string, any>> }).data
+
+const ask = async (client: OpenAI, model: string) => (await client.chat.completions.create({ model, messages: [{ role: 'user', content: `hello ${model}` }] })).choices[0]!.message.content
+
+describe('cloud quick start with API keys', () => {
+	let gw: Gateway
+	let client: OpenAI
+	beforeAll(async () => {
+		gw = await startProcess('cloud-qs-keys', {
+			ADMIN_KEY,
+			ALLOW_UNPRICED_MODELS: 'true',
+			AWS_BEARER_TOKEN_BEDROCK: BEDROCK_TOKEN,
+			AWS_REGION: 'eu-west-1',
+			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+			AZURE_OPENAI_API_KEY: AZURE_KEY,
+			AZURE_OPENAI_ENDPOINT: azure.url,
+			OPENAI_API_VERSION: '2024-10-21',
+			GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+			GOOGLE_CLOUD_LOCATION: 'us-east5',
+			GOOGLE_VERTEX_BASE_URL: vertex.url,
+		})
+		client = await clientOf(gw)
+	}, 60_000)
+	afterAll(async () => {
+		const out = await gw?.stop()
+		// No key in any log line.
+		for (const secret of [BEDROCK_TOKEN, AZURE_KEY, 'PRIVATE KEY']) expect(`${out?.stdout}${out?.stderr}`).not.toContain(secret)
+	})
+
+	it('should make bedrock-default, azure-default and vertex-default, from env, with their settings', async () => {
+		const made = Object.fromEntries((await channelsOf(gw)).map((c) => [c.name, { type: c.type, source: c.source, status: c.status, base_url: c.base_url, settings: c.settings }]))
+		expect(made).toEqual({
+			'bedrock-default': { type: 'bedrock', source: 'env', status: 'enabled', base_url: bedrock.url, settings: { region: 'eu-west-1' } },
+			'azure-default': { type: 'azure', source: 'env', status: 'enabled', base_url: azure.url, settings: { api_version: '2024-10-21' } },
+			'vertex-default': { type: 'vertex', source: 'env', status: 'enabled', base_url: vertex.url, settings: { project: 'proj-qs', region: 'us-east5' } },
+		})
+	})
+
+	it('should call Claude and Nova on Bedrock with the Bedrock API key', async () => {
+		expect(await ask(client, CLAUDE)).toBeTruthy()
+		expect(await ask(client, NOVA)).toBeTruthy()
+		const calls = bedrock.requests.filter((r) => r.headers.authorization === `Bearer ${BEDROCK_TOKEN}`).map((r) => decodeURIComponent(r.path))
+		expect(calls).toEqual([`/model/${CLAUDE}/invoke`, `/model/${NOVA}/converse`])
+	})
+
+	it("should call the Azure deployment with the key and OPENAI_API_VERSION's api-version", async () => {
+		expect(await ask(client, 'gpt-4o-mini')).toBeTruthy()
+		const call = azure.requests.at(-1)!
+		expect({ path: call.path, version: call.query['api-version'], key: call.headers['api-key'] }).toEqual({ path: '/openai/deployments/gpt-4o-mini/chat/completions', version: '2024-10-21', key: AZURE_KEY })
+	})
+
+	it("should call Gemini and Claude on Vertex AI in the key file's project and GOOGLE_CLOUD_LOCATION", async () => {
+		expect(await ask(client, 'gemini-2.5-flash')).toBeTruthy()
+		expect(await ask(client, 'claude-sonnet-4-5@20250929')).toBeTruthy()
+		expect(vertex.requests.filter((r) => r.path.startsWith('/v1/')).map((r) => r.path)).toEqual([
+			'/v1/projects/proj-qs/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent',
+			'/v1/projects/proj-qs/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict',
+		])
+		expect(vertex.tokenFetches).toBe(1)
+	})
+})
+
+describe('cloud quick start with IAM keys and a service principal', () => {
+	let gw: Gateway
+	let client: OpenAI
+	beforeAll(async () => {
+		gw = await startProcess('cloud-qs-iam', {
+			ADMIN_KEY,
+			ALLOW_UNPRICED_MODELS: 'true',
+			AWS_ACCESS_KEY_ID: IAM.accessKeyId,
+			AWS_SECRET_ACCESS_KEY: IAM.secretAccessKey,
+			AWS_SESSION_TOKEN: IAM.sessionToken,
+			AWS_DEFAULT_REGION: 'eu-west-1',
+			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+			AZURE_OPENAI_ENDPOINT: azureEntra.url,
+			AZURE_TENANT_ID: SP.tenantId,
+			AZURE_CLIENT_ID: SP.clientId,
+			AZURE_CLIENT_SECRET: SP.clientSecret,
+			AZURE_AUTHORITY_HOST: entra.url,
+			AZURE_OPENAI_DEPLOYMENTS: 'prod-4o',
+		})
+		client = await clientOf(gw)
+	}, 60_000)
+	afterAll(async () => {
+		const out = await gw?.stop()
+		for (const secret of [IAM.secretAccessKey, IAM.sessionToken, SP.clientSecret]) expect(`${out?.stdout}${out?.stderr}`).not.toContain(secret)
+	})
+
+	it('should sign Bedrock calls with the IAM keys for AWS_DEFAULT_REGION', async () => {
+		const before = bedrock.requests.length
+		// The mock refuses a signature of other keys, another region or without the session token (403).
+		expect(await ask(client, CLAUDE)).toBeTruthy()
+		const call = bedrock.requests[before]!
+		expect(call.headers.authorization).toContain(`Credential=${IAM.accessKeyId}/`)
+		expect(call.headers.authorization).toContain('/eu-west-1/bedrock/aws4_request')
+		expect(call.headers['x-amz-security-token']).toBe(IAM.sessionToken)
+	})
+
+	it("should call the listed Azure deployment with the service principal's Entra ID token", async () => {
+		expect(await ask(client, 'prod-4o')).toBeTruthy()
+		expect(entra.tokenFetches).toBe(1)
+		expect(azureEntra.requests.at(-1)!.headers.authorization).toMatch(/^Bearer /)
+		const made = (await channelsOf(gw)).find((c) => c.name === 'azure-default')!
+		expect({ models: made.models, settings: made.settings }).toEqual({ models: ['prod-4o'], settings: { authority_host: entra.url } })
+	})
+})
+
+describe('cloud quick-start variables refused at start', () => {
+	it('should name every variable that cannot be used, and the key file that cannot be read', async () => {
+		const r = await startUntilExit('cloud-qs-bad', {
+			AWS_BEARER_TOKEN_BEDROCK: BEDROCK_TOKEN,
+			AZURE_OPENAI_API_KEY: AZURE_KEY,
+			GOOGLE_APPLICATION_CREDENTIALS: `${dir}/no-such-key.json`,
+		})
+		expect(r.code).toBe(1)
+		expect(r.stderr).toContain('switchboard: cannot start')
+		expect(r.stderr).toContain('AWS_REGION must be set with AWS_BEARER_TOKEN_BEDROCK')
+		expect(r.stderr).toContain('AZURE_OPENAI_ENDPOINT must be set with AZURE_OPENAI_API_KEY')
+		expect(r.stderr).toContain(`GOOGLE_APPLICATION_CREDENTIALS names ${dir}/no-such-key.json, which cannot be read (ENOENT)`)
+		for (const secret of [BEDROCK_TOKEN, AZURE_KEY]) expect(r.stderr).not.toContain(secret)
+		expect(r.stderr).not.toContain('    at ')
+	}, 30_000)
+
+	it('should refuse a key file whose private key is no key, and service-principal ids of the wrong shape, never quoting them', async () => {
+		const broken = `${dir}/broken-key.json`
+		const privateKey = '-----BEGIN PRIVATE KEY-----\nTOPSECRETnotAKey0123\n-----END PRIVATE KEY-----\n'
+		await Bun.write(broken, JSON.stringify({ type: 'service_account', project_id: 'proj-qs', client_email: 'gw@proj-qs.iam.gserviceaccount.com', private_key: privateKey }))
+		const key = await startUntilExit('cloud-qs-broken-key', { GOOGLE_APPLICATION_CREDENTIALS: broken })
+		expect(key.code).toBe(1)
+		expect(key.stderr).toContain(`GOOGLE_APPLICATION_CREDENTIALS (${broken}): \`private_key\` is not an RSA private key in PKCS#8 PEM`)
+		expect(key.stderr).not.toContain('TOPSECRET')
+		const sp = await startUntilExit('cloud-qs-bad-sp', { AZURE_OPENAI_ENDPOINT: 'https://my-resource.openai.azure.com', AZURE_TENANT_ID: SP.tenantId, AZURE_CLIENT_ID: 'my-app', AZURE_CLIENT_SECRET: SP.clientSecret })
+		expect(sp.code).toBe(1)
+		expect(sp.stderr).toContain('AZURE_CLIENT_ID is the application (client) id, a GUID')
+		expect(sp.stderr).not.toContain(SP.clientSecret)
+	}, 30_000)
+})

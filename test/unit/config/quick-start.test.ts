@@ -1,0 +1,104 @@
+/**
+ * Which models the quick-start channels serve (src/config/quick-start.ts, quick-start-cloud.ts): no model id may be
+ * claimed by two vendors' default channels (QA found OpenAI's `text-embedding-*` taking Google's `text-embedding-004`),
+ * so a family served by its vendor's own key stays with it (Vertex AI's Claude and Gemini, Azure's OpenAI names), and variables
+ * the cloud SDKs share with other uses are passed over with a warning rather than stopping the start.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { ConfigError } from '../../../src/config/gateway-file'
+import { withQuickStart } from '../../../src/config/quick-start'
+import { matchesModel } from '../../../src/routing/catalog'
+
+const dir = `${tmpdir()}/quick-start-unit-${process.pid}`
+const saFile = `${dir}/sa.json`
+const adcFile = `${dir}/adc.json`
+beforeAll(async () => {
+	mkdirSync(dir, { recursive: true })
+	await Bun.write(saFile, JSON.stringify({ type: 'service_account', project_id: 'proj-1', client_email: 'gw@proj-1.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' }))
+	await Bun.write(adcFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh' }))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const EVERY_KEY = {
+	OPENAI_API_KEY: 'sk-1',
+	ANTHROPIC_API_KEY: 'sk-ant-1',
+	GEMINI_API_KEY: 'AIza1',
+	AWS_BEARER_TOKEN_BEDROCK: 'ABSK1',
+	AWS_REGION: 'us-east-1',
+	AZURE_OPENAI_API_KEY: 'az1',
+	AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com',
+	AZURE_OPENAI_DEPLOYMENTS: 'prod-4o, team-*',
+	GOOGLE_APPLICATION_CREDENTIALS: saFile,
+}
+
+/** The default channels serving `model`. */
+const servedBy = async (vars: Record<string, string>, model: string) =>
+	(await withQuickStart({ channels: [], models: [] }, vars)).channels.filter((c) => matchesModel(c.models, model)).map((c) => c.name)
+
+describe('quick-start model patterns', () => {
+	it('should give every model id one default channel when every vendor has a key', async () => {
+		const ids: Record<string, string> = {
+			'gpt-4o': 'openai-default',
+			'text-embedding-3-small': 'openai-default',
+			'claude-sonnet-4-5-20250929': 'anthropic-default',
+			'gemini-2.5-pro': 'gemini-default',
+			'text-embedding-004': 'gemini-default',
+			'text-embedding-005': 'vertex-default',
+			'anthropic.claude-sonnet-4-5-20250929-v1:0': 'bedrock-default',
+			'us.anthropic.claude-sonnet-4-6-v1:0': 'bedrock-default',
+			'global.amazon.nova-2-lite-v1:0': 'bedrock-default',
+			'meta.llama3-3-70b-instruct-v1:0': 'bedrock-default',
+			'openai.gpt-oss-120b-1:0': 'bedrock-default',
+			'prod-4o': 'azure-default',
+			'team-mini': 'azure-default',
+		}
+		const got: Record<string, string[]> = {}
+		for (const id of Object.keys(ids)) got[id] = await servedBy(EVERY_KEY, id)
+		expect(got).toEqual(Object.fromEntries(Object.entries(ids).map(([id, ch]) => [id, [ch]])))
+		const warnings: string[] = []
+		await withQuickStart({ channels: [], models: [] }, EVERY_KEY, (m) => warnings.push(m))
+		expect(warnings).toEqual([
+			"vertex-default does not serve claude-* (ANTHROPIC_API_KEY's anthropic-default does) or gemini-* (GEMINI_API_KEY's gemini-default does): GATEWAY_CONFIG can give Vertex AI those models too",
+		])
+	})
+
+	it("should give the cloud defaults their vendors' whole families when they are the only ones", async () => {
+		const cloud = { AZURE_OPENAI_API_KEY: 'az1', AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com', GOOGLE_APPLICATION_CREDENTIALS: saFile }
+		expect(await servedBy(cloud, 'gpt-4o')).toEqual(['azure-default'])
+		expect(await servedBy(cloud, 'claude-sonnet-4-5')).toEqual(['vertex-default'])
+		expect(await servedBy(cloud, 'gemini-2.5-flash')).toEqual(['vertex-default'])
+	})
+
+	it('should make no Azure channel serving OpenAI names beside OPENAI_API_KEY, saying to list the deployments', async () => {
+		const warnings: string[] = []
+		const cfg = await withQuickStart({ channels: [], models: [] }, { OPENAI_API_KEY: 'sk-1', AZURE_OPENAI_API_KEY: 'az1', AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com' }, (m) => warnings.push(m))
+		expect(cfg.channels.map((c) => c.name)).toEqual(['openai-default'])
+		expect(warnings).toEqual([expect.stringContaining('list the deployments in AZURE_OPENAI_DEPLOYMENTS')])
+	})
+})
+
+describe('cloud variables shared with other uses', () => {
+	it('should pass over IAM keys without a region and an authorized_user credentials file, with a warning each', async () => {
+		const warnings: string[] = []
+		const cfg = await withQuickStart({ channels: [], models: [] }, { AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's3cr3t', GOOGLE_APPLICATION_CREDENTIALS: adcFile, AZURE_TENANT_ID: 't' }, (m) => warnings.push(m))
+		expect(cfg.channels).toEqual([])
+		expect(warnings).toEqual([expect.stringContaining('neither AWS_REGION nor AWS_DEFAULT_REGION'), expect.stringContaining('of type "authorized_user"')])
+		expect(warnings.join()).not.toContain('adc-secret')
+	})
+
+	it('should not make a cloud channel when GATEWAY_CONFIG has one of its type, nor read its variables', async () => {
+		const mine = { name: 'mine', type: 'bedrock' as const, base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', api_key: 'k', models: ['m'] }
+		const cfg = await withQuickStart({ channels: [mine], models: [] }, { AWS_BEARER_TOKEN_BEDROCK: 'ABSK1' })
+		expect(cfg.channels.map((c) => c.name)).toEqual(['mine'])
+	})
+
+	it('should refuse a partial service principal and an AWS key with a line break, naming the variables only', async () => {
+		const err = await withQuickStart({ channels: [], models: [] }, { AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com', AZURE_CLIENT_ID: 'c', AWS_BEARER_TOKEN_BEDROCK: 'ABSK1\n', AWS_REGION: 'us-east-1' }).catch((e) => e)
+		expect(err).toBeInstanceOf(ConfigError)
+		expect(err.message).toContain('AZURE_TENANT_ID, AZURE_CLIENT_SECRET must be set with AZURE_CLIENT_ID')
+		expect(err.message).toContain('AWS_BEARER_TOKEN_BEDROCK has spaces, line breaks or a colon')
+		expect(err.message).not.toContain('ABSK1')
+	})
+})
