@@ -100,6 +100,9 @@ export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded'
 /** Anthropic's `error.details`: its `error_code`, and for `thread_unsupported_request` the fields it names. */
 export type ErrorDetails = { error_code: string; unsupported?: string[] }
 
+/** The client went away before its call was answered (a request it aborted): the relay's error for it, never sent. */
+export const clientClosed = (): GatewayError => new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
+
 export const badRequest = (message: string, param?: string) =>
 	new GatewayError('invalid_request', message, { param, code: 'invalid_request_error' })
 

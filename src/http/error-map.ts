@@ -27,7 +27,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			const first = v.all?.[0] && specific(v.all[0])
 			const detail = (patternRule(first) ?? first?.message ?? first?.summary ?? 'is invalid') + nearestField(first)
 			let where = v.type ?? 'request'
-			let field: string | null = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : null
+			let field: string | null = first?.path ? fieldOf(first.path) : null
 			if (v.type === 'property') {
 				// A numeric query or path value out of bounds is refused after coercion, by its own schema alone: Elysia
 				// reports the value, not where it stood (type "property", path ""), so it is looked up in the request.
@@ -59,6 +59,16 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			return new GatewayError('api_error', 'Internal error')
 	}
 }
+
+/**
+ * The keys of a TypeBox error's path, a JSON pointer (RFC 6901), as written: a key's `/` and `~` are escaped there as
+ * `~1` and `~0` (a Bedrock `base_models` key is an ARN, `…application-inference-profile/a`).
+ * @example pointerKeys('/settings/base_models/profile~1a') // ['settings', 'base_models', 'profile/a']
+ */
+export const pointerKeys = (path: string): string[] => (path ? path.replace(/^\//, '').split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~')) : [])
+
+/** A TypeBox error's path as a validation message names the field: its keys as written, joined by dots. */
+export const fieldOf = (path: string): string => pointerKeys(path).join('.')
 
 /** Paths of the model API, whose callers are SDKs that show the message alone. */
 const MODEL_API = /^\/v1(beta)?\//
@@ -149,7 +159,7 @@ function patternRule(e: NonNullable<ValidationLike['all']>[number] | undefined):
  */
 function nearestField(e: FieldError | undefined): string {
 	if (e?.type !== ValueErrorType.ObjectAdditionalProperties && e?.type !== ValueErrorType.IntersectUnevaluatedProperties) return ''
-	const key = e.path?.split('/').at(-1)?.replace(/~1/g, '/').replace(/~0/g, '~')
+	const key = e.path === undefined ? undefined : pointerKeys(e.path).at(-1)
 	const near = key ? didYouMean(key, schemaKeys(e.schema)) : ''
 	return near && `: ${near}`
 }

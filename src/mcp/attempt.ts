@@ -16,7 +16,7 @@
 import { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { Message, Part } from '../core/ir'
-import { encodeSse } from '../core/sse'
+import { encodeSse, formatSse } from '../core/sse'
 import { errorResponse } from '../http/error-shapes'
 import { newId } from '../lib/ids'
 import type { ChatAdapter } from '../providers/adapter'
@@ -24,6 +24,7 @@ import { type Budget, type CallInfo, withUpstreamCap } from '../relay/budget'
 import type { ChatCall } from '../relay/chat'
 import { inlineImageUrls } from '../relay/images'
 import { sseResponse } from '../relay/sse-response'
+import { SHUTTING_DOWN } from '../relay/stream-relay'
 import { takesBytesOnly } from '../relay/upstream-codec'
 import type { Channel } from '../routing/catalog'
 import { collectResponse } from './events'
@@ -139,5 +140,5 @@ export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, ad
 			uncount()
 		}
 	}
-	return { ok: await sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs) }
+	return { ok: await sseResponse(bytes(), () => ctl.abort(), headers, call.svc.env.keepaliveMs, formatSse(call.client.encodeStreamError(SHUTTING_DOWN))) }
 }

@@ -41,9 +41,10 @@ export type ChatAdapter = {
 	/**
 	 * Credentials that depend on the final request or are fetched: AWS SigV4 signs the url, method and body hash; an
 	 * OAuth token (Google Vertex) is fetched and cached. Called by fetchUpstream for every call made through the adapter,
-	 * after `headers` and `reshape`. A GatewayError thrown here fails the attempt as it is.
+	 * after `headers` and `reshape`. A GatewayError thrown here fails the attempt as it is. `signal` is the client's: a
+	 * call whose client left stops waiting for a token fetch shared with others (cached-token.ts).
 	 */
-	authorize?(ch: Channel, req: UpstreamRequest): Promise<void>
+	authorize?(ch: Channel, req: UpstreamRequest, signal?: AbortSignal): Promise<void>
 	/**
 	 * The vendor's answer as its protocol's wire, when the transport differs (Bedrock streams AWS event-stream frames:
 	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter.

@@ -104,11 +104,11 @@ function fetchToken(ch: Channel, sp: ServicePrincipal) {
  * calls); nothing for a resource key, which `azureAuth` put in `api-key`. Throws the token endpoint's refusal as the
  * channel's failure (`upstream_auth`), a key that is no service principal as `channel_misconfigured`.
  */
-export async function authorizeEntra(ch: Channel, req: UpstreamRequest): Promise<void> {
+export async function authorizeEntra(ch: Channel, req: UpstreamRequest, signal?: AbortSignal): Promise<void> {
 	const k = keyOf(ch)
 	if (k.bad) throw k.bad
 	if (!k.sp) return
-	req.headers.authorization = `Bearer ${await tokens.get(ch.id, ch.apiKey, () => fetchToken(ch, k.sp!))}`
+	req.headers.authorization = `Bearer ${await tokens.get(ch.id, ch.apiKey, () => fetchToken(ch, k.sp!), signal)}`
 }
 
 /** The `reauthorize` hook: Azure refused the cached token with 401 (revoked, expired early), so it is dropped and the call made again once. */

@@ -2,9 +2,11 @@
  * OAuth access tokens of channels whose key is exchanged for one (Vertex AI's service accounts,
  * google/service-account.ts; Azure's Entra ID service principals, azure-entra.ts): cached per channel until shortly
  * before they expire, fetched once for every call that waits on them meanwhile, and dropped when the vendor refuses
- * one (revoked, or expired early) so that the next call fetches another.
+ * one (revoked, or expired early) so that the next call fetches another. A call whose client leaves stops waiting for
+ * the fetch, which goes on for the others (it has its own timeout: token-endpoint.ts).
  * @module
  */
+import { clientClosed } from '../core/errors'
 
 /** What a token endpoint issued: the token, and how many seconds it lives (`expires_in`). */
 export type IssuedToken = { token: string; expiresIn: number }
@@ -33,16 +35,18 @@ export class TokenCache {
 
 	/**
 	 * The channel's token: the cached one while fresh, else the one `fetch` gets, a single fetch shared by every call
-	 * that asks meanwhile. A failed fetch is not cached: the next call tries again.
+	 * that asks meanwhile. A failed fetch is not cached: the next call tries again. When `signal` (the call's client)
+	 * aborts, this call's wait ends with the client-closed error; the shared fetch is not cancelled.
 	 */
-	get(channelId: number, channelKey: string, fetch: () => Promise<IssuedToken>): Promise<string> {
+	get(channelId: number, channelKey: string, fetch: () => Promise<IssuedToken>, signal?: AbortSignal): Promise<string> {
+		if (signal?.aborted) return Promise.reject(clientClosed())
 		let e = this.entries.get(channelId)
 		if (!e || e.key !== channelKey) {
 			e = { key: channelKey, freshUntil: 0 }
 			this.entries.set(channelId, e)
 		}
 		if (e.token && performance.now() < e.freshUntil) return Promise.resolve(e.token)
-		if (e.pending) return e.pending
+		if (e.pending) return waitFor(e.pending, signal)
 		const entry = e
 		entry.pending = fetch()
 			.then(({ token, expiresIn }) => {
@@ -53,7 +57,7 @@ export class TokenCache {
 			.finally(() => {
 				entry.pending = undefined
 			})
-		return entry.pending
+		return waitFor(entry.pending, signal)
 	}
 
 	/**
@@ -70,4 +74,14 @@ export class TokenCache {
 		}
 		return true
 	}
+}
+
+/** `shared`, or the client-closed error once `signal` aborts, whichever comes first (`shared` runs on either way). */
+function waitFor(shared: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+	if (!signal) return shared
+	const { promise, resolve, reject } = Promise.withResolvers<string>()
+	const left = () => reject(clientClosed())
+	signal.addEventListener('abort', left, { once: true })
+	shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', left))
+	return promise
 }

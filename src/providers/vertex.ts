@@ -93,7 +93,7 @@ function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string,
 }
 
 /** The bearer token of a service-account key; an express key for Gemini; a configuration error otherwise. */
-async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolean) {
+async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolean, signal?: AbortSignal) {
 	const k = keyOf(ch)
 	if (k.bad) throw k.bad
 	if (!k.sa) {
@@ -104,7 +104,7 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 	}
 	if (!setting(ch, 'project') && !k.sa.projectId)
 		throw new GatewayError('unavailable', `channel ${ch.name} (vertex): no project: set settings.project or use a key file with project_id`, { retryable: true, code: 'channel_misconfigured' })
-	req.headers.authorization = `Bearer ${await accessToken(ch.id, ch.apiKey, k.sa)}`
+	req.headers.authorization = `Bearer ${await accessToken(ch.id, ch.apiKey, k.sa, signal)}`
 }
 
 /** A 401 to a cached token: forgotten, and the call is made once more with a fresh one. An express key has nothing to renew. */
@@ -137,7 +137,7 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		body.anthropic_version = VERTEX_ANTHROPIC_VERSION
 		req.body = JSON.stringify(body)
 	},
-	authorize: (ch, req) => authorizeVertex(ch, req, true),
+	authorize: (ch, req, signal) => authorizeVertex(ch, req, true, signal),
 	reauthorize: reauthorizeVertex,
 }
 
@@ -145,7 +145,7 @@ export const vertexGeminiAdapter: ChatAdapter = {
 	protocol: gemini,
 	chatUrl: (ch, model, stream) => modelUrl(ch, 'google', model, stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
 	headers: baseHeaders,
-	authorize: (ch, req) => authorizeVertex(ch, req, false),
+	authorize: (ch, req, signal) => authorizeVertex(ch, req, false, signal),
 	reauthorize: reauthorizeVertex,
 }
 

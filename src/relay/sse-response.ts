@@ -46,6 +46,16 @@ function unwatch(s: Open) {
 	open.delete(s)
 }
 
+/** The streams that end with their protocol's error event when the shutdown cuts them (`sseResponse`'s `shutdownEvent`). */
+const cuttable = new Set<DirectSse>()
+
+/**
+ * Ends every such stream with its error event, as its client leaving ends it otherwise (its `onCancel`, then its
+ * source's `return()`, where it is billed: recorded `shutdown` once `Ledger.cutForShutdown` ran). One promise per
+ * stream, resolved once its source has ended. The relays' own streams are cut by `cutStreams` (stream-relay.ts).
+ */
+export const cutOpenStreams = (): Promise<void>[] => [...cuttable].map((s) => s.cut())
+
 /**
  * What the response reads: an async generator (or an iterator with the same `next` and `return`), or a source that
  * writes itself (`PumpSource`). Chunks may be text: the response encodes it natively.
@@ -92,7 +102,7 @@ const nextTurn = () =>
  * send the headers alone, one more syscall and TCP segment per stream. A first chunk that needs the network does not
  * hold the headers back: the response starts after one turn, as before.
  */
-export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS): Promise<Response> {
+export async function sseResponse(gen: ByteSource, onCancel: () => void, headers: Record<string, string>, keepaliveMs = KEEPALIVE_MS, shutdownEvent?: string): Promise<Response> {
 	if ('pump' in gen) return pumpResponse(gen, onCancel, headers, keepaliveMs)
 	const first = gen.next()
 	let head: Step | undefined
@@ -102,7 +112,7 @@ export async function sseResponse(gen: ByteSource, onCancel: () => void, headers
 	} catch {
 		// `pull` meets the error again when it awaits `first`
 	}
-	return directResponse(new DirectSse(gen, onCancel, keepaliveMs, first, head), headers)
+	return directResponse(new DirectSse(gen, onCancel, keepaliveMs, first, head, shutdownEvent), headers)
 }
 
 /**
@@ -137,7 +147,17 @@ class DirectSse implements Open, Sink {
 		/** The first step, asked for before the response started; `head` is its result when it was ready by then. */
 		private first: Promise<Step> | undefined,
 		private head: Step | undefined,
+		/** What the stream ends with when the shutdown cuts it (its protocol's error event), if it may be cut so. */
+		private readonly shutdownEvent?: string,
 	) {}
+
+	/** The shutdown's grace period is over: the stream ends with its error event, and its source as if the client left. */
+	async cut(): Promise<void> {
+		if (this.isClosed || !this.controller || this.shutdownEvent === undefined) return
+		this.end(this.shutdownEvent)
+		this.onCancel()
+		await this.gen.return(undefined)
+	}
 
 	ping() {
 		if (this.isClosed || !this.controller) return
@@ -150,6 +170,7 @@ class DirectSse implements Open, Sink {
 		if (this.isClosed) return
 		this.isClosed = true
 		unwatch(this)
+		cuttable.delete(this)
 	}
 
 	get closed() {
@@ -182,6 +203,7 @@ class DirectSse implements Open, Sink {
 	async pull(c: ReadableStreamDirectController) {
 		this.controller = c
 		watch(this)
+		if (this.shutdownEvent !== undefined) cuttable.add(this)
 		const gen = this.gen
 		if ('pump' in gen) {
 			try {

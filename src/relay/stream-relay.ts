@@ -13,7 +13,7 @@ import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
 import { isBrokenFrame } from './frame-checks'
 import { unwatchTicks, watchTicks } from './prefetch'
-import { type PumpSource, pumpResponse, type Sink } from './sse-response'
+import { cutOpenStreams, type PumpSource, pumpResponse, type Sink } from './sse-response'
 import type { UpstreamCall } from './upstream-fetch'
 
 /**
@@ -32,21 +32,24 @@ const DONE = { value: undefined, done: true } as const
  * error event (Anthropic `overloaded_error`, OpenAI a `service_unavailable_error` chunk), so the client learns its
  * answer is incomplete and may retry elsewhere, rather than meeting a bare connection reset.
  */
-const SHUTTING_DOWN = new GatewayError('overloaded', 'The gateway is restarting: this answer was cut short. Retry the request.', { code: 'shutting_down', retryable: true })
+export const SHUTTING_DOWN = new GatewayError('overloaded', 'The gateway is restarting: this answer was cut short. Retry the request.', { code: 'shutting_down', retryable: true })
 
 /** The relays writing to a client now, and the promise of each one's pump (`cutStreams`). */
 const pumping = new Map<StreamRelay, Promise<void>>()
 
 /**
- * Ends every stream being relayed with the protocol's error event (SHUTTING_DOWN) and aborts its upstream call;
+ * Ends every stream being relayed with the protocol's error event (SHUTTING_DOWN) and aborts its upstream call, and
+ * every other event stream that has one (images, Interactions, Responses replays, MCP: `cutOpenStreams`) likewise;
  * resolves once each has ended its response and taken its bill (recorded `shutdown`, as `Ledger.cutForShutdown` says),
  * or after `waitMs` (a client that does not read cannot be written to).
  */
 export async function cutStreams(waitMs: number): Promise<void> {
 	const all = [...pumping]
 	for (const [relay] of all) relay.cutForShutdown()
+	const others = cutOpenStreams()
 	let timer: ReturnType<typeof setTimeout> | undefined
-	await Promise.race([Promise.all(all.map(([, p]) => p.catch(() => {}))), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))])
+	const ended = [...all.map(([, p]) => p), ...others].map((p) => p.catch(() => {}))
+	await Promise.race([Promise.all(ended), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))])
 	clearTimeout(timer)
 }
 

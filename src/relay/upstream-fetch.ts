@@ -11,7 +11,7 @@
  * for bodies read whole (`res.text()`) or piped to the client as they come, which no relay code sees chunk by chunk.
  * @module
  */
-import { GatewayError } from '../core/errors'
+import { clientClosed, GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
 import type { CallHooks, CallVia, UpstreamRequest } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
@@ -114,7 +114,7 @@ export async function fetchUpstream(
 	const { adapter, ch } = init
 	let req: UpstreamRequest | undefined
 	if (ch && (adapter?.reshape || adapter?.authorize)) {
-		req = await prepared(url, init, ch, adapter)
+		req = await prepared(url, init, ch, adapter, clientSignal)
 		// A body that is not text (a multipart form) goes as it came: only the credentials were set.
 		init = typeof init.body === 'string' || init.body === undefined ? req : { ...req, body: init.body }
 	}
@@ -129,7 +129,7 @@ export async function fetchUpstream(
 		if (call.res.status === 401 && req && adapter?.reauthorize?.(ch!, req)) {
 			await call.res.body?.cancel().catch(() => {})
 			// `init` sends `req.headers`, which authorize sets again.
-			await adapter.authorize?.(ch!, req)
+			await adapter.authorize?.(ch!, req, clientSignal)
 			call.res = await send(url, init, call, timeouts)
 		}
 		if (adapter?.answer) call.res = adapter.answer(call.res)
@@ -139,7 +139,7 @@ export async function fetchUpstream(
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)
 		if (call.timedOut) throw upstreamTimeout(`upstream did not answer within ${timeouts.firstByteMs} ms`)
-		if (clientSignal.aborted) throw new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
+		if (clientSignal.aborted) throw clientClosed()
 		// The credentials renewed after a 401 could not be had (the token endpoint refused them): said as they are.
 		if (e instanceof GatewayError) throw e
 		// Why (a DNS name not found, a refused address) names the channel's host: the operator's to read, not the caller's.
@@ -166,12 +166,12 @@ function send(url: string, init: { method?: string; headers: Record<string, stri
  * `init` after the adapter's hooks: the body reshaped, then the credentials set from the final request. A body that
  * is not text is for credentials set without it (a bearer token), never for a reshape or a signature over it.
  */
-async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, ch: Channel, hooks: CallHooks) {
+async function prepared(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, ch: Channel, hooks: CallHooks, clientSignal: AbortSignal) {
 	const text = init.body === undefined || typeof init.body === 'string'
 	if (!text && hooks.reshape) throw new TypeError('a call reshaped by an adapter sends a text body')
 	const req: UpstreamRequest = { url, method: init.method ?? 'POST', headers: { ...init.headers }, body: text ? (init.body as string | undefined) : undefined }
 	hooks.reshape?.(ch, req)
-	await hooks.authorize?.(ch, req)
+	await hooks.authorize?.(ch, req, clientSignal)
 	return req
 }
 

@@ -6,6 +6,7 @@
 import type { TSchema } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
 import { badRequest, GatewayError } from '../../core/errors'
+import { fieldOf } from '../../http/error-map'
 
 export const METHODS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents', 'predict', 'predictLongRunning', 'batchGenerateContent'] as const
 export type GeminiMethod = (typeof METHODS)[number]
@@ -29,6 +30,6 @@ export function parseTarget(tail: string): { model: string; method: GeminiMethod
 export function checkBody<S extends TSchema>(schema: S, body: unknown): S['static'] {
 	if (Value.Check(schema, body)) return body as S['static']
 	const first = Value.Errors(schema, body).First()
-	const field = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : 'body'
+	const field = first?.path ? fieldOf(first.path) : 'body'
 	throw badRequest(`Invalid body: "${field}" ${first?.message ?? 'is invalid'}`, field)
 }

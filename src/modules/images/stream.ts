@@ -24,6 +24,8 @@ import { upstreamError } from '../../providers/upstream-error'
 import { resolveModel } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
 import { sseResponse } from '../../relay/sse-response'
+import { SHUTTING_DOWN } from '../../relay/stream-relay'
+import { errorBody } from '../../protocols/openai-chat/error'
 import { channelTimeouts, fetchUpstream, type UpstreamCall, upstreamTimeout } from '../../relay/upstream-fetch'
 import { type AttemptResult, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
@@ -278,6 +280,9 @@ const cutEvent = (end: StreamEnd) =>
 		}),
 	})
 
+/** What a stream still running when the shutdown's grace period ends closes with: the images API's `error` event. */
+const SHUTDOWN_EVENT = formatSse({ event: 'error', data: JSON.stringify({ type: 'error', error: errorBody(SHUTTING_DOWN).error }) })
+
 /** A JSON answer as the streamed events it stands for: one `<family>.completed` per image, `usage` on the last. */
 export function completedEvents(json: ImagesAnswer, family: ImageEventFamily = 'image_generation'): string {
 	const data = Array.isArray(json.data) ? (json.data as Record<string, unknown>[]) : []
@@ -349,7 +354,7 @@ class ImageStream {
 	respond(): Promise<Response> {
 		this.ctx.svc.metrics.openStreams.inc()
 		this.s.up.onClientGone(this.cancel)
-		return sseResponse(this.frames(), this.cancel, { 'x-request-id': this.ctx.requestId }, this.ctx.svc.env.keepaliveMs)
+		return sseResponse(this.frames(), this.cancel, { 'x-request-id': this.ctx.requestId }, this.ctx.svc.env.keepaliveMs, SHUTDOWN_EVENT)
 	}
 
 	/** Batches as they came (each frame's own text), then, when the stream ended short, the gateway's error event. */

@@ -7,8 +7,11 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
-import { SSE_HEADERS, SSE_KEEPALIVE } from '../../core/sse'
+import { formatSse, SSE_KEEPALIVE } from '../../core/sse'
+import { errorEvent } from '../../protocols/gemini-interactions/error'
 import { DONE_FRAME } from '../../protocols/gemini-interactions/stream-encode'
+import { KEEPALIVE_MS, sseResponse as relaySse } from '../../relay/sse-response'
+import { SHUTTING_DOWN } from '../../relay/stream-relay'
 
 type Obj = Record<string, unknown>
 
@@ -99,29 +102,21 @@ export function stepsOf(events: string[]): Obj[] {
 
 /**
  * An SSE response of event data (each frame named by its `event_type`), ending when `source` does: after an
- * `interaction.completed`, with Google's end marker, as the live stream does.
+ * `interaction.completed`, with Google's end marker, as the live stream does. One still running when the shutdown's
+ * grace period ends closes with the `error` event (relay/stream-relay.ts `cutStreams`).
  */
-export function sseResponse(source: AsyncIterable<string> | string[]): Response {
-	const enc = new TextEncoder()
-	const it = Array.isArray(source) ? source.values() : source[Symbol.asyncIterator]()
-	let last = ''
-	const body = new ReadableStream<Uint8Array>({
-		start(ctl) {
-			// The headers go out with a first chunk: at once, though the first event may be a while (a run elsewhere).
-			ctl.enqueue(SSE_KEEPALIVE)
-		},
-		async pull(ctl) {
-			const { value, done } = await it.next()
-			if (done) {
-				if (last === 'interaction.completed') ctl.enqueue(enc.encode(`event: ${DONE_FRAME.event}\ndata: ${DONE_FRAME.data}\n\n`))
-				return ctl.close()
-			}
+export function sseResponse(source: AsyncIterable<string> | string[]): Promise<Response> {
+	async function* frames(): AsyncGenerator<string | Uint8Array> {
+		// The headers go out with a first chunk: at once, though the first event may be a while (a run elsewhere).
+		yield SSE_KEEPALIVE
+		let last = ''
+		for await (const value of source) {
 			last = /"event_type":"([^"]+)"/.exec(value)?.[1] ?? 'message'
-			ctl.enqueue(enc.encode(`event: ${last}\ndata: ${value}\n\n`))
-		},
-		async cancel() {
-			await it.return?.()
-		},
-	})
-	return new Response(body, { headers: SSE_HEADERS })
+			yield `event: ${last}\ndata: ${value}\n\n`
+		}
+		if (last === 'interaction.completed') yield `event: ${DONE_FRAME.event}\ndata: ${DONE_FRAME.data}\n\n`
+	}
+	return relaySse(frames(), () => {}, {}, KEEPALIVE_MS, SHUTDOWN_EVENT)
 }
+
+const SHUTDOWN_EVENT = formatSse(errorEvent(SHUTTING_DOWN))

@@ -17,11 +17,14 @@ import { GatewayError } from '../../core/errors'
 import { storedResponses } from '../../db/schema'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
-import { ResponsesResponse } from '../../protocols/openai-responses'
+import { openaiResponses, ResponsesResponse } from '../../protocols/openai-responses'
 import { chatAdapterFor } from '../../providers/registry'
 import { upstreamError } from '../../providers/upstream-error'
 import { credentialHooks } from '../../passthrough/upstream'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
+import { KEEPALIVE_MS, sseResponse } from '../../relay/sse-response'
+import { SHUTTING_DOWN } from '../../relay/stream-relay'
+import { formatSse, parseSse } from '../../core/sse'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { fetchResponse, hasOpenBackground, settleBackground } from './background'
@@ -63,6 +66,9 @@ function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request):
 	return { url: appendPath(base, `/${encodeURIComponent(id)}${suffix}`, new URL(request.url).search), headers: adapter.headers(ch) }
 }
 
+/** What a replayed stream still running when the shutdown's grace period ends closes with: the Responses `error` event. */
+const SHUTDOWN_EVENT = formatSse(openaiResponses.encodeStreamError(SHUTTING_DOWN))
+
 /**
  * Sends the call to the holding channel. A JSON answer is read whole (and handed to `seen`); an event stream (a
  * retrieve with `stream=true`) is passed through as it comes. An upstream error becomes the gateway's error.
@@ -80,11 +86,19 @@ async function forward(
 	const up = await fetchUpstream(url, { method, headers, ...credentialHooks(ch) }, channelTimeouts(ch.settings), request.signal)
 	const type = up.res.headers.get('content-type') ?? 'application/json'
 	if (up.res.ok && up.res.body && type.startsWith('text/event-stream')) {
-		const release = new TransformStream<Uint8Array, Uint8Array>({ flush: () => up.release() })
-		return new Response(up.res.body.pipeThrough(release), {
-			status: 200,
-			headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-request-id': requestId },
-		})
+		const body = up.res.body
+		// Frame by frame, so a stream the shutdown cuts gets its `error` event after a whole frame.
+		async function* frames(): AsyncGenerator<string> {
+			let clean = false
+			try {
+				for await (const f of parseSse(body)) yield formatSse(f)
+				clean = true
+			} finally {
+				if (clean) up.release()
+				else up.abort()
+			}
+		}
+		return sseResponse(frames(), () => up.abort(), { 'x-request-id': requestId }, KEEPALIVE_MS, SHUTDOWN_EVENT)
 	}
 	const text = await up.res.text()
 	up.release()

@@ -70,6 +70,13 @@ export function envelope(e: Envelope): ResponsesResponse {
 /** Canonical log probabilities → the entries of `output_text.logprobs` (chat's `logprobs.content` entries). */
 export const logprobEntries = (list: TokenLogprob[] | undefined) => encodeLogprobs(list)?.content ?? []
 
+/** How many of `entries` (from the first) spell `length` UTF-16 units of text: a token that straddles the end is the text's. */
+function tokensSpelling(entries: Array<{ token: string }>, length: number): number {
+	let n = 0
+	for (let at = 0; n < entries.length && at < length; n++) at += entries[n]!.token.length
+	return n
+}
+
 /**
  * Canonical content → output items, with fresh item ids. An answer that ended in a refusal (Anthropic
  * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives the text of its last item as a `refusal` part, not
@@ -79,22 +86,25 @@ export const logprobEntries = (list: TokenLogprob[] | undefined) => encodeLogpro
  */
 export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason'], logprobs?: TokenLogprob[]): ResponsesOutputItem[] {
 	const items: ResponsesOutputItem[] = []
-	// The answer's log probabilities are of its text, which is one message in all but rare answers: they go on the first.
+	// The answer's log probabilities are of its text, in order: each message takes the tokens that spell its own text
+	// (as a stream puts each delta's on its message), the last one any left over.
 	let pending = logprobEntries(logprobs)
+	let last: Extract<ResponsesOutputItem, { type: 'message' }> | undefined
 	const refused = stopReason === 'refusal'
 	let text: string | undefined
 	let annotations: Json[] = []
 	let calls = 0
 	const message = (text: string): ResponsesOutputItem => {
-		const lp = pending
-		pending = []
-		return {
+		const take = tokensSpelling(pending, text.length)
+		const lp = pending.slice(0, take)
+		pending = pending.slice(take)
+		return (last = {
 			id: newId('msg_'),
 			type: 'message',
 			role: 'assistant',
 			status: 'completed',
 			content: [{ type: 'output_text', text, annotations: annotations.splice(0), logprobs: lp }],
-		}
+		})
 	}
 	const flush = () => {
 		if (text === undefined) return
@@ -122,6 +132,9 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 		else items.push(encodeReasoningItem(p, newId('rs_')))
 	}
 	flush()
+	// Tokens past the text they spell (a vendor's count that does not add up) stay with the answer, on its last message.
+	const tail = last?.content[0]
+	if (pending.length && tail?.type === 'output_text') tail.logprobs = [...(tail.logprobs ?? []), ...pending]
 	if (refused) {
 		const last = items.at(-1)
 		if (last?.type === 'message') last.content = last.content.map((c) => ({ type: 'refusal' as const, refusal: c.type === 'output_text' ? c.text : c.refusal }))

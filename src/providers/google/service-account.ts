@@ -90,8 +90,8 @@ function signerOf(channelId: number, channelKey: string, sa: ServiceAccount): Pr
  * account (its `error` and `error_description` in the detail, never the key), a retryable upstream error when it
  * fails otherwise.
  */
-export function accessToken(channelId: number, channelKey: string, sa: ServiceAccount): Promise<string> {
-	return tokens.get(channelId, channelKey, () => fetchToken(sa, signerOf(channelId, channelKey, sa)))
+export function accessToken(channelId: number, channelKey: string, sa: ServiceAccount, signal?: AbortSignal): Promise<string> {
+	return tokens.get(channelId, channelKey, () => fetchToken(sa, signerOf(channelId, channelKey, sa)), signal)
 }
 
 /**

@@ -47,6 +47,9 @@ describe('channel settings', () => {
 			[{ responses_api: 'no' }, 'settings.responses_api'],
 			[{ timeouts: 100 }, 'settings.timeouts'],
 			[{ base_models: { 'profile-a': 'not a model id' } }, 'settings.base_models.profile-a'],
+			// A key with `/` or `~` (a Bedrock inference profile's ARN) is named as written, not as a JSON pointer escapes it.
+			[{ base_models: { 'arn:aws:bedrock:us-east-1:1:application-inference-profile/a': 'not a model id' } }, 'settings.base_models.arn:aws:bedrock:us-east-1:1:application-inference-profile/a'],
+			[{ headers: { 'x~1': 7 } }, 'settings.headers.x~1'],
 		] as const) {
 			const r = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { settings } })
 			expect(r.status).toBe(400)

@@ -2,7 +2,8 @@
  * The quick start as the README gives it: vendor keys in the environment (OPENAI_API_KEY, GEMINI_API_KEY, …) and no
  * GATEWAY_CONFIG. Each key makes a default channel whose model globs must not claim another vendor's models: QA found
  * OpenAI's `text-embedding-*` also matching Google's `text-embedding-004`, so half of its calls went to OpenAI, which
- * answers 404 model_not_found for it (a 404 is returned to the client, not retried elsewhere).
+ * answers 404 model_not_found for it. Such a 404 is now tried on the next channel (src/routing/attempts.ts), so the
+ * caller would still get its answer, after a wasted call to the wrong vendor: the tests check no call reaches it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'

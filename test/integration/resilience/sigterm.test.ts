@@ -13,16 +13,45 @@ import { deploy, type Deployment, readFrames, type Server } from './server-proce
 let mock: VendorMock
 let dep: Deployment
 
+/** An images upstream streaming a partial preview every 200 ms, for 10 s (OpenAI's image streaming events). */
+const images = Bun.serve({
+	hostname: '127.0.0.1',
+	port: 0,
+	idleTimeout: 0,
+	fetch() {
+		let n = 0
+		let timer: ReturnType<typeof setInterval> | undefined
+		const body = new ReadableStream<string>({
+			start(ctl) {
+				timer = setInterval(() => {
+					const ev = { type: 'image_generation.partial_image', b64_json: 'AAAA', partial_image_index: n, created_at: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' }
+					ctl.enqueue(`event: image_generation.partial_image\ndata: ${JSON.stringify(ev)}\n\n`)
+					if (++n === 50) clearInterval(timer)
+				}, 200)
+			},
+			cancel: () => clearInterval(timer),
+		})
+		return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+	},
+})
+
 beforeAll(async () => {
 	mock = await startOpenAIMock({ apiKey: 'up-term-key', chunkDelayMs: 200, record: false })
 	dep = await deploy({
-		channels: [{ name: 'up', type: 'openai', base_url: mock.url, api_key: 'up-term-key', models: ['term'], model_map: { term: 'gpt-4o-mini' } }],
-		models: [{ name: 'term', input_per_mtok: 100, output_per_mtok: 200 }],
+		channels: [
+			{ name: 'up', type: 'openai', base_url: mock.url, api_key: 'up-term-key', models: ['term'], model_map: { term: 'gpt-4o-mini' } },
+			{ name: 'img', type: 'openai', base_url: `http://127.0.0.1:${images.port}/v1`, api_key: 'up-img-key', models: ['gpt-image-1'] },
+		],
+		models: [
+			{ name: 'term', input_per_mtok: 100, output_per_mtok: 200 },
+			{ name: 'gpt-image-1', input_per_mtok: 5, output_per_mtok: 40 },
+		],
 	})
 }, 60_000)
 afterAll(async () => {
 	await dep.close()
 	await mock.stop()
+	images.stop(true)
 })
 
 /** About 12 chunks at 200 ms: a 2–3 s stream. */
@@ -119,6 +148,40 @@ describe('SIGTERM', () => {
 			['cut-messages', 'shutdown'],
 		])
 		expect(rows.every((r) => r.cost > 0)).toBe(true)
+		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
+	}, 60_000)
+
+	it('should end the other event streams it cuts with their own error events: images, a followed background interaction', async () => {
+		const s = await dep.start({ SHUTDOWN_GRACE_MS: '400' })
+		const acct = await dep.admin(s, '/api/accounts', { name: 'term-others', balance: 5 })
+		const key = (await dep.admin(s, '/api/tokens', { account_id: acct.id, name: 'k' })).key as string
+		const open = async (path: string, requestId: string, headers: Record<string, string>, payload: object) => {
+			const res = await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers }, body: JSON.stringify(payload) })
+			expect(res.status).toBe(200)
+			return readFrames(res, 2)
+		}
+		const image = await open('/v1/images/generations', 'cut-images', { authorization: `Bearer ${key}` }, { model: 'gpt-image-1', prompt: 'a slow fox', stream: true, partial_images: 3 })
+		const interaction = await open('/v1beta/interactions', 'cut-interaction', { 'x-goog-api-key': key }, { model: 'term', input: PROMPT, background: true, stream: true })
+		s.proc.kill('SIGTERM')
+		const reset = (e: unknown) => `reset: ${e}`
+		const [imageRest, interactionRest] = await Promise.all([image.rest().catch(reset), interaction.rest().catch(reset)])
+		expect(await s.exited).toBe(0)
+		// The images API's error event (https://platform.openai.com/docs/api-reference/images-streaming), a retryable 503's type.
+		expect(imageRest).not.toContain('reset:')
+		expect(imageRest.trimEnd()).toEndWith(
+			`event: error\ndata: ${JSON.stringify({ type: 'error', error: { message: 'The gateway is restarting: this answer was cut short. Retry the request.', type: 'service_unavailable_error', param: null, code: 'shutting_down' } })}`,
+		)
+		// The Interactions `error` event, with no interaction.completed or end marker before it.
+		expect(interactionRest).not.toContain('reset:')
+		expect(interactionRest).not.toContain('interaction.completed')
+		const last = interactionRest.trimEnd().split('\n\n').at(-1)!
+		expect(last).toStartWith('event: error\ndata: ')
+		expect(JSON.parse(last.slice('event: error\ndata: '.length))).toMatchObject({ event_type: 'error', error: { code: 'UNAVAILABLE' } })
+		const rows = await dep.withDb((db) => db.sql.query<{ request_id: string; end_reason: string }>(`SELECT request_id, end_reason FROM usage_logs WHERE request_id IN ('cut-images', 'cut-interaction') ORDER BY request_id`))
+		expect(rows.map((r) => [r.request_id, r.end_reason])).toEqual([
+			['cut-images', 'shutdown'],
+			['cut-interaction', 'shutdown'],
+		])
 		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'bun:test'
+import { GatewayError } from '../../../src/core/errors'
 import { REFRESH_MARGIN_MS, TokenCache } from '../../../src/providers/cached-token'
+import { requestToken } from '../../../src/providers/token-endpoint'
 
 /** A token endpoint stand-in: counts fetches, each answered after `gate` resolves (or at once). */
 function issuer(expiresIn = 3600) {
@@ -69,5 +71,48 @@ describe('TokenCache', () => {
 		expect(c.drop(1, stale)).toBe(true)
 		expect(await c.get(1, 'k', t.fetch)).toBe('t2')
 		expect(t.fetches).toBe(2)
+	})
+
+	it("should stop one call's wait when its client aborts, the shared fetch going on for the others", async () => {
+		// A slow token endpoint (OAuth 2.0 token answer after 400 ms).
+		let asked = 0
+		const endpoint = Bun.serve({
+			hostname: '127.0.0.1',
+			port: 0,
+			async fetch() {
+				asked++
+				await Bun.sleep(400)
+				return Response.json({ access_token: 'slow-token', token_type: 'Bearer', expires_in: 3600 })
+			},
+		})
+		try {
+			const c = new TokenCache()
+			const fetch = () => requestToken(`http://127.0.0.1:${endpoint.port}/token`, { grant_type: 'client_credentials' }, { endpoint: 'test token endpoint', principal: 'p', secrets: [], defaultExpiresIn: 3600 })
+			const leaving = new AbortController()
+			const started = performance.now()
+			const left = c.get(1, 'k', fetch, leaving.signal).then(
+				() => 'resolved',
+				(e: unknown) => e,
+			)
+			const staying = c.get(1, 'k', fetch, new AbortController().signal)
+			await Bun.sleep(50)
+			leaving.abort()
+			const e = await left
+			// The call whose client left stops waiting at once, with the relay's client-closed error.
+			expect(performance.now() - started).toBeLessThan(300)
+			expect(e).toBeInstanceOf(GatewayError)
+			expect(e).toMatchObject({ code: 'client_closed' })
+			// The other gets the token of the one fetch, which went on; the next call reuses it.
+			expect(await staying).toBe('slow-token')
+			expect(await c.get(1, 'k', fetch)).toBe('slow-token')
+			expect(asked).toBe(1)
+			// A call whose client had already left does not wait at all.
+			const gone = new AbortController()
+			gone.abort()
+			c.drop(1, 'slow-token')
+			expect(await c.get(1, 'k', fetch, gone.signal).catch((x: GatewayError) => x.code)).toBe('client_closed')
+		} finally {
+			endpoint.stop(true)
+		}
 	})
 })

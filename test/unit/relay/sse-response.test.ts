@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type ByteSource, sseResponse } from '../../../src/relay/sse-response'
+import { cutStreams } from '../../../src/relay/stream-relay'
 import { rawPieces } from '../../helpers/raw-pieces'
 
 type Source = () => ByteSource
@@ -93,5 +94,43 @@ describe('sseResponse', () => {
 		expect(text).toStartWith('HTTP/1.1 200')
 		expect(text).toContain('text/event-stream')
 		expect(text).not.toContain('data:')
+	})
+})
+
+describe('sseResponse cut at shutdown', () => {
+	it("should end a stream that has a shutdown event with it, and end its source as its client's leaving does", async () => {
+		const log: string[] = []
+		let stop: () => void = () => {}
+		async function* slow(): AsyncGenerator<string> {
+			try {
+				yield 'event: a\ndata: 1\n\n'
+				// An upstream read that ends only when the call is aborted (`onCancel`).
+				await new Promise<void>((r) => (stop = r))
+				log.push('read ended')
+			} finally {
+				log.push('source ended')
+			}
+		}
+		const cutting = Bun.serve({
+			hostname: '127.0.0.1',
+			port: 0,
+			fetch: () => sseResponse(slow(), () => (log.push('cancel'), stop()), {}, 15_000, 'event: error\ndata: {"code":"shutting_down"}\n\n'),
+		})
+		try {
+			const res = await fetch(`http://127.0.0.1:${cutting.port}/`)
+			const reader = res.body!.getReader()
+			const dec = new TextDecoder()
+			let text = dec.decode((await reader.read()).value)
+			await cutStreams(1_000)
+			for (;;) {
+				const { value, done } = await reader.read()
+				if (done) break
+				text += dec.decode(value)
+			}
+			expect(text).toBe('event: a\ndata: 1\n\nevent: error\ndata: {"code":"shutting_down"}\n\n')
+			expect(log).toEqual(['cancel', 'read ended', 'source ended'])
+		} finally {
+			cutting.stop(true)
+		}
 	})
 })

@@ -94,6 +94,36 @@ describe('Responses output items, whole and streamed', () => {
 			expect(whole[2].content[0]).toMatchObject({ text: 'Found it.', annotations: [{ start_index: 0, end_index: 9 }] })
 		})
 
+	it("should give each message of text split by a function call its own text's logprobs, whole as streamed", async () => {
+		const lp = (token: string) => ({ token, logprob: -0.5, top: [] })
+		const first = ['Lo', 'ok', 'ing', '.'].map(lp)
+		const second = ['Fo', 'und', ' ', 'it', '.'].map(lp)
+		const content: Content = [{ type: 'text', text: 'Looking.' }, { type: 'tool_call', id: 'toolu_1', name: 'lookup', input: { q: 'x' } }, { type: 'text', text: 'Found it.' }]
+		// The stream's text deltas carry their own tokens' logprobs (as decoded from the vendor's chunks).
+		const events: StreamEvent[] = [
+			{ type: 'start', id: 'msg_up', model: 'm' },
+			{ type: 'block_start', index: 0, block: { kind: 'text' } },
+			{ type: 'text_delta', index: 0, text: 'Look', logprobs: first.slice(0, 2) },
+			{ type: 'text_delta', index: 0, text: 'ing.', logprobs: first.slice(2) },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'toolu_1', name: 'lookup' } },
+			{ type: 'json_delta', index: 1, json: '{"q":"x"}' },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'block_start', index: 2, block: { kind: 'text' } },
+			{ type: 'text_delta', index: 2, text: 'Found it.', logprobs: second },
+			{ type: 'block_stop', index: 2 },
+			{ type: 'finish', reason: 'tool_use' },
+		]
+		const data = payloads(await collect(encodeStream(from(events), { model: 'client-model' })))
+		const streamed = shape(data.at(-1)!.response.output)
+		// The whole answer has its logprobs as one list, in the order of its text.
+		const whole = shape(encodeOutput(content, 'tool_use', [...first, ...second]))
+		expect(streamed).toEqual(whole)
+		const tokens = (item: { content: Array<{ logprobs: Array<{ token: string }> }> }) => item.content[0]!.logprobs.map((l) => l.token)
+		expect(tokens(whole[0])).toEqual(['Lo', 'ok', 'ing', '.'])
+		expect(tokens(whole[2])).toEqual(['Fo', 'und', ' ', 'it', '.'])
+	})
+
 	it("should keep one message across an MCP connector's blocks, which have no item", async () => {
 		const content: Content = [
 			{ type: 'text', text: 'Asking the server. ' },
