@@ -49,5 +49,5 @@ export const metadataFailed = (service: string, status: number) =>
 /** Seconds from now until an absolute time (ISO 8601, or epoch seconds), at least 0; undefined when unreadable. */
 export function secondsUntil(at: unknown): number | undefined {
 	const ms = typeof at === 'number' || (typeof at === 'string' && /^\d+$/.test(at)) ? Number(at) * 1000 : typeof at === 'string' ? Date.parse(at) : NaN
-	return Number.isFinite(ms) ? Math.max(0, Math.floor((ms - Date.now()) / 1000)) : undefined
+	return Number.isFinite(ms) ? Math.max(0, (ms - Date.now()) / 1000) : undefined
 }
