@@ -122,7 +122,15 @@ export const ChannelSettings = T.Object(
 			T.String({
 				minLength: 1,
 				pattern: '^\\S+$',
-				description: "Azure channels with a service principal key: the scope its token is asked for (default https://cognitiveservices.azure.com/.default; Azure Government's is https://cognitiveservices.azure.us/.default)",
+				description:
+					"Azure channels with a service principal key or keyed ambient: the scope its token is asked for (default https://cognitiveservices.azure.com/.default; Azure Government's is https://cognitiveservices.azure.us/.default); a managed identity's is asked for the resource, the scope without /.default",
+			}),
+		),
+		// Read by providers/azure-managed-identity.ts.
+		client_id: T.Optional(
+			T.String({
+				pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+				description: 'Azure channels keyed ambient: the client id (a GUID) of the user-assigned managed identity whose token is asked for (default: the system-assigned identity)',
 			}),
 		),
 		// Read by modules/interactions/native.ts.

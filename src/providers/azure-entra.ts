@@ -7,13 +7,16 @@
  * (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow), sent as
  * `Authorization: Bearer …`. `settings.authority_host` (default https://login.microsoftonline.com) and
  * `settings.token_scope` serve sovereign clouds (Azure Government: https://login.microsoftonline.us,
- * https://cognitiveservices.azure.us/.default). Tokens are cached per channel (cached-token.ts).
+ * https://cognitiveservices.azure.us/.default). Tokens are cached per channel (cached-token.ts). A channel keyed
+ * `ambient` gets its token from the managed identity the gateway runs as instead (azure-managed-identity.ts).
  * @module
  */
 import { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
 import type { UpstreamRequest } from './adapter'
+import { dropManagedIdentityToken, managedIdentityToken } from './azure-managed-identity'
 import { TokenCache } from './cached-token'
+import { isAmbient } from './metadata-service'
 import { requestToken } from './token-endpoint'
 
 export const ENTRA_AUTHORITY_HOST = 'https://login.microsoftonline.com'
@@ -81,8 +84,9 @@ function keyOf(ch: Channel): Key {
 	return fresh
 }
 
-/** Whether the channel's key is for Entra ID (a service principal, or JSON meant as one): never sent as `api-key` then. */
+/** Whether the channel's key is for Entra ID (a service principal, or JSON meant as one, or `ambient`): never sent as `api-key` then. */
 export function usesEntra(ch: Channel): boolean {
+	if (isAmbient(ch.apiKey)) return true
 	const k = keyOf(ch)
 	return k.sp !== undefined || k.bad !== undefined
 }
@@ -105,6 +109,10 @@ function fetchToken(ch: Channel, sp: ServicePrincipal) {
  * channel's failure (`upstream_auth`), a key that is no service principal as `channel_misconfigured`.
  */
 export async function authorizeEntra(ch: Channel, req: UpstreamRequest, signal?: AbortSignal): Promise<void> {
+	if (isAmbient(ch.apiKey)) {
+		req.headers.authorization = `Bearer ${await managedIdentityToken(ch, signal)}`
+		return
+	}
 	const k = keyOf(ch)
 	if (k.bad) throw k.bad
 	if (!k.sp) return
@@ -114,5 +122,7 @@ export async function authorizeEntra(ch: Channel, req: UpstreamRequest, signal?:
 /** The `reauthorize` hook: Azure refused the cached token with 401 (revoked, expired early), so it is dropped and the call made again once. */
 export function reauthorizeEntra(ch: Channel, req: UpstreamRequest): boolean {
 	const auth = req.headers.authorization
-	return keyOf(ch).sp !== undefined && auth !== undefined && auth.startsWith('Bearer ') && tokens.drop(ch.id, auth.slice(7))
+	if (auth === undefined || !auth.startsWith('Bearer ')) return false
+	if (isAmbient(ch.apiKey)) return dropManagedIdentityToken(ch.id, auth.slice(7))
+	return keyOf(ch).sp !== undefined && tokens.drop(ch.id, auth.slice(7))
 }

@@ -14,7 +14,8 @@
  * - Body: Anthropic's without `model` and `stream`, with `anthropic_version: "bedrock-2023-05-31"` and the
  *   `anthropic-beta` header's values as an `anthropic_beta` array.
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
- *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`).
+ *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`), or
+ *   `ambient`: the temporary keys of the role the gateway runs as (aws/ambient.ts), signed so, renewed after a refusal.
  * - Streams come as AWS event-stream frames, re-framed as SSE: Claude's as Anthropic's (bedrock-stream.ts),
  *   ConverseStream's as one frame per event (bedrock-converse-stream.ts); whole answers and errors (`{"message": …}`,
  *   `x-amzn-errortype`, the same for both APIs) are read as they come.
@@ -26,9 +27,11 @@ import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
 import { converseSse } from './bedrock-converse-stream'
 import { anthropicSseOf } from './bedrock-stream'
+import { isAmbient } from './metadata-service'
 
 export const BEDROCK_VERSION = 'bedrock-2023-05-31'
 /** SigV4's service name for the Bedrock runtime endpoints. */
@@ -107,9 +110,8 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		if (beta) body.anthropic_beta = [...new Set([...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...betasOf(beta)])]
 		req.body = JSON.stringify(body)
 	},
-	async authorize(ch, req) {
-		authorizeBedrock(ch, req)
-	},
+	authorize: authorizeBedrock,
+	reauthorize: reauthorizeBedrock,
 	answer: (res) => answerWith(res, anthropicSseOf),
 }
 
@@ -136,9 +138,8 @@ export const bedrockConverseAdapter: ChatAdapter = {
 		const foundation = baseModelIn(ch, model)
 		return foundation ? { foundationModel: foundation } : {}
 	},
-	async authorize(ch, req) {
-		authorizeBedrock(ch, req)
-	},
+	authorize: authorizeBedrock,
+	reauthorize: reauthorizeBedrock,
 	answer: (res) => answerWith(res, converseSse),
 }
 
@@ -162,9 +163,8 @@ export const countTokensUrl = (ch: Channel, model: string) => joinUrl(ch.baseUrl
 
 /** The credential and error hooks of a CountTokens call, as for chat. */
 export const bedrockCountHooks: CallHooks = {
-	async authorize(ch, req) {
-		authorizeBedrock(ch, req)
-	},
+	authorize: authorizeBedrock,
+	reauthorize: reauthorizeBedrock,
 	answer: (res) => answerWith(res, (body) => body),
 }
 
@@ -203,10 +203,11 @@ function honestStatus(res: Response): number {
 	return res.status
 }
 
-/** Bearer for an API key; SigV4 over the final url, method and body for IAM keys. */
-function authorizeBedrock(ch: Channel, req: UpstreamRequest) {
-	const iam = iamKeys(ch.apiKey)
-	if (!iam) {
+/** Bearer for an API key; SigV4 over the final url, method and body for IAM keys and the role's (`ambient`). */
+async function authorizeBedrock(ch: Channel, req: UpstreamRequest, signal?: AbortSignal) {
+	const ambient = isAmbient(ch.apiKey)
+	const iam = ambient ? undefined : iamKeys(ch.apiKey)
+	if (!iam && !ambient) {
 		req.headers.authorization = `Bearer ${ch.apiKey}`
 		return
 	}
@@ -216,5 +217,17 @@ function authorizeBedrock(ch: Channel, req: UpstreamRequest) {
 			retryable: true,
 			code: 'channel_misconfigured',
 		})
-	Object.assign(req.headers, signV4({ method: req.method, url: req.url, headers: req.headers, body: req.body, region, service: SIGNING_SERVICE, credentials: iam }))
+	const credentials = iam ?? (await ambientAwsCredentials(ch.id, ch.apiKey, signal))
+	// Signed again after a refusal: the first signature's own headers are not among those signed.
+	delete req.headers.authorization
+	delete req.headers['x-amz-date']
+	delete req.headers['x-amz-security-token']
+	Object.assign(req.headers, signV4({ method: req.method, url: req.url, headers: req.headers, body: req.body, region, service: SIGNING_SERVICE, credentials }))
+}
+
+/** After a 401 (Bedrock's ExpiredTokenException and kin): the role's credentials the signature names are dropped, and the call made once more. */
+function reauthorizeBedrock(ch: Channel, req: UpstreamRequest): boolean {
+	if (!isAmbient(ch.apiKey)) return false
+	const akid = /^AWS4-HMAC-SHA256 Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1]
+	return akid !== undefined && dropAmbientAwsCredentials(ch.id, akid)
 }

@@ -8,8 +8,11 @@
  */
 import { clientClosed } from '../core/errors'
 
-/** What a token endpoint issued: the token, and how many seconds it lives (`expires_in`). */
-export type IssuedToken = { token: string; expiresIn: number }
+/**
+ * What a token endpoint issued: the token, and how many seconds it lives (`expires_in`). A token is a string (an OAuth
+ * access token) or, for AWS's temporary credentials, the key set they are.
+ */
+export type IssuedToken<T = string> = { token: T; expiresIn: number }
 
 /**
  * A token is refreshed this long before its issuer says it expires (google-auth-library's eager refresh is 5 minutes,
@@ -17,28 +20,28 @@ export type IssuedToken = { token: string; expiresIn: number }
  */
 export const REFRESH_MARGIN_MS = 5 * 60_000
 
-type Entry = {
+type Entry<T> = {
 	/** The channel key the token belongs to: an edited key starts over. */
 	key: string
-	token?: string
+	token?: T
 	/** performance.now() past which the token is not used. */
 	freshUntil: number
-	pending?: Promise<string>
+	pending?: Promise<T>
 }
 
 /**
  * The tokens of one kind of credential, per channel. One entry per channel for the life of the process (channels are few).
  * @example const tokens = new TokenCache(); await tokens.get(ch.id, ch.apiKey, () => fetchToken(…))
  */
-export class TokenCache {
-	private readonly entries = new Map<number, Entry>()
+export class TokenCache<T = string> {
+	private readonly entries = new Map<number, Entry<T>>()
 
 	/**
 	 * The channel's token: the cached one while fresh, else the one `fetch` gets, a single fetch shared by every call
 	 * that asks meanwhile. A failed fetch is not cached: the next call tries again. When `signal` (the call's client)
 	 * aborts, this call's wait ends with the client-closed error; the shared fetch is not cancelled.
 	 */
-	get(channelId: number, channelKey: string, fetch: () => Promise<IssuedToken>, signal?: AbortSignal): Promise<string> {
+	get(channelId: number, channelKey: string, fetch: () => Promise<IssuedToken<T>>, signal?: AbortSignal): Promise<T> {
 		if (signal?.aborted) return Promise.reject(clientClosed())
 		let e = this.entries.get(channelId)
 		if (!e || e.key !== channelKey) {
@@ -65,10 +68,15 @@ export class TokenCache {
 	 * when a call made again may get another token: this one was dropped, or a concurrent call already replaced it (or
 	 * is fetching its replacement); false for a channel that has none (nothing to renew).
 	 */
-	drop(channelId: number, token: string): boolean {
+	drop(channelId: number, token: T): boolean {
+		return this.dropWhere(channelId, (t) => t === token)
+	}
+
+	/** {@link drop} for the token `refused` matches (AWS's credentials, known by the access key id a signature names). */
+	dropWhere(channelId: number, refused: (token: T) => boolean): boolean {
 		const e = this.entries.get(channelId)
 		if (!e) return false
-		if (e.token === token) {
+		if (e.token !== undefined && refused(e.token)) {
 			e.token = undefined
 			e.freshUntil = 0
 		}
@@ -77,9 +85,9 @@ export class TokenCache {
 }
 
 /** `shared`, or the client-closed error once `signal` aborts, whichever comes first (`shared` runs on either way). */
-function waitFor(shared: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+function waitFor<T>(shared: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
 	if (!signal) return shared
-	const { promise, resolve, reject } = Promise.withResolvers<string>()
+	const { promise, resolve, reject } = Promise.withResolvers<T>()
 	const left = () => reject(clientClosed())
 	signal.addEventListener('abort', left, { once: true })
 	shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', left))

@@ -2,6 +2,7 @@
  * Whether a channel's key has the shape its type takes, checked when the key is saved (management API): a key that
  * cannot work is refused then, with why, rather than failing the first call. Only types whose key has a shape are
  * checked (`bedrock`, `vertex`, and `azure`, whose key may be an Entra ID service principal); the reasons never quote the key.
+ * All three take the literal key `ambient`: the credentials of the cloud the gateway runs on (metadata-service.ts).
  * @module
  */
 import type { GatewayError } from '../core/errors'
@@ -9,6 +10,7 @@ import type { Channel } from '../routing/catalog'
 import { servicePrincipalOf } from './azure-entra'
 import { bedrockRegion, iamKeys } from './bedrock'
 import { importKey, serviceAccountOf } from './google/service-account'
+import { isAmbient } from './metadata-service'
 import { isClaudeModel } from './vertex'
 
 const EXPRESS_KEY = /^[A-Za-z0-9._-]+$/
@@ -34,15 +36,18 @@ export async function channelKeyProblem(c: Saved): Promise<KeyProblem | undefine
 function bedrockKeyProblem(c: Saved): KeyProblem | undefined {
 	// Sent as a header: a line break pasted along would fail every call.
 	if (/\s/.test(c.apiKey)) return { param: 'api_key', reason: 'a Bedrock key has no spaces or line breaks' }
-	if (!c.apiKey.includes(':')) return undefined
-	if (!iamKeys(c.apiKey))
+	const ambient = isAmbient(c.apiKey)
+	if (!ambient && !c.apiKey.includes(':')) return undefined
+	if (!ambient && !iamKeys(c.apiKey))
 		return { param: 'api_key', reason: 'IAM keys go as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN (a Bedrock API key has no colon)' }
 	if (!bedrockRegion(asChannel(c)))
-		return { param: 'settings.region', reason: 'IAM keys are signed for a region: set settings.region (e.g. us-east-1), or use a bedrock-runtime.{region}.amazonaws.com base_url' }
+		return { param: 'settings.region', reason: `${ambient ? "the role's keys (ambient)" : 'IAM keys'} are signed for a region: set settings.region (e.g. us-east-1), or use a bedrock-runtime.{region}.amazonaws.com base_url` }
 	return undefined
 }
 
 async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+	// The metadata server's token serves Claude and Gemini; its project is asked when settings.project names none.
+	if (isAmbient(c.apiKey)) return undefined
 	let sa
 	try {
 		sa = serviceAccountOf(c.apiKey)
@@ -66,6 +71,7 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 
 /** A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its field. */
 function azureKeyProblem(c: Saved): KeyProblem | undefined {
+	if (isAmbient(c.apiKey)) return undefined
 	try {
 		if (servicePrincipalOf(c.apiKey)) return undefined
 	} catch (e) {

@@ -12,7 +12,9 @@
  *   Its answers and streams are Anthropic's, so Anthropic clients keep the fast path.
  * - Auth: a service-account JSON key, as an OAuth bearer token (google/service-account.ts), re-fetched once when
  *   Vertex refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
- *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview).
+ *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview);
+ *   or `ambient`: the token of the service account the gateway runs as, from the metadata server, and its project when
+ *   `settings.project` names none (google/metadata.ts), Claude and Gemini alike.
  * - Errors are Google's `{error:{code,message,status}}`, read as Gemini's (upstream-error.ts).
  * - Besides chat: Gemini-publisher methods (`:countTokens`, text embeddings' `:predict`) by {@link vertexGoogleUrl}, and
  *   Claude's token counting at `publishers/anthropic/models/count-tokens:rawPredict` with the model in the body
@@ -26,7 +28,9 @@ import { gemini } from '../protocols/gemini'
 import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { dropMetadataToken, metadataAccessToken, metadataProject } from './google/metadata'
 import { accessToken, dropToken, type ServiceAccount, serviceAccountOf } from './google/service-account'
+import { isAmbient } from './metadata-service'
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
 const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
@@ -34,7 +38,7 @@ const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
 /** Claude models (`claude-sonnet-4-5@20250929`) go over Anthropic's protocol; every other model is Gemini's. */
 export const isClaudeModel = (model: string) => model.startsWith('claude-')
 
-type Key = { key: string; sa?: ServiceAccount; bad?: GatewayError }
+type Key = { key: string; sa?: ServiceAccount; bad?: GatewayError; ambient?: true }
 /** Channel id → its parsed key: chatUrl needs the project on every call, not a JSON parse each time. */
 const keys = new Map<number, Key>()
 
@@ -43,13 +47,19 @@ function keyOf(ch: Channel): Key {
 	if (k && k.key === ch.apiKey) return k
 	let fresh: Key
 	try {
-		fresh = { key: ch.apiKey, sa: serviceAccountOf(ch.apiKey) }
+		fresh = isAmbient(ch.apiKey) ? { key: ch.apiKey, ambient: true } : { key: ch.apiKey, sa: serviceAccountOf(ch.apiKey) }
 	} catch (e) {
 		fresh = { key: ch.apiKey, bad: e as GatewayError }
 	}
 	keys.set(ch.id, fresh)
 	return fresh
 }
+
+/**
+ * The project segment of an `ambient` channel without `settings.project`, until `authorize` puts in the one the
+ * metadata server names (the url is built before any fetch can be awaited).
+ */
+const METADATA_PROJECT = `/projects/${encodeURIComponent('{project}')}/`
 
 const setting = (ch: Channel, name: string) => (typeof ch.settings[name] === 'string' && ch.settings[name] ? (ch.settings[name] as string) : undefined)
 
@@ -80,22 +90,29 @@ const segment = (model: string) => encodeURIComponent(model).replace(/%40/g, '@'
 
 /**
  * The model's resource path under the project and region, or the express mode one (no project) for an API key.
- * The project is left empty when unknown: `authorize`, which every call runs, refuses it then.
+ * The project is left empty when unknown: `authorize`, which every call runs, refuses it then (or, for `ambient`, asks
+ * the metadata server and puts it in).
  */
 function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string, method: string): string {
 	const base = baseOf(ch)
 	const region = vertexRegion(ch, base)
 	const root = vertexRoot(ch, region, base)
 	const k = keyOf(ch)
-	if (!k.sa && !k.bad && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
-	const project = setting(ch, 'project') ?? k.sa?.projectId ?? ''
-	return `${root}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${segment(model)}:${method}`
+	if (!k.sa && !k.bad && !k.ambient && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
+	const project = setting(ch, 'project') ?? k.sa?.projectId
+	const projectPath = project === undefined && k.ambient ? METADATA_PROJECT : `/projects/${encodeURIComponent(project ?? '')}/`
+	return `${root}${projectPath}locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${segment(model)}:${method}`
 }
 
-/** The bearer token of a service-account key; an express key for Gemini; a configuration error otherwise. */
+/** The bearer token of a service-account key or of the metadata server; an express key for Gemini; a configuration error otherwise. */
 async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolean, signal?: AbortSignal) {
 	const k = keyOf(ch)
 	if (k.bad) throw k.bad
+	if (k.ambient) {
+		if (req.url.includes(METADATA_PROJECT)) req.url = req.url.replace(METADATA_PROJECT, `/projects/${encodeURIComponent(await metadataProject())}/`)
+		req.headers.authorization = `Bearer ${await metadataAccessToken(ch.id, ch.apiKey, signal)}`
+		return
+	}
 	if (!k.sa) {
 		if (claude)
 			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): Claude on Vertex AI takes a service-account key, not an express mode API key`, { retryable: true, code: 'channel_misconfigured' })
@@ -110,7 +127,8 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 /** A 401 to a cached token: forgotten, and the call is made once more with a fresh one. An express key has nothing to renew. */
 function reauthorizeVertex(ch: Channel, req: UpstreamRequest): boolean {
 	const auth = req.headers.authorization
-	return auth !== undefined && auth.startsWith('Bearer ') && dropToken(ch.id, auth.slice(7))
+	if (auth === undefined || !auth.startsWith('Bearer ')) return false
+	return keyOf(ch).ambient ? dropMetadataToken(ch.id, auth.slice(7)) : dropToken(ch.id, auth.slice(7))
 }
 
 const baseHeaders = (ch: Channel): Record<string, string> => ({ 'content-type': 'application/json', ...channelHeaders(ch) })

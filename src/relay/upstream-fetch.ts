@@ -118,23 +118,27 @@ export async function fetchUpstream(
 		// A body that is not text (a multipart form) goes as it came: only the credentials were set.
 		init = typeof init.body === 'string' || init.body === undefined ? req : { ...req, body: init.body }
 	}
+	// The url the hooks settled (Vertex AI's project, when the metadata server names it).
+	const target = req?.url ?? url
 	const call = new Call(clientSignal, timeouts.idleMs)
 	if (clientSignal.aborted) call.onClientAbort()
 	else clientSignal.addEventListener('abort', call.onClientAbort, { once: true })
 	// A timer per call, not per chunk: cleared when the headers arrive.
 	const timer = setTimeout(firstByteTimeout, timeouts.firstByteMs, call)
 	try {
-		call.res = await send(url, init, call, timeouts)
-		// Credentials the vendor stopped taking (a cached OAuth token): renewed once, and the call made again.
+		call.res = await send(target, init, call, timeouts)
+		// After `answer`, whose status is the honest one (Bedrock's 403 ExpiredTokenException is a 401).
+		if (adapter?.answer) call.res = adapter.answer(call.res)
+		// Credentials the vendor stopped taking (a cached OAuth token, a role's expired keys): renewed once, and the call made again.
 		if (call.res.status === 401 && req && adapter?.reauthorize?.(ch!, req)) {
 			await call.res.body?.cancel().catch(() => {})
 			// `init` sends `req.headers`, which authorize sets again.
 			await adapter.authorize?.(ch!, req, clientSignal)
-			call.res = await send(url, init, call, timeouts)
+			call.res = await send(target, init, call, timeouts)
+			if (adapter.answer) call.res = adapter.answer(call.res)
 		}
-		if (adapter?.answer) call.res = adapter.answer(call.res)
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
-		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(url, init.headers))
+		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(target, init.headers))
 		return call
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)

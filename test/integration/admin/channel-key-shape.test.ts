@@ -170,3 +170,34 @@ describe('azure keys at save time', () => {
 		expect(answers).not.toContain(CLIENT_SECRET)
 	})
 })
+
+describe('the ambient key at save time', () => {
+	it('should take `ambient` on bedrock, vertex (Claude too, no project needed) and azure channels', async () => {
+		const AZURE = { type: 'azure', base_url: 'https://res.openai.azure.com', models: ['gpt-4o'] }
+		for (const [name, body] of [
+			['br-ambient', { ...BEDROCK, api_key: 'ambient' }],
+			['vx-ambient', { ...VERTEX, api_key: 'ambient', models: ['sonnet'], model_map: { sonnet: 'claude-sonnet-4-5@20250929' } }],
+			['az-ambient', { ...AZURE, api_key: 'ambient' }],
+			['az-ambient-user', { ...AZURE, api_key: 'ambient', settings: { client_id: '0d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a' } }],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...body, name } })
+			expect(r.status).toBe(201)
+		}
+	})
+
+	it('should refuse a bedrock ambient channel with no region to sign for, naming settings.region', async () => {
+		const r = await app.admin('/api/channels', { body: { ...BEDROCK, base_url: 'https://bedrock-proxy.example.com', name: 'br-ambient-noregion', api_key: 'ambient' } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('settings.region')
+		expect(r.body.error.message).toContain('ambient')
+	})
+
+	it('should refuse an azure client_id that is not a GUID (it goes into the metadata request)', async () => {
+		const r = await app.admin('/api/channels', {
+			body: { type: 'azure', base_url: 'https://res.openai.azure.com', models: ['gpt-4o'], name: 'az-ambient-bad', api_key: 'ambient', settings: { client_id: 'x&resource=https://management.azure.com' } },
+		})
+		expect(r.status).toBe(400)
+		expect(r.body.error.param).toBe('settings.client_id')
+		expect(r.body.error.message).toContain('a GUID')
+	})
+})

@@ -3,7 +3,9 @@
  * /model/{modelId}/invoke-with-response-stream), and every model over Converse (`/converse`, `/converse-stream`:
  * converse.ts), with Bedrock's rules and shapes
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html):
- * - auth: a Bedrock API key (`Authorization: Bearer`), or IAM keys signed with SigV4, checked for real (sigv4.ts);
+ * - auth: a Bedrock API key (`Authorization: Bearer`), or IAM keys signed with SigV4, checked for real (sigv4.ts), or a
+ *   role's temporary keys issued by the metadata mock (`roleKeys`: metadata.ts), refused 403 ExpiredTokenException once
+ *   expired;
  * - body: Anthropic's Messages body with `anthropic_version: "bedrock-2023-05-31"`, no `model` or `stream` (400
  *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`;
  * - errors: `{"message": …}` with `x-amzn-errortype`; streams as AWS event-stream frames with CRCs (event-stream.ts),
@@ -23,6 +25,7 @@ import type { RecordedRequest } from '../shared/types'
 import { inputTokens } from '../shared/scenario'
 import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
 import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
+import type { AwsMetadataMock } from './metadata'
 import { checkSigV4, type IamKeys } from './sigv4'
 
 export type BedrockFault =
@@ -44,6 +47,8 @@ export type BedrockMockOptions = {
 	models: string[]
 	/** Application inference profile ARNs (also in `models`) → the foundation model each serves. */
 	profiles?: Record<string, string>
+	/** Temporary keys of a role (the AWS metadata mock's), taken as well as `iam`. */
+	roleKeys?: Pick<AwsMetadataMock, 'keysFor'>
 }
 
 export type BedrockMock = {
@@ -110,7 +115,9 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		if (auth.startsWith('Bearer ')) {
 			if (auth.slice(7) !== opts.apiKey) return errorResponse(403, 'AccessDeniedException', 'Authentication failed: Please make sure your API Key is valid.')
 		} else if (auth.startsWith('AWS4-HMAC-SHA256 ')) {
-			const bad = checkSigV4({ method: req.method, rawPath, query: url.searchParams, headers: req.headers, body: text }, opts.iam, opts.region)
+			const role = opts.roleKeys?.keysFor(/Credential=([^/]+)\//.exec(auth)?.[1] ?? '')
+			if (role?.expired) return errorResponse(403, 'ExpiredTokenException', 'The security token included in the request is expired')
+			const bad = checkSigV4({ method: req.method, rawPath, query: url.searchParams, headers: req.headers, body: text }, role?.keys ?? opts.iam, opts.region)
 			if (bad) return errorResponse(bad.status, bad.type, bad.message)
 		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
 

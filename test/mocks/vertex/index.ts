@@ -22,11 +22,13 @@ import { startAnthropicMock } from '../anthropic'
 import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
 import { isEmbeddingModel, predictEmbeddings } from './embed'
+import type { GoogleMetadataMock } from './metadata'
 import { type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
 
 export type VertexFault = { status: number; googleStatus: string; message?: string }
 
-export type VertexMockOptions = { project: string; region: string; expressKey: string }
+/** `metadata`: a metadata server (metadata.ts) whose tokens are taken as well as the mock's own. */
+export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'> }
 
 export type VertexMock = {
 	readonly url: string
@@ -112,8 +114,10 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			if (k !== opts.expressKey || publisher !== 'google') return UNAUTHENTICATED()
 		} else {
 			const auth = req.headers.get('authorization') ?? ''
-			const until = tokens.get(auth.replace(/^Bearer /, ''))
-			if (!auth.startsWith('Bearer ') || until === undefined || until < Date.now()) return UNAUTHENTICATED()
+			const bearer = auth.replace(/^Bearer /, '')
+			const until = tokens.get(bearer)
+			const good = (until !== undefined && until >= Date.now()) || opts.metadata?.accepts(bearer) === true
+			if (!auth.startsWith('Bearer ') || !good) return UNAUTHENTICATED()
 			if (project !== opts.project) return googleError(403, 'PERMISSION_DENIED', `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${region}' (or it may not exist).`)
 			if (region !== opts.region) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		}

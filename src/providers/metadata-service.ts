@@ -1,0 +1,53 @@
+/**
+ * Requests to the cloud a gateway runs on for its own credentials (a channel key `ambient`): AWS's instance metadata
+ * service and container credentials endpoint (aws/ambient.ts), Google's metadata server (google/metadata.ts), Azure's
+ * managed identity endpoints (azure-managed-identity.ts). Their addresses are link-local or loopback
+ * (169.254.169.254, 169.254.170.2, metadata.google.internal), which the SSRF guard refuses for client-given URLs: these
+ * are not client-given. Each comes from a constant or the environment the operator started the gateway in, never
+ * from a request or a channel setting, so no caller can point them anywhere.
+ * Off a cloud these addresses do not answer at all: a short timeout turns that into the channel's failure
+ * (`upstream_auth`, "no ambient credentials: …": the call fails over, the channel is disabled with why) in a second
+ * or two, not a hang.
+ * @module
+ */
+import { GatewayError } from '../core/errors'
+
+/** A metadata service answers in milliseconds where it exists (the AWS SDKs wait 1 s, google-auth-library 3 s). */
+export const METADATA_TIMEOUT_MS = 1_500
+
+/** The channel's key is `ambient`: credentials come from where the gateway runs. */
+export const AMBIENT_KEY = 'ambient'
+
+export const isAmbient = (key: string) => key === AMBIENT_KEY
+
+/**
+ * The gateway has no credentials of its environment to use: the channel's failure, as a refused key is (routing fails
+ * over and disables the channel with `detail`, which starts "no ambient credentials:").
+ */
+export const noAmbient = (why: string) =>
+	new GatewayError('upstream', "the gateway has no credentials for this model's upstream provider", { retryable: true, code: 'upstream_auth', detail: `no ambient credentials: ${why}` })
+
+/**
+ * The metadata service's answer, its body read; a service that does not answer (refused, unresolved, timed out) throws
+ * {@link noAmbient} naming `service` and the address. No redirect is followed: a metadata service sends none.
+ * @example await metadataRequest('aws instance metadata', 'http://169.254.169.254/latest/api/token', { method: 'PUT', headers: { … } })
+ */
+export async function metadataRequest(service: string, url: string, init: { method?: string; headers: Record<string, string> }): Promise<{ res: Response; text: string }> {
+	try {
+		const res = await fetch(url, { method: init.method ?? 'GET', headers: init.headers, signal: AbortSignal.timeout(METADATA_TIMEOUT_MS), redirect: 'manual' })
+		return { res, text: await res.text() }
+	} catch (e) {
+		const why = e instanceof DOMException && e.name === 'TimeoutError' ? `no answer within ${METADATA_TIMEOUT_MS} ms` : ((e as Error).message ?? String(e))
+		throw noAmbient(`${service} at ${new URL(url).origin} is unreachable (${why}): is the gateway running on that cloud?`)
+	}
+}
+
+/** A metadata service that answered but failed (5xx, 429): retryable, the channel left enabled (its credentials may be fine a moment later). */
+export const metadataFailed = (service: string, status: number) =>
+	new GatewayError('upstream', `the upstream provider failed (HTTP ${status})`, { retryable: true, code: 'upstream_error', detail: `${service} answered HTTP ${status}` })
+
+/** Seconds from now until an absolute time (ISO 8601, or epoch seconds), at least 0; undefined when unreadable. */
+export function secondsUntil(at: unknown): number | undefined {
+	const ms = typeof at === 'number' || (typeof at === 'string' && /^\d+$/.test(at)) ? Number(at) * 1000 : typeof at === 'string' ? Date.parse(at) : NaN
+	return Number.isFinite(ms) ? Math.max(0, (ms - Date.now()) / 1000) : undefined
+}
