@@ -16,6 +16,7 @@ import { utf8Length } from '../../core/citations'
 import type { ChatResponse, StopReason, Usage } from '../../core/ir'
 import { emptyUsage, promptTokens } from '../../core/ir'
 import { unpackToolCallId } from '../../core/tool-ids'
+import { type ModalityTokens, splitModalities } from '../../core/usage-modalities'
 import { newId } from '../../lib/ids'
 import { isObj, num, type Obj } from '../gemini/read'
 import type { EncodeContext } from '../codec'
@@ -66,21 +67,11 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const toolUse = num(u.total_tool_use_tokens) ?? 0
 	const answer = num(u.total_output_tokens) ?? 0
 	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
-	// Priced apart as generateContent's modality details are (gemini/usage.ts): the uncached input's share of a modality
-	// is the input's less the cache's, plus what built-in tools fed back.
-	const tokens = (list: string, modality: string) => (Array.isArray(u[list]) ? u[list] : []).reduce((n: number, e) => n + (isObj(e) && e.modality === modality ? (num(e.tokens) ?? 0) : 0), 0)
-	const uncached = (m: string) => Math.max(0, tokens('input_tokens_by_modality', m) - tokens('cached_tokens_by_modality', m)) + tokens('tool_use_tokens_by_modality', m)
-	const audioIn = Math.min(uncached('audio'), out.input)
-	const imageIn = Math.min(uncached('image'), out.input - audioIn)
-	const audioRead = Math.min(tokens('cached_tokens_by_modality', 'audio'), cached)
-	const audioOut = Math.min(tokens('output_tokens_by_modality', 'audio'), answer)
-	const imageOut = Math.min(tokens('output_tokens_by_modality', 'image'), answer - audioOut)
-	if (audioIn > 0) out.audioInput = audioIn
-	if (imageIn > 0) out.imageInput = imageIn
-	if (audioRead > 0) out.audioCacheRead = audioRead
-	if (audioOut > 0) out.audioOutput = audioOut
-	if (imageOut > 0) out.imageOutput = imageOut
-	return out
+	// Priced apart as generateContent's modality details are (core/usage-modalities.ts).
+	const lists = { prompt: 'input_tokens_by_modality', cached: 'cached_tokens_by_modality', toolUse: 'tool_use_tokens_by_modality', output: 'output_tokens_by_modality' }
+	const tokens: ModalityTokens = (list, modality) =>
+		(Array.isArray(u[lists[list]]) ? (u[lists[list]] as unknown[]) : []).reduce((n: number, e) => n + (isObj(e) && e.modality === modality ? (num(e.tokens) ?? 0) : 0), 0)
+	return splitModalities(out, tokens, cached, answer)
 }
 
 /**

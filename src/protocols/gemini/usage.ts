@@ -7,6 +7,7 @@
  * @module
  */
 import { emptyUsage, promptTokens, type StopReason, type Usage } from '../../core/ir'
+import { splitModalities } from '../../core/usage-modalities'
 import type { GeminiUsageMetadata } from './model'
 import { get, isObj, num } from './read'
 
@@ -35,18 +36,8 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 	// modality lists split the counts above, thoughts excluded. The uncached input's share of a modality is the
 	// prompt's (`promptTokensDetails`) less what was read from the cache (`cacheTokensDetails`), plus what the built-in
 	// tools fed back (`toolUsePromptTokensDetails`, counted in the input above).
-	const uncached = (name: string) => Math.max(0, modality(meta, 'promptTokensDetails', name) - modality(meta, 'cacheTokensDetails', name)) + modality(meta, 'toolUsePromptTokensDetails', name)
-	const audioIn = Math.min(uncached('AUDIO'), out.input)
-	const imageIn = Math.min(uncached('IMAGE'), out.input - audioIn)
-	const audioRead = Math.min(modality(meta, 'cacheTokensDetails', 'AUDIO'), cached)
-	const audioOut = Math.min(modality(meta, 'candidatesTokensDetails', 'AUDIO'), candidates)
-	const imageOut = Math.min(modality(meta, 'candidatesTokensDetails', 'IMAGE'), candidates - audioOut)
-	if (audioIn > 0) out.audioInput = audioIn
-	if (imageIn > 0) out.imageInput = imageIn
-	if (audioRead > 0) out.audioCacheRead = audioRead
-	if (audioOut > 0) out.audioOutput = audioOut
-	if (imageOut > 0) out.imageOutput = imageOut
-	return out
+	const lists = { prompt: 'promptTokensDetails', cached: 'cacheTokensDetails', toolUse: 'toolUsePromptTokensDetails', output: 'candidatesTokensDetails' }
+	return splitModalities(out, (list, m) => modality(meta, lists[list], m.toUpperCase()), cached, candidates)
 }
 
 /** The tokens of one modality in a `ModalityTokenCount` list (`[{ modality: 'AUDIO', tokenCount: 120 }, …]`). */
