@@ -11,6 +11,7 @@ import { CHANNEL_TYPES } from '../providers/channel-types'
 import { didYouMean, schemaKeys } from './nearest-key'
 import { jsonDuplicateKey, jsonErrorAt, keyPosition, type Position, yamlDuplicateKey, yamlErrorLine } from './parse-position'
 import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
+import { pointerKeys } from '../lib/json-pointer'
 
 const Usd = T.Number({ minimum: 0 })
 
@@ -176,8 +177,8 @@ function check<S extends Parameters<typeof Value.Check>[0]>(schema: S, value: un
 	const where = `${entry[0]}[${entry[1]}]`
 	const label = typeof name === 'string' ? `${where} ("${name}")` : where
 	const first = Value.Errors(schema, value).First()
-	// A JSON pointer below the entry (TypeBox escapes `~` and `/` in a key as ~0 and ~1).
-	const path = first?.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~')) ?? []
+	// A JSON pointer below the entry.
+	const path = first ? pointerKeys(first.path) : []
 	const field = path.join('.') || '(entry)'
 	const prefix = `${at([...entry, ...path])}: ${label}`
 	if (first?.type === ValueErrorType.ObjectAdditionalProperties || first?.type === ValueErrorType.IntersectUnevaluatedProperties) {

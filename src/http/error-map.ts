@@ -8,6 +8,7 @@ import { Value, ValueErrorType } from '@sinclair/typebox/value'
 import { didYouMean, schemaKeys } from '../config/nearest-key'
 import type { Services } from '../services'
 import { GatewayError } from '../core/errors'
+import { pointerKeys } from '../lib/json-pointer'
 
 /**
  * The request's parts as Elysia parsed them, before its schemas coerced them, and its content type (which a body that
@@ -59,13 +60,6 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			return new GatewayError('api_error', 'Internal error')
 	}
 }
-
-/**
- * The keys of a TypeBox error's path, a JSON pointer (RFC 6901), as written: a key's `/` and `~` are escaped there as
- * `~1` and `~0` (a Bedrock `base_models` key is an ARN, `…application-inference-profile/a`).
- * @example pointerKeys('/settings/base_models/profile~1a') // ['settings', 'base_models', 'profile/a']
- */
-export const pointerKeys = (path: string): string[] => (path ? path.replace(/^\//, '').split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~')) : [])
 
 /** A TypeBox error's path as a validation message names the field: its keys as written, joined by dots. */
 export const fieldOf = (path: string): string => pointerKeys(path).join('.')
