@@ -50,8 +50,6 @@ export type Transport<C> = {
 	label: string
 	/** The error when the session closed while being opened. */
 	interrupted: string
-	/** Whether an exception from a handler is caught (and told to `onError`) rather than thrown to the publisher. */
-	guardHandlers: boolean
 	/** A new session's connections, wired to call `s.lost` when they close; not awaited. */
 	create(s: Session<C>): C
 	/** Connects and subscribes every topic (also those registered meanwhile). Rejects when any step fails. */
@@ -106,11 +104,8 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 	})
 
 	function deliver(topic: string, message: string) {
+		// A handler that throws is told to `onError`: it must neither stop the handlers after it nor reach the publisher.
 		for (const h of topics.get(topic)?.handlers ?? []) {
-			if (!transport.guardHandlers) {
-				h(message)
-				continue
-			}
 			try {
 				h(message)
 			} catch (e) {

@@ -113,7 +113,6 @@ export async function redisBus(url: string, onError: (e: unknown) => void, opts:
 				label: 'redis',
 				interrupted: 'redis connection closed while subscribing',
 				// A handler that throws throws to the publisher (or out of Bun's subscription callback), as it always has here.
-				guardHandlers: false,
 				create(s) {
 					const c: Connections = { pub: client(), sub: client(), topics: new Set(), pending: [] }
 					c.pub.onclose = (e) => s.lost(e)

@@ -98,7 +98,6 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 				kind: 'postgres',
 				label: 'bus',
 				interrupted: 'bus connection closed while listening',
-				guardHandlers: true,
 				create(s) {
 					// `onnotify` is an option of postgres.js (what its own `listen` uses), missing from its types.
 					const options: postgres.Options<{}> & { onnotify: (channel: string, payload: string) => void } = {
