@@ -5,9 +5,12 @@
  * (169.254.169.254, 169.254.170.2, metadata.google.internal), which the SSRF guard refuses for client-given URLs: these
  * are not client-given. Each comes from a constant or the environment the operator started the gateway in, never
  * from a request or a channel setting, so no caller can point them anywhere.
- * Off a cloud these addresses do not answer at all: a short timeout turns that into the channel's failure
- * (`upstream_auth`, "no ambient credentials: …": the call fails over, the channel is disabled with why) in a second
- * or two, not a hang.
+ * Off a cloud these addresses do not answer at all: a short timeout turns that into a failure of the attempt in a second
+ * or two, not a hang. It is not taken for a refused key: the call fails over and the channel cools down (its health
+ * saying "no ambient credentials: … unreachable"), as for a token endpoint out of reach (token-endpoint.ts), since on
+ * the cloud a metadata service that missed one answer gives credentials a moment later, and disabling the channel
+ * would wait for an operator. A service that answers that there are none (no role, an unknown identity) is the
+ * channel's failure: `upstream_auth`, the channel disabled with why.
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -29,7 +32,7 @@ export const noAmbient = (why: string) =>
 
 /**
  * The metadata service's answer, its body read; a service that does not answer (refused, unresolved, timed out) throws
- * {@link noAmbient} naming `service` and the address. No redirect is followed: a metadata service sends none.
+ * `upstream_unreachable` naming `service` and the address. No redirect is followed: a metadata service sends none.
  * @example await metadataRequest('aws instance metadata', 'http://169.254.169.254/latest/api/token', { method: 'PUT', headers: { … } })
  */
 export async function metadataRequest(service: string, url: string, init: { method?: string; headers: Record<string, string> }): Promise<{ res: Response; text: string }> {
@@ -38,7 +41,11 @@ export async function metadataRequest(service: string, url: string, init: { meth
 		return { res, text: await res.text() }
 	} catch (e) {
 		const why = e instanceof DOMException && e.name === 'TimeoutError' ? `no answer within ${METADATA_TIMEOUT_MS} ms` : ((e as Error).message ?? String(e))
-		throw noAmbient(`${service} at ${new URL(url).origin} is unreachable (${why}): is the gateway running on that cloud?`)
+		throw new GatewayError('upstream', 'cannot reach the upstream provider', {
+			retryable: true,
+			code: 'upstream_unreachable',
+			detail: `no ambient credentials: ${service} at ${new URL(url).origin} is unreachable (${why}): is the gateway running on that cloud?`,
+		})
 	}
 }
 

@@ -6,7 +6,9 @@
  * found through the variable the cloud's own SDKs read (`AWS_EC2_METADATA_SERVICE_ENDPOINT`,
  * `AWS_CONTAINER_CREDENTIALS_FULL_URI`, `GCE_METADATA_HOST`, `AZURE_POD_IDENTITY_AUTHORITY_HOST`, `IDENTITY_ENDPOINT`).
  * Checked: chat on each type, one fetch for concurrent calls, reuse, renewal before expiry and after a 401, and a
- * missing (or silent) endpoint as the channel's failure: failover, the channel disabled "no ambient credentials: …".
+ * missing (or silent) endpoint as a failure of the attempt: failover, the channel cooling down with "no ambient
+ * credentials: …" in its health (not disabled: on the cloud the next answer may come); no role or an unknown identity
+ * as the channel's failure: the channel disabled saying why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
@@ -159,6 +161,13 @@ const lastOf = (m: { requests: Array<{ headers: Record<string, string>; path: st
 const bearerOf = (r: { headers: Record<string, string> }) => r.headers.authorization?.replace(/^Bearer /, '')
 const akidOf = (r: { headers: Record<string, string> }) => /Credential=([^/]+)\//.exec(r.headers.authorization ?? '')?.[1]
 
+/** A channel's health after a failed attempt: still enabled, its last error. */
+async function cooling(name: string): Promise<{ status: string; lastError: string | null }> {
+	const channels = (await app.admin('/api/channels')).body.data as Array<{ name: string; status: string; health: { last_error: string | null } }>
+	const ch = channels.find((c) => c.name === name)!
+	return { status: ch.status, lastError: ch.health.last_error }
+}
+
 async function disabledReason(name: string): Promise<string | null> {
 	const channels = (await app.admin('/api/channels')).body.data as Array<{ name: string; status: string; disabled_reason: string | null }>
 	const ch = channels.find((c) => c.name === name)!
@@ -289,14 +298,15 @@ describe('bedrock channel keyed ambient (AWS)', () => {
 		expect(aws.requests.slice(before).map((r) => r.headers.authorization)).toEqual([CONTAINER_TOKEN])
 	})
 
-	it('should fail over when there is no metadata service, and disable the channel saying there are no ambient credentials', async () => {
+	it('should fail over when there is no metadata service, the channel cooling down (not disabled) saying there are no ambient credentials', async () => {
 		const c = await client()
 		await withEnv({ AWS_EC2_METADATA_SERVICE_ENDPOINT: `http://127.0.0.1:${deadPort}` }, async () => {
 			expect(await say(c, 'br-missing', 'not on aws')).toBe('Hello! You said: not on aws')
 		})
-		const why = await disabledReason('br-missing')
-		expect(why).toContain('no ambient credentials: aws instance metadata service')
-		expect(why).toContain('unreachable')
+		const h = await cooling('br-missing')
+		expect(h.status).toBe('enabled')
+		expect(h.lastError).toContain('no ambient credentials: aws instance metadata service')
+		expect(h.lastError).toContain('unreachable')
 	})
 
 	it('should give up on a metadata service that does not answer within two seconds, and fail over', async () => {
@@ -306,7 +316,7 @@ describe('bedrock channel keyed ambient (AWS)', () => {
 			expect(await say(c, 'br-silent', 'silent imds')).toBe('Hello! You said: silent imds')
 		})
 		expect(performance.now() - t0).toBeLessThan(4_000)
-		expect(await disabledReason('br-silent')).toContain('no answer within')
+		expect(await cooling('br-silent')).toEqual({ status: 'enabled', lastError: expect.stringContaining('no answer within') })
 	})
 
 	it('should say an instance without a role as the channel failure, and fail over', async () => {
@@ -383,12 +393,12 @@ describe('vertex channel keyed ambient (Google)', () => {
 		expect(gce.accepts(bearerOf(retried!)!)).toBe(true)
 	})
 
-	it('should fail over when there is no metadata server, and disable the channel saying why', async () => {
+	it('should fail over when there is no metadata server, the channel cooling down (not disabled) saying why', async () => {
 		const c = await client()
 		await withEnv({ GCE_METADATA_HOST: `127.0.0.1:${deadPort}` }, async () => {
 			expect(await say(c, 'vx-missing', 'not on gcp')).toBe('Hello! You said: not on gcp')
 		})
-		expect(await disabledReason('vx-missing')).toContain('no ambient credentials: google metadata server')
+		expect(await cooling('vx-missing')).toEqual({ status: 'enabled', lastError: expect.stringContaining('no ambient credentials: google metadata server') })
 	})
 })
 
@@ -470,13 +480,13 @@ describe('azure channel keyed ambient (managed identity)', () => {
 		expect(mi.accepts(bearerOf(retried!)!)).toBe(true)
 	})
 
-	it('should fail over when there is no managed identity endpoint, and disable the channel saying why', async () => {
+	it('should fail over when there is no managed identity endpoint, the channel cooling down (not disabled) saying why', async () => {
 		const c = await client()
 		await withEnv({ AZURE_POD_IDENTITY_AUTHORITY_HOST: `http://127.0.0.1:${deadPort}` }, async () => {
 			expect(await say(c, 'az-missing', 'not on azure')).toBe('Hello! You said: not on azure')
 		})
 		expect(lastOf(azStandby).headers['api-key']).toBe('az-standby-key')
-		expect(await disabledReason('az-missing')).toContain('no ambient credentials: azure instance metadata service')
+		expect(await cooling('az-missing')).toEqual({ status: 'enabled', lastError: expect.stringContaining('no ambient credentials: azure instance metadata service') })
 	})
 
 	it("should answer 502 upstream_auth in OpenAI's shape when an identity is not found and no channel is left, never a 500", async () => {
