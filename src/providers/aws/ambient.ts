@@ -35,7 +35,8 @@ const tokens = new TokenCache<AwsCredentials>()
 
 /**
  * The role's credentials for a channel: cached while fresh, else one fetch shared by the calls that wait on it.
- * Throws `upstream_auth` ("no ambient credentials: …") where there are none (no role attached, metadata turned off), `upstream_unreachable` where the service does not answer (not on AWS, or a blip).
+ * Throws `upstream_auth` ("no ambient credentials: …") where there are none (no role attached, metadata turned off),
+ * `upstream_unreachable` where the service does not answer (not on AWS, or a blip).
  */
 export const ambientAwsCredentials = (channelId: number, channelKey: string, signal?: AbortSignal): Promise<AwsCredentials> =>
 	tokens.get(channelId, channelKey, () => fetchCredentials(process.env), signal)
