@@ -16,6 +16,7 @@ import type { Channel } from '../routing/catalog'
 import type { UpstreamRequest } from './adapter'
 import { dropManagedIdentityToken, managedIdentityToken } from './azure-managed-identity'
 import { TokenCache } from './cached-token'
+import { channelKeyMemo, stringSetting } from './channel-key-memo'
 import { isAmbient } from './metadata-service'
 import { requestToken } from './token-endpoint'
 
@@ -58,31 +59,16 @@ export function servicePrincipalOf(key: string): ServicePrincipal | undefined {
 
 const misconfigured = (why: string) => new GatewayError('unavailable', `azure channel key: ${why}`, { retryable: true, code: 'channel_misconfigured' })
 
-const setting = (ch: Pick<Channel, 'settings'>, name: string) => (typeof ch.settings[name] === 'string' && ch.settings[name] ? (ch.settings[name] as string) : undefined)
 
 /**
  * The tenant's token endpoint.
  * @example entraTokenUrl({ settings: {} }, principal) === 'https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'
  */
 export const entraTokenUrl = (ch: Pick<Channel, 'settings'>, sp: ServicePrincipal): string =>
-	`${(setting(ch, 'authority_host') ?? ENTRA_AUTHORITY_HOST).replace(/\/+$/, '')}/${encodeURIComponent(sp.tenantId)}/oauth2/v2.0/token`
+	`${(stringSetting(ch, 'authority_host') ?? ENTRA_AUTHORITY_HOST).replace(/\/+$/, '')}/${encodeURIComponent(sp.tenantId)}/oauth2/v2.0/token`
 
-type Key = { key: string; sp?: ServicePrincipal; bad?: GatewayError }
-/** Channel id → its parsed key: every call asks whether the channel is a service principal, not a JSON parse each time. */
-const keys = new Map<number, Key>()
-
-function keyOf(ch: Channel): Key {
-	const k = keys.get(ch.id)
-	if (k && k.key === ch.apiKey) return k
-	let fresh: Key
-	try {
-		fresh = { key: ch.apiKey, sp: servicePrincipalOf(ch.apiKey) }
-	} catch (e) {
-		fresh = { key: ch.apiKey, bad: e as GatewayError }
-	}
-	keys.set(ch.id, fresh)
-	return fresh
-}
+/** The channel's key read as a service principal, once per key: every call asks whether it is one. */
+const keyOf = channelKeyMemo((key): { sp?: ServicePrincipal } => ({ sp: servicePrincipalOf(key) }))
 
 /** Whether the channel's key is for Entra ID (a service principal, or JSON meant as one, or `ambient`): never sent as `api-key` then. */
 export function usesEntra(ch: Channel): boolean {
@@ -94,7 +80,7 @@ export function usesEntra(ch: Channel): boolean {
 const tokens = new TokenCache()
 
 function fetchToken(ch: Channel, sp: ServicePrincipal) {
-	const form = { grant_type: 'client_credentials', client_id: sp.clientId, client_secret: sp.clientSecret, scope: setting(ch, 'token_scope') ?? ENTRA_SCOPE }
+	const form = { grant_type: 'client_credentials', client_id: sp.clientId, client_secret: sp.clientSecret, scope: stringSetting(ch, 'token_scope') ?? ENTRA_SCOPE }
 	return requestToken(entraTokenUrl(ch, sp), form, {
 		endpoint: 'azure entra token endpoint',
 		principal: `the client ${sp.clientId} of tenant ${sp.tenantId}`,

@@ -16,6 +16,7 @@
 import { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
 import { TokenCache } from './cached-token'
+import { stringSetting } from './channel-key-memo'
 import { metadataFailed, metadataRequest, noAmbient, secondsUntil } from './metadata-service'
 
 const IMDS_HOST = 'http://169.254.169.254'
@@ -27,14 +28,13 @@ const DEFAULT_EXPIRES_IN = 3600
 
 const tokens = new TokenCache()
 
-const setting = (ch: Pick<Channel, 'settings'>, name: string) => (typeof ch.settings[name] === 'string' && ch.settings[name] ? (ch.settings[name] as string) : undefined)
 
 /** The resource a token is asked for: `settings.token_scope` less `/.default`, else Azure OpenAI's. */
-export const managedIdentityResource = (ch: Pick<Channel, 'settings'>): string => setting(ch, 'token_scope')?.replace(/\/\.default$/, '') ?? RESOURCE
+export const managedIdentityResource = (ch: Pick<Channel, 'settings'>): string => stringSetting(ch, 'token_scope')?.replace(/\/\.default$/, '') ?? RESOURCE
 
 /** The endpoint a token comes from, from the process's environment only. */
 function endpointOf(ch: Channel, env: Record<string, string | undefined>): { service: string; url: URL; headers: Record<string, string> } {
-	const clientId = setting(ch, 'client_id')
+	const clientId = stringSetting(ch, 'client_id')
 	let e: { service: string; url: URL; headers: Record<string, string> }
 	if (env.IDENTITY_ENDPOINT && env.IDENTITY_HEADER) {
 		let url: URL
@@ -68,7 +68,7 @@ async function fetchToken(ch: Channel) {
 	if (!res.ok) {
 		// Only the OAuth error's own two members ("invalid_request: Identity not found"): nothing else is repeated.
 		const why = [said.error, said.error_description].filter((x) => typeof x === 'string').join(': ').slice(0, 300) || `HTTP ${res.status}`
-		throw noAmbient(`${service} refused a token${setting(ch, 'client_id') ? ` for the identity ${setting(ch, 'client_id')}` : ''}: ${why}`)
+		throw noAmbient(`${service} refused a token${stringSetting(ch, 'client_id') ? ` for the identity ${stringSetting(ch, 'client_id')}` : ''}: ${why}`)
 	}
 	if (typeof said.access_token !== 'string' || !said.access_token)
 		throw new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed', detail: `${service} answered without access_token` })
@@ -78,7 +78,7 @@ async function fetchToken(ch: Channel) {
 
 /** The identity's token for a channel: cached while fresh, else one fetch shared by the calls that wait on it. */
 export const managedIdentityToken = (ch: Channel, signal?: AbortSignal): Promise<string> =>
-	tokens.get(ch.id, `${ch.apiKey} ${setting(ch, 'client_id') ?? ''} ${managedIdentityResource(ch)}`, () => fetchToken(ch), signal)
+	tokens.get(ch.id, `${ch.apiKey} ${stringSetting(ch, 'client_id') ?? ''} ${managedIdentityResource(ch)}`, () => fetchToken(ch), signal)
 
 /** Forgets the channel's token when it is `token` (Azure refused it), so the next call fetches another. */
 export const dropManagedIdentityToken = (channelId: number, token: string): boolean => tokens.drop(channelId, token)

@@ -27,6 +27,7 @@ import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
 import { converseSse } from './bedrock-converse-stream'
@@ -52,7 +53,8 @@ export function iamKeys(key: string): AwsCredentials | undefined {
 
 /** The channel's region: `settings.region`, else the one its base URL names. */
 export function bedrockRegion(ch: Channel): string | undefined {
-	if (typeof ch.settings.region === 'string' && ch.settings.region) return ch.settings.region
+	const region = stringSetting(ch, 'region')
+	if (region) return region
 	try {
 		return REGION_IN_HOST.exec(new URL(ch.baseUrl).hostname)?.[1]
 	} catch {

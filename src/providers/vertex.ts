@@ -28,6 +28,7 @@ import { gemini } from '../protocols/gemini'
 import type { Channel } from '../routing/catalog'
 import { type ChatAdapter, channelHeaders, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { channelKeyMemo, stringSetting } from './channel-key-memo'
 import { dropMetadataToken, metadataAccessToken, metadataProject } from './google/metadata'
 import { accessToken, dropToken, type ServiceAccount, serviceAccountOf } from './google/service-account'
 import { isAmbient } from './metadata-service'
@@ -38,22 +39,8 @@ const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
 /** Claude models (`claude-sonnet-4-5@20250929`) go over Anthropic's protocol; every other model is Gemini's. */
 export const isClaudeModel = (model: string) => model.startsWith('claude-')
 
-type Key = { key: string; sa?: ServiceAccount; bad?: GatewayError; ambient?: true }
-/** Channel id → its parsed key: chatUrl needs the project on every call, not a JSON parse each time. */
-const keys = new Map<number, Key>()
-
-function keyOf(ch: Channel): Key {
-	const k = keys.get(ch.id)
-	if (k && k.key === ch.apiKey) return k
-	let fresh: Key
-	try {
-		fresh = isAmbient(ch.apiKey) ? { key: ch.apiKey, ambient: true } : { key: ch.apiKey, sa: serviceAccountOf(ch.apiKey) }
-	} catch (e) {
-		fresh = { key: ch.apiKey, bad: e as GatewayError }
-	}
-	keys.set(ch.id, fresh)
-	return fresh
-}
+/** The channel's key read once per key: chatUrl needs the project on every call, not a JSON parse each time. */
+const keyOf = channelKeyMemo((key): { sa?: ServiceAccount; ambient?: true } => (isAmbient(key) ? { ambient: true } : { sa: serviceAccountOf(key) }))
 
 /**
  * The project segment of an `ambient` channel without `settings.project`, until `authorize` puts in the one the
@@ -61,7 +48,6 @@ function keyOf(ch: Channel): Key {
  */
 const METADATA_PROJECT = `/projects/${encodeURIComponent('{project}')}/`
 
-const setting = (ch: Channel, name: string) => (typeof ch.settings[name] === 'string' && ch.settings[name] ? (ch.settings[name] as string) : undefined)
 
 /** The base URL's origin and the region its host names (`us-east5-aiplatform.googleapis.com`), if any. */
 function baseOf(ch: Channel): { url: URL; hostRegion?: string; google: boolean } {
@@ -72,7 +58,7 @@ function baseOf(ch: Channel): { url: URL; hostRegion?: string; google: boolean }
 
 /** `settings.region`, else the base URL's, else `global`. */
 export function vertexRegion(ch: Channel, base = baseOf(ch)): string {
-	return setting(ch, 'region') ?? base.hostRegion ?? 'global'
+	return stringSetting(ch, 'region') ?? base.hostRegion ?? 'global'
 }
 
 /**
@@ -99,7 +85,7 @@ function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string,
 	const root = vertexRoot(ch, region, base)
 	const k = keyOf(ch)
 	if (!k.sa && !k.bad && !k.ambient && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
-	const project = setting(ch, 'project') ?? k.sa?.projectId
+	const project = stringSetting(ch, 'project') ?? k.sa?.projectId
 	const projectPath = project === undefined && k.ambient ? METADATA_PROJECT : `/projects/${encodeURIComponent(project ?? '')}/`
 	return `${root}${projectPath}locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${segment(model)}:${method}`
 }
@@ -119,7 +105,7 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 		req.headers['x-goog-api-key'] = ch.apiKey
 		return
 	}
-	if (!setting(ch, 'project') && !k.sa.projectId)
+	if (!stringSetting(ch, 'project') && !k.sa.projectId)
 		throw new GatewayError('unavailable', `channel ${ch.name} (vertex): no project: set settings.project or use a key file with project_id`, { retryable: true, code: 'channel_misconfigured' })
 	req.headers.authorization = `Bearer ${await accessToken(ch.id, ch.apiKey, k.sa, signal)}`
 }
