@@ -6,6 +6,11 @@
  * the task, `POST /mj/task/list-by-condition` and `GET /mj/task/list` answer task arrays without advancing them;
  * `POST /mj/task/list-by-ids` is list-by-condition under another name, as trueai-org/midjourney-proxy's TaskController
  * declares it (`[HttpPost("list-by-condition")] [HttpPost("list-by-ids")]`), answering any task by id.
+ * Beyond those: midjourney-proxy-plus's `POST /mj/submit/shorten` ({prompt}) and `GET /mj/task/{id}/image-seed` (code 1
+ * with the seed once the task succeeded, else 400 code 4; 404 code 3 for an unknown id), new-api's `POST
+ * /mj/submit/video` (`{taskId, index}` of an earlier task, or `{image, prompt}`), trueai-org/midjourney-proxy's
+ * `POST /mj/submit/edits` (also `edit`) and `/mj/submit/retexture` ({image, prompt}) and `POST /mj/task/{id}/cancel`
+ * (an empty 200; an unfinished task fails).
  * Auth is the `mj-api-secret` header. Prompts: `#banned` → code 24, `#queue` → code 22, `#fail` → the task fails.
  * An action that needs a modal confirmation (a `MJ::CustomZoom::` or `MJ::Inpaint::` customId) makes a task in status
  * MODAL and answers code 21 "Waiting for window confirm" with its id; `/mj/submit/modal` with that `taskId` submits the
@@ -116,6 +121,20 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 				}
 				case 'upload-discord-images':
 					return answer(1, 'success', asArr(body.base64Array).map((_, i) => `${origin}/attachments/upload-${i}.png`))
+				case 'shorten': {
+					const prompt = asStr(body.prompt)
+					return prompt ? submit('SHORTEN', prompt) : answer(4, 'prompt must not be empty')
+				}
+				case 'video':
+					// From one of the proxy's tasks (`taskId`, `index`) or from an image URL with a prompt.
+					if (asStr(body.taskId)) return followUp(asStr(body.taskId), 'VIDEO', asNum(body.index) ?? 0)
+					return asStr(body.image) ? submit('VIDEO', asStr(body.prompt) ?? 'video') : answer(4, 'image or taskId is required')
+				case 'edit':
+				case 'edits':
+				case 'retexture': {
+					const prompt = asStr(body.prompt)
+					return prompt && asStr(body.image) ? submit(path.endsWith('retexture') ? 'RETEXTURE' : 'EDIT', prompt) : answer(4, 'image and prompt must not be empty')
+				}
 			}
 		}
 		if (method === 'POST' && path === '/mj/insight-face/swap')
@@ -126,6 +145,18 @@ export async function startMidjourneyMock(opts: TaskMockOptions): Promise<Midjou
 			if (!t) return { type: 'raw', status: 200, contentType: 'application/json', body: 'null' }
 			if (!t.meta.modal) poll(t)
 			return json(view(t, origin))
+		}
+		const seed = /^\/mj\/task\/([^/]+)\/image-seed$/.exec(path)
+		if (method === 'GET' && seed) {
+			const t = tasks.get(seed[1]!)
+			if (!t) return json({ code: 3, description: 'The related task does not exist or has expired', result: null }, 404)
+			return phaseOf(t) === 'done' ? answer(1, 'success', `${Number(t.id) % 4294967296}`) : json({ code: 4, description: 'The related task is not finished', result: null }, 400)
+		}
+		const cancel = /^\/mj\/task\/([^/]+)\/cancel$/.exec(path)
+		if (method === 'POST' && cancel) {
+			const t = tasks.get(cancel[1]!)
+			if (t && phaseOf(t) !== 'done') Object.assign(t, { fails: true, polls: Math.max(t.polls, t.steps) })
+			return { type: 'raw', status: 200, contentType: 'text/plain', body: '' }
 		}
 		if (method === 'POST' && (path === '/mj/task/list-by-condition' || path === '/mj/task/list-by-ids')) {
 			const ids = asArr(body.ids).map(String)
