@@ -6,6 +6,7 @@
  * @module
  */
 import { type Static, Type as T } from '@sinclair/typebox'
+import { EXTRA_TASK_PATH } from '../passthrough/task-routes'
 import { matchesModel } from '../routing/catalog'
 
 /** What setTimeout can wait: a longer delay fires at once (https://developer.mozilla.org/docs/Web/API/setTimeout#maximum_delay_value). */
@@ -131,6 +132,15 @@ export const ChannelSettings = T.Object(
 			T.String({
 				pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 				description: 'Azure channels keyed ambient: the client id (a GUID) of the user-assigned managed identity whose token is asked for (default: the system-assigned identity)',
+			}),
+		),
+		// Read by passthrough/task-routes.ts `extraPathChannels` (the /mj/* and /suno/* catch-alls).
+		extra_task_paths: T.Optional(
+			T.Array(T.String({ pattern: EXTRA_TASK_PATH }), {
+				maxItems: 100,
+				uniqueItems: true,
+				description:
+					"imgsvc (Midjourney) and musicsvc (Suno) channels: routes beyond the allow list that clients may call on this channel, passed through unbilled with the channel's secret, each a method and an exact path, e.g. \"GET /mj/notify/status\". Lowercase segments under /mj/ (imgsvc) or /suno/ (musicsvc); not under the billed or task paths /mj/submit, /mj/insight-face, /mj/task, /suno/submit, /suno/fetch",
 			}),
 		),
 		// Read by modules/interactions/native.ts.

@@ -10,20 +10,24 @@ import type { Channel } from '../routing/catalog'
 import { orderChannels } from '../routing/select'
 import type { Services } from '../services'
 import { withoutSentCredentials } from '../relay/sent-credentials'
+import { noRoute } from './task-routes'
 import { authHeaders, channelCredentials, channelUrl } from './upstream'
 
-/** Path segments as the task services name their routes and ids: letters, digits, `_`, `-`, `.` (not `.`/`..` alone). */
-const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.-]+)+\/?$/
+/**
+ * Path segments as the task services name their routes and ids: letters, digits, `_`, `-`, `.` (not `.`/`..` alone),
+ * with no trailing `/`.
+ */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.-]+)+$/
 
 /**
- * Refuses a path the catch-all routes would forward that is not written plainly: an empty segment (`//`), a `;`
- * parameter, an encoded character. The services' own servers normalise such paths (Tomcat collapses `//` and drops
- * `;…`), so `/mj//submit/imagine` would reach the billed route's action unbilled, and `/mj/task;x/{id}/fetch` the
- * ownership check's task unchecked.
+ * Refuses a task-service path not written plainly: an empty segment (`//`), a trailing `/`, a `;` parameter, an
+ * encoded character. The services' own servers normalise such paths (Tomcat collapses `//` and drops `;…`), so
+ * `/mj//submit/imagine` would reach the billed route's action unbilled, and `/mj/task;x/{id}/fetch` the ownership
+ * check's task unchecked; the allow list (task-routes.ts) names each path one way only.
  * @example checkPlainPath('/mj/task/1712/image-seed') // passes; checkPlainPath('/mj//submit/imagine') throws 404
  */
 export function checkPlainPath(path: string): void {
-	if (!PLAIN_PATH.test(path)) throw new GatewayError('not_found', `No route ${path.slice(0, 200)}`, { code: 'not_found' })
+	if (!PLAIN_PATH.test(path)) throw noRoute(path)
 }
 
 /** Channels of `type` serving any of `models` (deduplicated), in routing order. */

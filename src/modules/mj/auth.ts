@@ -1,12 +1,14 @@
 /**
  * Key authentication for the task-service passthroughs. Besides `Authorization: Bearer` and `x-api-key`,
  * Midjourney clients (chatgpt-web-midjourney-proxy and the like) send the key in `mj-api-secret`, the header
- * midjourney-proxy itself reads.
+ * midjourney-proxy itself reads. A path not written plainly is refused first, on every route of the services
+ * (passthrough/forward.ts `checkPlainPath`): no handler sees one.
  * @module
  */
 import { Elysia } from 'elysia'
 import { GatewayError } from '../../core/errors'
 import { missingKey, presentedKey } from '../../http/model-auth'
+import { checkPlainPath } from '../../passthrough/forward'
 import { matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
 
@@ -25,12 +27,14 @@ export type ServiceAuth = {
 
 export const serviceAuth = (svc: Services, o: ServiceAuth) =>
 	new Elysia({ name: `service-auth-${o.service}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
+		const path = new URL(request.url).pathname
+		checkPlainPath(path)
 		const key = presentedKey(request, false) ?? request.headers.get('mj-api-secret')?.trim()
 		if (!key) throw missingKey(o.service)
 		const token = await svc.keys.authenticate(key)
 		const allowed = token.allowedModels
 		if (allowed && !o.models.some((m) => matchesModel(allowed, m)))
 			throw new GatewayError('permission', `This API key may not use ${o.service === 'midjourney' ? 'Midjourney' : 'Suno'} (allowed models: none of ${o.models.join(', ')})`, { code: 'model_not_allowed' })
-		if (!o.isPoll(request.method, new URL(request.url).pathname)) await svc.limits.admit(token)
+		if (!o.isPoll(request.method, path)) await svc.limits.admit(token)
 		return { token, requestId: set.headers['x-request-id'] as string, startedAt: Date.now() }
 	})

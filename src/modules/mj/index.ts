@@ -1,23 +1,25 @@
 /**
- * `/mj/*`: midjourney-proxy passthrough on channels of type `imgsvc` (github.com/novicezk/midjourney-proxy). The path
- * and query go to the channel's base_url unchanged (`/mj/submit/imagine` → `{base_url}/mj/submit/imagine`), the
- * client's key replaced by the channel's `mj-api-secret`. Every call that creates a task is billed: submits
- * (`/mj/submit/*` but the upload) and midjourney-proxy-plus's InsightFace face swap (`/mj/insight-face/swap`). They are
- * charged from the price list under their action name when the proxy accepts (code 1 or 22), refunded once if the
- * task fails. Task ids are recorded to the account, so fetches and lists show only the caller's tasks, and a
- * follow-up (upscale, variation, action…) must name one of the caller's tasks and goes to the channel that made it.
- * Other sub-paths (uploads, the proxy's own routes) pass through unbilled. The gateway's own errors come in
+ * `/mj/*`: midjourney-proxy passthrough on channels of type `imgsvc` (github.com/novicezk/midjourney-proxy). The routes
+ * of its allow list (passthrough/task-routes.ts) go to the channel's base_url with path and query unchanged
+ * (`/mj/submit/imagine` → `{base_url}/mj/submit/imagine`), the client's key replaced by the channel's `mj-api-secret`;
+ * any other path is 404, never forwarded. Every call that creates a task is billed: submits (`/mj/submit/*` but the
+ * upload) and midjourney-proxy-plus's InsightFace face swap (`/mj/insight-face/swap`). They are charged from the price
+ * list under their action name when the proxy accepts (code 1 or 22), refunded once if the task fails. Task ids are
+ * recorded to the account, so fetches and lists show only the caller's tasks, and a follow-up (upscale, variation,
+ * action…) must name one of the caller's tasks and goes to the channel that made it. The upload and the paths a
+ * channel's operator added (`settings.extra_task_paths`) pass through unbilled. The gateway's own errors come in
  * midjourney-proxy's shape (passthrough/task-errors.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
 import { Integer } from '../../protocols/json-types'
-import { GatewayError, notFound } from '../../core/errors'
+import { notFound } from '../../core/errors'
 import { checkCallbackUrl } from '../../lib/callback-url'
-import { checkPlainPath, forwardAny, serviceChannels } from '../../passthrough/forward'
+import { forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { type CallContext, relayPassthrough } from '../../passthrough/relay'
 import { MjErrorBody, taskErrors } from '../../passthrough/task-errors'
+import { extraPathChannels, MJ_INSIGHT_FACE_OPS, MJ_SUBMIT_ACTIONS, MJ_TASK_OPS, noRoute } from '../../passthrough/task-routes'
 import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
 import { withoutCredentials } from '../../relay/sent-credentials'
 import type { Channel } from '../../routing/catalog'
@@ -93,8 +95,8 @@ export const mjModule = (svc: Services) =>
 			'/mj/submit/:action',
 			async ({ params, body, token, requestId, startedAt, request }) => {
 				const url = new URL(request.url)
-				checkPlainPath(url.pathname) // an encoded `/` in the action would reach another route upstream
 				const action = params.action
+				if (!MJ_SUBMIT_ACTIONS.has(action)) throw noRoute(url.pathname)
 				const path = `/mj/submit/${action}${url.search}`
 				// midjourney-proxy POSTs the task to `notifyHook` from its own network (lib/callback-url.ts).
 				await checkCallbackUrl(body.notifyHook, { allow: svc.env.fetchAllow }, 'notifyHook')
@@ -107,14 +109,17 @@ export const mjModule = (svc: Services) =>
 				params: t.Object({ action: t.String({ minLength: 1, maxLength: 64 }) }),
 				body: t.Record(t.String(), t.Unknown()),
 				response: { 200: MjSubmitResponse, ...mjErrors },
-				detail: { summary: 'Submit a Midjourney job', description: 'imagine, blend, describe, change, simple-change, action, modal, shorten, video … Charged under mj_<action> when accepted (upload-discord-images is not a job: unbilled).' },
+				detail: {
+					summary: 'Submit a Midjourney job',
+					description: `One of ${[...MJ_SUBMIT_ACTIONS].join(', ')} (any other action is 404, never forwarded). Charged under mj_<action> when accepted (upload-discord-images is not a job: unbilled).`,
+				},
 			},
 		)
 		.post(
 			'/mj/insight-face/:op',
 			async ({ params, body, token, requestId, startedAt, request }) => {
 				const url = new URL(request.url)
-				checkPlainPath(url.pathname)
+				if (!MJ_INSIGHT_FACE_OPS.has(params.op)) throw noRoute(url.pathname)
 				await checkCallbackUrl(body.notifyHook, { allow: svc.env.fetchAllow }, 'notifyHook')
 				return submitTask({ svc, token, requestId, startedAt, signal: request.signal }, `/mj/insight-face/${params.op}${url.search}`, mjInsightFaceModel(params.op), body, undefined)
 			},
@@ -122,7 +127,7 @@ export const mjModule = (svc: Services) =>
 				params: t.Object({ op: t.String({ minLength: 1, maxLength: 64 }) }),
 				body: t.Record(t.String(), t.Unknown()),
 				response: { 200: MjSubmitResponse, ...mjErrors },
-				detail: { summary: 'Submit an InsightFace face swap (midjourney-proxy-plus)', description: '`swap` with {sourceBase64, targetBase64}: a SWAP_FACE task, charged under mj_swap_face when accepted and fetched like any other task.' },
+				detail: { summary: 'Submit an InsightFace face swap (midjourney-proxy-plus)', description: '`swap` with {sourceBase64, targetBase64}: a SWAP_FACE task, charged under mj_swap_face when accepted and fetched like any other task. Any other op is 404.' },
 			},
 		)
 		.get('/mj/task/:id/fetch', ({ params, token, request, requestId }) => fetchOwnedTask(svc, token.accountId, params.id, `/mj/task/${encodeURIComponent(params.id)}/fetch`, request, requestId), {
@@ -153,18 +158,24 @@ export const mjModule = (svc: Services) =>
 			'/mj/*',
 			async ({ request, token, requestId }) => {
 				const url = new URL(request.url)
-				checkPlainPath(url.pathname)
-				// Any other per-task path (/mj/task/{id}/image-seed …) is the caller's own task only, on its channel.
-				const m = /^\/mj\/task\/([^/]+)\/.+$/.exec(url.pathname)
-				if (m) return fetchOwnedTask(svc, token.accountId, decodeURIComponent(m[1]!), url.pathname + url.search, request, requestId, false)
-				// Never forwarded: another task read, not bound to one of the caller's tasks (the proxy answers any task by id,
-				// as trueai-org's `list-by-ids` did before the route above), and the proxy's own accounts and administration, the
-				// operator's: `/mj/account/*` (novicezk's list and fetch answer each Discord account with its userToken, `settings`
-				// changes one) and `/mj/admin/*` (trueai-org's: accounts, users, every task, logs, restart; `current` answers the
-				// secret it was called with).
-				if (/^\/mj\/(?:task|account|admin)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
+				// The caller's own task: the ops its proxy documents, each with its method, on the channel that made it.
+				const m = /^\/mj\/task\/([^/]+)\/([^/]+)$/.exec(url.pathname)
+				if (m && MJ_TASK_OPS.get(m[2]!) === request.method) return fetchOwnedTask(svc, token.accountId, m[1]!, url.pathname + url.search, request, requestId, false)
+				// Nothing else but what a channel's operator added: the proxy's accounts and administration (novicezk's
+				// `/mj/account/*` answers each Discord account's userToken; trueai-org's `/mj/admin/*` users, every task, logs,
+				// restart) and whatever a new version adds are the operator's, not a key holder's.
+				const channels = extraPathChannels(serviceChannels(svc, 'imgsvc', MJ_MODELS), request.method, url.pathname)
+				if (!channels.length) throw noRoute(url.pathname)
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
-				return forwardAny(serviceChannels(svc, 'imgsvc', MJ_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
+				return forwardAny(channels, { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Midjourney')
 			},
-			{ parse: 'none', response: mjErrors, detail: { summary: 'Other midjourney-proxy routes (passed through unbilled)', description: 'Uploads (upload-discord-images) and the proxy\'s own routes; per-task paths only for the caller\'s tasks; other task reads and the proxy\'s `/mj/account` and `/mj/admin` APIs are 404.' } },
+			{
+				parse: 'none',
+				response: mjErrors,
+				detail: {
+					summary: "Your task's image seed or cancel; a channel's extra paths",
+					description:
+						"`GET /mj/task/{id}/image-seed` and `POST /mj/task/{id}/cancel` of one of the caller's tasks, on the channel that made it; the paths a channel's `settings.extra_task_paths` names, passed through unbilled to such channels. Any other path (the proxy's `/mj/account` and `/mj/admin` APIs among them) is 404, never forwarded.",
+				},
+			},
 		)

@@ -3,18 +3,21 @@
  * `{code:"success", data:"<task id>"}`; `GET /suno/fetch/{id}` and `POST /suno/fetch {ids}` answer the task(s) with
  * `status`, `progress`, `fail_reason` and the songs in `data`) on channels of type `musicsvc`, path and query
  * unchanged, the client's key replaced by the channel's Bearer key. Submits are charged under suno_music /
- * suno_lyrics when accepted and refunded once if the task fails; fetches show only the caller's tasks. Other
- * sub-paths pass through unbilled. The gateway's own errors come in new-api's task shape (passthrough/task-errors.ts).
+ * suno_lyrics when accepted and refunded once if the task fails; fetches show only the caller's tasks. Those are the
+ * whole list (passthrough/task-routes.ts): any other path is 404, never forwarded, but the paths a channel's operator
+ * added (`settings.extra_task_paths`), passed through unbilled. The gateway's own errors come in new-api's task shape
+ * (passthrough/task-errors.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
 import { badRequest, GatewayError, notFound } from '../../core/errors'
-import { checkPlainPath, forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
+import { forwardAny, groupBy, postJson, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { jsonResponse, relayPassthrough } from '../../passthrough/relay'
 import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
 import { withoutCredentials } from '../../relay/sent-credentials'
 import { SunoErrorBody, taskErrors } from '../../passthrough/task-errors'
+import { extraPathChannels, noRoute, SUNO_SUBMIT_ACTIONS } from '../../passthrough/task-routes'
 import { checkCallbackUrl } from '../../lib/callback-url'
 import type { Services } from '../../services'
 import { applyUpdate } from '../../tasks/refresh'
@@ -23,7 +26,7 @@ import { taskOp } from '../../tasks/submit'
 import { sunoUpdate } from '../../tasks/upstream'
 import { serviceAuth } from '../mj/auth'
 
-export const SUNO_MODELS = ['suno_music', 'suno_lyrics'] as const
+export const SUNO_MODELS = SUNO_SUBMIT_ACTIONS.map((a) => `suno_${a}` as const)
 
 const SunoAnswer = t.Object({ code: t.String(), message: t.Optional(t.String()), data: t.Optional(t.Unknown()) }, { additionalProperties: true })
 const sunoErrors = taskErrors(SunoErrorBody)
@@ -37,9 +40,11 @@ export const sunoModule = (svc: Services) =>
 		.post(
 			'/suno/submit/:action',
 			async ({ params, body, token, requestId, startedAt, request }) => {
-				const action = params.action.toLowerCase()
-				const model = `suno_${action}`
-				if (!(SUNO_MODELS as readonly string[]).includes(model)) throw badRequest(`Unknown Suno action "${params.action}": use music or lyrics`, 'action')
+				// One route with an action parameter (new-api's `/suno/submit/:action`): an action it does not know is a bad
+				// request, and the one it knows goes upstream as listed, lowercase.
+				const action = SUNO_SUBMIT_ACTIONS.find((a) => a === params.action.toLowerCase())
+				if (!action) throw badRequest(`Unknown Suno action "${params.action}": use ${SUNO_SUBMIT_ACTIONS.join(' or ')}`, 'action')
+				const model = `suno_${action}` as const
 				const search = new URL(request.url).search
 				// The Suno API POSTs the task to `notify_hook` from its own network (lib/callback-url.ts).
 				await checkCallbackUrl(body.notify_hook, { allow: svc.env.fetchAllow }, 'notify_hook')
@@ -60,7 +65,7 @@ export const sunoModule = (svc: Services) =>
 						pin,
 						shape: 'suno',
 						cost: requestFee,
-						request: (ch) => ({ url: channelUrl(ch, `/suno/submit/${params.action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
+						request: (ch) => ({ url: channelUrl(ch, `/suno/submit/${action}${search}`), headers: jsonHeaders(ch), body: JSON.stringify(body) }),
 						async accept(res, ch) {
 							const text = withoutCredentials(await res.text(), channelCredentials(ch))
 							const response = new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json', 'x-request-id': requestId } })
@@ -135,12 +140,16 @@ export const sunoModule = (svc: Services) =>
 			'/suno/*',
 			async ({ request, requestId }) => {
 				const url = new URL(request.url)
-				checkPlainPath(url.pathname)
-				// Never forwarded: a task read other than the two above (not bound to the caller's tasks), and the service's own
-				// account (Suno-API's `GET /suno/account` answers its Suno session cookie and JWT), the operator's.
-				if (/^\/suno\/(?:fetch|account)(?:\/|$)/.test(url.pathname)) throw new GatewayError('not_found', `No route ${url.pathname.slice(0, 200)}`, { code: 'not_found' })
+				// Only what a channel's operator added: not Suno-API's `GET /suno/account` (its Suno session cookie and JWT),
+				// nor another task read (not bound to the caller's tasks), nor whatever a new version adds.
+				const channels = extraPathChannels(serviceChannels(svc, 'musicsvc', SUNO_MODELS), request.method, url.pathname)
+				if (!channels.length) throw noRoute(url.pathname)
 				const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
-				return forwardAny(serviceChannels(svc, 'musicsvc', SUNO_MODELS), { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
+				return forwardAny(channels, { path: url.pathname + url.search, method: request.method, inbound: request.headers, body, signal: request.signal, requestId }, 'Suno')
 			},
-			{ parse: 'none', response: sunoErrors, detail: { summary: 'Other Suno routes (passed through unbilled)', description: 'Other task reads and the service\'s `/suno/account` are 404.' } },
+			{
+				parse: 'none',
+				response: sunoErrors,
+				detail: { summary: "A channel's extra paths (passed through unbilled)", description: "The paths a channel's `settings.extra_task_paths` names, to such channels; any other path (the service's `/suno/account` among them) is 404, never forwarded." },
+			},
 		)

@@ -50,6 +50,8 @@ describe('channel settings', () => {
 			// A key with `/` or `~` (a Bedrock inference profile's ARN) is named as written, not as a JSON pointer escapes it.
 			[{ base_models: { 'arn:aws:bedrock:us-east-1:1:application-inference-profile/a': 'not a model id' } }, 'settings.base_models.arn:aws:bedrock:us-east-1:1:application-inference-profile/a'],
 			[{ headers: { 'x~1': 7 } }, 'settings.headers.x~1'],
+			// A submit passed through unbilled would be a free Midjourney job (passthrough/task-routes.ts).
+			[{ extra_task_paths: ['GET /mj/notify/status', 'POST /mj/submit/free'] }, 'settings.extra_task_paths.1'],
 		] as const) {
 			const r = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { settings } })
 			expect(r.status).toBe(400)

@@ -19,8 +19,9 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'mj', type: 'imgsvc', base_url: mj.url, api_key: 'up-mj', models: ['mj_*'] },
-				{ name: 'suno', type: 'musicsvc', base_url: suno.url, api_key: 'up-suno', models: ['suno_*'] },
+				// The catch-alls forward only what the operator added to the allow list (passthrough/task-routes.ts).
+				{ name: 'mj', type: 'imgsvc', base_url: mj.url, api_key: 'up-mj', models: ['mj_*'], settings: { extra_task_paths: ['GET /mj/other/list'] } },
+				{ name: 'suno', type: 'musicsvc', base_url: suno.url, api_key: 'up-suno', models: ['suno_*'], settings: { extra_task_paths: ['GET /suno/feed/abc'] } },
 			],
 			models: [{ name: 'mj_imagine', per_request: 0.01 }, { name: 'suno_music', per_request: 0.01 }] as never,
 		},

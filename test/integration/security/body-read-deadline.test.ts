@@ -98,7 +98,7 @@ describe('a body trickled in past BODY_READ_TIMEOUT_MS', () => {
 			body: JSON.stringify({ model: MODELS.openai, input: 'slow '.repeat(300) }),
 			shape: OPENAI_408,
 		},
-		{ name: 'suno passthrough (its handler reads the body)', path: '/suno/anything', headers: (k) => ({ ...json, authorization: `Bearer ${k}` }), body: JSON.stringify({ prompt: 'a slow song' }), shape: { code: 'request_timeout', data: null } },
+		{ name: 'suno submit', path: '/suno/submit/music', headers: (k) => ({ ...json, authorization: `Bearer ${k}` }), body: JSON.stringify({ prompt: 'a slow song' }), shape: { code: 'request_timeout', data: null } },
 		// Its body is optional: Elysia parses it with errors caught, and the route would test the channel without it.
 		{ name: 'a route whose body is optional', path: '/api/channels/1/test', headers: () => ({ ...json, authorization: `Bearer ${ADMIN_KEY}` }), body: JSON.stringify({ model: MODELS.openai }), shape: OPENAI_408 },
 		{ name: 'management API', path: '/api/accounts', headers: () => ({ ...json, authorization: `Bearer ${ADMIN_KEY}` }), body: JSON.stringify({ name: 'slow', balance: 1 }), shape: OPENAI_408 },

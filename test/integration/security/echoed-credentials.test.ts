@@ -53,8 +53,9 @@ beforeAll(async () => {
 				{ name: 'o', type: 'openai', base_url: mocks.openai.url, api_key: KEYS.openai, models: [MODELS.openai], model_map: { [MODELS.openai]: 'gpt-4o-mini' } },
 				{ name: 'a', type: 'anthropic', base_url: mocks.anthropic.url, api_key: KEYS.anthropic, models: [MODELS.anthropic], model_map: { [MODELS.anthropic]: 'claude-sonnet-5' } },
 				{ name: 'g', type: 'gemini', base_url: mocks.gemini.url, api_key: KEYS.gemini, models: [MODELS.gemini], model_map: { [MODELS.gemini]: 'gemini-2.5-flash' } },
-				{ name: 'mj', type: 'imgsvc', base_url: tasksUrl, api_key: KEYS.mj, models: ['mj_*'] },
-				{ name: 'suno', type: 'musicsvc', base_url: tasksUrl, api_key: KEYS.suno, models: ['suno_*'] },
+				// The catch-alls forward only what the operator added to the allow list (passthrough/task-routes.ts).
+				{ name: 'mj', type: 'imgsvc', base_url: tasksUrl, api_key: KEYS.mj, models: ['mj_*'], settings: { extra_task_paths: ['GET /mj/other/list'] } },
+				{ name: 'suno', type: 'musicsvc', base_url: tasksUrl, api_key: KEYS.suno, models: ['suno_*'], settings: { extra_task_paths: ['GET /suno/feed/abc'] } },
 			],
 			models: [
 				...Object.values(MODELS).map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 1 })),

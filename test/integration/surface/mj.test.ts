@@ -11,7 +11,7 @@ beforeAll(async () => {
 	up = await startMidjourneyMock({ apiKey: 'up-mj', steps: 2 })
 	app = await startTestApp({
 		config: {
-			channels: [{ name: 'mj', type: 'imgsvc', base_url: up.url, api_key: 'up-mj', models: ['mj_*'] }],
+			channels: [{ name: 'mj', type: 'imgsvc', base_url: up.url, api_key: 'up-mj', models: ['mj_*'], settings: { extra_task_paths: ['GET /mj/other/list'] } }],
 			models: priceList([
 				{ name: 'mj_imagine', per_request: 0.05 },
 				{ name: 'mj_upscale', per_request: 0.02 },
@@ -196,7 +196,7 @@ describe('/mj/task', () => {
 		expect(await usageOf(app, accountId)).toEqual([])
 	})
 
-	it('should pass other sub-paths through with the channel secret', async () => {
+	it("should pass a path the channel's operator added through with the channel secret", async () => {
 		const { key } = await app.account(1)
 		up.reset()
 		const r = await mj(key, '/mj/other/list?x=1')

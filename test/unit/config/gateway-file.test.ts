@@ -49,9 +49,36 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, speech_sse, api_version, authority_host, token_scope, client_id, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
+	})
+	it('should take extra task paths only as a method and a plain path outside the billed and task routes', () => {
+		const mj = { name: 'mj', type: 'imgsvc', base_url: 'http://mj.internal:8080', api_key: 'secret', models: ['mj_*'] }
+		const extra_task_paths = ['GET /mj/notify/status', 'POST /mj/account/list', 'DELETE /suno/clips/a-1.b_2', 'GET /mj/submitted']
+		expect(parseGatewayConfig({ channels: [{ ...mj, settings: { extra_task_paths } }] }).channels[0]!.settings).toEqual({ extra_task_paths })
+		for (const entry of [
+			'/mj/notify/status',
+			'get /mj/notify/status',
+			'HEAD /mj/notify/status',
+			'GET /mj/Admin/current',
+			'GET /mj/notify/',
+			'GET /mj//notify',
+			'GET /mj/../admin',
+			'GET /mj/./admin',
+			'GET /mj/a%2Fb',
+			'GET /mj',
+			'GET /v1/models',
+			'GET /mjx/notify',
+			'POST /mj/submit/something-new',
+			'POST /mj/submit',
+			'POST /mj/insight-face/video-swap',
+			'GET /mj/task/1712/image-seed',
+			'POST /suno/submit/video',
+			'GET /suno/fetch',
+			'GET /suno/fetch/abc',
+		])
+			expect(() => parseGatewayConfig({ channels: [{ ...mj, settings: { extra_task_paths: [entry] } }] }, 'gw.json')).toThrow('field "settings.extra_task_paths.0"')
 	})
 	it('should refuse a channel setting of the wrong type, naming the field', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
