@@ -3,7 +3,8 @@
  * instance counts a key's requests and tokens in the same rows, so N instances allow the limit once, not N times.
  * Only keys that have a limit come here. An admitted request is one statement (an upsert of the current minute that
  * returns it and the minute before); the tokens of finished requests are added in batches, at most TOKENS_FLUSH_MS
- * late, and written out at close. Minutes no window reads any more are deleted every SWEEP_MS, off the request path.
+ * late for the other instances (this one counts them at once), and written out at close. Minutes no window reads any
+ * more are deleted every SWEEP_MS, off the request path.
  *
  * When the database does not answer (an error, or no answer within QUERY_TIMEOUT_MS), calls fail at once for
  * RETRY_MS and then one call tries again: the limiter meanwhile counts in memory (rate-limit.ts).
@@ -26,15 +27,16 @@ const NONE: Buckets = { cur: 0, prev: 0 }
 
 /**
  * One more request in the key's current minute, unless its token window (the current minute's tokens plus the
- * previous minute's weighted by `$4`, its share still in the window) is already at `$3`, the tpm limit: a request
- * refused for tokens is not counted toward requests, as in memory and Redis. Returns both minutes.
+ * previous minute's weighted by `$4`, its share still in the window, plus `$5`, this instance's tokens not written
+ * yet) is already at `$3`, the tpm limit: a request refused for tokens is not counted toward requests, as in memory
+ * and Redis. Returns both minutes.
  */
 const ADMIT = `WITH prev AS (SELECT requests, tokens FROM rate_buckets WHERE key_id = $1 AND minute = $2 - 1),
 cur AS (
 	INSERT INTO rate_buckets AS b (key_id, minute, requests, tokens)
-	VALUES ($1, $2, CASE WHEN $3::bigint IS NULL OR COALESCE((SELECT tokens FROM prev), 0) * $4::float8 < $3 THEN 1 ELSE 0 END, 0)
+	VALUES ($1, $2, CASE WHEN $3::bigint IS NULL OR COALESCE((SELECT tokens FROM prev), 0) * $4::float8 + $5::float8 < $3 THEN 1 ELSE 0 END, 0)
 	ON CONFLICT (key_id, minute) DO UPDATE
-	SET requests = b.requests + CASE WHEN $3::bigint IS NULL OR b.tokens + COALESCE((SELECT tokens FROM prev), 0) * $4::float8 < $3 THEN 1 ELSE 0 END
+	SET requests = b.requests + CASE WHEN $3::bigint IS NULL OR b.tokens + COALESCE((SELECT tokens FROM prev), 0) * $4::float8 + $5::float8 < $3 THEN 1 ELSE 0 END
 	RETURNING b.requests, b.tokens
 )
 SELECT cur.requests, cur.tokens, COALESCE(prev.requests, 0) AS prev_requests, COALESCE(prev.tokens, 0) AS prev_tokens FROM cur LEFT JOIN prev ON true`
@@ -86,7 +88,20 @@ export function pgBuckets(sql: Sql, opts: { now: () => number; flushMs?: number;
 	/** Tokens waiting for the next batch, by `minute key`, and the batch's outcome, which their callers wait on. */
 	let pending = new Map<string, number>()
 	let batch: (PromiseWithResolvers<void> & { timer: ReturnType<typeof setTimeout> }) | undefined
+	/** Batches sent and not yet answered. */
+	const sending = new Set<Map<string, number>>()
 	const writing = new Set<Promise<void>>()
+	/**
+	 * This instance's tokens of a key's minute that the database may not hold yet: its own next request sees them at
+	 * once, as in memory (the others, once written). A batch counts here until its write has answered, so a read that
+	 * raced its commit may count it twice for that moment: stricter, never looser.
+	 */
+	const unwritten = (keyId: string, minute: number) => {
+		const k = `${minute} ${keyId}`
+		let n = pending.get(k) ?? 0
+		for (const m of sending) n += m.get(k) ?? 0
+		return n
+	}
 	const flush = () => {
 		const b = batch
 		if (!b) return Promise.resolve()
@@ -103,9 +118,13 @@ export function pgBuckets(sql: Sql, opts: { now: () => number; flushMs?: number;
 			keys.push(k.slice(space + 1))
 			tokens.push(n)
 		}
+		sending.add(rows)
 		const done = guarded(() => sql.query(ADD_TOKENS, [keys, minutes, tokens])).then(() => b.resolve(), b.reject)
 		writing.add(done)
-		void done.finally(() => writing.delete(done))
+		void done.finally(() => {
+			writing.delete(done)
+			sending.delete(rows)
+		})
 		return done
 	}
 
@@ -118,14 +137,18 @@ export function pgBuckets(sql: Sql, opts: { now: () => number; flushMs?: number;
 	return {
 		async admit(token: LimitedToken, t: number): Promise<Windows> {
 			const minute = Math.floor(t / WINDOW_MS)
+			const mine = { cur: unwritten(token.keyId, minute), prev: unwritten(token.keyId, minute - 1) }
 			if (token.rpmLimit === null) {
 				const rows = await guarded(() => sql.query<{ minute: number; requests: number; tokens: number }>(READ, [token.keyId, minute]))
-				const at = (m: number) => rows.find((r) => r.minute === m)
-				return { requests: NONE, tokens: { cur: Number(at(minute)?.tokens ?? 0), prev: Number(at(minute - 1)?.tokens ?? 0) } }
+				const at = (m: number) => Number(rows.find((r) => r.minute === m)?.tokens ?? 0)
+				return { requests: NONE, tokens: { cur: at(minute) + mine.cur, prev: at(minute - 1) + mine.prev } }
 			}
 			const weight = 1 - (t % WINDOW_MS) / WINDOW_MS
-			const [r] = await guarded(() => sql.query<Row>(ADMIT, [token.keyId, minute, token.tpmLimit, weight]))
-			return { requests: { cur: Number(r!.requests), prev: Number(r!.prev_requests) }, tokens: { cur: Number(r!.tokens), prev: Number(r!.prev_tokens) } }
+			const [r] = await guarded(() => sql.query<Row>(ADMIT, [token.keyId, minute, token.tpmLimit, weight, mine.cur + mine.prev * weight]))
+			return {
+				requests: { cur: Number(r!.requests), prev: Number(r!.prev_requests) },
+				tokens: { cur: Number(r!.tokens) + mine.cur, prev: Number(r!.prev_tokens) + mine.prev },
+			}
 		},
 		addTokens(keyId, minute, n) {
 			const k = `${minute} ${keyId}`

@@ -117,6 +117,18 @@ describe.skipIf(!ON_POSTGRES)('rate-limit buckets in PostgreSQL', () => {
 		expect((await rows(token.keyId)).map((r) => [r.requests, Number(r.tokens)])).toEqual([[1, 25]])
 	})
 
+	it('should count its own tokens at once, before their batch is written', async () => {
+		const a = limiter(tdb.db, { pg: { flushMs: 3_600_000 } })
+		const onlyTokens = key({ tpmLimit: 10 })
+		const both = key({ tpmLimit: 10, rpmLimit: 5 })
+		a.addTokens(onlyTokens.keyId, 12)
+		a.addTokens(both.keyId, 12)
+		expect(await admit(a, onlyTokens)).toMatch(/10 tokens per minute/)
+		expect(await admit(a, both)).toMatch(/10 tokens per minute/)
+		// Refused for tokens, so not counted toward requests, though the database does not hold the tokens yet.
+		expect(await rows(both.keyId)).toEqual([{ minute: expect.any(Number), requests: 0, tokens: 0 }])
+	})
+
 	it('should read a key with only a token limit without writing a row', async () => {
 		const a = limiter(tdb.db)
 		const token = key({ tpmLimit: 10 })
