@@ -49,11 +49,18 @@ const ADD_TOKENS = `INSERT INTO rate_buckets (key_id, minute, requests, tokens)
 SELECT k, m, 0, n FROM unnest($1::text[], $2::int[], $3::bigint[]) AS u(k, m, n)
 ON CONFLICT (key_id, minute) DO UPDATE SET tokens = rate_buckets.tokens + excluded.tokens`
 
+/**
+ * Minutes before `$1` go: the window reads the current minute and the one before, and one more is kept for an
+ * instance whose clock is a little behind.
+ */
+const SWEEP = 'WITH gone AS (DELETE FROM rate_buckets WHERE minute < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone'
+
 type Row = { requests: number; tokens: number; prev_requests: number; prev_tokens: number }
 
 export type PgBuckets = BucketStore & {
 	/** Deletes the minutes no window reads any more; resolves to how many rows went. */
 	sweep(): Promise<number>
+	close(): Promise<void>
 }
 
 /**
@@ -107,30 +114,29 @@ export function pgBuckets(sql: Sql, opts: { now: () => number; flushMs?: number;
 		if (!b) return Promise.resolve()
 		clearTimeout(b.timer)
 		batch = undefined
-		const rows = pending
+		const sent = pending
 		pending = new Map()
 		const keys: string[] = []
 		const minutes: number[] = []
 		const tokens: number[] = []
-		for (const [k, n] of rows) {
+		for (const [k, n] of sent) {
 			const space = k.indexOf(' ')
 			minutes.push(Number(k.slice(0, space)))
 			keys.push(k.slice(space + 1))
 			tokens.push(n)
 		}
-		sending.add(rows)
+		sending.add(sent)
 		const done = guarded(() => sql.query(ADD_TOKENS, [keys, minutes, tokens])).then(() => b.resolve(), b.reject)
 		writing.add(done)
 		void done.finally(() => {
 			writing.delete(done)
-			sending.delete(rows)
+			sending.delete(sent)
 		})
 		return done
 	}
 
-	const sweep = () => guarded(async () => (await sql.query<{ n: number }>('WITH gone AS (DELETE FROM rate_buckets WHERE minute < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone', [Math.floor(opts.now() / WINDOW_MS) - 2]))[0]?.n ?? 0)
-	// Two minutes kept besides the current one: the window reads the one before, and one more spares an instance whose
-	// clock is a little behind. Failures say nothing here: a request meanwhile warns of the outage.
+	const sweep = () => guarded(async () => (await sql.query<{ n: number }>(SWEEP, [Math.floor(opts.now() / WINDOW_MS) - 2]))[0]?.n ?? 0)
+	// Failures say nothing here: a request meanwhile warns of the outage.
 	const sweeper = setInterval(() => void sweep().catch(() => {}), opts.sweepMs ?? SWEEP_MS)
 	sweeper.unref?.()
 
