@@ -77,7 +77,7 @@ function recording() {
 }
 
 describe.skipIf(!ON_POSTGRES)('rate-limit buckets in PostgreSQL', () => {
-	it('should share a key’s requests per minute between two instances on one database', async () => {
+	it("should share a key's requests per minute between two instances on one database", async () => {
 		const a = limiter(tdb.db)
 		const b = limiter(other)
 		expect(a.shared).toBe(true)
