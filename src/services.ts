@@ -130,6 +130,8 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	sweeper.unref?.()
 	const bodyReads = createBodyDeadline(env.bodyReadTimeoutMs)
 	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
+	// Redis when configured; else, on PostgreSQL, the database every instance shares.
+	const limits = createRateLimiter({ redisUrl: env.redisUrl, prefix: env.redisPrefix, log, db })
 	return {
 		env,
 		db,
@@ -138,7 +140,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		keys,
 		ledger,
 		catalog,
-		limits: createRateLimiter({ redisUrl: env.redisUrl, prefix: env.redisPrefix, log }),
+		limits,
 		metrics: createMetrics(),
 		health,
 		bodyReads,
@@ -151,6 +153,8 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			idleGc.stop()
 			bodyReads.stop()
 			await sweeping
+			// Tokens of the last requests still waiting to be counted for the other instances.
+			await limits.close()
 			// Unbilled usage and leased money go back to the database before it closes.
 			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))
 			catalog.stop()

@@ -422,3 +422,21 @@ export const geminiCaches = pgTable(
 	},
 	(t) => [index('gemini_caches_account_idx').on(t.accountId, t.createdAt), index('gemini_caches_expires_idx').on(t.expiresAt)],
 )
+
+/**
+ * Rate-limit buckets of keys that have `rpm_limit` or `tpm_limit`, on PostgreSQL without Redis (src/limits/pg-buckets.ts):
+ * one row per key and minute, counted by every instance on the database. UNLOGGED (drizzle/0023): a crash empties it,
+ * which only forgets the last minute or two of counts, and its writes skip the WAL. Old minutes are swept.
+ */
+export const rateBuckets = pgTable(
+	'rate_buckets',
+	{
+		/** The key's `keyId` (a prefix of its hash, never the key). */
+		keyId: text('key_id').notNull(),
+		/** Minutes since the epoch: the bucket's one-minute window. */
+		minute: integer('minute').notNull(),
+		requests: integer('requests').notNull().default(0),
+		tokens: bigint('tokens', { mode: 'number' }).notNull().default(0),
+	},
+	(t) => [primaryKey({ columns: [t.keyId, t.minute] })],
+)

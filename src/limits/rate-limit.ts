@@ -1,13 +1,16 @@
 /**
  * Per-key limits: requests per minute and tokens per minute. A sliding window approximated from two fixed one-minute
  * buckets (the previous one weighted by how much of it still overlaps the window), the way Cloudflare and Redis'
- * documentation describe it. With Redis the buckets are shared by every instance (INCR + EXPIRE in one round trip);
- * without it, or while Redis is down, they are per instance (with a warning), so an outage degrades limits rather
- * than serving nothing.
+ * documentation describe it. The buckets are shared by every instance: in Redis when there is one (INCR + EXPIRE in
+ * one round trip), else in the PostgreSQL they share (pg-buckets.ts). On PGlite, one process's database, they are in
+ * memory, which is exact there. While Redis or PostgreSQL does not answer they are per instance (with a warning), so
+ * an outage degrades limits rather than serving nothing.
  * @module
  */
 import { GatewayError } from '../core/errors'
+import type { Db } from '../db/client'
 import type { Logger } from '../lib/log'
+import { pgBuckets } from './pg-buckets'
 
 export type LimitedToken = { keyId: string; rpmLimit: number | null; tpmLimit: number | null }
 
@@ -19,7 +22,28 @@ export type RateLimiter = {
 	admit(token: LimitedToken): Promise<void> | undefined
 	/** Adds the tokens a finished request used. */
 	addTokens(keyId: string, tokens: number): void
+	/** Whether instances share the counts (through Redis or PostgreSQL). */
 	readonly shared: boolean
+	/** Writes out the tokens still waiting to be counted and stops timers (at shutdown, before the database closes). */
+	close(): Promise<void>
+}
+
+/** The two buckets a window at some moment reads: the current one and the one before. */
+export type Buckets = { cur: number; prev: number }
+
+/** A key's windows at one moment: of requests and of tokens. */
+export type Windows = { requests: Buckets; tokens: Buckets }
+
+/** Where the buckets are kept: memory, Redis or PostgreSQL. */
+export type BucketStore = {
+	/**
+	 * The key's windows at `t`, after counting this request in the current bucket when the key has an rpm limit and
+	 * its token window has room (a request refused for tokens does not count toward requests).
+	 */
+	admit(token: LimitedToken, t: number): Promise<Windows>
+	/** Adds `tokens` to the key's bucket of `minute`; resolves once counted. */
+	addTokens(keyId: string, minute: number, tokens: number): Promise<void>
+	close?(): Promise<void>
 }
 
 type Counter = { incr(key: string, by: number): Promise<number>; get(key: string): Promise<number> }
@@ -97,9 +121,6 @@ function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
 	}
 }
 
-/** The two buckets a window at some moment reads: the current one and the one before. */
-type Buckets = { cur: number; prev: number }
-
 /** Window count at `t`: the current bucket plus the overlapping share of the previous one. */
 const count = (w: Buckets, t: number) => w.cur + w.prev * (1 - (t % WINDOW_MS) / WINDOW_MS)
 
@@ -130,29 +151,60 @@ export function retryAfter(w: Buckets, now: number, fits: (n: number) => boolean
 	return limit
 }
 
+const NONE: Buckets = { cur: 0, prev: 0 }
+
+/** Buckets as counters (memory, Redis): `<prefix>sb:rpm:<keyId>:<minute>` and `…sb:tpm:…`. */
+function counterStore(c: Counter, prefix: string): BucketStore {
+	const rpmKey = `${prefix}sb:rpm:`
+	const tpmKey = `${prefix}sb:tpm:`
+	return {
+		async admit(token, t) {
+			const tpm = token.tpmLimit
+			const tokens = tpm === null ? NONE : await windowed(c, `${tpmKey}${token.keyId}`, t, 0)
+			if (token.rpmLimit === null || (tpm !== null && count(tokens, t) >= tpm)) return { requests: NONE, tokens }
+			return { requests: await windowed(c, `${rpmKey}${token.keyId}`, t, 1), tokens }
+		},
+		async addTokens(keyId, minute, tokens) {
+			await c.incr(`${tpmKey}${keyId}:${minute}`, tokens)
+		},
+	}
+}
+
 /**
  * `redis`: options for the Redis client (tests lower `maxRetries`). `prefix` (REDIS_PREFIX) goes before every key.
+ * `db`: without Redis, a PostgreSQL database keeps the buckets (a PGlite one does not: memory is exact there).
+ * `pg`: timings of the PostgreSQL store (tests).
  *
- * Policy while Redis is down: fail open to per-instance counters (each instance enforces the full limit on its own
- * share of the traffic), never refuse for want of Redis; shared counting resumes once it answers again.
+ * Policy while Redis or PostgreSQL is down: fail open to per-instance counters (each instance enforces the full limit
+ * on its own share of the traffic), never refuse for want of them; shared counting resumes once they answer again.
  */
-export function createRateLimiter(opts: { redisUrl?: string; prefix?: string; log: Logger; now?: () => number; redis?: Bun.RedisOptions }): RateLimiter {
+export function createRateLimiter(opts: {
+	redisUrl?: string
+	prefix?: string
+	log: Logger
+	now?: () => number
+	redis?: Bun.RedisOptions
+	db?: Db
+	pg?: { flushMs?: number; sweepMs?: number; timeoutMs?: number }
+}): RateLimiter {
 	const now = opts.now ?? Date.now
-	const tpmKey = `${opts.prefix ?? ''}sb:tpm:`
-	const rpmKey = `${opts.prefix ?? ''}sb:rpm:`
-	const local = memoryCounter()
-	const remote = opts.redisUrl ? redisCounter(opts.redisUrl, opts.redis) : undefined
+	const local = counterStore(memoryCounter(), opts.prefix ?? '')
+	const remote: { name: string; store: BucketStore } | undefined = opts.redisUrl
+		? { name: 'redis', store: counterStore(redisCounter(opts.redisUrl, opts.redis), opts.prefix ?? '') }
+		: opts.db?.kind === 'postgres'
+			? { name: 'postgres', store: pgBuckets(opts.db.sql, { now, ...opts.pg }) }
+			: undefined
 	let warned = false
-	/** Redis when it answers, else the local counter. */
-	const run = async <T>(fn: (c: Counter) => Promise<T>): Promise<T> => {
+	/** Redis or PostgreSQL when it answers, else the local counters. */
+	const run = async <T>(fn: (s: BucketStore) => Promise<T>): Promise<T> => {
 		if (remote) {
 			try {
-				const r = await fn(remote)
-				if (warned) opts.log.info('redis answers again: rate limits are shared across instances')
+				const r = await fn(remote.store)
+				if (warned) opts.log.info(`${remote.name} answers again: rate limits are shared across instances`)
 				warned = false
 				return r
 			} catch (e) {
-				if (!warned) opts.log.warn('redis unavailable: rate limits are per instance until it returns', { error: String(e) })
+				if (!warned) opts.log.warn(`${remote.name} unavailable: rate limits are per instance until it returns`, { error: String(e) })
 				warned = true
 			}
 		}
@@ -160,26 +212,21 @@ export function createRateLimiter(opts: { redisUrl?: string; prefix?: string; lo
 	}
 	async function check(token: LimitedToken): Promise<void> {
 		const t = now()
+		const w = await run((s) => s.admit(token, t))
 		const tpm = token.tpmLimit
-		if (tpm !== null) {
-			const used = await run((c) => windowed(c, `${tpmKey}${token.keyId}`, t, 0))
-			if (count(used, t) >= tpm)
-				throw new GatewayError('rate_limit', `Token rate limit reached: ${tpm} tokens per minute`, {
-					code: 'rate_limit_exceeded',
-					retryAfter: retryAfter(used, t, (n) => n < tpm),
-				})
-		}
+		if (tpm !== null && count(w.tokens, t) >= tpm)
+			throw new GatewayError('rate_limit', `Token rate limit reached: ${tpm} tokens per minute`, {
+				code: 'rate_limit_exceeded',
+				retryAfter: retryAfter(w.tokens, t, (n) => n < tpm),
+			})
 		const rpm = token.rpmLimit
-		if (rpm !== null) {
-			// This request is counted, admitted or not (as OpenAI counts refused requests): a client retrying at once
-			// does not get through sooner.
-			const w = await run((c) => windowed(c, `${rpmKey}${token.keyId}`, t, 1))
-			if (count(w, t) > rpm)
-				throw new GatewayError('rate_limit', `Request rate limit reached: ${rpm} requests per minute`, {
-					code: 'rate_limit_exceeded',
-					retryAfter: retryAfter(w, t, (n) => n + 1 <= rpm),
-				})
-		}
+		// This request is counted, admitted or not (as OpenAI counts refused requests): a client retrying at once
+		// does not get through sooner.
+		if (rpm !== null && count(w.requests, t) > rpm)
+			throw new GatewayError('rate_limit', `Request rate limit reached: ${rpm} requests per minute`, {
+				code: 'rate_limit_exceeded',
+				retryAfter: retryAfter(w.requests, t, (n) => n + 1 <= rpm),
+			})
 	}
 
 	return {
@@ -188,7 +235,10 @@ export function createRateLimiter(opts: { redisUrl?: string; prefix?: string; lo
 			return token.rpmLimit === null && token.tpmLimit === null ? undefined : check(token)
 		},
 		addTokens(keyId, tokens) {
-			if (tokens > 0) void run((c) => c.incr(`${tpmKey}${keyId}:${Math.floor(now() / WINDOW_MS)}`, tokens)).catch(() => {})
+			if (tokens > 0) void run((s) => s.addTokens(keyId, Math.floor(now() / WINDOW_MS), tokens)).catch(() => {})
+		},
+		close: async () => {
+			await remote?.store.close?.()
 		},
 	}
 }
