@@ -7,6 +7,7 @@
  * is read again for every token request, as azure-identity's WorkloadIdentityCredential does.
  * @module
  */
+import { readFile, stat } from 'node:fs/promises'
 
 /** A projected service account token is about a kilobyte; a file far larger than any JWT is not one. */
 const MAX_BYTES = 16_384
@@ -21,9 +22,11 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 export async function federatedAssertion(path: string): Promise<string> {
 	let text: string
 	try {
-		const file = Bun.file(path)
-		if (file.size > MAX_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG' })
-		text = await file.text()
+		// A regular file (the kubelet's is a symlink to one): a device or pipe named by mistake would never end.
+		const info = await stat(path)
+		if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: info.isDirectory() ? 'EISDIR' : 'not a regular file' })
+		if (info.size > MAX_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG' })
+		text = await readFile(path, 'utf8')
 	} catch (e) {
 		throw new Error(`${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
 	}

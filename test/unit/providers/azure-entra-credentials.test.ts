@@ -161,5 +161,8 @@ describe('azure federated token files', () => {
 		const huge = `${dir}/huge`
 		await Bun.write(huge, `${'a'.repeat(20_000)}.b.c`)
 		expect(await federatedAssertion(huge).catch((e) => e.message)).toContain('cannot be read (EFBIG)')
+		// A device would be read forever; a directory is no token.
+		expect(await federatedAssertion('/dev/zero').catch((e) => e.message)).toBe('/dev/zero cannot be read (not a regular file)')
+		expect(await federatedAssertion(dir).catch((e) => e.message)).toBe(`${dir} cannot be read (EISDIR)`)
 	})
 })
