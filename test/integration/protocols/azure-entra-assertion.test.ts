@@ -68,6 +68,7 @@ beforeAll(async () => {
 			channels: [
 				channel('cert', 'cert-4o', cert),
 				channel('cert-revoked', 'cert-revoked', cert),
+				channel('cert-edited', 'cert-edited', cert),
 				// The chain as a file may hold it, CA first, the leaf's key last.
 				channel('cert-chain', 'cert-chain', keyOf({ certificate: ca.certPem + leaf.certPem + leaf.keyPem, send_certificate_chain: true })),
 				channel('fed', 'fed-4o', keyOf({ federated_token_file: tokenFile })),
@@ -77,7 +78,7 @@ beforeAll(async () => {
 				channel('fed-expired', 'expired-failover', keyOf({ federated_token_file: expiredFile })),
 				{ name: 'az-standby', type: 'azure', base_url: standby.url, api_key: KEY, models: ['stranger-failover', 'expired-failover'], model_map: { 'stranger-failover': 'prod-4o', 'expired-failover': 'prod-4o' }, priority: 1 },
 			],
-			models: ['cert-4o', 'cert-revoked', 'cert-chain', 'fed-4o', 'fed-revoked', 'stranger-failover', 'expired-failover'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 4 })),
+			models: ['cert-4o', 'cert-revoked', 'cert-edited', 'cert-chain', 'fed-4o', 'fed-revoked', 'stranger-failover', 'expired-failover'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 4 })),
 		},
 	})
 	Object.assign(app.svc, { log: createLogger('debug', (l) => logs.push(l)) })
@@ -149,6 +150,25 @@ describe('azure channel with an Entra ID certificate credential', () => {
 		const fresh = entra.assertions.slice(assertions)
 		expect(fresh.length).toBe(1)
 		expect(entra.assertions.slice(0, assertions).map((a) => a.claims.jti)).not.toContain(fresh[0]!.claims.jti)
+	})
+})
+
+describe('azure channel: an edited key', () => {
+	it('should fetch a new token when the key changes (another proof of the same application), not reuse the old one', async () => {
+		const openai = await client()
+		await ask(openai, 'cert-edited', 'before the edit')
+		const old = bearerOf(last(azure))
+		const before = entra.tokenRequests.length
+		await ask(openai, 'cert-edited', 'still the same key')
+		expect(entra.tokenRequests.length).toBe(before)
+		const id = ((await app.admin('/api/channels')).body.data as Array<{ id: number; name: string }>).find((c) => c.name === 'cert-edited')!.id
+		const edited = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { api_key: keyOf({ federated_token_file: tokenFile }) } })
+		expect(edited.status).toBe(200)
+		expect(await ask(openai, 'cert-edited', 'after the edit')).toBe('Hello! You said: after the edit')
+		const after = entra.tokenRequests.slice(before)
+		expect(after.length).toBe(1)
+		expect(after[0]!.form.client_assertion).toBe((await Bun.file(tokenFile).text()).trim())
+		expect(bearerOf(last(azure))).not.toBe(old)
 	})
 })
 
