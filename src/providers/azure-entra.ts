@@ -72,6 +72,7 @@ export function servicePrincipalOf(key: string): ServicePrincipal | undefined {
 function proofOf(field: (typeof PROOFS)[number], p: Record<string, unknown>): EntraProof {
 	const v = p[field]
 	if (typeof v !== 'string' || !v) throw misconfigured(`\`${field}\` must be a non-empty string`)
+	if (field !== 'certificate' && p.send_certificate_chain !== undefined) throw misconfigured('`send_certificate_chain` goes with `certificate` only')
 	if (field === 'client_secret') {
 		if (v.trim() !== v) throw misconfigured('`client_secret` starts or ends with spaces or a line break')
 		return { kind: 'secret', clientSecret: v }

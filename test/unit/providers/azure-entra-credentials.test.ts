@@ -131,6 +131,7 @@ describe('azure service principal keys', () => {
 		expect(refusal({ client_secret: 's', certificate: pem })).toContain('give one of `client_secret`, `certificate`, not both')
 		expect(refusal({ client_secret: 's', certificate: pem, federated_token_file: '/t' })).toContain('not all three')
 		expect(refusal({ certificate: pem, send_certificate_chain: 'yes' })).toContain('`send_certificate_chain` is true or false')
+		expect(refusal({ client_secret: 's', send_certificate_chain: true })).toContain('`send_certificate_chain` goes with `certificate` only')
 		expect(refusal({ federated_token_file: 'tokens/azure-identity-token' })).toContain('`federated_token_file` is the absolute path')
 		expect(refusal({ certificate: '' })).toContain('`certificate` must be a non-empty string')
 		expect(refusal({})).toContain('`client_secret`')
