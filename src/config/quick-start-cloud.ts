@@ -6,9 +6,11 @@
  *   `https://bedrock-runtime.{region}.amazonaws.com`, or AWS_ENDPOINT_URL_BEDROCK_RUNTIME (the AWS SDKs' per-service
  *   endpoint variable, https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
  * - Azure OpenAI (`azure-default`): AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY and OPENAI_API_VERSION, as the
- *   openai SDK's AzureOpenAI reads them; without a key, the service principal of AZURE_TENANT_ID, AZURE_CLIENT_ID and
- *   AZURE_CLIENT_SECRET (and AZURE_AUTHORITY_HOST), as azure-identity's EnvironmentCredential reads them
- *   (https://learn.microsoft.com/javascript/api/@azure/identity/environmentcredential). Deployments are named by their
+ *   openai SDK's AzureOpenAI reads them; without a key, the service principal of AZURE_TENANT_ID and AZURE_CLIENT_ID
+ *   with AZURE_CLIENT_SECRET, or AZURE_CLIENT_CERTIFICATE_PATH (a PEM; AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), as
+ *   azure-identity's EnvironmentCredential reads them
+ *   (https://learn.microsoft.com/javascript/api/@azure/identity/environmentcredential), or AZURE_FEDERATED_TOKEN_FILE,
+ *   as its WorkloadIdentityCredential does (AKS workload identity); and AZURE_AUTHORITY_HOST. Deployments are named by their
  *   owner: AZURE_OPENAI_DEPLOYMENTS lists them, else the channel serves OpenAI's model names (the portal's default
  *   deployment name is the model's).
  * - Google Vertex AI (`vertex-default`): the service-account key file GOOGLE_APPLICATION_CREDENTIALS names, its project
@@ -66,7 +68,7 @@ const DEPLOYMENT = /^[A-Za-z0-9._*-]+$/
 /** The cloud quick-start channels `vars` make; throws ConfigError naming every variable that cannot be used. */
 export async function cloudQuickStarts(vars: Record<string, string | undefined>, ctx: Context): Promise<QuickStartChannel[]> {
 	const r = envReader(vars)
-	const made = [bedrock(r, ctx), azure(r, ctx), await vertex(r, ctx)]
+	const made = [bedrock(r, ctx), await azure(r, ctx), await vertex(r, ctx)]
 	try {
 		r.done()
 	} catch (e) {
@@ -116,16 +118,18 @@ function bedrock(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
 	}
 }
 
-function azure(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
+async function azure(r: EnvReader, ctx: Context): Promise<QuickStartChannel | undefined> {
 	if (ctx.skip('azure')) return undefined
 	const key = r.secret('AZURE_OPENAI_API_KEY')
-	const sp = { AZURE_TENANT_ID: r.text('AZURE_TENANT_ID'), AZURE_CLIENT_ID: r.text('AZURE_CLIENT_ID'), AZURE_CLIENT_SECRET: r.secret('AZURE_CLIENT_SECRET') }
+	const ids = { AZURE_TENANT_ID: r.text('AZURE_TENANT_ID'), AZURE_CLIENT_ID: r.text('AZURE_CLIENT_ID') }
+	// azure-identity's order: EnvironmentCredential's secret, then its certificate, then WorkloadIdentityCredential.
+	const proofs = { AZURE_CLIENT_SECRET: r.secret('AZURE_CLIENT_SECRET'), AZURE_CLIENT_CERTIFICATE_PATH: r.text('AZURE_CLIENT_CERTIFICATE_PATH'), AZURE_FEDERATED_TOKEN_FILE: r.text('AZURE_FEDERATED_TOKEN_FILE') }
 	if (!r.text('AZURE_OPENAI_ENDPOINT')) {
 		// The Entra variables alone are azure-identity's, for any Azure service; an Azure OpenAI key is not.
 		if (key) r.refuse('AZURE_OPENAI_ENDPOINT', 'must be set with AZURE_OPENAI_API_KEY: the resource endpoint, e.g. https://my-resource.openai.azure.com')
 		return undefined
 	}
-	if (!key && !Object.values(sp).some(Boolean)) return undefined
+	if (!key && ![...Object.values(ids), ...Object.values(proofs)].some(Boolean)) return undefined
 	const endpoint = r.url('AZURE_OPENAI_ENDPOINT', WEB)
 	let apiKey: string
 	let origin: Record<string, string>
@@ -136,21 +140,10 @@ function azure(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
 		apiKey = key
 		origin = { api_key: 'AZURE_OPENAI_API_KEY' }
 	} else {
-		const missing = Object.entries(sp).filter(([, v]) => !v).map(([name]) => name)
-		if (missing.length) {
-			r.refuse(missing.join(', '), `must be set with ${Object.keys(sp).filter((n) => !missing.includes(n)).join(', ')} for Microsoft Entra ID (a service principal; managed identity is not supported), or set AZURE_OPENAI_API_KEY`)
-			return undefined
-		}
-		apiKey = JSON.stringify({ tenant_id: sp.AZURE_TENANT_ID, client_id: sp.AZURE_CLIENT_ID, client_secret: sp.AZURE_CLIENT_SECRET })
-		try {
-			servicePrincipalOf(apiKey)
-		} catch (e) {
-			// Said of the key's JSON fields (azure-entra.ts): said here of the variables they came from.
-			const why = (e as Error).message.replace(/^azure channel key: /, '').replace(/`(tenant_id|client_id|client_secret)`/g, (_, f: string) => `AZURE_${f.toUpperCase()}`)
-			const [, name, rest] = /^(AZURE_[A-Z_]+) (.*)$/s.exec(why) ?? [why, 'AZURE_CLIENT_SECRET', why]
-			r.refuse(name!, rest!)
-		}
-		origin = { api_key: 'AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET' }
+		const sp = await servicePrincipalFromEnv(r, ids, proofs)
+		if (!sp) return undefined
+		apiKey = sp.apiKey
+		origin = sp.origin
 		const authority = r.url('AZURE_AUTHORITY_HOST', WEB)
 		if (authority) {
 			settings.authority_host = authority
@@ -172,6 +165,57 @@ function azure(r: EnvReader, ctx: Context): QuickStartChannel | undefined {
 		models = OPENAI_MODELS
 	}
 	return { type: 'azure', baseUrl: endpoint, apiKey, models, settings, origin }
+}
+
+/**
+ * The Entra ID service principal of AZURE_TENANT_ID and AZURE_CLIENT_ID with the first proof set: AZURE_CLIENT_SECRET,
+ * the PEM at AZURE_CLIENT_CERTIFICATE_PATH (with AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), or AZURE_FEDERATED_TOKEN_FILE
+ * (AKS workload identity, whose webhook sets all three); undefined, each unusable variable refused, when none can serve.
+ */
+async function servicePrincipalFromEnv(
+	r: EnvReader,
+	ids: Record<'AZURE_TENANT_ID' | 'AZURE_CLIENT_ID', string | undefined>,
+	proofs: Record<'AZURE_CLIENT_SECRET' | 'AZURE_CLIENT_CERTIFICATE_PATH' | 'AZURE_FEDERATED_TOKEN_FILE', string | undefined>,
+): Promise<{ apiKey: string; origin: Record<string, string> } | undefined> {
+	const proof = (Object.keys(proofs) as Array<keyof typeof proofs>).find((name) => proofs[name])
+	const missing = [...Object.entries(ids).filter(([, v]) => !v).map(([name]) => name), ...(proof ? [] : ['AZURE_CLIENT_SECRET (or AZURE_CLIENT_CERTIFICATE_PATH, or AZURE_FEDERATED_TOKEN_FILE)'])]
+	if (missing.length) {
+		const set = [...Object.entries(ids), ...Object.entries(proofs)].filter(([, v]) => v).map(([name]) => name)
+		r.refuse(missing.join(', '), `must be set with ${set.join(', ')} for Microsoft Entra ID (a service principal; managed identity is not supported), or set AZURE_OPENAI_API_KEY`)
+		return undefined
+	}
+	const fields: Record<string, unknown> = { tenant_id: ids.AZURE_TENANT_ID, client_id: ids.AZURE_CLIENT_ID }
+	if (proof === 'AZURE_CLIENT_SECRET') fields.client_secret = proofs.AZURE_CLIENT_SECRET
+	else if (proof === 'AZURE_FEDERATED_TOKEN_FILE') fields.federated_token_file = proofs.AZURE_FEDERATED_TOKEN_FILE
+	else {
+		const path = proofs.AZURE_CLIENT_CERTIFICATE_PATH!
+		// azure-identity decrypts with it; the gateway takes unencrypted keys only.
+		if (r.secret('AZURE_CLIENT_CERTIFICATE_PASSWORD')) r.refuse('AZURE_CLIENT_CERTIFICATE_PASSWORD', 'is not supported: give AZURE_CLIENT_CERTIFICATE_PATH a PEM with an unencrypted private key (openssl pkcs12 -in cert.pfx -nodes)')
+		try {
+			fields.certificate = await Bun.file(path).text()
+		} catch (e) {
+			r.refuse('AZURE_CLIENT_CERTIFICATE_PATH', `names ${path}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
+			return undefined
+		}
+		if (!(fields.certificate as string).includes('-----BEGIN')) {
+			r.refuse('AZURE_CLIENT_CERTIFICATE_PATH', `names ${path}, which is not a PEM file (a PFX converts with openssl pkcs12 -in cert.pfx -nodes)`)
+			return undefined
+		}
+		fields.send_certificate_chain = r.bool('AZURE_CLIENT_SEND_CERTIFICATE_CHAIN', false)
+	}
+	const apiKey = JSON.stringify(fields)
+	const origin = { api_key: `AZURE_TENANT_ID, AZURE_CLIENT_ID, ${proof}${proof === 'AZURE_CLIENT_CERTIFICATE_PATH' ? ` (${proofs.AZURE_CLIENT_CERTIFICATE_PATH})` : ''}` }
+	try {
+		servicePrincipalOf(apiKey)
+	} catch (e) {
+		// Said of the key's JSON fields (azure-entra.ts): said here of the variables they came from.
+		const FIELD_VARS: Record<string, string> = { tenant_id: 'AZURE_TENANT_ID', client_id: 'AZURE_CLIENT_ID', client_secret: 'AZURE_CLIENT_SECRET', certificate: 'AZURE_CLIENT_CERTIFICATE_PATH', federated_token_file: 'AZURE_FEDERATED_TOKEN_FILE' }
+		const why = (e as Error).message.replace(/^azure channel key: /, '').replace(/`(tenant_id|client_id|client_secret|certificate|federated_token_file)`/g, (_, f: string) => FIELD_VARS[f]!)
+		const [, name, rest] = /^(AZURE_[A-Z_]+) (.*)$/s.exec(why) ?? [why, proof, why]
+		r.refuse(name!, rest!)
+		return undefined
+	}
+	return { apiKey, origin }
 }
 
 async function vertex(r: EnvReader, ctx: Context): Promise<QuickStartChannel | undefined> {

@@ -1,13 +1,16 @@
 /**
  * Whether a channel's key has the shape its type takes, checked when the key is saved (management API): a key that
  * cannot work is refused then, with why, rather than failing the first call. Only types whose key has a shape are
- * checked (`bedrock`, `vertex`, and `azure`, whose key may be an Entra ID service principal); the reasons never quote the key.
+ * checked (`bedrock`, `vertex`, and `azure`, whose key may be an Entra ID service principal: a secret, a certificate or a
+ * federated token file); the reasons never quote the key.
  * All three take the literal key `ambient`: the credentials of the cloud the gateway runs on (metadata-service.ts).
  * @module
  */
 import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
 import { servicePrincipalOf } from './azure-entra'
+import { certificateOutOfDate } from './azure-entra-certificate'
+import { federatedAssertion } from './azure-entra-federated'
 import { bedrockRegion, iamKeys } from './bedrock'
 import { importKey, serviceAccountOf } from './google/service-account'
 import { isAmbient } from './metadata-service'
@@ -69,14 +72,32 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 	return undefined
 }
 
-/** A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its field. */
-function azureKeyProblem(c: Saved): KeyProblem | undefined {
+/**
+ * A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its
+ * field: a certificate that does not parse, whose key is not its own, or that is out of date; a federated token file
+ * that cannot be read or holds no JWT (read here as at every token request: the gateway's instances share the path).
+ */
+async function azureKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 	if (isAmbient(c.apiKey)) return undefined
+	const bad = (why: string): KeyProblem => ({ param: 'api_key', reason: why.replace(/^azure channel key: /, '') })
+	let sp
 	try {
-		if (servicePrincipalOf(c.apiKey)) return undefined
+		sp = servicePrincipalOf(c.apiKey)
 	} catch (e) {
-		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^azure channel key: /, '') }
+		return bad((e as GatewayError).message)
 	}
+	if (sp?.proof.kind === 'certificate') {
+		const stale = certificateOutOfDate(sp.proof.certificate, new Date())
+		if (stale) return bad(`the \`certificate\` ${stale}`)
+	}
+	if (sp?.proof.kind === 'federated') {
+		try {
+			await federatedAssertion(sp.proof.tokenFile)
+		} catch (e) {
+			return bad(`\`federated_token_file\` ${(e as Error).message}`)
+		}
+	}
+	if (sp) return undefined
 	// Sent as the api-key header, which drops the ends' whitespace (a key file's final newline) but not a space within.
 	if (/\s/.test(c.apiKey.trim())) return { param: 'api_key', reason: 'neither a resource key (no spaces or line breaks) nor a service principal ({"tenant_id":…,"client_id":…,"client_secret":…})' }
 	return undefined

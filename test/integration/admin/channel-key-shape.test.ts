@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { testServiceAccount } from '../../mocks/vertex/oauth'
+import { testCertificate } from '../../helpers/x509'
 
 let app: TestApp
 let sa: string
@@ -168,6 +169,45 @@ describe('azure keys at save time', () => {
 		expect(bad.body.error.param).toBe('api_key')
 		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])
 		expect(answers).not.toContain(CLIENT_SECRET)
+	})
+})
+
+describe('azure certificate and federated token file keys at save time', () => {
+	const AZURE = { type: 'azure', base_url: 'https://contoso.openai.azure.com', models: ['az-4o'] }
+	const ids = { tenant_id: '72f988bf-86f1-41af-91ab-2d7cd011db47', client_id: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44' }
+	const dir = `${new URL('../../../', import.meta.url).pathname}test-output/channel-key-shape-${process.pid}`
+
+	it('should refuse a certificate that cannot sign or is out of date, and a token file that cannot serve, with 400 naming api_key, never the key', async () => {
+		const good = await testCertificate({ cn: 'save-time app' })
+		const other = await testCertificate({ cn: 'another app' })
+		const old = await testCertificate({ cn: 'old app', notBefore: new Date(Date.now() - 2 * 86400_000), notAfter: new Date(Date.now() - 86400_000) })
+		await Bun.write(`${dir}/not-a-token`, 'password=hunter2\n')
+		for (const [i, proof, said] of [
+			[1, { certificate: good.certPem }, '`certificate` holds no private key'],
+			[2, { certificate: good.certPem + other.keyPem }, '`certificate` has a private key that belongs to none of its certificate'],
+			[3, { certificate: old.certPem + old.keyPem }, 'the `certificate` expired on '],
+			[4, { federated_token_file: `${dir}/missing-token` }, `\`federated_token_file\` ${dir}/missing-token cannot be read (ENOENT)`],
+			[5, { federated_token_file: `${dir}/not-a-token` }, 'does not hold a JWT'],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...AZURE, name: `az-cert-bad-${i}`, api_key: JSON.stringify({ ...ids, ...proof }) } })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: 'api_key' })
+			expect(r.body.error.message).toContain(said)
+			for (const secret of [good.keyPem, other.keyPem, old.keyPem].map((k) => k.split('\n')[2]!)) expect(JSON.stringify(r.body)).not.toContain(secret)
+			expect(JSON.stringify(r.body)).not.toContain('hunter2')
+		}
+		expect((await names()).filter((n) => n.startsWith('az-cert-bad-'))).toEqual([])
+	})
+
+	it('should accept a certificate with its key and a readable token file, and never answer the key back', async () => {
+		const good = await testCertificate({ cn: 'save-time app' })
+		await Bun.write(`${dir}/azure-identity-token`, 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln\n')
+		const made = [
+			await app.admin('/api/channels', { body: { ...AZURE, name: 'az-cert', api_key: JSON.stringify({ ...ids, certificate: good.certPem + good.keyPem, send_certificate_chain: true }) } }),
+			await app.admin('/api/channels', { body: { ...AZURE, name: 'az-fed', api_key: JSON.stringify({ ...ids, federated_token_file: `${dir}/azure-identity-token` }) } }),
+		]
+		expect(made.map((r) => r.status)).toEqual([201, 201])
+		expect(JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])).not.toContain(good.keyPem.split('\n')[2]!)
 	})
 })
 

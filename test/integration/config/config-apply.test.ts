@@ -4,6 +4,7 @@ import { withQuickStart } from '../../../src/config/quick-start'
 import { parseGatewayConfig } from '../../../src/config/gateway-file'
 import { createCipher } from '../../../src/lib/secrets'
 import { createTestDb, type TestDb } from '../../helpers/db'
+import { testCertificate } from '../../helpers/x509'
 
 let t: TestDb
 
@@ -75,6 +76,22 @@ describe('GATEWAY_CONFIG at start', () => {
 			expect(err?.message).not.toContain(secret)
 		}
 		expect((await rows()).map((r) => r[0])).not.toContain('vx')
+	})
+
+	it('should refuse an azure certificate out of date or a federated token file missing at start, naming the channel and field but not the key', async () => {
+		const cipher = await createCipher('test-secret-key-0123456789')
+		const old = await testCertificate({ cn: 'old app', notBefore: new Date(Date.now() - 2 * 86400_000), notAfter: new Date(Date.now() - 86400_000) })
+		const ids = { tenant_id: '72f988bf-86f1-41af-91ab-2d7cd011db47', client_id: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44' }
+		const azure = (name: string) => ({ name, type: 'azure', base_url: 'https://contoso.openai.azure.com', api_key: 'env:AZ_KEY', models: ['m'] })
+		const cases = [
+			[azure('az-old'), { AZ_KEY: JSON.stringify({ ...ids, certificate: old.certPem + old.keyPem }) }, 'gw.json: channel "az-old": field "api_key": the `certificate` expired on '],
+			[azure('az-fed'), { AZ_KEY: JSON.stringify({ ...ids, federated_token_file: '/nonexistent/azure-identity-token' }) }, 'gw.json: channel "az-fed": field "api_key": `federated_token_file` /nonexistent/azure-identity-token cannot be read (ENOENT)'],
+		] as const
+		for (const [c, vars, said] of cases) {
+			const err = await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [c] }), vars, 'gw.json').then(() => undefined, (e: Error) => e)
+			expect(err?.message).toStartWith(said)
+			expect(err?.message).not.toContain(old.keyPem.split('\n')[2]!)
+		}
 	})
 
 	it('should add a quick-start channel per vendor key only when no configured channel has that type', async () => {

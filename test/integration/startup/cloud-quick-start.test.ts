@@ -12,6 +12,7 @@ import { startProcess, startUntilExit } from '../../helpers/start-process'
 import { startBedrockMock, startVertexMock, type BedrockMock, type VendorMock, type VertexMock } from '../../mocks'
 import { startAzureMock } from '../../mocks/azure'
 import { type EntraMock, startEntraMock } from '../../mocks/azure/entra'
+import { testCertificate, type TestCertificate } from '../../helpers/x509'
 
 const root = new URL('../../../', import.meta.url).pathname
 const dir = `${root}test-output/cloud-quick-start-${process.pid}`
@@ -161,6 +162,54 @@ describe('cloud quick start with IAM keys and a service principal', () => {
 		const made = (await channelsOf(gw)).find((c) => c.name === 'azure-default')!
 		expect({ models: made.models, settings: made.settings }).toEqual({ models: ['prod-4o'], settings: { authority_host: entra.url } })
 	})
+})
+
+describe('cloud quick start with AKS workload identity and with a certificate', () => {
+	const APP = { tenantId: SP.tenantId, clientId: '0f5e1d2c-3b4a-4c5d-8e6f-7a8b9c0d1e2f' }
+	let wi: EntraMock
+	let resource: VendorMock
+	let cert: TestCertificate
+	const gws: Gateway[] = []
+	beforeAll(async () => {
+		cert = await testCertificate({ cn: 'quick start app' })
+		wi = startEntraMock({ ...APP, certificates: [cert.certPem], federatedSubject: 'system:serviceaccount:ai:switchboard' })
+		resource = startAzureMock({ apiKey: 'az-disabled', deployments: { 'prod-4o': 'gpt-4o' }, entra: wi, keyAuth: false })
+		await Bun.write(`${dir}/azure-identity-token`, wi.federatedToken())
+		await Bun.write(`${dir}/app.pem`, cert.certPem + cert.keyPem)
+	})
+	afterAll(async () => {
+		for (const gw of gws) {
+			const out = await gw.stop()
+			expect(`${out.stdout}${out.stderr}`).not.toContain(cert.keyPem.split('\n')[2]!)
+		}
+		await Promise.all([wi?.stop(), resource?.stop()])
+	})
+
+	// What the workload identity webhook injects (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST), or azure-identity's certificate variables.
+	for (const [name, proof, kind] of [
+		['cloud-qs-wi', { AZURE_FEDERATED_TOKEN_FILE: `${dir}/azure-identity-token` }, 'federated'],
+		['cloud-qs-cert', { AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/app.pem` }, 'certificate'],
+	] as const)
+		it(`should call the deployment with the token of the ${kind} credential`, async () => {
+			const gw = await startProcess(name, {
+				ADMIN_KEY,
+				ALLOW_UNPRICED_MODELS: 'true',
+				AZURE_OPENAI_ENDPOINT: resource.url,
+				AZURE_TENANT_ID: APP.tenantId,
+				AZURE_CLIENT_ID: APP.clientId,
+				AZURE_AUTHORITY_HOST: wi.url,
+				AZURE_OPENAI_DEPLOYMENTS: 'prod-4o',
+				...proof,
+			})
+			gws.push(gw)
+			const before = wi.tokenRequests.length
+			expect(await ask(await clientOf(gw), 'prod-4o')).toBe('Hello! You said: hello prod-4o')
+			expect(wi.accepts(resource.requests.at(-1)!.headers.authorization!.replace(/^Bearer /, ''))).toBe(true)
+			const [t] = wi.tokenRequests.slice(before)
+			expect(t!.form.client_assertion_type).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
+			if (kind === 'federated') expect(t!.form.client_assertion).toBe(await Bun.file(`${dir}/azure-identity-token`).text())
+			else expect(wi.assertions.at(-1)!.header['x5t#S256']).toBeString()
+		}, 60_000)
 })
 
 describe('cloud quick-start variables refused at start', () => {

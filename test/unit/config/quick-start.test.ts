@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { ConfigError } from '../../../src/config/gateway-file'
 import { withQuickStart } from '../../../src/config/quick-start'
 import { matchesModel } from '../../../src/routing/catalog'
+import { testCertificate } from '../../helpers/x509'
 
 const dir = `${tmpdir()}/quick-start-unit-${process.pid}`
 const saFile = `${dir}/sa.json`
@@ -97,8 +98,53 @@ describe('cloud variables shared with other uses', () => {
 	it('should refuse a partial service principal and an AWS key with a line break, naming the variables only', async () => {
 		const err = await withQuickStart({ channels: [], models: [] }, { AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com', AZURE_CLIENT_ID: 'c', AWS_BEARER_TOKEN_BEDROCK: 'ABSK1\n', AWS_REGION: 'us-east-1' }).catch((e) => e)
 		expect(err).toBeInstanceOf(ConfigError)
-		expect(err.message).toContain('AZURE_TENANT_ID, AZURE_CLIENT_SECRET must be set with AZURE_CLIENT_ID')
+		expect(err.message).toContain('AZURE_TENANT_ID, AZURE_CLIENT_SECRET (or AZURE_CLIENT_CERTIFICATE_PATH, or AZURE_FEDERATED_TOKEN_FILE) must be set with AZURE_CLIENT_ID')
 		expect(err.message).toContain('AWS_BEARER_TOKEN_BEDROCK has spaces, line breaks or a colon')
 		expect(err.message).not.toContain('ABSK1')
+	})
+})
+
+describe('azure quick start with a certificate or workload identity', () => {
+	const AZ = { AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com', AZURE_OPENAI_DEPLOYMENTS: 'prod-4o', AZURE_TENANT_ID: 'contoso.onmicrosoft.com', AZURE_CLIENT_ID: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44' }
+	const keyOf = async (vars: Record<string, string>) => JSON.parse((await withQuickStart({ channels: [], models: [] }, vars)).channels.find((c) => c.name === 'azure-default')!.api_key)
+	const refusalOf = async (vars: Record<string, string>) => ((await withQuickStart({ channels: [], models: [] }, vars).catch((e) => e)) as Error).message
+
+	it("should key azure-default with AZURE_CLIENT_CERTIFICATE_PATH's PEM, or AZURE_FEDERATED_TOKEN_FILE's path, a secret first as azure-identity does", async () => {
+		const cert = await testCertificate({ cn: 'quick start app' })
+		const pem = `${dir}/app.pem`
+		await Bun.write(pem, cert.certPem + cert.keyPem)
+		expect(await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: pem, AZURE_CLIENT_SEND_CERTIFICATE_CHAIN: 'true' })).toEqual({
+			tenant_id: AZ.AZURE_TENANT_ID,
+			client_id: AZ.AZURE_CLIENT_ID,
+			certificate: cert.certPem + cert.keyPem,
+			send_certificate_chain: true,
+		})
+		const token = '/var/run/secrets/azure/tokens/azure-identity-token'
+		expect(await keyOf({ ...AZ, AZURE_FEDERATED_TOKEN_FILE: token })).toEqual({ tenant_id: AZ.AZURE_TENANT_ID, client_id: AZ.AZURE_CLIENT_ID, federated_token_file: token })
+		expect(await keyOf({ ...AZ, AZURE_CLIENT_SECRET: 's3cret', AZURE_FEDERATED_TOKEN_FILE: token, AZURE_CLIENT_CERTIFICATE_PATH: pem })).toEqual({ tenant_id: AZ.AZURE_TENANT_ID, client_id: AZ.AZURE_CLIENT_ID, client_secret: 's3cret' })
+		expect((await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: pem, AZURE_FEDERATED_TOKEN_FILE: token })).certificate).toBe(cert.certPem + cert.keyPem)
+	})
+
+	it('should refuse a certificate file that cannot serve, naming the variable, never the key', async () => {
+		const cert = await testCertificate({ cn: 'quick start app' })
+		const other = await testCertificate({ cn: 'another app' })
+		const mismatched = `${dir}/mismatched.pem`
+		await Bun.write(mismatched, cert.certPem + other.keyPem)
+		const pfx = `${dir}/app.pfx`
+		await Bun.write(pfx, Uint8Array.of(0x30, 0x82, 0x0a, 0x01, 0x02, 0x01, 0x03))
+		const good = `${dir}/good.pem`
+		await Bun.write(good, cert.certPem + cert.keyPem)
+		for (const [vars, said] of [
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: mismatched }, 'AZURE_CLIENT_CERTIFICATE_PATH has a private key that belongs to none of its certificate'],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: pfx }, `AZURE_CLIENT_CERTIFICATE_PATH names ${pfx}, which is not a PEM file`],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/none.pem` }, `AZURE_CLIENT_CERTIFICATE_PATH names ${dir}/none.pem, which cannot be read (ENOENT)`],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: good, AZURE_CLIENT_CERTIFICATE_PASSWORD: 'pw-secret' }, 'AZURE_CLIENT_CERTIFICATE_PASSWORD is not supported'],
+			[{ AZURE_FEDERATED_TOKEN_FILE: 'tokens/azure-identity-token' }, 'AZURE_FEDERATED_TOKEN_FILE is the absolute path'],
+		] as const) {
+			const why = await refusalOf({ ...AZ, ...vars })
+			expect(why).toContain(said)
+			for (const secret of [cert.keyPem, other.keyPem].map((k) => k.split('\n')[2]!)) expect(why).not.toContain(secret)
+			expect(why).not.toContain('pw-secret')
+		}
 	})
 })

@@ -13,7 +13,7 @@ describe('channelOrigin', () => {
 		expect(channelOrigin({ source: 'env', type: 'bedrock' })?.label).toBe('from AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID')
 		expect(channelOrigin({ source: 'env', type: 'bedrock' })?.note).toContain('AWS_REGION')
 		expect(channelOrigin({ source: 'env', type: 'azure' })?.label).toBe('from AZURE_OPENAI_API_KEY or AZURE_CLIENT_ID')
-		expect(channelOrigin({ source: 'env', type: 'azure' })?.note).toContain('AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY (or AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET)')
+		expect(channelOrigin({ source: 'env', type: 'azure' })?.note).toContain('AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY (or AZURE_TENANT_ID and AZURE_CLIENT_ID with AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE_PATH or AZURE_FEDERATED_TOKEN_FILE)')
 		expect(channelOrigin({ source: 'env', type: 'vertex' })?.label).toBe('from GOOGLE_APPLICATION_CREDENTIALS')
 	})
 })

@@ -100,7 +100,7 @@ describe('azure Entra ID service principals', () => {
 	const principal = { tenant_id: 'contoso.onmicrosoft.com', client_id: '6a1f2c9e-0b7d-4c1e-9a55-3e8f0d2b1c44', client_secret: 'Q8Q~secret.value' }
 
 	it('should read a service principal key, and leave a resource key to api-key', () => {
-		expect(servicePrincipalOf(JSON.stringify(principal))).toEqual({ tenantId: 'contoso.onmicrosoft.com', clientId: principal.client_id, clientSecret: 'Q8Q~secret.value' })
+		expect(servicePrincipalOf(JSON.stringify(principal))).toEqual({ tenantId: 'contoso.onmicrosoft.com', clientId: principal.client_id, proof: { kind: 'secret', clientSecret: 'Q8Q~secret.value' } })
 		expect(servicePrincipalOf('0123456789abcdef0123456789abcdef')).toBeUndefined()
 		const sp = { ...ch('https://r.openai.azure.com', { headers: { 'x-ms-client': 'a' } }), id: 71, apiKey: JSON.stringify(principal) }
 		expect(azureAdapter.headers(sp)).toEqual({ 'content-type': 'application/json', 'x-ms-client': 'a' })
