@@ -22,8 +22,9 @@ const ENDPOINT = 'google iam credentials endpoint'
  * @example await impersonatedToken('https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/sa@p.iam.gserviceaccount.com:generateAccessToken', stsToken, 3600, [stsToken])
  */
 export async function impersonatedToken(url: string, bearer: string, lifetimeSeconds: number, secrets: readonly string[]): Promise<IssuedToken> {
-	const account = /serviceAccounts\/([^/:]+)/.exec(url)?.[1]
-	const req = { endpoint: ENDPOINT, principal: `the impersonation of ${account ? decodeURIComponent(account) : 'the service account'}`, secrets }
+	// Named as the URL spells it (gcloud writes the address as it is): no decoding that a stray `%` could throw from.
+	const account = /serviceAccounts\/([^/:]+)/.exec(url)?.[1] ?? 'the service account'
+	const req = { endpoint: ENDPOINT, principal: `the impersonation of ${account}`, secrets }
 	let res: Response
 	try {
 		res = await fetch(url, {

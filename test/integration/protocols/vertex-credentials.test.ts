@@ -79,6 +79,8 @@ beforeAll(async () => {
 		['wif-huge', wif({ url: `${idpUrl}/huge` }), GEMINI_ID],
 		['wif-forged', wif({ file: file('forged.txt') }), GEMINI_ID],
 		['wif-two-lines', wif({ file: file('two-lines.txt') }), GEMINI_ID],
+		// A service account the federated identity may not impersonate.
+		['wif-denied', externalAccountKey(v.url, w, { file: file('token.txt') }, { quotaProject: PROJECT, extra: { service_account_impersonation_url: `${v.url}/v1/projects/-/serviceAccounts/other@${PROJECT}.iam.gserviceaccount.com:generateAccessToken` } }), GEMINI_ID],
 	]
 	app = await startTestApp({
 		config: {
@@ -153,7 +155,7 @@ describe('vertex channel with authorized_user credentials', () => {
 		expect(retried!.headers.authorization).not.toBe(stale!)
 	})
 
-	it('should refuse a refresh token Google does not take as the channel’s credentials, disabling it, never saying the secrets', async () => {
+	it('should refuse user credentials Google does not take as the channel’s credentials, disabling it, never saying the secrets', async () => {
 		const c = await client()
 		const res = await fetch(`${app.url}/v1/chat/completions`, {
 			method: 'POST',
@@ -238,8 +240,9 @@ describe('vertex channel with external_account credentials (workload identity fe
 		['wif-huge', 'more than 65536 bytes'],
 		['wif-two-lines', 'not a token'],
 		['wif-forged', 'invalid_grant'],
+		['wif-denied', 'PERMISSION_DENIED'],
 	] as const)
-		it(`should refuse a workload whose subject token cannot be used (${said}) as the channel's credentials, sending nothing on`, async () => {
+		it(`should refuse a workload whose token cannot be had (${said}) as the channel's credentials, sending nothing on`, async () => {
 			const since = v.tokenRequests.length
 			const c = await client()
 			const err = await c.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)
@@ -249,7 +252,8 @@ describe('vertex channel with external_account credentials (workload identity fe
 			expect(ch.status).toBe('disabled')
 			expect(ch.disabled_reason).toContain(said)
 			// Only a real token reaches STS (the forged one, refused there); the other host was never asked.
-			expect(tokenCalls('/v1/token', since).map((r) => r.form!.subject_token)).toEqual(model === 'wif-forged' ? [FORGED] : [])
+			const exchanged = model === 'wif-forged' ? [FORGED] : model === 'wif-denied' ? [v.workload.subjectToken] : []
+			expect(tokenCalls('/v1/token', since).map((r) => r.form!.subject_token)).toEqual(exchanged)
 			expect(tokenCalls('/subject-token', since)).toHaveLength(0)
 			for (const s of secrets()) {
 				expect(JSON.stringify(err.error)).not.toContain(s)
