@@ -61,7 +61,7 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user or external_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
 		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
 		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
-		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a service-account key, not an express mode API key (models ${claude.join(', ')})` }
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
 		return undefined
 	}
 	if (!cred.projectId && !(typeof c.settings.project === 'string' && c.settings.project))

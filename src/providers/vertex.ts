@@ -105,8 +105,10 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 		return
 	}
 	if (!k.cred) {
-		if (claude)
-			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): Claude on Vertex AI takes a service-account key, not an express mode API key`, { retryable: true, code: 'channel_misconfigured' })
+		if (claude) {
+			const why = 'Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key'
+			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): ${why}`, { retryable: true, code: 'channel_misconfigured' })
+		}
 		req.headers['x-goog-api-key'] = ch.apiKey
 		return
 	}

@@ -42,7 +42,7 @@ const tokens = new TokenCache()
 
 /**
  * The credential configuration of a key file's JSON; a missing or malformed member is refused naming it, never quoting it.
- * @example externalAccountOf({ type: 'external_account', audience: '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/p/providers/k8s', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', token_url: 'https://sts.googleapis.com/v1/token', credential_source: { file: '/var/run/secrets/tokens/gcp' } })
+ * @example externalAccountOf({ type: 'external_account', audience: '//iam.googleapis.com/projects/123/…/providers/k8s', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', credential_source: { file: '/var/run/secrets/tokens/gcp' } })
  */
 export function externalAccountOf(o: Record<string, unknown>): ExternalAccount {
 	const audience = requiredString(o, 'audience', WHAT)
