@@ -13,13 +13,15 @@
  *   as its WorkloadIdentityCredential does (AKS workload identity); and AZURE_AUTHORITY_HOST. Deployments are named by their
  *   owner: AZURE_OPENAI_DEPLOYMENTS lists them, else the channel serves OpenAI's model names (the portal's default
  *   deployment name is the model's).
- * - Google Vertex AI (`vertex-default`): the service-account key file GOOGLE_APPLICATION_CREDENTIALS names, its project
- *   (or GOOGLE_CLOUD_PROJECT), in GOOGLE_CLOUD_LOCATION (default `global`), as Google's SDKs read them
+ * - Google Vertex AI (`vertex-default`): the credentials file GOOGLE_APPLICATION_CREDENTIALS names (a service-account
+ *   key, `gcloud auth application-default login`'s authorized_user, workload identity federation's external_account),
+ *   in GOOGLE_CLOUD_PROJECT (default: the key's project_id, or the others' quota_project_id), in GOOGLE_CLOUD_LOCATION
+ *   (default `global`), as Google's SDKs read them
  *   (https://cloud.google.com/docs/authentication/application-default-credentials); GOOGLE_VERTEX_BASE_URL (read by
  *   @google/genai) replaces Google's host. It serves `claude-*` and `gemini-*` unless ANTHROPIC_API_KEY or GEMINI_API_KEY
  *   serves that family, and Vertex's own embedding models.
  * A variable that cannot be used stops the start naming it, never quoting a secret. Variables the cloud SDKs share with
- * other uses (IAM keys without a region, a credentials file that is no service-account key) are passed over with a
+ * other uses (IAM keys without a region, a credentials file of a type Vertex channels do not take) are passed over with a
  * warning rather than stopping a gateway that never meant to call that cloud.
  * @module
  */
@@ -237,16 +239,19 @@ async function vertex(r: EnvReader, ctx: Context): Promise<QuickStartChannel | u
 		r.refuse('GOOGLE_APPLICATION_CREDENTIALS', `names ${path}, which is not a JSON credentials file`)
 		return undefined
 	}
-	if (file.type !== 'service_account') {
-		// `gcloud auth application-default login`'s authorized_user, workload identity's external_account: Application
-		// Default Credentials for other Google services, perhaps, but not a key this gateway signs with.
-		const type = typeof file.type === 'string' && /^[a-z_]{1,40}$/.test(file.type) ? `"${file.type}"` : 'no service_account'
-		ctx.warn(`GOOGLE_APPLICATION_CREDENTIALS names ${path}, a credentials file of type ${type}: the Vertex AI quick start takes a service-account key file; no vertex-default channel`)
+	const type = file.type
+	if (type !== 'service_account' && type !== 'authorized_user' && type !== 'external_account') {
+		// impersonated_service_account, external_account_authorized_user…: Application Default Credentials for other
+		// Google services, perhaps, but not a kind of key this gateway takes.
+		const named = typeof type === 'string' && /^[a-z_]{1,40}$/.test(type) ? `"${type}"` : 'none'
+		ctx.warn(`GOOGLE_APPLICATION_CREDENTIALS names ${path}, a credentials file of type ${named}: the Vertex AI quick start takes a service_account, authorized_user or external_account file; no vertex-default channel`)
 		return undefined
 	}
+	// A service account's key names its project; user and workload credentials may name the quota project they bill.
+	const own = type === 'service_account' ? 'project_id' : 'quota_project_id'
 	const projectVar = r.text('GOOGLE_CLOUD_PROJECT') ? 'GOOGLE_CLOUD_PROJECT' : 'GOOGLE_APPLICATION_CREDENTIALS'
-	const project = r.text('GOOGLE_CLOUD_PROJECT') ?? (typeof file.project_id === 'string' ? file.project_id : undefined)
-	if (!project) r.refuse('GOOGLE_CLOUD_PROJECT', `must be set: the key file ${path} names no project_id`)
+	const project = r.text('GOOGLE_CLOUD_PROJECT') ?? (typeof file[own] === 'string' && file[own] ? (file[own] as string) : undefined)
+	if (!project) r.refuse('GOOGLE_CLOUD_PROJECT', `must be set: the ${type} file ${path} names no ${own}`)
 	else if (!GCP_PROJECT.test(project)) r.refuse(projectVar, `must name a Google Cloud project id such as my-project-123, got "${project}"`)
 	const location = r.text('GOOGLE_CLOUD_LOCATION') ?? 'global'
 	if (!GCP_LOCATION.test(location)) r.refuse('GOOGLE_CLOUD_LOCATION', `must be a Vertex AI location such as global, us-east5 or europe-west1, got "${location}"`)

@@ -12,7 +12,7 @@ export type ParsedKey<P> = P & { key: string; bad?: GatewayError }
 
 /**
  * Memoises `parse` per channel id, parsing again when the channel's key changes.
- * @example const keyOf = channelKeyMemo((key) => ({ sa: serviceAccountOf(key) })); keyOf(ch).sa
+ * @example const keyOf = channelKeyMemo((key) => ({ cred: googleCredentialOf(key) })); keyOf(ch).cred
  */
 export function channelKeyMemo<P extends object>(parse: (key: string) => P): (ch: Pick<Channel, 'id' | 'apiKey'>) => ParsedKey<P> {
 	const keys = new Map<number, ParsedKey<P>>()

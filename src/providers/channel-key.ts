@@ -12,7 +12,7 @@ import { servicePrincipalOf } from './azure-entra'
 import { certificateOutOfDate } from './azure-entra-certificate'
 import { federatedAssertion } from './azure-entra-federated'
 import { bedrockRegion, iamKeys } from './bedrock'
-import { importKey, serviceAccountOf } from './google/service-account'
+import { googleCredentialOf } from './google/credentials'
 import { isAmbient } from './metadata-service'
 import { isClaudeModel } from './vertex'
 
@@ -51,24 +51,24 @@ function bedrockKeyProblem(c: Saved): KeyProblem | undefined {
 async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 	// The metadata server's token serves Claude and Gemini; its project is asked when settings.project names none.
 	if (isAmbient(c.apiKey)) return undefined
-	let sa
+	let cred
 	try {
-		sa = serviceAccountOf(c.apiKey)
-		if (sa) await importKey(sa.privateKey)
+		cred = googleCredentialOf(c.apiKey)
+		await cred?.check?.()
 	} catch (e) {
 		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^vertex channel key: /, '') }
 	}
 	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
-	if (!sa) {
+	if (!cred) {
 		if (!EXPRESS_KEY.test(c.apiKey))
-			return { param: 'api_key', reason: 'neither a service-account key (the JSON key file, starting with {) nor an express mode API key (letters, digits, . _ -)' }
+			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user or external_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
 		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
 		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
-		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a service-account key, not an express mode API key (models ${claude.join(', ')})` }
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
 		return undefined
 	}
-	if (!sa.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
-		return { param: 'settings.project', reason: 'the service-account key has no project_id: set settings.project to the Google Cloud project calls go to' }
+	if (!cred.projectId && !(typeof c.settings.project === 'string' && c.settings.project))
+		return { param: 'settings.project', reason: `${cred.kind} has no ${cred.projectField}: set settings.project to the Google Cloud project calls go to` }
 	return undefined
 }
 

@@ -10,8 +10,9 @@
  * - Claude's body: Anthropic's without `model`, with `anthropic_version: "vertex-2023-10-16"` (the version goes in the
  *   body, not a header: https://docs.anthropic.com/en/api/claude-on-vertex-ai); betas stay in `anthropic-beta`.
  *   Its answers and streams are Anthropic's, so Anthropic clients keep the fast path.
- * - Auth: a service-account JSON key, as an OAuth bearer token (google/service-account.ts), re-fetched once when
- *   Vertex refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
+ * - Auth: a Google credentials JSON as an OAuth bearer token (google/credentials.ts: a service account's key, a user's
+ *   `authorized_user` refresh token, workload identity federation's `external_account`), re-fetched once when Vertex
+ *   refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
  *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview);
  *   or `ambient`: the token of the service account the gateway runs as, from the metadata server, and its project when
  *   `settings.project` names none (google/metadata.ts), Claude and Gemini alike.
@@ -30,7 +31,8 @@ import { type ChatAdapter, channelHeaders, type UpstreamRequest } from './adapte
 import { anthropicAdapter } from './anthropic'
 import { channelKeyMemo, stringSetting } from './channel-key-memo'
 import { dropMetadataToken, metadataAccessToken, metadataProject } from './google/metadata'
-import { accessToken, dropToken, type ServiceAccount, serviceAccountOf } from './google/service-account'
+import type { GoogleCredential } from './google/credential-json'
+import { googleCredentialOf } from './google/credentials'
 import { isAmbient } from './metadata-service'
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
@@ -40,7 +42,7 @@ const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
 export const isClaudeModel = (model: string) => model.startsWith('claude-')
 
 /** The channel's key read once per key: chatUrl needs the project on every call, not a JSON parse each time. */
-const keyOf = channelKeyMemo((key): { sa?: ServiceAccount; ambient?: true } => (isAmbient(key) ? { ambient: true } : { sa: serviceAccountOf(key) }))
+const keyOf = channelKeyMemo((key): { cred?: GoogleCredential; ambient?: true } => (isAmbient(key) ? { ambient: true } : { cred: googleCredentialOf(key) }))
 
 /**
  * The project segment of an `ambient` channel without `settings.project`, until `authorize` puts in the one the
@@ -84,13 +86,16 @@ function modelUrl(ch: Channel, publisher: 'anthropic' | 'google', model: string,
 	const region = vertexRegion(ch, base)
 	const root = vertexRoot(ch, region, base)
 	const k = keyOf(ch)
-	if (!k.sa && !k.bad && !k.ambient && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
-	const project = stringSetting(ch, 'project') ?? k.sa?.projectId
+	if (!k.cred && !k.bad && !k.ambient && publisher === 'google') return `${root}/publishers/google/models/${segment(model)}:${method}`
+	const project = stringSetting(ch, 'project') ?? k.cred?.projectId
 	const projectPath = project === undefined && k.ambient ? METADATA_PROJECT : `/projects/${encodeURIComponent(project ?? '')}/`
 	return `${root}${projectPath}locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${segment(model)}:${method}`
 }
 
-/** The bearer token of a service-account key or of the metadata server; an express key for Gemini; a configuration error otherwise. */
+/**
+ * The bearer token of a credentials JSON (with its quota project, for user and workload credentials) or of the metadata
+ * server; an express key for Gemini; a configuration error otherwise.
+ */
 async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolean, signal?: AbortSignal) {
 	const k = keyOf(ch)
 	if (k.bad) throw k.bad
@@ -99,22 +104,27 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 		req.headers.authorization = `Bearer ${await metadataAccessToken(ch.id, ch.apiKey, signal)}`
 		return
 	}
-	if (!k.sa) {
-		if (claude)
-			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): Claude on Vertex AI takes a service-account key, not an express mode API key`, { retryable: true, code: 'channel_misconfigured' })
+	if (!k.cred) {
+		if (claude) {
+			const why = 'Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key'
+			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): ${why}`, { retryable: true, code: 'channel_misconfigured' })
+		}
 		req.headers['x-goog-api-key'] = ch.apiKey
 		return
 	}
-	if (!stringSetting(ch, 'project') && !k.sa.projectId)
-		throw new GatewayError('unavailable', `channel ${ch.name} (vertex): no project: set settings.project or use a key file with project_id`, { retryable: true, code: 'channel_misconfigured' })
-	req.headers.authorization = `Bearer ${await accessToken(ch.id, ch.apiKey, k.sa, signal)}`
+	if (!stringSetting(ch, 'project') && !k.cred.projectId)
+		throw new GatewayError('unavailable', `channel ${ch.name} (vertex): no project: set settings.project or use a key file with ${k.cred.projectField}`, { retryable: true, code: 'channel_misconfigured' })
+	req.headers.authorization = `Bearer ${await k.cred.token(ch.id, ch.apiKey, signal)}`
+	if (k.cred.quotaProject) req.headers['x-goog-user-project'] = k.cred.quotaProject
 }
 
 /** A 401 to a cached token: forgotten, and the call is made once more with a fresh one. An express key has nothing to renew. */
 function reauthorizeVertex(ch: Channel, req: UpstreamRequest): boolean {
 	const auth = req.headers.authorization
 	if (auth === undefined || !auth.startsWith('Bearer ')) return false
-	return keyOf(ch).ambient ? dropMetadataToken(ch.id, auth.slice(7)) : dropToken(ch.id, auth.slice(7))
+	const k = keyOf(ch)
+	if (k.ambient) return dropMetadataToken(ch.id, auth.slice(7))
+	return k.cred?.drop(ch.id, auth.slice(7)) ?? false
 }
 
 const baseHeaders = (ch: Channel): Record<string, string> => ({ 'content-type': 'application/json', ...channelHeaders(ch) })

@@ -29,7 +29,8 @@ const BASE_URL_HINT: Record<string, string> = {
 /** What the upstream key of each type looks like (README: the azure channel notes, "Amazon Bedrock", "Google Vertex AI"). */
 const KEY_HINT: Record<string, string> = {
 	bedrock: 'A Bedrock API key (ABSK…), or IAM keys as ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN for temporary ones.',
-	vertex: 'The service-account key file (JSON) as Google Cloud downloads it, pasted whole; or an express mode API key (Gemini models only).',
+	vertex:
+		"A Google credentials file (JSON) pasted whole: the service-account key file as Google Cloud downloads it, gcloud auth application-default login's authorized_user file, or a workload identity federation external_account configuration; or an express mode API key (Gemini models only).",
 	azure:
 		'The resource key (KEY 1 or KEY 2), sent as api-key; or, for Microsoft Entra ID, a service principal as JSON: {"tenant_id": "…", "client_id": "…", "client_secret": "…"} (the gateway fetches its tokens; settings.authority_host for a sovereign cloud).',
 }

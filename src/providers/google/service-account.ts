@@ -5,38 +5,37 @@
  * Tokens are cached per channel until shortly before they expire, and fetched once for the calls that wait on them.
  * @module
  */
-import { GatewayError } from '../../core/errors'
 import { type IssuedToken, TokenCache } from '../cached-token'
 import { requestToken } from '../token-endpoint'
+import { type GoogleCredential, GOOGLE_TOKEN_URI, misconfigured, optionalString, VERTEX_SCOPE } from './credential-json'
 
 export type ServiceAccount = { clientEmail: string; privateKey: string; tokenUri: string; projectId?: string }
 
-/** The scope of every Vertex AI call (https://cloud.google.com/vertex-ai/docs/reference/rest). */
-const SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
-const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token'
 /** Google's tokens live an hour at most; the assertion asks for that. */
 const ASSERTION_SECONDS = 3600
 
 /**
- * The service account of a channel key, or undefined when the key is not a service-account JSON (a Vertex express
- * mode API key). A JSON object missing a member is a configuration error, said without its contents.
- * @example serviceAccountOf('{"type":"service_account","client_email":"a@p.iam.gserviceaccount.com","private_key":"-----BEGIN PRIVATE KEY-----…"}')
+ * The service account of a key file's JSON (credentials.ts has parsed it). A missing member is a configuration
+ * error, said without the key's contents.
+ * @example serviceAccountOf({ type: 'service_account', client_email: 'a@p.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----…' })
  */
-export function serviceAccountOf(key: string): ServiceAccount | undefined {
-	if (!key.trimStart().startsWith('{')) return undefined
-	let o: Record<string, unknown>
-	try {
-		o = JSON.parse(key) as Record<string, unknown>
-	} catch {
-		throw misconfigured('the key starts like JSON but is not valid JSON')
-	}
+export function serviceAccountOf(o: Record<string, unknown>): ServiceAccount {
 	if (typeof o.client_email !== 'string' || typeof o.private_key !== 'string' || !o.private_key.includes('PRIVATE KEY'))
 		throw misconfigured('a service-account key needs `client_email` and `private_key` (the JSON key file Google Cloud gives)')
-	const tokenUri = typeof o.token_uri === 'string' && o.token_uri ? o.token_uri : DEFAULT_TOKEN_URI
-	return { clientEmail: o.client_email, privateKey: o.private_key, tokenUri, projectId: typeof o.project_id === 'string' ? o.project_id : undefined }
+	return { clientEmail: o.client_email, privateKey: o.private_key, tokenUri: optionalString(o, 'token_uri') ?? GOOGLE_TOKEN_URI, projectId: optionalString(o, 'project_id') }
 }
 
-const misconfigured = (why: string) => new GatewayError('unavailable', `vertex channel key: ${why}`, { retryable: true, code: 'channel_misconfigured' })
+/** The service account as a channel's credential: its tokens, its project, its private key checked at save time. */
+export const serviceAccountCredential = (sa: ServiceAccount): GoogleCredential => ({
+	kind: 'the service-account key',
+	projectId: sa.projectId,
+	projectField: 'project_id',
+	token: (channelId, channelKey, signal) => accessToken(channelId, channelKey, sa, signal),
+	drop: (channelId, token) => dropToken(channelId, token),
+	check: async () => {
+		await importKey(sa.privateKey)
+	},
+})
 
 const b64url = (b: Uint8Array | string) => Buffer.from(b).toString('base64url')
 
@@ -61,7 +60,7 @@ export async function importKey(pem: string): Promise<CryptoKey> {
  */
 export async function signedAssertion(sa: ServiceAccount, key: CryptoKey, nowSeconds: number): Promise<string> {
 	const head = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }))
-	const claims = b64url(JSON.stringify({ iss: sa.clientEmail, scope: SCOPE, aud: sa.tokenUri, iat: nowSeconds, exp: nowSeconds + ASSERTION_SECONDS }))
+	const claims = b64url(JSON.stringify({ iss: sa.clientEmail, scope: VERTEX_SCOPE, aud: sa.tokenUri, iat: nowSeconds, exp: nowSeconds + ASSERTION_SECONDS }))
 	const signed = `${head}.${claims}`
 	const sig = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', key, new TextEncoder().encode(signed))
 	return `${signed}.${b64url(new Uint8Array(sig))}`

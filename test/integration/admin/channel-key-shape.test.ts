@@ -35,7 +35,7 @@ describe('bedrock and vertex keys at save time', () => {
 		for (const [i, key, said] of [
 			[1, sa.slice(0, -20), 'not valid JSON'],
 			[2, noPrivate, 'private_key'],
-			[3, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'y', refresh_token: 'z' }), 'client_email'],
+			[3, JSON.stringify({ ...JSON.parse(sa), client_email: undefined }), 'client_email'],
 			[4, badPem, 'PKCS#8'],
 		] as const) {
 			const r = await app.admin('/api/channels', { body: { ...VERTEX, name: `vx-bad-${i}`, api_key: key } })
@@ -115,6 +115,74 @@ describe('bedrock and vertex keys at save time', () => {
 		expect(answers).not.toContain(saKeyBody)
 		expect(answers).not.toContain('PRIVATE KEY')
 		expect(answers).not.toContain(SECRET)
+	})
+})
+
+describe('vertex authorized_user and external_account keys at save time', () => {
+	const REFRESH = '1//0gMockRefreshTokenDoNotSay-0123456789abcdefghijklmnop'
+	const CLIENT_SECRET = 'd-FL95Q19q7MockClientSecretDoNotSay'
+	const user = { type: 'authorized_user', client_id: '764086051850-mock.apps.googleusercontent.com', client_secret: CLIENT_SECRET, refresh_token: REFRESH, quota_project_id: 'proj-keys' }
+	const workload = {
+		type: 'external_account',
+		audience: '//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/pool/providers/k8s',
+		subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+		token_url: 'https://sts.googleapis.com/v1/token',
+		credential_source: { file: '/var/run/secrets/tokens/gcp-token' },
+		service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@proj-keys.iam.gserviceaccount.com:generateAccessToken',
+		quota_project_id: 'proj-keys',
+	}
+	const key = (o: Record<string, unknown>) => JSON.stringify(o)
+
+	it('should refuse one that cannot work with 400 naming api_key and the member, never a secret', async () => {
+		for (const [i, k, said] of [
+			[1, key({ ...user, refresh_token: undefined }), 'an authorized_user key needs `refresh_token`'],
+			[2, key({ ...user, client_secret: '' }), 'an authorized_user key needs `client_secret`'],
+			[3, key({ ...user, token_uri: 'file:///etc/passwd' }), '`token_uri` must be an http(s) URL'],
+			[4, key({ ...workload, audience: undefined }), 'an external_account key needs `audience`'],
+			[5, key({ ...workload, credential_source: undefined }), 'an external_account key needs `credential_source`'],
+			[6, key({ ...workload, credential_source: {} }), '`credential_source` needs one of `file` or `url`'],
+			[7, key({ ...workload, credential_source: { executable: { command: '/bin/get-token' } } }), '`credential_source.executable` is not supported'],
+			[8, key({ ...workload, credential_source: { environment_id: 'aws1', region_url: 'http://169.254.169.254/latest/meta-data/placement/availability-zone' } }), 'AWS-sourced credentials'],
+			[9, key({ ...workload, credential_source: { url: 'http://169.254.169.254/token', format: { type: 'json' } } }), '`credential_source.format.subject_token_field_name`'],
+			[10, key({ ...workload, service_account_impersonation_url: 'iamcredentials.googleapis.com/x' }), '`service_account_impersonation_url` must be an http(s) URL'],
+			[11, key({ ...workload, service_account_impersonation: { token_lifetime_seconds: 60 } }), '`service_account_impersonation.token_lifetime_seconds`'],
+			[12, key({ ...user, type: 'impersonated_service_account' }), 'credentials of type "impersonated_service_account" are not supported'],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...VERTEX, name: `vx-cred-bad-${i}`, api_key: k } })
+			expect(r.status).toBe(400)
+			expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: 'api_key' })
+			expect(r.body.error.message).toContain(said)
+			for (const secret of [REFRESH, CLIENT_SECRET]) expect(JSON.stringify(r.body)).not.toContain(secret)
+		}
+		expect((await names()).filter((n) => n.startsWith('vx-cred-bad-'))).toEqual([])
+	})
+
+	it('should ask for settings.project when the file names no quota_project_id', async () => {
+		for (const [name, k] of [
+			['vx-user-noproject', key({ ...user, quota_project_id: undefined })],
+			['vx-wif-noproject', key({ ...workload, quota_project_id: undefined })],
+		] as const) {
+			const r = await app.admin('/api/channels', { body: { ...VERTEX, name, api_key: k } })
+			expect(r.status).toBe(400)
+			expect(r.body.error.param).toBe('settings.project')
+			expect(r.body.error.message).toContain('has no quota_project_id')
+			const ok = await app.admin('/api/channels', { body: { ...VERTEX, name, api_key: k, settings: { region: 'us-east5', project: 'proj-set' } } })
+			expect(ok.status).toBe(201)
+		}
+	})
+
+	it('should accept both, Claude models too, and never answer them back', async () => {
+		const claude = { models: ['sonnet'], model_map: { sonnet: 'claude-sonnet-4-5@20250929' } }
+		const made = [
+			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-user', api_key: key(user) } }),
+			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-wif', api_key: key(workload) } }),
+			await app.admin('/api/channels', {
+				body: { ...VERTEX, name: 'vx-wif-url', api_key: key({ ...workload, credential_source: { url: 'http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01', headers: { Metadata: 'True' }, format: { type: 'json', subject_token_field_name: 'access_token' } } }) },
+			}),
+		]
+		expect(made.map((r) => r.status)).toEqual([201, 201, 201])
+		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])
+		for (const secret of [REFRESH, CLIENT_SECRET]) expect(answers).not.toContain(secret)
 	})
 })
 

@@ -69,6 +69,16 @@ describe('GATEWAY_CONFIG at start', () => {
 		const cases = [
 			[{ name: 'vx', type: 'vertex', base_url: 'https://aiplatform.googleapis.com', api_key: 'env:VX_KEY', models: ['m'] }, { VX_KEY: '{"type": "service_account", "client_email": "a@p.iam.gserviceaccount.com"' }, 'gw.json: channel "vx": field "api_key": the key starts like JSON but is not valid JSON'],
 			[{ name: 'br', type: 'bedrock', base_url: 'https://bedrock-proxy.corp.example', api_key: 'env:BR_KEY', models: ['m'] }, { BR_KEY: `AKIAIOSFODNN7EXAMPLE:${secret}` }, 'gw.json: channel "br": field "settings.region": IAM keys are signed for a region'],
+			[
+				{ name: 'vx-user', type: 'vertex', base_url: 'https://aiplatform.googleapis.com', api_key: 'env:VX_USER', models: ['m'] },
+				{ VX_USER: JSON.stringify({ type: 'authorized_user', client_id: 'c.apps.googleusercontent.com', client_secret: secret }) },
+				'gw.json: channel "vx-user": field "api_key": an authorized_user key needs `refresh_token`',
+			],
+			[
+				{ name: 'vx-wif', type: 'vertex', base_url: 'https://aiplatform.googleapis.com', api_key: 'env:VX_WIF', models: ['m'] },
+				{ VX_WIF: JSON.stringify({ type: 'external_account', audience: '//iam.googleapis.com/x', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', credential_source: { executable: { command: `get ${secret}` } } }) },
+				'gw.json: channel "vx-wif": field "api_key": `credential_source.executable` is not supported',
+			],
 		] as const
 		for (const [c, vars, said] of cases) {
 			const err = await applyGatewayConfig(t.db, cipher, parseGatewayConfig({ channels: [c] }), vars, 'gw.json').then(() => undefined, (e: Error) => e)

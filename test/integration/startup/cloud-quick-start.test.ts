@@ -13,6 +13,7 @@ import { startBedrockMock, startVertexMock, type BedrockMock, type VendorMock, t
 import { startAzureMock } from '../../mocks/azure'
 import { type EntraMock, startEntraMock } from '../../mocks/azure/entra'
 import { testCertificate, type TestCertificate } from '../../helpers/x509'
+import { externalAccountKey } from '../../mocks/vertex/sts'
 
 const root = new URL('../../../', import.meta.url).pathname
 const dir = `${root}test-output/cloud-quick-start-${process.pid}`
@@ -209,6 +210,38 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 			expect(t!.form.client_assertion_type).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
 			if (kind === 'federated') expect(t!.form.client_assertion).toBe(await Bun.file(`${dir}/azure-identity-token`).text())
 			else expect(wi.assertions.at(-1)!.header['x5t#S256']).toBeString()
+		}, 60_000)
+})
+
+describe("cloud quick start with Google's other credentials files", () => {
+	for (const kind of ['authorized_user', 'external_account'] as const)
+		it(`should make vertex-default from ${kind === 'authorized_user' ? "gcloud's authorized_user file" : 'a workload identity federation external_account file'} and call Gemini with its token`, async () => {
+			const file = `${dir}/${kind}.json`
+			if (kind === 'authorized_user') await Bun.write(file, vertex.user.json)
+			else {
+				await Bun.write(`${dir}/subject-token`, vertex.workload.subjectToken)
+				await Bun.write(file, externalAccountKey(vertex.url, vertex.workload, { file: `${dir}/subject-token` }, { impersonate: true }))
+			}
+			const gw = await startProcess(`cloud-qs-${kind}`, {
+				ADMIN_KEY,
+				ALLOW_UNPRICED_MODELS: 'true',
+				GOOGLE_APPLICATION_CREDENTIALS: file,
+				// The user's file names its quota project; the workload's names none.
+				...(kind === 'external_account' ? { GOOGLE_CLOUD_PROJECT: 'proj-qs' } : {}),
+				GOOGLE_CLOUD_LOCATION: 'us-east5',
+				GOOGLE_VERTEX_BASE_URL: vertex.url,
+			})
+			try {
+				const made = (await channelsOf(gw)).find((c) => c.name === 'vertex-default')!
+				expect({ status: made.status, settings: made.settings }).toEqual({ status: 'enabled', settings: { project: 'proj-qs', region: 'us-east5' } })
+				expect(await ask(await clientOf(gw), 'gemini-2.5-flash')).toBeTruthy()
+				const call = vertex.requests.at(-1)!
+				expect(call.path).toBe('/v1/projects/proj-qs/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent')
+				expect(call.headers.authorization).toMatch(kind === 'authorized_user' ? /^Bearer ya29\.user-\d+$/ : /^Bearer ya29\.imp-\d+$/)
+			} finally {
+				const out = await gw.stop()
+				for (const secret of [vertex.user.refreshToken, vertex.user.clientSecret, vertex.workload.subjectToken]) expect(`${out.stdout}${out.stderr}`).not.toContain(secret)
+			}
 		}, 60_000)
 })
 

@@ -1,7 +1,12 @@
 /**
  * Mock Google Vertex AI for Claude and Gemini, with its OAuth token endpoint (oauth.ts):
  * - `POST /token`: the JWT bearer grant of the service-account key, its RS256 signature checked; issues
- *   `ya29.mock-N` tokens living `tokenTtl` seconds (the mock refuses them after that, as Google does);
+ *   `ya29.mock-N` tokens living `tokenTtl` seconds (the mock refuses them after that, as Google does); and the refresh
+ *   grant of the mock's user credentials (`user`, user.ts), issuing `ya29.user-N`: Vertex refuses those without an
+ *   `x-goog-user-project` (403, Google's words for ADC user credentials without a quota project);
+ * - workload identity federation (sts.ts): STS's `POST /v1/token` (`ya29.sts-N`), generateAccessToken's
+ *   `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken` (`ya29.imp-N`), and `GET /subject-token`, the
+ *   workload's identity provider as a URL source;
  * - `POST /v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:rawPredict|streamRawPredict`:
  *   Anthropic's Messages body without `model`, with `anthropic_version: "vertex-2023-10-16"` (Anthropic's 400 in
  *   Anthropic's shape otherwise), `stream: true` for streamRawPredict; betas in the `anthropic-beta` header
@@ -14,7 +19,8 @@
  *   top level; a `generateContentRequest` is Google's 400 "Unknown name") → `{ totalTokens, totalBillableCharacters, promptTokensDetails }`;
  * - `:predict` of the text embedding models (embed.ts);
  * - Google's own errors `{error:{code,message,status}}`: 401 UNAUTHENTICATED for a token it did not issue or that
- *   expired or was revoked, 404 NOT_FOUND for another project or region, faults as asked.
+ *   expired or was revoked, 404 NOT_FOUND for another project or region, 403 PERMISSION_DENIED for an
+ *   `x-goog-user-project` other than the project, faults as asked.
  * What the models answer comes from the Anthropic and Gemini mocks run inside, so the scenarios are the same as everywhere.
  * @module
  */
@@ -23,7 +29,9 @@ import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
 import { isEmbeddingModel, predictEmbeddings } from './embed'
 import type { GoogleMetadataMock } from './metadata'
-import { type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
+import { formOf, type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
+import { IMPERSONATE_PATH, impersonateResponse, stsResponse, subjectTokenResponse, testWorkload, type Workload } from './sts'
+import { type AuthorizedUserKey, refreshResponse, testAuthorizedUser } from './user'
 
 export type VertexFault = { status: number; googleStatus: string; message?: string }
 
@@ -35,8 +43,16 @@ export type VertexMock = {
 	/** The service-account key file (JSON) whose tokens the mock takes; its `token_uri` is the mock's `/token`. */
 	readonly key: ServiceAccountKey
 	readonly requests: RecordedRequest[]
-	/** Token requests granted so far. */
+	/** The user credentials (`authorized_user`, its quota project the mock's) whose refresh token the mock takes. */
+	readonly user: AuthorizedUserKey
+	/** The workload identity pool provider, subject token and impersonable service account the mock knows. */
+	readonly workload: Workload
+	/** Service-account token requests granted so far. */
 	readonly tokenFetches: number
+	/** Every request to a token endpoint (`/token`, STS, generateAccessToken, the subject token URL), in order. */
+	readonly tokenRequests: Array<{ path: string; headers: Record<string, string>; form?: Record<string, string>; body?: unknown }>
+	/** The user's refresh token is revoked: the refresh grant answers `invalid_grant`. */
+	userRevoked: boolean
 	/** Seconds each new token lives (`expires_in`); default 3600. */
 	tokenTtl: number
 	/** The token endpoint answers this status (invalid_grant) instead of a token. */
@@ -84,13 +100,37 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 	let faultLater: { calls: number; fault: VertexFault } | undefined
 	let callDelayMs = 0
 	let key!: ServiceAccountKey
+	let user!: AuthorizedUserKey
+	let userRevoked = false
+	const workload = testWorkload('123456789012', opts.project)
+	const tokenRequests: VertexMock['tokenRequests'] = []
+	let minted = 0
+	/** A token of `kind`, living `ttl` seconds: Vertex takes it until then (or until revoked). */
+	const mint = (kind: 'user' | 'sts' | 'imp', ttl: number) => {
+		const token = `ya29.${kind}-${++minted}`
+		tokens.set(token, Date.now() + ttl * 1000)
+		return token
+	}
+	const live = (token: string) => (tokens.get(token) ?? 0) >= Date.now()
 
 	async function handle(req: Request): Promise<Response> {
 		const url = new URL(req.url)
+		const impersonate = IMPERSONATE_PATH.exec(url.pathname)
+		const tokenPath = url.pathname === '/token' || url.pathname === '/v1/token' || url.pathname === '/subject-token' || impersonate
+		if (tokenPath) {
+			const form = url.pathname.endsWith('token') && req.method === 'POST' ? await formOf(req.clone()) : undefined
+			const json = impersonate ? await req.clone().json().catch(() => undefined) : undefined
+			tokenRequests.push({ path: url.pathname, headers: Object.fromEntries(req.headers), form: form && Object.fromEntries(form), body: json })
+		}
+		if (url.pathname === '/subject-token') return subjectTokenResponse(req, workload)
+		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, (t) => t.startsWith('ya29.sts-') && live(t), () => mint('imp', 3600))
+		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }))
 		if (url.pathname === '/token') {
 			if (tokenDelayMs) await Bun.sleep(tokenDelayMs)
 			if (tokenFault) return Response.json({ error: tokenFault.error, error_description: tokenFault.description }, { status: tokenFault.status })
-			return tokenResponse(req, key, `${origin}/token`, () => {
+			const form = await formOf(req)
+			if (form?.get('grant_type') === 'refresh_token') return refreshResponse(form, user, userRevoked, () => ({ token: mint('user', tokenTtl), expiresIn: tokenTtl }))
+			return tokenResponse(form, key, `${origin}/token`, () => {
 				const token = `ya29.mock-${++issued}`
 				tokens.set(token, Date.now() + tokenTtl * 1000)
 				return { token, expiresIn: tokenTtl }
@@ -118,6 +158,12 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			const until = tokens.get(bearer)
 			const good = (until !== undefined && until >= Date.now()) || opts.metadata?.accepts(bearer) === true
 			if (!auth.startsWith('Bearer ') || !good) return UNAUTHENTICATED()
+			const quota = req.headers.get('x-goog-user-project')
+			if (quota !== null && quota !== opts.project)
+				return googleError(403, 'PERMISSION_DENIED', `Caller does not have required permission to use project ${quota}. Grant the caller the roles/serviceusage.serviceUsageConsumer role, or a custom role with the serviceusage.services.use permission, by visiting https://console.developers.google.com/iam-admin/iam/admin?project=${quota} and then retry.`)
+			// User credentials carry no project of their own: Google bills the quota project, which must be said.
+			if (bearer.startsWith('ya29.user-') && quota === null)
+				return googleError(403, 'PERMISSION_DENIED', 'Your application is authenticating by using local Application Default Credentials. The aiplatform.googleapis.com API requires a quota project, which is not set by default. To learn how to set your quota project, see https://cloud.google.com/docs/authentication/adc-to-set-quota-project .')
 			if (project !== opts.project) return googleError(403, 'PERMISSION_DENIED', `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${region}' (or it may not exist).`)
 			if (region !== opts.region) return googleError(404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${region}/publishers/${publisher}/models/${model}\` not found.`)
 		}
@@ -189,9 +235,19 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
 	const origin = `http://127.0.0.1:${server.port}`
 	key = await testServiceAccount(`${origin}/token`, opts.project)
+	user = testAuthorizedUser(`${origin}/token`, opts.project)
 	return {
 		url: origin,
 		key,
+		user,
+		workload,
+		tokenRequests,
+		get userRevoked() {
+			return userRevoked
+		},
+		set userRevoked(v) {
+			userRevoked = v
+		},
 		requests,
 		get tokenFetches() {
 			return issued

@@ -36,7 +36,7 @@ export async function testServiceAccount(tokenUri: string, projectId: string, cl
 	return { json, clientEmail, publicKey: pair.publicKey }
 }
 
-const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status })
+export const refuse = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status })
 
 /** Why the assertion is refused, or undefined when it is good. */
 export async function checkAssertion(assertion: string, account: { clientEmail: string; publicKey: CryptoKey }, audience: string): Promise<string | undefined> {
@@ -57,10 +57,18 @@ export async function checkAssertion(assertion: string, account: { clientEmail: 
 	return undefined
 }
 
-/** The token endpoint's answer to one request; `issue` makes the token when the grant is good. */
-export async function tokenResponse(req: Request, account: { clientEmail: string; publicKey: CryptoKey }, audience: string, issue: () => { token: string; expiresIn: number }): Promise<Response> {
-	if (req.method !== 'POST' || !req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return refuse(400, 'invalid_request', 'Invalid request')
-	const form = new URLSearchParams(await req.text())
+/**
+ * A token request's form, or undefined when the request is no form POST (Google answers `invalid_request` then).
+ * @example const form = await formOf(req)
+ */
+export async function formOf(req: Request): Promise<URLSearchParams | undefined> {
+	if (req.method !== 'POST' || !req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return undefined
+	return new URLSearchParams(await req.text())
+}
+
+/** The token endpoint's answer to one JWT bearer grant (`form` from formOf); `issue` makes the token when the grant is good. */
+export async function tokenResponse(form: URLSearchParams | undefined, account: { clientEmail: string; publicKey: CryptoKey }, audience: string, issue: () => { token: string; expiresIn: number }): Promise<Response> {
+	if (!form) return refuse(400, 'invalid_request', 'Invalid request')
 	if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return refuse(400, 'unsupported_grant_type', 'Invalid grant_type: ')
 	const why = await checkAssertion(form.get('assertion') ?? '', account, audience)
 	if (why) return refuse(400, 'invalid_grant', why)

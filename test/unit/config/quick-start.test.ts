@@ -15,10 +15,23 @@ import { testCertificate } from '../../helpers/x509'
 const dir = `${tmpdir()}/quick-start-unit-${process.pid}`
 const saFile = `${dir}/sa.json`
 const adcFile = `${dir}/adc.json`
+const adcNoQuotaFile = `${dir}/adc-no-quota.json`
+const wifFile = `${dir}/wif.json`
+const impersonatedFile = `${dir}/impersonated.json`
+const WIF = {
+	type: 'external_account',
+	audience: '//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/pool/providers/k8s',
+	subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+	token_url: 'https://sts.googleapis.com/v1/token',
+	credential_source: { file: '/var/run/secrets/tokens/gcp-token' },
+}
 beforeAll(async () => {
 	mkdirSync(dir, { recursive: true })
 	await Bun.write(saFile, JSON.stringify({ type: 'service_account', project_id: 'proj-1', client_email: 'gw@proj-1.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' }))
-	await Bun.write(adcFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh' }))
+	await Bun.write(adcFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh', quota_project_id: 'proj-quota' }))
+	await Bun.write(adcNoQuotaFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh' }))
+	await Bun.write(wifFile, JSON.stringify(WIF))
+	await Bun.write(impersonatedFile, JSON.stringify({ type: 'impersonated_service_account', service_account_impersonation_url: 'https://x', source_credentials: { type: 'authorized_user', client_secret: 'adc-secret', refresh_token: 'adc-refresh' } }))
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -81,12 +94,31 @@ describe('quick-start model patterns', () => {
 })
 
 describe('cloud variables shared with other uses', () => {
-	it('should pass over IAM keys without a region and an authorized_user credentials file, with a warning each', async () => {
+	it('should pass over IAM keys without a region and a credentials file of a type Vertex channels do not take, with a warning each', async () => {
 		const warnings: string[] = []
-		const cfg = await withQuickStart({ channels: [], models: [] }, { AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's3cr3t', GOOGLE_APPLICATION_CREDENTIALS: adcFile, AZURE_TENANT_ID: 't' }, (m) => warnings.push(m))
+		const cfg = await withQuickStart({ channels: [], models: [] }, { AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's3cr3t', GOOGLE_APPLICATION_CREDENTIALS: impersonatedFile, AZURE_TENANT_ID: 't' }, (m) => warnings.push(m))
 		expect(cfg.channels).toEqual([])
-		expect(warnings).toEqual([expect.stringContaining('neither AWS_REGION nor AWS_DEFAULT_REGION'), expect.stringContaining('of type "authorized_user"')])
+		expect(warnings).toEqual([expect.stringContaining('neither AWS_REGION nor AWS_DEFAULT_REGION'), expect.stringContaining('of type "impersonated_service_account"')])
 		expect(warnings.join()).not.toContain('adc-secret')
+	})
+
+	it("should make vertex-default from gcloud's authorized_user file, in its quota_project_id or GOOGLE_CLOUD_PROJECT", async () => {
+		const vertex = async (vars: Record<string, string>) => (await withQuickStart({ channels: [], models: [] }, vars)).channels.find((c) => c.name === 'vertex-default')
+		const adc = await vertex({ GOOGLE_APPLICATION_CREDENTIALS: adcFile })
+		expect(adc).toMatchObject({ type: 'vertex', settings: { project: 'proj-quota', region: 'global' } })
+		expect(JSON.parse(adc!.api_key).refresh_token).toBe('adc-refresh')
+		expect((await vertex({ GOOGLE_APPLICATION_CREDENTIALS: adcFile, GOOGLE_CLOUD_PROJECT: 'proj-env' }))!.settings).toMatchObject({ project: 'proj-env' })
+		const err = await vertex({ GOOGLE_APPLICATION_CREDENTIALS: adcNoQuotaFile }).catch((e) => e)
+		expect(err).toBeInstanceOf(ConfigError)
+		expect(err.message).toContain(`GOOGLE_CLOUD_PROJECT must be set: the authorized_user file ${adcNoQuotaFile} names no quota_project_id`)
+		expect(err.message).not.toContain('adc-secret')
+	})
+
+	it("should make vertex-default from workload identity federation's external_account file, in GOOGLE_CLOUD_PROJECT", async () => {
+		const cfg = await withQuickStart({ channels: [], models: [] }, { GOOGLE_APPLICATION_CREDENTIALS: wifFile, GOOGLE_CLOUD_PROJECT: 'proj-wif', GOOGLE_CLOUD_LOCATION: 'us-east5' })
+		const vx = cfg.channels.find((c) => c.name === 'vertex-default')
+		expect(vx).toMatchObject({ type: 'vertex', settings: { project: 'proj-wif', region: 'us-east5' } })
+		expect(JSON.parse(vx!.api_key)).toEqual(WIF)
 	})
 
 	it('should not make a cloud channel when GATEWAY_CONFIG has one of its type, nor read its variables', async () => {

@@ -1,0 +1,37 @@
+/**
+ * A `vertex` channel key that is a Google credentials JSON, by its `type` as Application Default Credentials files
+ * name it (https://cloud.google.com/docs/authentication/application-default-credentials): `service_account` (a key
+ * file; also a key without `type`, as older ones were saved), `authorized_user` (`gcloud auth application-default
+ * login`), `external_account` (workload identity federation). Any other type is refused naming it; a key that is not
+ * JSON is no credentials file at all (an express mode API key).
+ * @module
+ */
+import { authorizedUserCredential, authorizedUserOf } from './authorized-user'
+import { type GoogleCredential, misconfigured } from './credential-json'
+import { externalAccountCredential, externalAccountOf } from './external-account'
+import { serviceAccountCredential, serviceAccountOf } from './service-account'
+
+/** The types a key may have, for messages. */
+export const GOOGLE_CREDENTIAL_TYPES = ['service_account', 'authorized_user', 'external_account'] as const
+
+/**
+ * The credential of a channel key, or undefined when the key is not JSON. A JSON key that cannot work is refused with
+ * why (GatewayError `channel_misconfigured`, its message naming the field), never quoting the key.
+ * @example googleCredentialOf('{"type":"authorized_user","client_id":"…","client_secret":"…","refresh_token":"…"}')?.quotaProject
+ */
+export function googleCredentialOf(key: string): GoogleCredential | undefined {
+	if (!key.trimStart().startsWith('{')) return undefined
+	let json: Record<string, unknown>
+	try {
+		json = JSON.parse(key) as Record<string, unknown>
+	} catch {
+		throw misconfigured('the key starts like JSON but is not valid JSON')
+	}
+	const type = json.type
+	if (type === undefined || type === 'service_account') return serviceAccountCredential(serviceAccountOf(json))
+	if (type === 'authorized_user') return authorizedUserCredential(authorizedUserOf(json))
+	if (type === 'external_account') return externalAccountCredential(externalAccountOf(json))
+	// The type is said only when it looks like one: the field might hold anything.
+	const named = typeof type === 'string' && /^[a-z_]{1,40}$/.test(type) ? `"${type}"` : 'given'
+	throw misconfigured(`credentials of type ${named} are not supported: \`type\` must be ${GOOGLE_CREDENTIAL_TYPES.join(', ')}`)
+}
