@@ -189,6 +189,26 @@ describe('bedrock guardrails', () => {
 		}
 	})
 
+	it("should answer a Responses client's intervened call as a refusal part (Claude) or an incomplete response (Converse)", async () => {
+		const acct = await m.account()
+		const ask = async (model: string) => {
+			const res = await fetch(`${m.app.url}/v1/responses`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
+				body: JSON.stringify({ model, input: `a ${TRIGGER} question` }),
+			})
+			expect(res.status).toBe(200)
+			return (await res.json()) as { status: string; incomplete_details: unknown; output: Array<{ type: string; content?: Array<Record<string, string>> }> }
+		}
+		const claude = await ask(CLAUDE)
+		expect(claude.status).toBe('completed')
+		expect(claude.output.at(-1)!.content).toEqual([{ type: 'refusal', refusal: BLOCKED_MESSAGE }])
+		const nova = await ask(NOVA)
+		expect(nova.status).toBe('incomplete')
+		expect(nova.incomplete_details).toEqual({ reason: 'content_filter' })
+		expect(JSON.stringify(nova.output)).toContain(BLOCKED_MESSAGE)
+	})
+
 	it('should send no guardrail from a channel without one (the prompt reaches the model)', async () => {
 		const acct = await m.account()
 		const a = await ask('messages', acct, CLAUDE_FREE, `free ${TRIGGER} talk`, true)
