@@ -217,9 +217,12 @@ const GUARDRAIL_OPTIONS = ['guardrail_trace', 'guardrail_stream_mode'] as const
 export function guardrailProblem(settings: ChannelSettings | undefined): { field: string; given: string; message: string } | undefined {
 	const id = settings?.guardrail_identifier
 	const version = settings?.guardrail_version
-	if (id !== undefined && version === undefined)
-		return { field: 'guardrail_version', given: 'guardrail_identifier', message: 'guardrail_identifier needs guardrail_version (a number such as "1", or "DRAFT"): Bedrock refuses a guardrail without its version' }
-	if (version !== undefined && id === undefined) return { field: 'guardrail_identifier', given: 'guardrail_version', message: "guardrail_version needs guardrail_identifier (the guardrail's id or ARN)" }
+	if (id !== undefined && version === undefined) {
+		const message = 'guardrail_identifier needs guardrail_version (a number such as "1", or "DRAFT"): Bedrock refuses a guardrail without its version'
+		return { field: 'guardrail_version', given: 'guardrail_identifier', message }
+	}
+	if (version !== undefined && id === undefined)
+		return { field: 'guardrail_identifier', given: 'guardrail_version', message: "guardrail_version needs guardrail_identifier (the guardrail's id or ARN)" }
 	const option = id === undefined ? GUARDRAIL_OPTIONS.find((k) => settings?.[k] !== undefined) : undefined
 	if (option) return { field: option, given: option, message: `${option} applies to a guardrail: set guardrail_identifier and guardrail_version too` }
 	return undefined

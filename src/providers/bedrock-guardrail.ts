@@ -51,7 +51,7 @@ export function guardrailHeaders(ch: Pick<Channel, 'settings'>): Record<string, 
 
 const ACTION = 'amazon-bedrock-guardrailAction'
 const TRACE = 'amazon-bedrock-trace'
-/** Bedrock's own stop reason for a guardrail, seen in Claude's stream by some (langchain-aws#214): read as an intervention too. */
+/** Bedrock's own stop reason for a guardrail, reported in Claude's streamed message_delta (langchain-ai/langchain-aws PR #937): an intervention too. */
 const INTERVENED_REASON = 'guardrail_intervened'
 
 type Obj = Record<string, unknown>
