@@ -94,6 +94,34 @@ export const ChannelSettings = T.Object(
 					"Bedrock channels: the foundation model each application inference profile serves, by its ARN (an upstream id after model_map), e.g. {\"arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2c3\": \"anthropic.claude-sonnet-4-6-v1:0\"}. Such an ARN names no model, so without it the profile gets none of its family's own Converse fields (thinking, prompt-caching cachePoint blocks, top-k) and its tokens are counted locally",
 			}),
 		),
+		// Read by providers/bedrock-guardrail.ts `guardrailOf`; with guardrail_version (guardrailProblem).
+		guardrail_identifier: T.Optional(
+			T.String({
+				maxLength: 2048,
+				// GuardrailConfiguration.guardrailIdentifier: an id or a guardrail's ARN (API_runtime_GuardrailConfiguration.html).
+				pattern: '^(?:[a-z0-9]+|arn:aws(?:-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+)$',
+				description:
+					'Bedrock channels: the Amazon Bedrock guardrail applied to every call, by its id (e.g. gr0abc123xyz) or ARN; requires guardrail_version. Claude goes with the X-Amzn-Bedrock-Guardrail* headers of InvokeModel, other models with Converse\'s guardrailConfig',
+			}),
+		),
+		guardrail_version: T.Optional(
+			T.String({
+				pattern: '^(?:[1-9][0-9]{0,7}|DRAFT)$',
+				description: 'Bedrock channels: the version of guardrail_identifier applied, a number such as "1" or "DRAFT"',
+			}),
+		),
+		guardrail_trace: T.Optional(
+			T.Union([T.Literal('enabled'), T.Literal('disabled'), T.Literal('enabled_full')], {
+				description:
+					"Bedrock channels with a guardrail: the guardrail trace Bedrock is asked for (X-Amzn-Bedrock-Trace, Converse's trace), for Bedrock's own invocation logs; the gateway never forwards a trace to clients. Default: Bedrock's (disabled)",
+			}),
+		),
+		guardrail_stream_mode: T.Optional(
+			T.Union([T.Literal('sync'), T.Literal('async')], {
+				description:
+					"Bedrock channels with a guardrail: how ConverseStream applies it (streamProcessingMode). 'sync': chunks are held until scanned; 'async': sent at once and scanned in the background, so text the guardrail would block or mask may reach the client first. Claude streams over InvokeModel are not affected (their body is not changed): sync. Default: Bedrock's (sync)",
+			}),
+		),
 		// Read by modules/audio/speech.ts `asksEvents`.
 		speech_sse: T.Optional(
 			T.Boolean({
@@ -185,3 +213,27 @@ export function unlistedMapKey(models: string[], modelMap: Record<string, string
 }
 
 export const unlistedMapKeyMessage = (key: string) => `"${key}" is not among the channel's models, so a request for it never reaches this channel (404): add "${key}" to models`
+
+/** The guardrail settings that need a guardrail to apply to. */
+const GUARDRAIL_OPTIONS = ['guardrail_trace', 'guardrail_stream_mode'] as const
+
+/**
+ * Why a channel's guardrail settings cannot work (`field`: the one to fix, `given`: the one set), or undefined.
+ * Bedrock takes a guardrail only with both its identifier and its version ("You provide a guardrail identifier, but
+ * guardrailVersion isn't specified" is a 400 on every call), and a trace or stream mode alone would be ignored without
+ * a word. Refused, naming the field, in the config file and the management API.
+ * @example guardrailProblem({ guardrail_identifier: 'gr1' }) // { field: 'guardrail_version', given: 'guardrail_identifier', message: '…' }
+ */
+export function guardrailProblem(settings: ChannelSettings | undefined): { field: string; given: string; message: string } | undefined {
+	const id = settings?.guardrail_identifier
+	const version = settings?.guardrail_version
+	if (id !== undefined && version === undefined) {
+		const message = 'guardrail_identifier needs guardrail_version (a number such as "1", or "DRAFT"): Bedrock refuses a guardrail without its version'
+		return { field: 'guardrail_version', given: 'guardrail_identifier', message }
+	}
+	if (version !== undefined && id === undefined)
+		return { field: 'guardrail_identifier', given: 'guardrail_version', message: "guardrail_version needs guardrail_identifier (the guardrail's id or ARN)" }
+	const option = id === undefined ? GUARDRAIL_OPTIONS.find((k) => settings?.[k] !== undefined) : undefined
+	if (option) return { field: option, given: option, message: `${option} applies to a guardrail: set guardrail_identifier and guardrail_version too` }
+	return undefined
+}

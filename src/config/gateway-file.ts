@@ -10,7 +10,7 @@ import { UNIT_PRICE_NAMES, UNIT_PRICE_PATTERN } from '../billing/unit-prices'
 import { CHANNEL_TYPES } from '../providers/channel-types'
 import { didYouMean, schemaKeys } from './nearest-key'
 import { jsonDuplicateKey, jsonErrorAt, keyPosition, type Position, yamlDuplicateKey, yamlErrorLine } from './parse-position'
-import { BaseUrl, ChannelSettings, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
+import { BaseUrl, ChannelSettings, guardrailProblem, INT32_MAX, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from './channel-settings'
 import { pointerKeys } from '../lib/json-pointer'
 
 const Usd = T.Number({ minimum: 0 })
@@ -148,6 +148,8 @@ export function parseGatewayConfig(raw: unknown, source = 'GATEWAY_CONFIG', loca
 	for (const [i, c] of channels.entries()) {
 		const key = unlistedMapKey(c.models, c.model_map)
 		if (key !== undefined) throw new ConfigError(`${at(['channels', String(i), 'model_map', key])}: channels[${i}] ("${c.name}"): field "model_map.${key}": ${unlistedMapKeyMessage(key)}`)
+		const guard = guardrailProblem(c.settings)
+		if (guard) throw new ConfigError(`${at(['channels', String(i), 'settings', guard.given])}: channels[${i}] ("${c.name}"): field "settings.${guard.field}": ${guard.message}`)
 	}
 	dupes(channels.map((c) => c.name), `${source}: channels`)
 	dupes(models.map((m) => m.name), `${source}: models`)

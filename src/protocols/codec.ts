@@ -75,7 +75,15 @@ export type UpstreamOptions = {
 	 * ARN: the channel's `settings.base_models`), so the model family's own fields are asked for it.
 	 */
 	foundationModel?: string
+	/**
+	 * The Amazon Bedrock guardrail the channel applies to every call (providers/bedrock-guardrail.ts), for Converse's
+	 * `guardrailConfig`.
+	 */
+	guardrail?: UpstreamGuardrail
 }
+
+/** An Amazon Bedrock guardrail, as Converse's `GuardrailStreamConfiguration` words it (trace and stream mode optional). */
+export type UpstreamGuardrail = { identifier: string; version: string; trace?: 'enabled' | 'disabled' | 'enabled_full'; streamMode?: 'sync' | 'async' }
 
 /**
  * An event of one of several answers, by its index. A `usage` event stands for the whole request (all the answers),

@@ -47,9 +47,9 @@ export type ChatAdapter = {
 	authorize?(ch: Channel, req: UpstreamRequest, signal?: AbortSignal): Promise<void>
 	/**
 	 * The vendor's answer as its protocol's wire, when the transport differs (Bedrock streams AWS event-stream frames:
-	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter.
+	 * re-framed as the protocol's SSE). Called on every response of a call made through the adapter, with its channel.
 	 */
-	answer?(res: Response): Response
+	answer?(res: Response, ch?: Channel): Response
 	/**
 	 * After a 401: whether to make the call once more with the credentials `authorize` then sets (Vertex: a cached
 	 * OAuth token the vendor no longer takes is dropped, and a fresh one fetched). Asked at most once per call.

@@ -7,6 +7,7 @@
  * @module
  */
 import { eventMessages, type EventMessage } from './aws/event-stream'
+import { asRefusal, guardedEvent } from './bedrock-guardrail'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -50,15 +51,21 @@ export function exceptionText(m: EventMessage, fallback: string): string {
 	return fallback || 'upstream stream error'
 }
 
+/** The Anthropic event a `chunk` message carries (its payload's base64 `bytes`), or undefined for any other message. */
+function chunkJson(m: EventMessage): string | undefined {
+	if (m.headers[':message-type'] !== 'event' || m.headers[':event-type'] !== 'chunk') return undefined
+	const bytes = (JSON.parse(decoder.decode(m.payload)) as { bytes?: unknown }).bytes
+	return typeof bytes === 'string' ? Buffer.from(bytes, 'base64').toString('utf8') : undefined
+}
+
+const eventFrame = (json: string) => `event: ${eventType(json)}\ndata: ${json}\n\n`
+
 /** One event-stream message as SSE text; '' for messages Anthropic's stream has no place for. */
 export function sseOf(m: EventMessage): string {
 	const kind = m.headers[':message-type']
 	if (kind === 'event') {
-		if (m.headers[':event-type'] !== 'chunk') return ''
-		const bytes = (JSON.parse(decoder.decode(m.payload)) as { bytes?: unknown }).bytes
-		if (typeof bytes !== 'string') return ''
-		const json = Buffer.from(bytes, 'base64').toString('utf8')
-		return `event: ${eventType(json)}\ndata: ${json}\n\n`
+		const json = chunkJson(m)
+		return json === undefined ? '' : eventFrame(json)
 	}
 	if (kind === 'exception') {
 		const name = String(m.headers[':exception-type'] ?? '')
@@ -70,24 +77,65 @@ export function sseOf(m: EventMessage): string {
 }
 
 /**
- * Bedrock's event-stream body (InvokeModelWithResponseStream) as Anthropic SSE bytes.
- * @example new Response(anthropicSseOf(res.body!), { headers: { 'content-type': 'text/event-stream' } })
+ * `sseOf` for the stream of a channel with a guardrail (bedrock-guardrail.ts): each event without Bedrock's guardrail
+ * members, and `message_delta` saying `stop_reason: "refusal"` when the guardrail intervened. Where Bedrock says so
+ * (`message_start`'s message, or any event up to the last), `message_delta` is held until the next message: only
+ * `message_stop` follows it, so nothing waits on the wire, and an intervention said on the last event still counts.
+ * @example const g = guardedSseOf(); reframed(body, g.message, g.end)
  */
-export const anthropicSseOf = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => reframed(body, sseOf)
+export function guardedSseOf(): { message: (m: EventMessage) => string; end: () => string } {
+	let intervened = false
+	let held: string | undefined
+	const flush = () => {
+		if (held === undefined) return ''
+		const json = intervened ? asRefusal(held) : held
+		held = undefined
+		return eventFrame(json)
+	}
+	return {
+		message(m) {
+			const raw = chunkJson(m)
+			if (raw === undefined) return flush() + sseOf(m)
+			const seen = guardedEvent(raw)
+			intervened ||= seen.intervened
+			if (eventType(seen.json) !== 'message_delta') return flush() + eventFrame(seen.json)
+			const before = flush()
+			held = seen.json
+			return before
+		},
+		end: flush,
+	}
+}
 
 /**
- * An event-stream body as SSE bytes, each message written by `toSse` ('' for one with no place in the SSE), pulled as
- * the reader asks; cancelling it cancels the upstream body, a read waiting on it too. A broken frame (CRC, length)
- * fails the read as a cut connection does. Claude's InvokeModel stream and ConverseStream are both framed so.
+ * Bedrock's event-stream body (InvokeModelWithResponseStream) as Anthropic SSE bytes; `guarded`: the channel applies a
+ * guardrail (`guardedSseOf`).
+ * @example new Response(anthropicSseOf(res.body!), { headers: { 'content-type': 'text/event-stream' } })
  */
-export function reframed(body: ReadableStream<Uint8Array>, toSse: (m: EventMessage) => string): ReadableStream<Uint8Array> {
+export function anthropicSseOf(body: ReadableStream<Uint8Array>, guarded = false): ReadableStream<Uint8Array> {
+	if (!guarded) return reframed(body, sseOf)
+	const g = guardedSseOf()
+	return reframed(body, g.message, g.end)
+}
+
+/**
+ * An event-stream body as SSE bytes, each message written by `toSse` ('' for one with no place in the SSE), and what
+ * `end` still holds once the body ended, pulled as the reader asks; cancelling it cancels the upstream body, a read
+ * waiting on it too. A broken frame (CRC, length) fails the read as a cut connection does. Claude's InvokeModel stream
+ * and ConverseStream are both framed so.
+ */
+export function reframed(body: ReadableStream<Uint8Array>, toSse: (m: EventMessage) => string, end?: () => string): ReadableStream<Uint8Array> {
 	const reader = body.getReader()
 	const messages = eventMessages(reader)
 	return new ReadableStream<Uint8Array>({
 		async pull(ctl) {
 			while (true) {
 				const next = await messages.next()
-				if (next.done) return ctl.close()
+				if (next.done) {
+					const rest = end?.()
+					if (rest) ctl.enqueue(encoder.encode(rest))
+					return ctl.close()
+				}
 				const text = toSse(next.value)
 				if (text) return ctl.enqueue(encoder.encode(text))
 			}

@@ -16,6 +16,7 @@
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
  *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`), or
  *   `ambient`: the temporary keys of the role the gateway runs as (aws/ambient.ts), signed so, renewed after a refusal.
+ * - A guardrail (`settings.guardrail_identifier`, `guardrail_version`…) applies to every call: bedrock-guardrail.ts.
  * - Streams come as AWS event-stream frames, re-framed as SSE: Claude's as Anthropic's (bedrock-stream.ts),
  *   ConverseStream's as one frame per event (bedrock-converse-stream.ts); whole answers and errors (`{"message": …}`,
  *   `x-amzn-errortype`, the same for both APIs) are read as they come.
@@ -31,6 +32,7 @@ import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
 import { converseSse } from './bedrock-converse-stream'
+import { guardedJson, guardrailHeaders, guardrailOf } from './bedrock-guardrail'
 import { anthropicSseOf } from './bedrock-stream'
 import { isAmbient } from './metadata-service'
 
@@ -76,13 +78,16 @@ export const isBedrockClaude = (model: string) => model.includes('anthropic.clau
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream'
 
-/** A Bedrock answer as its protocol's wire: an error with its honest status; an event stream re-framed by `sse`. */
-function answerWith(res: Response, sse: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>): Response {
+/**
+ * A Bedrock answer as its protocol's wire: an error with its honest status; an event stream re-framed by `sse`; a
+ * whole answer as it came, or through `whole` (Claude's with a guardrail: bedrock-guardrail.ts).
+ */
+function answerWith(res: Response, sse: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>, whole?: (res: Response) => Response): Response {
 	if (!res.ok) {
 		const status = honestStatus(res)
 		return status === res.status ? res : new Response(res.body, { status, headers: res.headers })
 	}
-	if (!res.body || !res.headers.get('content-type')?.includes(EVENT_STREAM)) return res
+	if (!res.body || !res.headers.get('content-type')?.includes(EVENT_STREAM)) return whole ? whole(res) : res
 	const headers = new Headers(res.headers)
 	headers.set('content-type', 'text/event-stream')
 	headers.delete('content-length')
@@ -93,7 +98,8 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	protocol: anthropicMessages,
 	chatUrl: (ch, model, stream) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`),
 	headers(ch, inbound) {
-		const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }
+		// The guardrail's headers after the channel's own: signed with the others by `authorize`.
+		const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch), ...guardrailHeaders(ch) }
 		// Carried to `reshape`, which moves it into the body: Bedrock reads betas there, not from a header.
 		const beta = inbound?.get('anthropic-beta')
 		if (beta) h['anthropic-beta'] = beta
@@ -114,7 +120,8 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	},
 	authorize: authorizeBedrock,
 	reauthorize: reauthorizeBedrock,
-	answer: (res) => answerWith(res, anthropicSseOf),
+	// With a guardrail, its intervention read out of Claude's answer and its trace dropped (bedrock-guardrail.ts).
+	answer: (res, ch) => (ch && guardrailOf(ch) ? answerWith(res, (body) => anthropicSseOf(body, true), guardedJson) : answerWith(res, anthropicSseOf)),
 }
 
 /**
@@ -138,7 +145,8 @@ export const bedrockConverseAdapter: ChatAdapter = {
 	headers: (ch) => ({ 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }),
 	upstreamOptions: (ch, model) => {
 		const foundation = baseModelIn(ch, model)
-		return foundation ? { foundationModel: foundation } : {}
+		const guardrail = guardrailOf(ch)
+		return { ...(foundation && { foundationModel: foundation }), ...(guardrail && { guardrail }) }
 	},
 	authorize: authorizeBedrock,
 	reauthorize: reauthorizeBedrock,

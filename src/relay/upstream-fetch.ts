@@ -128,14 +128,14 @@ export async function fetchUpstream(
 	try {
 		call.res = await send(target, init, call, timeouts)
 		// After `answer`, whose status is the honest one (Bedrock's 403 ExpiredTokenException is a 401).
-		if (adapter?.answer) call.res = adapter.answer(call.res)
+		if (adapter?.answer) call.res = adapter.answer(call.res, ch)
 		// Credentials the vendor stopped taking (a cached OAuth token, a role's expired keys): renewed once, and the call made again.
 		if (call.res.status === 401 && req && adapter?.reauthorize?.(ch!, req)) {
 			await call.res.body?.cancel().catch(() => {})
 			// `init` sends `req.headers`, which authorize sets again.
 			await adapter.authorize?.(ch!, req, clientSignal)
 			call.res = await send(target, init, call, timeouts)
-			if (adapter.answer) call.res = adapter.answer(call.res)
+			if (adapter.answer) call.res = adapter.answer(call.res, ch)
 		}
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
 		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(target, init.headers))

@@ -1,7 +1,7 @@
 /**
  * An operator adding `vertex` and `bedrock` channels in the console: the service-account key file pasted whole into a
  * multi-line key field (stored as pasted), hints saying what each type's key and base URL look like, Region and
- * Project fields (stored under `settings`), a malformed key refused in the form with the gateway's words, the Test
+ * Project fields (stored under `settings`), a Bedrock guardrail's identifier and version, a malformed key refused in the form with the gateway's words, the Test
  * button working against the Vertex mock, and the key never shown back: not its private key, not the AWS secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -127,5 +127,24 @@ describe('vertex and bedrock channels in the console', () => {
 		expect(await edit.getByLabel('API key').inputValue()).toBe('')
 		expect(await page.content()).not.toContain(SECRET)
 		await edit.press('Escape')
+	}, 60_000)
+
+	it("should take a Bedrock channel's guardrail in fields of its own, refusing its identifier without its version in the gateway's words", async () => {
+		await page.getByRole('button', { name: 'Edit br' }).click()
+		const edit = page.getByRole('dialog', { name: 'Edit channel “br”' })
+		await edit.getByLabel('Guardrail', { exact: true }).fill('gr0abc123xyz')
+		await edit.getByRole('button', { name: 'Save' }).click()
+		await edit.getByRole('alert').filter({ hasText: 'guardrail_version: guardrail_identifier needs guardrail_version' }).waitFor()
+		await edit.getByLabel('Guardrail version').fill('DRAFT')
+		await edit.getByLabel('Settings').fill('{"guardrail_trace": "enabled"}')
+		await edit.getByRole('button', { name: 'Save' }).click()
+		await edit.waitFor({ state: 'detached' })
+		expect((await storedRow('br')).settings).toEqual({ region: 'us-west-2', guardrail_identifier: 'gr0abc123xyz', guardrail_version: 'DRAFT', guardrail_trace: 'enabled' })
+		await page.getByRole('button', { name: 'Edit br' }).click()
+		const again = page.getByRole('dialog', { name: 'Edit channel “br”' })
+		expect(await again.getByLabel('Guardrail', { exact: true }).inputValue()).toBe('gr0abc123xyz')
+		expect(await again.getByLabel('Guardrail version').inputValue()).toBe('DRAFT')
+		expect(JSON.parse(await again.getByLabel('Settings').inputValue())).toEqual({ guardrail_trace: 'enabled' })
+		await again.press('Escape')
 	}, 60_000)
 })

@@ -18,4 +18,5 @@ export { baseText, inputTokens, plan, PREFACE_TEXT, REFUSAL_TEXT, type Conversat
 export { countWords, vector } from './shared/text'
 export type { Fault, MockOptions, RecordedAbort, RecordedRequest, VendorMock } from './shared/types'
 export { converseSignature, startBedrockMock, type BedrockFault, type BedrockMock } from './bedrock'
+export { BLOCKED_MESSAGE, type MockGuardrail } from './bedrock/guardrail'
 export { startVertexMock, type VertexFault, type VertexMock } from './vertex'

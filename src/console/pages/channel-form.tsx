@@ -43,6 +43,8 @@ const REGION_HINT: Record<string, string> = {
 const PROJECT_HINT: Record<string, string> = {
 	vertex: "The Google Cloud project id. Default: the key file's project_id.",
 }
+/** The types that take a guardrail (README, "Guardrails" under Amazon Bedrock): its identifier and version go together. */
+const GUARDRAIL_TYPES = new Set(['bedrock'])
 
 /** `settings` without the members that have a field of their own for `type`, and those members' values. */
 function splitSettings(type: string, settings: Record<string, unknown> = {}) {
@@ -55,7 +57,9 @@ function splitSettings(type: string, settings: Record<string, unknown> = {}) {
 	}
 	const region = own('region', type in REGION_HINT)
 	const project = own('project', type in PROJECT_HINT)
-	return { rest, region, project }
+	const guardrail = own('guardrail_identifier', GUARDRAIL_TYPES.has(type))
+	const guardrailVersion = own('guardrail_version', GUARDRAIL_TYPES.has(type))
+	return { rest, region, project, guardrail, guardrailVersion }
 }
 
 const int = (s: string, what: string) => {
@@ -76,6 +80,8 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 	const [settings, setSettings] = useState(Object.keys(initial.rest).length ? JSON.stringify(initial.rest, null, 2) : '')
 	const [region, setRegion] = useState(initial.region)
 	const [project, setProject] = useState(initial.project)
+	const [guardrail, setGuardrail] = useState(initial.guardrail)
+	const [guardrailVersion, setGuardrailVersion] = useState(initial.guardrailVersion)
 
 	const keyHint = `${KEY_HINT[type] ? `${KEY_HINT[type]} ` : ''}${channel ? 'Stored encrypted and never shown. Leave empty to keep the current key.' : 'Stored encrypted and never shown again.'}`
 
@@ -94,6 +100,9 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				...parseJsonObject(settings, 'Settings'),
 				...(type in REGION_HINT && region.trim() && { region: region.trim() }),
 				...(type in PROJECT_HINT && project.trim() && { project: project.trim() }),
+				// Each as given: the gateway refuses one without the other, naming the field.
+				...(GUARDRAIL_TYPES.has(type) && guardrail.trim() && { guardrail_identifier: guardrail.trim() }),
+				...(GUARDRAIL_TYPES.has(type) && guardrailVersion.trim() && { guardrail_version: guardrailVersion.trim() }),
 			},
 		}
 		if (apiKey) body.api_key = apiKey
@@ -137,6 +146,17 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				<div class="grid-2">
 					{type in PROJECT_HINT && <TextField label="Project" value={project} onValue={setProject} hint={PROJECT_HINT[type]} />}
 					<TextField label="Region" value={region} onValue={setRegion} hint={REGION_HINT[type]} />
+				</div>
+			)}
+			{GUARDRAIL_TYPES.has(type) && (
+				<div class="grid-2">
+					<TextField
+						label="Guardrail"
+						value={guardrail}
+						onValue={setGuardrail}
+						hint="Optional. The Amazon Bedrock guardrail applied to every call: its id or ARN. Its trace and stream mode go in Settings (guardrail_trace, guardrail_stream_mode)."
+					/>
+					<TextField label="Guardrail version" value={guardrailVersion} onValue={setGuardrailVersion} hint='With a guardrail: a version number such as 1, or DRAFT.' />
 				</div>
 			)}
 			<TextArea label="Models" value={models} onValue={setModels} rows={4} hint="One per line (or comma-separated). * matches anything, e.g. gpt-4o*." />

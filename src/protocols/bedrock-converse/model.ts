@@ -57,7 +57,12 @@ export type ConverseRequest = {
 	additionalModelRequestFields?: Record<string, unknown>
 	/** JSON Pointers of the model's own answer fields to return in `additionalModelResponseFields` (Claude's `/stop_sequence`). */
 	additionalModelResponseFieldPaths?: string[]
+	/** The channel's guardrail (GuardrailConfiguration; GuardrailStreamConfiguration with `streamProcessingMode` for streams). */
+	guardrailConfig?: ConverseGuardrailConfig
 }
+
+/** `GuardrailConfiguration` / `GuardrailStreamConfiguration`: the trace and stream mode in lower case, as Converse takes them. */
+export type ConverseGuardrailConfig = { guardrailIdentifier: string; guardrailVersion: string; trace?: string; streamProcessingMode?: 'sync' | 'async' }
 
 /** `TokenUsage`: `inputTokens` excludes the cache reads and writes, which come apart. */
 export type ConverseUsage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; cacheReadInputTokens?: number; cacheWriteInputTokens?: number }

@@ -9,6 +9,7 @@
  * Converse's answer says only that a stop sequence matched: for Claude, whose own answer says which, its
  * `stop_sequence` is asked back through `additionalModelResponseFieldPaths`; other families document no such field,
  * so their matched sequence stays unknown (null to clients). The model and the stream flag are in the path, not the body.
+ * The channel's guardrail goes as `guardrailConfig` (UpstreamOptions.guardrail).
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
@@ -111,6 +112,10 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (Object.keys(fields).length) body.additionalModelRequestFields = fields
 	// Converse says only that a stop sequence matched; Claude's own answer says which, asked for by its JSON Pointer.
 	if (family === 'claude' && req.stop?.length) body.additionalModelResponseFieldPaths = ['/stop_sequence']
+	const g = upstream?.guardrail
+	// `streamProcessingMode` is GuardrailStreamConfiguration's (ConverseStream): Converse's GuardrailConfiguration has none.
+	if (g)
+		body.guardrailConfig = { guardrailIdentifier: g.identifier, guardrailVersion: g.version, ...(g.trace && { trace: g.trace }), ...(req.stream && g.streamMode && { streamProcessingMode: g.streamMode }) }
 	return body
 }
 

@@ -73,6 +73,31 @@ describe('channel settings', () => {
 		expect(await stored()).toEqual(settings)
 	})
 
+	it("should store a bedrock channel's guardrail, and refuse its identifier without its version (or a trace alone) with 400 naming the field", async () => {
+		const bedrock = { name: 'guarded-br', type: 'bedrock', base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', api_key: 'ABSKQmVkcm9ja0FQSUtleS1tb2Nr', models: ['m'] }
+		const alone = await app.admin('/api/channels', { body: { ...bedrock, settings: { guardrail_identifier: 'gr0abc123xyz' } } })
+		expect(alone.status).toBe(400)
+		expect(alone.body.error).toMatchObject({ type: 'invalid_request_error', param: 'settings.guardrail_version' })
+		expect(alone.body.error.message).toBe('settings.guardrail_version: guardrail_identifier needs guardrail_version (a number such as "1", or "DRAFT"): Bedrock refuses a guardrail without its version')
+		expect((await app.admin('/api/channels')).body.data.map((c: { name: string }) => c.name)).not.toContain('guarded-br')
+		const settings = { guardrail_identifier: 'gr0abc123xyz', guardrail_version: 'DRAFT', guardrail_trace: 'enabled', guardrail_stream_mode: 'sync' }
+		const created = await app.admin('/api/channels', { body: { ...bedrock, settings } })
+		expect(created.status).toBe(201)
+		expect(created.body.settings).toEqual(settings)
+		for (const [bad, field] of [
+			[{ guardrail_version: '2' }, 'settings.guardrail_identifier'],
+			[{ guardrail_trace: 'enabled' }, 'settings.guardrail_trace'],
+			[{ guardrail_identifier: 'gr0abc123xyz', guardrail_version: 'latest' }, 'settings.guardrail_version'],
+			[{ guardrail_identifier: 'arn:aws:bedrock:us-east-1:1:guardrail/x', guardrail_version: '1' }, 'settings.guardrail_identifier'],
+		] as const) {
+			const r = await app.admin(`/api/channels/${created.body.id}`, { method: 'PATCH', body: { settings: bad } })
+			expect(r.status).toBe(400)
+			expect(r.body.error.param).toBe(field)
+			expect(r.body.error.message).toContain(field)
+		}
+		expect((await app.admin(`/api/channels/${created.body.id}`)).body.settings).toEqual(settings)
+	})
+
 	it('should refuse a base_url that is not an http(s) URL, as the config file does', async () => {
 		for (const base_url of ['not a url', 'http://', 'https:// x/v1', 'ftp://host/v1']) {
 			const r = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { base_url } })

@@ -15,7 +15,9 @@
  *   only (an inference profile or another model: 400 "The provided model doesn't support counting tokens."); the input
  *   `invokeModel.body` (base64 of the InvokeModel body, validated as for /invoke) or `converse` (messages, system);
  *   answers `{"inputTokens": n}`, the scenario's count;
- * - application inference profiles: `profiles` maps an ARN to the foundation model it serves.
+ * - application inference profiles: `profiles` maps an ARN to the foundation model it serves;
+ * - guardrails (`guardrails`: guardrail.ts): taken in InvokeModel's headers and Converse's `guardrailConfig`, checked,
+ *   and intervening on their trigger word as Bedrock answers then.
  * What Claude answers comes from the Anthropic mock (one runs inside, under the model id's Claude name), so the
  * scenarios are the same as everywhere (README).
  * @module
@@ -25,6 +27,7 @@ import type { RecordedRequest } from '../shared/types'
 import { inputTokens } from '../shared/scenario'
 import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
 import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
+import { claudeTexts, converseIntervened, converseTexts, invokeIntervened, type MockGuardrail, readConverseGuardrail, readInvokeGuardrail, triggered } from './guardrail'
 import type { AwsMetadataMock } from './metadata'
 import { checkSigV4, type IamKeys } from './sigv4'
 
@@ -49,6 +52,8 @@ export type BedrockMockOptions = {
 	profiles?: Record<string, string>
 	/** Temporary keys of a role (the AWS metadata mock's), taken as well as `iam`. */
 	roleKeys?: Pick<AwsMetadataMock, 'keysFor'>
+	/** The account's guardrails by identifier (an id or an ARN): their versions and trigger words (guardrail.ts). */
+	guardrails?: Record<string, MockGuardrail>
 }
 
 export type BedrockMock = {
@@ -126,7 +131,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const modelId = decodeURIComponent(m[1]!)
 		if (m[2] === 'count-tokens') return countTokens(modelId, body, f)
 		if (!opts.models.includes(modelId)) return errorResponse(400, 'ValidationException', 'The provided model identifier is invalid.')
-		if (m[2] === 'converse' || m[2] === 'converse-stream') return converse(opts.profiles?.[modelId] ?? modelId, body, m[2] === 'converse-stream', f)
+		if (m[2] === 'converse' || m[2] === 'converse-stream') return converse(opts.profiles?.[modelId] ?? modelId, body, m[2] === 'converse-stream', f, req.headers)
 		const streamed = m[2] === 'invoke-with-response-stream'
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
 		const b = body as Record<string, unknown>
@@ -138,6 +143,10 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const betas = b.anthropic_beta
 		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
+		const guarded = readInvokeGuardrail(req.headers, opts.guardrails ?? {})
+		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
+		const texts = claudeTexts(b)
+		if (guarded.guard && triggered(texts, guarded.guard.trigger)) return invokeIntervened(claudeName(modelId), inputTokens({ inputTexts: texts, images: 0 }), guarded.guard, streamed)
 
 		const { anthropic_version: _v, anthropic_beta: _b, ...rest } = b
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
@@ -153,10 +162,15 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 	}
 
 	/** Converse for every model the mock serves (Claude too, as Bedrock does), answered by the shared scenario. */
-	function converse(modelId: string, body: unknown, streamed: boolean, f: BedrockFault | undefined): Response {
+	function converse(modelId: string, body: unknown, streamed: boolean, f: BedrockFault | undefined, headers: Headers): Response {
 		const read = readConverse(modelId, body)
 		if ('invalid' in read) return errorResponse(400, 'ValidationException', read.invalid)
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
+		// Converse takes its guardrail in the body only: InvokeModel's headers there are a sign of a confused caller.
+		if (headers.has('x-amzn-bedrock-guardrailidentifier')) return errorResponse(400, 'ValidationException', '(mock) Converse takes its guardrail in guardrailConfig, not in X-Amzn-Bedrock-GuardrailIdentifier')
+		const guarded = readConverseGuardrail(body, streamed, opts.guardrails ?? {})
+		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
+		if (guarded.guard && triggered(converseTexts(body as Record<string, unknown>), guarded.guard.trigger)) return converseIntervened(inputTokens(read.conv), guarded.guard, streamed)
 		const { body: answer, events } = answerConverse(read, cache)
 		const common = { 'x-amzn-requestid': crypto.randomUUID() }
 		if (!streamed) return Response.json(answer, { headers: common })

@@ -49,7 +49,7 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, guardrail_identifier, guardrail_version, guardrail_trace, guardrail_stream_mode, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})
@@ -99,6 +99,33 @@ describe('parseGatewayConfig', () => {
 			expect(parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }).channels[0]!.settings).toEqual({ region })
 		for (const region of ['US-EAST-1', 'us-east', 'us_east_1', ''])
 			expect(() => parseGatewayConfig({ channels: [{ ...bedrock, settings: { region } }] }, 'gw.json')).toThrow('settings.region')
+	})
+	it("should take a bedrock channel's guardrail as an id or ARN with its version, refusing one without the other", () => {
+		const bedrock = { ...channel, type: 'bedrock', base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com' }
+		const parse = (settings: unknown) => parseGatewayConfig({ channels: [{ ...bedrock, settings }] }, 'gw.json')
+		for (const settings of [
+			{ guardrail_identifier: 'gr0abc123xyz', guardrail_version: '1' },
+			{ guardrail_identifier: 'arn:aws:bedrock:us-east-1:111122223333:guardrail/gr0abc123xyz', guardrail_version: 'DRAFT', guardrail_trace: 'enabled_full', guardrail_stream_mode: 'async' },
+		] as const)
+			expect(parse(settings).channels[0]!.settings).toEqual(settings)
+		expect(() => parse({ guardrail_identifier: 'gr0abc123xyz' })).toThrow(
+			'gw.json: channels[0] ("openai-main"): field "settings.guardrail_version": guardrail_identifier needs guardrail_version (a number such as "1", or "DRAFT"): Bedrock refuses a guardrail without its version',
+		)
+		expect(() => parse({ guardrail_version: '1' })).toThrow(`field "settings.guardrail_identifier": guardrail_version needs guardrail_identifier (the guardrail's id or ARN)`)
+		expect(() => parse({ guardrail_trace: 'enabled' })).toThrow('field "settings.guardrail_trace": guardrail_trace applies to a guardrail: set guardrail_identifier and guardrail_version too')
+		for (const [settings, field] of [
+			[{ guardrail_identifier: 'GR-Upper', guardrail_version: '1' }, 'settings.guardrail_identifier'],
+			[{ guardrail_identifier: 'gr1', guardrail_version: 'draft' }, 'settings.guardrail_version'],
+			[{ guardrail_identifier: 'gr1', guardrail_version: '0' }, 'settings.guardrail_version'],
+			[{ guardrail_identifier: 'gr1', guardrail_version: '1', guardrail_trace: 'ENABLED' }, 'settings.guardrail_trace'],
+			[{ guardrail_identifier: 'gr1', guardrail_version: '1', guardrail_stream_mode: 'ASYNCHRONOUS' }, 'settings.guardrail_stream_mode'],
+		] as const)
+			expect(() => parse(settings)).toThrow(`field "${field}"`)
+	})
+	it("should name the line of a guardrail identifier given without its version in a YAML file", async () => {
+		const path = `/tmp/gw-guardrail-${process.pid}.yaml`
+		await Bun.write(path, `channels:\n  - name: br\n    type: bedrock\n    base_url: https://bedrock-runtime.us-east-1.amazonaws.com\n    api_key: k\n    models: [m]\n    settings:\n      guardrail_identifier: gr1\n`)
+		expect(() => loadGatewayFile(path)).toThrow(`${path}: line 8, column 7: channels[0] ("br"): field "settings.guardrail_version"`)
 	})
 	it("should take a vertex channel's region as a Google Cloud location, and its project as a project id", () => {
 		const vertex = { ...channel, type: 'vertex', base_url: 'https://aiplatform.googleapis.com' }

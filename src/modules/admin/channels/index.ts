@@ -2,7 +2,7 @@
 import { desc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
-import { BaseUrl, ChannelSettings, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
+import { BaseUrl, ChannelSettings, guardrailProblem, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
 import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
 import { channelKeyProblem } from '../../../providers/channel-key'
@@ -96,6 +96,12 @@ function checkMap(models: string[], modelMap: Record<string, string> | undefined
 	if (key !== undefined) throw badRequest(`model_map: ${unlistedMapKeyMessage(key)}`, `model_map.${key}`)
 }
 
+/** 400 naming the guardrail setting that cannot work without another (config/channel-settings.ts). */
+function checkGuardrail(settings: ChannelSettings | undefined) {
+	const problem = guardrailProblem(settings)
+	if (problem) throw badRequest(`settings.${problem.field}: ${problem.message}`, `settings.${problem.field}`)
+}
+
 /** 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. */
 async function checkKey(saved: Parameters<typeof channelKeyProblem>[0]) {
 	const problem = await channelKeyProblem(saved)
@@ -137,6 +143,7 @@ export const channelsModule = (svc: Services) => {
 		.post('',
 			async ({ body, status }) => {
 				checkMap(body.models, body.model_map)
+				checkGuardrail(body.settings)
 				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} })
 				const [row] = await svc.db.orm
 					.insert(channels)
@@ -183,6 +190,7 @@ export const channelsModule = (svc: Services) => {
 				const cur = await find(params.id)
 				// Checked when either changes: narrowing the models can leave an entry of the stored map unreachable too.
 				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
+				if (body.settings !== undefined) checkGuardrail(body.settings)
 				const type = body.type ?? cur.type
 				const touched = [body.type, body.api_key, body.base_url, body.settings, body.models, body.model_map].some((v) => v !== undefined)
 				if (SHAPED_KEYS.has(type) && touched)
