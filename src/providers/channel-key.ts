@@ -73,6 +73,28 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 }
 
 /**
+ * The field of a key that names a file on the gateway's host, read at every token request and sent to the token
+ * endpoint the key names (an `azure` key's `federated_token_file`, a `vertex` external_account's
+ * `credential_source.file`), or undefined. Such keys come only from the operator's side of the host (GATEWAY_CONFIG,
+ * the quick-start variables): through the management API a console administrator could have any one-line file of the
+ * host (the gateway's own secret key file, say) sent to a server of theirs.
+ * @example hostFileField('azure', '{"tenant_id":"…","client_id":"…","federated_token_file":"/var/run/secrets/azure/tokens/azure-identity-token"}') // 'federated_token_file'
+ */
+export function hostFileField(type: string, apiKey: string): string | undefined {
+	if ((type !== 'azure' && type !== 'vertex') || !apiKey.trimStart().startsWith('{')) return undefined
+	let o: unknown
+	try {
+		o = JSON.parse(apiKey)
+	} catch {
+		return undefined // refused as malformed by channelKeyProblem
+	}
+	const key = (o ?? {}) as Record<string, unknown>
+	if (type === 'azure') return key.federated_token_file !== undefined ? 'federated_token_file' : undefined
+	const source = key.credential_source
+	return key.type === 'external_account' && source && typeof source === 'object' && (source as Record<string, unknown>).file !== undefined ? 'credential_source.file' : undefined
+}
+
+/**
  * A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its
  * field: a certificate that does not parse, whose key is not its own, or that is out of date; a federated token file
  * that cannot be read or holds no JWT (read here as at every token request: the gateway's instances share the path).

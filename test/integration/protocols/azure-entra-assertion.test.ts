@@ -162,13 +162,25 @@ describe('azure channel: an edited key', () => {
 		await ask(openai, 'cert-edited', 'still the same key')
 		expect(entra.tokenRequests.length).toBe(before)
 		const id = ((await app.admin('/api/channels')).body.data as Array<{ id: number; name: string }>).find((c) => c.name === 'cert-edited')!.id
-		const edited = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { api_key: keyOf({ federated_token_file: tokenFile }) } })
+		const edited = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { api_key: keyOf({ certificate: ca.certPem + leaf.certPem + leaf.keyPem, send_certificate_chain: true }) } })
 		expect(edited.status).toBe(200)
 		expect(await ask(openai, 'cert-edited', 'after the edit')).toBe('Hello! You said: after the edit')
 		const after = entra.tokenRequests.slice(before)
 		expect(after.length).toBe(1)
-		expect(after[0]!.form.client_assertion).toBe((await Bun.file(tokenFile).text()).trim())
+		// The new key's assertion: it sends the chain, which the old key's did not.
+		expect(entra.assertions.at(-1)!.header.x5c).toEqual([Buffer.from(leaf.der).toString('base64'), Buffer.from(ca.der).toString('base64')])
 		expect(bearerOf(last(azure))).not.toBe(old)
+	})
+
+	it('should refuse, through the management API, a key naming a file on the host, and keep the key it had', async () => {
+		const id = ((await app.admin('/api/channels')).body.data as Array<{ id: number; name: string }>).find((c) => c.name === 'cert-edited')!.id
+		const before = entra.tokenRequests.length
+		const edited = await app.admin(`/api/channels/${id}`, { method: 'PATCH', body: { api_key: keyOf({ federated_token_file: tokenFile }) } })
+		expect(edited.status).toBe(400)
+		expect(edited.body.error).toMatchObject({ type: 'invalid_request_error', param: 'api_key' })
+		expect(edited.body.error.message).toContain('is taken only from GATEWAY_CONFIG or the quick-start variables')
+		expect(await ask(await client(), 'cert-edited', 'unchanged')).toBe('Hello! You said: unchanged')
+		expect(entra.tokenRequests.length).toBe(before)
 	})
 })
 
