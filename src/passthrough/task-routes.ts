@@ -6,7 +6,9 @@
  * route: a task-creating submit goes in MJ_SUBMIT_ACTIONS (priced by mj/actions.ts, else as mj_action); anything an
  * operator wants passed through unbilled goes in the channel's `settings.extra_task_paths` (EXTRA_TASK_PATH).
  *
- * Routes served by their own handlers, beside the lists below: `GET /mj/task/{id}/fetch`, `POST
+ * Routes served by their own handlers, beside the lists below: `GET /mj/task/{id}/fetch`; `GET /mj/task/{id}/image-seed`
+ * (midjourney-proxy-plus, new-api's registerMjRouterGroup, trueai-org TaskController) and trueai-org's `POST
+ * /mj/task/{id}/cancel`, each for one of the caller's tasks on the channel that made it; `POST
  * /mj/task/list-by-condition` (novicezk/midjourney-proxy TaskController), trueai-org/midjourney-proxy's `POST
  * /mj/task/list-by-ids`, `GET /mj/task/list` and `/mj/task/queue` (answered from the caller's own tasks); `POST
  * /suno/submit/{music|lyrics}`, `POST /suno/fetch`, `GET /suno/fetch/{id}` (QuantumNous/new-api router/relay-router.go,
@@ -34,14 +36,6 @@ export const MJ_SUBMIT_ACTIONS: ReadonlySet<string> = new Set([
  * Not trueai-org's `video-swap`, a multipart upload the JSON route cannot relay.
  */
 export const MJ_INSIGHT_FACE_OPS: ReadonlySet<string> = new Set(['swap'])
-
-/** `/mj/task/{id}/<op>` beside `fetch`, only for one of the caller's tasks: the method each is called with. */
-export const MJ_TASK_OPS: ReadonlyMap<string, string> = new Map([
-	// midjourney-proxy-plus (its README's feature list), new-api's registerMjRouterGroup, trueai-org TaskController.
-	['image-seed', 'GET'],
-	// trueai-org/midjourney-proxy TaskController.
-	['cancel', 'POST'],
-])
 
 /** `POST /suno/submit/<action>` (new-api constant/task.go SunoActionMusic, SunoActionLyrics). */
 export const SUNO_SUBMIT_ACTIONS = ['music', 'lyrics'] as const

@@ -19,7 +19,7 @@ import { forwardAny, serviceChannels } from '../../passthrough/forward'
 import { requestFee } from '../../passthrough/pricing'
 import { type CallContext, relayPassthrough } from '../../passthrough/relay'
 import { MjErrorBody, taskErrors } from '../../passthrough/task-errors'
-import { extraPathChannels, MJ_INSIGHT_FACE_OPS, MJ_SUBMIT_ACTIONS, MJ_TASK_OPS, noRoute } from '../../passthrough/task-routes'
+import { extraPathChannels, MJ_INSIGHT_FACE_OPS, MJ_SUBMIT_ACTIONS, noRoute } from '../../passthrough/task-routes'
 import { channelCredentials, channelUrl, jsonHeaders } from '../../passthrough/upstream'
 import { withoutCredentials } from '../../relay/sent-credentials'
 import type { Channel } from '../../routing/catalog'
@@ -34,6 +34,8 @@ const MjSubmitResponse = t.Object(
 	{ code: Integer({ description: '1 submitted, 21 exists, 22 queued, other: refused' }), description: t.String(), result: t.Optional(t.Unknown()), properties: t.Optional(t.Unknown()) },
 	{ additionalProperties: true },
 )
+/** What the proxies answer a task op (image seed, cancel): a code, its words, and the result (the seed). */
+const MjOpResponse = t.Object({ code: Integer({ description: '1 done, other: refused' }), description: t.Optional(t.String()), result: t.Optional(t.Unknown()) }, { additionalProperties: true })
 const MjTask = t.Object({ id: t.String(), status: t.String(), progress: t.Optional(t.String()), imageUrl: t.Optional(t.Nullable(t.String())) }, { additionalProperties: true })
 const mjErrors = taskErrors(MjErrorBody)
 
@@ -135,6 +137,18 @@ export const mjModule = (svc: Services) =>
 			response: { 200: MjTask, ...mjErrors },
 			detail: { summary: 'Fetch one of your Midjourney tasks' },
 		})
+		// The ops of one of the caller's own tasks its proxy documents, forwarded on the channel that made it.
+		.get('/mj/task/:id/image-seed', ({ params, token, request, requestId }) => fetchOwnedTask(svc, token.accountId, params.id, taskOpPath(params.id, 'image-seed', request), request, requestId, false), {
+			params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }),
+			response: { 200: MjOpResponse, ...mjErrors },
+			detail: { summary: "One of your Midjourney tasks' image seed (midjourney-proxy-plus, trueai-org)", description: "The proxy's answer as it gives it (`{code, description, result}`, the seed in `result`)." },
+		})
+		.post('/mj/task/:id/cancel', ({ params, token, request, requestId }) => fetchOwnedTask(svc, token.accountId, params.id, taskOpPath(params.id, 'cancel', request), request, requestId, false), {
+			params: t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }),
+			parse: 'none',
+			response: { 200: MjOpResponse, ...mjErrors },
+			detail: { summary: 'Cancel one of your Midjourney tasks (trueai-org/midjourney-proxy)', description: "The proxy's answer as it gives it." },
+		})
 		.post('/mj/task/list-by-condition', async ({ body, token, request, requestId }) => listOwned(svc, token.accountId, body.ids ?? [], request.signal, requestId), {
 			body: t.Object({ ids: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }, { additionalProperties: true }),
 			response: { 200: t.Array(MjTask), ...mjErrors },
@@ -158,9 +172,6 @@ export const mjModule = (svc: Services) =>
 			'/mj/*',
 			async ({ request, token, requestId }) => {
 				const url = new URL(request.url)
-				// The caller's own task: the ops its proxy documents, each with its method, on the channel that made it.
-				const m = /^\/mj\/task\/([^/]+)\/([^/]+)$/.exec(url.pathname)
-				if (m && MJ_TASK_OPS.get(m[2]!) === request.method) return fetchOwnedTask(svc, token.accountId, m[1]!, url.pathname + url.search, request, requestId, false)
 				// Nothing else but what a channel's operator added: the proxy's accounts and administration (novicezk's
 				// `/mj/account/*` answers each Discord account's userToken; trueai-org's `/mj/admin/*` users, every task, logs,
 				// restart) and whatever a new version adds are the operator's, not a key holder's.
@@ -173,9 +184,12 @@ export const mjModule = (svc: Services) =>
 				parse: 'none',
 				response: mjErrors,
 				detail: {
-					summary: "Your task's image seed or cancel; a channel's extra paths",
+					summary: "A channel's extra paths",
 					description:
-						"`GET /mj/task/{id}/image-seed` and `POST /mj/task/{id}/cancel` of one of the caller's tasks, on the channel that made it; the paths a channel's `settings.extra_task_paths` names, passed through unbilled to such channels. Any other path (the proxy's `/mj/account` and `/mj/admin` APIs among them) is 404, never forwarded.",
+						"The paths a channel's `settings.extra_task_paths` names, passed through unbilled to such channels. Any other path (the proxy's `/mj/account` and `/mj/admin` APIs among them) is 404, never forwarded.",
 				},
 			},
 		)
+
+/** The path of a task op upstream: the id as the caller wrote it (one segment), the query as sent. */
+const taskOpPath = (id: string, op: string, request: Request) => `/mj/task/${encodeURIComponent(id)}/${op}${new URL(request.url).search}`
