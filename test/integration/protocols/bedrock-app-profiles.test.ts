@@ -187,6 +187,19 @@ describe('bedrock application inference profile mapped to Claude', () => {
 			})
 })
 
+describe("the console's Test call of a profile", () => {
+	it('should test a profile mapped to Claude over InvokeModel (signed, with the guardrail), and an unmapped one over Converse', async () => {
+		const list = (await m.app.admin('/api/channels')).body.data as { id: number; name: string }[]
+		const test = (name: string, model: string) => m.app.admin(`/api/channels/${list.find((c) => c.name === name)!.id}/test`, { method: 'POST', body: { model } })
+		expect((await test('ap-br-guarded', GUARDED)).body).toMatchObject({ ok: true, testable: true, status: 200 })
+		expect(last().path).toBe(`/model/${ENCODED}/invoke`)
+		expect(last().body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1 })
+		expect(last().headers['x-amzn-bedrock-guardrailidentifier']).toBe(GUARD_ID)
+		expect((await test('ap-br-bare', BARE)).body).toMatchObject({ ok: true, testable: true, status: 200 })
+		expect(last().path).toBe(`/model/${ENCODED}/converse`)
+	})
+})
+
 describe('bedrock application inference profile of unknown model', () => {
 	for (const proto of PROTOCOLS)
 		for (const stream of [false, true])
