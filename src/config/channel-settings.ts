@@ -87,11 +87,11 @@ export const ChannelSettings = T.Object(
 					"Bedrock channels: the AWS region IAM keys are signed for (SigV4), e.g. us-east-1. Default: the one a bedrock-runtime.{region}.amazonaws.com base_url names; required with IAM keys on any other base_url. Vertex AI channels: the location calls go to, e.g. global, us-east5, europe-west1. Default: the one a {region}-aiplatform.googleapis.com base_url names, else global",
 			}),
 		),
-		// Read by providers/bedrock.ts `foundationModelOf`.
+		// Read by providers/base-models.ts `foundationModelOf`.
 		base_models: T.Optional(
 			T.Record(T.String({ minLength: 1 }), T.String({ minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9.:_-]*$' }), {
 				description:
-					"Bedrock channels: the foundation model each application inference profile serves, by its ARN (an upstream id after model_map), e.g. {\"arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2c3\": \"anthropic.claude-sonnet-4-6-v1:0\"}. Such an ARN names no model, so without it the profile gets none of its family's own Converse fields (thinking, prompt-caching cachePoint blocks, top-k) and its tokens are counted locally",
+					"Bedrock channels: the foundation model each application inference profile serves, by its ARN (an upstream id after model_map), e.g. {\"arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2c3\": \"anthropic.claude-sonnet-4-6-v1:0\"}. Such an ARN names no model: mapped to Claude, the profile goes over InvokeModel with Anthropic's body (Anthropic clients' fast path), its tokens counted by Bedrock and its output limit the model's; mapped to another model, over Converse with that family's own fields (thinking, prompt-caching cachePoint blocks, top-k). Without an entry it goes over Converse with none of them, and its tokens are counted locally",
 			}),
 		),
 		// Read by providers/bedrock-guardrail.ts `guardrailOf`; with guardrail_version (guardrailProblem).

@@ -56,10 +56,11 @@ export type ChatAdapter = {
 	 */
 	reauthorize?(ch: Channel, req: UpstreamRequest): boolean
 	/**
-	 * The adapter of one upstream model, for a vendor that serves its models over different protocols (Vertex AI:
-	 * Claude over Anthropic's Messages, Gemini over Gemini's). Read through registry.ts `chatAdapterOf`.
+	 * The adapter of one upstream model on `ch`, for a vendor that serves its models over different protocols (Vertex
+	 * AI: Claude over Anthropic's Messages, Gemini over Gemini's; Bedrock: an application inference profile's by the
+	 * model the channel's `settings.base_models` says it serves). Read through registry.ts `chatAdapterOf`.
 	 */
-	forModel?(model: string): ChatAdapter
+	forModel?(model: string, ch: Channel): ChatAdapter
 }
 
 /** The channel and adapter a call goes through (fetchUpstream's `ch` and `adapter`): what runs its reshape, authorize and answer hooks. */

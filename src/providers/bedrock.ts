@@ -1,9 +1,12 @@
 /**
  * Amazon Bedrock: Claude over InvokeModel, every other model over the Converse API, chosen per upstream model id
  * (`forModel`): an id naming `anthropic.claude` (a model, an inference profile such as
- * `us.anthropic.claude-sonnet-4-6-v1:0`, or an ARN that names it) keeps InvokeModel, Anthropic's own body, so Anthropic
- * clients keep the same-protocol fast path; any other (`us.amazon.nova-pro-v1:0`, `meta.llama3-3-70b-instruct-v1:0`,
- * `deepseek.r1-v1:0`, `openai.gpt-oss-120b-1:0`, an application inference profile's ARN…) goes over Converse
+ * `us.anthropic.claude-sonnet-4-6-v1:0`, or an ARN that names it), or an application inference profile's ARN the
+ * channel's `settings.base_models` maps to such an id, keeps InvokeModel, Anthropic's own body, so Anthropic clients
+ * keep the same-protocol fast path (InvokeModel takes a profile's ARN as modelId:
+ * https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-use.html); any other
+ * (`us.amazon.nova-pro-v1:0`, `meta.llama3-3-70b-instruct-v1:0`, `deepseek.r1-v1:0`, `openai.gpt-oss-120b-1:0`, an
+ * application inference profile's ARN with no `base_models` entry, whose model cannot be known…) goes over Converse
  * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), converted from and to every
  * client protocol (protocols/bedrock-converse).
  * - Claude: Anthropic's Messages protocol in Bedrock's envelope
@@ -28,6 +31,7 @@ import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { baseModelIn, foundationModelOf } from './base-models'
 import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
@@ -71,10 +75,12 @@ const betasOf = (header: string) =>
 		.filter(Boolean)
 
 /**
- * Whether a Bedrock model id is Claude's, served over InvokeModel.
- * @example isBedrockClaude('us.anthropic.claude-sonnet-4-6-v1:0') === true
+ * Whether a Bedrock model id is Claude's, served over InvokeModel: by its own name, or for an application inference
+ * profile's ARN, which names no model, by the foundation model the channel's `settings.base_models` maps it to.
+ * @example isBedrockClaude(ch, 'us.anthropic.claude-sonnet-4-6-v1:0') === true
+ * @example isBedrockClaude({ settings: { base_models: { 'arn:…/a1b2': 'anthropic.claude-sonnet-4-6-v1:0' } } } as Channel, 'arn:…/a1b2') === true
  */
-export const isBedrockClaude = (model: string) => model.includes('anthropic.claude')
+export const isBedrockClaude = (ch: Channel, model: string) => foundationModelOf(ch, model).includes('anthropic.claude')
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream'
 
@@ -105,7 +111,8 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		if (beta) h['anthropic-beta'] = beta
 		return h
 	},
-	upstreamOptions: anthropicAdapter.upstreamOptions,
+	// Asked of the model a profile's ARN stands for: its name says which features it has (structured outputs, adaptive thinking).
+	upstreamOptions: (ch, model) => anthropicAdapter.upstreamOptions!(ch, foundationModelOf(ch, model)),
 	withoutMcpConnector: true,
 	reshape(_ch, req) {
 		if (req.body === undefined) return
@@ -122,20 +129,6 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	reauthorize: reauthorizeBedrock,
 	// With a guardrail, its intervention read out of Claude's answer and its trace dropped (bedrock-guardrail.ts).
 	answer: (res, ch) => (ch && guardrailOf(ch) ? answerWith(res, (body) => anthropicSseOf(body, true), guardedJson) : answerWith(res, anthropicSseOf)),
-}
-
-/**
- * The foundation model an upstream id stands for: the channel's `settings.base_models` entry for an application
- * inference profile's ARN, which names none; else the id itself.
- * @example foundationModelOf({ settings: { base_models: { 'arn:…/a1b2': 'anthropic.claude-sonnet-4-6-v1:0' } } } as Channel, 'arn:…/a1b2') === 'anthropic.claude-sonnet-4-6-v1:0'
- */
-export const foundationModelOf = (ch: Channel, model: string): string => baseModelIn(ch, model) ?? model
-
-/** The channel's `settings.base_models` entry for `model` (validated as a map of strings: config/channel-settings.ts). */
-function baseModelIn(ch: Channel, model: string): string | undefined {
-	const map = ch.settings.base_models
-	const found = map && typeof map === 'object' && Object.hasOwn(map, model) ? (map as Record<string, unknown>)[model] : undefined
-	return typeof found === 'string' ? found : undefined
 }
 
 /** Every model but Claude: Converse, same auth, region and errors. */
@@ -181,7 +174,7 @@ export const bedrockCountHooks: CallHooks = {
 /** The channel type's adapter: Claude's until the model is known (`forModel`), as for the catalog's protocol questions. */
 export const bedrockAdapter: ChatAdapter = {
 	...bedrockClaudeAdapter,
-	forModel: (model) => (isBedrockClaude(model) ? bedrockClaudeAdapter : bedrockConverseAdapter),
+	forModel: (model, ch) => (isBedrockClaude(ch, model) ? bedrockClaudeAdapter : bedrockConverseAdapter),
 }
 
 /**

@@ -22,10 +22,10 @@ export const chatAdapterFor = (type: ChannelType): ChatAdapter | undefined => CH
 
 /**
  * The adapter a request for the public `model` goes through on `ch`: the type's, or for a vendor with a protocol per
- * model (Vertex AI) the one of the model `model_map` sends upstream. Without a model, the type's own.
+ * model (Vertex AI, Bedrock) the one of the model `model_map` sends upstream. Without a model, the type's own.
  * @example chatAdapterOf(vertexChannel, 'gemini-2.5-flash').protocol === gemini
  */
 export function chatAdapterOf(ch: Channel, model?: string): ChatAdapter | undefined {
 	const a = CHAT[ch.type]
-	return a?.forModel && model !== undefined ? a.forModel(ch.modelMap[model] ?? model) : a
+	return a?.forModel && model !== undefined ? a.forModel(ch.modelMap[model] ?? model, ch) : a
 }

@@ -18,6 +18,7 @@ import { type Bus, hearsOthers } from '../lib/bus'
 import { ackedTopic } from '../lib/acked-topic'
 import { type ModelLimits, modelLimits } from './model-limits'
 import type { Cipher } from '../lib/secrets'
+import { foundationModelOf } from '../providers/base-models'
 import type { ChannelType } from '../providers/channel-types'
 
 export type Channel = {
@@ -232,7 +233,8 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		limits(model) {
 			let hit = byModelLimits.get(model)
 			if (!hit) {
-				const upstream = channelsFor(model).flatMap((c) => (Object.hasOwn(c.modelMap, model) ? [c.modelMap[model]!] : []))
+				// A Bedrock application inference profile's ARN names no model: the one its channel's base_models says.
+				const upstream = channelsFor(model).flatMap((c) => (Object.hasOwn(c.modelMap, model) ? [foundationModelOf(c, c.modelMap[model]!)] : []))
 				hit = modelLimits(model, prices.get(model), upstream)
 				if (byModelLimits.size > 10_000) byModelLimits.clear()
 				byModelLimits.set(model, hit)

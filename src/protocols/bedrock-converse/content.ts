@@ -6,7 +6,7 @@
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
-import type { CacheControl, FilePart, ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
+import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
 import { untagSignature } from '../../core/signatures'
 import { plainToolCallId } from '../../core/tool-ids'
 import { asPlainParts, cannotSend, filenameFor } from '../files'
@@ -125,24 +125,14 @@ function blocks(p: Part, at: string): ConverseContentBlock[] {
 	}
 }
 
-/** Where the model takes `cachePoint` blocks (family.ts), and whether with a TTL. */
-export type CachePoints = { content: boolean; tools: boolean; ttl: boolean }
+/** A client's cache breakpoint (Anthropic `cache_control`) as the `cachePoint` block that follows the marked content. */
+export const CACHE_POINT: ConverseCachePoint = { cachePoint: { type: 'default' } }
 
-/**
- * A client's cache breakpoint (Anthropic `cache_control`) as the `cachePoint` block that follows the marked content,
- * its TTL kept where the model takes one (`5m`, `1h`: CachePointBlock).
- * @example cachePoint({ type: 'ephemeral', ttl: '1h' }, true) // { cachePoint: { type: 'default', ttl: '1h' } }
- */
-export function cachePoint(c: CacheControl, ttl: boolean): ConverseCachePoint {
-	return { cachePoint: { type: 'default', ...(ttl && (c.ttl === '5m' || c.ttl === '1h') && { ttl: c.ttl }) } }
-}
-
-/** The part's blocks, followed by a cache point when the client marked it and the model takes them there. */
-function withCachePoint(p: Part, at: string, cache: CachePoints | undefined): ConverseContentBlock[] {
+/** The part's blocks, followed by a cache point when the client marked it and the model takes them (`cache`). */
+function withCachePoint(p: Part, at: string, cache: boolean): ConverseContentBlock[] {
 	const out = blocks(p, at)
-	const mark = 'cacheControl' in p ? p.cacheControl : undefined
 	// A mark on content that sends nothing (blank text) has nothing to follow.
-	if (mark && cache?.content && out.length) out.push(cachePoint(mark, cache.ttl))
+	if (cache && 'cacheControl' in p && p.cacheControl && out.length) out.push(CACHE_POINT)
 	return out
 }
 
@@ -150,7 +140,7 @@ function withCachePoint(p: Part, at: string, cache: CachePoints | undefined): Co
  * Canonical messages → Converse messages, consecutive turns of one role merged (Converse wants them alternating) and
  * turns left empty dropped; the client's cache breakpoints as `cachePoint` blocks where the model takes them.
  */
-export function encodeMessages(messages: Message[], cache?: CachePoints): ConverseMessage[] {
+export function encodeMessages(messages: Message[], cache = false): ConverseMessage[] {
 	const out: ConverseMessage[] = []
 	messages.forEach((m, mi) => {
 		const content = m.content.flatMap((p, pi) => withCachePoint(p, `messages[${mi}].content[${pi}]`, cache))

@@ -5,10 +5,11 @@
  * (`us.amazon.nova-pro-v1:0`), an ARN ending in either, or, for an application inference profile's ARN, which names no
  * model, the foundation model the channel says it serves (`settings.base_models`, UpstreamOptions.foundationModel).
  * An id of no family here gets none of these fields: Bedrock refuses a field a model does not take with a 400.
+ * Claude is none of them: its ids, and profiles mapped to it, go over InvokeModel (providers/bedrock.ts `forModel`).
  * @module
  */
 
-export type ConverseFamily = 'claude' | 'nova' | 'nova2' | 'gpt-oss' | 'deepseek-r1' | 'cohere-command-r' | 'mistral-text' | 'other'
+export type ConverseFamily = 'nova' | 'nova2' | 'gpt-oss' | 'deepseek-r1' | 'cohere-command-r' | 'mistral-text' | 'other'
 
 /** `anthropic.claude-…`, `us.amazon.nova-…`, `arn:…:foundation-model/meta.llama…`: the model part, geography prefix kept. */
 const modelPart = (id: string) => id.replace(/^.*\//, '')
@@ -16,11 +17,10 @@ const modelPart = (id: string) => id.replace(/^.*\//, '')
 /**
  * The family of a Converse model id.
  * @example converseFamily('us.amazon.nova-pro-v1:0') === 'nova'
- * @example converseFamily('arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2', 'anthropic.claude-sonnet-4-6-v1:0') === 'claude'
+ * @example converseFamily('arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2', 'amazon.nova-lite-v1:0') === 'nova'
  */
 export function converseFamily(model: string, foundation?: string): ConverseFamily {
 	const id = modelPart(foundation ?? model)
-	if (/(?:^|\.)anthropic\.claude/.test(id)) return 'claude'
 	if (/(?:^|\.)amazon\.nova-2-/.test(id)) return 'nova2'
 	if (/(?:^|\.)amazon\.nova-(?:micro|lite|pro|premier)-/.test(id)) return 'nova'
 	if (/(?:^|\.)openai\.gpt-oss/.test(id)) return 'gpt-oss'
@@ -33,14 +33,9 @@ export function converseFamily(model: string, foundation?: string): ConverseFami
 }
 
 /**
- * Whether the family takes `cachePoint` blocks, and where: Claude in the system prompt, messages and tools; Amazon
- * Nova (Micro, Lite, Pro, Premier) in the system prompt and messages only
- * (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, "Supported models, Regions, and
- * limits"). Any other model answers a cache point with a 400 ("You invoked an unsupported model or your request did
- * not allow prompt caching"), so it gets none.
+ * Whether the family takes `cachePoint` blocks (in the system prompt and messages): Amazon Nova (Micro, Lite, Pro,
+ * Premier), without tools or a TTL (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html,
+ * "Supported models, Regions, and limits"). Any other model answers a cache point with a 400 ("You invoked an
+ * unsupported model or your request did not allow prompt caching"), so it gets none.
  */
-export function cachePointsIn(family: ConverseFamily): { content: boolean; tools: boolean; ttl: boolean } {
-	if (family === 'claude') return { content: true, tools: true, ttl: true }
-	if (family === 'nova') return { content: true, tools: false, ttl: false }
-	return { content: false, tools: false, ttl: false }
-}
+export const takesCachePoints = (family: ConverseFamily): boolean => family === 'nova'

@@ -23,8 +23,8 @@ export type ConverseReasoning = { reasoningText: { text: string; signature?: str
 
 export type ConverseToolResultContent = { text: string } | { json: unknown } | { image: ConverseImage } | { document: ConverseDocument }
 
-/** `CachePointBlock`: the prompt up to here is cached; `ttl` (`5m`, `1h`) where the model takes one. */
-export type ConverseCachePoint = { cachePoint: { type: 'default'; ttl?: '5m' | '1h' } }
+/** `CachePointBlock`: the prompt up to here is cached. */
+export type ConverseCachePoint = { cachePoint: { type: 'default' } }
 
 /** `ContentBlock` (the members the gateway sends or reads). */
 export type ConverseContentBlock =
@@ -41,7 +41,7 @@ export type ConverseMessage = { role: 'user' | 'assistant'; content: ConverseCon
 export type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } }
 
 export type ConverseToolConfig = {
-	tools: Array<{ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | ConverseCachePoint>
+	tools: Array<{ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } }>
 	toolChoice?: ConverseToolChoice
 }
 
@@ -53,10 +53,8 @@ export type ConverseRequest = {
 	system?: Array<{ text: string } | ConverseCachePoint>
 	inferenceConfig?: ConverseInferenceConfig
 	toolConfig?: ConverseToolConfig
-	/** Parameters of one model family that Converse has no field for (Nova's `reasoningConfig`, Claude's `thinking`, `top_k`…: family.ts). */
+	/** Parameters of one model family that Converse has no field for (Nova 2's `reasoningConfig`, gpt-oss's `reasoning_effort`, `top_k`…: family.ts). */
 	additionalModelRequestFields?: Record<string, unknown>
-	/** JSON Pointers of the model's own answer fields to return in `additionalModelResponseFields` (Claude's `/stop_sequence`). */
-	additionalModelResponseFieldPaths?: string[]
 	/** The channel's guardrail (GuardrailConfiguration; GuardrailStreamConfiguration with `streamProcessingMode` for streams). */
 	guardrailConfig?: ConverseGuardrailConfig
 }

@@ -5,23 +5,22 @@
  * `toolConfig` (tools as `toolSpec` with the JSON schema under `inputSchema.json`; `toolChoice` auto, any or one tool),
  * and, for reasoning and sampling settings Converse has no field for, the model family's own fields in
  * `additionalModelRequestFields` (model-fields.ts). A client's cache breakpoints (Anthropic `cache_control`) go as
- * `cachePoint` blocks after the marked system text, content or tool, for the models that take them (family.ts).
- * Converse's answer says only that a stop sequence matched: for Claude, whose own answer says which, its
- * `stop_sequence` is asked back through `additionalModelResponseFieldPaths`; other families document no such field,
- * so their matched sequence stays unknown (null to clients). The model and the stream flag are in the path, not the body.
+ * `cachePoint` blocks after the marked system text or content, for the models that take them (family.ts).
+ * Converse's answer says only that a stop sequence matched, and no family served here documents a field saying which:
+ * the matched sequence stays unknown (null to clients). Claude, whose own answer says, goes over InvokeModel
+ * (providers/bedrock.ts). The model and the stream flag are in the path, not the body.
  * The channel's guardrail goes as `guardrailConfig` (UpstreamOptions.guardrail).
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
 import type { ChatRequest, Tool } from '../../core/ir'
-import { claudeFixedSampling } from '../../routing/claude-models'
 import type { UpstreamOptions } from '../codec'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
-import { type CachePoints, cachePoint, encodeMessages } from './content'
-import { cachePointsIn, converseFamily } from './family'
+import { CACHE_POINT, encodeMessages } from './content'
+import { converseFamily, takesCachePoints } from './family'
 import type { ConverseContentBlock, ConverseInferenceConfig, ConverseMessage, ConverseRequest, ConverseToolConfig } from './model'
-import { claudeThinkingFields, reasoningFields, samplingFields } from './model-fields'
+import { reasoningFields, samplingFields } from './model-fields'
 
 const hasToolBlocks = (messages: ConverseMessage[]) => messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b))
 
@@ -55,13 +54,12 @@ export function toolHistoryAsText(messages: ConverseMessage[]): ConverseMessage[
  * `toolConfig`, or undefined. Converse has no "none" choice: the tools are left out then (and the conversation's tool
  * calls go as text: `toolHistoryAsText`).
  */
-function toolConfig(req: ChatRequest, cache: CachePoints, thinking: boolean): ConverseToolConfig | undefined {
+function toolConfig(req: ChatRequest): ConverseToolConfig | undefined {
 	const tools = req.tools ?? []
-	let choice = req.toolChoice
+	const choice = req.toolChoice
 	if (!tools.length || choice?.type === 'none') return undefined
-	// Claude: "Thinking may not be enabled when tool_choice forces tool use" (extended-thinking docs).
-	if (thinking && (choice?.type === 'required' || choice?.type === 'tool')) choice = { type: 'auto' }
-	const config: ConverseToolConfig = { tools: tools.flatMap((t) => (t.cacheControl && cache.tools ? [toolSpec(t), cachePoint(t.cacheControl, cache.ttl)] : [toolSpec(t)])) }
+	// No family served here caches tool definitions (Nova: "Tools caching is not supported"): a tool's mark is left out.
+	const config: ConverseToolConfig = { tools: tools.map(toolSpec) }
 	if (choice?.type === 'auto') config.toolChoice = { auto: {} }
 	else if (choice?.type === 'required') config.toolChoice = { any: {} }
 	else if (choice?.type === 'tool') config.toolChoice = { tool: { name: choice.name } }
@@ -79,52 +77,30 @@ const toolSpec = (t: Tool) => ({ toolSpec: { name: t.name, ...(t.description && 
 export function encodeRequest(req: ChatRequest, model: string, upstream?: UpstreamOptions): ConverseRequest {
 	refuseVendorOnly(req, 'bedrock-converse')
 	if (req.webSearch) throw unsupportedForModel(`web search is not available for model "${req.model}" over Bedrock's Converse API`, true, 'tools')
-	const foundation = upstream?.foundationModel ?? model
 	const family = converseFamily(model, upstream?.foundationModel)
-	const cache = cachePointsIn(family)
+	const cache = takesCachePoints(family)
 	const messages = encodeMessages(req.messages, cache)
 	const body: ConverseRequest = { messages }
 	const system: NonNullable<ConverseRequest['system']> = (req.system ?? [])
 		.filter((p) => p.text.trim())
-		.flatMap((p) => (p.cacheControl && cache.content ? [{ text: p.text }, cachePoint(p.cacheControl, cache.ttl)] : [{ text: p.text }]))
+		.flatMap((p) => (p.cacheControl && cache ? [{ text: p.text }, CACHE_POINT] : [{ text: p.text }]))
 	const json = req.responseFormat ? jsonInstruction(req.responseFormat) : undefined
 	if (json) system.push({ text: json })
 	if (system.length) body.system = system
-	const claude = family === 'claude' ? claudeThinkingFields(req, foundation, canThink(messages)) : undefined
-	// Claude Opus 4.7 and later refuse sampling settings, and thinking refuses temperature and top-k and takes top_p
-	// from 0.95 to 1 only (routing/claude-models.ts, extended-thinking docs).
-	const fixed = family === 'claude' && claudeFixedSampling(foundation)
 	const inference: ConverseInferenceConfig = {}
-	const maxTokens = req.maxTokens ?? claude?.maxTokens
-	if (maxTokens !== undefined) inference.maxTokens = maxTokens
-	if (req.temperature !== undefined && !claude && !fixed) inference.temperature = req.temperature
-	if (req.topP !== undefined && !fixed) inference.topP = claude ? Math.min(1, Math.max(0.95, req.topP)) : req.topP
+	if (req.maxTokens !== undefined) inference.maxTokens = req.maxTokens
+	if (req.temperature !== undefined) inference.temperature = req.temperature
+	if (req.topP !== undefined) inference.topP = req.topP
 	if (req.stop?.length) inference.stopSequences = req.stop
 	if (Object.keys(inference).length) body.inferenceConfig = inference
-	const tools = toolConfig(req, cache, claude !== undefined)
+	const tools = toolConfig(req)
 	if (tools) body.toolConfig = tools
 	else if (hasToolBlocks(messages)) body.messages = toolHistoryAsText(messages)
-	const fields = {
-		...reasoningFields(family, req.reasoning),
-		...(claude && { thinking: claude.thinking, ...(claude.outputConfig && { output_config: claude.outputConfig }) }),
-		...(!fixed && samplingFields(family, req, claude !== undefined)),
-	}
+	const fields = { ...reasoningFields(family, req.reasoning), ...samplingFields(family, req) }
 	if (Object.keys(fields).length) body.additionalModelRequestFields = fields
-	// Converse says only that a stop sequence matched; Claude's own answer says which, asked for by its JSON Pointer.
-	if (family === 'claude' && req.stop?.length) body.additionalModelResponseFieldPaths = ['/stop_sequence']
 	const g = upstream?.guardrail
 	// `streamProcessingMode` is GuardrailStreamConfiguration's (ConverseStream): Converse's GuardrailConfiguration has none.
 	if (g)
 		body.guardrailConfig = { guardrailIdentifier: g.identifier, guardrailVersion: g.version, ...(g.trace && { trace: g.trace }), ...(req.stream && g.streamMode && { streamProcessingMode: g.streamMode }) }
 	return body
-}
-
-/**
- * Claude refuses thinking when the assistant turn being continued called tools without its reasoning first ("a final
- * assistant message must start with a thinking block"): reasoning from another vendor is not sent back, so such a
- * turn leaves thinking off.
- */
-function canThink(messages: ConverseMessage[]): boolean {
-	const last = messages.findLast((m) => m.role === 'assistant')
-	return !last || !last.content.some((b) => 'toolUse' in b) || 'reasoningContent' in (last.content[0] ?? {})
 }

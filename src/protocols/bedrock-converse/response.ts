@@ -77,13 +77,6 @@ function decodeContent(blocks: unknown[]): ChatResponse['content'] {
 	return out
 }
 
-/**
- * The stop sequence that matched, where the model's own answer says (Claude's `stop_sequence`, asked back through
- * `additionalModelResponseFieldPaths`: request.ts); Converse's `stopReason` alone does not.
- * @example matchedStop({ stop_sequence: 'STOP' }) === 'STOP'
- */
-export const matchedStop = (fields: unknown): string | undefined => (isObj(fields) ? str(fields.stop_sequence) || undefined : undefined)
-
 /** Converse answer → canonical response. Converse gives no answer id: one is made. */
 export function decodeResponse(body: ConverseResponse): ChatResponse {
 	const b: unknown = body
@@ -91,8 +84,7 @@ export function decodeResponse(body: ConverseResponse): ChatResponse {
 	const message = isObj(o.output) && isObj(o.output.message) ? o.output.message : {}
 	const content = decodeContent(Array.isArray(message.content) ? message.content : [])
 	const stopReason = decodeStopReason(str(o.stopReason), content.some((p) => p.type === 'tool_call'))
-	const stopSequence = stopReason === 'stop_sequence' ? matchedStop(o.additionalModelResponseFields) : undefined
-	return { id: newId('msg_'), model: '', content, stopReason, ...(stopSequence !== undefined && { stopSequence }), usage: decodeUsage(o.usage) ?? emptyUsage() }
+	return { id: newId('msg_'), model: '', content, stopReason, usage: decodeUsage(o.usage) ?? emptyUsage() }
 }
 
 /** The usage of a Converse answer without decoding the rest. */

@@ -18,7 +18,7 @@ import type { StopReason } from '../../core/ir'
 import type { SseFrame } from '../../core/sse'
 import { newId } from '../../lib/ids'
 import { type FrameDecoder, runMachine } from '../stream-machine'
-import { converseSignature, decodeStopReason, decodeUsage, isObj, matchedStop, str } from './response'
+import { converseSignature, decodeStopReason, decodeUsage, isObj, str } from './response'
 
 type Kind = 'text' | 'thinking' | 'tool_call'
 type Open = { wire: number; index: number; kind: Kind }
@@ -53,7 +53,6 @@ export function streamDecoder(): FrameDecoder {
 	let open: Open | undefined
 	let sawTool = false
 	let stop: StopReason | undefined
-	let stopSequence: string | undefined
 	let over = false
 
 	const start = (out: StreamEvent[]) => {
@@ -127,13 +126,12 @@ export function streamDecoder(): FrameDecoder {
 				start(out)
 				close(out)
 				stop = decodeStopReason(str(e.stopReason), sawTool)
-				if (stop === 'stop_sequence') stopSequence = matchedStop(e.additionalModelResponseFields)
 				return
 			case 'metadata': {
 				const usage = decodeUsage(e.usage)
 				if (usage) out.push({ type: 'usage', usage })
 				if (stop) {
-					out.push({ type: 'finish', reason: stop, ...(stopSequence !== undefined && { stopSequence }) })
+					out.push({ type: 'finish', reason: stop })
 					over = true
 				}
 				return
@@ -158,7 +156,7 @@ export function streamDecoder(): FrameDecoder {
 			if (over) return
 			over = true
 			// The stop reason came and the body ended without metadata: the answer is whole, its usage unknown.
-			if (stop) return void out.push({ type: 'finish', reason: stop, ...(stopSequence !== undefined && { stopSequence }) })
+			if (stop) return void out.push({ type: 'finish', reason: stop })
 			out.push({ type: 'error', error: new GatewayError('upstream', 'upstream stream ended before messageStop', { code: 'upstream_cut', retryable: true }) })
 		},
 		get done() {

@@ -1,14 +1,15 @@
 /**
  * What each model family takes over Bedrock's Converse beyond the common fields, through the official SDKs against the
  * Bedrock mock (which refuses, as Bedrock does, a field or cache point a model does not take): Anthropic clients'
- * cache breakpoints as `cachePoint` blocks for Nova and Claude (tools too for Claude), billed as Converse reports the
- * cache reads and writes; reasoning for Claude reached through an application inference profile (`settings.base_models`)
- * and DeepSeek-R1's own; top-k, seed and penalties in each family's own fields; Claude's matched stop sequence.
+ * cache breakpoints as `cachePoint` blocks for Nova, billed as Converse reports the cache reads and writes;
+ * DeepSeek-R1's own reasoning; top-k, seed and penalties in each family's own fields; none of them for an application
+ * inference profile of unknown model. Claude reached through an application inference profile (`settings.base_models`)
+ * is the contrast: it goes over InvokeModel with Anthropic's own fields (bedrock-app-profiles.test.ts for the rest).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI } from '@google/genai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
-import { type BedrockMock, converseSignature, countWords, startBedrockMock } from '../../mocks'
+import { type BedrockMock, countWords, startBedrockMock, thinkingSignature } from '../../mocks'
 import { chat, messages } from './clients'
 import { type Account, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
@@ -118,16 +119,17 @@ describe('bedrock Converse: prompt caching', () => {
 			expect(Math.round(rows[1]!.cost * 1e6)).toBe(Math.round(countWords('second question') * RATE.input + prefix * RATE.cacheRead + out('second question')))
 		})
 
-	it('should put a cachePoint after a marked tool for Claude, with the 1h TTL the client asked', async () => {
+	it("should send Claude behind a profile mapped in base_models over InvokeModel, the client's cache_control (1h TTL) as Anthropic's, not cachePoint blocks", async () => {
 		const acct = await m.account()
 		const a = await messages(acct.anthropic, cachedRequest(CLAUDE, 'claude caches tools', '1h') as never, false)
 		expect(a.text).toBe(said('claude caches tools'))
+		expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/invoke`)
 		const sent = last().body
-		expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/converse`)
-		const point = { cachePoint: { type: 'default', ttl: '1h' } }
-		expect(sent.system).toEqual([{ text: LONG }, point])
-		expect(sent.toolConfig.tools).toEqual([{ toolSpec: { name: 'lookup', description: 'Look a term up', inputSchema: { json: TOOL.input_schema } } }, point])
-		expect(sent.messages[0].content[1]).toEqual(point)
+		const cc = { type: 'ephemeral', ttl: '1h' }
+		expect(sent.system).toEqual([{ type: 'text', text: LONG, cache_control: cc }])
+		expect(sent.tools).toEqual([{ ...TOOL, cache_control: cc }])
+		expect(sent.messages[0].content[0]).toEqual({ type: 'text', text: KEPT, cache_control: cc })
+		expect(JSON.stringify(sent)).not.toContain('cachePoint')
 	})
 
 	it('should leave breakpoints out for models without prompt caching (Llama, a profile of unknown model), which would refuse them', async () => {
@@ -142,30 +144,33 @@ describe('bedrock Converse: prompt caching', () => {
 
 describe('bedrock Converse: reasoning by family', () => {
 	for (const stream of [false, true])
-		it(`should ask Claude behind an application inference profile for thinking, and take its signed reasoning back on the tool turn (${stream ? 'stream' : 'non-stream'})`, async () => {
+		it(`should send Claude behind a mapped application inference profile its thinking as Anthropic's over InvokeModel, and take its signed reasoning back on the tool turn (${stream ? 'stream' : 'non-stream'})`, async () => {
 			const acct = await m.account()
 			const think = { thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 4096 }
 			const user = 'think then call #tools'
 			const a = await messages(acct.anthropic, { model: CLAUDE, messages: [{ role: 'user', content: user }], tools: [TOOL], ...think } as never, stream)
-			expect(last().body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } })
-			expect(last().body.inferenceConfig).toEqual({ maxTokens: 4096 })
+			expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`)
+			expect(last().body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
+			expect(last().body.max_tokens).toBe(4096)
+			expect(last().body.additionalModelRequestFields).toBeUndefined()
 			const thinking = `Let me think about ${user}.`
 			expect(a.reasoning).toBe(thinking)
 			const history = [{ role: 'user', content: user }, a.replay, { role: 'user', content: a.calls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: 'found' })) }]
 			const b = await messages(acct.anthropic, { model: CLAUDE, messages: history, tools: [TOOL], ...think } as never, stream)
 			expect(b.text).toBe('Tool results: found; found')
-			expect(last().body.messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: thinking, signature: converseSignature(thinking) } } })
+			expect(last().body.messages[1].content[0]).toEqual({ type: 'thinking', thinking, signature: thinkingSignature(thinking) })
 		})
 
-	it("should turn an OpenAI client's effort into Claude's budget under a cap that fits it, without the temperature thinking refuses", async () => {
+	it("should turn an OpenAI client's effort into the mapped profile's Claude thinking budget under a cap that fits it, without the temperature thinking refuses", async () => {
 		const acct = await m.account()
 		const a = await chat(acct.openai, { model: CLAUDE, reasoning_effort: 'high', temperature: 0.3, messages: [{ role: 'user', content: 'reason hard' }] } as never, false)
 		expect(a.text).toBe('Hello! You said: reason hard')
 		expect(a.reasoning).toBe('Let me think about reason hard.')
+		expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/invoke`)
 		const sent = last().body
-		expect(sent.additionalModelRequestFields.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
-		expect(sent.inferenceConfig.temperature).toBeUndefined()
-		expect(sent.inferenceConfig.maxTokens).toBeGreaterThan(4096)
+		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
+		expect(sent.temperature).toBeUndefined()
+		expect(sent.max_tokens).toBeGreaterThan(4096)
 	})
 
 	it('should ask a profile of unknown model for no thinking, which it would refuse', async () => {
@@ -190,12 +195,14 @@ describe('bedrock Converse: reasoning by family', () => {
 describe('bedrock Converse: sampling settings by family', () => {
 	const ask = (acct: Account, model: string, extra: Record<string, unknown>) => messages(acct.anthropic, { model, max_tokens: 64, messages: [{ role: 'user', content: 'sample me' }], ...extra } as never, false)
 
-	it("should send top_k as Nova's inferenceConfig.topK, Claude's and Mistral's top_k, and leave it out for Llama", async () => {
+	it("should send top_k as Nova's inferenceConfig.topK, Mistral's top_k, Anthropic's own to Claude behind a mapped profile, and leave it out for Llama", async () => {
 		const acct = await m.account()
 		await ask(acct, NOVA, { top_k: 40 })
 		expect(last().body.additionalModelRequestFields).toEqual({ inferenceConfig: { topK: 40 } })
 		await ask(acct, CLAUDE, { top_k: 40 })
-		expect(last().body.additionalModelRequestFields).toEqual({ top_k: 40 })
+		expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/invoke`)
+		expect(last().body.top_k).toBe(40)
+		expect(last().body.additionalModelRequestFields).toBeUndefined()
 		await ask(acct, MISTRAL, { top_k: 40 })
 		expect(last().body.additionalModelRequestFields).toEqual({ top_k: 40 })
 		const a = await ask(acct, LLAMA, { top_k: 40 })
@@ -212,14 +219,15 @@ describe('bedrock Converse: sampling settings by family', () => {
 	})
 })
 
-describe('bedrock Converse: the matched stop sequence', () => {
+describe('bedrock: the matched stop sequence', () => {
 	for (const stream of [false, true])
-		it(`should give Anthropic clients Claude's stop_sequence, asked back through additionalModelResponseFieldPaths, and null for Nova (${stream ? 'stream' : 'non-stream'})`, async () => {
+		it(`should give Anthropic clients the stop_sequence Claude behind a mapped profile names in its own answer, and null for Nova, whose Converse answer names none (${stream ? 'stream' : 'non-stream'})`, async () => {
 			const acct = await m.account()
 			const params = (model: string) => ({ model, max_tokens: 64, stop_sequences: ['STOP'], messages: [{ role: 'user' as const, content: 'stop me #stop' }] })
 			const read = async (model: string) => (stream ? await acct.anthropic.messages.stream(params(model)).finalMessage() : await acct.anthropic.messages.create(params(model)))
 			const claude = await read(CLAUDE)
-			expect(last().body.additionalModelResponseFieldPaths).toEqual(['/stop_sequence'])
+			expect(last().path).toBe(`/model/${encodeURIComponent(PROFILE_ARN)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`)
+			expect(last().body.stop_sequences).toEqual(['STOP'])
 			expect([claude.stop_reason, claude.stop_sequence]).toEqual(['stop_sequence', 'STOP'])
 			const nova = await read(NOVA)
 			expect(last().body.additionalModelResponseFieldPaths).toBeUndefined()

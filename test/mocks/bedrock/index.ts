@@ -15,7 +15,8 @@
  *   only (an inference profile or another model: 400 "The provided model doesn't support counting tokens."); the input
  *   `invokeModel.body` (base64 of the InvokeModel body, validated as for /invoke) or `converse` (messages, system);
  *   answers `{"inputTokens": n}`, the scenario's count;
- * - application inference profiles: `profiles` maps an ARN to the foundation model it serves;
+ * - application inference profiles: `profiles` maps an ARN to the foundation model it serves, over InvokeModel (Claude's)
+ *   and Converse alike;
  * - guardrails (`guardrails`: guardrail.ts): taken in InvokeModel's headers and Converse's `guardrailConfig`, checked,
  *   and intervening on their trigger word as Bedrock answers then.
  * What Claude answers comes from the Anthropic mock (one runs inside, under the model id's Claude name), so the
@@ -135,9 +136,11 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const streamed = m[2] === 'invoke-with-response-stream'
 		if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
 		const b = body as Record<string, unknown>
+		// An application inference profile's ARN is served by its foundation model, over InvokeModel as over Converse.
+		const foundation = opts.profiles?.[modelId] ?? modelId
 		const malformed = (why: string) => errorResponse(400, 'ValidationException', `Malformed input request: ${why}, please reformat your input and try again.`)
 		// InvokeModel takes each model's native body: Anthropic's is Claude's alone (Nova's, Llama's… differ).
-		if (!modelId.includes('anthropic.claude')) return malformed('#: extraneous key [anthropic_version] is not permitted')
+		if (!foundation.includes('anthropic.claude')) return malformed('#: extraneous key [anthropic_version] is not permitted')
 		for (const key of ['model', 'stream']) if (key in b) return malformed(`#: extraneous key [${key}] is not permitted`)
 		if (b.anthropic_version !== 'bedrock-2023-05-31') return malformed('#: required key [anthropic_version] not found or invalid')
 		const betas = b.anthropic_beta
@@ -146,12 +149,12 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const guarded = readInvokeGuardrail(req.headers, opts.guardrails ?? {})
 		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
 		const texts = claudeTexts(b)
-		if (guarded.guard && triggered(texts, guarded.guard.trigger)) return invokeIntervened(claudeName(modelId), inputTokens({ inputTexts: texts, images: 0 }), guarded.guard, streamed)
+		if (guarded.guard && triggered(texts, guarded.guard.trigger)) return invokeIntervened(claudeName(foundation), inputTokens({ inputTexts: texts, images: 0 }), guarded.guard, streamed)
 
 		const { anthropic_version: _v, anthropic_beta: _b, ...rest } = b
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
 		if (Array.isArray(betas) && betas.length) headers['anthropic-beta'] = betas.join(',')
-		const up = await fetch(`${inner.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: claudeName(modelId), stream: streamed }) })
+		const up = await fetch(`${inner.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: claudeName(foundation), stream: streamed }) })
 		if (!up.ok) {
 			const said = (await up.json().catch(() => ({}))) as { error?: { message?: string } }
 			return errorResponse(up.status === 529 ? 503 : up.status, BEDROCK_TYPE[up.status] ?? 'InternalServerException', said.error?.message ?? 'error')

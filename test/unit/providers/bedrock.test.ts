@@ -41,8 +41,22 @@ describe('bedrock adapter', () => {
 	it('should give the Converse codec the foundation model of an application inference profile', () => {
 		const arn = 'arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2'
 		const ch = channel({ settings: { base_models: { [arn]: 'amazon.nova-pro-v1:0' } } })
-		expect(bedrockAdapter.forModel!(arn).upstreamOptions!(ch, arn)).toEqual({ foundationModel: 'amazon.nova-pro-v1:0' })
-		expect(bedrockAdapter.forModel!(arn).upstreamOptions!(channel(), arn)).toEqual({})
+		expect(bedrockAdapter.forModel!(arn, ch).upstreamOptions!(ch, arn)).toEqual({ foundationModel: 'amazon.nova-pro-v1:0' })
+		expect(bedrockAdapter.forModel!(arn, channel()).upstreamOptions!(channel(), arn)).toEqual({})
+	})
+
+	it('should send an application inference profile mapped to Claude in settings.base_models over InvokeModel, asking its features of the Claude model', () => {
+		const arn = 'arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2'
+		const ch = channel({ modelMap: { mine: arn }, settings: { base_models: { [arn]: 'us.anthropic.claude-opus-4-7-v1:0' } } })
+		const claude = bedrockAdapter.forModel!(arn, ch)
+		expect(claude.protocol).toBe(anthropicMessages)
+		expect(chatAdapterOf(ch, 'mine')?.protocol).toBe(anthropicMessages)
+		expect(claude.chatUrl(ch, arn, false)).toBe(`https://bedrock-runtime.eu-central-1.amazonaws.com/model/${encodeURIComponent(arn)}/invoke`)
+		// Claude Opus 4.7 takes structured outputs and adaptive thinking only, and refuses sampling settings: its ARN says none of it.
+		expect(claude.upstreamOptions!(ch, arn)).toEqual({ nativeStructuredOutputs: true, adaptiveThinking: 'only', fixedSampling: true })
+		// The same ARN on a channel that does not say what it serves, or says another model: Converse.
+		expect(bedrockAdapter.forModel!(arn, channel()).protocol).toBe(bedrockConverse)
+		expect(bedrockAdapter.forModel!(arn, channel({ settings: { base_models: { [arn]: 'amazon.nova-pro-v1:0' } } })).protocol).toBe(bedrockConverse)
 	})
 
 	it('should tell IAM keys from a Bedrock API key', () => {
@@ -99,8 +113,8 @@ describe('bedrock adapter', () => {
 	it('should send Claude ids over InvokeModel and every other model over Converse', () => {
 		const ch = channel({ modelMap: { nova: 'us.amazon.nova-pro-v1:0' } })
 		for (const id of ['us.anthropic.claude-sonnet-4-6-v1:0', 'anthropic.claude-haiku-4-5-20251001-v1:0', 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-opus-4-1-20250805-v1:0'])
-			expect(bedrockAdapter.forModel!(id).protocol).toBe(anthropicMessages)
-		const converse = bedrockAdapter.forModel!('meta.llama3-3-70b-instruct-v1:0')
+			expect(bedrockAdapter.forModel!(id, ch).protocol).toBe(anthropicMessages)
+		const converse = bedrockAdapter.forModel!('meta.llama3-3-70b-instruct-v1:0', ch)
 		expect(converse.protocol).toBe(bedrockConverse)
 		expect(converse.chatUrl(ch, 'us.amazon.nova-pro-v1:0', false)).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse')
 		expect(converse.chatUrl(ch, 'us.amazon.nova-pro-v1:0', true)).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse-stream')
@@ -124,7 +138,7 @@ describe('bedrock adapter', () => {
 					ctl.close()
 				},
 			})
-			const res = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0').answer!(new Response(body, { headers: { 'content-type': 'application/vnd.amazon.eventstream' } }))
+			const res = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0', channel()).answer!(new Response(body, { headers: { 'content-type': 'application/vnd.amazon.eventstream' } }))
 			expect(res.headers.get('content-type')).toBe('text/event-stream')
 			expect(await res.text()).toBe(
 				'event: messageStart\ndata: {"role":"assistant","p":"ab"}\n\n' +
@@ -135,7 +149,7 @@ describe('bedrock adapter', () => {
 	})
 
 	it("should give Converse's errors the same honest statuses as InvokeModel's", () => {
-		const answer = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0').answer!
+		const answer = bedrockAdapter.forModel!('us.amazon.nova-pro-v1:0', channel()).answer!
 		const refused = answer(new Response('{"message":"bad signature"}', { status: 403, headers: { 'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/' } }))
 		expect(refused.status).toBe(401)
 		expect(answer(new Response('{"message":"slow"}', { status: 424, headers: { 'x-amzn-errortype': 'ModelErrorException' } })).status).toBe(502)

@@ -59,7 +59,7 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	}
 	const upstreamModel = ch.modelMap[model] ?? model
 	// A vendor with a protocol per model (Vertex AI: Claude's or Gemini's) is tested in the model's.
-	const adapter = channelAdapter.forModel?.(upstreamModel) ?? channelAdapter
+	const adapter = channelAdapter.forModel?.(upstreamModel, ch) ?? channelAdapter
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
 	try {
 		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))

@@ -106,48 +106,13 @@ describe('bedrock-converse encodeRequest', () => {
 	it('should tell each family from a model id, a cross-region profile, an ARN, or the foundation model an application profile serves', () => {
 		expect(converseFamily('us.amazon.nova-pro-v1:0')).toBe('nova')
 		expect(converseFamily('global.amazon.nova-2-lite-v1:0')).toBe('nova2')
-		expect(converseFamily('arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-7-sonnet-20250219-v1:0')).toBe('claude')
+		expect(converseFamily('arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-micro-v1:0')).toBe('nova')
 		expect(converseFamily('arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2')).toBe('other')
 		expect(converseFamily('arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2', 'amazon.nova-lite-v1:0')).toBe('nova')
 		expect(converseFamily('us.deepseek.r1-v1:0')).toBe('deepseek-r1')
 		expect(converseFamily('mistral.mistral-large-2407-v1:0')).toBe('other')
 		expect(converseFamily('mistral.mixtral-8x7b-instruct-v0:1')).toBe('mistral-text')
 		expect(converseFamily('qwen.qwen3-32b-v1:0')).toBe('other')
-	})
-
-	it("should ask Claude's adaptive models for adaptive thinking with an effort and none of the sampling settings they refuse", () => {
-		const profile = 'arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/opus'
-		const body = bedrockConverse.encodeRequest(req({ reasoning: { enabled: true, effort: 'low' }, temperature: 0.5, topP: 0.9, topK: 5 }), profile, { foundationModel: 'anthropic.claude-opus-4-7-v1:0' }) as Record<string, any>
-		expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } })
-		expect(body.inferenceConfig.temperature).toBeUndefined()
-		expect(body.inferenceConfig.topP).toBeUndefined()
-	})
-
-	it("should not force a tool while Claude thinks, keep top_p within Claude's thinking range, and leave thinking off when the continued tool turn has no reasoning to lead it", () => {
-		const claude = 'anthropic.claude-sonnet-4-5-20250929-v1:0'
-		const thinking = { reasoning: { enabled: true, budgetTokens: 1024 }, maxTokens: 2048, topP: 0.5, tools: [weather], toolChoice: { type: 'required' as const } }
-		const body = encode(req(thinking), claude)
-		expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } })
-		expect(body.inferenceConfig).toEqual({ maxTokens: 2048, topP: 0.95 })
-		expect(body.toolConfig.toolChoice).toEqual({ auto: {} })
-		const history: ChatRequest['messages'] = [
-			{ role: 'user', content: [{ type: 'text', text: 'weather?' }] },
-			{ role: 'assistant', content: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] },
-			{ role: 'user', content: [{ type: 'tool_result', toolCallId: 'call_1', content: [{ type: 'text', text: 'rain' }] }] },
-		]
-		expect(encode(req({ ...thinking, messages: history }), claude).additionalModelRequestFields).toBeUndefined()
-		// A cap below Claude's 1024-token minimum leaves thinking off rather than raise the caller's cap.
-		expect(encode(req({ reasoning: { enabled: true, effort: 'high' }, maxTokens: 1000 }), claude).additionalModelRequestFields).toBeUndefined()
-	})
-
-	it('should read the stop sequence Claude gives in additionalModelResponseFields, whole and streamed', () => {
-		const whole = bedrockConverse.decodeResponse({ output: { message: { role: 'assistant', content: [{ text: 'one two' }] } }, stopReason: 'stop_sequence', additionalModelResponseFields: { stop_sequence: 'STOP' } })
-		expect([whole.stopReason, whole.stopSequence]).toEqual(['stop_sequence', 'STOP'])
-		const d = streamDecoder()
-		const out: StreamEvent[] = []
-		d.push({ event: 'messageStop', data: JSON.stringify({ stopReason: 'stop_sequence', additionalModelResponseFields: { stop_sequence: 'STOP' } }) }, out)
-		d.push({ event: 'metadata', data: JSON.stringify({ usage: { inputTokens: 1, outputTokens: 2 } }) }, out)
-		expect(out.find((e) => e.type === 'finish')).toEqual({ type: 'finish', reason: 'stop_sequence', stopSequence: 'STOP' })
 	})
 
 	it('should send documents as bytes with a name Converse takes, and refuse what it cannot carry', () => {
