@@ -76,7 +76,9 @@ describe('multipart parts', () => {
 			expect(json.error.type).toBe('invalid_request_error')
 			expect(json.error.code).toBe('too_many_parts')
 			expect(json.error.message).toContain(`at most ${MAX_FORM_PARTS}`)
-			expect(ms).toBeLessThan(1_000)
+			// Refused on the bytes, before any parse: the parse it replaced took seconds (distinct names) to 70 s (one name).
+			// The bound leaves room for uploading 13 MB on a loaded 2-core machine (1.6 s seen in CI beside other work).
+			expect(ms).toBeLessThan(5_000)
 			expect(other.status).toBe(200)
 			expect(other.ms).toBeLessThan(500)
 			expect(oa.requests).toHaveLength(0)
