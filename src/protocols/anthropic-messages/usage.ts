@@ -6,7 +6,7 @@
  */
 import type { StopReason, Usage } from '../../core/ir'
 import { count, isObject } from './check'
-import type { AnthropicStopReason, AnthropicUsage } from './model'
+import type { AnthropicStopDetails, AnthropicStopReason, AnthropicUsage } from './model'
 
 /** Reads a wire usage object; absent or null counters are 0. */
 export function decodeUsage(u: unknown): Usage {
@@ -163,3 +163,10 @@ export const withToolUse = (r: StopReason): StopReason => (r === 'end_turn' || r
 
 /** Canonical → wire. `content_filter` (OpenAI/Gemini) is Anthropic's `refusal`. */
 export const encodeStopReason = (r: StopReason): AnthropicStopReason => (r === 'content_filter' ? 'refusal' : r)
+
+/**
+ * Claude's `stop_details` (`RefusalStopDetails`) for a refusal: another vendor's names no policy category and gives no
+ * explanation, which the API sends as null. Other stops have none. promptfoo flags a response as refused only with it.
+ */
+export const refusalDetails = (r: StopReason): AnthropicStopDetails | undefined =>
+	encodeStopReason(r) === 'refusal' ? { type: 'refusal', category: null, explanation: null } : undefined
