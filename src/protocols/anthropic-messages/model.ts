@@ -212,6 +212,9 @@ export const AnthropicStopReason = t.Union([
 	t.Literal('model_context_window_exceeded'),
 ])
 
+/** Why the model stopped, beyond `stop_reason`: a refusal's policy category and explanation (each null when it has none). */
+export const AnthropicStopDetails = t.Object({ type: t.Literal('refusal'), category: t.Nullable(t.String()), explanation: t.Nullable(t.String()) }, open)
+
 /** A non-streaming response body (the `Message` object). */
 export const AnthropicResponse = t.Object(
 	{
@@ -222,6 +225,7 @@ export const AnthropicResponse = t.Object(
 		content: t.Array(AnthropicResponseBlock),
 		stop_reason: t.Nullable(AnthropicStopReason),
 		stop_sequence: t.Nullable(t.String()),
+		stop_details: t.Optional(t.Nullable(AnthropicStopDetails)),
 		usage: AnthropicUsage,
 	},
 	open,
@@ -230,6 +234,7 @@ export const AnthropicResponse = t.Object(
 export type AnthropicUsage = typeof AnthropicUsage.static
 export type AnthropicResponseBlock = typeof AnthropicResponseBlock.static
 export type AnthropicStopReason = typeof AnthropicStopReason.static
+export type AnthropicStopDetails = typeof AnthropicStopDetails.static
 export type AnthropicResponse = typeof AnthropicResponse.static
 
 export const AnthropicErrorBody = t.Object(
@@ -293,7 +298,7 @@ export const AnthropicStreamEvent = t.Union([
 	t.Object(
 		{
 			type: t.Literal('message_delta'),
-			delta: t.Object({ stop_reason: t.Nullable(AnthropicStopReason), stop_sequence: t.Nullable(t.String()) }, open),
+			delta: t.Object({ stop_reason: t.Nullable(AnthropicStopReason), stop_sequence: t.Nullable(t.String()), stop_details: t.Optional(t.Nullable(AnthropicStopDetails)) }, open),
 			usage: deltaUsage,
 		},
 		open,

@@ -12,7 +12,7 @@ import { wireToolId } from './content-encode'
 import { decodeMcpBlock, encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicResponse, AnthropicResponseBlock } from './model'
 import { decodeCitation, decodeResults, encodeCitation, encodeSearchBlocks, queriesOf, WEB_SEARCH_NAME } from './web-search'
-import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, withToolUse } from './usage'
+import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, refusalDetails, withToolUse } from './usage'
 
 /** Anthropic ids start with `msg_`; anything else (an OpenAI `chatcmpl-…`) gets a fresh one so clients see one format. */
 export const messageId = (id: string | undefined): string => (id && id.startsWith('msg_') ? id : newId('msg_'))
@@ -83,6 +83,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Anthropic
 	}
 	const sawTool = content.some((b) => b.type === 'tool_use')
 	const stop = sawTool ? withToolUse(res.stopReason) : res.stopReason
+	const details = refusalDetails(stop)
 	return {
 		id: messageId(res.id),
 		type: 'message',
@@ -91,6 +92,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Anthropic
 		content: content as AnthropicResponseBlock[],
 		stop_reason: encodeStopReason(stop),
 		stop_sequence: stop === 'stop_sequence' ? (res.stopSequence ?? null) : null,
+		...(details && { stop_details: details }),
 		usage: encodeUsage(res.usage),
 	}
 }

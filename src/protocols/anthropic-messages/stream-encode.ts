@@ -19,7 +19,7 @@ import { encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicUsage } from './model'
 import { messageId } from './response'
 import { encodeCitation, encodeSearchBlocks } from './web-search'
-import { encodeDeltaUsage, encodeStartUsage, encodeStopReason, withToolUse } from './usage'
+import { encodeDeltaUsage, encodeStartUsage, encodeStopReason, refusalDetails, withToolUse } from './usage'
 
 /**
  * One SSE frame; the `event:` line is mandatory (the Anthropic SDK skips frames without one). The JSON is
@@ -200,9 +200,14 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			if (!started) out.push(messageStart())
 			close(out)
 			const reason = sawTool ? withToolUse(finish.reason) : finish.reason
+			const details = refusalDetails(reason)
 			out.push(
 				frame('message_delta', {
-					delta: { stop_reason: encodeStopReason(reason), stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null },
+					delta: {
+						stop_reason: encodeStopReason(reason),
+						stop_sequence: reason === 'stop_sequence' ? (finish.stopSequence ?? null) : null,
+						...(details && { stop_details: details }),
+					},
 					usage: encodeDeltaUsage(usage, startUsage ?? encodeStartUsage({}, () => 0)),
 				}),
 			)

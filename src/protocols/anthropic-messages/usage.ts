@@ -6,7 +6,7 @@
  */
 import type { StopReason, Usage } from '../../core/ir'
 import { count, isObject } from './check'
-import type { AnthropicStopReason, AnthropicUsage } from './model'
+import type { AnthropicStopDetails, AnthropicStopReason, AnthropicUsage } from './model'
 
 /** Reads a wire usage object; absent or null counters are 0. */
 export function decodeUsage(u: unknown): Usage {
@@ -68,9 +68,9 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 
 /**
  * The wire usage of a `Message`, with every field Anthropic always sends (strict clients read them): the cache
- * counters, their `cache_creation` split by TTL and `service_tier`; `output_tokens_details` when there was thinking
- * and `server_tool_use` when searches ran, as Anthropic sends them only then
- * (platform.claude.com/docs/en/api/messages: `Usage`).
+ * counters, their `cache_creation` split by TTL, `output_tokens_details` (its `thinking_tokens` 0 without thinking, as
+ * Anthropic's answers carry it; promptfoo reads it as the reasoning count) and `service_tier`; `server_tool_use` when
+ * searches ran (platform.claude.com/docs/en/api/messages: `Usage`).
  */
 export function encodeUsage(u: Usage): AnthropicUsage {
 	const out: AnthropicUsage = {
@@ -80,7 +80,7 @@ export function encodeUsage(u: Usage): AnthropicUsage {
 		cache_creation: cacheCreation(u),
 		output_tokens: u.output,
 	}
-	if (u.reasoning > 0) out.output_tokens_details = { thinking_tokens: u.reasoning }
+	out.output_tokens_details = { thinking_tokens: u.reasoning }
 	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
 	out.service_tier = serviceTier(u.tier)
 	return out
@@ -98,22 +98,24 @@ export function encodeStartUsage(u: Partial<Usage>, countInput: () => number): A
 		cache_read_input_tokens: u.cacheRead ?? 0,
 		cache_creation: cacheCreation({ cacheWrite, cacheWrite1h: u.cacheWrite1h }),
 		output_tokens: u.output ?? 0,
+		output_tokens_details: { thinking_tokens: u.reasoning ?? 0 },
 		service_tier: serviceTier(u.tier),
 	}
 }
 
 /**
  * The usage of `message_delta`: cumulative totals, each sent when known (the SDK overwrites its `message_start` values
- * with them: `MessageDeltaUsage`), `server_tool_use` when searches ran. `cache_creation` and `service_tier` are not
- * `message_delta` fields; they are repeated only when they changed since `start` (an OpenAI-shaped upstream reports
- * its writes and tier only in its last chunk), so that a client reading them there is not left with stale values.
+ * with them: `MessageDeltaUsage`), the thinking count always (as Anthropic's carry it), `server_tool_use` when searches
+ * ran. `cache_creation` and `service_tier` are not `message_delta` fields; they are repeated only when they changed
+ * since `start` (an OpenAI-shaped upstream reports its writes and tier only in its last chunk), so that a client
+ * reading them there is not left with stale values.
  */
 export function encodeDeltaUsage(u: Partial<Usage>, start: AnthropicUsage): Record<string, unknown> {
 	const out: Record<string, unknown> = { output_tokens: u.output ?? 0 }
 	if (u.input !== undefined) out.input_tokens = u.input
 	if (u.cacheWrite !== undefined) out.cache_creation_input_tokens = u.cacheWrite
 	if (u.cacheRead !== undefined) out.cache_read_input_tokens = u.cacheRead
-	if (u.reasoning) out.output_tokens_details = { thinking_tokens: u.reasoning }
+	out.output_tokens_details = { thinking_tokens: u.reasoning ?? 0 }
 	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
 	const creation = cacheCreation({ cacheWrite: u.cacheWrite ?? 0, cacheWrite1h: u.cacheWrite1h })
 	if (JSON.stringify(creation) !== JSON.stringify(start.cache_creation)) out.cache_creation = creation
@@ -161,3 +163,10 @@ export const withToolUse = (r: StopReason): StopReason => (r === 'end_turn' || r
 
 /** Canonical → wire. `content_filter` (OpenAI/Gemini) is Anthropic's `refusal`. */
 export const encodeStopReason = (r: StopReason): AnthropicStopReason => (r === 'content_filter' ? 'refusal' : r)
+
+/**
+ * Claude's `stop_details` (`RefusalStopDetails`) for a refusal: another vendor's names no policy category and gives no
+ * explanation, which the API sends as null. Other stops have none. promptfoo flags a response as refused only with it.
+ */
+export const refusalDetails = (r: StopReason): AnthropicStopDetails | undefined =>
+	encodeStopReason(r) === 'refusal' ? { type: 'refusal', category: null, explanation: null } : undefined

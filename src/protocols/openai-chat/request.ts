@@ -100,6 +100,10 @@ function decodeToolChoice(raw: unknown, only: OpenAIOnly[]): { choice?: ToolChoi
 
 function decodeResponseFormat(raw: unknown): ResponseFormat {
 	const rf = reqObject(raw, 'response_format')
+	// JSON mode with its schema beside the type is Together's and Fireworks' form (docs.together.ai/docs/json-mode),
+	// instructor-js's JSON_SCHEMA mode, where the schema is nowhere else: another vendor gets it as a JSON schema
+	// format (not enforced, so never OpenAI's strict mode), not as bare JSON mode. OpenAI channels get the body as written.
+	if (rf.type === 'json_object' && isObject(rf.schema)) return { type: 'json_schema', name: 'response', schema: rf.schema }
 	if (rf.type === 'text' || rf.type === 'json_object') return { type: rf.type }
 	if (rf.type !== 'json_schema') throw badRequest(`response_format.type must be one of text, json_object, json_schema`, 'response_format.type')
 	const js = reqObject(rf.json_schema, 'response_format.json_schema')

@@ -1,6 +1,6 @@
 /**
  * Converted answers carry the usage fields the client's vendor always sends, derived from the upstream's usage: an
- * Anthropic client gets `cache_creation` (by TTL) and `service_tier` from an OpenAI or Gemini model, an OpenAI chat
+ * Anthropic client gets `cache_creation` (by TTL), `output_tokens_details` and `service_tier` from an OpenAI or Gemini model, an OpenAI chat
  * client gets every count of `prompt_tokens_details` / `completion_tokens_details` from a Claude or Gemini model,
  * streamed or not. Checked through the official SDKs' typed fields and the Vercel AI SDK's `providerMetadata`, which
  * read them from the wire (the same-protocol fast path relays the vendor's own usage and is not concerned).
@@ -28,16 +28,27 @@ const ANSWER = countWords(`Hello! You said: ${CACHED}`)
 describe('an Anthropic client of another vendor', () => {
 	for (const up of ['openai', 'gemini'] as Upstream[])
 		for (const stream of [false, true])
-			it(`should get cache_creation and service_tier in its usage (${up}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			it(`should get cache_creation, output_tokens_details and service_tier in its usage (${up}, ${stream ? 'stream' : 'non-stream'})`, async () => {
 				const acct = await m.account()
 				const params = { model: MODEL[up], max_tokens: 200, messages: [{ role: 'user' as const, content: CACHED }] }
-				const msg = stream ? await acct.anthropic.messages.stream(params).finalMessage() : await acct.anthropic.messages.create(params)
+				let deltaUsage: unknown
+				const msg = stream
+					? await acct.anthropic.messages
+							.stream(params)
+							.on('streamEvent', (e) => {
+								if (e.type === 'message_delta') deltaUsage = e.usage
+							})
+							.finalMessage()
+					: await acct.anthropic.messages.create(params)
+				// Anthropic sends the thinking count with every usage, 0 without thinking (promptfoo reads it as reasoning tokens).
+				if (stream) expect(deltaUsage).toMatchObject({ output_tokens: ANSWER, output_tokens_details: { thinking_tokens: 0 } })
 				expect(msg.usage).toEqual({
 					input_tokens: 2,
 					cache_creation_input_tokens: 0,
 					cache_read_input_tokens: 10,
 					cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
 					output_tokens: ANSWER,
+					output_tokens_details: { thinking_tokens: 0 },
 					service_tier: 'standard',
 				} as never)
 			})

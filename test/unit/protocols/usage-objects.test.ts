@@ -1,6 +1,6 @@
 /**
  * The usage encoders write every field the client's vendor always sends, from the canonical usage only: Anthropic
- * `cache_creation` and `service_tier` (and `server_tool_use` when searches ran), OpenAI's full details objects.
+ * `cache_creation`, `output_tokens_details` and `service_tier` (and `server_tool_use` when searches ran), OpenAI's full details objects.
  * Integration tests (test/integration/protocols/usage-objects.test.ts) check the same through the SDKs.
  */
 import { describe, expect, it } from 'bun:test'
@@ -25,6 +25,7 @@ describe('Anthropic usage from canonical usage', () => {
 			cache_read_input_tokens: 3,
 			cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 0 },
 			output_tokens: 9,
+			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
 		})
 		expect(anthropicEncode({ ...base, cacheWrite1h: 200 }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 })
@@ -56,6 +57,7 @@ describe('Anthropic usage from canonical usage', () => {
 			cache_read_input_tokens: 0,
 			cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
 			output_tokens: 0,
+			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
 		})
 		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({
@@ -63,6 +65,7 @@ describe('Anthropic usage from canonical usage', () => {
 			input_tokens: 5,
 			cache_creation_input_tokens: 300,
 			cache_read_input_tokens: 3,
+			output_tokens_details: { thinking_tokens: 0 },
 			server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 },
 			cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
 			service_tier: 'priority',
@@ -77,7 +80,7 @@ describe('Anthropic usage from canonical usage', () => {
 		]
 		const out = await streamed(events, { model: 'claude-client' })
 		expect(out[0].message.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 10 })
-		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({ output_tokens: 4, input_tokens: 5, cache_creation_input_tokens: 10 })
+		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({ output_tokens: 4, input_tokens: 5, cache_creation_input_tokens: 10, output_tokens_details: { thinking_tokens: 0 } })
 	})
 })
 

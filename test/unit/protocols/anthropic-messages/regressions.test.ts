@@ -150,6 +150,7 @@ describe('anthropic-messages regressions', () => {
 			cache_read_input_tokens: 30000,
 			cache_creation: { ephemeral_5m_input_tokens: 1500, ephemeral_1h_input_tokens: 0 },
 			output_tokens: 1,
+			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
 		})
 	})

@@ -114,6 +114,7 @@ describe('anthropicMessages.encodeResponse', () => {
 			cache_creation_input_tokens: 0,
 			cache_read_input_tokens: 5,
 			cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
 		})
 	})

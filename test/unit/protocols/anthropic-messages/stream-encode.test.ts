@@ -60,6 +60,7 @@ describe('anthropicMessages.encodeStream', () => {
 					cache_read_input_tokens: 0,
 					cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
 					output_tokens: 0,
+					output_tokens_details: { thinking_tokens: 0 },
 					service_tier: 'standard',
 				},
 			},
@@ -78,7 +79,7 @@ describe('anthropicMessages.encodeStream', () => {
 		expect(p.at(-2)).toEqual({
 			type: 'message_delta',
 			delta: { stop_reason: 'tool_use', stop_sequence: null },
-			usage: { output_tokens: 7, input_tokens: 100, cache_read_input_tokens: 20, cache_creation_input_tokens: 0 },
+			usage: { output_tokens: 7, input_tokens: 100, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, output_tokens_details: { thinking_tokens: 0 } },
 		})
 		expect(p.at(-1)).toEqual({ type: 'message_stop' })
 	})

@@ -231,6 +231,12 @@ describe('openai-chat decodeRequest', () => {
 		expect(req.extra).toBeUndefined()
 	})
 
+	it('should read a json_object response_format with a schema beside it (Together, instructor-js) as a JSON schema format', () => {
+		const schema = { type: 'object', properties: { a: { type: 'string' } } }
+		expect(decodeRequest({ ...base, response_format: { type: 'json_object', schema } }).responseFormat).toEqual({ type: 'json_schema', name: 'response', schema })
+		expect(decodeRequest({ ...base, response_format: { type: 'json_object', schema: 'x' } }).responseFormat).toEqual({ type: 'json_object' })
+	})
+
 	it('should map string tool_choice values', () => {
 		for (const c of ['auto', 'none', 'required'] as const) expect(decodeRequest({ ...base, tool_choice: c }).toolChoice).toEqual({ type: c })
 	})
