@@ -23,16 +23,30 @@ export type KeyProblem = { param: string; reason: string }
 
 type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<string, unknown>; models: string[]; modelMap: Record<string, string> }
 
+/**
+ * Where the key comes from. `hostFiles: false` (a key given through the management API) refuses one naming a file on
+ * the gateway's host, read at every token fetch and sent to the token endpoint the key names (an `azure` key's
+ * `federated_token_file`, a `vertex` external_account's `credential_source.file`): such keys come only from the
+ * operator's side of the host (GATEWAY_CONFIG, the quick-start variables), or a console administrator could have any
+ * one-line file of the host (a Kubernetes service-account token, the gateway's secret key) sent to a server of theirs.
+ */
+export type KeySource = { hostFiles: boolean }
+
+const hostFileRefused = (field: string): KeyProblem => ({
+	param: 'api_key',
+	reason: `a key naming a file on the gateway's host (\`${field}\`) is taken only from GATEWAY_CONFIG or the quick-start variables, not through the management API; use a secret, a certificate or ambient here`,
+})
+
 const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.baseUrl, apiKey: c.apiKey, settings: c.settings, models: c.models, modelMap: c.modelMap, priority: 0, weight: 1 }) as unknown as Channel
 
 /**
  * Why the key cannot serve a channel of its type, or undefined when it can (or its type's keys have no shape).
  * @example await channelKeyProblem({ type: 'bedrock', apiKey: 'AKIA…:', baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', settings: {} }) // { param: 'api_key', … }
  */
-export async function channelKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+export async function channelKeyProblem(c: Saved, from: KeySource = { hostFiles: true }): Promise<KeyProblem | undefined> {
 	if (c.type === 'bedrock') return bedrockKeyProblem(c)
-	if (c.type === 'vertex') return vertexKeyProblem(c)
-	if (c.type === 'azure') return azureKeyProblem(c)
+	if (c.type === 'vertex') return vertexKeyProblem(c, from)
+	if (c.type === 'azure') return azureKeyProblem(c, from)
 	return undefined
 }
 
@@ -48,12 +62,13 @@ function bedrockKeyProblem(c: Saved): KeyProblem | undefined {
 	return undefined
 }
 
-async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+async function vertexKeyProblem(c: Saved, from: KeySource): Promise<KeyProblem | undefined> {
 	// The metadata server's token serves Claude and Gemini; its project is asked when settings.project names none.
 	if (isAmbient(c.apiKey)) return undefined
 	let cred
 	try {
 		cred = googleCredentialOf(c.apiKey)
+		if (cred?.hostFile && !from.hostFiles) return hostFileRefused(cred.hostFile)
 		await cred?.check?.()
 	} catch (e) {
 		return { param: 'api_key', reason: (e as GatewayError).message.replace(/^vertex channel key: /, '') }
@@ -73,33 +88,11 @@ async function vertexKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 }
 
 /**
- * The field of a key that names a file on the gateway's host, read at every token request and sent to the token
- * endpoint the key names (an `azure` key's `federated_token_file`, a `vertex` external_account's
- * `credential_source.file`), or undefined. Such keys come only from the operator's side of the host (GATEWAY_CONFIG,
- * the quick-start variables): through the management API a console administrator could have any one-line file of the
- * host (the gateway's own secret key file, say) sent to a server of theirs.
- * @example hostFileField('azure', '{"tenant_id":"…","client_id":"…","federated_token_file":"/var/run/secrets/azure/tokens/azure-identity-token"}') // 'federated_token_file'
- */
-export function hostFileField(type: string, apiKey: string): string | undefined {
-	if ((type !== 'azure' && type !== 'vertex') || !apiKey.trimStart().startsWith('{')) return undefined
-	let o: unknown
-	try {
-		o = JSON.parse(apiKey)
-	} catch {
-		return undefined // refused as malformed by channelKeyProblem
-	}
-	const key = (o ?? {}) as Record<string, unknown>
-	if (type === 'azure') return key.federated_token_file !== undefined ? 'federated_token_file' : undefined
-	const source = key.credential_source
-	return key.type === 'external_account' && source && typeof source === 'object' && (source as Record<string, unknown>).file !== undefined ? 'credential_source.file' : undefined
-}
-
-/**
  * A resource key goes in a header as it is; a JSON key is a service principal (azure-entra.ts), said wrong by its
  * field: a certificate that does not parse, whose key is not its own, or that is out of date; a federated token file
  * that cannot be read or holds no JWT (read here as at every token request: the gateway's instances share the path).
  */
-async function azureKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
+async function azureKeyProblem(c: Saved, from: KeySource): Promise<KeyProblem | undefined> {
 	if (isAmbient(c.apiKey)) return undefined
 	const bad = (why: string): KeyProblem => ({ param: 'api_key', reason: why.replace(/^azure channel key: /, '') })
 	let sp
@@ -113,6 +106,7 @@ async function azureKeyProblem(c: Saved): Promise<KeyProblem | undefined> {
 		if (stale) return bad(`the \`certificate\` ${stale}`)
 	}
 	if (sp?.proof.kind === 'federated') {
+		if (!from.hostFiles) return hostFileRefused('federated_token_file')
 		try {
 			await federatedAssertion(sp.proof.tokenFile)
 		} catch (e) {

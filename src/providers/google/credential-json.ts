@@ -25,6 +25,8 @@ export type GoogleCredential = {
 	 * of their own (https://cloud.google.com/docs/authentication/troubleshoot-adc#user-creds-client-based).
 	 */
 	readonly quotaProject?: string
+	/** The key's member naming a file on the gateway's host that each token fetch reads (`credential_source.file`), if any. */
+	readonly hostFile?: string
 	/** The channel's bearer token: cached while fresh, else one fetch shared by the calls waiting (cached-token.ts). */
 	token(channelId: number, channelKey: string, signal?: AbortSignal): Promise<string>
 	/** Forgets the channel's token when it is `token` (Vertex refused it); true when a call made again may get another. */

@@ -72,6 +72,7 @@ export const externalAccountCredential = (x: ExternalAccount): GoogleCredential 
 	projectId: x.quotaProject,
 	projectField: 'quota_project_id',
 	quotaProject: x.quotaProject,
+	hostFile: x.source.file === undefined ? undefined : 'credential_source.file',
 	token: (channelId, channelKey, signal) => tokens.get(channelId, channelKey, () => fetchToken(x), signal),
 	drop: (channelId, token) => tokens.drop(channelId, token),
 })

@@ -5,7 +5,7 @@ import { assertAdmin } from '../../../auth/principal'
 import { BaseUrl, ChannelSettings, guardrailProblem, Priority, Weight, unlistedMapKey, unlistedMapKeyMessage } from '../../../config/channel-settings'
 import { GatewayError, badRequest, notFound } from '../../../core/errors'
 import { channels } from '../../../db/schema'
-import { channelKeyProblem, hostFileField } from '../../../providers/channel-key'
+import { channelKeyProblem } from '../../../providers/channel-key'
 import { CHANNEL_TYPES } from '../../../providers/channel-types'
 import type { Services } from '../../../services'
 import { testChannel } from './test-call'
@@ -103,19 +103,10 @@ function checkGuardrail(settings: ChannelSettings | undefined) {
 }
 
 /** 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. */
-async function checkKey(saved: Parameters<typeof channelKeyProblem>[0]) {
-	const problem = await channelKeyProblem(saved)
+async function checkKey(saved: Parameters<typeof channelKeyProblem>[0], given: boolean) {
+	// A key given here may not name a file on the host; one stored from GATEWAY_CONFIG may (channel-key.ts KeySource).
+	const problem = await channelKeyProblem(saved, { hostFiles: !given })
 	if (problem) throw badRequest(`${problem.param}: ${problem.reason}`, problem.param)
-}
-
-/** 400 for a key, given in this call, that names a file on the gateway's host (channel-key.ts `hostFileField`). */
-function checkHostFile(type: string, apiKey: string | undefined) {
-	const field = apiKey === undefined ? undefined : hostFileField(type, apiKey)
-	if (field)
-		throw badRequest(
-			`api_key: a key naming a file on the gateway's host (\`${field}\`) is taken only from GATEWAY_CONFIG or the quick-start variables, not through the management API; use a secret, a certificate or ambient here`,
-			'api_key',
-		)
 }
 
 /** Types whose key has a shape to check; other types' saves never decrypt the stored key. */
@@ -154,8 +145,7 @@ export const channelsModule = (svc: Services) => {
 			async ({ body, status }) => {
 				checkMap(body.models, body.model_map)
 				checkGuardrail(body.settings)
-				checkHostFile(body.type, body.api_key)
-				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} })
+				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} }, true)
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -203,8 +193,6 @@ export const channelsModule = (svc: Services) => {
 				if (body.models !== undefined || body.model_map !== undefined) checkMap(body.models ?? cur.models, body.model_map ?? cur.modelMap ?? {})
 				if (body.settings !== undefined) checkGuardrail(body.settings)
 				const type = body.type ?? cur.type
-				// Only a key given now: a file-reading key from GATEWAY_CONFIG may still have its priority changed here.
-				checkHostFile(type, body.api_key)
 				const touched = [body.type, body.api_key, body.base_url, body.settings, body.models, body.model_map].some((v) => v !== undefined)
 				if (SHAPED_KEYS.has(type) && touched)
 					await checkKey({
@@ -214,7 +202,7 @@ export const channelsModule = (svc: Services) => {
 						settings: body.settings ?? cur.settings ?? {},
 						models: body.models ?? cur.models,
 						modelMap: body.model_map ?? cur.modelMap ?? {},
-					})
+					}, body.api_key !== undefined)
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type
