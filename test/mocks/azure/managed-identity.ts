@@ -43,7 +43,6 @@ export function startManagedIdentityMock(userAssigned: string[]): ManagedIdentit
 	const systemClientId = crypto.randomUUID()
 	const identityHeader = `mock-identity-header-${crypto.randomUUID()}`
 	let issued = 0
-	const state = { ttl: 86399, delayMs: 0 }
 
 	async function handle(req: Request): Promise<Response> {
 		const url = new URL(req.url)
@@ -61,17 +60,20 @@ export function startManagedIdentityMock(userAssigned: string[]): ManagedIdentit
 		if (!query.resource) return refuse(400, 'invalid_request', 'Required audience variable missing')
 		const clientId = query.client_id ?? systemClientId
 		if (query.client_id !== undefined && !userAssigned.includes(query.client_id)) return refuse(400, 'invalid_request', 'Identity not found')
-		if (state.delayMs) await Bun.sleep(state.delayMs)
+		if (mock.delayMs) await Bun.sleep(mock.delayMs)
 		const token = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.mock-mi-${++issued}.sig`
 		const now = Math.floor(Date.now() / 1000)
-		tokens.set(token, { until: Date.now() + state.ttl * 1000, resource: query.resource, clientId })
-		if (appService) return Response.json({ access_token: token, expires_on: String(now + state.ttl), resource: query.resource, token_type: 'Bearer', client_id: clientId })
-		return Response.json({ access_token: token, refresh_token: '', expires_in: String(state.ttl), expires_on: String(now + state.ttl), not_before: String(now), resource: query.resource, token_type: 'Bearer' })
+		tokens.set(token, { until: Date.now() + mock.ttl * 1000, resource: query.resource, clientId })
+		if (appService) return Response.json({ access_token: token, expires_on: String(now + mock.ttl), resource: query.resource, token_type: 'Bearer', client_id: clientId })
+		return Response.json({ access_token: token, refresh_token: '', expires_in: String(mock.ttl), expires_on: String(now + mock.ttl), not_before: String(now), resource: query.resource, token_type: 'Bearer' })
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
 	const url = `http://127.0.0.1:${server.port}`
-	return {
+	// The knobs a test turns (`mock.ttl = 1`) are the object's own members, which the handlers read.
+	const mock: ManagedIdentityMock = {
+		ttl: 86399,
+		delayMs: 0,
 		url,
 		identityEndpoint: `${url}/msi/token`,
 		identityHeader,
@@ -79,18 +81,6 @@ export function startManagedIdentityMock(userAssigned: string[]): ManagedIdentit
 		requests,
 		get tokenFetches() {
 			return issued
-		},
-		get ttl() {
-			return state.ttl
-		},
-		set ttl(v) {
-			state.ttl = v
-		},
-		get delayMs() {
-			return state.delayMs
-		},
-		set delayMs(v) {
-			state.delayMs = v
 		},
 		accepts(token) {
 			const t = tokens.get(token)
@@ -104,4 +94,5 @@ export function startManagedIdentityMock(userAssigned: string[]): ManagedIdentit
 			await server.stop(true)
 		},
 	}
+	return mock
 }

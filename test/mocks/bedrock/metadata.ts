@@ -47,12 +47,11 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 	const issued = new Map<string, { keys: IamKeys; until: number }>()
 	const requests: AwsMetadataMock['requests'] = []
 	let fetches = 0
-	const state = { ttl: 3600, delayMs: 0, noRole: false }
 
 	function issue(extra: Record<string, string>): Response {
 		const n = ++fetches
 		const keys = { accessKeyId: `ASIAMOCKROLE${String(n).padStart(8, '0')}`, secretAccessKey: `mockRoleSecret/${crypto.randomUUID()}`, sessionToken: `IQoJb3JpZ2luX2VjEMOCK${n}${crypto.randomUUID()}` }
-		const until = Date.now() + state.ttl * 1000
+		const until = Date.now() + mock.ttl * 1000
 		issued.set(keys.accessKeyId, { keys, until })
 		return Response.json({ ...extra, AccessKeyId: keys.accessKeyId, SecretAccessKey: keys.secretAccessKey, Token: keys.sessionToken, Expiration: new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z') })
 	}
@@ -75,16 +74,16 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 		}
 		if (path.startsWith('/latest/meta-data/')) {
 			if (!sessions.has(h.get('x-aws-ec2-metadata-token') ?? '')) return new Response('', { status: 401 })
-			if (path === '/latest/meta-data/iam/security-credentials/') return state.noRole ? new Response('', { status: 404 }) : new Response(ROLE, { headers: { 'content-type': 'text/plain' } })
-			if (path === `/latest/meta-data/iam/security-credentials/${ROLE}` && !state.noRole) {
-				if (state.delayMs) await Bun.sleep(state.delayMs)
+			if (path === '/latest/meta-data/iam/security-credentials/') return mock.noRole ? new Response('', { status: 404 }) : new Response(ROLE, { headers: { 'content-type': 'text/plain' } })
+			if (path === `/latest/meta-data/iam/security-credentials/${ROLE}` && !mock.noRole) {
+				if (mock.delayMs) await Bun.sleep(mock.delayMs)
 				return issue({ Code: 'Success', LastUpdated: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), Type: 'AWS-HMAC' })
 			}
 			return new Response('', { status: 404 })
 		}
 		if (path.startsWith('/v2/credentials/') && req.method === 'GET') {
 			if (h.get('authorization') !== containerToken) return Response.json({ code: 'AccessDeniedException', message: 'Unauthorized' }, { status: 401 })
-			if (state.delayMs) await Bun.sleep(state.delayMs)
+			if (mock.delayMs) await Bun.sleep(mock.delayMs)
 			return issue({ RoleArn: `arn:aws:iam::111122223333:role/${ROLE}` })
 		}
 		return new Response('', { status: 404 })
@@ -92,30 +91,16 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
 	const url = `http://127.0.0.1:${server.port}`
-	return {
+	// The knobs a test turns (`mock.ttl = 1`) are the object's own members, which the handlers read.
+	const mock: AwsMetadataMock = {
+		ttl: 3600,
+		delayMs: 0,
+		noRole: false,
 		url,
 		containerUri: `${url}/v2/credentials/5f4e3d2c-task`,
 		requests,
 		get fetches() {
 			return fetches
-		},
-		get ttl() {
-			return state.ttl
-		},
-		set ttl(v) {
-			state.ttl = v
-		},
-		get delayMs() {
-			return state.delayMs
-		},
-		set delayMs(v) {
-			state.delayMs = v
-		},
-		get noRole() {
-			return state.noRole
-		},
-		set noRole(v) {
-			state.noRole = v
 		},
 		expire(accessKeyId) {
 			const e = issued.get(accessKeyId)
@@ -129,4 +114,5 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 			await server.stop(true)
 		},
 	}
+	return mock
 }

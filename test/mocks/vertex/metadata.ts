@@ -36,7 +36,6 @@ export function startGoogleMetadataMock(project: string): GoogleMetadataMock {
 	const tokens = new Map<string, number>()
 	const requests: GoogleMetadataMock['requests'] = []
 	let issued = 0
-	const state = { ttl: 3599, delayMs: 0, noServiceAccount: false }
 
 	async function handle(req: Request): Promise<Response> {
 		const path = new URL(req.url).pathname
@@ -44,40 +43,26 @@ export function startGoogleMetadataMock(project: string): GoogleMetadataMock {
 		if (req.headers.get('metadata-flavor') !== 'Google') return flavored('Missing Metadata-Flavor:Google header.', { status: 403 })
 		if (path === '/computeMetadata/v1/project/project-id') return flavored(project)
 		if (path === '/computeMetadata/v1/instance/service-accounts/default/token') {
-			if (state.noServiceAccount) return flavored('Not Found', { status: 404 })
-			if (state.delayMs) await Bun.sleep(state.delayMs)
+			if (mock.noServiceAccount) return flavored('Not Found', { status: 404 })
+			if (mock.delayMs) await Bun.sleep(mock.delayMs)
 			const token = `ya29.c.mock-meta-${++issued}`
-			tokens.set(token, Date.now() + state.ttl * 1000)
-			return flavored(JSON.stringify({ access_token: token, expires_in: state.ttl, token_type: 'Bearer' }), { type: 'application/json' })
+			tokens.set(token, Date.now() + mock.ttl * 1000)
+			return flavored(JSON.stringify({ access_token: token, expires_in: mock.ttl, token_type: 'Bearer' }), { type: 'application/json' })
 		}
 		return flavored('Not Found', { status: 404 })
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
-	return {
+	// The knobs a test turns (`mock.ttl = 1`) are the object's own members, which the handlers read.
+	const mock: GoogleMetadataMock = {
+		ttl: 3599,
+		delayMs: 0,
+		noServiceAccount: false,
 		host: `127.0.0.1:${server.port}`,
 		project,
 		requests,
 		get tokenFetches() {
 			return issued
-		},
-		get ttl() {
-			return state.ttl
-		},
-		set ttl(v) {
-			state.ttl = v
-		},
-		get delayMs() {
-			return state.delayMs
-		},
-		set delayMs(v) {
-			state.delayMs = v
-		},
-		get noServiceAccount() {
-			return state.noServiceAccount
-		},
-		set noServiceAccount(v) {
-			state.noServiceAccount = v
 		},
 		accepts(token) {
 			const until = tokens.get(token)
@@ -90,4 +75,5 @@ export function startGoogleMetadataMock(project: string): GoogleMetadataMock {
 			await server.stop(true)
 		},
 	}
+	return mock
 }
