@@ -63,7 +63,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 		return { events: runMachine(decoder, frames), abort: () => up.abort(), cutShort: () => decoder.cutShort }
 	}
 	try {
-		const answer = codec.decodeResponse(JSON.parse(await res.text()))
+		const answer = codec.decodeResponse(JSON.parse(await up.text()))
 		if (stops.held.length) cutAnswer(answer, stops.held)
 		return { events: responseEvents(answer), abort: () => up.abort(), cutShort: () => false }
 	} catch (e) {

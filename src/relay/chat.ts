@@ -369,7 +369,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const malformed = () => ({ error: malformedAnswer() })
 	let text: string
 	try {
-		text = await res.text()
+		text = await up.text()
 	} catch (e) {
 		return { error: unreadableAnswer(e) }
 	}

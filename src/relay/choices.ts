@@ -157,7 +157,7 @@ async function answersOf(a: ChoicesAttempt, signal: AbortSignal): Promise<Answer
 		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		let json: unknown
 		try {
-			json = JSON.parse(await res.text())
+			json = JSON.parse(await up.text())
 		} catch (e) {
 			return { error: unreadableAnswer(e) }
 		}

@@ -118,7 +118,7 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 	let answer: string
 	let json: { usage?: unknown; choices?: unknown }
 	try {
-		answer = await res.text()
+		answer = await up.text()
 		json = JSON.parse(answer)
 	} catch (e) {
 		return { error: unreadableAnswer(e) }

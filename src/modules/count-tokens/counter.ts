@@ -60,8 +60,9 @@ export type Counted = {
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 
 async function post(c: CountCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown, via?: CallVia): Promise<Record<string, unknown>> {
-	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), c.signal)
-	const text = await answerText(res)
+	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), c.signal)
+	const { res } = up
+	const text = await answerText(up)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
 	try {
 		return JSON.parse(text) as Record<string, unknown>

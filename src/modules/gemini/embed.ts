@@ -41,8 +41,9 @@ function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): stri
 }
 
 async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
-	const { res } = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings), c.request.signal)
-	const text = await answerText(res)
+	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings), c.request.signal)
+	const { res } = up
+	const text = await answerText(up)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers)
 	try {
 		return JSON.parse(text) as Json

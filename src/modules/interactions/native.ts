@@ -59,7 +59,7 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	}
 	let r
 	try {
-		r = sent.codec.decodeResponse(JSON.parse(await res.text()))
+		r = sent.codec.decodeResponse(JSON.parse(await up.text()))
 	} catch (e) {
 		return { error: unreadableAnswer(e) }
 	}

@@ -209,7 +209,7 @@ export async function fetchResponse(ch: Channel, id: string, signal: AbortSignal
 	const base = ch.settings.responses_api === false ? undefined : adapter?.responsesUrl?.(ch)
 	if (!adapter || !base) return undefined
 	const up = await fetchUpstream(appendPath(base, `/${encodeURIComponent(id)}`), { method: 'GET', headers: adapter.headers(ch), ...credentialHooks(ch) }, channelTimeouts(ch.settings), signal)
-	const text = await up.res.text()
+	const text = await up.text()
 	up.release()
 	if (!up.res.ok) throw new GatewayError('upstream', `response ${id} poll: HTTP ${up.res.status}`, { retryable: true })
 	return JSON.parse(text) as Obj

@@ -117,7 +117,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		}
 		let json: Record<string, unknown>
 		try {
-			json = JSON.parse(await res.text()) as Record<string, unknown>
+			json = JSON.parse(await up.text()) as Record<string, unknown>
 		} catch (e) {
 			return { error: unreadableAnswer(e) }
 		}

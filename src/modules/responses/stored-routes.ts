@@ -100,7 +100,7 @@ async function forward(
 		}
 		return sseResponse(frames(), () => up.abort(), { 'x-request-id': requestId }, KEEPALIVE_MS, SHUTDOWN_EVENT)
 	}
-	const text = await up.res.text()
+	const text = await up.text()
 	up.release()
 	if (!up.res.ok) throw upstreamError(up.res.status, text, up.res.headers)
 	if (seen) {

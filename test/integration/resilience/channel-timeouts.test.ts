@@ -21,6 +21,20 @@ const PRICE = { input_per_mtok: 1, output_per_mtok: 2 }
  */
 const SLACK_MS = 2_500
 
+/**
+ * An upstream that announces its answer's length, sends half of it and goes silent: a server of raw sockets, since
+ * Bun's own drops a Content-Length given with a streamed body.
+ */
+const sizedStall = Bun.listen({
+	hostname: '127.0.0.1',
+	port: 0,
+	socket: {
+		data(socket) {
+			socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"id":"chatcmpl-sized","object":')
+		},
+	},
+})
+
 let openai: VendorMock
 let anthropic: VendorMock
 let app: TestApp
@@ -35,8 +49,16 @@ beforeAll(async () => {
 				{ name: 'oa-idle', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-idle'], model_map: { 'oa-idle': 'gpt-4o-mini' }, settings: { timeouts: { idle_ms: IDLE_MS } } },
 				{ name: 'an-idle', type: 'anthropic', base_url: anthropic.url, api_key: KEY.anthropic, models: ['an-idle'], model_map: { 'an-idle': 'claude-sonnet-5' }, settings: { timeouts: { idle_ms: IDLE_MS } } },
 				{ name: 'oa-first', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-first'], model_map: { 'oa-first': 'gpt-4o-mini' }, settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS } } },
-				// Both short, so the backstop for a body read whole (past both) comes within a test's time.
-				{ name: 'oa-both', type: 'openai', base_url: openai.url, api_key: KEY.openai, models: ['oa-both', 'oa-both-instruct'], model_map: { 'oa-both': 'gpt-4o-mini', 'oa-both-instruct': 'gpt-3.5-turbo-instruct' }, settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS, idle_ms: IDLE_MS } } },
+				{ name: 'oa-sized', type: 'openai', base_url: `http://127.0.0.1:${sizedStall.port}/v1`, api_key: KEY.openai, models: ['oa-sized'], settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS, idle_ms: IDLE_MS } } },
+				{
+					name: 'oa-both',
+					type: 'openai',
+					base_url: openai.url,
+					api_key: KEY.openai,
+					models: ['oa-both', 'oa-both-instruct', 'oa-both-mod', 'oa-both-tts'],
+					model_map: { 'oa-both': 'gpt-4o-mini', 'oa-both-instruct': 'gpt-3.5-turbo-instruct', 'oa-both-mod': 'omni-moderation-latest', 'oa-both-tts': 'tts-1' },
+					settings: { timeouts: { first_byte_ms: FIRST_BYTE_MS, idle_ms: IDLE_MS } },
+				},
 			],
 			models: [
 				{ name: 'oa-idle', ...PRICE },
@@ -44,6 +66,9 @@ beforeAll(async () => {
 				{ name: 'oa-first', ...PRICE },
 				{ name: 'oa-both', ...PRICE },
 				{ name: 'oa-both-instruct', ...PRICE },
+				{ name: 'oa-both-mod', ...PRICE },
+				{ name: 'oa-sized', ...PRICE },
+				{ name: 'oa-both-tts', per_mchar: 15 },
 			],
 		},
 	})
@@ -53,6 +78,7 @@ afterAll(async () => {
 	await app.close()
 	await openai.stop()
 	await anthropic.stop()
+	sizedStall.stop(true)
 })
 beforeEach(() => {
 	openai.reset()
@@ -163,25 +189,50 @@ describe('settings.timeouts.first_byte_ms', () => {
 })
 
 describe('a non-streamed answer whose body stalls', () => {
-	// Bun's socket timeout (the backstop past idle_ms, on its coarse clock) cuts the body: the upstream did not answer in
-	// time, a 504 in the caller's shape (OpenAI `timeout_error`), charged nothing, not the 502 of a broken answer.
+	// A body read whole is watched for silence as a stream is: cut at idle_ms (not at Bun's socket timeout, seconds
+	// later on its coarse clock), the upstream did not answer in time: a 504 in the caller's shape (OpenAI
+	// `timeout_error`), charged nothing, not the 502 of a broken answer. Chat and completions are read by their relays,
+	// embeddings by its batch pool, moderations by the passthrough routes.
 	const cases = [
+		{ route: 'chat/completions', call: (c: OpenAI, id: string) => c.chat.completions.create({ model: 'oa-both', messages: [{ role: 'user', content: TEXT }] }, { headers: { 'x-request-id': id } }) },
 		{ route: 'completions', call: (c: OpenAI, id: string) => c.completions.create({ model: 'oa-both-instruct', prompt: TEXT }, { headers: { 'x-request-id': id } }) },
 		{ route: 'embeddings', call: (c: OpenAI, id: string) => c.embeddings.create({ model: 'oa-both', input: TEXT }, { headers: { 'x-request-id': id } }) },
+		{ route: 'moderations', call: (c: OpenAI, id: string) => c.moderations.create({ model: 'oa-both-mod', input: TEXT }, { headers: { 'x-request-id': id } }) },
+		// Its length announced (read natively, not chunk by chunk): the whole of it must come within idle_ms.
+		{ route: 'chat/completions (sized)', call: (c: OpenAI, id: string) => c.chat.completions.create({ model: 'oa-sized', messages: [{ role: 'user', content: TEXT }] }, { headers: { 'x-request-id': id } }) },
 	]
-	// The backstop fires about 7 s in whatever the timeouts, so the routes wait for it at once (every answer stalls).
-	it(`should answer 504 timeout_error on ${cases.map((c) => `/v1/${c.route}`).join(' and ')}, charging nothing`, async () => {
+	it(`should answer 504 timeout_error at idle_ms on ${cases.map((c) => `/v1/${c.route}`).join(', ')}, charging nothing`, async () => {
 		openai.fault = { kind: 'stall', afterChunks: 0 }
 		const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0, timeout: 30_000 })
 		await Promise.all(
 			cases.map(async (c) => {
-				const id = `body-stall-${c.route}`
+				const id = `body-stall-${c.route.replace(/\W+/g, '-')}`
+				const started = performance.now()
 				const err = (await c.call(client, id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>
+				const took = performance.now() - started
 				expect(err).toBeInstanceOf(OpenAI.APIError)
-				expect([err.status, err.type, err.code]).toEqual([504, 'timeout_error', 'upstream_timeout'])
+				expect([c.route, err.status, err.type, err.code]).toEqual([c.route, 504, 'timeout_error', 'upstream_timeout'])
+				expect(took).toBeGreaterThanOrEqual(IDLE_MS - 50)
+				expect(took).toBeLessThan(IDLE_MS + SLACK_MS)
 				const rows = await usageOf(app, id)
 				expect(rows.map((r) => [r.status, r.cost, r.end_reason])).toEqual([[504, 0, 'error']])
 			}),
 		)
+	}, 30_000)
+
+	// Speech is piped to the caller as it comes: its headers and first bytes are out when the body stalls, so the
+	// caller's read fails. (The mock writes its headers with the first chunk.)
+	it('should cut piped speech audio whose body stalls at idle_ms', async () => {
+		openai.fault = { kind: 'stall', afterChunks: 1 }
+		const client = new OpenAI({ baseURL: `${app.url}/v1`, apiKey: key, maxRetries: 0, timeout: 30_000 })
+		const res = await client.audio.speech.create({ model: 'oa-both-tts', voice: 'alloy', input: TEXT, response_format: 'wav' })
+		const started = performance.now()
+		const read = await res.arrayBuffer().then(
+			() => 'read whole',
+			(e: unknown) => `failed: ${(e as Error).name}`,
+		)
+		const took = performance.now() - started
+		expect(read).toStartWith('failed')
+		expect(took).toBeLessThan(IDLE_MS + SLACK_MS)
 	}, 30_000)
 })

@@ -96,13 +96,6 @@ const BEFORE: Before[] = [
 	{ name: 'a broken frame before any content', fault: (up) => ({ kind: 'malformed', atChunk: up === 'gemini' ? 0 : 1 }), status: () => 502, only: 'stream' },
 ]
 
-/**
- * A whole (json) answer that stalls is found only by Bun's fetch timeout, the backstop past the channel's timeouts,
- * which fires about 7 s in on its coarse clock however short they are (src/relay/upstream-fetch.ts). Each vendor has
- * its own mock and channel, so a caller waits for the three at once rather than one after another.
- */
-const BODY_STALL = BEFORE.find((c) => c.name === 'a 200 whose body stalls halfway')!
-
 /** Retry-after as the vendor gave it (Gemini's 429 always carries its RetryInfo); opens the breaker at once. */
 const waitGiven = (c: Before, up: Upstream) => {
 	const f = c.fault(up)
@@ -136,7 +129,6 @@ for (const [inbound, up, stream] of pairs)
 		for (const c of BEFORE) {
 			if (c.only && c.only !== (stream ? 'stream' : 'json')) continue
 			if (c.vendors && !c.vendors.includes(up)) continue
-			if (c === BODY_STALL) continue // below, the three vendors at once
 			it(`should answer ${c.status(up)} in the caller's shape after ${c.name}, charging nothing and counting it against the channel`, () =>
 				expectFaultBefore(inbound, up, stream, c),
 			)
@@ -155,19 +147,17 @@ for (const [inbound, up, stream] of pairs)
 			expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
 		})
 
-		// A streamed stall is found at `idle_ms`, inside the prefetch window; a whole body only by Bun's coarse backstop
-		// (seconds), so the json case is left to the 504 above.
-		if (stream)
-			it('should answer from the second channel after a stream stalled before any content, billing once and counting the stall', async () => {
-				const acct = await m.account()
-				m.mocks[up].faultOnce = STALL_BEFORE_CONTENT(up)
-				const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, true)
-				expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
-				const rows = await usageRows(m, acct.accountId)
-				expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([[`fo2-${up}`, 200, 'ok']])
-				expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
-				expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
-			})
+		// Found at `idle_ms`: a stream inside the prefetch window, a whole body as it is read.
+		it(`should answer from the second channel after ${stream ? 'a stream stalled before any content' : 'a body stalled halfway'}, billing once and counting the stall`, async () => {
+			const acct = await m.account()
+			m.mocks[up].faultOnce = stream ? STALL_BEFORE_CONTENT(up) : { kind: 'stall', afterChunks: 0 }
+			const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, stream)
+			expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
+			const rows = await usageRows(m, acct.accountId)
+			expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([[`fo2-${up}`, 200, 'ok']])
+			expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
+			expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
+		})
 
 		if (!stream) return
 
@@ -228,13 +218,6 @@ for (const [inbound, up, stream] of pairs)
 				[`f-${up}`, 'upstream_cut'],
 				[`fo2-${up}`, 'ok'],
 			])
-		})
-	})
-
-for (const inbound of INBOUND)
-	describe(`${inbound} caller, every upstream at once, json`, () => {
-		it(`should answer ${BODY_STALL.status('openai')} in the caller's shape after ${BODY_STALL.name}, charging nothing and counting it against each channel`, async () => {
-			await Promise.all(UPSTREAMS.map((up) => expectFaultBefore(inbound, up, false, BODY_STALL)))
 		})
 	})
 
