@@ -296,15 +296,17 @@ class Call implements UpstreamCall {
 		if (!res.body || this.released) return res
 		const reader = res.body.getReader()
 		const counts = { asked: 0, got: 0, ended: false }
-		const tick = this.watch(counts)
+		// Watched from the first read: a body the route never reads (nor cancels) leaves nothing on the clock.
+		let tick: ((now: number) => void) | undefined
 		const end = () => {
 			counts.ended = true
-			unwatchTicks(tick)
+			if (tick) unwatchTicks(tick)
 		}
 		// No high-water mark: a read reaches the upstream only when the reader asks, so a slow reader is not a silent upstream.
 		const body = new ReadableStream<Uint8Array>(
 			{
-				async pull(ctl) {
+				pull: async (ctl) => {
+					tick ??= this.watch(counts)
 					counts.asked++
 					try {
 						const r = await reader.read()
@@ -318,7 +320,7 @@ class Call implements UpstreamCall {
 						ctl.error(e)
 					}
 				},
-				cancel(reason) {
+				cancel: (reason) => {
 					end()
 					return reader.cancel(reason)
 				},
