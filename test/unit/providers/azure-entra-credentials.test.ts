@@ -95,9 +95,9 @@ describe('azure certificate keys', () => {
 		for (const [pem, said] of [
 			[leaf.keyPem, 'no -----BEGIN CERTIFICATE----- block'],
 			[leaf.certPem, 'no private key'],
-			[leaf.certPem + encrypted, 'encrypted private key'],
+			[leaf.certPem + encrypted, 'encrypted private key (-----BEGIN ENCRYPTED PRIVATE KEY-----): give its password as `certificate_password`'],
 			[leaf.certPem + ec, 'EC private key'],
-			[leaf.certPem + ecPkcs8, 'not RSA'],
+			[leaf.certPem + ecPkcs8, 'holds an EC private key: Entra ID certificate credentials are RSA'],
 			[leaf.certPem + brokenKey, 'not a PEM private key'],
 			[brokenCert + leaf.keyPem, 'not an X.509 certificate'],
 			[leaf.certPem + other.keyPem, 'belongs to none of its certificate'],
