@@ -132,7 +132,7 @@ function fromPkcs12(text: string, password: string | undefined): KeyAndCertifica
 		contents = readPkcs12(bytes, password)
 	} catch (e) {
 		if (e instanceof WrongPassword)
-			throw new Error(password ? 'is a PKCS#12 (PFX) file that `certificate_password` does not open: wrong password' : 'is a password-protected PKCS#12 (PFX) file: give its password as `certificate_password`')
+			throw new Error(password ? 'is a PKCS#12 (PFX) file that `certificate_password` does not open: wrong password (or a damaged file)' : 'is a password-protected PKCS#12 (PFX) file: give its password as `certificate_password`')
 		if (e instanceof UnsupportedAlgorithm) throw new Error(`is a PKCS#12 (PFX) file protected with ${e.message}, which the gateway does not support: export it with AES (openssl pkcs12 -export's default)`)
 		throw new Error('is a PKCS#12 (PFX) file that does not parse: damaged or cut short (give the whole .pfx file in base64)')
 	}
