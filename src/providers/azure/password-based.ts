@@ -30,8 +30,12 @@ export function passwordOf(text: string, emptyBmp = false): Password {
 	return { utf8: new TextEncoder().encode(text), bmp }
 }
 
-/** A cost beyond any exporter's (OpenSSL 2048, Windows 2000, .NET up to 600000): refused, as it would stall the gateway. */
-const MAX_ITERATIONS = 1_000_000
+/**
+ * Costs beyond any exporter's (PBKDF2: OpenSSL 2048, .NET up to 600000; the PKCS#12 KDF, hashed here one iteration at
+ * a time: OpenSSL 2048, Windows 2000, Java 10000): refused, as they would stall the gateway for seconds.
+ */
+const MAX_PBKDF2_ITERATIONS = 1_000_000
+const MAX_PKCS12_KDF_ITERATIONS = 100_000
 
 const HASHES: Record<string, { name: string; u: number; v: number }> = {
 	'1.3.14.3.2.26': { name: 'sha1', u: 20, v: 64 },
@@ -73,10 +77,10 @@ const PBES1: Record<string, string> = {
 	'1.2.840.113549.1.5.11': 'pbeWithSHA1AndRC2-CBC',
 }
 
-const iterationsOf = (node: Asn1 | undefined, what: string) => {
+const iterationsOf = (node: Asn1 | undefined, what: string, max: number) => {
 	const n = smallInt(node, what)
 	if (n < 1) throw new Asn1Error(`${what}: no iterations`)
-	if (n > MAX_ITERATIONS) throw new UnsupportedAlgorithm(`${n} iterations of its key derivation, more than the gateway's ${MAX_ITERATIONS}`)
+	if (n > max) throw new UnsupportedAlgorithm(`${n} iterations of its key derivation, more than the gateway's ${max}`)
 	return n
 }
 
@@ -126,7 +130,7 @@ function pbkdf2Params(kdf: Asn1 | undefined, what: string): { salt: Uint8Array; 
 	}
 	const hash = HMACS[prf]
 	if (!hash) throw new UnsupportedAlgorithm(`the PBKDF2 PRF ${prf} (HMAC with SHA-1 or SHA-2 only)`)
-	return { salt: octets(salt, `${what} salt`), iterations: iterationsOf(iter, `${what} iterations`), keyLength, hash }
+	return { salt: octets(salt, `${what} salt`), iterations: iterationsOf(iter, `${what} iterations`, MAX_PBKDF2_ITERATIONS), keyLength, hash }
 }
 
 function decipher(cipher: string, key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
@@ -165,7 +169,7 @@ export function decryptPasswordBased(algorithm: Asn1 | undefined, data: Uint8Arr
 		if (!pbe.cipher) throw new UnsupportedAlgorithm(pbe.name)
 		const [salt, iter] = sequence(params, `${pbe.name} parameters`, 2)
 		const s = octets(salt, `${pbe.name} salt`)
-		const n = iterationsOf(iter, `${pbe.name} iterations`)
+		const n = iterationsOf(iter, `${pbe.name} iterations`, MAX_PKCS12_KDF_ITERATIONS)
 		const key = pkcs12Kdf('sha1', password.bmp, s, n, 1, pbe.keyLength)
 		const iv = pkcs12Kdf('sha1', password.bmp, s, n, 2, 8)
 		return decipher(pbe.cipher, key, iv, data)
@@ -197,7 +201,7 @@ export function verifyMac(macData: Asn1, content: Uint8Array, password: Password
 		const h = HASHES[oid]
 		if (!h) throw new UnsupportedAlgorithm(`the MAC digest ${oid} (SHA-1 or SHA-2, or PBMAC1)`)
 		hash = h.name
-		key = pkcs12Kdf(hash, password.bmp, octets(salt, 'MAC salt'), iter ? iterationsOf(iter, 'MAC iterations') : 1, 3, h.u)
+		key = pkcs12Kdf(hash, password.bmp, octets(salt, 'MAC salt'), iter ? iterationsOf(iter, 'MAC iterations', MAX_PKCS12_KDF_ITERATIONS) : 1, 3, h.u)
 	}
 	const actual = createHmac(hash, key).update(content).digest()
 	if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw new WrongPassword('the MAC does not match')
