@@ -76,7 +76,9 @@ function fromPem(pem: string, password: string | undefined): KeyAndCertificates 
 	const keyBlock = KEY_BLOCK.exec(pem)
 	if (!keyBlock) throw new Error("holds no private key: add the certificate's private key (-----BEGIN PRIVATE KEY-----) to the PEM")
 	if (/Proc-Type:\s*4,ENCRYPTED/.test(keyBlock[0]))
-		throw new Error("holds a private key encrypted in OpenSSL's traditional format (Proc-Type: 4,ENCRYPTED), which the gateway does not read: make it PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc)")
+		throw new Error(
+			"holds a private key encrypted in OpenSSL's traditional format (Proc-Type: 4,ENCRYPTED), which the gateway does not read: make it PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc)",
+		)
 	if (keyBlock[1] === 'EC PRIVATE KEY') throw new Error('holds an EC private key: Entra ID certificate credentials are RSA')
 	const key = keyBlock[1] === 'ENCRYPTED PRIVATE KEY' ? encryptedPemKey(keyBlock[0], password) : pemKey(keyBlock[0])
 	return { keys: [key], certs: certificates(blocks) }
@@ -98,7 +100,8 @@ function encryptedPemKey(block: string, password: string | undefined): KeyObject
 		der = decryptPrivateKeyInfo(Buffer.from(body, 'base64'), password)
 	} catch (e) {
 		if (e instanceof WrongPassword) throw new Error('has an encrypted private key that `certificate_password` does not decrypt: wrong password')
-		if (e instanceof UnsupportedAlgorithm) throw new Error(`has a private key encrypted with ${e.message}, which the gateway does not support: use PBES2 with AES (openssl pkcs8 -topk8 -v2 aes-256-cbc)`)
+		if (e instanceof UnsupportedAlgorithm)
+			throw new Error(`has a private key encrypted with ${e.message}, which the gateway does not support: use PBES2 with AES (openssl pkcs8 -topk8 -v2 aes-256-cbc)`)
 		throw new Error('has an encrypted private key block that does not parse')
 	}
 	return keyOfDer(der)
@@ -131,9 +134,11 @@ function fromPkcs12(text: string, password: string | undefined): KeyAndCertifica
 	try {
 		contents = readPkcs12(bytes, password)
 	} catch (e) {
-		if (e instanceof WrongPassword)
-			throw new Error(password ? 'is a PKCS#12 (PFX) file that `certificate_password` does not open: wrong password (or a damaged file)' : 'is a password-protected PKCS#12 (PFX) file: give its password as `certificate_password`')
-		if (e instanceof UnsupportedAlgorithm) throw new Error(`is a PKCS#12 (PFX) file protected with ${e.message}, which the gateway does not support: export it with AES (openssl pkcs12 -export's default)`)
+		// Without a password, the empty one was tried (Key Vault's downloads have it).
+		if (e instanceof WrongPassword && !password) throw new Error('is a password-protected PKCS#12 (PFX) file: give its password as `certificate_password`')
+		if (e instanceof WrongPassword) throw new Error('is a PKCS#12 (PFX) file that `certificate_password` does not open: wrong password (or a damaged file)')
+		if (e instanceof UnsupportedAlgorithm)
+			throw new Error(`is a PKCS#12 (PFX) file protected with ${e.message}, which the gateway does not support: export it with AES (openssl pkcs12 -export's default)`)
 		throw new Error('is a PKCS#12 (PFX) file that does not parse: damaged or cut short (give the whole .pfx file in base64)')
 	}
 	if (!contents.keys.length) throw new Error('is a PKCS#12 (PFX) file without a private key: export the certificate with its private key')
