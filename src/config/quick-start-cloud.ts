@@ -7,7 +7,8 @@
  *   endpoint variable, https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
  * - Azure OpenAI (`azure-default`): AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY and OPENAI_API_VERSION, as the
  *   openai SDK's AzureOpenAI reads them; without a key, the service principal of AZURE_TENANT_ID and AZURE_CLIENT_ID
- *   with AZURE_CLIENT_SECRET, or AZURE_CLIENT_CERTIFICATE_PATH (a PEM; AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), as
+ *   with AZURE_CLIENT_SECRET, or AZURE_CLIENT_CERTIFICATE_PATH (a PEM or a PFX; AZURE_CLIENT_CERTIFICATE_PASSWORD,
+ *   AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), as
  *   azure-identity's EnvironmentCredential reads them
  *   (https://learn.microsoft.com/javascript/api/@azure/identity/environmentcredential), or AZURE_FEDERATED_TOKEN_FILE,
  *   as its WorkloadIdentityCredential does (AKS workload identity); and AZURE_AUTHORITY_HOST. Deployments are named by their
@@ -171,7 +172,8 @@ async function azure(r: EnvReader, ctx: Context): Promise<QuickStartChannel | un
 
 /**
  * The Entra ID service principal of AZURE_TENANT_ID and AZURE_CLIENT_ID with the first proof set: AZURE_CLIENT_SECRET,
- * the PEM at AZURE_CLIENT_CERTIFICATE_PATH (with AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), or AZURE_FEDERATED_TOKEN_FILE
+ * the PEM or PFX at AZURE_CLIENT_CERTIFICATE_PATH (with AZURE_CLIENT_CERTIFICATE_PASSWORD and
+ * AZURE_CLIENT_SEND_CERTIFICATE_CHAIN), or AZURE_FEDERATED_TOKEN_FILE
  * (AKS workload identity, whose webhook sets all three); undefined, each unusable variable refused, when none can serve.
  */
 async function servicePrincipalFromEnv(
@@ -191,18 +193,24 @@ async function servicePrincipalFromEnv(
 	else if (proof === 'AZURE_FEDERATED_TOKEN_FILE') fields.federated_token_file = proofs.AZURE_FEDERATED_TOKEN_FILE
 	else {
 		const path = proofs.AZURE_CLIENT_CERTIFICATE_PATH!
-		// azure-identity decrypts with it; the gateway takes unencrypted keys only.
-		if (r.secret('AZURE_CLIENT_CERTIFICATE_PASSWORD')) r.refuse('AZURE_CLIENT_CERTIFICATE_PASSWORD', 'is not supported: give AZURE_CLIENT_CERTIFICATE_PATH a PEM with an unencrypted private key (openssl pkcs12 -in cert.pfx -nodes)')
+		let bytes: Uint8Array
 		try {
-			fields.certificate = await Bun.file(path).text()
+			bytes = await Bun.file(path).bytes()
 		} catch (e) {
 			r.refuse('AZURE_CLIENT_CERTIFICATE_PATH', `names ${path}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
 			return undefined
 		}
-		if (!(fields.certificate as string).includes('-----BEGIN')) {
-			r.refuse('AZURE_CLIENT_CERTIFICATE_PATH', `names ${path}, which is not a PEM file (a PFX converts with openssl pkcs12 -in cert.pfx -nodes)`)
+		const text = new TextDecoder().decode(bytes)
+		if (text.includes('-----BEGIN')) fields.certificate = text
+		// A PFX (.pfx, .p12) is DER, a SEQUENCE: the key takes it in base64.
+		else if (bytes[0] === 0x30) fields.certificate = Buffer.from(bytes).toString('base64')
+		else {
+			r.refuse('AZURE_CLIENT_CERTIFICATE_PATH', `names ${path}, which is neither a PEM file nor a PKCS#12 (PFX) file`)
 			return undefined
 		}
+		// azure-identity's name for the password of the PFX or of the PEM's encrypted key.
+		const password = r.secret('AZURE_CLIENT_CERTIFICATE_PASSWORD')
+		if (password !== undefined) fields.certificate_password = password
 		fields.send_certificate_chain = r.bool('AZURE_CLIENT_SEND_CERTIFICATE_CHAIN', false)
 	}
 	const apiKey = JSON.stringify(fields)
@@ -211,8 +219,15 @@ async function servicePrincipalFromEnv(
 		servicePrincipalOf(apiKey)
 	} catch (e) {
 		// Said of the key's JSON fields (azure-entra.ts): said here of the variables they came from.
-		const FIELD_VARS: Record<string, string> = { tenant_id: 'AZURE_TENANT_ID', client_id: 'AZURE_CLIENT_ID', client_secret: 'AZURE_CLIENT_SECRET', certificate: 'AZURE_CLIENT_CERTIFICATE_PATH', federated_token_file: 'AZURE_FEDERATED_TOKEN_FILE' }
-		const why = (e as Error).message.replace(/^azure channel key: /, '').replace(/`(tenant_id|client_id|client_secret|certificate|federated_token_file)`/g, (_, f: string) => FIELD_VARS[f]!)
+		const FIELD_VARS: Record<string, string> = {
+			tenant_id: 'AZURE_TENANT_ID',
+			client_id: 'AZURE_CLIENT_ID',
+			client_secret: 'AZURE_CLIENT_SECRET',
+			certificate: 'AZURE_CLIENT_CERTIFICATE_PATH',
+			certificate_password: 'AZURE_CLIENT_CERTIFICATE_PASSWORD',
+			federated_token_file: 'AZURE_FEDERATED_TOKEN_FILE',
+		}
+		const why = (e as Error).message.replace(/^azure channel key: /, '').replace(/`(tenant_id|client_id|client_secret|certificate|certificate_password|federated_token_file)`/g, (_, f: string) => FIELD_VARS[f]!)
 		const [, name, rest] = /^(AZURE_[A-Z_]+) (.*)$/s.exec(why) ?? [why, proof, why]
 		r.refuse(name!, rest!)
 		return undefined

@@ -2,7 +2,8 @@
  * Microsoft Entra ID credentials for Azure OpenAI channels, for resources whose key auth is disabled
  * (https://learn.microsoft.com/azure/ai-foundry/openai/how-to/managed-identity): the channel key is a service
  * principal, `{"tenant_id":…,"client_id":…}` with one proof of the application: `client_secret`; `certificate`, a PEM
- * whose key signs a client assertion (azure-entra-certificate.ts); or `federated_token_file`, another issuer's token
+ * or a PFX in base64 (with `certificate_password` when encrypted) whose key signs a client assertion
+ * (azure-entra-certificate.ts); or `federated_token_file`, another issuer's token
  * (workload identity, azure-entra-federated.ts). The tenant's token endpoint
  * `{authority_host}/{tenant_id}/oauth2/v2.0/token` exchanges those client credentials for an access token with the scope
  * `https://cognitiveservices.azure.com/.default`
@@ -42,7 +43,7 @@ const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]*$/
 /** An application (client) id is a GUID. */
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const PROOFS = ['client_secret', 'certificate', 'federated_token_file'] as const
-const SHAPES = '{"tenant_id","client_id"} with one of "client_secret", "certificate" (PEM) or "federated_token_file" (a path)'
+const SHAPES = '{"tenant_id","client_id"} with one of "client_secret", "certificate" (a PEM, or a PFX in base64; "certificate_password" if encrypted) or "federated_token_file" (a path)'
 
 /**
  * The service principal of an Azure channel key, undefined for a resource key (not JSON). Throws, saying what is wrong
@@ -72,7 +73,8 @@ export function servicePrincipalOf(key: string): ServicePrincipal | undefined {
 function proofOf(field: (typeof PROOFS)[number], p: Record<string, unknown>): EntraProof {
 	const v = p[field]
 	if (typeof v !== 'string' || !v) throw misconfigured(`\`${field}\` must be a non-empty string`)
-	if (field !== 'certificate' && p.send_certificate_chain !== undefined) throw misconfigured('`send_certificate_chain` goes with `certificate` only')
+	for (const with_ of ['send_certificate_chain', 'certificate_password'])
+		if (field !== 'certificate' && p[with_] !== undefined) throw misconfigured(`\`${with_}\` goes with \`certificate\` only`)
 	if (field === 'client_secret') {
 		if (v.trim() !== v) throw misconfigured('`client_secret` starts or ends with spaces or a line break')
 		return { kind: 'secret', clientSecret: v }
@@ -83,8 +85,11 @@ function proofOf(field: (typeof PROOFS)[number], p: Record<string, unknown>): En
 	}
 	const send = p.send_certificate_chain
 	if (send !== undefined && typeof send !== 'boolean') throw misconfigured('`send_certificate_chain` is true or false')
+	const password = p.certificate_password
+	// Empty is a password too: Key Vault's PFX downloads have that one.
+	if (password !== undefined && typeof password !== 'string') throw misconfigured('`certificate_password` is a string')
 	try {
-		return { kind: 'certificate', certificate: certificateOf(v), sendChain: send === true }
+		return { kind: 'certificate', certificate: certificateOf(v, password), sendChain: send === true }
 	} catch (e) {
 		throw misconfigured(`\`certificate\` ${(e as Error).message}`)
 	}

@@ -6,6 +6,7 @@
  * cannot be used stop the start naming each, never quoting a secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { X509Certificate } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import OpenAI from 'openai'
 import { startProcess, startUntilExit } from '../../helpers/start-process'
@@ -17,6 +18,8 @@ import { externalAccountKey } from '../../mocks/vertex/sts'
 
 const root = new URL('../../../', import.meta.url).pathname
 const dir = `${root}test-output/cloud-quick-start-${process.pid}`
+const FIXTURES = `${root}test/fixtures/azure-entra`
+const PFX_PASSWORD = 'test-only-password'
 const ADMIN_KEY = 'cloud-qs-admin-key-0123'
 const BEDROCK_TOKEN = 'ABSKQmVkcm9ja0FQSUtleS1tb2NrLTAxMjM0NTY3ODk='
 const IAM = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', sessionToken: 'FwoGZXIvYXdzEMockSessionToken0123' }
@@ -173,7 +176,7 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 	const gws: Gateway[] = []
 	beforeAll(async () => {
 		cert = await testCertificate({ cn: 'quick start app' })
-		wi = startEntraMock({ ...APP, certificates: [cert.certPem], federatedSubject: 'system:serviceaccount:ai:switchboard' })
+		wi = startEntraMock({ ...APP, certificates: [cert.certPem, await Bun.file(`${FIXTURES}/app.crt`).text()], federatedSubject: 'system:serviceaccount:ai:switchboard' })
 		resource = startAzureMock({ apiKey: 'az-disabled', deployments: { 'prod-4o': 'gpt-4o' }, entra: wi, keyAuth: false })
 		await Bun.write(`${dir}/azure-identity-token`, wi.federatedToken())
 		await Bun.write(`${dir}/app.pem`, cert.certPem + cert.keyPem)
@@ -182,6 +185,7 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 		for (const gw of gws) {
 			const out = await gw.stop()
 			expect(`${out.stdout}${out.stderr}`).not.toContain(cert.keyPem.split('\n')[2]!)
+			expect(`${out.stdout}${out.stderr}`).not.toContain(PFX_PASSWORD)
 		}
 		await Promise.all([wi?.stop(), resource?.stop()])
 	})
@@ -190,6 +194,8 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 	for (const [name, proof, kind] of [
 		['cloud-qs-wi', { AZURE_FEDERATED_TOKEN_FILE: `${dir}/azure-identity-token` }, 'federated'],
 		['cloud-qs-cert', { AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/app.pem` }, 'certificate'],
+		// A password-protected PFX (TEST-ONLY, test/fixtures/azure-entra), as Key Vault and `az ad sp create-for-rbac --create-cert` give it.
+		['cloud-qs-pfx', { AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx`, AZURE_CLIENT_CERTIFICATE_PASSWORD: PFX_PASSWORD }, 'PFX certificate'],
 	] as const)
 		it(`should call the deployment with the token of the ${kind} credential`, async () => {
 			const gw = await startProcess(name, {
@@ -209,7 +215,8 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 			const [t] = wi.tokenRequests.slice(before)
 			expect(t!.form.client_assertion_type).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
 			if (kind === 'federated') expect(t!.form.client_assertion).toBe(await Bun.file(`${dir}/azure-identity-token`).text())
-			else expect(wi.assertions.at(-1)!.header['x5t#S256']).toBeString()
+			else if (kind === 'certificate') expect(wi.assertions.at(-1)!.header['x5t#S256']).toBeString()
+			else expect(wi.assertions.at(-1)!.header['x5t#S256']).toBe(new Bun.CryptoHasher('sha256').update(new X509Certificate(await Bun.file(`${FIXTURES}/app.crt`).text()).raw).digest('base64url'))
 		}, 60_000)
 })
 

@@ -13,6 +13,8 @@ import { matchesModel } from '../../../src/routing/catalog'
 import { testCertificate } from '../../helpers/x509'
 
 const dir = `${tmpdir()}/quick-start-unit-${process.pid}`
+/** TEST-ONLY certificates made with openssl (test/fixtures/azure-entra/README.md). */
+const FIXTURES = new URL('../../fixtures/azure-entra', import.meta.url).pathname
 const saFile = `${dir}/sa.json`
 const adcFile = `${dir}/adc.json`
 const adcNoQuotaFile = `${dir}/adc-no-quota.json`
@@ -157,6 +159,24 @@ describe('azure quick start with a certificate or workload identity', () => {
 		expect((await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: pem, AZURE_FEDERATED_TOKEN_FILE: token })).certificate).toBe(cert.certPem + cert.keyPem)
 	})
 
+	it('should key azure-default with a PFX file in base64 or a PEM with an encrypted key, and AZURE_CLIENT_CERTIFICATE_PASSWORD, as azure-identity reads them', async () => {
+		const password = 'test-only-password'
+		for (const name of ['app-aes256.pfx', 'app-legacy.pfx']) {
+			const file = `${FIXTURES}/${name}`
+			expect(await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: file, AZURE_CLIENT_CERTIFICATE_PASSWORD: password })).toEqual({
+				tenant_id: AZ.AZURE_TENANT_ID,
+				client_id: AZ.AZURE_CLIENT_ID,
+				certificate: Buffer.from(await Bun.file(file).bytes()).toString('base64'),
+				certificate_password: password,
+				send_certificate_chain: false,
+			})
+		}
+		// Key Vault's PFX download has no password: none is set.
+		expect(Object.keys(await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-nopass.pfx` }))).not.toContain('certificate_password')
+		const pem = `${FIXTURES}/app-encrypted.pem`
+		expect(await keyOf({ ...AZ, AZURE_CLIENT_CERTIFICATE_PATH: pem, AZURE_CLIENT_CERTIFICATE_PASSWORD: password })).toMatchObject({ certificate: await Bun.file(pem).text(), certificate_password: password })
+	})
+
 	it('should refuse a certificate file that cannot serve, naming the variable, never the key', async () => {
 		const cert = await testCertificate({ cn: 'quick start app' })
 		const other = await testCertificate({ cn: 'another app' })
@@ -164,13 +184,16 @@ describe('azure quick start with a certificate or workload identity', () => {
 		await Bun.write(mismatched, cert.certPem + other.keyPem)
 		const pfx = `${dir}/app.pfx`
 		await Bun.write(pfx, Uint8Array.of(0x30, 0x82, 0x0a, 0x01, 0x02, 0x01, 0x03))
-		const good = `${dir}/good.pem`
-		await Bun.write(good, cert.certPem + cert.keyPem)
+		const neither = `${dir}/app.der`
+		await Bun.write(neither, Uint8Array.of(0x04, 0x01, 0x00))
 		for (const [vars, said] of [
 			[{ AZURE_CLIENT_CERTIFICATE_PATH: mismatched }, 'AZURE_CLIENT_CERTIFICATE_PATH has a private key that belongs to none of its certificate'],
-			[{ AZURE_CLIENT_CERTIFICATE_PATH: pfx }, `AZURE_CLIENT_CERTIFICATE_PATH names ${pfx}, which is not a PEM file`],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: pfx }, 'AZURE_CLIENT_CERTIFICATE_PATH is a PKCS#12 (PFX) file that does not parse'],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: neither }, `AZURE_CLIENT_CERTIFICATE_PATH names ${neither}, which is neither a PEM file nor a PKCS#12 (PFX) file`],
 			[{ AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/none.pem` }, `AZURE_CLIENT_CERTIFICATE_PATH names ${dir}/none.pem, which cannot be read (ENOENT)`],
-			[{ AZURE_CLIENT_CERTIFICATE_PATH: good, AZURE_CLIENT_CERTIFICATE_PASSWORD: 'pw-secret' }, 'AZURE_CLIENT_CERTIFICATE_PASSWORD is not supported'],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx`, AZURE_CLIENT_CERTIFICATE_PASSWORD: 'pw-secret' }, 'AZURE_CLIENT_CERTIFICATE_PATH is a PKCS#12 (PFX) file that AZURE_CLIENT_CERTIFICATE_PASSWORD does not open: wrong password'],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx` }, 'AZURE_CLIENT_CERTIFICATE_PATH is a password-protected PKCS#12 (PFX) file: give its password as AZURE_CLIENT_CERTIFICATE_PASSWORD'],
+			[{ AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-encrypted.pem` }, 'AZURE_CLIENT_CERTIFICATE_PATH holds an encrypted private key (-----BEGIN ENCRYPTED PRIVATE KEY-----): give its password as AZURE_CLIENT_CERTIFICATE_PASSWORD'],
 			[{ AZURE_FEDERATED_TOKEN_FILE: 'tokens/azure-identity-token' }, 'AZURE_FEDERATED_TOKEN_FILE is the absolute path'],
 		] as const) {
 			const why = await refusalOf({ ...AZ, ...vars })

@@ -95,9 +95,9 @@ describe('azure certificate keys', () => {
 		for (const [pem, said] of [
 			[leaf.keyPem, 'no -----BEGIN CERTIFICATE----- block'],
 			[leaf.certPem, 'no private key'],
-			[leaf.certPem + encrypted, 'encrypted private key'],
+			[leaf.certPem + encrypted, 'encrypted private key (-----BEGIN ENCRYPTED PRIVATE KEY-----): give its password as `certificate_password`'],
 			[leaf.certPem + ec, 'EC private key'],
-			[leaf.certPem + ecPkcs8, 'not RSA'],
+			[leaf.certPem + ecPkcs8, 'holds an EC private key: Entra ID certificate credentials are RSA'],
 			[leaf.certPem + brokenKey, 'not a PEM private key'],
 			[brokenCert + leaf.keyPem, 'not an X.509 certificate'],
 			[leaf.certPem + other.keyPem, 'belongs to none of its certificate'],
@@ -122,6 +122,54 @@ describe('azure certificate keys', () => {
 		expect(err).toMatchObject({ code: 'upstream_auth', retryable: true })
 		expect(err.detail).toStartWith('azure channel key: the `certificate` expired on ')
 		expect(JSON.stringify(err)).not.toContain(keyBody(expired.keyPem))
+	})
+})
+
+describe('azure certificate keys: PFX in base64 and encrypted PEMs (TEST-ONLY openssl-made files)', () => {
+	const FIXTURES = new URL('../../fixtures/azure-entra', import.meta.url).pathname
+	const PASSWORD = 'test-only-password'
+	const pfx = async (name: string) => Buffer.from(await Bun.file(`${FIXTURES}/${name}`).bytes()).toString('base64')
+	const text = (name: string) => Bun.file(`${FIXTURES}/${name}`).text()
+	const der = async (name: string) => new X509Certificate(await text(name)).raw.toString('base64')
+
+	it("should read a PFX's key and certificates, the key's certificate first, and an encrypted PEM's key", async () => {
+		const [app, ca] = [await der('app.crt'), await der('ca.crt')]
+		const thumbprint = new Bun.CryptoHasher('sha256').update(Buffer.from(app, 'base64')).digest('base64url')
+		for (const [certificate, password, chain] of [
+			[await pfx('app-aes256.pfx'), PASSWORD, [app, ca]],
+			// Line breaks in the base64, as `base64` wraps it.
+			[(await pfx('app-legacy.pfx')).replace(/.{76}/g, '$&\n'), PASSWORD, [app, ca]],
+			[await pfx('app-nopass.pfx'), undefined, [app, ca]],
+			[await pfx('app-nopass.pfx'), '', [app, ca]],
+			// The CA first in the file.
+			[await text('app-encrypted.pem'), PASSWORD, [app, ca]],
+			[await text('app-encrypted-sha1.pem'), PASSWORD, [app]],
+		] as const) {
+			const sp = servicePrincipalOf(keyOf({ certificate, certificate_password: password }))!
+			expect(sp.proof).toMatchObject({ kind: 'certificate', certificate: { thumbprint, chain } })
+		}
+	})
+
+	it('should refuse a wrong or missing password, a file without key, an EC key, damaged data, naming `certificate` and never the password', async () => {
+		const aes = await pfx('app-aes256.pfx')
+		for (const [proof, said] of [
+			[{ certificate: aes, certificate_password: 'not-the-password' }, '`certificate` is a PKCS#12 (PFX) file that `certificate_password` does not open: wrong password'],
+			[{ certificate: aes }, '`certificate` is a password-protected PKCS#12 (PFX) file: give its password as `certificate_password`'],
+			[{ certificate: await text('app-encrypted.pem'), certificate_password: 'not-the-password' }, '`certificate` has an encrypted private key that `certificate_password` does not decrypt: wrong password'],
+			[{ certificate: await pfx('app-nokey.pfx'), certificate_password: PASSWORD }, '`certificate` is a PKCS#12 (PFX) file without a private key'],
+			[{ certificate: await pfx('app-ec.pfx'), certificate_password: PASSWORD }, '`certificate` holds an EC private key: Entra ID certificate credentials are RSA'],
+			[{ certificate: aes.slice(0, 2000), certificate_password: PASSWORD }, '`certificate` is a PKCS#12 (PFX) file that does not parse'],
+			[{ certificate: 'not a certificate', certificate_password: PASSWORD }, '`certificate` is neither a PEM (-----BEGIN CERTIFICATE-----… with its private key) nor a PKCS#12 (PFX) file in base64'],
+			[{ certificate: aes, certificate_password: 12 }, '`certificate_password` is a string'],
+			[{ client_secret: 's', certificate_password: PASSWORD }, '`certificate_password` goes with `certificate` only'],
+		] as const) {
+			const why = refusal(proof)
+			expect(why).toStartWith('azure channel key: ')
+			expect(why).toContain(said)
+			expect(why).not.toContain('not-the-password')
+			expect(why).not.toContain(PASSWORD)
+			expect(why).not.toContain(aes.slice(100, 140))
+		}
 	})
 })
 
