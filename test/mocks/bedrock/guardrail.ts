@@ -35,11 +35,10 @@ export type MockGuardrail = { versions: string[]; trigger: string; blocked?: str
 export const BLOCKED_MESSAGE = 'Sorry, the model cannot answer this question.'
 
 /** What the request asked of a guardrail, or why Bedrock refuses it. */
-export type GuardrailRead =
-	| { guard?: { id: string; trigger: string; blocked: string; trace: boolean; outputTrigger?: string } }
-	| { invalid: { status: number; type: string; message: string } }
+export type GuardrailRead = { guard?: { id: string; trigger: string; blocked: string; trace: boolean; outputTrigger?: string } } | Invalid
 
-const invalid = (message: string): GuardrailRead => ({ invalid: { status: 400, type: 'ValidationException', message } })
+type Invalid = { invalid: { status: number; type: string; message: string } }
+const invalid = (message: string): Invalid => ({ invalid: { status: 400, type: 'ValidationException', message } })
 
 function known(guardrails: Record<string, MockGuardrail>, id: string, version: string, trace: boolean): GuardrailRead {
 	const g = guardrails[id]
@@ -62,15 +61,15 @@ export const STREAM_CONFIG = 'amazon-bedrock-guardrailConfig'
  * The body's `amazon-bedrock-guardrailConfig`, checked: whether the stream is scanned asynchronously. Refused without
  * a guardrail in the headers (InvokeModel's API reference), and on `/invoke` (the mock's stricter rule).
  */
-export function readStreamMode(body: Obj, guarded: boolean, streamed: boolean): { async: boolean } | Extract<GuardrailRead, { invalid: unknown }> {
+export function readStreamMode(body: Obj, guarded: boolean, streamed: boolean): { async: boolean } | Invalid {
 	if (!(STREAM_CONFIG in body)) return { async: false }
-	if (!guarded) return invalid("You don't provide a guardrail identifier but you specify the amazon-bedrock-guardrailConfig field in the request body.") as Extract<GuardrailRead, { invalid: unknown }>
-	if (!streamed) return invalid('(mock) amazon-bedrock-guardrailConfig sets the stream processing mode: InvokeModelWithResponseStream only') as Extract<GuardrailRead, { invalid: unknown }>
+	if (!guarded) return invalid("You don't provide a guardrail identifier but you specify the amazon-bedrock-guardrailConfig field in the request body.")
+	if (!streamed) return invalid('(mock) amazon-bedrock-guardrailConfig sets the stream processing mode: InvokeModelWithResponseStream only')
 	const c = asObj(body[STREAM_CONFIG])
 	const mode = c?.streamProcessingMode
 	const stray = Object.keys(c ?? {}).find((k) => k !== 'streamProcessingMode')
 	if (!c || stray || (mode !== 'SYNCHRONOUS' && mode !== 'ASYNCHRONOUS'))
-		return invalid(`amazon-bedrock-guardrailConfig: expected {"streamProcessingMode": "SYNCHRONOUS" | "ASYNCHRONOUS"}`) as Extract<GuardrailRead, { invalid: unknown }>
+		return invalid(`amazon-bedrock-guardrailConfig: expected {"streamProcessingMode": "SYNCHRONOUS" | "ASYNCHRONOUS"}`)
 	return { async: mode === 'ASYNCHRONOUS' }
 }
 
