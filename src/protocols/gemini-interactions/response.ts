@@ -71,7 +71,8 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const thoughts = num(u.total_thought_tokens) ?? 0
 	const toolUse = num(u.total_tool_use_tokens) ?? 0
 	const answer = num(u.total_output_tokens) ?? 0
-	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts, ...(toolUse > 0 && { toolUseInput: toolUse }) }
+	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	if (toolUse > 0) out.toolUseInput = toolUse
 	// Priced apart as generateContent's modality details are (core/usage-modalities.ts).
 	const lists = { prompt: 'input_tokens_by_modality', cached: 'cached_tokens_by_modality', toolUse: 'tool_use_tokens_by_modality', output: 'output_tokens_by_modality' }
 	const tokens: ModalityTokens = (list, modality) =>

@@ -220,7 +220,10 @@ export function guardOutputEvents(events: Array<{ event: string; data: string }>
 	const final = parsed.find((e) => e.event === 'message_delta')?.o
 	const end = (index: unknown) => [
 		{ event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index }) },
-		{ event: 'message_delta', data: JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'guardrail_intervened', stop_sequence: null }, usage: asObj(final?.usage) ?? { output_tokens: 0 } }) },
+		{
+			event: 'message_delta',
+			data: JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'guardrail_intervened', stop_sequence: null }, usage: asObj(final?.usage) ?? { output_tokens: 0 } }),
+		},
 		{ event: 'message_stop', data: JSON.stringify({ type: 'message_stop', ...ACTION }) },
 	]
 	if (async) return [...events.slice(0, at + 1), ...end(parsed[at]!.o.index)]

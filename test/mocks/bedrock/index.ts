@@ -187,7 +187,10 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			const answer = await up.text()
 			return new Response(scan ? guardOutputJson(answer, scan) : answer, { status: 200, headers: { 'content-type': 'application/json', ...common } })
 		}
-		return new Response(framed(up.body!, f, scan && { guard: scan, async: mode.async }), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common } })
+		return new Response(framed(up.body!, f, scan && { guard: scan, async: mode.async }), {
+			status: 200,
+			headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common },
+		})
 	}
 
 	/** Converse for every model the mock serves (Claude too, as Bedrock does), answered by the shared scenario. */
