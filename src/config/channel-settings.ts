@@ -119,7 +119,7 @@ export const ChannelSettings = T.Object(
 		guardrail_stream_mode: T.Optional(
 			T.Union([T.Literal('sync'), T.Literal('async')], {
 				description:
-					"Bedrock channels with a guardrail: how ConverseStream applies it (streamProcessingMode). 'sync': chunks are held until scanned; 'async': sent at once and scanned in the background, so text the guardrail would block or mask may reach the client first. Claude streams over InvokeModel are not affected (their body is not changed): sync. Default: Bedrock's (sync)",
+					"Bedrock channels with a guardrail: how streams are scanned (ConverseStream's streamProcessingMode; for Claude, InvokeModelWithResponseStream's body member amazon-bedrock-guardrailConfig.streamProcessingMode ASYNCHRONOUS). 'sync': chunks are held until scanned; 'async': sent at once and scanned in the background, so text the guardrail would block or mask may reach the client first, the stream then ending as a content filter. Default: Bedrock's (sync)",
 			}),
 		),
 		// Read by modules/audio/speech.ts `asksEvents`.

@@ -265,6 +265,12 @@ export type Usage = {
 	audioOutput?: number
 	imageOutput?: number
 	cacheWrite1h?: number
+	/**
+	 * Tokens in `input` that a vendor's built-in tools fed back to the model (Gemini `toolUsePromptTokenCount`,
+	 * Interactions `total_tool_use_tokens`: search results and the like): a share of `input`, billed as input, shown
+	 * apart to Gemini and Interactions clients as Google shows them.
+	 */
+	toolUseInput?: number
 	/** Web searches a vendor's built-in tool ran for the request, which it bills per search (Anthropic `server_tool_use.web_search_requests`, OpenAI Responses `web_search_call` items). */
 	webSearches?: number
 	/** The processing tier that served the request when it is one priced apart (OpenAI `service_tier` of the answer). */

@@ -3,7 +3,10 @@
  * every chat call (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-use.html):
  * - Claude over InvokeModel: the headers `X-Amzn-Bedrock-GuardrailIdentifier`, `X-Amzn-Bedrock-GuardrailVersion` and
  *   `X-Amzn-Bedrock-Trace` (ENABLED | DISABLED | ENABLED_FULL) (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModel.html),
- *   set with the others, so SigV4 signs them; Claude's body is not changed.
+ *   set with the others, so SigV4 signs them. The async stream mode (`guardrail_stream_mode: async`) goes in the body
+ *   of InvokeModelWithResponseStream as `"amazon-bedrock-guardrailConfig": {"streamProcessingMode": "ASYNCHRONOUS"}`
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-streaming.html), signed with it; without it Bedrock
+ *   scans the stream in sync mode. Whole answers take no stream mode: their body is Claude's alone.
  * - Converse: the body's `guardrailConfig` (UpstreamOptions.guardrail, protocols/bedrock-converse/request.ts), whose
  *   `stopReason: "guardrail_intervened"` the codec reads as a content filter.
  * When the guardrail intervenes, InvokeModel answers 200 with the guardrail's blocked message as Claude's text and
@@ -12,7 +15,10 @@
  * it says `stop_reason: "refusal"`, Anthropic's own word for a declined answer: every client protocol then reads it
  * honestly (OpenAI `content_filter`, Gemini `SAFETY`), the Anthropic fast path too; the two Bedrock members are
  * dropped, the trace because it names the guardrail's policies and what they matched, for Bedrock's invocation logs
- * and not for the caller.
+ * and not for the caller. An answer is read so on every channel, one without guardrail settings too: a guardrail
+ * the AWS account enforces on every call (Bedrock Guardrails enforcements, guardrails-enforcements.html) intervenes
+ * the same way without the call naming it. In async mode the model's text may already have streamed when the
+ * guardrail intervenes: the stream then ends there, as a refusal, after the text the client already has.
  * @module
  */
 import type { UpstreamGuardrail } from '../protocols/codec'
@@ -47,6 +53,20 @@ export function guardrailHeaders(ch: Pick<Channel, 'settings'>): Record<string, 
 		'x-amzn-bedrock-guardrailversion': g.version,
 		...(g.trace && { 'x-amzn-bedrock-trace': g.trace.toUpperCase() }),
 	}
+}
+
+/** InvokeModel's body member for the guardrail's stream mode, and its async value (guardrails-streaming.html). */
+const CONFIG = 'amazon-bedrock-guardrailConfig'
+const ASYNC = { streamProcessingMode: 'ASYNCHRONOUS' }
+
+/**
+ * Claude's InvokeModelWithResponseStream body (a parsed object) with the channel's async stream mode, when it asks for
+ * one; nothing for sync (Bedrock's default) or without a guardrail, whose config Bedrock refuses ("You don't provide a
+ * guardrail identifier but you specify the amazon-bedrock-guardrailConfig field").
+ * @example withStreamMode(ch, body) // body['amazon-bedrock-guardrailConfig'] = { streamProcessingMode: 'ASYNCHRONOUS' }
+ */
+export function withStreamMode(ch: Pick<Channel, 'settings'>, body: Record<string, unknown>): void {
+	if (guardrailOf(ch)?.streamMode === 'async') body[CONFIG] = { ...ASYNC }
 }
 
 const ACTION = 'amazon-bedrock-guardrailAction'

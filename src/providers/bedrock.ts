@@ -19,7 +19,8 @@
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
  *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`), or
  *   `ambient`: the temporary keys of the role the gateway runs as (aws/ambient.ts), signed so, renewed after a refusal.
- * - A guardrail (`settings.guardrail_identifier`, `guardrail_version`…) applies to every call: bedrock-guardrail.ts.
+ * - A guardrail (`settings.guardrail_identifier`, `guardrail_version`…) applies to every call: bedrock-guardrail.ts;
+ *   Claude's answers are read for an intervention on every channel (an account's enforced guardrail needs no setting).
  * - Streams come as AWS event-stream frames, re-framed as SSE: Claude's as Anthropic's (bedrock-stream.ts),
  *   ConverseStream's as one frame per event (bedrock-converse-stream.ts); whole answers and errors (`{"message": …}`,
  *   `x-amzn-errortype`, the same for both APIs) are read as they come.
@@ -36,7 +37,7 @@ import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
 import { converseSse } from './bedrock-converse-stream'
-import { guardedJson, guardrailHeaders, guardrailOf } from './bedrock-guardrail'
+import { guardedJson, guardrailHeaders, guardrailOf, withStreamMode } from './bedrock-guardrail'
 import { anthropicSseOf } from './bedrock-stream'
 import { isAmbient } from './metadata-service'
 
@@ -114,12 +115,14 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	// Asked of the model a profile's ARN stands for: its name says which features it has (structured outputs, adaptive thinking).
 	upstreamOptions: (ch, model) => anthropicAdapter.upstreamOptions!(ch, foundationModelOf(ch, model)),
 	withoutMcpConnector: true,
-	reshape(_ch, req) {
+	reshape(ch, req) {
 		if (req.body === undefined) return
 		const body = JSON.parse(req.body) as Record<string, unknown>
 		delete body.model
 		delete body.stream
 		body.anthropic_version = BEDROCK_VERSION
+		// The guardrail's async stream mode is InvokeModelWithResponseStream's alone, in the body `authorize` then signs.
+		if (req.url.endsWith('/invoke-with-response-stream')) withStreamMode(ch, body)
 		const beta = req.headers['anthropic-beta']
 		delete req.headers['anthropic-beta']
 		if (beta) body.anthropic_beta = [...new Set([...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...betasOf(beta)])]
@@ -127,8 +130,9 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	},
 	authorize: authorizeBedrock,
 	reauthorize: reauthorizeBedrock,
-	// With a guardrail, its intervention read out of Claude's answer and its trace dropped (bedrock-guardrail.ts).
-	answer: (res, ch) => (ch && guardrailOf(ch) ? answerWith(res, (body) => anthropicSseOf(body, true), guardedJson) : answerWith(res, anthropicSseOf)),
+	// A guardrail's intervention read out of Claude's answer and its trace dropped (bedrock-guardrail.ts), on every
+	// channel: one the account enforces intervenes without the channel naming it.
+	answer: (res) => answerWith(res, (body) => anthropicSseOf(body, true), guardedJson),
 }
 
 /** Every model but Claude: Converse, same auth, region and errors. */

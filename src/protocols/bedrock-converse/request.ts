@@ -6,9 +6,13 @@
  * and, for reasoning and sampling settings Converse has no field for, the model family's own fields in
  * `additionalModelRequestFields` (model-fields.ts). A client's cache breakpoints (Anthropic `cache_control`) go as
  * `cachePoint` blocks after the marked system text or content, for the models that take them (family.ts).
- * Converse's answer says only that a stop sequence matched, and no family served here documents a field saying which:
- * the matched sequence stays unknown (null to clients). Claude, whose own answer says, goes over InvokeModel
- * (providers/bedrock.ts). The model and the stream flag are in the path, not the body.
+ * Converse's answer says only that a stop sequence matched (`stopReason: "stop_sequence"`), so the matched sequence
+ * stays unknown (null to clients), for it cannot be determined honestly: `additionalModelResponseFieldPaths` reads the
+ * model's native answer, and of the families served here only Claude's names the sequence (`stop_sequence`; Nova's,
+ * Llama's, Mistral's, DeepSeek's, Cohere's and gpt-oss's native answers give a reason alone); AWS does not say whether
+ * the text keeps the sequence, so the text cannot tell which of several matched; and not even a request with one
+ * sequence is filled, as AWS does not say that `stop_sequence` means only the request's sequences. Claude, whose own
+ * answer says, goes over InvokeModel (providers/bedrock.ts). The model and the stream flag are in the path, not the body.
  * The channel's guardrail goes as `guardrailConfig` (UpstreamOptions.guardrail).
  * @module
  */

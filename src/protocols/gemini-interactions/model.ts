@@ -62,6 +62,7 @@ export const InteractionUsage = t.Object(
 		cached_tokens_by_modality: t.Optional(t.Array(ModalityTokens)),
 		total_output_tokens: t.Optional(Integer()),
 		output_tokens_by_modality: t.Optional(t.Array(ModalityTokens)),
+		total_tool_use_tokens: t.Optional(Integer({ description: "Tokens built-in tools (Google Search…) fed back to the model, apart from total_input_tokens; billed as input" })),
 		total_thought_tokens: t.Optional(Integer()),
 		total_tokens: t.Optional(Integer()),
 	},

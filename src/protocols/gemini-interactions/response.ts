@@ -7,7 +7,10 @@
  * Usage (https://ai.google.dev/api/interactions-api#Usage): `total_input_tokens` is the whole prompt, cache reads
  * included (`total_cached_tokens`), as Gemini's `promptTokenCount`; `total_output_tokens` excludes the thinking, which
  * is `total_thought_tokens`, as `candidatesTokenCount` does (gemini/usage.ts): canonical output is their sum. The
- * `*_tokens_by_modality` lists (`{modality: 'text' | 'image' | 'audio', tokens}`) split those totals as
+ * `total_tool_use_tokens` (what built-in tools such as Google Search fed back to the model) is apart from
+ * `total_input_tokens`, as generateContent's `toolUsePromptTokenCount` is apart from `promptTokenCount`: canonical input
+ * counts it (billed as input) and keeps it as `toolUseInput`, which the encoder gives apart again; `total_tokens` counts
+ * it. The `*_tokens_by_modality` lists (`{modality: 'text' | 'image' | 'audio', tokens}`) split those totals as
  * generateContent's `*TokensDetails` do, and are given only when the upstream split its counts (audio or image tokens,
  * which vendors price apart): a vendor that does not (Claude) may still have had images in the input.
  * @module
@@ -39,7 +42,8 @@ export function statusOf(reason: StopReason): string {
 /** Canonical usage → the Interaction's `usage`. */
 export function encodeUsage(u: Partial<Usage>): InteractionUsage {
 	const full = { ...emptyUsage(), ...u }
-	const input = promptTokens(full)
+	const toolUse = Math.min(full.toolUseInput ?? 0, full.input)
+	const input = promptTokens(full) - toolUse
 	const answer = Math.max(0, full.output - full.reasoning)
 	const out: InteractionUsage = { total_input_tokens: input }
 	// The input's audio counts its cached part too, as `promptTokensDetails` does; text is what is left.
@@ -50,8 +54,9 @@ export function encodeUsage(u: Partial<Usage>): InteractionUsage {
 	out.total_output_tokens = answer
 	const media = (full.audioOutput ?? 0) + (full.imageOutput ?? 0)
 	if (media) out.output_tokens_by_modality = byModality([['text', answer - media], ['audio', full.audioOutput ?? 0], ['image', full.imageOutput ?? 0]])
+	if (toolUse) out.total_tool_use_tokens = toolUse
 	if (full.reasoning) out.total_thought_tokens = full.reasoning
-	out.total_tokens = input + full.output
+	out.total_tokens = input + toolUse + full.output
 	return out
 }
 
@@ -67,6 +72,7 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const toolUse = num(u.total_tool_use_tokens) ?? 0
 	const answer = num(u.total_output_tokens) ?? 0
 	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
+	if (toolUse > 0) out.toolUseInput = toolUse
 	// Priced apart as generateContent's modality details are (core/usage-modalities.ts).
 	const lists = { prompt: 'input_tokens_by_modality', cached: 'cached_tokens_by_modality', toolUse: 'tool_use_tokens_by_modality', output: 'output_tokens_by_modality' }
 	const tokens: ModalityTokens = (list, modality) =>

@@ -30,6 +30,7 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 		cacheRead: cached,
 		cacheWrite: 0,
 		reasoning: thoughts,
+		...(toolUse > 0 && { toolUseInput: toolUse }),
 	}
 	// Audio in the prompt and audio or images among the candidates are priced apart (ai.google.dev/gemini-api/docs/pricing),
 	// and so are input images where a model lists a price for them (as the Images API bills Gemini image edits); the
@@ -49,15 +50,20 @@ function modality(meta: Record<string, unknown>, list: string, name: string): nu
 	return n
 }
 
-/** Canonical usage → `usageMetadata` (cache writes have no Gemini field, so they count in the prompt). */
+/**
+ * Canonical usage → `usageMetadata` (cache writes have no Gemini field, so they count in the prompt). What built-in
+ * tools fed back is `toolUsePromptTokenCount`, apart from `promptTokenCount` as Gemini gives it; the total counts both.
+ */
 export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 	const full = { ...emptyUsage(), ...u }
-	const prompt = promptTokens(full)
+	const toolUse = Math.min(full.toolUseInput ?? 0, full.input)
+	const prompt = promptTokens(full) - toolUse
 	const meta: GeminiUsageMetadata = {
 		promptTokenCount: prompt,
 		candidatesTokenCount: Math.max(0, full.output - full.reasoning),
-		totalTokenCount: prompt + full.output,
+		totalTokenCount: prompt + toolUse + full.output,
 	}
+	if (toolUse > 0) meta.toolUsePromptTokenCount = toolUse
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
 	if (full.audioCacheRead) meta.cacheTokensDetails = details([['TEXT', full.cacheRead - full.audioCacheRead], ['AUDIO', full.audioCacheRead]])

@@ -11,7 +11,7 @@ import { generateText, streamText } from 'ai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { purgeInteractions } from '../../../src/modules/interactions/store'
 import { pngOf } from '../../helpers/png'
-import { countWords, thoughtSignatureFor } from '../../mocks'
+import { countWords, SEARCH_TOOL_TOKENS, thoughtSignatureFor } from '../../mocks'
 import { type Account, expectCharges, GEMINI_3, lastRequest, type Matrix, MODEL, PRICE, SETUP_MS, startMatrix, THINKER, UPSTREAMS, type Upstream, usageRows } from './harness'
 
 /** A Gemini model whose channel serves Interactions clients from Gemini's own Interactions API (`interactions_api`). */
@@ -442,6 +442,22 @@ describe('Gemini channels with interactions_api: Gemini\'s own Interactions API 
 		const err = await ai.interactions.create({ model: MODEL.gemini, input: 'x', tools: [{ type: 'url_context' }] }).catch((e) => e)
 		expect(err.status).toBe(400)
 	})
+
+	for (const stream of [false, true])
+		it(`should show the search results' tokens as total_tool_use_tokens, apart from the input, and bill them as input${stream ? ' (streamed)' : ''}`, async () => {
+			const acct = await m.account()
+			const ai = genai(acct)
+			const params = { model: NATIVE, input: '#search the weather', tools: [{ type: 'google_search' as const }] }
+			// @google/genai adds `initial_input_tokens` (the first hop's input) to a whole answer's usage: not the gateway's.
+			const { initial_input_tokens: _, ...usage } = stream
+				? (await streamed(ai, params)).events.find((e) => e.event_type === 'interaction.completed')!.interaction!.usage
+				: ((await ai.interactions.create(params)).usage as Record<string, unknown>)
+			const input = countWords('#search the weather')
+			const output = countWords(hello('#search the weather'))
+			// As Google gives them: the prompt, the tools' tokens apart, the total counting both.
+			expect(usage).toEqual({ total_input_tokens: input, total_tool_use_tokens: SEARCH_TOOL_TOKENS, total_output_tokens: output, total_tokens: input + SEARCH_TOOL_TOKENS + output })
+			await expectCharges(m, acct, [{ model: NATIVE, input: input + SEARCH_TOOL_TOKENS, output, endpoint: '/v1beta/interactions', stream }])
+		})
 })
 
 describe('ai.interactions: what another vendor can take of a request', () => {

@@ -12,6 +12,17 @@
  *   "INTERVENED"` with `stop_reason: "end_turn"`, and `amazon-bedrock-trace` when a trace was asked; streamed, the
  *   member comes on the last event (with the invocation metrics), the latest place a reader must still find it.
  *   Converse's says `stopReason: "guardrail_intervened"`, `trace` when asked (on `metadata` when streamed).
+ * - A guardrail with an `outputTrigger` also scans Claude's answer over InvokeModel (the model is called; its tokens
+ *   are billed): whole, the answer becomes the blocked message, `"amazon-bedrock-guardrailAction": "INTERVENED"`. A
+ *   stream is scanned in sync mode, Bedrock's default (guardrails-streaming.html): buffered, and when the answer names
+ *   the word the client gets only the blocked message. Async mode is taken only as the docs say to ask it, the body's
+ *   `"amazon-bedrock-guardrailConfig": {"streamProcessingMode": "ASYNCHRONOUS"}`: the model's events go out as they
+ *   come, up to and including the text delta where the word appears, then the text block closes and the stream ends
+ *   with `message_delta` saying `stop_reason: "guardrail_intervened"` (Bedrock's word: langchain-ai/langchain-aws#937)
+ *   and `message_stop` carrying the action. The config without the guardrail headers is a 400 ValidationException
+ *   (InvokeModel's API reference); the mock's own, stricter rule: it is refused on `/invoke`, which streams nothing.
+ * - An account-level enforced guardrail (`enforced`, guardrails-enforcements.html) applies to every call, InvokeModel
+ *   and Converse alike, whatever the request names, and intervenes as above.
  * @module
  */
 import { asArr, asObj, asStr, type Obj } from '../shared/json'
@@ -19,19 +30,47 @@ import { converseEvent } from './converse'
 import { chunkMessage } from './event-stream'
 
 /** A guardrail of the mock's account: its versions, the word that makes it intervene, and what it then answers. */
-export type MockGuardrail = { versions: string[]; trigger: string; blocked?: string }
+export type MockGuardrail = { versions: string[]; trigger: string; blocked?: string; outputTrigger?: string }
 
 export const BLOCKED_MESSAGE = 'Sorry, the model cannot answer this question.'
 
 /** What the request asked of a guardrail, or why Bedrock refuses it. */
-export type GuardrailRead = { guard?: { id: string; trigger: string; blocked: string; trace: boolean } } | { invalid: { status: number; type: string; message: string } }
+export type GuardrailRead = { guard?: { id: string; trigger: string; blocked: string; trace: boolean; outputTrigger?: string } } | Invalid
 
-const invalid = (message: string): GuardrailRead => ({ invalid: { status: 400, type: 'ValidationException', message } })
+type Invalid = { invalid: { status: number; type: string; message: string } }
+const invalid = (message: string): Invalid => ({ invalid: { status: 400, type: 'ValidationException', message } })
 
 function known(guardrails: Record<string, MockGuardrail>, id: string, version: string, trace: boolean): GuardrailRead {
 	const g = guardrails[id]
 	if (!g || !g.versions.includes(version)) return invalid('The guardrail identifier or version provided in the request does not exist.')
-	return { guard: { id, trigger: g.trigger.toLowerCase(), blocked: g.blocked ?? BLOCKED_MESSAGE, trace } }
+	return { guard: { id, trigger: g.trigger.toLowerCase(), blocked: g.blocked ?? BLOCKED_MESSAGE, trace, ...(g.outputTrigger && { outputTrigger: g.outputTrigger.toLowerCase() }) } }
+}
+
+/** The account's enforced guardrail (its identifier in `guardrails`), applied at its first version, no trace asked. */
+export function enforcedGuard(guardrails: Record<string, MockGuardrail>, id: string | undefined): Guard | undefined {
+	const g = id === undefined ? undefined : guardrails[id]
+	if (!g) return undefined
+	const read = known(guardrails, id!, g.versions[0]!, false)
+	return 'guard' in read ? read.guard : undefined
+}
+
+/** InvokeModel's body member for the stream mode (guardrails-streaming.html). */
+export const STREAM_CONFIG = 'amazon-bedrock-guardrailConfig'
+
+/**
+ * The body's `amazon-bedrock-guardrailConfig`, checked: whether the stream is scanned asynchronously. Refused without
+ * a guardrail in the headers (InvokeModel's API reference), and on `/invoke` (the mock's stricter rule).
+ */
+export function readStreamMode(body: Obj, guarded: boolean, streamed: boolean): { async: boolean } | Invalid {
+	if (!(STREAM_CONFIG in body)) return { async: false }
+	if (!guarded) return invalid("You don't provide a guardrail identifier but you specify the amazon-bedrock-guardrailConfig field in the request body.")
+	if (!streamed) return invalid('(mock) amazon-bedrock-guardrailConfig sets the stream processing mode: InvokeModelWithResponseStream only')
+	const c = asObj(body[STREAM_CONFIG])
+	const mode = c?.streamProcessingMode
+	const stray = Object.keys(c ?? {}).find((k) => k !== 'streamProcessingMode')
+	if (!c || stray || (mode !== 'SYNCHRONOUS' && mode !== 'ASYNCHRONOUS'))
+		return invalid(`amazon-bedrock-guardrailConfig: expected {"streamProcessingMode": "SYNCHRONOUS" | "ASYNCHRONOUS"}`)
+	return { async: mode === 'ASYNCHRONOUS' }
 }
 
 const HEADER_ID = 'x-amzn-bedrock-guardrailidentifier'
@@ -94,7 +133,7 @@ export const guardrailTrace = (id: string, trigger: string) => ({
 	guardrail: { inputAssessment: { [id]: { wordPolicy: { customWords: [{ match: trigger, action: 'BLOCKED' }] }, topicPolicy: { topics: [{ name: 'Mock denied topic', type: 'DENY', action: 'BLOCKED' }] } } } },
 })
 
-type Guard = NonNullable<Extract<GuardrailRead, { guard?: unknown }>['guard']>
+export type Guard = NonNullable<Extract<GuardrailRead, { guard?: unknown }>['guard']>
 
 const ID_HEADERS = () => ({ 'x-amzn-requestid': crypto.randomUUID() })
 
@@ -146,4 +185,53 @@ export function converseIntervened(input: number, g: Guard, streamed: boolean): 
 		['metadata', { usage, metrics: { latencyMs: 9 }, ...trace }],
 	]
 	return new Response(written(events.map(([type, payload]) => converseEvent(type, payload))), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', ...ID_HEADERS() } })
+}
+
+const ACTION = { 'amazon-bedrock-guardrailAction': 'INTERVENED' }
+const textOf = (content: unknown) =>
+	asArr(content)
+		.map((b) => (asObj(b)?.type === 'text' ? String(asObj(b)!.text) : ''))
+		.join('')
+
+/** A whole Claude answer (JSON text) scanned by the guardrail's output word: the blocked message when it names it. */
+export function guardOutputJson(json: string, g: Guard): string {
+	const o = JSON.parse(json) as Obj
+	if (!g.outputTrigger || !textOf(o.content).toLowerCase().includes(g.outputTrigger)) return json
+	return JSON.stringify({ ...o, content: [{ type: 'text', text: g.blocked }], stop_reason: 'guardrail_intervened', stop_sequence: null, ...ACTION })
+}
+
+/**
+ * Claude's stream events (`{event, data}`, data as JSON text) scanned by the guardrail's output word: as they came when
+ * the answer never names it; else, sync: the blocked message alone; async: the events up to the delta naming it, then
+ * the block's end and Bedrock's intervention (the module comment). `message_stop` comes as the model sent it: the
+ * caller adds the invocation metrics.
+ */
+export function guardOutputEvents(events: Array<{ event: string; data: string }>, g: Guard, async: boolean): Array<{ event: string; data: string }> {
+	const word = g.outputTrigger
+	if (!word) return events
+	const parsed = events.map((e) => ({ ...e, o: JSON.parse(e.data) as Obj }))
+	let text = ''
+	const at = parsed.findIndex((e) => {
+		const d = asObj(e.o.delta)
+		if (e.event === 'content_block_delta' && d?.type === 'text_delta') text += String(d.text)
+		return text.toLowerCase().includes(word)
+	})
+	if (at < 0) return events
+	const final = parsed.find((e) => e.event === 'message_delta')?.o
+	const end = (index: unknown) => [
+		{ event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index }) },
+		{
+			event: 'message_delta',
+			data: JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'guardrail_intervened', stop_sequence: null }, usage: asObj(final?.usage) ?? { output_tokens: 0 } }),
+		},
+		{ event: 'message_stop', data: JSON.stringify({ type: 'message_stop', ...ACTION }) },
+	]
+	if (async) return [...events.slice(0, at + 1), ...end(parsed[at]!.o.index)]
+	const start = parsed.find((e) => e.event === 'message_start')!
+	return [
+		{ event: 'message_start', data: start.data },
+		{ event: 'content_block_start', data: JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) },
+		{ event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: g.blocked } }) },
+		...end(0),
+	]
 }

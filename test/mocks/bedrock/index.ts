@@ -18,7 +18,8 @@
  * - application inference profiles: `profiles` maps an ARN to the foundation model it serves, over InvokeModel (Claude's)
  *   and Converse alike;
  * - guardrails (`guardrails`: guardrail.ts): taken in InvokeModel's headers and Converse's `guardrailConfig`, checked,
- *   and intervening on their trigger word as Bedrock answers then.
+ *   and intervening on their trigger word as Bedrock answers then; Claude's stream scanned in sync mode unless the body
+ *   asks async (`amazon-bedrock-guardrailConfig`); an `enforced` one on every call.
  * What Claude answers comes from the Anthropic mock (one runs inside, under the model id's Claude name), so the
  * scenarios are the same as everywhere (README).
  * @module
@@ -28,7 +29,22 @@ import type { RecordedRequest } from '../shared/types'
 import { inputTokens } from '../shared/scenario'
 import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
 import { chunkMessage, exceptionMessage, frameMessage } from './event-stream'
-import { claudeTexts, converseIntervened, converseTexts, invokeIntervened, type MockGuardrail, readConverseGuardrail, readInvokeGuardrail, triggered } from './guardrail'
+import {
+	claudeTexts,
+	converseIntervened,
+	converseTexts,
+	enforcedGuard,
+	type Guard,
+	guardOutputEvents,
+	guardOutputJson,
+	invokeIntervened,
+	type MockGuardrail,
+	readConverseGuardrail,
+	readInvokeGuardrail,
+	readStreamMode,
+	STREAM_CONFIG,
+	triggered,
+} from './guardrail'
 import type { AwsMetadataMock } from './metadata'
 import { checkSigV4, type IamKeys } from './sigv4'
 
@@ -55,6 +71,8 @@ export type BedrockMockOptions = {
 	roleKeys?: Pick<AwsMetadataMock, 'keysFor'>
 	/** The account's guardrails by identifier (an id or an ARN): their versions and trigger words (guardrail.ts). */
 	guardrails?: Record<string, MockGuardrail>
+	/** The identifier (in `guardrails`) of the account's enforced guardrail, applied to every call unasked (guardrail.ts). */
+	enforced?: string
 }
 
 export type BedrockMock = {
@@ -148,10 +166,15 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
 		const guarded = readInvokeGuardrail(req.headers, opts.guardrails ?? {})
 		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
+		const mode = readStreamMode(b, guarded.guard !== undefined, streamed)
+		if ('invalid' in mode) return errorResponse(mode.invalid.status, mode.invalid.type, mode.invalid.message)
+		const guards = [guarded.guard, enforcedGuard(opts.guardrails ?? {}, opts.enforced)].filter((g): g is Guard => g !== undefined)
 		const texts = claudeTexts(b)
-		if (guarded.guard && triggered(texts, guarded.guard.trigger)) return invokeIntervened(claudeName(foundation), inputTokens({ inputTexts: texts, images: 0 }), guarded.guard, streamed)
+		const blocked = guards.find((g) => triggered(texts, g.trigger))
+		if (blocked) return invokeIntervened(claudeName(foundation), inputTokens({ inputTexts: texts, images: 0 }), blocked, streamed)
+		const scan = guards.find((g) => g.outputTrigger)
 
-		const { anthropic_version: _v, anthropic_beta: _b, ...rest } = b
+		const { anthropic_version: _v, anthropic_beta: _b, [STREAM_CONFIG]: _g, ...rest } = b
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
 		if (Array.isArray(betas) && betas.length) headers['anthropic-beta'] = betas.join(',')
 		const up = await fetch(`${inner.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: claudeName(foundation), stream: streamed }) })
@@ -160,8 +183,14 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			return errorResponse(up.status === 529 ? 503 : up.status, BEDROCK_TYPE[up.status] ?? 'InternalServerException', said.error?.message ?? 'error')
 		}
 		const common = { 'x-amzn-requestid': crypto.randomUUID() }
-		if (!streamed) return new Response(await up.text(), { status: 200, headers: { 'content-type': 'application/json', ...common } })
-		return new Response(framed(up.body!, f), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common } })
+		if (!streamed) {
+			const answer = await up.text()
+			return new Response(scan ? guardOutputJson(answer, scan) : answer, { status: 200, headers: { 'content-type': 'application/json', ...common } })
+		}
+		return new Response(framed(up.body!, f, scan && { guard: scan, async: mode.async }), {
+			status: 200,
+			headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common },
+		})
 	}
 
 	/** Converse for every model the mock serves (Claude too, as Bedrock does), answered by the shared scenario. */
@@ -173,7 +202,9 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		if (headers.has('x-amzn-bedrock-guardrailidentifier')) return errorResponse(400, 'ValidationException', '(mock) Converse takes its guardrail in guardrailConfig, not in X-Amzn-Bedrock-GuardrailIdentifier')
 		const guarded = readConverseGuardrail(body, streamed, opts.guardrails ?? {})
 		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
-		if (guarded.guard && triggered(converseTexts(body as Record<string, unknown>), guarded.guard.trigger)) return converseIntervened(inputTokens(read.conv), guarded.guard, streamed)
+		const texts = converseTexts(body as Record<string, unknown>)
+		const blocked = [guarded.guard, enforcedGuard(opts.guardrails ?? {}, opts.enforced)].find((g) => g && triggered(texts, g.trigger))
+		if (blocked) return converseIntervened(inputTokens(read.conv), blocked, streamed)
 		const { body: answer, events } = answerConverse(read, cache)
 		const common = { 'x-amzn-requestid': crypto.randomUUID() }
 		if (!streamed) return Response.json(answer, { headers: common })
@@ -242,17 +273,19 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 /**
  * The Anthropic mock's SSE as Bedrock's event stream: one `chunk` message per event, sent as its own write;
  * `message_stop` with the invocation metrics Bedrock adds; Anthropic's `event: error` as an exception message.
+ * `scan`: a guardrail scanning the output, in sync or async mode (guardrail.ts `guardOutputEvents`).
  */
-function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined): ReadableStream<Uint8Array> {
+function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined, scan?: { guard: Guard; async: boolean }): ReadableStream<Uint8Array> {
 	return new ReadableStream<Uint8Array>({
 		async start(ctl) {
 			const text = await new Response(sse).text()
-			const events: { event: string; data: string }[] = []
+			let events: { event: string; data: string }[] = []
 			for (const block of text.split('\n\n')) {
 				const event = /^event: (.*)$/m.exec(block)?.[1]
 				const data = /^data: (.*)$/m.exec(block)?.[1]
 				if (event && data) events.push({ event, data })
 			}
+			if (scan && !events.some((e) => e.event === 'error')) events = guardOutputEvents(events, scan.guard, scan.async)
 			let input = 0
 			let output = 0
 			for (const [i, e] of events.entries()) {
@@ -270,7 +303,7 @@ function framed(sse: ReadableStream<Uint8Array>, f: BedrockFault | undefined): R
 				input = parsed.message?.usage?.input_tokens ?? input
 				output = parsed.usage?.output_tokens ?? output
 				if (e.event === 'message_stop')
-					data = JSON.stringify({ type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: input, outputTokenCount: output, invocationLatency: 12, firstByteLatency: 3 } })
+					data = JSON.stringify({ ...JSON.parse(data), 'amazon-bedrock-invocationMetrics': { inputTokenCount: input, outputTokenCount: output, invocationLatency: 12, firstByteLatency: 3 } })
 				const msg = chunkMessage(data)
 				if (f?.kind === 'bad-crc' && i === f.atEvent) msg[msg.length - 1]! ^= 0xff
 				ctl.enqueue(msg)

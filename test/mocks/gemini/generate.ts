@@ -20,7 +20,10 @@ import { checkContents, checkFunctionNames, checkStopSequences, checkJsonWithFun
 
 /** Usage after `candidates` answer tokens and `thoughts` thinking tokens (cumulative, like the API's chunks). */
 function usageOf(p: Plan, candidates: number, thoughts: number, images: number): Obj {
-	const u: Obj = { promptTokenCount: p.usage.input, candidatesTokenCount: candidates, totalTokenCount: p.usage.input + candidates + thoughts }
+	const toolUse = p.usage.toolUse ?? 0
+	const u: Obj = { promptTokenCount: p.usage.input, candidatesTokenCount: candidates, totalTokenCount: p.usage.input + toolUse + candidates + thoughts }
+	// What built-in tools fed back is apart from the prompt, in the total (`#tool-use`).
+	if (toolUse > 0) u.toolUsePromptTokenCount = toolUse
 	if (thoughts > 0) u.thoughtsTokenCount = thoughts
 	// cachedContentTokenCount is part of promptTokenCount (not added to it).
 	if (p.usage.cached > 0) u.cachedContentTokenCount = p.usage.cached

@@ -2,7 +2,8 @@
  * POST /v1beta/interactions (ai.google.dev/api/interactions-api), the step model: `input` as a string, content, or
  * steps (`user_input`, `model_output`, `thought`, `function_call`, `function_result`), `system_instruction`, function
  * tools (`{type: 'function', name, parameters}`; a `google_search` tool with `#search` adds a search step pair before
- * the answer), `generation_config` (`max_output_tokens`, `stop_sequences`, `thinking_summaries: 'auto'` to think,
+ * the answer, and the results it fed the model back as `usage.total_tool_use_tokens`, `SEARCH_TOOL_TOKENS`, apart from
+ * `total_input_tokens` and counted in `total_tokens`), `generation_config` (`max_output_tokens`, `stop_sequences`, `thinking_summaries: 'auto'` to think,
  * `tool_choice`). The answer is an Interaction (`steps`, `status`, `usage` with `total_input_tokens`,
  * `total_output_tokens`, `total_thought_tokens`, `total_cached_tokens`), or with `stream: true` its events (`interaction.created`,
  * `step.start`/`step.delta`/`step.stop`, `interaction.completed` without steps). Like the API it refuses a
@@ -14,6 +15,9 @@ import { frame, json, type Reply, sse } from '../shared/reply'
 import { argKeyOf, forcedTool, plan, resultText, type Conversation, type ToolSpec } from '../shared/scenario'
 import { hash36, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
+
+/** The tokens of the search results a `google_search` step fed the model (`total_tool_use_tokens`). */
+export const SEARCH_TOOL_TOKENS = 12
 
 /** The signature the mock puts on a thought: what it accepts back. */
 export const interactionThoughtSignature = (text: string) => `ixsig_${hash36(`thought|${text}`)}`
@@ -91,6 +95,7 @@ export function createInteraction(body: unknown, jsonError: boolean): Reply {
 	for (const [i, call] of p.calls.entries()) steps.push({ type: 'function_call', id: `fc_${hash36(`${id}|${i}`)}`, name: call.name, arguments: call.args })
 	const status = p.calls.length ? 'requires_action' : p.finish === 'length' ? 'incomplete' : 'completed'
 	const usage: Obj = { total_input_tokens: p.usage.input, total_output_tokens: p.usage.output - p.usage.reasoning, total_tokens: p.usage.input + p.usage.output }
+	if (searched) Object.assign(usage, { total_tool_use_tokens: SEARCH_TOOL_TOKENS, total_tokens: Number(usage.total_tokens) + SEARCH_TOOL_TOKENS })
 	if (p.usage.reasoning) usage.total_thought_tokens = p.usage.reasoning
 	// The cached part of the prompt, included in total_input_tokens (`#cache`).
 	if (p.usage.cached) usage.total_cached_tokens = p.usage.cached

@@ -22,7 +22,8 @@
  *   reports writes; OpenAI and Gemini count them as plain prompt tokens), `#write-cache-1h` reports those writes as
  *   1-hour ones (Anthropic `cache_creation.ephemeral_1h_input_tokens`), `#audio` 10 uncached input tokens and 5 answer
  *   tokens as audio (OpenAI `*_tokens_details.audio_tokens`, Gemini modality AUDIO), `#image-out` 5 answer tokens as
- *   image output (Gemini `candidatesTokensDetails` modality IMAGE).
+ *   image output (Gemini `candidatesTokensDetails` modality IMAGE), `#tool-use` 7 tokens that built-in tools fed back
+ *   (Gemini's `toolUsePromptTokenCount`, apart from and on top of the prompt; no other vendor reports them).
  * @module
  */
 
@@ -101,7 +102,12 @@ export interface PlanUsage {
 	imageOutput?: number
 	/** The part of `cached` that was audio (`#cached-audio`, which is also `#cache`): Gemini's `cacheTokensDetails` AUDIO. */
 	cachedAudio?: number
+	/** Tokens built-in tools fed back, beyond `input` (`#tool-use`): Gemini's `toolUsePromptTokenCount`. */
+	toolUse?: number
 }
+
+/** The tokens `#tool-use` reports as fed back by built-in tools. */
+export const TOOL_USE_TOKENS = 7
 
 export interface Plan {
 	thinking: string
@@ -185,6 +191,7 @@ export function plan(c: Conversation): Plan {
 			...(audioOutput > 0 && { audioOutput }),
 			...(imageOutput > 0 && { imageOutput }),
 			...(cached > 0 && tagged('#cached-audio') && { cachedAudio: cached }),
+			...(tagged('#tool-use') && { toolUse: TOOL_USE_TOKENS }),
 		}
 	}
 

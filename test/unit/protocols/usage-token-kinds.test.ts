@@ -36,10 +36,12 @@ describe('usage sub-counts priced apart', () => {
 			cacheTokensDetails: [{ modality: 'IMAGE', tokenCount: 300 }],
 			toolUsePromptTokensDetails: [{ modality: 'TEXT', tokenCount: 20 }, { modality: 'IMAGE', tokenCount: 30 }],
 		})
-		expect(u).toEqual({ input: 750, output: 10, cacheRead: 300, cacheWrite: 0, reasoning: 0, audioInput: 100, imageInput: 530 })
-		// Back to a Gemini client: the prompt's split, text being what is left.
+		expect(u).toEqual({ input: 750, output: 10, cacheRead: 300, cacheWrite: 0, reasoning: 0, audioInput: 100, imageInput: 530, toolUseInput: 50 })
+		// Back to a Gemini client: the tools' tokens apart from the prompt as Gemini gives them, the prompt's split
+		// summing to the prompt, text being what is left.
+		expect(geminiEncode(u!)).toMatchObject({ promptTokenCount: 1000, toolUsePromptTokenCount: 50, totalTokenCount: 1060 })
 		expect(geminiEncode(u!).promptTokensDetails).toEqual([
-			{ modality: 'TEXT', tokenCount: 420 },
+			{ modality: 'TEXT', tokenCount: 370 },
 			{ modality: 'IMAGE', tokenCount: 530 },
 			{ modality: 'AUDIO', tokenCount: 100 },
 		])

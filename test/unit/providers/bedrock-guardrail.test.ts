@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { guardrailProblem } from '../../../src/config/channel-settings'
-import { guardedEvent, guardedJson, guardrailHeaders, guardrailOf } from '../../../src/providers/bedrock-guardrail'
+import { guardedEvent, guardedJson, guardrailHeaders, guardrailOf, withStreamMode } from '../../../src/providers/bedrock-guardrail'
 import { anthropicSseOf } from '../../../src/providers/bedrock-stream'
 import { chunkMessage, exceptionMessage } from '../../mocks/bedrock/event-stream'
 
@@ -54,6 +54,33 @@ describe('bedrock guardrail', () => {
 			'x-amzn-bedrock-guardrailversion': 'DRAFT',
 			'x-amzn-bedrock-trace': 'ENABLED_FULL',
 		})
+	})
+
+	it("should put the async stream mode in InvokeModel's body only for a guardrail that asks it", () => {
+		const body = (settings: Record<string, unknown>) => {
+			const b: Record<string, unknown> = { max_tokens: 5 }
+			withStreamMode(ch(settings), b)
+			return b
+		}
+		expect(body({ guardrail_identifier: 'gr1', guardrail_version: '1', guardrail_stream_mode: 'async' })).toEqual({ max_tokens: 5, 'amazon-bedrock-guardrailConfig': { streamProcessingMode: 'ASYNCHRONOUS' } })
+		// Sync is Bedrock's default; without a guardrail Bedrock refuses the member.
+		expect(body({ guardrail_identifier: 'gr1', guardrail_version: '1', guardrail_stream_mode: 'sync' })).toEqual({ max_tokens: 5 })
+		expect(body({ guardrail_stream_mode: 'async' })).toEqual({ max_tokens: 5 })
+	})
+
+	it('should end an async stream whose guardrail intervened after the text as a refusal, the text kept', async () => {
+		const frames = await guardedStream([
+			START,
+			{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+			{ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'The secret is' } },
+			{ type: 'content_block_stop', index: 0 },
+			{ type: 'message_delta', delta: { stop_reason: 'guardrail_intervened', stop_sequence: null }, usage: { output_tokens: 4 } },
+			{ type: 'message_stop', 'amazon-bedrock-guardrailAction': 'INTERVENED' },
+		])
+		expect(frames.map((f) => f.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+		expect(frames[2]!.data.delta.text).toBe('The secret is')
+		expect(frames[4]!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null }, usage: { output_tokens: 4 } })
+		expect(frames[5]!.data).toEqual({ type: 'message_stop' })
 	})
 
 	it('should leave an event that names no guardrail member as it came, unparsed', () => {

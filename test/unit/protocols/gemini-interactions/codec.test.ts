@@ -6,6 +6,7 @@ import type { StreamEvent } from '../../../../src/core/events'
 import type { ChatResponse, Part } from '../../../../src/core/ir'
 import type { SseFrame } from '../../../../src/core/sse'
 import { geminiInteractions, interactionsCodec } from '../../../../src/protocols/gemini-interactions'
+import { decodeUsage as decodeGeminiUsage, encodeUsage as encodeGeminiUsage } from '../../../../src/protocols/gemini/usage'
 import { decodeUsage, encodeUsage } from '../../../../src/protocols/gemini-interactions/response'
 
 const decode = (body: Record<string, unknown>) => geminiInteractions.decodeRequest(body as never)
@@ -318,5 +319,15 @@ describe('gemini-interactions usage by modality', () => {
 		// Gemini's tool-use prompt (search results fed back) is uncached input, its audio too.
 		expect(decodeUsage({ total_input_tokens: 10, total_tool_use_tokens: 4, tool_use_tokens_by_modality: [{ modality: 'audio', tokens: 4 }] })).toMatchObject({ input: 14, audioInput: 4 })
 		expect(Object.keys(encodeUsage({ input: 5, output: 2 }))).toEqual(['total_input_tokens', 'total_output_tokens', 'total_tokens'])
+	})
+
+	it("should keep the tools' tokens apart through the canonical usage: Interactions and generateContent alike", () => {
+		const u = decodeUsage({ total_input_tokens: 10, total_cached_tokens: 2, total_tool_use_tokens: 4, total_output_tokens: 3, total_tokens: 17 })
+		expect(u).toEqual({ input: 12, output: 3, cacheRead: 2, cacheWrite: 0, reasoning: 0, toolUseInput: 4 })
+		expect(encodeUsage(u!)).toEqual({ total_input_tokens: 10, total_cached_tokens: 2, total_output_tokens: 3, total_tool_use_tokens: 4, total_tokens: 17 })
+		const fromGemini = decodeGeminiUsage({ promptTokenCount: 10, toolUsePromptTokenCount: 4, candidatesTokenCount: 3, thoughtsTokenCount: 1, totalTokenCount: 18 })
+		expect(fromGemini).toMatchObject({ input: 14, output: 4, toolUseInput: 4 })
+		expect(encodeUsage(fromGemini!)).toMatchObject({ total_input_tokens: 10, total_tool_use_tokens: 4, total_output_tokens: 3, total_thought_tokens: 1, total_tokens: 18 })
+		expect(encodeGeminiUsage(fromGemini!)).toMatchObject({ promptTokenCount: 10, toolUsePromptTokenCount: 4, candidatesTokenCount: 3, totalTokenCount: 18 })
 	})
 })
