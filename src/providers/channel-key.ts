@@ -76,10 +76,10 @@ async function vertexKeyProblem(c: Saved, from: KeySource): Promise<KeyProblem |
 	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
 	if (!cred) {
 		if (!EXPRESS_KEY.test(c.apiKey))
-			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user or external_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
+			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user, external_account or impersonated_service_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
 		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
 		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
-		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account, impersonated_service_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
 		return undefined
 	}
 	if (!cred.projectId && !(typeof c.settings.project === 'string' && c.settings.project))

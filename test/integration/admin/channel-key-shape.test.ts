@@ -118,7 +118,7 @@ describe('bedrock and vertex keys at save time', () => {
 	})
 })
 
-describe('vertex authorized_user and external_account keys at save time', () => {
+describe('vertex authorized_user, external_account and impersonated_service_account keys at save time', () => {
 	const REFRESH = '1//0gMockRefreshTokenDoNotSay-0123456789abcdefghijklmnop'
 	const CLIENT_SECRET = 'd-FL95Q19q7MockClientSecretDoNotSay'
 	const user = { type: 'authorized_user', client_id: '764086051850-mock.apps.googleusercontent.com', client_secret: CLIENT_SECRET, refresh_token: REFRESH, quota_project_id: 'proj-keys' }
@@ -129,6 +129,13 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 		token_url: 'https://sts.googleapis.com/v1/token',
 		credential_source: { url: 'http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01', headers: { Metadata: 'True' }, format: { type: 'json', subject_token_field_name: 'access_token' } },
 		service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@proj-keys.iam.gserviceaccount.com:generateAccessToken',
+		quota_project_id: 'proj-keys',
+	}
+	const impersonated = {
+		delegates: [],
+		service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@proj-keys.iam.gserviceaccount.com:generateAccessToken',
+		source_credentials: user,
+		type: 'impersonated_service_account',
 		quota_project_id: 'proj-keys',
 	}
 	const key = (o: Record<string, unknown>) => JSON.stringify(o)
@@ -146,7 +153,12 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 			[9, key({ ...workload, credential_source: { url: 'http://169.254.169.254/token', format: { type: 'json' } } }), '`credential_source.format.subject_token_field_name`'],
 			[10, key({ ...workload, service_account_impersonation_url: 'iamcredentials.googleapis.com/x' }), '`service_account_impersonation_url` must be an http(s) URL'],
 			[11, key({ ...workload, service_account_impersonation: { token_lifetime_seconds: 60 } }), '`service_account_impersonation.token_lifetime_seconds`'],
-			[12, key({ ...user, type: 'impersonated_service_account' }), 'credentials of type "impersonated_service_account" are not supported'],
+			[12, key({ ...user, type: 'external_account_authorized_user' }), 'credentials of type "external_account_authorized_user" are not supported'],
+			[14, key({ ...impersonated, source_credentials: { ...user, refresh_token: undefined } }), 'in `source_credentials`: an authorized_user key needs `refresh_token`'],
+			[15, key({ ...impersonated, source_credentials: impersonated }), 'in `source_credentials`: credentials of type "impersonated_service_account" are not supported'],
+			[16, key({ ...impersonated, delegates: 'a@b' }), '`delegates` must be a list of service accounts'],
+			[17, key({ ...impersonated, service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@p.iam.gserviceaccount.com' }), 'must be a generateAccessToken URL'],
+			[18, key({ ...impersonated, source_credentials: { ...workload, credential_source: { file: '/var/run/secrets/tokens/gcp-token' } } }), "(`source_credentials.credential_source.file`) is taken only from GATEWAY_CONFIG"],
 			// Only GATEWAY_CONFIG and the quick start name files on the host: here any one-line file could go to a token_url of the caller's.
 			[13, key({ ...workload, credential_source: { file: '/var/run/secrets/tokens/gcp-token' } }), "a key naming a file on the gateway's host (`credential_source.file`) is taken only from GATEWAY_CONFIG"],
 		] as const) {
@@ -179,8 +191,9 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-user', api_key: key(user) } }),
 			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-wif', api_key: key(workload) } }),
 			await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-wif-text', api_key: key({ ...workload, credential_source: { url: 'http://metadata.internal/token' } }) } }),
+			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-imp', api_key: key({ ...impersonated, delegates: ['d@proj-keys.iam.gserviceaccount.com'] }) } }),
 		]
-		expect(made.map((r) => r.status)).toEqual([201, 201, 201])
+		expect(made.map((r) => r.status)).toEqual([201, 201, 201, 201])
 		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])
 		for (const secret of [REFRESH, CLIENT_SECRET]) expect(answers).not.toContain(secret)
 	})

@@ -5,8 +5,9 @@
  *   grant of the mock's user credentials (`user`, user.ts), issuing `ya29.user-N`: Vertex refuses those without an
  *   `x-goog-user-project` (403, Google's words for ADC user credentials without a quota project);
  * - workload identity federation (sts.ts): STS's `POST /v1/token` (`ya29.sts-N`), generateAccessToken's
- *   `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken` (`ya29.imp-N`), and `GET /subject-token`, the
- *   workload's identity provider as a URL source;
+ *   `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken` (`ya29.imp-N`, for any live token the mock
+ *   issued: an STS token, a user's, a service account's), and `GET /subject-token`, the workload's identity provider as
+ *   a URL source;
  * - `POST /v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:rawPredict|streamRawPredict`:
  *   Anthropic's Messages body without `model`, with `anthropic_version: "vertex-2023-10-16"` (Anthropic's 400 in
  *   Anthropic's shape otherwise), `stream: true` for streamRawPredict; betas in the `anthropic-beta` header
@@ -123,7 +124,7 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			tokenRequests.push({ path: url.pathname, headers: Object.fromEntries(req.headers), form: form && Object.fromEntries(form), body: json })
 		}
 		if (url.pathname === '/subject-token') return subjectTokenResponse(req, workload)
-		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, (t) => t.startsWith('ya29.sts-') && live(t), () => mint('imp', 3600))
+		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, live, () => mint('imp', 3600))
 		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }))
 		if (url.pathname === '/token') {
 			if (tokenDelayMs) await Bun.sleep(tokenDelayMs)

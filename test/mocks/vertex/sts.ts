@@ -9,9 +9,11 @@
  *   `{error, error_description}` (400 `invalid_request`, `invalid_target`, `invalid_scope`, `invalid_grant`);
  * - `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken`
  *   (https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken):
- *   `Authorization: Bearer {STS token}`, `{"scope": [...], "lifetime": "3600s"}` → `{accessToken, expireTime}`; Google's
- *   `{error: {code, message, status}}` otherwise (401 for a token STS did not issue, 403 for another service account,
- *   400 for a lifetime past an hour, the default organization policy's limit);
+ *   `Authorization: Bearer {caller's token}`, `{"delegates"?: [...], "scope": [...], "lifetime": "3600s"}` →
+ *   `{accessToken, expireTime}`; Google's `{error: {code, message, status}}` otherwise (401 for a token the mock did not
+ *   issue, 403 for a service account the caller may not impersonate, 400 for a lifetime past an hour, the default
+ *   organization policy's limit). The caller may impersonate `serviceAccount` and `delegate`; `chained` only through
+ *   `delegate` (`delegates: ["projects/-/serviceAccounts/{delegate}"]`), whom it trusts;
  * - `GET /subject-token`: the workload's identity provider as a URL source (shaped like Azure's instance metadata
  *   service: `Metadata: true` required, `{"access_token": …}`), for `credential_source.url`.
  * @module
@@ -23,8 +25,12 @@ export type Workload = {
 	audience: string
 	/** The workload's OIDC token (a JWT) the provider takes. */
 	subjectToken: string
-	/** The service account the federated identity may impersonate. */
+	/** The service account the federated identity (or any caller the mock issued a token to) may impersonate. */
 	serviceAccount: string
+	/** A service account the caller may impersonate, which may impersonate `chained`. */
+	delegate: string
+	/** A service account reached only through `delegate`. */
+	chained: string
 }
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
@@ -34,7 +40,7 @@ export function testWorkload(projectNumber: string, project: string): Workload {
 	const audience = `//iam.googleapis.com/projects/${projectNumber}/locations/global/workloadIdentityPools/mock-pool/providers/mock-k8s`
 	const claims = { iss: 'https://kubernetes.default.svc', sub: 'system:serviceaccount:default:gateway', aud: audience, exp: Math.floor(Date.now() / 1000) + 3600 }
 	const subjectToken = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(claims)}.${Buffer.from(crypto.getRandomValues(new Uint8Array(64))).toString('base64url')}`
-	return { audience, subjectToken, serviceAccount: `vertex-caller@${project}.iam.gserviceaccount.com` }
+	return { audience, subjectToken, serviceAccount: `vertex-caller@${project}.iam.gserviceaccount.com`, delegate: `delegate@${project}.iam.gserviceaccount.com`, chained: `chained@${project}.iam.gserviceaccount.com` }
 }
 
 /**
@@ -76,17 +82,23 @@ const googleError = (code: number, status: string, message: string) => Response.
 
 export const IMPERSONATE_PATH = /^\/v1\/projects\/-\/serviceAccounts\/([^/:]+):generateAccessToken$/
 
-/** generateAccessToken's answer; `stsToken` says whether a bearer is a live STS token; `issue` makes the token. */
-export async function impersonateResponse(req: Request, email: string, w: Workload, stsToken: (bearer: string) => boolean, issue: () => string): Promise<Response> {
+/** generateAccessToken's answer; `liveToken` says whether a bearer is a live token the mock issued; `issue` makes the token. */
+export async function impersonateResponse(req: Request, email: string, w: Workload, liveToken: (bearer: string) => boolean, issue: () => string): Promise<Response> {
 	const bearer = (req.headers.get('authorization') ?? '').replace(/^Bearer /, '')
-	if (!stsToken(bearer)) return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.')
-	if (decodeURIComponent(email) !== w.serviceAccount) return googleError(403, 'PERMISSION_DENIED', "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).")
-	let body: { scope?: unknown; lifetime?: unknown }
+	if (!liveToken(bearer)) return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.')
+	let body: { delegates?: unknown; scope?: unknown; lifetime?: unknown }
 	try {
 		body = (await req.json()) as typeof body
 	} catch {
 		return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.')
 	}
+	const delegates = body.delegates ?? []
+	if (!Array.isArray(delegates) || delegates.some((d) => typeof d !== 'string' || !d.startsWith('projects/-/serviceAccounts/')))
+		return googleError(400, 'INVALID_ARGUMENT', 'Invalid value at \'delegates\': each must be projects/-/serviceAccounts/{ACCOUNT_EMAIL_OR_UNIQUEID}.')
+	// Each link may impersonate the next: the caller the first, a delegate the target.
+	const chain = [...(delegates as string[]).map((d) => d.slice('projects/-/serviceAccounts/'.length)), decodeURIComponent(email)]
+	const trusts = (from: string | undefined, to: string) => (from === undefined ? to === w.serviceAccount || to === w.delegate : from === w.delegate && to === w.chained)
+	if (chain.some((to, i) => !trusts(chain[i - 1], to))) return googleError(403, 'PERMISSION_DENIED', "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).")
 	if (!Array.isArray(body.scope) || !body.scope.includes('https://www.googleapis.com/auth/cloud-platform')) return googleError(400, 'INVALID_ARGUMENT', 'Scope required.')
 	const lifetime = typeof body.lifetime === 'string' ? /^(\d+)s$/.exec(body.lifetime)?.[1] : '3600'
 	if (lifetime === undefined || Number(lifetime) > 3600) return googleError(400, 'INVALID_ARGUMENT', 'The lifetime must be between 1s and 3600s.')
@@ -97,4 +109,20 @@ export async function impersonateResponse(req: Request, email: string, w: Worklo
 export function subjectTokenResponse(req: Request, w: Workload): Response {
 	if (req.headers.get('metadata') !== 'true') return Response.json({ error: 'bad_request', error_description: 'Required metadata header not specified' }, { status: 400 })
 	return Response.json({ access_token: w.subjectToken, expires_in: '3599', token_type: 'Bearer' })
+}
+
+/**
+ * An `impersonated_service_account` file, as `gcloud auth application-default login --impersonate-service-account`
+ * writes it: `source` (a credentials JSON) impersonates `target` through `delegates`, generateAccessToken at the mock's `origin`.
+ * @example impersonatedKey(v.url, v.workload.serviceAccount, v.user.json, [], 'proj-1')
+ */
+export function impersonatedKey(origin: string, target: string, source: string, delegates: string[], quotaProject?: string): string {
+	const key: Record<string, unknown> = {
+		delegates,
+		service_account_impersonation_url: `${origin}/v1/projects/-/serviceAccounts/${target}:generateAccessToken`,
+		source_credentials: JSON.parse(source),
+		type: 'impersonated_service_account',
+	}
+	if (quotaProject) key.quota_project_id = quotaProject
+	return JSON.stringify(key)
 }
