@@ -28,6 +28,7 @@
 import { startAnthropicMock } from '../anthropic'
 import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
+import type { AwsKeys } from './aws-subject'
 import { isEmbeddingModel, predictEmbeddings } from './embed'
 import type { GoogleMetadataMock } from './metadata'
 import { formOf, type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
@@ -36,8 +37,11 @@ import { type AuthorizedUserKey, refreshResponse, testAuthorizedUser } from './u
 
 export type VertexFault = { status: number; googleStatus: string; message?: string }
 
-/** `metadata`: a metadata server (metadata.ts) whose tokens are taken as well as the mock's own. */
-export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'> }
+/**
+ * `metadata`: a metadata server (metadata.ts) whose tokens are taken as well as the mock's own. `awsKeys`: the AWS keys
+ * STS's GetCallerIdentity check knows (an AWS subject token: aws-subject.ts).
+ */
+export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'>; awsKeys?: AwsKeys }
 
 export type VertexMock = {
 	readonly url: string
@@ -125,7 +129,7 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		}
 		if (url.pathname === '/subject-token') return subjectTokenResponse(req, workload)
 		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, live, () => mint('imp', 3600))
-		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }))
+		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }), opts.awsKeys)
 		if (url.pathname === '/token') {
 			if (tokenDelayMs) await Bun.sleep(tokenDelayMs)
 			if (tokenFault) return Response.json({ error: tokenFault.error, error_description: tokenFault.description }, { status: tokenFault.status })

@@ -18,6 +18,7 @@
  *   service: `Metadata: true` required, `{"access_token": …}`), for `credential_source.url`.
  * @module
  */
+import { AWS_SUBJECT_TYPE, type AwsKeys, checkAwsSubject } from './aws-subject'
 import { refuse } from './oauth'
 
 export type Workload = {
@@ -63,17 +64,23 @@ export function externalAccountKey(origin: string, w: Workload, source: Record<s
 	return JSON.stringify(key)
 }
 
-const SUBJECT_TYPES = ['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:id_token', 'urn:ietf:params:oauth:token-type:saml2']
+const SUBJECT_TYPES = ['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:id_token', 'urn:ietf:params:oauth:token-type:saml2', AWS_SUBJECT_TYPE]
 
-/** STS's answer to one token exchange (`form` from formOf, undefined when no form POST). */
-export function stsResponse(form: URLSearchParams | undefined, w: Workload, issue: () => { token: string; expiresIn: number }): Response {
+/**
+ * STS's answer to one token exchange (`form` from formOf, undefined when no form POST); an AWS subject token is checked
+ * against the AWS keys `awsKeys` knows (aws-subject.ts), any other must be the workload's.
+ */
+export function stsResponse(form: URLSearchParams | undefined, w: Workload, issue: () => { token: string; expiresIn: number }, awsKeys?: AwsKeys): Response {
 	if (!form) return refuse(400, 'invalid_request', 'Invalid request: the body must be application/x-www-form-urlencoded.')
 	if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:token-exchange') return refuse(400, 'invalid_request', 'Invalid value for "grant_type".')
 	if (form.get('requested_token_type') !== 'urn:ietf:params:oauth:token-type:access_token') return refuse(400, 'invalid_request', 'Invalid value for "requested_token_type".')
 	if (!SUBJECT_TYPES.includes(form.get('subject_token_type') ?? '')) return refuse(400, 'invalid_request', 'Invalid value for "subject_token_type".')
 	if (form.get('audience') !== w.audience) return refuse(400, 'invalid_target', 'The target service indicated by the "audience" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn\'t exist.')
 	if (!form.get('scope')?.split(' ').includes('https://www.googleapis.com/auth/cloud-platform')) return refuse(400, 'invalid_scope', 'Invalid value for "scope".')
-	if (form.get('subject_token') !== w.subjectToken) return refuse(400, 'invalid_grant', 'The ID Token is invalid: signature verification failed.')
+	if (form.get('subject_token_type') === AWS_SUBJECT_TYPE) {
+		const why = checkAwsSubject(form.get('subject_token') ?? '', w.audience, awsKeys)
+		if (why) return refuse(400, 'invalid_grant', why)
+	} else if (form.get('subject_token') !== w.subjectToken) return refuse(400, 'invalid_grant', 'The ID Token is invalid: signature verification failed.')
 	const { token, expiresIn } = issue()
 	return Response.json({ access_token: token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: expiresIn })
 }
