@@ -144,25 +144,40 @@ async function run(src: ExecutableSource, ctx: ExecutableContext): Promise<strin
 	if (src.outputFile) env.GOOGLE_EXTERNAL_ACCOUNT_OUTPUT_FILE = src.outputFile
 	let proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
 	try {
-		proc = Bun.spawn(src.argv, { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+		// Its own process group, so that the timeout kills what it started too (a shell's `sleep` would hold the pipe open).
+		proc = Bun.spawn(src.argv, { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', detached: true })
 	} catch (e) {
 		throw refused(src, `cannot be run (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
 	}
+	const late = Promise.withResolvers<'late'>()
 	let timedOut = false
 	const timer = setTimeout(() => {
 		timedOut = true
-		proc.kill('SIGKILL')
+		killGroup(proc)
+		// A process that left the group may still hold the output open: the call does not wait for it.
+		setTimeout(() => late.resolve('late'), 1_000).unref()
 	}, src.timeoutMs)
 	try {
 		// Standard error is drained (a full pipe would stall the command) but not kept: it may echo what the command was given.
-		const [out] = await Promise.all([bounded(proc.stdout), new Response(proc.stderr).arrayBuffer().catch(() => undefined), proc.exited])
-		if (timedOut)
+		const done = Promise.all([bounded(proc.stdout), new Response(proc.stderr).arrayBuffer().catch(() => undefined), proc.exited])
+		const ended = await Promise.race([done, late.promise])
+		if (ended === 'late' || timedOut)
 			throw new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, code: 'upstream_unreachable', detail: `external_account ${named(src)} did not finish within ${src.timeoutMs} ms` })
+		const [out] = ended
 		if (proc.exitCode !== 0) throw refused(src, `exited with ${proc.exitCode ?? `signal ${proc.signalCode}`}`)
 		if (out === undefined) throw refused(src, `printed more than ${MAX_BYTES} bytes: no response`)
 		return out
 	} finally {
 		clearTimeout(timer)
+	}
+}
+
+/** The command and every process it started (its group), else the command alone. */
+function killGroup(proc: Bun.Subprocess): void {
+	try {
+		process.kill(-proc.pid, 'SIGKILL')
+	} catch {
+		proc.kill('SIGKILL')
 	}
 }
 
