@@ -24,7 +24,7 @@ export type ExecutableContext = { audience: string; subjectTokenType: string; im
 
 type Env = Record<string, string | undefined>
 
-export const ALLOW_EXECUTABLES = 'GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES'
+const ALLOW_EXECUTABLES = 'GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES'
 const TIMEOUT = { min: 5_000, max: 120_000, default: 30_000 }
 /** Far above any token response; a command printing more is not answering. */
 const MAX_BYTES = 64 * 1024
@@ -39,8 +39,10 @@ const NOT_ALLOWED = `\`credential_source.executable\` runs a command on the gate
  * key's `check`, after channel-key.ts has refused a command given through the management API) and before each run.
  */
 export function checkExecutablesAllowed(env: Env = process.env): void {
-	if (env[ALLOW_EXECUTABLES] !== '1') throw misconfigured(NOT_ALLOWED)
+	if (!executablesAllowed(env)) throw misconfigured(NOT_ALLOWED)
 }
+
+const executablesAllowed = (env: Env) => env.GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES === '1'
 
 /**
  * The `credential_source.executable` of an external_account key; a malformed member is refused naming it.
@@ -76,7 +78,7 @@ const refused = (src: ExecutableSource, why: string) =>
  * retryable `upstream_unreachable` when it does not finish in time.
  */
 export async function executableSubjectToken(src: ExecutableSource, ctx: ExecutableContext): Promise<string> {
-	if (process.env[ALLOW_EXECUTABLES] !== '1') throw refused(src, NOT_ALLOWED)
+	if (!executablesAllowed(process.env)) throw refused(src, NOT_ALLOWED)
 	const cached = src.outputFile ? await cachedResponse(src) : undefined
 	if (cached) return cached
 	const stdout = await run(src, ctx)
@@ -133,19 +135,19 @@ function tokenOf(src: ExecutableSource, text: string, where: string, cached = fa
 
 /** The command's standard output, once it has exited 0 within its time. */
 async function run(src: ExecutableSource, ctx: ExecutableContext): Promise<string> {
-	const env: Record<string, string | undefined> = {
+	const childEnv: Record<string, string | undefined> = {
 		...process.env,
 		GOOGLE_EXTERNAL_ACCOUNT_AUDIENCE: ctx.audience,
 		GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE: ctx.subjectTokenType,
 		// The gateway has no one at a terminal to answer a prompt.
 		GOOGLE_EXTERNAL_ACCOUNT_INTERACTIVE: '0',
 	}
-	if (ctx.impersonatedEmail) env.GOOGLE_EXTERNAL_ACCOUNT_IMPERSONATED_EMAIL = ctx.impersonatedEmail
-	if (src.outputFile) env.GOOGLE_EXTERNAL_ACCOUNT_OUTPUT_FILE = src.outputFile
+	if (ctx.impersonatedEmail) childEnv.GOOGLE_EXTERNAL_ACCOUNT_IMPERSONATED_EMAIL = ctx.impersonatedEmail
+	if (src.outputFile) childEnv.GOOGLE_EXTERNAL_ACCOUNT_OUTPUT_FILE = src.outputFile
 	let proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
 	try {
 		// Its own process group, so that the timeout kills what it started too (a shell's `sleep` would hold the pipe open).
-		proc = Bun.spawn(src.argv, { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', detached: true })
+		proc = Bun.spawn(src.argv, { env: childEnv, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', detached: true })
 	} catch (e) {
 		throw refused(src, `cannot be run (${(e as NodeJS.ErrnoException).code ?? (e as Error).name})`)
 	}
