@@ -25,10 +25,11 @@ type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<s
 
 /**
  * Where the key comes from. `hostFiles: false` (a key given through the management API) refuses one naming a file on
- * the gateway's host, read at every token fetch and sent to the token endpoint the key names (an `azure` key's
- * `federated_token_file`, a `vertex` external_account's `credential_source.file`): such keys come only from the
- * operator's side of the host (GATEWAY_CONFIG, the quick-start variables), or a console administrator could have any
- * one-line file of the host (a Kubernetes service-account token, the gateway's secret key) sent to a server of theirs.
+ * the gateway's host, read (or run) at every token fetch and its output sent to the token endpoint the key names (an
+ * `azure` key's `federated_token_file`, a `vertex` external_account's `credential_source.file` or
+ * `credential_source.executable` command): such keys come only from the operator's side of the host (GATEWAY_CONFIG,
+ * the quick-start variables), or a console administrator could have any one-line file of the host (a Kubernetes
+ * service-account token, the gateway's secret key) sent to a server of theirs, or any command run.
  */
 export type KeySource = { hostFiles: boolean }
 
