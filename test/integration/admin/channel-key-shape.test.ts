@@ -163,6 +163,8 @@ describe('vertex authorized_user, external_account and impersonated_service_acco
 			[19, key({ ...workload, credential_source: { ...aws, regional_cred_verification_url: 'https://iam.amazonaws.com/?Action=CreateUser&UserName=x&Version=2010-05-08' } }), "must be AWS STS's GetCallerIdentity"],
 			[20, key({ ...workload, credential_source: { ...aws, regional_cred_verification_url: 'https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15&Action=AssumeRole' } }), "must be AWS STS's GetCallerIdentity"],
 			[21, key({ ...workload, credential_source: { ...aws, environment_id: 'aws2' } }), '`credential_source.environment_id` must be "aws1"'],
+			[23, key({ ...workload, credential_source: { executable: { command: '/bin/get-token', timeout_millis: 1000 } } }), '`credential_source.executable.timeout_millis` must be a whole number of milliseconds from 5000 to 120000'],
+			[24, key({ ...impersonated, source_credentials: { ...workload, credential_source: { executable: { command: '/bin/get-token' } } } }), '(`source_credentials.credential_source.executable.command`) is taken only from GATEWAY_CONFIG'],
 			[22, key({ ...workload, credential_source: { ...aws, region_url: 'ftp://169.254.169.254/zone' } }), '`credential_source.region_url` must be an http(s) URL'],
 			[9, key({ ...workload, credential_source: { url: 'http://169.254.169.254/token', format: { type: 'json' } } }), '`credential_source.format.subject_token_field_name`'],
 			[10, key({ ...workload, service_account_impersonation_url: 'iamcredentials.googleapis.com/x' }), '`service_account_impersonation_url` must be an http(s) URL'],
