@@ -98,7 +98,7 @@ async function cachedResponse(src: ExecutableSource): Promise<string | undefined
 		return undefined
 	}
 	if (!text.trim()) return undefined
-	// A failure or an expired token left there is run again over; a file that is no response at all is the command's fault.
+	// A failure or an expired token left there has the command run again; a file that is no response at all is its fault.
 	return tokenOf(src, text, `left in its output_file ${src.outputFile}`, true)
 }
 
