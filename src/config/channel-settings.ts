@@ -75,7 +75,7 @@ export const ChannelSettings = T.Object(
 		project: T.Optional(
 			T.String({
 				pattern: '^[a-z][a-z0-9.:-]*[a-z0-9]$',
-				description: "Vertex AI channels: the Google Cloud project id calls go to. Default: the service-account key's project_id, or an authorized_user or external_account key's quota_project_id",
+				description: "Vertex AI channels: the Google Cloud project id calls go to. Default: the service-account key's project_id, or an authorized_user, external_account or impersonated_service_account key's quota_project_id",
 			}),
 		),
 		// Read by providers/bedrock.ts `bedrockRegion` and providers/vertex.ts `vertexRegion`.

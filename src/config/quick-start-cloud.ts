@@ -15,7 +15,8 @@
  *   owner: AZURE_OPENAI_DEPLOYMENTS lists them, else the channel serves OpenAI's model names (the portal's default
  *   deployment name is the model's).
  * - Google Vertex AI (`vertex-default`): the credentials file GOOGLE_APPLICATION_CREDENTIALS names (a service-account
- *   key, `gcloud auth application-default login`'s authorized_user, workload identity federation's external_account),
+ *   key, `gcloud auth application-default login`'s authorized_user or, with --impersonate-service-account,
+ *   impersonated_service_account, workload identity federation's external_account),
  *   in GOOGLE_CLOUD_PROJECT (default: the key's project_id, or the others' quota_project_id), in GOOGLE_CLOUD_LOCATION
  *   (default `global`), as Google's SDKs read them
  *   (https://cloud.google.com/docs/authentication/application-default-credentials); GOOGLE_VERTEX_BASE_URL (read by
@@ -27,6 +28,7 @@
  * @module
  */
 import { servicePrincipalOf } from '../providers/azure-entra'
+import { GOOGLE_CREDENTIAL_TYPES } from '../providers/google/credentials'
 import { type EnvReader, envReader } from './env-vars'
 import { ConfigError } from './gateway-file'
 import { OPENAI_MODELS } from './quick-start'
@@ -255,14 +257,14 @@ async function vertex(r: EnvReader, ctx: Context): Promise<QuickStartChannel | u
 		return undefined
 	}
 	const type = file.type
-	if (type !== 'service_account' && type !== 'authorized_user' && type !== 'external_account') {
-		// impersonated_service_account, external_account_authorized_user…: Application Default Credentials for other
-		// Google services, perhaps, but not a kind of key this gateway takes.
+	if (!(GOOGLE_CREDENTIAL_TYPES as readonly unknown[]).includes(type)) {
+		// external_account_authorized_user, gdch_service_account…: Application Default Credentials for other Google
+		// services, perhaps, but not a kind of key this gateway takes.
 		const named = typeof type === 'string' && /^[a-z_]{1,40}$/.test(type) ? `"${type}"` : 'none'
-		ctx.warn(`GOOGLE_APPLICATION_CREDENTIALS names ${path}, a credentials file of type ${named}: the Vertex AI quick start takes a service_account, authorized_user or external_account file; no vertex-default channel`)
+		ctx.warn(`GOOGLE_APPLICATION_CREDENTIALS names ${path}, a credentials file of type ${named}: the Vertex AI quick start takes a ${GOOGLE_CREDENTIAL_TYPES.join(', ')} file; no vertex-default channel`)
 		return undefined
 	}
-	// A service account's key names its project; user and workload credentials may name the quota project they bill.
+	// A service account's key names its project; the other credentials may name the quota project they bill.
 	const own = type === 'service_account' ? 'project_id' : 'quota_project_id'
 	const projectVar = r.text('GOOGLE_CLOUD_PROJECT') ? 'GOOGLE_CLOUD_PROJECT' : 'GOOGLE_APPLICATION_CREDENTIALS'
 	const project = r.text('GOOGLE_CLOUD_PROJECT') ?? (typeof file[own] === 'string' && file[own] ? (file[own] as string) : undefined)

@@ -25,10 +25,11 @@ type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<s
 
 /**
  * Where the key comes from. `hostFiles: false` (a key given through the management API) refuses one naming a file on
- * the gateway's host, read at every token fetch and sent to the token endpoint the key names (an `azure` key's
- * `federated_token_file`, a `vertex` external_account's `credential_source.file`): such keys come only from the
- * operator's side of the host (GATEWAY_CONFIG, the quick-start variables), or a console administrator could have any
- * one-line file of the host (a Kubernetes service-account token, the gateway's secret key) sent to a server of theirs.
+ * the gateway's host, read (or run) at every token fetch and its output sent to the token endpoint the key names (an
+ * `azure` key's `federated_token_file`, a `vertex` external_account's `credential_source.file` or
+ * `credential_source.executable` command): such keys come only from the operator's side of the host (GATEWAY_CONFIG,
+ * the quick-start variables), or a console administrator could have any one-line file of the host (a Kubernetes
+ * service-account token, the gateway's secret key) sent to a server of theirs, or any command run.
  */
 export type KeySource = { hostFiles: boolean }
 
@@ -76,10 +77,10 @@ async function vertexKeyProblem(c: Saved, from: KeySource): Promise<KeyProblem |
 	// Google's API keys (`AIza…`, express mode's `AQ.…`) are URL-safe characters only.
 	if (!cred) {
 		if (!EXPRESS_KEY.test(c.apiKey))
-			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user or external_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
+			return { param: 'api_key', reason: 'neither a Google credentials JSON (a service-account key file, authorized_user, external_account or impersonated_service_account; starting with {) nor an express mode API key (letters, digits, . _ -)' }
 		// Globs count: `claude-*` would route Claude models to a key that cannot call them.
 		const claude = c.models.map((m) => c.modelMap[m] ?? m).filter(isClaudeModel)
-		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
+		if (claude.length) return { param: 'api_key', reason: `Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account, impersonated_service_account) or ambient, not an express mode API key (models ${claude.join(', ')})` }
 		return undefined
 	}
 	if (!cred.projectId && !(typeof c.settings.project === 'string' && c.settings.project))

@@ -11,7 +11,8 @@
  *   body, not a header: https://docs.anthropic.com/en/api/claude-on-vertex-ai); betas stay in `anthropic-beta`.
  *   Its answers and streams are Anthropic's, so Anthropic clients keep the fast path.
  * - Auth: a Google credentials JSON as an OAuth bearer token (google/credentials.ts: a service account's key, a user's
- *   `authorized_user` refresh token, workload identity federation's `external_account`), re-fetched once when Vertex
+ *   `authorized_user` refresh token, workload identity federation's `external_account`, a service account impersonated
+ *   with any of those, `impersonated_service_account`), re-fetched once when Vertex
  *   refuses a cached one with 401; or, for Gemini only, a Vertex express mode API key (`x-goog-api-key`, on
  *   `{origin}/v1/publishers/google/models/…`: https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/overview);
  *   or `ambient`: the token of the service account the gateway runs as, from the metadata server, and its project when
@@ -106,7 +107,7 @@ async function authorizeVertex(ch: Channel, req: UpstreamRequest, claude: boolea
 	}
 	if (!k.cred) {
 		if (claude) {
-			const why = 'Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account) or ambient, not an express mode API key'
+			const why = 'Claude on Vertex AI takes a credentials JSON (service_account, authorized_user, external_account, impersonated_service_account) or ambient, not an express mode API key'
 			throw new GatewayError('unavailable', `channel ${ch.name} (vertex): ${why}`, { retryable: true, code: 'channel_misconfigured' })
 		}
 		req.headers['x-goog-api-key'] = ch.apiKey

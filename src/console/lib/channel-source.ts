@@ -14,7 +14,7 @@ const QUICK_START_VARS: Record<string, { label: string; all: string }> = {
 	gemini: { label: 'GEMINI_API_KEY', all: 'GEMINI_API_KEY' },
 	bedrock: { label: 'AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID', all: 'AWS_BEARER_TOKEN_BEDROCK (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) with AWS_REGION' },
 	azure: { label: 'AZURE_OPENAI_API_KEY or AZURE_CLIENT_ID', all: 'AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY (or AZURE_TENANT_ID and AZURE_CLIENT_ID with AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE_PATH or AZURE_FEDERATED_TOKEN_FILE)' },
-	vertex: { label: 'GOOGLE_APPLICATION_CREDENTIALS', all: 'GOOGLE_APPLICATION_CREDENTIALS (a service_account, authorized_user or external_account credentials file)' },
+	vertex: { label: 'GOOGLE_APPLICATION_CREDENTIALS', all: 'GOOGLE_APPLICATION_CREDENTIALS (a service_account, authorized_user, impersonated_service_account or external_account credentials file)' },
 }
 
 /** The origin of a channel made at start (null for one made here or through the management API). */

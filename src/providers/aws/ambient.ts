@@ -84,22 +84,40 @@ async function containerCredentials(url: string, env: Env): Promise<IssuedToken<
 }
 
 async function instanceCredentials(endpoint: string): Promise<IssuedToken<AwsCredentials>> {
-	const service = 'aws instance metadata service'
 	const base = endpoint.replace(/\/+$/, '')
-	const session = await metadataRequest(service, `${base}/latest/api/token`, { method: 'PUT', headers: { 'x-aws-ec2-metadata-token-ttl-seconds': IMDS_SESSION_SECONDS } })
+	const headers = await imdsSession(IMDS_SERVICE, `${base}/latest/api/token`)
+	return roleCredentials(IMDS_SERVICE, `${base}/latest/meta-data/iam/security-credentials`, headers)
+}
+
+const IMDS_SERVICE = 'aws instance metadata service'
+
+/**
+ * The header of an IMDSv2 session (`PUT {tokenUrl}` with `X-aws-ec2-metadata-token-ttl-seconds`), which every metadata
+ * request then carries. Also for workload identity federation from AWS (google/aws-subject-token.ts), at the key's URL.
+ */
+export async function imdsSession(service: string, tokenUrl: string): Promise<Record<string, string>> {
+	const session = await metadataRequest(service, tokenUrl, { method: 'PUT', headers: { 'x-aws-ec2-metadata-token-ttl-seconds': IMDS_SESSION_SECONDS } })
 	if (!session.res.ok) throw refused(service, session.res.status, 'refused an IMDSv2 session token')
-	const headers = { 'x-aws-ec2-metadata-token': session.text.trim() }
-	const roles = await metadataRequest(service, `${base}/latest/meta-data/iam/security-credentials/`, { headers })
+	return { 'x-aws-ec2-metadata-token': session.text.trim() }
+}
+
+/**
+ * The instance role's credentials at `credentialsUrl` (`…/latest/meta-data/iam/security-credentials`, with or without
+ * its final slash): the role's name listed there, then `{credentialsUrl}/{role}`, each with `headers` (an IMDSv2 session's).
+ */
+export async function roleCredentials(service: string, credentialsUrl: string, headers: Record<string, string>): Promise<IssuedToken<AwsCredentials>> {
+	const base = credentialsUrl.replace(/\/+$/, '')
+	const roles = await metadataRequest(service, `${base}/`, { headers })
 	if (roles.res.status === 404) throw noAmbient(`${service}: no IAM role is attached to this instance (an instance profile)`)
 	if (!roles.res.ok) throw refused(service, roles.res.status, 'refused the role name')
 	const role = roles.text.split('\n')[0]?.trim()
 	if (!role) throw noAmbient(`${service}: no IAM role is attached to this instance (an instance profile)`)
-	const creds = await metadataRequest(service, `${base}/latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`, { headers })
+	const creds = await metadataRequest(service, `${base}/${encodeURIComponent(role)}`, { headers })
 	return credentialsOf(`${service} (role ${role})`, creds.res, creds.text)
 }
 
 /** A refusal (4xx) says the environment has no credentials for the gateway; a failure (5xx) may pass. */
-const refused = (service: string, status: number, what: string): GatewayError =>
+export const refused = (service: string, status: number, what: string): GatewayError =>
 	status >= 500 || status === 429 ? metadataFailed(service, status) : noAmbient(`${service} ${what} (HTTP ${status})`)
 
 /** `{AccessKeyId, SecretAccessKey, Token, Expiration}` (IMDS adds `Code: "Success"`); the body is never quoted: it holds the keys. */

@@ -2,17 +2,22 @@
  * A `vertex` channel key that is a Google credentials JSON, by its `type` as Application Default Credentials files
  * name it (https://cloud.google.com/docs/authentication/application-default-credentials): `service_account` (a key
  * file; also a key without `type`, as older ones were saved), `authorized_user` (`gcloud auth application-default
- * login`), `external_account` (workload identity federation). Any other type is refused naming it; a key that is not
- * JSON is no credentials file at all (an express mode API key).
+ * login`), `external_account` (workload identity federation), `impersonated_service_account` (`gcloud auth
+ * application-default login --impersonate-service-account`, its `source_credentials` one of the other three). Any other
+ * type is refused naming it; a key that is not JSON is no credentials file at all (an express mode API key).
  * @module
  */
 import { authorizedUserCredential, authorizedUserOf } from './authorized-user'
 import { type GoogleCredential, misconfigured } from './credential-json'
 import { externalAccountCredential, externalAccountOf } from './external-account'
+import { impersonatedServiceAccountCredential, impersonatedServiceAccountOf } from './impersonated-service-account'
 import { serviceAccountCredential, serviceAccountOf } from './service-account'
 
 /** The types a key may have, for messages. */
-export const GOOGLE_CREDENTIAL_TYPES = ['service_account', 'authorized_user', 'external_account'] as const
+export const GOOGLE_CREDENTIAL_TYPES = ['service_account', 'authorized_user', 'external_account', 'impersonated_service_account'] as const
+
+/** The types an impersonated_service_account's `source_credentials` may have (gcloud refuses a chain of impersonations). */
+const SOURCE_TYPES = GOOGLE_CREDENTIAL_TYPES.slice(0, 3)
 
 /**
  * The credential of a channel key, or undefined when the key is not JSON. A JSON key that cannot work is refused with
@@ -27,11 +32,17 @@ export function googleCredentialOf(key: string): GoogleCredential | undefined {
 	} catch {
 		throw misconfigured('the key starts like JSON but is not valid JSON')
 	}
+	if (json.type === 'impersonated_service_account') return impersonatedServiceAccountCredential(impersonatedServiceAccountOf(json, sourceCredentialOf))
+	return sourceCredentialOf(json, GOOGLE_CREDENTIAL_TYPES)
+}
+
+/** A credential that gives its own tokens: a key file, a user's, a workload's. */
+function sourceCredentialOf(json: Record<string, unknown>, types: readonly string[] = SOURCE_TYPES): GoogleCredential {
 	const type = json.type
 	if (type === undefined || type === 'service_account') return serviceAccountCredential(serviceAccountOf(json))
 	if (type === 'authorized_user') return authorizedUserCredential(authorizedUserOf(json))
 	if (type === 'external_account') return externalAccountCredential(externalAccountOf(json))
 	// The type is said only when it looks like one: the field might hold anything.
 	const named = typeof type === 'string' && /^[a-z_]{1,40}$/.test(type) ? `"${type}"` : 'given'
-	throw misconfigured(`credentials of type ${named} are not supported: \`type\` must be ${GOOGLE_CREDENTIAL_TYPES.join(', ')}`)
+	throw misconfigured(`credentials of type ${named} are not supported: \`type\` must be ${types.join(', ')}`)
 }

@@ -3,7 +3,8 @@
  * "subject_token_type", "token_url", "credential_source", "service_account_impersonation_url"?}`, as `gcloud iam
  * workload-identity-pools create-cred-config` writes it: https://cloud.google.com/iam/docs/workload-identity-federation,
  * https://google.aip.dev/auth/4117). A token comes in up to three steps, each fetch of the channel's token doing all:
- * 1. the subject token, the workload's own credential, read from its file or URL (subject-token.ts);
+ * 1. the subject token, the workload's own credential, read from its file or URL (subject-token.ts), signed with its
+ *    AWS credentials (aws-subject-token.ts), or printed by a command (executable-subject-token.ts): credential-source.ts;
  * 2. exchanged at `token_url` (Google's Security Token Service, `https://sts.googleapis.com/v1/token`) by the RFC 8693
  *    token exchange: `grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, `audience`, `scope`,
  *    `requested_token_type=urn:ietf:params:oauth:token-type:access_token`, `subject_token`, `subject_token_type`
@@ -17,14 +18,15 @@
 import { TokenCache, type IssuedToken } from '../cached-token'
 import { requestToken } from '../token-endpoint'
 import { type GoogleCredential, misconfigured, objectField, optionalString, requiredString, urlField, VERTEX_SCOPE } from './credential-json'
+import { type CredentialSource, credentialSourceOf, hostMemberOf, subjectTokenOf } from './credential-source'
+import { checkExecutablesAllowed } from './executable-subject-token'
 import { impersonatedToken } from './impersonation'
-import { readSubjectToken, type SubjectSource, subjectSourceOf } from './subject-token'
 
 export type ExternalAccount = {
 	audience: string
 	subjectTokenType: string
 	tokenUrl: string
-	source: SubjectSource
+	source: CredentialSource
 	impersonationUrl?: string
 	lifetimeSeconds: number
 	clientId?: string
@@ -47,7 +49,7 @@ const tokens = new TokenCache()
 export function externalAccountOf(o: Record<string, unknown>): ExternalAccount {
 	const audience = requiredString(o, 'audience', WHAT)
 	const subjectTokenType = requiredString(o, 'subject_token_type', WHAT)
-	const source = subjectSourceOf(o)
+	const source = credentialSourceOf(o)
 	const impersonation = objectField(o, 'service_account_impersonation') ?? {}
 	const lifetime = impersonation.token_lifetime_seconds ?? LIFETIME.default
 	if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < LIFETIME.min || lifetime > LIFETIME.max)
@@ -72,13 +74,14 @@ export const externalAccountCredential = (x: ExternalAccount): GoogleCredential 
 	projectId: x.quotaProject,
 	projectField: 'quota_project_id',
 	quotaProject: x.quotaProject,
-	hostFile: x.source.file === undefined ? undefined : 'credential_source.file',
+	hostFile: hostMemberOf(x.source),
 	token: (channelId, channelKey, signal) => tokens.get(channelId, channelKey, () => fetchToken(x), signal),
 	drop: (channelId, token) => tokens.drop(channelId, token),
+	check: x.source.kind === 'executable' ? async () => checkExecutablesAllowed() : undefined,
 })
 
 async function fetchToken(x: ExternalAccount): Promise<IssuedToken> {
-	const subject = await readSubjectToken(x.source)
+	const { token: subject, secrets } = await subjectTokenOf(x.source, x)
 	const form: Record<string, string> = {
 		grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
 		audience: x.audience,
@@ -87,8 +90,6 @@ async function fetchToken(x: ExternalAccount): Promise<IssuedToken> {
 		subject_token: subject,
 		subject_token_type: x.subjectTokenType,
 	}
-	// The source's headers may carry its own credential (a bearer for the provider); short values (`Metadata: True`) are none.
-	const secrets = [subject, ...Object.values(x.source.headers).filter((v) => v.length >= 8)]
 	const headers: Record<string, string> = {}
 	if (x.clientId) {
 		const basic = Buffer.from(`${x.clientId}:${x.clientSecret ?? ''}`).toString('base64')

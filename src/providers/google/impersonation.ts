@@ -4,7 +4,9 @@
  * `POST …/projects/-/serviceAccounts/{email}:generateAccessToken`, `Authorization: Bearer {caller's token}`, JSON body
  * `{"scope": [...], "lifetime": "3600s"}`, answered `{"accessToken", "expireTime"}` (RFC 3339); refused in Google's
  * `{"error": {"code", "message", "status"}}`. Workload identity federation's STS token impersonates the service account
- * that the credential configuration names this way (external-account.ts).
+ * that the credential configuration names this way (external-account.ts), as does the source token of an
+ * `impersonated_service_account` file (impersonated-service-account.ts), through its `delegates` when it names any: each
+ * service account of the chain, `projects/-/serviceAccounts/{email}`, may impersonate the next.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -21,7 +23,7 @@ const ENDPOINT = 'google iam credentials endpoint'
  * caller's token among them) are cut from anything said.
  * @example await impersonatedToken('https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/sa@p.iam.gserviceaccount.com:generateAccessToken', stsToken, 3600, [stsToken])
  */
-export async function impersonatedToken(url: string, bearer: string, lifetimeSeconds: number, secrets: readonly string[]): Promise<IssuedToken> {
+export async function impersonatedToken(url: string, bearer: string, lifetimeSeconds: number, secrets: readonly string[], delegates: readonly string[] = []): Promise<IssuedToken> {
 	// Named as the URL spells it (gcloud writes the address as it is): no decoding that a stray `%` could throw from.
 	const account = /serviceAccounts\/([^/:]+)/.exec(url)?.[1] ?? 'the service account'
 	const req = { endpoint: ENDPOINT, principal: `the impersonation of ${account}`, secrets }
@@ -30,7 +32,7 @@ export async function impersonatedToken(url: string, bearer: string, lifetimeSec
 		res = await fetch(url, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json' },
-			body: JSON.stringify({ scope: [VERTEX_SCOPE], lifetime: `${lifetimeSeconds}s` }),
+			body: JSON.stringify({ ...(delegates.length ? { delegates } : {}), scope: [VERTEX_SCOPE], lifetime: `${lifetimeSeconds}s` }),
 			signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
 			redirect: 'manual',
 		})

@@ -22,18 +22,10 @@ const MAX_REDIRECTS = 3
 const TOKEN = /^[\x21-\x7e]+$/
 
 /**
- * The `credential_source` of an external_account key: a file or a URL, and the token's format. Sources the gateway does
- * not read are refused, naming the member: an executable (the gateway runs no commands), AWS's (`environment_id`
- * aws1: a SigV4-signed GetCallerIdentity request, not built here), an X.509 certificate (mutual TLS to STS).
+ * The `credential_source` of an external_account key that is a file or a URL (credential-source.ts has ruled out the
+ * others), and the token's format.
  */
-export function subjectSourceOf(o: Record<string, unknown>): SubjectSource {
-	const cs = objectField(o, 'credential_source')
-	if (!cs) throw misconfigured('an external_account key needs `credential_source`')
-	if (cs.executable !== undefined)
-		throw misconfigured('`credential_source.executable` is not supported: the gateway runs no commands; write the token to a file (`credential_source.file`) or serve it at a URL (`credential_source.url`)')
-	if (typeof cs.environment_id === 'string' && cs.environment_id.startsWith('aws'))
-		throw misconfigured('AWS-sourced credentials (`credential_source.environment_id` aws1) are not supported: use an OIDC token in `credential_source.file` or `credential_source.url`')
-	if (cs.certificate !== undefined) throw misconfigured('`credential_source.certificate` (X.509 workload certificates) is not supported: use `credential_source.file` or `credential_source.url`')
+export function subjectSourceOf(cs: Record<string, unknown>): SubjectSource {
 	const file = optionalString(cs, 'file')
 	const url = urlField(cs, 'url', undefined, 'credential_source.url')
 	if (!file === !url) throw misconfigured('`credential_source` needs one of `file` or `url`')

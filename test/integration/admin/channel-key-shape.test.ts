@@ -118,7 +118,7 @@ describe('bedrock and vertex keys at save time', () => {
 	})
 })
 
-describe('vertex authorized_user and external_account keys at save time', () => {
+describe('vertex authorized_user, external_account and impersonated_service_account keys at save time', () => {
 	const REFRESH = '1//0gMockRefreshTokenDoNotSay-0123456789abcdefghijklmnop'
 	const CLIENT_SECRET = 'd-FL95Q19q7MockClientSecretDoNotSay'
 	const user = { type: 'authorized_user', client_id: '764086051850-mock.apps.googleusercontent.com', client_secret: CLIENT_SECRET, refresh_token: REFRESH, quota_project_id: 'proj-keys' }
@@ -131,6 +131,21 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 		service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@proj-keys.iam.gserviceaccount.com:generateAccessToken',
 		quota_project_id: 'proj-keys',
 	}
+	const impersonated = {
+		delegates: [],
+		service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@proj-keys.iam.gserviceaccount.com:generateAccessToken',
+		source_credentials: user,
+		type: 'impersonated_service_account',
+		quota_project_id: 'proj-keys',
+	}
+	/** What `gcloud iam workload-identity-pools create-cred-config --aws --enable-imdsv2` writes. */
+	const aws = {
+		environment_id: 'aws1',
+		region_url: 'http://169.254.169.254/latest/meta-data/placement/availability-zone',
+		url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials',
+		regional_cred_verification_url: 'https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15',
+		imdsv2_session_token_url: 'http://169.254.169.254/latest/api/token',
+	}
 	const key = (o: Record<string, unknown>) => JSON.stringify(o)
 
 	it('should refuse one that cannot work with 400 naming api_key and the member, never a secret', async () => {
@@ -141,12 +156,25 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 			[4, key({ ...workload, audience: undefined }), 'an external_account key needs `audience`'],
 			[5, key({ ...workload, credential_source: undefined }), 'an external_account key needs `credential_source`'],
 			[6, key({ ...workload, credential_source: {} }), '`credential_source` needs one of `file` or `url`'],
-			[7, key({ ...workload, credential_source: { executable: { command: '/bin/get-token' } } }), '`credential_source.executable` is not supported'],
-			[8, key({ ...workload, credential_source: { environment_id: 'aws1', region_url: 'http://169.254.169.254/latest/meta-data/placement/availability-zone' } }), 'AWS-sourced credentials'],
+			// A command is a file on the host too, whatever GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES says.
+			[7, key({ ...workload, credential_source: { executable: { command: '/bin/get-token' } } }), "(`credential_source.executable.command`) is taken only from GATEWAY_CONFIG"],
+			[8, key({ ...workload, credential_source: { ...aws, regional_cred_verification_url: undefined } }), 'an AWS `credential_source` needs `regional_cred_verification_url`'],
+			// The gateway's AWS credentials sign GetCallerIdentity and nothing else, whoever wrote the key.
+			[19, key({ ...workload, credential_source: { ...aws, regional_cred_verification_url: 'https://iam.amazonaws.com/?Action=CreateUser&UserName=x&Version=2010-05-08' } }), "must be AWS STS's GetCallerIdentity"],
+			[20, key({ ...workload, credential_source: { ...aws, regional_cred_verification_url: 'https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15&Action=AssumeRole' } }), "must be AWS STS's GetCallerIdentity"],
+			[21, key({ ...workload, credential_source: { ...aws, environment_id: 'aws2' } }), '`credential_source.environment_id` must be "aws1"'],
+			[23, key({ ...workload, credential_source: { executable: { command: '/bin/get-token', timeout_millis: 1000 } } }), '`credential_source.executable.timeout_millis` must be a whole number of milliseconds from 5000 to 120000'],
+			[24, key({ ...impersonated, source_credentials: { ...workload, credential_source: { executable: { command: '/bin/get-token' } } } }), '(`source_credentials.credential_source.executable.command`) is taken only from GATEWAY_CONFIG'],
+			[22, key({ ...workload, credential_source: { ...aws, region_url: 'ftp://169.254.169.254/zone' } }), '`credential_source.region_url` must be an http(s) URL'],
 			[9, key({ ...workload, credential_source: { url: 'http://169.254.169.254/token', format: { type: 'json' } } }), '`credential_source.format.subject_token_field_name`'],
 			[10, key({ ...workload, service_account_impersonation_url: 'iamcredentials.googleapis.com/x' }), '`service_account_impersonation_url` must be an http(s) URL'],
 			[11, key({ ...workload, service_account_impersonation: { token_lifetime_seconds: 60 } }), '`service_account_impersonation.token_lifetime_seconds`'],
-			[12, key({ ...user, type: 'impersonated_service_account' }), 'credentials of type "impersonated_service_account" are not supported'],
+			[12, key({ ...user, type: 'external_account_authorized_user' }), 'credentials of type "external_account_authorized_user" are not supported'],
+			[14, key({ ...impersonated, source_credentials: { ...user, refresh_token: undefined } }), 'in `source_credentials`: an authorized_user key needs `refresh_token`'],
+			[15, key({ ...impersonated, source_credentials: impersonated }), 'in `source_credentials`: credentials of type "impersonated_service_account" are not supported'],
+			[16, key({ ...impersonated, delegates: 'a@b' }), '`delegates` must be a list of service accounts'],
+			[17, key({ ...impersonated, service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vx@p.iam.gserviceaccount.com' }), 'must be a generateAccessToken URL'],
+			[18, key({ ...impersonated, source_credentials: { ...workload, credential_source: { file: '/var/run/secrets/tokens/gcp-token' } } }), "(`source_credentials.credential_source.file`) is taken only from GATEWAY_CONFIG"],
 			// Only GATEWAY_CONFIG and the quick start name files on the host: here any one-line file could go to a token_url of the caller's.
 			[13, key({ ...workload, credential_source: { file: '/var/run/secrets/tokens/gcp-token' } }), "a key naming a file on the gateway's host (`credential_source.file`) is taken only from GATEWAY_CONFIG"],
 		] as const) {
@@ -179,8 +207,10 @@ describe('vertex authorized_user and external_account keys at save time', () => 
 			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-user', api_key: key(user) } }),
 			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-wif', api_key: key(workload) } }),
 			await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-wif-text', api_key: key({ ...workload, credential_source: { url: 'http://metadata.internal/token' } }) } }),
+			await app.admin('/api/channels', { body: { ...VERTEX, ...claude, name: 'vx-imp', api_key: key({ ...impersonated, delegates: ['d@proj-keys.iam.gserviceaccount.com'] }) } }),
+			await app.admin('/api/channels', { body: { ...VERTEX, name: 'vx-wif-aws', api_key: key({ ...workload, subject_token_type: 'urn:ietf:params:aws:token-type:aws4_request', credential_source: aws }) } }),
 		]
-		expect(made.map((r) => r.status)).toEqual([201, 201, 201])
+		expect(made.map((r) => r.status)).toEqual([201, 201, 201, 201, 201])
 		const answers = JSON.stringify([made.map((r) => r.body), (await app.admin('/api/channels')).body])
 		for (const secret of [REFRESH, CLIENT_SECRET]) expect(answers).not.toContain(secret)
 	})

@@ -77,7 +77,7 @@ describe('GATEWAY_CONFIG at start', () => {
 			[
 				{ name: 'vx-wif', type: 'vertex', base_url: 'https://aiplatform.googleapis.com', api_key: 'env:VX_WIF', models: ['m'] },
 				{ VX_WIF: JSON.stringify({ type: 'external_account', audience: '//iam.googleapis.com/x', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', credential_source: { executable: { command: `get ${secret}` } } }) },
-				'gw.json: channel "vx-wif": field "api_key": `credential_source.executable` is not supported',
+				'gw.json: channel "vx-wif": field "api_key": `credential_source.executable` runs a command on the gateway\'s host, which the gateway does only when GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1',
 			],
 		] as const
 		for (const [c, vars, said] of cases) {

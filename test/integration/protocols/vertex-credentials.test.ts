@@ -1,11 +1,13 @@
 /**
- * `vertex` channels keyed with the two other kinds of Google credentials users have, through the official
+ * `vertex` channels keyed with the three other kinds of Google credentials users have, through the official
  * `@google/genai` and `openai` clients, against the Vertex mock's token endpoints (test/mocks/vertex: user.ts, sts.ts):
  * - `authorized_user` (`gcloud auth application-default login`): the refresh grant at the file's token endpoint, the
  *   project and `x-goog-user-project` from `quota_project_id` (the mock refuses user tokens without it, as Vertex does);
  * - `external_account` (workload identity federation): the subject token from a file (text or JSON) or a URL (its
  *   headers sent, a same-host redirect followed, another host's not), exchanged at STS, then the service account
- *   impersonated when the file says so.
+ *   impersonated when the file says so;
+ * - `impersonated_service_account` (`gcloud auth application-default login --impersonate-service-account`): the source
+ *   credentials' token (a user's, a key file's) asks generateAccessToken for the service account's, through `delegates`.
  * Each: one token for several calls, a new one after Vertex's 401; a refused credential disables the channel saying
  * why, and no refresh token, client secret or subject token appears in an answer, a log line or a disabled reason.
  */
@@ -17,7 +19,7 @@ import OpenAI from 'openai'
 import { createLogger } from '../../../src/lib/log'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { startVertexMock, type VertexMock } from '../../mocks'
-import { externalAccountKey } from '../../mocks/vertex/sts'
+import { externalAccountKey, impersonatedKey } from '../../mocks/vertex/sts'
 import { testAuthorizedUser } from '../../mocks/vertex/user'
 import { chat } from './clients'
 import { SETUP_MS } from './harness'
@@ -80,6 +82,10 @@ beforeAll(async () => {
 		['wif-forged', wif({ file: file('forged.txt') }), GEMINI_ID],
 		['wif-two-lines', wif({ file: file('two-lines.txt') }), GEMINI_ID],
 		// A service account the federated identity may not impersonate.
+		// gcloud's impersonation file over the user's credentials; a key file's token through a delegate; a chain left out.
+		['imp-user', impersonatedKey(v.url, w.serviceAccount, user, [], PROJECT), CLAUDE_ID],
+		['imp-chain', impersonatedKey(v.url, w.chained, v.key.json, [w.delegate]), GEMINI_ID, { project: PROJECT }],
+		['imp-unchained', impersonatedKey(v.url, w.chained, user, [], PROJECT), GEMINI_ID],
 		['wif-denied', externalAccountKey(v.url, w, { file: file('token.txt') }, { quotaProject: PROJECT, extra: { service_account_impersonation_url: `${v.url}/v1/projects/-/serviceAccounts/other@${PROJECT}.iam.gserviceaccount.com:generateAccessToken` } }), GEMINI_ID],
 	]
 	app = await startTestApp({
@@ -262,4 +268,63 @@ describe('vertex channel with external_account credentials (workload identity fe
 			}
 			expect(logs.join('\n')).not.toContain('root:x:0:0')
 		})
+})
+
+describe('vertex channel with impersonated_service_account credentials', () => {
+	it("should impersonate the service account with the user's refreshed token, and call Vertex with the service account's", async () => {
+		const since = v.tokenRequests.length
+		expect(await say('imp-user', 'hello impersonated', true)).toBe('Hello! You said: hello impersonated')
+		const [refresh] = tokenCalls('/token', since)
+		expect(refresh!.form).toMatchObject({ grant_type: 'refresh_token', refresh_token: v.user.refreshToken })
+		const [imp] = tokenCalls('impersonate', since)
+		expect(imp!.path).toBe(`/v1/projects/-/serviceAccounts/${v.workload.serviceAccount}:generateAccessToken`)
+		expect(imp!.headers.authorization).toMatch(/^Bearer ya29\.user-\d+$/)
+		expect(imp!.body).toEqual({ scope: ['https://www.googleapis.com/auth/cloud-platform'], lifetime: '3600s' })
+		expect(last().headers.authorization).toMatch(/^Bearer ya29\.imp-\d+$/)
+		expect(last().headers['x-goog-user-project']).toBe(PROJECT)
+		expect(last().path).toBe(`/v1/projects/${PROJECT}/locations/${REGION}/publishers/anthropic/models/${CLAUDE_ID}:streamRawPredict`)
+		// Kept: the next call asks nothing of the token endpoints.
+		const after = v.tokenRequests.length
+		expect(await say('imp-user', 'again')).toBe('Hello! You said: again')
+		expect(v.tokenRequests.length).toBe(after)
+	})
+
+	it("should reach a service account through the file's delegates with a key file's token, and impersonate again after Vertex's 401", async () => {
+		const c = await client()
+		const since = v.tokenRequests.length
+		expect((await c.genai.models.generateContent({ model: 'imp-chain', contents: 'hello chain' })).text).toBe('Hello! You said: hello chain')
+		expect(tokenCalls('/token', since)[0]!.form!.grant_type).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer')
+		const [imp] = tokenCalls('impersonate', since)
+		expect(imp!.path).toBe(`/v1/projects/-/serviceAccounts/${v.workload.chained}:generateAccessToken`)
+		expect(imp!.headers.authorization).toMatch(/^Bearer ya29\.mock-\d+$/)
+		expect(imp!.body).toEqual({ delegates: [`projects/-/serviceAccounts/${v.workload.delegate}`], scope: ['https://www.googleapis.com/auth/cloud-platform'], lifetime: '3600s' })
+		expect(last().headers.authorization).toMatch(/^Bearer ya29\.imp-\d+$/)
+		const stale = last().headers.authorization
+		v.revokeTokens()
+		const again = v.tokenRequests.length
+		expect((await c.genai.models.generateContent({ model: 'imp-chain', contents: 'after revocation' })).text).toBe('Hello! You said: after revocation')
+		// The source's own token was revoked too: IAM's 401 has it fetched again, and the call goes through.
+		const [refused, renewed] = tokenCalls('impersonate', again)
+		expect(refused!.headers.authorization).toBe(imp!.headers.authorization!)
+		expect(renewed!.headers.authorization).toMatch(/^Bearer ya29\.mock-\d+$/)
+		expect(renewed!.headers.authorization).not.toBe(refused!.headers.authorization!)
+		expect(tokenCalls('impersonate', again)).toHaveLength(2)
+		expect(last().headers.authorization).not.toBe(stale!)
+	})
+
+	it('should refuse a service account the source may not impersonate as the channel’s credentials, saying IAM’s words', async () => {
+		const c = await client()
+		const err = await c.openai.chat.completions.create({ model: 'imp-unchained', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)
+		expect(err).toBeInstanceOf(OpenAI.APIError)
+		expect(err.status).toBe(502)
+		const ch = await channel('imp-unchained')
+		expect(ch.status).toBe('disabled')
+		expect(ch.disabled_reason).toContain('PERMISSION_DENIED')
+		expect(ch.disabled_reason).toContain(v.workload.chained)
+		for (const s of secrets()) {
+			expect(JSON.stringify(err.error)).not.toContain(s)
+			expect(ch.disabled_reason).not.toContain(s)
+			expect(logs.join('\n')).not.toContain(s)
+		}
+	})
 })

@@ -6,6 +6,7 @@
  *   `GET /latest/meta-data/iam/security-credentials/` the role's name and `GET …/{role}`
  *   `{Code: "Success", LastUpdated, Type: "AWS-HMAC", AccessKeyId, SecretAccessKey, Token, Expiration}`, each only
  *   with `X-aws-ec2-metadata-token` a session token (else 401, as IMDSv2-only instances answer); 404 without a role;
+ *   `GET /latest/meta-data/placement/availability-zone` the instance's zone (`zone`, default `us-east-2b`);
  * - the container credentials endpoint (https://docs.aws.amazon.com/sdkref/latest/guide/feature-container-credentials.html):
  *   `GET /v2/credentials/{id}` answers `{AccessKeyId, SecretAccessKey, Token, Expiration, RoleArn}` when
  *   `Authorization` is `containerToken` (else 401).
@@ -29,6 +30,8 @@ export type AwsMetadataMock = {
 	delayMs: number
 	/** No instance profile: the role listing answers 404. */
 	noRole: boolean
+	/** The availability zone the instance is in. */
+	zone: string
 	/** The keys issued as `accessKeyId` expire now (Bedrock refuses them: ExpiredTokenException). */
 	expire(accessKeyId: string): void
 	/** The keys issued as `accessKeyId`, with whether they are still good. */
@@ -74,6 +77,7 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 		}
 		if (path.startsWith('/latest/meta-data/')) {
 			if (!sessions.has(h.get('x-aws-ec2-metadata-token') ?? '')) return new Response('', { status: 401 })
+			if (path === '/latest/meta-data/placement/availability-zone') return new Response(mock.zone, { headers: { 'content-type': 'text/plain' } })
 			if (path === '/latest/meta-data/iam/security-credentials/') return mock.noRole ? new Response('', { status: 404 }) : new Response(ROLE, { headers: { 'content-type': 'text/plain' } })
 			if (path === `/latest/meta-data/iam/security-credentials/${ROLE}` && !mock.noRole) {
 				if (mock.delayMs) await Bun.sleep(mock.delayMs)
@@ -96,6 +100,7 @@ export function startAwsMetadataMock(containerToken: string): AwsMetadataMock {
 		ttl: 3600,
 		delayMs: 0,
 		noRole: false,
+		zone: 'us-east-2b',
 		url,
 		containerUri: `${url}/v2/credentials/5f4e3d2c-task`,
 		requests,

@@ -5,8 +5,9 @@
  *   grant of the mock's user credentials (`user`, user.ts), issuing `ya29.user-N`: Vertex refuses those without an
  *   `x-goog-user-project` (403, Google's words for ADC user credentials without a quota project);
  * - workload identity federation (sts.ts): STS's `POST /v1/token` (`ya29.sts-N`), generateAccessToken's
- *   `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken` (`ya29.imp-N`), and `GET /subject-token`, the
- *   workload's identity provider as a URL source;
+ *   `POST /v1/projects/-/serviceAccounts/{email}:generateAccessToken` (`ya29.imp-N`, for any live token the mock
+ *   issued: an STS token, a user's, a service account's), and `GET /subject-token`, the workload's identity provider as
+ *   a URL source;
  * - `POST /v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:rawPredict|streamRawPredict`:
  *   Anthropic's Messages body without `model`, with `anthropic_version: "vertex-2023-10-16"` (Anthropic's 400 in
  *   Anthropic's shape otherwise), `stream: true` for streamRawPredict; betas in the `anthropic-beta` header
@@ -27,6 +28,7 @@
 import { startAnthropicMock } from '../anthropic'
 import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
+import type { AwsKeys } from './aws-subject'
 import { isEmbeddingModel, predictEmbeddings } from './embed'
 import type { GoogleMetadataMock } from './metadata'
 import { formOf, type ServiceAccountKey, testServiceAccount, tokenResponse } from './oauth'
@@ -35,8 +37,11 @@ import { type AuthorizedUserKey, refreshResponse, testAuthorizedUser } from './u
 
 export type VertexFault = { status: number; googleStatus: string; message?: string }
 
-/** `metadata`: a metadata server (metadata.ts) whose tokens are taken as well as the mock's own. */
-export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'> }
+/**
+ * `metadata`: a metadata server (metadata.ts) whose tokens are taken as well as the mock's own. `awsKeys`: the AWS keys
+ * STS's GetCallerIdentity check knows (an AWS subject token: aws-subject.ts).
+ */
+export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'>; awsKeys?: AwsKeys }
 
 export type VertexMock = {
 	readonly url: string
@@ -123,8 +128,8 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			tokenRequests.push({ path: url.pathname, headers: Object.fromEntries(req.headers), form: form && Object.fromEntries(form), body: json })
 		}
 		if (url.pathname === '/subject-token') return subjectTokenResponse(req, workload)
-		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, (t) => t.startsWith('ya29.sts-') && live(t), () => mint('imp', 3600))
-		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }))
+		if (impersonate) return impersonateResponse(req, impersonate[1]!, workload, live, () => mint('imp', 3600))
+		if (url.pathname === '/v1/token') return stsResponse(await formOf(req), workload, () => ({ token: mint('sts', tokenTtl), expiresIn: tokenTtl }), opts.awsKeys)
 		if (url.pathname === '/token') {
 			if (tokenDelayMs) await Bun.sleep(tokenDelayMs)
 			if (tokenFault) return Response.json({ error: tokenFault.error, error_description: tokenFault.description }, { status: tokenFault.status })

@@ -20,6 +20,7 @@ const adcFile = `${dir}/adc.json`
 const adcNoQuotaFile = `${dir}/adc-no-quota.json`
 const wifFile = `${dir}/wif.json`
 const impersonatedFile = `${dir}/impersonated.json`
+const externalUserFile = `${dir}/external-user.json`
 const WIF = {
 	type: 'external_account',
 	audience: '//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/pool/providers/k8s',
@@ -27,13 +28,23 @@ const WIF = {
 	token_url: 'https://sts.googleapis.com/v1/token',
 	credential_source: { file: '/var/run/secrets/tokens/gcp-token' },
 }
+/** `gcloud auth application-default login --impersonate-service-account=SA`'s file. */
+const IMPERSONATED = {
+	delegates: [],
+	service_account_impersonation_url: 'https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/vertex@proj-imp.iam.gserviceaccount.com:generateAccessToken',
+	source_credentials: { account: '', client_id: 'x.apps.googleusercontent.com', client_secret: 'adc-secret', refresh_token: 'adc-refresh', type: 'authorized_user', universe_domain: 'googleapis.com' },
+	type: 'impersonated_service_account',
+	quota_project_id: 'proj-imp',
+}
 beforeAll(async () => {
 	mkdirSync(dir, { recursive: true })
 	await Bun.write(saFile, JSON.stringify({ type: 'service_account', project_id: 'proj-1', client_email: 'gw@proj-1.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' }))
 	await Bun.write(adcFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh', quota_project_id: 'proj-quota' }))
 	await Bun.write(adcNoQuotaFile, JSON.stringify({ type: 'authorized_user', client_id: 'x', client_secret: 'adc-secret', refresh_token: 'adc-refresh' }))
 	await Bun.write(wifFile, JSON.stringify(WIF))
-	await Bun.write(impersonatedFile, JSON.stringify({ type: 'impersonated_service_account', service_account_impersonation_url: 'https://x', source_credentials: { type: 'authorized_user', client_secret: 'adc-secret', refresh_token: 'adc-refresh' } }))
+	await Bun.write(impersonatedFile, JSON.stringify(IMPERSONATED))
+	// Workforce identity federation's `gcloud auth application-default login --login-config`: not a key Vertex channels take.
+	await Bun.write(externalUserFile, JSON.stringify({ type: 'external_account_authorized_user', audience: '//iam.googleapis.com/locations/global/workforcePools/p/providers/x', refresh_token: 'adc-refresh', client_secret: 'adc-secret' }))
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -98,9 +109,9 @@ describe('quick-start model patterns', () => {
 describe('cloud variables shared with other uses', () => {
 	it('should pass over IAM keys without a region and a credentials file of a type Vertex channels do not take, with a warning each', async () => {
 		const warnings: string[] = []
-		const cfg = await withQuickStart({ channels: [], models: [] }, { AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's3cr3t', GOOGLE_APPLICATION_CREDENTIALS: impersonatedFile, AZURE_TENANT_ID: 't' }, (m) => warnings.push(m))
+		const cfg = await withQuickStart({ channels: [], models: [] }, { AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's3cr3t', GOOGLE_APPLICATION_CREDENTIALS: externalUserFile, AZURE_TENANT_ID: 't' }, (m) => warnings.push(m))
 		expect(cfg.channels).toEqual([])
-		expect(warnings).toEqual([expect.stringContaining('neither AWS_REGION nor AWS_DEFAULT_REGION'), expect.stringContaining('of type "impersonated_service_account"')])
+		expect(warnings).toEqual([expect.stringContaining('neither AWS_REGION nor AWS_DEFAULT_REGION'), expect.stringContaining('of type "external_account_authorized_user"')])
 		expect(warnings.join()).not.toContain('adc-secret')
 	})
 
@@ -121,6 +132,13 @@ describe('cloud variables shared with other uses', () => {
 		const vx = cfg.channels.find((c) => c.name === 'vertex-default')
 		expect(vx).toMatchObject({ type: 'vertex', settings: { project: 'proj-wif', region: 'us-east5' } })
 		expect(JSON.parse(vx!.api_key)).toEqual(WIF)
+	})
+
+	it("should make vertex-default from gcloud's impersonated_service_account file, in its quota_project_id", async () => {
+		const cfg = await withQuickStart({ channels: [], models: [] }, { GOOGLE_APPLICATION_CREDENTIALS: impersonatedFile })
+		const vx = cfg.channels.find((c) => c.name === 'vertex-default')
+		expect(vx).toMatchObject({ type: 'vertex', settings: { project: 'proj-imp', region: 'global' } })
+		expect(JSON.parse(vx!.api_key)).toEqual(IMPERSONATED)
 	})
 
 	it('should not make a cloud channel when GATEWAY_CONFIG has one of its type, nor read its variables', async () => {
