@@ -5,8 +5,8 @@
  * `GET {control plane}/inference-profiles/{ARN, encoded}` with the channel's credentials (SigV4, service `bedrock`, or
  * the API key as bearer), answering `{"models": [{"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-…"}], …}`
  * (one per region for a profile copied from a cross-region one: the same model).
- * - Asked once per channel and profile, by the first request that needs it, which waits for it at most LOOKUP_WAIT_MS;
- *   concurrent requests share that call. The answer is kept for the channel's life (a profile's model never changes),
+ * - Asked once per channel and profile, by the first request that needs it, which waits for it at most LOOKUP_WAIT_MS
+ *   (the call goes on, up to LOOKUP_TIMEOUT_MS, for the requests after it); concurrent requests share that call. The answer is kept for the channel's life (a profile's model never changes),
  *   in base-models.ts, where every reader of the profile's model finds it.
  * - A failure (no `bedrock:GetInferenceProfile` permission: 403 AccessDeniedException; a timeout…) is kept
  *   RETRY_AFTER_MS, logged when it differs from the last one: one call a minute, not one per request. Meanwhile, and
@@ -27,6 +27,8 @@ import { stringSetting } from './channel-key-memo'
 
 /** The longest a request waits for its profile's model before going on without it (over Converse). */
 export const LOOKUP_WAIT_MS = 3_000
+/** A lookup's own limit: one slower than a request waits still serves the requests after it. */
+export const LOOKUP_TIMEOUT_MS = 10_000
 /** A failed lookup is not made again for this long. */
 export const RETRY_AFTER_MS = 60_000
 
@@ -60,11 +62,16 @@ export function profilesLearnt(channels: Channel[], model: string, log: Logger):
 		if (ch.type !== 'bedrock') continue
 		const upstream = ch.modelMap[model] ?? model
 		if (!isApplicationProfile(upstream) || baseModelIn(ch, upstream) !== undefined) continue
-		const control = controlPlaneUrl(ch)
-		if (!control) continue
 		const lookup = profileLookup(ch, upstream)
 		if (lookup.model !== undefined || (lookup.retryAt !== undefined && Date.now() < lookup.retryAt)) continue
-		lookup.pending ??= lookUp(ch, control, upstream, lookup, log)
+		if (!lookup.pending) {
+			const control = controlPlaneUrl(ch)
+			if (!control) {
+				unaskable(ch, upstream, lookup, log)
+				continue
+			}
+			lookup.pending = lookUp(ch, control, upstream, lookup, log)
+		}
 		;(waits ??= []).push(lookup.pending)
 	}
 	if (!waits) return undefined
@@ -75,6 +82,20 @@ export function profilesLearnt(channels: Channel[], model: string, log: Logger):
 	return Promise.race([Promise.all(waits).then(() => {}), waited]).finally(() => clearTimeout(timer))
 }
 
+/** No control plane to ask (a proxy's or a VPC endpoint's base_url, no control_plane_url): said once, the profile on Converse. */
+function unaskable(ch: Channel, profile: string, lookup: ProfileLookup, log: Logger) {
+	// Not asked again for RETRY_AFTER_MS, as after a failure: nothing is derived from the base URL on every request.
+	lookup.retryAt = Date.now() + RETRY_AFTER_MS
+	if (lookup.failure === NO_CONTROL_PLANE) return
+	lookup.failure = NO_CONTROL_PLANE
+	log.info('bedrock application inference profile: its model is not asked of Bedrock (no control plane: set settings.control_plane_url or base_models); it goes over Converse', {
+		channel: ch.name,
+		profile,
+	})
+}
+
+const NO_CONTROL_PLANE = 'no control plane'
+
 /** One GetInferenceProfile call; what it learns or why it failed is kept in `lookup`. Never rejects. */
 async function lookUp(ch: Channel, control: string, profile: string, lookup: ProfileLookup, log: Logger): Promise<void> {
 	try {
@@ -83,7 +104,7 @@ async function lookUp(ch: Channel, control: string, profile: string, lookup: Pro
 		const { res } = await fetchUpstream(
 			url,
 			{ method: 'GET', headers: { accept: 'application/json' }, ch, adapter: bedrockCountHooks },
-			{ firstByteMs: LOOKUP_WAIT_MS, idleMs: LOOKUP_WAIT_MS },
+			{ firstByteMs: LOOKUP_TIMEOUT_MS, idleMs: LOOKUP_TIMEOUT_MS },
 			new AbortController().signal,
 		)
 		const text = await res.text()
