@@ -25,6 +25,8 @@ const NOVA_ARN = arn('novalearnt1')
 const DENIED_ARN = arn('deniedlookup1')
 const MAPPED_ARN = arn('mappedprofile1')
 const BURST_ARN = arn('burstprofile1')
+const COUNT_ARN = arn('countprofile1')
+const TESTED_ARN = arn('testedprofile1')
 
 /** Gateway model names: one channel and profile each, so each test starts with nothing learnt. */
 const CLAUDE = 'claude-learnt'
@@ -32,7 +34,9 @@ const NOVA = 'nova-learnt'
 const DENIED = 'denied-profile'
 const MAPPED = 'mapped-profile'
 const BURST = 'burst-profile'
-const NAMES = [CLAUDE, NOVA, DENIED, MAPPED, BURST]
+const COUNTED = 'counted-profile'
+const TESTED = 'tested-profile'
+const NAMES = [CLAUDE, NOVA, DENIED, MAPPED, BURST, COUNTED, TESTED]
 
 let m: Matrix
 let br: BedrockMock
@@ -41,8 +45,16 @@ beforeAll(async () => {
 		apiKey: API_KEY,
 		iam: IAM,
 		region: REGION,
-		models: [CLAUDE_ARN, NOVA_ARN, DENIED_ARN, MAPPED_ARN, BURST_ARN],
-		profiles: { [CLAUDE_ARN]: CLAUDE_BASE, [NOVA_ARN]: 'amazon.nova-pro-v1:0', [DENIED_ARN]: CLAUDE_BASE, [MAPPED_ARN]: CLAUDE_BASE, [BURST_ARN]: CLAUDE_BASE },
+		models: [CLAUDE_ARN, NOVA_ARN, DENIED_ARN, MAPPED_ARN, BURST_ARN, COUNT_ARN, TESTED_ARN, CLAUDE_BASE],
+		profiles: {
+			[CLAUDE_ARN]: CLAUDE_BASE,
+			[NOVA_ARN]: 'amazon.nova-pro-v1:0',
+			[DENIED_ARN]: CLAUDE_BASE,
+			[MAPPED_ARN]: CLAUDE_BASE,
+			[BURST_ARN]: CLAUDE_BASE,
+			[COUNT_ARN]: CLAUDE_BASE,
+			[TESTED_ARN]: CLAUDE_BASE,
+		},
 	})
 	for (const name of NAMES) PRICE[name] = { input: 3, output: 15 }
 	// The mock stands for both the runtime and the control plane: a base_url that is not AWS's names no control plane.
@@ -65,6 +77,8 @@ beforeAll(async () => {
 			keyed('lk-denied', DENIED, DENIED_ARN),
 			keyed('lk-mapped', MAPPED, MAPPED_ARN, { base_models: { [MAPPED_ARN]: 'anthropic.claude-sonnet-4-5-20250929-v1:0' } }),
 			keyed('lk-burst', BURST, BURST_ARN),
+			keyed('lk-counted', COUNTED, COUNT_ARN),
+			keyed('lk-tested', TESTED, TESTED_ARN),
 		],
 	})
 }, SETUP_MS)
@@ -228,5 +242,25 @@ describe('concurrent first requests', () => {
 		expect(answers.map((a) => a.text)).toEqual([0, 1, 2, 3, 4].map((i) => `Hello! You said: hello burst ${i}`))
 		expect(lookupsOf(BURST_ARN)).toBe(1)
 		expect(runtimeCalls(BURST_ARN).sort()).toEqual(['invoke', 'invoke', 'invoke', 'invoke-with-response-stream', 'invoke-with-response-stream'])
+	})
+})
+
+describe('the first call for an unmapped profile that is not a chat', () => {
+	it("should learn the model for a token count too: Claude's counted by Bedrock's CountTokens, by the foundation model's id", async () => {
+		const acct = await m.account()
+		const { data, response } = await acct.anthropic.messages.countTokens({ model: COUNTED, system: 'you count', messages: [{ role: 'user', content: 'how many tokens is this' }] }).withResponse()
+		expect(response.headers.get('x-switchboard-counted-by')).toBe('bedrock')
+		expect(last().path).toBe(`/model/${encodeURIComponent('anthropic.claude-sonnet-4-5-20250929-v1:0')}/count-tokens`)
+		expect(data.input_tokens).toBe(7)
+		expect(lookupsOf(COUNT_ARN)).toBe(1)
+	})
+
+	it("should learn it for the console's Test call, which then tests Claude over InvokeModel", async () => {
+		const list = (await m.app.admin('/api/channels')).body.data as { id: number; name: string }[]
+		const r = await m.app.admin(`/api/channels/${list.find((c) => c.name === 'lk-tested')!.id}/test`, { method: 'POST', body: { model: TESTED } })
+		expect(r.body).toMatchObject({ ok: true, testable: true, status: 200 })
+		expect(last().path).toBe(`/model/${encodeURIComponent(TESTED_ARN)}/invoke`)
+		expect(last().body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1 })
+		expect(lookupsOf(TESTED_ARN)).toBe(1)
 	})
 })
