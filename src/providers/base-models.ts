@@ -61,7 +61,8 @@ type Named = Pick<Channel, 'id' | 'baseUrl' | 'apiKey' | 'settings'>
  * The foundation model a profile's ARN serves: the channel's `settings.base_models` entry (it always wins), else what
  * Bedrock said when asked; undefined for any other id, or a profile not (yet) known.
  */
-export const baseModelOf = (ch: Named, model: string): string | undefined => baseModelIn(ch, model) ?? (byChannel.size ? learntBaseModel(ch, model) : undefined)
+export const baseModelOf = (ch: Named, model: string): string | undefined =>
+	baseModelIn(ch, model) ?? (byChannel.size && model.startsWith('arn:') ? learntBaseModel(ch, model) : undefined)
 
 /**
  * The foundation model an upstream id stands for: {@link baseModelOf}, else the id itself.
