@@ -6,8 +6,9 @@
  * the API key as bearer), answering `{"models": [{"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-…"}], …}`
  * (one per region for a profile copied from a cross-region one: the same model).
  * - Asked once per channel and profile, by the first request that needs it, which waits for it at most LOOKUP_WAIT_MS
- *   (the call goes on, up to LOOKUP_TIMEOUT_MS, for the requests after it); concurrent requests share that call. The answer is kept for the channel's life (a profile's model never changes),
- *   in base-models.ts, where every reader of the profile's model finds it.
+ *   (the call goes on, up to LOOKUP_TIMEOUT_MS, for the requests after it); concurrent requests share that call. The
+ *   answer is kept for the channel's life (a profile's model never changes), in base-models.ts, where every reader of
+ *   the profile's model finds it; nothing more is asked or awaited then.
  * - A failure (no `bedrock:GetInferenceProfile` permission: 403 AccessDeniedException; a timeout…) is kept
  *   RETRY_AFTER_MS, logged when it differs from the last one: one call a minute, not one per request. Meanwhile, and
  *   while unknown, the profile goes over Converse, as without a lookup.

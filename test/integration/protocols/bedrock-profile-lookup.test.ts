@@ -133,7 +133,7 @@ const thinkingParams = (model: string) => ({
 })
 
 describe('an unmapped application inference profile that serves Claude', () => {
-	it("should learn its model from GetInferenceProfile (signed) on the first request and relay Bedrock's stream to the Anthropic SDK byte for byte, thinking signature included", async () => {
+	it("should learn its model from GetInferenceProfile (signed) at the first request, and relay Bedrock's stream to the Anthropic SDK byte for byte, signature included", async () => {
 		const acct = await m.account()
 		const params = thinkingParams(CLAUDE)
 		const res = await acct.anthropic.messages.create({ ...params, stream: true }).asResponse()
@@ -248,7 +248,8 @@ describe('concurrent first requests', () => {
 describe('the first call for an unmapped profile that is not a chat', () => {
 	it("should learn the model for a token count too: Claude's counted by Bedrock's CountTokens, by the foundation model's id", async () => {
 		const acct = await m.account()
-		const { data, response } = await acct.anthropic.messages.countTokens({ model: COUNTED, system: 'you count', messages: [{ role: 'user', content: 'how many tokens is this' }] }).withResponse()
+		const params = { model: COUNTED, system: 'you count', messages: [{ role: 'user' as const, content: 'how many tokens is this' }] }
+		const { data, response } = await acct.anthropic.messages.countTokens(params).withResponse()
 		expect(response.headers.get('x-switchboard-counted-by')).toBe('bedrock')
 		expect(last().path).toBe(`/model/${encodeURIComponent('anthropic.claude-sonnet-4-5-20250929-v1:0')}/count-tokens`)
 		expect(data.input_tokens).toBe(7)

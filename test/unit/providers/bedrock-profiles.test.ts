@@ -71,7 +71,8 @@ describe('controlPlaneUrl', () => {
 		expect(controlPlaneUrl(ch('https://bedrock-runtime.cn-north-1.amazonaws.com.cn'))).toBe('https://bedrock.cn-north-1.amazonaws.com.cn')
 		expect(controlPlaneUrl(ch('https://vpce-0a1b.bedrock-runtime.us-east-1.vpce.amazonaws.com'))).toBeUndefined()
 		expect(controlPlaneUrl(ch('https://proxy.internal/bedrock'))).toBeUndefined()
-		expect(controlPlaneUrl(ch('https://proxy.internal', { control_plane_url: 'https://vpce-9z.bedrock.us-east-1.vpce.amazonaws.com' }))).toBe('https://vpce-9z.bedrock.us-east-1.vpce.amazonaws.com')
+		const vpce = 'https://vpce-9z.bedrock.us-east-1.vpce.amazonaws.com'
+		expect(controlPlaneUrl(ch('https://proxy.internal', { control_plane_url: vpce }))).toBe(vpce)
 	})
 })
 
@@ -150,7 +151,8 @@ describe('profilesLearnt', () => {
 			expect(lines).toHaveLength(1)
 			expect(lines[0]!.level).toBe('warn')
 			expect(lines[0]!.fields).toMatchObject({ channel: ch.name, profile: arn('denied1'), retry_in_ms: 60_000 })
-			expect(String(lines[0]!.fields!.error)).toContain('HTTP 403 AccessDeniedException: User: arn:aws:iam::111122223333:user/gateway is not authorized to perform: bedrock:GetInferenceProfile')
+			const said = 'HTTP 403 AccessDeniedException: User: arn:aws:iam::111122223333:user/gateway is not authorized to perform: bedrock:GetInferenceProfile'
+			expect(String(lines[0]!.fields!.error)).toContain(said)
 			// Another failure is said: the profile Bedrock does not know.
 			br.lookupDenied = false
 			const missing = channel(arn('missing1'))
