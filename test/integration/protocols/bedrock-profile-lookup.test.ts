@@ -216,6 +216,10 @@ describe('a lookup Bedrock refuses', () => {
 			expect((await ask()).text).toBe('Hello! You said: hello denied')
 			expect(lookupsOf(DENIED_ARN)).toBe(3)
 			expect(runtimeCalls(DENIED_ARN).at(-1)).toBe('invoke')
+			// The model's limits, derived from the bare ARN while it was unknown, are the learnt model's now (Sonnet 4.5: 64,000).
+			await chat(acct.openai, { model: DENIED, messages: [{ role: 'user', content: 'hello denied' }] }, false)
+			expect(last().path).toBe(`/model/${encodeURIComponent(DENIED_ARN)}/invoke`)
+			expect(last().body.max_tokens).toBe(64_000)
 		} finally {
 			setSystemTime()
 		}
