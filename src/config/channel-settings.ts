@@ -91,7 +91,16 @@ export const ChannelSettings = T.Object(
 		base_models: T.Optional(
 			T.Record(T.String({ minLength: 1 }), T.String({ minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9.:_-]*$' }), {
 				description:
-					"Bedrock channels: the foundation model each application inference profile serves, by its ARN (an upstream id after model_map), e.g. {\"arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2c3\": \"anthropic.claude-sonnet-4-6-v1:0\"}. Such an ARN names no model: mapped to Claude, the profile goes over InvokeModel with Anthropic's body (Anthropic clients' fast path), its tokens counted by Bedrock and its output limit the model's; mapped to another model, over Converse with that family's own fields (thinking, prompt-caching cachePoint blocks, top-k). Without an entry it goes over Converse with none of them, and its tokens are counted locally",
+					"Bedrock channels: the foundation model each application inference profile serves, by its ARN (an upstream id after model_map), e.g. {\"arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/a1b2c3\": \"anthropic.claude-sonnet-4-6-v1:0\"}. Such an ARN names no model: mapped to Claude, the profile goes over InvokeModel with Anthropic's body (Anthropic clients' fast path), its tokens counted by Bedrock and its output limit the model's; mapped to another model, over Converse with that family's own fields (thinking, prompt-caching cachePoint blocks, top-k). Without an entry, Bedrock's control plane is asked once which model it serves (GetInferenceProfile: see control_plane_url); until it answers, or when it refuses, the profile goes over Converse with none of them, and its tokens are counted locally",
+			}),
+		),
+		// Read by providers/bedrock-profiles.ts `controlPlaneUrl`.
+		control_plane_url: T.Optional(
+			T.String({
+				minLength: 1,
+				pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+				description:
+					"Bedrock channels: the base URL of Amazon Bedrock's control plane, where the foundation model of an application inference profile base_models does not list is asked (GetInferenceProfile, with the channel's credentials), e.g. a VPC endpoint's. Default: https://bedrock.{region}.amazonaws.com beside a bedrock-runtime.{region}.amazonaws.com base_url (FIPS and China's alike); on any other base_url nothing is asked",
 			}),
 		),
 		// Read by providers/bedrock-guardrail.ts `guardrailOf`; with guardrail_version (guardrailProblem).

@@ -58,7 +58,8 @@ export type ChatAdapter = {
 	/**
 	 * The adapter of one upstream model on `ch`, for a vendor that serves its models over different protocols (Vertex
 	 * AI: Claude over Anthropic's Messages, Gemini over Gemini's; Bedrock: an application inference profile's by the
-	 * model the channel's `settings.base_models` says it serves). Read through registry.ts `chatAdapterOf`.
+	 * model the channel's `settings.base_models`, else Bedrock, says it serves: registry.ts `adaptersReady` first).
+	 * Read through registry.ts `chatAdapterOf`.
 	 */
 	forModel?(model: string, ch: Channel): ChatAdapter
 }

@@ -2,11 +2,12 @@
  * Amazon Bedrock: Claude over InvokeModel, every other model over the Converse API, chosen per upstream model id
  * (`forModel`): an id naming `anthropic.claude` (a model, an inference profile such as
  * `us.anthropic.claude-sonnet-4-6-v1:0`, or an ARN that names it), or an application inference profile's ARN the
- * channel's `settings.base_models` maps to such an id, keeps InvokeModel, Anthropic's own body, so Anthropic clients
+ * channel's `settings.base_models` maps to such an id (or, unlisted, Bedrock's control plane said serves one:
+ * bedrock-profiles.ts), keeps InvokeModel, Anthropic's own body, so Anthropic clients
  * keep the same-protocol fast path (InvokeModel takes a profile's ARN as modelId:
  * https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-use.html); any other
  * (`us.amazon.nova-pro-v1:0`, `meta.llama3-3-70b-instruct-v1:0`, `deepseek.r1-v1:0`, `openai.gpt-oss-120b-1:0`, an
- * application inference profile's ARN with no `base_models` entry, whose model cannot be known…) goes over Converse
+ * application inference profile's ARN whose model is not known, or not yet…) goes over Converse
  * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), converted from and to every
  * client protocol (protocols/bedrock-converse).
  * - Claude: Anthropic's Messages protocol in Bedrock's envelope
@@ -32,7 +33,7 @@ import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
-import { baseModelIn, foundationModelOf } from './base-models'
+import { baseModelOf, foundationModelOf } from './base-models'
 import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
 import { type AwsCredentials, signV4 } from './aws/sigv4'
@@ -77,7 +78,8 @@ const betasOf = (header: string) =>
 
 /**
  * Whether a Bedrock model id is Claude's, served over InvokeModel: by its own name, or for an application inference
- * profile's ARN, which names no model, by the foundation model the channel's `settings.base_models` maps it to.
+ * profile's ARN, which names no model, by the foundation model the channel's `settings.base_models` maps it to, else
+ * the one Bedrock said it serves (bedrock-profiles.ts).
  * @example isBedrockClaude(ch, 'us.anthropic.claude-sonnet-4-6-v1:0') === true
  * @example isBedrockClaude({ settings: { base_models: { 'arn:…/a1b2': 'anthropic.claude-sonnet-4-6-v1:0' } } } as Channel, 'arn:…/a1b2') === true
  */
@@ -141,7 +143,7 @@ export const bedrockConverseAdapter: ChatAdapter = {
 	chatUrl: (ch, model, stream) => joinUrl(ch.baseUrl, `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`),
 	headers: (ch) => ({ 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }),
 	upstreamOptions: (ch, model) => {
-		const foundation = baseModelIn(ch, model)
+		const foundation = baseModelOf(ch, model)
 		const guardrail = guardrailOf(ch)
 		return { ...(foundation && { foundationModel: foundation }), ...(guardrail && { guardrail }) }
 	},

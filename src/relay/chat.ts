@@ -13,7 +13,7 @@ import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
 import type { ProtocolCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
-import { chatAdapterOf } from '../providers/registry'
+import { adaptersReady, chatAdapterOf } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
@@ -142,6 +142,9 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
 	const resolved = resolveModel(svc, call.token, ir.model)
 	const route = call.files ? filesRoute(svc, resolved, call.files, ir.model) : pinnedRoute(call, resolved)
+	// A Bedrock application inference profile's model, the first time (bounded): the API it goes over and its limits depend on it.
+	const ready = adaptersReady(route.channels, ir.model, svc.log)
+	if (ready) await ready
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
 	// The cap: the model's maximum on a converted request, and fitted to the context window where the vendor counts it
 	// against the window (output-limit.ts).

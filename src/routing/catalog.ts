@@ -18,7 +18,7 @@ import { type Bus, hearsOthers } from '../lib/bus'
 import { ackedTopic } from '../lib/acked-topic'
 import { type ModelLimits, modelLimits } from './model-limits'
 import type { Cipher } from '../lib/secrets'
-import { foundationModelOf } from '../providers/base-models'
+import { foundationModelOf, learntVersion } from '../providers/base-models'
 import type { ChannelType } from '../providers/channel-types'
 
 export type Channel = {
@@ -129,6 +129,8 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	let prices = new Map<string, ModelInfo>()
 	const byModel = new Map<string, Channel[]>()
 	const byModelLimits = new Map<string, ModelLimits>()
+	/** The learnt profiles the limits were derived with: a profile whose model Bedrock has since named has other limits. */
+	let limitsLearnt = learntVersion()
 	let loads = 0
 	let latest: Promise<void> | undefined
 	let settling: Promise<void> | undefined
@@ -231,9 +233,13 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		channelsFor,
 		price: (model) => prices.get(model),
 		limits(model) {
+			if (limitsLearnt !== learntVersion()) {
+				limitsLearnt = learntVersion()
+				byModelLimits.clear()
+			}
 			let hit = byModelLimits.get(model)
 			if (!hit) {
-				// A Bedrock application inference profile's ARN names no model: the one its channel's base_models says.
+				// A Bedrock application inference profile's ARN names no model: the one its channel's base_models says, or Bedrock did.
 				const upstream = channelsFor(model).flatMap((c) => (Object.hasOwn(c.modelMap, model) ? [foundationModelOf(c, c.modelMap[model]!)] : []))
 				hit = modelLimits(model, prices.get(model), upstream)
 				if (byModelLimits.size > 10_000) byModelLimits.clear()

@@ -17,7 +17,7 @@ import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
 import { type CallVia, channelHeaders } from '../../providers/adapter'
 import { BEDROCK_VERSION, bedrockCountHooks, countTokensModel, countTokensUrl } from '../../providers/bedrock'
-import { chatAdapterFor } from '../../providers/registry'
+import { adaptersReady, chatAdapterFor } from '../../providers/registry'
 import { isClaudeModel, vertexClaudeCountAdapter, vertexClaudeCountUrl, vertexGeminiAdapter, vertexGoogleUrl } from '../../providers/vertex'
 import { upstreamError } from '../../providers/upstream-error'
 import { defaultOutputCap } from '../../core/reasoning'
@@ -194,6 +194,9 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	if (!served.length) throw unservedModel(svc, model)
 	const channels = c.channelId === undefined ? served : served.filter((ch) => ch.id === c.channelId)
 	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a channel that does not serve the model "${model}"; only that channel's vendor key can read it`, { code: 'unsupported_for_model' })
+	// A Bedrock application inference profile's model, asked of Bedrock when the channel does not say it: Claude's are counted by Bedrock.
+	const ready = adaptersReady(channels, model, svc.log)
+	if (ready) await ready
 	const ordered = orderChannels(channels)
 	// Counted here, images and pages count as the vendor of the first channel that would serve (image-tokens.ts).
 	let serving = ordered[0]!

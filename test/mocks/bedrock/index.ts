@@ -16,7 +16,11 @@
  *   `invokeModel.body` (base64 of the InvokeModel body, validated as for /invoke) or `converse` (messages, system);
  *   answers `{"inputTokens": n}`, the scenario's count;
  * - application inference profiles: `profiles` maps an ARN to the foundation model it serves, over InvokeModel (Claude's)
- *   and Converse alike;
+ *   and Converse alike; the control plane's GetInferenceProfile (`GET /inference-profiles/{ARN or id, encoded}`,
+ *   https://docs.aws.amazon.com/bedrock/latest/APIReference/API_GetInferenceProfile.html) names it as
+ *   `models[].modelArn` (a foundation-model ARN per region; three for a profile copied from a cross-region one), the
+ *   same auth checked; 403 AccessDeniedException while `lookupDenied` (a role without bedrock:GetInferenceProfile),
+ *   404 ResourceNotFoundException for another; answered after `lookupDelayMs`; `lookups` counts the calls;
  * - guardrails (`guardrails`: guardrail.ts): taken in InvokeModel's headers and Converse's `guardrailConfig`, checked,
  *   and intervening on their trigger word as Bedrock answers then; Claude's stream scanned in sync mode unless the body
  *   asks async (`amazon-bedrock-guardrailConfig`); an `enforced` one on every call.
@@ -80,6 +84,12 @@ export type BedrockMock = {
 	readonly requests: RecordedRequest[]
 	fault: BedrockFault | undefined
 	faultOnce: BedrockFault | undefined
+	/** GetInferenceProfile is refused 403 AccessDeniedException, as to a role without bedrock:GetInferenceProfile. */
+	lookupDenied: boolean
+	/** GetInferenceProfile answers after this many milliseconds. */
+	lookupDelayMs: number
+	/** GetInferenceProfile calls received (refused ones too) since the last reset. */
+	readonly lookups: number
 	reset(): void
 	stop(): Promise<void>
 }
@@ -117,6 +127,8 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 	const requests: RecordedRequest[] = []
 	let fault: BedrockFault | undefined
 	let faultOnce: BedrockFault | undefined
+	let lookupDenied = false
+	let lookupDelayMs = 0
 	/** Prompt prefixes written to the cache (converse.ts). */
 	const cache = new Set<string>()
 
@@ -145,6 +157,8 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			if (bad) return errorResponse(bad.status, bad.type, bad.message)
 		} else return errorResponse(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token')
 
+		const profile = /^\/inference-profiles\/([^/]+)$/.exec(rawPath)
+		if (profile && req.method === 'GET') return inferenceProfile(decodeURIComponent(profile[1]!))
 		const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/.exec(rawPath)
 		if (req.method !== 'POST' || !m) return errorResponse(404, 'UnknownOperationException', 'Unknown operation')
 		const modelId = decodeURIComponent(m[1]!)
@@ -191,6 +205,38 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			status: 200,
 			headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...common },
 		})
+	}
+
+	/** GetInferenceProfile of an application inference profile in `profiles`, by its ARN or its id. */
+	async function inferenceProfile(identifier: string): Promise<Response> {
+		if (lookupDenied)
+			return errorResponse(
+				403,
+				'AccessDeniedException',
+				`User: arn:aws:iam::111122223333:user/gateway is not authorized to perform: bedrock:GetInferenceProfile on resource: ${identifier} because no identity-based policy allows the bedrock:GetInferenceProfile action`,
+			)
+		const arn = Object.keys(opts.profiles ?? {}).find((a) => a === identifier || a.endsWith(`/${identifier}`))
+		if (!arn) return errorResponse(404, 'ResourceNotFoundException', 'The specified inference profile was not found.')
+		if (lookupDelayMs) await Bun.sleep(lookupDelayMs)
+		const served = opts.profiles![arn]!
+		// Copied from a cross-region profile (`us.anthropic.…`): the foundation model in each region it routes to.
+		const geo = /^(?:us|eu|apac|us-gov|jp|au|ca|global)\.(.+)$/.exec(served)
+		const regions = geo ? [opts.region, 'us-east-2', 'us-west-2'] : [opts.region]
+		const at = new Date('2025-06-01T12:00:00Z').toISOString()
+		return Response.json(
+			{
+				inferenceProfileName: 'team-profile',
+				description: 'cost tracking',
+				createdAt: at,
+				updatedAt: at,
+				inferenceProfileArn: arn,
+				models: regions.map((r) => ({ modelArn: `arn:aws:bedrock:${r}::foundation-model/${geo ? geo[1] : served}` })),
+				inferenceProfileId: arn.slice(arn.lastIndexOf('/') + 1),
+				status: 'ACTIVE',
+				type: 'APPLICATION',
+			},
+			{ headers: { 'x-amzn-requestid': crypto.randomUUID() } },
+		)
 	}
 
 	/** Converse for every model the mock serves (Claude too, as Bedrock does), answered by the shared scenario. */
@@ -258,10 +304,27 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		set faultOnce(v) {
 			faultOnce = v
 		},
+		get lookupDenied() {
+			return lookupDenied
+		},
+		set lookupDenied(v) {
+			lookupDenied = v
+		},
+		get lookupDelayMs() {
+			return lookupDelayMs
+		},
+		set lookupDelayMs(v) {
+			lookupDelayMs = v
+		},
+		get lookups() {
+			return requests.filter((r) => r.path.startsWith('/inference-profiles/')).length
+		},
 		reset() {
 			requests.length = 0
 			cache.clear()
 			fault = faultOnce = undefined
+			lookupDenied = false
+			lookupDelayMs = 0
 		},
 		async stop() {
 			await server.stop(true)

@@ -5,7 +5,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { badRequest, GatewayError } from '../../../core/errors'
 import { type channels, models } from '../../../db/schema'
-import { chatAdapterFor } from '../../../providers/registry'
+import { adaptersReady, chatAdapterFor } from '../../../providers/registry'
 import { upstreamError } from '../../../providers/upstream-error'
 import type { ChannelType } from '../../../providers/channel-types'
 import { fetchUpstream } from '../../../relay/upstream-fetch'
@@ -58,6 +58,8 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 		settings: row.settings ?? {},
 	}
 	const upstreamModel = ch.modelMap[model] ?? model
+	// A Bedrock application inference profile's model, asked of Bedrock when the channel does not say it (bounded).
+	await adaptersReady([ch], model, svc.log)
 	// A vendor with a protocol per model (Vertex AI: Claude's or Gemini's) is tested in the model's.
 	const adapter = channelAdapter.forModel?.(upstreamModel, ch) ?? channelAdapter
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
