@@ -8,6 +8,7 @@
  */
 import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
+import { type Cloud, identityEndpointProblem, isHostAddress } from './ambient-endpoints'
 import { servicePrincipalOf } from './azure-entra'
 import { certificateOutOfDate } from './azure-entra-certificate'
 import { federatedAssertion } from './azure-entra-federated'
@@ -30,8 +31,13 @@ type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<s
  * `credential_source.executable` command): such keys come only from the operator's side of the host (GATEWAY_CONFIG,
  * the quick-start variables), or a console administrator could have any one-line file of the host (a Kubernetes
  * service-account token, the gateway's secret key) sent to a server of theirs, or any command run.
+ * `ambientEndpoints` (set when where the channel's credentials go was given through the management API) keeps those
+ * made from the host's own identity to the cloud's own hosts and these (AMBIENT_ENDPOINTS; ambient-endpoints.ts): an
+ * `ambient` key's `base_url` (and a Bedrock `settings.control_plane_url`), a `vertex` external_account's `token_url`,
+ * `service_account_impersonation_url` and `base_url` when its subject token is the host's. Else an administrator could
+ * have the host role's signed requests, or a token of its service account or managed identity, sent to a server of theirs.
  */
-export type KeySource = { hostFiles: boolean }
+export type KeySource = { hostFiles: boolean; ambientEndpoints?: readonly string[] }
 
 const hostFileRefused = (field: string): KeyProblem => ({
 	param: 'api_key',
@@ -45,10 +51,40 @@ const asChannel = (c: Saved) => ({ id: 0, name: '', type: c.type, baseUrl: c.bas
  * @example await channelKeyProblem({ type: 'bedrock', apiKey: 'AKIA…:', baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', settings: {} }) // { param: 'api_key', … }
  */
 export async function channelKeyProblem(c: Saved, from: KeySource = { hostFiles: true }): Promise<KeyProblem | undefined> {
-	if (c.type === 'bedrock') return bedrockKeyProblem(c)
-	if (c.type === 'vertex') return vertexKeyProblem(c, from)
-	if (c.type === 'azure') return azureKeyProblem(c, from)
-	return undefined
+	const problem = c.type === 'bedrock' ? bedrockKeyProblem(c) : c.type === 'vertex' ? await vertexKeyProblem(c, from) : c.type === 'azure' ? await azureKeyProblem(c, from) : undefined
+	if (problem || !from.ambientEndpoints) return problem
+	return hostIdentityProblem(c, from.ambientEndpoints)
+}
+
+const CLOUD: Record<string, Cloud> = { bedrock: 'aws', vertex: 'google', azure: 'azure' }
+
+/** The first field sending credentials made from the host's identity anywhere but the cloud's own hosts (or AMBIENT_ENDPOINTS). */
+async function hostIdentityProblem(c: Saved, allow: readonly string[]): Promise<KeyProblem | undefined> {
+	const cloud = CLOUD[c.type]
+	if (!cloud) return undefined
+	const sent = (param: string, url: string, what: string): KeyProblem | undefined => {
+		const why = identityEndpointProblem(url, cloud, allow)
+		return why === undefined ? undefined : { param, reason: `${what}: ${why}` }
+	}
+	if (isAmbient(c.apiKey)) {
+		const what = `an \`ambient\` key sends the gateway host's own credentials (${cloud === 'aws' ? "requests signed with its AWS role" : cloud === 'google' ? "its service account's tokens" : "its managed identity's tokens"}) to`
+		const controlPlane = c.type === 'bedrock' && typeof c.settings.control_plane_url === 'string' ? c.settings.control_plane_url : undefined
+		return sent('base_url', c.baseUrl, `${what} base_url`) ?? (controlPlane === undefined ? undefined : sent('settings.control_plane_url', controlPlane, `${what} settings.control_plane_url`))
+	}
+	if (c.type !== 'vertex') return undefined
+	let federation
+	try {
+		federation = googleCredentialOf(c.apiKey)?.federation
+	} catch {
+		return undefined
+	}
+	if (!federation || (federation.source !== 'host' && !(await isHostAddress(federation.source.url)))) return undefined
+	const what = "the key's subject token is the gateway host's own (its AWS role, or a metadata, loopback or private address), and what it is exchanged for goes to"
+	for (const s of federation.sends) {
+		const problem = sent('api_key', s.url, `${what} \`${s.field}\``)
+		if (problem) return problem
+	}
+	return sent('base_url', c.baseUrl, `${what} base_url`)
 }
 
 function bedrockKeyProblem(c: Saved): KeyProblem | undefined {

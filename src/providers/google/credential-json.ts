@@ -27,6 +27,12 @@ export type GoogleCredential = {
 	readonly quotaProject?: string
 	/** The key's member naming a file on the gateway's host that each token fetch reads (`credential_source.file`), if any. */
 	readonly hostFile?: string
+	/**
+	 * A workload's federated token (external_account, directly or as an impersonation's source): where its subject token
+	 * comes from (`host`: the gateway's AWS role, a file or a command of its host; else the URL read) and, by the key's
+	 * field, every URL the tokens made from it are sent to (channel-key.ts keeps the host's identity to Google's hosts).
+	 */
+	readonly federation?: Federation
 	/** The channel's bearer token: cached while fresh, else one fetch shared by the calls waiting (cached-token.ts). */
 	token(channelId: number, channelKey: string, signal?: AbortSignal): Promise<string>
 	/** Forgets the channel's token when it is `token` (Vertex refused it); true when a call made again may get another. */
@@ -34,6 +40,8 @@ export type GoogleCredential = {
 	/** What parsing cannot tell, checked when the key is saved (a service account's private key imports). */
 	check?(): Promise<void>
 }
+
+export type Federation = { source: 'host' | { url: string }; sends: { field: string; url: string }[] }
 
 /** The channel's key is wrong: said as the channel's misconfiguration, never with the key's contents. */
 export const misconfigured = (why: string) => new GatewayError('unavailable', `vertex channel key: ${why}`, { retryable: true, code: 'channel_misconfigured' })

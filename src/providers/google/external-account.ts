@@ -75,6 +75,10 @@ export const externalAccountCredential = (x: ExternalAccount): GoogleCredential 
 	projectField: 'quota_project_id',
 	quotaProject: x.quotaProject,
 	hostFile: hostMemberOf(x.source),
+	federation: {
+		source: x.source.kind === 'read' && x.source.read.url ? { url: x.source.read.url } : 'host',
+		sends: [{ field: 'token_url', url: x.tokenUrl }, ...(x.impersonationUrl ? [{ field: 'service_account_impersonation_url', url: x.impersonationUrl }] : [])],
+	},
 	token: (channelId, channelKey, signal) => tokens.get(channelId, channelKey, () => fetchToken(x), signal),
 	drop: (channelId, token) => tokens.drop(channelId, token),
 	check: x.source.kind === 'executable' ? async () => checkExecutablesAllowed() : undefined,

@@ -58,6 +58,11 @@ export const impersonatedServiceAccountCredential = (x: ImpersonatedServiceAccou
 	projectField: 'quota_project_id',
 	quotaProject: x.quotaProject,
 	hostFile: x.source.hostFile && `source_credentials.${x.source.hostFile}`,
+	// The source's token goes to IAM to be exchanged: where a federated source's goes, and here.
+	federation: x.source.federation && {
+		source: x.source.federation.source,
+		sends: [...x.source.federation.sends.map((s) => ({ field: `source_credentials.${s.field}`, url: s.url })), { field: 'service_account_impersonation_url', url: x.url }],
+	},
 	token: (channelId, channelKey, signal) => tokens.get(channelId, channelKey, () => fetchToken(x, channelId, channelKey, signal), signal),
 	drop: (channelId, token) => tokens.drop(channelId, token),
 	check: x.source.check && (() => x.source.check!()),

@@ -102,12 +102,18 @@ function checkGuardrail(settings: ChannelSettings | undefined) {
 	if (problem) throw badRequest(`settings.${problem.field}: ${problem.message}`, `settings.${problem.field}`)
 }
 
-/** 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. */
-async function checkKey(saved: Parameters<typeof channelKeyProblem>[0], given: boolean) {
-	// A key given here may not name a file on the host; one stored from GATEWAY_CONFIG may (channel-key.ts KeySource).
-	const problem = await channelKeyProblem(saved, { hostFiles: !given })
+/**
+ * 400 for a key its channel type cannot use (providers/channel-key.ts): said when saved, not at the first call. A key
+ * given here may not name a file on the host, one stored from GATEWAY_CONFIG may; and the host's identity goes only to
+ * its cloud's hosts (or AMBIENT_ENDPOINTS) when the key or where it goes is given here (channel-key.ts KeySource).
+ */
+async function checkKey(svc: Services, saved: Parameters<typeof channelKeyProblem>[0], given: { key: boolean; endpoints: boolean }) {
+	const problem = await channelKeyProblem(saved, { hostFiles: !given.key, ambientEndpoints: given.key || given.endpoints ? svc.env.ambientEndpoints : undefined })
 	if (problem) throw badRequest(`${problem.param}: ${problem.reason}`, problem.param)
 }
+
+/** Where a channel's credentials go: its type (which cloud), base_url and Bedrock's control plane. */
+const endpointsOf = (c: { type: string; baseUrl: string; settings: Record<string, unknown> | null }) => JSON.stringify([c.type, c.baseUrl, c.settings?.control_plane_url])
 
 /** Types whose key has a shape to check; other types' saves never decrypt the stored key. */
 const SHAPED_KEYS = new Set(['bedrock', 'vertex', 'azure'])
@@ -145,7 +151,8 @@ export const channelsModule = (svc: Services) => {
 			async ({ body, status }) => {
 				checkMap(body.models, body.model_map)
 				checkGuardrail(body.settings)
-				await checkKey({ type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} }, true)
+				const saved = { type: body.type, apiKey: body.api_key, baseUrl: body.base_url, settings: body.settings ?? {}, models: body.models, modelMap: body.model_map ?? {} }
+				await checkKey(svc, saved, { key: true, endpoints: true })
 				const [row] = await svc.db.orm
 					.insert(channels)
 					.values({
@@ -194,15 +201,18 @@ export const channelsModule = (svc: Services) => {
 				if (body.settings !== undefined) checkGuardrail(body.settings)
 				const type = body.type ?? cur.type
 				const touched = [body.type, body.api_key, body.base_url, body.settings, body.models, body.model_map].some((v) => v !== undefined)
-				if (SHAPED_KEYS.has(type) && touched)
-					await checkKey({
+				if (SHAPED_KEYS.has(type) && touched) {
+					const saved = {
 						type,
 						apiKey: body.api_key ?? (await svc.cipher.decrypt(cur.apiKeyEnc)),
 						baseUrl: body.base_url ?? cur.baseUrl,
 						settings: body.settings ?? cur.settings ?? {},
 						models: body.models ?? cur.models,
 						modelMap: body.model_map ?? cur.modelMap ?? {},
-					}, body.api_key !== undefined)
+					}
+					// A channel's endpoints left as they are stay as checked when saved, or as the operator's config set them.
+					await checkKey(svc, saved, { key: body.api_key !== undefined, endpoints: endpointsOf(saved) !== endpointsOf(cur) })
+				}
 				const set: Partial<typeof channels.$inferInsert> = { updatedAt: new Date() }
 				if (body.name !== undefined) set.name = body.name
 				if (body.type !== undefined) set.type = body.type
