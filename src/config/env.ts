@@ -128,9 +128,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 			maxBytesPerAccount: r.int('MAX_GEMINI_CACHE_BYTES', 64 * 1024 * 1024, { min: 0 }),
 		},
 		fetchAllow: r.list('FETCH_ALLOW', 'host names, IP addresses or IPv4 CIDRs', (e) => isHostName(e) || isIpv4(e) || isCidr4(e) || isIpv6(e)).map((e) => e.toLowerCase()),
-		ambientEndpoints: r
-			.list('AMBIENT_ENDPOINTS', 'host names, IP addresses or *.suffix wildcards', (e) => isHostName(e.replace(/^\*\./, '')) || isIpv4(e) || isIpv6(e))
-			.map((e) => e.toLowerCase().replace(/^\[|\]$/g, '')),
+		ambientEndpoints: r.list('AMBIENT_ENDPOINTS', 'host names, IP addresses or *.suffix wildcards', (e) => isHostName(e.replace(/^\*\./, '')) || isIpv4(e) || isIpv6(e)).map((e) => e.toLowerCase().replace(/^\[|\]$/g, '')),
 		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
 		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),
 		vars,

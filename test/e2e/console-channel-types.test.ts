@@ -1,7 +1,8 @@
 /**
  * An operator adding `vertex` and `bedrock` channels in the console: the service-account key file pasted whole into a
  * multi-line key field (stored as pasted), hints saying what each type's key and base URL look like, Region and
- * Project fields (stored under `settings`), a Bedrock guardrail's identifier and version, a malformed key refused in the form with the gateway's words, the Test
+ * Project fields (stored under `settings`), a Bedrock guardrail's identifier and version, a malformed key (or an `ambient`
+ * one sent off its cloud) refused in the form with the gateway's words, the Test
  * button working against the Vertex mock, and the key never shown back: not its private key, not the AWS secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -102,6 +103,21 @@ describe('vertex and bedrock channels in the console', () => {
 		await dialog.getByRole('alert').filter({ hasText: 'private_key' }).waitFor()
 		await dialog.press('Escape')
 		await dialog.waitFor({ state: 'detached' })
+	}, 60_000)
+
+	it("should refuse an ambient channel whose base URL is off its cloud in the form, in the gateway's words", async () => {
+		await page.getByRole('button', { name: 'New channel' }).click()
+		const dialog = page.getByRole('dialog', { name: 'New channel' })
+		await dialog.getByLabel('Name').fill('vx-ambient-foreign')
+		await dialog.getByLabel('Type').selectOption('vertex')
+		await dialog.getByLabel('Base URL').fill('https://collector.evil.example')
+		await dialog.getByLabel('API key').fill('ambient')
+		await dialog.getByLabel('Models').fill('gemini-vx')
+		await dialog.getByRole('button', { name: 'Create channel' }).click()
+		await dialog.getByRole('alert').filter({ hasText: 'AMBIENT_ENDPOINTS' }).filter({ hasText: 'googleapis.com' }).waitFor()
+		await dialog.press('Escape')
+		await dialog.waitFor({ state: 'detached' })
+		expect(await app.svc.db.orm.select().from(channels).where(eq(channels.name, 'vx-ambient-foreign'))).toEqual([])
 	}, 60_000)
 
 	it('should say what a Bedrock key looks like, ask the region IAM keys are signed for, and never show the secret', async () => {

@@ -13,4 +13,10 @@ describe('loadEnv', () => {
 		expect(loadEnv({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25)
 		for (const bad of ['0', 'ten', '2.5', '-1']) expect(() => loadEnv({ DATABASE_POOL_SIZE: bad })).toThrow(`DATABASE_POOL_SIZE must be an integer from 1 to 10000, got "${bad}"`)
 	})
+
+	it('should take AMBIENT_ENDPOINTS as hosts, IP addresses or *.suffix wildcards, and stop the start naming an entry that is none', () => {
+		expect(loadEnv({}).ambientEndpoints).toEqual([])
+		expect(loadEnv({ AMBIENT_ENDPOINTS: 'Proxy.Corp.example, *.vpc.example,127.0.0.1,[::1]' }).ambientEndpoints).toEqual(['proxy.corp.example', '*.vpc.example', '127.0.0.1', '::1'])
+		for (const bad of ['https://proxy.corp.example', '*', 'a.*.example']) expect(() => loadEnv({ AMBIENT_ENDPOINTS: bad })).toThrow(`AMBIENT_ENDPOINTS must list host names, IP addresses or *.suffix wildcards; "${bad}" is not one`)
+	})
 })
