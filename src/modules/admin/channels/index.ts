@@ -77,7 +77,7 @@ const Fields = {
 	base_url: BaseUrl,
 	api_key: t.String({
 		description:
-			'Upstream key; stored encrypted, never returned. bedrock: a Bedrock API key, or ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; vertex: a Google credentials file (JSON: service_account, authorized_user, external_account or impersonated_service_account) or an express mode API key. A bedrock or vertex key that cannot work is a 400',
+			"Upstream key; stored encrypted, never returned. bedrock: a Bedrock API key, or ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; vertex: a Google credentials file (JSON: service_account, authorized_user, external_account or impersonated_service_account) or an express mode API key; bedrock, vertex and azure: `ambient`, the credentials of the cloud the gateway runs on. A bedrock, vertex or azure key that cannot work is a 400, as is one that would send credentials made from the host's identity (`ambient`, or a vertex external_account whose subject token is the host's) off its cloud's own hosts, unless AMBIENT_ENDPOINTS lists them: 400 naming base_url, settings.control_plane_url or api_key",
 	}),
 	models: t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'Model names; `*` globs allowed' }),
 	priority: Priority,
