@@ -21,7 +21,7 @@ export type Cloud = 'aws' | 'google' | 'azure'
 const OFFICIAL: Record<Cloud, { host: RegExp; names: string }> = {
 	aws: {
 		host: /^(vpce-[a-z0-9-]+\.)?bedrock(-[a-z0-9]+)*\.[a-z0-9-]+\.(vpce\.)?amazonaws\.com(\.cn)?$/,
-		names: 'bedrock*.{region}.amazonaws.com (or .amazonaws.com.cn, or a VPC endpoint\'s vpce-….bedrock*.{region}.vpce.amazonaws.com)',
+		names: "bedrock*.{region}.amazonaws.com (or .amazonaws.com.cn, or a VPC endpoint's vpce-….bedrock*.{region}.vpce.amazonaws.com)",
 	},
 	google: { host: /^([a-z0-9-]+\.)+googleapis\.com$/, names: '*.googleapis.com' },
 	azure: {

@@ -67,7 +67,7 @@ async function hostIdentityProblem(c: Saved, allow: readonly string[]): Promise<
 		return why === undefined ? undefined : { param, reason: `${what}: ${why}` }
 	}
 	if (isAmbient(c.apiKey)) {
-		const what = `an \`ambient\` key sends the gateway host's own credentials (${cloud === 'aws' ? "requests signed with its AWS role" : cloud === 'google' ? "its service account's tokens" : "its managed identity's tokens"}) to`
+		const what = `an \`ambient\` key sends the gateway host's own credentials (${cloud === 'aws' ? 'requests signed with its AWS role' : cloud === 'google' ? "its service account's tokens" : "its managed identity's tokens"}) to`
 		const controlPlane = c.type === 'bedrock' && typeof c.settings.control_plane_url === 'string' ? c.settings.control_plane_url : undefined
 		return sent('base_url', c.baseUrl, `${what} base_url`) ?? (controlPlane === undefined ? undefined : sent('settings.control_plane_url', controlPlane, `${what} settings.control_plane_url`))
 	}
