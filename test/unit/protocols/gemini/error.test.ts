@@ -29,8 +29,11 @@ describe('gemini encodeError', () => {
 		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing: insufficient balance)', status: 'RESOURCE_EXHAUSTED' } })
 	})
 
-	it('should send retry-after when known', () => {
-		expect(encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 2.5 })).headers).toEqual({ 'retry-after': '3' })
+	it('should send retry-after when known, and the same wait as a google.rpc.RetryInfo in details', () => {
+		const out = encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 2.5 }))
+		expect(out.headers).toEqual({ 'retry-after': '3' })
+		const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }]
+		expect(out.body).toEqual({ error: { code: 429, message: 'slow', status: 'RESOURCE_EXHAUSTED', details } })
 	})
 
 	it('should render a stream error as a bare data frame', () => {
