@@ -20,6 +20,9 @@ beforeAll(async () => {
 }, SETUP_MS)
 afterAll(() => m.close())
 
+/** Its installation id, sent unless `privacy.usageStatisticsEnabled` is false: for the gateway, never for the vendor. */
+const INSTALLATION_ID = '305c9673-3bb4-41ee-9a23-5da98f24d6f1'
+
 /** The headers Gemini CLI 0.61.0 sent (Node 20 on Linux), the model name in its user agent. */
 const cliHeaders = (key: string, model: string): Record<string, string> => ({
 	accept: '*/*',
@@ -27,6 +30,7 @@ const cliHeaders = (key: string, model: string): Record<string, string> => ({
 	'content-type': 'application/json',
 	'sec-fetch-mode': 'cors',
 	'user-agent': `GeminiCLI-tui/0.61.0/${model} (linux; x64; terminal)`,
+	'x-gemini-api-privileged-user-id': INSTALLATION_ID,
 	'x-goog-api-client': 'google-genai-sdk/1.30.0 gl-node/v20.20.2',
 	'x-goog-api-key': key,
 })
@@ -132,6 +136,9 @@ describe('Gemini CLI 0.61 shapes', () => {
 			expect(rows[0]!.input_tokens).toBe(s.usage.promptTokenCount!)
 			expect(rows[0]!.output_tokens).toBe(s.usage.candidatesTokenCount! + (s.usage.thoughtsTokenCount ?? 0))
 			expect(rows[0]!.stream).toBe(true)
+			const sent = lastRequest(m.mocks[up]).headers
+			expect(Object.values(sent)).not.toContain(INSTALLATION_ID)
+			expect(Object.values(sent)).not.toContain(acct.key)
 		})
 
 		it(`should run the CLI's read_file round trip (${up})`, async () => {
