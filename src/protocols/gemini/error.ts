@@ -4,7 +4,8 @@
  * frame; the Google SDKs throw an ApiError for any chunk carrying `error` with a 4xx/5xx `code`.
  *
  * Insufficient balance (402): Google APIs have no 402, but 429 RESOURCE_EXHAUSTED would make SDKs retry what cannot
- * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message.
+ * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message
+ * (only that: the message says whether the account's balance or the key's spend limit refused).
  *
  * A known wait rides in `details` as a `google.rpc.RetryInfo` (`retryDelay`, a protobuf Duration such as "37s"), where
  * Gemini puts it (https://ai.google.dev/gemini-api/docs/rate-limits), besides the `retry-after` header: Gemini CLI
@@ -40,7 +41,7 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo'
 
 function body(err: GatewayError): GeminiErrorBody {
 	let message = err.message
-	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing: insufficient balance)`
+	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing)`
 	const error: GeminiErrorBody['error'] = { code: err.status, message, status: STATUS[err.kind] }
 	// Whole seconds, as the retry-after header says them.
 	if (err.retryAfter !== undefined) error.details = [{ '@type': RETRY_INFO, retryDelay: `${Math.ceil(err.retryAfter)}s` }]

@@ -239,6 +239,17 @@ describe('Gemini CLI 0.61 errors', () => {
 		expect(m.mocks.gemini.requests).toHaveLength(0)
 	})
 
+	it('should refuse a key past its spend limit with 402 saying so, not that the balance ran out', async () => {
+		const acct = await m.account(10, { spend_limit: 0.000001 })
+		const res = await post(acct, MODEL.gemini, 'streamGenerateContent', body([firstTurn('Say hi')]))
+		expect(res.status).toBe(402)
+		const e = await errorOf(res)
+		expect(e.status).toBe('RESOURCE_EXHAUSTED')
+		expect(e.message).toStartWith('API key spend limit reached')
+		expect(e.message).toContain('billing')
+		expect(e.message).not.toContain('insufficient balance')
+	})
+
 	it('should answer an unknown model with 404 NOT_FOUND (the CLI’s ModelNotFoundError)', async () => {
 		const acct = await m.account()
 		const res = await post(acct, 'no-such-model', 'streamGenerateContent', body([firstTurn('Say hi')]))

@@ -26,7 +26,7 @@ describe('gemini encodeError', () => {
 	it('should keep 402 for insufficient quota, with RESOURCE_EXHAUSTED and billing in the message', () => {
 		const out = encodeError(new GatewayError('insufficient_quota', 'Insufficient balance'))
 		expect(out.status).toBe(402)
-		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing: insufficient balance)', status: 'RESOURCE_EXHAUSTED' } })
+		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing)', status: 'RESOURCE_EXHAUSTED' } })
 	})
 
 	it('should send retry-after when known, and the same wait as a google.rpc.RetryInfo in details', () => {
