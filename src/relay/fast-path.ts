@@ -3,15 +3,17 @@
  * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
- * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns).
- * Unknown fields pass through untouched.
+ * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns); a Gemini 3 thinking level
+ * sent to an earlier Gemini model, as the budget it takes. Unknown fields pass through untouched.
  * @module
  */
+import { effortToBudget } from '../core/reasoning'
 import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
-import { spelledAs } from '../protocols/gemini/read'
+import { effortOfLevel } from '../protocols/gemini/config'
+import { isObj, spelledAs, spellings } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
@@ -72,11 +74,13 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			const own = ownSignaturesOnly(body.contents)
 			const contents = joinedFunctionResponses(own ?? body.contents) ?? own
 			if (contents) set('contents', contents)
+			const key = spelledAs(body, 'generationConfig')
+			const budgeted = levelAsBudget(body[key], upstreamModel)
+			if (budgeted) set(key, budgeted)
 			if (cap !== undefined) {
 				// In the config Google reads, beside the caller's other settings: a `generationConfig` added next to the
 				// caller's `generation_config` would replace it, or be replaced by it and leave the answer uncapped.
-				const key = spelledAs(body, 'generationConfig')
-				const config: Body = { ...(body[key] as Body | undefined) }
+				const config: Body = { ...((out ?? body)[key] as Body | undefined) }
 				delete config.max_output_tokens
 				config.maxOutputTokens = cap
 				set(key, config)
@@ -85,6 +89,31 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 		}
 	}
 	return out ?? body
+}
+
+/**
+ * A Gemini `generationConfig` whose `thinkingLevel` became its effort's budget, for an upstream model before Gemini 3,
+ * or undefined to keep the client's. Gemini 2.5 refuses levels ("Gemini 2.5 series models don't support
+ * thinkingLevel", ai.google.dev/gemini-api/docs/thinking#thinking-levels) and Gemini 3 takes budgets, so a client that
+ * sends a level to a Gemini 3 name (Gemini CLI does to every one it knows) keeps working when `model_map` serves that
+ * name with an earlier model. A budget sent beside the level (a 400 from Gemini) is kept instead of it; a model whose
+ * name tells no Gemini version is left as asked.
+ * @example levelAsBudget({ thinkingConfig: { thinkingLevel: 'HIGH' } }, 'gemini-2.5-flash') // { thinkingConfig: { thinkingBudget: 4096 } }
+ */
+export function levelAsBudget(config: unknown, upstreamModel: string): Body | undefined {
+	const version = /(?:^|\/)gemini-(\d+)/.exec(upstreamModel)
+	if (!version || Number(version[1]) >= 3 || !isObj(config)) return undefined
+	const tkey = spelledAs(config, 'thinkingConfig')
+	const thinking = config[tkey]
+	if (!isObj(thinking)) return undefined
+	const [camel, snake] = spellings('thinkingLevel') as [string, string]
+	const level = thinking[spelledAs(thinking, 'thinkingLevel')]
+	if (level === undefined) return undefined
+	const { [camel]: _, [snake]: __, ...rest } = thinking
+	const effort = typeof level === 'string' ? effortOfLevel(level) : undefined
+	const asked = spellings('thinkingBudget').some((k) => rest[k] !== undefined)
+	if (!asked && effort) rest[thinking[snake] !== undefined ? 'thinking_budget' : 'thinkingBudget'] = effortToBudget(effort)
+	return { ...config, [tkey]: rest }
 }
 
 /**

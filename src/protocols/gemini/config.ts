@@ -136,6 +136,9 @@ function decodeResponseFormat(cfg: Obj): ResponseFormat | undefined {
 
 const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' }
 
+/** @example effortOfLevel('HIGH') === 'high' */
+export const effortOfLevel = (level: string): ReasoningEffort | undefined => LEVELS[level.toUpperCase()]
+
 /** `thinkingConfig` → canonical reasoning. A budget of 0 turns thinking off; -1 means "dynamic" (no fixed budget). */
 function decodeThinking(v: unknown): Reasoning {
 	if (!isObj(v)) throw badRequest('generationConfig.thinkingConfig must be an object', 'generationConfig.thinkingConfig')
@@ -144,7 +147,8 @@ function decodeThinking(v: unknown): Reasoning {
 	const level = str(get(v, 'thinkingLevel'))
 	const r: Reasoning = { enabled: budget !== 0 }
 	if (budget !== undefined && budget >= 0) r.budgetTokens = budget
-	if (level && LEVELS[level.toUpperCase()]) r.effort = LEVELS[level.toUpperCase()]
+	const effort = level && effortOfLevel(level)
+	if (effort) r.effort = effort
 	if (typeof include === 'boolean') r.includeThoughts = include
 	return r
 }

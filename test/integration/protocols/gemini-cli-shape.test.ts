@@ -14,9 +14,19 @@ import { parseSse } from '../../../src/core/sse'
 import { pngOf } from '../../helpers/png'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS, usageRows } from './harness'
 
+/**
+ * A name the CLI asks for itself (its `auto` router and session summaries ask `gemini-3.5-flash-lite`), served by a
+ * Gemini 2.5 model through `model_map`, as an operator serves the CLI's names with the models it has.
+ */
+const ROUTER = 'gemini-3.5-flash-lite'
+const ROUTER_UPSTREAM = 'gemini-2.5-flash-lite'
+
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({
+		channels: (mocks) => [{ name: 'ch-router', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [ROUTER], model_map: { [ROUTER]: ROUTER_UPSTREAM } }],
+		models: [{ name: ROUTER, input_per_mtok: 0.1, output_per_mtok: 0.4 }],
+	})
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -198,6 +208,31 @@ describe('Gemini CLI 0.61 shapes', () => {
 		const acct = await m.account()
 		await stream(acct, THINKER.openai, [firstTurn('Say hi')], { ...GENERATION, thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' } })
 		expect(lastRequest(m.mocks.openai).body.reasoning_effort).toBe('high')
+	})
+
+	it("should give a Gemini 2.5 model serving a Gemini 3 name the CLI's thinkingLevel as a budget (2.5 refuses levels)", async () => {
+		const acct = await m.account()
+		// The CLI's model router call, as sent (its schema's types uppercase, as Google's Type enum writes them).
+		const schema = {
+			type: 'OBJECT',
+			properties: {
+				complexity_reasoning: { type: 'STRING', description: 'Brief explanation for the score.' },
+				complexity_score: { type: 'INTEGER', description: 'Complexity score from 1-100.' },
+			},
+			required: ['complexity_reasoning', 'complexity_score'],
+		}
+		const thinkingConfig = { includeThoughts: true, thinkingLevel: 'HIGH' }
+		const generationConfig = { temperature: 1, topP: 0.95, topK: 64, responseMimeType: 'application/json', responseJsonSchema: schema, thinkingConfig }
+		const res = await post(acct, ROUTER, 'generateContent', { contents: [{ role: 'user', parts: [{ text: 'Say hi' }] }], systemInstruction: SYSTEM, generationConfig })
+		expect(res.status).toBe(200)
+		const answer = (await res.json()) as { candidates: Array<{ content: { parts: Array<{ text?: string; thought?: boolean }> } }> }
+		const text = answer.candidates[0]!.content.parts.filter((p) => !p.thought).map((p) => p.text).join('')
+		expect(JSON.parse(text)).toEqual({ complexity_reasoning: 'Say hi', complexity_score: 42 })
+		const sent = lastRequest(m.mocks.gemini)
+		expect(sent.path).toBe(`/v1beta/models/${ROUTER_UPSTREAM}:generateContent`)
+		expect(sent.body.generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 4096 })
+		// The rest of the CLI's config as it was.
+		expect(sent.body.generationConfig.responseJsonSchema).toEqual(schema)
 	})
 
 	it("should turn Claude's thinking off for the CLI's side tasks (thinkingBudget 0)", async () => {
