@@ -7,13 +7,12 @@
  * sent to an earlier Gemini model, as the budget it takes. Unknown fields pass through untouched.
  * @module
  */
-import { effortToBudget } from '../core/reasoning'
 import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
-import { effortOfLevel } from '../protocols/gemini/config'
-import { isObj, spelledAs, spellings } from '../protocols/gemini/read'
+import { thinkingConfigFor } from '../protocols/gemini/config'
+import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
@@ -92,28 +91,15 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 }
 
 /**
- * A Gemini `generationConfig` whose `thinkingLevel` became its effort's budget, for an upstream model before Gemini 3,
- * or undefined to keep the client's. Gemini 2.5 refuses levels ("Gemini 2.5 series models don't support
- * thinkingLevel", ai.google.dev/gemini-api/docs/thinking#thinking-levels) and Gemini 3 takes budgets, so a client that
- * sends a level to a Gemini 3 name (Gemini CLI does to every one it knows) keeps working when `model_map` serves that
- * name with an earlier model. A budget sent beside the level (a 400 from Gemini) is kept instead of it; a model whose
- * name tells no Gemini version is left as asked.
+ * A Gemini `generationConfig` with its `thinkingConfig` fitted to the upstream model (a Gemini 3 level as a budget for
+ * an earlier model: protocols/gemini/config.ts `thinkingConfigFor`), or undefined to keep the client's.
  * @example levelAsBudget({ thinkingConfig: { thinkingLevel: 'HIGH' } }, 'gemini-2.5-flash') // { thinkingConfig: { thinkingBudget: 4096 } }
  */
 export function levelAsBudget(config: unknown, upstreamModel: string): Body | undefined {
-	const version = /(?:^|\/)gemini-(\d+)/.exec(upstreamModel)
-	if (!version || Number(version[1]) >= 3 || !isObj(config)) return undefined
-	const tkey = spelledAs(config, 'thinkingConfig')
-	const thinking = config[tkey]
-	if (!isObj(thinking)) return undefined
-	const [camel, snake] = spellings('thinkingLevel') as [string, string]
-	const level = thinking[spelledAs(thinking, 'thinkingLevel')]
-	if (level === undefined) return undefined
-	const { [camel]: _, [snake]: __, ...rest } = thinking
-	const effort = typeof level === 'string' ? effortOfLevel(level) : undefined
-	const asked = spellings('thinkingBudget').some((k) => rest[k] !== undefined)
-	if (!asked && effort) rest[thinking[snake] !== undefined ? 'thinking_budget' : 'thinkingBudget'] = effortToBudget(effort)
-	return { ...config, [tkey]: rest }
+	if (!isObj(config)) return undefined
+	const key = spelledAs(config, 'thinkingConfig')
+	const thinking = thinkingConfigFor(config[key], upstreamModel)
+	return thinking && { ...config, [key]: thinking }
 }
 
 /**
