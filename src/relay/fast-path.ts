@@ -3,15 +3,16 @@
  * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
- * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns).
- * Unknown fields pass through untouched.
+ * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns); a Gemini 3 thinking level
+ * sent to an earlier Gemini model, as the budget it takes. Unknown fields pass through untouched.
  * @module
  */
 import { isForeignSignature } from '../core/signatures'
 import { openaiToolCallId } from '../core/tool-ids'
 import { MIN_THINKING_BUDGET } from '../protocols/anthropic-messages/request-encode'
 import type { ProtocolName } from '../protocols/codec'
-import { spelledAs } from '../protocols/gemini/read'
+import { thinkingConfigFor } from '../protocols/gemini/config'
+import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
@@ -72,11 +73,13 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			const own = ownSignaturesOnly(body.contents)
 			const contents = joinedFunctionResponses(own ?? body.contents) ?? own
 			if (contents) set('contents', contents)
+			const key = spelledAs(body, 'generationConfig')
+			const budgeted = levelAsBudget(body[key], upstreamModel)
+			if (budgeted) set(key, budgeted)
 			if (cap !== undefined) {
 				// In the config Google reads, beside the caller's other settings: a `generationConfig` added next to the
 				// caller's `generation_config` would replace it, or be replaced by it and leave the answer uncapped.
-				const key = spelledAs(body, 'generationConfig')
-				const config: Body = { ...(body[key] as Body | undefined) }
+				const config: Body = { ...((out ?? body)[key] as Body | undefined) }
 				delete config.max_output_tokens
 				config.maxOutputTokens = cap
 				set(key, config)
@@ -85,6 +88,18 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 		}
 	}
 	return out ?? body
+}
+
+/**
+ * A Gemini `generationConfig` with its `thinkingConfig` fitted to the upstream model (a Gemini 3 level as a budget for
+ * an earlier model: protocols/gemini/config.ts `thinkingConfigFor`), or undefined to keep the client's.
+ * @example levelAsBudget({ thinkingConfig: { thinkingLevel: 'HIGH' } }, 'gemini-2.5-flash') // { thinkingConfig: { thinkingBudget: 4096 } }
+ */
+export function levelAsBudget(config: unknown, upstreamModel: string): Body | undefined {
+	if (!isObj(config)) return undefined
+	const key = spelledAs(config, 'thinkingConfig')
+	const thinking = thinkingConfigFor(config[key], upstreamModel)
+	return thinking && { ...config, [key]: thinking }
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
-import { fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
+import { effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import type {
 	GeminiFunctionDeclaration,
 	GeminiGenerationConfig,
@@ -136,6 +136,30 @@ function decodeResponseFormat(cfg: Obj): ResponseFormat | undefined {
 
 const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' }
 
+/** @example effortOfLevel('HIGH') === 'high' */
+export const effortOfLevel = (level: string): ReasoningEffort | undefined => LEVELS[level.toUpperCase()]
+
+/**
+ * A client's `thinkingConfig` for the model it goes to: a `thinkingLevel` (Gemini 3's) becomes its effort's budget for a
+ * model before Gemini 3, or undefined when it stays as asked. Gemini 2.5 refuses levels ("Gemini 2.5 series models
+ * don't support thinkingLevel", ai.google.dev/gemini-api/docs/thinking#thinking-levels) and Gemini 3 takes budgets, so
+ * a client that sends a level to a Gemini 3 name (Gemini CLI does to every one it knows) keeps working when
+ * `model_map` serves that name with an earlier model. A budget sent beside the level (a 400 from Gemini) is kept instead
+ * of it; a model whose name tells no Gemini version is left as asked.
+ * @example thinkingConfigFor({ includeThoughts: true, thinkingLevel: 'HIGH' }, 'gemini-2.5-flash') // { includeThoughts: true, thinkingBudget: 4096 }
+ */
+export function thinkingConfigFor(thinking: unknown, model: string): Obj | undefined {
+	const version = /(?:^|\/)gemini-(\d+)/.exec(model)
+	if (!version || Number(version[1]) >= 3 || !isObj(thinking)) return undefined
+	const [camel, snake] = spellings('thinkingLevel') as [string, string]
+	const level = get(thinking, 'thinkingLevel')
+	if (level === undefined) return undefined
+	const { [camel]: _, [snake]: __, ...rest } = thinking
+	const effort = typeof level === 'string' ? effortOfLevel(level) : undefined
+	if (effort && get(rest, 'thinkingBudget') === undefined) rest[thinking[snake] !== undefined ? 'thinking_budget' : 'thinkingBudget'] = effortToBudget(effort)
+	return rest
+}
+
 /** `thinkingConfig` → canonical reasoning. A budget of 0 turns thinking off; -1 means "dynamic" (no fixed budget). */
 function decodeThinking(v: unknown): Reasoning {
 	if (!isObj(v)) throw badRequest('generationConfig.thinkingConfig must be an object', 'generationConfig.thinkingConfig')
@@ -144,7 +168,8 @@ function decodeThinking(v: unknown): Reasoning {
 	const level = str(get(v, 'thinkingLevel'))
 	const r: Reasoning = { enabled: budget !== 0 }
 	if (budget !== undefined && budget >= 0) r.budgetTokens = budget
-	if (level && LEVELS[level.toUpperCase()]) r.effort = LEVELS[level.toUpperCase()]
+	const effort = level && effortOfLevel(level)
+	if (effort) r.effort = effort
 	if (typeof include === 'boolean') r.includeThoughts = include
 	return r
 }

@@ -4,7 +4,13 @@
  * frame; the Google SDKs throw an ApiError for any chunk carrying `error` with a 4xx/5xx `code`.
  *
  * Insufficient balance (402): Google APIs have no 402, but 429 RESOURCE_EXHAUSTED would make SDKs retry what cannot
- * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message.
+ * succeed. We keep HTTP 402 with status RESOURCE_EXHAUSTED (the closest rpc code) and say "billing" in the message
+ * (only that: the message says whether the account's balance or the key's spend limit refused).
+ *
+ * A known wait rides in `details` as a `google.rpc.RetryInfo` (`retryDelay`, a protobuf Duration such as "37s"), where
+ * Gemini puts it (https://ai.google.dev/gemini-api/docs/rate-limits), besides the `retry-after` header: Gemini CLI
+ * reads the wait only from there (its `classifyGoogleError`); without it, it retries on its own backoff (5 s doubling
+ * to 30 s, ten tries) whatever the vendor asked, and with it waits at least that long, or stops at once past 5 minutes.
  * @module
  */
 import type { ErrorKind, GatewayError } from '../../core/errors'
@@ -31,10 +37,15 @@ const STATUS: Record<ErrorKind, GeminiErrorStatus> = {
 /** The Gemini rpc status name for an error kind. */
 export const geminiStatusOf = (kind: ErrorKind): GeminiErrorStatus => STATUS[kind]
 
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo'
+
 function body(err: GatewayError): GeminiErrorBody {
 	let message = err.message
-	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing: insufficient balance)`
-	return { error: { code: err.status, message, status: STATUS[err.kind] } }
+	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing)`
+	const error: GeminiErrorBody['error'] = { code: err.status, message, status: STATUS[err.kind] }
+	// Whole seconds, as the retry-after header says them.
+	if (err.retryAfter !== undefined) error.details = [{ '@type': RETRY_INFO, retryDelay: `${Math.ceil(err.retryAfter)}s` }]
+	return { error }
 }
 
 /** An error response in Gemini's shape, with `retry-after` when known. */

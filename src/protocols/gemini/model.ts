@@ -239,7 +239,15 @@ export const GeminiErrorStatus = t.Union([
 ])
 
 export const GeminiErrorBody = t.Object({
-	error: t.Object({ code: Integer(), message: t.String(), status: GeminiErrorStatus }, open),
+	error: t.Object(
+		{
+			code: Integer(),
+			message: t.String(),
+			status: GeminiErrorStatus,
+			details: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { description: 'google.rpc details: a RetryInfo ({"@type", retryDelay: "37s"}) when the wait is known' })),
+		},
+		open,
+	),
 })
 
 export type GeminiBlob = typeof GeminiBlob.static

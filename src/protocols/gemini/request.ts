@@ -4,7 +4,8 @@
  * `extra` layout (re-emitted by `encodeRequest` only when `extra.__protocol === 'gemini'`, i.e. the request was
  * decoded from a Gemini client): unknown top-level fields verbatim (`safetySettings`, `cachedContent`, `labels`…);
  * `generationConfig`: its fields with no canonical slot; `thinkingConfig`: the original, re-sent verbatim (a
- * `thinkingLevel` must not turn into a budget, Gemini rejects both together); `toolConfig`: the original (VALIDATED
+ * `thinkingLevel` must not turn into a budget, Gemini rejects both together) except a level for a model before Gemini 3,
+ * sent as its budget (config.ts `thinkingConfigFor`); `toolConfig`: the original (VALIDATED
  * and multi-name ANY have no canonical form); `tools`: built-in tools (`googleSearch`, `codeExecution`…).
  * @module
  */
@@ -19,6 +20,7 @@ import {
 	encodeTools,
 	jsonWithFunctions,
 	offersGoogleSearch,
+	thinkingConfigFor,
 } from './config'
 import type { GeminiGenerationConfig, GeminiRequest, GeminiTool, GeminiToolConfig } from './model'
 import { jsonInstruction } from '../json-instruction'
@@ -129,7 +131,7 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	let cfg = encodeGenerationConfig(prompted ? { ...req, responseFormat: undefined } : req, model)
 	if (extra) {
 		if (isObj(extra.generationConfig)) cfg = { ...(extra.generationConfig as GeminiGenerationConfig), ...cfg }
-		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: extra.thinkingConfig }
+		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: thinkingConfigFor(extra.thinkingConfig, model) ?? extra.thinkingConfig }
 	}
 	if (cfg && Object.keys(cfg).length) body.generationConfig = cfg
 

@@ -174,3 +174,27 @@ describe('rewriteBody (gemini): signatures only this gateway explains', () => {
 		expect(rewriteBody('gemini', signed, 'gemini-3-pro-preview', undefined, false)).toBe(signed)
 	})
 })
+
+describe('rewriteBody (gemini): a Gemini 3 thinking level for an earlier model', () => {
+	const ask = (thinkingConfig: Record<string, unknown>) => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 1, thinkingConfig } })
+	it('should send Gemini 2.5 the budget of the level (2.5 refuses thinkingLevel), the rest of the config as it was', () => {
+		const high = ask({ includeThoughts: true, thinkingLevel: 'HIGH' })
+		expect(rewriteBody('gemini', high, 'gemini-2.5-flash-lite', undefined, true)).toEqual(ask({ includeThoughts: true, thinkingBudget: 4096 }))
+		expect(rewriteBody('gemini', ask({ thinkingLevel: 'low' }), 'models/gemini-2.0-flash', undefined, false)).toEqual(ask({ thinkingBudget: 1024 }))
+		const snake = { contents: [], generation_config: { thinking_config: { thinking_level: 'MEDIUM' } } }
+		expect(rewriteBody('gemini', snake, 'gemini-2.5-pro', undefined, false)).toEqual({ contents: [], generation_config: { thinking_config: { thinking_budget: 2048 } } })
+	})
+	it('should keep a budget sent beside the level (Gemini refuses the two together) and drop the level', () => {
+		expect(rewriteBody('gemini', ask({ thinkingLevel: 'HIGH', thinkingBudget: 512 }), 'gemini-2.5-flash', undefined, false)).toEqual(ask({ thinkingBudget: 512 }))
+	})
+	it('should leave the level to Gemini 3 and later, and to a model whose name tells no Gemini version', () => {
+		const body = ask({ includeThoughts: true, thinkingLevel: 'HIGH' })
+		for (const model of ['gemini-3-flash-preview', 'gemini-3.5-flash-lite', 'my-tuned-model']) expect(rewriteBody('gemini', body, model, undefined, false)).toBe(body)
+	})
+	it('should lower the cap in the same config', () => {
+		expect(rewriteBody('gemini', ask({ thinkingLevel: 'HIGH' }), 'gemini-2.5-flash', 100, false)).toEqual({
+			contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+			generationConfig: { temperature: 1, thinkingConfig: { thinkingBudget: 4096 }, maxOutputTokens: 100 },
+		})
+	})
+})

@@ -26,11 +26,14 @@ describe('gemini encodeError', () => {
 	it('should keep 402 for insufficient quota, with RESOURCE_EXHAUSTED and billing in the message', () => {
 		const out = encodeError(new GatewayError('insufficient_quota', 'Insufficient balance'))
 		expect(out.status).toBe(402)
-		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing: insufficient balance)', status: 'RESOURCE_EXHAUSTED' } })
+		expect(out.body).toEqual({ error: { code: 402, message: 'Insufficient balance (billing)', status: 'RESOURCE_EXHAUSTED' } })
 	})
 
-	it('should send retry-after when known', () => {
-		expect(encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 2.5 })).headers).toEqual({ 'retry-after': '3' })
+	it('should send retry-after when known, and the same wait as a google.rpc.RetryInfo in details', () => {
+		const out = encodeError(new GatewayError('rate_limit', 'slow', { retryAfter: 2.5 }))
+		expect(out.headers).toEqual({ 'retry-after': '3' })
+		const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }]
+		expect(out.body).toEqual({ error: { code: 429, message: 'slow', status: 'RESOURCE_EXHAUSTED', details } })
 	})
 
 	it('should render a stream error as a bare data frame', () => {

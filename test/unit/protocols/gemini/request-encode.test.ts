@@ -287,6 +287,13 @@ describe('gemini encodeRequest', () => {
 		expect(same.tools as unknown).toEqual([{ googleSearch: {} }])
 		expect('__protocol' in same).toBe(false)
 	})
+
+	it("should send a Gemini client's thinkingLevel to a model before Gemini 3 as the level's budget (2.5 refuses levels)", () => {
+		const extra = { __protocol: 'gemini', thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' } }
+		const req = base([u('x')], { extra, reasoning: { enabled: true, effort: 'high', includeThoughts: true } })
+		expect(encodeRequest(req, 'gemini-2.5-flash-lite').generationConfig?.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 4096 })
+		expect(encodeRequest(req, 'gemini-3-flash-preview').generationConfig?.thinkingConfig).toEqual({ includeThoughts: true, thinkingLevel: 'HIGH' })
+	})
 })
 
 describe('geminiPath', () => {
