@@ -98,8 +98,17 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		})
 	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
 	const health = createChannelHealth(env.breaker)
-	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change.
-	const catalog = await createCatalog(db, cipher, bus, { edited: (ids) => ids.forEach((id) => health.reset(id)) }).catch(secret.refuse)
+	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change. One
+	// stored through the management API that sends the host's identity off its cloud is disabled as it loads, said in
+	// the log and in its health (routing/stored-identity-check.ts).
+	const catalog = await createCatalog(db, cipher, bus, {
+		edited: (ids) => ids.forEach((id) => health.reset(id)),
+		ambientEndpoints: env.ambientEndpoints,
+		refused: (ch, reason) => {
+			health.failure(ch.id, reason)
+			log.warn('channel disabled: it would send the gateway host\'s identity off its cloud', { channel: ch.name, reason })
+		},
+	}).catch(secret.refuse)
 	// Other instances on this database would keep the old channels and prices until their 30 s backstop reload: tell
 	// them, as a change through the management API does (a restart with an unchanged config tells no one).
 	if (configChanged) await catalog.changed()

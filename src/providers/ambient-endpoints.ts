@@ -5,7 +5,9 @@
  * address). A console administrator is not necessarily the host's operator: such credentials go only to the cloud's own
  * hosts, over https, or to hosts the operator lists in AMBIENT_ENDPOINTS (a corporate proxy, a private endpoint with a
  * name of its own). Channels from GATEWAY_CONFIG and the quick-start variables are the operator's and not checked
- * (channel-key.ts KeySource).
+ * (channel-key.ts KeySource). After the save, a subject token URL taken for being public is read from a public address
+ * only (google/subject-token.ts), and a channel stored before this rule that breaks it is disabled as it loads
+ * (routing/stored-identity-check.ts).
  * @module
  */
 import { isPrivateAddress } from '../lib/safe-fetch'
@@ -51,6 +53,19 @@ export function identityEndpointProblem(url: string, cloud: Cloud, allow: readon
 	if (listed(host, allow)) return undefined
 	if (u.protocol === 'https:' && !u.username && !u.password && OFFICIAL[cloud].host.test(host)) return undefined
 	return `through the management API it must be an https URL on ${OFFICIAL[cloud].names}, or on a host the operator lists in AMBIENT_ENDPOINTS`
+}
+
+/**
+ * The first of `sends` (the fields an external_account key's tokens go to) that may not receive the host's credentials
+ * of `cloud`, with why; undefined when all may. A key given through the management API with such a field was taken
+ * only because its subject token is not the host's: channel-key.ts at the save, subject-token.ts at every fetch.
+ */
+export function foreignSend(sends: readonly { field: string; url: string }[], cloud: Cloud, allow: readonly string[]): { field: string; why: string } | undefined {
+	for (const s of sends) {
+		const why = identityEndpointProblem(s.url, cloud, allow)
+		if (why !== undefined) return { field: s.field, why }
+	}
+	return undefined
 }
 
 /** A name resolves in well under this where it resolves at all. */

@@ -6,24 +6,26 @@
  */
 import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
+import type { KeySource } from './channel-key'
 
-/** What `parse` made of the key (its fields optional), or the error it threw as `bad`. */
-export type ParsedKey<P> = P & { key: string; bad?: GatewayError }
+/** What `parse` made of the key (its fields optional), or the error it threw as `bad`; `from`, where the key came from. */
+export type ParsedKey<P> = P & { key: string; from?: KeySource; bad?: GatewayError }
 
 /**
- * Memoises `parse` per channel id, parsing again when the channel's key changes.
- * @example const keyOf = channelKeyMemo((key) => ({ cred: googleCredentialOf(key) })); keyOf(ch).cred
+ * Memoises `parse` per channel id, parsing again when the channel's key changes, or where it came from
+ * (`keySource`, one object per source: channel-key.ts apiKeySource).
+ * @example const keyOf = channelKeyMemo((key, from) => ({ cred: googleCredentialOf(key, from) })); keyOf(ch).cred
  */
-export function channelKeyMemo<P extends object>(parse: (key: string) => P): (ch: Pick<Channel, 'id' | 'apiKey'>) => ParsedKey<P> {
+export function channelKeyMemo<P extends object>(parse: (key: string, from?: KeySource) => P): (ch: Pick<Channel, 'id' | 'apiKey' | 'keySource'>) => ParsedKey<P> {
 	const keys = new Map<number, ParsedKey<P>>()
 	return (ch) => {
 		const k = keys.get(ch.id)
-		if (k && k.key === ch.apiKey) return k
+		if (k && k.key === ch.apiKey && k.from === ch.keySource) return k
 		let fresh: ParsedKey<P>
 		try {
-			fresh = { ...parse(ch.apiKey), key: ch.apiKey }
+			fresh = { ...parse(ch.apiKey, ch.keySource), key: ch.apiKey, from: ch.keySource }
 		} catch (e) {
-			fresh = { key: ch.apiKey, bad: e as GatewayError } as ParsedKey<P>
+			fresh = { key: ch.apiKey, from: ch.keySource, bad: e as GatewayError } as ParsedKey<P>
 		}
 		keys.set(ch.id, fresh)
 		return fresh

@@ -8,7 +8,7 @@
  */
 import type { GatewayError } from '../core/errors'
 import type { Channel } from '../routing/catalog'
-import { type Cloud, identityEndpointProblem, isHostAddress } from './ambient-endpoints'
+import { type Cloud, foreignSend, identityEndpointProblem, isHostAddress } from './ambient-endpoints'
 import { servicePrincipalOf } from './azure-entra'
 import { certificateOutOfDate } from './azure-entra-certificate'
 import { federatedAssertion } from './azure-entra-federated'
@@ -36,6 +36,8 @@ type Saved = { type: string; apiKey: string; baseUrl: string; settings: Record<s
  * `ambient` key's `base_url` (and a Bedrock `settings.control_plane_url`), a `vertex` external_account's `token_url`,
  * `service_account_impersonation_url` and `base_url` when its subject token is the host's. Else an administrator could
  * have the host role's signed requests, or a token of its service account or managed identity, sent to a server of theirs.
+ * The calls a channel stored through the management API serves parse its key with it too (catalog.ts `keySource`): a
+ * subject token URL that was public at the save is read from a public address only (google/credentials.ts).
  */
 export type KeySource = { hostFiles: boolean; ambientEndpoints?: readonly string[] }
 
@@ -58,8 +60,24 @@ export async function channelKeyProblem(c: Saved, from: KeySource = { hostFiles:
 
 const CLOUD: Record<string, Cloud> = { bedrock: 'aws', vertex: 'google', azure: 'azure' }
 
-/** The first field sending credentials made from the host's identity anywhere but the cloud's own hosts (or AMBIENT_ENDPOINTS). */
-async function hostIdentityProblem(c: Saved, allow: readonly string[]): Promise<KeyProblem | undefined> {
+/**
+ * The KeySource of channels stored through the management API (source `api`), as the calls they serve parse their keys
+ * (catalog.ts): one object per AMBIENT_ENDPOINTS list, so a key parsed once for it (channel-key-memo.ts) is parsed again
+ * only when its channel's source changes.
+ */
+export function apiKeySource(allow: readonly string[]): KeySource {
+	let from = apiSources.get(allow)
+	if (!from) apiSources.set(allow, (from = Object.freeze({ hostFiles: false, ambientEndpoints: allow })))
+	return from
+}
+const apiSources = new WeakMap<readonly string[], KeySource>()
+
+/**
+ * The first field sending credentials made from the host's identity anywhere but the cloud's own hosts (or
+ * AMBIENT_ENDPOINTS). Where a key's token goes is read before whether its subject token is the host's, which may ask
+ * DNS: a key whose tokens go only to the cloud's hosts asks nothing.
+ */
+export async function hostIdentityProblem(c: Saved, allow: readonly string[]): Promise<KeyProblem | undefined> {
 	const cloud = CLOUD[c.type]
 	if (!cloud) return undefined
 	const sent = (param: string, url: string, what: string): KeyProblem | undefined => {
@@ -78,13 +96,11 @@ async function hostIdentityProblem(c: Saved, allow: readonly string[]): Promise<
 	} catch {
 		return undefined
 	}
-	if (!federation || (federation.source !== 'host' && !(await isHostAddress(federation.source.url)))) return undefined
+	if (!federation) return undefined
+	const away = foreignSend([...federation.sends, { field: 'base_url', url: c.baseUrl }], cloud, allow)
+	if (!away || (federation.source !== 'host' && !(await isHostAddress(federation.source.url)))) return undefined
 	const what = "the key's subject token is the gateway host's own (its AWS role, or a metadata, loopback or private address), and what it is exchanged for goes to"
-	for (const s of federation.sends) {
-		const problem = sent('api_key', s.url, `${what} \`${s.field}\``)
-		if (problem) return problem
-	}
-	return sent('base_url', c.baseUrl, `${what} base_url`)
+	return away.field === 'base_url' ? { param: 'base_url', reason: `${what} base_url: ${away.why}` } : { param: 'api_key', reason: `${what} \`${away.field}\`: ${away.why}` }
 }
 
 function bedrockKeyProblem(c: Saved): KeyProblem | undefined {

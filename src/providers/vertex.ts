@@ -43,7 +43,7 @@ const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
 export const isClaudeModel = (model: string) => model.startsWith('claude-')
 
 /** The channel's key read once per key: chatUrl needs the project on every call, not a JSON parse each time. */
-const keyOf = channelKeyMemo((key): { cred?: GoogleCredential; ambient?: true } => (isAmbient(key) ? { ambient: true } : { cred: googleCredentialOf(key) }))
+const keyOf = channelKeyMemo((key, from): { cred?: GoogleCredential; ambient?: true } => (isAmbient(key) ? { ambient: true } : { cred: googleCredentialOf(key, from) }))
 
 /**
  * The project segment of an `ambient` channel without `settings.project`, until `authorize` puts in the one the

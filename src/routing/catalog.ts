@@ -11,6 +11,7 @@
  * wait for it (`settling`, at most CHANGE_WAIT_MS) rather than route on what it replaces.
  * @module
  */
+import { and, eq } from 'drizzle-orm'
 import type { Price } from '../billing/pricing'
 import type { Db } from '../db/client'
 import { channels, models } from '../db/schema'
@@ -19,7 +20,9 @@ import { ackedTopic } from '../lib/acked-topic'
 import { type ModelLimits, modelLimits } from './model-limits'
 import type { Cipher } from '../lib/secrets'
 import { foundationModelOf, learntVersion } from '../providers/base-models'
+import { apiKeySource, type KeySource } from '../providers/channel-key'
 import type { ChannelType } from '../providers/channel-types'
+import { storedIdentityCheck } from './stored-identity-check'
 
 export type Channel = {
 	id: number
@@ -38,6 +41,11 @@ export type Channel = {
 	 * while it still holds that key, not one an administrator gave it since on another instance (routing/attempts.ts).
 	 */
 	keyEnc?: string
+	/**
+	 * Where the key came from, for channels stored through the management API (undefined: GATEWAY_CONFIG's or the quick
+	 * start's, the operator's): how the key is parsed (channel-key.ts KeySource, google/credentials.ts).
+	 */
+	keySource?: KeySource
 }
 
 export type ModelInfo = Price & { name: string }
@@ -115,6 +123,13 @@ export type CatalogOptions = {
 	 * bus, a resync after an outage, the backstop reload). Not called for the first load.
 	 */
 	edited?: (ids: number[]) => void
+	/** AMBIENT_ENDPOINTS: where a channel stored through the management API may send the host's identity (default none). */
+	ambientEndpoints?: readonly string[]
+	/**
+	 * A channel this instance disabled as it loaded it, with why (stored-identity-check.ts): called once, by the
+	 * instance whose write disabled it.
+	 */
+	refused?: (ch: { id: number; name: string }, reason: string) => void
 }
 
 export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: CatalogOptions = {}): Promise<Catalog> {
@@ -134,6 +149,9 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 	let loads = 0
 	let latest: Promise<void> | undefined
 	let settling: Promise<void> | undefined
+	const allow = opts.ambientEndpoints ?? []
+	const fromApi = apiKeySource(allow)
+	const identityProblem = storedIdentityCheck(allow)
 
 	/** A reload that, when later ones started meanwhile, resolves with the last of them: what it resolves on is current. */
 	function reload(): Promise<void> {
@@ -167,13 +185,21 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 				off.push({ models: r.models, modelMap: r.modelMap ?? {} })
 				continue
 			}
+			const apiKey = await cipher.decrypt(r.apiKeyEnc)
+			const refusal = await identityProblem(r, apiKey)
+			if (refusal) {
+				off.push({ models: r.models, modelMap: r.modelMap ?? {} })
+				await disable(r, refusal, nextStamps)
+				continue
+			}
 			next.push({
 				id: r.id,
 				name: r.name,
 				type: r.type as ChannelType,
 				baseUrl: r.baseUrl.replace(/\/+$/, ''),
-				apiKey: await cipher.decrypt(r.apiKeyEnc),
+				apiKey,
 				keyEnc: r.apiKeyEnc,
+				keySource: r.source === 'api' ? fromApi : undefined,
 				models: r.models,
 				modelMap: r.modelMap ?? {},
 				priority: r.priority,
@@ -192,6 +218,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		prices = m
 		byModel.clear()
 		byModelLimits.clear()
+		tellOthers()
 		const before = stamps
 		stamps = nextStamps
 		if (!before || !opts.edited) return
@@ -200,9 +227,34 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 		if (edited.length) opts.edited(edited)
 	}
 
+	/**
+	 * Stores the channel as disabled with why, unless it changed since it was read (another instance disabled it first,
+	 * or an administrator gave it another key); its new stamp is no edit of this load's.
+	 */
+	async function disable(r: typeof channels.$inferSelect, reason: string, nextStamps: Map<number, number>) {
+		const [hit] = await db.orm
+			.update(channels)
+			.set({ status: 'disabled', disabledReason: reason, updatedAt: new Date() })
+			.where(and(eq(channels.id, r.id), eq(channels.status, 'enabled'), eq(channels.apiKeyEnc, r.apiKeyEnc)))
+			.returning({ updatedAt: channels.updatedAt })
+		if (!hit) return
+		nextStamps.set(r.id, hit.updatedAt.getTime())
+		opts.refused?.({ id: r.id, name: r.name }, reason)
+		untold = true
+	}
+	/** A channel disabled here that the other instances (an older version among them) have not heard of yet. */
+	let untold = false
+	let changes: ReturnType<typeof ackedTopic> | undefined
+	const tellOthers = () => {
+		if (!untold || !changes) return
+		untold = false
+		void changes.publish('').catch(() => {})
+	}
+
 	await reload()
 	// Resync: a change published while the bus was down never arrives, so reload rather than wait for the backstop.
-	const changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
+	changes = ackedTopic(bus, 'catalog-changed', heard, () => void heard().catch(() => {}), ACK_WAIT_MS)
+	tellOthers()
 	/**
 	 * Whether a change made on another instance reaches this one at once, as in the key cache (auth/api-key.ts): through
 	 * Redis or PostgreSQL LISTEN while subscribed; an in-process bus hears only this process, which on PGlite is every
@@ -261,7 +313,7 @@ export async function createCatalog(db: Db, cipher: Cipher, bus: Bus, opts: Cata
 			return settling
 		},
 		reload,
-		changed: () => changes.publish(''),
+		changed: () => changes!.publish(''),
 		stop: () => clearInterval(timer),
 	}
 }

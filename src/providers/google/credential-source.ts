@@ -11,8 +11,11 @@ import { readSubjectToken, type SubjectSource, subjectSourceOf } from './subject
 
 export type CredentialSource = { kind: 'read'; read: SubjectSource } | { kind: 'aws'; aws: AwsSource } | { kind: 'executable'; executable: ExecutableSource }
 
-/** What the token is asked for: the exchange's audience and token type, the service account impersonated after it. */
-export type SubjectContext = { audience: string; subjectTokenType: string; impersonationUrl?: string }
+/**
+ * What the token is asked for: the exchange's audience and token type, the service account impersonated after it; and
+ * `publicOnly`, why a URL source may be read from a public address only (credentials.ts), when it may.
+ */
+export type SubjectContext = { audience: string; subjectTokenType: string; impersonationUrl?: string; publicOnly?: string }
 
 /** The key's `credential_source`; refused naming the member when it is missing, unknown or malformed. */
 export function credentialSourceOf(o: Record<string, unknown>): CredentialSource {
@@ -45,7 +48,7 @@ export async function subjectTokenOf(src: CredentialSource, ctx: SubjectContext)
 		const token = await executableSubjectToken(src.executable, { audience: ctx.audience, subjectTokenType: ctx.subjectTokenType, impersonatedEmail: impersonatedEmail || undefined })
 		return { token, secrets: [token] }
 	}
-	const token = await readSubjectToken(src.read)
+	const token = await readSubjectToken(src.read, ctx.publicOnly)
 	// The source's headers may carry its own credential (a bearer for the provider); short values (`Metadata: True`) are none.
 	return { token, secrets: [token, ...Object.values(src.read.headers).filter((v) => v.length >= 8)] }
 }

@@ -33,7 +33,12 @@ export type ExternalAccount = {
 	clientSecret?: string
 	userProject?: string
 	quotaProject?: string
+	/** Why the subject token URL may be fetched from a public address only (credentials.ts), when it may. */
+	publicOnly?: string
 }
+
+/** How the key's subject token URL is fetched: `publicOnly`, why it may connect to a public address only. */
+export type SourceGuard = { publicOnly?: string }
 
 const STS_TOKEN_URL = 'https://sts.googleapis.com/v1/token'
 const WHAT = 'an external_account key'
@@ -46,7 +51,7 @@ const tokens = new TokenCache()
  * The credential configuration of a key file's JSON; a missing or malformed member is refused naming it, never quoting it.
  * @example externalAccountOf({ type: 'external_account', audience: '//iam.googleapis.com/projects/123/…/providers/k8s', subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', credential_source: { file: '/var/run/secrets/tokens/gcp' } })
  */
-export function externalAccountOf(o: Record<string, unknown>): ExternalAccount {
+export function externalAccountOf(o: Record<string, unknown>, guard: SourceGuard = {}): ExternalAccount {
 	const audience = requiredString(o, 'audience', WHAT)
 	const subjectTokenType = requiredString(o, 'subject_token_type', WHAT)
 	const source = credentialSourceOf(o)
@@ -65,6 +70,7 @@ export function externalAccountOf(o: Record<string, unknown>): ExternalAccount {
 		clientSecret: optionalString(o, 'client_secret'),
 		userProject: optionalString(o, 'workforce_pool_user_project'),
 		quotaProject: optionalString(o, 'quota_project_id'),
+		publicOnly: guard.publicOnly,
 	}
 }
 

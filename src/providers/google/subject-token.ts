@@ -7,9 +7,13 @@
  * The URL is the operator's, not a client's: the client-URL SSRF guard does not apply (a metadata service is a
  * link-local address), but no redirect to another host is followed, and the answer is bounded in size and time. A token
  * is one line of visible characters (a JWT, a base64 SAML assertion): anything else read is not sent anywhere.
+ * A key given through the management API whose tokens go off Google's hosts (credentials.ts `publicOnly`) reads its URL
+ * from a public address only, the one checked (safe-fetch.ts): its name, public when the key was saved, may have been
+ * pointed at the metadata service or loopback since, whose token would then go to the key's foreign endpoint.
  * @module
  */
 import { GatewayError } from '../../core/errors'
+import { checkHost, pinned } from '../../lib/safe-fetch'
 import { misconfigured, objectField, optionalString, urlField } from './credential-json'
 
 export type SubjectSource = { file?: string; url?: string; headers: Record<string, string>; field?: string }
@@ -39,20 +43,21 @@ export function subjectSourceOf(cs: Record<string, unknown>): SubjectSource {
 	return { file, url, headers: headers as Record<string, string>, field: type === 'json' ? field : undefined }
 }
 
-/** The source, in details: the file's path or the URL without its query (where a provider's parameters go). */
-export const sourceName = (src: SubjectSource) => (src.file ? `subject token file ${src.file}` : `subject token URL ${src.url!.replace(/[?#].*$/, '')}`)
+/** The source, in details: the file's path or the URL without its query (where a provider's parameters go) or user. */
+export const sourceName = (src: SubjectSource) => (src.file ? `subject token file ${src.file}` : `subject token URL ${src.url!.replace(/[?#].*$/, '').replace(/\/\/[^/]*@/, '//')}`)
 
 /** The workload has no usable token: the channel's failure, disabled with why (`detail`). */
 const refused = (src: SubjectSource, why: string) =>
 	new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail: `external_account ${sourceName(src)}: ${why}` })
 
 /**
- * The subject token, read now. Throws GatewayError: `upstream_auth` (the channel disabled with why) when the source
- * has none (a file that cannot be read, a 4xx, an answer that is no token); a retryable upstream error when a URL does
- * not answer or fails (5xx, 429).
+ * The subject token, read now; `publicOnly`: why the URL may be read from a public address only. Throws GatewayError:
+ * `upstream_auth` (the channel disabled with why) when the source has none (a file that cannot be read, a 4xx, an
+ * answer that is no token, a URL refused for its address); a retryable upstream error when a URL does not answer or
+ * fails (5xx, 429).
  */
-export async function readSubjectToken(src: SubjectSource): Promise<string> {
-	const text = src.file ? await readFile(src) : await readUrl(src)
+export async function readSubjectToken(src: SubjectSource, publicOnly?: string): Promise<string> {
+	const text = src.file ? await readFile(src) : await readUrl(src, publicOnly)
 	let token: unknown = text.trim()
 	if (src.field) {
 		try {
@@ -78,14 +83,16 @@ async function readFile(src: SubjectSource): Promise<string> {
 	}
 }
 
-async function readUrl(src: SubjectSource): Promise<string> {
+async function readUrl(src: SubjectSource, publicOnly?: string): Promise<string> {
 	let url = new URL(src.url!)
 	const deadline = AbortSignal.timeout(URL_TIMEOUT_MS)
 	for (let hop = 0; ; hop++) {
 		let res: Response
 		try {
-			res = await fetch(url, { headers: src.headers, signal: deadline, redirect: 'manual' })
+			const { target, init } = publicOnly ? pinned(url, await publicAddress(url, src, publicOnly, deadline)) : { target: url, init: {} }
+			res = await fetch(target, { ...init, headers: { ...src.headers, ...Object.fromEntries(new Headers(init.headers)) }, signal: deadline, redirect: 'manual' })
 		} catch (e) {
+			if (e instanceof GatewayError && e.code === 'upstream_auth') throw e
 			const why = e instanceof DOMException && e.name === 'TimeoutError' ? `no answer within ${URL_TIMEOUT_MS} ms` : ((e as Error).message ?? String(e))
 			throw new GatewayError('upstream', 'cannot reach the upstream provider', { retryable: true, code: 'upstream_unreachable', detail: `external_account ${sourceName(src)} is unreachable (${why})` })
 		}
@@ -109,6 +116,21 @@ async function readUrl(src: SubjectSource): Promise<string> {
 			throw refused(src, `answered HTTP ${res.status}`)
 		}
 		return boundedText(res, src)
+	}
+}
+
+/**
+ * The address to read `url` from, every address its name has being public (no FETCH_ALLOW: that is for clients' URLs);
+ * `upstream_auth` saying why otherwise, or when the name does not resolve.
+ */
+async function publicAddress(url: URL, src: SubjectSource, why: string, signal: AbortSignal): Promise<string> {
+	try {
+		return await checkHost(url, { allow: [] }, signal)
+	} catch (e) {
+		// Else the deadline, said as the source not answering.
+		if ((e as GatewayError).code !== 'url_blocked' && (e as GatewayError).code !== 'url_unresolvable') throw e
+		const what = (e as GatewayError).code === 'url_blocked' ? 'resolves to a private, loopback or link-local address (the host\'s own, as a metadata service)' : 'does not resolve'
+		throw refused(src, `${what}, and is read from a public address only: ${why}`)
 	}
 }
 

@@ -5,6 +5,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { badRequest, GatewayError } from '../../../core/errors'
 import { type channels, models } from '../../../db/schema'
+import { apiKeySource, hostIdentityProblem } from '../../../providers/channel-key'
 import { adaptersReady, chatAdapterFor } from '../../../providers/registry'
 import { upstreamError } from '../../../providers/upstream-error'
 import type { ChannelType } from '../../../providers/channel-types'
@@ -43,6 +44,13 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 			message: `channels of type ${row.type} have no chat endpoint, so the Test call cannot check them: nothing was sent`,
 		}
 	const model = await testModel(svc, row, wanted)
+	const apiKey = await svc.cipher.decrypt(row.apiKeyEnc)
+	// A channel stored through the management API before the host-identity rule is tested no more than it is used
+	// (routing/stored-identity-check.ts): nothing of the host's goes off its cloud for a Test call either.
+	if (row.source === 'api') {
+		const problem = await hostIdentityProblem({ type: row.type, apiKey, baseUrl: row.baseUrl, settings: row.settings ?? {}, models: row.models, modelMap: row.modelMap ?? {} }, svc.env.ambientEndpoints)
+		if (problem) throw badRequest(`${problem.param}: ${problem.reason}`, problem.param)
+	}
 	const started = Date.now()
 	const done = (ok: boolean, status: number, message: string) => ({ ok, testable: true, status, latency_ms: Date.now() - started, model, message })
 	const ch = {
@@ -50,12 +58,14 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 		name: row.name,
 		type: row.type as ChannelType,
 		baseUrl: row.baseUrl.replace(/\/+$/, ''),
-		apiKey: await svc.cipher.decrypt(row.apiKeyEnc),
+		apiKey,
 		models: row.models,
 		modelMap: row.modelMap ?? {},
 		priority: row.priority,
 		weight: row.weight,
 		settings: row.settings ?? {},
+		// As the catalog loads it: a key stored through the management API is parsed as such (google/credentials.ts).
+		keySource: row.source === 'api' ? apiKeySource(svc.env.ambientEndpoints) : undefined,
 	}
 	const upstreamModel = ch.modelMap[model] ?? model
 	// A Bedrock application inference profile's model, asked of Bedrock when the channel does not say it (bounded).
