@@ -21,7 +21,7 @@ export async function createTestDb(opts: { migrations?: typeof migrations } = {}
 	const base = process.env.DATABASE_URL
 	if (base) {
 		const admin = postgres(base, { max: 1, onnotice: () => {} })
-		let name = `sbt_${randomString(10).toLowerCase()}`
+		let name = ownName()
 		if (opts.migrations) await admin.unsafe(`CREATE DATABASE ${name}`)
 		else name = await takeSpare(base)
 		const url = dbUrl(base, name)
@@ -32,8 +32,11 @@ export async function createTestDb(opts: { migrations?: typeof migrations } = {}
 			url,
 			async drop() {
 				await db.sql.close()
-				await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-				await admin.end()
+				// Dropped while the next file runs (a drop waits for a checkpoint); one the process ends before, the next run sweeps.
+				void admin
+					.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+					.catch(() => {})
+					.finally(() => admin.end())
 			},
 		}
 	}
@@ -61,21 +64,22 @@ async function cloneDb(t: Db): Promise<Db> {
 
 /**
  * The test files of a process run one after another in one process (bun test), sharing this module: each takes the
- * copy made while the one before ran, and starts the next. Spares are named by host and process, so a later run drops
- * those a finished or killed process left (the last one's spare) and never another live process's.
+ * copy made while the one before ran, and starts the next. Databases are named by host and process, so a later run
+ * drops those a finished or killed process left (the last spare, a drop not done yet) and never another live process's.
  */
 let spare: Promise<string> | undefined
-const SPARE_PREFIX = `sbt_spare_${new Bun.CryptoHasher('sha256').update(hostname()).digest('hex').slice(0, 6)}_`
+const OWN_PREFIX = `sbt_${new Bun.CryptoHasher('sha256').update(hostname()).digest('hex').slice(0, 6)}_`
+const ownName = () => `${OWN_PREFIX}${process.pid}_${randomString(8).toLowerCase()}`
 
 async function takeSpare(base: string): Promise<string> {
-	const taken = spare ?? (sweepSpares(base), makeSpare(base))
+	const taken = spare ?? (sweepLeftovers(base), makeSpare(base))
 	spare = makeSpare(base)
 	spare.catch(() => {}) // a spare that could not be made: the next file makes its own, and says why
 	return taken.catch(() => makeSpare(base))
 }
 
 async function makeSpare(base: string): Promise<string> {
-	const name = `${SPARE_PREFIX}${process.pid}_${randomString(6).toLowerCase()}`
+	const name = ownName()
 	const admin = postgres(base, { max: 1, onnotice: () => {} })
 	try {
 		await copyTemplate(admin, base, name)
@@ -85,12 +89,12 @@ async function makeSpare(base: string): Promise<string> {
 	return name
 }
 
-/** Drops this host's spares whose process is gone (another live process's are its own). */
-async function sweepSpares(base: string): Promise<void> {
+/** Drops this host's databases whose process is gone (another live process's are its own). */
+async function sweepLeftovers(base: string): Promise<void> {
 	const admin = postgres(base, { max: 1, onnotice: () => {} })
 	try {
-		for (const { datname } of await admin.unsafe<{ datname: string }[]>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [SPARE_PREFIX])) {
-			const pid = Number(datname.slice(SPARE_PREFIX.length).split('_')[0])
+		for (const { datname } of await admin.unsafe<{ datname: string }[]>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [OWN_PREFIX])) {
+			const pid = Number(datname.slice(OWN_PREFIX.length).split('_')[0])
 			if (pid !== process.pid && !alive(pid)) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
 		}
 	} catch {
