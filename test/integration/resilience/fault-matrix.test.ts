@@ -18,7 +18,7 @@ import type { Fault } from '../../mocks'
 import { MOCK_ORG as ANTHROPIC_ORG } from '../../mocks/anthropic/errors'
 import { MOCK_PROJECT } from '../../mocks/gemini/errors'
 import { MOCK_ORG as OPENAI_ORG } from '../../mocks/openai/errors'
-import { type Matrix, startMatrix, UPSTREAMS, type Upstream, usageRows } from '../protocols/harness'
+import { type Account, type Matrix, startMatrix, UPSTREAMS, type Upstream, usageRows } from '../protocols/harness'
 import { ANSWER, call, INBOUND, type Inbound } from './fault-clients'
 import { expectLedgerInvariant } from './invariant'
 
@@ -108,19 +108,21 @@ const waitGiven = (c: Before, up: Upstream) => {
  * (and with it its one fault), so a failover to the next vendor (idle_ms later) finds that vendor's fault taken.
  */
 const STALLS = new Set(['a 200 whose body stalls halfway', 'a stream that stalls before any content'])
-async function everyVendorAtOnce(run: (up: Upstream) => Promise<void>): Promise<void> {
+async function everyVendorAtOnce(run: (up: Upstream, acct: Account) => Promise<void>): Promise<void> {
+	// The accounts first, so one call follows another by no more than a request's way to its mock.
+	const accts = await Promise.all(UPSTREAMS.map(() => m.account()))
 	const running: Promise<unknown>[] = []
-	for (const up of UPSTREAMS) {
+	for (const [i, up] of UPSTREAMS.entries()) {
 		let settled = false
-		running.push(run(up).finally(() => (settled = true)))
+		running.push(run(up, accts[i]!).finally(() => (settled = true)))
 		while (m.mocks[up].requests.length === 0 && !settled) await Bun.sleep(5)
 	}
 	for (const r of await Promise.allSettled(running)) if (r.status === 'rejected') throw r.reason
 }
 
 /** `c` before any byte, from `up` to an `inbound` caller: the caller's status and error shape, nothing charged, the channel told. */
-async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean, c: Before) {
-	const acct = await m.account()
+async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean, c: Before, acct?: Account) {
+	acct ??= await m.account()
 	const ch = channelOf(up)
 	m.mocks[up].faultOnce = c.fault(up)
 	const seen = await call(m.app.url, acct.key, inbound, `f-${up}`, stream)
@@ -139,8 +141,8 @@ async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean
 }
 
 /** Found at `idle_ms`: a stream inside the prefetch window, a whole body as it is read; `fo-<up>` answers from the next vendor. */
-async function expectStallFailover(inbound: Inbound, up: Upstream, stream: boolean) {
-	const acct = await m.account()
+async function expectStallFailover(inbound: Inbound, up: Upstream, stream: boolean, acct?: Account) {
+	acct ??= await m.account()
 	m.mocks[up].faultOnce = stream ? STALL_BEFORE_CONTENT(up) : { kind: 'stall', afterChunks: 0 }
 	const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, stream)
 	expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
@@ -164,8 +166,8 @@ const AFTER = (inbound: Inbound): After[] => [
 ]
 
 /** `c` mid-stream, from `up` to an `inbound` caller: the SDK raises, what was produced is billed, the channel told. */
-async function expectFaultAfter(inbound: Inbound, up: Upstream, c: After) {
-	const acct = await m.account()
+async function expectFaultAfter(inbound: Inbound, up: Upstream, c: After, acct?: Account) {
+	acct ??= await m.account()
 	const ch = channelOf(up)
 	m.mocks[up].faultOnce = c.fault
 	const started = Date.now()
@@ -251,16 +253,16 @@ for (const inbound of INBOUND)
 			for (const c of BEFORE) {
 				if (!STALLS.has(c.name) || (c.only && c.only !== (stream ? 'stream' : 'json'))) continue
 				it(`should answer ${c.status('openai')} in the caller's shape after ${c.name}, charging nothing and counting it against each channel`, () =>
-					everyVendorAtOnce((up) => expectFaultBefore(inbound, up, stream, c)),
+					everyVendorAtOnce((up, acct) => expectFaultBefore(inbound, up, stream, c, acct)),
 				)
 			}
 			it(`should answer from the second channel after ${stream ? 'a stream stalled before any content' : 'a body stalled halfway'}, billing once and counting the stall`, () =>
-				everyVendorAtOnce((up) => expectStallFailover(inbound, up, stream)),
+				everyVendorAtOnce((up, acct) => expectStallFailover(inbound, up, stream, acct)),
 			)
 			if (!stream) return
 			const stall = AFTER(inbound).find((c) => c.fault.kind === 'stall')!
 			it(`should make the SDK raise after ${stall.name} mid-answer, bill what was produced and count it against each channel`, () =>
-				everyVendorAtOnce((up) => expectFaultAfter(inbound, up, stall)),
+				everyVendorAtOnce((up, acct) => expectFaultAfter(inbound, up, stall, acct)),
 			)
 		})
 
