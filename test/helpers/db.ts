@@ -1,8 +1,9 @@
 /**
  * A database per test file: with DATABASE_URL (CI), a fresh PostgreSQL database copied from a migrated template and
  * dropped afterwards; without, an in-memory PGlite cloned from one migrated template (cloning is much faster than
- * booting). Copying the template costs ~0.2 s where creating and migrating cost ~0.8 s, for each of ~240 files; and
- * the copy the next file takes is made while this one runs (a spare), so a file does not wait for it.
+ * booting). Copying the template costs ~0.2 s where creating and migrating cost ~0.8 s, for each of ~240 files; the
+ * copy the next file takes is made while this one runs (a spare), and a file's database is dropped while the next one
+ * runs, so a file waits for neither.
  */
 import { PGlite } from '@electric-sql/pglite'
 import { hostname } from 'node:os'
@@ -146,5 +147,7 @@ async function copyTemplate(admin: postgres.Sql, base: string, name: string): Pr
 	} finally {
 		await admin.unsafe(`SELECT pg_advisory_unlock(hashtext('switchboard test template'))`)
 	}
+	// Copied as files, not through shared buffers (WAL_LOG): the checkpoint every DROP DATABASE waits for then has no
+	// dirty pages of the spare, made meanwhile, to write.
 	await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`)
 }
