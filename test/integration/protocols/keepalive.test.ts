@@ -27,22 +27,35 @@ afterAll(async () => {
 })
 
 describe('SSE keepalive', () => {
+	// The two slow streams (seconds each) run together; each test reads its own.
+	let chat: Promise<string>
+	let sdk: Promise<Anthropic.Message>
+	beforeAll(() => {
+		chat = (async () => {
+			const { key } = await app.account(1)
+			const res = await fetch(`${app.url}/v1/chat/completions`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model: 'gpt-slow', stream: true, messages: [{ role: 'user', content: 'take your time' }] }),
+			})
+			return res.text()
+		})()
+		sdk = (async () => {
+			const { key } = await app.account(1)
+			const client = new Anthropic({ apiKey: key, baseURL: app.url })
+			return client.messages.stream({ model: 'gpt-slow', max_tokens: 50, messages: [{ role: 'user', content: 'slowly' }] }).finalMessage()
+		})()
+		for (const p of [chat, sdk]) p.catch(() => {}) // each test awaits its own, and fails with it
+	})
+
 	it('should send comments while a chat stream is silent, and still end with [DONE]', async () => {
-		const { key } = await app.account(1)
-		const res = await fetch(`${app.url}/v1/chat/completions`, {
-			method: 'POST',
-			headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ model: 'gpt-slow', stream: true, messages: [{ role: 'user', content: 'take your time' }] }),
-		})
-		const text = await res.text()
+		const text = await chat
 		expect(text).toContain(': keepalive\n\n')
 		expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true)
 	}, 60_000)
 
 	it('should keep an Anthropic SDK stream readable with comments in it', async () => {
-		const { key } = await app.account(1)
-		const client = new Anthropic({ apiKey: key, baseURL: app.url })
-		const msg = await client.messages.stream({ model: 'gpt-slow', max_tokens: 50, messages: [{ role: 'user', content: 'slowly' }] }).finalMessage()
+		const msg = await sdk
 		expect(msg.content[0]).toMatchObject({ type: 'text', text: 'Hello! You said: slowly' })
 	}, 60_000)
 })

@@ -18,7 +18,7 @@ import type { Fault } from '../../mocks'
 import { MOCK_ORG as ANTHROPIC_ORG } from '../../mocks/anthropic/errors'
 import { MOCK_PROJECT } from '../../mocks/gemini/errors'
 import { MOCK_ORG as OPENAI_ORG } from '../../mocks/openai/errors'
-import { type Matrix, startMatrix, UPSTREAMS, type Upstream, usageRows } from '../protocols/harness'
+import { type Account, type Matrix, startMatrix, UPSTREAMS, type Upstream, usageRows } from '../protocols/harness'
 import { ANSWER, call, INBOUND, type Inbound } from './fault-clients'
 import { expectLedgerInvariant } from './invariant'
 
@@ -102,9 +102,27 @@ const waitGiven = (c: Before, up: Upstream) => {
 	return f.kind === 'status' && f.status === 429 && (f.retryAfter !== undefined || up === 'gemini')
 }
 
+/**
+ * The stalls (each waits idle_ms or first_byte_ms) run for the three vendors at once: each vendor has its own mock and
+ * channel, so the counts and rows stay each one's. Each call starts once the previous vendor's mock took its request
+ * (and with it its one fault), so a failover to the next vendor (idle_ms later) finds that vendor's fault taken.
+ */
+const STALLS = new Set(['a 200 whose body stalls halfway', 'a stream that stalls before any content'])
+async function everyVendorAtOnce(run: (up: Upstream, acct: Account) => Promise<void>): Promise<void> {
+	// The accounts first, so one call follows another by no more than a request's way to its mock.
+	const accts = await Promise.all(UPSTREAMS.map(() => m.account()))
+	const running: Promise<unknown>[] = []
+	for (const [i, up] of UPSTREAMS.entries()) {
+		let settled = false
+		running.push(run(up, accts[i]!).finally(() => (settled = true)))
+		while (m.mocks[up].requests.length === 0 && !settled) await Bun.sleep(5)
+	}
+	for (const r of await Promise.allSettled(running)) if (r.status === 'rejected') throw r.reason
+}
+
 /** `c` before any byte, from `up` to an `inbound` caller: the caller's status and error shape, nothing charged, the channel told. */
-async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean, c: Before) {
-	const acct = await m.account()
+async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean, c: Before, acct?: Account) {
+	acct ??= await m.account()
 	const ch = channelOf(up)
 	m.mocks[up].faultOnce = c.fault(up)
 	const seen = await call(m.app.url, acct.key, inbound, `f-${up}`, stream)
@@ -122,6 +140,60 @@ async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean
 	else expect([h.state, h.consecutive_failures]).toEqual(['closed', 1])
 }
 
+/** Found at `idle_ms`: a stream inside the prefetch window, a whole body as it is read; `fo-<up>` answers from the next vendor. */
+async function expectStallFailover(inbound: Inbound, up: Upstream, stream: boolean, acct?: Account) {
+	acct ??= await m.account()
+	m.mocks[up].faultOnce = stream ? STALL_BEFORE_CONTENT(up) : { kind: 'stall', afterChunks: 0 }
+	const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, stream)
+	expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
+	const rows = await usageRows(m, acct.accountId)
+	expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([[`fo2-${up}`, 200, 'ok']])
+	expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
+	expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
+}
+
+/**
+ * Faults once five chunks went out (content among them), the end reason each is recorded with, and the error the
+ * caller's SDK raises: its type, and on Responses (whose `error` event has no type) its code.
+ */
+type After = { name: string; fault: Fault; endReason: string; type: (up: Upstream) => string; code: (up: Upstream) => string }
+const AFTER = (inbound: Inbound): After[] => [
+	{ name: 'the connection closed without the terminator', fault: { kind: 'cut', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_cut' },
+	{ name: 'the connection reset', fault: { kind: 'cut', afterChunks: 5, abrupt: true }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
+	{ name: 'a stall past idle_ms', fault: { kind: 'stall', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
+	{ name: "the vendor's error event", fault: { kind: 'midstream', afterChunks: 5 }, endReason: 'error', type: (u) => TYPE[inbound][MIDSTREAM_STATUS[u]]!, code: (u) => VENDOR_CODE[u] },
+	{ name: 'a frame that is not JSON', fault: { kind: 'malformed', atChunk: 5 }, endReason: 'upstream_malformed', type: () => TYPE[inbound][502]!, code: () => 'upstream_malformed' },
+]
+
+/** `c` mid-stream, from `up` to an `inbound` caller: the SDK raises, what was produced is billed, the channel told. */
+async function expectFaultAfter(inbound: Inbound, up: Upstream, c: After, acct?: Account) {
+	acct ??= await m.account()
+	const ch = channelOf(up)
+	m.mocks[up].faultOnce = c.fault
+	const started = Date.now()
+	const seen = await call(m.app.url, acct.key, inbound, `f-${up}`, true)
+	if (c.fault.kind === 'stall') expect(Date.now() - started).toBeLessThan(IDLE_MS + 2_000)
+	// Some content arrived, not the whole answer, and the stream did not end as a complete one.
+	expect(seen.text.length).toBeGreaterThan(0)
+	expect(ANSWER.startsWith(seen.text) && seen.text !== ANSWER).toBe(true)
+	expect(seen.ended).toBe(false)
+	expect(seen.error).toBeDefined()
+	expect(inbound === 'responses' ? [seen.error!.type, seen.error!.code] : seen.error!.type).toEqual(inbound === 'responses' ? ['error', c.code(up)] : c.type(up))
+	expect(seen.error!.message).not.toContain('{"broken"')
+	for (const s of SECRETS) expect(seen.error!.message).not.toContain(s)
+	const rows = await usageRows(m, acct.accountId)
+	expect(rows.map((r) => [r.status, r.end_reason, r.estimated])).toEqual([[200, c.endReason, true]])
+	const row = rows[0]!
+	expect(row.input_tokens).toBeGreaterThan(0)
+	// What was produced: some output, less than the whole answer's 13 words (the vendor never said more).
+	expect(row.output_tokens).toBeGreaterThan(0)
+	expect(row.output_tokens).toBeLessThan(13)
+	const cost = row.input_tokens + 2 * row.output_tokens
+	expect(Math.round(row.cost * 1e6)).toBe(cost)
+	expect(Math.round((await m.app.balance(acct.accountId)) * 1e6)).toBe(Math.round(acct.balance * 1e6) - cost)
+	expect(m.app.svc.health.snapshot(ch.id).consecutive_failures).toBe(1)
+}
+
 const pairs = INBOUND.flatMap((inbound) => UPSTREAMS.flatMap((up) => [false, true].map((stream) => [inbound, up, stream] as const)))
 
 for (const [inbound, up, stream] of pairs)
@@ -129,6 +201,7 @@ for (const [inbound, up, stream] of pairs)
 		for (const c of BEFORE) {
 			if (c.only && c.only !== (stream ? 'stream' : 'json')) continue
 			if (c.vendors && !c.vendors.includes(up)) continue
+			if (STALLS.has(c.name)) continue // below, the three vendors at once
 			it(`should answer ${c.status(up)} in the caller's shape after ${c.name}, charging nothing and counting it against the channel`, () =>
 				expectFaultBefore(inbound, up, stream, c),
 			)
@@ -147,60 +220,12 @@ for (const [inbound, up, stream] of pairs)
 			expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
 		})
 
-		// Found at `idle_ms`: a stream inside the prefetch window, a whole body as it is read.
-		it(`should answer from the second channel after ${stream ? 'a stream stalled before any content' : 'a body stalled halfway'}, billing once and counting the stall`, async () => {
-			const acct = await m.account()
-			m.mocks[up].faultOnce = stream ? STALL_BEFORE_CONTENT(up) : { kind: 'stall', afterChunks: 0 }
-			const seen = await call(m.app.url, acct.key, inbound, `fo-${up}`, stream)
-			expect([seen.text, seen.ended, seen.error]).toEqual([ANSWER, true, undefined])
-			const rows = await usageRows(m, acct.accountId)
-			expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([[`fo2-${up}`, 200, 'ok']])
-			expect(Math.round((acct.balance - (await m.app.balance(acct.accountId))) * 1e6)).toBe(Math.round(rows[0]!.cost * 1e6))
-			expect(m.app.svc.health.snapshot(channelOf(up).id).consecutive_failures).toBe(1)
-		})
-
 		if (!stream) return
 
-		/**
-		 * Faults once five chunks went out (content among them), the end reason each is recorded with, and the error the
-		 * caller's SDK raises: its type, and on Responses (whose `error` event has no type) its code.
-		 */
-		const AFTER: Array<{ name: string; fault: Fault; endReason: string; type: (up: Upstream) => string; code: (up: Upstream) => string }> = [
-			{ name: 'the connection closed without the terminator', fault: { kind: 'cut', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_cut' },
-			{ name: 'the connection reset', fault: { kind: 'cut', afterChunks: 5, abrupt: true }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
-			{ name: 'a stall past idle_ms', fault: { kind: 'stall', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
-			{ name: "the vendor's error event", fault: { kind: 'midstream', afterChunks: 5 }, endReason: 'error', type: (u) => TYPE[inbound][MIDSTREAM_STATUS[u]]!, code: (u) => VENDOR_CODE[u] },
-			{ name: 'a frame that is not JSON', fault: { kind: 'malformed', atChunk: 5 }, endReason: 'upstream_malformed', type: () => TYPE[inbound][502]!, code: () => 'upstream_malformed' },
-		]
-
-		for (const c of AFTER)
-			it(`should make the SDK raise after ${c.name} mid-answer, bill what was produced and count it against the channel`, async () => {
-				const acct = await m.account()
-				const ch = channelOf(up)
-				m.mocks[up].faultOnce = c.fault
-				const started = Date.now()
-				const seen = await call(m.app.url, acct.key, inbound, `f-${up}`, true)
-				if (c.fault.kind === 'stall') expect(Date.now() - started).toBeLessThan(IDLE_MS + 2_000)
-				// Some content arrived, not the whole answer, and the stream did not end as a complete one.
-				expect(seen.text.length).toBeGreaterThan(0)
-				expect(ANSWER.startsWith(seen.text) && seen.text !== ANSWER).toBe(true)
-				expect(seen.ended).toBe(false)
-				expect(seen.error).toBeDefined()
-				expect(inbound === 'responses' ? [seen.error!.type, seen.error!.code] : seen.error!.type).toEqual(inbound === 'responses' ? ['error', c.code(up)] : c.type(up))
-				expect(seen.error!.message).not.toContain('{"broken"')
-				for (const s of SECRETS) expect(seen.error!.message).not.toContain(s)
-				const rows = await usageRows(m, acct.accountId)
-				expect(rows.map((r) => [r.status, r.end_reason, r.estimated])).toEqual([[200, c.endReason, true]])
-				const row = rows[0]!
-				expect(row.input_tokens).toBeGreaterThan(0)
-				// What was produced: some output, less than the whole answer's 13 words (the vendor never said more).
-				expect(row.output_tokens).toBeGreaterThan(0)
-				expect(row.output_tokens).toBeLessThan(13)
-				const cost = row.input_tokens + 2 * row.output_tokens
-				expect(Math.round(row.cost * 1e6)).toBe(cost)
-				expect(Math.round((await m.app.balance(acct.accountId)) * 1e6)).toBe(Math.round(acct.balance * 1e6) - cost)
-				expect(m.app.svc.health.snapshot(ch.id).consecutive_failures).toBe(1)
-			})
+		for (const c of AFTER(inbound)) {
+			if (c.fault.kind === 'stall') continue // below, the three vendors at once
+			it(`should make the SDK raise after ${c.name} mid-answer, bill what was produced and count it against the channel`, () => expectFaultAfter(inbound, up, c))
+		}
 
 		it("should open the channel's breaker after three streams cut midway, so the next request goes to the second channel", async () => {
 			const acct = await m.account()
@@ -220,6 +245,26 @@ for (const [inbound, up, stream] of pairs)
 			])
 		})
 	})
+
+// The stalls of every describe above, for the three vendors at once (everyVendorAtOnce): the same tests, one wait each.
+for (const inbound of INBOUND)
+	for (const stream of [false, true])
+		describe(`${inbound} caller, every upstream at once, ${stream ? 'stream' : 'json'}`, () => {
+			for (const c of BEFORE) {
+				if (!STALLS.has(c.name) || (c.only && c.only !== (stream ? 'stream' : 'json'))) continue
+				it(`should answer ${c.status('openai')} in the caller's shape after ${c.name}, charging nothing and counting it against each channel`, () =>
+					everyVendorAtOnce((up, acct) => expectFaultBefore(inbound, up, stream, c, acct)),
+				)
+			}
+			it(`should answer from the second channel after ${stream ? 'a stream stalled before any content' : 'a body stalled halfway'}, billing once and counting the stall`, () =>
+				everyVendorAtOnce((up, acct) => expectStallFailover(inbound, up, stream, acct)),
+			)
+			if (!stream) return
+			const stall = AFTER(inbound).find((c) => c.fault.kind === 'stall')!
+			it(`should make the SDK raise after ${stall.name} mid-answer, bill what was produced and count it against each channel`, () =>
+				everyVendorAtOnce((up, acct) => expectFaultAfter(inbound, up, stall, acct)),
+			)
+		})
 
 describe('fault matrix: the ledger', () => {
 	it('should hold the invariant after every fault above, with nothing left reserved', async () => {

@@ -103,12 +103,21 @@ describe('a body trickled in past BODY_READ_TIMEOUT_MS', () => {
 		{ name: 'a route whose body is optional', path: '/api/channels/1/test', headers: () => ({ ...json, authorization: `Bearer ${ADMIN_KEY}` }), body: JSON.stringify({ model: MODELS.openai }), shape: OPENAI_408 },
 		{ name: 'management API', path: '/api/accounts', headers: () => ({ ...json, authorization: `Bearer ${ADMIN_KEY}` }), body: JSON.stringify({ name: 'slow', balance: 1 }), shape: OPENAI_408 },
 	]
-	for (const c of cases)
-		it(`should answer 408 in the caller's shape and close the connection, calling and charging nothing (${c.name})`, async () => {
+	// The deadlines run out together: every case's body starts trickling at once, and each test reads its own answer.
+	let answers: Array<Promise<{ acct: { accountId: number }; before: number; a: Answer }>>
+	beforeAll(() => {
+		for (const m of Object.values(app.mocks)) m.reset()
+		answers = cases.map(async (c) => {
 			const acct = await app.account(5)
 			const before = await app.balance(acct.accountId)
-			for (const m of Object.values(app.mocks)) m.reset()
-			const a = await trickle(c.path, c.headers(acct.key), c.body, { chunked: c.chunked })
+			return { acct, before, a: await trickle(c.path, c.headers(acct.key), c.body, { chunked: c.chunked }) }
+		})
+		for (const p of answers) p.catch(() => {}) // each test awaits its own, and fails with it
+	})
+
+	for (const [i, c] of cases.entries())
+		it(`should answer 408 in the caller's shape and close the connection, calling and charging nothing (${c.name})`, async () => {
+			const { acct, before, a } = await answers[i]!
 			expect(a.status).toBe(408)
 			expect(a.body).toMatchObject(c.shape as object)
 			expect(a.headers.connection).toBe('close')
@@ -117,6 +126,8 @@ describe('a body trickled in past BODY_READ_TIMEOUT_MS', () => {
 			expect(a.closedAfterMs).toBeGreaterThanOrEqual(DEADLINE_MS)
 			expect(a.closedAfterMs).toBeLessThan(DEADLINE_MS + 1_500)
 			expect(a.sent).toBeLessThan(c.body.length)
+			// No upstream called by any of the cases.
+			await Promise.allSettled(answers)
 			expect(Object.values(app.mocks).map((m) => m.requests.length)).toEqual([0, 0, 0])
 			await app.svc.ledger.flush()
 			expect(await app.balance(acct.accountId)).toBe(before)

@@ -174,30 +174,22 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 	let resource: VendorMock
 	let cert: TestCertificate
 	const gws: Gateway[] = []
+	// What the workload identity webhook injects (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST), or azure-identity's certificate variables.
+	const CREDENTIALS = [
+		['cloud-qs-wi', { AZURE_FEDERATED_TOKEN_FILE: `${dir}/azure-identity-token` }, 'federated'],
+		['cloud-qs-cert', { AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/app.pem` }, 'certificate'],
+		// A password-protected PFX (TEST-ONLY, test/fixtures/azure-entra), as Key Vault and `az ad sp create-for-rbac --create-cert` give it.
+		['cloud-qs-pfx', { AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx`, AZURE_CLIENT_CERTIFICATE_PASSWORD: PFX_PASSWORD }, 'PFX certificate'],
+	] as const
+	// One gateway per credential, started together (each start waits seconds for a process to boot); each test calls its own.
+	let started: Array<Promise<Gateway>>
 	beforeAll(async () => {
 		cert = await testCertificate({ cn: 'quick start app' })
 		wi = startEntraMock({ ...APP, certificates: [cert.certPem, await Bun.file(`${FIXTURES}/app.crt`).text()], federatedSubject: 'system:serviceaccount:ai:switchboard' })
 		resource = startAzureMock({ apiKey: 'az-disabled', deployments: { 'prod-4o': 'gpt-4o' }, entra: wi, keyAuth: false })
 		await Bun.write(`${dir}/azure-identity-token`, wi.federatedToken())
 		await Bun.write(`${dir}/app.pem`, cert.certPem + cert.keyPem)
-	})
-	afterAll(async () => {
-		for (const gw of gws) {
-			const out = await gw.stop()
-			expect(`${out.stdout}${out.stderr}`).not.toContain(cert.keyPem.split('\n')[2]!)
-			expect(`${out.stdout}${out.stderr}`).not.toContain(PFX_PASSWORD)
-		}
-		await Promise.all([wi?.stop(), resource?.stop()])
-	})
-
-	// What the workload identity webhook injects (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST), or azure-identity's certificate variables.
-	for (const [name, proof, kind] of [
-		['cloud-qs-wi', { AZURE_FEDERATED_TOKEN_FILE: `${dir}/azure-identity-token` }, 'federated'],
-		['cloud-qs-cert', { AZURE_CLIENT_CERTIFICATE_PATH: `${dir}/app.pem` }, 'certificate'],
-		// A password-protected PFX (TEST-ONLY, test/fixtures/azure-entra), as Key Vault and `az ad sp create-for-rbac --create-cert` give it.
-		['cloud-qs-pfx', { AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx`, AZURE_CLIENT_CERTIFICATE_PASSWORD: PFX_PASSWORD }, 'PFX certificate'],
-	] as const)
-		it(`should call the deployment with the token of the ${kind} credential`, async () => {
+		started = CREDENTIALS.map(async ([name, proof]) => {
 			const gw = await startProcess(name, {
 				ADMIN_KEY,
 				ALLOW_UNPRICED_MODELS: 'true',
@@ -209,6 +201,24 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 				...proof,
 			})
 			gws.push(gw)
+			return gw
+		})
+		for (const p of started) p.catch(() => {}) // each test awaits its own, and fails with it
+	})
+	afterAll(async () => {
+		await Promise.allSettled(started)
+		for (const gw of gws) {
+			const out = await gw.stop()
+			expect(`${out.stdout}${out.stderr}`).not.toContain(cert.keyPem.split('\n')[2]!)
+			expect(`${out.stdout}${out.stderr}`).not.toContain(PFX_PASSWORD)
+		}
+		await Promise.all([wi?.stop(), resource?.stop()])
+	})
+
+	for (const [i, [, , kind]] of CREDENTIALS.entries())
+		it(`should call the deployment with the token of the ${kind} credential`, async () => {
+			const gw = await started[i]!
+			await Promise.allSettled(started) // the others started too: only this test's calls come below
 			const before = wi.tokenRequests.length
 			expect(await ask(await clientOf(gw), 'prod-4o')).toBe('Hello! You said: hello prod-4o')
 			expect(wi.accepts(resource.requests.at(-1)!.headers.authorization!.replace(/^Bearer /, ''))).toBe(true)
@@ -221,15 +231,18 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 })
 
 describe("cloud quick start with Google's other credentials files", () => {
-	for (const kind of ['authorized_user', 'external_account'] as const)
-		it(`should make vertex-default from ${kind === 'authorized_user' ? "gcloud's authorized_user file" : 'a workload identity federation external_account file'} and call Gemini with its token`, async () => {
+	const KINDS = ['authorized_user', 'external_account'] as const
+	// One gateway per file, started together (each start waits seconds for a process to boot); each test calls its own.
+	let started: Array<Promise<Gateway>>
+	beforeAll(() => {
+		started = KINDS.map(async (kind) => {
 			const file = `${dir}/${kind}.json`
 			if (kind === 'authorized_user') await Bun.write(file, vertex.user.json)
 			else {
 				await Bun.write(`${dir}/subject-token`, vertex.workload.subjectToken)
 				await Bun.write(file, externalAccountKey(vertex.url, vertex.workload, { file: `${dir}/subject-token` }, { impersonate: true }))
 			}
-			const gw = await startProcess(`cloud-qs-${kind}`, {
+			return startProcess(`cloud-qs-${kind}`, {
 				ADMIN_KEY,
 				ALLOW_UNPRICED_MODELS: 'true',
 				GOOGLE_APPLICATION_CREDENTIALS: file,
@@ -238,6 +251,17 @@ describe("cloud quick start with Google's other credentials files", () => {
 				GOOGLE_CLOUD_LOCATION: 'us-east5',
 				GOOGLE_VERTEX_BASE_URL: vertex.url,
 			})
+		})
+		for (const p of started) p.catch(() => {}) // each test awaits its own, and fails with it
+	})
+	afterAll(async () => {
+		for (const r of await Promise.allSettled(started)) if (r.status === 'fulfilled') await r.value.stop()
+	})
+
+	for (const [i, kind] of KINDS.entries())
+		it(`should make vertex-default from ${kind === 'authorized_user' ? "gcloud's authorized_user file" : 'a workload identity federation external_account file'} and call Gemini with its token`, async () => {
+			const gw = await started[i]!
+			await Promise.allSettled(started) // the other started too: only this test's calls come below
 			try {
 				const made = (await channelsOf(gw)).find((c) => c.name === 'vertex-default')!
 				expect({ status: made.status, settings: made.settings }).toEqual({ status: 'enabled', settings: { project: 'proj-qs', region: 'us-east5' } })
@@ -272,11 +296,14 @@ describe('cloud quick-start variables refused at start', () => {
 		const broken = `${dir}/broken-key.json`
 		const privateKey = '-----BEGIN PRIVATE KEY-----\nTOPSECRETnotAKey0123\n-----END PRIVATE KEY-----\n'
 		await Bun.write(broken, JSON.stringify({ type: 'service_account', project_id: 'proj-qs', client_email: 'gw@proj-qs.iam.gserviceaccount.com', private_key: privateKey }))
-		const key = await startUntilExit('cloud-qs-broken-key', { GOOGLE_APPLICATION_CREDENTIALS: broken })
+		// Two refused starts at once (each boots a process).
+		const [key, sp] = await Promise.all([
+			startUntilExit('cloud-qs-broken-key', { GOOGLE_APPLICATION_CREDENTIALS: broken }),
+			startUntilExit('cloud-qs-bad-sp', { AZURE_OPENAI_ENDPOINT: 'https://my-resource.openai.azure.com', AZURE_TENANT_ID: SP.tenantId, AZURE_CLIENT_ID: 'my-app', AZURE_CLIENT_SECRET: SP.clientSecret }),
+		])
 		expect(key.code).toBe(1)
 		expect(key.stderr).toContain(`GOOGLE_APPLICATION_CREDENTIALS (${broken}): \`private_key\` is not an RSA private key in PKCS#8 PEM`)
 		expect(key.stderr).not.toContain('TOPSECRET')
-		const sp = await startUntilExit('cloud-qs-bad-sp', { AZURE_OPENAI_ENDPOINT: 'https://my-resource.openai.azure.com', AZURE_TENANT_ID: SP.tenantId, AZURE_CLIENT_ID: 'my-app', AZURE_CLIENT_SECRET: SP.clientSecret })
 		expect(sp.code).toBe(1)
 		expect(sp.stderr).toContain('AZURE_CLIENT_ID is the application (client) id, a GUID')
 		expect(sp.stderr).not.toContain(SP.clientSecret)
