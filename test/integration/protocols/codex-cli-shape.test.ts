@@ -15,11 +15,19 @@ import { checkResponsesEvents } from './wire-checks'
 
 /** A model of Codex's own catalog, served by an OpenAI channel under its name. */
 const GPT = 'gpt-5.5'
+/** A model of an OpenAI-compatible vendor without a Responses API: served over Chat Completions. */
+const COMPAT = 'deepseek-chat'
 let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
-		models: [{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 }],
-		channels: (mocks) => [{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT] }],
+		models: [
+			{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 },
+			{ name: COMPAT, input_per_mtok: 0.3, output_per_mtok: 1 },
+		],
+		channels: (mocks) => [
+			{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT] },
+			{ name: 'ch-compat', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [COMPAT], settings: { responses_api: false } },
+		],
 	})
 }, SETUP_MS)
 afterAll(() => m.close())
@@ -154,6 +162,20 @@ describe('Codex CLI 0.171.0 (codex exec) as recorded', () => {
 			expect(live.final.output.filter((o) => o.type === 'web_search_call').length).toBeGreaterThan(0)
 			expect(searchTools()).toEqual(up === 'anthropic' ? ['web_search_20250305'] : 1)
 		})
+
+	// Chat Completions searches only on OpenAI's search models, so with the search offered every request was a 400.
+	it('should serve the default session on a model an OpenAI-compatible vendor serves over chat, and refuse a live search there', async () => {
+		const client = cliClient(await m.account())
+		const input = [...prefix(), msg('user', 'hello', 4)]
+		const cached = await turn(client, cliBody(COMPAT, input))
+		// Converted, the environment and the ask are one user message (consecutive user items merge).
+		expect(cached.final.output_text).toBe(`Hello! You said: ${ENV} hello`)
+		expect(lastRequest(m.mocks.openai).path).toBe('/v1/chat/completions')
+		expect(lastRequest(m.mocks.openai).body.web_search_options).toBeUndefined()
+		const live = await client.responses.create(cliBody(COMPAT, input, true)).catch((e) => e)
+		expect(live).toBeInstanceOf(OpenAI.BadRequestError)
+		expect(live.message).toContain('search the web')
+	})
 
 	it('should answer the errors the CLI shows in OpenAI shape: a model the key may not use, an empty balance, an upstream 429', async () => {
 		const body = cliBody(THINKER.anthropic, [...prefix(), msg('user', 'hello', 4)])
