@@ -53,8 +53,11 @@ function decodeTools(raw: unknown, req: ChatRequest, maxToolCalls: unknown): Too
 	const tools: Tool[] = []
 	list.forEach((item, i) => {
 		const tool = reqObject(item, `tools[${i}]`)
-		// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`).
-		if (isWebSearchType(tool.type)) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
+		// The search runs at whichever vendor serves the model (core/ir.ts `WebSearch`). `external_web_access: false` asks
+		// for OpenAI's cached index only (Codex CLI's default); the other vendors search the live web, so no search then.
+		if (isWebSearchType(tool.type)) {
+			if (tool.external_web_access !== false) req.webSearch = decodeWebSearchTool(tool, maxToolCalls)
+		}
 		// A client-run tool search goes upstream as a function of the client's schema (tool-search.ts).
 		else if (isClientToolSearch(tool)) tools.push(toolSearchFunction(tool))
 		// shell, apply_patch, local_shell: functions of their calls' documented fields (typed-tools.ts).

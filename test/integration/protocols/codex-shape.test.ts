@@ -228,17 +228,18 @@ describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
 			const second = await turn(client, codexCliBody(model(up), history2, 'medium'))
 			expect(second.output_text).toBe('Tool results: a.txt; no session')
 
-			// A web search (the default tool, cached access), then a follow-up replaying its calls and cited answer.
+			// The default web search (cached access only): OpenAI searches its index; the others search only the live web,
+			// so they are offered no search. Then a follow-up replaying the answer.
 			const history3 = [...history2, ...codexCliReplay(second.output), cliMessage('user', 'what is new in bun #search', 5)]
 			const third = await turn(client, codexCliBody(model(up), history3))
-			expect(third.output.filter((o) => o.type === 'web_search_call').length).toBeGreaterThan(0)
+			expect(third.output.filter((o) => o.type === 'web_search_call').length).toBe(up === 'openai' ? 2 : 0)
 			const history4 = [...history3, ...codexCliReplay(third.output), cliMessage('user', 'thanks', 6)]
 			const fourth = await turn(client, codexCliBody(model(up), history4))
 			expect(fourth.output_text).toBe('Hello! You said: thanks')
 			const sent = lastRequest(m.mocks[up]).body
 			if (up === 'openai') expect(sent.input).toEqual(history4)
 			if (up === 'anthropic') {
-				expect(sent.tools.map((t: { name?: string; type?: string }) => t.name)).toEqual(['exec_command', 'write_stdin', 'view_image', 'multi_agent_v1__close_agent', 'multi_agent_v1__spawn_agent', 'web_search'])
+				expect(sent.tools.map((t: { name?: string; type?: string }) => t.name)).toEqual(['exec_command', 'write_stdin', 'view_image', 'multi_agent_v1__close_agent', 'multi_agent_v1__spawn_agent'])
 				expect(sent.messages.filter((x: { role: string }) => x.role === 'assistant').map((a: { content: Array<{ type: string }> }) => a.content.map((b) => b.type))).toEqual([
 					['thinking', 'tool_use', 'tool_use'],
 					['thinking', 'text'],
