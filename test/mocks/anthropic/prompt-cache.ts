@@ -4,7 +4,8 @@
  * prefix reports it as `cache_creation_input_tokens`; a later one that starts with a cached prefix (the conversation
  * grown by a turn) reports that prefix as `cache_read_input_tokens` and writes the rest; `input_tokens` then counts
  * only what follows the breakpoint. The prefix is the conversation's texts in order (system, then each message's), as
- * the mock counts them; kept per mock, for as long as it runs (no TTL). Without the field, the `#cache` and
+ * the mock counts them; kept per mock, for as long as it runs (no TTL, and no minimum length: Anthropic caches nothing
+ * below 1,024 to 4,096 tokens, by model, which test prompts never reach). Without the field, the `#cache` and
  * `#write-cache` tags decide, as before.
  * @module
  */
