@@ -43,6 +43,13 @@ export const ChannelSettings = T.Object(
 					"Anthropic channels: how a JSON response format of a converted request is sent. 'native': Claude's output_config.format (constrained decoding); 'prompt': an instruction in the system prompt, for models or Anthropic-compatible vendors without structured outputs. Default: native for Claude 4.5 and later models, by name",
 			}),
 		),
+		// Read by relay/auto-cache.ts `withAutoCache`.
+		auto_cache: T.Optional(
+			T.Union([T.Literal('prompt_cache_key'), T.Literal('always'), T.Literal('never')], {
+				description:
+					"Anthropic, Bedrock and Vertex AI channels serving Claude: when a request of an OpenAI chat-completions or Responses client asks Claude to cache its prompt (the breakpoint at its last block: Anthropic's automatic caching; on Bedrock and Vertex AI the last message's last block), unless it has cache breakpoints of its own. 'prompt_cache_key': when it carries prompt_cache_key (prompt_cache_retention: 24h caches for one hour); 'always': every such request; 'never': none. Default: prompt_cache_key",
+			}),
+		),
 		// Read by providers/openai.ts `upstreamOptions`.
 		tool_call_ids: T.Optional(
 			T.Literal('alnum9', {

@@ -228,6 +228,17 @@ export type ChatRequest = {
 	 * protocol refuses the request rather than drop them silently (WIRE-NOTES #8; protocols/vendor-only.ts).
 	 */
 	vendorOnly?: VendorOnly[]
+	/**
+	 * OpenAI's prompt-cache hint (`prompt_cache_key`, `prompt_cache_retention`), from a client of its protocols. OpenAI
+	 * caches on its own; Claude caches only when asked, which relay/auto-cache.ts decides from it (the fields themselves
+	 * stay in `extra`, for OpenAI upstreams).
+	 */
+	promptCache?: { key?: string; retention?: string }
+	/**
+	 * Cache the whole prompt, the breakpoint at its last cacheable block (Anthropic's automatic caching), at a vendor
+	 * whose cache must be asked for: set by relay/auto-cache.ts for a request with no breakpoints of its own.
+	 */
+	cacheAll?: CacheControl
 	/** Fields of the source protocol with no canonical slot; only re-emitted to the same protocol. */
 	extra?: Record<string, unknown>
 }

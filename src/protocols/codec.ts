@@ -80,6 +80,11 @@ export type UpstreamOptions = {
 	 * `guardrailConfig`.
 	 */
 	guardrail?: UpstreamGuardrail
+	/**
+	 * false: the vendor takes no request-level `cache_control` (Anthropic's automatic caching is documented for Claude's
+	 * own API), so a request caching its whole prompt (ChatRequest.cacheAll) marks the last block of its last message.
+	 */
+	requestCacheControl?: false
 }
 
 /** An Amazon Bedrock guardrail, as Converse's `GuardrailStreamConfiguration` words it (trace and stream mode optional). */

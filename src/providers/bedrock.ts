@@ -115,7 +115,8 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		return h
 	},
 	// Asked of the model a profile's ARN stands for: its name says which features it has (structured outputs, adaptive thinking).
-	upstreamOptions: (ch, model) => anthropicAdapter.upstreamOptions!(ch, foundationModelOf(ch, model)),
+	// Automatic (request-level) caching is not documented for InvokeModel: a whole-prompt cache marks the last block.
+	upstreamOptions: (ch, model) => ({ ...anthropicAdapter.upstreamOptions!(ch, foundationModelOf(ch, model)), requestCacheControl: false }),
 	withoutMcpConnector: true,
 	reshape(ch, req) {
 		if (req.body === undefined) return

@@ -140,7 +140,8 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		if (beta) h['anthropic-beta'] = beta
 		return h
 	},
-	upstreamOptions: anthropicAdapter.upstreamOptions,
+	// Automatic (request-level) caching is not documented for rawPredict: a whole-prompt cache marks the last block.
+	upstreamOptions: (ch, model) => ({ ...anthropicAdapter.upstreamOptions!(ch, model), requestCacheControl: false }),
 	// "The MCP connector … is not currently available on Amazon Bedrock or Vertex AI"
 	// (https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs the MCP servers.
 	withoutMcpConnector: true,

@@ -34,7 +34,8 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). Searched in the
 		// body's text as received (an agent's body is ~100 KB: serialising it again per request is not free); the same
 		// inside a string value has escaped quotes and does not match.
-		cacheWrite1h: write1h && TTL_1H.test(call.raw ?? JSON.stringify(call.body)),
+		// An OpenAI client's `prompt_cache_retention: "24h"` has Claude cache for an hour (auto-cache.ts).
+		cacheWrite1h: write1h && (call.ir.promptCache?.retention === '24h' || TTL_1H.test(call.raw ?? JSON.stringify(call.body))),
 	}
 	if (searches) {
 		const n = searchesAllowed(call.body)

@@ -15,6 +15,7 @@ import { inlineImageUrls } from './images'
 import { withFirstToolCallOnly } from './single-tool-call'
 import { withPortableToolNames } from './tool-names'
 import { withoutEchoedPrefix } from './echoed-prefix'
+import { withAutoCache } from './auto-cache'
 
 /**
  * `ir` as `codec`'s vendor takes it, and the codec whose decoded answers (whole or streamed) speak the client's terms.
@@ -34,11 +35,11 @@ export const takesBytesOnly = (codec: UpstreamCodec): boolean => INLINED.has(cod
 /**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
- * that requires one (Anthropic), which gets the cap reserved for; images inlined for Gemini (either API) and Converse; tool names it takes.
+ * that requires one (Anthropic), which gets the cap reserved for; an OpenAI client's prompt cached where asked (auto-cache.ts); images inlined for Gemini (either API) and Converse; tool names it takes.
  * Throws GatewayError for a request the vendor cannot take.
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
-	let ir = withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true)
+	let ir = withAutoCache(withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true), call.client.name, ch)
 	if (takesBytesOnly(adapter.protocol)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Reasoning } from '../../core/ir'
+import type { CacheControl, ChatRequest, Reasoning } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
 import { budgetToEffort, DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
 import { emptyFinalUserMessage } from '../final-turn'
@@ -179,6 +179,27 @@ function encodeToolChoice(req: ChatRequest, thinking: boolean): Json | undefined
 	}
 }
 
+/** Whether a block of the body is marked for caching (a tool result's blocks included). */
+const marked = (blocks: unknown): boolean =>
+	Array.isArray(blocks) && blocks.some((b) => isObject(b) && (b.cache_control !== undefined || marked(b.content)))
+
+/**
+ * The whole prompt cached (ChatRequest.cacheAll), unless the body marks a block already: Anthropic's automatic caching
+ * (a top-level `cache_control`, the breakpoint at the last cacheable block, moving forward as the conversation grows),
+ * or, where the vendor has none, the same breakpoint on the last message's last block that can carry one (thinking
+ * blocks cannot). https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+ */
+function cacheAll(body: Json, messages: Turn[], cache: CacheControl, upstream: UpstreamOptions | undefined): void {
+	if (body.cache_control !== undefined || marked(body.tools) || marked(body.system) || messages.some((t) => marked(t.content))) return
+	if (upstream?.requestCacheControl !== false) {
+		body.cache_control = cache
+		return
+	}
+	const content = messages[messages.length - 1]?.content ?? []
+	const at = content.findLastIndex((b) => !isThinking(b))
+	if (at >= 0) content[at] = { ...content[at], cache_control: cache }
+}
+
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 /** Canonical request → Anthropic body with `model` set to the upstream model name. */
@@ -234,6 +255,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (Object.keys(metadata).length) body.metadata = metadata
 	if (req.stream) body.stream = true
 	if (extra) for (const [k, v] of Object.entries(passthroughFields(extra))) if (!(k in body)) body[k] = v
+	if (req.cacheAll) cacheAll(body, messages, req.cacheAll, upstream)
 	// Built field by field from the canonical request above; the schema type documents the shape.
 	return body as AnthropicRequest
 }

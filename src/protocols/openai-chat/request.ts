@@ -18,6 +18,7 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from './messages'
 import type { OpenAIChatBody } from './model'
 import { openaiUser } from './user'
+import { decodePromptCacheHint } from '../prompt-cache-hint'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
 export const EXTRA_PROTOCOL_KEY = '__protocol'
@@ -212,6 +213,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (isObject(b.web_search_options)) req.webSearch = decodeWebSearchOptions(b.web_search_options)
 	const only = [...openaiOnly.map((o) => ({ protocol: PROTOCOL, ...o })), ...vendorOnlyOf(b)]
 	if (only.length) req.vendorOnly = only
+	decodePromptCacheHint(b, req)
 	if (extras) req.extra = { [EXTRA_PROTOCOL_KEY]: PROTOCOL, ...extra }
 	return req
 }

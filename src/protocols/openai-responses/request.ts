@@ -25,6 +25,7 @@ import { joinNamespace } from './namespaces'
 import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction, TOOL_SEARCH } from './tool-search'
 import { isTypedCallItem, isTypedOutputItem, typedKind, typedToolFunction } from './typed-tools'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
+import { decodePromptCacheHint } from '../prompt-cache-hint'
 
 export const PROTOCOL = 'openai-responses'
 const EXTRA_KEY = '__protocol'
@@ -203,6 +204,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	}
 	const user = optString(b.safety_identifier, 'safety_identifier') ?? optString(b.user, 'user')
 	if (user !== undefined) req.user = user
+	decodePromptCacheHint(b, req)
 	if (Object.keys(extra).length) req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
 	return req
 }

@@ -383,3 +383,15 @@ describe('bedrock errors', () => {
 		expect(String(err.message)).toContain('"type":"api_error"')
 	})
 })
+
+describe('bedrock channel, an OpenAI client with prompt_cache_key', () => {
+	for (const stream of [false, true])
+		it(`should have Claude cache the prompt with a breakpoint on the last block, not Anthropic's request-level field (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			await ask('chat', acct, BEARER, 'cache this on aws', stream, { prompt_cache_key: 'session-br' })
+			const r = last()
+			expect(r.body.cache_control).toBeUndefined()
+			expect(r.body.prompt_cache_key).toBeUndefined()
+			expect(r.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'cache this on aws', cache_control: { type: 'ephemeral' } }] }])
+		})
+})

@@ -3,11 +3,12 @@
  * SDKs, a text request to a model priced for audio keeps the output cap a key's spend limit covers at the text price,
  * while one that asks for audio (OpenAI `modalities`, Gemini `responseModalities`, a text-to-speech model) has it
  * lowered to what the limit covers at the audio price; an Anthropic prompt is reserved at the 1-hour cache-write price
- * only when it asks for 1-hour caching. The cap each request was sent upstream is read from the mocks.
+ * only when it asks for 1-hour caching (an OpenAI client: prompt_cache_retention 24h). The cap each request was sent upstream is read from the mocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI } from '@google/genai'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
+import { openaiChat } from '../../../src/protocols/openai-chat'
 import { boundInputTokens } from '../../../src/relay/estimate'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix } from './harness'
 
@@ -98,5 +99,24 @@ describe('Anthropic 1-hour cache writes', () => {
 		expect(await sent('5m')).toBe(1000)
 		// (limit − input × $6 − 1) / $15 per token
 		expect(await sent('1h')).toBe(Math.floor((limit - bound * 6 - 1) / 15))
+	})
+	it("should reserve an OpenAI client's prompt at the 1-hour write price when prompt_cache_retention 24h caches it for an hour", async () => {
+		const body = (retention?: string) => ({
+			model: MODEL.anthropic,
+			max_tokens: 1000,
+			prompt_cache_key: 'session',
+			...(retention && { prompt_cache_retention: retention }),
+			messages: [{ role: 'user' as const, content: 'word '.repeat(600).trimEnd() }],
+		})
+		const bound = boundInputTokens(openaiChat.decodeRequest(body()))
+		const limit = 15_000 + bound * 5
+		const sent = async (retention?: string) => {
+			const acct = await m.account(10, { spend_limit: limit / 1e6 })
+			await acct.openai.chat.completions.create(body(retention) as never)
+			return lastRequest(m.mocks.anthropic).body.max_tokens as number
+		}
+		expect(await sent()).toBe(1000)
+		expect(await sent('in_memory')).toBe(1000)
+		expect(await sent('24h')).toBe(Math.floor((limit - bound * 6 - 1) / 15))
 	})
 })

@@ -376,3 +376,16 @@ describe('vertex URLs', () => {
 		expect(vertexRoot(ch('http://proxy.internal:8080/vertex/v1'), 'us-east5')).toBe('http://proxy.internal:8080/vertex/v1')
 	})
 })
+
+describe('vertex channel, an OpenAI client with prompt_cache_key on Claude', () => {
+	for (const stream of [false, true])
+		it(`should have Claude cache the prompt with a breakpoint on the last block, not Anthropic's request-level field (${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			await ask('chat', acct, CLAUDE, 'cache this on google', stream, { prompt_cache_key: 'session-vx' })
+			const r = last()
+			expect(r.path).toBe(claudePath(stream))
+			expect(r.body.cache_control).toBeUndefined()
+			expect(r.body.prompt_cache_key).toBeUndefined()
+			expect(r.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'cache this on google', cache_control: { type: 'ephemeral' } }] }])
+		})
+})

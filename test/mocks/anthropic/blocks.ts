@@ -126,5 +126,7 @@ export function checkCacheBreakpoints(b: Obj): JsonReply | undefined {
 	count(asArr(b.tools))
 	if (Array.isArray(b.system)) count(b.system)
 	for (const m of asArr(b.messages)) if (Array.isArray(asObj(m)?.content)) count(asObj(m)!.content as unknown[])
+	// Automatic caching (a top-level cache_control) takes one of the four slots.
+	if (b.cache_control !== undefined) found++
 	if (found > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${found}.`)
 }

@@ -14,6 +14,7 @@ import { anthropicBody, anthropicError, checkHeaders } from './errors'
 import type { ContainerStore } from './code-execution'
 import { type FileStore, fileRefsError, files } from './files'
 import { countTokens, messages, notFound } from './messages'
+import type { PromptCacheStore } from './prompt-cache'
 import type { ThreadStore } from './threads'
 
 /** Models listed by GET /v1/models when the mock has no explicit list. */
@@ -21,19 +22,19 @@ export const ANTHROPIC_MODELS = ['claude-opus-5', 'claude-sonnet-5', 'claude-hai
 
 const modelInfo = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })
 
-async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore, store: FileStore, containers: ContainerStore): Promise<Reply> {
+async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, batches: BatchStore, store: FileStore, containers: ContainerStore, caches: PromptCacheStore): Promise<Reply> {
 	const bad = checkHeaders(req.headers, opts.apiKey)
 	if (bad) return bad
 	const { method, path, body, jsonError } = req
 	const version = req.headers.get('anthropic-version') ?? ''
 	const code = { files: store, containers }
-	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads, code)
+	if (method === 'POST' && path === '/v1/messages') return fileRefsError(store, body, req.headers) ?? messages(body, jsonError, version, opts.models, req.headers, threads, code, caches)
 	const file = await files(store, method, path, req.query, req.headers, req.form)
 	if (file) return file
 	// Files named are read as by /v1/messages: with the beta, and from this key's store only (else 404; in a batch, that request's error).
 	if (method === 'POST' && path === '/v1/messages/count_tokens') return fileRefsError(store, body, req.headers) ?? countTokens(body, jsonError, version)
 	if (path.startsWith('/v1/messages/batches')) {
-		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads, code)
+		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads, code, caches)
 		const reply = messageBatches(batches, method, path, req.query, body, req.origin, run)
 		if (reply) return reply
 	}
@@ -61,6 +62,7 @@ export async function startAnthropicMock(opts: MockOptions): Promise<VendorMock>
 	const threads: ThreadStore = new Map()
 	const batches: BatchStore = new Map()
 	const store: FileStore = new Map()
+	const caches: PromptCacheStore = []
 	const containers: ContainerStore = new Set()
-	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches, store, containers), statusBody: (s) => anthropicBody(s), streamError }, opts)
+	return startMockServer({ basePath: '', handle: (req) => route(req, opts, threads, batches, store, containers, caches), statusBody: (s) => anthropicBody(s), streamError }, opts)
 }

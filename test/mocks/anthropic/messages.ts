@@ -15,6 +15,7 @@ import { checkContext } from './context'
 import { invalid } from './errors'
 import type { FileStore } from './files'
 import { checkMessages, readMessages, thinkingSignature } from './read'
+import { cachedPlan, type PromptCacheStore } from './prompt-cache'
 import { threaded, type ThreadStore } from './threads'
 
 const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use', refusal: 'refusal' }
@@ -133,9 +134,10 @@ export type CodeStores = { files: FileStore; containers: ContainerStore }
 
 /**
  * Handles a Messages call whose headers already passed; `threads` keeps this mock's message threads (threads.ts),
- * `code` the files and containers of the code execution tool (code-execution.ts).
+ * `code` the files and containers of the code execution tool (code-execution.ts), `caches` the prompts automatic caching
+ * wrote (prompt-cache.ts).
  */
-export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined, headers: Headers, threads: ThreadStore, code?: CodeStores): Reply {
+export function messages(body: unknown, jsonError: boolean, version: string, models: string[] | undefined, headers: Headers, threads: ThreadStore, code?: CodeStores, caches?: PromptCacheStore): Reply {
 	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
 	const thread = threaded(body as Obj, headers, threads)
 	if (thread && 'refused' in thread) return thread.refused
@@ -146,7 +148,7 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const conv = readMessages(b)
 	const tooLong = checkContext(b, conv, headers)
 	if (tooLong) return tooLong
-	const p = plan(conv)
+	const p = caches ? cachedPlan(b, conv.inputTexts, plan(conv), caches) : plan(conv)
 	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
 	// A kept reply's id names one thread: unique, where the mock's other ids repeat for the same conversation.
 	const id = stableId('msg_', thread ? `${seed}|thread|${++threadedReplies}` : seed)

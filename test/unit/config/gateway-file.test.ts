@@ -49,7 +49,7 @@ describe('parseGatewayConfig', () => {
 	})
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
-		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, control_plane_url, guardrail_identifier, guardrail_version, guardrail_trace, guardrail_stream_mode, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
+		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, auto_cache, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, control_plane_url, guardrail_identifier, guardrail_version, guardrail_trace, guardrail_stream_mode, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
 		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})

@@ -189,6 +189,21 @@ describe('anthropicMessages.encodeRequest', () => {
 		])
 	})
 
+	it('should cache the whole prompt asked for (cacheAll): top level, or on the last block that can carry it, never beside own breakpoints', () => {
+		const cacheAll = { type: 'ephemeral' as const, ttl: '1h' }
+		expect(encode({ ...base, cacheAll }).cache_control).toEqual(cacheAll)
+		const noRequestLevel = (req: ChatRequest) => anthropicMessages.encodeRequest(req, 'claude-up', { requestCacheControl: false }) as Body
+		const prefill: ChatRequest = { ...base, cacheAll, messages: [user('q'), { role: 'assistant', content: [{ type: 'text', text: 'so' }, { type: 'thinking', text: 't', signature: 'sig-1' }] }] }
+		const body = noRequestLevel(prefill)
+		expect(body.cache_control).toBeUndefined()
+		// A thinking block cannot carry cache_control: the block before it does.
+		expect(body.messages[1].content).toEqual([{ type: 'text', text: 'so', cache_control: cacheAll }, { type: 'thinking', thinking: 't', signature: 'sig-1' }])
+		// A breakpoint of the request's own (here on a tool) leaves it as it is.
+		const own = { ...base, cacheAll, tools: [{ ...tools[0]!, cacheControl: { type: 'ephemeral' as const } }] }
+		expect(encode(own).cache_control).toBeUndefined()
+		expect(noRequestLevel(own).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }])
+	})
+
 	it('should state a json_schema response format as a system instruction', () => {
 		const schema = { type: 'object', properties: { a: { type: 'number' } } }
 		const body = encode({ ...base, system: [{ type: 'text', text: 'S' }], responseFormat: { type: 'json_schema', name: 'out', schema } })
