@@ -53,7 +53,8 @@ describe('bedrock adapter', () => {
 		expect(chatAdapterOf(ch, 'mine')?.protocol).toBe(anthropicMessages)
 		expect(claude.chatUrl(ch, arn, false)).toBe(`https://bedrock-runtime.eu-central-1.amazonaws.com/model/${encodeURIComponent(arn)}/invoke`)
 		// Claude Opus 4.7 takes structured outputs and adaptive thinking only, and refuses sampling settings: its ARN says none of it.
-		expect(claude.upstreamOptions!(ch, arn)).toEqual({ nativeStructuredOutputs: true, adaptiveThinking: 'only', fixedSampling: true })
+		// Bedrock documents no request-level cache_control: an asked cache goes as a block's breakpoint.
+		expect(claude.upstreamOptions!(ch, arn)).toEqual({ nativeStructuredOutputs: true, adaptiveThinking: 'only', fixedSampling: true, requestCacheControl: false })
 		// The same ARN on a channel that does not say what it serves, or says another model: Converse.
 		expect(bedrockAdapter.forModel!(arn, channel()).protocol).toBe(bedrockConverse)
 		expect(bedrockAdapter.forModel!(arn, channel({ settings: { base_models: { [arn]: 'amazon.nova-pro-v1:0' } } })).protocol).toBe(bedrockConverse)
