@@ -125,16 +125,12 @@ const BEDROCK_TYPE: Record<number, string> = {
 export async function startBedrockMock(opts: BedrockMockOptions): Promise<BedrockMock> {
 	const inner = await startAnthropicMock({ apiKey: INNER_KEY, record: false })
 	const requests: RecordedRequest[] = []
-	let fault: BedrockFault | undefined
-	let faultOnce: BedrockFault | undefined
-	let lookupDenied = false
-	let lookupDelayMs = 0
 	/** Prompt prefixes written to the cache (converse.ts). */
 	const cache = new Set<string>()
 
 	async function handle(req: Request): Promise<Response> {
-		const f = faultOnce ?? fault
-		faultOnce = undefined
+		const f = mock.faultOnce ?? mock.fault
+		mock.faultOnce = undefined
 		// The raw path as sent (`%3A` stays encoded): SigV4 signs it so.
 		const rawPath = req.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')
 		const url = new URL(req.url)
@@ -209,7 +205,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 
 	/** GetInferenceProfile of an application inference profile in `profiles`, by its ARN or its id. */
 	async function inferenceProfile(identifier: string): Promise<Response> {
-		if (lookupDenied)
+		if (mock.lookupDenied)
 			return errorResponse(
 				403,
 				'AccessDeniedException',
@@ -217,7 +213,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			)
 		const arn = Object.keys(opts.profiles ?? {}).find((a) => a === identifier || a.endsWith(`/${identifier}`))
 		if (!arn) return errorResponse(404, 'ResourceNotFoundException', 'The specified inference profile was not found.')
-		if (lookupDelayMs) await Bun.sleep(lookupDelayMs)
+		if (mock.lookupDelayMs) await Bun.sleep(mock.lookupDelayMs)
 		const served = opts.profiles![arn]!
 		// Copied from a cross-region profile (`us.anthropic.…`): the foundation model in each region it routes to.
 		const geo = /^(?:us|eu|apac|us-gov|jp|au|ca|global)\.(.+)$/.exec(served)
@@ -289,48 +285,30 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 	}
 
 	const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, development: false, fetch: handle })
-	return {
+	// The knobs are the mock's own members, which the handlers read.
+	const mock: BedrockMock = {
 		url: `http://127.0.0.1:${server.port}`,
 		requests,
-		get fault() {
-			return fault
-		},
-		set fault(v) {
-			fault = v
-		},
-		get faultOnce() {
-			return faultOnce
-		},
-		set faultOnce(v) {
-			faultOnce = v
-		},
-		get lookupDenied() {
-			return lookupDenied
-		},
-		set lookupDenied(v) {
-			lookupDenied = v
-		},
-		get lookupDelayMs() {
-			return lookupDelayMs
-		},
-		set lookupDelayMs(v) {
-			lookupDelayMs = v
-		},
+		fault: undefined,
+		faultOnce: undefined,
+		lookupDenied: false,
+		lookupDelayMs: 0,
 		get lookups() {
 			return requests.filter((r) => r.path.startsWith('/inference-profiles/')).length
 		},
 		reset() {
 			requests.length = 0
 			cache.clear()
-			fault = faultOnce = undefined
-			lookupDenied = false
-			lookupDelayMs = 0
+			mock.fault = mock.faultOnce = undefined
+			mock.lookupDenied = false
+			mock.lookupDelayMs = 0
 		},
 		async stop() {
 			await server.stop(true)
 			await inner.stop()
 		},
 	}
+	return mock
 }
 
 /**
