@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util'
 import { type Gateway, type MockPorts, startGateway } from './gateway'
 import { type Context, type Target, measure } from './measure'
 import { type Options, parseOptions } from './options'
-import { type Child, spawnChild } from './procs'
+import { type Child, processTree, spawnChild, statusBytes } from './procs'
 import { median } from './stats'
 import { requestFor, selectScenarios, type Upstream } from './scenarios'
 import type { Measurement } from './types'
@@ -95,6 +95,9 @@ async function run(builds: Build[], opts: Options) {
 			targets.push({ build: b, target: { name, pid: gw.child.pid, dbBackends: kind === 'postgres' ? gw.dbBackends : undefined, billing: gw.billing }, port: () => gw.port, key: gw.key })
 		}
 		const ctx: Context = { opts, wrk: findWrk(), mock: { pid: mock.pid, control: mp.control } }
+		// What each build holds before any request: the loaded code's share of the peak, apart from the load's.
+		await Bun.sleep(2000)
+		for (const t of targets) console.log(`${t.build.label.padEnd(28)} idle rss ${(statusBytes(processTree(t.target.pid), 'VmRSS') / 1048576).toFixed(1)} MB`)
 		const scenarios = selectScenarios(opts).filter((s) => !s.memory)
 		const results = new Map<string, Measurement[]>()
 		for (let round = 1; round <= opts.rounds; round++) {
@@ -114,6 +117,7 @@ async function run(builds: Build[], opts: Options) {
 				}
 			}
 		}
+		for (const t of targets) console.log(`${t.build.label.padEnd(28)} rss after the loads ${(statusBytes(processTree(t.target.pid), 'VmRSS') / 1048576).toFixed(1)} MB`)
 		console.log('\nmedians over rounds')
 		for (const s of scenarios) {
 			for (const t of targets) {

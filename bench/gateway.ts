@@ -111,7 +111,10 @@ export async function startGateway(
 	}
 	// --cpu-prof writes a Chrome DevTools profile when the process exits (SIGTERM makes it exit cleanly).
 	const prof = opts.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf, '--cpu-prof-name', `switchboard-${kind}.cpuprofile`] : []
-	const child = spawnChild(`switchboard (${kind})`, ['bun', ...((opts.env?.BENCH_BUN_FLAGS ?? process.env.BENCH_BUN_FLAGS)?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts'], env, opts.repo, { gcLog: opts.gcLog })
+	// BENCH_BINARY (a path in the checkout, e.g. dist/switchboard from `bun run build`): what operators deploy, instead of the sources.
+	const binary = opts.env?.BENCH_BINARY ?? process.env.BENCH_BINARY
+	const cmd = binary ? [join(opts.repo, binary)] : ['bun', ...((opts.env?.BENCH_BUN_FLAGS ?? process.env.BENCH_BUN_FLAGS)?.split(' ').filter(Boolean) ?? []), ...prof, 'src/index.ts']
+	const child = spawnChild(`switchboard (${kind})`, cmd, env, opts.repo, { gcLog: opts.gcLog })
 	try {
 		const line = await child.waitLine((l) => l.includes('switchboard listening'), opts.startTimeoutMs)
 		const url = (JSON.parse(line) as { url: string }).url
