@@ -1,10 +1,10 @@
 /**
  * One model round of the MCP loop: the canonical request encoded for the channel's protocol (an OpenAI client's prompt
  * cached as the relay has it: relay/auto-cache.ts), one upstream call (with the channel's timeouts, cancelled with the
- * request), and the answer as canonical events whether it streamed or not. A round that cannot start is a GatewayError saying whether another channel might do better. Stop sequences
- * the vendor cannot take are cut here on every round's answer, as the relay cuts a single answer (stop-sequences.ts):
- * a match ends the round there, with no tool call after it (the vendor would have stopped generating), so the loop
- * ends with the answer.
+ * request), and the answer as canonical events whether it streamed or not. A round that cannot start is a GatewayError
+ * saying whether another channel might do better. Stop sequences the vendor cannot take are cut here on every round's
+ * answer, as the relay cuts a single answer (stop-sequences.ts): a match ends the round there, with no tool call after
+ * it (the vendor would have stopped generating), so the loop ends with the answer.
  * @module
  */
 import { GatewayError } from '../core/errors'

@@ -6,7 +6,7 @@
  * and, for reasoning and sampling settings Converse has no field for, the model family's own fields in
  * `additionalModelRequestFields` (model-fields.ts). A client's cache breakpoints (Anthropic `cache_control`) go as
  * `cachePoint` blocks after the marked system text or content, for the models that take them (family.ts); a request
- * caching its whole prompt (ChatRequest.cacheAll) with no breakpoints of its own gets one after its last block.
+ * caching its whole prompt (ChatRequest.cacheAll) with no breakpoints of its own gets them at its end (`cacheAll`).
  * Converse's answer says only that a stop sequence matched (`stopReason: "stop_sequence"`), so the matched sequence
  * stays unknown (null to clients), for it cannot be determined honestly: `additionalModelResponseFieldPaths` reads the
  * model's native answer, and of the families served here only Claude's names the sequence (`stop_sequence`; Nova's,
@@ -91,8 +91,8 @@ const marksItsOwn = (req: ChatRequest): boolean =>
  */
 function cacheAll(messages: ConverseMessage[]): void {
 	const point = (m: ConverseMessage | undefined) => {
-		const at = m ? m.content.findLastIndex((b) => !('reasoningContent' in b)) : -1
-		if (at >= 0) m!.content.splice(at + 1, 0, CACHE_POINT)
+		const at = m?.content.findLastIndex((b) => !('reasoningContent' in b)) ?? -1
+		if (at >= 0) m?.content.splice(at + 1, 0, CACHE_POINT)
 	}
 	const last = messages.length - 1
 	const answer = messages.findLastIndex((m, i) => i < last && m.role === 'assistant')
