@@ -47,7 +47,7 @@ export const ChannelSettings = T.Object(
 		auto_cache: T.Optional(
 			T.Union([T.Literal('prompt_cache_key'), T.Literal('always'), T.Literal('never')], {
 				description:
-					"Anthropic, Bedrock and Vertex AI channels serving Claude: when a request of an OpenAI chat-completions or Responses client asks Claude to cache its prompt (the breakpoint at its last block: Anthropic's automatic caching; on Bedrock and Vertex AI the last message's last block), unless it has cache breakpoints of its own. 'prompt_cache_key': when it carries prompt_cache_key (prompt_cache_retention: 24h caches for one hour); 'always': every such request; 'never': none. Default: prompt_cache_key",
+					"Anthropic, Bedrock and Vertex AI channels serving Claude, and Bedrock channels serving Amazon Nova over Converse: when a request of an OpenAI chat-completions or Responses client (the gateway's MCP tool rounds too) asks the model to cache its prompt (the breakpoint at its last block: Anthropic's automatic caching; on Bedrock and Vertex AI the last message's last block; over Converse a cachePoint there and one where the previous turn ended), unless it has cache breakpoints of its own. 'prompt_cache_key': when it carries prompt_cache_key (prompt_cache_retention: 24h caches Claude for one hour; Nova's cache points take no TTL); 'always': every such request; 'never': none. Default: prompt_cache_key",
 			}),
 		),
 		// Read by providers/openai.ts `upstreamOptions`.

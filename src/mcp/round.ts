@@ -1,10 +1,10 @@
 /**
- * One model round of the MCP loop: the canonical request encoded for the channel's protocol, one upstream call
- * (with the channel's timeouts, cancelled with the request), and the answer as canonical events whether it streamed
- * or not. A round that cannot start is a GatewayError saying whether another channel might do better. Stop sequences
- * the vendor cannot take are cut here on every round's answer, as the relay cuts a single answer (stop-sequences.ts):
- * a match ends the round there, with no tool call after it (the vendor would have stopped generating), so the loop
- * ends with the answer.
+ * One model round of the MCP loop: the canonical request encoded for the channel's protocol (an OpenAI client's prompt
+ * cached as the relay has it: relay/auto-cache.ts), one upstream call (with the channel's timeouts, cancelled with the
+ * request), and the answer as canonical events whether it streamed or not. A round that cannot start is a GatewayError
+ * saying whether another channel might do better. Stop sequences the vendor cannot take are cut here on every round's
+ * answer, as the relay cuts a single answer (stop-sequences.ts): a match ends the round there, with no tool call after
+ * it (the vendor would have stopped generating), so the loop ends with the answer.
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -17,6 +17,7 @@ import { runMachine } from '../protocols/stream-machine'
 import type { ChatAdapter } from '../providers/adapter'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatCall } from '../relay/chat'
+import { withAutoCache } from '../relay/auto-cache'
 import { cutAnswer, cuttingDecoder, splitStops } from '../relay/stop-sequences'
 import { encodeFor, forUpstream } from '../relay/upstream-codec'
 import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer } from '../relay/upstream-fetch'
@@ -39,7 +40,8 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	let body: string
 	let codec: UpstreamCodec
 	try {
-		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(stops.ir, adapter.protocol)))
+		// Each round replays the growing conversation, so its cache matters most here.
+		;({ body, codec } = encodeFor(ch, adapter, t.upstreamModel, forUpstream(withAutoCache(stops.ir, call.client.name, ch), adapter.protocol)))
 	} catch (e) {
 		if (e instanceof GatewayError) return { error: e }
 		throw e

@@ -4,8 +4,10 @@
  * conversation every turn would pay the full input price each time. A request of an OpenAI protocol is asked to cache its
  * whole prompt (ChatRequest.cacheAll) as the channel's `settings.auto_cache` says:
  * `prompt_cache_key` (default: when the client sent one), `always`, `never`. `prompt_cache_retention: "24h"` (OpenAI's
- * extended retention) becomes Claude's longest TTL, one hour. Only codecs that cache by marker read `cacheAll`, and
- * leave a body that marks anything itself as it is (the client's breakpoints, wherever they came from: one place decides).
+ * extended retention) becomes Claude's longest TTL, one hour. Only codecs that cache by marker read `cacheAll` (Anthropic's,
+ * and Bedrock Converse's for the families with cache points: Nova, without a TTL), and leave a body that marks
+ * anything itself as it is (the client's breakpoints, wherever they came from: one place decides). The relay and the
+ * gateway's MCP loop (mcp/round.ts, each round) ask it.
  * @module
  */
 import type { CacheControl, ChatRequest } from '../core/ir'

@@ -34,8 +34,10 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). Searched in the
 		// body's text as received (an agent's body is ~100 KB: serialising it again per request is not free); the same
 		// inside a string value has escaped quotes and does not match.
-		// An OpenAI client's `prompt_cache_retention: "24h"` has Claude cache for an hour (auto-cache.ts).
-		cacheWrite1h: write1h && (call.ir.promptCache?.retention === '24h' || TTL_1H.test(call.raw ?? JSON.stringify(call.body))),
+		// An OpenAI client's `prompt_cache_retention: "24h"` has Claude cache for an hour (auto-cache.ts). Neither where
+		// no channel can write for an hour: Converse's cache points go without a TTL (protocols/bedrock-converse).
+		cacheWrite1h:
+			write1h && route.channels.some((ch) => writesForAnHour(ch, call.ir.model)) && (call.ir.promptCache?.retention === '24h' || TTL_1H.test(call.raw ?? JSON.stringify(call.body))),
 	}
 	if (searches) {
 		const n = searchesAllowed(call.body)
@@ -87,6 +89,9 @@ function asksAudio(call: ReachCall, channels: Channel[]): boolean {
 const TTS = /(?:^|[-_./])tts(?:$|[-_.])/i
 
 const TTL_1H = /"ttl"\s*:\s*"1h"/
+
+/** Whether `ch` may write a 1-hour cache entry for `model`: any protocol but Converse, whose cache points carry no TTL here. */
+const writesForAnHour = (ch: Channel, model: string): boolean => chatAdapterOf(ch, model)?.protocol.name !== 'bedrock-converse'
 
 /**
  * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI

@@ -5,7 +5,8 @@
  * `toolConfig` (tools as `toolSpec` with the JSON schema under `inputSchema.json`; `toolChoice` auto, any or one tool),
  * and, for reasoning and sampling settings Converse has no field for, the model family's own fields in
  * `additionalModelRequestFields` (model-fields.ts). A client's cache breakpoints (Anthropic `cache_control`) go as
- * `cachePoint` blocks after the marked system text or content, for the models that take them (family.ts).
+ * `cachePoint` blocks after the marked system text or content, for the models that take them (family.ts); a request
+ * caching its whole prompt (ChatRequest.cacheAll) with no breakpoints of its own gets them at its end (`cacheAll`).
  * Converse's answer says only that a stop sequence matched (`stopReason: "stop_sequence"`), so the matched sequence
  * stays unknown (null to clients), for it cannot be determined honestly: `additionalModelResponseFieldPaths` reads the
  * model's native answer, and of the families served here only Claude's names the sequence (`stop_sequence`; Nova's,
@@ -17,7 +18,7 @@
  * @module
  */
 import { unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Tool } from '../../core/ir'
+import type { ChatRequest, Part, Tool } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
@@ -72,6 +73,33 @@ function toolConfig(req: ChatRequest): ConverseToolConfig | undefined {
 
 const toolSpec = (t: Tool) => ({ toolSpec: { name: t.name, ...(t.description && { description: t.description }), inputSchema: { json: t.parameters } } })
 
+/** Whether a part is marked for caching (a tool result's blocks included). */
+const marked = (p: Part | { cacheControl?: unknown }): boolean => ('cacheControl' in p && p.cacheControl !== undefined) || ('type' in p && p.type === 'tool_result' && p.content.some(marked))
+
+/** Whether the request marks anything for caching itself (system, content or tools), wherever Converse takes the mark or not. */
+const marksItsOwn = (req: ChatRequest): boolean =>
+	(req.system ?? []).some(marked) || req.messages.some((m) => m.content.some(marked)) || (req.tools ?? []).some(marked)
+
+/**
+ * The whole prompt cached (ChatRequest.cacheAll), unless the request marks anything itself: a `cachePoint` after the
+ * last message's last block that can precede one (not reasoning), the place Anthropic's automatic caching takes, and,
+ * for the cache to be read, one where the previous turn's request put it (after the user turn before the last
+ * assistant turn): Nova reads a prefix only up to a point the request names, with no look-back. Two of the four points
+ * Bedrock takes; a prefix under the model's minimum is answered uncached, not refused
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html). No TTL: the families that take cache
+ * points here (Nova) take none (CachePointBlock `ttl` is Claude's), so a 1-hour ask is a 5-minute write (relay/reach.ts).
+ */
+function cacheAll(messages: ConverseMessage[]): void {
+	const point = (m: ConverseMessage | undefined) => {
+		const at = m?.content.findLastIndex((b) => !('reasoningContent' in b)) ?? -1
+		if (at >= 0) m?.content.splice(at + 1, 0, CACHE_POINT)
+	}
+	const last = messages.length - 1
+	const answer = messages.findLastIndex((m, i) => i < last && m.role === 'assistant')
+	if (messages[last]?.role === 'user' && answer > 0) point(messages[answer - 1])
+	point(messages[last])
+}
+
 /**
  * Canonical request → Converse body. Throws GatewayError (400, retryable for another channel) for what Converse
  * cannot take: another vendor's built-in tools, a web search, audio, files it has no format for.
@@ -100,6 +128,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	const tools = toolConfig(req)
 	if (tools) body.toolConfig = tools
 	else if (hasToolBlocks(messages)) body.messages = toolHistoryAsText(messages)
+	if (req.cacheAll && cache && !marksItsOwn(req)) cacheAll(body.messages)
 	const fields = { ...reasoningFields(family, req.reasoning), ...samplingFields(family, req) }
 	if (Object.keys(fields).length) body.additionalModelRequestFields = fields
 	const g = upstream?.guardrail

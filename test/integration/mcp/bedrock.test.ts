@@ -2,10 +2,12 @@
  * MCP servers asked of a Claude model on Amazon Bedrock: Bedrock has no MCP connector ("not currently available on
  * Amazon Bedrock"), so the gateway is the MCP client, as for OpenAI and Gemini models: Bedrock gets plain tools and
  * no `mcp_servers`, and the Anthropic client gets the MCP blocks. A model served over Converse (Amazon Nova) takes
- * images as bytes only: the gateway fetches an image URL for it in the MCP loop as on the plain chat path.
+ * images as bytes only: the gateway fetches an image URL for it in the MCP loop as on the plain chat path. An OpenAI
+ * client's `prompt_cache_key` has every round cache its prompt (relay/auto-cache.ts), as the relay's one call does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
 import { type BedrockMock, startBedrockMock } from '../../mocks'
 import { ask } from './ask'
@@ -77,5 +79,36 @@ describe('MCP on a bedrock channel', () => {
 		const body = br.requests[from]!.body as { messages: Array<{ content: unknown[] }>; toolConfig: { tools: Array<{ toolSpec: { name: string } }> } }
 		expect(body.messages[0]!.content[0]).toEqual({ image: { format: 'png', source: { bytes: PNG.toString('base64') } } })
 		expect(body.toolConfig.tools.map((t) => t.toolSpec.name)).toContain('mcp__tools__get_weather')
+	})
+
+	it("should have every round of an OpenAI client's request with prompt_cache_key cache its prompt, and none without it", async () => {
+		const a = await app.account(10)
+		const client = new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		const ephemeral = { type: 'ephemeral' }
+		const cachePoint = { cachePoint: { type: 'default' } }
+		for (const hint of [{ prompt_cache_key: 'mcp-session' }, {}])
+			for (const model of ['claude-br', 'nova-br']) {
+				const from = br.requests.length
+				const r = await client.chat.completions.create({ model, messages: [{ role: 'user', content: '#tools What is the weather?' }], mcp_servers: [server(mcp.url)], ...hint } as never)
+				expect(r.choices[0]!.message.content).toBe('Tool results: Sunny in Paris; Noon in Tokyo')
+				const rounds = br.requests.slice(from).map((q) => q.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> })
+				expect(rounds).toHaveLength(2)
+				for (const [i, body] of rounds.entries()) {
+					if (!('prompt_cache_key' in hint)) {
+						expect(JSON.stringify(body)).not.toMatch(/cache_control|cachePoint/)
+						continue
+					}
+					const lastBlocks = body.messages.map((m) => m.content.at(-1))
+					if (model === 'claude-br') {
+						// InvokeModel: the last message's last block (the second round's: the last tool result).
+						expect(lastBlocks.at(-1)).toMatchObject({ type: i ? 'tool_result' : 'text', cache_control: ephemeral })
+						expect(JSON.stringify(body).match(/cache_control/g)).toHaveLength(1)
+					} else {
+						// Converse: after the last message, and the second round also where the first round's point was.
+						expect(lastBlocks).toEqual(i ? [cachePoint, lastBlocks[1], cachePoint] : [cachePoint])
+						expect(body.messages.at(-1)!.content.at(-2)).toHaveProperty(i ? 'toolResult' : 'text')
+					}
+				}
+			}
 	})
 })

@@ -77,12 +77,12 @@ const KEPT = 'Here is the handbook text to keep.'
 const said = (question: string, kept = KEPT) => `Hello! You said: ${kept} ${question}`
 
 /** An Anthropic request with breakpoints on the system prompt, the first user text and the tool. */
-const cachedRequest = (model: string, question: string, ttl?: '1h', kept = KEPT) => {
+const cachedRequest = (model: string, question: string, ttl?: '1h', kept = KEPT, system = LONG) => {
 	const cc = { type: 'ephemeral' as const, ...(ttl && { ttl }) }
 	return {
 		model,
 		max_tokens: 256,
-		system: [{ type: 'text' as const, text: LONG, cache_control: cc }],
+		system: [{ type: 'text' as const, text: system, cache_control: cc }],
 		tools: [{ ...TOOL, cache_control: cc }],
 		messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: kept, cache_control: cc }, { type: 'text' as const, text: question }] }],
 	}
@@ -94,13 +94,14 @@ describe('bedrock Converse: prompt caching', () => {
 	for (const stream of [false, true])
 		it(`should send Anthropic breakpoints to Nova as cachePoint blocks after the system text and the content, not the tools, and bill the write then the read (${stream ? 'stream' : 'non-stream'})`, async () => {
 			const acct = await m.account()
-			// A prefix of its own: the mock's cache, like Bedrock's, outlives one test.
+			// Prefixes of its own (each cache point's): the mock's cache, like Bedrock's, outlives one test.
 			const kept = `Here is the ${stream ? 'streamed' : 'whole'} handbook text to keep.`
-			const prefix = countWords(LONG) + countWords(kept)
-			const ask = (q: string) => messages(acct.anthropic, cachedRequest(NOVA, q, undefined, kept) as never, stream)
+			const system = `${LONG} (${stream ? 'streamed' : 'whole'})`
+			const prefix = countWords(system) + countWords(kept)
+			const ask = (q: string) => messages(acct.anthropic, cachedRequest(NOVA, q, undefined, kept, system) as never, stream)
 			const first = await ask('first question')
 			const sent = last().body
-			expect(sent.system).toEqual([{ text: LONG }, { cachePoint: { type: 'default' } }])
+			expect(sent.system).toEqual([{ text: system }, { cachePoint: { type: 'default' } }])
 			expect(sent.messages[0].content).toEqual([{ text: kept }, { cachePoint: { type: 'default' } }, { text: 'first question' }])
 			// Nova caches no tool definitions ("Tools caching is not supported"): the mock refuses a cachePoint there.
 			expect(sent.toolConfig.tools).toEqual([{ toolSpec: { name: 'lookup', description: 'Look a term up', inputSchema: { json: TOOL.input_schema } } }])

@@ -17,8 +17,9 @@
  *   thinks, unsigned;
  * - prompt caching (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html): `cachePoint` blocks
  *   after content in `system` and `messages` for Claude and Nova (Micro, Lite, Pro, Premier), in `toolConfig.tools`
- *   for Claude only, a `ttl` for Claude only; any other model or place is a 400. The prompt up to the last cache point
- *   is written to the cache (`cacheWriteInputTokens`) the first time and read from it (`cacheReadInputTokens`) after;
+ *   for Claude only, a `ttl` for Claude only, at most four per request; any other model or place is a 400. The prompt
+ *   up to the longest cache point already cached is read from it (`cacheReadInputTokens`), the rest up to the last
+ *   cache point written to it (`cacheWriteInputTokens`), each point's prefix cached for the next request;
  * - `additionalModelResponseFieldPaths: ["/stop_sequence"]` gives Claude's matched stop sequence in
  *   `additionalModelResponseFields` (whole answers and `messageStop`);
  * - streams: messageStart, contentBlockStart (tool calls only), contentBlockDelta, contentBlockStop, messageStop,
@@ -53,8 +54,11 @@ const BLOCK_MEMBERS = new Set(['text', 'image', 'document', 'video', 'toolUse', 
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp'])
 const DOCUMENT_FORMATS = new Set(['pdf', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'html', 'txt', 'md'])
 
-/** What the request asks beyond the conversation: a cached prefix (its key and tokens), Claude's stop sequence back. */
-export type ConverseRead = { conv: Conversation; signs: boolean; cache?: { key: string; tokens: number }; stopField: boolean } | { invalid: string }
+/** A cache point's prefix: its key and tokens. */
+type CachePrefix = { key: string; tokens: number }
+
+/** What the request asks beyond the conversation: its cache points' prefixes (in order), Claude's stop sequence back. */
+export type ConverseRead = { conv: Conversation; signs: boolean; cache?: CachePrefix[]; stopField: boolean } | { invalid: string }
 
 type Family = 'claude' | 'nova' | 'nova2' | 'gpt-oss' | 'deepseek-r1' | 'cohere' | 'mistral-text' | 'other'
 
@@ -142,15 +146,15 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 		}
 	}
 	const inputTexts: string[] = []
-	// The prompt in order, and the part of it before the last cache point.
+	// The prompt in order, and the part of it before each cache point.
 	const prompt: string[] = []
-	let cached: string[] | undefined
+	const cached: string[][] = []
 	for (const [i, raw] of asArr(b.system).entries()) {
 		const s = asObj(raw) ?? {}
 		if ('cachePoint' in s) {
 			const fault = cachePointFault(family, 'content', s) ?? (i === 0 ? 'system.0: a cachePoint must follow content' : undefined)
 			if (fault) return { invalid: fault }
-			cached = [...prompt]
+			cached.push([...prompt])
 			continue
 		}
 		const text = asStr(s.text)
@@ -183,7 +187,7 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 			if ('cachePoint' in block) {
 				const fault = cachePointFault(family, 'content', block) ?? (j === 0 ? `${at}: a cachePoint must follow content` : undefined)
 				if (fault) return { invalid: fault }
-				cached = [...prompt]
+				cached.push([...prompt])
 			} else if ('text' in block) {
 				const text = asStr(block.text)
 				if (!text?.trim()) return { invalid: `The text field in the ContentBlock object at ${at} is blank. Add text to the text field, and try again.` }
@@ -244,11 +248,12 @@ export function readConverse(model: string, body: unknown): ConverseRead {
 	const { thinking, signs } = reasoning
 	const paths = asArr(b.additionalModelResponseFieldPaths)
 	if (paths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) return { invalid: 'additionalModelResponseFieldPaths: each must be a JSON Pointer' }
-	const cacheTokens = cached?.reduce((n, t) => n + countWords(t), 0) ?? 0
+	if (cached.length > 4) return { invalid: `The number of cache points exceeds the maximum of 4 (${cached.length} were given).` }
+	const points = cached.map((texts) => ({ key: `${model}|${hash36(texts.join('\u0000'))}`, tokens: texts.reduce((n, t) => n + countWords(t), 0) })).filter((c) => c.tokens > 0)
 	return {
 		signs,
 		stopField: family === 'claude' && paths.includes('/stop_sequence'),
-		...(cacheTokens > 0 && { cache: { key: `${model}|${hash36(cached!.join('\u0000'))}`, tokens: cacheTokens } }),
+		...(points.length > 0 && { cache: points }),
 		conv: {
 			inputTexts,
 			images,
@@ -289,9 +294,10 @@ function usageOf(p: Plan): Obj {
 export function answerConverse(read: Extract<ConverseRead, { conv: Conversation }>, cache: Set<string> = new Set()): { body: Obj; events: Array<[string, Obj]> } {
 	const p = plan(read.conv)
 	if (read.cache) {
-		const hit = cache.has(read.cache.key)
-		cache.add(read.cache.key)
-		p.usage = { ...p.usage, cached: hit ? read.cache.tokens : 0, cacheWrite: hit ? 0 : read.cache.tokens }
+		const hit = read.cache.reduce((n, c) => (cache.has(c.key) ? Math.max(n, c.tokens) : n), 0)
+		const upTo = Math.max(...read.cache.map((c) => c.tokens))
+		for (const c of read.cache) cache.add(c.key)
+		p.usage = { ...p.usage, cached: hit, cacheWrite: upTo - hit }
 	}
 	const seed = `${read.conv.lastUserText}|${read.conv.inputTexts.length}`
 	const content = contentOf(p, read.signs, seed)
