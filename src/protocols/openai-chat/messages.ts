@@ -39,7 +39,7 @@ export type WireMessage =
 
 /**
  * A prompt-caching breakpoint written the way OpenRouter and LiteLLM take it in chat completions: `cache_control:
- * {type: 'ephemeral', ttl?: '5m' | '1h'}` on a content part, a tool, or a message (its last part), which clients
+ * {type: 'ephemeral', ttl?: '5m' | '1h'}` on a content part, a tool, a tool call, or a message (its last part), which clients
  * offering Claude through an OpenAI-compatible API send (https://openrouter.ai/docs/features/prompt-caching). Claude
  * caches only where told, so without it a long conversation pays full input price every turn. Anything else is left
  * out, as OpenAI (which caches by itself and has no such field) would leave it.
@@ -158,7 +158,9 @@ function assistantParts(m: Json, i: number, toolNames: Map<string, string>, only
 			if (!isObject(fn)) throw notObject(`messages[${i}].tool_calls[${j}].function`)
 			if (typeof call.id !== 'string') throw notString(`messages[${i}].tool_calls[${j}].id`)
 			if (typeof fn.name !== 'string') throw notString(`messages[${i}].tool_calls[${j}].function.name`)
-			const part: ToolCallPart = { type: 'tool_call', id: plainToolCallId(call.id), name: fn.name, input: parseArguments(fn.arguments) }
+			// A breakpoint on the call itself: the AI SDK's openai-compatible provider puts a message's mark on its last part,
+			// which in an assistant turn without text (opencode's tool loop) is its last call.
+			const part: ToolCallPart = cached({ type: 'tool_call', id: plainToolCallId(call.id), name: fn.name, input: parseArguments(fn.arguments) }, call)
 			const signature = part.id === call.id ? undefined : unpackToolCallId(call.id).signature
 			if (signature) part.signature = signature
 			toolNames.set(part.id, part.name)
