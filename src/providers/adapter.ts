@@ -56,6 +56,12 @@ export type ChatAdapter = {
 	 */
 	reauthorize?(ch: Channel, req: UpstreamRequest): boolean
 	/**
+	 * After a 400: whether `req` was changed so that the vendor takes it (Anthropic betas a cloud refused:
+	 * platform-betas.ts); the call is then made again, with the credentials `authorize` sets for the changed request.
+	 * `res` is a copy of the answer, read here. Asked at most twice per call.
+	 */
+	refused?(ch: Channel, req: UpstreamRequest, res: Response): Promise<boolean>
+	/**
 	 * The adapter of one upstream model on `ch`, for a vendor that serves its models over different protocols (Vertex
 	 * AI: Claude over Anthropic's Messages, Gemini over Gemini's; Bedrock: an application inference profile's by the
 	 * model the channel's `settings.base_models`, else Bedrock, says it serves: registry.ts `adaptersReady` first).
@@ -68,7 +74,7 @@ export type ChatAdapter = {
 export type Via = { ch: Channel; adapter: ChatAdapter }
 
 /** The hooks fetchUpstream runs around one call: a chat adapter's, or only the credential hooks for calls that are not chat. */
-export type CallHooks = Pick<ChatAdapter, 'reshape' | 'authorize' | 'reauthorize' | 'answer'>
+export type CallHooks = Pick<ChatAdapter, 'reshape' | 'authorize' | 'reauthorize' | 'refused' | 'answer'>
 
 /**
  * The channel and credential hooks of a call that is not chat (embeddings, images, audio, Responses…), as fetchUpstream

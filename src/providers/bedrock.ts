@@ -16,7 +16,7 @@
  * - Converse: `{base_url}/model/{modelId}/converse`, `/converse-stream` when streamed.
  * - The model id is one encoded path segment.
  * - Body: Anthropic's without `model` and `stream`, with `anthropic_version: "bedrock-2023-05-31"` and the
- *   `anthropic-beta` header's values as an `anthropic_beta` array.
+ *   `anthropic-beta` header's values as an `anthropic_beta` array, those Bedrock refuses left out (platform-betas.ts).
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
  *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`), or
  *   `ambient`: the temporary keys of the role the gateway runs as (aws/ambient.ts), signed so, renewed after a refusal.
@@ -41,6 +41,7 @@ import { converseSse } from './bedrock-converse-stream'
 import { guardedJson, guardrailHeaders, guardrailOf, withStreamMode } from './bedrock-guardrail'
 import { anthropicSseOf } from './bedrock-stream'
 import { isAmbient } from './metadata-service'
+import { afterBedrockRefusal, bedrockRefusedBeta, cloudBetas, splitBetas, withoutRefused } from './platform-betas'
 
 export const BEDROCK_VERSION = 'bedrock-2023-05-31'
 /** SigV4's service name for the Bedrock runtime endpoints. */
@@ -69,12 +70,6 @@ export function bedrockRegion(ch: Channel): string | undefined {
 		return undefined
 	}
 }
-
-const betasOf = (header: string) =>
-	header
-		.split(',')
-		.map((b) => b.trim())
-		.filter(Boolean)
 
 /**
  * Whether a Bedrock model id is Claude's, served over InvokeModel: by its own name, or for an application inference
@@ -128,8 +123,24 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		if (req.url.endsWith('/invoke-with-response-stream')) withStreamMode(ch, body)
 		const beta = req.headers['anthropic-beta']
 		delete req.headers['anthropic-beta']
-		if (beta) body.anthropic_beta = [...new Set([...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...betasOf(beta)])]
+		const asked = [...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...(beta ? splitBetas(beta) : [])]
+		if (asked.length) {
+			// In Bedrock's names, without those this endpoint refused before (platform-betas.ts).
+			const betas = withoutRefused(ch.id, req.url, cloudBetas(asked))
+			if (betas.length) body.anthropic_beta = betas
+			else delete body.anthropic_beta
+		}
 		req.body = JSON.stringify(body)
+	},
+	async refused(ch, req, res) {
+		if (req.body === undefined || !bedrockRefusedBeta(await res.text())) return false
+		const body = JSON.parse(req.body) as Record<string, unknown>
+		const next = afterBedrockRefusal(ch.id, req.url, Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : [])
+		if (!next) return false
+		if (next.length) body.anthropic_beta = next
+		else delete body.anthropic_beta
+		req.body = JSON.stringify(body)
+		return true
 	},
 	authorize: authorizeBedrock,
 	reauthorize: reauthorizeBedrock,

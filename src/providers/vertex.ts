@@ -8,7 +8,8 @@
  *   `{region}-aiplatform.googleapis.com` base_url names, else `global`; on Google's own hosts the origin follows the
  *   region (`global`: `aiplatform.googleapis.com`), any other base_url (a proxy, a private endpoint) is kept.
  * - Claude's body: Anthropic's without `model`, with `anthropic_version: "vertex-2023-10-16"` (the version goes in the
- *   body, not a header: https://docs.anthropic.com/en/api/claude-on-vertex-ai); betas stay in `anthropic-beta`.
+ *   body, not a header: https://docs.anthropic.com/en/api/claude-on-vertex-ai); betas stay in `anthropic-beta`, those
+ *   Vertex refuses left out (platform-betas.ts).
  *   Its answers and streams are Anthropic's, so Anthropic clients keep the fast path.
  * - Auth: a Google credentials JSON as an OAuth bearer token (google/credentials.ts: a service account's key, a user's
  *   `authorized_user` refresh token, workload identity federation's `external_account`, a service account impersonated
@@ -35,6 +36,7 @@ import { dropMetadataToken, metadataAccessToken, metadataProject } from './googl
 import type { GoogleCredential } from './google/credential-json'
 import { googleCredentialOf } from './google/credentials'
 import { isAmbient } from './metadata-service'
+import { afterVertexRefusal, cloudBetas, splitBetas, withoutRefused } from './platform-betas'
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
 const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
@@ -145,16 +147,34 @@ export const vertexClaudeAdapter: ChatAdapter = {
 	// "The MCP connector … is not currently available on Amazon Bedrock or Vertex AI"
 	// (https://platform.claude.com/docs/en/agents-and-tools/mcp-connector): the gateway runs the MCP servers.
 	withoutMcpConnector: true,
-	reshape(_ch, req) {
+	reshape(ch, req) {
 		if (req.body === undefined) return
 		const body = JSON.parse(req.body) as Record<string, unknown>
 		// The model is in the URL; `stream` stays: streamRawPredict streams only when the body asks.
 		delete body.model
 		body.anthropic_version = VERTEX_ANTHROPIC_VERSION
 		req.body = JSON.stringify(body)
+		// In Vertex's names, without those this endpoint refused before (platform-betas.ts).
+		const beta = req.headers['anthropic-beta']
+		if (beta) setBetas(req, withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))))
 	},
 	authorize: (ch, req, signal) => authorizeVertex(ch, req, true, signal),
 	reauthorize: reauthorizeVertex,
+	async refused(ch, req, res) {
+		const sent = req.headers['anthropic-beta']
+		if (!sent) return false
+		const said = (await res.json().catch(() => undefined)) as { error?: { message?: unknown } } | undefined
+		const message = typeof said?.error?.message === 'string' ? said.error.message : ''
+		const next = afterVertexRefusal(ch.id, req.url, splitBetas(sent), message)
+		if (!next) return false
+		setBetas(req, next)
+		return true
+	},
+}
+
+const setBetas = (req: UpstreamRequest, betas: string[]) => {
+	if (betas.length) req.headers['anthropic-beta'] = betas.join(',')
+	else delete req.headers['anthropic-beta']
 }
 
 export const vertexGeminiAdapter: ChatAdapter = {
@@ -180,9 +200,11 @@ export const vertexClaudeCountUrl = (ch: Channel): string => modelUrl(ch, 'anthr
  */
 export const vertexClaudeCountAdapter: ChatAdapter = {
 	...vertexClaudeAdapter,
-	reshape(_ch, req) {
+	reshape(ch, req) {
 		if (req.body === undefined) return
 		req.body = JSON.stringify({ ...(JSON.parse(req.body) as Record<string, unknown>), anthropic_version: VERTEX_ANTHROPIC_VERSION })
+		const beta = req.headers['anthropic-beta']
+		if (beta) setBetas(req, withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))))
 	},
 }
 

@@ -151,6 +151,13 @@ export async function fetchUpstream(
 			call.res = await send(target, init, call, timeouts)
 			if (adapter.answer) call.res = adapter.answer(call.res, ch)
 		}
+		// A request the vendor refused for something the adapter can leave out (a beta a cloud does not take): changed, signed and made again.
+		for (let again = 0; again < 2 && call.res.status === 400 && req && adapter?.refused && (await adapter.refused(ch!, req, call.res.clone())); again++) {
+			await call.res.body?.cancel().catch(() => {})
+			await adapter.authorize?.(ch!, req, clientSignal)
+			call.res = await send(target, init, call, timeouts)
+			if (adapter.answer) call.res = adapter.answer(call.res, ch)
+		}
 		// An error may repeat the call's key (sent-credentials.ts); answers (2xx) go on untouched, unslowed.
 		if (call.res.status >= 400) call.res = withoutSentCredentials(call.res, sentCredentials(target, init.headers))
 		return call

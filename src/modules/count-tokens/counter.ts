@@ -17,6 +17,7 @@ import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
 import { type CallVia, channelHeaders } from '../../providers/adapter'
 import { BEDROCK_VERSION, bedrockCountHooks, countTokensModel, countTokensUrl } from '../../providers/bedrock'
+import { bedrockCountBetas, splitBetas } from '../../providers/platform-betas'
 import { adaptersReady, chatAdapterFor } from '../../providers/registry'
 import { isClaudeModel, vertexClaudeCountAdapter, vertexClaudeCountUrl, vertexGeminiAdapter, vertexGoogleUrl } from '../../providers/vertex'
 import { upstreamError } from '../../providers/upstream-error'
@@ -160,7 +161,7 @@ async function byBedrock(c: CountCall, ch: Channel, upstreamModel: string): Prom
 	const model = countTokensModel(ch, upstreamModel)!
 	// Bedrock has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
 	const { model: _model, mcp_servers: _mcp, ...anthropic } = anthropicCountBody(c, model)
-	const betas = c.native?.protocol === 'anthropic-messages' ? (c.inbound.get('anthropic-beta') ?? '').split(',').map((b) => b.trim()).filter(Boolean) : []
+	const betas = c.native?.protocol === 'anthropic-messages' ? bedrockCountBetas(splitBetas(c.inbound.get('anthropic-beta') ?? '')) : []
 	const invoke = { anthropic_version: BEDROCK_VERSION, max_tokens: c.ir.maxTokens ?? defaultOutputCap(c.ir.reasoning), ...anthropic, ...(betas.length && { anthropic_beta: betas }) }
 	const body = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } }
 	const headers = { 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }

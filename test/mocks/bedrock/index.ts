@@ -7,7 +7,8 @@
  *   role's temporary keys issued by the metadata mock (`roleKeys`: metadata.ts), refused 403 ExpiredTokenException once
  *   expired;
  * - body: Anthropic's Messages body with `anthropic_version: "bedrock-2023-05-31"`, no `model` or `stream` (400
- *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`;
+ *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`, one outside `betas` (AWS's
+ *   documented list by default; empty for a model that takes none, as Opus 4.7 did) refused 400 "invalid beta flag";
  * - errors: `{"message": …}` with `x-amzn-errortype`; streams as AWS event-stream frames with CRCs (event-stream.ts),
  *   `message_stop` carrying `amazon-bedrock-invocationMetrics`, in-stream exceptions as `exception` messages.
  * - CountTokens (`POST /model/{modelId}/count-tokens`,
@@ -79,6 +80,21 @@ export type BedrockMockOptions = {
 	enforced?: string
 }
 
+/** The `anthropic_beta` values AWS documents for Claude over InvokeModel (model-parameters-anthropic-claude-messages-request-response). */
+const DOCUMENTED_BETAS = [
+	'computer-use-2024-10-22',
+	'computer-use-2025-01-24',
+	'token-efficient-tools-2025-02-19',
+	'interleaved-thinking-2025-05-14',
+	'output-128k-2025-02-19',
+	'dev-full-thinking-2025-05-14',
+	'context-1m-2025-08-07',
+	'context-management-2025-06-27',
+	'effort-2025-11-24',
+	'tool-search-tool-2025-10-19',
+	'tool-examples-2025-10-29',
+]
+
 export type BedrockMock = {
 	readonly url: string
 	readonly requests: RecordedRequest[]
@@ -90,6 +106,8 @@ export type BedrockMock = {
 	lookupDelayMs: number
 	/** GetInferenceProfile calls received (refused ones too) since the last reset. */
 	readonly lookups: number
+	/** The betas InvokeModel takes; any other is 400 ValidationException "invalid beta flag" (naming none). */
+	betas: Set<string>
 	reset(): void
 	stop(): Promise<void>
 }
@@ -173,6 +191,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		if (b.anthropic_version !== 'bedrock-2023-05-31') return malformed('#: required key [anthropic_version] not found or invalid')
 		const betas = b.anthropic_beta
 		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
+		if (Array.isArray(betas) && betas.some((x) => !mock.betas.has(x))) return errorResponse(400, 'ValidationException', 'invalid beta flag')
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
 		const guarded = readInvokeGuardrail(req.headers, opts.guardrails ?? {})
 		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)
@@ -293,6 +312,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		faultOnce: undefined,
 		lookupDenied: false,
 		lookupDelayMs: 0,
+		betas: new Set(DOCUMENTED_BETAS),
 		get lookups() {
 			return requests.filter((r) => r.path.startsWith('/inference-profiles/')).length
 		},
@@ -302,6 +322,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			mock.fault = mock.faultOnce = undefined
 			mock.lookupDenied = false
 			mock.lookupDelayMs = 0
+			mock.betas = new Set(DOCUMENTED_BETAS)
 		},
 		async stop() {
 			await server.stop(true)

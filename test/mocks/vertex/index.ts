@@ -43,6 +43,21 @@ export type VertexFault = { status: number; googleStatus: string; message?: stri
  */
 export type VertexMockOptions = { project: string; region: string; expressKey: string; metadata?: Pick<GoogleMetadataMock, 'accepts'>; awsKeys?: AwsKeys }
 
+/**
+ * The betas Claude's rawPredict takes here: those Vertex is reported to take (its refusals name the others, e.g. Claude
+ * Code's `claude-code-20250219`, `oauth-2025-04-20`, `prompt-caching-scope-2026-01-05`, `structured-outputs-2025-11-13`).
+ */
+const CLAUDE_BETAS = [
+	'computer-use-2025-01-24',
+	'computer-use-2025-11-24',
+	'interleaved-thinking-2025-05-14',
+	'context-1m-2025-08-07',
+	'context-management-2025-06-27',
+	'tool-search-tool-2025-10-19',
+	'web-search-2025-03-05',
+	'effort-2025-11-24',
+]
+
 export type VertexMock = {
 	readonly url: string
 	/** The service-account key file (JSON) whose tokens the mock takes; its `token_uri` is the mock's `/token`. */
@@ -65,6 +80,8 @@ export type VertexMock = {
 	/** Each token request waits this long first (to let concurrent calls meet it). */
 	tokenDelayMs: number
 	faultOnce: VertexFault | undefined
+	/** The betas Claude's rawPredict takes; others are 400 "Unexpected value(s) `a`, `b` for the `anthropic-beta` header", named. */
+	betas: Set<string>
 	/** Each model call waits this long before it is answered (to let a client leave midway through a request's calls). */
 	callDelayMs: number
 	/** The next `calls` model calls are answered, the one after them gets `fault` (a quota met midway through a request's calls). */
@@ -102,6 +119,7 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 	let tokenFault: VertexMock['tokenFault']
 	let tokenDelayMs = 0
 	let faultOnce: VertexFault | undefined
+	let betas = new Set(CLAUDE_BETAS)
 	let faultLater: { calls: number; fault: VertexFault } | undefined
 	let callDelayMs = 0
 	let key!: ServiceAccountKey
@@ -206,6 +224,9 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			const { anthropic_version: _v, ...rest } = b
 			const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' }
 			const beta = req.headers.get('anthropic-beta')
+			const unexpected = (beta ?? '').split(',').map((x) => x.trim()).filter((x) => x && !betas.has(x))
+			if (unexpected.length)
+				return anthropicError(`Unexpected value(s) ${unexpected.map((x) => `\`${x}\``).join(', ')} for the \`anthropic-beta\` header. Please consult our documentation at docs.anthropic.com or try again without the header.`)
 			if (beta) headers['anthropic-beta'] = beta
 			// `claude-sonnet-4-5@20250929` → the Anthropic mock's `claude-sonnet-4-5`.
 			const up = await fetch(`${claude.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: model.replace(/@.*$/, '') }) })
@@ -277,6 +298,12 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		},
 		get faultOnce() {
 			return faultOnce
+		},
+		get betas() {
+			return betas
+		},
+		set betas(v) {
+			betas = v
 		},
 		set faultOnce(v) {
 			faultOnce = v
