@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { BLOCKED_MESSAGE, type BedrockMock, countWords, startBedrockMock } from '../../mocks'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
 
 const REGION = 'us-east-1'
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1wcm9maWxlcw=='
@@ -65,11 +65,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 const ENCODED = encodeURIComponent(PROFILE_ARN)
 

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, countWords, startBedrockMock } from '../../mocks'
-import { type Account, type Matrix, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, lastRequest, type Matrix, SETUP_MS, startMatrix, usageRows } from './harness'
 
 const REGION = 'us-east-1'
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1hdXRvY2FjaGU='
@@ -55,11 +55,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 type Turn = { role: 'user' | 'assistant'; content: string }
 type Usage = { cached: number; output: number }

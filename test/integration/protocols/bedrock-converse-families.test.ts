@@ -11,7 +11,7 @@ import { GoogleGenAI } from '@google/genai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, countWords, startBedrockMock, thinkingSignature } from '../../mocks'
 import { chat, messages } from './clients'
-import { type Account, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
@@ -63,11 +63,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 const LONG = 'You are a careful assistant who answers questions about the attached handbook in plain words.'
 const TOOL = { name: 'lookup', description: 'Look a term up', input_schema: { type: 'object', properties: { term: { type: 'string' } } } }

@@ -14,7 +14,7 @@ import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, converseSignature, countWords, startBedrockMock } from '../../mocks'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
@@ -61,11 +61,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 const ask = (proto: Protocol, acct: Account, model: string, text: string, stream: boolean, extra: Record<string, unknown> = {}) =>
 	proto === 'chat'

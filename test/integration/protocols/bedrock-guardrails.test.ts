@@ -13,7 +13,7 @@ import { GoogleGenAI } from '@google/genai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { BLOCKED_MESSAGE, type BedrockMock, countWords, startBedrockMock } from '../../mocks'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
 
 const REGION = 'eu-west-1'
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1ndWFyZHJhaWw='
@@ -86,11 +86,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 const ask = (proto: Protocol, acct: Account, model: string, text: string, stream: boolean) =>
 	proto === 'chat'

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, setSystemTime } f
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, startBedrockMock, thinkingSignature } from '../../mocks'
 import { chat, messages } from './clients'
-import { type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
+import { lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix } from './harness'
 
 const REGION = 'us-east-1'
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1sb29rdXBz'
@@ -92,11 +92,7 @@ afterEach(() => {
 	br.lookupDelayMs = 0
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 /** GetInferenceProfile calls for one profile. */
 const lookupsOf = (profile: string) => br.requests.filter((r) => r.path === `/inference-profiles/${encodeURIComponent(profile)}`).length
 const runtimeCalls = (profile: string) => br.requests.filter((r) => r.path.startsWith(`/model/${encodeURIComponent(profile)}/`)).map((r) => r.path.slice(r.path.lastIndexOf('/') + 1))

@@ -12,7 +12,7 @@ import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { type BedrockMock, countWords, startBedrockMock, thinkingSignature } from '../../mocks'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
 const REGION = 'us-west-2'
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1tb2NrLWtleQ=='
@@ -48,11 +48,7 @@ afterAll(async () => {
 	await br.stop()
 })
 
-const last = () => {
-	const r = br.requests[br.requests.length - 1]
-	if (!r) throw new Error('Bedrock received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(br)
 
 const ask = (proto: Protocol, acct: Account, model: string, text: string, stream: boolean, extra: Record<string, unknown> = {}) =>
 	proto === 'chat'

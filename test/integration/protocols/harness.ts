@@ -10,7 +10,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { startTestApp, type TestApp } from '../../helpers/app'
-import { startAnthropicMock, startGeminiMock, startOpenAIMock, type MockOptions, type VendorMock } from '../../mocks'
+import { startAnthropicMock, startGeminiMock, startOpenAIMock, type MockOptions, type RecordedRequest, type VendorMock } from '../../mocks'
 
 /** Time allowed for `beforeAll` (booting a database and three servers takes seconds on a cold start). */
 export const SETUP_MS = 60_000
@@ -219,7 +219,7 @@ export async function expectCharges(m: Matrix, acct: Account, expected: Expected
 }
 
 /** The last request a mock received, with its JSON body. */
-export function lastRequest(mock: VendorMock): { path: string; query: Record<string, string>; headers: Record<string, string>; body: Record<string, any> } {
+export function lastRequest(mock: Pick<VendorMock, 'requests'>): RecordedRequest & { body: Record<string, any> } {
 	const r = mock.requests[mock.requests.length - 1]
 	if (!r) throw new Error('the mock received no request')
 	return r as ReturnType<typeof lastRequest>

@@ -16,7 +16,7 @@ import type { Channel } from '../../../src/routing/catalog'
 import { countWords, startVertexMock, thinkingSignature, type VertexMock } from '../../mocks'
 import { testServiceAccount } from '../../mocks/vertex/oauth'
 import { chat, messages, type Protocol, PROTOCOLS } from './clients'
-import { type Account, expectCharges, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, expectCharges, lastRequest, type Matrix, PRICE, SETUP_MS, startMatrix, usageRows } from './harness'
 
 const PROJECT = 'proj-vx'
 const REGION = 'us-east5'
@@ -64,11 +64,7 @@ afterAll(async () => {
 	await v.stop()
 })
 
-const last = () => {
-	const r = v.requests[v.requests.length - 1]
-	if (!r) throw new Error('Vertex received no request')
-	return r as typeof r & { body: Record<string, any> }
-}
+const last = () => lastRequest(v)
 
 const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
 
