@@ -35,8 +35,16 @@ const SYSTEM = 'You are Crush, a powerful AI Assistant that runs in the CLI.\n\n
 
 /** Two of Crush's tools, descriptions shortened: `ls` (no required parameter, so a call may have none) and `view`. */
 const TOOLS = [
-	{ name: 'ls', description: 'Shows files and subdirectories in a tree structure.', schema: { properties: { path: { type: 'string', description: 'The path to the directory to list' }, ignore: { type: 'array', items: { type: 'string' } } }, required: [] } },
-	{ name: 'view', description: 'Reads and displays file contents with line numbers.', schema: { properties: { file_path: { type: 'string', description: 'The path to the file to read' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, required: ['file_path'] } },
+	{
+		name: 'ls',
+		description: 'Shows files and subdirectories in a tree structure.',
+		schema: { properties: { path: { type: 'string', description: 'The path to the directory to list' }, ignore: { type: 'array', items: { type: 'string' } } }, required: [] },
+	},
+	{
+		name: 'view',
+		description: 'Reads and displays file contents with line numbers.',
+		schema: { properties: { file_path: { type: 'string', description: 'The path to the file to read' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, required: ['file_path'] },
+	},
 ]
 
 /** The headers openai-go and anthropic-sdk-go send (Go's canonical casing). */
@@ -54,7 +62,12 @@ const goHeaders = (sdk: 'OpenAI' | 'Anthropic', version: string): Record<string,
 	'X-Stainless-Timeout': '600',
 })
 const openaiHeaders = (acct: Account) => ({ ...goHeaders('OpenAI', '2.7.1'), Authorization: `Bearer ${acct.key}` })
-const anthropicHeaders = (acct: Account, beta?: string) => ({ ...goHeaders('Anthropic', '1.19.0'), 'X-Api-Key': acct.key, 'Anthropic-Version': '2023-06-01', ...(beta && { 'Anthropic-Beta': beta }) })
+const anthropicHeaders = (acct: Account, beta?: string) => ({
+	...goHeaders('Anthropic', '1.19.0'),
+	'X-Api-Key': acct.key,
+	'Anthropic-Version': '2023-06-01',
+	...(beta && { 'Anthropic-Beta': beta }),
+})
 
 const post = (path: string, headers: Record<string, string>, body: unknown) => fetch(`${m.app.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
 
@@ -67,6 +80,9 @@ const chatBody = (model: string, messages: Obj[]) => ({
 	tools: TOOLS.map((t) => ({ function: { name: t.name, description: t.description, parameters: { type: 'object', ...t.schema }, strict: false }, type: 'function' })),
 	stream: true,
 })
+
+/** fantasy's replay of a turn that only called a tool: no `content` key. */
+const callTurn = (id: string, args: string) => ({ role: 'assistant', tool_calls: [{ id, function: { arguments: args, name: 'ls' }, type: 'function' }] })
 
 type ChatTurn = { text: string; calls: Array<{ id: string; name: string; input: string }>; finish?: string; usage?: Obj; done: boolean }
 
@@ -134,7 +150,12 @@ const messagesBody = (model: string, messages: Obj[], thinking?: number) => ({
 	model,
 	system: [{ text: SYSTEM, cache_control: { type: 'ephemeral' }, type: 'text' }],
 	...(thinking && { thinking: { budget_tokens: thinking, type: 'enabled' } }),
-	tools: TOOLS.map((t, i) => ({ input_schema: { ...t.schema, type: 'object' }, name: t.name, description: t.description, ...(i === TOOLS.length - 1 && { cache_control: { type: 'ephemeral' } }) })),
+	tools: TOOLS.map((t, i) => ({
+		input_schema: { ...t.schema, type: 'object' },
+		name: t.name,
+		description: t.description,
+		...(i === TOOLS.length - 1 && { cache_control: { type: 'ephemeral' } }),
+	})),
 	stream: true,
 })
 const userText = (text: string) => ({ content: [{ text, cache_control: { type: 'ephemeral' }, type: 'text' }], role: 'user' })
@@ -191,8 +212,8 @@ describe('Crush 0.96.1 through its openai provider: Chat Completions for Claude 
 			expect([first.finish, first.done]).toEqual(['tool_calls', true])
 			expect(first.usage!.prompt_tokens).toBeGreaterThan(0)
 			const call = first.calls[0]!
-			// fantasy's replay: the assistant turn has no `content` when it only called tools; the result is a string.
-			const replay = [ask, { role: 'assistant', tool_calls: [{ id: call.id, function: { arguments: call.input, name: 'ls' }, type: 'function' }] }, { content: LISTING, tool_call_id: call.id, role: 'tool' }]
+			// fantasy replays the call (callTurn) and the result as a string.
+			const replay = [ask, callTurn(call.id, call.input), { content: LISTING, tool_call_id: call.id, role: 'tool' }]
 			const second = await readChat(await post('/v1/chat/completions', openaiHeaders(acct), chatBody(MODEL[up], replay)))
 			expect(second.text).toBe(`Tool results: ${LISTING}`)
 			expect([second.finish, second.done]).toEqual(['stop', true])
@@ -218,7 +239,7 @@ describe('Crush 0.96.1 through its openai provider: Chat Completions for Claude 
 		expect(reasoning).toBe('Let me think about #call ls {}.')
 		expect(lastRequest(m.mocks.anthropic).body.thinking.type).toBe('enabled')
 		// fantasy keeps no thinking in its history: the tool-result turn comes back without it, and Claude still gets it.
-		const replay = [ask, { role: 'assistant', tool_calls: [{ id: call!.id, function: { arguments: '{}', name: 'ls' }, type: 'function' }] }, { content: LISTING, tool_call_id: call!.id, role: 'tool' }]
+		const replay = [ask, callTurn(call!.id, '{}'), { content: LISTING, tool_call_id: call!.id, role: 'tool' }]
 		const second = await readChat(await post('/v1/chat/completions', openaiHeaders(acct), body(replay)))
 		expect(second.text).toBe(`Tool results: ${LISTING}`)
 		expect(lastRequest(m.mocks.anthropic).body.messages[1].content[0].type).toBe('thinking')
@@ -226,7 +247,8 @@ describe('Crush 0.96.1 through its openai provider: Chat Completions for Claude 
 
 	it('should stream a Claude call with arguments in fragments that join to its JSON', async () => {
 		const acct = await m.account()
-		const turn = await readChat(await post('/v1/chat/completions', openaiHeaders(acct), chatBody(MODEL.anthropic, [{ content: '#call view {"file_path":"/work/repo/README.md"}', role: 'user' }])))
+		const ask = { content: '#call view {"file_path":"/work/repo/README.md"}', role: 'user' }
+		const turn = await readChat(await post('/v1/chat/completions', openaiHeaders(acct), chatBody(MODEL.anthropic, [ask])))
 		expect(turn.calls.map((c) => [c.name, JSON.parse(c.input)])).toEqual([['view', { file_path: '/work/repo/README.md' }]])
 		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBe(5000)
 	})
@@ -286,7 +308,9 @@ describe('Crush 0.96.1 through its anthropic provider: /v1/messages', () => {
 		// fantasy's replay: thinking with its signature, the call, then the result as a list of text blocks.
 		const assistant = { content: first.blocks.map((b) => (b.type === 'tool_use' ? { id: b.id, input: b.input, name: b.name, type: 'tool_use' } : b)), role: 'assistant' }
 		const result = { content: [{ tool_use_id: use.id, content: [{ text: LISTING, type: 'text' }], cache_control: { type: 'ephemeral' }, type: 'tool_result' }], role: 'user' }
-		const second = await readMessages(await post('/v1/messages', headers, messagesBody(MODEL.anthropic, [{ ...ask, content: [{ text: ask.content[0]!.text, type: 'text' }] }, assistant, result], 2000)))
+		// Only the last message keeps its cache mark.
+		const history = [{ ...ask, content: [{ text: ask.content[0]!.text, type: 'text' }] }, assistant, result]
+		const second = await readMessages(await post('/v1/messages', headers, messagesBody(MODEL.anthropic, history, 2000)))
 		expect(second.stop).toBe('end_turn')
 		expect(second.blocks.filter((b) => b.type === 'text').map((b) => b.text)).toEqual([`Tool results: ${LISTING}`])
 		const [row] = (await usageRows(m, acct.accountId)).slice(-1)
