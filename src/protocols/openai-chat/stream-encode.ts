@@ -32,7 +32,7 @@ type Delta = Record<string, unknown>
  *   `delta.reasoning_details` (OpenRouter);
  * - tool calls: the first delta of each call carries `index` (0, 1… per call, not the block index), `id`,
  *   `type`, `function.name` and `arguments:''`; later deltas only `index` + `arguments` (WIRE-NOTES wire §7,
- *   Portkey #1275); MCP calls the gateway ran go to `delta.mcp_calls` the same way (mcp.ts);
+ *   Portkey #1275), `{}` for a call whose arguments never came (wire §8); MCP calls the gateway ran go to `delta.mcp_calls` the same way (mcp.ts);
  * - a web search's citations → `delta.annotations` (`url_citation`, spans into the whole message), in a chunk of their
  *   own once the text is done, as OpenAI's search models stream them (openai/openai-java#297);
  * - then a chunk with an empty delta and `finish_reason`; then, when `ctx.includeUsage`, a chunk with
@@ -51,6 +51,8 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	let sawTool = false
 	let nextTool = 0
 	const toolOfBlock = new Map<number, number>()
+	/** Tool calls (by block) whose arguments have not streamed yet: a call without parameters gets `{}` when it stops. */
+	const argless = new Set<number>()
 	// MCP calls the gateway ran (mcp.ts): their own index sequence, by block and by call id (for the result).
 	let nextMcp = 0
 	const mcpOfBlock = new Map<number, number>()
@@ -115,6 +117,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					} else if (ev.block.kind === 'tool_call') {
 						const index = nextTool++
 						toolOfBlock.set(ev.index, index)
+						argless.add(ev.index)
 						sawTool = true
 						const call = { index, id: packToolCallId(ev.block.id, ev.block.signature), type: 'function', function: { name: ev.block.name, arguments: '' } }
 						out.push(chunk({ tool_calls: [call] }))
@@ -150,11 +153,19 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					break
 				case 'json_delta': {
 					const index = toolOfBlock.get(ev.index)
-					if (index !== undefined && ev.json) out.push(chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] }))
+					if (index !== undefined && ev.json) {
+						argless.delete(ev.index)
+						out.push(chunk({ tool_calls: [{ index, function: { arguments: ev.json } }] }))
+					}
 					const mcp = mcpOfBlock.get(ev.index)
 					if (mcp !== undefined && ev.json) out.push(chunk({ mcp_calls: [{ index: mcp, arguments: ev.json }] }))
 					break
 				}
+				case 'block_stop':
+					// Claude streams a call without parameters as `partial_json: ""`; OpenAI sends `{}`, and clients that take a
+					// call as done once its arguments parse (fantasy, Crush's Go layer) never ran one left at "" (wire §8).
+					if (argless.delete(ev.index)) out.push(chunk({ tool_calls: [{ index: toolOfBlock.get(ev.index), function: { arguments: '{}' } }] }))
+					break
 				case 'finish': {
 					finished = true
 					const annotations = encodeAnnotations(texts)

@@ -85,9 +85,11 @@ function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, sea
 			// A server tool's result arrives whole in its content_block_start.
 			start(block)
 		} else {
-			// tool_use (and server_tool_use) starts with `input: {}` and streams its JSON as input_json_delta fragments.
+			// tool_use (and server_tool_use) starts with `input: {}` and streams its JSON as input_json_delta fragments; an
+			// empty input is one delta of `partial_json: ""`, not `{}` (what Anthropic sends for a tool without parameters).
 			start({ ...block, input: {} })
-			for (const f of fragments(JSON.stringify(block.input), 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: f } })
+			const json = JSON.stringify(block.input)
+			for (const f of json === '{}' ? [''] : fragments(json, 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: f } })
 		}
 		emit('content_block_stop', { index })
 	})

@@ -34,6 +34,28 @@ describe('openai-chat encodeStream', () => {
 		expect(chunks.filter((c) => c.choices[0]?.delta?.role)).toHaveLength(1)
 	})
 
+	it('should give a call whose arguments never streamed `{}` when it stops, as OpenAI streams a call without parameters (wire §8)', async () => {
+		// Claude streams such a call as `partial_json: ""`: the decoder passes no json_delta on.
+		const events: StreamEvent[] = [
+			{ type: 'start', id: 'msg_1', model: 'm' },
+			{ type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'toolu_A', name: 'ls' } },
+			{ type: 'block_stop', index: 0 },
+			{ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'toolu_B', name: 'view' } },
+			{ type: 'json_delta', index: 1, json: '{"file_path":"a"}' },
+			{ type: 'block_stop', index: 1 },
+			{ type: 'finish', reason: 'tool_use' },
+		]
+		const deltas = payloads(await encode(events))
+			.slice(1, -2)
+			.map((c) => c.choices[0].delta)
+		expect(deltas).toEqual([
+			{ tool_calls: [{ index: 0, id: 'toolu_A', type: 'function', function: { name: 'ls', arguments: '' } }] },
+			{ tool_calls: [{ index: 0, function: { arguments: '{}' } }] },
+			{ tool_calls: [{ index: 1, id: 'toolu_B', type: 'function', function: { name: 'view', arguments: '' } }] },
+			{ tool_calls: [{ index: 1, function: { arguments: '{"file_path":"a"}' } }] },
+		])
+	})
+
 	it('should stream reasoning, text and tool calls with per-call indexes (WIRE-NOTES wire §7)', async () => {
 		const deltas = payloads(await encode(agentTurn()))
 			.slice(1, -2)
