@@ -41,7 +41,7 @@ import { converseSse } from './bedrock-converse-stream'
 import { guardedJson, guardrailHeaders, guardrailOf, withStreamMode } from './bedrock-guardrail'
 import { anthropicSseOf } from './bedrock-stream'
 import { isAmbient } from './metadata-service'
-import { afterBedrockRefusal, bedrockRefusedBeta, cloudBetas, splitBetas, withoutRefused } from './platform-betas'
+import { afterBedrockRefusal, bedrockRefusedBeta, cloudBetas, foldSystemMessages, splitBetas, withoutRefused } from './platform-betas'
 
 export const BEDROCK_VERSION = 'bedrock-2023-05-31'
 /** SigV4's service name for the Bedrock runtime endpoints. */
@@ -124,12 +124,11 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		const beta = req.headers['anthropic-beta']
 		delete req.headers['anthropic-beta']
 		const asked = [...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...(beta ? splitBetas(beta) : [])]
-		if (asked.length) {
-			// In Bedrock's names, without those this endpoint refused before (platform-betas.ts).
-			const betas = withoutRefused(ch.id, req.url, cloudBetas(asked))
-			if (betas.length) body.anthropic_beta = betas
-			else delete body.anthropic_beta
-		}
+		// In Bedrock's names, without those this endpoint refused before (platform-betas.ts).
+		const betas = asked.length ? withoutRefused(ch.id, req.url, cloudBetas(asked)) : asked
+		if (betas.length) body.anthropic_beta = betas
+		else delete body.anthropic_beta
+		foldSystemMessages(body, betas)
 		req.body = JSON.stringify(body)
 	},
 	async refused(ch, req, res) {
@@ -139,6 +138,7 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		if (!next) return false
 		if (next.length) body.anthropic_beta = next
 		else delete body.anthropic_beta
+		foldSystemMessages(body, next)
 		req.body = JSON.stringify(body)
 		return true
 	},

@@ -116,3 +116,29 @@ export function afterBedrockRefusal(channelId: number, url: string, sent: string
 	remember(channelId, url, 'none')
 	return []
 }
+
+/** The beta that lets a `system` message stand mid-conversation (platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages). */
+const MID_CONVERSATION_SYSTEM = 'mid-conversation-system-2026-04-07'
+
+type TextBlock = { type: 'text'; text: string } & Record<string, unknown>
+const asBlocks = (content: unknown): TextBlock[] =>
+	typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as TextBlock[]).filter((b) => b?.type === 'text') : []
+
+/**
+ * A body going without the mid-conversation system beta (the cloud refused it, or the client never named it) has its
+ * `system` messages (Claude Code sends one after its first user turn) moved, in order, to the end of the system prompt,
+ * where every platform takes them, as the gateway does for other vendors (protocols/anthropic-messages/request.ts).
+ * Returns whether it changed `body`.
+ */
+export function foldSystemMessages(body: Record<string, unknown>, betas: readonly string[]): boolean {
+	const messages = body.messages
+	if (!Array.isArray(messages) || betas.includes(MID_CONVERSATION_SYSTEM) || !messages.some((m) => m?.role === 'system')) return false
+	const system = body.system === undefined ? [] : asBlocks(body.system)
+	body.messages = messages.filter((m) => {
+		if (m?.role !== 'system') return true
+		system.push(...asBlocks(m.content))
+		return false
+	})
+	body.system = system
+	return true
+}

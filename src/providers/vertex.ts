@@ -36,7 +36,7 @@ import { dropMetadataToken, metadataAccessToken, metadataProject } from './googl
 import type { GoogleCredential } from './google/credential-json'
 import { googleCredentialOf } from './google/credentials'
 import { isAmbient } from './metadata-service'
-import { afterVertexRefusal, cloudBetas, splitBetas, withoutRefused } from './platform-betas'
+import { afterVertexRefusal, cloudBetas, foldSystemMessages, splitBetas, withoutRefused } from './platform-betas'
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
 const GOOGLE_HOST = /^(?:([a-z0-9-]+)-)?aiplatform\.googleapis\.com$/
@@ -153,10 +153,12 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		// The model is in the URL; `stream` stays: streamRawPredict streams only when the body asks.
 		delete body.model
 		body.anthropic_version = VERTEX_ANTHROPIC_VERSION
-		req.body = JSON.stringify(body)
 		// In Vertex's names, without those this endpoint refused before (platform-betas.ts).
 		const beta = req.headers['anthropic-beta']
-		if (beta) setBetas(req, withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))))
+		const betas = beta ? withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))) : []
+		if (beta) setBetas(req, betas)
+		foldSystemMessages(body, betas)
+		req.body = JSON.stringify(body)
 	},
 	authorize: (ch, req, signal) => authorizeVertex(ch, req, true, signal),
 	reauthorize: reauthorizeVertex,
@@ -168,6 +170,10 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		const next = afterVertexRefusal(ch.id, req.url, splitBetas(sent), message)
 		if (!next) return false
 		setBetas(req, next)
+		if (req.body !== undefined) {
+			const body = JSON.parse(req.body) as Record<string, unknown>
+			if (foldSystemMessages(body, next)) req.body = JSON.stringify(body)
+		}
 		return true
 	},
 }

@@ -133,6 +133,37 @@ describe('Claude Code betas on Vertex', () => {
 	})
 })
 
+describe('a system message mid-conversation (Claude Code 2.1)', () => {
+	const BODY = (model: string) => ({
+		model,
+		max_tokens: 64,
+		system: [{ type: 'text', text: 'you are a coding agent' }],
+		messages: [
+			{ role: 'user', content: 'first' },
+			{ role: 'system', content: 'the user switched to plan mode' },
+			{ role: 'assistant', content: 'ok' },
+			{ role: 'user', content: 'betas' },
+		],
+	})
+	for (const [name, model, sent] of [
+		['Bedrock', BR, () => invokes()],
+		['Vertex', VX, () => predicts()],
+	] as const)
+		it(`should go to the system prompt on ${name}, which does not take its beta`, async () => {
+			const acct = await m.account()
+			const client = new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: { 'anthropic-beta': 'claude-code-20250219,mid-conversation-system-2026-04-07' } })
+			const before = sent().length
+			const r = await client.messages.create(BODY(model) as never)
+			expect(r.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Hello! You said: betas'])
+			const last = sent().slice(before).at(-1)!
+			expect(last.body.messages.map((x: { role: string }) => x.role)).toEqual(['user', 'assistant', 'user'])
+			expect(last.body.system).toEqual([
+				{ type: 'text', text: 'you are a coding agent' },
+				{ type: 'text', text: 'the user switched to plan mode' },
+			])
+		})
+})
+
 describe('Anthropic channels', () => {
 	it('should get every beta as the client sent it', async () => {
 		const before = m.mocks.anthropic.requests.length

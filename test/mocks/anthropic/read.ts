@@ -111,6 +111,17 @@ const SAMPLING = ['temperature', 'top_p', 'top_k']
 const ADAPTIVE_ONLY = /claude-(opus-4-[7-9]|(opus|sonnet|haiku|fable|mythos)-([5-9]|\d\d)|mythos)/
 const ALWAYS_THINKS = /claude-(fable|mythos|opus-5-5)/
 
+/**
+ * The index of a `system` message in `messages` when `betas` lacks the beta that allows one there
+ * (platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages): what the clouds check, whose
+ * Claude takes betas only from their own lists.
+ */
+export function midConversationSystem(messages: unknown, betas: readonly string[]): number | undefined {
+	if (!Array.isArray(messages) || betas.includes('mid-conversation-system-2026-04-07')) return undefined
+	const i = messages.findIndex((m) => (m as { role?: unknown } | null)?.role === 'system')
+	return i < 0 ? undefined : i
+}
+
 /** A custom tool's name: letters, digits, `_` and `-` (https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 

@@ -30,6 +30,7 @@
  * @module
  */
 import { startAnthropicMock } from '../anthropic'
+import { midConversationSystem } from '../anthropic/read'
 import type { RecordedRequest } from '../shared/types'
 import { inputTokens } from '../shared/scenario'
 import { answerConverse, converseEvent, converseSignature, readConverse } from './converse'
@@ -192,6 +193,9 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const betas = b.anthropic_beta
 		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
 		if (Array.isArray(betas) && betas.some((x) => !mock.betas.has(x))) return errorResponse(400, 'ValidationException', 'invalid beta flag')
+		// A system message mid-conversation stands only with its beta, as on Anthropic's API.
+		const midSystem = midConversationSystem(b.messages, Array.isArray(betas) ? betas : [])
+		if (midSystem !== undefined) return errorResponse(400, 'ValidationException', `messages.${midSystem}.role: Input should be 'user' or 'assistant'`)
 		if (f?.kind === 'status') return errorResponse(f.status, f.type, f.message ?? `${f.type} from the mock`)
 		const guarded = readInvokeGuardrail(req.headers, opts.guardrails ?? {})
 		if ('invalid' in guarded) return errorResponse(guarded.invalid.status, guarded.invalid.type, guarded.invalid.message)

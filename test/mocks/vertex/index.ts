@@ -26,6 +26,7 @@
  * @module
  */
 import { startAnthropicMock } from '../anthropic'
+import { midConversationSystem } from '../anthropic/read'
 import { startGeminiMock } from '../gemini'
 import type { RecordedRequest } from '../shared/types'
 import type { AwsKeys } from './aws-subject'
@@ -227,6 +228,8 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 			const unexpected = (beta ?? '').split(',').map((x) => x.trim()).filter((x) => x && !betas.has(x))
 			if (unexpected.length)
 				return anthropicError(`Unexpected value(s) ${unexpected.map((x) => `\`${x}\``).join(', ')} for the \`anthropic-beta\` header. Please consult our documentation at docs.anthropic.com or try again without the header.`)
+			const midSystem = midConversationSystem(b.messages, (beta ?? '').split(',').map((x) => x.trim()))
+			if (midSystem !== undefined) return anthropicError(`messages.${midSystem}.role: Input should be 'user' or 'assistant'`)
 			if (beta) headers['anthropic-beta'] = beta
 			// `claude-sonnet-4-5@20250929` → the Anthropic mock's `claude-sonnet-4-5`.
 			const up = await fetch(`${claude.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...rest, model: model.replace(/@.*$/, '') }) })
