@@ -16,7 +16,8 @@
  * - Converse: `{base_url}/model/{modelId}/converse`, `/converse-stream` when streamed.
  * - The model id is one encoded path segment.
  * - Body: Anthropic's without `model` and `stream`, with `anthropic_version: "bedrock-2023-05-31"` and the
- *   `anthropic-beta` header's values as an `anthropic_beta` array, those Bedrock refuses left out (platform-betas.ts).
+ *   `anthropic-beta` header's values as an `anthropic_beta` array, those Bedrock refuses left out (platform-betas.ts),
+ *   and without Claude Code's attribution line, which Bedrock refuses in a system prompt (attribution-line.ts).
  * - Auth: a Bedrock API key as `Authorization: Bearer` (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html),
  *   or IAM keys given as `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`, signed with SigV4 (service `bedrock`), or
  *   `ambient`: the temporary keys of the role the gateway runs as (aws/ambient.ts), signed so, renewed after a refusal.
@@ -33,6 +34,7 @@ import { bedrockConverse } from '../protocols/bedrock-converse'
 import type { Channel } from '../routing/catalog'
 import { type CallHooks, type ChatAdapter, channelHeaders, joinUrl, type UpstreamRequest } from './adapter'
 import { anthropicAdapter } from './anthropic'
+import { dropAttributionLine } from './attribution-line'
 import { baseModelOf, foundationModelOf } from './base-models'
 import { stringSetting } from './channel-key-memo'
 import { ambientAwsCredentials, dropAmbientAwsCredentials } from './aws/ambient'
@@ -129,6 +131,7 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		if (betas.length) body.anthropic_beta = betas
 		else delete body.anthropic_beta
 		foldSystemMessages(body, betas)
+		dropAttributionLine(body)
 		req.body = JSON.stringify(body)
 	},
 	async refused(ch, req, res) {

@@ -16,6 +16,7 @@ import { gemini } from '../../protocols/gemini'
 import { ownSignaturesOnly } from '../../protocols/gemini/signatures'
 import { anthropicCountTokensUrl, geminiMethodUrl } from '../../providers/native-endpoints'
 import { type CallVia, channelHeaders } from '../../providers/adapter'
+import { dropAttributionLine } from '../../providers/attribution-line'
 import { BEDROCK_VERSION, bedrockCountHooks, countTokensModel, countTokensUrl } from '../../providers/bedrock'
 import { bedrockCountBetas, splitBetas } from '../../providers/platform-betas'
 import { adaptersReady, chatAdapterFor } from '../../providers/registry'
@@ -163,6 +164,7 @@ async function byBedrock(c: CountCall, ch: Channel, upstreamModel: string): Prom
 	const { model: _model, mcp_servers: _mcp, ...anthropic } = anthropicCountBody(c, model)
 	const betas = c.native?.protocol === 'anthropic-messages' ? bedrockCountBetas(splitBetas(c.inbound.get('anthropic-beta') ?? '')) : []
 	const invoke = { anthropic_version: BEDROCK_VERSION, max_tokens: c.ir.maxTokens ?? defaultOutputCap(c.ir.reasoning), ...anthropic, ...(betas.length && { anthropic_beta: betas }) }
+	dropAttributionLine(invoke)
 	const body = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } }
 	const headers = { 'content-type': 'application/json', accept: 'application/json', ...channelHeaders(ch) }
 	const out = await post(c, ch, countTokensUrl(ch, model), headers, body, { ch, adapter: bedrockCountHooks })

@@ -9,6 +9,7 @@
  * - body: Anthropic's Messages body with `anthropic_version: "bedrock-2023-05-31"`, no `model` or `stream` (400
  *   ValidationException "extraneous key [model] is not permitted"), betas in `anthropic_beta`, one outside `betas` (AWS's
  *   documented list by default; empty for a model that takes none, as Opus 4.7 did) refused 400 "invalid beta flag";
+ *   a system prompt naming `x-anthropic-billing-header` (Claude Code's attribution line) refused 400 as a reserved keyword;
  * - errors: `{"message": …}` with `x-amzn-errortype`; streams as AWS event-stream frames with CRCs (event-stream.ts),
  *   `message_stop` carrying `amazon-bedrock-invocationMetrics`, in-stream exceptions as `exception` messages.
  * - CountTokens (`POST /model/{modelId}/count-tokens`,
@@ -95,6 +96,16 @@ const DOCUMENTED_BETAS = [
 	'tool-search-tool-2025-10-19',
 	'tool-examples-2025-10-29',
 ]
+
+/**
+ * Claude Code's attribution line (`x-anthropic-billing-header: cc_version=…; cc_entrypoint=…;`, the first block of its
+ * system prompt) is Anthropic's own: Bedrock refuses a system prompt naming it, 400 ValidationException with these
+ * words, as reported of InvokeModel(WithResponseStream) since Claude Code 2.1.15 (github.com/anthropics/claude-code/issues/24168,
+ * github.com/musistudio/claude-code-router/issues/1161, github.com/BerriAI/litellm/pull/29701, which strips it for Bedrock alone).
+ */
+const RESERVED_KEYWORD = 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.'
+const reservedInSystem = (system: unknown): boolean =>
+	(typeof system === 'string' ? [system] : Array.isArray(system) ? system.map((x) => x?.text) : []).some((t) => typeof t === 'string' && t.includes('x-anthropic-billing-header'))
 
 export type BedrockMock = {
 	readonly url: string
@@ -193,6 +204,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 		const betas = b.anthropic_beta
 		if (betas !== undefined && (!Array.isArray(betas) || betas.some((x) => typeof x !== 'string'))) return malformed('#/anthropic_beta: expected type: JSONArray')
 		if (Array.isArray(betas) && betas.some((x) => !mock.betas.has(x))) return errorResponse(400, 'ValidationException', 'invalid beta flag')
+		if (reservedInSystem(b.system)) return errorResponse(400, 'ValidationException', RESERVED_KEYWORD)
 		// A system message mid-conversation stands only with its beta, as on Anthropic's API.
 		const midSystem = midConversationSystem(b.messages, Array.isArray(betas) ? betas : [])
 		if (midSystem !== undefined) return errorResponse(400, 'ValidationException', `messages.${midSystem}.role: Input should be 'user' or 'assistant'`)
@@ -298,6 +310,7 @@ export async function startBedrockMock(opts: BedrockMockOptions): Promise<Bedroc
 			}
 			for (const key of ['model', 'stream', 'mcp_servers']) if (key in b) return errorResponse(400, 'ValidationException', `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`)
 			if (b.anthropic_version !== 'bedrock-2023-05-31' || typeof b.max_tokens !== 'number') return errorResponse(400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] or [max_tokens] not found, please reformat your input and try again.')
+			if (reservedInSystem(b.system)) return errorResponse(400, 'ValidationException', RESERVED_KEYWORD)
 			const blocks = (c: unknown): string[] => (typeof c === 'string' ? [c] : Array.isArray(c) ? c.flatMap((x) => (x?.type === 'text' ? [String(x.text)] : x?.type === 'tool_result' ? blocks(x.content) : [])) : [])
 			texts = [...blocks(b.system), ...((b.messages as Array<{ content?: unknown }>) ?? []).flatMap((msg) => blocks(msg.content))]
 		} else {
