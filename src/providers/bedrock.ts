@@ -127,7 +127,7 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 		delete req.headers['anthropic-beta']
 		const asked = [...(Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : []), ...(beta ? splitBetas(beta) : [])]
 		// In Bedrock's names, without those this endpoint refused before (platform-betas.ts).
-		const betas = asked.length ? withoutRefused(ch.id, req.url, cloudBetas(asked)) : asked
+		const betas = asked.length ? withoutRefused(ch, req.url, cloudBetas(asked)) : asked
 		if (betas.length) body.anthropic_beta = betas
 		else delete body.anthropic_beta
 		foldSystemMessages(body, betas)
@@ -137,7 +137,7 @@ export const bedrockClaudeAdapter: ChatAdapter = {
 	async refused(ch, req, res) {
 		if (req.body === undefined || !bedrockRefusedBeta(await res.text())) return false
 		const body = JSON.parse(req.body) as Record<string, unknown>
-		const next = afterBedrockRefusal(ch.id, req.url, Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : [])
+		const next = afterBedrockRefusal(ch, req.url, Array.isArray(body.anthropic_beta) ? (body.anthropic_beta as string[]) : [])
 		if (!next) return false
 		if (next.length) body.anthropic_beta = next
 		else delete body.anthropic_beta

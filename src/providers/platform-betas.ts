@@ -11,9 +11,10 @@
  * - Tool search has another name on both clouds (Anthropic's `advanced-tool-use-2025-11-20` is
  *   `tool-search-tool-2025-10-19` there: platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool), sent so
  *   from the start.
- * What was learnt is per instance, channel and endpoint (model and method), kept until the process ends.
+ * What was learnt is per instance, channel (and its base URL) and endpoint (model and method), kept until the process ends.
  * @module
  */
+import type { Channel } from '../routing/catalog'
 
 /** The betas AWS documents for Claude over InvokeModel (`anthropic_beta`, docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html). */
 const BEDROCK_DOCUMENTED: ReadonlySet<string> = new Set([
@@ -46,7 +47,10 @@ const MAX_LEARNT = 10_000
  * An endpoint: its model and method, the URL from `/model…` on (Bedrock's `/model/{id}/invoke`, Vertex's
  * `…/models/{id}:rawPredict`), the same before and after a Vertex project is filled in from the metadata server.
  */
-const keyOf = (channelId: number, url: string) => `${channelId} ${url.slice(Math.max(0, url.lastIndexOf('/model')))}`
+const keyOf = (ch: Endpoint, url: string) => `${ch.id} ${ch.baseUrl} ${url.slice(Math.max(0, url.lastIndexOf('/model')))}`
+
+/** The channel an endpoint is on: its id, and its base URL (another base URL is another cloud's account or region). */
+type Endpoint = Pick<Channel, 'id' | 'baseUrl'>
 
 /** The comma-separated betas of a header (or the items of a body's `anthropic_beta`), each once, in the clouds' names. */
 export function cloudBetas(values: readonly string[]): string[] {
@@ -61,17 +65,17 @@ export function cloudBetas(values: readonly string[]): string[] {
 export const splitBetas = (header: string): string[] => header.split(',')
 
 /** `betas` without what the endpoint refused before. */
-export function withoutRefused(channelId: number, url: string, betas: string[]): string[] {
-	const l = learnt.get(keyOf(channelId, url))
+export function withoutRefused(ch: Endpoint, url: string, betas: string[]): string[] {
+	const l = learnt.get(keyOf(ch, url))
 	if (!l) return betas
 	if (l === 'none') return []
 	if (l === 'documented') return betas.filter((b) => BEDROCK_DOCUMENTED.has(b))
 	return betas.filter((b) => !l.drop.has(b))
 }
 
-function remember(channelId: number, url: string, l: Learnt) {
+function remember(ch: Endpoint, url: string, l: Learnt) {
 	if (learnt.size >= MAX_LEARNT) learnt.clear()
-	learnt.set(keyOf(channelId, url), l)
+	learnt.set(keyOf(ch, url), l)
 }
 
 /** The values a Vertex refusal names: "Unexpected value(s) `a`, `b` for the `anthropic-beta` header". */
@@ -84,12 +88,12 @@ export function vertexRefused(message: string): string[] {
  * After Vertex's 400: the betas to send instead (the named ones dropped, remembered for the endpoint), or undefined
  * when the refusal was not of betas `sent` holds.
  */
-export function afterVertexRefusal(channelId: number, url: string, sent: string[], message: string): string[] | undefined {
+export function afterVertexRefusal(ch: Endpoint, url: string, sent: string[], message: string): string[] | undefined {
 	const named = vertexRefused(message).filter((b) => sent.includes(b))
 	if (named.length === 0) return undefined
-	const prev = learnt.get(keyOf(channelId, url))
+	const prev = learnt.get(keyOf(ch, url))
 	const drop = new Set([...(prev && typeof prev === 'object' ? prev.drop : []), ...named])
-	remember(channelId, url, { drop })
+	remember(ch, url, { drop })
 	return sent.filter((b) => !drop.has(b))
 }
 
@@ -106,14 +110,14 @@ export const bedrockRefusedBeta = (message: string): boolean => /invalid beta fl
  * After Bedrock's "invalid beta flag": the betas to send instead (AWS's documented ones, or none when only those were
  * sent), remembered for the endpoint; undefined when none was sent.
  */
-export function afterBedrockRefusal(channelId: number, url: string, sent: string[]): string[] | undefined {
+export function afterBedrockRefusal(ch: Endpoint, url: string, sent: string[]): string[] | undefined {
 	if (sent.length === 0) return undefined
 	const documented = sent.filter((b) => BEDROCK_DOCUMENTED.has(b))
 	if (documented.length < sent.length) {
-		remember(channelId, url, 'documented')
+		remember(ch, url, 'documented')
 		return documented
 	}
-	remember(channelId, url, 'none')
+	remember(ch, url, 'none')
 	return []
 }
 

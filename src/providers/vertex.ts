@@ -155,7 +155,7 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		body.anthropic_version = VERTEX_ANTHROPIC_VERSION
 		// In Vertex's names, without those this endpoint refused before (platform-betas.ts).
 		const beta = req.headers['anthropic-beta']
-		const betas = beta ? withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))) : []
+		const betas = beta ? withoutRefused(ch, req.url, cloudBetas(splitBetas(beta))) : []
 		if (beta) setBetas(req, betas)
 		foldSystemMessages(body, betas)
 		req.body = JSON.stringify(body)
@@ -167,7 +167,7 @@ export const vertexClaudeAdapter: ChatAdapter = {
 		if (!sent) return false
 		const said = (await res.json().catch(() => undefined)) as { error?: { message?: unknown } } | undefined
 		const message = typeof said?.error?.message === 'string' ? said.error.message : ''
-		const next = afterVertexRefusal(ch.id, req.url, splitBetas(sent), message)
+		const next = afterVertexRefusal(ch, req.url, splitBetas(sent), message)
 		if (!next) return false
 		setBetas(req, next)
 		if (req.body !== undefined) {
@@ -210,7 +210,7 @@ export const vertexClaudeCountAdapter: ChatAdapter = {
 		if (req.body === undefined) return
 		req.body = JSON.stringify({ ...(JSON.parse(req.body) as Record<string, unknown>), anthropic_version: VERTEX_ANTHROPIC_VERSION })
 		const beta = req.headers['anthropic-beta']
-		if (beta) setBetas(req, withoutRefused(ch.id, req.url, cloudBetas(splitBetas(beta))))
+		if (beta) setBetas(req, withoutRefused(ch, req.url, cloudBetas(splitBetas(beta))))
 	},
 }
 
