@@ -1,6 +1,7 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
- * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`) and, for OpenAI streams, `stream_options.include_usage`
+ * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`), OpenRouter's `reasoning` object
+ * for OpenAI's own models (as their `reasoning_effort`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
  * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns); a Gemini 3 thinking level
@@ -14,7 +15,7 @@ import type { ProtocolName } from '../protocols/codec'
 import { thinkingConfigFor } from '../protocols/gemini/config'
 import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
-import { usesCompletionTokens } from '../protocols/openai-chat/request'
+import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
 import { topLevelMembers } from './json-members'
 
 type Body = Record<string, unknown>
@@ -43,6 +44,9 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 				const { max_tokens: asked, ...rest } = out ?? body
 				out = { ...rest, max_completion_tokens: body.max_completion_tokens ?? asked }
 			}
+			// OpenRouter's `reasoning` object (Qwen Code's `generationConfig.reasoning`), which OpenAI's own models refuse.
+			const reasoning = reasoningObjectFor(out ?? body, upstreamModel)
+			if (reasoning) out = reasoning
 			if (cap !== undefined) {
 				// Lower the field the client's cap is in; when it gave none, the one the model accepts.
 				const sent = out ?? body

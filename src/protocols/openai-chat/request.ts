@@ -19,6 +19,7 @@ import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from 
 import type { OpenAIChatBody } from './model'
 import { openaiUser } from './user'
 import { decodePromptCacheHint } from '../prompt-cache-hint'
+import { openaiEfforts, takesReasoningEffort } from '../../routing/reasoning-models'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
 export const EXTRA_PROTOCOL_KEY = '__protocol'
@@ -232,11 +233,12 @@ function effortReasoning(effort: string, param: string): Reasoning {
 
 /**
  * OpenRouter's `reasoning` object (https://openrouter.ai/docs/use-cases/reasoning-tokens): `effort` or `max_tokens`
- * (a budget), or `enabled`. Qwen Code sends it instead of `reasoning_effort` for models it does not take for OpenAI's;
- * OpenAI upstreams still get it as written (it stays in `extra`), the others get it as thinking rather than not at all.
+ * (a budget), or `enabled`. Qwen Code sends it instead of `reasoning_effort` (`model.generationConfig.reasoning`);
+ * OpenAI-compatible upstreams still get it as written (it stays in `extra`), OpenAI's own models as their
+ * `reasoning_effort` (reasoningObjectFor), the others get it as thinking rather than not at all.
  * @example decodeReasoningObject({ max_tokens: 2000 }) // { enabled: true, budgetTokens: 2000 }
  */
-function decodeReasoningObject(o: Json): Reasoning | undefined {
+export function decodeReasoningObject(o: Json): Reasoning | undefined {
 	const enabled = optBoolean(o.enabled, 'reasoning.enabled')
 	const effort = optString(o.effort, 'reasoning.effort')
 	const budget = optInteger(o.max_tokens, 'reasoning.max_tokens')
@@ -402,9 +404,10 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	// least effort it takes (`none` where it has one), as in openai-responses/request.ts: without an effort it would
 	// reason at its default. Other vendors' models, whose efforts are not known here, get none, as before.
 	const r = req.reasoning
+	if (takesReasoningEffort(model) !== undefined) delete body.reasoning
 	if (r && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
-		const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : upstream?.efforts && 'none'
-		if (effort) body.reasoning_effort = nearestEffort(effort, upstream?.efforts)
+		const effort = effortFor(r, upstream?.efforts)
+		if (effort) body.reasoning_effort = effort
 	}
 	if (req.stream) {
 		body.stream = true
@@ -413,6 +416,28 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	// A user id that came as safety_identifier goes back as that alone (already among the extras).
 	if (req.user !== undefined && body.safety_identifier !== req.user) body.user = openaiUser(req.user)
 	return body as OpenAIChatBody
+}
+
+/** The `reasoning_effort` for canonical reasoning, among `efforts` when the model's are known; off is the least it takes. */
+const effortFor = (r: Reasoning, efforts: readonly string[] | undefined): string | undefined => {
+	const effort = r.enabled ? (r.effort ?? (r.budgetTokens !== undefined ? budgetToEffort(r.budgetTokens) : undefined)) : efforts && 'none'
+	return effort && nearestEffort(effort, efforts)
+}
+
+/**
+ * OpenRouter's `reasoning` object in a body for OpenAI's own model `model`, whose Chat Completions know no such field
+ * (400 "Unrecognized request argument supplied: reasoning"): the object comes off, and a reasoning model gets it as the
+ * `reasoning_effort` it takes unless the body has one. Undefined when the body stays: no object, or a name of another
+ * vendor's (an OpenAI-compatible API, OpenRouter among them, may take the object).
+ * @example reasoningObjectFor({ reasoning: { effort: 'medium' } }, 'gpt-5.5') // { reasoning_effort: 'medium' }
+ */
+export function reasoningObjectFor(body: Json, model: string): Json | undefined {
+	const takes = takesReasoningEffort(model)
+	if (!isObject(body.reasoning) || takes === undefined) return undefined
+	const { reasoning, ...rest } = body
+	const r = decodeReasoningObject(reasoning as Json)
+	const effort = takes && r && rest.reasoning_effort == null ? effortFor(r, openaiEfforts(model)) : undefined
+	return effort ? { ...rest, reasoning_effort: effort } : rest
 }
 
 /**

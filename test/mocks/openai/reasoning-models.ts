@@ -65,3 +65,16 @@ export function checkSampling(b: Record<string, unknown>): JsonReply | undefined
 	const param = SAMPLING.find((k) => b[k] !== undefined && b[k] !== null && !((k === 'temperature' || k === 'top_p') && b[k] === 1) && b[k] !== false)
 	return param && openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
 }
+
+/** OpenAI's own chat models (gpt-oss is served by others, whose APIs take OpenRouter's fields). */
+const OPENAI_OWN = /^(gpt-(?!oss)|chatgpt-|o\d|codex-)/
+
+/**
+ * OpenAI's 400 for OpenRouter's `reasoning` object in a Chat Completions body (Chat Completions takes `reasoning_effort`;
+ * an argument it does not know is "Unrecognized request argument supplied: reasoning", no param or code), or undefined.
+ * Only OpenAI's own model names: the mock also stands for OpenAI-compatible vendors, some of which take the object.
+ */
+export function checkReasoningObject(b: Record<string, unknown>): JsonReply | undefined {
+	if (b.reasoning === undefined || typeof b.model !== 'string' || !OPENAI_OWN.test(b.model)) return undefined
+	return openaiError(400, 'Unrecognized request argument supplied: reasoning')
+}

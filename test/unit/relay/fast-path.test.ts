@@ -42,6 +42,22 @@ describe('rewriteBody (openai-chat): the output cap of a reasoning model', () =>
 	})
 })
 
+describe("rewriteBody (openai-chat): OpenRouter's reasoning object (Qwen Code's)", () => {
+	const ask = { model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning: { effort: 'xhigh' } }
+	const { reasoning: _, ...bare } = ask
+	it("should send it to OpenAI's models as the effort they take, or not at all (400 \"Unrecognized request argument supplied: reasoning\")", () => {
+		expect(rewriteBody('openai-chat', ask, 'gpt-5.1', undefined, false)).toEqual({ ...bare, model: 'gpt-5.1', reasoning_effort: 'high' })
+		expect(rewriteBody('openai-chat', { ...ask, reasoning: { enabled: false } }, 'gpt-5.1', undefined, false)).toEqual({ ...bare, model: 'gpt-5.1', reasoning_effort: 'none' })
+		// The client's own reasoning_effort wins; a model that does not reason gets neither.
+		expect(rewriteBody('openai-chat', { ...ask, reasoning_effort: 'low' }, 'o3', undefined, false)).toEqual({ ...bare, model: 'o3', reasoning_effort: 'low' })
+		expect(rewriteBody('openai-chat', ask, 'gpt-4.1', undefined, false)).toEqual({ ...bare, model: 'gpt-4.1' })
+	})
+	it("should leave it to another vendor's model, whose OpenAI-compatible API may take it (OpenRouter does)", () => {
+		expect(rewriteBody('openai-chat', ask, 'deepseek-chat', undefined, false)).toEqual({ ...ask, model: 'deepseek-chat' })
+		expect(rewriteBody('openai-chat', ask, 'anthropic/claude-sonnet-4.5', undefined, false)).toEqual({ ...ask, model: 'anthropic/claude-sonnet-4.5' })
+	})
+})
+
 describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouches for', () => {
 	const CLAUDE_SIG = 'EqQBCkgIARABGAIiQL5ZtMmXqy+/=='
 	const GEMINI_SIG = tagSignature('gemini-text', 'R0VNX1NJR18y')
