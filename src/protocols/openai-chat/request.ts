@@ -404,7 +404,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	// least effort it takes (`none` where it has one), as in openai-responses/request.ts: without an effort it would
 	// reason at its default. Other vendors' models, whose efforts are not known here, get none, as before.
 	const r = req.reasoning
-	if (takesReasoningEffort(model) !== undefined) delete body.reasoning
+	if (body.reasoning !== undefined && takesReasoningEffort(model) !== undefined) delete body.reasoning
 	if (r && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
 		const effort = effortFor(r, upstream?.efforts)
 		if (effort) body.reasoning_effort = effort
@@ -432,8 +432,9 @@ const effortFor = (r: Reasoning, efforts: readonly string[] | undefined): string
  * @example reasoningObjectFor({ reasoning: { effort: 'medium' } }, 'gpt-5.5') // { reasoning_effort: 'medium' }
  */
 export function reasoningObjectFor(body: Json, model: string): Json | undefined {
+	if (!isObject(body.reasoning)) return undefined
 	const takes = takesReasoningEffort(model)
-	if (!isObject(body.reasoning) || takes === undefined) return undefined
+	if (takes === undefined) return undefined
 	const { reasoning, ...rest } = body
 	const r = decodeReasoningObject(reasoning as Json)
 	const effort = takes && r && rest.reasoning_effort == null ? effortFor(r, openaiEfforts(model)) : undefined
