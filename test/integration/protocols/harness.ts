@@ -225,6 +225,16 @@ export function lastRequest(mock: Pick<VendorMock, 'requests'>): RecordedRequest
 	return r as ReturnType<typeof lastRequest>
 }
 
+/**
+ * A matrix with one more model of OpenAI's catalog (GPT-5's price: $1.25 and $10 per million), served under its own
+ * name by an OpenAI channel: what the outside clients' shape tests ask for besides the three vendors' models.
+ */
+export const startMatrixWithCatalogModel = (name: string) =>
+	startMatrix({
+		models: [{ name, input_per_mtok: 1.25, output_per_mtok: 10 }],
+		channels: (mocks) => [{ name: `ch-${name.replaceAll('.', '-')}`, type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [name] }],
+	})
+
 /** `it` titles: `openai upstream, stream`. */
 export const label = (up: Upstream, stream: boolean) => `${up} upstream, ${stream ? 'stream' : 'non-stream'}`
 

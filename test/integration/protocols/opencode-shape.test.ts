@@ -12,17 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/resources/responses/responses'
-import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 
 /** A model of opencode's OpenAI catalog, served by an OpenAI channel under its name. */
 const GPT = 'gpt-5.5'
 const CLAUDE = MODEL.anthropic
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		models: [{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 }],
-		channels: (mocks) => [{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT] }],
-	})
+	m = await startMatrixWithCatalogModel(GPT)
 }, SETUP_MS)
 afterAll(() => m.close())
 

@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type OpenAI from 'openai'
-import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 import { sseFrames } from './wire-checks'
 
 /** A reasoning model of OpenAI's, served by an OpenAI channel on the fast path (its name is the upstream's). */
@@ -22,10 +22,7 @@ const CLAUDE = MODEL.anthropic
 const GEMINI = MODEL.gemini
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		models: [{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 }],
-		channels: (mocks) => [{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT] }],
-	})
+	m = await startMatrixWithCatalogModel(GPT)
 }, SETUP_MS)
 afterAll(() => m.close())
 
