@@ -34,10 +34,10 @@ type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParams, 'stre
 
 type Detail = { type: string; text?: string; signature?: string; data?: string }
 
-/** POST /v1/chat/completions through the OpenAI SDK; streams ask for the usage chunk. */
-export async function chat(client: OpenAI, params: ChatParams, stream: boolean): Promise<Answer> {
+/** POST /v1/chat/completions through the OpenAI SDK; streams ask for the usage chunk. `options`: the request's own (a client's headers). */
+export async function chat(client: OpenAI, params: ChatParams, stream: boolean, options?: OpenAI.RequestOptions): Promise<Answer> {
 	if (!stream) {
-		const r = await client.chat.completions.create({ ...params, stream: false } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming)
+		const r = await client.chat.completions.create({ ...params, stream: false } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, options)
 		expect(r.object).toBe('chat.completion')
 		expect(r.model).toBe(params.model)
 		const msg = r.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string; reasoning_details?: Detail[] }
@@ -55,7 +55,7 @@ export async function chat(client: OpenAI, params: ChatParams, stream: boolean):
 			replay: msg,
 		}
 	}
-	const s = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+	const s = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, options)
 	const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = []
 	for await (const c of s) chunks.push(c)
 	checkChatChunks(chunks, params.model, true)

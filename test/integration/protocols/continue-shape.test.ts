@@ -12,8 +12,8 @@
  * the shapes are as sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type OpenAI from 'openai'
 import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/resources/responses/responses'
+import { chat } from './clients'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 import { sseFrames } from './wire-checks'
 
@@ -144,37 +144,19 @@ describe('Continue through /v1/chat/completions (provider openai, names not gpt-
 			// requestOptions.extraBodyProperties
 			reasoning_effort: 'medium',
 		})
-		type Chunk = OpenAI.ChatCompletionChunk & { choices: Array<{ delta: { reasoning_content?: string } }> }
-		const turn = async (messages: unknown[]) => {
-			const out = { text: '', reasoning: '', calls: [] as Array<{ id: string; name: string; arguments: string }>, usage: undefined as OpenAI.CompletionUsage | undefined, finish: '' }
-			for await (const c of (await acct.openai.chat.completions.create(body(messages) as never)) as unknown as AsyncIterable<Chunk>) {
-				if (c.usage) {
-					expect(c.choices).toEqual([])
-					out.usage = c.usage
-				}
-				const choice = c.choices[0]
-				out.finish ||= choice?.finish_reason ?? ''
-				out.text += choice?.delta.content ?? ''
-				out.reasoning += choice?.delta.reasoning_content ?? ''
-				for (const t of choice?.delta.tool_calls ?? []) {
-					if (t.id) out.calls[t.index] = { id: t.id, name: t.function?.name ?? '', arguments: '' }
-					out.calls[t.index]!.arguments += t.function?.arguments ?? ''
-				}
-			}
-			return out
-		}
+		const turn = (messages: unknown[]) => chat(acct.openai, body(messages) as never, true)
 		const user = { role: 'user', content: ASK }
 		const first = await turn([user])
 		const [call] = first.calls
-		expect([call?.name, JSON.parse(call!.arguments), first.finish, first.reasoning]).toEqual(['Read', { filepath: 'hello.txt' }, 'tool_calls', `Let me think about ${ASK}.`])
-		expect(first.usage?.completion_tokens_details?.reasoning_tokens).toBeGreaterThan(0)
+		expect([call?.name, call?.args, first.stop, first.reasoning]).toEqual(['Read', { filepath: 'hello.txt' }, 'tool_calls', `Let me think about ${ASK}.`])
+		expect(first.usage.reasoning).toBeGreaterThan(0)
 
 		const second = await turn([
 			user,
-			{ role: 'assistant', content: '', tool_calls: [{ id: call!.id, type: 'function', function: { name: 'Read', arguments: call!.arguments } }] },
+			{ role: 'assistant', content: '', tool_calls: [{ id: call!.id, type: 'function', function: { name: 'Read', arguments: JSON.stringify(call!.args) } }] },
 			{ role: 'tool', content: READ_OUT, tool_call_id: call!.id },
 		])
-		expect([second.text, second.finish]).toEqual([`Tool results: ${READ_OUT}`, 'stop'])
+		expect([second.text, second.stop]).toEqual([`Tool results: ${READ_OUT}`, 'stop'])
 		const [, assistant] = lastRequest(m.mocks.anthropic).body.messages
 		expect(assistant.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use'])
 		expect(lastRequest(m.mocks.anthropic).body.thinking.type).toBe('enabled')

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/resources/responses/responses'
+import { chat } from './clients'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 
 /** A model of opencode's OpenAI catalog, served by an OpenAI channel under its name. */
@@ -190,23 +191,10 @@ describe('opencode through /v1/chat/completions (a custom @ai-sdk/openai-compati
 	it("should put the breakpoint it sets on a tool call on Claude's tool_use, and its thinking back before it", async () => {
 		const acct = await m.account()
 		const headers = { 'user-agent': 'opencode/1.18.33 ai-sdk/provider-utils/4.0.23 runtime/bun/1.3.14', ...SESSION }
-		const turn = async (messages: unknown[]) => {
-			const stream = await acct.openai.chat.completions.create(body(messages) as never, { headers })
-			const out = { text: '', reasoning: '', calls: [] as Array<{ id: string; name: string; arguments: string }> }
-			for await (const c of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk & { choices: Array<{ delta: { reasoning_content?: string } }> }>) {
-				const d = c.choices[0]?.delta
-				out.text += d?.content ?? ''
-				out.reasoning += d?.reasoning_content ?? ''
-				for (const t of d?.tool_calls ?? []) {
-					if (t.id) out.calls[t.index] = { id: t.id, name: t.function?.name ?? '', arguments: '' }
-					out.calls[t.index]!.arguments += t.function?.arguments ?? ''
-				}
-			}
-			return out
-		}
+		const turn = (messages: unknown[]) => chat(acct.openai, body(messages) as never, true, { headers })
 		const first = await turn([{ role: 'user', content: ASK, cache_control: EPHEMERAL }])
 		const [call] = first.calls
-		expect(call && [call.name, JSON.parse(call.arguments)]).toEqual(['read', { filePath: FILE }])
+		expect(call && [call.name, call.args]).toEqual(['read', { filePath: FILE }])
 		expect(first.reasoning).toBe(`Let me think about ${ASK}.`)
 
 		// The assistant turn has no text, so the breakpoint of its last part is on the tool call.
@@ -216,7 +204,7 @@ describe('opencode through /v1/chat/completions (a custom @ai-sdk/openai-compati
 				role: 'assistant',
 				content: '',
 				reasoning_content: first.reasoning,
-				tool_calls: [{ id: call!.id, type: 'function', function: { name: call!.name, arguments: call!.arguments }, cache_control: EPHEMERAL }],
+				tool_calls: [{ id: call!.id, type: 'function', function: { name: call!.name, arguments: JSON.stringify(call!.args) }, cache_control: EPHEMERAL }],
 			},
 			{ role: 'tool', tool_call_id: call!.id, content: READ_OUT, cache_control: EPHEMERAL },
 		])

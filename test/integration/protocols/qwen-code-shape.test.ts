@@ -12,7 +12,7 @@
  * are shortened; the shapes are as sent. The CLI itself is not a dependency.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type OpenAI from 'openai'
+import { chat } from './clients'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 import { sseFrames } from './wire-checks'
 
@@ -68,23 +68,7 @@ describe('Qwen Code through /v1/chat/completions (--auth-type openai)', () => {
 		tools: [READ, SHELL].map((f) => ({ type: 'function', function: f })),
 		...extra,
 	})
-	type Chunk = OpenAI.ChatCompletionChunk & { choices: Array<{ delta: { reasoning_content?: string } }> }
-	const turn = async (acct: Account, b: unknown) => {
-		const out = { text: '', reasoning: '', calls: [] as Array<{ id: string; name: string; arguments: string }>, usage: undefined as OpenAI.CompletionUsage | undefined, finish: '' }
-		const stream = await acct.openai.chat.completions.create(b as never, { headers: { 'user-agent': UA } })
-		for await (const c of stream as unknown as AsyncIterable<Chunk>) {
-			if (c.usage) out.usage = c.usage
-			const choice = c.choices[0]
-			out.finish ||= choice?.finish_reason ?? ''
-			out.text += choice?.delta.content ?? ''
-			out.reasoning += choice?.delta.reasoning_content ?? ''
-			for (const t of choice?.delta.tool_calls ?? []) {
-				if (t.id) out.calls[t.index] = { id: t.id, name: t.function?.name ?? '', arguments: '' }
-				out.calls[t.index]!.arguments += t.function?.arguments ?? ''
-			}
-		}
-		return out
-	}
+	const turn = (acct: Account, b: unknown) => chat(acct.openai, b as never, true, { headers: { 'user-agent': UA } })
 	const user = { role: 'user', content: [text(ASK)] }
 
 	for (const model of [GPT, CLAUDE, GEMINI])
@@ -92,8 +76,8 @@ describe('Qwen Code through /v1/chat/completions (--auth-type openai)', () => {
 			const acct = await m.account()
 			const first = await turn(acct, body(model, [user]))
 			const [call] = first.calls
-			expect([call?.name, JSON.parse(call!.arguments), first.finish]).toEqual(['read_file', { file_path: FILE }, 'tool_calls'])
-			expect(first.usage!.prompt_tokens).toBeGreaterThan(0)
+			expect([call?.name, call?.args, first.stop]).toEqual(['read_file', { file_path: FILE }, 'tool_calls'])
+			expect(first.usage.input).toBeGreaterThan(0)
 			if (model === GPT) {
 				// Its max_tokens goes to a reasoning model as the field it takes.
 				const sent = lastRequest(m.mocks.openai).body
@@ -103,12 +87,12 @@ describe('Qwen Code through /v1/chat/completions (--auth-type openai)', () => {
 				acct,
 				body(model, [
 					user,
-					{ role: 'assistant', content: null, tool_calls: [{ id: call!.id, type: 'function', function: { name: 'read_file', arguments: call!.arguments } }] },
+					{ role: 'assistant', content: null, tool_calls: [{ id: call!.id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify(call!.args) } }] },
 					{ role: 'tool', tool_call_id: call!.id, content: [text(READ_OUT)] },
 				]),
 			)
-			expect([second.text, second.finish]).toEqual([`Tool results: ${READ_OUT}`, 'stop'])
-			expect(second.usage!.completion_tokens).toBeGreaterThan(0)
+			expect([second.text, second.stop]).toEqual([`Tool results: ${READ_OUT}`, 'stop'])
+			expect(second.usage.output).toBeGreaterThan(0)
 			expect((await usageRows(m, acct.accountId)).map((r) => [r.model, r.endpoint, r.stream, r.status])).toEqual([
 				[model, '/v1/chat/completions', true, 200],
 				[model, '/v1/chat/completions', true, 200],
@@ -123,14 +107,14 @@ describe('Qwen Code through /v1/chat/completions (--auth-type openai)', () => {
 			const first = await turn(acct, body(model, [user], reasoning))
 			const [call] = first.calls
 			expect(first.reasoning).toBe(`Let me think about ${ASK}.`)
-			expect(first.usage!.completion_tokens_details?.reasoning_tokens).toBeGreaterThan(0)
+			expect(first.usage.reasoning).toBeGreaterThan(0)
 			const second = await turn(
 				acct,
 				body(
 					model,
 					[
 						user,
-						{ role: 'assistant', content: '', tool_calls: [{ id: call!.id, type: 'function', function: { name: 'read_file', arguments: call!.arguments } }], reasoning_content: first.reasoning },
+						{ role: 'assistant', content: '', tool_calls: [{ id: call!.id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify(call!.args) } }], reasoning_content: first.reasoning },
 						{ role: 'tool', tool_call_id: call!.id, content: [text(READ_OUT)] },
 					],
 					reasoning,
