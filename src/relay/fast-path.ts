@@ -1,7 +1,7 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
  * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`), OpenRouter's `reasoning` object
- * for OpenAI's own models (as their `reasoning_effort`) and, for OpenAI streams, `stream_options.include_usage`
+ * for OpenAI's own models (as their `reasoning_effort`), a `tool_choice: 'validated'` (as `auto`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
  * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns); a Gemini 3 thinking level
@@ -35,6 +35,8 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			set('model', upstreamModel)
 			const messages = shortToolCallIds(body.messages)
 			if (messages) set('messages', messages)
+			// Gemini's mode by name (GitHub Copilot CLI's for `gemini-…` models), taken as auto: OpenAI-compatible vendors know only OpenAI's values.
+			if (body.tool_choice === 'validated') set('tool_choice', 'auto')
 			const options = body.stream_options as Body | undefined
 			if (stream && options?.include_usage !== true) set('stream_options', { ...options, include_usage: true })
 			// Reasoning models refuse max_tokens ("Unsupported parameter: 'max_tokens' is not supported with this model. Use

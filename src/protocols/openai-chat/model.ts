@@ -153,6 +153,8 @@ export const OpenAIToolChoice = t.Union([
 	t.Literal('auto'),
 	t.Literal('none'),
 	t.Literal('required'),
+	/** Gemini's VALIDATED mode (GitHub Copilot CLI's for `gemini-…` models): `auto` here, and to OpenAI-compatible upstreams. */
+	t.Literal('validated'),
 	t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }, open) }, open),
 	t.Object({ type: t.Literal('custom'), custom: t.Object({ name: t.String() }, open) }, open),
 	/** Only these of `tools` may be called (`mode` as `auto` or `required`); the list itself stays whole for caching. */

@@ -83,6 +83,10 @@ function decodeTools(raw: unknown, only: OpenAIOnly[]): Tool[] {
 /** The tool choice, and for `allowed_tools` the names of the functions it allows. */
 function decodeToolChoice(raw: unknown, only: OpenAIOnly[]): { choice?: ToolChoice; allowed?: Set<string> } {
 	if (raw === 'auto' || raw === 'none' || raw === 'required') return { choice: { type: raw } }
+	// Gemini's VALIDATED mode by name, which GitHub Copilot CLI sends for `gemini-…` models: the model answers in text or
+	// calls, its calls held to their schemas (https://ai.google.dev/api/caching#FunctionCallingConfig). Auto, as far as
+	// the choice goes.
+	if (raw === 'validated') return { choice: { type: 'auto' } }
 	if (isObject(raw) && raw.type === 'function') {
 		const fn = reqObject(raw.function, 'tool_choice.function')
 		return { choice: { type: 'tool', name: reqString(fn.name, 'tool_choice.function.name') } }
@@ -97,7 +101,7 @@ function decodeToolChoice(raw: unknown, only: OpenAIOnly[]): { choice?: ToolChoi
 		const names = reqArray(at.tools, 'tool_choice.allowed_tools.tools').flatMap((t) => (isObject(t) && t.type === 'function' && isObject(t.function) && typeof t.function.name === 'string' ? [t.function.name] : []))
 		return { choice: { type: at.mode }, allowed: new Set(names) }
 	}
-	throw badRequest(`tool_choice must be 'auto', 'none', 'required', {type:'function',function:{name}}, {type:'custom',custom:{name}} or {type:'allowed_tools',allowed_tools}`, 'tool_choice')
+	throw badRequest(`tool_choice must be 'auto', 'none', 'required', 'validated', {type:'function',function:{name}}, {type:'custom',custom:{name}} or {type:'allowed_tools',allowed_tools}`, 'tool_choice')
 }
 
 function decodeResponseFormat(raw: unknown): ResponseFormat {
