@@ -283,4 +283,15 @@ describe('the errors Copilot CLI shows', () => {
 		expect([status, code]).toEqual([402, 'insufficient_quota'])
 		expect(message).toStartWith('account balance exhausted: this request needs at least $')
 	})
+
+	it("should pass an upstream's 429 on with its retry-after (the CLI retries it five times, then prints the message)", async () => {
+		const acct = await m.account()
+		m.mocks.anthropic.faultOnce = { kind: 'status', status: 429, retryAfter: 1 }
+		type Refusal = { status: number; headers: Headers; error: { message: string } }
+		const e = (await acct.openai.chat.completions
+			.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'medium', temperature: 1, stream: true, stream_options: { include_usage: true } } as never)
+			.catch((x: Refusal) => x)) as Refusal
+		expect([e.status, e.headers.get('retry-after')]).toEqual([429, '1'])
+		expect(e.error.message).toBe('the upstream provider is rate limiting requests for this model; retry after a short wait')
+	})
 })
