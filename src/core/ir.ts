@@ -154,7 +154,11 @@ export type WebSearch = {
 	forced?: true
 }
 
-export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string }
+/**
+ * `validated` on auto: Gemini's VALIDATED mode (the model answers in text or calls, its calls held to their schemas by
+ * constrained decoding: https://ai.google.dev/api/caching#FunctionCallingConfig), sent to Gemini as such; auto elsewhere.
+ */
+export type ToolChoice = { type: 'auto'; validated?: true } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string }
 
 export type ResponseFormat =
 	| { type: 'text' }

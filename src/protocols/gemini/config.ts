@@ -264,7 +264,7 @@ export function encodeToolChoice(choice: ToolChoice): GeminiToolConfig {
 	if (choice.type === 'none') return { functionCallingConfig: { mode: 'NONE' } }
 	if (choice.type === 'required') return { functionCallingConfig: { mode: 'ANY' } }
 	if (choice.type === 'tool') return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } }
-	return { functionCallingConfig: { mode: 'AUTO' } }
+	return { functionCallingConfig: { mode: choice.validated ? 'VALIDATED' : 'AUTO' } }
 }
 
 /**

@@ -153,7 +153,7 @@ export const OpenAIToolChoice = t.Union([
 	t.Literal('auto'),
 	t.Literal('none'),
 	t.Literal('required'),
-	/** Gemini's VALIDATED mode (GitHub Copilot CLI's for `gemini-…` models): `auto` here, and to OpenAI-compatible upstreams. */
+	/** Gemini's VALIDATED mode (GitHub Copilot CLI's for `gemini-…` models): VALIDATED to Gemini, `auto` to other vendors. */
 	t.Literal('validated'),
 	t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }, open) }, open),
 	t.Object({ type: t.Literal('custom'), custom: t.Object({ name: t.String() }, open) }, open),

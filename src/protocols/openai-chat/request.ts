@@ -83,10 +83,8 @@ function decodeTools(raw: unknown, only: OpenAIOnly[]): Tool[] {
 /** The tool choice, and for `allowed_tools` the names of the functions it allows. */
 function decodeToolChoice(raw: unknown, only: OpenAIOnly[]): { choice?: ToolChoice; allowed?: Set<string> } {
 	if (raw === 'auto' || raw === 'none' || raw === 'required') return { choice: { type: raw } }
-	// Gemini's VALIDATED mode by name, which GitHub Copilot CLI sends for `gemini-…` models: the model answers in text or
-	// calls, its calls held to their schemas (https://ai.google.dev/api/caching#FunctionCallingConfig). Auto, as far as
-	// the choice goes.
-	if (raw === 'validated') return { choice: { type: 'auto' } }
+	// Gemini's VALIDATED mode by name, which GitHub Copilot CLI sends for `gemini-…` models (core/ir.ts ToolChoice).
+	if (raw === 'validated') return { choice: { type: 'auto', validated: true } }
 	if (isObject(raw) && raw.type === 'function') {
 		const fn = reqObject(raw.function, 'tool_choice.function')
 		return { choice: { type: 'tool', name: reqString(fn.name, 'tool_choice.function.name') } }

@@ -132,7 +132,8 @@ describe('Copilot CLI through /v1/chat/completions (COPILOT_PROVIDER_TYPE=openai
 				const details = first.events!.flatMap((c) => ((c.choices[0]?.delta as { reasoning_details?: unknown[] } | undefined)?.reasoning_details ?? []))
 				expect(details).toEqual([{ type: 'reasoning.text', text: '', signature: first.signatures[0] }])
 			}
-			if (model === GEMINI) expect(lastRequest(m.mocks.gemini).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } })
+			// Its `validated` is Gemini's own mode.
+			if (model === GEMINI) expect(lastRequest(m.mocks.gemini).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'VALIDATED' } })
 			const second = await turn(acct, body(model, [replayed(first), { role: 'tool', tool_call_id: call!.id, content: READ_OUT }]), { ...STAINLESS, 'x-initiator': 'agent' })
 			expect([second.text, second.stop]).toEqual([`Tool results: ${READ_OUT}`, 'stop'])
 			if (model === CLAUDE) {
