@@ -176,11 +176,11 @@ describe('Copilot CLI through /v1/messages (COPILOT_PROVIDER_TYPE=anthropic, bas
 	const client = (acct: Account) =>
 		new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 0, defaultHeaders: { ...HEADERS, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.94.0' } })
 	const MAX: Record<string, number> = { [GPT]: 128000, [CLAUDE]: 32000, [GEMINI]: 8192 }
-	const body = (model: string, history: unknown[]) => {
+	const body = (model: string, history: unknown[], ask = ASK) => {
 		const claude = model.startsWith('claude-')
 		// Breakpoints on both system blocks and the last user block, for Claude names only.
 		const cc = claude ? { cache_control: EPHEMERAL } : {}
-		const last = history.length ? [] : [{ role: 'user', content: [{ type: 'text', text: ASK, ...cc }] }]
+		const last = history.length ? [] : [{ role: 'user', content: [{ type: 'text', text: ask, ...cc }] }]
 		return {
 			model,
 			max_tokens: MAX[model],
@@ -188,8 +188,12 @@ describe('Copilot CLI through /v1/messages (COPILOT_PROVIDER_TYPE=anthropic, bas
 				{ type: 'text', text: SYSTEM, ...cc },
 				{ type: 'text', text: VERSION, ...cc },
 			],
-			messages: [...(history.length ? [{ role: 'user', content: [{ type: 'text', text: ASK }] }] : last), ...history],
-			tools: functions(model).map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })),
+			messages: [...(history.length ? [{ role: 'user', content: [{ type: 'text', text: ask }] }] : last), ...history],
+			tools: [
+				...functions(model).map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })),
+				// Its freeform apply_patch, as a tool taking the patch as `input`.
+				...(model.startsWith('gpt-') ? [{ name: 'apply_patch', description: PATCH_DESCRIPTION, input_schema: { type: 'object', properties: { input: { type: 'string', description: 'The tool input' } }, required: ['input'] } }] : []),
+			],
 			...(model.startsWith('gemini-') && { tool_choice: { type: 'auto' } }),
 			temperature: 1,
 			thinking: claude ? { type: 'adaptive', display: 'summarized' } : { type: 'enabled', budget_tokens: 2048, display: 'summarized' },
@@ -212,6 +216,20 @@ describe('Copilot CLI through /v1/messages (COPILOT_PROVIDER_TYPE=anthropic, bas
 			expect([second.text, second.stop]).toEqual([`Tool results: ${READ_OUT}`, 'end_turn'])
 			if (model === CLAUDE) expect(lastRequest(m.mocks.anthropic).body.messages.at(-2).content[0].signature).toBe(first.signatures[0])
 		})
+
+	it(`should carry its apply_patch call and result to and from an OpenAI model (${GPT})`, async () => {
+		const acct = await m.account()
+		const patch = '*** Begin Patch\n*** Add File: /tmp/ws/new.txt\n+made by patch\n*** End Patch\n'
+		const ask = `#call apply_patch ${JSON.stringify({ input: patch })}`
+		const first = await messages(client(acct), body(GPT, [], ask) as never, true)
+		const [call] = first.calls
+		expect([call?.name, call?.args]).toEqual(['apply_patch', { input: patch }])
+		const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.id, content: 'Added 1 file(s): /tmp/ws/new.txt' }] }
+		const second = await messages(client(acct), body(GPT, [first.replay, result], ask) as never, true)
+		expect(second.text).toBe('Tool results: Added 1 file(s): /tmp/ws/new.txt')
+		// OpenAI got it as the function tool it was given, not a custom one.
+		expect(lastRequest(m.mocks.openai).body.tools.find((t: { function?: { name: string } }) => t.function?.name === 'apply_patch')?.type).toBe('function')
+	})
 })
 
 describe('Copilot CLI through /v1/responses (COPILOT_PROVIDER_WIRE_API=responses)', () => {
