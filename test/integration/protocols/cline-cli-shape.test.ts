@@ -17,7 +17,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chat } from './clients'
-import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 import { checkMessageEvents, sseFrames } from './wire-checks'
 
 /** OpenAI's model on a channel with the Responses API (OpenAI's own has it), where a converted web search goes. */
@@ -27,8 +27,15 @@ const GEMINI = MODEL.gemini
 let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
-		models: [{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 }],
-		channels: (mocks) => [{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT], settings: { responses_api: true } }],
+		models: [
+			{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 },
+			{ name: GEMINI_3, input_per_mtok: 2, output_per_mtok: 12 },
+		],
+		channels: (mocks) => [
+			{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT], settings: { responses_api: true } },
+			// Its mock signs each turn's first call and refuses the call back without its signature.
+			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
+		],
 	})
 }, SETUP_MS)
 afterAll(() => m.close())
@@ -100,7 +107,7 @@ describe('Cline CLI through its openai provider (/v1/chat/completions)', () => {
 		tool_calls: [{ id, type: 'function', function: { name: 'read_files', arguments: JSON.stringify({ files: [{ path: FILE }] }) } }],
 	})
 
-	for (const model of [GPT, CLAUDE, GEMINI])
+	for (const model of [GPT, CLAUDE, GEMINI, GEMINI_3])
 		it(`should stream its read_files call with usage and take the call back with its result as a string (${model})`, async () => {
 			const acct = await m.account()
 			const first = await turn(acct, body(model, [user]))
@@ -230,7 +237,7 @@ describe('Cline CLI through its anthropic provider (/v1/messages, baseUrl {root}
 		{ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: RESULT }] },
 	]
 
-	for (const model of [CLAUDE, GEMINI, GPT])
+	for (const model of [CLAUDE, GEMINI, GEMINI_3, GPT])
 		it(`should round-trip its read_files call beside the web search tool it always offers (${model})`, async () => {
 			const acct = await m.account()
 			const first = await turn(acct, model, body(model, [user]))
@@ -286,6 +293,15 @@ describe('Cline CLI through its anthropic provider (/v1/messages, baseUrl {root}
 		expect(lastRequest(m.mocks.gemini).body.generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 2458 })
 		const second = await turn(acct, GEMINI, body(GEMINI, followUp(first.content[1]), thinking))
 		expect(second.content.find((b) => b.type === 'text')?.text).toBe(`Tool results: ${RESULT}`)
+	})
+
+	it("should ask GPT for its reasoning without a summary, which Cline's budget form does not ask to see", async () => {
+		const acct = await m.account()
+		const first = await turn(acct, GPT, body(GPT, [user], { max_tokens: 6554, thinking: { type: 'enabled', budget_tokens: 2458 } }))
+		expect(first.content.at(-1).name).toBe('read_files')
+		// OpenAI's summaries need a verified organization (400 "Your organization must be verified to generate reasoning summaries").
+		const sent = lastRequest(m.mocks.openai).body
+		expect([sent.reasoning.effort, sent.reasoning.summary]).toEqual([expect.any(String), undefined])
 	})
 
 	it('should answer a wrong key, an empty balance and an unknown model in Anthropic error shape, with the message Cline prints', async () => {
