@@ -40,11 +40,16 @@ beforeAll(async () => {
 }, SETUP_MS)
 afterAll(() => m.close())
 
-const SYSTEM = "You are Cline, an AI coding agent. Your primary goal is to assist users with various coding tasks by leveraging your knowledge and the tools at your disposal. Given the user's prompt, you should use the tools available to you to answer user's question."
+const SYSTEM =
+	'You are Cline, an AI coding agent. Your primary goal is to assist users with various coding tasks by leveraging your knowledge and the tools at your disposal.'
 const FILE = '/tmp/ws/hello.txt'
 const ASK = `#call read_files {"files":[{"path":"${FILE}"}]}`
 const RESULT = JSON.stringify([{ query: FILE, result: '1 | hello from file', success: true }])
-const line = (which: string) => ({ description: `Optional one-based ${which} line number; use null or omit`, anyOf: [{ type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 }, { type: 'null' }] })
+/** Its optional line bounds: a nullable integer (`anyOf` with null, `exclusiveMinimum`), which Gemini's schema subset lacks. */
+const line = (which: string) => ({
+	description: `Optional one-based ${which} line number; use null or omit`,
+	anyOf: [{ type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 }, { type: 'null' }],
+})
 const READ = {
 	name: 'read_files',
 	description: 'Read the content of text or image files at the provided absolute paths.',
@@ -76,7 +81,10 @@ const EDITOR = {
 			path: { type: 'string', minLength: 1, description: 'The absolute path for the action to be performed on' },
 			old_text: { description: 'Exact text to replace (must match exactly once).', anyOf: [{ type: 'string' }, { type: 'null' }] },
 			new_text: { type: 'string', description: 'The new content to write.' },
-			insert_line: { description: 'Optional positive one-based boundary line.', anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }] },
+			insert_line: {
+				description: 'Optional positive one-based boundary line.',
+				anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],
+			},
 		},
 		required: ['path', 'new_text'],
 		additionalProperties: false,
@@ -85,7 +93,12 @@ const EDITOR = {
 const APPLY_PATCH = {
 	name: 'apply_patch',
 	description: 'Modify or create a text file by applying patches using the canonical apply_patch diff grammar.',
-	parameters: { type: 'object', properties: { input: { type: 'string', minLength: 1, description: 'The freeform apply_patch payload.' } }, required: ['input'], additionalProperties: false },
+	parameters: {
+		type: 'object',
+		properties: { input: { type: 'string', minLength: 1, description: 'The freeform apply_patch payload.' } },
+		required: ['input'],
+		additionalProperties: false,
+	},
 }
 const toolsFor = (model: string) => [READ, model === GPT ? APPLY_PATCH : EDITOR]
 
@@ -130,7 +143,8 @@ describe('Cline CLI through its openai provider (/v1/chat/completions)', () => {
 			const first = await turn(acct, body(model, [user], effort))
 			expect(first.reasoning).toBe(`Let me think about ${ASK}.`)
 			const [call] = first.calls
-			const second = await turn(acct, body(model, [user, replayed(call!.id, { reasoning_content: first.reasoning }), { role: 'tool', tool_call_id: call!.id, content: RESULT }], effort))
+			const back = [user, replayed(call!.id, { reasoning_content: first.reasoning }), { role: 'tool', tool_call_id: call!.id, content: RESULT }]
+			const second = await turn(acct, body(model, back, effort))
 			expect(second.text).toBe(`Tool results: ${RESULT}`)
 			if (model === CLAUDE) {
 				const sent = lastRequest(m.mocks.anthropic).body
@@ -247,7 +261,10 @@ describe('Cline CLI through its anthropic provider (/v1/messages, baseUrl {root}
 			expect([second.content.find((b) => b.type === 'text')?.text, second.stop]).toEqual([`Tool results: ${RESULT}`, 'end_turn'])
 			if (model === CLAUDE) expect(lastRequest(m.mocks.anthropic).body.messages[0].content[0].cache_control).toEqual(EPHEMERAL)
 			// GPT searches through OpenAI's Responses API (chat has no search for it), with Cline's tools beside the search.
-			if (model === GPT) expect([lastRequest(m.mocks.openai).path, lastRequest(m.mocks.openai).body.tools.map((t: { type: string }) => t.type).sort()]).toEqual(['/v1/responses', ['function', 'function', 'web_search']])
+			if (model === GPT) {
+				const sent = lastRequest(m.mocks.openai)
+				expect([sent.path, sent.body.tools.map((t: { type: string }) => t.type).sort()]).toEqual(['/v1/responses', ['function', 'function', 'web_search']])
+			}
 		})
 
 	it('should refuse the web search for a GPT model served only over chat completions, saying why (Cline prints the message)', async () => {
@@ -282,7 +299,8 @@ describe('Cline CLI through its anthropic provider (/v1/messages, baseUrl {root}
 		// Cline 3.0.65 keeps the thinking's text but not its signature, so it is not sent back: Anthropic refuses the turn.
 		const res = await post(acct, body(CLAUDE, followUp(first.content[1]), thinking))
 		expect(res.status).toBe(400)
-		expect(((await res.json()) as { error: { message: string } }).error.message).toStartWith('messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.')
+		const err = (await res.json()) as { error: { message: string } }
+		expect(err.error.message).toStartWith('messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.')
 	})
 
 	it("should stream another vendor's thinking for its budget and take the replay without it (Gemini)", async () => {
