@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Anthropic, AnthropicSession } from '@llamaindex/anthropic'
 import { Gemini, type GEMINI_MODEL } from '@llamaindex/google'
-import { OpenAI, OpenAIEmbedding } from '@llamaindex/openai'
+import { OpenAI, OpenAIEmbedding, OpenAIResponses } from '@llamaindex/openai'
 import { agent } from '@llamaindex/workflow'
 import { Document, MetadataMode, Settings, type ToolCallLLM, tool, VectorStoreIndex } from 'llamaindex'
 import { z } from 'zod'
@@ -49,8 +49,8 @@ beforeAll(async () => {
 			{ name: 'li-embed', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [EMBEDDING] },
 			{ name: 'li-openai', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: ['gpt-4.1', 'gemini-2.5-flash-lite'], model_map: { 'gemini-2.5-flash-lite': 'gpt-4.1' } },
 			{ name: 'li-anthropic', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: ['claude-sonnet-4-6', 'gemini-2.5-pro'], model_map: { 'gemini-2.5-pro': 'claude-sonnet-4-6' } },
-			// Priority 1: Gemini uploads go to the first Gemini channel in routing order, which must be the one serving
-			// gemini-m for the Gemini class's image test (a file is read only through the channel holding it).
+			// Priority 1: Gemini uploads go to the first Gemini channel in routing order, so the Gemini class's images are
+			// held by ch-gemini (gemini-m), and GEMINI_3 reads them through this other channel of the same key.
 			{ name: 'li-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' }, priority: 1 },
 		],
 		models: Object.entries(PRICES).map(([name, p]) => ({ name, input_per_mtok: p.input, output_per_mtok: p.output })),
@@ -186,6 +186,29 @@ describe('LlamaIndex OpenAI class, more', () => {
 	})
 })
 
+describe('LlamaIndex OpenAIResponses class', () => {
+	// Not streamed: its stream repeats the last text delta on every later event (output_text.done, content_part.done,
+	// output_item.done, response.completed), whatever the server, so streamed text and agent answers end garbled.
+	for (const up of UPSTREAMS) {
+		it(`should chat, complete and read an image through /v1/responses, billed as it reports (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const llm = new OpenAIResponses({ model: MODEL[up], apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+			const said = await llm.chat({ messages: [{ role: 'user', content: 'hello there' }] })
+			expect(said.message.content).toBe('Hello! You said: hello there')
+			const usage = (said.raw as { usage: { input_tokens: number; output_tokens: number } }).usage
+			expect([usage.input_tokens, usage.output_tokens]).toEqual([2, 5])
+			expect((await llm.complete({ prompt: 'complete me' })).text).toBe('Hello! You said: complete me')
+			const seen = await llm.chat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_B64}` } }] }] })
+			expect(seen.message.content).toBe('I see 1 image. Hello! You said: what is this')
+			await expectCharges(m, acct, [
+				{ model: MODEL[up], input: 2, output: 5, endpoint: '/v1/responses' },
+				{ model: MODEL[up], input: 2, output: 5, endpoint: '/v1/responses' },
+				{ model: MODEL[up], input: 3 + 85, output: 10, endpoint: '/v1/responses' },
+			])
+		})
+	}
+})
+
 describe('LlamaIndex Gemini class, images', () => {
 	it("should upload an image through the gateway's Files API and read it on a Gemini model", async () => {
 		const acct = await m.account()
@@ -193,6 +216,18 @@ describe('LlamaIndex Gemini class, images', () => {
 			messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', mimeType: 'image/png', data: PNG_B64 }] }],
 		})
 		expect(r.message.content).toBe('I see 1 image. Hello! You said: what is this')
+	})
+
+	it('should read it on a model another Gemini channel with the same base URL and key serves', async () => {
+		// The file is held by ch-gemini (the upload's channel); GEMINI_3 is served only by li-gemini-3, the same Google
+		// project: before, a 400 "A file this request names is held by a Gemini channel that does not serve the model".
+		const acct = await m.account()
+		const r = await llmFor('gemini', acct, GEMINI_3).chat({
+			messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', mimeType: 'image/png', data: PNG_B64 }] }],
+		})
+		expect(r.message.content).toBe('I see 1 image. Hello! You said: what is this')
+		expect(lastRequest(m.mocks.gemini).path).toContain('gemini-3-pro-preview')
+		await expectCharges(m, acct, [{ model: GEMINI_3, input: 3 + 85, output: countWords('I see 1 image. Hello! You said: what is this') }])
 	})
 })
 
