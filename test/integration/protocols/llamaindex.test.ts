@@ -17,7 +17,7 @@ import { Anthropic, AnthropicSession } from '@llamaindex/anthropic'
 import { Gemini, type GEMINI_MODEL } from '@llamaindex/google'
 import { OpenAI, OpenAIEmbedding, OpenAIResponses } from '@llamaindex/openai'
 import { agent } from '@llamaindex/workflow'
-import { Document, MetadataMode, Settings, type ToolCallLLM, tool, VectorStoreIndex } from 'llamaindex'
+import { createMemory, Document, MetadataMode, Settings, type ToolCallLLM, tool, VectorStoreIndex } from 'llamaindex'
 import { z } from 'zod'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { countWords, vector } from '../../mocks'
@@ -161,6 +161,22 @@ describe('LlamaIndex OpenAI class, more', () => {
 			await expectCharges(m, acct, [{ model: MODEL[up], input: 2, output: 5, stream: true }])
 		})
 	}
+
+	for (const up of UPSTREAMS)
+		it(`should continue an agent's conversation, its earlier tool calls and results replayed, on a second run (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const chat = agent({ llm: llmFor('openai', acct, MODEL[up]), tools: [weather], memory: createMemory() })
+			expect((await chat.run('weather twice #tools')).data.result).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+			expect((await chat.run('#call weather {"city":"Oslo"}')).data.result).toBe('Tool results: sunny in Oslo')
+			// The second run's steps carry the first run's turns: its question, both calls, both results and its answer.
+			const first = countWords(AGENT_SYSTEM) + 3 + countWords('sunny in Paris') + countWords('sunny in Tokyo') + countWords('Tool results: sunny in Paris; sunny in Tokyo')
+			await expectCharges(m, acct, [
+				{ model: MODEL[up], input: countWords(AGENT_SYSTEM) + 3, output: 4 },
+				{ model: MODEL[up], input: first - countWords('Tool results: sunny in Paris; sunny in Tokyo'), output: 8 },
+				{ model: MODEL[up], input: first + 3, output: 2 },
+				{ model: MODEL[up], input: first + 3 + countWords('sunny in Oslo'), output: countWords('Tool results: sunny in Oslo') },
+			])
+		})
 
 	it('should run a Gemini 3 tool loop, its thought signature riding in the call ids LlamaIndex sends back', async () => {
 		const acct = await m.account()
