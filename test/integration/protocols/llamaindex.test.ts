@@ -17,7 +17,12 @@ import { Anthropic, AnthropicSession } from '@llamaindex/anthropic'
 import { Gemini, type GEMINI_MODEL } from '@llamaindex/google'
 import { OpenAI, OpenAIEmbedding, OpenAIResponses } from '@llamaindex/openai'
 import { agent } from '@llamaindex/workflow'
-import { createMemory, Document, MetadataMode, Settings, type ToolCallLLM, tool, VectorStoreIndex } from 'llamaindex'
+// Tools, memory and the LLM type from the core the provider and agent packages use (llamaindex 0.12.1, for the index,
+// pins an older one, 0.6.22, whose classes the agent's types do not take).
+import type { ToolCallLLM } from '@llamaindex/core/llms'
+import { createMemory } from '@llamaindex/core/memory'
+import { tool } from '@llamaindex/core/tools'
+import { Document, MetadataMode, Settings, VectorStoreIndex } from 'llamaindex'
 import { z } from 'zod'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { countWords, vector } from '../../mocks'
