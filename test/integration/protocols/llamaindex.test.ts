@@ -39,7 +39,6 @@ const PRICES: typeof PRICE = {
 	'gemini-2.5-pro': { input: 1.25, output: 10 },
 	[GEMINI_3]: { input: 0.3, output: 2.5 },
 }
-Object.assign(PRICE, PRICES)
 
 /** Names each vendor class runs tools with (see above), per upstream vendor; the Gemini class has none on Gemini's models. */
 const TOOL_MODEL: Record<'anthropic' | 'gemini', Partial<Record<Upstream, string>>> = {
@@ -49,6 +48,7 @@ const TOOL_MODEL: Record<'anthropic' | 'gemini', Partial<Record<Upstream, string
 
 let m: Matrix
 beforeAll(async () => {
+	Object.assign(PRICE, PRICES)
 	m = await startMatrix({
 		channels: (mocks): GatewayConfig['channels'] => [
 			{ name: 'li-embed', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [EMBEDDING] },
