@@ -182,11 +182,24 @@ function onChannel(route: Route, channelId: number): Route | undefined {
 	return channels.length ? { ...route, channels } : undefined
 }
 
-/** The model's route on the pinned channel alone; 400 when that channel does not serve the model. */
+/**
+ * The route's channels reaching the vendor as the holding channel does, at its address with its key: another channel
+ * of the same Google project (one serving other models, at another priority or price) reads the project's files too.
+ * An upload goes to the first Gemini channel in routing order (modules/gemini-files/upload.ts), chosen by weight
+ * among equals, so without this a file was readable by a model of the project or not depending on that draw.
+ */
+function onSameKey(svc: Services, route: Route, channelId: number): Route | undefined {
+	const held = svc.catalog.channels().find((ch) => ch.id === channelId)
+	if (!held) return undefined
+	const channels = route.channels.filter((ch) => ch.type === held.type && ch.baseUrl === held.baseUrl && ch.apiKey === held.apiKey)
+	return channels.length ? { ...route, channels } : undefined
+}
+
+/** The model's route on the pinned channel alone (or its key's other channels); 400 when none serves the model. */
 function pinnedRoute(call: ChatCall, route: Route): Route {
 	const pin = call.pinned
 	if (!pin) return route
-	const on = onChannel(route, pin.channelId)
+	const on = onChannel(route, pin.channelId) ?? onSameKey(call.svc, route, pin.channelId)
 	if (on) return on
 	throw new GatewayError(
 		'invalid_request',

@@ -1,6 +1,7 @@
 /**
  * Same protocol on both sides: the client's body goes upstream as it came, with only the model name, the output
- * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`), OpenRouter's `reasoning` object
+ * cap (when the budget or the model's maximum lowered it, or an OpenAI reasoning model was sent `max_tokens`), a sampling temperature such a
+ * model refuses, OpenRouter's `reasoning` object
  * for OpenAI's own models (as their `reasoning_effort`), a `tool_choice: 'validated'` (as `auto`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
  * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
@@ -16,6 +17,7 @@ import { thinkingConfigFor } from '../protocols/gemini/config'
 import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
+import { fixedSampling } from '../routing/reasoning-models'
 import { topLevelMembers } from './json-members'
 
 type Body = Record<string, unknown>
@@ -45,6 +47,14 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 			if (body.max_tokens != null && usesCompletionTokens(upstreamModel)) {
 				const { max_tokens: asked, ...rest } = out ?? body
 				out = { ...rest, max_completion_tokens: body.max_completion_tokens ?? asked }
+			}
+			// Reasoning models refuse a sampling temperature (400 "Unsupported parameter: 'temperature' is not supported with
+			// this model."; gpt-5 takes only the default, 1), which clients written for any model send to every one (LlamaIndex's
+			// OpenAI class: temperature 0.1 and top_p 1 unless the name starts o3 or o4, so also to a name of ours serving one):
+			// the model's fixed sampling, as a converted request gets (protocols/openai-chat/request.ts `fixedSampling`).
+			if ((body.temperature != null || body.top_p != null) && fixedSampling(upstreamModel)) {
+				const { temperature: _t, top_p: _p, ...rest } = out ?? body
+				out = rest
 			}
 			// OpenRouter's `reasoning` object (Qwen Code's `generationConfig.reasoning`), which OpenAI's own models refuse.
 			const reasoning = reasoningObjectFor(out ?? body, upstreamModel)

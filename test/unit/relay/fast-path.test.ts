@@ -42,6 +42,19 @@ describe('rewriteBody (openai-chat): the output cap of a reasoning model', () =>
 	})
 })
 
+describe('rewriteBody (openai-chat): sampling sent to a reasoning model', () => {
+	const ask = { model: 'm', messages: [{ role: 'user', content: 'hi' }], temperature: 0.1, top_p: 1 }
+	const { temperature: _t, top_p: _p, ...bare } = ask
+	it("should leave out the temperature and top_p a reasoning model refuses (400 \"Unsupported parameter: 'temperature'\")", () => {
+		expect(rewriteBody('openai-chat', ask, 'o4-mini', undefined, false)).toEqual({ ...bare, model: 'o4-mini' })
+		expect(rewriteBody('openai-chat', { ...ask, max_tokens: 100 }, 'gpt-5', undefined, false)).toEqual({ ...bare, model: 'gpt-5', max_completion_tokens: 100 })
+	})
+	it('should keep them for a model that samples', () => {
+		expect(rewriteBody('openai-chat', ask, 'gpt-4.1', undefined, false)).toEqual({ ...ask, model: 'gpt-4.1' })
+		expect(rewriteBody('openai-chat', ask, 'gpt-5-chat-latest', undefined, false)).toEqual({ ...ask, model: 'gpt-5-chat-latest' })
+	})
+})
+
 describe("rewriteBody (openai-chat): OpenRouter's reasoning object (Qwen Code's)", () => {
 	const ask = { model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning: { effort: 'xhigh' } }
 	const { reasoning: _, ...bare } = ask
