@@ -232,6 +232,21 @@ describe('management API', () => {
 		await app.admin(`/api/models/${embed.body.id}`, { method: 'DELETE' })
 	})
 
+	it('should test a channel with a chat model, not the embedding or audio model its list names first', async () => {
+		// QA (fresh clone): a Gemini channel of `gemini-2.5-*` and `gemini-embedding-001` was tested with the embedding
+		// model, which Gemini answers 404 for generateContent (OpenAI: "This is not a chat model"): a healthy channel
+		// would read as broken.
+		const mixed = await app.admin('/api/channels', { body: { name: 'mixed', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['text-embedding-3-small', 'whisper-1', 'gpt-4o*'] } })
+		const viaGlob = await app.admin(`/api/channels/${mixed.body.id}/test`, { method: 'POST' })
+		expect(viaGlob.body).toMatchObject({ ok: true, model: 'gpt-4o-mini' })
+		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4o-mini' } })
+		const exact = await app.admin('/api/channels', { body: { name: 'mixed-exact', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['tts-1', 'text-embedding-3-small', 'gpt-4.1'] } })
+		const viaEntry = await app.admin(`/api/channels/${exact.body.id}/test`, { method: 'POST' })
+		expect(viaEntry.body).toMatchObject({ ok: true, model: 'gpt-4.1' })
+		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4.1' } })
+		for (const id of [mixed.body.id, exact.body.id]) await app.admin(`/api/channels/${id}`, { method: 'DELETE' })
+	})
+
 	it('should name the field of every refused query, path or body value, coerced or not', async () => {
 		const cases: Array<[string, { method?: string; body?: unknown }, string]> = [
 			['/api/usage?limit=0', {}, 'limit'],

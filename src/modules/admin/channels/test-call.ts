@@ -13,20 +13,29 @@ import { fetchUpstream } from '../../../relay/upstream-fetch'
 import { redactKey } from '../../../routing/attempts'
 import { matchesModel } from '../../../routing/catalog'
 import type { Services } from '../../../services'
+import { servedBy } from '../../console/endpoints'
 
 type Row = typeof channels.$inferSelect
 
+/** A chat model by the vendors' naming on this type of channel, as the Models page tells them (not an embedding, audio or image model, which a chat call is refused for). */
+const isChat = (type: string, upstreamName: string) => servedBy(upstreamName, [type as ChannelType]).endpoints.includes('POST /v1/chat/completions')
+
 /**
- * The model to call: the one asked for, else a name the channel serves as it is (a `model_map` key or an exact entry),
- * else a priced chat model (one with an output price) that its globs match. Never a glob itself: the vendor would
- * answer it 404 and report a healthy channel as broken.
+ * The model to call: the one asked for, else a chat model the channel serves as it is (a `model_map` key or an exact
+ * entry), else a priced chat model (one with an output price) that its globs match, else the first name it serves as
+ * it is. Never a glob itself: the vendor would answer it 404 and report a healthy channel as broken; nor, while a chat
+ * model is at hand, an embedding model listed first (Gemini answers `gemini-embedding-001` 404 for generateContent).
  */
 export async function testModel(svc: Services, row: Row, wanted?: string): Promise<string> {
-	const named = wanted ?? Object.keys(row.modelMap ?? {})[0] ?? row.models.find((m) => !m.includes('*'))
-	if (named) return named
+	if (wanted) return wanted
+	const map = row.modelMap ?? {}
+	const named = [...Object.keys(map), ...row.models.filter((m) => !m.includes('*'))]
+	const chat = named.find((m) => isChat(row.type, map[m] ?? m))
+	if (chat) return chat
 	const priced = await svc.db.orm.select({ name: models.name, output: models.outputPerMtok }).from(models).where(eq(models.status, 'enabled')).orderBy(asc(models.name))
-	const hit = priced.find((m) => m.output > 0 && matchesModel(row.models, m.name))
+	const hit = priced.find((m) => m.output > 0 && matchesModel(row.models, m.name) && isChat(row.type, m.name))
 	if (hit) return hit.name
+	if (named[0]) return named[0]
 	throw badRequest(`channel "${row.name}" lists only patterns (${row.models.join(', ')}) and no priced model matches them: name the model to test, as {"model": "…"}`, 'model')
 }
 
