@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { startOpenAIMock } from '../../mocks'
+import { startAnthropicMock, startOpenAIMock } from '../../mocks'
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
 
 let app: TestApp
@@ -245,6 +245,21 @@ describe('management API', () => {
 		expect(viaEntry.body).toMatchObject({ ok: true, model: 'gpt-4.1' })
 		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4.1' } })
 		for (const id of [mixed.body.id, exact.body.id]) await app.admin(`/api/channels/${id}`, { method: 'DELETE' })
+	})
+
+	it('should name the URL a channel Test called when the vendor answers 404, so a wrong base URL shows', async () => {
+		// QA (fresh clone): an Anthropic channel given `…/v1` (its form says "Without /v1") read only "HTTP 404 — Not
+		// Found", Anthropic's whole answer for /v1/v1/messages.
+		const anthropic = await startAnthropicMock({ apiKey: 'up-an' })
+		try {
+			const ch = await app.admin('/api/channels', { body: { name: 'an-v1', type: 'anthropic', base_url: `${anthropic.url}/v1`, api_key: 'up-an', models: ['claude-haiku-4-5'] } })
+			const res = await app.admin(`/api/channels/${ch.body.id}/test`, { method: 'POST' })
+			expect(res.body).toMatchObject({ ok: false, status: 404 })
+			expect(res.body.message).toBe(`Not Found (POST ${anthropic.url}/v1/v1/messages)`)
+			await app.admin(`/api/channels/${ch.body.id}`, { method: 'DELETE' })
+		} finally {
+			await anthropic.stop()
+		}
 	})
 
 	it('should name the field of every refused query, path or body value, coerced or not', async () => {

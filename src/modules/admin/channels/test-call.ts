@@ -82,14 +82,18 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	// A vendor with a protocol per model (Vertex AI: Claude's or Gemini's) is tested in the model's.
 	const adapter = channelAdapter.forModel?.(upstreamModel, ch) ?? channelAdapter
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
+	const url = adapter.chatUrl(ch, upstreamModel, false)
 	try {
-		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
+		const { res } = await fetchUpstream(url, { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
 		const text = await res.text()
 		if (!res.ok) {
 			// The administrator testing the channel is shown what the vendor said (callers only get the gateway's own
-			// words for a refused key), with the channel's key cut out as in the log.
+			// words for a refused key), with the channel's key cut out as in the log. A 404 also names the URL called
+			// (without its query): Anthropic answers a base URL given with /v1 (/v1/v1/messages) with "Not Found" alone.
 			const err = upstreamError(res.status, text, null)
-			return done(false, res.status, redactKey(err.detail ?? err.message, ch.apiKey))
+			const where = res.status === 404 ? URL.parse(url) : null
+			const called = where ? ` (POST ${where.origin}${where.pathname})` : ''
+			return done(false, res.status, redactKey(`${err.detail ?? err.message}${called}`, ch.apiKey))
 		}
 		const r = adapter.protocol.decodeResponse(JSON.parse(text))
 		const answer = r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
