@@ -4,7 +4,7 @@
  * administrator was told to do what the page could not. Now the page asks for the model and tests with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import type { Browser, Locator } from 'playwright-core'
 import { startAnthropicMock, type VendorMock } from '../mocks'
 import { ADMIN_PASSWORD, type ConsoleApp, startConsoleApp } from '../unit/console/console-app'
 import { launch, newPage, shot, signIn } from './browser'
@@ -49,6 +49,28 @@ describe('Channels: Test of a channel of patterns', () => {
 		expect(await result.textContent()).toContain('claude-opus-5')
 		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/messages', body: { model: 'claude-opus-5', max_tokens: 1 } })
 		await shot(page, 'channel-test-model')
+		// QA (fresh clone): beside that result the row's origin read "from GATEWAY_CONFI" over "G". Each word of it
+		// stays on one line (a variable's name may break after its underscores).
+		const origin = row.locator('th .muted.small', { hasText: 'GATEWAY' })
+		expect(await origin.textContent()).toBe('from GATEWAY_CONFIG')
+		expect(await brokenWords(origin)).toEqual([])
 		await page.context().close()
 	}, 60_000)
 })
+
+/** The parts of an element's words (split at spaces and after underscores) that the browser broke over two lines. */
+const brokenWords = (el: Locator) =>
+	el.evaluate((root) => {
+		const broken: string[] = []
+		const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+		for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+			const text = n.textContent!
+			for (const m of text.matchAll(/[^\s_]+_?/g)) {
+				const range = document.createRange()
+				range.setStart(n, m.index!)
+				range.setEnd(n, m.index! + m[0].length)
+				if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(m[0])
+			}
+		}
+		return broken
+	})

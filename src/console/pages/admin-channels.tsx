@@ -56,6 +56,14 @@ function ModelToTest({ onTest }: { onTest: (model: string) => void }) {
 	)
 }
 
+/**
+ * Where a channel came from ("from GATEWAY_CONFIG", "from AWS_BEARER_TOKEN_BEDROCK or …"): a variable's name breaks
+ * after its underscores, never inside a word (the row header breaks anywhere, for names people type).
+ */
+function Origin({ label }: { label: string }) {
+	return <div class="muted small origin">{label.split(/(?<=_)/).flatMap((piece, i) => (i ? [<wbr key={i} />, piece] : [piece]))}</div>
+}
+
 function TestResult({ t, onTest }: { t: TestState; onTest: (model: string) => void }) {
 	if ('busy' in t)
 		return (
@@ -141,7 +149,7 @@ export function AdminChannels() {
 						<th scope="row" data-label="Name">
 							{c.name}
 							<div class="muted small">{c.base_url}</div>
-							{channelOrigin(c) && <div class="muted small">{channelOrigin(c)!.label}</div>}
+							{channelOrigin(c) && <Origin label={channelOrigin(c)!.label} />}
 						</th>
 						<td data-label="Type">
 							<Badge>{c.type}</Badge>
