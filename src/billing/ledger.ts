@@ -476,10 +476,19 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 		return why ?? new GatewayError('authentication', 'API key (or its account) is no longer active', { code: 'invalid_api_key' })
 	}
 
-	const refuse = (min: number, r: { balance: number; tokenRoom: number | null }) => {
+	/**
+	 * `own` is what this instance's lease holds unused. A key refused for its limit says what is left of it (the room in
+	 * the database, this lease's and the other leases' unused money), since the console shows that key as active and
+	 * partly spent: "limit reached" alone read as wrong.
+	 */
+	const refuse = (min: number, r: { balance: number; tokenRoom: number | null; others: number }, own: number) => {
 		const room = r.tokenRoom ?? Number.MAX_SAFE_INTEGER
-		const why = room < min && room <= r.balance ? 'API key spend limit reached' : 'account balance exhausted'
-		return new GatewayError('insufficient_quota', `${why}: this request needs at least $${(min / 1e6).toFixed(6)}`, { code: 'insufficient_quota' })
+		const needs = `this request needs at least $${(min / 1e6).toFixed(6)}`
+		if (room < min && room <= r.balance) {
+			const left = Math.max(0, room) + Math.max(0, own) + Math.max(0, r.others)
+			return new GatewayError('insufficient_quota', `API key spend limit reached: ${needs}, and $${(left / 1e6).toFixed(6)} of the key's limit is left`, { code: 'insufficient_quota' })
+		}
+		return new GatewayError('insufficient_quota', `account balance exhausted: ${needs}`, { code: 'insufficient_quota' })
 	}
 
 	return {
@@ -520,7 +529,7 @@ export function createLedger(db: Db, opts: LedgerOptions): Ledger {
 					await Bun.sleep(RECLAIM_BACKOFF_MS[reclaims++]!)
 					continue
 				}
-				throw refuse(min, r)
+				throw refuse(min, r, free(l))
 			}
 		},
 

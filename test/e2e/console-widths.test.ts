@@ -25,6 +25,15 @@ beforeAll(async () => {
 	browser = await launch()
 	// The administrator's own account (id 1) with money and a key that has spent some of it, through the Gemini route.
 	await app.admin('/api/accounts/1/credit', { body: { amount: 5 } })
+	// A key with a short one-word name, used first so that the Gemini row below stays the newest.
+	const main = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'main' } })).body.key
+	const first = await fetch(`${app.url}/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse`, {
+		method: 'POST',
+		headers: { 'x-goog-api-key': main, 'content-type': 'application/json' },
+		body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello from a short key name' }] }] }),
+	})
+	expect(first.status).toBe(200)
+	await first.text()
 	const key = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'laptop-key', spend_limit: 2, expires_at: new Date(Date.now() + 7 * 86_400_000).toISOString() } })).body.key
 	const res = await fetch(`${app.url}/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse`, {
 		method: 'POST',
@@ -108,6 +117,24 @@ describe('console at the widths between a phone and a wide screen', () => {
 		expect(await page.locator(row).first().textContent()).toContain('/v1beta/models/{model}:streamGenerateContent')
 		expect(await measure(page, row)).toEqual({ page: 0, tables: [0], lastCellInView: true })
 		await shot(page, 'usage-gemini-1360')
+		await page.context().close()
+	}, 60_000)
+
+	it('should not break a short key name inside its word at 1360 px', async () => {
+		// QA (fresh clone): Usage showed the key "main" as "mai" over "n" beside long Gemini endpoints: the name cells
+		// break anywhere (for one long unbroken name), so the table gave that column the width of one letter.
+		const page = await open(1360)
+		await visit(page, '/console/usage', 'table[aria-label="Requests"] tbody tr')
+		await page.getByLabel('Key').selectOption({ label: 'main' })
+		const cell = page.locator('table[aria-label="Requests"] tbody td[data-label="Key"]')
+		await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="Requests"] tbody td[data-label="Key"]')].every((td) => td.textContent === 'main'))
+		const lines = await cell.first().evaluate((el) => {
+			const range = document.createRange()
+			range.selectNodeContents(el.firstChild!)
+			return { text: el.textContent, lines: range.getClientRects().length }
+		})
+		await shot(page, 'usage-short-key-1360')
+		expect(lines).toEqual({ text: 'main', lines: 1 })
 		await page.context().close()
 	}, 60_000)
 })

@@ -4,7 +4,7 @@ import { ApiError, api, messageOf } from '../api'
 import { AddButton, EditButton, EnableButton } from '../components/actions'
 import { DataTable } from '../components/data-table'
 import { PlayIcon } from '../components/icons'
-import { Badge, Button, PageHeader, statusTone } from '../components/ui'
+import { Badge, Button, PageHeader, statusTone, TextField } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { channelOrigin } from '../lib/channel-source'
 import { dateTime, latency } from '../lib/format'
@@ -12,7 +12,8 @@ import { useSession } from '../session'
 import type { Channel, ChannelHealth, ChannelTest } from '../types'
 import { ChannelModal } from './channel-form'
 
-type TestState = { busy: true } | { result: ChannelTest } | { error: string }
+/** `askModel`: the channel lists only patterns that no priced model matches, so the server needs the model to test named. */
+type TestState = { busy: true } | { result: ChannelTest } | { error: string; askModel?: boolean }
 
 /** The circuit breaker in words: closed = healthy, open = cooling down after failures, half_open = probing. */
 function Health({ h }: { h: ChannelHealth }) {
@@ -36,12 +37,49 @@ function Health({ h }: { h: ChannelHealth }) {
 	return <Badge>{h.state}</Badge>
 }
 
-function TestResult({ t }: { t: TestState }) {
+/** The model to test, asked for when the server cannot pick one (the API's `{"model": "…"}`, which a page has no other way to send). */
+function ModelToTest({ onTest }: { onTest: (model: string) => void }) {
+	const [model, setModel] = useState('')
+	return (
+		<form
+			class="test-model"
+			onSubmit={(e) => {
+				e.preventDefault()
+				if (model.trim()) onTest(model.trim())
+			}}
+		>
+			<TextField label="Model to test" value={model} onValue={setModel} required spellcheck={false} autoCapitalize="none" />
+			<Button class="btn-sm" type="submit">
+				Test with this model
+			</Button>
+		</form>
+	)
+}
+
+/**
+ * Where a channel came from ("from GATEWAY_CONFIG", "from AWS_BEARER_TOKEN_BEDROCK or …"): a variable's name breaks
+ * after its underscores, never inside a word (the row header breaks anywhere, for names people type).
+ */
+function Origin({ label }: { label: string }) {
+	return <div class="muted small origin">{label.split(/(?<=_)/).flatMap((piece, i) => (i ? [<wbr key={i} />, piece] : [piece]))}</div>
+}
+
+function TestResult({ t, onTest }: { t: TestState; onTest: (model: string) => void }) {
 	if ('busy' in t)
 		return (
 			<p class="test-result" role="status">
 				<span class="spinner" aria-hidden="true" /> Testing…
 			</p>
+		)
+	// Nothing was called: the server's words ask for a request field, so say it as the page asks for it.
+	if ('error' in t && t.askModel)
+		return (
+			<>
+				<p class="test-result" role="status">
+					No priced model matches this channel’s patterns: name the model to test.
+				</p>
+				<ModelToTest onTest={onTest} />
+			</>
 		)
 	if ('error' in t)
 		return (
@@ -73,15 +111,16 @@ export function AdminChannels() {
 	const dialog = useDialogs<Channel | 'new'>(list.reload)
 	const toggle = useAction()
 
-	const test = async (c: Channel) => {
+	const test = async (c: Channel, model?: string) => {
 		setTests((t) => ({ ...t, [c.id]: { busy: true } }))
 		try {
-			const result = await api<ChannelTest>('POST', `/api/channels/${c.id}/test`)
+			const result = await api<ChannelTest>('POST', `/api/channels/${c.id}/test`, model ? { model } : undefined)
 			setTests((t) => ({ ...t, [c.id]: { result } }))
 		} catch (e) {
 			// A bare 404 means the route itself is missing (an older server), not the channel.
 			const missing = e instanceof ApiError && e.status === 404 && e.message === 'Not found'
-			setTests((t) => ({ ...t, [c.id]: { error: missing ? 'this server does not offer channel tests (HTTP 404)' : messageOf(e) } }))
+			const askModel = e instanceof ApiError && e.status === 400 && e.param === 'model'
+			setTests((t) => ({ ...t, [c.id]: { error: missing ? 'this server does not offer channel tests (HTTP 404)' : messageOf(e), askModel } }))
 		}
 	}
 	const setEnabled = (c: Channel, enabled: boolean) =>
@@ -110,7 +149,7 @@ export function AdminChannels() {
 						<th scope="row" data-label="Name">
 							{c.name}
 							<div class="muted small">{c.base_url}</div>
-							{channelOrigin(c) && <div class="muted small">{channelOrigin(c)!.label}</div>}
+							{channelOrigin(c) && <Origin label={channelOrigin(c)!.label} />}
 						</th>
 						<td data-label="Type">
 							<Badge>{c.type}</Badge>
@@ -136,7 +175,7 @@ export function AdminChannels() {
 									{c.disabled_reason && <span class="muted small"> {c.disabled_reason}</span>}
 								</span>
 								{c.health && <Health h={c.health} />}
-								{tests[c.id] && <TestResult t={tests[c.id]!} />}
+								{tests[c.id] && <TestResult t={tests[c.id]!} onTest={(model) => test(c, model)} />}
 							</div>
 						</td>
 						<td class="actions">

@@ -13,9 +13,15 @@ const CHAT: Served = {
 	protocols: ['OpenAI Chat Completions', 'OpenAI Responses', 'Anthropic Messages', 'Gemini'],
 }
 
+const EMBED: Served = { endpoints: ['POST /v1/embeddings'], protocols: ['OpenAI Embeddings'] }
+
+/** Gemini's embed methods also take the embedding models of these channel types (modules/gemini/embed.ts). */
+const GEMINI_EMBED: Served = { endpoints: ['POST /v1beta/models/{model}:embedContent', 'POST /v1beta/models/{model}:batchEmbedContents'], protocols: ['Gemini Embeddings'] }
+const GEMINI_EMBED_TYPES: ChannelType[] = ['gemini', 'vertex', 'openai', 'azure']
+
 /** OpenAI-compatible families that are not chat, by the vendors' naming (text-embedding-3-small, tts-1, whisper-1 …). */
 const FAMILIES: Array<[RegExp, Served]> = [
-	[/embed/i, { endpoints: ['POST /v1/embeddings'], protocols: ['OpenAI Embeddings'] }],
+	[/embed/i, EMBED],
 	// Edits take dall-e-2 and the GPT image models, variations dall-e-2 alone (OpenAI's images reference).
 	[/^dall-e-2/i, { endpoints: ['POST /v1/images/generations', 'POST /v1/images/edits', 'POST /v1/images/variations'], protocols: ['OpenAI Images'] }],
 	[/^gpt-image/i, { endpoints: ['POST /v1/images/generations', 'POST /v1/images/edits'], protocols: ['OpenAI Images'] }],
@@ -60,8 +66,9 @@ export function servedBy(model: string, types: ChannelType[]): Served {
 		let s = BY_TYPE[type]
 		if (!s && type === 'gemini') s = GEMINI_FAMILIES.find(([re]) => re.test(model))?.[1]
 		if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(model))?.[1] ?? CHAT)
-		for (const e of s.endpoints) endpoints.add(e)
-		for (const p of s.protocols) protocols.add(p)
+		const all = s === EMBED && GEMINI_EMBED_TYPES.includes(type) ? [s, GEMINI_EMBED] : [s]
+		for (const e of all.flatMap((x) => x.endpoints)) endpoints.add(e)
+		for (const p of all.flatMap((x) => x.protocols)) protocols.add(p)
 	}
 	return { endpoints: [...endpoints], protocols: [...protocols] }
 }

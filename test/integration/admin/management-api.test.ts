@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { startOpenAIMock } from '../../mocks'
+import { startAnthropicMock, startOpenAIMock } from '../../mocks'
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../helpers/app'
 
 let app: TestApp
@@ -230,6 +230,36 @@ describe('management API', () => {
 		expect(mock.requests.length).toBe(before)
 		for (const id of [glob.body.id, none.body.id]) await app.admin(`/api/channels/${id}`, { method: 'DELETE' })
 		await app.admin(`/api/models/${embed.body.id}`, { method: 'DELETE' })
+	})
+
+	it('should test a channel with a chat model, not the embedding or audio model its list names first', async () => {
+		// QA (fresh clone): a Gemini channel of `gemini-2.5-*` and `gemini-embedding-001` was tested with the embedding
+		// model, which Gemini answers 404 for generateContent (OpenAI: "This is not a chat model"): a healthy channel
+		// would read as broken.
+		const mixed = await app.admin('/api/channels', { body: { name: 'mixed', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['text-embedding-3-small', 'whisper-1', 'gpt-4o*'] } })
+		const viaGlob = await app.admin(`/api/channels/${mixed.body.id}/test`, { method: 'POST' })
+		expect(viaGlob.body).toMatchObject({ ok: true, model: 'gpt-4o-mini' })
+		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4o-mini' } })
+		const exact = await app.admin('/api/channels', { body: { name: 'mixed-exact', type: 'openai', base_url: mock.url, api_key: 'up-key', models: ['tts-1', 'text-embedding-3-small', 'gpt-4.1'] } })
+		const viaEntry = await app.admin(`/api/channels/${exact.body.id}/test`, { method: 'POST' })
+		expect(viaEntry.body).toMatchObject({ ok: true, model: 'gpt-4.1' })
+		expect(mock.requests.at(-1)!).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4.1' } })
+		for (const id of [mixed.body.id, exact.body.id]) await app.admin(`/api/channels/${id}`, { method: 'DELETE' })
+	})
+
+	it('should name the URL a channel Test called when the vendor answers 404, so a wrong base URL shows', async () => {
+		// QA (fresh clone): an Anthropic channel given `…/v1` (its form says "Without /v1") read only "HTTP 404 — Not
+		// Found", Anthropic's whole answer for /v1/v1/messages.
+		const anthropic = await startAnthropicMock({ apiKey: 'up-an' })
+		try {
+			const ch = await app.admin('/api/channels', { body: { name: 'an-v1', type: 'anthropic', base_url: `${anthropic.url}/v1`, api_key: 'up-an', models: ['claude-haiku-4-5'] } })
+			const res = await app.admin(`/api/channels/${ch.body.id}/test`, { method: 'POST' })
+			expect(res.body).toMatchObject({ ok: false, status: 404 })
+			expect(res.body.message).toBe(`Not Found (POST ${anthropic.url}/v1/v1/messages)`)
+			await app.admin(`/api/channels/${ch.body.id}`, { method: 'DELETE' })
+		} finally {
+			await anthropic.stop()
+		}
 	})
 
 	it('should name the field of every refused query, path or body value, coerced or not', async () => {

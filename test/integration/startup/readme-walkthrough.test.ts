@@ -89,6 +89,14 @@ describe('README typed client', () => {
 		const tsc = Bun.spawnSync([process.execPath, `${root}node_modules/typescript/bin/tsc`, '-p', dir], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
 		expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe('')
 		expect(tsc.exitCode).toBe(0)
+		// QA (fresh clone): with a `lib` list of ES and DOM, as this repository's own tsconfig has, a ReadableStream is not
+		// async-iterable (that is lib DOM.AsyncIterable), so `for await` over the stream did not type-check.
+		const lib = JSON.parse(await Bun.file(`${root}tsconfig.json`).text()).compilerOptions.lib as string[]
+		expect(lib).not.toContain('DOM.AsyncIterable')
+		await Bun.write(`${dir}/tsconfig.json`, JSON.stringify({ compilerOptions: { target: 'ESNext', lib, module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, types: ['bun'] }, files: ['client.ts'] }))
+		const withLib = Bun.spawnSync([process.execPath, `${root}node_modules/typescript/bin/tsc`, '-p', dir], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+		expect(withLib.stdout.toString() + withLib.stderr.toString()).toBe('')
+		expect(withLib.exitCode).toBe(0)
 		// Not spawnSync: the server it calls runs in this process.
 		const run = Bun.spawn([process.execPath, 'client.ts'], { cwd: dir, env: { PATH: process.env.PATH ?? '', ADMIN_KEY: TEST_ADMIN_KEY }, stdout: 'pipe', stderr: 'pipe' })
 		const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])

@@ -99,7 +99,7 @@ describe('public pricing', () => {
 		expect(Object.keys(by).sort()).toEqual(['<script>x</script>', 'gpt-4o-mini', 'rerank-v1', 'text-embedding-3-small'])
 		expect(by['gpt-4o-mini']!.protocols).toContain('Anthropic Messages')
 		expect(by['gpt-4o-mini']!.endpoints).toContain('POST /v1/messages')
-		expect(by['text-embedding-3-small']!.endpoints).toEqual(['POST /v1/embeddings'])
+		expect(by['text-embedding-3-small']!.endpoints).toEqual(['POST /v1/embeddings', 'POST /v1beta/models/{model}:embedContent', 'POST /v1beta/models/{model}:batchEmbedContents'])
 		expect(by['text-embedding-3-small']!.input_per_mtok).toBe(0.02)
 		expect(by['rerank-v1']!.endpoints).toEqual(['POST /v1/rerank'])
 	})

@@ -55,7 +55,9 @@ describe('served endpoints', () => {
 	})
 
 	it('should tell OpenAI-style families apart by name and task channels by type', () => {
-		expect(servedBy('text-embedding-3-small', ['openai']).endpoints).toEqual(['POST /v1/embeddings'])
+		// Gemini's embed methods take the embedding models of OpenAI, Azure, Gemini and Vertex channels, not Bedrock's.
+		expect(servedBy('text-embedding-3-small', ['openai']).endpoints).toEqual(['POST /v1/embeddings', 'POST /v1beta/models/{model}:embedContent', 'POST /v1beta/models/{model}:batchEmbedContents'])
+		expect(servedBy('amazon.titan-embed-text-v2:0', ['bedrock'])).toEqual({ endpoints: ['POST /v1/embeddings'], protocols: ['OpenAI Embeddings'] })
 		expect(servedBy('tts-1', ['openai']).endpoints).toEqual(['POST /v1/audio/speech'])
 		expect(servedBy('whisper-1', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions', 'POST /v1/audio/translations'])
 		expect(servedBy('gpt-4o-transcribe', ['openai']).endpoints).toEqual(['POST /v1/audio/transcriptions'])

@@ -13,20 +13,29 @@ import { fetchUpstream } from '../../../relay/upstream-fetch'
 import { redactKey } from '../../../routing/attempts'
 import { matchesModel } from '../../../routing/catalog'
 import type { Services } from '../../../services'
+import { servedBy } from '../../console/endpoints'
 
 type Row = typeof channels.$inferSelect
 
+/** A chat model by the vendors' naming on this type of channel, as the Models page tells them (not an embedding, audio or image model, which a chat call is refused for). */
+const isChat = (type: string, upstreamName: string) => servedBy(upstreamName, [type as ChannelType]).endpoints.includes('POST /v1/chat/completions')
+
 /**
- * The model to call: the one asked for, else a name the channel serves as it is (a `model_map` key or an exact entry),
- * else a priced chat model (one with an output price) that its globs match. Never a glob itself: the vendor would
- * answer it 404 and report a healthy channel as broken.
+ * The model to call: the one asked for, else a chat model the channel serves as it is (a `model_map` key or an exact
+ * entry), else a priced chat model (one with an output price) that its globs match, else the first name it serves as
+ * it is. Never a glob itself: the vendor would answer it 404 and report a healthy channel as broken; nor, while a chat
+ * model is at hand, an embedding model listed first (Gemini answers `gemini-embedding-001` 404 for generateContent).
  */
 export async function testModel(svc: Services, row: Row, wanted?: string): Promise<string> {
-	const named = wanted ?? Object.keys(row.modelMap ?? {})[0] ?? row.models.find((m) => !m.includes('*'))
-	if (named) return named
+	if (wanted) return wanted
+	const map = row.modelMap ?? {}
+	const named = [...Object.keys(map), ...row.models.filter((m) => !m.includes('*'))]
+	const chat = named.find((m) => isChat(row.type, map[m] ?? m))
+	if (chat) return chat
 	const priced = await svc.db.orm.select({ name: models.name, output: models.outputPerMtok }).from(models).where(eq(models.status, 'enabled')).orderBy(asc(models.name))
-	const hit = priced.find((m) => m.output > 0 && matchesModel(row.models, m.name))
+	const hit = priced.find((m) => m.output > 0 && matchesModel(row.models, m.name) && isChat(row.type, m.name))
 	if (hit) return hit.name
+	if (named[0]) return named[0]
 	throw badRequest(`channel "${row.name}" lists only patterns (${row.models.join(', ')}) and no priced model matches them: name the model to test, as {"model": "…"}`, 'model')
 }
 
@@ -73,14 +82,18 @@ export async function testChannel(svc: Services, row: Row, wanted?: string) {
 	// A vendor with a protocol per model (Vertex AI: Claude's or Gemini's) is tested in the model's.
 	const adapter = channelAdapter.forModel?.(upstreamModel, ch) ?? channelAdapter
 	const body = adapter.protocol.encodeRequest({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say OK.' }] }], maxTokens: 1, stream: false }, upstreamModel)
+	const url = adapter.chatUrl(ch, upstreamModel, false)
 	try {
-		const { res } = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, false), { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
+		const { res } = await fetchUpstream(url, { headers: adapter.headers(ch), body: JSON.stringify(body), ch, adapter }, { firstByteMs: 30_000, idleMs: 30_000 }, AbortSignal.timeout(35_000))
 		const text = await res.text()
 		if (!res.ok) {
 			// The administrator testing the channel is shown what the vendor said (callers only get the gateway's own
-			// words for a refused key), with the channel's key cut out as in the log.
+			// words for a refused key), with the channel's key cut out as in the log. A 404 also names the URL called
+			// (without its query): Anthropic answers a base URL given with /v1 (/v1/v1/messages) with "Not Found" alone.
 			const err = upstreamError(res.status, text, null)
-			return done(false, res.status, redactKey(err.detail ?? err.message, ch.apiKey))
+			const where = res.status === 404 ? URL.parse(url) : null
+			const called = where ? ` (POST ${where.origin}${where.pathname})` : ''
+			return done(false, res.status, redactKey(`${err.detail ?? err.message}${called}`, ch.apiKey))
 		}
 		const r = adapter.protocol.decodeResponse(JSON.parse(text))
 		const answer = r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
