@@ -17,7 +17,7 @@ import { thinkingConfigFor } from '../protocols/gemini/config'
 import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
-import { fixedSampling } from '../routing/reasoning-models'
+import { fixedSampling, samplesAtEffort } from '../routing/reasoning-models'
 import { topLevelMembers } from './json-members'
 
 type Body = Record<string, unknown>
@@ -48,17 +48,18 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 				const { max_tokens: asked, ...rest } = out ?? body
 				out = { ...rest, max_completion_tokens: body.max_completion_tokens ?? asked }
 			}
+			// OpenRouter's `reasoning` object (Qwen Code's `generationConfig.reasoning`), which OpenAI's own models refuse.
+			const reasoning = reasoningObjectFor(out ?? body, upstreamModel)
+			if (reasoning) out = reasoning
 			// Reasoning models refuse a sampling temperature (400 "Unsupported parameter: 'temperature' is not supported with
 			// this model."; gpt-5 takes only the default, 1), which clients written for any model send to every one (LlamaIndex's
 			// OpenAI class: temperature 0.1 and top_p 1 unless the name starts o3 or o4, so also to a name of ours serving one):
 			// the model's fixed sampling, as a converted request gets (protocols/openai-chat/request.ts `fixedSampling`).
-			if ((body.temperature != null || body.top_p != null) && fixedSampling(upstreamModel)) {
+			// GPT-5.1 and later take them at effort none, their default (samplesAtEffort).
+			if ((body.temperature != null || body.top_p != null) && fixedSampling(upstreamModel) && !samplesAtEffort(upstreamModel, (out ?? body).reasoning_effort)) {
 				const { temperature: _t, top_p: _p, ...rest } = out ?? body
 				out = rest
 			}
-			// OpenRouter's `reasoning` object (Qwen Code's `generationConfig.reasoning`), which OpenAI's own models refuse.
-			const reasoning = reasoningObjectFor(out ?? body, upstreamModel)
-			if (reasoning) out = reasoning
 			if (cap !== undefined) {
 				// Lower the field the client's cap is in; when it gave none, the one the model accepts.
 				const sent = out ?? body

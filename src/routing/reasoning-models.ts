@@ -56,6 +56,17 @@ const EFFORTS: Array<[RegExp, readonly string[]]> = [
 ]
 
 /**
+ * Whether OpenAI's model `model` takes sampling settings at reasoning effort `effort` (undefined: the model's default):
+ * GPT-5.1 and later take `temperature`, `top_p` and `logprobs` at effort `none`, their default, and refuse them at any
+ * other; earlier reasoning models at none (https://platform.openai.com/docs/guides/latest-model, "GPT-5.2 parameter
+ * compatibility"). A model whose efforts include none is taken to default to it, as 5.1 and 5.2 do.
+ * @example samplesAtEffort('gpt-5.2', undefined) === true
+ * @example samplesAtEffort('gpt-5.2', 'low') === false
+ * @example samplesAtEffort('gpt-5', 'minimal') === false
+ */
+export const samplesAtEffort = (model: string, effort: unknown): boolean => (effort ?? 'none') === 'none' && !!openaiEfforts(model)?.includes('none')
+
+/**
  * The reasoning efforts an OpenAI model takes, undefined for a name this table does not know.
  * @example openaiEfforts('gpt-5.1') // ['none', 'low', 'medium', 'high']
  */

@@ -19,7 +19,7 @@ import { cacheControlOf, decodeMessages, encodeMessages, type OpenAIOnly } from 
 import type { OpenAIChatBody } from './model'
 import { openaiUser } from './user'
 import { decodePromptCacheHint } from '../prompt-cache-hint'
-import { openaiEfforts, takesReasoningEffort } from '../../routing/reasoning-models'
+import { openaiEfforts, samplesAtEffort, takesReasoningEffort } from '../../routing/reasoning-models'
 
 /** Key in `ChatRequest.extra` naming the protocol the extras came from. */
 export const EXTRA_PROTOCOL_KEY = '__protocol'
@@ -352,17 +352,6 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	body.messages = messages
 	if (req.maxTokens !== undefined) body[usesCompletionTokens(model) ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens
 	if (req.seed !== undefined) body.seed = req.seed
-	// A reasoning model refuses sampling settings (400): another protocol's client, which could not know, gets the
-	// model's fixed sampling, as a model that does not reason answers without the thinking asked of it.
-	if (!upstream?.fixedSampling) {
-		if (req.temperature !== undefined) body.temperature = req.temperature
-		if (req.topP !== undefined) body.top_p = req.topP
-		// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
-		if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
-		if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
-		if (req.logprobs !== undefined) body.logprobs = req.logprobs
-		if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
-	}
 	if (req.stop?.length) body.stop = req.stop
 	// Several answers of another protocol's client (Gemini `candidateCount`): OpenAI's `n`.
 	if (req.choices !== undefined) body.n = req.choices
@@ -410,6 +399,18 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (r && body.reasoning_effort === undefined && upstream?.reasoningEffort !== false) {
 		const effort = effortFor(r, upstream?.efforts)
 		if (effort) body.reasoning_effort = effort
+	}
+	// A reasoning model refuses sampling settings (400): another protocol's client, which could not know, gets the
+	// model's fixed sampling, as a model that does not reason answers without the thinking asked of it. GPT-5.1 and
+	// later take them at effort none, their default (samplesAtEffort).
+	if (!upstream?.fixedSampling || samplesAtEffort(model, body.reasoning_effort)) {
+		if (req.temperature !== undefined) body.temperature = req.temperature
+		if (req.topP !== undefined) body.top_p = req.topP
+		// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
+		if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
+		if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
+		if (req.logprobs !== undefined) body.logprobs = req.logprobs
+		if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
 	}
 	if (req.stream) {
 		body.stream = true

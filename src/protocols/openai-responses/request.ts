@@ -14,6 +14,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
+import { samplesAtEffort } from '../../routing/reasoning-models'
 import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
 import { encodeFilePart } from '../openai-chat/files'
@@ -375,9 +376,6 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		if (req.webSearch && !own) body.include = [...(Array.isArray(body.include) ? body.include : []), 'web_search_call.action.sources']
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
-	// A reasoning model refuses sampling settings (as in openai-chat/request.ts).
-	if (req.temperature !== undefined && !upstream?.fixedSampling) body.temperature = req.temperature
-	if (req.topP !== undefined && !upstream?.fixedSampling) body.top_p = req.topP
 	if (req.responseFormat) {
 		const rf = req.responseFormat
 		const format = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.name, schema: rf.schema, ...(rf.strict !== undefined && { strict: rf.strict }), ...(rf.description !== undefined && { description: rf.description }) } : { type: rf.type }
@@ -390,6 +388,11 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		// The nearest the model takes: "none" to a model that cannot turn reasoning off is its least.
 		const effort = asked && nearestEffort(asked, upstream?.efforts)
 		if (effort || r.includeThoughts) body.reasoning = { ...(effort && { effort }), ...(r.includeThoughts && { summary: 'auto' }) }
+	}
+	// A reasoning model refuses sampling settings, but at effort none (as in openai-chat/request.ts).
+	if (!upstream?.fixedSampling || samplesAtEffort(model, isObject(body.reasoning) ? body.reasoning.effort : undefined)) {
+		if (req.temperature !== undefined) body.temperature = req.temperature
+		if (req.topP !== undefined) body.top_p = req.topP
 	}
 	if (req.stream) body.stream = true
 	// At most 64 characters, as on chat (Claude Code's metadata.user_id is 150): its sha256 past that.

@@ -55,14 +55,22 @@ export function checkMaxTokens(b: Record<string, unknown>): JsonReply | undefine
 const FIXED_SAMPLING = /^(o\d|gpt-5(?!-chat)|codex-)/
 const SAMPLING = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs'] as const
 
+/** What GPT-5.1 and later take at effort none, their default (https://platform.openai.com/docs/guides/latest-model). */
+const AT_EFFORT_NONE = new Set(['temperature', 'top_p', 'logprobs', 'top_logprobs'])
+
 /**
  * OpenAI's 400 for a sampling setting sent to a reasoning model ("Unsupported parameter: 'temperature' is not
  * supported with this model.", https://platform.openai.com/docs/guides/reasoning#limitations), or undefined. The
- * default temperature and top_p (1) pass, as gpt-5 takes them.
+ * default temperature and top_p (1) pass, as gpt-5 takes them; a model with effort none (GPT-5.1 and later) takes
+ * temperature, top_p and logprobs at that effort, its default, and refuses them at any other.
  */
-export function checkSampling(b: Record<string, unknown>): JsonReply | undefined {
+export function checkSampling(b: Record<string, unknown>, effort: unknown): JsonReply | undefined {
 	if (typeof b.model !== 'string' || !FIXED_SAMPLING.test(b.model)) return undefined
-	const param = SAMPLING.find((k) => b[k] !== undefined && b[k] !== null && !((k === 'temperature' || k === 'top_p') && b[k] === 1) && b[k] !== false)
+	const model = b.model
+	const atNone = (effort ?? 'none') === 'none' && !!EFFORTS.find(([re]) => re.test(model))?.[1].includes('none')
+	const param = SAMPLING.find(
+		(k) => b[k] !== undefined && b[k] !== null && !((k === 'temperature' || k === 'top_p') && b[k] === 1) && b[k] !== false && !(atNone && AT_EFFORT_NONE.has(k)),
+	)
 	return param && openaiError(400, `Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter')
 }
 

@@ -176,7 +176,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b)
+	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
 	if (invalid) return invalid
 	const conv = readResponses(b)
 	// A continuation's input is the conversation it continues as well as its own (billed so by OpenAI).

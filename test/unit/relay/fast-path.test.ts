@@ -53,6 +53,15 @@ describe('rewriteBody (openai-chat): sampling sent to a reasoning model', () => 
 		expect(rewriteBody('openai-chat', ask, 'gpt-4.1', undefined, false)).toEqual({ ...ask, model: 'gpt-4.1' })
 		expect(rewriteBody('openai-chat', ask, 'gpt-5-chat-latest', undefined, false)).toEqual({ ...ask, model: 'gpt-5-chat-latest' })
 	})
+	it('should keep them for GPT-5.1 and later at effort none, their default, and leave them out at any other effort', () => {
+		expect(rewriteBody('openai-chat', ask, 'gpt-5.2', undefined, false)).toEqual({ ...ask, model: 'gpt-5.2' })
+		expect(rewriteBody('openai-chat', { ...ask, reasoning_effort: 'none' }, 'gpt-5.1', undefined, false)).toEqual({ ...ask, reasoning_effort: 'none', model: 'gpt-5.1' })
+		expect(rewriteBody('openai-chat', { ...ask, reasoning_effort: 'high' }, 'gpt-5.2', undefined, false)).toEqual({ ...bare, reasoning_effort: 'high', model: 'gpt-5.2' })
+		// OpenRouter's reasoning object becomes the effort first: the sampling follows that effort.
+		expect(rewriteBody('openai-chat', { ...ask, reasoning: { effort: 'low' } }, 'gpt-5.1', undefined, false)).toEqual({ ...bare, reasoning_effort: 'low', model: 'gpt-5.1' })
+		// gpt-5 has no effort none: it never samples.
+		expect(rewriteBody('openai-chat', { ...ask, reasoning_effort: 'minimal' }, 'gpt-5-mini', undefined, false)).toEqual({ ...bare, reasoning_effort: 'minimal', model: 'gpt-5-mini' })
+	})
 })
 
 describe("rewriteBody (openai-chat): OpenRouter's reasoning object (Qwen Code's)", () => {
