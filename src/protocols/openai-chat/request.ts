@@ -402,15 +402,18 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	}
 	// A reasoning model refuses sampling settings (400): another protocol's client, which could not know, gets the
 	// model's fixed sampling, as a model that does not reason answers without the thinking asked of it. GPT-5.1 and
-	// later take them at effort none, their default (samplesAtEffort).
-	if (!upstream?.fixedSampling || samplesAtEffort(model, body.reasoning_effort)) {
+	// later take temperature, top_p and log probabilities (not the penalties) at effort none, their default.
+	const samples = !upstream?.fixedSampling
+	if (samples || samplesAtEffort(model, body.reasoning_effort)) {
 		if (req.temperature !== undefined) body.temperature = req.temperature
 		if (req.topP !== undefined) body.top_p = req.topP
+		if (req.logprobs !== undefined) body.logprobs = req.logprobs
+		if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
+	}
+	if (samples) {
 		// OpenAI's ranges: a value another protocol allows beyond them is clamped, as temperature is for Claude.
 		if (req.presencePenalty !== undefined) body.presence_penalty = clamp(req.presencePenalty, -2, 2)
 		if (req.frequencyPenalty !== undefined) body.frequency_penalty = clamp(req.frequencyPenalty, -2, 2)
-		if (req.logprobs !== undefined) body.logprobs = req.logprobs
-		if (req.topLogprobs !== undefined && req.logprobs) body.top_logprobs = clamp(req.topLogprobs, 0, 20)
 	}
 	if (req.stream) {
 		body.stream = true

@@ -28,6 +28,9 @@ describe('sampling for OpenAI reasoning models, by effort', () => {
 		expect(sampling(chat('gpt-5.2', ask()))).toEqual([0.2, 0.9])
 		const off = chat('gpt-5.1', ask({ enabled: false }))
 		expect([off.reasoning_effort, ...sampling(off)]).toEqual(['none', 0.2, 0.9])
+		// Log probabilities too, but not the penalties, which no reasoning model takes.
+		const more = chat('gpt-5.2', { ...ask(), logprobs: true, topLogprobs: 2, presencePenalty: 1, frequencyPenalty: 1 })
+		expect([more.logprobs, more.top_logprobs, more.presence_penalty, more.frequency_penalty]).toEqual([true, 2, undefined, undefined])
 	})
 	it('should leave it out at any other effort, and for models without effort none (chat completions)', () => {
 		const high = chat('gpt-5.2', ask({ enabled: true, effort: 'high' }))
