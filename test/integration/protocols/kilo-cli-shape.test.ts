@@ -5,7 +5,8 @@
  * `anthropic` (`/v1/messages`) and `openai` (the Responses API, `store: false`). Kilo is an opencode fork: the prompt
  * goes as two text parts (the message, then its `<environment_details>`), tools carry JSON Schema 2020-12, `--variant`
  * becomes `reasoning_effort`, adaptive thinking with an effort, a thinking budget (names outside its catalog under
- * `anthropic`) or a reasoning effort, and a tool call is replayed with its reasoning. It reads usage as the AI SDK
+ * `anthropic`) or a reasoning effort, and a tool call is replayed with its reasoning. A fourth, `@ai-sdk/google` under
+ * another name (`/v1beta/models/…:streamGenerateContent?alt=sse`), sends `thinkingLevel` and replays signed thoughts. It reads usage as the AI SDK
  * does (output less reasoning tokens; cache reads and writes apart) and prints an error's `message` as
  * `Error: <message>`. Descriptions and the system prompt are shortened; the shapes are as sent.
  */
@@ -16,6 +17,7 @@ import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/
 import { thoughtSignatureFor } from '../../mocks'
 import { chat } from './clients'
 import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { sseFrames } from './wire-checks'
 
 const GPT = 'gpt-5.5'
 const CLAUDE = MODEL.anthropic
@@ -252,6 +254,70 @@ describe('Kilo through /v1/responses (provider openai, baseURL {root}/v1)', () =
 			expect(rows.map((r) => [r.input_tokens, r.output_tokens, r.cached_tokens, (r as { cache_write_tokens?: number }).cache_write_tokens ?? 0])).toEqual(seen)
 			// prompt_cache_key asks Claude to cache the prompt: its next turn reads the first one's from the cache.
 			if (model === CLAUDE) expect([seen[0]![3]! > 0, seen[1]![2]]).toEqual([true, seen[0]![3]])
+		})
+})
+
+describe('Kilo through /v1beta (a custom @ai-sdk/google provider, baseURL {root}/v1beta)', () => {
+	const headers = (key: string) => ({ 'content-type': 'application/json', 'x-goog-api-key': key, 'http-referer': 'https://kilocode.ai', 'x-title': 'Kilo Code', ...SESSION })
+	// The Google provider drops `$schema` and the integer bounds and sends `parameters`.
+	const READ = {
+		name: 'read',
+		description: DESCRIBED.read,
+		parameters: {
+			required: ['filePath'],
+			type: 'object',
+			properties: {
+				filePath: { description: 'The absolute path to the file or directory to read', type: 'string' },
+				offset: { description: 'The line number to start reading from (1-indexed)', type: 'integer' },
+				limit: { description: 'The maximum number of lines to read (defaults to 2000)', type: 'integer' },
+			},
+		},
+	}
+	const body = (contents: unknown[]) => ({
+		generationConfig: { maxOutputTokens: 32000, thinkingConfig: { includeThoughts: true, thinkingLevel: 'high' } },
+		contents,
+		systemInstruction: { parts: [{ text: SYSTEM }] },
+		tools: [{ functionDeclarations: [READ] }],
+		toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+	})
+	const turn = async (acct: Account, model: string, b: unknown) => {
+		const res = await fetch(`${m.app.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`, { method: 'POST', headers: headers(acct.key), body: JSON.stringify(b) })
+		expect(res.status).toBe(200)
+		const chunks = sseFrames(await res.text()).map((f) => JSON.parse(f.data))
+		return { parts: chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []) as any[], usage: chunks.at(-1).usageMetadata, finish: chunks.at(-1).candidates[0].finishReason }
+	}
+	const user = { role: 'user', parts: [{ text: ASK }, { text: ENV }] }
+
+	for (const model of [CLAUDE, GPT])
+		it(`should stream signed thoughts and the read call, and take them back as the AI SDK merges them (${model})`, async () => {
+			const acct = await m.account()
+			const first = await turn(acct, model, body([user]))
+			const thoughts = first.parts.filter((p) => p.thought)
+			const call = first.parts.find((p) => p.functionCall)
+			expect([call.functionCall.name, call.functionCall.args, first.finish]).toEqual(['read', { filePath: FILE }, 'STOP'])
+			expect(thoughts.map((p) => p.text).join('')).toBe(`Let me think about ${ASK} ${ENV}.`)
+			// Kilo reads output as candidates plus thoughts; the row holds that.
+			const out = (u: { candidatesTokenCount?: number; thoughtsTokenCount?: number }) => (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0)
+			// The AI SDK joins the thought deltas into one part, with the signature that came on any of them.
+			const signature = thoughts.find((p) => p.thoughtSignature)?.thoughtSignature
+			const replay = {
+				role: 'model',
+				parts: [
+					{ text: thoughts.map((p) => p.text).join(''), thought: true, ...(signature && { thoughtSignature: signature }) },
+					{ functionCall: call.functionCall, ...(call.thoughtSignature && { thoughtSignature: call.thoughtSignature }) },
+				],
+			}
+			const result = { role: 'user', parts: [{ functionResponse: { name: 'read', response: { name: 'read', content: READ_OUT } } }] }
+			const second = await turn(acct, model, body([user, replay, result]))
+			expect(second.parts.filter((p) => !p.thought).map((p) => p.text).join('')).toBe(`Tool results: ${READ_OUT}`)
+			if (model === CLAUDE) {
+				const [, assistant] = lastRequest(m.mocks.anthropic).body.messages
+				expect(assistant.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use'])
+			}
+			const rows = await usageRows(m, acct.accountId)
+			expect(rows.map((r) => [r.input_tokens, r.output_tokens, r.reasoning_tokens])).toEqual(
+				[first, second].map((t) => [t.usage.promptTokenCount, out(t.usage), t.usage.thoughtsTokenCount ?? 0]),
+			)
 		})
 })
 
