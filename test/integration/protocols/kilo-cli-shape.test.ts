@@ -16,6 +16,7 @@ import OpenAI from 'openai'
 import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { thoughtSignatureFor } from '../../mocks'
 import { chat } from './clients'
+import { READ_SCHEMA, readOutput } from './opencode-tools'
 import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 import { sseFrames } from './wire-checks'
 
@@ -44,19 +45,8 @@ const SYSTEM = 'You are Kilo, a highly skilled software engineer with extensive 
 const FILE = '/tmp/ws/hello.txt'
 const ASK = `#call read {"filePath":"${FILE}"}`
 const ENV = '\n\n<environment_details>\nMessage time: 2026-11-30T05:36:30Z\nWorking directory: /tmp/ws\nWorkspace root folder: /tmp/ws\n</environment_details>'
-const READ_OUT = `<path>${FILE}</path>\n<type>file</type>\n<content>\n1: hello\n\n(End of file - total 1 lines)\n</content>`
+const READ_OUT = readOutput(FILE)
 const EPHEMERAL = { type: 'ephemeral' as const }
-const MAX_INT = 9007199254740991
-const READ_SCHEMA = {
-	$schema: 'https://json-schema.org/draft/2020-12/schema',
-	type: 'object',
-	properties: {
-		filePath: { type: 'string', description: 'The absolute path to the file or directory to read' },
-		offset: { minimum: 0, type: 'integer', maximum: MAX_INT, description: 'The line number to start reading from (1-indexed)' },
-		limit: { minimum: 0, type: 'integer', maximum: MAX_INT, description: 'The maximum number of lines to read (defaults to 2000)' },
-	},
-	required: ['filePath'],
-}
 const EDIT_SCHEMA = {
 	$schema: 'https://json-schema.org/draft/2020-12/schema',
 	type: 'object',

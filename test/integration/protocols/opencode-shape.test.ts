@@ -13,6 +13,7 @@ import type Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/resources/responses/responses'
 import { chat } from './clients'
+import { MAX_INT, READ_SCHEMA, readOutput } from './opencode-tools'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
 
 /** A model of opencode's OpenAI catalog, served by an OpenAI channel under its name. */
@@ -31,21 +32,9 @@ const AGENT = 'opencode/1.18.33 ai-sdk/provider-utils/4.0.46 runtime/bun/1.3.14'
 const SYSTEM = 'You are OpenCode, the best coding agent on the planet.\n\nYou are an interactive CLI tool that helps users with software engineering tasks.'
 const FILE = '/tmp/proj/hello.txt'
 const ASK = `#call read {"filePath":"${FILE}"}`
-const READ_OUT = `<path>${FILE}</path>\n<type>file</type>\n<content>\n1: hello\n\n(End of file - total 1 lines)\n</content>`
+const READ_OUT = readOutput(FILE)
 const EPHEMERAL = { type: 'ephemeral' as const }
 
-const MAX_INT = 9007199254740991
-/** Its tools' schemas as the AI SDK writes them from zod (draft 2020-12, integers bounded to safe integers). */
-const READ_SCHEMA = {
-	$schema: 'https://json-schema.org/draft/2020-12/schema',
-	type: 'object',
-	properties: {
-		filePath: { type: 'string', description: 'The absolute path to the file or directory to read' },
-		offset: { minimum: 0, type: 'integer', maximum: MAX_INT, description: 'The line number to start reading from (1-indexed)' },
-		limit: { minimum: 0, type: 'integer', maximum: MAX_INT, description: 'The maximum number of lines to read (defaults to 2000)' },
-	},
-	required: ['filePath'],
-}
 const BASH_SCHEMA = {
 	$schema: 'https://json-schema.org/draft/2020-12/schema',
 	type: 'object',
