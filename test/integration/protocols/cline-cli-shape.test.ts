@@ -17,7 +17,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chat } from './clients'
-import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithAgentModels, usageRows } from './harness'
 import { checkMessageEvents, sseFrames } from './wire-checks'
 
 /** OpenAI's model on a channel with the Responses API (OpenAI's own has it), where a converted web search goes. */
@@ -26,17 +26,7 @@ const CLAUDE = MODEL.anthropic
 const GEMINI = MODEL.gemini
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		models: [
-			{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 },
-			{ name: GEMINI_3, input_per_mtok: 2, output_per_mtok: 12 },
-		],
-		channels: (mocks) => [
-			{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT], settings: { responses_api: true } },
-			// Its mock signs each turn's first call and refuses the call back without its signature.
-			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
-		],
-	})
+	m = await startMatrixWithAgentModels(GPT, { responses_api: true })
 }, SETUP_MS)
 afterAll(() => m.close())
 

@@ -235,6 +235,23 @@ export const startMatrixWithCatalogModel = (name: string) =>
 		channels: (mocks) => [{ name: `ch-${name.replaceAll('.', '-')}`, type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [name] }],
 	})
 
+/**
+ * The matrix with OpenAI's catalog model `gpt` (GPT-5's price) on an OpenAI channel of its own (with `gptSettings`, e.g.
+ * `responses_api`) and GEMINI_3 as `gemini-3-pro-preview` (Gemini 3 Pro's price, $2 and $12 per million; its mock signs
+ * each turn's first call and refuses the call back without its signature): the coding agents' shape tests' models.
+ */
+export const startMatrixWithAgentModels = (gpt: string, gptSettings?: GatewayConfig['channels'][number]['settings']) =>
+	startMatrix({
+		models: [
+			{ name: gpt, input_per_mtok: 1.25, output_per_mtok: 10 },
+			{ name: GEMINI_3, input_per_mtok: 2, output_per_mtok: 12 },
+		],
+		channels: (mocks) => [
+			{ name: `ch-${gpt.replaceAll('.', '-')}`, type: 'openai', base_url: mocks.openai.url, api_key: UP_KEY.openai, models: [gpt], ...(gptSettings && { settings: gptSettings }) },
+			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: UP_KEY.gemini, models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
+		],
+	})
+
 /** `it` titles: `openai upstream, stream`. */
 export const label = (up: Upstream, stream: boolean) => `${up} upstream, ${stream ? 'stream' : 'non-stream'}`
 

@@ -17,23 +17,14 @@ import type { Response as ResponsesResponse, ResponseStreamEvent } from 'openai/
 import { thoughtSignatureFor } from '../../mocks'
 import { chat } from './clients'
 import { READ_SCHEMA, readOutput } from './opencode-tools'
-import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithAgentModels, usageRows } from './harness'
 import { sseFrames } from './wire-checks'
 
 const GPT = 'gpt-5.5'
 const CLAUDE = MODEL.anthropic
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix({
-		models: [
-			{ name: GPT, input_per_mtok: 1.25, output_per_mtok: 10 },
-			{ name: GEMINI_3, input_per_mtok: 2, output_per_mtok: 12 },
-		],
-		channels: (mocks) => [
-			{ name: 'ch-gpt-5-5', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [GPT] },
-			{ name: 'ch-gemini-3', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [GEMINI_3], model_map: { [GEMINI_3]: 'gemini-3-pro-preview' } },
-		],
-	})
+	m = await startMatrixWithAgentModels(GPT)
 }, SETUP_MS)
 afterAll(() => m.close())
 
