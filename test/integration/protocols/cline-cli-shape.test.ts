@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chat } from './clients'
 import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithAgentModels, usageRows } from './harness'
-import { checkMessageEvents, sseFrames } from './wire-checks'
+import { checkMessageEvents, messageBlocks, sseFrames } from './wire-checks'
 
 /** OpenAI's model on a channel with the Responses API (OpenAI's own has it), where a converted web search goes. */
 const GPT = 'gpt-5.5'
@@ -219,19 +219,7 @@ describe('Cline CLI through its anthropic provider (/v1/messages, baseUrl {root}
 		expect(res.status).toBe(200)
 		const events = sseFrames(await res.text()).map((f) => JSON.parse(f.data) as Event)
 		checkMessageEvents(events as never, model)
-		const blocks: any[] = []
-		for (const e of events) {
-			if (e.type === 'content_block_start') blocks[e.index] = { ...e.content_block }
-			if (e.type === 'content_block_delta') {
-				const b = blocks[e.index]
-				if (e.delta.type === 'text_delta') b.text += e.delta.text
-				if (e.delta.type === 'thinking_delta') b.thinking += e.delta.thinking
-				if (e.delta.type === 'signature_delta') b.signature = e.delta.signature
-				if (e.delta.type === 'input_json_delta') b.json = (b.json ?? '') + e.delta.partial_json
-			}
-		}
-		const content = blocks.map(({ json, ...b }) => (b.type === 'tool_use' ? { ...b, input: JSON.parse(json || '{}') } : b))
-		return { content, stop: events.find((e) => e.type === 'message_delta')?.delta.stop_reason, usage: events.find((e) => e.type === 'message_delta')?.usage }
+		return messageBlocks(events)
 	}
 	const user = { role: 'user', content: [{ type: 'text', text: ASK, cache_control: EPHEMERAL }] }
 	/** Cline's replay of the call: the tool_use alone (`@ai-sdk/anthropic` drops the thinking Cline kept without its signature). */

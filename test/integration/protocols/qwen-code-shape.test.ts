@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chat } from './clients'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithCatalogModel, usageRows } from './harness'
-import { sseFrames } from './wire-checks'
+import { messageBlocks, sseFrames } from './wire-checks'
 
 /** A reasoning model of OpenAI's, served by an OpenAI channel on the fast path (its name is the upstream's). */
 const GPT = 'gpt-5.5'
@@ -172,20 +172,9 @@ describe('Qwen Code through /v1/messages (--auth-type anthropic, ANTHROPIC_BASE_
 		const res = await post(acct, b)
 		expect(res.status).toBe(200)
 		const events = sseFrames(await res.text()).map((f) => JSON.parse(f.data) as Event)
-		const blocks: any[] = []
-		for (const e of events) {
-			if (e.type === 'content_block_start') blocks[e.index] = { ...e.content_block }
-			if (e.type === 'content_block_delta') {
-				const b = blocks[e.index]
-				if (e.delta.type === 'text_delta') b.text += e.delta.text
-				if (e.delta.type === 'thinking_delta') b.thinking += e.delta.thinking
-				if (e.delta.type === 'signature_delta') b.signature = e.delta.signature
-				if (e.delta.type === 'input_json_delta') b.json = (b.json ?? '') + e.delta.partial_json
-			}
-		}
 		// Replayed as its Anthropic SDK stream gives the blocks back.
-		const content = blocks.map(({ json, ...b }) => (b.type === 'tool_use' ? { ...b, input: JSON.parse(json || '{}') } : b))
-		return { content, stop: events.find((e) => e.type === 'message_delta')?.delta.stop_reason }
+		const { content, stop } = messageBlocks(events)
+		return { content, stop }
 	}
 	const user = { role: 'user', content: [{ ...text(ASK), cache_control: EPHEMERAL }] }
 

@@ -72,6 +72,27 @@ const DELTA_OF: Record<string, string[]> = {
 	web_search_tool_result: [],
 }
 
+/**
+ * The blocks a streamed message built, as the Anthropic SDK's stream gives them back for a client to replay (text,
+ * thinking with its signature, tool_use with its input parsed), with the stop reason and usage of its message_delta.
+ */
+export function messageBlocks(events: Array<{ type: string; [k: string]: any }>): { content: any[]; stop?: string; usage?: any } {
+	const blocks: any[] = []
+	for (const e of events) {
+		if (e.type === 'content_block_start') blocks[e.index] = { ...e.content_block }
+		if (e.type === 'content_block_delta') {
+			const b = blocks[e.index]
+			if (e.delta.type === 'text_delta') b.text += e.delta.text
+			if (e.delta.type === 'thinking_delta') b.thinking += e.delta.thinking
+			if (e.delta.type === 'signature_delta') b.signature = e.delta.signature
+			if (e.delta.type === 'input_json_delta') b.json = (b.json ?? '') + e.delta.partial_json
+		}
+	}
+	const content = blocks.map(({ json, ...b }) => (b.type === 'tool_use' ? { ...b, input: JSON.parse(json || '{}') } : b))
+	const delta = events.find((e) => e.type === 'message_delta')
+	return { content, stop: delta?.delta.stop_reason, usage: delta?.usage }
+}
+
 /** Checks a whole messages stream (events in arrival order, pings included). */
 export function checkMessageEvents(events: Event[], model: string): void {
 	const real = events.filter((e) => e.type !== 'ping')
