@@ -10,8 +10,9 @@
  * InternalServerError), the `request-id` header (`_request_id`, `APIStatusError.request_id`), and list pages with
  * `data`, `has_more`, `first_id`, `last_id` (its `SyncPage` pages on `after_id = last_id`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Account, type Matrix, SETUP_MS, startMatrix } from './harness'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
+import type { Fault } from '../../mocks'
+import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -63,4 +64,34 @@ describe('anthropic (Python) 1.13.0 message batches through client.beta', () => 
 		expect(next.status).toBe(200)
 		expect(next.json).toMatchObject({ data: [], has_more: false })
 	})
+})
+
+describe('anthropic (Python) 1.13.0 errors', () => {
+	afterEach(() => {
+		for (const u of UPSTREAMS) m.mocks[u].reset()
+	})
+
+	/** What the SDK posts for `client.messages.create(model=…, max_tokens=50, messages=[…])`, `stream=True` or not. */
+	const create = (model: string, stream: boolean) => ({ max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], model, ...(stream && { stream: true }) })
+
+	// Each vendor's overload: Anthropic's 529, OpenAI's and Gemini's 503, and Gemini's as the first event of its stream.
+	const OVERLOADS: Array<[Upstream, boolean, Fault]> = [
+		['anthropic', false, { kind: 'status', status: 529 }],
+		['anthropic', true, { kind: 'midstream', afterChunks: 0 }],
+		['openai', false, { kind: 'status', status: 503 }],
+		['gemini', true, { kind: 'status', status: 503 }],
+		['gemini', true, { kind: 'midstream', afterChunks: 0 }],
+	]
+	for (const [up, stream, fault] of OVERLOADS)
+		it(`should answer an overload as Anthropic does, 529 overloaded_error, which the SDK raises as OverloadedError (${up} ${fault.kind}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			const acct = await m.account()
+			m.mocks[up].fault = fault
+			const r = await py(acct, 'POST', '/v1/messages', create(MODEL[up], stream))
+			// The SDK's `_make_status_error`: 529 → OverloadedError; a 503 fell to InternalServerError, which
+			// `except anthropic.OverloadedError` does not catch (nor does Claude Code's fallbackModel act on it).
+			expect(r.status).toBe(529)
+			expect(r.json).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } })
+			expect(r.headers.get('request-id')).toBe(r.json.request_id)
+			expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+		})
 })
