@@ -11,12 +11,12 @@
  * `data`, `has_more`, `first_id`, `last_id` (its `SyncPage` pages on `after_id = last_id`).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
-import type { Fault } from '../../mocks'
-import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS } from './harness'
+import { type Fault, thoughtSignatureFor } from '../../mocks'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithGemini3, type Upstream, UPSTREAMS } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrixWithGemini3()
 }, SETUP_MS)
 afterAll(() => m.close())
 
@@ -94,4 +94,48 @@ describe('anthropic (Python) 1.13.0 errors', () => {
 			expect(r.headers.get('request-id')).toBe(r.json.request_id)
 			expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 		})
+})
+
+describe('anthropic (Python) 1.13.0 tool runner (client.beta.messages.tool_runner with @beta_tool)', () => {
+	/** The schema `@beta_tool` makes of `def get_weather(city: str) -> str` with its docstring (pydantic's, keys sorted). */
+	const TOOL = {
+		name: 'get_weather',
+		description: 'Get the weather for a city.',
+		input_schema: { additionalProperties: false, properties: { city: { description: 'the city', title: 'City', type: 'string' } }, required: ['city'], type: 'object' },
+	}
+	const HELPER = { 'x-stainless-helper': 'beta.messages.parse, BetaToolRunner' }
+
+	it("should carry Gemini 3's thought signature through the runner's second turn, which sends the answer's blocks back as the SDK dumps them", async () => {
+		const acct = await m.account()
+		const first = { max_tokens: 3000, messages: [{ role: 'user', content: '#tools weather' }], model: GEMINI_3, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [TOOL] }
+		const post = (body: unknown) =>
+			fetch(`${m.app.url}/v1/messages?beta=true`, { method: 'POST', headers: { ...PY_HEADERS, ...HELPER, 'content-type': 'application/json', 'x-api-key': acct.key }, body: JSON.stringify(body) })
+		const r1 = await post(first)
+		expect(r1.status).toBe(200)
+		const a1 = (await r1.json()) as Obj
+		expect(a1.stop_reason).toBe('tool_use')
+		const calls = (a1.content as Obj[]).filter((b) => b.type === 'tool_use')
+		expect(calls.map((b) => b.input)).toEqual([{ city: 'Paris' }, { city: 'Tokyo' }])
+		// The runner's next request: the assistant turn is the answer's blocks as pydantic dumps them (keys sorted, no
+		// null fields), then one tool_result per call, in order, with what the tool returned.
+		const sorted = (b: Obj) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== null).sort(([x], [y]) => x.localeCompare(y)))
+		const second = {
+			...first,
+			messages: [
+				first.messages[0],
+				{ role: 'assistant', content: (a1.content as Obj[]).map(sorted) },
+				{ role: 'user', content: calls.map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: `sunny in ${b.input.city}` })) },
+			],
+		}
+		const r2 = await post(second)
+		expect(r2.status).toBe(200)
+		const a2 = (await r2.json()) as Obj
+		expect(a2.stop_reason).toBe('end_turn')
+		expect((a2.content as Obj[]).find((b) => b.type === 'text')?.text).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+		// Gemini 3 refuses a turn's first function call without its signature: it went back on that part.
+		const model = (lastRequest(m.mocks.gemini).body.contents as Obj[])[1]!
+		expect(model.role).toBe('model')
+		const fc = (model.parts as Obj[]).filter((p) => p.functionCall)
+		expect(fc[0]).toMatchObject({ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: thoughtSignatureFor('get_weather', { city: 'Paris' }) })
+	})
 })
