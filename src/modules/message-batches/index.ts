@@ -32,7 +32,12 @@ type Obj = Record<string, unknown>
 const BatchId = t.Object({ id: t.String() })
 const MessageBatch = t.Object({ id: t.String(), type: t.Literal('message_batch') }, { additionalProperties: true })
 const CreateBody = t.Object({ requests: t.Array(t.Unknown()) }, { additionalProperties: true })
-const ListQuery = t.Object({ before_id: t.Optional(t.String()), after_id: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })) })
+// Open: Anthropic's SDKs call the beta resource with `?beta=true` in the path (`client.beta.messages.batches.list()`
+// sends `GET /v1/messages/batches?beta=true&limit=…`), which Anthropic takes; a closed schema refused it with a 400.
+const ListQuery = t.Object(
+	{ before_id: t.Optional(t.String()), after_id: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })) },
+	{ additionalProperties: true },
+)
 const BatchList = t.Object({ data: t.Array(t.Unknown()), has_more: t.Boolean(), first_id: t.Union([t.String(), t.Null()]), last_id: t.Union([t.String(), t.Null()]) })
 const errors = { 400: AnthropicErrorBody, 401: AnthropicErrorBody, 402: AnthropicErrorBody, 403: AnthropicErrorBody, 404: AnthropicErrorBody, 429: AnthropicErrorBody, 502: AnthropicErrorBody }
 

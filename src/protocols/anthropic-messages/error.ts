@@ -21,7 +21,7 @@ export const ERROR_TYPE: Record<ErrorKind, string> = {
 	api_error: 'api_error',
 	upstream: 'api_error',
 	unavailable: 'api_error',
-	// Anthropic answers 529 overloaded_error; GatewayError gives our own overload 503 (retried by the SDKs too).
+	// Sent with Anthropic's status for it, 529 (OVERLOADED_STATUS), not the 503 the other shapes get.
 	overloaded: 'overloaded_error',
 	timeout: 'timeout_error',
 }
@@ -50,8 +50,8 @@ const RETRYABLE = new Set(['rate_limit_error', 'api_error', 'overloaded_error', 
 
 /**
  * An `error` object from an Anthropic body or stream event → GatewayError. Mid-stream failures are `upstream`
- * (the relay already committed to this channel), except an overload: `overloaded`, the 503 every caller gets for an
- * Anthropic 529 (also when it is the first event of a stream and no channel answers instead); `code` keeps the type.
+ * (the relay already committed to this channel), except an overload: `overloaded`, what callers get for an Anthropic
+ * 529 (also when it is the first event of a stream and no channel answers instead); `code` keeps the type.
  * A rate limit is the gateway's own 429, as at the HTTP level (Anthropic's text names the gateway's organization).
  */
 export function upstreamError(error: unknown, fallback = 'upstream error'): GatewayError {
@@ -83,11 +83,19 @@ const body = (err: GatewayError, requestId?: string): AnthropicErrorBody => {
 }
 
 /**
+ * Anthropic's status for `overloaded_error` (https://docs.anthropic.com/en/api/errors: "529 - overloaded_error").
+ * Its clients act on the status, not the type: the Python SDK raises `OverloadedError` for a 529 only (a 503 is an
+ * `InternalServerError`, which `except anthropic.OverloadedError` misses), and Claude Code's `fallbackModel` switches
+ * models on an overload. Callers of the other shapes get the gateway's 503 for the same error.
+ */
+export const OVERLOADED_STATUS = 529
+
+/**
  * An error response. `requestId` (optional, beyond the codec contract) fills the documented `request_id` field.
  * @example encodeError(new GatewayError('rate_limit', 'slow down', { retryAfter: 3 })).headers['retry-after'] === '3'
  */
 export function encodeError(err: GatewayError, requestId?: string): EncodedError {
-	const out: EncodedError = { status: err.status, body: body(err, requestId) }
+	const out: EncodedError = { status: err.kind === 'overloaded' ? OVERLOADED_STATUS : err.status, body: body(err, requestId) }
 	if (err.retryAfter !== undefined) out.headers = { 'retry-after': String(Math.max(0, Math.ceil(err.retryAfter))) }
 	if (requestId) out.headers = { ...out.headers, [REQUEST_ID_HEADER]: requestId }
 	return out

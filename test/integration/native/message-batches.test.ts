@@ -300,8 +300,8 @@ describe('Anthropic message batches', () => {
 		const a = await client(1)
 		mock.faultOnce = { kind: 'status', status: 529 }
 		const err = await failure(a.claude.messages.batches.create({ requests: [req('o', 'overloaded upstream')] }))
-		// The gateway's own overload answer (503, overloaded_error), as for a message.
-		expect(err?.status).toBe(503)
+		// The gateway's overload answer in Anthropic's shape (529, overloaded_error), as for a message.
+		expect(err?.status).toBe(529)
 		expect(err?.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } })
 		expect(await micro(a.accountId)).toBe(1e6)
 		expect((await a.claude.messages.batches.list()).data).toEqual([])

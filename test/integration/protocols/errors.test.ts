@@ -62,11 +62,11 @@ describe('upstream HTTP errors', () => {
 					}
 				})
 
-	it('should surface an Anthropic 529 overloaded as 503 overloaded_error to messages clients and service_unavailable to chat clients', async () => {
+	it('should surface an Anthropic 529 overloaded as 529 overloaded_error to messages clients and 503 service_unavailable to chat clients', async () => {
 		const acct = await m.account()
 		m.mocks.anthropic.faultOnce = { kind: 'status', status: 529 }
 		const a = await postRaw(m, 'messages', acct, simpleBody('messages', MODEL.anthropic, 'busy', false))
-		expect(a.status).toBe(503)
+		expect(a.status).toBe(529)
 		expect(errorOf('messages', await a.json()).type).toBe('overloaded_error')
 		m.mocks.anthropic.faultOnce = { kind: 'status', status: 529 }
 		const c = await postRaw(m, 'chat', acct, simpleBody('chat', MODEL.anthropic, 'busy', false))

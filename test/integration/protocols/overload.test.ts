@@ -1,9 +1,10 @@
 /**
- * QA report item 9: an upstream overload reaches every caller as 503 in the caller's own shape, whichever vendor
- * said it — OpenAI 503, Anthropic 529 `overloaded_error`, Gemini 503 `UNAVAILABLE` — also when the overload is the
- * first event of a 200 stream, and when it is the last failure after failover. Gemini's 503 reached a Gemini client
- * (same protocol) as 502 INTERNAL and an Anthropic client as 502 api_error. Other 5xx stay the gateway's 502.
- * Checked through the official SDKs (they retry on 503/529 and read the status), with retries off.
+ * QA report item 9: an upstream overload reaches every caller as an overload in the caller's own shape, whichever
+ * vendor said it — OpenAI 503, Anthropic 529 `overloaded_error`, Gemini 503 `UNAVAILABLE` — also when the overload is
+ * the first event of a 200 stream, and when it is the last failure after failover: 503 to OpenAI and Gemini callers,
+ * Anthropic's own 529 to Anthropic callers (its Python SDK raises OverloadedError for a 529 only). Gemini's 503 reached
+ * a Gemini client (same protocol) as 502 INTERNAL and an Anthropic client as 502 api_error. Other 5xx stay the
+ * gateway's 502. Checked through the official SDKs (they retry on 503/529 and read the status), with retries off.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import type { Fault } from '../../mocks'
@@ -31,7 +32,7 @@ const OVERLOAD: Record<Upstream, Fault> = {
 /** The overload as each caller must see it. */
 const EXPECTED: Record<ClientName, Seen> = {
 	openai: { status: 503, type: 'service_unavailable_error' },
-	anthropic: { status: 503, type: 'overloaded_error' },
+	anthropic: { status: 529, type: 'overloaded_error' },
 	gemini: { status: 503, type: 'UNAVAILABLE' },
 }
 
@@ -39,7 +40,7 @@ describe('an upstream overload', () => {
 	for (const up of UPSTREAMS)
 		for (const client of CLIENT_NAMES)
 			for (const stream of [false, true])
-				it(`should reach a ${client} client as 503 in its shape when ${up} is overloaded (${stream ? 'stream' : 'non-stream'})`, async () => {
+				it(`should reach a ${client} client as ${EXPECTED[client].status} in its shape when ${up} is overloaded (${stream ? 'stream' : 'non-stream'})`, async () => {
 					const acct = await m.account()
 					m.mocks[up].fault = OVERLOAD[up]
 					expect(await CLIENTS[client](acct, MODEL[up], stream)).toEqual(EXPECTED[client])
@@ -49,16 +50,16 @@ describe('an upstream overload', () => {
 
 	// Anthropic and Gemini stream the overload as the first event of a 200 (the mocks' in-stream error: Anthropic
 	// `event: error` overloaded_error, Gemini `{"error":{"code":503,"status":"UNAVAILABLE"}}`); nothing was sent yet,
-	// so the caller gets the same 503 as for the HTTP error.
+	// so the caller gets the same status as for the HTTP error.
 	for (const up of ['anthropic', 'gemini'] as const)
 		for (const client of CLIENT_NAMES)
-			it(`should answer 503 to a ${client} stream when the ${up} stream opens with an overload`, async () => {
+			it(`should answer ${EXPECTED[client].status} to a ${client} stream when the ${up} stream opens with an overload`, async () => {
 				const acct = await m.account()
 				m.mocks[up].fault = { kind: 'midstream', afterChunks: 0 }
 				expect(await CLIENTS[client](acct, MODEL[up], true)).toEqual(EXPECTED[client])
 			})
 
-	it('should answer 503 when every channel of a failover was overloaded', async () => {
+	it('should answer an overload (503; 529 to Anthropic callers) when every channel of a failover was overloaded', async () => {
 		const acct = await m.account()
 		m.mocks.openai.fault = OVERLOAD.openai
 		m.mocks.gemini.fault = OVERLOAD.gemini

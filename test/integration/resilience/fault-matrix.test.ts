@@ -58,9 +58,12 @@ beforeEach(() => {
 const TYPE: Record<Inbound, Record<number, string>> = {
 	chat: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error', 504: 'timeout_error' },
 	responses: { 429: 'rate_limit_error', 502: 'server_error', 503: 'service_unavailable_error', 504: 'timeout_error' },
-	messages: { 429: 'rate_limit_error', 502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error' },
+	messages: { 429: 'rate_limit_error', 502: 'api_error', 529: 'overloaded_error', 504: 'timeout_error' },
 	gemini: { 429: 'RESOURCE_EXHAUSTED', 502: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' },
 }
+
+/** The status a caller reads for the gateway's `status` (the usage row's): an overload reaches Anthropic's callers as its 529. */
+const shown = (inbound: Inbound, status: number) => (inbound === 'messages' && status === 503 ? 529 : status)
 
 /** What no caller may read: the channels' keys and the vendor accounts the mocks' errors name. */
 const SECRETS = [...Object.values(UP_KEY), OPENAI_ORG, ANTHROPIC_ORG, MOCK_PROJECT]
@@ -128,7 +131,7 @@ async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean
 	const seen = await call(m.app.url, acct.key, inbound, `f-${up}`, stream)
 	expect(seen.text).toBe('')
 	const status = c.status(up)
-	expect(seen.error).toMatchObject({ status, type: TYPE[inbound][status]! })
+	expect(seen.error).toMatchObject({ status: shown(inbound, status), type: TYPE[inbound][shown(inbound, status)]! })
 	for (const s of SECRETS) expect(seen.error!.message).not.toContain(s)
 	const f = c.fault(up)
 	if (inbound !== 'gemini' && f.kind === 'status' && f.retryAfter !== undefined) expect(seen.error!.retryAfter).toBe(String(f.retryAfter))
@@ -161,7 +164,7 @@ const AFTER = (inbound: Inbound): After[] => [
 	{ name: 'the connection closed without the terminator', fault: { kind: 'cut', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_cut' },
 	{ name: 'the connection reset', fault: { kind: 'cut', afterChunks: 5, abrupt: true }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
 	{ name: 'a stall past idle_ms', fault: { kind: 'stall', afterChunks: 5 }, endReason: 'upstream_cut', type: () => TYPE[inbound][502]!, code: () => 'upstream_stream_error' },
-	{ name: "the vendor's error event", fault: { kind: 'midstream', afterChunks: 5 }, endReason: 'error', type: (u) => TYPE[inbound][MIDSTREAM_STATUS[u]]!, code: (u) => VENDOR_CODE[u] },
+	{ name: "the vendor's error event", fault: { kind: 'midstream', afterChunks: 5 }, endReason: 'error', type: (u) => TYPE[inbound][shown(inbound, MIDSTREAM_STATUS[u])]!, code: (u) => VENDOR_CODE[u] },
 	{ name: 'a frame that is not JSON', fault: { kind: 'malformed', atChunk: 5 }, endReason: 'upstream_malformed', type: () => TYPE[inbound][502]!, code: () => 'upstream_malformed' },
 ]
 
@@ -202,7 +205,7 @@ for (const [inbound, up, stream] of pairs)
 			if (c.only && c.only !== (stream ? 'stream' : 'json')) continue
 			if (c.vendors && !c.vendors.includes(up)) continue
 			if (STALLS.has(c.name)) continue // below, the three vendors at once
-			it(`should answer ${c.status(up)} in the caller's shape after ${c.name}, charging nothing and counting it against the channel`, () =>
+			it(`should answer ${shown(inbound, c.status(up))} in the caller's shape after ${c.name}, charging nothing and counting it against the channel`, () =>
 				expectFaultBefore(inbound, up, stream, c),
 			)
 		}
@@ -252,7 +255,7 @@ for (const inbound of INBOUND)
 		describe(`${inbound} caller, every upstream at once, ${stream ? 'stream' : 'json'}`, () => {
 			for (const c of BEFORE) {
 				if (!STALLS.has(c.name) || (c.only && c.only !== (stream ? 'stream' : 'json'))) continue
-				it(`should answer ${c.status('openai')} in the caller's shape after ${c.name}, charging nothing and counting it against each channel`, () =>
+				it(`should answer ${shown(inbound, c.status('openai'))} in the caller's shape after ${c.name}, charging nothing and counting it against each channel`, () =>
 					everyVendorAtOnce((up, acct) => expectFaultBefore(inbound, up, stream, c, acct)),
 				)
 			}

@@ -15,7 +15,8 @@ describe('anthropicMessages.encodeError', () => {
 		['api_error', 500, 'api_error'],
 		['upstream', 502, 'api_error'],
 		['unavailable', 503, 'api_error'],
-		['overloaded', 503, 'overloaded_error'],
+		// Anthropic's own status for an overload (the other shapes answer 503): its Python SDK's OverloadedError.
+		['overloaded', 529, 'overloaded_error'],
 		['timeout', 504, 'timeout_error'],
 	])('should render %s as status %d with type %s', (kind, status, type) => {
 		const out = anthropicMessages.encodeError(new GatewayError(kind, 'boom'))
