@@ -16,12 +16,20 @@ import { priceList } from '../surface/helpers'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 const WHISPER = 'whisper-1'
+/** A model served by one channel of its own, whose key the vendor refuses in the retry test (the channel is then disabled). */
+const LONE = 'gemini-lone'
 
 let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
-		models: priceList([{ name: WHISPER, per_minute: 0.006 }]),
-		channels: (mocks) => [{ name: 'oa-audio', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [WHISPER] }],
+		models: priceList([
+			{ name: WHISPER, per_minute: 0.006 },
+			{ name: LONE, input_per_mtok: 0.3, output_per_mtok: 2.5 },
+		]),
+		channels: (mocks) => [
+			{ name: 'oa-audio', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [WHISPER] },
+			{ name: 'gm-lone', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [LONE], model_map: { [LONE]: 'gemini-2.5-flash' } },
+		],
 	})
 }, SETUP_MS)
 afterAll(() => m.close())
@@ -220,6 +228,22 @@ describe("openai-python's retries", () => {
 			[429, 0],
 			[429, 0],
 		])
+		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+	})
+
+	it('should tell the SDK not to retry a model whose every channel is disabled (x-should-retry: false), which only an operator brings back', async () => {
+		const acct = await m.account()
+		// The vendor refuses the channel's key: the gateway disables the channel (its only one), so the model has none left.
+		m.mocks.gemini.faultOnce = { kind: 'status', status: 401 }
+		const refused = await post('/v1/chat/completions', pyHeaders(acct), { messages: [{ role: 'user', content: 'hi' }], model: LONE })
+		expect(refused.status).toBe(502)
+		const before = m.mocks.gemini.requests.length
+		const res = await post('/v1/chat/completions', pyHeaders(acct), { messages: [{ role: 'user', content: 'hi' }], model: LONE })
+		expect(res.status).toBe(503)
+		expect(((await res.json()) as Obj).error).toMatchObject({ code: 'model_unavailable', param: 'model' })
+		// Without it the SDK asks twice more within a second and a half, for the same 503.
+		expect(res.headers.get('x-should-retry')).toBe('false')
+		expect(m.mocks.gemini.requests.length).toBe(before)
 		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 	})
 })
