@@ -171,6 +171,39 @@ describe('openai-python parse helpers with a nested Pydantic model ($defs and $r
 		})
 })
 
+/** A Responses stream's events as openai-python's `responses.stream()` iterates them (each frame's JSON; that helper sends no helper header). */
+async function responsesEvents(res: Response): Promise<Obj[]> {
+	expect(res.status).toBe(200)
+	const out: Obj[] = []
+	for await (const f of parseSse(res.body!)) out.push(JSON.parse(f.data))
+	return out
+}
+
+/** openai-python 3.22.1 types `ResponseError.code` (a failed response's `error.code`) as a Literal of these. */
+const RESPONSE_ERROR_CODES = ['server_error', 'rate_limit_exceeded', 'invalid_prompt', 'data_residency_mismatch', 'bio_policy', 'misalignment_policy_violation', 'vector_store_timeout']
+
+describe("openai-python's responses.stream() of a failure after the answer began", () => {
+	const cases: Array<[Upstream, NonNullable<Matrix['mocks']['openai']['fault']>, string]> = [
+		['gemini', { kind: 'midstream', afterChunks: 2 }, 'server_error'],
+		['gemini', { kind: 'midstream', afterChunks: 2, status: 429 }, 'rate_limit_exceeded'],
+		['anthropic', { kind: 'midstream', afterChunks: 4 }, 'server_error'],
+	]
+	for (const [up, fault, code] of cases)
+		it(`should fail the response with ${code}, one of the codes the SDK types, after the error event (${up} upstream${fault.kind === 'midstream' && fault.status ? `, ${fault.status}` : ''})`, async () => {
+			const acct = await m.account()
+			m.mocks[up].faultOnce = fault
+			const events = await responsesEvents(await post('/v1/responses', pyHeaders(acct), { input: 'hello there my friend', model: MODEL[up], stream: true }))
+			// The answer had begun (a text delta reached the SDK), so the failure is told in the stream, not as an HTTP error.
+			expect(events.some((e) => e.type === 'response.output_text.delta')).toBe(true)
+			expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'response.failed'])
+			expect(events.at(-2)!.message).toBeString()
+			const failed = events.at(-1)!.response
+			expect(failed.status).toBe('failed')
+			expect(failed.error.code).toBe(code)
+			expect(RESPONSE_ERROR_CODES).toContain(failed.error.code)
+		})
+})
+
 describe("openai-python's multipart upload", () => {
 	it('should relay both timestamp_granularities[] parts of audio.transcriptions.create to the vendor, and bill the minutes once', async () => {
 		const acct = await m.account()
