@@ -8,7 +8,9 @@
  * `anyOf: [{…}, {type: null}]`; the SDK then validates the answer with Pydantic and raises on a missing field. Uploads
  * are httpx multipart bodies whose list fields repeat a `name[]` part (`timestamp_granularities[]`, `image[]`), after
  * the other fields and before the file. The SDK retries 408, 409, 429 and 5xx twice (`x-stainless-retry-count` 0, 1,
- * 2), waiting what `retry-after` says (up to two minutes; longer, it does not retry).
+ * 2), waiting what `retry-after` says (up to two minutes; longer, it does not retry), unless `x-should-retry` says
+ * otherwise. Its types are Literals of OpenAI's values (a failed response's `error.code` among them), not checked when
+ * it reads a body, so an unknown value reaches the caller's code as it came.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseSse } from '../../../src/core/sse'
