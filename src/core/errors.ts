@@ -61,6 +61,11 @@ export class GatewayError extends Error {
 	 * gave, so each protocol words it as its own API does (Anthropic: "prompt is too long: N tokens > M maximum").
 	 */
 	readonly overflow?: ContextOverflow
+	/**
+	 * Whether the caller may succeed by asking again, sent as `x-should-retry` (the OpenAI and Anthropic SDKs obey it over
+	 * the status, which otherwise has them retry every 408, 409, 429 and 5xx twice). Unset: the status decides.
+	 */
+	readonly clientRetry?: boolean
 
 	constructor(
 		kind: ErrorKind,
@@ -74,6 +79,7 @@ export class GatewayError extends Error {
 			detail?: string
 			details?: ErrorDetails
 			overflow?: ContextOverflow
+			clientRetry?: boolean
 			cause?: unknown
 		} = {},
 	) {
@@ -88,6 +94,7 @@ export class GatewayError extends Error {
 		this.detail = opts.detail
 		this.details = opts.details
 		this.overflow = opts.overflow
+		this.clientRetry = opts.clientRetry
 	}
 }
 

@@ -70,5 +70,6 @@ export function errorResponse(err: unknown, shape: ErrorShape, requestId?: strin
 	const headers: Record<string, string> = { 'content-type': 'application/json', ...out.headers }
 	if (requestId) headers['x-request-id'] = requestId
 	if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter))
+	if (e.clientRetry !== undefined) headers['x-should-retry'] = String(e.clientRetry)
 	return new Response(JSON.stringify(out.body), { status: out.status, headers })
 }

@@ -41,10 +41,13 @@ export function resolveModel(svc: Services, token: AuthToken, model: string): Ro
 
 /**
  * The error for a model no enabled channel serves: 503 when it exists here (priced, or listed by a disabled channel,
- * e.g. one disabled after its key was refused), since an operator can bring it back; else 404.
+ * e.g. one disabled after its key was refused), since an operator can bring it back; else 404. The 503 says
+ * `x-should-retry: false`: only an operator brings a channel back (a cooling one is still tried), so the SDKs' two
+ * retries a second apart would only repeat it.
  */
 export function unservedModel(svc: Services, model: string): GatewayError {
-	if (svc.catalog.known(model)) return new GatewayError('unavailable', `No channel is available for model "${model}" right now`, { code: 'model_unavailable', param: 'model' })
+	if (svc.catalog.known(model))
+		return new GatewayError('unavailable', `No channel is available for model "${model}" right now`, { code: 'model_unavailable', param: 'model', clientRetry: false })
 	return new GatewayError('not_found', `The model "${model}" does not exist or is not served here`, { code: 'model_not_found', param: 'model' })
 }
 

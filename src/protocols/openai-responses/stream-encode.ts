@@ -32,6 +32,7 @@ import { type EventEncoder, runMachine } from '../stream-machine'
 import { errorBody } from '../openai-chat/error'
 import type { Json } from '../openai-chat/guards'
 import { callIdOut } from './call-ids'
+import { failedCode } from './error'
 import type { ResponsesOutputItem } from './model'
 import { encodeReasoningItem, REDACTED_MARK } from './reasoning'
 import { envelope, logprobEntries, responseId } from './response'
@@ -248,7 +249,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 		settle('incomplete')
 		const e = errorBody(err).error
 		frames.push(frame('error', { code: e.code, message: e.message, param: e.param }))
-		frames.push(frame('response.failed', { response: snapshot('failed', { error: { code: e.code ?? 'server_error', message: e.message } }) }))
+		frames.push(frame('response.failed', { response: snapshot('failed', { error: { code: failedCode(err), message: e.message } }) }))
 	}
 
 	return {

@@ -66,7 +66,16 @@ describe('openaiResponses.encodeStream', () => {
 		const data = payloads(await encode(events))
 		expect(data.slice(-2).map((d) => d.type)).toEqual(['error', 'response.failed'])
 		expect(data.at(-2)).toMatchObject({ code: 'upstream_error', message: 'upstream went away', param: null })
-		expect(data.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'upstream_error', message: 'upstream went away' } })
+		// response.error.code takes OpenAI's codes only (openai-python types it as their Literal): the gateway's is server_error there.
+		expect(data.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'upstream went away' } })
+	})
+
+	it("should fail the response with OpenAI's code for another vendor's, and keep OpenAI's own", async () => {
+		const failedWith = async (error: GatewayError) => payloads(await encode([{ type: 'start', id: 'x', model: 'm' }, { type: 'error', error }])).at(-1)!.response.error.code
+		expect(await failedWith(new GatewayError('overloaded', 'The model is overloaded.', { code: 'UNAVAILABLE', retryable: true }))).toBe('server_error')
+		expect(await failedWith(new GatewayError('upstream', 'Overloaded', { code: 'overloaded_error', retryable: true }))).toBe('server_error')
+		expect(await failedWith(new GatewayError('rate_limit', 'slow down', { code: 'upstream_rate_limited' }))).toBe('rate_limit_exceeded')
+		expect(await failedWith(new GatewayError('invalid_request', 'too long', { code: 'context_length_exceeded' }))).toBe('context_length_exceeded')
 	})
 
 	it('should fail a stream whose events stop before finish', async () => {
