@@ -7,7 +7,7 @@
  * @module
  */
 import { badRequest, unsupportedForModel } from '../../core/errors'
-import type { ChatRequest, Reasoning, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
+import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasoning'
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
@@ -208,6 +208,11 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 		const r = decodeReasoningObject(b.reasoning)
 		if (r) req.reasoning = r
 	} else if (b.thinking !== undefined && b.thinking !== null) req.reasoning = decodeThinkingObject(b.thinking)
+	const google = googleThinkingConfig(b)
+	if (google !== undefined) {
+		if (effort !== undefined) throw badRequest('reasoning_effort and extra_body.google.thinking_config cannot both be set: use one', 'reasoning_effort')
+		req.reasoning = decodeGoogleThinking(google)
+	}
 	// `user` is deprecated for `safety_identifier`, the same abuse-tracking id: either fills the canonical slot
 	// (Anthropic metadata.user_id). safety_identifier stays in `extra` for OpenAI upstreams as well.
 	const user = optString(b.user, 'user') ?? optString(b.safety_identifier, 'safety_identifier')
@@ -270,6 +275,40 @@ function decodeThinkingObject(raw: unknown): Reasoning {
 		default:
 			throw badRequest(`thinking.type must be one of enabled, disabled, adaptive (got ${JSON.stringify(o.type)})`, 'thinking.type')
 	}
+}
+
+/**
+ * Google's extension of chat completions for Gemini (https://ai.google.dev/gemini-api/docs/openai#thinking): the body's
+ * `extra_body.google.thinking_config` (what the OpenAI Python SDK sends for `extra_body={"extra_body": {"google": …}}`,
+ * and the JS SDK for an `extra_body` field), read for every model as the `thinking` and `reasoning` objects are.
+ * Google refuses it beside `reasoning_effort`, which overlaps it. The field itself stays in `extra`, for OpenAI upstreams.
+ */
+function googleThinkingConfig(b: Json): unknown {
+	if (!isObject(b.extra_body) || !isObject(b.extra_body.google)) return undefined
+	const g = b.extra_body.google
+	return g.thinking_config ?? g.thinkingConfig ?? undefined
+}
+
+/**
+ * Gemini's thinking config in either JSON spelling: a budget (0 off, -1 dynamic), a Gemini 3 level, whether thought
+ * summaries come back (as `reasoning_content`).
+ * @example decodeGoogleThinking({ thinking_budget: 1024, include_thoughts: true }) // { enabled: true, budgetTokens: 1024, includeThoughts: true }
+ */
+function decodeGoogleThinking(raw: unknown): Reasoning {
+	const at = 'extra_body.google.thinking_config'
+	const o = reqObject(raw, at)
+	const budget = optInteger(o.thinking_budget ?? o.thinkingBudget, `${at}.thinking_budget`, -1)
+	const level = optString(o.thinking_level ?? o.thinkingLevel, `${at}.thinking_level`)
+	const include = optBoolean(o.include_thoughts ?? o.includeThoughts, `${at}.include_thoughts`)
+	const r: Reasoning = { enabled: budget !== 0 }
+	if (budget !== undefined && budget >= 0) r.budgetTokens = budget
+	if (level !== undefined) {
+		const effort = level.toLowerCase()
+		if (!EFFORTS.has(effort)) throw badRequest(`${at}.thinking_level must be one of minimal, low, medium, high`, `${at}.thinking_level`)
+		r.effort = effort as ReasoningEffort
+	}
+	if (include !== undefined) r.includeThoughts = include
+	return r
 }
 
 /**
