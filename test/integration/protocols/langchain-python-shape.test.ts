@@ -1,0 +1,90 @@
+/**
+ * LangChain for Python as it reaches the gateway: `langchain-openai` 1.6.6 (`ChatOpenAI` over Chat Completions and with
+ * `use_responses_api=True`, the `openai` 3.22.1 SDK underneath) and `langchain-google-genai` 4.4.0
+ * (`ChatGoogleGenerativeAI(base_url=root)`, the `google-genai` 2.25.0 SDK underneath), with `langchain-core` 1.6.5 and
+ * `langchain` 1.4.2's `create_agent`. The bodies below were recorded by a logging proxy between the Python clients and
+ * the gateway (the matrix's three mock vendors behind it); headers are shortened to the ones that matter.
+ * What is unusual in them: google-genai converts the part's own keys to lowerCamel but not those of a dict LangChain
+ * puts inside it, so an image, a PDF or audio goes as `inlineData: {data, mime_type}` and a file as
+ * `fileData: {file_uri, mime_type}` (mixed spellings, which Google's proto-JSON parser takes, as it takes either
+ * spelling of every field); `thinkingConfig` goes as `{include_thoughts, thinking_level: "LOW"}`; tool parameters in
+ * Gemini's uppercase types (`STRING`, `OBJECT`); a tool result as `functionResponse.response: {output}` without an id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithGemini3, usageRows } from './harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrixWithGemini3()
+}, SETUP_MS)
+afterAll(() => m.close())
+
+type Obj = Record<string, any>
+/** A 2×2 red PNG, as the captures carried it. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=='
+
+/** The headers google-genai 2.25.0 sends under LangChain (its user agent names the integration). */
+const genaiHeaders = (acct: Account) => ({
+	'content-type': 'application/json',
+	'user-agent': 'google-genai-sdk/2.25.0 gl-python/3.11.7 langchain-google-genai/4.4.0-ChatGoogleGenerativeAI',
+	'x-goog-api-client': 'google-genai-sdk/2.25.0 gl-python/3.11.7',
+	'x-goog-api-key': acct.key,
+})
+const gemini = (acct: Account, model: string, body: Obj, stream = false) =>
+	fetch(`${m.app.url}/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, {
+		method: 'POST',
+		headers: genaiHeaders(acct),
+		body: JSON.stringify(body),
+	})
+
+/** `ChatGoogleGenerativeAI.invoke([HumanMessage(content=[{type: 'text', …}, media])])`: the body as recorded. */
+const mediaBody = (media: Obj) => ({
+	contents: [{ parts: [{ text: 'what is this' }, media], role: 'user' }],
+	safetySettings: [],
+	generationConfig: { temperature: 0.7, candidateCount: 1 },
+})
+
+describe('ChatGoogleGenerativeAI: media parts with snake_case keys inside lowerCamel ones', () => {
+	// An `image_url` data URI or a v1 `{type: 'image', base64, mime_type}` block; the gateway answered 400
+	// `"contents.0.parts.1.inlineData.mimeType" Expected required property` before it read the part, for every model.
+	for (const model of [MODEL.openai, MODEL.anthropic, MODEL.gemini, GEMINI_3]) {
+		it(`should take inlineData {data, mime_type} as the image it is (${model})`, async () => {
+			const acct = await m.account()
+			const res = await gemini(acct, model, mediaBody({ inlineData: { data: PNG, mime_type: 'image/png' } }))
+			expect(res.status).toBe(200)
+			const body = (await res.json()) as Obj
+			expect(body.candidates[0].content.parts.map((p: Obj) => p.text).join('')).toStartWith('I see 1 image. ')
+			const rows = await usageRows(m, acct.accountId)
+			expect(rows.map((r) => [r.model, r.status, r.input_tokens])).toEqual([[model, 200, body.usageMetadata.promptTokenCount]])
+		})
+	}
+
+	it('should send the image on to Claude as a base64 image of that type', async () => {
+		const acct = await m.account()
+		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: PNG, mime_type: 'image/png' } }))).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } })
+	})
+
+	it('should take a PDF as inlineData {data, mime_type} and a Files API URI as fileData {file_uri, mime_type}', async () => {
+		const acct = await m.account()
+		// `{type: 'file', base64, mime_type: 'application/pdf'}`: to Claude a base64 document.
+		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: PNG, mime_type: 'application/pdf' } }))).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1]).toMatchObject({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PNG } })
+		// `{type: 'media', file_uri, mime_type}`: a Gemini file reaches Gemini as the fileData it was (same protocol: as sent).
+		const uri = 'https://generativelanguage.googleapis.com/v1beta/files/abc'
+		const res = await gemini(acct, MODEL.gemini, mediaBody({ fileData: { file_uri: uri, mime_type: 'application/pdf' } }))
+		expect(res.status).toBe(200)
+		expect(lastRequest(m.mocks.gemini).body.contents[0].parts[1]).toEqual({ fileData: { file_uri: uri, mime_type: 'application/pdf' } })
+	})
+
+	it('should still refuse inlineData without a type in either spelling, naming the field', async () => {
+		const acct = await m.account()
+		const sent = m.mocks.anthropic.requests.length
+		const res = await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: PNG } }))
+		expect(res.status).toBe(400)
+		const body = (await res.json()) as Obj
+		expect(body.error.status).toBe('INVALID_ARGUMENT')
+		expect(body.error.message).toContain('inlineData.mimeType')
+		expect(m.mocks.anthropic.requests.length).toBe(sent)
+	})
+})
