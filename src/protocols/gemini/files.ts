@@ -13,7 +13,7 @@ import type { AudioPart, FilePart, ImagePart } from '../../core/ir'
 import { asPlainParts, cannotSend, guessMediaType } from '../files'
 import type { GeminiPart } from './model'
 import { encodeImage } from './parts'
-import { get, isObj, type Obj, str } from './read'
+import { get, isObj, type Obj, standardBase64, str } from './read'
 
 /** A Files API URI (`https://generativelanguage.googleapis.com/v1beta/files/…`) is a Gemini reference, not a web URL. */
 const isWebUrl = (uri: string): boolean => /^https?:\/\//i.test(uri) && !/^https?:\/\/generativelanguage\.googleapis\.com\//i.test(uri)
@@ -39,9 +39,10 @@ export function decodeUserMedia(part: Obj, at: string): ImagePart | FilePart | A
 		// Either spelling of each key, mixed too (`inlineData: {data, mime_type}` from google-genai for Python): the request
 		// schema sees only the lowerCamel ones, so a missing one is refused here.
 		const mediaType = str(get(inline, 'mimeType'))
-		const data = str(inline.data)
+		const raw = str(inline.data)
 		if (!mediaType) throw badRequest(`${at}.inlineData.mimeType is required`, `${at}.inlineData.mimeType`)
-		if (data === undefined) throw badRequest(`${at}.inlineData.data is required`, `${at}.inlineData.data`)
+		if (raw === undefined) throw badRequest(`${at}.inlineData.data is required`, `${at}.inlineData.data`)
+		const data = standardBase64(raw)
 		const type = mediaType.toLowerCase()
 		if (type.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType, data } }
 		if (type.startsWith('audio/')) return { type: 'audio', mediaType, data, path: at }

@@ -7,7 +7,8 @@
  * What is unusual in them: google-genai converts the part's own keys to lowerCamel but not those of a dict LangChain
  * puts inside it, so an image, a PDF or audio goes as `inlineData: {data, mime_type}` and a file as
  * `fileData: {file_uri, mime_type}` (mixed spellings, which Google's proto-JSON parser takes, as it takes either
- * spelling of every field); `thinkingConfig` goes as `{include_thoughts, thinking_level: "LOW"}`; tool parameters in
+ * spelling of every field), and the bytes LangChain decoded from a data URI or a `base64` block are re-encoded URL-safe
+ * (Python's `base64.urlsafe_b64encode`: `-` and `_` for `+` and `/`, which proto-JSON `bytes` also accepts); `thinkingConfig` goes as `{include_thoughts, thinking_level: "LOW"}`; tool parameters in
  * Gemini's uppercase types (`STRING`, `OBJECT`); a tool result as `functionResponse.response: {output}` without an id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -86,5 +87,38 @@ describe('ChatGoogleGenerativeAI: media parts with snake_case keys inside lowerC
 		expect(body.error.status).toBe('INVALID_ARGUMENT')
 		expect(body.error.message).toContain('inlineData.mimeType')
 		expect(m.mocks.anthropic.requests.length).toBe(sent)
+	})
+})
+
+/** Standard base64 of bytes whose encoding has `+`, `/` and padding (`UklGRiQAAABXQVZFZm10IPv/v/4+AA==`: a WAV header's start, then bytes chosen for them). */
+const STD = Buffer.from([...Buffer.from('RIFF$\x00\x00\x00WAVEfmt ', 'latin1'), 0xfb, 0xff, 0xbf, 0xfe, 0x3e, 0x00]).toString('base64')
+/** The same bytes as google-genai for Python writes them. */
+const URLSAFE = STD.replaceAll('+', '-').replaceAll('/', '_')
+
+describe('ChatGoogleGenerativeAI: media bytes in URL-safe base64', () => {
+	// `{type: 'audio', base64, mime_type: 'audio/wav'}` to a GPT model: OpenAI's `input_audio.data` takes standard base64
+	// only, so the gateway's 400 was OpenAI's "Invalid 'messages[0].content[1].input_audio.data': expected base64-encoded audio."
+	it('should send audio to OpenAI as standard base64', async () => {
+		const acct = await m.account()
+		const res = await gemini(acct, MODEL.openai, mediaBody({ inlineData: { data: URLSAFE, mime_type: 'audio/wav' } }))
+		expect(res.status).toBe(200)
+		expect(lastRequest(m.mocks.openai).body.messages[0].content[1]).toEqual({ type: 'input_audio', input_audio: { data: STD, format: 'wav' } })
+	})
+
+	// An image or a PDF to Claude: Anthropic refuses URL-safe base64 ("….image.source.base64: invalid base64 data").
+	it('should send an image and a PDF to Claude as standard base64', async () => {
+		const acct = await m.account()
+		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: URLSAFE, mime_type: 'image/png' } }))).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1].source).toEqual({ type: 'base64', media_type: 'image/png', data: STD })
+		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: URLSAFE, mime_type: 'application/pdf' } }))).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1].source).toEqual({ type: 'base64', media_type: 'application/pdf', data: STD })
+	})
+
+	it('should pad URL-safe base64 written without padding', async () => {
+		const acct = await m.account()
+		const unpadded = URLSAFE.replace(/=+$/, '')
+		expect(unpadded).not.toBe(URLSAFE)
+		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: unpadded, mime_type: 'image/png' } }))).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1].source.data).toBe(STD)
 	})
 })
