@@ -12,6 +12,7 @@
  * Gemini's uppercase types (`STRING`, `OBJECT`); a tool result as `functionResponse.response: {output}` without an id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { thinkingSignature } from '../../mocks'
 import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithGemini3, usageRows } from './harness'
 
 let m: Matrix
@@ -120,5 +121,49 @@ describe('ChatGoogleGenerativeAI: media bytes in URL-safe base64', () => {
 		expect(unpadded).not.toBe(URLSAFE)
 		expect((await gemini(acct, MODEL.anthropic, mediaBody({ inlineData: { data: unpadded, mime_type: 'image/png' } }))).status).toBe(200)
 		expect(lastRequest(m.mocks.anthropic).body.messages[0].content[1].source.data).toBe(STD)
+	})
+})
+
+/** What google-genai for Python does to a `thoughtSignature` (a `bytes` field): decodes it, then writes it URL-safe. */
+const asPythonBytes = (sig: string) => Buffer.from(sig, 'base64').toString('base64').replaceAll('+', '-').replaceAll('/', '_')
+
+/** The weather tool as LangChain declares it to Gemini: uppercase types, no `$schema`. */
+const WEATHER = { functionDeclarations: [{ description: 'Get the weather for a city.', name: 'get_weather', parameters: { properties: { city: { type: 'STRING' } }, required: ['city'], type: 'OBJECT' } }] }
+const ASK = 'weather in Paris? #call get_weather {"city": "Paris"}'
+
+describe('ChatGoogleGenerativeAI with include_thoughts: a Claude tool loop', () => {
+	// `ChatGoogleGenerativeAI(model='claude-m', include_thoughts=True, thinking_budget=2048).bind_tools([get_weather])`,
+	// streamed, then the tool's result sent back. Claude's signature reaches the client behind the gateway's `anthropic`
+	// tag; google-genai hands it back URL-safe, and Anthropic refuses a signature it did not issue ("Invalid `signature`
+	// in `thinking` block"), so the gateway turned thinking off for the turn (the mock answered 400 before).
+	it('should give Claude its thinking signature back as Claude wrote it', async () => {
+		const acct = await m.account()
+		const config = { temperature: 0.7, candidateCount: 1, thinkingConfig: { include_thoughts: true, thinking_budget: 2048 } }
+		const first = { contents: [{ parts: [{ text: ASK }], role: 'user' }], safetySettings: [], tools: [WEATHER], generationConfig: config }
+		const res = await gemini(acct, MODEL.anthropic, first)
+		expect(res.status).toBe(200)
+		const parts = ((await res.json()) as Obj).candidates[0].content.parts as Obj[]
+		const thought = parts.find((p) => p.thought)!
+		const call = parts.find((p) => p.functionCall)!
+		// The signature Anthropic issued has `+` and `/` (standard base64), so the client's copy differs from it.
+		expect(asPythonBytes(thought.thoughtSignature)).not.toBe(thought.thoughtSignature)
+		const model = {
+			parts: [
+				{ text: thought.text, thought: true, thoughtSignature: asPythonBytes(thought.thoughtSignature) },
+				{ functionCall: { args: call.functionCall.args, name: call.functionCall.name }, ...(call.thoughtSignature && { thoughtSignature: asPythonBytes(call.thoughtSignature) }) },
+			],
+			role: 'model',
+		}
+		const results = { parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny in Paris' } } }], role: 'user' }
+		const second = await gemini(acct, MODEL.anthropic, { ...first, contents: [first.contents[0], model, results] })
+		expect(second.status).toBe(200)
+		const sent = lastRequest(m.mocks.anthropic).body
+		expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
+		expect(sent.messages[1].content[0]).toEqual({ type: 'thinking', thinking: thought.text, signature: thinkingSignature(thought.text) })
+		const rows = await usageRows(m, acct.accountId)
+		expect(rows.map((r) => [r.status, r.reasoning_tokens > 0])).toEqual([
+			[200, true],
+			[200, true],
+		])
 	})
 })
