@@ -12,7 +12,8 @@
  * Gemini's uppercase types (`STRING`, `OBJECT`); a tool result as `functionResponse.response: {output}` without an id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { thinkingSignature } from '../../mocks'
+import { tagSignature } from '../../../src/core/signatures'
+import { textSignatureFor, thinkingSignature } from '../../mocks'
 import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithGemini3, usageRows } from './harness'
 
 let m: Matrix
@@ -164,6 +165,41 @@ describe('ChatGoogleGenerativeAI with include_thoughts: a Claude tool loop', () 
 		expect(rows.map((r) => [r.status, r.reasoning_tokens > 0])).toEqual([
 			[200, true],
 			[200, true],
+		])
+	})
+})
+
+describe('ChatOpenAI(use_responses_api=True) on Gemini 3: a streamed answer replayed', () => {
+	// LangChain merges the streamed items into one message and replays them in order: the thought's reasoning item
+	// (`encrypted_content: "sbsig:"`, nothing signed), the answer, then the item that carried the text part's signature
+	// (streamed after the text, as Gemini sends it), with `status` and the part's `logprobs` dropped. Pinned: Gemini 3
+	// gets its signature back on the text part, and nothing of the unsigned thought.
+	it('should put the signature after the message back on its text part', async () => {
+		const acct = await m.account()
+		const answer = 'Hello! You said: first question'
+		const body = {
+			input: [
+				{ content: 'first question', role: 'user', type: 'message' },
+				{ id: 'rs_5TJhsllGUlcO4HTAD6fJ2qrD', summary: [{ type: 'summary_text', text: 'Let me think about first question.' }], type: 'reasoning', encrypted_content: 'sbsig:' },
+				{ type: 'message', content: [{ type: 'output_text', text: answer, annotations: [] }], role: 'assistant', id: 'msg_eHHXccIkuF117cfmBjCTq5Lm' },
+				{ id: 'rs_wYyJJeUKQK1ZrUxM5UXUmKxk', summary: [], type: 'reasoning', encrypted_content: `sbsig:${tagSignature('gemini-text', textSignatureFor(answer))}` },
+				{ content: 'second question', role: 'user', type: 'message' },
+			],
+			model: GEMINI_3,
+			reasoning: { effort: 'low', summary: 'auto' },
+			stream: true,
+		}
+		const res = await fetch(`${m.app.url}/v1/responses`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}`, 'user-agent': 'OpenAI/Python 3.22.1' },
+			body: JSON.stringify(body),
+		})
+		expect(res.status).toBe(200)
+		expect(await res.text()).toContain('"type":"response.completed"')
+		expect(lastRequest(m.mocks.gemini).body.contents).toEqual([
+			{ role: 'user', parts: [{ text: 'first question' }] },
+			{ role: 'model', parts: [{ text: answer, thoughtSignature: textSignatureFor(answer) }] },
+			{ role: 'user', parts: [{ text: 'second question' }] },
 		])
 	})
 })
