@@ -69,7 +69,9 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		if (p.thought === true) {
 			if (sig?.startsWith(REDACTED_PREFIX)) {
 				thinking = undefined
-				out.push({ type: 'redacted_thinking', data: sig.slice(REDACTED_PREFIX.length) })
+				// Anthropic's data is standard base64; google-genai for Python re-spells the whole signature URL-safe.
+				const data = sig.slice(REDACTED_PREFIX.length)
+				out.push({ type: 'redacted_thinking', data: /[-_]/.test(data) ? standardBase64(data) : data })
 				return
 			}
 			if (!thinking) out.push((thinking = { type: 'thinking', text: '' }))

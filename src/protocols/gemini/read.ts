@@ -81,7 +81,8 @@ export const syntheticCallId = (scope: string | number, n: number, name: string)
 /**
  * Prefix marking an Anthropic `redacted_thinking` payload carried in a Gemini `thoughtSignature` (Gemini has no
  * encrypted-thinking part). It is base64 of `redacted:` (9 bytes, no padding), so prefix + base64 data is still
- * valid base64 and survives SDKs that decode `thoughtSignature` to bytes and re-encode it.
+ * valid base64 and survives SDKs that decode `thoughtSignature` to bytes and re-encode it (google-genai for Python
+ * re-encodes it URL-safe: the decoder turns such data back into standard base64, gemini/parts.ts).
  */
 export const REDACTED_PREFIX = 'cmVkYWN0ZWQ6'
 

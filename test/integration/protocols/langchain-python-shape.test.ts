@@ -203,3 +203,23 @@ describe('ChatOpenAI(use_responses_api=True) on Gemini 3: a streamed answer repl
 		])
 	})
 })
+
+describe('ChatGoogleGenerativeAI with include_thoughts: Claude redacted thinking replayed', () => {
+	// Claude's `redacted_thinking` reaches a Gemini client as an empty thought part whose `thoughtSignature` is
+	// `cmVkYWN0ZWQ6` (base64 of `redacted:`) plus the data; google-genai for Python sends that back URL-safe too, and
+	// Anthropic takes the data only as it issued it (standard base64: its docs' example "EmwKAhgBEgy3va3pzix/LafPsn4a…").
+	it('should give Claude the redacted data back in standard base64', async () => {
+		const acct = await m.account()
+		const data = 'EmwKAhgBEgy3va3pzix/LafPsn4a+Q=='
+		const model = { parts: [{ text: '', thought: true, thoughtSignature: asPythonBytes(`cmVkYWN0ZWQ6${data}`) }, { functionCall: { args: { city: 'Paris' }, name: 'get_weather' } }], role: 'model' }
+		const results = { parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny in Paris' } } }], role: 'user' }
+		const body = {
+			contents: [{ parts: [{ text: ASK }], role: 'user' }, model, results],
+			safetySettings: [],
+			tools: [WEATHER],
+			generationConfig: { temperature: 0.7, candidateCount: 1, thinkingConfig: { include_thoughts: true, thinking_budget: 2048 } },
+		}
+		expect((await gemini(acct, MODEL.anthropic, body)).status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.messages[1].content[0]).toEqual({ type: 'redacted_thinking', data })
+	})
+})
