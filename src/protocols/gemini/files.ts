@@ -8,11 +8,12 @@
  * included, is a `url` source, which vendors without such input refuse by name).
  * @module
  */
+import { badRequest } from '../../core/errors'
 import type { AudioPart, FilePart, ImagePart } from '../../core/ir'
 import { asPlainParts, cannotSend, guessMediaType } from '../files'
 import type { GeminiPart } from './model'
 import { encodeImage } from './parts'
-import { get, isObj, type Obj, str } from './read'
+import { get, isObj, type Obj, standardBase64, str } from './read'
 
 /** A Files API URI (`https://generativelanguage.googleapis.com/v1beta/files/…`) is a Gemini reference, not a web URL. */
 const isWebUrl = (uri: string): boolean => /^https?:\/\//i.test(uri) && !/^https?:\/\/generativelanguage\.googleapis\.com\//i.test(uri)
@@ -35,19 +36,22 @@ const YOUTUBE_VIDEO = 'video/*'
 export function decodeUserMedia(part: Obj, at: string): ImagePart | FilePart | AudioPart | undefined {
 	const inline = get(part, 'inlineData')
 	if (isObj(inline)) {
+		// Either spelling of each key, mixed too (`inlineData: {data, mime_type}` from google-genai for Python): the request
+		// schema sees only the lowerCamel ones, so a missing one is refused here.
 		const mediaType = str(get(inline, 'mimeType'))
-		const data = str(inline.data)
-		if (mediaType && data !== undefined) {
-			const type = mediaType.toLowerCase()
-			if (type.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType, data } }
-			if (type.startsWith('audio/')) return { type: 'audio', mediaType, data, path: at }
-			return { type: 'file', source: { kind: 'base64', mediaType, data }, path: at }
-		}
+		const raw = str(inline.data)
+		if (!mediaType) throw badRequest(`${at}.inlineData.mimeType is required`, `${at}.inlineData.mimeType`)
+		if (raw === undefined) throw badRequest(`${at}.inlineData.data is required`, `${at}.inlineData.data`)
+		const data = standardBase64(raw)
+		const type = mediaType.toLowerCase()
+		if (type.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType, data } }
+		if (type.startsWith('audio/')) return { type: 'audio', mediaType, data, path: at }
+		return { type: 'file', source: { kind: 'base64', mediaType, data }, path: at }
 	}
 	const file = get(part, 'fileData')
 	if (isObj(file)) {
 		const uri = str(get(file, 'fileUri'))
-		if (!uri) return undefined
+		if (!uri) throw badRequest(`${at}.fileData.fileUri is required`, `${at}.fileData.fileUri`)
 		const given = str(get(file, 'mimeType'))
 		if (!isWebUrl(uri)) return { type: 'file', source: given ? { kind: 'uri', uri, mediaType: given } : { kind: 'uri', uri }, path: at }
 		const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(uri)?.[1]

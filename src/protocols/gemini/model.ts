@@ -18,13 +18,29 @@ const JsonObject = t.Record(t.String(), t.Unknown())
  * Inline media: an image, audio (audio/wav, audio/mp3…), or a document (application/pdf, text/plain…). For models of other
  * vendors, images become their image input, audio OpenAI `input_audio`, documents OpenAI `file` or Anthropic `document`.
  */
-export const GeminiBlob = t.Object({ mimeType: t.String(), data: t.String({ description: 'The bytes, base64-encoded.' }) }, open)
+export const GeminiBlob = t.Object(
+	{
+		// Required, but in either spelling: google-genai for Python sends `inlineData: {data, mime_type}` for a part LangChain
+		// built (it renames the part's keys, not those of the dict inside), which Google's proto-JSON parser takes, so the
+		// decoder checks it (gemini/files.ts) rather than this schema, which sees only the lowerCamel key.
+		mimeType: t.Optional(t.String({ description: 'Required (or `mime_type`).' })),
+		data: t.String({ description: 'The bytes, base64-encoded.' }),
+	},
+	open,
+)
 
 /**
  * A file by URI: a Files API URI or `gs://` (Gemini models only: refused with a 400 naming the part for other vendors),
  * or a public web URL.
  */
-export const GeminiFileData = t.Object({ mimeType: t.Optional(t.String()), fileUri: t.String() }, open)
+export const GeminiFileData = t.Object(
+	{
+		mimeType: t.Optional(t.String()),
+		// Required in either spelling, as GeminiBlob's `mimeType` (LangChain's Python client sends `fileData: {file_uri, mime_type}`).
+		fileUri: t.Optional(t.String({ description: 'Required (or `file_uri`).' })),
+	},
+	open,
+)
 
 export const GeminiFunctionCall = t.Object(
 	{ id: t.Optional(t.String()), name: t.String(), args: t.Optional(JsonObject) },

@@ -15,7 +15,7 @@ import { badRequest } from '../../core/errors'
 import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart } from '../../core/ir'
 import { type GeminiOrigin, tagSignature } from '../../core/signatures'
 import type { GeminiPart } from './model'
-import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, standardBase64, str } from './read'
 import { type Carried, carryThinking, isCarried, readCarried, restoreCarried, splitHidden } from './carried-thinking'
 import { callSignatureFromClient, SKIP_SIGNATURE, signatureForClient, signatureFromClient } from './signatures'
 
@@ -30,7 +30,7 @@ export function decodeMedia(part: Obj): ImagePart | undefined {
 	if (isObj(inline)) {
 		const mediaType = str(get(inline, 'mimeType'))
 		const data = str(inline.data)
-		if (mediaType && data !== undefined) return { type: 'image', source: { kind: 'base64', mediaType, data } }
+		if (mediaType && data !== undefined) return { type: 'image', source: { kind: 'base64', mediaType, data: standardBase64(data) } }
 	}
 	const file = get(part, 'fileData')
 	if (isObj(file)) {
@@ -69,7 +69,9 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		if (p.thought === true) {
 			if (sig?.startsWith(REDACTED_PREFIX)) {
 				thinking = undefined
-				out.push({ type: 'redacted_thinking', data: sig.slice(REDACTED_PREFIX.length) })
+				// Anthropic's data is standard base64; google-genai for Python re-spells the whole signature URL-safe.
+				const data = sig.slice(REDACTED_PREFIX.length)
+				out.push({ type: 'redacted_thinking', data: /[-_]/.test(data) ? standardBase64(data) : data })
 				return
 			}
 			if (!thinking) out.push((thinking = { type: 'thinking', text: '' }))

@@ -51,6 +51,19 @@ export const spellings = (camel: string): string[] => [camel, snake(camel)]
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
+/**
+ * A proto-JSON `bytes` value (`inlineData.data`) as standard, padded base64. Google's parser takes standard or URL-safe
+ * base64, with or without padding (protobuf.dev/programming-guides/json), and google-genai for Python writes URL-safe
+ * (LangChain's images and audio arrive so); OpenAI (`input_audio.data`, data URLs) and Anthropic ("…source.base64:
+ * invalid base64 data") take standard base64 only.
+ * @example standardBase64('-_8') === '+/8='
+ */
+export function standardBase64(data: string): string {
+	if (data.length % 4 === 0 && !/[-_]/.test(data)) return data
+	const std = data.replaceAll('-', '+').replaceAll('_', '/')
+	return std + '='.repeat((4 - (std.length % 4)) % 4)
+}
+
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
 /** Gemini ids and names may hold characters the other protocols' id patterns reject (Anthropic: ^[a-zA-Z0-9_-]+$). */
@@ -68,7 +81,8 @@ export const syntheticCallId = (scope: string | number, n: number, name: string)
 /**
  * Prefix marking an Anthropic `redacted_thinking` payload carried in a Gemini `thoughtSignature` (Gemini has no
  * encrypted-thinking part). It is base64 of `redacted:` (9 bytes, no padding), so prefix + base64 data is still
- * valid base64 and survives SDKs that decode `thoughtSignature` to bytes and re-encode it.
+ * valid base64 and survives SDKs that decode `thoughtSignature` to bytes and re-encode it (google-genai for Python
+ * re-encodes it URL-safe: the decoder turns such data back into standard base64, gemini/parts.ts).
  */
 export const REDACTED_PREFIX = 'cmVkYWN0ZWQ6'
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { type GeminiOrigin, isForeignSignature, isGeminiOrigin, tagSignature, untagSignature } from '../../core/signatures'
-import { get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+import { get, isObj, type Obj, REDACTED_PREFIX, standardBase64, str } from './read'
 
 /**
  * Documented placeholder for a function call whose signature is unknown (history written by another model, or a
@@ -38,7 +38,10 @@ export const callSignatureFromClient = (sig: string | undefined): string | undef
  */
 export function signatureFromClient(origin: GeminiOrigin, sig: string): string {
 	const tagged = untagSignature(sig)
-	if (tagged?.origin === 'anthropic') return tagged.signature
+	// `thoughtSignature` is a proto `bytes` field: google-genai for Python decodes it and sends it back URL-safe, and
+	// Anthropic refuses its signature (standard base64) in any other spelling ("Invalid `signature` in `thinking` block").
+	// Only a signature so re-spelled is touched: Anthropic's own never has `-` or `_`.
+	if (tagged?.origin === 'anthropic') return /[-_]/.test(tagged.signature) ? standardBase64(tagged.signature) : tagged.signature
 	return isForeignSignature(sig) ? sig : tagSignature(origin, sig)
 }
 

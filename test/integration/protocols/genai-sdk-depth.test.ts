@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { ApiError, FinishReason, type FunctionCall, FunctionCallingConfigMode, type GenerateContentResponse, GoogleGenAI, type Tool, Type } from '@google/genai'
-import { countWords } from '../../mocks'
+import { countWords, thinkingSignature } from '../../mocks'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
@@ -318,7 +318,7 @@ describe('@google/genai function calling', () => {
 		expect((await generate(genai(acct), { model: THINKER.anthropic, contents, config }, true)).text).toBe('Tool results: sunny')
 		const body = lastRequest(m.mocks.anthropic).body
 		expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
-		expect(body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about #call weather {"city": "Oslo"}.', signature: expect.stringMatching(/^sig_/) })
+		expect(body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about #call weather {"city": "Oslo"}.', signature: thinkingSignature('Let me think about #call weather {"city": "Oslo"}.') })
 	})
 })
 

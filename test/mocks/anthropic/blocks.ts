@@ -32,6 +32,7 @@ const BLOCK_TYPES = [
 	'container_upload',
 ]
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 const isHttp = (u: unknown) => typeof u === 'string' && /^https?:\/\//.test(u)
 
 function checkSource(kind: 'image' | 'document', src: Obj | undefined, at: string): JsonReply | undefined {
@@ -41,7 +42,10 @@ function checkSource(kind: 'image' | 'document', src: Obj | undefined, at: strin
 		case 'base64':
 			if (kind === 'image' && !IMAGE_TYPES.includes(String(src.media_type))) return invalid(`${p}.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`)
 			if (kind === 'document' && src.media_type !== 'application/pdf') return invalid(`${p}.media_type: Input should be 'application/pdf'`)
-			return typeof src.data === 'string' ? undefined : invalid(`${p}.data: Field required`)
+			if (typeof src.data !== 'string') return invalid(`${p}.data: Field required`)
+			// Standard (RFC 4648 §4) base64 only: URL-safe `-`/`_` are refused as Anthropic refuses them, with this text
+			// (anthropics/anthropic-sdk-typescript#603: "messages.2.content.0.tool_result.content.0.image.source.base64: invalid base64 data").
+			return STANDARD_BASE64.test(src.data) ? undefined : invalid(`${p}: invalid base64 data`)
 		case 'url':
 			return isHttp(src.url) ? undefined : invalid(`${p}.url: Only http and https URLs are supported`)
 		case 'file':

@@ -14,17 +14,22 @@ import { checkBlocks, checkCacheBreakpoints, checkTexts } from './blocks'
 import { invalid } from './errors'
 import { checkOutputFormat, checkStrictTools } from './output-format'
 
+/** Leading bytes of every mock signature, so that its base64 starts `++//`: Anthropic's signatures are standard base64 with `+` and `/`. */
+const SIGNATURE_LEAD = Buffer.from([0xfb, 0xef, 0xff])
+
 /**
- * The signature the mock puts on a thinking block, and expects back verbatim with the same text.
- * @example thinkingSignature('Let me think about hi.') // 'sig_…'
+ * The signature the mock puts on a thinking block, and expects back verbatim with the same text: standard base64, as
+ * Anthropic's are (its docs' example: "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL…").
+ * @example thinkingSignature('Let me think about hi.') // '++//bW9jay10aGlua2luZ3…'
  */
-export const thinkingSignature = (thinking: string): string => `sig_${base64(`mock-thinking|${hash36(thinking)}|${thinking.length}`)}`
+export const thinkingSignature = (thinking: string): string =>
+	Buffer.concat([SIGNATURE_LEAD, Buffer.from(`mock-thinking|${hash36(thinking)}|${thinking.length}`)]).toString('base64')
 
 /** A replayed thinking block is valid with the signature issued for its text, or (display omitted) with any issued one. */
 const validSignature = (thinking: string, signature: unknown): boolean =>
 	typeof signature === 'string' &&
 	(thinking === ''
-		? Buffer.from(signature.slice(4), 'base64').toString().startsWith('mock-thinking|') && signature.startsWith('sig_')
+		? signature.startsWith('++//') && Buffer.from(signature, 'base64').subarray(SIGNATURE_LEAD.length).toString().startsWith('mock-thinking|')
 		: signature === thinkingSignature(thinking))
 
 /** Content blocks of a message (a string content is one text block). */

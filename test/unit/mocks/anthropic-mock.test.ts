@@ -83,7 +83,7 @@ describe('anthropic mock: messages', () => {
 		})
 		const final = await stream.finalMessage()
 		expect(final.content[0]).toEqual({ type: 'thinking', thinking: 'Let me think about hi there.', signature: thinkingSignature('Let me think about hi there.') })
-		expect(final.content[0].type === 'thinking' && final.content[0].signature).toStartWith('sig_')
+		expect(final.content[0].type === 'thinking' && final.content[0].signature).toStartWith('++//')
 		expect(final.usage.output_tokens).toBe(11)
 	})
 
