@@ -1,0 +1,62 @@
+/**
+ * Google's Gen AI SDK for Python, `google-genai` 2.25.0 (`from google import genai`), as it sends and reads the wire
+ * with `genai.Client(api_key='sk-…', http_options={'base_url': root, 'api_version': 'v1beta'})`. The shapes were
+ * recorded from the SDK itself (run against this gateway and its mocks, and against a local recorder for the raw
+ * bytes): its converters write the outer field names in lowerCamel but copy the inner ones of `Blob`, `FileData` and
+ * `ThinkingConfig` as the pydantic models spell them, so an image goes as `inlineData: {data, mime_type}`, an uploaded
+ * file as `fileData: {file_uri, mime_type}` and thinking as `thinkingConfig: {include_thoughts, thinking_budget}`
+ * (proto-JSON takes either spelling). `files.upload` starts a resumable upload with the key, then POSTs the bytes to
+ * the `X-Goog-Upload-URL` answered with no key at all (only its upload headers). `chats.send_message_stream` keeps each
+ * streamed chunk's content as its own model turn and sends them all back, a Gemini 3 answer's signature on an empty
+ * text part in a turn of its own. Automatic function calling (plain Python functions as tools) sends the model turn
+ * back as it came and each result as `functionResponse: {name, response: {result: …}}`, with no `id`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { parseSse } from '../../../src/core/sse'
+import { thoughtSignatureFor } from '../../mocks'
+import { pngOf } from '../../helpers/png'
+import { type Account, GEMINI_3, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrixWithGemini3, THINKER } from './harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrixWithGemini3()
+}, SETUP_MS)
+afterAll(() => m.close())
+
+type Obj = Record<string, any>
+const SDK = 'google-genai-sdk/2.25.0 gl-python/3.11.7'
+/** The headers of the SDK's API calls (httpx adds the rest). */
+const headers = (acct: Account): Record<string, string> => ({ 'content-type': 'application/json', 'x-goog-api-key': acct.key, 'user-agent': SDK, 'x-goog-api-client': SDK })
+const call = (acct: Account, model: string, method: string, body: unknown) =>
+	fetch(`${m.app.url}/v1beta/models/${model}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`, { method: 'POST', headers: headers(acct), body: JSON.stringify(body) })
+
+const PNG = Buffer.from(pngOf(8, 8)).toString('base64')
+/** `contents=['what is this', types.Part.from_bytes(data=png, mime_type='image/png')]` */
+const withImage = { contents: [{ parts: [{ text: 'what is this' }, { inlineData: { data: PNG, mime_type: 'image/png' } }], role: 'user' }] }
+
+const MODELS = [MODEL.gemini, GEMINI_3, MODEL.openai, MODEL.anthropic]
+
+/** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
+async function chunkTurns(res: Response): Promise<Obj[]> {
+	expect(res.status).toBe(200)
+	const turns: Obj[] = []
+	for await (const f of parseSse(res.body!)) {
+		const content = JSON.parse(f.data).candidates?.[0]?.content
+		if (content?.parts?.length) turns.push(content)
+	}
+	return turns
+}
+
+describe('google-genai (Python) chats on Gemini 3', () => {
+	it('should take back a streamed answer kept one chunk per model turn, its signature on an empty text part of its own', async () => {
+		const acct = await m.account()
+		const config = { generationConfig: { thinkingConfig: { include_thoughts: true } } }
+		const first = { parts: [{ text: 'one' }], role: 'user' }
+		const turns = await chunkTurns(await call(acct, GEMINI_3, 'streamGenerateContent', { contents: [first], ...config }))
+		const last = turns[turns.length - 1]!
+		expect(last.parts).toEqual([{ text: '', thoughtSignature: expect.any(String) }])
+		const res = await call(acct, GEMINI_3, 'streamGenerateContent', { contents: [first, ...turns, { parts: [{ text: 'two' }], role: 'user' }], ...config })
+		const text = (await chunkTurns(res)).flatMap((c) => c.parts.filter((p: Obj) => !p.thought).map((p: Obj) => p.text ?? '')).join('')
+		expect(text).toBe('Hello! You said: two')
+	})
+})
