@@ -18,13 +18,28 @@ const JsonObject = t.Record(t.String(), t.Unknown())
  * Inline media: an image, audio (audio/wav, audio/mp3…), or a document (application/pdf, text/plain…). For models of other
  * vendors, images become their image input, audio OpenAI `input_audio`, documents OpenAI `file` or Anthropic `document`.
  */
-export const GeminiBlob = t.Object({ mimeType: t.String(), data: t.String({ description: 'The bytes, base64-encoded.' }) }, open)
+export const GeminiBlob = t.Object(
+	{
+		// Optional here because proto-JSON also takes `mime_type`, which google-genai (Python) sends inside a camelCase
+		// `inlineData`; the decoder reads either spelling and refuses a part with neither.
+		mimeType: t.Optional(t.String({ description: 'The media type (also read as `mime_type`).' })),
+		data: t.String({ description: 'The bytes, base64-encoded.' }),
+	},
+	open,
+)
 
 /**
  * A file by URI: a Files API URI or `gs://` (Gemini models only: refused with a 400 naming the part for other vendors),
  * or a public web URL.
  */
-export const GeminiFileData = t.Object({ mimeType: t.Optional(t.String()), fileUri: t.String() }, open)
+export const GeminiFileData = t.Object(
+	{
+		mimeType: t.Optional(t.String()),
+		// Optional for the same reason as GeminiBlob.mimeType: google-genai (Python) sends `file_uri`.
+		fileUri: t.Optional(t.String({ description: 'The file\'s URI (also read as `file_uri`).' })),
+	},
+	open,
+)
 
 export const GeminiFunctionCall = t.Object(
 	{ id: t.Optional(t.String()), name: t.String(), args: t.Optional(JsonObject) },

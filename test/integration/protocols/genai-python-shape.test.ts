@@ -36,6 +36,22 @@ const withImage = { contents: [{ parts: [{ text: 'what is this' }, { inlineData:
 
 const MODELS = [MODEL.gemini, GEMINI_3, MODEL.openai, MODEL.anthropic]
 
+describe('google-genai (Python) inline media: `inlineData.mime_type`', () => {
+	for (const model of MODELS) {
+		it(`should read the image for generateContent and countTokens (${model})`, async () => {
+			const acct = await m.account()
+			const res = await call(acct, model, 'generateContent', withImage)
+			const body = await res.json()
+			expect(res.status).toBe(200)
+			// The mock says so only when it got the image.
+			expect(body.candidates[0].content.parts[0].text).toBe('I see 1 image. Hello! You said: what is this')
+			const counted = await call(acct, model, 'countTokens', withImage)
+			expect(counted.status).toBe(200)
+			expect((await counted.json()).totalTokens).toBeGreaterThan(2)
+		})
+	}
+})
+
 /** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
 async function chunkTurns(res: Response): Promise<Obj[]> {
 	expect(res.status).toBe(200)
