@@ -52,6 +52,84 @@ describe('google-genai (Python) inline media: `inlineData.mime_type`', () => {
 	}
 })
 
+/** `client.files.upload(file='red.png', config={'display_name': 'red'})`: the start, then the bytes with no key. */
+async function upload(acct: Account, bytes: Uint8Array): Promise<Obj> {
+	const start = await fetch(`${m.app.url}/upload/v1beta/files`, {
+		method: 'POST',
+		headers: {
+			...headers(acct),
+			'X-Goog-Upload-Protocol': 'resumable',
+			'X-Goog-Upload-Command': 'start',
+			'X-Goog-Upload-Header-Content-Length': String(bytes.length),
+			'X-Goog-Upload-Header-Content-Type': 'image/png',
+			'X-Goog-Upload-File-Name': 'red.png',
+		},
+		body: JSON.stringify({ file: { display_name: 'red', mime_type: 'image/png', size_bytes: bytes.length } }),
+	})
+	expect(start.status).toBe(200)
+	const url = start.headers.get('x-goog-upload-url')!
+	expect(url).toContain(`${m.app.url}/upload/v1beta/files?upload_id=`)
+	const res = await chunk(url, bytes)
+	expect(res.status).toBe(200)
+	expect(res.headers.get('x-goog-upload-status')).toBe('final')
+	return (await res.json()).file
+}
+
+/** The SDK's chunk request (`_upload_fd`): its upload headers and the bytes, no `x-goog-api-key`. */
+const chunk = (url: string, bytes: Uint8Array, extra: Record<string, string> = {}) =>
+	fetch(url, {
+		method: 'POST',
+		headers: {
+			'user-agent': 'python-httpx/0.28.1',
+			'content-type': 'application/json',
+			'X-Goog-Upload-Protocol': 'resumable',
+			'X-Goog-Upload-Command': 'upload, finalize',
+			'X-Goog-Upload-Header-Content-Length': String(bytes.length),
+			'X-Goog-Upload-Header-Content-Type': 'image/png',
+			'X-Goog-Upload-File-Name': 'red.png',
+			'X-Goog-Upload-Offset': '0',
+			...extra,
+		},
+		body: bytes,
+	})
+
+describe('google-genai (Python) files.upload', () => {
+	it('should take the chunks without a key at the upload URL the start answered, and serve the file', async () => {
+		const acct = await m.account()
+		const file = await upload(acct, pngOf(8, 8))
+		expect(file).toMatchObject({ mimeType: 'image/png', state: 'ACTIVE' })
+		expect(file.uri).toBe(`${m.app.url}/v1beta/${file.name}`)
+		const got = await fetch(`${m.app.url}/v1beta/${file.name}`, { headers: headers(acct) })
+		expect((await got.json()).name).toBe(file.name)
+	})
+
+	it('should refuse a chunk whose upload URL names no session of its own, with or without a key', async () => {
+		const acct = await m.account()
+		const other = await m.account()
+		const bytes = pngOf(8, 8)
+		const start = await fetch(`${m.app.url}/upload/v1beta/files`, {
+			method: 'POST',
+			headers: { ...headers(acct), 'X-Goog-Upload-Protocol': 'resumable', 'X-Goog-Upload-Command': 'start', 'X-Goog-Upload-Header-Content-Length': String(bytes.length) },
+			body: '{}',
+		})
+		const url = new URL(start.headers.get('x-goog-upload-url')!)
+		const id = url.searchParams.get('upload_id')!
+		const before = m.mocks.gemini.requests.length
+		url.searchParams.set('upload_id', `${id.slice(0, id.indexOf('.'))}.not-the-secret`)
+		const forged = await chunk(url.toString(), bytes)
+		expect(forged.status).toBe(404)
+		expect((await forged.json()).error.status).toBe('NOT_FOUND')
+		url.searchParams.set('upload_id', id)
+		const foreign = await chunk(url.toString(), bytes, { 'x-goog-api-key': other.key })
+		expect(foreign.status).toBe(404)
+		const badKey = await chunk(url.toString(), bytes, { 'x-goog-api-key': 'sk-not-a-key' })
+		expect(badKey.status).toBe(401)
+		expect(m.mocks.gemini.requests.length).toBe(before)
+		// The session is still there for its own client.
+		expect((await chunk(url.toString(), bytes)).status).toBe(200)
+	})
+})
+
 /** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
 async function chunkTurns(res: Response): Promise<Obj[]> {
 	expect(res.status).toBe(200)
