@@ -128,6 +128,24 @@ describe('google-genai (Python) files.upload', () => {
 		// The session is still there for its own client.
 		expect((await chunk(url.toString(), bytes)).status).toBe(200)
 	})
+
+	it('should read the file named as `fileData.file_uri` in generateContent and countTokens, on every channel of its key', async () => {
+		// An upload goes to one of the two Gemini channels (same address and key, equal priority: drawn by weight), and
+		// each serves one of these models: one of them always reads the file through the other channel.
+		const acct = await m.account()
+		const file = await upload(acct, pngOf(8, 8))
+		const body = { contents: [{ parts: [{ text: 'describe' }, { fileData: { file_uri: file.uri, mime_type: 'image/png' } }], role: 'user' }] }
+		for (const [model, upstream] of [[MODEL.gemini, 'gemini-2.5-flash'], [GEMINI_3, 'gemini-3-pro-preview']]) {
+			const res = await call(acct, model!, 'generateContent', body)
+			expect(res.status).toBe(200)
+			const sent = lastRequest(m.mocks.gemini)
+			expect(sent.path).toBe(`/v1beta/models/${upstream}:generateContent`)
+			expect(sent.body.contents[0].parts[1].fileData.file_uri).toStartWith(m.mocks.gemini.url)
+			const counted = await call(acct, model!, 'countTokens', body)
+			expect(counted.status).toBe(200)
+			expect((await counted.json()).totalTokens).toBe((await res.json()).usageMetadata.promptTokenCount)
+		}
+	})
 })
 
 /** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
