@@ -53,7 +53,7 @@ describe('google-genai (Python) inline media: `inlineData.mime_type`', () => {
 })
 
 /** `client.files.upload(file='red.png', config={'display_name': 'red'})`: the start, then the bytes with no key. */
-async function upload(acct: Account, bytes: Uint8Array): Promise<Obj> {
+async function upload(acct: Account, bytes: Uint8Array<ArrayBuffer>): Promise<Obj> {
 	const start = await fetch(`${m.app.url}/upload/v1beta/files`, {
 		method: 'POST',
 		headers: {
@@ -76,7 +76,7 @@ async function upload(acct: Account, bytes: Uint8Array): Promise<Obj> {
 }
 
 /** The SDK's chunk request (`_upload_fd`): its upload headers and the bytes, no `x-goog-api-key`. */
-const chunk = (url: string, bytes: Uint8Array, extra: Record<string, string> = {}) =>
+const chunk = (url: string, bytes: Uint8Array<ArrayBuffer>, extra: Record<string, string> = {}) =>
 	fetch(url, {
 		method: 'POST',
 		headers: {
@@ -146,6 +146,31 @@ describe('google-genai (Python) files.upload', () => {
 			expect((await counted.json()).totalTokens).toBe((await res.json()).usageMetadata.promptTokenCount)
 		}
 	})
+})
+
+/** `response_schema=Pick` for `class Pick(BaseModel): value: Union[int, str]; note: Optional[str] = None`, as the SDK writes it. */
+const PICK = {
+	properties: { value: { any_of: [{ type: 'INTEGER' }, { type: 'STRING' }], title: 'Value' }, note: { nullable: true, title: 'Note', type: 'STRING' } },
+	property_ordering: ['value', 'note'],
+	required: ['value'],
+	title: 'Pick',
+	type: 'OBJECT',
+}
+
+describe('google-genai (Python) response_schema from a pydantic model', () => {
+	for (const model of [MODEL.openai, MODEL.anthropic]) {
+		it(`should send the schema's \`any_of\` as anyOf of JSON Schema types, without property_ordering (${model})`, async () => {
+			const acct = await m.account()
+			const res = await call(acct, model, 'generateContent', { contents: [{ parts: [{ text: 'pick' }], role: 'user' }], generationConfig: { responseMimeType: 'application/json', responseSchema: PICK } })
+			expect(res.status).toBe(200)
+			expect(JSON.parse((await res.json()).candidates[0].content.parts[0].text)).toEqual({ value: 42, note: 'pick' })
+			const body = model === MODEL.openai ? lastRequest(m.mocks.openai).body : lastRequest(m.mocks.anthropic).body
+			// Claude takes it as its structured output (not a prompted instruction), OpenAI as json_schema.
+			const schema = model === MODEL.openai ? body.response_format.json_schema.schema : body.output_config.format.schema
+			expect(schema.properties.value).toEqual({ anyOf: [{ type: 'integer' }, { type: 'string' }], title: 'Value' })
+			expect(JSON.stringify(schema)).not.toContain('property_ordering')
+		})
+	}
 })
 
 /** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
