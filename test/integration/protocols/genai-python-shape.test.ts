@@ -171,6 +171,19 @@ describe('google-genai (Python) response_schema from a pydantic model', () => {
 			expect(JSON.stringify(schema)).not.toContain('property_ordering')
 		})
 	}
+
+	it('should ask Claude for a JSON array, not an object, for `response_schema=list[City]` (prompted: its structured outputs take an object root)', async () => {
+		const acct = await m.account()
+		const city = { properties: { name: { title: 'Name', type: 'STRING' } }, property_ordering: ['name'], required: ['name'], title: 'City', type: 'OBJECT' }
+		const res = await call(acct, MODEL.anthropic, 'generateContent', {
+			contents: [{ parts: [{ text: 'a city' }], role: 'user' }],
+			generationConfig: { responseMimeType: 'application/json', responseSchema: { items: city, title: 'Placeholder', type: 'ARRAY' } },
+		})
+		expect(res.status).toBe(200)
+		const system = lastRequest(m.mocks.anthropic).body.system as string
+		expect(system).toStartWith('Respond with a single JSON array that conforms to the JSON Schema "response" below')
+		expect(JSON.parse(system.slice(system.indexOf('\n') + 1))).toMatchObject({ type: 'array', items: { type: 'object' } })
+	})
 })
 
 /** A streamed answer as `chats.send_message_stream` keeps it: each chunk's candidate content, one model turn each. */
