@@ -210,3 +210,42 @@ describe('google-genai (Python) chats on Gemini 3', () => {
 		expect(text).toBe('Hello! You said: two')
 	})
 })
+
+/** `tools=[get_weather, local_time]` as the SDK declares two plain functions (from their signatures and docstrings). */
+const FUNCTIONS = [
+	{
+		functionDeclarations: [
+			{ description: 'Weather for a city.', name: 'get_weather', parameters: { properties: { city: { type: 'STRING' } }, required: ['city'], type: 'OBJECT' } },
+			{ description: 'Local time in a city.', name: 'local_time', parameters: { properties: { city: { type: 'STRING' } }, required: ['city'], type: 'OBJECT' } },
+		],
+	},
+]
+
+describe('google-genai (Python) automatic function calling', () => {
+	for (const model of [GEMINI_3, THINKER.openai, MODEL.anthropic]) {
+		it(`should take back the model turn as it came and the results as {result} (${model}, thinking)`, async () => {
+			const acct = await m.account()
+			const config = { tools: FUNCTIONS, generationConfig: { maxOutputTokens: 8000, thinkingConfig: { include_thoughts: true, thinking_budget: 2048 } } }
+			const ask = { parts: [{ text: '#tools weather please' }], role: 'user' }
+			const res = await call(acct, model, 'generateContent', { contents: [ask], ...config })
+			expect(res.status).toBe(200)
+			const turn = (await res.json()).candidates[0].content
+			const calls = turn.parts.filter((p: Obj) => p.functionCall)
+			expect(calls.map((p: Obj) => p.functionCall.name)).toEqual(['get_weather', 'local_time'])
+			// The SDK keeps the first call's signature (bytes) and sends it back base64 again.
+			expect(calls[0].thoughtSignature).toEqual(expect.any(String))
+			if (model === GEMINI_3) expect(calls[0].thoughtSignature).toBe(thoughtSignatureFor('get_weather', { city: 'Paris' }))
+			const results = { parts: [{ functionResponse: { name: 'get_weather', response: { result: { temp: 25 } } } }, { functionResponse: { name: 'local_time', response: { result: '12:00' } } }], role: 'user' }
+			const next = await call(acct, model, 'generateContent', { contents: [ask, turn, results], ...config })
+			expect(next.status).toBe(200)
+			const parts = (await next.json()).candidates[0].content.parts
+			expect(parts.filter((p: Obj) => !p.thought).map((p: Obj) => p.text).join('')).toBe('Tool results: {"result":{"temp":25}}; 12:00')
+			if (model === MODEL.anthropic) {
+				// Claude needs its signed thinking back before the tool_use blocks of the turn.
+				const replay = lastRequest(m.mocks.anthropic).body.messages[1].content
+				expect(replay.map((b: Obj) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use'])
+				expect(replay[0].signature).toEqual(expect.any(String))
+			}
+		})
+	}
+})
