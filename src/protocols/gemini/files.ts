@@ -12,7 +12,7 @@ import type { AudioPart, FilePart, ImagePart } from '../../core/ir'
 import { asPlainParts, cannotSend, guessMediaType } from '../files'
 import type { GeminiPart } from './model'
 import { encodeImage } from './parts'
-import { get, isObj, type Obj, str } from './read'
+import { get, isObj, type Obj, standardBase64, str } from './read'
 
 /** A Files API URI (`https://generativelanguage.googleapis.com/v1beta/files/…`) is a Gemini reference, not a web URL. */
 const isWebUrl = (uri: string): boolean => /^https?:\/\//i.test(uri) && !/^https?:\/\/generativelanguage\.googleapis\.com\//i.test(uri)
@@ -36,7 +36,8 @@ export function decodeUserMedia(part: Obj, at: string): ImagePart | FilePart | A
 	const inline = get(part, 'inlineData')
 	if (isObj(inline)) {
 		const mediaType = str(get(inline, 'mimeType'))
-		const data = str(inline.data)
+		const raw = str(inline.data)
+		const data = raw === undefined ? undefined : standardBase64(raw)
 		if (mediaType && data !== undefined) {
 			const type = mediaType.toLowerCase()
 			if (type.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType, data } }

@@ -15,7 +15,7 @@ import { badRequest } from '../../core/errors'
 import type { ImagePart, ImageSource, Part, RedactedThinkingPart, TextPart, ThinkingPart, ToolCallPart } from '../../core/ir'
 import { type GeminiOrigin, tagSignature } from '../../core/signatures'
 import type { GeminiPart } from './model'
-import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, str } from './read'
+import { codePartText, get, isObj, type Obj, REDACTED_PREFIX, standardBase64, str } from './read'
 import { type Carried, carryThinking, isCarried, readCarried, restoreCarried, splitHidden } from './carried-thinking'
 import { callSignatureFromClient, SKIP_SIGNATURE, signatureForClient, signatureFromClient } from './signatures'
 
@@ -29,7 +29,8 @@ export function decodeMedia(part: Obj): ImagePart | undefined {
 	const inline = get(part, 'inlineData')
 	if (isObj(inline)) {
 		const mediaType = str(get(inline, 'mimeType'))
-		const data = str(inline.data)
+		const raw = str(inline.data)
+		const data = raw === undefined ? undefined : standardBase64(raw)
 		if (mediaType && data !== undefined) return { type: 'image', source: { kind: 'base64', mediaType, data } }
 	}
 	const file = get(part, 'fileData')

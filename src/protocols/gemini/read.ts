@@ -53,6 +53,18 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
+/**
+ * A bytes field (`inlineData.data`) in base64's standard alphabet. Proto-JSON takes standard or URL-safe base64, with
+ * or without padding, and google-genai for Python sends bytes URL-safe (pydantic's base64), where OpenAI's data URLs
+ * and Anthropic's base64 sources take the standard alphabet only.
+ * @example standardBase64('-_8') === '+/8='
+ */
+export function standardBase64(data: string): string {
+	if (!/[-_]/.test(data) && data.length % 4 === 0) return data
+	const std = data.replace(/-/g, '+').replace(/_/g, '/')
+	return std.length % 4 === 0 ? std : std.padEnd(std.length + 4 - (std.length % 4), '=')
+}
+
 /** Gemini ids and names may hold characters the other protocols' id patterns reject (Anthropic: ^[a-zA-Z0-9_-]+$). */
 export const idSafe = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, '_')
 

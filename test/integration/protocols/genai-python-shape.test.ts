@@ -30,7 +30,12 @@ const headers = (acct: Account): Record<string, string> => ({ 'content-type': 'a
 const call = (acct: Account, model: string, method: string, body: unknown) =>
 	fetch(`${m.app.url}/v1beta/models/${model}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`, { method: 'POST', headers: headers(acct), body: JSON.stringify(body) })
 
-const PNG = Buffer.from(pngOf(8, 8)).toString('base64')
+/** Bytes as google-genai writes them: pydantic's base64, URL-safe with padding (proto-JSON takes either alphabet). */
+const pydanticBase64 = (bytes: Uint8Array) => {
+	const s = Buffer.from(bytes).toString('base64url')
+	return s.padEnd(Math.ceil(s.length / 4) * 4, '=')
+}
+const PNG = pydanticBase64(pngOf(8, 8))
 /** `contents=['what is this', types.Part.from_bytes(data=png, mime_type='image/png')]` */
 const withImage = { contents: [{ parts: [{ text: 'what is this' }, { inlineData: { data: PNG, mime_type: 'image/png' } }], role: 'user' }] }
 
@@ -50,6 +55,33 @@ describe('google-genai (Python) inline media: `inlineData.mime_type`', () => {
 			expect((await counted.json()).totalTokens).toBeGreaterThan(2)
 		})
 	}
+})
+
+describe('google-genai (Python) inline bytes in the URL-safe alphabet', () => {
+	// Bytes whose standard base64 holds `+` and `/`, as almost any real file's does.
+	const pdf = new Uint8Array([...Buffer.from('%PDF-1.4\n'), ...Array(10).fill([0xfb, 0xff, 0xfe, 0xfa]).flat(), ...Buffer.from('\n%%EOF')])
+	const wav = new Uint8Array([...Buffer.from('RIFF'), ...Array(20).fill([0xfb, 0xff, 0xfe]).flat()])
+	const ask = (data: Uint8Array, mimeType: string) => ({ contents: [{ parts: [{ text: 'read this' }, { inlineData: { data: pydanticBase64(data), mime_type: mimeType } }], role: 'user' }] })
+
+	it('should send OpenAI a PDF and audio in standard base64, which its data URLs and input_audio take', async () => {
+		const acct = await m.account()
+		for (const [data, type] of [[pdf, 'application/pdf'], [wav, 'audio/wav']] as const) {
+			const res = await call(acct, MODEL.openai, 'generateContent', ask(data, type))
+			expect(res.status).toBe(200)
+			const part = lastRequest(m.mocks.openai).body.messages[0].content[1]
+			const sent = type === 'audio/wav' ? part.input_audio.data : part.file.file_data.slice(part.file.file_data.indexOf(',') + 1)
+			expect(sent).toBe(Buffer.from(data).toString('base64'))
+		}
+	})
+
+	it("should send Claude an image's base64 source in the standard alphabet", async () => {
+		const acct = await m.account()
+		const png = pngOf(40, 40, 250)
+		const res = await call(acct, MODEL.anthropic, 'generateContent', ask(png, 'image/png'))
+		expect(res.status).toBe(200)
+		const image = lastRequest(m.mocks.anthropic).body.messages[0].content[1]
+		expect(image.source).toEqual({ type: 'base64', media_type: 'image/png', data: Buffer.from(png).toString('base64') })
+	})
 })
 
 /** `client.files.upload(file='red.png', config={'display_name': 'red'})`: the start, then the bytes with no key. */
