@@ -31,12 +31,26 @@ const PLACEHOLDERS = new Set([SKIP_SIGNATURE, 'context_engineering_is_the_way_to
 export const callSignatureFromClient = (sig: string | undefined): string | undefined => (sig && !PLACEHOLDERS.has(sig) ? sig : undefined)
 
 /**
+ * base64(`sbsig:an-url`): the tag of a Claude signature shown to a Gemini client in base64's URL-safe alphabet. A
+ * client that keeps `thoughtSignature` as bytes decodes it and encodes it again when it sends the history back, and
+ * google-genai for Python does so URL-safe (pydantic's bytes as base64): a signature shown in the standard alphabet
+ * came back with `-` and `_` for `+` and `/`, which Anthropic refuses. Claude's signatures are standard base64; one
+ * holding `+` or `/` is shown URL-safe under this tag, so a re-encoding in either alphabet is read back to it.
+ */
+const ANTHROPIC_URL_SAFE_TAG = 'c2JzaWc6YW4tdXJs'
+
+/** A signature in base64's standard alphabet (padded or not) that a URL-safe re-encoding would change. */
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/**
  * A thinking signature from a Gemini client's history → canonical: an untagged one is Gemini's, tagged with the
- * kind of part it sits on; an `anthropic`-tagged one is Claude's, untagged; one already in canonical form (a Gemini
- * tag, or a tag this gateway does not know) stays as it is.
+ * kind of part it sits on; an `anthropic`-tagged one is Claude's, untagged (back in the standard alphabet if it was
+ * shown URL-safe); one already in canonical form (a Gemini tag, or a tag this gateway does not know) stays as it is.
  * @example signatureFromClient('gemini-text', 'R0VN') === 'c2JzaWc6Z20tdHh0R0VN'
+ * @example signatureFromClient('gemini-thought', 'c2JzaWc6YW4tdXJsEqQB-_==') === 'EqQB+/=='
  */
 export function signatureFromClient(origin: GeminiOrigin, sig: string): string {
+	if (sig.startsWith(ANTHROPIC_URL_SAFE_TAG)) return sig.slice(ANTHROPIC_URL_SAFE_TAG.length).replace(/-/g, '+').replace(/_/g, '/')
 	const tagged = untagSignature(sig)
 	if (tagged?.origin === 'anthropic') return tagged.signature
 	return isForeignSignature(sig) ? sig : tagSignature(origin, sig)
@@ -45,13 +59,16 @@ export function signatureFromClient(origin: GeminiOrigin, sig: string): string {
 /**
  * A canonical thinking signature → what a Gemini client is shown, and whether it goes on a text part (where Gemini put
  * it) rather than on a `thought: true` part: Gemini's raw, Anthropic's (untagged in the canonical model) with the
- * `anthropic` tag, any other as it is.
+ * `anthropic` tag (URL-safe under its own tag when it holds `+` or `/`: ANTHROPIC_URL_SAFE_TAG), any other as it is.
  * @example signatureForClient('EqQB') // { signature: 'c2JzaWc6YW4tc2lnEqQB', onText: false }
+ * @example signatureForClient('EqQB+/==') // { signature: 'c2JzaWc6YW4tdXJsEqQB-_==', onText: false }
  */
 export function signatureForClient(sig: string): { signature: string; onText: boolean } {
 	const tagged = untagSignature(sig)
 	if (isGeminiOrigin(tagged?.origin)) return { signature: tagged.signature, onText: tagged.origin === 'gemini-text' }
-	return { signature: isForeignSignature(sig) ? sig : tagSignature('anthropic', sig), onText: false }
+	if (isForeignSignature(sig)) return { signature: sig, onText: false }
+	if (/[+/]/.test(sig) && STANDARD_BASE64.test(sig)) return { signature: ANTHROPIC_URL_SAFE_TAG + sig.replace(/\+/g, '-').replace(/\//g, '_'), onText: false }
+	return { signature: tagSignature('anthropic', sig), onText: false }
 }
 
 const SIGNATURE_KEYS = ['thoughtSignature', 'thought_signature']

@@ -15,6 +15,8 @@ import { SKIP_SIGNATURE } from '../../../../src/protocols/gemini/signatures'
 import { collect, fromArray } from './helpers'
 
 const CLAUDE = 'EqQBCkgIARABGAIiQL5ZtMmXqy+/=='
+/** CLAUDE as a Gemini client is shown it: it holds `+` and `/`, so URL-safe under its tag (base64 of `sbsig:an-url`). */
+const CLAUDE_SHOWN = 'c2JzaWc6YW4tdXJsEqQBCkgIARABGAIiQL5ZtMmXqy-_=='
 const GEMINI = 'R0VNX1NJR18y'
 // A client that asked for thoughts (`includeThoughts`); carried-thinking.test.ts has the one that did not.
 const ctx = { model: 'm', includeThoughts: true }
@@ -80,8 +82,21 @@ describe("a Gemini client's history into the canonical model", () => {
 describe('answers encoded for Gemini clients', () => {
 	it("should show Claude's signature tagged on its thought part, and read it back verbatim", () => {
 		const parts = toClient([{ type: 'thinking', text: 'Mine.', signature: CLAUDE }, { type: 'text', text: 'A' }])
-		expect(parts).toEqual([{ text: 'Mine.', thought: true, thoughtSignature: tagSignature('anthropic', CLAUDE) }, { text: 'A' }])
+		expect(parts).toEqual([{ text: 'Mine.', thought: true, thoughtSignature: CLAUDE_SHOWN }, { text: 'A' }])
 		expect(fromClient(parts!)).toEqual([{ type: 'thinking', text: 'Mine.', signature: CLAUDE }, { type: 'text', text: 'A' }])
+		// A signature that a URL-safe re-encoding leaves alone keeps the `anthropic` tag.
+		expect(toClient([{ type: 'thinking', text: 'Mine.', signature: 'EqQBCkgI' }])).toEqual([{ text: 'Mine.', thought: true, thoughtSignature: tagSignature('anthropic', 'EqQBCkgI') }])
+	})
+
+	it("should read Claude's signature back verbatim after a client re-encoded the bytes, URL-safe or standard (google-genai for Python)", () => {
+		// google-genai (Python) keeps thoughtSignature as bytes and sends it back as pydantic encodes bytes: URL-safe base64.
+		const signature = 'EqQBCkgIARAB+/8/Zm9vYmFyEg==' // canonical base64, as Claude's are
+		const shown = toClient([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])![0]!.thoughtSignature!
+		const bytes = Buffer.from(shown, 'base64')
+		for (const sent of [bytes.toString('base64url').padEnd(shown.length, '='), bytes.toString('base64'), shown]) {
+			expect(fromClient([{ text: 'Mine.', thought: true, thoughtSignature: sent }, { text: 'A' }])).toEqual([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])
+			expect(toAnthropic([{ text: 'Mine.', thought: true, thoughtSignature: sent }, { text: 'A' }])).toEqual([{ type: 'thinking', thinking: 'Mine.', signature }, { type: 'text', text: 'A' }])
+		}
 	})
 
 	it("should show Gemini's signatures raw, back on the kind of part they came on", () => {
@@ -127,7 +142,7 @@ describe('streams encoded for Gemini clients', () => {
 	]
 
 	it("should tag Claude's signature on its thought part", async () => {
-		expect(await frames(thinking(CLAUDE))).toEqual([[{ text: 'P', thought: true, thoughtSignature: tagSignature('anthropic', CLAUDE) }], [{ text: '' }]])
+		expect(await frames(thinking(CLAUDE))).toEqual([[{ text: 'P', thought: true, thoughtSignature: CLAUDE_SHOWN }], [{ text: '' }]])
 	})
 
 	it("should send a Gemini text part's signature raw after the text it signs, as Gemini streams it", async () => {
