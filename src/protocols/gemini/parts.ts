@@ -70,7 +70,8 @@ export function decodeModelParts(parts: unknown[], callId: CallIdFn, strictAt?: 
 		if (p.thought === true) {
 			if (sig?.startsWith(REDACTED_PREFIX)) {
 				thinking = undefined
-				out.push({ type: 'redacted_thinking', data: sig.slice(REDACTED_PREFIX.length) })
+				// Claude's data is standard base64; a client keeping signatures as bytes may send it back URL-safe (google-genai for Python).
+				out.push({ type: 'redacted_thinking', data: sig.slice(REDACTED_PREFIX.length).replace(/-/g, '+').replace(/_/g, '/') })
 				return
 			}
 			if (!thinking) out.push((thinking = { type: 'thinking', text: '' }))

@@ -76,6 +76,10 @@ describe("a Gemini client's history into the canonical model", () => {
 		const redacted = [{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` }, { text: 'A' }]
 		expect(toAnthropic(redacted)).toEqual([{ type: 'redacted_thinking', data: 'ZW5j' }, { type: 'text', text: 'A' }])
 		expect(toGemini(redacted)).toEqual([{ text: 'A' }])
+		// Sent back by a client that re-encoded the signature's bytes URL-safe (google-genai for Python).
+		const data = 'EmwKAhgB+/8/ZW5j'
+		const urlSafe = Buffer.from(`${REDACTED_PREFIX}${data}`, 'base64').toString('base64url')
+		expect(toAnthropic([{ text: '', thought: true, thoughtSignature: urlSafe }, { text: 'A' }])).toEqual([{ type: 'redacted_thinking', data }, { type: 'text', text: 'A' }])
 	})
 })
 
