@@ -2,14 +2,17 @@
  * Google's Gen AI SDK for Python, `google-genai` 2.25.0 (`from google import genai`), as it sends and reads the wire
  * with `genai.Client(api_key='sk-…', http_options={'base_url': root, 'api_version': 'v1beta'})`. The shapes were
  * recorded from the SDK itself (run against this gateway and its mocks, and against a local recorder for the raw
- * bytes): its converters write the outer field names in lowerCamel but copy the inner ones of `Blob`, `FileData` and
- * `ThinkingConfig` as the pydantic models spell them, so an image goes as `inlineData: {data, mime_type}`, an uploaded
- * file as `fileData: {file_uri, mime_type}` and thinking as `thinkingConfig: {include_thoughts, thinking_budget}`
- * (proto-JSON takes either spelling). `files.upload` starts a resumable upload with the key, then POSTs the bytes to
- * the `X-Goog-Upload-URL` answered with no key at all (only its upload headers). `chats.send_message_stream` keeps each
- * streamed chunk's content as its own model turn and sends them all back, a Gemini 3 answer's signature on an empty
- * text part in a turn of its own. Automatic function calling (plain Python functions as tools) sends the model turn
- * back as it came and each result as `functionResponse: {name, response: {result: …}}`, with no `id`.
+ * bytes): its converters write the outer field names in lowerCamel but copy the inner ones of `Blob`, `FileData`,
+ * `Schema` and `ThinkingConfig` as the pydantic models spell them, so an image goes as `inlineData: {data, mime_type}`,
+ * an uploaded file as `fileData: {file_uri, mime_type}`, a response schema with `any_of` and `property_ordering`, and
+ * thinking as `thinkingConfig: {include_thoughts, thinking_budget}` (proto-JSON takes either spelling). Every bytes
+ * field (inline data, `thoughtSignature`) is pydantic's base64, URL-safe with padding, and signatures it got are
+ * decoded and sent back re-encoded so (Claude's, through the codec: test/unit/protocols/gemini/client-signatures.test.ts).
+ * `files.upload` starts a resumable upload with the key, then POSTs the bytes to the `X-Goog-Upload-URL` answered
+ * with no key at all (only its upload headers). `chats.send_message_stream` keeps each streamed chunk's content as its
+ * own model turn and sends them all back, a Gemini 3 answer's signature on an empty text part in a turn of its own.
+ * Automatic function calling (plain Python functions as tools) sends the model turn back as it came and each result
+ * as `functionResponse: {name, response: {result: …}}`, with no `id`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseSse } from '../../../src/core/sse'
