@@ -13,6 +13,16 @@ import type { ResponseFormat } from '../core/ir'
 export function jsonInstruction(f: ResponseFormat): string | undefined {
 	if (f.type === 'json_object') return 'Respond with a single valid JSON object and nothing else (no prose, no code fences).'
 	if (f.type === 'json_schema')
-		return `Respond with a single JSON object that conforms to the JSON Schema "${f.name}" below, and nothing else (no prose, no code fences).\n${JSON.stringify(f.schema)}`
+		return `Respond with a single ${jsonKind(f.schema)} that conforms to the JSON Schema "${f.name}" below, and nothing else (no prose, no code fences).\n${JSON.stringify(f.schema)}`
 	return undefined
+}
+
+/**
+ * What the schema's root asks for, so the instruction does not contradict it: Gemini's `responseSchema` may be a list
+ * (google-genai's `response_schema=list[Model]` gives `type: ARRAY`) or a single enum or scalar value.
+ * @example jsonKind({ type: 'ARRAY', items: {} }) === 'JSON array'
+ */
+function jsonKind(schema: Record<string, unknown>): string {
+	const type = typeof schema.type === 'string' ? schema.type.toLowerCase() : undefined
+	return type === 'array' ? 'JSON array' : type === undefined || type === 'object' ? 'JSON object' : 'JSON value'
 }

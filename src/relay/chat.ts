@@ -16,6 +16,7 @@ import type { ChatAdapter } from '../providers/adapter'
 import { adaptersReady, chatAdapterOf } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
+import { holdersOf } from '../routing/select'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
@@ -183,24 +184,17 @@ function onChannel(route: Route, channelId: number): Route | undefined {
 }
 
 /**
- * The route's channels reaching the vendor as the holding channel does, at its address with its key: another channel
- * of the same Google project (one serving other models, at another priority or price) reads the project's files too.
- * An upload goes to the first Gemini channel in routing order (modules/gemini-files/upload.ts), chosen by weight
- * among equals, so without this a file was readable by a model of the project or not depending on that draw.
+ * The model's route on the pinned channel alone, or on the channels reaching the vendor as it does, at its address with
+ * its key: another channel of the same Google project (one serving other models, at another priority or price) reads
+ * the project's files too. An upload goes to the first Gemini channel in routing order (modules/gemini-files/upload.ts),
+ * chosen by weight among equals, so without this a file was readable by a model of the project or not depending on that
+ * draw. 400 when none serves the model.
  */
-function onSameKey(svc: Services, route: Route, channelId: number): Route | undefined {
-	const held = svc.catalog.channels().find((ch) => ch.id === channelId)
-	if (!held) return undefined
-	const channels = route.channels.filter((ch) => ch.type === held.type && ch.baseUrl === held.baseUrl && ch.apiKey === held.apiKey)
-	return channels.length ? { ...route, channels } : undefined
-}
-
-/** The model's route on the pinned channel alone (or its key's other channels); 400 when none serves the model. */
 function pinnedRoute(call: ChatCall, route: Route): Route {
 	const pin = call.pinned
 	if (!pin) return route
-	const on = onChannel(route, pin.channelId) ?? onSameKey(call.svc, route, pin.channelId)
-	if (on) return on
+	const channels = holdersOf(route.channels, pin.channelId, call.svc.catalog.channels())
+	if (channels.length) return { ...route, channels }
 	throw new GatewayError(
 		'invalid_request',
 		`${pin.what} is held by a Gemini channel that does not serve the model "${call.ir.model}": an uploaded file is readable only by the Gemini key it was uploaded with (and Google gives no uploaded file's bytes back to send them elsewhere); use a Gemini model, or send the file inline`,

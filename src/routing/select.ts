@@ -5,6 +5,19 @@
  */
 import type { Channel } from './catalog'
 
+/**
+ * The channels among `channels` that can read what the channel `heldBy` holds (files uploaded through it): that channel
+ * itself, else those reaching the vendor as it does, at its address with its key (another channel of the same Google
+ * project, serving other models). Empty when none can.
+ * @example holdersOf(served, 3, all) → the served channel 3, or the served channels sharing channel 3's address and key
+ */
+export function holdersOf<C extends Pick<Channel, 'id' | 'type' | 'baseUrl' | 'apiKey'>>(channels: C[], heldBy: number, all: readonly C[]): C[] {
+	const on = channels.filter((ch) => ch.id === heldBy)
+	if (on.length) return on
+	const held = all.find((ch) => ch.id === heldBy)
+	return held ? channels.filter((ch) => ch.type === held.type && ch.baseUrl === held.baseUrl && ch.apiKey === held.apiKey) : []
+}
+
 /** @example orderChannels([{priority:1,weight:1}, {priority:0,weight:1}]) → the priority-0 channel first */
 export function orderChannels<C extends Pick<Channel, 'priority' | 'weight'>>(channels: C[], rand: () => number = Math.random): C[] {
 	if (channels.length <= 1) return channels.slice()

@@ -31,7 +31,7 @@ import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
-import { orderChannels } from '../../routing/select'
+import { holdersOf, orderChannels } from '../../routing/select'
 import type { Services } from '../../services'
 
 /** Fields Anthropic's counter accepts; it rejects the others (`max_tokens`, `stream`…) as extra inputs. */
@@ -195,7 +195,8 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 		throw new GatewayError('permission', `This API key may not use model "${model}"`, { code: 'model_not_allowed' })
 	const served = svc.catalog.channelsFor(model)
 	if (!served.length) throw unservedModel(svc, model)
-	const channels = c.channelId === undefined ? served : served.filter((ch) => ch.id === c.channelId)
+	// The same channels as generateContent reads the named files on (relay/chat.ts): the holder, or its key's other channels.
+	const channels = c.channelId === undefined ? served : holdersOf(served, c.channelId, svc.catalog.channels())
 	if (!channels.length) throw new GatewayError('invalid_request', `A file this request names is held by a channel that does not serve the model "${model}"; only that channel's vendor key can read it`, { code: 'unsupported_for_model' })
 	// A Bedrock application inference profile's model, asked of Bedrock when the channel does not say it: Claude's are counted by Bedrock.
 	const ready = adaptersReady(channels, model, svc.log)

@@ -9,12 +9,13 @@
  */
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../core/errors'
-import { modelAuth } from '../../http/model-auth'
+import { missingKey, modelAuth, presentedKey } from '../../http/model-auth'
 import { authHeaders, channelUrl } from '../../passthrough/upstream'
 import { upstreamError } from '../../providers/upstream-error'
 import { GeminiErrorBody } from '../../protocols/gemini'
 import { channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { holder } from '../batches/upstream'
+import type { AuthToken } from '../../auth/api-key'
 import type { Services } from '../../services'
 import { publicBase } from '../video/view'
 import { downloadFile } from './download'
@@ -85,11 +86,30 @@ export const GeminiFileList = t.Object({ files: t.Array(GeminiFile), nextPageTok
 /** Google's list parameters. */
 export const GeminiListQuery = { pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) }
 
-export const geminiFilesModule = (svc: Services) => {
+/**
+ * The key check of the upload routes. A start needs the key; the chunks go to the URL the start answered, whose
+ * `upload_id` carries the session's secret: that is their credential, as Google's own upload URLs are. google-genai
+ * (Python) sends its chunks with no key at all (only `X-Goog-Upload-Command`/`-Offset`); a key sent with them anyway
+ * is checked, and must be the uploading account's (upload.ts).
+ */
+const uploadAuth = (svc: Services) =>
+	new Elysia({ name: 'gemini-upload-auth' }).derive({ as: 'scoped' }, async ({ request, set }) => {
+		const requestId = set.headers['x-request-id'] as string
+		const key = presentedKey(request, true)
+		if (!key && new URL(request.url).searchParams.has('upload_id')) return { token: undefined as AuthToken | undefined, requestId }
+		if (!key) throw missingKey('gemini')
+		const token: AuthToken | undefined = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
+		return { token, requestId }
+	})
+
+/** `POST /upload/{version}/files`: the start of a resumable upload, or one of its chunks (`?upload_id=`). */
+const uploadModule = (svc: Services) => {
 	// `async`: Elysia tells a handler whose answer it must await by the keyword.
-	const upload = (version: string) => async ({ token, request, requestId, query }: { token: Parameters<typeof startUpload>[1]; request: Request; requestId: string; query: Record<string, string | undefined> }) => {
+	const upload = (version: string) => async ({ token, request, requestId, query }: { token: AuthToken | undefined; request: Request; requestId: string; query: Record<string, string | undefined> }) => {
 		const base = publicBase(svc.env.publicUrl, request)
-		return query.upload_id ? uploadChunk(svc, token, request, requestId, base, query.upload_id) : startUpload(svc, token, request, requestId, base, version)
+		if (query.upload_id) return uploadChunk(svc, token, request, requestId, base, query.upload_id)
+		if (!token) throw missingKey('gemini')
+		return startUpload(svc, token, request, requestId, base, version)
 	}
 	const uploadHook = (version: string) => ({
 		parse: 'none' as const,
@@ -102,9 +122,15 @@ export const geminiFilesModule = (svc: Services) => {
 		},
 	})
 	return new Elysia({ detail: { tags: ['Gemini'] } })
-		.use(modelAuth(svc, { gemini: true, counted: false }))
+		.use(uploadAuth(svc))
 		.post('/upload/v1beta/files', upload('v1beta'), uploadHook('/v1beta'))
 		.post('/upload/v1/files', upload('v1'), uploadHook('/v1'))
+}
+
+export const geminiFilesModule = (svc: Services) =>
+	new Elysia({ detail: { tags: ['Gemini'] } })
+		.use(uploadModule(svc))
+		.use(modelAuth(svc, { gemini: true, counted: false }))
 		.get('/v1beta/files', ({ query, token, request }) => listFiles(svc, token.accountId, query, request), {
 			query: t.Object(GeminiListQuery),
 			response: { 200: GeminiFileList, ...errors },
@@ -127,4 +153,4 @@ export const geminiFilesModule = (svc: Services) => {
 			response: { 200: t.Object({}), ...errors },
 			detail: { summary: 'Delete a file', description: 'At the vendor and here. Under `/v1/files/{id}` for Google\'s clients, as the list.' },
 		})
-}
+

@@ -22,6 +22,7 @@ import { orderChannels } from '../../routing/select'
 import type { Services } from '../../services'
 import { tasks } from '../../db/schema'
 import { randomString } from '../../lib/ids'
+import { safeEqual } from '../../lib/secrets'
 import { getTask } from '../../tasks/store'
 import { keepPart, keepsBytes } from './parts'
 import { fileView, newFileId, purgeStaleUploads, saveFile, type VendorFile } from './records'
@@ -96,13 +97,17 @@ function bounded(body: ReadableStream<Uint8Array>, max: number): ReadableStream<
 	)
 }
 
-/** `POST {upload URL}`: `upload` / `upload, finalize` (and `query`, which asks how much arrived). */
-export async function uploadChunk(svc: Services, token: AuthToken, request: Request, requestId: string, base: string, uploadId: string): Promise<Response> {
+/**
+ * `POST {upload URL}`: `upload` / `upload, finalize` (and `query`, which asks how much arrived). The session's secret in
+ * the URL is the credential (`token` is undefined when no key came, as from google-genai for Python); a key that did
+ * come must be the uploading account's.
+ */
+export async function uploadChunk(svc: Services, token: AuthToken | undefined, request: Request, requestId: string, base: string, uploadId: string): Promise<Response> {
 	const dot = uploadId.indexOf('.')
 	const id = uploadId.slice(0, dot)
 	const row = dot > 0 ? await getTask(svc.db, id) : undefined
 	const upload = (row?.result as { upload?: Upload } | null)?.upload
-	if (!row || row.kind !== 'gemini_file' || row.accountId !== token.accountId || row.upstreamId !== `upload:${uploadId.slice(dot + 1)}` || !upload) throw notFound('No such upload session (finished, or never started)', 'upload_not_found')
+	if (!row || row.kind !== 'gemini_file' || (token && row.accountId !== token.accountId) || !safeEqual(row.upstreamId ?? '', `upload:${uploadId.slice(dot + 1)}`) || !upload) throw notFound('No such upload session (finished, or never started)', 'upload_not_found')
 	const ch = row.channelId === null ? undefined : svc.catalog.channel(row.channelId)
 	if (!ch) throw new GatewayError('unavailable', 'The channel this upload went to is not available', { code: 'channel_unavailable' })
 	const command = header(request, 'x-goog-upload-command')

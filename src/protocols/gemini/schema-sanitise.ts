@@ -181,16 +181,24 @@ const INT64 = new Map(
 	]),
 )
 
+/** A Schema field's lowerCamel name from its proto name (`max_items` → `maxItems`); lowerCamel names are kept. */
+const camelField = (k: string): string => (k.includes('_') ? k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) : k)
+
 /**
  * Converts a Gemini Schema (uppercase `OBJECT`/`STRING` types as the Google SDKs send them, `nullable`) to JSON
  * Schema for the other protocols: lowercase types, `type: [X, "null"]`, integer bounds, no Gemini-only keywords.
+ * Its fields are read in either proto-JSON spelling: google-genai for Python sends a pydantic model's constraints
+ * as `max_length`, `min_items`, `property_ordering` (Schema's own field names are all lowerCamel without underscores,
+ * so renaming them is safe; property names, under `properties`, are never renamed).
  * @example geminiSchemaToJsonSchema({ type: 'STRING', nullable: true }) // → { type: ['string', 'null'] }
  * @example geminiSchemaToJsonSchema({ type: 'ARRAY', minItems: '1' }) // → { type: 'array', minItems: 1 }
+ * @example geminiSchemaToJsonSchema({ type: 'ARRAY', max_items: 3, property_ordering: [] }) // → { type: 'array', maxItems: 3 }
  */
 export function geminiSchemaToJsonSchema(schema: unknown, depth = 0): Obj {
 	if (!isObj(schema) || depth > MAX_DEPTH) return {}
 	const out: Obj = {}
-	for (const [k, v] of Object.entries(schema)) {
+	for (const [field, v] of Object.entries(schema)) {
+		const k = camelField(field)
 		if (k === 'propertyOrdering' || k === 'nullable') continue
 		const bound = INT64.get(k)
 		if (bound && ((typeof v === 'string' && /^\d+$/.test(v)) || Number.isInteger(v))) out[bound] = Number(v)

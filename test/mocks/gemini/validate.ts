@@ -180,20 +180,38 @@ export function checkSignatures(contents: Obj[]): JsonReply | undefined {
  * switch) are not judged here; function calls are, by `checkSignatures`.
  */
 export function checkTextSignatures(contents: Obj[]): JsonReply | undefined {
-	for (const c of contents) {
-		if (c.role !== 'model') continue
-		const parts = asArr(c.parts).map((p) => asObj(p) ?? {})
+	const partsOf = (c: Obj) => asArr(c.parts).map((p) => asObj(p) ?? {})
+	for (let i = 0; i < contents.length; i++) {
+		if (contents[i].role !== 'model') continue
+		const parts = partsOf(contents[i])
 		for (let j = 0; j < parts.length; j++) {
 			const sig = pick(parts[j], 'thoughtSignature', 'thought_signature')
 			if (typeof sig !== 'string') continue
 			const at = Buffer.from(sig, 'base64').toString('latin1').indexOf(TEXT_MARK)
 			if (at === -1) continue
-			const prev = parts[j - 1]
-			const signed = parts[j].text === '' && prev && typeof prev.text === 'string' && prev.thought !== true ? prev : parts[j]
-			const onItsPart = typeof signed.text === 'string' && signed.thought !== true && !pick(parts[j], 'functionCall', 'function_call')
-			if (at !== 0 || !onItsPart || sig !== textSignatureFor(String(signed.text))) return geminiError(400, 'Corrupted thought signature.')
+			const part = parts[j]
+			const signed = pick(part, 'functionCall', 'function_call') || part.thought === true ? undefined : part.text === '' ? answerBefore(contents, i, j, partsOf) : part.text
+			if (at !== 0 || typeof signed !== 'string' || sig !== textSignatureFor(signed)) return geminiError(400, 'Corrupted thought signature.')
 		}
 	}
+}
+
+/**
+ * The answer a streamed signature (on an empty text part at the end) signs: the text parts right before it, back to the
+ * thoughts or the previous turn. A client may keep the answer as one part, or as the chunks came, each chunk's content
+ * its own model turn: google-genai's chats do (Python `chats.send_message_stream`, JS `sendMessageStream`), and the API
+ * reads consecutive model turns as one.
+ */
+function answerBefore(contents: Obj[], i: number, j: number, partsOf: (c: Obj) => Obj[]): string | undefined {
+	const texts: string[] = []
+	for (let ci = i; ci >= 0 && contents[ci].role === 'model'; ci--) {
+		const parts = ci === i ? partsOf(contents[ci]).slice(0, j) : partsOf(contents[ci])
+		for (let k = parts.length - 1; k >= 0; k--) {
+			if (typeof parts[k].text !== 'string' || parts[k].thought === true) return texts.length ? texts.join('') : undefined
+			texts.unshift(String(parts[k].text))
+		}
+	}
+	return texts.length ? texts.join('') : undefined
 }
 
 /** `contents` must be a non-empty list of user/model turns with parts. */

@@ -150,10 +150,12 @@ describe.skipIf(!ON_POSTGRES)('postgres bus', () => {
 
 	it('should keep a healthy session through its heartbeats (each a NOTIFY it must hear itself)', async () => {
 		const a = await bus('a')
-		const b = await bus('b', { heartbeatMs: 50 })
+		// Each beat must be heard within its period: 50 ms failed under a loaded machine (a slow NOTIFY round trip is a
+		// lost session by design), so five beats of 200 ms.
+		const b = await bus('b', { heartbeatMs: 200 })
 		const atB = listen(b, 'news')
 		const pid = await sessionPid('b')
-		await Bun.sleep(500)
+		await Bun.sleep(1_000)
 		expect({ subscribed: b.subscribed(), resyncs: atB.resyncs, pid: await sessionPid('b') }).toEqual({ subscribed: true, resyncs: 0, pid })
 		// Others' probes are not messages.
 		a.publish('news', 'still here')

@@ -74,6 +74,10 @@ describe("a Gemini client's history into the canonical model", () => {
 		const redacted = [{ text: '', thought: true, thoughtSignature: `${REDACTED_PREFIX}ZW5j` }, { text: 'A' }]
 		expect(toAnthropic(redacted)).toEqual([{ type: 'redacted_thinking', data: 'ZW5j' }, { type: 'text', text: 'A' }])
 		expect(toGemini(redacted)).toEqual([{ text: 'A' }])
+		// Sent back by a client that re-encoded the signature's bytes URL-safe (google-genai for Python).
+		const data = 'EmwKAhgB+/8/ZW5j'
+		const urlSafe = Buffer.from(`${REDACTED_PREFIX}${data}`, 'base64').toString('base64url')
+		expect(toAnthropic([{ text: '', thought: true, thoughtSignature: urlSafe }, { text: 'A' }])).toEqual([{ type: 'redacted_thinking', data }, { type: 'text', text: 'A' }])
 	})
 })
 
@@ -82,6 +86,17 @@ describe('answers encoded for Gemini clients', () => {
 		const parts = toClient([{ type: 'thinking', text: 'Mine.', signature: CLAUDE }, { type: 'text', text: 'A' }])
 		expect(parts).toEqual([{ text: 'Mine.', thought: true, thoughtSignature: tagSignature('anthropic', CLAUDE) }, { text: 'A' }])
 		expect(fromClient(parts!)).toEqual([{ type: 'thinking', text: 'Mine.', signature: CLAUDE }, { type: 'text', text: 'A' }])
+	})
+
+	it("should read Claude's signature back verbatim after a client re-encoded the bytes, URL-safe or standard (google-genai for Python)", () => {
+		// google-genai (Python) keeps thoughtSignature as bytes and sends it back as pydantic encodes bytes: URL-safe base64.
+		const signature = 'EqQBCkgIARAB+/8/Zm9vYmFyEg==' // canonical base64, as Claude's are
+		const shown = toClient([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])![0]!.thoughtSignature!
+		const bytes = Buffer.from(shown, 'base64')
+		for (const sent of [bytes.toString('base64url').padEnd(shown.length, '='), bytes.toString('base64'), shown]) {
+			expect(fromClient([{ text: 'Mine.', thought: true, thoughtSignature: sent }, { text: 'A' }])).toEqual([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])
+			expect(toAnthropic([{ text: 'Mine.', thought: true, thoughtSignature: sent }, { text: 'A' }])).toEqual([{ type: 'thinking', thinking: 'Mine.', signature }, { type: 'text', text: 'A' }])
+		}
 	})
 
 	it("should show Gemini's signatures raw, back on the kind of part they came on", () => {
