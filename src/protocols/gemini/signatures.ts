@@ -40,8 +40,9 @@ export function signatureFromClient(origin: GeminiOrigin, sig: string): string {
 	const tagged = untagSignature(sig)
 	// `thoughtSignature` is a proto `bytes` field: google-genai for Python decodes it and sends it back URL-safe, and
 	// Anthropic refuses its signature (standard base64) in any other spelling ("Invalid `signature` in `thinking` block").
-	// Only a signature so re-spelled is touched: Anthropic's own never has `-` or `_`.
+	// Only a signature so re-spelled is touched: Anthropic's own never has `-` or `_`, nor Claude's on Bedrock (`converse`).
 	if (tagged?.origin === 'anthropic') return /[-_]/.test(tagged.signature) ? standardBase64(tagged.signature) : tagged.signature
+	if (tagged?.origin === 'converse' && /[-_]/.test(tagged.signature)) return tagSignature('converse', standardBase64(tagged.signature))
 	return isForeignSignature(sig) ? sig : tagSignature(origin, sig)
 }
 

@@ -99,6 +99,14 @@ describe('answers encoded for Gemini clients', () => {
 		}
 	})
 
+	it("should read Claude's signature from Bedrock back verbatim after a client re-encoded it URL-safe", () => {
+		const signature = tagSignature('converse', 'EqQBCkgIARAB+/8/Zm9vYmFyEg==') // Claude's on Bedrock Converse: standard base64
+		const shown = toClient([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])![0]!.thoughtSignature!
+		const sent = Buffer.from(shown, 'base64').toString('base64url').padEnd(shown.length, '=')
+		expect(sent).not.toBe(shown)
+		expect(fromClient([{ text: 'Mine.', thought: true, thoughtSignature: sent }, { text: 'A' }])).toEqual([{ type: 'thinking', text: 'Mine.', signature }, { type: 'text', text: 'A' }])
+	})
+
 	it("should show Gemini's signatures raw, back on the kind of part they came on", () => {
 		const text = tagSignature('gemini-text', GEMINI)
 		expect(toClient([{ type: 'thinking', text: 'P', signature: text }, { type: 'text', text: 'A' }])).toEqual([{ text: 'P', thought: true }, { text: 'A', thoughtSignature: GEMINI }])
