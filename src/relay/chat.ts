@@ -172,9 +172,11 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('relay failed', { request_id: call.requestId, error: String(e) })
 	}
-	const failed = failedRow(lastErr.status, call.signal.aborted)
+	// The row records the status the client got, which its shape decides (Anthropic's overload is 529, others' 503).
+	const res = errorResponse(lastErr, call.shape, call.requestId)
+	const failed = failedRow(res.status, call.signal.aborted)
 	await release(info, budget, failed.status, failed.endReason, lastChannel)
-	return errorResponse(lastErr, call.shape, call.requestId)
+	return res
 }
 
 /** The route narrowed to one channel (the one holding uploaded files the request names), or undefined when it serves none of it. */

@@ -62,7 +62,7 @@ const TYPE: Record<Inbound, Record<number, string>> = {
 	gemini: { 429: 'RESOURCE_EXHAUSTED', 502: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' },
 }
 
-/** The status a caller reads for the gateway's `status` (the usage row's): an overload reaches Anthropic's callers as its 529. */
+/** The status a caller reads (and its usage row records) for the gateway's `status`: an overload reaches Anthropic's callers as its 529. */
 const shown = (inbound: Inbound, status: number) => (inbound === 'messages' && status === 503 ? 529 : status)
 
 /** What no caller may read: the channels' keys and the vendor accounts the mocks' errors name. */
@@ -136,7 +136,7 @@ async function expectFaultBefore(inbound: Inbound, up: Upstream, stream: boolean
 	const f = c.fault(up)
 	if (inbound !== 'gemini' && f.kind === 'status' && f.retryAfter !== undefined) expect(seen.error!.retryAfter).toBe(String(f.retryAfter))
 	const rows = await usageRows(m, acct.accountId)
-	expect(rows.map((r) => [r.status, r.cost, r.end_reason])).toEqual([[status, 0, 'error']])
+	expect(rows.map((r) => [r.status, r.cost, r.end_reason])).toEqual([[shown(inbound, status), 0, 'error']])
 	expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 	const h = m.app.svc.health.snapshot(ch.id)
 	if (waitGiven(c, up)) expect(h.state).toBe('open')
