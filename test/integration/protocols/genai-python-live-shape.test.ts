@@ -261,3 +261,17 @@ describe('google-genai (Python) batches and auth tokens', () => {
 		expect(((await r.json()) as Obj).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
 	})
 })
+
+describe('google-genai (Python) Live API: a bad key', () => {
+	it('should be refused with 1007 on the setup, not before it (else the SDK raises a bare ConnectionClosedError from its send)', async () => {
+		const handshakes = live.handshakes.length
+		const s = await session('sk-not-a-key')
+		// The SDK sends its setup once the handshake is done; a close already on its way makes that send raise.
+		await Bun.sleep(200)
+		expect(s.ws.readyState).toBe(WebSocket.OPEN)
+		s.send(setup('TEXT'))
+		const closed = await s.closing
+		expect([closed.code, closed.reason]).toEqual([1007, 'Invalid API key'])
+		expect(live.handshakes.length).toBe(handshakes)
+	})
+})
