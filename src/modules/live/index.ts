@@ -36,15 +36,34 @@ async function admit(svc: Services, request: Request, method: string): Promise<A
 	return token
 }
 
-/** Handlers that only close the socket, with Google's code and reason for `err`. */
-const refusing = (err: GatewayError, version: string): SocketHandlers => ({
-	open: (ws) => {
+/** How long a refused socket waits for the client's setup before it is closed anyway. */
+const REFUSE_AFTER_MS = 5_000
+
+/**
+ * Handlers that only close the socket, with Google's code and reason for `err`: on the client's first message (its
+ * setup), as every other refusal comes, else after `REFUSE_AFTER_MS`. google-genai for Python sends the setup right
+ * after the handshake and reads a close only while it waits for `setupComplete` (an `APIError` "1007 …"): a close
+ * already there when it sends comes out of websockets' `send` as a bare ConnectionClosedError instead.
+ */
+const refusing = (err: GatewayError, version: string): SocketHandlers => {
+	let timer: Timer | undefined
+	let closed = false
+	const refuse = (ws: Parameters<SocketHandlers['open']>[0]) => {
+		clearTimeout(timer)
+		if (closed) return
+		closed = true
 		const { code, reason } = liveClose(err, '', version)
 		ws.close(code, reason)
-	},
-	message: () => {},
-	close: () => {},
-})
+	}
+	return {
+		open: (ws) => void (timer = setTimeout(() => refuse(ws), REFUSE_AFTER_MS)),
+		message: (ws) => refuse(ws),
+		close: () => {
+			closed = true
+			clearTimeout(timer)
+		},
+	}
+}
 
 const liveSocket = (svc: Services, version: LiveVersion, method: string) => async ({ request, server, set }: { request: Request; server: Server<unknown> | null; set: { headers: Record<string, unknown> } }) => {
 	const requestId = set.headers['x-request-id'] as string

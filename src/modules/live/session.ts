@@ -29,6 +29,7 @@ import { GatewayError } from '../../core/errors'
 import { jsonObjectOrUndefined } from '../../core/json'
 import { emptyUsage, type Usage } from '../../core/ir'
 import { observeUsage } from '../../metrics/observe-usage'
+import { get, isObj } from '../../protocols/gemini/read'
 import { countText } from '../../relay/estimate'
 import { CLIENT_BUFFER_LIMIT, DRAIN_MS, live, responseBound, SHUTDOWN_DRAIN_MS, sendableCode, sendToClient } from '../../relay/socket-relay'
 import { channelTimeouts } from '../../relay/upstream-fetch'
@@ -149,16 +150,27 @@ export class LiveSession {
 	private forward(data: string | Buffer) {
 		if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(data)
 		const text = frameText(data)
-		if (!text.includes('"clientContent"') && !text.includes('"realtimeInput"') && !text.includes('"toolResponse"')) return
+		// Google's proto-JSON takes each field under its lowerCamel or snake_case name, and google-genai for Python
+		// sends `client_content`, `realtime_input` and `tool_response` (an audio blob's `mime_type` too).
+		if (!/"(clientContent|client_content|realtimeInput|realtime_input|toolResponse|tool_response)"/.test(text)) return
 		const m = parse(text)
 		if (!m) return
-		for (const turn of Array.isArray(m.clientContent?.turns) ? m.clientContent.turns : [])
+		const content = get(m, 'clientContent')
+		const turns = isObj(content) ? content.turns : undefined
+		for (const turn of Array.isArray(turns) ? turns : [])
 			for (const part of Array.isArray(turn?.parts) ? turn.parts : []) if (typeof part?.text === 'string') this.input.text += countText(part.text)
-		const rt = m.realtimeInput
-		if (typeof rt?.text === 'string') this.input.text += countText(rt.text)
-		for (const chunk of [rt?.audio, ...(Array.isArray(rt?.mediaChunks) ? rt.mediaChunks : [])])
-			if (typeof chunk?.data === 'string' && String(chunk.mimeType ?? 'audio/pcm').startsWith('audio/')) this.input.audio += audioTokens(chunk.data.length, chunk.mimeType, INPUT_RATE)
-		if (m.toolResponse) this.input.text += countText(JSON.stringify(m.toolResponse))
+		const rt = get(m, 'realtimeInput')
+		if (isObj(rt)) {
+			if (typeof rt.text === 'string') this.input.text += countText(rt.text)
+			const chunks = get(rt, 'mediaChunks')
+			for (const chunk of [rt.audio, ...(Array.isArray(chunks) ? chunks : [])]) {
+				if (!isObj(chunk) || typeof chunk.data !== 'string') continue
+				const mime = get(chunk, 'mimeType')
+				if (String(mime ?? 'audio/pcm').startsWith('audio/')) this.input.audio += audioTokens(chunk.data.length, mime, INPUT_RATE)
+			}
+		}
+		const toolResponse = get(m, 'toolResponse')
+		if (toolResponse !== undefined) this.input.text += countText(JSON.stringify(toolResponse))
 	}
 
 	fromUpstream(data: Frame) {

@@ -8,7 +8,11 @@
  * `generationConfig.responseModalities` is AUDIO), `generationComplete`, then `turnComplete` carrying the turn's
  * `usageMetadata` (`LIVE_USAGE` / `LIVE_AUDIO_USAGE`). When the setup declares functions and the text asks for
  * `weather`, the turn first sends a `toolCall` (with `LIVE_TOOL_CALL_USAGE`) and waits for the `toolResponse`, then
- * answers from its `response` and completes with `LIVE_USAGE`. Like Google's, every server message is a binary frame
+ * answers from its `response` and completes with `LIVE_USAGE`. Audio in `realtimeInput` is answered when the user's
+ * activity ends (`activityEnd`, or `audioStreamEnd`). Client messages are read under their lowerCamel or snake_case
+ * names, as Google's proto-JSON parser reads them (google-genai for Python sends `client_content`, `realtime_input`,
+ * `tool_response`); a `clientContent` without `turnComplete: true` only adds to the context (the field's default is
+ * false). Like Google's, every server message is a binary frame
  * of JSON. Test knobs, as the user's text: `mock:hold` stops after the first part (the turn never completes),
  * `mock:hangup` closes the socket (1011) after it.
  * Its own server, since the shared mock server speaks HTTP only. Records every handshake and every frame received.
@@ -62,7 +66,10 @@ export type LiveMock = {
 	stop(): Promise<void>
 }
 
-type Conn = { keyOk: boolean; setup?: Record<string, any>; pendingCall?: { id: string; name: string } }
+type Conn = { keyOk: boolean; setup?: Record<string, any>; pendingCall?: { id: string; name: string }; heard?: boolean }
+
+/** A field under its lowerCamel or its snake_case name: Google's proto-JSON parser takes both (google-genai for Python sends `client_content`). */
+const field = (o: any, camel: string): any => o?.[camel] ?? o?.[camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]
 
 const PATH = /^\/\/?ws\/google\.ai\.generativelanguage\.(v1|v1beta|v1alpha)\.GenerativeService\.BidiGenerateContent$/
 const AUDIO = Buffer.alloc(4800).toString('base64')
@@ -128,15 +135,24 @@ export async function startLiveMock(opts: { apiKey: string }): Promise<LiveMock>
 					ws.data.setup = msg.setup
 					return send(ws, { setupComplete: {} })
 				}
-				if (msg.clientContent) {
-					if (msg.clientContent.turnComplete === false) return
-					const turns: any[] = msg.clientContent.turns ?? []
+				const content = field(msg, 'clientContent')
+				if (content) {
+					if (field(content, 'turnComplete') !== true) return
+					const turns: any[] = content.turns ?? []
 					const last = turns.at(-1)?.parts?.map((p: any) => p?.text ?? '').join('') ?? ''
 					return userTurn(ws, last)
 				}
-				if (typeof msg.realtimeInput?.text === 'string') return userTurn(ws, msg.realtimeInput.text)
-				if (msg.toolResponse) {
-					const responses: any[] = msg.toolResponse.functionResponses ?? []
+				const realtime = field(msg, 'realtimeInput')
+				if (typeof realtime?.text === 'string') return userTurn(ws, realtime.text)
+				if (realtime?.audio || field(realtime, 'mediaChunks')) ws.data.heard = true
+				// The end of the user's speech (manual activity detection, or the stream paused) answers what was heard.
+				if (ws.data.heard && (field(realtime, 'activityEnd') || field(realtime, 'audioStreamEnd'))) {
+					ws.data.heard = false
+					return userTurn(ws, '')
+				}
+				const toolResponse = field(msg, 'toolResponse')
+				if (toolResponse) {
+					const responses: any[] = field(toolResponse, 'functionResponses') ?? []
 					const r = responses.find((x) => x?.id === ws.data.pendingCall?.id)
 					if (!r) return ws.close(1007, 'Request contains an invalid argument.')
 					ws.data.pendingCall = undefined
