@@ -160,6 +160,32 @@ describe('the Realtime API', () => {
 	})
 })
 
+describe('routes this gateway does not serve', () => {
+	it("should answer realtime.calls.create's multipart SDP with the 404 its JSON or application/sdp body gets, not a 415 asking for JSON", async () => {
+		const a = await m.account(1)
+		const boundary = '69e63973988fe929d72d9a300e5f068f'
+		const sdp = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n'
+		const multipart = await fetch(`${m.app.url}/v1/realtime/calls`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${a.key}`, accept: 'application/sdp', 'content-type': `multipart/form-data; boundary=${boundary}` },
+			body:
+				`--${boundary}\r\nContent-Disposition: form-data; name="sdp"\r\nContent-Type: application/sdp\r\n\r\n${sdp}\r\n` +
+				`--${boundary}\r\nContent-Disposition: form-data; name="session"\r\nContent-Type: application/json\r\n\r\n{"type":"realtime","model":"gpt-realtime"}\r\n--${boundary}--\r\n`,
+		})
+		const plain = await fetch(`${m.app.url}/v1/realtime/calls`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${a.key}`, accept: 'application/sdp', 'content-type': 'application/sdp' },
+			body: sdp,
+		})
+		expect(plain.status).toBe(404)
+		expect(multipart.status).toBe(404)
+		expect(await multipart.json()).toEqual(await plain.json())
+		// A route that is served still refuses multipart it cannot take.
+		const served = await fetch(`${m.app.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: `--${boundary}--\r\n` })
+		expect(served.status).toBe(415)
+	})
+})
+
 describe('the Batch API', () => {
 	it("should take the SDK's multipart upload, run a Responses batch and keep its ids from other accounts", async () => {
 		const a = await m.account(1)
