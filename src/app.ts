@@ -9,7 +9,7 @@ import { errorResponse, shapeForRequest, shapeForUnknownPath } from './http/erro
 import { apiDocs } from './http/api-docs'
 import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
 import { hotRoute } from './http/hot-route'
-import { requestGuard } from './http/request-guard'
+import { requestGuard, routeMatcher } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
 import { modelsModule } from './modules/admin/models'
@@ -75,7 +75,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 			if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
 		})
 		.use(opts.docs ?? apiDocs())
-		.use(requestGuard(svc))
+		.use(requestGuard(svc, routeMatcher((): ReadonlyArray<{ path: string }> => app.routes)))
 		.onError(({ code, error, request, set, query, params, body }) => {
 			const path = new URL(request.url).pathname
 			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined

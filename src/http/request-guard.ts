@@ -1,6 +1,7 @@
 /**
  * Runs first on every request: assigns the request id (the client's `x-request-id` when given, else a new one),
- * refuses a multipart body on a route that takes JSON (415), and rejects bodies over the configured limit with a 413,
+ * refuses a multipart body on a route that takes JSON (415; on a path no route serves, the 404 a JSON body gets), and
+ * rejects bodies over the configured limit with a 413,
  * both in the caller's protocol shape before anything reads them. Then, on the Elysia routes, it waits for the whole
  * body under BODY_READ_TIMEOUT_MS (body-deadline.ts; 408 past it), so no route starts on a body still trickling in.
  * @module
@@ -10,7 +11,8 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
-import { errorResponse, shapeForPath, shapeForRequest } from './error-shapes'
+import { unknownRoute } from './error-map'
+import { errorResponse, shapeForPath, shapeForRequest, shapeForUnknownPath } from './error-shapes'
 import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -18,14 +20,17 @@ const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /**
  * The request's id (the client's `x-request-id` when it is a usable one), or the 413 answer for a body over the limit.
  * Called for every request: by the hook below, and by the hot routes (src/http/hot-route.ts), which Elysia's hooks do
- * not run for.
+ * not run for. `routed` tells whether a route serves the path (the hot routes' paths are served).
  */
-export function guardRequest(svc: Services, request: Request): string | Response {
+export function guardRequest(svc: Services, request: Request, routed: (path: string) => boolean = () => true): string | Response {
 	svc.idleGc.note()
 	const given = request.headers.get('x-request-id')
 	const id = given && VALID_ID.test(given) ? given : requestId()
 	if (isMultipart(request)) {
 		const path = pathOf(request)
+		// "Send it as JSON" would mislead on a path nothing serves (openai-python's `realtime.calls.create` posts its SDP
+		// as multipart to /v1/realtime/calls): that is the 404 a JSON body gets, answered before the body is read.
+		if (!routed(path)) return errorResponse(unknownRoute(request.method, path), shapeForUnknownPath(request, path), id)
 		if (!UPLOAD_ROUTES.has(path)) return notAnUploadRoute(path, id)
 	}
 	const len = Number(request.headers.get('content-length') ?? 0)
@@ -167,10 +172,25 @@ async function guardBody(svc: Services, request: Request, id: string): Promise<R
 	}
 }
 
-export const requestGuard = (svc: Services) =>
+/**
+ * Whether any of `routes` (Elysia's `app.routes`: `/v1/files/:id`, `/v1/x/*`) serves `path`, whatever the method. Its
+ * patterns are compiled at the first call, once the app has all its routes.
+ */
+export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (path: string) => boolean {
+	let patterns: RegExp[] | undefined
+	return (path) => {
+		patterns ??= [...new Set(routes().map((r) => r.path))].map(
+			(p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+').replace(/\*/g, '.*')}/?$`),
+		)
+		return patterns.some((re) => re.test(path))
+	}
+}
+
+/** The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes). */
+export const requestGuard = (svc: Services, routed?: (path: string) => boolean) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
-			const id = guardRequest(svc, request)
+			const id = guardRequest(svc, request, routed)
 			if (typeof id !== 'string') return id
 			set.headers['x-request-id'] = id
 			return guardBody(svc, request, id)

@@ -6,13 +6,13 @@
  *
  * So the POST charges its whole reservation (input estimate plus the output cap: what the hold was sized for) with a
  * usage row ending `background`, and the response becomes a task row (`tasks`, kind `response`, the response id as
- * its upstream id). When the gateway learns the response's end — the client retrieves or cancels it, or this module's
- * poller asks OpenAI for responses nobody polls — the real cost is settled once: one transaction moves the task from
- * an open status to `completed` or `failed` by compare-and-set, gives back what the reservation held beyond the cost
- * (or takes what the usage exceeded, as far as the balance goes) and writes a usage row with the response's tokens
- * and the difference as its cost. So the rows of a background response add up to its real cost and tokens, and
- * overlapping retrieves, polls and instances settle it once. A response cancelled or failed without usage gives the
- * whole charge back (end reason `refund`).
+ * its upstream id). When the gateway learns the response's end — the client retrieves (a streamed retrieve at its
+ * terminal event too) or cancels it, or this module's poller asks OpenAI for responses nobody polls — the real cost
+ * is settled once: one transaction moves the task from an open status to `completed` or `failed` by compare-and-set,
+ * gives back what the reservation held beyond the cost (or takes what the usage exceeded, as far as the balance goes)
+ * and writes a usage row with the response's tokens and the difference as its cost. So the rows of a background
+ * response add up to its real cost and tokens, and overlapping retrieves, polls and instances settle it once. A
+ * response cancelled or failed without usage gives the whole charge back (end reason `refund`).
  *
  * A background stream (`stream: true` too) that runs to its end is billed as any stream; one that ends before its
  * terminal event (the client left, the connection was cut) leaves the response running upstream, and is treated as

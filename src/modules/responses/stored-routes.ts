@@ -69,9 +69,26 @@ function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request):
 /** What a replayed stream still running when the shutdown's grace period ends closes with: the Responses `error` event. */
 const SHUTDOWN_EVENT = formatSse(openaiResponses.encodeStreamError(SHUTTING_DOWN))
 
+/** The events that end a Response's stream, each carrying the finished Response object. */
+const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.cancelled'])
+
+/** The finished Response a stream frame carries (its terminal event's `response`), else undefined. */
+function terminalResponse(data: string): Obj | undefined {
+	// Most frames are deltas: only one naming a terminal event is parsed.
+	if (![...TERMINAL_EVENTS].some((t) => data.includes(t))) return undefined
+	try {
+		const e = JSON.parse(data) as Obj
+		return TERMINAL_EVENTS.has(String(e.type)) && e.response && typeof e.response === 'object' ? (e.response as Obj) : undefined
+	} catch {
+		return undefined
+	}
+}
+
 /**
  * Sends the call to the holding channel. A JSON answer is read whole (and handed to `seen`); an event stream (a
- * retrieve with `stream=true`) is passed through as it comes. An upstream error becomes the gateway's error.
+ * retrieve with `stream=true`) is passed through as it comes, its terminal event's Response handed to `seen` before
+ * that frame goes out (a client that streams a background response to its end has learned its usage: it is billed
+ * then, not at the next poll). An upstream error becomes the gateway's error.
  */
 async function forward(
 	ch: Channel,
@@ -91,7 +108,12 @@ async function forward(
 		async function* frames(): AsyncGenerator<string> {
 			let clean = false
 			try {
-				for await (const f of parseSse(body)) yield formatSse(f)
+				for await (const f of parseSse(body)) {
+					const done = seen && terminalResponse(f.data)
+					// A settlement that fails here leaves the response open: the poller settles it then.
+					if (done) await seen(done).catch(() => undefined)
+					yield formatSse(f)
+				}
 				clean = true
 			} finally {
 				if (clean) up.release()

@@ -3,7 +3,7 @@
  * multipart body anywhere else is refused with 415 in the caller's shape, whatever its size.
  */
 import { describe, expect, it } from 'bun:test'
-import { guardRequest, UPLOAD_ROUTES } from '../../../src/http/request-guard'
+import { guardRequest, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
 import type { Services } from '../../../src/services'
 
 const svc = { idleGc: { note() {} }, env: { maxJsonBytes: 1000, maxUploadBytes: 100_000 } } as unknown as Services
@@ -35,5 +35,21 @@ describe('guardRequest', () => {
 		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1000)))).toBe('passed')
 		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1001)))).toBe(413)
 		expect(statusOf(guardRequest(svc, req('/v1/audio/transcriptions', 'application/json', 1001)))).toBe(413)
+	})
+})
+
+describe('routeMatcher', () => {
+	const routed = routeMatcher(() => [{ path: '/v1/files/:id/content' }, { path: '/v1beta/models/*' }, { path: '/v1/realtime/client_secrets' }, { path: '/v1/files/:id/content' }])
+
+	it("should match Elysia's patterns: a parameter is one segment, a wildcard the rest", () => {
+		expect(['/v1/files/file-1/content', '/v1/files/file-1/content/', '/v1beta/models/gemini-m:generateContent', '/v1/realtime/client_secrets'].map(routed)).toEqual([true, true, true, true])
+		expect(['/v1/files/a/b/content', '/v1/realtime/calls', '/v1/realtime/client.secrets', '/v1beta/models'].map(routed)).toEqual([false, false, false, false])
+	})
+
+	it('should answer a multipart body on a path no route serves with its 404, in the caller\'s shape', async () => {
+		const r = guardRequest(svc, req('/v1/realtime/calls', 'multipart/form-data; boundary=x', 10), routed) as Response
+		expect(r.status).toBe(404)
+		expect(((await r.json()) as { error: { code: string } }).error.code).toBe('not_found')
+		expect(statusOf(guardRequest(svc, req('/v1/realtime/client_secrets', 'multipart/form-data; boundary=x', 10), routed))).toBe(415)
 	})
 })
