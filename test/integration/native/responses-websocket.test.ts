@@ -8,9 +8,12 @@ import OpenAI from 'openai'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
 
+/** The body limit of this gateway (MAX_JSON_BYTES), which each message is held to. */
+const LIMIT = 256 * 1024
+
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	m = await startMatrix({ env: { MAX_JSON_BYTES: String(LIMIT) } })
 }, SETUP_MS)
 afterAll(async () => {
 	await m?.close()
@@ -65,4 +68,163 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 			await expectCharges(m, a, [{ model: MODEL[up], input: done.response.usage.input_tokens, output: done.response.usage.output_tokens, endpoint: '/v1/responses', stream: true }])
 		})
 	}
+
+	const TOOL = { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }
+
+	for (const up of UPSTREAMS) {
+		it(`should run a tool-call round trip on ${MODEL[up]} continued by previous_response_id with store: false`, async () => {
+			const a = await m.account(10)
+			const c = connect(a)
+			const first = (await create(c, { model: MODEL[up], store: false, tools: [TOOL], input: '#call get_weather {"city":"Paris"}' })).at(-1)!
+			expect(first.type).toBe('response.completed')
+			const call = first.response.output.find((o: any) => o.type === 'function_call')
+			expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}' })
+			const second = (
+				await create(c, { model: MODEL[up], store: false, tools: [TOOL], previous_response_id: first.response.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 C' }] })
+			).at(-1)!
+			expect(second.type).toBe('response.completed')
+			const text = second.response.output.find((o: any) => o.type === 'message').content[0].text
+			expect(text).toContain('sunny, 21 C')
+			// The continuation went upstream whole (the call and its result), though nothing was stored.
+			const sent = JSON.stringify(lastRequest(m.mocks[up]).body)
+			expect(sent).toContain('Paris')
+			expect(sent).toContain('sunny, 21 C')
+			expect(lastRequest(m.mocks[up]).body.previous_response_id).toBeUndefined()
+			c.ws.close()
+			const u = (e: Event) => ({ model: MODEL[up], input: e.response.usage.input_tokens, output: e.response.usage.output_tokens, endpoint: '/v1/responses', stream: true })
+			await expectCharges(m, a, [u(first), u(second)])
+		})
+	}
+
+	it('should continue the previous response of the same connection with store: false, and not another connection\'s', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const first = (await create(c, { model: MODEL.openai, store: false, input: 'remember the word kumquat' })).at(-1)!
+		const second = (await create(c, { model: MODEL.openai, store: false, previous_response_id: first.response.id, input: 'which word?' })).at(-1)!
+		expect(second.type).toBe('response.completed')
+		const body = lastRequest(m.mocks.openai).body
+		expect(body.previous_response_id).toBeUndefined()
+		expect(JSON.stringify(body.input)).toContain('kumquat')
+		expect(JSON.stringify(body.input)).toContain('which word?')
+		// Nothing was stored: another connection cannot name it.
+		const other = connect(a)
+		const refused = (await create(other, { model: MODEL.openai, store: false, previous_response_id: first.response.id, input: 'which word?' })).at(-1)!
+		expect(refused).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found', param: 'previous_response_id' } })
+		c.ws.close()
+		other.ws.close()
+		const rows = await usageRows(m, a.accountId)
+		expect(rows.length).toBe(2)
+	})
+
+	it('should run a response.create sent while one runs after it, in order', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.anthropic, input: 'first one' } as any)
+		c.ws.send({ type: 'response.create', model: MODEL.gemini, input: 'second one' } as any)
+		const one = await c.next(['response.completed'])
+		const two = await c.next(['response.completed'], c.events.indexOf(one) + 1)
+		expect(one.response.model).toBe(MODEL.anthropic)
+		expect(two.response.model).toBe(MODEL.gemini)
+		// The second began after the first ended: its response.created comes after the first's response.completed.
+		const created = c.events.filter((e) => e.type === 'response.created')
+		expect(c.events.indexOf(created[1]!)).toBeGreaterThan(c.events.indexOf(one))
+		c.ws.close()
+		await expectCharges(m, a, [
+			{ model: MODEL.anthropic, input: one.response.usage.input_tokens, output: one.response.usage.output_tokens },
+			{ model: MODEL.gemini, input: two.response.usage.input_tokens, output: two.response.usage.output_tokens },
+		])
+	})
+
+	it('should warm up with generate: false without a model call or a charge, and continue from it', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const before = m.mocks.anthropic.requests.length
+		const warm = await create(c, { model: MODEL.anthropic, store: false, generate: false, instructions: 'be brief', input: 'the code word is quince' })
+		expect(warm.map((e) => e.type)).toEqual(['response.created', 'response.completed'])
+		expect(warm[1]!.response).toMatchObject({ status: 'completed', output: [] })
+		expect(m.mocks.anthropic.requests.length).toBe(before)
+		const next = (await create(c, { model: MODEL.anthropic, store: false, previous_response_id: warm[1]!.response.id, input: 'say it' })).at(-1)!
+		expect(next.type).toBe('response.completed')
+		expect(JSON.stringify(lastRequest(m.mocks.anthropic).body.messages)).toContain('quince')
+		c.ws.close()
+		await expectCharges(m, a, [{ model: MODEL.anthropic, input: next.response.usage.input_tokens, output: next.response.usage.output_tokens }])
+	})
+
+	it('should refuse a bad key at the handshake with 401', async () => {
+		const c = connect({ key: 'sk-not-a-key' })
+		const code = await c.closed
+		expect(code).not.toBe(1000)
+		expect(String(c.errors[0])).toContain('401')
+		const expired = await m.app.account(10, { expires_at: new Date(Date.now() - 60_000).toISOString() })
+		const e = connect(expired)
+		await e.closed
+		expect(String(e.errors[0])).toContain('401')
+	})
+
+	it('should answer an unknown model, an empty balance, a malformed message and response.steer with error events, and stay open', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const unknown = (await create(c, { model: 'no-such-model', input: 'hi' })).at(-1)!
+		expect(unknown).toMatchObject({ type: 'error', status: 404, error: { code: 'model_not_found' } })
+		let from = c.events.length
+		c.ws.sendRaw('{not json')
+		expect(await c.next(['error'], from)).toMatchObject({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'invalid_json' } })
+		from = c.events.length
+		c.ws.send({ type: 'response.steer', input: 'faster' } as any)
+		expect(await c.next(['error'], from)).toMatchObject({ status: 400, error: { code: 'unsupported_event_type', param: 'type' } })
+		const bg = (await create(c, { model: MODEL.openai, background: true, input: 'hi' })).at(-1)!
+		expect(bg).toMatchObject({ type: 'error', status: 400, error: { param: 'background' } })
+		// A body the route's schema refuses is the 400 the POST answers.
+		const bad = (await create(c, { model: MODEL.openai, input: 'hi', temperature: 'hot' })).at(-1)!
+		expect(bad).toMatchObject({ type: 'error', status: 400 })
+		// Still usable.
+		const ok = (await create(c, { model: MODEL.openai, input: 'hi' })).at(-1)!
+		expect(ok.type).toBe('response.completed')
+		c.ws.close()
+
+		const broke = await m.account(0)
+		const b = connect(broke)
+		const poor = (await create(b, { model: MODEL.anthropic, input: 'hi' })).at(-1)!
+		expect(poor).toMatchObject({ type: 'error', status: 402, error: { code: 'insufficient_quota' } })
+		b.ws.close()
+		expect(await usageRows(m, broke.accountId)).toEqual([])
+		expect(await m.app.balance(broke.accountId)).toBe(0)
+	})
+
+	it('should refuse a message over the JSON body limit', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const from = c.events.length
+		c.ws.sendRaw(JSON.stringify({ type: 'response.create', model: MODEL.openai, input: 'x'.repeat(LIMIT) }))
+		expect(await c.next(['error'], from)).toMatchObject({ status: 413, error: { code: 'request_too_large' } })
+		c.ws.close()
+	})
+
+	it('should bill a client that closes mid-response as an HTTP client that disconnects', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const aborts = m.mocks.anthropic.aborts.length
+		m.mocks.anthropic.faultOnce = { kind: 'stall', afterChunks: 4 }
+		c.ws.send({ type: 'response.create', model: MODEL.anthropic, input: 'tell me a long story about ships' } as any)
+		await c.next(['response.output_text.delta'])
+		c.ws.close()
+		const deadline = Date.now() + 5000
+		let rows = await usageRows(m, a.accountId)
+		while (!rows.length && Date.now() < deadline) {
+			await Bun.sleep(20)
+			rows = await usageRows(m, a.accountId)
+		}
+		expect(rows.length).toBe(1)
+		expect(rows[0]).toMatchObject({ endpoint: '/v1/responses', stream: true, end_reason: 'client_abort' })
+		expect(rows[0]!.output_tokens).toBeGreaterThan(0)
+		expect(m.mocks.anthropic.aborts.length).toBe(aborts + 1)
+		expect(Math.round((await m.app.balance(a.accountId)) * 1e6)).toBe(10e6 - Math.round(rows[0]!.cost * 1e6))
+	})
+
+	it('should answer a plain GET /v1/responses 426', async () => {
+		const a = await m.account(10)
+		const r = await fetch(`${m.app.url}/v1/responses`, { headers: { authorization: `Bearer ${a.key}` } })
+		expect(r.status).toBe(426)
+		expect(((await r.json()) as any).error.code).toBe('websocket_required')
+	})
 })
