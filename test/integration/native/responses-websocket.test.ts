@@ -191,6 +191,22 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(await m.app.balance(broke.accountId)).toBe(0)
 	})
 
+	it('should look at the key again for each response: allowed models and spend limit changed mid-connection', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const ok = (await create(c, { model: MODEL.anthropic, input: 'hi' })).at(-1)!
+		expect(ok.type).toBe('response.completed')
+		expect((await m.app.admin(`/api/tokens/${a.tokenId}`, { method: 'PATCH', body: { allowed_models: [MODEL.gemini] } })).status).toBe(200)
+		const denied = (await create(c, { model: MODEL.anthropic, input: 'hi' })).at(-1)!
+		expect(denied).toMatchObject({ type: 'error', status: 403 })
+		expect((await create(c, { model: MODEL.gemini, input: 'hi' })).at(-1)!.type).toBe('response.completed')
+		expect((await m.app.admin(`/api/tokens/${a.tokenId}`, { method: 'PATCH', body: { spend_limit: 0 } })).status).toBe(200)
+		const limited = (await create(c, { model: MODEL.gemini, input: 'hi' })).at(-1)!
+		expect(limited).toMatchObject({ type: 'error', status: 402 })
+		c.ws.close()
+		expect((await usageRows(m, a.accountId)).map((r) => r.model)).toEqual([MODEL.anthropic, MODEL.gemini])
+	})
+
 	it('should refuse a message over the JSON body limit', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
