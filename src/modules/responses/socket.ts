@@ -10,7 +10,7 @@
  * error) goes out as an `error` event with its `status` and the error object, as OpenAI's socket sends them. A client
  * that closes mid-answer cuts the POST as an HTTP client that disconnects does (billed the same).
  * Responses run one after another, in the order asked (the mode does not multiplex: a `response.create` sent while one
- * runs waits for it). The connection remembers its last response: a `previous_response_id` naming it when it was made
+ * runs waits for it, up to MAX_WAITING of them). The connection remembers its last response: a `previous_response_id` naming it when it was made
  * with `store: false` (or `generate: false`, a warm-up that generates nothing, bills nothing and answers a completed
  * response with no output) continues it from memory, its input and output put before the new input, as OpenAI's
  * connection-local cache allows for responses it never stored.
@@ -27,6 +27,12 @@ import { openaiErrors } from '../../passthrough/schemas'
 
 /** Handshake headers that belong to the upgrade, not to the POSTs made of its messages. */
 const UPGRADE_HEADERS = new Set(['upgrade', 'connection', 'host', 'content-length', 'content-type', 'transfer-encoding', 'accept-encoding'])
+
+/**
+ * Messages that may wait behind the running response. Each may be up to MAX_JSON_BYTES: a client that sends faster than
+ * it is answered gets an `error` event for the surplus rather than a queue that grows without bound.
+ */
+export const MAX_WAITING = 8
 
 /** The last response of a connection, when it can only be continued from memory. */
 type Remembered = { id: string; input: unknown[]; output: unknown[] }
@@ -50,6 +56,7 @@ class ResponsesSocket {
 	private ws?: Parameters<SocketHandlers['open']>[0]
 	private queue: Promise<void> = Promise.resolve()
 	private running?: AbortController
+	private waiting = 0
 	private closed = false
 	private remembered?: Remembered
 
@@ -66,8 +73,16 @@ class ResponsesSocket {
 	}
 
 	message(data: string | Buffer) {
+		if (this.waiting >= MAX_WAITING)
+			return void this.send(socketError(429, { type: 'invalid_request_error', code: 'too_many_pending_messages', message: `More than ${MAX_WAITING} messages are waiting for the running response: wait for its end before sending more`, param: null }))
+		this.waiting++
 		// In order, one at a time: the mode runs responses sequentially on a connection.
-		this.queue = this.queue.then(() => this.serve(data)).catch((e) => this.svc.log.warn('responses socket message failed', { error: String(e) }))
+		this.queue = this.queue
+			.then(() => {
+				this.waiting--
+				return this.serve(data)
+			})
+			.catch((e) => this.svc.log.warn('responses socket message failed', { error: String(e) }))
 	}
 
 	closedByClient() {
@@ -178,7 +193,7 @@ class ResponsesSocket {
 				.map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
 				.join('\n')
 			if (!data || data === '[DONE]') return true
-			if (body.store === false && data.includes('"response.completed"')) this.rememberAnswer(data, body)
+			if (data.includes('"response.completed"') || data.includes('"response.incomplete"')) this.rememberAnswer(data, body)
 			return this.send(data)
 		}
 		try {
@@ -201,12 +216,19 @@ class ResponsesSocket {
 		}
 	}
 
+	/**
+	 * The connection's last response, kept when it was not stored (a stored one is continued as the POST continues it):
+	 * as OpenAI's connection-local cache, only the latest.
+	 */
 	private rememberAnswer(data: string, body: Record<string, unknown>) {
+		let event: { type?: string; response?: { id?: string; output?: unknown[] } }
 		try {
-			const event = JSON.parse(data) as { type?: string; response?: { id?: string; output?: unknown[] } }
-			if (event.type !== 'response.completed' || typeof event.response?.id !== 'string') return
-			this.remembered = { id: event.response.id, input: inputItems(body.input), output: event.response.output ?? [] }
-		} catch {}
+			event = JSON.parse(data)
+		} catch {
+			return
+		}
+		if ((event.type !== 'response.completed' && event.type !== 'response.incomplete') || typeof event.response?.id !== 'string') return
+		this.remembered = body.store === false ? { id: event.response.id, input: inputItems(body.input), output: event.response.output ?? [] } : undefined
 	}
 }
 

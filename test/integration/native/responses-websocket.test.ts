@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
 import { ResponsesWS } from 'openai/resources/responses/ws'
+import { MAX_WAITING } from '../../../src/modules/responses/socket'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
 
 /** The body limit of this gateway (MAX_JSON_BYTES), which each message is held to. */
@@ -133,6 +134,24 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 			{ model: MODEL.anthropic, input: one.response.usage.input_tokens, output: one.response.usage.output_tokens },
 			{ model: MODEL.gemini, input: two.response.usage.input_tokens, output: two.response.usage.output_tokens },
 		])
+	})
+
+	it(`should refuse messages past ${MAX_WAITING} waiting behind the running response`, async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		m.mocks.gemini.faultOnce = { kind: 'slow', firstByteMs: 800 }
+		c.ws.send({ type: 'response.create', model: MODEL.gemini, input: 'slow one' } as any)
+		// The first is running (its upstream answers after 800 ms) when the others come.
+		await Bun.sleep(200)
+		for (let i = 0; i < MAX_WAITING + 2; i++) c.ws.send({ type: 'response.create', model: MODEL.gemini, input: `queued ${i}` } as any)
+		const deadline = Date.now() + 10_000
+		while (c.events.filter((e) => e.type === 'response.completed' || e.type === 'error').length < MAX_WAITING + 3 && Date.now() < deadline) await Bun.sleep(20)
+		const refused = c.events.filter((e) => e.type === 'error')
+		expect(refused.length).toBe(2)
+		expect(refused[0]).toMatchObject({ status: 429, error: { code: 'too_many_pending_messages' } })
+		expect(c.events.filter((e) => e.type === 'response.completed').length).toBe(MAX_WAITING + 1)
+		c.ws.close()
+		expect((await usageRows(m, a.accountId)).length).toBe(MAX_WAITING + 1)
 	})
 
 	it('should warm up with generate: false without a model call or a charge, and continue from it', async () => {
