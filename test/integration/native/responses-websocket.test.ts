@@ -4,10 +4,15 @@
  * on the handshake), against the protocol matrix: OpenAI, Anthropic and Gemini models, billed as streamed POSTs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Agent, OpenAIResponsesWSModel, run, setTracingDisabled, tool } from '@openai/agents'
 import OpenAI from 'openai'
+import { z } from 'zod'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import { MAX_WAITING } from '../../../src/modules/responses/socket'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
+
+// Traces would go to OpenAI's own endpoint with the key.
+setTracingDisabled(true)
 
 /** The body limit of this gateway (MAX_JSON_BYTES), which each message is held to. */
 const LIMIT = 256 * 1024
@@ -262,4 +267,27 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(r.status).toBe(426)
 		expect(((await r.json()) as any).error.code).toBe('websocket_required')
 	})
+})
+
+describe('Agents SDK OpenAIResponsesWSModel', () => {
+	const weather = tool({ name: 'get_weather', description: 'The weather in a city', parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` })
+	for (const up of UPSTREAMS)
+		it(`should run a streamed tool loop over one socket on ${MODEL[up]}, billed as the SDK counted it`, async () => {
+			const a = await m.account(10)
+			const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+			const model = new OpenAIResponsesWSModel(client, MODEL[up])
+			try {
+				const result = await run(new Agent({ name: 'weather', instructions: 'Answer briefly', model, tools: [weather] }), 'weather please #tools', { stream: true })
+				for await (const _ of result) {
+				}
+				await result.completed
+				expect(result.finalOutput).toBe('Tool results: sunny in Paris; sunny in Tokyo')
+				const rows = await usageRows(m, a.accountId)
+				expect(rows.map((r) => [r.endpoint, r.input_tokens, r.output_tokens, r.stream])).toEqual(
+					result.state.usage.requestUsageEntries!.map((e) => ['/v1/responses', e.inputTokens, e.outputTokens, true]),
+				)
+			} finally {
+				await model.close()
+			}
+		})
 })
