@@ -12,8 +12,8 @@
  * Responses run one after another, in the order asked (the mode does not multiplex: a `response.create` sent while one
  * runs waits for it, up to MAX_WAITING of them). The connection remembers its last response: a `previous_response_id` naming it when it was made
  * with `store: false` (or `generate: false`, a warm-up that generates nothing, bills nothing and answers a completed
- * response with no output) continues it from memory, its input and output put before the new input, as OpenAI's
- * connection-local cache allows for responses it never stored.
+ * response with no output) continues it from memory, its input and output put before the new input (the Response objects still name it), as
+ * OpenAI's connection-local cache allows for responses it never stored.
  * @module
  */
 import type { Server } from 'bun'
@@ -48,6 +48,22 @@ const refusal = (status: number, message: string, code: string, param: string | 
 /** Input as a list of items (a string is one user message, as the API reads it). */
 const inputItems = (input: unknown): unknown[] =>
 	input === undefined || input === null ? [] : Array.isArray(input) ? input : [{ type: 'message', role: 'user', content: input }]
+
+/**
+ * An event of a response continued from memory, its Response object naming the `previous_response_id` the client sent
+ * (the POST went without it, as plain input), as the Response of any continuation does. Deltas have no Response object.
+ */
+function naming(data: string, previous: string): string {
+	if (!data.includes('"response":')) return data
+	try {
+		const event = JSON.parse(data) as { response?: Record<string, unknown> }
+		if (!event.response || typeof event.response !== 'object' || event.response.object !== 'response') return data
+		event.response.previous_response_id = previous
+		return JSON.stringify(event)
+	} catch {
+		return data
+	}
+}
 
 /**
  * One connection: its queue of messages, the POST it is running (cut when the client leaves) and its last response.
@@ -128,16 +144,18 @@ class ResponsesSocket {
 		delete body.background
 		// A continuation of the connection's last response that was never stored: from memory (its input and output first).
 		const mem = this.remembered
+		let continued: string | undefined
 		if (mem && typeof body.previous_response_id === 'string' && body.previous_response_id === mem.id) {
 			body.input = [...mem.input, ...mem.output, ...inputItems(body.input)]
 			delete body.previous_response_id
+			continued = mem.id
 		}
-		if (generate === false) return this.warmUp(body)
-		await this.create(body)
+		if (generate === false) return this.warmUp(body, continued)
+		await this.create(body, continued)
 	}
 
 	/** `generate: false`: no model call and no charge; the request is kept for the next `response.create` to continue. */
-	private warmUp(body: Record<string, unknown>) {
+	private warmUp(body: Record<string, unknown>, continued: string | undefined) {
 		const id = `resp_${crypto.randomUUID().replaceAll('-', '')}`
 		const response = {
 			id,
@@ -146,6 +164,7 @@ class ResponsesSocket {
 			status: 'completed',
 			model: body.model ?? null,
 			output: [],
+			previous_response_id: continued ?? null,
 			usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
 		}
 		this.remembered = { id, input: inputItems(body.input), output: [] }
@@ -154,7 +173,7 @@ class ResponsesSocket {
 	}
 
 	/** One response: the streamed POST it stands for, its events relayed one per message. */
-	private async create(body: Record<string, unknown>) {
+	private async create(body: Record<string, unknown>, continued: string | undefined) {
 		const abort = new AbortController()
 		this.running = abort
 		const headers = new Headers(this.headers)
@@ -173,14 +192,14 @@ class ResponsesSocket {
 				this.send(socketError(res.status, error))
 				return
 			}
-			await this.relay(res.body, body, abort)
+			await this.relay(res.body, body, abort, continued)
 		} finally {
 			if (this.running === abort) this.running = undefined
 		}
 	}
 
 	/** The SSE stream, one event's `data` per message; the completed response is remembered when it was not stored. */
-	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController) {
+	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined) {
 		const reader = stream.getReader()
 		const cut = () => void reader.cancel().catch(() => {})
 		abort.signal.addEventListener('abort', cut, { once: true })
@@ -194,7 +213,7 @@ class ResponsesSocket {
 				.join('\n')
 			if (!data || data === '[DONE]') return true
 			if (data.includes('"response.completed"') || data.includes('"response.incomplete"')) this.rememberAnswer(data, body)
-			return this.send(data)
+			return this.send(continued ? naming(data, continued) : data)
 		}
 		try {
 			for (;;) {

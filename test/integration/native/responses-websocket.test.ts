@@ -106,8 +106,12 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		const a = await m.account(10)
 		const c = connect(a)
 		const first = (await create(c, { model: MODEL.openai, store: false, input: 'remember the word kumquat' })).at(-1)!
-		const second = (await create(c, { model: MODEL.openai, store: false, previous_response_id: first.response.id, input: 'which word?' })).at(-1)!
+		const secondEvents = await create(c, { model: MODEL.openai, store: false, previous_response_id: first.response.id, input: 'which word?' })
+		const second = secondEvents.at(-1)!
 		expect(second.type).toBe('response.completed')
+		// The Response objects name the response continued, as any continuation's do.
+		expect(secondEvents.filter((e) => e.response).map((e) => e.response.previous_response_id)).toEqual(secondEvents.filter((e) => e.response).map(() => first.response.id))
+		expect(first.response.previous_response_id ?? null).toBeNull()
 		const body = lastRequest(m.mocks.openai).body
 		expect(body.previous_response_id).toBeUndefined()
 		expect(JSON.stringify(body.input)).toContain('kumquat')
@@ -169,6 +173,7 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(m.mocks.anthropic.requests.length).toBe(before)
 		const next = (await create(c, { model: MODEL.anthropic, store: false, previous_response_id: warm[1]!.response.id, input: 'say it' })).at(-1)!
 		expect(next.type).toBe('response.completed')
+		expect(next.response.previous_response_id).toBe(warm[1]!.response.id)
 		expect(JSON.stringify(lastRequest(m.mocks.anthropic).body.messages)).toContain('quince')
 		c.ws.close()
 		await expectCharges(m, a, [{ model: MODEL.anthropic, input: next.response.usage.input_tokens, output: next.response.usage.output_tokens }])
