@@ -266,6 +266,20 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(Math.round((await m.app.balance(a.accountId)) * 1e6)).toBe(10e6 - Math.round(rows[0]!.cost * 1e6))
 	})
 
+	it('should relay an upstream error mid-response as the error event the SSE stream carries, and stay open', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 4 }
+		const evs = await create(c, { model: MODEL.openai, input: 'break later please' })
+		expect(evs[0]!.type).toBe('response.created')
+		expect(evs.at(-1)!.type).toBe('error')
+		const again = (await create(c, { model: MODEL.openai, input: 'once more' })).at(-1)!
+		expect(again.type).toBe('response.completed')
+		c.ws.close()
+		const rows = await usageRows(m, a.accountId)
+		expect(rows.map((r) => r.end_reason)).toEqual(['error', 'ok'])
+	})
+
 	it('should answer a plain GET /v1/responses 426', async () => {
 		const a = await m.account(10)
 		const r = await fetch(`${m.app.url}/v1/responses`, { headers: { authorization: `Bearer ${a.key}` } })
