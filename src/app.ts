@@ -45,6 +45,7 @@ import { geminiFilesModule } from './modules/gemini-files'
 import { interactionsModule } from './modules/interactions'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
+import { responsesSocketModule } from './modules/responses/socket'
 import { liveModule } from './modules/live'
 import { realtimeModule } from './modules/realtime'
 import type { Services } from './services'
@@ -125,6 +126,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	app.use(geminiFilesModule(svc))
 	app.use(geminiCachesModule(svc))
 	app.use(liveModule(svc))
+	// Each message of a Responses socket is served by the app's own POST /v1/responses (socket.ts).
+	app.use(responsesSocketModule(svc, elysia))
 	return app
 }
 

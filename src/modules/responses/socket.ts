@@ -1,0 +1,293 @@
+/**
+ * GET /v1/responses with `Upgrade: websocket`: OpenAI's Responses API WebSocket mode (the openai SDKs'
+ * `client.responses.connect()` / `ResponsesWS`, Codex CLI, the Agents SDK's `OpenAIResponsesWSModel`), for every model
+ * `POST /v1/responses` serves.
+ * Each `response.create` message is served as the streamed POST it stands for: its fields (less `type`, with
+ * `stream: true`) become the body of a POST /v1/responses handed to the app itself, with the handshake's headers. So
+ * one code path serves both: the body limit and schema, the key (its expiry, spend limit, allowed models, rate limit,
+ * looked at again for every response), the relay, converters, billing and usage rows, the stored answers. Each SSE
+ * event of the answer goes out as one text message (its `data` JSON); an answer refused before it streams (an HTTP
+ * error) goes out as an `error` event with its `status` and the error object, as OpenAI's socket sends them. A client
+ * that closes mid-answer cuts the POST as an HTTP client that disconnects does (billed the same).
+ * Responses run one after another, in the order asked (the mode does not multiplex: a `response.create` sent while one
+ * runs waits for it, up to MAX_WAITING of them). The connection remembers its last response: a `previous_response_id` naming it when it was made
+ * with `store: false` (or `generate: false`, a warm-up that generates nothing, bills nothing and answers a completed
+ * response with no output) continues it from memory, its input and output put before the new input (the Response objects still name it), as
+ * OpenAI's connection-local cache allows for responses it never stored.
+ * @module
+ */
+import type { Server } from 'bun'
+import { Elysia } from 'elysia'
+import { GatewayError } from '../../core/errors'
+import { missingKey, presentedKey } from '../../http/model-auth'
+import { live, sendToClient, type SocketHandlers } from '../../relay/socket-relay'
+import type { Services } from '../../services'
+import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { openaiErrors } from '../../passthrough/schemas'
+
+/** Handshake headers that belong to the upgrade, not to the POSTs made of its messages. */
+const UPGRADE_HEADERS = new Set(['upgrade', 'connection', 'host', 'content-length', 'content-type', 'transfer-encoding', 'accept-encoding'])
+
+/**
+ * Messages that may wait behind the running response. Each may be up to MAX_JSON_BYTES: a client that sends faster than
+ * it is answered gets an `error` event for the surplus rather than a queue that grows without bound.
+ */
+export const MAX_WAITING = 8
+
+/** The last response of a connection, when it can only be continued from memory. */
+type Remembered = { id: string; input: unknown[]; output: unknown[] }
+
+/** An `error` event as OpenAI's Responses socket sends it: the HTTP status it stands for, and the error object. */
+export function socketError(status: number, error: Record<string, unknown>): string {
+	return JSON.stringify({ type: 'error', status, error })
+}
+
+const refusal = (status: number, message: string, code: string, param: string | null = null) =>
+	socketError(status, { type: 'invalid_request_error', code, message, param })
+
+/** Input as a list of items (a string is one user message, as the API reads it). */
+const inputItems = (input: unknown): unknown[] =>
+	input === undefined || input === null ? [] : Array.isArray(input) ? input : [{ type: 'message', role: 'user', content: input }]
+
+/**
+ * An event of a response continued from memory, its Response object naming the `previous_response_id` the client sent
+ * (the POST went without it, as plain input), as the Response of any continuation does. Deltas have no Response object.
+ */
+function naming(data: string, previous: string): string {
+	if (!data.includes('"response":')) return data
+	try {
+		const event = JSON.parse(data) as { response?: Record<string, unknown> }
+		if (!event.response || typeof event.response !== 'object' || event.response.object !== 'response') return data
+		event.response.previous_response_id = previous
+		return JSON.stringify(event)
+	} catch {
+		return data
+	}
+}
+
+/**
+ * One connection: its queue of messages, the POST it is running (cut when the client leaves) and its last response.
+ */
+class ResponsesSocket {
+	private ws?: Parameters<SocketHandlers['open']>[0]
+	private queue: Promise<void> = Promise.resolve()
+	private running?: AbortController
+	private waiting = 0
+	private closed = false
+	private remembered?: Remembered
+
+	constructor(
+		private readonly svc: Services,
+		private readonly handle: (request: Request) => Promise<Response>,
+		private readonly url: string,
+		private readonly headers: Headers,
+	) {}
+
+	open(ws: Parameters<SocketHandlers['open']>[0]) {
+		this.ws = ws
+		live.add(this)
+	}
+
+	message(data: string | Buffer) {
+		if (this.waiting >= MAX_WAITING)
+			return void this.send(socketError(429, { type: 'invalid_request_error', code: 'too_many_pending_messages', message: `More than ${MAX_WAITING} messages are waiting for the running response: wait for its end before sending more`, param: null }))
+		this.waiting++
+		// In order, one at a time: the mode runs responses sequentially on a connection.
+		this.queue = this.queue
+			.then(() => {
+				this.waiting--
+				return this.serve(data)
+			})
+			.catch((e) => this.svc.log.warn('responses socket message failed', { error: String(e) }))
+	}
+
+	closedByClient() {
+		this.closed = true
+		live.delete(this)
+		this.running?.abort()
+	}
+
+	async shutdown() {
+		this.closed = true
+		live.delete(this)
+		this.running?.abort()
+		this.ws?.close(1001, 'server shutting down')
+	}
+
+	private send(text: string): boolean {
+		if (this.closed || !this.ws) return false
+		if (sendToClient(this.ws, text)) return true
+		// A client that does not read: ended, as the other sockets end it, rather than buffered without bound.
+		this.ws.close(1008, 'client too slow')
+		this.closedByClient()
+		return false
+	}
+
+	private async serve(data: string | Buffer) {
+		if (this.closed) return
+		const limit = this.svc.env.maxJsonBytes
+		const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength
+		if (size > limit) return void this.send(socketError(413, { type: 'invalid_request_error', code: 'request_too_large', message: `Message is ${size} bytes; the limit is ${limit}`, param: null }))
+		let event: unknown
+		try {
+			event = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'))
+		} catch {
+			return void this.send(refusal(400, 'The message is not valid JSON: send one JSON object per text message', 'invalid_json'))
+		}
+		if (!event || typeof event !== 'object' || Array.isArray(event)) return void this.send(refusal(400, 'A message must be a JSON object with a `type`', 'invalid_type', 'type'))
+		const { type, stream: _stream, generate, ...body } = event as Record<string, unknown>
+		if (type === 'response.steer')
+			return void this.send(refusal(400, '`response.steer` (beta) is not supported by this gateway: send a new `response.create` once the response ends', 'unsupported_event_type', 'type'))
+		if (type !== 'response.create')
+			return void this.send(refusal(400, `Unknown client event type ${JSON.stringify(type)}: the Responses socket takes \`response.create\``, 'unknown_event_type', 'type'))
+		if (body.background === true) return void this.send(refusal(400, '`background` is not supported over WebSocket: use POST /v1/responses', 'unsupported_parameter', 'background'))
+		delete body.background
+		// A continuation of the connection's last response that was never stored: from memory (its input and output first).
+		const mem = this.remembered
+		let continued: string | undefined
+		if (mem && typeof body.previous_response_id === 'string' && body.previous_response_id === mem.id) {
+			body.input = [...mem.input, ...mem.output, ...inputItems(body.input)]
+			delete body.previous_response_id
+			continued = mem.id
+		}
+		if (generate === false) return this.warmUp(body, continued)
+		await this.create(body, continued)
+	}
+
+	/** `generate: false`: no model call and no charge; the request is kept for the next `response.create` to continue. */
+	private warmUp(body: Record<string, unknown>, continued: string | undefined) {
+		const id = `resp_${crypto.randomUUID().replaceAll('-', '')}`
+		const response = {
+			id,
+			object: 'response',
+			created_at: Math.floor(Date.now() / 1000),
+			status: 'completed',
+			model: body.model ?? null,
+			output: [],
+			previous_response_id: continued ?? null,
+			usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
+		}
+		this.remembered = { id, input: inputItems(body.input), output: [] }
+		if (this.send(JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } })))
+			this.send(JSON.stringify({ type: 'response.completed', sequence_number: 1, response }))
+	}
+
+	/** One response: the streamed POST it stands for, its events relayed one per message. */
+	private async create(body: Record<string, unknown>, continued: string | undefined) {
+		const abort = new AbortController()
+		this.running = abort
+		const headers = new Headers(this.headers)
+		headers.set('content-type', 'application/json')
+		const raw = JSON.stringify({ ...body, stream: true })
+		headers.set('content-length', String(Buffer.byteLength(raw)))
+		try {
+			const res = await this.handle(new Request(this.url, { method: 'POST', headers, body: raw, signal: abort.signal }))
+			if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+				const text = await res.text()
+				let error: Record<string, unknown> = { type: 'api_error', code: null, message: text || `HTTP ${res.status}`, param: null }
+				try {
+					const parsed = JSON.parse(text) as { error?: Record<string, unknown> }
+					if (parsed?.error && typeof parsed.error === 'object') error = parsed.error
+				} catch {}
+				this.send(socketError(res.status, error))
+				return
+			}
+			await this.relay(res.body, body, abort, continued)
+		} finally {
+			if (this.running === abort) this.running = undefined
+		}
+	}
+
+	/** The SSE stream, one event's `data` per message; the completed response is remembered when it was not stored. */
+	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined) {
+		const reader = stream.getReader()
+		const cut = () => void reader.cancel().catch(() => {})
+		abort.signal.addEventListener('abort', cut, { once: true })
+		const decoder = new TextDecoder()
+		let buffer = ''
+		const emit = (block: string) => {
+			const data = block
+				.split('\n')
+				.filter((l) => l.startsWith('data:'))
+				.map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+				.join('\n')
+			if (!data || data === '[DONE]') return true
+			if (data.includes('"response.completed"') || data.includes('"response.incomplete"')) this.rememberAnswer(data, body)
+			return this.send(continued ? naming(data, continued) : data)
+		}
+		try {
+			for (;;) {
+				const { done, value } = await reader.read()
+				if (done) break
+				buffer += decoder.decode(value, { stream: true }).replaceAll('\r\n', '\n')
+				let at: number
+				while ((at = buffer.indexOf('\n\n')) !== -1) {
+					const block = buffer.slice(0, at)
+					buffer = buffer.slice(at + 2)
+					if (!emit(block)) return cut()
+				}
+			}
+			if (buffer.trim()) emit(buffer)
+		} catch (e) {
+			if (!abort.signal.aborted) throw e
+		} finally {
+			abort.signal.removeEventListener('abort', cut)
+		}
+	}
+
+	/**
+	 * The connection's last response, kept when it was not stored (a stored one is continued as the POST continues it):
+	 * as OpenAI's connection-local cache, only the latest.
+	 */
+	private rememberAnswer(data: string, body: Record<string, unknown>) {
+		let event: { type?: string; response?: { id?: string; output?: unknown[] } }
+		try {
+			event = JSON.parse(data)
+		} catch {
+			return
+		}
+		if ((event.type !== 'response.completed' && event.type !== 'response.incomplete') || typeof event.response?.id !== 'string') return
+		this.remembered = body.store === false ? { id: event.response.id, input: inputItems(body.input), output: event.response.output ?? [] } : undefined
+	}
+}
+
+/**
+ * The upgrade: the key is looked at before it (a bad or missing one is the HTTP 401 a refused handshake shows), and
+ * again for every response (`handle` runs each through the app's own POST route).
+ */
+export const responsesSocketModule = (svc: Services, handle: (request: Request) => Promise<Response>) =>
+	new Elysia({ detail: { tags: ['OpenAI'] } }).get(
+		'/v1/responses',
+		async ({ request, server, set }) => {
+			const key = presentedKey(request, false)
+			if (!key) throw missingKey('openai')
+			svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
+			if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket' || !server)
+				throw new GatewayError('invalid_request', 'GET /v1/responses is the Responses API WebSocket mode: connect with Upgrade: websocket (create responses with POST /v1/responses)', {
+					status: 426,
+					code: 'websocket_required',
+				})
+			const headers = new Headers()
+			request.headers.forEach((v, k) => {
+				if (!UPGRADE_HEADERS.has(k) && !k.startsWith('sec-websocket-') && k !== 'x-request-id') headers.set(k, v)
+			})
+			const url = new URL(request.url)
+			const socket = new ResponsesSocket(svc, handle, `${url.protocol === 'https:' ? 'https' : 'http'}://${url.host}/v1/responses`, headers)
+			const handlers: SocketHandlers = {
+				open: (ws) => socket.open(ws),
+				message: (_ws, data) => socket.message(data),
+				close: () => socket.closedByClient(),
+			}
+			const requestId = set.headers['x-request-id'] as string
+			if ((server as Server<unknown>).upgrade(request, { headers: { 'x-request-id': requestId }, data: handlers })) return
+			throw new GatewayError('invalid_request', 'The WebSocket upgrade failed', { status: 426, code: 'websocket_required' })
+		},
+		{
+			response: { 426: OpenAIErrorBody, ...openaiErrors },
+			detail: {
+				summary: 'Responses API WebSocket mode',
+				description:
+					'OpenAI Responses API over WebSocket (`wss://…/v1/responses`, `Authorization: Bearer sk-…` on the handshake), for every model POST /v1/responses serves. Each `response.create` message (the fields of POST /v1/responses; `stream` implicit, `background` refused) is served as a streamed POST /v1/responses and billed as one (one usage row per response); each event of its stream is one text message. A response refused before it streams is an `error` event with its `status`. Responses run one at a time, in order; `previous_response_id` may name the connection\'s last response even with `store: false` (kept in the connection\'s memory); `generate: false` warms up without generating or charging. `response.steer` is refused with an `error` event. A plain GET without `Upgrade: websocket` answers 426.',
+			},
+		},
+	)
