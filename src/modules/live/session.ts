@@ -15,7 +15,8 @@
  * one generation the latest report wins; a `toolCall` ends a generation (the answer after the `toolResponse` is a
  * new one), so a turn with a tool call is the sum of both. Then the spare is renewed; when the balance or the key's
  * limit cannot cover another turn the session ends (close 1008). A turn without a report, or cut (the upstream
- * closed: `upstream_cut`), is billed as estimated from the frames seen (usage.ts). A client that leaves mid-turn
+ * closed: `upstream_cut`), is billed as estimated from the frames seen (usage.ts); so is the answer after a reported
+ * tool call that ends without its own report, on top of the reported part. A client that leaves mid-turn
  * waits upstream (at most `DRAIN_MS`) for the turn's usage (`client_abort`); at shutdown both sockets close with 1001
  * and the running turn is billed as `shutdown`. A client that stops reading is closed 1008 past `CLIENT_BUFFER_LIMIT`.
  * @module
@@ -43,8 +44,20 @@ import { addUsage, audioTokens, INPUT_RATE, liveUsage, OUTPUT_RATE } from './usa
 type Json = Record<string, any>
 type Frame = string | ArrayBuffer | Uint8Array
 
-/** A turn the model is answering: its hold (none while one is being reserved), the usage reported, the output seen. */
-type Turn = { hold: Hold | undefined; reported: Usage | undefined; current: Usage | undefined; seen: { text: string; audio: number } }
+/**
+ * A turn the model is answering: its hold (none while one is being reserved), the usage reported by the generations a
+ * tool call ended (`reported`) and by the running one (`current`), and the output seen (since the last reported tool
+ * call, once there is one). `after` is set once a reported generation ended in a tool call: the conversation that
+ * generation saw and wrote (its prompt and output tokens), and whether the model has since answered (the generation
+ * after the client's `toolResponse` started), so that one is estimated if it ends without its own report.
+ */
+type Turn = {
+	hold: Hold | undefined
+	reported: Usage | undefined
+	current: Usage | undefined
+	seen: { text: string; audio: number }
+	after: { context: number; answering: boolean } | undefined
+}
 
 const parse = (text: string) => jsonObjectOrUndefined(text) as Json | undefined
 
@@ -189,6 +202,7 @@ export class LiveSession {
 		if (!m) return
 		if (!m.serverContent && !m.toolCall && !this.turn) return
 		const turn = this.startTurn()
+		if (turn.after && (m.serverContent || m.toolCall)) turn.after.answering = true
 		for (const part of Array.isArray(m.serverContent?.modelTurn?.parts) ? m.serverContent.modelTurn.parts : []) {
 			if (typeof part?.text === 'string') turn.seen.text += part.text
 			if (typeof part?.inlineData?.data === 'string') turn.seen.audio += audioTokens(part.inlineData.data.length, part.inlineData.mimeType, OUTPUT_RATE)
@@ -198,7 +212,12 @@ export class LiveSession {
 		if (reported) turn.current = reported
 		if (m.toolCall && turn.current) {
 			turn.reported = turn.reported ? addUsage(turn.reported, turn.current) : turn.current
+			// The generation after the tool response is billed apart (its report, else its estimate): what was seen and
+			// sent so far is in this one's report; the next one reads the conversation this one saw and wrote.
+			turn.after = { context: turn.current.input + turn.current.cacheRead + turn.current.output, answering: false }
 			turn.current = undefined
+			turn.seen = { text: '', audio: 0 }
+			this.input = { text: 0, audio: 0 }
 		}
 		if (m.serverContent?.turnComplete) {
 			this.endTurn(this.clientGone ? this.abandonReason() : 'ok')
@@ -209,7 +228,7 @@ export class LiveSession {
 	/** The turn the model is answering, started now if none is: it takes the spare hold, or one reserved now. */
 	private startTurn(): Turn {
 		if (this.turn) return this.turn
-		const turn: Turn = { hold: this.spare, reported: undefined, current: undefined, seen: { text: '', audio: 0 } }
+		const turn: Turn = { hold: this.spare, reported: undefined, current: undefined, seen: { text: '', audio: 0 }, after: undefined }
 		this.spare = undefined
 		this.turn = turn
 		if (!turn.hold && !this.cutOff) {
@@ -225,16 +244,21 @@ export class LiveSession {
 		return turn
 	}
 
-	/** The turn ended (complete, cut or abandoned): charged from what was reported, else as estimated. */
+	/**
+	 * The turn ended (complete, cut or abandoned): charged from what was reported, else as estimated. A generation that
+	 * started after a reported tool call and ended without a report of its own (the upstream cut it, the client left)
+	 * is estimated on top of the reported part, which is charged once.
+	 */
 	private endTurn(endReason: string) {
 		const t = this.turn
 		if (!t) return
 		this.turn = undefined
 		const reported = t.reported && t.current ? addUsage(t.reported, t.current) : (t.reported ?? t.current)
-		const usage = reported ?? this.estimate(t)
+		const unreported = !t.current && t.after?.answering
+		const usage = !reported ? this.estimate(this.context, t) : unreported ? addUsage(reported, this.estimate(t.after!.context, t)) : reported
 		this.context = usage.input + usage.cacheRead + usage.output
 		this.input = { text: 0, audio: 0 }
-		this.bill(() => this.settle(t, usage, !reported, endReason))
+		this.bill(() => this.settle(t, usage, !reported || !!unreported, endReason))
 	}
 
 	/** Charges one turn from its hold, then renews the spare (or ends the session). */
@@ -258,11 +282,11 @@ export class LiveSession {
 		this.billing = this.billing.then(step).catch((e) => this.s.svc.log.warn('live settlement failed', { request_id: this.s.requestId, error: String(e) }))
 	}
 
-	/** What the running turn used, from what was seen: the conversation and the client's input since, and the output. */
-	private estimate(t: Turn): Usage {
+	/** What the running generation used, from what was seen: the conversation (`context` tokens) and the client's input since, and the output. */
+	private estimate(context: number, t: Turn): Usage {
 		return {
 			...emptyUsage(),
-			input: this.context + this.input.text + this.input.audio,
+			input: context + this.input.text + this.input.audio,
 			audioInput: this.input.audio,
 			output: countText(t.seen.text) + t.seen.audio,
 			audioOutput: t.seen.audio,

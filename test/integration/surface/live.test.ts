@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { GoogleGenAI, type LiveServerMessage, Modality, type Session } from '@google/genai'
+import { countText } from '../../../src/relay/estimate'
 import { DRAIN_MS } from '../../../src/relay/socket-relay'
 import { type TestApp, startTestApp } from '../../helpers/app'
 import { LIVE_AUDIO_USAGE, LIVE_TOOL_CALL_USAGE, LIVE_USAGE, type LiveMock, startLiveMock } from '../../mocks/gemini/live'
@@ -121,6 +122,30 @@ describe('Live API (ai.live.connect)', () => {
 		const input = LIVE_TOOL_CALL_USAGE.promptTokenCount + LIVE_USAGE.promptTokenCount
 		const output = LIVE_TOOL_CALL_USAGE.responseTokenCount + LIVE_USAGE.responseTokenCount
 		expect(rows.map((r) => [r.input_tokens, r.output_tokens, r.end_reason])).toEqual([[input, output, 'ok']])
+		expect(micros(await app.balance(accountId))).toBe(1_000_000 - (input * 1 + output * 4))
+	})
+
+	it('should bill the answer after a tool response as estimated when the upstream cuts it, besides the reported tool call', async () => {
+		const { key, accountId } = await app.account(1)
+		const s = await connect(key, 'gemini-live', {
+			responseModalities: [Modality.TEXT],
+			tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }],
+		})
+		s.session.sendClientContent({ turns: 'What is the weather in Paris?', turnComplete: true })
+		const call = await s.next((m) => !!m.toolCall)
+		const fc = call.toolCall!.functionCalls![0]!
+		// The answer after the tool response: its first part, then the upstream closes (1011) before any usageMetadata of it.
+		s.session.sendToolResponse({ functionResponses: [{ id: fc.id, name: fc.name, response: { output: 'mock:hangup' } }] })
+		expect((await s.closing).code).toBe(1011)
+		expect(s.messages.map((m) => m.text).filter(Boolean).join('')).toBe('It is ')
+		const rows = await rowsOf(accountId, 1)
+		expect(rows.map((r) => [r.end_reason, r.status, r.estimated])).toEqual([['upstream_cut', 502, true]])
+		// The tool call's generation as reported, once; the answer after it as estimated: as its prompt, the conversation
+		// the tool call's generation saw and wrote plus the tool response the client sent; as its output, what was seen of it.
+		const sent = mock.received.map((f) => JSON.parse(f)).find((f) => f.toolResponse?.functionResponses?.[0]?.id === fc.id)
+		const input = LIVE_TOOL_CALL_USAGE.promptTokenCount + (LIVE_TOOL_CALL_USAGE.promptTokenCount + LIVE_TOOL_CALL_USAGE.responseTokenCount + countText(JSON.stringify(sent.toolResponse)))
+		const output = LIVE_TOOL_CALL_USAGE.responseTokenCount + countText('It is ')
+		expect(rows.map((r) => [r.input_tokens, r.output_tokens])).toEqual([[input, output]])
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - (input * 1 + output * 4))
 	})
 

@@ -14,7 +14,8 @@
  * `tool_response`); a `clientContent` without `turnComplete: true` only adds to the context (the field's default is
  * false). Like Google's, every server message is a binary frame
  * of JSON. Test knobs, as the user's text: `mock:hold` stops after the first part (the turn never completes),
- * `mock:hangup` closes the socket (1011) after it.
+ * `mock:hangup` closes the socket (1011) after it; the same knobs as a tool response's `output` act on the answer
+ * after the tool call.
  * Its own server, since the shared mock server speaks HTTP only. Records every handshake and every frame received.
  * @module
  */
@@ -156,7 +157,8 @@ export async function startLiveMock(opts: { apiKey: string }): Promise<LiveMock>
 					const r = responses.find((x) => x?.id === ws.data.pendingCall?.id)
 					if (!r) return ws.close(1007, 'Request contains an invalid argument.')
 					ws.data.pendingCall = undefined
-					return answer(ws, ['It is ', String(r.response?.output ?? r.response?.result ?? JSON.stringify(r.response))], LIVE_USAGE, '')
+					const output = String(r.response?.output ?? r.response?.result ?? JSON.stringify(r.response))
+					return answer(ws, ['It is ', output], LIVE_USAGE, output.startsWith('mock:') ? output : '')
 				}
 			},
 			close(_ws, code) {
