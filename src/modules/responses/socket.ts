@@ -7,7 +7,8 @@
  * one code path serves both: the body limit and schema, the key (its expiry, spend limit, allowed models, rate limit,
  * looked at again for every response), the relay, converters, billing and usage rows, the stored answers. Each SSE
  * event of the answer goes out as one text message (its `data` JSON); an answer refused before it streams (an HTTP
- * error) goes out as an `error` event with its `status` and the error object, as OpenAI's socket sends them. A client
+ * error) goes out as an `error` event with its `status`, the error object and its `headers` (request id, `retry-after`),
+ * as OpenAI's socket sends them. A client
  * that closes mid-answer cuts the POST as an HTTP client that disconnects does (billed the same).
  * Responses run one after another, in the order asked (the mode does not multiplex: a `response.create` sent while one
  * runs waits for it, up to MAX_WAITING of them). The connection remembers its last response: a `previous_response_id` naming it when it was made
@@ -37,9 +38,15 @@ export const MAX_WAITING = 8
 /** The last response of a connection, when it can only be continued from memory. */
 type Remembered = { id: string; input: unknown[]; output: unknown[] }
 
-/** An `error` event as OpenAI's Responses socket sends it: the HTTP status it stands for, and the error object. */
-export function socketError(status: number, error: Record<string, unknown>): string {
-	return JSON.stringify({ type: 'error', status, error })
+/**
+ * Response headers a refused response's `error` event carries in its `headers`, as OpenAI's socket sends them: Codex reads
+ * the event as that HTTP answer (its "request id: …" comes from `x-request-id`), and a 429's wait goes with it.
+ */
+const ERROR_HEADERS = ['x-request-id', 'retry-after', 'retry-after-ms']
+
+/** An `error` event as OpenAI's Responses socket sends it: the HTTP status it stands for, the error object, and `headers` if any. */
+export function socketError(status: number, error: Record<string, unknown>, headers?: Record<string, string>): string {
+	return JSON.stringify({ type: 'error', status, error, ...(headers && Object.keys(headers).length > 0 && { headers }) })
 }
 
 const refusal = (status: number, message: string, code: string, param: string | null = null) =>
@@ -189,7 +196,12 @@ class ResponsesSocket {
 					const parsed = JSON.parse(text) as { error?: Record<string, unknown> }
 					if (parsed?.error && typeof parsed.error === 'object') error = parsed.error
 				} catch {}
-				this.send(socketError(res.status, error))
+				const headers: Record<string, string> = {}
+				for (const name of ERROR_HEADERS) {
+					const value = res.headers.get(name)
+					if (value !== null) headers[name] = value
+				}
+				this.send(socketError(res.status, error, headers))
 				return
 			}
 			await this.relay(res.body, body, abort, continued)

@@ -182,6 +182,7 @@ export type UsageRow = {
 	estimated: boolean
 	end_reason: string
 	stream: boolean
+	request_id: string
 }
 
 /** The account's usage rows, oldest first. */
