@@ -104,15 +104,20 @@ describe('Live API (ai.live.connect)', () => {
 		expect(JSON.parse(mock.received[received + 1]!)).toEqual({ clientContent: { turns: [{ role: 'user', parts: [{ text: 'Hi' }] }], turnComplete: true } })
 	})
 
-	it('should relay a tool call and its response, and bill the turn as both generations', async () => {
-		const { key, accountId } = await app.account(1)
+	/** A session with a weather tool, asked for Paris's weather: the tool call the model answers with. */
+	async function weatherCall(key: string) {
 		const s = await connect(key, 'gemini-live', {
 			responseModalities: [Modality.TEXT],
 			tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }],
 		})
 		s.session.sendClientContent({ turns: 'What is the weather in Paris?', turnComplete: true })
 		const call = await s.next((m) => !!m.toolCall)
-		const fc = call.toolCall!.functionCalls![0]!
+		return { s, fc: call.toolCall!.functionCalls![0]! }
+	}
+
+	it('should relay a tool call and its response, and bill the turn as both generations', async () => {
+		const { key, accountId } = await app.account(1)
+		const { s, fc } = await weatherCall(key)
 		expect([fc.name, fc.args]).toEqual(['get_weather', { city: 'Paris' }])
 		s.session.sendToolResponse({ functionResponses: [{ id: fc.id, name: fc.name, response: { output: 'sunny' } }] })
 		await s.next(turnComplete)
@@ -127,13 +132,7 @@ describe('Live API (ai.live.connect)', () => {
 
 	it('should bill the answer after a tool response as estimated when the upstream cuts it, besides the reported tool call', async () => {
 		const { key, accountId } = await app.account(1)
-		const s = await connect(key, 'gemini-live', {
-			responseModalities: [Modality.TEXT],
-			tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }],
-		})
-		s.session.sendClientContent({ turns: 'What is the weather in Paris?', turnComplete: true })
-		const call = await s.next((m) => !!m.toolCall)
-		const fc = call.toolCall!.functionCalls![0]!
+		const { s, fc } = await weatherCall(key)
 		// The answer after the tool response: its first part, then the upstream closes (1011) before any usageMetadata of it.
 		s.session.sendToolResponse({ functionResponses: [{ id: fc.id, name: fc.name, response: { output: 'mock:hangup' } }] })
 		expect((await s.closing).code).toBe(1011)
