@@ -20,6 +20,9 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import { GatewayError } from '../../core/errors'
+import { jsonObjectOrUndefined } from '../../core/json'
+import { createSseParser } from '../../core/sse'
+import { newId } from '../../lib/ids'
 import { missingKey, presentedKey } from '../../http/model-auth'
 import { live, sendToClient, type SocketHandlers } from '../../relay/socket-relay'
 import type { Services } from '../../services'
@@ -163,7 +166,7 @@ class ResponsesSocket {
 
 	/** `generate: false`: no model call and no charge; the request is kept for the next `response.create` to continue. */
 	private warmUp(body: Record<string, unknown>, continued: string | undefined) {
-		const id = `resp_${crypto.randomUUID().replaceAll('-', '')}`
+		const id = newId('resp_')
 		const response = {
 			id,
 			object: 'response',
@@ -191,11 +194,11 @@ class ResponsesSocket {
 			const res = await this.handle(new Request(this.url, { method: 'POST', headers, body: raw, signal: abort.signal }))
 			if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
 				const text = await res.text()
-				let error: Record<string, unknown> = { type: 'api_error', code: null, message: text || `HTTP ${res.status}`, param: null }
-				try {
-					const parsed = JSON.parse(text) as { error?: Record<string, unknown> }
-					if (parsed?.error && typeof parsed.error === 'object') error = parsed.error
-				} catch {}
+				const parsed = jsonObjectOrUndefined(text) as { error?: unknown } | undefined
+				const error =
+					parsed?.error && typeof parsed.error === 'object'
+						? (parsed.error as Record<string, unknown>)
+						: { type: 'api_error', code: null, message: text || `HTTP ${res.status}`, param: null }
 				const headers: Record<string, string> = {}
 				for (const name of ERROR_HEADERS) {
 					const value = res.headers.get(name)
@@ -216,13 +219,8 @@ class ResponsesSocket {
 		const cut = () => void reader.cancel().catch(() => {})
 		abort.signal.addEventListener('abort', cut, { once: true })
 		const decoder = new TextDecoder()
-		let buffer = ''
-		const emit = (block: string) => {
-			const data = block
-				.split('\n')
-				.filter((l) => l.startsWith('data:'))
-				.map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
-				.join('\n')
+		const parser = createSseParser()
+		const emit = (data: string) => {
 			if (!data || data === '[DONE]') return true
 			if (data.includes('"response.completed"') || data.includes('"response.incomplete"')) this.rememberAnswer(data, body)
 			return this.send(continued ? naming(data, continued) : data)
@@ -231,15 +229,9 @@ class ResponsesSocket {
 			for (;;) {
 				const { done, value } = await reader.read()
 				if (done) break
-				buffer += decoder.decode(value, { stream: true }).replaceAll('\r\n', '\n')
-				let at: number
-				while ((at = buffer.indexOf('\n\n')) !== -1) {
-					const block = buffer.slice(0, at)
-					buffer = buffer.slice(at + 2)
-					if (!emit(block)) return cut()
-				}
+				for (const f of parser.push(decoder.decode(value, { stream: true }))) if (!emit(f.data)) return cut()
 			}
-			if (buffer.trim()) emit(buffer)
+			for (const f of parser.end(decoder.decode())) emit(f.data)
 		} catch (e) {
 			if (!abort.signal.aborted) throw e
 		} finally {
@@ -252,13 +244,8 @@ class ResponsesSocket {
 	 * as OpenAI's connection-local cache, only the latest.
 	 */
 	private rememberAnswer(data: string, body: Record<string, unknown>) {
-		let event: { type?: string; response?: { id?: string; output?: unknown[] } }
-		try {
-			event = JSON.parse(data)
-		} catch {
-			return
-		}
-		if ((event.type !== 'response.completed' && event.type !== 'response.incomplete') || typeof event.response?.id !== 'string') return
+		const event = jsonObjectOrUndefined(data) as { type?: string; response?: { id?: string; output?: unknown[] } } | undefined
+		if (!event || (event.type !== 'response.completed' && event.type !== 'response.incomplete') || typeof event.response?.id !== 'string') return
 		this.remembered = body.store === false ? { id: event.response.id, input: inputItems(body.input), output: event.response.output ?? [] } : undefined
 	}
 }

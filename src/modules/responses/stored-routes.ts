@@ -70,12 +70,13 @@ function upstreamUrl(ch: Channel, id: string, suffix: string, request: Request):
 const SHUTDOWN_EVENT = formatSse(openaiResponses.encodeStreamError(SHUTTING_DOWN))
 
 /** The events that end a Response's stream, each carrying the finished Response object. */
-const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.cancelled'])
+const TERMINAL_TYPES = ['response.completed', 'response.incomplete', 'response.failed', 'response.cancelled']
+const TERMINAL_EVENTS = new Set(TERMINAL_TYPES)
 
 /** The finished Response a stream frame carries (its terminal event's `response`), else undefined. */
 function terminalResponse(data: string): Obj | undefined {
 	// Most frames are deltas: only one naming a terminal event is parsed.
-	if (![...TERMINAL_EVENTS].some((t) => data.includes(t))) return undefined
+	if (!TERMINAL_TYPES.some((t) => data.includes(t))) return undefined
 	try {
 		const e = JSON.parse(data) as Obj
 		return TERMINAL_EVENTS.has(String(e.type)) && e.response && typeof e.response === 'object' ? (e.response as Obj) : undefined
