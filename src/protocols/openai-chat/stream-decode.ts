@@ -31,6 +31,13 @@ type Open = { index: number; kind: 'text' | 'thinking' | 'tool_call'; tool?: num
 /** A tool call that started while another call's arguments were still open: held until that call is done. */
 type Held = { block: Extract<BlockStart, { kind: 'tool_call' }>; json: string; args: JsonProgress }
 
+/** The chunk's entry for answer `choice` (one without `index` is the first), found without a filtered copy or a closure per chunk. */
+function pickChoice(choices: unknown, choice: number): Json | undefined {
+	if (!Array.isArray(choices)) return undefined
+	for (const x of choices) if (isObject(x) && (x.index === choice || (x.index === undefined && choice === 0))) return x
+	return undefined
+}
+
 const upstream = (message: string) => new GatewayError('upstream', message, { retryable: true })
 
 /**
@@ -119,7 +126,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 		// reasoning_details, so details contribute text only when the plain field is absent.
 		const text = str(delta.reasoning_content) || str(delta.reasoning)
 		if (text) out.push({ type: 'thinking_delta', index: ensure('thinking', out), text })
-		for (const d of Array.isArray(delta.reasoning_details) ? delta.reasoning_details : []) {
+		if (!Array.isArray(delta.reasoning_details)) return
+		for (const d of delta.reasoning_details) {
 			if (!isObject(d)) continue
 			if (d.type === 'reasoning.encrypted') {
 				const data = str(d.data)
@@ -222,8 +230,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			failure = upstreamError(c.error)
 			return
 		}
-		const choices = Array.isArray(c.choices) ? c.choices.filter(isObject) : []
-		const picked = choices.find((x) => x.index === choice || (x.index === undefined && choice === 0))
+		const picked = pickChoice(c.choices, choice)
 		if (picked) {
 			seen = true
 			choiceDelta(picked, out)
