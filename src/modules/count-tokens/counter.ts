@@ -5,7 +5,8 @@
  * tokenizer), so `count_tokens` never answers 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A
  * vendor that fails with a retryable error is skipped; when none could count, the local estimate answers (counts are
  * advisory). Vertex and Bedrock are skipped whatever they answer: their Claude counters serve some regions and models
- * only, so a refusal says nothing of the request.
+ * only, so a refusal says nothing of the request. A request naming MCP servers the gateway would connect to is counted
+ * as round 1's prompt, with their tools (src/mcp/prepare.ts): Anthropic bills tool definitions as input, MCP ones too.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -148,7 +149,7 @@ const VERTEX_GEMINI_FIELDS = ['contents', 'systemInstruction', 'tools', 'generat
 async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	if (isClaudeModel(upstreamModel)) {
 		const headers = vertexClaudeCountAdapter.headers(ch, c.native?.protocol === 'anthropic-messages' ? c.inbound : undefined)
-		// Vertex has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+		// Vertex has no MCP connector: its counter would refuse `mcp_servers`, which the gateway runs and counts itself (mcpPrompt).
 		const { mcp_servers: _mcp, ...body } = anthropicCountBody(c, upstreamModel)
 		const out = await post(c, ch, vertexClaudeCountUrl(ch), headers, body, { ch, adapter: vertexClaudeCountAdapter })
 		return { tokens: inputTokensOf(out), by: 'vertex', body: out, protocol: 'anthropic-messages' }
@@ -167,7 +168,7 @@ async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promi
  */
 async function byBedrock(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	const model = countTokensModel(ch, upstreamModel)!
-	// Bedrock has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+	// Bedrock has no MCP connector: its counter would refuse `mcp_servers`, which the gateway runs and counts itself (mcpPrompt).
 	const { model: _model, mcp_servers: _mcp, ...anthropic } = anthropicCountBody(c, model)
 	const betas = c.native?.protocol === 'anthropic-messages' ? bedrockCountBetas(splitBetas(c.inbound.get('anthropic-beta') ?? '')) : []
 	const invoke = { anthropic_version: BEDROCK_VERSION, max_tokens: c.ir.maxTokens ?? defaultOutputCap(c.ir.reasoning), ...anthropic, ...(betas.length && { anthropic_beta: betas }) }
