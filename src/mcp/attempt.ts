@@ -3,9 +3,10 @@
  * them itself, is answered by the gateway acting as the MCP client. An Anthropic client on an Anthropic channel keeps
  * the vendor's own MCP connector: its body, beta header and MCP blocks pass through the fast path untouched.
  *
- * Per channel attempt: validate the request (a bad entry is a 400 naming it), connect to every server and list the
- * enabled tools (in parallel, through the outbound guard), start round 1 (a failure there may still fail over to
- * another channel, and closes the sessions), then answer from the loop (loop.ts), streamed or whole. A server that
+ * Once per request, before the reservation: validate the request (a bad entry is a 400 naming it), connect to every
+ * server and list the enabled tools (in parallel, through the outbound guard: prepare.ts). Per channel attempt: start
+ * round 1 (a failure there may still fail over to another channel, on the same sessions), then answer from the loop
+ * (loop.ts), streamed or whole; sessions no loop took end with the request (relay/chat.ts). A server that
  * cannot be reached does not fail the request: the answer opens with an `mcp_tool_use` of its `tools/list` and an
  * `mcp_tool_result` with `is_error: true`, and the model sees the same call and error as the turn before its own.
  *
@@ -14,11 +15,8 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import type { StreamEvent } from '../core/events'
-import type { Message, Part } from '../core/ir'
 import { encodeSse, formatSse } from '../core/sse'
 import { errorResponse } from '../http/error-shapes'
-import { newId } from '../lib/ids'
 import type { ChatAdapter } from '../providers/adapter'
 import { type Budget, type CallInfo, withUpstreamCap } from '../relay/budget'
 import type { ChatCall } from '../relay/chat'
@@ -28,85 +26,51 @@ import { SHUTTING_DOWN } from '../relay/stream-relay'
 import { takesBytesOnly } from '../relay/upstream-codec'
 import type { Channel } from '../routing/catalog'
 import { collectResponse } from './events'
-import { modelView } from './history'
 import { mcpLoop } from './loop'
+import { gatewayRunsMcp, mcpOnRoute, type McpPrepared, prepareMcp } from './prepare'
 import { parseMcp, wantsMcp } from './request'
 import { openRound, type RoundTarget } from './round'
-import { isFailure, type McpFailure, type McpSession, openSession } from './session'
-import { nameTools, type ToolNames } from './tools'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 
 /** Whether this attempt is the gateway's to run as an MCP client (not the Anthropic channel's own connector; Bedrock has none). */
 export function runsMcpHere(call: Pick<ChatCall, 'body' | 'client'>, adapter: ChatAdapter): boolean {
-	return wantsMcp(call.body) && !(call.client.name === 'anthropic-messages' && adapter.protocol.name === 'anthropic-messages' && !adapter.withoutMcpConnector)
+	return wantsMcp(call.body) && gatewayRunsMcp(call.client.name, adapter)
 }
 
-/** The MCP request that could not be made, in the answer and in the model's view. */
-function unreachable(failures: McpFailure[], names: ToolNames): { events: StreamEvent[]; messages: Message[] } {
-	const events: StreamEvent[] = []
-	const calls: Part[] = []
-	const results: Part[] = []
-	failures.forEach((f, k) => {
-		const id = newId('mcptoolu_')
-		const use = 2 * k
-		events.push(
-			{ type: 'block_start', index: use, block: { kind: 'mcp_tool_use', id, name: 'tools/list', serverName: f.server } },
-			{ type: 'block_stop', index: use },
-			{ type: 'block_start', index: use + 1, block: { kind: 'mcp_tool_result', toolUseId: id, isError: true, content: [{ type: 'text', text: f.error }] } },
-			{ type: 'block_stop', index: use + 1 },
-		)
-		const name = names.nameOf(f.server, 'tools/list')
-		calls.push({ type: 'tool_call', id, name, input: {} })
-		results.push({ type: 'tool_result', toolCallId: id, name, content: [{ type: 'text', text: f.error }], isError: true })
-	})
-	const messages: Message[] = failures.length ? [{ role: 'assistant', content: calls }, { role: 'user', content: results }] : []
-	return { events, messages }
+/**
+ * The request's MCP servers, validated, connected and listed (prepare.ts), before the reservation, which covers the
+ * tools they add; undefined when no channel of the route has the gateway run them.
+ * @throws GatewayError('invalid_request') naming a bad entry, e.g. `mcp_servers.1.url: …`
+ */
+export async function mcpOfRequest(call: ChatCall, channels: Channel[]): Promise<McpPrepared | undefined> {
+	if (!mcpOnRoute(call.client.name, call.body, call.ir, channels)) return undefined
+	return prepareMcp(parseMcp(call.body, call.inbound.get('anthropic-beta')), call.ir, call.svc.env, call.signal)
 }
 
-/** Runs one channel attempt of an MCP request. */
+/**
+ * Runs one channel attempt of an MCP request, on the servers the request connected before its first attempt
+ * (`call.mcp`): a round 1 that fails leaves them open for the next channel; the loop that starts takes them.
+ */
 export async function mcpAttempt(call: ChatCall, info: CallInfo, ch: Channel, adapter: ChatAdapter, budget: Budget): Promise<Attempt> {
-	let spec
-	try {
-		spec = parseMcp(call.body, call.inbound.get('anthropic-beta'))
-	} catch (e) {
-		if (e instanceof GatewayError) return { error: e }
-		throw e
-	}
-	const limits = call.svc.env.mcp
-	const guard = { allow: call.svc.env.fetchAllow }
+	const mcp = call.mcp
+	if (!mcp) return { error: new GatewayError('api_error', 'the MCP servers of this request were not connected') }
 	const ctl = new AbortController()
 	if (call.signal.aborted) ctl.abort()
 	else call.signal.addEventListener('abort', () => ctl.abort(), { once: true })
 
-	const opened = await Promise.all(spec.servers.map((s) => openSession(s, guard, limits, ctl.signal)))
-	const sessions = new Map<string, McpSession>()
-	for (const s of opened) if (!isFailure(s)) sessions.set(s.server, s)
-	// Ending sessions runs in the background: it must not delay an error or the next channel's attempt.
-	const closeAll = () => {
-		for (const s of sessions.values()) void s.close()
-	}
-	const callerTools = call.ir.tools ?? []
-	const names = nameTools([...sessions.values()].flatMap((s) => s.tools), callerTools)
-	const pre = unreachable(opened.filter(isFailure), names)
-
-	let view = modelView(call.ir, names)
+	let first = mcp.first
 	try {
 		// As on the plain chat path (relay/upstream-codec.ts): Gemini's APIs and Converse take files as bytes only.
-		if (takesBytesOnly(adapter.protocol)) view = await inlineImageUrls(view, guard, call.svc.env.maxFetchedUrls)
+		if (takesBytesOnly(adapter.protocol)) first = await inlineImageUrls(first, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	} catch (e) {
-		closeAll()
 		if (e instanceof GatewayError) return { error: e }
 		throw e
 	}
-	const tools = [...callerTools, ...names.tools]
-	const first = { ...view, messages: [...view.messages, ...pre.messages], ...(tools.length && { tools }) }
 	const target: RoundTarget = { call, ch, adapter, upstreamModel: ch.modelMap[call.ir.model] ?? call.ir.model, signal: ctl.signal }
 	const round = await openRound(target, withUpstreamCap(first, budget, adapter.protocol.requiresMaxTokens === true))
-	if ('error' in round) {
-		closeAll()
-		return round
-	}
-	const loop = mcpLoop({ target, info, limits, sessions, names, first, preamble: pre.events, round, budget })
+	if ('error' in round) return round
+	mcp.take()
+	const loop = mcpLoop({ target, info, limits: call.svc.env.mcp, sessions: mcp.sessions, names: mcp.names, first, preamble: mcp.preamble, round, budget })
 	const headers = { 'x-request-id': call.requestId }
 
 	if (!call.ir.stream) {

@@ -9,7 +9,8 @@ import { GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import { type CodeOutputs, codeOutputsOf } from '../protocols/anthropic-messages/code-outputs'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
-import { mcpAttempt, runsMcpHere } from '../mcp/attempt'
+import { mcpAttempt, mcpOfRequest, runsMcpHere } from '../mcp/attempt'
+import type { McpPrepared } from '../mcp/prepare'
 import type { ProtocolCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
@@ -71,6 +72,8 @@ export type ChatCall = {
 	outputs?: OutputTerms
 	/** Where Claude's thinking is kept for clients that drop it (modules/chat/kept-thinking.ts). */
 	thinking?: KeptThinking
+	/** The MCP servers the gateway connects to for this request, listed before the reservation (src/mcp/prepare.ts). */
+	mcp?: McpPrepared
 }
 
 /** Claude's thinking kept for clients that replay its tool calls without it (modules/chat/kept-thinking.ts). */
@@ -154,13 +157,24 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const held = call.thread?.held ?? 0
 	// Images and PDF pages as the route's vendors count them, the most of any channel that may serve (image-tokens.ts).
 	const media = mediaOnChannels(route.channels, ir)
-	const input = boundInputTokens(ir, call.raw, media) + held
+	// MCP servers the gateway connects to: their tools (and the errors of those it cannot reach) are round 1's prompt
+	// too, so it is that prompt that is reserved and counted.
+	const mcp = await mcpOfRequest(call, route.channels)
+	if (mcp) call = { ...call, mcp }
+	const prompt = mcp?.first ?? ir
+	const input = boundInputTokens(prompt, mcp ? undefined : call.raw, media) + held
 	// Counted once, whether for the context window or for usage the upstream does not report.
 	let counted: number | undefined
-	const count = () => (counted ??= estimateInputTokens(ir, media) + held)
-	const { price, uncapped } = fitCap(call.client.name, ir, route.channels, route.price, limits, input, count)
-	const reserved = reserveBudget(svc, call.token, call.requestId, price, input, ir.maxTokens, count, ir.choices, uncapped, reachOf(call, route), promptsPaid(call, route.channels))
-	const budget = reserved instanceof Promise ? await reserved : reserved
+	const count = () => (counted ??= estimateInputTokens(prompt, media) + held)
+	let budget: Budget
+	try {
+		const { price, uncapped } = fitCap(call.client.name, ir, route.channels, route.price, limits, input, count)
+		const reserved = reserveBudget(svc, call.token, call.requestId, price, input, ir.maxTokens, count, ir.choices, uncapped, reachOf(call, route), promptsPaid(call, route.channels))
+		budget = reserved instanceof Promise ? await reserved : reserved
+	} catch (e) {
+		mcp?.close()
+		throw e
+	}
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
@@ -171,6 +185,9 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	} catch (e) {
 		lastErr = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		if (!(e instanceof GatewayError)) svc.log.error('relay failed', { request_id: call.requestId, error: String(e) })
+	} finally {
+		// Sessions no agent loop took (every attempt failed, or a channel answered without them) end here.
+		mcp?.close()
 	}
 	// The row records the status the client got, which its shape decides (Anthropic's overload is 529, others' 503).
 	const res = errorResponse(lastErr, call.shape, call.requestId)

@@ -5,7 +5,8 @@
  * tokenizer), so `count_tokens` never answers 404 for a model of another vendor (WIRE-NOTES #21, vercel/ai#17326). A
  * vendor that fails with a retryable error is skipped; when none could count, the local estimate answers (counts are
  * advisory). Vertex and Bedrock are skipped whatever they answer: their Claude counters serve some regions and models
- * only, so a refusal says nothing of the request.
+ * only, so a refusal says nothing of the request. A request naming MCP servers the gateway would connect to is counted
+ * as round 1's prompt, with their tools (src/mcp/prepare.ts): Anthropic bills tool definitions as input, MCP ones too.
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'
@@ -27,6 +28,8 @@ import { unservedModel } from '../../relay/budget'
 import { estimateInputTokens } from '../../relay/estimate'
 import { mediaRuleFor } from '../../relay/image-tokens'
 import { withPortableToolNames } from '../../relay/tool-names'
+import { prepareMcp, runsMcpOn } from '../../mcp/prepare'
+import { parseMcp, wantsMcp } from '../../mcp/request'
 import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
@@ -49,6 +52,11 @@ export type CountCall = {
 	signal: AbortSignal
 	/** The only channel that may count: the one holding the Files API uploads the body names (modules/gemini-files/refs.ts, anthropic-files/refs.ts). */
 	channelId?: number
+	/**
+	 * The client's request, for the MCP servers it names (`mcp_servers`, toolsets: src/mcp/request.ts): where the
+	 * gateway would connect to them, the count is of round 1's prompt, with their tools (src/mcp/prepare.ts).
+	 */
+	mcp?: { client: 'anthropic-messages' | 'openai-responses'; body: Record<string, unknown>; beta: string | null }
 }
 
 export type Counted = {
@@ -141,7 +149,7 @@ const VERTEX_GEMINI_FIELDS = ['contents', 'systemInstruction', 'tools', 'generat
 async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	if (isClaudeModel(upstreamModel)) {
 		const headers = vertexClaudeCountAdapter.headers(ch, c.native?.protocol === 'anthropic-messages' ? c.inbound : undefined)
-		// Vertex has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+		// Vertex has no MCP connector: its counter would refuse `mcp_servers`, which the gateway runs and counts itself (mcpPrompt).
 		const { mcp_servers: _mcp, ...body } = anthropicCountBody(c, upstreamModel)
 		const out = await post(c, ch, vertexClaudeCountUrl(ch), headers, body, { ch, adapter: vertexClaudeCountAdapter })
 		return { tokens: inputTokensOf(out), by: 'vertex', body: out, protocol: 'anthropic-messages' }
@@ -160,7 +168,7 @@ async function byVertex(c: CountCall, ch: Channel, upstreamModel: string): Promi
  */
 async function byBedrock(c: CountCall, ch: Channel, upstreamModel: string): Promise<Counted> {
 	const model = countTokensModel(ch, upstreamModel)!
-	// Bedrock has no MCP connector (the gateway runs a request's MCP servers itself): its counter would refuse them.
+	// Bedrock has no MCP connector: its counter would refuse `mcp_servers`, which the gateway runs and counts itself (mcpPrompt).
 	const { model: _model, mcp_servers: _mcp, ...anthropic } = anthropicCountBody(c, model)
 	const betas = c.native?.protocol === 'anthropic-messages' ? bedrockCountBetas(splitBetas(c.inbound.get('anthropic-beta') ?? '')) : []
 	const invoke = { anthropic_version: BEDROCK_VERSION, max_tokens: c.ir.maxTokens ?? defaultOutputCap(c.ir.reasoning), ...anthropic, ...(betas.length && { anthropic_beta: betas }) }
@@ -186,6 +194,28 @@ function counterFor(ch: Channel, upstreamModel: string): Counter | undefined {
 const REFUSAL_FALLS_BACK = new Set<Channel['type']>(['vertex', 'bedrock'])
 
 /**
+ * Round 1's prompt of an MCP request, as the gateway would send it on `ch`, or undefined where it would not connect to
+ * the servers (an Anthropic client on Anthropic's own connector, which counts `mcp_servers` itself), unless the count
+ * is the local estimate (`ch` undefined), which counts the tools the model sees whoever serves them. The servers are
+ * listed once per count, as the request would list them (its filters; a server it cannot reach as the error the model
+ * would read), and the sessions end at once.
+ * @throws GatewayError('invalid_request') for a bad MCP entry, worded as the request's 400
+ */
+function mcpPrompt(c: CountCall): (ch: Channel | undefined) => Promise<ChatRequest> | undefined {
+	let listed: Promise<ChatRequest> | undefined
+	const list = async (terms: NonNullable<CountCall['mcp']>) => {
+		const mcp = await prepareMcp(parseMcp(terms.body, terms.beta), c.ir, c.svc.env, c.signal)
+		mcp.close()
+		return mcp.first
+	}
+	return (ch) => {
+		const terms = c.mcp
+		if (!terms || !wantsMcp(terms.body) || (ch && !runsMcpOn(terms.client, ch, c.ir))) return undefined
+		return (listed ??= list(terms))
+	}
+}
+
+/**
  * Counts the prompt of `c.ir` for `c.model`. Throws 403 for a model the key may not use, 404 for an unserved one
  * (503 when its channels are all disabled).
  */
@@ -204,6 +234,7 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 	const ordered = orderChannels(channels)
 	// Counted here, images and pages count as the vendor of the first channel that would serve (image-tokens.ts).
 	let serving = ordered[0]!
+	const mcpOn = mcpPrompt(c)
 	for (const ch of ordered.slice(0, 1 + svc.env.retries)) {
 		const upstreamModel = ch.modelMap[model] ?? model
 		const counter = counterFor(ch, upstreamModel)
@@ -211,13 +242,16 @@ export async function countTokens(c: CountCall): Promise<Counted> {
 			serving = ch
 			break // this vendor has no counting endpoint: count here
 		}
+		// With the MCP tools the gateway would offer, the request is counted converted, as it would be sent.
+		const prompt = await mcpOn(ch)
 		try {
-			return await counter(c, ch, upstreamModel)
+			return await counter(prompt ? { ...c, ir: prompt, native: undefined } : c, ch, upstreamModel)
 		} catch (e) {
 			const err = e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true })
 			if ((!err.retryable && !REFUSAL_FALLS_BACK.has(ch.type)) || c.signal.aborted) throw err
 			svc.log.warn('token count failed upstream', { request_id: c.requestId, channel: ch.name, status: err.status, error: err.message, detail: err.detail && redactKey(err.detail, ch.apiKey) })
 		}
 	}
-	return { tokens: estimateInputTokens(c.ir, mediaRuleFor([{ type: serving.type, model: serving.modelMap[model] ?? model }], c.ir)), by: 'estimate' }
+	const ir = (await mcpOn(undefined)) ?? c.ir
+	return { tokens: estimateInputTokens(ir, mediaRuleFor([{ type: serving.type, model: serving.modelMap[model] ?? model }], ir)), by: 'estimate' }
 }

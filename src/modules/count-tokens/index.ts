@@ -36,6 +36,7 @@ export const countTokensModule = (svc: Services) =>
 				inbound: files?.inbound ?? request.headers,
 				signal: request.signal,
 				channelId: files?.channelId,
+				mcp: { client: 'anthropic-messages', body: wire, beta: request.headers.get('anthropic-beta') },
 			})
 			return Response.json({ input_tokens: counted.tokens }, { headers: { 'x-request-id': requestId, [REQUEST_ID_HEADER]: requestId, 'x-switchboard-counted-by': counted.by } })
 		},

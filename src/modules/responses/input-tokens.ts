@@ -78,7 +78,9 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			else {
 				refuseUnconvertible(svc, token, wire, model)
 				const ir = openaiResponses.decodeRequest(wire)
-				tokens = (await countTokens({ svc, token, requestId, model, ir, inbound: request.headers, signal: request.signal })).tokens
+				// MCP servers it names count with the tools the gateway would offer the model for them (count-tokens/counter.ts).
+				const mcp = { client: 'openai-responses' as const, body: wire, beta: request.headers.get('anthropic-beta') }
+				tokens = (await countTokens({ svc, token, requestId, model, ir, inbound: request.headers, signal: request.signal, mcp })).tokens
 			}
 			return Response.json({ object: 'response.input_tokens', input_tokens: tokens }, { headers: { 'x-request-id': requestId } })
 		},

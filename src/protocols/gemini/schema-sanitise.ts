@@ -149,6 +149,8 @@ function applyEnum(out: Obj, values: unknown[]): void {
 	}
 	if (vals.every((v) => typeof v === 'number' || typeof v === 'boolean')) {
 		out.enum = vals.map(String)
+		// Google's Schema.enum doc gives integers this form (`{type:INTEGER, format:enum, enum:["101", "201", "301"]}`, @google/genai
+		// Schema); structured output keeps integer enums as they are, in responseJsonSchema (config.ts).
 		if (out.type === 'integer') out.format = 'enum'
 		else if (out.type !== 'string') describe(out, `one of: ${vals.map(String).join(', ')}`)
 		if (out.type !== 'integer' && out.type !== 'string') delete out.enum

@@ -35,10 +35,10 @@ export type Acct = { accountId: number; key: string; balance: number; anthropic:
 
 /**
  * Starts the vendors, the MCP server and a gateway; `anthropicUrl` adds a `claude-m` channel to that upstream, which
- * it asks for `anthropicModel` when given.
+ * it asks for `anthropicModel` when given; `countTools` has the Gemini mock's counter count tool definitions.
  */
-export async function startMcpEnv(opts: { env?: Record<string, string>; anthropicUrl?: string; anthropicModel?: string; mcpToken?: string } = {}): Promise<McpEnv> {
-	const vendors = { openai: await startOpenAIMock({ apiKey: 'up-openai' }), gemini: await startGeminiMock({ apiKey: 'up-gemini' }) }
+export async function startMcpEnv(opts: { env?: Record<string, string>; anthropicUrl?: string; anthropicModel?: string; mcpToken?: string; countTools?: boolean } = {}): Promise<McpEnv> {
+	const vendors = { openai: await startOpenAIMock({ apiKey: 'up-openai' }), gemini: await startGeminiMock({ apiKey: 'up-gemini', countTools: opts.countTools }) }
 	const mcp = await startMcpServer({ token: opts.mcpToken })
 	const channels: GatewayConfig['channels'] = [
 		{ name: 'ch-openai', type: 'openai', base_url: vendors.openai.url, api_key: 'up-openai', models: [MODEL.openai], model_map: { [MODEL.openai]: 'gpt-4o-mini' } },

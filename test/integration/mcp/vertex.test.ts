@@ -50,3 +50,20 @@ describe('MCP on a vertex channel', () => {
 			}
 		})
 })
+
+describe('count_tokens with MCP servers on a vertex channel', () => {
+	it("should send Claude's counter on Vertex the MCP tools as plain tools, as the request sends them", async () => {
+		const a = await app.account(10)
+		const client = new Anthropic({ apiKey: a.key, baseURL: app.url, maxRetries: 0 })
+		const from = vx.requests.length
+		const params = { model: 'claude-vx', messages: [{ role: 'user', content: 'What is the weather?' }], mcp_servers: [server(mcp.url)], tools: [toolset()], betas: ['mcp-client-2025-11-20'] }
+		const res = await client.beta.messages.countTokens(params as unknown as Anthropic.Beta.Messages.MessageCountTokensParams).withResponse()
+		expect(res.response.headers.get('x-switchboard-counted-by')).toBe('vertex')
+		const sent = vx.requests.slice(from).map((q) => ({ path: q.path, body: q.body as Record<string, unknown> }))
+		expect(sent).toHaveLength(1)
+		expect(sent[0]!.path).toContain('count-tokens:rawPredict')
+		expect(sent[0]!.body.mcp_servers).toBeUndefined()
+		expect(JSON.stringify(sent[0]!.body.tools)).not.toContain('mcp_toolset')
+		expect((sent[0]!.body.tools as { name: string }[]).map((t) => t.name)).toContain('mcp__tools__get_weather')
+	})
+})

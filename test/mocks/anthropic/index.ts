@@ -32,7 +32,7 @@ async function route(req: MockRequest, opts: MockOptions, threads: ThreadStore, 
 	const file = await files(store, method, path, req.query, req.headers, req.form)
 	if (file) return file
 	// Files named are read as by /v1/messages: with the beta, and from this key's store only (else 404; in a batch, that request's error).
-	if (method === 'POST' && path === '/v1/messages/count_tokens') return fileRefsError(store, body, req.headers) ?? countTokens(body, jsonError, version)
+	if (method === 'POST' && path === '/v1/messages/count_tokens') return fileRefsError(store, body, req.headers) ?? countTokens(body, jsonError, version, opts.countTools)
 	if (path.startsWith('/v1/messages/batches')) {
 		const run = (params: Record<string, unknown>) => fileRefsError(store, params, req.headers) ?? messages(params, false, version, opts.models, req.headers, threads, code, caches)
 		const reply = messageBatches(batches, method, path, req.query, body, req.origin, run)

@@ -9,7 +9,7 @@
 import { asObj, type Obj } from '../shared/json'
 import { frame, json, sse, type Reply } from '../shared/reply'
 import { inputTokens, plan, type Finish, type Plan } from '../shared/scenario'
-import { fragments, splitPieces, stableId } from '../shared/text'
+import { fragments, splitPieces, stableId, toolWords } from '../shared/text'
 import { type CodeRun, type ContainerStore, runCode } from './code-execution'
 import { checkContext } from './context'
 import { invalid } from './errors'
@@ -182,12 +182,13 @@ function webSearches(b: Obj, lastUserText: string): number {
 }
 
 /** POST /v1/messages/count_tokens: `{ input_tokens }`, the same count `usage` reports (cache reads included). */
-export function countTokens(body: unknown, jsonError: boolean, version: string): Reply {
+export function countTokens(body: unknown, jsonError: boolean, version: string, countTools = false): Reply {
 	if (jsonError || !body || typeof body !== 'object' || Array.isArray(body)) return invalid('There was an issue with the JSON body of your request: it is not a valid JSON object.')
 	const b = body as Obj
 	const bad = checkMessages(b, version, true)
 	if (bad) return bad
-	return json({ input_tokens: inputTokens(readMessages(b)) })
+	const tools = countTools && Array.isArray(b.tools) ? toolWords(b.tools.map((t) => asObj(t) ?? {}).map((t) => ({ name: t.name, description: t.description, schema: t.input_schema }))) : 0
+	return json({ input_tokens: inputTokens(readMessages(b)) + tools })
 }
 
 /** The 404 for a model the mock does not serve. */

@@ -12,7 +12,7 @@ import { asNum, asObj, pick, type Obj } from '../shared/json'
 import { json, type Reply } from '../shared/reply'
 import { type MockLogprob, pieceLogprobs } from '../shared/logprobs'
 import { inputTokens, plan, type Plan } from '../shared/scenario'
-import { countWords, splitPieces, stableId } from '../shared/text'
+import { countWords, splitPieces, stableId, toolWords } from '../shared/text'
 import { geminiError } from './errors'
 import { asksImage, imageAnswer } from './image-out'
 import { readGenerate } from './read'
@@ -174,8 +174,21 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	return { type: 'stream', status: 200, contentType: 'application/json; charset=UTF-8', chunks: [...elements, ']'], tail: 2 }
 }
 
+/** The function declarations of a request's tools, as `toolWords` counts them (`parameters` or `parametersJsonSchema`). */
+function declarations(tools: unknown): Array<{ name?: unknown; description?: unknown; schema?: unknown }> {
+	const out: Array<{ name?: unknown; description?: unknown; schema?: unknown }> = []
+	for (const t of Array.isArray(tools) ? tools : []) {
+		const decls = pick(asObj(t) ?? {}, 'functionDeclarations', 'function_declarations')
+		for (const d of Array.isArray(decls) ? decls : []) {
+			const f = asObj(d) ?? {}
+			out.push({ name: f.name, description: f.description, schema: f.parameters ?? pick(f, 'parametersJsonSchema', 'parameters_json_schema') })
+		}
+	}
+	return out
+}
+
 /** countTokens: `{ contents }` or `{ generateContentRequest }` → `{ totalTokens, promptTokensDetails }`. */
-export function countTokens(target: Target, body: unknown, jsonError: boolean, models: string[] | undefined): Reply {
+export function countTokens(target: Target, body: unknown, jsonError: boolean, models: string[] | undefined, countTools = false): Reply {
 	if (jsonError || !asObj(body)) return geminiError(400, 'Invalid JSON payload received. Unexpected token.')
 	if (models && !models.includes(target.model)) return modelNotFound(target, 'countTokens')
 	const b = body as Obj
@@ -183,7 +196,7 @@ export function countTokens(target: Target, body: unknown, jsonError: boolean, m
 	const bad = checkContents(inner.contents) ?? checkFunctionNames(inner.tools)
 	if (bad) return bad
 	const conv = readGenerate(inner)
-	const total = inputTokens(conv)
+	const total = inputTokens(conv) + (countTools ? toolWords(declarations(inner.tools)) : 0)
 	const details: Obj[] = [{ modality: 'TEXT', tokenCount: total - conv.images * 85 }]
 	if (conv.images > 0) details.push({ modality: 'IMAGE', tokenCount: conv.images * 85 })
 	return json({ totalTokens: total, promptTokensDetails: details })

@@ -79,7 +79,7 @@ function route(req: MockRequest, opts: MockOptions, media: MediaState, batches: 
 				return !sse && reply.type === 'json' && reply.status >= 400 ? { ...reply, body: [reply.body] } : reply
 			}
 			case 'countTokens':
-				return countTokens(target, body, jsonError, opts.models)
+				return countTokens(target, body, jsonError, opts.models, opts.countTools)
 			case 'embedContent':
 				return embedContent(model, body, jsonError)
 			case 'batchEmbedContents':

@@ -23,6 +23,17 @@ export function countWords(text: string): number {
 }
 
 /**
+ * The words of tool definitions as the mocks' counters count them when asked to (`countTools`): each tool's name,
+ * description and parameter schema, the schema's JSON text being one word (it has no spaces), as tests can recompute.
+ * @example toolWords([{ name: 'get_weather', description: 'Current weather', schema: { type: 'object' } }]) // 4
+ */
+export function toolWords(tools: Array<{ name?: unknown; description?: unknown; schema?: unknown }>): number {
+	let n = 0
+	for (const t of tools) n += countWords(String(t.name ?? '')) + countWords(typeof t.description === 'string' ? t.description : '') + countWords(JSON.stringify(t.schema ?? {}))
+	return n
+}
+
+/**
  * Splits text on spaces into stream pieces that concatenate back to the text (the space leads each piece).
  * @example splitPieces('a b c') // ['a', ' b', ' c']
  */

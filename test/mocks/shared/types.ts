@@ -45,6 +45,11 @@ export interface MockOptions {
 	record?: boolean
 	/** When set, only these model ids are served; others get the vendor's 404. */
 	models?: string[]
+	/**
+	 * Anthropic and Gemini mocks: their token counters (`/v1/messages/count_tokens`, `:countTokens`) count the tool
+	 * definitions too, as the vendors' do (`toolWords`); off, they count the messages' words only, as before.
+	 */
+	countTools?: boolean
 	/** OpenAI mock: refuse tool call ids other than nine letters or digits, as Mistral's API does. */
 	alnum9ToolCallIds?: boolean
 	/** OpenAI mock: continue a final assistant message marked `prefix: true`, as DeepSeek (`continue`) and Mistral (`echo`:
