@@ -42,7 +42,7 @@ export function runsMcpHere(call: Pick<ChatCall, 'body' | 'client'>, adapter: Ch
  * tools they add; undefined when no channel of the route has the gateway run them.
  * @throws GatewayError('invalid_request') naming a bad entry, e.g. `mcp_servers.1.url: …`
  */
-export async function mcpOfRequest(call: ChatCall, channels: Channel[]): Promise<McpPrepared | undefined> {
+export function mcpOfRequest(call: ChatCall, channels: Channel[]): Promise<McpPrepared> | undefined {
 	if (!mcpOnRoute(call.client.name, call.body, call.ir, channels)) return undefined
 	return prepareMcp(parseMcp(call.body, call.inbound.get('anthropic-beta')), call.ir, call.svc.env, call.signal)
 }

@@ -159,7 +159,9 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const media = mediaOnChannels(route.channels, ir)
 	// MCP servers the gateway connects to: their tools (and the errors of those it cannot reach) are round 1's prompt
 	// too, so it is that prompt that is reserved and counted.
-	const mcp = await mcpOfRequest(call, route.channels)
+	// Not awaited without servers: every other request goes on in the same turn.
+	const connecting = mcpOfRequest(call, route.channels)
+	const mcp = connecting && (await connecting)
 	if (mcp) call = { ...call, mcp }
 	const prompt = mcp?.first ?? ir
 	const input = boundInputTokens(prompt, mcp ? undefined : call.raw, media) + held
