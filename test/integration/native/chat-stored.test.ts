@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { APIError } from 'openai'
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions'
-import { SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
+import { storedCompletions } from '../../../src/db/schema'
+import { purgeStoredCompletions, STORED_COMPLETION_DAYS } from '../../../src/modules/chat-stored/store'
+import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
 
 let n: Native
 
@@ -62,6 +64,8 @@ for (const [vendor, model] of [
 				store: true,
 				metadata: { run: 'one', kind: 'whole' },
 			})
+			// An OpenAI channel is still sent `store` and `metadata`, as before.
+			if (model === 'gpt-4o-mini') expect(lastRequest(n.openai).body).toMatchObject({ store: true, metadata: { run: 'one', kind: 'whole' } })
 			const s = await streamed(a.openai, { model, messages: [{ role: 'user', content: `streamed answer on ${model}` }], store: true, metadata: { run: 'one', kind: 'stream' } })
 			const streamId = s.chunks[0]!.id
 			expect(s.text).toContain('streamed answer')
@@ -128,6 +132,33 @@ for (const [vendor, model] of [
 			expect((await listAll(a.openai)).map((x) => x.id)).toEqual([streamId])
 		})
 
+		it('should keep a streamed answer with parallel tool calls and usage as the SDK assembles it', async () => {
+			const a = await openaiAccount(n.app)
+			const tools = [
+				{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+				{ type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+			]
+			const runner = a.openai.chat.completions.stream({
+				model,
+				messages: [{ role: 'user', content: `weather and time #tools #preface on ${model}` }],
+				tools,
+				stream_options: { include_usage: true },
+				store: true,
+			})
+			const final = await runner.finalChatCompletion()
+			const got = await a.openai.chat.completions.retrieve(final.id)
+			const [want] = final.choices
+			expect(want!.message.tool_calls).toHaveLength(2)
+			expect(got.choices).toHaveLength(1)
+			expect(got.choices[0]!.finish_reason).toBe('tool_calls')
+			expect(got.choices[0]!.message.content).toBe(want!.message.content)
+			expect(got.choices[0]!.message.tool_calls).toEqual(
+				want!.message.tool_calls!.map((c) => ({ id: c.id, type: 'function', function: { name: (c as any).function.name, arguments: (c as any).function.arguments } })) as never,
+			)
+			expect(got.usage).toEqual(final.usage)
+			expect(got.usage!.completion_tokens).toBeGreaterThan(0)
+		})
+
 		it('should keep nothing without store: true', async () => {
 			const a = await openaiAccount(n.app)
 			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `not stored on ${model}` }] })
@@ -179,5 +210,26 @@ describe('stored chat completions: what is refused', () => {
 		err = await expectStatus(a.openai.chat.completions.list({ after: 'chatcmpl-unknown' }), 400)
 		expect(err.param).toBe('after')
 		await expectStatus(a.openai.chat.completions.retrieve('chatcmpl-unknown'), 404)
+	})
+})
+
+describe('stored chat completions: the purge', () => {
+	it(`should forget completions older than ${STORED_COMPLETION_DAYS} days and keep the rest`, async () => {
+		const a = await openaiAccount(n.app)
+		const day = 86_400_000
+		const row = (id: string, age: number) => ({
+			accountId: a.accountId,
+			completionId: id,
+			model: 'gpt-4o-mini',
+			completion: { id, object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [] },
+			messages: [{ role: 'user', content: 'hi' }],
+			createdAt: new Date(Date.now() - age * day),
+		})
+		await n.app.svc.db.orm.insert(storedCompletions).values([row('chatcmpl-old', STORED_COMPLETION_DAYS + 1), row('chatcmpl-recent', STORED_COMPLETION_DAYS - 1)])
+		expect(await purgeStoredCompletions(n.app.svc.db)).toBe(1)
+		// A second run (another instance) deletes nothing more.
+		expect(await purgeStoredCompletions(n.app.svc.db)).toBe(0)
+		await expectStatus(a.openai.chat.completions.retrieve('chatcmpl-old'), 404)
+		expect((await listAll(a.openai)).map((x) => x.id)).toEqual(['chatcmpl-recent'])
 	})
 })
