@@ -83,6 +83,7 @@ const StoreMessage = t.Object(
 const Deleted = t.Object({ object: t.Literal('chat.completion.deleted'), id: t.String(), deleted: t.Boolean() })
 const errors = { 400: OpenAIErrorBody, 401: OpenAIErrorBody, 404: OpenAIErrorBody }
 
+/** The stored-completion routes, keys checked as the chat route checks them (http/model-auth.ts). */
 export const storedChatModule = (svc: Services, store: CompletionStore = completionStore(svc.db)) =>
 	// Reading is not a model call: like the stored responses' routes, a GET does not count against the key's request rate.
 	new Elysia({ detail: { tags: ['OpenAI'] } })

@@ -70,6 +70,10 @@ export const completionNotFound = (id: string) =>
 
 export type CompletionStore = ReturnType<typeof completionStore>
 
+/**
+ * The account-scoped reads and writes of `stored_completions`: every one names the account, so another account's id
+ * is never found (404) rather than refused, as for stored responses (modules/responses/ownership.ts).
+ */
 export function completionStore(db: Db) {
 	const one = (accountId: number, id: string) => and(eq(table.accountId, accountId), eq(table.completionId, id))
 	return {

@@ -189,6 +189,28 @@ for (const [vendor, model] of [
 			}
 			expect(await listAll(a.openai)).toEqual([])
 		})
+
+		it('should still cancel the upstream call when the caller leaves a stream to be stored, and keep nothing', async () => {
+			const a = await openaiAccount(n.app)
+			const mock = model === 'gpt-4o-mini' ? n.openai : n.anthropic
+			mock.faultOnce = { kind: 'stall', afterChunks: 4 }
+			const before = mock.aborts.length
+			const ctl = new AbortController()
+			const res = await fetch(`${n.app.url}/v1/chat/completions`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model, messages: [{ role: 'user', content: `a stalled answer on ${model}` }], stream: true, store: true }),
+				signal: ctl.signal,
+			})
+			expect(res.status).toBe(200)
+			const reader = res.body!.getReader()
+			const first = new TextDecoder().decode((await reader.read()).value)
+			const id = /"id":"(chatcmpl-[^"]+)"/.exec(first)![1]!
+			ctl.abort()
+			for (const until = Date.now() + 2_000; mock.aborts.length === before && Date.now() < until; ) await Bun.sleep(20)
+			expect(mock.aborts.length).toBeGreaterThan(before)
+			await expectStatus(a.openai.chat.completions.retrieve(id), 404)
+		})
 	})
 
 describe('stored chat completions: what is refused', () => {
