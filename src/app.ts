@@ -16,6 +16,7 @@ import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
 import { chatModule, chatRoute } from './modules/chat'
+import { storedChatModule } from './modules/chat-stored'
 import { completionsModule } from './modules/completions'
 import { consoleModule } from './modules/console'
 import { messagesModule, messagesRoute } from './modules/messages'
@@ -120,6 +121,8 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
 	// Before routing (an onRequest hook), after the guard's: Anthropic's Files API shares OpenAI's paths.
 	app.use(anthropicFilesModule(svc))
+	// The stored chat completions' routes (store: true on the chat route above).
+	app.use(storedChatModule(svc))
 	app.use(messageBatchesModule(svc))
 	app.use(geminiBatchesModule(svc))
 	app.use(interactionsModule(svc))

@@ -12,6 +12,7 @@ import { cutStreams } from './relay/stream-relay'
 import { purgeKeptThinking } from './modules/chat/kept-thinking'
 import { purgeMessageThreads } from './modules/messages/threads'
 import { purgeStoredResponses } from './modules/responses/ownership'
+import { purgeStoredCompletions } from './modules/chat-stored/store'
 import { purgeInteractions } from './modules/interactions/store'
 import { purgeGeminiCaches } from './modules/gemini-caches/store'
 import { purgeContainers } from './modules/anthropic-files/outputs'
@@ -68,11 +69,12 @@ export async function runServer(startupNotes: string[] = []) {
 		await bootstrapAdmin(svc)
 		const app = createApp(svc)
 		const poller = startTaskPoller(svc)
-		// Recorded response ids, message threads, code execution containers past the vendor's retention, and kept thinking, every few hours (and at start).
+		// Recorded response ids, stored chat completions, message threads, code execution containers past the vendor's retention, and kept thinking, every few hours (and at start).
 		const purge = () => {
 			void purgeStoredResponses(svc).catch((e) => svc.log.warn('stored response purge failed', { error: String(e) }))
 			void purgeMessageThreads(svc).catch((e) => svc.log.warn('message thread purge failed', { error: String(e) }))
 			void purgeKeptThinking(svc.db).catch((e) => svc.log.warn('kept thinking purge failed', { error: String(e) }))
+			void purgeStoredCompletions(svc.db).catch((e) => svc.log.warn('stored chat completion purge failed', { error: String(e) }))
 			void purgeInteractions(svc.db).catch((e) => svc.log.warn('interaction purge failed', { error: String(e) }))
 			void purgeContainers(svc.db).catch((e) => svc.log.warn('container purge failed', { error: String(e) }))
 			void purgeGeminiCaches(svc.db).catch((e) => svc.log.warn('gemini cache purge failed', { error: String(e) }))

@@ -342,6 +342,32 @@ export const convertedItems = pgTable(
 )
 
 /**
+ * Chat completions stored by `store: true` on /v1/chat/completions, for every model (src/modules/chat-stored): the
+ * completion as the caller got it (a stream's assembled into the object a whole answer would have been), the request's
+ * messages, its `metadata` (changed by the update route), under the owning account and the completion's own id. `seq`
+ * orders the list (creation order) and is its cursor; kept 30 days, as OpenAI keeps stored completions.
+ */
+export const storedCompletions = pgTable(
+	'stored_completions',
+	{
+		seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+		accountId: integer('account_id').notNull(),
+		completionId: text('completion_id').notNull(),
+		model: text('model').notNull(),
+		completion: jsonb('completion').notNull(),
+		messages: jsonb('messages').notNull(),
+		metadata: jsonb('metadata'),
+		createdAt: createdAt(),
+	},
+	(t) => [
+		uniqueIndex('stored_completions_id_idx').on(t.accountId, t.completionId),
+		// The list: an account's completions in `seq` order, from a cursor.
+		index('stored_completions_list_idx').on(t.accountId, t.seq),
+		index('stored_completions_created_idx').on(t.createdAt),
+	],
+)
+
+/**
  * Interactions of Gemini's Interactions API answered through the gateway (src/modules/interactions), kept unless the
  * request said `store: false`, for `GET /v1beta/interactions/{id}` and `previous_interaction_id`: the Interaction
  * resource shown (its output steps), the input its own request sent (steps), and the interaction it continued. Only

@@ -1,0 +1,64 @@
+/**
+ * What a chat request with `store: true` keeps, for every model and either way it is answered: the answer the caller
+ * receives is read on its way out, unchanged. A whole answer (200 `chat.completion`) is kept as it is; a stream is
+ * assembled from its chunks (assemble.ts) and kept once its `data: [DONE]` arrives, neither before (a cut stream has
+ * none) nor after an error chunk. Read your writes: the copy is written before the bytes that end the answer (the body,
+ * the stream's `[DONE]`) go out, so the caller may retrieve it at once from any instance. A failed write is logged and
+ * the answer still completes (a retrieve of it is then the 404 of an unknown id). A request without `store: true`
+ * never gets here: the relay's answer goes out untouched (the OpenAI fast path keeps its speed).
+ * @module
+ */
+import { createSseParser } from '../../core/sse'
+import { jsonObjectOrUndefined } from '../../core/json'
+import type { Logger } from '../../lib/log'
+import { CompletionAssembler } from './assemble'
+import { checkMetadata, type CompletionStore } from './store'
+
+type Obj = Record<string, unknown>
+
+/** What a `store: true` request keeps besides its answer: whose it is, its messages and metadata. */
+export type StoreTerms = { accountId: number; messages: unknown[]; metadata: Record<string, string> | null }
+
+/**
+ * The terms of a request that asks to be stored, or undefined for any other (the SDK's `store` is `boolean | null`:
+ * only `true` stores). Its `metadata` must be what OpenAI takes (400 otherwise, before anything is sent upstream).
+ */
+export function storeTermsOf(body: Obj, accountId: number): StoreTerms | undefined {
+	if (body.store !== true) return undefined
+	return { accountId, messages: Array.isArray(body.messages) ? body.messages : [], metadata: checkMetadata(body.metadata) }
+}
+
+/** Whether a body is a whole, successful chat completion (not an error a compatible vendor answered 200 with). */
+const isCompletion = (x: Obj | undefined): x is Obj =>
+	!!x && (x.error === undefined || x.error === null) && typeof x.id === 'string' && x.id !== '' && Array.isArray(x.choices)
+
+/** `res` (the chat route's answer) with its completion kept as `terms` say, once whole, before its end goes out. */
+export async function keepingAnswer(store: CompletionStore, log: Logger, terms: StoreTerms, res: Response): Promise<Response> {
+	if (res.status !== 200 || !res.body) return res
+	const keep = (completion: Obj): Promise<void> =>
+		store.keep(terms.accountId, completion, terms.messages, terms.metadata).catch((e) => log.warn('chat completion not stored', { error: String(e), id: String(completion.id) }))
+	if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+		const text = await res.text()
+		const body = jsonObjectOrUndefined(text) as Obj | undefined
+		if (isCompletion(body)) await keep(body)
+		return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers })
+	}
+	const parser = createSseParser()
+	const decoder = new TextDecoder()
+	const assembler = new CompletionAssembler()
+	let kept = false
+	// A direct stream's chunks may be text (relay/sse-response.ts): read either way, passed on as they came.
+	const watch = new TransformStream<Uint8Array | string, Uint8Array | string>({
+		async transform(chunk, ctl) {
+			for (const f of parser.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))) assembler.push(f.data)
+			// The chunk holding `[DONE]` waits for the write: the caller's next request finds the copy.
+			if (assembler.done && !assembler.failed && !kept) {
+				kept = true
+				const completion = assembler.completion()
+				if (isCompletion(completion)) await keep(completion)
+			}
+			ctl.enqueue(chunk)
+		},
+	})
+	return new Response(res.body.pipeThrough(watch), { status: res.status, statusText: res.statusText, headers: res.headers })
+}

@@ -1,0 +1,257 @@
+/**
+ * Stored chat completions (`store: true`), through the official `openai` SDK: kept by the gateway for every model (the
+ * OpenAI fast path and a converted Claude answer, whole and streamed) and served by `chat.completions.retrieve / list /
+ * update / delete` and `chat.completions.messages.list` to the account that made them only; nothing kept without
+ * `store: true`, nor for a cut or failed stream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { APIError } from 'openai'
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions'
+import { storedCompletions } from '../../../src/db/schema'
+import { purgeStoredCompletions, STORED_COMPLETION_DAYS } from '../../../src/modules/chat-stored/store'
+import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
+
+let n: Native
+
+beforeAll(async () => {
+	n = await startNative()
+}, SETUP_MS)
+
+afterAll(async () => {
+	await n.close()
+})
+
+/** `p` fails with `status`, in OpenAI's error shape. */
+async function expectStatus(p: Promise<unknown>, status: number): Promise<APIError> {
+	const err = await refused(p)
+	expect(err).toBeInstanceOf(APIError)
+	expect(err!.status).toBe(status)
+	expect(typeof err!.error).toBe('object')
+	return err!
+}
+
+type Client = Awaited<ReturnType<typeof openaiAccount>>['openai']
+
+/** Every page of the account's stored completions, through the SDK's auto-pagination. */
+async function listAll(c: Client, query: Record<string, unknown> = {}): Promise<ChatCompletion[]> {
+	const out: ChatCompletion[] = []
+	for await (const x of c.chat.completions.list(query as never)) out.push(x)
+	return out
+}
+
+/** A streamed answer as the caller read it: its chunks, and the text they carry. */
+async function streamed(c: Client, body: Record<string, unknown>): Promise<{ chunks: ChatCompletionChunk[]; text: string }> {
+	const stream = await c.chat.completions.create({ ...body, stream: true } as never)
+	const chunks: ChatCompletionChunk[] = []
+	for await (const ch of stream as unknown as AsyncIterable<ChatCompletionChunk>) chunks.push(ch)
+	return { chunks, text: chunks.map((ch) => ch.choices[0]?.delta?.content ?? '').join('') }
+}
+
+for (const [vendor, model] of [
+	['OpenAI (fast path)', 'gpt-4o-mini'],
+	['Anthropic (converted)', 'claude-sonnet-5'],
+] as const)
+	describe(`stored chat completions on ${vendor}`, () => {
+		it('should keep a whole and a streamed completion, and serve them to their account only', async () => {
+			const a = await openaiAccount(n.app)
+			const b = await openaiAccount(n.app)
+			const whole = await a.openai.chat.completions.create({
+				model,
+				messages: [
+					{ role: 'system', content: 'be brief' },
+					{ role: 'user', content: [{ type: 'text', text: `whole answer on ${model}` }] },
+				],
+				store: true,
+				metadata: { run: 'one', kind: 'whole' },
+			})
+			// An OpenAI channel is still sent `store` and `metadata`, as before.
+			if (model === 'gpt-4o-mini') expect(lastRequest(n.openai).body).toMatchObject({ store: true, metadata: { run: 'one', kind: 'whole' } })
+			const s = await streamed(a.openai, { model, messages: [{ role: 'user', content: `streamed answer on ${model}` }], store: true, metadata: { run: 'one', kind: 'stream' } })
+			const streamId = s.chunks[0]!.id
+			expect(s.text).toContain('streamed answer')
+
+			// Retrieved as answered: the whole one exactly, the streamed one assembled from its chunks.
+			const got = await a.openai.chat.completions.retrieve(whole.id)
+			expect(got).toEqual({ ...whole, metadata: { run: 'one', kind: 'whole' } } as never)
+			const gotStream = await a.openai.chat.completions.retrieve(streamId)
+			expect(gotStream).toMatchObject({ id: streamId, object: 'chat.completion', model, metadata: { run: 'one', kind: 'stream' } })
+			expect(gotStream.choices).toHaveLength(1)
+			expect(gotStream.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: s.text } })
+			expect(gotStream.created).toBe(s.chunks[0]!.created)
+
+			// The list: oldest first by default, filtered by model and metadata, paged with has_more and after.
+			expect((await listAll(a.openai)).map((x) => x.id)).toEqual([whole.id, streamId])
+			const first = await a.openai.chat.completions.list({ limit: 1 })
+			expect(first.data.map((x) => x.id)).toEqual([whole.id])
+			expect(first.has_more).toBe(true)
+			const raw = await fetch(`${n.app.url}/v1/chat/completions?limit=1`, { headers: { authorization: `Bearer ${a.key}` } })
+			expect(await raw.json()).toMatchObject({ object: 'list', first_id: whole.id, last_id: whole.id, has_more: true })
+			const second = await a.openai.chat.completions.list({ limit: 1, after: whole.id })
+			expect(second.data.map((x) => x.id)).toEqual([streamId])
+			expect(second.has_more).toBe(false)
+			expect((await a.openai.chat.completions.list({ order: 'desc' })).data.map((x) => x.id)).toEqual([streamId, whole.id])
+			expect((await listAll(a.openai, { metadata: { kind: 'stream' } })).map((x) => x.id)).toEqual([streamId])
+			expect((await listAll(a.openai, { metadata: { run: 'one', kind: 'whole' } })).map((x) => x.id)).toEqual([whole.id])
+			expect(await listAll(a.openai, { metadata: { run: 'two' } })).toEqual([])
+			expect((await listAll(a.openai, { model })).length).toBe(2)
+			expect(await listAll(a.openai, { model: 'some-other-model' })).toEqual([])
+
+			// The request's messages, with ids, as OpenAI lists them.
+			const msgs = await a.openai.chat.completions.messages.list(whole.id)
+			expect(msgs.data).toEqual([
+				{ id: `${whole.id}-0`, role: 'system', content: 'be brief', name: null, content_parts: null },
+				{ id: `${whole.id}-1`, role: 'user', content: `whole answer on ${model}`, name: null, content_parts: [{ type: 'text', text: `whole answer on ${model}` }] },
+			] as never)
+			const paged = await a.openai.chat.completions.messages.list(whole.id, { limit: 1, order: 'desc' })
+			expect(paged.data.map((m) => m.id)).toEqual([`${whole.id}-1`])
+			expect(paged.has_more).toBe(true)
+			expect((await a.openai.chat.completions.messages.list(whole.id, { after: `${whole.id}-0` })).data.map((m) => m.id)).toEqual([`${whole.id}-1`])
+
+			// Metadata updated (and only that), then cleared.
+			const updated = await a.openai.chat.completions.update(whole.id, { metadata: { run: 'two' } })
+			expect(updated).toEqual({ ...whole, metadata: { run: 'two' } } as never)
+			expect((await listAll(a.openai, { metadata: { run: 'two' } })).map((x) => x.id)).toEqual([whole.id])
+			expect((await a.openai.chat.completions.update(whole.id, { metadata: null })).metadata).toEqual({})
+
+			// Another account: the 404 of an unknown id everywhere, and an empty list.
+			for (const id of [whole.id, streamId]) {
+				const err = await expectStatus(b.openai.chat.completions.retrieve(id), 404)
+				expect((err.error as { message?: string }).message).toBe(`Chat completion with id '${id}' not found.`)
+				await expectStatus(b.openai.chat.completions.update(id, { metadata: { x: 'y' } }), 404)
+				await expectStatus(b.openai.chat.completions.messages.list(id), 404)
+				await expectStatus(b.openai.chat.completions.delete(id), 404)
+			}
+			expect(await listAll(b.openai)).toEqual([])
+			expect(await a.openai.chat.completions.retrieve(whole.id)).toMatchObject({ id: whole.id })
+
+			// Deleted: gone for its own account too.
+			expect(await a.openai.chat.completions.delete(whole.id)).toEqual({ object: 'chat.completion.deleted', id: whole.id, deleted: true })
+			await expectStatus(a.openai.chat.completions.retrieve(whole.id), 404)
+			await expectStatus(a.openai.chat.completions.delete(whole.id), 404)
+			await expectStatus(a.openai.chat.completions.messages.list(whole.id), 404)
+			expect((await listAll(a.openai)).map((x) => x.id)).toEqual([streamId])
+		})
+
+		it('should keep a streamed answer with parallel tool calls and usage as the SDK assembles it', async () => {
+			const a = await openaiAccount(n.app)
+			const tools = [
+				{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+				{ type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+			]
+			const runner = a.openai.chat.completions.stream({
+				model,
+				messages: [{ role: 'user', content: `weather and time #tools #preface on ${model}` }],
+				tools,
+				stream_options: { include_usage: true },
+				store: true,
+			})
+			const final = await runner.finalChatCompletion()
+			const got = await a.openai.chat.completions.retrieve(final.id)
+			const [want] = final.choices
+			expect(want!.message.tool_calls).toHaveLength(2)
+			expect(got.choices).toHaveLength(1)
+			expect(got.choices[0]!.finish_reason).toBe('tool_calls')
+			expect(got.choices[0]!.message.content).toBe(want!.message.content)
+			expect(got.choices[0]!.message.tool_calls).toEqual(
+				want!.message.tool_calls!.map((c) => ({ id: c.id, type: 'function', function: { name: (c as any).function.name, arguments: (c as any).function.arguments } })) as never,
+			)
+			expect(got.usage).toEqual(final.usage)
+			expect(got.usage!.completion_tokens).toBeGreaterThan(0)
+		})
+
+		it('should keep nothing without store: true', async () => {
+			const a = await openaiAccount(n.app)
+			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `not stored on ${model}` }] })
+			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `store false on ${model}` }], store: false })
+			const s = await streamed(a.openai, { model, messages: [{ role: 'user', content: `not stored stream on ${model}` }] })
+			expect(await listAll(a.openai)).toEqual([])
+			await expectStatus(a.openai.chat.completions.retrieve(s.chunks[0]!.id), 404)
+		})
+
+		it('should keep nothing of a cut or failed stream', async () => {
+			const a = await openaiAccount(n.app)
+			const mock = model === 'gpt-4o-mini' ? n.openai : n.anthropic
+			for (const fault of [
+				{ kind: 'cut', afterChunks: 4 },
+				{ kind: 'midstream', afterChunks: 4 },
+			] as const) {
+				mock.faultOnce = fault
+				const chunks: ChatCompletionChunk[] = []
+				const err = await refused(
+					(async () => {
+						const stream = await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `a long answer to cut on ${model} ${fault.kind}` }], store: true, stream: true })
+						for await (const ch of stream) chunks.push(ch)
+					})(),
+				)
+				expect(err).toBeDefined()
+				expect(chunks.length).toBeGreaterThan(0)
+				await expectStatus(a.openai.chat.completions.retrieve(chunks[0]!.id), 404)
+			}
+			expect(await listAll(a.openai)).toEqual([])
+		})
+
+		it('should still cancel the upstream call when the caller leaves a stream to be stored, and keep nothing', async () => {
+			const a = await openaiAccount(n.app)
+			const mock = model === 'gpt-4o-mini' ? n.openai : n.anthropic
+			mock.faultOnce = { kind: 'stall', afterChunks: 4 }
+			const before = mock.aborts.length
+			const ctl = new AbortController()
+			const res = await fetch(`${n.app.url}/v1/chat/completions`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model, messages: [{ role: 'user', content: `a stalled answer on ${model}` }], stream: true, store: true }),
+				signal: ctl.signal,
+			})
+			expect(res.status).toBe(200)
+			const reader = res.body!.getReader()
+			const first = new TextDecoder().decode((await reader.read()).value)
+			const id = /"id":"(chatcmpl-[^"]+)"/.exec(first)![1]!
+			ctl.abort()
+			for (const until = Date.now() + 2_000; mock.aborts.length === before && Date.now() < until; ) await Bun.sleep(20)
+			expect(mock.aborts.length).toBeGreaterThan(before)
+			await expectStatus(a.openai.chat.completions.retrieve(id), 404)
+		})
+	})
+
+describe('stored chat completions: what is refused', () => {
+	it('should refuse metadata OpenAI refuses, on create and update, and a bad page', async () => {
+		const a = await openaiAccount(n.app)
+		const before = n.openai.requests.length
+		const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']))
+		let err = await expectStatus(a.openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], store: true, metadata: many }), 400)
+		expect(err.param).toBe('metadata')
+		await expectStatus(a.openai.chat.completions.create({ model: 'claude-sonnet-5', messages: [{ role: 'user', content: 'x' }], store: true, metadata: { ['k'.repeat(65)]: 'v' } }), 400)
+		await expectStatus(a.openai.chat.completions.create({ model: 'claude-sonnet-5', messages: [{ role: 'user', content: 'x' }], store: true, metadata: { k: 'v'.repeat(513) } }), 400)
+		expect(n.openai.requests.length).toBe(before)
+
+		const c = await a.openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'refusals' }], store: true })
+		err = await expectStatus(a.openai.chat.completions.update(c.id, { metadata: many }), 400)
+		expect(err.param).toBe('metadata')
+		await expectStatus(a.openai.chat.completions.list({ limit: 0 }), 400)
+		await expectStatus(a.openai.chat.completions.list({ limit: 101 }), 400)
+		err = await expectStatus(a.openai.chat.completions.list({ after: 'chatcmpl-unknown' }), 400)
+		expect(err.param).toBe('after')
+		await expectStatus(a.openai.chat.completions.retrieve('chatcmpl-unknown'), 404)
+	})
+})
+
+describe('stored chat completions: the purge', () => {
+	it(`should forget completions older than ${STORED_COMPLETION_DAYS} days and keep the rest`, async () => {
+		const a = await openaiAccount(n.app)
+		const day = 86_400_000
+		const row = (id: string, age: number) => ({
+			accountId: a.accountId,
+			completionId: id,
+			model: 'gpt-4o-mini',
+			completion: { id, object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [] },
+			messages: [{ role: 'user', content: 'hi' }],
+			createdAt: new Date(Date.now() - age * day),
+		})
+		await n.app.svc.db.orm.insert(storedCompletions).values([row('chatcmpl-old', STORED_COMPLETION_DAYS + 1), row('chatcmpl-recent', STORED_COMPLETION_DAYS - 1)])
+		expect(await purgeStoredCompletions(n.app.svc.db)).toBe(1)
+		// A second run (another instance) deletes nothing more.
+		expect(await purgeStoredCompletions(n.app.svc.db)).toBe(0)
+		await expectStatus(a.openai.chat.completions.retrieve('chatcmpl-old'), 404)
+		expect((await listAll(a.openai)).map((x) => x.id)).toEqual(['chatcmpl-recent'])
+	})
+})
