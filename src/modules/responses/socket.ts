@@ -15,6 +15,8 @@
  * with `store: false` (or `generate: false`, a warm-up that generates nothing, bills nothing and answers a completed
  * response with no output) continues it from memory, its input and output put before the new input (the Response objects still name it), as
  * OpenAI's connection-local cache allows for responses it never stored.
+ * A connection lasts at most RESPONSES_WS_MAX_AGE_MS (OpenAI's 60 minutes): then the `error` event
+ * `websocket_connection_limit_reached` and a close, after the response running then, if any.
  * @module
  */
 import type { Server } from 'bun'
@@ -55,6 +57,18 @@ export function socketError(status: number, error: Record<string, unknown>, head
 const refusal = (status: number, message: string, code: string, param: string | null = null) =>
 	socketError(status, { type: 'invalid_request_error', code, message, param })
 
+/** A connection's age limit as OpenAI's message words it ("60 minutes"), or in milliseconds when it is not whole minutes. */
+const ageLimit = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${ms} ms`)
+
+/**
+ * The `error` event OpenAI's socket sends a connection that reached its limit (60 minutes), before it closes: status
+ * 400, code `websocket_connection_limit_reached` (the event as Codex's own test of it has it, openai/codex
+ * codex-api/src/endpoint/responses_websocket.rs; developers.openai.com/api/docs/guides/websocket-mode). Codex opens a
+ * new connection on it.
+ */
+export const limitReached = (ms: number) =>
+	refusal(400, `Responses websocket connection limit reached (${ageLimit(ms)}). Create a new websocket connection to continue.`, 'websocket_connection_limit_reached')
+
 /** Input as a list of items (a string is one user message, as the API reads it). */
 const inputItems = (input: unknown): unknown[] =>
 	input === undefined || input === null ? [] : Array.isArray(input) ? input : [{ type: 'message', role: 'user', content: input }]
@@ -85,6 +99,9 @@ class ResponsesSocket {
 	private waiting = 0
 	private closed = false
 	private remembered?: Remembered
+	/** Set once the connection reached its age limit: what runs finishes, then the connection ends. */
+	private expired = false
+	private ageTimer?: ReturnType<typeof setTimeout>
 
 	constructor(
 		private readonly svc: Services,
@@ -96,6 +113,7 @@ class ResponsesSocket {
 	open(ws: Parameters<SocketHandlers['open']>[0]) {
 		this.ws = ws
 		live.add(this)
+		this.ageTimer = setTimeout(() => this.expire(), this.svc.env.responsesWsMaxAgeMs)
 	}
 
 	message(data: string | Buffer) {
@@ -114,14 +132,37 @@ class ResponsesSocket {
 	closedByClient() {
 		this.closed = true
 		live.delete(this)
+		clearTimeout(this.ageTimer)
 		this.running?.abort()
 	}
 
 	async shutdown() {
 		this.closed = true
 		live.delete(this)
+		clearTimeout(this.ageTimer)
 		this.running?.abort()
 		this.ws?.close(1001, 'server shutting down')
+	}
+
+	/**
+	 * The connection's age limit: a response running then is not cut (it was accepted, and is billed whole), as
+	 * OpenAI answers the limit with an `error` event rather than a failed response. It ends after it, and after the
+	 * messages already waiting, which are not served: each would be refused the same way.
+	 */
+	private expire() {
+		this.expired = true
+		this.queue = this.queue.then(() => this.endAtLimit())
+	}
+
+	/**
+	 * The `error` event, then the close: 1001 (going away), which the openai SDKs' opt-in reconnect takes as a cue to
+	 * open a new connection, as the event asks. The connection's memory (`store: false` responses) goes with it.
+	 */
+	private endAtLimit() {
+		if (this.closed || !this.ws) return
+		if (!this.send(limitReached(this.svc.env.responsesWsMaxAgeMs))) return
+		this.ws.close(1001, 'websocket_connection_limit_reached')
+		this.closedByClient()
 	}
 
 	private send(text: string): boolean {
@@ -135,6 +176,7 @@ class ResponsesSocket {
 
 	private async serve(data: string | Buffer) {
 		if (this.closed) return
+		if (this.expired) return this.endAtLimit()
 		const limit = this.svc.env.maxJsonBytes
 		const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength
 		if (size > limit) return void this.send(socketError(413, { type: 'invalid_request_error', code: 'request_too_large', message: `Message is ${size} bytes; the limit is ${limit}`, param: null }))
