@@ -14,7 +14,9 @@
  * runs waits for it, up to MAX_WAITING of them). The connection remembers its last response: a `previous_response_id` naming it when it was made
  * with `store: false` (or `generate: false`, a warm-up that generates nothing, bills nothing and answers a completed
  * response with no output) continues it from memory, its input and output put before the new input (the Response objects still name it), as
- * OpenAI's connection-local cache allows for responses it never stored.
+ * OpenAI's connection-local cache allows for responses it never stored. OpenAI's own socket keeps an unstored
+ * response's reasoning server-side; here it must go back as `encrypted_content`, which the gateway asks for itself
+ * (and keeps from a client that did not) when such a response may be continued.
  * A connection lasts at most RESPONSES_WS_MAX_AGE_MS (OpenAI's 60 minutes): then the `error` event
  * `websocket_connection_limit_reached` and a close, after the response running then, if any.
  * @module
@@ -29,6 +31,7 @@ import { missingKey, presentedKey } from '../../http/model-auth'
 import { live, sendToClient, type SocketHandlers } from '../../relay/socket-relay'
 import type { Services } from '../../services'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
+import { REDACTED_MARK, SIGNATURE_MARK } from '../../protocols/openai-responses/reasoning'
 import { openaiErrors } from '../../passthrough/schemas'
 
 /** Handshake headers that belong to the upgrade, not to the POSTs made of its messages. */
@@ -73,20 +76,54 @@ export const limitReached = (ms: number) =>
 const inputItems = (input: unknown): unknown[] =>
 	input === undefined || input === null ? [] : Array.isArray(input) ? input : [{ type: 'message', role: 'user', content: input }]
 
+const ENCRYPTED = 'reasoning.encrypted_content'
+
+/** OpenAI's reasoning models by name (o-series, gpt-5 and later, codex-), which reason without being asked to. */
+const REASONING_MODEL = /^(o\d|gpt-[5-9]|codex-)/
+
 /**
- * An event of a response continued from memory, its Response object naming the `previous_response_id` the client sent
- * (the POST went without it, as plain input), as the Response of any continuation does. Deltas have no Response object.
+ * Whether the gateway asks for reasoning's `encrypted_content` for this response, the client not having asked: a
+ * `store: false` response of a model that reasons may be continued from the connection's memory, and OpenAI finds a
+ * replayed reasoning item of an unstored response only by that content (it answers 404 "Item with id 'rs_…' not found.
+ * Items are not persisted when `store` is set to false" for one sent by id alone: vercel/ai#7543), where its own
+ * socket keeps the state itself. Only for a model that reasons (an effort other than `none`, or a reasoning model's
+ * name): OpenAI's other models do not take the `include`.
  */
-function naming(data: string, previous: string): string {
-	if (!data.includes('"response":')) return data
-	try {
-		const event = JSON.parse(data) as { response?: Record<string, unknown> }
-		if (!event.response || typeof event.response !== 'object' || event.response.object !== 'response') return data
-		event.response.previous_response_id = previous
-		return JSON.stringify(event)
-	} catch {
-		return data
+function asksEncrypted(body: Record<string, unknown>): boolean {
+	if (body.store !== false) return false
+	if (Array.isArray(body.include) && body.include.includes(ENCRYPTED)) return false
+	const reasoning = body.reasoning as { effort?: unknown } | null | undefined
+	if (reasoning && typeof reasoning === 'object' && typeof reasoning.effort === 'string') return reasoning.effort !== 'none'
+	return typeof body.model === 'string' && REASONING_MODEL.test(body.model)
+}
+
+type Item = Record<string, unknown>
+
+/** OpenAI's own encrypted reasoning (not the marks this gateway puts on other vendors' thinking, which the POST always sends). */
+const openaiEncrypted = (item: unknown): item is Item => {
+	const enc = (item as Item | null)?.encrypted_content
+	return (item as Item | null)?.type === 'reasoning' && typeof enc === 'string' && !enc.startsWith(SIGNATURE_MARK) && !enc.startsWith(REDACTED_MARK)
+}
+
+/**
+ * An event as the client gets it: when the response continued one from memory, its Response object names the
+ * `previous_response_id` the client sent (the POST went without it, as plain input), as the Response of any
+ * continuation does; when the gateway asked for `encrypted_content` itself, the reasoning items (of
+ * `output_item.added`/`done` and of the Response's output) go without it, as the POST the client asked for answers.
+ */
+function forClient(data: string, previous: string | undefined, strip: boolean): string {
+	const names = previous !== undefined && data.includes('"response":')
+	const strips = strip && data.includes('"encrypted_content"')
+	if (!names && !strips) return data
+	const event = jsonObjectOrUndefined(data) as { item?: unknown; response?: Item } | undefined
+	if (!event) return data
+	const response = event.response && typeof event.response === 'object' && event.response.object === 'response' ? event.response : undefined
+	if (names && response) response.previous_response_id = previous
+	if (strips) {
+		const items = [event.item, ...(response && Array.isArray(response.output) ? response.output : [])]
+		for (const item of items) if (openaiEncrypted(item)) delete item.encrypted_content
 	}
+	return JSON.stringify(event)
 }
 
 /**
@@ -230,7 +267,9 @@ class ResponsesSocket {
 		this.running = abort
 		const headers = new Headers(this.headers)
 		headers.set('content-type', 'application/json')
-		const raw = JSON.stringify({ ...body, stream: true })
+		const strip = asksEncrypted(body)
+		const include = Array.isArray(body.include) ? body.include : []
+		const raw = JSON.stringify({ ...body, ...(strip && { include: [...include, ENCRYPTED] }), stream: true })
 		headers.set('content-length', String(Buffer.byteLength(raw)))
 		try {
 			const res = await this.handle(new Request(this.url, { method: 'POST', headers, body: raw, signal: abort.signal }))
@@ -249,14 +288,17 @@ class ResponsesSocket {
 				this.send(socketError(res.status, error, headers))
 				return
 			}
-			await this.relay(res.body, body, abort, continued)
+			await this.relay(res.body, body, abort, continued, strip)
 		} finally {
 			if (this.running === abort) this.running = undefined
 		}
 	}
 
-	/** The SSE stream, one event's `data` per message; the completed response is remembered when it was not stored. */
-	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined) {
+	/**
+	 * The SSE stream, one event's `data` per message; the completed response is remembered (as the upstream sent it,
+	 * encrypted reasoning included) when it was not stored. `strip`: the gateway asked for `encrypted_content` itself.
+	 */
+	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined, strip: boolean) {
 		const reader = stream.getReader()
 		const cut = () => void reader.cancel().catch(() => {})
 		abort.signal.addEventListener('abort', cut, { once: true })
@@ -265,7 +307,7 @@ class ResponsesSocket {
 		const emit = (data: string) => {
 			if (!data || data === '[DONE]') return true
 			if (data.includes('"response.completed"') || data.includes('"response.incomplete"')) this.rememberAnswer(data, body)
-			return this.send(continued ? naming(data, continued) : data)
+			return this.send(forClient(data, continued, strip))
 		}
 		try {
 			for (;;) {
@@ -283,12 +325,14 @@ class ResponsesSocket {
 
 	/**
 	 * The connection's last response, kept when it was not stored (a stored one is continued as the POST continues it):
-	 * as OpenAI's connection-local cache, only the latest.
+	 * as OpenAI's connection-local cache, only the latest. A reasoning item without `encrypted_content` is not kept:
+	 * unstored, it could not be replayed (OpenAI answers 404 for its id), and nothing else of it reaches any vendor.
 	 */
 	private rememberAnswer(data: string, body: Record<string, unknown>) {
 		const event = jsonObjectOrUndefined(data) as { type?: string; response?: { id?: string; output?: unknown[] } } | undefined
 		if (!event || (event.type !== 'response.completed' && event.type !== 'response.incomplete') || typeof event.response?.id !== 'string') return
-		this.remembered = body.store === false ? { id: event.response.id, input: inputItems(body.input), output: event.response.output ?? [] } : undefined
+		const output = (event.response.output ?? []).filter((item) => (item as Item | null)?.type !== 'reasoning' || typeof (item as Item).encrypted_content === 'string')
+		this.remembered = body.store === false ? { id: event.response.id, input: inputItems(body.input), output } : undefined
 	}
 }
 
