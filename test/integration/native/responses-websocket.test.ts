@@ -225,7 +225,7 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(String(e.errors[0])).toContain('401')
 	})
 
-	it('should answer an unknown model, an empty balance, a malformed message and response.steer with error events, and stay open', async () => {
+	it('should answer an unknown model, an empty balance, a malformed message and a response.steer naming no response with error events, and stay open', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
 		const unknown = (await create(c, { model: 'no-such-model', input: 'hi' })).at(-1)!
@@ -235,7 +235,13 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(await c.next(['error'], from)).toMatchObject({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'invalid_json' } })
 		from = c.events.length
 		c.ws.send({ type: 'response.steer', input: 'faster' } as any)
-		expect(await c.next(['error'], from)).toMatchObject({ status: 400, error: { code: 'unsupported_event_type', param: 'type' } })
+		expect(await c.next(['response.steer.failed'], from)).toMatchObject({ steer: { previous_response_id: null, input: 'faster' }, error: { type: 'invalid_request_error', code: 'invalid_input' } })
+		from = c.events.length
+		c.ws.send({ type: 'response.steer', previous_response_id: 'resp_nothing_here', input: 'faster' } as any)
+		expect(await c.next(['response.steer.failed'], from)).toMatchObject({ steer: { previous_response_id: 'resp_nothing_here', input: 'faster' }, error: { code: 'response_not_found' } })
+		from = c.events.length
+		c.ws.send({ type: 'response.cancel' } as any)
+		expect(await c.next(['error'], from)).toMatchObject({ status: 400, error: { code: 'unknown_event_type', param: 'type' } })
 		const bg = (await create(c, { model: MODEL.openai, background: true, input: 'hi' })).at(-1)!
 		expect(bg).toMatchObject({ type: 'error', status: 400, error: { param: 'background' } })
 		// A body the route's schema refuses is the 400 the POST answers.
