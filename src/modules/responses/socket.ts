@@ -193,7 +193,8 @@ class ResponsesSocket {
 		const bad = invalidSteer(event)
 		if (bad) return void this.send(failed(sent, 'invalid_input', bad, this.seq))
 		const target = event.previous_response_id as string
-		const running = this.active?.id === target && this.active.status === undefined && !this.expired
+		const running = this.active?.id === target && this.active.status === undefined
+		if (running && this.expired) return void this.send(failed(sent, 'response_not_active', 'The connection reached its limit: open a new one', this.seq))
 		const held = this.held.get(target)
 		if (!running && !held) {
 			const late = target === this.lastEnded

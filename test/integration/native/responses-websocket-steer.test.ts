@@ -124,6 +124,14 @@ describe('response.steer (openai SDK ResponsesWS)', () => {
 		await c.nth(['response.steer.accepted'])
 		expect(await c.nth(['response.steer.failed'], 3)).toMatchObject({ steer: { previous_response_id: broken, input: 'and then?', id: expect.stringMatching(/^steer_/) }, error: { code: 'response_not_active' } })
 		expect(c.events.filter((e) => e.type === 'response.created').length).toBe(2)
+		// A successor the upstream refuses: the input is handed back, and no error event stands for a create never sent.
+		c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'one more' } as any)
+		const third = (await c.nth(['response.created'], 2)).response.id
+		c.ws.send({ type: 'response.steer', previous_response_id: third, input: 'after that' })
+		await c.nth(['response.steer.accepted'], 1)
+		m.mocks.openai.faultOnce = { kind: 'status', status: 400 }
+		expect(await c.nth(['response.steer.failed'], 4)).toMatchObject({ steer: { previous_response_id: third, input: 'after that' }, error: { code: 'successor_creation_failed' } })
+		expect(c.events.filter((e) => e.type === 'error').length).toBe(1)
 		c.ws.close()
 	})
 })
