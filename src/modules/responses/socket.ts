@@ -187,7 +187,7 @@ class ResponsesSocket {
 		return false
 	}
 
-	/** A `response.steer`: queued for the running response it names (socket.ts's steer.ts says what follows). */
+	/** A `response.steer`: queued for the running response it names (steer.ts says what follows). */
 	private steer(event: Record<string, unknown>) {
 		const sent = { target: event.previous_response_id, input: event.input }
 		const bad = invalidSteer(event)
