@@ -61,6 +61,8 @@ export type Env = {
 	taskMaxAgeMs: number
 	/** On SIGTERM, how long open requests may take to finish. */
 	shutdownGraceMs: number
+	/** Longest a Responses API WebSocket connection stays open (RESPONSES_WS_MAX_AGE_MS; OpenAI's 60 minutes; modules/responses/socket.ts). */
+	responsesWsMaxAgeMs: number
 	/** The longest a request's body may take to arrive in full, from its headers (http/body-deadline.ts). */
 	bodyReadTimeoutMs: number
 	/** PostgreSQL connections per instance (DATABASE_POOL_SIZE). */
@@ -139,6 +141,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		taskPollIntervalMs: r.int('TASK_POLL_INTERVAL_MS', 15_000, timer()),
 		taskMaxAgeMs: r.int('TASK_MAX_AGE_MS', DEFAULT_TASK_MAX_AGE_MS, { min: 1 }),
 		shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 30_000, timer(0)),
+		responsesWsMaxAgeMs: r.int('RESPONSES_WS_MAX_AGE_MS', 60 * 60_000, timer()),
 		bodyReadTimeoutMs: r.int('BODY_READ_TIMEOUT_MS', 60_000, timer()),
 		ledger: {
 			ttlSeconds: r.int('HOLD_TTL_SECONDS', 60, { min: 1 }),

@@ -69,7 +69,12 @@ export function errorResponse(err: unknown, shape: ErrorShape, requestId?: strin
 	const out = renderers[shape](e, requestId)
 	const headers: Record<string, string> = { 'content-type': 'application/json', ...out.headers }
 	if (requestId) headers['x-request-id'] = requestId
-	if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter))
+	if (e.retryAfter !== undefined) {
+		headers['retry-after'] = String(Math.ceil(e.retryAfter))
+		// The exact wait beside the whole seconds: the OpenAI and Anthropic SDKs read `retry-after-ms` before `retry-after`,
+		// so a 300 ms wait (an upstream's `retry-after-ms: 300`) is not rounded up to a second.
+		headers['retry-after-ms'] = String(Math.max(0, Math.round(e.retryAfter * 1000)))
+	}
 	if (e.clientRetry !== undefined) headers['x-should-retry'] = String(e.clientRetry)
 	return new Response(JSON.stringify(out.body), { status: out.status, headers })
 }

@@ -9,7 +9,7 @@ import OpenAI from 'openai'
 import { z } from 'zod'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import { MAX_WAITING } from '../../../src/modules/responses/socket'
-import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
+import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
 
 // Traces would go to OpenAI's own endpoint with the key.
 setTracingDisabled(true)
@@ -126,6 +126,41 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(rows.length).toBe(2)
 	})
 
+	it('should continue a store: false reasoning response of an OpenAI channel from memory, its reasoning replayed encrypted though the client did not ask', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const body = { model: THINKER.openai, store: false, reasoning: { effort: 'low', summary: 'auto' } }
+		const firstEvents = await create(c, { ...body, input: 'think about plums' })
+		const first = firstEvents.at(-1)!
+		expect(first.type).toBe('response.completed')
+		const reasoning = first.response.output.find((o: any) => o.type === 'reasoning')
+		expect(reasoning.summary[0].text).toContain('plums')
+		// Not asked for: no encrypted content in any event, the final response included.
+		expect(JSON.stringify(firstEvents)).not.toContain('encrypted_content')
+		const second = (await create(c, { ...body, previous_response_id: first.response.id, input: 'and pears?' })).at(-1)!
+		expect(second.type).toBe('response.completed')
+		// OpenAI keeps nothing of a store: false response: its reasoning went back with the encrypted content.
+		const sent = lastRequest(m.mocks.openai).body
+		expect(sent.previous_response_id).toBeUndefined()
+		expect(sent.input.find((i: any) => i.type === 'reasoning')).toMatchObject({ id: reasoning.id, encrypted_content: expect.any(String) })
+		c.ws.close()
+	})
+
+	it('should give a client that asks for reasoning.encrypted_content the encrypted content, and replay it', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		const body = { model: THINKER.openai, store: false, reasoning: { effort: 'low' }, include: ['reasoning.encrypted_content'] }
+		const firstEvents = await create(c, { ...body, input: 'think about figs' })
+		const first = firstEvents.at(-1)!
+		const reasoning = first.response.output.find((o: any) => o.type === 'reasoning')
+		expect(reasoning.encrypted_content).toEqual(expect.any(String))
+		expect(firstEvents.find((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning')!.item.encrypted_content).toBe(reasoning.encrypted_content)
+		const second = (await create(c, { ...body, previous_response_id: first.response.id, input: 'and dates?' })).at(-1)!
+		expect(second.type).toBe('response.completed')
+		expect(lastRequest(m.mocks.openai).body.input.find((i: any) => i.type === 'reasoning').encrypted_content).toBe(reasoning.encrypted_content)
+		c.ws.close()
+	})
+
 	it('should run a response.create sent while one runs after it, in order', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
@@ -190,7 +225,7 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(String(e.errors[0])).toContain('401')
 	})
 
-	it('should answer an unknown model, an empty balance, a malformed message and response.steer with error events, and stay open', async () => {
+	it('should answer an unknown model, an empty balance, a malformed message and a response.steer naming no response with error events, and stay open', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
 		const unknown = (await create(c, { model: 'no-such-model', input: 'hi' })).at(-1)!
@@ -200,7 +235,13 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(await c.next(['error'], from)).toMatchObject({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'invalid_json' } })
 		from = c.events.length
 		c.ws.send({ type: 'response.steer', input: 'faster' } as any)
-		expect(await c.next(['error'], from)).toMatchObject({ status: 400, error: { code: 'unsupported_event_type', param: 'type' } })
+		expect(await c.next(['response.steer.failed'], from)).toMatchObject({ steer: { previous_response_id: null, input: 'faster' }, error: { type: 'invalid_request_error', code: 'invalid_input' } })
+		from = c.events.length
+		c.ws.send({ type: 'response.steer', previous_response_id: 'resp_nothing_here', input: 'faster' } as any)
+		expect(await c.next(['response.steer.failed'], from)).toMatchObject({ steer: { previous_response_id: 'resp_nothing_here', input: 'faster' }, error: { code: 'response_not_found' } })
+		from = c.events.length
+		c.ws.send({ type: 'response.cancel' } as any)
+		expect(await c.next(['error'], from)).toMatchObject({ status: 400, error: { code: 'unknown_event_type', param: 'type' } })
 		const bg = (await create(c, { model: MODEL.openai, background: true, input: 'hi' })).at(-1)!
 		expect(bg).toMatchObject({ type: 'error', status: 400, error: { param: 'background' } })
 		// A body the route's schema refuses is the 400 the POST answers.

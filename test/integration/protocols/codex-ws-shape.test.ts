@@ -149,6 +149,7 @@ describe('Codex CLI 0.171.0 over the Responses WebSocket', () => {
 		const refused = (await c.send({ ...common(MODEL.anthropic), input: [message('user', 'hello', 0)] })).at(-1)!
 		expect(refused).toMatchObject({ type: 'error', status: 429, error: { type: 'rate_limit_error' } })
 		expect(refused.headers?.['retry-after']).toBe('7')
+		expect(refused.headers?.['retry-after-ms']).toBe('7000')
 		expect(refused.headers?.['x-request-id']).toMatch(/^req_/)
 		// The connection stays usable, as Codex's retry on a new one would find it.
 		expect((await c.send({ ...common(MODEL.anthropic), input: [message('user', 'hello', 0)] })).at(-1)!.type).toBe('response.completed')

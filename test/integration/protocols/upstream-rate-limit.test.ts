@@ -115,6 +115,45 @@ describe('an upstream 429 that ends the failover', () => {
 		expect(m.mocks.openai.requests).toHaveLength(2)
 	})
 
+	it('should send the exact wait as retry-after-ms, which the OpenAI SDK waits rather than the whole second of retry-after', async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'status', status: 429, retryAfterMs: 300 }
+		const client = new OpenAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1`, maxRetries: 1 })
+		const r = await client.chat.completions.create({ model: MODEL.openai, messages: [{ role: 'user', content: 'soon' }] })
+		expect(r.choices[0]!.message.content).toBe('Hello! You said: soon')
+		expect(m.mocks.openai.requests).toHaveLength(2)
+		// The SDK's retry went after 300 ms, not after the `retry-after: 1` it would otherwise round to.
+		const waited = m.mocks.openai.requests[1]!.at - m.mocks.openai.requests[0]!.at
+		expect(waited).toBeGreaterThanOrEqual(290)
+		expect(waited).toBeLessThan(900)
+	})
+
+	it('should send the exact wait as retry-after-ms, which the Anthropic SDK waits rather than the whole second of retry-after', async () => {
+		const acct = await m.account()
+		m.mocks.anthropic.faultOnce = { kind: 'status', status: 429, retryAfterMs: 300 }
+		const client = new Anthropic({ apiKey: acct.key, baseURL: m.app.url, maxRetries: 1 })
+		await client.messages.create({ model: MODEL.anthropic, max_tokens: 50, messages: [{ role: 'user', content: 'soon' }] })
+		expect(m.mocks.anthropic.requests).toHaveLength(2)
+		const waited = m.mocks.anthropic.requests[1]!.at - m.mocks.anthropic.requests[0]!.at
+		expect(waited).toBeGreaterThanOrEqual(290)
+		expect(waited).toBeLessThan(900)
+	})
+
+	for (const [path, headers, body] of [
+		['/v1/chat/completions', {}, { model: MODEL.openai, messages: [{ role: 'user', content: 'hi' }] }],
+		['/v1/messages', { 'anthropic-version': '2023-06-01' }, { model: MODEL.openai, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }],
+		[`/v1beta/models/${MODEL.openai}:generateContent`, {}, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }],
+		['/v1/responses', {}, { model: MODEL.openai, input: 'hi' }],
+	] as const)
+		it(`should answer ${path} an upstream 429 with retry-after and the exact retry-after-ms`, async () => {
+			const acct = await m.account()
+			m.mocks.openai.fault = RATE_LIMITED.openai.fault
+			const r = await fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}`, 'x-api-key': acct.key, 'x-goog-api-key': acct.key, ...headers }, body: JSON.stringify(body) })
+			expect(r.status).toBe(429)
+			expect(r.headers.get('retry-after')).toBe('3')
+			expect(r.headers.get('retry-after-ms')).toBe('2500')
+		})
+
 	it('should keep the caller’s own key limit apart: 429 rate_limit_exceeded in the gateway’s words', async () => {
 		const acct = await m.account()
 		const { body: tok } = await m.app.admin('/api/tokens', { body: { account_id: acct.accountId, name: 'rpm', rpm_limit: 1 } })
@@ -124,6 +163,8 @@ describe('an upstream 429 that ends the failover', () => {
 		expect(err).toBeInstanceOf(OpenAI.RateLimitError)
 		expect(err.code).toBe('rate_limit_exceeded')
 		expect(err.message).toContain('Request rate limit reached')
+		// The key's own limiter decides in whole seconds: retry-after-ms says the same wait.
+		expect(Number(err.headers?.get('retry-after-ms'))).toBe(Number(err.headers?.get('retry-after')) * 1000)
 	})
 })
 

@@ -57,6 +57,14 @@ export function checkInput(body: Obj): JsonReply | undefined {
 		if (enc !== undefined && !Buffer.from(enc, 'base64').toString('utf8').startsWith('mock-reasoning:'))
 			return openaiError(400, `The encrypted content for item ${asStr(item.id) ?? 'rs_unknown'} could not be verified.`, null, 'invalid_encrypted_content')
 	}
+	// With `store: false` nothing is kept to find a reasoning item by its id: one replayed without its
+	// `encrypted_content` is refused, as OpenAI answers it (vercel/ai#7543, can1357/oh-my-pi#41).
+	if (body.store === false)
+		for (const item of items) {
+			const id = item.type === 'reasoning' && asStr(item.encrypted_content) === undefined ? asStr(item.id) : undefined
+			if (id !== undefined)
+				return openaiError(404, `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, 'input')
+		}
 	for (const [i, item] of items.entries()) {
 		if (item.type !== undefined && item.type !== 'message') continue
 		for (const [j, part] of asArr(item.content).entries()) {

@@ -1,0 +1,89 @@
+/**
+ * The Responses API WebSocket mode's connection limit (src/modules/responses/socket.ts): OpenAI ends a connection
+ * after 60 minutes with an `error` event, status 400, code `websocket_connection_limit_reached`, and closes it. Here
+ * the limit is shortened (RESPONSES_WS_MAX_AGE_MS) and driven by the openai SDK's `ResponsesWS`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import { ResponsesWS } from 'openai/resources/responses/ws'
+import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from '../protocols/harness'
+
+const LIMIT_MS = 1_500
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({ env: { RESPONSES_WS_MAX_AGE_MS: String(LIMIT_MS) } })
+}, SETUP_MS)
+afterAll(async () => {
+	await m?.close()
+})
+
+type Event = { type: string; [k: string]: any }
+
+function connect(a: Pick<Account, 'key'>) {
+	const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+	const ws = new ResponsesWS(client)
+	const events: Event[] = []
+	const errors: Array<{ message: string; error?: any }> = []
+	ws.on('event', (e: Event) => events.push(e))
+	ws.on('error', (e: any) => errors.push(e))
+	const closed = new Promise<{ code: number; at: number }>((resolve) => ws.on('close', (code: number) => resolve({ code, at: performance.now() })))
+	const next = async (types: string[], from = 0, ms = 10_000): Promise<Event> => {
+		const end = Date.now() + ms
+		for (;;) {
+			const e = events.slice(from).find((x) => types.includes(x.type))
+			if (e) return e
+			if (Date.now() > end) throw new Error(`no ${types.join('/')} in ${JSON.stringify(events.map((x) => x.type))}`)
+			await Bun.sleep(10)
+		}
+	}
+	return { ws, events, errors, closed, next, opened: performance.now() }
+}
+
+const LIMIT_EVENT = {
+	type: 'error',
+	status: 400,
+	error: {
+		type: 'invalid_request_error',
+		code: 'websocket_connection_limit_reached',
+		message: 'Responses websocket connection limit reached (1500 ms). Create a new websocket connection to continue.',
+		param: null,
+	},
+}
+
+describe('Responses WebSocket connection limit (openai SDK ResponsesWS)', () => {
+	it('should send the documented error event at the limit and close the connection', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'hi' } as any)
+		expect((await c.next(['response.completed'])).response.status).toBe('completed')
+		const closed = await c.closed
+		expect(closed.at - c.opened).toBeGreaterThanOrEqual(LIMIT_MS - 100)
+		// 1001, going away: the connection is over, open a new one.
+		expect(closed.code).toBe(1001)
+		expect(c.events.at(-1)).toEqual(LIMIT_EVENT)
+		// The SDK surfaces it as an error whose event is the one sent.
+		expect(c.errors.some((e) => e.error?.error?.code === 'websocket_connection_limit_reached')).toBe(true)
+		expect((await usageRows(m, a.accountId)).length).toBe(1)
+	})
+
+	it('should let a response running at the limit finish, then end the connection without serving what waited', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		await Bun.sleep(LIMIT_MS - 700)
+		// Its upstream answers after the limit passed.
+		m.mocks.gemini.faultOnce = { kind: 'slow', firstByteMs: 1_200 }
+		c.ws.send({ type: 'response.create', model: MODEL.gemini, input: 'slow one' } as any)
+		await Bun.sleep(900)
+		// Sent after the limit, while the first runs: not served.
+		c.ws.send({ type: 'response.create', model: MODEL.gemini, input: 'too late' } as any)
+		const closed = await c.closed
+		expect(closed.code).toBe(1001)
+		const types = c.events.map((e) => e.type)
+		expect(types.filter((t) => t === 'response.created').length).toBe(1)
+		expect(types.at(-2)).toBe('response.completed')
+		expect(c.events.at(-1)).toEqual(LIMIT_EVENT)
+		const rows = await usageRows(m, a.accountId)
+		expect(rows.map((r) => [r.model, r.end_reason])).toEqual([[MODEL.gemini, 'ok']])
+	})
+})

@@ -1,0 +1,137 @@
+/**
+ * `response.steer` on the Responses API WebSocket mode (src/modules/responses/steer.ts), driven by the openai SDK's
+ * `ResponsesWS` (openai 7.57.0 types the event and its `response.steer.accepted`, `.pending` and `.failed` answers).
+ * The mock vendors send their stream chunks 20 ms apart, so a response is still running when it is steered.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
+import { ResponsesWS } from 'openai/resources/responses/ws'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS, usageRows } from '../protocols/harness'
+
+let m: Matrix
+beforeAll(async () => {
+	m = await startMatrix({ mock: { chunkDelayMs: 20 } })
+}, SETUP_MS)
+afterAll(async () => {
+	await m?.close()
+})
+
+type Event = { type: string; [k: string]: any }
+
+function connect(a: Pick<Account, 'key'>) {
+	const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+	const ws = new ResponsesWS(client)
+	const events: Event[] = []
+	ws.on('event', (e: Event) => events.push(e))
+	// Error events are in `events` too; the SDK also raises them here.
+	ws.on('error', () => {})
+	/** The `n`th event (from 0) of one of these types. */
+	const nth = async (types: string[], n = 0, ms = 10_000): Promise<Event> => {
+		const end = Date.now() + ms
+		for (;;) {
+			const e = events.filter((x) => types.includes(x.type))[n]
+			if (e) return e
+			if (Date.now() > end) throw new Error(`no ${types.join('/')} #${n} in ${JSON.stringify(events.map((x) => x.type))}`)
+			await Bun.sleep(10)
+		}
+	}
+	return { ws, events, nth }
+}
+
+const TOOL = { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }
+
+describe('response.steer (openai SDK ResponsesWS)', () => {
+	for (const up of UPSTREAMS)
+		it(`should accept steering of a running response on ${MODEL[up]} and continue it with a successor that inherits its settings`, async () => {
+			const a = await m.account(10)
+			const c = connect(a)
+			c.ws.send({ type: 'response.create', model: MODEL[up], store: false, instructions: 'Be brief', max_output_tokens: 500, input: 'tell me about apples' } as any)
+			const created = await c.nth(['response.created'])
+			const id = created.response.id
+			c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'also mention pears' })
+			const ack = await c.nth(['response.steer.accepted'])
+			expect(ack).toMatchObject({ type: 'response.steer.accepted', steer: { previous_response_id: id } })
+			expect(ack.steer.id).toMatch(/^steer_/)
+			expect(ack.sequence_number).toEqual(expect.any(Number))
+			// Accepted while the response ran: it completes, then the successor is created without a response.create.
+			const first = await c.nth(['response.completed'])
+			expect(c.events.indexOf(ack)).toBeLessThan(c.events.indexOf(first))
+			const successor = await c.nth(['response.created'], 1)
+			expect(c.events.indexOf(successor)).toBeGreaterThan(c.events.indexOf(first))
+			expect(successor.response.previous_response_id).toBe(id)
+			const second = await c.nth(['response.completed'], 1)
+			expect(second.response.output.find((o: any) => o.type === 'message').content[0].text).toContain('also mention pears')
+			// The successor went upstream with the steered response's settings, its conversation and the steering input.
+			const sent = JSON.stringify(lastRequest(m.mocks[up]).body)
+			expect(sent).toContain('Be brief')
+			expect(sent).toContain('tell me about apples')
+			expect(sent).toContain('Hello! You said: tell me about apples')
+			expect(sent).toContain('also mention pears')
+			c.ws.close()
+			const rows = await usageRows(m, a.accountId)
+			expect(rows.length).toBe(2)
+		})
+
+	it('should hold steering of a response that calls the client\'s tool (response.steer.pending) and put it first in the response.create that answers it', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, store: false, tools: [TOOL], input: '#call get_weather {"city":"Paris"}' } as any)
+		const id = (await c.nth(['response.created'])).response.id
+		c.ws.send({ type: 'response.steer', previous_response_id: id, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'in Celsius please' }] }] })
+		const ack = await c.nth(['response.steer.accepted'])
+		const first = await c.nth(['response.completed'])
+		const call = first.response.output.find((o: any) => o.type === 'function_call')
+		const held = await c.nth(['response.steer.pending'])
+		expect(held).toEqual({
+			type: 'response.steer.pending',
+			sequence_number: expect.any(Number),
+			reason: 'waiting_for_required_input',
+			required_input: [{ type: 'function_call_output', call_id: call.call_id, name: 'get_weather' }],
+			steer: { id: ack.steer.id, previous_response_id: id },
+		})
+		expect(c.events.indexOf(held)).toBeGreaterThan(c.events.indexOf(first))
+		// No successor of its own: the client owes the tool result.
+		await Bun.sleep(300)
+		expect(c.events.filter((e) => e.type === 'response.created').length).toBe(1)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, store: false, tools: [TOOL], previous_response_id: id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 C' }] } as any)
+		const second = await c.nth(['response.completed'], 1)
+		expect(second.response.output.find((o: any) => o.type === 'message').content[0].text).toContain('sunny, 21 C')
+		const input = lastRequest(m.mocks.openai).body.input as any[]
+		const steered = input.findIndex((i) => JSON.stringify(i).includes('in Celsius please'))
+		const output = input.findIndex((i) => i.type === 'function_call_output')
+		expect(steered).toBeGreaterThan(input.findIndex((i) => i.type === 'function_call'))
+		expect(steered).toBeLessThan(output)
+		c.ws.close()
+	})
+
+	it('should refuse steering that is invalid, too late, or of a response that failed, handing the input back', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'hi' } as any)
+		const done = await c.nth(['response.completed'])
+		const id = done.response.id
+		c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'too late' })
+		expect(await c.nth(['response.steer.failed'])).toMatchObject({ steer: { previous_response_id: id, input: 'too late' }, error: { type: 'invalid_request_error', code: 'response_already_completed' } })
+		c.ws.send({ type: 'response.steer', previous_response_id: id, input: [{ role: 'assistant', content: 'not mine' }] } as any)
+		expect(await c.nth(['response.steer.failed'], 1)).toMatchObject({ error: { code: 'invalid_input' } })
+		c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'x', stream_id: 'lane' } as any)
+		expect(await c.nth(['response.steer.failed'], 2)).toMatchObject({ error: { code: 'invalid_input' } })
+		// A response that breaks mid-stream: its steering is handed back, and no successor is made.
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 6 }
+		c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'break later please' } as any)
+		const broken = (await c.nth(['response.created'], 1)).response.id
+		c.ws.send({ type: 'response.steer', previous_response_id: broken, input: 'and then?' })
+		await c.nth(['response.steer.accepted'])
+		expect(await c.nth(['response.steer.failed'], 3)).toMatchObject({ steer: { previous_response_id: broken, input: 'and then?', id: expect.stringMatching(/^steer_/) }, error: { code: 'response_not_active' } })
+		expect(c.events.filter((e) => e.type === 'response.created').length).toBe(2)
+		// A successor the upstream refuses: the input is handed back, and no error event stands for a create never sent.
+		c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'one more' } as any)
+		const third = (await c.nth(['response.created'], 2)).response.id
+		c.ws.send({ type: 'response.steer', previous_response_id: third, input: 'after that' })
+		await c.nth(['response.steer.accepted'], 1)
+		m.mocks.openai.faultOnce = { kind: 'status', status: 400 }
+		expect(await c.nth(['response.steer.failed'], 4)).toMatchObject({ steer: { previous_response_id: third, input: 'after that' }, error: { code: 'successor_creation_failed' } })
+		expect(c.events.filter((e) => e.type === 'error').length).toBe(1)
+		c.ws.close()
+	})
+})
