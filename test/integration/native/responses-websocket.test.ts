@@ -303,6 +303,8 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		expect(rows.length).toBe(1)
 		expect(rows[0]).toMatchObject({ endpoint: '/v1/responses', stream: true, end_reason: 'client_abort' })
 		expect(rows[0]!.output_tokens).toBeGreaterThan(0)
+		// The mock sees its connection closed a moment after the gateway settled (it may write the row first).
+		for (const until = Date.now() + 2_000; m.mocks.anthropic.aborts.length === aborts && Date.now() < until; ) await Bun.sleep(20)
 		expect(m.mocks.anthropic.aborts.length).toBe(aborts + 1)
 		expect(Math.round((await m.app.balance(a.accountId)) * 1e6)).toBe(10e6 - Math.round(rows[0]!.cost * 1e6))
 	})
