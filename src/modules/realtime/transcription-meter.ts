@@ -18,6 +18,7 @@ import type { AuthToken } from '../../auth/api-key'
 import type { Hold } from '../../billing/ledger'
 import type { Price } from '../../billing/pricing'
 import { type RecordBase, usageRecord } from '../../billing/usage-record'
+import { GatewayError } from '../../core/errors'
 import { observeUsage } from '../../metrics/observe-usage'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -60,6 +61,8 @@ export class TranscriptionMeter {
 	/** Committed buffers waiting for their transcription, by item id, oldest first. */
 	private committed = new Map<string, Committed>()
 	private billing: Promise<void> = Promise.resolve()
+	/** Settlements queued on `billing` and not yet done. */
+	private settling = 0
 	private drained: (() => void) | undefined
 	private closed = false
 
@@ -94,12 +97,27 @@ export class TranscriptionMeter {
 		if (this.holdFor) {
 			const { need, want } = this.needs(bytes)
 			if (need > 0) {
-				const hold = await this.s.svc.ledger.reserve(this.owner(), this.s.base.requestId, want, need)
+				const hold = await this.reserveMore(want, need)
 				if (this.closed) return void (await hold.release())
 				this.take(hold)
 			}
 		}
 		this.buffer.bytes += bytes
+	}
+
+	/**
+	 * A hold for more audio. Refused while transcriptions already completed are still being settled, it is asked again
+	 * once they are: their holds, which go back then, may be what the audio needs (a small balance, a slow database).
+	 */
+	private async reserveMore(want: number, need: number): Promise<Hold> {
+		const ledger = this.s.svc.ledger
+		try {
+			return await ledger.reserve(this.owner(), this.s.base.requestId, want, need)
+		} catch (e) {
+			if (this.settling === 0 || !(e instanceof GatewayError) || e.kind !== 'insufficient_quota') throw e
+			await this.billing
+			return ledger.reserve(this.owner(), this.s.base.requestId, want, need)
+		}
 	}
 
 	private take(hold: Hold) {
@@ -142,7 +160,11 @@ export class TranscriptionMeter {
 	}
 
 	private queue(step: () => Promise<void>) {
-		this.billing = this.billing.then(step).catch((e) => this.s.svc.log.warn('realtime transcription settlement failed', { request_id: this.s.base.requestId, error: String(e) }))
+		this.settling++
+		this.billing = this.billing
+			.then(step)
+			.catch((e) => this.s.svc.log.warn('realtime transcription settlement failed', { request_id: this.s.base.requestId, error: String(e) }))
+			.finally(() => void this.settling--)
 	}
 
 	private record(by: Transcriber | undefined, fields: Omit<Parameters<typeof usageRecord>[1], 'channel' | 'upstreamModel'>) {

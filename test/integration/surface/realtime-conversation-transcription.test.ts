@@ -206,6 +206,45 @@ describe('Realtime conversation sessions with input audio transcription', () => 
 		await eventually(async () => expect(heldFor(accountId)).toBe(0))
 	})
 
+	// The first buffer's hold takes all the money it may (60 s ahead), and goes back only once its transcription is
+	// settled: audio the client sends at once after the transcription came must wait for that, not end the session.
+	it('should forward audio that a transcription still being settled leaves money for, once its hold went back', async () => {
+		const bound = responseBound(app.svc.catalog.price('gpt-realtime')!, 0).want
+		const balance = bound + 5_000
+		const { key, accountId } = await app.account(balance / 1e6)
+		const ledger = app.svc.ledger
+		const { reserve, reserveNow } = ledger
+		// A slow database: every hold of the session settles 300 ms late.
+		const slow = <H extends { settle: (...a: any[]) => Promise<number> } | undefined>(h: H): H => {
+			if (!h) return h
+			const settle = h.settle.bind(h)
+			h.settle = async (...a) => (await Bun.sleep(300), settle(...a))
+			return h
+		}
+		ledger.reserve = async (...a) => slow(await reserve(...a))
+		ledger.reserveNow = (...a) => slow(reserveNow(...a))
+		try {
+			const s = await session(key)
+			await s.next('session.created')
+			const from = rt.received.length
+			s.send({ type: 'session.update', session: transcribing({ model: 'gpt-4o-transcribe' }) })
+			s.send({ type: 'input_audio_buffer.append', audio: pcm(2) })
+			s.send({ type: 'input_audio_buffer.commit' })
+			await s.next('conversation.item.input_audio_transcription.completed')
+			for (let i = 0; i < 5; i++) s.send({ type: 'input_audio_buffer.append', audio: pcm(1) })
+			s.send({ type: 'input_audio_buffer.commit' })
+			await s.next('conversation.item.input_audio_transcription.completed')
+			expect(upstreamEvents('input_audio_buffer.append', from)).toHaveLength(6)
+			s.rtc.close()
+			await s.closed
+			await eventually(async () => expect((await usageOf(app, accountId)).map((r) => r.model)).toEqual(['gpt-4o-transcribe', 'gpt-4o-transcribe']))
+			await eventually(async () => expect(heldFor(accountId)).toBe(0))
+		} finally {
+			ledger.reserve = reserve
+			ledger.reserveNow = reserveNow
+		}
+	})
+
 	it('should charge committed audio whose transcription never came as estimated when the upstream closes, holding nothing after', async () => {
 		const { key, accountId } = await app.account(1)
 		const s = await session(key)
