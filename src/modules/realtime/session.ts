@@ -88,6 +88,8 @@ export class RealtimeSession {
 	private queued: Array<string | Buffer> | undefined
 	/** Settlements and reservations, one after another in the order of the events. */
 	private billing: Promise<void> = Promise.resolve()
+	/** Settlements queued on `billing` and not yet done. */
+	private settling = 0
 	private refusals = 0
 	/** Conversation tokens as of the last response (its input and output), for the next hold. */
 	private context = 0
@@ -221,7 +223,7 @@ export class RealtimeSession {
 		let hold: Hold | undefined
 		let refused: GatewayError | undefined
 		try {
-			hold = await this.s.svc.ledger.reserve(this.owner(), this.s.requestId, want, min)
+			hold = await this.reserveFor(want, min)
 		} catch (e) {
 			refused = e instanceof GatewayError ? e : new GatewayError('api_error', 'Internal error')
 		}
@@ -429,12 +431,27 @@ export class RealtimeSession {
 
 	/** Queues a billing step; a failed one is logged (the ledger refuses nothing it already holds). */
 	private bill(step: () => Promise<void>) {
-		this.billing = this.billing.then(step).catch((e) =>
-			this.s.svc.log.warn('realtime settlement failed', {
-				request_id: this.s.requestId,
-				error: String(e),
-			}),
-		)
+		this.settling++
+		this.billing = this.billing
+			.then(step)
+			.catch((e) => this.s.svc.log.warn('realtime settlement failed', { request_id: this.s.requestId, error: String(e) }))
+			.finally(() => void this.settling--)
+	}
+
+	/**
+	 * A response's hold. Refused while responses that ended are still being settled, it is asked again once they are:
+	 * their holds go back then, and the spare renewed after them may be what this response needs (a `response.create`
+	 * sent at once after a `response.done`, a small balance, a slow database).
+	 */
+	private async reserveFor(want: number, min: number): Promise<Hold> {
+		const ledger = this.s.svc.ledger
+		try {
+			return await ledger.reserve(this.owner(), this.s.requestId, want, min)
+		} catch (e) {
+			if (this.settling === 0 || !(e instanceof GatewayError) || e.kind !== 'insufficient_quota') throw e
+			await this.billing
+			return this.takeHold() ?? (await ledger.reserve(this.owner(), this.s.requestId, want, min))
+		}
 	}
 
 	/** A response ended: the conversation now includes it; its bill is queued. */

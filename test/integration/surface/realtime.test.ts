@@ -277,6 +277,39 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
 	})
 
+	// As above, with a slow database: the first response's hold goes back, and the spare is renewed, 300 ms after its
+	// response.done. A response.create sent at once waits for that rather than being refused for money on its way back.
+	it('should serve a response.create sent while the response before it is still being settled, once its hold went back', async () => {
+		const { key, accountId } = await app.account(0.15)
+		const ledger = app.svc.ledger
+		const { reserve, reserveNow } = ledger
+		const slow = <H extends { settle: (...a: any[]) => Promise<number> } | undefined>(h: H): H => {
+			if (!h) return h
+			const settle = h.settle.bind(h)
+			h.settle = async (...a) => (await Bun.sleep(300), settle(...a))
+			return h
+		}
+		ledger.reserve = async (...a) => slow(await reserve(...a))
+		ledger.reserveNow = (...a) => slow(reserveNow(...a))
+		try {
+			const c = await connect('gpt-realtime', { key })
+			await c.next('session.created')
+			c.ws.send(JSON.stringify({ type: 'response.create', response: { metadata: { mock: 'hold' } } }))
+			const first = (await c.next('response.created')).response.id
+			c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: first }))
+			expect((await c.next('response.done')).response.id).toBe(first)
+			c.ws.send(JSON.stringify({ type: 'response.create' }))
+			expect((await c.next('response.done')).response.usage).toEqual(REALTIME_USAGE)
+			c.ws.close()
+			await c.closed
+			await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
+			expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+		} finally {
+			ledger.reserve = reserve
+			ledger.reserveNow = reserveNow
+		}
+	})
+
 	it('should bill each of several responses in flight at once at its own response.done, each from its own hold', async () => {
 		const { key, accountId } = await app.account(1)
 		const c = await connect('gpt-realtime', { key })
