@@ -1,4 +1,4 @@
-/** Shared pieces of the surface tests: usage rows of an account, and JSON calls with a key. */
+/** Shared pieces of the surface tests: usage rows of an account, JSON calls with a key, a slow ledger. */
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import type { TestApp } from '../../helpers/app'
 
@@ -32,3 +32,23 @@ export const micros = (usd: number) => Math.round(usd * 1e6)
 
 /** Model entries with unit prices (`per_image`, `per_minute` …), which the config accepts beyond its typed fields. */
 export const priceList = (models: Array<{ name: string } & Record<string, string | number>>): GatewayConfig['models'] => models as unknown as GatewayConfig['models']
+
+/**
+ * A slow database, as far as billing goes: every hold the ledger gives from now on settles `ms` late (its money goes
+ * back, and its usage row is written, that much after the answer ended). Returns the function that undoes it.
+ */
+export function slowSettlement(ledger: TestApp['svc']['ledger'], ms: number): () => void {
+	const { reserve, reserveNow } = ledger
+	const slow = <H extends { settle: (...a: any[]) => Promise<number> } | undefined>(h: H): H => {
+		if (!h) return h
+		const settle = h.settle.bind(h)
+		h.settle = async (...a) => (await Bun.sleep(ms), settle(...a))
+		return h
+	}
+	ledger.reserve = async (...a) => slow(await reserve(...a))
+	ledger.reserveNow = (...a) => slow(reserveNow(...a))
+	return () => {
+		ledger.reserve = reserve
+		ledger.reserveNow = reserveNow
+	}
+}

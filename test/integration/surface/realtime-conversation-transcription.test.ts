@@ -12,7 +12,7 @@ import { responseBound } from '../../../src/relay/socket-relay'
 import type { TestApp } from '../../helpers/app'
 import { REALTIME_USAGE, type RealtimeMock } from '../../mocks/openai/realtime'
 import { type RealtimeRig, startRealtimeRig, stopRealtimeRig } from './realtime-rig'
-import { call, micros, priceList, type UsageRow, usageOf } from './helpers'
+import { call, micros, priceList, slowSettlement, type UsageRow, usageOf } from './helpers'
 import { eventually } from './realtime-client'
 
 let rt: RealtimeMock
@@ -212,17 +212,7 @@ describe('Realtime conversation sessions with input audio transcription', () => 
 		const bound = responseBound(app.svc.catalog.price('gpt-realtime')!, 0).want
 		const balance = bound + 5_000
 		const { key, accountId } = await app.account(balance / 1e6)
-		const ledger = app.svc.ledger
-		const { reserve, reserveNow } = ledger
-		// A slow database: every hold of the session settles 300 ms late.
-		const slow = <H extends { settle: (...a: any[]) => Promise<number> } | undefined>(h: H): H => {
-			if (!h) return h
-			const settle = h.settle.bind(h)
-			h.settle = async (...a) => (await Bun.sleep(300), settle(...a))
-			return h
-		}
-		ledger.reserve = async (...a) => slow(await reserve(...a))
-		ledger.reserveNow = (...a) => slow(reserveNow(...a))
+		const undo = slowSettlement(app.svc.ledger, 300)
 		try {
 			const s = await session(key)
 			await s.next('session.created')
@@ -240,8 +230,7 @@ describe('Realtime conversation sessions with input audio transcription', () => 
 			await eventually(async () => expect((await usageOf(app, accountId)).map((r) => r.model)).toEqual(['gpt-4o-transcribe', 'gpt-4o-transcribe']))
 			await eventually(async () => expect(heldFor(accountId)).toBe(0))
 		} finally {
-			ledger.reserve = reserve
-			ledger.reserveNow = reserveNow
+			undo()
 		}
 	})
 

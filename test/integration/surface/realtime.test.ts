@@ -3,7 +3,7 @@ import { type TestApp, startTestApp } from '../../helpers/app'
 import { REALTIME_CANCELLED_USAGE, REALTIME_USAGE, type RealtimeMock, startRealtimeMock } from '../../mocks/openai/realtime'
 import { countText } from '../../../src/relay/estimate'
 import { CLIENT_BUFFER_LIMIT, responseBound } from '../../../src/relay/socket-relay'
-import { micros, priceList, usageOf } from './helpers'
+import { micros, priceList, slowSettlement, usageOf } from './helpers'
 import { connectRealtime, eventually, refusedRealtimeHandshake } from './realtime-client'
 
 let rt: RealtimeMock
@@ -281,16 +281,7 @@ describe('GET /v1/realtime (WebSocket)', () => {
 	// response.done. A response.create sent at once waits for that rather than being refused for money on its way back.
 	it('should serve a response.create sent while the response before it is still being settled, once its hold went back', async () => {
 		const { key, accountId } = await app.account(0.15)
-		const ledger = app.svc.ledger
-		const { reserve, reserveNow } = ledger
-		const slow = <H extends { settle: (...a: any[]) => Promise<number> } | undefined>(h: H): H => {
-			if (!h) return h
-			const settle = h.settle.bind(h)
-			h.settle = async (...a) => (await Bun.sleep(300), settle(...a))
-			return h
-		}
-		ledger.reserve = async (...a) => slow(await reserve(...a))
-		ledger.reserveNow = (...a) => slow(reserveNow(...a))
+		const undo = slowSettlement(app.svc.ledger, 300)
 		try {
 			const c = await connect('gpt-realtime', { key })
 			await c.next('session.created')
@@ -305,8 +296,7 @@ describe('GET /v1/realtime (WebSocket)', () => {
 			await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
 			expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
 		} finally {
-			ledger.reserve = reserve
-			ledger.reserveNow = reserveNow
+			undo()
 		}
 	})
 
