@@ -315,7 +315,8 @@ class ResponsesSocket {
 		this.active = { body }
 		const headers = new Headers(this.headers)
 		headers.set('content-type', 'application/json')
-		const strip = asksEncrypted(body)
+		const model = typeof body.model === 'string' ? body.model : ''
+		const strip = asksEncrypted(body, this.svc.catalog.channelsFor(model).map((ch) => ch.modelMap[model] ?? model))
 		const include = Array.isArray(body.include) ? body.include : []
 		const raw = JSON.stringify({ ...body, ...(strip && { include: [...include, ENCRYPTED] }), stream: true })
 		headers.set('content-length', String(Buffer.byteLength(raw)))
