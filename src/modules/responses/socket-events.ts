@@ -64,3 +64,12 @@ export function forClient(data: string, previous: string | undefined, strip: boo
 	}
 	return JSON.stringify(event)
 }
+
+/**
+ * An event of a response created on a lane (its `response.create`'s `stream_id`): every event of that response, its
+ * steering answers and its refusal included, echoes the lane (the openai SDKs' `ResponsesServerEvent` types). The
+ * gateway runs a connection's lanes one after another, which keeps each lane first in, first out.
+ * @example onLane('{"type":"response.created"}', 'a') // '{"type":"response.created","stream_id":"a"}'
+ */
+export const onLane = (text: string, lane: string | undefined): string =>
+	lane === undefined ? text : `${text.slice(0, text.lastIndexOf('}'))},"stream_id":${JSON.stringify(lane)}}`

@@ -135,6 +135,22 @@ describe('response.steer (openai SDK ResponsesWS)', () => {
 			c.ws.close()
 		})
 
+	it('should take a response.create on a lane (stream_id), keep it out of the POST, and echo it on the response\'s events and its steering answers', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, stream_id: 'lane-a', input: 'tell me about plums' } as any)
+		const created = await c.nth(['response.created', 'error'])
+		expect(created.type).toBe('response.created')
+		c.ws.send({ type: 'response.steer', previous_response_id: created.response.id, input: 'and cherries' })
+		await c.nth(['response.completed'], 1)
+		// `stream_id` is WebSocket-only, "not part of POST /v1/responses" (the SDK's ResponseCreate): OpenAI's POST refuses it.
+		expect(lastRequest(m.mocks.openai).body.stream_id).toBeUndefined()
+		const lane = c.events.filter((e) => e.type.startsWith('response.'))
+		expect(lane.length).toBeGreaterThan(4)
+		for (const e of lane) expect(e.stream_id).toBe('lane-a')
+		c.ws.close()
+	})
+
 	it('should refuse steering that is invalid, too late, or of a response that failed, handing the input back', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
