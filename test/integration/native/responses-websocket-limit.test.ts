@@ -67,6 +67,36 @@ describe('Responses WebSocket connection limit (openai SDK ResponsesWS)', () => 
 		expect((await usageRows(m, a.accountId)).length).toBe(1)
 	})
 
+	it('should leave no limit timer behind for a connection the client closed', async () => {
+		const a = await m.account(10)
+		// The timers of LIMIT_MS that connections set, and those cleared.
+		const set = new Set<unknown>()
+		const cleared = new Set<unknown>()
+		const { setTimeout: realSet, clearTimeout: realClear } = globalThis
+		globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+			const t = realSet(fn, ms, ...rest)
+			if (ms === LIMIT_MS) set.add(t)
+			return t
+		}) as typeof setTimeout
+		globalThis.clearTimeout = ((t: Parameters<typeof clearTimeout>[0]) => {
+			cleared.add(t)
+			return realClear(t)
+		}) as typeof clearTimeout
+		try {
+			const conns = [connect(a), connect(a), connect(a)]
+			for (const c of conns) c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'hi' } as any)
+			for (const c of conns) await c.next(['response.completed'])
+			for (const c of conns) c.ws.close()
+			await Promise.all(conns.map((c) => c.closed))
+			await Bun.sleep(50)
+		} finally {
+			globalThis.setTimeout = realSet
+			globalThis.clearTimeout = realClear
+		}
+		expect(set.size).toBe(3)
+		for (const t of set) expect(cleared.has(t)).toBe(true)
+	})
+
 	it('should let a response running at the limit finish, then end the connection without serving what waited', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
