@@ -20,6 +20,7 @@
  * A connection lasts at most RESPONSES_WS_MAX_AGE_MS (OpenAI's 60 minutes): then the `error` event
  * `websocket_connection_limit_reached` and a close, after the response running then, if any.
  * `response.steer` (steer.ts) queues user input for the running response, answered at once rather than queued behind it.
+ * A `response.create`'s `stream_id` (a lane) is the socket's, not the POST's: every event of that response echoes it.
  * @module
  */
 import type { Server } from 'bun'
