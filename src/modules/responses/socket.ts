@@ -174,6 +174,10 @@ class ResponsesSocket {
 	 */
 	private endAtLimit() {
 		if (this.closed || !this.ws) return
+		// Steering held for responses waiting for tool results: no response.create can commit it now, so it is handed back.
+		for (const [id, held] of this.held)
+			for (const s of held.steers) this.send(failed(s, 'response_not_active', `The connection reached its limit before response '${id}' was continued: its steering input was not committed`, this.seq), held.lane)
+		this.held.clear()
 		if (!this.send(limitReached(this.svc.env.responsesWsMaxAgeMs))) return
 		this.ws.close(1001, 'websocket_connection_limit_reached')
 		this.closedByClient()
@@ -198,7 +202,8 @@ class ResponsesSocket {
 		const running = this.active?.id === target && this.active.status === undefined
 		const held = this.held.get(target)
 		const lane = running ? this.active!.lane : held?.lane
-		if (running && this.expired) return void this.send(failed(sent, 'response_not_active', 'The connection reached its limit: open a new one', this.seq), lane)
+		// Past the limit nothing more is created here: no successor, and no response.create answering a held response.
+		if ((running || held) && this.expired) return void this.send(failed(sent, 'response_not_active', 'The connection reached its limit: open a new one', this.seq), lane)
 		if (!running && !held) {
 			const late = target === this.lastEnded
 			const code = late ? 'response_already_completed' : 'response_not_found'
