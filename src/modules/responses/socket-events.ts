@@ -11,8 +11,12 @@ import { REDACTED_MARK, SIGNATURE_MARK } from '../../protocols/openai-responses/
 /** The `include` value that asks for reasoning's encrypted content. */
 export const ENCRYPTED = 'reasoning.encrypted_content'
 
-/** OpenAI's reasoning models by name (o-series, gpt-5 and later, codex-), which reason without being asked to. */
-const REASONING_MODEL = /^(o\d|gpt-[5-9]|codex-)/
+/**
+ * OpenAI's reasoning models by name (o-series, gpt-5 and later but gpt-5-chat, codex-), which reason without being
+ * asked to; looked up without a router's vendor prefix (`openai/o4-mini`).
+ */
+const REASONING_MODEL = /^(o\d|gpt-5(?!-chat)|gpt-[6-9]|codex-)/
+const reasons = (model: string) => REASONING_MODEL.test(model.slice(model.lastIndexOf('/') + 1))
 
 /**
  * Whether the gateway asks for reasoning's `encrypted_content` for this response, the client not having asked: a
@@ -20,14 +24,16 @@ const REASONING_MODEL = /^(o\d|gpt-[5-9]|codex-)/
  * replayed reasoning item of an unstored response only by that content (it answers 404 "Item with id 'rs_…' not found.
  * Items are not persisted when `store` is set to false" for one sent by id alone: vercel/ai#7543), where its own
  * socket keeps the state itself. Only for a model that reasons (an effort other than `none`, or a reasoning model's
- * name): OpenAI's other models do not take the `include`.
+ * name): OpenAI's other models do not take the `include`. The name is the client's and, `served`, what the channels that
+ * serve it send upstream instead (`model_map`): an alias of a reasoning model reasons as the model does.
+ * @example asksEncrypted({ model: 'fast-thinker', store: false }, ['o4-mini']) === true
  */
-export function asksEncrypted(body: Record<string, unknown>): boolean {
+export function asksEncrypted(body: Record<string, unknown>, served: string[] = []): boolean {
 	if (body.store !== false) return false
 	if (Array.isArray(body.include) && body.include.includes(ENCRYPTED)) return false
 	const reasoning = body.reasoning as { effort?: unknown } | null | undefined
 	if (reasoning && typeof reasoning === 'object' && typeof reasoning.effort === 'string') return reasoning.effort !== 'none'
-	return typeof body.model === 'string' && REASONING_MODEL.test(body.model)
+	return (typeof body.model === 'string' && reasons(body.model)) || served.some(reasons)
 }
 
 export type Item = Record<string, unknown>
@@ -58,3 +64,12 @@ export function forClient(data: string, previous: string | undefined, strip: boo
 	}
 	return JSON.stringify(event)
 }
+
+/**
+ * An event of a response created on a lane (its `response.create`'s `stream_id`): every event of that response, its
+ * steering answers and its refusal included, echoes the lane (the openai SDKs' `ResponsesServerEvent` types). The
+ * gateway runs a connection's lanes one after another, which keeps each lane first in, first out.
+ * @example onLane('{"type":"response.created"}', 'a') // '{"type":"response.created","stream_id":"a"}'
+ */
+export const onLane = (text: string, lane: string | undefined): string =>
+	lane === undefined ? text : `${text.slice(0, text.lastIndexOf('}'))},"stream_id":${JSON.stringify(lane)}}`

@@ -20,6 +20,7 @@
  * A connection lasts at most RESPONSES_WS_MAX_AGE_MS (OpenAI's 60 minutes): then the `error` event
  * `websocket_connection_limit_reached` and a close, after the response running then, if any.
  * `response.steer` (steer.ts) queues user input for the running response, answered at once rather than queued behind it.
+ * A `response.create`'s `stream_id` (a lane) is the socket's, not the POST's: every event of that response echoes it.
  * @module
  */
 import type { Server } from 'bun'
@@ -32,7 +33,7 @@ import { missingKey, presentedKey } from '../../http/model-auth'
 import { live, sendToClient, type SocketHandlers } from '../../relay/socket-relay'
 import type { Services } from '../../services'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
-import { asksEncrypted, ENCRYPTED, forClient, type Item } from './socket-events'
+import { asksEncrypted, ENCRYPTED, forClient, type Item, onLane } from './socket-events'
 import { accepted, failed, invalidSteer, MAX_STEERS, pending, requiredInput, type Steer, steerItems, successorSettings } from './steer'
 import { openaiErrors } from '../../passthrough/schemas'
 
@@ -49,10 +50,10 @@ export const MAX_WAITING = 8
 type Remembered = { id: string; input: unknown[]; output: unknown[] }
 
 /** The response being streamed: its request, its id once `response.created` named it, and how it ended. */
-type Active = { body: Record<string, unknown>; id?: string; status?: string; output?: unknown[] }
+type Active = { body: Record<string, unknown>; lane?: string; id?: string; status?: string; output?: unknown[] }
 
 /** Steering held for a response that waits for the client's tool results: its submissions and what is owed. */
-type Held = { steers: Steer[]; required: Record<string, unknown>[] }
+type Held = { steers: Steer[]; required: Record<string, unknown>[]; lane?: string }
 
 /**
  * Response headers a refused response's `error` event carries in its `headers`, as OpenAI's socket sends them: Codex reads
@@ -173,14 +174,19 @@ class ResponsesSocket {
 	 */
 	private endAtLimit() {
 		if (this.closed || !this.ws) return
+		// Steering held for responses waiting for tool results: no response.create can commit it now, so it is handed back.
+		for (const [id, held] of this.held)
+			for (const s of held.steers) this.send(failed(s, 'response_not_active', `The connection reached its limit before response '${id}' was continued: its steering input was not committed`, this.seq), held.lane)
+		this.held.clear()
 		if (!this.send(limitReached(this.svc.env.responsesWsMaxAgeMs))) return
 		this.ws.close(1001, 'websocket_connection_limit_reached')
 		this.closedByClient()
 	}
 
-	private send(text: string): boolean {
+	/** `lane`: the `stream_id` of the response the event concerns, which it echoes. */
+	private send(text: string, lane?: string): boolean {
 		if (this.closed || !this.ws) return false
-		if (sendToClient(this.ws, text)) return true
+		if (sendToClient(this.ws, onLane(text, lane))) return true
 		// A client that does not read: ended, as the other sockets end it, rather than buffered without bound.
 		this.ws.close(1008, 'client too slow')
 		this.closedByClient()
@@ -194,18 +200,20 @@ class ResponsesSocket {
 		if (bad) return void this.send(failed(sent, 'invalid_input', bad, this.seq))
 		const target = event.previous_response_id as string
 		const running = this.active?.id === target && this.active.status === undefined
-		if (running && this.expired) return void this.send(failed(sent, 'response_not_active', 'The connection reached its limit: open a new one', this.seq))
 		const held = this.held.get(target)
+		const lane = running ? this.active!.lane : held?.lane
+		// Past the limit nothing more is created here: no successor, and no response.create answering a held response.
+		if ((running || held) && this.expired) return void this.send(failed(sent, 'response_not_active', 'The connection reached its limit: open a new one', this.seq), lane)
 		if (!running && !held) {
 			const late = target === this.lastEnded
 			const code = late ? 'response_already_completed' : 'response_not_found'
 			return void this.send(failed(sent, code, late ? `Response '${target}' has completed: send its input in a new \`response.create\`` : `No response '${target}' is running on this connection`, this.seq))
 		}
 		const queue = running ? this.steers : held!.steers
-		if (queue.length >= MAX_STEERS) return void this.send(failed(sent, 'too_many_pending_steers', `More than ${MAX_STEERS} steering inputs are pending for response '${target}'`, this.seq))
+		if (queue.length >= MAX_STEERS) return void this.send(failed(sent, 'too_many_pending_steers', `More than ${MAX_STEERS} steering inputs are pending for response '${target}'`, this.seq), lane)
 		const s: Steer = { id: newId('steer_'), target, input: event.input, items: steerItems(event.input) }
 		queue.push(s)
-		if (this.send(accepted(s, this.seq)) && held) this.send(pending(s, held.required, this.seq))
+		if (this.send(accepted(s, this.seq), lane) && held) this.send(pending(s, held.required, this.seq), lane)
 	}
 
 	private async serve(data: string | Buffer) {
@@ -221,12 +229,14 @@ class ResponsesSocket {
 			return void this.send(refusal(400, 'The message is not valid JSON: send one JSON object per text message', 'invalid_json'))
 		}
 		if (!event || typeof event !== 'object' || Array.isArray(event)) return void this.send(refusal(400, 'A message must be a JSON object with a `type`', 'invalid_type', 'type'))
-		const { type, stream: _stream, generate, ...body } = event as Record<string, unknown>
+		const { type, stream: _stream, generate, stream_id: lane, ...body } = event as Record<string, unknown>
 		if (type !== 'response.create')
 			return void this.send(refusal(400, `Unknown client event type ${JSON.stringify(type)}: the Responses socket takes \`response.create\` and \`response.steer\``, 'unknown_event_type', 'type'))
-		if (body.background === true) return void this.send(refusal(400, '`background` is not supported over WebSocket: use POST /v1/responses', 'unsupported_parameter', 'background'))
+		// A lane (`stream_id`) is the socket's, "not part of POST /v1/responses" (the SDK's ResponseCreate): its events echo it.
+		if (lane !== undefined && (typeof lane !== 'string' || !lane)) return void this.send(refusal(400, '`stream_id` must be a non-empty string', 'invalid_type', 'stream_id'))
+		if (body.background === true) return void this.send(refusal(400, '`background` is not supported over WebSocket: use POST /v1/responses', 'unsupported_parameter', 'background'), lane)
 		delete body.background
-		await this.dispatch(body, generate === false)
+		await this.dispatch(body, generate === false, lane)
 	}
 
 	/**
@@ -234,7 +244,7 @@ class ResponsesSocket {
 	 * the response it continues goes first in its input, in submission order; then a continuation of the connection's
 	 * last response that was never stored is served from memory (its input and output first).
 	 */
-	private async dispatch(body: Record<string, unknown>, warm: boolean, successor?: Steer[]) {
+	private async dispatch(body: Record<string, unknown>, warm: boolean, lane: string | undefined, successor?: Steer[]) {
 		const parent = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined
 		const held = parent !== undefined && !warm ? this.held.get(parent) : undefined
 		if (held) {
@@ -248,8 +258,8 @@ class ResponsesSocket {
 			delete body.previous_response_id
 			continued = mem.id
 		}
-		if (warm) return this.warmUp(body, continued)
-		await this.create(body, continued, successor ?? held?.steers, !!successor)
+		if (warm) return this.warmUp(body, continued, lane)
+		await this.create(body, continued, lane, successor ?? held?.steers, !!successor)
 		await this.settle()
 	}
 
@@ -265,16 +275,16 @@ class ResponsesSocket {
 		this.steers = []
 		if (!ended || steers.length === 0) return
 		if (!ended.id || (ended.status !== 'completed' && ended.status !== 'incomplete') || this.closed || this.expired) {
-			for (const s of steers) this.send(failed(s, 'response_not_active', `Response '${s.target}' ended without completing: its steering input was not committed`, this.seq))
+			for (const s of steers) this.send(failed(s, 'response_not_active', `Response '${s.target}' ended without completing: its steering input was not committed`, this.seq), ended.lane)
 			return
 		}
 		const required = requiredInput(ended.output ?? [])
 		if (required.length > 0) {
-			this.hold(ended.id, { steers, required })
-			for (const s of steers) this.send(pending(s, required, this.seq))
+			this.hold(ended.id, { steers, required, lane: ended.lane })
+			for (const s of steers) this.send(pending(s, required, this.seq), ended.lane)
 			return
 		}
-		await this.dispatch({ ...successorSettings(ended.body), previous_response_id: ended.id, input: steers.flatMap((s) => s.items) }, false, steers)
+		await this.dispatch({ ...successorSettings(ended.body), previous_response_id: ended.id, input: steers.flatMap((s) => s.items) }, false, ended.lane, steers)
 	}
 
 	/** Holds steering for a response waiting for the client; past MAX_STEERS responses, the oldest's is given back. */
@@ -283,11 +293,11 @@ class ResponsesSocket {
 		if (this.held.size <= MAX_STEERS) return
 		const [oldest, dropped] = this.held.entries().next().value!
 		this.held.delete(oldest)
-		for (const s of dropped.steers) this.send(failed(s, 'response_not_active', `Response '${oldest}' was not continued: its steering input was not committed`, this.seq))
+		for (const s of dropped.steers) this.send(failed(s, 'response_not_active', `Response '${oldest}' was not continued: its steering input was not committed`, this.seq), dropped.lane)
 	}
 
 	/** `generate: false`: no model call and no charge; the request is kept for the next `response.create` to continue. */
-	private warmUp(body: Record<string, unknown>, continued: string | undefined) {
+	private warmUp(body: Record<string, unknown>, continued: string | undefined, lane: string | undefined) {
 		const id = newId('resp_')
 		const response = {
 			id,
@@ -300,8 +310,8 @@ class ResponsesSocket {
 			usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
 		}
 		this.remembered = { id, input: inputItems(body.input), output: [] }
-		if (this.send(JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } })))
-			this.send(JSON.stringify({ type: 'response.completed', sequence_number: 1, response }))
+		if (this.send(JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } }), lane))
+			this.send(JSON.stringify({ type: 'response.completed', sequence_number: 1, response }), lane)
 	}
 
 	/**
@@ -309,13 +319,14 @@ class ResponsesSocket {
 	 * input carries, handed back with `response.steer.failed` when the POST is refused (a successor's refusal is only
 	 * that: the client sent no `response.create` for it).
 	 */
-	private async create(body: Record<string, unknown>, continued: string | undefined, committing?: Steer[], successor = false) {
+	private async create(body: Record<string, unknown>, continued: string | undefined, lane: string | undefined, committing?: Steer[], successor = false) {
 		const abort = new AbortController()
 		this.running = abort
-		this.active = { body }
+		this.active = { body, lane }
 		const headers = new Headers(this.headers)
 		headers.set('content-type', 'application/json')
-		const strip = asksEncrypted(body)
+		const model = typeof body.model === 'string' ? body.model : ''
+		const strip = asksEncrypted(body, this.svc.catalog.channelsFor(model).map((ch) => ch.modelMap[model] ?? model))
 		const include = Array.isArray(body.include) ? body.include : []
 		const raw = JSON.stringify({ ...body, ...(strip && { include: [...include, ENCRYPTED] }), stream: true })
 		headers.set('content-length', String(Buffer.byteLength(raw)))
@@ -333,11 +344,11 @@ class ResponsesSocket {
 					const value = res.headers.get(name)
 					if (value !== null) headers[name] = value
 				}
-				if (!successor) this.send(socketError(res.status, error, headers))
-				for (const s of committing ?? []) this.send(failed(s, 'successor_creation_failed', `The successor response could not be created: ${String(error.message ?? `HTTP ${res.status}`)}`, this.seq))
+				if (!successor) this.send(socketError(res.status, error, headers), lane)
+				for (const s of committing ?? []) this.send(failed(s, 'successor_creation_failed', `The successor response could not be created: ${String(error.message ?? `HTTP ${res.status}`)}`, this.seq), lane)
 				return
 			}
-			await this.relay(res.body, body, abort, continued, strip)
+			await this.relay(res.body, body, abort, continued, strip, lane)
 		} finally {
 			if (this.running === abort) this.running = undefined
 		}
@@ -347,7 +358,7 @@ class ResponsesSocket {
 	 * The SSE stream, one event's `data` per message; the completed response is remembered (as the upstream sent it,
 	 * encrypted reasoning included) when it was not stored. `strip`: the gateway asked for `encrypted_content` itself.
 	 */
-	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined, strip: boolean) {
+	private async relay(stream: ReadableStream<Uint8Array>, body: Record<string, unknown>, abort: AbortController, continued: string | undefined, strip: boolean, lane: string | undefined) {
 		const reader = stream.getReader()
 		const cut = () => void reader.cancel().catch(() => {})
 		abort.signal.addEventListener('abort', cut, { once: true })
@@ -356,7 +367,7 @@ class ResponsesSocket {
 		const emit = (data: string) => {
 			if (!data || data === '[DONE]') return true
 			this.watch(data, body)
-			return this.send(forClient(data, continued, strip))
+			return this.send(forClient(data, continued, strip), lane)
 		}
 		try {
 			for (;;) {

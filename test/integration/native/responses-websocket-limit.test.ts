@@ -20,8 +20,8 @@ afterAll(async () => {
 
 type Event = { type: string; [k: string]: any }
 
-function connect(a: Pick<Account, 'key'>) {
-	const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
+function connect(a: Pick<Account, 'key'>, on: Matrix = m) {
+	const client = new OpenAI({ apiKey: a.key, baseURL: `${on.app.url}/v1`, maxRetries: 0 })
 	const ws = new ResponsesWS(client)
 	const events: Event[] = []
 	const errors: Array<{ message: string; error?: any }> = []
@@ -67,6 +67,36 @@ describe('Responses WebSocket connection limit (openai SDK ResponsesWS)', () => 
 		expect((await usageRows(m, a.accountId)).length).toBe(1)
 	})
 
+	it('should leave no limit timer behind for a connection the client closed', async () => {
+		const a = await m.account(10)
+		// The timers of LIMIT_MS that connections set, and those cleared.
+		const set = new Set<unknown>()
+		const cleared = new Set<unknown>()
+		const { setTimeout: realSet, clearTimeout: realClear } = globalThis
+		globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+			const t = realSet(fn, ms, ...rest)
+			if (ms === LIMIT_MS) set.add(t)
+			return t
+		}) as typeof setTimeout
+		globalThis.clearTimeout = ((t: Parameters<typeof clearTimeout>[0]) => {
+			cleared.add(t)
+			return realClear(t)
+		}) as typeof clearTimeout
+		try {
+			const conns = [connect(a), connect(a), connect(a)]
+			for (const c of conns) c.ws.send({ type: 'response.create', model: MODEL.openai, input: 'hi' } as any)
+			for (const c of conns) await c.next(['response.completed'])
+			for (const c of conns) c.ws.close()
+			await Promise.all(conns.map((c) => c.closed))
+			await Bun.sleep(50)
+		} finally {
+			globalThis.setTimeout = realSet
+			globalThis.clearTimeout = realClear
+		}
+		expect(set.size).toBe(3)
+		for (const t of set) expect(cleared.has(t)).toBe(true)
+	})
+
 	it('should let a response running at the limit finish, then end the connection without serving what waited', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
@@ -85,5 +115,35 @@ describe('Responses WebSocket connection limit (openai SDK ResponsesWS)', () => 
 		expect(c.events.at(-1)).toEqual(LIMIT_EVENT)
 		const rows = await usageRows(m, a.accountId)
 		expect(rows.map((r) => [r.model, r.end_reason])).toEqual([[MODEL.gemini, 'ok']])
+	})
+
+	it('should refuse steering of a response waiting for tool results once the connection reached its limit, as no response.create will answer it', async () => {
+		// Chunks 20 ms apart, so the tool-calling response is steered while it runs.
+		const slow = await startMatrix({ env: { RESPONSES_WS_MAX_AGE_MS: String(LIMIT_MS) }, mock: { chunkDelayMs: 20 } })
+		try {
+			const a = await slow.account(10)
+			const c = connect(a, slow)
+			const tool = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }
+			c.ws.send({ type: 'response.create', model: MODEL.openai, tools: [tool], input: '#call get_weather {"city":"Paris"}' } as any)
+			const id = (await c.next(['response.created'])).response.id
+			c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'in Celsius please' })
+			await c.next(['response.steer.pending'])
+			// A response that runs across the limit; meanwhile the first is steered again.
+			slow.mocks.gemini.faultOnce = { kind: 'slow', firstByteMs: LIMIT_MS + 1_000 }
+			c.ws.send({ type: 'response.create', model: MODEL.gemini, input: 'slow one' } as any)
+			const from = c.events.length
+			await Bun.sleep(LIMIT_MS + 200 - (performance.now() - c.opened))
+			c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'and in Kelvin' })
+			const answer = await c.next(['response.steer.accepted', 'response.steer.failed'], from)
+			expect(answer).toMatchObject({ type: 'response.steer.failed', steer: { previous_response_id: id, input: 'and in Kelvin' }, error: { code: 'response_not_active' } })
+			expect((await c.closed).code).toBe(1001)
+			// The input held for the first is handed back before the limit's event: no response.create can commit it now.
+			const back = c.events.find((e) => e.type === 'response.steer.failed' && e.steer.input === 'in Celsius please')
+			expect(back).toMatchObject({ steer: { id: expect.stringMatching(/^steer_/), previous_response_id: id }, error: { code: 'response_not_active' } })
+			expect(c.events.indexOf(back!)).toBeLessThan(c.events.length - 1)
+			expect(c.events.at(-1)).toMatchObject({ type: 'error', error: { code: 'websocket_connection_limit_reached' } })
+		} finally {
+			await slow.close()
+		}
 	})
 })

@@ -104,6 +104,53 @@ describe('response.steer (openai SDK ResponsesWS)', () => {
 		c.ws.close()
 	})
 
+	for (const up of ['anthropic', 'gemini'] as const)
+		it(`should send a converted vendor (${MODEL[up]}) a valid turn order when held steering answers a tool call: the result right after the call, the steering after it`, async () => {
+			const a = await m.account(10)
+			const c = connect(a)
+			c.ws.send({ type: 'response.create', model: MODEL[up], store: false, tools: [TOOL], input: '#call get_weather {"city":"Paris"}' } as any)
+			const id = (await c.nth(['response.created'])).response.id
+			c.ws.send({ type: 'response.steer', previous_response_id: id, input: 'in Celsius please' })
+			await c.nth(['response.steer.accepted'])
+			const call = (await c.nth(['response.completed'])).response.output.find((o: any) => o.type === 'function_call')
+			await c.nth(['response.steer.pending'])
+			c.ws.send({ type: 'response.create', model: MODEL[up], store: false, tools: [TOOL], previous_response_id: id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 C' }] } as any)
+			// Anthropic refuses a user message between a tool_use and its tool_result, and text before the tool_result blocks
+			// of a user turn; Gemini a user turn between a functionCall and its functionResponse.
+			const second = await c.nth(['response.completed', 'error', 'response.failed'], 1)
+			expect(second.type).toBe('response.completed')
+			expect(second.response.output.find((o: any) => o.type === 'message').content[0].text).toContain('sunny, 21 C')
+			const body = lastRequest(m.mocks[up]).body as any
+			const turns: any[] = up === 'anthropic' ? body.messages : body.contents
+			const parts = (t: any): any[] => (up === 'anthropic' ? (typeof t.content === 'string' ? [{ type: 'text', text: t.content }] : t.content) : t.parts)
+			const isCall = (p: any) => (up === 'anthropic' ? p.type === 'tool_use' : !!p.functionCall)
+			const isResult = (p: any) => (up === 'anthropic' ? p.type === 'tool_result' : !!p.functionResponse)
+			const callAt = turns.findIndex((t) => parts(t).some(isCall))
+			const answer = parts(turns[callAt + 1])
+			// The very next turn starts with the result; the steering comes after it, in that turn or a later one.
+			expect(isResult(answer[0])).toBe(true)
+			const steerAt = turns.findIndex((t) => JSON.stringify(t).includes('in Celsius please'))
+			expect(steerAt).toBeGreaterThanOrEqual(callAt + 1)
+			if (steerAt === callAt + 1) expect(answer.findIndex((p) => JSON.stringify(p).includes('in Celsius please'))).toBeGreaterThan(answer.findLastIndex(isResult))
+			c.ws.close()
+		})
+
+	it('should take a response.create on a lane (stream_id), keep it out of the POST, and echo it on the response\'s events and its steering answers', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		c.ws.send({ type: 'response.create', model: MODEL.openai, stream_id: 'lane-a', input: 'tell me about plums' } as any)
+		const created = await c.nth(['response.created', 'error'])
+		expect(created.type).toBe('response.created')
+		c.ws.send({ type: 'response.steer', previous_response_id: created.response.id, input: 'and cherries' })
+		await c.nth(['response.completed'], 1)
+		// `stream_id` is WebSocket-only, "not part of POST /v1/responses" (the SDK's ResponseCreate): OpenAI's POST refuses it.
+		expect(lastRequest(m.mocks.openai).body.stream_id).toBeUndefined()
+		const lane = c.events.filter((e) => e.type.startsWith('response.'))
+		expect(lane.length).toBeGreaterThan(4)
+		for (const e of lane) expect(e.stream_id).toBe('lane-a')
+		c.ws.close()
+	})
+
 	it('should refuse steering that is invalid, too late, or of a response that failed, handing the input back', async () => {
 		const a = await m.account(10)
 		const c = connect(a)

@@ -161,6 +161,20 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		c.ws.close()
 	})
 
+	it('should ask for encrypted reasoning for an alias of a reasoning model (model_map) that reasons at its default effort, and not for a model that does not reason', async () => {
+		const a = await m.account(10)
+		const c = connect(a)
+		// gpt-think is this gateway's name for o4-mini, which reasons (at medium effort) though no `reasoning` is sent.
+		expect((await create(c, { model: THINKER.openai, store: false, input: 'think about kiwis' })).at(-1)!.type).toBe('response.completed')
+		expect(lastRequest(m.mocks.openai).body.include).toEqual(['reasoning.encrypted_content'])
+		expect((await create(c, { model: THINKER.openai, store: false, reasoning: { summary: 'auto' }, input: 'and limes?' })).at(-1)!.type).toBe('response.completed')
+		expect(lastRequest(m.mocks.openai).body.include).toEqual(['reasoning.encrypted_content'])
+		// gpt-m is gpt-4o-mini, which takes no such `include`.
+		expect((await create(c, { model: MODEL.openai, store: false, input: 'no thinking' })).at(-1)!.type).toBe('response.completed')
+		expect(lastRequest(m.mocks.openai).body.include).toBeUndefined()
+		c.ws.close()
+	})
+
 	it('should run a response.create sent while one runs after it, in order', async () => {
 		const a = await m.account(10)
 		const c = connect(a)

@@ -46,6 +46,8 @@ export const inputItems = (input: unknown): Obj[] =>
 
 /** Validates `input`: present, message parts of known types, and function calls and their outputs pair up by `call_id` (unless continuing a stored response). */
 export function checkInput(body: Obj): JsonReply | undefined {
+	// The WebSocket mode's lane is "not part of POST /v1/responses" (the SDKs' ResponseCreate): an argument POST does not know.
+	if (body.stream_id !== undefined) return openaiError(400, "Unknown parameter: 'stream_id'.", 'stream_id', 'unknown_parameter')
 	if (body.input === undefined && body.previous_response_id === undefined) {
 		return openaiError(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter')
 	}
