@@ -4,9 +4,8 @@
  * the limit is shortened (RESPONSES_WS_MAX_AGE_MS) and driven by the openai SDK's `ResponsesWS`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI from 'openai'
-import { ResponsesWS } from 'openai/resources/responses/ws'
 import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from '../protocols/harness'
+import { connectResponsesWS } from './responses-ws-client'
 
 const LIMIT_MS = 1_500
 
@@ -18,27 +17,9 @@ afterAll(async () => {
 	await m?.close()
 })
 
-type Event = { type: string; [k: string]: any }
+/** A connection for the account, on this gateway or another. */
+const connect = (a: Pick<Account, 'key'>, on: Matrix = m) => connectResponsesWS(on.app.url, a.key)
 
-function connect(a: Pick<Account, 'key'>, on: Matrix = m) {
-	const client = new OpenAI({ apiKey: a.key, baseURL: `${on.app.url}/v1`, maxRetries: 0 })
-	const ws = new ResponsesWS(client)
-	const events: Event[] = []
-	const errors: Array<{ message: string; error?: any }> = []
-	ws.on('event', (e: Event) => events.push(e))
-	ws.on('error', (e: any) => errors.push(e))
-	const closed = new Promise<{ code: number; at: number }>((resolve) => ws.on('close', (code: number) => resolve({ code, at: performance.now() })))
-	const next = async (types: string[], from = 0, ms = 10_000): Promise<Event> => {
-		const end = Date.now() + ms
-		for (;;) {
-			const e = events.slice(from).find((x) => types.includes(x.type))
-			if (e) return e
-			if (Date.now() > end) throw new Error(`no ${types.join('/')} in ${JSON.stringify(events.map((x) => x.type))}`)
-			await Bun.sleep(10)
-		}
-	}
-	return { ws, events, errors, closed, next, opened: performance.now() }
-}
 
 const LIMIT_EVENT = {
 	type: 'error',

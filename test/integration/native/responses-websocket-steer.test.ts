@@ -4,9 +4,8 @@
  * The mock vendors send their stream chunks 20 ms apart, so a response is still running when it is steered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import OpenAI from 'openai'
-import { ResponsesWS } from 'openai/resources/responses/ws'
 import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, UPSTREAMS, usageRows } from '../protocols/harness'
+import { connectResponsesWS } from './responses-ws-client'
 
 let m: Matrix
 beforeAll(async () => {
@@ -16,27 +15,8 @@ afterAll(async () => {
 	await m?.close()
 })
 
-type Event = { type: string; [k: string]: any }
+const connect = (a: Pick<Account, 'key'>) => connectResponsesWS(m.app.url, a.key)
 
-function connect(a: Pick<Account, 'key'>) {
-	const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
-	const ws = new ResponsesWS(client)
-	const events: Event[] = []
-	ws.on('event', (e: Event) => events.push(e))
-	// Error events are in `events` too; the SDK also raises them here.
-	ws.on('error', () => {})
-	/** The `n`th event (from 0) of one of these types. */
-	const nth = async (types: string[], n = 0, ms = 10_000): Promise<Event> => {
-		const end = Date.now() + ms
-		for (;;) {
-			const e = events.filter((x) => types.includes(x.type))[n]
-			if (e) return e
-			if (Date.now() > end) throw new Error(`no ${types.join('/')} #${n} in ${JSON.stringify(events.map((x) => x.type))}`)
-			await Bun.sleep(10)
-		}
-	}
-	return { ws, events, nth }
-}
 
 const TOOL = { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }
 

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Agent, OpenAIResponsesWSModel, run, setTracingDisabled, tool } from '@openai/agents'
 import OpenAI from 'openai'
 import { z } from 'zod'
-import { ResponsesWS } from 'openai/resources/responses/ws'
 import { MAX_WAITING } from '../../../src/modules/responses/socket'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, type Upstream, UPSTREAMS, usageRows } from '../protocols/harness'
+import { connectResponsesWS, type WsEvent as Event } from './responses-ws-client'
 
 // Traces would go to OpenAI's own endpoint with the key.
 setTracingDisabled(true)
@@ -25,29 +25,8 @@ afterAll(async () => {
 	await m?.close()
 })
 
-type Event = { type: string; [k: string]: any }
-
 /** A connection for the account, and what it received. */
-function connect(a: Pick<Account, 'key'>) {
-	const client = new OpenAI({ apiKey: a.key, baseURL: `${m.app.url}/v1`, maxRetries: 0 })
-	const ws = new ResponsesWS(client)
-	const events: Event[] = []
-	const errors: unknown[] = []
-	ws.on('event', (e: Event) => events.push(e))
-	ws.on('error', (e: unknown) => errors.push(e))
-	const closed = new Promise<number>((resolve) => ws.on('close', (code: number) => resolve(code)))
-	/** Waits for the next event of these types after `from` events. */
-	const next = async (types: string[], from = 0, ms = 10_000): Promise<Event> => {
-		const end = Date.now() + ms
-		for (;;) {
-			const e = events.slice(from).find((x) => types.includes(x.type))
-			if (e) return e
-			if (Date.now() > end) throw new Error(`no ${types.join('/')} in ${JSON.stringify(events.map((x) => x.type))}`)
-			await Bun.sleep(10)
-		}
-	}
-	return { ws, events, errors, closed, next }
-}
+const connect = (a: Pick<Account, 'key'>) => connectResponsesWS(m.app.url, a.key)
 
 /** Sends a response.create and waits for its end event; the events of that response. */
 async function create(c: ReturnType<typeof connect>, body: Record<string, unknown>): Promise<Event[]> {
@@ -230,7 +209,7 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 
 	it('should refuse a bad key at the handshake with 401', async () => {
 		const c = connect({ key: 'sk-not-a-key' })
-		const code = await c.closed
+		const { code } = await c.closed
 		expect(code).not.toBe(1000)
 		expect(String(c.errors[0])).toContain('401')
 		const expired = await m.app.account(10, { expires_at: new Date(Date.now() - 60_000).toISOString() })
