@@ -31,7 +31,9 @@ export function chatRoute(svc: Services): HotRoute {
 		...relay,
 		serve(c) {
 			const terms = storeTermsOf(c.body as Record<string, unknown>, c.token.accountId)
-			return terms ? relay.serve(c).then((res) => keepingAnswer(store, svc.log, terms, res)) : relay.serve(c)
+			if (!terms) return relay.serve(c)
+			// A stream showing its caller no usage is told the usage billed, for the copy (chat-stored/keep.ts).
+			return relay.serve(terms.billed ? { ...c, billed: terms.billed.take } : c).then((res) => keepingAnswer(store, svc.log, terms, res))
 		},
 	}
 }

@@ -159,6 +159,23 @@ for (const [vendor, model] of [
 			expect(got.usage!.completion_tokens).toBeGreaterThan(0)
 		})
 
+		it('should keep the usage billed for a stream whose caller did not ask for it, and still send the caller none', async () => {
+			const a = await openaiAccount(n.app)
+			const body = { model, messages: [{ role: 'user', content: `usage kept on ${model}` }], store: true }
+			const plain = await streamed(a.openai, body)
+			// The caller's stream is as it asked: no usage chunk, no `usage` member.
+			expect(plain.chunks.every((ch) => ch.choices.length > 0 && !('usage' in ch))).toBe(true)
+			// The same answer with the usage asked for (by another account: the mock gives the same prompt the same id), as
+			// OpenAI's stored copy always carries it.
+			const b = await openaiAccount(n.app)
+			const asked = await streamed(b.openai, { ...body, stream_options: { include_usage: true } })
+			const usage = asked.chunks.at(-1)!.usage!
+			expect(usage.completion_tokens).toBeGreaterThan(0)
+			const got = await a.openai.chat.completions.retrieve(plain.chunks[0]!.id)
+			expect(got.usage).toEqual(usage)
+			expect((await b.openai.chat.completions.retrieve(asked.chunks[0]!.id)).usage).toEqual(usage)
+		})
+
 		it('should keep nothing without store: true', async () => {
 			const a = await openaiAccount(n.app)
 			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `not stored on ${model}` }] })
