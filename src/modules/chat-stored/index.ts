@@ -63,9 +63,20 @@ const Page = {
 const ListQuery = t.Object(
 	{
 		model: t.Optional(t.String({ description: 'Only the completions of this model (as it was asked for).' })),
+		// Documents the filter (a deepObject query parameter: scripts/openapi-tidy.ts). Elysia reads `metadata[key]` as
+		// keys of their own, which the object's extra properties let through; `metadataFilter` reads them.
+		metadata: t.Optional(
+			t.Object(
+				{},
+				{
+					additionalProperties: t.String(),
+					description: 'Only completions whose metadata has every pair given, as `metadata[key]=value` (repeatable; the SDKs\' `metadata` object).',
+				},
+			),
+		),
 		...Page,
 	},
-	{ additionalProperties: true, description: 'Also `metadata[key]=value` (repeatable): only completions whose metadata has every pair.' },
+	{ additionalProperties: true },
 )
 const MessagesQuery = t.Object(Page, { additionalProperties: true })
 const listOf = (item: Parameters<typeof t.Array>[0]) =>

@@ -272,3 +272,36 @@ describe('stored chat completions: the purge', () => {
 		expect((await listAll(a.openai)).map((x) => x.id)).toEqual(['chatcmpl-recent'])
 	})
 })
+
+describe('stored chat completions: the metadata filter', () => {
+	it('should be an OpenAPI query parameter as the SDKs send it (metadata[key]=value: a deepObject of strings)', async () => {
+		const doc = (await Bun.file(new URL('../../../openapi/openapi.json', import.meta.url)).json()) as { paths: Record<string, Record<string, { parameters: Array<Record<string, any>> }>> }
+		const param = doc.paths['/v1/chat/completions']!.get!.parameters.find((p) => p.name === 'metadata')
+		expect(param).toMatchObject({ in: 'query', required: false, style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } } })
+		expect(param!.description).toContain('metadata[key]=value')
+	})
+
+	it('should find an account\'s completions by metadata through an index, not by reading all of them', async () => {
+		const a = await openaiAccount(n.app)
+		const db = n.app.svc.db
+		const rows = Array.from({ length: 3000 }, (_, i) => ({
+			accountId: a.accountId,
+			completionId: `chatcmpl-bulk-${i}`,
+			model: 'gpt-4o-mini',
+			completion: { id: `chatcmpl-bulk-${i}`, object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [] },
+			messages: [],
+			metadata: { batch: String(i % 1000), ...(i === 7 ? { rare: 'yes' } : {}) },
+		}))
+		for (let i = 0; i < rows.length; i += 500) await db.orm.insert(storedCompletions).values(rows.slice(i, i + 500))
+		await db.sql.exec('ANALYZE stored_completions')
+		const page = await a.openai.chat.completions.list({ metadata: { rare: 'yes' } })
+		expect(page.data.map((c) => c.id)).toEqual(['chatcmpl-bulk-7'])
+		// The list's own query, as the store builds it (store.ts `list`), planned by the database.
+		const plan = await db.sql.query<Record<string, string>>(
+			`EXPLAIN SELECT * FROM stored_completions WHERE account_id = $1 AND metadata @> $2::jsonb ORDER BY seq ASC LIMIT 21`,
+			[a.accountId, '{"rare":"yes"}'],
+		)
+		const text = plan.map((r) => Object.values(r)[0]).join('\n')
+		expect(text).toContain('stored_completions_metadata_idx')
+	})
+})
