@@ -18,15 +18,16 @@ import { encodeUsage } from '../../protocols/openai-chat/usage'
 import { includeUsageOf } from '../../protocols/openai-chat'
 import type { Logger } from '../../lib/log'
 import { CompletionAssembler } from './assemble'
-import { checkMetadata, type CompletionStore } from './store'
+import { checkMetadata, type CompletionStore, type KeepTerms } from './store'
 
 type Obj = Record<string, unknown>
 
 /**
- * What a `store: true` request keeps besides its answer: whose it is, its messages and metadata, and for a stream
- * that shows its caller no usage, the usage billed.
+ * What a `store: true` request keeps besides its answer: whose it is, the model it asked for (what the list's `model`
+ * filter matches: an answer may name a snapshot, OpenAI's `gpt-4o-mini-2024-07-18` for `gpt-4o-mini`), its messages
+ * and metadata, and for a stream that shows its caller no usage, the usage billed.
  */
-export type StoreTerms = { accountId: number; messages: unknown[]; metadata: Record<string, string> | null; billed?: BilledUsage }
+export type StoreTerms = KeepTerms & { billed?: BilledUsage }
 
 /**
  * The usage billed for one request, as its settlements tell it (`take` is the relay's `billed` hook). Summed, since the
@@ -57,7 +58,7 @@ export class BilledUsage {
  */
 export function storeTermsOf(body: Obj, accountId: number): StoreTerms | undefined {
 	if (body.store !== true) return undefined
-	const terms: StoreTerms = { accountId, messages: Array.isArray(body.messages) ? body.messages : [], metadata: checkMetadata(body.metadata) }
+	const terms: StoreTerms = { accountId, model: String(body.model), messages: Array.isArray(body.messages) ? body.messages : [], metadata: checkMetadata(body.metadata) }
 	// A whole answer, and a stream with its usage chunk, carry their usage.
 	if (body.stream === true && !includeUsageOf(body)) terms.billed = new BilledUsage()
 	return terms
@@ -71,7 +72,7 @@ const isCompletion = (x: Obj | undefined): x is Obj =>
 export async function keepingAnswer(store: CompletionStore, log: Logger, terms: StoreTerms, res: Response): Promise<Response> {
 	if (res.status !== 200 || !res.body) return res
 	const keep = (completion: Obj): Promise<void> =>
-		store.keep(terms.accountId, completion, terms.messages, terms.metadata).catch((e) => log.warn('chat completion not stored', { error: String(e), id: String(completion.id) }))
+		store.keep(terms, completion).catch((e) => log.warn('chat completion not stored', { error: String(e), id: String(completion.id) }))
 	if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
 		const text = await res.text()
 		const body = jsonObjectOrUndefined(text) as Obj | undefined

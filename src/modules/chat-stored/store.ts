@@ -51,6 +51,9 @@ export function checkMetadata(x: unknown, param = 'metadata'): Record<string, st
 	return x as Record<string, string>
 }
 
+/** Whose a completion is, the model its request asked for, and the request's messages and metadata. */
+export type KeepTerms = { accountId: number; model: string; messages: unknown[]; metadata: Record<string, string> | null }
+
 /** A kept completion as the routes read it. */
 export type StoredCompletion = { id: string; completion: Obj; messages: unknown[]; metadata: Record<string, string> | null }
 
@@ -78,11 +81,11 @@ export function completionStore(db: Db) {
 	const one = (accountId: number, id: string) => and(eq(table.accountId, accountId), eq(table.completionId, id))
 	return {
 		/**
-		 * Keeps a completion answered to the account. A repeat of an id for the account (an upstream that reuses ids)
-		 * replaces the copy, in its place in the list.
+		 * Keeps a completion answered to the account, listed under the model asked for. A repeat of an id for the
+		 * account (an upstream that reuses ids) replaces the copy, in its place in the list.
 		 */
-		async keep(accountId: number, completion: Obj, messages: unknown[], metadata: Record<string, string> | null): Promise<void> {
-			const values = { accountId, completionId: String(completion.id), model: String(completion.model ?? ''), completion, messages, metadata }
+		async keep({ accountId, model, messages, metadata }: KeepTerms, completion: Obj): Promise<void> {
+			const values = { accountId, completionId: String(completion.id), model, completion, messages, metadata }
 			await db.orm
 				.insert(table)
 				.values(values)

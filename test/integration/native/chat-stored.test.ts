@@ -10,6 +10,8 @@ import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/
 import { storedCompletions } from '../../../src/db/schema'
 import { purgeStoredCompletions, STORED_COMPLETION_DAYS } from '../../../src/modules/chat-stored/store'
 import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
+import OpenAI from 'openai'
+import { startTestApp } from '../../helpers/app'
 
 let n: Native
 
@@ -303,5 +305,55 @@ describe('stored chat completions: the metadata filter', () => {
 		)
 		const text = plan.map((r) => Object.values(r)[0]).join('\n')
 		expect(text).toContain('stored_completions_metadata_idx')
+	})
+})
+
+describe('stored chat completions: a vendor answering with its snapshot name', () => {
+	it('should list a completion under the model it was asked for, and show it as answered', async () => {
+		// OpenAI answers `gpt-4o-mini` as `gpt-4o-mini-2024-07-18` (the fast path relays that name as it came).
+		const snapshot = 'gpt-4o-mini-2024-07-18'
+		const head = { id: 'chatcmpl-snap', created: 1_790_000_000, model: snapshot, system_fingerprint: 'fp_snap' }
+		const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }
+		const up = Bun.serve({
+			port: 0,
+			async fetch(req) {
+				const body = (await req.json()) as { stream?: boolean }
+				if (!body.stream)
+					return Response.json({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi there', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage })
+				const chunk = (x: object) => `data: ${JSON.stringify({ ...head, id: 'chatcmpl-snap-stream', object: 'chat.completion.chunk', ...x })}\n\n`
+				return new Response(
+					chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hi there' }, logprobs: null, finish_reason: null }], usage: null }) +
+						chunk({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }) +
+						chunk({ choices: [], usage }) +
+						'data: [DONE]\n\n',
+					{ headers: { 'content-type': 'text/event-stream' } },
+				)
+			},
+		})
+		const app = await startTestApp({
+			config: {
+				channels: [{ name: 'snap', type: 'openai', base_url: `http://127.0.0.1:${up.port}/v1`, api_key: 'up-snap', models: ['gpt-4o-mini'] }],
+				models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
+			},
+		})
+		try {
+			const a = await app.account(1)
+			const c = new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+			const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true })
+			expect(whole.model).toBe(snapshot)
+			const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true, stream: true })
+			for await (const _ of stream);
+			const listed = []
+			for await (const x of c.chat.completions.list({ model: 'gpt-4o-mini' })) listed.push(x)
+			expect(listed.map((x) => [x.id, x.model])).toEqual([
+				['chatcmpl-snap', snapshot],
+				['chatcmpl-snap-stream', snapshot],
+			])
+			// The caller asked for no usage chunk; the copy has the usage billed (in OpenAI's whole shape, details included).
+			expect((await c.chat.completions.retrieve('chatcmpl-snap-stream')).usage).toMatchObject(usage)
+		} finally {
+			await app.close()
+			up.stop(true)
+		}
 	})
 })
