@@ -32,6 +32,7 @@ export function chatRoute(svc: Services): HotRoute {
 		serve(c) {
 			const terms = storeTermsOf(c.body as Record<string, unknown>, c.token.accountId)
 			if (!terms) return relay.serve(c)
+			terms.seq = store.nextSeq()
 			// A stream showing its caller no usage is told the usage billed, for the copy (chat-stored/keep.ts).
 			return relay.serve(terms.billed ? { ...c, billed: terms.billed.take } : c).then((res) => keepingAnswer(store, svc.log, terms, res))
 		},

@@ -308,52 +308,88 @@ describe('stored chat completions: the metadata filter', () => {
 	})
 })
 
-describe('stored chat completions: a vendor answering with its snapshot name', () => {
-	it('should list a completion under the model it was asked for, and show it as answered', async () => {
-		// OpenAI answers `gpt-4o-mini` as `gpt-4o-mini-2024-07-18` (the fast path relays that name as it came).
-		const snapshot = 'gpt-4o-mini-2024-07-18'
-		const head = { id: 'chatcmpl-snap', created: 1_790_000_000, model: snapshot, system_fingerprint: 'fp_snap' }
-		const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }
-		const up = Bun.serve({
-			port: 0,
-			async fetch(req) {
-				const body = (await req.json()) as { stream?: boolean }
-				if (!body.stream)
-					return Response.json({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi there', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage })
-				const chunk = (x: object) => `data: ${JSON.stringify({ ...head, id: 'chatcmpl-snap-stream', object: 'chat.completion.chunk', ...x })}\n\n`
-				return new Response(
-					chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hi there' }, logprobs: null, finish_reason: null }], usage: null }) +
-						chunk({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }) +
-						chunk({ choices: [], usage }) +
-						'data: [DONE]\n\n',
-					{ headers: { 'content-type': 'text/event-stream' } },
-				)
-			},
-		})
-		const app = await startTestApp({
+/** An OpenAI-compatible upstream of the test's own: it answers as OpenAI does with its snapshot name, and holds a stream asked to `hold` until released. */
+function snapshotVendor() {
+	const snapshot = 'gpt-4o-mini-2024-07-18'
+	const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }
+	const held: Array<() => void> = []
+	let n = 0
+	const server = Bun.serve({
+		port: 0,
+		async fetch(req) {
+			const body = (await req.json()) as { stream?: boolean; messages: Array<{ content: string }> }
+			const hold = body.messages[0]!.content.includes('hold')
+			const head = { id: `chatcmpl-snap-${++n}`, created: 1_790_000_000, model: snapshot, system_fingerprint: 'fp_snap' }
+			if (!body.stream)
+				return Response.json({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi there', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage })
+			const chunk = (x: object) => new TextEncoder().encode(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', ...x })}\n\n`)
+			const released = hold ? new Promise<void>((r) => held.push(r)) : undefined
+			return new Response(
+				new ReadableStream({
+					async start(ctl) {
+						ctl.enqueue(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hi there' }, logprobs: null, finish_reason: null }], usage: null }))
+						await released
+						ctl.enqueue(chunk({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }))
+						ctl.enqueue(chunk({ choices: [], usage }))
+						ctl.enqueue(new TextEncoder().encode('data: [DONE]\n\n'))
+						ctl.close()
+					},
+				}),
+				{ headers: { 'content-type': 'text/event-stream' } },
+			)
+		},
+	})
+	return { snapshot, usage, release: () => held.splice(0).forEach((r) => r()), url: `http://127.0.0.1:${server.port}/v1`, stop: () => server.stop(true) }
+}
+
+describe('stored chat completions: an upstream of OpenAI\'s own naming', () => {
+	let up: ReturnType<typeof snapshotVendor>
+	let app: Awaited<ReturnType<typeof startTestApp>>
+	let c: OpenAI
+	beforeAll(async () => {
+		up = snapshotVendor()
+		app = await startTestApp({
 			config: {
-				channels: [{ name: 'snap', type: 'openai', base_url: `http://127.0.0.1:${up.port}/v1`, api_key: 'up-snap', models: ['gpt-4o-mini'] }],
+				channels: [{ name: 'snap', type: 'openai', base_url: up.url, api_key: 'up-snap', models: ['gpt-4o-mini'] }],
 				models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
 			},
 		})
-		try {
-			const a = await app.account(1)
-			const c = new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
-			const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true })
-			expect(whole.model).toBe(snapshot)
-			const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true, stream: true })
-			for await (const _ of stream);
-			const listed = []
-			for await (const x of c.chat.completions.list({ model: 'gpt-4o-mini' })) listed.push(x)
-			expect(listed.map((x) => [x.id, x.model])).toEqual([
-				['chatcmpl-snap', snapshot],
-				['chatcmpl-snap-stream', snapshot],
-			])
-			// The caller asked for no usage chunk; the copy has the usage billed (in OpenAI's whole shape, details included).
-			expect((await c.chat.completions.retrieve('chatcmpl-snap-stream')).usage).toMatchObject(usage)
-		} finally {
-			await app.close()
-			up.stop(true)
-		}
+	}, SETUP_MS)
+	afterAll(async () => {
+		await app.close()
+		up.stop()
+	})
+	const client = async () => {
+		const a = await app.account(1)
+		return new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+	}
+
+	it('should list a completion under the model it was asked for, and show it as answered', async () => {
+		c = await client()
+		// OpenAI answers `gpt-4o-mini` as `gpt-4o-mini-2024-07-18` (the fast path relays that name as it came).
+		const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true })
+		expect(whole.model).toBe(up.snapshot)
+		const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true, stream: true })
+		let streamId = ''
+		for await (const ch of stream) streamId ||= ch.id
+		expect((await listAll(c, { model: 'gpt-4o-mini' })).map((x) => [x.id, x.model])).toEqual([
+			[whole.id, up.snapshot],
+			[streamId, up.snapshot],
+		])
+		// The caller asked for no usage chunk; the copy has the usage billed (in OpenAI's whole shape, details included).
+		expect((await c.chat.completions.retrieve(streamId)).usage).toMatchObject(up.usage)
+	})
+
+	it('should list completions in the order they were created, not the order they finished', async () => {
+		c = await client()
+		// A stream that starts first and ends last.
+		const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hold: started first' }], store: true, stream: true })
+		const it = stream[Symbol.asyncIterator]()
+		const streamId = (await it.next()).value!.id
+		const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'started second' }], store: true })
+		up.release()
+		while (!(await it.next()).done);
+		expect((await listAll(c)).map((x) => x.id)).toEqual([streamId, whole.id])
+		expect((await listAll(c, { order: 'desc' })).map((x) => x.id)).toEqual([whole.id, streamId])
 	})
 })
