@@ -25,7 +25,8 @@ const completionView = (s: StoredCompletion): Obj => ({ ...s.completion, metadat
  * `content_parts` (null for a string), `name` (null when absent), and the message's other fields as sent.
  */
 function messageView(completionId: string, m: unknown, i: number): Obj {
-	const { content, name, ...rest } = m && typeof m === 'object' ? (m as Obj) : {}
+	// An `id` of the client's own (chat UIs send theirs; two turns may share one) is not the list's: its cursor finds ours.
+	const { content, name, id: _own, ...rest } = m && typeof m === 'object' ? (m as Obj) : {}
 	const parts = Array.isArray(content) ? content : null
 	const text = parts
 		? parts

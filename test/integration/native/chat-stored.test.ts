@@ -178,6 +178,24 @@ for (const [vendor, model] of [
 			expect((await b.openai.chat.completions.retrieve(asked.chunks[0]!.id)).usage).toEqual(usage)
 		})
 
+		it('should give each listed message its own id, whatever fields the client put on its messages', async () => {
+			const a = await openaiAccount(n.app)
+			// Chat UIs send their own message ids along (two turns may even share one): the list's ids and cursor stay ours.
+			const messages = [
+				{ role: 'user', content: 'first', id: 'ui-1' },
+				{ role: 'assistant', content: 'ok', id: 'ui-1' },
+				{ role: 'user', content: `second on ${model}`, id: 'ui-2' },
+			]
+			const c = await a.openai.chat.completions.create({ model, messages: messages as never, store: true })
+			const listed = []
+			for await (const m of a.openai.chat.completions.messages.list(c.id, { limit: 1 })) listed.push(m)
+			expect(listed.map((m) => [m.id, m.content])).toEqual([
+				[`${c.id}-0`, 'first'],
+				[`${c.id}-1`, 'ok'],
+				[`${c.id}-2`, `second on ${model}`],
+			])
+		})
+
 		it('should keep nothing without store: true', async () => {
 			const a = await openaiAccount(n.app)
 			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `not stored on ${model}` }] })
