@@ -118,7 +118,7 @@ export const storedChatModule = (svc: Services, store: CompletionStore = complet
 				detail: {
 					summary: 'List stored chat completions',
 					description:
-						'The calling account\'s chat completions created with `store: true` (any model, streamed or not), oldest first unless `order=desc`: `model` and `metadata[key]=value` filter, `limit` (1–100, default 20) and `after` (the last id of the previous page) page through them. An `after` that is not one of the account\'s completions is 400.',
+						'The calling account\'s chat completions created with `store: true` (any model, streamed or not), in the order they were created, oldest first unless `order=desc`: `model` (as the request asked for it) and `metadata[key]=value` filter, `limit` (1–100, default 20) and `after` (the last id of the previous page) page through them. An `after` that is not one of the account\'s completions is 400.',
 				},
 			},
 		)
