@@ -12,6 +12,7 @@ import { purgeStoredCompletions, STORED_COMPLETION_DAYS } from '../../../src/mod
 import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
 import OpenAI from 'openai'
 import { startTestApp } from '../../helpers/app'
+import { MODEL as MCP_MODEL, type McpEnv, server, startMcpEnv, UPS as MCP_UPS, usageRows as mcpUsageRows } from '../mcp/setup'
 
 let n: Native
 
@@ -410,4 +411,30 @@ describe('stored chat completions: an upstream of OpenAI\'s own naming', () => {
 		expect((await listAll(c)).map((x) => x.id)).toEqual([streamId, whole.id])
 		expect((await listAll(c, { order: 'desc' })).map((x) => x.id)).toEqual([whole.id, streamId])
 	})
+})
+
+describe('stored chat completions: the gateway\'s own MCP loop', () => {
+	let env: McpEnv
+	beforeAll(async () => {
+		env = await startMcpEnv()
+	}, SETUP_MS)
+	afterAll(() => env.close())
+
+	for (const up of MCP_UPS)
+		it(`should keep a stream's usage summed over its rounds, as billed, when the caller asked for none (${up} upstream)`, async () => {
+			const a = await env.account()
+			const body = { model: MCP_MODEL[up], messages: [{ role: 'user', content: '#tools What is the weather?' }], mcp_servers: [server(env.mcp.url)], store: true, stream: true } as never
+			let id = ''
+			for await (const ch of await a.openai.chat.completions.create(body)) {
+				id ||= (ch as ChatCompletionChunk).id
+				expect((ch as ChatCompletionChunk).usage).toBeUndefined()
+			}
+			const rows = await mcpUsageRows(env, a.accountId)
+			expect(rows.length).toBeGreaterThan(1)
+			const got = await a.openai.chat.completions.retrieve(id)
+			expect(got.usage).toMatchObject({
+				prompt_tokens: rows.reduce((s, r) => s + r.input_tokens, 0),
+				completion_tokens: rows.reduce((s, r) => s + r.output_tokens, 0),
+			})
+		})
 })
