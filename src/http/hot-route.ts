@@ -11,7 +11,6 @@
  */
 import { getSchemaValidator, type TSchema } from 'elysia'
 import type { AuthToken } from '../auth/api-key'
-import type { BilledHook } from '../relay/budget'
 import type { Services } from '../services'
 import { toGatewayError } from './error-map'
 import { type ErrorShape, errorResponse } from './error-shapes'
@@ -20,11 +19,8 @@ import { isJsonType, jsonTooDeep, tooDeepError } from './raw-json'
 import { BodyReadTimeout, bodyTimedOut } from './body-deadline'
 import { guardRequest, hasUnsizedBody, inMemory } from './request-guard'
 
-/**
- * What a model route's handler gets, from either pipeline; `billed`, set by a route that keeps its answer (a stored
- * chat completion: modules/chat-stored/keep.ts), is told the usage each settlement bills (relay/budget.ts `settle`).
- */
-export type RouteContext = { body: unknown; raw: string | undefined; token: AuthToken; requestId: string; startedAt: number; request: Request; billed?: BilledHook }
+/** What a model route's handler gets, from either pipeline. */
+export type RouteContext = { body: unknown; raw: string | undefined; token: AuthToken; requestId: string; startedAt: number; request: Request }
 
 export type HotRoute = { schema: TSchema; shape: ErrorShape; serve(c: RouteContext): Promise<Response> }
 

@@ -21,7 +21,7 @@ import { holdersOf } from '../routing/select'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
-import type { HotRoute } from '../http/hot-route'
+import type { HotRoute, RouteContext } from '../http/hot-route'
 import { type BilledHook, type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { mediaOnChannels } from './image-tokens'
@@ -244,14 +244,20 @@ export type RelayRouteOptions = {
 }
 
 /**
+ * A model route whose handler is this relay; `serve` also takes what is told the usage billed, from a route that keeps
+ * the answer (a stored chat completion: modules/chat-stored/keep.ts).
+ */
+export type RelayRoute = Omit<HotRoute, 'serve'> & { serve(c: RouteContext, billed?: BilledHook): Promise<Response> }
+
+/**
  * A model route whose handler is this relay (chat completions, messages): what its Elysia route and its hot route
  * (src/http/hot-route.ts) share.
  */
-export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
+export function relayRoute(svc: Services, o: RelayRouteOptions): RelayRoute {
 	return {
 		schema: o.schema,
 		shape: o.shape,
-		serve: ({ body, raw, token, requestId, startedAt, request, billed }) => {
+		serve: ({ body, raw, token, requestId, startedAt, request }, billed?: BilledHook) => {
 			const wire = body as Record<string, unknown>
 			const call: ChatCall = {
 				svc,

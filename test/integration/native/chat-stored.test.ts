@@ -425,9 +425,9 @@ describe('stored chat completions: the gateway\'s own MCP loop', () => {
 			const a = await env.account()
 			const body = { model: MCP_MODEL[up], messages: [{ role: 'user', content: '#tools What is the weather?' }], mcp_servers: [server(env.mcp.url)], store: true, stream: true } as never
 			let id = ''
-			for await (const ch of await a.openai.chat.completions.create(body)) {
-				id ||= (ch as ChatCompletionChunk).id
-				expect((ch as ChatCompletionChunk).usage).toBeUndefined()
+			for await (const ch of (await a.openai.chat.completions.create(body)) as unknown as AsyncIterable<ChatCompletionChunk>) {
+				id ||= ch.id
+				expect(ch.usage).toBeUndefined()
 			}
 			const rows = await mcpUsageRows(env, a.accountId)
 			expect(rows.length).toBeGreaterThan(1)
