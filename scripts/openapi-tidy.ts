@@ -9,6 +9,9 @@
  * `items`) beside `content` and leaves `description`, which is required, out; and it lists a file answer (`t.File`) as
  * multipart/form-data. A file answer is `application/octet-stream` (bytes), a text one (`t.String`) `text/plain`, and a
  * union of JSON and a file (GET /v1/files/{file}: OpenAI's File object, or a Veo video) lists both.
+ *
+ * A query parameter whose schema is an object is sent as the SDKs send one, `name[key]=value` (qs brackets): OpenAPI's
+ * `style: deepObject, explode: true`, which the plugin cannot say (GET /v1/chat/completions `metadata`).
  * @module
  */
 
@@ -95,6 +98,8 @@ export function tidyOpenApi(doc: unknown): unknown {
 		for (const op of Object.values(item)) {
 			if (!isObj(op)) continue
 			if (isObj(op.requestBody)) tidyContent(op.requestBody.content)
+			if (Array.isArray(op.parameters))
+				for (const p of op.parameters) if (isObj(p) && p.in === 'query' && isObj(p.schema) && p.schema.type === 'object') Object.assign(p, { style: 'deepObject', explode: true })
 			if (isObj(op.responses)) for (const [code, r] of Object.entries(op.responses)) if (isObj(r)) tidyResponse(code, r)
 		}
 	}

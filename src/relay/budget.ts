@@ -163,7 +163,20 @@ export type Outcome = {
 	stoppedEarly?: boolean
 }
 
-export type CallInfo = { svc: Services; token: AuthToken; requestId: string; endpoint: string; model: string; stream: boolean; startedAt: number }
+/** Told the usage a settlement bills, before it is charged; with none when the settlement failed before it knew it. */
+export type BilledHook = (usage?: Usage) => void
+
+export type CallInfo = {
+	svc: Services
+	token: AuthToken
+	requestId: string
+	endpoint: string
+	model: string
+	stream: boolean
+	startedAt: number
+	/** Told each usage `settle` bills (a stored chat completion keeps it: modules/chat-stored/keep.ts); unset for any other request. */
+	billed?: BilledHook
+}
 
 /** What the upstream left out of its usage, which the bill counts instead (and a converted answer shows the same). */
 export function unreported(u: Partial<Usage> | undefined): { input: boolean; output: boolean } {
@@ -218,6 +231,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 			estimated = true
 		}
 	}
+	call.billed?.(usage)
 	const record = usageRecord(call, { channel: o.channel, upstreamModel: o.upstreamModel, status: o.status, endReason: o.endReason, usage, estimated })
 	const charged = await budget.hold.settle(tokenCost(usage, budget.price), record)
 	observeUsage(call.svc, call.token, record, charged)

@@ -21,8 +21,8 @@ import { holdersOf } from '../routing/select'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
 import type { Services } from '../services'
 import type { TSchema } from 'elysia'
-import type { HotRoute } from '../http/hot-route'
-import { type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
+import type { HotRoute, RouteContext } from '../http/hot-route'
+import { type BilledHook, type Budget, type CallInfo, type Route, release, reserveBudget, resolveModel, settle, threadSize } from './budget'
 import { boundInputTokens, estimateInputTokens } from './estimate'
 import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
@@ -74,6 +74,8 @@ export type ChatCall = {
 	thinking?: KeptThinking
 	/** The MCP servers the gateway connects to for this request, listed before the reservation (src/mcp/prepare.ts). */
 	mcp?: McpPrepared
+	/** Told the usage billed, for a route that keeps the answer (modules/chat-stored/keep.ts). */
+	billed?: BilledHook
 }
 
 /** Claude's thinking kept for clients that replay its tool calls without it (modules/chat/kept-thinking.ts). */
@@ -144,6 +146,7 @@ export type NativeRoute = (ch: Channel, adapter: ChatAdapter, info: CallInfo, bu
 export async function relayChat(call: ChatCall): Promise<Response> {
 	const { svc, ir } = call
 	const info: CallInfo = { svc, token: call.token, requestId: call.requestId, endpoint: call.endpoint, model: ir.model, stream: ir.stream, startedAt: call.startedAt }
+	if (call.billed) info.billed = call.billed
 	const resolved = resolveModel(svc, call.token, ir.model)
 	const route = call.files ? filesRoute(svc, resolved, call.files, ir.model) : pinnedRoute(call, resolved)
 	// A Bedrock application inference profile's model, the first time (bounded): the API it goes over and its limits depend on it.
@@ -241,14 +244,20 @@ export type RelayRouteOptions = {
 }
 
 /**
+ * A model route whose handler is this relay; `serve` also takes what is told the usage billed, from a route that keeps
+ * the answer (a stored chat completion: modules/chat-stored/keep.ts).
+ */
+export type RelayRoute = Omit<HotRoute, 'serve'> & { serve(c: RouteContext, billed?: BilledHook): Promise<Response> }
+
+/**
  * A model route whose handler is this relay (chat completions, messages): what its Elysia route and its hot route
  * (src/http/hot-route.ts) share.
  */
-export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
+export function relayRoute(svc: Services, o: RelayRouteOptions): RelayRoute {
 	return {
 		schema: o.schema,
 		shape: o.shape,
-		serve: ({ body, raw, token, requestId, startedAt, request }) => {
+		serve: ({ body, raw, token, requestId, startedAt, request }, billed?: BilledHook) => {
 			const wire = body as Record<string, unknown>
 			const call: ChatCall = {
 				svc,
@@ -265,6 +274,7 @@ export function relayRoute(svc: Services, o: RelayRouteOptions): HotRoute {
 				inbound: request.headers,
 				signal: request.signal,
 			}
+			if (billed) call.billed = billed
 			const outputs = o.outputs?.(wire, token, requestId)
 			if (outputs) call.outputs = outputs
 			if (o.thinking) {

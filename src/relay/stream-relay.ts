@@ -194,6 +194,8 @@ export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 
 		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel })
 	} catch (e) {
 		b.info.svc.log.error('settle failed', { request_id: b.info.requestId, error: String(e) })
+		// Whoever waits for the usage billed (a stored completion's copy) waits no longer.
+		b.info.billed?.()
 	}
 }
 

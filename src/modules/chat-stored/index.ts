@@ -25,7 +25,8 @@ const completionView = (s: StoredCompletion): Obj => ({ ...s.completion, metadat
  * `content_parts` (null for a string), `name` (null when absent), and the message's other fields as sent.
  */
 function messageView(completionId: string, m: unknown, i: number): Obj {
-	const { content, name, ...rest } = m && typeof m === 'object' ? (m as Obj) : {}
+	// An `id` of the client's own (chat UIs send theirs; two turns may share one) is not the list's: its cursor finds ours.
+	const { content, name, id: _own, ...rest } = m && typeof m === 'object' ? (m as Obj) : {}
 	const parts = Array.isArray(content) ? content : null
 	const text = parts
 		? parts
@@ -63,9 +64,20 @@ const Page = {
 const ListQuery = t.Object(
 	{
 		model: t.Optional(t.String({ description: 'Only the completions of this model (as it was asked for).' })),
+		// Documents the filter (a deepObject query parameter: scripts/openapi-tidy.ts). Elysia reads `metadata[key]` as
+		// keys of their own, which the object's extra properties let through; `metadataFilter` reads them.
+		metadata: t.Optional(
+			t.Object(
+				{},
+				{
+					additionalProperties: t.String(),
+					description: 'Only completions whose metadata has every pair given, as `metadata[key]=value` (repeatable; the SDKs\' `metadata` object).',
+				},
+			),
+		),
 		...Page,
 	},
-	{ additionalProperties: true, description: 'Also `metadata[key]=value` (repeatable): only completions whose metadata has every pair.' },
+	{ additionalProperties: true },
 )
 const MessagesQuery = t.Object(Page, { additionalProperties: true })
 const listOf = (item: Parameters<typeof t.Array>[0]) =>
@@ -106,7 +118,7 @@ export const storedChatModule = (svc: Services, store: CompletionStore = complet
 				detail: {
 					summary: 'List stored chat completions',
 					description:
-						'The calling account\'s chat completions created with `store: true` (any model, streamed or not), oldest first unless `order=desc`: `model` and `metadata[key]=value` filter, `limit` (1–100, default 20) and `after` (the last id of the previous page) page through them. An `after` that is not one of the account\'s completions is 400.',
+						'The calling account\'s chat completions created with `store: true` (any model, streamed or not), in the order they were created, oldest first unless `order=desc`: `model` (as the request asked for it) and `metadata[key]=value` filter, `limit` (1–100, default 20) and `after` (the last id of the previous page) page through them. An `after` that is not one of the account\'s completions is 400.',
 				},
 			},
 		)

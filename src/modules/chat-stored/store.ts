@@ -51,6 +51,12 @@ export function checkMetadata(x: unknown, param = 'metadata'): Record<string, st
 	return x as Record<string, string>
 }
 
+/**
+ * Whose a completion is, the model its request asked for, the request's messages and metadata, and its place in the
+ * list (`seq`, drawn when the request began: `nextSeq`), if drawn.
+ */
+export type KeepTerms = { accountId: number; model: string; messages: unknown[]; metadata: Record<string, string> | null; seq?: Promise<number | undefined> }
+
 /** A kept completion as the routes read it. */
 export type StoredCompletion = { id: string; completion: Obj; messages: unknown[]; metadata: Record<string, string> | null }
 
@@ -78,15 +84,27 @@ export function completionStore(db: Db) {
 	const one = (accountId: number, id: string) => and(eq(table.accountId, accountId), eq(table.completionId, id))
 	return {
 		/**
-		 * Keeps a completion answered to the account. A repeat of an id for the account (an upstream that reuses ids)
-		 * replaces the copy, in its place in the list.
+		 * Keeps a completion answered to the account, listed under the model asked for. A repeat of an id for the
+		 * account (an upstream that reuses ids) replaces the copy, in its place in the list.
 		 */
-		async keep(accountId: number, completion: Obj, messages: unknown[], metadata: Record<string, string> | null): Promise<void> {
-			const values = { accountId, completionId: String(completion.id), model: String(completion.model ?? ''), completion, messages, metadata }
+		async keep({ accountId, model, messages, metadata, seq }: KeepTerms, completion: Obj): Promise<void> {
+			const values = { accountId, completionId: String(completion.id), model, completion, messages, metadata, ...(seq && { seq: await seq }) }
 			await db.orm
 				.insert(table)
 				.values(values)
 				.onConflictDoUpdate({ target: [table.accountId, table.completionId], set: { model: values.model, completion, messages, metadata } })
+		},
+		/**
+		 * A place in the list, drawn when a request to be stored begins: the list is in the order completions were
+		 * created (OpenAI sorts it by their timestamp), and a row is written only once its answer is whole, so a long
+		 * stream would otherwise follow the answers that began after it and ended first. Undefined (the row gets the
+		 * next place when written) if the database could not give one.
+		 */
+		nextSeq(): Promise<number | undefined> {
+			return db.sql
+				.query<{ seq: number | string }>(`SELECT nextval(pg_get_serial_sequence('stored_completions', 'seq')) AS seq`)
+				.then(([r]) => (r ? Number(r.seq) : undefined))
+				.catch(() => undefined)
 		},
 		/** The account's completion `id`; 404 for any other. */
 		async get(accountId: number, id: string): Promise<StoredCompletion> {

@@ -30,8 +30,12 @@ export function chatRoute(svc: Services): HotRoute {
 	return {
 		...relay,
 		serve(c) {
-			const terms = storeTermsOf(c.body as Record<string, unknown>, c.token.accountId)
-			return terms ? relay.serve(c).then((res) => keepingAnswer(store, svc.log, terms, res)) : relay.serve(c)
+			// The one thing any other request pays for the feature: this read.
+			if ((c.body as Record<string, unknown>).store !== true) return relay.serve(c)
+			const terms = storeTermsOf(c.body as Record<string, unknown>, c.token.accountId)!
+			terms.seq = store.nextSeq()
+			// A stream showing its caller no usage is told the usage billed, for the copy (chat-stored/keep.ts).
+			return relay.serve(c, terms.billed?.take).then((res) => keepingAnswer(store, svc.log, terms, res))
 		},
 	}
 }

@@ -10,6 +10,9 @@ import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/
 import { storedCompletions } from '../../../src/db/schema'
 import { purgeStoredCompletions, STORED_COMPLETION_DAYS } from '../../../src/modules/chat-stored/store'
 import { lastRequest, SETUP_MS, startNative, openaiAccount, type Native, refused } from './setup'
+import OpenAI from 'openai'
+import { startTestApp } from '../../helpers/app'
+import { MODEL as MCP_MODEL, type McpEnv, server, startMcpEnv, UPS as MCP_UPS, usageRows as mcpUsageRows } from '../mcp/setup'
 
 let n: Native
 
@@ -159,6 +162,41 @@ for (const [vendor, model] of [
 			expect(got.usage!.completion_tokens).toBeGreaterThan(0)
 		})
 
+		it('should keep the usage billed for a stream whose caller did not ask for it, and still send the caller none', async () => {
+			const a = await openaiAccount(n.app)
+			const body = { model, messages: [{ role: 'user', content: `usage kept on ${model}` }], store: true }
+			const plain = await streamed(a.openai, body)
+			// The caller's stream is as it asked: no usage chunk, no `usage` member.
+			expect(plain.chunks.every((ch) => ch.choices.length > 0 && !('usage' in ch))).toBe(true)
+			// The same answer with the usage asked for (by another account: the mock gives the same prompt the same id), as
+			// OpenAI's stored copy always carries it.
+			const b = await openaiAccount(n.app)
+			const asked = await streamed(b.openai, { ...body, stream_options: { include_usage: true } })
+			const usage = asked.chunks.at(-1)!.usage!
+			expect(usage.completion_tokens).toBeGreaterThan(0)
+			const got = await a.openai.chat.completions.retrieve(plain.chunks[0]!.id)
+			expect(got.usage).toEqual(usage)
+			expect((await b.openai.chat.completions.retrieve(asked.chunks[0]!.id)).usage).toEqual(usage)
+		})
+
+		it('should give each listed message its own id, whatever fields the client put on its messages', async () => {
+			const a = await openaiAccount(n.app)
+			// Chat UIs send their own message ids along (two turns may even share one): the list's ids and cursor stay ours.
+			const messages = [
+				{ role: 'user', content: 'first', id: 'ui-1' },
+				{ role: 'assistant', content: 'ok', id: 'ui-1' },
+				{ role: 'user', content: `second on ${model}`, id: 'ui-2' },
+			]
+			const c = await a.openai.chat.completions.create({ model, messages: messages as never, store: true })
+			const listed = []
+			for await (const m of a.openai.chat.completions.messages.list(c.id, { limit: 1 })) listed.push(m)
+			expect(listed.map((m) => [m.id, m.content])).toEqual([
+				[`${c.id}-0`, 'first'],
+				[`${c.id}-1`, 'ok'],
+				[`${c.id}-2`, `second on ${model}`],
+			])
+		})
+
 		it('should keep nothing without store: true', async () => {
 			const a = await openaiAccount(n.app)
 			await a.openai.chat.completions.create({ model, messages: [{ role: 'user', content: `not stored on ${model}` }] })
@@ -254,4 +292,149 @@ describe('stored chat completions: the purge', () => {
 		await expectStatus(a.openai.chat.completions.retrieve('chatcmpl-old'), 404)
 		expect((await listAll(a.openai)).map((x) => x.id)).toEqual(['chatcmpl-recent'])
 	})
+})
+
+describe('stored chat completions: the metadata filter', () => {
+	it('should be an OpenAPI query parameter as the SDKs send it (metadata[key]=value: a deepObject of strings)', async () => {
+		const doc = (await Bun.file(new URL('../../../openapi/openapi.json', import.meta.url)).json()) as { paths: Record<string, Record<string, { parameters: Array<Record<string, any>> }>> }
+		const param = doc.paths['/v1/chat/completions']!.get!.parameters.find((p) => p.name === 'metadata')
+		expect(param).toMatchObject({ in: 'query', required: false, style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } } })
+		expect(param!.description).toContain('metadata[key]=value')
+	})
+
+	it('should find an account\'s completions by metadata through an index, not by reading all of them', async () => {
+		const a = await openaiAccount(n.app)
+		const db = n.app.svc.db
+		const rows = Array.from({ length: 3000 }, (_, i) => ({
+			accountId: a.accountId,
+			completionId: `chatcmpl-bulk-${i}`,
+			model: 'gpt-4o-mini',
+			completion: { id: `chatcmpl-bulk-${i}`, object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [] },
+			messages: [],
+			metadata: { batch: String(i % 1000), ...(i === 7 ? { rare: 'yes' } : {}) },
+		}))
+		for (let i = 0; i < rows.length; i += 500) await db.orm.insert(storedCompletions).values(rows.slice(i, i + 500))
+		await db.sql.exec('ANALYZE stored_completions')
+		const page = await a.openai.chat.completions.list({ metadata: { rare: 'yes' } })
+		expect(page.data.map((c) => c.id)).toEqual(['chatcmpl-bulk-7'])
+		// The list's own query, as the store builds it (store.ts `list`), planned by the database.
+		const plan = await db.sql.query<Record<string, string>>(
+			`EXPLAIN SELECT * FROM stored_completions WHERE account_id = $1 AND metadata @> $2::jsonb ORDER BY seq ASC LIMIT 21`,
+			[a.accountId, '{"rare":"yes"}'],
+		)
+		const text = plan.map((r) => Object.values(r)[0]).join('\n')
+		expect(text).toContain('stored_completions_metadata_idx')
+	})
+})
+
+/** An OpenAI-compatible upstream of the test's own: it answers as OpenAI does with its snapshot name, and holds a stream asked to `hold` until released. */
+function snapshotVendor() {
+	const snapshot = 'gpt-4o-mini-2024-07-18'
+	const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }
+	const held: Array<() => void> = []
+	let n = 0
+	const server = Bun.serve({
+		port: 0,
+		async fetch(req) {
+			const body = (await req.json()) as { stream?: boolean; messages: Array<{ content: string }> }
+			const hold = body.messages[0]!.content.includes('hold')
+			const head = { id: `chatcmpl-snap-${++n}`, created: 1_790_000_000, model: snapshot, system_fingerprint: 'fp_snap' }
+			if (!body.stream)
+				return Response.json({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi there', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage })
+			const chunk = (x: object) => new TextEncoder().encode(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', ...x })}\n\n`)
+			const released = hold ? new Promise<void>((r) => held.push(r)) : undefined
+			return new Response(
+				new ReadableStream({
+					async start(ctl) {
+						ctl.enqueue(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hi there' }, logprobs: null, finish_reason: null }], usage: null }))
+						await released
+						ctl.enqueue(chunk({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }))
+						ctl.enqueue(chunk({ choices: [], usage }))
+						ctl.enqueue(new TextEncoder().encode('data: [DONE]\n\n'))
+						ctl.close()
+					},
+				}),
+				{ headers: { 'content-type': 'text/event-stream' } },
+			)
+		},
+	})
+	return { snapshot, usage, release: () => held.splice(0).forEach((r) => r()), url: `http://127.0.0.1:${server.port}/v1`, stop: () => server.stop(true) }
+}
+
+describe('stored chat completions: an upstream of OpenAI\'s own naming', () => {
+	let up: ReturnType<typeof snapshotVendor>
+	let app: Awaited<ReturnType<typeof startTestApp>>
+	let c: OpenAI
+	beforeAll(async () => {
+		up = snapshotVendor()
+		app = await startTestApp({
+			config: {
+				channels: [{ name: 'snap', type: 'openai', base_url: up.url, api_key: 'up-snap', models: ['gpt-4o-mini'] }],
+				models: [{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }],
+			},
+		})
+	}, SETUP_MS)
+	afterAll(async () => {
+		await app.close()
+		up.stop()
+	})
+	const client = async () => {
+		const a = await app.account(1)
+		return new OpenAI({ apiKey: a.key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+	}
+
+	it('should list a completion under the model it was asked for, and show it as answered', async () => {
+		c = await client()
+		// OpenAI answers `gpt-4o-mini` as `gpt-4o-mini-2024-07-18` (the fast path relays that name as it came).
+		const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true })
+		expect(whole.model).toBe(up.snapshot)
+		const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], store: true, stream: true })
+		let streamId = ''
+		for await (const ch of stream) streamId ||= ch.id
+		expect((await listAll(c, { model: 'gpt-4o-mini' })).map((x) => [x.id, x.model])).toEqual([
+			[whole.id, up.snapshot],
+			[streamId, up.snapshot],
+		])
+		// The caller asked for no usage chunk; the copy has the usage billed (in OpenAI's whole shape, details included).
+		expect((await c.chat.completions.retrieve(streamId)).usage).toMatchObject(up.usage)
+	})
+
+	it('should list completions in the order they were created, not the order they finished', async () => {
+		c = await client()
+		// A stream that starts first and ends last.
+		const stream = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hold: started first' }], store: true, stream: true })
+		const it = stream[Symbol.asyncIterator]()
+		const streamId = (await it.next()).value!.id
+		const whole = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'started second' }], store: true })
+		up.release()
+		while (!(await it.next()).done);
+		expect((await listAll(c)).map((x) => x.id)).toEqual([streamId, whole.id])
+		expect((await listAll(c, { order: 'desc' })).map((x) => x.id)).toEqual([whole.id, streamId])
+	})
+})
+
+describe('stored chat completions: the gateway\'s own MCP loop', () => {
+	let env: McpEnv
+	beforeAll(async () => {
+		env = await startMcpEnv()
+	}, SETUP_MS)
+	afterAll(() => env.close())
+
+	for (const up of MCP_UPS)
+		it(`should keep a stream's usage summed over its rounds, as billed, when the caller asked for none (${up} upstream)`, async () => {
+			const a = await env.account()
+			const body = { model: MCP_MODEL[up], messages: [{ role: 'user', content: '#tools What is the weather?' }], mcp_servers: [server(env.mcp.url)], store: true, stream: true } as never
+			let id = ''
+			for await (const ch of (await a.openai.chat.completions.create(body)) as unknown as AsyncIterable<ChatCompletionChunk>) {
+				id ||= ch.id
+				expect(ch.usage).toBeUndefined()
+			}
+			const rows = await mcpUsageRows(env, a.accountId)
+			expect(rows.length).toBeGreaterThan(1)
+			const got = await a.openai.chat.completions.retrieve(id)
+			expect(got.usage).toMatchObject({
+				prompt_tokens: rows.reduce((s, r) => s + r.input_tokens, 0),
+				completion_tokens: rows.reduce((s, r) => s + r.output_tokens, 0),
+			})
+		})
 })

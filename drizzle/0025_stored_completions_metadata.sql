@@ -1,0 +1,1 @@
+CREATE INDEX "stored_completions_metadata_idx" ON "stored_completions" USING gin ("metadata" jsonb_path_ops);
