@@ -73,7 +73,7 @@ async function post(c: CountCall, ch: Channel, url: string, headers: Record<stri
 	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), c.signal)
 	const { res } = up
 	const text = await answerText(up)
-	if (!res.ok) throw upstreamError(res.status, text, res.headers.get('retry-after'))
+	if (!res.ok) throw upstreamError(res.status, text, res.headers)
 	try {
 		return JSON.parse(text) as Record<string, unknown>
 	} catch {
