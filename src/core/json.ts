@@ -17,3 +17,6 @@ export function jsonOrUndefined(text: string): unknown {
 		return undefined
 	}
 }
+
+/** A JSON object (not an array, not null): what a reader of untrusted JSON may take members of. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -24,6 +24,7 @@
 import type { UpstreamGuardrail } from '../protocols/codec'
 import type { Channel } from '../routing/catalog'
 import { stringSetting } from './channel-key-memo'
+import { isObject } from '../core/json'
 
 const TRACES = new Set<string>(['enabled', 'disabled', 'enabled_full'])
 
@@ -75,7 +76,6 @@ const TRACE = 'amazon-bedrock-trace'
 const INTERVENED_REASON = 'guardrail_intervened'
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Drops Bedrock's guardrail members from `o`; whether they said the guardrail intervened. */
 function dropMembers(o: Obj): boolean {
@@ -101,10 +101,10 @@ export function guardedEvent(json: string): { json: string; intervened: boolean 
 		// Not JSON: the Anthropic decoder reports it as malformed.
 		return { json, intervened: false }
 	}
-	if (!isObj(o)) return { json, intervened: false }
+	if (!isObject(o)) return { json, intervened: false }
 	let intervened = dropMembers(o)
-	if (isObj(o.message)) intervened = dropMembers(o.message) || intervened
-	const said = isObj(o.delta) ? o.delta : o
+	if (isObject(o.message)) intervened = dropMembers(o.message) || intervened
+	const said = isObject(o.delta) ? o.delta : o
 	if (said.stop_reason === INTERVENED_REASON) intervened = true
 	if (intervened && (o.type === 'message' || said.stop_reason === INTERVENED_REASON)) said.stop_reason = 'refusal'
 	return { json: JSON.stringify(o), intervened }
@@ -118,7 +118,7 @@ export function guardedEvent(json: string): { json: string; intervened: boolean 
 export function asRefusal(json: string): string {
 	try {
 		const o = JSON.parse(json) as unknown
-		if (!isObj(o) || !isObj(o.delta)) return json
+		if (!isObject(o) || !isObject(o.delta)) return json
 		o.delta.stop_reason = 'refusal'
 		return JSON.stringify(o)
 	} catch {

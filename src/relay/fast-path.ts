@@ -19,6 +19,7 @@ import { ownSignaturesOnly } from '../protocols/gemini/signatures'
 import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
 import { fixedSampling, samplesAtEffort } from '../routing/reasoning-models'
 import { topLevelMembers } from './json-members'
+import { isObject } from '../core/json'
 
 type Body = Record<string, unknown>
 
@@ -291,7 +292,6 @@ export function renameModelVersion(data: string, to: string): string {
 	return data.replace(MODEL_VERSION_KEY, () => `"modelVersion":${JSON.stringify(to)}`)
 }
 
-const isObject = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v)
 const onlyFunctionResponses = (c: unknown): c is Body & { parts: unknown[] } =>
 	isObject(c) && c.role !== 'model' && Array.isArray(c.parts) && c.parts.length > 0 && c.parts.every((p) => isObject(p) && ('functionResponse' in p || 'function_response' in p))
 

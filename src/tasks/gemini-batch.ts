@@ -19,9 +19,9 @@ import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
 import { type TaskRow, advance, getTask } from './store'
 import { pollJson } from './upstream'
 import { jsonLines } from '../lib/json-lines'
+import { isObject } from '../core/json'
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** The endpoint a Gemini batch's usage rows name. */
 export const GEMINI_BATCH_ENDPOINT = '/v1beta/models/{model}:batchGenerateContent'
@@ -34,13 +34,13 @@ const ENDED = new Set(['BATCH_STATE_SUCCEEDED', 'BATCH_STATE_FAILED', 'BATCH_STA
 export type GeminiBatchRecord = BatchRecord & { upstreamModel?: string; inputFile?: string; responsesFile?: string }
 
 /** The batch's state, from its Operation's metadata. */
-export const stateOf = (op: Obj): string | undefined => (isObj(op.metadata) && typeof op.metadata.state === 'string' ? op.metadata.state : undefined)
+export const stateOf = (op: Obj): string | undefined => (isObject(op.metadata) && typeof op.metadata.state === 'string' ? op.metadata.state : undefined)
 
 /** The inlined responses of an ended batch's Operation (`response`, or the same list in `metadata.output`). */
 export function inlinedResponses(op: Obj): Obj[] {
-	const from = (o: unknown): unknown => (isObj(o) && isObj(o.inlinedResponses) ? o.inlinedResponses.inlinedResponses : undefined)
-	const list = from(op.response) ?? (isObj(op.metadata) ? from(op.metadata.output) : undefined)
-	return Array.isArray(list) ? list.filter(isObj) : []
+	const from = (o: unknown): unknown => (isObject(o) && isObject(o.inlinedResponses) ? o.inlinedResponses.inlinedResponses : undefined)
+	const list = from(op.response) ?? (isObject(op.metadata) ? from(op.metadata.output) : undefined)
+	return Array.isArray(list) ? list.filter(isObject) : []
 }
 
 /**
@@ -53,7 +53,7 @@ export function inlinedUsage(op: Obj, terms: BatchTerms, model: string): Map<str
 	const price = terms.prices[model]
 	if (!price) return out
 	for (const r of inlinedResponses(op)) {
-		const usage = isObj(r.response) ? decodeUsage(r.response.usageMetadata) : undefined
+		const usage = isObject(r.response) ? decodeUsage(r.response.usageMetadata) : undefined
 		if (usage) addLine(out, model, usage, price)
 	}
 	return out
@@ -61,8 +61,8 @@ export function inlinedUsage(op: Obj, terms: BatchTerms, model: string): Map<str
 
 /** The vendor's name of an ended batch's responses file (`response.responsesFile`, or the same in `metadata.output`). */
 export function responsesFileOf(op: Obj): string | undefined {
-	const from = (o: unknown) => (isObj(o) && typeof o.responsesFile === 'string' && o.responsesFile ? o.responsesFile : undefined)
-	return from(op.response) ?? (isObj(op.metadata) ? from(op.metadata.output) : undefined)
+	const from = (o: unknown) => (isObject(o) && typeof o.responsesFile === 'string' && o.responsesFile ? o.responsesFile : undefined)
+	return from(op.response) ?? (isObject(op.metadata) ? from(op.metadata.output) : undefined)
 }
 
 /**
@@ -74,7 +74,7 @@ export function fileUsage(text: string, terms: BatchTerms, model: string): Map<s
 	const price = terms.prices[model]
 	if (!price) return out
 	for (const { value: line } of jsonLines(text)) {
-		const usage = isObj(line) && isObj(line.response) ? decodeUsage(line.response.usageMetadata) : undefined
+		const usage = isObject(line) && isObject(line.response) ? decodeUsage(line.response.usageMetadata) : undefined
 		if (usage) addLine(out, model, usage, price)
 	}
 	return out

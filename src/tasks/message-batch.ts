@@ -18,9 +18,9 @@ import { type BatchTerms, type ModelUsage, addLine } from './batch-usage'
 import { type TaskRow, advance, getTask } from './store'
 import { pollJson } from './upstream'
 import { jsonLines } from '../lib/json-lines'
+import { isObject } from '../core/json'
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 
 const FETCH_TIMEOUTS = { firstByteMs: 30_000, idleMs: 30_000 }
 export const MESSAGE_BATCHES = '/v1/messages/batches'
@@ -40,7 +40,7 @@ export async function resultsText(ch: Channel, id: string, signal: AbortSignal):
 export function resultsUsage(text: string, terms: BatchTerms, defaultModel: string): Map<string, ModelUsage> {
 	const out = new Map<string, ModelUsage>()
 	for (const { value: line } of jsonLines(text)) {
-		if (!isObj(line) || !isObj(line.result) || line.result.type !== 'succeeded' || !isObj(line.result.message)) continue
+		if (!isObject(line) || !isObject(line.result) || line.result.type !== 'succeeded' || !isObject(line.result.message)) continue
 		const model = (typeof line.custom_id === 'string' ? terms.models?.[line.custom_id] : undefined) ?? defaultModel
 		const price = terms.prices[model]
 		if (price) addLine(out, model, decodeUsage(line.result.message.usage), price)

@@ -19,6 +19,7 @@ import { countLineInput } from '../embeddings/count'
 import { checkContinuation } from '../responses/ownership'
 import { batchPrice } from './price'
 import { jsonLines } from '../../lib/json-lines'
+import { isObject } from '../../core/json'
 
 /** The endpoints whose lines are priced by tokens here; OpenAI's others (moderations, images, videos) are refused. */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions'] as const
@@ -27,7 +28,6 @@ export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number]
 export type BatchLine = { customId: string; url: string; model: string; body: Record<string, unknown>; bytes: number }
 
 const refuse = (message: string, code = 'invalid_batch_file', param: string | null = 'input_file_id') => new GatewayError('invalid_request', message, { code, param: param ?? undefined })
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** The file's lines; refuses (400, naming the line) one that is not a request with a model. */
 export function parseLines(text: string): BatchLine[] {
@@ -35,7 +35,7 @@ export function parseLines(text: string): BatchLine[] {
 	const seen = new Set<string>()
 	const enc = new TextEncoder()
 	for (const { n, value: line } of jsonLines(text, (n) => refuse(`Line ${n} of the input file is not valid JSON`))) {
-		if (!isObj(line) || typeof line.custom_id !== 'string' || typeof line.url !== 'string' || !isObj(line.body)) throw refuse(`Line ${n} of the input file must be {custom_id, method, url, body}`)
+		if (!isObject(line) || typeof line.custom_id !== 'string' || typeof line.url !== 'string' || !isObject(line.body)) throw refuse(`Line ${n} of the input file must be {custom_id, method, url, body}`)
 		if (typeof line.body.model !== 'string' || !line.body.model) throw refuse(`Line ${n} of the input file has no body.model`)
 		if (seen.has(line.custom_id)) throw refuse(`Line ${n} repeats custom_id '${line.custom_id}'; each must be unique`)
 		seen.add(line.custom_id)
@@ -116,9 +116,9 @@ function storedReferences(input: unknown, media: MediaRule): number {
 	if (!Array.isArray(input)) return 0
 	let n = 0
 	for (const item of input) {
-		const content = isObj(item) && Array.isArray(item.content) ? item.content : []
+		const content = isObject(item) && Array.isArray(item.content) ? item.content : []
 		for (const p of content) {
-			if (!isObj(p)) continue
+			if (!isObject(p)) continue
 			if (p.type === 'input_file' && typeof p.file_data !== 'string' && typeof p.file_url !== 'string') n += REFERENCED_FILE_TOKENS
 			else if (p.type === 'input_image' && typeof p.image_url !== 'string') n += media.image({ source: UNSEEN, detail: typeof p.detail === 'string' ? p.detail : undefined })
 		}

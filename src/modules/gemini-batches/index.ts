@@ -33,9 +33,9 @@ import { idOf as fileIdOf, newFileId, ownedFile } from '../gemini-files/records'
 import { namesGatewayFile, pinBodies } from '../gemini-files/refs'
 import type { ModelCall } from '../gemini/generate'
 import { batchBound, fileRequests, type GeminiBatch, geminiRoute, parseBatch, upstreamBody } from './requests'
+import { isObject } from '../../core/json'
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /**
  * The Operation as the client sees it: the gateway's batch name and the client's model, in place of the channel's
@@ -46,23 +46,23 @@ export function batchView(op: Obj, task: Pick<TaskRow, 'id' | 'model' | 'result'
 	const upstreamModel = (task.result as GeminiBatchRecord | null)?.upstreamModel
 	const out = structuredClone(op)
 	out.name = name
-	if (isObj(out.metadata)) {
+	if (isObject(out.metadata)) {
 		out.metadata.name = name
 		out.metadata.model = `models/${task.model}`
 	}
 	const rename = (o: unknown) => {
-		const list = isObj(o) && isObj(o.inlinedResponses) ? o.inlinedResponses.inlinedResponses : undefined
+		const list = isObject(o) && isObject(o.inlinedResponses) ? o.inlinedResponses.inlinedResponses : undefined
 		if (!Array.isArray(list) || !upstreamModel || upstreamModel === task.model) return
-		for (const r of list) if (isObj(r) && isObj(r.response) && r.response.modelVersion === upstreamModel) r.response.modelVersion = task.model
+		for (const r of list) if (isObject(r) && isObject(r.response) && r.response.modelVersion === upstreamModel) r.response.modelVersion = task.model
 	}
 	rename(out.response)
-	if (isObj(out.metadata)) rename(out.metadata.output)
+	if (isObject(out.metadata)) rename(out.metadata.output)
 	// A file batch's files under the gateway's names: the input the client named, the responses it may download.
 	const record = task.result as GeminiBatchRecord | null
-	const input = isObj(out.metadata) && isObj(out.metadata.inputConfig) ? out.metadata.inputConfig : undefined
+	const input = isObject(out.metadata) && isObject(out.metadata.inputConfig) ? out.metadata.inputConfig : undefined
 	if (input && record?.inputFile && input.fileName !== undefined) input.fileName = `files/${record.inputFile}`
-	for (const o of [out.response, isObj(out.metadata) ? out.metadata.output : undefined])
-		if (isObj(o) && o.responsesFile !== undefined) o.responsesFile = record?.responsesFile ? `files/${record.responsesFile}` : undefined
+	for (const o of [out.response, isObject(out.metadata) ? out.metadata.output : undefined])
+		if (isObject(o) && o.responsesFile !== undefined) o.responsesFile = record?.responsesFile ? `files/${record.responsesFile}` : undefined
 	return out
 }
 

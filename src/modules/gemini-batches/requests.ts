@@ -16,11 +16,11 @@ import { boundInputTokens } from '../../relay/estimate'
 import { type MediaTarget, mediaRuleFor } from '../../relay/image-tokens'
 import type { Services } from '../../services'
 import { jsonLines } from '../../lib/json-lines'
+import { isObject } from '../../core/json'
 
 type Obj = Record<string, unknown>
 export type GeminiBatch = { displayName?: unknown; batch: Obj; requests: Array<{ request: Obj; metadata?: unknown }>; fileName?: string }
 
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 const refuse = (message: string, param?: string) => new GatewayError('invalid_request', message, { code: 'invalid_request', param })
 /** A request's `model`, as the SDK writes it (`models/…`) or bare. */
 const bare = (m: string) => m.replace(/^models\//, '')
@@ -31,19 +31,19 @@ const bare = (m: string) => m.replace(/^models\//, '')
  * URL's (a batch runs one model).
  */
 export function parseBatch(body: unknown, model: string): GeminiBatch {
-	const batch = isObj(body) ? body.batch : undefined
-	if (!isObj(batch)) throw refuse("batch: required (`{batch: {displayName, inputConfig: {requests: {requests: [...]}}}}`)", 'batch')
-	const input = isObj(batch.inputConfig) ? batch.inputConfig : isObj(batch.input_config) ? batch.input_config : undefined
+	const batch = isObject(body) ? body.batch : undefined
+	if (!isObject(batch)) throw refuse("batch: required (`{batch: {displayName, inputConfig: {requests: {requests: [...]}}}}`)", 'batch')
+	const input = isObject(batch.inputConfig) ? batch.inputConfig : isObject(batch.input_config) ? batch.input_config : undefined
 	const fileName = input?.fileName ?? input?.file_name
 	if (fileName !== undefined) {
 		if (typeof fileName !== 'string' || !fileName || input?.requests !== undefined)
 			throw refuse('batch.inputConfig.fileName: the name of an uploaded JSONL file (`files/{id}`), and no inline requests beside it', 'batch.inputConfig.fileName')
 		return { displayName: batch.displayName, batch, requests: [], fileName }
 	}
-	const list = isObj(input?.requests) ? input.requests.requests : undefined
+	const list = isObject(input?.requests) ? input.requests.requests : undefined
 	if (!Array.isArray(list) || !list.length) throw refuse('batch.inputConfig.requests.requests: at least one inline request is required', 'batch.inputConfig.requests')
 	const requests = list.map((r, i) => {
-		if (!isObj(r) || !isObj(r.request)) throw refuse(`batch.inputConfig.requests.requests[${i}].request: required`, 'batch.inputConfig.requests')
+		if (!isObject(r) || !isObject(r.request)) throw refuse(`batch.inputConfig.requests.requests[${i}].request: required`, 'batch.inputConfig.requests')
 		checkModel(r.request, model, `batch.inputConfig.requests.requests[${i}].request.model`)
 		return { request: r.request, metadata: r.metadata }
 	})
@@ -66,7 +66,7 @@ function checkModel(request: Obj, model: string, where: string) {
 export function fileRequests(text: string, model: string): GeminiBatch['requests'] {
 	const out: GeminiBatch['requests'] = []
 	for (const { n, value: line } of jsonLines(text, (n) => refuse(`Line ${n} of the batch input file is not valid JSON`, 'batch.inputConfig.fileName'))) {
-		if (!isObj(line) || !isObj(line.request)) throw refuse(`Line ${n} of the batch input file must be {"key": …, "request": {…}}`, 'batch.inputConfig.fileName')
+		if (!isObject(line) || !isObject(line.request)) throw refuse(`Line ${n} of the batch input file must be {"key": …, "request": {…}}`, 'batch.inputConfig.fileName')
 		checkModel(line.request, model, `Line ${n} of the batch input file, request.model`)
 		out.push({ request: line.request, metadata: line.key })
 	}

@@ -12,20 +12,20 @@ import { badRequest, notFound } from '../../core/errors'
 import type { ChatRequest, FilePart, Part } from '../../core/ir'
 import type { Services } from '../../services'
 import { fileOf, filesByIds } from './records'
+import { isObject } from '../../core/json'
 
 /** The path of a gateway file URI; its host is whatever the client was given (PUBLIC_URL or the request's origin). */
 const GATEWAY_FILE = /^https?:\/\/[^/]+\/v1(?:beta)?\/files\/([a-z0-9-]{1,40})$/
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A part's file reference, as Google accepts it: `fileData.fileUri` or `file_data.file_uri` (ai.google.dev/api: either spelling). */
 type FileRef = { data: Obj; key: 'fileData' | 'file_data'; uriKey: 'fileUri' | 'file_uri'; uri: string }
 function refOf(p: unknown): FileRef | undefined {
-	if (!isObj(p)) return undefined
+	if (!isObject(p)) return undefined
 	for (const key of ['fileData', 'file_data'] as const) {
 		const data = p[key]
-		if (!isObj(data)) continue
+		if (!isObject(data)) continue
 		for (const uriKey of ['fileUri', 'file_uri'] as const) if (typeof data[uriKey] === 'string') return { data, key, uriKey, uri: data[uriKey] as string }
 	}
 	return undefined
@@ -38,7 +38,7 @@ const CONTENT_KEYS = ['systemInstruction', 'system_instruction'] as const
 function fileRefs(body: Obj): FileRef[] {
 	const out: FileRef[] = []
 	const scan = (content: unknown) => {
-		if (!isObj(content) || !Array.isArray(content.parts)) return
+		if (!isObject(content) || !Array.isArray(content.parts)) return
 		for (const p of content.parts) {
 			const ref = refOf(p)
 			if (ref) out.push(ref)
@@ -106,7 +106,7 @@ export async function pinBodies(svc: Services, accountId: number, bodies: Obj[])
 		const to = ref && held.get(ref.uri)
 		return to ? { ...(p as Obj), [ref.key]: { ...ref.data, [ref.uriKey]: to.uri } } : p
 	}
-	const content = (c: unknown) => (isObj(c) && Array.isArray(c.parts) ? { ...c, parts: c.parts.map(part) } : c)
+	const content = (c: unknown) => (isObject(c) && Array.isArray(c.parts) ? { ...c, parts: c.parts.map(part) } : c)
 	const pin = (body: Obj): Obj => {
 		const out: Obj = { ...body }
 		if (Array.isArray(body.contents)) out.contents = body.contents.map(content)

@@ -12,10 +12,10 @@ import { errorEvent } from '../../protocols/gemini-interactions/error'
 import { DONE_FRAME } from '../../protocols/gemini-interactions/stream-encode'
 import { KEEPALIVE_MS, sseResponse as relaySse } from '../../relay/sse-response'
 import { SHUTTING_DOWN } from '../../relay/stream-relay'
+import { isObject } from '../../core/json'
 
 type Obj = Record<string, unknown>
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The events of a finished interaction, made from the resource (its output steps). */
 export function eventsOf(interaction: Obj): string[] {
@@ -25,18 +25,18 @@ export function eventsOf(interaction: Obj): string[] {
 	emit('interaction.created', { interaction: { ...head, status: 'in_progress' } })
 	emit('interaction.status_update', { interaction_id: interaction.id, status: 'in_progress' })
 	;(Array.isArray(steps) ? steps : []).forEach((s: unknown, index) => {
-		if (!isObj(s)) return
+		if (!isObject(s)) return
 		if (s.type === 'model_output') {
 			emit('step.start', { index, step: { type: 'model_output' } })
 			for (const c of Array.isArray(s.content) ? s.content : []) {
-				if (!isObj(c) || typeof c.text !== 'string') continue
+				if (!isObject(c) || typeof c.text !== 'string') continue
 				emit('step.delta', { index, delta: { type: 'text', text: c.text } })
 				// Citations once their text is whole, as the live stream sends them.
 				if (Array.isArray(c.annotations) && c.annotations.length) emit('step.delta', { index, delta: { type: 'text_annotation_delta', annotations: c.annotations } })
 			}
 		} else if (s.type === 'thought') {
 			emit('step.start', { index, step: { type: 'thought' } })
-			for (const c of Array.isArray(s.summary) ? s.summary : []) if (isObj(c)) emit('step.delta', { index, delta: { type: 'thought_summary', content: c } })
+			for (const c of Array.isArray(s.summary) ? s.summary : []) if (isObject(c)) emit('step.delta', { index, delta: { type: 'thought_summary', content: c } })
 			if (typeof s.signature === 'string') emit('step.delta', { index, delta: { type: 'thought_signature', signature: s.signature } })
 		} else if (s.type === 'function_call') {
 			emit('step.start', { index, step: { ...s, arguments: {} } })
@@ -69,12 +69,12 @@ export function stepsOf(events: string[]): Obj[] {
 	for (const raw of events) {
 		const e = JSON.parse(raw) as Obj
 		const i = typeof e.index === 'number' ? e.index : -1
-		if (e.event_type === 'step.start' && isObj(e.step)) {
+		if (e.event_type === 'step.start' && isObject(e.step)) {
 			const s = { ...e.step }
 			if (s.type === 'model_output') s.content = []
 			if (s.type === 'thought' && !s.signature) delete s.signature
 			steps[i] = s
-		} else if (e.event_type === 'step.delta' && isObj(e.delta) && steps[i]) {
+		} else if (e.event_type === 'step.delta' && isObject(e.delta) && steps[i]) {
 			const s = steps[i]!
 			const d = e.delta
 			if (d.type === 'text' && Array.isArray(s.content)) s.content.push({ type: 'text', text: d.text })

@@ -16,11 +16,11 @@ import type { Channel } from '../../routing/catalog'
 import { orderChannels } from '../../routing/select'
 import type { Services } from '../../services'
 import { batchPrice } from '../batches/price'
+import { isObject } from '../../core/json'
 
 type Obj = Record<string, unknown>
 export type BatchRequest = { customId: string; model: string; params: Obj }
 
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 const refuse = (message: string, param?: string) => new GatewayError('invalid_request', message, { code: 'invalid_request', param })
 /** Anthropic's rule for a `custom_id`. */
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/
@@ -33,11 +33,11 @@ export function parseRequests(requests: unknown[]): BatchRequest[] {
 	if (requests.length > MAX_REQUESTS) throw refuse(`requests: a batch holds at most ${MAX_REQUESTS} requests`, 'requests')
 	const seen = new Set<string>()
 	return requests.map((r, i) => {
-		if (!isObj(r) || typeof r.custom_id !== 'string' || !CUSTOM_ID.test(r.custom_id)) throw refuse(`requests.${i}.custom_id: must be 1-64 letters, digits, '_' or '-'`, 'requests')
+		if (!isObject(r) || typeof r.custom_id !== 'string' || !CUSTOM_ID.test(r.custom_id)) throw refuse(`requests.${i}.custom_id: must be 1-64 letters, digits, '_' or '-'`, 'requests')
 		if (seen.has(r.custom_id)) throw refuse(`requests.${i}.custom_id: '${r.custom_id}' is repeated; each must be unique in the batch`, 'requests')
 		seen.add(r.custom_id)
 		const p = r.params
-		if (!isObj(p) || typeof p.model !== 'string' || !p.model) throw refuse(`requests.${i}.params.model: Field required`, 'requests')
+		if (!isObject(p) || typeof p.model !== 'string' || !p.model) throw refuse(`requests.${i}.params.model: Field required`, 'requests')
 		if (typeof p.max_tokens !== 'number' || !Number.isInteger(p.max_tokens) || p.max_tokens < 1) throw refuse(`requests.${i}.params.max_tokens: a whole number of at least 1 is required`, 'requests')
 		return { customId: r.custom_id, model: p.model, params: p }
 	})

@@ -8,18 +8,18 @@
  */
 import type { ProtocolCodec } from '../../protocols/codec'
 import { tappedCodec } from './codec-tap'
+import { isObject } from '../../core/json'
 
 const ECHOED = ['instructions', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls', 'tool_choice', 'tools', 'metadata', 'user'] as const
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** The echo fields of a request body, as the Response object carries them (absent ones keep the codec's defaults). */
 export function echoOf(body: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {}
 	for (const k of ECHOED) if (body[k] !== undefined && body[k] !== null) out[k] = body[k]
 	// `text` is echoed with its `verbosity` (Codex sends `text: {verbosity}` alone), the format defaulting as OpenAI's does.
-	if (isObj(body.text)) out.text = { ...body.text, format: isObj(body.text.format) ? body.text.format : { type: 'text' } }
-	if (isObj(body.reasoning)) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
+	if (isObject(body.text)) out.text = { ...body.text, format: isObject(body.text.format) ? body.text.format : { type: 'text' } }
+	if (isObject(body.reasoning)) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
 	// The gateway keeps a converted answer unless asked not to (converted-items.ts), as OpenAI does: say so.
 	out.store = body.store !== false
 	return out
@@ -36,7 +36,7 @@ export function echoingCodec<C extends ProtocolCodec>(codec: C, echo: Record<str
 		frame(f) {
 			if (!f.event || !LIFECYCLE.has(f.event)) return f
 			const e = JSON.parse(f.data) as { response?: Record<string, unknown> }
-			if (!isObj(e.response)) return f
+			if (!isObject(e.response)) return f
 			e.response = { ...e.response, ...echo }
 			return { ...f, data: JSON.stringify(e) }
 		},

@@ -13,6 +13,7 @@
  * These helpers are pure; the state is the connection's (socket.ts).
  * @module
  */
+import { isObject } from '../../core/json'
 
 /** A steering submission the connection accepted: its id, the response it steers, and its input as items. */
 export type Steer = { id: string; target: string; input: unknown; items: unknown[] }
@@ -23,7 +24,6 @@ export const MAX_STEERS = 8
 /** The message content parts steering takes (OpenAI: `input_text`, `input_image`, `input_file`). */
 const PARTS = new Set(['input_text', 'input_image', 'input_file'])
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Why a `response.steer` event is refused as it stands, or undefined. It takes only `type`, `previous_response_id` and

@@ -5,11 +5,12 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
+import { isObject } from '../../core/json'
 
 export type Json = Record<string, unknown>
 
 /** A plain JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+export { isObject }
 
 /** A GatewayError('invalid_request') whose message starts with the dotted path, as Anthropic words it. */
 export const invalid = (path: string, message: string) => badRequest(`${path}: ${message}`, path)

@@ -7,6 +7,7 @@
  * the root) gives `undefined`: the caller then asks for JSON in the system prompt instead.
  * @module
  */
+import { isObject } from '../../core/json'
 
 type Schema = Record<string, unknown>
 
@@ -14,14 +15,13 @@ const STRING_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email'
 /** Keywords that annotate rather than constrain: dropped, not described. */
 const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', 'strict'])
 
-const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isPrimitive = (v: unknown) => v === null || typeof v !== 'object'
 
 class Inexpressible extends Error {}
 
 export function claudeOutputSchema(schema: Schema): Schema | undefined {
 	if (schema.type !== 'object' && !(typeof schema.$ref === 'string')) return undefined
-	const defs = { ...(isObj(schema.definitions) ? schema.definitions : {}), ...(isObj(schema.$defs) ? schema.$defs : {}) }
+	const defs = { ...(isObject(schema.definitions) ? schema.definitions : {}), ...(isObject(schema.$defs) ? schema.$defs : {}) }
 	if (isRecursive(schema, defs)) return undefined
 	try {
 		return convert(schema)
@@ -35,7 +35,7 @@ export function claudeOutputSchema(schema: Schema): Schema | undefined {
 function isRecursive(root: Schema, defs: Schema): boolean {
 	const refsIn = (node: unknown, out: Set<string>): Set<string> => {
 		if (Array.isArray(node)) for (const n of node) refsIn(n, out)
-		else if (isObj(node))
+		else if (isObject(node))
 			for (const [k, v] of Object.entries(node)) {
 				if (k === '$ref' && typeof v === 'string') out.add(v.replace(/^#\/(\$defs|definitions)\//, ''))
 				else if (k !== '$defs' && k !== 'definitions') refsIn(v, out)
@@ -67,7 +67,7 @@ function convert(s: Schema): Schema {
 	for (const k of ANNOTATIONS) delete left[k]
 	for (const k of ['$defs', 'definitions']) {
 		const defs = take(k)
-		if (isObj(defs)) out[k] = Object.fromEntries(Object.entries(defs).map(([n, d]) => [n, convert(isObj(d) ? d : {})]))
+		if (isObject(defs)) out[k] = Object.fromEntries(Object.entries(defs).map(([n, d]) => [n, convert(isObject(d) ? d : {})]))
 	}
 	if (Array.isArray(left.enum) && left.enum.length && left.enum.every(isPrimitive)) out.enum = take('enum')
 	if ('const' in left && isPrimitive(left.const)) out.const = take('const')
@@ -75,15 +75,15 @@ function convert(s: Schema): Schema {
 	const literal = 'enum' in out || 'const' in out
 	const anyOf = take('anyOf') ?? take('oneOf')
 	const allOf = take('allOf')
-	if (Array.isArray(anyOf)) out.anyOf = anyOf.map((v) => convert(isObj(v) ? v : {}))
-	if (Array.isArray(allOf)) out.allOf = allOf.map((v) => convert(isObj(v) ? v : {}))
+	if (Array.isArray(anyOf)) out.anyOf = anyOf.map((v) => convert(isObject(v) ? v : {}))
+	if (Array.isArray(allOf)) out.allOf = allOf.map((v) => convert(isObject(v) ? v : {}))
 	if (!literal && type !== undefined) out.type = type
 	if (!literal && type === undefined && !out.anyOf && !out.allOf) throw new Inexpressible()
 	for (const k of ['title', 'description']) if (typeof left[k] === 'string') out[k] = take(k)
 	const types = Array.isArray(type) ? type : [type]
 	if (types.includes('object')) {
 		const props = take('properties')
-		out.properties = Object.fromEntries(Object.entries(isObj(props) ? props : {}).map(([k, v]) => [k, convert(isObj(v) ? v : {})]))
+		out.properties = Object.fromEntries(Object.entries(isObject(props) ? props : {}).map(([k, v]) => [k, convert(isObject(v) ? v : {})]))
 		if (Array.isArray(left.required)) out.required = take('required')
 		// Only `false` is accepted; a map of extra keys the model may invent cannot be enforced.
 		take('additionalProperties')
@@ -91,7 +91,7 @@ function convert(s: Schema): Schema {
 	}
 	if (types.includes('array')) {
 		const items = take('items')
-		if (isObj(items)) out.items = convert(items)
+		if (isObject(items)) out.items = convert(items)
 		if (left.minItems === 0 || left.minItems === 1) out.minItems = take('minItems')
 	}
 	if (types.includes('string') && typeof left.format === 'string' && STRING_FORMATS.has(left.format)) out.format = take('format')

@@ -10,9 +10,10 @@ import { emptyUsage } from '../../core/ir'
 import { tagSignature } from '../../core/signatures'
 import { newId } from '../../lib/ids'
 import type { ConverseResponse } from './model'
+import { isObject as isObj } from '../../core/json'
 
 type Obj = Record<string, unknown>
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+export { isObj }
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0)
 

@@ -4,10 +4,11 @@
  * so decoders read both. Keys inside user data (function args, schema property names) are never renamed.
  * @module
  */
+import { isObject as isObj } from '../../core/json'
 
 export type Obj = Record<string, unknown>
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+export { isObj }
 
 /** snake_case names by lowerCamel name, computed once each: `get` runs for every field of every body and chunk. */
 const snakes = new Map<string, string>()

@@ -5,11 +5,12 @@
  * @module
  */
 import { badRequest } from '../../core/errors'
+import { isObject } from '../../core/json'
 
 export type Json = Record<string, unknown>
 
 /** A plain JSON object (not an array, not null). */
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+export { isObject }
 
 /** The 400s of `reqObject` and `reqString`, for callers that check inline and build the field's path only to throw. */
 export const notObject = (param: string) => badRequest(`${param} must be an object`, param)
