@@ -111,14 +111,16 @@ export async function run(baseUrl: string, key: string) {
 `,
 }
 
-let checked: Promise<(file: string) => string> | undefined
+type Checked = { said: string; errors: number }
+let checked: Promise<(file: string) => Checked> | undefined
 /**
- * What `tsc -p OUT` (strict) says of one client, '' when it type-checks. The schema is generated from the document once
- * and the three clients are checked as one program (in process): the schema's types are resolved once, not once per
- * client in a tsc of its own (seconds each). Each file's diagnostics are its own, with the program's global ones.
+ * What `tsc -p OUT` (strict) says of one client ('' when it type-checks) and its errors (what would make tsc exit 1).
+ * The schema is generated from the document once and the three clients are checked as one program (in process): the
+ * schema's types are resolved once, not once per client in a tsc of its own (seconds each). Each file's diagnostics
+ * are its own, with the program's global ones.
  */
-const typeErrors = async (file: string) => (await (checked ??= checkClients()))(file)
-async function checkClients(): Promise<(file: string) => string> {
+const typeCheck = async (file: string) => (await (checked ??= checkClients()))(file)
+async function checkClients(): Promise<(file: string) => Checked> {
 	await Bun.write(`${OUT}schema.d.ts`, astToString(await openapiTS(JSON.parse(doc))))
 	for (const [file, source] of Object.entries(CLIENTS)) await Bun.write(`${OUT}${file}`, source)
 	const options = { strict: true, noEmit: true, module: 'Preserve', moduleResolution: 'bundler', target: 'ESNext', skipLibCheck: true, types: [] }
@@ -129,7 +131,10 @@ async function checkClients(): Promise<(file: string) => string> {
 	const config = ts.getParsedCommandLineOfConfigFile(`${OUT}tsconfig.json`, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: unreadable })!
 	const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, configFileParsingDiagnostics: ts.getConfigFileParsingDiagnostics(config) })
 	const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => OUT, getNewLine: () => '\n' }
-	return (file) => ts.formatDiagnostics(ts.getPreEmitDiagnostics(program, program.getSourceFile(`${OUT}${file}`)), host)
+	return (file) => {
+		const diagnostics = ts.getPreEmitDiagnostics(program, program.getSourceFile(`${OUT}${file}`))
+		return { said: ts.formatDiagnostics(diagnostics, host), errors: diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length }
+	}
 }
 
 beforeAll(async () => {
@@ -171,7 +176,9 @@ describe('OpenAPI document', () => {
 	})
 
 	it('should generate a typed client that type-checks and works against the management API', async () => {
-		expect(await typeErrors('client.ts')).toBe('')
+		const tsc = await typeCheck('client.ts')
+		expect(tsc.said).toBe('')
+		expect(tsc.errors).toBe(0)
 		const { run } = await import(`${OUT}client.ts`)
 		const out = await run(app.url, ADMIN_KEY)
 		expect(out.key).toMatch(/^sk-/)
@@ -234,7 +241,9 @@ describe('OpenAPI document', () => {
 
 	it('should generate a typed client that compiles under strict and calls the model endpoints', async () => {
 		const dir = `${OUT}models/`
-		expect(await typeErrors('models/client.ts')).toBe('')
+		const tsc = await typeCheck('models/client.ts')
+		expect(tsc.said).toBe('')
+		expect(tsc.errors).toBe(0)
 		const { key } = await app.account(1)
 		const { run } = await import(`${dir}client.ts`)
 		expect(await run(app.url, key)).toMatchObject({
@@ -298,7 +307,9 @@ describe('OpenAPI document', () => {
 
 	it('should stream through a typed client, each event as the document describes it', async () => {
 		const dir = `${OUT}streams/`
-		expect(await typeErrors('streams/client.ts')).toBe('')
+		const tsc = await typeCheck('streams/client.ts')
+		expect(tsc.said).toBe('')
+		expect(tsc.errors).toBe(0)
 		const { key } = await app.account(1)
 		const { run } = await import(`${dir}client.ts`)
 		const out = (await run(app.url, key)) as { chat: string; message: string; response: string; gemini: string; completion: string; events: Record<keyof typeof EVENTS, unknown[]> }
