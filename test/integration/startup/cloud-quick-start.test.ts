@@ -81,9 +81,9 @@ async function copyTemplate(name: string) {
 
 /**
  * Every gateway of the file starts from its first hook, BOOTS_AT_ONCE at a time in the order the describes come: each
- * start boots a process (a second or more of CPU), so the later ones boot while the first
- * tests run instead of each describe waiting for its own. A describe asks for its gateways with `beforeFile`; its
- * tests await their own, and fail with it.
+ * start boots a process (a second or more of CPU), so the later ones boot while the first tests run instead of each
+ * describe waiting for its own. A describe asks for its gateways with `beforeFile`; its tests await their own, and
+ * fail with it.
  */
 const BOOTS_AT_ONCE = 3
 const early: Array<() => void> = []
