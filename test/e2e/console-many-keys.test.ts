@@ -258,6 +258,13 @@ describe('two keys of one name on the Usage page', () => {
 	}, 90_000)
 })
 
+/**
+ * The tab the user turns to, in front: Chromium draws a tab behind another at a throttled rate, and each click
+ * waits for its frames (seconds a click). Headless, both tabs stay `visible`, so this fires no visibilitychange: the
+ * tab still learns of the other tab's sign-in only from its next change, or from the event the test dispatches.
+ */
+const inFront = (tab: Page) => tab.bringToFront()
+
 describe('a tab left open while another tab signs in as someone else', () => {
 	it('should follow the new sign-in, say so, and create nothing for either user', async () => {
 		const { context, page: stale } = await newPage(browser, { baseURL: app.url })
@@ -270,6 +277,7 @@ describe('a tab left open while another tab signs in as someone else', () => {
 		await other.getByRole('heading', { name: 'Tokens' }).waitFor()
 
 		// The stale tab still shows the administrator; its next change meets dave's session.
+		await inFront(stale)
 		await stale.getByRole('button', { name: 'Create token' }).first().click()
 		await stale.getByLabel('Name').fill('from-the-stale-tab')
 		await stale.getByRole('dialog').getByRole('button', { name: 'Create token' }).click()
@@ -282,8 +290,10 @@ describe('a tab left open while another tab signs in as someone else', () => {
 		expect(all.some((t) => t.name === 'from-the-stale-tab')).toBe(false)
 
 		// Signed out in the other tab: this one says so as soon as it is looked at again, before any click.
+		await inFront(other)
 		await other.getByRole('button', { name: 'Sign out' }).click()
 		await other.getByLabel('Username').waitFor()
+		await inFront(stale)
 		await stale.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
 		await stale.getByLabel('Username').waitFor()
 		expect(await stale.getByRole('status').filter({ hasText: 'session' }).textContent()).toContain('Your session has ended')
@@ -302,6 +312,7 @@ describe('a tab left open while another tab signs out and in again as the same u
 		await signIn(other, 'dave', 'dave-password')
 		await other.getByRole('heading', { name: 'Tokens' }).waitFor()
 
+		await inFront(stale)
 		await stale.getByRole('button', { name: 'Create token' }).first().click()
 		const dialog = stale.getByRole('dialog')
 		await dialog.getByLabel('Name').fill('after-the-other-tab')

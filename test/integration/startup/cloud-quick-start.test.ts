@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { X509Certificate } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import OpenAI from 'openai'
 import { startProcess, startUntilExit } from '../../helpers/start-process'
 import { startBedrockMock, startVertexMock, type BedrockMock, type VendorMock, type VertexMock } from '../../mocks'
@@ -37,6 +37,8 @@ let keyFile: string
 
 beforeAll(async () => {
 	mkdirSync(dir, { recursive: true })
+	template = initializedDataDir()
+	template.catch(() => {}) // each boot awaits it, and fails with it
 	bedrock = await startBedrockMock({ apiKey: BEDROCK_TOKEN, iam: IAM, region: 'eu-west-1', models: [CLAUDE, NOVA] })
 	azure = startAzureMock({ apiKey: AZURE_KEY, deployments: { 'gpt-4o-mini': 'gpt-4o-mini' } })
 	entra = startEntraMock(SP)
@@ -44,12 +46,85 @@ beforeAll(async () => {
 	vertex = await startVertexMock({ project: 'proj-qs', region: 'us-east5', expressKey: 'AQ.unused' })
 	keyFile = `${dir}/sa.json`
 	await Bun.write(keyFile, vertex.key.json)
+	for (const start of early) start()
 })
 afterAll(async () => {
+	// Each describe stops its own and reads its log; these stops are for a describe a filter (-t) left out.
+	await Promise.allSettled(boots)
+	await Promise.all(gateways.map((gw) => gw.stop()))
 	await Promise.all([bedrock?.stop(), azure?.stop(), entra?.stop(), azureEntra?.stop(), vertex?.stop()])
 })
 
 type Gateway = Awaited<ReturnType<typeof startProcess>>
+
+/**
+ * A DATA_DIR PGlite initialized and migrated, by a gateway started (and stopped) with nothing but ADMIN_KEY, that each
+ * gateway below starts on a copy of: on an empty one a start spends two thirds of its CPU (3 s) in PGlite's initdb and
+ * the migrations, which tell nothing of the quick start (no vendor variable is set for this one: it makes no channel).
+ * The first start on an empty DATA_DIR is data-dir.test.ts's and secret-key.test.ts's.
+ */
+let template: Promise<string>
+async function initializedDataDir(): Promise<string> {
+	const gw = await startProcess('cloud-qs-template', { ADMIN_KEY })
+	const out = await gw.stop()
+	expect(out.code).toBe(0)
+	return `${root}test-output/cloud-qs-template-${process.pid}`
+}
+
+/** What startProcess(name) makes its DATA_DIR, made a copy of the template first (cp -a: its modes, 0700 and 0600). */
+async function copyTemplate(name: string) {
+	const to = `${root}test-output/${name}-${process.pid}`
+	rmSync(to, { recursive: true, force: true })
+	const cp = Bun.spawnSync(['cp', '-a', await template, to], { stderr: 'pipe' })
+	if (cp.exitCode !== 0) throw new Error(`cp -a ${await template} ${to}: ${cp.stderr.toString()}`)
+}
+
+/**
+ * Every gateway of the file starts from its first hook, BOOTS_AT_ONCE at a time in the order the describes come: each
+ * start boots a process (a second or more of CPU), so the later ones boot while the first tests run instead of each
+ * describe waiting for its own. A describe asks for its gateways with `beforeFile`; its tests await their own, and
+ * fail with it.
+ */
+const BOOTS_AT_ONCE = 3
+const early: Array<() => void> = []
+const boots: Array<Promise<Gateway>> = []
+const gateways: Gateway[] = []
+let booting = 0
+const waiting: Array<() => void> = []
+
+/** `start` run by the file's first hook, after the mocks; the getter gives what it returned. */
+function beforeFile<T>(start: () => T): () => T {
+	let started: { value: T } | undefined
+	early.push(() => {
+		started = { value: start() }
+		if (started.value instanceof Promise) started.value.catch(() => {}) // the describe's hook awaits it, and fails with it
+	})
+	return () => {
+		if (!started) throw new Error('the file-level beforeAll did not run')
+		return started.value
+	}
+}
+
+/** The server started as a process (startProcess) once fewer than BOOTS_AT_ONCE are booting. */
+function boot(name: string, env: Record<string, string>): Promise<Gateway> {
+	const started = (async () => {
+		if (booting < BOOTS_AT_ONCE) booting++
+		else await new Promise<void>((r) => waiting.push(r)) // handed its place by a finished boot
+		try {
+			await copyTemplate(name)
+			const gw = await startProcess(name, env)
+			gateways.push(gw)
+			return gw
+		} finally {
+			const next = waiting.shift()
+			if (next) next()
+			else booting--
+		}
+	})()
+	started.catch(() => {}) // its test awaits it, and fails with it
+	boots.push(started)
+	return started
+}
 
 /** An account with money and a key on the running server, and an OpenAI client with that key. */
 async function clientOf(gw: Gateway): Promise<OpenAI> {
@@ -68,8 +143,8 @@ const ask = async (client: OpenAI, model: string) => (await client.chat.completi
 describe('cloud quick start with API keys', () => {
 	let gw: Gateway
 	let client: OpenAI
-	beforeAll(async () => {
-		gw = await startProcess('cloud-qs-keys', {
+	const started = beforeFile(() =>
+		boot('cloud-qs-keys', {
 			ADMIN_KEY,
 			ALLOW_UNPRICED_MODELS: 'true',
 			AWS_BEARER_TOKEN_BEDROCK: BEDROCK_TOKEN,
@@ -81,7 +156,10 @@ describe('cloud quick start with API keys', () => {
 			GOOGLE_APPLICATION_CREDENTIALS: keyFile,
 			GOOGLE_CLOUD_LOCATION: 'us-east5',
 			GOOGLE_VERTEX_BASE_URL: vertex.url,
-		})
+		}),
+	)
+	beforeAll(async () => {
+		gw = await started()
 		client = await clientOf(gw)
 	}, 60_000)
 	afterAll(async () => {
@@ -126,8 +204,8 @@ describe('cloud quick start with API keys', () => {
 describe('cloud quick start with IAM keys and a service principal', () => {
 	let gw: Gateway
 	let client: OpenAI
-	beforeAll(async () => {
-		gw = await startProcess('cloud-qs-iam', {
+	const started = beforeFile(() =>
+		boot('cloud-qs-iam', {
 			ADMIN_KEY,
 			ALLOW_UNPRICED_MODELS: 'true',
 			AWS_ACCESS_KEY_ID: IAM.accessKeyId,
@@ -141,7 +219,10 @@ describe('cloud quick start with IAM keys and a service principal', () => {
 			AZURE_CLIENT_SECRET: SP.clientSecret,
 			AZURE_AUTHORITY_HOST: entra.url,
 			AZURE_OPENAI_DEPLOYMENTS: 'prod-4o',
-		})
+		}),
+	)
+	beforeAll(async () => {
+		gw = await started()
 		client = await clientOf(gw)
 	}, 60_000)
 	afterAll(async () => {
@@ -181,16 +262,15 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 		// A password-protected PFX (TEST-ONLY, test/fixtures/azure-entra), as Key Vault and `az ad sp create-for-rbac --create-cert` give it.
 		['cloud-qs-pfx', { AZURE_CLIENT_CERTIFICATE_PATH: `${FIXTURES}/app-aes256.pfx`, AZURE_CLIENT_CERTIFICATE_PASSWORD: PFX_PASSWORD }, 'PFX certificate'],
 	] as const
-	// One gateway per credential, started together (each start waits seconds for a process to boot); each test calls its own.
-	let started: Array<Promise<Gateway>>
-	beforeAll(async () => {
+	// One gateway per credential, started with the file's (beforeFile); each test calls its own.
+	const setUp = beforeFile(async () => {
 		cert = await testCertificate({ cn: 'quick start app' })
 		wi = startEntraMock({ ...APP, certificates: [cert.certPem, await Bun.file(`${FIXTURES}/app.crt`).text()], federatedSubject: 'system:serviceaccount:ai:switchboard' })
 		resource = startAzureMock({ apiKey: 'az-disabled', deployments: { 'prod-4o': 'gpt-4o' }, entra: wi, keyAuth: false })
 		await Bun.write(`${dir}/azure-identity-token`, wi.federatedToken())
 		await Bun.write(`${dir}/app.pem`, cert.certPem + cert.keyPem)
-		started = CREDENTIALS.map(async ([name, proof]) => {
-			const gw = await startProcess(name, {
+		return CREDENTIALS.map(([name, proof]) =>
+			boot(name, {
 				ADMIN_KEY,
 				ALLOW_UNPRICED_MODELS: 'true',
 				AZURE_OPENAI_ENDPOINT: resource.url,
@@ -199,14 +279,15 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 				AZURE_AUTHORITY_HOST: wi.url,
 				AZURE_OPENAI_DEPLOYMENTS: 'prod-4o',
 				...proof,
-			})
-			gws.push(gw)
-			return gw
-		})
-		for (const p of started) p.catch(() => {}) // each test awaits its own, and fails with it
+			}),
+		)
 	})
+	let started: Array<Promise<Gateway>> = []
+	beforeAll(async () => {
+		started = await setUp()
+	}, 60_000)
 	afterAll(async () => {
-		await Promise.allSettled(started)
+		for (const r of await Promise.allSettled(started)) if (r.status === 'fulfilled') gws.push(r.value)
 		for (const gw of gws) {
 			const out = await gw.stop()
 			expect(`${out.stdout}${out.stderr}`).not.toContain(cert.keyPem.split('\n')[2]!)
@@ -232,17 +313,16 @@ describe('cloud quick start with AKS workload identity and with a certificate', 
 
 describe("cloud quick start with Google's other credentials files", () => {
 	const KINDS = ['authorized_user', 'external_account'] as const
-	// One gateway per file, started together (each start waits seconds for a process to boot); each test calls its own.
-	let started: Array<Promise<Gateway>>
-	beforeAll(() => {
-		started = KINDS.map(async (kind) => {
+	// One gateway per file, started with the file's (beforeFile); each test calls its own.
+	const setUp = beforeFile(() => {
+		const started = KINDS.map(async (kind) => {
 			const file = `${dir}/${kind}.json`
 			if (kind === 'authorized_user') await Bun.write(file, vertex.user.json)
 			else {
 				await Bun.write(`${dir}/subject-token`, vertex.workload.subjectToken)
 				await Bun.write(file, externalAccountKey(vertex.url, vertex.workload, { file: `${dir}/subject-token` }, { impersonate: true }))
 			}
-			return startProcess(`cloud-qs-${kind}`, {
+			return boot(`cloud-qs-${kind}`, {
 				ADMIN_KEY,
 				ALLOW_UNPRICED_MODELS: 'true',
 				GOOGLE_APPLICATION_CREDENTIALS: file,
@@ -253,6 +333,11 @@ describe("cloud quick start with Google's other credentials files", () => {
 			})
 		})
 		for (const p of started) p.catch(() => {}) // each test awaits its own, and fails with it
+		return started
+	})
+	let started: Array<Promise<Gateway>> = []
+	beforeAll(() => {
+		started = setUp()
 	})
 	afterAll(async () => {
 		for (const r of await Promise.allSettled(started)) if (r.status === 'fulfilled') await r.value.stop()
