@@ -13,6 +13,7 @@ import { modelAuth } from '../../http/model-auth'
 import { OpenAIChatCompletion, OpenAIErrorBody } from '../../protocols/openai-chat'
 import type { Services } from '../../services'
 import { checkMetadata, completionStore, type CompletionStore, type StoredCompletion } from './store'
+import { listPage } from '../../http/list-page'
 
 type Obj = Record<string, unknown>
 
@@ -40,7 +41,6 @@ function messageView(completionId: string, m: unknown, i: number): Obj {
 }
 
 /** A list page as OpenAI shapes one: the items, the first and last ids (null when empty), and whether more follow. */
-const page = (data: Obj[], hasMore: boolean) => ({ object: 'list', data, first_id: (data[0]?.id as string) ?? null, last_id: (data.at(-1)?.id as string) ?? null, has_more: hasMore })
 
 /** The list's `metadata[key]=value` filters (qs brackets, as the SDKs send them: openai-node `stringifyQuery`). */
 function metadataFilter(request: Request): Record<string, string> | undefined {
@@ -110,7 +110,7 @@ export const storedChatModule = (svc: Services, store: CompletionStore = complet
 					limit: query.limit ?? 20,
 					order: query.order ?? 'asc',
 				})
-				return json(page(rows.map(completionView), hasMore), requestId)
+				return json(listPage(rows.map(completionView), hasMore, (c) => String(c.id)), requestId)
 			},
 			{
 				query: ListQuery,
@@ -171,7 +171,7 @@ export const storedChatModule = (svc: Services, store: CompletionStore = complet
 					list = list.slice(at + 1)
 				}
 				const limit = query.limit ?? 20
-				return json(page(list.slice(0, limit), list.length > limit), requestId)
+				return json(listPage(list.slice(0, limit), list.length > limit, (m) => String(m.id)), requestId)
 			},
 			{
 				params: Params,

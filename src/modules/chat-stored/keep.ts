@@ -29,6 +29,9 @@ type Obj = Record<string, unknown>
  */
 export type StoreTerms = KeepTerms & { billed?: BilledUsage }
 
+/** The longest a stored stream's `[DONE]` waits for its settlement (which comes in the same turn as its last chunk). */
+const SETTLED_WAIT_MS = 5_000
+
 /**
  * The usage billed for one request, as its settlements tell it (`take` is the relay's `billed` hook). Summed, since the
  * gateway's own MCP loop settles each round apart, every one before the stream's end; a relayed stream settles once,
@@ -45,9 +48,14 @@ export class BilledUsage {
 		this.told()
 	}
 
-	/** The usage billed in OpenAI's shape, once a settlement told it; null when none could. */
+	/**
+	 * The usage billed in OpenAI's shape, once a settlement told it; null when none could, or none told it within
+	 * SETTLED_WAIT_MS: the caller's `[DONE]` waits for this, and must never wait on a path that settles otherwise.
+	 */
 	async usage(): Promise<Obj | null> {
-		await this.settled
+		let timer: Timer | undefined
+		await Promise.race([this.settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLED_WAIT_MS)))])
+		clearTimeout(timer)
 		return this.parts.length ? encodeUsage(sumUsage(this.parts)) : null
 	}
 }

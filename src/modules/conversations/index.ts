@@ -34,6 +34,7 @@ import {
 	ownConversation,
 	updateMetadata,
 } from './store'
+import { listPage } from '../../http/list-page'
 
 const errors = { 400: OpenAIErrorBody, 401: OpenAIErrorBody, 404: OpenAIErrorBody }
 const ConversationParams = t.Object({ conversation_id: t.String() })
@@ -43,8 +44,7 @@ const json = (body: unknown, requestId: string) => Response.json(body, { headers
 
 /** A list page as OpenAI answers it. */
 const page = (items: StoredItem[], hasMore: boolean, include: string[]) => {
-	const data = items.map((i) => itemView(i, include))
-	return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore }
+	return listPage(items.map((i) => itemView(i, include)), hasMore)
 }
 
 export const conversationsModule = (svc: Services) =>

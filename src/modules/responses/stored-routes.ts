@@ -33,6 +33,7 @@ import { responsesUrlOf } from './native'
 import { wholeInput } from './previous'
 import { itemView, type StoredItem } from '../conversations/items'
 import { appendPath } from '../../providers/append-path'
+import { listPage } from '../../http/list-page'
 
 type Obj = Record<string, unknown>
 /**
@@ -195,8 +196,7 @@ function inputItemsPage(kept: StoredItem[], q: InputItemsQuery) {
 	if (q.after !== undefined) list = list.slice(at(q.after, 'after') + 1)
 	if (q.before !== undefined) list = list.slice(0, at(q.before, 'before'))
 	const limit = q.limit ?? 20
-	const data = list.slice(0, limit).map((s) => itemView(s, include))
-	return { object: 'list', data, first_id: (data[0]?.id as string) ?? null, last_id: (data.at(-1)?.id as string) ?? null, has_more: list.length > limit }
+	return listPage(list.slice(0, limit).map((s) => itemView(s, include)), list.length > limit)
 }
 
 export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>

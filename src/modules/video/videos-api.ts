@@ -24,6 +24,7 @@ import { ownVideo, videoContent } from './content'
 import { TaskIdParams, Video, VideoCreateBody, VideoDeleted, VideoList, VideoListQuery, VideoRemixBody, VideoVariantQuery } from './model'
 import { remixVideo, submitVideo } from './submit'
 import { openaiVideo } from './view'
+import { listPage } from '../../http/list-page'
 
 /** OpenAI's default model for `POST /videos` when the body names none. */
 const DEFAULT_VIDEO_MODEL = 'sora-2'
@@ -52,7 +53,7 @@ export const videosApiModule = (svc: Services) =>
 				const limit = query.limit ?? DEFAULT_LIST_LIMIT
 				const rows = await listOwned(svc.db, 'video', token.accountId, { after: query.after, limit, order: query.order ?? 'desc' })
 				const page = rows.slice(0, limit)
-				return { object: 'list' as const, data: page.map((task) => openaiVideo(task)), first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: rows.length > limit }
+				return listPage(page.map((task) => openaiVideo(task)), rows.length > limit)
 			},
 			{ query: VideoListQuery, response: { 200: VideoList, 400: OpenAIErrorBody, 401: OpenAIErrorBody }, detail: { summary: 'List videos', description: "The account's videos, newest first (`order=asc` for oldest), paged with `after` and `limit`." } },
 		)
