@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseSse } from '../../../src/core/sse'
 import { priceList } from '../surface/helpers'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
+import { openaiPythonHeaders } from './openai-python-headers'
 
 const WHISPER = 'whisper-1'
 /** A model served by one channel of its own, whose key the vendor refuses in the retry test (the channel is then disabled). */
@@ -38,24 +39,7 @@ afterAll(() => m.close())
 
 type Obj = Record<string, any>
 
-/** The headers openai-python 3.22.1 sends (`x-stainless-helper-method` only from its parse/stream helpers). */
-const pyHeaders = (acct: Account, helper?: string, retry = 0): Record<string, string> => ({
-	accept: 'application/json',
-	'accept-encoding': 'gzip, deflate',
-	authorization: `Bearer ${acct.key}`,
-	'content-type': 'application/json',
-	'user-agent': 'OpenAI/Python 3.22.1',
-	'x-stainless-lang': 'python',
-	'x-stainless-package-version': '3.22.1',
-	'x-stainless-os': 'Linux',
-	'x-stainless-arch': 'x64',
-	'x-stainless-runtime': 'CPython',
-	'x-stainless-runtime-version': '3.11.7',
-	'x-stainless-async': 'false',
-	...(helper && { 'x-stainless-helper-method': helper }),
-	'x-stainless-retry-count': String(retry),
-	'x-stainless-read-timeout': '600',
-})
+const pyHeaders = (acct: Account, helper?: string, retry = 0) => openaiPythonHeaders(acct, { helper, retry })
 
 /**
  * `to_strict_json_schema(Math)` for

@@ -15,6 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseSse } from '../../../src/core/sse'
 import { type Account, MODEL, type Matrix, SETUP_MS, startMatrix, UPSTREAMS } from './harness'
+import { openaiPythonHeaders } from './openai-python-headers'
 
 let m: Matrix
 beforeAll(async () => {
@@ -24,24 +25,8 @@ afterAll(() => m.close())
 
 type Obj = Record<string, any>
 
-/** The headers openai-python 3.22.1 sends; `json` for a call with a JSON body (and, on `delete()`, without one). */
-const pyHeaders = (acct: Account, json: boolean): Record<string, string> => ({
-	'accept-encoding': 'gzip, deflate',
-	connection: 'keep-alive',
-	authorization: `Bearer ${acct.key}`,
-	accept: 'application/json',
-	...(json && { 'content-type': 'application/json' }),
-	'user-agent': 'OpenAI/Python 3.22.1',
-	'x-stainless-lang': 'python',
-	'x-stainless-package-version': '3.22.1',
-	'x-stainless-os': 'Linux',
-	'x-stainless-arch': 'x64',
-	'x-stainless-runtime': 'CPython',
-	'x-stainless-runtime-version': '3.11.7',
-	'x-stainless-async': 'false',
-	'x-stainless-retry-count': '0',
-	'x-stainless-read-timeout': '600',
-})
+/** `json` for a call with a JSON body (and, on `delete()`, without one). */
+const pyHeaders = (acct: Account, json: boolean) => openaiPythonHeaders(acct, { json })
 
 /** One call as the SDK made it: `body` serialised as it serialises (no spaces), none for GET and DELETE. */
 async function call(acct: Account, method: string, path: string, body?: unknown): Promise<{ status: number; json: Obj }> {
