@@ -102,9 +102,10 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		maxMs: r.int('BREAKER_MAX_MS', DEFAULT_HEALTH.maxMs, timer()),
 	}
 	if (breaker.maxMs < breaker.baseMs) r.refuse('BREAKER_MAX_MS', `must be at least BREAKER_BASE_MS (${breaker.baseMs}), got "${vars.BREAKER_MAX_MS ?? ''}"`)
-	// Bun reads these two itself at process start (lib/runtime-settings.ts) and ignores a value it cannot parse.
+	// Bun reads these itself at process start (lib/runtime-settings.ts) and ignores a value it cannot parse.
 	r.int('BUN_CONFIG_MAX_HTTP_REQUESTS', 4096, { min: 1, max: 65_535 })
-	r.number('BUN_JSC_minEdenToOldGenerationRatio', 0.6, 0)
+	r.number('BUN_JSC_heapGrowthMaxIncrease', 1, 0)
+	r.number('BUN_JSC_minEdenToOldGenerationRatio', 0.4, 0)
 	for (const v of ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL']) r.url(v, WEB)
 	const env: Env = {
 		port: r.int('PORT', 3000, { max: 65_535 }),

@@ -32,7 +32,7 @@ describe('runtime settings', () => {
 	it('should name what an environment lacks, and nothing it has', () => {
 		expect(missingSettings({})).toEqual({ ...RUNTIME_DEFAULTS })
 		expect(missingSettings({ ...RUNTIME_DEFAULTS })).toEqual({})
-		expect(missingSettings({ BUN_CONFIG_MAX_HTTP_REQUESTS: '100' })).toEqual({ BUN_JSC_minEdenToOldGenerationRatio: '0.6' })
+		expect(missingSettings({ BUN_CONFIG_MAX_HTTP_REQUESTS: '100', BUN_JSC_heapGrowthMaxIncrease: '2' })).toEqual({ BUN_JSC_minEdenToOldGenerationRatio: '0.4' })
 	})
 
 	it.skipIf(process.platform !== 'linux')('should run with every default when none is set', async () => {
@@ -41,8 +41,9 @@ describe('runtime settings', () => {
 		const env = environOf(server.proc.pid)
 		for (const [k, v] of Object.entries(RUNTIME_DEFAULTS)) expect(env[k]).toBe(v)
 		expect(server.output()).not.toContain('relaunch')
-		// The runtime took the collector setting, not only the environment.
+		// The runtime took the collector settings, not only the environment.
 		expect(server.errors()).toContain(`minEdenToOldGenerationRatio=${RUNTIME_DEFAULTS.BUN_JSC_minEdenToOldGenerationRatio}`)
+		expect(server.errors()).toContain(`heapGrowthMaxIncrease=${RUNTIME_DEFAULTS.BUN_JSC_heapGrowthMaxIncrease}`)
 		server.proc.kill()
 		await server.exited
 	}, 60_000)
