@@ -23,11 +23,11 @@ import { dlopen, FFIType, type Pointer, ptr } from 'bun:ffi'
  *   must stay under increase / (1 + increase), else every collection is a full one (increase 1 with the earlier 0.6:
  *   9–12% more CPU per request). Measured on PostgreSQL (bench/ab.ts, 4–5 alternations; chat at 64 connections
  *   streamed and not, messages at 16 converted and on the fast path): peak RSS 13–24 MB lower than at 0.6 alone;
- *   non-streamed CPU unchanged, streamed +2 to +9 µs per request in four of five runs (−3.6 in the fifth: a streamed
- *   request allocates twice what a non-streamed one does, so it meets twice the young collections); increase 0.75 with
- *   ratio 0.3 measured the same. A coding agent's 90 KB bodies cost 10–14% more CPU (their parsed bodies in flight
- *   survive the more frequent collections); increase 1.5 with ratio 0.5 costs them ~2% and saves about half the
- *   memory. The peak is one of the gateway's stated targets, missed by ~20 MB before this; the README says how to
+ *   non-streamed CPU −3 to +4 µs, streamed +2 to +9 µs per request (3–12%) in five of six runs (−3.6 in the sixth: a
+ *   streamed request allocates twice what a non-streamed one does, so it meets twice the young collections); increase
+ *   0.75 with ratio 0.3 measured the same. A coding agent's 90 KB bodies cost 8–14% more CPU (their parsed bodies in
+ *   flight survive the more frequent collections); increase 1.5 with ratio 0.5 costs ~1.5% (agent bodies ~2.5%) and
+ *   saves about half the memory. The peak is one of the gateway's stated targets, missed by ~20 MB before this; the README says how to
  *   trade the memory back.
  */
 export const RUNTIME_DEFAULTS: Readonly<Record<string, string>> = {
