@@ -27,8 +27,8 @@ import { dlopen, FFIType, type Pointer, ptr } from 'bun:ffi'
  *   streamed request allocates twice what a non-streamed one does, so it meets twice the young collections); increase
  *   0.75 with ratio 0.3 measured the same. A coding agent's 90 KB bodies cost 8–14% more CPU (their parsed bodies in
  *   flight survive the more frequent collections); increase 1.5 with ratio 0.5 costs ~1.5% (agent bodies ~2.5%) and
- *   saves about half the memory. The peak is one of the gateway's stated targets, missed by ~20 MB before this; the README says how to
- *   trade the memory back.
+ *   saves about half the memory. The peak is one of the gateway's stated targets, missed by ~20 MB before this; the
+ *   README says how to trade the memory back.
  */
 export const RUNTIME_DEFAULTS: Readonly<Record<string, string>> = {
 	BUN_CONFIG_MAX_HTTP_REQUESTS: '4096',

@@ -40,8 +40,6 @@ function messageView(completionId: string, m: unknown, i: number): Obj {
 	return { id: `${completionId}-${i}`, ...rest, content: text, name: typeof name === 'string' ? name : null, content_parts: parts }
 }
 
-/** A list page as OpenAI shapes one: the items, the first and last ids (null when empty), and whether more follow. */
-
 /** The list's `metadata[key]=value` filters (qs brackets, as the SDKs send them: openai-node `stringifyQuery`). */
 function metadataFilter(request: Request): Record<string, string> | undefined {
 	let out: Record<string, string> | undefined

@@ -16,7 +16,6 @@ import { isObject } from '../../core/json'
 
 type Obj = Record<string, unknown>
 
-
 /** The events of a finished interaction, made from the resource (its output steps). */
 export function eventsOf(interaction: Obj): string[] {
 	const out: string[] = []

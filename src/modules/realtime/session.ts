@@ -528,7 +528,6 @@ export class RealtimeSession {
 		}
 	}
 
-
 	/** Once both sides are done with: what is still held goes back. */
 	private async finish() {
 		if (this.finished) return

@@ -12,7 +12,6 @@ import { isObject } from '../../core/json'
 
 const ECHOED = ['instructions', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls', 'tool_choice', 'tools', 'metadata', 'user'] as const
 
-
 /** The echo fields of a request body, as the Response object carries them (absent ones keep the codec's defaults). */
 export function echoOf(body: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {}

@@ -24,7 +24,6 @@ export const MAX_STEERS = 8
 /** The message content parts steering takes (OpenAI: `input_text`, `input_image`, `input_file`). */
 const PARTS = new Set(['input_text', 'input_image', 'input_file'])
 
-
 /**
  * Why a `response.steer` event is refused as it stands, or undefined. It takes only `type`, `previous_response_id` and
  * `input`; the input is a non-empty string or a non-empty list of `user` messages (`type` `message` if given, `role`,

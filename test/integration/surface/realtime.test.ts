@@ -63,6 +63,21 @@ const wsUrl = (model: string) => `${app.url.replace('http', 'ws')}/v1/realtime?m
 const connect = (model: string, opts: { key?: string; protocols?: string[] } = {}) => connectRealtime(wsUrl(model), opts)
 const refusedHandshake = (model: string, headers: Record<string, string> = {}) => refusedRealtimeHandshake(app.url, `/v1/realtime?model=${model}`, headers)
 
+/**
+ * Cancels the running response `first`, then asks for another, which the hold `first` gives back must cover: both end
+ * `ok`, the account charged the cancelled part and one whole response (of a 0.15 USD balance).
+ */
+async function cancelThenCreate(c: Awaited<ReturnType<typeof connect>>, first: string, accountId: number) {
+	c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: first }))
+	expect((await c.next('response.done')).response.id).toBe(first)
+	c.ws.send(JSON.stringify({ type: 'response.create' }))
+	expect((await c.next('response.done')).response.usage).toEqual(REALTIME_USAGE)
+	c.ws.close()
+	await c.closed
+	await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
+	expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+}
+
 describe('GET /v1/realtime (WebSocket)', () => {
 	it('should relay text and binary frames intact both ways, with the channel key upstream, and bill each response.done exactly', async () => {
 		const { key, accountId } = await app.account(1)
@@ -266,15 +281,8 @@ describe('GET /v1/realtime (WebSocket)', () => {
 		expect(err.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota', event_id: 'evt_second' })
 		// Only the first went upstream; the session stays open, the first response runs on.
 		expect(rt.received.slice(sent).map((f) => JSON.parse(f as string).event_id)).toEqual(['evt_first'])
-		c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: first }))
-		expect((await c.next('response.done')).response.id).toBe(first)
 		// Settled, the hold is back: the next response is covered.
-		c.ws.send(JSON.stringify({ type: 'response.create' }))
-		expect((await c.next('response.done')).response.usage).toEqual(REALTIME_USAGE)
-		c.ws.close()
-		await c.closed
-		await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
-		expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+		await cancelThenCreate(c, first, accountId)
 	})
 
 	// As above, with a slow database: the first response's hold goes back, and the spare is renewed, 300 ms after its
@@ -287,14 +295,7 @@ describe('GET /v1/realtime (WebSocket)', () => {
 			await c.next('session.created')
 			c.ws.send(JSON.stringify({ type: 'response.create', response: { metadata: { mock: 'hold' } } }))
 			const first = (await c.next('response.created')).response.id
-			c.ws.send(JSON.stringify({ type: 'response.cancel', response_id: first }))
-			expect((await c.next('response.done')).response.id).toBe(first)
-			c.ws.send(JSON.stringify({ type: 'response.create' }))
-			expect((await c.next('response.done')).response.usage).toEqual(REALTIME_USAGE)
-			c.ws.close()
-			await c.closed
-			await eventually(async () => expect(micros(await app.balance(accountId))).toBe(150_000 - CANCELLED_COST - RESPONSE_COST))
-			expect((await usageOf(app, accountId)).map((r) => r.end_reason)).toEqual(['ok', 'ok'])
+			await cancelThenCreate(c, first, accountId)
 		} finally {
 			undo()
 		}
