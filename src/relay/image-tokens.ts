@@ -179,26 +179,47 @@ function vendorRule(t: MediaTarget, req: ChatRequest | undefined): VendorRule {
  * enough for whichever channel serves); with no target, as a model of no documented rule.
  * @example mediaRuleFor([{ type: 'openai', model: 'gpt-4o' }]).image({ source: { kind: 'url', url: 'https://x/y.png' }, detail: 'low' }) === 85
  */
-export function mediaRuleFor(targets: MediaTarget[] | (() => MediaTarget[]), req?: ChatRequest): MediaRule {
-	let rules: VendorRule[] | undefined
-	const resolve = () => {
-		const ts = typeof targets === 'function' ? targets() : targets
-		return ts.length ? ts.map((t) => vendorRule(t, req)) : [unknownRule]
-	}
-	const all = () => (rules ??= resolve())
-	return {
-		image(p) {
-			const dims = imageDims(p.source)
-			let n = 0
-			for (const r of all()) n = Math.max(n, r.image(dims, p.detail))
-			return n
-		},
-		page: () => Math.max(...all().map((r) => r.page)),
-	}
+export function mediaRuleFor(targets: MediaTarget[], req?: ChatRequest): MediaRule {
+	return new TargetsRule(targets, undefined, req)
 }
 
 /** The models `channels` serve `model` as. */
 export const targetsOf = (channels: Channel[], model: string): MediaTarget[] => channels.map((ch) => ({ type: ch.type, model: ch.modelMap[model] ?? model }))
 
-/** How `req`'s media count on the channels that may serve its model (resolved on the first image or page). */
-export const mediaOnChannels = (channels: Channel[], req: ChatRequest): MediaRule => mediaRuleFor(() => targetsOf(channels, req.model), req)
+/** How `req`'s media count on the channels that may serve its model (the models resolved on the first image or page). */
+export const mediaOnChannels = (channels: Channel[], req: ChatRequest): MediaRule => new TargetsRule(undefined, channels, req)
+
+/**
+ * A MediaRule over targets given, or those of `channels` for `req`'s model, each target's rule made on the first image
+ * or page. A class: one is made per request (most have neither), and its state as fields costs one object where
+ * closures cost a function and a scope each (eight cells a request).
+ */
+class TargetsRule implements MediaRule {
+	private rules: VendorRule[] | undefined = undefined
+
+	constructor(
+		private readonly targets: MediaTarget[] | undefined,
+		private readonly channels: Channel[] | undefined,
+		private readonly req: ChatRequest | undefined,
+	) {}
+
+	private all(): VendorRule[] {
+		if (this.rules) return this.rules
+		const req = this.req
+		const ts = this.targets ?? (this.channels && req ? targetsOf(this.channels, req.model) : [])
+		return (this.rules = ts.length ? ts.map((t) => vendorRule(t, req)) : [unknownRule])
+	}
+
+	image(p: Pick<ImagePart, 'source' | 'detail'>): number {
+		const dims = imageDims(p.source)
+		let n = 0
+		for (const r of this.all()) n = Math.max(n, r.image(dims, p.detail))
+		return n
+	}
+
+	page(): number {
+		let n = 0
+		for (const r of this.all()) n = Math.max(n, r.page)
+		return n
+	}
+}
