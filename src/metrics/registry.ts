@@ -7,6 +7,9 @@
 
 type Labels = Record<string, string | number>
 
+/** What a call without labels reads: one object, where a default `= {}` made one per call (twice per stream). */
+const NO_LABELS: Labels = Object.freeze({})
+
 const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
 const render = (names: string[], values: string[], extra = '') => {
 	const parts = names.map((n, i) => `${n}="${escape(values[i]!)}"`)
@@ -75,7 +78,7 @@ abstract class Metric {
 
 export class Counter extends Metric {
 	private series = new Series(this.labelNames, () => ({ v: 0 }))
-	inc(labels: Labels = {}, by = 1) {
+	inc(labels: Labels = NO_LABELS, by = 1) {
 		this.series.get(labels).v += by
 	}
 	lines() {
@@ -85,16 +88,16 @@ export class Counter extends Metric {
 
 export class Gauge extends Metric {
 	private series = new Series(this.labelNames, () => ({ v: 0 }))
-	inc(labels: Labels = {}, by = 1) {
+	inc(labels: Labels = NO_LABELS, by = 1) {
 		this.series.get(labels).v += by
 	}
-	dec(labels: Labels = {}, by = 1) {
+	dec(labels: Labels = NO_LABELS, by = 1) {
 		this.inc(labels, -by)
 	}
 	set(labels: Labels, v: number) {
 		this.series.get(labels).v = v
 	}
-	get(labels: Labels = {}) {
+	get(labels: Labels = NO_LABELS) {
 		return this.series.find(labels)?.v ?? 0
 	}
 	lines() {

@@ -29,6 +29,20 @@ describe('metrics registry', () => {
 		expect(c.lines().slice(2)).toEqual(['x_total{a="p",b="q r"} 1', 'x_total{a="p q",b="r"} 1', 'x_total{a="p",b=""} 1'])
 	})
 
+	it('should keep the values of a label set, not the object given (observe-usage.ts refills one object per call)', () => {
+		const c = new Counter('x_total', 'x', ['model', 'kind'])
+		const h = new Histogram('y', 'y', ['model'], [1])
+		const labels = { model: 'a', kind: 'input' }
+		c.inc(labels, 2)
+		h.observe(labels, 0.5)
+		labels.model = 'b'
+		labels.kind = 'output'
+		c.inc(labels, 3)
+		h.observe(labels, 2)
+		expect(c.lines().slice(2)).toEqual(['x_total{model="a",kind="input"} 2', 'x_total{model="b",kind="output"} 3'])
+		expect(h.lines().filter((l) => l.startsWith('y_count'))).toEqual(['y_count{model="a"} 1', 'y_count{model="b"} 1'])
+	})
+
 	it('should escape label values', () => {
 		const c = new Counter('x_total', 'x', ['model'])
 		c.inc({ model: 'a"b\\c\nd' })
