@@ -6,6 +6,7 @@
  * fails when the committed file is stale. The generator is loaded here only, never by the server.
  */
 import { swagger } from '@elysiajs/swagger'
+import { deferredModules } from '../src/app-deferred'
 import { createApp } from '../src/app'
 import { loadEnv } from '../src/config/env'
 import { openDb } from '../src/db/client'
@@ -50,7 +51,7 @@ export async function buildOpenApiDocument(): Promise<string> {
 	const db = await openDb(undefined, 'memory://')
 	const svc = await createServices(loadEnv({ SECRET_KEY: 'openapi-generation-only-key' }), { db, log: silentLogger })
 	try {
-		const res = await createApp(svc, { docs: generator() }).handle(new Request('http://localhost/docs/json'))
+		const res = await createApp(svc, { docs: generator(), deferred: deferredModules }).handle(new Request('http://localhost/docs/json'))
 		if (!res.ok) throw new Error(`/docs/json answered ${res.status}`)
 		return JSON.stringify(applySecurity(describeMedia(describeStreams(tidyOpenApi(await res.json()) as Record<string, unknown>))), null, '\t') + '\n'
 	} finally {

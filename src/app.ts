@@ -9,41 +9,27 @@ import { errorResponse, shapeForRequest, shapeForUnknownPath } from './http/erro
 import { apiDocs } from './http/api-docs'
 import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
 import { hotRoute } from './http/hot-route'
-import { requestGuard, routeMatcher } from './http/request-guard'
+import { type DeferredApp, deferredApp } from './http/deferred-app'
+import { handOn, requestGuard, routeMatcher } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
 import { modelsModule } from './modules/admin/models'
 import { tokensModule } from './modules/admin/tokens'
 import { usageModule } from './modules/admin/usage'
 import { chatModule, chatRoute } from './modules/chat'
-import { storedChatModule } from './modules/chat-stored'
-import { completionsModule } from './modules/completions'
 import { consoleModule } from './modules/console'
 import { messagesModule, messagesRoute } from './modules/messages'
 import { healthModule } from './modules/health'
 import { metricsModule } from './modules/metrics'
-import { audioModule } from './modules/audio'
-import { batchesModule } from './modules/batches'
-import { conversationsModule } from './modules/conversations'
-import { filesModule } from './modules/batches/files'
-import { anthropicFilesModule } from './modules/anthropic-files'
 import { dashboardModule } from './modules/dashboard'
 import { embeddingsModule } from './modules/embeddings'
-import { imagesModule } from './modules/images'
-import { mjModule } from './modules/mj'
 import { moderationsModule } from './modules/moderations'
 import { rerankModule } from './modules/rerank'
-import { sunoModule } from './modules/suno'
-import { videoModule } from './modules/video'
-import { videosApiModule } from './modules/video/videos-api'
 import { countTokensModule } from './modules/count-tokens'
-import { messageBatchesModule } from './modules/message-batches'
-import { geminiBatchesModule } from './modules/gemini-batches'
 import { geminiModule } from './modules/gemini'
 import { geminiOperationsModule } from './modules/gemini/operations'
-import { geminiCachesModule } from './modules/gemini-caches'
-import { geminiFilesModule } from './modules/gemini-files'
-import { interactionsModule } from './modules/interactions'
+import { filesModule } from './modules/batches/files'
+import { anthropicFilesModule } from './modules/anthropic-files'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
 import { responsesSocketModule } from './modules/responses/socket'
@@ -52,10 +38,43 @@ import { realtimeModule } from './modules/realtime'
 import type { Services } from './services'
 
 /**
- * `docs` replaces what serves /docs and /docs/json (the committed document, src/http/api-docs.ts): the document
- * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes.
+ * What every route runs through, in the main app and in the deferred routes' app alike: the request guard, errors in
+ * the caller's shape, the request id on every answer. A request no route of `app` serves goes to `handOn` when given
+ * (the deferred routes), else gets its 404.
  */
-export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
+function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, handOnTo: DeferredApp | undefined): AnyElysia {
+	const routes = routeMatcher((): ReadonlyArray<{ path: string }> => app.routes)
+	// A path this app does not serve may be the deferred routes': their guard decides (undefined) what a multipart body there gets.
+	const routed = handOnTo ? (path: string) => routes(path) || undefined : routes
+	app.onAfterHandle({ as: 'global' }, ({ response, set }) => {
+		// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
+		// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
+		if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
+	})
+	if (docs) app.use(docs)
+	return app.use(requestGuard(svc, routed)).onError(({ code, error, request, set, query, params, body }) => {
+		const path = new URL(request.url).pathname
+		const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
+		// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
+		const late = bodyTimeoutOf(request)
+		if (late) return bodyTimedOut(request, late, rid ?? '')
+		if (code === 'NOT_FOUND' && handOnTo && rid !== undefined) {
+			// Their answer names the id already: left in `set.headers`, Elysia would copy it in.
+			delete set.headers['x-request-id']
+			return handOnTo.handle(handOn(request, rid))
+		}
+		const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForRequest(request, path)
+		const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
+		return errorResponse(err, shape, rid)
+	})
+}
+
+/**
+ * `docs` replaces what serves /docs and /docs/json (the committed document, src/http/api-docs.ts): the document
+ * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes, and `deferred` to mount the
+ * rarely used modules (src/app-deferred.ts) with the rest instead of at their first request.
+ */
+export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (svc: Services) => AnyElysia } = {}) {
 	const chat = chatRoute(svc)
 	const messages = messagesRoute(svc)
 	// The hottest routes skip Elysia's pipeline when the request is plain, and hand it anything else (hot-route.ts).
@@ -64,53 +83,33 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		'/v1/chat/completions': { POST: hotRoute(svc, chat, elysia) },
 		'/v1/messages': { POST: hotRoute(svc, messages, elysia) },
 	}
+	const later = opts.deferred
+		? undefined
+		: deferredApp(async () => {
+				const { deferredModules } = await import('./app-deferred')
+				return pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false }), undefined, undefined).use(deferredModules(svc))
+			})
 	// No normalisation: Elysia would otherwise deep-copy every body through its schema (exact-mirror, a compiled
 	// check per union variant at every level) to drop the fields a schema does not name. The model APIs' schemas are
 	// open (vendors' clients send fields we do not model, and they pass through), so that copy dropped nothing, at
 	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
 	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
 	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
-	const app = new Elysia({ name: 'switchboard', normalize: false, serve: { routes } })
-		.onAfterHandle({ as: 'global' }, ({ response, set }) => {
-			// A Response of ours already names the request id. Anything left in `set.headers` makes Elysia copy the
-			// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
-			if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
-		})
-		.use(opts.docs ?? apiDocs())
-		.use(requestGuard(svc, routeMatcher((): ReadonlyArray<{ path: string }> => app.routes)))
-		.onError(({ code, error, request, set, query, params, body }) => {
-			const path = new URL(request.url).pathname
-			const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
-			// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
-			const late = bodyTimeoutOf(request)
-			if (late) return bodyTimedOut(request, late, rid ?? '')
-			const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForRequest(request, path)
-			const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
-			return errorResponse(err, shape, rid)
-		})
+	const app = pipeline(svc, new Elysia({ name: 'switchboard', normalize: false, serve: { routes } }), opts.docs ?? apiDocs(), later)
 		.use(healthModule(svc))
 		.use(metricsModule(svc))
 		.use(chatModule(svc, chat))
-		.use(completionsModule(svc))
 		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
-		.use(conversationsModule(svc))
 		.use(realtimeModule(svc))
 		.use(modelListModule(svc))
 		.use(geminiModule(svc))
 		.use(geminiOperationsModule(svc))
-		.use(embeddingsModule(svc))
 		.use(filesModule(svc))
-		.use(batchesModule(svc))
-		.use(imagesModule(svc))
-		.use(audioModule(svc))
+		.use(embeddingsModule(svc))
 		.use(rerankModule(svc))
 		.use(moderationsModule(svc))
-		.use(videoModule(svc))
-		.use(videosApiModule(svc))
-		.use(mjModule(svc))
-		.use(sunoModule(svc))
 		.use(dashboardModule(svc))
 		.use(accountsModule(svc))
 		.use(tokensModule(svc))
@@ -118,20 +117,12 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia } = {}) {
 		.use(channelsModule(svc))
 		.use(modelsModule(svc))
 		.use(consoleModule(svc))
-	// Outside the chain: one more route set in its type is past what TypeScript will instantiate (TS2589).
-	// Before routing (an onRequest hook), after the guard's: Anthropic's Files API shares OpenAI's paths.
-	app.use(anthropicFilesModule(svc))
-	// The stored chat completions' routes (store: true on the chat route above).
-	app.use(storedChatModule(svc))
-	app.use(messageBatchesModule(svc))
-	app.use(geminiBatchesModule(svc))
-	app.use(interactionsModule(svc))
-	app.use(geminiFilesModule(svc))
-	app.use(geminiCachesModule(svc))
-	app.use(liveModule(svc))
-	// Each message of a Responses socket is served by the app's own POST /v1/responses (socket.ts).
-	app.use(responsesSocketModule(svc, elysia))
-	return app
+		// Before routing (an onRequest hook), after the guard's: Anthropic's Files API shares OpenAI's paths.
+		.use(anthropicFilesModule(svc))
+		.use(liveModule(svc))
+		// Each message of a Responses socket is served by the app's own POST /v1/responses (socket.ts).
+		.use(responsesSocketModule(svc, elysia))
+	return opts.deferred ? app.use(opts.deferred(svc)) : app
 }
 
 export type App = ReturnType<typeof createApp>

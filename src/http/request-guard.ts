@@ -18,20 +18,38 @@ import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-jso
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
+ * Whether a route serves a path: true, false, or undefined when the app does not serve it but may hand the request
+ * to one that might (the deferred routes, src/http/deferred-app.ts), which then decides.
+ */
+export type Routed = (path: string) => boolean | undefined
+
+/**
+ * Requests the main app handed to the deferred routes' app, with the id it gave them: that app's guard keeps the id
+ * and does not read or time the body again (the first guard did).
+ */
+const handedOn = new WeakMap<Request, string>()
+export const handOn = (request: Request, id: string): Request => {
+	handedOn.set(request, id)
+	return request
+}
+
+/**
  * The request's id (the client's `x-request-id` when it is a usable one), or the 413 answer for a body over the limit.
  * Called for every request: by the hook below, and by the hot routes (src/http/hot-route.ts), which Elysia's hooks do
  * not run for. `routed` tells whether a route serves the path (the hot routes' paths are served).
  */
-export function guardRequest(svc: Services, request: Request, routed: (path: string) => boolean = () => true): string | Response {
-	svc.idleGc.note()
+export function guardRequest(svc: Services, request: Request, routed: Routed = () => true): string | Response {
+	const handed = handedOn.get(request)
+	if (handed === undefined) svc.idleGc.note()
 	const given = request.headers.get('x-request-id')
-	const id = given && VALID_ID.test(given) ? given : requestId()
+	const id = handed ?? (given && VALID_ID.test(given) ? given : requestId())
 	if (isMultipart(request)) {
 		const path = pathOf(request)
+		const served = routed(path)
 		// "Send it as JSON" would mislead on a path nothing serves (openai-python's `realtime.calls.create` posts its SDP
 		// as multipart to /v1/realtime/calls): that is the 404 a JSON body gets, answered before the body is read.
-		if (!routed(path)) return errorResponse(unknownRoute(request.method, path), shapeForUnknownPath(request, path), id)
-		if (!UPLOAD_ROUTES.has(path)) return notAnUploadRoute(path, id)
+		if (served === false) return errorResponse(unknownRoute(request.method, path), shapeForUnknownPath(request, path), id)
+		if (served && !UPLOAD_ROUTES.has(path)) return notAnUploadRoute(path, id)
 	}
 	const len = Number(request.headers.get('content-length') ?? 0)
 	if (len > 0) {
@@ -187,12 +205,13 @@ export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (pa
 }
 
 /** The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes). */
-export const requestGuard = (svc: Services, routed?: (path: string) => boolean) =>
+export const requestGuard = (svc: Services, routed?: Routed) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
 			const id = guardRequest(svc, request, routed)
 			if (typeof id !== 'string') return id
 			set.headers['x-request-id'] = id
+			if (handedOn.has(request)) return
 			return guardBody(svc, request, id)
 		})
 		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.

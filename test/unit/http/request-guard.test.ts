@@ -3,7 +3,7 @@
  * multipart body anywhere else is refused with 415 in the caller's shape, whatever its size.
  */
 import { describe, expect, it } from 'bun:test'
-import { guardRequest, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
+import { guardRequest, handOn, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
 import type { Services } from '../../../src/services'
 
 const svc = { idleGc: { note() {} }, env: { maxJsonBytes: 1000, maxUploadBytes: 100_000 } } as unknown as Services
@@ -51,5 +51,24 @@ describe('routeMatcher', () => {
 		expect(r.status).toBe(404)
 		expect(((await r.json()) as { error: { code: string } }).error.code).toBe('not_found')
 		expect(statusOf(guardRequest(svc, req('/v1/realtime/client_secrets', 'multipart/form-data; boundary=x', 10), routed))).toBe(415)
+	})
+})
+
+describe('a request handed on to the deferred routes', () => {
+	it('should keep the id the first guard gave it', () => {
+		const r = req('/v1/batches', 'application/json', 10)
+		const first = guardRequest(svc, r) as string
+		expect(guardRequest(svc, handOn(r, first))).toBe(first)
+		const given = new Request('http://gw/v1/batches', { method: 'POST', headers: { 'x-request-id': 'client-id-1' } })
+		expect(guardRequest(svc, handOn(given, 'client-id-1'))).toBe('client-id-1')
+	})
+
+	it('should leave a multipart body on a path the app does not serve to the app it is handed to', async () => {
+		const maybe = (path: string) => (path === '/v1/embeddings' ? true : undefined)
+		// Not this app's: the other app's guard answers (404 or 415, or serves an upload route).
+		expect(statusOf(guardRequest(svc, req('/v1/realtime/calls', 'multipart/form-data; boundary=x', 10), maybe))).toBe('passed')
+		expect(statusOf(guardRequest(svc, req('/v1/messages/batches', 'multipart/form-data; boundary=x', 10), maybe))).toBe('passed')
+		// Its own JSON route still refuses it.
+		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'multipart/form-data; boundary=x', 10), maybe))).toBe(415)
 	})
 })
