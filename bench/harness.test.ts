@@ -1,6 +1,6 @@
 /**
  * The harness's own parts that could silently lie: the response checks, the percentiles, the raw HTTP client and
- * the GC log's totals, the targets' verdicts, which build an A/B run starts, how a perf profile is named and
+ * the GC log's totals, the targets' verdicts, which build an A/B run starts, the options, how a perf profile is named and
  * summed, and what a slow request's time is charged to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -15,6 +15,7 @@ import { feedGcLine, gcTotals, isGcLogLine, newGcLog } from './gc-log'
 import { encodeRequest, openConn } from './http-client'
 import { type Row, verdicts } from './report'
 import { percentiles } from './stats'
+import { DEFAULT_PRIME_S, type Options, parseOptions } from './options'
 
 describe('checkResponse', () => {
 	const usage = '"usage":{"prompt_tokens":1,"completion_tokens":2}'
@@ -297,5 +298,15 @@ describe('memory by mapping (bench/mem-map.ts)', () => {
 			['/usr/bin/bun 78M@55d0000', 40000],
 			['/usr/bin/bun 2M@55d004e', 1000],
 		])
+	})
+})
+
+describe('options', () => {
+	it('should prime each target 10 s by default, and as long as --prime says (0: not at all)', () => {
+		expect((parseOptions([]) as Options).primeMs).toBe(DEFAULT_PRIME_S * 1000)
+		expect(DEFAULT_PRIME_S).toBe(10)
+		expect((parseOptions(['--prime', '2.5']) as Options).primeMs).toBe(2500)
+		expect((parseOptions(['--prime', '0']) as Options).primeMs).toBe(0)
+		expect(() => parseOptions(['--prime=-1'])).toThrow('--prime must be a number ≥ 0')
 	})
 })

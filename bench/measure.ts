@@ -86,6 +86,12 @@ async function checkBilling(t: Target, before: Billing, s: Scenario, load: LoadR
 	return { after, problems }
 }
 
+/** Runs `s`'s load against a target for `ms`, unmeasured (a process just started, bench/options.ts DEFAULT_PRIME_S). */
+export async function prime(ctx: Context, s: Scenario, request: RequestSpec, ms: number): Promise<void> {
+	await runLoad(ctx, s, { ...loadFor(s, request, ctx.opts, true), durationMs: ms })
+	await Bun.sleep(300)
+}
+
 /** Measures `scenario` against `target` with `request`. */
 export async function measure(ctx: Context, s: Scenario, target: Target, request: RequestSpec, round: number): Promise<Measurement> {
 	if (!s.memory && ctx.opts.warmupMs > 0) {

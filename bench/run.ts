@@ -8,7 +8,7 @@
 import { cpus, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type Gateway, type MockPorts, startGateway } from './gateway'
-import { type Context, type Target, measure } from './measure'
+import { type Context, type Target, measure, prime } from './measure'
 import { USAGE, parseOptions } from './options'
 import { type Child, loadavg, spawnChild, statusBytes } from './procs'
 import { formatTable, formatVerdicts, summarize, verdicts, writeReport } from './report'
@@ -107,9 +107,14 @@ try {
 	const ctx: Context = { opts, wrk, mock: { pid: mock.pid, control: mp.control } }
 	const results: Measurement[] = []
 	const timed = scenarios.filter((s) => !s.memory).length
-	const secs = timed * targets.length * opts.rounds * ((opts.durationMs + opts.warmupMs) / 1000 + 1)
+	const secs = timed * targets.length * opts.rounds * ((opts.durationMs + opts.warmupMs) / 1000 + 1) + (timed ? (targets.length * opts.primeMs) / 1000 : 0)
 	const memory = scenarios.length > timed ? ' plus ~30 s per target for the memory scenario' : ''
 	log(`${scenarios.length} scenario(s) × ${targets.length} targets × ${opts.rounds} round(s): about ${secs < 120 ? `${Math.ceil(secs)} s` : `${Math.ceil(secs / 60)} min`}${memory}; load ${loadavg()}`)
+	const first = scenarios.find((s) => !s.memory)
+	if (first && opts.primeMs > 0) {
+		log(`priming each target with ${opts.primeMs / 1000} s of ${first.name}, unmeasured`)
+		for (const t of targets) await prime(ctx, first, requestFor(first, t.name, ports, { upstream: UPSTREAM_KEY, gateway: t.name.startsWith('sb-') ? keys[t.name] : '' }), opts.primeMs)
+	}
 	for (let round = 1; round <= opts.rounds; round++) {
 		for (const [i, s] of scenarios.entries()) {
 			// Rotate the order so no target always runs first (or right after the heaviest one).
