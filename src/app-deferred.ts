@@ -1,9 +1,10 @@
 /**
  * The feature modules loaded only when a request first needs one (src/http/deferred-app.ts): the task APIs
  * (Midjourney, Suno, video), audio and images, batches, Gemini's side APIs (files, caches, batches, interactions),
- * conversations, legacy completions and stored chat completions. What stays in src/app.ts is what most gateways serve
- * all day (chat, messages, responses, Gemini's generateContent, embeddings, the models list, health, metrics, the
- * management API and console), the WebSocket routes, which the server must know when it starts, and the routes whose
+ * conversations, legacy completions, stored chat completions, and the WebSocket APIs (OpenAI's Realtime, Gemini
+ * Live, the Responses socket: each upgrades in a GET route through `server.upgrade`, so any app that can reach the
+ * server can serve them). What stays in src/app.ts is what most gateways serve all day (chat, messages, responses,
+ * Gemini's generateContent, embeddings, the models list, health, metrics, the management API and console) and the routes whose
  * paths the main app's would otherwise take (Gemini's operations under its models' wildcard; the files routes, which
  * OpenAI's, Anthropic's and Gemini's APIs share). A request reaches these only when no route of the main app serves
  * its method and path.
@@ -21,15 +22,21 @@ import { geminiCachesModule } from './modules/gemini-caches'
 import { geminiFilesModule } from './modules/gemini-files'
 import { imagesModule } from './modules/images'
 import { interactionsModule } from './modules/interactions'
+import { liveModule } from './modules/live'
 import { messageBatchesModule } from './modules/message-batches'
 import { mjModule } from './modules/mj'
+import { realtimeModule } from './modules/realtime'
+import { responsesSocketModule } from './modules/responses/socket'
 import { sunoModule } from './modules/suno'
 import { videoModule } from './modules/video'
 import { videosApiModule } from './modules/video/videos-api'
 import type { Services } from './services'
 
-/** One plugin with all of them; its hooks run after the guard of the app that uses it. */
-export function deferredModules(svc: Services): AnyElysia {
+/**
+ * One plugin with all of them; its hooks run after the guard of the app that uses it. `handle` serves a request with
+ * the whole gateway (each message of a Responses socket is served by POST /v1/responses, socket.ts).
+ */
+export function deferredModules(svc: Services, handle: (request: Request) => Promise<Response>): AnyElysia {
 	const app: AnyElysia = new Elysia({ name: 'deferred-modules' })
 	for (const m of [
 		completionsModule,
@@ -47,7 +54,9 @@ export function deferredModules(svc: Services): AnyElysia {
 		interactionsModule,
 		geminiFilesModule,
 		geminiCachesModule,
+		realtimeModule,
+		liveModule,
 	] as const)
 		app.use(m(svc))
-	return app
+	return app.use(responsesSocketModule(svc, handle))
 }

@@ -32,9 +32,6 @@ import { filesModule } from './modules/batches/files'
 import { anthropicFilesModule } from './modules/anthropic-files'
 import { modelListModule } from './modules/models'
 import { responsesModule } from './modules/responses'
-import { responsesSocketModule } from './modules/responses/socket'
-import { liveModule } from './modules/live'
-import { realtimeModule } from './modules/realtime'
 import type { Services } from './services'
 
 /**
@@ -74,7 +71,7 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
  * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes, and `deferred` to mount the
  * rarely used modules (src/app-deferred.ts) with the rest instead of at their first request.
  */
-export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (svc: Services) => AnyElysia } = {}) {
+export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (svc: Services, handle: (request: Request) => Promise<Response>) => AnyElysia } = {}) {
 	const chat = chatRoute(svc)
 	const messages = messagesRoute(svc)
 	// The hottest routes skip Elysia's pipeline when the request is plain, and hand it anything else (hot-route.ts).
@@ -87,7 +84,10 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 		? undefined
 		: deferredApp(async () => {
 				const { deferredModules } = await import('./app-deferred')
-				return pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false }), undefined, undefined).use(deferredModules(svc))
+				const rest = pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false }), undefined, undefined).use(deferredModules(svc, elysia))
+				// Its WebSocket routes upgrade through the server the main app listens on (Elysia's own clones share it too).
+				Object.defineProperty(rest, 'server', { get: () => app.server, configurable: true })
+				return rest
 			})
 	// No normalisation: Elysia would otherwise deep-copy every body through its schema (exact-mirror, a compiled
 	// check per union variant at every level) to drop the fields a schema does not name. The model APIs' schemas are
@@ -102,7 +102,6 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 		.use(messagesModule(svc, messages))
 		.use(countTokensModule(svc))
 		.use(responsesModule(svc))
-		.use(realtimeModule(svc))
 		.use(modelListModule(svc))
 		.use(geminiModule(svc))
 		.use(geminiOperationsModule(svc))
@@ -119,10 +118,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 		.use(consoleModule(svc))
 		// Before routing (an onRequest hook), after the guard's: Anthropic's Files API shares OpenAI's paths.
 		.use(anthropicFilesModule(svc))
-		.use(liveModule(svc))
-		// Each message of a Responses socket is served by the app's own POST /v1/responses (socket.ts).
-		.use(responsesSocketModule(svc, elysia))
-	return opts.deferred ? app.use(opts.deferred(svc)) : app
+	return opts.deferred ? app.use(opts.deferred(svc, elysia)) : app
 }
 
 export type App = ReturnType<typeof createApp>
