@@ -1,10 +1,11 @@
 /**
- * The routes few gateways are asked for (task APIs, uploads, batches, Gemini's side APIs…, src/app-deferred.ts) in
- * an Elysia app of their own, built at the first request the main app has no route for, and serving every such
- * request after it. Until then their modules are not loaded at all: 63 source files and 88 routes less in memory,
- * which the collector's allowance multiplies (peak RSS ~4 MB lower in the bench's chat and messages scenarios, idle
- * ~1.6 MB; bench/README, fortieth VM). The first such request waits for the import (tens of milliseconds).
- * @module
+ * The routes few gateways are asked for (task APIs, uploads, batches, Gemini's side APIs, the WebSocket APIs…,
+ * src/app-deferred.ts) in an Elysia app of their own, built at the first request the main app has no route for, and
+ * serving every such request after it. Until then their modules are not loaded at all: 77 source files and 96 routes
+ * less in memory, which the collector's allowance multiplies (idle RSS ~5 MB lower, peaks 4–9 MB lower in the bench's
+ * chat and messages scenarios; bench/README, fortieth VM). The first such request waits for the import (tens of
+ * milliseconds).
+ @module
  */
 import type { AnyElysia } from 'elysia'
 
