@@ -4,6 +4,7 @@
  * @module
  */
 import { type AnyElysia, Elysia } from 'elysia'
+import { GatewayError } from './core/errors'
 import { toGatewayError, unknownRoute } from './http/error-map'
 import { errorResponse, shapeForRequest, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
@@ -58,7 +59,11 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 		if (code === 'NOT_FOUND' && handOnTo && rid !== undefined) {
 			// Their answer names the id already: left in `set.headers`, Elysia would copy it in.
 			delete set.headers['x-request-id']
-			return handOnTo.handle(handOn(request, rid))
+			return handOnTo.handle(handOn(request, rid)).catch((e: unknown) => {
+				// Their modules failed to load (a broken install): a 500 in the caller's shape; the next request tries again.
+				svc.log.error('deferred routes failed to load', { error: String(e) })
+				return errorResponse(new GatewayError('api_error', 'Internal error'), shapeForRequest(request, path), rid)
+			})
 		}
 		const shape = code === 'NOT_FOUND' ? shapeForUnknownPath(request, path) : shapeForRequest(request, path)
 		const err = code === 'NOT_FOUND' ? unknownRoute(request.method, path) : toGatewayError(code, error, svc, { query, params, body, contentType: request.headers.get('content-type') })
