@@ -37,7 +37,7 @@ import type { Services } from './services'
 
 /**
  * What every route runs through, in the main app and in the deferred routes' app alike: the request guard, errors in
- * the caller's shape, the request id on every answer. A request no route of `app` serves goes to `handOn` when given
+ * the caller's shape, the request id on every answer. A request no route of `app` serves goes to `handOnTo` when given
  * (the deferred routes), else gets its 404.
  */
 function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, handOnTo: DeferredApp | undefined): AnyElysia {
