@@ -151,6 +151,9 @@ describe('the compiled executable', () => {
 			const openai = new OpenAI({ baseURL: `${again.url}/v1`, apiKey: key, maxRetries: 0 })
 			const chat = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after the restart' }] })
 			expect(chat.choices[0]!.message.content).toBe('Hello! You said: after the restart')
+			// A deferred route (src/app-deferred.ts): the executable loads its modules at this first request.
+			const batches = await openai.batches.list()
+			expect(batches.data).toEqual([])
 		} finally {
 			expect(await stop(again)).toBe(0)
 		}
