@@ -56,7 +56,7 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 		// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
 		const late = bodyTimeoutOf(request)
 		if (late) return bodyTimedOut(request, late, rid ?? '')
-		if (code === 'NOT_FOUND' && handOnTo && rid !== undefined) {
+		if (code === 'NOT_FOUND' && handOnTo && rid !== undefined && handOnTo.serves(path)) {
 			// Their answer names the id already: left in `set.headers`, Elysia would copy it in.
 			delete set.headers['x-request-id']
 			return handOnTo.handle(handOn(request, rid)).catch((e: unknown) => {
@@ -70,6 +70,13 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 		return errorResponse(err, shape, rid)
 	})
 }
+
+/**
+ * Where the deferred routes (src/app-deferred.ts) live: any path of theirs matches (test/integration/surface/
+ * deferred-routes.test.ts checks every route), so that another path no route serves is answered 404 without loading them.
+ */
+export const DEFERRED_PATHS =
+	/^\/{1,2}(?:mj|suno|ws|upload|download)\/|^\/v1(?:beta)?\/(?:completions|conversations|batches|images|audio|videos?|chat\/completions|messages\/batches|interactions|files|cachedContents|realtime|responses)(?:\/|$)/
 
 /**
  * `docs` replaces what serves /docs and /docs/json (the committed document, src/http/api-docs.ts): the document
@@ -87,7 +94,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 	}
 	const later = opts.deferred
 		? undefined
-		: deferredApp(async () => {
+		: deferredApp(DEFERRED_PATHS, async () => {
 				const { deferredModules } = await import('./app-deferred')
 				const rest = pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false }), undefined, undefined).use(deferredModules(svc, elysia))
 				// Its WebSocket routes upgrade through the server the main app listens on (Elysia's own clones share it too).

@@ -10,17 +10,23 @@
 import type { AnyElysia } from 'elysia'
 
 export type DeferredApp = {
+	/** Whether a path may be one of its routes': only those load it (a scanner's or a mistyped path gets its 404 at once). */
+	serves(path: string): boolean
 	/** Serves a request the main app has no route for (its 404 when the deferred routes have none either). */
 	handle(request: Request): Promise<Response>
 	/** Whether it was built (tests). */
 	readonly built: boolean
 }
 
-/** `build` runs once, at the first request; when it fails, the next request tries again. */
-export function deferredApp(build: () => Promise<AnyElysia>): DeferredApp {
+/**
+ * `build` runs once, at the first request on a path `paths` matches (a superset of the routes' paths, which a test
+ * holds to the routes); when it fails, the next request tries again.
+ */
+export function deferredApp(paths: RegExp, build: () => Promise<AnyElysia>): DeferredApp {
 	let app: Promise<AnyElysia> | undefined
 	let built = false
 	return {
+		serves: (path) => paths.test(path),
 		handle(request) {
 			app ??= build().then(
 				(a) => {

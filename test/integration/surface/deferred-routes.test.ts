@@ -5,7 +5,7 @@
  * still get their 404 in the caller's shape, and a multipart body is judged by the routes that serve the path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createApp } from '../../../src/app'
+import { createApp, DEFERRED_PATHS } from '../../../src/app'
 import { deferredModules } from '../../../src/app-deferred'
 import { ADMIN_KEY, type TestApp, startTestApp } from '../../helpers/app'
 
@@ -96,6 +96,9 @@ describe('which app serves a path', () => {
 			main.filter((m) => (m.method === d.method || m.method === 'ALL' || d.method === 'ALL') && m.re.test(example(d.path))).map((m) => `${d.method} ${d.path} taken by ${m.method} ${m.path}`),
 		)
 		expect(shadowed).toEqual([])
+		// Every deferred route's path loads them; paths of nothing (a scanner's, a doubled prefix) do not.
+		expect(deferred.map((d) => example(d.path)).filter((p) => !DEFERRED_PATHS.test(p))).toEqual([])
+		expect(['/favicon.ico', '/robots.txt', '/v1/v1/messages', '/v1/no-such-thing', '/v1/models/x', '/wp-login.php'].filter((p) => DEFERRED_PATHS.test(p))).toEqual([])
 		// The check itself: Gemini's operations would be taken by the models list's wildcard.
 		expect(main.some((m) => m.method === 'GET' && m.re.test(example('/v1beta/models/:model/operations/:id')) && m.path === '/v1beta/models/*')).toBe(true)
 	})

@@ -8,7 +8,7 @@ const get = (path: string) => new Request(`http://localhost${path}`)
 describe('deferredApp', () => {
 	it('should build nothing before its first request, then once for concurrent ones', async () => {
 		let builds = 0
-		const later = deferredApp(async () => {
+		const later = deferredApp(/^\/x$/, async () => {
 			builds++
 			await Bun.sleep(5)
 			return new Elysia().get('/x', () => 'x')
@@ -20,11 +20,12 @@ describe('deferredApp', () => {
 		expect(await (await later.handle(get('/x'))).text()).toBe('x')
 		expect(builds).toBe(1)
 		expect(later.built).toBe(true)
+		expect([later.serves('/x'), later.serves('/y')]).toEqual([true, false])
 	})
 
 	it('should try again at the next request after a build failed', async () => {
 		let builds = 0
-		const later = deferredApp(async () => {
+		const later = deferredApp(/^\/x$/, async () => {
 			if (++builds === 1) throw new Error('import failed')
 			return new Elysia().get('/x', () => 'x')
 		})
