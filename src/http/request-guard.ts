@@ -36,10 +36,10 @@ export const handOn = (request: Request, id: string): Request => {
 /**
  * The request's id (the client's `x-request-id` when it is a usable one), or the 413 answer for a body over the limit.
  * Called for every request: by the hook below, and by the hot routes (src/http/hot-route.ts), which Elysia's hooks do
- * not run for. `routed` tells whether a route serves the path (the hot routes' paths are served).
+ * not run for. `routed` tells whether a route serves the path (the hot routes' paths are served); `handed`, the id of
+ * a request handed on by the main app (kept).
  */
-export function guardRequest(svc: Services, request: Request, routed: Routed = () => true): string | Response {
-	const handed = handedOn.get(request)
+export function guardRequest(svc: Services, request: Request, routed: Routed = () => true, handed?: string): string | Response {
 	if (handed === undefined) svc.idleGc.note()
 	const given = request.headers.get('x-request-id')
 	const id = handed ?? (given && VALID_ID.test(given) ? given : requestId())
@@ -208,10 +208,11 @@ export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (pa
 export const requestGuard = (svc: Services, routed?: Routed) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
-			const id = guardRequest(svc, request, routed)
+			const handed = handedOn.get(request)
+			const id = guardRequest(svc, request, routed, handed)
 			if (typeof id !== 'string') return id
 			set.headers['x-request-id'] = id
-			if (handedOn.has(request)) return
+			if (handed !== undefined) return
 			return guardBody(svc, request, id)
 		})
 		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.

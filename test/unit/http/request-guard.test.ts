@@ -3,7 +3,7 @@
  * multipart body anywhere else is refused with 415 in the caller's shape, whatever its size.
  */
 import { describe, expect, it } from 'bun:test'
-import { guardRequest, handOn, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
+import { guardRequest, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
 import type { Services } from '../../../src/services'
 
 const svc = { idleGc: { note() {} }, env: { maxJsonBytes: 1000, maxUploadBytes: 100_000 } } as unknown as Services
@@ -58,9 +58,9 @@ describe('a request handed on to the deferred routes', () => {
 	it('should keep the id the first guard gave it', () => {
 		const r = req('/v1/batches', 'application/json', 10)
 		const first = guardRequest(svc, r) as string
-		expect(guardRequest(svc, handOn(r, first))).toBe(first)
+		expect(guardRequest(svc, r, undefined, first)).toBe(first)
 		const given = new Request('http://gw/v1/batches', { method: 'POST', headers: { 'x-request-id': 'client-id-1' } })
-		expect(guardRequest(svc, handOn(given, 'client-id-1'))).toBe('client-id-1')
+		expect(guardRequest(svc, given, undefined, 'client-id-1')).toBe('client-id-1')
 	})
 
 	it('should leave a multipart body on a path the app does not serve to the app it is handed to', async () => {
