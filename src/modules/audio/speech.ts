@@ -116,10 +116,19 @@ const audioTokensPriced = (p: ModelInfo): boolean => tokenCost({ ...emptyUsage()
  * reports no usage and would be charged its input alone (~1/20 of gpt-4o-mini-tts's price). Not for models priced per
  * character (tts-1, tts-1-hd: OpenAI refuses `sse` for them), nor for one whose audio tokens cost nothing (priced per
  * request alone, or served unpriced under ALLOW_UNPRICED_MODELS: there is nothing to read, and tts-1 would be
- * refused), nor on a channel with `settings.speech_sse: false` (an OpenAI-compatible vendor that refuses `stream_format`).
+ * refused), nor on a channel with `settings.speech_sse: false` (an OpenAI-compatible vendor that refuses `stream_format`),
+ * nor for tts-1 and tts-1-hd themselves (`upstreamModel`, the name the vendor is sent) priced by tokens: a plain call
+ * must not turn into OpenAI's 400 for a price list that left out their price per character.
  */
-const asksEvents = (body: SpeechRequest, chars: number, ch: Channel, p: ModelInfo): boolean =>
-	body.stream_format !== 'sse' && charCost(p, chars) === undefined && ch.settings.speech_sse !== false && audioTokensPriced(p)
+const asksEvents = (body: SpeechRequest, chars: number, ch: Channel, p: ModelInfo, upstreamModel: string): boolean =>
+	body.stream_format !== 'sse' &&
+	charCost(p, chars) === undefined &&
+	ch.settings.speech_sse !== false &&
+	!NO_EVENTS_MODEL.test(upstreamModel) &&
+	audioTokensPriced(p)
+
+/** OpenAI's speech models that refuse `stream_format: "sse"` (400 unsupported_value), dated or not (tts-1-hd-1106). */
+const NO_EVENTS_MODEL = /^tts-1(?:-hd)?(?:-\d|$)/
 
 /** The pass operation of one speech call. */
 export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
@@ -128,7 +137,7 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 	const price = (p: ModelInfo) => requestFee(p) + (charCost(p, chars) ?? tokensCost(p, tokens))
 	// Only event streams tell the audio's tokens (and are charged them): the client's own, or those asked for it.
 	const audioHold = (p: ModelInfo, channels: readonly Channel[]) =>
-		charCost(p, chars) === undefined && (body.stream_format === 'sse' || channels.some((ch) => asksEvents(body, chars, ch, p)))
+		charCost(p, chars) === undefined && (body.stream_format === 'sse' || channels.some((ch) => asksEvents(body, chars, ch, p, ch.modelMap[body.model] ?? body.model)))
 			? tokenCost({ ...emptyUsage(), output: chars * AUDIO_TOKENS_PER_CHAR, audioOutput: chars * AUDIO_TOKENS_PER_CHAR }, { ...p, perRequest: 0 })
 			: 0
 	return {
@@ -139,14 +148,14 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 		types: OPENAI_TYPES,
 		hold: (p, channels) => ({ want: price(p) + audioHold(p, channels), min: price(p) }),
 		request(ch, upstreamModel, p) {
-			const sent = asksEvents(body, chars, ch, p) ? { ...withModel(body, upstreamModel), stream_format: 'sse' } : withModel(body, upstreamModel)
+			const sent = asksEvents(body, chars, ch, p, upstreamModel) ? { ...withModel(body, upstreamModel), stream_format: 'sse' } : withModel(body, upstreamModel)
 			return { url: openaiUrl(ch, upstreamModel, '/audio/speech'), headers: jsonHeaders(ch), body: JSON.stringify(sent) }
 		},
-		async respond(res, ch, _m, p) {
+		async respond(res, ch, upstreamModel, p) {
 			const events = charCost(p, chars) === undefined && (res.headers.get('content-type') ?? '').includes('text/event-stream')
 			// Events the gateway asked for are decoded to the audio the client asked for; a vendor that ignored
 			// `stream_format` answered audio, relayed (and charged) as before.
-			const decoded = events && asksEvents(body, chars, ch, p) && res.body ? speechAudio(res.body) : undefined
+			const decoded = events && asksEvents(body, chars, ch, p, upstreamModel) && res.body ? speechAudio(res.body) : undefined
 			// A model priced by tokens streamed as events to the client is charged the usage of its done event, read as it passes.
 			const scanner = events && !decoded ? speechUsageScanner() : undefined
 			const { audio, ended } = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed)

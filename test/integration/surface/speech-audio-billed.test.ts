@@ -31,12 +31,12 @@ beforeAll(async () => {
 	app = await startTestApp({
 		config: {
 			channels: [
-				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-mini-tts', 'tts-1', 'tts-1-hd'] },
+				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-mini-tts', 'tts-1', 'tts-1-hd'], model_map: { 'tts-tok': 'tts-1', 'tts-hd-tok': 'tts-1-hd-1106' } },
 				{ name: 'slow', type: 'openai', base_url: slow.url, api_key: 'up-oa', models: ['slow-tts'], model_map: { 'slow-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'ignoring', type: 'openai', base_url: ignoring.url, api_key: 'up-oa', models: ['compat-tts'], model_map: { 'compat-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'refusing', type: 'openai', base_url: refusing.url, api_key: 'up-oa', models: ['strict-tts'], model_map: { 'strict-tts': 'gpt-4o-mini-tts' }, settings: { speech_sse: false } },
 			],
-			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }, { name: 'tts-1-hd', per_request: 0.01 }]),
+			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }, { name: 'tts-1-hd', per_request: 0.01 }, tokenPriced('tts-tok'), tokenPriced('tts-hd-tok')]),
 		},
 	})
 }, 60_000)
@@ -178,6 +178,22 @@ describe('plain-audio speech that is not converted', () => {
 		// 17 characters at $15 per million.
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 255)
 	})
+
+	// A price list that gives tts-1 a price per token (a copy of gpt-4o-mini-tts's line) must not make a plain call the
+	// 400 OpenAI answers tts-1 asked for events.
+	for (const [model, upstream] of [['tts-tok', 'tts-1'], ['tts-hd-tok', 'tts-1-hd-1106']]) {
+		it(`should send ${upstream} priced by tokens as asked (OpenAI refuses sse for it) and charge its input`, async () => {
+			const { key, accountId } = await app.account(1)
+			const res = await client(key).audio.speech.create({ model, voice: 'alloy', input: 'hello there friend' })
+			expect(res.headers.get('content-type')).toBe('audio/mpeg')
+			expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+			expect(sentBody(oa)).toMatchObject({ model: upstream })
+			expect(sentBody(oa).stream_format).toBeUndefined()
+			const [row] = await rowsOf(accountId)
+			expect(row).toMatchObject({ input_tokens: 3, estimated: true, end_reason: 'ok' })
+			expect(micros(row!.cost)).toBe(2)
+		})
+	}
 
 	it('should send tts-1-hd priced per request alone as asked: no token price for events to tell', async () => {
 		const { key, accountId } = await app.account(1)

@@ -124,7 +124,7 @@ export function speech(body: unknown, jsonError: boolean, streamFormat?: 'ignore
 		return openaiError(400, `Invalid value: '${String(b.stream_format)}'. Supported values are: 'sse' and 'audio'.`, 'stream_format', 'invalid_value')
 	}
 	const sseAsked = b.stream_format === 'sse' && streamFormat !== 'ignore'
-	if (sseAsked && (b.model === 'tts-1' || b.model === 'tts-1-hd')) return openaiError(400, `stream_format 'sse' is not supported for model '${b.model}'.`, 'stream_format', 'unsupported_value')
+	if (sseAsked && typeof b.model === 'string' && /^tts-1(-hd)?(-\d+)?$/.test(b.model)) return openaiError(400, `stream_format 'sse' is not supported for model '${b.model}'.`, 'stream_format', 'unsupported_value')
 	const format = asStr(b.response_format) ?? 'mp3'
 	const type = AUDIO_TYPES[format]
 	if (!type) return openaiError(400, `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`, 'response_format', 'invalid_value')
