@@ -5,6 +5,7 @@
  * @module
  */
 import type { ChannelType } from '../../providers/channel-types'
+import type { Channel } from '../../routing/catalog'
 
 export type Served = { endpoints: string[]; protocols: string[] }
 
@@ -55,20 +56,39 @@ const BY_TYPE: Partial<Record<ChannelType, Served>> = {
 	musicsvc: { endpoints: ['POST /suno/submit/{action}'], protocols: ['Suno tasks'] },
 }
 
+/** What one channel type serves of a model it carries under `name`. */
+function servedOne(name: string, type: ChannelType): Served[] {
+	let s = BY_TYPE[type]
+	if (!s && type === 'gemini') s = GEMINI_FAMILIES.find(([re]) => re.test(name))?.[1]
+	if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(name))?.[1] ?? CHAT)
+	return s === EMBED && GEMINI_EMBED_TYPES.includes(type) ? [s, GEMINI_EMBED] : [s]
+}
+
+/** The union of what each (name, channel type) pair serves (deduplicated, stable order). */
+function union(pairs: Array<[string, ChannelType]>): Served {
+	const endpoints = new Set<string>()
+	const protocols = new Set<string>()
+	for (const [name, type] of pairs)
+		for (const s of servedOne(name, type)) {
+			for (const e of s.endpoints) endpoints.add(e)
+			for (const p of s.protocols) protocols.add(p)
+		}
+	return { endpoints: [...endpoints], protocols: [...protocols] }
+}
+
 /**
  * Endpoints and protocols for a model carried by channels of the given types (deduplicated, stable order).
  * @example servedBy('gpt-4o-mini', ['openai']).endpoints[0] === 'POST /v1/chat/completions'
  */
 export function servedBy(model: string, types: ChannelType[]): Served {
-	const endpoints = new Set<string>()
-	const protocols = new Set<string>()
-	for (const type of types) {
-		let s = BY_TYPE[type]
-		if (!s && type === 'gemini') s = GEMINI_FAMILIES.find(([re]) => re.test(model))?.[1]
-		if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(model))?.[1] ?? CHAT)
-		const all = s === EMBED && GEMINI_EMBED_TYPES.includes(type) ? [s, GEMINI_EMBED] : [s]
-		for (const e of all.flatMap((x) => x.endpoints)) endpoints.add(e)
-		for (const p of all.flatMap((x) => x.protocols)) protocols.add(p)
-	}
-	return { endpoints: [...endpoints], protocols: [...protocols] }
+	return union(types.map((type) => [model, type]))
+}
+
+/**
+ * What reaches `model` through the channels that carry it, each channel's family told by the name it sends upstream
+ * (model_map): an alias of text-embedding-3-small is an embedding model whatever it is called here.
+ * @example servedThrough('house-vectors', [{ type: 'openai', modelMap: { 'house-vectors': 'text-embedding-3-small' } }]).endpoints[0] === 'POST /v1/embeddings'
+ */
+export function servedThrough(model: string, channels: ReadonlyArray<Pick<Channel, 'type' | 'modelMap'>>): Served {
+	return union(channels.map((ch) => [ch.modelMap[model] ?? model, ch.type]))
 }

@@ -6,7 +6,7 @@
 import { microsToUsd } from '../../billing/money'
 import type { Catalog } from '../../routing/catalog'
 import type { PricedModel } from './schemas'
-import { servedBy } from './endpoints'
+import { servedThrough } from './endpoints'
 
 const usd = (v: number | null | undefined) => (v === null || v === undefined ? null : microsToUsd(v))
 
@@ -15,7 +15,6 @@ export function pricedModels(catalog: Catalog, allowUnpriced: boolean): PricedMo
 	const names = catalog.modelNames().filter((name) => allowUnpriced || catalog.price(name) !== undefined)
 	return names.map((name) => {
 		const p = catalog.price(name)
-		const types = [...new Set(catalog.channelsFor(name).map((c) => c.type))]
 		return {
 			name,
 			input_per_mtok: p ? microsToUsd(p.inputPerMtok) : null,
@@ -24,7 +23,7 @@ export function pricedModels(catalog: Catalog, allowUnpriced: boolean): PricedMo
 			cache_write_per_mtok: usd(p?.cacheWritePerMtok),
 			per_request: usd(p?.perRequest),
 			prices: Object.fromEntries(Object.entries(p?.prices ?? {}).map(([k, v]) => [k, microsToUsd(v)])),
-			...servedBy(name, types),
+			...servedThrough(name, catalog.channelsFor(name)),
 		}
 	})
 }

@@ -6,6 +6,7 @@
 import type { AuthToken } from '../../auth/api-key'
 import { GatewayError } from '../../core/errors'
 import { matchesModel } from '../../routing/catalog'
+import { servedThrough } from '../console/endpoints'
 import type { Services } from '../../services'
 import type { AnthropicModel, AnthropicModelList, GeminiListQuery, GeminiModel, GeminiModelList, ModelListQuery, OpenAIModel } from './model'
 
@@ -50,21 +51,38 @@ export function anthropicModel(svc: Services, id: string): AnthropicModel {
 	return { type: 'model', id, display_name: id, created_at: CREATED_AT, max_input_tokens: contextWindow ?? null, max_tokens: maxOutput ?? null }
 }
 
+/** Gemini's method names for the gateway's routes that serve a model (console/endpoints.ts says which do). */
+const GEMINI_METHODS: Array<[string, string[]]> = [
+	['POST /v1beta/models/{model}:generateContent', ['generateContent', 'streamGenerateContent', 'countTokens']],
+	['POST /v1beta/models/{model}:embedContent', ['embedContent', 'batchEmbedContents', 'countTokens']],
+	['POST /v1beta/models/{model}:predict', ['predict']],
+	['POST /v1beta/models/{model}:predictLongRunning', ['predictLongRunning']],
+]
+
 /**
  * The methods Gemini's own list names for a model (`supportedGenerationMethods`, which @google/genai reads as
- * `supportedActions`): Imagen `predict`, Veo `predictLongRunning`, embedding models their two, the rest the chat
- * methods. Told by the name the model has upstream, so an alias is what it maps to.
- * @example generationMethods('imagen-4.0-generate-001') // ['predict']
+ * `supportedActions`): what the gateway serves of it in Gemini's protocol, by the families of the names its channels
+ * send upstream (an alias is what it maps to). Chat models the chat methods, embedding models their two, Imagen
+ * `predict`, Veo `predictLongRunning`; none for what Gemini's protocol does not reach (speech, transcription, OpenAI's
+ * image models, moderation, video tasks…).
+ * @example generationMethods(svc, 'imagen-4.0-generate-001') // ['predict'] on a Gemini channel
  */
-export function generationMethods(upstreamName: string): string[] {
-	if (/^imagen-/i.test(upstreamName)) return ['predict']
-	if (/^veo-/i.test(upstreamName)) return ['predictLongRunning']
-	if (/embed/i.test(upstreamName)) return ['embedContent', 'batchEmbedContents', 'countTokens']
-	return ['generateContent', 'streamGenerateContent', 'countTokens']
+export function generationMethods(svc: Services, id: string): string[] {
+	const { endpoints } = servedThrough(id, svc.catalog.channelsFor(id))
+	return [...new Set(GEMINI_METHODS.flatMap(([route, methods]) => (endpoints.includes(route) ? methods : [])))]
+}
+
+/** Whether `POST /v1/messages` reaches the model: what an Anthropic client's list offers (chat models, from any vendor). */
+export const servesMessages = (svc: Services, id: string): boolean => servedThrough(id, svc.catalog.channelsFor(id)).endpoints.includes('POST /v1/messages')
+
+/** The models of a list as the protocol's clients can call them: Anthropic's the chat models, Gemini's those with a method. */
+export function listedFor(svc: Services, shape: ListShape, ids: string[]): string[] {
+	if (shape === 'anthropic') return ids.filter((id) => servesMessages(svc, id))
+	if (shape === 'gemini') return ids.filter((id) => generationMethods(svc, id).length > 0)
+	return ids
 }
 
 export function geminiModel(svc: Services, id: string): GeminiModel {
-	const ch = svc.catalog.channelsFor(id)[0]
 	const { contextWindow, maxOutput } = svc.catalog.limits(id)
 	return {
 		name: `models/${id}`,
@@ -74,7 +92,7 @@ export function geminiModel(svc: Services, id: string): GeminiModel {
 		description: `${id}, served by Switchboard`,
 		...(contextWindow ? { inputTokenLimit: contextWindow } : {}),
 		...(maxOutput ? { outputTokenLimit: maxOutput } : {}),
-		supportedGenerationMethods: generationMethods(ch?.modelMap[id] ?? id),
+		supportedGenerationMethods: generationMethods(svc, id),
 	}
 }
 

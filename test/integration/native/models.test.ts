@@ -11,6 +11,8 @@ beforeAll(async () => {
 afterAll(() => n.close())
 
 const ALL = Object.keys(PRICES).sort()
+/** What an Anthropic client can call through /v1/messages: every chat model, not the two embedding models. */
+const CHAT = ALL.filter((id) => id !== 'text-embedding-3-small' && id !== 'gemini-embedding-001')
 
 const get = (path: string, headers: Record<string, string>) => fetch(`${n.app.url}${path}`, { headers })
 
@@ -42,15 +44,18 @@ describe('GET /v1/models', () => {
 		const a = await n.app.account(1)
 		const anthropic = new Anthropic({ apiKey: a.key, baseURL: n.app.url, maxRetries: 0 })
 		const first = await anthropic.models.list({ limit: 2 })
-		expect(first.data.map((m) => m.id)).toEqual(ALL.slice(0, 2))
-		expect(first.data[0]).toMatchObject({ type: 'model', display_name: ALL[0] })
+		expect(first.data.map((m) => m.id)).toEqual(CHAT.slice(0, 2))
+		expect(first.data[0]).toMatchObject({ type: 'model', display_name: CHAT[0] })
 		expect(first.has_more).toBe(true)
 		const ids: string[] = []
 		for await (const m of anthropic.models.list({ limit: 2 })) ids.push(m.id)
-		expect(ids).toEqual(ALL)
+		expect(ids).toEqual(CHAT)
 		expect((await anthropic.models.retrieve('gemini-2.5-flash')).id).toBe('gemini-2.5-flash')
-		const missing = await get('/v1/models/nope', { 'x-api-key': a.key, 'anthropic-version': '2023-06-01' })
-		expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
+		for (const id of ['nope', 'text-embedding-3-small']) {
+			const missing = await get(`/v1/models/${id}`, { 'x-api-key': a.key, 'anthropic-version': '2023-06-01' })
+			expect(missing.status).toBe(404)
+			expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
+		}
 	})
 
 	it("should answer in Gemini's shape for @google/genai (x-goog-api-key) and under /v1beta", async () => {
@@ -112,7 +117,8 @@ describe('GET /v1/models', () => {
 		for await (const m of anthropic.models.list()) an.push(m)
 		expect(an.find((m) => m.id === 'gpt-4o-mini')).toMatchObject({ max_input_tokens: 128_000, max_tokens: 16_384 })
 		expect(an.find((m) => m.id === 'claude-sonnet-5')).toMatchObject({ max_input_tokens: 1_000_000, max_tokens: 128_000 })
-		expect(an.find((m) => m.id === 'text-embedding-3-small')).toMatchObject({ max_input_tokens: null, max_tokens: null })
+		// An embedding model is not one /v1/messages can call: it is not offered to Anthropic's clients.
+		expect(an.some((m) => m.id === 'text-embedding-3-small')).toBe(false)
 		expect(await anthropic.models.retrieve('gemini-2.5-flash')).toMatchObject({ max_input_tokens: 1_048_576, max_tokens: 65_536 })
 	})
 
