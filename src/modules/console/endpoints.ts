@@ -56,20 +56,27 @@ const BY_TYPE: Partial<Record<ChannelType, Served>> = {
 	musicsvc: { endpoints: ['POST /suno/submit/{action}'], protocols: ['Suno tasks'] },
 }
 
-/** What one channel type serves of a model it carries under `name`. */
-function servedOne(name: string, type: ChannelType): Served[] {
-	let s = BY_TYPE[type]
-	if (!s && type === 'gemini') s = GEMINI_FAMILIES.find(([re]) => re.test(name))?.[1]
-	if (!s) s = type === 'anthropic' ? CHAT : (FAMILIES.find(([re]) => re.test(name))?.[1] ?? CHAT)
+/** The family a channel type serves under `name`, when its type or the name says one (undefined: chat, the default). */
+function family(name: string, type: ChannelType): Served | undefined {
+	const s = BY_TYPE[type] ?? (type === 'gemini' ? GEMINI_FAMILIES.find(([re]) => re.test(name))?.[1] : undefined)
+	return s ?? (type === 'anthropic' ? CHAT : FAMILIES.find(([re]) => re.test(name))?.[1])
+}
+
+/**
+ * What one channel type serves of a model it carries under `name`; `alias`, the name clients use for it, says the
+ * family when `name` says none (an Azure deployment may be called anything: `emb-prod` for text-embedding-3-small).
+ */
+function servedOne(name: string, type: ChannelType, alias?: string): Served[] {
+	const s = family(name, type) ?? (alias === undefined ? undefined : family(alias, type)) ?? CHAT
 	return s === EMBED && GEMINI_EMBED_TYPES.includes(type) ? [s, GEMINI_EMBED] : [s]
 }
 
-/** The union of what each (name, channel type) pair serves (deduplicated, stable order). */
-function union(pairs: Array<[string, ChannelType]>): Served {
+/** The union of what each channel serves (deduplicated, stable order). */
+function union(all: Served[][]): Served {
 	const endpoints = new Set<string>()
 	const protocols = new Set<string>()
-	for (const [name, type] of pairs)
-		for (const s of servedOne(name, type)) {
+	for (const served of all)
+		for (const s of served) {
 			for (const e of s.endpoints) endpoints.add(e)
 			for (const p of s.protocols) protocols.add(p)
 		}
@@ -81,14 +88,15 @@ function union(pairs: Array<[string, ChannelType]>): Served {
  * @example servedBy('gpt-4o-mini', ['openai']).endpoints[0] === 'POST /v1/chat/completions'
  */
 export function servedBy(model: string, types: ChannelType[]): Served {
-	return union(types.map((type) => [model, type]))
+	return union(types.map((type) => servedOne(model, type)))
 }
 
 /**
  * What reaches `model` through the channels that carry it, each channel's family told by the name it sends upstream
- * (model_map): an alias of text-embedding-3-small is an embedding model whatever it is called here.
+ * (model_map) when that name says one, else by `model`: an alias of text-embedding-3-small is an embedding model
+ * whatever it is called here, and so is text-embedding-3-small sent to an Azure deployment named `emb-prod`.
  * @example servedThrough('house-vectors', [{ type: 'openai', modelMap: { 'house-vectors': 'text-embedding-3-small' } }]).endpoints[0] === 'POST /v1/embeddings'
  */
 export function servedThrough(model: string, channels: ReadonlyArray<Pick<Channel, 'type' | 'modelMap'>>): Served {
-	return union(channels.map((ch) => [ch.modelMap[model] ?? model, ch.type]))
+	return union(channels.map((ch) => servedOne(ch.modelMap[model] ?? model, ch.type, model)))
 }

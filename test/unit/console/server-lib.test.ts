@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { readCookie, sessionCookie } from '../../../src/modules/console/cookies'
-import { servedBy } from '../../../src/modules/console/endpoints'
+import { servedBy, servedThrough } from '../../../src/modules/console/endpoints'
 import { esc } from '../../../src/modules/console/html'
 import { createLoginLimiter, limiterKey } from '../../../src/modules/console/login-limiter'
 
@@ -70,6 +70,20 @@ describe('served endpoints', () => {
 		expect(servedBy('claude-embed-like', ['anthropic']).endpoints).toContain('POST /v1/messages')
 		expect(servedBy('x', ['rerank']).endpoints).toEqual(['POST /v1/rerank'])
 		expect(servedBy('x', ['openai', 'rerank']).endpoints).toContain('POST /v1/rerank')
+	})
+
+	it('should tell a mapped model by the name its channel sends, else by its own', () => {
+		const embed = ['POST /v1/embeddings', 'POST /v1beta/models/{model}:embedContent', 'POST /v1beta/models/{model}:batchEmbedContents']
+		// An alias of an embedding model is one, whatever it is called here.
+		expect(servedThrough('house-vectors', [{ type: 'openai', modelMap: { 'house-vectors': 'text-embedding-3-small' } }]).endpoints).toEqual(embed)
+		// An Azure deployment may be called anything: the model's own name says the family.
+		expect(servedThrough('text-embedding-3-small', [{ type: 'azure', modelMap: { 'text-embedding-3-small': 'emb-prod' } }]).endpoints).toEqual(embed)
+		expect(servedThrough('gpt-4o-mini', [{ type: 'azure', modelMap: { 'gpt-4o-mini': 'prod-chat' } }]).endpoints).toContain('POST /v1/messages')
+		// Unmapped, and over several channels: the union.
+		expect(servedThrough('whisper-1', [{ type: 'openai', modelMap: {} }]).endpoints).toEqual(['POST /v1/audio/transcriptions', 'POST /v1/audio/translations'])
+		const both = servedThrough('mixed', [{ type: 'anthropic', modelMap: { mixed: 'claude-sonnet-5' } }, { type: 'rerank', modelMap: {} }]).endpoints
+		expect(both).toContain('POST /v1/messages')
+		expect(both).toContain('POST /v1/rerank')
 	})
 
 	it('should list the routes of realtime models and of Imagen and Veo on Gemini channels', () => {
