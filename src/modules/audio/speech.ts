@@ -117,14 +117,16 @@ const audioTokensPriced = (p: ModelInfo): boolean => tokenCost({ ...emptyUsage()
  * character (tts-1, tts-1-hd: OpenAI refuses `sse` for them), nor for one whose audio tokens cost nothing (priced per
  * request alone, or served unpriced under ALLOW_UNPRICED_MODELS: there is nothing to read, and tts-1 would be
  * refused), nor on a channel with `settings.speech_sse: false` (an OpenAI-compatible vendor that refuses `stream_format`),
- * nor for tts-1 and tts-1-hd themselves (`upstreamModel`, the name the vendor is sent) priced by tokens: a plain call
- * must not turn into OpenAI's 400 for a price list that left out their price per character.
+ * nor for tts-1 and tts-1-hd themselves priced by tokens, by the name the vendor is sent (`upstreamModel`) or the one
+ * asked for (an Azure deployment may be named anything): a plain call must not turn into OpenAI's 400 for a price
+ * list that left out their price per character.
  */
 const asksEvents = (body: SpeechRequest, chars: number, ch: Channel, p: ModelInfo, upstreamModel: string): boolean =>
 	body.stream_format !== 'sse' &&
 	charCost(p, chars) === undefined &&
 	ch.settings.speech_sse !== false &&
 	!NO_EVENTS_MODEL.test(upstreamModel) &&
+	!NO_EVENTS_MODEL.test(body.model) &&
 	audioTokensPriced(p)
 
 /** OpenAI's speech models that refuse `stream_format: "sse"` (400 unsupported_value), dated or not (tts-1-hd-1106). */

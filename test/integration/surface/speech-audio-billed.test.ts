@@ -32,11 +32,13 @@ beforeAll(async () => {
 		config: {
 			channels: [
 				{ name: 'oa', type: 'openai', base_url: oa.url, api_key: 'up-oa', models: ['gpt-4o-mini-tts', 'tts-1', 'tts-1-hd'], model_map: { 'tts-tok': 'tts-1', 'tts-hd-tok': 'tts-1-hd-1106' } },
+				// An Azure-style deployment name for tts-1-hd: the name asked for tells it.
+				{ name: 'deployed', type: 'openai', base_url: refusing.url, api_key: 'up-oa', models: ['tts-1-hd-1106'], model_map: { 'tts-1-hd-1106': 'speech-prod' } },
 				{ name: 'slow', type: 'openai', base_url: slow.url, api_key: 'up-oa', models: ['slow-tts'], model_map: { 'slow-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'ignoring', type: 'openai', base_url: ignoring.url, api_key: 'up-oa', models: ['compat-tts'], model_map: { 'compat-tts': 'gpt-4o-mini-tts' } },
 				{ name: 'refusing', type: 'openai', base_url: refusing.url, api_key: 'up-oa', models: ['strict-tts'], model_map: { 'strict-tts': 'gpt-4o-mini-tts' }, settings: { speech_sse: false } },
 			],
-			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }, { name: 'tts-1-hd', per_request: 0.01 }, tokenPriced('tts-tok'), tokenPriced('tts-hd-tok')]),
+			models: priceList([tokenPriced('gpt-4o-mini-tts'), tokenPriced('slow-tts'), tokenPriced('compat-tts'), tokenPriced('strict-tts'), { name: 'tts-1', per_mchar: 15 }, { name: 'tts-1-hd', per_request: 0.01 }, tokenPriced('tts-tok'), tokenPriced('tts-hd-tok'), tokenPriced('tts-1-hd-1106')]),
 		},
 	})
 }, 60_000)
@@ -194,6 +196,16 @@ describe('plain-audio speech that is not converted', () => {
 			expect(micros(row!.cost)).toBe(2)
 		})
 	}
+
+	it('should send a deployment of tts-1-hd priced by tokens as asked, its name told by the one asked for', async () => {
+		const { key, accountId } = await app.account(1)
+		const res = await client(key).audio.speech.create({ model: 'tts-1-hd-1106', voice: 'alloy', input: 'hello there friend' })
+		expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
+		expect(sentBody(refusing)).toMatchObject({ model: 'speech-prod' })
+		expect(sentBody(refusing).stream_format).toBeUndefined()
+		const [row] = await rowsOf(accountId)
+		expect(row).toMatchObject({ input_tokens: 3, estimated: true, end_reason: 'ok' })
+	})
 
 	it('should send tts-1-hd priced per request alone as asked: no token price for events to tell', async () => {
 		const { key, accountId } = await app.account(1)
