@@ -5,7 +5,7 @@
  * less in memory, which the collector's allowance multiplies (idle RSS ~5 MB lower, peaks 4–9 MB lower in the bench's
  * chat and messages scenarios; bench/README, fortieth VM). The first such request waits for the import (tens of
  * milliseconds).
- @module
+ * @module
  */
 import type { AnyElysia } from 'elysia'
 
