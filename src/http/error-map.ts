@@ -111,6 +111,21 @@ export function parseError(contentType: string | null | undefined): GatewayError
 /** A type mismatch at the union's own path ("Expected number"), not a constraint ("Expected number to be …"). */
 const kindMismatch = (e: FieldError, at: string | undefined) => e.path === at && !/ to /.test(e.message ?? '') && !e.errors?.length
 
+/**
+ * A schema that takes only given values (a literal, or a union of literals), or a catch-all's pattern taking every
+ * value but its siblings' (`^(?!(?:text|image)$)…`: Anthropic's content blocks of types the gateway does not model).
+ */
+const isTag = (s: FieldError['schema'] & { anyOf?: Array<{ const?: unknown }> }) =>
+	!!s && ('const' in s || (Array.isArray(s.anyOf) && s.anyOf.every((m) => 'const' in m)) || (typeof s.pattern === 'string' && s.pattern.startsWith('^(?!')))
+
+/**
+ * A member refusing the value on a tag of its own (`role`, `type`: a field right below the union's path that takes
+ * fixed values) is not the member the value meant: `{role: "user"}` without content is a user message missing its
+ * content, not an assistant message (which may omit it) with the wrong role.
+ */
+const refusesTag = (x: FieldError, at: string | undefined) =>
+	x.path !== undefined && x.path.startsWith(`${at ?? ''}/`) && !x.path.slice((at ?? '').length + 1).includes('/') && isTag(x.schema as Parameters<typeof isTag>[0])
+
 /** What a schema takes, in words: a literal as written, else its type. */
 const kindOf = (s: FieldError['schema']) => (s && 'const' in s ? JSON.stringify(s.const) : typeof s?.type === 'string' ? s.type : 'value')
 
@@ -127,7 +142,8 @@ function specific(e: FieldError, depth = 0): FieldError {
 		for (const x of it) if (list.push(x) >= 50) break
 		return list
 	})
-	const near = members.filter((l) => l.length && !(l.length === 1 && kindMismatch(l[0]!, e.path)))
+	const named = members.filter((l) => !l.some((x) => refusesTag(x, e.path)))
+	const near = (named.length ? named : members).filter((l) => l.length && !(l.length === 1 && kindMismatch(l[0]!, e.path)))
 	if (!near.length) {
 		const kinds = [...new Set(members.flatMap((l) => (l[0] ? [kindOf(l[0].schema)] : [])))]
 		if (kinds.length < 2) return e

@@ -26,7 +26,19 @@ beforeAll(() => {
 			body: t.Object({
 				temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
 				choice: t.Optional(t.Union([t.Literal('auto'), t.Literal('none'), t.Object({ name: t.String() })])),
-				messages: t.Optional(t.Array(t.Union([t.Object({ role: t.Literal('system'), content: t.String() }), t.Object({ role: t.Literal('user'), content: t.Union([t.String(), t.Array(t.String())]) })]))),
+				messages: t.Optional(
+					t.Array(
+						t.Union([
+							t.Object({ role: t.Union([t.Literal('system'), t.Literal('developer')]), content: t.String() }),
+							t.Object({ role: t.Literal('user'), content: t.Union([t.String(), t.Array(t.String())]) }),
+							t.Object({ role: t.Literal('tool'), tool_call_id: t.String(), content: t.String() }),
+							t.Object({ role: t.Literal('assistant'), content: t.Optional(t.String()) }),
+						]),
+					),
+				),
+				blocks: t.Optional(
+					t.Array(t.Union([t.Object({ type: t.Literal('text'), text: t.String() }), t.Object({ type: t.String({ pattern: '^(?!(?:text)$)[a-z_]+$' }) }, { additionalProperties: true })])),
+				),
 			}),
 		})
 		.listen({ port: 0, hostname: '127.0.0.1' })
@@ -94,6 +106,16 @@ describe('toGatewayError on a union that refuses a value', () => {
 		expect(await call('/union', { temperature: 3 })).toMatchObject({ status: 400, param: 'temperature', message: 'Invalid body: "temperature" Expected number to be less or equal to 2' })
 		// The user message's content is what is wrong, not its role.
 		expect(await call('/union', { messages: [{ role: 'user', content: 5 }] })).toMatchObject({ param: 'messages.0.content', message: 'Invalid body: "messages.0.content" Expected one of string or array' })
+	})
+	it('should blame the missing field of the member whose role or type the value names, not the role of another', async () => {
+		// The assistant message may omit its content: it fails on its role alone, one error, while the user message
+		// missing its content fails twice (required, and the content union) — fewest errors picked the wrong member.
+		expect(await call('/union', { messages: [{ role: 'user' }] })).toMatchObject({ param: 'messages.0.content', message: 'Invalid body: "messages.0.content" Expected required property' })
+		expect(await call('/union', { messages: [{ role: 'tool', content: 'ok' }] })).toMatchObject({ param: 'messages.0.tool_call_id', message: 'Invalid body: "messages.0.tool_call_id" Expected required property' })
+		// A catch-all member for other types fails on its type's pattern: the text block's missing text is what is wrong.
+		expect(await call('/union', { blocks: [{ type: 'text' }] })).toMatchObject({ param: 'blocks.0.text', message: 'Invalid body: "blocks.0.text" Expected required property' })
+		// A role no member takes is still blamed on the role.
+		expect(await call('/union', { messages: [{ role: 'usr', content: 'hi' }] })).toMatchObject({ param: 'messages.0.role' })
 	})
 	it('should list what a union takes when the value is of none of its kinds', async () => {
 		expect(await call('/union', { choice: 'any' })).toMatchObject({ param: 'choice', message: 'Invalid body: "choice" Expected one of "auto", "none" or object' })
