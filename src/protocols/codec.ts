@@ -150,6 +150,12 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	encodeChoices?(answers: ChatResponse[], usage: Usage, ctx: EncodeContext): WireRes
 	/** The streamed form of `encodeChoices`. */
 	choicesEncoder?(ctx: EncodeContext, n: number): ChoicesEncoder
+	/**
+	 * The first tool call the client's conversation leaves unanswered, or tool result answering no call, as this
+	 * protocol's vendor refuses it: in its words, with the client's own indices. Asked only of a request converted for
+	 * another vendor, whose refusal would name its own fields (on the fast path the vendor judges).
+	 */
+	unpairedTools?(body: WireReq): GatewayError | undefined
 	/** An error in this protocol's shape and status. */
 	encodeError(err: GatewayError): EncodedError
 	/** An error as a stream frame (sent when a stream fails after the headers went out). */
@@ -159,7 +165,7 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 }
 
 /** The members only a client-facing codec has: reading a client's request, writing answers and errors to it. */
-type ClientSide = 'decodeRequest' | 'encodeResponse' | 'encodeStream' | 'streamEncoder' | 'encodeChoices' | 'choicesEncoder' | 'encodeError' | 'encodeStreamError'
+type ClientSide = 'decodeRequest' | 'unpairedTools' | 'encodeResponse' | 'encodeStream' | 'streamEncoder' | 'encodeChoices' | 'choicesEncoder' | 'encodeError' | 'encodeStreamError'
 
 /**
  * The upstream half of a codec: what a vendor adapter's protocol is used for (encode the canonical request, decode the

@@ -16,10 +16,10 @@ import type { ProtocolName } from '../protocols/codec'
 import { thinkingConfigFor } from '../protocols/gemini/config'
 import { isObj, spelledAs } from '../protocols/gemini/read'
 import { ownSignaturesOnly } from '../protocols/gemini/signatures'
+import { joinedFunctionResponses } from '../protocols/gemini/tool-pairing'
 import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
 import { fixedSampling, samplesAtEffort } from '../routing/reasoning-models'
 import { topLevelMembers } from './json-members'
-import { isObject } from '../core/json'
 
 type Body = Record<string, unknown>
 
@@ -290,28 +290,4 @@ export function renameModel(data: string, to: string): string {
  */
 export function renameModelVersion(data: string, to: string): string {
 	return data.replace(MODEL_VERSION_KEY, () => `"modelVersion":${JSON.stringify(to)}`)
-}
-
-const onlyFunctionResponses = (c: unknown): c is Body & { parts: unknown[] } =>
-	isObject(c) && c.role !== 'model' && Array.isArray(c.parts) && c.parts.length > 0 && c.parts.every((p) => isObject(p) && ('functionResponse' in p || 'function_response' in p))
-
-/**
- * Consecutive contents holding only functionResponse parts, joined into one: Gemini answers the turn after N parallel
- * functionCall parts only when one content carries the N responses ("Please ensure that the number of function
- * response parts is equal to the number of function call parts of the function call turn"), and LangChain JS sends one
- * content per ToolMessage (cf. pydantic/pydantic-ai#580, docker/docker-agent#2959).
- * @returns undefined when no two such contents follow each other
- */
-export function joinedFunctionResponses(contents: unknown): unknown[] | undefined {
-	if (!Array.isArray(contents)) return undefined
-	let out: unknown[] | undefined
-	for (let i = 1; i < contents.length; i++) {
-		const prev = (out ?? contents)[out ? out.length - 1 : i - 1]
-		const cur = contents[i]
-		if (onlyFunctionResponses(prev) && onlyFunctionResponses(cur)) {
-			out ??= contents.slice(0, i)
-			out[out.length - 1] = { ...prev, parts: [...prev.parts, ...cur.parts] }
-		} else out?.push(cur)
-	}
-	return out
 }

@@ -39,6 +39,10 @@ export const takesBytesOnly = (codec: UpstreamCodec): boolean => INLINED.has(cod
  * Throws GatewayError for a request the vendor cannot take.
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
+	// A broken tool-call pairing is refused in the client's words: the other vendor's would name its own fields. (A
+	// thread's earlier turns are the vendor's: the body alone cannot tell.)
+	const unpaired = call.thread ? undefined : call.client.unpairedTools?.(call.body)
+	if (unpaired) throw unpaired
 	let ir = withAutoCache(withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true), call.client.name, ch)
 	if (takesBytesOnly(adapter.protocol)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))

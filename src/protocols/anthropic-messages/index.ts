@@ -8,6 +8,7 @@ import type { AnthropicRequest, AnthropicResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
+import { unpairedTools } from './tool-pairing'
 
 export const anthropicMessages = {
 	name: 'anthropic-messages',
@@ -21,6 +22,7 @@ export const anthropicMessages = {
 	encodeStream,
 	streamDecoder,
 	streamEncoder,
+	unpairedTools,
 	encodeError,
 	encodeStreamError,
 	usageOf,

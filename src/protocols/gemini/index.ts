@@ -11,6 +11,7 @@ import type { GeminiRequest, GeminiResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
+import { unpairedTools } from './tool-pairing'
 
 export const gemini = {
 	name: 'gemini',
@@ -28,6 +29,7 @@ export const gemini = {
 	streamEncoder,
 	encodeChoices,
 	choicesEncoder,
+	unpairedTools,
 	encodeError,
 	encodeStreamError,
 	usageOf,

@@ -10,6 +10,7 @@ import type { OpenAIChatCompletion, OpenAIChatRequest } from './model'
 import { decodeRequest, encodeRequest, stopsTaken } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
+import { unpairedTools } from './tool-pairing'
 
 export const openaiChat = {
 	name: 'openai-chat',
@@ -25,6 +26,7 @@ export const openaiChat = {
 	streamEncoder,
 	encodeChoices,
 	choicesEncoder,
+	unpairedTools,
 	encodeError,
 	encodeStreamError,
 	usageOf,

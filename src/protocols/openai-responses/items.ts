@@ -37,7 +37,9 @@ const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', '
  */
 function contentParts(content: unknown, at: string): Array<TextPart | ImagePart | FilePart> {
 	if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
-	return reqArray(content, at).flatMap((raw, i): Array<TextPart | ImagePart | FilePart> => {
+	if (content === undefined || content === null) throw badRequest(`Missing required parameter: '${at}'.`, at)
+	if (!Array.isArray(content)) throw badRequest(`${at} must be a string or an array of content parts`, at)
+	return content.flatMap((raw, i): Array<TextPart | ImagePart | FilePart> => {
 		const p = reqObject(raw, `${at}[${i}]`)
 		if (p.type !== 'text' && !PART_TYPES.includes(p.type as string))
 			throw badRequest(`Invalid value: '${String(p.type)}'. Supported values are: ${PART_TYPES.map((t) => `'${t}'`).join(', ')}.`, `${at}[${i}].type`)

@@ -61,6 +61,11 @@ describe('openaiResponses.decodeRequest', () => {
 		expect(() => decodeRequest({ model: 'm', input: 'x', reasoning: { effort: 'extreme' } })).toThrow('reasoning.effort must be one of none, minimal, low, medium, high, xhigh, max')
 	})
 
+	it("should call a message's missing content missing, and say a message takes a string too", () => {
+		expect(() => decodeRequest({ model: 'm', input: [{ role: 'user' }] })).toThrow("Missing required parameter: 'input[0].content'.")
+		expect(() => decodeRequest({ model: 'm', input: [{ role: 'user', content: 5 }] })).toThrow('input[0].content must be a string or an array of content parts')
+	})
+
 	it('should drop replayed OpenAI encrypted reasoning that no other vendor can read', () => {
 		const req = decodeRequest({ model: 'm', input: [{ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-openai-blob' }, { role: 'user', content: 'x' }] })
 		expect(req.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'x' }] }])
