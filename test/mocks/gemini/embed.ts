@@ -22,7 +22,11 @@ function embedOne(model: string, req: Obj, where: string): { values: number[] } 
 	const text = partsOf(content)
 		.map((p) => (typeof p.text === 'string' ? p.text : ''))
 		.join(' ')
-	const dims = asNum(pick(req, 'outputDimensionality', 'output_dimensionality')) ?? DIMS[model] ?? 768
+	const native = DIMS[model] ?? 768
+	const asked = asNum(pick(req, 'outputDimensionality', 'output_dimensionality'))
+	// The vector is truncated to the size asked for, which cannot exceed the model's own (MRL).
+	if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > native)) return `* ${where}.output_dimensionality: must be between 1 and ${native}\n`
+	const dims = asked ?? native
 	return { values: vector(text, dims) }
 }
 

@@ -41,7 +41,10 @@ export function embeddings(body: unknown, jsonError: boolean, models: string[] |
 	if (requested !== undefined && (requested < 1 || !Number.isInteger(requested))) {
 		return openaiError(400, `Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got ${requested} instead.`, 'dimensions', 'integer_below_min_value')
 	}
-	const dims = requested ?? DIMS[model] ?? 1536
+	const native = DIMS[model] ?? 1536
+	// A v3 model shortens its vector, never lengthens it.
+	if (requested !== undefined && requested > native) return openaiError(400, `Invalid value for 'dimensions' = ${requested}. Must be less than or equal to ${native}.`, 'dimensions', 'invalid_value')
+	const dims = requested ?? native
 	const data = texts.map((t, index) => {
 		const v = vector(t, dims)
 		return { object: 'embedding', index, embedding: format === 'base64' ? floatsToBase64(v) : v }
