@@ -277,6 +277,23 @@ export const storedResponses = pgTable(
 )
 
 /**
+ * Items of the responses the vendor stores, by id (a stored response's output items, and the input items an account
+ * listed through `input_items`): an `item_reference` naming one is sent only for the account it was answered to, on
+ * the channel holding it, as stored_responses is for `previous_response_id`. OpenAI resolves a reference within the
+ * project of the key, which every account shares.
+ */
+export const storedItems = pgTable(
+	'stored_items',
+	{
+		itemId: text('item_id').primaryKey(),
+		accountId: integer('account_id').notNull(),
+		channelId: integer('channel_id'),
+		createdAt: createdAt(),
+	},
+	(t) => [index('stored_items_created_idx').on(t.createdAt)],
+)
+
+/**
  * Anthropic message threads (beta `message-threads-2026-08-12`) relayed to Claude, by the id of each reply (what a
  * `thread: {type: 'continue', previous_message_id}` names): the account it was answered to, the channel (vendor key)
  * that keeps the thread, and the thread's size in tokens as the vendor reported it (the turn's whole input plus its

@@ -16,7 +16,7 @@ import { type MediaRule, mediaRuleFor } from '../../relay/image-tokens'
 import { type Channel, matchesModel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { countLineInput } from '../embeddings/count'
-import { checkContinuation } from '../responses/ownership'
+import { checkContinuation, checkItemReferences } from '../responses/ownership'
 import { batchPrice } from './price'
 import { jsonLines } from '../../lib/json-lines'
 import { isObject } from '../../core/json'
@@ -67,11 +67,15 @@ export function checkModels(svc: Services, token: AuthToken, ch: Channel, lines:
 
 /**
  * Refuses (404, as POST /v1/responses does: responses/ownership.ts) a Responses line continuing a response or
- * conversation not answered to this account: a batch runs on the channel's key, shared by every account, so OpenAI
- * would otherwise answer it with another account's conversation.
+ * conversation, or naming an item by `item_reference`, not answered to this account: a batch runs on the channel's
+ * key, shared by every account, so OpenAI would otherwise answer it with another account's conversation.
  */
 export async function checkContinuations(svc: Services, accountId: number, lines: BatchLine[]): Promise<void> {
-	for (const line of lines) if (line.url === '/v1/responses') await checkContinuation(svc, accountId, line.body)
+	for (const line of lines)
+		if (line.url === '/v1/responses') {
+			await checkContinuation(svc, accountId, line.body)
+			await checkItemReferences(svc, accountId, line.body.input)
+		}
 }
 
 /** The output cap a line asks for, or the model's, or the gateway's default. */

@@ -6,11 +6,12 @@
  * request then goes to the channel holding it. A file the operator uploaded with the channel's key is 404 for every
  * account: what no account was answered is no account's, as for `previous_response_id` (responses/ownership.ts).
  * Vector stores (`file_search`'s `vector_store_ids`) and container ids go as sent: no account can make a vector store
- * here (the gateway serves no such API), so those are the operator's to share, and a container id is as random and
- * as unrecorded as an `item_reference`'s id, which an account's own next turn names.
+ * here (the gateway serves no such API), so those are the operator's to share, and a container id is random and
+ * unrecorded.
  * Only requests for a model an OpenAI channel serves are checked: a converted request never sends the ids upstream,
  * and its decoder refuses them (400) as before. Batch input files' lines, image edits and video submits naming files
- * are held to the same rule (`checkLineRefs`, `checkFileIds`). `item_reference`s are not: item ids are not recorded.
+ * are held to the same rule (`checkLineRefs`, `checkFileIds`); a line's `item_reference`s are held to the items answered to
+ * the account (lines.ts `checkContinuations`).
  * @module
  */
 import type { AuthToken } from '../../auth/api-key'

@@ -16,7 +16,7 @@ import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
 import type { ConvertedItems } from './converted-items'
 import { COMPACT_REFUSAL, refuseUnconvertible, responsesNative } from './native'
-import { checkContinuation, continuedIds } from './ownership'
+import { holderOf } from './ownership'
 import { openaiFileTerms } from '../batches/refs'
 
 export const CompactedResponse = t.Object(
@@ -42,7 +42,7 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 			// The answer is one JSON object: compaction has no stream.
 			ir.stream = false
 			refuseUnconvertible(svc, token, wire, ir.model, COMPACT_REFUSAL)
-			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
+			const holder = await holderOf(svc, token.accountId, wire)
 			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
 			// Files named must be the caller's, and go to the channel holding them (batches/refs.ts).
 			const files = await openaiFileTerms(svc, wire, token, request.headers)

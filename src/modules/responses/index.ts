@@ -16,7 +16,7 @@ import { namespacedCallsCodec } from './namespaced-calls'
 import { toolSearchCallsCodec } from './tool-search-calls'
 import { typedCallsCodec } from './typed-calls'
 import { offeredTools } from '../../protocols/openai-responses/tool-search'
-import { checkContinuation, continuedIds } from './ownership'
+import { holderOf } from './ownership'
 import { expandPrevious, keptInput } from './previous'
 import { keptFirst } from './kept-first'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
@@ -59,8 +59,9 @@ export const responsesModule = (svc: Services) => {
 				const expanded = await expandPrevious(svc, items, token.accountId, wire)
 				const ir = openaiResponses.decodeRequest(wire)
 				refuseUnconvertible(svc, token, wire, ir.model)
-				// Only the account a stored response was answered to may continue it (404 otherwise), on the channel holding it.
-				const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
+				// Only the account a stored response (or item) was answered to may continue it or name it (404 otherwise), on
+				// the channel holding it.
+				const holder = await holderOf(svc, token.accountId, wire)
 				const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
 				// Files named must be the account's (404 otherwise), and go to the channel holding them (batches/refs.ts).
 				const files = await openaiFileTerms(svc, wire, token, request.headers)

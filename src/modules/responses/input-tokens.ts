@@ -23,7 +23,7 @@ import type { Services } from '../../services'
 import { countTokens } from '../count-tokens/counter'
 import type { ConvertedItems } from './converted-items'
 import { refuseUnconvertible, responsesUrlOf } from './native'
-import { checkContinuation, continuedIds } from './ownership'
+import { holderOf } from './ownership'
 import { expandPrevious } from './previous'
 import { expandConversation } from '../conversations/turn'
 import { openaiFileTerms } from '../batches/refs'
@@ -65,8 +65,8 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			// A converted response it continues is counted as the input it becomes (previous.ts).
 			await expandPrevious(svc, items, token.accountId, wire)
 			const { channels } = resolveModel(svc, token, model)
-			// As for the POST: a continuation only of the caller's own response, counted by the channel that holds it.
-			const holder = continuedIds(wire).length ? await checkContinuation(svc, token.accountId, wire) : undefined
+			// As for the POST: a continuation only of the caller's own response (items too), counted by the channel that holds it.
+			const holder = await holderOf(svc, token.accountId, wire)
 			// Files named must be the caller's, counted by the channel holding them (batches/refs.ts).
 			const files = await openaiFileTerms(svc, wire, token, request.headers)
 			const pin = files?.channelId ?? holder

@@ -25,7 +25,7 @@ import { channelTimeouts, fetchUpstream, unreadableAnswer } from '../../relay/up
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
-import { recordResponse } from './ownership'
+import { outputItemIds, recordItems, recordResponse } from './ownership'
 import { relayResponsesStream } from './stream'
 import { appendPath } from '../../providers/append-path'
 
@@ -112,6 +112,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 				clientModel: call.ir.model,
 				conversation: call.conversation,
 				record: stored ? (id) => record(info, ch, id, call.conversation) : undefined,
+				recordItems: stored ? (ids) => keepItems(info, ch, ids) : undefined,
 				background: call.body.background === true,
 			})
 		}
@@ -131,7 +132,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		// A background response runs on after this answer: its reservation is charged now and settled when it ends.
 		if (isRunningBackground(call.body, json)) await chargeBackground(info, budget, ch, upstreamModel, json)
 		else await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
-		if (stored) await record(info, ch, json.id, call.conversation)
+		if (stored) await Promise.all([record(info, ch, json.id, call.conversation), keepItems(info, ch, outputItemIds(json))])
 		// A model_map alias is shown to the client as it asked for it.
 		let out = upstreamModel !== call.ir.model && 'model' in json ? { ...json, model: call.ir.model } : json
 		if (call.conversation) out = { ...out, conversation: { id: call.conversation } }
@@ -145,5 +146,14 @@ async function record(info: CallInfo, ch: Channel, id: unknown, conversation: st
 		await recordResponse(info.svc, info.token.accountId, ch.id, id, conversation)
 	} catch (e) {
 		info.svc.log.error('response id not recorded', { request_id: info.requestId, error: String(e) })
+	}
+}
+
+/** Records a stored response's item ids to the account (ownership.ts); a failure is logged, as for its id. */
+async function keepItems(info: CallInfo, ch: Channel, ids: string[]): Promise<void> {
+	try {
+		await recordItems(info.svc, info.token.accountId, ch.id, ids)
+	} catch (e) {
+		info.svc.log.error('response items not recorded', { request_id: info.requestId, error: String(e) })
 	}
 }

@@ -7,13 +7,15 @@
  * 404 before anything is reserved or sent upstream, and goes to the holding channel when the model has several.
  * `conversation` names a conversation: one of this gateway's (modules/conversations) is expanded into plain input
  * before this check and never reaches it; any other id is held to the same rule, so on a shared key it is refused
- * unless recorded to the caller.
+ * unless recorded to the caller. Items are held to the same rule: OpenAI resolves an `item_reference` in the key's
+ * project, so the ids of a stored response's output items (and of the input items an account lists) are recorded to
+ * the account, and a reference to any other is refused with OpenAI's 404 for an unknown item.
  * @module
  */
-import { eq, lt } from 'drizzle-orm'
+import { eq, inArray, lt } from 'drizzle-orm'
 import { GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
-import { storedResponses } from '../../db/schema'
+import { storedItems, storedResponses } from '../../db/schema'
 import type { Services } from '../../services'
 import { purgeConvertedItems } from './converted-items'
 
@@ -61,6 +63,61 @@ export async function recordResponses(svc: Services, accountId: number, channelI
 			.onConflictDoNothing()
 }
 
+/** The ids `input` names by `item_reference` (a string input names none). */
+export function referencedItems(input: unknown): string[] {
+	if (!Array.isArray(input)) return []
+	const out: string[] = []
+	for (const x of input)
+		if (x && typeof x === 'object' && (x as { type?: unknown }).type === 'item_reference' && typeof (x as { id?: unknown }).id === 'string') out.push((x as { id: string }).id)
+	return out
+}
+
+/**
+ * Throws 404 (OpenAI's words for an item it cannot find) unless every item `input` names by `item_reference` is
+ * recorded to this account; returns the channel holding them (undefined when it names none). Items this gateway
+ * keeps itself (a converted answer's: converted-items.ts) are put in place before this and never reach it.
+ * @example await checkItemReferences(svc, 7, [{ type: 'item_reference', id: 'msg_1' }]) // 3: msg_1 is account 7's, on channel 3
+ */
+export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: number, input: unknown): Promise<number | undefined> {
+	const ids = referencedItems(input)
+	if (!ids.length) return undefined
+	const rows = await svc.db.orm.select().from(storedItems).where(inArray(storedItems.itemId, [...new Set(ids)]))
+	const mine = new Map(rows.filter((r) => r.accountId === accountId).map((r) => [r.itemId, r.channelId]))
+	const missing = ids.find((id) => !mine.has(id))
+	if (missing !== undefined) throw new GatewayError('not_found', `Item with id '${missing}' not found.`, { param: 'input' })
+	return mine.get(ids[0]!) ?? undefined
+}
+
+/**
+ * The channel holding what the request names upstream (the response it continues, the items it references), once
+ * each is found to be the account's (404 otherwise); undefined when it names none.
+ */
+export async function holderOf(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
+	const continued = continuedIds(body).length ? await checkContinuation(svc, accountId, body) : undefined
+	const referenced = await checkItemReferences(svc, accountId, body.input)
+	return continued ?? referenced
+}
+
+/** The ids of a Response object's output items (`output[].id`). */
+export const outputItemIds = (response: unknown): string[] => itemIds((response as { output?: unknown } | null)?.output)
+
+/** The `id`s of a list of items. */
+export function itemIds(items: unknown): string[] {
+	if (!Array.isArray(items)) return []
+	const out: string[] = []
+	for (const x of items) if (x && typeof x === 'object' && typeof (x as { id?: unknown }).id === 'string') out.push((x as { id: string }).id)
+	return out
+}
+
+/** Records item ids answered (or listed) to the account on `channelId`; a repeat of an id changes nothing. */
+export async function recordItems(svc: Pick<Services, 'db'>, accountId: number, channelId: number, ids: string[]): Promise<void> {
+	if (ids.length)
+		await svc.db.orm
+			.insert(storedItems)
+			.values(ids.map((itemId) => ({ itemId, accountId, channelId })))
+			.onConflictDoNothing()
+}
+
 /**
  * How long a recorded id is kept: OpenAI keeps a stored response for 30 days by default, after which a continuation
  * naming it fails upstream anyway; without a bound the table would gain a row per stored call for good.
@@ -68,11 +125,13 @@ export async function recordResponses(svc: Services, accountId: number, channelI
 export const STORED_RESPONSE_DAYS = 30
 
 /**
- * Forgets the ids recorded before `days` ago, and the converted answers' items stored as long (converted-items.ts);
+ * Forgets the ids (of responses and of their items) recorded before `days` ago, and the converted answers' items stored
+ * as long (converted-items.ts);
  * returns how many ids. Any instance may run it: a repeat deletes nothing.
  */
 export async function purgeStoredResponses(svc: Pick<Services, 'db'>, days = STORED_RESPONSE_DAYS, now = Date.now()): Promise<number> {
 	await purgeConvertedItems(svc.db, days, now)
+	await svc.db.orm.delete(storedItems).where(lt(storedItems.createdAt, new Date(now - days * 86_400_000)))
 	const gone = await svc.db.orm
 		.delete(storedResponses)
 		.where(lt(storedResponses.createdAt, new Date(now - days * 86_400_000)))

@@ -30,6 +30,7 @@ import type { Services } from '../../services'
 import { fetchResponse, hasOpenBackground, settleBackground } from './background'
 import type { ConvertedItems } from './converted-items'
 import { responsesUrlOf } from './native'
+import { itemIds, outputItemIds, recordItems } from './ownership'
 import { wholeInput } from './previous'
 import { itemView, type StoredItem } from '../conversations/items'
 import { appendPath } from '../../providers/append-path'
@@ -209,7 +210,10 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 				const held = await locate(svc, items, token.accountId, id)
 				if ('copy' in held) return jsonAnswer(held.copy, requestId)
 				const ch = held.channel
-				const res = await forward(ch, id, '', 'GET', request, requestId, (answer) => settleBackground(svc, ch.id, answer))
+				// A background response's items are known once it ends: they are the account's to name (ownership.ts).
+				const res = await forward(ch, id, '', 'GET', request, requestId, (answer) =>
+					Promise.all([settleBackground(svc, ch.id, answer), recordItems(svc, token.accountId, ch.id, outputItemIds(answer))]),
+				)
 				return held.conversation ? inConversation(res, held.conversation) : res
 			},
 			{
@@ -281,7 +285,8 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			'/v1/responses/:id/input_items',
 			async ({ params: { id }, query, token, requestId, request }) => {
 				const held = await locate(svc, items, token.accountId, id)
-				if (!('copy' in held)) return forward(held.channel, id, '/input_items', 'GET', request, requestId)
+				// The input items listed get ids at OpenAI, which the account may name by `item_reference` (ownership.ts).
+				if (!('copy' in held)) return forward(held.channel, id, '/input_items', 'GET', request, requestId, (answer) => recordItems(svc, token.accountId, held.channel.id, itemIds(answer.data)))
 				const chain = await items.chain(token.accountId, id)
 				const input = chain && wholeInput(chain)
 				// A copy kept before inputs were (or deleted meanwhile, or its first turns purged): say so rather than list nothing.

@@ -19,7 +19,7 @@ import { countOpen, FrameBatchRelay, judgeStream, type RelayStep, settleStream }
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import { createResponsesMeter, eventType, isFailure, LIFECYCLE } from './meter'
-import { createdResponseId } from './ownership'
+import { createdResponseId, outputItemIds } from './ownership'
 import { chargeBackgroundStream } from './background'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
@@ -34,6 +34,8 @@ export type NativeStream = {
 	conversation?: string
 	/** Records the response's id (from `response.created`) before the client sees it: a stored response. */
 	record?: (id: string) => Promise<void>
+	/** Records a stored response's output items (from its terminal event) before that event goes out. */
+	recordItems?: (ids: string[]) => Promise<void>
 	/** A background response (`background: true`): it runs on upstream when its stream ends early. */
 	background?: boolean
 }
@@ -101,6 +103,8 @@ class ResponsesRelay extends FrameBatchRelay {
 	/** What the lifecycle frames' `response` gets (the client's model name, the conversation), if anything. */
 	private readonly patch: Record<string, unknown> | undefined
 	private terminal = false
+	/** The output items of a stored response, read from its terminal event: recorded before that event goes out. */
+	private items: string[] | undefined
 	/** A frame could not be read: the stream ended with an error event there rather than relaying it. */
 	private broken = false
 
@@ -142,9 +146,26 @@ class ResponsesRelay extends FrameBatchRelay {
 	/** A frame's bytes for the client: as the upstream sent them, unless its `response` is patched. */
 	private emit(f: SseFrame): string {
 		this.meter.onFrame(f)
-		if (TERMINAL.has(eventType(f))) this.terminal = true
+		if (TERMINAL.has(eventType(f))) {
+			this.terminal = true
+			if (this.a.recordItems) this.items = terminalItems(f)
+		}
 		const out = this.patch ? patched(f, this.patch) : f
 		return out === f ? (f.raw ?? formatSse(f)) : commentsOf(f.raw) + formatSse({ event: out.event, id: out.id, data: out.data })
+	}
+
+	protected override read(): RelayStep | Promise<RelayStep> {
+		const step = super.read()
+		if (!this.a.recordItems) return step
+		return step instanceof Promise ? step.then(this.keepItems) : this.keepItems(step)
+	}
+
+	/** The client may name the items by `item_reference` as soon as it has the end: they are the account's first. */
+	private readonly keepItems = (step: RelayStep): RelayStep | Promise<RelayStep> => {
+		const ids = this.items
+		if (!step.last || !ids?.length) return step
+		this.items = undefined
+		return this.a.recordItems!(ids).then(() => step)
 	}
 
 	protected failed() {
@@ -169,6 +190,15 @@ class ResponsesRelay extends FrameBatchRelay {
 			estimateOutput: () => meter.countOutput(),
 			endReason: this.cancelled ? 'client_abort' : this.broken ? 'upstream_malformed' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
 		})
+	}
+}
+
+/** The ids of the output items in a terminal event's `response`. */
+function terminalItems(f: SseFrame): string[] {
+	try {
+		return outputItemIds((JSON.parse(f.data) as { response?: unknown }).response)
+	} catch {
+		return []
 	}
 }
 

@@ -278,6 +278,11 @@ describe('OpenAI batches', () => {
 		expect(stolen!.param).toBe('previous_response_id')
 		const conv = await refused(upload(b.openai, [{ ...cont(mine.id), body: { model: 'gpt-4o-mini', input: 'x', conversation: 'conv_someone_elses' } }]))
 		expect(conv!.status).toBe(404)
+		// Nor may it name the response's items (OpenAI resolves them in the key's project).
+		const item = mine.output[0]!.id!
+		const named = await refused(upload(b.openai, [{ ...cont(mine.id), body: { model: 'gpt-4o-mini', input: [{ type: 'item_reference', id: item }] } }]))
+		expect(named!.status).toBe(404)
+		expect(named!.message).toContain(`Item with id '${item}' not found.`)
 		expect(uploads()).toBe(before)
 		// The owner may continue it in a batch.
 		const file = await upload(a.openai, [cont(mine.id)])

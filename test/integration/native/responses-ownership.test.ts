@@ -109,3 +109,64 @@ describe('previous_response_id across accounts', () => {
 		expect(health).toMatchObject({ state: 'closed', consecutive_failures: 0 })
 	})
 })
+
+describe('item_reference across accounts', () => {
+	// OpenAI resolves a referenced item in the project of the key, which every account shares: the gateway records the
+	// items each account was answered (or listed) and refuses any other with OpenAI's 404 for an unknown item.
+	type Input = OpenAI.Responses.ResponseInput
+	const ref = (id: string, text: string): Input => [{ type: 'item_reference', id }, { role: 'user', content: text }]
+
+	async function expectItemRefused(b: { accountId: number; openai: OpenAI }, id: string) {
+		const before = upstreamCalls()
+		const err = await refused(b.openai.responses.create({ model: 'gpt-4o-mini', input: ref(id, 'what did they say?') }))
+		expect(err).toBeInstanceOf(APIError)
+		expect(err!.status).toBe(404)
+		expect(err!.error).toMatchObject({ type: 'invalid_request_error', code: null, param: 'input', message: `Item with id '${id}' not found.` })
+		expect(upstreamCalls()).toBe(before)
+		expect(await app.balance(b.accountId)).toBe(1)
+		expect(await usageRows(app, b.accountId)).toEqual([])
+	}
+
+	it("should let only the account answered a response's output items name them", async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'item secret of account a' })
+		const id = first.output[0]!.id!
+		expect(id).toStartWith('msg_')
+		await expectItemRefused(b, id)
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: ref(id, 'go on from there') })
+		expect(next.output_text).toBe('Hello! You said: go on from there')
+		expect((near.requests.at(-1)!.body as { input: unknown[] }).input[0]).toEqual({ type: 'item_reference', id })
+	})
+
+	it("should record a streamed response's items before its end goes out, so the next turn may name them at once", async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: 'streamed item secret of account a' }).finalResponse()
+		const id = first.output[0]!.id!
+		const next = await a.openai.responses.stream({ model: 'gpt-4o-mini', input: ref(id, 'streaming on') }).finalResponse()
+		expect(next.output_text).toBe('Hello! You said: streaming on')
+		await expectItemRefused(b, id)
+	})
+
+	it('should let the account name the input items it listed', async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'listed input of account a' })
+		const listed = await a.openai.responses.inputItems.list(first.id)
+		const id = listed.data[0]!.id
+		await expectItemRefused(b, id)
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: ref(id, 'named my own input') })
+		expect(next.output_text).toBe('Hello! You said: named my own input')
+	})
+
+	it('should refuse an item never answered to anyone, and send a reference to the channel holding the item', async () => {
+		const a = await client()
+		await expectItemRefused(a, 'msg_0123456789abcdef0123456789abcdef')
+		const first = await a.openai.responses.create({ model: 'only-far', input: 'item held far away' })
+		const nearBefore = near.requests.length
+		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: ref(first.output[0]!.id!, 'refer far') })
+		expect(next.output_text).toBe('Hello! You said: refer far')
+		expect(near.requests.length).toBe(nearBefore)
+	})
+})

@@ -81,6 +81,20 @@ export function storeResponse(store: ResponsesStore, b: Obj, final: Obj, events:
 	return final
 }
 
+/**
+ * OpenAI resolves an `item_reference` among the items its stored responses hold (their inputs and outputs) in the
+ * key's project: one it does not hold is a 404.
+ */
+export function checkItemReferences(store: ResponsesStore, b: Obj): Reply | undefined {
+	for (const item of inputItems(b.input)) {
+		if (item.type !== 'item_reference') continue
+		const id = String(item.id)
+		const held = [...store.values()].some((s) => [...asArr(s.current.output), ...s.input].some((x) => asObj(x)?.id === id))
+		if (!held) return openaiError(404, `Item with id '${id}' not found.`, 'input')
+	}
+	return undefined
+}
+
 const notFound = (id: string) => openaiError(404, `Response with id '${id}' not found.`, null, null, 'invalid_request_error')
 
 /** Routes under `/v1/responses/…` other than the POST itself; undefined when the path is none of them. */

@@ -13,7 +13,7 @@ import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/tex
 import { checkFunctionName, checkModel, checkUser, requireObject } from './errors'
 import { checkReasoningEffort, checkSampling } from './reasoning-models'
 import { checkInput, readResponses } from './responses-read'
-import { priorContext, type ResponsesStore, storeResponse } from './responses-store'
+import { checkItemReferences, priorContext, type ResponsesStore, storeResponse } from './responses-store'
 import { servedTier } from './service-tier'
 
 interface Ids {
@@ -171,6 +171,9 @@ function streamEvents(p: Plan, ids: Ids, b: Obj, created: number, searches: stri
 	return out
 }
 
+/** Responses answered by this process's mocks. */
+let served = 0
+
 /** Handles a Responses call whose auth already passed; a stored response goes into `store`. */
 export function responses(body: unknown, jsonError: boolean, models: string[] | undefined, store: ResponsesStore): Reply {
 	const bad = requireObject(body, jsonError)
@@ -178,11 +181,14 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const b = body as Obj
 	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
 	if (invalid) return invalid
+	const unknownItem = checkItemReferences(store, b)
+	if (unknownItem) return unknownItem
 	const conv = readResponses(b)
 	// A continuation's input is the conversation it continues as well as its own (billed so by OpenAI).
 	conv.inputTexts.unshift(...priorContext(store, b))
 	const p = plan(conv)
-	const seed = `${conv.lastUserText}|${conv.inputTexts.length}`
+	// Ids are OpenAI's: unique to each response (two accounts asking the same thing get different ones), so the serial.
+	const seed = `${conv.lastUserText}|${conv.inputTexts.length}|${++served}`
 	const ids: Ids = {
 		resp: stableId('resp_', seed, 32),
 		rs: stableId('rs_', seed, 32),
