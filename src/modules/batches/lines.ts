@@ -74,7 +74,7 @@ export async function checkContinuations(svc: Services, accountId: number, lines
 	for (const line of lines)
 		if (line.url === '/v1/responses') {
 			await checkContinuation(svc, accountId, line.body)
-			await checkItemReferences(svc, accountId, line.body.input)
+			await checkItemReferences(svc, accountId, line.body)
 		}
 }
 

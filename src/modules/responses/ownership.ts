@@ -63,23 +63,33 @@ export async function recordResponses(svc: Services, accountId: number, channelI
 			.onConflictDoNothing()
 }
 
-/** The ids `input` names by `item_reference` (a string input names none). */
-export function referencedItems(input: unknown): string[] {
+/**
+ * The ids of the items OpenAI looks up for `body` in the key's project: each `item_reference`'s, and, when the request
+ * is stored, a replayed reasoning item's that has an `id` and no `encrypted_content` (OpenAI fetches that reasoning by
+ * its id; unstored, it refuses the item itself). A string input names none.
+ */
+export function referencedItems(body: Record<string, unknown>): string[] {
+	const input = body.input
 	if (!Array.isArray(input)) return []
 	const out: string[] = []
-	for (const x of input)
-		if (x && typeof x === 'object' && (x as { type?: unknown }).type === 'item_reference' && typeof (x as { id?: unknown }).id === 'string') out.push((x as { id: string }).id)
+	for (const x of input) {
+		if (!x || typeof x !== 'object') continue
+		const item = x as { type?: unknown; id?: unknown; encrypted_content?: unknown }
+		if (typeof item.id !== 'string') continue
+		if (item.type === 'item_reference' || (item.type === 'reasoning' && body.store !== false && typeof item.encrypted_content !== 'string')) out.push(item.id)
+	}
 	return out
 }
 
 /**
- * Throws 404 (OpenAI's words for an item it cannot find) unless every item `input` names by `item_reference` is
- * recorded to this account; returns the channel holding them (undefined when it names none). Items this gateway
- * keeps itself (a converted answer's: converted-items.ts) are put in place before this and never reach it.
- * @example await checkItemReferences(svc, 7, [{ type: 'item_reference', id: 'msg_1' }]) // 3: msg_1 is account 7's, on channel 3
+ * Throws 404 (OpenAI's words for an item it cannot find) unless every item `body` names for OpenAI to look up
+ * (`referencedItems`) is recorded to this account; returns the channel holding them (undefined when it names none).
+ * Items this gateway keeps itself (a converted answer's: converted-items.ts) are put in place before this and never
+ * reach it.
+ * @example await checkItemReferences(svc, 7, { input: [{ type: 'item_reference', id: 'msg_1' }] }) // 3: msg_1 is account 7's, on channel 3
  */
-export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: number, input: unknown): Promise<number | undefined> {
-	const ids = referencedItems(input)
+export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
+	const ids = referencedItems(body)
 	if (!ids.length) return undefined
 	const rows = await svc.db.orm.select().from(storedItems).where(inArray(storedItems.itemId, [...new Set(ids)]))
 	const mine = new Map(rows.filter((r) => r.accountId === accountId).map((r) => [r.itemId, r.channelId]))
@@ -94,7 +104,7 @@ export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: 
  */
 export async function holderOf(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
 	const continued = continuedIds(body).length ? await checkContinuation(svc, accountId, body) : undefined
-	const referenced = await checkItemReferences(svc, accountId, body.input)
+	const referenced = await checkItemReferences(svc, accountId, body)
 	return continued ?? referenced
 }
 

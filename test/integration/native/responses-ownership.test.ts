@@ -20,12 +20,13 @@ beforeAll(async () => {
 		config: {
 			channels: [
 				// gpt-4o-mini goes to `near` first; `only-far` is served by `far` alone (as gpt-4o-mini).
-				{ name: 'near', type: 'openai', base_url: near.url, api_key: 'up-near', models: ['gpt-4o-mini'], priority: 0 },
+				{ name: 'near', type: 'openai', base_url: near.url, api_key: 'up-near', models: ['gpt-4o-mini', 'o4-mini'], priority: 0 },
 				{ name: 'far', type: 'openai', base_url: far.url, api_key: 'up-far', models: ['gpt-4o-mini', 'only-far'], model_map: { 'only-far': 'gpt-4o-mini' }, priority: 1 },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'only-far', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'o4-mini', input_per_mtok: 1, output_per_mtok: 2 },
 			],
 		},
 	})
@@ -158,6 +159,25 @@ describe('item_reference across accounts', () => {
 		await expectItemRefused(b, id)
 		const next = await a.openai.responses.create({ model: 'gpt-4o-mini', input: ref(id, 'named my own input') })
 		expect(next.output_text).toBe('Hello! You said: named my own input')
+	})
+
+	it("should hold a reasoning item replayed by its id alone (OpenAI fetches its reasoning by it) to the same rule", async () => {
+		const a = await client()
+		const b = await client()
+		const first = await a.openai.responses.create({ model: 'o4-mini', input: 'reason about account a', reasoning: { effort: 'low' } })
+		const rs = first.output.find((o) => o.type === 'reasoning')!
+		expect(rs.id).toStartWith('rs_')
+		const replay = (text: string): Input => [{ type: 'reasoning', id: rs.id, summary: [] }, { role: 'user', content: text }]
+		const before = upstreamCalls()
+		const err = await refused(b.openai.responses.create({ model: 'o4-mini', input: replay('and now?'), reasoning: { effort: 'low' } }))
+		expect(err!.status).toBe(404)
+		expect(err!.error).toMatchObject({ param: 'input', message: `Item with id '${rs.id}' not found.` })
+		expect(upstreamCalls()).toBe(before)
+		const next = await a.openai.responses.create({ model: 'o4-mini', input: replay('go on reasoning'), reasoning: { effort: 'low' } })
+		expect(next.output_text).toBe('Hello! You said: go on reasoning')
+		// Unstored, OpenAI looks nothing up (it refuses such an item itself): the gateway leaves it to OpenAI.
+		const unstored = await refused(b.openai.responses.create({ model: 'o4-mini', input: replay('unstored'), reasoning: { effort: 'low' }, store: false }))
+		expect(unstored!.message).toContain('Items are not persisted when `store` is set to false')
 	})
 
 	it('should refuse an item never answered to anyone, and send a reference to the channel holding the item', async () => {

@@ -82,12 +82,14 @@ export function storeResponse(store: ResponsesStore, b: Obj, final: Obj, events:
 }
 
 /**
- * OpenAI resolves an `item_reference` among the items its stored responses hold (their inputs and outputs) in the
- * key's project: one it does not hold is a 404.
+ * OpenAI resolves an `item_reference`, and in a stored request a reasoning item replayed by its id without its
+ * `encrypted_content`, among the items its stored responses hold (their inputs and outputs) in the key's project: one
+ * it does not hold is a 404.
  */
 export function checkItemReferences(store: ResponsesStore, b: Obj): Reply | undefined {
 	for (const item of inputItems(b.input)) {
-		if (item.type !== 'item_reference') continue
+		const looked = item.type === 'item_reference' || (item.type === 'reasoning' && b.store !== false && item.id !== undefined && item.encrypted_content === undefined)
+		if (!looked) continue
 		const id = String(item.id)
 		const held = [...store.values()].some((s) => [...asArr(s.current.output), ...s.input].some((x) => asObj(x)?.id === id))
 		if (!held) return openaiError(404, `Item with id '${id}' not found.`, 'input')
