@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { sql } from 'drizzle-orm'
-import { checkContinuation, purgeStoredResponses, STORED_RESPONSE_DAYS } from '../../../src/modules/responses/ownership'
-import { storedResponses } from '../../../src/db/schema'
+import { checkContinuation, checkItemReferences, purgeStoredResponses, STORED_RESPONSE_DAYS } from '../../../src/modules/responses/ownership'
+import { storedItems, storedResponses } from '../../../src/db/schema'
 import { startTestApp, type TestApp } from '../../helpers/app'
 
 let app: TestApp
@@ -30,5 +30,22 @@ describe('stored response ids', () => {
 		expect(await purgeStoredResponses(app.svc)).toBe(0)
 		await expect(checkContinuation(app.svc, 1, { previous_response_id: 'resp_old' })).rejects.toMatchObject({ code: 'previous_response_not_found' })
 		expect(await checkContinuation(app.svc, 1, { previous_response_id: 'resp_recent' })).toBe(1)
+	})
+
+	it('should forget the items of the responses it forgets, as long after', async () => {
+		const day = 86_400_000
+		const orm = app.svc.db.orm
+		await orm.insert(storedItems).values([
+			{ itemId: 'msg_old', accountId: 1, channelId: 1, createdAt: new Date(Date.now() - (STORED_RESPONSE_DAYS + 1) * day) },
+			{ itemId: 'msg_recent', accountId: 1, channelId: 1, createdAt: new Date(Date.now() - (STORED_RESPONSE_DAYS - 1) * day) },
+		])
+		await purgeStoredResponses(app.svc)
+		const left = await orm.select({ id: storedItems.itemId }).from(storedItems)
+		expect(left.map((r) => r.id)).toEqual(['msg_recent'])
+		const ref = (id: string) => ({ input: [{ type: 'item_reference', id }] })
+		await expect(checkItemReferences(app.svc, 1, ref('msg_old'))).rejects.toMatchObject({ status: 404, message: "Item with id 'msg_old' not found." })
+		expect(await checkItemReferences(app.svc, 1, ref('msg_recent'))).toBe(1)
+		// Another account's item is as unknown as a forgotten one.
+		await expect(checkItemReferences(app.svc, 2, ref('msg_recent'))).rejects.toMatchObject({ status: 404 })
 	})
 })
