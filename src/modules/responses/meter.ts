@@ -28,6 +28,7 @@ export const isFailure = (f: SseFrame): boolean => {
 
 export function createResponsesMeter() {
 	let usage: Usage | undefined
+	let final: unknown
 	let end: StreamEnd = 'cut'
 	const kept: SseFrame[] = []
 	let keptBytes = 0
@@ -38,6 +39,7 @@ export function createResponsesMeter() {
 				try {
 					const e = JSON.parse(f.data) as { response?: unknown }
 					usage = openaiResponses.usageOf(e.response) ?? usage
+					final = e.response
 				} catch {
 					// unreadable terminal frame: the output is counted from the kept frames
 				}
@@ -49,6 +51,8 @@ export function createResponsesMeter() {
 			}
 		},
 		usage: () => usage,
+		/** The terminal event's Response object (its output items), once it passed. */
+		final: () => final,
 		end: () => end,
 		/** Output tokens of the kept frames, decoded and counted locally (only when the upstream reported none). */
 		async countOutput(): Promise<number> {

@@ -103,8 +103,6 @@ class ResponsesRelay extends FrameBatchRelay {
 	/** What the lifecycle frames' `response` gets (the client's model name, the conversation), if anything. */
 	private readonly patch: Record<string, unknown> | undefined
 	private terminal = false
-	/** The output items of a stored response, read from its terminal event: recorded before that event goes out. */
-	private items: string[] | undefined
 	/** A frame could not be read: the stream ended with an error event there rather than relaying it. */
 	private broken = false
 
@@ -146,10 +144,7 @@ class ResponsesRelay extends FrameBatchRelay {
 	/** A frame's bytes for the client: as the upstream sent them, unless its `response` is patched. */
 	private emit(f: SseFrame): string {
 		this.meter.onFrame(f)
-		if (TERMINAL.has(eventType(f))) {
-			this.terminal = true
-			if (this.a.recordItems) this.items = terminalItems(f)
-		}
+		if (TERMINAL.has(eventType(f))) this.terminal = true
 		const out = this.patch ? patched(f, this.patch) : f
 		return out === f ? (f.raw ?? formatSse(f)) : commentsOf(f.raw) + formatSse({ event: out.event, id: out.id, data: out.data })
 	}
@@ -160,12 +155,13 @@ class ResponsesRelay extends FrameBatchRelay {
 		return step instanceof Promise ? step.then(this.keepItems) : this.keepItems(step)
 	}
 
-	/** The client may name the items by `item_reference` as soon as it has the end: they are the account's first. */
+	/**
+	 * A stored response's output items (its terminal event's, as the meter read it) are the account's before the end
+	 * goes out: the client may name them by `item_reference` as soon as it has it.
+	 */
 	private readonly keepItems = (step: RelayStep): RelayStep | Promise<RelayStep> => {
-		const ids = this.items
-		if (!step.last || !ids?.length) return step
-		this.items = undefined
-		return this.a.recordItems!(ids).then(() => step)
+		const ids = step.last ? outputItemIds(this.meter.final()) : []
+		return ids.length ? this.a.recordItems!(ids).then(() => step) : step
 	}
 
 	protected failed() {
@@ -190,15 +186,6 @@ class ResponsesRelay extends FrameBatchRelay {
 			estimateOutput: () => meter.countOutput(),
 			endReason: this.cancelled ? 'client_abort' : this.broken ? 'upstream_malformed' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
 		})
-	}
-}
-
-/** The ids of the output items in a terminal event's `response`. */
-function terminalItems(f: SseFrame): string[] {
-	try {
-		return outputItemIds((JSON.parse(f.data) as { response?: unknown }).response)
-	} catch {
-		return []
 	}
 }
 
