@@ -42,7 +42,8 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 			// The answer is one JSON object: compaction has no stream.
 			ir.stream = false
 			refuseUnconvertible(svc, token, wire, ir.model, COMPACT_REFUSAL)
-			const holder = await holderOf(svc, token.accountId, wire)
+			// Only an OpenAI channel compacts (refused just above otherwise): it looks the items up.
+			const holder = await holderOf(svc, token.accountId, wire, true)
 			const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
 			// Files named must be the caller's, and go to the channel holding them (batches/refs.ts).
 			const files = await openaiFileTerms(svc, wire, token, request.headers)

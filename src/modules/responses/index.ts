@@ -8,7 +8,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../protocols/openai-responses'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
-import { refuseUnconvertible, responsesNative } from './native'
+import { reachesOpenAI, refuseUnconvertible, responsesNative } from './native'
 import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { customCallsCodec } from './custom-calls'
@@ -61,7 +61,7 @@ export const responsesModule = (svc: Services) => {
 				refuseUnconvertible(svc, token, wire, ir.model)
 				// Only the account a stored response (or item) was answered to may continue it or name it (404 otherwise), on
 				// the channel holding it.
-				const holder = await holderOf(svc, token.accountId, wire)
+				const holder = await holderOf(svc, token.accountId, wire, reachesOpenAI(svc, token, ir.model))
 				const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
 				// Files named must be the account's (404 otherwise), and go to the channel holding them (batches/refs.ts).
 				const files = await openaiFileTerms(svc, wire, token, request.headers)

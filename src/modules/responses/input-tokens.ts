@@ -22,7 +22,7 @@ import { orderChannels } from '../../routing/select'
 import type { Services } from '../../services'
 import { countTokens } from '../count-tokens/counter'
 import type { ConvertedItems } from './converted-items'
-import { refuseUnconvertible, responsesUrlOf } from './native'
+import { reachesOpenAI, refuseUnconvertible, responsesUrlOf } from './native'
 import { holderOf } from './ownership'
 import { expandPrevious } from './previous'
 import { expandConversation } from '../conversations/turn'
@@ -66,7 +66,7 @@ export const inputTokensRoute = (svc: Services, items: ConvertedItems) =>
 			await expandPrevious(svc, items, token.accountId, wire)
 			const { channels } = resolveModel(svc, token, model)
 			// As for the POST: a continuation only of the caller's own response (items too), counted by the channel that holds it.
-			const holder = await holderOf(svc, token.accountId, wire)
+			const holder = await holderOf(svc, token.accountId, wire, reachesOpenAI(svc, token, model))
 			// Files named must be the caller's, counted by the channel holding them (batches/refs.ts).
 			const files = await openaiFileTerms(svc, wire, token, request.headers)
 			const pin = files?.channelId ?? holder

@@ -66,10 +66,12 @@ const refusalError = (refusal: string, model: string, retryable: boolean) => uns
  * is an OpenAI one; a 403 or 404 for the model comes first.
  */
 export function refuseUnconvertible(svc: Services, token: AuthToken, body: Record<string, unknown>, model: string, refusal = unconvertible(body)): void {
-	if (!refusal) return
-	const { channels } = resolveModel(svc, token, model)
-	if (!channels.some((ch) => responsesUrlOf(ch, chatAdapterFor(ch.type)))) throw refusalError(refusal, model, false)
+	if (refusal && !reachesOpenAI(svc, token, model)) throw refusalError(refusal, model, false)
 }
+
+/** Whether a channel of the model takes the body as it is (an OpenAI one), so OpenAI may read the ids it names. */
+export const reachesOpenAI = (svc: Services, token: AuthToken, model: string): boolean =>
+	resolveModel(svc, token, model).channels.some((ch) => responsesUrlOf(ch, chatAdapterFor(ch.type)))
 
 /** The NativeRoute of one Responses request. */
 export function responsesNative(call: NativeCall): NativeRoute {

@@ -100,11 +100,13 @@ export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: 
 
 /**
  * The channel holding what the request names upstream (the response it continues, the items it references), once
- * each is found to be the account's (404 otherwise); undefined when it names none.
+ * each is found to be the account's (404 otherwise); undefined when it names none. Items are looked up by OpenAI
+ * alone: for a model no OpenAI channel serves (`toOpenAI` false) a replayed item is read as what it carries, and an
+ * `item_reference` the gateway does not hold was refused before (native.ts `refuseUnconvertible`).
  */
-export async function holderOf(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
+export async function holderOf(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>, toOpenAI: boolean): Promise<number | undefined> {
 	const continued = continuedIds(body).length ? await checkContinuation(svc, accountId, body) : undefined
-	const referenced = await checkItemReferences(svc, accountId, body)
+	const referenced = toOpenAI ? await checkItemReferences(svc, accountId, body) : undefined
 	return continued ?? referenced
 }
 

@@ -6,27 +6,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI, { APIError } from 'openai'
 import { startTestApp, type TestApp } from '../../helpers/app'
-import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { startAnthropicMock, startOpenAIMock, type VendorMock } from '../../mocks'
 import { usageRows, refused } from './setup'
 
 let near: VendorMock
 let far: VendorMock
+let claude: VendorMock
 let app: TestApp
 
 beforeAll(async () => {
 	near = await startOpenAIMock({ apiKey: 'up-near' })
 	far = await startOpenAIMock({ apiKey: 'up-far' })
+	claude = await startAnthropicMock({ apiKey: 'up-claude' })
 	app = await startTestApp({
 		config: {
 			channels: [
 				// gpt-4o-mini goes to `near` first; `only-far` is served by `far` alone (as gpt-4o-mini).
 				{ name: 'near', type: 'openai', base_url: near.url, api_key: 'up-near', models: ['gpt-4o-mini', 'o4-mini'], priority: 0 },
+				{ name: 'claude', type: 'anthropic', base_url: claude.url, api_key: 'up-claude', models: ['claude-sonnet-5'] },
 				{ name: 'far', type: 'openai', base_url: far.url, api_key: 'up-far', models: ['gpt-4o-mini', 'only-far'], model_map: { 'only-far': 'gpt-4o-mini' }, priority: 1 },
 			],
 			models: [
 				{ name: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'only-far', input_per_mtok: 1, output_per_mtok: 2 },
 				{ name: 'o4-mini', input_per_mtok: 1, output_per_mtok: 2 },
+				{ name: 'claude-sonnet-5', input_per_mtok: 1, output_per_mtok: 2 },
 			],
 		},
 	})
@@ -36,6 +40,7 @@ afterAll(async () => {
 	await app.close()
 	await near.stop()
 	await far.stop()
+	await claude.stop()
 })
 
 const client = async () => {
@@ -175,6 +180,9 @@ describe('item_reference across accounts', () => {
 		expect(upstreamCalls()).toBe(before)
 		const next = await a.openai.responses.create({ model: 'o4-mini', input: replay('go on reasoning'), reasoning: { effort: 'low' } })
 		expect(next.output_text).toBe('Hello! You said: go on reasoning')
+		// Another vendor's model looks nothing up: the item is read as the reasoning it carries, as before.
+		const converted = await b.openai.responses.create({ model: 'claude-sonnet-5', input: replay('to claude'), max_output_tokens: 50 })
+		expect(converted.output_text).toBe('Hello! You said: to claude')
 		// Unstored, OpenAI looks nothing up (it refuses such an item itself): the gateway leaves it to OpenAI.
 		const unstored = await refused(b.openai.responses.create({ model: 'o4-mini', input: replay('unstored'), reasoning: { effort: 'low' }, store: false }))
 		expect(unstored!.message).toContain('Items are not persisted when `store` is set to false')
