@@ -145,8 +145,10 @@ describe('a Gemini client calling another vendor', () => {
 			const acct = await m.account()
 			const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
 			const split: Content[] = [...contents, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 21 } } }] }]
+			const before = m.mocks[up].requests.length
 			const r = await ai.models.generateContent({ model: MODEL[up], contents: split, config: { tools: [{ functionDeclarations: [{ name: 'get_weather' }] }] } })
-			expect(r.text).toBeDefined()
+			expect(r.text).toStartWith('Tool results:')
+			expect(m.mocks[up].requests.length).toBe(before + 1)
 		})
 		it(`should be told of a turn answering two calls with one response in Gemini's words (${up})`, async () => {
 			const acct = await m.account()
