@@ -10,6 +10,7 @@ import type { ResponsesResponse } from './model'
 import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
+import { unpairedTools } from './tool-pairing'
 
 
 export const openaiResponses = {
@@ -24,6 +25,7 @@ export const openaiResponses = {
 	encodeStream,
 	streamDecoder,
 	streamEncoder,
+	unpairedTools,
 	encodeError,
 	encodeStreamError,
 	usageOf,

@@ -161,3 +161,65 @@ describe('a Gemini client calling another vendor', () => {
 		})
 	}
 })
+
+describe('a Responses client calling another vendor', () => {
+	const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } } } }]
+	const call: OpenAI.Responses.ResponseFunctionToolCall = { type: 'function_call', call_id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }
+	const output: OpenAI.Responses.ResponseInputItem.FunctionCallOutput = { type: 'function_call_output', call_id: 'call_w1', output: '18°C' }
+	const ask = (text: string): OpenAI.Responses.EasyInputMessage => ({ role: 'user', content: text })
+	for (const up of ['anthropic', 'gemini'] as const)
+		for (const stream of [false, true]) {
+			it(`should be told of a call no output answers in OpenAI's words (${up}, ${stream ? 'stream' : 'json'})`, async () => {
+				const acct = await m.account()
+				const err = await refusal(acct, () => acct.openai.responses.create({ model: MODEL[up], input: [ask('Weather in Paris?'), call, ask('And tomorrow?')], tools, stream }))
+				expect(err.status).toBe(400)
+				expect(err.error).toEqual({ type: 'invalid_request_error', param: 'input', code: null, message: 'No tool output found for function call call_w1.' })
+			})
+			it(`should be told of an output answering no call in OpenAI's words (${up}, ${stream ? 'stream' : 'json'})`, async () => {
+				const acct = await m.account()
+				const err = await refusal(acct, () => acct.openai.responses.create({ model: MODEL[up], input: [ask('Weather in Paris?'), output], tools, stream }))
+				expect(err.status).toBe(400)
+				expect(err.error).toEqual({ type: 'invalid_request_error', param: 'input', code: null, message: 'No tool call found for function call output with call_id call_w1.' })
+			})
+		}
+	it('should name a custom tool call by its kind', async () => {
+		const acct = await m.account()
+		const input: OpenAI.Responses.ResponseInput = [ask('Patch it'), { type: 'custom_tool_call', call_id: 'call_c1', name: 'patch', input: '*** Begin Patch' }, ask('Well?')]
+		const err = await refusal(acct, () => acct.openai.responses.create({ model: MODEL.anthropic, input, tools: [{ type: 'custom', name: 'patch' }] }))
+		expect(err.error).toMatchObject({ param: 'input', message: 'No tool output found for custom tool call call_c1.' })
+	})
+	it('should pass calls answered in any order, interleaved as Codex records them, and calls ending the input, to the vendor', async () => {
+		const acct = await m.account()
+		const first = await acct.openai.responses.create({ model: MODEL.anthropic, input: 'Weather in Paris and Tokyo? #tools', tools, store: false })
+		const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call')
+		expect(calls.length).toBe(2)
+		const interleaved = calls.flatMap((c) => [c, { type: 'function_call_output' as const, call_id: c.call_id, output: '18°C' }])
+		const before = m.mocks.anthropic.requests.length
+		const ok = await acct.openai.responses.create({ model: MODEL.anthropic, input: [ask('Weather in Paris and Tokyo? #tools'), ...interleaved], tools, store: false })
+		expect(ok.status).toBe('completed')
+		// The last step's calls are the vendor's to judge, as on the other protocols.
+		await acct.openai.responses.create({ model: MODEL.anthropic, input: [ask('Weather in Paris and Tokyo?'), ...calls], tools, store: false }).catch(() => undefined)
+		expect(m.mocks.anthropic.requests.length).toBe(before + 2)
+	})
+	it('should check the input a converted previous_response_id expands to', async () => {
+		const acct = await m.account()
+		const first = await acct.openai.responses.create({ model: MODEL.gemini, input: 'Weather in Paris and Tokyo? #tools', tools })
+		const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call')
+		expect(calls.length).toBe(2)
+		const answer = (c: OpenAI.Responses.ResponseFunctionToolCall) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: '18°C' })
+		await m.app.svc.ledger.flush()
+		const charged = { ...acct, balance: await m.app.balance(acct.accountId) }
+		// One call answered, then a question: the other call's output is missing from the expanded input.
+		const err = await refusal(charged, () => acct.openai.responses.create({ model: MODEL.gemini, previous_response_id: first.id, input: [answer(calls[0]!), ask('Well?')], tools }))
+		expect(err.error).toMatchObject({ param: 'input', message: `No tool output found for function call ${calls[1]!.call_id}.` })
+		const ok = await acct.openai.responses.create({ model: MODEL.gemini, previous_response_id: first.id, input: calls.map(answer), tools })
+		expect(ok.status).toBe('completed')
+	})
+	it("should leave the same vendor's refusal to the vendor (an OpenAI channel takes the body verbatim)", async () => {
+		const acct = await m.account()
+		const before = m.mocks.openai.requests.length
+		const err: any = await acct.openai.responses.create({ model: MODEL.openai, input: [ask('Weather in Paris?'), output], tools }).catch((e) => e)
+		expect(err.status).toBe(400)
+		expect(m.mocks.openai.requests.length).toBe(before + 1)
+	})
+})
