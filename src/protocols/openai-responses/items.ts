@@ -20,6 +20,7 @@ import { CUSTOM_INPUT } from './custom-tools'
 import { joinNamespace } from './namespaces'
 import { decodeReasoningItem } from './reasoning'
 import { searchArgumentsOf, searchOutputText, TOOL_SEARCH } from './tool-search'
+import { readingOrder } from './tool-pairing'
 import { isTypedCallItem, isTypedOutputItem, outputCallId, typedCallArguments, typedOutputResult } from './typed-tools'
 
 type Turn = { role: Message['role']; parts: Part[] }
@@ -116,7 +117,9 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		if (step) step.parts.push(call)
 		else push('assistant', [call])
 	}
-	items.forEach((raw, i) => {
+	// An output given before its call is read after it (tool-pairing.ts); paths still name the client's own indices.
+	for (const i of readingOrder(items)) {
+		const raw = items[i]
 		const at = `input[${i}]`
 		const item = reqObject(raw, at)
 		const type = item.type ?? 'message'
@@ -152,7 +155,7 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 			const part = decodeReasoningItem(item, at)
 			if (part) push('assistant', [part])
 		}
-	})
+	}
 	const messages: Message[] = turns.map((t) => ({
 		role: t.role,
 		// Anthropic requires a user turn to start with its tool results (WIRE-NOTES wire §9).

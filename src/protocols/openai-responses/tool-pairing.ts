@@ -7,7 +7,8 @@
  * (Anthropic: "messages.1: `tool_use` ids were found without `tool_result` blocks").
  *
  * Less strict than OpenAI in one place, as the other protocols' checks are: the calls of the input's last step (no
- * message or output after them) are left to the vendor, the one turn a client may end with unanswered.
+ * message or output after them) are left to the vendor, the one turn a client may end with unanswered. An output given
+ * before its call passes, as OpenAI takes it, and is read after the call (`readingOrder`), where the others need it.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -82,3 +83,43 @@ export function unpairedTools(body: Record<string, unknown>): GatewayError | und
 const raw = (item: Json): string => String(outputCallId(item) ?? item.call_id)
 
 const refused = (message: string) => new GatewayError('invalid_request', message, { param: 'input' })
+
+/**
+ * The order to read an input's items in (indices): as given, but an output item that comes before the call it answers
+ * goes right after the run of calls holding that call, so the result follows its call as Anthropic and Gemini require
+ * (OpenAI pairs by `call_id` anywhere). The same array of indices in order when nothing moves (the usual case).
+ * @example readingOrder([{ type: 'function_call_output', call_id: 'c' }, { type: 'function_call', call_id: 'c' }]) // [1, 0]
+ */
+export function readingOrder(items: unknown[]): number[] {
+	const callAt = new Map<string, number>()
+	items.forEach((item, i) => {
+		const id = isObject(item) && CALLS.has(String(item.type)) ? idOf(item.call_id) : undefined
+		if (id !== undefined && !callAt.has(id)) callAt.set(id, i)
+	})
+	/** Outputs moved, by the index of the last call of the run they now follow. */
+	let moved: Map<number, number[]> | undefined
+	items.forEach((item, i) => {
+		const id = isObject(item) && String(item.type) in OUTPUTS ? idOf(outputCallId(item)) : undefined
+		const call = id === undefined ? undefined : callAt.get(id)
+		if (call === undefined || call < i) return
+		let end = call
+		while (end + 1 < items.length && isCall(items[end + 1])) end++
+		moved ??= new Map()
+		const after = moved.get(end)
+		if (after) after.push(i)
+		else moved.set(end, [i])
+	})
+	const order: number[] = []
+	if (!moved) {
+		for (let i = 0; i < items.length; i++) order.push(i)
+		return order
+	}
+	const early = new Set([...moved.values()].flat())
+	for (let i = 0; i < items.length; i++) {
+		if (!early.has(i)) order.push(i)
+		order.push(...(moved.get(i) ?? []))
+	}
+	return order
+}
+
+const isCall = (item: unknown): boolean => isObject(item) && CALLS.has(String(item.type))

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type Anthropic from '@anthropic-ai/sdk'
 import { type Content, GoogleGenAI } from '@google/genai'
 import type OpenAI from 'openai'
-import { type Account, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
+import { type Account, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -201,6 +201,30 @@ describe('a Responses client calling another vendor', () => {
 		await acct.openai.responses.create({ model: MODEL.anthropic, input: [ask('Weather in Paris and Tokyo?'), ...calls], tools, store: false }).catch(() => undefined)
 		expect(m.mocks.anthropic.requests.length).toBe(before + 2)
 	})
+	for (const up of ['anthropic', 'gemini'] as const)
+		it(`should take outputs given before their calls, as OpenAI does, sending each result after its call (${up})`, async () => {
+			const acct = await m.account()
+			const first = await acct.openai.responses.create({ model: MODEL[up], input: 'Weather in Paris and Tokyo? #tools', tools, store: false })
+			const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call')
+			expect(calls.length).toBe(2)
+			const outputs = calls.map((c, i) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: `${18 + i}°C` }))
+			const ok = await acct.openai.responses.create({ model: MODEL[up], input: [ask('Weather in Paris and Tokyo?'), ...outputs.reverse(), ...calls], tools, store: false })
+			expect(ok.output_text).toStartWith('Tool results:')
+			const sent = lastRequest(m.mocks[up]).body
+			if (up === 'anthropic') {
+				expect(sent.messages.map((x: any) => [x.role, x.content.map((b: any) => b.type)])).toEqual([
+					['user', ['text']],
+					['assistant', ['tool_use', 'tool_use']],
+					['user', ['tool_result', 'tool_result']],
+				])
+			} else {
+				expect(sent.contents.map((x: any) => [x.role, x.parts.map((p: any) => Object.keys(p).find((k) => k !== 'thoughtSignature'))])).toEqual([
+					['user', ['text']],
+					['model', ['functionCall', 'functionCall']],
+					['user', ['functionResponse', 'functionResponse']],
+				])
+			}
+		})
 	it('should check the input a converted previous_response_id expands to', async () => {
 		const acct = await m.account()
 		const first = await acct.openai.responses.create({ model: MODEL.gemini, input: 'Weather in Paris and Tokyo? #tools', tools })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { unpairedTools } from '../../../../src/protocols/openai-responses/tool-pairing'
+import { decodeInput } from '../../../../src/protocols/openai-responses/items'
+import { readingOrder, unpairedTools } from '../../../../src/protocols/openai-responses/tool-pairing'
 
 const user = (text: string) => ({ role: 'user', content: text })
 const message = (input: unknown[]) => unpairedTools({ model: 'm', input })?.message
@@ -35,5 +36,27 @@ describe('Responses call/output pairing', () => {
 		const input = [user('a'), { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, user('b'), { type: 'custom_tool_call_output', call_id: 'c9', output: 'x' }]
 		expect(message(input)).toBe('No tool call found for custom tool call output with call_id c9.')
 		expect(unpairedTools({ model: 'm', input })?.param).toBe('input')
+	})
+})
+
+describe('Responses reading order', () => {
+	const call = (id: string) => ({ type: 'function_call', call_id: id, name: 'f', arguments: '{}' })
+	const out = (id: string) => ({ type: 'function_call_output', call_id: id, output: 'x' })
+	it('should keep an input in order when every output follows its call', () => {
+		expect(readingOrder([user('a'), call('c1'), out('c1'), user('b')])).toEqual([0, 1, 2, 3])
+	})
+	it("should read an output given first after the run of calls holding its call, in the outputs' own order", () => {
+		expect(readingOrder([user('a'), out('c2'), out('c1'), call('c1'), call('c2'), user('b')])).toEqual([0, 3, 4, 1, 2, 5])
+		// A call ending the input: its output still goes after it.
+		expect(readingOrder([user('a'), out('c1'), call('c1')])).toEqual([0, 2, 1])
+	})
+	it('should convert such an input with each result after its call, naming the client’s own indices in errors', () => {
+		const { messages } = decodeInput([user('a'), out('c2'), out('c1'), call('c1'), call('c2'), user('b')])
+		expect(messages.map((m) => [m.role, m.content.map((p) => p.type)])).toEqual([
+			['user', ['text']],
+			['assistant', ['tool_call', 'tool_call']],
+			['user', ['tool_result', 'tool_result', 'text']],
+		])
+		expect(() => decodeInput([user('a'), { type: 'function_call_output', output: 'x' }, call('c1')])).toThrow('input[1].call_id')
 	})
 })
