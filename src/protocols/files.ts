@@ -7,6 +7,11 @@
 import { type GatewayError, unsupportedForModel } from '../core/errors'
 import type { AudioPart, FilePart, ImagePart, TextPart } from '../core/ir'
 
+const BLANK = /^\s*$/
+
+/** Base64 data with no bytes in it (empty, or whitespace only): a test that stops at a large image's first character. */
+export const isBlankData = (data: string): boolean => BLANK.test(data)
+
 function describe(p: FilePart | AudioPart): string {
 	if (p.type === 'audio') return `audio (${p.mediaType})`
 	const s = p.source

@@ -6,6 +6,7 @@
 import type { CacheControl, FilePart, FileSource, ImagePart, ImageSource, Part, Role, TextPart, VendorOnly } from '../../core/ir'
 import { UNSIGNED_THINKING_TAG } from '../../core/signatures'
 import { plainToolCallId, unpackToolCallId } from '../../core/tool-ids'
+import { isBlankData } from '../files'
 import { at, invalid, isObject, type Json, optBoolean, optObject, optString, reqObject, reqString } from './check'
 import { PROTOCOL, type StoredBlock } from './extra'
 
@@ -50,6 +51,8 @@ function decodeImage(b: Json, path: string): ImagePart | undefined {
 		if (!IMAGE_TYPES.includes(mediaType))
 			throw invalid(at(sp, 'media_type'), "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
 		source = { kind: 'base64', mediaType, data: reqString(src, 'data', sp) }
+		// As Anthropic words it, before another vendor's refusal could name its own fields.
+		if (isBlankData(source.data)) throw invalid(`${path}.image.source.base64`, 'image cannot be empty')
 	} else if (src.type === 'url') source = { kind: 'url', url: reqString(src, 'url', sp) }
 	else if (typeof src.type === 'string') return undefined
 	else throw invalid(at(sp, 'type'), 'Field required')

@@ -2,8 +2,9 @@
  * Content conversions shared by requests, responses and streams: images, tool arguments and reasoning.
  * @module
  */
-import { badRequest } from '../../core/errors'
+import { badRequest, GatewayError } from '../../core/errors'
 import type { ImageSource, RedactedThinkingPart, ThinkingPart } from '../../core/ir'
+import { isBlankData } from '../files'
 import { isObject, str } from './guards'
 
 const DATA_URI = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s
@@ -13,15 +14,29 @@ const DATA_URI = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s
  * SSRF row #16), http(s) URLs stay URLs for vendors that accept them. Anything else is a 400.
  * @example decodeImageUrl('data:image/png;base64,iVBO', 'x') // { kind: 'base64', mediaType: 'image/png', data: 'iVBO' }
  */
-export function decodeImageUrl(url: string, param: string): ImageSource {
+export function decodeImageUrl(url: string, param: string, api: 'chat' | 'responses' = 'chat'): ImageSource {
 	if (url.startsWith('data:')) {
 		const m = DATA_URI.exec(url)
 		if (!m) throw badRequest(`${param} must be a base64 data URI (data:<media-type>;base64,<data>)`, param)
+		if (isBlankData(m[3])) throw emptyImage(param, api)
 		return { kind: 'base64', mediaType: m[1].toLowerCase(), data: m[3] }
 	}
 	if (/^https?:\/\//i.test(url)) return { kind: 'url', url }
 	throw badRequest(`${param} must be an http(s) URL or a data: URI`, param)
 }
+
+/**
+ * An image with no bytes, refused in OpenAI's words (`code: invalid_value` at the `image_url`), before any vendor sees
+ * it: a known shape of a thread an agent cannot get past, which Codex recognises by that code and param and recovers
+ * from by rolling the turn back (openai/codex#23494); another vendor's refusal would name its own fields.
+ * Responses says `Invalid '<param>'.`, Chat Completions `Invalid image URL: '<param>'.`.
+ */
+const emptyImage = (param: string, api: 'chat' | 'responses') =>
+	new GatewayError(
+		'invalid_request',
+		`${api === 'chat' ? 'Invalid image URL: ' : 'Invalid '}'${param}'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got empty base64-encoded bytes.`,
+		{ param, code: 'invalid_value' },
+	)
 
 /** The `image_url.url` for a source: the URL itself, or a data URI rebuilt from base64. */
 export const imageUrlOf = (source: ImageSource): string =>

@@ -52,7 +52,7 @@ function contentParts(content: unknown, at: string): Array<TextPart | ImagePart 
 		if (p.type === 'input_image') {
 			const url = str(p.image_url)
 			if (!url) return [] // a file_id image: OpenAI's file store only
-			const image: ImagePart = { type: 'image', source: decodeImageUrl(url, `${at}[${i}].image_url`) }
+			const image: ImagePart = { type: 'image', source: decodeImageUrl(url, `${at}[${i}].image_url`, 'responses') }
 			if (typeof p.detail === 'string') image.detail = p.detail
 			return [image]
 		}
