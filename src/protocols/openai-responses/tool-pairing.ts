@@ -16,11 +16,14 @@ import { isObject, type Json } from '../openai-chat/guards'
 import { callIdIn } from './call-ids'
 import { outputCallId } from './typed-tools'
 
-/** Call items the client runs and must answer, and how OpenAI names each kind in its refusal. */
+/**
+ * Call items the client runs and must answer, and how OpenAI names each kind in its refusal (a `local_shell_call` as a
+ * function call: its output may be a `function_call_output`).
+ */
 const ANSWERED_CALLS: Record<string, string> = {
 	function_call: 'function call',
 	custom_tool_call: 'custom tool call',
-	local_shell_call: 'local shell call',
+	local_shell_call: 'function call',
 	shell_call: 'shell call',
 	apply_patch_call: 'apply patch call',
 }

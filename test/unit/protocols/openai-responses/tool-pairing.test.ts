@@ -23,6 +23,7 @@ describe('Responses call/output pairing', () => {
 		expect(message([user('a'), shell, user('b')])).toBe('No tool output found for shell call s1.')
 		const local = { type: 'local_shell_call', call_id: 'l1', action: { type: 'exec', command: ['ls'] } }
 		expect(message([user('a'), local, { type: 'function_call_output', call_id: 'l1', output: '{}' }, user('b')])).toBeUndefined()
+		expect(message([user('a'), local, user('b')])).toBe('No tool output found for function call l1.')
 		// OpenAI's reference names the call a local_shell_call_output answers `id`.
 		expect(message([user('a'), local, { type: 'local_shell_call_output', id: 'l1', output: '{}' }, user('b')])).toBeUndefined()
 		expect(message([user('a'), { type: 'apply_patch_call_output', call_id: 'p1', status: 'completed' }])).toBe('No tool call found for apply patch call output with call_id p1.')
