@@ -8,7 +8,7 @@
  * `unconvertible` names them for the relay, which refuses to convert such a request for another vendor.
  * @module
  */
-import { badRequest } from '../../core/errors'
+import { badRequest, GatewayError } from '../../core/errors'
 import type { AudioPart, ChatRequest, FilePart, Message, ResponseFormat, Tool, ToolChoice, ToolResultPart } from '../../core/ir'
 import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasoning'
 import { packToolCallId } from '../../core/tool-ids'
@@ -124,12 +124,12 @@ function decodeFunction(tool: Json, at: string): Tool {
  * `tool_choice`: the three modes, a named function or custom tool, or `allowed_tools` (a mode over a subset of the tools, which
  * narrows the canonical tool list to that subset).
  */
-function decodeToolChoice(raw: unknown, req: ChatRequest) {
+function decodeToolChoice(raw: unknown, req: ChatRequest, declared: Set<string>) {
 	if (raw === 'auto' || raw === 'none' || raw === 'required') return void (req.toolChoice = { type: raw })
 	const c = reqObject(raw, 'tool_choice')
-	if (c.type === 'function' || c.type === 'custom') return void (req.toolChoice = { type: 'tool', name: reqString(c.name, 'tool_choice.name') })
+	if (c.type === 'function' || c.type === 'custom') return void (req.toolChoice = { type: 'tool', name: chosen(reqString(c.name, 'tool_choice.name'), declared) })
 	if (c.type === 'allowed_tools') {
-		const allowed = new Set(reqArray(c.tools, 'tool_choice.tools').flatMap((t) => (isObject(t) && (t.type === 'function' || t.type === 'custom') && typeof t.name === 'string' ? [t.name] : [])))
+		const allowed = new Set(reqArray(c.tools, 'tool_choice.tools').flatMap((t) => (isObject(t) && (t.type === 'function' || t.type === 'custom') && typeof t.name === 'string' ? [chosen(t.name, declared)] : [])))
 		req.tools = req.tools?.filter((t) => allowed.has(t.name))
 		req.toolChoice = { type: c.mode === 'required' ? 'required' : 'auto' }
 	}
@@ -139,6 +139,35 @@ function decodeToolChoice(raw: unknown, req: ChatRequest) {
 	// `{type: "shell"}` / `{type: "apply_patch"}` force the typed tool, offered as a function of that name (typed-tools.ts).
 	if ((c.type === 'shell' || c.type === 'apply_patch') && req.tools?.some((t) => t.name === c.type)) req.toolChoice = { type: 'tool', name: c.type }
 	// Other built-in tool choices (`{type:'file_search'}`…): see unconvertible().
+}
+
+/**
+ * A function or custom tool `tool_choice` names, refused as OpenAI refuses it when no tool has that name (400 `Tool
+ * choice 'x' not found in 'tools' parameter.`): another vendor would be asked to force a call it cannot make, and
+ * refuse in its own words.
+ */
+function chosen(name: string, declared: Set<string>): string {
+	if (!declared.has(name)) throw new GatewayError('invalid_request', `Tool choice '${name}' not found in 'tools' parameter.`, { param: 'tool_choice' })
+	return name
+}
+
+/**
+ * Every name a tool of the request has, of any type, also inside a namespace, and of the tools a replayed search loaded
+ * (`tool_search_output`): what a `tool_choice` may name. Wider than the converted tools, so nothing OpenAI takes is refused.
+ */
+function declaredNames(tools: unknown, input: unknown): Set<string> {
+	const names = new Set<string>()
+	const add = (list: unknown) => {
+		if (!Array.isArray(list)) return
+		for (const t of list) {
+			if (!isObject(t)) continue
+			if (typeof t.name === 'string') names.add(t.name)
+			if (t.type === 'namespace') add(t.tools)
+		}
+	}
+	add(tools)
+	if (Array.isArray(input)) for (const item of input) if (isObject(item) && item.type === 'tool_search_output') add(item.tools)
+	return names
 }
 
 function decodeFormat(raw: unknown): ResponseFormat | undefined {
@@ -171,7 +200,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	const tools = b.tools !== undefined && b.tools !== null ? decodeTools(b.tools, req, b.max_tool_calls) : []
 	decodeLoadedTools(b.input, tools)
 	if (tools.length) req.tools = tools
-	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req)
+	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req, declaredNames(b.tools, b.input))
 	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
 	if (parallel !== undefined) req.parallelToolCalls = parallel
 	const maxTokens = optInteger(b.max_output_tokens, 'max_output_tokens', 1)
