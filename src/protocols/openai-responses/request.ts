@@ -23,7 +23,7 @@ import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqOb
 import { decodeInput } from './items'
 import { customToolFunction } from './custom-tools'
 import { joinNamespace } from './namespaces'
-import { isClientSearchItem, isClientToolSearch, offersClientToolSearch, toolSearchFunction, TOOL_SEARCH } from './tool-search'
+import { isClientSearchItem, isClientToolSearch, offeredTools, offersClientToolSearch, toolSearchFunction, TOOL_SEARCH } from './tool-search'
 import { isTypedCallItem, isTypedOutputItem, typedKind, typedToolFunction } from './typed-tools'
 import { decodeWebSearchTool, encodeWebSearchTool, isWebSearchType } from './web-search'
 import { decodePromptCacheHint } from '../prompt-cache-hint'
@@ -152,10 +152,11 @@ function chosen(name: string, declared: Set<string>): string {
 }
 
 /**
- * Every name a tool of the request has, of any type, also inside a namespace, and of the tools a replayed search loaded
- * (`tool_search_output`): what a `tool_choice` may name. Wider than the converted tools, so nothing OpenAI takes is refused.
+ * Every name a tool offered to the model has (`offeredTools`: the request's and those a replayed search loaded), of any
+ * type, also inside a namespace: what a `tool_choice` may name. Wider than the converted tools, so nothing OpenAI takes
+ * is refused.
  */
-function declaredNames(tools: unknown, input: unknown): Set<string> {
+function declaredNames(offered: unknown): Set<string> {
 	const names = new Set<string>()
 	const add = (list: unknown) => {
 		if (!Array.isArray(list)) return
@@ -165,8 +166,7 @@ function declaredNames(tools: unknown, input: unknown): Set<string> {
 			if (t.type === 'namespace') add(t.tools)
 		}
 	}
-	add(tools)
-	if (Array.isArray(input)) for (const item of input) if (isObject(item) && item.type === 'tool_search_output') add(item.tools)
+	add(offered)
 	return names
 }
 
@@ -200,7 +200,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	const tools = b.tools !== undefined && b.tools !== null ? decodeTools(b.tools, req, b.max_tool_calls) : []
 	decodeLoadedTools(b.input, tools)
 	if (tools.length) req.tools = tools
-	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req, declaredNames(b.tools, b.input))
+	if (b.tool_choice !== undefined && b.tool_choice !== null) decodeToolChoice(b.tool_choice, req, declaredNames(offeredTools(b.tools, b.input)))
 	const parallel = optBoolean(b.parallel_tool_calls, 'parallel_tool_calls')
 	if (parallel !== undefined) req.parallelToolCalls = parallel
 	const maxTokens = optInteger(b.max_output_tokens, 'max_output_tokens', 1)

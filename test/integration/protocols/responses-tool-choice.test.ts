@@ -2,10 +2,11 @@
  * A Responses `tool_choice` naming a tool the request does not have: refused 400 as OpenAI refuses it (`Tool choice
  * 'x' not found in 'tools' parameter.`, `param: tool_choice`) for every model, before any upstream call or charge.
  * Before, Claude and Gemini were asked to force a call of a tool they were not offered. Names declared inside a
- * namespace or loaded by a replayed client-run search are the request's too.
+ * namespace, or of tools a replayed client-run search loaded (`offeredTools`), are the request's too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type OpenAI from 'openai'
+import { CODEX_TOOL_SEARCH, codexSearchOutput } from './codex-shape'
 import { lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
 
 let m: Matrix
@@ -41,6 +42,19 @@ describe('a tool_choice naming no tool of the request', () => {
 		const res = await fetch(`${m.app.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 		expect(res.status).toBe(200)
 		expect(lastRequest(m.mocks.openai).body.tool_choice).toEqual(body.tool_choice)
+	})
+	it('should take a function a replayed client-run search loaded', async () => {
+		const acct = await m.account()
+		const cal = { type: 'function', name: 'cal_create', defer_loading: true, parameters: { type: 'object', properties: { title: { type: 'string' } } } }
+		const input = [
+			{ role: 'user', content: 'Book the standup' },
+			{ type: 'tool_search_call', call_id: 'call_s1', status: 'completed', execution: 'client', arguments: { query: 'calendar' } },
+			codexSearchOutput('call_s1', [cal]),
+		]
+		const body = { model: MODEL.anthropic, input, tools: [CODEX_TOOL_SEARCH], tool_choice: { type: 'function', name: 'cal_create' } }
+		const res = await fetch(`${m.app.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+		expect(res.status).toBe(200)
+		expect(lastRequest(m.mocks.anthropic).body.tool_choice).toMatchObject({ type: 'tool', name: 'cal_create' })
 	})
 	it('should force a tool the request has', async () => {
 		const acct = await m.account()
