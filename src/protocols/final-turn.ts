@@ -31,9 +31,27 @@ export function continuedPrefill(req: ChatRequest): string | undefined {
  * replying: the meaning would change without a word, so the request is refused. Retryable, so a channel of the model
  * that takes it (OpenAI's, which accepts empty content) is tried next.
  */
-export const emptyFinalUserMessage = (vendor: string, rule: string) =>
+export const emptyFinalUserMessage = (vendor: string, rule: string, at = 'messages') =>
 	unsupportedForModel(
-		`messages: the last user message has no content, and ${vendor} models require non-empty content (${rule}); sent without it, the model would continue its previous answer instead of replying. Put some text in the last user message, or leave that message out`,
+		`${at}: the last user message has no content, and ${vendor} models require non-empty content (${rule}); sent without it, the model would continue its previous answer instead of replying. Put some text in the last user message, or leave that message out`,
 		true,
-		'messages',
+		at,
 	)
+
+/**
+ * A conversation with no message the vendor can take (only a system prompt, or only empty messages: valid for OpenAI),
+ * which Claude and Gemini refuse ("messages: at least one message is required", "contents is not specified").
+ * Retryable, so a channel of the model that takes it is tried next.
+ */
+export const noConversation = (vendor: string, req: ChatRequest) => {
+	const at = conversationField(req)
+	return unsupportedForModel(
+		`${at}: ${vendor} models need at least one user or assistant message with content, and this conversation has none${req.system?.length ? ' besides the system prompt' : ''}`,
+		true,
+		at,
+	)
+}
+
+/** Where the client put its conversation, for a refusal to name (Gemini's `contents`, Responses' and Interactions' `input`). */
+const CONVERSATION_FIELD: Record<string, string> = { gemini: 'contents', 'openai-responses': 'input', 'gemini-interactions': 'input' }
+export const conversationField = (req: ChatRequest): string => CONVERSATION_FIELD[String(req.extra?.__protocol)] ?? 'messages'

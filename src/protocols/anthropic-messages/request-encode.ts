@@ -8,7 +8,7 @@ import { unsupportedForModel } from '../../core/errors'
 import type { CacheControl, ChatRequest, Reasoning } from '../../core/ir'
 import type { UpstreamOptions } from '../codec'
 import { budgetToEffort, DEFAULT_ANSWER_TOKENS, defaultOutputCap, effortToBudget, fitThinkingBudget, thinkingBudget } from '../../core/reasoning'
-import { emptyFinalUserMessage } from '../final-turn'
+import { conversationField, emptyFinalUserMessage, noConversation } from '../final-turn'
 import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { isObject, type Json } from './check'
@@ -46,7 +46,7 @@ function encodeMessages(req: ChatRequest, extra: AnthropicExtra | undefined): Tu
 			// assistant message". Left out between two turns it changes nothing the model reads (the turns around it merge);
 			// left out at the end, the assistant turn before it would become a prefill.
 			if (m.role === 'user' && mi === req.messages.length - 1 && last?.role === 'assistant')
-				throw emptyFinalUserMessage('Claude', 'Anthropic refuses empty and whitespace-only text')
+				throw emptyFinalUserMessage('Claude', 'Anthropic refuses empty and whitespace-only text', conversationField(req))
 			return
 		}
 		// Anthropic combines consecutive same-role turns anyway; merging here keeps tool results next to their calls.
@@ -210,9 +210,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	if (req.logprobs) throw unsupportedForModel(`logprobs: model "${req.model}" is served by Claude here, which returns no log probabilities: remove logprobs, or use a model served by OpenAI or Gemini`, true, 'logprobs')
 	const extra = ownExtra(req)
 	const messages = encodeMessages(req, extra)
-	// "messages: at least one message is required": a conversation of only a system prompt (valid in OpenAI chat)
-	// cannot go to Claude. Retryable, so a channel that can take it is tried next.
-	if (!messages.length) throw unsupportedForModel('messages: Anthropic models need at least one user or assistant message with content, and this conversation has none besides the system prompt', true, 'messages')
+	if (!messages.length) throw noConversation('Anthropic', req)
 	// No cap from the caller: room for a default answer above the thinking budget (the relay passes the cap it
 	// reserved for, the model's maximum when configured, so this default is for other callers).
 	const maxTokens = req.maxTokens ?? defaultOutputCap(req.reasoning)

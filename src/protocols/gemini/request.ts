@@ -9,7 +9,7 @@
  * and multi-name ANY have no canonical form); `tools`: built-in tools (`googleSearch`, `codeExecution`…).
  * @module
  */
-import { badRequest, unsupportedForModel } from '../../core/errors'
+import { badRequest } from '../../core/errors'
 import type { ChatRequest, TextPart } from '../../core/ir'
 import {
 	decodeGenerationConfig,
@@ -27,6 +27,7 @@ import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { get, isObj, type Obj, spellings } from './read'
 import { decodeContents, encodeMessages } from './turns'
+import { conversationField, noConversation } from '../final-turn'
 
 export const PROTOCOL = 'gemini'
 
@@ -108,10 +109,8 @@ function decodeSystem(si: unknown): TextPart[] {
 export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 	refuseVendorOnly(req, PROTOCOL)
 	const extra = req.extra?.__protocol === PROTOCOL ? req.extra : undefined
-	const body: GeminiRequest = { contents: encodeMessages(req.messages, model) }
-	// Gemini refuses empty `contents` ("contents is not specified"): a conversation of only a system prompt (valid in
-	// OpenAI chat) cannot go there. Retryable, so a channel that can take it is tried next.
-	if (!body.contents.length) throw unsupportedForModel('messages: Gemini models need at least one user or assistant message with content, and this conversation has none besides the system prompt', true, 'messages')
+	const body: GeminiRequest = { contents: encodeMessages(req.messages, model, conversationField(req)) }
+	if (!body.contents.length) throw noConversation('Gemini', req)
 	// A JSON format the model cannot enforce alongside function tools goes as an instruction (config.ts).
 	const prompted = req.tools?.length && req.responseFormat && !jsonWithFunctions(model) ? jsonInstruction(req.responseFormat) : undefined
 	const system = [...(req.system ?? []).map((p) => ({ text: p.text })), ...(prompted ? [{ text: prompted }] : [])]

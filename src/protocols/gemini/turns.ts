@@ -149,8 +149,9 @@ function resultText(r: Obj, name: string): { text: string; isError: boolean } {
 /**
  * Canonical messages → `contents`. Consecutive same-role messages are merged; empty turns are skipped.
  * @param model the upstream model: Gemini 3 models get a tool result's media inside its functionResponse (files.ts)
+ * @param at where the client put the messages, for a refusal to name (final-turn.ts `conversationField`)
  */
-export function encodeMessages(messages: Message[], model = ''): Array<GeminiContent & { role: GeminiRole }> {
+export function encodeMessages(messages: Message[], model = '', at = 'messages'): Array<GeminiContent & { role: GeminiRole }> {
 	const names = new Map<string, string>()
 	const contents: Array<GeminiContent & { role: GeminiRole }> = []
 	const multimodal = multimodalResults(model)
@@ -161,7 +162,7 @@ export function encodeMessages(messages: Message[], model = ''): Array<GeminiCon
 		if (!parts.length) {
 			// Gemini has no empty part (an empty text is "required oneof field 'data' must have one initialized field").
 			// Left out at the end, the model turn before it would be continued rather than answered (final-turn.ts).
-			if (role === 'user' && mi === messages.length - 1 && last?.role === 'model') throw emptyFinalUserMessage('Gemini', 'a part must hold data, and an empty text holds none')
+			if (role === 'user' && mi === messages.length - 1 && last?.role === 'model') throw emptyFinalUserMessage('Gemini', 'a part must hold data, and an empty text holds none', at)
 			continue
 		}
 		if (last?.role === role) last.parts.push(...parts)

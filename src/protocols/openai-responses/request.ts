@@ -235,7 +235,8 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	const user = optString(b.safety_identifier, 'safety_identifier') ?? optString(b.user, 'user')
 	if (user !== undefined) req.user = user
 	decodePromptCacheHint(b, req)
-	if (Object.keys(extra).length) req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
+	// Always marked, extras or not: refusals name the client's own fields by it (final-turn.ts `conversationField`).
+	req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
 	return req
 }
 

@@ -368,4 +368,30 @@ describe('values outside the caller’s protocol ranges', () => {
 		const r = await acct.openai.chat.completions.create({ model: MODEL.openai, messages: system })
 		expect(r.choices[0]!.message.role).toBe('assistant')
 	})
+
+	it("should name the client's own field when a Responses or Gemini conversation has no message Claude or Gemini can take", async () => {
+		for (const model of [MODEL.anthropic, MODEL.gemini]) {
+			const vendor = model === MODEL.anthropic ? 'Anthropic' : 'Gemini'
+			const acct = await m.account()
+			for (const [input, besides] of [
+				[[{ role: 'developer' as const, content: 'Be brief.' }], true],
+				[[{ role: 'user' as const, content: '' }], false],
+			] as const) {
+				const err = (await acct.openai.responses.create({ model, input: [...input] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>
+				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+				expect(err.param).toBe('input')
+				expect(err.message).toContain(`input: ${vendor} models need at least one user or assistant message with content, and this conversation has none${besides ? ' besides the system prompt' : ''}`)
+				if (!besides) expect(err.message).not.toContain('system prompt')
+			}
+			await expectRefusedUnbilled(acct)
+		}
+		// A Gemini client's own model gets its body as it came (the vendor judges it); Claude gets a converted one.
+		const acct = await m.account()
+		const err = (await genai(acct)
+			.models.generateContent({ model: MODEL.anthropic, contents: [{ role: 'user', parts: [{ text: '' }] }], config: { systemInstruction: 'Be brief.' } })
+			.catch((e: unknown) => e)) as { status?: number; message?: string }
+		expect(err.status).toBe(400)
+		expect(err.message).toContain('contents: Anthropic models need at least one user or assistant message with content, and this conversation has none besides the system prompt')
+		await expectRefusedUnbilled(acct)
+	})
 })
