@@ -3,6 +3,7 @@
  * @module
  */
 import { LEDGER_DEFAULTS } from '../billing/ledger'
+import { type CorsPolicy, corsPolicy, isCorsEntry } from '../http/cors'
 import { type McpLimits, readMcpLimits } from '../mcp/config'
 import { DEFAULT_MAX_FETCHED_URLS } from '../relay/images'
 import { DEFAULT_HEALTH } from '../routing/health'
@@ -46,6 +47,8 @@ export type Env = {
 	maxFetchedUrls: number
 	/** Proxies whose X-Forwarded-For names the caller (http/client-address.ts). */
 	trustedProxies: string[]
+	/** Origins whose pages may call the model APIs from a browser (CORS_ORIGINS; http/cors.ts). */
+	cors: CorsPolicy
 	/** Process-level env holding vendor keys for `env:NAME` references and quick-start channels. */
 	vars: Record<string, string | undefined>
 	logLevel: 'debug' | 'info' | 'warn' | 'error'
@@ -134,6 +137,7 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		ambientEndpoints: r.list('AMBIENT_ENDPOINTS', 'host names, IP addresses or *.suffix wildcards', (e) => isHostName(e.replace(/^\*\./, '')) || isIpv4(e) || isIpv6(e)).map((e) => e.toLowerCase().replace(/^\[|\]$/g, '')),
 		maxFetchedUrls: r.int('FETCH_MAX_URLS', DEFAULT_MAX_FETCHED_URLS, { min: 1, max: 500 }),
 		trustedProxies: r.list('TRUSTED_PROXIES', 'IP addresses or IPv4 CIDRs', (e) => isIpv4(e) || isCidr4(e) || isIpv6(e)),
+		cors: corsPolicy(r.text('CORS_ORIGINS') === undefined ? ['*'] : r.list('CORS_ORIGINS', "'*', 'none' or origins (https://chat.example.com)", isCorsEntry)),
 		vars,
 		logLevel: r.choice('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
 		allowUnpriced: r.bool('ALLOW_UNPRICED_MODELS', false),

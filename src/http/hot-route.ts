@@ -12,6 +12,7 @@
 import { getSchemaValidator, type TSchema } from 'elysia'
 import type { AuthToken } from '../auth/api-key'
 import type { Services } from '../services'
+import { corsHeaders, withCors } from './cors'
 import { toGatewayError } from './error-map'
 import { type ErrorShape, errorResponse } from './error-shapes'
 import { presentedKey } from './model-auth'
@@ -28,7 +29,7 @@ export type HotRoute = { schema: TSchema; shape: ErrorShape; serve(c: RouteConte
 export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Request) => Response | Promise<Response>) {
 	const validator = getSchemaValidator(route.schema, { normalize: false })!
 	const answer = (e: unknown, id: string) => errorResponse(toGatewayError((e as { code?: string } | null)?.code ?? 'UNKNOWN', e, svc), route.shape, id)
-	return async (request: Request): Promise<Response> => {
+	const serve = async (request: Request): Promise<Response> => {
 		const id = guardRequest(svc, request)
 		if (typeof id !== 'string') return id
 		// A body without a length is measured by Elysia's guard as it arrives (request-guard.ts).
@@ -71,5 +72,10 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		} catch (e) {
 			return answer(e, id)
 		}
+	}
+	// A browser's call (cross-origin: it sends an Origin) gets the CORS headers on whatever answers it; no other call pays for it.
+	return (request: Request): Promise<Response> => {
+		const cors = request.headers.get('origin') === null ? undefined : corsHeaders(svc.env.cors, request)
+		return cors ? serve(request).then((res) => withCors(res, cors)) : serve(request)
 	}
 }

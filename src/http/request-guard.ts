@@ -10,6 +10,7 @@ import { Elysia } from 'elysia'
 import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
+import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
 import { unknownRoute } from './error-map'
 import { errorResponse, shapeForPath, shapeForRequest, shapeForUnknownPath } from './error-shapes'
@@ -209,10 +210,14 @@ export const requestGuard = (svc: Services, routed?: Routed) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
 			const handed = handedOn.get(request)
+			// Before the guard's checks, whose refusals a browser's page must be able to read too.
+			const cors = corsHeaders(svc.env.cors, request)
+			if (cors) Object.assign(set.headers, cors)
 			const id = guardRequest(svc, request, routed, handed)
 			if (typeof id !== 'string') return id
 			set.headers['x-request-id'] = id
 			if (handed !== undefined) return
+			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
 			return guardBody(svc, request, id)
 		})
 		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.

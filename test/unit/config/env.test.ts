@@ -19,4 +19,12 @@ describe('loadEnv', () => {
 		expect(loadEnv({ AMBIENT_ENDPOINTS: 'Proxy.Corp.example, *.vpc.example,127.0.0.1,[::1]' }).ambientEndpoints).toEqual(['proxy.corp.example', '*.vpc.example', '127.0.0.1', '::1'])
 		for (const bad of ['https://proxy.corp.example', '*', 'a.*.example']) expect(() => loadEnv({ AMBIENT_ENDPOINTS: bad })).toThrow(`AMBIENT_ENDPOINTS must list host names, IP addresses or *.suffix wildcards; "${bad}" is not one`)
 	})
+
+	it('should take CORS_ORIGINS as *, none or origins, any origin by default, and stop the start naming an entry that is none', () => {
+		expect(loadEnv({}).cors).toEqual({ any: true, origins: new Set() })
+		expect(loadEnv({ CORS_ORIGINS: 'none' }).cors).toEqual({ any: false, origins: new Set() })
+		expect(loadEnv({ CORS_ORIGINS: 'https://Chat.Example.com/, http://localhost:8080' }).cors).toEqual({ any: false, origins: new Set(['https://chat.example.com', 'http://localhost:8080']) })
+		for (const bad of ['chat.example.com', 'https://chat.example.com/app', 'ftp://files.example.com', 'https://*.example.com'])
+			expect(() => loadEnv({ CORS_ORIGINS: bad })).toThrow(`CORS_ORIGINS must list '*', 'none' or origins (https://chat.example.com); "${bad}" is not one`)
+	})
 })
