@@ -74,6 +74,13 @@ const MODEL_API = /^\/v1(beta)?\//
  * @example unknownRoute('POST', '/v1/assistants').message // 'No route POST /v1/assistants on this gateway (…)'
  */
 export function unknownRoute(method: string, path: string): GatewayError {
+	// A base URL ending in a slash joined to a path starting with one (`http://host/` + `/v1/chat/completions`).
+	const single = path.replace(/\/{2,}/g, '/')
+	const meant = single === path ? undefined : MODEL_API.test(single) ? single : withApiPrefix(single)
+	if (meant)
+		return new GatewayError('not_found', `No route ${method} ${path} on this gateway: the path has an empty segment (//); check the base URL of the client for a trailing slash (${method} ${meant} here)`, {
+			code: 'not_found',
+		})
 	if (!MODEL_API.test(path)) {
 		const prefixed = withApiPrefix(path)
 		if (prefixed)

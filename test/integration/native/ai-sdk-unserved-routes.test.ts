@@ -10,6 +10,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import { APICallError, generateText, transcribe } from 'ai'
 import { type TestApp, startTestApp } from '../../helpers/app'
+import { rawPieces, rawPost } from '../../helpers/raw-pieces'
 import { wav } from '../../helpers/wav'
 
 let app: TestApp
@@ -79,5 +80,28 @@ describe('a base URL without the API prefix', () => {
 		expect(e.statusCode).toBe(404)
 		expect(e.message).toBe('No route POST /models/gemini-2.5-flash:generateContent on this gateway: the model API is under /v1 and /v1beta (POST /v1beta/models/gemini-2.5-flash:generateContent here); check the base URL of the client')
 		expect(JSON.parse(e.responseBody!).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
+	})
+})
+
+describe('a base URL ending in a slash', () => {
+	// A client that joins `http://host/` and `/v1/chat/completions` as strings (curl scripts, hand-written ones) sends a
+	// path with an empty segment: the 404 says so, in the caller's shape, with the path meant.
+	it('should name the double slash and the path meant, for each protocol', async () => {
+		const { key } = await app.account(1)
+		// Raw HTTP: Bun's fetch would send the path with the empty segment dropped.
+		const port = Number(new URL(app.url).port)
+		const post = async (path: string, headers: Record<string, string>) => {
+			const text = (await rawPieces(port, rawPost(`127.0.0.1:${port}`, path, { 'content-type': 'application/json', ...headers }, '{}'))).map((p) => p.text).join('')
+			return { status: Number(text.split(' ')[1]), json: async () => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) }
+		}
+		const chat = await post('//v1/chat/completions', { authorization: `Bearer ${key}` })
+		expect(chat.status).toBe(404)
+		expect((await chat.json()).error.message).toBe(
+			'No route POST //v1/chat/completions on this gateway: the path has an empty segment (//); check the base URL of the client for a trailing slash (POST /v1/chat/completions here)',
+		)
+		const messages = await post('//v1/messages', { 'x-api-key': key })
+		expect((await messages.json()).error).toMatchObject({ type: 'not_found_error', message: expect.stringContaining('(POST /v1/messages here)') })
+		const gemini = await post('//v1beta/models/gemini-2.5-flash:generateContent', { 'x-goog-api-key': key })
+		expect((await gemini.json()).error).toMatchObject({ code: 404, status: 'NOT_FOUND', message: expect.stringContaining('(POST /v1beta/models/gemini-2.5-flash:generateContent here)') })
 	})
 })
