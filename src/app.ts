@@ -50,7 +50,7 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 		if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
 	})
 	if (docs) app.use(docs)
-	return app.use(requestGuard(svc, routed)).onError(({ code, error, request, set, query, params, body }) => {
+	return app.use(requestGuard(svc, routed, (request) => app.handle(request))).onError(({ code, error, request, set, query, params, body }) => {
 		const path = new URL(request.url).pathname
 		const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
 		// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).

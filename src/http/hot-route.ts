@@ -32,8 +32,8 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 	const serve = async (request: Request): Promise<Response> => {
 		const id = guardRequest(svc, request)
 		if (typeof id !== 'string') return id
-		// A body without a length is measured by Elysia's guard as it arrives (request-guard.ts).
-		if (hasUnsizedBody(request)) return elysia(request)
+		// A body without a length is measured by Elysia's guard as it arrives, a compressed one decoded (request-guard.ts).
+		if (hasUnsizedBody(request) || request.headers.has('content-encoding')) return elysia(request)
 		const type = request.headers.get('content-type') ?? ''
 		const semi = type.indexOf(';')
 		if (!isJsonType(semi === -1 ? type : type.slice(0, semi))) return elysia(request)

@@ -10,6 +10,7 @@ import { Elysia } from 'elysia'
 import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
+import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
 import { unknownRoute } from './error-map'
@@ -205,8 +206,30 @@ export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (pa
 	}
 }
 
-/** The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes). */
-export const requestGuard = (svc: Services, routed?: Routed) =>
+/**
+ * A compressed body (content-encoding.ts) decoded under the body deadline, and the request sent through the app again
+ * as if it had come so (`reenter`), with its id; or the answer refusing it.
+ */
+async function decodeAndReenter(svc: Services, request: Request, codings: string[], id: string, reenter: (request: Request) => Promise<Response>): Promise<Response> {
+	const shape = shapeForRequest(request, pathOf(request))
+	let body: Uint8Array | GatewayError
+	try {
+		body = await svc.bodyReads.within(decodeBody(request, codings, limitOf(svc, request)), request)
+	} catch (e) {
+		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
+		throw e
+	}
+	if (body instanceof GatewayError) return errorResponse(body, shape, id)
+	const plain = decodedRequest(request, body)
+	plain.headers.set('x-request-id', id)
+	return reenter(plain)
+}
+
+/**
+ * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
+ * request through the app from the start (a compressed body, once decoded).
+ */
+export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
 			const handed = handedOn.get(request)
@@ -218,6 +241,10 @@ export const requestGuard = (svc: Services, routed?: Routed) =>
 			set.headers['x-request-id'] = id
 			if (handed !== undefined) return
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
+			if (reenter) {
+				const codings = contentCodings(request)
+				if (codings.length) return decodeAndReenter(svc, request, codings, id, reenter)
+			}
 			return guardBody(svc, request, id)
 		})
 		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.
