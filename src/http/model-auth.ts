@@ -15,6 +15,9 @@ export function presentedKey(request: Request, gemini: boolean): string | undefi
 	if (auth && auth.length > 7 && (auth.startsWith('Bearer ') || auth.slice(0, 7).toLowerCase() === 'bearer ')) return auth.slice(7).trim()
 	const x = h.get('x-api-key')
 	if (x) return x.trim()
+	// Azure OpenAI's clients (azure-dialect.ts).
+	const azure = h.get('api-key')
+	if (azure) return azure.trim()
 	if (gemini) {
 		const g = h.get('x-goog-api-key')
 		if (g) return g.trim()

@@ -10,6 +10,7 @@ import { Elysia } from 'elysia'
 import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
+import { fromAzure, isAzurePath } from './azure-dialect'
 import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
@@ -225,6 +226,20 @@ async function decodeAndReenter(svc: Services, request: Request, codings: string
 	return reenter(plain)
 }
 
+/** A call in Azure OpenAI's dialect (azure-dialect.ts) sent through the app again as the `/v1` call it is, with its id. */
+async function azureReenter(svc: Services, request: Request, path: string, id: string, reenter: (request: Request) => Promise<Response>): Promise<Response> {
+	let served: Request | GatewayError
+	try {
+		served = await svc.bodyReads.within(fromAzure(request, path), request)
+	} catch (e) {
+		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
+		throw e
+	}
+	if (served instanceof GatewayError) return errorResponse(served, 'openai', id)
+	served.headers.set('x-request-id', id)
+	return reenter(served)
+}
+
 /**
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
  * request through the app from the start (a compressed body, once decoded).
@@ -244,6 +259,10 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			if (reenter) {
 				const codings = contentCodings(request)
 				if (codings.length) return decodeAndReenter(svc, request, codings, id, reenter)
+				if (request.url.includes('/openai/')) {
+					const path = pathOf(request)
+					if (isAzurePath(path)) return azureReenter(svc, request, path, id, reenter)
+				}
 			}
 			return guardBody(svc, request, id)
 		})
