@@ -122,7 +122,9 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 		gatewayConfig: r.text('GATEWAY_CONFIG'),
 		adminKey: r.secret('ADMIN_KEY'),
 		secretKey: r.secret('SECRET_KEY'),
-		maxJsonBytes: r.int('MAX_JSON_BYTES', 8 * 1024 * 1024, { min: 1 }),
+		// Anthropic's own limit on its standard endpoints (32 MB): an agent's turns with screenshots or PDFs that the
+		// vendor takes must not be refused on the way there.
+		maxJsonBytes: r.int('MAX_JSON_BYTES', 32 * 1024 * 1024, { min: 1 }),
 		maxUploadBytes: r.int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, { min: 1 }),
 		// Google's own limit: 2 GB a file (ai.google.dev/gemini-api/docs/files).
 		maxGeminiFileBytes: r.int('MAX_GEMINI_FILE_BYTES', 2 * 1024 * 1024 * 1024, { min: 1 }),
