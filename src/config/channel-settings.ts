@@ -18,6 +18,9 @@ const Ms = (description: string) => T.Integer({ minimum: 1, maximum: MAX_TIMER_M
 export const ChannelTimeouts = T.Object(
 	{
 		first_byte_ms: T.Optional(Ms('Milliseconds to wait for the upstream response headers before failing over (default 120000)')),
+		answer_ms: T.Optional(
+			Ms('Milliseconds a non-streamed call, whose headers come with its whole answer, may wait for it before failing over (default first_byte_ms when set, else 600000)'),
+		),
 		idle_ms: T.Optional(Ms('Milliseconds a response body may stay silent before the call is cut (default 300000)')),
 	},
 	{ additionalProperties: false, description: 'Upstream timeouts of this channel' },

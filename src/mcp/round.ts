@@ -20,7 +20,7 @@ import type { ChatCall } from '../relay/chat'
 import { withAutoCache } from '../relay/auto-cache'
 import { cutAnswer, cuttingDecoder, splitStops } from '../relay/stop-sequences'
 import { encodeFor, forUpstream } from '../relay/upstream-codec'
-import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer } from '../relay/upstream-fetch'
+import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer, waitsFor } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { responseEvents } from './events'
 
@@ -49,7 +49,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const started = Date.now()
 	let up
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream, continuedPrefill(ir) !== undefined), { headers: adapter.headers(ch), body, ch, adapter }, channelTimeouts(ch.settings), t.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, t.upstreamModel, ir.stream, continuedPrefill(ir) !== undefined), { headers: adapter.headers(ch), body, ch, adapter }, channelTimeouts(ch.settings, waitsFor(ir.stream)), t.signal)
 	} catch (e) {
 		return { error: asError(e, () => new GatewayError('upstream', String(e), { retryable: true })) }
 	}

@@ -168,7 +168,7 @@ function settleWhenEnded(op: PassOp, hold: Hold, a: Answer, ended: NonNullable<A
 async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: ModelInfo): Promise<Attempt> {
 	try {
 		const req = await op.request(ch, upstreamModel, price)
-		const up = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body, ...(req.via ?? credentialHooks(ch)) }, channelTimeouts(ch.settings), op.signal)
+		const up = await fetchUpstream(req.url, { method: req.method, headers: req.headers, body: req.body, ...(req.via ?? credentialHooks(ch)) }, channelTimeouts(ch.settings, 'answer'), op.signal)
 		const { res } = up
 		if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 		// Read or piped by the route, the body is watched for silence (idle_ms) as a relayed stream is.

@@ -31,7 +31,7 @@ import { choicesAttempt } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
-import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from './upstream-fetch'
+import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer, waitsFor } from './upstream-fetch'
 import { countOutputText } from './output-count'
 import { fitCap } from './output-limit'
 import { cutAnswer, splitStops } from './stop-sequences'
@@ -386,7 +386,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	let up
 	const attemptStart = Date.now()
 	try {
-		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream, !fast && continuedPrefill(call.ir) !== undefined), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body, ch, adapter }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(adapter.chatUrl(ch, upstreamModel, call.ir.stream, !fast && continuedPrefill(call.ir) !== undefined), { headers: adapter.headers(ch, fast ? call.inbound : undefined), body, ch, adapter }, channelTimeouts(ch.settings, waitsFor(call.ir.stream)), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

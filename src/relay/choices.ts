@@ -23,7 +23,7 @@ import { streamedChoices } from './choices-stream'
 import { countOutputText } from './output-count'
 import { cutAnswer } from './stop-sequences'
 import { convertedBody } from './upstream-codec'
-import { channelTimeouts, fetchUpstream, type Timeouts, unreadableAnswer } from './upstream-fetch'
+import { channelTimeouts, fetchUpstream, type Timeouts, unreadableAnswer, waitsFor } from './upstream-fetch'
 
 /** How the answers are asked for: `calls` calls of `perCall` answers each, answer `k * perCall + i` being call k's i-th. */
 export type ChoicesPlan = {
@@ -85,7 +85,7 @@ export async function choicesAttempt(
 		url: adapter.chatUrl(ch, upstreamModel, call.ir.stream, continuedPrefill(call.ir) !== undefined),
 		headers: adapter.headers(ch),
 		via: { ch, adapter },
-		timeouts: channelTimeouts(ch.settings),
+		timeouts: channelTimeouts(ch.settings, waitsFor(call.ir.stream)),
 	}
 	const a: ChoicesAttempt = { call, info, budget, plan, channel: ch, upstreamModel, held: stops.held }
 	return call.ir.stream ? streamedChoices(a) : wholeChoices(a)

@@ -52,6 +52,17 @@ export type Timeouts = { firstByteMs: number; idleMs: number }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { firstByteMs: 120_000, idleMs: 300_000 }
 
+/**
+ * How long a call whose headers come with its whole answer (non-streamed model work: a reasoning model's answer, an
+ * image, a transcript) may take by default: the 10 minutes the vendors' SDKs wait. Their wait for the first byte is
+ * the whole generation, which a reasoning model can spend minutes on; cut at `firstByteMs`, the answer was lost, the
+ * vendor billed it anyway, and a failover paid for it twice.
+ */
+export const DEFAULT_ANSWER_MS = 600_000
+
+/** What a call waits for before its first byte: only the headers (a stream, a lookup), or the whole answer. */
+export type Waits = 'headers' | 'answer'
+
 export type UpstreamCall = {
 	res: Response
 	/** Releases the call (the relay is done with it) and stops watching the client. */
@@ -105,12 +116,21 @@ const RELEASED = new GatewayError('api_error', 'upstream call released by the re
  */
 const BACKSTOP_MARGIN_MS = 1_000
 
-/** Per-channel overrides from `settings.timeouts` ({first_byte_ms, idle_ms}). */
-export function channelTimeouts(settings: Record<string, unknown>, base = DEFAULT_TIMEOUTS): Timeouts {
+/**
+ * Per-channel overrides from `settings.timeouts` ({first_byte_ms, answer_ms, idle_ms}). A call that `waits` for its
+ * whole answer gets `answer_ms`, else a `first_byte_ms` the operator set (as before `answer_ms` existed), else
+ * DEFAULT_ANSWER_MS.
+ * @example channelTimeouts({}, 'answer').firstByteMs === 600_000
+ */
+export function channelTimeouts(settings: Record<string, unknown>, waits: Waits = 'headers'): Timeouts {
 	const t = (settings.timeouts ?? {}) as Record<string, unknown>
 	const pick = (v: unknown, d: number) => (typeof v === 'number' && v > 0 ? v : d)
-	return { firstByteMs: pick(t.first_byte_ms, base.firstByteMs), idleMs: pick(t.idle_ms, base.idleMs) }
+	const firstByteMs = pick(t.first_byte_ms, DEFAULT_TIMEOUTS.firstByteMs)
+	return { firstByteMs: waits === 'answer' ? pick(t.answer_ms, pick(t.first_byte_ms, DEFAULT_ANSWER_MS)) : firstByteMs, idleMs: pick(t.idle_ms, DEFAULT_TIMEOUTS.idleMs) }
 }
+
+/** What a model call waits for: its headers when it streams, else its whole answer. */
+export const waitsFor = (stream: boolean | undefined): Waits => (stream ? 'headers' : 'answer')
 
 /**
  * @param init.adapter with `init.ch`, the adapter and channel of a chat call: the adapter's hooks reshape the body, set

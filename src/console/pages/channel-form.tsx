@@ -170,7 +170,7 @@ export function ChannelModal({ channel, onClose, onSaved }: { channel?: Channel;
 				value={settings}
 				onValue={setSettings}
 				rows={3}
-				hint='Optional JSON: "timeouts" {first_byte_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models), "reasoning_effort" (false: no effort for thinking, OpenAI-compatible), "api_version" (Azure). See the README.'
+				hint='Optional JSON: "timeouts" {first_byte_ms, answer_ms, idle_ms}, "headers", "responses_api" (false: no /responses), "structured_outputs" ("native" or "prompt", Anthropic), "tool_call_ids" ("alnum9", Mistral models), "reasoning_effort" (false: no effort for thinking, OpenAI-compatible), "api_version" (Azure). See the README.'
 			/>
 		</FormModal>
 	)

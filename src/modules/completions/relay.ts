@@ -21,7 +21,7 @@ import { type Budget, type CallInfo, release, reserveBudget, resolveModel, settl
 import { bodyText } from '../../relay/fast-path'
 import { topLevelMembers } from '../../relay/json-members'
 import { countText } from '../../relay/estimate'
-import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer, waitsFor } from '../../relay/upstream-fetch'
 import { type ResponseAttempt as Attempt, tryChannels } from '../../routing/attempts'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
@@ -102,7 +102,7 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 	let up
 	const attemptStart = Date.now()
 	try {
-		up = await fetchUpstream(openaiUrl(ch, upstreamModel, '/completions'), { headers: adapter.headers(ch), body: text, ...credentialHooks(ch) }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(openaiUrl(ch, upstreamModel, '/completions'), { headers: adapter.headers(ch), body: text, ...credentialHooks(ch) }, channelTimeouts(ch.settings, waitsFor(call.body.stream === true)), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

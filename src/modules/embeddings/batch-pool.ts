@@ -70,7 +70,7 @@ export async function sendInOrder<B, T>(batches: B[], signal: AbortSignal, send:
 
 /** One JSON call to the channel: its parsed answer, or the upstream's error (a malformed answer is retryable). */
 export async function postJson(ch: Channel, url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal, via?: Via): Promise<unknown> {
-	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings), signal)
+	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...via }, channelTimeouts(ch.settings, 'answer'), signal)
 	const text = await up.text().catch((e) => {
 		throw bodyTimeout(e) ?? malformed()
 	})

@@ -41,7 +41,7 @@ function textOf(r: GeminiEmbedContentRequest, at: string, strict: boolean): stri
 }
 
 async function call(c: ModelCall, ch: Channel, url: string, headers: Record<string, string>, body: unknown): Promise<Json> {
-	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings), c.request.signal)
+	const up = await fetchUpstream(url, { headers, body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings, 'answer'), c.request.signal)
 	const { res } = up
 	const text = await answerText(up)
 	if (!res.ok) throw upstreamError(res.status, text, res.headers)

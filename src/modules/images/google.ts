@@ -87,7 +87,7 @@ const answerOf = (requestId: string, images: Image[], extra: Record<string, unkn
 
 /** One more `:generateContent` on the channel that answered the first. */
 async function callAgain(ctx: CallContext, ch: Channel, plan: GooglePlan): Promise<GeminiAnswer> {
-	const { res } = await fetchUpstream(geminiMethodUrl(ch, plan.model, 'generateContent'), { headers: jsonHeaders(ch), body: plan.body }, channelTimeouts(ch.settings), ctx.signal)
+	const { res } = await fetchUpstream(geminiMethodUrl(ch, plan.model, 'generateContent'), { headers: jsonHeaders(ch), body: plan.body }, channelTimeouts(ch.settings, 'answer'), ctx.signal)
 	if (!res.ok) throw upstreamError(res.status, await res.text().catch(() => ''), res.headers)
 	return readJson<GeminiAnswer>(res)
 }

@@ -16,7 +16,7 @@ import type { ChatCall, NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
 import { relayStream } from '../../relay/stream'
 import { convertedBody } from '../../relay/upstream-codec'
-import { channelTimeouts, fetchUpstream, unreadableAnswer } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, unreadableAnswer, waitsFor } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { ResponseAttempt as Attempt } from '../../routing/attempts'
 
@@ -45,7 +45,7 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	const body = JSON.stringify({ ...(JSON.parse(sent.body) as Record<string, unknown>), ...(call.ir.stream && { stream: true }) })
 	let up
 	try {
-		up = await fetchUpstream(url, { headers: adapter.headers(ch), body }, channelTimeouts(ch.settings), call.signal)
+		up = await fetchUpstream(url, { headers: adapter.headers(ch), body }, channelTimeouts(ch.settings, waitsFor(call.ir.stream)), call.signal)
 	} catch (e) {
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}

@@ -21,7 +21,7 @@ import { type CallInfo, resolveModel, settle } from '../../relay/budget'
 import type { NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
 import { credentialHooks } from '../../passthrough/upstream'
-import { channelTimeouts, fetchUpstream, unreadableAnswer } from '../../relay/upstream-fetch'
+import { channelTimeouts, fetchUpstream, unreadableAnswer, waitsFor } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
@@ -97,7 +97,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		if (budget.capChanged && !call.compact) body.max_output_tokens = budget.cap
 		let up
 		try {
-			up = await fetchUpstream(url, { headers: adapter.headers(ch, call.inbound), body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings), call.signal)
+			up = await fetchUpstream(url, { headers: adapter.headers(ch, call.inbound), body: JSON.stringify(body), ...credentialHooks(ch) }, channelTimeouts(ch.settings, waitsFor(body.stream === true)), call.signal)
 		} catch (e) {
 			return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 		}

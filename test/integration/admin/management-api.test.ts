@@ -111,7 +111,7 @@ describe('management API', () => {
 
 	it('should reject oversize bodies with 413 in the caller protocol shape, leaving no rows', async () => {
 		const { key, accountId } = await app.account(1)
-		const big = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] })
+		const big = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(33 * 1024 * 1024) }] })
 		const res = await fetch(`${app.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: big })
 		expect(res.status).toBe(413)
 		expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } })

@@ -50,7 +50,7 @@ describe('parseGatewayConfig', () => {
 	it('should refuse a misspelt channel setting, naming file, entry and field, rather than store it and ignore it', () => {
 		const bad = (settings: unknown) => () => parseGatewayConfig({ channels: [{ ...channel, settings }] }, 'gw.json')
 		expect(bad({ timeoutz: { first_byte_ms: 100 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeoutz": did you mean "timeouts"? (allowed: timeouts, headers, structured_outputs, auto_cache, tool_call_ids, prefix_completion, reasoning_effort, responses_api, project, region, base_models, control_plane_url, guardrail_identifier, guardrail_version, guardrail_trace, guardrail_stream_mode, speech_sse, api_version, authority_host, token_scope, client_id, extra_task_paths, interactions_api)')
-		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, idle_ms)')
+		expect(bad({ timeouts: { first_byte_ms: 100, idle: 5 } })).toThrow('gw.json: channels[0] ("openai-main"): unknown field "settings.timeouts.idle" (allowed: first_byte_ms, answer_ms, idle_ms)')
 		expect(bad({ headers: { 'http referer': 'x' } })).toThrow(/channels\[0\] \("openai-main"\): field "settings\.headers\.http referer": not a valid name/)
 	})
 	it('should take extra task paths only as a method and a plain path outside the billed and task routes', () => {
@@ -242,8 +242,8 @@ describe('loadGatewayFile', () => {
 			['channel.yaml', `${chYaml}    baseurl: https://y/v1\n`, 'line 7, column 5: channels[0] ("a"): unknown field "baseurl": did you mean "base_url"? (allowed: name, type,'],
 			['settings.json', `{"channels": [${ch}, "settings": {\n "responsesApi": false}}]}`, 'line 2, column 2: channels[0] ("a"): unknown field "settings.responsesApi": did you mean "responses_api"? (allowed: timeouts, headers,'],
 			['settings.yaml', `${chYaml}    settings:\n      header:\n        x-title: t\n`, 'line 8, column 7: channels[0] ("a"): unknown field "settings.header": did you mean "headers"? (allowed: timeouts, headers,'],
-			['timeouts.json', `{"channels": [${ch}, "settings": {"timeouts": {"idle_ms": 5,\n "first_byte": 1}}}]}`, 'line 2, column 2: channels[0] ("a"): unknown field "settings.timeouts.first_byte": did you mean "first_byte_ms"? (allowed: first_byte_ms, idle_ms)'],
-			['timeouts.yaml', `${chYaml}    settings: {timeouts: {firstByteMs: 1}}\n`, 'line 7, column 27: channels[0] ("a"): unknown field "settings.timeouts.firstByteMs": did you mean "first_byte_ms"? (allowed: first_byte_ms, idle_ms)'],
+			['timeouts.json', `{"channels": [${ch}, "settings": {"timeouts": {"idle_ms": 5,\n "first_byte": 1}}}]}`, 'line 2, column 2: channels[0] ("a"): unknown field "settings.timeouts.first_byte": did you mean "first_byte_ms"? (allowed: first_byte_ms, answer_ms, idle_ms)'],
+			['timeouts.yaml', `${chYaml}    settings: {timeouts: {firstByteMs: 1}}\n`, 'line 7, column 27: channels[0] ("a"): unknown field "settings.timeouts.firstByteMs": did you mean "first_byte_ms"? (allowed: first_byte_ms, answer_ms, idle_ms)'],
 			// No known key is near: the list alone.
 			['far.yaml', 'models:\n  - name: m\n    cost: 1\n', 'line 3, column 5: models[0] ("m"): unknown field "cost" (allowed: name,'],
 			// Not only unknown keys: a value of the wrong type is placed too.
