@@ -13,8 +13,8 @@
 /** Who may call: any origin, the listed ones (as browsers send them: `https://chat.example.com`), or none (CORS off). */
 export type CorsPolicy = { any: boolean; origins: ReadonlySet<string> }
 
-/** The model APIs' paths (Gemini's resumable uploads and file downloads included). */
-const API_PATH = /^\/(?:v1|v1beta|mj|suno|upload|download)(?:\/|$)/
+/** The model APIs' paths (Gemini's resumable uploads and file downloads, and Azure OpenAI's dialect, included). */
+const API_PATH = /^\/(?:v1|v1beta|openai|mj|suno|upload|download)(?:\/|$)/
 
 /** Headers the SDKs read from an answer, beyond the CORS-safelisted ones (a browser hides the rest from the page). */
 const EXPOSED = [

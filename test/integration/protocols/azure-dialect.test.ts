@@ -81,14 +81,16 @@ describe('an AzureOpenAI client', () => {
 })
 
 describe("Azure's v1 API", () => {
-	it('should serve /openai/v1/… as /v1/…, the key in api-key', async () => {
+	it('should serve /openai/v1/… as /v1/…, the key in api-key, to pages on any origin', async () => {
 		const acct = await m.account()
 		const res = await fetch(`${m.app.url}/openai/v1/chat/completions`, {
 			method: 'POST',
-			headers: { 'api-key': acct.key, 'content-type': 'application/json' },
+			headers: { 'api-key': acct.key, 'content-type': 'application/json', origin: 'http://localhost:5173' },
 			body: JSON.stringify({ model: MODEL.anthropic, messages: [{ role: 'user', content: 'v1 over Azure' }] }),
 		})
 		expect(res.status).toBe(200)
+		// A page calling it from a browser is let in as on /v1.
+		expect(res.headers.get('access-control-allow-origin')).toBe('*')
 		expect((await res.json()).choices[0].message.content).toContain('v1 over Azure')
 	})
 })
