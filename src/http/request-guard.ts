@@ -240,6 +240,48 @@ async function azureReenter(svc: Services, request: Request, path: string, id: s
 	return reenter(served)
 }
 
+/** What `curl -d` sends without `-H 'content-type: application/json'`, what a page sends to spare a preflight, or nothing. */
+const UNTYPED = new Set(['', 'text/plain', 'application/x-www-form-urlencoded'])
+
+/**
+ * A POST to the model API with a body (of a known length) sent untyped or mistyped (UNTYPED): the model API takes
+ * JSON, and such a body is the caller's JSON more often than not (a curl command without its content-type header,
+ * a page's text/plain). Elysia would read it as text or a form, and the route answer "Expected object" or "model is
+ * required" for a body that has both.
+ */
+function untypedJson(request: Request): boolean {
+	if (request.method !== 'POST' || !(Number(request.headers.get('content-length')) > 0)) return false
+	const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+	if (!UNTYPED.has(type)) return false
+	const path = pathOf(request)
+	return path.startsWith('/v1/') || path.startsWith('/v1beta/')
+}
+
+/**
+ * The request sent through the app again as JSON, with its id, when its body is a JSON object; else undefined (it
+ * goes on as it came, and is refused as before). The body, already within the size limit, is read under the deadline.
+ */
+async function asJson(svc: Services, request: Request, id: string, reenter: (request: Request) => Promise<Response>): Promise<Response | undefined> {
+	let text: string
+	try {
+		text = await svc.bodyReads.within(request.clone().text(), request)
+	} catch (e) {
+		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
+		throw e
+	}
+	const start = text.trimStart()[0]
+	if (start !== '{' || jsonTooDeep(text)) return undefined
+	try {
+		JSON.parse(text)
+	} catch {
+		return undefined
+	}
+	const headers = new Headers(request.headers)
+	headers.set('content-type', 'application/json')
+	headers.set('x-request-id', id)
+	return reenter(new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal }))
+}
+
 /**
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
  * request through the app from the start (a compressed body, once decoded).
@@ -262,6 +304,10 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 				if (request.url.includes('/openai/')) {
 					const path = pathOf(request)
 					if (isAzurePath(path)) return azureReenter(svc, request, path, id, reenter)
+				}
+				if (untypedJson(request)) {
+					const retyped = await asJson(svc, request, id, reenter)
+					if (retyped) return retyped
 				}
 			}
 			return guardBody(svc, request, id)
