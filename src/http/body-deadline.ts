@@ -9,9 +9,11 @@
  * How it costs nothing measurable per request: a sized body is read natively (`request.text()`), with no per-chunk
  * callback to check a clock in, and reading it as a stream instead would cost more than the native read; a timer per
  * request would be a timer armed and cleared per request. Instead each read joins one queue, and one interval per
- * process, running only while a read waits, fails the reads past their deadline. Every read has the same timeout, so
- * the queue's order (a Set keeps insertion order) is the order of their deadlines: a sweep looks at the expired ones
- * and the first that is not. What a read pays is a Set add and delete and one promise (~0.3 µs).
+ * process, running only while a read waits, fails the reads past their deadline; a sweep looks at every read waiting
+ * (a few: the bodies on their way in). What a read pays is a Set add and delete and one promise (~0.3 µs).
+ *
+ * A large body gets longer, by the time its declared length past 1 MiB takes at MIN_BODY_RATE: a 24 MB turn of screenshots from
+ * a slow uplink is not cut at the deadline a small body has, while a client trickling bytes is still cut.
  * @module
  */
 import { GatewayError } from '../core/errors'
@@ -26,8 +28,9 @@ export class BodyReadTimeout extends Error {
 
 export type BodyDeadline = {
 	/**
-	 * `read` (a body being read), failed with BodyReadTimeout once the deadline passes before it settles; the request
-	 * is then marked (`bodyTimeoutOf`), for the hooks that answer where a parser caught the failure and went on.
+	 * `read` (a body being read), failed with BodyReadTimeout once the deadline passes before it settles (longer for a
+	 * large `request`: MIN_BODY_RATE); the request is then marked (`bodyTimeoutOf`), for the hooks that answer where a
+	 * parser caught the failure and went on.
 	 */
 	within<T>(read: Promise<T>, request?: Request): Promise<T>
 	/** Reads waiting now (tests). */
@@ -35,7 +38,19 @@ export type BodyDeadline = {
 	stop(): void
 }
 
-type Entry = { due: number; fail: (e: Error) => void; request?: Request }
+type Entry = { due: number; allowedMs: number; fail: (e: Error) => void; request?: Request }
+
+/** The slowest upload a large body is allowed, bytes a second (1 Mbit/s): its deadline grows by its length at this rate. */
+export const MIN_BODY_RATE = 128 * 1024
+
+/** What the deadline itself covers of a body's length: the requests of every day. */
+const COVERED_BYTES = 1024 * 1024
+
+/** The time a request's body may take: the deadline, and what its declared length has past COVERED_BYTES at MIN_BODY_RATE. */
+const allowedFor = (timeoutMs: number, request: Request | undefined) => {
+	const length = Number(request?.headers.get('content-length'))
+	return length > COVERED_BYTES ? timeoutMs + Math.ceil(((length - COVERED_BYTES) / MIN_BODY_RATE) * 1000) : timeoutMs
+}
 
 const timedOut = new WeakMap<Request, BodyReadTimeout>()
 
@@ -54,9 +69,9 @@ export function createBodyDeadline(timeoutMs: number): BodyDeadline {
 	const sweep = () => {
 		const now = Date.now()
 		for (const e of queue) {
-			if (e.due > now) break
+			if (e.due > now) continue
 			queue.delete(e)
-			const late = new BodyReadTimeout(timeoutMs)
+			const late = new BodyReadTimeout(e.allowedMs)
 			if (e.request) timedOut.set(e.request, late)
 			e.fail(late)
 		}
@@ -68,7 +83,8 @@ export function createBodyDeadline(timeoutMs: number): BodyDeadline {
 	return {
 		within<T>(read: Promise<T>, request?: Request): Promise<T> {
 			return new Promise<T>((resolve, reject) => {
-				const entry: Entry = { due: Date.now() + timeoutMs, fail: reject, request }
+				const allowedMs = allowedFor(timeoutMs, request)
+				const entry: Entry = { due: Date.now() + allowedMs, allowedMs, fail: reject, request }
 				queue.add(entry)
 				if (!sweeper) {
 					sweeper = setInterval(sweep, step)
@@ -118,7 +134,7 @@ export function readsUnderDeadline(request: Request, reads: BodyDeadline): void 
  * the body, and the next bytes on the socket would be read as a request of their own.
  */
 export function bodyTimedOut(request: Request, e: BodyReadTimeout, requestId: string): Response {
-	const err = new GatewayError('timeout', `Request body not received within ${e.timeoutMs} ms (BODY_READ_TIMEOUT_MS); send the whole body promptly`, {
+	const err = new GatewayError('timeout', `Request body not received within ${e.timeoutMs} ms (BODY_READ_TIMEOUT_MS, longer for a large body); send the whole body promptly`, {
 		status: 408,
 		code: 'request_timeout',
 	})

@@ -39,7 +39,7 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		if (!isJsonType(semi === -1 ? type : type.slice(0, semi))) return elysia(request)
 		let raw: string
 		try {
-			raw = await svc.bodyReads.within(request.text())
+			raw = await svc.bodyReads.within(request.text(), request)
 		} catch (e) {
 			if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
 			return elysia(request)

@@ -1,4 +1,4 @@
-/** The shared body-read deadline (http/body-deadline.ts): one sweep for every waiting read, FIFO since all share one timeout. */
+/** The shared body-read deadline (http/body-deadline.ts): one sweep for every waiting read, longer for a large body. */
 import { describe, expect, it } from 'bun:test'
 import { BodyReadTimeout, bodyTimeoutOf, createBodyDeadline, readsUnderDeadline } from '../../../src/http/body-deadline'
 
@@ -16,6 +16,23 @@ describe('createBodyDeadline', () => {
 		expect(Date.now() - started).toBeLessThan(400)
 		expect(bodyTimeoutOf(request)?.timeoutMs).toBe(100)
 		expect(reads.waiting).toBe(0)
+		reads.stop()
+	})
+
+	it('should give a large body longer, by its length past 1 MiB at 128 KiB/s, and a small one the deadline alone', async () => {
+		const reads = createBodyDeadline(100)
+		const sized = (bytes: number) => new Request('http://x/', { method: 'POST', headers: { 'content-length': String(bytes) } })
+		const small = sized(1024 * 1024)
+		// 32 KiB past the MiB: 250 ms more.
+		const large = sized(1024 * 1024 + 32 * 1024)
+		const never = new Promise<string>(() => {})
+		const started = Date.now()
+		const smallRead = reads.within(never, small).catch(() => Date.now() - started)
+		const largeRead = reads.within(never, large).catch(() => Date.now() - started)
+		expect(await smallRead).toBeLessThan(300)
+		expect(await largeRead).toBeGreaterThanOrEqual(350)
+		expect(bodyTimeoutOf(small)?.timeoutMs).toBe(100)
+		expect(bodyTimeoutOf(large)?.timeoutMs).toBe(350)
 		reads.stop()
 	})
 
