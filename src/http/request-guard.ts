@@ -208,36 +208,34 @@ export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (pa
 }
 
 /**
- * A compressed body (content-encoding.ts) decoded under the body deadline, and the request sent through the app again
- * as if it had come so (`reenter`), with its id; or the answer refusing it.
+ * The request as `rewrite` makes it (reading its body under the deadline), sent through the app again from the start
+ * with its id; the answer refusing it when `rewrite` gives an error; undefined when it gives nothing (the request goes
+ * on as it came).
  */
-async function decodeAndReenter(svc: Services, request: Request, codings: string[], id: string, reenter: (request: Request) => Promise<Response>): Promise<Response> {
-	const shape = shapeForRequest(request, pathOf(request))
-	let body: Uint8Array | GatewayError
+async function rewritten(
+	svc: Services,
+	request: Request,
+	id: string,
+	reenter: (request: Request) => Promise<Response>,
+	rewrite: () => Promise<Request | GatewayError | undefined>,
+): Promise<Response | undefined> {
+	let next: Request | GatewayError | undefined
 	try {
-		body = await svc.bodyReads.within(decodeBody(request, codings, limitOf(svc, request)), request)
+		next = await svc.bodyReads.within(rewrite(), request)
 	} catch (e) {
 		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
 		throw e
 	}
-	if (body instanceof GatewayError) return errorResponse(body, shape, id)
-	const plain = decodedRequest(request, body)
-	plain.headers.set('x-request-id', id)
-	return reenter(plain)
+	if (next === undefined) return undefined
+	if (next instanceof GatewayError) return errorResponse(next, shapeForRequest(request, pathOf(request)), id)
+	next.headers.set('x-request-id', id)
+	return reenter(next)
 }
 
-/** A call in Azure OpenAI's dialect (azure-dialect.ts) sent through the app again as the `/v1` call it is, with its id. */
-async function azureReenter(svc: Services, request: Request, path: string, id: string, reenter: (request: Request) => Promise<Response>): Promise<Response> {
-	let served: Request | GatewayError
-	try {
-		served = await svc.bodyReads.within(fromAzure(request, path), request)
-	} catch (e) {
-		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
-		throw e
-	}
-	if (served instanceof GatewayError) return errorResponse(served, 'openai', id)
-	served.headers.set('x-request-id', id)
-	return reenter(served)
+/** A compressed body (content-encoding.ts) decoded, or why it is refused. */
+async function decoded(svc: Services, request: Request, codings: string[]): Promise<Request | GatewayError> {
+	const body = await decodeBody(request, codings, limitOf(svc, request))
+	return body instanceof GatewayError ? body : decodedRequest(request, body)
 }
 
 /** What `curl -d` sends without `-H 'content-type: application/json'`, what a page sends to spare a preflight, or nothing. */
@@ -257,20 +255,10 @@ function untypedJson(request: Request): boolean {
 	return path.startsWith('/v1/') || path.startsWith('/v1beta/')
 }
 
-/**
- * The request sent through the app again as JSON, with its id, when its body is a JSON object; else undefined (it
- * goes on as it came, and is refused as before). The body, already within the size limit, is read under the deadline.
- */
-async function asJson(svc: Services, request: Request, id: string, reenter: (request: Request) => Promise<Response>): Promise<Response | undefined> {
-	let text: string
-	try {
-		text = await svc.bodyReads.within(request.clone().text(), request)
-	} catch (e) {
-		if (e instanceof BodyReadTimeout) return bodyTimedOut(request, e, id)
-		throw e
-	}
-	const start = text.trimStart()[0]
-	if (start !== '{' || jsonTooDeep(text)) return undefined
+/** The request typed as JSON when its body is a JSON object; else undefined (it goes on as it came, refused as before). */
+async function typedAsJson(request: Request): Promise<Request | undefined> {
+	const text = await request.clone().text()
+	if (text.trimStart()[0] !== '{' || jsonTooDeep(text)) return undefined
 	try {
 		JSON.parse(text)
 	} catch {
@@ -278,13 +266,12 @@ async function asJson(svc: Services, request: Request, id: string, reenter: (req
 	}
 	const headers = new Headers(request.headers)
 	headers.set('content-type', 'application/json')
-	headers.set('x-request-id', id)
-	return reenter(new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal }))
+	return new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal })
 }
 
 /**
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
- * request through the app from the start (a compressed body, once decoded).
+ * request through the app from the start (a body decoded or retyped, an Azure call as the `/v1` one it is).
  */
 export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>) =>
 	new Elysia({ name: 'request-guard' })
@@ -300,13 +287,11 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
 			if (reenter) {
 				const codings = contentCodings(request)
-				if (codings.length) return decodeAndReenter(svc, request, codings, id, reenter)
-				if (request.url.includes('/openai/')) {
-					const path = pathOf(request)
-					if (isAzurePath(path)) return azureReenter(svc, request, path, id, reenter)
-				}
+				if (codings.length) return rewritten(svc, request, id, reenter, () => decoded(svc, request, codings))
+				const path = request.url.includes('/openai/') ? pathOf(request) : undefined
+				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, () => fromAzure(request, path))
 				if (untypedJson(request)) {
-					const retyped = await asJson(svc, request, id, reenter)
+					const retyped = await rewritten(svc, request, id, reenter, () => typedAsJson(request))
 					if (retyped) return retyped
 				}
 			}
