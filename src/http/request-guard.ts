@@ -11,6 +11,7 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { fromAzure, isAzurePath } from './azure-dialect'
+import { fromVertex, vertexCall } from './vertex-dialect'
 import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
@@ -271,7 +272,7 @@ async function typedAsJson(request: Request): Promise<Request | undefined> {
 
 /**
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
- * request through the app from the start (a body decoded or retyped, an Azure call as the `/v1` one it is).
+ * request through the app from the start (a body decoded or retyped, an Azure or Vertex call as the `/v1` one it is).
  */
 export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>) =>
 	new Elysia({ name: 'request-guard' })
@@ -290,6 +291,8 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 				if (codings.length) return rewritten(svc, request, id, reenter, () => decoded(svc, request, codings))
 				const path = request.url.includes('/openai/') ? pathOf(request) : undefined
 				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, () => fromAzure(request, path))
+				const vertex = request.method === 'POST' && request.url.includes('/publishers/anthropic/') ? vertexCall(pathOf(request)) : undefined
+				if (vertex) return rewritten(svc, request, id, reenter, () => fromVertex(request, vertex))
 				if (untypedJson(request)) {
 					const retyped = await rewritten(svc, request, id, reenter, () => typedAsJson(request))
 					if (retyped) return retyped
