@@ -83,10 +83,8 @@ export function corsHeaders(policy: CorsPolicy, request: Request): Record<string
 	if (origin === null) return undefined
 	const allowed = allowedOrigin(policy, origin, pathOf(request.url))
 	if (allowed === undefined) return undefined
-	const headers: Record<string, string> = { 'access-control-allow-origin': allowed, 'access-control-expose-headers': EXPOSED }
-	// A listed origin is echoed, so a shared cache must keep answers to different origins apart.
-	if (allowed !== '*') headers.vary = 'Origin'
-	return headers
+	// These headers come only with an Origin (and a listed origin is echoed): a shared cache must keep such answers apart.
+	return { 'access-control-allow-origin': allowed, 'access-control-expose-headers': EXPOSED, vary: 'Origin' }
 }
 
 /** A browser's preflight: `OPTIONS` asking whether a method may be used (`Access-Control-Request-Method`). */
@@ -102,7 +100,7 @@ export function preflightResponse(request: Request, cors: Record<string, string>
 		'access-control-allow-origin': cors['access-control-allow-origin']!,
 		'access-control-allow-methods': METHODS,
 		'access-control-max-age': MAX_AGE,
-		vary: cors.vary ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers',
+		vary: 'Origin, Access-Control-Request-Headers',
 		'x-request-id': requestId,
 	}
 	const asked = request.headers.get('access-control-request-headers')

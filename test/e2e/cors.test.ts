@@ -120,6 +120,7 @@ describe('a page on another origin', () => {
 		expect(res.headers.get('access-control-allow-headers')).toBe('authorization,content-type,x-stainless-os')
 		expect(res.headers.get('access-control-allow-methods')).toContain('POST')
 		expect(res.headers.get('access-control-allow-credentials')).toBeNull()
+		expect(res.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers')
 		const admin = await fetch(`${m.app.url}/api/tokens`, { method: 'OPTIONS', headers: asked })
 		expect(admin.headers.get('access-control-allow-origin')).toBeNull()
 		const listed = await fetch(`${m.app.url}/api/tokens`, { headers: { origin: 'http://localhost:1234', authorization: `Bearer ${ADMIN_KEY}` } })
@@ -130,6 +131,10 @@ describe('a page on another origin', () => {
 		const plain = await fetch(`${m.app.url}/v1/models`, { headers: { authorization: `Bearer ${acct.key}` } })
 		expect(plain.status).toBe(200)
 		expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+		// A page's answer says it depends on the Origin, so a shared cache does not hand it to anyone else, nor theirs to it.
+		const fromPage = await fetch(`${m.app.url}/v1/models`, { headers: { authorization: `Bearer ${acct.key}`, origin: 'http://localhost:1234' } })
+		expect(fromPage.headers.get('access-control-allow-origin')).toBe('*')
+		expect(fromPage.headers.get('vary')).toBe('Origin')
 	})
 })
 
