@@ -11,6 +11,7 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { fromAzure, isAzurePath } from './azure-dialect'
+import { asEventStream, bedrockCall, fromBedrock } from './bedrock-dialect'
 import { fromVertex, vertexCall } from './vertex-dialect'
 import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
@@ -219,6 +220,7 @@ async function rewritten(
 	id: string,
 	reenter: (request: Request) => Promise<Response>,
 	rewrite: () => Promise<Request | GatewayError | undefined>,
+	answer?: (res: Response) => Response,
 ): Promise<Response | undefined> {
 	let next: Request | GatewayError | undefined
 	try {
@@ -230,7 +232,7 @@ async function rewritten(
 	if (next === undefined) return undefined
 	if (next instanceof GatewayError) return errorResponse(next, shapeForRequest(request, pathOf(request)), id)
 	next.headers.set('x-request-id', id)
-	return reenter(next)
+	return answer ? reenter(next).then(answer) : reenter(next)
 }
 
 /** A compressed body (content-encoding.ts) decoded, or why it is refused. */
@@ -272,7 +274,7 @@ async function typedAsJson(request: Request): Promise<Request | undefined> {
 
 /**
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
- * request through the app from the start (a body decoded or retyped, an Azure or Vertex call as the `/v1` one it is).
+ * request through the app from the start (a body decoded or retyped, an Azure, Vertex or Bedrock call as the `/v1` one it is).
  */
 export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>) =>
 	new Elysia({ name: 'request-guard' })
@@ -293,6 +295,8 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, () => fromAzure(request, path))
 				const vertex = request.method === 'POST' && request.url.includes('/publishers/anthropic/') ? vertexCall(pathOf(request)) : undefined
 				if (vertex) return rewritten(svc, request, id, reenter, () => fromVertex(request, vertex))
+				const bedrock = request.method === 'POST' && request.url.includes('/model/') ? bedrockCall(pathOf(request)) : undefined
+				if (bedrock) return rewritten(svc, request, id, reenter, () => fromBedrock(request, bedrock), bedrock.stream ? asEventStream : undefined)
 				if (untypedJson(request)) {
 					const retyped = await rewritten(svc, request, id, reenter, () => typedAsJson(request))
 					if (retyped) return retyped

@@ -73,6 +73,39 @@ function readHeaders(b: Uint8Array, view: DataView): EventMessage['headers'] {
 	return out
 }
 
+/** One message with string headers (type 7), as Bedrock frames its streams: what the gateway's Bedrock-format answers send. */
+export function encodeMessage(headers: Record<string, string>, payload: Uint8Array): Uint8Array {
+	const text = new TextEncoder()
+	const fields: Uint8Array[] = []
+	let headersLen = 0
+	for (const [name, value] of Object.entries(headers)) {
+		const n = text.encode(name)
+		const v = text.encode(value)
+		const field = new Uint8Array(4 + n.length + v.length)
+		field[0] = n.length
+		field.set(n, 1)
+		field[1 + n.length] = 7
+		new DataView(field.buffer).setUint16(2 + n.length, v.length)
+		field.set(v, 4 + n.length)
+		fields.push(field)
+		headersLen += field.length
+	}
+	const total = PRELUDE + headersLen + payload.length + 4
+	const m = new Uint8Array(total)
+	const view = new DataView(m.buffer)
+	view.setUint32(0, total)
+	view.setUint32(4, headersLen)
+	view.setUint32(8, crc32(m.subarray(0, 8)))
+	let at = PRELUDE
+	for (const field of fields) {
+		m.set(field, at)
+		at += field.length
+	}
+	m.set(payload, at)
+	view.setUint32(total - 4, crc32(m.subarray(0, total - 4)))
+	return m
+}
+
 /** One whole message (`m` is exactly its bytes), its CRCs checked. */
 export function decodeMessage(m: Uint8Array): EventMessage {
 	const view = new DataView(m.buffer, m.byteOffset, m.byteLength)
