@@ -8,6 +8,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { readJsonObject } from './raw-json'
 
 /** The operations Azure serves under a deployment (its data-plane reference), as the gateway's `/v1` paths name them. */
 const OPS = ['chat/completions', 'completions', 'embeddings', 'audio/transcriptions', 'audio/translations', 'audio/speech', 'images/generations', 'images/edits']
@@ -54,14 +55,8 @@ async function withModel(request: Request, url: URL, model: string): Promise<Req
 		headers.delete('content-type')
 		return new Request(url, { method: request.method, headers, body: form, signal: request.signal })
 	}
-	const text = await request.text()
-	let body: unknown
-	try {
-		body = text === '' ? {} : JSON.parse(text)
-	} catch {
-		return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
-	}
-	if (body === null || typeof body !== 'object' || Array.isArray(body)) return new GatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_request_error' })
+	const body = await readJsonObject(request)
+	if (body instanceof GatewayError) return body
 	headers.set('content-type', 'application/json')
 	return new Request(url, { method: request.method, headers, body: JSON.stringify({ ...body, model }), signal: request.signal })
 }

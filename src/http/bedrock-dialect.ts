@@ -8,6 +8,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { readJsonObject } from './raw-json'
 import { createSseParser, type SseFrame } from '../core/sse'
 import { encodeMessage } from '../providers/aws/event-stream'
 
@@ -26,14 +27,9 @@ export function bedrockCall(path: string): BedrockCall | undefined {
 
 /** The request as the gateway serves it: `/v1/messages` with the model and `stream` in the body, the betas as a header. */
 export async function fromBedrock(request: Request, call: BedrockCall): Promise<Request | GatewayError> {
-	let body: unknown
-	try {
-		body = JSON.parse(await request.text())
-	} catch {
-		return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
-	}
-	if (body === null || typeof body !== 'object' || Array.isArray(body)) return new GatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_request_error' })
-	const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body as Record<string, unknown>
+	const body = await readJsonObject(request)
+	if (body instanceof GatewayError) return body
+	const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body
 	const url = new URL(request.url)
 	url.pathname = '/v1/messages'
 	const headers = new Headers(request.headers)

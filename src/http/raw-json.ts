@@ -68,3 +68,19 @@ export const rawJson = (request: Request): string | undefined => texts.get(reque
  * parser dispatch uses, `application/json` with or without a suffix.
  */
 export const isJsonType = (contentType: string): boolean => contentType.charCodeAt(12) === 106 /* j */
+
+/**
+ * The body of a request being rewritten into another route's (the Azure, Vertex and Bedrock dialects) as a JSON
+ * object, or the 400 saying why it is not one; an empty body is an empty object.
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown> | GatewayError> {
+	const text = await request.text()
+	let body: unknown
+	try {
+		body = text === '' ? {} : JSON.parse(text)
+	} catch {
+		return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
+	}
+	if (body === null || typeof body !== 'object' || Array.isArray(body)) return new GatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_request_error' })
+	return body as Record<string, unknown>
+}

@@ -8,6 +8,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { readJsonObject } from './raw-json'
 
 /** The Anthropic API version a Vertex body stands for (Vertex's `vertex-2023-10-16` is that API's). */
 const ANTHROPIC_VERSION = '2023-06-01'
@@ -25,14 +26,9 @@ export function vertexCall(path: string): { model: string; method: 'rawPredict' 
  * model in the body, `stream` as the method says, and the Anthropic version as a header rather than a body field.
  */
 export async function fromVertex(request: Request, call: { model: string; method: 'rawPredict' | 'streamRawPredict' }): Promise<Request | GatewayError> {
-	let body: unknown
-	try {
-		body = JSON.parse(await request.text())
-	} catch {
-		return new GatewayError('invalid_request', 'Malformed request body: not valid JSON', { code: 'invalid_json' })
-	}
-	if (body === null || typeof body !== 'object' || Array.isArray(body)) return new GatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_request_error' })
-	const { anthropic_version: _version, ...rest } = body as Record<string, unknown>
+	const body = await readJsonObject(request)
+	if (body instanceof GatewayError) return body
+	const { anthropic_version: _version, ...rest } = body
 	const counting = call.model === 'count-tokens'
 	const out = counting ? rest : { ...rest, model: call.model, stream: call.method === 'streamRawPredict' }
 	const url = new URL(request.url)
