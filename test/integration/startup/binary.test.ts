@@ -8,7 +8,6 @@
  * (DATABASE_URL) when the tests run on it.
  */
 import Anthropic from '@anthropic-ai/sdk'
-import { GoogleGenAI } from '@google/genai'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,6 +16,7 @@ import postgres from 'postgres'
 import type { Subprocess } from 'bun'
 import { randomString } from '../../../src/lib/ids'
 import { launch, newPage, signIn } from '../../e2e/browser'
+import { adminPost, callWithSdks, setUpGateway } from '../../helpers/deployed'
 import { freePort } from '../../helpers/ports'
 import { startAnthropicMock, startGeminiMock, startOpenAIMock } from '../../mocks'
 
@@ -75,41 +75,7 @@ async function stop(r: Running): Promise<number> {
 	return r.proc.exited
 }
 
-/** Channels for the three mock vendors and prices for their models, through any management caller. */
-async function setUp(post: (path: string, body: unknown) => Promise<{ status: number; body: any }>): Promise<string> {
-	const channels = [
-		{ name: 'oa', type: 'openai', base_url: openaiUp.url, api_key: 'up-openai', models: ['gpt-4o-mini', 'text-embedding-3-small'] },
-		{ name: 'an', type: 'anthropic', base_url: anthropicUp.url, api_key: 'up-anthropic', models: ['claude-haiku-4-5'] },
-		{ name: 'ge', type: 'gemini', base_url: geminiUp.url, api_key: 'up-gemini', models: ['gemini-2.5-flash'] },
-	]
-	for (const c of channels) expect((await post('/api/channels', c)).status).toBe(201)
-	for (const name of ['gpt-4o-mini', 'text-embedding-3-small', 'claude-haiku-4-5', 'gemini-2.5-flash']) expect((await post('/api/models', { name, input_per_mtok: 1, output_per_mtok: 2 })).status).toBe(201)
-	const account = await post('/api/accounts', { name: 'ops', balance: 10 })
-	expect(account.status).toBe(201)
-	const token = await post('/api/tokens', { account_id: account.body.id, name: 'binary' })
-	expect(token.status).toBe(201)
-	return token.body.key
-}
-
-/** Every SDK call the README promises, against the running executable. */
-async function callWithSdks(url: string, key: string) {
-	const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 })
-	const anthropic = new Anthropic({ baseURL: url, apiKey: key, maxRetries: 0 })
-	const google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url } })
-	const chat = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'chat whole' }] })
-	expect(chat.choices[0]!.message.content).toBe('Hello! You said: chat whole')
-	let streamed = ''
-	for await (const c of await openai.chat.completions.create({ model: 'claude-haiku-4-5', stream: true, messages: [{ role: 'user', content: 'chat streamed' }] }))
-		streamed += c.choices[0]?.delta?.content ?? ''
-	expect(streamed).toBe('Hello! You said: chat streamed')
-	const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'embed me' })
-	expect(embedding.data[0]!.embedding.length).toBe(1536)
-	const message = await anthropic.messages.create({ model: 'gemini-2.5-flash', max_tokens: 64, messages: [{ role: 'user', content: 'messages whole' }] })
-	expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello! You said: messages whole' })])
-	expect(await anthropic.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'messages streamed' }] }).finalText()).toBe('Hello! You said: messages streamed')
-	expect((await google.models.generateContent({ model: 'gemini-2.5-flash', contents: 'gemini native' })).text).toBe('Hello! You said: gemini native')
-	expect((await google.models.generateContent({ model: 'gpt-4o-mini', contents: 'gemini converted' })).text).toBe('Hello! You said: gemini converted')
-}
+const upstreams = () => ({ openai: openaiUp.url, anthropic: anthropicUp.url, gemini: geminiUp.url })
 
 describe('the compiled executable', () => {
 	it('should run alone on PGlite: console sign-in in a browser, the SDKs, its API reference, SIGTERM 0, data kept across a restart', async () => {
@@ -126,10 +92,10 @@ describe('the compiled executable', () => {
 				await page.getByRole('heading', { name: 'Tokens' }).waitFor()
 				// The management API with the browser's session, as the console calls it.
 				const { csrf_token: csrf } = (await (await page.request.get('/api/session')).json()) as { csrf_token: string }
-				key = await setUp(async (path, body) => {
+				key = await setUpGateway(async (path, body) => {
 					const res = await page.request.post(path, { data: body, headers: { 'x-csrf-token': csrf } })
 					return { status: res.status(), body: await res.json() }
-				})
+				}, upstreams(), 'binary')
 				// The API reference: the page from inside the executable, and the document it reads.
 				expect((await page.goto('/docs'))!.status()).toBe(200)
 				expect(await page.title()).toContain('Switchboard')
@@ -172,10 +138,7 @@ describe('the compiled executable', () => {
 			let key: string
 			try {
 				expect(await (await fetch(`${first.url}/health`)).json()).toMatchObject({ status: 'ok', database: { kind: 'postgres', ok: true } })
-				key = await setUp(async (path, body) => {
-					const res = await fetch(first.url + path, { method: 'POST', headers: { authorization: `Bearer ${env.ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-					return { status: res.status, body: await res.json() }
-				})
+				key = await setUpGateway(adminPost(first.url, env.ADMIN_KEY), upstreams(), 'binary')
 				await callWithSdks(first.url, key)
 			} finally {
 				expect(await stop(first)).toBe(0)

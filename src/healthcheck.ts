@@ -1,0 +1,32 @@
+/**
+ * `switchboard healthcheck` (and `bun src/index.ts healthcheck`): asks the server running on this machine for
+ * `GET /health` and exits 0 when it answers 200, else 1. Container health checks run it (the Dockerfile's
+ * HEALTHCHECK), since the image has no curl; it reads the same PORT and HOST the server does, from the environment
+ * the container gave both.
+ * @module
+ */
+
+/** How long the probe waits for the answer (a health check's own timeout is longer). */
+const PROBE_TIMEOUT_MS = 4_000
+
+/** The address a client on this machine reaches a server listening on `host` at: a wildcard is reached on loopback. */
+export function probeUrl(env: Record<string, string | undefined>): string {
+	const port = env.PORT || '3000'
+	const host = env.HOST || '0.0.0.0'
+	const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '[::1]' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+	return `http://${local}:${port}/health`
+}
+
+/** Exit status of one probe: 0 healthy, 1 not (refused, timed out, or any status but 200). */
+export async function healthcheck(env: Record<string, string | undefined> = process.env): Promise<number> {
+	const url = probeUrl(env)
+	try {
+		const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+		const body = await res.text()
+		if (res.status === 200) return 0
+		console.error(`${url}: ${res.status} ${body.slice(0, 500)}`)
+	} catch (e) {
+		console.error(`${url}: ${e instanceof Error ? e.message : String(e)}`)
+	}
+	return 1
+}
