@@ -1,8 +1,8 @@
 /**
  * `switchboard healthcheck` (and `bun src/index.ts healthcheck`): asks the server running on this machine for
  * `GET /health` and exits 0 when it answers 200, else 1. Container health checks run it (the Dockerfile's
- * HEALTHCHECK), since the image has no curl; it reads the same PORT and HOST the server does, from the environment
- * the container gave both.
+ * HEALTHCHECK), since the image has no curl; it reads the same PORT, HOST and TLS_CERT_FILE the server does, from the
+ * environment the container gave both.
  * @module
  */
 
@@ -14,14 +14,16 @@ export function probeUrl(env: Record<string, string | undefined>): string {
 	const port = env.PORT || '3000'
 	const host = env.HOST || '0.0.0.0'
 	const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '[::1]' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
-	return `http://${local}:${port}/health`
+	return `${env.TLS_CERT_FILE ? 'https' : 'http'}://${local}:${port}/health`
 }
 
 /** Exit status of one probe: 0 healthy, 1 not (refused, timed out, or any status but 200). */
 export async function healthcheck(env: Record<string, string | undefined> = process.env): Promise<number> {
 	const url = probeUrl(env)
 	try {
-		const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+		// Over HTTPS the certificate names the server's public host, not the loopback address probed: what is checked
+		// here is that this machine's server answers, so it is not verified.
+		const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), tls: { rejectUnauthorized: false } })
 		const body = await res.text()
 		if (res.status === 200) return 0
 		console.error(`${url}: ${res.status} ${body.slice(0, 500)}`)

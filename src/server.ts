@@ -5,6 +5,7 @@
  * @module
  */
 import { createApp } from './app'
+import { readTls, type TlsOptions, tlsProblem } from './http/tls'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
 import { shutdownSessions } from './relay/socket-relay'
@@ -26,10 +27,11 @@ const STREAM_CUT_WAIT_MS = 1_000
 const PURGE_EVERY_MS = 6 * 3_600_000
 
 /** What the server listens with, beyond Elysia's defaults. */
-export function listenOptions(env: Env) {
+export function listenOptions(env: Env, tls?: TlsOptions) {
 	return {
 		port: env.port,
 		hostname: env.host,
+		...(tls ? { tls } : {}),
 		// Elysia's Bun adapter listens with SO_REUSEPORT unless told not to: a second gateway started on this port would
 		// listen as well, and the kernel would split the connections between the two (with PGlite each on its own copy
 		// of the database). A port in use must fail the start instead.
@@ -46,24 +48,28 @@ export function listenOptions(env: Env) {
  * password printed) for a server that could not listen. The listen itself, last, still fails if the port was taken
  * in between.
  */
-async function checkPort(env: Env) {
+async function checkPort(env: Env, tls?: TlsOptions) {
 	let probe: ReturnType<typeof Bun.serve>
 	try {
-		probe = Bun.serve({ port: env.port, hostname: env.host, reusePort: false, fetch: () => new Response() })
+		probe = Bun.serve({ port: env.port, hostname: env.host, reusePort: false, ...(tls ? { tls } : {}), fetch: () => new Response() })
 	} catch (e) {
 		throw portError(e, env)
 	}
 	await probe.stop(true)
 }
 
+/** A failed listen in words: the port taken, or (HTTPS) the certificate and key refused. */
 const portError = (e: unknown, env: Env) =>
-	(e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? new Error(`port ${env.port} on ${env.host} is in use by another process (another Switchboard?): stop it, or set PORT`) : e
+	(e as NodeJS.ErrnoException).code === 'EADDRINUSE'
+		? new Error(`port ${env.port} on ${env.host} is in use by another process (another Switchboard?): stop it, or set PORT`)
+		: ((env.tls && tlsProblem(e, env.tls)) ?? e)
 
 /** `startupNotes`: what the launcher wants logged once the logger exists. */
 export async function runServer(startupNotes: string[] = []) {
 	try {
 		const env = loadEnv()
-		await checkPort(env)
+		const tls = env.tls && (await readTls(env.tls))
+		await checkPort(env, tls)
 		const svc = await createServices(env)
 		for (const note of startupNotes) svc.log.warn(note)
 		await bootstrapAdmin(svc)
@@ -83,14 +89,14 @@ export async function runServer(startupNotes: string[] = []) {
 		const purger = setInterval(purge, PURGE_EVERY_MS)
 		purger.unref?.()
 		try {
-			app.listen(listenOptions(env))
+			app.listen(listenOptions(env, tls))
 		} catch (e) {
 			clearInterval(purger)
 			await poller.stop()
 			await svc.close()
 			throw portError(e, env)
 		}
-		svc.log.info('switchboard listening', { url: `http://${env.host}:${app.server?.port}`, database: svc.db.kind, bus: svc.bus.kind })
+		svc.log.info('switchboard listening', { url: `${tls ? 'https' : 'http'}://${env.host}:${app.server?.port}`, database: svc.db.kind, bus: svc.bus.kind })
 		// What ran to start (migrations, configuration, building every route) runs once, but its compiled code would
 		// stay live, and the collector lets the heap grow to about three times what is live before collecting: so it
 		// is dropped now, before the first request. Peak RSS under load −12 to −14 MB (bench/README, tenth VM). The

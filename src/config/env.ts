@@ -4,6 +4,7 @@
  */
 import { LEDGER_DEFAULTS } from '../billing/ledger'
 import { type CorsPolicy, corsPolicy, isCorsEntry } from '../http/cors'
+import type { TlsFiles } from '../http/tls'
 import { type McpLimits, readMcpLimits } from '../mcp/config'
 import { DEFAULT_MAX_FETCHED_URLS } from '../relay/images'
 import { DEFAULT_HEALTH } from '../routing/health'
@@ -12,6 +13,8 @@ import { envReader, isCidr4, isHostName, isIpv4, isIpv6, MAX_TIMER_MS } from './
 export type Env = {
 	port: number
 	host: string
+	/** HTTPS on the listen port (TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSPHRASE); undefined: plain HTTP. */
+	tls?: TlsFiles
 	/** postgres:// URL, or undefined for embedded PGlite. */
 	databaseUrl?: string
 	dataDir: string
@@ -110,9 +113,14 @@ export function loadEnv(vars: Record<string, string | undefined> = process.env):
 	r.number('BUN_JSC_heapGrowthMaxIncrease', 1, 0)
 	r.number('BUN_JSC_minEdenToOldGenerationRatio', 0.4, 0)
 	for (const v of ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL']) r.url(v, WEB)
+	const certFile = r.text('TLS_CERT_FILE')
+	const keyFile = r.text('TLS_KEY_FILE')
+	const passphrase = r.secret('TLS_KEY_PASSPHRASE')
+	if (!certFile !== !keyFile) r.refuse(certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', `must be set with ${certFile ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} (HTTPS needs both the certificate and its key)`)
 	const env: Env = {
 		port: r.int('PORT', 3000, { max: 65_535 }),
 		host: r.text('HOST') ?? '0.0.0.0',
+		tls: certFile && keyFile ? { certFile, keyFile, ...(passphrase ? { passphrase } : {}) } : undefined,
 		databaseUrl: url,
 		databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 10_000 }),
 		dataDir: r.text('DATA_DIR') ?? './data',

@@ -1,8 +1,8 @@
 /**
  * TEST-ONLY X.509 certificates, made at test time (nothing committed that looks like a real key): an RSA key pair from
  * WebCrypto and a minimal DER writer for the certificate (RFC 5280 §4.1: version 3, serial, sha256WithRSAEncryption,
- * issuer and subject as a single CN, validity, the key's SubjectPublicKeyInfo; no extensions), signed by its own key
- * or by an issuer's (a chain).
+ * issuer and subject as a single CN, validity, the key's SubjectPublicKeyInfo; no extensions but, when asked for, the
+ * subject's alternative names a TLS client checks), signed by its own key or by an issuer's (a chain).
  * @module
  */
 
@@ -69,16 +69,26 @@ function time(d: Date): Uint8Array {
 }
 
 const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))))
+const octets = (b: Uint8Array) => tlv(0x04, b)
+
+/** subjectAltName (RFC 5280 §4.2.1.6): dNSName [2] and iPAddress [7] (IPv4), which TLS clients check the host against. */
+function altNames(names: { dns?: string[]; ip?: string[] }): Uint8Array {
+	const general = [
+		...(names.dns ?? []).map((d) => tlv(0x82, new TextEncoder().encode(d))),
+		...(names.ip ?? []).map((ip) => tlv(0x87, Uint8Array.from(ip.split('.').map(Number)))),
+	]
+	return seq(oid('2.5.29.17'), octets(seq(...general)))
+}
 const SHA256_WITH_RSA = seq(oid('1.2.840.113549.1.1.11'), nul())
 
 const pem = (label: string, der: Uint8Array) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`
 
 /**
  * A TEST certificate for `cn`, valid from `notBefore` to `notAfter` (default: an hour ago to a year on), self-signed
- * unless `issuer` signs it.
+ * unless `issuer` signs it, naming `altNames` (host names, IPv4 addresses) as the server it identifies.
  * @example const { certPem, keyPem } = await testCertificate({ cn: 'switchboard-test' })
  */
-export async function testCertificate(opts: { cn: string; notBefore?: Date; notAfter?: Date; issuer?: TestCertificate }): Promise<TestCertificate> {
+export async function testCertificate(opts: { cn: string; notBefore?: Date; notAfter?: Date; issuer?: TestCertificate; altNames?: { dns?: string[]; ip?: string[] } }): Promise<TestCertificate> {
 	const keys = (await crypto.subtle.generateKey(
 		{ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: Uint8Array.of(1, 0, 1), hash: 'SHA-256' },
 		true,
@@ -94,6 +104,7 @@ export async function testCertificate(opts: { cn: string; notBefore?: Date; notA
 		seq(time(opts.notBefore ?? new Date(now - 3600_000)), time(opts.notAfter ?? new Date(now + 365 * 86400_000))),
 		name(opts.cn),
 		spki,
+		...(opts.altNames ? [explicit(3, seq(altNames(opts.altNames)))] : []),
 	)
 	const signer = opts.issuer?.keys.privateKey ?? keys.privateKey
 	const sig = new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', signer, tbs))

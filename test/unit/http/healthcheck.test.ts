@@ -8,6 +8,7 @@ describe('switchboard healthcheck', () => {
 		expect(probeUrl({ HOST: '::' })).toBe('http://[::1]:3000/health')
 		expect(probeUrl({ HOST: '10.1.2.3', PORT: '4000' })).toBe('http://10.1.2.3:4000/health')
 		expect(probeUrl({ HOST: 'fd00::5' })).toBe('http://[fd00::5]:3000/health')
+		expect(probeUrl({ TLS_CERT_FILE: '/etc/switchboard/cert.pem', PORT: '443' })).toBe('https://127.0.0.1:443/health')
 	})
 
 	const servers: ReturnType<typeof Bun.serve>[] = []
