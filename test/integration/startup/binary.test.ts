@@ -9,11 +9,12 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import OpenAI from 'openai'
 import postgres from 'postgres'
 import type { Subprocess } from 'bun'
+import { version } from '../../../package.json'
 import { randomString } from '../../../src/lib/ids'
 import { launch, newPage, signIn } from '../../e2e/browser'
 import { adminPost, callWithSdks, setUpGateway } from '../../helpers/deployed'
@@ -78,6 +79,20 @@ async function stop(r: Running): Promise<number> {
 const upstreams = () => ({ openai: openaiUp.url, anthropic: anthropicUp.url, gemini: geminiUp.url })
 
 describe('the compiled executable', () => {
+	it('should answer version, help and healthcheck as commands, and refuse an unknown one rather than start', () => {
+		const run = (...args: string[]) => Bun.spawnSync([bin, ...args], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, PORT: String(freePort()) }, stdout: 'pipe', stderr: 'pipe' })
+		const v = run('--version')
+		expect(v.exitCode).toBe(0)
+		expect(v.stdout.toString()).toBe(`switchboard ${version} (bun ${Bun.version})\n`)
+		expect(run('help').stdout.toString()).toContain('healthcheck ')
+		// Nothing listens on that port: the probe says so with 1.
+		expect(run('healthcheck').exitCode).toBe(1)
+		const unknown = run('--port=8080')
+		expect(unknown.exitCode).toBe(2)
+		expect(unknown.stderr.toString()).toContain('switchboard: unknown command "--port=8080"')
+		expect(existsSync(`${dir}/data`)).toBe(false)
+	})
+
 	it('should run alone on PGlite: console sign-in in a browser, the SDKs, its API reference, SIGTERM 0, data kept across a restart', async () => {
 		const first = await start({})
 		let key: string
