@@ -2,8 +2,7 @@
  * The container image (Dockerfile) and the compose file, as an operator uses them: the image built from this
  * checkout, run with nothing but a volume (PGlite in /data, as an unprivileged user, healthy by its own HEALTHCHECK),
  * called with the vendors' SDKs, stopped with `docker stop` (exit 0, well inside docker's 10 s) and started again on
- * its volume with the data kept; the same image on PostgreSQL and Redis; and docker-compose.yml's settings as
- * Compose reads them.
+ * its volume with the data kept; the same image on PostgreSQL and Redis; and docker-compose.yml, brought up and read.
  *
  * Needs a Docker daemon that can build the image (its base images pulled or present), so it runs only when asked:
  * `bun run test:docker` (DOCKER_TESTS=1). The containers use the host's network, so they reach the mock vendors
@@ -173,6 +172,39 @@ describe.skipIf(!run)('the container image (DOCKER_TESTS=1)', () => {
 			await admin.end()
 		}
 	}, 300_000)
+
+	it.skipIf(!Bun.which('docker-compose'))('should bring docker-compose.yml up: the gateway healthy on its PostgreSQL and Redis, a key made and used, a clean stop', async () => {
+		const project = `sbtest${process.pid}`
+		const port = freePort()
+		const env = { PATH: process.env.PATH ?? '', SECRET_KEY: 'compose-secret-0123', ADMIN_KEY: 'compose-admin-key', SWITCHBOARD_PORT: String(port) }
+		const compose = (...args: string[]) => {
+			const p = Bun.spawnSync(['docker-compose', '-p', project, '-f', 'docker-compose.yml', ...args], { cwd: root, env, stdout: 'pipe', stderr: 'pipe' })
+			return { code: p.exitCode, out: `${p.stdout.toString()}${p.stderr.toString()}` }
+		}
+		try {
+			const up = compose('up', '-d', '--build')
+			expect(up.code, up.out).toBe(0)
+			const url = `http://127.0.0.1:${port}`
+			let health: any
+			for (const deadline = Date.now() + 120_000; Date.now() < deadline; await Bun.sleep(500)) {
+				health = await fetch(`${url}/health`).then((r) => r.json(), () => undefined)
+				if (health?.status === 'ok') break
+			}
+			expect(health).toMatchObject({ status: 'ok', database: { kind: 'postgres', ok: true }, redis: { configured: true, reachable: true, subscribed: true }, bus: { kind: 'redis' } })
+			const post = adminPost(url, env.ADMIN_KEY)
+			const account = await post('/api/accounts', { name: 'compose', balance: 1 })
+			expect(account.status).toBe(201)
+			const token = await post('/api/tokens', { account_id: account.body.id, name: 'compose' })
+			expect(token.status).toBe(201)
+			const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: token.body.key, maxRetries: 0 })
+			expect((await openai.models.list()).data).toEqual([])
+			expect(compose('stop', 'switchboard').code).toBe(0)
+			const ps = compose('ps', 'switchboard')
+			expect(ps.out).toMatch(/Exit 0/)
+		} finally {
+			compose('down', '-v')
+		}
+	}, 600_000)
 
 	it.skipIf(!Bun.which('docker-compose'))('should read docker-compose.yml: the gateway wired to its PostgreSQL and Redis, and no start without SECRET_KEY', () => {
 		// Run from an empty directory, so no .env of this checkout's fills in what the test leaves unset.
