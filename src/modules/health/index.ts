@@ -1,6 +1,6 @@
 /**
- * GET /health: 200 once migrations ran and the app is ready, 503 while the database does not answer. Reports the
- * database kind, whether Redis answers, and which bus this instance hears the others through and whether it is
+ * GET /health (readiness): 200 once migrations ran and the app is ready, 503 while the database does not answer;
+ * GET /health/live (liveness): 200 while the process answers at all. /health reports the database kind, whether Redis answers, and which bus this instance hears the others through and whether it is
  * subscribed. A shared bus being down (Redis, or the PostgreSQL LISTEN session) does not make it 503 (the instance
  * still serves, polling for what others change), but `status` says `degraded`: revocations and catalog changes made
  * on other instances reach it only by polling until it is subscribed again (src/lib/bus.ts, src/lib/pg-bus.ts).
@@ -23,8 +23,17 @@ const Health = t.Object({
 	uptime_s: t.Number(),
 })
 
+const Live = t.Object({ status: t.Literal('ok'), uptime_s: t.Number() })
+
 export const healthModule = (svc: Services) =>
-	new Elysia({ detail: { tags: ['Health'] } }).get(
+	new Elysia({ detail: { tags: ['Health'] } })
+		// Liveness: the process answers, whatever its database does. An orchestrator that restarts on /health's 503 would
+		// restart every instance at once when the database blips, and a restart does not bring a database back.
+		.get('/health/live', () => ({ status: 'ok' as const, uptime_s: Math.round((Date.now() - svc.startedAt) / 1000) }), {
+			response: { 200: Live },
+			detail: { summary: 'Liveness: the process answers (the database is not asked)' },
+		})
+		.get(
 		'/health',
 		async ({ status }) => {
 			let dbOk = true

@@ -1,7 +1,8 @@
 /**
  * Database outage (issue 4), PostgreSQL only: the gateway reaches PostgreSQL through a TCP proxy the test controls
  * (127.0.0.1). With the proxy cut, the instance serves from its lease only until its next flush fails; then new model
- * requests fail with 503 in the caller's shape (never a 500, and the upstream is not called) and /health says 503;
+ * requests fail with 503 in the caller's shape (never a 500, and the upstream is not called) and /health says 503
+ * (/health/live, liveness, still 200);
  * once it is back, requests work again, what was answered during the cut is billed, and the ledger invariant holds.
  * PGlite is embedded in the process and cannot go away alone.
  */
@@ -159,6 +160,10 @@ describe.skipIf(!PG)('database outage (PostgreSQL)', () => {
 		}
 		expect(mock.requests.length).toBe(called)
 		expect((await fetch(`${url}/health`)).status).toBe(503)
+		// Liveness does not follow the database: an orchestrator restarting on it would restart every instance at once.
+		const live = await fetch(`${url}/health/live`)
+		expect(live.status).toBe(200)
+		expect(await live.json()).toMatchObject({ status: 'ok' })
 	})
 
 	it('should serve and bill again once the database is back, including what it answered during the cut', async () => {
