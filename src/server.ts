@@ -5,6 +5,7 @@
  * @module
  */
 import { createApp } from './app'
+import { onReloadSignal } from './config/config-reload'
 import { readTls, type TlsOptions, tlsProblem } from './http/tls'
 import { type Env, loadEnv } from './config/env'
 import { bootstrapAdmin } from './modules/console'
@@ -130,6 +131,8 @@ export async function runServer(startupNotes: string[] = []) {
 		}
 		process.on('SIGTERM', () => void stop('SIGTERM'))
 		process.on('SIGINT', () => void stop('SIGINT'))
+		// Only with a file to read again: without one, SIGHUP keeps its usual meaning (the terminal closed: stop).
+		if (env.gatewayConfig) process.on('SIGHUP', onReloadSignal(svc, env.gatewayConfig))
 	} catch (e) {
 		console.error(`switchboard: cannot start: ${(e as Error).message}`)
 		process.exit(1)

@@ -25,9 +25,13 @@ export async function startUntilExit(name: string, env: Record<string, string>):
 
 /**
  * Runs `bun src/index.ts` with `env` (as startUntilExit does) until /health answers; throws with its stderr if it exits
- * or 30 s pass first. `stop` ends it with SIGTERM and gives its exit code and what it wrote (its log lines are on stdout).
+ * or 30 s pass first. `stop` ends it with SIGTERM and gives its exit code and what it wrote (its log lines are on stdout);
+ * `signal` sends it another.
  */
-export async function startProcess(name: string, env: Record<string, string>): Promise<{ url: string; stop: () => Promise<{ code: number; stdout: string; stderr: string }> }> {
+export async function startProcess(
+	name: string,
+	env: Record<string, string>,
+): Promise<{ url: string; signal: (sig: NodeJS.Signals) => void; exited: Promise<number>; stop: () => Promise<{ code: number; stdout: string; stderr: string }> }> {
 	const port = freePort()
 	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
 		cwd: root,
@@ -42,7 +46,7 @@ export async function startProcess(name: string, env: Record<string, string>): P
 		return { code: await proc.exited, stdout: await stdout, stderr: await stderr }
 	}
 	for (const deadline = Date.now() + 30_000; Date.now() < deadline && proc.exitCode === null; await Bun.sleep(200))
-		if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) return { url, stop }
+		if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) return { url, stop, signal: (sig) => proc.kill(sig), exited: proc.exited }
 	const said = await stop()
 	throw new Error(`${name}: the server did not start: ${said.stderr}${said.stdout}`)
 }
