@@ -66,10 +66,6 @@ describe('multipart parts', () => {
 			const { key, accountId } = await app.account(1)
 			const body = manyFields(200_000, name)
 			expect(body.length).toBeLessThan(app.svc.env.maxUploadBytes)
-			// The 200,000 strings that built the body are this test's garbage, not the gateway's: collected now, so that the
-			// time measured below is not a collection of them in this process (the gateway runs in it; 0.77 s seen once on a
-			// slow VM).
-			Bun.gc(true)
 			const t = performance.now()
 			const pending = post(key, '/v1/images/edits', body)
 			const other = await whileBusy(pending, key)
@@ -84,7 +80,10 @@ describe('multipart parts', () => {
 			// The bound leaves room for uploading 13 MB on a loaded 2-core machine (1.6 s seen in CI beside other work).
 			expect(ms).toBeLessThan(5_000)
 			expect(other.status).toBe(200)
-			expect(other.ms).toBeLessThan(500)
+			// Not held by a parse: the parse this check replaced held the loop 1.2 s (distinct names) to 70 s (one name) on a
+			// slow VM. What remains are stalls while the 17 MB body is taken in and held (the part check itself takes ~1 ms; a
+			// profile points at the collector): 90–320 ms measured there with curl as the client, 0.73–0.77 s in CI.
+			expect(other.ms).toBeLessThan(1_000)
 			expect(oa.requests).toHaveLength(0)
 			expect(await app.balance(accountId)).toBe(1)
 		}, 120_000)
