@@ -5,21 +5,30 @@
  * environment the container gave both.
  * @module
  */
+import { loadEnv } from './config/env'
 
 /** How long the probe waits for the answer (a health check's own timeout is longer). */
 const PROBE_TIMEOUT_MS = 4_000
 
-/** The address a client on this machine reaches a server listening on `host` at: a wildcard is reached on loopback. */
-export function probeUrl(env: Record<string, string | undefined>): string {
-	const port = env.PORT || '3000'
-	const host = env.HOST || '0.0.0.0'
+/**
+ * Where a client on this machine reaches the server these variables configure, read as the server reads them
+ * (loadEnv: its defaults, its checks): a wildcard listen address is reached on loopback.
+ */
+export function probeUrl(vars: Record<string, string | undefined>): string {
+	const { host, port, tls } = loadEnv(vars)
 	const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '[::1]' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
-	return `${env.TLS_CERT_FILE ? 'https' : 'http'}://${local}:${port}/health`
+	return `${tls ? 'https' : 'http'}://${local}:${port}/health`
 }
 
-/** Exit status of one probe: 0 healthy, 1 not (refused, timed out, or any status but 200). */
-export async function healthcheck(env: Record<string, string | undefined> = process.env): Promise<number> {
-	const url = probeUrl(env)
+/** Exit status of one probe: 0 healthy, 1 not (refused, timed out, any status but 200, or variables the server refuses). */
+export async function healthcheck(vars: Record<string, string | undefined> = process.env): Promise<number> {
+	let url: string
+	try {
+		url = probeUrl(vars)
+	} catch (e) {
+		console.error((e as Error).message)
+		return 1
+	}
 	try {
 		// Over HTTPS the certificate names the server's public host, not the loopback address probed: what is checked
 		// here is that this machine's server answers, so it is not verified.

@@ -119,8 +119,8 @@ describe('HTTPS with TLS_CERT_FILE and TLS_KEY_FILE', () => {
 
 	it('should answer the health probe over https', async () => {
 		const port = new URL(server.url).port
-		expect(await healthcheck({ PORT: port, HOST: '127.0.0.1', TLS_CERT_FILE: files.cert })).toBe(0)
-		// Probed over plain http, the same server is not healthy: the probe follows TLS_CERT_FILE as the server does.
+		expect(await healthcheck({ PORT: port, HOST: '127.0.0.1', TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key })).toBe(0)
+		// Probed over plain http, the same server is not healthy: the probe follows the TLS variables as the server does.
 		expect(await healthcheck({ PORT: port, HOST: '127.0.0.1' })).toBe(1)
 	})
 

@@ -8,7 +8,9 @@ describe('switchboard healthcheck', () => {
 		expect(probeUrl({ HOST: '::' })).toBe('http://[::1]:3000/health')
 		expect(probeUrl({ HOST: '10.1.2.3', PORT: '4000' })).toBe('http://10.1.2.3:4000/health')
 		expect(probeUrl({ HOST: 'fd00::5' })).toBe('http://[fd00::5]:3000/health')
-		expect(probeUrl({ TLS_CERT_FILE: '/etc/switchboard/cert.pem', PORT: '443' })).toBe('https://127.0.0.1:443/health')
+		expect(probeUrl({ TLS_CERT_FILE: '/etc/switchboard/cert.pem', TLS_KEY_FILE: '/etc/switchboard/key.pem', PORT: '443' })).toBe('https://127.0.0.1:443/health')
+		// Read as the server reads them: a port it would refuse is refused here too, rather than probed.
+		expect(() => probeUrl({ PORT: 'eighty' })).toThrow('PORT must be')
 	})
 
 	const servers: ReturnType<typeof Bun.serve>[] = []
@@ -27,5 +29,6 @@ describe('switchboard healthcheck', () => {
 		const gone = serve(200)
 		servers.pop()!.stop(true)
 		expect(await healthcheck(gone)).toBe(1)
+		expect(await healthcheck({ PORT: 'eighty' })).toBe(1)
 	})
 })
