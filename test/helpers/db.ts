@@ -64,8 +64,9 @@ async function cloneDb(t: Db): Promise<Db> {
 }
 
 /**
- * The test files of a process run one after another in one process (bun test), sharing this module: each takes the
- * copy made while the one before ran, and starts the next. Databases are named by host and process, so a later run
+ * The test files of a process run one after another in one process (bun test; under `--parallel` only with
+ * `--no-isolate`, as `bun run test` runs them), sharing this module: each takes the copy made while the one before
+ * ran, and starts the next. Databases are named by host and process, so a later run
  * drops those a finished or killed process left (the last spare, a drop not done yet) and never another live process's.
  */
 let spare: Promise<string> | undefined

@@ -189,6 +189,7 @@ describe('Realtime conversation sessions with input audio transcription', () => 
 		const s = await session(key)
 		await s.next('session.created')
 		const from = rt.received.length
+		const upstreamClosed = rt.closed.length
 		s.send({ type: 'session.update', session: transcribing({ model: 'gpt-4o-transcribe' }) })
 		s.send({ type: 'input_audio_buffer.append', audio: pcm(2) })
 		s.send({ type: 'input_audio_buffer.commit' })
@@ -197,6 +198,9 @@ describe('Realtime conversation sessions with input audio transcription', () => 
 		const err = await s.next('error')
 		expect(err.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota' })
 		expect(await s.closed).toBe(1008)
+		// The client hears the error on its own socket; what went upstream is all in once the gateway's upstream socket
+		// has closed (its frames arrive before its close), not before (seen in CI: 3 of them in when the error came).
+		await eventually(async () => expect(rt.closed.length).toBeGreaterThan(upstreamClosed))
 		const forwarded = upstreamEvents('input_audio_buffer.append', from).length - 1
 		expect(forwarded).toBeGreaterThan(10)
 		expect(forwarded).toBeLessThan(20)
