@@ -37,6 +37,7 @@ import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { lockOwnerRoom, refundCharge, settledCost } from '../../tasks/refund'
 import { appendPath } from '../../providers/append-path'
+import { type CompletionWindow, windowPrice } from './window-price'
 
 const KIND = 'response'
 const OPEN = ['queued', 'in_progress']
@@ -51,14 +52,17 @@ type Terms = { price: ModelInfo; inputEstimate: number; upstreamModel: string; c
 export const isRunningBackground = (body: Obj, answer: Obj): boolean => body.background === true && OPEN.includes(String(answer.status))
 
 /**
- * Charges the reservation of a background POST and opens its task. Returns what was charged. When the task cannot
- * be recorded, the charge goes back at once (the response would never be settled).
+ * Charges the reservation of a background POST and opens its task, to be settled at the model's price (at a
+ * `window`'s discount: window-price.ts). Returns what was charged. When the task cannot be recorded, the charge goes
+ * back at once (the response would never be settled).
  */
-export async function chargeBackground(info: CallInfo, budget: Budget, ch: Channel, upstreamModel: string, answer: Obj): Promise<number> {
+export async function chargeBackground(info: CallInfo, budget: Budget, ch: Channel, upstreamModel: string, answer: Obj, window?: CompletionWindow): Promise<number> {
 	const { svc, token } = info
 	const record = usageRecord(info, { channel: ch, upstreamModel, status: 200, endReason: 'background' })
 	const charged = await budget.hold.settle(budget.hold.amount, record)
-	const terms: Terms = { price: budget.price, inputEstimate: budget.countInput(), upstreamModel, channel: ch.name, endpoint: info.endpoint }
+	// The reservation was sized at Standard prices, so it covers a discounted window's cost; the settlement takes that.
+	const price = window ? windowPrice(budget.price, window) : budget.price
+	const terms: Terms = { price, inputEstimate: budget.countInput(), upstreamModel, channel: ch.name, endpoint: info.endpoint }
 	try {
 		// The charge is written before the task exists, as a task submit's is (tasks/submit.ts): another instance may
 		// settle the response as soon as it can see it, and must find the charge there to give back.

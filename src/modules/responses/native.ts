@@ -25,6 +25,7 @@ import { channelTimeouts, fetchUpstream, unreadableAnswer, waitsFor } from '../.
 import type { Channel } from '../../routing/catalog'
 import type { Services } from '../../services'
 import { chargeBackground, isRunningBackground } from './background'
+import { completionWindow } from './window-price'
 import { outputItemIds, recordItems, recordResponse } from './ownership'
 import { relayResponsesStream } from './stream'
 import { appendPath } from '../../providers/append-path'
@@ -132,7 +133,7 @@ export function responsesNative(call: NativeCall): NativeRoute {
 			}
 		}
 		// A background response runs on after this answer: its reservation is charged now and settled when it ends.
-		if (isRunningBackground(call.body, json)) await chargeBackground(info, budget, ch, upstreamModel, json)
+		if (isRunningBackground(call.body, json)) await chargeBackground(info, budget, ch, upstreamModel, json, completionWindow(call.body))
 		else await settle(info, budget, { usage: openaiResponses.usageOf(json), estimateOutput, status: 200, endReason: 'ok', ...outcome })
 		if (stored) await Promise.all([record(info, ch, json.id, call.conversation), keepItems(info, ch, outputItemIds(json))])
 		// A model_map alias is shown to the client as it asked for it.

@@ -137,6 +137,45 @@ describe('background responses', () => {
 		expect(Math.round(rows.reduce((s, r) => s + r.cost, 0) * USD)).toBe(Math.round(key.spent * USD))
 	})
 
+	// openai-node 7.58's background_options: OpenAI bills the 2h window 30% and the 8h window 40% below Standard on the
+	// model's token rates; the response does not echo the window, so the POST's is what the settlement prices by.
+	for (const [window, share] of [
+		['8h', 0.6],
+		['2h', 0.7],
+		['soonest', 1],
+	] as const)
+		it(`should bill a response run in the ${window} completion window at ${share === 1 ? 'the Standard price' : `${Math.round((1 - share) * 100)}% below the Standard price`}`, async () => {
+			const a = await client()
+			const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: `take up to ${window} for this`, background: true, background_options: { completion_window: window, continuation_id: 'nightly-review' } })
+			expect(queued.status).toBe('queued')
+			expect((n.openai.requests.at(-1)!.body as { background_options?: unknown }).background_options).toEqual({ completion_window: window, continuation_id: 'nightly-review' })
+			const done = await a.openai.responses.retrieve(queued.id)
+			expect(done.status).toBe('completed')
+			const rows = await usageRows(n.app, a.accountId)
+			expect(rows.map((r) => r.end_reason)).toEqual(['background', 'ok'])
+			expect(rows[1]).toMatchObject({ input_tokens: done.usage!.input_tokens, output_tokens: done.usage!.output_tokens })
+			// Prices of $1 and $2 per million tokens: one division, rounded half up, as every cost is.
+			const cost = Math.round(costOf(done.usage!) * share)
+			expect(Math.round(rows.reduce((sum, r) => sum + r.cost, 0) * USD)).toBe(cost)
+			expect(Math.round((await n.app.balance(a.accountId)) * USD)).toBe(USD - cost)
+		})
+
+	it("should pass on OpenAI's refusal of a discounted window without background mode, charging nothing", async () => {
+		const a = await client()
+		for (const body of [
+			{ model: 'gpt-4o-mini', input: 'not in the background', background_options: { completion_window: '8h' as const } },
+			{ model: 'gpt-4o-mini', input: 'streamed', background: true, stream: true as const, background_options: { completion_window: '2h' as const } },
+		]) {
+			const err = await a.openai.responses.create(body).then(
+				() => undefined,
+				(e: unknown) => e as APIError,
+			)
+			expect(err?.status).toBe(400)
+			expect(err?.param).toBe('background_options.completion_window')
+		}
+		expect(await n.app.balance(a.accountId)).toBe(1)
+	})
+
 	it("should stream a background response's events from a retrieve", async () => {
 		const a = await client()
 		const queued = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'stream me later', background: true })

@@ -10,7 +10,7 @@ import { asArr, asObj, type Obj } from '../shared/json'
 import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Plan } from '../shared/scenario'
 import { base64, fragments, splitPieces, stableId, unixNow } from '../shared/text'
-import { checkFunctionName, checkModel, checkUser, requireObject } from './errors'
+import { checkFunctionName, checkModel, checkUser, openaiError, requireObject } from './errors'
 import { checkReasoningEffort, checkSampling } from './reasoning-models'
 import { checkInput, readResponses } from './responses-read'
 import { checkItemReferences, priorContext, type ResponsesStore, storeResponse } from './responses-store'
@@ -179,7 +179,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
+	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkBackgroundWindow(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
 	if (invalid) return invalid
 	const unknownItem = checkItemReferences(store, b)
 	if (unknownItem) return unknownItem
@@ -203,6 +203,18 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const answer = storeResponse(store, b, responseObject(p, ids, b, created, searches), events, conv.inputTexts)
 	if (b.stream === true) return sse(events.map((e) => frame(e, String(e.type))), 1)
 	return json(answer)
+}
+
+/**
+ * The discounted completion windows of background mode (`background_options.completion_window` `2h`, `8h`) "require
+ * `background: true`, Standard processing, and `stream: false` or omitted" (openai-node 7.58's documentation of the
+ * field). OpenAI's words for the refusal are not documented; these are the mock's own.
+ */
+function checkBackgroundWindow(b: Obj): JsonReply | undefined {
+	const window = asObj(b.background_options)?.completion_window
+	if (window !== '2h' && window !== '8h') return undefined
+	const why = b.background !== true ? 'requires `background: true`' : b.stream === true ? 'cannot be streamed' : b.service_tier !== undefined && b.service_tier !== 'auto' && b.service_tier !== 'default' ? 'requires Standard processing' : undefined
+	if (why) return openaiError(400, `The '${window}' completion window ${why}.`, 'background_options.completion_window', 'invalid_value')
 }
 
 /** Every function tool's name as OpenAI takes it (Responses tools are flat: `tools[0].name`). */
