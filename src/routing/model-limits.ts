@@ -20,6 +20,9 @@ const BUILT_IN: Array<[RegExp, number, number]> = [
 	[/^gpt-5(\.\d+)?-chat-latest$/, 128_000, 16_384],
 	[/^gpt-5-pro(-\d{4}-\d{2}-\d{2})?$/, 400_000, 272_000],
 	[/^gpt-5\.4(-pro)?(-\d{4}-\d{2}-\d{2})?$/, 1_050_000, 128_000],
+	// The GPT-5.6 and GPT-6 families' Sol, Terra and Luna (gpt-6.2-sol: a 1,050,000 context window, 922,000 of it input,
+	// and 128,000 output); their Astra, Cyber and Rosalind models are left out, not having been read.
+	[/^gpt-(5\.6|6|6\.1|6\.2)-(sol|terra|luna)(-\d{4}-\d{2}-\d{2})?$/, 1_050_000, 128_000],
 	[/^gpt-5(\.[12])?(-mini|-nano|-codex(-mini|-max)?)?(-\d{4}-\d{2}-\d{2})?$/, 400_000, 128_000],
 	[/^gpt-4\.1(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$/, 1_047_576, 32_768],
 	[/^gpt-4o-2024-05-13$/, 128_000, 4_096],

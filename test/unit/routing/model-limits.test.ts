@@ -28,6 +28,10 @@ describe('builtInLimits', () => {
 		['gpt-5-codex', 400_000, 128_000],
 		['gpt-5-pro', 400_000, 272_000],
 		['gpt-5.4', 1_050_000, 128_000],
+		['gpt-5.6-terra', 1_050_000, 128_000],
+		['gpt-6-luna', 1_050_000, 128_000],
+		['gpt-6.1-sol', 1_050_000, 128_000],
+		['gpt-6.2-sol', 1_050_000, 128_000],
 		['gpt-5-chat-latest', 128_000, 16_384],
 		['gpt-5.2-chat-latest', 128_000, 16_384],
 		['o3-mini', 200_000, 100_000],
@@ -58,7 +62,7 @@ describe('builtInLimits', () => {
 	})
 
 	it('should know nothing of a model it has no figures for', () => {
-		for (const m of ['claude-haiku-5-5', 'my-finetune', 'gpt-4o-mini-tts', 'gemini-2.5-flash-image', 'gpt-5.2-pro']) expect(builtInLimits(m)).toEqual({})
+		for (const m of ['claude-haiku-5-5', 'my-finetune', 'gpt-4o-mini-tts', 'gemini-2.5-flash-image', 'gpt-5.2-pro', 'gpt-6.2-astra', 'gpt-6.3-sol', 'gpt-5.5']) expect(builtInLimits(m)).toEqual({})
 	})
 })
 
