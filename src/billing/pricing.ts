@@ -4,7 +4,7 @@
  * half-up rounding, so the same usage costs the same whatever protocol or stream mode carried it.
  *
  * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input
- * (uncached and read from the cache) and output, image input and output, 1-hour cache writes, and a long-context tier for prompts over 200k tokens. A kind without its
+ * (uncached and read from the cache) and output, image input and output, 1-hour cache writes, and long-context tiers for prompts over 200k tokens (Gemini, Claude) or 272k (OpenAI). A kind without its
  * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price, cached audio the
  * cache-read price). OpenAI's
  * `priority` and `flex` processing tiers have optional input and output prices there too, charged when the answer
@@ -46,6 +46,10 @@ export const TOKEN_PRICES = {
 	inputLong: 'input_above_200k_per_mtok',
 	/** Output of such a request. */
 	outputLong: 'output_above_200k_per_mtok',
+	/** Input of a request whose prompt exceeds `OPENAI_LONG_CONTEXT_TOKENS` (OpenAI's GPT-5.4 and later: twice the input price). */
+	inputAbove272k: 'input_above_272k_per_mtok',
+	/** Output of such a request (1.5 times the output price). */
+	outputAbove272k: 'output_above_272k_per_mtok',
 	/** OpenAI Priority processing (`service_tier: "priority"`; gpt-4.1: $3.50 / $14 against $2 / $8). */
 	priorityInput: 'priority_input_per_mtok',
 	priorityOutput: 'priority_output_per_mtok',
@@ -73,6 +77,19 @@ const tierPriced = (p: Price, tier: ServiceTier): boolean => p.prices?.[TIER_PRI
  */
 export const LONG_CONTEXT_TOKENS = 200_000
 
+/**
+ * OpenAI's threshold, likewise on all the request's tokens: "For requests with more than 272K input tokens, input and
+ * cache rates double and output costs 1.5 times the short-context rate for the full request" (the model pages of
+ * GPT-5.4 and later, developers.openai.com/api/docs/models; OpenAI's input tokens include the cached ones).
+ */
+export const OPENAI_LONG_CONTEXT_TOKENS = 272_000
+
+/** Each long-context price pair with the prompt length past which it applies, the longer first: a model names one. */
+const LONG_CONTEXT_PRICES: ReadonlyArray<readonly [number, string, string]> = [
+	[OPENAI_LONG_CONTEXT_TOKENS, TOKEN_PRICES.inputAbove272k, TOKEN_PRICES.outputAbove272k],
+	[LONG_CONTEXT_TOKENS, TOKEN_PRICES.inputLong, TOKEN_PRICES.outputLong],
+]
+
 const MTOK = 1_000_000
 
 /** The per-token rates (micro-USD per Mtok) that apply to one request. */
@@ -91,8 +108,8 @@ type Rates = {
 
 /**
  * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). A tier the
- * model prices takes its input and output prices (OpenAI's tier prices exclude long context); else, above the
- * long-context threshold, input and output take their long prices. The cache prices scale as the input price does
+ * model prices takes its input and output prices (OpenAI's tier prices exclude long context); else, above a
+ * long-context threshold the model has prices for (200k or 272k), input and output take those. The cache prices scale as the input price does
  * (both vendors double every cache price with the input price, and OpenAI's tiers keep the cached-input discount);
  * audio and image prices have no tier.
  */
@@ -104,9 +121,13 @@ export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Ra
 		const [inName, outName] = TIER_PRICES[tier]
 		input = extra?.[inName] ?? input
 		output = extra?.[outName] ?? output
-	} else if (promptTokens > LONG_CONTEXT_TOKENS && (extra?.[TOKEN_PRICES.inputLong] !== undefined || extra?.[TOKEN_PRICES.outputLong] !== undefined)) {
-		input = extra?.[TOKEN_PRICES.inputLong] ?? input
-		output = extra?.[TOKEN_PRICES.outputLong] ?? output
+	} else if (extra && promptTokens > LONG_CONTEXT_TOKENS) {
+		for (const [over, inName, outName] of LONG_CONTEXT_PRICES) {
+			if (promptTokens <= over || (extra[inName] === undefined && extra[outName] === undefined)) continue
+			input = extra[inName] ?? input
+			output = extra[outName] ?? output
+			break
+		}
 	}
 	const scale = (r: number) => (input === p.inputPerMtok || p.inputPerMtok === 0 ? r : mulDivRound(r, input, p.inputPerMtok))
 	const cacheWrite = p.cacheWritePerMtok ?? p.inputPerMtok

@@ -27,6 +27,8 @@ const UNITS: Record<string, string> = {
 	cache_write_1h_per_mtok: '1M 1-hour cache write tokens',
 	input_above_200k_per_mtok: '1M input tokens (prompts over 200k)',
 	output_above_200k_per_mtok: '1M output tokens (prompts over 200k)',
+	input_above_272k_per_mtok: '1M input tokens (prompts over 272k)',
+	output_above_272k_per_mtok: '1M output tokens (prompts over 272k)',
 	priority_input_per_mtok: '1M input tokens (priority tier)',
 	priority_output_per_mtok: '1M output tokens (priority tier)',
 	flex_input_per_mtok: '1M input tokens (flex tier)',

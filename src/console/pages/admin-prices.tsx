@@ -48,7 +48,7 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 				<TextField label="Max output tokens" value={maxOut} onValue={setMaxOut} inputMode="numeric" placeholder="Vendor's, when known" />
 				<TextField label="Context window (tokens)" value={context} onValue={setContext} inputMode="numeric" placeholder="Vendor's, when known" />
 			</div>
-			<TextArea label="Unit prices" value={units} onValue={setUnits} rows={3} hint="Optional, USD per unit: per_image = 0.04, per_minute = 0.006 …, or per 1M tokens of a kind priced apart: audio_input_per_mtok, audio_cache_read_per_mtok, audio_output_per_mtok, image_input_per_mtok, image_output_per_mtok, cache_write_1h_per_mtok, input_above_200k_per_mtok, output_above_200k_per_mtok, priority_input_per_mtok, priority_output_per_mtok, flex_input_per_mtok, flex_output_per_mtok, batch_input_per_mtok, batch_output_per_mtok. Delete a line (or empty a field above) to remove that price." />
+			<TextArea label="Unit prices" value={units} onValue={setUnits} rows={3} hint="Optional, USD per unit: per_image = 0.04, per_minute = 0.006 …, or per 1M tokens of a kind priced apart: audio_input_per_mtok, audio_cache_read_per_mtok, audio_output_per_mtok, image_input_per_mtok, image_output_per_mtok, cache_write_1h_per_mtok, input_above_200k_per_mtok, output_above_200k_per_mtok, input_above_272k_per_mtok, output_above_272k_per_mtok, priority_input_per_mtok, priority_output_per_mtok, flex_input_per_mtok, flex_output_per_mtok, batch_input_per_mtok, batch_output_per_mtok. Delete a line (or empty a field above) to remove that price." />
 		</FormModal>
 	)
 }

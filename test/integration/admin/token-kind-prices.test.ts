@@ -23,6 +23,12 @@ describe('token-kind prices through /api/models', () => {
 		expect(patched.status).toBe(200)
 		expect(patched.body.prices).toEqual({ audio_input_per_mtok: 40, audio_output_per_mtok: 80, cache_write_1h_per_mtok: 6, input_above_200k_per_mtok: 5, output_above_200k_per_mtok: 15 })
 
+		// OpenAI's long-context prices, past its own threshold (272k input tokens).
+		const gpt = await app.admin('/api/models', { body: { name: 'gpt-6.2-sol', input_per_mtok: 2, output_per_mtok: 10, input_above_272k_per_mtok: 4, output_above_272k_per_mtok: 15 } })
+		expect(gpt.status).toBe(201)
+		expect(gpt.body.prices).toEqual({ input_above_272k_per_mtok: 4, output_above_272k_per_mtok: 15 })
+		expect(app.svc.catalog.price('gpt-6.2-sol')?.prices).toEqual({ input_above_272k_per_mtok: 4_000_000, output_above_272k_per_mtok: 15_000_000 })
+
 		const misspelt = await app.admin('/api/models', { body: { name: 'gpt-audio-y', input_per_mtok: 2.5, audio_in_per_mtok: 40 } })
 		expect(misspelt.status).toBe(400)
 		expect(JSON.stringify(misspelt.body)).toContain('audio_in_per_mtok')

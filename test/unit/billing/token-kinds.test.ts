@@ -21,6 +21,8 @@ const CLAUDE: Price = {
 	cacheWritePerMtok: m(3.75),
 	prices: { cache_write_1h_per_mtok: m(6), input_above_200k_per_mtok: m(6), output_above_200k_per_mtok: m(22.5) },
 }
+// gpt-6.2-sol: $2 input, $0.10 cached, $2.50 cache writes, $10 output; over 272k input $4 / $15 (twice and 1.5 times).
+const GPT: Price = { inputPerMtok: m(2), outputPerMtok: m(10), cacheReadPerMtok: m(0.1), cacheWritePerMtok: m(2.5), prices: { input_above_272k_per_mtok: m(4), output_above_272k_per_mtok: m(15) } }
 // gemini-2.5-flash-image: $0.30 input, $2.50 text output, $30 image output.
 const IMAGE: Price = { inputPerMtok: m(0.3), outputPerMtok: m(2.5), prices: { image_output_per_mtok: m(30) } }
 
@@ -70,6 +72,19 @@ describe('tokenCost of token kinds priced apart', () => {
 		// One token fewer is the standard tier: the threshold is "more than 200k".
 		const at = usage({ input: LONG_CONTEXT_TOKENS - 51_000, cacheRead: 50_000, cacheWrite: 1000, cacheWrite1h: 1000, output: 1000 })
 		expect(tokenCost(at, CLAUDE)).toBe(149_000 * 3 + 50_000 * 0.3 + 1000 * 6 + 1000 * 15)
+	})
+
+	it("should bill a prompt over OpenAI's 272k at its long-context prices, and one between 200k and 272k at the standard ones", () => {
+		// 222,001 input + 50,000 cached = 272,001 input tokens as OpenAI counts them: input and cache doubled, output ×1.5.
+		expect(tokenCost(usage({ input: 222_001, cacheRead: 50_000, output: 1000 }), GPT)).toBe(222_001 * 4 + 50_000 * 0.2 + 1000 * 15)
+		expect(tokenCost(usage({ input: 222_000, cacheRead: 50_000, output: 1000 }), GPT)).toBe(222_000 * 2 + 50_000 * 0.1 + 1000 * 10)
+		expect(tokenCost(usage({ input: 250_000, output: 1000 }), GPT)).toBe(250_000 * 2 + 1000 * 10)
+		// The bound of such a prompt: every input token at the doubled cache-write price (5), the output at 15.
+		expect(upperBound(300_000, 1000, GPT)).toBe(300_000 * 5 + 15_000 + 1)
+		// A model priced at both thresholds pays the longer one's prices past it, the shorter one's between.
+		const both: Price = { ...GPT, prices: { ...GPT.prices, input_above_200k_per_mtok: m(3), output_above_200k_per_mtok: m(12) } }
+		expect(tokenCost(usage({ input: 250_000, output: 1000 }), both)).toBe(250_000 * 3 + 1000 * 12)
+		expect(tokenCost(usage({ input: 300_000, output: 1000 }), both)).toBe(300_000 * 4 + 1000 * 15)
 	})
 
 	it('should cost what it cost before when the model lists none of these prices', () => {
