@@ -8,7 +8,9 @@ const root = new URL('../../', import.meta.url).pathname
 
 /**
  * Runs `bun src/index.ts` with `env` (over a bare PATH/HOME, a free port and a data directory of its own under
- * test-output/, named after `name`) until it exits (a refused start) or 15 s pass; returns its exit code and stderr.
+ * test-output/, named after `name`) until it exits (a refused start) or 30 s pass, as long as `startProcess` waits for
+ * a start (a refused start takes ~1 s; CI once saw one pass 15 s on a machine loaded beside it); returns its exit code
+ * and stderr.
  */
 export async function startUntilExit(name: string, env: Record<string, string>): Promise<{ code: number; stderr: string }> {
 	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
@@ -17,7 +19,7 @@ export async function startUntilExit(name: string, env: Record<string, string>):
 		stdout: 'pipe',
 		stderr: 'pipe',
 	})
-	const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+	const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
 	const code = await proc.exited
 	clearTimeout(timer)
 	return { code, stderr: await new Response(proc.stderr).text() }
