@@ -6,9 +6,8 @@
  * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input
  * (uncached and read from the cache) and output, image input and output, 1-hour cache writes, and long-context tiers for prompts over 200k tokens (Gemini, Claude) or 272k (OpenAI). A kind without its
  * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price, cached audio the
- * cache-read price). OpenAI's
- * `priority` and `flex` processing tiers have optional input and output prices there too, charged when the answer
- * reports that tier served it.
+ * cache-read price). The processing tiers priced apart (OpenAI's Priority, Flex and Ultrafast, Anthropic's fast mode)
+ * have optional input and output prices there too, charged when the answer reports that tier served it.
  * @module
  */
 import type { ServiceTier, Usage } from '../core/ir'
@@ -56,6 +55,12 @@ export const TOKEN_PRICES = {
 	/** OpenAI Flex processing (`service_tier: "flex"`; o3: $1 / $4 against $2 / $8). */
 	flexInput: 'flex_input_per_mtok',
 	flexOutput: 'flex_output_per_mtok',
+	/** OpenAI Ultrafast (`service_tier: "ultrafast"`, Responses only; gpt-6-astra: $60 / $300 against $10 / $50, six times Standard). */
+	ultrafastInput: 'ultrafast_input_per_mtok',
+	ultrafastOutput: 'ultrafast_output_per_mtok',
+	/** Anthropic fast mode (`speed: "fast"`; Claude Opus 4.6: $30 / $150 against $5 / $25). OpenAI's Fast mode is Priority. */
+	fastInput: 'fast_input_per_mtok',
+	fastOutput: 'fast_output_per_mtok',
 	/** OpenAI Batch API lines (`/v1/batches`); default half the standard input and output prices (modules/batches/price.ts). */
 	batchInput: 'batch_input_per_mtok',
 	batchOutput: 'batch_output_per_mtok',
@@ -65,7 +70,21 @@ export const TOKEN_PRICES = {
 const TIER_PRICES: Record<ServiceTier, readonly [string, string]> = {
 	priority: [TOKEN_PRICES.priorityInput, TOKEN_PRICES.priorityOutput],
 	flex: [TOKEN_PRICES.flexInput, TOKEN_PRICES.flexOutput],
+	ultrafast: [TOKEN_PRICES.ultrafastInput, TOKEN_PRICES.ultrafastOutput],
+	fast: [TOKEN_PRICES.fastInput, TOKEN_PRICES.fastOutput],
 }
+
+/** The names of every tier's prices: a model listing none of them is billed at the standard tier whatever served it. */
+export const TIER_PRICE_NAMES: readonly string[] = Object.values(TIER_PRICES).flat()
+
+/**
+ * The tiers a request may be served at without naming one: the standard one, or Priority or Flex as its OpenAI
+ * project's default tier. Ultrafast and Anthropic's fast mode serve only a request that asks for them.
+ */
+export const UNASKED_TIERS: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority', 'flex']
+
+/** Every tier: the bound of a request whose reach is not known. */
+const ALL_TIERS: ReadonlyArray<ServiceTier | undefined> = [...UNASKED_TIERS, 'ultrafast', 'fast']
 
 /** Whether the model lists a price of its own for `tier`. */
 const tierPriced = (p: Price, tier: ServiceTier): boolean => p.prices?.[TIER_PRICES[tier][0]] !== undefined || p.prices?.[TIER_PRICES[tier][1]] !== undefined
@@ -107,27 +126,30 @@ type Rates = {
 }
 
 /**
- * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). A tier the
- * model prices takes its input and output prices (OpenAI's tier prices exclude long context); else, above a
- * long-context threshold the model has prices for (200k or 272k), input and output take those. The cache prices scale as the input price does
- * (both vendors double every cache price with the input price, and OpenAI's tiers keep the cached-input discount);
- * audio and image prices have no tier.
+ * The rates of a request whose prompt is `promptTokens` long, served at `tier` (standard when undefined). Above a
+ * long-context threshold the model has prices for (200k or 272k), input and output take those. A tier the model
+ * prices takes its input and output prices, which are short-context ones: past the threshold they scale as the
+ * standard prices do, for the tiers are multipliers that stack with long context (Claude's fast mode is "6x standard
+ * Opus rates" at either length; OpenAI's Flex is half "whichever rate applies"). The cache prices scale as the input
+ * price does (both vendors double every cache price with the input price, and the tiers keep the cached-input
+ * discount); audio and image prices have no tier.
  */
 export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Rates {
 	const extra = p.prices
 	let input = p.inputPerMtok
 	let output = p.outputPerMtok
-	if (tier && tierPriced(p, tier)) {
-		const [inName, outName] = TIER_PRICES[tier]
-		input = extra?.[inName] ?? input
-		output = extra?.[outName] ?? output
-	} else if (extra && promptTokens > LONG_CONTEXT_TOKENS) {
+	if (extra && promptTokens > LONG_CONTEXT_TOKENS) {
 		for (const [over, inName, outName] of LONG_CONTEXT_PRICES) {
 			if (promptTokens <= over || (extra[inName] === undefined && extra[outName] === undefined)) continue
 			input = extra[inName] ?? input
 			output = extra[outName] ?? output
 			break
 		}
+	}
+	if (tier && tierPriced(p, tier)) {
+		const [inName, outName] = TIER_PRICES[tier]
+		input = stacked(extra?.[inName], input, p.inputPerMtok)
+		output = stacked(extra?.[outName], output, p.outputPerMtok)
 	}
 	const scale = (r: number) => (input === p.inputPerMtok || p.inputPerMtok === 0 ? r : mulDivRound(r, input, p.inputPerMtok))
 	const cacheWrite = p.cacheWritePerMtok ?? p.inputPerMtok
@@ -144,6 +166,12 @@ export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Ra
 		imageInput: extra?.[TOKEN_PRICES.imageInput] ?? input,
 		imageOutput: extra?.[TOKEN_PRICES.imageOutput] ?? output,
 	}
+}
+
+/** A tier's price (`tierPrice`, the standard `base` when unlisted) at the length where the standard rate is `rate`. */
+const stacked = (tierPrice: number | undefined, rate: number, base: number): number => {
+	const price = tierPrice ?? base
+	return rate === base || base === 0 ? price : mulDivRound(price, rate, base)
 }
 
 /**
@@ -180,7 +208,7 @@ const searchCost = (u: Usage, p: Price): number => (u.webSearches ? u.webSearche
 /**
  * What a request can make its answer cost beyond text (relay/reach.ts reads it from the request): audio parts in its
  * input, audio asked for as output, 1-hour cache writes, and the processing tiers that may serve it (undefined in the
- * list: standard; no list: any). Image output needs no flag: image models produce images unprompted. A bound without a Reach assumes
+ * list: standard; no list: any a request may be served at without asking, `UNASKED_TIERS`). Image output needs no flag: image models produce images unprompted. A bound without a Reach assumes
  * everything the model prices.
  */
 export type Reach = {
@@ -192,8 +220,6 @@ export type Reach = {
 	webSearches?: number
 }
 
-const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority', 'flex']
-
 /**
  * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its long-context
  * tier), at each processing tier it may be served at, every input token at the dearest input kind it can reach
@@ -203,7 +229,7 @@ const EVERY_TIER: ReadonlyArray<ServiceTier | undefined> = [undefined, 'priority
 function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { input: number; output: number } {
 	let input = 0
 	let output = 0
-	for (const tier of reach?.tiers ?? EVERY_TIER) {
+	for (const tier of reach ? (reach.tiers ?? UNASKED_TIERS) : ALL_TIERS) {
 		if (tier && !tierPriced(p, tier)) continue
 		const r = ratesFor(p, inputTokens, tier)
 		// Cached audio whatever the request carries: a cache it names (Gemini `cachedContent`) may hold audio.

@@ -288,12 +288,19 @@ export type Usage = {
 	toolUseInput?: number
 	/** Web searches a vendor's built-in tool ran for the request, which it bills per search (Anthropic `server_tool_use.web_search_requests`, OpenAI Responses `web_search_call` items). */
 	webSearches?: number
-	/** The processing tier that served the request when it is one priced apart (OpenAI `service_tier` of the answer). */
+	/**
+	 * The processing tier that served the request when it is one priced apart (OpenAI `service_tier` of the answer,
+	 * Anthropic `usage.speed`).
+	 */
 	tier?: ServiceTier
 }
 
-/** OpenAI's processing tiers priced apart from the standard one (`service_tier`: platform.openai.com/docs/pricing). */
-export type ServiceTier = 'priority' | 'flex'
+/**
+ * The processing tiers priced apart from the standard one: OpenAI's Priority (renamed Fast mode; asked as `priority`
+ * or `fast`, reported as `priority`), Flex and Ultrafast (`service_tier`: developers.openai.com/api/docs/pricing), and
+ * Anthropic's fast mode (`speed: "fast"`, reported in `usage.speed`: platform.claude.com/docs/en/build-with-claude/fast-mode).
+ */
+export type ServiceTier = 'priority' | 'flex' | 'ultrafast' | 'fast'
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 

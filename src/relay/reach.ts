@@ -5,7 +5,7 @@
  * and the fast path pays nothing.
  * @module
  */
-import { type Reach, TOKEN_PRICES, WEB_SEARCH_PRICE } from '../billing/pricing'
+import { type Reach, TIER_PRICE_NAMES, TOKEN_PRICES, UNASKED_TIERS, WEB_SEARCH_PRICE } from '../billing/pricing'
 import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { get } from '../protocols/gemini/read'
@@ -24,7 +24,7 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 	const audioIn = priced(TOKEN_PRICES.audioInput)
 	const audioOut = priced(TOKEN_PRICES.audioOutput)
 	const write1h = priced(TOKEN_PRICES.cacheWrite1h)
-	const tiers = [TOKEN_PRICES.priorityInput, TOKEN_PRICES.priorityOutput, TOKEN_PRICES.flexInput, TOKEN_PRICES.flexOutput].some(priced)
+	const tiers = TIER_PRICE_NAMES.some(priced)
 	const searches = priced(WEB_SEARCH_PRICE)
 	if (!audioIn && !audioOut && !write1h && !tiers && !searches) return undefined
 	const reach: Reach = {
@@ -96,17 +96,27 @@ const writesForAnHour = (ch: Channel, model: string): boolean => chatAdapterOf(c
 /**
  * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI
  * `service_tier`: "flex" or "priority" is processed at that tier, "default" at the standard one); undefined when it
- * may be any. A request that names none, or "auto", gets the project's default tier, which may be Priority
- * (developers.openai.com/api/docs/guides/priority-processing), and one sent converted to another protocol names none.
- * Priority may fall back to the standard tier (its ramp-rate limit), so it bounds as "any".
+ * may be any a request gets unasked (`UNASKED_TIERS`). A request that names none, or "auto", gets the project's
+ * default tier, which may be Priority (developers.openai.com/api/docs/guides/priority-processing), and one sent
+ * converted to another protocol names none. Priority may fall back to the standard tier (its ramp-rate limit), so it
+ * bounds as "any". OpenAI's "ultrafast" and Anthropic's `speed: "fast"` add their tier to those, wherever the request
+ * goes: a bound that prices a tier no channel would serve only holds more.
  */
 function tiersAsked(call: ReachCall, channels: Channel[]): ReadonlyArray<ServiceTier | undefined> | undefined {
 	const asked = call.body.service_tier
+	const premium = PREMIUM.filter(([tier, field, value]) => call.body[field] === value).map(([tier]) => tier)
+	if (premium.length > 0) return [...UNASKED_TIERS, ...premium]
 	if (asked !== 'flex' && asked !== 'default') return undefined
 	if (call.client.name !== 'openai-chat' && call.client.name !== 'openai-responses') return undefined
 	if (!channels.every((ch) => receivesAsWritten(call, ch))) return undefined
 	return asked === 'flex' ? FLEX : STANDARD
 }
+
+/** The tiers only a request that asks for them gets, with the field and value that ask. */
+const PREMIUM: ReadonlyArray<readonly [ServiceTier, string, string]> = [
+	['ultrafast', 'service_tier', 'ultrafast'],
+	['fast', 'speed', 'fast'],
+]
 
 const FLEX: ReadonlyArray<ServiceTier | undefined> = ['flex']
 const STANDARD: ReadonlyArray<ServiceTier | undefined> = [undefined]

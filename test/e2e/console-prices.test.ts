@@ -115,7 +115,7 @@ describe('price dialog', () => {
 		const other = page.locator('tr[data-model="gpt-realtime"] td[data-label="Other"]')
 		await other.waitFor()
 		expect(await other.textContent()).toBe(
-			'$32.00 / 1M audio input tokens, $64.00 / 1M audio output tokens, $6.00 / 1M input tokens (prompts over 200k), $8.00 / 1M input tokens (priority tier)',
+			'$32.00 / 1M audio input tokens, $64.00 / 1M audio output tokens, $6.00 / 1M input tokens (prompts over 200k), $8.00 / 1M input tokens (priority tier, OpenAI Fast mode)',
 		)
 
 		// The Models page shows the same prices, and the realtime model's one endpoint.

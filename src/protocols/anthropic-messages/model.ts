@@ -191,6 +191,7 @@ export const AnthropicUsage = t.Object(
 		cache_creation: t.Optional(t.Nullable(t.Object({ ephemeral_5m_input_tokens: Integer(), ephemeral_1h_input_tokens: Integer() }, open))),
 		server_tool_use: t.Optional(t.Nullable(t.Object({ web_search_requests: Integer(), web_fetch_requests: t.Optional(Integer()) }, open))),
 		service_tier: t.Optional(t.Nullable(t.String())),
+		speed: t.Optional(t.Nullable(t.String())),
 	},
 	open,
 )

@@ -23,6 +23,7 @@ export function decodeUsage(u: unknown): Usage {
 	if (hour > 0) out.cacheWrite1h = Math.min(hour, out.cacheWrite)
 	const searches = webSearches(o)
 	if (searches > 0) out.webSearches = searches
+	if (o.speed === 'fast') out.tier = 'fast'
 	return out
 }
 
@@ -61,6 +62,8 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (positive(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
 	if (writes1h(u) > 0) out.cacheWrite1h = writes1h(u)
 	if (webSearches(u) > 0) out.webSearches = webSearches(u)
+	// Fast mode, priced apart (`speed`: "fast" or "standard"); `message_start` reports it, `message_delta` has no such field.
+	if (u.speed === 'fast') out.tier = 'fast'
 	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
 		out.reasoning = count(u.output_tokens_details.thinking_tokens)
 	return out
@@ -69,7 +72,7 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 /**
  * The wire usage of a `Message`, with every field Anthropic always sends (strict clients read them): the cache
  * counters, their `cache_creation` split by TTL, `output_tokens_details` (its `thinking_tokens` 0 without thinking, as
- * Anthropic's answers carry it; promptfoo reads it as the reasoning count) and `service_tier`; `server_tool_use` when
+ * Anthropic's answers carry it; promptfoo reads it as the reasoning count), `service_tier` and `speed`; `server_tool_use` when
  * searches ran (platform.claude.com/docs/en/api/messages: `Usage`).
  */
 export function encodeUsage(u: Usage): AnthropicUsage {
@@ -83,6 +86,7 @@ export function encodeUsage(u: Usage): AnthropicUsage {
 	out.output_tokens_details = { thinking_tokens: u.reasoning }
 	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
 	out.service_tier = serviceTier(u.tier)
+	out.speed = speed(u.tier)
 	return out
 }
 
@@ -100,13 +104,14 @@ export function encodeStartUsage(u: Partial<Usage>, countInput: () => number): A
 		output_tokens: u.output ?? 0,
 		output_tokens_details: { thinking_tokens: u.reasoning ?? 0 },
 		service_tier: serviceTier(u.tier),
+		speed: speed(u.tier),
 	}
 }
 
 /**
  * The usage of `message_delta`: cumulative totals, each sent when known (the SDK overwrites its `message_start` values
  * with them: `MessageDeltaUsage`), the thinking count always (as Anthropic's carry it), `server_tool_use` when searches
- * ran. `cache_creation` and `service_tier` are not `message_delta` fields; they are repeated only when they changed
+ * ran. `cache_creation`, `service_tier` and `speed` are not `message_delta` fields; they are repeated only when they changed
  * since `start` (an OpenAI-shaped upstream reports its writes and tier only in its last chunk), so that a client
  * reading them there is not left with stale values.
  */
@@ -120,6 +125,7 @@ export function encodeDeltaUsage(u: Partial<Usage>, start: AnthropicUsage): Reco
 	const creation = cacheCreation({ cacheWrite: u.cacheWrite ?? 0, cacheWrite1h: u.cacheWrite1h })
 	if (JSON.stringify(creation) !== JSON.stringify(start.cache_creation)) out.cache_creation = creation
 	if (serviceTier(u.tier) !== start.service_tier) out.service_tier = serviceTier(u.tier)
+	if (speed(u.tier) !== start.speed) out.speed = speed(u.tier)
 	return out
 }
 
@@ -137,6 +143,9 @@ const serverToolUse = (searches: number) => ({ web_search_requests: searches, we
  * standard tier `standard`; OpenAI's flex processing has no Anthropic counterpart (null, as the type allows).
  */
 const serviceTier = (tier: Usage['tier']): 'standard' | 'priority' | null => (tier === 'priority' ? 'priority' : tier === 'flex' ? null : 'standard')
+
+/** The speed that served the request (`usage.speed`, always sent): fast mode, or OpenAI's Ultrafast as the nearest to it. */
+const speed = (tier: Usage['tier']): 'standard' | 'fast' => (tier === 'fast' || tier === 'ultrafast' ? 'fast' : 'standard')
 
 const STOP: Record<string, StopReason> = {
 	end_turn: 'end_turn',

@@ -50,11 +50,12 @@ export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefine
 /**
  * The tier priced apart that served a request, from the `service_tier` of the answer (the chat completion object, its
  * chunks, the Response object): "the processing mode actually used to serve the request", which may differ from the
- * one asked (platform.openai.com/docs/api-reference/chat/object). `default`, `auto` and `scale` bill at the standard
- * prices.
+ * one asked (platform.openai.com/docs/api-reference/chat/object). Fast mode shows as `priority` whether it was asked
+ * as `fast` or `priority`, Ultrafast as `ultrafast` (openai-node 7.59 `ServiceTier`). `default`, `auto` and `scale`
+ * bill at the standard prices.
  * @example servedTier('priority') === 'priority'; servedTier('default') === undefined
  */
-export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'priority' || v === 'flex' ? v : undefined)
+export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'priority' || v === 'flex' || v === 'ultrafast' ? v : undefined)
 
 /**
  * OpenAI `usage` from canonical usage, with every count OpenAI always sends in its details objects

@@ -1,9 +1,10 @@
 /**
- * OpenAI's processing tiers through the official SDKs against the OpenAI mock, which reports the tier that served each
- * request in `service_tier` as OpenAI documents (test/mocks/openai/service-tier.ts): each request is billed at the
- * prices of the tier its answer reports (which may differ from the one asked), on the same-protocol fast path, through
- * the Responses API and converted; and reserved at the dearest tier it can be served at, so a flex request near a
- * spend limit keeps its cap where a request that may be served at Priority has it lowered. Micro-USD by hand.
+ * Processing tiers through the official SDKs: OpenAI's against the OpenAI mock, which reports the tier that served each
+ * request in `service_tier` as OpenAI documents (test/mocks/openai/service-tier.ts), and Anthropic's fast mode against
+ * the Anthropic mock, which reports it in `usage.speed`. Each request is billed at the prices of the tier its answer
+ * reports (which may differ from the one asked), on the same-protocol fast path, through the Responses API and
+ * converted; and reserved at the dearest tier it can be served at, so a flex request near a spend limit keeps its cap
+ * where a request that may be served at Priority, Ultrafast or fast mode has it lowered. Micro-USD by hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { countWords } from '../../mocks'
@@ -13,8 +14,11 @@ let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
 		models: [
-			// gpt-m (base $0.15 / $0.60): Priority $0.25 / $1.00, Flex $0.075 / $0.30 (gpt-4o-mini's Priority prices).
-			{ name: MODEL.openai, priority_input_per_mtok: 0.25, priority_output_per_mtok: 1, flex_input_per_mtok: 0.075, flex_output_per_mtok: 0.3 },
+			// gpt-m (base $0.15 / $0.60): Priority $0.25 / $1.00, Flex $0.075 / $0.30 (gpt-4o-mini's Priority prices),
+			// Ultrafast six times the base, $0.90 / $3.60 (as gpt-6-astra's $60 / $300 against $10 / $50).
+			{ name: MODEL.openai, priority_input_per_mtok: 0.25, priority_output_per_mtok: 1, flex_input_per_mtok: 0.075, flex_output_per_mtok: 0.3, ultrafast_input_per_mtok: 0.9, ultrafast_output_per_mtok: 3.6 },
+			// claude-m (base $3 / $15): fast mode six times that, $18 / $90 (as Claude Opus 4.6's $30 / $150 against $5 / $25).
+			{ name: MODEL.anthropic, fast_input_per_mtok: 18, fast_output_per_mtok: 90 },
 			// fo-m (base $1 / $2, an OpenAI channel then a Gemini one): Flex $0.50 / $1.
 			{ name: FAILOVER, flex_input_per_mtok: 0.5, flex_output_per_mtok: 1 },
 		],
@@ -32,10 +36,12 @@ async function charged(acct: Account): Promise<{ costs: number[]; spent: number 
 
 // 10 words in; the answer "Hello! You said: …" is 13 words.
 const TEXT = 'what is the weather like in paris today my friend'
-// standard 10 × 0.15 + 13 × 0.60 = 9.3; Priority 10 × 0.25 + 13 × 1 = 15.5; Flex 10 × 0.075 + 13 × 0.30 = 4.65
+// standard 10 × 0.15 + 13 × 0.60 = 9.3; Priority 10 × 0.25 + 13 × 1 = 15.5; Flex 10 × 0.075 + 13 × 0.30 = 4.65;
+// Ultrafast 10 × 0.90 + 13 × 3.60 = 55.8
 const STANDARD = 9
 const PRIORITY = 16
 const FLEX = 5
+const ULTRAFAST = 56
 
 describe('billing by the tier that served the request', () => {
 	it('should bill chat completions at the tier the answer reports, streamed or not, and show OpenAI its own field', async () => {
@@ -65,6 +71,43 @@ describe('billing by the tier that served the request', () => {
 		const s = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'flex', stream: true, input: TEXT })
 		for await (const _ of s);
 		expect(await charged(acct)).toEqual({ costs: [PRIORITY, FLEX], spent: PRIORITY + FLEX })
+	})
+
+	it('should bill a Response served at Ultrafast at its prices, and one the region kept at the standard tier at those', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'ultrafast', input: TEXT })
+		expect(r.service_tier).toBe('ultrafast')
+		const s = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'ultrafast', stream: true, input: TEXT })
+		const served = new Set<string | null | undefined>()
+		for await (const e of s) if (e.type === 'response.completed') served.add(e.response.service_tier)
+		expect([...served]).toEqual(['ultrafast'])
+		// Pinned to a region Ultrafast does not serve: run, and billed, at the standard tier.
+		const eu = await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'ultrafast', input: 'what is the weather like in paris today #eu-region friend' })
+		expect(eu.service_tier).toBe('default')
+		expect(await charged(acct)).toEqual({ costs: [ULTRAFAST, ULTRAFAST, STANDARD], spent: 2 * ULTRAFAST + STANDARD })
+	})
+
+	it("should bill Claude's fast mode at its prices, streamed or not, and a standard-speed answer at the standard ones", async () => {
+		const acct = await m.account()
+		const fast = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, speed: 'fast', messages: [{ role: 'user', content: TEXT }] })
+		expect(fast.usage.speed).toBe('fast')
+		const stream = acct.anthropic.messages.stream({ model: MODEL.anthropic, max_tokens: 100, speed: 'fast', messages: [{ role: 'user', content: TEXT }] })
+		const streamed = await stream.finalMessage()
+		expect(streamed.usage.speed).toBe('fast')
+		const standard = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user', content: TEXT }] })
+		expect(standard.usage.speed).toBe('standard')
+		// The mock counts the same tokens each time; no cache: fast 18 / 90 a token, standard 3 / 15 (micro-USD per token).
+		const { input_tokens: i, output_tokens: o } = standard.usage
+		expect([fast.usage.input_tokens, fast.usage.output_tokens, streamed.usage.output_tokens]).toEqual([i, o, o])
+		const FAST = 18 * i + 90 * o
+		expect(await charged(acct)).toEqual({ costs: [FAST, FAST, 3 * i + 15 * o], spent: 2 * FAST + 3 * i + 15 * o })
+	})
+
+	it("should tell an Anthropic client a converted answer's tier and speed: Priority is not fast mode", async () => {
+		// An Anthropic client cannot ask OpenAI's tiers; the project's default (Priority here) serves it.
+		const acct = await m.account()
+		const priority = await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: 'what is the weather like in paris today #project-priority friend' }] })
+		expect([priority.usage.service_tier, priority.usage.speed]).toEqual(['priority', 'standard'])
 	})
 
 	it('should bill a converted request at the tier its OpenAI answer reports', async () => {
@@ -100,6 +143,30 @@ describe('the reservation at the dearest tier a request can be served at', () =>
 			expect(cap).toBeGreaterThan(550)
 			expect(cap).toBeLessThan(600)
 		}
+	})
+
+	it('should reserve a request that asks for Ultrafast or fast mode at those prices, and no other at them', async () => {
+		// Ultrafast's $3.60 output: (600 − input − 1) / 3.60 per token under a $0.0006 limit.
+		const acct = await m.account(10, { spend_limit: 0.0006 })
+		await acct.openai.responses.create({ model: MODEL.openai, service_tier: 'ultrafast', max_output_tokens: 1000, input: TEXT })
+		const ultrafast = lastRequest(m.mocks.openai).body.max_output_tokens as number
+		expect(ultrafast).toBeGreaterThan(150)
+		expect(ultrafast).toBeLessThan(166)
+		// Asked for none: at most Priority's $1.00, as before.
+		const other = await m.account(10, { spend_limit: 0.0006 })
+		await other.openai.responses.create({ model: MODEL.openai, max_output_tokens: 1000, input: TEXT })
+		const unasked = lastRequest(m.mocks.openai).body.max_output_tokens as number
+		expect(unasked).toBeGreaterThan(550)
+		expect(unasked).toBeLessThan(600)
+		// claude-m under $0.01: fast mode's $90 output leaves (10,000 − input × 18 − 1) / 90 tokens, standard's $15 six times as many.
+		const claude = await m.account(10, { spend_limit: 0.01 })
+		await claude.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 1000, speed: 'fast', messages: [{ role: 'user', content: TEXT }] })
+		const fast = lastRequest(m.mocks.anthropic).body.max_tokens as number
+		expect(fast).toBeGreaterThan(100)
+		expect(fast).toBeLessThan(111)
+		const standard = await m.account(10, { spend_limit: 0.01 })
+		await standard.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 1000, messages: [{ role: 'user', content: TEXT }] })
+		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBeGreaterThan(600)
 	})
 
 	it('should reserve a flex request at the standard price when a channel of the model would not pass the tier on', async () => {

@@ -1,6 +1,6 @@
 /**
  * Converted answers carry the usage fields the client's vendor always sends, derived from the upstream's usage: an
- * Anthropic client gets `cache_creation` (by TTL), `output_tokens_details` and `service_tier` from an OpenAI or Gemini model, an OpenAI chat
+ * Anthropic client gets `cache_creation` (by TTL), `output_tokens_details`, `service_tier` and `speed` from an OpenAI or Gemini model, an OpenAI chat
  * client gets every count of `prompt_tokens_details` / `completion_tokens_details` from a Claude or Gemini model,
  * streamed or not. Checked through the official SDKs' typed fields and the Vercel AI SDK's `providerMetadata`, which
  * read them from the wire (the same-protocol fast path relays the vendor's own usage and is not concerned).
@@ -28,7 +28,7 @@ const ANSWER = countWords(`Hello! You said: ${CACHED}`)
 describe('an Anthropic client of another vendor', () => {
 	for (const up of ['openai', 'gemini'] as Upstream[])
 		for (const stream of [false, true])
-			it(`should get cache_creation, output_tokens_details and service_tier in its usage (${up}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+			it(`should get cache_creation, output_tokens_details, service_tier and speed in its usage (${up}, ${stream ? 'stream' : 'non-stream'})`, async () => {
 				const acct = await m.account()
 				const params = { model: MODEL[up], max_tokens: 200, messages: [{ role: 'user' as const, content: CACHED }] }
 				let deltaUsage: unknown
@@ -50,6 +50,7 @@ describe('an Anthropic client of another vendor', () => {
 					output_tokens: ANSWER,
 					output_tokens_details: { thinking_tokens: 0 },
 					service_tier: 'standard',
+					speed: 'standard',
 				} as never)
 			})
 

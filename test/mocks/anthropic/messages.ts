@@ -24,9 +24,10 @@ const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_se
  * `input_tokens` excludes cache reads and writes, which are reported apart (writes by TTL in `cache_creation`:
  * 5-minute ones, or 1-hour ones on `#write-cache-1h`). `message_start` carries a provisional `output_tokens: 1`; the final counts (message_delta,
  * non-stream) are totals, not increments. `searches` web searches the server tool ran are counted in the final
- * `server_tool_use.web_search_requests` (billed per search by Anthropic).
+ * `server_tool_use.web_search_requests` (billed per search by Anthropic). `speed`, the one that served the request
+ * (`fast` in fast mode), is a field of a message's usage and not of `message_delta`'s (anthropic-sdk `MessageDeltaUsage`).
  */
-function usageOf(p: Plan, final: boolean, searches = 0): Obj {
+function usageOf(p: Plan, final: boolean, searches = 0, speed?: string): Obj {
 	const written = p.usage.cacheWrite ?? 0
 	const hour = p.usage.cacheWrite1h ?? 0
 	return {
@@ -38,6 +39,7 @@ function usageOf(p: Plan, final: boolean, searches = 0): Obj {
 		output_tokens_details: { thinking_tokens: final ? p.usage.reasoning : 0 },
 		server_tool_use: final && searches > 0 ? { web_search_requests: searches } : null,
 		service_tier: 'standard',
+		...(speed && { speed }),
 	}
 }
 
@@ -61,10 +63,10 @@ function contentOf(p: Plan, seed: string, omitted: boolean, searches = 0): Obj[]
  * A code execution run's blocks open the content; its container is named on `message_delta` (`message_start` has
  * `container: null`), as a stream reports it.
  */
-function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number, run: CodeRun | undefined): string[] {
+function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number, run: CodeRun | undefined, speed: string): string[] {
 	const out: string[] = []
 	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
-	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false) } })
+	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false, 0, speed) } })
 	;[...(run?.blocks ?? []), ...contentOf(p, seed, omitted, searches)].forEach((block, index) => {
 		const start = (content_block: Obj) => {
 			emit('content_block_start', { index, content_block })
@@ -146,6 +148,8 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const b = thread ? thread.body : (body as Obj)
 	const bad = checkMessages(b, version)
 	if (bad) return bad
+	const speed = b.speed ?? 'standard'
+	if (speed !== 'standard' && speed !== 'fast') return invalid(`speed: Input should be 'standard' or 'fast'`)
 	if (models && !models.includes(String(b.model))) return notFound(String(b.model))
 	const conv = readMessages(b)
 	const tooLong = checkContext(b, conv, headers)
@@ -160,13 +164,13 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const omitted = asObj(b.thinking)?.display === 'omitted'
 	thread?.keep(id, contentOf(p, seed, false))
 	const searches = webSearches(b, conv.lastUserText)
-	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran), 1)
+	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran, speed), 1)
 	return json({
 		...message,
 		content: [...(ran?.blocks ?? []), ...contentOf(p, seed, omitted, searches)],
 		stop_reason: STOP[p.finish],
 		stop_sequence: p.stopSequence ?? null,
-		usage: usageOf(p, true, searches),
+		usage: usageOf(p, true, searches, speed),
 	})
 }
 

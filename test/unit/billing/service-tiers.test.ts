@@ -1,6 +1,7 @@
 /**
- * OpenAI's processing tiers (src/billing/pricing.ts): a request served at `priority` or `flex` costs that tier's input
- * and output prices when the model lists them (cached input scaled as the input price is), the standard prices
+ * Processing tiers (src/billing/pricing.ts): a request served at OpenAI's `priority`, `flex` or `ultrafast`, or at
+ * Anthropic's fast mode, costs that tier's input and output prices when the model lists them (cached input scaled as
+ * the input price is; past a long-context threshold, scaled as the standard prices are there), the standard prices
  * otherwise; and the reservation's bound prices only the tiers and token kinds its request can reach (`Reach`),
  * never less than any charge within that reach. Expected micro-USD by hand.
  */
@@ -47,6 +48,58 @@ describe('tokenCost by the tier that served the request', () => {
 		// Only Priority's output priced: its input stays at the standard price.
 		const outOnly: Price = { ...plain, prices: { priority_output_per_mtok: m(14) } }
 		expect(tokenCost(usage({ ...u, tier: 'priority' }), outOnly)).toBe(2000 + 100 + 7000)
+	})
+})
+
+describe('the tiers only a request that asks gets, and long context', () => {
+	// gpt-6-astra: $10 / $50, cached $1; Ultrafast $60 / $300 (cached $6); past 272k, $20 / $75.
+	const ASTRA: Price = {
+		inputPerMtok: m(10),
+		outputPerMtok: m(50),
+		cacheReadPerMtok: m(1),
+		prices: { ultrafast_input_per_mtok: m(60), ultrafast_output_per_mtok: m(300), input_above_272k_per_mtok: m(20), output_above_272k_per_mtok: m(75), flex_input_per_mtok: m(5), flex_output_per_mtok: m(25) },
+	}
+	// Claude Opus 4.6: $5 / $25, cached $0.50; fast mode $30 / $150; past 200k $10 / $37.50, and fast mode there $60 / $225.
+	const OPUS: Price = {
+		inputPerMtok: m(5),
+		outputPerMtok: m(25),
+		cacheReadPerMtok: m(0.5),
+		prices: { fast_input_per_mtok: m(30), fast_output_per_mtok: m(150), input_above_200k_per_mtok: m(10), output_above_200k_per_mtok: m(37.5) },
+	}
+
+	it('should bill Ultrafast and fast mode at their prices, cached input scaled with them', () => {
+		// 1000×60 + 200×6 + 500×300
+		expect(tokenCost(usage({ input: 1000, cacheRead: 200, output: 500, tier: 'ultrafast' }), ASTRA)).toBe(60_000 + 1200 + 150_000)
+		// 1000×30 + 200×3 + 500×150
+		expect(tokenCost(usage({ input: 1000, cacheRead: 200, output: 500, tier: 'fast' }), OPUS)).toBe(30_000 + 600 + 75_000)
+		// Each tier is the model's own: Opus names no Ultrafast, Astra no fast mode.
+		expect(tokenCost(usage({ input: 1000, output: 500, tier: 'ultrafast' }), OPUS)).toBe(5000 + 12_500)
+		expect(tokenCost(usage({ input: 1000, output: 500, tier: 'fast' }), ASTRA)).toBe(10_000 + 25_000)
+	})
+
+	it('should stack a tier with long context: its prices scale as the standard ones do past the threshold', () => {
+		// Opus fast mode over 200k: "$60 / $225" per Mtok, 250,000 × 60 + 1,000 × 225; cached at 60 / 10 of $1.
+		expect(tokenCost(usage({ input: 250_000, output: 1000, tier: 'fast' }), OPUS)).toBe(15_000_000 + 225_000)
+		expect(tokenCost(usage({ input: 200_000, cacheRead: 100_000, output: 0, tier: 'fast' }), OPUS)).toBe(12_000_000 + 600_000)
+		// Flex is half "whichever rate applies": past 272k, $10 / $37.50 on Astra.
+		expect(tokenCost(usage({ input: 300_000, output: 1000, tier: 'flex' }), ASTRA)).toBe(3_000_000 + 37_500)
+		// Ultrafast past 272k: 60 × 2 and 300 × 1.5.
+		expect(tokenCost(usage({ input: 300_000, output: 1000, tier: 'ultrafast' }), ASTRA)).toBe(36_000_000 + 450_000)
+		// At 272k exactly, the short-context tier prices.
+		expect(tokenCost(usage({ input: 272_000, output: 0, tier: 'ultrafast' }), ASTRA)).toBe(16_320_000)
+	})
+
+	it('should reserve at Ultrafast or fast mode only a request that may be served there', () => {
+		// Unasked (a reach without tiers): Astra's dearest is the standard tier, Opus likewise.
+		expect(upperBound(1000, 500, ASTRA, TEXT)).toBe(10_000 + 25_000 + 1)
+		expect(upperBound(1000, 500, OPUS, TEXT)).toBe(5000 + 12_500 + 1)
+		expect(upperBound(1000, 500, ASTRA, { ...TEXT, tiers: [undefined, 'priority', 'flex', 'ultrafast'] })).toBe(60_000 + 150_000 + 1)
+		expect(upperBound(1000, 500, OPUS, { ...TEXT, tiers: [undefined, 'priority', 'flex', 'fast'] })).toBe(30_000 + 75_000 + 1)
+		// No reach at all: every tier the model prices.
+		expect(upperBound(1000, 500, ASTRA)).toBe(60_000 + 150_000 + 1)
+		expect(upperBound(1000, 500, OPUS)).toBe(30_000 + 75_000 + 1)
+		// Long context and fast mode at once: 250,000 × 60 + 100 × 225.
+		expect(upperBound(250_000, 100, OPUS, { ...TEXT, tiers: [undefined, 'fast'] })).toBe(15_000_000 + 22_500 + 1)
 	})
 })
 

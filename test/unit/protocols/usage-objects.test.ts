@@ -1,13 +1,13 @@
 /**
  * The usage encoders write every field the client's vendor always sends, from the canonical usage only: Anthropic
- * `cache_creation`, `output_tokens_details` and `service_tier` (and `server_tool_use` when searches ran), OpenAI's full details objects.
+ * `cache_creation`, `output_tokens_details`, `service_tier` and `speed` (and `server_tool_use` when searches ran), OpenAI's full details objects.
  * Integration tests (test/integration/protocols/usage-objects.test.ts) check the same through the SDKs.
  */
 import { describe, expect, it } from 'bun:test'
 import type { StreamEvent } from '../../../src/core/events'
 import type { Usage } from '../../../src/core/ir'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
-import { encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic-messages/usage'
+import { decodePartialUsage, decodeUsage, encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic-messages/usage'
 import { encodeUsage as openaiEncode } from '../../../src/protocols/openai-chat/usage'
 import { collect, from, payloads } from './anthropic-messages/helpers'
 
@@ -27,6 +27,7 @@ describe('Anthropic usage from canonical usage', () => {
 			output_tokens: 9,
 			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
+			speed: 'standard',
 		})
 		expect(anthropicEncode({ ...base, cacheWrite1h: 200 }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 })
 	})
@@ -34,6 +35,17 @@ describe('Anthropic usage from canonical usage', () => {
 	it('should name the tier that served the request, and null for one Anthropic has no name for', () => {
 		expect(anthropicEncode({ ...base, tier: 'priority' }).service_tier).toBe('priority')
 		expect(anthropicEncode({ ...base, tier: 'flex' }).service_tier).toBeNull()
+	})
+
+	it("should name fast mode in `speed`, OpenAI's Ultrafast as the nearest to it, and read it back as the fast tier", () => {
+		expect([anthropicEncode({ ...base, tier: 'fast' }).speed, anthropicEncode({ ...base, tier: 'fast' }).service_tier]).toEqual(['fast', 'standard'])
+		expect(anthropicEncode({ ...base, tier: 'ultrafast' }).speed).toBe('fast')
+		expect(anthropicEncode({ ...base, tier: 'priority' }).speed).toBe('standard')
+		expect(decodeUsage({ input_tokens: 5, output_tokens: 9, speed: 'fast' }).tier).toBe('fast')
+		expect(decodeUsage({ input_tokens: 5, output_tokens: 9, speed: 'standard' }).tier).toBeUndefined()
+		// A stream reports it in message_start; message_delta has no speed and leaves it.
+		expect(decodePartialUsage({ input_tokens: 5, output_tokens: 1, speed: 'fast' }).tier).toBe('fast')
+		expect('tier' in decodePartialUsage({ output_tokens: 9 })).toBe(false)
 	})
 
 	it('should count the web searches that ran in server_tool_use, and send none when none ran', () => {
@@ -59,6 +71,7 @@ describe('Anthropic usage from canonical usage', () => {
 			output_tokens: 0,
 			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
+			speed: 'standard',
 		})
 		expect(out.find((p) => p.type === 'message_delta')?.usage).toEqual({
 			output_tokens: 9,

@@ -152,6 +152,7 @@ describe('anthropic-messages regressions', () => {
 			output_tokens: 1,
 			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
+			speed: 'standard',
 		})
 	})
 

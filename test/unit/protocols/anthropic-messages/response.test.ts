@@ -116,6 +116,7 @@ describe('anthropicMessages.encodeResponse', () => {
 			cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
 			output_tokens_details: { thinking_tokens: 0 },
 			service_tier: 'standard',
+			speed: 'standard',
 		})
 	})
 

@@ -62,6 +62,7 @@ describe('anthropicMessages.encodeStream', () => {
 					output_tokens: 0,
 					output_tokens_details: { thinking_tokens: 0 },
 					service_tier: 'standard',
+					speed: 'standard',
 				},
 			},
 		})
