@@ -4,8 +4,9 @@
  * half-up rounding, so the same usage costs the same whatever protocol or stream mode carried it.
  *
  * Token kinds that vendors price apart have optional prices in the unit-price map (`TOKEN_PRICES`): audio input
- * (uncached and read from the cache) and output, image input and output, 1-hour cache writes, and long-context tiers for prompts over 200k tokens (Gemini, Claude) or 272k (OpenAI). A kind without its
- * price costs what it cost before: the text price of its side (a 1-hour write the cache-write price, cached audio the
+ * (uncached and read from the cache) and output, image input and output, cache writes kept longer than the default
+ * (Anthropic's 1-hour, OpenAI's 12-hour), and long-context tiers for prompts over 200k tokens (Gemini, Claude) or 272k
+ * (OpenAI). A kind without its price costs what it cost before: the text price of its side (a longer write the cache-write price, cached audio the
  * cache-read price). The processing tiers priced apart (OpenAI's Priority, Flex and Ultrafast, Anthropic's fast mode)
  * have optional input and output prices there too, charged when the answer reports that tier served it.
  * @module
@@ -41,6 +42,8 @@ export const TOKEN_PRICES = {
 	imageInput: 'image_input_per_mtok',
 	/** Anthropic 1-hour cache writes (2× base input, where 5-minute writes are 1.25×). */
 	cacheWrite1h: 'cache_write_1h_per_mtok',
+	/** OpenAI 12-hour cache writes (`prompt_cache_options.ttl: "12h"`, GPT-5.6 and later), where 30-minute ones cost the cache-write price. */
+	cacheWrite12h: 'cache_write_12h_per_mtok',
 	/** Input of a request whose prompt exceeds `LONG_CONTEXT_TOKENS` (Gemini 2.5 Pro, Claude Sonnet 4/4.5 with 1M context). */
 	inputLong: 'input_above_200k_per_mtok',
 	/** Output of such a request. */
@@ -117,7 +120,7 @@ type Rates = {
 	output: number
 	cacheRead: number
 	cacheWrite: number
-	cacheWrite1h: number
+	cacheWriteLong: number
 	audioInput: number
 	audioCacheRead: number
 	audioOutput: number
@@ -159,7 +162,7 @@ export function ratesFor(p: Price, promptTokens: number, tier?: ServiceTier): Ra
 		output,
 		cacheRead,
 		cacheWrite: scale(cacheWrite),
-		cacheWrite1h: scale(extra?.[TOKEN_PRICES.cacheWrite1h] ?? cacheWrite),
+		cacheWriteLong: scale(extra?.[TOKEN_PRICES.cacheWrite1h] ?? extra?.[TOKEN_PRICES.cacheWrite12h] ?? cacheWrite),
 		audioInput: extra?.[TOKEN_PRICES.audioInput] ?? input,
 		audioCacheRead: extra?.[TOKEN_PRICES.audioCacheRead] ?? cacheRead,
 		audioOutput: extra?.[TOKEN_PRICES.audioOutput] ?? output,
@@ -183,11 +186,11 @@ export function tokenCost(u: Usage, p: Price): number {
 	const audioIn = Math.min(u.audioInput ?? 0, u.input)
 	const imageIn = Math.min(u.imageInput ?? 0, u.input - audioIn)
 	const audioRead = Math.min(u.audioCacheRead ?? 0, u.cacheRead)
-	const write1h = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
+	const writeLong = Math.min(u.cacheWriteLong ?? 0, u.cacheWrite)
 	const audioOut = Math.min(u.audioOutput ?? 0, u.output)
 	const imageOut = Math.min(u.imageOutput ?? 0, u.output - audioOut)
-	const counts = [u.input - audioIn - imageIn, audioIn, imageIn, u.cacheRead - audioRead, audioRead, u.cacheWrite - write1h, write1h, u.output - audioOut - imageOut, audioOut, imageOut]
-	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.audioCacheRead, r.cacheWrite, r.cacheWrite1h, r.output, r.audioOutput, r.imageOutput]
+	const counts = [u.input - audioIn - imageIn, audioIn, imageIn, u.cacheRead - audioRead, audioRead, u.cacheWrite - writeLong, writeLong, u.output - audioOut - imageOut, audioOut, imageOut]
+	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.audioCacheRead, r.cacheWrite, r.cacheWriteLong, r.output, r.audioOutput, r.imageOutput]
 	let num = 0
 	for (let i = 0; i < counts.length; i++) num += counts[i]! * rates[i]!
 	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
@@ -207,14 +210,14 @@ const searchCost = (u: Usage, p: Price): number => (u.webSearches ? u.webSearche
 
 /**
  * What a request can make its answer cost beyond text (relay/reach.ts reads it from the request): audio parts in its
- * input, audio asked for as output, 1-hour cache writes, and the processing tiers that may serve it (undefined in the
+ * input, audio asked for as output, longer-lived cache writes (1-hour, 12-hour), and the processing tiers that may serve it (undefined in the
  * list: standard; no list: any a request may be served at without asking, `UNASKED_TIERS`). Image output needs no flag: image models produce images unprompted. A bound without a Reach assumes
  * everything the model prices.
  */
 export type Reach = {
 	audioInput: boolean
 	audioOutput: boolean
-	cacheWrite1h: boolean
+	cacheWriteLong: boolean
 	tiers?: ReadonlyArray<ServiceTier | undefined>
 	/** Web searches the request's tools may run (billed per search on top of tokens); none when absent. */
 	webSearches?: number
@@ -223,7 +226,7 @@ export type Reach = {
 /**
  * The highest rates a request's tokens may be billed at: a prompt of up to `inputTokens` tokens (its long-context
  * tier), at each processing tier it may be served at, every input token at the dearest input kind it can reach
- * (uncached, cache reads and writes, images, cached audio, 1-hour writes and audio when `reach` allows them) and every output token at the dearest
+ * (uncached, cache reads and writes, images, cached audio, longer-lived writes and audio when `reach` allows them) and every output token at the dearest
  * output kind (text, image, audio when asked for).
  */
 function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { input: number; output: number } {
@@ -233,7 +236,7 @@ function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { 
 		if (tier && !tierPriced(p, tier)) continue
 		const r = ratesFor(p, inputTokens, tier)
 		// Cached audio whatever the request carries: a cache it names (Gemini `cachedContent`) may hold audio.
-		input = Math.max(input, r.input, r.cacheRead, r.audioCacheRead, r.cacheWrite, !reach || reach.cacheWrite1h ? r.cacheWrite1h : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
+		input = Math.max(input, r.input, r.cacheRead, r.audioCacheRead, r.cacheWrite, !reach || reach.cacheWriteLong ? r.cacheWriteLong : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
 		output = Math.max(output, r.output, r.imageOutput, !reach || reach.audioOutput ? r.audioOutput : 0)
 	}
 	return { input, output }

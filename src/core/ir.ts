@@ -269,8 +269,9 @@ export type Usage = {
 	 * Parts of the counts above that vendors price apart, when the upstream reports them (each a share of a total,
 	 * never an addition to it): audio in the uncached `input` (OpenAI `prompt_tokens_details.audio_tokens`, Gemini
 	 * `promptTokensDetails` AUDIO), audio and image tokens in `output` (OpenAI `completion_tokens_details.audio_tokens`,
-	 * Gemini `candidatesTokensDetails` AUDIO / IMAGE), and 1-hour cache writes in `cacheWrite` (Anthropic
-	 * `cache_creation.ephemeral_1h_input_tokens`); image tokens in the uncached `input` of OpenAI's GPT image models
+	 * Gemini `candidatesTokensDetails` AUDIO / IMAGE), and the cache writes kept longer than the vendor's default in
+	 * `cacheWrite` (`cacheWriteLong`: Anthropic's 1-hour ones, `cache_creation.ephemeral_1h_input_tokens`; OpenAI's
+	 * 12-hour ones, `cache_write_tokens_details.ttl_12h_tokens`), priced above the default's; image tokens in the uncached `input` of OpenAI's GPT image models
 	 * (Images API `usage.input_tokens_details.image_tokens`) and of Gemini (`promptTokensDetails` IMAGE).
 	 */
 	audioInput?: number
@@ -279,7 +280,7 @@ export type Usage = {
 	imageInput?: number
 	audioOutput?: number
 	imageOutput?: number
-	cacheWrite1h?: number
+	cacheWriteLong?: number
 	/**
 	 * Tokens in `input` that a vendor's built-in tools fed back to the model (Gemini `toolUsePromptTokenCount`,
 	 * Interactions `total_tool_use_tokens`: search results and the like): a share of `input`, billed as input, shown

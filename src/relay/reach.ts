@@ -23,21 +23,22 @@ export function reachOf(call: ReachCall, route: Route): Reach | undefined {
 	const priced = (name: string) => prices[name] !== undefined
 	const audioIn = priced(TOKEN_PRICES.audioInput)
 	const audioOut = priced(TOKEN_PRICES.audioOutput)
-	const write1h = priced(TOKEN_PRICES.cacheWrite1h)
+	const writeLong = priced(TOKEN_PRICES.cacheWrite1h) || priced(TOKEN_PRICES.cacheWrite12h)
 	const tiers = TIER_PRICE_NAMES.some(priced)
 	const searches = priced(WEB_SEARCH_PRICE)
-	if (!audioIn && !audioOut && !write1h && !tiers && !searches) return undefined
+	if (!audioIn && !audioOut && !writeLong && !tiers && !searches) return undefined
 	const reach: Reach = {
 		audioInput: audioIn && carriesAudio(call.ir),
 		audioOutput: audioOut && asksAudio(call, route.channels),
 		// Anthropic `cache_control: {type: "ephemeral", ttl: "1h"}` on any block, tool or the request itself (its default
-		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration). Searched in the
-		// body's text as received (an agent's body is ~100 KB: serialising it again per request is not free); the same
-		// inside a string value has escaped quotes and does not match.
+		// is 5 minutes: docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration), OpenAI
+		// `prompt_cache_options.ttl: "12h"` or a `prompt_cache_breakpoint` of that TTL (the default is 30 minutes:
+		// openai-node 7.59 `PromptCacheOptions`). Searched in the body's text as received (an agent's body is ~100 KB:
+		// serialising it again per request is not free); the same inside a string value has escaped quotes and does not match.
 		// An OpenAI client's `prompt_cache_retention: "24h"` has Claude cache for an hour (auto-cache.ts). Neither where
-		// no channel can write for an hour: Converse's cache points go without a TTL (protocols/bedrock-converse).
-		cacheWrite1h:
-			write1h && route.channels.some((ch) => writesForAnHour(ch, call.ir.model)) && (call.ir.promptCache?.retention === '24h' || TTL_1H.test(call.raw ?? JSON.stringify(call.body))),
+		// no channel can write for longer: Converse's cache points go without a TTL (protocols/bedrock-converse).
+		cacheWriteLong:
+			writeLong && route.channels.some((ch) => writesLonger(ch, call.ir.model)) && (call.ir.promptCache?.retention === '24h' || LONG_TTL.test(call.raw ?? JSON.stringify(call.body))),
 	}
 	if (searches) {
 		const n = searchesAllowed(call.body)
@@ -88,10 +89,10 @@ function asksAudio(call: ReachCall, channels: Channel[]): boolean {
 
 const TTS = /(?:^|[-_./])tts(?:$|[-_.])/i
 
-const TTL_1H = /"ttl"\s*:\s*"1h"/
+const LONG_TTL = /"ttl"\s*:\s*"(?:1h|12h)"/
 
-/** Whether `ch` may write a 1-hour cache entry for `model`: any protocol but Converse, whose cache points carry no TTL here. */
-const writesForAnHour = (ch: Channel, model: string): boolean => chatAdapterOf(ch, model)?.protocol.name !== 'bedrock-converse'
+/** Whether `ch` may write a longer-lived cache entry for `model`: any protocol but Converse, whose cache points carry no TTL here. */
+const writesLonger = (ch: Channel, model: string): boolean => chatAdapterOf(ch, model)?.protocol.name !== 'bedrock-converse'
 
 /**
  * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI

@@ -25,6 +25,7 @@ const UNITS: Record<string, string> = {
 	image_input_per_mtok: '1M image input tokens',
 	image_output_per_mtok: '1M image output tokens',
 	cache_write_1h_per_mtok: '1M 1-hour cache write tokens',
+	cache_write_12h_per_mtok: '1M 12-hour cache write tokens',
 	input_above_200k_per_mtok: '1M input tokens (prompts over 200k)',
 	output_above_200k_per_mtok: '1M output tokens (prompts over 200k)',
 	input_above_272k_per_mtok: '1M input tokens (prompts over 272k)',

@@ -35,7 +35,7 @@ import { IMAGES_ENDPOINT } from './stream'
 const GEMINI_IMAGE_TOKENS = 1290
 
 /** The reach of a Gemini image call's bound: no audio, no 1-hour cache writes (image output needs no flag). */
-const IMAGE_REACH = { audioInput: false, audioOutput: false, cacheWrite1h: false }
+const IMAGE_REACH = { audioInput: false, audioOutput: false, cacheWriteLong: false }
 
 type Image = { b64: string; mimeType?: string }
 

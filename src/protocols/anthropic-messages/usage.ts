@@ -20,7 +20,7 @@ export function decodeUsage(u: unknown): Usage {
 		reasoning: count(details.thinking_tokens),
 	}
 	const hour = writes1h(o)
-	if (hour > 0) out.cacheWrite1h = Math.min(hour, out.cacheWrite)
+	if (hour > 0) out.cacheWriteLong = Math.min(hour, out.cacheWrite)
 	const searches = webSearches(o)
 	if (searches > 0) out.webSearches = searches
 	if (o.speed === 'fast') out.tier = 'fast'
@@ -60,7 +60,7 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (num(u.output_tokens)) out.output = count(u.output_tokens)
 	if (positive(u.cache_read_input_tokens)) out.cacheRead = count(u.cache_read_input_tokens)
 	if (positive(u.cache_creation_input_tokens)) out.cacheWrite = count(u.cache_creation_input_tokens)
-	if (writes1h(u) > 0) out.cacheWrite1h = writes1h(u)
+	if (writes1h(u) > 0) out.cacheWriteLong = writes1h(u)
 	if (webSearches(u) > 0) out.webSearches = webSearches(u)
 	// Fast mode, priced apart (`speed`: "fast" or "standard"); `message_start` reports it, `message_delta` has no such field.
 	if (u.speed === 'fast') out.tier = 'fast'
@@ -100,7 +100,7 @@ export function encodeStartUsage(u: Partial<Usage>, countInput: () => number): A
 		input_tokens: u.input ?? countInput(),
 		cache_creation_input_tokens: cacheWrite,
 		cache_read_input_tokens: u.cacheRead ?? 0,
-		cache_creation: cacheCreation({ cacheWrite, cacheWrite1h: u.cacheWrite1h }),
+		cache_creation: cacheCreation({ cacheWrite, cacheWriteLong: u.cacheWriteLong }),
 		output_tokens: u.output ?? 0,
 		output_tokens_details: { thinking_tokens: u.reasoning ?? 0 },
 		service_tier: serviceTier(u.tier),
@@ -122,7 +122,7 @@ export function encodeDeltaUsage(u: Partial<Usage>, start: AnthropicUsage): Reco
 	if (u.cacheRead !== undefined) out.cache_read_input_tokens = u.cacheRead
 	out.output_tokens_details = { thinking_tokens: u.reasoning ?? 0 }
 	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
-	const creation = cacheCreation({ cacheWrite: u.cacheWrite ?? 0, cacheWrite1h: u.cacheWrite1h })
+	const creation = cacheCreation({ cacheWrite: u.cacheWrite ?? 0, cacheWriteLong: u.cacheWriteLong })
 	if (JSON.stringify(creation) !== JSON.stringify(start.cache_creation)) out.cache_creation = creation
 	if (serviceTier(u.tier) !== start.service_tier) out.service_tier = serviceTier(u.tier)
 	if (speed(u.tier) !== start.speed) out.speed = speed(u.tier)
@@ -130,8 +130,8 @@ export function encodeDeltaUsage(u: Partial<Usage>, start: AnthropicUsage): Reco
 }
 
 /** Anthropic's `cache_creation` split of the writes by duration; writes not reported as 1-hour ones are 5-minute ones (the default TTL). */
-const cacheCreation = (u: Pick<Usage, 'cacheWrite' | 'cacheWrite1h'>) => {
-	const hour = Math.min(u.cacheWrite1h ?? 0, u.cacheWrite)
+const cacheCreation = (u: Pick<Usage, 'cacheWrite' | 'cacheWriteLong'>) => {
+	const hour = Math.min(u.cacheWriteLong ?? 0, u.cacheWrite)
 	return { ephemeral_5m_input_tokens: u.cacheWrite - hour, ephemeral_1h_input_tokens: hour }
 }
 

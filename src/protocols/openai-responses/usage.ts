@@ -27,6 +27,9 @@ export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefine
 		cacheWrite,
 		reasoning: count(outDetails.reasoning_tokens),
 	}
+	// GPT-5.6 and later bill writes by TTL: the 12-hour share of `cache_write_tokens` costs more than the 30-minute one.
+	const ttl = isObject(inDetails.cache_write_tokens_details) ? count(inDetails.cache_write_tokens_details.ttl_12h_tokens) : 0
+	if (ttl > 0) out.cacheWriteLong = Math.min(ttl, cacheWrite)
 	const tier = servedTier(serviceTier)
 	if (tier) out.tier = tier
 	return out

@@ -2,7 +2,8 @@
  * Token kinds vendors price apart, billed exactly through the official SDKs against the mock vendors: OpenAI audio
  * tokens (`prompt_tokens_details` / `completion_tokens_details.audio_tokens`), Gemini audio and image tokens by
  * modality (`promptTokensDetails` / `candidatesTokensDetails`), Anthropic 1-hour cache writes
- * (`cache_creation.ephemeral_1h_input_tokens`) and Gemini's long-context tier; on the same-protocol fast path and
+ * (`cache_creation.ephemeral_1h_input_tokens`), OpenAI 12-hour ones (`cache_write_tokens_details.ttl_12h_tokens`) and
+ * Gemini's long-context tier; on the same-protocol fast path and
  * converted, streamed or not, with the sub-counts shown to clients whose protocol has the field. Expected micro-USD are
  * worked out by hand from the mocks' word counts.
  */
@@ -16,8 +17,9 @@ let m: Matrix
 beforeAll(async () => {
 	m = await startMatrix({
 		models: [
-			// gpt-m (base $0.15 / $0.60): audio at $40 in, $80 out.
-			{ name: MODEL.openai, audio_input_per_mtok: 40, audio_output_per_mtok: 80 },
+			// gpt-m (base $0.15 / $0.60): audio at $40 in, $80 out; 30-minute cache writes $0.75, 12-hour ones $1.50
+			// (5 and 10 times the input price, where GPT-5.6 writes at 1.25 times: apart enough for the sums to tell).
+			{ name: MODEL.openai, audio_input_per_mtok: 40, audio_output_per_mtok: 80, cache_write_per_mtok: 0.75, cache_write_12h_per_mtok: 1.5 },
 			// gemini-m (base $0.30 / $2.50, reads the input price): audio input $1, cached audio $0.10, image input $2, image output
 			// $30; above 200k prompt tokens $0.60 / $3.75.
 			{ name: MODEL.gemini, audio_input_per_mtok: 1, audio_cache_read_per_mtok: 0.1, image_input_per_mtok: 2, image_output_per_mtok: 30, input_above_200k_per_mtok: 0.6, output_above_200k_per_mtok: 3.75 },
@@ -168,6 +170,42 @@ describe('Anthropic 1-hour cache writes', () => {
 		await m.app.svc.ledger.flush()
 		// 1h: 2 × 3 + 10 × 6 + 15 × 15 = 6 + 60 + 225 = 291; 5m: 6 + 10 × 3.75 + 225 = 268.5 → 269
 		expect(await charged(acct)).toEqual({ costs: [291, 291, 291, 269], spent: 3 * 291 + 269 })
+	})
+})
+
+describe('OpenAI 12-hour cache writes', () => {
+	// 12 words: 10 written to the cache, 2 plain input; the answer is 15 words.
+	const twelveHours = '#write-cache-12h keep this long system prompt around for the next twelve hours'
+	const halfHour = '#write-cache keep this long system prompt around for the next half hour'
+
+	it('should bill 12-hour writes at their price and 30-minute ones at the cache-write price, through Responses and converted', async () => {
+		expect([countWords(twelveHours), countWords(halfHour)]).toEqual([12, 12])
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({ model: MODEL.openai, input: twelveHours, prompt_cache_options: { ttl: '12h' } })
+		expect(r.usage?.input_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 10, cache_write_tokens_details: { ttl_30m_tokens: 0, ttl_12h_tokens: 10 } })
+		await acct.openai.responses.stream({ model: MODEL.openai, input: twelveHours, prompt_cache_options: { ttl: '12h' } }).finalResponse()
+		await acct.openai.responses.create({ model: MODEL.openai, input: halfHour })
+		// An Anthropic client of the model sees the writes in its own field (chat completions report no TTL: 30 minutes).
+		const claude = await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 100, messages: [{ role: 'user', content: halfHour }] })
+		expect(claude.usage.cache_creation_input_tokens).toBe(10)
+		await m.app.svc.ledger.flush()
+		// 12h: 2 × 0.15 + 10 × 1.50 + 15 × 0.60 = 0.3 + 15 + 9 = 24.3; 30m: 0.3 + 10 × 0.75 + 9 = 16.8
+		expect(await charged(acct)).toEqual({ costs: [24, 24, 17, 17], spent: 2 * 24 + 2 * 17 })
+	})
+
+	it('should reserve a request that asks for 12-hour writes at their price', async () => {
+		/** The output cap the OpenAI mock received under a $0.0001 key limit for 1,000 asked. */
+		const sentCap = async (ttl?: '12h' | '30m') => {
+			const acct = await m.account(10, { spend_limit: 0.0001 })
+			await acct.openai.responses.create({ model: MODEL.openai, max_output_tokens: 1000, input: twelveHours, ...(ttl && { prompt_cache_options: { ttl } }) })
+			return lastRequest(m.mocks.openai).body.max_output_tokens as number
+		}
+		// Every input token at the dearest input kind it may be billed as: 12h writes at $1.50 when asked, else 30-minute
+		// ones at $0.75; the output at $0.60 a token takes what is left of the 100 micro-USD.
+		const [long, short, unasked] = [await sentCap('12h'), await sentCap('30m'), await sentCap()]
+		expect(short).toBe(unasked)
+		expect(long).toBeLessThan(short)
+		expect(short - long).toBeGreaterThanOrEqual(Math.floor((12 * 0.75) / 0.6))
 	})
 })
 

@@ -29,7 +29,7 @@ const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_se
  */
 function usageOf(p: Plan, final: boolean, searches = 0, speed?: string): Obj {
 	const written = p.usage.cacheWrite ?? 0
-	const hour = p.usage.cacheWrite1h ?? 0
+	const hour = p.usage.cacheWriteLong ?? 0
 	return {
 		input_tokens: p.usage.input - p.usage.cached - written,
 		cache_creation_input_tokens: written,

@@ -28,6 +28,6 @@ export function cachedPlan(b: Obj, inputTexts: string[], p: Plan, store: PromptC
 	const cached = tokens(hit)
 	const cacheWrite = tokens(inputTexts) - cached
 	if (cacheWrite > 0) store.push([...inputTexts])
-	const { cacheWrite: _w, cacheWrite1h: _h, ...usage } = p.usage
-	return { ...p, usage: { ...usage, cached, ...(cacheWrite > 0 && { cacheWrite }), ...(cacheWrite > 0 && cc.ttl === '1h' && { cacheWrite1h: cacheWrite }) } }
+	const { cacheWrite: _w, cacheWriteLong: _h, ...usage } = p.usage
+	return { ...p, usage: { ...usage, cached, ...(cacheWrite > 0 && { cacheWrite }), ...(cacheWrite > 0 && cc.ttl === '1h' && { cacheWriteLong: cacheWrite }) } }
 }

@@ -34,7 +34,8 @@ function checkAlnum9Ids(b: Obj): Reply | undefined {
 const FINISH: Record<Finish, string> = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', refusal: 'stop' }
 
 /**
- * Chat Completions usage: `prompt_tokens` includes the cached tokens, `completion_tokens` the reasoning ones. With
+ * Chat Completions usage: `prompt_tokens` includes the cached tokens and cache writes (`cache_write_tokens`, as GPT-5.6
+ * and later report them), `completion_tokens` the reasoning ones. With
  * `n` choices the prompt counts once and the completion tokens of every choice add up ("you will be charged based on
  * the number of generated tokens across all of the choices", the `n` parameter's documentation).
  */
@@ -44,7 +45,7 @@ function usageOf(p: Plan, n = 1): Obj {
 		prompt_tokens: u.input,
 		completion_tokens: u.output * n,
 		total_tokens: u.input + u.output * n,
-		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: u.audioInput ?? 0 },
+		prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: u.audioInput ?? 0, ...(u.cacheWrite && { cache_write_tokens: u.cacheWrite }) },
 		completion_tokens_details: { reasoning_tokens: u.reasoning * n, audio_tokens: (u.audioOutput ?? 0) * n, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 	}
 }

@@ -76,14 +76,24 @@ function outputItems(p: Plan, ids: Ids, b: Obj, searches: string[] = []): Obj[] 
 	return items
 }
 
-/** Responses usage: `input_tokens` includes cached tokens, `output_tokens` includes reasoning tokens. */
+/**
+ * Responses usage: `input_tokens` includes cached tokens and cache writes, `output_tokens` includes reasoning tokens.
+ * Writes, as GPT-5.6 and later report them, by TTL: 30 minutes unless 12 hours were asked for.
+ */
 const usageOf = (p: Plan): Obj => ({
 	input_tokens: p.usage.input,
-	input_tokens_details: { cached_tokens: p.usage.cached },
+	input_tokens_details: { cached_tokens: p.usage.cached, ...writesOf(p) },
 	output_tokens: p.usage.output,
 	output_tokens_details: { reasoning_tokens: p.usage.reasoning },
 	total_tokens: p.usage.input + p.usage.output,
 })
+
+function writesOf(p: Plan): Obj | undefined {
+	const written = p.usage.cacheWrite ?? 0
+	if (written === 0) return undefined
+	const long = p.usage.cacheWriteLong ?? 0
+	return { cache_write_tokens: written, cache_write_tokens_details: { ttl_30m_tokens: written - long, ttl_12h_tokens: long } }
+}
 
 const conversationOf = (c: unknown): Obj | null => (typeof c === 'string' ? { id: c } : typeof asObj(c)?.id === 'string' ? { id: asObj(c)!.id } : null)
 

@@ -18,9 +18,10 @@
  * - a JSON output format (structured.ts): a JSON document satisfying the schema instead of the text;
  * - stop sequences cut the text before the earliest match; `#length` (or a cap below the answer) stops at the cap;
  * - usage in words: input = all request text + 85 per image, output = text + thinking + 2 per tool call,
- *   `#cache` anywhere reports 10 input tokens as cache reads, `#write-cache` 10 as cache writes (Anthropic alone
- *   reports writes; OpenAI and Gemini count them as plain prompt tokens), `#write-cache-1h` reports those writes as
- *   1-hour ones (Anthropic `cache_creation.ephemeral_1h_input_tokens`), `#audio` 10 uncached input tokens and 5 answer
+ *   `#cache` anywhere reports 10 input tokens as cache reads, `#write-cache` 10 as cache writes (Anthropic and
+ *   OpenAI, as GPT-5.6 and later do, report writes; Gemini counts them as plain prompt tokens), `#write-cache-1h`
+ *   reports those writes as 1-hour ones (Anthropic `cache_creation.ephemeral_1h_input_tokens`), `#write-cache-12h` as
+ *   12-hour ones (OpenAI `cache_write_tokens_details.ttl_12h_tokens`), `#audio` 10 uncached input tokens and 5 answer
  *   tokens as audio (OpenAI `*_tokens_details.audio_tokens`, Gemini modality AUDIO), `#image-out` 5 answer tokens as
  *   image output (Gemini `candidatesTokensDetails` modality IMAGE), `#tool-use` 7 tokens that built-in tools fed back
  *   (Gemini's `toolUsePromptTokenCount`, apart from and on top of the prompt; no other vendor reports them).
@@ -94,8 +95,8 @@ export interface PlanUsage {
 	cached: number
 	/** Input tokens written to the prompt cache (part of `input`, apart from `cached`); set on `#write-cache` only. */
 	cacheWrite?: number
-	/** The part of `cacheWrite` written for one hour (`#write-cache-1h`). */
-	cacheWrite1h?: number
+	/** The part of `cacheWrite` written for longer than the default: one hour (`#write-cache-1h`), twelve on OpenAI (`#write-cache-12h`). */
+	cacheWriteLong?: number
 	/** Uncached input tokens that were audio, and answer tokens that were audio or image (`#audio`, `#image-out`). */
 	audioInput?: number
 	audioOutput?: number
@@ -186,7 +187,7 @@ export function plan(c: Conversation): Plan {
 			reasoning,
 			cached,
 			...(cacheWrite > 0 && { cacheWrite }),
-			...(cacheWrite > 0 && tagged('#write-cache-1h') && { cacheWrite1h: cacheWrite }),
+			...(cacheWrite > 0 && (tagged('#write-cache-1h') || tagged('#write-cache-12h')) && { cacheWriteLong: cacheWrite }),
 			...(audioInput > 0 && { audioInput }),
 			...(audioOutput > 0 && { audioOutput }),
 			...(imageOutput > 0 && { imageOutput }),

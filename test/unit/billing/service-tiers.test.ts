@@ -27,7 +27,7 @@ const CLAUDE: Price = { inputPerMtok: m(3), outputPerMtok: m(15), cacheReadPerMt
 // gemini-2.5-flash-image: $0.30 input, $2.50 text output, $30 image output.
 const IMAGE: Price = { inputPerMtok: m(0.3), outputPerMtok: m(2.5), prices: { image_output_per_mtok: m(30) } }
 
-const TEXT: Reach = { audioInput: false, audioOutput: false, cacheWrite1h: false }
+const TEXT: Reach = { audioInput: false, audioOutput: false, cacheWriteLong: false }
 
 describe('tokenCost by the tier that served the request', () => {
 	// 1,000 uncached input, 200 cached, 500 output.
@@ -124,7 +124,7 @@ describe('the bound of what a request can reach', () => {
 		expect(affordableOutput(80_001, 1000, AUDIO, { ...TEXT, audioOutput: true })).toBe(968)
 		// 5-minute writes at $3.75 unless a 1-hour write is asked for ($6).
 		expect(upperBound(1000, 100, CLAUDE, TEXT)).toBe(3750 + 1500 + 1)
-		expect(upperBound(1000, 100, CLAUDE, { ...TEXT, cacheWrite1h: true })).toBe(6000 + 1500 + 1)
+		expect(upperBound(1000, 100, CLAUDE, { ...TEXT, cacheWriteLong: true })).toBe(6000 + 1500 + 1)
 		expect(upperBound(10, 1000, IMAGE, TEXT)).toBe(3 + 30_000 + 1)
 	})
 
@@ -135,7 +135,7 @@ describe('the bound of what a request can reach', () => {
 			[GPT41, { ...TEXT, tiers: [undefined] }, usage({ input: 1000, output: 500 })],
 			[AUDIO, TEXT, usage({ input: 1000, output: 500 })],
 			[AUDIO, { ...TEXT, audioInput: true, audioOutput: true }, usage({ input: 1000, audioInput: 1000, output: 500, audioOutput: 500 })],
-			[CLAUDE, { ...TEXT, cacheWrite1h: true }, usage({ cacheWrite: 1000, cacheWrite1h: 1000, output: 100 })],
+			[CLAUDE, { ...TEXT, cacheWriteLong: true }, usage({ cacheWrite: 1000, cacheWriteLong: 1000, output: 100 })],
 			[IMAGE, TEXT, usage({ input: 10, output: 1000, imageOutput: 1000 })],
 		]
 		for (const [p, reach, u] of cases) expect(upperBound(u.input + u.cacheRead + u.cacheWrite, u.output, p, reach)).toBeGreaterThanOrEqual(tokenCost(u, p))

@@ -35,7 +35,16 @@ describe('tokenCost of token kinds priced apart', () => {
 
 	it('should bill 1-hour cache writes at their price and 5-minute ones at the cache-write price', () => {
 		// 100 input ×3 + 1,000 read ×0.3 + 2,000 writes (1,500 of them 1h): 500×3.75 + 1,500×6 + 10 output ×15
-		expect(tokenCost(usage({ input: 100, cacheRead: 1000, cacheWrite: 2000, cacheWrite1h: 1500, output: 10 }), CLAUDE)).toBe(300 + 300 + 1875 + 9000 + 150)
+		expect(tokenCost(usage({ input: 100, cacheRead: 1000, cacheWrite: 2000, cacheWriteLong: 1500, output: 10 }), CLAUDE)).toBe(300 + 300 + 1875 + 9000 + 150)
+	})
+
+	it("should bill OpenAI's 12-hour cache writes at their price and 30-minute ones at the cache-write price", () => {
+		// A GPT-5.6-class model: $2 input, $0.20 cached, 30-minute writes $2.50 (1.25×), 12-hour ones $4, $12 output.
+		const gpt: Price = { inputPerMtok: m(2), outputPerMtok: m(12), cacheReadPerMtok: m(0.2), cacheWritePerMtok: m(2.5), prices: { cache_write_12h_per_mtok: m(4) } }
+		// 100 ×2 + 1,000 reads ×0.2 + 2,000 writes (1,500 of them 12h): 500×2.5 + 1,500×4 + 10 ×12
+		expect(tokenCost(usage({ input: 100, cacheRead: 1000, cacheWrite: 2000, cacheWriteLong: 1500, output: 10 }), gpt)).toBe(200 + 200 + 1250 + 6000 + 120)
+		// Without a 12-hour price every write costs the cache-write price.
+		expect(tokenCost(usage({ input: 100, cacheWrite: 2000, cacheWriteLong: 1500, output: 10 }), { ...gpt, prices: {} })).toBe(200 + 5000 + 120)
 	})
 
 	it('should bill cached audio at its price, at the cache-read price when the model lists none, and bound a request by it', () => {
@@ -67,10 +76,10 @@ describe('tokenCost of token kinds priced apart', () => {
 
 	it('should bill every token of a prompt over 200k at the long-context prices, cache prices scaled with the input price', () => {
 		// 150,001 input + 50,000 read + 1,000 writes (all 1h) = 201,001 prompt tokens: all doubled, output at 22.50.
-		const u = usage({ input: 150_001, cacheRead: 50_000, cacheWrite: 1000, cacheWrite1h: 1000, output: 1000 })
+		const u = usage({ input: 150_001, cacheRead: 50_000, cacheWrite: 1000, cacheWriteLong: 1000, output: 1000 })
 		expect(tokenCost(u, CLAUDE)).toBe(150_001 * 6 + 50_000 * 0.6 + 1000 * 12 + 1000 * 22.5)
 		// One token fewer is the standard tier: the threshold is "more than 200k".
-		const at = usage({ input: LONG_CONTEXT_TOKENS - 51_000, cacheRead: 50_000, cacheWrite: 1000, cacheWrite1h: 1000, output: 1000 })
+		const at = usage({ input: LONG_CONTEXT_TOKENS - 51_000, cacheRead: 50_000, cacheWrite: 1000, cacheWriteLong: 1000, output: 1000 })
 		expect(tokenCost(at, CLAUDE)).toBe(149_000 * 3 + 50_000 * 0.3 + 1000 * 6 + 1000 * 15)
 	})
 
@@ -89,7 +98,7 @@ describe('tokenCost of token kinds priced apart', () => {
 
 	it('should cost what it cost before when the model lists none of these prices', () => {
 		const plain: Price = { inputPerMtok: m(3), outputPerMtok: m(15), cacheWritePerMtok: m(3.75) }
-		const u = usage({ input: 300_000, cacheWrite: 1000, cacheWrite1h: 1000, audioInput: 100, output: 900, audioOutput: 50, imageOutput: 50, imageInput: 100 })
+		const u = usage({ input: 300_000, cacheWrite: 1000, cacheWriteLong: 1000, audioInput: 100, output: 900, audioOutput: 50, imageOutput: 50, imageInput: 100 })
 		expect(tokenCost(u, plain)).toBe(300_000 * 3 + 1000 * 3.75 + 900 * 15)
 	})
 
@@ -116,7 +125,7 @@ describe('the reservation bound of token kinds priced apart', () => {
 	it('should cover the cost of any usage its request can reach', () => {
 		const cases: Array<[Price, Usage]> = [
 			[AUDIO, usage({ input: 1000, audioInput: 1000, output: 500, audioOutput: 500 })],
-			[CLAUDE, usage({ input: 10, cacheWrite: 240_000, cacheWrite1h: 240_000, output: 1000 })],
+			[CLAUDE, usage({ input: 10, cacheWrite: 240_000, cacheWriteLong: 240_000, output: 1000 })],
 			[IMAGE, usage({ input: 10, output: 1000, imageOutput: 1000 })],
 		]
 		for (const [p, u] of cases) expect(upperBound(u.input + u.cacheRead + u.cacheWrite, u.output, p)).toBeGreaterThanOrEqual(tokenCost(u, p))

@@ -29,7 +29,7 @@ describe('Anthropic usage from canonical usage', () => {
 			service_tier: 'standard',
 			speed: 'standard',
 		})
-		expect(anthropicEncode({ ...base, cacheWrite1h: 200 }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 })
+		expect(anthropicEncode({ ...base, cacheWriteLong: 200 }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 })
 	})
 
 	it('should name the tier that served the request, and null for one Anthropic has no name for', () => {
@@ -60,7 +60,7 @@ describe('Anthropic usage from canonical usage', () => {
 			{ type: 'text_delta', index: 0, text: 'Hi' },
 			{ type: 'block_stop', index: 0 },
 			{ type: 'finish', reason: 'end_turn' },
-			{ type: 'usage', usage: { ...base, cacheWrite1h: 200, tier: 'priority', webSearches: 1 } },
+			{ type: 'usage', usage: { ...base, cacheWriteLong: 200, tier: 'priority', webSearches: 1 } },
 		]
 		const out = await streamed(events, { model: 'claude-client', countInputTokens: () => 42 })
 		expect(out[0].message.usage).toEqual({
@@ -87,7 +87,7 @@ describe('Anthropic usage from canonical usage', () => {
 
 	it('should not repeat in message_delta what message_start already said', async () => {
 		const events: StreamEvent[] = [
-			{ type: 'start', id: 'msg_1', model: 'm', usage: { input: 5, cacheWrite: 10, cacheWrite1h: 10 } },
+			{ type: 'start', id: 'msg_1', model: 'm', usage: { input: 5, cacheWrite: 10, cacheWriteLong: 10 } },
 			{ type: 'finish', reason: 'end_turn' },
 			{ type: 'usage', usage: { output: 4 } },
 		]

@@ -50,8 +50,8 @@ describe('usage sub-counts priced apart', () => {
 	it('should read and write Anthropic 1-hour cache writes, in whole and partial usage', () => {
 		const wire = { input_tokens: 5, output_tokens: 7, cache_creation_input_tokens: 300, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 } }
 		const u = anthropicDecode(wire)
-		expect(u).toEqual({ input: 5, output: 7, cacheRead: 0, cacheWrite: 300, reasoning: 0, cacheWrite1h: 200 })
-		expect(decodePartialUsage(wire)).toEqual({ input: 5, output: 7, cacheWrite: 300, cacheWrite1h: 200 })
+		expect(u).toEqual({ input: 5, output: 7, cacheRead: 0, cacheWrite: 300, reasoning: 0, cacheWriteLong: 200 })
+		expect(decodePartialUsage(wire)).toEqual({ input: 5, output: 7, cacheWrite: 300, cacheWriteLong: 200 })
 		expect(anthropicEncode(u)).toMatchObject({ cache_creation_input_tokens: 300, cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 } })
 	})
 })

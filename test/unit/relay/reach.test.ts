@@ -1,7 +1,8 @@
 /**
  * What a request can make its answer cost beyond text (src/relay/reach.ts), read from the request as each protocol
- * decodes it: audio parts and files that may hold sound, audio asked for as output, 1-hour cache writes, and the tier
- * a request is bound to when every channel receives its `service_tier`. Nothing is read for a model without such
+ * decodes it: audio parts and files that may hold sound, audio asked for as output, 1-hour and 12-hour cache writes,
+ * the tier a request is bound to when every channel receives its `service_tier`, and the tiers only a request that
+ * asks gets. Nothing is read for a model without such
  * prices.
  */
 import { describe, expect, it } from 'bun:test'
@@ -30,7 +31,7 @@ describe('reachOf', () => {
 
 	it('should find audio input in audio parts and in files that may hold sound', () => {
 		const text = reach(openaiChat, { messages: [{ role: 'user', content: 'hi' }] })
-		expect(text).toEqual({ audioInput: false, audioOutput: false, cacheWrite1h: false })
+		expect(text).toEqual({ audioInput: false, audioOutput: false, cacheWriteLong: false })
 		const audio = reach(openaiChat, { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: WAV, format: 'wav' } }] }] })
 		expect(audio?.audioInput).toBe(true)
 		const part = (mimeType: string) => ({ contents: [{ role: 'user', parts: [{ text: 'what is this?' }, { fileData: { mimeType, fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } }] }] })
@@ -51,24 +52,41 @@ describe('reachOf', () => {
 	})
 
 	it('should find 1-hour cache writes wherever a cache_control asks for them', () => {
-		const at = (cache_control: Record<string, unknown>) => reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control }] }] })?.cacheWrite1h
+		const at = (cache_control: Record<string, unknown>) => reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control }] }] })?.cacheWriteLong
 		expect(at({ type: 'ephemeral', ttl: '1h' })).toBe(true)
 		expect(at({ type: 'ephemeral', ttl: '5m' })).toBe(false)
 		expect(at({ type: 'ephemeral' })).toBe(false)
 		// A user text that merely mentions it is a string, not a cache_control.
-		expect(reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: '{"ttl":"1h"}' }] })?.cacheWrite1h).toBe(false)
+		expect(reach(anthropicMessages, { max_tokens: 10, messages: [{ role: 'user', content: '{"ttl":"1h"}' }] })?.cacheWriteLong).toBe(false)
 		// Anthropic's top-level automatic caching.
-		expect(reach(anthropicMessages, { max_tokens: 10, cache_control: { type: 'ephemeral', ttl: '1h' }, messages: [{ role: 'user', content: 'hi' }] })?.cacheWrite1h).toBe(true)
+		expect(reach(anthropicMessages, { max_tokens: 10, cache_control: { type: 'ephemeral', ttl: '1h' }, messages: [{ role: 'user', content: 'hi' }] })?.cacheWriteLong).toBe(true)
 	})
 
 	it('should read the 1-hour ttl from the body as the client wrote it, spaces and all', () => {
 		const fromText = (raw: string) => {
 			const body = JSON.parse(raw) as Record<string, unknown>
-			return reachOf({ client: anthropicMessages, body, raw, ir: anthropicMessages.decodeRequest({ model: 'm', ...body } as never) }, { channels: [channel('openai')], price: ALL })?.cacheWrite1h
+			return reachOf({ client: anthropicMessages, body, raw, ir: anthropicMessages.decodeRequest({ model: 'm', ...body } as never) }, { channels: [channel('openai')], price: ALL })?.cacheWriteLong
 		}
 		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral", "ttl" : "1h"}}]}]}')).toBe(true)
 		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": "{\\"ttl\\": \\"1h\\"}"}]}')).toBe(false)
 		expect(fromText('{"max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}]}')).toBe(false)
+	})
+
+	it("should find OpenAI's 12-hour cache writes in prompt_cache_options and breakpoints, for a model that prices them", () => {
+		const OPENAI = price({ cache_write_12h_per_mtok: 1.5 })
+		expect(reach(openaiResponses, { input: 'hi', prompt_cache_options: { ttl: '12h' } }, OPENAI)?.cacheWriteLong).toBe(true)
+		expect(reach(openaiResponses, { input: 'hi', prompt_cache_options: { ttl: '30m' } }, OPENAI)?.cacheWriteLong).toBe(false)
+		const breakpoint = (ttl: string) => ({ input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi', prompt_cache_breakpoint: { mode: 'explicit', ttl } }] }] })
+		expect(reach(openaiResponses, breakpoint('12h'), OPENAI)?.cacheWriteLong).toBe(true)
+		expect(reach(openaiResponses, breakpoint('30m'), OPENAI)?.cacheWriteLong).toBe(false)
+	})
+
+	it('should add Ultrafast or fast mode to the tiers only for a request that asks for them', () => {
+		const TIERS = price({ ultrafast_input_per_mtok: 6, fast_output_per_mtok: 12 })
+		expect(reach(openaiResponses, { input: 'hi', service_tier: 'ultrafast' }, TIERS)?.tiers).toEqual([undefined, 'priority', 'flex', 'ultrafast'])
+		expect(reach(anthropicMessages, { max_tokens: 10, speed: 'fast', messages: [{ role: 'user', content: 'hi' }] }, TIERS, [channel('anthropic')])?.tiers).toEqual([undefined, 'priority', 'flex', 'fast'])
+		expect(reach(anthropicMessages, { max_tokens: 10, speed: 'standard', messages: [{ role: 'user', content: 'hi' }] }, TIERS, [channel('anthropic')])?.tiers).toBeUndefined()
+		expect(reach(openaiResponses, { input: 'hi', service_tier: 'priority' }, TIERS)?.tiers).toBeUndefined()
 	})
 
 	it('should bind the tier to flex or standard only when every channel receives the service_tier as written', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { decodeUsage } from '../../../../src/protocols/openai-responses/usage'
 import { GatewayError } from '../../../../src/core/errors'
 import type { ChatResponse } from '../../../../src/core/ir'
 import { decodeResponse, encodeResponse, usageOf } from '../../../../src/protocols/openai-responses/response'
@@ -74,6 +75,21 @@ describe('openaiResponses.encodeResponse', () => {
 			output_tokens_details: { reasoning_tokens: 2 },
 			total_tokens: 108,
 		})
+	})
+
+	it('should read the 12-hour share of the cache writes, which GPT-5.6 and later bill above the 30-minute one', () => {
+		const input_tokens_details = { cached_tokens: 90, cache_write_tokens: 8, cache_write_tokens_details: { ttl_30m_tokens: 3, ttl_12h_tokens: 5 } }
+		expect(decodeUsage({ input_tokens: 103, input_tokens_details, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 } })).toEqual({
+			input: 5,
+			output: 5,
+			cacheRead: 90,
+			cacheWrite: 8,
+			cacheWriteLong: 5,
+			reasoning: 0,
+		})
+		// Never more than the writes themselves.
+		const odd = { cached_tokens: 0, cache_write_tokens: 2, cache_write_tokens_details: { ttl_30m_tokens: 0, ttl_12h_tokens: 9 } }
+		expect(decodeUsage({ input_tokens: 10, input_tokens_details: odd, output_tokens: 1 })?.cacheWriteLong).toBe(2)
 	})
 
 	it('should mark a truncated answer incomplete with max_output_tokens', () => {
