@@ -193,14 +193,31 @@ export function tokenCost(u: Usage, p: Price): number {
 	const rates = [r.input, r.audioInput, r.imageInput, r.cacheRead, r.audioCacheRead, r.cacheWrite, r.cacheWriteLong, r.output, r.audioOutput, r.imageOutput]
 	let num = 0
 	for (let i = 0; i < counts.length; i++) num += counts[i]! * rates[i]!
+	// The geography's multiplier scales the token sum before its one rounding.
+	const geo = geoMultiplier(u, p) ?? 1
+	const divisor = geo === 1 ? MTOK : MTOK * MULTIPLIER_UNIT
 	// One half-up rounding of the exact sum: in doubles while that is exact, else in BigInt.
-	let exact: number | bigint = num
-	if (num >= EXACT) {
-		exact = 0n
-		for (let i = 0; i < counts.length; i++) exact += BigInt(counts[i]!) * BigInt(rates[i]!)
+	let exact: number | bigint = num * geo
+	if (num >= EXACT || exact >= EXACT) {
+		let big = 0n
+		for (let i = 0; i < counts.length; i++) big += BigInt(counts[i]!) * BigInt(rates[i]!)
+		exact = big * BigInt(geo)
 	}
-	return divRoundHalfUp(exact, MTOK) + searchCost(u, p) + (p.perRequest ?? 0)
+	return divRoundHalfUp(exact, divisor) + searchCost(u, p) + (p.perRequest ?? 0)
 }
+
+/**
+ * Anthropic bills inference kept in the US (`inference_geo: "us"`, reported in `usage.inference_geo`; Claude Opus 4.6
+ * and later) at "a 1.1x pricing multiplier" on every token category: the model's `us_inference_multiplier`, stored
+ * like a price in millionths (1.1 is 1,100,000). Web searches and per-request prices are not tokens and keep theirs.
+ */
+export const US_INFERENCE_MULTIPLIER = 'us_inference_multiplier'
+
+/** A multiplier's unit: 1 is stored as 1,000,000, as a dollar is. */
+const MULTIPLIER_UNIT = 1_000_000
+
+/** The multiplier of the geography that served `u`, when the model has one; undefined otherwise. */
+const geoMultiplier = (u: Usage, p: Price): number | undefined => (u.inferenceGeo === 'us' ? p.prices?.[US_INFERENCE_MULTIPLIER] : undefined)
 
 /** The unit price of one server-side web search, micro-USD (Anthropic's $10 per 1,000 searches is 10000). */
 export const WEB_SEARCH_PRICE = 'per_web_search'
@@ -239,8 +256,14 @@ function boundRates(inputTokens: number, p: Price, reach: Reach | undefined): { 
 		input = Math.max(input, r.input, r.cacheRead, r.audioCacheRead, r.cacheWrite, !reach || reach.cacheWriteLong ? r.cacheWriteLong : 0, !reach || reach.audioInput ? r.audioInput : 0, r.imageInput)
 		output = Math.max(output, r.output, r.imageOutput, !reach || reach.audioOutput ? r.audioOutput : 0)
 	}
+	// Whatever the request asks: an Anthropic workspace's default geography may keep it in the US. Rounded up.
+	const geo = p.prices?.[US_INFERENCE_MULTIPLIER]
+	if (geo !== undefined && geo > MULTIPLIER_UNIT) return { input: ceilMul(input, geo), output: ceilMul(output, geo) }
 	return { input, output }
 }
+
+/** ⌈rate × multiplier⌉ for a multiplier in millionths. */
+const ceilMul = (rate: number, multiplier: number): number => Math.ceil((rate * multiplier) / MULTIPLIER_UNIT)
 
 /** Worst-case cost of a request before it runs: all input at the dearest input price, full output cap at the dearest output price it can reach. */
 export function upperBound(inputTokens: number, maxOutput: number, p: Price, reach?: Reach): number {

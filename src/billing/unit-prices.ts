@@ -5,7 +5,7 @@
  * without a word.
  * @module
  */
-import { TOKEN_PRICES, WEB_SEARCH_PRICE } from './pricing'
+import { TOKEN_PRICES, US_INFERENCE_MULTIPLIER, WEB_SEARCH_PRICE } from './pricing'
 
 /** `WxH` in pixels, as passthrough/validate.ts `checkSize` accepts for images and videos. */
 const SIZE = '\\d{1,5}x\\d{1,5}'
@@ -35,6 +35,8 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
 	[WEB_SEARCH_PRICE, WEB_SEARCH_PRICE],
 	// Token kinds priced apart, per million tokens: billing/pricing.ts `ratesFor` (TOKEN_PRICES).
 	...Object.values(TOKEN_PRICES).map((n) => [n, n] as const),
+	// Not a price but a factor on every token price (1.1, not dollars): billing/pricing.ts `tokenCost`.
+	[US_INFERENCE_MULTIPLIER, US_INFERENCE_MULTIPLIER],
 ]
 
 /** Anchored regex source matching every accepted unit price name (a JSON Schema `patternProperties` key). */

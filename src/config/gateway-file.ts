@@ -46,10 +46,11 @@ const ModelFields = T.Object({
 })
 
 /**
- * Unit prices in USD: only the names billing/unit-prices.ts lists. Typed as `per_*` and `*_per_mtok` keys (the
- * checked pattern is narrower) so that the entry's other fields keep their own types.
+ * Unit prices in USD (and the one factor, `us_inference_multiplier`): only the names billing/unit-prices.ts lists.
+ * Typed as `per_*`, `*_per_mtok` and `*_multiplier` keys (the checked pattern is narrower) so that the entry's other
+ * fields keep their own types.
  */
-type UnitKey = TUnion<[TTemplateLiteral<[TLiteral<'per_'>, TString]>, TTemplateLiteral<[TString, TLiteral<'_per_mtok'>]>]>
+type UnitKey = TUnion<[TTemplateLiteral<[TLiteral<'per_'>, TString]>, TTemplateLiteral<[TString, TLiteral<'_per_mtok'>]>, TTemplateLiteral<[TString, TLiteral<'_multiplier'>]>]>
 const UnitPrices = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), Usd, {
 	description: `Unit prices in USD: ${UNIT_PRICE_NAMES}`,
 }) as unknown as TRecord<UnitKey, TNumber>

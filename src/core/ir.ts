@@ -294,6 +294,8 @@ export type Usage = {
 	 * Anthropic `usage.speed`).
 	 */
 	tier?: ServiceTier
+	/** Where the vendor ran the request when that is priced apart: Anthropic's US-only inference (`usage.inference_geo: "us"`). */
+	inferenceGeo?: 'us'
 }
 
 /**
@@ -306,8 +308,8 @@ export type ServiceTier = 'priority' | 'flex' | 'ultrafast' | 'fast'
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 
 /**
- * The usage of several calls made for one request (one per answer: src/relay/choices.ts), field by field; the tier is
- * the first call's that names one.
+ * The usage of several calls made for one request (one per answer: src/relay/choices.ts), field by field; the tier and
+ * the geography are the first call's that names one.
  * @example sumUsage([{ input: 3, output: 1 }, { input: 3, output: 2 }]).output === 3
  */
 export function sumUsage(parts: Array<Partial<Usage>>): Usage {
@@ -315,7 +317,7 @@ export function sumUsage(parts: Array<Partial<Usage>>): Usage {
 	for (const u of parts)
 		for (const [k, v] of Object.entries(u) as Array<[keyof Usage, Usage[keyof Usage]]>) {
 			if (typeof v === 'number') Object.assign(total, { [k]: ((total[k] as number | undefined) ?? 0) + v })
-			else if (k === 'tier' && v !== undefined) total.tier ??= v as ServiceTier
+			else if (v !== undefined) Object.assign(total, { [k]: total[k] ?? v })
 		}
 	return total
 }

@@ -192,6 +192,7 @@ export const AnthropicUsage = t.Object(
 		server_tool_use: t.Optional(t.Nullable(t.Object({ web_search_requests: Integer(), web_fetch_requests: t.Optional(Integer()) }, open))),
 		service_tier: t.Optional(t.Nullable(t.String())),
 		speed: t.Optional(t.Nullable(t.String())),
+		inference_geo: t.Optional(t.Nullable(t.String())),
 	},
 	open,
 )

@@ -24,6 +24,7 @@ export function decodeUsage(u: unknown): Usage {
 	const searches = webSearches(o)
 	if (searches > 0) out.webSearches = searches
 	if (o.speed === 'fast') out.tier = 'fast'
+	if (o.inference_geo === 'us') out.inferenceGeo = 'us'
 	return out
 }
 
@@ -64,6 +65,8 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 	if (webSearches(u) > 0) out.webSearches = webSearches(u)
 	// Fast mode, priced apart (`speed`: "fast" or "standard"); `message_start` reports it, `message_delta` has no such field.
 	if (u.speed === 'fast') out.tier = 'fast'
+	// Where inference ran, priced apart when in the US: `message_start` reports it, like `speed`.
+	if (u.inference_geo === 'us') out.inferenceGeo = 'us'
 	if (isObject(u.output_tokens_details) && num(u.output_tokens_details.thinking_tokens))
 		out.reasoning = count(u.output_tokens_details.thinking_tokens)
 	return out
@@ -72,7 +75,8 @@ export function decodePartialUsage(u: unknown): Partial<Usage> {
 /**
  * The wire usage of a `Message`, with every field Anthropic always sends (strict clients read them): the cache
  * counters, their `cache_creation` split by TTL, `output_tokens_details` (its `thinking_tokens` 0 without thinking, as
- * Anthropic's answers carry it; promptfoo reads it as the reasoning count), `service_tier` and `speed`; `server_tool_use` when
+ * Anthropic's answers carry it; promptfoo reads it as the reasoning count), `service_tier` and `speed`; `inference_geo`
+ * when the upstream reported a US-only run; `server_tool_use` when
  * searches ran (platform.claude.com/docs/en/api/messages: `Usage`).
  */
 export function encodeUsage(u: Usage): AnthropicUsage {
@@ -87,6 +91,7 @@ export function encodeUsage(u: Usage): AnthropicUsage {
 	if (u.webSearches) out.server_tool_use = serverToolUse(u.webSearches)
 	out.service_tier = serviceTier(u.tier)
 	out.speed = speed(u.tier)
+	if (u.inferenceGeo) out.inference_geo = u.inferenceGeo
 	return out
 }
 
@@ -105,6 +110,7 @@ export function encodeStartUsage(u: Partial<Usage>, countInput: () => number): A
 		output_tokens_details: { thinking_tokens: u.reasoning ?? 0 },
 		service_tier: serviceTier(u.tier),
 		speed: speed(u.tier),
+		...(u.inferenceGeo && { inference_geo: u.inferenceGeo }),
 	}
 }
 

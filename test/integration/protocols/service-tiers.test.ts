@@ -17,8 +17,9 @@ beforeAll(async () => {
 			// gpt-m (base $0.15 / $0.60): Priority $0.25 / $1.00, Flex $0.075 / $0.30 (gpt-4o-mini's Priority prices),
 			// Ultrafast six times the base, $0.90 / $3.60 (as gpt-6-astra's $60 / $300 against $10 / $50).
 			{ name: MODEL.openai, priority_input_per_mtok: 0.25, priority_output_per_mtok: 1, flex_input_per_mtok: 0.075, flex_output_per_mtok: 0.3, ultrafast_input_per_mtok: 0.9, ultrafast_output_per_mtok: 3.6 },
-			// claude-m (base $3 / $15): fast mode six times that, $18 / $90 (as Claude Opus 4.6's $30 / $150 against $5 / $25).
-			{ name: MODEL.anthropic, fast_input_per_mtok: 18, fast_output_per_mtok: 90 },
+			// claude-m (base $3 / $15): fast mode six times that, $18 / $90 (as Claude Opus 4.6's $30 / $150 against $5 / $25);
+			// inference kept in the US 1.1 times every token price.
+			{ name: MODEL.anthropic, fast_input_per_mtok: 18, fast_output_per_mtok: 90, us_inference_multiplier: 1.1 },
 			// fo-m (base $1 / $2, an OpenAI channel then a Gemini one): Flex $0.50 / $1.
 			{ name: FAILOVER, flex_input_per_mtok: 0.5, flex_output_per_mtok: 1 },
 		],
@@ -103,6 +104,23 @@ describe('billing by the tier that served the request', () => {
 		expect(await charged(acct)).toEqual({ costs: [FAST, FAST, 3 * i + 15 * o], spent: 2 * FAST + 3 * i + 15 * o })
 	})
 
+	it('should bill a Claude request kept in the US at 1.1 times every token price, stacked on fast mode, streamed or not', async () => {
+		const acct = await m.account()
+		const us = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, inference_geo: 'us', messages: [{ role: 'user', content: TEXT }] })
+		expect(us.usage.inference_geo).toBe('us')
+		const streamed = await acct.anthropic.messages.stream({ model: MODEL.anthropic, max_tokens: 100, inference_geo: 'us', speed: 'fast', messages: [{ role: 'user', content: TEXT }] }).finalMessage()
+		expect([streamed.usage.inference_geo, streamed.usage.speed]).toEqual(['us', 'fast'])
+		const global = await acct.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 100, inference_geo: 'global', messages: [{ role: 'user', content: TEXT }] })
+		expect(global.usage.inference_geo).toBe('global')
+		const { input_tokens: i, output_tokens: o } = us.usage
+		expect([streamed.usage.input_tokens, global.usage.output_tokens]).toEqual([i, o])
+		// One rounding of 1.1 × the exact sum (micro-USD): 3.3 / 16.5 a token in the US, 19.8 / 99 fast there.
+		const halfUp = (tenths: number) => Math.floor((tenths + 5) / 10)
+		const US = halfUp(33 * i + 165 * o)
+		const FAST_US = halfUp(198 * i + 990 * o)
+		expect(await charged(acct)).toEqual({ costs: [US, FAST_US, 3 * i + 15 * o], spent: US + FAST_US + 3 * i + 15 * o })
+	})
+
 	it("should tell an Anthropic client a converted answer's tier and speed: Priority is not fast mode", async () => {
 		// An Anthropic client cannot ask OpenAI's tiers; the project's default (Priority here) serves it.
 		const acct = await m.account()
@@ -158,15 +176,18 @@ describe('the reservation at the dearest tier a request can be served at', () =>
 		const unasked = lastRequest(m.mocks.openai).body.max_output_tokens as number
 		expect(unasked).toBeGreaterThan(550)
 		expect(unasked).toBeLessThan(600)
-		// claude-m under $0.01: fast mode's $90 output leaves (10,000 − input × 18 − 1) / 90 tokens, standard's $15 six times as many.
+		// claude-m under $0.01, where any request may run in the US (a workspace's default) at 1.1 times: fast mode's
+		// $99 output leaves (10,000 − input × 19.8 − 1) / 99 tokens, standard's $16.50 six times as many.
 		const claude = await m.account(10, { spend_limit: 0.01 })
 		await claude.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 1000, speed: 'fast', messages: [{ role: 'user', content: TEXT }] })
 		const fast = lastRequest(m.mocks.anthropic).body.max_tokens as number
-		expect(fast).toBeGreaterThan(100)
-		expect(fast).toBeLessThan(111)
+		expect(fast).toBeGreaterThan(90)
+		expect(fast).toBeLessThan(101)
 		const standard = await m.account(10, { spend_limit: 0.01 })
 		await standard.anthropic.messages.create({ model: MODEL.anthropic, max_tokens: 1000, messages: [{ role: 'user', content: TEXT }] })
-		expect(lastRequest(m.mocks.anthropic).body.max_tokens).toBeGreaterThan(600)
+		const std = lastRequest(m.mocks.anthropic).body.max_tokens as number
+		expect(std).toBeGreaterThan(550)
+		expect(std).toBeLessThan(606)
 	})
 
 	it('should reserve a flex request at the standard price when a channel of the model would not pass the tier on', async () => {

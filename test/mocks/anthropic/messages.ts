@@ -24,10 +24,10 @@ const STOP: Record<Finish, string> = { stop: 'end_turn', stop_sequence: 'stop_se
  * `input_tokens` excludes cache reads and writes, which are reported apart (writes by TTL in `cache_creation`:
  * 5-minute ones, or 1-hour ones on `#write-cache-1h`). `message_start` carries a provisional `output_tokens: 1`; the final counts (message_delta,
  * non-stream) are totals, not increments. `searches` web searches the server tool ran are counted in the final
- * `server_tool_use.web_search_requests` (billed per search by Anthropic). `speed`, the one that served the request
- * (`fast` in fast mode), is a field of a message's usage and not of `message_delta`'s (anthropic-sdk `MessageDeltaUsage`).
+ * `server_tool_use.web_search_requests` (billed per search by Anthropic). `speed` and `inference_geo` (`served`) are
+ * fields of a message's usage and not of `message_delta`'s (anthropic-sdk `MessageDeltaUsage`).
  */
-function usageOf(p: Plan, final: boolean, searches = 0, speed?: string): Obj {
+function usageOf(p: Plan, final: boolean, searches = 0, served?: Served): Obj {
 	const written = p.usage.cacheWrite ?? 0
 	const hour = p.usage.cacheWriteLong ?? 0
 	return {
@@ -39,9 +39,12 @@ function usageOf(p: Plan, final: boolean, searches = 0, speed?: string): Obj {
 		output_tokens_details: { thinking_tokens: final ? p.usage.reasoning : 0 },
 		server_tool_use: final && searches > 0 ? { web_search_requests: searches } : null,
 		service_tier: 'standard',
-		...(speed && { speed }),
+		...(served && { inference_geo: served.geo, speed: served.speed }),
 	}
 }
+
+/** How the request was served: its `speed` (`fast` in fast mode) and where it ran (`us` when asked, else `global`). */
+type Served = { speed: string; geo: string }
 
 const toolUseId = (seed: string, i: number): string => stableId('toolu_', `${seed}|${i}`)
 
@@ -63,10 +66,10 @@ function contentOf(p: Plan, seed: string, omitted: boolean, searches = 0): Obj[]
  * A code execution run's blocks open the content; its container is named on `message_delta` (`message_start` has
  * `container: null`), as a stream reports it.
  */
-function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number, run: CodeRun | undefined, speed: string): string[] {
+function streamFrames(p: Plan, message: Obj, seed: string, omitted: boolean, searches: number, run: CodeRun | undefined, served: Served): string[] {
 	const out: string[] = []
 	const emit = (type: string, data: Obj) => out.push(frame({ type, ...data }, type))
-	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false, 0, speed) } })
+	emit('message_start', { message: { ...message, container: null, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(p, false, 0, served) } })
 	;[...(run?.blocks ?? []), ...contentOf(p, seed, omitted, searches)].forEach((block, index) => {
 		const start = (content_block: Obj) => {
 			emit('content_block_start', { index, content_block })
@@ -150,6 +153,9 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	if (bad) return bad
 	const speed = b.speed ?? 'standard'
 	if (speed !== 'standard' && speed !== 'fast') return invalid(`speed: Input should be 'standard' or 'fast'`)
+	const geo = b.inference_geo ?? 'global'
+	if (geo !== 'global' && geo !== 'us') return invalid(`inference_geo: Input should be 'global' or 'us'`)
+	const served: Served = { speed, geo }
 	if (models && !models.includes(String(b.model))) return notFound(String(b.model))
 	const conv = readMessages(b)
 	const tooLong = checkContext(b, conv, headers)
@@ -164,13 +170,13 @@ export function messages(body: unknown, jsonError: boolean, version: string, mod
 	const omitted = asObj(b.thinking)?.display === 'omitted'
 	thread?.keep(id, contentOf(p, seed, false))
 	const searches = webSearches(b, conv.lastUserText)
-	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran, speed), 1)
+	if (b.stream === true) return sse(streamFrames(p, message, seed, omitted, searches, ran, served), 1)
 	return json({
 		...message,
 		content: [...(ran?.blocks ?? []), ...contentOf(p, seed, omitted, searches)],
 		stop_reason: STOP[p.finish],
 		stop_sequence: p.stopSequence ?? null,
-		usage: usageOf(p, true, searches, speed),
+		usage: usageOf(p, true, searches, served),
 	})
 }
 

@@ -103,6 +103,32 @@ describe('the tiers only a request that asks gets, and long context', () => {
 	})
 })
 
+describe("Anthropic's US-only inference", () => {
+	// Claude Opus 4.6 with its 1.1 multiplier for inference kept in the US, and fast mode.
+	const OPUS_US: Price = { inputPerMtok: m(5), outputPerMtok: m(25), cacheReadPerMtok: m(0.5), prices: { fast_input_per_mtok: m(30), fast_output_per_mtok: m(150), us_inference_multiplier: m(1.1) } }
+
+	it('should multiply every token price of a request run in the US, with one rounding, and nothing else', () => {
+		// 1.1 × (1000×5 + 200×0.5 + 333×25) = 1.1 × 13,425 = 14,767.5 → 14,768
+		expect(tokenCost(usage({ input: 1000, cacheRead: 200, output: 333, inferenceGeo: 'us' }), OPUS_US)).toBe(14_768)
+		expect(tokenCost(usage({ input: 1000, cacheRead: 200, output: 333 }), OPUS_US)).toBe(13_425)
+		// Stacked on fast mode: 1.1 × (1000×30 + 200×3 + 333×150)
+		expect(tokenCost(usage({ input: 1000, cacheRead: 200, output: 333, tier: 'fast', inferenceGeo: 'us' }), OPUS_US)).toBe(88_605)
+		// A per-request price and web searches are not tokens: 1.1 × 5,000 + 10,000 + 2 × 10,000.
+		const extra: Price = { ...OPUS_US, perRequest: 10_000, prices: { ...OPUS_US.prices, per_web_search: 10_000 } }
+		expect(tokenCost(usage({ input: 1000, output: 0, webSearches: 2, inferenceGeo: 'us' }), extra)).toBe(5500 + 10_000 + 20_000)
+		// A model without the multiplier bills a US run at its prices.
+		expect(tokenCost(usage({ input: 1000, output: 0, inferenceGeo: 'us' }), { inputPerMtok: m(5), outputPerMtok: m(25) })).toBe(5000)
+		// Past doubles' exact range, the same single rounding: 1.1 × 10^12 × 5.
+		expect(tokenCost(usage({ input: 1e12, output: 0, inferenceGeo: 'us' }), OPUS_US)).toBe(5.5e12)
+	})
+
+	it('should reserve every request of such a model at the multiplied prices, asked or not', () => {
+		// ⌈5 × 1.1⌉ and ⌈25 × 1.1⌉ per token: 1000 × 5.5 + 500 × 27.5.
+		expect(upperBound(1000, 500, OPUS_US, TEXT)).toBe(5500 + 13_750 + 1)
+		expect(upperBound(1000, 500, OPUS_US, TEXT)).toBeGreaterThanOrEqual(tokenCost(usage({ input: 1000, output: 500, inferenceGeo: 'us' }), OPUS_US))
+	})
+})
+
 describe('the bound of what a request can reach', () => {
 	it('should reserve at the dearest tier unless the request is bound to one', () => {
 		// Any tier (no service_tier, auto, priority, or converted): Priority's 3.5 / 14.

@@ -48,6 +48,14 @@ describe('Anthropic usage from canonical usage', () => {
 		expect('tier' in decodePartialUsage({ output_tokens: 9 })).toBe(false)
 	})
 
+	it('should read and tell a US-only run in inference_geo, and say nothing of a geography it does not know', () => {
+		expect(decodeUsage({ input_tokens: 5, output_tokens: 9, inference_geo: 'us' }).inferenceGeo).toBe('us')
+		expect(decodeUsage({ input_tokens: 5, output_tokens: 9, inference_geo: 'global' }).inferenceGeo).toBeUndefined()
+		expect(decodePartialUsage({ input_tokens: 5, output_tokens: 1, inference_geo: 'us' }).inferenceGeo).toBe('us')
+		expect(anthropicEncode({ ...base, inferenceGeo: 'us' }).inference_geo).toBe('us')
+		expect('inference_geo' in anthropicEncode(base)).toBe(false)
+	})
+
 	it('should count the web searches that ran in server_tool_use, and send none when none ran', () => {
 		expect(anthropicEncode({ ...base, webSearches: 2 }).server_tool_use).toEqual({ web_search_requests: 2, web_fetch_requests: 0 })
 		expect('server_tool_use' in anthropicEncode(base)).toBe(false)
