@@ -29,6 +29,15 @@ describe('token-kind prices through /api/models', () => {
 		expect(gpt.body.prices).toEqual({ input_above_272k_per_mtok: 4, output_above_272k_per_mtok: 15 })
 		expect(app.svc.catalog.price('gpt-6.2-sol')?.prices).toEqual({ input_above_272k_per_mtok: 4_000_000, output_above_272k_per_mtok: 15_000_000 })
 
+		// The newest tiers, OpenAI's 12-hour cache writes, and Anthropic's US-only factor (kept in millionths, as prices are).
+		const claude = await app.admin('/api/models', { body: { name: 'claude-opus-x', input_per_mtok: 5, output_per_mtok: 25, fast_input_per_mtok: 30, fast_output_per_mtok: 150, us_inference_multiplier: 1.1 } })
+		expect(claude.status).toBe(201)
+		expect(claude.body.prices).toEqual({ fast_input_per_mtok: 30, fast_output_per_mtok: 150, us_inference_multiplier: 1.1 })
+		expect(app.svc.catalog.price('claude-opus-x')?.prices).toEqual({ fast_input_per_mtok: 30_000_000, fast_output_per_mtok: 150_000_000, us_inference_multiplier: 1_100_000 })
+		const astra = await app.admin(`/api/models/${gpt.body.id}`, { method: 'PATCH', body: { ultrafast_input_per_mtok: 12, ultrafast_output_per_mtok: 60, cache_write_12h_per_mtok: 4 } })
+		expect(astra.status).toBe(200)
+		expect(astra.body.prices).toMatchObject({ ultrafast_input_per_mtok: 12, ultrafast_output_per_mtok: 60, cache_write_12h_per_mtok: 4 })
+
 		const misspelt = await app.admin('/api/models', { body: { name: 'gpt-audio-y', input_per_mtok: 2.5, audio_in_per_mtok: 40 } })
 		expect(misspelt.status).toBe(400)
 		expect(JSON.stringify(misspelt.body)).toContain('audio_in_per_mtok')

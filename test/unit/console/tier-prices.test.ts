@@ -18,4 +18,10 @@ describe('tier prices in the console', () => {
 		expect(unitLabel('ultrafast_input_per_mtok')).toBe('1M input tokens (ultrafast tier)')
 		expect(unitLabel('fast_output_per_mtok')).toBe('1M output tokens (Anthropic fast mode)')
 	})
+
+	it('should take the US-only inference multiplier as a line and show it as a factor, not a price', () => {
+		expect(priceBody(form('us_inference_multiplier = 1.1'))).toEqual({ name: 'm', input_per_mtok: 2, output_per_mtok: 8, us_inference_multiplier: 1.1 })
+		const m = { input_per_mtok: 5, output_per_mtok: 25, cache_read_per_mtok: null, cache_write_per_mtok: null, per_request: null, prices: { us_inference_multiplier: 1.1 } }
+		expect(otherPrices(m)).toEqual(['×1.1 on every token price for US-only inference'])
+	})
 })
