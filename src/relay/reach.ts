@@ -96,7 +96,8 @@ const writesLonger = (ch: Channel, model: string): boolean => chatAdapterOf(ch, 
 
 /**
  * The tiers that may serve the request when it names one every channel of the model receives as written (OpenAI
- * `service_tier`: "flex" or "priority" is processed at that tier, "default" at the standard one); undefined when it
+ * `service_tier`, Gemini `serviceTier`: "flex" or "priority" is processed at that tier, "default" or Gemini's
+ * "standard" at the standard one); undefined when it
  * may be any a request gets unasked (`UNASKED_TIERS`). A request that names none, or "auto", gets the project's
  * default tier, which may be Priority (developers.openai.com/api/docs/guides/priority-processing), and one sent
  * converted to another protocol names none. Priority may fall back to the standard tier (its ramp-rate limit), so it
@@ -104,13 +105,23 @@ const writesLonger = (ch: Channel, model: string): boolean => chatAdapterOf(ch, 
  * goes: a bound that prices a tier no channel would serve only holds more.
  */
 function tiersAsked(call: ReachCall, channels: Channel[]): ReadonlyArray<ServiceTier | undefined> | undefined {
-	const asked = call.body.service_tier
 	const premium = PREMIUM.filter(([tier, field, value]) => call.body[field] === value).map(([tier]) => tier)
 	if (premium.length > 0) return [...UNASKED_TIERS, ...premium]
+	const asked = tierNamed(call)
 	if (asked !== 'flex' && asked !== 'default') return undefined
-	if (call.client.name !== 'openai-chat' && call.client.name !== 'openai-responses') return undefined
 	if (!channels.every((ch) => receivesAsWritten(call, ch))) return undefined
 	return asked === 'flex' ? FLEX : STANDARD
+}
+
+/**
+ * The tier a request names in its protocol's words: OpenAI's `service_tier`, Gemini's `serviceTier` (`standard` is
+ * its default tier; ai.google.dev/gemini-api/docs/optimization). Other protocols name none.
+ */
+function tierNamed(call: ReachCall): unknown {
+	if (call.client.name === 'openai-chat' || call.client.name === 'openai-responses') return call.body.service_tier
+	if (call.client.name !== 'gemini') return undefined
+	const asked = call.body.serviceTier ?? call.body.service_tier
+	return asked === 'standard' ? 'default' : asked
 }
 
 /** The tiers only a request that asks for them gets, with the field and value that ask. */

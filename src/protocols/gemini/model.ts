@@ -185,6 +185,8 @@ export const GeminiUsageMetadata = t.Object(
 		promptTokensDetails: t.Optional(ModalityTokenCounts),
 		cacheTokensDetails: t.Optional(ModalityTokenCounts),
 		candidatesTokensDetails: t.Optional(ModalityTokenCounts),
+		/** The tier that served the request: `standard`, `flex` or `priority` (priced apart). */
+		serviceTier: t.Optional(t.String()),
 		toolUsePromptTokensDetails: t.Optional(ModalityTokenCounts),
 	},
 	open,

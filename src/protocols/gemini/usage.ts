@@ -32,6 +32,10 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 		reasoning: thoughts,
 		...(toolUse > 0 && { toolUseInput: toolUse }),
 	}
+	// The tier that served the request (Flex, or Priority unless over its limit, when it runs as standard), which
+	// Google prices apart (ai.google.dev/gemini-api/docs/optimization).
+	const tier = get(meta, 'serviceTier')
+	if (tier === 'priority' || tier === 'flex') out.tier = tier
 	// Audio in the prompt and audio or images among the candidates are priced apart (ai.google.dev/gemini-api/docs/pricing),
 	// and so are input images where a model lists a price for them (as the Images API bills Gemini image edits); the
 	// modality lists split the counts above, thoughts excluded. The uncached input's share of a modality is the
@@ -64,6 +68,7 @@ export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 		totalTokenCount: prompt + toolUse + full.output,
 	}
 	if (toolUse > 0) meta.toolUsePromptTokenCount = toolUse
+	if (full.tier === 'priority' || full.tier === 'flex') meta.serviceTier = full.tier
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
 	if (full.audioCacheRead) meta.cacheTokensDetails = details([['TEXT', full.cacheRead - full.audioCacheRead], ['AUDIO', full.audioCacheRead]])

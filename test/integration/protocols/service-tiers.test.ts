@@ -7,6 +7,7 @@
  * where a request that may be served at Priority, Ultrafast or fast mode has it lowered. Micro-USD by hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { GoogleGenAI, ServiceTier } from '@google/genai'
 import { countWords } from '../../mocks'
 import { type Account, FAILOVER, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 
@@ -20,6 +21,8 @@ beforeAll(async () => {
 			// claude-m (base $3 / $15): fast mode six times that, $18 / $90 (as Claude Opus 4.6's $30 / $150 against $5 / $25);
 			// inference kept in the US 1.1 times every token price.
 			{ name: MODEL.anthropic, fast_input_per_mtok: 18, fast_output_per_mtok: 90, us_inference_multiplier: 1.1 },
+			// gemini-m (base $0.30 / $2.50): Priority 80% more, $0.54 / $4.50; Flex half, $0.15 / $1.25.
+			{ name: MODEL.gemini, priority_input_per_mtok: 0.54, priority_output_per_mtok: 4.5, flex_input_per_mtok: 0.15, flex_output_per_mtok: 1.25 },
 			// fo-m (base $1 / $2, an OpenAI channel then a Gemini one): Flex $0.50 / $1.
 			{ name: FAILOVER, flex_input_per_mtok: 0.5, flex_output_per_mtok: 1 },
 		],
@@ -121,6 +124,24 @@ describe('billing by the tier that served the request', () => {
 		expect(await charged(acct)).toEqual({ costs: [US, FAST_US, 3 * i + 15 * o], spent: US + FAST_US + 3 * i + 15 * o })
 	})
 
+	it("should bill Gemini's Priority and Flex at their prices, and Priority downgraded to standard at the standard ones", async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+		const priority = await ai.models.generateContent({ model: MODEL.gemini, contents: TEXT, config: { serviceTier: ServiceTier.PRIORITY } })
+		// The served tier in `usageMetadata.serviceTier`, as @ai-sdk/google reads it (@google/genai 3.3 types it on the Live API's only).
+		const served = (u: unknown) => (u as { serviceTier?: string } | undefined)?.serviceTier
+		expect(served(priority.usageMetadata)).toBe(ServiceTier.PRIORITY)
+		let streamed: string | undefined
+		for await (const c of await ai.models.generateContentStream({ model: MODEL.gemini, contents: TEXT, config: { serviceTier: ServiceTier.FLEX } })) streamed = served(c.usageMetadata) ?? streamed
+		expect(streamed).toBe(ServiceTier.FLEX)
+		const ramped = await ai.models.generateContent({ model: MODEL.gemini, contents: 'what is the weather like in paris today #ramp friend', config: { serviceTier: ServiceTier.PRIORITY } })
+		expect(served(ramped.usageMetadata)).toBe(ServiceTier.STANDARD)
+		// An OpenAI client of the model is billed at the tier the Gemini answer reports too.
+		await acct.openai.chat.completions.create({ model: MODEL.gemini, messages: [{ role: 'user', content: TEXT }] })
+		// 10 in, 13 out: Priority 5.4 + 58.5 = 63.9; Flex 1.5 + 16.25 = 17.75; standard 3 + 32.5 = 35.5.
+		expect(await charged(acct)).toEqual({ costs: [64, 18, 36, 36], spent: 64 + 18 + 36 + 36 })
+	})
+
 	it("should tell an Anthropic client a converted answer's tier and speed: Priority is not fast mode", async () => {
 		// An Anthropic client cannot ask OpenAI's tiers; the project's default (Priority here) serves it.
 		const acct = await m.account()
@@ -188,6 +209,24 @@ describe('the reservation at the dearest tier a request can be served at', () =>
 		const std = lastRequest(m.mocks.anthropic).body.max_tokens as number
 		expect(std).toBeGreaterThan(550)
 		expect(std).toBeLessThan(606)
+	})
+
+	it("should keep a Gemini flex request its cap, and reserve one naming no tier at Priority's prices", async () => {
+		// gemini-m under $0.0015: 1,000 tokens cost $0.00125 at Flex, $0.0025 standard, $0.0045 at Priority.
+		const cap = async (serviceTier?: ServiceTier) => {
+			const acct = await m.account(10, { spend_limit: 0.0015 })
+			const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+			await ai.models.generateContent({ model: MODEL.gemini, contents: TEXT, config: { maxOutputTokens: 1000, ...(serviceTier && { serviceTier }) } })
+			return (lastRequest(m.mocks.gemini).body.generationConfig as { maxOutputTokens: number }).maxOutputTokens
+		}
+		expect(await cap(ServiceTier.FLEX)).toBe(1000)
+		// Standard only: (1,500 − 10 × 0.30 − 1) / 2.50; any tier: (1,500 − 10 × 0.54 − 1) / 4.50.
+		const standard = await cap(ServiceTier.STANDARD)
+		expect(standard).toBeGreaterThan(590)
+		expect(standard).toBeLessThan(600)
+		const unasked = await cap()
+		expect(unasked).toBeGreaterThan(320)
+		expect(unasked).toBeLessThan(333)
 	})
 
 	it('should reserve a flex request at the standard price when a channel of the model would not pass the tier on', async () => {

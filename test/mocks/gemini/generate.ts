@@ -46,6 +46,17 @@ function usageOf(p: Plan, candidates: number, thoughts: number, images: number):
 	return u
 }
 
+/**
+ * The `usageMetadata.serviceTier` of a request that names a tier: `flex`, or `priority` unless `#ramp` is in the
+ * request (over the dynamic priority limit a request "is downgraded to standard processing instead of returning an
+ * error": ai.google.dev/gemini-api/docs/optimization), `standard` otherwise. None for a request that names none.
+ */
+function servedTier(asked: unknown, text: string): string | undefined {
+	if (asked === undefined || asked === null) return undefined
+	if (asked === 'priority') return text.includes('#ramp') ? 'standard' : 'priority'
+	return asked === 'flex' ? 'flex' : 'standard'
+}
+
 /** functionCall parts; Gemini 3 puts a `thoughtSignature` on the first call part of the turn only. */
 const callParts = (p: Plan): Obj[] =>
 	p.calls.map((c, i) => (i === 0 ? { functionCall: { name: c.name, args: c.args }, thoughtSignature: thoughtSignatureFor(c.name, c.args) } : { functionCall: { name: c.name, args: c.args } }))
@@ -154,10 +165,12 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const signature = textSignature(model, p)
 	const n = asNum((asObj(b.generationConfig) ?? {}).candidateCount) ?? 1
 	const grounding = groundingFor(b.tools, conv.lastUserText, p.text)
+	const served = servedTier(b.serviceTier ?? b.service_tier, conv.lastUserText)
 	if (!stream) {
 		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
 		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? [...(p.text ? [answer] : []), ...callParts(p)] : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
+		if (served) whole.usageMetadata = { ...(whole.usageMetadata as Obj), serviceTier: served }
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))
 		if (grounding) (whole.candidates as Obj[])[0]!.groundingMetadata = grounding
@@ -165,6 +178,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	}
 	const cfg = asObj(b.generationConfig) ?? {}
 	const parts = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined)
+	if (served) for (const c of parts) c.usageMetadata = { ...(c.usageMetadata as Obj), serviceTier: served }
 	// Streamed, the grounding rides on the last chunks, each resending all of it (langchain-ai/langchainjs#11456).
 	if (grounding) for (const c of parts.slice(-2)) (c.candidates as Obj[])[0]!.groundingMetadata = grounding
 	const chunks = parts.map((c) => JSON.stringify(withCandidates(c, n)))

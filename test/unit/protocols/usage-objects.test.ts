@@ -8,6 +8,7 @@ import type { StreamEvent } from '../../../src/core/events'
 import type { Usage } from '../../../src/core/ir'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { decodePartialUsage, decodeUsage, encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic-messages/usage'
+import { decodeUsage as geminiDecode, encodeUsage as geminiEncode } from '../../../src/protocols/gemini/usage'
 import { encodeUsage as openaiEncode } from '../../../src/protocols/openai-chat/usage'
 import { collect, from, payloads } from './anthropic-messages/helpers'
 
@@ -46,6 +47,15 @@ describe('Anthropic usage from canonical usage', () => {
 		// A stream reports it in message_start; message_delta has no speed and leaves it.
 		expect(decodePartialUsage({ input_tokens: 5, output_tokens: 1, speed: 'fast' }).tier).toBe('fast')
 		expect('tier' in decodePartialUsage({ output_tokens: 9 })).toBe(false)
+	})
+
+	it("should read Gemini's served tier from usageMetadata.serviceTier and tell a Gemini client the tier priced apart", () => {
+		expect(geminiDecode({ promptTokenCount: 5, candidatesTokenCount: 9, serviceTier: 'priority' })?.tier).toBe('priority')
+		expect(geminiDecode({ promptTokenCount: 5, candidatesTokenCount: 9, serviceTier: 'flex' })?.tier).toBe('flex')
+		expect(geminiDecode({ promptTokenCount: 5, candidatesTokenCount: 9, serviceTier: 'standard' })?.tier).toBeUndefined()
+		expect(geminiEncode({ ...base, tier: 'priority' }).serviceTier).toBe('priority')
+		expect('serviceTier' in geminiEncode(base)).toBe(false)
+		expect('serviceTier' in geminiEncode({ ...base, tier: 'fast' })).toBe(false)
 	})
 
 	it('should read and tell a US-only run in inference_geo, and say nothing of a geography it does not know', () => {

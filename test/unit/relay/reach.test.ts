@@ -97,6 +97,12 @@ describe('reachOf', () => {
 		expect(reach(openaiChat, { service_tier: 'flex', messages }, ALL, [channel('openai'), channel('gemini')])?.tiers).toBeUndefined()
 		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' })?.tiers).toEqual(['flex'])
 		expect(reach(openaiResponses, { service_tier: 'flex', input: 'hi' }, ALL, [channel('openai', { settings: { responses_api: false } })])?.tiers).toBeUndefined()
+		// Gemini's `serviceTier`, whose default tier is called `standard`, to Gemini channels.
+		const contents = [{ role: 'user', parts: [{ text: 'hi' }] }]
+		expect(reach(gemini, { contents, serviceTier: 'flex' }, ALL, [channel('gemini')])?.tiers).toEqual(['flex'])
+		expect(reach(gemini, { contents, serviceTier: 'standard' }, ALL, [channel('gemini')])?.tiers).toEqual([undefined])
+		expect(reach(gemini, { contents, serviceTier: 'priority' }, ALL, [channel('gemini')])?.tiers).toBeUndefined()
+		expect(reach(gemini, { contents, serviceTier: 'flex' }, ALL, [channel('openai')])?.tiers).toBeUndefined()
 	})
 	it('should hold the web searches a search tool may run, by its own limit, when the model prices them', () => {
 		const SEARCH = price({ per_web_search: 10_000 })
