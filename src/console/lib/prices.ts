@@ -1,4 +1,5 @@
 /** Price presentation shared by the console's Models page and the server-rendered /pricing page. */
+import { US_INFERENCE_MULTIPLIER } from '../../billing/pricing'
 import { usd } from './format'
 
 export type PriceFields = {
@@ -62,12 +63,9 @@ export function unitLabel(key: string): string {
 export function otherPrices(m: PriceFields): string[] {
 	const out: string[] = []
 	if (m.per_request !== null && m.per_request > 0) out.push(`${usd(m.per_request)} / request`)
-	for (const [k, v] of Object.entries(m.prices).sort(([a], [b]) => a.localeCompare(b))) out.push(k === US_INFERENCE ? `×${v} on every token price for US-only inference` : `${usd(v)} / ${unitLabel(k)}`)
+	for (const [k, v] of Object.entries(m.prices).sort(([a], [b]) => a.localeCompare(b))) out.push(k === US_INFERENCE_MULTIPLIER ? `×${v} on every token price for US-only inference` : `${usd(v)} / ${unitLabel(k)}`)
 	return out
 }
-
-/** A factor, not a price (billing/pricing.ts `US_INFERENCE_MULTIPLIER`): shown as one. */
-const US_INFERENCE = 'us_inference_multiplier'
 
 /** Cached-input price as shown: the cache-read price, which defaults to the input price when unset. */
 export const cachedInput = (m: PriceFields) => m.cache_read_per_mtok ?? m.input_per_mtok
