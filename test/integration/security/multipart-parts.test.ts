@@ -54,13 +54,26 @@ function fewFields(size: number): Uint8Array<ArrayBuffer> {
 const post = (key: string, path: string, body: Uint8Array<ArrayBuffer>) =>
 	fetch(app.url + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body })
 
-/** The time a cheap request takes while `busy` is in flight: the event loop is free if it answers promptly. */
+/**
+ * The longest a cheap request takes while `busy` is in flight, asked again and again until it is answered: the event
+ * loop is free if none waits long. Probing only once could miss a hold that begins when the last byte arrives.
+ */
 async function whileBusy(busy: Promise<Response>, key: string) {
-	await Bun.sleep(50)
-	const t = performance.now()
-	const res = await fetch(`${app.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
-	await res.arrayBuffer()
-	return { status: res.status, ms: performance.now() - t }
+	let done = false
+	busy.then(
+		() => (done = true),
+		() => (done = true),
+	)
+	let ms = 0
+	let status = 200
+	do {
+		const t = performance.now()
+		const res = await fetch(`${app.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+		await res.arrayBuffer()
+		ms = Math.max(ms, performance.now() - t)
+		if (res.status !== 200) status = res.status
+	} while (!done)
+	return { status, ms }
 }
 
 describe('multipart parts', () => {
@@ -96,7 +109,18 @@ describe('multipart parts', () => {
 			// slow VM. What remains are stalls while the 17 MB body is taken in and held (the part check itself takes ~1 ms; a
 			// profile points at the collector): 90–320 ms measured there with curl as the client, 0.73–1.09 s in CI, where
 			// the machine's load moves it. So it is measured against the same bytes in few parts, refused the same way.
-			expect(other.ms).toBeLessThan(baseline.ms + 600)
+			// A parse holds the loop on every try; the machine's other work comes and goes. So, when the first try is over the
+			// bound, both are measured once more and the better of each counted (CI saw 805 ms against a 35 ms baseline once).
+			let [busy, calm] = [other.ms, baseline.ms]
+			if (busy >= calm + 600) {
+				const again = post(key, '/v1/images/edits', few)
+				calm = Math.min(calm, (await whileBusy(again, key)).ms)
+				await again
+				const retry = post(key, '/v1/images/edits', body)
+				busy = Math.min(busy, (await whileBusy(retry, key)).ms)
+				expect((await retry).status).toBe(413)
+			}
+			expect(busy).toBeLessThan(calm + 600)
 			expect(baseline.status).toBe(200)
 			expect(oa.requests).toHaveLength(0)
 			expect(await app.balance(accountId)).toBe(1)
