@@ -6,7 +6,7 @@
  */
 import type { GatewayError } from '../core/errors'
 import type { StreamEvent } from '../core/events'
-import type { ChatRequest, ChatResponse, Usage } from '../core/ir'
+import type { ChatRequest, ChatResponse, ServiceTier, Usage } from '../core/ir'
 import type { SseFrame } from '../core/sse'
 import type { EventEncoder, FrameDecoder, StreamMachine } from './stream-machine'
 
@@ -35,6 +35,13 @@ export type EncodeContext = {
 }
 
 export type EncodedError = { status: number; body: unknown; headers?: Record<string, string> }
+
+/**
+ * A response header in which the vendor names the tier that served the request (Gemini's `x-gemini-service-tier`,
+ * which its docs check for a Priority request run as standard over its limit, and which @ai-sdk/google reads when the
+ * body has no `serviceTier`): `decode` reads its value, `encode` writes the canonical tier in its words.
+ */
+export type TierHeader = { name: string; decode(value: string): ServiceTier | undefined; encode(tier: ServiceTier | undefined): string }
 
 /** What the upstream channel can take beyond the protocol's baseline (the adapter decides: providers/adapter.ts). */
 export type UpstreamOptions = {
@@ -118,6 +125,11 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 * answer (src/relay/choices.ts).
 	 */
 	readonly severalAnswers?: true
+	/**
+	 * The header the vendor names the serving tier in: read from an upstream's answer for its bill when the body does
+	 * not say, passed on to a client of the same protocol, and written on an answer converted for one.
+	 */
+	readonly tierHeader?: TierHeader
 	/**
 	 * How many stop sequences the vendor takes for `model` (OpenAI chat 4 and none on its reasoning models, Gemini 5,
 	 * Responses none); unset, no limit. A converted request sends the first ones and the gateway enforces the rest on

@@ -11,7 +11,7 @@ import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { DEFAULT_ANSWER_TOKENS } from '../core/reasoning'
 import { observeUsage } from '../metrics/observe-usage'
-import { type ChatRequest, type Usage, emptyUsage } from '../core/ir'
+import { type ChatRequest, type ServiceTier, type Usage, emptyUsage } from '../core/ir'
 import { type Channel, type ModelInfo, matchesModel } from '../routing/catalog'
 import type { Services } from '../services'
 
@@ -161,6 +161,8 @@ export type Outcome = {
 	 * reported so far may be a placeholder (Anthropic message_start says 1), so the output is counted as on an abort.
 	 */
 	stoppedEarly?: boolean
+	/** The tier a response header says served the request (codec.ts `TierHeader`), for usage whose body named none. */
+	servedTier?: ServiceTier
 }
 
 /** Told the usage a settlement bills, before it is charged; with none when the settlement failed before it knew it. */
@@ -213,6 +215,7 @@ export function threadSize(u: Partial<Usage> | undefined, budget: Pick<Budget, '
 export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
 	const reported = o.usage
 	const usage: Usage = { ...emptyUsage(), ...reported }
+	if (usage.tier === undefined && o.servedTier) usage.tier = o.servedTier
 	let estimated = o.estimated === true
 	const missing = unreported(reported)
 	if (missing.input) {

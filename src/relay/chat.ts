@@ -35,6 +35,7 @@ import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer, wait
 import { countOutputText } from './output-count'
 import { fitCap } from './output-limit'
 import { cutAnswer, splitStops } from './stop-sequences'
+import { tierHeaderOf, tierSaid } from './served-tier'
 
 export type ChatCall = {
 	svc: Services
@@ -393,8 +394,11 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	const { res } = up
 	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - attemptStart) / 1000)
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
-	const headers = { 'x-request-id': call.requestId }
-	const outcome = { channel: ch, upstreamModel }
+	const headers: Record<string, string> = { 'x-request-id': call.requestId }
+	// The tier a header names (Gemini's), billed when the body names none, and passed on to the same protocol's client.
+	const said = tierSaid(codec, res)
+	const outcome = { channel: ch, upstreamModel, servedTier: said?.tier }
+	if (fast && said) headers[codec.tierHeader!.name] = said.value
 
 	// Claude's thinking, for a client that drops it when it replays the calls (modules/chat/kept-thinking.ts).
 	const thinking = !fast && adapter.protocol.name === 'anthropic-messages' ? call.thinking?.terms(call.ir, call.token.accountId) : undefined
@@ -450,6 +454,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				return malformed()
 			}
 			const r = codec.decodeResponse(json)
+			if (r.usage.tier === undefined && outcome.servedTier) r.usage.tier = outcome.servedTier
 			if (stops.held.length) cutAnswer(r, stops.held)
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage
@@ -461,6 +466,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				r.usage = { ...r.usage, input: budget.countInput(), output }
 			}
 			outBody = JSON.stringify(call.client.encodeResponse(r, { model: call.ir.model, includeUsage: call.includeUsage, includeThoughts: call.ir.reasoning?.includeThoughts }))
+			Object.assign(headers, tierHeaderOf(call.client, r.usage))
 			if (thinking) kept = thinking.keep(r.content)
 		}
 	} catch (e) {

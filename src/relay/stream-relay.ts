@@ -8,6 +8,7 @@
  */
 import { GatewayError } from '../core/errors'
 import type { SseBatchReader, SseFrame } from '../core/sse'
+import type { ServiceTier } from '../core/ir'
 import { type CallInfo, type Outcome, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
@@ -181,7 +182,7 @@ export abstract class StreamRelay implements PumpSource {
 }
 
 /** What a stream's bill needs besides the outcome. */
-export type StreamBilling = { info: CallInfo; budget: Budget; channel: Channel; upstreamModel: string }
+export type StreamBilling = { info: CallInfo; budget: Budget; channel: Channel; upstreamModel: string; servedTier?: ServiceTier }
 
 /**
  * Settles a stream's bill (never rejects: a failure is logged) and takes it off the open-streams gauge, which
@@ -191,7 +192,7 @@ export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 
 	b.info.svc.metrics.openStreams.dec()
 	judgeStream(b, o.endReason)
 	try {
-		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel })
+		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel, servedTier: b.servedTier })
 	} catch (e) {
 		b.info.svc.log.error('settle failed', { request_id: b.info.requestId, error: String(e) })
 		// Whoever waits for the usage billed (a stored completion's copy) waits no longer.

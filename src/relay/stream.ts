@@ -8,6 +8,7 @@
  */
 import { GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
+import type { ServiceTier } from '../core/ir'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
 import { CodeOutputScanner } from '../protocols/anthropic-messages/code-outputs'
 import type { ProtocolName, UpstreamCodec } from '../protocols/codec'
@@ -40,6 +41,8 @@ export type StreamAttempt = {
 	upstreamModel: string
 	/** Stop sequences the vendor was not sent, enforced on the converted stream (stop-sequences.ts). */
 	stops?: string[]
+	/** The tier the upstream's response header named (served-tier.ts), billed when the stream's usage names none. */
+	servedTier?: ServiceTier
 }
 
 const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)

@@ -14,6 +14,7 @@ import { upstreamError } from '../../providers/upstream-error'
 import { type Budget, type CallInfo, settle } from '../../relay/budget'
 import type { ChatCall, NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
+import { tierHeaderOf, tierSaid } from '../../relay/served-tier'
 import { relayStream } from '../../relay/stream'
 import { convertedBody } from '../../relay/upstream-codec'
 import { channelTimeouts, fetchUpstream, unreadableAnswer, waitsFor } from '../../relay/upstream-fetch'
@@ -52,7 +53,7 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	const { res } = up
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	const headers = { 'x-request-id': call.requestId }
-	const outcome = { channel: ch, upstreamModel }
+	const outcome = { channel: ch, upstreamModel, servedTier: tierSaid(sent.codec, res)?.tier }
 	if (call.ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }
 		return relayStream({ call, info, budget, up, fast: false, upstream: sent.codec, headers, ...outcome })
@@ -63,8 +64,9 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	} catch (e) {
 		return { error: unreadableAnswer(e) }
 	}
+	if (r.usage.tier === undefined && outcome.servedTier) r.usage.tier = outcome.servedTier
 	const usage = r.usage.input + r.usage.output + r.usage.cacheRead > 0 ? r.usage : undefined
 	await settle(info, budget, { usage, estimateOutput: () => countOutputText(r), status: 200, endReason: 'ok', ...outcome })
 	const out = call.client.encodeResponse(r, { model: call.ir.model, includeThoughts: call.ir.reasoning?.includeThoughts })
-	return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...headers } }) }
+	return { ok: new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...headers, ...tierHeaderOf(call.client, r.usage) } }) }
 }

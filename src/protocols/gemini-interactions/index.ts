@@ -10,6 +10,7 @@ import type { ChatResponse } from '../../core/ir'
 import type { StreamEvent } from '../../core/events'
 import type { SseFrame } from '../../core/sse'
 import type { EncodeContext, ProtocolCodec } from '../codec'
+import { TIER_HEADER } from '../gemini/usage'
 import { runMachine } from '../stream-machine'
 import { encodeError, encodeStreamError } from './error'
 import type { Interaction, InteractionRequest } from './model'
@@ -32,6 +33,7 @@ export function interactionsCodec(o: InteractionsOptions = {}): ProtocolCodec<In
 	const echoed = (i: Interaction): Interaction => (o.echo ? { ...i, ...o.echo } : i)
 	return {
 		name: 'gemini-interactions',
+		tierHeader: TIER_HEADER,
 		decodeRequest,
 		encodeRequest: (req, model) => encodeRequest(req, model) as InteractionRequest,
 		decodeResponse: (body) => decodeResponse(body),

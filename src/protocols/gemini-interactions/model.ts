@@ -81,6 +81,7 @@ export const Interaction = t.Object(
 		updated: t.Optional(t.String()),
 		steps: t.Optional(t.Array(InteractionStep)),
 		usage: t.Optional(InteractionUsage),
+		service_tier: t.Optional(t.String({ description: 'The tier that served the interaction when Gemini prices it apart: flex or priority' })),
 		previous_interaction_id: t.Optional(t.String()),
 	},
 	open,

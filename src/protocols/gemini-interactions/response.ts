@@ -12,7 +12,8 @@
  * counts it (billed as input) and keeps it as `toolUseInput`, which the encoder gives apart again; `total_tokens` counts
  * it. The `*_tokens_by_modality` lists (`{modality: 'text' | 'image' | 'audio', tokens}`) split those totals as
  * generateContent's `*TokensDetails` do, and are given only when the upstream split its counts (audio or image tokens,
- * which vendors price apart): a vendor that does not (Claude) may still have had images in the input.
+ * which vendors price apart): a vendor that does not (Claude) may still have had images in the input. The tier that
+ * served the request is the Interaction's `service_tier` (Flex and Priority are priced apart, as on generateContent).
  * @module
  */
 import { utf8Length } from '../../core/citations'
@@ -22,6 +23,7 @@ import { unpackToolCallId } from '../../core/tool-ids'
 import { type ModalityTokens, splitModalities } from '../../core/usage-modalities'
 import { newId } from '../../lib/ids'
 import { isObj, num, type Obj } from '../gemini/read'
+import { servedTier } from '../gemini/usage'
 import type { EncodeContext } from '../codec'
 import { decodeAnnotations, urlCitation } from './annotations'
 import type { Interaction, InteractionUsage } from './model'
@@ -63,8 +65,8 @@ export function encodeUsage(u: Partial<Usage>): InteractionUsage {
 /** `[modality, tokens]` pairs → a `ModalityTokens` list, without the empty ones. */
 const byModality = (split: Array<[string, number]>) => split.filter(([, n]) => n > 0).map(([modality, tokens]) => ({ modality, tokens }))
 
-/** The Interaction's `usage` → canonical usage; undefined when there is none. */
-export function decodeUsage(u: unknown): Usage | undefined {
+/** The Interaction's `usage` and `service_tier` → canonical usage; undefined when there is no usage. */
+export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefined {
 	if (!isObj(u)) return undefined
 	const input = num(u.total_input_tokens) ?? 0
 	const cached = num(u.total_cached_tokens) ?? 0
@@ -73,6 +75,8 @@ export function decodeUsage(u: unknown): Usage | undefined {
 	const answer = num(u.total_output_tokens) ?? 0
 	const out: Usage = { input: Math.max(0, input - cached) + toolUse, output: answer + thoughts, cacheRead: cached, cacheWrite: 0, reasoning: thoughts }
 	if (toolUse > 0) out.toolUseInput = toolUse
+	const tier = servedTier(serviceTier)
+	if (tier) out.tier = tier
 	// Priced apart as generateContent's modality details are (core/usage-modalities.ts).
 	const lists = { prompt: 'input_tokens_by_modality', cached: 'cached_tokens_by_modality', toolUse: 'tool_use_tokens_by_modality', output: 'output_tokens_by_modality' }
 	const tokens: ModalityTokens = (list, modality) =>
@@ -116,8 +120,12 @@ export function encodeInteraction(res: ChatResponse, ctx: EncodeContext, id: str
 		updated: now,
 		steps: outputSteps(res.content, ctx.includeThoughts === true),
 		usage: encodeUsage(res.usage),
+		...tierOf(res.usage),
 	}
 }
+
+/** The Interaction's `service_tier`, for a tier Gemini names (Flex, Priority) that served the answer. */
+export const tierOf = (u: Partial<Usage>): { service_tier?: string } => (u.tier === 'priority' || u.tier === 'flex' ? { service_tier: u.tier } : {})
 
 /** An Interaction resource (an upstream's) → the canonical answer. */
 export function decodeResponse(body: unknown): ChatResponse {
@@ -147,9 +155,9 @@ export function decodeResponse(body: unknown): ChatResponse {
 		model: typeof b.model === 'string' ? b.model : '',
 		content,
 		stopReason,
-		usage: decodeUsage(b.usage) ?? emptyUsage(),
+		usage: decodeUsage(b.usage, b.service_tier) ?? emptyUsage(),
 	}
 }
 
 /** The usage of an upstream Interaction body, without a full decode. */
-export const usageOf = (body: unknown): Usage | undefined => (isObj(body) ? decodeUsage(body.usage) : undefined)
+export const usageOf = (body: unknown): Usage | undefined => (isObj(body) ? decodeUsage(body.usage, body.service_tier) : undefined)

@@ -90,7 +90,7 @@ export function streamDecoder(): FrameDecoder {
 			else if (type === 'step.stop' && typeof e.index === 'number') stop(e.index)
 			else if (type === 'interaction.completed' && interaction) {
 				for (const step of [...open.keys()]) stop(step)
-				const usage = decodeUsage(interaction.usage)
+				const usage = decodeUsage(interaction.usage, interaction.service_tier)
 				if (usage) out.push({ type: 'usage', usage })
 				if (interaction.status === 'failed' || interaction.status === 'cancelled') return fail(`the upstream interaction ${interaction.status}`)
 				out.push({ type: 'finish', reason: interaction.status === 'incomplete' ? 'max_tokens' : toolSeen ? 'tool_use' : 'end_turn' })

@@ -30,7 +30,7 @@ import type { EventEncoder } from '../stream-machine'
 import { urlCitation } from './annotations'
 import { errorEvent } from './error'
 import type { Interaction } from './model'
-import { encodeUsage, iso, statusOf } from './response'
+import { encodeUsage, iso, statusOf, tierOf } from './response'
 import { thoughtStep } from './steps'
 
 /** The frame that ends a completed stream. */
@@ -78,7 +78,7 @@ export function streamEncoder(ctx: EncodeContext, id: string, onEnd?: (interacti
 		created,
 		updated: iso(),
 		...(full && { steps }),
-		...(status !== 'in_progress' && { usage: encodeUsage(usage) }),
+		...(status !== 'in_progress' && { usage: encodeUsage(usage), ...tierOf(usage) }),
 	})
 
 	function begin(ev: StreamEvent) {

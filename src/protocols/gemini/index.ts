@@ -12,6 +12,7 @@ import { decodeRequest, encodeRequest } from './request'
 import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 import { unpairedTools } from './tool-pairing'
+import { TIER_HEADER } from './usage'
 
 export const gemini = {
 	name: 'gemini',
@@ -19,6 +20,7 @@ export const gemini = {
 	// `generationConfig.stopSequences`: "The set of character sequences (up to 5) that will stop output generation"
 	// (https://ai.google.dev/api/generate-content#generationconfig).
 	stopsTaken: () => 5,
+	tierHeader: TIER_HEADER,
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -6,8 +6,9 @@
  * from `candidatesTokenCount` but billed as output, so output = candidates + thoughts (WIRE-NOTES #13, §17).
  * @module
  */
-import { emptyUsage, promptTokens, type StopReason, type Usage } from '../../core/ir'
+import { emptyUsage, promptTokens, type ServiceTier, type StopReason, type Usage } from '../../core/ir'
 import { splitModalities } from '../../core/usage-modalities'
+import type { TierHeader } from '../codec'
 import type { GeminiUsageMetadata } from './model'
 import { get, isObj, num } from './read'
 
@@ -34,8 +35,8 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 	}
 	// The tier that served the request (Flex, or Priority unless over its limit, when it runs as standard), which
 	// Google prices apart (ai.google.dev/gemini-api/docs/optimization).
-	const tier = get(meta, 'serviceTier')
-	if (tier === 'priority' || tier === 'flex') out.tier = tier
+	const tier = servedTier(get(meta, 'serviceTier'))
+	if (tier) out.tier = tier
 	// Audio in the prompt and audio or images among the candidates are priced apart (ai.google.dev/gemini-api/docs/pricing),
 	// and so are input images where a model lists a price for them (as the Images API bills Gemini image edits); the
 	// modality lists split the counts above, thoughts excluded. The uncached input's share of a modality is the
@@ -43,6 +44,24 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 	// tools fed back (`toolUsePromptTokensDetails`, counted in the input above).
 	const lists = { prompt: 'promptTokensDetails', cached: 'cacheTokensDetails', toolUse: 'toolUsePromptTokensDetails', output: 'candidatesTokensDetails' }
 	return splitModalities(out, (list, m) => modality(meta, lists[list], m.toUpperCase()), cached, candidates)
+}
+
+/**
+ * Gemini's name of the tier that served a request (`usageMetadata.serviceTier`, an Interaction's `service_tier`, the
+ * `x-gemini-service-tier` header; `priority`, or the enum's `SERVICE_TIER_PRIORITY`) → the tier priced apart, or
+ * undefined for the standard one.
+ */
+export function servedTier(v: unknown): ServiceTier | undefined {
+	if (typeof v !== 'string') return undefined
+	const tier = v.toLowerCase().replace(/^service_tier_/, '')
+	return tier === 'priority' || tier === 'flex' ? tier : undefined
+}
+
+/** Gemini's `x-gemini-service-tier` (ai.google.dev/gemini-api/docs/priority-inference), on generateContent and Interactions. */
+export const TIER_HEADER: TierHeader = {
+	name: 'x-gemini-service-tier',
+	decode: servedTier,
+	encode: (tier) => (tier === 'priority' || tier === 'flex' ? tier : 'standard'),
 }
 
 /** The tokens of one modality in a `ModalityTokenCount` list (`[{ modality: 'AUDIO', tokenCount: 120 }, …]`). */

@@ -7,9 +7,14 @@
  * where a request that may be served at Priority, Ultrafast or fast mode has it lowered. Micro-USD by hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { GoogleGenAI, ServiceTier } from '@google/genai'
+import { generateText } from 'ai'
 import { countWords } from '../../mocks'
 import { type Account, FAILOVER, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
+
+/** A Gemini model whose channel serves Interactions clients from Gemini's own Interactions API (`interactions_api`). */
+const NATIVE_IX = 'gemini-ix'
 
 let m: Matrix
 beforeAll(async () => {
@@ -25,6 +30,11 @@ beforeAll(async () => {
 			{ name: MODEL.gemini, priority_input_per_mtok: 0.54, priority_output_per_mtok: 4.5, flex_input_per_mtok: 0.15, flex_output_per_mtok: 1.25 },
 			// fo-m (base $1 / $2, an OpenAI channel then a Gemini one): Flex $0.50 / $1.
 			{ name: FAILOVER, flex_input_per_mtok: 0.5, flex_output_per_mtok: 1 },
+			// gemini-ix: gemini-m's prices, served by Gemini's own Interactions API.
+			{ name: NATIVE_IX, input_per_mtok: 0.3, output_per_mtok: 2.5, priority_input_per_mtok: 0.54, priority_output_per_mtok: 4.5, flex_input_per_mtok: 0.15, flex_output_per_mtok: 1.25 },
+		],
+		channels: (mocks) => [
+			{ name: 'ch-gemini-ix', type: 'gemini', base_url: mocks.gemini.url, api_key: 'up-gemini', models: [NATIVE_IX], model_map: { [NATIVE_IX]: 'gemini-2.5-flash' }, settings: { interactions_api: true } },
 		],
 	})
 }, SETUP_MS)
@@ -140,6 +150,49 @@ describe('billing by the tier that served the request', () => {
 		await acct.openai.chat.completions.create({ model: MODEL.gemini, messages: [{ role: 'user', content: TEXT }] })
 		// 10 in, 13 out: Priority 5.4 + 58.5 = 63.9; Flex 1.5 + 16.25 = 17.75; standard 3 + 32.5 = 35.5.
 		expect(await charged(acct)).toEqual({ costs: [64, 18, 36, 36], spent: 64 + 18 + 36 + 36 })
+	})
+
+	it('should bill the tier Gemini names only in its x-gemini-service-tier header, and show Gemini clients that header', async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+		const tierHeader = (r: { sdkHttpResponse?: { headers?: Record<string, string> } }) => r.sdkHttpResponse?.headers?.['x-gemini-service-tier']
+		const served = (u: unknown) => (u as { serviceTier?: string } | undefined)?.serviceTier
+		// The mock names the tier in the header alone (`#tier-header`): its body says nothing of it.
+		const headerOnly = 'what is the weather like in paris today #tier-header friend'
+		const priority = await ai.models.generateContent({ model: MODEL.gemini, contents: headerOnly, config: { serviceTier: ServiceTier.PRIORITY } })
+		expect([served(priority.usageMetadata), tierHeader(priority)]).toEqual([undefined, 'priority'])
+		let streamed: string | undefined
+		for await (const c of await ai.models.generateContentStream({ model: MODEL.gemini, contents: headerOnly, config: { serviceTier: ServiceTier.FLEX } })) streamed = tierHeader(c) ?? streamed
+		expect(streamed).toBe('flex')
+		// As @ai-sdk/google reads it, for its providerMetadata.
+		const google = createGoogleGenerativeAI({ apiKey: acct.key, baseURL: `${m.app.url}/v1beta` })
+		const viaAiSdk = await generateText({ model: google(MODEL.gemini), prompt: headerOnly, providerOptions: { google: { serviceTier: 'priority' } } })
+		expect(viaAiSdk.providerMetadata?.google?.serviceTier).toBe('priority')
+		// An answer converted for a Gemini client carries the header too: OpenAI's project default (Priority) served it,
+		// then the standard tier.
+		const converted = await ai.models.generateContent({ model: MODEL.openai, contents: 'what is the weather like in paris today #project-priority friend' })
+		expect([served(converted.usageMetadata), tierHeader(converted)]).toEqual(['priority', 'priority'])
+		const standard = await ai.models.generateContent({ model: MODEL.openai, contents: TEXT })
+		expect([served(standard.usageMetadata), tierHeader(standard)]).toEqual([undefined, 'standard'])
+		// gemini-m at Priority 64, Flex 18, Priority 64; gpt-m at Priority, then standard.
+		expect(await charged(acct)).toEqual({ costs: [64, 18, 64, PRIORITY, STANDARD], spent: 64 + 18 + 64 + PRIORITY + STANDARD })
+	})
+
+	it("should bill an interaction at the tier Gemini's Interactions API reports, in its body or its header", async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+		const priority = await ai.interactions.create({ model: NATIVE_IX, input: TEXT, service_tier: 'priority' })
+		expect(priority.service_tier).toBe('priority')
+		const headerOnly = await ai.interactions.create({ model: NATIVE_IX, input: 'what is the weather like in paris today #tier-header friend', service_tier: 'flex' })
+		expect(headerOnly.service_tier).toBe('flex')
+		let completed: string | undefined
+		const events = (await ai.interactions.create({ model: NATIVE_IX, input: TEXT, service_tier: 'flex', stream: true })) as unknown as AsyncIterable<{ event_type: string; interaction?: { service_tier?: string } }>
+		for await (const e of events) if (e.event_type === 'interaction.completed') completed = e.interaction?.service_tier
+		expect(completed).toBe('flex')
+		const standard = await ai.interactions.create({ model: NATIVE_IX, input: 'what is the weather like in paris today #ramp friend', service_tier: 'priority' })
+		expect(standard.service_tier).toBeUndefined()
+		// Priority 5.4 + 58.5 = 63.9; Flex 1.5 + 16.25 = 17.75, twice; standard 3 + 32.5 = 35.5.
+		expect(await charged(acct)).toEqual({ costs: [64, 18, 18, 36], spent: 64 + 18 + 18 + 36 })
 	})
 
 	it("should tell an Anthropic client a converted answer's tier and speed: Priority is not fast mode", async () => {

@@ -47,15 +47,21 @@ function usageOf(p: Plan, candidates: number, thoughts: number, images: number):
 }
 
 /**
- * The `usageMetadata.serviceTier` of a request that names a tier: `flex`, or `priority` unless `#ramp` is in the
- * request (over the dynamic priority limit a request "is downgraded to standard processing instead of returning an
- * error": ai.google.dev/gemini-api/docs/optimization), `standard` otherwise. None for a request that names none.
+ * The tier that served a request that names one (generateContent's `serviceTier`, an interaction's `service_tier`):
+ * `flex`, or `priority` unless `#ramp` is in the request (over the dynamic priority limit a request "is downgraded to
+ * standard processing instead of returning an error": ai.google.dev/gemini-api/docs/optimization), `standard`
+ * otherwise. None for a request that names none. It is sent in the `x-gemini-service-tier` header (`tierHeaders`) and,
+ * unless `#tier-header` is in the request, in the body too (`usageMetadata.serviceTier`, the Interaction's
+ * `service_tier`), as @ai-sdk/google reads either.
  */
-function servedTier(asked: unknown, text: string): string | undefined {
+export function servedTier(asked: unknown, text: string): { served: string; inBody?: string } | undefined {
 	if (asked === undefined || asked === null) return undefined
-	if (asked === 'priority') return text.includes('#ramp') ? 'standard' : 'priority'
-	return asked === 'flex' ? 'flex' : 'standard'
+	const served = asked === 'priority' ? (text.includes('#ramp') ? 'standard' : 'priority') : asked === 'flex' ? 'flex' : 'standard'
+	return text.includes('#tier-header') ? { served } : { served, inBody: served }
 }
+
+/** The response headers naming the tier that served the request, if it named one. */
+export const tierHeaders = (tier: { served: string } | undefined): Record<string, string> | undefined => (tier ? { 'x-gemini-service-tier': tier.served } : undefined)
 
 /** functionCall parts; Gemini 3 puts a `thoughtSignature` on the first call part of the turn only. */
 const callParts = (p: Plan): Obj[] =>
@@ -170,22 +176,23 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 		const answer = signature ? { text: p.text, thoughtSignature: signature } : { text: p.text }
 		const parts = [...(p.thinking ? [{ text: p.thinking, thought: true }] : []), ...(p.calls.length > 0 ? [...(p.text ? [answer] : []), ...callParts(p)] : [answer])]
 		const whole = chunk(parts, usageOf(p, p.usage.output - p.usage.reasoning, p.usage.reasoning, conv.images), head, finishOf(p))
-		if (served) whole.usageMetadata = { ...(whole.usageMetadata as Obj), serviceTier: served }
+		if (served?.inBody) whole.usageMetadata = { ...(whole.usageMetadata as Obj), serviceTier: served.inBody }
 		const cfg = asObj(b.generationConfig) ?? {}
 		if (cfg.responseLogprobs === true) (whole.candidates as Obj[])[0]!.logprobsResult = logprobsEntry(pieceLogprobs(p.text, asNum(cfg.logprobs) ?? 0))
 		if (grounding) (whole.candidates as Obj[])[0]!.groundingMetadata = grounding
-		return json(withCandidates(withModalities(whole, cfg, conv.lastUserText), n))
+		return json(withCandidates(withModalities(whole, cfg, conv.lastUserText), n), 200, tierHeaders(served))
 	}
 	const cfg = asObj(b.generationConfig) ?? {}
 	const parts = streamChunks(p, head, conv.images, signature, cfg.responseLogprobs === true ? (asNum(cfg.logprobs) ?? 0) : undefined)
-	if (served) for (const c of parts) c.usageMetadata = { ...(c.usageMetadata as Obj), serviceTier: served }
+	if (served?.inBody) for (const c of parts) c.usageMetadata = { ...(c.usageMetadata as Obj), serviceTier: served.inBody }
 	// Streamed, the grounding rides on the last chunks, each resending all of it (langchain-ai/langchainjs#11456).
 	if (grounding) for (const c of parts.slice(-2)) (c.candidates as Obj[])[0]!.groundingMetadata = grounding
 	const chunks = parts.map((c) => JSON.stringify(withCandidates(c, n)))
 	// The last chunk (with finishReason) is the stream's only "terminator": a cut never sends it.
-	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1 }
+	const headers = tierHeaders(served)
+	if (sse) return { type: 'stream', status: 200, contentType: 'text/event-stream', chunks: chunks.map((c) => `data: ${c}\r\n\r\n`), tail: 1, headers }
 	const elements = chunks.map((c, i) => (i === 0 ? `[${c}` : `\r\n,${c}`))
-	return { type: 'stream', status: 200, contentType: 'application/json; charset=UTF-8', chunks: [...elements, ']'], tail: 2 }
+	return { type: 'stream', status: 200, contentType: 'application/json; charset=UTF-8', chunks: [...elements, ']'], tail: 2, headers }
 }
 
 /** The function declarations of a request's tools, as `toolWords` counts them (`parameters` or `parametersJsonSchema`). */

@@ -6,7 +6,8 @@
  * `total_input_tokens` and counted in `total_tokens`), `generation_config` (`max_output_tokens`, `stop_sequences`, `thinking_summaries: 'auto'` to think,
  * `tool_choice`). The answer is an Interaction (`steps`, `status`, `usage` with `total_input_tokens`,
  * `total_output_tokens`, `total_thought_tokens`, `total_cached_tokens`), or with `stream: true` its events (`interaction.created`,
- * `step.start`/`step.delta`/`step.stop`, `interaction.completed` without steps). Like the API it refuses a
+ * `step.start`/`step.delta`/`step.stop`, `interaction.completed` without steps), with the tier that served a request
+ * naming one in `service_tier` and the `x-gemini-service-tier` header (generate.ts `servedTier`). Like the API it refuses a
  * `function_result` whose `call_id` names no `function_call` of the input, and a thought `signature` it did not issue.
  * @module
  */
@@ -15,6 +16,7 @@ import { frame, json, type Reply, sse } from '../shared/reply'
 import { argKeyOf, forcedTool, plan, resultText, type Conversation, type ToolSpec } from '../shared/scenario'
 import { hash36, splitPieces, stableId } from '../shared/text'
 import { geminiError } from './errors'
+import { servedTier, tierHeaders } from './generate'
 
 /** The tokens of the search results a `google_search` step fed the model (`total_tool_use_tokens`). */
 export const SEARCH_TOOL_TOKENS = 12
@@ -101,7 +103,9 @@ export function createInteraction(body: unknown, jsonError: boolean): Reply {
 	if (p.usage.cached) usage.total_cached_tokens = p.usage.cached
 	const now = new Date().toISOString()
 	const head = { id, object: 'interaction', model: b.model, created: now, updated: now }
-	if (b.stream !== true) return json({ ...head, status, steps, usage })
+	const tier = servedTier(b.service_tier, c.lastUserText)
+	const served = tier?.inBody ? { service_tier: tier.inBody } : {}
+	if (b.stream !== true) return json({ ...head, status, steps, usage, ...served }, 200, tierHeaders(tier))
 	const events: string[] = []
 	const ev = (type: string, data: Obj) => events.push(frame({ event_type: type, ...data, event_id: `e${events.length}` }, type))
 	ev('interaction.created', { interaction: { ...head, status: 'in_progress' } })
@@ -121,8 +125,8 @@ export function createInteraction(body: unknown, jsonError: boolean): Reply {
 		} else ev('step.start', { index, step: s })
 		ev('step.stop', { index })
 	})
-	ev('interaction.completed', { interaction: { ...head, status, usage } })
+	ev('interaction.completed', { interaction: { ...head, status, usage, ...served } })
 	// Google's end marker (https://ai.google.dev/gemini-api/docs/interactions/streaming).
 	events.push('event: done\ndata: [DONE]\n\n')
-	return sse(events, 1)
+	return sse(events, 1, tierHeaders(tier))
 }
