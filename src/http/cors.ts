@@ -27,6 +27,7 @@ const EXPOSED = [
 	'x-goog-upload-status',
 	'x-goog-upload-size-received',
 	'x-goog-upload-chunk-granularity',
+	'x-gemini-service-tier',
 	'content-disposition',
 	'x-switchboard-counted-by',
 ].join(', ')

@@ -66,7 +66,7 @@ function callAll(page: Page, gateway: string, key: string) {
 			const anthropic = new Anthropic({ baseURL: gateway, apiKey: key, dangerouslyAllowBrowser: true, maxRetries: 0 })
 			const message = await anthropic.messages.create({ model: model.openai, max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] })
 			const genai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway, apiVersion: 'v1beta' } })
-			const generated = await genai.models.generateContent({ model: model.gemini, contents: 'Say hi' })
+			const generated = await genai.models.generateContent({ model: model.gemini, contents: 'Say hi', config: { serviceTier: 'priority' } })
 			// Streams served by the other routes (Elysia's, and the deferred modules'): their answers get the headers too.
 			let anthropicStreamed = ''
 			for await (const e of await anthropic.messages.create({ model: model.gemini, max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }], stream: true }))
@@ -82,6 +82,7 @@ function callAll(page: Page, gateway: string, key: string) {
 				usage,
 				message: { text: message.content[0]?.text, requestId: message._request_id },
 				generated: generated.text,
+				servedTier: generated.sdkHttpResponse?.headers?.['x-gemini-service-tier'],
 				anthropicStreamed,
 				responsesStreamed,
 				geminiStreamed,
@@ -104,6 +105,8 @@ describe('a page on another origin', () => {
 		// The Anthropic SDK reads `request-id`, the OpenAI SDK `x-request-id`: hidden from the page unless exposed.
 		expect(got.message.requestId).toMatch(/^req_/)
 		expect(got.generated?.length).toBeGreaterThan(0)
+		// Gemini's docs check it for a Priority request run as standard: hidden from the page unless exposed.
+		expect(got.servedTier).toBe('priority')
 		expect(got.anthropicStreamed.length).toBeGreaterThan(0)
 		expect(got.responsesStreamed.length).toBeGreaterThan(0)
 		expect(got.geminiStreamed.length).toBeGreaterThan(0)
