@@ -34,8 +34,8 @@ export function decodeUsage(meta: unknown): Usage | undefined {
 		...(toolUse > 0 && { toolUseInput: toolUse }),
 	}
 	// The tier that served the request (Flex, or Priority unless over its limit, when it runs as standard), which
-	// Google prices apart (ai.google.dev/gemini-api/docs/optimization).
-	const tier = servedTier(get(meta, 'serviceTier'))
+	// Google prices apart (ai.google.dev/gemini-api/docs/optimization); on Vertex, its `trafficType`.
+	const tier = servedTier(get(meta, 'serviceTier')) ?? trafficTier(get(meta, 'trafficType'))
 	if (tier) out.tier = tier
 	// Audio in the prompt and audio or images among the candidates are priced apart (ai.google.dev/gemini-api/docs/pricing),
 	// and so are input images where a model lists a price for them (as the Images API bills Gemini image edits); the
@@ -56,6 +56,13 @@ export function servedTier(v: unknown): ServiceTier | undefined {
 	const tier = v.toLowerCase().replace(/^service_tier_/, '')
 	return tier === 'priority' || tier === 'flex' ? tier : undefined
 }
+
+/**
+ * Vertex's `usageMetadata.trafficType` of the tiers it prices apart: Priority and Flex PayGo, asked with the
+ * `X-Vertex-AI-LLM-Shared-Request-Type` header (docs.cloud.google.com/vertex-ai/generative-ai/docs/priority-paygo,
+ * …/flex-paygo; a channel's `settings.headers` sends it). `ON_DEMAND` and Provisioned Throughput are the standard prices.
+ */
+const trafficTier = (v: unknown): ServiceTier | undefined => (v === 'ON_DEMAND_PRIORITY' ? 'priority' : v === 'ON_DEMAND_FLEX' ? 'flex' : undefined)
 
 /** Gemini's `x-gemini-service-tier` (ai.google.dev/gemini-api/docs/priority-inference), on generateContent and Interactions. */
 export const TIER_HEADER: TierHeader = {

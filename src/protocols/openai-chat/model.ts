@@ -277,6 +277,9 @@ const FinishReason = t.Union([
 	t.Literal('function_call'),
 ])
 
+/** The answer's `service_tier`: OpenAI sends the tier that served the request (a converted answer: one priced apart). */
+export const ServedTier = t.Optional(t.Nullable(t.String({ description: 'The processing tier that served the request: priority, flex or ultrafast when one priced apart did' })))
+
 export const OpenAIChatCompletion = t.Object(
 	{
 		id: t.String(),
@@ -302,6 +305,7 @@ export const OpenAIChatCompletion = t.Object(
 			}),
 		),
 		usage: OpenAIUsage,
+		service_tier: ServedTier,
 	},
 	open,
 )
@@ -342,6 +346,7 @@ export const OpenAIChatCompletionChunk = t.Object(
 			}),
 		),
 		usage: t.Optional(t.Nullable(OpenAIUsage)),
+		service_tier: ServedTier,
 	},
 	open,
 )

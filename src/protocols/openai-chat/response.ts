@@ -14,7 +14,7 @@ import { decodeLogprobs, encodeLogprobs } from './logprobs'
 import { decodeAnnotations, encodeAnnotations } from './web-search'
 import { encodeMcpCalls, type McpCall } from './mcp'
 import type { OpenAIChatCompletion } from './model'
-import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, withToolUse } from './usage'
+import { decodeFinishReason, decodeUsage, encodeFinishReason, encodeUsage, tierField, withToolUse } from './usage'
 
 /**
  * The upstream's error object as a GatewayError (a 200 body can still carry `{error}` on some compatibles; a stream an
@@ -116,6 +116,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): OpenAICha
 		model: ctx.model,
 		choices: [{ index: ctx.choice ?? 0, message, logprobs: encodeLogprobs(res.logprobs), finish_reason: encodeFinishReason(res.stopReason, calls.length > 0) }],
 		usage: encodeUsage(res.usage),
+		...tierField(res.usage),
 	}
 }
 

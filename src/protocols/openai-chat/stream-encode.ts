@@ -18,7 +18,7 @@ import { encodeStreamError } from './error'
 import { encodeLogprobs } from './logprobs'
 import { mcpOutcome } from './mcp'
 import { completionId } from './response'
-import { encodeFinishReason, encodeUsage } from './usage'
+import { encodeFinishReason, encodeUsage, tierField } from './usage'
 import { encodeAnnotations } from './web-search'
 
 type Delta = Record<string, unknown>
@@ -184,7 +184,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 				return
 			}
 			if (ctx.choice !== undefined) return
-			if (ctx.includeUsage) out.push(frame({ choices: [], usage: encodeUsage(usage) }))
+			if (ctx.includeUsage) out.push(frame({ choices: [], usage: encodeUsage(usage), ...tierField(usage) }))
 			out.push({ data: '[DONE]' })
 		},
 		get done() {

@@ -58,6 +58,13 @@ export function decodeUsage(u: unknown, serviceTier?: unknown): Usage | undefine
 export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'priority' || v === 'flex' || v === 'ultrafast' ? v : undefined)
 
 /**
+ * The answer's `service_tier` when a tier OpenAI names served it (another vendor's Priority or Flex, as Gemini and
+ * Vertex report them, included); none for the standard tier or Anthropic's fast mode, which OpenAI has no name for.
+ * @example tierField({ tier: 'flex' }) // { service_tier: 'flex' }
+ */
+export const tierField = (u: Partial<Usage>): { service_tier?: 'priority' | 'flex' | 'ultrafast' } => (u.tier === 'priority' || u.tier === 'flex' || u.tier === 'ultrafast' ? { service_tier: u.tier } : {})
+
+/**
  * OpenAI `usage` from canonical usage, with every count OpenAI always sends in its details objects
  * (platform.openai.com/docs/api-reference/chat/object#chat/object-usage): audio tokens are 0 unless the upstream
  * reported audio, and predicted-output tokens always 0 (Predicted Outputs are OpenAI's alone, and an OpenAI upstream

@@ -7,6 +7,7 @@
  */
 import { t } from 'elysia'
 import { Integer } from '../json-types'
+import { ServedTier } from '../openai-chat/model'
 
 const open = { additionalProperties: true } as const
 
@@ -225,6 +226,7 @@ export const ResponsesResponse = t.Object(
 		model: t.String(),
 		output: t.Array(ResponsesOutputItem),
 		usage: t.Nullable(ResponsesUsage),
+		service_tier: ServedTier,
 		// Echoes of the request's settings.
 		background: t.Optional(t.Boolean()),
 		instructions: t.Optional(t.Nullable(t.String())),

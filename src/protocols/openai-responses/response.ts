@@ -17,6 +17,7 @@ import { encodeLogprobs } from '../openai-chat/logprobs'
 import type { ResponsesOutputItem, ResponsesResponse } from './model'
 import { callIdIn, callIdOut } from './call-ids'
 import { decodeReasoningItem, encodeReasoningItem } from './reasoning'
+import { tierField } from '../openai-chat/usage'
 import { decodeEnd, decodeUsage, encodeEnd, encodeUsage } from './usage'
 import { decodeAnnotations, decodeWebSearchItem, urlCitation, webSearchItem } from './web-search'
 
@@ -64,6 +65,7 @@ export function envelope(e: Envelope): ResponsesResponse {
 		usage: e.usage ? encodeUsage(e.usage) : null,
 		user: null,
 		metadata: {},
+		...(e.usage && tierField(e.usage)),
 	}
 }
 

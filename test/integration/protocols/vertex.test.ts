@@ -35,6 +35,9 @@ const EXPRESS = 'gemini-vx-express'
 const FOREIGN = 'claude-vx-foreign'
 /** Vertex first (priority 0), Anthropic second, for failover. */
 const FAILOVER = 'claude-vx-fo'
+/** On channels that ask Vertex for Priority and Flex PayGo (`X-Vertex-AI-LLM-Shared-Request-Type` in `settings.headers`). */
+const PRIORITY_VX = 'gemini-vx-priority'
+const FLEX_VX = 'gemini-vx-flex'
 const ALL = [CLAUDE, GEMINI, CONCURRENT, SHORT_LIVED, REVOKED, EXPRESS, FOREIGN, FAILOVER]
 
 let m: Matrix
@@ -47,12 +50,18 @@ beforeAll(async () => {
 	const sa = v.key.json
 	const settings = { region: REGION }
 	m = await startMatrix({
-		models: ALL.map((name) => ({ name, input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3 })),
+		models: [
+			...ALL.map((name) => ({ name, input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3 })),
+			// Priority 80% more, Flex half.
+			...[PRIORITY_VX, FLEX_VX].map((name) => ({ name, input_per_mtok: 3, output_per_mtok: 15, priority_input_per_mtok: 5.4, priority_output_per_mtok: 27, flex_input_per_mtok: 1.5, flex_output_per_mtok: 7.5 })),
+		],
 		channels: (mocks): GatewayConfig['channels'] => [
 			{ name: 'vx', type: 'vertex', base_url: v.url, api_key: sa, settings, models: [CLAUDE, GEMINI, FAILOVER], model_map: { [CLAUDE]: CLAUDE_ID, [GEMINI]: GEMINI_ID, [FAILOVER]: CLAUDE_ID }, priority: 0 },
 			{ name: 'vx-conc', type: 'vertex', base_url: v.url, api_key: sa, settings, models: [CONCURRENT], model_map: { [CONCURRENT]: CLAUDE_ID } },
 			{ name: 'vx-ttl', type: 'vertex', base_url: v.url, api_key: sa, settings, models: [SHORT_LIVED], model_map: { [SHORT_LIVED]: GEMINI_ID } },
 			{ name: 'vx-revoked', type: 'vertex', base_url: v.url, api_key: sa, settings, models: [REVOKED], model_map: { [REVOKED]: CLAUDE_ID } },
+			{ name: 'vx-priority', type: 'vertex', base_url: v.url, api_key: sa, settings: { ...settings, headers: { 'X-Vertex-AI-LLM-Shared-Request-Type': 'priority' } }, models: [PRIORITY_VX], model_map: { [PRIORITY_VX]: GEMINI_ID } },
+			{ name: 'vx-flex', type: 'vertex', base_url: v.url, api_key: sa, settings: { ...settings, headers: { 'X-Vertex-AI-LLM-Shared-Request-Type': 'flex' } }, models: [FLEX_VX], model_map: { [FLEX_VX]: GEMINI_ID } },
 			{ name: 'vx-express', type: 'vertex', base_url: v.url, api_key: EXPRESS_KEY, models: [EXPRESS], model_map: { [EXPRESS]: GEMINI_ID } },
 			{ name: 'vx-foreign', type: 'vertex', base_url: v.url, api_key: foreignKey, settings, models: [FOREIGN], model_map: { [FOREIGN]: CLAUDE_ID } },
 			{ name: 'fo-anthropic', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [FAILOVER], model_map: { [FAILOVER]: 'claude-sonnet-4-5' }, priority: 1 },
@@ -226,6 +235,33 @@ describe('vertex channel: Gemini', () => {
 				expect(t.stop).toBe(proto === 'chat' ? 'tool_calls' : 'tool_use')
 				expect(last().body.tools[0].functionDeclarations[0].name).toBe('get_weather')
 			})
+
+	it("should bill Priority and Flex PayGo at their prices by the trafficType Vertex reports, and show OpenAI clients the tier", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const text = 'what is the weather like in paris today my friend'
+		const traffic = (u: unknown) => (u as { trafficType?: string } | undefined)?.trafficType
+		const priority = await ai.models.generateContent({ model: PRIORITY_VX, contents: text })
+		expect(last().headers['x-vertex-ai-llm-shared-request-type']).toBe('priority')
+		expect(traffic(priority.usageMetadata)).toBe('ON_DEMAND_PRIORITY')
+		let flexTraffic: string | undefined
+		for await (const c of await ai.models.generateContentStream({ model: FLEX_VX, contents: text })) flexTraffic = traffic(c.usageMetadata) ?? flexTraffic
+		expect(flexTraffic).toBe('ON_DEMAND_FLEX')
+		const converted = await acct.openai.chat.completions.create({ model: PRIORITY_VX, messages: [{ role: 'user', content: text }] })
+		expect(converted.service_tier).toBe('priority')
+		const flexChunks = await acct.openai.chat.completions.create({ model: FLEX_VX, messages: [{ role: 'user', content: text }], stream: true, stream_options: { include_usage: true } })
+		const tiers = new Set<string | null | undefined>()
+		for await (const c of flexChunks) if (c.usage) tiers.add(c.service_tier)
+		expect([...tiers]).toEqual(['flex'])
+		const response = await acct.openai.responses.create({ model: FLEX_VX, input: text })
+		expect(response.service_tier).toBe('flex')
+		const plain = await ai.models.generateContent({ model: GEMINI, contents: text })
+		expect(traffic(plain.usageMetadata)).toBe('ON_DEMAND')
+		// 10 words in, 13 out (micro-USD): Priority 54 + 351 = 405, Flex 15 + 97.5 = 112.5, standard 30 + 195 = 225.
+		await m.app.svc.ledger.flush()
+		const costs = (await usageRows(m, acct.accountId)).map((r) => Math.round(r.cost * 1e6))
+		expect(costs).toEqual([405, 113, 405, 113, 113, 225])
+	})
 
 	it('should call an express mode key on the project-less path with x-goog-api-key, no token', async () => {
 		const acct = await m.account()

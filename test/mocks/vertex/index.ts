@@ -16,6 +16,9 @@
  *   (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens), `{ input_tokens }`;
  * - `POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent|streamGenerateContent`
  *   and express mode's `/v1/publishers/google/models/{model}:…` with an API key (`x-goog-api-key` or `?key=`);
+ *   every `usageMetadata` with the `trafficType` Vertex reports: `ON_DEMAND`, or `ON_DEMAND_PRIORITY` / `ON_DEMAND_FLEX`
+ *   for a request with `X-Vertex-AI-LLM-Shared-Request-Type: priority` / `flex` (Priority and Flex PayGo:
+ *   docs.cloud.google.com/vertex-ai/generative-ai/docs/priority-paygo, …/flex-paygo);
  * - `:countTokens` of Gemini models, Vertex's request (`contents`, `systemInstruction`, `tools`, `generationConfig` at the
  *   top level; a `generateContentRequest` is Google's 400 "Unknown name") → `{ totalTokens, totalBillableCharacters, promptTokensDetails }`;
  * - `:predict` of the text embedding models (embed.ts);
@@ -240,7 +243,9 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, 'INVALID_ARGUMENT', `method ${method} is not supported`)
 		const sse = method === 'streamGenerateContent' && url.searchParams.get('alt') === 'sse'
 		const up = await fetch(`${gemini.url}/v1beta/models/${model}:${method}${sse ? '?alt=sse' : ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': INNER_KEY }, body: text })
-		return new Response(up.body, { status: up.status, headers: { 'content-type': up.headers.get('content-type') ?? 'application/json' } })
+		const type = up.headers.get('content-type') ?? 'application/json'
+		if (!up.ok) return new Response(up.body, { status: up.status, headers: { 'content-type': type } })
+		return new Response(withTrafficType(await up.text(), trafficTypeOf(req.headers)), { status: up.status, headers: { 'content-type': type } })
 	}
 
 	/** Vertex's countTokens request, counted by the Gemini mock as the whole request it is. */
@@ -329,3 +334,12 @@ export async function startVertexMock(opts: VertexMockOptions): Promise<VertexMo
 		},
 	}
 }
+
+/** The `trafficType` of an answer to a request with these headers (Priority and Flex PayGo are asked by header). */
+function trafficTypeOf(headers: Headers): string {
+	const shared = headers.get('x-vertex-ai-llm-shared-request-type')
+	return shared === 'priority' ? 'ON_DEMAND_PRIORITY' : shared === 'flex' ? 'ON_DEMAND_FLEX' : 'ON_DEMAND'
+}
+
+/** The Gemini mock's answer (a JSON body, an array of chunks or SSE) with `trafficType` in every `usageMetadata`. */
+const withTrafficType = (text: string, traffic: string): string => text.replaceAll('"usageMetadata":{', `"usageMetadata":{"trafficType":${JSON.stringify(traffic)},`)

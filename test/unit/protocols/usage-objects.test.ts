@@ -8,7 +8,7 @@ import type { StreamEvent } from '../../../src/core/events'
 import type { Usage } from '../../../src/core/ir'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { decodePartialUsage, decodeUsage, encodeUsage as anthropicEncode } from '../../../src/protocols/anthropic-messages/usage'
-import { decodeUsage as geminiDecode, encodeUsage as geminiEncode } from '../../../src/protocols/gemini/usage'
+import { decodeUsage as geminiDecode, encodeUsage as geminiEncode, TIER_HEADER } from '../../../src/protocols/gemini/usage'
 import { encodeUsage as openaiEncode } from '../../../src/protocols/openai-chat/usage'
 import { collect, from, payloads } from './anthropic-messages/helpers'
 
@@ -56,6 +56,16 @@ describe('Anthropic usage from canonical usage', () => {
 		expect(geminiEncode({ ...base, tier: 'priority' }).serviceTier).toBe('priority')
 		expect('serviceTier' in geminiEncode(base)).toBe(false)
 		expect('serviceTier' in geminiEncode({ ...base, tier: 'fast' })).toBe(false)
+	})
+
+	it("should read the enum's spelling of a Gemini tier, and Vertex's trafficType where serviceTier is absent", () => {
+		expect(geminiDecode({ promptTokenCount: 5, serviceTier: 'SERVICE_TIER_PRIORITY' })?.tier).toBe('priority')
+		expect(geminiDecode({ promptTokenCount: 5, trafficType: 'ON_DEMAND_PRIORITY' })?.tier).toBe('priority')
+		expect(geminiDecode({ promptTokenCount: 5, trafficType: 'ON_DEMAND_FLEX' })?.tier).toBe('flex')
+		for (const trafficType of ['ON_DEMAND', 'PROVISIONED_THROUGHPUT', 'constructor']) expect(geminiDecode({ promptTokenCount: 5, trafficType })?.tier).toBeUndefined()
+		expect(TIER_HEADER.decode('flex')).toBe('flex')
+		expect(TIER_HEADER.decode('standard')).toBeUndefined()
+		expect([TIER_HEADER.encode('priority'), TIER_HEADER.encode(undefined), TIER_HEADER.encode('fast')]).toEqual(['priority', 'standard', 'standard'])
 	})
 
 	it('should read and tell a US-only run in inference_geo, and say nothing of a geography it does not know', () => {
