@@ -10,6 +10,7 @@ import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { get } from '../protocols/gemini/read'
 import { isObject as isObj } from '../protocols/openai-chat/guards'
+import { channelHeaders } from '../providers/adapter'
 import { chatAdapterOf } from '../providers/registry'
 import type { Channel } from '../routing/catalog'
 import type { Route } from './budget'
@@ -139,10 +140,16 @@ const STANDARD: ReadonlyArray<ServiceTier | undefined> = [undefined]
  */
 function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
 	const adapter = chatAdapterOf(ch, call.ir.model)
-	if (!adapter) return false
+	if (!adapter || setsTier(ch)) return false
 	if (call.client.name === 'openai-responses') return ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
 	return adapter.protocol.name === call.client.name
 }
+
+/**
+ * A channel that asks for a tier itself, in a header its `settings.headers` send on every call (Vertex's Priority and
+ * Flex PayGo: `X-Vertex-AI-LLM-Shared-Request-Type`), whatever the request names.
+ */
+const setsTier = (ch: Channel): boolean => 'x-vertex-ai-llm-shared-request-type' in channelHeaders(ch)
 
 /** Searches held for a search tool that names no limit of its own. */
 const DEFAULT_SEARCHES = 5

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
-import { GoogleGenAI } from '@google/genai'
+import { GoogleGenAI, ServiceTier } from '@google/genai'
 import OpenAI from 'openai'
 import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { vertexRegion, vertexRoot } from '../../../src/providers/vertex'
@@ -261,6 +261,19 @@ describe('vertex channel: Gemini', () => {
 		await m.app.svc.ledger.flush()
 		const costs = (await usageRows(m, acct.accountId)).map((r) => Math.round(r.cost * 1e6))
 		expect(costs).toEqual([405, 113, 405, 113, 113, 225])
+	})
+
+	it("should reserve a request to a channel that asks for Priority PayGo at Priority's prices, whatever tier it names", async () => {
+		// 1,000 tokens under a $0.02 limit: $0.015 standard, $0.027 at Priority; (20,000 − 10 × 5.4 − 1) / 27 ≈ 738 there.
+		const cap = async (model: string) => {
+			const acct = await m.account(10, { spend_limit: 0.02 })
+			await genai(acct).models.generateContent({ model, contents: 'what is the weather like in paris today my friend', config: { maxOutputTokens: 1000, serviceTier: ServiceTier.STANDARD } })
+			return (last().body.generationConfig as { maxOutputTokens: number }).maxOutputTokens
+		}
+		expect(await cap(GEMINI)).toBe(1000)
+		const held = await cap(PRIORITY_VX)
+		expect(held).toBeGreaterThan(700)
+		expect(held).toBeLessThan(740)
 	})
 
 	it('should call an express mode key on the project-less path with x-goog-api-key, no token', async () => {
