@@ -189,6 +189,9 @@ export type Reasoning = { enabled: boolean; effort?: ReasoningEffort; budgetToke
  */
 export type VendorOnly = { protocol: string; what: string; path: string; lost?: string }
 
+/** Google's processing tiers (ai.google.dev/gemini-api/docs/optimization). */
+export type GoogleTier = 'standard' | 'flex' | 'priority'
+
 export type ChatRequest = {
 	/** The model as the client named it. */
 	model: string
@@ -198,6 +201,12 @@ export type ChatRequest = {
 	toolChoice?: ToolChoice
 	/** The vendor's built-in web search, offered beside the function tools. */
 	webSearch?: WebSearch
+	/**
+	 * The processing tier a Google client asked for (generateContent's `serviceTier`, Interactions' `service_tier`),
+	 * which Google's two APIs share with one price list: only their encoders write it. Other vendors' tiers differ in
+	 * kind (OpenAI's project default, Anthropic's fast mode) and are not converted.
+	 */
+	googleTier?: GoogleTier
 	parallelToolCalls?: boolean
 	maxTokens?: number
 	temperature?: number

@@ -9,6 +9,7 @@ import { type Reach, TIER_PRICE_NAMES, TOKEN_PRICES, UNASKED_TIERS, WEB_SEARCH_P
 import type { ChatRequest, FilePart, Part, ServiceTier } from '../core/ir'
 import type { ProtocolCodec } from '../protocols/codec'
 import { get } from '../protocols/gemini/read'
+import { askedTier } from '../protocols/gemini/usage'
 import { isObject as isObj } from '../protocols/openai-chat/guards'
 import { channelHeaders } from '../providers/adapter'
 import { chatAdapterOf } from '../providers/registry'
@@ -115,13 +116,14 @@ function tiersAsked(call: ReachCall, channels: Channel[]): ReadonlyArray<Service
 }
 
 /**
- * The tier a request names in its protocol's words: OpenAI's `service_tier`, Gemini's `serviceTier` (`standard` is
- * its default tier; ai.google.dev/gemini-api/docs/optimization). Other protocols name none.
+ * The tier a request names in its protocol's words: OpenAI's `service_tier`, Gemini's `serviceTier` and Interactions'
+ * `service_tier` (`standard` is Google's default tier; ai.google.dev/gemini-api/docs/optimization). Other protocols
+ * name none.
  */
 function tierNamed(call: ReachCall): unknown {
 	if (call.client.name === 'openai-chat' || call.client.name === 'openai-responses') return call.body.service_tier
-	if (call.client.name !== 'gemini') return undefined
-	const asked = call.body.serviceTier ?? call.body.service_tier
+	if (call.client.name !== 'gemini' && call.client.name !== 'gemini-interactions') return undefined
+	const asked = askedTier(call.body.serviceTier ?? call.body.service_tier)
 	return asked === 'standard' ? 'default' : asked
 }
 
@@ -142,6 +144,9 @@ function receivesAsWritten(call: ReachCall, ch: Channel): boolean {
 	const adapter = chatAdapterOf(ch, call.ir.model)
 	if (!adapter || setsTier(ch)) return false
 	if (call.client.name === 'openai-responses') return ch.settings.responses_api !== false && adapter.responsesUrl !== undefined
+	// Google's two APIs take the tier either way (ChatRequest `googleTier`): generateContent, or Interactions for a
+	// channel with `interactions_api`.
+	if (call.client.name === 'gemini-interactions') return adapter.protocol.name === 'gemini'
 	return adapter.protocol.name === call.client.name
 }
 

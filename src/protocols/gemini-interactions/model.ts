@@ -43,6 +43,7 @@ export const InteractionRequest = t.Object(
 		generation_config: t.Optional(JsonObject),
 		response_format: t.Optional(t.Unknown()),
 		response_mime_type: t.Optional(t.String()),
+		service_tier: t.Optional(t.String({ description: 'standard, flex or priority (Gemini models: generateContent takes it as serviceTier)' })),
 		previous_interaction_id: t.Optional(t.String()),
 		store: t.Optional(t.Boolean({ description: 'Keep the interaction for `GET` and `previous_interaction_id` (default true).' })),
 		background: t.Optional(t.Boolean()),

@@ -21,6 +21,7 @@
 import { badRequest } from '../../core/errors'
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice, VendorOnly } from '../../core/ir'
 import { isObj, type Obj } from '../gemini/read'
+import { askedTier } from '../gemini/usage'
 import { refuseVendorOnly } from '../vendor-only'
 import type { InteractionRequest } from './model'
 import { decodeInput, encodeSteps } from './steps'
@@ -31,7 +32,7 @@ export const PROTOCOL = 'gemini-interactions'
 const GOOGLE_SEARCH = 'google_search'
 
 /** Fields the decoder reads; any other is carried in `extra`. `stream`, `store`, `background` and the previous id are the route's. */
-const KNOWN = new Set(['model', 'input', 'system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'stream', 'store', 'background', 'previous_interaction_id'])
+const KNOWN = new Set(['model', 'input', 'system_instruction', 'tools', 'generation_config', 'response_format', 'response_mime_type', 'service_tier', 'stream', 'store', 'background', 'previous_interaction_id'])
 const RESERVED = new Set(['__protocol', 'generation_config', 'tools'])
 
 const GEMINI_ONLY_CONFIG = ['transcription_config', 'speech_config', 'image_config', 'video_config'] as const
@@ -52,6 +53,8 @@ export function decodeRequest(body: InteractionRequest, opts?: { stream?: boolea
 	const extra: Obj = { __protocol: PROTOCOL }
 	for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k)) extra[k] = v
 	const vendorOnly: VendorOnly[] = []
+	const tier = askedTier(b.service_tier)
+	if (tier) req.googleTier = tier
 
 	if (b.system_instruction !== undefined && b.system_instruction !== null) {
 		if (typeof b.system_instruction !== 'string') throw badRequest('system_instruction must be a string', 'system_instruction')
@@ -225,6 +228,7 @@ export function encodeRequest(req: ChatRequest, model: string): Obj {
 	if (Object.keys(cfg).length) body.generation_config = cfg
 	const f = req.responseFormat
 	if (f && f.type !== 'text') body.response_format = { type: 'text', mime_type: 'application/json', ...(f.type === 'json_schema' && { schema: f.schema }) }
+	if (req.googleTier) body.service_tier = req.googleTier
 	if (extra) for (const [k, v] of Object.entries(extra)) if (!RESERVED.has(k)) body[k] = v
 	return body
 }

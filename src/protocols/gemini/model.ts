@@ -163,6 +163,7 @@ export const GeminiRequest = t.Object(
 		generationConfig: t.Optional(GeminiGenerationConfig),
 		safetySettings: t.Optional(t.Array(GeminiSafetySetting)),
 		cachedContent: t.Optional(t.String()),
+		serviceTier: t.Optional(t.String({ description: 'standard, flex or priority: the processing tier, priced apart (Interactions: service_tier)' })),
 	},
 	open,
 )

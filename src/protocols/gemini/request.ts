@@ -27,11 +27,12 @@ import { jsonInstruction } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { get, isObj, type Obj, spellings } from './read'
 import { decodeContents, encodeMessages } from './turns'
+import { askedTier } from './usage'
 import { conversationField, noConversation } from '../final-turn'
 
 export const PROTOCOL = 'gemini'
 
-const KNOWN = ['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'].flatMap(spellings)
+const KNOWN = ['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'serviceTier'].flatMap(spellings)
 const RESERVED = ['__protocol', 'generationConfig', 'thinkingConfig', 'toolConfig', 'tools']
 
 /**
@@ -54,6 +55,8 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean; co
 
 	const system = decodeSystem(get(b, 'systemInstruction'))
 	if (system.length) req.system = system
+	const tier = askedTier(get(b, 'serviceTier'))
+	if (tier) req.googleTier = tier
 
 	const { tools, others, hosted } = decodeTools(get(b, 'tools'))
 	if (tools) req.tools = tools
@@ -133,6 +136,7 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
 		if (isObj(extra.thinkingConfig)) cfg = { ...cfg, thinkingConfig: thinkingConfigFor(extra.thinkingConfig, model) ?? extra.thinkingConfig }
 	}
 	if (cfg && Object.keys(cfg).length) body.generationConfig = cfg
+	if (req.googleTier) body.serviceTier = req.googleTier
 
 	if (extra) for (const [k, v] of Object.entries(extra)) if (!RESERVED.includes(k)) (body as Obj)[k] = v
 	return body

@@ -6,7 +6,7 @@
  * from `candidatesTokenCount` but billed as output, so output = candidates + thoughts (WIRE-NOTES #13, §17).
  * @module
  */
-import { emptyUsage, promptTokens, type ServiceTier, type StopReason, type Usage } from '../../core/ir'
+import { emptyUsage, type GoogleTier, promptTokens, type ServiceTier, type StopReason, type Usage } from '../../core/ir'
 import { splitModalities } from '../../core/usage-modalities'
 import type { TierHeader } from '../codec'
 import type { GeminiUsageMetadata } from './model'
@@ -52,9 +52,8 @@ export function decodeUsage(meta: unknown): Usage | undefined {
  * undefined for the standard one.
  */
 export function servedTier(v: unknown): ServiceTier | undefined {
-	if (typeof v !== 'string') return undefined
-	const tier = v.toLowerCase().replace(/^service_tier_/, '')
-	return tier === 'priority' || tier === 'flex' ? tier : undefined
+	const tier = askedTier(v)
+	return tier === 'standard' ? undefined : tier
 }
 
 /**
@@ -63,6 +62,17 @@ export function servedTier(v: unknown): ServiceTier | undefined {
  * …/flex-paygo; a channel's `settings.headers` sends it). `ON_DEMAND` and Provisioned Throughput are the standard prices.
  */
 const trafficTier = (v: unknown): ServiceTier | undefined => (v === 'ON_DEMAND_PRIORITY' ? 'priority' : v === 'ON_DEMAND_FLEX' ? 'flex' : undefined)
+
+/**
+ * The tier a Google request names (`serviceTier` / `service_tier`, in the enum's spelling or not), or undefined for none
+ * or one Google does not document (`unspecified` is the default).
+ * @example askedTier('SERVICE_TIER_FLEX') === 'flex'
+ */
+export function askedTier(v: unknown): GoogleTier | undefined {
+	if (typeof v !== 'string') return undefined
+	const tier = v.toLowerCase().replace(/^service_tier_/, '')
+	return tier === 'priority' || tier === 'flex' || tier === 'standard' ? tier : undefined
+}
 
 /** Gemini's `x-gemini-service-tier` (ai.google.dev/gemini-api/docs/priority-inference), on generateContent and Interactions. */
 export const TIER_HEADER: TierHeader = {

@@ -195,6 +195,23 @@ describe('billing by the tier that served the request', () => {
 		expect(await charged(acct)).toEqual({ costs: [64, 18, 18, 36], spent: 64 + 18 + 18 + 36 })
 	})
 
+	it("should send an interaction's tier to a Gemini channel's generateContent, and bill and show the tier that served it", async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } })
+		const priority = await ai.interactions.create({ model: MODEL.gemini, input: TEXT, service_tier: 'priority' })
+		expect(lastRequest(m.mocks.gemini).body.serviceTier).toBe('priority')
+		expect(priority.service_tier).toBe('priority')
+		let completed: string | undefined
+		const events = (await ai.interactions.create({ model: MODEL.gemini, input: TEXT, service_tier: 'flex', stream: true })) as unknown as AsyncIterable<{ event_type: string; interaction?: { service_tier?: string } }>
+		for await (const e of events) if (e.event_type === 'interaction.completed') completed = e.interaction?.service_tier
+		expect(completed).toBe('flex')
+		expect(lastRequest(m.mocks.gemini).body.serviceTier).toBe('flex')
+		// Named none: none is sent.
+		await ai.interactions.create({ model: MODEL.gemini, input: TEXT })
+		expect(lastRequest(m.mocks.gemini).body.serviceTier).toBeUndefined()
+		expect(await charged(acct)).toEqual({ costs: [64, 18, 36], spent: 64 + 18 + 36 })
+	})
+
 	it("should tell an Anthropic client a converted answer's tier and speed: Priority is not fast mode", async () => {
 		// An Anthropic client cannot ask OpenAI's tiers; the project's default (Priority here) serves it.
 		const acct = await m.account()
@@ -280,6 +297,10 @@ describe('the reservation at the dearest tier a request can be served at', () =>
 		const unasked = await cap()
 		expect(unasked).toBeGreaterThan(320)
 		expect(unasked).toBeLessThan(333)
+		// An interaction naming Flex, served by generateContent, keeps it too.
+		const acct = await m.account(10, { spend_limit: 0.0015 })
+		await new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url } }).interactions.create({ model: MODEL.gemini, input: TEXT, service_tier: 'flex', generation_config: { max_output_tokens: 1000 } })
+		expect((lastRequest(m.mocks.gemini).body.generationConfig as { maxOutputTokens: number }).maxOutputTokens).toBe(1000)
 	})
 
 	it('should reserve a flex request at the standard price when a channel of the model would not pass the tier on', async () => {
