@@ -11,6 +11,7 @@ import { usageRecord } from '../billing/usage-record'
 import { GatewayError } from '../core/errors'
 import { DEFAULT_ANSWER_TOKENS } from '../core/reasoning'
 import { observeUsage } from '../metrics/observe-usage'
+import { withTierSaid } from './served-tier'
 import { type ChatRequest, type ServiceTier, type Usage, emptyUsage } from '../core/ir'
 import { type Channel, type ModelInfo, matchesModel } from '../routing/catalog'
 import type { Services } from '../services'
@@ -214,8 +215,7 @@ export function threadSize(u: Partial<Usage> | undefined, budget: Pick<Budget, '
 /** Completes usage (estimating what the upstream did not report), prices it and settles the hold. */
 export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promise<number> {
 	const reported = o.usage
-	const usage: Usage = { ...emptyUsage(), ...reported }
-	if (usage.tier === undefined && o.servedTier) usage.tier = o.servedTier
+	const usage = withTierSaid({ ...emptyUsage(), ...reported }, o.servedTier)
 	let estimated = o.estimated === true
 	const missing = unreported(reported)
 	if (missing.input) {

@@ -35,7 +35,7 @@ import { channelTimeouts, fetchUpstream, malformedAnswer, unreadableAnswer, wait
 import { countOutputText } from './output-count'
 import { fitCap } from './output-limit'
 import { cutAnswer, splitStops } from './stop-sequences'
-import { tierHeaderOf, tierSaid } from './served-tier'
+import { tierHeaderOf, tierSaid, withTierSaid } from './served-tier'
 
 export type ChatCall = {
 	svc: Services
@@ -398,7 +398,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	// The tier a header names (Gemini's), billed when the body names none, and passed on to the same protocol's client.
 	const said = tierSaid(codec, res)
 	const outcome = { channel: ch, upstreamModel, servedTier: said?.tier }
-	if (fast && said) headers[codec.tierHeader!.name] = said.value
+	if (fast && said) headers[said.name] = said.value
 
 	// Claude's thinking, for a client that drops it when it replays the calls (modules/chat/kept-thinking.ts).
 	const thinking = !fast && adapter.protocol.name === 'anthropic-messages' ? call.thinking?.terms(call.ir, call.token.accountId) : undefined
@@ -454,7 +454,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 				return malformed()
 			}
 			const r = codec.decodeResponse(json)
-			if (r.usage.tier === undefined && outcome.servedTier) r.usage.tier = outcome.servedTier
+			withTierSaid(r.usage, outcome.servedTier)
 			if (stops.held.length) cutAnswer(r, stops.held)
 			estimateOutput = () => countOutputText(r)
 			if (r.usage.input + r.usage.output + r.usage.cacheRead > 0) usage = r.usage

@@ -6,10 +6,17 @@
 import type { ServiceTier, Usage } from '../core/ir'
 import type { ProtocolCodec, UpstreamCodec } from '../protocols/codec'
 
-/** What the upstream's header says: its value as sent, and the tier it names for the bill (undefined: standard). */
-export function tierSaid(codec: UpstreamCodec, res: Response): { value: string; tier: ServiceTier | undefined } | undefined {
-	const value = codec.tierHeader && res.headers.get(codec.tierHeader.name)
-	return value ? { value, tier: codec.tierHeader!.decode(value) } : undefined
+/** What the upstream's header says: its name and value as sent, and the tier it names for the bill (undefined: standard). */
+export function tierSaid(codec: UpstreamCodec, res: Response): { name: string; value: string; tier: ServiceTier | undefined } | undefined {
+	const h = codec.tierHeader
+	const value = h && res.headers.get(h.name)
+	return value ? { name: h.name, value, tier: h.decode(value) } : undefined
+}
+
+/** `usage` with the tier the header named, when its body named none (the answer is shown and billed at it). */
+export function withTierSaid(usage: Usage, tier: ServiceTier | undefined): Usage {
+	if (usage.tier === undefined && tier) usage.tier = tier
+	return usage
 }
 
 /** The client's tier header for an answer converted for it (none when its protocol has no such header). */

@@ -14,7 +14,7 @@ import { upstreamError } from '../../providers/upstream-error'
 import { type Budget, type CallInfo, settle } from '../../relay/budget'
 import type { ChatCall, NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
-import { tierHeaderOf, tierSaid } from '../../relay/served-tier'
+import { tierHeaderOf, tierSaid, withTierSaid } from '../../relay/served-tier'
 import { relayStream } from '../../relay/stream'
 import { convertedBody } from '../../relay/upstream-codec'
 import { channelTimeouts, fetchUpstream, unreadableAnswer, waitsFor } from '../../relay/upstream-fetch'
@@ -64,7 +64,7 @@ async function attempt(call: ChatCall, url: string, ch: Channel, adapter: ChatAd
 	} catch (e) {
 		return { error: unreadableAnswer(e) }
 	}
-	if (r.usage.tier === undefined && outcome.servedTier) r.usage.tier = outcome.servedTier
+	withTierSaid(r.usage, outcome.servedTier)
 	const usage = r.usage.input + r.usage.output + r.usage.cacheRead > 0 ? r.usage : undefined
 	await settle(info, budget, { usage, estimateOutput: () => countOutputText(r), status: 200, endReason: 'ok', ...outcome })
 	const out = call.client.encodeResponse(r, { model: call.ir.model, includeThoughts: call.ir.reasoning?.includeThoughts })

@@ -23,7 +23,7 @@ import { unpackToolCallId } from '../../core/tool-ids'
 import { type ModalityTokens, splitModalities } from '../../core/usage-modalities'
 import { newId } from '../../lib/ids'
 import { isObj, num, type Obj } from '../gemini/read'
-import { servedTier } from '../gemini/usage'
+import { googleTierOf, servedTier } from '../gemini/usage'
 import type { EncodeContext } from '../codec'
 import { decodeAnnotations, urlCitation } from './annotations'
 import type { Interaction, InteractionUsage } from './model'
@@ -125,7 +125,10 @@ export function encodeInteraction(res: ChatResponse, ctx: EncodeContext, id: str
 }
 
 /** The Interaction's `service_tier`, for a tier Gemini names (Flex, Priority) that served the answer. */
-export const tierOf = (u: Partial<Usage>): { service_tier?: string } => (u.tier === 'priority' || u.tier === 'flex' ? { service_tier: u.tier } : {})
+export function tierOf(u: Partial<Usage>): { service_tier?: string } {
+	const tier = googleTierOf(u.tier)
+	return tier ? { service_tier: tier } : {}
+}
 
 /** An Interaction resource (an upstream's) → the canonical answer. */
 export function decodeResponse(body: unknown): ChatResponse {

@@ -74,11 +74,14 @@ export function askedTier(v: unknown): GoogleTier | undefined {
 	return tier === 'priority' || tier === 'flex' || tier === 'standard' ? tier : undefined
 }
 
+/** A canonical tier in Google's words, when it is one Google prices apart (Flex, Priority); undefined for the others. */
+export const googleTierOf = (tier: ServiceTier | undefined): 'priority' | 'flex' | undefined => (tier === 'priority' || tier === 'flex' ? tier : undefined)
+
 /** Gemini's `x-gemini-service-tier` (ai.google.dev/gemini-api/docs/priority-inference), on generateContent and Interactions. */
 export const TIER_HEADER: TierHeader = {
 	name: 'x-gemini-service-tier',
 	decode: servedTier,
-	encode: (tier) => (tier === 'priority' || tier === 'flex' ? tier : 'standard'),
+	encode: (tier) => googleTierOf(tier) ?? 'standard',
 }
 
 /** The tokens of one modality in a `ModalityTokenCount` list (`[{ modality: 'AUDIO', tokenCount: 120 }, …]`). */
@@ -104,7 +107,8 @@ export function encodeUsage(u: Partial<Usage>): GeminiUsageMetadata {
 		totalTokenCount: prompt + toolUse + full.output,
 	}
 	if (toolUse > 0) meta.toolUsePromptTokenCount = toolUse
-	if (full.tier === 'priority' || full.tier === 'flex') meta.serviceTier = full.tier
+	const tier = googleTierOf(full.tier)
+	if (tier) meta.serviceTier = tier
 	if (full.reasoning > 0) meta.thoughtsTokenCount = full.reasoning
 	if (full.cacheRead > 0) meta.cachedContentTokenCount = full.cacheRead
 	if (full.audioCacheRead) meta.cacheTokensDetails = details([['TEXT', full.cacheRead - full.audioCacheRead], ['AUDIO', full.audioCacheRead]])
