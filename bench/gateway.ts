@@ -15,7 +15,7 @@ export type MockPorts = { openai: number; anthropic: number; slow: number; paced
 
 /** Public model names the scenarios use; `bench-slow` is served by the slow mock (renamed to a model it knows),
  * `bench-paced` by the paced one (under its own name: no renaming in the relay). */
-export const MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5', slow: 'bench-slow', paced: 'bench-paced' } as const
+export const MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5', slow: 'bench-slow', paced: 'bench-paced', transcription: 'whisper-1' } as const
 
 export type Gateway = {
 	kind: 'pglite' | 'postgres'
@@ -40,7 +40,7 @@ export function gatewayConfig(mock: MockPorts, upstreamKey: string) {
 	const origin = (port: number) => `http://127.0.0.1:${port}`
 	return {
 		channels: [
-			{ name: 'bench-openai', type: 'openai', base_url: `${origin(mock.openai)}/v1`, api_key: upstreamKey, models: [MODELS.openai] },
+			{ name: 'bench-openai', type: 'openai', base_url: `${origin(mock.openai)}/v1`, api_key: upstreamKey, models: [MODELS.openai, MODELS.transcription] },
 			{ name: 'bench-anthropic', type: 'anthropic', base_url: origin(mock.anthropic), api_key: upstreamKey, models: [MODELS.anthropic] },
 			{
 				name: 'bench-slow',
@@ -52,7 +52,8 @@ export function gatewayConfig(mock: MockPorts, upstreamKey: string) {
 			},
 			{ name: 'bench-paced', type: 'openai', base_url: `${origin(mock.paced)}/v1`, api_key: upstreamKey, models: [MODELS.paced] },
 		],
-		models: [price(MODELS.openai), price(MODELS.anthropic), price(MODELS.slow), price(MODELS.paced)],
+		// bench/upload.ts sends audio for transcription, priced by the minute.
+		models: [price(MODELS.openai), price(MODELS.anthropic), price(MODELS.slow), price(MODELS.paced), { name: MODELS.transcription, per_minute: 0.006 }],
 	}
 }
 

@@ -8,6 +8,8 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { readForm } from './form-view'
+import { multipartBody } from './multipart'
 import { readJsonObject } from './raw-json'
 
 /** The operations Azure serves under a deployment (its data-plane reference), as the gateway's `/v1` paths name them. */
@@ -46,14 +48,16 @@ async function withModel(request: Request, url: URL, model: string): Promise<Req
 	if (type.toLowerCase().startsWith('multipart/form-data')) {
 		let form: FormData
 		try {
-			form = await request.formData()
-		} catch {
+			form = await readForm(await request.blob(), type)
+		} catch (e) {
+			if (e instanceof GatewayError) return e
 			return new GatewayError('invalid_request', 'Malformed request body: not valid multipart/form-data', { code: 'invalid_body' })
 		}
 		form.set('model', model)
-		// A new boundary comes with the new body.
-		headers.delete('content-type')
-		return new Request(url, { method: request.method, headers, body: form, signal: request.signal })
+		// A new boundary comes with the new body, a stream of the form's parts (no copy of its files).
+		const sent = multipartBody(form)
+		for (const [k, v] of Object.entries(sent.headers)) headers.set(k, v)
+		return new Request(url, { method: request.method, headers, body: sent.body, signal: request.signal, duplex: 'half' } as RequestInit)
 	}
 	const body = await readJsonObject(request)
 	if (body instanceof GatewayError) return body

@@ -7,6 +7,7 @@
  * @module
  */
 import { formLimitError } from './form-limits'
+import { parseMultipart, scanForm } from './multipart'
 
 /** A field's value: text or a file; a name given several times holds them all, in order. */
 export type FormValue = string | File
@@ -26,12 +27,21 @@ const isMultipartType = (contentType: string): boolean => contentType.trim().toL
 export async function readPlainForm({ request }: { request: Request }, contentType: string): Promise<FormView | undefined> {
 	if (!isMultipartType(contentType)) return undefined
 	const type = request.headers.get('content-type') ?? contentType
-	const bytes = await request.bytes()
-	const refused = formLimitError(bytes, type)
-	if (refused) throw refused
-	const form = await new Response(bytes, { headers: { 'content-type': type } }).formData()
+	const form = await readForm(await request.blob(), type)
 	forms.set(request, form)
 	return viewOf(form)
+}
+
+/**
+ * The form in a multipart body, held to MAX_FORM_PARTS parts and MAX_PART_HEADER_BYTES of headers a part
+ * (form-limits.ts: a GatewayError thrown) before any parse. Read without copying its files (multipart.ts); a body
+ * outside the plain shape, by Bun's parser as before (which throws on a malformed one).
+ */
+export async function readForm(body: Blob, contentType: string): Promise<FormData> {
+	const scan = await scanForm(body, contentType)
+	const refused = scan && (await formLimitError(body, scan))
+	if (refused) throw refused
+	return (scan && (await parseMultipart(body, scan))) ?? (await new Response(body, { headers: { 'content-type': contentType } }).formData())
 }
 
 /** The form `readPlainForm` kept for this request (undefined for a JSON body). */

@@ -13,6 +13,7 @@
  */
 import { clientClosed, GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
+import { multipartBody } from '../http/multipart'
 import type { CallHooks, CallVia, UpstreamRequest } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
 import { sentCredentials, withoutSentCredentials } from './sent-credentials'
@@ -195,16 +196,25 @@ export async function fetchUpstream(
 }
 
 function send(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, call: Call, timeouts: Timeouts) {
+	// A form goes as a stream of its parts (http/multipart.ts): Bun would serialise it whole first, holding the loop.
+	const form = init.body instanceof FormData ? multipartBody(init.body) : undefined
 	return fetch(url, {
 		method: init.method ?? 'POST',
-		headers: init.headers,
-		body: init.body,
+		headers: form ? { ...withoutBodyHeaders(init.headers), ...form.headers } : init.headers,
+		body: form ? form.body : init.body,
 		signal: call.ctl.signal,
 		// Before the headers, Bun's idle timeout would cut a slow first byte at `idleMs` (a non-streamed answer
 		// sends its headers only when it is complete): so it is past both of ours.
 		timeout: Math.max(timeouts.firstByteMs, timeouts.idleMs) + BACKSTOP_MARGIN_MS,
 		redirect: 'manual',
 	})
+}
+
+/** The headers of a request without those of its body (a form's are set anew). */
+function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
+	const out: Record<string, string> = {}
+	for (const [k, v] of Object.entries(headers)) if (!/^content-(type|length)$/i.test(k)) out[k] = v
+	return out
 }
 
 /**

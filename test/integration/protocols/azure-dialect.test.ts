@@ -58,6 +58,28 @@ describe('an AzureOpenAI client', () => {
 		expect((await usageRows(m, acct.accountId)).map((x) => x.model)).toEqual([MODEL.gemini, EMBED, WHISPER, MODEL.openai])
 	})
 
+	it("should send a deployment's upload on with its bytes, and hold it to the gateway's part limits before any parse", async () => {
+		const acct = await m.account()
+		const audio = wav(2)
+		const t = await azure(acct.key, WHISPER).audio.transcriptions.create({ model: 'ignored', file: await toFile(audio, 'memo.wav', { type: 'audio/wav' }), prompt: 'names: Zoë' })
+		expect(t.text).toContain('memo.wav')
+		const sent = lastRequest(m.mocks.openai).form!
+		expect([sent.get('model'), sent.get('prompt'), (sent.get('file') as File).type]).toEqual([WHISPER, 'names: Zoë', 'audio/wav'])
+		expect(new Uint8Array(await (sent.get('file') as File).arrayBuffer())).toEqual(audio)
+		// 300 one-byte fields: refused as the /v1 route refuses them (413 too_many_parts), nothing sent upstream.
+		const before = m.mocks.openai.requests.length
+		const B = 'azureParts'
+		const fields = Array.from({ length: 300 }, (_, i) => `--${B}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nx\r\n`).join('')
+		const res = await fetch(`${m.app.url}/openai/deployments/${WHISPER}/audio/transcriptions?api-version=2024-10-21`, {
+			method: 'POST',
+			headers: { 'api-key': acct.key, 'content-type': `multipart/form-data; boundary=${B}` },
+			body: `${fields}--${B}--\r\n`,
+		})
+		expect(res.status).toBe(413)
+		expect(((await res.json()) as { error: { code: string } }).error.code).toBe('too_many_parts')
+		expect(m.mocks.openai.requests.length).toBe(before)
+	})
+
 	it("should get OpenAI's errors: an unknown deployment, a missing key, a route Azure has and the gateway not", async () => {
 		const acct = await m.account()
 		const missing = await azure(acct.key, 'no-such-deployment')

@@ -89,6 +89,21 @@ describe('Vercel AI SDK media calls', () => {
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - (3 * 5 + 544 * 40))
 	})
 
+	it('should edit images the SDK sends as Blobs (Bun writes no file name for them) as files named "blob", of the PNG type their parts declare', async () => {
+		const { key, accountId } = await app.account(1)
+		oa.reset()
+		const png = new Uint8Array(Buffer.from(PNG_1X1, 'base64'))
+		const r = await generateImage({ model: openai(key).image('gpt-image-1'), prompt: { images: [png, png], text: 'add a hat' } })
+		expect(r.images).toHaveLength(1)
+		const sent = oa.requests[0]!.form!
+		const images = [...sent.getAll('image'), ...sent.getAll('image[]')] as File[]
+		expect(images.map((f) => [f.name, f.type, f.size])).toEqual([
+			['blob', 'image/png', png.length],
+			['blob', 'image/png', png.length],
+		])
+		expect(micros(await app.balance(accountId))).toBeLessThan(1_000_000)
+	})
+
 	it('should transcribe with whisper-1 (verbose_json segments) billed per minute, and gpt-4o-transcribe by its audio tokens', async () => {
 		const { key, accountId } = await app.account(1)
 		const w = await transcribe({ model: openai(key).transcription('whisper-1'), audio: wav(30) })

@@ -111,6 +111,19 @@ describe('POST /v1/images/edits (multipart)', () => {
 		expect(micros(await app.balance(accountId))).toBe(1_000_000 - 2 * 18_000)
 	})
 
+	it('should send each image with the type its part declares, whatever its name (OpenAI refuses one sent as application/octet-stream)', async () => {
+		const { key } = await app.account(1)
+		const image = [await toFile(PNG, 'photo', { type: 'image/png' }), await toFile(PNG_B, 'scan.bin', { type: 'image/webp' })]
+		const r = await sdk(key).images.edit({ model: 'gpt-image-1', image, prompt: 'add a hat' })
+		expect(r.data).toHaveLength(1)
+		const sent = oa.requests[0]!.form!.getAll('image[]') as File[]
+		expect(sent.map((f) => [f.name, f.type])).toEqual([
+			['photo', 'image/png'],
+			['scan.bin', 'image/webp'],
+		])
+		expect(await bytes(sent[1]!)).toEqual(PNG_B)
+	})
+
 	it('should refuse bad input with a clear 400 naming the field, before any upstream call or charge', async () => {
 		const { key, accountId } = await app.account(1)
 		const png = new File([PNG], 'a.png', { type: 'image/png' })

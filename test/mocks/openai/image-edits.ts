@@ -104,6 +104,14 @@ export async function imageEdits(body: unknown, form: FormData | undefined, json
 		if (files.some((f) => !(f instanceof File))) return invalid('image', "Invalid 'image': expected a file upload.")
 		if (!gptImage && (files.length > 1 || many.length)) return invalid('image', `Invalid 'image': ${model} edits exactly one image.`)
 		if (files.length > 16) return invalid('image', `Invalid 'image': expected at most 16 images, but got ${files.length}.`)
+		// The type the part declares, not one sniffed from the bytes (an untyped PNG is refused as application/octet-stream).
+		const accepted = gptImage ? ['image/jpeg', 'image/png', 'image/webp'] : ['image/png']
+		const wrong = (files as File[]).findIndex((f) => !accepted.includes(f.type))
+		if (wrong !== -1) {
+			const param = many.length ? `image[${wrong}]` : 'image'
+			const list = accepted.length === 1 ? `'${accepted[0]}'` : `${accepted.slice(0, -1).map((t) => `'${t}'`).join(', ')}, and '${accepted.at(-1)}'`
+			return openaiError(400, `Invalid file '${param}': unsupported mimetype ('${(files as File[])[wrong]!.type || 'application/octet-stream'}'). Supported file formats are ${list}.`, param, 'unsupported_file_mimetype')
+		}
 		for (const f of files as File[]) {
 			if (f.size === 0) return invalid('image', `Invalid 'image': the file '${f.name}' is empty.`)
 			if (!gptImage && !(await isPng(f))) return invalid('image', "Invalid 'image': dall-e-2 edits take a square PNG file.")

@@ -49,7 +49,7 @@ async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form'
 	const type = req.headers.get('content-type') ?? ''
 	if (type.startsWith('multipart/form-data')) {
 		try {
-			const form = await req.formData()
+			const form = await withDeclaredTypes(new Uint8Array(await req.arrayBuffer()), type)
 			const fields: Record<string, unknown> = {}
 			form.forEach((v, k) => {
 				fields[k] = typeof v === 'string' ? v : { filename: v.name, type: v.type, size: v.size }
@@ -66,6 +66,31 @@ async function readBody(req: Request): Promise<Pick<MockRequest, 'body' | 'form'
 	} catch {
 		return { body: text, jsonError: true, text }
 	}
+}
+
+/**
+ * The form in `raw`, each file with the type its part's `Content-Type` header declares, as a vendor reads it. Bun's
+ * parser guesses a file's type from its name's extension instead (a PNG named `blob` has none), which would hide what
+ * a relay sent.
+ */
+async function withDeclaredTypes(raw: Uint8Array<ArrayBuffer>, contentType: string): Promise<FormData> {
+	const parsed = await new Response(raw, { headers: { 'content-type': contentType } }).formData()
+	const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+	if (!boundary) return parsed
+	// Each file part's declared type, in order (latin1 keeps every byte one character; only the headers are read).
+	const declared: string[] = []
+	for (const part of Buffer.from(raw).toString('latin1').split(`--${boundary[1] ?? boundary[2]}`)) {
+		const head = part.slice(0, part.indexOf('\r\n\r\n'))
+		if (!/filename="/i.test(head)) continue
+		declared.push(/^content-type:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? '')
+	}
+	const form = new FormData()
+	let i = 0
+	for (const [name, v] of parsed.entries() as Iterable<[string, FormDataEntryValue]>) {
+		if (typeof v === 'string') form.append(name, v)
+		else form.append(name, new File([v], v.name, { type: declared[i++] ?? v.type }))
+	}
+	return form
 }
 
 /** Resolves when the client goes away: the `hang` fault never answers on its own. */

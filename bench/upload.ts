@@ -1,0 +1,99 @@
+/**
+ * `bun bench/upload.ts [--db postgres|pglite] [--mb 20] [--rounds 5]`: what a large upload costs everyone else. A
+ * 20 MB file goes to /v1/audio/transcriptions (curl, a process of its own) while this process asks the gateway for
+ * `GET /v1/models` back to back; printed: the slowest of those answers during the upload against the slowest while
+ * idle, and the upload's own time through the gateway against straight to the mock. Two files: a WAV (its length is
+ * read from the header) and bytes of no known format (every format's reader walks them, as for an MP3).
+ * @module
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startRig } from './gateway'
+
+const arg = (name: string, fallback: string) => {
+	const i = process.argv.indexOf(`--${name}`)
+	return i === -1 ? fallback : process.argv[i + 1]!
+}
+const db = arg('db', 'postgres') as 'postgres' | 'pglite'
+const mb = Number(arg('mb', '20'))
+const rounds = Number(arg('rounds', '5'))
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+const dir = mkdtempSync(join(tmpdir(), 'sb-bench-upload-'))
+const size = mb * 1024 * 1024
+/** 16 kHz 16-bit mono PCM: 32,000 bytes a second. */
+function wav(bytes: number): Uint8Array {
+	const out = new Uint8Array(44 + bytes)
+	const v = new DataView(out.buffer)
+	const ascii = (at: number, s: string) => [...s].forEach((c, i) => out.set([c.charCodeAt(0)], at + i))
+	ascii(0, 'RIFF')
+	v.setUint32(4, 36 + bytes, true)
+	ascii(8, 'WAVEfmt ')
+	v.setUint32(16, 16, true)
+	v.setUint16(20, 1, true)
+	v.setUint16(22, 1, true)
+	v.setUint32(24, 16_000, true)
+	v.setUint32(28, 32_000, true)
+	v.setUint16(32, 2, true)
+	v.setUint16(34, 16, true)
+	ascii(36, 'data')
+	v.setUint32(40, bytes, true)
+	for (let i = 44; i < out.length; i += 65_536) crypto.getRandomValues(out.subarray(i, Math.min(i + 65_536, out.length)))
+	return out
+}
+const files = { wav: join(dir, 'speech.wav'), unknown: join(dir, 'speech.bin') }
+await Bun.write(files.wav, wav(size))
+await Bun.write(files.unknown, wav(size).subarray(44))
+
+const rig = await startRig(db, postgresUrl)
+const gateway = `http://127.0.0.1:${rig.gw.port}`
+const direct = `http://127.0.0.1:${rig.ports.openai}`
+
+/** Asks for the model list until `until` settles; the latencies in ms. */
+async function probe(until: Promise<unknown>): Promise<number[]> {
+	let done = false
+	void until.finally(() => (done = true))
+	const took: number[] = []
+	while (!done) {
+		const t = performance.now()
+		const res = await fetch(`${gateway}/v1/models`, { headers: { authorization: `Bearer ${rig.gw.key}` } })
+		await res.arrayBuffer()
+		if (!res.ok) throw new Error(`GET /v1/models: ${res.status}`)
+		took.push(performance.now() - t)
+	}
+	return took
+}
+
+/** One upload by curl; its time in ms (the HTTP status must be 200). */
+async function upload(base: string, key: string, file: string, type: string): Promise<number> {
+	const t = performance.now()
+	const curl = Bun.spawn(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `authorization: Bearer ${key}`, '-F', 'model=whisper-1', '-F', `file=@${file};type=${type}`, `${base}/v1/audio/transcriptions`])
+	const status = (await new Response(curl.stdout).text()).trim()
+	if (status !== '200') throw new Error(`upload to ${base}: HTTP ${status}`)
+	return performance.now() - t
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`
+
+try {
+	console.log(`# ${mb} MB uploads to /v1/audio/transcriptions on ${db}, ${rounds} rounds each (median of the rounds)`)
+	for (const [label, file, type] of [['wav', files.wav, 'audio/wav'], ['unknown format', files.unknown, 'application/octet-stream']] as const) {
+		const idle: number[] = []
+		const busy: number[] = []
+		const via: number[] = []
+		const straight: number[] = []
+		for (let r = 0; r < rounds; r++) {
+			idle.push(Math.max(...(await probe(Bun.sleep(1000)))))
+			const sent = upload(gateway, rig.gw.key, file, type)
+			busy.push(Math.max(...(await probe(sent))))
+			via.push(await sent)
+			straight.push(await upload(direct, 'bench-upstream-key', file, type))
+		}
+		console.log(`${label}: slowest other request while idle ${fmt(median(idle))}, during the upload ${fmt(median(busy))}; upload ${fmt(median(via))} through the gateway, ${fmt(median(straight))} straight to the mock`)
+	}
+} finally {
+	await rig.stop()
+	rmSync(dir, { recursive: true, force: true })
+}
