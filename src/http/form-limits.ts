@@ -5,7 +5,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
-import { bytesOf, type FormScan } from './multipart'
+import type { FormScan } from './multipart'
 
 /**
  * Most parts (fields and files) a multipart body may have. OpenAI's upload endpoints take a handful of fields; the
@@ -23,16 +23,15 @@ export const MAX_PART_HEADER_BYTES = 8 * 1024
  * @example await formLimitError(body, await scanForm(body, 'multipart/form-data; boundary=x')) // 413 too_many_parts, or undefined
  */
 export async function formLimitError(body: Blob, scan: FormScan): Promise<GatewayError | undefined> {
+	const tooMany = () => new GatewayError('payload_too_large', `Too many parts in the multipart body: an upload takes at most ${MAX_FORM_PARTS} fields and files`, { code: 'too_many_parts' })
+	if (scan.more) return tooMany()
 	let parts = 0
 	for (const at of scan.at) {
 		const headers = at + scan.open.length
-		const window = await bytesOf(body, headers, headers + MAX_PART_HEADER_BYTES + 4)
+		const window = Buffer.from(await body.slice(headers, headers + MAX_PART_HEADER_BYTES + 4).arrayBuffer())
 		// The close delimiter (`--boundary--`) ends the body: no part follows it.
 		if (window[0] === 45 && window[1] === 45) continue
-		if (++parts > MAX_FORM_PARTS)
-			return new GatewayError('payload_too_large', `Too many parts in the multipart body: an upload takes at most ${MAX_FORM_PARTS} fields and files`, {
-				code: 'too_many_parts',
-			})
+		if (++parts > MAX_FORM_PARTS) return tooMany()
 		if (window.length === MAX_PART_HEADER_BYTES + 4 && window.indexOf('\r\n\r\n') === -1 && window.indexOf('\n\n') === -1)
 			return new GatewayError('invalid_request', `A part of the multipart body has headers (its field name, its file name) over ${MAX_PART_HEADER_BYTES} bytes`, {
 				code: 'part_header_too_large',

@@ -8,7 +8,7 @@
  * Bun taking the body in).
  * @module
  */
-import { MAX_PART_HEADER_BYTES } from './form-limits'
+import { MAX_FORM_PARTS, MAX_PART_HEADER_BYTES } from './form-limits'
 
 const utf8 = new TextEncoder()
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
@@ -30,7 +30,16 @@ export type FormScan = {
 	at: number[]
 	/** Of those, the ones that open the body or a line: the delimiters a parser cuts along. */
 	lineStart: number[]
+	/** The search stopped at MAX_DELIMITERS: the body has more, so more parts than any form may have. */
+	more: boolean
 }
+
+/**
+ * Most `--boundary`s a search collects: twice the parts a form may have (each part's delimiter, and as many close
+ * delimiters or boundaries inside content as a careless client might leave). A body of nothing but delimiters (25 MB
+ * of `--a`) would otherwise be eight million positions to keep and walk.
+ */
+const MAX_DELIMITERS = 2 * (MAX_FORM_PARTS + 1)
 
 /** How much of a body is searched at a time; between pieces other requests are served. */
 const SCAN_PIECE = 1 << 20
@@ -54,11 +63,12 @@ export async function scanForm(body: Blob, contentType: string): Promise<FormSca
 		for (let i = piece.indexOf(open, lead); i !== -1 && i - lead < SCAN_PIECE; i = piece.indexOf(open, i + 1)) {
 			const pos = from + i - lead
 			if (at.length > 0 && pos < at[at.length - 1]! + open.length) continue
+			if (at.length === MAX_DELIMITERS) return { open, at, lineStart, more: true }
 			at.push(pos)
 			if (pos === 0 || (piece[i - 2] === 13 && piece[i - 1] === 10)) lineStart.push(pos)
 		}
 	}
-	return { open, at, lineStart }
+	return { open, at, lineStart, more: false }
 }
 
 /**

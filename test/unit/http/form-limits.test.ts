@@ -39,6 +39,13 @@ describe('formLimitError', () => {
 		expect(await limitError(named)).toBeUndefined()
 	})
 
+	it('should stop searching a body of nothing but delimiters at twice the parts a form may have, and refuse it', async () => {
+		const body = new Blob([enc('--a'.repeat(3 * 1024 * 1024))])
+		const scan = (await scanForm(body, 'multipart/form-data; boundary=a'))!
+		expect([scan.at.length, scan.more]).toEqual([2 * (MAX_FORM_PARTS + 1), true])
+		expect((await formLimitError(body, scan))?.code).toBe('too_many_parts')
+	})
+
 	it('should leave a body without a boundary to the parser', async () => {
 		expect(await limitError(form('XyZ', MAX_FORM_PARTS + 1), 'multipart/form-data')).toBeUndefined()
 	})
