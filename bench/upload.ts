@@ -2,13 +2,14 @@
  * `bun bench/upload.ts [--db postgres|pglite] [--mb 20] [--rounds 5]`: what a large upload costs everyone else. A
  * 20 MB file goes to /v1/audio/transcriptions (curl, a process of its own) while this process asks the gateway for
  * `GET /v1/models` back to back; printed: the slowest of those answers during the upload against the slowest while
- * idle, and the upload's own time through the gateway against straight to the mock. Two files: a WAV (its length is
+ * idle, and the upload's own time through the gateway (with those requests, and alone) against straight to the mock. Two files: a WAV (its length is
  * read from the header) and bytes of no known format (every format's reader walks them, as for an MP3).
  * @module
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { wavBytes } from '../test/helpers/wav'
 import { startRig } from './gateway'
 
 const arg = (name: string, fallback: string) => {
@@ -22,23 +23,9 @@ const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-bench-upload-'))
 const size = mb * 1024 * 1024
-/** 16 kHz 16-bit mono PCM: 32,000 bytes a second. */
+/** A 16 kHz WAV of `bytes` of noise (test/helpers/wav.ts's header; noise so no compression or search is flattered). */
 function wav(bytes: number): Uint8Array {
-	const out = new Uint8Array(44 + bytes)
-	const v = new DataView(out.buffer)
-	const ascii = (at: number, s: string) => [...s].forEach((c, i) => out.set([c.charCodeAt(0)], at + i))
-	ascii(0, 'RIFF')
-	v.setUint32(4, 36 + bytes, true)
-	ascii(8, 'WAVEfmt ')
-	v.setUint32(16, 16, true)
-	v.setUint16(20, 1, true)
-	v.setUint16(22, 1, true)
-	v.setUint32(24, 16_000, true)
-	v.setUint32(28, 32_000, true)
-	v.setUint16(32, 2, true)
-	v.setUint16(34, 16, true)
-	ascii(36, 'data')
-	v.setUint32(40, bytes, true)
+	const out = wavBytes(bytes)
 	for (let i = 44; i < out.length; i += 65_536) crypto.getRandomValues(out.subarray(i, Math.min(i + 65_536, out.length)))
 	return out
 }
@@ -83,15 +70,17 @@ try {
 		const idle: number[] = []
 		const busy: number[] = []
 		const via: number[] = []
+		const alone: number[] = []
 		const straight: number[] = []
 		for (let r = 0; r < rounds; r++) {
 			idle.push(Math.max(...(await probe(Bun.sleep(1000)))))
 			const sent = upload(gateway, rig.gw.key, file, type)
 			busy.push(Math.max(...(await probe(sent))))
 			via.push(await sent)
+			alone.push(await upload(gateway, rig.gw.key, file, type))
 			straight.push(await upload(direct, 'bench-upstream-key', file, type))
 		}
-		console.log(`${label}: slowest other request while idle ${fmt(median(idle))}, during the upload ${fmt(median(busy))}; upload ${fmt(median(via))} through the gateway, ${fmt(median(straight))} straight to the mock`)
+		console.log(`${label}: slowest other request while idle ${fmt(median(idle))}, during the upload ${fmt(median(busy))}; upload ${fmt(median(via))} through the gateway (${fmt(median(alone))} with no other requests), ${fmt(median(straight))} straight to the mock`)
 	}
 } finally {
 	await rig.stop()
