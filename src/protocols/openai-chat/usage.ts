@@ -62,7 +62,10 @@ export const servedTier = (v: unknown): ServiceTier | undefined => (v === 'prior
  * Vertex report them, included); none for the standard tier or Anthropic's fast mode, which OpenAI has no name for.
  * @example tierField({ tier: 'flex' }) // { service_tier: 'flex' }
  */
-export const tierField = (u: Partial<Usage>): { service_tier?: 'priority' | 'flex' | 'ultrafast' } => (u.tier === 'priority' || u.tier === 'flex' || u.tier === 'ultrafast' ? { service_tier: u.tier } : {})
+export function tierField(u: Partial<Usage>): { service_tier?: ServiceTier } {
+	const tier = servedTier(u.tier)
+	return tier ? { service_tier: tier } : {}
+}
 
 /**
  * OpenAI `usage` from canonical usage, with every count OpenAI always sends in its details objects
