@@ -9,6 +9,7 @@ import { toGatewayError, unknownRoute } from './http/error-map'
 import { errorResponse, shapeForRequest, shapeForUnknownPath } from './http/error-shapes'
 import { apiDocs } from './http/api-docs'
 import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
+import { releaseSpool } from './http/body-spool'
 import { hotRoute } from './http/hot-route'
 import { type DeferredApp, deferredApp } from './http/deferred-app'
 import { handOn, requestGuard, routeMatcher } from './http/request-guard'
@@ -49,6 +50,8 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 		// Response into a new one to merge them in (a Headers copy, and a stream made of a string body).
 		if (response instanceof Response && response.headers.has('x-request-id')) delete set.headers['x-request-id']
 	})
+	// Upload bodies spooled to a file (body-spool.ts) are removed once the answer has gone, whatever it was.
+	app.onAfterResponse({ as: 'global' }, ({ request }) => releaseSpool(request))
 	if (docs) app.use(docs)
 	return app.use(requestGuard(svc, routed, (request) => app.handle(request))).onError(({ code, error, request, set, query, params, body }) => {
 		const path = new URL(request.url).pathname

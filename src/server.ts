@@ -19,6 +19,7 @@ import { purgeInteractions } from './modules/interactions/store'
 import { purgeGeminiCaches } from './modules/gemini-caches/store'
 import { purgeContainers } from './modules/anthropic-files/outputs'
 import { createServices } from './services'
+import { sweepSpool } from './http/body-spool'
 import { startTaskPoller } from './tasks/poller'
 
 /** How long the streams cut at the end of the grace period may take to send their error event and end. */
@@ -87,6 +88,7 @@ export async function runServer(startupNotes: string[] = []) {
 			void purgeGeminiCaches(svc.db).catch((e) => svc.log.warn('gemini cache purge failed', { error: String(e) }))
 		}
 		purge()
+		void sweepSpool()
 		const purger = setInterval(purge, PURGE_EVERY_MS)
 		purger.unref?.()
 		try {

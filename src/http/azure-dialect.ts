@@ -8,6 +8,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors'
+import { bodyBlob } from './body-spool'
 import { readForm } from './form-view'
 import { multipartBody } from './multipart'
 import { readJsonObject } from './raw-json'
@@ -48,7 +49,7 @@ async function withModel(request: Request, url: URL, model: string): Promise<Req
 	if (type.toLowerCase().startsWith('multipart/form-data')) {
 		let form: FormData
 		try {
-			form = await readForm(await request.blob(), type)
+			form = await readForm(await bodyBlob(request), type)
 		} catch (e) {
 			if (e instanceof GatewayError) return e
 			return new GatewayError('invalid_request', 'Malformed request body: not valid multipart/form-data', { code: 'invalid_body' })

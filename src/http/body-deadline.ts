@@ -116,6 +116,11 @@ export function createBodyDeadline(timeoutMs: number): BodyDeadline {
 /** What a request's body is read with: the methods Elysia's parsers (`text`, `json`, `formData`, `arrayBuffer`) and handlers call. */
 const READS = ['text', 'json', 'formData', 'arrayBuffer', 'bytes', 'blob'] as const
 
+const deadlines = new WeakMap<Request, BodyDeadline>()
+
+/** `read`, a read of the request's body by other means than its methods (its stream), under the deadline `readsUnderDeadline` put it under, if any. */
+export const withinDeadline = <T>(request: Request, read: Promise<T>): Promise<T> => deadlines.get(request)?.within(read, request) ?? read
+
 /**
  * Puts the request's own body reads under the deadline. Elysia reads a body inside its compiled handler by calling
  * these methods, and some handlers call them themselves (`parse: 'none'` passthroughs), so the request's own methods are
@@ -123,6 +128,7 @@ const READS = ['text', 'json', 'formData', 'arrayBuffer', 'bytes', 'blob'] as co
  * body (~15 µs for a small one). About 1 µs per request with a body, on the Elysia routes only.
  */
 export function readsUnderDeadline(request: Request, reads: BodyDeadline): void {
+	deadlines.set(request, reads)
 	for (const name of READS) {
 		const read = Request.prototype[name] as (this: Request) => Promise<unknown>
 		Object.defineProperty(request, name, { configurable: true, value: () => reads.within(read.call(request), request) })

@@ -6,6 +6,7 @@
  * request keeps the form itself for a relay that sends it on field by field.
  * @module
  */
+import { bodyBlob } from './body-spool'
 import { formLimitError } from './form-limits'
 import { parseMultipart, scanForm } from './multipart'
 
@@ -27,7 +28,7 @@ const isMultipartType = (contentType: string): boolean => contentType.trim().toL
 export async function readPlainForm({ request }: { request: Request }, contentType: string): Promise<FormView | undefined> {
 	if (!isMultipartType(contentType)) return undefined
 	const type = request.headers.get('content-type') ?? contentType
-	const form = await readForm(await request.blob(), type)
+	const form = await readForm(await bodyBlob(request), type)
 	forms.set(request, form)
 	return viewOf(form)
 }

@@ -4,8 +4,8 @@
  * (70–100 ms more): every request in flight waited that long whenever someone uploaded a large audio file. Here a
  * form is searched a piece at a time (native searches) and cut into slices of the body's Blob (no copy), and sent as
  * a stream of its parts with its length, so a file's bytes are read piece by piece as the socket takes them
- * (`bun bench/upload.ts`: the slowest other request during a 20 MB upload 142–205 ms before, 89–100 after; the rest
- * is Bun taking the body in; bench/README.md).
+ * (`bun bench/upload.ts`: the slowest other request during a 20 MB upload 142–205 ms before, 89–100 after, and
+ * 19–26 ms with the body spooled to a file as it arrives, body-spool.ts; bench/README.md).
  * @module
  */
 import { MAX_FORM_PARTS, MAX_PART_HEADER_BYTES } from './form-limits'

@@ -11,6 +11,7 @@ import { GatewayError } from '../core/errors'
 import { requestId } from '../lib/ids'
 import type { Services } from '../services'
 import { fromAzure, isAzurePath } from './azure-dialect'
+import { releaseSpool } from './body-spool'
 import { asEventStream, bedrockCall, fromBedrock } from './bedrock-dialect'
 import { fromVertex, vertexCall } from './vertex-dialect'
 import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
@@ -232,7 +233,11 @@ async function rewritten(
 	if (next === undefined) return undefined
 	if (next instanceof GatewayError) return errorResponse(next, shapeForRequest(request, pathOf(request)), id)
 	next.headers.set('x-request-id', id)
-	return answer ? reenter(next).then(answer) : reenter(next)
+	const res = await reenter(next)
+	// The request as it came is done with once the new one is answered (an Azure upload read it into the spool, and
+	// the new one read that in turn before its route ran); its own answer's hook is this one's, not Elysia's.
+	releaseSpool(request)
+	return answer ? answer(res) : res
 }
 
 /** A compressed body (content-encoding.ts) decoded, or why it is refused. */

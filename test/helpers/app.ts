@@ -18,6 +18,8 @@ export type TestApp = {
 	/** Creates an account with `balance` USD and a key on it; returns both ids and the key. */
 	account(balance: number, token?: TokenFields): Promise<{ accountId: number; tokenId: number; key: string }>
 	balance(accountId: number): Promise<number>
+	/** Serves `request` in this process, without a socket (the caller keeps the Request object it made). */
+	handle(request: Request): Promise<Response>
 	close(): Promise<void>
 }
 
@@ -78,6 +80,7 @@ export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<
 		admin,
 		account: (balance, token = {}) => createAccount(admin, balance, 'test', token),
 		balance: (accountId) => balanceOf(admin, accountId),
+		handle: (request) => app.handle(request),
 		async close() {
 			await app.stop(true)
 			await svc.close()
