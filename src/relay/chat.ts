@@ -27,6 +27,7 @@ import { boundInputTokens, estimateInputTokens } from './estimate'
 import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
+import type { TextPieces } from './text-pieces'
 import { choicesAttempt } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
@@ -374,7 +375,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	// Several answers from another vendor: asked of it as it can (one call, or one per answer), merged for the client.
 	if (call.ir.choices && !fast) return choicesAttempt(call, info, ch, adapter, budget, upstreamModel, stops)
 	let codec = adapter.protocol
-	let body: string
+	let body: string | TextPieces
 	try {
 		if (fast) {
 			const out = rewriteBody(call.client.name, call.body, upstreamModel, budget.capChanged ? budget.cap : undefined, call.ir.stream)

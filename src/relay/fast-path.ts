@@ -20,6 +20,7 @@ import { joinedFunctionResponses } from '../protocols/gemini/tool-pairing'
 import { reasoningObjectFor, usesCompletionTokens } from '../protocols/openai-chat/request'
 import { fixedSampling, samplesAtEffort } from '../routing/reasoning-models'
 import { topLevelMembers } from './json-members'
+import { joinedWhenShort, type TextPieces } from './text-pieces'
 
 type Body = Record<string, unknown>
 
@@ -126,11 +127,11 @@ export function levelAsBudget(config: unknown, upstreamModel: string): Body | un
  * goes upstream as the client wrote it, and a large body (an agent's whole history, on every turn) is not serialised
  * again: for a 90 KB turn, finding the members costs less than a `JSON.stringify` (17–20 against 24–35 µs) and
  * makes no second copy of the body.
- * Undefined (serialise instead) when a change removes a key, or replaces one the text holds twice at its top level
+ * A large body comes as its pieces (text-pieces.ts), sent without joining them. Undefined (serialise instead) when a change removes a key, or replaces one the text holds twice at its top level
  * (parsers differ on which of two equal keys counts).
  * @example bodyText('{"model":"a","x":1}', { model: 'a', x: 1 }, { model: 'b', x: 1 }) === '{"model":"b","x":1}'
  */
-export function bodyText(raw: string, body: Body, out: Body): string | undefined {
+export function bodyText(raw: string, body: Body, out: Body): string | TextPieces | undefined {
 	if (out === body) return raw
 	let added = ''
 	let replaced: Set<string> | undefined
@@ -140,28 +141,30 @@ export function bodyText(raw: string, body: Body, out: Body): string | undefined
 		else added += `,${JSON.stringify(k)}:${JSON.stringify(out[k])}`
 	}
 	for (const k in body) if (!(k in out)) return undefined
-	let text = raw
+	// Stretches of the client's text between the members, in order, and the members rewritten (slicing a string the
+	// first splice made would copy the whole body: it is a rope until then).
+	const parts: string[] = []
 	if (replaced) {
 		const spans = topLevelMembers(raw, replaced, { unique: true })
 		if (!spans || spans.size !== replaced.size) return undefined
-		// Pieces of the client's text between the members, in order: slicing the string a first splice made would
-		// copy the whole body (it is a rope until then).
-		text = ''
 		let from = 0
 		for (const [k, at] of spans.size === 1 ? spans : [...spans].sort((x, y) => x[1].start - y[1].start)) {
-			text += raw.slice(from, at.start) + JSON.stringify(out[k])
+			parts.push(raw.slice(from, at.start), JSON.stringify(out[k]))
 			from = at.end
 		}
-		text += raw.slice(from)
+		parts.push(raw.slice(from))
+	} else parts.push(raw)
+	if (added) {
+		const tail = parts.pop()!
+		const end = tail.lastIndexOf('}')
+		if (end === -1 || tail.slice(end + 1).trim() !== '') return undefined
+		// An empty object has no member for the new ones to follow (one replaced means it has one).
+		let before = end - 1
+		while (!replaced && before >= 0 && /\s/.test(tail[before]!)) before--
+		const empty = !replaced && tail[before] === '{'
+		parts.push(tail.slice(0, end), empty ? added.slice(1) : added, tail.slice(end))
 	}
-	if (!added) return text
-	const end = text.lastIndexOf('}')
-	if (end === -1 || text.slice(end + 1).trim() !== '') return undefined
-	// An empty object has no member for the new ones to follow.
-	let before = end - 1
-	while (before >= 0 && /\s/.test(text[before]!)) before--
-	const empty = text[before] === '{'
-	return text.slice(0, end) + (empty ? added.slice(1) : added) + text.slice(end)
+	return joinedWhenShort(parts, raw.length)
 }
 
 /**

@@ -14,6 +14,7 @@
 import { clientClosed, GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
 import { multipartBody } from '../http/multipart'
+import { piecesStream, TextPieces } from './text-pieces'
 import type { CallHooks, CallVia, UpstreamRequest } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
 import { sentCredentials, withoutSentCredentials } from './sent-credentials'
@@ -142,16 +143,18 @@ export const waitsFor = (stream: boolean | undefined): Waits => (stream ? 'heade
  */
 export async function fetchUpstream(
 	url: string,
-	init: { method?: string; headers: Record<string, string>; body?: BodyInit } & CallVia,
+	init: { method?: string; headers: Record<string, string>; body?: BodyInit | TextPieces } & CallVia,
 	timeouts: Timeouts,
 	clientSignal: AbortSignal,
 ): Promise<UpstreamCall> {
 	const { adapter, ch } = init
 	let req: UpstreamRequest | undefined
 	if (ch && (adapter?.reshape || adapter?.authorize)) {
-		req = await prepared(url, init, ch, adapter, clientSignal)
+		// A hook may sign or reshape the text: a body in pieces is joined for it.
+		const body = init.body instanceof TextPieces ? String(init.body) : init.body
+		req = await prepared(url, body === init.body ? (init as typeof init & { body?: BodyInit }) : { ...init, body }, ch, adapter, clientSignal)
 		// A body that is not text (a multipart form) goes as it came: only the credentials were set.
-		init = typeof init.body === 'string' || init.body === undefined ? req : { ...req, body: init.body }
+		init = typeof body === 'string' || body === undefined ? req : { ...req, body }
 	}
 	// The url the hooks settled (Vertex AI's project, when the metadata server names it).
 	const target = req?.url ?? url
@@ -195,13 +198,15 @@ export async function fetchUpstream(
 	}
 }
 
-function send(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit }, call: Call, timeouts: Timeouts) {
+function send(url: string, init: { method?: string; headers: Record<string, string>; body?: BodyInit | TextPieces }, call: Call, timeouts: Timeouts) {
 	// A form goes as a stream of its parts (http/multipart.ts): Bun would serialise it whole first, holding the loop.
 	const form = init.body instanceof FormData ? multipartBody(init.body) : undefined
+	// A large body in pieces as a stream of them, sized (text-pieces.ts): joined, it would be made on the loop.
+	const pieces = init.body instanceof TextPieces ? piecesStream(init.body) : undefined
 	return fetch(url, {
 		method: init.method ?? 'POST',
-		headers: form ? { ...withoutBodyHeaders(init.headers), ...form.headers } : init.headers,
-		body: form ? form.body : init.body,
+		headers: form ? { ...withoutBodyHeaders(init.headers), ...form.headers } : pieces ? { ...init.headers, 'content-length': String(pieces.length) } : init.headers,
+		body: form ? form.body : pieces ? pieces.body : (init.body as BodyInit | undefined),
 		signal: call.ctl.signal,
 		// Before the headers, Bun's idle timeout would cut a slow first byte at `idleMs` (a non-streamed answer
 		// sends its headers only when it is complete): so it is past both of ours.

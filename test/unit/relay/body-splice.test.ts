@@ -5,7 +5,8 @@ import { bodyText } from '../../../src/relay/fast-path'
 const splice = (raw: string, out: (body: Record<string, unknown>) => Record<string, unknown>) => {
 	const body = JSON.parse(raw) as Record<string, unknown>
 	const o = out(body)
-	const text = bodyText(raw, body, o)
+	const spliced = bodyText(raw, body, o)
+	const text = spliced === undefined ? undefined : String(spliced)
 	if (text !== undefined) expect(JSON.parse(text)).toEqual(o)
 	return text
 }
@@ -46,7 +47,7 @@ describe('bodyText (the fast path forwards the client body text)', () => {
 			const out = { ...body, ...change }
 			const spliced = bodyText(text, body, out)
 			expect(spliced).toBeDefined()
-			expect(JSON.parse(spliced!)).toEqual(out)
+			expect(JSON.parse(String(spliced!))).toEqual(out)
 		}
 	})
 	it('should add to an empty object without a leading comma', () => {

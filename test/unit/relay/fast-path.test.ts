@@ -169,7 +169,7 @@ describe('rewriteBody (gemini): signatures only this gateway explains', () => {
 		expect(contents[3]).toEqual({ role: 'model', parts: [{ text: 'Answer.' }] })
 		expect(contents[1]).toBe(geminiTurn)
 		expect(body.contents[3]).toBe(claudeTurn)
-		expect(JSON.parse(bodyText(raw, body, out)!)).toEqual(out)
+		expect(JSON.parse(String(bodyText(raw, body, out)!))).toEqual(out)
 	})
 
 	it('should give a function call the documented placeholder, strip a text part, untag a Gemini tag, and drop an emptied turn', () => {
