@@ -1,16 +1,18 @@
 /**
- * `bun bench/upload.ts [--db postgres|pglite] [--mb 20] [--rounds 5]`: what a large upload costs everyone else. A
- * 20 MB file goes to /v1/audio/transcriptions (curl, a process of its own) while this process asks the gateway for
- * `GET /v1/models` back to back; printed: the slowest of those answers during the upload against the slowest while
- * idle, and the upload's own time through the gateway (with those requests, and alone) against straight to the mock. Two files: a WAV (its length is
- * read from the header) and bytes of no known format (every format's reader walks them, as for an MP3).
+ * `bun bench/upload.ts [--db postgres|pglite] [--mb 20] [--rounds 5] [--json]`: what a large upload costs everyone
+ * else. A 20 MB file goes to /v1/audio/transcriptions (curl, a process of its own) while this process asks the gateway
+ * for `GET /v1/models` back to back; printed: the slowest of those answers during the upload against the slowest while
+ * idle, and the upload's own time through the gateway (with those requests, and alone) against straight to the mock.
+ * Two files: a WAV (its length is read from the header) and bytes of no known format (every format's reader walks
+ * them, as for an MP3). `--json`: a chat request of that size instead (a base64 image, on the fast path, its output
+ * cap lowered by the gateway, so its body is changed on the way).
  * @module
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { wavBytes } from '../test/helpers/wav'
-import { startRig } from './gateway'
+import { MODELS, startRig } from './gateway'
 
 const arg = (name: string, fallback: string) => {
 	const i = process.argv.indexOf(`--${name}`)
@@ -19,6 +21,7 @@ const arg = (name: string, fallback: string) => {
 const db = arg('db', 'postgres') as 'postgres' | 'pglite'
 const mb = Number(arg('mb', '20'))
 const rounds = Number(arg('rounds', '5'))
+const json = process.argv.includes('--json')
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-bench-upload-'))
@@ -32,6 +35,13 @@ function wav(bytes: number): Uint8Array {
 const files = { wav: join(dir, 'speech.wav'), unknown: join(dir, 'speech.bin') }
 await Bun.write(files.wav, wav(size))
 await Bun.write(files.unknown, wav(size).subarray(44))
+const chatFile = join(dir, 'chat.json')
+if (json) {
+	const image = Buffer.from(crypto.getRandomValues(new Uint8Array(65_535))).toString('base64')
+	const data = image.repeat(Math.ceil((size * 0.98) / image.length)).slice(0, Math.floor((size * 0.98) / 4) * 4)
+	const content = [{ type: 'text', text: 'What is in this screenshot?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }]
+	await Bun.write(chatFile, JSON.stringify({ model: MODELS.openai, max_tokens: 100_000, messages: [{ role: 'user', content }] }))
+}
 
 const rig = await startRig(db, postgresUrl)
 const gateway = `http://127.0.0.1:${rig.gw.port}`
@@ -52,10 +62,11 @@ async function probe(until: Promise<unknown>): Promise<number[]> {
 	return took
 }
 
-/** One upload by curl; its time in ms (the HTTP status must be 200). */
+/** One upload by curl (a form, or with `json` the chat request); its time in ms (the HTTP status must be 200). */
 async function upload(base: string, key: string, file: string, type: string): Promise<number> {
 	const t = performance.now()
-	const curl = Bun.spawn(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `authorization: Bearer ${key}`, '-F', 'model=whisper-1', '-F', `file=@${file};type=${type}`, `${base}/v1/audio/transcriptions`])
+	const what = type === 'application/json' ? ['-H', `content-type: ${type}`, '--data-binary', `@${file}`, `${base}/v1/chat/completions`] : ['-F', 'model=whisper-1', '-F', `file=@${file};type=${type}`, `${base}/v1/audio/transcriptions`]
+	const curl = Bun.spawn(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `authorization: Bearer ${key}`, ...what])
 	const status = (await new Response(curl.stdout).text()).trim()
 	if (status !== '200') throw new Error(`upload to ${base}: HTTP ${status}`)
 	return performance.now() - t
@@ -65,8 +76,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`
 
 try {
-	console.log(`# ${mb} MB uploads to /v1/audio/transcriptions on ${db}, ${rounds} rounds each (median of the rounds)`)
-	for (const [label, file, type] of [['wav', files.wav, 'audio/wav'], ['unknown format', files.unknown, 'application/octet-stream']] as const) {
+	console.log(`# ${mb} MB ${json ? 'chat requests to /v1/chat/completions' : 'uploads to /v1/audio/transcriptions'} on ${db}, ${rounds} rounds each (median of the rounds)`)
+	const cases = json ? ([['chat with a base64 image', chatFile, 'application/json']] as const) : ([['wav', files.wav, 'audio/wav'], ['unknown format', files.unknown, 'application/octet-stream']] as const)
+	for (const [label, file, type] of cases) {
 		const idle: number[] = []
 		const busy: number[] = []
 		const via: number[] = []
