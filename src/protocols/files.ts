@@ -74,12 +74,19 @@ export function asPlainParts(p: FilePart): Array<TextPart | ImagePart> | undefin
 	return head ? [{ type: 'text', text: head.trimEnd() }, ...s.content] : s.content
 }
 
-const DATA_URL = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s
-
-/** A base64 `data:` URL's media type and data (parsed, never fetched: WIRE-NOTES §19). */
+/**
+ * A base64 `data:` URL's media type (lowercased) and data (parsed, never fetched: WIRE-NOTES §19): `data:`, a media
+ * type, any parameters, `;base64,`, the data. Found by position, not by a pattern run to the data's end: an image of
+ * 20 MB was 5 ms of the event loop that way.
+ * @example parseDataUrl('data:image/PNG;name=a.png;base64,iVBO') // { mediaType: 'image/png', data: 'iVBO' }
+ */
 export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
-	const m = DATA_URL.exec(url)
-	return m ? { mediaType: m[1]!.toLowerCase(), data: m[3]! } : undefined
+	if (!url.startsWith('data:')) return undefined
+	const comma = url.indexOf(',', 5)
+	if (comma === -1 || !url.startsWith(';base64', comma - 7)) return undefined
+	const semi = url.indexOf(';', 5)
+	if (semi <= 5) return undefined
+	return { mediaType: url.slice(5, semi).toLowerCase(), data: url.slice(comma + 1) }
 }
 
 const TYPE_BY_EXT: Record<string, string> = {

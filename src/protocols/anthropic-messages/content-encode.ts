@@ -9,6 +9,7 @@ import { packToolCallId } from '../../core/tool-ids'
 import type { Json } from './check'
 import { cache, encodeFile, refuseAudio } from './document'
 import { notNull, reinsert } from './extra'
+import { parseDataUrl } from '../files'
 
 /**
  * The id a client or upstream sees for a tool call. Anthropic requires tool_use ids to match ^[a-zA-Z0-9_-]+$,
@@ -20,8 +21,8 @@ export const wireToolId = (id: string, signature?: string): string => packToolCa
 /** `data:` URIs are parsed, never fetched (WIRE-NOTES wire §19); other URLs pass through as url sources. */
 export function encodeImageSource(src: ImageSource): Json {
 	if (src.kind === 'base64') return { type: 'base64', media_type: src.mediaType, data: src.data }
-	const m = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(src.url)
-	if (m) return { type: 'base64', media_type: m[1], data: m[2] }
+	const d = parseDataUrl(src.url)
+	if (d) return { type: 'base64', media_type: d.mediaType, data: d.data }
 	return { type: 'url', url: src.url }
 }
 

@@ -4,10 +4,8 @@
  */
 import { badRequest, GatewayError } from '../../core/errors'
 import type { ImageSource, RedactedThinkingPart, ThinkingPart } from '../../core/ir'
-import { isBlankData } from '../files'
+import { isBlankData, parseDataUrl } from '../files'
 import { isObject, str } from './guards'
-
-const DATA_URI = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s
 
 /**
  * Parses an `image_url.url`: `data:` URIs become base64 sources (parsed, never fetched: WIRE-NOTES §19 and the
@@ -16,10 +14,10 @@ const DATA_URI = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s
  */
 export function decodeImageUrl(url: string, param: string, api: 'chat' | 'responses' = 'chat'): ImageSource {
 	if (url.startsWith('data:')) {
-		const m = DATA_URI.exec(url)
-		if (!m) throw badRequest(`${param} must be a base64 data URI (data:<media-type>;base64,<data>)`, param)
-		if (isBlankData(m[3])) throw emptyImage(param, api)
-		return { kind: 'base64', mediaType: m[1].toLowerCase(), data: m[3] }
+		const d = parseDataUrl(url)
+		if (!d) throw badRequest(`${param} must be a base64 data URI (data:<media-type>;base64,<data>)`, param)
+		if (isBlankData(d.data)) throw emptyImage(param, api)
+		return { kind: 'base64', ...d }
 	}
 	if (/^https?:\/\//i.test(url)) return { kind: 'url', url }
 	throw badRequest(`${param} must be an http(s) URL or a data: URI`, param)

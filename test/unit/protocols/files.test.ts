@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../src/core/errors'
 import type { ChatRequest } from '../../../src/core/ir'
+import { parseDataUrl } from '../../../src/protocols/files'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { gemini } from '../../../src/protocols/gemini'
 import { openaiChat } from '../../../src/protocols/openai-chat'
@@ -304,5 +305,19 @@ describe('tool results with several parts to Gemini (report item 8)', () => {
 			{ functionResponse: { name: 'screenshot', response: { result: 'done' } } },
 			{ inlineData: { mimeType: 'image/png', data: 'iVBO' } },
 		])
+	})
+})
+
+describe('parseDataUrl', () => {
+	it('should read the media type (lowercased) and the data of a base64 data URL, its parameters aside', () => {
+		expect(parseDataUrl('data:image/PNG;name=a.png;base64,iVBO')).toEqual({ mediaType: 'image/png', data: 'iVBO' })
+		expect(parseDataUrl('data:image/png;base64,a,b')).toEqual({ mediaType: 'image/png', data: 'a,b' })
+		expect(parseDataUrl('data:image/png;base64,\nab\ncd')).toEqual({ mediaType: 'image/png', data: '\nab\ncd' })
+		expect(parseDataUrl('data:a;b;base64,')).toEqual({ mediaType: 'a', data: '' })
+	})
+
+	it('should refuse what is not one: no media type, not base64, no data part, a comma before the encoding', () => {
+		for (const url of ['data:;base64,xx', 'data:image/png,xx', 'data:image/png;base64', 'data:image/png;BASE64,xx', 'data:a,b;base64,c', 'x:data:image/png;base64,a', 'https://a/b.png'])
+			expect([url, parseDataUrl(url)]).toEqual([url, undefined])
 	})
 })
