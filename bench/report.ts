@@ -107,6 +107,10 @@ export function formatTable(rows: Row[]): string {
 		if (rs.some((r) => r.target === 'sb-pglite' || r.target === 'sb-postgres')) {
 			const after = rs.filter((r) => r.scenario.startsWith('streams-')).map((r) => `${r.target} rss ${r.rssBeforeMb} → peak ${r.peakRssMb} → ${r.rssAfterMb} MB 5 s after`)
 			if (after.length) out.push(...after.map((a) => `  ${a}`))
+			// The slow mock sends its role-only chunk at once and the content one pause later. The gateway holds a stream's
+			// preamble until content comes (up to 1 s, so it can still fail over: src/relay/prefetch.ts), so its first byte
+			// is the content's and its ttfb is not direct's; the time to the first token, what a user waits for, is.
+			if (after.length) out.push("  (ttfb: the gateway's first byte is the first content, one --slow-chunk-ms after the role-only chunk it holds back)")
 		}
 		for (const r of rs) for (const p of r.problems) out.push(`  ! ${r.target} ${p}`)
 	}
