@@ -22,7 +22,7 @@ export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/mj/') || path === '/mj') return 'midjourney'
 	if (path.startsWith('/suno/') || path === '/suno') return 'suno'
 	if (path.startsWith('/v1/messages')) return 'anthropic'
-	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/upload/')) return 'gemini'
+	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/v1alpha/') || path.startsWith('/upload/')) return 'gemini'
 	if (path === '/v1/interactions' || path.startsWith('/v1/interactions/')) return 'gemini'
 	if (path === '/v1/cachedContents' || path.startsWith('/v1/cachedContents/')) return 'gemini'
 	if (path.startsWith('/ws/google.ai.') || path.startsWith('//ws/google.ai.')) return 'gemini'

@@ -19,6 +19,7 @@ import { corsHeaders, isPreflight, preflightResponse } from './cors'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
 import { unknownRoute } from './error-map'
 import { errorResponse, shapeForPath, shapeForRequest, shapeForUnknownPath } from './error-shapes'
+import { asBeta, betaPath } from './gemini-alpha'
 import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -298,6 +299,8 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 				if (codings.length) return rewritten(svc, request, id, reenter, () => decoded(svc, request, codings))
 				const path = request.url.includes('/openai/') ? pathOf(request) : undefined
 				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, () => fromAzure(request, path))
+				const beta = request.url.includes('/v1alpha') ? betaPath(pathOf(request)) : undefined
+				if (beta) return rewritten(svc, request, id, reenter, async () => asBeta(request, beta))
 				const vertex = request.method === 'POST' && request.url.includes('/publishers/anthropic/') ? vertexCall(pathOf(request)) : undefined
 				if (vertex) return rewritten(svc, request, id, reenter, () => fromVertex(request, vertex))
 				const bedrock = request.method === 'POST' && request.url.includes('/model/') ? bedrockCall(pathOf(request)) : undefined
