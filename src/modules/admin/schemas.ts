@@ -18,6 +18,13 @@ export const IdNumber = () => t.Numeric({ minimum: 1, maximum: 2_147_483_647, mu
 
 export const IdParams = t.Object({ id: IdNumber() })
 
+/**
+ * The name of a key, an account or a channel: 1–200 characters, not all of them spaces (such a name shows as nothing in
+ * the console's lists and pickers, whose edit dialog then refuses to save the key unrenamed).
+ */
+export const Name = (o: { description?: string } = {}) =>
+	t.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: o.description ? `${o.description}, with a character other than spaces` : 'a name with a character other than spaces' })
+
 /** USD amount at the API; stored as integer micro-USD. */
 export const Usd = (opts: { minimum?: number; description?: string } = {}) => t.Number({ minimum: opts.minimum ?? 0, description: opts.description ?? 'USD' })
 

@@ -5,7 +5,7 @@ import { usdToMicros } from '../../billing/money'
 import { GatewayError, badRequest } from '../../core/errors'
 import type { Services } from '../../services'
 import { adminAuth } from '../admin/auth'
-import { ErrorBody, IdParams } from '../admin/schemas'
+import { ErrorBody, IdParams, Name } from '../admin/schemas'
 import { Password, User, Username } from './schemas'
 import type { LoginLimiter } from './login-limiter'
 import { sessionFromRequest } from './sessions'
@@ -85,7 +85,7 @@ export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 					username: Username,
 					password: Password,
 					account_id: t.Optional(t.Integer({ minimum: 1, description: 'Join this existing account' })),
-					account_name: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Name of the new account (default: the username)' })),
+					account_name: t.Optional(Name({ description: 'Name of the new account (default: the username)' })),
 					balance: t.Optional(t.Number({ minimum: 0, description: 'USD credited to the new account' })),
 					is_admin: t.Optional(t.Boolean()),
 				}),

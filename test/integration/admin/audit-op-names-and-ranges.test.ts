@@ -43,6 +43,33 @@ describe('names', () => {
 	})
 })
 
+describe('names of spaces only', () => {
+	it('should refuse a key, account or channel name of spaces only with 400 naming the field, and create or change nothing', async () => {
+		const acct = await app.admin('/api/accounts', { body: { name: 'named' } })
+		const key = await app.admin('/api/tokens', { body: { account_id: acct.body.id, name: 'laptop' } })
+		const ch = await app.admin('/api/channels', { body: channel('spaced') })
+		expect([acct.status, key.status, ch.status]).toEqual([201, 201, 201])
+		const before = { accounts: (await app.admin('/api/accounts')).body.data.length, tokens: (await app.admin(`/api/tokens?account_id=${acct.body.id}`)).body.data.length }
+		for (const [path, method, body] of [
+			['/api/accounts', 'POST', { name: '   ' }],
+			['/api/tokens', 'POST', { account_id: acct.body.id, name: ' \t ' }],
+			[`/api/tokens/${key.body.id}`, 'PATCH', { name: ' ' }],
+			['/api/channels', 'POST', channel('   ')],
+			[`/api/channels/${ch.body.id}`, 'PATCH', { name: '  ' }],
+		] as const) {
+			const r = await app.admin(path, { method, body })
+			expect({ path, method, status: r.status, param: r.body.error?.param }).toEqual({ path, method, status: 400, param: 'name' })
+			expect(r.body.error.message).toContain('character other than spaces')
+		}
+		expect((await app.admin('/api/accounts')).body.data.length).toBe(before.accounts)
+		expect((await app.admin(`/api/tokens?account_id=${acct.body.id}`)).body.data.length).toBe(before.tokens)
+		expect((await app.admin(`/api/tokens/${key.body.id}`)).body.name).toBe('laptop')
+		expect((await app.admin(`/api/channels/${ch.body.id}`)).body.name).toBe('spaced')
+		// Spaces around a name are still taken as written.
+		expect((await app.admin(`/api/tokens/${key.body.id}`, { method: 'PATCH', body: { name: ' work laptop ' } })).body.name).toBe(' work laptop ')
+	})
+})
+
 describe('integer ranges', () => {
 	it('should refuse a priority, weight or output cap beyond the database’s integer with 400 naming the field', async () => {
 		const c = await app.admin('/api/channels', { body: channel('ranged') })

@@ -5,7 +5,7 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdParams, Int, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso, Name } from '../schemas'
 import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts, setAccountStatus } from './service'
 
 const Account = t.Object({
@@ -35,7 +35,7 @@ export const accountsModule = (svc: Services) =>
 				return status(201, view(await createAccount(svc.db, body.name, toMicros(body.balance ?? 0, 'balance'))))
 			},
 			{
-				body: t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), balance: t.Optional(t.Number({ minimum: 0 })) }),
+				body: t.Object({ name: Name(), balance: t.Optional(t.Number({ minimum: 0 })) }),
 				response: { 201: Account, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
 				detail: { summary: 'Create an account' },
 			},

@@ -11,7 +11,7 @@ import type { Services } from '../../../services'
 import { testChannel } from './test-call'
 import { adminAuth } from '../auth'
 import { renaming } from '../name-taken'
-import { ErrorBody, IdParams, Int, iso } from '../schemas'
+import { ErrorBody, IdParams, Int, iso, Name } from '../schemas'
 
 const ChannelType = t.Union(CHANNEL_TYPES.map((c) => t.Literal(c)))
 
@@ -177,7 +177,7 @@ export const channelsModule = (svc: Services) => {
 			},
 			{
 				body: t.Object({
-					name: t.String({ minLength: 1, maxLength: 200 }),
+					name: Name(),
 					type: Fields.type,
 					base_url: Fields.base_url,
 					api_key: Fields.api_key,
@@ -233,7 +233,7 @@ export const channelsModule = (svc: Services) => {
 			},
 			{
 				params: IdParams,
-				body: t.Partial(t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...Fields })),
+				body: t.Partial(t.Object({ name: Name(), ...Fields })),
 				response: { 200: Channel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
 				detail: { summary: 'Update a channel' },
 			},

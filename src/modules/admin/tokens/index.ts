@@ -5,7 +5,7 @@ import { microsToUsd, usdToMicros } from '../../../billing/money'
 import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
-import { ErrorBody, IdNumber, IdParams, Int, iso, realDay } from '../schemas'
+import { ErrorBody, IdNumber, IdParams, Int, iso, Name, realDay } from '../schemas'
 import { MAX_TOKEN_PAGE, type TokenInput, type TokenRow, createToken, deleteToken, getToken, listTokens, revealToken, updateToken } from './service'
 
 const Token = t.Object({
@@ -97,7 +97,7 @@ export const tokensModule = (svc: Services) =>
 				return status(201, { ...view(row), key })
 			},
 			{
-				body: t.Object({ account_id: Int({ minimum: 1, maximum: 2_147_483_647 }), name: t.String({ minLength: 1, maxLength: 200 }), ...Editable }),
+				body: t.Object({ account_id: Int({ minimum: 1, maximum: 2_147_483_647 }), name: Name(), ...Editable }),
 				response: { 201: t.Composite([Token, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
 				detail: { summary: 'Create an API key; the response carries the full key' },
 			},
@@ -159,7 +159,7 @@ export const tokensModule = (svc: Services) =>
 			{
 				params: IdParams,
 				body: t.Object({
-					name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+					name: t.Optional(Name()),
 					status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])),
 					...Editable,
 				}),
