@@ -70,7 +70,7 @@ describe('usage rows of refunds, background responses and estimates', () => {
 })
 
 describe('usage rows of a key since deleted', () => {
-	it('should name the key, marked deleted, rather than by an id the user never saw', async () => {
+	it('should name the key, marked deleted, rather than by an id the user never saw, and filter by it', async () => {
 		const gone = (await app.admin('/api/tokens', { body: { account_id: 1, name: 'old-laptop' } })).body as { id: number }
 		await app.svc.db.sql.query(
 			`INSERT INTO usage_logs (request_id, account_id, token_id, model, endpoint, status, cost, input_tokens, output_tokens)
@@ -84,8 +84,13 @@ describe('usage rows of a key since deleted', () => {
 		const key = page.getByRole('table', { name: 'Requests' }).locator('tr[title="Request by-old-laptop"] [data-label="Key"]')
 		await key.waitFor()
 		expect(await key.textContent()).toBe('old-laptop (deleted)')
-		// Not offered as a key to filter by: it makes no more requests.
-		expect(await page.getByLabel('Key').locator('option').allTextContents()).not.toContain('old-laptop')
+		// Offered to filter by, marked (QA: its usage could not be narrowed to once it was deleted), and the filter works.
+		const select = page.getByLabel('Key')
+		expect(await settled(async () => (await select.locator('option').allTextContents()).includes('old-laptop (deleted)'), true)).toBe(true)
+		await select.selectOption({ label: 'old-laptop (deleted)' })
+		const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr')
+		expect(await settled(() => rows.count(), 1)).toBe(1)
+		expect(await rows.first().getAttribute('title')).toBe('Request by-old-laptop')
 		await shot(page, 'usage-deleted-key')
 		await context.close()
 	}, 90_000)

@@ -29,11 +29,14 @@ export function DeleteButton({ name, onClick, disabled }: { name: string; onClic
 	)
 }
 
-/** "Disable" while enabled, "Enable" otherwise; `onToggle` gets the state asked for. */
-export function EnableButton({ name, enabled, onToggle }: { name: string; enabled: boolean; onToggle: (enable: boolean) => void }) {
+/**
+ * "Disable" while enabled, "Enable" otherwise; `onToggle` gets the state asked for. `refused`: why the server would
+ * refuse the toggle (shown as the disabled button's tooltip), so the page does not offer what it cannot do.
+ */
+export function EnableButton({ name, enabled, onToggle, refused }: { name: string; enabled: boolean; onToggle: (enable: boolean) => void; refused?: string }) {
 	const verb = enabled ? 'Disable' : 'Enable'
 	return (
-		<Button class="btn-sm" onClick={() => onToggle(!enabled)} aria-label={`${verb} ${name}`}>
+		<Button class="btn-sm" onClick={() => onToggle(!enabled)} aria-label={`${verb} ${name}`} disabled={refused !== undefined} title={refused}>
 			{verb}
 		</Button>
 	)

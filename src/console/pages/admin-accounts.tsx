@@ -49,7 +49,7 @@ function NewAccountModal({ onClose, onDone }: { onClose: () => void; onDone: () 
 type Dialog = { kind: 'new' } | { kind: 'credit'; account: Account } | { kind: 'disable'; account: Account }
 
 export function AdminAccounts() {
-	const { refreshBalance } = useSession()
+	const { refreshBalance, account: own } = useSession()
 	const list = useLoad(() => api<{ data: Account[] }>('GET', '/api/accounts'), [])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const credit = dialog.open?.kind === 'credit' ? dialog.open.account : undefined
@@ -94,7 +94,12 @@ export function AdminAccounts() {
 							<Button class="btn-sm" onClick={() => dialog.show({ kind: 'credit', account: a })} aria-label={`Credit ${a.name}`}>
 								Credit
 							</Button>
-							<EnableButton name={a.name} enabled={a.status === 'active'} onToggle={(on) => toggle(a, on)} />
+							<EnableButton
+								name={a.name}
+								enabled={a.status === 'active'}
+								onToggle={(on) => toggle(a, on)}
+								refused={a.id === own.id && a.status === 'active' ? 'You cannot disable the account you are signed in with' : undefined}
+							/>
 						</td>
 					</tr>
 				)}

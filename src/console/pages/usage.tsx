@@ -139,9 +139,13 @@ export function UsagePage() {
 	}
 
 	const [keySearch, setKeySearch] = useState('')
-	const keys = useLoad(() => api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: keySearch.trim(), limit: KEY_OPTIONS })}`), [accountId, keySearch])
+	// Deleted keys are offered too (marked): their usage stays, and is what one looks for after deleting a key.
+	const keys = useLoad(() => api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, search: keySearch.trim(), limit: KEY_OPTIONS, include_deleted: 'true' })}`), [accountId, keySearch])
 	// The key filtered by stays offered while a search shows others, as when the address named it.
-	const chosen = useLoad(() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId })}`) : Promise.resolve(undefined)), [accountId, tokenId])
+	const chosen = useLoad(
+		() => (tokenId ? api<TokenPage>('GET', `/api/tokens${query({ account_id: accountId, ids: tokenId, include_deleted: 'true' })}`) : Promise.resolve(undefined)),
+		[accountId, tokenId],
+	)
 	const models = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
 	// Each page comes with its rows' keys, for their names (deleted ones too), and the cursors that led to it:
 	// the pager names and turns from the page shown, not the one still loading.
@@ -166,7 +170,7 @@ export function UsagePage() {
 	const offered = [...(chosen.data?.data ?? []).filter((c) => !keys.data?.data.some((t) => t.id === c.id)), ...(keys.data?.data ?? [])]
 	const shownKeys = [...offered, ...(rows.data?.keys ?? []).filter((r) => !offered.some((t) => t.id === r.id))]
 	const names = keyLabels(shownKeys)
-	const deleted = new Set((rows.data?.keys ?? []).filter((t) => t.status === 'deleted').map((t) => t.id))
+	const deleted = new Set(shownKeys.filter((t) => t.status === 'deleted').map((t) => t.id))
 	const keyName = (id: number) => {
 		const name = names.get(id)
 		return name === undefined ? `#${id} (deleted)` : deleted.has(id) ? `${name} (deleted)` : name
@@ -204,7 +208,7 @@ export function UsagePage() {
 				{((keys.data?.total ?? 0) > KEY_OPTIONS || keySearch) && (
 					<TextField label="Search keys" value={keySearch} onValue={setKeySearch} type="search" autoComplete="off" placeholder="Name, or part of the key" />
 				)}
-				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...offered.map((t) => ({ value: String(t.id), label: names.get(t.id)! }))]} />
+				<SelectField label="Key" value={tokenId} onValue={reset(setTokenId)} options={[{ value: '', label: 'All keys' }, ...offered.map((t) => ({ value: String(t.id), label: keyName(t.id) }))]} />
 				<TextField label="Model" value={model} onValue={reset(setModel)} list="usage-models" placeholder="All models" />
 				<datalist id="usage-models">
 					{(models.data?.data ?? []).map((m) => (
