@@ -8,8 +8,8 @@
  * with thinking off, and an agent loop stopped thinking after its first tool call.
  *
  * So the thinking blocks of a converted Claude answer that calls tools are kept, by the account and the answer's first
- * call id, and put back on a later request's assistant turn that replays those calls without them (in the current tool
- * loop, the turns Anthropic needs them on). Thinking may be many KB, too much for the call id (as Gemini's signature
+ * call id, and put back on a later request's assistant turn that replays those calls without them, or with their
+ * signature on other text (`altered`), in the current tool loop, the turns Anthropic needs them on. Thinking may be many KB, too much for the call id (as Gemini's signature
  * rides there, core/tool-ids.ts): it is kept in the database (`kept_thinking`, a day), so any instance finds it, and
  * the recent ones in this instance's memory. Written before the end of the answer reaches the client (the JSON body,
  * the stream's last chunks), so a next turn sent at once to any instance finds it; a failed write is logged and the
@@ -72,10 +72,10 @@ const TOOL_OUTPUT = new Set<Part['type']>(['tool_result', 'image', 'file', 'audi
 
 /**
  * The assistant turns of the current tool loop (after the last user message with more than tool results and their
- * media) that call Claude's tools without Claude's thinking: their indexes and first call ids.
+ * media) that call Claude's tools: their indexes, first call ids, and whether they carry Claude's thinking already.
  */
-function bareTurns(messages: Message[]): Array<{ at: number; callId: string }> {
-	const out: Array<{ at: number; callId: string }> = []
+function loopTurns(messages: Message[]): Array<{ at: number; callId: string; signed: boolean }> {
+	const out: Array<{ at: number; callId: string; signed: boolean }> = []
 	for (let i = messages.length - 1; i >= 0; i--) {
 		const m = messages[i]!
 		if (m.role === 'user') {
@@ -83,9 +83,29 @@ function bareTurns(messages: Message[]): Array<{ at: number; callId: string }> {
 			continue
 		}
 		const callId = firstCall(m)
-		if (callId?.startsWith(CLAUDE_CALL) && !hasClaudeThinking(m)) out.push({ at: i, callId })
+		if (callId?.startsWith(CLAUDE_CALL)) out.push({ at: i, callId, signed: hasClaudeThinking(m) })
 	}
 	return out
+}
+
+/**
+ * Whether a turn's signed thinking is the kept answer's with its text changed. The openai SDK's stream helper
+ * (`chat.completions.stream(…).finalChatCompletion()`) assigns the delta fields it does not know rather than append
+ * them, so a streamed answer's message keeps only the last `reasoning_content` piece: sent back, Claude's signature
+ * came with a fragment of its thinking, which Anthropic refuses ("Invalid `signature` in `thinking` block"). Thinking
+ * the kept answer does not vouch for (another signature) goes as sent.
+ */
+function altered(m: Message, kept: Kept): boolean {
+	const texts = new Map<string, string>()
+	for (const { block } of kept) if (block.type === 'thinking' && block.signature) texts.set(block.signature, block.text)
+	let changed = false
+	for (const p of m.content) {
+		if (p.type !== 'thinking' || !p.signature || isForeignSignature(p.signature)) continue
+		const text = texts.get(p.signature)
+		if (text === undefined) return false
+		if (text !== p.text) changed = true
+	}
+	return changed
 }
 
 /** The turn with its kept thinking back: the blocks before its first call lead it, the others go before their call. */
@@ -200,13 +220,13 @@ export function thinkingStore(opts: { db: Db; log: Logger; now?: () => number })
 		},
 		restore(ir, accountId) {
 			if (!ir.reasoning?.enabled) return undefined
-			const bare = bareTurns(ir.messages)
+			const bare = loopTurns(ir.messages)
 			if (!bare.length) return undefined
 			const put = (found: Map<string, Kept>) => {
 				let messages: Message[] | undefined
-				for (const { at, callId } of bare) {
+				for (const { at, callId, signed } of bare) {
 					const kept = found.get(callId)
-					if (!kept) continue
+					if (!kept || (signed && !altered(ir.messages[at]!, kept))) continue
 					messages ??= [...ir.messages]
 					messages[at] = withThinking(ir.messages[at]!, kept)
 				}

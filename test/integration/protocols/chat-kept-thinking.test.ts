@@ -114,6 +114,26 @@ describe('chat clients that drop reasoning_details, on a Claude tool loop', () =
 		}
 	})
 
+	// The openai SDK's stream helper assigns the delta fields it does not know instead of appending them: its final
+	// message holds the last reasoning_content piece only, beside the whole block's signature (QA, chat pass).
+	for (const [where, second] of [
+		['the same instance', () => a],
+		['another instance on the same database', () => b],
+	] as const)
+		it(`should give Claude its whole thinking back under its signature when the openai SDK's stream helper kept a fragment (second turn on ${where})`, async () => {
+			const { key } = await cl.account(5)
+			const first = client(a, key).chat.completions.stream({ model: 'qa-claude', reasoning_effort: 'low', tools: TOOLS, messages: [{ role: 'user', content: USER }] })
+			const message = (await first.finalChatCompletion()).choices[0]!.message
+			const kept = message as typeof message & { reasoning_content?: string }
+			expect(kept.reasoning_content).not.toBe(THINKING) // what the helper made of the deltas
+			const history = [{ role: 'user', content: USER }, message, ...message.tool_calls!.map((c, i) => ({ role: 'tool', tool_call_id: c.id, content: ['rain', 'sun'][i] }))]
+			const next = await client(second(), key).chat.completions.create({ model: 'qa-claude', reasoning_effort: 'low', tools: TOOLS, messages: history as never })
+			const sent = sentToClaude()
+			expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+			expect(sent.assistant.content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: thinkingSignature(THINKING) })
+			expect(next.choices[0]!.message.content).toBe('Tool results: rain; sun')
+		})
+
 	it('should leave a turn that carries its reasoning_details as the client sent it', async () => {
 		const { key } = await cl.account(5)
 		const first = await ask(client(a, key), [{ role: 'user', content: USER }], false)

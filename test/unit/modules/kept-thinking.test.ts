@@ -53,7 +53,7 @@ describe('kept thinking', () => {
 		expect(replayed.messages[1]!.content).toHaveLength(3) // the request itself untouched
 	})
 
-	it("should replace the client's unsigned reasoning text, and leave a turn with Claude's signed thinking as sent", async () => {
+	it("should replace the client's unsigned reasoning text, and a fragment of the kept thinking under its signature, and leave other signed thinking as sent", async () => {
 		const { elsewhere } = await keptBy(2, [T1, call('toolu_b1')])
 		const unsigned = request([
 			{ role: 'user', content: [text('go')] },
@@ -61,12 +61,22 @@ describe('kept thinking', () => {
 			{ role: 'user', content: [result('toolu_b1')] },
 		])
 		expect((await elsewhere.restore(unsigned, 2))!.messages[1]!.content).toEqual([T1, call('toolu_b1')])
-		const signed = request([
+		// The openai SDK's stream helper kept the last reasoning_content piece only, beside the whole block's signature.
+		const fragment = request([
 			{ role: 'user', content: [text('go')] },
-			{ role: 'assistant', content: [{ ...T1, text: 'as the client kept it' }, call('toolu_b1')] },
+			{ role: 'assistant', content: [{ ...T1, text: ' look' }, call('toolu_b1')] },
 			{ role: 'user', content: [result('toolu_b1')] },
 		])
-		expect(elsewhere.restore(signed, 2)).toBeUndefined()
+		expect((await elsewhere.restore(fragment, 2))!.messages[1]!.content).toEqual([T1, call('toolu_b1')])
+		// As kept, or signed by another answer: as sent.
+		for (const thinking of [T1, { ...T1, text: 'other thinking', signature: 'sig_other' }]) {
+			const signed = request([
+				{ role: 'user', content: [text('go')] },
+				{ role: 'assistant', content: [thinking, call('toolu_b1')] },
+				{ role: 'user', content: [result('toolu_b1')] },
+			])
+			expect(await elsewhere.restore(signed, 2)).toBeUndefined()
+		}
 	})
 
 	it('should give back only the current tool loop, only with thinking on, only to the account, and nothing for ids not Claude’s', async () => {
