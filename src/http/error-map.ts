@@ -133,6 +133,27 @@ const isTag = (s: FieldError['schema'] & { anyOf?: Array<{ const?: unknown }> })
 const refusesTag = (x: FieldError, at: string | undefined) =>
 	x.path !== undefined && x.path.startsWith(`${at ?? ''}/`) && !x.path.slice((at ?? '').length + 1).includes('/') && isTag(x.schema as Parameters<typeof isTag>[0])
 
+/**
+ * When every member refuses the value on the same tag (`{role: "robot"}`: no message has that role), the tag's error,
+ * listing the values every member takes, rather than the one member's that came first (which named only "system" or
+ * "developer", QA).
+ */
+function everyTag(members: FieldError[][], at: string | undefined): FieldError | undefined {
+	let path: string | undefined
+	const values: unknown[] = []
+	for (const l of members) {
+		const x = l.find((y) => refusesTag(y, at))
+		if (!x || (path !== undefined && x.path !== path)) return undefined
+		path = x.path
+		const s = x.schema as { const?: unknown; anyOf?: Array<{ const?: unknown }> }
+		if (!('const' in s) && !Array.isArray(s.anyOf)) return undefined
+		for (const v of 'const' in s ? [s.const] : s.anyOf!.map((m) => m.const)) if (!values.includes(v)) values.push(v)
+	}
+	if (path === undefined || values.length < 2) return undefined
+	const listed = values.map((v) => JSON.stringify(v))
+	return { path, message: `Expected one of ${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}` }
+}
+
 /** What a schema takes, in words: a literal as written, else its type. */
 const kindOf = (s: FieldError['schema']) => (s && 'const' in s ? JSON.stringify(s.const) : typeof s?.type === 'string' ? s.type : 'value')
 
@@ -150,6 +171,10 @@ function specific(e: FieldError, depth = 0): FieldError {
 		return list
 	})
 	const named = members.filter((l) => !l.some((x) => refusesTag(x, e.path)))
+	if (!named.length) {
+		const tag = everyTag(members, e.path)
+		if (tag) return tag
+	}
 	const near = (named.length ? named : members).filter((l) => l.length && !(l.length === 1 && kindMismatch(l[0]!, e.path)))
 	if (!near.length) {
 		const kinds = [...new Set(members.flatMap((l) => (l[0] ? [kindOf(l[0].schema)] : [])))]

@@ -114,8 +114,11 @@ describe('toGatewayError on a union that refuses a value', () => {
 		expect(await call('/union', { messages: [{ role: 'tool', content: 'ok' }] })).toMatchObject({ param: 'messages.0.tool_call_id', message: 'Invalid body: "messages.0.tool_call_id" Expected required property' })
 		// A catch-all member for other types fails on its type's pattern: the text block's missing text is what is wrong.
 		expect(await call('/union', { blocks: [{ type: 'text' }] })).toMatchObject({ param: 'blocks.0.text', message: 'Invalid body: "blocks.0.text" Expected required property' })
-		// A role no member takes is still blamed on the role.
-		expect(await call('/union', { messages: [{ role: 'usr', content: 'hi' }] })).toMatchObject({ param: 'messages.0.role' })
+		// A role no member takes is still blamed on the role, listing every role (not only the first member's).
+		expect(await call('/union', { messages: [{ role: 'usr', content: 'hi' }] })).toMatchObject({
+			param: 'messages.0.role',
+			message: 'Invalid body: "messages.0.role" Expected one of "system", "developer", "user", "tool" or "assistant"',
+		})
 	})
 	it('should list what a union takes when the value is of none of its kinds', async () => {
 		expect(await call('/union', { choice: 'any' })).toMatchObject({ param: 'choice', message: 'Invalid body: "choice" Expected one of "auto", "none" or object' })
