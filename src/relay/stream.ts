@@ -24,7 +24,7 @@ import { FIRST_EVENT_WINDOW_MS, type FramesPrefetched, prefetch, prefetchFrames 
 import { countOpen, PassthroughRelay, type RelayStep, settleStream, StreamRelay } from './stream-relay'
 import { StopCutter } from './stop-sequences'
 import { type UpstreamCall, upstreamTimeout } from './upstream-fetch'
-import type { ResponseAttempt as Attempt } from '../routing/attempts'
+import { type ResponseAttempt as Attempt, revealsChannel, withoutSecrets } from '../routing/attempts'
 
 export { FIRST_EVENT_WINDOW_MS, prefetch, prefetchFrames } from './prefetch'
 export { DRAIN_GRACE_MS, drainingUpstreams, type RelayStep, relaySource, releaseAfterEnd } from './stream-relay'
@@ -141,6 +141,8 @@ class FastRelay extends PassthroughRelay {
 		if (this.meter.end() === 'error' && errorFrameIn(this.proto, [f]) === f) {
 			const e = errorOfFrame(f)
 			if (e.kind === 'rate_limit') return formatSse(this.a.call.client.encodeStreamError(e))
+			// One naming the channel's key or host goes out in the gateway's words with those cut, as before the stream.
+			if (revealsChannel(f.data, this.a.channel)) return formatSse(this.a.call.client.encodeStreamError(withoutSecrets(e, this.a.channel)))
 		}
 		let data = this.strip ? stripUsage(f.data) : f.data
 		if (data !== undefined && this.alias !== undefined) {
@@ -318,7 +320,9 @@ class ConvertedRelay extends StreamRelay {
 		const frames = this.frames
 		const cutter = this.cutter
 		if (events)
-			for (const e of events) {
+			for (const got of events) {
+				// A vendor's error mid-stream is its own words: the channel's key and host are cut, as before the stream.
+				const e = got.type === 'error' ? { ...got, error: withoutSecrets(got.error, this.a.channel) } : got
 				if (cutter) {
 					// Metered as the vendor produced them (the whole delta a sequence matched in, usage that follows it).
 					if (!cutter.done || e.type === 'usage') this.meter.onEvent(e)

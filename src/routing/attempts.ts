@@ -109,12 +109,18 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
  * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own. The message, which
  * the caller reads, also loses the channel's host (a self-hosted vendor's internal name, which its errors may repeat).
  */
-function withoutSecrets(err: GatewayError, ch: Channel): GatewayError {
+export function withoutSecrets(err: GatewayError, ch: Pick<Channel, 'apiKey' | 'baseUrl'>): GatewayError {
 	const message = withoutHost(redactKey(err.message, ch.apiKey), ch.baseUrl)
 	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
 	return copyError(err, { message, detail })
 }
+
+/**
+ * Whether `text` (an upstream's frame, relayed as it came) names the channel's key, a masked key, a key-shaped string
+ * or the channel's host: an error a vendor sends mid-stream is its own words, which the relay passes on unread.
+ */
+export const revealsChannel = (text: string, ch: Pick<Channel, 'apiKey' | 'baseUrl'>): boolean => withoutHost(redactKey(text, ch.apiKey), ch.baseUrl) !== text
 
 /** `err` with some of its members replaced (all others kept, Anthropic's `details` and the overflow counts too). */
 function copyError(err: GatewayError, change: { message?: string; detail?: string; retryAfter?: number }): GatewayError {
