@@ -7,14 +7,14 @@ import type { SseFrame } from '../core/sse'
 import type { ProtocolName } from '../protocols/codec'
 
 /**
- * Frames that carry no content: Anthropic `ping`/`message_start`, and OpenAI's first chunk, which only names the role
+ * Frames that carry no content: Anthropic `ping`/`message_start` and an empty text or thinking block's start, and OpenAI's first chunk, which only names the role
  * (`delta: {role: "assistant", content: ""}`, https://platform.openai.com/docs/api-reference/chat-streaming). Only the
  * first few frames are asked. A frame whose `"content":` is a non-empty string carries content and is told without
  * parsing (an unescaped `"content":"` is a key, never text inside a string), as is the first content chunk of most
  * streams.
  */
 export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
-	if (p === 'anthropic-messages') return f.event === 'ping' || f.event === 'message_start'
+	if (p === 'anthropic-messages') return f.event === 'ping' || f.event === 'message_start' || (f.event === 'content_block_start' && EMPTY_BLOCKS.some((b) => f.data.includes(b)))
 	if (p !== 'openai-chat' || isBrokenFrame(f) || f.data === '[DONE]') return false
 	const at = f.data.indexOf('"content":"')
 	if (at !== -1 && f.data.charCodeAt(at + 11) !== 34 /* " */) return false
@@ -27,6 +27,12 @@ export function isPreambleFrame(p: ProtocolName, f: SseFrame): boolean {
 		return false
 	}
 }
+
+/**
+ * Anthropic's text and thinking blocks open empty (`content_block_start` with `"text":""`), their content following in
+ * deltas: an overload right after one is still before content, and may fail over (QA: it reached the client, billed).
+ */
+const EMPTY_BLOCKS = ['"content_block":{"type":"text","text":""', '"content_block":{"type":"thinking","thinking":""']
 
 /** The role-only deltas OpenAI and most compatibles open a stream with, as they appear on the wire. */
 const ROLE_DELTAS = ['"delta":{"role":"assistant","content":""}', '"delta":{"role":"assistant","content":"","refusal":null}', '"delta":{"role":"assistant","content":null}', '"delta":{"role":"assistant"}']

@@ -81,7 +81,8 @@ export async function openRelayed(up: UpstreamCall, it: SseBatchReader, isPreamb
 	if (!prefetched) return failedBeforeContent(up) as { error: GatewayError }
 	const { pre, frames, head } = prefetched
 	const err = errorFrameIn(proto, head)
-	if (err || (pre.done && frames.length === 0)) {
+	// Ended inside the window with nothing but preamble (the window reads on only while it is): a cut before content.
+	if (err || pre.done) {
 		up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}

@@ -7,6 +7,22 @@ const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = 
 	data: JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], ...extra }),
 })
 
+describe('isPreambleFrame (Anthropic messages)', () => {
+	const pre = (event: string, data: object) => isPreambleFrame('anthropic-messages', { event, data: JSON.stringify(data) })
+	it('should take message_start, ping and an empty text or thinking block start for preamble, and the rest for content', () => {
+		expect(pre('message_start', { type: 'message_start', message: { id: 'm', content: [] } })).toBe(true)
+		expect(pre('ping', { type: 'ping' })).toBe(true)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })).toBe(true)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: [] } })).toBe(true)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })).toBe(true)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Hi' } })).toBe(false)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } })).toBe(false)
+		expect(pre('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'x' } })).toBe(false)
+		expect(pre('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '' } })).toBe(false)
+		expect(pre('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' } })).toBe(false)
+	})
+})
+
 describe('isPreambleFrame (OpenAI chat)', () => {
 	const pre = (f: { data: string }) => isPreambleFrame('openai-chat', f)
 	it('should take the role-only first chunk for preamble', () => {
