@@ -160,6 +160,8 @@ export function upstreamStatusError(
 	// any other 5xx's, are the upstream's trouble (a proxy's page naming its hosts, a stack trace): the caller gets ours.
 	if (status === 529 || status === 503) return new GatewayError('overloaded', 'the upstream provider is overloaded; retry after a short wait', { retryable: true, retryAfter, detail })
 	if (status >= 500) return new GatewayError('upstream', `the upstream provider failed (HTTP ${status})`, { retryable: true, code: 'upstream_error', detail })
+	// A vendor's (or its proxy's) own timeout, not the caller's fault: another channel may answer, and the SDKs retry a 408.
+	if (status === 408) return new GatewayError('timeout', 'the upstream provider timed out (HTTP 408)', { retryable: true, code: 'upstream_timeout', retryAfter, detail })
 	if (status === 401)
 		// The channel's key is wrong or revoked: no request can succeed on it (routing disables the channel).
 		return new GatewayError('upstream', "the upstream provider refused the gateway's credentials for this model", { retryable: true, code: 'upstream_auth', detail })

@@ -3,8 +3,10 @@
  * the next channel as a converted one does: an Anthropic overload right after `message_start` and the first block's
  * empty `content_block_start`, or an OpenAI stream cut right after its role-only first chunk. The client gets the
  * next channel's whole answer and one usage row; before, it got an empty message (or an error) billed as a success.
+ * An upstream's 408 (its own timeout) fails over too, rather than reaching the caller as its own bad request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { GatewayConfig } from '../../../src/config/gateway-file'
 import { chat, messages } from './clients'
 import { type Matrix, SETUP_MS, startMatrix, usageRows } from './harness'
 
@@ -17,7 +19,7 @@ beforeAll(async () => {
 			{ name: 'early-gpt', input_per_mtok: 1, output_per_mtok: 2 },
 		],
 		// Lower priority first: each model's own vendor, then the other.
-		channels: (mocks) => [
+		channels: (mocks): GatewayConfig['channels'] => [
 			{ name: 'early-an', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: ['early-claude'], model_map: { 'early-claude': 'claude-sonnet-4-6' }, priority: 1 },
 			{ name: 'early-an-oa', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: ['early-claude'], model_map: { 'early-claude': 'gpt-4o-mini' }, priority: 2 },
 			{ name: 'early-oa', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: ['early-gpt'], model_map: { 'early-gpt': 'gpt-4o-mini' }, priority: 1 },
@@ -50,6 +52,15 @@ describe('a stream that fails before content on the fast path', () => {
 		expect(a.text).toBe('Hello! You said: hello friend')
 		const rows = await usageRows(m, acct.accountId)
 		expect(rows.map((r) => [r.channel, r.status, r.end_reason])).toEqual([['early-oa-an', 200, 'ok']])
+	})
+
+	it("should fail over an upstream's 408 (its own timeout, not the caller's fault)", async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'status', status: 408 }
+		const a = await chat(acct.openai, { model: 'early-gpt', messages: ask }, false)
+		expect(a.text).toBe('Hello! You said: hello friend')
+		const rows = await usageRows(m, acct.accountId)
+		expect(rows.map((r) => [r.channel, r.status])).toEqual([['early-oa-an', 200]])
 	})
 
 	it('should still relay a stream that fails after content as it is, billed for what came', async () => {

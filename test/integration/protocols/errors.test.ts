@@ -28,6 +28,8 @@ const MAPPED: Array<[number, number, string, string]> = [
 	[401, 502, 'server_error', 'api_error'],
 	// The vendor account may not use this model: the gateway's fault too.
 	[403, 502, 'server_error', 'api_error'],
+	// The vendor's own timeout: not the caller's fault (it went back as a 400-class invalid request).
+	[408, 504, 'timeout_error', 'timeout_error'],
 ]
 
 describe('upstream HTTP errors', () => {
