@@ -81,6 +81,12 @@ export function unknownRoute(method: string, path: string): GatewayError {
 		return new GatewayError('not_found', `No route ${method} ${path} on this gateway: the path has an empty segment (//); check the base URL of the client for a trailing slash (${method} ${meant} here)`, {
 			code: 'not_found',
 		})
+	// `/v1` given twice: the Anthropic SDK's base URL is the root, where OpenAI's ends in /v1 (still a 404, with the way).
+	const twice = /^\/v1\/(v1(?:beta)?\/.*)$/.exec(path)
+	if (twice)
+		return new GatewayError('not_found', `No route ${method} ${path} on this gateway: the path repeats /v1; give the client the base URL without it (${method} /${twice[1]} here; Anthropic's SDKs take the root, OpenAI's the root with /v1)`, {
+			code: 'not_found',
+		})
 	if (!MODEL_API.test(path)) {
 		const prefixed = withApiPrefix(path)
 		if (prefixed)

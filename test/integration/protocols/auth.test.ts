@@ -155,6 +155,8 @@ describe('where the caller went wrong, told in its own protocol', () => {
 		const err = await wrong.messages.create({ model: MODEL.anthropic, max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)
 		expect(err).toBeInstanceOf(Anthropic.NotFoundError)
 		expect((err as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } })
+		// The message says what to change (QA: LangChain's ChatAnthropic given `{root}/v1` got a bare "no route").
+		expect((err as Error).message).toContain('the path repeats /v1; give the client the base URL without it (POST /v1/messages here')
 
 		const get = (path: string, headers: Record<string, string> = {}) => fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
 		const anthropic = { type: 'error', error: { type: 'not_found_error' } }
