@@ -147,8 +147,15 @@ export const AnthropicToolChoice = t.Union([
  */
 const thinkingDisplay = t.Optional(t.Nullable(t.Union([t.Literal('summarized'), t.Literal('omitted'), t.Literal('updates')])))
 
+/**
+ * At least 1024, Anthropic's minimum; or -1, Gemini's "dynamic" budget, which clients that speak this protocol to
+ * every vendor send for Gemini and GPT models (opencode's `high` variant and its title requests, through
+ * @ai-sdk/anthropic): another vendor's model thinks at its default depth, and Claude answers its own 400 as before.
+ */
+const thinkingBudget = t.Union([Integer({ minimum: 1024 }), t.Literal(-1)])
+
 export const AnthropicThinkingConfig = t.Union([
-	t.Object({ type: t.Literal('enabled'), budget_tokens: Integer({ minimum: 1024 }), display: thinkingDisplay }, open),
+	t.Object({ type: t.Literal('enabled'), budget_tokens: thinkingBudget, display: thinkingDisplay }, open),
 	t.Object({ type: t.Literal('disabled') }, open),
 	t.Object({ type: t.Literal('adaptive'), display: thinkingDisplay }, open),
 	t.Object({ type: t.Literal('between_tools') }, open),

@@ -138,6 +138,8 @@ function decodeThinking(b: Json, extra: AnthropicExtra): Reasoning | undefined {
 		case 'between_tools':
 			return base
 		case 'enabled': {
+			// -1: Gemini's dynamic budget (model.ts `thinkingBudget`), the model's own default depth.
+			if (th.budget_tokens === -1) return base
 			const budget = optInteger(th, 'budget_tokens', 'thinking', 1024)
 			if (budget === undefined) throw invalid('thinking.budget_tokens', 'Field required')
 			// "`max_tokens` must be greater than `thinking.budget_tokens`" is Claude's rule, left to Claude (its 400 comes
