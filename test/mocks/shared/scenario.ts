@@ -161,7 +161,13 @@ function plannedCalls(c: Conversation): PlannedCall[] {
 function scriptedCall(c: Conversation): PlannedCall | undefined {
 	const m = /#call (\S+) (\{.*\})/.exec(c.lastUserText)
 	if (!m || !c.tools.some((t) => t.name === m[1])) return undefined
-	const args = JSON.parse(m[2]!) as Record<string, unknown>
+	// Not JSON as written (a CLI that quotes the prompt and escapes it): no scripted call, rather than a 500.
+	let args: Record<string, unknown>
+	try {
+		args = JSON.parse(m[2]!) as Record<string, unknown>
+	} catch {
+		return undefined
+	}
 	return { name: m[1]!, args, json: JSON.stringify(args) }
 }
 
