@@ -10,7 +10,7 @@ import { Elysia, t } from 'elysia'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import type { Services } from '../../services'
-import { type Item, inputItems, itemView, type StoredItem, toStore } from './items'
+import { givenItems, type Item, itemView, type StoredItem, toStore } from './items'
 import {
 	AddItems,
 	Conversation,
@@ -53,7 +53,7 @@ export const conversationsModule = (svc: Services) =>
 		.post(
 			'/v1/conversations',
 			async ({ body, token, requestId }) => {
-				const items = toStore(inputItems((body.items ?? []) as Item[]))
+				const items = toStore(givenItems((body.items ?? []) as Item[]))
 				return json(conversationView(await createConversation(svc.db, token.accountId, body.metadata ?? {}, items)), requestId)
 			},
 			{
@@ -94,7 +94,7 @@ export const conversationsModule = (svc: Services) =>
 			'/v1/conversations/:conversation_id/items',
 			async ({ params, body, token, requestId, request }) => {
 				const conv = await ownConversation(svc.db, token.accountId, params.conversation_id)
-				const items = toStore(inputItems(body.items as Item[]))
+				const items = toStore(givenItems(body.items as Item[]))
 				await addItems(svc.db, conv.id, items)
 				return json(page(items, false, includeOf(request)), requestId)
 			},

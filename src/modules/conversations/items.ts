@@ -6,6 +6,7 @@
  * from the gateway, shown in lists but not sent upstream (OpenAI takes no id on an input message).
  * @module
  */
+import { badRequest } from '../../core/errors'
 import { randomString } from '../../lib/ids'
 
 export type Item = Record<string, unknown>
@@ -36,6 +37,18 @@ export function inputItems(input: unknown): Item[] {
 	if (typeof input === 'string') return [fullItem({ role: 'user', content: input })]
 	if (!Array.isArray(input)) return []
 	return input.filter((x): x is Item => !!x && typeof x === 'object' && (x as Item).type !== 'item_reference').map(fullItem)
+}
+
+/**
+ * The items a client adds to a conversation (`POST /v1/conversations` and its `/items`) in full form. An
+ * `item_reference` is refused: the gateway's conversations hold the items they are given, and a referenced item may be
+ * one only OpenAI holds (it went away silently, or left an empty list, a 500).
+ */
+export function givenItems(items: unknown[]): Item[] {
+	const at = items.findIndex((x) => !!x && typeof x === 'object' && (x as Item).type === 'item_reference')
+	if (at !== -1)
+		throw badRequest("Invalid value: 'item_reference'. A conversation on this gateway holds the items it is given: send the item itself (as returned in a response's output or a conversation's items), not a reference to it.", `items[${at}]`)
+	return inputItems(items)
 }
 
 /** Items to store: each keeps its own id, or gets one of the gateway's (kept beside it, not in the item). */

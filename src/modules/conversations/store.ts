@@ -80,6 +80,7 @@ function duplicates(items: StoredItem[], taken: ReadonlySet<string> = new Set())
 
 /** Adds items the client sent (POST …/items): an id already in the conversation is a 400. */
 export async function addItems(db: Db, conversationId: string, items: StoredItem[]): Promise<void> {
+	if (!items.length) return
 	const ids = items.map((i) => i.itemId)
 	const taken = await db.orm
 		.select({ id: conversationItems.itemId })

@@ -109,6 +109,23 @@ describe('the conversation routes', () => {
 		expect((await refused(a.openai.conversations.update(conv.id, { metadata: meta })))!.status).toBe(400)
 	})
 
+	it('should refuse an item_reference with 400 naming it, on create and on adding items, and add nothing (QA: a 500, or dropped)', async () => {
+		const a = await client()
+		const ref = { type: 'item_reference' as const, id: 'msg_elsewhere' }
+		const message = { type: 'message' as const, role: 'user' as const, content: 'kept?' }
+		const conv = await a.openai.conversations.create({ items: [message] })
+		for (const items of [[ref], [message, ref]]) {
+			const err = await refused(a.openai.conversations.items.create(conv.id, { items }))
+			expect(err!.status).toBe(400)
+			expect(err!.error).toMatchObject({ type: 'invalid_request_error', param: `items[${items.indexOf(ref)}]` })
+			expect(err!.message).toContain('send the item itself')
+		}
+		expect(texts((await a.openai.conversations.items.list(conv.id)).data as never)).toEqual(['user: kept?'])
+		const created = await refused(a.openai.conversations.create({ items: [ref] }))
+		expect(created!.status).toBe(400)
+		expect(created!.error).toMatchObject({ param: 'items[0]' })
+	})
+
 	it("should answer 404 for another account's conversation on every route, and in responses.create", async () => {
 		const a = await client()
 		const b = await client()
