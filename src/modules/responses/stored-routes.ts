@@ -13,7 +13,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { eq } from 'drizzle-orm'
-import { GatewayError } from '../../core/errors'
+import { badRequest, GatewayError } from '../../core/errors'
 import { storedResponses } from '../../db/schema'
 import { modelAuth } from '../../http/model-auth'
 import { OpenAIErrorBody } from '../../protocols/openai-chat'
@@ -208,7 +208,13 @@ export const storedResponseRoutes = (svc: Services, items: ConvertedItems) =>
 			'/v1/responses/:id',
 			async ({ params: { id }, token, requestId, request }) => {
 				const held = await locate(svc, items, token.accountId, id)
-				if ('copy' in held) return jsonAnswer(held.copy, requestId)
+				if ('copy' in held) {
+					// A converted answer is never a background one (it is refused with `background`): OpenAI's answer to
+					// streaming a response not created so, rather than its JSON, on which the SDK's stream saw no event.
+					if (new URL(request.url).searchParams.get('stream') === 'true')
+						throw badRequest('This response cannot be streamed because it was not created with background=true.', 'stream')
+					return jsonAnswer(held.copy, requestId)
+				}
 				const ch = held.channel
 				// A background response's items are known once it ends: they are the account's to name (ownership.ts).
 				const res = await forward(ch, id, '', 'GET', request, requestId, (answer) =>

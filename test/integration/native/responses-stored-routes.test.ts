@@ -100,6 +100,16 @@ describe('converted responses', () => {
 		await expectStatus(b.openai.responses.inputItems.list(first.id), 404)
 		const cancel = await expectStatus(a.openai.responses.cancel(first.id), 400)
 		expect(cancel.message).toContain('background: true')
+		// Streaming it is OpenAI's 400 for a response not created in the background (QA: its JSON came, and the SDK's
+		// stream ended with no event).
+		const streamed = await expectStatus(
+			(async () => {
+				for await (const _ of await a.openai.responses.retrieve(first.id, { stream: true })) break
+			})(),
+			400,
+		)
+		expect(streamed.message).toContain('This response cannot be streamed because it was not created with background=true.')
+		expect(streamed.param).toBe('stream')
 		// None of it reached the vendor.
 		expect(n.anthropic.requests.length).toBe(before)
 
