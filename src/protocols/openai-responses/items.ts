@@ -85,9 +85,11 @@ function fileData(p: Json, at: string): FilePart {
  */
 function fileUrl(p: Json, at: string): FilePart {
 	const url = p.file_url as string
-	if (!/^https?:\/\//i.test(url)) throw badRequest(`${at}.file_url must be an http(s) URL`, `${at}.file_url`)
+	// A URL that does not parse (`http://a b/x.pdf`) is the caller's to fix, as on every other URL field, not a 500.
+	const parsed = /^https?:\/\//i.test(url) ? URL.parse(url) : null
+	if (!parsed) throw badRequest(`${at}.file_url must be an http(s) URL`, `${at}.file_url`)
 	const filename = str(p.filename)
-	const guessed = guessMediaType('', filename ?? new URL(url).pathname)
+	const guessed = guessMediaType('', filename ?? parsed.pathname)
 	const out: FilePart = { type: 'file', source: guessed === 'application/octet-stream' ? { kind: 'url', url } : { kind: 'url', url, mediaType: guessed }, path: at }
 	if (filename !== undefined) out.filename = filename
 	return out

@@ -198,6 +198,21 @@ describe('input_file with file_url', () => {
 		})
 })
 
+describe('input_file with a file_url that does not parse', () => {
+	for (const up of ['openai', 'anthropic', 'gemini'] as const)
+		it(`should be a 400 naming the field, not a 500 (${up} model)`, async () => {
+			const acct = await m.account()
+			for (const bad of ['http://', 'http://a b/x.pdf', 'https://[::1/x.pdf', 'http://exa%mple.com/x.pdf']) {
+				const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_file', file_url: bad }] }]
+				const err = await acct.openai.responses.create({ model: MODEL[up], input }).then(
+					() => undefined,
+					(e: InstanceType<typeof OpenAI.APIError>) => e,
+				)
+				expect({ bad, status: err?.status, param: (err?.error as { param?: string } | undefined)?.param }).toEqual({ bad, status: 400, param: 'input[0].content[1].file_url' })
+			}
+		})
+})
+
 describe('logprobs', () => {
 	/** The log probabilities the mocks give an answer (test/mocks/shared/logprobs.ts), as OpenAI writes them. */
 	function expected(text: string, top: number) {
