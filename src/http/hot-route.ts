@@ -37,6 +37,9 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 		const type = request.headers.get('content-type') ?? ''
 		const semi = type.indexOf(';')
 		if (!isJsonType(semi === -1 ? type : type.slice(0, semi))) return elysia(request)
+		// The key before the body: one to look up or refuse goes to Elysia's guard unread (model-auth.ts refusedBeforeBody).
+		const token = svc.keys.cached(presentedKey(request, false))
+		if (!token) return elysia(request)
 		let raw: string
 		try {
 			raw = await svc.bodyReads.within(request.text(), request)
@@ -56,8 +59,6 @@ export function hotRoute(svc: Services, route: HotRoute, elysia: (request: Reque
 			return again()
 		}
 		if (!validator.Check(body)) return again()
-		const token = svc.keys.cached(presentedKey(request, false))
-		if (!token) return again()
 		try {
 			const admitted = svc.limits.admit(token)
 			if (admitted) await admitted

@@ -38,6 +38,30 @@ const KEY_WHERE: Record<ErrorShape, string> = {
 
 export const missingKey = (shape: ErrorShape) => new GatewayError('authentication', `Missing API key: send ${KEY_WHERE[shape]}`, { code: 'missing_api_key' })
 
+/** The paths whose routes take a gateway key: the model APIs, their uploads, Azure's dialect, the task passthroughs. */
+const KEYED = /^\/(?:v1|v1beta|v1alpha|upload|mj|suno|openai)\//
+
+/**
+ * A request with a body to a keyed route, refused before its body is read when it has no key, or a key the gateway
+ * refuses. Elysia reads and parses a body before the routes' key check (`derive`), and a large body may take minutes
+ * (body-deadline.ts): a caller with no key held a connection that long per request, and one address filled the
+ * process's file descriptors (QA, security pass). Credentials in a form read elsewhere (AWS's signed `Authorization`)
+ * go on to their route. A key not yet cached is looked up here, as the route would (the route then finds it cached).
+ */
+export async function refusedBeforeBody(svc: Services, request: Request, path: string): Promise<GatewayError | undefined> {
+	if (!KEYED.test(path)) return undefined
+	const key = presentedKey(request, true) ?? request.headers.get('mj-api-secret')?.trim()
+	if (!key) return request.headers.has('authorization') ? undefined : missingKey(shapeForPath(path))
+	if (svc.keys.cached(key)) return undefined
+	try {
+		await svc.keys.authenticate(key)
+		return undefined
+	} catch (e) {
+		if (e instanceof GatewayError && e.kind === 'authentication') return e
+		throw e
+	}
+}
+
 /** Whether a request only reads (a task poll or download): GET and HEAD. */
 export const isRead = (request: Request): boolean => request.method === 'GET' || request.method === 'HEAD'
 

@@ -20,6 +20,7 @@ import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from
 import { unknownRoute } from './error-map'
 import { errorResponse, shapeForPath, shapeForRequest, shapeForUnknownPath } from './error-shapes'
 import { asBeta, betaPath } from './gemini-alpha'
+import { refusedBeforeBody } from './model-auth'
 import { isJsonType, jsonTooDeep, MAX_JSON_DEPTH, tooDeepError } from './raw-json'
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -294,6 +295,17 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			set.headers['x-request-id'] = id
 			if (handed !== undefined) return
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
+			// Before anything reads the body (the rewrites below, Elysia's parser): a caller without a good key waits for nothing.
+			if (request.body !== null && request.method !== 'GET' && request.method !== 'HEAD') {
+				const path = pathOf(request)
+				const refused = await refusedBeforeBody(svc, request, path)
+				if (refused) {
+					// Closed once answered: keeping it open would wait for the body all the same.
+					const res = errorResponse(refused, shapeForRequest(request, path), id)
+					res.headers.set('connection', 'close')
+					return res
+				}
+			}
 			if (reenter) {
 				const codings = contentCodings(request)
 				if (codings.length) return rewritten(svc, request, id, reenter, () => decoded(svc, request, codings))
