@@ -296,9 +296,10 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			if (handed !== undefined) return
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
 			// Before anything reads the body (the rewrites below, Elysia's parser): a caller without a good key waits for nothing.
-			if (request.body !== null && request.method !== 'GET' && request.method !== 'HEAD') {
+			// Not on a path nothing serves (its 404 says more), nor for a Gemini upload's chunk (its session is its key).
+			if (request.body !== null && request.method !== 'GET' && request.method !== 'HEAD' && !isUploadChunk(request)) {
 				const path = pathOf(request)
-				const refused = await refusedBeforeBody(svc, request, path)
+				const refused = routed?.(path) === false ? undefined : await refusedBeforeBody(svc, request, path)
 				if (refused) {
 					// Closed once answered: keeping it open would wait for the body all the same.
 					const res = errorResponse(refused, shapeForRequest(request, path), id)

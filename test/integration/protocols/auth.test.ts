@@ -161,18 +161,23 @@ describe('where the caller went wrong, told in its own protocol', () => {
 		const get = (path: string, headers: Record<string, string> = {}) => fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
 		const anthropic = { type: 'error', error: { type: 'not_found_error' } }
 		const shapes: Array<[string, Record<string, string>, unknown]> = [
-			['/v1/v1/messages', {}, anthropic],
-			['/v1/v1/messages/count_tokens', {}, anthropic],
+			['/v1/v1/messages', { 'x-api-key': acct.key }, anthropic],
+			['/v1/v1/messages/count_tokens', { 'x-api-key': acct.key }, anthropic],
 			['/nope', { 'anthropic-version': '2023-06-01' }, anthropic],
-			['/v1beta/nope', {}, { error: { code: 404, status: 'NOT_FOUND' } }],
+			['/v1beta/nope', { 'x-goog-api-key': acct.key }, { error: { code: 404, status: 'NOT_FOUND' } }],
 			['/v1/v1beta/models/x:generateContent', { 'x-goog-api-key': acct.key }, { error: { code: 404, status: 'NOT_FOUND' } }],
 			['/v1/nope', { authorization: `Bearer ${acct.key}` }, { error: { type: 'invalid_request_error', code: 'not_found' } }],
 		]
 		for (const [path, headers, shape] of shapes) {
 			const res = await get(path, headers)
-			expect(res.status).toBe(404)
+			expect({ path, status: res.status }).toEqual({ path, status: 404 })
 			expect(await res.json()).toMatchObject(shape as object)
 		}
+		// Without a key, a body to the model API is refused before it is read, whatever the path (security: a caller
+		// without a key must not hold a connection while its body trickles in).
+		const keyless = await get('/v1/v1/messages')
+		expect(keyless.status).toBe(401)
+		expect(await keyless.json()).toMatchObject({ error: { code: 'missing_api_key' } })
 		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
 	})
 })
