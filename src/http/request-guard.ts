@@ -296,7 +296,8 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			if (handed !== undefined) return
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
 			// Before anything reads the body (the rewrites below, Elysia's parser): a caller without a good key waits for nothing.
-			// Not on a path nothing serves (its 404 says more), nor for a Gemini upload's chunk (its session is its key).
+			// Not for a Gemini upload's chunk (its session is its key), nor on a path an app knows no route of its serves (one
+			// built with every route; the main app cannot tell such a path from a deferred route's, so there it needs a key).
 			if (request.body !== null && request.method !== 'GET' && request.method !== 'HEAD' && !isUploadChunk(request)) {
 				const path = pathOf(request)
 				const refused = routed?.(path) === false ? undefined : await refusedBeforeBody(svc, request, path)

@@ -193,6 +193,9 @@ export function thinkingStore(opts: { db: Db; log: Logger; now?: () => number })
 				.select({ callId: table.callId, blocks: table.blocks })
 				.from(table)
 				.where(and(eq(table.accountId, accountId), inArray(table.callId, callIds)))
+			// Remembered here too: a tool loop's later requests name the same turns again (signed ones included, to
+			// check their text: `altered`), and another instance's answers would otherwise be read on every one of them.
+			for (const r of rows) memory.set(accountId, key(accountId, r.callId), r.blocks as Kept, JSON.stringify(r.blocks).length)
 			return new Map(rows.map((r) => [r.callId, r.blocks as Kept]))
 		} catch (e) {
 			opts.log.warn('kept thinking not read', { error: String(e) })

@@ -68,6 +68,10 @@ describe('kept thinking', () => {
 			{ role: 'user', content: [result('toolu_b1')] },
 		])
 		expect((await elsewhere.restore(fragment, 2))!.messages[1]!.content).toEqual([T1, call('toolu_b1')])
+		// Read from the database once, then remembered: the loop's next request names the same turn again.
+		const again = elsewhere.restore(fragment, 2)
+		expect(again).not.toBeInstanceOf(Promise)
+		expect((again as ChatRequest).messages[1]!.content).toEqual([T1, call('toolu_b1')])
 		// As kept, or signed by another answer: as sent.
 		for (const thinking of [T1, { ...T1, text: 'other thinking', signature: 'sig_other' }]) {
 			const signed = request([
