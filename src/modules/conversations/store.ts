@@ -98,14 +98,14 @@ export async function appendItems(db: Db, conversationId: string, items: StoredI
 	if (items.length) await db.orm.insert(conversationItems).values(items.map((i) => ({ conversationId, ...i }))).onConflictDoNothing()
 }
 
-/** Every item of the conversation, oldest first, as it goes upstream. */
-export async function allItems(db: Db, conversationId: string): Promise<Item[]> {
+/** Every item of the conversation, oldest first: the id it is listed under, and the item as it goes upstream. */
+export async function allItems(db: Db, conversationId: string): Promise<StoredItem[]> {
 	const rows = await db.orm
-		.select({ item: conversationItems.item })
+		.select({ itemId: conversationItems.itemId, item: conversationItems.item })
 		.from(conversationItems)
 		.where(eq(conversationItems.conversationId, conversationId))
 		.orderBy(asc(conversationItems.seq))
-	return rows.map((r) => r.item as Item)
+	return rows.map((r) => ({ itemId: r.itemId, item: r.item as Item }))
 }
 
 export type ItemPage = { items: StoredItem[]; hasMore: boolean }

@@ -20,7 +20,7 @@ import { GatewayError } from '../../core/errors'
 import { createSseParser, type SseFrame } from '../../core/sse'
 import type { Services } from '../../services'
 import { checkContinuation } from '../responses/ownership'
-import { type Item, inputItems, toStore } from './items'
+import { type Item, type StoredItem, inputItems, toStore } from './items'
 import { holdConversation } from './lock'
 import { allItems, appendItems, findConversation } from './store'
 
@@ -34,6 +34,8 @@ export function conversationIdOf(body: Record<string, unknown>): string | undefi
 export type ConversationTurn = {
 	/** The conversation's id. */
 	id: string
+	/** The turn's whole input (the conversation's items, then the request's own), each with its id in the conversation. */
+	input: StoredItem[]
 	/** The answer as the client gets it, the turn appended to the conversation once it completed, then let go of. */
 	record(res: Response): Promise<Response>
 	/** Lets go of the conversation without appending (the request failed before it had an answer); idempotent. */
@@ -62,13 +64,21 @@ async function namedConversation(svc: Pick<Services, 'db'>, accountId: number, b
 	return undefined
 }
 
-/** Puts the conversation's items before `body.input` and removes `conversation`; returns the request's own input items. */
-async function expand(svc: Pick<Services, 'db'>, id: string, body: Record<string, unknown>): Promise<Item[]> {
-	const input = inputItems(body.input)
-	const sent = typeof body.input === 'string' ? input : Array.isArray(body.input) ? body.input : []
-	body.input = [...(await allItems(svc.db, id)), ...sent]
+/**
+ * The items of a turn, each with the id the conversation lists it under: those the conversation held before it
+ * (`history`), and the request's own input (`own`, given their ids here, once, so that the turn appended to the
+ * conversation and the response's `input_items` name the same item by the same id).
+ */
+export type TurnInput = { history: StoredItem[]; own: StoredItem[] }
+
+/** Puts the conversation's items before `body.input` and removes `conversation`. */
+async function expand(svc: Pick<Services, 'db'>, id: string, body: Record<string, unknown>): Promise<TurnInput> {
+	const own = toStore(inputItems(body.input))
+	const sent = typeof body.input === 'string' ? own.map((s) => s.item) : Array.isArray(body.input) ? body.input : []
+	const history = await allItems(svc.db, id)
+	body.input = [...history.map((s) => s.item), ...sent]
 	delete body.conversation
-	return input
+	return { history, own }
 }
 
 /**
@@ -76,7 +86,7 @@ async function expand(svc: Pick<Services, 'db'>, id: string, body: Record<string
  * `input` and `conversation` is removed. Any other conversation id is 404 unless the ownership rule lets it through,
  * and then undefined, `body` untouched. For counting input tokens: no turn, so the conversation is not held.
  */
-export async function expandConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: Item[] } | undefined> {
+export async function expandConversation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<{ id: string; input: TurnInput } | undefined> {
 	const id = await namedConversation(svc, accountId, body)
 	return id === undefined ? undefined : { id, input: await expand(svc, id, body) }
 }
@@ -96,7 +106,7 @@ export async function conversationTurn(svc: Pick<Services, 'db' | 'log'>, accoun
 		})
 	// Held before it is read: a turn that started first has appended by the time this one reads.
 	const hold = await holdConversation(svc.db, id)
-	let input: Item[]
+	let input: TurnInput
 	try {
 		input = await expand(svc, id, body)
 	} catch (e) {
@@ -109,12 +119,12 @@ export async function conversationTurn(svc: Pick<Services, 'db' | 'log'>, accoun
 			(x): x is Item => !!x && typeof x === 'object' && (stored || (x as Item).type !== 'reasoning' || typeof (x as Item).encrypted_content === 'string'),
 		)
 		try {
-			await appendItems(svc.db, id, toStore([...input, ...out]))
+			await appendItems(svc.db, id, [...input.own, ...toStore(out)])
 		} catch (e) {
 			svc.log.error('conversation turn not appended', { conversation: id, error: String(e) })
 		}
 	}
-	return { id, release: hold.release, record: (res) => recorded(res, append, hold.release) }
+	return { id, input: [...input.history, ...input.own], release: hold.release, record: (res) => recorded(res, append, hold.release) }
 }
 
 /** The terminal frame's output when it is `response.completed`. */

@@ -91,7 +91,7 @@ export const responsesModule = (svc: Services) => {
 									client,
 									(out) => void writes.push(items.remember(token.accountId, out)),
 									(response) => {
-										writes.push(items.keepResponse(token.accountId, response, keptInput(wire, expanded), expanded?.previous))
+										writes.push(items.keepResponse(token.accountId, response, turn?.input ?? keptInput(wire, expanded), expanded?.previous))
 										kept = Promise.all(writes).then(() => undefined)
 									},
 								),

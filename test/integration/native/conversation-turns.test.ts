@@ -75,6 +75,30 @@ describe('the Response object of a conversation turn', () => {
 		}
 	})
 
+	it("should list a converted turn's input items under the ids the conversation lists them by", async () => {
+		const a = await client()
+		const conv = await a.openai.conversations.create({ items: [{ role: 'user', content: 'kept before the turns' }] })
+		const first = await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'first turn', conversation: conv.id })
+		const second = await a.openai.responses.create({
+			model: 'claude-sonnet-5',
+			input: [{ role: 'user', content: 'second turn' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and more' }] }],
+			conversation: conv.id,
+		})
+		const held: Array<{ id: string; text: string }> = []
+		const textOf = (x: any) => x.content.map((p: { text?: string }) => p.text).join('')
+		for await (const it of a.openai.conversations.items.list(conv.id, { order: 'asc' })) held.push({ id: it.id!, text: textOf(it) })
+		expect(held.map((h) => h.text)).toEqual(['kept before the turns', 'first turn', 'Hello! You said: kept before the turns first turn', 'second turn', 'and more', 'Hello! You said: second turn and more'])
+		// Each response's input items: the conversation as the turn read it (OpenAI lists newest first), the same ids.
+		const inputOf = async (id: string) => {
+			const out: Array<{ id: string; text: string }> = []
+			for await (const it of a.openai.responses.inputItems.list(id, { order: 'asc' })) out.push({ id: it.id!, text: textOf(it) })
+			return out
+		}
+		expect(await inputOf(first.id)).toEqual(held.slice(0, 2))
+		expect(await inputOf(second.id)).toEqual(held.slice(0, 5))
+		expect(held.slice(2, 3).map((h) => h.id)).toEqual([first.output[0]!.id!])
+	})
+
 	it('should leave every other frame of an OpenAI stream as the upstream sent it', async () => {
 		const a = await client()
 		const conv = await a.openai.conversations.create()
