@@ -57,7 +57,9 @@ export const SpeechRequest = t.Object(
 	{
 		model: t.String({ minLength: 1 }),
 		input: t.String({ minLength: 1, maxLength: 4096 }),
-		voice: t.String({ minLength: 1 }),
+		voice: t.Union([t.String({ minLength: 1 }), t.Object({ id: t.String({ minLength: 1, description: "a custom voice's id, `voice_…`" }) }, { additionalProperties: true })], {
+			description: 'a built-in voice by name, or a custom voice by its id',
+		}),
 		response_format: t.Optional(t.Union(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'].map((f) => t.Literal(f)))),
 		speed: t.Optional(t.Number({ minimum: 0.25, maximum: 4 })),
 		instructions: t.Optional(t.String()),

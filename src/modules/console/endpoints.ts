@@ -21,7 +21,11 @@ const GEMINI_EMBED: Served = { endpoints: ['POST /v1beta/models/{model}:embedCon
 const GEMINI_EMBED_TYPES: ChannelType[] = ['gemini', 'vertex', 'openai', 'azure']
 
 /** OpenAI-compatible families that are not chat, by the vendors' naming (text-embedding-3-small, tts-1, whisper-1 …). */
+const RERANK: Served = { endpoints: ['POST /v1/rerank'], protocols: ['Rerank (Cohere/Jina)'] }
+
 const FAMILIES: Array<[RegExp, Served]> = [
+	// A reranker an OpenAI-compatible vendor serves (jina-reranker-*, bge-reranker-*), which /v1/rerank reaches too.
+	[/rerank/i, RERANK],
 	[/embed/i, EMBED],
 	// Edits take dall-e-2 and the GPT image models, variations dall-e-2 alone (OpenAI's images reference).
 	[/^dall-e-2/i, { endpoints: ['POST /v1/images/generations', 'POST /v1/images/edits', 'POST /v1/images/variations'], protocols: ['OpenAI Images'] }],
@@ -50,7 +54,7 @@ const GEMINI_FAMILIES: Array<[RegExp, Served]> = [
 ]
 
 const BY_TYPE: Partial<Record<ChannelType, Served>> = {
-	rerank: { endpoints: ['POST /v1/rerank'], protocols: ['Rerank (Cohere/Jina)'] },
+	rerank: RERANK,
 	video: { endpoints: ['POST /v1/videos', 'POST /v1/video/generations'], protocols: ['Video tasks'] },
 	imgsvc: { endpoints: ['POST /mj/submit/{action}'], protocols: ['Midjourney tasks'] },
 	musicsvc: { endpoints: ['POST /suno/submit/{action}'], protocols: ['Suno tasks'] },

@@ -296,9 +296,23 @@ describe('POST /v1/audio/speech', () => {
 		expect(doneAt - firstAt).toBeGreaterThan(600)
 	})
 
-	it('should reject a bad speed or an empty input with 400', async () => {
+	it('should pass a custom voice (`{id}`, OpenAI custom voices) on as sent', async () => {
 		const { key } = await app.account(1)
-		for (const body of [{ model: 'tts-1', voice: 'alloy', input: 'x', speed: 9 }, { model: 'tts-1', voice: 'alloy', input: '' }]) {
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1` })
+		const res = await openai.audio.speech.create({ model: 'tts-1', voice: { id: 'voice_1234' }, input: 'custom voice here', response_format: 'wav' })
+		expect(res.status).toBe(200)
+		expect(String.fromCharCode(...new Uint8Array(await res.arrayBuffer()).slice(0, 4))).toBe('RIFF')
+		expect((oa.requests.findLast((r) => r.path === '/v1/audio/speech')!.body as { voice: unknown }).voice).toEqual({ id: 'voice_1234' })
+	})
+
+	it('should reject a bad speed, an empty input or a voice that is neither a name nor an id with 400', async () => {
+		const { key } = await app.account(1)
+		for (const body of [
+			{ model: 'tts-1', voice: 'alloy', input: 'x', speed: 9 },
+			{ model: 'tts-1', voice: 'alloy', input: '' },
+			{ model: 'tts-1', voice: {}, input: 'x' },
+			{ model: 'tts-1', voice: { id: '' }, input: 'x' },
+		]) {
 			const res = await fetch(`${app.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 			expect(res.status).toBe(400)
 		}

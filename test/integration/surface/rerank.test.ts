@@ -77,6 +77,20 @@ describe('POST /v1/rerank', () => {
 		expect(r.body.model).toBe('jina-reranker-v2')
 	})
 
+	it('should list such a model as a reranker, not as a chat model for Anthropic or Gemini clients', async () => {
+		const { key } = await app.account(1)
+		const list = async (path: string, headers: Record<string, string>) => {
+			const res = await fetch(`${app.url}${path}`, { headers: { ...headers } })
+			expect(res.status).toBe(200)
+			return JSON.stringify(await res.json())
+		}
+		// OpenAI's list names every model the key reaches; Anthropic's only those /v1/messages serves, Gemini's those
+		// with a Gemini method (README, Models).
+		expect(await list('/v1/models', { authorization: `Bearer ${key}` })).toContain('jina-reranker-v2')
+		expect(await list('/v1/models', { 'x-api-key': key, 'anthropic-version': '2023-06-01' })).not.toContain('reranker')
+		expect(await list('/v1beta/models', { 'x-goog-api-key': key })).not.toContain('reranker')
+	})
+
 	it('should answer 400 for missing documents and charge nothing', async () => {
 		const { key, accountId } = await app.account(1)
 		const r = await call(app, key, '/v1/rerank', { body: { model: 'rerank-english-v3.0', query: 'x', documents: [] } })

@@ -110,7 +110,9 @@ export function speech(body: unknown, jsonError: boolean, streamFormat?: 'ignore
 	if (!asStr(b.model)) return missing('model')
 	const input = asStr(b.input)
 	if (input === undefined) return missing('input')
-	if (!asStr(b.voice)) return missing('voice')
+	// A built-in voice's name, or a custom voice as `{id: 'voice_…'}` (OpenAI's custom voices).
+	const voice = b.voice
+	if (!asStr(voice) && !(voice && typeof voice === 'object' && asStr((voice as Obj).id))) return missing('voice')
 	if (input.length > 4096) {
 		return openaiError(
 			400,

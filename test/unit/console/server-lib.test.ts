@@ -69,6 +69,9 @@ describe('served endpoints', () => {
 		expect(servedBy('x', ['video']).endpoints).toEqual(['POST /v1/videos', 'POST /v1/video/generations'])
 		expect(servedBy('claude-embed-like', ['anthropic']).endpoints).toContain('POST /v1/messages')
 		expect(servedBy('x', ['rerank']).endpoints).toEqual(['POST /v1/rerank'])
+		// A reranker an OpenAI-compatible vendor serves (Jina, SiliconFlow): /v1/rerank, not chat.
+		expect(servedBy('jina-reranker-v2-base-multilingual', ['openai'])).toEqual({ endpoints: ['POST /v1/rerank'], protocols: ['Rerank (Cohere/Jina)'] })
+		expect(servedBy('BAAI/bge-reranker-v2-m3', ['openai']).endpoints).toEqual(['POST /v1/rerank'])
 		expect(servedBy('x', ['openai', 'rerank']).endpoints).toContain('POST /v1/rerank')
 	})
 
