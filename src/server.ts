@@ -25,6 +25,9 @@ import { startTaskPoller } from './tasks/poller'
 /** How long the streams cut at the end of the grace period may take to send their error event and end. */
 const STREAM_CUT_WAIT_MS = 1_000
 
+/** A stop signal this soon after the first is the same one relayed (by `bun run`, `npx`): not a second. */
+const REPEATED_SIGNAL_MS = 1_000
+
 /** How often recorded response ids past their retention are deleted (modules/responses/ownership.ts). */
 const PURGE_EVERY_MS = 6 * 3_600_000
 
@@ -107,16 +110,28 @@ export async function runServer(startupNotes: string[] = []) {
 		Bun.gc(true)
 		Bun.shrink()
 		// SIGTERM: stop accepting, let open requests and streams finish within the grace period (each settles its bill
-		// as it ends), then close the database and exit 0. A second signal, or the grace period running out, cuts them.
+		// as it ends), then close the database and exit 0. The grace period running out, or a second signal, cuts them
+		// (billed for what they used); a third exits at once.
 		const graceMs = env.shutdownGraceMs
-		let stopping = false
+		let stoppingAt: number | undefined
+		const cutNow = Promise.withResolvers<false>()
+		let cutAsked = false
 		const stop = async (signal: string) => {
-			if (stopping) return process.exit(0)
-			stopping = true
+			if (stoppingAt !== undefined) {
+				// `bun run server` and `npx bun run server` pass the terminal's Ctrl-C on to the server, which the terminal
+				// sent it too: one stop, arriving twice within moments (QA: the drain and the usage flush were skipped).
+				if (performance.now() - stoppingAt < REPEATED_SIGNAL_MS) return
+				if (cutAsked) return process.exit(0)
+				cutAsked = true
+				svc.log.warn('second signal: cutting open requests', { signal })
+				cutNow.resolve(false)
+				return
+			}
+			stoppingAt = performance.now()
 			svc.log.info('shutting down', { signal, grace_ms: graceMs })
-			const drained = await Promise.race([app.server!.stop(false).then(() => true), Bun.sleep(graceMs).then(() => false)])
+			const drained = await Promise.race([app.server!.stop(false).then(() => true), Bun.sleep(graceMs).then(() => false), cutNow.promise])
 			if (!drained) {
-				svc.log.warn('grace period over: closing remaining connections')
+				if (!cutAsked) svc.log.warn('grace period over: closing remaining connections')
 				// The requests this cuts end as if their clients had left: recorded as `shutdown` instead.
 				svc.ledger.cutForShutdown()
 				// Streams end with their protocol's error event (Anthropic overloaded_error, an OpenAI error chunk) rather
