@@ -337,7 +337,7 @@ class ChoicesRelay extends StreamRelay {
 	protected settle() {
 		const { usage, estimated } = totalUsage(this.sources, this.a.budget.countInput)
 		const ends = this.sources.flatMap((s) => s.readers.map((r) => r.meter.end()))
-		const endReason = this.cancelled ? 'client_abort' : ends.includes('error') ? 'error' : ends.includes('cut') ? 'upstream_cut' : 'ok'
+		const endReason = ends.includes('error') ? 'error' : this.cancelled ? 'client_abort' : ends.includes('cut') ? 'upstream_cut' : 'ok'
 		const stopped = this.sources.some(stoppedEarly)
 		return settleStream(this.a, { usage, estimated, estimateOutput: () => countAll(this.sources), endReason, stoppedEarly: stopped })
 	}

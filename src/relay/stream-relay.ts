@@ -9,7 +9,7 @@
 import { GatewayError } from '../core/errors'
 import type { SseBatchReader, SseFrame } from '../core/sse'
 import type { ServiceTier } from '../core/ir'
-import { type CallInfo, type Outcome, settle } from './budget'
+import { type CallInfo, type Outcome, release, settle } from './budget'
 import type { Budget } from './budget'
 import type { Channel } from '../routing/catalog'
 import { isBrokenFrame } from './frame-checks'
@@ -184,14 +184,24 @@ export abstract class StreamRelay implements PumpSource {
 /** What a stream's bill needs besides the outcome. */
 export type StreamBilling = { info: CallInfo; budget: Budget; channel: Channel; upstreamModel: string; servedTier?: ServiceTier }
 
+/** How a stream that had begun ended through the upstream's fault (the relays' `end_reason`s). */
+const UPSTREAM_FAULTS = new Set(['upstream_cut', 'upstream_malformed', 'error'])
+
 /**
  * Settles a stream's bill (never rejects: a failure is logged) and takes it off the open-streams gauge, which
- * `countOpen` put it on when its relay started.
+ * `countOpen` put it on when its relay started. A stream the upstream failed (cut, stalled, broke or errored) before
+ * any content reached the client is charged nothing, as a failure before the stream began is: the client got no
+ * answer, only the stream's preamble (QA: a preamble sent at the end of the prefetch window, then a stall, was billed
+ * its input).
  */
 export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason' | 'estimated' | 'stoppedEarly'>): Promise<void> {
 	b.info.svc.metrics.openStreams.dec()
 	judgeStream(b, o.endReason)
 	try {
+		if (UPSTREAM_FAULTS.has(o.endReason) && !o.usage?.imageOutput && !o.usage?.audioOutput && (await o.estimateOutput()) === 0) {
+			b.info.billed?.()
+			return await release(b.info, b.budget, 200, o.endReason, b.channel)
+		}
 		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel, servedTier: b.servedTier })
 	} catch (e) {
 		b.info.svc.log.error('settle failed', { request_id: b.info.requestId, error: String(e) })
@@ -202,8 +212,6 @@ export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 
 
 export const countOpen = (b: StreamBilling) => b.info.svc.metrics.openStreams.inc()
 
-/** How a stream that had begun ended through the upstream's fault (the relays' `end_reason`s). */
-const UPSTREAM_FAULTS = new Set(['upstream_cut', 'upstream_malformed', 'error'])
 
 /**
  * The channel's circuit breaker hears how a stream ended (its attempt was `judgedAtEnd`, so nothing was said when it

@@ -45,7 +45,11 @@ export type StreamAttempt = {
 	servedTier?: ServiceTier
 }
 
-const endReason = (cancelled: boolean, end: StreamEnd) => (cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
+/**
+ * The usage row's end: an upstream's error event that went out ends it as `error` even when the client left after
+ * it (the SDKs stop reading at an error event, and hang up before the upstream ends its body).
+ */
+const endReason = (cancelled: boolean, end: StreamEnd) => (end === 'error' ? 'error' : cancelled ? 'client_abort' : end === 'cut' ? 'upstream_cut' : end)
 
 export function relayStream(a: StreamAttempt): Promise<Attempt> {
 	return a.fast ? fastStream(a) : convertedStream(a)

@@ -42,6 +42,17 @@ export type NativeStream = {
 
 const PREAMBLE = new Set(['response.created', 'response.queued', 'response.in_progress'])
 
+/**
+ * Items and parts that open empty, their content following in deltas: a message with no content yet, a reasoning item
+ * with no summary yet, an empty text or summary part. A failure right after them is still before content, and may
+ * fail over (QA: a cut there reached the client as an error, billed). A function call's item names its tool: content.
+ */
+const OPENS_EMPTY: Record<string, string[]> = {
+	'response.output_item.added': ['"type":"message"', '"content":[]'],
+	'response.content_part.added': ['"text":""'],
+	'response.reasoning_summary_part.added': ['"text":""'],
+}
+
 /** The frame with `fields` set on its `response` (lifecycle frames only; others pass untouched). */
 function patched(f: SseFrame, fields: Record<string, unknown>): SseFrame {
 	if (!LIFECYCLE.has(eventType(f))) return f
@@ -81,7 +92,8 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	if (!prefetched) return failedBeforeContent(a.up)
 	const { pre, frames, head } = prefetched
 	const failed = head.find(isFailure)
-	if (failed || (pre.done && !frames.length)) {
+	// Ended inside the window with nothing but preamble (the window reads on only while it is): a cut before content.
+	if (failed || pre.done) {
 		a.up.abort()
 		return { error: failed ? errorOf(failed) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
@@ -95,7 +107,14 @@ export async function relayResponsesStream(a: NativeStream): Promise<Attempt> {
 	return { ok: new ResponsesRelay(a, it, prefetched, id).respond(a.up, { 'x-request-id': a.info.requestId }, a.info.svc.env.keepaliveMs), judgedAtEnd: true }
 }
 
-const isPreamble = (f: SseFrame) => PREAMBLE.has(eventType(f))
+function isPreamble(f: SseFrame): boolean {
+	const type = eventType(f)
+	if (PREAMBLE.has(type)) return true
+	const empty = OPENS_EMPTY[type]
+	if (empty) return empty.every((m) => f.data.includes(m))
+	// A reasoning item opens with its summary empty (and, asked for, its encrypted content, which the client only keeps).
+	return type === 'response.output_item.added' && f.data.includes('"type":"reasoning"') && f.data.includes('"summary":[]')
+}
 
 /** Each upstream chunk goes out in one write; the bill is settled as the last one goes (StreamRelay). */
 class ResponsesRelay extends FrameBatchRelay {
@@ -184,7 +203,8 @@ class ResponsesRelay extends FrameBatchRelay {
 		return settleStream(this.a, {
 			usage: meter.usage(),
 			estimateOutput: () => meter.countOutput(),
-			endReason: this.cancelled ? 'client_abort' : this.broken ? 'upstream_malformed' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
+			// An error event that went out ends the row as `error`, also when the client left after it (relay/stream.ts).
+			endReason: meter.end() === 'error' ? 'error' : this.cancelled ? 'client_abort' : this.broken ? 'upstream_malformed' : meter.end() === 'cut' ? 'upstream_cut' : meter.end(),
 		})
 	}
 }

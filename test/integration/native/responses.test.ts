@@ -197,7 +197,9 @@ describe('POST /v1/responses verbatim stream failures', () => {
 
 	it('should relay a mid-stream error event to the SDK and record the request as failed', async () => {
 		const a = await client()
-		n.openai.faultOnce = { kind: 'midstream', afterChunks: 4 }
+		// After the first text delta: the four events before it (lifecycle, the empty message and part) are preamble, and
+		// an error among them fails before the stream begins (below).
+		n.openai.faultOnce = { kind: 'midstream', afterChunks: 5 }
 		const err = await read(await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'break later please', stream: true })).catch((e: unknown) => e)
 		expect(err).toBeInstanceOf(APIError)
 		const [row] = await settledRows(n.app, a.accountId)
