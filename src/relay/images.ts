@@ -1,7 +1,8 @@
 /**
  * Gemini and Bedrock's Converse take images only inline (or as uploaded files), so web image URLs bound for them are fetched
  * here, under the SSRF guard, and inlined as base64; so are documents given by URL (an Anthropic `url` document, a
- * PDF). OpenAI and Anthropic take image URLs, so for them nothing is fetched (WIRE-NOTES #22). `data:` URIs were
+ * PDF). OpenAI and Anthropic take image URLs, so for them no image is fetched (WIRE-NOTES #22); OpenAI's chat
+ * completions take a document only as data or a file id, so a document URL is fetched for them too. `data:` URIs were
  * parsed by the client codec, never fetched.
  * @module
  */
@@ -93,26 +94,29 @@ async function inlineFile(p: FilePart, b: Batch): Promise<FilePart> {
 }
 
 const isUrl = (c: Part): boolean => (c.type === 'image' || c.type === 'file') && c.source.kind === 'url'
+const isDocumentUrl = (c: Part): boolean => c.type === 'file' && c.source.kind === 'url'
 
-/** The URL images and documents of a request (tool results' included): what would be downloaded. */
-const countUrls = (req: ChatRequest): number => {
+/** The parts of a request (tool results' included) that `fetched` picks: what would be downloaded. */
+const countUrls = (req: ChatRequest, fetched: (c: Part) => boolean): number => {
 	let n = 0
-	for (const m of req.messages) for (const p of m.content) n += p.type === 'tool_result' ? p.content.filter(isUrl).length : isUrl(p) ? 1 : 0
+	for (const m of req.messages) for (const p of m.content) n += p.type === 'tool_result' ? p.content.filter(fetched).length : fetched(p) ? 1 : 0
 	return n
 }
 
-const hasUrlImage = (parts: Part[]) => parts.some((p) => isUrl(p) || (p.type === 'tool_result' && p.content.some(isUrl)))
+const hasUrlPart = (parts: Part[], fetched: (c: Part) => boolean) => parts.some((p) => fetched(p) || (p.type === 'tool_result' && p.content.some(fetched)))
 
 const inlineOne = <T extends Part>(p: T, b: Batch): Promise<T> | T =>
 	p.type === 'image' ? (inline(p, b) as Promise<T>) : p.type === 'file' ? (inlineFile(p, b) as Promise<T>) : p
 
 /**
- * Returns the request with every URL image and document inlined (the same object when there is none). More than
- * `maxUrls` of them is refused (400 `too_many_urls`) before anything is downloaded.
+ * Returns the request with every URL image and document inlined (the same object when there is none), or with
+ * `only: 'documents'` its documents alone (OpenAI's chat completions take images by URL, documents only as data).
+ * More than `maxUrls` of them is refused (400 `too_many_urls`) before anything is downloaded.
  */
-export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard, maxUrls = DEFAULT_MAX_FETCHED_URLS): Promise<ChatRequest> {
-	if (!req.messages.some((m) => hasUrlImage(m.content))) return req
-	const urls = countUrls(req)
+export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard, maxUrls = DEFAULT_MAX_FETCHED_URLS, only?: 'documents'): Promise<ChatRequest> {
+	const fetched = only === 'documents' ? isDocumentUrl : isUrl
+	if (!req.messages.some((m) => hasUrlPart(m.content, fetched))) return req
+	const urls = countUrls(req, fetched)
 	if (urls > maxUrls)
 		throw new GatewayError(
 			'invalid_request',
@@ -125,8 +129,8 @@ export async function inlineImageUrls(req: ChatRequest, guard: FetchGuard, maxUr
 			...m,
 			content: await Promise.all(
 				m.content.map(async (p): Promise<Part> => {
-					if (p.type === 'tool_result') return { ...p, content: await Promise.all(p.content.map((c) => inlineOne(c, b))) }
-					return inlineOne(p, b)
+					if (p.type === 'tool_result') return { ...p, content: await Promise.all(p.content.map((c) => (fetched(c) ? inlineOne(c, b) : c))) }
+					return fetched(p) ? inlineOne(p, b) : p
 				}),
 			),
 		})),

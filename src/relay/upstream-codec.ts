@@ -45,6 +45,8 @@ export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAd
 	if (unpaired) throw unpaired
 	let ir = withAutoCache(withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true), call.client.name, ch)
 	if (takesBytesOnly(adapter.protocol)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)
+	// OpenAI's chat completions take a document as data or a file id, never by URL (an Anthropic `url` document).
+	else if (adapter.protocol.name === 'openai-chat') ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls, 'documents')
 	return encodeFor(ch, adapter, upstreamModel, forUpstream(ir, adapter.protocol))
 }
 

@@ -128,7 +128,16 @@ describe('Anthropic document blocks to OpenAI and Gemini models (report item 3)'
 		expect(upstreamParts('gemini')).toEqual([{ inlineData: { mimeType: 'application/pdf', data: PDF } }, { text: 'go' }])
 	})
 
-	it("should refuse a document URL for an OpenAI model with a 400 in Anthropic's shape naming the block", async () => {
+	it('should fetch a document URL for an OpenAI model too (its chat completions take documents only as data)', async () => {
+		const acct = await m.account()
+		const url = `http://127.0.0.1:${docs.port}/report.pdf`
+		await acct.anthropic.messages.create({ model: MODEL.openai, max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'url', url } }] }] })
+		expect(lastRequest(m.mocks.openai).body.messages).toEqual([
+			{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'file', file: { filename: 'document.pdf', file_data: pdfData } }] },
+		])
+	})
+
+	it("should refuse a document URL the URL guard refuses with a 400 in Anthropic's shape naming the block", async () => {
 		const acct = await m.account()
 		await expectRefused<InstanceType<typeof Anthropic.BadRequestError>>(
 			acct,
@@ -136,13 +145,13 @@ describe('Anthropic document blocks to OpenAI and Gemini models (report item 3)'
 				acct.anthropic.messages.create({
 					model: MODEL.openai,
 					max_tokens: 64,
-					messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }] }],
+					messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'url', url: 'http://10.1.2.3/a.pdf' } }] }],
 				}),
 			(e) => {
 				expect(e).toBeInstanceOf(Anthropic.BadRequestError)
 				expect(e.status).toBe(400)
 				expect(e.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } })
-				expect(e.message).toContain('messages.0.content.1: a document given by URL')
+				expect(e.message).toContain('messages.0.content.1')
 			},
 		)
 	})
