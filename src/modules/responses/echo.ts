@@ -10,7 +10,20 @@ import type { ProtocolCodec } from '../../protocols/codec'
 import { tappedCodec } from './codec-tap'
 import { isObject } from '../../core/json'
 
-const ECHOED = ['instructions', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls', 'tool_choice', 'tools', 'metadata', 'user'] as const
+const ECHOED = [
+	'instructions',
+	'max_output_tokens',
+	'temperature',
+	'top_p',
+	'parallel_tool_calls',
+	'tool_choice',
+	'tools',
+	'metadata',
+	'user',
+	'truncation',
+	'safety_identifier',
+	'prompt_cache_key',
+] as const
 
 /** The echo fields of a request body, as the Response object carries them (absent ones keep the codec's defaults). */
 export function echoOf(body: Record<string, unknown>): Record<string, unknown> {

@@ -142,6 +142,9 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 		if (last?.type === 'message') last.content = last.content.map((c) => ({ type: 'refusal' as const, refusal: c.type === 'output_text' ? c.text : c.refusal }))
 		else items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: '' }] })
 	}
+	// The item the limit (or a filter) cut is `incomplete`, as OpenAI marks it; those before it were whole.
+	const cut = items.at(-1)
+	if (cut && stopReason && encodeEnd(stopReason).status === 'incomplete' && (cut.type === 'message' || cut.type === 'function_call')) cut.status = 'incomplete'
 	return items
 }
 

@@ -306,8 +306,9 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					break
 				case 'finish': {
 					if (ev.reason === 'refusal') endRefused()
-					settle('completed')
 					const end = encodeEnd(ev.reason)
+					// The item the limit (or a filter) cut is `incomplete`, as OpenAI marks it; those before it were whole.
+					settle(end.status)
 					frames.push(frame(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: snapshot(end.status, { incompleteReason: end.reason }) }))
 					over = true
 					break

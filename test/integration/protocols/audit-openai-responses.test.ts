@@ -9,7 +9,9 @@
  * and an `input_file` given by `file_url` (what the Vercel AI SDK's Responses model sends for a PDF URL) reaches Claude as
  * a `url` document and Gemini inline (the gateway fetches it under its URL guard), rather than a 400 saying it needs OpenAI;
  * and `include: ["message.output_text.logprobs"]` with `top_logprobs` gives a Gemini answer's log probabilities on its
- * `output_text` part and each `response.output_text.delta`, and is refused for Claude, which has none, as on chat.
+ * `output_text` part and each `response.output_text.delta`, and is refused for Claude, which has none, as on chat;
+ * and an answer cut by `max_output_tokens` marks the message it cut `incomplete`, as OpenAI does, not `completed`;
+ * and `truncation`, `safety_identifier` and `prompt_cache_key` come back on the Response object as sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createOpenAI } from '@ai-sdk/openai'
@@ -261,5 +263,45 @@ describe('logprobs', () => {
 			const err = await acct.openai.responses.create({ model: MODEL.anthropic, input: 'rate', include, stream } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e)
 			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
 			expect(m.mocks.anthropic.requests.length).toBe(before)
+		})
+})
+
+describe('an answer cut by max_output_tokens', () => {
+	for (const [up, stream] of BOTH)
+		it(`should mark the message it cut incomplete, as the response (${label(up, stream)})`, async () => {
+			const acct = await m.account()
+			const params = { model: MODEL[up], input: 'say a lot #length', max_output_tokens: 16 }
+			const items: unknown[] = []
+			let r: OpenAI.Responses.Response
+			if (stream) {
+				const s = acct.openai.responses.stream(params)
+				s.on('event', (e) => {
+					if (e.type === 'response.output_item.done') items.push(e.item.status)
+				})
+				r = await s.finalResponse()
+				expect(items).toEqual(['incomplete'])
+			} else r = await acct.openai.responses.create(params)
+			expect(r.status).toBe('incomplete')
+			expect(r.incomplete_details).toEqual({ reason: 'max_output_tokens' })
+			expect(r.output.map((o) => [o.type, (o as { status?: string }).status])).toEqual([['message', 'incomplete']])
+			expect((await acct.openai.responses.retrieve(r.id)).output.map((o) => (o as { status?: string }).status)).toEqual(['incomplete'])
+		})
+
+	it('should leave a whole answer\'s message completed', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.responses.create({ model: MODEL.anthropic, input: 'short one' })
+		expect(r.output.map((o) => (o as { status?: string }).status)).toEqual(['completed'])
+	})
+})
+
+describe('echoed request fields', () => {
+	for (const [up, stream] of BOTH)
+		it(`should give truncation, safety_identifier and prompt_cache_key back as sent (${label(up, stream)})`, async () => {
+			const acct = await m.account()
+			const params = { model: MODEL[up], input: 'echo these', truncation: 'auto' as const, safety_identifier: 'user-42', prompt_cache_key: 'pck-1' }
+			const r = stream ? await acct.openai.responses.stream(params).finalResponse() : await acct.openai.responses.create(params)
+			const echoed = (x: OpenAI.Responses.Response) => ({ truncation: x.truncation, safety_identifier: x.safety_identifier, prompt_cache_key: x.prompt_cache_key })
+			expect(echoed(r)).toEqual({ truncation: 'auto', safety_identifier: 'user-42', prompt_cache_key: 'pck-1' })
+			expect(echoed(await acct.openai.responses.retrieve(r.id))).toEqual({ truncation: 'auto', safety_identifier: 'user-42', prompt_cache_key: 'pck-1' })
 		})
 })
