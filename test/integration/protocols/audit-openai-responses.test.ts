@@ -276,7 +276,7 @@ describe('an answer cut by max_output_tokens', () => {
 			if (stream) {
 				const s = acct.openai.responses.stream(params)
 				s.on('event', (e) => {
-					if (e.type === 'response.output_item.done') items.push(e.item.status)
+					if (e.type === 'response.output_item.done') items.push((e.item as { status?: string }).status)
 				})
 				r = await s.finalResponse()
 				expect(items).toEqual(['incomplete'])
