@@ -15,11 +15,13 @@ import { type BodyDeadline, createBodyDeadline } from './http/body-deadline'
 import { type Db, openDb } from './db/client'
 import { migrate } from './db/migrate'
 import { type Bus, memoryBus, redisBus } from './lib/bus'
+import { fallbackBus } from './lib/bus-fallback'
 import { pgBus } from './lib/pg-bus'
 import { type IdleGc, createIdleGc } from './lib/idle-gc'
 import { type Logger, createLogger } from './lib/log'
 import { type Cipher, createCipher } from './lib/secrets'
 import { type RateLimiter, createRateLimiter } from './limits/rate-limit'
+import { type Strikes, createStrikes } from './limits/strikes'
 import { type Metrics, createMetrics } from './metrics/gateway-metrics'
 import { type ChannelHealthTracker, createChannelHealth } from './routing/health'
 import { type Catalog, createCatalog } from './routing/catalog'
@@ -35,6 +37,8 @@ export type Services = {
 	ledger: Ledger
 	catalog: Catalog
 	limits: RateLimiter
+	/** Sign-in and ADMIN_KEY failure counts every instance sees (limits/strikes.ts); none on PGlite, where memory is exact. */
+	strikes?: Strikes
 	metrics: Metrics
 	health: ChannelHealthTracker
 	/** The deadline every request body is read under (BODY_READ_TIMEOUT_MS). */
@@ -73,6 +77,20 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	if (applied.length) log.info('migrations applied', { applied })
 	await checkSecretKey(db.sql, cipher).catch(secret.refuse)
 	let bus: Bus = opts.bus ?? memoryBus()
+	// On a PostgreSQL that other instances may share, they also listen on it (LISTEN/NOTIFY): the bus without Redis,
+	// and with Redis the way out for a change made on an instance that cannot reach Redis (lib/bus-fallback.ts). Never
+	// fails for a database that stopped answering: the bus keeps trying, and the caches poll meanwhile.
+	const shared = !opts.bus && db.kind === 'postgres' && env.databaseUrl
+	const listening = shared
+		? pgBus(env.databaseUrl!, (e) => log.warn('bus error', { error: String(e) }), {
+				onState: (up, e) =>
+					up
+						? log.info('postgres bus listening: key cache dropped and catalog reloaded, in case messages were missed')
+						: env.redisUrl
+							? log.warn('postgres bus down: changes made on an instance that cannot reach Redis cannot arrive, nor leave this one should it lose Redis; reconnecting', { error: String(e) })
+							: log.warn('postgres bus down: revocations and catalog changes from other instances cannot arrive, polled meanwhile; reconnecting', { error: String(e) }),
+			})
+		: undefined
 	if (env.redisUrl && !opts.bus) {
 		try {
 			// Never fails for an unreachable Redis: the bus keeps trying in the background and joins once it answers.
@@ -81,21 +99,16 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 				onState: (up, e) =>
 					up
 						? log.info('redis bus subscribed: key cache dropped and catalog reloaded, in case messages were missed')
-						: log.warn('redis bus down: revocations and catalog changes from other instances cannot arrive; reconnecting', { error: String(e) }),
+						: log.warn(`redis bus down: revocations and catalog changes from other instances cannot arrive${listening ? ' (changes made here go through PostgreSQL NOTIFY meanwhile)' : ''}; reconnecting`, { error: String(e) }),
 			})
 		} catch (e) {
 			log.warn('REDIS_URL unusable; running with per-instance state', { error: String(e) })
 		}
 	}
-	// No Redis on a PostgreSQL that other instances may share: they tell each other through LISTEN/NOTIFY. Never fails
-	// for a database that stopped answering: the bus keeps trying, and the caches poll meanwhile.
-	if (bus.kind === 'memory' && !opts.bus && db.kind === 'postgres' && env.databaseUrl)
-		bus = await pgBus(env.databaseUrl, (e) => log.warn('bus error', { error: String(e) }), {
-			onState: (up, e) =>
-				up
-					? log.info('postgres bus listening: key cache dropped and catalog reloaded, in case messages were missed')
-					: log.warn('postgres bus down: revocations and catalog changes from other instances cannot arrive, polled meanwhile; reconnecting', { error: String(e) }),
-		})
+	if (listening) {
+		const pg = await listening
+		bus = bus.kind === 'redis' ? fallbackBus(bus, pg, (e) => log.warn('bus error', { error: String(e) })) : pg
+	}
 	const configChanged = (env.gatewayConfig || opts.config || cfg.channels.length) && (await applyGatewayConfig(db, cipher, cfg, env.vars, env.gatewayConfig ?? 'config'))
 	const health = createChannelHealth(env.breaker)
 	// An edited or re-enabled channel starts with a closed breaker on every instance, as each loads the change. One
@@ -141,6 +154,8 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 	const idleGc = createIdleGc({ busy: () => openStreams() > 0 || drainingUpstreams() > 0 })
 	// Redis when configured; else, on PostgreSQL, the database every instance shares.
 	const limits = createRateLimiter({ redisUrl: env.redisUrl, prefix: env.redisPrefix, log, db })
+	// The same for failed sign-ins and wrong ADMIN_KEY bearers.
+	const strikes = createStrikes({ redisUrl: env.redisUrl, prefix: env.redisPrefix, log, db })
 	return {
 		env,
 		db,
@@ -150,6 +165,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 		ledger,
 		catalog,
 		limits,
+		strikes,
 		metrics: createMetrics(),
 		health,
 		bodyReads,
@@ -164,6 +180,7 @@ export async function createServices(env: Env, opts: ServiceOptions = {}): Promi
 			await sweeping
 			// Tokens of the last requests still waiting to be counted for the other instances.
 			await limits.close()
+			await strikes?.close()
 			// Unbilled usage and leased money go back to the database before it closes.
 			await ledger.close().catch((e) => log.error('ledger close failed: leases stay until the sweeper releases them', { error: String(e) }))
 			catalog.stop()

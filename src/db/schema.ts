@@ -486,3 +486,18 @@ export const rateBuckets = pgTable(
 	},
 	(t) => [primaryKey({ columns: [t.keyId, t.minute] })],
 )
+
+/**
+ * Failed sign-ins and wrong `ADMIN_KEY` bearers, counted by every instance on the database when there is no Redis
+ * (src/limits/strikes.ts): one row per counted key (the limit's name, then a username and address, or an address),
+ * its count, and when it lapses. Written only by failures; lapsed rows are swept.
+ */
+export const loginStrikes = pgTable(
+	'login_strikes',
+	{
+		key: text('key').primaryKey(),
+		count: integer('count').notNull(),
+		expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+	},
+	(t) => [index('login_strikes_expires_idx').on(t.expiresAt)],
+)

@@ -139,14 +139,14 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 			overflowed = true
 		}
 	}
-	/** Resolves to how many other instances the message reached, 0 when it failed. */
-	function send(s: Session<C>, topic: string, message: string): Promise<number> {
+	/** Resolves to how many other instances the message reached, undefined when it failed (then kept, when `keep`). */
+	function send(s: Session<C>, topic: string, message: string, keep = true): Promise<number | undefined> {
 		return transport.send(s, topic, message).catch((e) => {
 			// Kept for the next session; a lost connection is reported once, by the session.
-			if (topic === RESYNC_TOPIC) overflowed = true
-			else queue(topic, message)
+			if (keep && topic === RESYNC_TOPIC) overflowed = true
+			else if (keep) queue(topic, message)
 			if (!s.dead) onError(e)
-			return 0
+			return undefined
 		})
 	}
 	function flushOutbox(s: Session<C>) {
@@ -247,7 +247,13 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 				queue(topic, message)
 				return 0
 			}
-			return send(s, topic, message)
+			return (await send(s, topic, message)) ?? 0
+		},
+		async sendOthers(topic, message, keep) {
+			const s = cur
+			if (s?.up) return send(s, topic, message, keep)
+			if (keep) queue(topic, message)
+			return undefined
 		},
 		subscribe(topic, handler, resync) {
 			const t = topics.get(topic) ?? { handlers: new Set(), resyncs: new Set() }

@@ -1,6 +1,7 @@
 /**
  * A tiny publish/subscribe bus for cache invalidations across instances. With REDIS_URL it uses Redis pub/sub
- * (Bun's native client); without, on PostgreSQL, LISTEN/NOTIFY (lib/pg-bus.ts); on PGlite it is in-process only
+ * (Bun's native client), on PostgreSQL with LISTEN/NOTIFY behind it for what cannot be handed to Redis
+ * (lib/bus-fallback.ts); without, on PostgreSQL, LISTEN/NOTIFY alone (lib/pg-bus.ts); on PGlite it is in-process only
  * (one process per database).
  *
  * Redis pub/sub is fire and forget: a message published while an instance is not subscribed never reaches it. And
@@ -40,6 +41,12 @@ export type Bus = {
 	ping(): Promise<boolean>
 	/** Whether messages from other instances reach this one now: false while the Redis subscription (or LISTEN session) is down. */
 	subscribed(): boolean
+	/**
+	 * Sends `message` to the other instances only (this one's handlers are not run), now: resolves to how many it
+	 * reached, or undefined when it was not sent (the bus down, or the send failed), in which case it is kept for the
+	 * next session only when `keep`. Never rejects. The shared buses have it, for a bus that falls back on another.
+	 */
+	sendOthers?(topic: string, message: string, keep: boolean): Promise<number | undefined>
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The bus over PostgreSQL LISTEN/NOTIFY, for instances that share a PostgreSQL and no Redis: what one changes (a key
- * revoked, a channel disabled, a lease wanted back) reaches the others at once rather than at their next poll.
+ * revoked, a channel disabled, a lease wanted back) reaches the others at once rather than at their next poll. With
+ * Redis, what an instance cannot hand to Redis goes this way (lib/bus-fallback.ts).
  * https://www.postgresql.org/docs/current/sql-notify.html, https://github.com/porsager/postgres#listen--notify
  *
  * Like Redis pub/sub, NOTIFY is fire and forget: a session that is not listening when a transaction commits never
@@ -73,12 +74,13 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 
 	return reconnectingBus<postgres.Sql>(
 		(core) => {
-			function receive(payload: string) {
+			/** A notification on the session's connection; while it is being opened (`up` false), only its probe counts. */
+			function receive(payload: string, up: boolean) {
 				const nl = payload.indexOf('\n')
 				if (nl < 0) return
 				const [sender, topic, id, i, n] = payload.slice(0, nl).split(' ')
 				if (sender === me && topic === PROBE_TOPIC && probe?.message === payload.slice(nl + 1)) return probe.heard()
-				if (!sender || !topic || sender === me) return
+				if (!up || !sender || !topic || sender === me) return
 				let message = payload.slice(nl + 1)
 				if (id !== undefined) {
 					const key = `${sender} ${id}`
@@ -93,6 +95,13 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 					message = parts.join('')
 				}
 				core.hear(topic, message)
+			}
+			/** NOTIFYs a probe to itself and resolves once it is heard back (the core times it out). */
+			function beat(sql: postgres.Sql) {
+				const message = String(++probes)
+				const heard = new Promise<void>((resolve) => (probe = { message, heard: resolve }))
+				const sent = sql.unsafe('SELECT pg_notify($1, $2)', [CHANNEL, `${me} ${PROBE_TOPIC}\n${message}`])
+				return Promise.all([sent, heard])
 			}
 			return {
 				kind: 'postgres',
@@ -109,16 +118,19 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 						fetch_types: false,
 						onnotice: () => {},
 						onnotify: (_channel, payload) => {
-							if (core.current() === s && s.up) receive(payload)
+							if (core.current() === s) receive(payload, s.up)
 						},
 						onclose: () => s.lost(new Error('bus connection closed')),
 						connection: { application_name: applicationName },
 					}
 					return connect(target, options)
 				},
-				// One channel for every topic: LISTEN once, nothing to LISTEN to per topic.
+				// One channel for every topic: LISTEN once, nothing to LISTEN to per topic. Listening only once a probe came
+				// back: through a transaction-pooling PgBouncer LISTEN succeeds but nothing is delivered, and a session
+				// that counted as up until its first heartbeat would resync every subscriber (and log) each time round.
 				start: async ({ conn: sql }) => {
 					await within(sql.unsafe(`LISTEN ${CHANNEL}`), 5_000, 'bus listen')
+					await within(beat(sql), 5_000, 'bus listen probe')
 				},
 				// Not reconnected by postgres.js on its next query: this session is over, the next is a new client.
 				drop: ({ conn: sql }) => void sql.end({ timeout: 0 }).catch(() => {}),
@@ -129,12 +141,7 @@ export async function pgBus(url: string, onError: (e: unknown) => void, opts: Pg
 					const text = `SELECT (${others})::int AS n, ${payloads.map((_, i) => `pg_notify($2, $${i + 3})`).join(', ')}`
 					return sql.unsafe<{ n: number }[]>(text, [SESSION_NAME, CHANNEL, ...payloads]).then((rows) => Number(rows[0]?.n ?? 0))
 				},
-				beat({ conn: sql }) {
-					const message = String(++probes)
-					const heard = new Promise<void>((resolve) => (probe = { message, heard: resolve }))
-					const sent = sql.unsafe('SELECT pg_notify($1, $2)', [CHANNEL, `${me} ${PROBE_TOPIC}\n${message}`])
-					return Promise.all([sent, heard])
-				},
+				beat: ({ conn: sql }) => beat(sql),
 				ping: ({ conn: sql }) => sql.unsafe('SELECT 1').then(() => true),
 				forget: () => partial.clear(),
 				end: ({ conn: sql }) => sql.end({ timeout: 1 }).catch(() => {}),

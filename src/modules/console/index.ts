@@ -6,7 +6,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Services } from '../../services'
-import { createLoginLimiter } from './login-limiter'
+import { sharedLoginLimiter } from './login-limiter'
 import { pageRoutes } from './pages'
 import { sessionResolver } from './sessions'
 import { sessionRoutes } from './session-routes'
@@ -23,8 +23,9 @@ export function consoleModule(svc: Services) {
 		registered.add(svc)
 		svc.principals.push(sessionResolver(svc.db))
 	}
-	// One limiter for every password check: sign-in, and the current password a password change asks for.
-	const limiter = createLoginLimiter()
+	// One limiter for every password check: sign-in, and the current password a password change asks for. Its counts
+	// are shared by the instances (limits/strikes.ts), and every check asks for them: sign-ins are rare.
+	const limiter = sharedLoginLimiter(svc.strikes, 'login')
 	return new Elysia()
 		.use(pageRoutes(svc))
 		.use(sessionRoutes(svc, limiter))

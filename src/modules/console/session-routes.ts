@@ -7,7 +7,7 @@
 import { Elysia, t } from 'elysia'
 import { microsToUsd } from '../../billing/money'
 import { GatewayError } from '../../core/errors'
-import { createLoginBackoff, type LoginBackoff } from '../../limits/login-backoff'
+import { type LoginBackoff, sharedLoginBackoff } from '../../limits/login-backoff'
 import type { Services } from '../../services'
 import { ErrorBody } from '../admin/schemas'
 import { getAccount } from '../admin/accounts/service'
@@ -48,7 +48,7 @@ export async function sessionInfo(svc: Services, s: ActiveSession | undefined, c
 }
 
 /** @param backoff the per-username limit across addresses (one per app, as `limiter`) */
-export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: LoginBackoff = createLoginBackoff()) {
+export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: LoginBackoff = sharedLoginBackoff(svc.strikes, 'login-user')) {
 	const startSession = async (request: Request, userId: number, set: { headers: Record<string, unknown> }) => {
 		const { id, csrfToken } = await createSession(svc.db, userId)
 		set.headers['set-cookie'] = sessionCookie(id, SESSION_TTL_SECONDS, isHttps(request))
@@ -72,19 +72,17 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: Log
 				assertSameOriginJson(request)
 				const ip = ipOf(server, request)
 				const key = limiterKey(body.username, ip)
-				const wait = limiter.retryAfter(key)
+				const wait = await limiter.retryAfter(key)
 				if (wait > 0) throw new GatewayError('rate_limit', `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} minute(s)`, { code: 'too_many_attempts', retryAfter: wait })
-				const held = backoff.retryAfter(body.username, ip)
+				const held = await backoff.retryAfter(body.username, ip)
 				if (held > 0)
 					throw new GatewayError('rate_limit', `Too many failed sign-ins for this user; try again in ${held} second(s)`, { code: 'too_many_attempts', retryAfter: held })
 				const user = await verifyLogin(svc.db, body.username, body.password)
 				if (!user) {
-					limiter.fail(key)
-					backoff.fail(body.username, ip)
+					await Promise.all([limiter.fail(key), backoff.fail(body.username, ip)])
 					throw new GatewayError('authentication', 'Wrong username or password', { code: 'invalid_credentials' })
 				}
-				limiter.succeed(key)
-				backoff.succeed(body.username, ip)
+				await Promise.all([limiter.succeed(key), backoff.succeed(body.username, ip)])
 				// The right password, for an account an administrator disabled: said as such (not a failed attempt).
 				if (user.accountStatus !== 'active') throw new GatewayError('permission', 'Your account is disabled: ask an administrator', { code: 'account_disabled' })
 				return startSession(request, user.id, set)
@@ -116,9 +114,9 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: Log
 				if (!settings.signupEnabled) throw new GatewayError('permission', 'Sign-up is closed: ask an administrator for an account', { code: 'signup_disabled' })
 				// Sign-up attempts share the sign-in budget per address, so it cannot be used to mass-create accounts fast.
 				const key = limiterKey('#signup', ipOf(server, request))
-				const wait = limiter.retryAfter(key)
+				const wait = await limiter.retryAfter(key)
 				if (wait > 0) throw new GatewayError('rate_limit', 'Too many sign-ups from this address; try again later', { code: 'too_many_attempts', retryAfter: wait })
-				limiter.fail(key)
+				await limiter.fail(key)
 				const user = await createUser(svc.db, { username: body.username, password: body.password, balanceMicros: settings.signupBalance })
 				return status(201, await startSession(request, user.id, set))
 			},

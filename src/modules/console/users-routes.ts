@@ -26,13 +26,13 @@ export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 				const s = principal.kind === 'user' ? await sessionFromRequest(svc.db, request) : undefined
 				if (!s) throw badRequest('Only a signed-in console user has a password to change (ADMIN_KEY has none)')
 				const key = `#password|${s.userId}`
-				const wait = limiter.retryAfter(key)
+				const wait = await limiter.retryAfter(key)
 				if (wait > 0) throw new GatewayError('rate_limit', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} minute(s)`, { code: 'too_many_attempts', retryAfter: wait })
 				if (!(await checkPassword(svc.db, s.userId, body.current_password))) {
-					limiter.fail(key)
+					await limiter.fail(key)
 					throw new GatewayError('invalid_request', 'The current password is wrong', { param: 'current_password', code: 'wrong_password' })
 				}
-				limiter.succeed(key)
+				await limiter.succeed(key)
 				await changeOwnPassword(svc.db, s.userId, body.new_password, s.idHash)
 				return { changed: true }
 			},

@@ -125,6 +125,27 @@ describe('redis bus', () => {
 		expect(atA.got).toEqual(['revoked-1', 'revoked-2'])
 	})
 
+	it('should send to the others only with sendOthers, saying when it could not, and keep it for later only when asked', async () => {
+		const prefix = uniquePrefix()
+		const p = await proxy()
+		const a = await bus(REDIS_PORT, prefix)
+		const b = await bus(p.port, prefix)
+		const atA = listen(a, 'news')
+		const atB = listen(b, 'news')
+		await a.ready()
+		await b.ready()
+		expect(await b.sendOthers!('news', 'sent', false)).toBe(1)
+		await until('a hears it', () => atA.got.includes('sent'))
+		expect(atB.got).toEqual([]) // not delivered to the sender's own handlers
+		p.cut()
+		await until('b notices the cut', () => !b.subscribed())
+		expect(await b.sendOthers!('news', 'dropped', false)).toBeUndefined()
+		expect(await b.sendOthers!('news', 'kept', true)).toBeUndefined()
+		await p.restore()
+		await until('a hears what b kept', () => atA.got.includes('kept'))
+		expect(atA.got).toEqual(['sent', 'kept'])
+	})
+
 	it('should notice a connection that stopped answering without closing, and reconnect', async () => {
 		const prefix = uniquePrefix()
 		const p = await proxy()

@@ -5,6 +5,7 @@
  * the network, and what was published meanwhile.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
+import type { Socket } from 'bun'
 import type { Bus } from '../../../src/lib/bus'
 import { encode, type PgBusOptions, pgBus, SESSION_NAME } from '../../../src/lib/pg-bus'
 import { createTestDb, type TestDb } from '../../helpers/db'
@@ -39,6 +40,52 @@ async function proxy(opts: { startCut?: boolean } = {}): Promise<TcpProxy> {
 	const p = await startTcpProxy(Number(u.port || 5432), { targetHost: u.hostname, ...opts })
 	cleanup.push(() => p.stop())
 	return p
+}
+
+/**
+ * A relay to the database that drops every notification on its way to the client (NotificationResponse, message type
+ * `A`), as LISTEN through a transaction-pooling PgBouncer delivers none: the LISTEN itself succeeds.
+ */
+function deafRelay(): number {
+	const u = new URL(t.url!)
+	type Link = { upstream?: Socket<undefined>; queued: Uint8Array[]; pending: Buffer }
+	const server = Bun.listen<Link>({
+		hostname: '127.0.0.1',
+		port: 0,
+		socket: {
+			open(client) {
+				client.data = { queued: [], pending: Buffer.alloc(0) }
+				void Bun.connect<undefined>({
+					hostname: u.hostname,
+					port: Number(u.port || 5432),
+					socket: {
+						data(_up, bytes) {
+							// Whole messages only: a type byte, then a length that counts itself.
+							let buf = Buffer.concat([client.data.pending, bytes])
+							while (buf.length >= 5 && buf.length >= 1 + buf.readUInt32BE(1)) {
+								const end = 1 + buf.readUInt32BE(1)
+								if (buf[0] !== 0x41) client.write(buf.subarray(0, end))
+								buf = buf.subarray(end)
+							}
+							client.data.pending = Buffer.from(buf)
+						},
+						close: () => void client.end(),
+						error: () => void client.end(),
+					},
+				}).then((upstream) => {
+					client.data.upstream = upstream
+					for (const b of client.data.queued) upstream.write(b)
+				})
+			},
+			data(client, bytes) {
+				if (client.data.upstream) client.data.upstream.write(bytes)
+				else client.data.queued.push(new Uint8Array(bytes))
+			},
+			close: (client) => void client.data.upstream?.end(),
+		},
+	})
+	cleanup.push(() => server.stop(true))
+	return server.port
 }
 
 function listen(b: Bus, topic: string) {
@@ -146,6 +193,15 @@ describe.skipIf(!ON_POSTGRES)('postgres bus', () => {
 		a.publish('news', 'again')
 		await until('b hears a again', () => atB.got.includes('again'))
 		expect(atB.resyncs).toBe(2)
+	})
+
+	it('should not count as listening on a session that delivers no notifications (LISTEN through a transaction-pooling PgBouncer)', async () => {
+		const b = await bus('deaf', { port: deafRelay(), connectWaitMs: 300 })
+		const atB = listen(b, 'news')
+		// Its LISTEN succeeded, but its probe never comes back: not up (it would poll), and no resync of its subscribers.
+		await Bun.sleep(1_000)
+		expect(await sessionPid('deaf')).toBeNumber()
+		expect({ subscribed: b.subscribed(), resyncs: atB.resyncs }).toEqual({ subscribed: false, resyncs: 0 })
 	})
 
 	it('should keep a healthy session through its heartbeats (each a NOTIFY it must hear itself)', async () => {
