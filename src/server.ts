@@ -44,7 +44,11 @@ export function listenOptions(env: Env, tls?: TlsOptions) {
 		// Streams of slow reasoning models can be silent for minutes; keepalives go out every 15 s, so the socket
 		// idle timeout only has to outlast that (WIRE-NOTES §22). 255 s is Bun's maximum.
 		idleTimeout: 255,
-		maxRequestBodySize: Math.max(env.maxJsonBytes, env.maxUploadBytes) + 1024 * 1024,
+		// The gateway holds bodies to MAX_JSON_BYTES / MAX_UPLOAD_BYTES itself, in the caller's protocol with the request id
+		// (http/request-guard.ts): a declared length before the body is read, one sent without a length as it arrives,
+		// before anything reads it whole. Bun's limit answers a bare 413 (no body, no request id) before the app sees the
+		// request, at any declared length past it, so it is out of the way; Bun's default, 128 MiB, would be too.
+		maxRequestBodySize: Number.MAX_SAFE_INTEGER,
 	}
 }
 

@@ -40,9 +40,18 @@ export const isAnthropicClient = (request: Request): boolean => {
 	return h.has('anthropic-version') || h.has('anthropic-beta') || (h.has('x-api-key') && !h.has('authorization'))
 }
 
-/** `/v1/files…` is OpenAI's Files API and Anthropic's: the caller's clients tell which shape it answers in. */
-export const shapeForRequest = (request: Request, path: string): ErrorShape =>
-	path.startsWith('/v1/files') && isAnthropicClient(request) ? 'anthropic' : shapeForPath(path)
+/**
+ * `/v1/files…` is OpenAI's Files API and Anthropic's: the caller's clients tell which shape it answers in. So does
+ * `/v1/models…`, whose lists answer Anthropic's shape to a request with `anthropic-version` (modules/models/shapes.ts
+ * `shapeOf`): its errors (a bad key) too, with `request-id`, which the SDK's `models.list()` reads.
+ */
+export function shapeForRequest(request: Request, path: string): ErrorShape {
+	const shape = shapeForPath(path)
+	if (shape !== 'openai') return shape
+	if (path.startsWith('/v1/files')) return isAnthropicClient(request) ? 'anthropic' : shape
+	if (path.startsWith('/v1/models') && (path.length === 10 || path[10] === '/') && request.headers.get('anthropic-version')) return 'anthropic'
+	return shape
+}
 
 /**
  * An unknown path has no protocol of its own, so its 404 speaks the caller's: Anthropic's clients send

@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia'
 import { GatewayError } from '../core/errors'
 import type { Services } from '../services'
-import { type ErrorShape, shapeForPath } from './error-shapes'
+import { type ErrorShape, shapeForRequest } from './error-shapes'
 
 export function presentedKey(request: Request, gemini: boolean): string | undefined {
 	const h = request.headers
@@ -51,7 +51,7 @@ const KEYED = /^\/(?:v1|v1beta|v1alpha|upload|mj|suno|openai)\//
 export async function refusedBeforeBody(svc: Services, request: Request, path: string): Promise<GatewayError | undefined> {
 	if (!KEYED.test(path)) return undefined
 	const key = presentedKey(request, true) ?? request.headers.get('mj-api-secret')?.trim()
-	if (!key) return request.headers.has('authorization') ? undefined : missingKey(shapeForPath(path))
+	if (!key) return request.headers.has('authorization') ? undefined : missingKey(shapeForRequest(request, path))
 	// A body sent without a length is measured as it arrives (request-guard.ts): its key is looked up by its route.
 	if (svc.keys.cached(key) || !request.headers.has('content-length')) return undefined
 	try {
@@ -76,7 +76,7 @@ export const modelAuth = (svc: Services, opts: { gemini?: boolean; counted?: boo
 	new Elysia({ name: `model-auth${opts.gemini ? '-gemini' : ''}${opts.counted === false ? '-uncounted' : opts.counted === 'submits' ? '-submits' : ''}` }).derive({ as: 'scoped' }, async ({ request, set }) => {
 		// A cached key without limits to count, as most are: answered without an await of its own.
 		const key = presentedKey(request, opts.gemini ?? false)
-		if (!key) throw missingKey(shapeForPath(new URL(request.url).pathname))
+		if (!key) throw missingKey(shapeForRequest(request, new URL(request.url).pathname))
 		const token = svc.keys.cached(key) ?? (await svc.keys.authenticate(key))
 		const counted = opts.counted === 'submits' ? !isRead(request) : opts.counted !== false
 		const admitted = counted ? svc.limits.admit(token) : undefined

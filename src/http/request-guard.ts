@@ -117,8 +117,15 @@ const notAnUploadRoute = (path: string, id: string) =>
 		id,
 	)
 
-const tooLarge = (request: Request, message: string, id: string) =>
-	errorResponse(new GatewayError('payload_too_large', message, { code: 'request_too_large' }), shapeForRequest(request, new URL(request.url).pathname), id)
+const tooLargeError = (message: string) => new GatewayError('payload_too_large', message, { code: 'request_too_large' })
+
+/**
+ * The 413 of a body over the limit, whatever its declared length: Bun's own limit is out of its way (server.ts
+ * `listenOptions`), so the client reads why in its protocol, with the request id. The connection stays open: Bun then
+ * reads the unread body to its declared end and throws it away (no memory kept), so a client that writes all of its
+ * body before reading (Node's fetch: EPIPE on a socket closed under it) gets the answer too.
+ */
+const tooLarge = (request: Request, message: string, id: string) => errorResponse(tooLargeError(message), shapeForRequest(request, new URL(request.url).pathname), id)
 
 /**
  * A body sent without a length (chunked), whose size no header tells. The header first: `request.body` makes the
@@ -133,6 +140,20 @@ export const hasUnsizedBody = (request: Request): boolean => !request.headers.ha
  * runs for few requests.
  */
 export async function guardUnsizedBody(svc: Services, request: Request, id: string): Promise<Response | undefined> {
+	const over = await unsizedOverLimit(svc, request)
+	if (!over) return undefined
+	const res = errorResponse(over, shapeForRequest(request, pathOf(request)), id)
+	// Closed once answered: the rest of a body without a length has no end Bun could read it to, so it would read on as
+	// long as the client sends (an endless stream, for ever).
+	res.headers.set('connection', 'close')
+	return res
+}
+
+/**
+ * The 413 error once a body without a length passes the limit, read from a clone (what the clone's reads pass on to
+ * the request is held until the request reads it: at most the limit and a chunk); undefined when it ends within it.
+ */
+async function unsizedOverLimit(svc: Services, request: Request): Promise<GatewayError | undefined> {
 	const limit = limitOf(svc, request)
 	const reader = request.clone().body!.getReader()
 	let size = 0
@@ -142,10 +163,19 @@ export async function guardUnsizedBody(svc: Services, request: Request, id: stri
 		size += value.byteLength
 		if (size > limit) {
 			void reader.cancel().catch(() => {})
-			return tooLarge(request, `Request body is over ${limit} bytes, the limit`, id)
+			return tooLargeError(`Request body is over ${limit} bytes, the limit`)
 		}
 	}
 }
+
+/**
+ * A dialect's rewrite (Azure's deployments, Vertex's and Bedrock's calls), which reads the body whole to put the model
+ * in it, after a body without a length was measured: nothing else would hold it to the limit.
+ */
+const measuredFirst =
+	(svc: Services, request: Request, rewrite: () => Promise<Request | GatewayError>) =>
+	async (): Promise<Request | GatewayError> =>
+		(hasUnsizedBody(request) ? await unsizedOverLimit(svc, request) : undefined) ?? rewrite()
 
 /**
  * Requests whose body is already in memory (the hot routes hand Elysia the body they read): nothing to wait for.
@@ -233,7 +263,12 @@ async function rewritten(
 		throw e
 	}
 	if (next === undefined) return undefined
-	if (next instanceof GatewayError) return errorResponse(next, shapeForRequest(request, pathOf(request)), id)
+	if (next instanceof GatewayError) {
+		const res = errorResponse(next, shapeForRequest(request, pathOf(request)), id)
+		// As guardUnsizedBody: the unread rest of a body without a length has no end to read to.
+		if (next.kind === 'payload_too_large' && !request.headers.has('content-length')) res.headers.set('connection', 'close')
+		return res
+	}
 	next.headers.set('x-request-id', id)
 	const res = await reenter(next)
 	// The request as it came is done with once the new one is answered (an Azure upload read it into the spool, and
@@ -312,13 +347,13 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 				const codings = contentCodings(request)
 				if (codings.length) return rewritten(svc, request, id, reenter, () => decoded(svc, request, codings))
 				const path = request.url.includes('/openai/') ? pathOf(request) : undefined
-				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, () => fromAzure(request, path))
+				if (path && isAzurePath(path)) return rewritten(svc, request, id, reenter, measuredFirst(svc, request, () => fromAzure(request, path)))
 				const beta = request.url.includes('/v1alpha') ? betaPath(pathOf(request)) : undefined
 				if (beta) return rewritten(svc, request, id, reenter, async () => asBeta(request, beta))
 				const vertex = request.method === 'POST' && request.url.includes('/publishers/anthropic/') ? vertexCall(pathOf(request)) : undefined
-				if (vertex) return rewritten(svc, request, id, reenter, () => fromVertex(request, vertex))
+				if (vertex) return rewritten(svc, request, id, reenter, measuredFirst(svc, request, () => fromVertex(request, vertex)))
 				const bedrock = request.method === 'POST' && request.url.includes('/model/') ? bedrockCall(pathOf(request)) : undefined
-				if (bedrock) return rewritten(svc, request, id, reenter, () => fromBedrock(request, bedrock), bedrock.stream ? asEventStream : undefined)
+				if (bedrock) return rewritten(svc, request, id, reenter, measuredFirst(svc, request, () => fromBedrock(request, bedrock)), bedrock.stream ? asEventStream : undefined)
 				if (untypedJson(request)) {
 					const retyped = await rewritten(svc, request, id, reenter, () => typedAsJson(request))
 					if (retyped) return retyped

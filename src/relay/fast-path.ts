@@ -4,7 +4,7 @@
  * model refuses, OpenRouter's `reasoning` object
  * for OpenAI's own models (as their `reasoning_effort`), a `tool_choice: 'validated'` (as `auto`) and, for OpenAI streams, `stream_options.include_usage`
  * (we bill from it) changed, and what another vendor's earlier turns left that this vendor refuses: thinking without
- * an Anthropic signature for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
+ * an Anthropic signature and whitespace-only text for Anthropic, Claude's signatures for Gemini, tool call ids over OpenAI's length limit; and tool results a client split over several
  * Gemini contents, joined as Gemini requires (and as every other path joins same-role turns); a Gemini 3 thinking level
  * sent to an earlier Gemini model, as the budget it takes. Unknown fields pass through untouched.
  * @module
@@ -72,7 +72,7 @@ export function rewriteBody(protocol: ProtocolName, body: Body, upstreamModel: s
 		}
 		case 'anthropic-messages': {
 			set('model', upstreamModel)
-			const messages = signedThinkingOnly(body.messages)
+			const messages = claudeTakes(body.messages)
 			if (messages) {
 				set('messages', messages)
 				const off = thinkingOffFor(messages, body.thinking)
@@ -168,27 +168,80 @@ export function bodyText(raw: string, body: Body, out: Body): string | TextPiece
 }
 
 /**
- * The messages without the thinking blocks no Anthropic signature vouches for, or undefined when there are none (the
- * common case: nothing is copied, and Anthropic's own signatures go up byte for byte). An answer the gateway converted
- * from a vendor that does not sign (OpenAI-compatible) carries `signature: ""`, one from a vendor that signs in its own
- * way (Gemini) a signature with an origin tag (core/signatures.ts), and a client that switches the conversation to a
- * Claude model sends it back: Anthropic refuses the whole request ("Invalid `signature` in `thinking` block"), as the
- * converted path never sends such a block (anthropic-messages/content-encode.ts).
+ * The messages without what Anthropic refuses in a history another vendor's answers made, or undefined when there is
+ * none (the common case: nothing is copied, and the client's bytes go up as they came; one walk over blocks the body
+ * parse already made, no scan of the text). Left out, as the converted path leaves them out
+ * (anthropic-messages/content-encode.ts `encodePart`):
+ * - thinking no Anthropic signature vouches for. An answer the gateway converted from a vendor that does not sign
+ *   (OpenAI-compatible) carries `signature: ""`, one from a vendor that signs in its own way (Gemini) a signature with
+ *   an origin tag (core/signatures.ts); Anthropic refuses the whole request over it ("Invalid `signature` in
+ *   `thinking` block").
+ * - empty or whitespace-only text blocks ("text content blocks must contain non-whitespace text"): an
+ *   OpenAI-compatible model often writes `"\n\n"` before its tool calls, which reaches an Anthropic client as a text
+ *   block of its own beside the `tool_use`.
+ * A message left with nothing is left out too (the turns around it merge, as Anthropic merges consecutive turns of
+ * one role), except the last: a final assistant message may be empty, and a final user message is sent as written
+ * (without it the answer before it would become a prefill), for Anthropic to refuse as it would.
+ * @example claudeTakes([{ role: 'assistant', content: [{ type: 'text', text: '\n\n' }, { type: 'tool_use' }] }]) // [{ role: 'assistant', content: [{ type: 'tool_use' }] }]
  */
-export function signedThinkingOnly(messages: unknown): unknown[] | undefined {
+export function claudeTakes(messages: unknown): unknown[] | undefined {
 	if (!Array.isArray(messages)) return undefined
 	let out: unknown[] | undefined
-	for (let i = 0; i < messages.length; i++) {
-		const content = (messages[i] as Body | null)?.content
-		if (!Array.isArray(content) || !content.some(unverifiable)) continue
-		out ??= messages.slice()
-		out[i] = { ...(messages[i] as Body), content: content.filter((b) => !unverifiable(b)) }
+	const end = messages.length - 1
+	for (let i = 0; i <= end; i++) {
+		const m = messages[i] as Body | null
+		const content = m?.content
+		// Nearly always: nothing refused, told without copying or calling anything more.
+		if (Array.isArray(content) ? !content.some(refused) : typeof content !== 'string' || i === end || !blank(content)) {
+			out?.push(m)
+			continue
+		}
+		const next = takenMessage(m!, content as unknown[] | string, i === end)
+		if (next === m) {
+			out?.push(m)
+			continue
+		}
+		out ??= messages.slice(0, i)
+		if (next) out.push(next)
 	}
 	return out
 }
 
 /**
- * The thinking config for messages `signedThinkingOnly` repaired: thinking off when it is on and the assistant turn
+ * The message holding something Claude refuses as Claude takes it, or null to leave it out, or `m` itself to send it
+ * as written (claudeTakes).
+ */
+function takenMessage(m: Body, content: unknown[] | string, last: boolean): Body | null {
+	if (typeof content === 'string') return null
+	const kept = content.filter((b) => !refused(b))
+	if (kept.length > 0 || (last && m.role === 'assistant')) return { ...m, content: kept }
+	return last ? m : null
+}
+
+/**
+ * No character but whitespace (`String.prototype.trim`'s, which the converted path uses), or none at all. Told by
+ * the first character for nearly every text (printable ASCII), on every block of every request of the fast path.
+ */
+const blank = (text: string): boolean => {
+	const c = text.charCodeAt(0)
+	if (c > 32 && c < 127) return false
+	return !NON_BLANK.test(text)
+}
+// Hoisted: a regex literal in the function would be a new object at each call (stripUsage below).
+const NON_BLANK = /\S/
+
+/** A block Anthropic refuses in a replayed history: unverifiable thinking, or text with nothing but whitespace. */
+const refused = (b: unknown): boolean => {
+	const type = (b as Body | null)?.type
+	if (type === 'text') {
+		const text = (b as Body).text
+		return typeof text === 'string' && blank(text)
+	}
+	return (type === 'thinking' || type === 'redacted_thinking') && unverifiable(b)
+}
+
+/**
+ * The thinking config for messages `claudeTakes` repaired: thinking off when it is on and the assistant turn
  * being continued used tools but no longer starts with a thinking block (Anthropic: "a final `assistant` message must
  * start with a thinking block"), as the converted path decides (anthropic-messages/request-encode.ts `canThink`);
  * undefined to keep the client's.

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app'
 import { loadEnv } from '../../src/config/env'
 import type { GatewayConfig } from '../../src/config/gateway-file'
 import { silentLogger } from '../../src/lib/log'
+import { listenOptions } from '../../src/server'
 import { createServices, type Services } from '../../src/services'
 import { createTestDb } from './db'
 
@@ -67,11 +68,12 @@ export async function readAnswer(res: Response): Promise<{ status: number; heade
 	return { status: res.status, headers: res.headers, text, json }
 }
 
-export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<string, string> } = {}): Promise<TestApp> {
+/** `serverOptions`: listen as the server does (src/server.ts `listenOptions`: Bun's body limit, timeouts), on a free port. */
+export async function startTestApp(opts: { config?: GatewayConfig; env?: Record<string, string>; serverOptions?: boolean } = {}): Promise<TestApp> {
 	const tdb = await createTestDb()
 	const env = loadEnv({ ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'error', ...opts.env })
 	const svc = await createServices(env, { db: tdb.db, config: opts.config ?? { channels: [], models: [] }, log: silentLogger })
-	const app = createApp(svc).listen({ port: 0, hostname: '127.0.0.1', idleTimeout: 60 })
+	const app = createApp(svc).listen(opts.serverOptions ? { ...listenOptions(env), port: 0, hostname: '127.0.0.1' } : { port: 0, hostname: '127.0.0.1', idleTimeout: 60 })
 	const url = `http://127.0.0.1:${app.server!.port}`
 	const admin = adminCaller(url)
 	return {

@@ -30,7 +30,7 @@ import { mediaRuleFor } from '../../relay/image-tokens'
 import { withPortableToolNames } from '../../relay/tool-names'
 import { prepareMcp, runsMcpOn } from '../../mcp/prepare'
 import { parseMcp, wantsMcp } from '../../mcp/request'
-import { signedThinkingOnly, thinkingOffFor } from '../../relay/fast-path'
+import { claudeTakes, thinkingOffFor } from '../../relay/fast-path'
 import { answerText, channelTimeouts, fetchUpstream } from '../../relay/upstream-fetch'
 import { redactKey } from '../../routing/attempts'
 import { type Channel, matchesModel } from '../../routing/catalog'
@@ -87,8 +87,8 @@ function anthropicCountBody(c: CountCall, upstreamModel: string): Record<string,
 	// Converted as for the answer: tool names the vendor would refuse go under ones it takes (relay/tool-names.ts).
 	const full = own ? c.native!.body : (anthropicMessages.encodeRequest(withPortableToolNames(c.ir, anthropicMessages).ir, upstreamModel) as Record<string, unknown>)
 	const body: Record<string, unknown> = { ...pick(full, ANTHROPIC_FIELDS), model: upstreamModel }
-	// As on the fast path: thinking no Anthropic signature vouches for would make Anthropic refuse the count.
-	const messages = own ? signedThinkingOnly(body.messages) : undefined
+	// As on the fast path: thinking no Anthropic signature vouches for, or whitespace-only text, would make Anthropic refuse the count.
+	const messages = own ? claudeTakes(body.messages) : undefined
 	if (messages) {
 		body.messages = messages
 		const off = thinkingOffFor(messages, body.thinking)

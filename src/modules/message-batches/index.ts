@@ -4,8 +4,9 @@
  * runs on one Anthropic channel serving every model it names (requests.ts), each request's model sent under the
  * channel's name for it. Creating one charges an upper bound of every request at batch prices when the upstream
  * accepts it; when it ends, its succeeded requests are billed from their usage and the rest refunded
- * (src/tasks/message-batch.ts). Only the creating account sees a batch; its `results_url` is on the gateway. A batch
- * naming Files API uploads must own them all and runs on the channel holding them (anthropic-files/refs.ts).
+ * (src/tasks/message-batch.ts). Only the creating account sees a batch; its `results_url` is on the gateway, whose
+ * results name each request's model as the client did (results.ts). A batch naming Files API uploads must own them all
+ * and runs on the channel holding them (anthropic-files/refs.ts).
  * @module
  */
 import { Elysia, t } from 'elysia'
@@ -26,6 +27,7 @@ import { fileTerms } from '../anthropic-files/refs'
 import { call, holder } from '../batches/upstream'
 import { publicBase } from '../video/view'
 import { batchBound, batchChannel, messageBatchPrice, parseRequests, upstreamBody } from './requests'
+import { resultsAsAsked } from './results'
 
 type Obj = Record<string, unknown>
 
@@ -163,8 +165,10 @@ export const messageBatchesModule = (svc: Services) =>
 				const { batch } = await refreshMessageBatch(svc, row, request.signal)
 				if (batch.processing_status !== 'ended')
 					throw new GatewayError('invalid_request', `Message Batch ${params.id} has not finished processing; its results are available once it has ended`, { code: 'invalid_request' })
-				const res = await call(holder(svc, row), `${MESSAGE_BATCHES}/${encodeURIComponent(params.id)}/results`, { method: 'GET' }, request.signal)
-				return withRequestId(new Response(res.body, { headers: { 'content-type': res.headers.get('content-type') ?? 'application/binary', 'x-request-id': requestId } }), requestId)
+				const ch = holder(svc, row)
+				const res = await call(ch, `${MESSAGE_BATCHES}/${encodeURIComponent(params.id)}/results`, { method: 'GET' }, request.signal)
+				const body = res.body && resultsAsAsked(res.body, row.result as BatchRecord, row.model, ch)
+				return withRequestId(new Response(body, { headers: { 'content-type': res.headers.get('content-type') ?? 'application/binary', 'x-request-id': requestId } }), requestId)
 			},
 			{
 				params: BatchId,

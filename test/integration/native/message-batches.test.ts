@@ -145,6 +145,26 @@ describe('Anthropic message batches', () => {
 		expect(new Set(rows.map((r) => r.model))).toEqual(new Set(['qa-claude', 'claude-sonnet-5']))
 	})
 
+	it('should name the model in the results as the client asked for it, as messages.create does, the rest as Anthropic sent it', async () => {
+		const a = await client(1)
+		const params = req('x', 'hello there', 'qa-claude', 40).params
+		const direct = await a.claude.messages.create(params)
+		expect(direct.model).toBe('qa-claude')
+		// A batch of the alias alone (its model is the task's), and one beside a model sent under its own name.
+		for (const reqs of [[req('one', 'hello there', 'qa-claude', 40)], [req('mapped', 'hello there', 'qa-claude', 40), req('plain', 'hello there', 'claude-sonnet-5', 40)]]) {
+			const b = await a.claude.messages.batches.create({ requests: reqs })
+			await a.claude.messages.batches.retrieve(b.id)
+			const models: Record<string, string | undefined> = {}
+			for await (const line of await a.claude.messages.batches.results(b.id)) models[line.custom_id] = line.result.type === 'succeeded' ? line.result.message.model : line.result.type
+			expect(models).toEqual(Object.fromEntries(reqs.map((r) => [r.custom_id, r.params.model])))
+			// Only the model changed: the upstream's lines otherwise byte for byte.
+			const upstream = await fetch(`${mock.url}/v1/messages/batches/${b.id}/results`, { headers: { 'x-api-key': 'up-an', 'anthropic-version': '2023-06-01' } }).then((r) => r.text())
+			const shown = await fetch(`${app.url}/v1/messages/batches/${b.id}/results`, { headers: { 'x-api-key': a.key, 'anthropic-version': '2023-06-01' } }).then((r) => r.text())
+			expect(shown).toBe(upstream.replaceAll(/"custom_id":"(mapped|one)"(.*?)"model":"claude-sonnet-5"/g, '"custom_id":"$1"$2"model":"qa-claude"'))
+			expect(shown).not.toBe(upstream)
+		}
+	})
+
 	it('should hold and bill 1-hour cache writes at half their price and web searches at their full price', async () => {
 		const a = await client(1)
 		const tools = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }]

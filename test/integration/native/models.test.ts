@@ -126,6 +126,30 @@ describe('GET /v1/models', () => {
 		expect((await get('/v1/models', {})).status).toBe(401)
 		expect((await get('/v1beta/models', {})).status).toBe(401)
 	})
+
+	it("should refuse the anthropic SDK in Anthropic's shape, with the request-id it reads (a bad key, none, a bad query)", async () => {
+		const bad = new Anthropic({ apiKey: 'sk-not-a-key', baseURL: n.app.url, maxRetries: 0 })
+		for (const call of [() => bad.models.list(), () => bad.models.retrieve('claude-sonnet-5'), () => bad.models.retrieve('openai/gpt-4o-mini')]) {
+			const e = (await call().catch((x: unknown) => x)) as InstanceType<typeof Anthropic.APIError>
+			expect(e).toBeInstanceOf(Anthropic.AuthenticationError)
+			expect(e.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' }, request_id: e.requestID })
+			expect(e.requestID).toBeTruthy()
+			expect(e.headers?.get('request-id')).toBe(e.requestID)
+		}
+		const none = await get('/v1/models', { 'anthropic-version': '2023-06-01' })
+		expect(none.status).toBe(401)
+		expect(await none.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: expect.stringContaining('x-api-key') } })
+		const a = await n.app.account(1)
+		const anthropic = new Anthropic({ apiKey: a.key, baseURL: n.app.url, maxRetries: 0 })
+		const invalid = (await anthropic.models.list({ limit: 0 }).catch((x: unknown) => x)) as InstanceType<typeof Anthropic.APIError>
+		expect(invalid).toBeInstanceOf(Anthropic.BadRequestError)
+		expect(invalid.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } })
+		expect(invalid.requestID).toBeTruthy()
+		// OpenAI's clients keep OpenAI's shape on the same paths.
+		const openai = await get('/v1/models', { authorization: 'Bearer sk-not-a-key' })
+		expect(openai.status).toBe(401)
+		expect(await openai.json()).toMatchObject({ error: { type: 'invalid_request_error' } })
+	})
 })
 
 describe('POST /v1/messages/count_tokens', () => {

@@ -8,16 +8,50 @@
  * Through the gateway such a conversation must get its answer from Claude as from OpenAI and Gemini.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
 import { continuation } from '../../mocks/shared/scenario'
 import { label, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, type Upstream } from './harness'
 import { checkChatChunks } from './wire-checks'
 
+/** Served by `blankFirst`, an OpenAI-compatible vendor whose model writes `"\n\n"` before its tool call. */
+const BLANK_FIRST = 'blank-first-m'
+
 let m: Matrix
+let blankFirst: ReturnType<typeof Bun.serve>
 beforeAll(async () => {
-	m = await startMatrix()
+	blankFirst = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: blankBeforeCall })
+	m = await startMatrix({
+		channels: () => [{ name: 'ch-blank-first', type: 'openai', base_url: `http://127.0.0.1:${blankFirst.port}/v1`, api_key: 'up-blank', models: [BLANK_FIRST] }],
+		models: [{ name: BLANK_FIRST, input_per_mtok: 1, output_per_mtok: 1 }],
+	})
 }, SETUP_MS)
-afterAll(() => m.close())
+afterAll(async () => {
+	await m.close()
+	await blankFirst.stop(true)
+})
+
+/**
+ * Chat completions as Qwen- and DeepSeek-style models on OpenAI-compatible servers answer a tool request: the content
+ * `"\n\n"` and a call of `get_weather`, whole or streamed (content first, then the call, then the usage chunk).
+ */
+async function blankBeforeCall(req: Request): Promise<Response> {
+	const body = (await req.json()) as { model: string; stream?: boolean }
+	const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
+	const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }
+	const base = { id: 'chatcmpl-blank', created: 1, model: body.model }
+	if (!body.stream) return Response.json({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '\n\n', tool_calls: [call] }, finish_reason: 'tool_calls' }], usage })
+	const chunk = (choices: unknown[], extra: object = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`
+	const frames = [
+		chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+		chunk([{ index: 0, delta: { content: '\n\n' }, finish_reason: null }]),
+		chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...call }] }, finish_reason: null }]),
+		chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+		chunk([], { usage }),
+		'data: [DONE]\n\n',
+	]
+	return new Response(frames.join(''), { headers: { 'content-type': 'text/event-stream' } })
+}
 
 type Params = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming
 const CASES: Array<[Upstream, boolean]> = (['openai', 'anthropic', 'gemini'] as Upstream[]).flatMap((u) => [[u, false] as [Upstream, boolean], [u, true] as [Upstream, boolean]])
@@ -80,4 +114,40 @@ describe('a prefill ending in whitespace', () => {
 			expect(await ask(acct.openai, { model: MODEL[up], messages }, stream)).toEqual([answer, 'stop'])
 			if (up === 'anthropic') expect(lastRequest(m.mocks.anthropic).body.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'The answer is' }] })
 		})
+})
+
+describe("an Anthropic client's conversation sent on to Claude", () => {
+	const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
+	const THINKING = { type: 'enabled', budget_tokens: 1024 } as const
+
+	for (const stream of [false, true])
+		it(`should take the next turn after an OpenAI-compatible model's "\\n\\n" before its tool call, leaving the blank text out${stream ? ' (streamed, thinking on)' : ''}`, async () => {
+			const acct = await m.account()
+			const ask: Anthropic.MessageParam = { role: 'user', content: 'weather in Paris?' }
+			const first: Anthropic.MessageCreateParamsNonStreaming = { model: BLANK_FIRST, max_tokens: 100, tools: [WEATHER], messages: [ask] }
+			const one = stream ? await acct.anthropic.messages.stream(first).finalMessage() : await acct.anthropic.messages.create(first)
+			// The answer is the model's, whitespace and all (a stream cannot know the text will come to nothing).
+			expect(one.content).toEqual([expect.objectContaining({ type: 'text', text: '\n\n' }), expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })])
+			const use = one.content[1] as Anthropic.ToolUseBlock
+			const history: Anthropic.MessageParam[] = [ask, { role: 'assistant', content: one.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }]
+
+			// Anthropic refuses whitespace-only text ("text content blocks must contain non-whitespace text"), in counts too.
+			const thinking = stream ? { thinking: THINKING } : {}
+			const count = await acct.anthropic.messages.countTokens({ model: MODEL.anthropic, tools: [WEATHER], messages: history, ...thinking })
+			expect(count.input_tokens).toBeGreaterThan(0)
+			const next: Anthropic.MessageCreateParamsNonStreaming = { model: MODEL.anthropic, max_tokens: 2048, tools: [WEATHER], messages: history, ...thinking }
+			const two = stream ? await acct.anthropic.messages.stream(next).finalMessage() : await acct.anthropic.messages.create(next)
+			expect(two.content.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text)).toEqual(['Tool results: sunny'])
+			const sent = lastRequest(m.mocks.anthropic).body
+			expect(sent.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: use.id, name: 'get_weather', input: { city: 'Paris' } }] })
+			// With thinking on, the tool turn being continued has no thinking to start with: off for this turn, as converted.
+			if (stream) expect(sent.thinking).toEqual({ type: 'disabled' })
+		})
+
+	it('should send a conversation with nothing to leave out as the client wrote it, byte for byte', async () => {
+		const acct = await m.account()
+		const params = { model: MODEL.anthropic, max_tokens: 100, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: ' hi ' }] }, { role: 'assistant' as const, content: 'Hello!' }, { role: 'user' as const, content: 'x' }] }
+		await acct.anthropic.messages.create(params)
+		expect(lastRequest(m.mocks.anthropic).text).toBe(JSON.stringify({ ...params, model: 'claude-sonnet-4-6' }))
+	})
 })

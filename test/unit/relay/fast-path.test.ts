@@ -6,7 +6,7 @@ import { describe, expect, it } from 'bun:test'
 import { tagSignature } from '../../../src/core/signatures'
 import { REDACTED_PREFIX } from '../../../src/protocols/gemini/read'
 import { SKIP_SIGNATURE } from '../../../src/protocols/gemini/signatures'
-import { bodyText, rewriteBody, signedThinkingOnly, stripUsage, thinkingOffFor } from '../../../src/relay/fast-path'
+import { bodyText, rewriteBody, claudeTakes, stripUsage, thinkingOffFor } from '../../../src/relay/fast-path'
 
 describe('stripUsage', () => {
 	it('should remove "usage":null with its comma wherever the member stands', () => {
@@ -95,13 +95,13 @@ describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouc
 		const out = rewriteBody('anthropic-messages', body, 'claude-m', undefined, false)
 		expect(out).toBe(body)
 		expect(bodyText(raw, body, out)).toBe(raw)
-		expect(signedThinkingOnly(body.messages)).toBeUndefined()
+		expect(claudeTakes(body.messages)).toBeUndefined()
 	})
 
 	it("should leave out redacted reasoning another vendor made (Converse's, origin-tagged) and keep Anthropic's", () => {
 		const mine = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' }
 		const turn = { role: 'assistant', content: [{ type: 'redacted_thinking', data: tagSignature('converse', 'Q09OVkVSU0U=') }, mine, { type: 'text', text: 'Answer.' }] }
-		expect(signedThinkingOnly([ask, turn, more])![1]).toEqual({ role: 'assistant', content: [mine, { type: 'text', text: 'Answer.' }] })
+		expect(claudeTakes([ask, turn, more])![1]).toEqual({ role: 'assistant', content: [mine, { type: 'text', text: 'Answer.' }] })
 	})
 
 	it("should leave out thinking signed by another vendor (origin-tagged) and keep Anthropic's blocks byte for byte", () => {
@@ -125,6 +125,32 @@ describe('rewriteBody (anthropic-messages): thinking no Anthropic signature vouc
 		// Unsigned thinking (an OpenAI-compatible vendor's) on a tool turn: the same.
 		const unsigned = { ...toolTurn, content: [{ type: 'thinking', thinking: 'P', signature: '' }, toolTurn.content[1]] }
 		expect(rewriteBody('anthropic-messages', { ...body, messages: [ask, unsigned, results] }, 'claude-m', undefined, false).thinking).toEqual({ type: 'disabled' })
+	})
+
+	it("should leave out whitespace-only text (an OpenAI-compatible model's \"\\n\\n\" before its call), and a message of nothing else", () => {
+		const use = { type: 'tool_use', id: 't1', name: 'f', input: {} }
+		const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }
+		const turn = { role: 'assistant', content: [{ type: 'text', text: '\n\n' }, use] }
+		const body = { model: 'claude-m', max_tokens: 4096, messages: [ask, turn, results] }
+		const raw = JSON.stringify(body)
+		const out = rewriteBody('anthropic-messages', body, 'claude-m', undefined, false)
+		expect(out.messages).toEqual([ask, { role: 'assistant', content: [use] }, results])
+		// Only the messages member is written again; the rest is the client's text.
+		expect(bodyText(raw, body, out)).toBe(JSON.stringify({ ...body, messages: out.messages }))
+		// The tool turn being continued then no longer starts with thinking: thinking goes off, as on the converted path.
+		expect(rewriteBody('anthropic-messages', { ...body, thinking: THINKING }, 'claude-m', undefined, false).thinking).toEqual({ type: 'disabled' })
+		// Empty text too; text beside something real stays, as does whitespace inside text.
+		expect(claudeTakes([ask, { role: 'assistant', content: [{ type: 'text', text: '' }, { type: 'text', text: ' a \n' }] }])).toEqual([ask, { role: 'assistant', content: [{ type: 'text', text: ' a \n' }] }])
+		// A message of only whitespace between two others is left out (Anthropic merges the turns around it).
+		expect(claudeTakes([ask, { role: 'assistant', content: '\n' }, more])).toEqual([ask, more])
+		expect(claudeTakes([ask, { role: 'assistant', content: [{ type: 'text', text: ' \t' }] }, more])).toEqual([ask, more])
+		// The last message: a prefill may be empty; a user message is sent as written, for Anthropic to refuse.
+		expect(claudeTakes([ask, { role: 'assistant', content: [{ type: 'text', text: ' ' }] }])).toEqual([ask, { role: 'assistant', content: [] }])
+		const blankAsk = { role: 'user', content: [{ type: 'text', text: ' ' }] }
+		expect(claudeTakes([ask, claudeTurn, blankAsk])).toBeUndefined()
+		expect(claudeTakes([ask, claudeTurn, { role: 'user', content: ' ' }])).toBeUndefined()
+		// Nothing refused: nothing copied.
+		expect(claudeTakes([ask, claudeTurn, more, { role: 'assistant', content: [{ type: 'text', text: 'x' }, use] }, results])).toBeUndefined()
 	})
 
 	it('should keep thinking on when the last assistant turn still starts with thinking, used no tools, or thinking is off', () => {
