@@ -305,7 +305,9 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 	it('should relay an upstream error mid-response as the error event the SSE stream carries, and stay open', async () => {
 		const a = await m.account(10)
 		const c = connect(a)
-		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 4 }
+		// After the first text delta: an error among the four events before it (lifecycle, the empty message and part)
+		// fails over before the response begins.
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 5 }
 		const evs = await create(c, { model: MODEL.openai, input: 'break later please' })
 		expect(evs[0]!.type).toBe('response.created')
 		expect(evs.at(-1)!.type).toBe('error')
