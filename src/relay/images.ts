@@ -94,7 +94,8 @@ async function inlineFile(p: FilePart, b: Batch): Promise<FilePart> {
 }
 
 const isUrl = (c: Part): boolean => (c.type === 'image' || c.type === 'file') && c.source.kind === 'url'
-const isDocumentUrl = (c: Part): boolean => c.type === 'file' && c.source.kind === 'url'
+/** A document by URL; not a video or audio one (a YouTube link to Gemini), which OpenAI's chat completions take in no form. */
+const isDocumentUrl = (c: Part): boolean => c.type === 'file' && c.source.kind === 'url' && !/^(video|audio)\//i.test(c.source.mediaType ?? '')
 
 /** The parts of a request (tool results' included) that `fetched` picks: what would be downloaded. */
 const countUrls = (req: ChatRequest, fetched: (c: Part) => boolean): number => {
