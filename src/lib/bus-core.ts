@@ -72,7 +72,22 @@ export type Transport<C> = {
 	end?(s: Session<C>): Promise<void>
 }
 
-type Topic = { handlers: Set<(m: string) => void>; resyncs: Set<() => void> }
+/** A topic's subscribers on one instance. */
+export type Topic = { handlers: Set<(m: string) => void>; resyncs: Set<() => void> }
+
+/**
+ * Hands `message` to each of the topic's handlers. A handler that throws is told to `onError`: it must neither stop
+ * the handlers after it nor reach the publisher.
+ */
+export function deliverTo(topic: Topic | undefined, message: string, onError: (e: unknown) => void): void {
+	for (const h of topic?.handlers ?? []) {
+		try {
+			h(message)
+		} catch (e) {
+			onError(e)
+		}
+	}
+}
 
 /**
  * The bus over `transport`. Resolves once subscribed or after `connectWaitMs`; it never fails for an unreachable server:
@@ -104,14 +119,7 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 	})
 
 	function deliver(topic: string, message: string) {
-		// A handler that throws is told to `onError`: it must neither stop the handlers after it nor reach the publisher.
-		for (const h of topics.get(topic)?.handlers ?? []) {
-			try {
-				h(message)
-			} catch (e) {
-				onError(e)
-			}
-		}
+		deliverTo(topics.get(topic), message, onError)
 	}
 	function resyncAll() {
 		transport.forget?.()

@@ -22,7 +22,7 @@
  * @module
  */
 import type { Bus } from './bus'
-import { within } from './bus-core'
+import { deliverTo, type Topic, within } from './bus-core'
 
 /** How long Redis may take to accept a PUBLISH before the message goes through PostgreSQL instead. */
 const PRIMARY_SEND_MS = 500
@@ -33,7 +33,6 @@ const PEER_WINDOW_MS = 30_000
 /** Before a topic on NOTIFY: a copy of a message also sent through Redis (it does not open its hearers' window). */
 const COPY = 'copy:'
 
-type Topic = { handlers: Set<(m: string) => void>; resyncs: Set<() => void> }
 
 /**
  * `primary` (Redis) falling back on `fallback` (PostgreSQL), both already made; `kind`, `ping` and `subscribed` are
@@ -49,14 +48,7 @@ export function fallbackBus(primary: Bus, fallback: Bus, onError: (e: unknown) =
 	let peersUntil = 0
 
 	function deliver(topic: string, message: string) {
-		// As the shared buses do: a handler that throws is told to `onError`, and neither stops the others nor reaches the publisher.
-		for (const h of topics.get(topic)?.handlers ?? []) {
-			try {
-				h(message)
-			} catch (e) {
-				onError(e)
-			}
-		}
+		deliverTo(topics.get(topic), message, onError)
 	}
 	function resync(topic: string) {
 		for (const r of topics.get(topic)?.resyncs ?? []) {
