@@ -70,12 +70,13 @@ export function decodeRequest(body: GeminiRequest, opts?: { stream?: boolean; co
 	if (toolConfig !== undefined) extra.toolConfig = toolConfig
 	// Another vendor is offered only the allowed functions (as for OpenAI's allowed_tools): it has no list of its own.
 	// The names "should match [FunctionDeclaration.name]": naming none of them leaves nothing the model could call.
-	// A single name with ANY is already a forced tool: all the functions stay declared, as OpenAI's named choice keeps them.
+	// A single name with ANY is also a forced tool, but only that function is declared: a vendor that cannot force a
+	// tool under thinking (Claude) answers with the choice `auto`, and must not be able to call another function then.
 	if (allowed && req.tools) {
 		const kept = req.tools.filter((t) => allowed.has(t.name))
 		const param = 'toolConfig.functionCallingConfig.allowedFunctionNames'
 		if (!kept.length) throw badRequest(`${param} names none of the functionDeclarations (${[...allowed].join(', ')})`, param)
-		if (choice?.type !== 'tool') req.tools = kept
+		req.tools = kept
 	}
 
 	const cfg = get(b, 'generationConfig')

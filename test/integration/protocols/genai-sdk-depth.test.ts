@@ -258,6 +258,20 @@ describe('@google/genai function calling', () => {
 			const offered = (lastRequest(m.mocks[up]).body.tools as Array<{ name?: string; function?: { name: string } }>).map((t) => t.name ?? t.function?.name)
 			expect(offered).toEqual(['notes'])
 		})
+
+		// One name with ANY forces that function; Claude cannot force a tool while it thinks and is asked with `auto`: it
+		// must then be offered that function alone, not every declaration.
+		if (up !== 'gemini')
+			it(`should offer only the one allowed function with ANY to a thinking model (${label(up, stream)})`, async () => {
+				const acct = await m.account()
+				const config = { tools: TOOLS, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['lookup'] } }, thinkingConfig: { thinkingBudget: 1024 }, maxOutputTokens: 4000 }
+				// `#tools`: the mocks call every function offered when the choice is theirs.
+				const r = await generate(genai(acct), { model: THINKER[up], contents: 'find the docs #tools', config }, stream)
+				expect(r.calls.length).toBeGreaterThan(0)
+				expect(new Set(r.calls.map((c) => c.name))).toEqual(new Set(['lookup']))
+				const body = lastRequest(m.mocks[up]).body as { tools: Array<{ name?: string; function?: { name: string } }> }
+				expect(body.tools.map((t) => t.name ?? t.function?.name)).toEqual(['lookup'])
+			})
 	}
 
 	for (const up of UPSTREAMS) {
