@@ -1,10 +1,11 @@
 /**
  * A JSON answer format stated as a system instruction, for an upstream that cannot enforce it alongside the rest of the
  * request: Claude without structured outputs (Anthropic's documented "prompt for JSON" approach), Gemini models before
- * Gemini 3 when function tools are offered too (protocols/gemini/request.ts).
+ * Gemini 3 when function tools are offered too (protocols/gemini/request.ts), and OpenAI's JSON mode when nothing the
+ * client wrote asks for JSON (`systemAskingJson`).
  * @module
  */
-import type { ResponseFormat } from '../core/ir'
+import type { ChatRequest, ResponseFormat, TextPart } from '../core/ir'
 
 /**
  * The instruction for a JSON response format; undefined for plain text.
@@ -25,4 +26,19 @@ export function jsonInstruction(f: ResponseFormat): string | undefined {
 function jsonKind(schema: Record<string, unknown>): string {
 	const type = typeof schema.type === 'string' ? schema.type.toLowerCase() : undefined
 	return type === 'array' ? 'JSON array' : type === undefined || type === 'object' ? 'JSON object' : 'JSON value'
+}
+
+/**
+ * The system text of a request for an OpenAI upstream: OpenAI refuses JSON mode unless the conversation mentions JSON
+ * (400 "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'", the
+ * same for the Responses `input`), which another vendor's client did not write for (Gemini's `responseMimeType:
+ * application/json` without a schema needs no such word): the instruction is added then.
+ */
+export function systemAskingJson(req: ChatRequest): TextPart[] | undefined {
+	const f = req.responseFormat
+	if (f?.type !== 'json_object') return req.system
+	const mentions = (text: string) => /json/i.test(text)
+	if (req.system?.some((p) => mentions(p.text))) return req.system
+	if (req.messages.some((m) => m.content.some((p) => p.type === 'text' && mentions(p.text)))) return req.system
+	return [...(req.system ?? []), { type: 'text', text: jsonInstruction(f)! }]
 }

@@ -12,6 +12,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
+import { systemAskingJson } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { decodeWebSearchOptions, encodeWebSearchOptions } from './web-search'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
@@ -374,7 +375,9 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_PROTOCOL_KEY) body[k] = v
 	body.model = model
 	if (req.webSearch && body.web_search_options === undefined) body.web_search_options = encodeWebSearchOptions(req, model)
-	const messages = encodeMessages(req.system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
+	// An OpenAI client's own request goes as written, for the vendor to judge.
+	const system = req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL ? req.system : systemAskingJson(req)
+	const messages = encodeMessages(system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
 	if (continuedPrefill(req) !== undefined) {
 		// OpenAI has no way to continue a final assistant message: its model answers afresh after it, and the client
 		// would take that answer for the continuation of its prefill (Anthropic's, or Gemini's trailing model turn).

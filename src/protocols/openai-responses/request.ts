@@ -14,6 +14,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
+import { systemAskingJson } from '../json-instruction'
 import { samplesAtEffort } from '../../routing/reasoning-models'
 import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
@@ -384,10 +385,11 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	const body: Json = {}
 	if (req.extra?.[EXTRA_KEY] === PROTOCOL) for (const [k, v] of Object.entries(req.extra)) if (k !== EXTRA_KEY) body[k] = v
 	body.model = model
-	if (req.system?.length) body.instructions = req.system.map((p) => p.text).join('\n\n')
-	body.input = encodeInput(req.messages)
 	// The client's own body (extra) already lists its tools as written; another protocol's search is added here.
 	const own = req.extra?.[EXTRA_KEY] === PROTOCOL
+	const system = own ? req.system : systemAskingJson(req)
+	if (system?.length) body.instructions = system.map((p) => p.text).join('\n\n')
+	body.input = encodeInput(req.messages)
 	if (req.tools?.length || req.webSearch) {
 		body.tools = (req.tools ?? []).map((t) => ({
 			type: 'function',

@@ -69,7 +69,8 @@ describe('response_format json_object with a schema', () => {
 
 	it('should reach an OpenAI model as written', async () => {
 		const acct = await m.account()
-		await acct.openai.chat.completions.create({ model: 'gpt-m', messages, response_format: format })
+		// OpenAI's JSON mode refuses a conversation that does not mention JSON.
+		await acct.openai.chat.completions.create({ model: 'gpt-m', messages: [{ role: 'system', content: 'Answer in JSON.' }, ...messages], response_format: format })
 		expect(lastRequest(m.mocks.openai).body.response_format).toEqual({ type: 'json_object', schema })
 	})
 })

@@ -121,6 +121,17 @@ function checkToolCallIds(messages: Obj[]): JsonReply | undefined {
 	return undefined
 }
 
+/**
+ * JSON mode needs the word: "When using JSON mode, you must always instruct the model to produce JSON via some message
+ * in the conversation", which the API enforces with a 400 when no message mentions it.
+ */
+export function checkJsonMode(body: Obj): JsonReply | undefined {
+	if (asStr(asObj(body.response_format)?.type) !== 'json_object') return undefined
+	const texts = asArr(body.messages).flatMap((m) => contentOf(asObj(m)?.content).texts)
+	if (texts.some((t) => /json/i.test(t))) return undefined
+	return openaiError(400, "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", 'messages')
+}
+
 /** The neutral conversation of a validated Chat Completions body. */
 export function readChat(body: Obj, prefixes = false): Conversation {
 	const messages = asArr(body.messages).map((m) => asObj(m) ?? {})

@@ -10,7 +10,7 @@ import { frame, json, type JsonReply, sse, type Reply } from '../shared/reply'
 import { plan, type Finish, type Plan } from '../shared/scenario'
 import type { MockOptions } from '../shared/types'
 import { fragments, splitPieces, stableId, unixNow } from '../shared/text'
-import { checkMessages, readChat } from './chat-read'
+import { checkJsonMode, checkMessages, readChat } from './chat-read'
 import { servedTier } from './service-tier'
 import { checkFunctionName, checkModel, checkUser, openaiError, requireObject } from './errors'
 import { checkMaxTokens, checkReasoningEffort, checkReasoningObject, checkSampling } from './reasoning-models'
@@ -138,7 +138,7 @@ export function chatCompletions(body: unknown, jsonError: boolean, models: strin
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkReasoningObject(b) ?? checkSampling(b, b.reasoning_effort) ?? checkMaxTokens(b) ?? checkWebSearchModel(b) ?? checkReasoningPassedBack(b)
+	const invalid = checkModel(b.model, models) ?? checkStop(b) ?? checkUser(b.user) ?? checkToolNames(b.tools) ?? checkMessages(b.messages) ?? checkJsonMode(b) ?? checkStrictFormat(b) ?? checkStrictTools(b) ?? (alnum9Ids ? checkAlnum9Ids(b) : undefined) ?? checkReasoningEffort(b.model, b.reasoning_effort, 'reasoning_effort') ?? checkReasoningObject(b) ?? checkSampling(b, b.reasoning_effort) ?? checkMaxTokens(b) ?? checkWebSearchModel(b) ?? checkReasoningPassedBack(b)
 	if (invalid) return invalid
 	const n = asNum(b.n) ?? 1
 	if (!Number.isInteger(n) || n < 1 || n > 128) return openaiError(400, `Invalid 'n': integer below minimum value. Expected a value >= 1 and <= 128, but got ${n} instead.`, 'n', 'integer_below_min_value')

@@ -89,6 +89,14 @@ export function checkInput(body: Obj): JsonReply | undefined {
 	}
 }
 
+/** JSON mode needs the word in the instructions or the input, as in chat (chat-read.ts `checkJsonMode`). */
+export function checkJsonMode(body: Obj): JsonReply | undefined {
+	if (asStr(asObj(asObj(body.text)?.format)?.type) !== 'json_object') return undefined
+	const texts = readResponses(body).inputTexts
+	if (texts.some((t) => /json/i.test(t))) return undefined
+	return openaiError(400, "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.", 'input')
+}
+
 /** The neutral conversation of a validated Responses body. */
 export function readResponses(body: Obj): Conversation {
 	const items = inputItems(body.input)
