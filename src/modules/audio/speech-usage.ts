@@ -8,7 +8,17 @@
  * @module
  */
 
+import { formatSse } from '../../core/sse'
+
 export type SpeechUsage = { input: number; output: number }
+
+/**
+ * The error event that ends an event stream the upstream ended without its done event: the client would otherwise
+ * read a clean end and keep a partial transcript or speech (the SDK raises an event carrying `error`), as the images
+ * API's streams end (modules/images/stream.ts).
+ */
+export const cutEvent = (message: string): Uint8Array =>
+	new TextEncoder().encode(formatSse({ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'api_error', code: 'upstream_cut', message, param: null } }) }))
 
 /** A count as the usage states it: a non-negative safe integer, else undefined. */
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
@@ -50,6 +60,8 @@ export function speechUsageScanner() {
 	const scanner = doneEventScanner('speech.audio.done')
 	return {
 		feed: scanner.feed,
+		/** Whether the done event came. */
+		done: (): boolean => scanner.event() !== undefined,
 		usage(): SpeechUsage | undefined {
 			const u = scanner.event()?.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined
 			const input = count(u?.input_tokens)

@@ -19,7 +19,7 @@ import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import type { SpeechRequest } from './model'
 import { SPEECH_CONTENT_TYPES, speechAudio } from './speech-events'
-import { speechUsageScanner } from './speech-usage'
+import { cutEvent, speechUsageScanner } from './speech-usage'
 
 /** Characters as people count them (code points, so an emoji is one). */
 export const charCount = (s: string): number => {
@@ -42,19 +42,25 @@ export async function withFirstBytes(
 	res: Response,
 	signal?: AbortSignal,
 	onChunk?: (chunk: Uint8Array) => void,
+	closing?: () => Uint8Array | undefined,
 ): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	if (!res.body || res.headers.get('content-length') === '0') {
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
 	}
-	return firstBytesOf(res.body, signal, onChunk)
+	return firstBytesOf(res.body, signal, onChunk, closing)
 }
 
-/** `withFirstBytes` of a body stream (a relayed answer's, or the audio decoded from its events). */
+/**
+ * `withFirstBytes` of a body stream (a relayed answer's, or the audio decoded from its events). `closing` gives the
+ * bytes, if any, sent after the upstream's last: an event stream that ended without its done event gets the error
+ * event that tells the client (speech-usage.ts `cutEvent`).
+ */
 export async function firstBytesOf(
 	body: ReadableStream<Uint8Array>,
 	signal?: AbortSignal,
 	onChunk?: (chunk: Uint8Array) => void,
+	closing?: () => Uint8Array | undefined,
 ): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	const reader = body.getReader()
 	let first = await reader.read()
@@ -80,6 +86,8 @@ export async function firstBytesOf(
 				return
 			}
 			if (r.done) {
+				const tail = closing?.()
+				if (tail) c.enqueue(tail)
 				end('ok')
 				c.close()
 			} else {
@@ -160,7 +168,12 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 			const decoded = events && asksEvents(body, chars, ch, p, upstreamModel) && res.body ? speechAudio(res.body) : undefined
 			// A model priced by tokens streamed as events to the client is charged the usage of its done event, read as it passes.
 			const scanner = events && !decoded ? speechUsageScanner() : undefined
-			const { audio, ended } = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed)
+			// Events relayed to the client that end without their done event were cut short: the client is told so
+			// (an error event, which the SDK raises) and charged nothing, as for audio cut short.
+			const cut = scanner && (() => (scanner.done() ? undefined : cutEvent('the upstream stream ended before the speech was completed')))
+			const relayed = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed, cut)
+			const { audio } = relayed
+			const ended = scanner ? relayed.ended.then((e) => (e === 'ok' && !scanner.done() ? 'upstream_cut' : e)) : relayed.ended
 			const type = decoded ? SPEECH_CONTENT_TYPES[body.response_format ?? 'mp3'] : res.headers.get('content-type')
 			const headers: Record<string, string> = { 'content-type': type ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')
