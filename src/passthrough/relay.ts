@@ -14,7 +14,7 @@ import { GatewayError } from '../core/errors'
 import { type ErrorShape, errorResponse } from '../http/error-shapes'
 import type { CallVia } from '../providers/adapter'
 import type { ChannelType } from '../providers/channel-types'
-import { upstreamError } from '../providers/upstream-error'
+import { errorOnlyAnswer, upstreamError } from '../providers/upstream-error'
 import { type Route, resolveModel } from '../relay/budget'
 import { answerText, channelTimeouts, fetchUpstream } from '../relay/upstream-fetch'
 import type { Channel, ModelInfo } from '../routing/catalog'
@@ -119,7 +119,7 @@ export async function relayPassthrough(op: PassOp): Promise<Response> {
 			if (a.error.kind === 'timeout' && op.failoverOnTimeout === false)
 				return { error: new GatewayError(a.error.kind, a.error.message, { code: a.error.code, status: a.error.status }) }
 			return a
-		})
+		}, op.model)
 		if ('ok' in r) {
 			const { answer: a, upstreamModel } = r.ok
 			const ch = r.channel
@@ -180,16 +180,21 @@ async function attempt(op: PassOp, ch: Channel, upstreamModel: string, price: Mo
 }
 
 /**
- * Reads a JSON answer; an unreadable one is the upstream's fault (retryable).
+ * Reads a JSON answer; an unreadable one, or one that is only an error, is the upstream's failure (retryable).
  * @example const body = await readJson<{ data: unknown[] }>(res)
  */
 export async function readJson<T = Record<string, unknown>>(res: Response): Promise<T> {
 	const text = await answerText(res)
+	let json: unknown
 	try {
-		return JSON.parse(text) as T
+		json = JSON.parse(text)
 	} catch {
 		throw new GatewayError('upstream', 'upstream sent a malformed response', { retryable: true, code: 'upstream_malformed' })
 	}
+	// A 2xx answer that is only an error (some OpenAI-compatible vendors and proxies) is that failure, not an answer.
+	const failed = errorOnlyAnswer(json, res.headers)
+	if (failed) throw failed
+	return json as T
 }
 
 /** A JSON Response with the request id. */

@@ -125,3 +125,35 @@ export function retryDelayOf(details: unknown): number | undefined {
 	}
 	return undefined
 }
+
+/** The members a body that is only an error may carry beside `error` (vendors' and proxies' envelopes). */
+const ERROR_ENVELOPE = new Set(['error', 'type', 'status', 'code', 'message', 'success', 'request_id', 'requestId'])
+
+/**
+ * A 2xx answer that is only an error, `{"error": {…}}` with nothing of an answer beside it: some OpenAI-compatible
+ * vendors and proxies answer a failure so. It is the failure its words say (`answeredError`), tried on the next channel
+ * and never charged, as the same vendor's error sent as a stream event is. Undefined for any other body.
+ * @example errorOnlyAnswer({ error: { message: 'busy', type: 'server_error' } }, new Headers())?.retryable === true
+ */
+export function errorOnlyAnswer(body: unknown, headers: Headers): GatewayError | undefined {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
+	const { error } = body as Record<string, unknown>
+	if (typeof error !== 'object' || error === null || Array.isArray(error)) return undefined
+	for (const k in body) if (!ERROR_ENVELOPE.has(k)) return undefined
+	return answeredError(error as Record<string, unknown>, headers)
+}
+
+/**
+ * An error object an upstream sent in a 2xx answer, as the HTTP failure it stands for: the status its numeric `code`
+ * names (Gemini's), 429 for a rate limit in OpenAI's or Anthropic's words, else 502.
+ */
+export function answeredError(error: Record<string, unknown>, headers: Headers): GatewayError {
+	const code = error.code
+	const status =
+		typeof code === 'number' && code >= 400 && code < 600
+			? code
+			: code === 'rate_limit_exceeded' || error.type === 'rate_limit_error'
+				? 429
+				: 502
+	return upstreamError(status, JSON.stringify({ error }), headers)
+}

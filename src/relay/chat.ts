@@ -15,7 +15,7 @@ import type { ProtocolCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import { adaptersReady, chatAdapterOf } from '../providers/registry'
-import { upstreamError } from '../providers/upstream-error'
+import { answeredError, upstreamError } from '../providers/upstream-error'
 import type { Channel } from '../routing/catalog'
 import { holdersOf } from '../routing/select'
 import { type ResponseAttempt as Attempt, tryChannels } from '../routing/attempts'
@@ -185,7 +185,7 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, route.channels, call.signal, (ch) => attemptChat(call, info, ch, budget))
+		const r = await tryChannels(svc, route.channels, call.signal, (ch) => attemptChat(call, info, ch, budget), ir.model)
 		if ('ok' in r) return r.ok
 		lastErr = r.error
 		lastChannel = r.channel
@@ -431,6 +431,8 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 			if (!members) return malformed()
 			const read: Record<string, unknown> = {}
 			for (const [k, s] of members) if (k !== 'model' && k !== 'modelVersion') read[k] = JSON.parse(text.slice(s.start, s.end))
+			// No answer of these protocols has an `error` member: a 2xx body with one is a failure (upstream-error.ts).
+			if (typeof read.error === 'object' && read.error !== null) return { error: answeredError(read.error as Record<string, unknown>, up.res.headers) }
 			if (call.thread && typeof read.id === 'string') messageId = read.id
 			// Gemini's Search grounding is billed from the candidates' groundingMetadata (protocols/gemini/grounding.ts):
 			// the whole body is read then, and only then.
@@ -494,8 +496,8 @@ function keepOutputs(outputs: OutputTerms, text: string, channelId: number): Pro
 
 /** The top-level members the fast path reads from a JSON answer it forwards: the usage, under the key each protocol
  * uses (Gemini's in either spelling), with the tier that served it (OpenAI `service_tier`), and the model (Gemini's
- * `modelVersion`), renamed for a model_map alias. */
-const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'service_tier', 'model', 'modelVersion'])
+ * `modelVersion`), renamed for a model_map alias; and an `error`, which makes it a failure. */
+const FORWARDED_READS = new Set(['usage', 'usageMetadata', 'usage_metadata', 'service_tier', 'model', 'modelVersion', 'error'])
 /** …and for a message thread's answer its `id` too, which the next turn continues from (modules/messages/threads.ts). */
 const THREAD_READS = new Set([...FORWARDED_READS, 'id'])
 

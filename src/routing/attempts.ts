@@ -35,6 +35,7 @@ export async function tryChannels<T>(
 	candidates: Channel[],
 	signal: AbortSignal,
 	attempt: (ch: Channel) => Promise<AttemptResult<T>>,
+	model?: string,
 ): Promise<{ ok: T; channel: Channel } | { error: GatewayError; channel?: Channel }> {
 	let last: { error: GatewayError; channel?: Channel } | undefined
 	/** The shortest wait a rate-limited channel named: when every channel was tried, the first may take a request again then. */
@@ -53,7 +54,7 @@ export async function tryChannels<T>(
 				judged?.add(ch.id)
 				return { ok: r.ok, channel: ch }
 			}
-			const err = withoutSecrets(r.error, ch)
+			const err = withoutSecrets(r.error, ch, model)
 			last = { error: err, channel: ch }
 			if (err.kind === 'rate_limit' && err.retryAfter !== undefined) soonest = Math.min(soonest ?? Infinity, err.retryAfter)
 			if (err.retryable && !NOT_THE_CHANNELS_FAULT.has(err.code ?? '')) {
@@ -107,10 +108,14 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
  * they were given, and both go to the log, the disabled reason and the health view (the message also to the caller).
  * Log redaction catches key-shaped strings only (sk-…, Bearer …); this also catches the actual value whatever its
  * shape, and the masked forms vendors print (`sk-proj-AbCd****wXyZ`), whose ends are the key's own. The message, which
- * the caller reads, also loses the channel's host (a self-hosted vendor's internal name, which its errors may repeat).
+ * the caller reads, also loses the channel's host (a self-hosted vendor's internal name, which its errors may repeat),
+ * and names the `model` as the caller asked for it where the vendor named the channel's `model_map` name for it
+ * ("The model `upstream-x` does not exist": the caller never sent that name, and the mapping is the operator's).
  */
-export function withoutSecrets(err: GatewayError, ch: Pick<Channel, 'apiKey' | 'baseUrl'>): GatewayError {
-	const message = withoutHost(redactKey(err.message, ch.apiKey), ch.baseUrl)
+export function withoutSecrets(err: GatewayError, ch: Pick<Channel, 'apiKey' | 'baseUrl'> & { modelMap?: Channel['modelMap'] }, model?: string): GatewayError {
+	const mapped = model !== undefined && ch.modelMap && Object.hasOwn(ch.modelMap, model) ? ch.modelMap[model] : undefined
+	const named = mapped && mapped !== model && err.message.includes(mapped) ? err.message.replaceAll(mapped, model!) : err.message
+	const message = withoutHost(redactKey(named, ch.apiKey), ch.baseUrl)
 	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
 	return copyError(err, { message, detail })

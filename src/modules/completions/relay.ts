@@ -66,7 +66,7 @@ export async function relayCompletion(call: CompletionCall): Promise<Response> {
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, channels, call.signal, (ch) => attempt(call, info, ch, budget))
+		const r = await tryChannels(svc, channels, call.signal, (ch) => attempt(call, info, ch, budget), body.model)
 		if ('ok' in r) return r.ok
 		lastErr = r.error
 		lastChannel = r.channel

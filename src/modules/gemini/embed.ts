@@ -122,7 +122,7 @@ export async function embed(c: ModelCall, method: Method, raw: unknown): Promise
 				if (e instanceof GatewayError) return { error: e }
 				throw e
 			}
-		})
+		}, c.model)
 		if ('ok' in r) {
 			const { a, upstream } = r.ok
 			await settle(info, budget, { usage: a.input !== undefined ? { input: a.input, output: 0 } : undefined, estimateOutput: () => 0, status: 200, endReason: 'ok', channel: r.channel, upstreamModel: upstream })

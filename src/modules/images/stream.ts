@@ -94,7 +94,7 @@ export async function relayImageStream(ctx: CallContext, op: ImageStreamOp, job:
 	let lastErr: GatewayError
 	let lastChannel: Channel | undefined
 	try {
-		const r = await tryChannels(svc, channels, ctx.signal, (ch) => open(ctx, op, ch))
+		const r = await tryChannels(svc, channels, ctx.signal, (ch) => open(ctx, op, ch), op.model)
 		if ('ok' in r) {
 			const { ok, channel } = r
 			if ('json' in ok) {

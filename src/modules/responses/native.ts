@@ -16,7 +16,7 @@ import { openaiResponses, unconvertible } from '../../protocols/openai-responses
 import { withoutForeignReasoning } from '../../protocols/openai-responses/reasoning'
 import type { ChatAdapter } from '../../providers/adapter'
 import { chatAdapterFor } from '../../providers/registry'
-import { upstreamError } from '../../providers/upstream-error'
+import { errorOnlyAnswer, upstreamError } from '../../providers/upstream-error'
 import { type CallInfo, resolveModel, settle } from '../../relay/budget'
 import type { NativeRoute } from '../../relay/chat'
 import { countOutputText } from '../../relay/output-count'
@@ -125,6 +125,8 @@ export function responsesNative(call: NativeCall): NativeRoute {
 		} catch (e) {
 			return { error: unreadableAnswer(e) }
 		}
+		const failed = errorOnlyAnswer(json, up.res.headers)
+		if (failed) return { error: failed }
 		const estimateOutput = () => {
 			try {
 				return countOutputText(openaiResponses.decodeResponse(json))
