@@ -36,7 +36,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 	const { call, ch, adapter } = t
 	// The caller's tool names as the vendor takes them, its calls decoded back under the caller's (the MCP tools'
 	// own names are portable already: tools.ts).
-	const stops = splitStops(ir, adapter.protocol, t.upstreamModel)
+	const stops = splitStops(ir, adapter.protocol, t.upstreamModel, call.client)
 	let body: string
 	let codec: UpstreamCodec
 	try {

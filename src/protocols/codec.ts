@@ -136,6 +136,12 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 * the output text itself (src/relay/stop-sequences.ts).
 	 */
 	stopsTaken?(model: string): number
+	/**
+	 * Whether the vendor refuses `stop` whatever the model (Anthropic: a sequence empty or only whitespace). Another
+	 * protocol's client's such sequence is enforced by the gateway instead (src/relay/stop-sequences.ts); a client of
+	 * this protocol gets the vendor's answer to it.
+	 */
+	stopRefused?(stop: string): boolean
 	/** Client body → canonical request. Throws GatewayError('invalid_request') on what the protocol forbids. */
 	decodeRequest(body: WireReq, opts?: { stream?: boolean }): ChatRequest
 	/** Canonical request → upstream body, with `model` set to the upstream model name. */

@@ -369,7 +369,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 	if (runsMcpHere(call, adapter)) return mcpAttempt(call, info, ch, adapter, budget)
 	// Stop sequences the vendor cannot take are enforced here on the converted answer (each of several), even between
 	// the same protocols (stop-sequences.ts).
-	const stops = splitStops(call.ir, adapter.protocol, upstreamModel)
+	const stops = splitStops(call.ir, adapter.protocol, upstreamModel, call.client)
 	const fast = adapter.protocol === call.client && stops.held.length === 0
 	if (fast && call.thread?.channelId !== undefined && ch.id !== call.thread.channelId) return { error: threadElsewhere(call.ir.model) }
 	// Several answers from another vendor: asked of it as it can (one call, or one per answer), merged for the client.

@@ -13,15 +13,22 @@ import { eachDecoded, type FrameDecoder, type StreamMachine } from '../protocols
 
 /**
  * The request as `codec`'s vendor takes it for `model`, and the stop sequences left for the gateway to enforce (none
- * when all fit: the request is returned as it is).
+ * when all fit: the request is returned as it is): those past the vendor's number, and those it refuses outright
+ * (Claude: only whitespace, such as `"\n"`) when the request comes from another protocol's client (`client`).
  * @example splitStops({ ...req, stop: ['a', 'b', 'c', 'd', 'e'] }, openaiChat, 'gpt-4o').held // ['e']
  */
-export function splitStops(ir: ChatRequest, codec: UpstreamCodec, model: string): { ir: ChatRequest; held: string[] } {
+export function splitStops(ir: ChatRequest, codec: UpstreamCodec, model: string, client?: UpstreamCodec): { ir: ChatRequest; held: string[] } {
 	const stop = ir.stop
-	const taken = stop?.length && codec.stopsTaken ? codec.stopsTaken(model) : undefined
-	if (!stop || taken === undefined || stop.length <= taken) return { ir, held: NONE }
+	if (!stop?.length) return { ir, held: NONE }
+	const refused = codec.stopRefused && client !== codec ? stop.filter(codec.stopRefused) : NONE
+	const sendable = refused.length ? stop.filter((s) => !refused.includes(s)) : stop
+	const taken = codec.stopsTaken?.(model)
+	const over = taken !== undefined && sendable.length > taken
+	if (!over && !refused.length) return { ir, held: NONE }
+	const sent = over ? sendable.slice(0, taken) : sendable
 	// An empty sequence would match before any text: no vendor stops on one, so neither does the gateway.
-	return { ir: { ...ir, stop: taken ? stop.slice(0, taken) : undefined }, held: stop.slice(taken).filter((s) => s !== '') }
+	const held = [...refused, ...(over ? sendable.slice(taken) : NONE)].filter((s) => s !== '')
+	return { ir: { ...ir, stop: sent.length ? sent : undefined }, held }
 }
 
 const NONE: string[] = []

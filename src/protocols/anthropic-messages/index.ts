@@ -14,6 +14,8 @@ export const anthropicMessages = {
 	name: 'anthropic-messages',
 	requiresMaxTokens: true,
 	capWithinContext: true,
+	// "stop_sequences: each stop sequence must contain non-whitespace" (Anthropic's 400).
+	stopRefused: (stop: string) => stop.trim() === '',
 	decodeRequest,
 	encodeRequest,
 	decodeResponse,

@@ -121,3 +121,20 @@ describe("stop sequences on an OpenAI reasoning model, which refuses `stop`", ()
 		})
 	}
 })
+
+// Anthropic refuses a stop sequence of whitespace alone ("\n", "\n\n": common in OpenAI and Gemini clients), which the
+// Claude request leaves out: the gateway cuts there itself.
+describe('whitespace-only stop sequences on a Claude model, which refuses them', () => {
+	for (const caller of ['chat', 'gemini'] as const)
+		for (const stream of [false, true])
+			it(`should send none and cut itself (${caller}, ${stream ? 'stream' : 'non-stream'})`, async () => {
+				const acct = await m.account()
+				const user = 'first para\n\nsecond para'
+				const a = await ask(caller, acct, MODEL.anthropic, stream, user, ['\n\n'])
+				expect(a.text).toBe('Hello! You said: first para')
+				expect(a.stop).toBe(stopReason(caller))
+				expect(sentStops('anthropic')).toBeUndefined()
+				const [row] = await usageRows(m, acct.accountId)
+				expect(row!.status).toBe(200)
+			})
+})
