@@ -86,7 +86,8 @@ export async function openRelayed(up: UpstreamCall, it: SseBatchReader, isPreamb
 	const { pre, frames, head } = prefetched
 	const err = errorFrameIn(proto, head)
 	// Ended inside the window with nothing but preamble (the window reads on only while it is): a cut before content.
-	if (err || pre.done) {
+	// So is OpenAI's terminator right after it, with no chunk that finished the answer.
+	if (err || pre.done || head.find((f) => !isPreamble(f))?.data === '[DONE]') {
 		up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}

@@ -244,6 +244,8 @@ export function streamDecoder(choice = 0): FrameDecoder {
 	/** The closing events: blocks closed, then `finish`, or `error` when the stream failed or was cut. */
 	const tail = (out: StreamEvent[]) => {
 		over = true
+		// `[DONE]` with no chunk before it answered nothing, not even a finish_reason: a failure, not an empty answer.
+		if (!started && sawDone && !failure) failure = new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' })
 		if (!started) out.push({ type: 'start', id: newId('chatcmpl'), model: '' })
 		close(out)
 		// `upstream_cut` (as the other decoders) lets the relay record the request as cut rather than failed.

@@ -1,7 +1,7 @@
 /**
  * Upstream failures that do not look like one, through the official SDKs: an OpenAI-compatible vendor (or a proxy)
- * that answers HTTP 200 with only `{"error": {…}}` is failed over to the next channel and never charged, on the
- * same-protocol paths as on the converted ones; and a vendor's 404 for the name a channel's `model_map` sends it names
+ * that answers HTTP 200 with only `{"error": {…}}`, or streams only `data: [DONE]`, is failed over to the next channel
+ * and never charged, on the same-protocol paths as on the converted ones; and a vendor's 404 for the name a channel's `model_map` sends it names
  * the model as the caller asked for it, not the operator's upstream name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -19,6 +19,9 @@ let an: VendorMock
 /** An OpenAI-compatible vendor answering every call 200 with an error body alone. */
 let broken: ReturnType<typeof Bun.serve>
 let brokenCalls = 0
+/** One whose streams are OpenAI's terminator alone: no chunk, no finish_reason. */
+let doneOnly: ReturnType<typeof Bun.serve>
+let doneOnlyCalls = 0
 
 beforeAll(async () => {
 	healthy = await startOpenAIMock({ apiKey: 'up-ok', models: ['gpt-4o-mini', 'text-embedding-3-small'] })
@@ -31,8 +34,16 @@ beforeAll(async () => {
 			return Response.json(ERROR_ONLY)
 		},
 	})
-	const both = (name: string, upstream: string) => [
-		{ name: `${name}-broken`, type: 'openai' as const, base_url: `http://127.0.0.1:${broken.port}/v1`, api_key: 'up-broken', models: [name], model_map: { [name]: upstream } },
+	doneOnly = Bun.serve({
+		hostname: '127.0.0.1',
+		port: 0,
+		fetch() {
+			doneOnlyCalls++
+			return new Response('data: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } })
+		},
+	})
+	const both = (name: string, upstream: string, bad = broken) => [
+		{ name: `${name}-broken`, type: 'openai' as const, base_url: `http://127.0.0.1:${bad.port}/v1`, api_key: 'up-broken', models: [name], model_map: { [name]: upstream } },
 		{ name: `${name}-ok`, type: 'openai' as const, base_url: healthy.url, api_key: 'up-ok', models: [name], model_map: { [name]: upstream }, priority: 1 },
 	]
 	app = await startTestApp({
@@ -40,10 +51,12 @@ beforeAll(async () => {
 			channels: [
 				...both('e-chat', 'gpt-4o-mini'),
 				...both('e-embed', 'text-embedding-3-small'),
+				...both('e-done-oa', 'gpt-4o-mini', doneOnly),
+				...both('e-done-an', 'gpt-4o-mini', doneOnly),
 				{ name: 'alias-oa', type: 'openai', base_url: healthy.url, api_key: 'up-ok', models: ['my-alias'], model_map: { 'my-alias': 'secret-upstream-model-x' } },
 				{ name: 'alias-an', type: 'anthropic', base_url: an.url, api_key: 'up-an', models: ['my-claude'], model_map: { 'my-claude': 'claude-secret-upstream-y' } },
 			],
-			models: ['e-chat', 'e-embed', 'my-alias', 'my-claude'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
+			models: ['e-chat', 'e-embed', 'e-done-oa', 'e-done-an', 'my-alias', 'my-claude'].map((name) => ({ name, input_per_mtok: 1, output_per_mtok: 2 })),
 		},
 	})
 }, 60_000)
@@ -53,6 +66,7 @@ afterAll(async () => {
 	await healthy.stop()
 	await an.stop()
 	broken.stop(true)
+	doneOnly.stop(true)
 })
 
 describe('a 200 answer that is only an error', () => {
@@ -93,6 +107,30 @@ describe('a 200 answer that is only an error', () => {
 		} finally {
 			await lone.close()
 		}
+	})
+})
+
+describe('a stream of `data: [DONE]` alone', () => {
+	it('should fail over for an OpenAI client (the same protocol, relayed as it comes)', async () => {
+		const { key, accountId } = await app.account(1)
+		const before = doneOnlyCalls
+		let text = ''
+		for await (const c of await new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'e-done-oa', messages: [{ role: 'user', content: 'hello there' }], stream: true }))
+			text += c.choices[0]?.delta?.content ?? ''
+		expect(text).toBe('Hello! You said: hello there')
+		expect(doneOnlyCalls).toBe(before + 1)
+		const rows = await usageOf(app, accountId)
+		expect(rows.map((r) => [r.status, r.end_reason])).toEqual([[200, 'ok']])
+	})
+
+	it('should fail over for an Anthropic client (converted), not make up an end_turn', async () => {
+		const { key, accountId } = await app.account(1)
+		const before = doneOnlyCalls
+		const msg = await new Anthropic({ apiKey: key, baseURL: app.url, maxRetries: 0 }).messages.stream({ model: 'e-done-an', max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }).finalMessage()
+		expect(msg.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Hello! You said: hello there'])
+		expect(doneOnlyCalls).toBe(before + 1)
+		const rows = await usageOf(app, accountId)
+		expect(rows.map((r) => [r.status, r.end_reason])).toEqual([[200, 'ok']])
 	})
 })
 
