@@ -141,7 +141,7 @@ export function streamDecoder(choice = 0): FrameDecoder {
 			if (!isObj(chunk)) {
 				start({})
 				close()
-				out.push({ type: 'error', error: upstreamError(`Gemini stream sent a malformed chunk: ${data.slice(0, 200)}`, 'upstream_malformed') })
+				out.push({ type: 'error', error: upstreamError('upstream sent a malformed stream event', 'upstream_malformed') })
 				over = true
 				return
 			}

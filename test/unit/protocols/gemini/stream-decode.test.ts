@@ -136,6 +136,9 @@ describe('gemini decodeStream', () => {
 		const bad = await collect(decodeStream(fromArray([{ data: '{"candidates": [' }])))
 		checkInvariants(bad)
 		expect(bad.map((e) => e.type)).toEqual(['start', 'error'])
+		// In the gateway's words, as the other decoders: the chunk is the vendor's, never quoted to the caller.
+		const err = bad.at(-1)
+		expect(err?.type === 'error' && err.error.message).toBe('upstream sent a malformed stream event')
 	})
 
 	it('should not open a text block for empty text parts', async () => {
