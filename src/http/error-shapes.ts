@@ -85,5 +85,12 @@ export function errorResponse(err: unknown, shape: ErrorShape, requestId?: strin
 		headers['retry-after-ms'] = String(Math.max(0, Math.round(e.retryAfter * 1000)))
 	}
 	if (e.clientRetry !== undefined) headers['x-should-retry'] = String(e.clientRetry)
+	// The openai SDK waits at most a minute as told, and past that retries on its own backoff, a second or so later:
+	// refused again (a key's limit counts that retry too, pushing the wait further out). Told not to, its caller gets the
+	// wait at once. The Anthropic SDK waits whatever it is told, so its callers keep their retry.
+	else if (shape === 'openai' && e.retryAfter !== undefined && e.retryAfter > OPENAI_SDK_MAX_WAIT_S) headers['x-should-retry'] = 'false'
 	return new Response(JSON.stringify(out.body), { status: out.status, headers })
 }
+
+/** The longest `retry-after` the openai SDK honours (its client.js: a wait over 60 s is replaced by its own backoff). */
+const OPENAI_SDK_MAX_WAIT_S = 60

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import OpenAI from 'openai'
 import { startOpenAIMock } from '../../mocks'
 import { startTestApp, type TestApp } from '../../helpers/app'
 
@@ -57,6 +58,26 @@ describe('rate limits', () => {
 		const overAnthropic = await messages(app, key)
 		expect(overAnthropic.status).toBe(429)
 		expect(await overAnthropic.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } })
+	})
+
+	// The openai SDK replaces a retry-after over 60 s by its own backoff of a second or so: its retries would be refused
+	// and counted, pushing the wait out. The Anthropic SDK waits what it is told.
+	it('should tell the openai SDK not to retry a wait it would not honour, and leave the Anthropic SDK its retry', async () => {
+		const app = apps[0]!
+		const key = await limitedKey(app, { rpm_limit: 1 })
+		let sent = 0
+		const counting: typeof fetch = Object.assign((input: RequestInfo | URL, init?: RequestInit) => (sent++, fetch(input, init)), { preconnect: fetch.preconnect })
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 2, fetch: counting })
+		await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+		const err = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)
+		expect(err).toBeInstanceOf(OpenAI.RateLimitError)
+		const headers = (err as InstanceType<typeof OpenAI.RateLimitError>).headers
+		expect(Number(headers.get('retry-after'))).toBeGreaterThan(60)
+		expect(headers.get('x-should-retry')).toBe('false')
+		expect(sent).toBe(2)
+		const over = await messages(app, key)
+		expect(over.status).toBe(429)
+		expect(over.headers.get('x-should-retry')).toBeNull()
 	})
 
 	it('should not count what calls no model (the model list, the billing dashboard) toward requests per minute', async () => {
