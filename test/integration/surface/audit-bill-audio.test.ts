@@ -75,4 +75,21 @@ describe('speech billed by tokens', () => {
 		expect(row).toMatchObject({ endpoint: '/v1/audio/speech', input_tokens: 3, output_tokens: 15, estimated: false })
 		expect(micros(row!.cost)).toBe(182)
 	})
+
+	// Events relayed to the client that end without `speech.audio.done`: an error event tells it (the SDK raises it)
+	// rather than a clean end of partial audio, and nothing is charged, as for any stream cut short.
+	it('should end speech streamed as events with an error event when the upstream cuts it, charging nothing', async () => {
+		const { key, accountId } = await app.account(1)
+		const openai = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 })
+		oa.faultOnce = { kind: 'cut', afterChunks: 1 }
+		const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'hello there friend', voice: 'alloy', stream_format: 'sse' })
+		const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; error?: { code: string } })
+		expect(events.map((e) => e.type)).not.toContain('speech.audio.done')
+		expect(events.at(-1)).toMatchObject({ type: 'error', error: { type: 'api_error', code: 'upstream_cut' } })
+		for (let i = 0; i < 100 && (await usageOf(app, accountId)).length === 0; i++) await Bun.sleep(20)
+		const rows = await usageOf(app, accountId)
+		expect(rows[0]).toMatchObject({ endpoint: '/v1/audio/speech', end_reason: 'upstream_cut' })
+		expect(micros(rows[0]!.cost)).toBe(0)
+		expect(micros(await app.balance(accountId))).toBe(1_000_000)
+	})
 })
