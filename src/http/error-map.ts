@@ -36,7 +36,7 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 				where = found?.where ?? 'request'
 				field = found?.field ?? null
 			} else if (!field) field = v.type ?? 'body'
-			return new GatewayError('invalid_request', `Invalid ${where}: ${field ? `"${field}" ` : ''}${detail}`, { param: field ?? undefined, code: 'invalid_request_error' })
+			return new GatewayError('invalid_request', `Invalid ${where}: ${field ? `"${field}" ` : ''}${detail}`, { param: field ?? undefined, code: validationCode(first) })
 		}
 		case 'PARSE':
 			// A route's parse hook that refused the body itself (form-limits.ts, raw-json.ts) said why: Elysia wraps it.
@@ -59,6 +59,19 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 			})
 			return new GatewayError('api_error', 'Internal error')
 	}
+}
+
+/** The type checks whose failure is a value of the wrong JSON type. */
+const TYPE_CHECKS = new Set([ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer, ValueErrorType.Boolean, ValueErrorType.Array, ValueErrorType.Object, ValueErrorType.Null])
+
+/**
+ * The code OpenAI gives a refused parameter, which its SDKs' callers switch on: `missing_required_parameter`,
+ * `unknown_parameter`, `invalid_type`, else `invalid_value` (https://platform.openai.com/docs/guides/error-codes).
+ */
+function validationCode(e: FieldError | undefined): string {
+	if (e?.type === ValueErrorType.ObjectRequiredProperty) return 'missing_required_parameter'
+	if (e?.type === ValueErrorType.ObjectAdditionalProperties || e?.type === ValueErrorType.IntersectUnevaluatedProperties) return 'unknown_parameter'
+	return e?.type !== undefined && TYPE_CHECKS.has(e.type) ? 'invalid_type' : 'invalid_value'
 }
 
 /** A TypeBox error's path as a validation message names the field: its keys as written, joined by dots. */

@@ -81,7 +81,7 @@ describe('fields no schema names', () => {
 			expect({ path, status: r.status, error: r.body.error }).toEqual({
 				path,
 				status: 400,
-				error: { type: 'invalid_request_error', code: 'invalid_request_error', param, message: `Invalid body: "${param}" Unexpected property: did you mean "${near}"?` },
+				error: { type: 'invalid_request_error', code: 'unknown_parameter', param, message: `Invalid body: "${param}" Unexpected property: did you mean "${near}"?` },
 			})
 		}
 		const m = await app.admin('/api/models', { body: { name: 'near-p', input_per_mtok: 1 } })

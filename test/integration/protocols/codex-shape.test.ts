@@ -263,10 +263,11 @@ describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
 				return lastRequest(m.mocks[up]).body
 			}
 			if (up === 'openai') {
-				// As written, for the vendor to judge: the matrix's o4-mini takes low to high, and its 400 reaches the client.
+				// As written, for the vendor to judge: the matrix's o4-mini takes low to high, and its 400 reaches the client
+				// naming the model as the client asked for it.
 				const err = await turn(client, codexCliBody(model(up), input, 'max')).catch((e) => e)
 				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-				expect(err.message).toContain("'max' is not supported with the 'o4-mini' model")
+				expect(err.message).toContain(`'max' is not supported with the '${model(up)}' model`)
 				expect(lastRequest(m.mocks[up]).body.reasoning).toEqual({ effort: 'max', summary: 'auto' })
 			} else {
 				const max = await sentWith('max')
@@ -289,7 +290,7 @@ describe('Codex CLI 0.171 as recorded (codex exec, custom provider)', () => {
 				// As written, for the vendor to judge (o4-mini refuses it, and the client hears why).
 				const err = await acct.openai.chat.completions.create({ model: model(up), messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'max' }).catch((e) => e)
 				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-				expect(err.message).toContain("'max' is not supported with the 'o4-mini' model")
+				expect(err.message).toContain(`'max' is not supported with the '${model(up)}' model`)
 				expect(lastRequest(m.mocks[up]).body.reasoning_effort).toBe('max')
 			} else {
 				const max = await sentWith('max')

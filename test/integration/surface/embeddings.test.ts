@@ -172,6 +172,15 @@ describe('POST /v1/embeddings', () => {
 		expect(unknown.body.error.code).toBe('model_not_found')
 	})
 
+	// OpenAI's codes for a refused parameter, which its SDKs' callers switch on (platform.openai.com/docs/guides/error-codes).
+	it('should code a refused parameter as OpenAI does: missing, of the wrong type, not one of its values', async () => {
+		const { key } = await app.account(1)
+		const codeOf = async (body: Record<string, unknown>) => (await call(app, key, '/v1/embeddings', { body })).body.error
+		expect(await codeOf({ model: 'text-embedding-3-small' })).toMatchObject({ param: 'input', code: 'missing_required_parameter' })
+		expect(await codeOf({ model: 'text-embedding-3-small', input: 'x', dimensions: 'ten' })).toMatchObject({ param: 'dimensions', code: 'invalid_type' })
+		expect(await codeOf({ model: 'text-embedding-3-small', input: 'x', encoding_format: 'hex' })).toMatchObject({ param: 'encoding_format', code: 'invalid_value' })
+	})
+
 	it('should not charge when the upstream fails', async () => {
 		const { key, accountId } = await app.account(1)
 		oa.fault = { kind: 'status', status: 500 }
