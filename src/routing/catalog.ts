@@ -94,8 +94,16 @@ export type Catalog = {
 
 const globToRegex = (g: string) => new RegExp('^' + g.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*') + '$')
 
+/**
+ * What no model is named with, though a glob's `*` would match it: a `.` or `..` path segment, `?`, `#`, `%`, a
+ * backslash, whitespace or a control character. Such a name put in a vendor's URL (Gemini's `models/{model}:…`)
+ * would reach another path or model with the channel's key (`gemini-2.5-flash/../gemini-2.5-pro` under
+ * `gemini-2.5-flash*`).
+ */
+const UNSAFE_NAME = /(^|\/)\.\.?(\/|$)|[?#%\\\s\x00-\x1f\x7f]/
+
 export function matchesModel(patterns: string[], model: string): boolean {
-	for (const p of patterns) if (p === model || (p.includes('*') && globToRegex(p).test(model))) return true
+	for (const p of patterns) if (p === model || (p.includes('*') && !UNSAFE_NAME.test(model) && globToRegex(p).test(model))) return true
 	return false
 }
 

@@ -148,4 +148,4 @@ export function encodeRequest(req: ChatRequest, model: string): GeminiRequest {
  * @example geminiPath('gemini-2.5-flash', true) === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'
  */
 export const geminiPath = (model: string, stream: boolean): string =>
-	`/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`
+	`/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`
