@@ -49,3 +49,17 @@ export const isUnitPrice = (key: string): boolean => unitPrice.test(key)
 
 /** The accepted names, for error messages and the OpenAPI description. */
 export const UNIT_PRICE_NAMES = `${UNITS.map(([n]) => n).join(', ')} (<size> is WxH, <quality> one of ${QUALITIES.join(', ')})`
+
+/** A model entry's own prices beside the unit prices (config/gateway-file.ts `ModelFields`). */
+const BASE_PRICES = new Set(['input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok', 'per_request'])
+
+/**
+ * Whether a model entry names a price: an entry naming none would be served at $0 without anyone having said so, so
+ * the management API and the console ask for one (0 still prices a model free, on purpose). The US factor is no price.
+ * @example namesPrice({ name: 'm', max_output_tokens: 100 }) === false; namesPrice({ name: 'm', per_image: 0.04 }) === true
+ */
+export const namesPrice = (entry: Record<string, unknown>): boolean =>
+	Object.entries(entry).some(([k, v]) => v !== undefined && v !== null && (BASE_PRICES.has(k) || (isUnitPrice(k) && k !== US_INFERENCE_MULTIPLIER)))
+
+/** Why an entry naming no price is refused (`input_per_mtok` leads, as the field a 400 names). */
+export const NO_PRICE_MESSAGE = 'input_per_mtok: no price given: give input_per_mtok and output_per_mtok (0 serves the model free), or another price (cache_read_per_mtok, cache_write_per_mtok, per_request, a unit price)'

@@ -32,7 +32,9 @@ export type UsageRow = {
 	channel: string | null
 	input_tokens: number
 	output_tokens: number
+	/** Of the input tokens: read from the vendor's cache, and written to it (each billed at its own price). */
 	cached_tokens: number
+	cache_write_tokens: number
 	reasoning_tokens: number
 	cost: number
 	status: number

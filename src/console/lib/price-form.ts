@@ -3,7 +3,7 @@
  * words (the field's label, or the unit-price line). Pure, so the unit tests run it without a browser.
  * @module
  */
-import { UNIT_PRICE_NAMES, isUnitPrice } from '../../billing/unit-prices'
+import { UNIT_PRICE_NAMES, isUnitPrice, namesPrice } from '../../billing/unit-prices'
 import { ApiError, fieldDetail, messageOf } from '../api'
 import { pairLines, parseUsd } from './input'
 
@@ -69,6 +69,8 @@ export function priceBody(f: PriceForm, stored?: { prices: Record<string, number
 		if (!isUnitPrice(key)) throw new Error(`${where}: ${unknownUnit(key)}`)
 		body[key] = amount(value, where)
 	}
+	// Every field left empty would add the model free, unasked: the server refuses it too (modules/admin/models).
+	if (!stored && !namesPrice(body)) throw new Error(`Enter a price: ${FIELDS.input_per_mtok[1]} and ${FIELDS.output_per_mtok[1]} (0 for a model served free), or another price`)
 	// A stored name from before names were checked is not sent: the server refuses it, and drops it on any update.
 	for (const key of Object.keys(stored?.prices ?? {})) if (!(key in body) && isUnitPrice(key)) body[key] = null
 	return body

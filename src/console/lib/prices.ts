@@ -69,3 +69,12 @@ export function otherPrices(m: PriceFields): string[] {
 
 /** Cached-input price as shown: the cache-read price, which defaults to the input price when unset. */
 export const cachedInput = (m: PriceFields) => m.cache_read_per_mtok ?? m.input_per_mtok
+
+/** Cache-write price as billed: its own when set, else the input price (billing/pricing.ts `ratesFor`). */
+export const cacheWrite = (m: PriceFields) => m.cache_write_per_mtok ?? m.input_per_mtok
+
+/**
+ * Whether a list shows a Cache write column: writes are billed at their own price when a model has one, so the list
+ * must show it; a list where no model has one would only repeat the input price in it.
+ */
+export const showsCacheWrite = (list: PriceFields[]) => list.some((m) => m.cache_write_per_mtok !== null)

@@ -18,7 +18,7 @@ type TestState = { busy: true } | { result: ChannelTest } | { error: string; ask
 /** The circuit breaker in words: closed = healthy, open = cooling down after failures, half_open = probing. */
 function Health({ h }: { h: ChannelHealth }) {
 	const failures = h.consecutive_failures ?? 0
-	const error = h.last_error ? <span class="muted small"> Last error: {h.last_error}</span> : null
+	const error = h.last_error ? <span class="muted small vendor-message"> Last error: {h.last_error}</span> : null
 	if (h.state === 'open')
 		return (
 			<span>
@@ -172,7 +172,7 @@ export function AdminChannels() {
 							<div class="stack-sm">
 								<span>
 									<Badge tone={statusTone(c.status)}>{c.status}</Badge>
-									{c.disabled_reason && <span class="muted small"> {c.disabled_reason}</span>}
+									{c.disabled_reason && <span class="muted small vendor-message"> {c.disabled_reason}</span>}
 								</span>
 								{c.health && <Health h={c.health} />}
 								{tests[c.id] && <TestResult t={tests[c.id]!} onTest={(model) => test(c, model)} />}

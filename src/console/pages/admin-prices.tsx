@@ -4,7 +4,7 @@ import { api } from '../api'
 import { AddButton, EditButton, EnableButton } from '../components/actions'
 import { DataTable, NumCell } from '../components/data-table'
 import { FormModal } from '../components/modal'
-import { Badge, PageHeader, TextArea, TextField, statusTone } from '../components/ui'
+import { Alert, Badge, PageHeader, TextArea, TextField, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { usd } from '../lib/format'
 import { formatPairs } from '../lib/input'
@@ -38,6 +38,8 @@ function PriceModal({ model, onClose, onSaved }: { model?: ModelPrice; onClose: 
 	}
 	return (
 		<FormModal title={model ? `Edit price of ${model.name}` : 'Add a model price'} submitLabel={model ? 'Save' : 'Add price'} onSubmit={save} onClose={onClose} wide>
+			{/* As the channel form says of a channel from the file (config-apply.ts upserts the file's prices at every start). */}
+			{model?.source === 'config' && <Alert kind="info">This price comes from GATEWAY_CONFIG: the file's values are applied again at the next start. Change the file to keep a change.</Alert>}
 			<TextField label="Model name" value={name} onValue={setName} required autoFocus placeholder="gpt-4o-mini" />
 			<div class="grid-2">
 				<TextField label="Input (USD / 1M tokens)" value={input} onValue={setInput} inputMode="decimal" placeholder="0" />

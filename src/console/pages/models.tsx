@@ -5,12 +5,13 @@ import { DataTable, NumCell } from '../components/data-table'
 import { Endpoint, PageHeader, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
 import { usd } from '../lib/format'
-import { cachedInput, otherPrices } from '../lib/prices'
+import { cacheWrite, cachedInput, otherPrices, showsCacheWrite } from '../lib/prices'
 import type { PricedModel } from '../types'
 
 export function ModelsPage() {
 	const list = useLoad(() => api<{ data: PricedModel[] }>('GET', '/api/pricing'), [])
 	const [filter, setFilter] = useState('')
+	const writes = showsCacheWrite(list.data?.data ?? [])
 	return (
 		<>
 			<PageHeader
@@ -27,7 +28,15 @@ export function ModelsPage() {
 			<DataTable
 				loaded={list}
 				label="Models and prices"
-				columns={['Model', { label: 'Input', num: true }, { label: 'Output', num: true }, { label: 'Cached input', num: true }, 'Other', 'Protocols and endpoints']}
+				columns={[
+					'Model',
+					{ label: 'Input', num: true },
+					{ label: 'Output', num: true },
+					{ label: 'Cached input', num: true },
+					...(writes ? [{ label: 'Cache write', num: true } as const] : []),
+					'Other',
+					'Protocols and endpoints',
+				]}
 				filter={(m) => m.name.toLowerCase().includes(filter.trim().toLowerCase())}
 				empty={filter ? 'No model matches.' : 'No models are available yet.'}
 				row={(m) => {
@@ -40,6 +49,7 @@ export function ModelsPage() {
 							<NumCell label="Input / 1M">{usd(m.input_per_mtok)}</NumCell>
 							<NumCell label="Output / 1M">{usd(m.output_per_mtok)}</NumCell>
 							<NumCell label="Cached input / 1M">{usd(cachedInput(m))}</NumCell>
+							{writes && <NumCell label="Cache write / 1M">{usd(cacheWrite(m))}</NumCell>}
 							<td data-label="Other">{other.length ? other.map((o) => <div key={o}>{o}</div>) : <span class="muted">—</span>}</td>
 							<td data-label="Protocols">
 								<ul class="chips">

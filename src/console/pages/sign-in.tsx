@@ -37,7 +37,7 @@ export function SignIn({ signupEnabled, notice, onSignedIn }: { signupEnabled: b
 						required
 						name="password"
 						minLength={signup ? 8 : undefined}
-						hint={signup ? 'At least 8 characters.' : undefined}
+						hint={signup ? 'At least 8 characters, not all spaces.' : undefined}
 					/>
 					<Button type="submit" variant="primary" busy={send.busy} class="btn-block">
 						{signup ? 'Create account' : 'Sign in'}

@@ -10,12 +10,16 @@ import { EyeIcon, EyeOffIcon } from '../components/icons'
 import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
 import { relative, usd } from '../lib/format'
+import { addressAccount, addressCursors, usePageAddress } from '../page-address'
 import { useSession } from '../session'
 import type { Token, TokenPage } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
 
 /** Keys per page of the Tokens table. */
 const PAGE_SIZE = 25
+
+/** Where the history entry keeps the newer pages' cursors (page-address.ts). */
+const CURSORS = 'tokenCursors'
 
 type Dialog = { kind: 'create' } | { kind: 'created'; token: Token; secret: string } | { kind: 'edit'; token: Token } | { kind: 'delete'; token: Token }
 
@@ -41,12 +45,25 @@ function SpendCell({ t }: { t: Token }) {
 const shownStatus = (t: Token) => (t.status === 'active' && t.spend_limit !== null && t.spent >= t.spend_limit ? 'limit reached' : t.status)
 
 export function TokensPage() {
-	const { account } = useSession()
-	const [accountId, setAccountId] = useState(account.id)
+	const { account, user } = useSession()
+	const [accountId, setAccountId] = useState(() => addressAccount(new URLSearchParams(location.search), account.id, user.is_admin))
 	// Searched and paged by the server: an account may have more keys than one answer holds.
-	const [search, setSearch] = useState('')
-	const [cursors, setCursors] = useState<Array<string | undefined>>([undefined])
+	const [search, setSearch] = useState(() => new URLSearchParams(location.search).get('search') ?? '')
+	const [cursors, setCursors] = useState(() => addressCursors(CURSORS))
 	const cursor = cursors[cursors.length - 1]
+	// Kept in the address, as on the Usage page: a reload or a link shows the same keys, and Back the page before.
+	const turning = usePageAddress({
+		route: '/tokens',
+		stateKey: CURSORS,
+		params: { account_id: accountId === account.id ? undefined : accountId, search: search.trim() },
+		cursors,
+		restore: () => {
+			const q = new URLSearchParams(location.search)
+			setAccountId(addressAccount(q, account.id, user.is_admin))
+			setSearch(q.get('search') ?? '')
+			setCursors(addressCursors(CURSORS))
+		},
+	})
 	// Each answer carries the cursors that led to it: the pager names the page whose rows are shown, not the one asked
 	// for, and turns from it (page 1's next cursor is not page 2's while page 2 loads).
 	const list = useLoad(
@@ -76,7 +93,10 @@ export function TokensPage() {
 		// The page already asked for: again only after it failed (a click while it loads waits for it).
 		if (next.length === cursors.length && next[next.length - 1] === cursor) {
 			if (list.error && !list.loading) list.reload()
-		} else setCursors(next)
+		} else {
+			turning()
+			setCursors(next)
+		}
 	}
 	const startOver = <T,>(set: (v: T) => void) => (v: T) => {
 		set(v)

@@ -1,5 +1,5 @@
 /** Usage: spend per day as a chart, then the requests themselves, filterable by key, model and dates, paged. */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, query } from '../api'
 import { AccountPicker } from '../components/account-picker'
 import { DataTable, NumCell } from '../components/data-table'
@@ -8,6 +8,7 @@ import { RefreshIcon } from '../components/icons'
 import { SpendChart } from '../components/spend-chart'
 import { Alert, Badge, Button, DateTime, Endpoint, PageHeader, SelectField, TextField } from '../components/ui'
 import { useLoad } from '../hooks'
+import { addressAccount, addressCursors, usePageAddress } from '../page-address'
 import { fillDays } from '../lib/chart'
 import { localDate } from '../lib/expiry'
 import { latency, tokens as fmtTokens, usd } from '../lib/format'
@@ -34,11 +35,33 @@ function StatusBadge({ r }: { r: UsageRow }) {
 	return <Badge tone={r.status >= 400 ? 'danger' : 'warning'}>{label}</Badge>
 }
 
+/**
+ * The input's cache split under "in / out": cache reads and writes are billed at their own prices (the Models page
+ * lists them), so a cost is checked against the prices only with the split. The full split is in the title.
+ */
+function CacheSplit({ r }: { r: UsageRow }) {
+	if (!r.cached_tokens && !r.cache_write_tokens) return null
+	const parts = [r.cached_tokens ? `${fmtTokens(r.cached_tokens)} cached` : '', r.cache_write_tokens ? `${fmtTokens(r.cache_write_tokens)} written` : ''].filter(Boolean)
+	const uncached = r.input_tokens - r.cached_tokens - r.cache_write_tokens
+	const title = `Input ${fmtTokens(r.input_tokens)}: ${fmtTokens(uncached)} uncached, ${fmtTokens(r.cached_tokens)} read from the cache, ${fmtTokens(r.cache_write_tokens)} written to it; output ${fmtTokens(r.output_tokens)}${r.reasoning_tokens ? ` (${fmtTokens(r.reasoning_tokens)} reasoning)` : ''}`
+	return (
+		<div class="muted small" data-testid="cache-split" title={title}>
+			{/* One line each: the cell does not wrap (figures), and one line of both would widen the table. */}
+			{parts.map((p) => (
+				<div key={p}>{p}</div>
+			))}
+		</div>
+	)
+}
+
 /** Keys the key filter offers at once; past that it offers a search (an account may have many thousands). */
 const KEY_OPTIONS = 100
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 const PER_PAGE = ['25', '50', '100']
+
+/** Where the history entry keeps the newer pages' cursors (page-address.ts). */
+const CURSORS = 'usageCursors'
 
 /**
  * The filters the page opens with: those in its address (`…/usage?model=gpt-4o&from=2025-01-01`), so a reload, a
@@ -47,29 +70,16 @@ const PER_PAGE = ['25', '50', '100']
 function initialFilters(ownAccount: number, admin: boolean) {
 	const q = new URLSearchParams(location.search)
 	const day = (name: string) => (DAY.test(q.get(name) ?? '') ? q.get(name)! : undefined)
-	const account = Number(q.get('account_id'))
 	const defaults = { from: localDate(new Date(Date.now() - 29 * 86_400_000)), to: localDate(new Date()) }
 	return {
 		defaults,
-		// Only administrators choose the account (a user's link from one of them opens the user's own).
-		accountId: admin && Number.isSafeInteger(account) && account > 0 ? account : ownAccount,
+		accountId: addressAccount(q, ownAccount, admin),
 		tokenId: /^\d+$/.test(q.get('token_id') ?? '') ? q.get('token_id')! : '',
 		model: q.get('model') ?? '',
 		from: day('from') ?? defaults.from,
 		to: day('to') ?? defaults.to,
 		limit: PER_PAGE.includes(q.get('limit') ?? '') ? q.get('limit')! : '25',
 	}
-}
-
-/**
- * The page of rows the address names: `cursor` is the page's own (kept so a reload or a link opens it), and the
- * history entry's state keeps the newer pages' cursors for "← Newer" (a link opened afresh knows only the first).
- */
-function pageCursors(): Array<string | undefined> {
-	const cursor = new URLSearchParams(location.search).get('cursor') || undefined
-	const saved = (history.state as { usageCursors?: Array<string | null> } | null)?.usageCursors
-	if (Array.isArray(saved) && saved.length > 0 && (saved.at(-1) ?? undefined) === cursor) return saved.map((c) => c ?? undefined)
-	return cursor ? [undefined, cursor] : [undefined]
 }
 
 export function UsagePage() {
@@ -81,32 +91,23 @@ export function UsagePage() {
 	const [from, setFrom] = useState(start.from)
 	const [to, setTo] = useState(start.to)
 	const [limit, setLimit] = useState(start.limit)
-	const [cursors, setCursors] = useState(pageCursors)
+	const [cursors, setCursors] = useState(() => addressCursors(CURSORS))
 	const [tick, setTick] = useState(0)
 	const cursor = cursors[cursors.length - 1]
-	// Set by the pager: its turn of the page is a history entry of its own, so Back returns to the page before.
-	const turning = useRef(false)
-	// Written back as they change; a filter replaces the history entry (not one per keystroke), a page turn adds one.
-	// Default values are left out, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
-	useEffect(() => {
-		const q = query({
+	// Default values are left out of the address, so a bookmarked plain …/usage still opens on the last 30 days tomorrow.
+	const turning = usePageAddress({
+		route: '/usage',
+		stateKey: CURSORS,
+		params: {
 			account_id: accountId === account.id ? undefined : accountId,
 			token_id: tokenId,
 			model: model.trim(),
 			from: from === start.defaults.from ? undefined : from,
 			to: to === start.defaults.to ? undefined : to,
 			limit: limit === '25' ? undefined : limit,
-			cursor,
-		})
-		const state = { ...(history.state as object | null), usageCursors: cursors.map((c) => c ?? null) }
-		if (turning.current) history.pushState(state, '', location.pathname + q)
-		else if (q !== location.search) history.replaceState(state, '', location.pathname + q)
-		turning.current = false
-	}, [accountId, tokenId, model, from, to, limit, cursors])
-	// Back and Forward within the page: the filters and the page of the entry returned to.
-	useEffect(() => {
-		const restore = () => {
-			if (!location.pathname.endsWith('/usage')) return
+		},
+		cursors,
+		restore: () => {
 			const f = initialFilters(account.id, user.is_admin)
 			setAccountId(f.accountId)
 			setTokenId(f.tokenId)
@@ -114,18 +115,16 @@ export function UsagePage() {
 			setFrom(f.from)
 			setTo(f.to)
 			setLimit(f.limit)
-			setCursors(pageCursors())
-		}
-		window.addEventListener('popstate', restore)
-		return () => window.removeEventListener('popstate', restore)
-	}, [])
+			setCursors(addressCursors(CURSORS))
+		},
+	})
 	const turn = (next: Array<string | undefined>) => {
 		// The page already asked for: again only after it failed (a click while it loads waits for it).
 		if (next.length === cursors.length && next[next.length - 1] === cursor) {
 			if (rows.error && !rows.loading) rows.reload()
 			return
 		}
-		turning.current = true
+		turning()
 		setCursors(next)
 	}
 	// An inverted range matches nothing: said as such, rather than as "No requests match these filters".
@@ -269,6 +268,7 @@ export function UsagePage() {
 							</td>
 							<NumCell label="Tokens in / out">
 								{fmtTokens(r.input_tokens)} / {fmtTokens(r.output_tokens)}
+								<CacheSplit r={r} />
 								{r.estimated && (
 									<div class="muted small" title="Counted by the gateway: the upstream reported no usage">
 										estimated

@@ -20,6 +20,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 	'x-frame-options': 'DENY',
 }
 
+// Also in src/http/api-docs.html, a static page: change both.
 const ICON =
 	"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='8' fill='%234f46e5'/%3E%3Cpath d='M9 11h14M9 16h9M9 21h14' stroke='white' stroke-width='2.5' stroke-linecap='round'/%3E%3C/svg%3E"
 

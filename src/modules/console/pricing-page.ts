@@ -4,7 +4,7 @@
  * @module
  */
 import { usd } from '../../console/lib/format'
-import { cachedInput, otherPrices } from '../../console/lib/prices'
+import { cacheWrite, cachedInput, otherPrices, showsCacheWrite } from '../../console/lib/prices'
 import type { Catalog } from '../../routing/catalog'
 import { documentHtml, esc } from './html'
 import { pricedModels } from './pricing-data'
@@ -19,6 +19,7 @@ const endpoints = (list: string[]) =>
 
 export function renderPricingPage(catalog: Catalog, allowUnpriced: boolean): string {
 	const models = pricedModels(catalog, allowUnpriced)
+	const writes = showsCacheWrite(models)
 	const rows = models
 		.map((m) => {
 			const other = otherPrices(m)
@@ -27,7 +28,7 @@ export function renderPricingPage(catalog: Catalog, allowUnpriced: boolean): str
 ${cell('Input / 1M tokens', esc(usd(m.input_per_mtok)), 'num')}
 ${cell('Output / 1M tokens', esc(usd(m.output_per_mtok)), 'num')}
 ${cell('Cached input / 1M', esc(usd(cachedInput(m))), 'num')}
-${cell('Other', other.length ? other.map(esc).join('<br>') : '<span class="muted">—</span>')}
+${writes ? `${cell('Cache write / 1M', esc(usd(cacheWrite(m))), 'num')}\n` : ''}${cell('Other', other.length ? other.map(esc).join('<br>') : '<span class="muted">—</span>')}
 ${cell('Protocols', `<ul class="chips">${m.protocols.map((p) => `<li class="chip">${esc(p)}</li>`).join('')}</ul>${endpoints(m.endpoints)}`)}
 </tr>`
 		})
@@ -35,7 +36,7 @@ ${cell('Protocols', `<ul class="chips">${m.protocols.map((p) => `<li class="chip
 	const table = models.length
 		? `<div class="table-wrap"><table class="table cards-on-phone">
 <caption class="sr-only">Models with their prices in US dollars</caption>
-<thead><tr><th scope="col">Model</th><th scope="col" class="num">Input / 1M tokens</th><th scope="col" class="num">Output / 1M tokens</th><th scope="col" class="num">Cached input / 1M</th><th scope="col">Other</th><th scope="col">Protocols and endpoints</th></tr></thead>
+<thead><tr><th scope="col">Model</th><th scope="col" class="num">Input / 1M tokens</th><th scope="col" class="num">Output / 1M tokens</th><th scope="col" class="num">Cached input / 1M</th>${writes ? '<th scope="col" class="num">Cache write / 1M</th>' : ''}<th scope="col">Other</th><th scope="col">Protocols and endpoints</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -1,9 +1,19 @@
 /** Schemas of the console's own endpoints (sessions, users, settings, pricing, spend). */
 import { t } from 'elysia'
+import { badRequest } from '../../core/errors'
 
 export const Username = t.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$', description: 'Letters, digits and . _ @ - (stored lower-case)' })
 
-export const Password = t.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters' })
+export const Password = t.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters, not all spaces' })
+
+/**
+ * Refuses a new password of spaces only (or other blank characters): it passes the length rule yet is the first any
+ * guesser tries. Checked in the handlers, so the 400 says it in words (`password: …`) rather than as a pattern.
+ * @example assertPassword('        ') // throws 400 naming password
+ */
+export function assertPassword(password: string | undefined, param = 'password') {
+	if (password !== undefined && !/\S/.test(password)) throw badRequest(`${param}: must hold something other than spaces`, param)
+}
 
 export const User = t.Object({
 	id: t.Integer(),

@@ -13,7 +13,7 @@ import { ErrorBody } from '../admin/schemas'
 import { getAccount } from '../admin/accounts/service'
 import { isHttps, sessionCookie } from './cookies'
 import { type LoginLimiter, limiterKey } from './login-limiter'
-import { Credentials, Password, SessionInfo, Username } from './schemas'
+import { Credentials, Password, SessionInfo, Username, assertPassword } from './schemas'
 import { type ActiveSession, SESSION_TTL_SECONDS, checkCsrf, createSession, deleteSession, findSession, sessionFromRequest } from './sessions'
 import { readSettings } from './settings-store'
 import { createUser, getUser, verifyLogin } from './users-service'
@@ -112,6 +112,7 @@ export function sessionRoutes(svc: Services, limiter: LoginLimiter, backoff: Log
 				assertSameOriginJson(request)
 				const settings = await readSettings(svc.db)
 				if (!settings.signupEnabled) throw new GatewayError('permission', 'Sign-up is closed: ask an administrator for an account', { code: 'signup_disabled' })
+				assertPassword(body.password)
 				// Sign-up attempts share the sign-in budget per address, so it cannot be used to mass-create accounts fast.
 				const key = limiterKey('#signup', ipOf(server, request))
 				const wait = await limiter.retryAfter(key)

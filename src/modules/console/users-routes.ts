@@ -6,7 +6,7 @@ import { GatewayError, badRequest } from '../../core/errors'
 import type { Services } from '../../services'
 import { adminAuth } from '../admin/auth'
 import { ErrorBody, IdParams, Name } from '../admin/schemas'
-import { Password, User, Username } from './schemas'
+import { Password, User, Username, assertPassword } from './schemas'
 import type { LoginLimiter } from './login-limiter'
 import { sessionFromRequest } from './sessions'
 import { changeOwnPassword, checkPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './users-service'
@@ -25,6 +25,7 @@ export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 			async ({ body, principal, request }) => {
 				const s = principal.kind === 'user' ? await sessionFromRequest(svc.db, request) : undefined
 				if (!s) throw badRequest('Only a signed-in console user has a password to change (ADMIN_KEY has none)')
+				assertPassword(body.new_password, 'new_password')
 				const key = `#password|${s.userId}`
 				const wait = await limiter.retryAfter(key)
 				if (wait > 0) throw new GatewayError('rate_limit', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} minute(s)`, { code: 'too_many_attempts', retryAfter: wait })
@@ -62,6 +63,7 @@ export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 			'',
 			async ({ body, principal, status }) => {
 				assertAdmin(principal)
+				assertPassword(body.password)
 				if (body.account_id !== undefined && (body.account_name !== undefined || body.balance !== undefined))
 					throw badRequest('give either account_id (an existing account) or account_name/balance (a new account), not both', 'account_id')
 				let balanceMicros = 0
@@ -97,6 +99,7 @@ export function usersRoutes(svc: Services, limiter: LoginLimiter) {
 			'/:id',
 			async ({ params, body, principal }) => {
 				assertAdmin(principal)
+				assertPassword(body.password)
 				const actor = principal.kind === 'user' ? principal.userId : undefined
 				return updateUser(svc.db, params.id, { password: body.password, isAdmin: body.is_admin, status: body.status }, actor)
 			},

@@ -9,6 +9,12 @@ describe('price dialog body', () => {
 		expect(priceBody(form({ units: 'per_image = 0.04' }))).toEqual({ name: 'm', input_per_mtok: 1, output_per_mtok: 2, per_image: 0.04 })
 	})
 
+	it('should refuse to add a model with no price, but take 0 or a unit price alone', () => {
+		expect(() => priceBody(form({ input: '', output: '', maxOut: '100' }))).toThrow('Enter a price: Input (USD / 1M tokens) and Output (USD / 1M tokens) (0 for a model served free)')
+		expect(priceBody(form({ input: '0', output: '' }))).toEqual({ name: 'm', input_per_mtok: 0 })
+		expect(priceBody(form({ input: '', output: '', units: 'per_image = 0.04' }))).toEqual({ name: 'm', per_image: 0.04 })
+	})
+
 	it('should send null for emptied fields and removed unit-price lines when editing, so the stored prices go', () => {
 		const body = priceBody(form({ input: '', units: '\nper_image = 0.05' }), { prices: { per_image: 0.04, per_image_hd: 0.06, per_legacy: 1 } })
 		expect(body).toEqual({

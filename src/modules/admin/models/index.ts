@@ -3,7 +3,7 @@ import { asc, eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { assertAdmin } from '../../../auth/principal'
 import { microsToUsd } from '../../../billing/money'
-import { UNIT_PRICE_NAMES } from '../../../billing/unit-prices'
+import { NO_PRICE_MESSAGE, UNIT_PRICE_NAMES, namesPrice } from '../../../billing/unit-prices'
 import { PriceError, priceColumns } from '../../../config/config-apply'
 import { ModelEntry, ModelEntryUpdate } from '../../../config/gateway-file'
 import { GatewayError, badRequest, notFound } from '../../../core/errors'
@@ -74,6 +74,7 @@ export const modelsModule = (svc: Services) => {
 		.post('',
 			async ({ body, principal, status }) => {
 				assertAdmin(principal)
+				if (!namesPrice(body)) throw badRequest(NO_PRICE_MESSAGE, 'input_per_mtok')
 				const [row] = await svc.db.orm
 					.insert(models)
 					.values({ name: body.name, ...columns(body), source: 'api' })
@@ -83,7 +84,7 @@ export const modelsModule = (svc: Services) => {
 				await svc.catalog.changed()
 				return status(201, modelView(row))
 			},
-			{ body: ModelEntry, response: { 201: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody }, detail: { summary: 'Add a model price' } },
+			{ body: ModelEntry, response: { 201: ModelPrice, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody }, detail: { summary: 'Add a model price', description: 'At least one price is required (0 prices a model free): an entry with none is 400 naming input_per_mtok.' } },
 		)
 		.patch(
 			'/:id',
