@@ -81,14 +81,6 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 export const DEFERRED_PATHS =
 	/^\/{1,2}(?:mj|suno|ws|upload|download)\/|^\/v1(?:beta)?\/(?:completions|conversations|batches|images|audio|videos?|chat\/completions|messages\/batches|interactions|files|cachedContents|realtime|responses)(?:\/|$)/
 
-
-/**
- * Elysia finds the path from the 12th character of the URL on ("http://" and a host of four or more), so behind a
- * Host of one to three characters (a container or service named `llm`, `api`, `gw`) it read a path that began later
- * in the URL: routes it serves missed (a text/plain chat body's 404) and `/ab/metrics` served `/metrics`. Read from the
- * 8th on: the first slash after the scheme, whatever the host.
- */
-const ANY_HOSTNAME = { standardHostname: false }
 /**
  * `docs` replaces what serves /docs and /docs/json (the committed document, src/http/api-docs.ts): the document
  * generator (scripts/openapi-doc.ts) passes the plugin that builds it from the routes, and `deferred` to mount the
@@ -107,7 +99,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 		? undefined
 		: deferredApp(DEFERRED_PATHS, async () => {
 				const { deferredModules } = await import('./app-deferred')
-				const rest = pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false, handler: ANY_HOSTNAME }), undefined, undefined).use(deferredModules(svc, elysia))
+				const rest = pipeline(svc, new Elysia({ name: 'switchboard-deferred', normalize: false }), undefined, undefined).use(deferredModules(svc, elysia))
 				// Its WebSocket routes upgrade through the server the main app listens on (Elysia's own clones share it too).
 				Object.defineProperty(rest, 'server', { get: () => app.server, configurable: true })
 				return rest
@@ -118,7 +110,7 @@ export function createApp(svc: Services, opts: { docs?: AnyElysia; deferred?: (s
 	// ~70 µs per 90 KB agent turn (15% of such a request, bench/README). Without it, a schema that is not open refuses
 	// an unnamed field at its top level with a 400 naming it, as the management API and the console now do with
 	// their bodies and queries; answers go through explicit views (test/integration/admin/unknown-fields.test.ts).
-	const app = pipeline(svc, new Elysia({ name: 'switchboard', normalize: false, serve: { routes }, handler: ANY_HOSTNAME }), opts.docs ?? apiDocs(), later)
+	const app = pipeline(svc, new Elysia({ name: 'switchboard', normalize: false, serve: { routes } }), opts.docs ?? apiDocs(), later)
 		.use(healthModule(svc))
 		.use(metricsModule(svc))
 		.use(chatModule(svc, chat))

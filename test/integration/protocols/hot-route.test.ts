@@ -98,33 +98,3 @@ describe('hot routes answer as the Elysia routes do', () => {
 		expect(one - (await app.balance(accountId))).toBeCloseTo(spent / 2, 9)
 	})
 })
-
-// A gateway behind a Host of one to three characters (a container or service named `llm`, `api`, `gw`): Elysia read
-// the path from a fixed place in the URL, which such a host puts further on.
-describe('a short Host', () => {
-	/** One request as a client sends it, on a socket (fetch would send the server's own host). */
-	const raw = (host: string, method: string, path: string, headers: Record<string, string>, body = '') =>
-		new Promise<{ status: number; body: string }>((resolve, reject) => {
-			let text = ''
-			const lines = Object.entries({ ...headers, host, connection: 'close', 'content-length': String(Buffer.byteLength(body)) }).map(([k, v]) => `${k}: ${v}`)
-			Bun.connect({
-				hostname: '127.0.0.1',
-				port: Number(new URL(app.url).port),
-				socket: {
-					open: (s) => void s.write(`${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`),
-					data: (_s, d) => void (text += d.toString()),
-					close: () => resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }),
-					error: (_s, e) => reject(e),
-				},
-			}).catch(reject)
-		})
-
-	for (const host of ['x', 'gw', 'llm'])
-		it(`should route by the path the request has (Host: ${host})`, async () => {
-			// A text/plain body is read as JSON by the Elysia route (the hot route takes only JSON).
-			const chat = await raw(host, 'POST', '/v1/chat/completions', { 'content-type': 'text/plain', ...bearer(key) }, chatBody())
-			expect(chat.status).toBe(200)
-			expect(chat.body).toContain('"chat.completion"')
-			expect((await raw(host, 'GET', '/ab/metrics', {})).status).toBe(404)
-		})
-})
