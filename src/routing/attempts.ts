@@ -114,11 +114,21 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
  */
 export function withoutSecrets(err: GatewayError, ch: Pick<Channel, 'apiKey' | 'baseUrl'> & { modelMap?: Channel['modelMap'] }, model?: string): GatewayError {
 	const mapped = model !== undefined && ch.modelMap && Object.hasOwn(ch.modelMap, model) ? ch.modelMap[model] : undefined
-	const named = mapped && mapped !== model && err.message.includes(mapped) ? err.message.replaceAll(mapped, model!) : err.message
+	const named = mapped && mapped !== model && err.message.includes(mapped) ? asAsked(err.message, mapped, model!) : err.message
 	const message = withoutHost(redactKey(named, ch.apiKey), ch.baseUrl)
 	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
 	return copyError(err, { message, detail })
+}
+
+/**
+ * `text` with the name `upstream` replaced by `asked` where it stands as a name of its own, not inside a longer one
+ * (`gpt-4o-mini` in `gpt-4o-mini-search-preview` is another model; Gemini's `models/…` and a sentence's full stop are not).
+ * @example asAsked("The model `x-1` (not x-1-pro)", 'x-1', 'fast') === "The model `fast` (not x-1-pro)"
+ */
+function asAsked(text: string, upstream: string, asked: string): string {
+	const name = new RegExp(`(?<![\\w.:-])${upstream.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w:-]|\\.\\w)`, 'g')
+	return text.replace(name, () => asked)
 }
 
 /**
