@@ -119,8 +119,8 @@ export function toResponse(reply: Reply, fault: Fault | undefined, hooks: BodyHo
 			// A cut with `abrupt` resets the connection mid-body; otherwise the body ends without its terminator.
 			if (abrupt) {
 				// Long enough for the chunks already written to reach the reader first: a reset that overtakes them
-				// (seen at 1 ms on a loaded machine) makes "cut after content" a cut before any.
-				await Bun.sleep(25)
+				// (seen at 1 ms, and once at 25 ms under CI's load) makes "cut after content" a cut before any.
+				await Bun.sleep(100)
 				hooks.done()
 				controller.error(new Error('mock: connection cut'))
 				return
