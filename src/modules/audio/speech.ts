@@ -42,25 +42,31 @@ export async function withFirstBytes(
 	res: Response,
 	signal?: AbortSignal,
 	onChunk?: (chunk: Uint8Array) => void,
-	closing?: () => Uint8Array | undefined,
+	doneEvent?: DoneEvent,
 ): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	if (!res.body || res.headers.get('content-length') === '0') {
 		void res.body?.cancel().catch(() => {})
 		throw noAudio()
 	}
-	return firstBytesOf(res.body, signal, onChunk, closing)
+	return firstBytesOf(res.body, signal, onChunk, doneEvent)
 }
 
 /**
- * `withFirstBytes` of a body stream (a relayed answer's, or the audio decoded from its events). `closing` gives the
- * bytes, if any, sent after the upstream's last: an event stream that ended without its done event gets the error
- * event that tells the client (speech-usage.ts `cutEvent`).
+ * The event an event stream relayed to the client ends with when whole (`speech.audio.done`, `transcript.text.done`):
+ * `came` says whether it passed, `missing` what the client is told when the body ended without it.
+ */
+export type DoneEvent = { came(): boolean; missing: string }
+
+/**
+ * `withFirstBytes` of a body stream (a relayed answer's, or the audio decoded from its events). An event stream whose
+ * `doneEvent` never came was cut short, even when the connection closed cleanly: it ends `upstream_cut`, with the error
+ * event that tells the client (speech-usage.ts `cutEvent`), which would otherwise keep a partial answer as the whole.
  */
 export async function firstBytesOf(
 	body: ReadableStream<Uint8Array>,
 	signal?: AbortSignal,
 	onChunk?: (chunk: Uint8Array) => void,
-	closing?: () => Uint8Array | undefined,
+	doneEvent?: DoneEvent,
 ): Promise<{ audio: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> }> {
 	const reader = body.getReader()
 	let first = await reader.read()
@@ -86,9 +92,10 @@ export async function firstBytesOf(
 				return
 			}
 			if (r.done) {
-				const tail = closing?.()
-				if (tail) c.enqueue(tail)
-				end('ok')
+				if (doneEvent && !doneEvent.came()) {
+					c.enqueue(cutEvent(doneEvent.missing))
+					end('upstream_cut')
+				} else end('ok')
 				c.close()
 			} else {
 				onChunk?.(r.value)
@@ -168,12 +175,9 @@ export function speechOp(ctx: CallContext, body: SpeechRequest): PassOp {
 			const decoded = events && asksEvents(body, chars, ch, p, upstreamModel) && res.body ? speechAudio(res.body) : undefined
 			// A model priced by tokens streamed as events to the client is charged the usage of its done event, read as it passes.
 			const scanner = events && !decoded ? speechUsageScanner() : undefined
-			// Events relayed to the client that end without their done event were cut short: the client is told so
-			// (an error event, which the SDK raises) and charged nothing, as for audio cut short.
-			const cut = scanner && (() => (scanner.done() ? undefined : cutEvent('the upstream stream ended before the speech was completed')))
-			const relayed = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed, cut)
-			const { audio } = relayed
-			const ended = scanner ? relayed.ended.then((e) => (e === 'ok' && !scanner.done() ? 'upstream_cut' : e)) : relayed.ended
+			// Events relayed to the client that end without their done event were cut short: charged nothing, as audio cut short.
+			const done = scanner && { came: scanner.done, missing: 'the upstream stream ended before the speech was completed' }
+			const { audio, ended } = decoded ? await firstBytesOf(decoded.audio, ctx.signal) : await withFirstBytes(res, ctx.signal, scanner?.feed, done)
 			const type = decoded ? SPEECH_CONTENT_TYPES[body.response_format ?? 'mp3'] : res.headers.get('content-type')
 			const headers: Record<string, string> = { 'content-type': type ?? 'application/octet-stream', 'x-request-id': ctx.requestId }
 			const len = res.headers.get('content-length')

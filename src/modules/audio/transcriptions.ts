@@ -22,7 +22,7 @@ import { countText } from '../../relay/estimate'
 import type { Channel, ModelInfo } from '../../routing/catalog'
 import { cueEnd, estimateSeconds } from './duration'
 import { withFirstBytes } from './speech'
-import { cutEvent, doneEventScanner } from './speech-usage'
+import { doneEventScanner } from './speech-usage'
 import type { TranscriptFormat, TranscriptionRequest, TranslationRequest } from './model'
 
 /** Audio tokens per second a gpt-4o transcription model may bill, generously (for the hold only). */
@@ -148,10 +148,8 @@ async function speechToTextOp(ctx: CallContext, body: TranscriptionRequest | Tra
 	 */
 	async function streamedAnswer(res: Response, price: ModelInfo): Promise<Answer> {
 		const scanner = doneEventScanner('transcript.text.done')
-		const relayed = await withFirstBytes(res, ctx.signal, scanner.feed, () => (scanner.event() ? undefined : cutEvent('the upstream stream ended before the transcript was completed')))
-		// A body that ends without its done event was cut short, even when the connection closed cleanly.
-		const ended = relayed.ended.then((e) => (e === 'ok' && !scanner.event() ? 'upstream_cut' : e))
-		const response = new Response(relayed.audio, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream', ...headers } })
+		const { audio, ended } = await withFirstBytes(res, ctx.signal, scanner.feed, { came: () => scanner.event() !== undefined, missing: 'the upstream stream ended before the transcript was completed' })
+		const response = new Response(audio, { status: 200, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream', ...headers } })
 		const fallback = { cost: cost(price, guess.seconds, undefined, undefined, undefined, ''), estimated: true }
 		return {
 			response,
