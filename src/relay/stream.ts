@@ -86,8 +86,9 @@ export async function openRelayed(up: UpstreamCall, it: SseBatchReader, isPreamb
 	const { pre, frames, head } = prefetched
 	const err = errorFrameIn(proto, head)
 	// Ended inside the window with nothing but preamble (the window reads on only while it is): a cut before content.
-	// So is OpenAI's terminator right after it, with no chunk that finished the answer.
-	if (err || pre.done || head.find((f) => !isPreamble(f))?.data === '[DONE]') {
+	// So is OpenAI's terminator right after it, with no chunk that finished the answer (the preamble test runs again
+	// only for a head holding the terminator: a short answer, or none).
+	if (err || pre.done || endsBeforeContent(head, isPreamble)) {
 		up.abort()
 		return { error: err ? errorOfFrame(err) : new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true, code: 'upstream_empty' }) }
 	}
@@ -96,6 +97,14 @@ export async function openRelayed(up: UpstreamCall, it: SseBatchReader, isPreamb
 		return { error: new GatewayError('upstream', 'upstream sent a malformed stream event', { retryable: true, code: 'upstream_malformed' }) }
 	}
 	return prefetched
+}
+
+/** Whether `head` reaches OpenAI's `[DONE]` with nothing but preamble before it. */
+function endsBeforeContent(head: SseFrame[], isPreamble: (f: SseFrame) => boolean): boolean {
+	const done = head.findIndex((f) => f.data === '[DONE]')
+	if (done === -1) return false
+	for (let i = 0; i < done; i++) if (!isPreamble(head[i]!)) return false
+	return true
 }
 
 /** The client did not ask for usage: its chunk and every chunk's `"usage":null` are cut (WIRE-NOTES §12). */
