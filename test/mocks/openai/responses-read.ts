@@ -89,7 +89,7 @@ export function checkInput(body: Obj): JsonReply | undefined {
 	}
 }
 
-/** JSON mode needs the word in the instructions or the input, as in chat (chat-read.ts `checkJsonMode`). */
+/** JSON mode needs the word in the instructions or the input, as in chat (chat-read.ts `checkJsonMode`); the rule is OpenAI's, this 400's wording the chat one's counterpart. */
 export function checkJsonMode(body: Obj): JsonReply | undefined {
 	if (asStr(asObj(asObj(body.text)?.format)?.type) !== 'json_object') return undefined
 	const texts = readResponses(body).inputTexts
