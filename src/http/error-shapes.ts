@@ -15,14 +15,15 @@ export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'sun
 
 /**
  * `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
- * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions` and its uploads under `/upload/…` and its Live API under `/ws/google.ai.…`; `/mj/…` midjourney-proxy's and `/suno/…` new-api's task shape, which their
- * clients read; everything else (incl. /api) OpenAI's shape.
+ * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions`, its uploads under `/upload/…`, its
+ * downloads under `/download/…` and its Live API under `/ws/google.ai.…`; `/mj/…` midjourney-proxy's and `/suno/…`
+ * new-api's task shape, which their clients read; everything else (incl. /api) OpenAI's shape.
  */
 export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/mj/') || path === '/mj') return 'midjourney'
 	if (path.startsWith('/suno/') || path === '/suno') return 'suno'
 	if (path.startsWith('/v1/messages')) return 'anthropic'
-	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/v1alpha/') || path.startsWith('/upload/')) return 'gemini'
+	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/v1alpha/') || path.startsWith('/upload/') || path.startsWith('/download/')) return 'gemini'
 	if (path === '/v1/interactions' || path.startsWith('/v1/interactions/')) return 'gemini'
 	if (path === '/v1/cachedContents' || path.startsWith('/v1/cachedContents/')) return 'gemini'
 	if (path.startsWith('/ws/google.ai.') || path.startsWith('//ws/google.ai.')) return 'gemini'
@@ -40,17 +41,24 @@ export const isAnthropicClient = (request: Request): boolean => {
 	return h.has('anthropic-version') || h.has('anthropic-beta') || (h.has('x-api-key') && !h.has('authorization'))
 }
 
+/** A request from Google's clients: they authenticate with `x-goog-api-key` or `?key=` where others send a bearer. */
+const isGoogleClient = (request: Request): boolean =>
+	request.headers.has('x-goog-api-key') || (!request.headers.has('authorization') && new URL(request.url).searchParams.has('key'))
+
 /**
- * `/v1/files…` is OpenAI's Files API and Anthropic's: the caller's clients tell which shape it answers in. So does
- * `/v1/models…`, whose lists answer Anthropic's shape to a request with `anthropic-version` (modules/models/shapes.ts
- * `shapeOf`): its errors (a bad key) too, with `request-id`, which the SDK's `models.list()` reads.
+ * `/v1/files…` is OpenAI's Files API, Anthropic's, and where @google/genai (its default `apiVersion` being `v1`) looks
+ * for Gemini's: the caller's clients tell which shape it answers in. So does `/v1/models…`, whose lists answer
+ * Anthropic's shape to a request with `anthropic-version` and Gemini's to Google's clients (modules/models/shapes.ts
+ * `shapeOf`): its errors (a bad key) too, with `request-id`, which the Anthropic SDK's `models.list()` reads.
  */
 export function shapeForRequest(request: Request, path: string): ErrorShape {
 	const shape = shapeForPath(path)
 	if (shape !== 'openai') return shape
-	if (path.startsWith('/v1/files')) return isAnthropicClient(request) ? 'anthropic' : shape
-	if (path.startsWith('/v1/models') && (path.length === 10 || path[10] === '/') && request.headers.get('anthropic-version')) return 'anthropic'
-	return shape
+	const files = path.startsWith('/v1/files')
+	const models = path.startsWith('/v1/models') && (path.length === 10 || path[10] === '/')
+	if (!files && !models) return shape
+	if (files ? isAnthropicClient(request) : request.headers.get('anthropic-version')) return 'anthropic'
+	return isGoogleClient(request) ? 'gemini' : shape
 }
 
 /**

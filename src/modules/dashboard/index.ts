@@ -46,7 +46,8 @@ export async function billingView(svc: Services, token: AuthToken): Promise<{ li
 }
 
 // Open, as the vendors' own queries: a client's other parameters are ignored, not refused (src/app.ts).
-const UsageQuery = t.Object({ start_date: t.Optional(t.String()), end_date: t.Optional(t.String()) }, { additionalProperties: true })
+const ignored = 'Accepted for the clients that send it and ignored: the usage is always since the account began (as one-api and new-api do), so that it and the subscription always agree on what is left.'
+const UsageQuery = t.Object({ start_date: t.Optional(t.String({ description: ignored })), end_date: t.Optional(t.String({ description: ignored })) }, { additionalProperties: true })
 
 const routes = (svc: Services, prefix: string) =>
 	new Elysia({ prefix, detail: { tags: ['OpenAI'], hide: prefix === '' } })

@@ -145,6 +145,27 @@ describe('Gemini batches from an input file', () => {
 		expect(JSON.stringify(shown)).not.toContain(vendorOut)
 	})
 
+	it("should answer a Google client's errors in Gemini's shape on the paths it shares with OpenAI's clients and on the download path", async () => {
+		const a = await client(1)
+		// @google/genai's default apiVersion is `v1`: its files and models calls land on OpenAI's paths.
+		const v1 = new GoogleGenAI({ apiKey: a.key, httpOptions: { baseUrl: app.url } })
+		const missing = await failure(v1.files.get({ name: 'files/nosuchfile' }))
+		expect(missing?.status).toBe(404)
+		expect(said(missing).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
+		const badKey = await failure(new GoogleGenAI({ apiKey: 'sk-not-a-key', httpOptions: { baseUrl: app.url } }).models.get({ model: 'gemini-2.5-flash' }))
+		expect(badKey?.status).toBe(401)
+		expect(said(badKey).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		const rest = async (path: string, headers: Record<string, string>) => (await fetch(app.url + path, { headers })).json() as Promise<{ error: Record<string, unknown> }>
+		expect((await rest('/v1/files', { 'x-goog-api-key': 'sk-not-a-key' })).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		expect((await rest('/download/v1beta/files/nosuchfile:download?alt=media', { 'x-goog-api-key': a.key })).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
+		const noKey = (await rest('/download/v1beta/files/nosuchfile:download?alt=media', {})).error
+		expect(noKey).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		expect(String(noKey.message)).not.toContain('Bearer')
+		// OpenAI's clients on the same paths keep OpenAI's shape.
+		const openai = await rest('/v1/files/file-nosuch', { authorization: `Bearer ${a.key}` })
+		expect(openai.error).toMatchObject({ type: 'invalid_request_error' })
+	})
+
 	it("should run a model_map alias's file batch under the channel's name and show the client only its own, in the batch and in the responses file", async () => {
 		const a = await client(1)
 		const lines = [line('one', 'an alias of the channel', { maxOutputTokens: 40 }), line('two', 'and another line', { maxOutputTokens: 40 })]
