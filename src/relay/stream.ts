@@ -466,17 +466,27 @@ export function failedBeforeContent(up: UpstreamCall): { error: GatewayError } {
  * same errors at the HTTP level are.
  */
 function errorOfFrame(f: SseFrame): GatewayError {
-	let message = 'upstream stream error'
 	try {
-		const b = JSON.parse(f.data) as { error?: { message?: string; type?: string; status?: string; code?: unknown } }
-		message = b.error?.message ?? message
-		if (isRateLimit(b.error)) return upstreamRateLimited(message)
-		if (b.error?.type === 'invalid_request_error') return new GatewayError('invalid_request', message)
-		if (b.error?.type === 'overloaded_error' || b.error?.status === 'UNAVAILABLE' || b.error?.code === 503) return new GatewayError('overloaded', message, { retryable: true })
+		return streamErrorOf((JSON.parse(f.data) as { error?: StreamErrorBody }).error)
 	} catch {
-		// keep the default message
+		return streamErrorOf(undefined)
 	}
-	return new GatewayError('upstream', message, { retryable: true })
+}
+
+type StreamErrorBody = { message?: string; type?: string; status?: string; code?: unknown }
+
+/**
+ * What a vendor's in-stream error object (its `message` and its `type`, `status` or `code`) becomes before anything
+ * was sent. Also the Responses API's fast path's (modules/responses/stream.ts), whose error event and
+ * `response.failed` carry the same words at other places.
+ * @param fallbackCode the code of an error of no kind recognised
+ */
+export function streamErrorOf(e: StreamErrorBody | undefined, fallbackCode?: string): GatewayError {
+	const message = (typeof e?.message === 'string' && e.message) || 'upstream stream error'
+	if (isRateLimit(e)) return upstreamRateLimited(message)
+	if (e?.type === 'invalid_request_error') return new GatewayError('invalid_request', message)
+	if (e?.type === 'overloaded_error' || e?.status === 'UNAVAILABLE' || e?.code === 503) return new GatewayError('overloaded', message, { retryable: true })
+	return new GatewayError('upstream', message, { retryable: true, ...(fallbackCode && { code: fallbackCode }) })
 }
 
 /**

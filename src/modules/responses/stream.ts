@@ -14,7 +14,7 @@ import { openaiResponses } from '../../protocols/openai-responses'
 import type { Budget, CallInfo } from '../../relay/budget'
 import { type FramesPrefetched, prefetchFrames } from '../../relay/prefetch'
 import { isBrokenFrame } from '../../relay/frame-checks'
-import { failedBeforeContent } from '../../relay/stream'
+import { failedBeforeContent, streamErrorOf } from '../../relay/stream'
 import { countOpen, FrameBatchRelay, judgeStream, type RelayStep, settleStream } from '../../relay/stream-relay'
 import type { UpstreamCall } from '../../relay/upstream-fetch'
 import type { Channel } from '../../routing/catalog'
@@ -71,16 +71,18 @@ const HAS_COMMENT = /(?:^|[\r\n]):/
 const commentsOf = (raw: string | undefined): string =>
 	raw === undefined || !HAS_COMMENT.test(raw) ? '' : raw.split(/\r\n|\r|\n/).filter((l) => l.startsWith(':')).map((l) => `${l}\n`).join('')
 
-/** An error frame seen before anything was sent → a GatewayError another channel may not repeat. */
+/**
+ * An error frame seen before anything was sent → a GatewayError another channel may not repeat: the `error` event
+ * carries its `code` and `message` at the top, `response.failed` in `response.error`. A rate limit is 429
+ * `upstream_rate_limited` in the gateway's words (OpenAI's names its organization), as on the other fast paths.
+ */
 function errorOf(f: SseFrame): GatewayError {
-	let message = 'upstream stream error'
 	try {
-		const e = JSON.parse(f.data) as { message?: string; response?: { error?: { message?: string } } }
-		message = e.message ?? e.response?.error?.message ?? message
+		const e = JSON.parse(f.data) as { type?: string; code?: unknown; message?: string; response?: { error?: { code?: unknown; message?: string } } }
+		return streamErrorOf(e.type === 'error' ? { code: e.code, message: e.message } : e.response?.error, 'upstream_stream_error')
 	} catch {
-		// keep the default
+		return streamErrorOf(undefined, 'upstream_stream_error')
 	}
-	return new GatewayError('upstream', message, { retryable: true, code: 'upstream_stream_error' })
 }
 
 /** Lifecycle events that end a Responses stream: nothing follows them. */

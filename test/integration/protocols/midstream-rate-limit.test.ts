@@ -90,3 +90,22 @@ describe('a rate limit in the middle of a stream relayed as it came (fast path)'
 		expect(JSON.stringify(err.error)).not.toMatch(ACCOUNT)
 	})
 })
+
+describe('a rate limit as the first event of a Responses stream relayed as it came (fast path)', () => {
+	it("should answer 429 upstream_rate_limited in the gateway's words, not a 502 quoting the vendor's organization", async () => {
+		const acct = await m.account()
+		m.mocks.openai.faultOnce = { kind: 'midstream', afterChunks: 1, status: 429 }
+		const err = (await acct.openai.responses
+			.create({ model: MODEL.openai, stream: true, input: LONG }, { maxRetries: 0 })
+			.then(async (s) => {
+				for await (const _ of s);
+			})
+			.catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>
+		expect(err).toBeInstanceOf(OpenAI.RateLimitError)
+		expect(err.code).toBe('upstream_rate_limited')
+		expect(err.message).toContain(SAID)
+		expect(JSON.stringify(err.error)).not.toMatch(ACCOUNT)
+		const [row] = await usageRows(m, acct.accountId)
+		expect(row?.status).toBe(429)
+	})
+})
