@@ -2,7 +2,8 @@
  * Why a key is refused, in one place: the key cache (auth/api-key.ts) and the ledger (billing/ledger.ts, when the
  * database refuses a lease to a key the cache still took for usable) see the same key states, and a client must get
  * the same error for the same state whichever check saw it first. Checked in this order: unknown or deleted, disabled,
- * expired, its account disabled. Each protocol renders the error in its own shape (401).
+ * expired, its account disabled. Each protocol renders the error in its own shape (401; Gemini's as Google refuses an
+ * API key, by `code`: protocols/gemini/error.ts).
  * @module
  */
 import { GatewayError } from '../core/errors'

@@ -32,7 +32,8 @@ export function upstreamError(status: number, text: string, retryAfter: Headers 
 		if (typeof body.error === 'object' && typeof body.error?.code === 'string') said.code = body.error.code === 'DeploymentNotFound' ? 'model_not_found' : body.error.code
 		if (typeof body.error === 'object' && typeof body.error?.param === 'string') said.param = body.error.param
 		if (typeof body.error === 'object') said.details = anthropicDetails(body.error?.details)
-		// Gemini refuses a wrong key with 400 API_KEY_INVALID, not 401: still the channel's key, not the caller's request.
+		// Gemini refuses a wrong or expired key with 400 API_KEY_INVALID or API_KEY_EXPIRED, not 401: still the channel's key,
+		// not the caller's request.
 		if (status === 400 && typeof body.error === 'object' && keyInvalid(body.error?.details)) status = 401
 		// A 5xx whose body names an overload (Anthropic `overloaded_error`, Gemini `UNAVAILABLE`) is one, whatever
 		// the status a proxy in between gave it: 503 like the vendors' own.
@@ -87,7 +88,8 @@ function anthropicDetails(details: unknown): ErrorDetails | undefined {
 	return out
 }
 
-const keyInvalid = (details: unknown) => Array.isArray(details) && details.some((d) => (d as { reason?: unknown } | null)?.reason === 'API_KEY_INVALID')
+const KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED'])
+const keyInvalid = (details: unknown) => Array.isArray(details) && details.some((d) => KEY_REASONS.has((d as { reason?: unknown } | null)?.reason as string))
 
 /** `retry-after` is seconds or an HTTP date. */
 export function parseRetryAfter(v: string | null): number | undefined {

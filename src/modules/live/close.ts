@@ -4,9 +4,12 @@
  * connection closed before setup completed (code N): reason"). Google closes 1007 for what is wrong in the request
  * ("Request contains an invalid argument.", an invalid API key) and 1008 for a model it does not serve to the key
  * ("models/… is not found for API version v1beta, or is not supported for bidiGenerateContent."), a permission or a quota.
+ * A refused key says what Google's HTTP answer says (protocols/gemini/error.ts): an unknown or expired key 1007 in
+ * Google's words, a disabled key or account 1008 (PERMISSION_DENIED).
  * @module
  */
 import type { GatewayError } from '../../core/errors'
+import { keyRefusalOf } from '../../protocols/gemini/error'
 
 /** A close reason is at most 123 bytes of UTF-8 (RFC 6455 §5.5: a control frame's payload is 125 bytes, 2 of them the code). */
 const MAX_REASON_BYTES = 123
@@ -24,6 +27,8 @@ export function closeReason(text: string): string {
 export function liveClose(err: GatewayError, model: string, version: string): { code: number; reason: string } {
 	// A model served here, but not on a channel that speaks Live: what Google says of a model without bidiGenerateContent.
 	if (err.kind === 'invalid_request' && err.param === 'model') return { code: 1008, reason: closeReason(err.message) }
+	const key = keyRefusalOf(err)
+	if (key) return { code: key.status === 'PERMISSION_DENIED' ? 1008 : 1007, reason: closeReason(key.message ?? err.message) }
 	switch (err.kind) {
 		case 'invalid_request':
 		case 'authentication':

@@ -11,6 +11,11 @@
  * Gemini puts it (https://ai.google.dev/gemini-api/docs/rate-limits), besides the `retry-after` header: Gemini CLI
  * reads the wait only from there (its `classifyGoogleError`); without it, it retries on its own backoff (5 s doubling
  * to 30 s, ten tries) whatever the vendor asked, and with it waits at least that long, or stops at once past 5 minutes.
+ *
+ * A refused key is answered as Google answers one with an API key, never 401 UNAUTHENTICATED (which Google says only to
+ * OAuth bearers): unknown 400 INVALID_ARGUMENT "API key not valid…" (verbatim) with ErrorInfo `API_KEY_INVALID`,
+ * expired `API_KEY_EXPIRED`, a disabled key or account 403 PERMISSION_DENIED `CONSUMER_SUSPENDED`, none 403
+ * PERMISSION_DENIED. Google's clients and tools tell them apart by `details[].reason` (`KEY_REFUSALS`).
  * @module
  */
 import type { ErrorKind, GatewayError } from '../../core/errors'
@@ -38,8 +43,41 @@ const STATUS: Record<ErrorKind, GeminiErrorStatus> = {
 export const geminiStatusOf = (kind: ErrorKind): GeminiErrorStatus => STATUS[kind]
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo'
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
+const LOCALIZED = 'type.googleapis.com/google.rpc.LocalizedMessage'
+
+/** How Google refuses an API key: its status, its own words (where the gateway's would not be recognised), its reason. */
+export type KeyRefusal = { code: number; status: GeminiErrorStatus; message?: string; reason?: string }
+
+/** By the gateway's code for the refusal (auth/key-refusal.ts, auth/api-key.ts, http/model-auth.ts). */
+const KEY_REFUSALS: Record<string, KeyRefusal> = {
+	invalid_api_key: { code: 400, status: 'INVALID_ARGUMENT', message: 'API key not valid. Please pass a valid API key.', reason: 'API_KEY_INVALID' },
+	api_key_expired: { code: 400, status: 'INVALID_ARGUMENT', message: 'API key expired. Please renew the API key.', reason: 'API_KEY_EXPIRED' },
+	api_key_disabled: { code: 403, status: 'PERMISSION_DENIED', reason: 'CONSUMER_SUSPENDED' },
+	account_disabled: { code: 403, status: 'PERMISSION_DENIED', reason: 'CONSUMER_SUSPENDED' },
+	// The gateway's message stays: it names the header to send, where Google's ("unregistered callers") does not.
+	missing_api_key: { code: 403, status: 'PERMISSION_DENIED' },
+}
+
+/** Google's refusal for a key the gateway refused, or undefined for any other error. */
+export const keyRefusalOf = (err: GatewayError): KeyRefusal | undefined =>
+	err.kind === 'authentication' && err.code !== undefined ? KEY_REFUSALS[err.code] : undefined
+
+function keyRefusalBody(err: GatewayError, k: KeyRefusal): GeminiErrorBody {
+	const message = k.message ?? err.message
+	const error: GeminiErrorBody['error'] = { code: k.code, message, status: k.status }
+	if (k.reason) {
+		const details: Record<string, unknown>[] = [{ '@type': ERROR_INFO, reason: k.reason, domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]
+		// Google localises its own words only.
+		if (k.message) details.push({ '@type': LOCALIZED, locale: 'en-US', message })
+		error.details = details
+	}
+	return { error }
+}
 
 function body(err: GatewayError): GeminiErrorBody {
+	const refusal = keyRefusalOf(err)
+	if (refusal) return keyRefusalBody(err, refusal)
 	let message = err.message
 	if (err.kind === 'insufficient_quota' && !/billing/i.test(message)) message = `${message} (billing)`
 	const error: GeminiErrorBody['error'] = { code: err.status, message, status: STATUS[err.kind] }
@@ -50,7 +88,7 @@ function body(err: GatewayError): GeminiErrorBody {
 
 /** An error response in Gemini's shape, with `retry-after` when known. */
 export function encodeError(err: GatewayError): EncodedError {
-	const out: EncodedError = { status: err.status, body: body(err) }
+	const out: EncodedError = { status: keyRefusalOf(err)?.code ?? err.status, body: body(err) }
 	if (err.retryAfter !== undefined) out.headers = { 'retry-after': String(Math.ceil(err.retryAfter)) }
 	return out
 }

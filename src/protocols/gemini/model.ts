@@ -263,7 +263,7 @@ export const GeminiErrorBody = t.Object({
 			code: Integer(),
 			message: t.String(),
 			status: GeminiErrorStatus,
-			details: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { description: 'google.rpc details: a RetryInfo ({"@type", retryDelay: "37s"}) when the wait is known' })),
+			details: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { description: 'google.rpc details: a RetryInfo ({"@type", retryDelay: "37s"}) when the wait is known; for a refused key an ErrorInfo (reason API_KEY_INVALID, API_KEY_EXPIRED or CONSUMER_SUSPENDED), as Google answers' })),
 		},
 		open,
 	),

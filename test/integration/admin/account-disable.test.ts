@@ -94,8 +94,9 @@ describe('disabling an account', () => {
 			expect((e.openai as InstanceType<typeof OpenAI.APIError>).code).toBe('account_disabled')
 			expect(e.anthropic).toBeInstanceOf(Anthropic.AuthenticationError)
 			expect((e.anthropic as any).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
-			expect((e.gemini as { status?: number }).status).toBe(401)
-			expect(String((e.gemini as Error).message)).toContain('UNAUTHENTICATED')
+			// As Google refuses a suspended consumer's API key: 403 with ErrorInfo reason CONSUMER_SUSPENDED.
+			expect((e.gemini as { status?: number }).status).toBe(403)
+			expect(JSON.parse((e.gemini as Error).message).error).toMatchObject({ status: 'PERMISSION_DENIED', details: [{ reason: 'CONSUMER_SUSPENDED' }] })
 		}
 		expect(upstreamCalls()).toBe(before)
 

@@ -50,11 +50,27 @@ async function ask(node: Instance, key: string, proto: Proto, model = 'qa-gpt'):
 	return { status: res.status, body: await res.json() }
 }
 
-/** The error each protocol's clients read for a refused key (`code` is the OpenAI-shape code). */
+/** Google's answer to a refused API key (never 401): its HTTP status, rpc status and ErrorInfo reason. */
+const GEMINI_KEY_REFUSAL: Record<string, [number, string, string]> = {
+	invalid_api_key: [400, 'INVALID_ARGUMENT', 'API_KEY_INVALID'],
+	api_key_expired: [400, 'INVALID_ARGUMENT', 'API_KEY_EXPIRED'],
+	api_key_disabled: [403, 'PERMISSION_DENIED', 'CONSUMER_SUSPENDED'],
+	account_disabled: [403, 'PERMISSION_DENIED', 'CONSUMER_SUSPENDED'],
+}
+
+/** The error each protocol's clients read for a refused key (`code` is the OpenAI-shape code; `status` not Gemini's for a key). */
 function expectError(r: { status: number; body: any }, proto: Proto, status: number, code: string) {
+	const refusal = proto === 'gemini' ? GEMINI_KEY_REFUSAL[code] : undefined
+	if (refusal) {
+		const [http, rpc, reason] = refusal
+		expect({ proto, status: r.status }).toEqual({ proto, status: http })
+		expect(r.body).toMatchObject({ error: { code: http, status: rpc } })
+		expect(r.body.error.details[0].reason).toBe(reason)
+		return
+	}
 	expect({ proto, status: r.status }).toEqual({ proto, status })
 	const anthropicType: Record<number, string> = { 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error' }
-	const geminiStatus: Record<number, string> = { 401: 'UNAUTHENTICATED', 402: 'RESOURCE_EXHAUSTED', 403: 'PERMISSION_DENIED' }
+	const geminiStatus: Record<number, string> = { 402: 'RESOURCE_EXHAUSTED', 403: 'PERMISSION_DENIED' }
 	if (proto === 'messages') expect(r.body).toMatchObject({ type: 'error', error: { type: anthropicType[status] } })
 	else if (proto === 'gemini') expect(r.body).toMatchObject({ error: { code: status, status: geminiStatus[status] } })
 	else expect(r.body).toMatchObject({ error: { code } })

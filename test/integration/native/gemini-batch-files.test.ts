@@ -153,13 +153,15 @@ describe('Gemini batches from an input file', () => {
 		expect(missing?.status).toBe(404)
 		expect(said(missing).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
 		const badKey = await failure(new GoogleGenAI({ apiKey: 'sk-not-a-key', httpOptions: { baseUrl: app.url } }).models.get({ model: 'gemini-2.5-flash' }))
-		expect(badKey?.status).toBe(401)
-		expect(said(badKey).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		// A key refused as Google refuses one: 400 INVALID_ARGUMENT, ErrorInfo reason API_KEY_INVALID.
+		const keyInvalid = { code: 400, status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]) }
+		expect(badKey?.status).toBe(400)
+		expect(said(badKey).error).toMatchObject(keyInvalid)
 		const rest = async (path: string, headers: Record<string, string>) => (await fetch(app.url + path, { headers })).json() as Promise<{ error: Record<string, unknown> }>
-		expect((await rest('/v1/files', { 'x-goog-api-key': 'sk-not-a-key' })).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		expect((await rest('/v1/files', { 'x-goog-api-key': 'sk-not-a-key' })).error).toMatchObject(keyInvalid)
 		expect((await rest('/download/v1beta/files/nosuchfile:download?alt=media', { 'x-goog-api-key': a.key })).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
 		const noKey = (await rest('/download/v1beta/files/nosuchfile:download?alt=media', {})).error
-		expect(noKey).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+		expect(noKey).toMatchObject({ code: 403, status: 'PERMISSION_DENIED' })
 		expect(String(noKey.message)).not.toContain('Bearer')
 		// OpenAI's clients on the same paths keep OpenAI's shape.
 		const openai = await rest('/v1/files/file-nosuch', { authorization: `Bearer ${a.key}` })

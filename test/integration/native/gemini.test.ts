@@ -183,8 +183,8 @@ describe('Gemini routes: auth and errors in Gemini shape', () => {
 			const a = await n.app.account(10)
 			const h = { 'x-goog-api-key': a.key }
 			const noKey = await post(`${prefix}/models/gemini-2.5-flash:generateContent`, contents('x'), {})
-			expect(noKey.status).toBe(401)
-			expect(await noKey.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } })
+			expect(noKey.status).toBe(403)
+			expect(await noKey.json()).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED', message: expect.stringContaining('x-goog-api-key') } })
 			const unknown = await post(`${prefix}/models/nope:generateContent`, contents('x'), h)
 			expect(await unknown.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } })
 			const method = await post(`${prefix}/models/gemini-2.5-flash:summon`, contents('x'), h)
@@ -195,6 +195,33 @@ describe('Gemini routes: auth and errors in Gemini shape', () => {
 			expect(await bad.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } })
 		})
 	}
+
+	it("should refuse a key to @google/genai as Google does, with the ErrorInfo reason Google's tools read", async () => {
+		/** The SDK's ApiError for a call with `key`: its status, and the body its message carries as JSON. */
+		const refused = async (key: string, apiVersion?: string) => {
+			const e = (await genai(key, apiVersion).models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }).catch((e: unknown) => e)) as { status?: number; message: string }
+			return { status: e.status, error: JSON.parse(e.message).error }
+		}
+		const invalid = 'API key not valid. Please pass a valid API key.'
+		for (const version of [undefined, 'v1beta']) {
+			const bad = await refused('sk-not-a-key-of-ours', version)
+			expect(bad).toMatchObject({ status: 400, error: { code: 400, status: 'INVALID_ARGUMENT', message: invalid } })
+			expect(bad.error.details[0].reason).toBe('API_KEY_INVALID')
+			expect(bad.error.details[1]).toEqual({ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: invalid })
+		}
+		const expired = await n.app.account(10, { expires_at: new Date(Date.now() - 60_000).toISOString() })
+		const late = await refused(expired.key)
+		expect(late).toMatchObject({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'API key expired. Please renew the API key.' } })
+		expect(late.error.details[0].reason).toBe('API_KEY_EXPIRED')
+		const disabled = await n.app.account(10)
+		expect((await n.app.admin(`/api/tokens/${disabled.tokenId}`, { method: 'PATCH', body: { status: 'disabled' } })).status).toBe(200)
+		const off = await refused(disabled.key)
+		expect(off).toMatchObject({ status: 403, error: { status: 'PERMISSION_DENIED', message: 'API key is disabled' } })
+		expect(off.error.details[0].reason).toBe('CONSUMER_SUSPENDED')
+		// No key: an empty one (the SDK sends it as `x-goog-api-key: `, presented as none).
+		const none = await refused('')
+		expect(none).toMatchObject({ status: 403, error: { code: 403, status: 'PERMISSION_DENIED', message: expect.stringContaining('x-goog-api-key') } })
+	})
 
 	it('should surface a 402 to the SDK as an error with Gemini status RESOURCE_EXHAUSTED', async () => {
 		const a = await n.app.account(0)

@@ -195,9 +195,10 @@ describe('errors reach LangChain with their status', () => {
 		['ChatAnthropic', new ChatAnthropic({ model: 'gemini-2.5-flash', apiKey: k, anthropicApiUrl: n.app.url, maxRetries: 0 })],
 		['ChatGoogleGenerativeAI', new ChatGoogleGenerativeAI({ model: 'gpt-4o-mini', apiKey: k, baseUrl: n.app.url, maxRetries: 0 })],
 	] as const
-	it('should give 401 for a bad key, 402 for an empty balance and 404 for an unknown model', async () => {
+	it("should give 401 for a bad key (Gemini's 400, as Google answers), 402 for an empty balance and 404 for an unknown model", async () => {
 		const empty = await n.app.account(0)
-		for (const [name, llm] of classes('sk-not-a-key')) expect([name, ((await llm.invoke('x').catch((e) => e)) as { status?: number }).status]).toEqual([name, 401])
+		for (const [name, llm] of classes('sk-not-a-key'))
+			expect([name, ((await llm.invoke('x').catch((e) => e)) as { status?: number }).status]).toEqual([name, name === 'ChatGoogleGenerativeAI' ? 400 : 401])
 		for (const [name, llm] of classes(empty.key)) {
 			const e = (await llm.invoke('x').catch((err) => err)) as { status?: number; message: string }
 			expect([name, e.status]).toEqual([name, 402])

@@ -124,7 +124,7 @@ describe('GET /v1/models', () => {
 
 	it('should require a key', async () => {
 		expect((await get('/v1/models', {})).status).toBe(401)
-		expect((await get('/v1beta/models', {})).status).toBe(401)
+		expect((await get('/v1beta/models', {})).status).toBe(403) // Google's status for a call without a key
 	})
 
 	it("should refuse the anthropic SDK in Anthropic's shape, with the request-id it reads (a bad key, none, a bad query)", async () => {

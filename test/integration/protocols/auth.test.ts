@@ -141,7 +141,8 @@ describe('where the caller went wrong, told in its own protocol', () => {
 		]
 		for (const [path, body, message, header] of wants) {
 			const res = await fetch(`${m.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body })
-			expect(res.status).toBe(401)
+			// Gemini's shape: 403 PERMISSION_DENIED, Google's status for a call without a key.
+			expect(res.status).toBe(header === 'x-goog-api-key' ? 403 : 401)
 			const text = message(await res.json())
 			expect(text).toContain(header)
 			if (header !== 'Authorization: Bearer') expect(text).not.toContain('Bearer')

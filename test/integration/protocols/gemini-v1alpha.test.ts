@@ -46,8 +46,10 @@ describe('Gemini v1alpha', () => {
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
 		})
-		expect(bad.status).toBe(401)
-		expect((await bad.json()).error.status).toBe('UNAUTHENTICATED')
+		expect(bad.status).toBe(400)
+		const badError = (await bad.json()).error
+		expect(badError.status).toBe('INVALID_ARGUMENT')
+		expect(badError.details[0].reason).toBe('API_KEY_INVALID')
 		const acct = await m.account()
 		const unknown = await alpha(acct.key)
 			.models.generateContent({ model: 'no-such-model', contents: 'hi' })

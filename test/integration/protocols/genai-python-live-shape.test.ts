@@ -271,7 +271,7 @@ describe('google-genai (Python) Live API: a bad key', () => {
 		expect(s.ws.readyState).toBe(WebSocket.OPEN)
 		s.send(setup('TEXT'))
 		const closed = await s.closing
-		expect([closed.code, closed.reason]).toEqual([1007, 'Invalid API key'])
+		expect([closed.code, closed.reason]).toEqual([1007, 'API key not valid. Please pass a valid API key.'])
 		expect(live.handshakes.length).toBe(handshakes)
 	})
 })

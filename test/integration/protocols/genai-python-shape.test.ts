@@ -158,7 +158,7 @@ describe('google-genai (Python) files.upload', () => {
 		const foreign = await chunk(url.toString(), bytes, { 'x-goog-api-key': other.key })
 		expect(foreign.status).toBe(404)
 		const badKey = await chunk(url.toString(), bytes, { 'x-goog-api-key': 'sk-not-a-key' })
-		expect(badKey.status).toBe(401)
+		expect(badKey.status).toBe(400) // Google's API_KEY_INVALID
 		expect(m.mocks.gemini.requests.length).toBe(before)
 		// The session is still there for its own client.
 		expect((await chunk(url.toString(), bytes)).status).toBe(200)

@@ -283,8 +283,9 @@ describe('ai.interactions errors', () => {
 
 	it('should refuse a request without a key in Gemini\'s shape', async () => {
 		const r = await fetch(`${m.app.url}/v1/interactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL.gemini, input: 'hi' }) })
-		expect(r.status).toBe(401)
-		expect(((await r.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED')
+		// Google's status for a call without a key, with the gateway's word on where to put one.
+		expect(r.status).toBe(403)
+		expect(((await r.json()) as { error: { status: string; message: string } }).error).toMatchObject({ status: 'PERMISSION_DENIED', message: expect.stringContaining('x-goog-api-key') })
 	})
 })
 

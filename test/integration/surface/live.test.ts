@@ -176,7 +176,7 @@ describe('Live API (ai.live.connect)', () => {
 			(e: Error) => e,
 		)
 		expect(err?.message).toContain('(code 1007)')
-		expect(err?.message).toContain('Invalid API key')
+		expect(err?.message).toContain('API key not valid. Please pass a valid API key.')
 		expect(mock.handshakes.length).toBe(handshakes)
 	})
 

@@ -80,7 +80,9 @@ export function checkKey(headers: Headers, query: Record<string, string>, apiKey
 		)
 	}
 	if (key === apiKey) return
-	return geminiError(400, 'API key not valid. Please pass a valid API key.', [
+	const invalid = 'API key not valid. Please pass a valid API key.'
+	return geminiError(400, invalid, [
 		{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+		{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: invalid },
 	])
 }

@@ -50,4 +50,13 @@ describe('liveClose', () => {
 		expect(liveClose(new GatewayError('invalid_request', 'not on gemini', { param: 'model' }), 'm', 'v1')).toEqual({ code: 1008, reason: 'not on gemini' })
 		expect(liveClose(new GatewayError('upstream', 'refused'), 'm', 'v1').code).toBe(1011)
 	})
+
+	it("should refuse a key as Google does: an unknown or expired one 1007 in Google's words, a disabled one 1008", () => {
+		const refused = (code: string, message: string) => liveClose(new GatewayError('authentication', message, { code }), '', 'v1beta')
+		expect(refused('invalid_api_key', 'Invalid API key')).toEqual({ code: 1007, reason: 'API key not valid. Please pass a valid API key.' })
+		expect(refused('api_key_expired', 'API key expired at 2020-01-01T00:00:00.000Z')).toEqual({ code: 1007, reason: 'API key expired. Please renew the API key.' })
+		expect(refused('api_key_disabled', 'API key is disabled')).toEqual({ code: 1008, reason: 'API key is disabled' })
+		expect(refused('account_disabled', 'The account of this API key is disabled')).toEqual({ code: 1008, reason: 'The account of this API key is disabled' })
+		expect(refused('missing_api_key', 'Missing API key: send x-goog-api-key')).toEqual({ code: 1008, reason: 'Missing API key: send x-goog-api-key' })
+	})
 })

@@ -25,6 +25,9 @@ describe('upstreamStatusError for refusals', () => {
 	it("should read Gemini's 400 API_KEY_INVALID as the channel's key refused", () => {
 		const body = { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } }
 		expect(upstreamError(400, JSON.stringify(body), null)).toMatchObject({ code: 'upstream_auth', detail: 'API key not valid. Please pass a valid API key.' })
+		// An expired key (Google's, or a Switchboard upstream's in Gemini's shape) likewise.
+		const expired = { error: { code: 400, message: 'API key expired. Please renew the API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_EXPIRED' }] } }
+		expect(upstreamError(400, JSON.stringify(expired), null)).toMatchObject({ code: 'upstream_auth' })
 		// Any other 400 stays the request's own fault.
 		const other = { error: { code: 400, message: 'Invalid JSON payload', status: 'INVALID_ARGUMENT' } }
 		expect(upstreamError(400, JSON.stringify(other), null)).toMatchObject({ kind: 'invalid_request', message: 'Invalid JSON payload' })

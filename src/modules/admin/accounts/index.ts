@@ -93,7 +93,7 @@ export const accountsModule = (svc: Services) =>
 				detail: {
 					summary: 'Disable an account',
 					description:
-						"Its keys are refused at once on every instance (401 `account_disabled` in each protocol's error shape) and its console users are signed out and cannot sign in; requests already running finish and are billed. Not the account you are signed in with, nor the last one holding an active administrator (400).",
+						"Its keys are refused at once on every instance (401 `account_disabled` in each protocol's error shape; 403 PERMISSION_DENIED, reason CONSUMER_SUSPENDED, in Gemini's) and its console users are signed out and cannot sign in; requests already running finish and are billed. Not the account you are signed in with, nor the last one holding an active administrator (400).",
 				},
 			},
 		)

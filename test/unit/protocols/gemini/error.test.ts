@@ -6,6 +6,7 @@ describe('gemini encodeError', () => {
 	it('should render {error:{code,message,status}} with the HTTP status of each kind', () => {
 		const cases: Array<[ErrorKind, number, string]> = [
 			['invalid_request', 400, 'INVALID_ARGUMENT'],
+			// Not a key refusal (those have a code of their own, below): the kind's status.
 			['authentication', 401, 'UNAUTHENTICATED'],
 			['permission', 403, 'PERMISSION_DENIED'],
 			['not_found', 404, 'NOT_FOUND'],
@@ -34,6 +35,53 @@ describe('gemini encodeError', () => {
 		expect(out.headers).toEqual({ 'retry-after': '3' })
 		const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }]
 		expect(out.body).toEqual({ error: { code: 429, message: 'slow', status: 'RESOURCE_EXHAUSTED', details } })
+	})
+
+	it("should refuse a key as Google's Gemini API does, with ErrorInfo reasons its clients read, never 401", () => {
+		const service = { domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }
+		const invalid = 'API key not valid. Please pass a valid API key.'
+		const out = encodeError(new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' }))
+		expect(out.status).toBe(400)
+		// Google's answer, verbatim.
+		expect(out.body).toEqual({
+			error: {
+				code: 400,
+				message: invalid,
+				status: 'INVALID_ARGUMENT',
+				details: [
+					{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', ...service },
+					{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: invalid },
+				],
+			},
+		})
+		const expiredMessage = 'API key expired. Please renew the API key.'
+		const expired = encodeError(new GatewayError('authentication', 'API key expired at 2020-01-01T00:00:00.000Z', { code: 'api_key_expired' }))
+		expect(expired.status).toBe(400)
+		expect(expired.body).toEqual({
+			error: {
+				code: 400,
+				message: expiredMessage,
+				status: 'INVALID_ARGUMENT',
+				details: [
+					{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_EXPIRED', ...service },
+					{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: expiredMessage },
+				],
+			},
+		})
+		for (const [code, message] of [
+			['api_key_disabled', 'API key is disabled'],
+			['account_disabled', 'The account of this API key is disabled'],
+		] as const) {
+			const out = encodeError(new GatewayError('authentication', message, { code }))
+			expect(out.status).toBe(403)
+			const details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CONSUMER_SUSPENDED', ...service }]
+			expect(out.body).toEqual({ error: { code: 403, message, status: 'PERMISSION_DENIED', details } })
+		}
+		const missing = encodeError(new GatewayError('authentication', 'Missing API key: send x-goog-api-key: sk-…', { code: 'missing_api_key' }))
+		expect(missing.status).toBe(403)
+		expect(missing.body).toEqual({ error: { code: 403, message: 'Missing API key: send x-goog-api-key: sk-…', status: 'PERMISSION_DENIED' } })
+		// The same in a stream's frame.
+		expect(JSON.parse(encodeStreamError(new GatewayError('authentication', 'x', { code: 'invalid_api_key' })).data).error.details[0].reason).toBe('API_KEY_INVALID')
 	})
 
 	it('should render a stream error as a bare data frame', () => {
