@@ -36,7 +36,8 @@ export type StreamEvent =
 	/** May repeat; each field given is the cumulative value so far (later values replace earlier ones). */
 	| { type: 'usage'; usage: Partial<Usage> }
 	/** Once, after the last block_stop. */
-	| { type: 'finish'; reason: StopReason; stopSequence?: string }
+	/** `refusal`: why the model refused, when the upstream said (Anthropic `stop_details.explanation`). */
+	| { type: 'finish'; reason: StopReason; stopSequence?: string; refusal?: string }
 	/** Terminal: the upstream failed mid-stream. Encoders emit their protocol's error frame. */
 	| { type: 'error'; error: GatewayError }
 	/** Keepalive; encoders emit a ping event or an SSE comment. */

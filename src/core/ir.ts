@@ -342,6 +342,8 @@ export type ChatResponse = {
 	content: Array<TextPart | ToolCallPart | ThinkingPart | RedactedThinkingPart | McpToolUsePart | McpToolResultPart | WebSearchPart>
 	stopReason: StopReason
 	stopSequence?: string
+	/** Why the model refused (`stopReason` `refusal`), when the upstream said: Anthropic's `stop_details.explanation`. */
+	refusal?: string
 	usage: Usage
 	/** The answer tokens' log probabilities, when the request asked for them (whole answers; streams do not carry them). */
 	logprobs?: TokenLogprob[]

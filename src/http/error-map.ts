@@ -64,13 +64,25 @@ export function toGatewayError(code: string | number, error: unknown, svc: Servi
 /** The type checks whose failure is a value of the wrong JSON type. */
 const TYPE_CHECKS = new Set([ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer, ValueErrorType.Boolean, ValueErrorType.Array, ValueErrorType.Object, ValueErrorType.Null])
 
+/** OpenAI's codes for a value past a bound (its 400 for `max_output_tokens: 5`: `integer_below_min_value`). */
+const BOUND_CODES = new Map<number, string>([
+	[ValueErrorType.IntegerMinimum, 'integer_below_min_value'],
+	[ValueErrorType.IntegerMaximum, 'integer_above_max_value'],
+	[ValueErrorType.StringMaxLength, 'string_above_max_length'],
+	[ValueErrorType.ObjectMaxProperties, 'object_above_max_properties'],
+	[ValueErrorType.ArrayMaxItems, 'array_above_max_length'],
+])
+
 /**
  * The code OpenAI gives a refused parameter, which its SDKs' callers switch on: `missing_required_parameter`,
- * `unknown_parameter`, `invalid_type`, else `invalid_value` (https://platform.openai.com/docs/guides/error-codes).
+ * `unknown_parameter`, `invalid_type`, a bound's (`integer_below_min_value`…), else `invalid_value`
+ * (https://platform.openai.com/docs/guides/error-codes).
  */
 function validationCode(e: FieldError | undefined): string {
 	if (e?.type === ValueErrorType.ObjectRequiredProperty) return 'missing_required_parameter'
 	if (e?.type === ValueErrorType.ObjectAdditionalProperties || e?.type === ValueErrorType.IntersectUnevaluatedProperties) return 'unknown_parameter'
+	const bound = e?.type === undefined ? undefined : BOUND_CODES.get(e.type)
+	if (bound) return bound
 	return e?.type !== undefined && TYPE_CHECKS.has(e.type) ? 'invalid_type' : 'invalid_value'
 }
 

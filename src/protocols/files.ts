@@ -12,6 +12,25 @@ const BLANK = /^\s*$/
 /** Base64 data with no bytes in it (empty, or whitespace only): a test that stops at a large image's first character. */
 export const isBlankData = (data: string): boolean => BLANK.test(data)
 
+/** A character outside the base64 alphabet (`=` only as the end's padding, checked apart). */
+const NOT_BASE64 = /[^A-Za-z0-9+/]/
+
+/**
+ * Whether `data` may be base64 a vendor decodes: the standard alphabet, at most two `=` at the end, and a length that
+ * holds whole bytes (unpadded data, which decoders take, included). One scan for a foreign character, without decoding:
+ * the vendors refuse anything else in their own words (Anthropic's `…image.source.base64: invalid base64 data`).
+ * Base64 wrapped in lines (MIME's 76 characters) is let through unjudged: some decoders take it.
+ * @example isBase64('iVBORw0K') === true; isBase64('!!!!') === false
+ */
+export function isBase64(data: string): boolean {
+	const end = data.endsWith('==') ? data.length - 2 : data.endsWith('=') ? data.length - 1 : data.length
+	const foreign = NOT_BASE64.exec(end === data.length ? data : data.slice(0, end))
+	if (foreign) return WHITESPACE.test(foreign[0])
+	return end % 4 !== 1 && (end === data.length || data.length % 4 === 0)
+}
+
+const WHITESPACE = /\s/
+
 function describe(p: FilePart | AudioPart): string {
 	if (p.type === 'audio') return `audio (${p.mediaType})`
 	const s = p.source

@@ -70,7 +70,7 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 			detail: {
 				summary: 'Compact a conversation',
 				description:
-					"OpenAI's `responses.compact` for models served by an OpenAI channel (the body verbatim, billed from the answer's `usage`): the answer's `output` is the conversation's user messages and one `compaction` item to send as input next turn. Its compaction item is encrypted for OpenAI alone, so other vendors' models answer 400 `unsupported_for_model`. A `previous_response_id` that is not the caller's is 404.",
+					"OpenAI's `responses.compact` for models served by an OpenAI channel (the body verbatim, billed from the answer's `usage`): the answer's `output` is the conversation's user messages and one `compaction` item to send as input next turn. Its compaction item is encrypted for OpenAI alone, so other vendors' models answer 400 `unsupported_for_model`. A `previous_response_id` that is not the caller's is 400 `previous_response_not_found`.",
 			},
 		},
 	)

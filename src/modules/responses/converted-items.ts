@@ -55,8 +55,9 @@ export type ConvertedItems = {
 	/** Remembers the output items of a converted response answered to `accountId`; resolves once written (or failed). */
 	remember(accountId: number, items: unknown[]): Promise<void>
 	/**
-	 * `input` with every `item_reference` this store holds for the account replaced by the item it names, or
-	 * `undefined` when nothing was replaced (at once, without a promise, when `input` names no reference).
+	 * `input` with every `item_reference` this store holds for the account replaced by the item it names, and every
+	 * reasoning item replayed by its id alone (`isBareReasoning`) by the kept one, or `undefined` when nothing was
+	 * replaced (at once, without a promise, when `input` names no such item).
 	 */
 	resolve(accountId: number, input: unknown): unknown[] | undefined | Promise<unknown[] | undefined>
 	/** Resolves once every item remembered so far is written (tests, shutdown). */
@@ -91,6 +92,16 @@ const FORGET_TOPIC = 'converted-response-forget'
 
 const isRef = (x: unknown): x is { type: 'item_reference'; id: string } =>
 	!!x && typeof x === 'object' && (x as Item).type === 'item_reference' && typeof (x as Item).id === 'string'
+
+/**
+ * A reasoning item replayed by its `id` without its `encrypted_content`, as OpenAI takes one of a stored response (it
+ * fetches the rest by the id): for a converted answer's, the thinking and its signature are in the kept item.
+ */
+export const isBareReasoning = (x: unknown): x is { type: 'reasoning'; id: string } =>
+	!!x && typeof x === 'object' && (x as Item).type === 'reasoning' && typeof (x as Item).id === 'string' && !!(x as Item).id && typeof (x as Item).encrypted_content !== 'string'
+
+/** An input item this store may hold the whole of: a reference, or reasoning replayed by its id alone. */
+const named = (x: unknown): x is { type: string; id: string } => isRef(x) || isBareReasoning(x)
 
 type Row = { itemId: string; accountId: number; item: Item; input?: unknown[]; previousId?: string }
 
@@ -187,9 +198,16 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 			return persist(rows)
 		},
 		resolve(accountId, input) {
-			if (!Array.isArray(input) || !input.some(isRef)) return undefined
-			const missing = input.filter((x) => isRef(x) && !items.get(accountId, x.id)).map((x) => (x as { id: string }).id)
-			const swap = (stored: Map<string, Item>) => input.map((x) => (isRef(x) ? (items.get(accountId, x.id) ?? stored.get(x.id) ?? x) : x))
+			if (!Array.isArray(input) || !input.some(named)) return undefined
+			const missing = input.filter((x) => named(x) && !items.get(accountId, x.id)).map((x) => (x as { id: string }).id)
+			const swap = (stored: Map<string, Item>) =>
+				input.map((x) => {
+					if (!named(x)) return x
+					const held = items.get(accountId, x.id) ?? stored.get(x.id)
+					if (isRef(x)) return held ?? x
+					// Reasoning by id: the kept item whole (its signature in `encrypted_content`), under the id the client named.
+					return held?.type === 'reasoning' ? { ...held, id: x.id } : x
+				})
 			const replaced = (out: unknown[]) => (out.some((x, i) => x !== input[i]) ? out : undefined)
 			if (!missing.length) return replaced(swap(new Map()))
 			return load(accountId, missing).then((stored) => replaced(swap(stored)))

@@ -1,7 +1,7 @@
 /**
  * The request fields a Response object echoes (https://platform.openai.com/docs/api-reference/responses/object):
- * OpenAI returns the `instructions`, `text.format`, `tools`, `tool_choice`, `reasoning`, sampling settings and
- * `metadata` the request set, and `store`. The codec alone fills neutral defaults (it sees only the answer), so a converted answer
+ * OpenAI returns the `instructions`, `text.format`, `tools`, `tool_choice`, `reasoning`, sampling settings,
+ * `max_tool_calls` and `metadata` the request set, and `store`. The codec alone fills neutral defaults (it sees only the answer), so a converted answer
  * said `text.format: {type: 'text'}` to a request for a JSON schema; this puts the request's values back, on the body
  * and on the `response` of the stream's lifecycle events.
  * @module
@@ -13,6 +13,7 @@ import { isObject } from '../../core/json'
 const ECHOED = [
 	'instructions',
 	'max_output_tokens',
+	'max_tool_calls',
 	'temperature',
 	'top_p',
 	'parallel_tool_calls',

@@ -16,7 +16,7 @@ import { namespacedCallsCodec } from './namespaced-calls'
 import { toolSearchCallsCodec } from './tool-search-calls'
 import { typedCallsCodec } from './typed-calls'
 import { offeredTools } from '../../protocols/openai-responses/tool-search'
-import { holderOf } from './ownership'
+import { holderOf, refuseUnheldReasoning } from './ownership'
 import { expandPrevious, keptInput } from './previous'
 import { keptFirst } from './kept-first'
 import { type BackgroundPoller, startBackgroundPoller } from './background'
@@ -25,6 +25,7 @@ import { compactRoute } from './compact'
 import { storedResponseRoutes } from './stored-routes'
 import { conversationTurn } from '../conversations/turn'
 import { openaiFileTerms } from '../batches/refs'
+import { checkMetadata } from '../chat-stored/store'
 
 export const responsesModule = (svc: Services) => {
 	// Items of converted answers, for clients that name them by `item_reference` next turn (converted-items.ts).
@@ -47,6 +48,8 @@ export const responsesModule = (svc: Services) => {
 		'/v1/responses',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
+			// OpenAI's limits on metadata keys, which the body's schema cannot state (its pairs and values it does).
+			checkMetadata(wire.metadata)
 			// A conversation of this gateway's becomes plain input, for every channel; the turn is appended once completed.
 			const turn = await conversationTurn(svc, token.accountId, wire)
 			// The conversation is held for the turn: let go of on any way out before the answer takes it over.
@@ -55,11 +58,13 @@ export const responsesModule = (svc: Services) => {
 				const resolved = items.resolve(token.accountId, wire.input)
 				const input = resolved instanceof Promise ? await resolved : resolved
 				if (input) wire.input = input
-				// A converted response named by `previous_response_id` becomes plain input (previous.ts); any other id not the account's is 404.
+				// A converted response named by `previous_response_id` becomes plain input (previous.ts); any other id not the account's is 400.
 				const expanded = await expandPrevious(svc, items, token.accountId, wire)
 				const ir = openaiResponses.decodeRequest(wire)
 				refuseUnconvertible(svc, token, wire, ir.model)
-				// Only the account a stored response (or item) was answered to may continue it or name it (404 otherwise), on
+				// Reasoning named by an id the gateway could not put back would go to another vendor as nothing (ownership.ts).
+				if (!reachesOpenAI(svc, token, ir.model)) await refuseUnheldReasoning(svc, token.accountId, wire)
+				// Only the account a stored response (or item) was answered to may continue it or name it (400 / 404 otherwise), on
 				// the channel holding it.
 				const holder = await holderOf(svc, token.accountId, wire, reachesOpenAI(svc, token, ir.model))
 				const holds = holder !== undefined && svc.catalog.channelsFor(ir.model).some((ch) => ch.id === holder)
@@ -116,7 +121,7 @@ export const responsesModule = (svc: Services) => {
 			detail: {
 				summary: 'Create a model response',
 				description:
-					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data` or `file_url`, function tools, the client-run `shell`, `apply_patch` and `local_shell` tools as functions whose calls come back as their typed items, reasoning) and answer 400 for features that need OpenAI (`previous_response_id` of a response made on an OpenAI channel, built-in tools, files by `file_id`). A `previous_response_id` naming a converted answer (a model of another vendor, not sent with `store: false`) works for every model: its whole input and its output go before `input`, sent upstream as plain input (the previous `instructions` are not carried over, as on OpenAI). `conversation` names a conversation of the Conversations API (`/v1/conversations`), which this gateway keeps for every model: its items go before `input`, and the input and output items are appended when the response completes (not with `background`). A `previous_response_id` or `conversation` that does not belong to the calling account is 404; both together are 400. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
+					'OpenAI Responses API for any model. OpenAI channels receive the request verbatim (stored responses, built-in tools and `previous_response_id` work there); other models are converted (text, images, files given as `file_data` or `file_url`, function tools, the client-run `shell`, `apply_patch` and `local_shell` tools as functions whose calls come back as their typed items, reasoning) and answer 400 for features that need OpenAI (`previous_response_id` of a response made on an OpenAI channel, built-in tools, files by `file_id`). A `previous_response_id` naming a converted answer (a model of another vendor, not sent with `store: false`) works for every model: its whole input and its output go before `input`, sent upstream as plain input (the previous `instructions` are not carried over, as on OpenAI). `conversation` names a conversation of the Conversations API (`/v1/conversations`), which this gateway keeps for every model: its items go before `input`, and the input and output items are appended when the response completes (not with `background`). A `previous_response_id` that does not belong to the calling account (or of a `store: false` answer) is 400 `previous_response_not_found`, as OpenAI answers an unknown one, and such a `conversation` 404; both together are 400. With `stream: true` the answer is `text/event-stream` of named events (`response.created` … `response.completed`) with `sequence_number`.',
 			},
 		},
 	)

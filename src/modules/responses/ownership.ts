@@ -3,8 +3,8 @@
  * the project of the key that made it, and every account shares a channel's key: without this, account B could
  * continue account A's conversation by naming A's response id in `previous_response_id`
  * (https://platform.openai.com/docs/api-reference/responses/create). The ids an account receives from the native
- * Responses route are recorded with the channel that holds them; a continuation naming any other id is refused with
- * 404 before anything is reserved or sent upstream, and goes to the holding channel when the model has several.
+ * Responses route are recorded with the channel that holds them; a continuation naming any other id is refused as
+ * OpenAI refuses an unknown one (400 `previous_response_not_found`) before anything is reserved or sent upstream, and goes to the holding channel when the model has several.
  * `conversation` names a conversation: one of this gateway's (modules/conversations) is expanded into plain input
  * before this check and never reaches it; any other id is held to the same rule, so on a shared key it is refused
  * unless recorded to the caller. Items are held to the same rule: OpenAI resolves an `item_reference` in the key's
@@ -17,7 +17,7 @@ import { GatewayError } from '../../core/errors'
 import type { SseFrame } from '../../core/sse'
 import { storedItems, storedResponses } from '../../db/schema'
 import type { Services } from '../../services'
-import { purgeConvertedItems } from './converted-items'
+import { isBareReasoning, purgeConvertedItems } from './converted-items'
 
 /** The ids a request continues from: `previous_response_id` and `conversation` (a string or `{id}`). */
 export function continuedIds(body: Record<string, unknown>): Array<{ id: string; param: 'previous_response_id' | 'conversation' }> {
@@ -30,18 +30,26 @@ export function continuedIds(body: Record<string, unknown>): Array<{ id: string;
 }
 
 /**
- * Throws 404 (OpenAI's shape, as OpenAI words an unknown id) unless every id the request continues from was answered
- * to this account; returns the channel that holds them (undefined when the request continues nothing).
+ * OpenAI's answer to an id it does not hold: an unknown `previous_response_id` is a 400 `invalid_request_error`
+ * ("Previous response with id 'resp_…' not found.", code `previous_response_not_found`), an unknown conversation a 404
+ * (`conversation_not_found`), as a GET of an unknown response is.
+ */
+export const unknownContinued = (id: string, param: 'previous_response_id' | 'conversation'): GatewayError =>
+	param === 'conversation'
+		? new GatewayError('not_found', `Conversation with id '${id}' not found.`, { code: 'conversation_not_found', param })
+		: new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { code: 'previous_response_not_found', param })
+
+/**
+ * Throws OpenAI's refusal of an unknown id (`unknownContinued`: 400 for a response, 404 for a conversation) unless
+ * every id the request continues from was answered to this account; returns the channel that holds them (undefined
+ * when the request continues nothing).
  * @example await checkContinuation(svc, 7, { previous_response_id: 'resp_1' }) // 3: resp_1 is account 7's, on channel 3
  */
 export async function checkContinuation(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<number | undefined> {
 	let holder: number | undefined
 	for (const { id, param } of continuedIds(body)) {
 		const [row] = await svc.db.orm.select().from(storedResponses).where(eq(storedResponses.responseId, id)).limit(1)
-		if (!row || row.accountId !== accountId) {
-			const what = param === 'conversation' ? 'Conversation' : 'Previous response'
-			throw new GatewayError('not_found', `${what} with id '${id}' not found.`, { code: param === 'conversation' ? 'conversation_not_found' : 'previous_response_not_found', param })
-		}
+		if (!row || row.accountId !== accountId) throw unknownContinued(id, param)
 		holder ??= row.channelId ?? undefined
 	}
 	return holder
@@ -99,8 +107,31 @@ export async function checkItemReferences(svc: Pick<Services, 'db'>, accountId: 
 }
 
 /**
+ * For a model no OpenAI channel serves: refuses (400, before any upstream call or charge) a stored request's reasoning
+ * item replayed by its id alone that the gateway could not put back (converted-items.ts `resolve`: not a converted
+ * answer's of the account) and that is no OpenAI item of the account's either: OpenAI answers such an id "Item with id
+ * '…' not found.", and converting it would drop the reasoning unseen, and with it the vendor's thinking
+ * (Claude's thinking is turned off for a turn whose signed thinking is missing).
+ */
+export async function refuseUnheldReasoning(svc: Pick<Services, 'db'>, accountId: number, body: Record<string, unknown>): Promise<void> {
+	if (body.store === false || !Array.isArray(body.input)) return
+	const bare = body.input.flatMap((x, i) => (isBareReasoning(x) ? [{ id: x.id, i }] : []))
+	if (!bare.length) return
+	const rows = await svc.db.orm.select().from(storedItems).where(inArray(storedItems.itemId, [...new Set(bare.map((b) => b.id))]))
+	const mine = new Set(rows.filter((r) => r.accountId === accountId).map((r) => r.itemId))
+	const missing = bare.find((b) => !mine.has(b.id))
+	if (missing)
+		// 404, as OpenAI answers an item id it does not hold (and the gateway does for OpenAI's models).
+		throw new GatewayError(
+			'not_found',
+			`Item with id '${missing.id}' not found. input[${missing.i}] of type 'reasoning' names it without its encrypted_content, and this gateway holds no such item for this account: send the item as it was answered (with its encrypted_content), or leave it out.`,
+			{ param: `input[${missing.i}]` },
+		)
+}
+
+/**
  * The channel holding what the request names upstream (the response it continues, the items it references), once
- * each is found to be the account's (404 otherwise); undefined when it names none. Items are looked up by OpenAI
+ * each is found to be the account's (`unknownContinued`, or the 404 of an unknown item, otherwise); undefined when it names none. Items are looked up by OpenAI
  * alone: for a model no OpenAI channel serves (`toOpenAI` false) a replayed item is read as what it carries, and an
  * `item_reference` the gateway does not hold was refused before (native.ts `refuseUnconvertible`).
  */

@@ -12,8 +12,8 @@
  * the request, never one of its input items, so the expansion leaves them out by itself.
  *
  * An id recorded to the account on an OpenAI channel is left as it is (OpenAI holds its items: continued there, and a
- * 400 for another vendor's model); any other id, also that of a `store: false` answer (nothing kept), is the 404
- * OpenAI gives an unknown id.
+ * 400 for another vendor's model); any other id, also that of a `store: false` answer (nothing kept), is the 400
+ * `previous_response_not_found` OpenAI gives an unknown id.
  * @module
  */
 import { GatewayError } from '../../core/errors'
@@ -47,14 +47,14 @@ export function wholeInput(chain: KeptResponse[]): StoredItem[] | undefined {
 /**
  * Expands `body` (a copy the route owns) when its `previous_response_id` names a converted response of the account:
  * `input` becomes the previous input, output and new input, and `previous_response_id` goes. Undefined (body
- * untouched) when it names none, or an OpenAI response of the account; 404 for any other id.
+ * untouched) when it names none, or an OpenAI response of the account; OpenAI's 400 for any other id.
  */
 export async function expandPrevious(svc: Pick<Services, 'db'>, items: ConvertedItems, accountId: number, body: Record<string, unknown>): Promise<Expanded | undefined> {
 	const id = body.previous_response_id
 	if (typeof id !== 'string' || !id) return undefined
 	const chain = await items.chain(accountId, id)
 	if (!chain) {
-		// Not a converted response of the account's: the rule for stored OpenAI ids (404 unless recorded to the account).
+		// Not a converted response of the account's: the rule for stored OpenAI ids (400 unless recorded to the account).
 		await checkContinuation(svc, accountId, { previous_response_id: id })
 		return undefined
 	}

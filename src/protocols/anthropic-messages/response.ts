@@ -12,7 +12,7 @@ import { wireToolId } from './content-encode'
 import { decodeMcpBlock, encodeMcpToolResult, encodeMcpToolUse } from './mcp-blocks'
 import type { AnthropicResponse, AnthropicResponseBlock } from './model'
 import { decodeCitation, decodeResults, encodeCitation, encodeSearchBlocks, queriesOf, WEB_SEARCH_NAME } from './web-search'
-import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, refusalDetails, withToolUse } from './usage'
+import { decodeStopReason, decodeUsage, encodeStopReason, encodeUsage, refusalDetails, refusalExplanation, withToolUse } from './usage'
 
 /** Anthropic ids start with `msg_`; anything else (an OpenAI `chatcmpl-…`) gets a fresh one so clients see one format. */
 export const messageId = (id: string | undefined): string => (id && id.startsWith('msg_') ? id : newId('msg_'))
@@ -60,6 +60,8 @@ export function decodeResponse(body: AnthropicResponse): ChatResponse {
 		usage: decodeUsage(o.usage),
 	}
 	if (typeof o.stop_sequence === 'string') res.stopSequence = o.stop_sequence
+	const explanation = refusalExplanation(o.stop_details)
+	if (explanation) res.refusal = explanation
 	return res
 }
 

@@ -16,7 +16,7 @@ import { type FrameDecoder, runMachine } from '../stream-machine'
 import { isObject, type Json } from './check'
 import { upstreamError } from './error'
 import { decodeMcpResultContent } from './mcp-blocks'
-import { decodePartialUsage, decodeStopReason } from './usage'
+import { decodePartialUsage, decodeStopReason, refusalExplanation } from './usage'
 import { decodeCitation, decodeResults, queriesOf, WEB_SEARCH_NAME } from './web-search'
 
 export { encodeStream, streamEncoder } from './stream-encode'
@@ -41,6 +41,8 @@ export function streamDecoder(): FrameDecoder {
 	let usageSent = false
 	let stopReason: unknown = null
 	let stopSequence: string | undefined
+	/** A refusal's explanation (`stop_details.explanation` of `message_delta`). */
+	let refusal: string | undefined
 	/** Web searches (server_tool_use) by id, their input JSON gathered until their results come (one canonical block). */
 	const searches = new Map<string, { upstream: number; json: string }>()
 
@@ -61,7 +63,9 @@ export function streamDecoder(): FrameDecoder {
 	const finish = (out: StreamEvent[]) => {
 		if (!usageSent && Object.keys(usage).length) out.push({ type: 'usage', usage: { ...usage } })
 		const reason: StopReason = decodeStopReason(stopReason, sawTool)
-		out.push(reason === 'stop_sequence' && stopSequence !== undefined ? { type: 'finish', reason, stopSequence } : { type: 'finish', reason })
+		const ev: Extract<StreamEvent, { type: 'finish' }> = reason === 'stop_sequence' && stopSequence !== undefined ? { type: 'finish', reason, stopSequence } : { type: 'finish', reason }
+		if (reason === 'refusal' && refusal) ev.refusal = refusal
+		out.push(ev)
 	}
 	const isOpen = (upstream: unknown) => open !== undefined && open.upstream === upstream
 
@@ -169,6 +173,7 @@ export function streamDecoder(): FrameDecoder {
 					const d: Json = isObject(data.delta) ? data.delta : {}
 					if (d.stop_reason !== undefined && d.stop_reason !== null) stopReason = d.stop_reason
 					if (typeof d.stop_sequence === 'string') stopSequence = d.stop_sequence
+					refusal = refusalExplanation(d.stop_details) ?? refusal
 					// Cumulative counters: replace per field, never add (WIRE-NOTES wire §3).
 					usage = { ...usage, ...decodePartialUsage(data.usage) }
 					out.push({ type: 'usage', usage: { ...usage } })

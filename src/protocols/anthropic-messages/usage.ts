@@ -185,3 +185,7 @@ export const encodeStopReason = (r: StopReason): AnthropicStopReason => (r === '
  */
 export const refusalDetails = (r: StopReason): AnthropicStopDetails | undefined =>
 	encodeStopReason(r) === 'refusal' ? { type: 'refusal', category: null, explanation: null } : undefined
+
+/** A refusal's explanation from Claude's `stop_details` (null or absent when it gave none). */
+export const refusalExplanation = (details: unknown): string | undefined =>
+	isObject(details) && typeof details.explanation === 'string' && details.explanation ? details.explanation : undefined

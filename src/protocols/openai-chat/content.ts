@@ -4,7 +4,7 @@
  */
 import { badRequest, GatewayError } from '../../core/errors'
 import type { ImageSource, RedactedThinkingPart, ThinkingPart } from '../../core/ir'
-import { isBlankData, parseDataUrl } from '../files'
+import { isBase64, isBlankData, parseDataUrl } from '../files'
 import { isObject, str } from './guards'
 
 /**
@@ -17,6 +17,9 @@ export function decodeImageUrl(url: string, param: string, api: 'chat' | 'respon
 		const d = parseDataUrl(url)
 		if (!d) throw badRequest(`${param} must be a base64 data URI (data:<media-type>;base64,<data>)`, param)
 		if (isBlankData(d.data)) throw emptyImage(param, api)
+		// Bytes a vendor cannot decode come back as its own error naming its fields (Anthropic's
+		// `messages.0.content.0.image.source.base64`, Gemini's `inline_data.data`): refused here, naming the client's.
+		if (!isBase64(d.data)) throw badImage(param, api, 'invalid base64-encoded bytes')
 		return { kind: 'base64', ...d }
 	}
 	if (/^https?:\/\//i.test(url)) return { kind: 'url', url }
@@ -29,10 +32,13 @@ export function decodeImageUrl(url: string, param: string, api: 'chat' | 'respon
  * from by rolling the turn back (openai/codex#23494); another vendor's refusal would name its own fields.
  * Responses says `Invalid '<param>'.`, Chat Completions `Invalid image URL: '<param>'.`.
  */
-const emptyImage = (param: string, api: 'chat' | 'responses') =>
+const emptyImage = (param: string, api: 'chat' | 'responses') => badImage(param, api, 'empty base64-encoded bytes')
+
+/** An image data URL refused in OpenAI's words, naming the client's own field (`param`). */
+const badImage = (param: string, api: 'chat' | 'responses', got: string) =>
 	new GatewayError(
 		'invalid_request',
-		`${api === 'chat' ? 'Invalid image URL: ' : 'Invalid '}'${param}'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got empty base64-encoded bytes.`,
+		`${api === 'chat' ? 'Invalid image URL: ' : 'Invalid '}'${param}'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got ${got}.`,
 		{ param, code: 'invalid_value' },
 	)
 

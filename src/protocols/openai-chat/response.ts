@@ -73,6 +73,8 @@ export function decodeResponse(body: unknown, choice = 0): ChatResponse {
 		stopReason: refusal && reason === 'end_turn' ? 'refusal' : reason,
 		usage: decodeUsage(body.usage, body.service_tier) ?? emptyUsage(),
 	}
+	// Its words are also the answer's text, for clients that have no refusal field; a Responses client gets them as its `refusal` part.
+	if (refusal) res.refusal = refusal
 	const logprobs = decodeLogprobs(picked.logprobs)
 	if (logprobs) res.logprobs = logprobs
 	const created = count(body.created)

@@ -10,7 +10,7 @@
  * non-OpenAI vendor after `unconvertible` (request.ts) has refused the request.
  * @module
  */
-import { badRequest } from '../../core/errors'
+import { badRequest, GatewayError } from '../../core/errors'
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir'
 import { guessMediaType, parseDataUrl } from '../files'
 import { decodeImageUrl, parseArguments } from '../openai-chat/content'
@@ -51,6 +51,9 @@ function contentParts(content: unknown, at: string): Array<TextPart | ImagePart 
 		if (p.type === 'refusal') return [{ type: 'text', text: reqString(p.refusal, `${at}[${i}].refusal`) }]
 		if (p.type === 'input_image') {
 			const url = str(p.image_url)
+			// Neither is the client's to fix, whichever vendor serves the model (not "by file_id", which it did not send).
+			if (!url && !str(p.file_id))
+				throw new GatewayError('invalid_request', `Invalid '${at}[${i}]': an input_image needs 'image_url' or 'file_id'.`, { param: `${at}[${i}]`, code: 'missing_required_parameter' })
 			if (!url) return [] // a file_id image: OpenAI's file store only
 			const image: ImagePart = { type: 'image', source: decodeImageUrl(url, `${at}[${i}].image_url`, 'responses') }
 			if (typeof p.detail === 'string') image.detail = p.detail

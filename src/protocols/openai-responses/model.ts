@@ -7,7 +7,6 @@
  */
 import { t } from 'elysia'
 import { Integer } from '../json-types'
-import { ServedTier } from '../openai-chat/model'
 
 const open = { additionalProperties: true } as const
 
@@ -96,16 +95,26 @@ export const ResponsesToolChoice = t.Union([
 	t.Object({ type: t.String() }, open),
 ])
 
-export const ResponsesTextFormat = t.Object(
-	{
-		type: t.String(),
-		name: t.Optional(t.String()),
-		schema: t.Optional(JsonObject),
-		strict: t.Optional(t.Nullable(t.Boolean())),
-		description: t.Optional(t.String()),
-	},
-	open,
-)
+/**
+ * `text.format`: a JSON schema needs its `schema` (OpenAI: 400 "Missing required parameter: 'text.format.schema'."),
+ * which another vendor would otherwise be asked to follow as `{}`.
+ */
+export const ResponsesTextFormat = t.Union([
+	t.Object(
+		{
+			type: t.Literal('json_schema'),
+			name: t.String(),
+			schema: JsonObject,
+			strict: t.Optional(t.Nullable(t.Boolean())),
+			description: t.Optional(t.String()),
+		},
+		open,
+	),
+	t.Object({ type: t.Union([t.Literal('text'), t.Literal('json_object')]) }, open),
+])
+
+/** OpenAI's limits on `metadata`: at most 16 pairs, keys up to 64 characters (checked by the route), values up to 512. */
+export const ResponsesMetadata = t.Record(t.String({ maxLength: 64 }), t.String({ maxLength: 512 }), { maxProperties: 16 })
 
 /** `max` is the `openai` SDK's highest effort, which Codex CLI's catalog offers its models. */
 export const ResponsesReasoningEffort = t.Union([
@@ -127,7 +136,8 @@ export const ResponsesRequest = t.Object(
 		tools: t.Optional(t.Nullable(t.Array(ResponsesTool))),
 		tool_choice: t.Optional(t.Nullable(ResponsesToolChoice)),
 		parallel_tool_calls: t.Optional(t.Nullable(t.Boolean())),
-		max_output_tokens: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
+		// OpenAI's least (400 `integer_below_min_value` below it), whichever vendor serves the model.
+		max_output_tokens: t.Optional(t.Nullable(Integer({ minimum: 16 }))),
 		// OpenAI's ranges (as on chat completions): out of them OpenAI answers 400, Claude would clamp and Gemini refuse.
 		temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
 		top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
@@ -142,7 +152,8 @@ export const ResponsesRequest = t.Object(
 		store: t.Optional(t.Nullable(t.Boolean())),
 		stream: t.Optional(t.Nullable(t.Boolean())),
 		user: t.Optional(t.String()),
-		metadata: t.Optional(t.Nullable(t.Record(t.String(), t.String()))),
+		metadata: t.Optional(t.Nullable(ResponsesMetadata)),
+		truncation: t.Optional(t.Nullable(t.Union([t.Literal('auto'), t.Literal('disabled')]))),
 	},
 	open,
 )
@@ -226,11 +237,12 @@ export const ResponsesResponse = t.Object(
 		model: t.String(),
 		output: t.Array(ResponsesOutputItem),
 		usage: t.Nullable(ResponsesUsage),
-		service_tier: ServedTier,
+		service_tier: t.Optional(t.Nullable(t.String({ description: 'The processing tier that served the request: `default`, or priority, flex or ultrafast when one priced apart did' }))),
 		// Echoes of the request's settings.
 		background: t.Optional(t.Boolean()),
 		instructions: t.Optional(t.Nullable(t.String())),
 		max_output_tokens: t.Optional(t.Nullable(Integer())),
+		max_tool_calls: t.Optional(t.Nullable(Integer())),
 		parallel_tool_calls: t.Optional(t.Boolean()),
 		previous_response_id: t.Optional(t.Nullable(t.String())),
 		/** The conversation the response is a turn of (`POST /v1/responses` with `conversation`). */

@@ -50,6 +50,8 @@ export function envelope(e: Envelope): ResponsesResponse {
 		incomplete_details: e.incompleteReason ? { reason: e.incompleteReason } : null,
 		instructions: null,
 		max_output_tokens: null,
+		// Always present on OpenAI's Response object: the request's cap on built-in tool calls (echo.ts), else null.
+		max_tool_calls: null,
 		model: e.model,
 		output: e.output,
 		parallel_tool_calls: true,
@@ -65,6 +67,9 @@ export function envelope(e: Envelope): ResponsesResponse {
 		usage: e.usage ? encodeUsage(e.usage) : null,
 		user: null,
 		metadata: {},
+		// The tier that served it, always present as on OpenAI's: another vendor's standard tier is OpenAI's `default`
+		// (what OpenAI answers for `auto`), a tier priced apart its name.
+		service_tier: 'default',
 		...(e.usage && tierField(e.usage)),
 	}
 }
@@ -81,12 +86,18 @@ function tokensSpelling(entries: Array<{ token: string }>, length: number): numb
 
 /**
  * Canonical content → output items, with fresh item ids. An answer that ended in a refusal (Anthropic
- * `stop_reason: "refusal"`, OpenAI's `refusal` field) gives the text of its last item as a `refusal` part, not
- * `output_text`; when its last item is not a message (a call, reasoning), a message with an empty refusal part follows,
- * so the client still learns it was refused. The same items as a stream of the answer ends with (stream-encode.ts),
- * where the refusal is known only once the earlier items went out.
+ * `stop_reason: "refusal"`, OpenAI's `refusal` field) keeps its text as `output_text` and ends its last message with a
+ * `refusal` part of the refusal's explanation (`refusal`, else empty); when its last item is not a message (a call,
+ * reasoning), a message of that refusal part alone follows, so the client still learns it was refused. The same items
+ * as a stream of the answer ends with (stream-encode.ts), where the refusal is known only once the text went out. Empty
+ * text makes no message, as in a stream, where the upstream decoders drop empty text blocks.
  */
-export function encodeOutput(content: ChatResponse['content'], stopReason?: ChatResponse['stopReason'], logprobs?: TokenLogprob[]): ResponsesOutputItem[] {
+export function encodeOutput(
+	content: ChatResponse['content'],
+	stopReason?: ChatResponse['stopReason'],
+	logprobs?: TokenLogprob[],
+	refusal?: string,
+): ResponsesOutputItem[] {
 	const items: ResponsesOutputItem[] = []
 	// The answer's log probabilities are of its text, in order: each message takes the tokens that spell its own text
 	// (as a stream puts each delta's on its message), the last one any left over.
@@ -109,8 +120,8 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 		})
 	}
 	const flush = () => {
-		if (text === undefined) return
-		items.push(message(text))
+		// Claude's empty text block before a call (a stream has none: its decoder drops it) is no message.
+		if (text) items.push(message(text))
 		text = undefined
 	}
 	for (const p of content) {
@@ -139,8 +150,16 @@ export function encodeOutput(content: ChatResponse['content'], stopReason?: Chat
 	if (pending.length && tail?.type === 'output_text') tail.logprobs = [...(tail.logprobs ?? []), ...pending]
 	if (refused) {
 		const last = items.at(-1)
-		if (last?.type === 'message') last.content = last.content.map((c) => ({ type: 'refusal' as const, refusal: c.type === 'output_text' ? c.text : c.refusal }))
-		else items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: '' }] })
+		const part = { type: 'refusal' as const, refusal: refusal ?? '' }
+		if (last?.type === 'message') {
+			// A refusal whose words the upstream also gave as text (OpenAI's `refusal` field) is that part, not repeated.
+			const head = last.content[0]
+			if (refusal && head?.type === 'output_text' && head.text.endsWith(refusal)) {
+				head.text = head.text.slice(0, -refusal.length)
+				if (!head.text) last.content = []
+			}
+			last.content.push(part)
+		} else items.push({ id: newId('msg_'), type: 'message', role: 'assistant', status: 'completed', content: [part] })
 	}
 	// The item the limit (or a filter) cut is `incomplete`, as OpenAI marks it; those before it were whole.
 	const cut = items.at(-1)
@@ -157,7 +176,7 @@ export function encodeResponse(res: ChatResponse, ctx: EncodeContext): Responses
 		model: ctx.model,
 		status: end.status,
 		incompleteReason: end.reason,
-		output: encodeOutput(res.content, res.stopReason, res.logprobs),
+		output: encodeOutput(res.content, res.stopReason, res.logprobs, res.refusal),
 		usage: res.usage,
 	})
 }
@@ -169,10 +188,11 @@ export function failedError(error: unknown): GatewayError {
 }
 
 /** Output items → canonical content, plus what the stop reason depends on. */
-export function decodeOutput(output: unknown): { content: ChatResponse['content']; sawTool: boolean; sawRefusal: boolean } {
+export function decodeOutput(output: unknown): { content: ChatResponse['content']; sawTool: boolean; sawRefusal: boolean; refusal?: string } {
 	const content: ChatResponse['content'] = []
 	let sawTool = false
 	let sawRefusal = false
+	let refusal: string | undefined
 	for (const [i, item] of (Array.isArray(output) ? output : []).entries()) {
 		if (!isObject(item)) continue
 		if (item.type === 'reasoning') {
@@ -185,7 +205,10 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 		} else if (item.type === 'message') {
 			for (const c of (Array.isArray(item.content) ? item.content : []).filter(isObject)) {
 				const text = c.type === 'output_text' ? str(c.text) : c.type === 'refusal' ? str(c.refusal) : undefined
-				if (c.type === 'refusal') sawRefusal = true
+				if (c.type === 'refusal') {
+					sawRefusal = true
+					if (text) refusal = (refusal ?? '') + text
+				}
 				const citations = c.type === 'output_text' ? decodeAnnotations(c.annotations, text) : []
 				if (text) content.push(citations.length ? { type: 'text', text, citations } : { type: 'text', text })
 			}
@@ -194,14 +217,14 @@ export function decodeOutput(output: unknown): { content: ChatResponse['content'
 			if (search) content.push(search)
 		}
 	}
-	return { content, sawTool, sawRefusal }
+	return { content, sawTool, sawRefusal, ...(refusal && { refusal }) }
 }
 
 /** Upstream `response` → canonical response. A failed response is an upstream error. */
 export function decodeResponse(body: unknown): ChatResponse {
 	if (!isObject(body)) throw new GatewayError('upstream', 'upstream returned a malformed response object', { retryable: true })
 	if (body.status === 'failed' || (isObject(body.error) && body.status !== 'completed')) throw failedError(body.error)
-	const { content, sawTool, sawRefusal } = decodeOutput(body.output)
+	const { content, sawTool, sawRefusal, refusal } = decodeOutput(body.output)
 	const res: ChatResponse = {
 		id: str(body.id) || newId('resp_'),
 		model: str(body.model) ?? '',
@@ -209,6 +232,7 @@ export function decodeResponse(body: unknown): ChatResponse {
 		stopReason: decodeEnd(body.status, body.incomplete_details, sawTool, sawRefusal),
 		usage: usageOf(body) ?? emptyUsage(),
 	}
+	if (refusal && res.stopReason === 'refusal') res.refusal = refusal
 	const created = count(body.created_at)
 	if (created) res.created = created
 	return res

@@ -17,8 +17,10 @@
  * An item's `…done` events wait for the event after its block stops: only then is it known whether the item was
  * `completed` or cut by a failure (`incomplete`, before `error`), and whether the answer ended in a refusal the
  * upstream told only at the end (Anthropic `stop_reason: "refusal"`): the text already went out as `output_text`
- * deltas, and its part ends as a `refusal` part with those words, so the final response is the one a whole answer
- * gives (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
+ * deltas, so its part closes as `output_text` (`output_text.done`, `content_part.done`) and a `refusal` part of its
+ * own follows in the message (`content_part.added`, `refusal.delta` of Anthropic's `stop_details.explanation` if any,
+ * `refusal.done`, `content_part.done`), so the final response is the one a whole answer gives
+ * (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/done).
  * @module
  */
 import { codePoints } from '../../core/citations'
@@ -41,8 +43,8 @@ import { urlCitation, webSearchItem } from './web-search'
 
 type Open =
 	/**
-	 * `refusal`: the part is a refusal; `endsRefused`: the part, streamed as output_text, ends as a refusal (the answer
-	 * ended refused). `start`: where the open block's text begins in the part's (UTF-16), `citations` that block's;
+	 * `refusal`: the part is a refusal; `endsRefused`: the answer ended refused after this output_text part (its
+	 * explanation, else empty), said by a `refusal` part after it. `start`: where the open block's text begins in the part's (UTF-16), `citations` that block's;
 	 * `annotations`: those of the blocks before it, already sent.
 	 */
 	| {
@@ -52,7 +54,7 @@ type Open =
 			id: string
 			text: string
 			refusal: boolean
-			endsRefused?: boolean
+			endsRefused?: string
 			logprobs: LogprobEntry[]
 			start: number
 			citations: Citation[]
@@ -122,20 +124,22 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 			if (o.refusal) {
 				refusalDone(o, 0, o.text)
 				content.push(refusalPart(o.text))
-			} else if (o.endsRefused) {
-				// Anthropic says "refusal" only in its last event, after its words streamed as output_text: the part ends as
-				// the refusal it was, as a whole answer gives it (response.ts). `content_part.done` carries the final part,
-				// which the openai SDK puts in place of the one added (its output_text leaves `output_text`), and only then
-				// may `refusal.done` name it (the SDK requires a refusal part there), which tells the Vercel AI SDK the
-				// answer was refused without repeating the words it already has.
-				frames.push(frame('response.content_part.done', { ...ids, part: refusalPart(o.text) }))
-				frames.push(frame('response.refusal.done', { ...ids, refusal: o.text }))
-				content.push(refusalPart(o.text))
 			} else {
 				annotate(o)
 				frames.push(frame('response.output_text.done', { ...ids, text: o.text, logprobs: o.logprobs }))
 				frames.push(frame('response.content_part.done', { ...ids, part: part(o.text, o.logprobs, o.annotations) }))
 				content.push(part(o.text, o.logprobs, o.annotations))
+				if (o.endsRefused !== undefined) {
+					// Anthropic says "refusal" only in its last event, after its words streamed as output_text: that part closes
+					// as what it was opened as, and a `refusal` part of its own follows in the message (its explanation, if
+					// any, as its delta), as a whole answer gives it (response.ts).
+					const at = { ...ids, content_index: 1 }
+					frames.push(frame('response.content_part.added', { ...at, part: refusalPart('') }))
+					if (o.endsRefused) frames.push(frame('response.refusal.delta', { ...at, delta: o.endsRefused }))
+					frames.push(frame('response.refusal.done', { ...at, refusal: o.endsRefused }))
+					frames.push(frame('response.content_part.done', { ...at, part: refusalPart(o.endsRefused) }))
+					content.push(refusalPart(o.endsRefused))
+				}
 			}
 			item = { id: o.id, type: 'message', role: 'assistant', status, content }
 		} else if (o.kind === 'thinking') {
@@ -230,18 +234,24 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 	}
 
 	/**
-	 * The answer ended refused but no refusal part went out (the upstream said so only at the end): the last message's
-	 * text ends as a refusal part, or, when the answer has no text message last, a message of its own carries an empty one.
+	 * The answer ended refused but no refusal part went out (the upstream said so only at the end): a refusal part of
+	 * the `explanation` (else empty) follows the last message's text, or, when the answer has no text message last, a
+	 * message of its own carries it.
 	 */
-	function endRefused() {
+	function endRefused(explanation = '') {
 		if (refused) return
 		const last = stopped ?? open
 		if (last?.kind === 'text') {
-			last.endsRefused = true
+			last.endsRefused = explanation
 			return
 		}
 		settle('completed')
-		stopped = openMessage(-1, true)
+		const o = openMessage(-1, true)
+		if (explanation) {
+			o.text = explanation
+			frames.push(frame('response.refusal.delta', { item_id: o.id, output_index: o.out, content_index: 0, delta: explanation }))
+		}
+		stopped = o
 	}
 
 	function fail(err: GatewayError) {
@@ -305,7 +315,7 @@ export function streamEncoder(ctx: EncodeContext): EventEncoder {
 					}
 					break
 				case 'finish': {
-					if (ev.reason === 'refusal') endRefused()
+					if (ev.reason === 'refusal') endRefused(ev.refusal)
 					const end = encodeEnd(ev.reason)
 					// The item the limit (or a filter) cut is `incomplete`, as OpenAI marks it; those before it were whole.
 					settle(end.status)

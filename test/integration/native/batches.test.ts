@@ -274,7 +274,7 @@ describe('OpenAI batches', () => {
 		const uploads = () => mock.requests.filter((r) => r.path === '/v1/files').length
 		const before = uploads()
 		const stolen = await refused(upload(b.openai, [cont(mine.id)]))
-		expect(stolen!.status).toBe(404)
+		expect(stolen!.status).toBe(400)
 		expect(stolen!.param).toBe('previous_response_id')
 		const conv = await refused(upload(b.openai, [{ ...cont(mine.id), body: { model: 'gpt-4o-mini', input: 'x', conversation: 'conv_someone_elses' } }]))
 		expect(conv!.status).toBe(404)

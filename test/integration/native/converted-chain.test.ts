@@ -172,7 +172,7 @@ describe('continuing at once on the other instance', () => {
 		})
 	}
 
-	it('should complete the answer when the write fails, and then answer 404 for continuing it', async () => {
+	it('should complete the answer when the write fails, and then answer 400 for continuing it', async () => {
 		const { key } = await cl.c.account(1)
 		failing = true
 		let json: OpenAIResponse, streamed: OpenAIResponse
@@ -186,7 +186,7 @@ describe('continuing at once on the other instance', () => {
 		expect(streamed.status).toBe('completed')
 		for (const r of [json, streamed]) {
 			const err = await refused(ask(cl.client(1, key), false, { model: 'qa-claude', input: 'go on', previous_response_id: r.id }))
-			expect(err!.status).toBe(404)
+			expect(err!.status).toBe(400)
 		}
 	})
 })
@@ -228,7 +228,7 @@ describe('copies written before chains were', () => {
 		const two = await cl.client(0, key).responses.create({ model: 'qa-claude', input: 'kept turn words', previous_response_id: one.id })
 		await cl.client(1, key).responses.delete(one.id)
 		expect((await refused(cl.client(1, key).responses.retrieve(one.id)))!.status).toBe(404)
-		expect((await refused(cl.client(1, key).responses.create({ model: 'qa-claude', input: 'x', previous_response_id: one.id })))!.status).toBe(404)
+		expect((await refused(cl.client(1, key).responses.create({ model: 'qa-claude', input: 'x', previous_response_id: one.id })))!.status).toBe(400)
 		await cl.client(1, key).responses.create({ model: 'qa-claude', input: 'after the deletion', previous_response_id: two.id })
 		expect(JSON.stringify(lastRequest(cl.mock).body)).toContain('deleted turn words')
 	})

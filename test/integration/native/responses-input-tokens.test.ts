@@ -62,7 +62,7 @@ describe('POST /v1/responses/input_tokens', () => {
 			() => undefined,
 			(e: unknown) => e as APIError,
 		)
-		expect(err?.status).toBe(404)
+		expect(err?.status).toBe(400)
 		expect(err?.error).toMatchObject({ code: 'previous_response_not_found' })
 		const unknown = await a.openai.responses.inputTokens.count({ model: 'no-such-model', input: 'x' }).then(
 			() => undefined,

@@ -54,7 +54,8 @@ async function expectRefused(b: { accountId: number; openai: OpenAI }, body: Par
 	const before = upstreamCalls()
 	const err = await refused(b.openai.responses.create(body))
 	expect(err).toBeInstanceOf(APIError)
-	expect(err!.status).toBe(404)
+	// OpenAI answers an unknown previous response 400, an unknown conversation 404.
+	expect(err!.status).toBe(param === 'conversation' ? 404 : 400)
 	expect(err!.error).toMatchObject({ type: 'invalid_request_error', code, param })
 	expect(upstreamCalls()).toBe(before)
 	expect(await app.balance(b.accountId)).toBe(1)
@@ -91,7 +92,7 @@ describe('previous_response_id across accounts', () => {
 		await expectRefused(a, { model: 'gpt-4o-mini', input: 'x', previous_response_id: 'resp_made_up' }, 'previous_response_not_found', 'previous_response_id')
 		const unstored = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'not stored by account a', store: false })
 		const err = await refused(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: unstored.id }))
-		expect(err!.status).toBe(404)
+		expect(err!.status).toBe(400)
 	})
 
 	it('should refuse a conversation that is not the caller\'s', async () => {
@@ -180,9 +181,13 @@ describe('item_reference across accounts', () => {
 		expect(upstreamCalls()).toBe(before)
 		const next = await a.openai.responses.create({ model: 'o4-mini', input: replay('go on reasoning'), reasoning: { effort: 'low' } })
 		expect(next.output_text).toBe('Hello! You said: go on reasoning')
-		// Another vendor's model looks nothing up: the item is read as the reasoning it carries, as before.
-		const converted = await b.openai.responses.create({ model: 'claude-sonnet-5', input: replay('to claude'), max_output_tokens: 50 })
+		// Another vendor's model looks nothing up: the account's own item is read as the reasoning it carries; one that is
+		// not the account's is OpenAI's unknown item (a 404 before the vendor, as any reasoning id the gateway cannot find).
+		const converted = await a.openai.responses.create({ model: 'claude-sonnet-5', input: replay('to claude'), max_output_tokens: 50 })
 		expect(converted.output_text).toBe('Hello! You said: to claude')
+		const foreign = await refused(b.openai.responses.create({ model: 'claude-sonnet-5', input: replay('to claude'), max_output_tokens: 50 }))
+		expect(foreign!.status).toBe(404)
+		expect(foreign!.message).toContain(`Item with id '${rs.id}' not found.`)
 		// Unstored, OpenAI looks nothing up (it refuses such an item itself): the gateway leaves it to OpenAI.
 		const unstored = await refused(b.openai.responses.create({ model: 'o4-mini', input: replay('unstored'), reasoning: { effort: 'low' }, store: false }))
 		expect(unstored!.message).toContain('Items are not persisted when `store` is set to false')

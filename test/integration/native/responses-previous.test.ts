@@ -87,27 +87,27 @@ for (const [vendor, v] of Object.entries(VENDORS)) {
 }
 
 describe('previous_response_id of a converted response, refused', () => {
-	it("should answer 404 for another account's converted response, before anything reaches the vendor", async () => {
+	it("should answer OpenAI's 400 for another account's converted response, before anything reaches the vendor", async () => {
 		const a = await client()
 		const b = await client()
 		const first = await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'only mine' })
 		const before = n.anthropic.requests.length
 		const err = await refused(b.openai.responses.create({ model: 'claude-sonnet-5', input: 'steal it', previous_response_id: first.id }))
 		expect(err).toBeInstanceOf(APIError)
-		expect(err!.status).toBe(404)
+		expect(err!.status).toBe(400)
 		expect(err!.message).toContain(`Previous response with id '${first.id}' not found.`)
 		expect(err!.code).toBe('previous_response_not_found')
 		expect((await refused(b.openai.responses.inputItems.list(first.id)))!.status).toBe(404)
 		expect(n.anthropic.requests.length).toBe(before)
 	})
 
-	it('should answer 404 for a store: false answer, which nothing kept, and for an unknown id', async () => {
+	it('should answer 400 for a store: false answer, which nothing kept, and for an unknown id', async () => {
 		const a = await client()
 		const first = await a.openai.responses.create({ model: 'gemini-2.5-flash', input: 'not kept', store: false })
 		const err = await refused(a.openai.responses.create({ model: 'gemini-2.5-flash', input: 'go on', previous_response_id: first.id }))
-		expect(err!.status).toBe(404)
+		expect(err!.status).toBe(400)
 		expect(err!.message).toContain(`Previous response with id '${first.id}' not found.`)
-		expect((await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: 'resp_made_up' })))!.status).toBe(404)
+		expect((await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: 'resp_made_up' })))!.status).toBe(400)
 	})
 
 	it("should keep the 400 for an OpenAI channel's response continued on another vendor's model", async () => {
@@ -133,7 +133,7 @@ describe('previous_response_id of a converted response, elsewhere', () => {
 		expect(body.input[2]).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'openai goes on' }] })
 
 		await a.openai.responses.delete(first.id)
-		expect((await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: first.id })))!.status).toBe(404)
+		expect((await refused(a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: first.id })))!.status).toBe(400)
 	})
 
 	it('should count the input tokens of a continuation as the input it becomes', async () => {

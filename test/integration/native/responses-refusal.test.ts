@@ -2,7 +2,8 @@
  * QA report item 10 through real Responses clients (the `openai` SDK and the Vercel AI SDK's `.responses()`): a
  * refusal — Anthropic `stop_reason: "refusal"`, OpenAI chat's `refusal` field — arrives as a `refusal` content part
  * (`response.refusal.delta` / `response.refusal.done` when streamed), so `.responses()` reports `content-filter` as
- * its chat provider does; and a converted stream that fails mid-way sends the cut message `incomplete` before `error`.
+ * its chat provider does; Anthropic's, told only at the end, follows the text it streamed as `output_text` (that part
+ * closed as opened). A converted stream that fails mid-way sends the cut message `incomplete` before `error`.
  * The mocks refuse on `#refusal` (test/mocks/README.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -33,12 +34,18 @@ const partsOf = (r: OpenAI.Responses.Response): Part[] => r.output.flatMap((o) =
 
 describe('a refusal reaches a Responses client as a refusal part', () => {
 	for (const [upstream, model] of Object.entries(MODELS)) {
-		it(`should answer a refusal from ${upstream} with a refusal part, not output_text (non-stream)`, async () => {
+		it(`should answer a refusal from ${upstream} with a refusal part (non-stream)`, async () => {
 			const a = await client()
 			const r = await a.openai.responses.create({ model, input: 'do the bad thing #refusal' })
 			expect(r.status).toBe('completed')
-			expect(partsOf(r)).toEqual([{ type: 'refusal', refusal: REFUSAL_TEXT }])
-			expect(r.output_text).toBe('')
+			if (upstream === 'chat') {
+				expect(partsOf(r)).toEqual([{ type: 'refusal', refusal: REFUSAL_TEXT }])
+				expect(r.output_text).toBe('')
+			} else {
+				// Claude's words are its text; the refusal (no explanation given) is a refusal part after it.
+				expect(partsOf(r)).toEqual([{ type: 'output_text', text: REFUSAL_TEXT, annotations: [], logprobs: [] } as Part, { type: 'refusal', refusal: '' }])
+				expect(r.output_text).toBe(REFUSAL_TEXT)
+			}
 		})
 
 		it(`should stream a refusal from ${upstream} with response.refusal.done and a refusal part in the final response`, async () => {
@@ -59,16 +66,23 @@ describe('a refusal reaches a Responses client as a refusal part', () => {
 				expect(partsOf(final)).toMatchObject([{ type: 'refusal', refusal: REFUSAL_TEXT }])
 				expect(partsOf(final)).toHaveLength(1)
 			} else {
-				// Anthropic says "refusal" only in its last event, after the text streamed as output_text: the part ends
-				// as the refusal it was (`content_part.done` replaces it), with its words rather than an empty refusal.
+				// Anthropic says "refusal" only in its last event, after the text streamed as output_text: that part closes
+				// as output_text, and a refusal part of its own follows (empty: the mock's Claude gives no explanation).
 				expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe(REFUSAL_TEXT)
-				expect(done[0]!.refusal).toBe(REFUSAL_TEXT)
-				expect(events.some((e) => e.type === 'response.output_text.done')).toBe(false)
+				expect(done[0]!.refusal).toBe('')
+				expect(events.filter((e) => e.type === 'response.output_text.done')).toHaveLength(1)
 			}
-			// Streamed or not, the same answer: one refusal part with the words, no output_text.
+			// Streamed or not, the same answer.
 			const plain = (r: OpenAI.Responses.Response) => partsOf(r).map(({ type, text, refusal }) => ({ type, text, refusal }))
-			expect(plain(final)).toEqual([{ type: 'refusal', text: undefined, refusal: REFUSAL_TEXT }])
-			expect(final.output_text).toBe('')
+			expect(plain(final)).toEqual(
+				upstream === 'chat'
+					? [{ type: 'refusal', text: undefined, refusal: REFUSAL_TEXT }]
+					: [
+							{ type: 'output_text', text: REFUSAL_TEXT, refusal: undefined },
+							{ type: 'refusal', text: undefined, refusal: '' },
+						],
+			)
+			expect(final.output_text).toBe(upstream === 'chat' ? '' : REFUSAL_TEXT)
 			const whole = await a.openai.responses.create({ model, input: 'do the bad thing #refusal' })
 			expect(whole.output.map((o) => o.type)).toEqual(final.output.map((o) => o.type))
 			expect(plain(whole)).toEqual(plain(final))

@@ -56,7 +56,7 @@ describe('stored OpenAI responses', () => {
 		expect(lastRequest(n.openai)).toMatchObject({ path: `/v1/responses/${first.id}` })
 		await expectStatus(a.openai.responses.retrieve(first.id), 404)
 		// Deleted: no longer continued either.
-		await expectStatus(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: first.id }), 404)
+		await expectStatus(a.openai.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: first.id }), 400)
 	})
 
 	it('should refuse an id the gateway never answered', async () => {

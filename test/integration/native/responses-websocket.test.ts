@@ -98,7 +98,7 @@ describe('Responses WebSocket mode (openai SDK ResponsesWS)', () => {
 		// Nothing was stored: another connection cannot name it.
 		const other = connect(a)
 		const refused = (await create(other, { model: MODEL.openai, store: false, previous_response_id: first.response.id, input: 'which word?' })).at(-1)!
-		expect(refused).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found', param: 'previous_response_id' } })
+		expect(refused).toMatchObject({ type: 'error', status: 400, error: { code: 'previous_response_not_found', param: 'previous_response_id' } })
 		c.ws.close()
 		other.ws.close()
 		const rows = await usageRows(m, a.accountId)

@@ -140,7 +140,7 @@ describe('POST /v1/responses converted for Anthropic and Gemini models', () => {
 		expect(lastRequest(n.openai).path).toBe('/v1/chat/completions')
 	})
 
-	it("should refuse previous_response_id of an OpenAI response for a converted model with a clear 400, and an unknown one with 404", async () => {
+	it("should refuse previous_response_id of an OpenAI response for a converted model with a clear 400, and an unknown one with OpenAI's 400", async () => {
 		const a = await client()
 		const openai = await a.openai.responses.create({ model: 'gpt-4o-mini', input: 'an openai response, then claude' })
 		const spent = await n.app.balance(a.accountId)
@@ -153,7 +153,8 @@ describe('POST /v1/responses converted for Anthropic and Gemini models', () => {
 		expect(await n.app.balance(a.accountId)).toBe(spent)
 		expect(await usageRows(n.app, a.accountId)).toHaveLength(rows)
 		const unknown = (await a.openai.responses.create({ model: 'claude-sonnet-5', input: 'x', previous_response_id: 'resp_1' }).catch((e: unknown) => e)) as APIError
-		expect(unknown.status).toBe(404)
+		expect(unknown.status).toBe(400)
+		expect(unknown.code).toBe('previous_response_not_found')
 		expect(await usageRows(n.app, a.accountId)).toHaveLength(rows)
 	})
 

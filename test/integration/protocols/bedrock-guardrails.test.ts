@@ -203,7 +203,7 @@ describe('bedrock guardrails', () => {
 		}
 	})
 
-	it("should answer a Responses client's intervened call as a refusal part (Claude) or an incomplete response (Converse)", async () => {
+	it("should answer a Responses client's intervened call with a refusal part (Claude) or as an incomplete response (Converse)", async () => {
 		const acct = await m.account()
 		const ask = async (model: string) => {
 			const res = await fetch(`${m.app.url}/v1/responses`, {
@@ -216,7 +216,9 @@ describe('bedrock guardrails', () => {
 		}
 		const claude = await ask(CLAUDE)
 		expect(claude.status).toBe('completed')
-		expect(claude.output.at(-1)!.content).toEqual([{ type: 'refusal', refusal: BLOCKED_MESSAGE }])
+		// The blocked message came as Claude's text, then its refusal: the text kept, a refusal part after it, as a stream of
+		// the same answer ends (it streams the text before it learns of the refusal).
+		expect(claude.output.at(-1)!.content).toMatchObject([{ type: 'output_text', text: BLOCKED_MESSAGE }, { type: 'refusal', refusal: '' }])
 		const nova = await ask(NOVA)
 		expect(nova.status).toBe('incomplete')
 		expect(nova.incomplete_details).toEqual({ reason: 'content_filter' })

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'bun:test'
 import { GatewayError } from '../../../src/core/errors'
 import type { ChatRequest } from '../../../src/core/ir'
-import { parseDataUrl } from '../../../src/protocols/files'
+import { isBase64, parseDataUrl } from '../../../src/protocols/files'
 import { anthropicMessages } from '../../../src/protocols/anthropic-messages'
 import { gemini } from '../../../src/protocols/gemini'
 import { openaiChat } from '../../../src/protocols/openai-chat'
@@ -319,5 +319,14 @@ describe('parseDataUrl', () => {
 	it('should refuse what is not one: no media type, not base64, no data part, a comma before the encoding', () => {
 		for (const url of ['data:;base64,xx', 'data:image/png,xx', 'data:image/png;base64', 'data:image/png;BASE64,xx', 'data:a,b;base64,c', 'x:data:image/png;base64,a', 'https://a/b.png'])
 			expect([url, parseDataUrl(url)]).toEqual([url, undefined])
+	})
+})
+
+describe('isBase64: what a data URL may carry before a vendor decodes it', () => {
+	it('should take the standard alphabet, padded or not, and lines wrapped as MIME wraps them', () => {
+		for (const ok of ['iVBORw0K', 'iVBORw0', 'iVBORw0=', 'iVBORw==', 'iVBORw0K\r\niVBO', '']) expect(isBase64(ok)).toBe(true)
+	})
+	it('should refuse a foreign character, padding inside, URL-safe digits and a length that holds no whole bytes', () => {
+		for (const bad of ['!!!!', 'iVB=Rw==', 'iV-_', 'iVBOR', 'iVBORw===']) expect(isBase64(bad)).toBe(false)
 	})
 })

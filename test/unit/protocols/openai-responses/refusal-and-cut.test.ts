@@ -23,11 +23,18 @@ const usage = { input: 5, output: 8, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
 const shape = (data: Array<Record<string, any>>) => data.slice(2).map((d) => (d.part ? `${d.type}:${d.part.type}` : d.type))
 
 describe('Responses refusals, non-stream', () => {
-	it('should give the text of a refused answer (Anthropic stop_reason refusal) as a refusal part', () => {
+	it('should keep the text of a refused answer (Anthropic stop_reason refusal) and end its message with a refusal part', () => {
 		const r = encodeResponse({ id: 'msg_1', model: 'claude', content: [{ type: 'text', text: REFUSAL }], stopReason: 'refusal', usage }, { model: 'client-model' })
 		expect(r.status).toBe('completed')
 		expect(r.output).toHaveLength(1)
-		expect(r.output[0]).toMatchObject({ type: 'message', status: 'completed', content: [{ type: 'refusal', refusal: REFUSAL }] })
+		expect(r.output[0]).toMatchObject({ type: 'message', status: 'completed', content: [{ type: 'output_text', text: REFUSAL }, { type: 'refusal', refusal: '' }] })
+		// Claude's explanation (stop_details) is the refusal part's text.
+		const explained = encodeResponse({ id: 'msg_1', model: 'claude', content: [{ type: 'text', text: 'No.' }], stopReason: 'refusal', refusal: 'Harmful.', usage }, { model: 'client-model' })
+		expect(explained.output[0]).toMatchObject({ content: [{ type: 'output_text', text: 'No.' }, { type: 'refusal', refusal: 'Harmful.' }] })
+		// Words the upstream gave as the refusal itself (OpenAI chat's `refusal` field) are that part, not repeated.
+		const marked = encodeResponse({ id: 'c', model: 'gpt', content: [{ type: 'text', text: REFUSAL }], stopReason: 'refusal', refusal: REFUSAL, usage }, { model: 'client-model' })
+		expect(marked.output[0]).toMatchObject({ content: [{ type: 'refusal', refusal: REFUSAL }] })
+		expect((marked.output[0] as { content: unknown[] }).content).toHaveLength(1)
 	})
 
 	it('should still show a refusal part when the refused answer has no text', () => {
@@ -69,7 +76,7 @@ describe('Responses refusals, stream', () => {
 		expect(data.at(-1)!.response).toMatchObject({ status: 'completed', output: [item] })
 	})
 
-	it('should end the streamed text as a refusal part with its words when the upstream tells the refusal only at the end (Anthropic)', async () => {
+	it('should close the streamed text as output_text and follow it with a refusal part when the upstream tells the refusal only at the end (Anthropic)', async () => {
 		const data = await encode([
 			{ type: 'start', id: 'm', model: 'claude' },
 			{ type: 'block_start', index: 0, block: { kind: 'text' } },
@@ -77,22 +84,29 @@ describe('Responses refusals, stream', () => {
 			{ type: 'text_delta', index: 0, text: "I can't help with that." },
 			{ type: 'block_stop', index: 0 },
 			{ type: 'usage', usage: { output: 1 } },
-			{ type: 'finish', reason: 'refusal' },
+			{ type: 'finish', reason: 'refusal', refusal: 'Harmful request.' },
 		])
 		expect(shape(data)).toEqual([
 			'response.output_item.added',
 			'response.content_part.added:output_text',
 			'response.output_text.delta',
 			'response.output_text.delta',
-			// The part ends as what it was: no output_text.done, and refusal.done once the part is a refusal.
-			'response.content_part.done:refusal',
+			// The text part closes as what it was opened as, then the refusal is a part of its own (Claude's explanation).
+			'response.output_text.done',
+			'response.content_part.done:output_text',
+			'response.content_part.added:refusal',
+			'response.refusal.delta',
 			'response.refusal.done',
+			'response.content_part.done:refusal',
 			'response.output_item.done',
 			'response.completed',
 		])
-		expect(data.filter((d) => d.type.startsWith('response.content_part.')).map((d) => d.content_index)).toEqual([0, 0])
-		expect(data.find((d) => d.type === 'response.refusal.done')).toMatchObject({ content_index: 0, refusal: REFUSAL })
-		const content = [{ type: 'refusal', refusal: REFUSAL }]
+		expect(data.filter((d) => d.type.startsWith('response.content_part.')).map((d) => d.content_index)).toEqual([0, 0, 1, 1])
+		expect(data.find((d) => d.type === 'response.refusal.done')).toMatchObject({ content_index: 1, refusal: 'Harmful request.' })
+		const content = [
+			{ type: 'output_text', text: REFUSAL, annotations: [], logprobs: [] },
+			{ type: 'refusal', refusal: 'Harmful request.' },
+		]
 		expect(data.find((d) => d.type === 'response.output_item.done')!.item.content).toEqual(content)
 		expect(data.at(-1)!.response.output).toMatchObject([{ type: 'message', content }])
 	})
@@ -133,7 +147,8 @@ describe('Responses refusals, stream', () => {
 			const data = await encode([{ type: 'start', id: 'm', model: 'claude' }, ...a.events, { type: 'finish', reason: 'refusal' }])
 			const whole = encodeResponse({ id: 'm', model: 'claude', content: a.content, stopReason: 'refusal', usage }, { model: 'client-model' })
 			expect(parts(data.at(-1)!.response.output)).toEqual(parts(whole.output as Array<Record<string, any>>))
-			expect(parts(whole.output as Array<Record<string, any>>).at(-1)).toEqual([{ type: 'refusal', refusal: a.name === 'text then a call' ? '' : REFUSAL }])
+			const last = parts(whole.output as Array<Record<string, any>>).at(-1)
+			expect(last).toEqual(a.name === 'text then a call' ? [{ type: 'refusal', refusal: '' }] : [{ type: 'output_text', text: REFUSAL, annotations: [], logprobs: [] }, { type: 'refusal', refusal: '' }])
 		})
 
 	it('should give a refused answer with no text a message with a refusal part', async () => {

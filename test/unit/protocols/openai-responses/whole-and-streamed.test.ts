@@ -136,9 +136,9 @@ describe('Responses output items, whole and streamed', () => {
 		expect(whole).toMatchObject([{ type: 'message', content: [{ type: 'output_text', text: 'Asking the server. It said ok.' }] }])
 	})
 
-	it('should end an answer refused after several text blocks with one message of one refusal part', async () => {
+	it('should end an answer refused after several text blocks with one message of its text and a refusal part', async () => {
 		const { whole, streamed } = await both([{ type: 'text', text: "I'm sorry, " }, { type: 'text', text: "I can't." }], 'refusal')
 		expect(streamed).toEqual(whole)
-		expect(whole).toMatchObject([{ type: 'message', content: [{ type: 'refusal', refusal: "I'm sorry, I can't." }] }])
+		expect(whole).toMatchObject([{ type: 'message', content: [{ type: 'output_text', text: "I'm sorry, I can't." }, { type: 'refusal', refusal: '' }] }])
 	})
 })
