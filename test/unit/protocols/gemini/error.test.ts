@@ -39,35 +39,24 @@ describe('gemini encodeError', () => {
 
 	it("should refuse a key as Google's Gemini API does, with ErrorInfo reasons its clients read, never 401", () => {
 		const service = { domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }
-		const invalid = 'API key not valid. Please pass a valid API key.'
+		// Google's answer, verbatim: the message twice, in the error and localized.
+		const google = (message: string, reason: string) => ({
+			error: {
+				code: 400,
+				message,
+				status: 'INVALID_ARGUMENT',
+				details: [
+					{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, ...service },
+					{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
+				],
+			},
+		})
 		const out = encodeError(new GatewayError('authentication', 'Invalid API key', { code: 'invalid_api_key' }))
 		expect(out.status).toBe(400)
-		// Google's answer, verbatim.
-		expect(out.body).toEqual({
-			error: {
-				code: 400,
-				message: invalid,
-				status: 'INVALID_ARGUMENT',
-				details: [
-					{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', ...service },
-					{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: invalid },
-				],
-			},
-		})
-		const expiredMessage = 'API key expired. Please renew the API key.'
+		expect(out.body).toEqual(google('API key not valid. Please pass a valid API key.', 'API_KEY_INVALID'))
 		const expired = encodeError(new GatewayError('authentication', 'API key expired at 2020-01-01T00:00:00.000Z', { code: 'api_key_expired' }))
 		expect(expired.status).toBe(400)
-		expect(expired.body).toEqual({
-			error: {
-				code: 400,
-				message: expiredMessage,
-				status: 'INVALID_ARGUMENT',
-				details: [
-					{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_EXPIRED', ...service },
-					{ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: expiredMessage },
-				],
-			},
-		})
+		expect(expired.body).toEqual(google('API key expired. Please renew the API key.', 'API_KEY_EXPIRED'))
 		for (const [code, message] of [
 			['api_key_disabled', 'API key is disabled'],
 			['account_disabled', 'The account of this API key is disabled'],
