@@ -287,7 +287,8 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 			const s = cur
 			if (!s?.up) return false
 			try {
-				return await within(transport.ping(s), 2_000, `${transport.label} ping`)
+				// Within a readiness probe's own timeout (Kubernetes' default is 1 s): a stalled server is unreachable.
+				return await within(transport.ping(s), PING_MS, `${transport.label} ping`)
 			} catch {
 				return false
 			}
@@ -295,6 +296,9 @@ export async function reconnectingBus<C>(make: (core: Core<C>) => Transport<C>, 
 		subscribed: () => !!cur?.up,
 	}
 }
+
+/** How long /health waits for the bus's server to answer a ping. */
+const PING_MS = 500
 
 /** `p`, or a rejection once `ms` have passed (a connection that stopped answering never settles by itself). */
 export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

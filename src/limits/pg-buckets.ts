@@ -11,7 +11,7 @@
  * @module
  */
 import type { Sql } from '../db/client'
-import { within } from '../lib/bus-core'
+import { remoteGuard } from './remote-guard'
 import type { BucketStore, Buckets, LimitedToken, Windows } from './rate-limit'
 
 const WINDOW_MS = 60_000
@@ -71,26 +71,8 @@ export type PgBuckets = BucketStore & {
 export function pgBuckets(sql: Sql, opts: { now: () => number; flushMs?: number; sweepMs?: number; timeoutMs?: number }): PgBuckets {
 	const flushMs = opts.flushMs ?? TOKENS_FLUSH_MS
 	const timeoutMs = opts.timeoutMs ?? QUERY_TIMEOUT_MS
-	/** Until when calls fail without trying (real time: tests move `now`); 0 while the database answers. */
-	let downUntil = 0
-	let probing = false
-	const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
-		let probe = false
-		if (downUntil) {
-			if (probing || Date.now() < downUntil) throw new Error('database unavailable to the rate limiter')
-			probing = probe = true
-		}
-		try {
-			const r = await within(fn(), timeoutMs, 'rate limit query')
-			downUntil = 0
-			return r
-		} catch (e) {
-			downUntil = Date.now() + RETRY_MS
-			throw e
-		} finally {
-			if (probe) probing = false
-		}
-	}
+	// Real time, not `now` (tests move it): a database that stops answering is skipped for a second, then probed.
+	const guarded = remoteGuard('rate limit query', timeoutMs, RETRY_MS)
 
 	/** Tokens waiting for the next batch, by `minute key`, and the batch's outcome, which their callers wait on. */
 	let pending = new Map<string, number>()

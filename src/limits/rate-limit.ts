@@ -11,6 +11,7 @@ import { GatewayError } from '../core/errors'
 import type { Db } from '../db/client'
 import type { Logger } from '../lib/log'
 import { pgBuckets } from './pg-buckets'
+import { remoteGuard } from './remote-guard'
 
 export type LimitedToken = { keyId: string; rpmLimit: number | null; tpmLimit: number | null }
 
@@ -90,9 +91,12 @@ function redisCounter(url: string, options: Bun.RedisOptions = {}): Counter {
 		lastTry = Date.now()
 		client.connect().catch(() => {})
 	}
+	// A Redis that stops answering (a partition, a stuck server) fails no command by itself: each is given 1 s, and
+	// after one that failed or did not answer the others count in memory for a second before one tries again.
+	const remote = remoteGuard('rate limit command')
 	const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
 		try {
-			return await fn()
+			return await remote(fn)
 		} catch (e) {
 			revive()
 			throw e

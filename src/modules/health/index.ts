@@ -10,7 +10,7 @@ import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
 
 const Health = t.Object({
-	status: t.String({ description: 'ok | degraded (database down: 503; a shared bus (Redis or PostgreSQL) not subscribed: 200)' }),
+	status: t.String({ description: 'ok | degraded (database down: 503; a shared bus (Redis or PostgreSQL) not subscribed, or Redis not answering a ping within 0.5 s: 200)' }),
 	database: t.Object({ kind: t.String(), ok: t.Boolean() }),
 	redis: t.Object({
 		configured: t.Boolean(),
@@ -49,7 +49,8 @@ export const healthModule = (svc: Services) => {
 				? { configured: true, reachable: shared && (await svc.bus.ping()), subscribed: shared && svc.bus.subscribed() }
 				: { configured: false, reachable: false, subscribed: false }
 			const bus = { kind: svc.bus.kind, subscribed: svc.bus.subscribed() }
-			const degraded = !dbOk || (redis.configured && !redis.subscribed) || !bus.subscribed
+			// Redis stalled (a partition) still looks subscribed until the bus's heartbeat notices: its ping says it first.
+			const degraded = !dbOk || (redis.configured && (!redis.subscribed || !redis.reachable)) || !bus.subscribed
 			const body = { status: degraded ? 'degraded' : 'ok', database: { kind: svc.db.kind, ok: dbOk }, redis, bus, uptime_s: uptime() }
 			return dbOk ? body : status(503, body)
 		},

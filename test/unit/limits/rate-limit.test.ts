@@ -68,3 +68,37 @@ describe('rate limits across a Redis outage', () => {
 		expect(await admitted(b.admit(again))).toBe(false)
 	})
 })
+
+describe('rate limits across a Redis that stops answering', () => {
+	it('should count per instance within about a second of a stall, not wait on Redis forever, and share again after', async () => {
+		const stallProxy = await startTcpProxy(Number(REDIS.port || 6379), { targetHost: REDIS.hostname })
+		try {
+			const a = createRateLimiter({ redisUrl: DIRECT, log: silentLogger })
+			const b = createRateLimiter({ redisUrl: `redis://127.0.0.1:${stallProxy.port}/13`, log: silentLogger })
+			await untilShared(a)
+			await untilShared(b)
+			// The connection stays open but nothing comes back (a partition): no command fails by itself.
+			stallProxy.stall()
+			const alone = token(2)
+			const t0 = performance.now()
+			expect(await admitted(b.admit(alone))).toBe(true)
+			// The first call waits out the command's second, the next ones skip Redis at once for a while.
+			expect(performance.now() - t0).toBeLessThan(2_500)
+			const t1 = performance.now()
+			expect(await admitted(b.admit(alone))).toBe(true)
+			expect(await admitted(b.admit(alone))).toBe(false)
+			expect(performance.now() - t1).toBeLessThan(500)
+			// The relay dropped what it was sent (TCP would have delivered it late): the connection ends, as a long
+			// partition's does, and the client opens a new one.
+			stallProxy.cut()
+			await stallProxy.restore()
+			await untilShared(b)
+			const again = token(2)
+			expect(await admitted(a.admit(again))).toBe(true)
+			expect(await admitted(b.admit(again))).toBe(true)
+			expect(await admitted(b.admit(again))).toBe(false)
+		} finally {
+			stallProxy.stop()
+		}
+	}, 30_000)
+})
