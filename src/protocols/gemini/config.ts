@@ -274,6 +274,18 @@ export function encodeToolChoice(choice: ToolChoice): GeminiToolConfig {
 export const MIN_GEMINI_THINKING_BUDGET = 128
 
 /**
+ * The budgets a Gemini 2.5 model takes (its documented range above; Google answers 400 "The thinking budget … is
+ * invalid" outside it), undefined for other models. An agent's budget (Claude Code asks 31999) is held to the maximum.
+ * @example thinkingBudgetRange('gemini-2.5-flash') // { min: 1, max: 24576 }
+ */
+export function thinkingBudgetRange(model: string): { min: number; max: number } | undefined {
+	if (/(?:^|\/)gemini-2\.5-flash-lite/.test(model)) return { min: 512, max: 24_576 }
+	if (/(?:^|\/)gemini-2\.5-flash/.test(model)) return { min: 1, max: 24_576 }
+	if (/(?:^|\/)gemini-2\.5-pro/.test(model)) return { min: MIN_GEMINI_THINKING_BUDGET, max: 32_768 }
+	return undefined
+}
+
+/**
  * Thinking turned off with no budget named (Anthropic `disabled`, Responses effort `none`) for the models that think by
  * default (https://ai.google.dev/gemini-api/docs/thinking): the least each takes, Gemini 3 its lowest level, 2.5 Pro its
  * minimum budget (0 is a 400: "This model only works in thinking mode"), the other 2.5 models 0. Left at their default,
@@ -302,9 +314,11 @@ export function encodeThinking(r: Reasoning, cap?: number, model = ''): GeminiTh
 	const cfg: GeminiThinkingConfig = { includeThoughts: r.includeThoughts ?? true }
 	// Gemini 3 takes an effort as its thinking level (a budget it takes only for backwards compatibility).
 	if (levels && r.budgetTokens === undefined) return r.effort ? { ...cfg, thinkingLevel: levelFor(r.effort, levels) } : cfg
-	const want = thinkingBudget(r)
-	if (want === undefined) return cfg
-	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, Math.min(want, MIN_GEMINI_THINKING_BUDGET))
+	const asked = thinkingBudget(r)
+	if (asked === undefined) return cfg
+	const range = thinkingBudgetRange(model)
+	const want = range ? Math.min(asked, range.max) : asked
+	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, range ? Math.max(range.min, Math.min(want, MIN_GEMINI_THINKING_BUDGET)) : Math.min(want, MIN_GEMINI_THINKING_BUDGET))
 	return budget === undefined ? off : { ...cfg, thinkingBudget: budget }
 }
 

@@ -142,3 +142,12 @@ describe('chat thinking asked with OpenRouter’s reasoning object', () => {
 		expect(lastRequest(m.mocks.gemini).body.generationConfig?.thinkingConfig).toEqual({ thinkingBudget: 0 })
 	})
 })
+
+describe("a coding agent's thinking budget on Gemini 2.5", () => {
+	it('should hold a budget past the model’s documented maximum to it (Claude Code asks 31999 of a 2.5 Flash)', async () => {
+		const acct = await m.account()
+		const a = await messages(acct.anthropic, { model: MODEL.gemini, max_tokens: 64000, thinking: { type: 'enabled', budget_tokens: 31999 }, messages: [{ role: 'user', content: 'think a lot' }] } as never, true)
+		expect(a.text).toBe('Hello! You said: think a lot')
+		expect(lastRequest(m.mocks.gemini).body.generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 24576 })
+	})
+})

@@ -113,6 +113,11 @@ export function checkThinkingConfig(model: string, b: Obj): JsonReply | undefine
 	const levels = pro3 ? ['LOW', 'HIGH'] : ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH']
 	if (level !== undefined && !levels.includes(String(level).toUpperCase())) return geminiError(400, `Thinking level ${String(level)} is not supported for this model.`)
 	if (pro3 && budget === 0) return geminiError(400, 'Thinking cannot be turned off for this model.')
+	// Gemini 2.5's documented ranges (Pro 128–32768, Flash 0–24576, Flash-Lite 512–24576; 0 off where allowed),
+	// refused in Google's words ("The thinking budget (52428) is invalid.", reported by Roo Code #4399).
+	const range = /^gemini-2\.5-flash-lite/.test(model) ? [512, 24_576] : /^gemini-2\.5-flash/.test(model) ? [0, 24_576] : /^gemini-2\.5-pro/.test(model) ? [128, 32_768] : undefined
+	if (range && typeof budget === 'number' && budget !== -1 && budget !== 0 && (budget < range[0]! || budget > range[1]!)) return geminiError(400, `The thinking budget (${budget}) is invalid.`)
+	if (range && budget === 0 && range[0] === 128) return geminiError(400, 'Budget 0 is invalid. This model only works in thinking mode.')
 }
 
 /**
