@@ -48,6 +48,9 @@ describe('SIGKILL under load', () => {
 
 		// Some finished requests (settled) ...
 		for (const proto of ['chat', 'messages'] as const) expect((await ask(a, tok.key, proto, false)).status).toBe(200)
+		// Their rows written before the crash (a flush is due within LEDGER_FLUSH_MS; a loaded machine takes longer).
+		const written = async () => ((await dep.admin(a, `/api/usage?account_id=${acct.id}`)) as { data: unknown[] }).data.length
+		for (const until = Date.now() + 5_000; (await written()) < 2 && Date.now() < until; ) await Bun.sleep(50)
 		// ... and many streams in flight, each past its first frames, when the process dies.
 		const streams = await Promise.all(
 			Array.from({ length: STREAMS }, async (_, i) => {
