@@ -5,7 +5,8 @@
  * @module
  */
 import type { ChatRequest } from '../core/ir'
-import type { ProtocolName, UpstreamCodec } from '../protocols/codec'
+import type { GatewayError } from '../core/errors'
+import type { ProtocolCodec, ProtocolName, UpstreamCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter } from '../providers/adapter'
 import type { Channel } from '../routing/catalog'
@@ -33,15 +34,21 @@ const INLINED = new Set<ProtocolName>(['gemini', 'gemini-interactions', 'bedrock
 export const takesBytesOnly = (codec: UpstreamCodec): boolean => INLINED.has(codec.name)
 
 /**
+ * A broken tool-call pairing in the client's words: another vendor's refusal would name its own fields, and a count
+ * (modules/count-tokens) must refuse what the request would. A thread's earlier turns are the vendor's: the body alone
+ * cannot tell, so a body naming one is not judged.
+ */
+export const unpairedCalls = (client: ProtocolCodec, body: Record<string, unknown>, thread: boolean): GatewayError | undefined =>
+	thread ? undefined : client.unpairedTools?.(body)
+
+/**
  * The body of a converted request for `adapter`'s vendor, and the codec that reads its answers: the cap the fast path
  * would send (the client's, or one the budget imposes; none otherwise, the vendor's default), except to a protocol
  * that requires one (Anthropic), which gets the cap reserved for; an OpenAI client's prompt cached where asked (auto-cache.ts); images inlined for Gemini (either API) and Converse; tool names it takes.
  * Throws GatewayError for a request the vendor cannot take.
  */
 export async function convertedBody(call: ChatCall, ch: Channel, adapter: ChatAdapter, budget: Budget, upstreamModel: string, request: ChatRequest): Promise<{ body: string; codec: UpstreamCodec }> {
-	// A broken tool-call pairing is refused in the client's words: the other vendor's would name its own fields. (A
-	// thread's earlier turns are the vendor's: the body alone cannot tell.)
-	const unpaired = call.thread ? undefined : call.client.unpairedTools?.(call.body)
+	const unpaired = unpairedCalls(call.client, call.body, call.thread !== undefined)
 	if (unpaired) throw unpaired
 	let ir = withAutoCache(withUpstreamCap(request, budget, adapter.protocol.requiresMaxTokens === true), call.client.name, ch)
 	if (takesBytesOnly(adapter.protocol)) ir = await inlineImageUrls(ir, { allow: call.svc.env.fetchAllow }, call.svc.env.maxFetchedUrls)

@@ -1,10 +1,12 @@
 /** POST /v1/messages/count_tokens: Anthropic's token counting, for every model. Not billed. */
 import { Elysia, t } from 'elysia'
+import { isObject } from '../../core/json'
 import { Integer } from '../../protocols/json-types'
 import { modelAuth } from '../../http/model-auth'
 import { AnthropicErrorBody, AnthropicRequest, anthropicMessages } from '../../protocols/anthropic-messages'
 import { REQUEST_ID_HEADER } from '../../protocols/anthropic-messages/error'
 import { DEFAULT_MAX_TOKENS } from '../../protocols/anthropic-messages/request-encode'
+import { unpairedCalls } from '../../relay/upstream-codec'
 import type { Services } from '../../services'
 import { fileTerms } from '../anthropic-files/refs'
 import { countTokens } from './counter'
@@ -24,6 +26,11 @@ export const countTokensModule = (svc: Services) =>
 			// The codec requires max_tokens (and one above a thinking budget); counting does not use it.
 			const budget = body.thinking?.type === 'enabled' ? body.thinking.budget_tokens : 0
 			const ir = anthropicMessages.decodeRequest({ ...body, max_tokens: Math.max(DEFAULT_MAX_TOKENS, budget + 1) })
+			// Refused as /v1/messages refuses it, whichever vendor counts (the estimate would count it, Gemini's encoder refuse
+			// it in the gateway's words).
+			const thread = isObject(wire.thread) && (wire.thread.type === 'create' || wire.thread.type === 'continue')
+			const unpaired = unpairedCalls(anthropicMessages, wire, thread)
+			if (unpaired) throw unpaired
 			// Files API uploads named are the account's (else 404) and counted by the channel holding them, with the beta.
 			const files = await fileTerms(svc, wire, token, request.headers)
 			const counted = await countTokens({

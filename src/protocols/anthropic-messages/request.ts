@@ -120,6 +120,28 @@ function decodeToolChoice(b: Json): { toolChoice?: ToolChoice; parallel?: boolea
 	}
 }
 
+/**
+ * A `tool_choice` that forces a tool the request does not offer: another vendor would be asked to force a call it
+ * cannot make (OpenAI's `function.name`, Gemini's `allowedFunctionNames`) or, with no tools, would drop the choice and
+ * answer without the call asked for. Refused for every model before any upstream call, as the Responses and chat
+ * decoders refuse theirs. Tools of MCP servers (`mcp_servers`, an `mcp_toolset`) are listed only once connected, so
+ * a request naming any is left alone.
+ */
+function refuseUnofferedChoice(b: Json, choice: ToolChoice): void {
+	if (choice.type !== 'required' && choice.type !== 'tool') return
+	if (b.mcp_servers !== undefined && b.mcp_servers !== null) return
+	const list = Array.isArray(b.tools) ? b.tools : []
+	const names = new Set<string>()
+	for (const t of list) {
+		if (!isObject(t)) continue
+		if (t.type === 'mcp_toolset') return
+		if (typeof t.name === 'string') names.add(t.name)
+	}
+	const type = choice.type === 'required' ? 'any' : 'tool'
+	if (!list.length) throw invalid('tool_choice', `type '${type}' forces a tool call, but the request has no \`tools\``)
+	if (choice.type === 'tool' && !names.has(choice.name)) throw invalid('tool_choice.name', `tool '${choice.name}' is not among the request's tools`)
+}
+
 const EFFORT: Record<string, ReasoningEffort> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' }
 
 function decodeThinking(b: Json, extra: AnthropicExtra): Reasoning | undefined {
@@ -170,6 +192,10 @@ function decodeMessages(list: unknown[], system: TextPart[], st: DecodeState): M
 			continue
 		}
 		if (role !== 'user' && role !== 'assistant') throw invalid(at(p, 'role'), "Input should be 'user' or 'assistant'")
+		// Anthropic's own rule, for every model: another vendor's encoder would drop the message (OpenAI then refusing an
+		// empty `messages` in its own words). Whitespace-only text is not refused here: the encoders drop it on purpose.
+		if ((raw.content === '' || (Array.isArray(raw.content) && !raw.content.length)) && !(role === 'assistant' && i === list.length - 1))
+			throw invalid(p, 'all messages must have non-empty content except for the optional final assistant message')
 		messages.push({ role, content: decodeContent(raw.content, role, messages.length, at(p, 'content'), st) })
 	}
 	return messages
@@ -216,6 +242,7 @@ export function decodeRequest(body: AnthropicRequest, opts?: { stream?: boolean 
 	if (isObject(b.thread) && b.thread.type === 'continue') st.vendorOnly.push({ protocol: PROTOCOL, what: 'message thread', path: 'thread', lost: 'thread_not_found' })
 	if (st.vendorOnly.length) req.vendorOnly = st.vendorOnly
 	const { toolChoice, parallel } = decodeToolChoice(b)
+	if (toolChoice) refuseUnofferedChoice(b, toolChoice)
 	// Naming the search forces it; it is no function tool of the canonical list.
 	if (toolChoice?.type === 'tool' && toolChoice.name === WEB_SEARCH_NAME && req.webSearch) req.webSearch.forced = true
 	else if (toolChoice) req.toolChoice = toolChoice

@@ -206,6 +206,58 @@ describe('Anthropic tool_choice', () => {
 	}
 })
 
+describe('Anthropic tool_choice forcing a tool not offered', () => {
+	const refused = async (up: Upstream, body: Anthropic.MessageCreateParamsNonStreaming, stream: boolean) => {
+		const acct = await m.account()
+		const before = m.mocks[up].requests.length
+		const err = (await messages(acct.anthropic, body, stream).catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>
+		expect(err).toBeInstanceOf(Anthropic.BadRequestError)
+		expect((err.error as { error: { type: string } }).error.type).toBe('invalid_request_error')
+		// Refused before any upstream call or charge (also the counting of the same body).
+		expect(m.mocks[up].requests.length).toBe(before)
+		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+		const counted = (await acct.anthropic.messages.countTokens({ model: body.model, messages: body.messages, tools: body.tools, tool_choice: body.tool_choice }).catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>
+		expect(counted).toBeInstanceOf(Anthropic.BadRequestError)
+		expect((counted.error as { error: unknown }).error).toEqual((err.error as { error: unknown }).error)
+		expect(m.mocks[up].requests.length).toBe(before)
+		return err
+	}
+	for (const [up, stream] of PAIRS) {
+		it(`should refuse a tool_choice naming a tool not among the tools, rather than forward it (${label(up, stream)})`, async () => {
+			const err = await refused(up, { model: MODEL[up], max_tokens: 100, tools: [WEATHER], tool_choice: { type: 'tool', name: 'Nope' }, messages: [{ role: 'user', content: 'hi' }] }, stream)
+			expect(err.message).toContain("tool_choice.name: tool 'Nope' is not among the request's tools")
+		})
+
+		it(`should refuse tool_choice any and tool with no tools, rather than drop it (${label(up, stream)})`, async () => {
+			const any = await refused(up, { model: MODEL[up], max_tokens: 100, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'hi' }] }, stream)
+			expect(any.message).toContain("tool_choice: type 'any' forces a tool call, but the request has no `tools`")
+			const tool = await refused(up, { model: MODEL[up], max_tokens: 100, tools: [], tool_choice: { type: 'tool', name: 'weather' }, messages: [{ role: 'user', content: 'hi' }] }, stream)
+			expect(tool.message).toContain("tool_choice: type 'tool' forces a tool call, but the request has no `tools`")
+		})
+	}
+})
+
+describe('Anthropic messages with empty content', () => {
+	const RULE = 'messages.0: all messages must have non-empty content except for the optional final assistant message'
+	for (const [up, stream] of PAIRS)
+		for (const content of ['', []] as Array<string | []>)
+			it(`should refuse an empty user message in Anthropic's words before any upstream call (${label(up, stream)}, ${JSON.stringify(content)})`, async () => {
+				const acct = await m.account()
+				const before = m.mocks[up].requests.length
+				const err = (await messages(acct.anthropic, { model: MODEL[up], max_tokens: 100, messages: [{ role: 'user', content }] }, stream).catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>
+				expect(err).toBeInstanceOf(Anthropic.BadRequestError)
+				expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: RULE } })
+				expect(m.mocks[up].requests.length).toBe(before)
+				expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
+			})
+	for (const up of UPSTREAMS)
+		it(`should still take an empty final assistant message, the prefill (${up} upstream)`, async () => {
+			const acct = await m.account()
+			const a = await messages(acct.anthropic, { model: MODEL[up], max_tokens: 100, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '' }] }, false)
+			expect(a.stop).toBe('end_turn')
+		})
+})
+
 describe('Anthropic metadata, sampling and stream helpers', () => {
 	for (const up of UPSTREAMS) {
 		it(`should pass metadata.user_id as the vendor's end-user field (${up} upstream)`, async () => {

@@ -132,6 +132,26 @@ describe('an Anthropic client calling another vendor', () => {
 			'messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_zz. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
 		)
 	})
+	// count_tokens refuses what /v1/messages refuses: before, an OpenAI model's was counted (200) and a Gemini model's
+	// refused in the gateway's words ("tool result toolu_zz has no matching tool call: Gemini needs the function name").
+	for (const up of ['openai', 'gemini', 'anthropic'] as const)
+		it(`should be told of it by count_tokens as by messages, before any count upstream (${up})`, async () => {
+			const acct = await m.account()
+			const messages: Anthropic.MessageParam[] = [
+				{ role: 'user', content: 'a' },
+				{ role: 'assistant', content: 'b' },
+				{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_zz', content: 'x' }] },
+			]
+			const err = await refusal(acct, () => acct.anthropic.messages.countTokens({ model: MODEL[up], messages }))
+			expect(err.status).toBe(400)
+			expect(err.error).toMatchObject({
+				type: 'error',
+				error: {
+					type: 'invalid_request_error',
+					message: 'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_zz. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+				},
+			})
+		})
 })
 
 describe('a Gemini client calling another vendor', () => {
