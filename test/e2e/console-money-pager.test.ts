@@ -1,7 +1,9 @@
 /**
  * Rough edges a console user meets: a spend limit or a credit typed as a dollar amount ("$5", "1,000 USD") refused;
  * the Usage page showing two disabled pager buttons when every row fits on one page, where the Tokens page shows no
- * pager; a toast covering the Usage page's "Per page" select.
+ * pager; a toast covering the Usage page's "Per page" select. A key name with a right-to-left override reversing the
+ * sentence around it (the masked key of the key about to be deleted among it); an alert about a field already fixed
+ * left in place when the browser's own check stopped the next submit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -157,4 +159,46 @@ describe('toasts', () => {
 			expect(await coveredControls(page)).toEqual([])
 			await page.context().close()
 		}, 60_000)
+})
+
+describe('names and alerts in dialogs', () => {
+	it("should isolate a key name's right-to-left override from the sentence around it, in the dialogs and the toast", async () => {
+		const name = 'prod \u202Edaer-ton'
+		await app.admin('/api/tokens', { body: { account_id: 1, name } })
+		const page = await signedIn()
+		const row = page.locator('tr[data-token]').filter({ hasText: 'daer-ton' })
+		await row.getByRole('button', { name: /^Delete / }).click()
+		const dialog = page.getByRole('dialog', { name: 'Delete token?' })
+		await dialog.waitFor()
+		// The text node holding the name sits in an element that isolates it (<bdi>): the words after it keep their order.
+		const holder = await dialog.evaluate((el) => {
+			const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT)
+			for (let t = walker.nextNode(); t; t = walker.nextNode()) if (t.textContent!.includes('\u202E')) return t.parentElement!.tagName
+			return null
+		})
+		expect(holder).toBe('BDI')
+		await dialog.getByRole('button', { name: 'Delete token' }).click()
+		const toast = page.locator('.toast').filter({ hasText: 'Deleted' })
+		await toast.waitFor()
+		expect(await toast.textContent()).toContain('\u2068prod \u202Edaer-ton\u2069')
+		await page.context().close()
+	}, 60_000)
+
+	it('should take away an alert about a field once the browser itself stops the next submit for another', async () => {
+		const page = await signedIn()
+		await page.getByRole('button', { name: 'Create token' }).first().click()
+		const dialog = page.getByRole('dialog', { name: 'Create token' })
+		await dialog.getByLabel('Name').fill('stale-alert')
+		await dialog.getByLabel('Spend limit (USD)').fill('-5')
+		await dialog.getByRole('button', { name: 'Create token' }).click()
+		await dialog.getByRole('alert').waitFor()
+		await dialog.getByLabel('Spend limit (USD)').fill('5')
+		await dialog.getByLabel('Expires').selectOption({ label: 'On a date…' })
+		await dialog.getByLabel('Expiry date').fill('2020-01-01')
+		await dialog.getByRole('button', { name: 'Create token' }).click()
+		await dialog.getByRole('alert').waitFor({ state: 'detached' })
+		expect(await dialog.locator('input:invalid').count()).toBe(1)
+		expect(await storedLimit('stale-alert')).toBeUndefined()
+		await page.context().close()
+	}, 60_000)
 })

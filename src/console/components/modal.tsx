@@ -75,7 +75,9 @@ export function FormModal({ title, submitLabel, onSubmit, onClose, intro, wide, 
 	const action = useAction()
 	return (
 		<Modal title={title} onClose={onClose} wide={wide}>
-			<form onSubmit={action.submit(onSubmit)}>
+			{/* A submit the browser's own checks stop (a date before its minimum) says why itself: an earlier alert about
+			    another field would stay, wrong. `invalid` does not bubble, so it is caught on the way down. */}
+			<form onSubmit={action.submit(onSubmit)} onInvalidCapture={action.clearError}>
 				<div class="modal-body stack">
 					{intro}
 					{action.error && <Alert>{action.error}</Alert>}

@@ -51,3 +51,10 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
 
 /** @example latency(1530) === '1.53 s'; latency(87) === '87 ms' */
 export const latency = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`)
+
+/**
+ * A name as an isolate (U+2068 … U+2069) for plain text such as a toast: a user's name with a right-to-left override
+ * would otherwise reverse the words after it. In markup, `<bdi>` does the same.
+ * @example isolated('a\u202Eb') === '\u2068a\u202Eb\u2069'
+ */
+export const isolated = (name: string) => `\u2068${name}\u2069`

@@ -31,7 +31,7 @@ export function AccountPage() {
 						<dd>{user.username}</dd>
 						<dt>Account</dt>
 						<dd>
-							{account.name} <span class="muted">#{account.id}</span>
+							<bdi>{account.name}</bdi> <span class="muted">#{account.id}</span>
 						</dd>
 						<dt>Balance</dt>
 						<dd>{usd(account.balance)}</dd>

@@ -6,7 +6,7 @@ import { DataTable, NumCell } from '../components/data-table'
 import { ConfirmModal, FormModal } from '../components/modal'
 import { Badge, Button, DateTime, PageHeader, TextField, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
-import { usd } from '../lib/format'
+import { isolated, usd } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
 import type { Account } from '../types'
@@ -60,7 +60,7 @@ export function AdminAccounts() {
 		on
 			? enable.run(async () => {
 					await api('POST', `/api/accounts/${a.id}/enable`)
-					dialog.done(`Enabled “${a.name}”`)
+					dialog.done(`Enabled “${isolated(a.name)}”`)
 				})
 			: dialog.show({ kind: 'disable', account: a })
 	return (
@@ -109,7 +109,7 @@ export function AdminAccounts() {
 					account={credit}
 					onClose={dialog.close}
 					onDone={() => {
-						dialog.done(`Credited “${credit.name}”`)
+						dialog.done(`Credited “${isolated(credit.name)}”`)
 						refreshBalance()
 					}}
 				/>
@@ -119,14 +119,14 @@ export function AdminAccounts() {
 					title="Disable account?"
 					message={
 						<>
-							Every key of <strong>{disabling.name}</strong> stops working at once and its users are signed out. Requests already running finish; its balance, keys
+							Every key of <strong><bdi>{disabling.name}</bdi></strong> stops working at once and its users are signed out. Requests already running finish; its balance, keys
 							and usage stay, and enabling it again restores them.
 						</>
 					}
 					confirmLabel="Disable account"
 					onConfirm={async () => {
 						await api('POST', `/api/accounts/${disabling.id}/disable`)
-						dialog.done(`Disabled “${disabling.name}”`)
+						dialog.done(`Disabled “${isolated(disabling.name)}”`)
 					}}
 					onClose={dialog.close}
 				/>

@@ -7,7 +7,7 @@ import { PlayIcon } from '../components/icons'
 import { Badge, Button, PageHeader, statusTone, TextField } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { channelOrigin } from '../lib/channel-source'
-import { dateTime, latency } from '../lib/format'
+import { dateTime, isolated, latency } from '../lib/format'
 import { useSession } from '../session'
 import type { Channel, ChannelHealth, ChannelTest } from '../types'
 import { ChannelModal } from './channel-form'
@@ -126,7 +126,7 @@ export function AdminChannels() {
 	const setEnabled = (c: Channel, enabled: boolean) =>
 		toggle.run(async () => {
 			await api('POST', `/api/channels/${c.id}/${enabled ? 'enable' : 'disable'}`)
-			toast(`${enabled ? 'Enabled' : 'Disabled'} “${c.name}”`)
+			toast(`${enabled ? 'Enabled' : 'Disabled'} “${isolated(c.name)}”`)
 			list.reload()
 		})
 
@@ -192,7 +192,7 @@ export function AdminChannels() {
 				<ChannelModal
 					channel={dialog.open === 'new' ? undefined : dialog.open}
 					onClose={dialog.close}
-					onSaved={(c) => dialog.done(`Saved “${c.name}”`)}
+					onSaved={(c) => dialog.done(`Saved “${isolated(c.name)}”`)}
 				/>
 			)}
 		</>

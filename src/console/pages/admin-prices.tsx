@@ -6,7 +6,7 @@ import { DataTable, NumCell } from '../components/data-table'
 import { FormModal } from '../components/modal'
 import { Alert, Badge, PageHeader, TextArea, TextField, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
-import { usd } from '../lib/format'
+import { isolated, usd } from '../lib/format'
 import { formatPairs } from '../lib/input'
 import { priceBody, priceError } from '../lib/price-form'
 import { otherPrices } from '../lib/prices'
@@ -63,7 +63,7 @@ export function AdminPrices() {
 	const setEnabled = (m: ModelPrice, enabled: boolean) =>
 		toggle.run(async () => {
 			await api('PATCH', `/api/models/${m.id}`, { enabled })
-			toast(`${enabled ? 'Enabled' : 'Disabled'} ${m.name}`)
+			toast(`${enabled ? 'Enabled' : 'Disabled'} ${isolated(m.name)}`)
 			list.reload()
 		})
 	return (

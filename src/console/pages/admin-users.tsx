@@ -6,6 +6,7 @@ import { DataTable } from '../components/data-table'
 import { ConfirmModal, FormModal } from '../components/modal'
 import { Badge, CheckField, DateTime, PageHeader, SelectField, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
+import { isolated } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
 import type { Account, User } from '../types'
@@ -107,7 +108,7 @@ export function AdminUsers() {
 					accounts={accounts.data?.data ?? []}
 					onClose={dialog.close}
 					onDone={(u) => {
-						dialog.done(`Created ${u.username}`)
+						dialog.done(`Created ${isolated(u.username)}`)
 						accounts.reload()
 					}}
 				/>
@@ -118,13 +119,13 @@ export function AdminUsers() {
 					title="Delete user?"
 					message={
 						<>
-							<strong>{open.user.username}</strong> will no longer be able to sign in. The account “{open.user.account_name}”, its keys and its usage stay.
+							<strong><bdi>{open.user.username}</bdi></strong> will no longer be able to sign in. The account “<bdi>{open.user.account_name}</bdi>”, its keys and its usage stay.
 						</>
 					}
 					confirmLabel="Delete user"
 					onConfirm={async () => {
 						await api('DELETE', `/api/users/${open.user.id}`)
-						dialog.done(`Deleted ${open.user.username}`)
+						dialog.done(`Deleted ${isolated(open.user.username)}`)
 					}}
 					onClose={dialog.close}
 				/>

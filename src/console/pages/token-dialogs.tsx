@@ -53,7 +53,7 @@ export function CreatedTokenModal({ token, secret, onClose }: { token: Token; se
 		<Modal title="Token created" onClose={onClose}>
 			<div class="modal-body stack">
 				<p>
-					Your new key <strong>{token.name}</strong> is ready. Use it as <code>Authorization: Bearer …</code>.
+					Your new key <strong><bdi>{token.name}</bdi></strong> is ready. Use it as <code>Authorization: Bearer …</code>.
 				</p>
 				<div class="key-box">
 					{/* autofocus: showModal would focus the first control, the × Close button, instead of the key. */}
@@ -103,7 +103,7 @@ export function DeleteTokenModal({ token, onClose, onDeleted }: { token: Token; 
 			title="Delete token?"
 			message={
 				<>
-					Requests with <strong>{token.name}</strong> (<code>{token.key_hint}</code>) will be refused at once. Its usage history stays. This cannot be undone.
+					Requests with <strong><bdi>{token.name}</bdi></strong> (<code>{token.key_hint}</code>) will be refused at once. Its usage history stays. This cannot be undone.
 				</>
 			}
 			confirmLabel="Delete token"

@@ -9,7 +9,7 @@ import { DataTable } from '../components/data-table'
 import { EyeIcon, EyeOffIcon } from '../components/icons'
 import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
-import { relative, usd } from '../lib/format'
+import { isolated, relative, usd } from '../lib/format'
 import { addressAccount, addressCursors, usePageAddress } from '../page-address'
 import { useSession } from '../session'
 import type { Token, TokenPage } from '../types'
@@ -201,7 +201,7 @@ export function TokensPage() {
 			)}
 			{open?.kind === 'created' && <CreatedTokenModal token={open.token} secret={open.secret} onClose={dialog.close} />}
 			{open?.kind === 'edit' && <EditTokenModal token={open.token} onClose={dialog.close} onSaved={() => dialog.done('Token saved')} />}
-			{open?.kind === 'delete' && <DeleteTokenModal token={open.token} onClose={dialog.close} onDeleted={() => dialog.done(`Deleted “${open.token.name}”`)} />}
+			{open?.kind === 'delete' && <DeleteTokenModal token={open.token} onClose={dialog.close} onDeleted={() => dialog.done(`Deleted “${isolated(open.token.name)}”`)} />}
 		</>
 	)
 }
