@@ -1,8 +1,8 @@
 /**
  * A JSON answer format stated as a system instruction, for an upstream that cannot enforce it alongside the rest of the
  * request: Claude without structured outputs (Anthropic's documented "prompt for JSON" approach), Gemini models before
- * Gemini 3 when function tools are offered too (protocols/gemini/request.ts), and OpenAI's JSON mode when nothing the
- * client wrote asks for JSON (`systemAskingJson`).
+ * Gemini 3 when function tools are offered too (protocols/gemini/request.ts), OpenAI's JSON mode when nothing the
+ * client wrote asks for JSON, and a schema OpenAI's structured outputs cannot take at its root (`systemAskingJson`).
  * @module
  */
 import type { ChatRequest, ResponseFormat, TextPart } from '../core/ir'
@@ -29,13 +29,24 @@ function jsonKind(schema: Record<string, unknown>): string {
 }
 
 /**
+ * Whether a schema's root is an object, as OpenAI's structured outputs require ("the root level object of a schema must
+ * be an object": 400 otherwise). Gemini's list or enum `responseSchema` is not. Such a schema goes to OpenAI as an
+ * instruction with no response format (`systemAskingJson`), as Claude's prompted JSON: JSON mode could not give a list
+ * or a bare value either ("constrained to only generate strings that parse into valid JSON object").
+ * @example objectRooted({ type: 'array', items: {} }) === false
+ */
+export const objectRooted = (schema: Record<string, unknown>): boolean => schema.type === 'object'
+
+/**
  * The system text of a request for an OpenAI upstream: OpenAI refuses JSON mode unless the conversation mentions JSON
  * (400 "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'", the
  * same for the Responses `input`), which another vendor's client did not write for (Gemini's `responseMimeType:
- * application/json` without a schema needs no such word): the instruction is added then.
+ * application/json` without a schema needs no such word): the instruction is added then. A schema whose root is no
+ * object (`objectRooted`) is not sent as a format, so it is always given as the instruction.
  */
 export function systemAskingJson(req: ChatRequest): TextPart[] | undefined {
 	const f = req.responseFormat
+	if (f?.type === 'json_schema' && !objectRooted(f.schema)) return [...(req.system ?? []), { type: 'text', text: jsonInstruction(f)! }]
 	if (f?.type !== 'json_object') return req.system
 	const mentions = (text: string) => /json/i.test(text)
 	if (req.system?.some((p) => mentions(p.text))) return req.system

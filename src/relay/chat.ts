@@ -28,7 +28,7 @@ import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import type { TextPieces } from './text-pieces'
-import { choicesAttempt } from './choices'
+import { answersOneByOne, choicesAttempt, choicesField, MAX_FANNED_ANSWERS, tooManyAnswers } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
@@ -155,6 +155,8 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const ready = adaptersReady(route.channels, ir.model, svc.log)
 	if (ready) await ready
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
+	// Refused before anything is reserved when every channel would be asked once per answer, that many times.
+	if (ir.choices && ir.choices > MAX_FANNED_ANSWERS && route.channels.every((ch) => answersOneByOne(call, ch))) throw tooManyAnswers(call, false)
 	// The cap: the model's maximum on a converted request, and fitted to the context window where the vendor counts it
 	// against the window (output-limit.ts).
 	const limits = svc.catalog.limits(ir.model)
@@ -337,7 +339,7 @@ const canGiveChoices = (call: ChatCall, ch: Channel): boolean => {
 }
 
 export const severalChoices = (call: ChatCall, retryable: boolean) => {
-	const field = call.client.name === 'gemini' ? 'generationConfig.candidateCount' : 'n'
+	const field = choicesField(call)
 	return unsupportedForModel(`${field} > 1 cannot be combined with MCP servers the gateway connects to for model "${call.ir.model}" (it runs one conversation); ask for one answer`, retryable, field)
 }
 

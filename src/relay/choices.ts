@@ -6,14 +6,16 @@
  * `choicesEncoder`), each at its index, with the whole request's usage (summed over the calls), billed once.
  * When one call fails the request fails in the client's shape: the calls the vendor answered are billed (it charged
  * for them), and nothing more. Stop sequences the vendor cannot take are enforced on each answer (stop-sequences.ts).
+ * A vendor asked once per answer is asked for at most `MAX_FANNED_ANSWERS` (OpenAI's `n` goes to 128).
  * @module
  */
 import { failedRow } from '../billing/usage-record'
-import { GatewayError } from '../core/errors'
+import { GatewayError, unsupportedForModel } from '../core/errors'
 import { type ChatRequest, type ChatResponse, type Usage, sumUsage } from '../core/ir'
 import type { UpstreamCodec } from '../protocols/codec'
 import { continuedPrefill } from '../protocols/final-turn'
 import type { ChatAdapter, Via } from '../providers/adapter'
+import { chatAdapterOf } from '../providers/registry'
 import { upstreamError } from '../providers/upstream-error'
 import type { ResponseAttempt as Attempt } from '../routing/attempts'
 import type { Channel } from '../routing/catalog'
@@ -50,6 +52,31 @@ export type ChoicesAttempt = {
 	held: string[]
 }
 
+/**
+ * The most answers one request gets from a vendor asked once per answer (Anthropic): each is a call of its own, all
+ * sent at once with the prompt paid each time, so one request must not become a hundred. Gemini's own most candidates.
+ */
+export const MAX_FANNED_ANSWERS = 8
+
+/** The client's field asking for several answers. */
+export const choicesField = (call: ChatCall) => (call.client.name === 'gemini' ? 'generationConfig.candidateCount' : 'n')
+
+/** Whether a channel's vendor is asked once per answer: its API gives one answer per call. */
+export const answersOneByOne = (call: ChatCall, ch: Channel): boolean => chatAdapterOf(ch, call.ir.model)?.protocol.severalAnswers !== true
+
+/**
+ * More answers than a vendor asked once per answer gives (`MAX_FANNED_ANSWERS`). Retryable on one channel: another of
+ * the model's, whose vendor gives several in one call, may serve it.
+ */
+export const tooManyAnswers = (call: ChatCall, retryable: boolean) => {
+	const field = choicesField(call)
+	return unsupportedForModel(
+		`model "${call.ir.model}" gives at most ${MAX_FANNED_ANSWERS} answers per request (${field} is ${call.ir.choices}); ask for fewer`,
+		retryable,
+		field,
+	)
+}
+
 /** The request for one of several answers. */
 const oneAnswer = (ir: ChatRequest): ChatRequest => {
 	const out = { ...ir }
@@ -70,6 +97,8 @@ export async function choicesAttempt(
 	const n = call.ir.choices ?? 1
 	if (!call.client.encodeChoices || !call.client.choicesEncoder) return { error: new GatewayError('invalid_request', `${call.client.name} clients cannot ask for several answers`) }
 	const together = adapter.protocol.severalAnswers === true
+	// Checked on the adapter the call goes through: it may be the vendor's other API (OpenAI Responses: no `n`).
+	if (!together && n > MAX_FANNED_ANSWERS) return { error: tooManyAnswers(call, true) }
 	let sent
 	try {
 		sent = await convertedBody(call, ch, adapter, budget, upstreamModel, together ? stops.ir : oneAnswer(stops.ir))

@@ -94,10 +94,25 @@ async function viaVertex(c: ModelCall, ch: Channel, upstream: string, method: Me
 	return { body: method === 'embedContent' ? { embedding: embeddings[0] } : { embeddings }, input: a.tokens }
 }
 
+/**
+ * What Gemini refuses (400) before any call, in the gateway's words: content with no parts (another vendor would be
+ * sent an empty input and answer in its own words), and a batch request naming a model other than the URL's, which
+ * Gemini requires each to be (it would be served by the URL's model here).
+ */
+function checkRequests(model: string, method: Method, requests: GeminiEmbedContentRequest[]): void {
+	requests.forEach((r, i) => {
+		const at = method === 'embedContent' ? '' : `requests[${i}].`
+		if (!r.content.parts.length) throw badRequest(`${at}content.parts must contain at least one part to embed`, `${at}content.parts`)
+		if (method === 'batchEmbedContents' && r.model !== undefined && r.model !== model && r.model !== `models/${model}`)
+			throw badRequest(`${at}model "${r.model}" must be the model of the request URL, "models/${model}"`, `${at}model`)
+	})
+}
+
 /** Serves one embed call; always answers (errors in Gemini's shape). */
 export async function embed(c: ModelCall, method: Method, raw: unknown): Promise<Response> {
 	const body = (method === 'embedContent' ? checkBody(EmbedSchema, raw) : checkBody(GeminiBatchEmbedRequest, raw)) as Json
 	const requests = method === 'embedContent' ? [body as GeminiEmbedContentRequest] : (body.requests as GeminiEmbedContentRequest[])
+	checkRequests(c.model, method, requests)
 	const route = resolveModel(c.svc, c.token, c.model)
 	const channels = route.channels.filter((ch) => ch.type === 'gemini' || ch.type === 'vertex' || OPENAI_TYPES.includes(ch.type))
 	if (!channels.length) throw new GatewayError('not_found', `The model "${c.model}" is not served for embeddings`, { code: 'model_not_found', param: 'model' })

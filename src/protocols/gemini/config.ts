@@ -24,9 +24,9 @@ type Settings = Pick<
 
 /**
  * A number of `generationConfig`, within `range` when given: the ranges Gemini documents (temperature "[0.0, 2.0]",
- * logprobs "in the range of [0, 20]"; https://ai.google.dev/api/generate-content), a probability
- * (topP) and counts (maxOutputTokens, candidateCount ≥ 1). Outside them the request is refused with a 400 naming the
- * field, as Gemini would, rather than clamped or forwarded to another vendor.
+ * logprobs "in the range of [0, 20]"; https://ai.google.dev/api/generate-content), a probability (topP) and counts
+ * (maxOutputTokens ≥ 1, candidateCount 1 to 8, Gemini's most). Outside them the request is refused with a 400 naming
+ * the field, as Gemini would, rather than clamped or forwarded to another vendor.
  */
 const number = (cfg: Obj, key: string, range?: { min?: number; max?: number; integer?: boolean }): number | undefined => {
 	const v = get(cfg, key)
@@ -39,6 +39,10 @@ const number = (cfg: Obj, key: string, range?: { min?: number; max?: number; int
 	if (range?.max !== undefined && n > range.max) throw badRequest(`${param} must be at most ${range.max} (got ${n})`, param)
 	return n
 }
+
+/** Gemini's most candidates per request, and stop sequences ("up to 5"; https://ai.google.dev/api/generate-content). */
+const MAX_CANDIDATES = 8
+const MAX_STOPS = 5
 
 const MAPPED = [
 	'maxOutputTokens',
@@ -78,12 +82,15 @@ export function decodeGenerationConfig(cfg: unknown): { settings: Settings; rest
 	}
 	// Several candidates stay in `rest` too (the fast path forwards the body as written); `choices` tells the relay,
 	// which asks another vendor for them as it can (src/relay/choices.ts), as for OpenAI `n`.
-	const candidates = number(cfg, 'candidateCount', { min: 1, integer: true })
+	// Bounded here too: another vendor's model is asked once per answer when its API takes one (src/relay/choices.ts).
+	const candidates = number(cfg, 'candidateCount', { min: 1, max: MAX_CANDIDATES, integer: true })
 	if (candidates !== undefined && candidates > 1) settings.choices = candidates
 	const stop = get(cfg, 'stopSequences')
 	if (stop !== undefined) {
 		if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string'))
 			throw badRequest('generationConfig.stopSequences must be an array of strings', 'generationConfig.stopSequences')
+		if (stop.length > MAX_STOPS)
+			throw badRequest(`generationConfig.stopSequences takes at most ${MAX_STOPS} sequences (got ${stop.length})`, 'generationConfig.stopSequences')
 		settings.stop = stop
 	}
 	const rest: Obj = {}

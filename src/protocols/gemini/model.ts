@@ -134,14 +134,16 @@ export const GeminiGenerationConfig = t.Object(
 		temperature: t.Optional(t.Number({ minimum: 0, maximum: 2 })),
 		topP: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
 		topK: t.Optional(t.Number()),
-		candidateCount: t.Optional(Integer({ minimum: 1 })),
+		/** Gemini gives at most 8 candidates per request (and refuses more). */
+		candidateCount: t.Optional(Integer({ minimum: 1, maximum: 8 })),
 		seed: t.Optional(Integer()),
 		presencePenalty: t.Optional(t.Number()),
 		frequencyPenalty: t.Optional(t.Number()),
 		responseLogprobs: t.Optional(t.Boolean()),
 		/** Top alternatives per token; "only valid if responseLogprobs=True", "in the range of [0, 20]". */
 		logprobs: t.Optional(Integer({ minimum: 0, maximum: 20 })),
-		stopSequences: t.Optional(t.Array(t.String())),
+		/** "The set of character sequences (up to 5) that will stop output generation." */
+		stopSequences: t.Optional(t.Array(t.String(), { maxItems: 5 })),
 		responseMimeType: t.Optional(t.String()),
 		responseSchema: t.Optional(JsonObject),
 		responseJsonSchema: t.Optional(t.Unknown()),

@@ -12,7 +12,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
-import { systemAskingJson } from '../json-instruction'
+import { objectRooted, systemAskingJson } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { decodeWebSearchOptions, encodeWebSearchOptions } from './web-search'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
@@ -376,7 +376,8 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	body.model = model
 	if (req.webSearch && body.web_search_options === undefined) body.web_search_options = encodeWebSearchOptions(req, model)
 	// An OpenAI client's own request goes as written, for the vendor to judge.
-	const system = req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL ? req.system : systemAskingJson(req)
+	const own = req.extra?.[EXTRA_PROTOCOL_KEY] === PROTOCOL
+	const system = own ? req.system : systemAskingJson(req)
 	const messages = encodeMessages(system, req.messages, upstream?.toolCallIds === 'alnum9' ? alnum9ToolCallId : undefined)
 	if (continuedPrefill(req) !== undefined) {
 		// OpenAI has no way to continue a final assistant message: its model answers afresh after it, and the client
@@ -413,7 +414,10 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 		if (req.toolChoice) body.tool_choice = toolChoiceOut(req.toolChoice)
 		if (req.parallelToolCalls !== undefined) body.parallel_tool_calls = req.parallelToolCalls
 	}
-	if (req.responseFormat) {
+	// Another protocol's schema whose root is no object (Gemini's list or enum) goes as the instruction alone
+	// (`systemAskingJson`, above): OpenAI refuses it as a format, and JSON mode would answer an object.
+	const instructed = !own && req.responseFormat?.type === 'json_schema' && !objectRooted(req.responseFormat.schema)
+	if (req.responseFormat && !instructed) {
 		const rf = req.responseFormat
 		// A schema another vendor enforced asks for strict mode, which refuses (400) a schema short of its rules: only
 		// where it meets them. An OpenAI client's own `strict` goes as it was written.

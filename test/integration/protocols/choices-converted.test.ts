@@ -6,24 +6,44 @@
  *   included (it was paid n times), streamed with one usage chunk and one `[DONE]`; one failed call fails the request,
  *   and what the answered calls used is billed, no more;
  * - Gemini `candidateCount` for an OpenAI model (`n`) and for a Claude model (n calls);
- * - the reservation covers every prompt paid, so a small balance is not overspent.
+ * - the reservation covers every prompt paid, so a small balance is not overspent;
+ * - at most 8 answers from a vendor asked once per answer (a 400 before any call, or the next channel that takes `n`),
+ *   and Gemini's `candidateCount` bounded at 1…8 as Gemini bounds it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { GoogleGenAI } from '@google/genai'
+import { ApiError, GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { countWords } from '../../mocks'
 import { type Account, expectCharges, lastRequest, type Matrix, MODEL, SETUP_MS, startMatrix, usageRows } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
-	m = await startMatrix()
+	// A model whose first channel is asked once per answer (Anthropic) and whose next takes `n` (OpenAI).
+	m = await startMatrix({
+		channels: (mocks) => [
+			{ name: 'mix-anthropic', type: 'anthropic', base_url: mocks.anthropic.url, api_key: 'up-anthropic', models: [MIXED], model_map: { [MIXED]: 'claude-sonnet-4-6' }, priority: 0 },
+			{ name: 'mix-openai', type: 'openai', base_url: mocks.openai.url, api_key: 'up-openai', models: [MIXED], model_map: { [MIXED]: 'gpt-4o-mini' }, priority: 1 },
+		],
+		models: [{ name: MIXED, input_per_mtok: 1, output_per_mtok: 1 }],
+	})
 }, SETUP_MS)
+const MIXED = 'mix-m'
 afterAll(() => m.close())
 
 const genai = (acct: Account) => new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
 /** The mocks' answer to a prompt. */
 const answer = (text: string) => `Hello! You said: ${text}`
 const say = (text: string) => [{ role: 'user' as const, content: text }]
+
+/** A Gemini SDK call's refusal: its status and Gemini's error body. */
+async function refused(call: Promise<unknown>) {
+	const e = await call.catch((x: unknown) => x)
+	expect(e).toBeInstanceOf(ApiError)
+	return { status: (e as ApiError).status, error: JSON.parse((e as ApiError).message).error as { code: number; message: string; status: string } }
+}
+
+/** How many calls each mock has had. */
+const callsMade = () => ({ openai: m.mocks.openai.requests.length, anthropic: m.mocks.anthropic.requests.length, gemini: m.mocks.gemini.requests.length })
 
 /** Every reservation of the account was settled or released: nothing is left in use on its leases. */
 function expectNothingHeld(acct: Account) {
@@ -229,6 +249,63 @@ describe('OpenAI n for a Claude model (one call per choice)', () => {
 		const [row] = await usageRows(m, acct.accountId)
 		expect(row!.input_tokens).toBe(4 * countWords(prompt))
 		expect(row!.cost).toBeLessThanOrEqual(0.05)
+	})
+})
+
+describe('the most answers from a vendor asked once per answer', () => {
+	it('should refuse n above 8 for a Claude model before any call, whole and streamed', async () => {
+		const acct = await m.account()
+		const before = callsMade()
+		for (const n of [9, 128]) {
+			const whole = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n, messages: say('too many') }).catch((e: unknown) => e)
+			const streamed = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n, stream: true, messages: say('too many') }).catch((e: unknown) => e)
+			for (const err of [whole, streamed]) {
+				expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+				expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n')
+				expect((err as Error).message).toContain(`model "${MODEL.anthropic}" gives at most 8 answers per request (n is ${n})`)
+			}
+		}
+		expect(callsMade()).toEqual(before)
+		expect(await usageRows(m, acct.accountId)).toHaveLength(0)
+		expectNothingHeld(acct)
+	})
+
+	it('should give 8 answers from 8 Claude calls', async () => {
+		const acct = await m.account()
+		const before = m.mocks.anthropic.requests.length
+		const r = await acct.openai.chat.completions.create({ model: MODEL.anthropic, n: 8, messages: say('eight of them') })
+		expect(r.choices.map((c) => c.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+		expect(m.mocks.anthropic.requests.length).toBe(before + 8)
+	})
+
+	it('should still ask an OpenAI channel for n above 8 in one call', async () => {
+		const acct = await m.account()
+		const r = await acct.openai.chat.completions.create({ model: MODEL.openai, n: 20, messages: say('twenty') })
+		expect(r.choices).toHaveLength(20)
+		expect(lastRequest(m.mocks.openai).body.n).toBe(20)
+	})
+
+	it('should pass over a channel asked once per answer to the next one taking n', async () => {
+		const acct = await m.account()
+		const before = callsMade()
+		const r = await acct.openai.chat.completions.create({ model: MIXED, n: 12, messages: say('twelve') })
+		expect(r.choices).toHaveLength(12)
+		expect(callsMade()).toEqual({ ...before, openai: before.openai + 1 })
+		expect(lastRequest(m.mocks.openai).body.n).toBe(12)
+	})
+
+	it('should refuse candidateCount above 8 or below 1 in Gemini’s words before any call', async () => {
+		const acct = await m.account()
+		const before = callsMade()
+		for (const model of [MODEL.openai, MODEL.anthropic, MODEL.gemini])
+			for (const candidateCount of [9, 500, 0]) {
+				const { status, error } = await refused(genai(acct).models.generateContent({ model, contents: 'too many', config: { candidateCount } }))
+				expect(status).toBe(400)
+				expect(error.status).toBe('INVALID_ARGUMENT')
+				expect(error.message).toContain('generationConfig.candidateCount')
+			}
+		expect(callsMade()).toEqual(before)
+		expect(await usageRows(m, acct.accountId)).toHaveLength(0)
 	})
 })
 

@@ -367,6 +367,46 @@ describe('@google/genai countTokens, embedContent and models', () => {
 		expect(many.embeddings![1]!.values).not.toEqual(one.embeddings![0]!.values!)
 	})
 
+	it("should refuse a batch request naming another model than the URL's, and content with no parts, before any call", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const before = UPSTREAMS.map((up) => m.mocks[up].requests.length)
+		const refusal = async (call: Promise<unknown>) => {
+			const e = await call.catch((x: unknown) => x)
+			expect(e).toBeInstanceOf(ApiError)
+			expect((e as ApiError).status).toBe(400)
+			return (JSON.parse((e as ApiError).message) as { error: { status: string; message: string } }).error
+		}
+		for (const model of [MODEL.gemini, MODEL.openai]) {
+			// The SDK names the URL's model in each request: another one, written in by hand, is Gemini's 400.
+			const other = model === MODEL.gemini ? MODEL.openai : MODEL.gemini
+			const requests = [
+				{ model: `models/${model}`, content: { parts: [{ text: 'alpha' }] } },
+				{ model: `models/${other}`, content: { parts: [{ text: 'beta' }] } },
+			]
+			const named = await refusal(ai.models.embedContent({ model, contents: 'alpha', config: { httpOptions: { extraBody: { requests } } } }))
+			expect(named.status).toBe('INVALID_ARGUMENT')
+			expect(named.message).toContain(`requests[1].model "models/${other}"`)
+			const empty = await refusal(ai.models.embedContent({ model, contents: [{ parts: [] }] }))
+			expect(empty.status).toBe('INVALID_ARGUMENT')
+			expect(empty.message).toContain('requests[0].content.parts must contain at least one part')
+			// `:embedContent` itself (the SDK asks batchEmbedContents of the Gemini API).
+			const res = await fetch(`${m.app.url}/v1beta/models/${model}:embedContent`, {
+				method: 'POST',
+				headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+				body: JSON.stringify({ content: { parts: [] } }),
+			})
+			expect(res.status).toBe(400)
+			const { error } = (await res.json()) as { error: { status: string; message: string } }
+			expect(error.status).toBe('INVALID_ARGUMENT')
+			expect(error.message).toStartWith('content.parts must contain at least one part')
+		}
+		expect(UPSTREAMS.map((up) => m.mocks[up].requests.length)).toEqual(before)
+		// The URL's model named either way is taken.
+		const ok = await ai.models.embedContent({ model: MODEL.gemini, contents: 'alpha', config: { httpOptions: { extraBody: { requests: [{ model: MODEL.gemini, content: { parts: [{ text: 'alpha' }] } }, { model: `models/${MODEL.gemini}`, content: { parts: [{ text: 'beta' }] } }] } } } })
+		expect(ok.embeddings).toHaveLength(2)
+	})
+
 	it('should list the models and get one by name', async () => {
 		const acct = await m.account()
 		const ai = genai(acct)

@@ -4,13 +4,14 @@
  * the caller gets the text before the match, its protocol's stop reason (Anthropic callers the sequence matched), the
  * upstream stream is aborted there, and the charge is the vendor's usage, or, for a stream cut before its usage came,
  * the abort path's counts (input as reported or counted, output the larger of the reported and the counted output).
+ * A Gemini caller may send at most 5, as Gemini takes: more is refused with Gemini's 400 before any call.
  */
-import { GoogleGenAI } from '@google/genai'
+import { ApiError, GoogleGenAI } from '@google/genai'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { countText } from '../../../src/relay/estimate'
 import { countWords } from '../../mocks'
 import { type Answer, chat, messages } from './clients'
-import { type Account, CAPPED, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, usageRows } from './harness'
+import { type Account, CAPPED, expectCharges, label, lastRequest, type Matrix, MODEL, PAIRS, SETUP_MS, startMatrix, type Upstream, UPSTREAMS, usageRows } from './harness'
 
 let m: Matrix
 beforeAll(async () => {
@@ -25,8 +26,11 @@ const CALLERS: Caller[] = ['chat', 'messages', 'gemini']
 
 /** Six sequences: the one that matches is the last, beyond both OpenAI's four and Gemini's five. */
 const STOPS = ['<a>', '<b>', '<c>', '<d>', '<e>', 'STOP']
-/** What each vendor takes of them. */
-const SENT: Record<Upstream, string[]> = { openai: STOPS.slice(0, 4), anthropic: STOPS, gemini: STOPS.slice(0, 5) }
+/** A Gemini caller's five (the most Gemini takes, and so they): the one that matches is beyond OpenAI's four. */
+const FIVE = ['<a>', '<b>', '<c>', '<d>', 'STOP']
+/** The caller's sequences, and what each vendor takes of them. */
+const stopsOf = (caller: Caller) => (caller === 'gemini' ? FIVE : STOPS)
+const sent = (caller: Caller, up: Upstream) => (up === 'openai' ? stopsOf(caller).slice(0, 4) : up === 'gemini' ? stopsOf(caller).slice(0, 5) : stopsOf(caller))
 
 async function gemini(acct: Account, model: string, user: string, stop: string[], stream: boolean): Promise<Answer> {
 	const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
@@ -73,14 +77,14 @@ for (const caller of CALLERS) {
 				const acct = await m.account()
 				const user = 'count for me #stop'
 				const aborts = m.mocks[up].aborts.length
-				const a = await ask(caller, acct, MODEL[up], stream, user, STOPS)
+				const a = await ask(caller, acct, MODEL[up], stream, user, stopsOf(caller))
 				const text = `Hello! You said: ${user} one two `
 				expect(a.text).toBe(text)
 				expect(a.stop).toBe(stopReason(caller))
 				if (caller === 'messages') expect(a.stopSequence).toBe('STOP')
-				expect(sentStops(up)).toEqual(SENT[up])
+				expect(sentStops(up)).toEqual(sent(caller, up))
 				const input = countWords(user)
-				if (up === 'anthropic') {
+				if (sent(caller, up).length === stopsOf(caller).length) {
 					// The vendor took them all and stopped itself.
 					await expectCharges(m, acct, [{ model: MODEL[up], input, output: countWords(text), stream }])
 					return
@@ -106,6 +110,24 @@ for (const caller of CALLERS) {
 		}
 	})
 }
+
+describe('more than five stopSequences from a Gemini caller', () => {
+	it('should be refused as Gemini refuses them, naming the field, before any call', async () => {
+		const acct = await m.account()
+		const ai = new GoogleGenAI({ apiKey: acct.key, httpOptions: { baseUrl: m.app.url, apiVersion: 'v1beta' } })
+		const before = UPSTREAMS.map((up) => m.mocks[up].requests.length)
+		for (const up of UPSTREAMS) {
+			const err = await ai.models.generateContent({ model: MODEL[up], contents: 'six stops', config: { stopSequences: STOPS } }).catch((e: unknown) => e)
+			expect(err).toBeInstanceOf(ApiError)
+			expect((err as ApiError).status).toBe(400)
+			const { error } = JSON.parse((err as ApiError).message) as { error: { status: string; message: string } }
+			expect(error.status).toBe('INVALID_ARGUMENT')
+			expect(error.message).toContain('generationConfig.stopSequences')
+		}
+		expect(UPSTREAMS.map((up) => m.mocks[up].requests.length)).toEqual(before)
+		expect(await usageRows(m, acct.accountId)).toHaveLength(0)
+	})
+})
 
 describe("stop sequences on an OpenAI reasoning model, which refuses `stop`", () => {
 	for (const [caller, stream] of [['chat', false], ['messages', true]] as const) {

@@ -15,6 +15,7 @@ import { checkReasoningEffort, checkSampling } from './reasoning-models'
 import { checkInput, checkJsonMode, readResponses } from './responses-read'
 import { checkItemReferences, priorContext, type ResponsesStore, storeResponse } from './responses-store'
 import { servedTier } from './service-tier'
+import { checkFormatRoot } from './strict-schema'
 
 interface Ids {
 	resp: string
@@ -189,7 +190,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkJsonMode(b) ?? checkBackgroundWindow(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
+	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkJsonMode(b) ?? checkFormatRoot(b) ?? checkBackgroundWindow(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
 	if (invalid) return invalid
 	const unknownItem = checkItemReferences(store, b)
 	if (unknownItem) return unknownItem

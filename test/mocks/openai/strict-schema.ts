@@ -5,6 +5,8 @@
  * And OpenAI's strict-mode schema rules (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas):
  * with `strict: true` (a response format or a function tool), every object must set `additionalProperties: false` and list every property in `required`;
  * OpenAI answers 400 "Invalid schema for response_format '…': In context=(…), …" otherwise.
+ * A response format's schema must be an object at its root ("the root level object of a schema must be an object"),
+ * strict or not: 400 "… schema must be a JSON Schema of 'type: "object"', got 'type: "array"'." otherwise.
  * @module
  */
 import { asArr, asObj, type Obj } from '../shared/json'
@@ -63,10 +65,25 @@ export function checkStrictTools(b: Obj): JsonReply | undefined {
 	return undefined
 }
 
-/** The 400 for a `response_format` schema that breaks the rules (type names always, the strict ones with `strict`), or undefined. */
+/** The fault of a response format's schema whose root is not an object, as OpenAI words it (a missing type is Python's None). */
+function rootFault(schema: Obj): string | undefined {
+	if (schema.type === 'object') return undefined
+	return `schema must be a JSON Schema of 'type: "object"', got 'type: "${typeof schema.type === 'string' ? schema.type : 'None'}"'.`
+}
+
+/** The 400 for a Responses `text.format` json_schema whose root is not an object (chat: `checkStrictFormat`). */
+export function checkFormatRoot(b: Obj): JsonReply | undefined {
+	const f = asObj(asObj(b.text)?.format)
+	const root = f?.type === 'json_schema' ? rootFault(asObj(f.schema) ?? {}) : undefined
+	return root ? openaiError(400, `Invalid schema for response_format '${String(f?.name)}': ${root}`, 'text.format.schema', 'invalid_json_schema') : undefined
+}
+
+/** The 400 for a `response_format` schema that breaks the rules (an object root and type names always, the strict ones with `strict`), or undefined. */
 export function checkStrictFormat(b: Obj): JsonReply | undefined {
 	const rf = asObj(b.response_format)
 	const js = asObj(rf?.json_schema)
+	const root = rf?.type === 'json_schema' ? rootFault(asObj(js?.schema) ?? {}) : undefined
+	if (root) return openaiError(400, `Invalid schema for response_format '${String(js?.name)}': ${root}`, 'response_format', 'invalid_json_schema')
 	const typeFault = rf?.type === 'json_schema' ? badType(asObj(js?.schema) ?? {}, []) : undefined
 	if (typeFault) return openaiError(400, `Invalid schema for response_format '${String(js?.name)}': ${typeFault}`, 'response_format', 'invalid_json_schema')
 	if (rf?.type !== 'json_schema' || js?.strict !== true) return undefined
