@@ -35,7 +35,8 @@ export const compactRoute = (svc: Services, items: ConvertedItems) =>
 		'/v1/responses/compact',
 		async ({ body, token, requestId, startedAt, request }) => {
 			const wire = { ...(body as Record<string, unknown>) }
-			const resolved = items.resolve(token.accountId, wire.input)
+			// Only OpenAI's models compact, and OpenAI holds their reasoning by id.
+			const resolved = items.resolve(token.accountId, wire.input, false)
 			const input = resolved instanceof Promise ? await resolved : resolved
 			if (input) wire.input = input
 			const ir = openaiResponses.decodeRequest(wire)

@@ -55,11 +55,13 @@ export type ConvertedItems = {
 	/** Remembers the output items of a converted response answered to `accountId`; resolves once written (or failed). */
 	remember(accountId: number, items: unknown[]): Promise<void>
 	/**
-	 * `input` with every `item_reference` this store holds for the account replaced by the item it names, and every
-	 * reasoning item replayed by its id alone (`isBareReasoning`) by the kept one, or `undefined` when nothing was
-	 * replaced (at once, without a promise, when `input` names no such item).
+	 * `input` with every `item_reference` this store holds for the account replaced by the item it names, and, with
+	 * `reasoning`, every reasoning item replayed by its id alone (`isBareReasoning`) by the kept one, or `undefined`
+	 * when nothing was replaced (at once, without a promise, when `input` names no such item). A request for OpenAI's
+	 * models leaves `reasoning` off: OpenAI holds its own reasoning by id (the Agents SDK replays every turn's so), and
+	 * looking each up here would be a database round trip per turn for nothing.
 	 */
-	resolve(accountId: number, input: unknown): unknown[] | undefined | Promise<unknown[] | undefined>
+	resolve(accountId: number, input: unknown, reasoning?: boolean): unknown[] | undefined | Promise<unknown[] | undefined>
 	/** Resolves once every item remembered so far is written (tests, shutdown). */
 	written(): Promise<void>
 	/**
@@ -99,9 +101,6 @@ const isRef = (x: unknown): x is { type: 'item_reference'; id: string } =>
  */
 export const isBareReasoning = (x: unknown): x is { type: 'reasoning'; id: string } =>
 	!!x && typeof x === 'object' && (x as Item).type === 'reasoning' && typeof (x as Item).id === 'string' && !!(x as Item).id && typeof (x as Item).encrypted_content !== 'string'
-
-/** An input item this store may hold the whole of: a reference, or reasoning replayed by its id alone. */
-const named = (x: unknown): x is { type: string; id: string } => isRef(x) || isBareReasoning(x)
 
 type Row = { itemId: string; accountId: number; item: Item; input?: unknown[]; previousId?: string }
 
@@ -197,7 +196,9 @@ export function convertedItems(opts: { limit?: number; bytes?: number; ttlMs?: n
 			}
 			return persist(rows)
 		},
-		resolve(accountId, input) {
+		resolve(accountId, input, reasoning = true) {
+			// An input item this store may hold the whole of: a reference, or reasoning replayed by its id alone.
+			const named = (x: unknown): x is { type: string; id: string } => isRef(x) || (reasoning && isBareReasoning(x))
 			if (!Array.isArray(input) || !input.some(named)) return undefined
 			const missing = input.filter((x) => named(x) && !items.get(accountId, x.id)).map((x) => (x as { id: string }).id)
 			const swap = (stored: Map<string, Item>) =>

@@ -8,7 +8,7 @@ import { OpenAIErrorBody } from '../../protocols/openai-chat'
 import { ResponsesRequest, ResponsesResponse, openaiResponses } from '../../protocols/openai-responses'
 import { relayChat } from '../../relay/chat'
 import type { Services } from '../../services'
-import { reachesOpenAI, refuseUnconvertible, responsesNative } from './native'
+import { mayReachOpenAI, reachesOpenAI, refuseUnconvertible, responsesNative } from './native'
 import { convertedItems, rememberingCodec } from './converted-items'
 import { echoingCodec, echoOf } from './echo'
 import { customCallsCodec } from './custom-calls'
@@ -55,7 +55,7 @@ export const responsesModule = (svc: Services) => {
 			// The conversation is held for the turn: let go of on any way out before the answer takes it over.
 			if (turn) request.signal.addEventListener('abort', () => void turn.release(), { once: true })
 			try {
-				const resolved = items.resolve(token.accountId, wire.input)
+				const resolved = items.resolve(token.accountId, wire.input, !mayReachOpenAI(svc, token, wire.model))
 				const input = resolved instanceof Promise ? await resolved : resolved
 				if (input) wire.input = input
 				// A converted response named by `previous_response_id` becomes plain input (previous.ts); any other id not the account's is 400.

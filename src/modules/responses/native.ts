@@ -74,6 +74,15 @@ export function refuseUnconvertible(svc: Services, token: AuthToken, body: Recor
 export const reachesOpenAI = (svc: Services, token: AuthToken, model: string): boolean =>
 	resolveModel(svc, token, model).channels.some((ch) => responsesUrlOf(ch, chatAdapterFor(ch.type)))
 
+/** `reachesOpenAI` of a body's `model` before it is checked: false for one that is no string or no model served. */
+export function mayReachOpenAI(svc: Services, token: AuthToken, model: unknown): boolean {
+	try {
+		return typeof model === 'string' && reachesOpenAI(svc, token, model)
+	} catch {
+		return false
+	}
+}
+
 /** The NativeRoute of one Responses request. */
 export function responsesNative(call: NativeCall): NativeRoute {
 	const refusal = call.compact ? COMPACT_REFUSAL : unconvertible(call.body)
