@@ -35,7 +35,10 @@ function jsonKind(schema: Record<string, unknown>): string {
  * or a bare value either ("constrained to only generate strings that parse into valid JSON object").
  * @example objectRooted({ type: 'array', items: {} }) === false
  */
-export const objectRooted = (schema: Record<string, unknown>): boolean => schema.type === 'object'
+const objectRooted = (schema: Record<string, unknown>): boolean => schema.type === 'object'
+
+/** Whether a format goes to OpenAI as the instruction alone, with no format (`objectRooted`). */
+export const formatAsInstruction = (f: ResponseFormat | undefined): boolean => f?.type === 'json_schema' && !objectRooted(f.schema)
 
 /**
  * The system text of a request for an OpenAI upstream: OpenAI refuses JSON mode unless the conversation mentions JSON
@@ -46,7 +49,7 @@ export const objectRooted = (schema: Record<string, unknown>): boolean => schema
  */
 export function systemAskingJson(req: ChatRequest): TextPart[] | undefined {
 	const f = req.responseFormat
-	if (f?.type === 'json_schema' && !objectRooted(f.schema)) return [...(req.system ?? []), { type: 'text', text: jsonInstruction(f)! }]
+	if (f && formatAsInstruction(f)) return [...(req.system ?? []), { type: 'text', text: jsonInstruction(f)! }]
 	if (f?.type !== 'json_object') return req.system
 	const mentions = (text: string) => /json/i.test(text)
 	if (req.system?.some((p) => mentions(p.text))) return req.system

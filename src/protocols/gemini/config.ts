@@ -325,7 +325,8 @@ export function encodeThinking(r: Reasoning, cap?: number, model = ''): GeminiTh
 	if (asked === undefined) return cfg
 	const range = thinkingBudgetRange(model)
 	const want = range ? Math.min(asked, range.max) : asked
-	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, range ? Math.max(range.min, Math.min(want, MIN_GEMINI_THINKING_BUDGET)) : Math.min(want, MIN_GEMINI_THINKING_BUDGET))
+	const min = Math.max(range?.min ?? 0, Math.min(want, MIN_GEMINI_THINKING_BUDGET))
+	const budget = fitThinkingBudget(want, r.budgetTokens !== undefined, cap, min)
 	return budget === undefined ? off : { ...cfg, thinkingBudget: budget }
 }
 

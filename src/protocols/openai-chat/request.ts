@@ -12,7 +12,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { alnum9ToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { continuedPrefill } from '../final-turn'
-import { objectRooted, systemAskingJson } from '../json-instruction'
+import { formatAsInstruction, systemAskingJson } from '../json-instruction'
 import { refuseVendorOnly } from '../vendor-only'
 import { decodeWebSearchOptions, encodeWebSearchOptions } from './web-search'
 import { isObject, optBoolean, optInteger, optNumber, optString, reqArray, reqObject, reqString, type Json } from './guards'
@@ -416,7 +416,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	}
 	// Another protocol's schema whose root is no object (Gemini's list or enum) goes as the instruction alone
 	// (`systemAskingJson`, above): OpenAI refuses it as a format, and JSON mode would answer an object.
-	const instructed = !own && req.responseFormat?.type === 'json_schema' && !objectRooted(req.responseFormat.schema)
+	const instructed = !own && formatAsInstruction(req.responseFormat)
 	if (req.responseFormat && !instructed) {
 		const rf = req.responseFormat
 		// A schema another vendor enforced asks for strict mode, which refuses (400) a schema short of its rules: only

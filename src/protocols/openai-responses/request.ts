@@ -14,7 +14,7 @@ import { budgetToEffort, nearestEffort, openaiEffort } from '../../core/reasonin
 import { packToolCallId } from '../../core/tool-ids'
 import type { UpstreamOptions } from '../codec'
 import { cannotSend } from '../files'
-import { objectRooted, systemAskingJson } from '../json-instruction'
+import { formatAsInstruction, systemAskingJson } from '../json-instruction'
 import { samplesAtEffort } from '../../routing/reasoning-models'
 import { refuseVendorOnly } from '../vendor-only'
 import { imageUrlOf } from '../openai-chat/content'
@@ -409,7 +409,7 @@ export function encodeRequest(req: ChatRequest, model: string, upstream?: Upstre
 	}
 	if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens
 	// Another protocol's schema whose root is no object goes as the instruction alone (openai-chat/request.ts).
-	const instructed = !own && req.responseFormat?.type === 'json_schema' && !objectRooted(req.responseFormat.schema)
+	const instructed = !own && formatAsInstruction(req.responseFormat)
 	if (req.responseFormat && !instructed) {
 		const rf = req.responseFormat
 		const format = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.name, schema: rf.schema, ...(rf.strict !== undefined && { strict: rf.strict }), ...(rf.description !== undefined && { description: rf.description }) } : { type: rf.type }
