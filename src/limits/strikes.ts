@@ -8,13 +8,14 @@
  * counts exactly.
  *
  * Only failures write, and a check is one read; the counts lapse by the store's clock, so instances' clocks need not
- * agree. Fail open, as the rate limits: while the store does not answer (an error, or no answer within a second)
- * calls resolve to undefined and the callers count in memory, per instance, with one warning.
+ * agree. Fail open, as the rate limits: while the store does not answer (an error, or no answer within a second;
+ * then it is not asked for a second) calls resolve to undefined and the callers count in memory, per instance, with
+ * one warning.
  * @module
  */
 import type { Db, Sql } from '../db/client'
-import { within } from '../lib/bus-core'
 import type { Logger } from '../lib/log'
+import { remoteGuard } from './remote-guard'
 
 /** A count of failures, and the milliseconds until it lapses. */
 export type Strike = { count: number; ttlMs: number }
@@ -160,9 +161,12 @@ export function createStrikes(opts: { redisUrl?: string; prefix?: string; db?: D
 	if (!kind) return undefined
 	const store = kind === 'redis' ? redisBackend(opts.redisUrl!, opts.prefix ?? '', opts.redis) : pgBackend(opts.db!.sql, opts.sweepMs ?? SWEEP_MS)
 	let warned = false
+	// A store that stalls is skipped for a second after each timeout, as the rate limits skip theirs: each ADMIN_KEY
+	// request and sign-in reads the counts, and would otherwise wait the full timeout every time.
+	const guarded = remoteGuard(`${kind} sign-in lockout query`, TIMEOUT_MS)
 	const run = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
 		try {
-			const r = await within(fn(), TIMEOUT_MS, `${kind} sign-in lockout query`)
+			const r = await guarded(fn)
 			if (warned) opts.log.info(`${kind} answers again: sign-in and ADMIN_KEY lockouts are shared across instances`)
 			warned = false
 			return r

@@ -2,7 +2,8 @@
  * The failure counts behind the sign-in and ADMIN_KEY lockouts (src/limits/strikes.ts), in a real Redis (REDIS_URL,
  * default 127.0.0.1:6379) and, with DATABASE_URL, in PostgreSQL: fixed and sliding windows, reads, clears, lapsing and
  * the sweep; limiters on one store act as instances sharing it; the right ADMIN_KEY costs no call on an instance that
- * saw no wrong one; while Redis is down the limits count in memory (fail open) and share again once it is back.
+ * saw no wrong one; while Redis is down the limits count in memory (fail open) and share again once it is back; a Redis
+ * that stalls is waited for once, then skipped.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Db } from '../../../src/db/client'
@@ -164,6 +165,28 @@ describe('shared counts while Redis is down', () => {
 			}
 			for (let i = 0; i < 5; i++) await sharedLoginLimiter(direct, 'login').fail('erin|1.2.3.4')
 			expect(await l.retryAfter('erin|1.2.3.4')).toBeGreaterThan(0)
+		} finally {
+			proxy.stop()
+		}
+	}, 30_000)
+})
+
+describe('shared counts while Redis stalls', () => {
+	it('should wait for Redis about a second once, then count in memory at once until it answers again', async () => {
+		const target = new URL(REDIS_URL)
+		const proxy = await startTcpProxy(Number(target.port || 6379), { targetHost: target.hostname })
+		try {
+			const s = createStrikes({ redisUrl: `redis://127.0.0.1:${proxy.port}`, prefix: prefix(), log: silentLogger })!
+			stores.push(s)
+			expect(await s.hit('frank', 60_000, false)).toMatchObject({ count: 1 })
+			// The connection stays open and nothing comes back (a partition): every ADMIN_KEY request reads the counts.
+			proxy.stall()
+			const t0 = performance.now()
+			expect(await s.read(['frank'])).toBeUndefined()
+			expect(performance.now() - t0).toBeLessThan(2_500)
+			const t1 = performance.now()
+			for (let i = 0; i < 5; i++) expect(await s.read(['frank'])).toBeUndefined()
+			expect(performance.now() - t1).toBeLessThan(300)
 		} finally {
 			proxy.stop()
 		}
