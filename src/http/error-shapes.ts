@@ -14,7 +14,7 @@ import { encodeMjError, encodeSunoError } from '../passthrough/task-errors'
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'suno'
 
 /**
- * `/v1/messages…` speaks Anthropic, `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
+ * `/v1/messages…` speaks Anthropic (and Claude in Vertex's format, `…/publishers/anthropic/models/…`), `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
  * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions`, its uploads under `/upload/…`, its
  * downloads under `/download/…` and its Live API under `/ws/google.ai.…`; `/mj/…` midjourney-proxy's and `/suno/…`
  * new-api's task shape, which their clients read; everything else (incl. /api) OpenAI's shape.
@@ -23,6 +23,8 @@ export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/mj/') || path === '/mj') return 'midjourney'
 	if (path.startsWith('/suno/') || path === '/suno') return 'suno'
 	if (path.startsWith('/v1/messages')) return 'anthropic'
+	// Claude in Vertex AI's format (vertex-dialect.ts), refused before its body is read: Claude Code reads Anthropic's.
+	if (path.includes('/publishers/anthropic/models/')) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/v1alpha/') || path.startsWith('/upload/') || path.startsWith('/download/')) return 'gemini'
 	if (path === '/v1/interactions' || path.startsWith('/v1/interactions/')) return 'gemini'
 	if (path === '/v1/cachedContents' || path.startsWith('/v1/cachedContents/')) return 'gemini'

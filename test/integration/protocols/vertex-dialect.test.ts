@@ -60,6 +60,11 @@ describe("Claude Code in Vertex AI's format", () => {
 		expect((await unknown.json()).type).toBe('error')
 		const keyless = await fetch(`${base()}/${MODEL.anthropic}:rawPredict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"max_tokens":8,"messages":[]}' })
 		expect(keyless.status).toBe(401)
+		expect(await keyless.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
+		// Refused before its body is read (a wrong key): still Anthropic's shape, which Claude Code reads.
+		const wrong = await vertex('sk-wrong', `${MODEL.anthropic}:streamRawPredict`, { max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
+		expect(wrong.status).toBe(401)
+		expect(await wrong.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
 		expect(await usageRows(m, acct.accountId)).toEqual([])
 	})
 })
