@@ -115,7 +115,9 @@ async function disableChannel(svc: Services, ch: Channel, said: string) {
 export function withoutSecrets(err: GatewayError, ch: Pick<Channel, 'apiKey' | 'baseUrl'> & { modelMap?: Channel['modelMap'] }, model?: string): GatewayError {
 	const mapped = model !== undefined && ch.modelMap && Object.hasOwn(ch.modelMap, model) ? ch.modelMap[model] : undefined
 	const named = mapped && mapped !== model && err.message.includes(mapped) ? asAsked(err.message, mapped, model!) : err.message
-	const message = withoutHost(redactKey(named, ch.apiKey), ch.baseUrl)
+	// A refusal of the caller's own URL (safe-fetch.ts, codes `url_…`) names the caller's host: hiding the channel's there
+	// would answer a caller guessing internal names which one is the channel's.
+	const message = err.code?.startsWith('url_') ? redactKey(named, ch.apiKey) : withoutHost(redactKey(named, ch.apiKey), ch.baseUrl)
 	const detail = err.detail === undefined ? undefined : redactKey(err.detail, ch.apiKey)
 	if (message === err.message && detail === err.detail) return err
 	return copyError(err, { message, detail })

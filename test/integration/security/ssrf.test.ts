@@ -118,6 +118,15 @@ describe('SSRF guard on image URLs', () => {
 			await expectRefusedUncharged(guarded, acct, r, 'url_blocked', before)
 		})
 
+	it("should name the caller's own host in the refusal, even where it is the channel's host too", async () => {
+		// The Gemini mock serves at 127.0.0.1: the upstream's host is hidden from callers, but hiding it in the words
+		// about the caller's own URL told a caller guessing internal names which one was the channel's.
+		const acct = await guarded.account(5)
+		const r = await askChat(guarded, acct.key, 'http://127.0.0.1/x.png')
+		expect(r.status).toBe(400)
+		expect(r.json.error.message).toStartWith('refusing to fetch 127.0.0.1:')
+	})
+
 	it('should refuse a redirect from an allowed server to a private address (each hop is checked)', async () => {
 		const acct = await allowed.account(5)
 		const before = await allowed.balance(acct.accountId)
