@@ -23,6 +23,7 @@ import { encodeFor, forUpstream } from '../relay/upstream-codec'
 import { bodyTimeout, channelTimeouts, fetchUpstream, malformedAnswer, waitsFor } from '../relay/upstream-fetch'
 import type { Channel } from '../routing/catalog'
 import { responseEvents } from './events'
+import { metricModel } from '../metrics/model-label'
 
 export type RoundTarget = { call: ChatCall; ch: Channel; adapter: ChatAdapter; upstreamModel: string; signal: AbortSignal }
 
@@ -54,7 +55,7 @@ export async function openRound(t: RoundTarget, ir: ChatRequest): Promise<Round 
 		return { error: asError(e, () => new GatewayError('upstream', String(e), { retryable: true })) }
 	}
 	const { res } = up
-	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - started) / 1000)
+	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: metricModel(call.svc, call.ir.model), channel: ch.name }, (Date.now() - started) / 1000)
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	if (ir.stream) {
 		if (!res.body) return { error: new GatewayError('upstream', 'upstream sent an empty stream', { retryable: true }) }

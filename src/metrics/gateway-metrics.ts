@@ -15,6 +15,8 @@ export function createMetrics() {
 		upstreamErrors: registry.register(new Counter('switchboard_upstream_errors_total', 'Failed upstream attempts by channel and kind', ['channel', 'kind'])),
 		retries: registry.register(new Counter('switchboard_retries_total', 'Requests moved to another channel, by the channel that failed', ['channel'])),
 		openStreams: registry.register(new Gauge('switchboard_open_streams', 'Streams currently open to clients', [])),
+		/** Model names no price or channel lists that have a `model` label of their own (model-label.ts). */
+		unlistedModels: new Set<string>(),
 	}
 }
 

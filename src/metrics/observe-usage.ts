@@ -5,6 +5,7 @@
 import type { AuthToken } from '../auth/api-key'
 import type { UsageRecord } from '../billing/usage-record'
 import type { Services } from '../services'
+import { metricModel } from './model-label'
 
 /**
  * The label sets, filled in for each observation: the registry reads a set's values and keeps nothing of the object
@@ -24,7 +25,7 @@ function tokenKind(kind: string) {
 export function observeUsage(svc: Services, token: AuthToken, r: UsageRecord, charged: number) {
 	const m = svc.metrics
 	requestLabels.endpoint = latencyLabels.endpoint = r.endpoint
-	requestLabels.model = latencyLabels.model = modelLabels.model = tokenLabels.model = r.model
+	requestLabels.model = latencyLabels.model = modelLabels.model = tokenLabels.model = metricModel(svc, r.model)
 	requestLabels.channel = r.channel ?? ''
 	requestLabels.status = r.status
 	m.requests.inc(requestLabels)

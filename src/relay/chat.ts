@@ -37,6 +37,7 @@ import { countOutputText } from './output-count'
 import { fitCap } from './output-limit'
 import { cutAnswer, splitStops } from './stop-sequences'
 import { tierHeaderOf, tierSaid, withTierSaid } from './served-tier'
+import { metricModel } from '../metrics/model-label'
 
 export type ChatCall = {
 	svc: Services
@@ -395,7 +396,7 @@ async function attemptChat(call: ChatCall, info: CallInfo, ch: Channel, budget: 
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}
 	const { res } = up
-	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: call.ir.model, channel: ch.name }, (Date.now() - attemptStart) / 1000)
+	call.svc.metrics.ttfb.observe({ endpoint: call.endpoint, model: metricModel(call.svc, call.ir.model), channel: ch.name }, (Date.now() - attemptStart) / 1000)
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	const headers: Record<string, string> = { 'x-request-id': call.requestId }
 	// The tier a header names (Gemini's), billed when the body names none, and passed on to the same protocol's client.

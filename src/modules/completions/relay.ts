@@ -28,6 +28,7 @@ import type { Services } from '../../services'
 import type { CompletionRequest } from './model'
 import { boundPromptTokens, choiceText, countPromptTokens, generated } from './prompt'
 import { relayCompletionStream } from './stream'
+import { metricModel } from '../../metrics/model-label'
 
 export const ENDPOINT = '/v1/completions'
 
@@ -107,7 +108,7 @@ async function attempt(call: CompletionCall, info: CallInfo, ch: Channel, budget
 		return { error: e instanceof GatewayError ? e : new GatewayError('upstream', String(e), { retryable: true }) }
 	}
 	const { res } = up
-	call.svc.metrics.ttfb.observe({ endpoint: ENDPOINT, model: call.body.model, channel: ch.name }, (Date.now() - attemptStart) / 1000)
+	call.svc.metrics.ttfb.observe({ endpoint: ENDPOINT, model: metricModel(call.svc, call.body.model), channel: ch.name }, (Date.now() - attemptStart) / 1000)
 	if (!res.ok) return { error: upstreamError(res.status, await res.text().catch(() => ''), res.headers) }
 	const headers = { 'x-request-id': call.requestId }
 	if (call.body.stream === true) {

@@ -71,3 +71,19 @@ describe('quick-start base URLs as an .env file gives them', () => {
 		expect(openaiUp.requests.length).toBe(before + 1)
 	})
 })
+
+describe('metrics of models no price or channel lists', () => {
+	it('should give the first 100 such names a label each and count the rest under one, however many a caller makes up', async () => {
+		const { key } = await app.account(1)
+		const ask = (model: string) =>
+			fetch(`${app.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) })
+		expect((await ask('gpt-4o-mini')).status).toBe(200)
+		// The OpenAI mock answers 404 for a name it does not know, as OpenAI does: each was still a request to count.
+		for (let i = 0; i < 120; i++) expect((await ask(`gpt-made-up-${i}-${crypto.randomUUID()}`)).status).toBe(404)
+		const text = await (await fetch(`${app.url}/metrics`)).text()
+		const models = new Set([...text.matchAll(/^switchboard_requests_total\{[^}]*model="([^"]*)"/gm)].map((m) => m[1]))
+		expect(models.has('gpt-4o-mini')).toBe(true)
+		expect(models.has('(unlisted)')).toBe(true)
+		expect([...models].filter((m) => m!.startsWith('gpt-made-up-')).length).toBeLessThanOrEqual(100)
+	})
+})
