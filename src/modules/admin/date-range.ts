@@ -2,10 +2,16 @@
 import { badRequest } from '../../core/errors'
 import { realDay } from './schemas'
 
+/**
+ * A day, or an instant to the minute, second or a fraction of one, in UTC (`Z`) or with an offset (none: the server's
+ * zone, as `Date` reads it). `Date` alone also takes `12/01/2026` (read as 1 December) and other forms, silently.
+ */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
 /** An ISO-8601 query value as a Date; 400 naming `field` when it is not one, or names a day that does not exist. */
 export function queryDate(s: string, field: string): Date {
-	const d = new Date(s)
-	if (Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
+	const d = ISO_8601.test(s) ? new Date(s) : undefined
+	if (!d || Number.isNaN(d.getTime()) || !realDay(s)) throw badRequest(`${field}: not an ISO-8601 date`, field)
 	return d
 }
 

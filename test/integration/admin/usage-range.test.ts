@@ -44,3 +44,18 @@ describe('an inverted usage range', () => {
 		expect([r.status, r.body.error?.param]).toEqual([400, 'from'])
 	})
 })
+
+describe('dates that are not ISO-8601', () => {
+	it('should refuse them with 400 naming the field, where a lenient parser read 12/01/2026 as 1 December', async () => {
+		for (const bad of ['12/01/2026', 'Dec 1 2026', '1', 'Tue, 01 Dec 2026 00:00:00 GMT', "2026-01-01'", '2026-12-01 garbage'])
+			for (const route of ['/api/usage', '/api/console/spend']) {
+				const r = await app.admin(`${route}?from=${encodeURIComponent(bad)}`)
+				expect({ bad, route, status: r.status, param: r.body.error?.param }).toEqual({ bad, route, status: 400, param: 'from' })
+			}
+	})
+
+	it('should take a day, an instant in UTC or with an offset, with or without seconds and fractions', async () => {
+		for (const ok of ['2026-03-01', '2026-03-01T12:00Z', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00.123456Z', '2026-03-01T12:00:00+02:00', '2026-03-01T12:00:00-0530'])
+			expect({ ok, status: (await app.admin(`/api/usage?from=${encodeURIComponent(ok)}`)).status }).toEqual({ ok, status: 200 })
+	})
+})
