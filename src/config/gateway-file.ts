@@ -33,8 +33,11 @@ export const ChannelEntry = T.Object(
 )
 export type ChannelEntry = Static<typeof ChannelEntry>
 
+/** A priced model's name: its unique index holds ~2,700 bytes at most, and no vendor's model id comes near 200 characters. */
+const ModelName = T.String({ minLength: 1, maxLength: 200 })
+
 const ModelFields = T.Object({
-	name: T.String({ minLength: 1 }),
+	name: ModelName,
 	input_per_mtok: T.Optional(Usd),
 	output_per_mtok: T.Optional(Usd),
 	cache_read_per_mtok: T.Optional(Usd),
@@ -73,7 +76,7 @@ const UnitPriceUpdates = T.Record(T.String({ pattern: UNIT_PRICE_PATTERN }), T.U
 export const ModelEntryUpdate = T.Intersect(
 	[
 		T.Object({
-			name: T.Optional(T.String({ minLength: 1 })),
+			name: T.Optional(ModelName),
 			input_per_mtok: Clearable(Usd),
 			output_per_mtok: Clearable(Usd),
 			cache_read_per_mtok: Clearable(Usd),

@@ -283,9 +283,13 @@ function sqlState(e: unknown): unknown {
  */
 function dataException(e: unknown): string | undefined {
 	const code = sqlState(e)
-	if (typeof code !== 'string' || !/^22[0-9A-Z]{3}$/.test(code)) return undefined
+	// 54000: a value too long for an index (a text column that has no length cap of its own in its schema).
+	if (typeof code !== 'string' || !(/^22[0-9A-Z]{3}$/.test(code) || code === '54000')) return undefined
 	const o = e as { message?: unknown; cause?: { message?: unknown } }
 	const m = typeof o.cause?.message === 'string' ? o.cause.message : typeof o.message === 'string' ? o.message : 'rejected by the database'
+	// PostgreSQL's words name a byte and an encoding, not what the caller sent.
+	if (code === '22021' || code === '22P05') if (m.includes('0x00') || m.includes('\\u0000')) return 'a text value holds a NUL character (\\u0000), which cannot be stored'
+	if (code === '54000') return 'a value is too long to be stored'
 	return m.split('\n')[0]!.slice(0, 200)
 }
 

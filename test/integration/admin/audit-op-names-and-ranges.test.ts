@@ -43,6 +43,23 @@ describe('names', () => {
 	})
 })
 
+describe('names too long or holding a NUL', () => {
+	it("should refuse a model name over 200 characters with 400 naming it, where the database's index refused it as a 500", async () => {
+		const long = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('')
+		const r = await app.admin('/api/models', { body: { name: long, input_per_mtok: 1 } })
+		expect([r.status, r.body.error?.param, r.body.error?.code]).toEqual([400, 'name', 'string_above_max_length'])
+		const made = await app.admin('/api/models', { body: { name: 'short-enough', input_per_mtok: 1 } })
+		const p = await app.admin(`/api/models/${made.body.id}`, { method: 'PATCH', body: { name: long } })
+		expect([p.status, p.body.error?.param]).toEqual([400, 'name'])
+	})
+
+	it("should refuse a NUL character in the gateway's words, not the database's", async () => {
+		const r = await app.admin('/api/accounts', { body: { name: 'nul\u0000name' } })
+		expect(r.status).toBe(400)
+		expect(r.body.error.message).toBe('Invalid value: a text value holds a NUL character (\\u0000), which cannot be stored')
+	})
+})
+
 describe('names of spaces only', () => {
 	it('should refuse a key, account or channel name of spaces only with 400 naming the field, and create or change nothing', async () => {
 		const acct = await app.admin('/api/accounts', { body: { name: 'named' } })
