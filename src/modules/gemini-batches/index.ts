@@ -28,6 +28,7 @@ import { type TaskRow, deleteFinished, findOwned, isTerminal, listOwned, newTask
 import { taskOp } from '../../tasks/submit'
 import { call, holder } from '../batches/upstream'
 import { batchPrice } from '../batches/price'
+import { GoogleKeyQuery } from '../models/model'
 import { keptText } from '../gemini-files/parts'
 import { idOf as fileIdOf, newFileId, ownedFile } from '../gemini-files/records'
 import { namesGatewayFile, pinBodies } from '../gemini-files/refs'
@@ -156,7 +157,7 @@ export async function createGeminiBatch(c: ModelCall, body: unknown): Promise<Re
 
 const Name = t.Object({ name: t.String({ description: 'The batch id (`batches/{id}` names it)' }) })
 const Operation = t.Object({ name: t.String(), metadata: t.Optional(t.Unknown()), done: t.Optional(t.Boolean()) }, { additionalProperties: true })
-const ListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), pageToken: t.Optional(t.String()) })
+const ListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), pageToken: t.Optional(t.String()), key: GoogleKeyQuery })
 const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 404: GeminiErrorBody, 502: GeminiErrorBody }
 
 export const geminiBatchesModule = (svc: Services) =>

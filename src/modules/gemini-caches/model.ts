@@ -1,6 +1,7 @@
 /** TypeBox schemas of Gemini's `cachedContents` routes (ai.google.dev/api/caching), as the gateway serves them. */
 import { t } from 'elysia'
 import { GeminiContent, GeminiPart, GeminiTool, GeminiToolConfig } from '../../protocols/gemini/model'
+import { GoogleKeyQuery } from '../models/model'
 
 const open = { additionalProperties: true }
 
@@ -42,4 +43,4 @@ export const CachedContent = t.Object(
 
 export const CachedContentList = t.Object({ cachedContents: t.Array(CachedContent), nextPageToken: t.Optional(t.String()) })
 
-export const CachedContentListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) })
+export const CachedContentListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()), key: GoogleKeyQuery })

@@ -21,6 +21,7 @@ import { publicBase } from '../video/view'
 import { downloadFile } from './download'
 import { dropFile, fileView, idOf, ownedFile, pageFiles, saveFile, type VendorFile } from './records'
 import { startUpload, uploadChunk } from './upload'
+import { GoogleKeyQuery } from '../models/model'
 
 const errors = { 400: GeminiErrorBody, 401: GeminiErrorBody, 404: GeminiErrorBody, 413: GeminiErrorBody, 502: GeminiErrorBody, 503: GeminiErrorBody }
 
@@ -83,8 +84,8 @@ export async function deleteFile(svc: Services, id: string, accountId: number, r
 
 /** Google's list answer, as the gateway gives it. */
 export const GeminiFileList = t.Object({ files: t.Array(GeminiFile), nextPageToken: t.Optional(t.String()) })
-/** Google's list parameters. */
-export const GeminiListQuery = { pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()) }
+/** Google's list parameters, and its key (`/v1/files` takes OpenAI's too: batches/files.ts). */
+export const GeminiListQuery = { pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()), key: GoogleKeyQuery }
 
 /**
  * The key check of the upload routes. A start needs the key; the chunks go to the URL the start answered, whose

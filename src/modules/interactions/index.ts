@@ -17,6 +17,7 @@ import { followHere, isRunningHere, stopHere } from './background'
 import { errorEvent } from '../../protocols/gemini-interactions/error'
 import { eventsOf, resumeAt, sseResponse } from './events'
 import { interactionStore, type KeptInteraction, STALE_MS } from './store'
+import { GoogleKeyQuery } from '../models/model'
 
 /** How often a stream of an interaction running on another instance looks for its end. */
 const POLL_MS = 500
@@ -92,7 +93,7 @@ export const interactionsModule = (svc: Services) => {
 					return json({ ...kept.interaction, steps: [...kept.input, ...steps], ...(query.include_input === 'true' && { input: kept.input }) })
 				},
 				{
-					query: t.Object({ include_input: t.Optional(t.String()), stream: t.Optional(t.String()), last_event_id: t.Optional(t.String()) }),
+					query: t.Object({ include_input: t.Optional(t.String()), stream: t.Optional(t.String()), last_event_id: t.Optional(t.String()), key: GoogleKeyQuery }),
 					response: { 200: Interaction, ...errors },
 					detail: {
 						summary: 'Get an interaction',

@@ -55,8 +55,11 @@ export const GeminiModel = t.Object(
 )
 export const GeminiModelList = t.Object({ models: t.Array(GeminiModel), nextPageToken: t.Optional(t.String()) })
 
-/** Gemini's paging (https://ai.google.dev/api/models#method:-models.list); `key` is Google's way to pass the API key. */
-export const GeminiListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()), key: t.Optional(t.String()) }, open)
+/** Google's way to pass the API key in the URL (https://ai.google.dev/api#api-keys), which every Gemini route with a query schema names. */
+export const GoogleKeyQuery = t.Optional(t.String({ description: 'The API key, as Google\'s clients may pass it (else `x-goog-api-key`)' }))
+
+/** Gemini's paging (https://ai.google.dev/api/models#method:-models.list). */
+export const GeminiListQuery = t.Object({ pageSize: t.Optional(t.Numeric({ minimum: 1 })), pageToken: t.Optional(t.String()), key: GoogleKeyQuery }, open)
 
 /** `/v1/models` serves all three shapes: Anthropic's cursor paging and Gemini's token paging both apply. */
 export const ModelListQuery = t.Composite([
