@@ -54,7 +54,8 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 	app.onAfterResponse({ as: 'global' }, ({ request }) => releaseSpool(request))
 	if (docs) app.use(docs)
 	return app.use(requestGuard(svc, routed, (request) => app.handle(request))).onError(({ code, error, request, set, query, params, body }) => {
-		const path = new URL(request.url).pathname
+		// Without a usable Host the URL is the path alone (request-guard.ts answers those, but an error here must not throw).
+		const path = request.url.charCodeAt(0) === 47 ? request.url.split('?')[0]! : new URL(request.url).pathname
 		const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined
 		// A parser or handler whose read of the body ran past the deadline (Elysia wraps a parser's error in its own).
 		const late = bodyTimeoutOf(request)

@@ -49,6 +49,8 @@ export function listenOptions(env: Env, tls?: TlsOptions) {
 		// before anything reads it whole. Bun's limit answers a bare 413 (no body, no request id) before the app sees the
 		// request, at any declared length past it, so it is out of the way; Bun's default, 128 MiB, would be too.
 		maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+		// An error that escapes every handler is a bare 500: Bun's development page would show the source and the cwd.
+		development: false,
 	}
 }
 

@@ -39,6 +39,12 @@ export function callerAddress(peer: string | undefined, forwardedFor: string | n
 	return hops[0] ?? plain(peer)
 }
 
+/** Requests the gateway made anew from one the server received (request-guard.ts), which the server knows no peer of. */
+const received = new WeakMap<Request, Request>()
+
+/** Says that `made` comes from the same caller as `from`. */
+export const sameCaller = (made: Request, from: Request): void => void received.set(made, received.get(from) ?? from)
+
 /** `callerAddress` for an Elysia handler's `server` and `request`. */
 export const callerOf = (server: unknown, request: Request, trusted: readonly string[]): string =>
-	callerAddress((server as Ip)?.requestIP(request)?.address, request.headers.get('x-forwarded-for'), trusted)
+	callerAddress((server as Ip)?.requestIP(received.get(request) ?? request)?.address, request.headers.get('x-forwarded-for'), trusted)

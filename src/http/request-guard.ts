@@ -16,6 +16,7 @@ import { asEventStream, bedrockCall, fromBedrock } from './bedrock-dialect'
 import { fromVertex, vertexCall } from './vertex-dialect'
 import { contentCodings, decodeBody, decodedRequest } from './content-encoding'
 import { corsHeaders, isPreflight, preflightResponse } from './cors'
+import { sameCaller } from './client-address'
 import { BodyReadTimeout, bodyTimedOut, bodyTimeoutOf, readsUnderDeadline } from './body-deadline'
 import { unknownRoute } from './error-map'
 import { errorResponse, shapeForPath, shapeForRequest, shapeForUnknownPath } from './error-shapes'
@@ -51,6 +52,9 @@ export function guardRequest(svc: Services, request: Request, routed: Routed = (
 	if (handed === undefined) svc.idleGc.note()
 	const given = request.headers.get('x-request-id')
 	const id = handed ?? (given && VALID_ID.test(given) ? given : requestId())
+	// No usable Host (HTTP/1.0 without one, an empty or malformed one): Bun gives the path alone as the URL, which
+	// nothing after this can parse. HTTP/1.1 requires the header (RFC 9112 §3.2: a 400).
+	if (request.url.charCodeAt(0) === 47) return errorResponse(new GatewayError('invalid_request', 'a valid Host header is required', { code: 'invalid_host' }), shapeForPath(request.url.split('?')[0]!), id)
 	if (isMultipart(request)) {
 		const path = pathOf(request)
 		const served = routed(path)
@@ -86,6 +90,13 @@ export const UPLOAD_ROUTES: ReadonlySet<string> = new Set([
 const isMultipart = (request: Request) => {
 	const type = request.headers.get('content-type')
 	return type !== null && type.slice(0, 10).toLowerCase() === 'multipart/'
+}
+
+/** `request` at its URL with a user part (`http://sb@gw/…`): the same host, origin and path, past Elysia's 11th character. */
+function withLongerUrl(request: Request): Request {
+	const next = new Request(request.url.replace('://', '://sb@'), request)
+	sameCaller(next, request)
+	return next
 }
 
 /** The path without a trailing slash, as the routes are declared. */
@@ -322,6 +333,10 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
 			const handed = handedOn.get(request)
+			// Elysia finds the path at the first '/' from the URL's 12th character, which assumes a host of four characters
+			// or more: behind `Host: gw` (a compose or Kubernetes service) it routed `/v1/x/y` as `/x/y` or as nothing. Such a
+			// URL is given a user part, which neither its host nor its origin includes, and served again.
+			if (reenter && handed === undefined && request.url.indexOf('/', 8) < 11 && request.url.charCodeAt(0) !== 47) return reenter(withLongerUrl(request))
 			// Before the guard's checks, whose refusals a browser's page must be able to read too.
 			const cors = corsHeaders(svc.env.cors, request)
 			if (cors) Object.assign(set.headers, cors)
