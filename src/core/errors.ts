@@ -110,6 +110,14 @@ export type ErrorDetails = { error_code: string; unsupported?: string[] }
 /** The client went away before its call was answered (a request it aborted): the relay's error for it, never sent. */
 export const clientClosed = (): GatewayError => new GatewayError('api_error', 'client closed the request', { code: 'client_closed' })
 
+const SENT_UPSTREAM = 'the request had reached the upstream'
+
+/** As clientClosed, once the vendor had the request: it bills the input whether or not anyone reads the answer. */
+export const clientClosedAfterSend = (): GatewayError => new GatewayError('api_error', 'client closed the request', { code: 'client_closed', detail: SENT_UPSTREAM })
+
+/** Whether `e` is clientClosedAfterSend's. */
+export const closedAfterSend = (e: GatewayError): boolean => e.code === 'client_closed' && e.detail === SENT_UPSTREAM
+
 export const badRequest = (message: string, param?: string) =>
 	new GatewayError('invalid_request', message, { param, code: 'invalid_request_error' })
 

@@ -5,7 +5,7 @@
  */
 import type { AuthToken } from '../auth/api-key'
 import { failedRow } from '../billing/usage-record'
-import { GatewayError, unsupportedForModel } from '../core/errors'
+import { closedAfterSend, GatewayError, unsupportedForModel } from '../core/errors'
 import type { ChatRequest, ChatResponse } from '../core/ir'
 import { type CodeOutputs, codeOutputsOf } from '../protocols/anthropic-messages/code-outputs'
 import { errorResponse, type ErrorShape } from '../http/error-shapes'
@@ -202,7 +202,10 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	// The row records the status the client got, which its shape decides (Anthropic's overload is 529, others' 503).
 	const res = errorResponse(lastErr, call.shape, call.requestId)
 	const failed = failedRow(res.status, call.signal.aborted)
-	await release(info, budget, failed.status, failed.endReason, lastChannel)
+	// A client that leaves once the vendor has its request pays the input, as a stream it leaves midway does: the vendor
+	// bills it, and hanging up before the first byte must not make a long prompt free.
+	if (lastChannel && closedAfterSend(lastErr)) await settle(info, budget, { estimateOutput: () => 0, status: failed.status, endReason: failed.endReason, channel: lastChannel })
+	else await release(info, budget, failed.status, failed.endReason, lastChannel)
 	return res
 }
 

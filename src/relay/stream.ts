@@ -6,7 +6,7 @@
  * turn its last chunk goes out) or when the client disconnects (the upstream call is aborted at once).
  * @module
  */
-import { GatewayError, upstreamRateLimited } from '../core/errors'
+import { clientClosedAfterSend, GatewayError, upstreamRateLimited } from '../core/errors'
 import type { StreamEvent } from '../core/events'
 import type { ServiceTier } from '../core/ir'
 import { formatSse, type SseBatchReader, type SseFrame } from '../core/sse'
@@ -454,7 +454,7 @@ function isTerminal(p: ProtocolName, f: SseFrame): boolean {
  */
 export function failedBeforeContent(up: UpstreamCall): { error: GatewayError } {
 	up.abort()
-	if (up.clientGone) return { error: new GatewayError('api_error', 'client closed the request', { code: 'client_closed' }) }
+	if (up.clientGone) return { error: clientClosedAfterSend() }
 	// Silent past `idle_ms` before any content: the upstream did not answer in time (504), as a first byte that never came.
 	if (up.timedOut) return { error: upstreamTimeout('upstream sent no content within its idle timeout') }
 	return { error: new GatewayError('upstream', 'the upstream stream failed before any content', { retryable: true, code: 'upstream_cut' }) }

@@ -11,7 +11,7 @@
  * for bodies no relay code reads through the call (`sse`, `text`, `watched`): the task, file and batch APIs'.
  * @module
  */
-import { clientClosed, GatewayError } from '../core/errors'
+import { clientClosedAfterSend, GatewayError } from '../core/errors'
 import { type SseBatchReader, sseBatchReader } from '../core/sse'
 import { multipartBody } from '../http/multipart'
 import { piecesStream, TextPieces } from './text-pieces'
@@ -188,7 +188,8 @@ export async function fetchUpstream(
 	} catch (e) {
 		clientSignal.removeEventListener('abort', call.onClientAbort)
 		if (call.timedOut) throw upstreamTimeout(`upstream did not answer within ${timeouts.firstByteMs} ms`)
-		if (clientSignal.aborted) throw clientClosed()
+		// The request went out (`send` had been called): the vendor may bill it.
+		if (clientSignal.aborted) throw clientClosedAfterSend()
 		// The credentials renewed after a 401 could not be had (the token endpoint refused them): said as they are.
 		if (e instanceof GatewayError) throw e
 		// Why (a DNS name not found, a refused address) names the channel's host: the operator's to read, not the caller's.

@@ -2,7 +2,9 @@
  * Client disconnects (issue 3; WIRE-NOTES #10, #11): the upstream call is aborted at once (the mock sees it within a
  * second), and the usage row says `client_abort` with the input plus the output produced so far charged — never the
  * whole prompt-and-cap, never zero once the vendor produced tokens (QuantumNous/new-api#4168, #5235; BerriAI/litellm
- * #14457). A disconnect before the vendor answered costs nothing. The mocks here pause between stream chunks.
+ * #14457). A disconnect once the vendor had the request but before it answered costs the input, counted here (the
+ * vendor bills it: hanging up before the first byte made a long prompt free for the caller, not for the operator).
+ * The mocks here pause between stream chunks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { countWords } from '../../mocks'
@@ -76,22 +78,27 @@ describe('client abort mid-stream', () => {
 })
 
 describe('client abort before the first byte', () => {
-	it('should abort the upstream call and charge nothing', async () => {
-		const acct = await m.account()
-		const before = m.mocks.anthropic.aborts.length
-		m.mocks.anthropic.faultOnce = { kind: 'slow', firstByteMs: 3000 }
-		const ctl = new AbortController()
-		const pending = postRaw(m, 'chat', acct, simpleBody('chat', MODEL.anthropic, 'slow one', true), { signal: ctl.signal }).catch((e: unknown) => e)
-		await waitFor(() => (m.mocks.anthropic.requests.some((r) => JSON.stringify(r.body).includes('slow one')) ? true : undefined), 1000)
-		const t0 = Date.now()
-		const lateness = watchLateness()
-		ctl.abort()
-		expect(await pending).toBeInstanceOf(Error)
-		const abort = await waitFor(() => m.mocks.anthropic.aborts[before], 5_000)
-		expect(abort.at - t0).toBeLessThan(1000 + lateness.stop())
-		const row = await waitFor<UsageRow>(async () => (await usageRows(m, acct.accountId))[0], 5_000)
-		// 499, not the 500 of the aborted call: the usage statistics must not show a server fault.
-		expect(row).toMatchObject({ end_reason: 'client_abort', status: 499, cost: 0, input_tokens: 0, output_tokens: 0 })
-		expect(await m.app.balance(acct.accountId)).toBe(acct.balance)
-	})
+	for (const stream of [true, false])
+		it(`should abort the upstream call and charge the input the vendor was sent (${stream ? 'stream' : 'json'})`, async () => {
+			const acct = await m.account()
+			const before = m.mocks.anthropic.aborts.length
+			m.mocks.anthropic.faultOnce = { kind: 'slow', firstByteMs: 3000 }
+			const ctl = new AbortController()
+			const pending = postRaw(m, 'chat', acct, simpleBody('chat', MODEL.anthropic, `slow one ${stream}`, stream), { signal: ctl.signal }).catch((e: unknown) => e)
+			await waitFor(() => (m.mocks.anthropic.requests.some((r) => JSON.stringify(r.body).includes(`slow one ${stream}`)) ? true : undefined), 1000)
+			const t0 = Date.now()
+			const lateness = watchLateness()
+			ctl.abort()
+			expect(await pending).toBeInstanceOf(Error)
+			const abort = await waitFor(() => m.mocks.anthropic.aborts[before], 5_000)
+			expect(abort.at - t0).toBeLessThan(1000 + lateness.stop())
+			const row = await waitFor<UsageRow>(async () => (await usageRows(m, acct.accountId))[0], 5_000)
+			// 499, not the 500 of the aborted call: the usage statistics must not show a server fault.
+			expect(row).toMatchObject({ end_reason: 'client_abort', status: 499, output_tokens: 0, estimated: true })
+			expect(row.input_tokens).toBeGreaterThan(0)
+			const cost = costMicros({ model: MODEL.anthropic, input: row.input_tokens, output: 0 })
+			expect(cost).toBeGreaterThan(0)
+			expect(Math.round(row.cost * 1e6)).toBe(cost)
+			expect(Math.round((await m.app.balance(acct.accountId)) * 1e6)).toBe(acct.balance * 1e6 - cost)
+		})
 })
