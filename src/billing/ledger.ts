@@ -101,8 +101,12 @@ export type LedgerOptions = {
 }
 
 const RECLAIM_TOPIC = 'ledger-reclaim'
-/** Waits before trying again after asking other instances to return their leases. */
-const RECLAIM_BACKOFF_MS = [20, 60, 150]
+/**
+ * Waits before trying again after asking other instances to return their leases (only when what they hold unused
+ * would make up the difference: a request the account cannot pay for is refused at once). 1.1 s in all: an instance
+ * just started, or busy, took longer than the 230 ms this was, and a request was refused 402 with the money there.
+ */
+const RECLAIM_BACKOFF_MS = [20, 60, 150, 300, 600]
 /** The first slice of a lease covers this many reservations of the size asked; each later one doubles. */
 const FIRST_SLICE = 16
 
