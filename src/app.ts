@@ -12,7 +12,7 @@ import { bodyTimedOut, bodyTimeoutOf } from './http/body-deadline'
 import { releaseSpool } from './http/body-spool'
 import { hotRoute } from './http/hot-route'
 import { type DeferredApp, deferredApp } from './http/deferred-app'
-import { handOn, requestGuard, routeMatcher } from './http/request-guard'
+import { handOn, jsonRouteMatcher, requestGuard, routeMatcher } from './http/request-guard'
 import { accountsModule } from './modules/admin/accounts'
 import { channelsModule } from './modules/admin/channels'
 import { modelsModule } from './modules/admin/models'
@@ -53,7 +53,8 @@ function pipeline(svc: Services, app: AnyElysia, docs: AnyElysia | undefined, ha
 	// Upload bodies spooled to a file (body-spool.ts) are removed once the answer has gone, whatever it was.
 	app.onAfterResponse({ as: 'global' }, ({ request }) => releaseSpool(request))
 	if (docs) app.use(docs)
-	return app.use(requestGuard(svc, routed, (request) => app.handle(request))).onError(({ code, error, request, set, query, params, body }) => {
+	const takesJson = jsonRouteMatcher(() => app.routes)
+	return app.use(requestGuard(svc, routed, (request) => app.handle(request), takesJson)).onError(({ code, error, request, set, query, params, body }) => {
 		// Without a usable Host the URL is the path alone (request-guard.ts answers those, but an error here must not throw).
 		const path = request.url.charCodeAt(0) === 47 ? request.url.split('?')[0]! : new URL(request.url).pathname
 		const rid = (set.headers['x-request-id'] as string | undefined) ?? undefined

@@ -13,6 +13,9 @@ import { encodeMjError, encodeSunoError } from '../passthrough/task-errors'
 /** `midjourney` and `suno`: the task services' own shapes (passthrough/task-errors.ts). */
 export type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'suno'
 
+/** Bedrock's InvokeModel paths, with the trailing slash the dialect serves too (request-guard.ts `pathOf`). */
+const BEDROCK_INVOKE = /^\/model\/[^/]+\/invoke(-with-response-stream)?\/?$/
+
 /**
  * `/v1/messages…` speaks Anthropic (and Claude in Vertex's format, `…/publishers/anthropic/models/…`), `/v1beta/…` Gemini, and so do Gemini model methods under `/v1/models/{model}:{method}`
  * (where @google/genai 3.x calls them), its Interactions API under `/v1/interactions`, its uploads under `/upload/…`, its
@@ -25,6 +28,9 @@ export function shapeForPath(path: string): ErrorShape {
 	if (path.startsWith('/v1/messages')) return 'anthropic'
 	// Claude in Vertex AI's format (vertex-dialect.ts), refused before its body is read: Claude Code reads Anthropic's.
 	if (path.includes('/publishers/anthropic/models/')) return 'anthropic'
+	// Claude in Bedrock's format (bedrock-dialect.ts), refused before its rewrite onto /v1/messages: the Anthropic Bedrock
+	// SDK reads Anthropic's, as the rewritten call answers. Not Converse (`/model/{id}/converse`), which is not served.
+	if (BEDROCK_INVOKE.test(path)) return 'anthropic'
 	if (path.startsWith('/v1beta/') || path === '/v1beta' || path.startsWith('/v1alpha/') || path.startsWith('/upload/') || path.startsWith('/download/')) return 'gemini'
 	if (path === '/v1/interactions' || path.startsWith('/v1/interactions/')) return 'gemini'
 	if (path === '/v1/cachedContents' || path.startsWith('/v1/cachedContents/')) return 'gemini'

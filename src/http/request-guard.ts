@@ -246,11 +246,74 @@ async function guardBody(svc: Services, request: Request, id: string): Promise<R
 export function routeMatcher(routes: () => ReadonlyArray<{ path: string }>): (path: string) => boolean {
 	let patterns: RegExp[] | undefined
 	return (path) => {
-		patterns ??= [...new Set(routes().map((r) => r.path))].map(
-			(p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+').replace(/\*/g, '.*')}/?$`),
-		)
+		patterns ??= [...new Set(routes().map((r) => r.path))].map(routePattern)
 		return patterns.some((re) => re.test(path))
 	}
+}
+
+/** An Elysia route's path as a pattern: a parameter is one segment, a wildcard the rest, a trailing slash allowed. */
+const routePattern = (p: string) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+').replace(/\*/g, '.*')}/?$`)
+
+/** Whether the route serving a method and path takes a JSON body (jsonRouteMatcher). */
+export type TakesJson = (method: string, path: string) => boolean
+
+type RouteEntry = { method: string; path: string; hooks?: { body?: unknown; parse?: unknown } }
+
+/**
+ * Whether the route serving a method and path declares a body and reads it with Elysia's own parser (no `parse` hook):
+ * such a route takes JSON, and Elysia would read any other type as well (a form, `application/xml` as a form too,
+ * bytes as an ArrayBuffer), into an object a schema without a required field takes. The routes with a hook (uploads,
+ * passthroughs, the raw JSON of chat and messages) read what they take themselves. The route that serves a path is the
+ * most specific one, as in Elysia's router: a static path, then one with parameters, then a wildcard.
+ */
+export function jsonRouteMatcher(routes: () => ReadonlyArray<RouteEntry>): TakesJson {
+	let byMethod: Map<string, Array<{ re: RegExp; json: boolean }>> | undefined
+	const rank = (path: string) => (path.includes('*') ? 2 : path.includes('/:') ? 1 : 0)
+	const compile = () => {
+		const all = [...routes()].sort((a, b) => rank(a.path) - rank(b.path))
+		const map = new Map<string, Array<{ re: RegExp; json: boolean }>>()
+		for (const r of all) {
+			const parse = r.hooks?.parse
+			const json = r.hooks?.body !== undefined && (parse === undefined || (Array.isArray(parse) && parse.length === 0))
+			const re = routePattern(r.path)
+			// A route for every method (`.all`) competes with each method's own, in its rank's place.
+			for (const m of r.method === 'ALL' ? ['POST', 'PUT', 'PATCH', 'DELETE'] : [r.method]) {
+				const list = map.get(m) ?? []
+				list.push({ re, json })
+				map.set(m, list)
+			}
+		}
+		return map
+	}
+	return (method, path) => {
+		byMethod ??= compile()
+		return byMethod.get(method)?.find((r) => r.re.test(path))?.json ?? false
+	}
+}
+
+/**
+ * The 415 of a body of another type than JSON on a route that takes JSON (jsonRouteMatcher): refused rather than read
+ * as Elysia reads it (`<items/>` sent as application/xml created a conversation, QA). Undefined for a JSON body, one
+ * without a type (the route's parser refuses it, if it is not JSON), or no body.
+ */
+function notJsonBody(request: Request, takesJson: TakesJson | undefined, id: string): Response | undefined {
+	if (!takesJson || request.method === 'GET' || request.method === 'HEAD') return undefined
+	const type = request.headers.get('content-type')
+	if (!type) return undefined
+	const media = type.split(';')[0]!.trim().toLowerCase()
+	if (isJsonType(media)) return undefined
+	const len = request.headers.get('content-length')
+	if (len !== null ? !(Number(len) > 0) : !hasUnsizedBody(request)) return undefined
+	const path = pathOf(request)
+	if (!takesJson(request.method, path)) return undefined
+	const refused = new GatewayError('invalid_request', `${path} takes a JSON body, not ${media}: send it as JSON (content-type: application/json)`, {
+		code: 'unsupported_media_type',
+		status: 415,
+	})
+	const res = errorResponse(refused, shapeForRequest(request, path), id)
+	// As guardUnsizedBody: the unread rest of a body without a length has no end to read to.
+	if (len === null) res.headers.set('connection', 'close')
+	return res
 }
 
 /**
@@ -329,7 +392,7 @@ async function typedAsJson(request: Request): Promise<Request | undefined> {
  * The hook; `routed` tells whether a route serves a path (routeMatcher over the app's routes), `reenter` serves a
  * request through the app from the start (a body decoded or retyped, an Azure, Vertex or Bedrock call as the `/v1` one it is).
  */
-export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>) =>
+export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request: Request) => Promise<Response>, takesJson?: TakesJson) =>
 	new Elysia({ name: 'request-guard' })
 		.onRequest(async ({ request, set }) => {
 			const handed = handedOn.get(request)
@@ -343,7 +406,8 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 			const id = guardRequest(svc, request, routed, handed)
 			if (typeof id !== 'string') return id
 			set.headers['x-request-id'] = id
-			if (handed !== undefined) return
+			// Handed on by the main app, which knows none of these routes: what they take is told here.
+			if (handed !== undefined) return notJsonBody(request, takesJson, id)
 			if (cors && isPreflight(request)) return preflightResponse(request, cors, id)
 			// Before anything reads the body (the rewrites below, Elysia's parser): a caller without a good key waits for nothing.
 			// Not for a Gemini upload's chunk (its session is its key), nor on a path an app knows no route of its serves (one
@@ -374,7 +438,7 @@ export const requestGuard = (svc: Services, routed?: Routed, reenter?: (request:
 					if (retyped) return retyped
 				}
 			}
-			return guardBody(svc, request, id)
+			return notJsonBody(request, takesJson, id) ?? guardBody(svc, request, id)
 		})
 		// A route whose body is optional parses it with its errors caught, and would go on without it: answered here.
 		.onBeforeHandle({ as: 'global' }, ({ request, set }) => {

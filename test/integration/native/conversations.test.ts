@@ -156,6 +156,29 @@ describe('the conversation routes', () => {
 		expect(texts((await a.openai.conversations.items.list(conv.id)).data as never)).toEqual(['user: secret of account a'])
 		expect((await a.openai.conversations.retrieve(conv.id)).metadata).toEqual({})
 	})
+
+	it('should refuse a body that is not JSON (a form, XML, bytes) with 415, creating nothing', async () => {
+		// Elysia reads a form, and application/xml as one too, into an object that this schema (no required field) took.
+		const a = await client()
+		for (const [type, body] of [
+			['application/xml', '<items/>'],
+			['application/x-www-form-urlencoded', 'a=b&c=d'],
+			['application/octet-stream', 'zz'],
+		]) {
+			for (const path of ['/v1/conversations', '/v1/conversations/conv_none/items']) {
+				const res = await fetch(`${n.app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': type! }, body })
+				expect({ type, path, status: res.status }).toEqual({ type, path, status: 415 })
+				expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_media_type' })
+			}
+		}
+		const [{ count }] = await n.app.svc.db.sql.query<{ count: number }>('SELECT count(*)::int AS count FROM conversations WHERE account_id = $1', [a.accountId])
+		expect(count).toBe(0)
+		// The same bytes as JSON are malformed JSON, as before; a JSON body still creates one.
+		const json = await fetch(`${n.app.url}/v1/conversations`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' }, body: '<items/>' })
+		expect(json.status).toBe(400)
+		expect((await json.json()).error.code).toBe('invalid_json')
+		expect((await a.openai.conversations.create({ metadata: { via: 'json' } })).metadata).toEqual({ via: 'json' })
+	})
 })
 
 /** The Anthropic mock's last request, as `role: text` lines. */

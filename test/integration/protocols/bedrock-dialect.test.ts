@@ -53,6 +53,26 @@ describe("Claude Code in Amazon Bedrock's format", () => {
 		expect((await usageRows(m, acct.accountId)).map((r) => r.model)).toEqual([MODEL.gemini])
 	})
 
+	it("should refuse a body it cannot read in Anthropic's shape, as it does a bad field", async () => {
+		// Refused before the rewrite onto /v1/messages, these once came in OpenAI's shape, which the Bedrock SDK does not read.
+		const acct = await m.account()
+		const raw = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+			fetch(`${m.app.url}/model/${MODEL.anthropic}/${path}`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', ...headers }, body })
+		for (const path of ['invoke', 'invoke-with-response-stream'])
+			for (const [what, res, status] of [
+				['invalid JSON', await raw(path, '{"max_tokens":'), 400],
+				['an array', await raw(path, '[]'), 400],
+				['null', await raw(path, 'null'), 400],
+				['bad gzip', await raw(path, 'not gzip', { 'content-encoding': 'gzip' }), 400],
+				['an unknown encoding', await raw(path, '{}', { 'content-encoding': 'zz' }), 415],
+				['a bad field', await raw(path, JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 8, messages: [{ role: 'wizard', content: 'x' }] })), 400],
+			] as const) {
+				expect({ path, what, status: res.status }).toEqual({ path, what, status })
+				expect({ path, what, body: await res.json() }).toMatchObject({ path, what, body: { type: 'error', error: { type: 'invalid_request_error' } } })
+			}
+		expect(await usageRows(m, acct.accountId)).toEqual([])
+	})
+
 	it("should refuse an unknown model in Anthropic's JSON, not framed", async () => {
 		const acct = await m.account()
 		const res = await invoke(acct.key, 'us.anthropic.claude-nowhere-v1:0', true, { max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })

@@ -164,6 +164,21 @@ describe('/mj/task', () => {
 		expect(queue.body.map((t: { id: string }) => t.id)).toEqual([theirs])
 	})
 
+	it("should refuse a list body that is not JSON (a form, XML) with 415 in midjourney-proxy's shape", async () => {
+		// Elysia reads a form, and application/xml as one too, into an object without `ids`: an empty list, answered 200.
+		const { key } = await app.account(1)
+		for (const path of ['/mj/task/list-by-condition', '/mj/task/list-by-ids'])
+			for (const [type, body] of [
+				['application/x-www-form-urlencoded', 'a=b&c=d'],
+				['application/xml', '<ids/>'],
+			]) {
+				const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'mj-api-secret': key, 'content-type': type! }, body })
+				expect({ path, type, status: res.status }).toEqual({ path, type, status: 415 })
+				expect(await res.json()).toMatchObject({ code: 4, result: null, properties: { error_code: 'unsupported_media_type' } })
+			}
+		expect((await mj(key, '/mj/task/list-by-ids', { ids: [] })).status).toBe(200)
+	})
+
 	it('should be finished by the background poller when nobody fetches', async () => {
 		const { key } = await app.account(1)
 		const id = (await imagine(key, 'unattended')).body.result as string

@@ -3,7 +3,7 @@
  * multipart body anywhere else is refused with 415 in the caller's shape, whatever its size.
  */
 import { describe, expect, it } from 'bun:test'
-import { guardRequest, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
+import { guardRequest, jsonRouteMatcher, routeMatcher, UPLOAD_ROUTES } from '../../../src/http/request-guard'
 import type { Services } from '../../../src/services'
 
 const svc = { idleGc: { note() {} }, env: { maxJsonBytes: 1000, maxUploadBytes: 100_000 } } as unknown as Services
@@ -35,6 +35,36 @@ describe('guardRequest', () => {
 		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1000)))).toBe('passed')
 		expect(statusOf(guardRequest(svc, req('/v1/embeddings', 'application/json', 1001)))).toBe(413)
 		expect(statusOf(guardRequest(svc, req('/v1/audio/transcriptions', 'application/json', 1001)))).toBe(413)
+	})
+})
+
+describe("a Bedrock InvokeModel path's body over the limit", () => {
+	it("should be refused in Anthropic's shape, as the call it is rewritten to; Converse (not served) in OpenAI's", async () => {
+		for (const path of ['/model/claude-m/invoke', '/model/us.anthropic.claude-x%3A0/invoke-with-response-stream', '/model/claude-m/invoke/']) {
+			const r = guardRequest(svc, req(path, 'application/json', 1001)) as Response
+			expect(r.status).toBe(413)
+			expect(await r.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } })
+		}
+		const converse = guardRequest(svc, req('/model/claude-m/converse', 'application/json', 1001)) as Response
+		expect(((await converse.json()) as { error: { code: string } }).error.code).toBe('request_too_large')
+	})
+})
+
+describe('jsonRouteMatcher', () => {
+	const none = [{ fn: 'none' }]
+	const takesJson = jsonRouteMatcher(() => [
+		{ method: 'ALL', path: '/mj/*', hooks: { parse: none } },
+		{ method: 'POST', path: '/mj/task/:id/cancel', hooks: { parse: none } },
+		{ method: 'POST', path: '/mj/task/list-by-ids', hooks: { body: {} } },
+		{ method: 'POST', path: '/mj/submit/:action', hooks: { body: {}, parse: [] } },
+		{ method: 'POST', path: '/v1/files', hooks: { body: {}, parse: [{ fn: () => undefined }] } },
+		{ method: 'POST', path: '/v1/batches/:id/cancel', hooks: {} },
+	])
+
+	it("should tell the routes that read their body with Elysia's parser, the most specific route deciding", () => {
+		expect(['/mj/task/list-by-ids', '/mj/task/list-by-ids/', '/mj/submit/imagine'].map((p) => takesJson('POST', p))).toEqual([true, true, true])
+		expect(['/mj/task/1/cancel', '/mj/other/list', '/v1/files', '/v1/batches/b1/cancel', '/v1/nowhere'].map((p) => takesJson('POST', p))).toEqual([false, false, false, false, false])
+		expect(takesJson('PUT', '/mj/task/list-by-ids')).toBe(false)
 	})
 })
 
