@@ -151,6 +151,8 @@ export type Outcome = {
 	usage?: Partial<Usage>
 	/** Output text produced, for counting when the upstream gave no output count. */
 	estimateOutput: () => number | Promise<number>
+	/** The thinking part of that text, counted: an estimated output says how much of it was reasoning. */
+	estimateReasoning?: () => number
 	status: number
 	endReason: string
 	channel?: Channel
@@ -222,6 +224,7 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 		usage.input = budget.countInput()
 		estimated = true
 	}
+	let outputCounted = missing.output
 	if (missing.output) {
 		usage.output = await o.estimateOutput()
 		estimated = true
@@ -231,9 +234,10 @@ export async function settle(call: CallInfo, budget: Budget, o: Outcome): Promis
 		const counted = await o.estimateOutput()
 		if (counted > usage.output) {
 			usage.output = counted
-			estimated = true
+			estimated = outputCounted = true
 		}
 	}
+	if (outputCounted && !usage.reasoning && o.estimateReasoning) usage.reasoning = Math.min(o.estimateReasoning(), usage.output)
 	call.billed?.(usage)
 	const record = usageRecord(call, { channel: o.channel, upstreamModel: o.upstreamModel, status: o.status, endReason: o.endReason, usage, estimated })
 	const charged = await budget.hold.settle(tokenCost(usage, budget.price), record)

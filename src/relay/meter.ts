@@ -139,6 +139,8 @@ class GeminiMeter extends BaseMeter {
 export function createEventMeter() {
 	let usage: Partial<Usage> | undefined
 	let text = ''
+	// The thinking part of `text`: an estimate of the output says how much of it was reasoning, as vendors report it.
+	let thinking = ''
 	let finished = false
 	let end: StreamEnd | undefined
 	let malformed = false
@@ -151,8 +153,11 @@ export function createEventMeter() {
 				case 'usage':
 					usage = { ...usage, ...e.usage }
 					break
-				case 'text_delta':
 				case 'thinking_delta':
+					if (thinking.length < KEEP_BYTES) thinking += e.text
+					if (text.length < KEEP_BYTES) text += e.text
+					break
+				case 'text_delta':
 				case 'json_delta':
 					if (text.length < KEEP_BYTES) text += 'text' in e ? e.text : e.json
 					break
@@ -169,6 +174,7 @@ export function createEventMeter() {
 		},
 		usage: () => usage,
 		text: () => text,
+		reasoningText: () => thinking,
 		end: (): StreamEnd => end ?? (finished ? 'ok' : 'cut'),
 		malformed: () => malformed,
 	}

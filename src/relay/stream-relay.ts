@@ -194,7 +194,7 @@ const UPSTREAM_FAULTS = new Set(['upstream_cut', 'upstream_malformed', 'error'])
  * answer, only the stream's preamble (QA: a preamble sent at the end of the prefetch window, then a stall, was billed
  * its input).
  */
-export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'endReason' | 'estimated' | 'stoppedEarly'>): Promise<void> {
+export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 'estimateOutput' | 'estimateReasoning' | 'endReason' | 'estimated' | 'stoppedEarly'>): Promise<void> {
 	b.info.svc.metrics.openStreams.dec()
 	judgeStream(b, o.endReason)
 	try {
@@ -202,7 +202,7 @@ export async function settleStream(b: StreamBilling, o: Pick<Outcome, 'usage' | 
 			b.info.billed?.()
 			return await release(b.info, b.budget, 200, o.endReason, b.channel)
 		}
-		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel, servedTier: b.servedTier })
+		await settle(b.info, b.budget, { usage: o.usage, estimateOutput: o.estimateOutput, estimateReasoning: o.estimateReasoning, endReason: o.endReason, estimated: o.estimated, stoppedEarly: o.stoppedEarly, status: 200, channel: b.channel, upstreamModel: b.upstreamModel, servedTier: b.servedTier })
 	} catch (e) {
 		b.info.svc.log.error('settle failed', { request_id: b.info.requestId, error: String(e) })
 		// Whoever waits for the usage billed (a stored completion's copy) waits no longer.

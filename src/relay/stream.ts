@@ -189,11 +189,18 @@ class FastRelay extends PassthroughRelay {
 		return thread.keep(id, this.a.channel.id, threadSize(this.meter.usage(), this.a.budget)).then(() => step)
 	}
 
+	/** The relayed frames' output and thinking, counted once, when the upstream reported no usage. */
+	private counts?: { output: number; reasoning: number }
+	private counted() {
+		return (this.counts ??= countFrames(this.a.upstream, this.meter.kept()))
+	}
+
 	protected settle() {
 		const meter = this.meter
 		return settleStream(this.a, {
 			usage: meter.usage(),
-			estimateOutput: () => countFrames(this.a.upstream, meter.kept()),
+			estimateOutput: () => this.counted().output,
+			estimateReasoning: () => this.counted().reasoning,
 			endReason: this.broken && !this.cancelled ? 'upstream_malformed' : endReason(this.cancelled, meter.end()),
 		})
 	}
@@ -436,7 +443,7 @@ class ConvertedRelay extends StreamRelay {
 		const meter = this.meter
 		const end = meter.malformed() && !this.cancelled ? 'upstream_malformed' : endReason(this.cancelled, meter.end())
 		const stoppedEarly = this.cutter?.done === true && !this.decoder.done
-		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), endReason: end, stoppedEarly })
+		return settleStream(this.a, { usage: meter.usage(), estimateOutput: () => countText(meter.text()), estimateReasoning: () => countText(meter.reasoningText()), endReason: end, stoppedEarly })
 	}
 }
 
@@ -499,8 +506,8 @@ const isRateLimit = (e: { type?: unknown; status?: unknown; code?: unknown } | u
 
 const RATE_LIMIT_CODES = new Set<unknown>(['rate_limit_error', 'RESOURCE_EXHAUSTED', 'rate_limit_exceeded', '429'])
 
-/** Output tokens in relayed frames, decoded through the protocol's own decoder (only when usage was missing). */
-function countFrames(codec: UpstreamCodec, frames: SseFrame[]): number {
+/** Output tokens in relayed frames, and the thinking among them, decoded through the protocol's own decoder (only when usage was missing). */
+function countFrames(codec: UpstreamCodec, frames: SseFrame[]): { output: number; reasoning: number } {
 	const meter = createEventMeter()
 	const decoder = codec.streamDecoder()
 	const events: StreamEvent[] = []
@@ -510,5 +517,5 @@ function countFrames(codec: UpstreamCodec, frames: SseFrame[]): number {
 	}
 	decoder.end(events)
 	for (const e of events) meter.onEvent(e)
-	return countText(meter.text())
+	return { output: countText(meter.text()), reasoning: countText(meter.reasoningText()) }
 }

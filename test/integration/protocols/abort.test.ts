@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { countWords } from '../../mocks'
 import { PROTOCOLS } from './clients'
-import { costMicros, type Matrix, MODEL, SETUP_MS, startMatrix, type UsageRow, usageRows, UPSTREAMS } from './harness'
+import { costMicros, type Matrix, MODEL, SETUP_MS, startMatrix, THINKER, type UsageRow, usageRows, UPSTREAMS } from './harness'
 import { postRaw, simpleBody } from './raw'
 import { watchLateness } from '../../helpers/lateness'
 
@@ -100,5 +100,33 @@ describe('client abort before the first byte', () => {
 			expect(cost).toBeGreaterThan(0)
 			expect(Math.round(row.cost * 1e6)).toBe(cost)
 			expect(Math.round((await m.app.balance(acct.accountId)) * 1e6)).toBe(acct.balance * 1e6 - cost)
+		})
+})
+
+describe('client abort while the model thinks', () => {
+	// Output counted here (the upstream reported none before the abort) says how much of it was thinking, as the
+	// vendor's own usage would: the row's reasoning_tokens were 0 for Anthropic- and OpenAI-served models.
+	for (const up of ['anthropic', 'openai'] as const)
+		it(`should record the thinking among the output counted (${up})`, async () => {
+			const acct = await m.account()
+			const ctl = new AbortController()
+			const body = { ...simpleBody('messages', THINKER[up], LONG, true), max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } }
+			const res = await postRaw(m, 'messages', acct, body, { signal: ctl.signal })
+			expect(res.status).toBe(200)
+			const reader = res.body!.getReader()
+			const dec = new TextDecoder()
+			let seen = ''
+			while ((seen.match(/"thinking_delta"/g) ?? []).length < 3) {
+				const r = await reader.read()
+				if (r.done) throw new Error('the stream ended before the abort')
+				seen += dec.decode(r.value)
+			}
+			expect(seen).not.toContain('"text_delta"')
+			ctl.abort()
+			const row = await waitFor<UsageRow>(async () => (await usageRows(m, acct.accountId))[0], 5_000)
+			expect(row).toMatchObject({ end_reason: 'client_abort', estimated: true })
+			expect(row.output_tokens).toBeGreaterThan(0)
+			expect(row.reasoning_tokens).toBeGreaterThan(0)
+			expect(row.reasoning_tokens).toBeLessThanOrEqual(row.output_tokens)
 		})
 })
