@@ -52,9 +52,56 @@ const cuttable = new Set<DirectSse>()
 /**
  * Ends every such stream with its error event, as its client leaving ends it otherwise (its `onCancel`, then its
  * source's `return()`, where it is billed: recorded `shutdown` once `Ledger.cutForShutdown` ran). One promise per
- * stream, resolved once its source has ended. The relays' own streams are cut by `cutStreams` (stream-relay.ts).
+ * stream, resolved once its source has ended. The relays' own streams are cut by `cutStreams` (stream-relay.ts); the
+ * ends of the streams passing one on to its client (`passedOn`) are among the promises too.
  */
-export const cutOpenStreams = (): Promise<void>[] => [...cuttable].map((s) => s.cut())
+export const cutOpenStreams = (): Promise<void>[] => [...[...cuttable].map((s) => s.cut()), ...passing]
+
+/** The ends of the streams `passedOn` is passing on now, each resolved once its client has read it to the end. */
+const passing = new Set<Promise<void>>()
+
+/**
+ * `body` passed on to the client chunk by chunk, each once `hold` has resolved (when it returns a promise), as a stream
+ * whose end the shutdown waits for (`cutOpenStreams`). What a route that holds back a relayed stream's chunks (a
+ * converted answer's copy: responses/kept-first.ts; a conversation's turn) answers with: the shutdown ends the relay,
+ * whose error event then still has to pass through this stream, and closing the connections as soon as the relay
+ * ended reset the client before it came (QA: `/v1/responses` streams got ECONNRESET where chat got `shutting_down`).
+ */
+export function passedOn(body: ReadableStream<Uint8Array>, hold?: () => Promise<unknown> | undefined): ReadableStream<Uint8Array> {
+	const reader = body.getReader()
+	const { promise: ended, resolve } = Promise.withResolvers<void>()
+	const over = () => {
+		passing.delete(ended)
+		resolve()
+	}
+	return new ReadableStream<Uint8Array>(
+		{
+			async pull(ctl) {
+				// Once its client reads, as a direct stream is cut only once pulled: a response never sent is not waited for.
+				passing.add(ended)
+				try {
+					const r = await reader.read()
+					if (r.done) {
+						ctl.close()
+						return over()
+					}
+					const held = hold?.()
+					if (held) await held
+					ctl.enqueue(r.value)
+				} catch (e) {
+					ctl.error(e)
+					over()
+				}
+			},
+			cancel(reason) {
+				over()
+				return reader.cancel(reason)
+			},
+		},
+		// Read from `body` only as the client reads (a queue here would hold chunks the shutdown does not wait for).
+		{ highWaterMark: 0 },
+	)
+}
 
 /**
  * What the response reads: an async generator (or an iterator with the same `next` and `return`), or a source that

@@ -18,6 +18,7 @@
  */
 import { GatewayError } from '../../core/errors'
 import { createSseParser, type SseFrame } from '../../core/sse'
+import { passedOn } from '../../relay/sse-response'
 import type { Services } from '../../services'
 import { checkContinuation } from '../responses/ownership'
 import { type Item, type StoredItem, inputItems, toStore } from './items'
@@ -174,7 +175,8 @@ async function recorded(res: Response, append: (output: unknown) => Promise<void
 			flush: () => release(),
 			cancel: () => release(),
 		}
-		return new Response(res.body.pipeThrough(new TransformStream(watcher)), { status: res.status, headers: res.headers })
+		// Passed on as a stream the shutdown waits for, so that a stream it cuts ends with its error event (sse-response.ts).
+		return new Response(passedOn(res.body.pipeThrough(new TransformStream(watcher))), { status: res.status, headers: res.headers })
 	}
 	try {
 		const text = await res.text()

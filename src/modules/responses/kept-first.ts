@@ -5,6 +5,7 @@
  * a failed write was logged already and holds nothing up.
  * @module
  */
+import { passedOn } from '../../relay/sse-response'
 
 /** `res` going out once `kept()` (the copy's write, once started) has resolved. */
 export async function keptFirst(res: Response, kept: () => Promise<void> | undefined): Promise<Response> {
@@ -13,11 +14,5 @@ export async function keptFirst(res: Response, kept: () => Promise<void> | undef
 		return res
 	}
 	// Every chunk after the copy's write started waits for it: the terminal event's chunk is among them.
-	const wait = new TransformStream<Uint8Array, Uint8Array>({
-		async transform(chunk, ctl) {
-			await kept()
-			ctl.enqueue(chunk)
-		},
-	})
-	return new Response(res.body.pipeThrough(wait), { status: res.status, statusText: res.statusText, headers: res.headers })
+	return new Response(passedOn(res.body, kept), { status: res.status, statusText: res.statusText, headers: res.headers })
 }

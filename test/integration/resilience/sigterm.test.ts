@@ -5,12 +5,13 @@
  * event (not a bare connection reset), and what they used is still billed before the process exits: no hold is left open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { startOpenAIMock, type VendorMock } from '../../mocks'
+import { startAnthropicMock, startOpenAIMock, type VendorMock } from '../../mocks'
 import { expectLedgerInvariant } from './invariant'
 import { auth, body, ENDPOINT, type Proto } from './rig'
 import { deploy, type Deployment, readFrames, type Server } from './server-process'
 
 let mock: VendorMock
+let anthropic: VendorMock
 let dep: Deployment
 
 /** An images upstream streaming a partial preview every 200 ms, for 10 s (OpenAI's image streaming events). */
@@ -37,13 +38,16 @@ const images = Bun.serve({
 
 beforeAll(async () => {
 	mock = await startOpenAIMock({ apiKey: 'up-term-key', chunkDelayMs: 200, record: false })
+	anthropic = await startAnthropicMock({ apiKey: 'up-term-anthropic', chunkDelayMs: 200, record: false })
 	dep = await deploy({
 		channels: [
 			{ name: 'up', type: 'openai', base_url: mock.url, api_key: 'up-term-key', models: ['term'], model_map: { term: 'gpt-4o-mini' } },
 			{ name: 'img', type: 'openai', base_url: `http://127.0.0.1:${images.port}/v1`, api_key: 'up-img-key', models: ['gpt-image-1'] },
+			{ name: 'claude', type: 'anthropic', base_url: anthropic.url, api_key: 'up-term-anthropic', models: ['term-claude'], model_map: { 'term-claude': 'claude-sonnet-4-6' } },
 		],
 		models: [
 			{ name: 'term', input_per_mtok: 100, output_per_mtok: 200 },
+			{ name: 'term-claude', input_per_mtok: 100, output_per_mtok: 200 },
 			{ name: 'gpt-image-1', input_per_mtok: 5, output_per_mtok: 40 },
 		],
 	})
@@ -51,11 +55,14 @@ beforeAll(async () => {
 afterAll(async () => {
 	await dep.close()
 	await mock.stop()
+	await anthropic.stop()
 	images.stop(true)
 })
 
 /** About 12 chunks at 200 ms: a 2–3 s stream. */
 const PROMPT = 'tell me a slow story about the sea and ships'
+/** Four times as long: the streams opened one after another are all still running when the grace period ends. */
+const LONG = Array(4).fill(PROMPT).join(' ')
 
 async function openStream(server: Server, key: string, proto: Proto, requestId: string) {
 	const res = await fetch(server.url + ENDPOINT[proto], {
@@ -148,6 +155,42 @@ describe('SIGTERM', () => {
 			['cut-messages', 'shutdown'],
 		])
 		expect(rows.every((r) => r.cost > 0)).toBe(true)
+		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
+	}, 60_000)
+
+	it('should end the /v1/responses streams it cuts with the Responses error event: native, converted, a conversation turn', async () => {
+		const s = await dep.start({ SHUTDOWN_GRACE_MS: '400' })
+		const acct = await dep.admin(s, '/api/accounts', { name: 'term-responses', balance: 5 })
+		const key = (await dep.admin(s, '/api/tokens', { account_id: acct.id, name: 'k' })).key as string
+		const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` }
+		const conversation = (await (await fetch(s.url + '/v1/conversations', { method: 'POST', headers, body: '{}' })).json()) as { id: string }
+		const open = async (requestId: string, payload: object) => {
+			const res = await fetch(s.url + '/v1/responses', { method: 'POST', headers: { ...headers, 'x-request-id': requestId }, body: JSON.stringify({ input: LONG, max_output_tokens: 200, stream: true, ...payload }) })
+			expect(res.status).toBe(200)
+			return readFrames(res, 3)
+		}
+		// Stored (the default), so the route holds the stream's end for the converted answer's copy (kept-first.ts), and the
+		// turn's for its conversation (conversations/turn.ts): the error event passes through those streams too.
+		const streams = {
+			'cut-responses-converted': await open('cut-responses-converted', { model: 'term-claude' }),
+			'cut-responses-native': await open('cut-responses-native', { model: 'term' }),
+			'cut-responses-turn': await open('cut-responses-turn', { model: 'term', conversation: conversation.id }),
+		}
+		s.proc.kill('SIGTERM')
+		const reset = (e: unknown) => `reset: ${e}`
+		const rests = await Promise.all(Object.values(streams).map((st) => st.rest().catch(reset)))
+		expect(await s.exited).toBe(0)
+		// QA: these got ECONNRESET after a plain `response.output_text.delta`, where chat got its `shutting_down` chunk.
+		// The Responses API's `error` event, as a stream failing midway ends (https://platform.openai.com/docs/api-reference/responses-streaming/error).
+		for (const rest of rests) {
+			expect(rest).not.toContain('reset:')
+			expect(rest).not.toContain('response.completed')
+			const last = rest.trimEnd().split('\n\n').at(-1)!
+			expect(last).toStartWith('event: error\ndata: ')
+			expect(JSON.parse(last.slice('event: error\ndata: '.length))).toMatchObject({ type: 'error', code: 'shutting_down', message: 'The gateway is restarting: this answer was cut short. Retry the request.' })
+		}
+		const rows = await dep.withDb((db) => db.sql.query<{ request_id: string; end_reason: string }>(`SELECT request_id, end_reason FROM usage_logs WHERE request_id LIKE 'cut-responses-%' ORDER BY request_id`))
+		expect(rows.map((r) => [r.request_id, r.end_reason])).toEqual(Object.keys(streams).map((id) => [id, 'shutdown']))
 		expect((await dep.withDb((db) => expectLedgerInvariant(db.sql))).leases).toBe(0)
 	}, 60_000)
 
