@@ -23,7 +23,7 @@ export const IdParams = t.Object({ id: IdNumber() })
  * the console's lists and pickers, whose edit dialog then refuses to save the key unrenamed).
  */
 export const Name = (o: { description?: string } = {}) =>
-	t.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: o.description ? `${o.description}, with a character other than spaces` : 'a name with a character other than spaces' })
+	t.String({ minLength: 1, maxLength: 200, pattern: '[^\\s\\u200b-\\u200d\\u2060\\ufeff]', description: o.description ? `${o.description}, with a character other than spaces` : 'a name with a character other than spaces' })
 
 /** USD amount at the API; stored as integer micro-USD. */
 export const Usd = (opts: { minimum?: number; description?: string } = {}) => t.Number({ minimum: opts.minimum ?? 0, description: opts.description ?? 'USD' })

@@ -6,13 +6,16 @@ export const Username = t.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za
 
 export const Password = t.String({ minLength: 8, maxLength: 200, description: 'At least 8 characters, not all spaces' })
 
+/** A character other than a space or an invisible one (U+200B–U+200D zero-width spaces and joiners, U+2060, U+FEFF). */
+const VISIBLE = /[^\s\u200b-\u200d\u2060\ufeff]/
+
 /**
  * Refuses a new password of spaces only (or other blank characters): it passes the length rule yet is the first any
  * guesser tries. Checked in the handlers, so the 400 says it in words (`password: …`) rather than as a pattern.
  * @example assertPassword('        ') // throws 400 naming password
  */
 export function assertPassword(password: string | undefined, param = 'password') {
-	if (password !== undefined && !/\S/.test(password)) throw badRequest(`${param}: must hold something other than spaces`, param)
+	if (password !== undefined && !VISIBLE.test(password)) throw badRequest(`${param}: must hold something other than spaces`, param)
 }
 
 export const User = t.Object({

@@ -45,6 +45,9 @@ describe('a password of spaces', () => {
 		const user = await app.admin('/api/users', { body: { username: 'erin', password: '\t \t \t \t ' } })
 		expect(user.status).toBe(400)
 		expect(user.body.error.param).toBe('password')
+		// Zero-width characters show as nothing, as spaces do.
+		const invisible = await app.admin('/api/users', { body: { username: 'erin', password: '\u200b'.repeat(8) } })
+		expect([invisible.status, invisible.body.error?.param]).toEqual([400, 'password'])
 		const made = await app.admin('/api/users', { body: { username: 'erin', password: '  spaced out  ' } })
 		expect(made.status).toBe(201)
 		expect((await app.admin(`/api/users/${made.body.id}`, { method: 'PATCH', body: { password: '          ' } })).status).toBe(400)

@@ -60,6 +60,8 @@ function toInput(b: EditableBody & { name?: string; status?: 'active' | 'disable
 	if (b.expires_at !== undefined) {
 		const d = b.expires_at === null ? null : new Date(b.expires_at)
 		if (d && (Number.isNaN(d.getTime()) || !realDay(b.expires_at!))) throw badRequest(`expires_at: not an ISO-8601 date-time on a real day: ${b.expires_at}`, 'expires_at')
+		// JavaScript's dates reach the year 275760, PostgreSQL's timestamps stop before (its refusal named no field).
+		if (d && d.getUTCFullYear() > 9999) throw badRequest(`expires_at: after the year 9999 (use null for a key that never expires): ${b.expires_at}`, 'expires_at')
 		input.expiresAt = d
 	}
 	if (b.spend_limit !== undefined) {
