@@ -125,6 +125,8 @@ export interface ProtocolCodec<WireReq = any, WireRes = any> {
 	 * answer (src/relay/choices.ts).
 	 */
 	readonly severalAnswers?: true
+	/** The most answers one such call gives (Gemini's `candidateCount`: 8); unset, no most the gateway knows (OpenAI's `n`: 128, its own check). */
+	readonly mostAnswers?: number
 	/**
 	 * The header the vendor names the serving tier in: read from an upstream's answer for its bill when the body does
 	 * not say, passed on to a client of the same protocol, and written on an answer converted for one.

@@ -28,7 +28,7 @@ import { mediaOnChannels } from './image-tokens'
 import { reachOf } from './reach'
 import { bodyText, rewriteBody } from './fast-path'
 import type { TextPieces } from './text-pieces'
-import { answersOneByOne, choicesAttempt, choicesField, MAX_FANNED_ANSWERS, tooManyAnswers } from './choices'
+import { choicesAttempt, choicesField, MAX_FANNED_ANSWERS, mostAnswers, tooManyAnswers } from './choices'
 import { topLevelMembers } from './json-members'
 import { relayStream } from './stream'
 import { convertedBody } from './upstream-codec'
@@ -156,8 +156,11 @@ export async function relayChat(call: ChatCall): Promise<Response> {
 	const ready = adaptersReady(route.channels, ir.model, svc.log)
 	if (ready) await ready
 	if (ir.choices && !route.channels.some((ch) => canGiveChoices(call, ch))) throw severalChoices(call, false)
-	// Refused before anything is reserved when every channel would be asked once per answer, that many times.
-	if (ir.choices && ir.choices > MAX_FANNED_ANSWERS && route.channels.every((ch) => answersOneByOne(call, ch))) throw tooManyAnswers(call, false)
+	// Refused before anything is reserved when no channel gives that many (one asked once per answer, Gemini's most).
+	if (ir.choices && ir.choices > MAX_FANNED_ANSWERS) {
+		const most = Math.max(...route.channels.map((ch) => mostAnswers(call, ch)))
+		if (ir.choices > most) throw tooManyAnswers(call, false, most)
+	}
 	// The cap: the model's maximum on a converted request, and fitted to the context window where the vendor counts it
 	// against the window (output-limit.ts).
 	const limits = svc.catalog.limits(ir.model)

@@ -61,17 +61,20 @@ export const MAX_FANNED_ANSWERS = 8
 /** The client's field asking for several answers. */
 export const choicesField = (call: ChatCall) => (call.client.name === 'gemini' ? 'generationConfig.candidateCount' : 'n')
 
-/** Whether a channel's vendor is asked once per answer: its API gives one answer per call. */
-export const answersOneByOne = (call: ChatCall, ch: Channel): boolean => chatAdapterOf(ch, call.ir.model)?.protocol.severalAnswers !== true
+/** The most answers a channel gives one request: its protocol's most in one call, or MAX_FANNED_ANSWERS calls. */
+export function mostAnswers(call: ChatCall, ch: Channel): number {
+	const protocol = chatAdapterOf(ch, call.ir.model)?.protocol
+	return protocol?.severalAnswers === true ? (protocol.mostAnswers ?? Infinity) : MAX_FANNED_ANSWERS
+}
 
 /**
  * More answers than a vendor asked once per answer gives (`MAX_FANNED_ANSWERS`). Retryable on one channel: another of
  * the model's, whose vendor gives several in one call, may serve it.
  */
-export const tooManyAnswers = (call: ChatCall, retryable: boolean) => {
+export const tooManyAnswers = (call: ChatCall, retryable: boolean, most = MAX_FANNED_ANSWERS) => {
 	const field = choicesField(call)
 	return unsupportedForModel(
-		`model "${call.ir.model}" gives at most ${MAX_FANNED_ANSWERS} answers per request (${field} is ${call.ir.choices}); ask for fewer`,
+		`model "${call.ir.model}" gives at most ${most} answers per request (${field} is ${call.ir.choices}); ask for fewer`,
 		retryable,
 		field,
 	)
@@ -98,7 +101,9 @@ export async function choicesAttempt(
 	if (!call.client.encodeChoices || !call.client.choicesEncoder) return { error: new GatewayError('invalid_request', `${call.client.name} clients cannot ask for several answers`) }
 	const together = adapter.protocol.severalAnswers === true
 	// Checked on the adapter the call goes through: it may be the vendor's other API (OpenAI Responses: no `n`).
-	if (!together && n > MAX_FANNED_ANSWERS) return { error: tooManyAnswers(call, true) }
+	// A vendor giving several in one call has its own most (Gemini's 8), which its 400 would name in its own words.
+	const most = together ? (adapter.protocol.mostAnswers ?? Infinity) : MAX_FANNED_ANSWERS
+	if (n > most) return { error: tooManyAnswers(call, true, most) }
 	let sent
 	try {
 		sent = await convertedBody(call, ch, adapter, budget, upstreamModel, together ? stops.ir : oneAnswer(stops.ir))

@@ -41,7 +41,7 @@ const number = (cfg: Obj, key: string, range?: { min?: number; max?: number; int
 }
 
 /** Gemini's most candidates per request, and stop sequences ("up to 5"; https://ai.google.dev/api/generate-content). */
-const MAX_CANDIDATES = 8
+export const MAX_CANDIDATES = 8
 const MAX_STOPS = 5
 
 const MAPPED = [

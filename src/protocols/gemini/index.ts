@@ -13,10 +13,12 @@ import { decodeResponse, encodeResponse, usageOf } from './response'
 import { decodeStream, encodeStream, streamDecoder, streamEncoder } from './stream'
 import { unpairedTools } from './tool-pairing'
 import { TIER_HEADER } from './usage'
+import { MAX_CANDIDATES } from './config'
 
 export const gemini = {
 	name: 'gemini',
 	severalAnswers: true,
+	mostAnswers: MAX_CANDIDATES,
 	// `generationConfig.stopSequences`: "The set of character sequences (up to 5) that will stop output generation"
 	// (https://ai.google.dev/api/generate-content#generationconfig).
 	stopsTaken: () => 5,

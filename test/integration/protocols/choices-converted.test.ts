@@ -270,6 +270,21 @@ describe('the most answers from a vendor asked once per answer', () => {
 		expectNothingHeld(acct)
 	})
 
+	it("should refuse n above 8 for a Gemini model (its candidateCount's most) naming n, before any call", async () => {
+		const acct = await m.account()
+		const before = callsMade()
+		for (const stream of [false, true]) {
+			const err = await acct.openai.chat.completions.create({ model: MODEL.gemini, n: 9, stream, messages: say('too many') }).catch((e: unknown) => e)
+			expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+			expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n')
+			expect((err as Error).message).toContain(`model "${MODEL.gemini}" gives at most 8 answers per request (n is 9)`)
+		}
+		expect(callsMade()).toEqual(before)
+		expect(await usageRows(m, acct.accountId)).toHaveLength(0)
+		const eight = await acct.openai.chat.completions.create({ model: MODEL.gemini, n: 8, messages: say('eight') })
+		expect(eight.choices).toHaveLength(8)
+	})
+
 	it('should give 8 answers from 8 Claude calls', async () => {
 		const acct = await m.account()
 		const before = m.mocks.anthropic.requests.length

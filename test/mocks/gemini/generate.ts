@@ -16,7 +16,7 @@ import { countWords, splitPieces, stableId, toolWords } from '../shared/text'
 import { geminiError } from './errors'
 import { asksImage, imageAnswer } from './image-out'
 import { readGenerate } from './read'
-import { checkContents, checkFunctionNames, checkStopSequences, checkJsonWithFunctions, checkSchemas, checkThinkingConfig, checkSignatures, checkTextSignatures, checkToolConfig, textSignatureFor, thoughtSignatureFor } from './validate'
+import { checkContents, checkFunctionNames, checkStopSequences, checkJsonWithFunctions, checkSchemas, checkThinkingConfig, checkCandidateCount, checkSignatures, checkTextSignatures, checkToolConfig, textSignatureFor, thoughtSignatureFor } from './validate'
 
 /** Usage after `candidates` answer tokens and `thoughts` thinking tokens (cumulative, like the API's chunks). */
 function usageOf(p: Plan, candidates: number, thoughts: number, images: number): Obj {
@@ -162,7 +162,7 @@ export function generate(target: Target, body: unknown, jsonError: boolean, stre
 	const model = target.model
 	if (models && !models.includes(model)) return modelNotFound(target, stream ? 'streamGenerateContent' : 'generateContent')
 	const contents = Array.isArray(b.contents) ? b.contents.map((c) => asObj(c) ?? {}) : []
-	const bad = checkContents(b.contents) ?? checkStopSequences(b) ?? checkFunctionNames(b.tools) ?? checkSchemas(b.tools) ?? checkToolConfig(b) ?? checkJsonWithFunctions(model, b) ?? checkThinkingConfig(model, b) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
+	const bad = checkContents(b.contents) ?? checkStopSequences(b) ?? checkFunctionNames(b.tools) ?? checkSchemas(b.tools) ?? checkToolConfig(b) ?? checkJsonWithFunctions(model, b) ?? checkThinkingConfig(model, b) ?? checkCandidateCount(b) ?? checkSignatures(contents) ?? checkTextSignatures(contents)
 	if (bad) return bad
 	const conv = readGenerate(b)
 	if (!stream && asksImage(model, b)) return imageAnswer(model, b, conv)

@@ -121,6 +121,15 @@ export function checkThinkingConfig(model: string, b: Obj): JsonReply | undefine
 }
 
 /**
+ * `candidateCount` is 1–8 (ai.google.dev/api/generate-content#generationconfig: "If unset, this will default to 1";
+ * Gemini's models answer at most 8 candidates); the wording of the 400 is the mock's own.
+ */
+export function checkCandidateCount(b: Obj): JsonReply | undefined {
+	const n = pick(asObj(pick(b, 'generationConfig', 'generation_config')), 'candidateCount', 'candidate_count')
+	if (typeof n === 'number' && (n < 1 || n > 8)) return geminiError(400, `candidate_count must be between 1 and 8 (got ${n}).`)
+}
+
+/**
  * A `toolConfig.functionCallingConfig` needs function declarations to apply to: without any, Gemini answers
  * 400 INVALID_ARGUMENT "Function calling config is set without function_declarations."
  */
