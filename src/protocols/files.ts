@@ -19,13 +19,14 @@ const NOT_BASE64 = /[^A-Za-z0-9+/]/
  * Whether `data` may be base64 a vendor decodes: the standard alphabet, at most two `=` at the end, and a length that
  * holds whole bytes (unpadded data, which decoders take, included). One scan for a foreign character, without decoding:
  * the vendors refuse anything else in their own words (Anthropic's `…image.source.base64: invalid base64 data`).
- * Base64 wrapped in lines (MIME's 76 characters) is let through unjudged: some decoders take it.
- * @example isBase64('iVBORw0K') === true; isBase64('!!!!') === false
+ * Base64 wrapped in lines (MIME's 76 characters) is judged without its white space, and let through: some decoders
+ * take it (`not base64!` is no base64 for its space).
+ * @example isBase64('iVBORw0K') === true; isBase64('!!!!') === false; isBase64('iVBO\nRw0K') === true
  */
 export function isBase64(data: string): boolean {
 	const end = data.endsWith('==') ? data.length - 2 : data.endsWith('=') ? data.length - 1 : data.length
 	const foreign = NOT_BASE64.exec(end === data.length ? data : data.slice(0, end))
-	if (foreign) return WHITESPACE.test(foreign[0])
+	if (foreign) return WHITESPACE.test(foreign[0]) && isBase64(data.replace(/\s+/g, ''))
 	return end % 4 !== 1 && (end === data.length || data.length % 4 === 0)
 }
 

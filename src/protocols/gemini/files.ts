@@ -10,7 +10,7 @@
  */
 import { badRequest } from '../../core/errors'
 import type { AudioPart, FilePart, ImagePart } from '../../core/ir'
-import { asPlainParts, cannotSend, guessMediaType } from '../files'
+import { asPlainParts, cannotSend, guessMediaType, isBase64 } from '../files'
 import type { GeminiPart } from './model'
 import { encodeImage } from './parts'
 import { get, isObj, type Obj, standardBase64, str } from './read'
@@ -43,6 +43,8 @@ export function decodeUserMedia(part: Obj, at: string): ImagePart | FilePart | A
 		if (!mediaType) throw badRequest(`${at}.inlineData.mimeType is required`, `${at}.inlineData.mimeType`)
 		if (raw === undefined) throw badRequest(`${at}.inlineData.data is required`, `${at}.inlineData.data`)
 		const data = standardBase64(raw)
+		// Google's 400 for bytes that are not base64; another vendor would refuse them in its own words, or take garbage.
+		if (!isBase64(data)) throw badRequest(`Invalid value at '${at}.inline_data.data' (TYPE_BYTES), Base64 decoding failed`, `${at}.inlineData.data`)
 		const type = mediaType.toLowerCase()
 		if (type.startsWith('image/')) return { type: 'image', source: { kind: 'base64', mediaType, data } }
 		if (type.startsWith('audio/')) return { type: 'audio', mediaType, data, path: at }

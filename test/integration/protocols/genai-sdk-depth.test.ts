@@ -221,6 +221,25 @@ describe('@google/genai generation settings', () => {
 	})
 })
 
+describe('@google/genai inline data', () => {
+	it("should refuse inlineData whose bytes are not base64 in Google's words, for every vendor's model, before any call", async () => {
+		const acct = await m.account()
+		const ai = genai(acct)
+		const before = UPSTREAMS.map((up) => m.mocks[up].requests.length)
+		for (const up of ['openai', 'anthropic'] as const) {
+			const e = await ai.models
+				.generateContent({ model: MODEL[up], contents: [{ role: 'user', parts: [{ text: 'what is this?' }, { inlineData: { mimeType: 'image/png', data: up === 'openai' ? 'not*base64!' : 'not base64 at all!' } }] }] })
+				.catch((x: unknown) => x)
+			expect(e).toBeInstanceOf(ApiError)
+			expect((e as ApiError).status).toBe(400)
+			const { error } = JSON.parse((e as ApiError).message) as { error: { status: string; message: string } }
+			expect(error.status).toBe('INVALID_ARGUMENT')
+			expect(error.message).toBe("Invalid value at 'contents[0].parts[1].inline_data.data' (TYPE_BYTES), Base64 decoding failed")
+		}
+		expect(UPSTREAMS.map((up) => m.mocks[up].requests.length)).toEqual(before)
+	})
+})
+
 describe('@google/genai function calling', () => {
 	const weatherOnly: Tool[] = [{ functionDeclarations: [TOOLS[0]!.functionDeclarations![0]!] }]
 	for (const [up, stream] of PAIRS) {

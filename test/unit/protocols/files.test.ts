@@ -327,6 +327,6 @@ describe('isBase64: what a data URL may carry before a vendor decodes it', () =>
 		for (const ok of ['iVBORw0K', 'iVBORw0', 'iVBORw0=', 'iVBORw==', 'iVBORw0K\r\niVBO', '']) expect(isBase64(ok)).toBe(true)
 	})
 	it('should refuse a foreign character, padding inside, URL-safe digits and a length that holds no whole bytes', () => {
-		for (const bad of ['!!!!', 'iVB=Rw==', 'iV-_', 'iVBOR', 'iVBORw===']) expect(isBase64(bad)).toBe(false)
+		for (const bad of ['!!!!', 'iVB=Rw==', 'iV-_', 'iVBOR', 'iVBORw===', 'not base64!', 'iVBO Rw0K!']) expect(isBase64(bad)).toBe(false)
 	})
 })
