@@ -277,15 +277,19 @@ export const toolContent = (text: string, isError: boolean): string => (isError 
 
 const TOOL_FAILED = 'Error: the tool call failed.'
 
+/** The tool message of a result that returned only images or files, which OpenAI takes in a user message only. */
+const CARRIED = '(The tool returned images or files: they follow in the next message.)'
+
 /**
  * A user turn → one `role:"tool"` message per tool result, then a user message with the rest. Several texts of one
  * result are joined by a newline, so their boundary survives in OpenAI's single string.
  */
 function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMessage[], mi: number, idOut: (id: string) => string) {
-	const carried: Array<{ part: UserPart; where: string }> = []
+	const groups: Array<{ id: string; parts: Array<{ part: UserPart; where: string }> }> = []
 	parts.forEach((p, pi) => {
 		if (p.type !== 'tool_result') return
 		const texts: string[] = []
+		const carried: Array<{ part: UserPart; where: string }> = []
 		p.content.forEach((c, ci) => {
 			const where = `messages[${mi}].content[${pi}].content[${ci}]`
 			if (c.type === 'text') texts.push(c.text)
@@ -300,9 +304,15 @@ function encodeUser(parts: Part[], packedIds: Map<string, string>, out: WireMess
 			// OpenAI tool messages are text-only: images and files a tool returned travel in the user turn that follows.
 			else carried.push({ part: c, where })
 		})
-		out.push({ role: 'tool', tool_call_id: idOut(packedIds.get(p.toolCallId) ?? p.toolCallId), content: toolContent(texts.join('\n'), p.isError === true) })
+		const id = idOut(packedIds.get(p.toolCallId) ?? p.toolCallId)
+		// A result of media alone says where its media went, rather than answer its call with nothing.
+		const text = texts.length || !carried.length ? texts.join('\n') : CARRIED
+		out.push({ role: 'tool', tool_call_id: id, content: toolContent(text, p.isError === true) })
+		if (carried.length) groups.push({ id, parts: carried })
 	})
-	const rest = [...carried]
+	// Several results' media in one user message: each group is headed by its call, or the model cannot tell whose
+	// screenshot is whose (QA: two tool results of one image each).
+	const rest = groups.length > 1 ? groups.flatMap((g) => [{ part: { type: 'text' as const, text: `Returned by tool call ${g.id}:` }, where: g.parts[0]!.where }, ...g.parts]) : (groups[0]?.parts ?? [])
 	parts.forEach((p, pi) => {
 		if (p.type === 'text' || p.type === 'image' || p.type === 'file' || p.type === 'audio') rest.push({ part: p, where: `messages[${mi}].content[${pi}]` })
 	})

@@ -121,6 +121,28 @@ describe('Anthropic document blocks to OpenAI and Gemini models (report item 3)'
 		])
 	})
 
+	it('should tell OpenAI which tool call returned which image, and give a result of images alone some words', async () => {
+		const acct = await m.account()
+		const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+		const shot = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG } }
+		await acct.anthropic.messages.create({
+			model: MODEL.openai,
+			max_tokens: 64,
+			messages: [
+				{ role: 'user', content: 'take two screenshots' },
+				{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_A', name: 'shot', input: {} }, { type: 'tool_use', id: 'toolu_B', name: 'shot', input: {} }] },
+				{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_A', content: [shot] }, { type: 'tool_result', tool_use_id: 'toolu_B', is_error: true, content: [{ type: 'text', text: 'partial' }, shot] }] },
+			],
+			tools: [{ name: 'shot', input_schema: { type: 'object' } }],
+		})
+		const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }
+		expect(lastRequest(m.mocks.openai).body.messages.slice(2)).toEqual([
+			{ role: 'tool', tool_call_id: 'toolu_A', content: '(The tool returned images or files: they follow in the next message.)' },
+			{ role: 'tool', tool_call_id: 'toolu_B', content: 'Error: the tool call failed.\npartial' },
+			{ role: 'user', content: [{ type: 'text', text: 'Returned by tool call toolu_A:' }, image, { type: 'text', text: 'Returned by tool call toolu_B:' }, image] },
+		])
+	})
+
 	it('should fetch a document URL for Gemini under the URL guard and send it inline', async () => {
 		const acct = await m.account()
 		const url = `http://127.0.0.1:${docs.port}/report.pdf`
