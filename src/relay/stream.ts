@@ -354,6 +354,9 @@ class ConvertedRelay extends StreamRelay {
 				}
 				this.meter.onEvent(e)
 				if (e.type === 'finish') this.showEstimate(frames)
+				// A stream failing midway is billed on what was counted (settle's rule for an early end): its error event
+				// (Responses' `response.failed` carries usage) shows the same counts.
+				else if (e.type === 'error') this.showEstimate(frames, true)
 				this.encoder.push(e, frames)
 			}
 		// A sequence matched: the answer ends with this chunk (its `finish` after the chunk's usage).

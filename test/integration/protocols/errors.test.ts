@@ -139,6 +139,25 @@ describe('errors in the middle of a stream', () => {
 			})
 		}
 
+	for (const up of ['anthropic', 'gemini'] as const)
+		for (const kind of ['midstream', 'cut'] as const)
+			it(`should show in response.failed the usage it bills for a Responses stream failing midway (${up}, ${kind})`, async () => {
+				const acct = await m.account()
+				m.mocks[up].faultOnce = { kind, afterChunks: 9 }
+				const res = await fetch(`${m.app.url}/v1/responses`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+					body: JSON.stringify({ model: MODEL[up], input: LONG, stream: true }),
+				})
+				const events = sseFrames(await res.text()).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data))
+				const failed = events.at(-1)
+				expect(failed.type).toBe('response.failed')
+				const [row] = await usageRows(m, acct.accountId)
+				// Anthropic's message_start says output_tokens 1: the bill counts what was produced, the client is shown as much.
+				expect(row!.estimated).toBe(true)
+				expect({ input: failed.response.usage.input_tokens, output: failed.response.usage.output_tokens }).toEqual({ input: row!.input_tokens, output: row!.output_tokens })
+			})
+
 	it('should make the SDKs throw on the error frame instead of ending quietly', async () => {
 		const acct = await m.account()
 		m.mocks.gemini.faultOnce = { kind: 'midstream', afterChunks: 3 }
