@@ -17,6 +17,11 @@ export type Token = {
 	spent: number
 	reserved: number
 	status: string
+	/** Requests and tokens per minute; null = no limit. */
+	rpm_limit: number | null
+	tpm_limit: number | null
+	/** Names (`*` patterns) the key may call; null = every model. */
+	allowed_models: string[] | null
 	created_at: string
 	last_used_at: string | null
 }

@@ -44,6 +44,7 @@ type InputProps = {
 	inputMode?: 'text' | 'decimal' | 'numeric'
 	/** id of a <datalist> with suggestions. */
 	list?: string
+	onKeyDown?: (e: KeyboardEvent) => void
 }
 
 export function TextField({ label, value, onValue, hint, class: cls, type = 'text', list, ...rest }: InputProps) {

@@ -38,6 +38,35 @@ const MAX_USD = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_USD)
  */
 export const parseLimit = (text: string): number | null => (text.trim() ? parseUsd(text, false, 'The spend limit must be an amount in USD') : null)
 
+/** The most a per-minute limit holds: the database stores it as `integer` (the management API checks it too). */
+const MAX_PER_MINUTE = 2_147_483_647
+
+/**
+ * A per-minute limit field (requests, tokens): '' → null (no limit); otherwise a whole number from 1, `,` between
+ * thousands taken. `what` names the field in the message.
+ * @example parsePerMinute('10,000', 'Tokens per minute') === 10000; parsePerMinute(' ', 'Requests per minute') === null
+ */
+export function parsePerMinute(text: string, what: string): number | null {
+	const s = text.trim()
+	if (!s) return null
+	const digits = /^\d{1,3}(,\d{3})+$/.test(s) ? s.replaceAll(',', '') : s
+	if (!/^\d+$/.test(digits) || Number(digits) < 1) throw new Error(`${what} must be a whole number above 0, such as 60, or empty for no limit`)
+	if (Number(digits) > MAX_PER_MINUTE) throw new Error(`${what} must be at most ${MAX_PER_MINUTE.toLocaleString('en-US')}: ${s} is out of range`)
+	return Number(digits)
+}
+
+/**
+ * The allowed-models field: names separated by commas or lines → a list without repeats; '' → null (every model).
+ * A name holding a space is refused: names never do, and "gpt-4o gpt-4o-mini" kept as one would match no model.
+ * @example parseModelList('gpt-4o, gpt-4o-mini') // ['gpt-4o', 'gpt-4o-mini']
+ */
+export function parseModelList(text: string): string[] | null {
+	const names = [...new Set(parseList(text))]
+	const spaced = names.find((n) => /\s/.test(n))
+	if (spaced) throw new Error(`Allowed models: separate the names with commas (“${spaced}” holds a space)`)
+	return names.length ? names : null
+}
+
 /**
  * `a=b` lines with their 1-based line numbers, so a later check can name the line; blank lines skipped. Throws
  * naming the first line not written as `a = b`.

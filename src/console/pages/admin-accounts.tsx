@@ -1,15 +1,26 @@
-/** Administration → Accounts: balances, new accounts, credits (positive adds money, negative removes), and disabling an account. */
+/**
+ * Administration → Accounts: balances, new accounts, credits (positive adds money, negative removes), and disabling an
+ * account. Searched and paged by the server, as the Tokens page: there may be many thousands of accounts.
+ */
 import { useState } from 'preact/hooks'
-import { api } from '../api'
+import { api, query } from '../api'
 import { AddButton, EnableButton } from '../components/actions'
 import { DataTable, NumCell } from '../components/data-table'
+import { ListPager } from '../components/list-pager'
 import { ConfirmModal, FormModal } from '../components/modal'
 import { Badge, Button, DateTime, PageHeader, TextField, statusTone } from '../components/ui'
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { isolated, usd } from '../lib/format'
 import { parseUsd } from '../lib/input'
+import { addressCursors, usePageAddress } from '../page-address'
 import { useSession } from '../session'
-import type { Account } from '../types'
+import type { Account, Page } from '../types'
+
+/** Accounts per page of the table. */
+const PAGE_SIZE = 50
+
+/** Where the history entry keeps the newer pages' cursors (page-address.ts). */
+const CURSORS = 'accountCursors'
 
 function CreditModal({ account, onClose, onDone }: { account: Account; onClose: () => void; onDone: () => void }) {
 	const [amount, setAmount] = useState('')
@@ -50,7 +61,38 @@ type Dialog = { kind: 'new' } | { kind: 'credit'; account: Account } | { kind: '
 
 export function AdminAccounts() {
 	const { refreshBalance, account: own } = useSession()
-	const list = useLoad(() => api<{ data: Account[] }>('GET', '/api/accounts'), [])
+	const [search, setSearch] = useState(() => new URLSearchParams(location.search).get('search') ?? '')
+	const [cursors, setCursors] = useState(() => addressCursors(CURSORS))
+	const cursor = cursors[cursors.length - 1]
+	const turning = usePageAddress({
+		route: '/admin/accounts',
+		stateKey: CURSORS,
+		params: { search: search.trim() },
+		cursors,
+		restore: () => {
+			setSearch(new URLSearchParams(location.search).get('search') ?? '')
+			setCursors(addressCursors(CURSORS))
+		},
+	})
+	// Each answer carries the cursors that led to it: the pager names the page shown, not the one still loading.
+	const list = useLoad(
+		async () => ({ ...(await api<Page<Account> & { total: number }>('GET', `/api/accounts${query({ search: search.trim(), limit: PAGE_SIZE, cursor })}`)), cursors }),
+		[search, cursor],
+	)
+	const shown = list.data?.cursors ?? [undefined]
+	const total = list.data?.total ?? 0
+	const page = shown.length
+	const turn = (n: number) => {
+		const next = n < page ? shown.slice(0, n) : list.data?.next_cursor ? [...shown, list.data.next_cursor] : undefined
+		if (!next) return
+		// The page already asked for: again only after it failed (a click while it loads waits for it).
+		if (next.length === cursors.length && next[next.length - 1] === cursor) {
+			if (list.error && !list.loading) list.reload()
+		} else {
+			turning()
+			setCursors(next)
+		}
+	}
 	const dialog = useDialogs<Dialog>(list.reload)
 	const credit = dialog.open?.kind === 'credit' ? dialog.open.account : undefined
 	const disabling = dialog.open?.kind === 'disable' ? dialog.open.account : undefined
@@ -70,13 +112,28 @@ export function AdminAccounts() {
 				subtitle="Each account has a balance that its keys spend. Users belong to one account."
 				actions={<AddButton label="New account" onClick={() => dialog.show({ kind: 'new' })} />}
 			/>
+			{(total > PAGE_SIZE || search) && (
+				<div class="toolbar">
+					<TextField
+						label="Search accounts"
+						value={search}
+						onValue={(v) => {
+							setSearch(v)
+							setCursors([undefined])
+						}}
+						type="search"
+						autoComplete="off"
+						placeholder="Name, or #id"
+					/>
+				</div>
+			)}
 			<DataTable
 				loaded={list}
 				label="Accounts"
 				columns={['Name', 'ID', { label: 'Balance', num: true }, 'Status', 'Created']}
 				actions
 				errors={[enable.error]}
-				empty="No accounts."
+				empty={search.trim() ? <p>No account matches “{search.trim()}”.</p> : 'No accounts.'}
 				row={(a) => (
 					<tr key={a.id} data-account={a.name}>
 						<th scope="row" data-label="Name">
@@ -104,6 +161,7 @@ export function AdminAccounts() {
 					</tr>
 				)}
 			/>
+			<ListPager page={page} pages={Math.max(page, Math.ceil(total / PAGE_SIZE))} setPage={turn} loading={list.loading && Boolean(list.data)} error={list.error} />
 			{credit && (
 				<CreditModal
 					account={credit}

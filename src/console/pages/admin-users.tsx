@@ -1,6 +1,7 @@
 /** Administration → Users: console users, their accounts and roles; create, edit, delete. */
 import { useState } from 'preact/hooks'
 import { api } from '../api'
+import { AccountListError, AccountSearch, accountLabel, useAccountChoice } from '../components/account-picker'
 import { AddButton, DeleteButton, EditButton } from '../components/actions'
 import { DataTable } from '../components/data-table'
 import { ConfirmModal, FormModal } from '../components/modal'
@@ -9,15 +10,17 @@ import { useDialogs, useLoad } from '../hooks'
 import { isolated } from '../lib/format'
 import { parseUsd } from '../lib/input'
 import { useSession } from '../session'
-import type { Account, User } from '../types'
+import type { User } from '../types'
 
-function NewUserModal({ accounts, onClose, onDone }: { accounts: Account[]; onClose: () => void; onDone: (u: User) => void }) {
+function NewUserModal({ onClose, onDone }: { onClose: () => void; onDone: (u: User) => void }) {
 	const [username, setUsername] = useState('')
 	const [password, setPassword] = useState('')
 	const [accountId, setAccountId] = useState('new')
 	const [accountName, setAccountName] = useState('')
 	const [balance, setBalance] = useState('')
 	const [admin, setAdmin] = useState(false)
+	// Searched on the server when there are many: the account wanted may be older than any list's first answer.
+	const accounts = useAccountChoice(accountId === 'new' ? undefined : Number(accountId))
 	const save = async () => {
 		const body: Record<string, unknown> = { username: username.trim(), password, is_admin: admin }
 		if (accountId === 'new') {
@@ -30,7 +33,9 @@ function NewUserModal({ accounts, onClose, onDone }: { accounts: Account[]; onCl
 		<FormModal title="New user" submitLabel="Create user" onSubmit={save} onClose={onClose}>
 			<TextField label="Username" value={username} onValue={setUsername} required autoFocus autoComplete="off" autoCapitalize="none" hint="Letters, digits and . _ @ -" />
 			<TextField label="Password" type="password" value={password} onValue={setPassword} required minLength={8} autoComplete="new-password" hint="At least 8 characters. Share it with the user privately." />
-			<SelectField label="Account" value={accountId} onValue={setAccountId} options={[{ value: 'new', label: 'A new account' }, ...accounts.map((a) => ({ value: String(a.id), label: `${a.name} (#${a.id})` }))]} />
+			<AccountSearch choice={accounts} />
+			<SelectField label="Account" value={accountId} onValue={setAccountId} options={[{ value: 'new', label: 'A new account' }, ...accounts.offered.map((a) => ({ value: String(a.id), label: accountLabel(a) }))]} />
+			<AccountListError choice={accounts} />
 			{accountId === 'new' && (
 				<>
 					<TextField label="Account name" value={accountName} onValue={setAccountName} placeholder="Same as the username" />
@@ -68,7 +73,6 @@ type Dialog = { kind: 'new' } | { kind: 'edit'; user: User } | { kind: 'delete';
 export function AdminUsers() {
 	const { user: me } = useSession()
 	const list = useLoad(() => api<{ data: User[] }>('GET', '/api/users'), [])
-	const accounts = useLoad(() => api<{ data: Account[] }>('GET', '/api/accounts'), [])
 	const dialog = useDialogs<Dialog>(list.reload)
 	const { open } = dialog
 	return (
@@ -104,14 +108,7 @@ export function AdminUsers() {
 				)}
 			/>
 			{open?.kind === 'new' && (
-				<NewUserModal
-					accounts={accounts.data?.data ?? []}
-					onClose={dialog.close}
-					onDone={(u) => {
-						dialog.done(`Created ${isolated(u.username)}`)
-						accounts.reload()
-					}}
-				/>
+				<NewUserModal onClose={dialog.close} onDone={(u) => dialog.done(`Created ${isolated(u.username)}`)} />
 			)}
 			{open?.kind === 'edit' && <EditUserModal user={open.user} onClose={dialog.close} onDone={() => dialog.done('User saved')} />}
 			{open?.kind === 'delete' && (

@@ -9,7 +9,7 @@ import { DataTable } from '../components/data-table'
 import { EyeIcon, EyeOffIcon } from '../components/icons'
 import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
-import { isolated, relative, usd } from '../lib/format'
+import { isolated, relative, tokens, usd } from '../lib/format'
 import { addressAccount, addressCursors, usePageAddress } from '../page-address'
 import { useSession } from '../session'
 import type { Token, TokenPage } from '../types'
@@ -25,15 +25,54 @@ type Dialog = { kind: 'create' } | { kind: 'created'; token: Token; secret: stri
 
 const fetchKey = async (id: number) => (await api<{ key: string }>('GET', `/api/tokens/${id}/key`)).key
 
+/** @example perMinute(1, 'request') === '1 request/min'; perMinute(10000, 'token') === '10,000 tokens/min' */
+const perMinute = (n: number, unit: string) => `${tokens(n)} ${unit}${n === 1 ? '' : 's'}/min`
+
+/** Allowed models named in a row before the rest are counted: the full list is in the Edit dialog. */
+const MODELS_SHOWN = 3
+
+/**
+ * The key's other limits, under its spend: a key refused 429 or 403 model_not_allowed shows why. Nothing for a key
+ * without any, so the common row stays one line.
+ */
+function KeyLimits({ t }: { t: Token }) {
+	const models = t.allowed_models
+	if (t.rpm_limit === null && t.tpm_limit === null && models === null) return null
+	const more = models ? models.length - MODELS_SHOWN : 0
+	return (
+		<ul class="key-limits muted small" data-testid="key-limits">
+			{t.rpm_limit !== null && <li>{perMinute(t.rpm_limit, 'request')}</li>}
+			{t.tpm_limit !== null && <li>{perMinute(t.tpm_limit, 'token')}</li>}
+			{models && (
+				<li title={more > 0 ? models.join(', ') : undefined}>
+					Models: {models.length ? models.slice(0, MODELS_SHOWN).join(', ') : 'none'}
+					{more > 0 && ` and ${more} more`}
+				</li>
+			)}
+		</ul>
+	)
+}
+
 function SpendCell({ t }: { t: Token }) {
-	if (t.spend_limit === null) return <span>{usd(t.spent)} <span class="muted">/ no limit</span></span>
+	if (t.spend_limit === null)
+		return (
+			<>
+				<span>
+					{usd(t.spent)} <span class="muted">/ no limit</span>
+				</span>
+				<KeyLimits t={t} />
+			</>
+		)
 	const pct = t.spend_limit > 0 ? Math.min(100, (t.spent / t.spend_limit) * 100) : 100
+	// Whole percents, as the label says: the raw share reached screen readers as aria-valuenow="0.00030000000000000003".
+	const shown = Math.round(pct)
 	return (
 		<div class="spend">
 			<span>
 				{usd(t.spent)} <span class="muted">/ {usd(t.spend_limit)}</span>
 			</span>
-			<progress class={pct >= 100 ? 'full' : pct >= 80 ? 'high' : ''} max={100} value={pct} aria-label={`${Math.round(pct)}% of the limit spent`} />
+			<progress class={pct >= 100 ? 'full' : pct >= 80 ? 'high' : ''} max={100} value={shown} aria-label={`${shown}% of the limit spent`} />
+			<KeyLimits t={t} />
 		</div>
 	)
 }

@@ -196,6 +196,7 @@ export function UsagePage() {
 			/>
 			<AccountPicker
 				value={accountId}
+				refresh={tick}
 				onValue={reset((id: number) => {
 					// A key belongs to one account: kept, another account's key would filter every row away unseen.
 					setAccountId(id)

@@ -3,7 +3,7 @@ import { errorMessage, query } from '../../../src/console/api'
 import { axisUsd, fillDays, niceCeil, niceScale } from '../../../src/console/lib/chart'
 import { expiryToIso, localDate } from '../../../src/console/lib/expiry'
 import { latency, relative, usd } from '../../../src/console/lib/format'
-import { parseLimit, parseList, parsePairs, parseUsd } from '../../../src/console/lib/input'
+import { parseLimit, parseList, parseModelList, parsePairs, parsePerMinute, parseUsd } from '../../../src/console/lib/input'
 import { otherPrices, unitLabel } from '../../../src/console/lib/prices'
 
 describe('console formatting', () => {
@@ -82,6 +82,21 @@ describe('form input parsing', () => {
 		expect(parsePairs('a = b\n\n c=d ', 'Map')).toEqual({ a: 'b', c: 'd' })
 		expect(() => parsePairs('oops', 'Model map')).toThrow('Model map, line 1')
 		expect(parseList('a, b\nc\n\n')).toEqual(['a', 'b', 'c'])
+	})
+
+	it("should read a key's per-minute limits as whole numbers from 1, empty as none", () => {
+		expect(parsePerMinute(' ', 'Requests per minute')).toBeNull()
+		expect(parsePerMinute(' 60 ', 'Requests per minute')).toBe(60)
+		expect(parsePerMinute('10,000', 'Tokens per minute')).toBe(10_000)
+		expect(parsePerMinute('2147483647', 'Tokens per minute')).toBe(2_147_483_647)
+		for (const bad of ['0', '-1', '1.5', '1e3', '10,00', 'ten']) expect(() => parsePerMinute(bad, 'Requests per minute')).toThrow('Requests per minute must be a whole number above 0')
+		expect(() => parsePerMinute('2147483648', 'Tokens per minute')).toThrow('at most 2,147,483,647')
+	})
+
+	it("should read a key's allowed models as a list, empty as every model", () => {
+		expect(parseModelList(' , ')).toBeNull()
+		expect(parseModelList('gpt-4o, gpt-4o*\ngpt-4o')).toEqual(['gpt-4o', 'gpt-4o*'])
+		expect(() => parseModelList('gpt-4o gpt-4o-mini')).toThrow('separate the names with commas')
 	})
 })
 

@@ -6,7 +6,7 @@ import { badRequest } from '../../../core/errors'
 import type { Services } from '../../../services'
 import { adminAuth } from '../auth'
 import { ErrorBody, IdParams, Int, iso, Name } from '../schemas'
-import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts, setAccountStatus } from './service'
+import { type AccountRow, createAccount, creditAccount, DEBIT_WAIT_MS, debitAccount, getAccount, listAccounts, MAX_ACCOUNT_PAGE, setAccountStatus } from './service'
 
 const Account = t.Object({
 	id: Int(),
@@ -26,6 +26,14 @@ const toMicros = (v: number, field: string) => {
 	}
 }
 
+/** `next_cursor` as the id the next page starts below. */
+function cursorId(cursor: string | undefined): number | undefined {
+	if (cursor === undefined || cursor === '') return undefined
+	const c = Number(cursor)
+	if (!/^\d+$/.test(cursor) || !Number.isSafeInteger(c) || c < 1) throw badRequest('cursor: not a cursor from next_cursor', 'cursor')
+	return c
+}
+
 export const accountsModule = (svc: Services) =>
 	new Elysia({ prefix: '/api/accounts', detail: { tags: ['Management'] } })
 		.use(adminAuth(svc))
@@ -41,12 +49,30 @@ export const accountsModule = (svc: Services) =>
 			},
 		)
 		.get('',
-			async ({ principal }) => {
+			async ({ query, principal }) => {
+				// A user sees only their own account.
+				const id = principal.kind === 'user' && !principal.admin ? principal.accountId : undefined
 				await svc.ledger.flush()
-				if (principal.kind === 'user' && !principal.admin) return { data: [view(await getAccount(svc.db, principal.accountId))] }
-				return { data: (await listAccounts(svc.db)).map(view) }
+				const { rows, more, total } = await listAccounts(svc.db, { id, search: query.search, before: cursorId(query.cursor), limit: query.limit })
+				return { data: rows.map(view), next_cursor: more ? String(rows[rows.length - 1]!.id) : null, total }
 			},
-			{ response: { 200: t.Object({ data: t.Array(Account) }), 401: ErrorBody }, detail: { summary: 'List accounts' } },
+			{
+				query: t.Object({
+					search: t.Optional(t.String({ maxLength: 200, description: 'Part of the name (any case), or the id (`12` or `#12`)' })),
+					limit: t.Optional(t.Numeric({ minimum: 1, maximum: MAX_ACCOUNT_PAGE, multipleOf: 1, description: `Accounts per page, newest first; default ${MAX_ACCOUNT_PAGE}` })),
+					cursor: t.Optional(t.String({ description: 'The previous page\'s `next_cursor`' })),
+				}),
+				response: {
+					200: t.Object({
+						data: t.Array(Account),
+						next_cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last' }),
+						total: Int({ description: 'Accounts matching the filter, on every page' }),
+					}),
+					400: ErrorBody,
+					401: ErrorBody,
+				},
+				detail: { summary: 'List accounts, newest first, a page at a time (a user: their own)' },
+			},
 		)
 		.get(
 			'/:id',

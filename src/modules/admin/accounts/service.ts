@@ -1,5 +1,5 @@
 /** Accounts and credits. Crediting writes the append-only `credits` row and the balance in one transaction. */
-import { and, count, desc, eq, getTableColumns, ne, sql } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Principal } from '../../../auth/principal'
 import type { Ledger } from '../../../billing/ledger'
 import { microsToUsd } from '../../../billing/money'
@@ -30,7 +30,44 @@ export async function getAccount(db: Db, id: number): Promise<AccountRow> {
 	return row
 }
 
-export const listAccounts = (db: Db) => db.orm.select(viewColumns()).from(accounts).orderBy(desc(accounts.id)).limit(1000)
+/** The most accounts one page of `GET /api/accounts` holds, and the page size when none is asked for (the list's old cap). */
+export const MAX_ACCOUNT_PAGE = 1000
+
+export type AccountFilter = {
+	/** Only this account (a user's own). */
+	id?: number
+	/** Part of the name (any case), or the id (`12` or `#12`). */
+	search?: string
+	/** Only accounts older than this id (the previous page's last). */
+	before?: number
+	limit?: number
+}
+
+/** What a search matches: the name holding the text (strpos: no LIKE wildcards), or the id it names. */
+function searchWhere(text: string): SQL {
+	const parts = [sql`strpos(lower(${accounts.name}), ${text.toLowerCase()}) > 0`]
+	const id = /^#?(\d{1,10})$/.exec(text)?.[1]
+	if (id && Number(id) <= 2_147_483_647) parts.push(eq(accounts.id, Number(id)))
+	return or(...parts)!
+}
+
+/** One page of accounts, newest first, and how many match the filter in all (every page); callers flush the ledger first. */
+export async function listAccounts(db: Db, f: AccountFilter = {}) {
+	const search = f.search?.trim()
+	const where = search ? [searchWhere(search)] : []
+	if (f.id !== undefined) where.push(eq(accounts.id, f.id))
+	const limit = f.limit ?? MAX_ACCOUNT_PAGE
+	const [rows, [counted]] = await Promise.all([
+		db.orm
+			.select(viewColumns())
+			.from(accounts)
+			.where(and(...where, ...(f.before === undefined ? [] : [lt(accounts.id, f.before)])))
+			.orderBy(desc(accounts.id))
+			.limit(limit + 1),
+		db.orm.select({ n: count() }).from(accounts).where(and(...where)),
+	])
+	return { rows: rows.slice(0, limit), more: rows.length > limit, total: counted!.n }
+}
 
 /** Adds (or, negative, removes) money; returns the available balance. A debit never takes the balance below zero. */
 export async function creditAccount(db: Db, id: number, amountMicros: number, note?: string): Promise<number> {
