@@ -155,3 +155,19 @@ describe('expiry dates', () => {
 		expect([range.status, range.body.error?.param]).toEqual([400, 'from'])
 	})
 })
+
+describe('a balance past what is exact', () => {
+	it('should refuse a credit taking the balance past 2^53 micro-USD naming amount, and keep the balance exact', async () => {
+		const acct = await app.admin('/api/accounts', { body: { name: 'rich', balance: 9_000_000_000 } })
+		expect(acct.status).toBe(201)
+		const over = await app.admin(`/api/accounts/${acct.body.id}/credit`, { body: { amount: 9_000_000_000 } })
+		expect([over.status, over.body.error?.param]).toEqual([400, 'amount'])
+		expect(over.body.error.message).toContain('the most an account holds')
+		// Up to the most, to the micro-dollar.
+		const up = await app.admin(`/api/accounts/${acct.body.id}/credit`, { body: { amount: 7_199_254.740991 } })
+		expect([up.status, up.body.balance]).toEqual([200, 9_007_199_254.740991])
+		const one = await app.admin(`/api/accounts/${acct.body.id}/credit`, { body: { amount: 0.000001 } })
+		expect([one.status, one.body.error?.param]).toEqual([400, 'amount'])
+		expect((await app.admin(`/api/accounts/${acct.body.id}`)).body.balance).toBe(9_007_199_254.740991)
+	})
+})

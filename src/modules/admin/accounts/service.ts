@@ -72,7 +72,7 @@ export async function listAccounts(db: Db, f: AccountFilter = {}) {
 /** Adds (or, negative, removes) money; returns the available balance. A debit never takes the balance below zero. */
 export async function creditAccount(db: Db, id: number, amountMicros: number, note?: string): Promise<number> {
 	const r = await applyCredit(db, id, amountMicros, note)
-	if (!r.ok) throw belowZero()
+	if (!r.ok) throw amountMicros > 0 ? aboveMost() : belowZero()
 	return r.balance
 }
 
@@ -114,6 +114,14 @@ export async function debitAccount(db: Db, ledger: Pick<Ledger, 'reclaim'>, id: 
 
 const belowZero = () => new GatewayError('invalid_request', 'amount would take the balance below zero', { param: 'amount' })
 
+/**
+ * The most a balance holds: micro-USD past 2^53 are no longer exact as the numbers the API and the ledger read them in
+ * (a credit of $0.000001 was lost, another added 4 µUSD).
+ */
+const MOST_MICROS = Number.MAX_SAFE_INTEGER
+const aboveMost = () =>
+	new GatewayError('invalid_request', `amount would take the balance above $${microsToUsd(MOST_MICROS)}, the most an account holds`, { param: 'amount' })
+
 type Applied = { ok: true; balance: number } | { ok: false; balance: number; available: number }
 
 /**
@@ -125,7 +133,7 @@ async function applyCredit(db: Db, id: number, amountMicros: number, note?: stri
 		const [row] = await tx
 			.update(accounts)
 			.set({ balance: sql`${accounts.balance} + ${amountMicros}` })
-			.where(sql`${accounts.id} = ${id} AND ${accounts.balance} + ${amountMicros} >= 0`)
+			.where(sql`${accounts.id} = ${id} AND ${accounts.balance} + ${amountMicros} >= 0 AND ${accounts.balance} + ${amountMicros} <= ${MOST_MICROS}`)
 			.returning({ balance: accounts.balance })
 		if (!row) {
 			// Inside the transaction: PGlite has one connection, so a query outside it would wait forever.
