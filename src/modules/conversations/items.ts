@@ -8,6 +8,7 @@
  */
 import { badRequest } from '../../core/errors'
 import { randomString } from '../../lib/ids'
+import { checkItems } from '../../protocols/openai-responses/items'
 
 export type Item = Record<string, unknown>
 /** An item ready to store: the id it is shown under, and the item as it goes upstream. */
@@ -40,14 +41,17 @@ export function inputItems(input: unknown): Item[] {
 }
 
 /**
- * The items a client adds to a conversation (`POST /v1/conversations` and its `/items`) in full form. An
- * `item_reference` is refused: the gateway's conversations hold the items they are given, and a referenced item may be
- * one only OpenAI holds (it went away silently, or left an empty list, a 500).
+ * The items a client adds to a conversation (`POST /v1/conversations` and its `/items`) in full form, each checked as
+ * `POST /v1/responses` checks its `input` (a 400 naming `items[i]…`): stored as given, a malformed item would fail
+ * every later turn of the conversation instead. An `item_reference` is refused: the gateway's conversations hold the
+ * items they are given, and a referenced item may be one only OpenAI holds (it went away silently, or left an empty
+ * list, a 500).
  */
 export function givenItems(items: unknown[]): Item[] {
 	const at = items.findIndex((x) => !!x && typeof x === 'object' && (x as Item).type === 'item_reference')
 	if (at !== -1)
 		throw badRequest("Invalid value: 'item_reference'. A conversation on this gateway holds the items it is given: send the item itself (as returned in a response's output or a conversation's items), not a reference to it.", `items[${at}]`)
+	checkItems(items, 'items')
 	return inputItems(items)
 }
 

@@ -31,6 +31,15 @@ type Turn = { role: Message['role']; parts: Part[] }
  */
 const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', 'refusal', 'input_file', 'computer_screenshot', 'summary_text', 'encrypted_content']
 
+/** OpenAI's 400 for a field an item must have (`Missing required parameter: 'input[0].content'.`). */
+const missing = (at: string) => new GatewayError('invalid_request', `Missing required parameter: '${at}'.`, { param: at, code: 'missing_required_parameter' })
+
+/** A call's or output's `call_id`, which it must have. */
+function callIdOf(item: Json, at: string): string {
+	if (item.call_id === undefined || item.call_id === null) throw missing(`${at}.call_id`)
+	return reqString(item.call_id, `${at}.call_id`)
+}
+
 /**
  * Text, image and file parts of a message or tool output. Parts with no canonical slot (a file or image by OpenAI
  * `file_id`) are skipped: they reach a non-OpenAI vendor only after `unconvertible` refused them.
@@ -38,7 +47,7 @@ const PART_TYPES = ['input_text', 'input_image', 'input_audio', 'output_text', '
  */
 function contentParts(content: unknown, at: string): Array<TextPart | ImagePart | FilePart> {
 	if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
-	if (content === undefined || content === null) throw badRequest(`Missing required parameter: '${at}'.`, at)
+	if (content === undefined || content === null) throw missing(at)
 	if (!Array.isArray(content)) throw badRequest(`${at} must be a string or an array of content parts`, at)
 	return content.flatMap((raw, i): Array<TextPart | ImagePart | FilePart> => {
 		const p = reqObject(raw, `${at}[${i}]`)
@@ -99,10 +108,11 @@ function fileUrl(p: Json, at: string): FilePart {
 }
 
 /**
- * Decodes `instructions` + `input`. Throws a 400 naming the field for malformed items.
+ * Decodes `instructions` + `input`. Throws a 400 naming the field for malformed items; `field` is the name the client
+ * gave the items under (a conversation's are `items`, checkItems()).
  * @example decodeInput('Hi', 'Be brief') // { system: [{type:'text',text:'Be brief'}], messages: [{role:'user',content:[{type:'text',text:'Hi'}]}] }
  */
-export function decodeInput(input: unknown, instructions?: string | null): { system: TextPart[]; messages: Message[] } {
+export function decodeInput(input: unknown, instructions?: string | null, field = 'input'): { system: TextPart[]; messages: Message[] } {
 	const system: TextPart[] = instructions ? [{ type: 'text', text: instructions }] : []
 	const turns: Turn[] = []
 	const toolNames = new Map<string, string>()
@@ -112,10 +122,10 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 		if (last?.role === role) last.parts.push(...parts)
 		else turns.push({ role, parts })
 	}
-	const items = input === undefined || input === null ? [] : typeof input === 'string' ? [{ role: 'user', content: input }] : reqArray(input, 'input')
+	const items = input === undefined || input === null ? [] : typeof input === 'string' ? [{ role: 'user', content: input }] : reqArray(input, field)
 	/** A replayed call of any kind as the canonical call of `name`: in its answer's step when it was not the first (call-ids.ts). */
 	const pushCall = (item: Json, at: string, name: string, input: Record<string, unknown>) => {
-		const { id, signature, sibling } = callIdIn(reqString(item.call_id, `${at}.call_id`))
+		const { id, signature, sibling } = callIdIn(callIdOf(item, at))
 		toolNames.set(id, name)
 		const call: Part = { type: 'tool_call', id, name, input, ...(signature && { signature }) }
 		const step = sibling ? parallelStep(turns) : undefined
@@ -125,7 +135,7 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 	// An output given before its call is read after it (tool-pairing.ts); paths still name the client's own indices.
 	for (const i of readingOrder(items)) {
 		const raw = items[i]
-		const at = `input[${i}]`
+		const at = `${field}[${i}]`
 		const item = reqObject(raw, at)
 		const type = item.type ?? 'message'
 		if (type === 'message') decodeMessageItem(item, at, system, push)
@@ -133,10 +143,12 @@ export function decodeInput(input: unknown, instructions?: string | null): { sys
 			// A call of a namespaced function carries its namespace beside its name (namespaces.ts).
 			const namespace = str(item.namespace)
 			const name = namespace ? joinNamespace(namespace, reqString(item.name, `${at}.name`)) : reqString(item.name, `${at}.name`)
+			// Read as no arguments, it would go to another vendor as a call with none, where OpenAI refuses it.
+			if (type === 'function_call' && (item.arguments === undefined || item.arguments === null)) throw missing(`${at}.arguments`)
 			// A custom tool's call is one of the function it went upstream as (custom-tools.ts).
 			pushCall(item, at, name, type === 'custom_tool_call' ? { [CUSTOM_INPUT]: reqString(item.input, `${at}.input`) } : parseArguments(item.arguments))
 		} else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
-			const { id } = callIdIn(reqString(item.call_id, `${at}.call_id`))
+			const { id } = callIdIn(callIdOf(item, at))
 			const part: ToolResultPart = { type: 'tool_result', toolCallId: id, content: contentParts(item.output ?? '', `${at}.output`) }
 			const name = toolNames.get(id)
 			if (name) part.name = name
@@ -189,6 +201,66 @@ function decodeMessageItem(item: Json, at: string, system: TextPart[], push: (ro
 	if (role === 'system' || role === 'developer') system.push(...parts.filter((p): p is TextPart => p.type === 'text'))
 	else if (role === 'user') push('user', parts)
 	else if (role === 'assistant') push('assistant', parts.filter((p): p is TextPart => p.type === 'text'))
-	else throw badRequest(`${at}.role must be one of user, assistant, system, developer (got ${JSON.stringify(role)})`, `${at}.role`)
+	else if (role === undefined || role === null) throw missing(`${at}.role`)
+	else
+		throw new GatewayError('invalid_request', `Invalid value: '${typeof role === 'string' ? role : JSON.stringify(role)}'. Supported values are: 'user', 'assistant', 'system', and 'developer'.`, {
+			param: `${at}.role`,
+			code: 'invalid_value',
+		})
 }
 
+/**
+ * The item types OpenAI's Responses API takes as input (openai-node 7.59 `ResponseInputItem`), `message` for an item
+ * without a type.
+ */
+const INPUT_ITEM_TYPES = [
+	'message',
+	'file_search_call',
+	'computer_call',
+	'computer_call_output',
+	'web_search_call',
+	'function_call',
+	'function_call_output',
+	'tool_search_call',
+	'tool_search_output',
+	'additional_tools',
+	'configuration_update',
+	'reasoning',
+	'compaction',
+	'compaction_trigger',
+	'image_generation_call',
+	'code_interpreter_call',
+	'local_shell_call',
+	'local_shell_call_output',
+	'shell_call',
+	'shell_call_output',
+	'apply_patch_call',
+	'apply_patch_call_output',
+	'mcp_list_tools',
+	'mcp_approval_request',
+	'mcp_approval_response',
+	'mcp_call',
+	'custom_tool_call_output',
+	'custom_tool_call',
+	'item_reference',
+	'program',
+	'program_output',
+]
+
+/**
+ * Items the gateway keeps for later turns (a conversation's, under `field` `items`), held when given to the rules
+ * `input` is: kept unchecked, every later turn would fail on an item its request never sent. Their type too, which on
+ * `input` OpenAI checks itself (an OpenAI channel takes the body verbatim, new item kinds included).
+ * @example checkItems([{ type: 'bogus' }], 'items') // throws 400 "Invalid value: 'bogus'. …", param items[0].type
+ */
+export function checkItems(items: unknown[], field: string): void {
+	items.forEach((raw, i) => {
+		const type = reqObject(raw, `${field}[${i}]`).type ?? 'message'
+		if (!INPUT_ITEM_TYPES.includes(type as string))
+			throw new GatewayError('invalid_request', `Invalid value: '${String(type)}'. Supported values are: ${INPUT_ITEM_TYPES.map((t) => `'${t}'`).join(', ')}.`, {
+				param: `${field}[${i}].type`,
+				code: 'invalid_value',
+			})
+	})
+	decodeInput(items, undefined, field)
+}

@@ -127,6 +127,9 @@ export const ResponsesReasoningEffort = t.Union([
 	t.Literal('max'),
 ])
 
+/** The tiers `service_tier` may name (openai-node 7.59 `ServiceTier`; `fast` and `ultrafast` are the Responses API's). */
+export const ResponsesServiceTier = t.Union(['auto', 'default', 'flex', 'scale', 'priority', 'fast', 'ultrafast'].map((v) => t.Literal(v)))
+
 /** The body of `POST /v1/responses`. Use as the route's `body` schema. */
 export const ResponsesRequest = t.Object(
 	{
@@ -154,6 +157,10 @@ export const ResponsesRequest = t.Object(
 		user: t.Optional(t.String()),
 		metadata: t.Optional(t.Nullable(ResponsesMetadata)),
 		truncation: t.Optional(t.Nullable(t.Union([t.Literal('auto'), t.Literal('disabled')]))),
+		// OpenAI's values and least, whichever vendor serves the model: a converted answer would otherwise take (and bill)
+		// what OpenAI refuses with 400. `include` is checked by the decoder (request.ts `decodeInclude`), naming the value.
+		service_tier: t.Optional(t.Nullable(ResponsesServiceTier)),
+		max_tool_calls: t.Optional(t.Nullable(Integer({ minimum: 1 }))),
 	},
 	open,
 )

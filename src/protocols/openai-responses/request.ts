@@ -210,6 +210,7 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	if (temperature !== undefined) req.temperature = temperature
 	const topP = optNumber(b.top_p, 'top_p')
 	if (topP !== undefined) req.topP = topP
+	decodeInclude(b.include)
 	decodeLogprobs(b, req)
 
 	if (b.text !== undefined && b.text !== null) {
@@ -239,6 +240,36 @@ export function decodeRequest(body: unknown, opts: { stream?: boolean } = {}): C
 	// Always marked, extras or not: refusals name the client's own fields by it (final-turn.ts `conversationField`).
 	req.extra = { [EXTRA_KEY]: PROTOCOL, ...extra }
 	return req
+}
+
+/** What `include` may ask for (openai-node 7.59 `ResponseIncludable`). */
+const INCLUDABLE = [
+	'file_search_call.results',
+	'web_search_call.results',
+	'web_search_call.action.sources',
+	'message.input_image.image_url',
+	'computer_call_output.output.image_url',
+	'code_interpreter_call.outputs',
+	'reasoning.encrypted_content',
+	'message.output_text.logprobs',
+]
+
+/**
+ * `include` held to OpenAI's 400s (`invalid_type` for no array, `invalid_value` naming the value it does not know),
+ * whichever vendor serves the model: a converted answer would otherwise be given, and billed, for a body OpenAI refuses.
+ */
+function decodeInclude(raw: unknown) {
+	if (raw === undefined || raw === null) return
+	if (!Array.isArray(raw))
+		throw new GatewayError('invalid_request', `Invalid type for 'include': expected an array of strings, but got ${typeof raw === 'object' ? 'an object' : `a ${typeof raw}`} instead.`, {
+			param: 'include',
+			code: 'invalid_type',
+		})
+	raw.forEach((v, i) => {
+		if (typeof v !== 'string') throw new GatewayError('invalid_request', `Invalid type for 'include[${i}]': expected a string, but got ${JSON.stringify(v)} instead.`, { param: `include[${i}]`, code: 'invalid_type' })
+		if (!INCLUDABLE.includes(v))
+			throw new GatewayError('invalid_request', `Invalid value: '${v}'. Supported values are: ${INCLUDABLE.map((x) => `'${x}'`).join(', ')}.`, { param: `include[${i}]`, code: 'invalid_value' })
+	})
 }
 
 /** What asks a Responses answer for the log probabilities of its text (`output_text.logprobs`). */

@@ -126,6 +126,29 @@ describe('the conversation routes', () => {
 		expect(created!.error).toMatchObject({ param: 'items[0]' })
 	})
 
+	it('should refuse an item POST /v1/responses would refuse, naming items[i], and add nothing (QA: kept, every later turn failed)', async () => {
+		const a = await client()
+		const message = { type: 'message' as const, role: 'user' as const, content: 'kept?' }
+		const conv = await a.openai.conversations.create({ items: [message] })
+		const bad: Array<[unknown, string, string]> = [
+			[{ type: 'bogus' }, 'type', 'invalid_value'],
+			[{ type: 'message', role: 'user' }, 'content', 'missing_required_parameter'],
+			[{ type: 'function_call_output', output: 'x' }, 'call_id', 'missing_required_parameter'],
+			[{ type: 'function_call', call_id: 'c1', name: 'f' }, 'arguments', 'missing_required_parameter'],
+			[{ type: 'message', role: 'wizard', content: 'hi' }, 'role', 'invalid_value'],
+			[{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 5 }] }, 'content[0].text', 'invalid_request_error'],
+		]
+		for (const [item, field, code] of bad) {
+			const created = await refused(a.openai.conversations.create({ items: [item as never] }))
+			expect([item, created?.status, created?.param, created?.code]).toEqual([item, 400, `items[0].${field}`, code])
+			const added = await refused(a.openai.conversations.items.create(conv.id, { items: [message, item as never] }))
+			expect([item, added?.status, added?.param, added?.code]).toEqual([item, 400, `items[1].${field}`, code])
+		}
+		expect(texts((await a.openai.conversations.items.list(conv.id)).data as never)).toEqual(['user: kept?'])
+		// The conversation still serves a turn on every model.
+		for (const model of ['claude-sonnet-5', 'gemini-2.5-flash', 'gpt-4o-mini']) expect((await a.openai.responses.create({ model, conversation: conv.id, input: 'hello' })).status).toBe('completed')
+	})
+
 	it("should answer 404 for another account's conversation on every route, and in responses.create", async () => {
 		const a = await client()
 		const b = await client()

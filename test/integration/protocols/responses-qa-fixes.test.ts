@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import OpenAI from 'openai'
-import { MODEL, type Matrix, SETUP_MS, startMatrix } from './harness'
+import { MODEL, type Matrix, SETUP_MS, startMatrix, usageRows } from './harness'
 
 /** A Claude that answers scripted blocks (`blocks`, `stop`, `stop_details`) per keyword of the last user message. */
 type Script = { blocks: Array<Record<string, unknown>>; stop?: string; details?: Record<string, unknown> }
@@ -199,6 +199,34 @@ describe('bodies OpenAI refuses', () => {
 		// The bounds themselves are taken.
 		const ok = await a.openai.responses.create({ model: MODEL.anthropic, input: 'hi', max_output_tokens: 16, truncation: 'auto', metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'])) })
 		expect(ok.status).toBeString()
+	})
+
+	// QA (d_validation_converted): Claude and Gemini models answered these 200, and billed them.
+	const values: Array<[string, object, string, string]> = [
+		['include not an array', { include: 'reasoning.encrypted_content' }, 'include', 'invalid_type'],
+		['include naming an unknown value', { include: ['reasoning.encrypted_content', 'bogus'] }, 'include[1]', 'invalid_value'],
+		['service_tier not a tier', { service_tier: 'bogus' }, 'service_tier', 'invalid_value'],
+		['max_tool_calls below 1', { max_tool_calls: 0 }, 'max_tool_calls', 'integer_below_min_value'],
+		[
+			'a function_call without arguments',
+			{ input: [{ type: 'function_call', call_id: 'c1', name: 'f' }, { type: 'function_call_output', call_id: 'c1', output: 'r' }] },
+			'input[0].arguments',
+			'missing_required_parameter',
+		],
+	]
+	it('should refuse include, service_tier, max_tool_calls and function_call arguments OpenAI refuses, for every model, unbilled', async () => {
+		const a = await m.account()
+		const before = { anthropic: m.mocks.anthropic.requests.length, gemini: m.mocks.gemini.requests.length, openai: m.mocks.openai.requests.length }
+		for (const model of Object.values(MODEL))
+			for (const [label, body, param, code] of values) {
+				const err = await refused(a.openai.responses.create({ model, input: 'hi', ...(body as object) } as any))
+				expect([label, model, err?.status, err?.param, err?.code]).toEqual([label, model, 400, param, code])
+			}
+		expect({ anthropic: m.mocks.anthropic.requests.length, gemini: m.mocks.gemini.requests.length, openai: m.mocks.openai.requests.length }).toEqual(before)
+		expect(await usageRows(m, a.accountId)).toEqual([])
+		// What OpenAI documents is taken.
+		const ok = await a.openai.responses.create({ model: MODEL.anthropic, input: 'hi', include: ['reasoning.encrypted_content', 'web_search_call.action.sources'], service_tier: 'flex', max_tool_calls: 1 })
+		expect(ok.status).toBe('completed')
 	})
 })
 

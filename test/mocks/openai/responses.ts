@@ -190,7 +190,7 @@ export function responses(body: unknown, jsonError: boolean, models: string[] | 
 	const bad = requireObject(body, jsonError)
 	if (bad) return bad
 	const b = body as Obj
-	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkJsonMode(b) ?? checkFormatRoot(b) ?? checkBackgroundWindow(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
+	const invalid = checkModel(b.model, models) ?? checkUser(b.user) ?? checkResponsesToolNames(b.tools) ?? checkInput(b) ?? checkValues(b) ?? checkJsonMode(b) ?? checkFormatRoot(b) ?? checkBackgroundWindow(b) ?? checkReasoningEffort(b.model, asObj(b.reasoning)?.effort, 'reasoning.effort') ?? checkSampling(b, asObj(b.reasoning)?.effort)
 	if (invalid) return invalid
 	const unknownItem = checkItemReferences(store, b)
 	if (unknownItem) return unknownItem
@@ -226,6 +226,40 @@ function checkBackgroundWindow(b: Obj): JsonReply | undefined {
 	if (window !== '2h' && window !== '8h') return undefined
 	const why = b.background !== true ? 'requires `background: true`' : b.stream === true ? 'cannot be streamed' : b.service_tier !== undefined && b.service_tier !== 'auto' && b.service_tier !== 'default' ? 'requires Standard processing' : undefined
 	if (why) return openaiError(400, `The '${window}' completion window ${why}.`, 'background_options.completion_window', 'invalid_value')
+}
+
+/** What `include` may ask for (openai-node 7.59 `ResponseIncludable`). */
+const INCLUDABLE = [
+	'file_search_call.results',
+	'web_search_call.results',
+	'web_search_call.action.sources',
+	'message.input_image.image_url',
+	'computer_call_output.output.image_url',
+	'code_interpreter_call.outputs',
+	'reasoning.encrypted_content',
+	'message.output_text.logprobs',
+]
+
+/** The tiers `service_tier` may name (openai-node 7.59 `ServiceTier`). */
+const TIERS = ['auto', 'default', 'flex', 'scale', 'priority', 'fast', 'ultrafast']
+
+/**
+ * OpenAI's 400s for `include` (an array of its documented values), `service_tier` (one of its tiers), `max_tool_calls`
+ * (at least 1) and a `function_call` input item without `arguments`, with its codes.
+ */
+function checkValues(b: Obj): JsonReply | undefined {
+	if (b.include !== undefined && b.include !== null) {
+		if (!Array.isArray(b.include)) return openaiError(400, `Invalid type for 'include': expected an array of strings, but got ${typeof b.include === 'object' ? 'an object' : `a ${typeof b.include}`} instead.`, 'include', 'invalid_type')
+		for (const [i, v] of b.include.entries())
+			if (!INCLUDABLE.includes(v)) return openaiError(400, `Invalid value: '${String(v)}'. Supported values are: ${INCLUDABLE.map((x) => `'${x}'`).join(', ')}.`, `include[${i}]`, 'invalid_value')
+	}
+	if (b.service_tier !== undefined && b.service_tier !== null && !TIERS.includes(b.service_tier as string))
+		return openaiError(400, `Invalid value: '${String(b.service_tier)}'. Supported values are: ${TIERS.map((x) => `'${x}'`).join(', ')}.`, 'service_tier', 'invalid_value')
+	if (typeof b.max_tool_calls === 'number' && b.max_tool_calls < 1)
+		return openaiError(400, `Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got ${b.max_tool_calls} instead.`, 'max_tool_calls', 'integer_below_min_value')
+	for (const [i, item] of asArr(b.input).entries())
+		if (asObj(item)?.type === 'function_call' && asObj(item)?.arguments === undefined)
+			return openaiError(400, `Missing required parameter: 'input[${i}].arguments'.`, `input[${i}].arguments`, 'missing_required_parameter')
 }
 
 /** Every function tool's name as OpenAI takes it (Responses tools are flat: `tools[0].name`). */

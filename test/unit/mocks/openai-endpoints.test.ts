@@ -23,6 +23,17 @@ describe('openai mock: responses', () => {
 		expect(r.usage).toMatchObject({ input_tokens: 4, output_tokens: 5, total_tokens: 9 })
 	})
 
+	it("should refuse include, service_tier, max_tool_calls and a function_call's missing arguments as OpenAI does", async () => {
+		const refused = (body: object) => client.responses.create({ model: 'gpt-4o', input: 'hi', ...body } as never).then(() => undefined, (e: InstanceType<typeof OpenAI.APIError>) => [e.status, e.param, e.code])
+		expect(await refused({ include: 'reasoning.encrypted_content' })).toEqual([400, 'include', 'invalid_type'])
+		expect(await refused({ include: ['bogus'] })).toEqual([400, 'include[0]', 'invalid_value'])
+		expect(await refused({ service_tier: 'bogus' })).toEqual([400, 'service_tier', 'invalid_value'])
+		expect(await refused({ max_tool_calls: 0 })).toEqual([400, 'max_tool_calls', 'integer_below_min_value'])
+		const call = [{ type: 'function_call', call_id: 'c1', name: 'f' }, { type: 'function_call_output', call_id: 'c1', output: 'r' }]
+		expect(await refused({ input: call })).toEqual([400, 'input[0].arguments', 'missing_required_parameter'])
+		expect(await refused({ include: ['reasoning.encrypted_content'], service_tier: 'ultrafast', max_tool_calls: 1 })).toBeUndefined()
+	})
+
 	it('should stream the documented event sequence that the SDK assembles', async () => {
 		const stream = client.responses.stream({ model: 'gpt-4o', input: 'hi there' })
 		const types: string[] = []
