@@ -1,6 +1,7 @@
 /**
  * A list page's filters and page kept in its address (`…/usage?model=gpt-4o&cursor=…`, `…/tokens?search=ci`), so a
- * reload, a bookmark, a shared link or the Back button shows the same rows. Used by the Usage and Tokens pages.
+ * reload, a bookmark, a shared link or the Back button shows the same rows. Used by the Usage, Tokens and Accounts
+ * pages.
  * @module
  */
 import { useEffect, useRef } from 'preact/hooks'
@@ -69,5 +70,31 @@ export function usePageAddress({ route, stateKey, params, cursors, restore }: Ad
 	}, [])
 	return () => {
 		turning.current = true
+	}
+}
+
+/**
+ * The pager's turn to page `n` (1 is the first) of a cursor-paged list (the Tokens and Accounts pages): back along
+ * the cursors that led to the page shown, or one page on with its next cursor. The page already asked for is asked
+ * again only after it failed (a click while it loads waits for it).
+ */
+export function pageTurner(o: {
+	shown: Cursors
+	next: string | null | undefined
+	cursors: Cursors
+	setCursors: (c: Cursors) => void
+	list: { error?: string; loading: boolean; reload: () => void }
+	turning: () => void
+}): (n: number) => void {
+	return (n) => {
+		const page = o.shown.length
+		const next = n < page ? o.shown.slice(0, n) : o.next ? [...o.shown, o.next] : undefined
+		if (!next) return
+		if (next.length === o.cursors.length && next[next.length - 1] === o.cursors[o.cursors.length - 1]) {
+			if (o.list.error && !o.list.loading) o.list.reload()
+		} else {
+			o.turning()
+			o.setCursors(next)
+		}
 	}
 }

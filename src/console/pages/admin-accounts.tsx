@@ -12,7 +12,7 @@ import { Badge, Button, DateTime, PageHeader, TextField, statusTone } from '../c
 import { useAction, useDialogs, useLoad } from '../hooks'
 import { isolated, usd } from '../lib/format'
 import { parseUsd } from '../lib/input'
-import { addressCursors, usePageAddress } from '../page-address'
+import { addressCursors, pageTurner, usePageAddress } from '../page-address'
 import { useSession } from '../session'
 import type { Account, Page } from '../types'
 
@@ -82,17 +82,7 @@ export function AdminAccounts() {
 	const shown = list.data?.cursors ?? [undefined]
 	const total = list.data?.total ?? 0
 	const page = shown.length
-	const turn = (n: number) => {
-		const next = n < page ? shown.slice(0, n) : list.data?.next_cursor ? [...shown, list.data.next_cursor] : undefined
-		if (!next) return
-		// The page already asked for: again only after it failed (a click while it loads waits for it).
-		if (next.length === cursors.length && next[next.length - 1] === cursor) {
-			if (list.error && !list.loading) list.reload()
-		} else {
-			turning()
-			setCursors(next)
-		}
-	}
+	const turn = pageTurner({ shown, next: list.data?.next_cursor, cursors, setCursors, list, turning })
 	const dialog = useDialogs<Dialog>(list.reload)
 	const credit = dialog.open?.kind === 'credit' ? dialog.open.account : undefined
 	const disabling = dialog.open?.kind === 'disable' ? dialog.open.account : undefined

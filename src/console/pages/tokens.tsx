@@ -10,7 +10,7 @@ import { EyeIcon, EyeOffIcon } from '../components/icons'
 import { Badge, Button, DateTime, IconButton, PageHeader, TextField, statusTone } from '../components/ui'
 import { useDialogs, useLoad } from '../hooks'
 import { isolated, relative, tokens, usd } from '../lib/format'
-import { addressAccount, addressCursors, usePageAddress } from '../page-address'
+import { addressAccount, addressCursors, pageTurner, usePageAddress } from '../page-address'
 import { useSession } from '../session'
 import type { Token, TokenPage } from '../types'
 import { CreateTokenModal, CreatedTokenModal, DeleteTokenModal, EditTokenModal } from './token-dialogs'
@@ -126,17 +126,7 @@ export function TokensPage() {
 	const [rowError, setRowError] = useState<string>()
 	const total = list.data?.total ?? 0
 	const page = shown.length
-	const turn = (n: number) => {
-		const next = n < page ? shown.slice(0, n) : list.data?.next_cursor ? [...shown, list.data.next_cursor] : undefined
-		if (!next) return
-		// The page already asked for: again only after it failed (a click while it loads waits for it).
-		if (next.length === cursors.length && next[next.length - 1] === cursor) {
-			if (list.error && !list.loading) list.reload()
-		} else {
-			turning()
-			setCursors(next)
-		}
-	}
+	const turn = pageTurner({ shown, next: list.data?.next_cursor, cursors, setCursors, list, turning })
 	const startOver = <T,>(set: (v: T) => void) => (v: T) => {
 		set(v)
 		setCursors([undefined])
